@@ -1,0 +1,66 @@
+// Workspace lint config (ESLint flat config, type-checked).
+// Module boundaries follow ARCHITECTURE.md: apps never import apps, libraries never import apps,
+// and the pure libraries (contracts, agent-loop) import no infrastructure client.
+import js from '@eslint/js';
+import nx from '@nx/eslint-plugin';
+import tseslint from 'typescript-eslint';
+
+const infrastructureClients = ['pg', 'pg-*', 'ioredis', '@nats-io/*', '@grpc/*', 'fastify', 'openai'];
+
+export default tseslint.config(
+  {
+    ignores: ['**/dist/**', '**/node_modules/**', '**/src/gen/**', '**/coverage/**', '**/.nx/**', '**/*.mjs', '**/*.cjs'],
+  },
+  js.configs.recommended,
+  ...tseslint.configs.recommendedTypeChecked,
+  {
+    files: ['**/*.ts'],
+    plugins: { '@nx': nx },
+    languageOptions: {
+      parserOptions: {
+        projectService: true,
+        tsconfigRootDir: import.meta.dirname,
+      },
+    },
+    rules: {
+      '@typescript-eslint/no-floating-promises': 'error',
+      '@typescript-eslint/no-misused-promises': 'error',
+      '@typescript-eslint/consistent-type-imports': ['error', { fixStyle: 'separate-type-imports' }],
+      '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
+      '@typescript-eslint/only-throw-error': 'error',
+      'no-console': 'error',
+      '@nx/enforce-module-boundaries': [
+        'error',
+        {
+          enforceBuildableLibDependency: false,
+          allow: [],
+          banTransitiveDependencies: false,
+          depConstraints: [
+            { sourceTag: 'type:app', onlyDependOnLibsWithTags: ['type:lib', 'type:contracts', 'type:adapter', 'type:testing'] },
+            { sourceTag: 'type:lib', onlyDependOnLibsWithTags: ['type:lib', 'type:contracts', 'type:adapter', 'type:testing'] },
+            { sourceTag: 'type:adapter', onlyDependOnLibsWithTags: ['type:lib', 'type:contracts', 'type:adapter', 'type:testing'] },
+            { sourceTag: 'type:testing', onlyDependOnLibsWithTags: ['type:lib', 'type:contracts', 'type:adapter', 'type:testing'] },
+            { sourceTag: 'type:contracts', onlyDependOnLibsWithTags: ['type:contracts'] },
+            { sourceTag: 'type:e2e', onlyDependOnLibsWithTags: ['type:lib', 'type:contracts', 'type:adapter', 'type:testing'] },
+            { sourceTag: 'purity:no-infrastructure', bannedExternalImports: infrastructureClients },
+          ],
+        },
+      ],
+    },
+  },
+  {
+    // Production code never reaches for the test launchers; only tests and test-support do.
+    files: ['apps/*/src/**/*.ts', 'libs/*/src/**/*.ts'],
+    ignores: ['**/*.test.ts', '**/test-support/**', 'libs/testing/**'],
+    rules: {
+      'no-restricted-imports': ['error', { patterns: [{ group: ['@platform/testing', '@platform/testing/*'], message: 'libs/testing is for tests only.' }] }],
+    },
+  },
+  {
+    files: ['**/*.test.ts', '**/test-support/**/*.ts'],
+    rules: {
+      '@typescript-eslint/no-non-null-assertion': 'off',
+      '@typescript-eslint/unbound-method': 'off',
+    },
+  },
+);

@@ -1,0 +1,40 @@
+import { startNatsServer, type NatsServerHandle } from './nats-server.js';
+import { startPostgresServer, type PostgresServerHandle } from './postgres-server.js';
+import { startRedisServer, type RedisServerHandle } from './redis-server.js';
+
+/** Where a test run's private servers listen; passed from the global setup to every suite. */
+export interface InfraDescriptor {
+  readonly natsUrl: string;
+  /** Superuser connection string to the cluster's `postgres` database. */
+  readonly postgresUrl: string;
+  readonly redisUrl: string;
+}
+
+/** Private NATS (JetStream), PostgreSQL and Redis servers for one test run. */
+export interface Infra {
+  readonly descriptor: InfraDescriptor;
+  readonly nats: NatsServerHandle;
+  readonly postgres: PostgresServerHandle;
+  readonly redis: RedisServerHandle;
+  stop(): Promise<void>;
+}
+
+/** Starts all three servers in parallel; if one fails, the others are stopped before the error is thrown. */
+export async function startInfra(): Promise<Infra> {
+  const results = await Promise.allSettled([startNatsServer(), startPostgresServer(), startRedisServer()]);
+  const [nats, postgres, redis] = results;
+  if (nats.status !== 'fulfilled' || postgres.status !== 'fulfilled' || redis.status !== 'fulfilled') {
+    await Promise.all(results.map((r) => (r.status === 'fulfilled' ? r.value.stop() : undefined)));
+    const failure = results.find((r): r is PromiseRejectedResult => r.status === 'rejected');
+    throw failure?.reason instanceof Error ? failure.reason : new Error(String(failure?.reason));
+  }
+  return {
+    descriptor: { natsUrl: nats.value.url, postgresUrl: postgres.value.url(), redisUrl: redis.value.url },
+    nats: nats.value,
+    postgres: postgres.value,
+    redis: redis.value,
+    async stop() {
+      await Promise.all([nats.value.stop(), postgres.value.stop(), redis.value.stop()]);
+    },
+  };
+}

@@ -1,0 +1,62 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { binaries, locateBinary } from './binaries.js';
+import { ManagedProcess } from './managed-process.js';
+import { freePort, waitForPort } from './ports.js';
+
+const START_TIMEOUT_MS = 15_000;
+const START_ATTEMPTS = 3;
+
+/** A private `nats-server -js` on a free loopback port, with its own JetStream store. */
+export interface NatsServerHandle {
+  readonly url: string;
+  readonly port: number;
+  /** Stops the server (keeping its store) and starts it again on the same port. */
+  restart(): Promise<void>;
+  stop(): Promise<void>;
+}
+
+export async function startNatsServer(): Promise<NatsServerHandle> {
+  const command = await locateBinary(binaries.natsServer);
+  const storeDir = await mkdtemp(path.join(os.tmpdir(), 'platform-nats-'));
+  let port = 0;
+  let proc: ManagedProcess | undefined;
+
+  const launch = async (): Promise<void> => {
+    const args = ['-a', '127.0.0.1', '-p', String(port), '-js', '-sd', storeDir];
+    proc = ManagedProcess.start('nats-server', command, args);
+    const running = proc;
+    await waitForPort(port, START_TIMEOUT_MS, () => running.isAlive);
+  };
+
+  let lastError: unknown;
+  for (let attempt = 0; attempt < START_ATTEMPTS; attempt++) {
+    port = await freePort();
+    try {
+      await launch();
+      lastError = undefined;
+      break;
+    } catch (err) {
+      lastError = new Error(`nats-server failed to start: ${(err as Error).message}\n${proc?.recentOutput ?? ''}`);
+      await proc?.kill();
+    }
+  }
+  if (lastError) {
+    await rm(storeDir, { recursive: true, force: true });
+    throw lastError;
+  }
+
+  return {
+    url: `nats://127.0.0.1:${port}`,
+    port,
+    async restart() {
+      await proc?.stop();
+      await launch();
+    },
+    async stop() {
+      await proc?.stop();
+      await rm(storeDir, { recursive: true, force: true });
+    },
+  };
+}

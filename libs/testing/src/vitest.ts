@@ -1,0 +1,2 @@
+// Helpers that only work inside a Vitest run (they read what the global setup provided).
+export { sharedInfra, createSuiteDatabase, allocateSuiteRedis } from './suite-resources.js';
