@@ -57,6 +57,11 @@ export default tseslint.config(
     },
   },
   {
+    // Tool configuration may reach the workspace's shared config files.
+    files: ['**/vitest.config.ts'],
+    rules: { '@nx/enforce-module-boundaries': 'off' },
+  },
+  {
     files: ['**/*.test.ts', '**/test-support/**/*.ts'],
     rules: {
       '@typescript-eslint/no-non-null-assertion': 'off',

@@ -1,12 +1,19 @@
 // Shared Vitest settings for every project. Workspace libraries resolve to their TypeScript
 // sources through the "@platform/source" export condition, so tests never need a prior build.
+import { fileURLToPath } from 'node:url';
 import { defaultClientConditions, defaultServerConditions } from 'vite';
 import { defineConfig, type ViteUserConfig } from 'vitest/config';
 
 const SOURCE_CONDITION = '@platform/source';
+const sharedInfraSetup = fileURLToPath(new URL('./libs/testing/src/global-setup.ts', import.meta.url));
 
 export interface PlatformTestOptions {
-  /** Files run once per test run (e.g. the private NATS/Postgres/Redis launcher). */
+  /**
+   * Start private NATS (JetStream), PostgreSQL and Redis servers once per test run, shared by all
+   * suites (see libs/testing). Suites reach them through `@platform/testing/vitest`.
+   */
+  sharedInfra?: boolean;
+  /** Further files run once per test run. */
   globalSetup?: string[];
   /** Per-test timeout; suites that boot real processes need more than Vitest's 5 s default. */
   testTimeoutMs?: number;
@@ -21,7 +28,7 @@ export function platformTestConfig(options: PlatformTestOptions = {}): ViteUserC
     test: {
       include: options.include ?? ['src/**/*.test.ts'],
       environment: 'node',
-      globalSetup: options.globalSetup ?? [],
+      globalSetup: [...(options.sharedInfra ? [sharedInfraSetup] : []), ...(options.globalSetup ?? [])],
       testTimeout: options.testTimeoutMs ?? 20_000,
       hookTimeout: Math.max(options.testTimeoutMs ?? 20_000, 60_000),
       pool: 'forks',

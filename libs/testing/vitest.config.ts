@@ -1,3 +1,3 @@
 import { platformTestConfig } from '../../vitest.shared.js';
 
-export default platformTestConfig({ globalSetup: ['./src/global-setup.ts'] });
+export default platformTestConfig({ sharedInfra: true });

@@ -24,7 +24,8 @@ export async function startInfra(): Promise<Infra> {
   const results = await Promise.allSettled([startNatsServer(), startPostgresServer(), startRedisServer()]);
   const [nats, postgres, redis] = results;
   if (nats.status !== 'fulfilled' || postgres.status !== 'fulfilled' || redis.status !== 'fulfilled') {
-    await Promise.all(results.map((r) => (r.status === 'fulfilled' ? r.value.stop() : undefined)));
+    const started = results.filter((r) => r.status === 'fulfilled').map((r) => r.value);
+    await Promise.all(started.map((server) => server.stop()));
     const failure = results.find((r): r is PromiseRejectedResult => r.status === 'rejected');
     throw failure?.reason instanceof Error ? failure.reason : new Error(String(failure?.reason));
   }

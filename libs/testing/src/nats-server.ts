@@ -30,7 +30,7 @@ export async function startNatsServer(): Promise<NatsServerHandle> {
     await waitForPort(port, START_TIMEOUT_MS, () => running.isAlive);
   };
 
-  let lastError: unknown;
+  let lastError: Error | undefined;
   for (let attempt = 0; attempt < START_ATTEMPTS; attempt++) {
     port = await freePort();
     try {

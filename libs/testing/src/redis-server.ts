@@ -20,7 +20,7 @@ export interface RedisServerHandle {
 export async function startRedisServer(): Promise<RedisServerHandle> {
   const command = await locateBinary(binaries.redisServer);
   const dir = await mkdtemp(path.join(os.tmpdir(), 'platform-redis-'));
-  let lastError: unknown;
+  let lastError: Error | undefined;
   for (let attempt = 0; attempt < START_ATTEMPTS; attempt++) {
     const port = await freePort();
     const args = ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--dir', dir, '--databases', String(REDIS_DATABASES)];
@@ -41,5 +41,5 @@ export async function startRedisServer(): Promise<RedisServerHandle> {
     }
   }
   await rm(dir, { recursive: true, force: true });
-  throw lastError;
+  throw lastError ?? new Error('redis-server failed to start');
 }

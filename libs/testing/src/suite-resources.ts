@@ -4,6 +4,7 @@ import pg from 'pg';
 import { inject } from 'vitest';
 import type { InfraDescriptor } from './infra.js';
 import { REDIS_DATABASES } from './redis-server.js';
+import './provided-context.js';
 
 /** The run's shared servers, as started by the global setup. */
 export function sharedInfra(): InfraDescriptor {

@@ -1,0 +1,103 @@
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { bearerToken } from './auth.js';
+import { buildReply, outputChars } from './build-reply.js';
+import { parseChatCompletionRequest } from './chat-request.js';
+import { abortableDelay } from './delay.js';
+import { faultError } from './faults.js';
+import { completionId, requestFingerprint } from './ids.js';
+import { contextLengthExceeded, invalidRequest, modelNotFound, serverError } from './openai-errors.js';
+import { renderCompletion } from './render-completion.js';
+import { resolveStep, selectScenario, stepIndexOf } from './select-step.js';
+import { sendError, type LlmSimApp, type SimState } from './sim-state.js';
+import { buildStreamChunks, writeEventStream } from './stream-completion.js';
+import { estimateCompletionTokens, estimatePromptTokens, usageOf } from './usage.js';
+
+/** Non-standard status (nginx's convention) recorded when the client hung up before the answer. */
+const CLIENT_CLOSED_REQUEST = 499;
+
+/**
+ * Aborts when the client disconnects before the response is complete, so delays and streams stop
+ * instead of writing into a dead socket.
+ */
+function disconnectSignal(reply: FastifyReply): AbortSignal {
+  const controller = new AbortController();
+  reply.raw.once('close', () => {
+    if (!reply.raw.writableFinished) controller.abort();
+  });
+  return controller.signal;
+}
+
+/** Registers `POST /v1/chat/completions`. */
+export function registerChatCompletions(app: LlmSimApp, state: SimState): void {
+  app.post('/v1/chat/completions', async (request: FastifyRequest, reply: FastifyReply) => {
+    const entry = state.log.record(request.body);
+    const parsed = parseChatCompletionRequest(request.body);
+    if (!parsed.ok) return sendError(reply, invalidRequest(parsed.problem.message, parsed.problem.param), entry);
+    const body = parsed.request;
+    if (!state.models.includes(body.model)) return sendError(reply, modelNotFound(body.model), entry);
+
+    const selection = selectScenario(body.messages, state.scenarios, state.defaultScenario);
+    if (!selection.ok) {
+      const message = `Unknown scenario "${selection.requested}". Available scenarios: ${selection.available.join(', ')}.`;
+      return sendError(reply, invalidRequest(message, 'messages', 'unknown_scenario'), entry);
+    }
+    const { scenario } = selection;
+    const stepIndex = stepIndexOf(body.messages);
+    entry.scenario = scenario.name;
+    entry.stepIndex = stepIndex;
+    const resolved = resolveStep(scenario, stepIndex);
+    if (!resolved.ok) {
+      const message = `Scenario "${scenario.name}" has ${scenario.steps.length} step(s); step index ${stepIndex} is past the end and whenExhausted is "error".`;
+      return sendError(reply, serverError(message), entry);
+    }
+    const { step } = resolved;
+
+    const signal = disconnectSignal(reply);
+    if (!(await abortableDelay(step.delayMs ?? 0, signal))) {
+      entry.status = CLIENT_CLOSED_REQUEST;
+      request.log.info({ scenario: scenario.name, stepIndex }, 'client disconnected during delay');
+      reply.hijack();
+      reply.raw.destroy();
+      return reply;
+    }
+
+    const promptTokens = estimatePromptTokens(body);
+    // Faults are counted only once the (possibly delayed) answer is due, so a request the client
+    // abandoned does not use up a `times: 1` fault meant for its retry.
+    if (step.fault && state.faults.shouldFire(step.fault, requestFingerprint(scenario.name, body.messages, stepIndex))) {
+      entry.fault = step.fault.kind;
+      request.log.info({ scenario: scenario.name, stepIndex, fault: step.fault.kind }, 'injecting fault');
+      const error = faultError(step.fault, {
+        model: body.model,
+        promptTokens,
+        contextWindowTokens: scenario.contextWindowTokens,
+        apiKey: bearerToken(request.headers.authorization),
+      });
+      return sendError(reply, error, entry);
+    }
+    if (scenario.contextWindowTokens !== undefined && promptTokens > scenario.contextWindowTokens) {
+      return sendError(reply, contextLengthExceeded(scenario.contextWindowTokens, promptTokens), entry);
+    }
+
+    const answer = buildReply(scenario, step, stepIndex, body);
+    const usage = usageOf(promptTokens, estimateCompletionTokens(outputChars(answer)));
+    const meta = { id: completionId(), created: Math.floor(Date.now() / 1000), model: body.model };
+    entry.status = 200;
+    request.log.info(
+      { scenario: scenario.name, stepIndex, replayed: resolved.replayed, stream: body.stream === true, finishReason: answer.finishReason },
+      'chat completion',
+    );
+    if (body.stream !== true) return reply.send(renderCompletion(answer, meta, usage));
+
+    // From here on the response is written by hand: fastify must not add its own.
+    reply.hijack();
+    const includeUsage = body.stream_options?.include_usage === true;
+    const chunks = buildStreamChunks(answer, meta, includeUsage ? usage : undefined);
+    const completed = await writeEventStream(reply.raw, chunks, step.chunkDelayMs ?? 0, signal);
+    if (!completed) {
+      entry.status = CLIENT_CLOSED_REQUEST;
+      reply.raw.destroy();
+    }
+    return reply;
+  });
+}

@@ -1,0 +1,46 @@
+import { fileURLToPath } from 'node:url';
+import { env, loadConfig } from '@platform/service-kit';
+import { z } from 'zod';
+import type { LlmSimOptions } from './server.js';
+
+/**
+ * The app's shipped `scenarios/` folder. It sits next to both `src/` and `dist/`, so resolving
+ * `../scenarios/` from this module works whether it runs from TypeScript or from the build.
+ */
+export const DEFAULT_SCENARIOS_DIR = fileURLToPath(new URL('../scenarios/', import.meta.url));
+
+/** Environment variables of the simulator; keys are the variable names. */
+export const LlmSimConfigSchema = z.object({
+  LLM_SIM_HOST: z.string().min(1).default('127.0.0.1'),
+  LLM_SIM_PORT: env.port().default(4010),
+  LLM_SIM_SCENARIOS_DIR: z.string().min(1).default(DEFAULT_SCENARIOS_DIR),
+  LLM_SIM_DEFAULT_SCENARIO: z.string().min(1).default('demo'),
+  LLM_SIM_API_KEY: z.string().min(1).optional(),
+  LLM_SIM_MODELS: env
+    .list()
+    .refine((models) => models.length > 0, 'needs at least one model id')
+    .default(['sim-1', 'sim-large']),
+  LLM_SIM_REQUEST_LOG_SIZE: env.nonNegativeInt().default(200),
+  LOG_LEVEL: env.logLevel().default('info'),
+});
+
+/** Parsed simulator configuration. */
+export type LlmSimConfig = z.infer<typeof LlmSimConfigSchema>;
+
+/** Reads the configuration from the environment; throws `ConfigError` naming bad variables. */
+export function loadLlmSimConfig(source: NodeJS.ProcessEnv = process.env): LlmSimConfig {
+  return loadConfig(LlmSimConfigSchema, source);
+}
+
+/** Maps environment configuration onto {@link LlmSimOptions} (the logger is supplied separately). */
+export function optionsFromConfig(config: LlmSimConfig): Omit<LlmSimOptions, 'logger'> {
+  return {
+    host: config.LLM_SIM_HOST,
+    port: config.LLM_SIM_PORT,
+    scenariosDir: config.LLM_SIM_SCENARIOS_DIR,
+    defaultScenario: config.LLM_SIM_DEFAULT_SCENARIO,
+    apiKey: config.LLM_SIM_API_KEY,
+    models: config.LLM_SIM_MODELS,
+    requestLogSize: config.LLM_SIM_REQUEST_LOG_SIZE,
+  };
+}

@@ -1,0 +1,53 @@
+import type { FaultKind } from './scenario-schema.js';
+
+/** One received chat-completion request, as `GET /_sim/requests` reports it. */
+export interface RequestLogEntry {
+  /** Increases by one per request since start (or last reset). */
+  seq: number;
+  receivedAt: string;
+  /** Null when the request failed before a scenario was chosen. */
+  scenario: string | null;
+  stepIndex: number | null;
+  /** HTTP status answered; null while the answer is still pending (e.g. during a delay). */
+  status: number | null;
+  /** The fault injected into this answer, if any. */
+  fault: FaultKind | null;
+  /** The request body exactly as parsed from JSON. */
+  body: unknown;
+}
+
+/** A bounded in-memory log of recent requests; the oldest entries fall off first. */
+export class RequestLog {
+  private entries: RequestLogEntry[] = [];
+  private nextSeq = 1;
+
+  constructor(private readonly capacity: number) {}
+
+  /** Appends an entry and returns it so the caller can fill in the outcome later. */
+  record(body: unknown): RequestLogEntry {
+    const entry: RequestLogEntry = {
+      seq: this.nextSeq++,
+      receivedAt: new Date().toISOString(),
+      scenario: null,
+      stepIndex: null,
+      status: null,
+      fault: null,
+      body,
+    };
+    if (this.capacity === 0) return entry;
+    this.entries.push(entry);
+    if (this.entries.length > this.capacity) this.entries.splice(0, this.entries.length - this.capacity);
+    return entry;
+  }
+
+  /** Entries, oldest first. */
+  list(): readonly RequestLogEntry[] {
+    return this.entries;
+  }
+
+  /** Empties the log and restarts numbering. */
+  clear(): void {
+    this.entries = [];
+    this.nextSeq = 1;
+  }
+}

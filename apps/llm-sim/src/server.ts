@@ -1,0 +1,155 @@
+import { createLogger, type Logger } from '@platform/service-kit';
+import Fastify, { type FastifyError } from 'fastify';
+import { checkAuthorization } from './auth.js';
+import { registerChatCompletions } from './chat-completions.js';
+import { DEFAULT_SCENARIOS_DIR } from './config.js';
+import { FaultBook } from './faults.js';
+import { modelNotFound, openAiError } from './openai-errors.js';
+import { RequestLog } from './request-log.js';
+import type { Scenario, ScenarioInput } from './scenario-schema.js';
+import { loadScenarioDirectory, ScenarioLoadError, validateScenarios } from './scenario-store.js';
+import { sendError, type LlmSimApp, type SimState } from './sim-state.js';
+
+export type { LlmSimApp } from './sim-state.js';
+
+/** Options of {@link createLlmSim}; every field has a default suited to tests. */
+export interface LlmSimOptions {
+  /** Interface to bind; default `127.0.0.1`. */
+  host?: string;
+  /** Port to bind; default 0 (any free port). */
+  port?: number;
+  /** Folder of `*.json` scenarios; default the app's shipped `scenarios/`. */
+  scenariosDir?: string;
+  /** Extra scenarios, validated like files; they replace directory scenarios of the same name. */
+  scenarios?: readonly ScenarioInput[];
+  /** Scenario used when no `[scenario:<name>]` marker is present; default `demo`. */
+  defaultScenario?: string;
+  /** When set, bearer tokens must equal it; otherwise any bearer token is accepted. */
+  apiKey?: string;
+  /** Model ids served by `/v1/models` and accepted in requests; default `sim-1`, `sim-large`. */
+  models?: readonly string[];
+  /** How many recent requests `GET /_sim/requests` keeps; default 200. */
+  requestLogSize?: number;
+  /** Logger for the server; default a silent one. */
+  logger?: Logger;
+}
+
+/** A simulator instance: not listening until {@link LlmSim.listen} is called. */
+export interface LlmSim {
+  /** The fastify app (e.g. for `app.inject` in tests). */
+  app: LlmSimApp;
+  /** The loaded scenarios, by name. */
+  scenarios: ReadonlyMap<string, Scenario>;
+  /** Starts listening; resolves with the actual port (useful when port 0 was asked for). */
+  listen(): Promise<{ host: string; port: number; url: string }>;
+  /** Stops listening and waits for in-flight requests to finish. */
+  close(): Promise<void>;
+}
+
+// Fixed so model listings are identical across runs.
+const MODEL_CREATED = 1_700_000_000;
+
+/**
+ * Creates an OpenAI-compatible simulated model server. Scenarios load synchronously here, so an
+ * invalid scenario throws {@link ScenarioLoadError} before anything listens.
+ */
+export function createLlmSim(options: LlmSimOptions = {}): LlmSim {
+  const scenarios = loadScenarioDirectory(options.scenariosDir ?? DEFAULT_SCENARIOS_DIR);
+  for (const scenario of validateScenarios(options.scenarios ?? [])) scenarios.set(scenario.name, scenario);
+  const defaultScenario = options.defaultScenario ?? 'demo';
+  if (!scenarios.has(defaultScenario)) {
+    throw new ScenarioLoadError(`<default scenario>`, [
+      `default scenario "${defaultScenario}" not found; available: ${[...scenarios.keys()].sort().join(', ') || '(none)'}`,
+    ]);
+  }
+  const state: SimState = {
+    scenarios,
+    defaultScenario,
+    models: options.models ?? ['sim-1', 'sim-large'],
+    apiKey: options.apiKey,
+    faults: new FaultBook(),
+    log: new RequestLog(options.requestLogSize ?? 200),
+  };
+
+  const app: LlmSimApp = Fastify({
+    loggerInstance: options.logger ?? createLogger({ service: 'llm-sim', level: 'silent' }),
+    // Chat completions are logged with their scenario and step instead; per-request lines are noise.
+    disableRequestLogging: true,
+    bodyLimit: 16 * 1024 * 1024,
+  });
+  registerJsonParser(app);
+  registerErrorHandlers(app);
+
+  app.addHook('onRequest', async (request, reply) => {
+    if (!request.url.startsWith('/v1/')) return;
+    const error = checkAuthorization(request.headers.authorization, state.apiKey);
+    if (error) return sendError(reply, error);
+  });
+
+  app.get('/healthz', () => ({ status: 'ok' }));
+  app.get('/v1/models', () => ({ object: 'list', data: state.models.map(modelObject) }));
+  app.get<{ Params: { model: string } }>('/v1/models/:model', (request, reply) =>
+    state.models.includes(request.params.model)
+      ? reply.send(modelObject(request.params.model))
+      : sendError(reply, modelNotFound(request.params.model)),
+  );
+  registerChatCompletions(app, state);
+
+  // Test-only inspection endpoints: no auth, not part of the OpenAI API.
+  app.get('/_sim/requests', () => ({ requests: state.log.list() }));
+  app.post('/_sim/reset', () => {
+    state.log.clear();
+    state.faults.reset();
+    return { status: 'ok' };
+  });
+
+  const host = options.host ?? '127.0.0.1';
+  return {
+    app,
+    scenarios,
+    async listen() {
+      await app.listen({ host, port: options.port ?? 0 });
+      const address = app.server.address();
+      const port = typeof address === 'object' && address ? address.port : (options.port ?? 0);
+      return { host, port, url: `http://${host.includes(':') ? `[${host}]` : host}:${port}` };
+    },
+    close: () => app.close(),
+  };
+}
+
+function modelObject(id: string) {
+  return { id, object: 'model', created: MODEL_CREATED, owned_by: 'llm-sim' };
+}
+
+function registerJsonParser(app: LlmSimApp): void {
+  // Replaces fastify's parser so an empty body reaches the handler (and fails validation with a
+  // clear message) and malformed JSON is reported in OpenAI's words.
+  app.removeContentTypeParser('application/json');
+  app.addContentTypeParser('application/json', { parseAs: 'string' }, (_request, body, done) => {
+    const text = typeof body === 'string' ? body : body.toString('utf8');
+    if (text.trim() === '') {
+      done(null, undefined);
+      return;
+    }
+    try {
+      done(null, JSON.parse(text));
+    } catch (error) {
+      const message = `We could not parse the JSON body of your request: ${(error as Error).message}. The OpenAI API expects a JSON payload.`;
+      done(Object.assign(new Error(message), { statusCode: 400, code: 'INVALID_JSON_BODY' }), undefined);
+    }
+  });
+}
+
+function registerErrorHandlers(app: LlmSimApp): void {
+  app.setNotFoundHandler((request, reply) =>
+    sendError(reply, openAiError(404, `Invalid URL (${request.method} ${request.url})`, 'invalid_request_error')),
+  );
+  app.setErrorHandler((error: FastifyError, request, reply) => {
+    const status = error.statusCode && error.statusCode >= 400 ? error.statusCode : 500;
+    if (status >= 500) {
+      request.log.error({ err: error }, 'unhandled error');
+      return sendError(reply, openAiError(status, 'The server had an error while processing your request.', 'server_error'));
+    }
+    return sendError(reply, openAiError(status, error.message, 'invalid_request_error'));
+  });
+}

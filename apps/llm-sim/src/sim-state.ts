@@ -1,0 +1,29 @@
+import type { IncomingMessage, Server, ServerResponse } from 'node:http';
+import type { Logger } from '@platform/service-kit';
+import type { FastifyInstance, FastifyReply } from 'fastify';
+import type { FaultBook } from './faults.js';
+import type { SimError } from './openai-errors.js';
+import type { RequestLog, RequestLogEntry } from './request-log.js';
+import type { Scenario } from './scenario-schema.js';
+
+/** The fastify instance type the simulator builds (a pino logger from service-kit). */
+export type LlmSimApp = FastifyInstance<Server, IncomingMessage, ServerResponse, Logger>;
+
+/** Everything the route handlers share for one simulator instance. */
+export interface SimState {
+  scenarios: ReadonlyMap<string, Scenario>;
+  defaultScenario: string;
+  models: readonly string[];
+  apiKey: string | undefined;
+  faults: FaultBook;
+  log: RequestLog;
+}
+
+/** Sends an OpenAI-shaped error (and records its status in the request log entry, if any). */
+export function sendError(reply: FastifyReply, error: SimError, entry?: RequestLogEntry): FastifyReply {
+  if (entry) entry.status = error.status;
+  return reply
+    .code(error.status)
+    .headers(error.headers ?? {})
+    .send(error.body);
+}

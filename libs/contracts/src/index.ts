@@ -1,0 +1,25 @@
+export { TenantId, ConversationId, RunId, ToolCallId, ToolName } from './ids.js';
+export { ToolResultStatus } from './tool-result-status.js';
+export { ProviderFields, ToolCall, SystemMessage, UserMessage, AssistantMessage, ToolMessage, ChatMessage } from './chat-message.js';
+export {
+  TOOL_PROTOCOL_VERSION,
+  TOOL_SUBJECT_PREFIX,
+  TOOL_QUEUE_GROUP,
+  toolSubject,
+  ToolCallHeader,
+  ToolCallMeta,
+  ToolCallRequest,
+  RunnerStatus,
+  ToolErrorCode,
+  ToolIssue,
+  ToolError,
+  ToolSuccessResponse,
+  ToolFailureResponse,
+  ToolCallResponse,
+  SideEffect,
+  ToolMetadataKey,
+  ToolDescriptor,
+  ToolEndpointMetadata,
+  parseToolDescriptor,
+  toolEndpointMetadata,
+} from './tool-protocol.js';

@@ -1,0 +1,177 @@
+import { z } from 'zod';
+import { ConversationId, RunId, TenantId, ToolCallId, ToolName } from './ids.js';
+
+/**
+ * The tool-runner wire protocol, version 1 (specified for other languages in docs/tool-protocol.md).
+ * A runner is a NATS micro service; each tool is one endpoint whose subject is `toolSubject(name)`,
+ * in the queue group `TOOL_QUEUE_GROUP`, so replicas share the load.
+ */
+export const TOOL_PROTOCOL_VERSION = '1';
+export const TOOL_SUBJECT_PREFIX = 'platform.tool';
+export const TOOL_QUEUE_GROUP = 'platform-tool-runners';
+
+/** The subject a tool's endpoint listens on. */
+export function toolSubject(toolName: ToolName): string {
+  return `${TOOL_SUBJECT_PREFIX}.${toolName}`;
+}
+
+/** NATS headers of a tool call request. Trace context travels in the W3C `traceparent`/`tracestate` headers. */
+export const ToolCallHeader = {
+  callId: 'Platform-Call-Id',
+  tenant: 'Platform-Tenant',
+  conversation: 'Platform-Conversation',
+  run: 'Platform-Run',
+  /** Absolute deadline, epoch milliseconds. */
+  deadline: 'Platform-Deadline',
+  protocol: 'Platform-Protocol',
+} as const;
+
+/** Who a call is for and how long it may take; read from the request headers. */
+export const ToolCallMeta = z.object({
+  callId: ToolCallId,
+  tenantId: TenantId,
+  conversationId: ConversationId,
+  runId: RunId.optional(),
+  deadlineAt: z.coerce.number().int().positive(),
+});
+export type ToolCallMeta = z.infer<typeof ToolCallMeta>;
+
+/** Request body: the arguments object the model produced, already parsed from JSON. */
+export const ToolCallRequest = z.object({
+  arguments: z.record(z.string(), z.unknown()),
+});
+export type ToolCallRequest = z.infer<typeof ToolCallRequest>;
+
+/** Statuses a runner answers with. `busy` means "at my concurrency limit, try another replica". */
+export const RunnerStatus = z.enum(['success', 'invalid', 'failed', 'timeout', 'busy']);
+export type RunnerStatus = z.infer<typeof RunnerStatus>;
+
+/** Stable error codes in tool responses. */
+export const ToolErrorCode = z.enum([
+  'INVALID_REQUEST',
+  'INVALID_ARGUMENTS',
+  'HANDLER_FAILED',
+  'DEADLINE_EXCEEDED',
+  'RUNNER_BUSY',
+  'UNKNOWN_TOOL',
+  'RUNNER_UNAVAILABLE',
+  'TRANSPORT_FAILED',
+]);
+export type ToolErrorCode = z.infer<typeof ToolErrorCode>;
+
+export const ToolIssue = z.object({ path: z.string(), message: z.string() });
+export type ToolIssue = z.infer<typeof ToolIssue>;
+
+export const ToolError = z.object({
+  code: ToolErrorCode,
+  message: z.string(),
+  issues: z.array(ToolIssue).optional(),
+});
+export type ToolError = z.infer<typeof ToolError>;
+
+export const ToolSuccessResponse = z.object({
+  status: z.literal('success'),
+  output: z.unknown(),
+  /** The runner cut the output to its size limit. */
+  truncated: z.boolean().optional(),
+  durationMs: z.number().nonnegative().optional(),
+});
+export type ToolSuccessResponse = z.infer<typeof ToolSuccessResponse>;
+
+export const ToolFailureResponse = z.object({
+  status: z.enum(['invalid', 'failed', 'timeout', 'busy']),
+  error: ToolError,
+  durationMs: z.number().nonnegative().optional(),
+});
+export type ToolFailureResponse = z.infer<typeof ToolFailureResponse>;
+
+export const ToolCallResponse = z.discriminatedUnion('status', [ToolSuccessResponse, ToolFailureResponse]);
+export type ToolCallResponse = z.infer<typeof ToolCallResponse>;
+
+/** Side-effect class: decides whether a call may be retried after a transport failure. */
+export const SideEffect = z.enum(['none', 'idempotent', 'external']);
+export type SideEffect = z.infer<typeof SideEffect>;
+
+/** Keys of the endpoint metadata a runner publishes through `$SRV.INFO` (all values are strings). */
+export const ToolMetadataKey = {
+  protocol: 'platform.protocol',
+  kind: 'platform.kind',
+  description: 'platform.description',
+  inputSchema: 'platform.input_schema',
+  timeoutMs: 'platform.timeout_ms',
+  requiresApproval: 'platform.requires_approval',
+  sideEffect: 'platform.side_effect',
+  version: 'platform.version',
+  schemaHash: 'platform.schema_hash',
+} as const;
+
+/** What the catalog knows about a tool, parsed from discovered endpoint metadata. */
+export const ToolDescriptor = z.object({
+  name: ToolName,
+  kind: z.enum(['tool', 'agent']),
+  description: z.string(),
+  inputSchema: z.record(z.string(), z.unknown()),
+  timeoutMs: z.number().int().positive(),
+  requiresApproval: z.boolean(),
+  sideEffect: SideEffect,
+  version: z.string(),
+  schemaHash: z.string(),
+});
+export type ToolDescriptor = z.infer<typeof ToolDescriptor>;
+
+const booleanString = z.enum(['true', 'false']).transform((v) => v === 'true');
+
+/** Parses an endpoint's metadata; throws a ZodError naming the bad key when a runner publishes nonsense. */
+export const ToolEndpointMetadata = z
+  .object({
+    [ToolMetadataKey.protocol]: z.literal(TOOL_PROTOCOL_VERSION),
+    [ToolMetadataKey.kind]: z.enum(['tool', 'agent']),
+    [ToolMetadataKey.description]: z.string(),
+    [ToolMetadataKey.inputSchema]: z.string().transform((text, ctx) => {
+      try {
+        const parsed: unknown = JSON.parse(text);
+        if (parsed && typeof parsed === 'object' && !Array.isArray(parsed)) return parsed as Record<string, unknown>;
+      } catch {
+        // reported below
+      }
+      ctx.addIssue({ code: 'custom', message: 'must be a JSON Schema object encoded as JSON' });
+      return z.NEVER;
+    }),
+    [ToolMetadataKey.timeoutMs]: z.coerce.number().int().positive(),
+    [ToolMetadataKey.requiresApproval]: booleanString,
+    [ToolMetadataKey.sideEffect]: SideEffect,
+    [ToolMetadataKey.version]: z.string().min(1),
+    [ToolMetadataKey.schemaHash]: z.string().min(1),
+  });
+export type ToolEndpointMetadata = z.input<typeof ToolEndpointMetadata>;
+
+/** Builds a descriptor from an endpoint name and its published metadata. */
+export function parseToolDescriptor(name: string, metadata: Record<string, string> | undefined): ToolDescriptor {
+  const m = ToolEndpointMetadata.parse(metadata ?? {});
+  return ToolDescriptor.parse({
+    name,
+    kind: m[ToolMetadataKey.kind],
+    description: m[ToolMetadataKey.description],
+    inputSchema: m[ToolMetadataKey.inputSchema],
+    timeoutMs: m[ToolMetadataKey.timeoutMs],
+    requiresApproval: m[ToolMetadataKey.requiresApproval],
+    sideEffect: m[ToolMetadataKey.sideEffect],
+    version: m[ToolMetadataKey.version],
+    schemaHash: m[ToolMetadataKey.schemaHash],
+  });
+}
+
+/** Renders a descriptor as endpoint metadata (the inverse of `parseToolDescriptor`). */
+export function toolEndpointMetadata(d: Omit<ToolDescriptor, 'name'>): Record<string, string> {
+  return {
+    [ToolMetadataKey.protocol]: TOOL_PROTOCOL_VERSION,
+    [ToolMetadataKey.kind]: d.kind,
+    [ToolMetadataKey.description]: d.description,
+    [ToolMetadataKey.inputSchema]: JSON.stringify(d.inputSchema),
+    [ToolMetadataKey.timeoutMs]: String(d.timeoutMs),
+    [ToolMetadataKey.requiresApproval]: String(d.requiresApproval),
+    [ToolMetadataKey.sideEffect]: d.sideEffect,
+    [ToolMetadataKey.version]: d.version,
+    [ToolMetadataKey.schemaHash]: d.schemaHash,
+  };
+}

@@ -1,0 +1,4 @@
+// Hand-written entry for the gRPC contracts generated from proto/ by `buf generate` (see buf.gen.yaml).
+// The generated code under ./gen is not committed; `nx run proto:generate` recreates it.
+export * as memoryV1 from './gen/memory/v1/memory.js';
+export * as orchestratorV1 from './gen/orchestrator/v1/orchestrator.js';

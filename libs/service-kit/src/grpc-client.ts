@@ -1,0 +1,90 @@
+import {
+  credentials,
+  Metadata,
+  type CallOptions,
+  type Client,
+  type ClientOptions,
+  type ClientUnaryCall,
+  type ServiceError,
+} from '@grpc/grpc-js';
+import { fromGrpcError } from './grpc-status.js';
+
+export interface CallSettings {
+  /** Overrides the client's default deadline for this call. */
+  deadlineMs?: number;
+  /** Cancels the call when aborted. */
+  signal?: AbortSignal;
+  metadata?: Metadata;
+}
+
+type UnaryCallback<Res> = (error: ServiceError | null, response: Res) => void;
+type UnaryMethod<Req, Res> = (request: Req, metadata: Metadata, options: Partial<CallOptions>, callback: UnaryCallback<Res>) => ClientUnaryCall;
+
+/** Matches the full (last) overload of a generated unary method and captures its message types. */
+type UnaryShape<M> = M extends (
+  request: infer Req,
+  metadata: Metadata,
+  options: Partial<CallOptions>,
+  callback: (error: ServiceError | null, response: infer Res) => void,
+) => ClientUnaryCall
+  ? { request: Req; response: Res }
+  : never;
+
+/** The promise-returning form of a ts-proto grpc-js client: one method per unary RPC. */
+export type PromiseClient<C> = {
+  [K in keyof C as UnaryShape<C[K]> extends never ? never : K]: (
+    request: UnaryShape<C[K]>['request'],
+    settings?: CallSettings,
+  ) => Promise<UnaryShape<C[K]>['response']>;
+};
+
+export interface GrpcClientOptions {
+  /** Deadline applied to every call that does not set its own. Every call has one. */
+  defaultDeadlineMs: number;
+  channelOptions?: ClientOptions;
+}
+
+export interface GrpcClientHandle<C> {
+  readonly rpc: PromiseClient<C>;
+  readonly raw: C;
+  close(): void;
+}
+
+type ClientConstructor<C> = new (address: string, creds: ReturnType<typeof credentials.createInsecure>, options?: ClientOptions) => C;
+
+/**
+ * Creates a client for a ts-proto generated service. Every call carries a deadline, and failures
+ * come back as PlatformError with the server's stable code.
+ */
+export function createGrpcClient<C extends Client, D extends Record<string, unknown>>(
+  Ctor: ClientConstructor<C>,
+  definition: D,
+  address: string,
+  options: GrpcClientOptions,
+): GrpcClientHandle<C> {
+  const raw = new Ctor(address, credentials.createInsecure(), options.channelOptions);
+  const rpc: Record<string, unknown> = {};
+  for (const name of Object.keys(definition)) {
+    const method = (raw as unknown as Record<string, UnaryMethod<unknown, unknown>>)[name];
+    if (typeof method !== 'function') continue;
+    rpc[name] = (request: unknown, settings: CallSettings = {}) =>
+      callUnary(method.bind(raw), request, settings.deadlineMs ?? options.defaultDeadlineMs, settings);
+  }
+  return { rpc: rpc as PromiseClient<C>, raw, close: () => raw.close() };
+}
+
+function callUnary<Req, Res>(method: UnaryMethod<Req, Res>, request: Req, deadlineMs: number, settings: CallSettings): Promise<Res> {
+  return new Promise<Res>((resolve, reject) => {
+    if (settings.signal?.aborted) {
+      reject(fromGrpcError(Object.assign(new Error('call cancelled before it started'), { code: 1, details: 'cancelled' })));
+      return;
+    }
+    const call = method(request, settings.metadata ?? new Metadata(), { deadline: Date.now() + deadlineMs }, (error, response) => {
+      settings.signal?.removeEventListener('abort', onAbort);
+      if (error) reject(fromGrpcError(error));
+      else resolve(response);
+    });
+    const onAbort = (): void => call.cancel();
+    settings.signal?.addEventListener('abort', onAbort, { once: true });
+  });
+}

@@ -1,0 +1,101 @@
+import { makeGenericClientConstructor, type CallOptions, type Client, type ClientUnaryCall, type Metadata, type ServiceDefinition, type ServiceError } from '@grpc/grpc-js';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { errors, PlatformError } from './errors.js';
+import { createGrpcClient, type GrpcClientHandle } from './grpc-client.js';
+import { GrpcHealthProbe } from './grpc-health.js';
+import { GrpcServer, unaryHandler } from './grpc-server.js';
+import { createLogger } from './logger.js';
+
+interface EchoRequest {
+  text: string;
+  delayMs?: number;
+}
+interface EchoResponse {
+  text: string;
+}
+
+const json = {
+  serialize: (value: unknown) => Buffer.from(JSON.stringify(value)),
+  deserialize: (bytes: Buffer) => JSON.parse(bytes.toString()) as unknown,
+};
+const definition = {
+  echo: {
+    path: '/test.v1.EchoService/Echo',
+    requestStream: false,
+    responseStream: false,
+    requestSerialize: json.serialize,
+    requestDeserialize: json.deserialize,
+    responseSerialize: json.serialize,
+    responseDeserialize: json.deserialize,
+  },
+} satisfies ServiceDefinition;
+
+interface EchoClient extends Client {
+  echo(request: EchoRequest, metadata: Metadata, options: Partial<CallOptions>, callback: (error: ServiceError | null, response: EchoResponse) => void): ClientUnaryCall;
+}
+const EchoClient = makeGenericClientConstructor(definition, 'EchoService') as unknown as new (...args: ConstructorParameters<typeof Client>) => EchoClient;
+
+const logger = createLogger({ service: 'test', level: 'silent' });
+let server: GrpcServer;
+let client: GrpcClientHandle<EchoClient>;
+let address: string;
+
+beforeAll(async () => {
+  server = new GrpcServer({ host: '127.0.0.1', port: 0, logger });
+  server.addService('test.v1.EchoService', definition, {
+    echo: unaryHandler<EchoRequest, EchoResponse>(logger, 'echo', async (request) => {
+      if (request.text === 'missing') throw errors.notFound('THING_NOT_FOUND', 'no such thing', { details: { thing: 'missing' } });
+      if (request.text === 'crash') throw new Error('secret internal detail');
+      if (request.delayMs) await new Promise((r) => setTimeout(r, request.delayMs));
+      return { text: request.text.toUpperCase() };
+    }),
+  });
+  address = `127.0.0.1:${await server.start()}`;
+  client = createGrpcClient(EchoClient, definition, address, { defaultDeadlineMs: 2_000 });
+});
+
+afterAll(async () => {
+  client.close();
+  await server.stop(1_000);
+});
+
+describe('gRPC helpers', () => {
+  it('round-trips a unary call through the promise client', async () => {
+    expect(await client.rpc.echo({ text: 'hi' })).toEqual({ text: 'HI' });
+  });
+
+  it('carries a PlatformError code and details across the wire', async () => {
+    const error = await client.rpc.echo({ text: 'missing' }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(PlatformError);
+    expect(error).toMatchObject({ kind: 'not_found', code: 'THING_NOT_FOUND', message: 'no such thing', details: { thing: 'missing' } });
+  });
+
+  it('hides unexpected errors behind INTERNAL', async () => {
+    const error = (await client.rpc.echo({ text: 'crash' }).catch((e: unknown) => e)) as PlatformError;
+    expect(error.kind).toBe('internal');
+    expect(error.message).not.toContain('secret');
+  });
+
+  it('puts a deadline on every call', async () => {
+    const error = (await client.rpc.echo({ text: 'slow', delayMs: 1_000 }, { deadlineMs: 50 }).catch((e: unknown) => e)) as PlatformError;
+    expect(error.kind).toBe('deadline_exceeded');
+  });
+
+  it('cancels a call when its signal aborts', async () => {
+    const controller = new AbortController();
+    const pending = client.rpc.echo({ text: 'slow', delayMs: 1_000 }, { signal: controller.signal });
+    setTimeout(() => controller.abort(), 20);
+    await expect(pending).rejects.toMatchObject({ kind: 'cancelled' });
+  });
+
+  it('answers grpc.health.v1 checks for the server and each service', async () => {
+    const probe = new GrpcHealthProbe(address);
+    expect(await probe.isServing('', 1_000)).toBe(true);
+    expect(await probe.isServing('test.v1.EchoService', 1_000)).toBe(true);
+    expect(await probe.isServing('no.such.Service', 1_000)).toBe(false);
+    server.setServing(false);
+    expect(await probe.isServing('test.v1.EchoService', 1_000)).toBe(false);
+    server.setServing(true);
+    probe.close();
+  });
+});

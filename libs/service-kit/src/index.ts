@@ -1,0 +1,12 @@
+export { loadConfig, ConfigError, env } from './config.js';
+export { createLogger, type Logger, type LoggerOptions } from './logger.js';
+export { PlatformError, isPlatformError, errors, ErrorKinds, type ErrorKind, type PlatformErrorOptions } from './errors.js';
+export { toGrpcError, fromGrpcError } from './grpc-status.js';
+export { GrpcServer, unaryHandler, type GrpcServerOptions } from './grpc-server.js';
+export { createGrpcClient, type PromiseClient, type CallSettings, type GrpcClientOptions, type GrpcClientHandle } from './grpc-client.js';
+export { GrpcHealthProbe } from './grpc-health.js';
+export { connectNats, headerGetter, headerSetter, type NatsConnection, type NatsOptions } from './nats.js';
+export { createPgPool, inTransaction, type PostgresOptions } from './postgres.js';
+export { loadMigrations, migrate, MigrationError, type Migration } from './migrations.js';
+export { createRedis, type Redis, type RedisOptions } from './redis.js';
+export { GracefulShutdown, type ShutdownStep, type GracefulShutdownOptions } from './shutdown.js';

@@ -1,0 +1,66 @@
+import { connect, type NatsConnection } from '@nats-io/transport-node';
+import type { MsgHdrs } from '@nats-io/nats-core';
+import type { Logger } from 'pino';
+
+export type { NatsConnection } from '@nats-io/transport-node';
+
+export interface NatsOptions {
+  servers: string | string[];
+  /** Shown in the server's connection list (`nats server report connections`). */
+  name: string;
+  logger: Logger;
+  /** How long the first connection may take before boot fails. */
+  connectTimeoutMs?: number;
+}
+
+/**
+ * Connects to NATS and keeps reconnecting forever after the first connection: a NATS restart
+ * costs a pause, not the process. Connection state changes are logged.
+ */
+export async function connectNats(options: NatsOptions): Promise<NatsConnection> {
+  const nc = await connect({
+    servers: options.servers,
+    name: options.name,
+    timeout: options.connectTimeoutMs ?? 10_000,
+    maxReconnectAttempts: -1,
+    reconnectTimeWait: 250,
+    reconnectJitter: 100,
+    pingInterval: 10_000,
+  });
+  void logStatus(nc, options.logger);
+  options.logger.info({ server: nc.getServer() }, 'nats connected');
+  return nc;
+}
+
+async function logStatus(nc: NatsConnection, logger: Logger): Promise<void> {
+  try {
+    for await (const status of nc.status()) {
+      switch (status.type) {
+        case 'disconnect':
+        case 'reconnect':
+          logger.warn({ nats: status.type, server: status.server }, `nats ${status.type}`);
+          break;
+        case 'error':
+        case 'slowConsumer':
+          logger.error({ nats: status.type, status }, `nats ${status.type}`);
+          break;
+        default:
+          logger.debug({ nats: status.type }, 'nats status');
+      }
+    }
+  } catch (err) {
+    logger.error({ err }, 'nats status stream ended with an error');
+  }
+}
+
+/** Header access as trace-context carriers and the tool protocol need it. */
+export function headerGetter(headers: MsgHdrs | undefined): (key: string) => string | undefined {
+  return (key) => {
+    if (!headers?.has(key)) return undefined;
+    return headers.get(key);
+  };
+}
+
+export function headerSetter(headers: MsgHdrs): (key: string, value: string) => void {
+  return (key, value) => headers.set(key, value);
+}

@@ -1,0 +1,43 @@
+import pg from 'pg';
+import type { Logger } from 'pino';
+
+export interface PostgresOptions {
+  url: string;
+  /** Connections this process keeps at most. */
+  maxConnections?: number;
+  /** Shown in pg_stat_activity. */
+  applicationName: string;
+  /** The service's own schema; unqualified table names resolve there. */
+  searchPath?: string;
+  logger: Logger;
+}
+
+/** A pg connection pool whose idle-client errors are logged instead of crashing the process. */
+export function createPgPool(options: PostgresOptions): pg.Pool {
+  const pool = new pg.Pool({
+    connectionString: options.url,
+    max: options.maxConnections ?? 10,
+    application_name: options.applicationName,
+    ...(options.searchPath ? { options: `-c search_path=${options.searchPath}` } : {}),
+    idleTimeoutMillis: 30_000,
+    connectionTimeoutMillis: 10_000,
+  });
+  pool.on('error', (err) => options.logger.error({ err }, 'idle postgres client failed'));
+  return pool;
+}
+
+/** Runs `fn` in a transaction on one client, committing on success and rolling back on any error. */
+export async function inTransaction<T>(pool: pg.Pool, fn: (client: pg.PoolClient) => Promise<T>): Promise<T> {
+  const client = await pool.connect();
+  try {
+    await client.query('BEGIN');
+    const result = await fn(client);
+    await client.query('COMMIT');
+    return result;
+  } catch (err) {
+    await client.query('ROLLBACK').catch(() => undefined);
+    throw err;
+  } finally {
+    client.release();
+  }
+}

@@ -1,0 +1,75 @@
+// Reads the register entry's settings from the standard OTEL_* environment variables.
+// Kept free of SDK imports so it is cheap to load and easy to unit test.
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+
+/** Batch export delay when OTEL_BSP_SCHEDULE_DELAY is unset: short, so spans of short-lived processes and tests arrive quickly. */
+export const DEFAULT_SCHEDULE_DELAY_MS = 500;
+
+/** Settings the register entry starts the SDK with. */
+export interface TelemetryConfig {
+  /** `OTEL_SDK_DISABLED=true`: no loader hook, no instrumentation, no SDK. */
+  readonly disabled: boolean;
+  /** Explicit service name, or undefined when `OTEL_RESOURCE_ATTRIBUTES` already carries `service.name`. */
+  readonly serviceName: string | undefined;
+  /** Whether an OTLP endpoint is configured; without one spans are recorded but dropped. */
+  readonly exportEnabled: boolean;
+  readonly scheduledDelayMillis: number;
+}
+
+type Env = Readonly<Record<string, string | undefined>>;
+
+function nonEmpty(value: string | undefined): string | undefined {
+  const trimmed = value?.trim();
+  return trimmed ? trimmed : undefined;
+}
+
+function positiveNumber(value: string | undefined): number | undefined {
+  const parsed = Number(nonEmpty(value));
+  return Number.isFinite(parsed) && parsed > 0 ? parsed : undefined;
+}
+
+/** Name of the nearest package.json at or above `startDir`, i.e. the service's own package. */
+export function nearestPackageName(startDir: string): string | undefined {
+  let dir = path.resolve(startDir);
+  for (;;) {
+    try {
+      const manifest = JSON.parse(readFileSync(path.join(dir, 'package.json'), 'utf8')) as { name?: unknown };
+      if (typeof manifest.name === 'string' && manifest.name) return manifest.name;
+    } catch {
+      // No (readable) manifest here: keep walking up.
+    }
+    const parent = path.dirname(dir);
+    if (parent === dir) return undefined;
+    dir = parent;
+  }
+}
+
+function hasResourceServiceName(env: Env): boolean {
+  return (env['OTEL_RESOURCE_ATTRIBUTES'] ?? '').split(',').some((pair) => pair.split('=')[0]?.trim() === 'service.name');
+}
+
+/**
+ * Resolves the service name: `OTEL_SERVICE_NAME`, else `service.name` in `OTEL_RESOURCE_ATTRIBUTES`
+ * (left to the SDK's env detector), else `PLATFORM_SERVICE_NAME`, else the entry script's package name.
+ */
+function resolveServiceName(env: Env, entryScript: string | undefined): string | undefined {
+  const explicit = nonEmpty(env['OTEL_SERVICE_NAME']);
+  if (explicit) return explicit;
+  if (hasResourceServiceName(env)) return undefined;
+  const platform = nonEmpty(env['PLATFORM_SERVICE_NAME']);
+  if (platform) return platform;
+  const fromPackage = nearestPackageName(entryScript ? path.dirname(entryScript) : process.cwd());
+  return fromPackage ?? 'unknown_service:node';
+}
+
+/** Reads the telemetry settings; `entryScript` is the app's main module (process.argv[1]). */
+export function readTelemetryConfig(env: Env = process.env, entryScript: string | undefined = process.argv[1]): TelemetryConfig {
+  const disabled = nonEmpty(env['OTEL_SDK_DISABLED'])?.toLowerCase() === 'true';
+  return {
+    disabled,
+    serviceName: disabled ? undefined : resolveServiceName(env, entryScript),
+    exportEnabled: Boolean(nonEmpty(env['OTEL_EXPORTER_OTLP_TRACES_ENDPOINT']) ?? nonEmpty(env['OTEL_EXPORTER_OTLP_ENDPOINT'])),
+    scheduledDelayMillis: positiveNumber(env['OTEL_BSP_SCHEDULE_DELAY']) ?? DEFAULT_SCHEDULE_DELAY_MS,
+  };
+}

@@ -1,0 +1,44 @@
+// OpenTelemetry semantic-convention names this library writes. Spelled out here because the main
+// entry depends on @opentelemetry/api only; semconv.test.ts checks them against
+// @opentelemetry/semantic-conventions so a typo or rename cannot slip through.
+
+/** Instrumentation scope of the spans this library's helpers create. */
+export const TRACER_NAME = '@platform/telemetry';
+
+export const ATTR = {
+  errorType: 'error.type',
+  serverAddress: 'server.address',
+  serverPort: 'server.port',
+  // Messaging. `messaging.system` is deprecated in favour of `messaging.system.name`; both are set
+  // while backends migrate.
+  messagingSystem: 'messaging.system',
+  messagingSystemName: 'messaging.system.name',
+  messagingDestinationName: 'messaging.destination.name',
+  messagingOperationName: 'messaging.operation.name',
+  messagingOperationType: 'messaging.operation.type',
+  messagingConsumerGroupName: 'messaging.consumer.group.name',
+  messagingMessageBodySize: 'messaging.message.body.size',
+  // GenAI. `gen_ai.system` is deprecated in favour of `gen_ai.provider.name`; both are set.
+  genAiOperationName: 'gen_ai.operation.name',
+  genAiSystem: 'gen_ai.system',
+  genAiProviderName: 'gen_ai.provider.name',
+  genAiRequestModel: 'gen_ai.request.model',
+  genAiRequestMaxTokens: 'gen_ai.request.max_tokens',
+  genAiRequestTemperature: 'gen_ai.request.temperature',
+  genAiResponseModel: 'gen_ai.response.model',
+  genAiResponseId: 'gen_ai.response.id',
+  genAiResponseFinishReasons: 'gen_ai.response.finish_reasons',
+  genAiUsageInputTokens: 'gen_ai.usage.input_tokens',
+  genAiUsageOutputTokens: 'gen_ai.usage.output_tokens',
+  genAiToolName: 'gen_ai.tool.name',
+  genAiToolCallId: 'gen_ai.tool.call.id',
+  genAiToolType: 'gen_ai.tool.type',
+} as const;
+
+export const VALUE = {
+  messagingSystemNats: 'nats',
+  messagingOperationTypeSend: 'send',
+  messagingOperationTypeProcess: 'process',
+  genAiOperationChat: 'chat',
+  genAiOperationExecuteTool: 'execute_tool',
+} as const;

@@ -1,0 +1,8 @@
+import type { InfraDescriptor } from './infra.js';
+
+// Types what the global setup hands to suites through Vitest's provide/inject.
+declare module 'vitest' {
+  export interface ProvidedContext {
+    platformInfra: InfraDescriptor;
+  }
+}
