@@ -1,0 +1,79 @@
+import type { SideEffect, ToolName } from '@platform/contracts';
+import type { Logger } from '@platform/service-kit';
+import type { z } from 'zod';
+
+/** What a tool handler knows about the call it serves. */
+export interface ToolContext {
+  readonly tenantId: string;
+  readonly conversationId: string;
+  /** Stable across retries and resumes: dedupe side effects on it. */
+  readonly callId: string;
+  readonly runId: string | undefined;
+  /** Absolute deadline (epoch ms): the smaller of the caller's deadline and the tool's timeout. */
+  readonly deadlineAt: number;
+  /** Aborts at the deadline, or when the runner shuts down past its grace period. */
+  readonly signal: AbortSignal;
+  /** A logger bound to this call (tool, call id, tenant). */
+  readonly logger: Logger;
+}
+
+export interface ToolSpec<I extends z.ZodObject, O extends z.ZodType | undefined = undefined> {
+  name: ToolName;
+  /** Shown to the model: say what the tool does and when to use it. */
+  description: string;
+  /** Validated on the runner before the handler runs; published as JSON Schema for discovery. */
+  input: I;
+  /** When given, the handler's result is checked against it (a mismatch is a `failed` result). */
+  output?: O;
+  /** Longest a call may run; the caller's turn deadline may cut it shorter. Default 30 s. */
+  timeoutMs?: number;
+  /** The platform asks the user before running it. Default false. */
+  requiresApproval?: boolean;
+  /**
+   * `none`: reads only; `idempotent`: repeating it is harmless; `external`: a side effect that must
+   * happen at most once per call id. Decides whether callers may retry after transport failures.
+   */
+  sideEffect?: SideEffect;
+  /** The tool's own version (semver); resolves conflicts when two runners offer the same name. */
+  version?: string;
+  handler: (input: z.output<I>, context: ToolContext) => Promise<O extends z.ZodType ? z.input<O> : unknown>;
+}
+
+/** A tool with its defaults applied, ready to serve. */
+export interface ToolDefinition {
+  readonly name: ToolName;
+  readonly description: string;
+  readonly input: z.ZodObject;
+  readonly output: z.ZodType | undefined;
+  readonly timeoutMs: number;
+  readonly requiresApproval: boolean;
+  readonly sideEffect: SideEffect;
+  readonly version: string;
+  readonly handler: (input: unknown, context: ToolContext) => Promise<unknown>;
+}
+
+export const TOOL_DEFAULTS = {
+  timeoutMs: 30_000,
+  requiresApproval: false,
+  sideEffect: 'none',
+  version: '1.0.0',
+} as const satisfies Partial<ToolSpec<z.ZodObject>>;
+
+const TOOL_NAME = /^[A-Za-z0-9_-]{1,64}$/;
+
+/** Declares a tool. Served by `serveRunner`; the model sees its name, description and input schema. */
+export function defineTool<I extends z.ZodObject, O extends z.ZodType | undefined = undefined>(spec: ToolSpec<I, O>): ToolDefinition {
+  if (!TOOL_NAME.test(spec.name)) throw new Error(`tool name '${spec.name}' must be 1-64 letters, digits, '_' or '-'`);
+  if (!spec.description.trim()) throw new Error(`tool '${spec.name}' needs a description: the model chooses tools by it`);
+  return {
+    name: spec.name,
+    description: spec.description,
+    input: spec.input,
+    output: spec.output,
+    timeoutMs: spec.timeoutMs ?? TOOL_DEFAULTS.timeoutMs,
+    requiresApproval: spec.requiresApproval ?? TOOL_DEFAULTS.requiresApproval,
+    sideEffect: spec.sideEffect ?? TOOL_DEFAULTS.sideEffect,
+    version: spec.version ?? TOOL_DEFAULTS.version,
+    handler: spec.handler as (input: unknown, context: ToolContext) => Promise<unknown>,
+  };
+}

@@ -1,0 +1,125 @@
+import { ToolCallHeader, ToolCallMeta, ToolCallRequest, type ToolCallResponse, type ToolIssue } from '@platform/contracts';
+import type { Logger } from '@platform/service-kit';
+import type { z } from 'zod';
+import { outcome } from './call-outcome.js';
+import type { ToolContext, ToolDefinition } from './define-tool.js';
+import { ToolFailure } from './tool-failure.js';
+import { truncateOutput } from './truncate-output.js';
+
+export interface CallEnvironment {
+  logger: Logger;
+  /** Results larger than this (bytes of JSON) are truncated at the source. */
+  maxResultBytes: number;
+  /** Aborted when the runner gives up on in-flight work (shutdown past its grace period). */
+  shutdownSignal: AbortSignal;
+  now?: () => number;
+}
+
+function zodIssues(error: z.ZodError): ToolIssue[] {
+  return error.issues.map((issue) => ({ path: issue.path.map(String).join('.') || '(root)', message: issue.message }));
+}
+
+function parseMeta(getHeader: (key: string) => string | undefined): z.ZodSafeParseResult<ToolCallMeta> {
+  return ToolCallMeta.safeParse({
+    callId: getHeader(ToolCallHeader.callId),
+    tenantId: getHeader(ToolCallHeader.tenant),
+    conversationId: getHeader(ToolCallHeader.conversation),
+    runId: getHeader(ToolCallHeader.run) || undefined,
+    deadlineAt: getHeader(ToolCallHeader.deadline),
+  });
+}
+
+function parseBody(body: string): ToolCallRequest | ToolIssue[] {
+  let json: unknown;
+  try {
+    json = JSON.parse(body);
+  } catch {
+    return [{ path: '(body)', message: 'request body is not valid JSON' }];
+  }
+  const parsed = ToolCallRequest.safeParse(json);
+  return parsed.success ? parsed.data : zodIssues(parsed.error);
+}
+
+/**
+ * Serves one call: checks the protocol headers and body, validates the arguments against the
+ * tool's schema, runs the handler under its deadline, and shapes the response. Never throws.
+ */
+export async function handleToolCall(
+  tool: ToolDefinition,
+  getHeader: (key: string) => string | undefined,
+  body: string,
+  env: CallEnvironment,
+): Promise<ToolCallResponse> {
+  const now = env.now ?? Date.now;
+  const started = now();
+  const elapsed = (): number => now() - started;
+
+  const meta = parseMeta(getHeader);
+  if (!meta.success) return outcome.invalid('INVALID_REQUEST', 'the call is missing protocol headers or has invalid ones', elapsed(), zodIssues(meta.error));
+  const request = parseBody(body);
+  if (Array.isArray(request)) return outcome.invalid('INVALID_REQUEST', 'the request body is not a tool call', elapsed(), request);
+
+  const args = tool.input.safeParse(request.arguments);
+  if (!args.success) {
+    return outcome.invalid('INVALID_ARGUMENTS', `arguments do not match the input schema of '${tool.name}'`, elapsed(), zodIssues(args.error));
+  }
+
+  const deadlineAt = Math.min(meta.data.deadlineAt, started + tool.timeoutMs);
+  const remainingMs = deadlineAt - started;
+  if (remainingMs <= 0) return outcome.timeout('the call arrived after its deadline', elapsed());
+
+  const logger = env.logger.child({ tool: tool.name, callId: meta.data.callId, tenantId: meta.data.tenantId });
+  const controller = new AbortController();
+  const onShutdown = (): void => controller.abort(new Error('runner shutting down'));
+  env.shutdownSignal.addEventListener('abort', onShutdown, { once: true });
+  let timer: NodeJS.Timeout | undefined;
+  const deadline = new Promise<'deadline'>((resolve) => {
+    timer = setTimeout(() => {
+      controller.abort(new Error('deadline exceeded'));
+      resolve('deadline');
+    }, remainingMs);
+  });
+
+  const context: ToolContext = {
+    tenantId: meta.data.tenantId,
+    conversationId: meta.data.conversationId,
+    callId: meta.data.callId,
+    runId: meta.data.runId,
+    deadlineAt,
+    signal: controller.signal,
+    logger,
+  };
+
+  try {
+    const result = await Promise.race([tool.handler(args.data, context).then((output) => ({ output })), deadline]);
+    if (result === 'deadline') {
+      logger.warn({ timeoutMs: remainingMs }, 'tool call exceeded its deadline');
+      return outcome.timeout(`'${tool.name}' did not finish within ${remainingMs} ms`, elapsed());
+    }
+    let output = result.output;
+    if (tool.output) {
+      const checked = tool.output.safeParse(output);
+      if (!checked.success) {
+        logger.error({ issues: checked.error.issues }, 'tool returned output that violates its output schema');
+        return outcome.failed('HANDLER_FAILED', `'${tool.name}' produced an invalid result`, elapsed());
+      }
+      output = checked.data;
+    }
+    const { output: bounded, truncated } = truncateOutput(output, env.maxResultBytes);
+    if (truncated) logger.info({ maxResultBytes: env.maxResultBytes }, 'tool result truncated at the source');
+    return outcome.success(bounded, elapsed(), truncated);
+  } catch (err) {
+    if (err instanceof ToolFailure) {
+      return err.status === 'invalid'
+        ? outcome.invalid('INVALID_ARGUMENTS', err.message, elapsed())
+        : outcome.failed('HANDLER_FAILED', err.message, elapsed());
+    }
+    if (controller.signal.aborted) return outcome.timeout(`'${tool.name}' was stopped: ${String((controller.signal.reason as Error)?.message)}`, elapsed());
+    // The handler's error may hold internals (hosts, queries); the caller gets a safe message, the log gets all.
+    logger.error({ err }, 'tool handler failed');
+    return outcome.failed('HANDLER_FAILED', `'${tool.name}' failed while running; the runner logged the details`, elapsed());
+  } finally {
+    clearTimeout(timer);
+    env.shutdownSignal.removeEventListener('abort', onShutdown);
+  }
+}

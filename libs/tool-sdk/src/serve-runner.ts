@@ -1,0 +1,129 @@
+import { TOOL_QUEUE_GROUP, toolEndpointMetadata, toolSubject, type ToolCallResponse } from '@platform/contracts';
+import { headerGetter, type Logger, type NatsConnection } from '@platform/service-kit';
+import svcm from '@nats-io/services';
+import type { Service, ServiceMsg } from '@nats-io/services';
+import { outcome } from './call-outcome.js';
+import type { ToolDefinition } from './define-tool.js';
+import { handleToolCall } from './handle-call.js';
+import { inputJsonSchema, schemaHash } from './json-schema.js';
+
+export interface RunnerOptions {
+  nc: NatsConnection;
+  /** The runner's service name in discovery (`$SRV.INFO`), e.g. `builtin-tools`. */
+  name: string;
+  /** The runner's version (semver). */
+  version: string;
+  description?: string;
+  tools: ToolDefinition[];
+  logger: Logger;
+  /** Calls this instance runs at once; past it, callers get `busy` and try another replica. Default 64. */
+  maxConcurrency?: number;
+  /** Results larger than this many bytes of JSON are truncated at the source. Default 256 KiB. */
+  maxResultBytes?: number;
+}
+
+export const RUNNER_DEFAULTS = {
+  maxConcurrency: 64,
+  maxResultBytes: 256 * 1024,
+} as const;
+
+/** A running tool runner: one NATS micro service, one endpoint per tool. */
+export interface ToolRunner {
+  /** The instance id discovery reports. */
+  readonly id: string;
+  readonly inFlight: number;
+  /**
+   * Drains: stops taking calls, lets in-flight calls finish for up to `graceMs`, then aborts
+   * the rest (their handlers see `context.signal` fire).
+   */
+  stop(graceMs: number): Promise<void>;
+}
+
+/** NATS micro error codes, so `$SRV.STATS` and generic NATS tooling see failed calls as errors. */
+const serviceErrorCode: Record<Exclude<ToolCallResponse['status'], 'success'>, number> = {
+  invalid: 400,
+  failed: 500,
+  busy: 503,
+  timeout: 504,
+};
+
+function respond(msg: ServiceMsg, response: ToolCallResponse): void {
+  const body = JSON.stringify(response);
+  if (response.status === 'success') msg.respond(body);
+  else msg.respondError(serviceErrorCode[response.status], response.error.message, body);
+}
+
+/** Serves tools as a NATS micro service that the standard discovery protocol sees. */
+export async function serveRunner(options: RunnerOptions): Promise<ToolRunner> {
+  const maxConcurrency = options.maxConcurrency ?? RUNNER_DEFAULTS.maxConcurrency;
+  const maxResultBytes = options.maxResultBytes ?? RUNNER_DEFAULTS.maxResultBytes;
+  const names = new Set<string>();
+  for (const tool of options.tools) {
+    if (names.has(tool.name)) throw new Error(`tool '${tool.name}' is defined twice in runner '${options.name}'`);
+    names.add(tool.name);
+  }
+
+  const service: Service = await new svcm.Svcm(options.nc).add({
+    name: options.name,
+    version: options.version,
+    description: options.description ?? `tool runner ${options.name}`,
+    queue: TOOL_QUEUE_GROUP,
+  });
+  const logger = options.logger.child({ runner: options.name, instance: service.info().id });
+  const shutdown = new AbortController();
+  const inFlight = new Set<Promise<void>>();
+
+  for (const tool of options.tools) {
+    const inputSchema = inputJsonSchema(tool.input);
+    service.addEndpoint(tool.name, {
+      subject: toolSubject(tool.name),
+      queue: TOOL_QUEUE_GROUP,
+      metadata: toolEndpointMetadata({
+        kind: 'tool',
+        description: tool.description,
+        inputSchema,
+        timeoutMs: tool.timeoutMs,
+        requiresApproval: tool.requiresApproval,
+        sideEffect: tool.sideEffect,
+        version: tool.version,
+        schemaHash: schemaHash(inputSchema),
+      }),
+      handler: (err, msg) => {
+        if (err) {
+          logger.error({ err, tool: tool.name }, 'endpoint subscription failed');
+          return;
+        }
+        if (inFlight.size >= maxConcurrency) {
+          respond(msg, outcome.busy(`runner is at its concurrency limit (${maxConcurrency})`));
+          return;
+        }
+        const work = handleToolCall(tool, headerGetter(msg.headers), msg.string(), { logger, maxResultBytes, shutdownSignal: shutdown.signal })
+          .then((response) => respond(msg, response))
+          .catch((error: unknown) => logger.error({ err: error, tool: tool.name }, 'could not answer a tool call'))
+          .finally(() => inFlight.delete(work));
+        inFlight.add(work);
+      },
+    });
+  }
+  // Make sure the server has registered every endpoint before callers are told we are up.
+  await options.nc.flush();
+  logger.info({ tools: [...names], maxConcurrency }, 'tool runner serving');
+
+  return {
+    id: service.info().id,
+    get inFlight() {
+      return inFlight.size;
+    },
+    async stop(graceMs: number) {
+      await service.stop();
+      const drained = Promise.allSettled([...inFlight]);
+      const grace = new Promise<'grace over'>((resolve) => setTimeout(() => resolve('grace over'), graceMs).unref());
+      if ((await Promise.race([drained, grace])) === 'grace over') {
+        logger.warn({ inFlight: inFlight.size }, 'grace period over; aborting in-flight tool calls');
+        shutdown.abort(new Error('runner shutting down'));
+        await drained;
+      }
+      logger.info('tool runner stopped');
+    },
+  };
+}

@@ -1,0 +1,144 @@
+import svcm from '@nats-io/services';
+import type { ServiceInfo } from '@nats-io/services';
+import { parseToolDescriptor, TOOL_PROTOCOL_VERSION, ToolMetadataKey, type ToolDescriptor } from '@platform/contracts';
+import type { Logger, NatsConnection } from '@platform/service-kit';
+import { compareVersions } from './versions.js';
+
+/** A tool in the catalog, with the runner that serves it. */
+export interface CatalogEntry extends ToolDescriptor {
+  runner: string;
+  /** Instance ids of the runner replicas seen serving this tool. */
+  instances: string[];
+}
+
+export interface ToolCatalogOptions {
+  nc: NatsConnection;
+  logger: Logger;
+  /** How long one discovery round waits for runners to answer `$SRV.INFO`. Default 500 ms. */
+  discoveryWaitMs?: number;
+  /** Pause between discovery rounds. Default 5 s. */
+  refreshIntervalMs?: number;
+}
+
+interface Offer {
+  descriptor: ToolDescriptor;
+  runner: string;
+  instance: string;
+}
+
+/**
+ * Resolves offers of one tool name. Offers from replicas of the same (runner, version, schema)
+ * merge. Otherwise the highest version wins; two different runners offering the same highest
+ * version with different schemas are a conflict and the tool is withheld, never silently mixed.
+ */
+export function resolveOffers(name: string, offers: Offer[], logger: Logger): CatalogEntry | undefined {
+  const sorted = [...offers].sort((a, b) => compareVersions(b.descriptor.version, a.descriptor.version));
+  const best = sorted[0];
+  if (!best) return undefined;
+  const top = sorted.filter((o) => compareVersions(o.descriptor.version, best.descriptor.version) === 0);
+  const incompatible = top.filter((o) => o.descriptor.schemaHash !== best.descriptor.schemaHash || o.runner !== best.runner);
+  if (incompatible.length > 0) {
+    logger.error(
+      { tool: name, version: best.descriptor.version, runners: [...new Set(top.map((o) => `${o.runner}:${o.descriptor.schemaHash}`))] },
+      'tool conflict: different runners offer the same tool name and version with different schemas; the tool is withheld until one is fixed',
+    );
+    return undefined;
+  }
+  const older = sorted.filter((o) => compareVersions(o.descriptor.version, best.descriptor.version) !== 0);
+  if (older.length > 0) {
+    logger.info({ tool: name, chosen: best.descriptor.version, ignored: [...new Set(older.map((o) => o.descriptor.version))] }, 'tool offered in several versions; the highest wins');
+  }
+  return { ...best.descriptor, runner: best.runner, instances: [...new Set(top.map((o) => o.instance))] };
+}
+
+/**
+ * The live catalog of tools, built from the NATS micro-service discovery protocol. Runners that
+ * start or stop appear and disappear at the next refresh; no restart is needed.
+ */
+export class ToolCatalog {
+  private entries = new Map<string, CatalogEntry>();
+  private timer: NodeJS.Timeout | undefined;
+  private refreshing: Promise<void> | undefined;
+  private readonly discoveryWaitMs: number;
+  private readonly refreshIntervalMs: number;
+
+  constructor(private readonly options: ToolCatalogOptions) {
+    this.discoveryWaitMs = options.discoveryWaitMs ?? 500;
+    this.refreshIntervalMs = options.refreshIntervalMs ?? 5_000;
+  }
+
+  /** Discovers once, then keeps refreshing in the background. */
+  async start(): Promise<void> {
+    await this.refresh();
+    const tick = (): void => {
+      this.timer = setTimeout(() => {
+        void this.refresh().finally(tick);
+      }, this.refreshIntervalMs);
+      this.timer.unref();
+    };
+    tick();
+  }
+
+  stop(): void {
+    clearTimeout(this.timer);
+    this.timer = undefined;
+  }
+
+  get(name: string): CatalogEntry | undefined {
+    return this.entries.get(name);
+  }
+
+  list(): CatalogEntry[] {
+    return [...this.entries.values()].sort((a, b) => a.name.localeCompare(b.name));
+  }
+
+  /** Runs one discovery round now (concurrent callers share it). */
+  refresh(): Promise<void> {
+    this.refreshing ??= this.discover().finally(() => {
+      this.refreshing = undefined;
+    });
+    return this.refreshing;
+  }
+
+  private async discover(): Promise<void> {
+    const { logger } = this.options;
+    const infos: ServiceInfo[] = [];
+    try {
+      const client = new svcm.Svcm(this.options.nc).client({ strategy: 'timer', maxWait: this.discoveryWaitMs });
+      for await (const info of await client.info()) infos.push(info);
+    } catch (err) {
+      // No runner online answers with "no responders": that is an empty catalog, not a failure.
+      if (!/no responders/i.test((err as Error).message)) {
+        logger.warn({ err }, 'tool discovery failed; keeping the previous catalog');
+        return;
+      }
+    }
+    const offers = new Map<string, Offer[]>();
+    for (const info of infos) {
+      for (const endpoint of info.endpoints ?? []) {
+        if (endpoint.metadata?.[ToolMetadataKey.protocol] !== TOOL_PROTOCOL_VERSION) continue;
+        try {
+          const descriptor = parseToolDescriptor(endpoint.name, endpoint.metadata);
+          const list = offers.get(descriptor.name) ?? [];
+          list.push({ descriptor, runner: info.name, instance: info.id });
+          offers.set(descriptor.name, list);
+        } catch (err) {
+          logger.warn({ runner: info.name, instance: info.id, endpoint: endpoint.name, err: (err as Error).message }, 'ignoring an endpoint with invalid tool metadata');
+        }
+      }
+    }
+    const next = new Map<string, CatalogEntry>();
+    for (const [name, list] of offers) {
+      const entry = resolveOffers(name, list, logger);
+      if (entry) next.set(name, entry);
+    }
+    this.logChanges(next);
+    this.entries = next;
+  }
+
+  private logChanges(next: Map<string, CatalogEntry>): void {
+    const added = [...next.keys()].filter((k) => !this.entries.has(k));
+    const removed = [...this.entries.keys()].filter((k) => !next.has(k));
+    if (added.length || removed.length) this.options.logger.info({ added, removed, total: next.size }, 'tool catalog changed');
+  }
+}
