@@ -1,5 +1,5 @@
 import { createLogger, type Logger } from '@platform/service-kit';
-import Fastify, { type FastifyError } from 'fastify';
+import Fastify, { LogController, type FastifyError } from 'fastify';
 import { checkAuthorization } from './auth.js';
 import { registerChatCompletions } from './chat-completions.js';
 import { DEFAULT_SCENARIOS_DIR } from './config.js';
@@ -74,7 +74,7 @@ export function createLlmSim(options: LlmSimOptions = {}): LlmSim {
   const app: LlmSimApp = Fastify({
     loggerInstance: options.logger ?? createLogger({ service: 'llm-sim', level: 'silent' }),
     // Chat completions are logged with their scenario and step instead; per-request lines are noise.
-    disableRequestLogging: true,
+    logController: new LogController({ disableRequestLogging: true }),
     bodyLimit: 16 * 1024 * 1024,
   });
   registerJsonParser(app);

@@ -1,5 +1,5 @@
 // The auto-instrumentations every service gets. Keep hooked-modules.ts in step with this list.
-import { GrpcInstrumentation } from '@opentelemetry/instrumentation-grpc';
+import { GrpcEsmInstrumentation } from './grpc-esm-instrumentation.js';
 import { HttpInstrumentation } from '@opentelemetry/instrumentation-http';
 import { IORedisInstrumentation } from '@opentelemetry/instrumentation-ioredis';
 import { PgInstrumentation } from '@opentelemetry/instrumentation-pg';
@@ -9,7 +9,7 @@ import type { Instrumentation } from '@opentelemetry/instrumentation';
 export function createInstrumentations(): Instrumentation[] {
   return [
     new HttpInstrumentation(),
-    new GrpcInstrumentation(),
+    new GrpcEsmInstrumentation(),
     // Query parameters stay off spans (enhancedDatabaseReporting defaults to false): they may hold user data.
     new PgInstrumentation(),
     new IORedisInstrumentation(),
