@@ -1,0 +1,92 @@
+import { memoryV1 } from '@platform/proto';
+import { createGrpcClient, createLogger, type GrpcClientHandle, PlatformError } from '@platform/service-kit';
+import { createSuiteDatabase } from '@platform/testing/vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { MemoryConfig } from './config.js';
+import { startMemoryServer, type MemoryServer } from './server.js';
+
+const logger = createLogger({ service: 'memory-test', level: 'silent' });
+let server: MemoryServer;
+let client: GrpcClientHandle<memoryV1.MemoryServiceClient>;
+
+const user = (content: string): string => JSON.stringify({ role: 'user', content });
+// Unusual spacing and key order: stored and returned byte for byte.
+const assistantWithToolCall =
+  '{"role":"assistant",  "content":null,"toolCalls":[{"id":"call_1","name":"calculator","arguments":"{\\"expression\\": \\"1+1\\"}","providerFields":{"thought_signature":"abc"}}],"model":"sim-1"}';
+const toolResult = JSON.stringify({ role: 'tool', toolCallId: 'call_1', toolName: 'calculator', content: '{"result":2}', status: 'success', isError: false });
+
+beforeAll(async () => {
+  const config = MemoryConfig.parse({ DATABASE_URL: await createSuiteDatabase('memory'), GRPC_PORT: '0', MEMORY_PAGE_SIZE: '3' });
+  server = await startMemoryServer(config, logger);
+  client = createGrpcClient(memoryV1.MemoryServiceClient, memoryV1.MemoryServiceService, `127.0.0.1:${server.port}`, { defaultDeadlineMs: 5_000 });
+});
+
+afterAll(async () => {
+  client.close();
+  await server.stop();
+});
+
+function append(conversationId: string, messagesJson: string[], extra: Partial<memoryV1.AppendMessagesRequest> = {}) {
+  return client.rpc.appendMessages({ tenantId: 'acme', conversationId, messagesJson, runId: 'run-1', appendId: '', ...extra });
+}
+
+function list(conversationId: string, extra: Partial<memoryV1.ListMessagesRequest> = {}) {
+  return client.rpc.listMessages({ tenantId: 'acme', conversationId, afterSeq: 0, limit: 0, latest: false, ...extra });
+}
+
+describe('MemoryService', () => {
+  it('stores messages exactly as given and returns them in order', async () => {
+    await append('exact', [user('hi'), assistantWithToolCall, toolResult]);
+    const { messages } = await list('exact');
+    expect(messages.map((m) => m.messageJson)).toEqual([user('hi'), assistantWithToolCall, toolResult]);
+    expect(messages.map((m) => m.seq)).toEqual([1, 2, 3]);
+    expect(messages[0]!.runId).toBe('run-1');
+  });
+
+  it('applies a repeated append id once', async () => {
+    const first = await append('idempotent', [user('a'), user('b')], { appendId: 'turn-1' });
+    const again = await append('idempotent', [user('a'), user('b')], { appendId: 'turn-1' });
+    expect(first).toEqual({ firstSeq: 1, lastSeq: 2, duplicate: false });
+    expect(again).toEqual({ firstSeq: 1, lastSeq: 2, duplicate: true });
+    expect((await list('idempotent')).messages).toHaveLength(2);
+  });
+
+  it('gives concurrent appends consecutive sequence numbers without gaps', async () => {
+    await Promise.all(Array.from({ length: 20 }, (_, i) => append('concurrent', [user(`m${i}`), user(`m${i}-b`)])));
+    const { messages } = await list('concurrent', { limit: 100 });
+    expect(messages.map((m) => m.seq)).toEqual(Array.from({ length: 40 }, (_, i) => i + 1));
+    // Each append's two messages stay adjacent.
+    for (let i = 0; i < 40; i += 2) expect(messages[i + 1]!.messageJson).toBe(user(`${JSON.parse(messages[i]!.messageJson).content}-b`));
+  });
+
+  it('pages from the start or the end', async () => {
+    await append('paged', ['1', '2', '3', '4', '5'].map(user));
+    const firstPage = await list('paged');
+    expect(firstPage.messages.map((m) => m.seq)).toEqual([1, 2, 3]);
+    expect(firstPage.hasMore).toBe(true);
+    const next = await list('paged', { afterSeq: 3 });
+    expect(next.messages.map((m) => m.seq)).toEqual([4, 5]);
+    expect(next.hasMore).toBe(false);
+    const latest = await list('paged', { latest: true, limit: 2 });
+    expect(latest.messages.map((m) => m.seq)).toEqual([4, 5]);
+  });
+
+  it('keeps tenants apart', async () => {
+    await append('shared-id', [user('acme secret')]);
+    const other = await client.rpc.listMessages({ tenantId: 'globex', conversationId: 'shared-id', afterSeq: 0, limit: 0, latest: false });
+    expect(other.messages).toEqual([]);
+  });
+
+  it.each([
+    [{ messagesJson: ['not json'] }, 'INVALID_MESSAGE'],
+    [{ messagesJson: [JSON.stringify({ role: 'wizard', content: 'x' })] }, 'INVALID_MESSAGE'],
+    [{ messagesJson: [JSON.stringify({ role: 'tool', toolCallId: 'c', content: 'x' })] }, 'INVALID_MESSAGE'],
+    [{ tenantId: '' }, 'INVALID_TENANT_ID'],
+    [{ conversationId: 'bad id with spaces' }, 'INVALID_CONVERSATION_ID'],
+  ])('rejects bad input %j with %s and stores nothing', async (override, code) => {
+    const error = await append('rejects', [user('ok')], override).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(PlatformError);
+    expect(error).toMatchObject({ kind: 'invalid_argument', code });
+    expect((await list('rejects')).messages).toEqual([]);
+  });
+});
