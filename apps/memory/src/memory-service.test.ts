@@ -56,7 +56,7 @@ describe('MemoryService', () => {
     const { messages } = await list('concurrent', { limit: 100 });
     expect(messages.map((m) => m.seq)).toEqual(Array.from({ length: 40 }, (_, i) => i + 1));
     // Each append's two messages stay adjacent.
-    for (let i = 0; i < 40; i += 2) expect(messages[i + 1]!.messageJson).toBe(user(`${JSON.parse(messages[i]!.messageJson).content}-b`));
+    for (let i = 0; i < 40; i += 2) expect(messages[i + 1]!.messageJson).toBe(user(`${(JSON.parse(messages[i]!.messageJson) as { content: string }).content}-b`));
   });
 
   it('pages from the start or the end', async () => {

@@ -1,5 +1,5 @@
 import { ChatMessage, ConversationId, RunId, TenantId } from '@platform/contracts';
-import { memoryV1 } from '@platform/proto';
+import type { memoryV1 } from '@platform/proto';
 import { errors, unaryHandler, type Logger } from '@platform/service-kit';
 import { z } from 'zod';
 import type { MemoryConfig } from './config.js';
