@@ -178,3 +178,20 @@ describe('busy runners and draining', () => {
     await nc2.close();
   });
 });
+
+describe('catalog when a runner leaves', () => {
+  it('remembers a departed tool as offline, and forgets it later', async () => {
+    const nc2 = await connectNats({ servers: server.url, name: 'leaver', logger });
+    const echo = defineTool({ name: 'echo_once', description: 'Echoes.', input: z.object({}), handler: async () => 'hi' });
+    const runner = await serveRunner({ nc: nc2, name: 'leaver', version: '1.0.0', tools: [echo], logger });
+    const catalog = new ToolCatalog({ nc, logger, discoveryWaitMs: 300, rememberOfflineMs: 60_000 });
+    await catalog.refresh();
+    expect(catalog.lookup('echo_once').state).toBe('online');
+    await runner.stop(10);
+    await nc2.close();
+    await catalog.refresh();
+    expect(catalog.lookup('echo_once').state).toBe('offline');
+    expect(catalog.list().map((t) => t.name)).not.toContain('echo_once');
+    expect(catalog.lookup('never_existed').state).toBe('unknown');
+  });
+});

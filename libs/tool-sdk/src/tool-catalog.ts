@@ -18,7 +18,15 @@ export interface ToolCatalogOptions {
   discoveryWaitMs?: number;
   /** Pause between discovery rounds. Default 5 s. */
   refreshIntervalMs?: number;
+  /**
+   * How long a tool that disappeared is remembered as "offline", so a call to it is answered
+   * "no runner serves it right now" rather than "unknown tool". Default 10 min.
+   */
+  rememberOfflineMs?: number;
 }
+
+/** What the catalog knows about a name: online, recently offline, or never seen. */
+export type ToolLookup = { state: 'online'; entry: CatalogEntry } | { state: 'offline'; entry: CatalogEntry } | { state: 'unknown' };
 
 interface Offer {
   descriptor: ToolDescriptor;
@@ -57,14 +65,17 @@ export function resolveOffers(name: string, offers: Offer[], logger: Logger): Ca
  */
 export class ToolCatalog {
   private entries = new Map<string, CatalogEntry>();
+  private readonly offline = new Map<string, { entry: CatalogEntry; since: number }>();
   private timer: NodeJS.Timeout | undefined;
   private refreshing: Promise<void> | undefined;
   private readonly discoveryWaitMs: number;
   private readonly refreshIntervalMs: number;
+  private readonly rememberOfflineMs: number;
 
   constructor(private readonly options: ToolCatalogOptions) {
     this.discoveryWaitMs = options.discoveryWaitMs ?? 500;
     this.refreshIntervalMs = options.refreshIntervalMs ?? 5_000;
+    this.rememberOfflineMs = options.rememberOfflineMs ?? 10 * 60_000;
   }
 
   /** Discovers once, then keeps refreshing in the background. */
@@ -84,8 +95,17 @@ export class ToolCatalog {
     this.timer = undefined;
   }
 
+  /** The online entry for a tool name, if a runner serves it. */
   get(name: string): CatalogEntry | undefined {
     return this.entries.get(name);
+  }
+
+  lookup(name: string): ToolLookup {
+    const entry = this.entries.get(name);
+    if (entry) return { state: 'online', entry };
+    const gone = this.offline.get(name);
+    if (gone && Date.now() - gone.since < this.rememberOfflineMs) return { state: 'offline', entry: gone.entry };
+    return { state: 'unknown' };
   }
 
   list(): CatalogEntry[] {
@@ -133,6 +153,10 @@ export class ToolCatalog {
       if (entry) next.set(name, entry);
     }
     this.logChanges(next);
+    const now = Date.now();
+    for (const [name, entry] of this.entries) if (!next.has(name)) this.offline.set(name, { entry, since: now });
+    for (const name of next.keys()) this.offline.delete(name);
+    for (const [name, gone] of this.offline) if (now - gone.since >= this.rememberOfflineMs) this.offline.delete(name);
     this.entries = next;
   }
 

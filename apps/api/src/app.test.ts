@@ -1,0 +1,189 @@
+import { GrpcHealthProbe, createLogger, errors, type PromiseClient } from '@platform/service-kit';
+import type { memoryV1, orchestratorV1 } from '@platform/proto';
+import type { FastifyInstance } from 'fastify';
+import { SignJWT } from 'jose';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { buildApp } from './app.js';
+import { TokenVerifier } from './auth.js';
+
+const SECRET = 'test-secret-that-is-at-least-32-chars-long';
+const logger = createLogger({ service: 'api-test', level: 'silent' });
+const seen: orchestratorV1.HandleMessageRequest[] = [];
+
+// The orchestrator and memory ports are given as plain objects here: these tests are about the
+// HTTP edge (auth, validation, error mapping); the end-to-end suite drives real services.
+const orchestrator = {
+  handleMessage: async (request: orchestratorV1.HandleMessageRequest) => {
+    seen.push(request);
+    if (request.content === 'fail') throw errors.unavailable('MODEL_UNAVAILABLE', 'the model is down');
+    if (request.content === 'bug') throw new Error('db password is hunter2');
+    return {
+      runId: 'run_1',
+      status: 'completed',
+      stopReason: 'final_answer',
+      response: `echo: ${request.content}`,
+      turns: 1,
+      toolCalls: [{ callId: 'c1', name: 'calculator', success: true, status: 'success', durationMs: 3, errorCode: '' }],
+      durationMs: 5,
+      usage: { inputTokens: 10, outputTokens: 2, totalTokens: 12 },
+    };
+  },
+} as unknown as PromiseClient<orchestratorV1.OrchestratorServiceClient>;
+const memory = {
+  listMessages: async (request: memoryV1.ListMessagesRequest) => ({
+    messages: request.tenantId === 'acme' ? [{ seq: 1, runId: 'run_1', createdAt: new Date(0), messageJson: '{"role":"user","content":"hi"}' }] : [],
+    hasMore: false,
+  }),
+} as unknown as PromiseClient<memoryV1.MemoryServiceClient>;
+
+let app: FastifyInstance;
+const deadProbe = new GrpcHealthProbe('127.0.0.1:1');
+
+async function token(claims: Record<string, unknown>, options: { secret?: string; expiresIn?: string } = {}): Promise<string> {
+  let jwt = new SignJWT(claims).setProtectedHeader({ alg: 'HS256' }).setIssuedAt();
+  if (options.expiresIn) jwt = jwt.setExpirationTime(options.expiresIn);
+  return jwt.sign(new TextEncoder().encode(options.secret ?? SECRET));
+}
+
+beforeAll(async () => {
+  app = buildApp({
+    logger,
+    verifier: new TokenVerifier(SECRET),
+    maxBodyBytes: 10_000,
+    conversations: { orchestrator, memory, maxMessageChars: 100, turnWaitMs: 1_000 },
+    health: { dependencies: { orchestrator: { probe: deadProbe, service: '' } }, probeTimeoutMs: 200, isAccepting: () => true },
+  });
+  await app.ready();
+});
+afterAll(async () => {
+  await app.close();
+  deadProbe.close();
+});
+
+async function post(body: unknown, auth?: string, conversationId = 'conv-1') {
+  return app.inject({
+    method: 'POST',
+    url: `/v1/conversations/${conversationId}/messages`,
+    headers: { ...(auth ? { authorization: auth } : {}), 'content-type': 'application/json' },
+    payload: typeof body === 'string' ? body : JSON.stringify(body),
+  });
+}
+
+describe('authentication', () => {
+  it.each([
+    [undefined, 'MISSING_TOKEN'],
+    ['Basic abc', 'INVALID_TOKEN'],
+    ['Bearer not-a-jwt', 'INVALID_TOKEN'],
+  ])('rejects %s with 401 %s', async (auth, code) => {
+    const response = await post({ content: 'hi' }, auth);
+    expect(response.statusCode).toBe(401);
+    expect(response.json()).toEqual({ error: { code, message: expect.any(String) } });
+  });
+
+  it('rejects a token signed with another secret', async () => {
+    const response = await post({ content: 'hi' }, `Bearer ${await token({ sub: 'acme' }, { secret: 'another-secret-another-secret-123456' })}`);
+    expect(response.json()).toMatchObject({ error: { code: 'INVALID_TOKEN' } });
+  });
+
+  it('rejects an expired token', async () => {
+    const expired = await new SignJWT({ sub: 'acme' }).setProtectedHeader({ alg: 'HS256' }).setExpirationTime(Math.floor(Date.now() / 1000) - 60).sign(new TextEncoder().encode(SECRET));
+    const response = await post({ content: 'hi' }, `Bearer ${expired}`);
+    expect(response.json()).toMatchObject({ error: { code: 'TOKEN_EXPIRED' } });
+  });
+
+  it('takes the tenant from the tenant claim, else from sub', async () => {
+    await post({ content: 'a' }, `Bearer ${await token({ sub: 'user-7', tenant: 'globex' })}`);
+    await post({ content: 'b' }, `Bearer ${await token({ sub: 'acme' })}`);
+    expect(seen.slice(-2).map((r) => r.tenantId)).toEqual(['globex', 'acme']);
+  });
+
+  it('rejects a token without a usable tenant', async () => {
+    const response = await post({ content: 'hi' }, `Bearer ${await token({ tenant: 'has spaces' })}`);
+    expect(response.statusCode).toBe(401);
+  });
+});
+
+describe('POST /v1/conversations/:id/messages', () => {
+  let auth: string;
+  beforeAll(async () => {
+    auth = `Bearer ${await token({ sub: 'acme' })}`;
+  });
+
+  it('returns the turn result', async () => {
+    const response = await post({ content: 'hello' }, auth);
+    expect(response.statusCode).toBe(200);
+    expect(response.json()).toMatchObject({
+      runId: 'run_1',
+      conversationId: 'conv-1',
+      status: 'completed',
+      response: 'echo: hello',
+      turns: 1,
+      toolCalls: [{ name: 'calculator', success: true, durationMs: 3 }],
+      durationMs: 5,
+    });
+  });
+
+  it.each([
+    ['truncated JSON', '{"content": ', 400, 'INVALID_JSON'],
+    ['a wrong field', { text: 'hi' }, 400, 'INVALID_BODY'],
+    ['a number as content', { content: 42 }, 400, 'INVALID_BODY'],
+    ['blank content', { content: '   ' }, 400, 'EMPTY_CONTENT'],
+    ['content over the limit', { content: 'x'.repeat(101) }, 413, 'CONTENT_TOO_LONG'],
+    ['a body over the limit', { content: 'x'.repeat(20_000) }, 413, 'PAYLOAD_TOO_LARGE'],
+  ])('rejects %s with %i %s', async (_label, body, status, code) => {
+    const response = await post(body, auth);
+    expect(response.statusCode).toBe(status);
+    expect(response.json()).toMatchObject({ error: { code } });
+  });
+
+  it('rejects a malformed conversation id', async () => {
+    const response = await post({ content: 'hi' }, auth, 'bad%20id');
+    expect(response.statusCode).toBe(400);
+    expect(response.json()).toMatchObject({ error: { code: 'INVALID_CONVERSATION_ID' } });
+  });
+
+  it('rejects a body that is not JSON', async () => {
+    const response = await app.inject({ method: 'POST', url: '/v1/conversations/c/messages', headers: { authorization: auth, 'content-type': 'application/xml' }, payload: '<content>hi</content>' });
+    expect(response.statusCode).toBe(415);
+    expect(response.json()).toMatchObject({ error: { code: 'UNSUPPORTED_MEDIA_TYPE' } });
+  });
+
+  it('maps service errors to HTTP statuses and hides internal details', async () => {
+    const unavailable = await post({ content: 'fail' }, auth);
+    expect(unavailable.statusCode).toBe(503);
+    expect(unavailable.json()).toEqual({ error: { code: 'MODEL_UNAVAILABLE', message: 'the model is down' } });
+    const internal = await post({ content: 'bug' }, auth);
+    expect(internal.statusCode).toBe(500);
+    expect(internal.body).not.toContain('hunter2');
+  });
+});
+
+describe('GET /v1/conversations/:id/messages', () => {
+  it('returns the caller tenant history only', async () => {
+    const acme = await app.inject({ method: 'GET', url: '/v1/conversations/conv-1/messages', headers: { authorization: `Bearer ${await token({ sub: 'acme' })}` } });
+    expect(acme.json()).toMatchObject({ messages: [{ seq: 1, message: { role: 'user', content: 'hi' } }] });
+    const other = await app.inject({ method: 'GET', url: '/v1/conversations/conv-1/messages', headers: { authorization: `Bearer ${await token({ sub: 'globex' })}` } });
+    expect(other.json()).toMatchObject({ messages: [] });
+  });
+
+  it('rejects a bad limit', async () => {
+    const response = await app.inject({ method: 'GET', url: '/v1/conversations/c/messages?limit=0', headers: { authorization: `Bearer ${await token({ sub: 'acme' })}` } });
+    expect(response.statusCode).toBe(400);
+    expect(response.json()).toMatchObject({ error: { code: 'INVALID_QUERY' } });
+  });
+});
+
+describe('health', () => {
+  it('is alive without a token, and not ready while a dependency is down', async () => {
+    expect((await app.inject({ method: 'GET', url: '/healthz' })).statusCode).toBe(200);
+    const ready = await app.inject({ method: 'GET', url: '/readyz' });
+    expect(ready.statusCode).toBe(503);
+    expect(ready.json()).toMatchObject({ status: 'not ready', checks: { orchestrator: 'unavailable' } });
+  });
+
+  it('answers unknown routes with a JSON 404', async () => {
+    const response = await app.inject({ method: 'GET', url: '/nope' });
+    expect(response.statusCode).toBe(404);
+    expect(response.json()).toMatchObject({ error: { code: 'NOT_FOUND' } });
+  });
+});

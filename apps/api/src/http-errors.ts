@@ -1,0 +1,66 @@
+import { isPlatformError, type ErrorKind } from '@platform/service-kit';
+
+/** The JSON body of every error response: a stable machine-readable code and a human message. */
+export interface ErrorBody {
+  error: { code: string; message: string; details?: Record<string, unknown> };
+}
+
+export class HttpError extends Error {
+  constructor(
+    readonly statusCode: number,
+    readonly code: string,
+    message: string,
+    readonly details?: Record<string, unknown>,
+  ) {
+    super(message);
+    this.name = 'HttpError';
+  }
+}
+
+const statusByKind: Record<ErrorKind, number> = {
+  invalid_argument: 400,
+  not_found: 404,
+  already_exists: 409,
+  failed_precondition: 409,
+  unauthenticated: 401,
+  permission_denied: 403,
+  resource_exhausted: 429,
+  payload_too_large: 413,
+  unavailable: 503,
+  deadline_exceeded: 504,
+  cancelled: 499,
+  internal: 500,
+};
+
+/** Fastify's own errors that reach the error handler, mapped to our codes. */
+const fastifyCodes: Record<string, { status: number; code: string; message?: string }> = {
+  FST_ERR_CTP_INVALID_JSON_BODY: { status: 400, code: 'INVALID_JSON', message: 'the request body is not valid JSON' },
+  FST_ERR_CTP_EMPTY_JSON_BODY: { status: 400, code: 'INVALID_JSON', message: 'the request body is empty' },
+  FST_ERR_CTP_BODY_TOO_LARGE: { status: 413, code: 'PAYLOAD_TOO_LARGE', message: 'the request body is too large' },
+  FST_ERR_CTP_INVALID_MEDIA_TYPE: { status: 415, code: 'UNSUPPORTED_MEDIA_TYPE', message: 'send the body as application/json' },
+  FST_ERR_CTP_INVALID_CONTENT_LENGTH: { status: 400, code: 'INVALID_CONTENT_LENGTH' },
+};
+
+/** Maps anything thrown in a route to a status and error body; unknown errors hide their message. */
+export function toHttpError(error: unknown): { status: number; body: ErrorBody; internal: boolean } {
+  if (error instanceof HttpError) {
+    return { status: error.statusCode, body: { error: { code: error.code, message: error.message, ...(error.details ? { details: error.details } : {}) } }, internal: false };
+  }
+  if (isPlatformError(error)) {
+    const status = statusByKind[error.kind];
+    const internal = error.kind === 'internal';
+    return {
+      status,
+      body: { error: { code: error.code, message: internal ? 'internal error' : error.message, ...(error.details && !internal ? { details: error.details } : {}) } },
+      internal,
+    };
+  }
+  const fastifyCode = (error as { code?: string }).code;
+  const known = fastifyCode ? fastifyCodes[fastifyCode] : undefined;
+  if (known) return { status: known.status, body: { error: { code: known.code, message: known.message ?? (error as Error).message } }, internal: false };
+  const statusCode = (error as { statusCode?: number }).statusCode;
+  if (statusCode && statusCode >= 400 && statusCode < 500) {
+    return { status: statusCode, body: { error: { code: 'BAD_REQUEST', message: (error as Error).message } }, internal: false };
+  }
+  return { status: 500, body: { error: { code: 'INTERNAL', message: 'internal error' } }, internal: true };
+}

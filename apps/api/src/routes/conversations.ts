@@ -1,0 +1,83 @@
+import { ChatMessage, ConversationId } from '@platform/contracts';
+import type { memoryV1, orchestratorV1 } from '@platform/proto';
+import type { PromiseClient } from '@platform/service-kit';
+import type { FastifyInstance } from 'fastify';
+import { z } from 'zod';
+import { HttpError } from '../http-errors.js';
+import { principalOf } from '../principal.js';
+
+export interface ConversationRoutesOptions {
+  orchestrator: PromiseClient<orchestratorV1.OrchestratorServiceClient>;
+  memory: PromiseClient<memoryV1.MemoryServiceClient>;
+  maxMessageChars: number;
+  turnWaitMs: number;
+}
+
+const PostMessageBody = z.object({ content: z.string() }).strict();
+const ListQuery = z.object({
+  afterSeq: z.coerce.number().int().min(0).default(0),
+  limit: z.coerce.number().int().min(1).max(1000).default(100),
+});
+
+function conversationIdOf(params: unknown): string {
+  const parsed = ConversationId.safeParse((params as { conversationId?: unknown }).conversationId);
+  if (!parsed.success) throw new HttpError(400, 'INVALID_CONVERSATION_ID', `conversationId ${parsed.error.issues[0]?.message ?? 'is invalid'}`);
+  return parsed.data;
+}
+
+function firstIssue(error: z.ZodError): string {
+  const issue = error.issues[0];
+  return issue ? `${issue.path.join('.') || 'body'}: ${issue.message}` : 'invalid';
+}
+
+/** Sending a message (runs a turn) and reading a conversation's stored history. */
+export function registerConversationRoutes(app: FastifyInstance, options: ConversationRoutesOptions): void {
+  app.post('/v1/conversations/:conversationId/messages', async (request, reply) => {
+    const { tenantId } = principalOf(request);
+    const conversationId = conversationIdOf(request.params);
+    const body = PostMessageBody.safeParse(request.body);
+    if (!body.success) throw new HttpError(400, 'INVALID_BODY', firstIssue(body.error));
+    const content = body.data.content;
+    if (!content.trim()) throw new HttpError(400, 'EMPTY_CONTENT', 'content must not be empty');
+    if (content.length > options.maxMessageChars) {
+      throw new HttpError(413, 'CONTENT_TOO_LONG', `content is longer than ${options.maxMessageChars} characters`, { maxChars: options.maxMessageChars });
+    }
+    const result = await options.orchestrator.handleMessage({ tenantId, conversationId, content, requestId: request.id }, { deadlineMs: options.turnWaitMs });
+    return reply.send({
+      runId: result.runId,
+      conversationId,
+      status: result.status,
+      stopReason: result.stopReason,
+      response: result.response,
+      turns: result.turns,
+      toolCalls: result.toolCalls.map((c) => ({
+        callId: c.callId,
+        name: c.name,
+        success: c.success,
+        status: c.status,
+        durationMs: c.durationMs,
+        ...(c.errorCode ? { errorCode: c.errorCode } : {}),
+      })),
+      durationMs: result.durationMs,
+      usage: result.usage ?? { inputTokens: 0, outputTokens: 0, totalTokens: 0 },
+    });
+  });
+
+  app.get('/v1/conversations/:conversationId/messages', async (request, reply) => {
+    const { tenantId } = principalOf(request);
+    const conversationId = conversationIdOf(request.params);
+    const query = ListQuery.safeParse(request.query);
+    if (!query.success) throw new HttpError(400, 'INVALID_QUERY', firstIssue(query.error));
+    const page = await options.memory.listMessages({ tenantId, conversationId, afterSeq: query.data.afterSeq, limit: query.data.limit, latest: false });
+    return reply.send({
+      conversationId,
+      messages: page.messages.map((m) => ({
+        seq: m.seq,
+        runId: m.runId || null,
+        createdAt: m.createdAt?.toISOString() ?? null,
+        message: ChatMessage.parse(JSON.parse(m.messageJson)),
+      })),
+      hasMore: page.hasMore,
+    });
+  });
+}

@@ -1,0 +1,28 @@
+import { env } from '@platform/service-kit';
+import { z } from 'zod';
+
+/** Environment of the orchestrator. */
+export const OrchestratorConfig = z.object({
+  GRPC_HOST: z.string().default('127.0.0.1'),
+  GRPC_PORT: env.port().default(50052),
+  MEMORY_ADDRESS: z.string().default('127.0.0.1:50051'),
+  NATS_URL: z.string().default('nats://127.0.0.1:4222'),
+  OPENAI_BASE_URL: env.url().default('https://api.openai.com/v1'),
+  OPENAI_API_KEY: z.string().min(1, 'set an API key for the model provider'),
+  LLM_MODEL: z.string().min(1).default('gpt-4o-mini'),
+  LLM_TIMEOUT_MS: env.positiveInt().default(60_000),
+  /** The persona: every turn's system prompt starts with it. */
+  SYSTEM_PROMPT: z.string().default('You are a helpful assistant. Use the available tools when they help, and answer concisely.'),
+  MAX_TURNS: env.positiveInt().default(10),
+  TOOL_TIMEOUT_MS: env.positiveInt().default(30_000),
+  TURN_TIMEOUT_MS: env.positiveInt().default(120_000),
+  /** Most history messages loaded into a turn. */
+  HISTORY_MESSAGES: env.positiveInt().default(200),
+  CATALOG_REFRESH_MS: env.positiveInt().default(5_000),
+  CATALOG_DISCOVERY_WAIT_MS: env.positiveInt().default(300),
+  /** Deadline of calls to other services (memory). */
+  GRPC_DEADLINE_MS: env.positiveInt().default(10_000),
+  SHUTDOWN_GRACE_MS: env.positiveInt().default(30_000),
+  LOG_LEVEL: env.logLevel().default('info'),
+});
+export type OrchestratorConfig = z.infer<typeof OrchestratorConfig>;
