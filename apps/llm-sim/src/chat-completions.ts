@@ -47,7 +47,9 @@ export function registerChatCompletions(app: LlmSimApp, state: SimState): void {
     entry.stepIndex = stepIndex;
     const resolved = resolveStep(scenario, stepIndex);
     if (!resolved.ok) {
-      const message = `Scenario "${scenario.name}" has ${scenario.steps.length} step(s); step index ${stepIndex} is past the end and whenExhausted is "error".`;
+      const message =
+        `Scenario "${scenario.name}" has ${scenario.steps.length} step(s); ` +
+        `step index ${stepIndex} is past the end and whenExhausted is "error".`;
       return sendError(reply, serverError(message), entry);
     }
     const { step } = resolved;
@@ -83,11 +85,12 @@ export function registerChatCompletions(app: LlmSimApp, state: SimState): void {
     const usage = usageOf(promptTokens, estimateCompletionTokens(outputChars(answer)));
     const meta = { id: completionId(), created: Math.floor(Date.now() / 1000), model: body.model };
     entry.status = 200;
+    const stream = body.stream === true;
     request.log.info(
-      { scenario: scenario.name, stepIndex, replayed: resolved.replayed, stream: body.stream === true, finishReason: answer.finishReason },
+      { scenario: scenario.name, stepIndex, replayed: resolved.replayed, stream, finishReason: answer.finishReason },
       'chat completion',
     );
-    if (body.stream !== true) return reply.send(renderCompletion(answer, meta, usage));
+    if (!stream) return reply.send(renderCompletion(answer, meta, usage));
 
     // From here on the response is written by hand: fastify must not add its own.
     reply.hijack();

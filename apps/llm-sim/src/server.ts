@@ -134,7 +134,9 @@ function registerJsonParser(app: LlmSimApp): void {
     try {
       done(null, JSON.parse(text));
     } catch (error) {
-      const message = `We could not parse the JSON body of your request: ${(error as Error).message}. The OpenAI API expects a JSON payload.`;
+      const message =
+        `We could not parse the JSON body of your request: ${(error as Error).message}. ` +
+        'The OpenAI API expects a JSON payload.';
       done(Object.assign(new Error(message), { statusCode: 400, code: 'INVALID_JSON_BODY' }), undefined);
     }
   });

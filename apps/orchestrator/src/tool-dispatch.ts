@@ -1,4 +1,5 @@
 import type { ToolCall, ToolMessage, ToolResultStatus } from '@platform/contracts';
+import { withToolExecutionSpan } from '@platform/telemetry';
 import type { ToolCatalog, ToolClient } from '@platform/tool-sdk';
 
 export interface CallScope {
@@ -40,7 +41,16 @@ function parseArguments(text: string): Record<string, unknown> | undefined {
 }
 
 /** Runs one tool call on its runner and turns every outcome into exactly one tool message. */
-export async function dispatchToolCall(call: ToolCall, scope: CallScope, catalog: ToolCatalog, client: ToolClient, defaultTimeoutMs: number): Promise<DispatchResult> {
+export function dispatchToolCall(call: ToolCall, scope: CallScope, catalog: ToolCatalog, client: ToolClient, defaultTimeoutMs: number): Promise<DispatchResult> {
+  return withToolExecutionSpan({ toolName: call.name, toolCallId: call.id }, async (span) => {
+    const result = await dispatch(call, scope, catalog, client, defaultTimeoutMs);
+    span.setAttribute('platform.tool.status', result.record.status);
+    if (result.record.errorCode) span.setAttribute('error.type', result.record.errorCode);
+    return result;
+  });
+}
+
+async function dispatch(call: ToolCall, scope: CallScope, catalog: ToolCatalog, client: ToolClient, defaultTimeoutMs: number): Promise<DispatchResult> {
   const started = Date.now();
   const found = catalog.lookup(call.name);
   if (found.state === 'unknown') {

@@ -1,4 +1,5 @@
 import type { FinishReason, ModelPort, ModelRequest, ModelResponse } from '@platform/agent-loop';
+import { withChatSpan } from '@platform/telemetry';
 import OpenAI from 'openai';
 import { fromOpenAIMessage, toOpenAIMessages, toOpenAITools } from './openai-messages.js';
 
@@ -19,16 +20,27 @@ export class OpenAIChatModel implements ModelPort {
   readonly provider: string;
   readonly model: string;
   private readonly client: OpenAI;
+  private readonly server: URL;
 
   constructor(options: OpenAIChatModelOptions) {
+    this.server = new URL(options.baseURL);
     this.provider = options.provider ?? 'openai';
     this.model = options.model;
     // The loop owns retries (one retry layer); the client must not retry on its own.
     this.client = new OpenAI({ baseURL: options.baseURL, apiKey: options.apiKey, timeout: options.timeoutMs, maxRetries: 0 });
   }
 
-  async complete(request: ModelRequest): Promise<ModelResponse> {
+  complete(request: ModelRequest): Promise<ModelResponse> {
     const model = request.model ?? this.model;
+    const serverPort = Number(this.server.port || (this.server.protocol === 'https:' ? 443 : 80));
+    return withChatSpan({ provider: this.provider, model, serverAddress: this.server.hostname, serverPort }, async (chat) => {
+      const response = await this.send(request, model);
+      chat.recordResponse({ model: response.message.model, inputTokens: response.usage.inputTokens, outputTokens: response.usage.outputTokens, finishReasons: [response.finishReason] });
+      return response;
+    });
+  }
+
+  private async send(request: ModelRequest, model: string): Promise<ModelResponse> {
     const completion = await this.client.chat.completions.create(
       {
         model,

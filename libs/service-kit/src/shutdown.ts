@@ -1,3 +1,4 @@
+import { shutdownTelemetry } from '@platform/telemetry';
 import type { Logger } from 'pino';
 
 export interface ShutdownStep {
@@ -73,6 +74,8 @@ export class GracefulShutdown {
         logger.error({ err, step: step.name }, 'shutdown step failed');
       }
     }
+    // Last: export the spans of everything above before the process goes away.
+    await shutdownTelemetry();
     clearTimeout(timer);
     logger.info('shutdown complete');
     logger.flush?.();

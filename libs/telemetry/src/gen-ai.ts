@@ -35,7 +35,7 @@ export interface ChatSpan {
 }
 
 function defined(attributes: Record<string, string | number | readonly string[] | undefined>): Attributes {
-  return Object.fromEntries(Object.entries(attributes).filter(([, value]) => value !== undefined)) as Attributes;
+  return Object.fromEntries(Object.entries(attributes).filter(([, value]) => value !== undefined));
 }
 
 /** Attributes of a chat span known at request time. */

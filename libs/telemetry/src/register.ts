@@ -1,7 +1,8 @@
 // `node --import @platform/telemetry/register dist/main.js`: starts tracing before the app's first import.
-// Only node: builtins are imported statically. Everything that touches the instrumented packages is
-// imported dynamically *after* the loader hook is registered, because static imports are all
-// evaluated before this module's body runs.
+//
+// Static imports are all evaluated before this module's body runs, so the only static imports are
+// node:module and two dependency-free local files. Everything that loads the instrumentations or
+// the SDK is imported dynamically, after the loader hook is registered.
 import { register } from 'node:module';
 import { readTelemetryConfig } from './config.js';
 import { HOOKED_MODULES } from './hooked-modules.js';
@@ -10,9 +11,10 @@ const config = readTelemetryConfig();
 
 if (!config.disabled) {
   try {
-    // ESM imports bypass require-in-the-middle; import-in-the-middle's loader hook lets the
-    // instrumentations patch modules the app imports with `import`. Node 20 has no in-thread
-    // module.registerHooks that iitm supports, so this is the off-thread module.register loader.
+    // Modules the app imports with `import` bypass require-in-the-middle; import-in-the-middle's
+    // loader hook is what lets the instrumentations patch them. Node 20 lacks the in-thread
+    // module.registerHooks iitm can use, so this is the off-thread module.register loader, and it
+    // only wraps the instrumented packages.
     register('@opentelemetry/instrumentation/hook.mjs', import.meta.url, { data: { include: [...HOOKED_MODULES] } });
     const [{ startSdk }, { installExitHooks }] = await Promise.all([import('./start-sdk.js'), import('./exit-hooks.js')]);
     const sdk = startSdk(config);

@@ -6,3 +6,5 @@ export { startPostgresServer, type PostgresServerHandle } from './postgres-serve
 export { startRedisServer, REDIS_DATABASES, type RedisServerHandle } from './redis-server.js';
 export { startInfra, type Infra, type InfraDescriptor } from './infra.js';
 export { startOtlpCollector, type CollectedSpan, type OtlpCollector } from './otlp-collector.js';
+export { startServiceProcess, workspaceRoot, type ServiceProcess, type ServiceProcessOptions, type ServiceMode, type ReadyLine } from './service-process.js';
+export { startPlatform, PLATFORM_APPS, type Platform, type PlatformApp, type PlatformOptions } from './platform.js';

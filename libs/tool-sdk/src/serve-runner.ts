@@ -1,5 +1,6 @@
 import { TOOL_QUEUE_GROUP, toolEndpointMetadata, toolSubject, type ToolCallResponse } from '@platform/contracts';
 import { headerGetter, type Logger, type NatsConnection } from '@platform/service-kit';
+import { runInMessagingServerSpan } from '@platform/telemetry';
 import svcm from '@nats-io/services';
 import type { Service, ServiceMsg } from '@nats-io/services';
 import { outcome } from './call-outcome.js';
@@ -97,8 +98,13 @@ export async function serveRunner(options: RunnerOptions): Promise<ToolRunner> {
           respond(msg, outcome.busy(`runner is at its concurrency limit (${maxConcurrency})`));
           return;
         }
-        const work = handleToolCall(tool, headerGetter(msg.headers), msg.string(), { logger, maxResultBytes, shutdownSignal: shutdown.signal })
-          .then((response) => respond(msg, response))
+        const getHeader = headerGetter(msg.headers);
+        const subject = toolSubject(tool.name);
+        const work = runInMessagingServerSpan({ subject, getHeader, queueGroup: TOOL_QUEUE_GROUP, bodySize: msg.data.length }, async (span) => {
+          const response = await handleToolCall(tool, getHeader, msg.string(), { logger, maxResultBytes, shutdownSignal: shutdown.signal });
+          span.setAttribute('platform.tool.status', response.status);
+          respond(msg, response);
+        })
           .catch((error: unknown) => logger.error({ err: error, tool: tool.name }, 'could not answer a tool call'))
           .finally(() => inFlight.delete(work));
         inFlight.add(work);

@@ -8,6 +8,7 @@ import {
 } from '@platform/contracts';
 import type { Logger, NatsConnection } from '@platform/service-kit';
 import { headerSetter } from '@platform/service-kit';
+import { startMessagingClientSpan } from '@platform/telemetry';
 
 export interface ToolCallInput {
   toolName: string;
@@ -19,8 +20,6 @@ export interface ToolCallInput {
   /** Absolute deadline (epoch ms) for the whole call, retries included. */
   deadlineAt: number;
   signal?: AbortSignal;
-  /** Adds headers to the request, e.g. W3C trace context. */
-  injectHeaders?: (set: (key: string, value: string) => void) => void;
 }
 
 export interface ToolClientOptions {
@@ -77,15 +76,17 @@ export class ToolClient {
     if (input.runId) set(ToolCallHeader.run, input.runId);
     set(ToolCallHeader.deadline, String(input.deadlineAt));
     set(ToolCallHeader.protocol, TOOL_PROTOCOL_VERSION);
-    input.injectHeaders?.(set);
+    const subject = toolSubject(input.toolName);
+    const body = JSON.stringify({ arguments: input.arguments });
+    const span = startMessagingClientSpan({ subject, bodySize: Buffer.byteLength(body) });
+    span.inject(set);
 
     let reply;
     try {
-      reply = await this.options.nc.request(toolSubject(input.toolName), JSON.stringify({ arguments: input.arguments }), {
-        timeout: remaining,
-        headers: h,
-      });
+      reply = await this.options.nc.request(subject, body, { timeout: remaining, headers: h });
+      span.end();
     } catch (error) {
+      span.end(error);
       if (isNoResponders(error)) return failure('failed', 'RUNNER_UNAVAILABLE', `no runner serves '${input.toolName}' right now`, started);
       if (error instanceof TimeoutError || (error instanceof RequestError && error.cause instanceof TimeoutError)) {
         return failure('timeout', 'DEADLINE_EXCEEDED', `'${input.toolName}' did not answer within ${remaining} ms`, started);

@@ -3,7 +3,8 @@
 import { Server, ServerCredentials, type sendUnaryData, type ServerUnaryCall } from '@grpc/grpc-js';
 import { Redis } from 'ioredis';
 import pg from 'pg';
-import { lookupService, type LookupReply, type LookupRequest } from './echo-service.js';
+import { shutdownTelemetry } from '../index.js';
+import { lookupService, type LookupReply, type LookupRequest } from './lookup-service.js';
 
 const pool = new pg.Pool({ connectionString: process.env['PG_URL'], max: 2 });
 const redis = new Redis(process.env['REDIS_URL'] ?? '');
@@ -32,5 +33,8 @@ server.bindAsync('127.0.0.1:0', ServerCredentials.createInsecure(), (err, port) 
 process.once('SIGTERM', () => {
   server.forceShutdown();
   redis.disconnect();
-  void pool.end().finally(() => process.exit(0));
+  void pool
+    .end()
+    .then(() => shutdownTelemetry())
+    .finally(() => process.exit(0));
 });

@@ -1,9 +1,10 @@
 // Process A of the trace test: a fastify HTTP server whose handler calls process B over gRPC.
 // Env: BACKEND_ADDRESS (host:port). Prints `listening <port>` once ready.
+// Imports @grpc/grpc-js by name, as ts-proto's generated clients do (grpc-default-import-app.ts covers the default import).
 import { credentials, makeGenericClientConstructor, type Client, type ServiceError } from '@grpc/grpc-js';
 import Fastify from 'fastify';
-import { shutdownTelemetry } from '@platform/telemetry';
-import { lookupService, type LookupReply, type LookupRequest } from './echo-service.js';
+import { shutdownTelemetry } from '../index.js';
+import { lookupService, type LookupReply, type LookupRequest } from './lookup-service.js';
 
 interface LookupClient extends Client {
   lookup(request: LookupRequest, callback: (err: ServiceError | null, reply?: LookupReply) => void): void;

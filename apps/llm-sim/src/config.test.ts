@@ -1,0 +1,42 @@
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { ConfigError } from '@platform/service-kit';
+import { describe, expect, it } from 'vitest';
+import { DEFAULT_SCENARIOS_DIR, loadLlmSimConfig, optionsFromConfig } from './config.js';
+
+describe('config', () => {
+  it('has defaults for everything', () => {
+    const config = loadLlmSimConfig({});
+    expect(config).toEqual({
+      LLM_SIM_HOST: '127.0.0.1',
+      LLM_SIM_PORT: 4010,
+      LLM_SIM_SCENARIOS_DIR: DEFAULT_SCENARIOS_DIR,
+      LLM_SIM_DEFAULT_SCENARIO: 'demo',
+      LLM_SIM_API_KEY: undefined,
+      LLM_SIM_MODELS: ['sim-1', 'sim-large'],
+      LLM_SIM_REQUEST_LOG_SIZE: 200,
+      LOG_LEVEL: 'info',
+    });
+  });
+
+  it('defaults the scenarios directory to the shipped scenarios/ folder', () => {
+    expect(existsSync(join(DEFAULT_SCENARIOS_DIR, 'demo.json'))).toBe(true);
+    expect(DEFAULT_SCENARIOS_DIR.replaceAll('\\', '/')).toMatch(/apps\/llm-sim\/scenarios\/?$/);
+  });
+
+  it('reads overrides from the environment', () => {
+    const config = loadLlmSimConfig({
+      LLM_SIM_PORT: '0',
+      LLM_SIM_MODELS: 'a, b ,c',
+      LLM_SIM_API_KEY: 'sk-secret',
+      LLM_SIM_REQUEST_LOG_SIZE: '5',
+      LOG_LEVEL: 'debug',
+    });
+    expect(optionsFromConfig(config)).toMatchObject({ port: 0, models: ['a', 'b', 'c'], apiKey: 'sk-secret', requestLogSize: 5 });
+  });
+
+  it('names the variable at fault', () => {
+    expect(() => loadLlmSimConfig({ LLM_SIM_PORT: 'http' })).toThrow(ConfigError);
+    expect(() => loadLlmSimConfig({ LLM_SIM_MODELS: ' , ' })).toThrow(/LLM_SIM_MODELS/);
+  });
+});

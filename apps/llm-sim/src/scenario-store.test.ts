@@ -1,0 +1,71 @@
+import { afterAll, describe, expect, it } from 'vitest';
+import { DEFAULT_SCENARIOS_DIR } from './config.js';
+import { loadScenarioDirectory, ScenarioLoadError } from './scenario-store.js';
+import { createLlmSim } from './server.js';
+import { removeScenarioDirs, scenarioDir } from './test-support/sim.js';
+
+const SHIPPED = [
+  'auth-failure',
+  'calculator',
+  'context-overflow',
+  'demo',
+  'leaked-token-name',
+  'loop-forever',
+  'malformed-tool-args',
+  'parallel-three',
+  'plain',
+  'rate-limit-once',
+  'server-error-once',
+  'slow',
+  'unknown-tool',
+];
+
+afterAll(removeScenarioDirs);
+
+function loadError(files: Record<string, string | object>): ScenarioLoadError {
+  try {
+    loadScenarioDirectory(scenarioDir(files));
+  } catch (error) {
+    if (error instanceof ScenarioLoadError) return error;
+    throw error;
+  }
+  throw new Error('expected loading to fail');
+}
+
+describe('scenario store', () => {
+  it('loads every shipped scenario', () => {
+    const scenarios = loadScenarioDirectory(DEFAULT_SCENARIOS_DIR);
+    expect([...scenarios.keys()].sort()).toEqual(SHIPPED);
+    expect(scenarios.get('rate-limit-once')!.steps[0]!.fault).toEqual({ kind: 'rate_limit', times: 1, retryAfterSeconds: 1 });
+    expect(scenarios.get('malformed-tool-args')!.steps[0]!.toolCalls![0]!.arguments).toBe('{"expression": "1 +');
+  });
+
+  it('names the file and the field of an invalid scenario', () => {
+    const error = loadError({
+      'good.json': { name: 'good', steps: [{ content: 'ok' }] },
+      'broken.json': { name: 'broken', steps: [{ toolCalls: [{ arguments: {} }] }] },
+    });
+    expect(error.source).toMatch(/broken\.json$/);
+    expect(error.message).toContain('broken.json');
+    expect(error.message).toContain('steps.0.toolCalls.0.name');
+  });
+
+  it('rejects invalid JSON, unknown fields, empty steps, unknown templates and mismatched names', () => {
+    expect(loadError({ 'a.json': '{ "name": "a", ' }).message).toMatch(/a\.json[\s\S]*not valid JSON/);
+    expect(loadError({ 'b.json': { name: 'b', steps: [{ contnet: 'typo' }] } }).message).toMatch(/contnet/);
+    expect(loadError({ 'c.json': { name: 'c', steps: [] } }).message).toMatch(/steps/);
+    expect(loadError({ 'd.json': { name: 'd', steps: [{ content: '{{toolresult:x}}' }] } }).message).toMatch(
+      /unknown template \{\{toolresult:x\}\}/,
+    );
+    expect(loadError({ 'e.json': { name: 'other', steps: [{ content: 'x' }] } }).message).toMatch(/must match the file name/);
+    expect(loadError({ 'f.json': { name: 'f', steps: [{ fault: { kind: 'auth' } }] } }).message).toMatch(/a step needs/);
+  });
+
+  it('fails createLlmSim with the file name, and when the default scenario is missing', () => {
+    const dir = scenarioDir({ 'bad.json': { name: 'bad', steps: [{ fault: { kind: 'teapot', times: 1 } }] } });
+    expect(() => createLlmSim({ scenariosDir: dir })).toThrow(/bad\.json[\s\S]*steps\.0\.fault\.kind/);
+    const good = scenarioDir({ 'only.json': { name: 'only', steps: [{ content: 'x' }] } });
+    expect(() => createLlmSim({ scenariosDir: good })).toThrow(/default scenario "demo" not found; available: only/);
+    expect(() => createLlmSim({ scenariosDir: '/nonexistent/llm-sim' })).toThrow(/cannot read scenarios directory/);
+  });
+});

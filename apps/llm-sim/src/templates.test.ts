@@ -1,0 +1,75 @@
+import { describe, expect, it } from 'vitest';
+import type { ChatMessage } from './chat-request.js';
+import { renderArguments, renderTemplate, templateContextFrom, unknownTemplates } from './templates.js';
+
+const messages: ChatMessage[] = [
+  { role: 'user', content: 'earlier question' },
+  { role: 'assistant', content: 'earlier answer' },
+  { role: 'user', content: '[scenario:demo] What is (17 + 25) * 3 and the time in Tokyo?' },
+  {
+    role: 'assistant',
+    content: null,
+    tool_calls: [
+      { id: 'c1', type: 'function', function: { name: 'calculator', arguments: '{}' } },
+      { id: 't1', type: 'function', function: { name: 'current_time', arguments: '{}' } },
+    ],
+  },
+  { role: 'tool', tool_call_id: 'c1', content: '{"expression":"(17 + 25) * 3","result":126,"steps":[1,{"x":"deep"}]}' },
+  { role: 'tool', tool_call_id: 't1', content: [{ type: 'text', text: '{"timezone":"Asia/Tokyo","local":"21:05"}' }] },
+];
+
+describe('templates', () => {
+  const ctx = templateContextFrom(messages);
+
+  it('renders the latest user message without markers', () => {
+    expect(renderTemplate('You asked: {{userMessage}}', ctx)).toBe(
+      'You asked: What is (17 + 25) * 3 and the time in Tokyo?',
+    );
+  });
+
+  it('renders tool results by tool name, whole or by JSON path', () => {
+    expect(renderTemplate('{{toolResult:calculator.result}}', ctx)).toBe('126');
+    expect(renderTemplate('{{ toolResult:current_time.local }}', ctx)).toBe('21:05');
+    expect(renderTemplate('{{toolResult:calculator.steps.1.x}}', ctx)).toBe('deep');
+    expect(renderTemplate('{{toolResult:calculator.steps}}', ctx)).toBe('[1,{"x":"deep"}]');
+    expect(renderTemplate('{{toolResult:current_time}}', ctx)).toBe('{"timezone":"Asia/Tokyo","local":"21:05"}');
+  });
+
+  it('renders the last tool message', () => {
+    expect(renderTemplate('{{lastToolResult}}', ctx)).toContain('Asia/Tokyo');
+  });
+
+  it('renders (unavailable) for anything missing', () => {
+    expect(renderTemplate('{{toolResult:calculator.nope}}', ctx)).toBe('(unavailable)');
+    expect(renderTemplate('{{toolResult:weather}}', ctx)).toBe('(unavailable)');
+    expect(renderTemplate('{{toolResult:current_time.local.x}}', ctx)).toBe('(unavailable)');
+    const empty = templateContextFrom([{ role: 'system', content: 's' }]);
+    expect(renderTemplate('{{userMessage}}|{{lastToolResult}}|{{lastObservation}}', empty)).toBe(
+      '(unavailable)|(unavailable)|(unavailable)',
+    );
+  });
+
+  it('reads the latest Observation: message for text-protocol scenarios', () => {
+    const text = templateContextFrom([
+      { role: 'user', content: 'q' },
+      { role: 'assistant', content: 'Action: calculator' },
+      { role: 'user', content: 'Observation: 42' },
+    ]);
+    expect(renderTemplate('{{lastObservation}} / {{userMessage}}', text)).toBe('42 / q');
+  });
+
+  it('renders inside nested argument strings only', () => {
+    expect(renderArguments({ a: '{{toolResult:calculator.result}}', b: [1, '{{userMessage}}'], c: true }, ctx)).toEqual({
+      a: '126',
+      b: [1, 'What is (17 + 25) * 3 and the time in Tokyo?'],
+      c: true,
+    });
+  });
+
+  it('flags unknown templates', () => {
+    expect(unknownTemplates('{{userMessage}} {{usermessage}} {{toolResult:}} {{toolResult:calc.x}}')).toEqual([
+      '{{usermessage}}',
+      '{{toolResult:}}',
+    ]);
+  });
+});

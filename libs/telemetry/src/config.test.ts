@@ -1,0 +1,52 @@
+import { mkdtemp, mkdir, rm, writeFile } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { DEFAULT_SCHEDULE_DELAY_MS, readTelemetryConfig } from './config.js';
+
+let appDir: string;
+let entry: string;
+beforeAll(async () => {
+  appDir = await mkdtemp(path.join(os.tmpdir(), 'telemetry-config-'));
+  await writeFile(path.join(appDir, 'package.json'), JSON.stringify({ name: '@platform/orchestrator' }));
+  await mkdir(path.join(appDir, 'dist'));
+  entry = path.join(appDir, 'dist', 'main.js');
+});
+afterAll(() => rm(appDir, { recursive: true, force: true }));
+
+describe('readTelemetryConfig', () => {
+  it('defaults: enabled, no export, short batch delay, service named after the entry package', () => {
+    expect(readTelemetryConfig({}, entry)).toEqual({
+      disabled: false,
+      serviceName: '@platform/orchestrator',
+      exportEnabled: false,
+      scheduledDelayMillis: DEFAULT_SCHEDULE_DELAY_MS,
+    });
+  });
+
+  it('prefers OTEL_SERVICE_NAME, then PLATFORM_SERVICE_NAME', () => {
+    expect(readTelemetryConfig({ OTEL_SERVICE_NAME: 'otel-name', PLATFORM_SERVICE_NAME: 'platform-name' }, entry).serviceName).toBe('otel-name');
+    expect(readTelemetryConfig({ PLATFORM_SERVICE_NAME: 'platform-name' }, entry).serviceName).toBe('platform-name');
+  });
+
+  it('leaves the name to OTEL_RESOURCE_ATTRIBUTES when it sets service.name', () => {
+    expect(readTelemetryConfig({ OTEL_RESOURCE_ATTRIBUTES: 'deployment.environment=dev, service.name=from-attrs' }, entry).serviceName).toBeUndefined();
+  });
+
+  it('exports when either OTLP endpoint variable is set', () => {
+    expect(readTelemetryConfig({ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://collector:4318' }, entry).exportEnabled).toBe(true);
+    expect(readTelemetryConfig({ OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: 'http://collector:4318/v1/traces' }, entry).exportEnabled).toBe(true);
+    expect(readTelemetryConfig({ OTEL_EXPORTER_OTLP_ENDPOINT: '  ' }, entry).exportEnabled).toBe(false);
+  });
+
+  it('reads OTEL_BSP_SCHEDULE_DELAY and ignores invalid values', () => {
+    expect(readTelemetryConfig({ OTEL_BSP_SCHEDULE_DELAY: '2000' }, entry).scheduledDelayMillis).toBe(2000);
+    expect(readTelemetryConfig({ OTEL_BSP_SCHEDULE_DELAY: 'soon' }, entry).scheduledDelayMillis).toBe(DEFAULT_SCHEDULE_DELAY_MS);
+    expect(readTelemetryConfig({ OTEL_BSP_SCHEDULE_DELAY: '0' }, entry).scheduledDelayMillis).toBe(DEFAULT_SCHEDULE_DELAY_MS);
+  });
+
+  it('honours OTEL_SDK_DISABLED=true case-insensitively', () => {
+    expect(readTelemetryConfig({ OTEL_SDK_DISABLED: 'TRUE' }, entry).disabled).toBe(true);
+    expect(readTelemetryConfig({ OTEL_SDK_DISABLED: 'false' }, entry).disabled).toBe(false);
+  });
+});

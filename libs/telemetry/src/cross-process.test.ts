@@ -1,0 +1,82 @@
+// One request through two ESM processes started with the register entry:
+// HTTP -> A (fastify) -> gRPC -> B (grpc-js) -> pg + ioredis, asserting a single connected trace.
+import { randomBytes } from 'node:crypto';
+import { allocateSuiteRedis, createSuiteDatabase } from '@platform/testing/vitest';
+import { startOtlpCollector, type CollectedSpan, type ManagedProcess, type OtlpCollector } from '@platform/testing';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { listeningPort, startApp } from './test-support/spawn-app.js';
+
+let collector: OtlpCollector;
+let backend: ManagedProcess;
+let frontend: ManagedProcess;
+let quietFrontend: ManagedProcess;
+let frontendPort: number;
+let quietFrontendPort: number;
+
+beforeAll(async () => {
+  collector = await startOtlpCollector();
+  const [pgUrl, redisUrl] = await Promise.all([createSuiteDatabase('telemetry'), allocateSuiteRedis()]);
+  backend = startApp('backend-app.ts', {
+    env: { OTEL_SERVICE_NAME: 'backend', OTEL_EXPORTER_OTLP_ENDPOINT: collector.endpoint, PG_URL: pgUrl, REDIS_URL: redisUrl },
+  });
+  const backendAddress = `127.0.0.1:${await listeningPort(backend)}`;
+  frontend = startApp('frontend-app.ts', {
+    env: { OTEL_SERVICE_NAME: 'frontend', OTEL_EXPORTER_OTLP_ENDPOINT: collector.endpoint, BACKEND_ADDRESS: backendAddress },
+  });
+  // No OTLP endpoint: spans are dropped, but context must still flow on to the backend.
+  quietFrontend = startApp('frontend-app.ts', { env: { OTEL_SERVICE_NAME: 'quiet-frontend', BACKEND_ADDRESS: backendAddress } });
+  [frontendPort, quietFrontendPort] = await Promise.all([listeningPort(frontend), listeningPort(quietFrontend)]);
+});
+
+afterAll(async () => {
+  await Promise.all([frontend?.stop(), quietFrontend?.stop(), backend?.stop()]);
+  await collector?.stop();
+});
+
+function one(spans: CollectedSpan[], predicate: (s: CollectedSpan) => boolean, what: string): CollectedSpan {
+  const matches = spans.filter(predicate);
+  if (matches.length !== 1) throw new Error(`expected one ${what}, found ${matches.length} in ${JSON.stringify(spans.map((s) => s.name))}`);
+  return matches[0]!;
+}
+
+describe('a request across ESM services', () => {
+  it('produces one trace: http server (A) -> grpc client (A) -> grpc server (B) -> pg + ioredis (B)', async () => {
+    const response = await fetch(`http://127.0.0.1:${frontendPort}/lookup/k1`);
+    expect(await response.json()).toEqual({ sum: 2, cached: 'seen' });
+
+    const isHttpServer = (s: CollectedSpan): boolean => s.serviceName === 'frontend' && s.kind === 'SERVER' && s.attributes['url.path'] === '/lookup/k1';
+    const all = await collector.waitForSpans((spans) => {
+      const root = spans.find(isHttpServer);
+      return !!root && spans.filter((s) => s.traceId === root.traceId && s.serviceName === 'backend').length >= 4;
+    }, 20_000);
+
+    const httpServer = one(all, isHttpServer, 'http server span');
+    const trace = all.filter((s) => s.traceId === httpServer.traceId);
+    const grpcClient = one(trace, (s) => s.serviceName === 'frontend' && s.kind === 'CLIENT' && s.attributes['rpc.system'] === 'grpc', 'grpc client span');
+    const grpcServer = one(trace, (s) => s.serviceName === 'backend' && s.kind === 'SERVER' && s.attributes['rpc.system'] === 'grpc', 'grpc server span');
+    const pgQuery = one(trace, (s) => s.serviceName === 'backend' && s.scope === '@opentelemetry/instrumentation-pg' && s.name.startsWith('pg.query'), 'pg query span');
+    const redisSet = one(trace, (s) => s.serviceName === 'backend' && s.scope === '@opentelemetry/instrumentation-ioredis' && s.name === 'set', 'redis set span');
+
+    expect(httpServer.parentSpanId).toBeUndefined();
+    expect(grpcClient.parentSpanId).toBe(httpServer.spanId);
+    expect(grpcServer.parentSpanId).toBe(grpcClient.spanId);
+    expect(pgQuery.parentSpanId).toBe(grpcServer.spanId);
+    expect(redisSet.parentSpanId).toBe(grpcServer.spanId);
+    expect(grpcServer.attributes).toMatchObject({ 'rpc.service': 'fixture.Lookup', 'rpc.method': 'Lookup' });
+  });
+
+  it('propagates context through a service that exports nothing', async () => {
+    const traceId = randomBytes(16).toString('hex');
+    const callerSpanId = randomBytes(8).toString('hex');
+    const response = await fetch(`http://127.0.0.1:${quietFrontendPort}/lookup/k2`, { headers: { traceparent: `00-${traceId}-${callerSpanId}-01` } });
+    expect(response.status).toBe(200);
+
+    const all = await collector.waitForSpans((spans) => spans.some((s) => s.traceId === traceId && s.kind === 'SERVER' && s.serviceName === 'backend'), 20_000);
+    const grpcServer = one(all, (s) => s.traceId === traceId && s.kind === 'SERVER', 'grpc server span');
+    expect(grpcServer.serviceName).toBe('backend');
+    // Parented by the quiet frontend's (unexported) grpc client span, not by the external caller.
+    expect(grpcServer.parentSpanId).toBeDefined();
+    expect(grpcServer.parentSpanId).not.toBe(callerSpanId);
+    expect(all.some((s) => s.serviceName === 'quiet-frontend')).toBe(false);
+  });
+});

@@ -1,0 +1,121 @@
+import { freePort } from './ports.js';
+import { startServiceProcess, type ServiceMode, type ServiceProcess } from './service-process.js';
+
+/** The apps a full platform runs, in start order (each only needs the ones before it). */
+export const PLATFORM_APPS = ['llm-sim', 'memory', 'tool-runner', 'orchestrator', 'api'] as const;
+export type PlatformApp = (typeof PLATFORM_APPS)[number];
+
+export interface PlatformOptions {
+  natsUrl: string;
+  databaseUrl: string;
+  redisUrl: string;
+  /** Secret for HS256 client tokens. */
+  jwtSecret: string;
+  /** A real OpenAI-compatible endpoint; when absent, llm-sim runs and answers. */
+  model?: { baseUrl: string; apiKey: string; model: string };
+  /** Fixed ports (e.g. for a local stack with stable URLs); free ports are chosen otherwise. */
+  ports?: Partial<Record<'api' | 'memory' | 'orchestrator' | 'llmSim', number>>;
+  mode?: ServiceMode;
+  /** Extra environment for every app, e.g. `{ OTEL_EXPORTER_OTLP_ENDPOINT: ... }`. */
+  commonEnv?: Record<string, string>;
+  /** Extra environment per app, e.g. `{ orchestrator: { MAX_TURNS: '3' } }`. */
+  env?: Partial<Record<PlatformApp, Record<string, string>>>;
+  /** Which apps to start (default all, minus llm-sim when a model is given). */
+  apps?: PlatformApp[];
+  onLine?: (app: PlatformApp, line: string) => void;
+}
+
+/** A running platform: every service its own OS process, reachable on loopback. */
+export interface Platform {
+  readonly apiUrl: string;
+  readonly llmSimUrl: string | undefined;
+  readonly ports: Record<'api' | 'memory' | 'orchestrator' | 'llmSim', number>;
+  process(app: PlatformApp): ServiceProcess | undefined;
+  /** Starts an app (again) with the same configuration and ports. */
+  start(app: PlatformApp): Promise<ServiceProcess>;
+  stopApp(app: PlatformApp, graceMs?: number): Promise<void>;
+  kill(app: PlatformApp): Promise<void>;
+  stop(): Promise<void>;
+}
+
+async function choosePorts(fixed: PlatformOptions['ports'] = {}): Promise<Platform['ports']> {
+  return {
+    api: fixed.api ?? (await freePort()),
+    memory: fixed.memory ?? (await freePort()),
+    orchestrator: fixed.orchestrator ?? (await freePort()),
+    llmSim: fixed.llmSim ?? (await freePort()),
+  };
+}
+
+/** Starts the platform's services as separate processes against the given NATS, Postgres and Redis. */
+export async function startPlatform(options: PlatformOptions): Promise<Platform> {
+  const ports = await choosePorts(options.ports);
+  const simulated = !options.model;
+  const model = options.model ?? { baseUrl: `http://127.0.0.1:${ports.llmSim}/v1`, apiKey: 'sim-key', model: 'sim-1' };
+  const common = { NATS_URL: options.natsUrl, LOG_LEVEL: process.env['PLATFORM_LOG_LEVEL'] ?? 'info', ...options.commonEnv };
+  const envFor: Record<PlatformApp, Record<string, string>> = {
+    'llm-sim': { ...common, LLM_SIM_PORT: String(ports.llmSim), LLM_SIM_API_KEY: model.apiKey },
+    memory: { ...common, DATABASE_URL: options.databaseUrl, GRPC_PORT: String(ports.memory) },
+    'tool-runner': { ...common, REDIS_URL: options.redisUrl },
+    orchestrator: {
+      ...common,
+      GRPC_PORT: String(ports.orchestrator),
+      MEMORY_ADDRESS: `127.0.0.1:${ports.memory}`,
+      DATABASE_URL: options.databaseUrl,
+      REDIS_URL: options.redisUrl,
+      OPENAI_BASE_URL: model.baseUrl,
+      OPENAI_API_KEY: model.apiKey,
+      LLM_MODEL: model.model,
+      CATALOG_REFRESH_MS: '1000',
+    },
+    api: {
+      ...common,
+      HTTP_PORT: String(ports.api),
+      ORCHESTRATOR_ADDRESS: `127.0.0.1:${ports.orchestrator}`,
+      MEMORY_ADDRESS: `127.0.0.1:${ports.memory}`,
+      AUTH_JWT_SECRET: options.jwtSecret,
+      REDIS_URL: options.redisUrl,
+    },
+  };
+  const running = new Map<PlatformApp, ServiceProcess>();
+  const start = async (app: PlatformApp): Promise<ServiceProcess> => {
+    const proc = await startServiceProcess({
+      app,
+      mode: options.mode ?? 'dist',
+      env: { ...envFor[app], ...options.env?.[app] },
+      onLine: options.onLine ? (line) => options.onLine?.(app, line) : undefined,
+    });
+    running.set(app, proc);
+    return proc;
+  };
+  const stopAll = async (): Promise<void> => {
+    for (const app of [...PLATFORM_APPS].reverse()) {
+      await running.get(app)?.stop();
+      running.delete(app);
+    }
+  };
+
+  const apps = options.apps ?? PLATFORM_APPS.filter((app) => simulated || app !== 'llm-sim');
+  try {
+    for (const app of PLATFORM_APPS) if (apps.includes(app)) await start(app);
+  } catch (err) {
+    await stopAll();
+    throw err;
+  }
+  return {
+    apiUrl: `http://127.0.0.1:${ports.api}`,
+    llmSimUrl: simulated ? `http://127.0.0.1:${ports.llmSim}` : undefined,
+    ports,
+    process: (app) => running.get(app),
+    start,
+    async stopApp(app, graceMs) {
+      await running.get(app)?.stop(graceMs);
+      running.delete(app);
+    },
+    async kill(app) {
+      await running.get(app)?.kill();
+      running.delete(app);
+    },
+    stop: stopAll,
+  };
+}

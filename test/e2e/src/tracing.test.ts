@@ -1,0 +1,56 @@
+import { startOtlpCollector, type CollectedSpan, type OtlpCollector, type Platform } from '@platform/testing';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { api, bootPlatform } from './support.js';
+
+let collector: OtlpCollector;
+let platform: Platform;
+
+beforeAll(async () => {
+  collector = await startOtlpCollector();
+  platform = await bootPlatform('tracing', { commonEnv: { OTEL_EXPORTER_OTLP_ENDPOINT: collector.endpoint, OTEL_BSP_SCHEDULE_DELAY: '100' } });
+});
+afterAll(async () => {
+  await platform?.stop();
+  await collector?.stop();
+});
+
+function spansOf(spans: CollectedSpan[], traceId: string, service: string): CollectedSpan[] {
+  return spans.filter((s) => s.traceId === traceId && s.serviceName === service);
+}
+
+describe('end-to-end tracing', () => {
+  it('puts one message into one trace across api, orchestrator, memory, tool runner and model', async () => {
+    const turn = await api<{ response: string }>(platform, 'POST', '/v1/conversations/traced-1/messages', 'acme', { content: '[scenario:calculator] What is 12 * (3 + 4)?' });
+    expect(turn.status).toBe(200);
+
+    const isComplete = (spans: CollectedSpan[]): boolean => {
+      const runner = spans.find((s) => s.serviceName === 'tool-runner' && s.name === 'process platform.tool.calculator');
+      if (!runner) return false;
+      return ['api', 'orchestrator', 'memory', 'llm-sim'].every((service) => spansOf(spans, runner.traceId, service).length > 0);
+    };
+    const spans = await collector.waitForSpans(isComplete, 20_000);
+    const runnerSpan = spans.find((s) => s.serviceName === 'tool-runner' && s.name === 'process platform.tool.calculator')!;
+    const trace = spans.filter((s) => s.traceId === runnerSpan.traceId);
+    const byId = new Map(trace.map((s) => [s.spanId, s]));
+
+    // The api's server span is the root; every other span of the trace descends from it.
+    const roots = trace.filter((s) => !s.parentSpanId || !byId.has(s.parentSpanId));
+    expect(roots.map((s) => `${s.serviceName}:${s.kind}`)).toEqual(['api:SERVER']);
+
+    // The tool runner's span sits below the orchestrator's tool execution span, across NATS.
+    const chain: string[] = [];
+    for (let span: CollectedSpan | undefined = runnerSpan; span; span = span.parentSpanId ? byId.get(span.parentSpanId) : undefined) {
+      chain.push(`${span.serviceName}:${span.name}`);
+    }
+    expect(chain).toEqual(
+      expect.arrayContaining(['tool-runner:process platform.tool.calculator', 'orchestrator:request platform.tool.calculator', 'orchestrator:execute_tool calculator', 'api:POST']),
+    );
+    expect(chain.at(-1)).toBe('api:POST');
+
+    const chat = trace.filter((s) => s.serviceName === 'orchestrator' && s.name.startsWith('chat '));
+    expect(chat.length).toBe(2);
+    expect(chat[0]!.attributes).toMatchObject({ 'gen_ai.operation.name': 'chat', 'gen_ai.request.model': 'sim-1' });
+    expect(spansOf(trace, runnerSpan.traceId, 'memory').some((s) => s.kind === 'SERVER')).toBe(true);
+    expect(spansOf(trace, runnerSpan.traceId, 'memory').some((s) => s.attributes['db.system'] === 'postgresql' || s.attributes['db.system.name'] === 'postgresql')).toBe(true);
+  });
+});
