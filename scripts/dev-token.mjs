@@ -1,0 +1,16 @@
+#!/usr/bin/env node
+// Mints a development JWT for the api: `node scripts/dev-token.mjs [tenant] [ttl]`.
+// Signs with AUTH_JWT_SECRET (HS256), or the local stack's development secret when unset.
+import { SignJWT } from 'jose';
+
+const DEV_SECRET = 'local-dev-secret-change-me-local-dev-secret';
+const [tenant = 'demo-tenant', ttl = '12h'] = process.argv.slice(2);
+const secret = process.env.AUTH_JWT_SECRET || DEV_SECRET;
+
+const token = await new SignJWT({ tenant })
+  .setProtectedHeader({ alg: 'HS256' })
+  .setSubject(`developer@${tenant}`)
+  .setIssuedAt()
+  .setExpirationTime(ttl)
+  .sign(new TextEncoder().encode(secret));
+process.stdout.write(`${token}\n`);

@@ -1,0 +1,30 @@
+import { execFileSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+
+const root = fileURLToPath(new URL('../../../', import.meta.url));
+const tracked = (...patterns: string[]): string[] =>
+  execFileSync('git', ['ls-files', '--', ...patterns], { cwd: root, encoding: 'utf8' })
+    .split('\n')
+    .filter(Boolean);
+
+describe('repository rules', () => {
+  it('tracks no generated gRPC code', () => {
+    expect(tracked('libs/proto/src/gen')).toEqual([]);
+  });
+
+  it('keeps every source file under 500 lines', () => {
+    const sources = tracked('apps/*/src/*.ts', 'apps/*/src/**/*.ts', 'libs/*/src/*.ts', 'libs/*/src/**/*.ts').filter((f) => !f.endsWith('.test.ts'));
+    expect(sources.length).toBeGreaterThan(20);
+    const long = sources.filter((file) => readFileSync(path.join(root, file), 'utf8').split('\n').length > 500);
+    expect(long).toEqual([]);
+  });
+
+  it('keeps one copy of zod in the dependency tree', () => {
+    const lock = JSON.parse(readFileSync(path.join(root, 'package-lock.json'), 'utf8')) as { packages: Record<string, unknown> };
+    const copies = Object.keys(lock.packages).filter((p) => p.endsWith('node_modules/zod'));
+    expect(copies).toEqual(['node_modules/zod']);
+  });
+});
