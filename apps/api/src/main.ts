@@ -1,4 +1,4 @@
-import { createLogger, GracefulShutdown, loadConfig } from '@platform/service-kit';
+import { announceReady, createLogger, GracefulShutdown, loadConfig } from '@platform/service-kit';
 import { ApiConfig } from './config.js';
 import { startApiServer } from './server.js';
 
@@ -8,4 +8,4 @@ const shutdown = new GracefulShutdown({ logger, timeoutMs: config.SHUTDOWN_GRACE
 
 const server = await startApiServer(config, logger);
 shutdown.add('stop http and clients', () => server.stop());
-logger.info({ httpPort: server.port }, 'ready');
+announceReady(logger, { httpPort: server.port });

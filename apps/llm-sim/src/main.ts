@@ -1,6 +1,6 @@
 // Process entry point: config from the environment, one `ready` line with the real port, and a
 // graceful stop on SIGTERM/SIGINT. Everything else lives in createLlmSim.
-import { createLogger, type Logger } from '@platform/service-kit';
+import { announceReady, createLogger, type Logger } from '@platform/service-kit';
 import { loadLlmSimConfig, optionsFromConfig, type LlmSimConfig } from './config.js';
 import { createLlmSim, type LlmSim } from './server.js';
 
@@ -53,7 +53,8 @@ async function main(): Promise<void> {
     const sim = createLlmSim({ ...optionsFromConfig(config), logger });
     installSignalHandlers(sim, logger);
     const { host, port, url } = await sim.listen();
-    logger.info(
+    announceReady(
+      logger,
       {
         host,
         port,
@@ -62,7 +63,6 @@ async function main(): Promise<void> {
         defaultScenario: config.LLM_SIM_DEFAULT_SCENARIO,
         scenarios: [...sim.scenarios.keys()].sort(),
       },
-      'ready',
     );
   } catch (error) {
     logger.fatal({ err: error }, `startup failed: ${(error as Error).message}`);

@@ -1,4 +1,4 @@
-import { createLogger, GracefulShutdown, loadConfig } from '@platform/service-kit';
+import { announceReady, createLogger, GracefulShutdown, loadConfig } from '@platform/service-kit';
 import { MemoryConfig } from './config.js';
 import { startMemoryServer } from './server.js';
 
@@ -8,4 +8,4 @@ const shutdown = new GracefulShutdown({ logger, timeoutMs: config.SHUTDOWN_GRACE
 
 const server = await startMemoryServer(config, logger);
 shutdown.add('stop grpc and close database', () => server.stop());
-logger.info({ grpcPort: server.port }, 'ready');
+announceReady(logger, { grpcPort: server.port });

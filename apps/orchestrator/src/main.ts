@@ -1,4 +1,4 @@
-import { createLogger, GracefulShutdown, loadConfig } from '@platform/service-kit';
+import { announceReady, createLogger, GracefulShutdown, loadConfig } from '@platform/service-kit';
 import { OrchestratorConfig } from './config.js';
 import { startOrchestratorServer } from './server.js';
 
@@ -8,4 +8,4 @@ const shutdown = new GracefulShutdown({ logger, timeoutMs: config.SHUTDOWN_GRACE
 
 const server = await startOrchestratorServer(config, logger);
 shutdown.add('stop grpc, catalog and connections', () => server.stop());
-logger.info({ grpcPort: server.port }, 'ready');
+announceReady(logger, { grpcPort: server.port });

@@ -1,4 +1,4 @@
-import { connectNats, createLogger, GracefulShutdown, loadConfig } from '@platform/service-kit';
+import { announceReady, connectNats, createLogger, GracefulShutdown, loadConfig } from '@platform/service-kit';
 import { serveRunner } from '@platform/tool-sdk';
 import { RunnerConfig } from './config.js';
 import { builtinTools } from './tools/index.js';
@@ -19,4 +19,4 @@ const runner = await serveRunner({
   maxResultBytes: config.TOOL_MAX_RESULT_BYTES,
 });
 shutdown.add('drain tool calls', () => runner.stop(config.SHUTDOWN_GRACE_MS)).add('close nats', () => nc.drain());
-logger.info({ runnerId: runner.id }, 'ready');
+announceReady(logger, { runnerId: runner.id });

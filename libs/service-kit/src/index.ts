@@ -10,3 +10,4 @@ export { createPgPool, inTransaction, type PostgresOptions } from './postgres.js
 export { loadMigrations, migrate, MigrationError, type Migration } from './migrations.js';
 export { createRedis, type Redis, type RedisOptions } from './redis.js';
 export { GracefulShutdown, type ShutdownStep, type GracefulShutdownOptions } from './shutdown.js';
+export { announceReady } from './ready.js';
