@@ -1,1 +1,15 @@
 export { ZERO_USAGE, addUsage, type ToolSchema, type TokenUsage, type ModelRequest, type ModelResponse, type ModelPort, type FinishReason } from './model-port.js';
+export { ModelError, ModelErrorKinds, isModelError, type ModelErrorKind, type ModelErrorOptions } from './model-errors.js';
+export { LoopConfigSchema, compileLoopConfig, DEFAULT_LOOP_CONFIG, LoopConfigError, type LoopConfig, type LoopConfigInput } from './loop-config.js';
+export { systemClock, type Clock } from './clock.js';
+export type { ToolPort, ToolDescription, ToolOutcome, ToolCallRequest, ToolCallContext, PendingAgent } from './tool-port.js';
+export type { LoopEvent, EventSink, RunState } from './events.js';
+export { finalAnswerMarker, type LoopHooks, type BeforeToolDecision, type StopPredicate } from './hooks.js';
+export { StopReasons, type StopReason, type LoopResult, type ToolCallRecord, type IterationRecord } from './loop-result.js';
+export { ContextManager, type TruncatedText } from './context-manager.js';
+export { buildRequestView, ViewStages, type RequestView, type ViewStage, type ViewDiagnostic, type ViewTarget } from './request-view.js';
+export { DEFAULT_RETRY_STRATEGIES, type RetryStrategy, type RetryDecision } from './model-retry.js';
+export { sanitizeToolName } from './sanitize-tool-name.js';
+export { RunControl } from './run-control.js';
+export { assembleTurnInput, type TurnInputParts } from './turn-input.js';
+export { runAgentLoop, type LoopInput, type LoopDependencies } from './agent-loop.js';

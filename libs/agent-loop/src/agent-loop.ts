@@ -1,0 +1,333 @@
+import type { AssistantMessage, ChatMessage, ToolCall } from '@platform/contracts';
+import { systemClock, type Clock } from './clock.js';
+import { ContextManager } from './context-manager.js';
+import { EventEmitter, type EventSink } from './events.js';
+import type { LoopHooks, StopPredicate } from './hooks.js';
+import { hookedModel } from './hooked-model.js';
+import { DEFAULT_LOOP_CONFIG, type LoopConfig } from './loop-config.js';
+import type { IterationRecord, LoopResult, StopReason, ToolCallRecord } from './loop-result.js';
+import { callModelWithRecovery, type ModelCallOutcome } from './model-call.js';
+import type { ModelErrorKind } from './model-errors.js';
+import { addUsage, ZERO_USAGE, type ModelPort, type TokenUsage } from './model-port.js';
+import { DEFAULT_RETRY_STRATEGIES, type RetryStrategy } from './model-retry.js';
+import { buildRequestView, type RequestView, type ViewStage, type ViewTarget } from './request-view.js';
+import { RunControl } from './run-control.js';
+import { stopMessages } from './stop-messages.js';
+import { closeUnanswered } from './synthetic-results.js';
+import { runToolBatch, type CallResult } from './tool-batch.js';
+import type { PendingAgent, ToolPort } from './tool-port.js';
+
+export interface LoopInput {
+  runId: string;
+  /** The assembled input (see assembleTurnInput): system prompt, history, the new message. */
+  messages: readonly ChatMessage[];
+}
+
+export interface LoopDependencies {
+  model: ModelPort;
+  /** Tried in order when the model fails in a way its retry strategy cannot recover. */
+  fallbackModels?: readonly ModelPort[];
+  tools: ToolPort;
+  config?: LoopConfig;
+  clock?: Clock;
+  events?: EventSink;
+  hooks?: LoopHooks;
+  stopWhen?: StopPredicate;
+  /** Pause, resume and cancel from outside. */
+  control?: RunControl;
+  /** Another way to cancel (e.g. the caller's request signal). */
+  signal?: AbortSignal;
+  /** Overrides of the per-kind retry strategies. */
+  retryStrategies?: Partial<Record<ModelErrorKind, RetryStrategy>>;
+  /** Stream model text as message_chunk events. */
+  stream?: boolean;
+}
+
+/** Argument values longer than the limit are cut in records (records are for display, not replay). */
+function summarizeArguments(text: string, limit: number): Record<string, unknown> {
+  try {
+    const parsed: unknown = JSON.parse(text);
+    if (!parsed || typeof parsed !== 'object' || Array.isArray(parsed)) return { _raw: text.slice(0, limit) };
+    return Object.fromEntries(
+      Object.entries(parsed as Record<string, unknown>).map(([k, v]) => {
+        const json = typeof v === 'string' ? v : JSON.stringify(v);
+        return [k, json.length > limit ? `${json.slice(0, limit)}…` : v];
+      }),
+    );
+  } catch {
+    return { _raw: text.slice(0, limit) };
+  }
+}
+
+/** One run of the loop; a class only to keep the run's state out of long parameter lists. */
+class LoopRun {
+  private readonly config: LoopConfig;
+  private readonly clock: Clock;
+  private readonly hooks: LoopHooks;
+  private readonly events: EventEmitter;
+  private readonly control: RunControl;
+  private readonly contextManager: ContextManager;
+  private readonly deadline = new AbortController();
+  private readonly signal: AbortSignal;
+  private readonly strategies: Readonly<Record<ModelErrorKind, RetryStrategy>>;
+  private readonly produced: ChatMessage[] = [];
+  private readonly records: ToolCallRecord[] = [];
+  private readonly transcript: IterationRecord[] = [];
+  private readonly seenCalls = new Map<string, number>();
+  private usage: TokenUsage = ZERO_USAGE;
+  private turns = 0;
+  private readonly startedAt: number;
+
+  constructor(
+    private readonly input: LoopInput,
+    private readonly deps: LoopDependencies,
+  ) {
+    this.config = deps.config ?? DEFAULT_LOOP_CONFIG;
+    this.clock = deps.clock ?? systemClock;
+    this.hooks = deps.hooks ?? {};
+    this.events = new EventEmitter(input.runId, deps.events, this.clock.now);
+    this.control = deps.control ?? new RunControl();
+    this.contextManager = new ContextManager(this.config);
+    this.strategies = { ...DEFAULT_RETRY_STRATEGIES, ...deps.retryStrategies };
+    this.signal = AbortSignal.any([this.control.signal, this.deadline.signal, ...(deps.signal ? [deps.signal] : [])]);
+    this.startedAt = this.clock.now();
+  }
+
+  async run(): Promise<LoopResult> {
+    this.events.emit({ type: 'execution_start' });
+    this.events.emit({ type: 'state_change', state: 'running' });
+    const deadlineTimer = new AbortController();
+    void this.clock.sleep(this.config.turnDeadlineMs, deadlineTimer.signal).then(
+      () => this.deadline.abort(new Error('turn deadline reached')),
+      () => undefined,
+    );
+    try {
+      const result = await this.loop();
+      this.events.emit({ type: 'state_change', state: result.stopReason === 'cancelled' ? 'cancelled' : 'finished', reason: result.stopReason });
+      this.events.emit({ type: 'execution_end', result });
+      return result;
+    } finally {
+      deadlineTimer.abort();
+    }
+  }
+
+  private get deadlineAt(): number {
+    return this.startedAt + this.config.turnDeadlineMs;
+  }
+
+  private stoppedBySignal(): StopReason | undefined {
+    if (this.deadline.signal.aborted) return 'deadline';
+    if (this.signal.aborted) return 'cancelled';
+    return undefined;
+  }
+
+  private async loop(): Promise<LoopResult> {
+    for (let iteration = 1; iteration <= this.config.maxTurns; iteration++) {
+      const interrupted = (await this.waitIfPaused(iteration)) ?? this.stoppedBySignal();
+      if (interrupted) return this.finish(interrupted);
+      const iterationStarted = this.clock.now();
+
+      const outcome = await this.callModel(iteration, 'auto');
+      if (!outcome.ok) {
+        const stop = this.stoppedBySignal() ?? (outcome.error.kind === 'context_overflow' ? 'context_overflow' : outcome.error.kind === 'cancelled' ? 'cancelled' : 'model_error');
+        return this.finish(stop, undefined, outcome.error);
+      }
+      const { response } = outcome;
+      this.turns += 1;
+      this.usage = addUsage(this.usage, response.usage);
+      const message: AssistantMessage = response.message;
+      this.produced.push(message);
+      const calls = message.toolCalls ?? [];
+      const feedback = (response as { protocolFeedback?: string }).protocolFeedback;
+
+      if (this.deps.stopWhen?.({ iteration, response })) {
+        this.produced.push(...closeUnanswered(calls, new Set(), 'skipped', 'STOP_CONDITION', 'the run ended before this call ran.'));
+        await this.record(iteration, outcome, [], iterationStarted);
+        return this.finish('stop_condition', message.content ?? '');
+      }
+      if (feedback && calls.length === 0) {
+        // The model's reply did not follow the text protocol: tell it why, as the next observation.
+        this.produced.push({ role: 'user', content: feedback });
+        await this.record(iteration, outcome, [], iterationStarted);
+        continue;
+      }
+      if (calls.length === 0) {
+        await this.record(iteration, outcome, [], iterationStarted);
+        return this.finish('final_answer', message.content ?? '');
+      }
+
+      const results = await runToolBatch(calls, {
+        runId: this.input.runId,
+        iteration,
+        deadlineAt: this.deadlineAt,
+        signal: this.signal,
+        config: this.config,
+        clock: this.clock,
+        tools: this.deps.tools,
+        hooks: this.hooks,
+        events: this.events,
+        seenCalls: this.seenCalls,
+        callsSoFar: this.records.length,
+      });
+      this.produced.push(...results.map((r) => r.message));
+      this.recordCalls(iteration, results, response.usage);
+      await this.record(iteration, outcome, results, iterationStarted);
+
+      const stop = this.stoppedBySignal();
+      if (stop) return this.finish(stop);
+      const pending = results.flatMap((r) => (r.pending ? [r.pending] : []));
+      if (pending.length) return this.finish('agent_waiting', stopMessages.agentWaiting(pending), undefined, pending);
+      if (results.every((r) => r.repeated)) return this.finishWithSummary('repeat_guard');
+    }
+    return this.finishWithSummary('max_turns');
+  }
+
+  private async waitIfPaused(iteration: number): Promise<StopReason | undefined> {
+    if (this.hooks.pauseCheck) {
+      try {
+        const check = await this.hooks.pauseCheck({ iteration });
+        if (check.pause) this.control.pause(check.reason);
+      } catch (err) {
+        this.events.emit({ type: 'hook_error', hook: 'pauseCheck', message: (err as Error)?.message ?? String(err) });
+      }
+    }
+    if (!this.control.isPaused) return undefined;
+    this.events.emit({ type: 'state_change', state: 'paused', reason: this.control.pauseReason });
+    await Promise.race([this.control.waitUntilResumed(), new Promise<void>((resolve) => this.signal.addEventListener('abort', () => resolve(), { once: true }))]);
+    const stop = this.stoppedBySignal();
+    if (!stop) this.events.emit({ type: 'state_change', state: 'running', reason: 'resumed' });
+    return stop;
+  }
+
+  private async callModel(iteration: number, toolChoice: 'auto' | 'none', instruction?: string): Promise<ModelCallOutcome> {
+    const raw = [...this.input.messages, ...this.produced];
+    let base: ChatMessage[] = raw;
+    if (this.hooks.prepareStep && toolChoice === 'auto') {
+      try {
+        base = (await this.hooks.prepareStep({ iteration, messages: raw })) ?? raw;
+      } catch (err) {
+        this.events.emit({ type: 'hook_error', hook: 'prepareStep', message: (err as Error)?.message ?? String(err) });
+      }
+    }
+    const tools = toolChoice === 'auto' ? this.deps.tools.list().map((t) => ({ name: t.name, description: t.description, parameters: t.parameters })) : [];
+    const models = [this.deps.model, ...(this.deps.fallbackModels ?? [])].map((m) => hookedModel(m, this.hooks, iteration, this.events));
+    this.events.emit({ type: 'message_start', iteration });
+    return callModelWithRecovery({
+      models,
+      buildView: (stage: ViewStage, target: ViewTarget): RequestView => {
+        const view = buildRequestView(base, target, stage, this.contextManager, this.config);
+        return instruction ? { ...view, messages: [...view.messages, { role: 'user', content: instruction }] } : view;
+      },
+      buildRequest: (view) => ({
+        messages: view.messages,
+        tools,
+        toolChoice,
+        signal: this.signal,
+        ...(this.deps.stream ? { onTextDelta: (delta: string) => this.events.emit({ type: 'message_chunk', iteration, delta }) } : {}),
+      }),
+      strategies: this.strategies,
+      config: this.config,
+      clock: this.clock,
+      signal: this.signal,
+      onRecovery: ({ error, decision, model }) =>
+        this.events.emit({ type: 'state_change', state: 'retrying_model', reason: `${model}: ${error.kind} (${decision})` }),
+    });
+  }
+
+  private recordCalls(iteration: number, results: readonly CallResult[], turnUsage: TokenUsage): void {
+    for (const r of results) {
+      this.records.push({
+        callId: r.call.id,
+        name: r.call.name,
+        argumentsSummary: summarizeArguments(r.call.arguments, this.config.argumentSummaryChars),
+        durationMs: r.durationMs,
+        success: r.message.status === 'success',
+        status: r.message.status,
+        ...(r.message.errorCode ? { errorCode: r.message.errorCode } : {}),
+        synthetic: r.message.synthetic ?? false,
+        resultChars: r.resultChars,
+        turnUsage,
+        iteration,
+      });
+    }
+  }
+
+  private async record(iteration: number, outcome: Extract<ModelCallOutcome, { ok: true }>, results: readonly CallResult[], startedAt: number): Promise<void> {
+    const { response, view, model, retries, fallbackUsed } = outcome;
+    this.events.emit({ type: 'message_end', iteration, message: response.message, usage: response.usage });
+    const record: IterationRecord = {
+      iteration,
+      view: { messages: view.messages.length, estimatedTokens: view.estimatedTokens, stage: view.stage, diagnostics: view.diagnostics },
+      model: { provider: model.provider, model: model.model, finishReason: response.finishReason, retries, fallbackUsed },
+      output: response.message,
+      tools: results.map((r) => ({ callId: r.call.id, name: r.call.name, status: r.message.status, durationMs: r.durationMs, synthetic: r.message.synthetic ?? false })),
+      usage: response.usage,
+      durationMs: this.clock.now() - startedAt,
+    };
+    this.transcript.push(record);
+    this.events.emit({ type: 'iteration_complete', iteration, usage: response.usage, durationMs: record.durationMs });
+    if (this.hooks.stepFinished) {
+      try {
+        await this.hooks.stepFinished({ record });
+      } catch (err) {
+        this.events.emit({ type: 'hook_error', hook: 'stepFinished', message: (err as Error)?.message ?? String(err) });
+      }
+    }
+  }
+
+  /** After the turn limit or the repeat guard: one more call, without tools, asking for an answer. */
+  private async finishWithSummary(reason: 'max_turns' | 'repeat_guard'): Promise<LoopResult> {
+    const interrupted = this.stoppedBySignal();
+    if (interrupted) return this.finish(interrupted);
+    const outcome = await this.callModel(this.turns + 1, 'none', this.config.finalAnswerInstruction);
+    if (!outcome.ok) return this.finish(reason, stopMessages.noFinalAnswer);
+    this.turns += 1;
+    this.usage = addUsage(this.usage, outcome.response.usage);
+    this.produced.push(outcome.response.message);
+    await this.record(this.turns, outcome, [], this.clock.now());
+    return this.finish(reason, outcome.response.message.content ?? stopMessages.noFinalAnswer);
+  }
+
+  private finish(stopReason: StopReason, response?: string, error?: { kind: string; message: string }, pending: PendingAgent[] = []): LoopResult {
+    this.closeDanglingCalls();
+    if (pending.length) this.events.emit({ type: 'state_change', state: pending.some((p) => p.waitingFor === 'approval') ? 'waiting_for_approval' : 'waiting_for_input' });
+    const fallback: Record<StopReason, () => string> = {
+      final_answer: () => '',
+      stop_condition: () => '',
+      max_turns: () => stopMessages.noFinalAnswer,
+      repeat_guard: () => stopMessages.noFinalAnswer,
+      agent_waiting: () => stopMessages.agentWaiting(pending),
+      cancelled: () => stopMessages.cancelled,
+      deadline: () => stopMessages.deadline,
+      context_overflow: () => stopMessages.contextOverflow,
+      model_error: () => stopMessages.modelError(error?.message ?? 'unknown error'),
+    };
+    return {
+      runId: this.input.runId,
+      response: response ?? fallback[stopReason](),
+      stopReason,
+      turns: this.turns,
+      usage: this.usage,
+      durationMs: this.clock.now() - this.startedAt,
+      pendingAgents: pending,
+      toolCalls: this.records,
+      messages: [...this.produced],
+      transcript: this.transcript,
+      ...(error ? { error: { kind: error.kind, message: error.message } } : {}),
+    };
+  }
+
+  /** Closure: an assistant message's calls that never got a result get a synthetic one now. */
+  private closeDanglingCalls(): void {
+    const answered = new Set(this.produced.flatMap((m) => (m.role === 'tool' ? [m.toolCallId] : [])));
+    const calls: ToolCall[] = this.produced.flatMap((m) => (m.role === 'assistant' ? (m.toolCalls ?? []) : []));
+    const reason = this.deadline.signal.aborted ? 'the time for this request ran out before this call ran.' : 'the run stopped before this call ran.';
+    const status = this.deadline.signal.aborted ? 'blocked' : 'cancelled';
+    this.produced.push(...closeUnanswered(calls, answered, status, status === 'blocked' ? 'DEADLINE' : 'CANCELLED', reason));
+  }
+}
+
+/** Runs the ReAct loop for one turn and returns its result; it never throws for model or tool failures. */
+export function runAgentLoop(input: LoopInput, deps: LoopDependencies): Promise<LoopResult> {
+  return new LoopRun(input, deps).run();
+}

@@ -1,0 +1,83 @@
+import type { ChatMessage } from '@platform/contracts';
+import type { LoopConfig } from './loop-config.js';
+import { messageChars, toUnits } from './message-units.js';
+
+/** Per-message framing the provider adds (role, separators), in tokens. */
+const MESSAGE_OVERHEAD_TOKENS = 4;
+
+export interface TruncatedText {
+  text: string;
+  truncated: boolean;
+  originalChars: number;
+}
+
+/**
+ * All context budgeting in one place: token estimates, tool-result truncation, history trimming
+ * and force trimming. It works on copies and whole message units; it never edits raw history.
+ */
+export class ContextManager {
+  constructor(private readonly config: LoopConfig) {}
+
+  estimateTokens(messages: readonly ChatMessage[]): number {
+    let tokens = 0;
+    for (const message of messages) tokens += Math.ceil(messageChars(message) / this.config.charsPerToken) + MESSAGE_OVERHEAD_TOKENS;
+    return tokens;
+  }
+
+  /** The most characters one tool result may take in a request: a share of the context, under a hard cap. */
+  maxToolResultChars(): number {
+    const byShare = Math.floor(this.config.contextTokenLimit * this.config.maxToolResultShare * this.config.charsPerToken);
+    return Math.min(byShare, this.config.maxToolResultChars);
+  }
+
+  /**
+   * Cuts text to `maxChars`, at a line break when one is close enough to the end to keep at least
+   * `minToolResultHeadChars` (and half the budget), and says what was cut.
+   */
+  truncateToolResult(text: string, maxChars = this.maxToolResultChars()): TruncatedText {
+    if (text.length <= maxChars) return { text, truncated: false, originalChars: text.length };
+    let head = text.slice(0, maxChars);
+    const lastNewline = head.lastIndexOf('\n');
+    if (lastNewline >= Math.max(this.config.minToolResultHeadChars, maxChars / 2)) head = head.slice(0, lastNewline);
+    return { text: `${head}\n[...truncated: showing ${head.length} of ${text.length} characters]`, truncated: true, originalChars: text.length };
+  }
+
+  /** True when the messages pass the trim threshold of the context window. */
+  needsTrim(messages: readonly ChatMessage[]): boolean {
+    return this.estimateTokens(messages) > this.config.contextTokenLimit * this.config.contextTrimThreshold;
+  }
+
+  /** Keeps system messages and the most recent `maxHistoryMessages` others, by whole units. */
+  trim(messages: readonly ChatMessage[]): ChatMessage[] {
+    return this.keepLast(messages, this.config.maxHistoryMessages);
+  }
+
+  /** Trims only past the threshold (the check before every model call). */
+  trimIfNeeded(messages: readonly ChatMessage[]): ChatMessage[] {
+    return this.needsTrim(messages) ? this.trim(messages) : [...messages];
+  }
+
+  /** Keeps system messages and only the last few others (last step of the overflow chain). */
+  forceTrim(messages: readonly ChatMessage[]): ChatMessage[] {
+    return this.keepLast(messages, this.config.forceTrimMessages);
+  }
+
+  /**
+   * Keeps every system unit and the newest non-system units that fit in `keep` messages. The
+   * newest unit is always kept, even alone past the budget: a request needs the latest message.
+   */
+  private keepLast(messages: readonly ChatMessage[], keep: number): ChatMessage[] {
+    const units = toUnits(messages);
+    const kept = new Set(units.filter((u) => u.kind === 'system'));
+    let count = 0;
+    for (let i = units.length - 1; i >= 0; i--) {
+      const unit = units[i]!;
+      if (unit.kind === 'system') continue;
+      const size = unit.end - unit.start;
+      if (count > 0 && count + size > keep) break;
+      kept.add(unit);
+      count += size;
+    }
+    return units.filter((u) => kept.has(u)).flatMap((u) => messages.slice(u.start, u.end));
+  }
+}

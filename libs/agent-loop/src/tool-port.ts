@@ -1,0 +1,51 @@
+import type { ToolResultStatus } from '@platform/contracts';
+
+/** A tool the model may call, as the tool port describes it. */
+export interface ToolDescription {
+  name: string;
+  description: string;
+  /** JSON Schema of the arguments object. */
+  parameters: Record<string, unknown>;
+  /** Agent-tools get the longer timeout and may wait for the user. */
+  kind: 'tool' | 'agent';
+  /** The tool's own timeout; the loop uses the smaller of this and its configured one. */
+  timeoutMs?: number;
+}
+
+/** An agent-tool that stopped to wait for the user. */
+export interface PendingAgent {
+  callId: string;
+  agentName: string;
+  waitingFor: 'input' | 'approval';
+  /** What to tell the user. */
+  prompt: string;
+  /** Structured approval request, when waiting for approval. */
+  approval?: Record<string, unknown>;
+}
+
+/** How one executed call ended, as the port reports it. */
+export type ToolOutcome =
+  | { status: 'success'; content: string; truncated?: boolean }
+  | { status: Exclude<ToolResultStatus, 'success'>; content: string; errorCode: string }
+  | { status: 'waiting'; content: string; pending: Omit<PendingAgent, 'callId'> };
+
+export interface ToolCallRequest {
+  id: string;
+  name: string;
+  arguments: Record<string, unknown>;
+}
+
+export interface ToolCallContext {
+  runId: string;
+  /** Absolute deadline of this call (epoch ms). */
+  deadlineAt: number;
+  /** Aborts at the deadline or when the run is cancelled. */
+  signal: AbortSignal;
+}
+
+/** The tool port: what the loop needs to run tools, wherever they live. */
+export interface ToolPort {
+  list(): ToolDescription[];
+  /** Runs one call. Must not throw for tool failures: those are outcomes. */
+  execute(call: ToolCallRequest, context: ToolCallContext): Promise<ToolOutcome>;
+}

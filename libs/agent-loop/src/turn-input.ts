@@ -1,0 +1,47 @@
+import type { ChatMessage } from '@platform/contracts';
+import type { ToolDescription } from './tool-port.js';
+
+export interface TurnInputParts {
+  /** The persona. */
+  systemPrompt: string;
+  now: Date;
+  /** The user's IANA time zone (default UTC). */
+  timeZone?: string;
+  capabilities: readonly ToolDescription[];
+  /** Recalled long-term memories relevant to the message. */
+  memories?: readonly string[];
+  history: readonly ChatMessage[];
+  userMessage: string;
+  /** The result of an agent that completed before this turn (a waiting agent the message resumed). */
+  agentResult?: string;
+}
+
+function localTime(now: Date, timeZone: string): string {
+  try {
+    return new Intl.DateTimeFormat('en-GB', { timeZone, dateStyle: 'full', timeStyle: 'short' }).format(now);
+  } catch {
+    return now.toISOString();
+  }
+}
+
+/**
+ * Assembles a turn's input: the persona plus framework context (time in the user's zone,
+ * capabilities), recalled memories, history, the new message, and any agent result.
+ */
+export function assembleTurnInput(parts: TurnInputParts): ChatMessage[] {
+  const timeZone = parts.timeZone ?? 'UTC';
+  const capabilities = parts.capabilities.length
+    ? parts.capabilities.map((c) => `- ${c.name}: ${c.description}`).join('\n')
+    : '- (no tools are available right now)';
+  const system = [
+    parts.systemPrompt.trim(),
+    `Current time: ${localTime(parts.now, timeZone)} (${timeZone}).`,
+    `You can use these capabilities:\n${capabilities}`,
+  ].join('\n\n');
+  const messages: ChatMessage[] = [{ role: 'system', content: system }];
+  if (parts.memories?.length) messages.push({ role: 'system', content: `Relevant things you know about the user:\n${parts.memories.map((m) => `- ${m}`).join('\n')}` });
+  messages.push(...parts.history.filter((m) => m.role !== 'system'));
+  messages.push({ role: 'user', content: parts.userMessage });
+  if (parts.agentResult) messages.push({ role: 'system', content: `Result of the task the user just completed: ${parts.agentResult}` });
+  return messages;
+}
