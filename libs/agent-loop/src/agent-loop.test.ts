@@ -187,7 +187,7 @@ describe('runAgentLoop: stop reasons', () => {
     });
     const result = await h.run({ control });
     expect(result.stopReason).toBe('cancelled');
-    expect(result.messages.filter((m) => m.role === 'tool').map((m) => (m as ToolMessage).status)).toEqual(['cancelled', 'cancelled']);
+    expect(result.messages.filter((m) => m.role === 'tool').map((m) => (m).status)).toEqual(['cancelled', 'cancelled']);
     expectClosure(result.messages);
   });
 

@@ -85,7 +85,8 @@ class LoopRun {
     this.config = deps.config ?? DEFAULT_LOOP_CONFIG;
     this.clock = deps.clock ?? systemClock;
     this.hooks = deps.hooks ?? {};
-    this.events = new EventEmitter(input.runId, deps.events, this.clock.now);
+    const clock = this.clock;
+    this.events = new EventEmitter(input.runId, deps.events, () => clock.now());
     this.control = deps.control ?? new RunControl();
     this.contextManager = new ContextManager(this.config);
     this.strategies = { ...DEFAULT_RETRY_STRATEGIES, ...deps.retryStrategies };

@@ -45,7 +45,7 @@ export class EventEmitter {
     if (!this.sink) return;
     this.seq += 1;
     try {
-      this.sink({ ...event, runId: this.runId, seq: this.seq, at: this.now() } as LoopEvent);
+      this.sink({ ...event, runId: this.runId, seq: this.seq, at: this.now() });
     } catch {
       // A consumer's bug must not change the run.
     }

@@ -1,0 +1,110 @@
+import type { ChatMessage } from '@platform/contracts';
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { ContextManager } from './context-manager.js';
+import { compileLoopConfig } from './loop-config.js';
+import { buildRequestView, ViewStages } from './request-view.js';
+
+const config = compileLoopConfig({ contextTokenLimit: 2_000, maxHistoryMessages: 6, forceTrimMessages: 3, maxToolResultShare: 0.25, minToolResultHeadChars: 100 });
+const cm = new ContextManager(config);
+
+/** Random well-formed histories: system prompt, then user turns, assistant answers and tool exchanges. */
+const history = fc
+  .array(
+    fc.oneof(
+      fc.record({ kind: fc.constant('user' as const), text: fc.string({ maxLength: 300 }) }),
+      fc.record({ kind: fc.constant('answer' as const), text: fc.string({ maxLength: 300 }) }),
+      fc.record({ kind: fc.constant('tools' as const), results: fc.array(fc.string({ maxLength: 3_000 }), { minLength: 1, maxLength: 4 }) }),
+    ),
+    { maxLength: 40 },
+  )
+  .map((parts) => {
+    const messages: ChatMessage[] = [{ role: 'system', content: 'persona' }];
+    let id = 0;
+    for (const part of parts) {
+      if (part.kind === 'user') messages.push({ role: 'user', content: part.text });
+      else if (part.kind === 'answer') messages.push({ role: 'assistant', content: part.text });
+      else {
+        const ids = part.results.map(() => `call_${id++}`);
+        messages.push({ role: 'assistant', content: null, toolCalls: ids.map((callId) => ({ id: callId, name: 'search', arguments: '{}' })) });
+        part.results.forEach((content, i) => messages.push({ role: 'tool', toolCallId: ids[i]!, toolName: 'search', content, status: 'success', isError: false }));
+      }
+    }
+    messages.push({ role: 'user', content: 'latest question' });
+    return messages;
+  });
+
+function pairedCorrectly(messages: readonly ChatMessage[]): boolean {
+  const offered = new Set<string>();
+  for (let i = 0; i < messages.length; i++) {
+    const m = messages[i]!;
+    if (m.role === 'assistant') {
+      const ids = (m.toolCalls ?? []).map((c) => c.id);
+      const next = messages.slice(i + 1, i + 1 + ids.length);
+      if (next.length !== ids.length || next.some((r) => r.role !== 'tool' || !ids.includes(r.toolCallId))) return false;
+      ids.forEach((c) => offered.add(c));
+    }
+    if (m.role === 'tool' && !offered.has(m.toolCallId)) return false;
+  }
+  return true;
+}
+
+describe('ContextManager and request views (property-based)', () => {
+  it('never separates a tool call from its result, and always keeps the system prompt and the latest message', () => {
+    fc.assert(
+      fc.property(history, fc.constantFrom(...ViewStages), (raw, stage) => {
+        const rawCopy = structuredClone(raw);
+        const view = buildRequestView(raw, { provider: 'scripted', model: 'm' }, stage, cm, config);
+        expect(pairedCorrectly(view.messages)).toBe(true);
+        expect(view.messages[0]).toEqual({ role: 'system', content: 'persona' });
+        expect(view.messages.at(-1)).toEqual({ role: 'user', content: 'latest question' });
+        expect(raw).toEqual(rawCopy);
+      }),
+      { numRuns: 300 },
+    );
+  });
+
+  it('trim keeps at most the configured messages (whole units) unless the newest unit alone is larger', () => {
+    fc.assert(
+      fc.property(history, (raw) => {
+        const trimmed = cm.trim(raw).filter((m) => m.role !== 'system');
+        expect(trimmed.length).toBeLessThanOrEqual(Math.max(config.maxHistoryMessages, 1));
+        expect(pairedCorrectly(cm.trim(raw))).toBe(true);
+        expect(pairedCorrectly(cm.forceTrim(raw))).toBe(true);
+      }),
+      { numRuns: 300 },
+    );
+  });
+
+  it('truncated tool results stay within the budget plus the marker', () => {
+    fc.assert(
+      fc.property(fc.string({ minLength: 0, maxLength: 10_000 }), (text) => {
+        const cut = cm.truncateToolResult(text);
+        if (!cut.truncated) expect(cut.text).toBe(text);
+        else {
+          expect(cut.text.length).toBeLessThanOrEqual(cm.maxToolResultChars() + 80);
+          expect(cut.text).toContain('[...truncated');
+        }
+      }),
+    );
+  });
+});
+
+describe('ContextManager.truncateToolResult', () => {
+  it('uses the share of the context under the hard cap', () => {
+    expect(cm.maxToolResultChars()).toBe(2_000);
+    const capped = new ContextManager(compileLoopConfig({ maxToolResultChars: 1_000 }));
+    expect(capped.maxToolResultChars()).toBe(1_000);
+    expect(new ContextManager(compileLoopConfig()).maxToolResultChars()).toBe(153_600);
+  });
+
+  it('cuts at a line break when one is near the end, keeping the head', () => {
+    const lines = Array.from({ length: 100 }, (_, i) => `line ${i} ${'x'.repeat(30)}`).join('\n');
+    const cut = cm.truncateToolResult(lines, 1_000);
+    expect(cut.truncated).toBe(true);
+    const kept = cut.text.split('\n[...truncated')[0]!;
+    expect(kept.endsWith('x')).toBe(true);
+    expect(kept.length).toBeGreaterThan(500);
+    expect(cut.text).toContain(`of ${lines.length} characters`);
+  });
+});
