@@ -11,10 +11,20 @@ export const OrchestratorConfig = z.object({
   OPENAI_API_KEY: z.string().min(1, 'set an API key for the model provider'),
   LLM_MODEL: z.string().min(1).default('gpt-4o-mini'),
   LLM_TIMEOUT_MS: env.positiveInt().default(60_000),
+  /** Models tried in order (same endpoint and key) when the primary fails beyond its retries. */
+  LLM_FALLBACK_MODELS: env.list().default([]),
+  LLM_MAX_RETRIES: env.nonNegativeInt().default(2),
+  LLM_RETRY_BASE_DELAY_MS: env.nonNegativeInt().default(1_000),
+  /** The model's context window in tokens; views are trimmed to fit. */
+  CONTEXT_TOKEN_LIMIT: env.positiveInt().default(128_000),
   /** The persona: every turn's system prompt starts with it. */
   SYSTEM_PROMPT: z.string().default('You are a helpful assistant. Use the available tools when they help, and answer concisely.'),
   MAX_TURNS: env.positiveInt().default(10),
   TOOL_TIMEOUT_MS: env.positiveInt().default(30_000),
+  AGENT_TOOL_TIMEOUT_MS: env.positiveInt().default(120_000),
+  MAX_TOOL_CALLS_PER_TURN: env.positiveInt().default(64),
+  /** Time zone for the framework context when a request names none. */
+  DEFAULT_TIMEZONE: z.string().default('UTC'),
   TURN_TIMEOUT_MS: env.positiveInt().default(120_000),
   /** Most history messages loaded into a turn. */
   HISTORY_MESSAGES: env.positiveInt().default(200),

@@ -1,27 +1,58 @@
 import { randomUUID } from 'node:crypto';
-import type { ModelPort } from '@platform/agent-loop';
-import { ConversationId, TenantId } from '@platform/contracts';
+import { assembleTurnInput, runAgentLoop, type LoopConfig, type LoopResult, type ModelPort } from '@platform/agent-loop';
+import { ConversationId, TenantId, type ChatMessage } from '@platform/contracts';
 import type { memoryV1, orchestratorV1 } from '@platform/proto';
 import { errors, unaryHandler, type Logger, type PromiseClient } from '@platform/service-kit';
 import type { ToolCatalog, ToolClient } from '@platform/tool-sdk';
 import type { OrchestratorConfig } from './config.js';
 import { loadHistory } from './history.js';
-import { runTurn } from './run-turn.js';
+import { RunnerToolPort } from './runner-tool-port.js';
 
 export interface OrchestratorDependencies {
   config: OrchestratorConfig;
+  loopConfig: LoopConfig;
   memory: PromiseClient<memoryV1.MemoryServiceClient>;
   model: ModelPort;
+  fallbackModels: ModelPort[];
   catalog: ToolCatalog;
   tools: ToolClient;
   logger: Logger;
 }
 
-/** HandleMessage: load history, run the turn, store everything it produced, answer. */
+/** The run's status as callers see it, from the loop's stop reason. */
+export function runStatus(result: LoopResult): string {
+  switch (result.stopReason) {
+    case 'agent_waiting':
+      return 'waiting';
+    case 'cancelled':
+      return 'cancelled';
+    case 'model_error':
+    case 'context_overflow':
+    case 'deadline':
+      return 'failed';
+    default:
+      return 'completed';
+  }
+}
+
+function toResponse(result: LoopResult, durationMs: number): orchestratorV1.HandleMessageResponse {
+  return {
+    runId: result.runId,
+    status: runStatus(result),
+    stopReason: result.stopReason,
+    response: result.response,
+    turns: result.turns,
+    toolCalls: result.toolCalls.map((c) => ({ callId: c.callId, name: c.name, success: c.success, status: c.status, durationMs: c.durationMs, errorCode: c.errorCode ?? '' })),
+    durationMs,
+    usage: result.usage,
+  };
+}
+
+/** HandleMessage: load history, assemble the input, run the loop, store what the turn produced. */
 export function orchestratorServiceImplementation(deps: OrchestratorDependencies): orchestratorV1.OrchestratorServiceServer {
   const { config, logger } = deps;
   return {
-    handleMessage: unaryHandler<orchestratorV1.HandleMessageRequest, orchestratorV1.HandleMessageResponse>(logger, 'HandleMessage', async (request) => {
+    handleMessage: unaryHandler<orchestratorV1.HandleMessageRequest, orchestratorV1.HandleMessageResponse>(logger, 'HandleMessage', async (request, call) => {
       const tenantId = TenantId.safeParse(request.tenantId);
       const conversationId = ConversationId.safeParse(request.conversationId);
       if (!tenantId.success) throw errors.invalidArgument('INVALID_TENANT_ID', 'tenant_id is invalid');
@@ -30,32 +61,36 @@ export function orchestratorServiceImplementation(deps: OrchestratorDependencies
 
       const started = Date.now();
       const runId = `run_${randomUUID()}`;
-      const scope = { tenantId: tenantId.data, conversationId: conversationId.data, runId, turnDeadlineAt: started + config.TURN_TIMEOUT_MS };
+      const scope = { tenantId: tenantId.data, conversationId: conversationId.data };
       const history = await loadHistory(deps.memory, scope.tenantId, scope.conversationId, config.HISTORY_MESSAGES);
-      const result = await runTurn(
-        { ...scope, systemPrompt: config.SYSTEM_PROMPT, history, userMessage: request.content },
-        { model: deps.model, catalog: deps.catalog, tools: deps.tools, logger, maxTurns: config.MAX_TURNS, toolTimeoutMs: config.TOOL_TIMEOUT_MS },
+      const tools = new RunnerToolPort(deps.catalog, deps.tools, scope);
+      const messages = assembleTurnInput({
+        systemPrompt: config.SYSTEM_PROMPT,
+        now: new Date(started),
+        timeZone: config.DEFAULT_TIMEZONE,
+        capabilities: tools.list(),
+        history,
+        userMessage: request.content,
+      });
+      // The caller hanging up (gRPC cancel) cancels the run.
+      const cancelled = new AbortController();
+      call.on('cancelled', () => cancelled.abort(new Error('the caller cancelled the request')));
+      const result = await runAgentLoop(
+        { runId, messages },
+        { model: deps.model, fallbackModels: deps.fallbackModels, tools, config: deps.loopConfig, signal: cancelled.signal },
       );
+      const turnMessages: ChatMessage[] = [{ role: 'user', content: request.content }, ...result.messages];
       // The run id doubles as the append id: a retried append of this turn is stored once.
       await deps.memory.appendMessages({
         tenantId: scope.tenantId,
         conversationId: scope.conversationId,
-        messagesJson: result.messages.map((m) => JSON.stringify(m)),
+        messagesJson: turnMessages.map((m) => JSON.stringify(m)),
         runId,
         appendId: runId,
       });
       const durationMs = Date.now() - started;
       logger.info({ runId, stopReason: result.stopReason, turns: result.turns, toolCalls: result.toolCalls.length, durationMs }, 'turn finished');
-      return {
-        runId,
-        status: result.stopReason === 'model_error' ? 'failed' : 'completed',
-        stopReason: result.stopReason,
-        response: result.response,
-        turns: result.turns,
-        toolCalls: result.toolCalls,
-        durationMs,
-        usage: result.usage,
-      };
+      return toResponse(result, durationMs);
     }),
   };
 }

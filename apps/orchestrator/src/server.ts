@@ -3,6 +3,7 @@ import { memoryV1, orchestratorV1 } from '@platform/proto';
 import { connectNats, createGrpcClient, GrpcServer, type Logger } from '@platform/service-kit';
 import { ToolCatalog, ToolClient } from '@platform/tool-sdk';
 import type { OrchestratorConfig } from './config.js';
+import { loopConfigFrom } from './loop-settings.js';
 import { orchestratorServiceImplementation } from './orchestrator-service.js';
 
 export const ORCHESTRATOR_SERVICE_NAME = 'orchestrator.v1.OrchestratorService';
@@ -18,12 +19,22 @@ export async function startOrchestratorServer(config: OrchestratorConfig, logger
   const memory = createGrpcClient(memoryV1.MemoryServiceClient, memoryV1.MemoryServiceService, config.MEMORY_ADDRESS, { defaultDeadlineMs: config.GRPC_DEADLINE_MS });
   const catalog = new ToolCatalog({ nc, logger, refreshIntervalMs: config.CATALOG_REFRESH_MS, discoveryWaitMs: config.CATALOG_DISCOVERY_WAIT_MS });
   await catalog.start();
-  const model = new OpenAIChatModel({ baseURL: config.OPENAI_BASE_URL, apiKey: config.OPENAI_API_KEY, model: config.LLM_MODEL, timeoutMs: config.LLM_TIMEOUT_MS });
+  const modelFor = (name: string): OpenAIChatModel =>
+    new OpenAIChatModel({ baseURL: config.OPENAI_BASE_URL, apiKey: config.OPENAI_API_KEY, model: name, timeoutMs: config.LLM_TIMEOUT_MS });
   const grpc = new GrpcServer({ host: config.GRPC_HOST, port: config.GRPC_PORT, logger });
   grpc.addService(
     ORCHESTRATOR_SERVICE_NAME,
     orchestratorV1.OrchestratorServiceService,
-    orchestratorServiceImplementation({ config, memory: memory.rpc, model, catalog, tools: new ToolClient({ nc, logger }), logger }),
+    orchestratorServiceImplementation({
+      config,
+      loopConfig: loopConfigFrom(config),
+      memory: memory.rpc,
+      model: modelFor(config.LLM_MODEL),
+      fallbackModels: config.LLM_FALLBACK_MODELS.map(modelFor),
+      catalog,
+      tools: new ToolClient({ nc, logger }),
+      logger,
+    }),
   );
   const port = await grpc.start();
   return {

@@ -65,7 +65,7 @@ function prepare(call: ToolCall, index: number, ctx: BatchContext, catalog: Map<
     return { kind: 'done', message: syntheticResult(call, 'blocked', 'TURN_CALL_LIMIT', `the limit of ${ctx.config.maxToolCallsPerTurn} tool calls per request was reached; answer with what you have.`) };
   }
   const name = sanitizeToolName(call.name);
-  const tool = catalog.get(name);
+  const tool = catalog.get(name) ?? ctx.tools.lookup?.(name);
   if (!tool) {
     const available = [...catalog.keys()].sort().join(', ') || '(none)';
     return { kind: 'done', message: syntheticResult(call, 'invalid', 'UNKNOWN_TOOL', `there is no tool named '${call.name}'. Available tools: ${available}.`) };

@@ -45,7 +45,14 @@ export interface ToolCallContext {
 
 /** The tool port: what the loop needs to run tools, wherever they live. */
 export interface ToolPort {
+  /** The tools offered to the model. */
   list(): ToolDescription[];
+  /**
+   * Resolves a name the model used. Optional: without it, only listed tools are known. A port
+   * may know tools it does not list (e.g. a runner that just went offline), so the call is
+   * answered "unavailable" by `execute` instead of "unknown tool".
+   */
+  lookup?(name: string): ToolDescription | undefined;
   /** Runs one call. Must not throw for tool failures: those are outcomes. */
   execute(call: ToolCallRequest, context: ToolCallContext): Promise<ToolOutcome>;
 }

@@ -1,0 +1,87 @@
+import { runAgentLoop, type ToolOutcome } from '@platform/agent-loop';
+import { reply, ScriptedModel } from '@platform/agent-loop/testing';
+import type { ToolMessage } from '@platform/contracts';
+import { connectNats, createLogger, type NatsConnection } from '@platform/service-kit';
+import { startNatsServer, type NatsServerHandle } from '@platform/testing';
+import { defineTool, serveRunner, ToolCatalog, ToolClient, type ToolRunner } from '@platform/tool-sdk';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { z } from 'zod';
+import { RunnerToolPort, toOutcome } from './runner-tool-port.js';
+
+const logger = createLogger({ service: 'test', level: 'silent' });
+let server: NatsServerHandle;
+let nc: NatsConnection;
+let runner: ToolRunner;
+let leaving: ToolRunner;
+let leavingConnection: NatsConnection;
+let catalog: ToolCatalog;
+let port: RunnerToolPort;
+
+beforeAll(async () => {
+  server = await startNatsServer();
+  nc = await connectNats({ servers: server.url, name: 'test', logger });
+  const double = defineTool({ name: 'double', description: 'Doubles a number.', input: z.object({ n: z.number() }), handler: async ({ n }) => ({ value: n * 2 }) });
+  runner = await serveRunner({ nc, name: 'test-tools', version: '1.0.0', tools: [double], logger });
+  leavingConnection = await connectNats({ servers: server.url, name: 'leaving', logger });
+  const echo = defineTool({ name: 'echo', description: 'Echoes.', input: z.object({}), handler: async () => 'echo' });
+  leaving = await serveRunner({ nc: leavingConnection, name: 'leaving-tools', version: '1.0.0', tools: [echo], logger });
+  catalog = new ToolCatalog({ nc, logger, discoveryWaitMs: 200 });
+  await catalog.refresh();
+  port = new RunnerToolPort(catalog, new ToolClient({ nc, logger }), { tenantId: 'acme', conversationId: 'c1' });
+});
+afterAll(async () => {
+  await runner.stop(100);
+  await nc.close();
+  await server.stop();
+});
+
+const context = () => ({ runId: 'run_1', deadlineAt: Date.now() + 5_000, signal: new AbortController().signal });
+
+describe('RunnerToolPort', () => {
+  it('lists online tools with their schema and runs them on their runner', async () => {
+    expect(port.list().map((t) => t.name)).toEqual(['double', 'echo']);
+    expect(port.list()[0]).toMatchObject({ kind: 'tool', parameters: { type: 'object', required: ['n'] } });
+    expect(await port.execute({ id: 'c1', name: 'double', arguments: { n: 21 } }, context())).toEqual({ status: 'success', content: '{"value":42}' });
+  });
+
+  it('reports schema violations found by the runner as invalid, with the problems', async () => {
+    const outcome = await port.execute({ id: 'c2', name: 'double', arguments: { n: 'x' } }, context());
+    expect(outcome).toMatchObject({ status: 'invalid', errorCode: 'INVALID_ARGUMENTS' });
+    expect(outcome.content).toContain('n:');
+  });
+
+  it('answers a tool whose runner left as unavailable, and an unknown name as unknown', async () => {
+    await leaving.stop(10);
+    await leavingConnection.close();
+    await catalog.refresh();
+    expect(port.list().map((t) => t.name)).toEqual(['double']);
+    expect(port.lookup('echo')).toMatchObject({ name: 'echo' });
+    expect(port.lookup('nothing')).toBeUndefined();
+    expect(await port.execute({ id: 'c3', name: 'echo', arguments: {} }, context())).toMatchObject({ status: 'failed', errorCode: 'RUNNER_UNAVAILABLE' });
+  });
+
+  it('maps every runner status onto a loop outcome', () => {
+    const cases: Array<[Parameters<typeof toOutcome>[0], ToolOutcome['status']]> = [
+      [{ status: 'success', output: 'x' }, 'success'],
+      [{ status: 'invalid', error: { code: 'INVALID_ARGUMENTS', message: 'm' } }, 'invalid'],
+      [{ status: 'failed', error: { code: 'HANDLER_FAILED', message: 'm' } }, 'failed'],
+      [{ status: 'timeout', error: { code: 'DEADLINE_EXCEEDED', message: 'm' } }, 'timeout'],
+      [{ status: 'busy', error: { code: 'RUNNER_BUSY', message: 'm' } }, 'failed'],
+    ];
+    for (const [response, status] of cases) expect(toOutcome(response).status).toBe(status);
+  });
+});
+
+describe('the engine over real tool runners', () => {
+  it('runs a turn: tool calls over NATS, results in order, final answer', async () => {
+    const model = new ScriptedModel([reply.calls(['a', 'double', { n: 2 }], ['b', 'echo', {}], ['c', 'double', '{"n":']), reply.text('4, and echo is gone')]);
+    const result = await runAgentLoop({ runId: 'run_1', messages: [{ role: 'user', content: 'go' }] }, { model, tools: port });
+    expect(result.stopReason).toBe('final_answer');
+    const results = result.messages.filter((m): m is ToolMessage => m.role === 'tool');
+    expect(results.map((r) => [r.toolCallId, r.status, r.errorCode])).toEqual([
+      ['a', 'success', undefined],
+      ['b', 'failed', 'RUNNER_UNAVAILABLE'],
+      ['c', 'invalid', 'INVALID_ARGUMENTS'],
+    ]);
+  });
+});

@@ -1,0 +1,69 @@
+import type { ToolCallContext, ToolCallRequest, ToolDescription, ToolOutcome, ToolPort } from '@platform/agent-loop';
+import type { ToolCallResponse } from '@platform/contracts';
+import { withToolExecutionSpan } from '@platform/telemetry';
+import type { CatalogEntry, ToolCatalog, ToolClient } from '@platform/tool-sdk';
+
+export interface RunnerToolPortScope {
+  tenantId: string;
+  conversationId: string;
+}
+
+function describe(entry: CatalogEntry): ToolDescription {
+  return { name: entry.name, description: entry.description, parameters: entry.inputSchema, kind: entry.kind, timeoutMs: entry.timeoutMs };
+}
+
+/** Maps a runner's answer (tool protocol v1) onto the loop's outcome statuses. */
+export function toOutcome(response: ToolCallResponse): ToolOutcome {
+  if (response.status === 'success') {
+    const content = typeof response.output === 'string' ? response.output : JSON.stringify(response.output ?? null);
+    return { status: 'success', content, ...(response.truncated ? { truncated: true } : {}) };
+  }
+  const issues = response.error.issues?.map((i) => `${i.path}: ${i.message}`).join('; ');
+  const content = issues ? `${response.error.message} (${issues})` : response.error.message;
+  return { status: response.status === 'busy' ? 'failed' : response.status, content, errorCode: response.error.code };
+}
+
+/** The loop's tool port over the live catalog and NATS tool runners. */
+export class RunnerToolPort implements ToolPort {
+  constructor(
+    private readonly catalog: ToolCatalog,
+    private readonly client: ToolClient,
+    private readonly scope: RunnerToolPortScope,
+  ) {}
+
+  list(): ToolDescription[] {
+    return this.catalog.list().map(describe);
+  }
+
+  lookup(name: string): ToolDescription | undefined {
+    const found = this.catalog.lookup(name);
+    return found.state === 'unknown' ? undefined : describe(found.entry);
+  }
+
+  execute(call: ToolCallRequest, context: ToolCallContext): Promise<ToolOutcome> {
+    return withToolExecutionSpan({ toolName: call.name, toolCallId: call.id }, async (span) => {
+      const outcome = await this.run(call, context);
+      span.setAttribute('platform.tool.status', outcome.status);
+      if (outcome.status !== 'success' && outcome.status !== 'waiting') span.setAttribute('error.type', outcome.errorCode);
+      return outcome;
+    });
+  }
+
+  private async run(call: ToolCallRequest, context: ToolCallContext): Promise<ToolOutcome> {
+    const found = this.catalog.lookup(call.name);
+    if (found.state !== 'online') {
+      return { status: 'failed', content: `no runner serves '${call.name}' right now; try again later or answer without it.`, errorCode: 'RUNNER_UNAVAILABLE' };
+    }
+    const response = await this.client.call({
+      toolName: call.name,
+      arguments: call.arguments,
+      callId: call.id,
+      tenantId: this.scope.tenantId,
+      conversationId: this.scope.conversationId,
+      runId: context.runId,
+      deadlineAt: context.deadlineAt,
+      signal: context.signal,
+    });
+    return toOutcome(response);
+  }
+}
