@@ -28,6 +28,19 @@ const orchestrator = {
       usage: { inputTokens: 10, outputTokens: 2, totalTokens: 12 },
     };
   },
+  getRun: async (request: orchestratorV1.GetRunRequest) => {
+    if (request.tenantId !== 'acme' || request.runId !== 'run_1') throw errors.notFound('RUN_NOT_FOUND', `no run '${request.runId}'`);
+    return {
+      runId: 'run_1',
+      conversationId: 'conv-1',
+      status: 'completed',
+      stopReason: 'final_answer',
+      createdAt: new Date(0),
+      finishedAt: new Date(1_000),
+      resultJson: '{"response":"hi"}',
+      transcriptJson: '[{"iteration":1}]',
+    };
+  },
 } as unknown as PromiseClient<orchestratorV1.OrchestratorServiceClient>;
 const memory = {
   listMessages: async (request: memoryV1.ListMessagesRequest) => ({
@@ -170,6 +183,22 @@ describe('GET /v1/conversations/:id/messages', () => {
     const response = await app.inject({ method: 'GET', url: '/v1/conversations/c/messages?limit=0', headers: { authorization: `Bearer ${await token({ sub: 'acme' })}` } });
     expect(response.statusCode).toBe(400);
     expect(response.json()).toMatchObject({ error: { code: 'INVALID_QUERY' } });
+  });
+});
+
+describe('GET /v1/runs/:runId', () => {
+  it('returns the run with its result and transcript', async () => {
+    const response = await app.inject({ method: 'GET', url: '/v1/runs/run_1', headers: { authorization: `Bearer ${await token({ sub: 'acme' })}` } });
+    expect(response.statusCode).toBe(200);
+    expect(response.json()).toMatchObject({ runId: 'run_1', stopReason: 'final_answer', result: { response: 'hi' }, transcript: [{ iteration: 1 }], finishedAt: '1970-01-01T00:00:01.000Z' });
+  });
+
+  it('answers 404 for another tenant, exactly as for a missing run', async () => {
+    const other = await app.inject({ method: 'GET', url: '/v1/runs/run_1', headers: { authorization: `Bearer ${await token({ sub: 'globex' })}` } });
+    const missing = await app.inject({ method: 'GET', url: '/v1/runs/run_2', headers: { authorization: `Bearer ${await token({ sub: 'acme' })}` } });
+    expect(other.statusCode).toBe(404);
+    expect(other.json()).toEqual({ error: { code: 'RUN_NOT_FOUND', message: "no run 'run_1'" } });
+    expect(missing.statusCode).toBe(404);
   });
 });
 

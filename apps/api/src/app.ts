@@ -4,6 +4,7 @@ import type { TokenVerifier } from './auth.js';
 import { HttpError, toHttpError } from './http-errors.js';
 import { registerConversationRoutes, type ConversationRoutesOptions } from './routes/conversations.js';
 import { registerHealthRoutes, type HealthRoutesOptions } from './routes/health.js';
+import { registerRunRoutes } from './routes/runs.js';
 
 export interface AppOptions {
   logger: Logger;
@@ -38,6 +39,7 @@ export function buildApp(options: AppOptions): FastifyInstance {
 
   registerHealthRoutes(app, options.health);
   registerConversationRoutes(app, options.conversations);
+  registerRunRoutes(app, { orchestrator: options.conversations.orchestrator });
   return app;
 }
 

@@ -6,6 +6,9 @@ export const OrchestratorConfig = z.object({
   GRPC_HOST: z.string().default('127.0.0.1'),
   GRPC_PORT: env.port().default(50052),
   MEMORY_ADDRESS: z.string().default('127.0.0.1:50051'),
+  /** Postgres for the run records (schema `orchestrator`, migrated at boot). */
+  DATABASE_URL: z.string().default('postgres://postgres@127.0.0.1:5432/platform'),
+  DATABASE_POOL_MAX: env.positiveInt().default(10),
   NATS_URL: z.string().default('nats://127.0.0.1:4222'),
   OPENAI_BASE_URL: env.url().default('https://api.openai.com/v1'),
   OPENAI_API_KEY: z.string().min(1, 'set an API key for the model provider'),

@@ -6,6 +6,7 @@ import { errors, unaryHandler, type Logger, type PromiseClient } from '@platform
 import type { ToolCatalog, ToolClient } from '@platform/tool-sdk';
 import type { OrchestratorConfig } from './config.js';
 import { loadHistory } from './history.js';
+import type { RunStore } from './run-store.js';
 import { RunnerToolPort } from './runner-tool-port.js';
 
 export interface OrchestratorDependencies {
@@ -16,6 +17,7 @@ export interface OrchestratorDependencies {
   fallbackModels: ModelPort[];
   catalog: ToolCatalog;
   tools: ToolClient;
+  runs: RunStore;
   logger: Logger;
 }
 
@@ -88,9 +90,27 @@ export function orchestratorServiceImplementation(deps: OrchestratorDependencies
         runId,
         appendId: runId,
       });
+      await deps.runs.save({ tenantId: scope.tenantId, conversationId: scope.conversationId, status: runStatus(result), createdAt: new Date(started), result });
       const durationMs = Date.now() - started;
       logger.info({ runId, stopReason: result.stopReason, turns: result.turns, toolCalls: result.toolCalls.length, durationMs }, 'turn finished');
       return toResponse(result, durationMs);
+    }),
+
+    getRun: unaryHandler<orchestratorV1.GetRunRequest, orchestratorV1.GetRunResponse>(logger, 'GetRun', async (request) => {
+      if (!TenantId.safeParse(request.tenantId).success) throw errors.invalidArgument('INVALID_TENANT_ID', 'tenant_id is invalid');
+      // Another tenant's run is reported exactly like a missing one, so ids do not leak.
+      const run = request.runId ? await deps.runs.get(request.tenantId, request.runId) : undefined;
+      if (!run) throw errors.notFound('RUN_NOT_FOUND', `no run '${request.runId}'`);
+      return {
+        runId: run.runId,
+        conversationId: run.conversationId,
+        status: run.status,
+        stopReason: run.stopReason,
+        createdAt: run.createdAt,
+        finishedAt: run.finishedAt,
+        resultJson: JSON.stringify(run.result),
+        transcriptJson: JSON.stringify(run.transcript),
+      };
     }),
   };
 }

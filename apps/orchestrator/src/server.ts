@@ -1,12 +1,16 @@
 import { OpenAIChatModel } from '@platform/llm';
 import { memoryV1, orchestratorV1 } from '@platform/proto';
-import { connectNats, createGrpcClient, GrpcServer, type Logger } from '@platform/service-kit';
+import { connectNats, createGrpcClient, createPgPool, GrpcServer, loadMigrations, migrate, type Logger } from '@platform/service-kit';
+import { fileURLToPath } from 'node:url';
+import { RunStore } from './run-store.js';
 import { ToolCatalog, ToolClient } from '@platform/tool-sdk';
 import type { OrchestratorConfig } from './config.js';
 import { loopConfigFrom } from './loop-settings.js';
 import { orchestratorServiceImplementation } from './orchestrator-service.js';
 
 export const ORCHESTRATOR_SERVICE_NAME = 'orchestrator.v1.OrchestratorService';
+export const ORCHESTRATOR_SCHEMA = 'orchestrator';
+const migrationsDir = fileURLToPath(new URL('../migrations', import.meta.url));
 
 export interface OrchestratorServer {
   readonly port: number;
@@ -15,6 +19,8 @@ export interface OrchestratorServer {
 
 /** Wires the orchestrator: NATS (tools), memory client, model, tool catalog, gRPC server. */
 export async function startOrchestratorServer(config: OrchestratorConfig, logger: Logger): Promise<OrchestratorServer> {
+  const pool = createPgPool({ url: config.DATABASE_URL, applicationName: 'orchestrator', searchPath: ORCHESTRATOR_SCHEMA, maxConnections: config.DATABASE_POOL_MAX, logger });
+  await migrate(pool, ORCHESTRATOR_SCHEMA, await loadMigrations(migrationsDir, ORCHESTRATOR_SCHEMA), logger);
   const nc = await connectNats({ servers: config.NATS_URL, name: 'orchestrator', logger });
   const memory = createGrpcClient(memoryV1.MemoryServiceClient, memoryV1.MemoryServiceService, config.MEMORY_ADDRESS, { defaultDeadlineMs: config.GRPC_DEADLINE_MS });
   const catalog = new ToolCatalog({ nc, logger, refreshIntervalMs: config.CATALOG_REFRESH_MS, discoveryWaitMs: config.CATALOG_DISCOVERY_WAIT_MS });
@@ -33,6 +39,7 @@ export async function startOrchestratorServer(config: OrchestratorConfig, logger
       fallbackModels: config.LLM_FALLBACK_MODELS.map(modelFor),
       catalog,
       tools: new ToolClient({ nc, logger }),
+      runs: new RunStore(pool),
       logger,
     }),
   );
@@ -44,6 +51,7 @@ export async function startOrchestratorServer(config: OrchestratorConfig, logger
       catalog.stop();
       memory.close();
       await nc.drain();
+      await pool.end();
     },
   };
 }

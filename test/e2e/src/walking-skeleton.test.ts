@@ -60,6 +60,25 @@ describe('one message through api -> orchestrator -> tool runner and back', () =
     expect(history.body.messages.map((m) => m.message.role)).toEqual(['user', 'assistant', 'tool', 'tool', 'assistant', 'user', 'assistant']);
   });
 
+  it('keeps each run with its transcript, readable only by its tenant', async () => {
+    const turn = await api<TurnBody>(platform, 'POST', '/v1/conversations/run-1/messages', 'acme', { content: '[scenario:calculator] What is 12 * (3 + 4)?' });
+    const run = await api<{ status: string; stopReason: string; result: { response: string; toolCalls: unknown[] }; transcript: Array<{ iteration: number; tools: unknown[]; view: { stage: string } }> }>(
+      platform,
+      'GET',
+      `/v1/runs/${turn.body.runId}`,
+      'acme',
+    );
+    expect(run.status).toBe(200);
+    expect(run.body).toMatchObject({ status: 'completed', stopReason: 'final_answer', result: { response: turn.body.response } });
+    expect(run.body.transcript.map((i) => [i.iteration, i.tools.length, i.view.stage])).toEqual([
+      [1, 1, 'full'],
+      [2, 0, 'full'],
+    ]);
+    const stolen = await api(platform, 'GET', `/v1/runs/${turn.body.runId}`, 'globex');
+    expect(stolen.status).toBe(404);
+    expect(stolen.body).toMatchObject({ error: { code: 'RUN_NOT_FOUND' } });
+  });
+
   it('never shows one tenant another tenant history', async () => {
     await api(platform, 'POST', '/v1/conversations/private-1/messages', 'acme', { content: '[scenario:plain] my secret' });
     const other = await api<HistoryBody>(platform, 'GET', '/v1/conversations/private-1/messages', 'globex');
