@@ -252,17 +252,33 @@ describe('runAgentLoop: model call recovery', () => {
   });
 
   it('recovers from context overflow by trim, then tool-result truncation, then force trim, in that order', async () => {
-    const stages: string[] = [];
-    const h = harness([
+    // A long history with big tool results, still under the trim threshold: the first view sends it all.
+    const history: ChatMessage[] = [{ role: 'system', content: 'persona' }];
+    for (let i = 0; i < 10; i++) {
+      history.push({ role: 'user', content: `question ${i}` });
+      history.push({ role: 'assistant', content: null, toolCalls: [{ id: `h${i}`, name: 'search', arguments: '{}' }] });
+      history.push({ role: 'tool', toolCallId: `h${i}`, toolName: 'search', content: 'r'.repeat(5_000), status: 'success', isError: false });
+    }
+    history.push({ role: 'user', content: 'latest' });
+    const seen: Array<{ messages: number; biggestTool: number }> = [];
+    const clock = new FakeClock();
+    const model = new ScriptedModel([
       (request) => {
-        stages.push(`${request.messages.length}`);
-        return stages.length < 4 ? new ModelError('context_overflow', 'too long') : reply.text('fits now');
+        const tools = request.messages.filter((m) => m.role === 'tool').map((m) => m.content?.length ?? 0);
+        seen.push({ messages: request.messages.length, biggestTool: Math.max(0, ...tools) });
+        return seen.length < 4 ? new ModelError('context_overflow', 'too long') : reply.text('fits now');
       },
     ]);
-    const result = await h.run({ events: (e) => h.events.push(e) });
+    const config = compileLoopConfig({ maxHistoryMessages: 12, forceTrimMessages: 4, overflowToolResultChars: 1_000 });
+    const result = await clock.settle(runAgentLoop({ runId: 'r', messages: history }, { model, tools: new FakeTools({}, clock), clock, config }));
     expect(result.response).toBe('fits now');
+    expect(seen[0]).toEqual({ messages: 32, biggestTool: 5_000 }); // full
+    expect(seen[1]).toEqual({ messages: 13, biggestTool: 5_000 }); // trimmed: system + last 12
+    expect(seen[2]!.messages).toBe(13); // tool results truncated
+    expect(seen[2]!.biggestTool).toBeLessThan(1_100);
+    expect(seen[3]!.messages).toBeLessThanOrEqual(5); // force trimmed: system + last 4
     expect(result.transcript[0]!.view.stage).toBe('force_trimmed');
-    expect(h.events.filter((e) => e.type === 'state_change' && e.state === 'retrying_model')).toHaveLength(3);
+    expect(history).toHaveLength(32); // raw input untouched
   });
 
   it('gives up with context_overflow when even the force-trimmed view is too long', async () => {
