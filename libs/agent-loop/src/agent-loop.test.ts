@@ -209,7 +209,7 @@ describe('runAgentLoop: stop reasons', () => {
 
   it('protocol feedback: an unparseable text-protocol reply becomes an observation and the loop goes on', async () => {
     const h = harness([
-      () => ({ message: { role: 'assistant', content: 'Action: {broken' }, usage: { inputTokens: 1, outputTokens: 1, totalTokens: 2 }, finishReason: 'stop', protocolFeedback: 'Observation: Error parsing your response' } as never),
+      () => ({ message: { role: 'assistant', content: 'Action: {broken' }, usage: { inputTokens: 1, outputTokens: 1, totalTokens: 2 }, finishReason: 'stop', protocolFeedback: 'Observation: Error parsing your response' }),
       reply.text('Final'),
     ]);
     const result = await h.run();

@@ -139,7 +139,7 @@ class LoopRun {
       const message: AssistantMessage = response.message;
       this.produced.push(message);
       const calls = message.toolCalls ?? [];
-      const feedback = (response as { protocolFeedback?: string }).protocolFeedback;
+      const feedback = response.protocolFeedback;
 
       if (this.deps.stopWhen?.({ iteration, response })) {
         this.produced.push(...closeUnanswered(calls, new Set(), 'skipped', 'STOP_CONDITION', 'the run ended before this call ran.'));

@@ -39,6 +39,11 @@ export interface ModelResponse {
   message: AssistantMessage;
   usage: TokenUsage;
   finishReason: FinishReason;
+  /**
+   * Set by text-protocol adapters when the reply broke the protocol: the observation to send
+   * the model next (as a user message) so it can correct itself. The loop then continues.
+   */
+  protocolFeedback?: string;
 }
 
 /** The model port: what the loop needs from any model provider. */
