@@ -1,11 +1,12 @@
-import { announceReady, createLogger, GracefulShutdown, loadConfig } from '@platform/service-kit';
+import { runService } from '@platform/service-kit';
 import { ApiConfig } from './config.js';
 import { startApiServer } from './server.js';
 
-const config = loadConfig(ApiConfig);
-const logger = createLogger({ service: 'api', level: config.LOG_LEVEL });
-const shutdown = new GracefulShutdown({ logger, timeoutMs: config.SHUTDOWN_GRACE_MS + 5_000 }).listen();
-
-const server = await startApiServer(config, logger);
-shutdown.add('stop http and clients', () => server.stop());
-announceReady(logger, { httpPort: server.port });
+await runService({
+  name: 'api',
+  config: ApiConfig,
+  start: async (config, logger) => {
+    const server = await startApiServer(config, logger);
+    return { stop: () => server.stop(), ready: { httpPort: server.port } };
+  },
+});

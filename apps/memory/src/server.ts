@@ -1,5 +1,5 @@
 import { memoryV1 } from '@platform/proto';
-import { createPgPool, GrpcServer, loadMigrations, migrate, type Logger } from '@platform/service-kit';
+import { GrpcServer, openServiceDatabase, type Logger } from '@platform/service-kit';
 import { fileURLToPath } from 'node:url';
 import type { MemoryConfig } from './config.js';
 import { memoryServiceImplementation } from './memory-service.js';
@@ -16,9 +16,8 @@ export interface MemoryServer {
 }
 
 export async function startMemoryServer(config: MemoryConfig, logger: Logger): Promise<MemoryServer> {
-  const pool = createPgPool({ url: config.DATABASE_URL, applicationName: 'memory', searchPath: MEMORY_SCHEMA, maxConnections: config.DATABASE_POOL_MAX, logger });
+  const pool = await openServiceDatabase({ url: config.DATABASE_URL, schema: MEMORY_SCHEMA, migrationsDir, applicationName: 'memory', maxConnections: config.DATABASE_POOL_MAX, logger });
   try {
-    await migrate(pool, MEMORY_SCHEMA, await loadMigrations(migrationsDir, MEMORY_SCHEMA), logger);
     const grpc = new GrpcServer({ host: config.GRPC_HOST, port: config.GRPC_PORT, logger });
     grpc.addService(MEMORY_SERVICE_NAME, memoryV1.MemoryServiceService, memoryServiceImplementation(new MessageStore(pool), config, logger));
     const port = await grpc.start();

@@ -1,6 +1,6 @@
 import { OpenAIChatModel } from '@platform/llm';
 import { memoryV1, orchestratorV1 } from '@platform/proto';
-import { connectNats, createGrpcClient, createPgPool, GrpcServer, loadMigrations, migrate, type Logger } from '@platform/service-kit';
+import { connectNats, createGrpcClient, GrpcServer, openServiceDatabase, type Logger } from '@platform/service-kit';
 import { fileURLToPath } from 'node:url';
 import { RunStore } from './run-store.js';
 import { ToolCatalog, ToolClient } from '@platform/tool-sdk';
@@ -19,8 +19,14 @@ export interface OrchestratorServer {
 
 /** Wires the orchestrator: NATS (tools), memory client, model, tool catalog, gRPC server. */
 export async function startOrchestratorServer(config: OrchestratorConfig, logger: Logger): Promise<OrchestratorServer> {
-  const pool = createPgPool({ url: config.DATABASE_URL, applicationName: 'orchestrator', searchPath: ORCHESTRATOR_SCHEMA, maxConnections: config.DATABASE_POOL_MAX, logger });
-  await migrate(pool, ORCHESTRATOR_SCHEMA, await loadMigrations(migrationsDir, ORCHESTRATOR_SCHEMA), logger);
+  const pool = await openServiceDatabase({
+    url: config.DATABASE_URL,
+    schema: ORCHESTRATOR_SCHEMA,
+    migrationsDir,
+    applicationName: 'orchestrator',
+    maxConnections: config.DATABASE_POOL_MAX,
+    logger,
+  });
   const nc = await connectNats({ servers: config.NATS_URL, name: 'orchestrator', logger });
   const memory = createGrpcClient(memoryV1.MemoryServiceClient, memoryV1.MemoryServiceService, config.MEMORY_ADDRESS, { defaultDeadlineMs: config.GRPC_DEADLINE_MS });
   const catalog = new ToolCatalog({ nc, logger, refreshIntervalMs: config.CATALOG_REFRESH_MS, discoveryWaitMs: config.CATALOG_DISCOVERY_WAIT_MS });

@@ -11,3 +11,5 @@ export { loadMigrations, migrate, MigrationError, type Migration } from './migra
 export { createRedis, type Redis, type RedisOptions } from './redis.js';
 export { GracefulShutdown, type ShutdownStep, type GracefulShutdownOptions } from './shutdown.js';
 export { announceReady } from './ready.js';
+export { openServiceDatabase, type ServiceDatabaseOptions } from './service-database.js';
+export { runService, type RunServiceOptions, type StartedService } from './run-service.js';

@@ -78,7 +78,7 @@ export class GracefulShutdown {
     await shutdownTelemetry();
     clearTimeout(timer);
     logger.info('shutdown complete');
-    logger.flush?.();
+    await new Promise<void>((resolve) => logger.flush(() => resolve()));
     if (this.exitProcess) process.exit(failed ? 1 : 0);
   }
 }
