@@ -38,6 +38,6 @@ describe('OpenAIChatModel against llm-sim over HTTP', () => {
 
   it('surfaces a wrong API key as an authentication error', async () => {
     const model = new OpenAIChatModel({ baseURL, apiKey: 'wrong', model: 'sim-1', timeoutMs: 5_000 });
-    await expect(model.complete({ messages: [{ role: 'user', content: 'hi' }], tools: [], toolChoice: 'auto' })).rejects.toMatchObject({ status: 401 });
+    await expect(model.complete({ messages: [{ role: 'user', content: 'hi' }], tools: [], toolChoice: 'auto' })).rejects.toMatchObject({ kind: 'auth', status: 401 });
   });
 });

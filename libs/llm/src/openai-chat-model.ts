@@ -1,32 +1,53 @@
-import type { FinishReason, ModelPort, ModelRequest, ModelResponse } from '@platform/agent-loop';
+import { ModelError, type FinishReason, type ModelPort, type ModelRequest, type ModelResponse } from '@platform/agent-loop';
 import { withChatSpan } from '@platform/telemetry';
 import OpenAI from 'openai';
+import { classifyOpenAIError, type OpenAIErrorContext } from './openai-errors.js';
 import { fromOpenAIMessage, toOpenAIMessages, toOpenAITools } from './openai-messages.js';
+import { readChatStream, type ChatChunkStream } from './openai-stream-reader.js';
 
 export interface OpenAIChatModelOptions {
   baseURL: string;
   apiKey: string;
   model: string;
-  /** Per-request timeout. */
+  /**
+   * Per-request timeout: until the response headers arrive, and when streaming also the longest
+   * silence allowed between two chunks (the `openai` client's own timeout ends at the headers).
+   */
   timeoutMs: number;
   /** Provider label recorded on messages (default `openai`; set it for other OpenAI-compatible providers). */
   provider?: string;
+  /** Name of the setting holding the API key, quoted in authentication errors (default `OPENAI_API_KEY`). */
+  apiKeyName?: string;
 }
+
+type WireMessage = OpenAI.Chat.Completions.ChatCompletionMessage;
 
 const finishReasons: Record<string, FinishReason> = { stop: 'stop', tool_calls: 'tool_calls', length: 'length', content_filter: 'content_filter' };
 
-/** The model port over the official `openai` client (Chat Completions). */
+/**
+ * The model port over the official `openai` client (Chat Completions). Streams when the request
+ * has `onTextDelta`, and returns the same {@link ModelResponse} either way. Every failure is thrown
+ * as a `ModelError` (see {@link classifyOpenAIError}).
+ */
 export class OpenAIChatModel implements ModelPort {
   readonly provider: string;
   readonly model: string;
   private readonly client: OpenAI;
   private readonly server: URL;
+  private readonly timeoutMs: number;
+  private readonly apiKeyName: string | undefined;
+  /** Kept only to scrub it from error messages. */
+  private readonly apiKey: string;
 
   constructor(options: OpenAIChatModelOptions) {
     this.server = new URL(options.baseURL);
     this.provider = options.provider ?? 'openai';
     this.model = options.model;
-    // The loop owns retries (one retry layer); the client must not retry on its own.
+    this.timeoutMs = options.timeoutMs;
+    this.apiKeyName = options.apiKeyName;
+    this.apiKey = options.apiKey;
+    // maxRetries 0: the loop engine (libs/agent-loop) is the single retry layer, deciding per
+    // ModelError kind. Client retries underneath would multiply attempts and hide 429 retry-after.
     this.client = new OpenAI({ baseURL: options.baseURL, apiKey: options.apiKey, timeout: options.timeoutMs, maxRetries: 0 });
   }
 
@@ -34,32 +55,68 @@ export class OpenAIChatModel implements ModelPort {
     const model = request.model ?? this.model;
     const serverPort = Number(this.server.port || (this.server.protocol === 'https:' ? 443 : 80));
     return withChatSpan({ provider: this.provider, model, serverAddress: this.server.hostname, serverPort }, async (chat) => {
-      const response = await this.send(request, model);
+      const response = request.onTextDelta ? await this.stream(request, model, request.onTextDelta) : await this.send(request, model);
       chat.recordResponse({ model: response.message.model, inputTokens: response.usage.inputTokens, outputTokens: response.usage.outputTokens, finishReasons: [response.finishReason] });
       return response;
     });
   }
 
-  private async send(request: ModelRequest, model: string): Promise<ModelResponse> {
-    const completion = await this.client.chat.completions.create(
-      {
-        model,
-        messages: toOpenAIMessages(request.messages),
-        ...(request.tools.length && request.toolChoice !== 'none' ? { tools: toOpenAITools(request.tools), tool_choice: request.toolChoice, parallel_tool_calls: true } : {}),
-      },
-      { signal: request.signal },
-    );
-    const choice = completion.choices[0];
-    if (!choice) throw new Error('the model returned no choices');
-    const usage = completion.usage;
+  private params(request: ModelRequest, model: string): OpenAI.Chat.Completions.ChatCompletionCreateParamsNonStreaming {
     return {
-      message: fromOpenAIMessage(choice.message, this.provider, completion.model || model),
+      model,
+      messages: toOpenAIMessages(request.messages),
+      ...(request.tools.length && request.toolChoice !== 'none' ? { tools: toOpenAITools(request.tools), tool_choice: request.toolChoice, parallel_tool_calls: true } : {}),
+    };
+  }
+
+  private errorContext(model: string, signal: AbortSignal | undefined): OpenAIErrorContext {
+    return { provider: this.provider, model, signal, timeoutMs: this.timeoutMs, baseURL: this.server.href, apiKeyName: this.apiKeyName, secrets: [this.apiKey] };
+  }
+
+  private async send(request: ModelRequest, model: string): Promise<ModelResponse> {
+    const context = this.errorContext(model, request.signal);
+    let completion: OpenAI.Chat.Completions.ChatCompletion;
+    try {
+      completion = await this.client.chat.completions.create(this.params(request, model), { signal: request.signal });
+    } catch (error) {
+      throw classifyOpenAIError(error, context);
+    }
+    const choice = completion.choices[0];
+    if (!choice) throw new ModelError('server', `${this.provider} returned no choices (model "${model}"); retry later.`, { provider: this.provider, model });
+    return this.toResponse(choice.message, choice.finish_reason, completion.usage, completion.model || model);
+  }
+
+  private async stream(request: ModelRequest, model: string, onTextDelta: (delta: string) => void): Promise<ModelResponse> {
+    const context = this.errorContext(model, request.signal);
+    let stream: ChatChunkStream;
+    try {
+      stream = await this.client.chat.completions.create(
+        // include_usage: without it a streamed answer carries no token counts at all.
+        { ...this.params(request, model), stream: true, stream_options: { include_usage: true } },
+        { signal: request.signal },
+      );
+    } catch (error) {
+      throw classifyOpenAIError(error, context);
+    }
+    const assembled = await readChatStream(stream, {
+      onTextDelta,
+      idleTimeoutMs: this.timeoutMs,
+      signal: request.signal,
+      toModelError: (error) => classifyOpenAIError(error, context),
+    });
+    return this.toResponse(assembled.message, assembled.finishReason, assembled.usage, assembled.model || model);
+  }
+
+  /** The one conversion both paths share, so streamed and non-streamed answers are identical. */
+  private toResponse(message: WireMessage, finishReason: string | null, usage: OpenAI.CompletionUsage | undefined, model: string): ModelResponse {
+    return {
+      message: fromOpenAIMessage(message, this.provider, model),
       usage: {
         inputTokens: usage?.prompt_tokens ?? 0,
         outputTokens: usage?.completion_tokens ?? 0,
         totalTokens: usage?.total_tokens ?? 0,
       },
-      finishReason: finishReasons[choice.finish_reason] ?? 'other',
+      finishReason: (finishReason && finishReasons[finishReason]) || 'other',
     };
   }
 }
