@@ -1,4 +1,4 @@
-import { startRedisServer } from '@platform/testing';
+import { binaries, locateBinary, ManagedProcess, startRedisServer } from '@platform/testing';
 import { allocateSuiteRedis } from '@platform/testing/vitest';
 import { describe, expect, it } from 'vitest';
 import { createLogger } from './logger.js';
@@ -23,7 +23,6 @@ describe('createRedis', () => {
     await server.stop();
     await expect(redis.get('k')).rejects.toThrow();
     // A new server on the same port: the client reconnects by itself.
-    const { ManagedProcess, binaries, locateBinary } = await import('@platform/testing');
     const again = ManagedProcess.start('redis-again', await locateBinary(binaries.redisServer), ['--port', String(port), '--bind', '127.0.0.1', '--save', '']);
     let pong: string | undefined;
     for (let i = 0; i < 100 && pong !== 'PONG'; i++) {
