@@ -1,3 +1,4 @@
 import { platformTestConfig } from '../../vitest.shared.js';
 
-export default platformTestConfig();
+// Shared infra gives the effectively-once suite its own Redis database (allocateSuiteRedis).
+export default platformTestConfig({ sharedInfra: true });

@@ -28,6 +28,22 @@ const orchestrator = {
       usage: { inputTokens: 10, outputTokens: 2, totalTokens: 12 },
     };
   },
+  listTools: async () => ({
+    tools: [
+      {
+        name: 'calculator',
+        description: 'Evaluates arithmetic.',
+        inputSchemaJson: '{"type":"object","properties":{"expression":{"type":"string"}}}',
+        kind: 'tool',
+        runner: 'builtin-tools',
+        version: '1.0.0',
+        requiresApproval: false,
+        timeoutMs: 5_000,
+        sideEffect: 'none',
+        instances: 2,
+      },
+    ],
+  }),
   getRun: async (request: orchestratorV1.GetRunRequest) => {
     if (request.tenantId !== 'acme' || request.runId !== 'run_1') throw errors.notFound('RUN_NOT_FOUND', `no run '${request.runId}'`);
     return {
@@ -183,6 +199,33 @@ describe('GET /v1/conversations/:id/messages', () => {
     const response = await app.inject({ method: 'GET', url: '/v1/conversations/c/messages?limit=0', headers: { authorization: `Bearer ${await token({ sub: 'acme' })}` } });
     expect(response.statusCode).toBe(400);
     expect(response.json()).toMatchObject({ error: { code: 'INVALID_QUERY' } });
+  });
+});
+
+describe('GET /v1/tools', () => {
+  it('lists the live catalog with input schemas', async () => {
+    const response = await app.inject({ method: 'GET', url: '/v1/tools', headers: { authorization: `Bearer ${await token({ sub: 'acme' })}` } });
+    expect(response.statusCode).toBe(200);
+    expect(response.json()).toEqual({
+      tools: [
+        {
+          name: 'calculator',
+          description: 'Evaluates arithmetic.',
+          inputSchema: { type: 'object', properties: { expression: { type: 'string' } } },
+          kind: 'tool',
+          runner: 'builtin-tools',
+          version: '1.0.0',
+          requiresApproval: false,
+          timeoutMs: 5_000,
+          sideEffect: 'none',
+          instances: 2,
+        },
+      ],
+    });
+  });
+
+  it('needs a token', async () => {
+    expect((await app.inject({ method: 'GET', url: '/v1/tools' })).statusCode).toBe(401);
   });
 });
 

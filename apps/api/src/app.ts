@@ -5,6 +5,7 @@ import { HttpError, toHttpError } from './http-errors.js';
 import { registerConversationRoutes, type ConversationRoutesOptions } from './routes/conversations.js';
 import { registerHealthRoutes, type HealthRoutesOptions } from './routes/health.js';
 import { registerRunRoutes } from './routes/runs.js';
+import { registerToolRoutes } from './routes/tools.js';
 
 export interface AppOptions {
   logger: Logger;
@@ -40,6 +41,7 @@ export function buildApp(options: AppOptions): FastifyInstance {
   registerHealthRoutes(app, options.health);
   registerConversationRoutes(app, options.conversations);
   registerRunRoutes(app, { orchestrator: options.conversations.orchestrator });
+  registerToolRoutes(app, { orchestrator: options.conversations.orchestrator });
   return app;
 }
 

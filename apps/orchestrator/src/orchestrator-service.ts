@@ -96,6 +96,21 @@ export function orchestratorServiceImplementation(deps: OrchestratorDependencies
       return toResponse(result, durationMs);
     }),
 
+    listTools: unaryHandler<orchestratorV1.ListToolsRequest, orchestratorV1.ListToolsResponse>(logger, 'ListTools', async () => ({
+      tools: deps.catalog.list().map((t) => ({
+        name: t.name,
+        description: t.description,
+        inputSchemaJson: JSON.stringify(t.inputSchema),
+        kind: t.kind,
+        runner: t.runner,
+        version: t.version,
+        requiresApproval: t.requiresApproval,
+        timeoutMs: t.timeoutMs,
+        sideEffect: t.sideEffect,
+        instances: t.instances.length,
+      })),
+    })),
+
     getRun: unaryHandler<orchestratorV1.GetRunRequest, orchestratorV1.GetRunResponse>(logger, 'GetRun', async (request) => {
       if (!TenantId.safeParse(request.tenantId).success) throw errors.invalidArgument('INVALID_TENANT_ID', 'tenant_id is invalid');
       // Another tenant's run is reported exactly like a missing one, so ids do not leak.

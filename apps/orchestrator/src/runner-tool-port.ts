@@ -63,6 +63,9 @@ export class RunnerToolPort implements ToolPort {
       runId: context.runId,
       deadlineAt: context.deadlineAt,
       signal: context.signal,
+      // Lets the client decide whether a lost answer may be retried (see docs/tool-protocol.md).
+      sideEffect: found.entry.sideEffect,
+      dedupe: found.entry.dedupe,
     });
     return toOutcome(response);
   }

@@ -23,6 +23,11 @@ export interface ToolSpec<I extends z.ZodObject, O extends z.ZodType | undefined
   description: string;
   /** Validated on the runner before the handler runs; published as JSON Schema for discovery. */
   input: I;
+  /**
+   * Publish this JSON Schema instead of the one generated from `input`, for tools whose schema
+   * comes from elsewhere (e.g. an MCP server). `input` still validates; keep the two consistent.
+   */
+  inputJsonSchema?: Record<string, unknown>;
   /** When given, the handler's result is checked against it (a mismatch is a `failed` result). */
   output?: O;
   /** Longest a call may run; the caller's turn deadline may cut it shorter. Default 30 s. */
@@ -44,6 +49,8 @@ export interface ToolDefinition {
   readonly name: ToolName;
   readonly description: string;
   readonly input: z.ZodObject;
+  /** The published input schema when given explicitly; otherwise it is generated from `input`. */
+  readonly inputJsonSchema?: Record<string, unknown> | undefined;
   readonly output: z.ZodType | undefined;
   readonly timeoutMs: number;
   readonly requiresApproval: boolean;
@@ -69,6 +76,7 @@ export function defineTool<I extends z.ZodObject, O extends z.ZodType | undefine
     name: spec.name,
     description: spec.description,
     input: spec.input,
+    ...(spec.inputJsonSchema ? { inputJsonSchema: spec.inputJsonSchema } : {}),
     output: spec.output,
     timeoutMs: spec.timeoutMs ?? TOOL_DEFAULTS.timeoutMs,
     requiresApproval: spec.requiresApproval ?? TOOL_DEFAULTS.requiresApproval,

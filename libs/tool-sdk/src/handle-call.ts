@@ -1,6 +1,7 @@
 import { ToolCallHeader, ToolCallMeta, ToolCallRequest, type ToolCallResponse, type ToolIssue } from '@platform/contracts';
 import type { Logger } from '@platform/service-kit';
 import type { z } from 'zod';
+import type { DedupeCall } from './call-dedupe.js';
 import { outcome } from './call-outcome.js';
 import type { ToolContext, ToolDefinition } from './define-tool.js';
 import { ToolFailure } from './tool-failure.js';
@@ -13,6 +14,11 @@ export interface CallEnvironment {
   /** Aborted when the runner gives up on in-flight work (shutdown past its grace period). */
   shutdownSignal: AbortSignal;
   now?: () => number;
+  /**
+   * Wraps the handler run of a validated call, e.g. to run it at most once per call id
+   * (`CallDedupe`). Must not throw; `run` never does. Absent: the handler simply runs.
+   */
+  once?: (call: DedupeCall, run: () => Promise<ToolCallResponse>) => Promise<ToolCallResponse>;
 }
 
 function zodIssues(error: z.ZodError): ToolIssue[] {
@@ -65,10 +71,25 @@ export async function handleToolCall(
   }
 
   const deadlineAt = Math.min(meta.data.deadlineAt, started + tool.timeoutMs);
-  const remainingMs = deadlineAt - started;
-  if (remainingMs <= 0) return outcome.timeout('the call arrived after its deadline', elapsed());
+  if (deadlineAt - started <= 0) return outcome.timeout('the call arrived after its deadline', elapsed());
 
-  const logger = env.logger.child({ tool: tool.name, callId: meta.data.callId, tenantId: meta.data.tenantId });
+  const run = (): Promise<ToolCallResponse> => runHandler(tool, args.data, meta.data, deadlineAt, env, elapsed);
+  return env.once ? env.once({ tool: tool.name, meta: meta.data, arguments: request.arguments, deadlineAt }, run) : run();
+}
+
+/** Runs the handler under the call's deadline and shapes its result. Never throws. */
+async function runHandler(
+  tool: ToolDefinition,
+  input: unknown,
+  meta: ToolCallMeta,
+  deadlineAt: number,
+  env: CallEnvironment,
+  elapsed: () => number,
+): Promise<ToolCallResponse> {
+  // Measured now, not at arrival: a guard such as dedupe may have let this call wait first.
+  const remainingMs = deadlineAt - (env.now ?? Date.now)();
+  if (remainingMs <= 0) return outcome.timeout('the call ran out of time before its handler could start', elapsed());
+  const logger = env.logger.child({ tool: tool.name, callId: meta.callId, tenantId: meta.tenantId });
   const controller = new AbortController();
   const onShutdown = (): void => controller.abort(new Error('runner shutting down'));
   env.shutdownSignal.addEventListener('abort', onShutdown, { once: true });
@@ -81,17 +102,17 @@ export async function handleToolCall(
   });
 
   const context: ToolContext = {
-    tenantId: meta.data.tenantId,
-    conversationId: meta.data.conversationId,
-    callId: meta.data.callId,
-    runId: meta.data.runId,
+    tenantId: meta.tenantId,
+    conversationId: meta.conversationId,
+    callId: meta.callId,
+    runId: meta.runId,
     deadlineAt,
     signal: controller.signal,
     logger,
   };
 
   try {
-    const result = await Promise.race([tool.handler(args.data, context).then((output) => ({ output })), deadline]);
+    const result = await Promise.race([tool.handler(input, context).then((output) => ({ output })), deadline]);
     if (result === 'deadline') {
       logger.warn({ timeoutMs: remainingMs }, 'tool call exceeded its deadline');
       return outcome.timeout(`'${tool.name}' did not finish within ${remainingMs} ms`, elapsed());

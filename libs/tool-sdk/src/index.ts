@@ -7,3 +7,6 @@ export { inputJsonSchema, schemaHash } from './json-schema.js';
 export { ToolClient, type ToolCallInput, type ToolClientOptions } from './tool-client.js';
 export { ToolCatalog, resolveOffers, type CatalogEntry, type ToolCatalogOptions, type ToolLookup } from './tool-catalog.js';
 export { compareVersions } from './versions.js';
+export { CallDedupe, IDEMPOTENCY_DEFAULTS, type IdempotencyOptions, type DedupeCall, type DedupeOutcome } from './call-dedupe.js';
+export { DEDUPE_METADATA_KEY, REPLAYED_HEADER, readDedupeMetadata } from './dedupe-protocol.js';
+export { mayRetryUnanswered, TRANSPORT_RETRY_DEFAULTS, type UnansweredKind } from './retry-policy.js';

@@ -1,9 +1,12 @@
 import { TOOL_QUEUE_GROUP, toolEndpointMetadata, toolSubject, type ToolCallResponse } from '@platform/contracts';
 import { headerGetter, type Logger, type NatsConnection } from '@platform/service-kit';
+import { headers as natsHeaders } from '@nats-io/nats-core';
 import { runInMessagingServerSpan } from '@platform/telemetry';
 import svcm from '@nats-io/services';
 import type { Service, ServiceMsg } from '@nats-io/services';
+import { CallDedupe, type DedupeCall, type IdempotencyOptions } from './call-dedupe.js';
 import { outcome } from './call-outcome.js';
+import { DEDUPE_METADATA_KEY, REPLAYED_HEADER } from './dedupe-protocol.js';
 import type { ToolDefinition } from './define-tool.js';
 import { handleToolCall } from './handle-call.js';
 import { inputJsonSchema, schemaHash } from './json-schema.js';
@@ -21,6 +24,13 @@ export interface RunnerOptions {
   maxConcurrency?: number;
   /** Results larger than this many bytes of JSON are truncated at the source. Default 256 KiB. */
   maxResultBytes?: number;
+  /**
+   * Effectively-once for `external` tools: finished results are kept in Redis by call, and a
+   * duplicate call gets the stored result instead of running the handler again. The runner then
+   * publishes `platform.dedupe: "true"` on those endpoints. Without it, or while Redis is down,
+   * `external` calls are at-least-once under retries (see docs/tool-protocol.md).
+   */
+  idempotency?: IdempotencyOptions;
 }
 
 export const RUNNER_DEFAULTS = {
@@ -48,10 +58,13 @@ const serviceErrorCode: Record<Exclude<ToolCallResponse['status'], 'success'>, n
   timeout: 504,
 };
 
-function respond(msg: ServiceMsg, response: ToolCallResponse): void {
+function respond(msg: ServiceMsg, response: ToolCallResponse, replayed = false): void {
   const body = JSON.stringify(response);
-  if (response.status === 'success') msg.respond(body);
-  else msg.respondError(serviceErrorCode[response.status], response.error.message, body);
+  // The replay marker rides in a header: the v1 response schema has no field for it.
+  const opts = replayed ? { headers: natsHeaders() } : undefined;
+  opts?.headers.set(REPLAYED_HEADER, 'true');
+  if (response.status === 'success') msg.respond(body, opts);
+  else msg.respondError(serviceErrorCode[response.status], response.error.message, body, opts);
 }
 
 /** Serves tools as a NATS micro service that the standard discovery protocol sees. */
@@ -73,22 +86,28 @@ export async function serveRunner(options: RunnerOptions): Promise<ToolRunner> {
   const logger = options.logger.child({ runner: options.name, instance: service.info().id });
   const shutdown = new AbortController();
   const inFlight = new Set<Promise<void>>();
+  const dedupe = options.idempotency ? new CallDedupe(options.idempotency, logger) : undefined;
 
   for (const tool of options.tools) {
-    const inputSchema = inputJsonSchema(tool.input);
+    const inputSchema = tool.inputJsonSchema ?? inputJsonSchema(tool.input);
+    // Only `external` tools need dedupe: repeating the others is harmless by their own declaration.
+    const guard = tool.sideEffect === 'external' ? dedupe : undefined;
     service.addEndpoint(tool.name, {
       subject: toolSubject(tool.name),
       queue: TOOL_QUEUE_GROUP,
-      metadata: toolEndpointMetadata({
-        kind: 'tool',
-        description: tool.description,
-        inputSchema,
-        timeoutMs: tool.timeoutMs,
-        requiresApproval: tool.requiresApproval,
-        sideEffect: tool.sideEffect,
-        version: tool.version,
-        schemaHash: schemaHash(inputSchema),
-      }),
+      metadata: {
+        ...toolEndpointMetadata({
+          kind: 'tool',
+          description: tool.description,
+          inputSchema,
+          timeoutMs: tool.timeoutMs,
+          requiresApproval: tool.requiresApproval,
+          sideEffect: tool.sideEffect,
+          version: tool.version,
+          schemaHash: schemaHash(inputSchema),
+        }),
+        ...(guard ? { [DEDUPE_METADATA_KEY]: 'true' } : {}),
+      },
       handler: (err, msg) => {
         if (err) {
           logger.error({ err, tool: tool.name }, 'endpoint subscription failed');
@@ -101,9 +120,18 @@ export async function serveRunner(options: RunnerOptions): Promise<ToolRunner> {
         const getHeader = headerGetter(msg.headers);
         const subject = toolSubject(tool.name);
         const work = runInMessagingServerSpan({ subject, getHeader, queueGroup: TOOL_QUEUE_GROUP, bodySize: msg.data.length }, async (span) => {
-          const response = await handleToolCall(tool, getHeader, msg.string(), { logger, maxResultBytes, shutdownSignal: shutdown.signal });
+          let replayed = false;
+          const once = guard
+            ? async (call: DedupeCall, run: () => Promise<ToolCallResponse>): Promise<ToolCallResponse> => {
+                const result = await guard.once(call, run);
+                replayed = result.replayed;
+                return result.response;
+              }
+            : undefined;
+          const response = await handleToolCall(tool, getHeader, msg.string(), { logger, maxResultBytes, shutdownSignal: shutdown.signal, once });
           span.setAttribute('platform.tool.status', response.status);
-          respond(msg, response);
+          if (replayed) span.setAttribute('platform.tool.replayed', true);
+          respond(msg, response, replayed);
         })
           .catch((error: unknown) => logger.error({ err: error, tool: tool.name }, 'could not answer a tool call'))
           .finally(() => inFlight.delete(work));
@@ -113,7 +141,7 @@ export async function serveRunner(options: RunnerOptions): Promise<ToolRunner> {
   }
   // Make sure the server has registered every endpoint before callers are told we are up.
   await options.nc.flush();
-  logger.info({ tools: [...names], maxConcurrency }, 'tool runner serving');
+  logger.info({ tools: [...names], maxConcurrency, dedupe: Boolean(dedupe) }, 'tool runner serving');
 
   return {
     id: service.info().id,

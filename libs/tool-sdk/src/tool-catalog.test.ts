@@ -6,7 +6,7 @@ import { compareVersions } from './versions.js';
 
 const logger = createLogger({ service: 'test', level: 'silent' });
 
-function offer(runner: string, version: string, schemaHash = 'h1', instance = `${runner}-1`) {
+function offer(runner: string, version: string, schemaHash = 'h1', instance = `${runner}-1`, dedupe = false) {
   const descriptor: ToolDescriptor = {
     name: 'search',
     kind: 'tool',
@@ -18,13 +18,18 @@ function offer(runner: string, version: string, schemaHash = 'h1', instance = `$
     version,
     schemaHash,
   };
-  return { descriptor, runner, instance };
+  return { descriptor, runner, instance, dedupe };
 }
 
 describe('resolveOffers', () => {
   it('merges replicas of one runner', () => {
     const entry = resolveOffers('search', [offer('a', '1.0.0', 'h1', 'a-1'), offer('a', '1.0.0', 'h1', 'a-2')], logger);
     expect(entry?.instances).toEqual(['a-1', 'a-2']);
+  });
+
+  it('promises dedupe only when every replica of the chosen offer does', () => {
+    expect(resolveOffers('search', [offer('a', '1.0.0', 'h1', 'a-1', true), offer('a', '1.0.0', 'h1', 'a-2', true)], logger)?.dedupe).toBe(true);
+    expect(resolveOffers('search', [offer('a', '1.0.0', 'h1', 'a-1', true), offer('a', '1.0.0', 'h1', 'a-2', false)], logger)?.dedupe).toBe(false);
   });
 
   it('chooses the highest version', () => {

@@ -2,6 +2,7 @@ import svcm from '@nats-io/services';
 import type { ServiceInfo } from '@nats-io/services';
 import { parseToolDescriptor, TOOL_PROTOCOL_VERSION, ToolMetadataKey, type ToolDescriptor } from '@platform/contracts';
 import type { Logger, NatsConnection } from '@platform/service-kit';
+import { readDedupeMetadata } from './dedupe-protocol.js';
 import { compareVersions } from './versions.js';
 
 /** A tool in the catalog, with the runner that serves it. */
@@ -9,6 +10,8 @@ export interface CatalogEntry extends ToolDescriptor {
   runner: string;
   /** Instance ids of the runner replicas seen serving this tool. */
   instances: string[];
+  /** Every replica dedupes calls by call id (effectively-once), so a lost answer may be retried. */
+  dedupe: boolean;
 }
 
 export interface ToolCatalogOptions {
@@ -32,6 +35,7 @@ interface Offer {
   descriptor: ToolDescriptor;
   runner: string;
   instance: string;
+  dedupe?: boolean;
 }
 
 /**
@@ -56,7 +60,7 @@ export function resolveOffers(name: string, offers: Offer[], logger: Logger): Ca
   if (older.length > 0) {
     logger.info({ tool: name, chosen: best.descriptor.version, ignored: [...new Set(older.map((o) => o.descriptor.version))] }, 'tool offered in several versions; the highest wins');
   }
-  return { ...best.descriptor, runner: best.runner, instances: [...new Set(top.map((o) => o.instance))] };
+  return { ...best.descriptor, runner: best.runner, instances: [...new Set(top.map((o) => o.instance))], dedupe: top.every((o) => o.dedupe === true) };
 }
 
 /**
@@ -140,7 +144,7 @@ export class ToolCatalog {
         try {
           const descriptor = parseToolDescriptor(endpoint.name, endpoint.metadata);
           const list = offers.get(descriptor.name) ?? [];
-          list.push({ descriptor, runner: info.name, instance: info.id });
+          list.push({ descriptor, runner: info.name, instance: info.id, dedupe: readDedupeMetadata(endpoint.metadata) });
           offers.set(descriptor.name, list);
         } catch (err) {
           logger.warn({ runner: info.name, instance: info.id, endpoint: endpoint.name, err: (err as Error).message }, 'ignoring an endpoint with invalid tool metadata');

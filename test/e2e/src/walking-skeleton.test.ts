@@ -86,6 +86,13 @@ describe('one message through api -> orchestrator -> tool runner and back', () =
     expect(other.body.messages).toEqual([]);
   });
 
+  it('lists the live tool catalog', async () => {
+    const tools = await api<{ tools: Array<{ name: string; runner: string; kind: string; inputSchema: { required?: string[] } }> }>(platform, 'GET', '/v1/tools', 'acme');
+    expect(tools.status).toBe(200);
+    expect(tools.body.tools.map((t) => t.name)).toEqual(['calculator', 'current_time']);
+    expect(tools.body.tools[0]).toMatchObject({ runner: 'builtin-tools', kind: 'tool', inputSchema: { required: ['expression'] } });
+  });
+
   it('reports readiness of the api and its dependencies', async () => {
     const ready = await fetch(`${platform.apiUrl}/readyz`);
     expect(ready.status).toBe(200);
