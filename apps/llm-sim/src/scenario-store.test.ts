@@ -12,6 +12,7 @@ const SHIPPED = [
   'leaked-token-name',
   'loop-forever',
   'malformed-tool-args',
+  'mcp-echo',
   'parallel-three',
   'plain',
   'rate-limit-once',

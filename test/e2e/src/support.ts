@@ -1,22 +1,39 @@
-import { startPlatform, type Platform, type PlatformOptions } from '@platform/testing';
-import { allocateSuiteRedis, createSuiteDatabase, sharedInfra } from '@platform/testing/vitest';
+import { startNatsServer, startPlatform, type Platform, type PlatformOptions } from '@platform/testing';
+import { allocateSuiteRedis, createSuiteDatabase } from '@platform/testing/vitest';
 import { SignJWT } from 'jose';
 
 export const JWT_SECRET = 'e2e-secret-e2e-secret-e2e-secret-e2e';
 
-/** Boots every service against this run's shared servers, with a fresh database and Redis db. */
-export async function bootPlatform(label: string, overrides: Partial<PlatformOptions> = {}): Promise<Platform> {
+/** A suite's platform, with the suite's own NATS server. */
+export type SuitePlatform = Platform & { natsUrl: string };
+
+/**
+ * Boots every service for one suite: its own NATS server (tool runners and discovery are global
+ * on a NATS server, so suites running in parallel must not share one), and a fresh database and
+ * Redis database on the run's shared PostgreSQL and Redis.
+ */
+export async function bootPlatform(label: string, overrides: Partial<PlatformOptions> = {}): Promise<SuitePlatform> {
   const lines: string[] = [];
+  const nats = await startNatsServer();
   try {
-    return await startPlatform({
-      natsUrl: sharedInfra().natsUrl,
+    const platform = await startPlatform({
+      natsUrl: nats.url,
       databaseUrl: await createSuiteDatabase(label),
       redisUrl: await allocateSuiteRedis(),
       jwtSecret: JWT_SECRET,
       onLine: (app, line) => lines.push(`[${app}] ${line}`),
       ...overrides,
     });
+    const stopServices = platform.stop;
+    return Object.assign(platform, {
+      natsUrl: nats.url,
+      stop: async () => {
+        await stopServices();
+        await nats.stop();
+      },
+    });
   } catch (err) {
+    await nats.stop();
     throw new Error(`platform failed to start: ${(err as Error).message}\n${lines.slice(-40).join('\n')}`);
   }
 }
