@@ -24,7 +24,7 @@ export async function bootPlatform(label: string, overrides: Partial<PlatformOpt
       onLine: (app, line) => lines.push(`[${app}] ${line}`),
       ...overrides,
     });
-    const stopServices = platform.stop;
+    const stopServices = platform.stop.bind(platform);
     return Object.assign(platform, {
       natsUrl: nats.url,
       stop: async () => {
