@@ -2,8 +2,20 @@ import type { ToolDefinition } from '@platform/tool-sdk';
 import type { RunnerConfig } from '../config.js';
 import { calculatorTool } from './calculator.js';
 import { currentTimeTool } from './current-time.js';
+import { webFetchTool } from './web-fetch/web-fetch.js';
 
-/** The tools this runner serves, configured from its environment. */
+/** The tools this runner serves, configured from its environment; `web_fetch` only when enabled. */
 export function builtinTools(config: RunnerConfig): ToolDefinition[] {
-  return [calculatorTool({ maxExpressionLength: config.CALCULATOR_MAX_EXPRESSION_LENGTH }), currentTimeTool()];
+  const tools = [calculatorTool({ maxExpressionLength: config.CALCULATOR_MAX_EXPRESSION_LENGTH }), currentTimeTool()];
+  if (config.WEB_FETCH_ENABLED) {
+    tools.push(
+      webFetchTool({
+        allowedHosts: config.WEB_FETCH_ALLOWED_HOSTS,
+        maxBytes: config.WEB_FETCH_MAX_BYTES,
+        timeoutMs: config.WEB_FETCH_TIMEOUT_MS,
+        maxRedirects: config.WEB_FETCH_MAX_REDIRECTS,
+      }),
+    );
+  }
+  return tools;
 }
