@@ -18,6 +18,7 @@ export {
   ToolCallResponse,
   SideEffect,
   ToolMetadataKey,
+  ToolReplyHeader,
   ToolDescriptor,
   ToolEndpointMetadata,
   parseToolDescriptor,

@@ -103,6 +103,14 @@ export const ToolMetadataKey = {
   sideEffect: 'platform.side_effect',
   version: 'platform.version',
   schemaHash: 'platform.schema_hash',
+  /** Optional: `"true"` when the runner answers duplicate call ids from a result store (effectively-once). */
+  dedupe: 'platform.dedupe',
+} as const;
+
+/** NATS headers a runner may set on its reply. */
+export const ToolReplyHeader = {
+  /** `"true"` on a response replayed from the result store instead of run again. */
+  replayed: 'Platform-Replayed',
 } as const;
 
 /** What the catalog knows about a tool, parsed from discovered endpoint metadata. */
