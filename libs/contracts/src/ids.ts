@@ -1,7 +1,7 @@
 import { z } from 'zod';
 
 /** Identifier charset shared by tenants, conversations and runs: safe in URLs, subjects, logs and SQL. */
-const ID_PATTERN = /^[A-Za-z0-9][A-Za-z0-9._:-]{0,127}$/;
+export const ID_PATTERN = /^[A-Za-z0-9][A-Za-z0-9._:-]{0,127}$/;
 const ID_RULE = 'must be 1-128 characters of letters, digits, ".", "_", ":" or "-", starting with a letter or digit';
 
 /** The tenant a request acts for; comes from the verified JWT at the api and travels in every call. */
@@ -20,7 +20,8 @@ export type RunId = z.infer<typeof RunId>;
  * A tool call's id as the model gave it. Stable across retries and resumes, so runners can
  * dedupe side effects on it. Providers use various formats; only length and printability are checked.
  */
-export const ToolCallId = z.string().min(1).max(256).regex(/^[\x21-\x7e]+$/, 'must be printable ASCII without spaces');
+export const TOOL_CALL_ID_PATTERN = /^[\x21-\x7e]{1,256}$/;
+export const ToolCallId = z.string().regex(TOOL_CALL_ID_PATTERN, 'must be 1-256 printable ASCII characters without spaces');
 export type ToolCallId = z.infer<typeof ToolCallId>;
 
 /** Tool names as models may call them (the OpenAI function-name rule); also valid as a NATS subject token. */

@@ -1,4 +1,4 @@
-export { TenantId, ConversationId, RunId, ToolCallId, ToolName } from './ids.js';
+export { TenantId, ConversationId, RunId, ToolCallId, ToolName, ID_PATTERN, TOOL_CALL_ID_PATTERN } from './ids.js';
 export { ToolResultStatus } from './tool-result-status.js';
 export { ProviderFields, ToolCall, SystemMessage, UserMessage, AssistantMessage, ToolMessage, ChatMessage } from './chat-message.js';
 export {

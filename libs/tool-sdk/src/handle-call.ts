@@ -1,4 +1,4 @@
-import { ToolCallHeader, ToolCallMeta, ToolCallRequest, type ToolCallResponse, type ToolIssue } from '@platform/contracts';
+import { ID_PATTERN, TOOL_CALL_ID_PATTERN, ToolCallHeader, ToolCallMeta, ToolCallRequest, type ToolCallResponse, type ToolIssue } from '@platform/contracts';
 import type { Logger } from '@platform/service-kit';
 import type { z } from 'zod';
 import type { DedupeCall } from './call-dedupe.js';
@@ -25,13 +25,35 @@ function zodIssues(error: z.ZodError): ToolIssue[] {
   return error.issues.map((issue) => ({ path: issue.path.map(String).join('.') || '(root)', message: issue.message }));
 }
 
+/**
+ * Reads the protocol headers. Well-formed calls (nearly all) take a plain check; only a bad call
+ * goes through zod, to list what is wrong. This runs on every call, so it is kept cheap.
+ */
 function parseMeta(getHeader: (key: string) => string | undefined): z.ZodSafeParseResult<ToolCallMeta> {
+  const callId = getHeader(ToolCallHeader.callId);
+  const tenantId = getHeader(ToolCallHeader.tenant);
+  const conversationId = getHeader(ToolCallHeader.conversation);
+  const runId = getHeader(ToolCallHeader.run) || undefined;
+  const deadline = getHeader(ToolCallHeader.deadline);
+  const deadlineAt = deadline && /^\d{1,16}$/.test(deadline) ? Number(deadline) : 0;
+  if (
+    callId !== undefined &&
+    TOOL_CALL_ID_PATTERN.test(callId) &&
+    tenantId !== undefined &&
+    ID_PATTERN.test(tenantId) &&
+    conversationId !== undefined &&
+    ID_PATTERN.test(conversationId) &&
+    (runId === undefined || ID_PATTERN.test(runId)) &&
+    deadlineAt > 0
+  ) {
+    return { success: true, data: { callId, tenantId, conversationId, runId, deadlineAt } };
+  }
   return ToolCallMeta.safeParse({
-    callId: getHeader(ToolCallHeader.callId),
-    tenantId: getHeader(ToolCallHeader.tenant),
-    conversationId: getHeader(ToolCallHeader.conversation),
-    runId: getHeader(ToolCallHeader.run) || undefined,
-    deadlineAt: getHeader(ToolCallHeader.deadline),
+    callId,
+    tenantId,
+    conversationId,
+    runId,
+    deadlineAt: deadline,
   });
 }
 
@@ -89,7 +111,9 @@ async function runHandler(
   // Measured now, not at arrival: a guard such as dedupe may have let this call wait first.
   const remainingMs = deadlineAt - (env.now ?? Date.now)();
   if (remainingMs <= 0) return outcome.timeout('the call ran out of time before its handler could start', elapsed());
-  const logger = env.logger.child({ tool: tool.name, callId: meta.callId, tenantId: meta.tenantId });
+  // Created on first use: most calls never log, and a child logger per call is measurable.
+  let callLogger: Logger | undefined;
+  const log = (): Logger => (callLogger ??= env.logger.child({ tool: tool.name, callId: meta.callId, tenantId: meta.tenantId }));
   const controller = new AbortController();
   const onShutdown = (): void => controller.abort(new Error('runner shutting down'));
   env.shutdownSignal.addEventListener('abort', onShutdown, { once: true });
@@ -108,26 +132,28 @@ async function runHandler(
     runId: meta.runId,
     deadlineAt,
     signal: controller.signal,
-    logger,
+    get logger() {
+      return log();
+    },
   };
 
   try {
     const result = await Promise.race([tool.handler(input, context).then((output) => ({ output })), deadline]);
     if (result === 'deadline') {
-      logger.warn({ timeoutMs: remainingMs }, 'tool call exceeded its deadline');
+      log().warn({ timeoutMs: remainingMs }, 'tool call exceeded its deadline');
       return outcome.timeout(`'${tool.name}' did not finish within ${remainingMs} ms`, elapsed());
     }
     let output = result.output;
     if (tool.output) {
       const checked = tool.output.safeParse(output);
       if (!checked.success) {
-        logger.error({ issues: checked.error.issues }, 'tool returned output that violates its output schema');
+        log().error({ issues: checked.error.issues }, 'tool returned output that violates its output schema');
         return outcome.failed('HANDLER_FAILED', `'${tool.name}' produced an invalid result`, elapsed());
       }
       output = checked.data;
     }
     const { output: bounded, truncated } = truncateOutput(output, env.maxResultBytes);
-    if (truncated) logger.info({ maxResultBytes: env.maxResultBytes }, 'tool result truncated at the source');
+    if (truncated) log().info({ maxResultBytes: env.maxResultBytes }, 'tool result truncated at the source');
     return outcome.success(bounded, elapsed(), truncated);
   } catch (err) {
     if (err instanceof ToolFailure) {
@@ -137,7 +163,7 @@ async function runHandler(
     }
     if (controller.signal.aborted) return outcome.timeout(`'${tool.name}' was stopped: ${String((controller.signal.reason as Error)?.message)}`, elapsed());
     // The handler's error may hold internals (hosts, queries); the caller gets a safe message, the log gets all.
-    logger.error({ err }, 'tool handler failed');
+    log().error({ err }, 'tool handler failed');
     return outcome.failed('HANDLER_FAILED', `'${tool.name}' failed while running; the runner logged the details`, elapsed());
   } finally {
     clearTimeout(timer);
