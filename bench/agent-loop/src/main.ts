@@ -4,7 +4,7 @@
 import { performance } from 'node:perf_hooks';
 import { runAgentLoop, systemClock, type LoopResult } from '@platform/agent-loop';
 import { FakeTools, reply, ScriptedModel } from '@platform/agent-loop/testing';
-import { median, percentile } from './stats.js';
+import { median, percentile } from '@platform/testing';
 
 const RUNS = Number(process.env['RUNS'] ?? 5_000);
 const ROUNDS = Number(process.env['ROUNDS'] ?? 5);

@@ -12,7 +12,7 @@ import { runInMessagingServerSpan, startMessagingClientSpan } from '@platform/te
 import { handleToolCall, RUNNER_DEFAULTS, ToolClient, truncateOutput } from '@platform/tool-sdk';
 import { callIdFor, noopArguments, noopTool, turnScope } from './noop-tool.js';
 import { libraryBuild, NOOP_TOOL, tracingActive } from './protocol.js';
-import { median } from './stats.js';
+import { median } from '@platform/testing';
 
 const ITERATIONS = Number(process.env['ITERATIONS'] ?? 20_000);
 const REPEATS = Number(process.env['REPEATS'] ?? 7);

@@ -9,11 +9,10 @@ import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
 import { TOOL_PROTOCOL_VERSION, ToolCallHeader } from '@platform/contracts';
 import { connectNats, createLogger, type NatsConnection } from '@platform/service-kit';
-import { ManagedProcess, startNatsServer, workspaceRoot, type NatsServerHandle } from '@platform/testing';
+import { ManagedProcess, median, percentile, startNatsServer, workspaceRoot, type NatsServerHandle } from '@platform/testing';
 import { ToolCatalog, ToolClient } from '@platform/tool-sdk';
 import { benchEnv, CPU_SUBJECT, ECHO_SUBJECT, libraryBuild, NOOP_TOOL, READY_PREFIX, TELEMETRY_IMPORT, tracingActive, type RunnerReady } from './protocol.js';
 import { callIdFor, noopArguments, turnScope } from './noop-tool.js';
-import { median, percentile } from './stats.js';
 
 function intEnv(name: string, fallback: number, max: number): number {
   const raw = process.env[name];

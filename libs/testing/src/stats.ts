@@ -1,3 +1,4 @@
+// Summary statistics for benchmarks (medians and percentiles, never means of noisy samples).
 /** Percentile of sorted samples (nearest rank). */
 export function percentile(sorted: readonly number[], p: number): number {
   if (sorted.length === 0) return Number.NaN;
