@@ -33,7 +33,7 @@ beforeAll(async () => {
   server = await startNatsServer();
   nc = await connectNats({ servers: server.url, name: 'orchestrator-test', logger });
   // The catalog starts before any runner exists.
-  catalog = new ToolCatalog({ nc, logger, discoveryWaitMs: 300 });
+  catalog = new ToolCatalog({ nc, logger, discoveryWaitMs: 300, staleAfterMs: 0 });
   await catalog.refresh();
   port = new RunnerToolPort(catalog, new ToolClient({ nc, logger }), { tenantId: 'acme', conversationId: 'c1' });
 });

@@ -25,7 +25,7 @@ beforeAll(async () => {
   leavingConnection = await connectNats({ servers: server.url, name: 'leaving', logger });
   const echo = defineTool({ name: 'echo', description: 'Echoes.', input: z.object({}), handler: async () => 'echo' });
   leaving = await serveRunner({ nc: leavingConnection, name: 'leaving-tools', version: '1.0.0', tools: [echo], logger });
-  catalog = new ToolCatalog({ nc, logger, discoveryWaitMs: 200 });
+  catalog = new ToolCatalog({ nc, logger, discoveryWaitMs: 200, staleAfterMs: 0 });
   await catalog.refresh();
   port = new RunnerToolPort(catalog, new ToolClient({ nc, logger }), { tenantId: 'acme', conversationId: 'c1' });
 });

@@ -184,7 +184,7 @@ describe('catalog when a runner leaves', () => {
     const nc2 = await connectNats({ servers: server.url, name: 'leaver', logger });
     const echo = defineTool({ name: 'echo_once', description: 'Echoes.', input: z.object({}), handler: async () => 'hi' });
     const runner = await serveRunner({ nc: nc2, name: 'leaver', version: '1.0.0', tools: [echo], logger });
-    const catalog = new ToolCatalog({ nc, logger, discoveryWaitMs: 300, rememberOfflineMs: 60_000 });
+    const catalog = new ToolCatalog({ nc, logger, discoveryWaitMs: 300, rememberOfflineMs: 60_000, staleAfterMs: 0 });
     await catalog.refresh();
     expect(catalog.lookup('echo_once').state).toBe('online');
     await runner.stop(10);
@@ -193,5 +193,22 @@ describe('catalog when a runner leaves', () => {
     expect(catalog.lookup('echo_once').state).toBe('offline');
     expect(catalog.list().map((t) => t.name)).not.toContain('echo_once');
     expect(catalog.lookup('never_existed').state).toBe('unknown');
+  });
+});
+
+describe('catalog when a runner misses a discovery round', () => {
+  it('keeps its tools listed for the stale period instead of dropping them at once', async () => {
+    const nc2 = await connectNats({ servers: server.url, name: 'quiet', logger });
+    const ping = defineTool({ name: 'ping_quiet', description: 'Pings.', input: z.object({}), handler: async () => 'pong' });
+    const runner = await serveRunner({ nc: nc2, name: 'quiet', version: '1.0.0', tools: [ping], logger });
+    const patient = new ToolCatalog({ nc, logger, discoveryWaitMs: 300, staleAfterMs: 60_000 });
+    const strict = new ToolCatalog({ nc, logger, discoveryWaitMs: 300, staleAfterMs: 0 });
+    await Promise.all([patient.refresh(), strict.refresh()]);
+    // The runner stops answering discovery (as a runner too busy to answer in time would).
+    await runner.stop(10);
+    await nc2.close();
+    await Promise.all([patient.refresh(), strict.refresh()]);
+    expect(patient.lookup('ping_quiet').state).toBe('online');
+    expect(strict.lookup('ping_quiet').state).toBe('offline');
   });
 });

@@ -26,6 +26,13 @@ export interface ToolCatalogOptions {
    * "no runner serves it right now" rather than "unknown tool". Default 10 min.
    */
   rememberOfflineMs?: number;
+  /**
+   * How long a tool stays listed after a discovery round in which no runner answered for it. A
+   * busy runner can miss one round's short wait; one miss must not empty the catalog. A runner
+   * that is really gone is still answered "unavailable" at once (NATS has no responders).
+   * Default: three refresh intervals.
+   */
+  staleAfterMs?: number;
 }
 
 /** What the catalog knows about a name: online, recently offline, or never seen. */
@@ -75,11 +82,14 @@ export class ToolCatalog {
   private readonly discoveryWaitMs: number;
   private readonly refreshIntervalMs: number;
   private readonly rememberOfflineMs: number;
+  private readonly staleAfterMs: number;
+  private readonly lastSeen = new Map<string, number>();
 
   constructor(private readonly options: ToolCatalogOptions) {
     this.discoveryWaitMs = options.discoveryWaitMs ?? 500;
     this.refreshIntervalMs = options.refreshIntervalMs ?? 5_000;
     this.rememberOfflineMs = options.rememberOfflineMs ?? 10 * 60_000;
+    this.staleAfterMs = options.staleAfterMs ?? 3 * this.refreshIntervalMs;
   }
 
   /** Discovers once, then keeps refreshing in the background. */
@@ -151,13 +161,20 @@ export class ToolCatalog {
         }
       }
     }
+    const now = Date.now();
     const next = new Map<string, CatalogEntry>();
     for (const [name, list] of offers) {
       const entry = resolveOffers(name, list, logger);
-      if (entry) next.set(name, entry);
+      if (entry) {
+        next.set(name, entry);
+        this.lastSeen.set(name, now);
+      }
+    }
+    // Keep tools that missed this round but were seen recently: a slow answer is not a departure.
+    for (const [name, entry] of this.entries) {
+      if (!next.has(name) && !offers.has(name) && now - (this.lastSeen.get(name) ?? 0) < this.staleAfterMs) next.set(name, entry);
     }
     this.logChanges(next);
-    const now = Date.now();
     for (const [name, entry] of this.entries) if (!next.has(name)) this.offline.set(name, { entry, since: now });
     for (const name of next.keys()) this.offline.delete(name);
     for (const [name, gone] of this.offline) if (now - gone.since >= this.rememberOfflineMs) this.offline.delete(name);
