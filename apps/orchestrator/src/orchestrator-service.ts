@@ -64,6 +64,9 @@ export function orchestratorServiceImplementation(deps: OrchestratorDependencies
       const started = Date.now();
       const runId = `run_${randomUUID()}`;
       const scope = { tenantId: tenantId.data, conversationId: conversationId.data };
+      // Right after a boot (or when every runner was briefly unreachable) the catalog may be empty:
+      // discover once now rather than run a turn that offers the model no tools.
+      if (deps.catalog.list().length === 0) await deps.catalog.refresh();
       const history = await loadHistory(deps.memory, scope.tenantId, scope.conversationId, config.HISTORY_MESSAGES);
       const tools = new RunnerToolPort(deps.catalog, deps.tools, scope);
       const messages = assembleTurnInput({

@@ -24,6 +24,7 @@ export async function bootPlatform(label: string, overrides: Partial<PlatformOpt
       onLine: (app, line) => lines.push(`[${app}] ${line}`),
       ...overrides,
     });
+    await waitForCatalog(platform.apiUrl, ['calculator', 'current_time']);
     const stopServices = platform.stop.bind(platform);
     return Object.assign(platform, {
       natsUrl: nats.url,
@@ -36,6 +37,18 @@ export async function bootPlatform(label: string, overrides: Partial<PlatformOpt
     await nats.stop();
     throw new Error(`platform failed to start: ${(err as Error).message}\n${lines.slice(-40).join('\n')}`);
   }
+}
+
+/** Waits until the orchestrator's catalog lists the tools (discovery is periodic). */
+async function waitForCatalog(apiUrl: string, tools: string[]): Promise<void> {
+  const auth = { authorization: `Bearer ${await tokenFor('readiness-check')}` };
+  for (let attempt = 0; attempt < 150; attempt++) {
+    const response = await fetch(`${apiUrl}/v1/tools`, { headers: auth }).catch(() => undefined);
+    const listed = response?.ok ? ((await response.json()) as { tools: Array<{ name: string }> }).tools.map((t) => t.name) : [];
+    if (tools.every((t) => listed.includes(t))) return;
+    await new Promise((r) => setTimeout(r, 200));
+  }
+  throw new Error(`the tool catalog never listed ${tools.join(', ')}`);
 }
 
 export async function tokenFor(tenant: string): Promise<string> {
