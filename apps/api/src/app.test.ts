@@ -1,4 +1,4 @@
-import { GrpcHealthProbe, createLogger, errors, type PromiseClient } from '@platform/service-kit';
+import { GrpcHealthProbe, PlatformError, createLogger, errors, type PromiseClient } from '@platform/service-kit';
 import type { memoryV1, orchestratorV1 } from '@platform/proto';
 import type { FastifyInstance } from 'fastify';
 import { SignJWT } from 'jose';
@@ -16,6 +16,7 @@ const orchestrator = {
   handleMessage: async (request: orchestratorV1.HandleMessageRequest) => {
     seen.push(request);
     if (request.content === 'fail') throw errors.unavailable('MODEL_UNAVAILABLE', 'the model is down');
+    if (request.content === 'flood') throw new PlatformError('resource_exhausted', 'RATE_LIMITED', 'slow down', { retryAfterSeconds: 17 });
     if (request.content === 'bug') throw new Error('db password is hunter2');
     return {
       runId: 'run_1',
@@ -175,6 +176,13 @@ describe('POST /v1/conversations/:id/messages', () => {
     const response = await app.inject({ method: 'POST', url: '/v1/conversations/c/messages', headers: { authorization: auth, 'content-type': 'application/xml' }, payload: '<content>hi</content>' });
     expect(response.statusCode).toBe(415);
     expect(response.json()).toMatchObject({ error: { code: 'UNSUPPORTED_MEDIA_TYPE' } });
+  });
+
+  it('answers a rate-limited turn with 429 and retry-after', async () => {
+    const response = await post({ content: 'flood' }, auth);
+    expect(response.statusCode).toBe(429);
+    expect(response.headers['retry-after']).toBe('17');
+    expect(response.json()).toEqual({ error: { code: 'RATE_LIMITED', message: 'slow down' } });
   });
 
   it('maps service errors to HTTP statuses and hides internal details', async () => {

@@ -26,6 +26,7 @@ export function buildApp(options: AppOptions): FastifyInstance {
     const mapped = toHttpError(error);
     if (mapped.internal) request.log.error({ err: error }, 'request failed');
     else request.log.info({ code: mapped.body.error.code, status: mapped.status }, 'request rejected');
+    if (mapped.retryAfterSeconds !== undefined) void reply.header('retry-after', String(mapped.retryAfterSeconds));
     void reply.code(mapped.status).send(mapped.body);
   });
   app.setNotFoundHandler((request, reply) => {

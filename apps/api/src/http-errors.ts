@@ -42,7 +42,7 @@ const fastifyCodes: Record<string, { status: number; code: string; message?: str
 };
 
 /** Maps anything thrown in a route to a status and error body; unknown errors hide their message. */
-export function toHttpError(error: unknown): { status: number; body: ErrorBody; internal: boolean } {
+export function toHttpError(error: unknown): { status: number; body: ErrorBody; internal: boolean; retryAfterSeconds?: number } {
   if (error instanceof HttpError) {
     return { status: error.statusCode, body: { error: { code: error.code, message: error.message, ...(error.details ? { details: error.details } : {}) } }, internal: false };
   }
@@ -53,6 +53,7 @@ export function toHttpError(error: unknown): { status: number; body: ErrorBody; 
       status,
       body: { error: { code: error.code, message: internal ? 'internal error' : error.message, ...(error.details && !internal ? { details: error.details } : {}) } },
       internal,
+      ...(error.retryAfterSeconds !== undefined ? { retryAfterSeconds: error.retryAfterSeconds } : {}),
     };
   }
   const fastifyCode = (error as { code?: string }).code;

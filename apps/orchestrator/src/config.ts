@@ -9,6 +9,10 @@ export const OrchestratorConfig = z.object({
   /** Postgres for the run records (schema `orchestrator`, migrated at boot). */
   DATABASE_URL: z.string().default('postgres://postgres@127.0.0.1:5432/platform'),
   DATABASE_POOL_MAX: env.positiveInt().default(10),
+  /** Redis for per-tenant rate limits (losing it costs no data: limits then let requests through). */
+  REDIS_URL: z.string().default('redis://127.0.0.1:6379'),
+  /** Turns one tenant may start per minute, across all replicas; 0 turns the limit off. */
+  RATE_LIMIT_TURNS_PER_MINUTE: env.nonNegativeInt().default(60),
   NATS_URL: z.string().default('nats://127.0.0.1:4222'),
   OPENAI_BASE_URL: env.url().default('https://api.openai.com/v1'),
   OPENAI_API_KEY: z.string().min(1, 'set an API key for the model provider'),

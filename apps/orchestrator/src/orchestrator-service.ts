@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { assembleTurnInput, runAgentLoop, type LoopConfig, type LoopResult, type ModelPort } from '@platform/agent-loop';
 import { ConversationId, TenantId, type ChatMessage } from '@platform/contracts';
 import type { memoryV1, orchestratorV1 } from '@platform/proto';
-import { errors, unaryHandler, type Logger, type PromiseClient } from '@platform/service-kit';
+import { errors, PlatformError, unaryHandler, type Logger, type PromiseClient, type RateLimiter } from '@platform/service-kit';
 import type { ToolCatalog, ToolClient } from '@platform/tool-sdk';
 import type { OrchestratorConfig } from './config.js';
 import { loadHistory } from './history.js';
@@ -18,7 +18,23 @@ export interface OrchestratorDependencies {
   catalog: ToolCatalog;
   tools: ToolClient;
   runs: RunStore;
+  limiter: RateLimiter;
   logger: Logger;
+}
+
+const RATE_WINDOW_MS = 60_000;
+
+/** The should-process step: a tenant over its turn budget is refused with when to retry. */
+async function checkRateLimit(deps: OrchestratorDependencies, tenantId: string): Promise<void> {
+  const limit = deps.config.RATE_LIMIT_TURNS_PER_MINUTE;
+  if (limit === 0) return;
+  const decision = await deps.limiter.consume(`turns:${tenantId}`, limit, RATE_WINDOW_MS);
+  if (decision.allowed) return;
+  const retryAfterSeconds = Math.max(1, Math.ceil(decision.retryAfterMs / 1000));
+  throw new PlatformError('resource_exhausted', 'RATE_LIMITED', `this tenant may start ${limit} turns per minute; try again in ${retryAfterSeconds} s`, {
+    retryAfterSeconds,
+    details: { limit, windowSeconds: RATE_WINDOW_MS / 1000 },
+  });
 }
 
 /** The run's status as callers see it, from the loop's stop reason. */
@@ -61,6 +77,7 @@ export function orchestratorServiceImplementation(deps: OrchestratorDependencies
       if (!conversationId.success) throw errors.invalidArgument('INVALID_CONVERSATION_ID', 'conversation_id is invalid');
       if (!request.content.trim()) throw errors.invalidArgument('EMPTY_CONTENT', 'content must not be empty');
 
+      await checkRateLimit(deps, tenantId.data);
       const started = Date.now();
       const runId = `run_${randomUUID()}`;
       const scope = { tenantId: tenantId.data, conversationId: conversationId.data };

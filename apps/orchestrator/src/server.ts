@@ -1,6 +1,6 @@
 import { OpenAIChatModel } from '@platform/llm';
 import { memoryV1, orchestratorV1 } from '@platform/proto';
-import { connectNats, createGrpcClient, GrpcServer, openServiceDatabase, type Logger } from '@platform/service-kit';
+import { connectNats, createGrpcClient, createRedis, GrpcServer, openServiceDatabase, RateLimiter, type Logger } from '@platform/service-kit';
 import { fileURLToPath } from 'node:url';
 import { RunStore } from './run-store.js';
 import { ToolCatalog, ToolClient } from '@platform/tool-sdk';
@@ -27,6 +27,7 @@ export async function startOrchestratorServer(config: OrchestratorConfig, logger
     maxConnections: config.DATABASE_POOL_MAX,
     logger,
   });
+  const redis = createRedis({ url: config.REDIS_URL, name: 'orchestrator', logger });
   const nc = await connectNats({ servers: config.NATS_URL, name: 'orchestrator', logger });
   const memory = createGrpcClient(memoryV1.MemoryServiceClient, memoryV1.MemoryServiceService, config.MEMORY_ADDRESS, { defaultDeadlineMs: config.GRPC_DEADLINE_MS });
   const catalog = new ToolCatalog({ nc, logger, refreshIntervalMs: config.CATALOG_REFRESH_MS, discoveryWaitMs: config.CATALOG_DISCOVERY_WAIT_MS });
@@ -46,6 +47,7 @@ export async function startOrchestratorServer(config: OrchestratorConfig, logger
       catalog,
       tools: new ToolClient({ nc, logger }),
       runs: new RunStore(pool),
+      limiter: new RateLimiter(redis, logger),
       logger,
     }),
   );
@@ -58,6 +60,7 @@ export async function startOrchestratorServer(config: OrchestratorConfig, logger
       memory.close();
       await nc.drain();
       await pool.end();
+      redis.disconnect();
     },
   };
 }

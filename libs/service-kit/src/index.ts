@@ -13,3 +13,4 @@ export { GracefulShutdown, type ShutdownStep, type GracefulShutdownOptions } fro
 export { announceReady } from './ready.js';
 export { openServiceDatabase, type ServiceDatabaseOptions } from './service-database.js';
 export { runService, type RunServiceOptions, type StartedService } from './run-service.js';
+export { RateLimiter, type RateLimitDecision } from './rate-limiter.js';

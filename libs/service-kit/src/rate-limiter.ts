@@ -1,0 +1,43 @@
+import type { Redis } from 'ioredis';
+import type { Logger } from 'pino';
+
+export interface RateLimitDecision {
+  allowed: boolean;
+  /** Requests left in the current window (0 when refused). */
+  remaining: number;
+  /** When refused: how long until a request would be allowed. */
+  retryAfterMs: number;
+}
+
+// One round trip: count this request in the current window and read the window's expiry.
+const CONSUME = `
+local count = redis.call('INCR', KEYS[1])
+if count == 1 then redis.call('PEXPIRE', KEYS[1], ARGV[1]) end
+local ttl = redis.call('PTTL', KEYS[1])
+return {count, ttl}
+`;
+
+/**
+ * Fixed-window request counting in Redis, shared by every replica. Redis holds only what may be
+ * lost: when it is unreachable the limiter lets requests through (and logs it) rather than
+ * refusing service.
+ */
+export class RateLimiter {
+  constructor(
+    private readonly redis: Redis,
+    private readonly logger: Logger,
+    private readonly keyPrefix = 'rate',
+  ) {}
+
+  async consume(key: string, limit: number, windowMs: number): Promise<RateLimitDecision> {
+    const windowId = Math.floor(Date.now() / windowMs);
+    try {
+      const [count, ttl] = (await this.redis.eval(CONSUME, 1, `${this.keyPrefix}:${key}:${windowId}`, String(windowMs))) as [number, number];
+      if (count <= limit) return { allowed: true, remaining: limit - count, retryAfterMs: 0 };
+      return { allowed: false, remaining: 0, retryAfterMs: ttl > 0 ? ttl : windowMs };
+    } catch (err) {
+      this.logger.warn({ err: (err as Error).message, key }, 'rate limiter unavailable; letting the request through');
+      return { allowed: true, remaining: limit, retryAfterMs: 0 };
+    }
+  }
+}
