@@ -24,6 +24,8 @@ export const OrchestratorConfig = z.object({
   LLM_RETRY_BASE_DELAY_MS: env.nonNegativeInt().default(1_000),
   /** The model's context window in tokens; views are trimmed to fit. */
   CONTEXT_TOKEN_LIMIT: env.positiveInt().default(128_000),
+  /** JSON file of agent profiles (see docs); without it, one `default` profile from these settings. */
+  AGENT_PROFILES_FILE: z.string().min(1).optional(),
   /** The persona: every turn's system prompt starts with it. */
   SYSTEM_PROMPT: z.string().default('You are a helpful assistant. Use the available tools when they help, and answer concisely.'),
   MAX_TURNS: env.positiveInt().default(10),

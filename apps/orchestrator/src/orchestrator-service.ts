@@ -1,20 +1,19 @@
 import { randomUUID } from 'node:crypto';
-import { assembleTurnInput, runAgentLoop, type LoopConfig, type LoopResult, type ModelPort } from '@platform/agent-loop';
+import { assembleTurnInput, runAgentLoop, type LoopResult } from '@platform/agent-loop';
 import { ConversationId, TenantId, type ChatMessage } from '@platform/contracts';
 import type { memoryV1, orchestratorV1 } from '@platform/proto';
 import { errors, PlatformError, unaryHandler, type Logger, type PromiseClient, type RateLimiter } from '@platform/service-kit';
 import type { ToolCatalog, ToolClient } from '@platform/tool-sdk';
 import type { OrchestratorConfig } from './config.js';
 import { loadHistory } from './history.js';
+import type { ProfileRegistry } from './profiles.js';
 import type { RunStore } from './run-store.js';
 import { RunnerToolPort } from './runner-tool-port.js';
 
 export interface OrchestratorDependencies {
   config: OrchestratorConfig;
-  loopConfig: LoopConfig;
+  profiles: ProfileRegistry;
   memory: PromiseClient<memoryV1.MemoryServiceClient>;
-  model: ModelPort;
-  fallbackModels: ModelPort[];
   catalog: ToolCatalog;
   tools: ToolClient;
   runs: RunStore;
@@ -77,6 +76,8 @@ export function orchestratorServiceImplementation(deps: OrchestratorDependencies
       if (!conversationId.success) throw errors.invalidArgument('INVALID_CONVERSATION_ID', 'conversation_id is invalid');
       if (!request.content.trim()) throw errors.invalidArgument('EMPTY_CONTENT', 'content must not be empty');
 
+      const profile = deps.profiles.resolve(request.profile);
+      if (!profile) throw errors.notFound('PROFILE_NOT_FOUND', `no agent profile '${request.profile}'; known: ${deps.profiles.names().join(', ')}`);
       await checkRateLimit(deps, tenantId.data);
       const started = Date.now();
       const runId = `run_${randomUUID()}`;
@@ -85,9 +86,9 @@ export function orchestratorServiceImplementation(deps: OrchestratorDependencies
       // discover once now rather than run a turn that offers the model no tools.
       if (deps.catalog.list().length === 0) await deps.catalog.refresh();
       const history = await loadHistory(deps.memory, scope.tenantId, scope.conversationId, config.HISTORY_MESSAGES);
-      const tools = new RunnerToolPort(deps.catalog, deps.tools, scope);
+      const tools = new RunnerToolPort(deps.catalog, deps.tools, { ...scope, allowsTool: profile.allowsTool });
       const messages = assembleTurnInput({
-        systemPrompt: config.SYSTEM_PROMPT,
+        systemPrompt: profile.systemPrompt,
         now: new Date(started),
         timeZone: config.DEFAULT_TIMEZONE,
         capabilities: tools.list(),
@@ -99,7 +100,7 @@ export function orchestratorServiceImplementation(deps: OrchestratorDependencies
       call.on('cancelled', () => cancelled.abort(new Error('the caller cancelled the request')));
       const result = await runAgentLoop(
         { runId, messages },
-        { model: deps.model, fallbackModels: deps.fallbackModels, tools, config: deps.loopConfig, signal: cancelled.signal },
+        { model: profile.model, fallbackModels: profile.fallbackModels, tools, config: profile.loopConfig, signal: cancelled.signal },
       );
       const turnMessages: ChatMessage[] = [{ role: 'user', content: request.content }, ...result.messages];
       // The run id doubles as the append id: a retried append of this turn is stored once.
@@ -112,7 +113,7 @@ export function orchestratorServiceImplementation(deps: OrchestratorDependencies
       });
       await deps.runs.save({ tenantId: scope.tenantId, conversationId: scope.conversationId, status: runStatus(result), createdAt: new Date(started), result });
       const durationMs = Date.now() - started;
-      logger.info({ runId, stopReason: result.stopReason, turns: result.turns, toolCalls: result.toolCalls.length, durationMs }, 'turn finished');
+      logger.info({ runId, profile: profile.name, stopReason: result.stopReason, turns: result.turns, toolCalls: result.toolCalls.length, durationMs }, 'turn finished');
       return toResponse(result, durationMs);
     }),
 

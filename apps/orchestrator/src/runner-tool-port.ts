@@ -6,6 +6,8 @@ import type { CatalogEntry, ToolCatalog, ToolClient } from '@platform/tool-sdk';
 export interface RunnerToolPortScope {
   tenantId: string;
   conversationId: string;
+  /** The agent profile's tool allowlist; tools it rejects are neither offered nor run. */
+  allowsTool?: (name: string) => boolean;
 }
 
 function describe(entry: CatalogEntry): ToolDescription {
@@ -31,13 +33,17 @@ export class RunnerToolPort implements ToolPort {
     private readonly scope: RunnerToolPortScope,
   ) {}
 
+  private allowed(name: string): boolean {
+    return this.scope.allowsTool?.(name) ?? true;
+  }
+
   list(): ToolDescription[] {
-    return this.catalog.list().map(describe);
+    return this.catalog.list().filter((t) => this.allowed(t.name)).map(describe);
   }
 
   lookup(name: string): ToolDescription | undefined {
     const found = this.catalog.lookup(name);
-    return found.state === 'unknown' ? undefined : describe(found.entry);
+    return found.state === 'unknown' || !this.allowed(name) ? undefined : describe(found.entry);
   }
 
   execute(call: ToolCallRequest, context: ToolCallContext): Promise<ToolOutcome> {
@@ -50,6 +56,7 @@ export class RunnerToolPort implements ToolPort {
   }
 
   private async run(call: ToolCallRequest, context: ToolCallContext): Promise<ToolOutcome> {
+    if (!this.allowed(call.name)) return { status: 'denied', content: `this agent may not use '${call.name}'.`, errorCode: 'TOOL_NOT_ALLOWED' };
     const found = this.catalog.lookup(call.name);
     if (found.state !== 'online') {
       return { status: 'failed', content: `no runner serves '${call.name}' right now; try again later or answer without it.`, errorCode: 'RUNNER_UNAVAILABLE' };

@@ -5,8 +5,8 @@ import { fileURLToPath } from 'node:url';
 import { RunStore } from './run-store.js';
 import { ToolCatalog, ToolClient } from '@platform/tool-sdk';
 import type { OrchestratorConfig } from './config.js';
-import { loopConfigFrom } from './loop-settings.js';
 import { orchestratorServiceImplementation } from './orchestrator-service.js';
+import { ProfileRegistry } from './profiles.js';
 
 export const ORCHESTRATOR_SERVICE_NAME = 'orchestrator.v1.OrchestratorService';
 export const ORCHESTRATOR_SCHEMA = 'orchestrator';
@@ -19,6 +19,10 @@ export interface OrchestratorServer {
 
 /** Wires the orchestrator: NATS (tools), memory client, model, tool catalog, gRPC server. */
 export async function startOrchestratorServer(config: OrchestratorConfig, logger: Logger): Promise<OrchestratorServer> {
+  // Profiles first: a broken profiles file stops the boot before any connection is opened.
+  const modelFor = (name: string): OpenAIChatModel =>
+    new OpenAIChatModel({ baseURL: config.OPENAI_BASE_URL, apiKey: config.OPENAI_API_KEY, model: name, timeoutMs: config.LLM_TIMEOUT_MS });
+  const profiles = ProfileRegistry.fromConfig(config, modelFor);
   const pool = await openServiceDatabase({
     url: config.DATABASE_URL,
     schema: ORCHESTRATOR_SCHEMA,
@@ -32,18 +36,14 @@ export async function startOrchestratorServer(config: OrchestratorConfig, logger
   const memory = createGrpcClient(memoryV1.MemoryServiceClient, memoryV1.MemoryServiceService, config.MEMORY_ADDRESS, { defaultDeadlineMs: config.GRPC_DEADLINE_MS });
   const catalog = new ToolCatalog({ nc, logger, refreshIntervalMs: config.CATALOG_REFRESH_MS, discoveryWaitMs: config.CATALOG_DISCOVERY_WAIT_MS });
   await catalog.start();
-  const modelFor = (name: string): OpenAIChatModel =>
-    new OpenAIChatModel({ baseURL: config.OPENAI_BASE_URL, apiKey: config.OPENAI_API_KEY, model: name, timeoutMs: config.LLM_TIMEOUT_MS });
   const grpc = new GrpcServer({ host: config.GRPC_HOST, port: config.GRPC_PORT, logger });
   grpc.addService(
     ORCHESTRATOR_SERVICE_NAME,
     orchestratorV1.OrchestratorServiceService,
     orchestratorServiceImplementation({
       config,
-      loopConfig: loopConfigFrom(config),
+      profiles,
       memory: memory.rpc,
-      model: modelFor(config.LLM_MODEL),
-      fallbackModels: config.LLM_FALLBACK_MODELS.map(modelFor),
       catalog,
       tools: new ToolClient({ nc, logger }),
       runs: new RunStore(pool),

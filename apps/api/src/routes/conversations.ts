@@ -13,7 +13,13 @@ export interface ConversationRoutesOptions {
   turnWaitMs: number;
 }
 
-const PostMessageBody = z.object({ content: z.string() }).strict();
+const PostMessageBody = z
+  .object({
+    content: z.string(),
+    /** The agent profile to talk to; omitted = the default profile. */
+    profile: z.string().min(1).max(64).optional(),
+  })
+  .strict();
 const ListQuery = z.object({
   afterSeq: z.coerce.number().int().min(0).default(0),
   limit: z.coerce.number().int().min(1).max(1000).default(100),
@@ -42,7 +48,10 @@ export function registerConversationRoutes(app: FastifyInstance, options: Conver
     if (content.length > options.maxMessageChars) {
       throw new HttpError(413, 'CONTENT_TOO_LONG', `content is longer than ${options.maxMessageChars} characters`, { maxChars: options.maxMessageChars });
     }
-    const result = await options.orchestrator.handleMessage({ tenantId, conversationId, content, requestId: request.id }, { deadlineMs: options.turnWaitMs });
+    const result = await options.orchestrator.handleMessage(
+      { tenantId, conversationId, content, requestId: request.id, profile: body.data.profile ?? '' },
+      { deadlineMs: options.turnWaitMs },
+    );
     return reply.send({
       runId: result.runId,
       conversationId,

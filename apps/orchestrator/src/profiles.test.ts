@@ -1,0 +1,57 @@
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import type { ModelPort } from '@platform/agent-loop';
+import { describe, expect, it } from 'vitest';
+import { OrchestratorConfig } from './config.js';
+import { ProfileRegistry, ProfilesFileError, readProfilesFile } from './profiles.js';
+
+const dir = mkdtempSync(path.join(os.tmpdir(), 'profiles-'));
+function file(content: unknown): string {
+  const target = path.join(dir, `${Math.random().toString(16).slice(2)}.json`);
+  writeFileSync(target, typeof content === 'string' ? content : JSON.stringify(content));
+  return target;
+}
+const model = (name: string): ModelPort => ({ provider: 'test', model: name, complete: () => Promise.reject(new Error('unused')) });
+const config = (env: Record<string, string> = {}) => OrchestratorConfig.parse({ OPENAI_API_KEY: 'k', LLM_MODEL: 'base-model', MAX_TURNS: '7', ...env });
+
+describe('agent profiles', () => {
+  it('without a profiles file, has one default profile from the orchestrator settings', () => {
+    const registry = ProfileRegistry.fromConfig(config({ SYSTEM_PROMPT: 'You are Koi.' }), model);
+    const profile = registry.resolve(undefined)!;
+    expect(profile).toMatchObject({ name: 'default', systemPrompt: 'You are Koi.', model: { model: 'base-model' }, loopConfig: { maxTurns: 7 } });
+    expect(profile.allowsTool('anything')).toBe(true);
+    expect(registry.resolve('other')).toBeUndefined();
+  });
+
+  it('reads profiles with their own persona, model, fallbacks, tool allowlist and loop settings', () => {
+    const target = file({
+      defaultProfile: 'assistant',
+      profiles: [
+        { name: 'assistant', systemPrompt: 'Helpful.' },
+        { name: 'timekeeper', systemPrompt: 'Only time.', model: 'small', fallbackModels: ['tiny'], tools: ['current_*', 'calendar'], loop: { maxTurns: 3 } },
+      ],
+    });
+    const registry = ProfileRegistry.fromConfig(config({ AGENT_PROFILES_FILE: target }), model);
+    expect(registry.names()).toEqual(['assistant', 'timekeeper']);
+    expect(registry.resolve('')?.name).toBe('assistant');
+    const keeper = registry.resolve('timekeeper')!;
+    expect(keeper.model.model).toBe('small');
+    expect(keeper.fallbackModels.map((m) => m.model)).toEqual(['tiny']);
+    expect(keeper.loopConfig.maxTurns).toBe(3);
+    expect(keeper.loopConfig.contextTokenLimit).toBe(128_000);
+    expect(['current_time', 'calendar', 'calculator', 'current-x'].map((t) => keeper.allowsTool(t))).toEqual([true, true, false, false]);
+  });
+
+  it.each([
+    ['not JSON', '{', /cannot read it as JSON/],
+    ['an unknown default', { defaultProfile: 'nope', profiles: [{ name: 'a', systemPrompt: 'x' }] }, /defaultProfile: no profile named 'nope'/],
+    ['a duplicate name', { defaultProfile: 'a', profiles: [{ name: 'a', systemPrompt: 'x' }, { name: 'a', systemPrompt: 'y' }] }, /profiles\.1\.name: profile 'a' is defined twice/],
+    ['an unknown field', { defaultProfile: 'a', profiles: [{ name: 'a', systemPrompt: 'x', temperature: 2 }] }, /profiles\.0/],
+    ['a bad loop option', { defaultProfile: 'a', profiles: [{ name: 'a', systemPrompt: 'x', loop: { maxTurns: 0 } }] }, /profiles\.0\.loop\.maxTurns/],
+  ])('refuses a file with %s, naming the field', (_label, content, message) => {
+    const target = file(content);
+    expect(() => readProfilesFile(target)).toThrow(ProfilesFileError);
+    expect(() => readProfilesFile(target)).toThrow(message);
+  });
+});

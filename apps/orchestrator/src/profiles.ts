@@ -1,0 +1,114 @@
+import { readFileSync } from 'node:fs';
+import { compileLoopConfig, LoopConfigSchema, type LoopConfig, type ModelPort } from '@platform/agent-loop';
+import { z } from 'zod';
+import type { OrchestratorConfig } from './config.js';
+import { loopConfigFrom } from './loop-settings.js';
+
+const ProfileName = z.string().regex(/^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/, 'must be 1-64 letters, digits, ".", "_" or "-"');
+
+/** One agent profile as written in the profiles file. */
+export const AgentProfileSpec = z
+  .object({
+    name: ProfileName,
+    /** The persona. */
+    systemPrompt: z.string().min(1),
+    /** Default: LLM_MODEL. */
+    model: z.string().min(1).optional(),
+    /** Default: LLM_FALLBACK_MODELS. */
+    fallbackModels: z.array(z.string().min(1)).optional(),
+    /** Tool names the agent may use; `*` matches any run of characters. Default: all tools. */
+    tools: z.array(z.string().min(1)).default(['*']),
+    /** Loop settings that differ from the orchestrator's (e.g. `{ "maxTurns": 4 }`). */
+    loop: LoopConfigSchema.partial().strict().optional(),
+  })
+  .strict();
+export type AgentProfileSpec = z.infer<typeof AgentProfileSpec>;
+
+export const AgentProfilesFile = z
+  .object({
+    defaultProfile: ProfileName,
+    profiles: z.array(AgentProfileSpec).min(1),
+  })
+  .strict()
+  .superRefine((file, ctx) => {
+    const names = file.profiles.map((p) => p.name);
+    names.forEach((name, i) => {
+      if (names.indexOf(name) !== i) ctx.addIssue({ code: 'custom', path: ['profiles', i, 'name'], message: `profile '${name}' is defined twice` });
+    });
+    if (!names.includes(file.defaultProfile)) ctx.addIssue({ code: 'custom', path: ['defaultProfile'], message: `no profile named '${file.defaultProfile}'` });
+  });
+export type AgentProfilesFile = z.infer<typeof AgentProfilesFile>;
+
+/** A profile ready to run turns. */
+export interface AgentProfile {
+  name: string;
+  systemPrompt: string;
+  model: ModelPort;
+  fallbackModels: ModelPort[];
+  loopConfig: LoopConfig;
+  allowsTool: (name: string) => boolean;
+}
+
+export class ProfilesFileError extends Error {
+  readonly code = 'PROFILES_INVALID';
+  override readonly name = 'ProfilesFileError';
+}
+
+function globToRegExp(pattern: string): RegExp {
+  return new RegExp(`^${pattern.split('*').map((part) => part.replace(/[.+?^${}()|[\]\\-]/g, '\\$&')).join('.*')}$`);
+}
+
+/** Reads and checks the profiles file; every error names the file and the field at fault. */
+export function readProfilesFile(path: string): AgentProfilesFile {
+  let json: unknown;
+  try {
+    json = JSON.parse(readFileSync(path, 'utf8'));
+  } catch (err) {
+    throw new ProfilesFileError(`AGENT_PROFILES_FILE ${path}: cannot read it as JSON: ${(err as Error).message}`);
+  }
+  const parsed = AgentProfilesFile.safeParse(json);
+  if (parsed.success) return parsed.data;
+  const problems = parsed.error.issues.map((i) => `${i.path.join('.') || '(file)'}: ${i.message}`).join('; ');
+  throw new ProfilesFileError(`AGENT_PROFILES_FILE ${path}: ${problems}`);
+}
+
+/** The profiles of this orchestrator, by name, with the one used when a request names none. */
+export class ProfileRegistry {
+  private constructor(
+    private readonly byName: Map<string, AgentProfile>,
+    readonly defaultName: string,
+  ) {}
+
+  /**
+   * From the profiles file when one is configured; otherwise one `default` profile made of the
+   * orchestrator's own settings (SYSTEM_PROMPT, LLM_MODEL, LLM_FALLBACK_MODELS, loop settings).
+   */
+  static fromConfig(config: OrchestratorConfig, modelFor: (name: string) => ModelPort): ProfileRegistry {
+    const base = loopConfigFrom(config);
+    const file: AgentProfilesFile = config.AGENT_PROFILES_FILE
+      ? readProfilesFile(config.AGENT_PROFILES_FILE)
+      : { defaultProfile: 'default', profiles: [{ name: 'default', systemPrompt: config.SYSTEM_PROMPT, tools: ['*'] }] };
+    const profiles = new Map<string, AgentProfile>();
+    for (const spec of file.profiles) {
+      const patterns = spec.tools.map(globToRegExp);
+      profiles.set(spec.name, {
+        name: spec.name,
+        systemPrompt: spec.systemPrompt,
+        model: modelFor(spec.model ?? config.LLM_MODEL),
+        fallbackModels: (spec.fallbackModels ?? config.LLM_FALLBACK_MODELS).map(modelFor),
+        loopConfig: spec.loop ? compileLoopConfig({ ...base, ...spec.loop }) : base,
+        allowsTool: (name) => patterns.some((p) => p.test(name)),
+      });
+    }
+    return new ProfileRegistry(profiles, file.defaultProfile);
+  }
+
+  /** The named profile (or the default); undefined when no profile has that name. */
+  resolve(name: string | undefined): AgentProfile | undefined {
+    return this.byName.get(name || this.defaultName);
+  }
+
+  names(): string[] {
+    return [...this.byName.keys()];
+  }
+}

@@ -1,0 +1,78 @@
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { api, bootPlatform, tokenFor, type SuitePlatform } from './support.js';
+
+let platform: SuitePlatform;
+let profilesDir: string;
+
+beforeAll(async () => {
+  profilesDir = await mkdtemp(path.join(os.tmpdir(), 'profiles-'));
+  const profilesFile = path.join(profilesDir, 'profiles.json');
+  await writeFile(
+    profilesFile,
+    JSON.stringify({
+      defaultProfile: 'assistant',
+      profiles: [
+        { name: 'assistant', systemPrompt: 'You are a helpful assistant.' },
+        { name: 'timekeeper', systemPrompt: 'You only tell the time.', tools: ['current_*'], loop: { maxTurns: 3 } },
+      ],
+    }),
+  );
+  platform = await bootPlatform('pipeline', { env: { orchestrator: { RATE_LIMIT_TURNS_PER_MINUTE: '2', AGENT_PROFILES_FILE: profilesFile } } });
+});
+afterAll(async () => {
+  await platform?.stop();
+  await rm(profilesDir, { recursive: true, force: true });
+});
+
+async function send(tenant: string): Promise<Response> {
+  return fetch(`${platform.apiUrl}/v1/conversations/limited/messages`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${await tokenFor(tenant)}`, 'content-type': 'application/json' },
+    body: JSON.stringify({ content: '[scenario:plain] hi' }),
+  });
+}
+
+describe('per-tenant rate limit', () => {
+  it('refuses turns past the budget with 429 and retry-after, without touching other tenants', async () => {
+    // The limit counts per fixed one-minute window: do not start within a few seconds of its end.
+    const intoWindow = Date.now() % 60_000;
+    if (intoWindow > 50_000) await new Promise((r) => setTimeout(r, 60_000 - intoWindow + 100));
+    expect((await send('busy-tenant')).status).toBe(200);
+    expect((await send('busy-tenant')).status).toBe(200);
+    const refused = await send('busy-tenant');
+    expect(refused.status).toBe(429);
+    const retryAfter = Number(refused.headers.get('retry-after'));
+    expect(retryAfter).toBeGreaterThanOrEqual(1);
+    expect(retryAfter).toBeLessThanOrEqual(60);
+    expect(await refused.json()).toMatchObject({ error: { code: 'RATE_LIMITED', details: { limit: 2, windowSeconds: 60 } } });
+    expect((await send('quiet-tenant')).status).toBe(200);
+  });
+});
+
+describe('agent profiles', () => {
+  interface Turn {
+    response: string;
+    toolCalls: Array<{ name: string; status: string; errorCode?: string }>;
+  }
+
+  it('runs the default profile when a request names none, with every tool', async () => {
+    const turn = await api<Turn>(platform, 'POST', '/v1/conversations/p-1/messages', 'profile-tenant-1', { content: '[scenario:calculator] 12 * (3 + 4)?' });
+    expect(turn.status).toBe(200);
+    expect(turn.body.toolCalls).toEqual([expect.objectContaining({ name: 'calculator', status: 'success' })]);
+  });
+
+  it('limits a profile to its tool allowlist', async () => {
+    const turn = await api<Turn>(platform, 'POST', '/v1/conversations/p-2/messages', 'profile-tenant-2', { content: '[scenario:calculator] 12 * (3 + 4)?', profile: 'timekeeper' });
+    expect(turn.status).toBe(200);
+    expect(turn.body.toolCalls).toEqual([expect.objectContaining({ name: 'calculator', status: 'invalid', errorCode: 'UNKNOWN_TOOL' })]);
+  });
+
+  it('answers an unknown profile with 404', async () => {
+    const turn = await api(platform, 'POST', '/v1/conversations/p-3/messages', 'profile-tenant-3', { content: 'hi', profile: 'nobody' });
+    expect(turn.status).toBe(404);
+    expect(turn.body).toMatchObject({ error: { code: 'PROFILE_NOT_FOUND' } });
+  });
+});
