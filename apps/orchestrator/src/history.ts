@@ -3,8 +3,9 @@ import type { memoryV1 } from '@platform/proto';
 import type { PromiseClient } from '@platform/service-kit';
 
 /**
- * Loads the latest history of a conversation. A window that starts with tool results whose
- * calls fell outside it is advanced past them, so a call and its result are never separated.
+ * Loads the latest history of a conversation, as stored. A window that starts with tool results
+ * whose calls fell outside it is left as it is: the engine's request view drops such orphans and
+ * records it in the run's diagnostics (libs/agent-loop request-view.ts), the one place that repairs.
  */
 export async function loadHistory(
   memory: PromiseClient<memoryV1.MemoryServiceClient>,
@@ -13,8 +14,5 @@ export async function loadHistory(
   limit: number,
 ): Promise<ChatMessage[]> {
   const page = await memory.listMessages({ tenantId, conversationId, afterSeq: 0, limit, latest: true });
-  const messages = page.messages.map((m) => ChatMessage.parse(JSON.parse(m.messageJson)));
-  let start = 0;
-  while (start < messages.length && messages[start]!.role === 'tool') start++;
-  return messages.slice(start);
+  return page.messages.map((m) => ChatMessage.parse(JSON.parse(m.messageJson)));
 }
