@@ -24,3 +24,14 @@ export {
   parseToolDescriptor,
   toolEndpointMetadata,
 } from './tool-protocol.js';
+export {
+  AGENT_PROTOCOL_VERSION,
+  TASK_INSTRUCTION_PARAMETER,
+  ApprovalDecision,
+  AgentStepInput,
+  AgentCallRequest,
+  ApprovalRequest,
+  MissingField,
+  AgentStepOutput,
+  USER_CANCELLED_MESSAGE,
+} from './agent-protocol.js';

@@ -105,6 +105,8 @@ export const ToolMetadataKey = {
   schemaHash: 'platform.schema_hash',
   /** Optional: `"true"` when the runner answers duplicate call ids from a result store (effectively-once). */
   dedupe: 'platform.dedupe',
+  /** Agent-tools only: the version of the agent's field schema (see agent-protocol.ts). */
+  agentSchemaVersion: 'platform.agent_schema_version',
 } as const;
 
 /** NATS headers a runner may set on its reply. */
@@ -124,6 +126,8 @@ export const ToolDescriptor = z.object({
   sideEffect: SideEffect,
   version: z.string(),
   schemaHash: z.string(),
+  /** Agent-tools: the field schema version; pool entries saved under another one are discarded. */
+  agentSchemaVersion: z.string().min(1).optional(),
 });
 export type ToolDescriptor = z.infer<typeof ToolDescriptor>;
 
@@ -150,6 +154,7 @@ export const ToolEndpointMetadata = z
     [ToolMetadataKey.sideEffect]: SideEffect,
     [ToolMetadataKey.version]: z.string().min(1),
     [ToolMetadataKey.schemaHash]: z.string().min(1),
+    [ToolMetadataKey.agentSchemaVersion]: z.string().min(1).optional(),
   });
 export type ToolEndpointMetadata = z.input<typeof ToolEndpointMetadata>;
 
@@ -166,6 +171,7 @@ export function parseToolDescriptor(name: string, metadata: Record<string, strin
     sideEffect: m[ToolMetadataKey.sideEffect],
     version: m[ToolMetadataKey.version],
     schemaHash: m[ToolMetadataKey.schemaHash],
+    ...(m[ToolMetadataKey.agentSchemaVersion] ? { agentSchemaVersion: m[ToolMetadataKey.agentSchemaVersion] } : {}),
   });
 }
 
@@ -181,5 +187,6 @@ export function toolEndpointMetadata(d: Omit<ToolDescriptor, 'name'>): Record<st
     [ToolMetadataKey.sideEffect]: d.sideEffect,
     [ToolMetadataKey.version]: d.version,
     [ToolMetadataKey.schemaHash]: d.schemaHash,
+    ...(d.agentSchemaVersion ? { [ToolMetadataKey.agentSchemaVersion]: d.agentSchemaVersion } : {}),
   };
 }
