@@ -5,6 +5,7 @@ import { SignJWT } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApp } from './app.js';
 import { TokenVerifier } from './auth.js';
+import { noEvents } from './test-support/no-events.js';
 
 const SECRET = 'test-secret-that-is-at-least-32-chars-long';
 const logger = createLogger({ service: 'api-test', level: 'silent' });
@@ -80,7 +81,10 @@ beforeAll(async () => {
     logger,
     verifier: new TokenVerifier(SECRET),
     maxBodyBytes: 10_000,
-    conversations: { orchestrator, memory, maxMessageChars: 100, turnWaitMs: 1_000 },
+    orchestrator,
+    memory,
+    events: noEvents,
+    limits: { maxMessageChars: 100, turnWaitMs: 1_000, sseHeartbeatMs: 1_000 },
     health: { dependencies: { orchestrator: { probe: deadProbe, service: '' } }, probeTimeoutMs: 200, isAccepting: () => true },
   });
   await app.ready();

@@ -1,17 +1,32 @@
-import type { Logger } from '@platform/service-kit';
+import type { memoryV1, orchestratorV1 } from '@platform/proto';
+import type { Logger, PromiseClient } from '@platform/service-kit';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import type { TokenVerifier } from './auth.js';
 import { HttpError, toHttpError } from './http-errors.js';
-import { registerConversationRoutes, type ConversationRoutesOptions } from './routes/conversations.js';
+import type { RunEvents } from './events/run-event-reader.js';
+import { registerChatCompletionRoutes } from './routes/chat-completions.js';
+import { registerConversationRoutes } from './routes/conversations.js';
 import { registerHealthRoutes, type HealthRoutesOptions } from './routes/health.js';
 import { registerRunRoutes } from './routes/runs.js';
 import { registerToolRoutes } from './routes/tools.js';
+import { TurnRunner } from './turns/turn-runner.js';
 
 export interface AppOptions {
   logger: Logger;
   verifier: TokenVerifier;
   maxBodyBytes: number;
-  conversations: ConversationRoutesOptions;
+  orchestrator: PromiseClient<orchestratorV1.OrchestratorServiceClient>;
+  memory: PromiseClient<memoryV1.MemoryServiceClient>;
+  /** Run events from the run-events stream (SSE, the streaming facade). */
+  events: RunEvents;
+  limits: {
+    /** Longest message content, in characters (longer -> 413). */
+    maxMessageChars: number;
+    /** How long a request waits for its turn. */
+    turnWaitMs: number;
+    /** Interval of keep-alive comments on event streams. */
+    sseHeartbeatMs: number;
+  };
   health: HealthRoutesOptions;
 }
 
@@ -20,7 +35,7 @@ const PUBLIC_ROUTES = new Set(['/healthz', '/readyz']);
 /** The HTTP edge: JSON errors with stable codes, JWT auth on every /v1 route, and the routes. */
 export function buildApp(options: AppOptions): FastifyInstance {
   // pino's Logger and Fastify's logger type differ only in generics; the instance is the same logger.
-  const app: FastifyInstance = Fastify({ loggerInstance: options.logger as unknown as FastifyBaseLogger, bodyLimit: options.maxBodyBytes, disableRequestLogging: false, return503OnClosing: true });
+  const app: FastifyInstance = Fastify({ loggerInstance: options.logger as unknown as FastifyBaseLogger, bodyLimit: options.maxBodyBytes, return503OnClosing: true });
 
   app.setErrorHandler((error, request, reply) => {
     const mapped = toHttpError(error);
@@ -39,10 +54,13 @@ export function buildApp(options: AppOptions): FastifyInstance {
     request.principal = await options.verifier.verify(request.headers.authorization);
   });
 
+  const turns = new TurnRunner(options.orchestrator, options.logger);
+  const { events } = options;
   registerHealthRoutes(app, options.health);
-  registerConversationRoutes(app, options.conversations);
-  registerRunRoutes(app, { orchestrator: options.conversations.orchestrator });
-  registerToolRoutes(app, { orchestrator: options.conversations.orchestrator });
+  registerConversationRoutes(app, { turns, events, memory: options.memory, ...options.limits });
+  registerRunRoutes(app, { orchestrator: options.orchestrator, events, sseHeartbeatMs: options.limits.sseHeartbeatMs });
+  registerToolRoutes(app, { orchestrator: options.orchestrator });
+  registerChatCompletionRoutes(app, { turns, events, ...options.limits });
   return app;
 }
 

@@ -1,38 +1,196 @@
 import { TenantId } from '@platform/contracts';
-import { errors as joseErrors, jwtVerify } from 'jose';
+import type { Logger } from '@platform/service-kit';
+import {
+  createRemoteJWKSet,
+  decodeProtectedHeader,
+  errors as joseErrors,
+  jwtVerify,
+  type JWTPayload,
+  type JWTVerifyGetKey,
+  type JWTVerifyOptions,
+} from 'jose';
 import { HttpError } from './http-errors.js';
 
 /** Who is calling, as established from the verified token. */
 export interface Principal {
   tenantId: string;
   subject: string | undefined;
+  /** The caller's plan or tier (claim `tier`), when the token carries one. */
+  tier?: string;
 }
 
+/** Algorithms verified with the shared secret (`AUTH_JWT_SECRET`). */
+export const SECRET_ALGORITHMS = ['HS256'] as const;
+/** Algorithms verified with a public key of the key set (`AUTH_JWKS_URL`). */
+export const KEY_SET_ALGORITHMS = ['RS256', 'RS384', 'RS512', 'PS256', 'PS384', 'PS512', 'ES256', 'ES384', 'ES512'] as const;
+
+/** Letters, digits, "-" and "_", 1 to 32 characters. */
+const TIER_PATTERN = /^[A-Za-z0-9_-]{1,32}$/;
+const DEFAULT_CLOCK_TOLERANCE_SECONDS = 5;
+
+export interface TokenVerifierOptions {
+  /** HS256 shared secret; tokens with `alg: HS256` are verified with it. */
+  secret?: string | undefined;
+  /** URL of a JSON Web Key Set; tokens with `alg` RS*, PS* or ES* are verified with its keys. */
+  jwksUrl?: string | URL | undefined;
+  /** When set, the `iss` claim must equal it. */
+  issuer?: string | undefined;
+  /** When set, the `aud` claim must contain at least one of these. */
+  audience?: string | readonly string[] | undefined;
+  /** Leeway for `exp` and `nbf`, in seconds (default 5). */
+  clockToleranceSeconds?: number | undefined;
+  /** Tuning of the key set fetches (jose's defaults: 5 s timeout, 30 s cooldown, 10 min max age). */
+  jwks?: { timeoutMs?: number; cooldownMs?: number; cacheMaxAgeMs?: number } | undefined;
+  /** Receives a warning when the key set cannot be fetched (the client only sees 503 AUTH_UNAVAILABLE). */
+  logger?: Pick<Logger, 'warn'> | undefined;
+}
+
+/** The key set could not be fetched or used: the identity provider's side, not the token's. */
+class KeySetUnavailable extends Error {
+  constructor(cause: unknown) {
+    super('the JSON Web Key Set is unavailable', { cause });
+    this.name = 'KeySetUnavailable';
+  }
+}
+
+const isSecretAlgorithm = (alg: string): boolean => (SECRET_ALGORITHMS as readonly string[]).includes(alg);
+const isKeySetAlgorithm = (alg: string): boolean => (KEY_SET_ALGORITHMS as readonly string[]).includes(alg);
+
 /**
- * Verifies `Authorization: Bearer <JWT>` (HS256) and derives the tenant: the `tenant` claim, or
- * else `sub`. Every failure is a 401 with a code that says what was wrong, never which secret.
+ * Verifies `Authorization: Bearer <JWT>` and derives the tenant: the `tenant` claim, or else `sub`.
+ *
+ * Tokens are HS256 (verified with the shared secret) or RS/PS/ES (verified with a key of the JWKS,
+ * chosen by `kid`); the token's `alg` header picks the key source and nothing else is accepted, so
+ * `alg: none` and HS tokens "signed" with a public key never pass. Every token failure is a 401 with
+ * a code that says what was wrong, never which secret; an unreachable key set is a 503
+ * `AUTH_UNAVAILABLE`.
  */
 export class TokenVerifier {
-  private readonly key: Uint8Array;
+  private readonly secret: Uint8Array | undefined;
+  private readonly keySet: JWTVerifyGetKey | undefined;
+  private readonly claimOptions: Omit<JWTVerifyOptions, 'algorithms'>;
+  private readonly accepted: readonly string[];
+  private readonly logger: Pick<Logger, 'warn'> | undefined;
 
-  constructor(secret: string) {
-    this.key = new TextEncoder().encode(secret);
+  /** `options` may be just the HS256 secret. */
+  constructor(options: string | TokenVerifierOptions) {
+    const opts: TokenVerifierOptions = typeof options === 'string' ? { secret: options } : options;
+    if (!opts.secret && !opts.jwksUrl) throw new Error('TokenVerifier needs an HS256 secret or a JWKS URL (or both)');
+    this.logger = opts.logger;
+    this.secret = opts.secret ? new TextEncoder().encode(opts.secret) : undefined;
+    this.keySet = opts.jwksUrl ? this.remoteKeySet(new URL(opts.jwksUrl), opts.jwks ?? {}) : undefined;
+    const audience = typeof opts.audience === 'string' ? [opts.audience] : opts.audience ? [...opts.audience] : [];
+    this.claimOptions = {
+      clockTolerance: opts.clockToleranceSeconds ?? DEFAULT_CLOCK_TOLERANCE_SECONDS,
+      ...(opts.issuer ? { issuer: opts.issuer } : {}),
+      ...(audience.length > 0 ? { audience } : {}),
+    };
+    this.accepted = [...(this.secret ? SECRET_ALGORITHMS : []), ...(this.keySet ? KEY_SET_ALGORITHMS : [])];
   }
 
   async verify(authorization: string | undefined): Promise<Principal> {
     if (!authorization) throw new HttpError(401, 'MISSING_TOKEN', 'send an Authorization: Bearer <token> header');
     const match = /^Bearer\s+(\S+)$/i.exec(authorization);
     if (!match) throw new HttpError(401, 'INVALID_TOKEN', 'the Authorization header must be "Bearer <token>"');
-    let payload;
-    try {
-      ({ payload } = await jwtVerify(match[1]!, this.key, { algorithms: ['HS256'] }));
-    } catch (err) {
-      if (err instanceof joseErrors.JWTExpired) throw new HttpError(401, 'TOKEN_EXPIRED', 'the token has expired');
-      throw new HttpError(401, 'INVALID_TOKEN', 'the token is not valid');
-    }
+    const payload = await this.verifiedPayload(match[1]!);
+
     const claim = typeof payload['tenant'] === 'string' ? payload['tenant'] : payload.sub;
     const tenant = TenantId.safeParse(claim);
     if (!tenant.success) throw new HttpError(401, 'INVALID_TOKEN', 'the token names no valid tenant (claim "tenant" or "sub")');
-    return { tenantId: tenant.data, subject: payload.sub };
+    const tier = payload['tier'];
+    if (tier !== undefined && (typeof tier !== 'string' || !TIER_PATTERN.test(tier))) {
+      throw new HttpError(401, 'INVALID_TOKEN', 'the token\'s "tier" claim must be 1-32 letters, digits, "-" or "_"');
+    }
+    return { tenantId: tenant.data, subject: payload.sub, ...(tier !== undefined ? { tier } : {}) };
+  }
+
+  /** Checks signature and registered claims; the `alg` header decides which key source is used. */
+  private async verifiedPayload(token: string): Promise<JWTPayload> {
+    let alg: unknown;
+    try {
+      ({ alg } = decodeProtectedHeader(token));
+    } catch {
+      throw new HttpError(401, 'INVALID_TOKEN', 'the token is not a well-formed JWT');
+    }
+    try {
+      if (typeof alg === 'string' && isSecretAlgorithm(alg) && this.secret) {
+        return (await jwtVerify(token, this.secret, { ...this.claimOptions, algorithms: [...SECRET_ALGORITHMS] })).payload;
+      }
+      if (typeof alg === 'string' && isKeySetAlgorithm(alg) && this.keySet) {
+        return await this.verifyWithKeySet(token, this.keySet);
+      }
+    } catch (err) {
+      throw this.toHttpError(err);
+    }
+    throw new HttpError(401, 'INVALID_TOKEN', `the token's signing algorithm is not accepted (accepted: ${this.accepted.join(', ')})`);
+  }
+
+  private async verifyWithKeySet(token: string, keySet: JWTVerifyGetKey): Promise<JWTPayload> {
+    const options = { ...this.claimOptions, algorithms: [...KEY_SET_ALGORITHMS] };
+    try {
+      return (await jwtVerify(token, keySet, options)).payload;
+    } catch (err) {
+      // Several keys fit the header (no `kid`, or a reused one): try each, as jose documents.
+      if (!(err instanceof joseErrors.JWKSMultipleMatchingKeys)) throw err;
+      for await (const key of err) {
+        try {
+          return (await jwtVerify(token, key, options)).payload;
+        } catch (inner) {
+          if (inner instanceof joseErrors.JWSSignatureVerificationFailed) continue;
+          throw inner;
+        }
+      }
+      throw new joseErrors.JWSSignatureVerificationFailed();
+    }
+  }
+
+  /**
+   * jose's remote key set (caches keys, refetches on an unknown `kid` after a cooldown), with every
+   * failure that is not about the token's `kid` turned into {@link KeySetUnavailable}.
+   */
+  private remoteKeySet(url: URL, tuning: NonNullable<TokenVerifierOptions['jwks']>): JWTVerifyGetKey {
+    const remote = createRemoteJWKSet(url, {
+      ...(tuning.timeoutMs !== undefined ? { timeoutDuration: tuning.timeoutMs } : {}),
+      ...(tuning.cooldownMs !== undefined ? { cooldownDuration: tuning.cooldownMs } : {}),
+      ...(tuning.cacheMaxAgeMs !== undefined ? { cacheMaxAge: tuning.cacheMaxAgeMs } : {}),
+    });
+    return async (header, token) => {
+      try {
+        return await remote(header, token);
+      } catch (err) {
+        if (err instanceof joseErrors.JWKSNoMatchingKey || err instanceof joseErrors.JWKSMultipleMatchingKeys) throw err;
+        this.logger?.warn({ err, jwksUrl: url.origin + url.pathname }, 'cannot fetch the JSON Web Key Set');
+        throw new KeySetUnavailable(err);
+      }
+    };
+  }
+
+  private toHttpError(err: unknown): HttpError {
+    if (err instanceof HttpError) return err;
+    if (err instanceof KeySetUnavailable) {
+      return new HttpError(503, 'AUTH_UNAVAILABLE', 'the token cannot be verified right now: the signing keys are unavailable; try again later');
+    }
+    if (err instanceof joseErrors.JWTExpired) return new HttpError(401, 'TOKEN_EXPIRED', 'the token has expired');
+    if (err instanceof joseErrors.JWTClaimValidationFailed) {
+      const missing = err.reason === 'missing';
+      switch (err.claim) {
+        case 'iss':
+          return new HttpError(401, 'INVALID_ISSUER', missing ? 'the token has no "iss" claim' : 'the token\'s "iss" claim is not the accepted issuer');
+        case 'aud':
+          return new HttpError(401, 'INVALID_AUDIENCE', missing ? 'the token has no "aud" claim' : 'the token\'s "aud" claim names none of the accepted audiences');
+        case 'nbf':
+          return new HttpError(401, 'INVALID_TOKEN', 'the token is not valid yet ("nbf" is in the future)');
+        case 'exp':
+        case 'iat':
+          return new HttpError(401, 'INVALID_TOKEN', `the token's "${err.claim}" claim is not valid`);
+        default:
+          return new HttpError(401, 'INVALID_TOKEN', 'the token\'s claims are not valid');
+      }
+    }
+    if (err instanceof joseErrors.JWKSNoMatchingKey) {
+      return new HttpError(401, 'UNKNOWN_SIGNING_KEY', 'no key of the signing key set matches the token (header "kid" and "alg")');
+    }
+    if (err instanceof joseErrors.JWSSignatureVerificationFailed) return new HttpError(401, 'INVALID_TOKEN', 'the token\'s signature is not valid');
+    return new HttpError(401, 'INVALID_TOKEN', 'the token is not valid');
   }
 }

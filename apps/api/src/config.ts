@@ -7,8 +7,25 @@ export const ApiConfig = z.object({
   HTTP_PORT: env.port().default(8080),
   ORCHESTRATOR_ADDRESS: z.string().default('127.0.0.1:50052'),
   MEMORY_ADDRESS: z.string().default('127.0.0.1:50051'),
-  /** HS256 secret that signs client tokens; at least 32 characters. */
-  AUTH_JWT_SECRET: z.string().min(32, 'must be at least 32 characters'),
+  /** NATS with JetStream: the api reads run events (SSE) from the run-events stream. */
+  NATS_URL: z.string().default('nats://127.0.0.1:4222'),
+  /** Interval of keep-alive comments on event streams. */
+  SSE_HEARTBEAT_MS: env.positiveInt().default(15_000),
+  /** Retention of the run-events stream; keep it equal to the orchestrator's RUN_EVENTS_MAX_AGE_MS. */
+  RUN_EVENTS_MAX_AGE_MS: env.positiveInt().default(24 * 60 * 60_000),
+  /** HS256 secret that signs client tokens; at least 32 characters. Set it, AUTH_JWKS_URL, or both. */
+  AUTH_JWT_SECRET: z.string().min(32, 'must be at least 32 characters').optional(),
+  /** JSON Web Key Set (https URL) whose keys verify RS*, PS* and ES* tokens, chosen by `kid`. */
+  AUTH_JWKS_URL: env
+    .url()
+    .refine((url) => /^https?:\/\//i.test(url), 'must be an http(s) URL')
+    .optional(),
+  /** When set, tokens must carry exactly this `iss`. */
+  AUTH_ISSUER: z.string().trim().min(1).optional(),
+  /** When set (comma-separated), a token's `aud` must name at least one of these. */
+  AUTH_AUDIENCE: env.list().pipe(z.array(z.string()).min(1, 'must name at least one audience')).optional(),
+  /** Leeway for the `exp` and `nbf` claims, in seconds. */
+  AUTH_CLOCK_TOLERANCE_SECONDS: env.nonNegativeInt().default(5),
   /** Longest message content accepted, in characters (longer -> 413). */
   MAX_MESSAGE_CHARS: env.positiveInt().default(32_000),
   /** Largest request body accepted, in bytes (larger -> 413). */
@@ -19,5 +36,7 @@ export const ApiConfig = z.object({
   GRPC_DEADLINE_MS: env.positiveInt().default(10_000),
   SHUTDOWN_GRACE_MS: env.positiveInt().default(30_000),
   LOG_LEVEL: env.logLevel().default('info'),
+}).refine((config) => config.AUTH_JWT_SECRET !== undefined || config.AUTH_JWKS_URL !== undefined, {
+  message: 'set AUTH_JWT_SECRET (HS256 tokens) or AUTH_JWKS_URL (RS256/ES256 tokens), or both',
 });
 export type ApiConfig = z.infer<typeof ApiConfig>;

@@ -1,16 +1,21 @@
 import { memoryV1, orchestratorV1 } from '@platform/proto';
-import { createGrpcClient, GrpcHealthProbe, type Logger } from '@platform/service-kit';
+import { RUN_EVENTS_STREAM, RUN_EVENTS_SUBJECT_PREFIX } from '@platform/contracts';
+import { connectNats, createGrpcClient, ensureStream, GrpcHealthProbe, type Logger } from '@platform/service-kit';
 import { buildApp } from './app.js';
 import { TokenVerifier } from './auth.js';
 import type { ApiConfig } from './config.js';
+import { RunEventReader } from './events/run-event-reader.js';
 
 export interface ApiServer {
   readonly port: number;
   stop(): Promise<void>;
 }
 
-/** Wires the api: gRPC clients for orchestrator and memory, health probes, the HTTP server. */
+/** Wires the api: gRPC clients for orchestrator and memory, NATS for run events, health probes, the HTTP server. */
 export async function startApiServer(config: ApiConfig, logger: Logger): Promise<ApiServer> {
+  const nc = await connectNats({ servers: config.NATS_URL, name: 'api', logger });
+  // The orchestrator creates the stream too; whichever boots first makes it exist for the other.
+  await ensureStream(nc, { name: RUN_EVENTS_STREAM, subjects: [`${RUN_EVENTS_SUBJECT_PREFIX}.>`], maxAgeMs: config.RUN_EVENTS_MAX_AGE_MS });
   const orchestrator = createGrpcClient(orchestratorV1.OrchestratorServiceClient, orchestratorV1.OrchestratorServiceService, config.ORCHESTRATOR_ADDRESS, {
     defaultDeadlineMs: config.TURN_WAIT_MS,
   });
@@ -20,9 +25,19 @@ export async function startApiServer(config: ApiConfig, logger: Logger): Promise
 
   const app = buildApp({
     logger,
-    verifier: new TokenVerifier(config.AUTH_JWT_SECRET),
+    verifier: new TokenVerifier({
+      secret: config.AUTH_JWT_SECRET,
+      jwksUrl: config.AUTH_JWKS_URL,
+      issuer: config.AUTH_ISSUER,
+      audience: config.AUTH_AUDIENCE,
+      clockToleranceSeconds: config.AUTH_CLOCK_TOLERANCE_SECONDS,
+      logger,
+    }),
     maxBodyBytes: config.MAX_BODY_BYTES,
-    conversations: { orchestrator: orchestrator.rpc, memory: memory.rpc, maxMessageChars: config.MAX_MESSAGE_CHARS, turnWaitMs: config.TURN_WAIT_MS },
+    orchestrator: orchestrator.rpc,
+    memory: memory.rpc,
+    events: new RunEventReader(nc, logger),
+    limits: { maxMessageChars: config.MAX_MESSAGE_CHARS, turnWaitMs: config.TURN_WAIT_MS, sseHeartbeatMs: config.SSE_HEARTBEAT_MS },
     health: {
       dependencies: {
         orchestrator: { probe: probes.orchestrator, service: 'orchestrator.v1.OrchestratorService' },
@@ -45,6 +60,7 @@ export async function startApiServer(config: ApiConfig, logger: Logger): Promise
       memory.close();
       probes.orchestrator.close();
       probes.memory.close();
+      await nc.drain();
     },
   };
 }

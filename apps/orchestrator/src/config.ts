@@ -1,5 +1,6 @@
 import { env } from '@platform/service-kit';
 import { z } from 'zod';
+import { TenantTiers } from './pipeline/tiers.js';
 
 /** Environment of the orchestrator. */
 export const OrchestratorConfig = z.object({
@@ -13,6 +14,33 @@ export const OrchestratorConfig = z.object({
   REDIS_URL: z.string().default('redis://127.0.0.1:6379'),
   /** Turns one tenant may start per minute, across all replicas; 0 turns the limit off. */
   RATE_LIMIT_TURNS_PER_MINUTE: env.nonNegativeInt().default(60),
+  /** Tier limits as JSON, e.g. {"free":{"turnsPerMinute":10,"tokensPerDay":200000}} (see docs/operations.md). */
+  TENANT_TIERS: z
+    .string()
+    .default('{}')
+    .transform((text, ctx) => {
+      try {
+        return JSON.parse(text) as unknown;
+      } catch {
+        ctx.addIssue({ code: 'custom', message: 'must be a JSON object of tier name -> limits' });
+        return z.NEVER;
+      }
+    })
+    .pipe(TenantTiers),
+  /** The tier of tokens that name none. */
+  DEFAULT_TIER: z.string().default('default'),
+  /** Turns this replica runs at once before new ones are refused with 503 and retry-after. */
+  MAX_CONCURRENT_TURNS: env.positiveInt().default(256),
+  /** Lease of a run (and of its conversation) while an orchestrator works on it; renewed every third. */
+  RUN_LEASE_MS: env.positiveInt().default(15_000),
+  /** How often a waiting request looks at a run another replica executes. */
+  RUN_POLL_MS: env.positiveInt().default(500),
+  /** How often unfinished runs whose holder died are looked for (and resumed). */
+  RECOVERY_INTERVAL_MS: env.positiveInt().default(5_000),
+  /** How long run events are kept in the run-events stream (replay for reconnecting clients). */
+  RUN_EVENTS_MAX_AGE_MS: env.positiveInt().default(24 * 60 * 60_000),
+  /** Attempts at a run (first + resumes) before it is failed instead of resumed again. */
+  MAX_RUN_ATTEMPTS: env.positiveInt().default(5),
   NATS_URL: z.string().default('nats://127.0.0.1:4222'),
   OPENAI_BASE_URL: env.url().default('https://api.openai.com/v1'),
   OPENAI_API_KEY: z.string().min(1, 'set an API key for the model provider'),

@@ -1,120 +1,97 @@
 import { randomUUID } from 'node:crypto';
-import { assembleTurnInput, runAgentLoop, type LoopResult } from '@platform/agent-loop';
-import { ConversationId, TenantId, type ChatMessage } from '@platform/contracts';
-import type { memoryV1, orchestratorV1 } from '@platform/proto';
-import { errors, PlatformError, unaryHandler, type Logger, type PromiseClient, type RateLimiter } from '@platform/service-kit';
-import type { ToolCatalog, ToolClient } from '@platform/tool-sdk';
+import { ZERO_USAGE } from '@platform/agent-loop';
+import { ConversationId, SUBJECT_SAFE_RUN_ID, TenantId } from '@platform/contracts';
+import type { orchestratorV1 } from '@platform/proto';
+import { errors, PlatformError, unaryHandler, type Logger } from '@platform/service-kit';
+import type { ToolCatalog } from '@platform/tool-sdk';
+import type { CancelBroadcast } from './cancel-broadcast.js';
 import type { OrchestratorConfig } from './config.js';
-import { loadHistory } from './history.js';
+import type { RunRecord, RunRecords } from './journal/run-records.js';
+import type { ConversationQueue } from './ordering/conversation-queue.js';
+import type { ShouldProcess } from './pipeline/should-process.js';
 import type { ProfileRegistry } from './profiles.js';
-import type { RunStore } from './run-store.js';
-import { RunnerToolPort } from './runner-tool-port.js';
 
 export interface OrchestratorDependencies {
   config: OrchestratorConfig;
   profiles: ProfileRegistry;
-  memory: PromiseClient<memoryV1.MemoryServiceClient>;
   catalog: ToolCatalog;
-  tools: ToolClient;
-  runs: RunStore;
-  limiter: RateLimiter;
+  records: RunRecords;
+  queue: ConversationQueue;
+  shouldProcess: ShouldProcess;
+  cancels: CancelBroadcast;
+  /** Cancels a run if this replica executes it. */
+  cancelLocal: (runId: string) => boolean;
   logger: Logger;
 }
 
-const RATE_WINDOW_MS = 60_000;
-
-/** The should-process step: a tenant over its turn budget is refused with when to retry. */
-async function checkRateLimit(deps: OrchestratorDependencies, tenantId: string): Promise<void> {
-  const limit = deps.config.RATE_LIMIT_TURNS_PER_MINUTE;
-  if (limit === 0) return;
-  const decision = await deps.limiter.consume(`turns:${tenantId}`, limit, RATE_WINDOW_MS);
-  if (decision.allowed) return;
-  const retryAfterSeconds = Math.max(1, Math.ceil(decision.retryAfterMs / 1000));
-  throw new PlatformError('resource_exhausted', 'RATE_LIMITED', `this tenant may start ${limit} turns per minute; try again in ${retryAfterSeconds} s`, {
-    retryAfterSeconds,
-    details: { limit, windowSeconds: RATE_WINDOW_MS / 1000 },
-  });
-}
-
-/** The run's status as callers see it, from the loop's stop reason. */
-export function runStatus(result: LoopResult): string {
-  switch (result.stopReason) {
-    case 'agent_waiting':
-      return 'waiting';
-    case 'cancelled':
-      return 'cancelled';
-    case 'model_error':
-    case 'context_overflow':
-    case 'deadline':
-      return 'failed';
-    default:
-      return 'completed';
-  }
-}
-
-function toResponse(result: LoopResult, durationMs: number): orchestratorV1.HandleMessageResponse {
+function toResponse(run: RunRecord): orchestratorV1.HandleMessageResponse {
+  const result = run.result;
   return {
-    runId: result.runId,
-    status: runStatus(result),
-    stopReason: result.stopReason,
-    response: result.response,
-    turns: result.turns,
-    toolCalls: result.toolCalls.map((c) => ({ callId: c.callId, name: c.name, success: c.success, status: c.status, durationMs: c.durationMs, errorCode: c.errorCode ?? '' })),
-    durationMs,
-    usage: result.usage,
+    runId: run.runId,
+    status: run.status,
+    stopReason: run.stopReason ?? '',
+    response: result?.response ?? '',
+    turns: result?.turns ?? 0,
+    toolCalls: (result?.toolCalls ?? []).map((c) => ({ callId: c.callId, name: c.name, success: c.success, status: c.status, durationMs: c.durationMs, errorCode: c.errorCode ?? '' })),
+    durationMs: run.finishedAt ? run.finishedAt.getTime() - run.createdAt.getTime() : 0,
+    usage: result?.usage ?? ZERO_USAGE,
   };
 }
 
-/** HandleMessage: load history, assemble the input, run the loop, store what the turn produced. */
+/** A run id the caller chose must be usable as a subject token (events) and an id. */
+function runIdOf(requested: string): string {
+  if (!requested) return `run_${randomUUID()}`;
+  if (!SUBJECT_SAFE_RUN_ID.test(requested)) throw errors.invalidArgument('INVALID_RUN_ID', 'run_id must be 1-128 letters, digits, "_" or "-"');
+  return requested;
+}
+
+/** The gRPC surface: accept a message as a run and wait for it; read and cancel runs; the catalog. */
 export function orchestratorServiceImplementation(deps: OrchestratorDependencies): orchestratorV1.OrchestratorServiceServer {
   const { config, logger } = deps;
+  let inFlight = 0;
   return {
     handleMessage: unaryHandler<orchestratorV1.HandleMessageRequest, orchestratorV1.HandleMessageResponse>(logger, 'HandleMessage', async (request, call) => {
       const tenantId = TenantId.safeParse(request.tenantId);
       const conversationId = ConversationId.safeParse(request.conversationId);
       if (!tenantId.success) throw errors.invalidArgument('INVALID_TENANT_ID', 'tenant_id is invalid');
       if (!conversationId.success) throw errors.invalidArgument('INVALID_CONVERSATION_ID', 'conversation_id is invalid');
-      if (!request.content.trim()) throw errors.invalidArgument('EMPTY_CONTENT', 'content must not be empty');
-
-      const profile = deps.profiles.resolve(request.profile);
-      if (!profile) throw errors.notFound('PROFILE_NOT_FOUND', `no agent profile '${request.profile}'; known: ${deps.profiles.names().join(', ')}`);
-      await checkRateLimit(deps, tenantId.data);
-      const started = Date.now();
-      const runId = `run_${randomUUID()}`;
+      const runId = runIdOf(request.runId);
       const scope = { tenantId: tenantId.data, conversationId: conversationId.data };
-      // Right after a boot (or when every runner was briefly unreachable) the catalog may be empty:
-      // discover once now rather than run a turn that offers the model no tools.
-      if (deps.catalog.list().length === 0) await deps.catalog.refresh();
-      const history = await loadHistory(deps.memory, scope.tenantId, scope.conversationId, config.HISTORY_MESSAGES);
-      const tools = new RunnerToolPort(deps.catalog, deps.tools, { ...scope, allowsTool: profile.allowsTool });
-      const messages = assembleTurnInput({
-        systemPrompt: profile.systemPrompt,
-        now: new Date(started),
-        timeZone: config.DEFAULT_TIMEZONE,
-        capabilities: tools.list(),
-        history,
-        userMessage: request.content,
-      });
-      // The caller hanging up (gRPC cancel) cancels the run.
-      const cancelled = new AbortController();
-      call.on('cancelled', () => cancelled.abort(new Error('the caller cancelled the request')));
-      const result = await runAgentLoop(
-        { runId, messages },
-        { model: profile.model, fallbackModels: profile.fallbackModels, tools, config: profile.loopConfig, signal: cancelled.signal },
-      );
-      const turnMessages: ChatMessage[] = [{ role: 'user', content: request.content }, ...result.messages];
-      // The run id doubles as the append id: a retried append of this turn is stored once.
-      await deps.memory.appendMessages({
-        tenantId: scope.tenantId,
-        conversationId: scope.conversationId,
-        messagesJson: turnMessages.map((m) => JSON.stringify(m)),
-        runId,
-        appendId: runId,
-      });
-      await deps.runs.save({ tenantId: scope.tenantId, conversationId: scope.conversationId, status: runStatus(result), createdAt: new Date(started), result });
-      const durationMs = Date.now() - started;
-      logger.info({ runId, profile: profile.name, stopReason: result.stopReason, turns: result.turns, toolCalls: result.toolCalls.length, durationMs }, 'turn finished');
-      return toResponse(result, durationMs);
+
+      const existing = request.runId ? await deps.records.get(scope.tenantId, runId) : undefined;
+      if (existing && existing.conversationId !== scope.conversationId) throw errors.notFound('RUN_NOT_FOUND', `no run '${runId}' in this conversation`);
+      if (!existing) {
+        if (!request.content.trim()) throw errors.invalidArgument('EMPTY_CONTENT', 'content must not be empty');
+        const profile = deps.profiles.resolve(request.profile);
+        if (!profile) throw errors.notFound('PROFILE_NOT_FOUND', `no agent profile '${request.profile}'; known: ${deps.profiles.names().join(', ')}`);
+        // Back-pressure: a saturated replica refuses new turns instead of queueing without bound.
+        if (inFlight >= config.MAX_CONCURRENT_TURNS) {
+          throw new PlatformError('unavailable', 'OVERLOADED', `this orchestrator is running ${inFlight} turns, its limit; try again shortly`, { retryAfterSeconds: 1 });
+        }
+        await deps.shouldProcess.check({ ...scope, content: request.content, tier: request.tier, profile: profile.name });
+        const created = await deps.records.create({
+          runId,
+          ...scope,
+          profile: profile.name,
+          content: request.content,
+          tier: request.tier,
+          stream: request.stream,
+          timeZone: request.timeZone,
+        });
+        // The id exists but not for this tenant: say so without saying whose it is.
+        if (!created && !(await deps.records.get(scope.tenantId, runId))) throw new PlatformError('already_exists', 'RUN_ID_TAKEN', `run id '${runId}' is taken; use another`);
+      }
+      inFlight += 1;
+      // The caller hanging up stops the wait, not the run: it is durable, and GET /v1/runs/{id} has it.
+      const hangUp = new AbortController();
+      call.on('cancelled', () => hangUp.abort(new PlatformError('cancelled', 'CALLER_CANCELLED', 'the caller cancelled the request')));
+      try {
+        deps.queue.kick(scope.tenantId, scope.conversationId);
+        const run = await deps.queue.waitForRun(scope.tenantId, scope.conversationId, runId, hangUp.signal);
+        return toResponse(run);
+      } finally {
+        inFlight -= 1;
+      }
     }),
 
     listTools: unaryHandler<orchestratorV1.ListToolsRequest, orchestratorV1.ListToolsResponse>(logger, 'ListTools', async () => ({
@@ -135,18 +112,40 @@ export function orchestratorServiceImplementation(deps: OrchestratorDependencies
     getRun: unaryHandler<orchestratorV1.GetRunRequest, orchestratorV1.GetRunResponse>(logger, 'GetRun', async (request) => {
       if (!TenantId.safeParse(request.tenantId).success) throw errors.invalidArgument('INVALID_TENANT_ID', 'tenant_id is invalid');
       // Another tenant's run is reported exactly like a missing one, so ids do not leak.
-      const run = request.runId ? await deps.runs.get(request.tenantId, request.runId) : undefined;
+      const run = request.runId ? await deps.records.get(request.tenantId, request.runId) : undefined;
       if (!run) throw errors.notFound('RUN_NOT_FOUND', `no run '${request.runId}'`);
       return {
         runId: run.runId,
         conversationId: run.conversationId,
         status: run.status,
-        stopReason: run.stopReason,
+        stopReason: run.stopReason ?? '',
         createdAt: run.createdAt,
-        finishedAt: run.finishedAt,
+        finishedAt: run.finishedAt ?? undefined,
         resultJson: JSON.stringify(run.result),
-        transcriptJson: JSON.stringify(run.transcript),
+        transcriptJson: JSON.stringify(run.transcript ?? []),
       };
+    }),
+
+    cancelRun: unaryHandler<orchestratorV1.CancelRunRequest, orchestratorV1.CancelRunResponse>(logger, 'CancelRun', async (request) => {
+      if (!TenantId.safeParse(request.tenantId).success) throw errors.invalidArgument('INVALID_TENANT_ID', 'tenant_id is invalid');
+      const before = request.runId ? await deps.records.get(request.tenantId, request.runId) : undefined;
+      if (!before) throw errors.notFound('RUN_NOT_FOUND', `no run '${request.runId}'`);
+      if (before.status !== 'queued' && before.status !== 'running') return { runId: before.runId, status: before.status, accepted: false };
+      const after = await deps.records.requestCancel(request.tenantId, request.runId, (record) => ({
+        runId: record.runId,
+        response: 'This message was cancelled before it was processed.',
+        stopReason: 'cancelled',
+        turns: 0,
+        usage: ZERO_USAGE,
+        durationMs: 0,
+        pendingAgents: [],
+        toolCalls: [],
+        messages: [],
+        transcript: [],
+      }));
+      if (after?.status === 'running' && !deps.cancelLocal(request.runId)) deps.cancels.publish(request.runId);
+      logger.info({ runId: request.runId, status: after?.status }, 'run cancellation requested');
+      return { runId: request.runId, status: after?.status ?? before.status, accepted: true };
     }),
   };
 }

@@ -1,12 +1,23 @@
+import { randomUUID } from 'node:crypto';
+import { hostname } from 'node:os';
+import { fileURLToPath } from 'node:url';
+import { RUN_EVENTS_STREAM, RUN_EVENTS_SUBJECT_PREFIX } from '@platform/contracts';
 import { OpenAIChatModel } from '@platform/llm';
 import { memoryV1, orchestratorV1 } from '@platform/proto';
-import { connectNats, createGrpcClient, createRedis, GrpcServer, openServiceDatabase, RateLimiter, type Logger } from '@platform/service-kit';
-import { fileURLToPath } from 'node:url';
-import { RunStore } from './run-store.js';
+import { connectNats, createGrpcClient, createRedis, ensureStream, GrpcServer, openServiceDatabase, RateLimiter, type Logger } from '@platform/service-kit';
 import { ToolCatalog, ToolClient } from '@platform/tool-sdk';
+import { CancelBroadcast } from './cancel-broadcast.js';
 import type { OrchestratorConfig } from './config.js';
+import { RunRecords } from './journal/run-records.js';
+import { RunSteps } from './journal/run-steps.js';
 import { orchestratorServiceImplementation } from './orchestrator-service.js';
+import { ConversationLease } from './ordering/conversation-lease.js';
+import { ConversationQueue } from './ordering/conversation-queue.js';
+import { noAgentPool } from './pipeline/pending-agents.js';
+import { ShouldProcess } from './pipeline/should-process.js';
 import { ProfileRegistry } from './profiles.js';
+import { RunRecovery } from './run-recovery.js';
+import { TurnExecutor } from './turn-executor.js';
 
 export const ORCHESTRATOR_SERVICE_NAME = 'orchestrator.v1.OrchestratorService';
 export const ORCHESTRATOR_SCHEMA = 'orchestrator';
@@ -17,7 +28,7 @@ export interface OrchestratorServer {
   stop(): Promise<void>;
 }
 
-/** Wires the orchestrator: NATS (tools), memory client, model, tool catalog, gRPC server. */
+/** Wires the orchestrator: journal (Postgres), leases and limits (Redis), NATS (tools, events), model, gRPC. */
 export async function startOrchestratorServer(config: OrchestratorConfig, logger: Logger): Promise<OrchestratorServer> {
   // Profiles first: a broken profiles file stops the boot before any connection is opened.
   const modelFor = (name: string): OpenAIChatModel =>
@@ -33,9 +44,49 @@ export async function startOrchestratorServer(config: OrchestratorConfig, logger
   });
   const redis = createRedis({ url: config.REDIS_URL, name: 'orchestrator', logger });
   const nc = await connectNats({ servers: config.NATS_URL, name: 'orchestrator', logger });
+  await ensureStream(nc, { name: RUN_EVENTS_STREAM, subjects: [`${RUN_EVENTS_SUBJECT_PREFIX}.>`], maxAgeMs: config.RUN_EVENTS_MAX_AGE_MS });
   const memory = createGrpcClient(memoryV1.MemoryServiceClient, memoryV1.MemoryServiceService, config.MEMORY_ADDRESS, { defaultDeadlineMs: config.GRPC_DEADLINE_MS });
   const catalog = new ToolCatalog({ nc, logger, refreshIntervalMs: config.CATALOG_REFRESH_MS, discoveryWaitMs: config.CATALOG_DISCOVERY_WAIT_MS });
   await catalog.start();
+
+  // Each process is its own lease owner: a restarted process must not mistake its predecessor's leases for its own.
+  const owner = `${hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`;
+  const records = new RunRecords(pool);
+  const shouldProcess = new ShouldProcess({
+    limiter: new RateLimiter(redis, logger),
+    redis,
+    logger,
+    defaultTurnsPerMinute: config.RATE_LIMIT_TURNS_PER_MINUTE,
+    tiers: config.TENANT_TIERS,
+    defaultTier: config.DEFAULT_TIER,
+  });
+  const executor = new TurnExecutor({
+    config,
+    owner,
+    profiles,
+    memory: memory.rpc,
+    catalog,
+    tools: new ToolClient({ nc, logger }),
+    records,
+    steps: new RunSteps(pool),
+    nc,
+    shouldProcess,
+    pendingAgents: noAgentPool,
+    logger,
+  });
+  const queue = new ConversationQueue({
+    records,
+    lease: new ConversationLease(redis, owner, config.RUN_LEASE_MS),
+    executor,
+    owner,
+    leaseMs: config.RUN_LEASE_MS,
+    pollIntervalMs: config.RUN_POLL_MS,
+    logger,
+  });
+  const cancels = new CancelBroadcast(nc, logger);
+  cancels.listen((runId) => executor.cancelLocal(runId, 'cancelled by request'));
+  const recovery = new RunRecovery(records, queue, { intervalMs: config.RECOVERY_INTERVAL_MS, leaseMs: config.RUN_LEASE_MS, logger });
+
   const grpc = new GrpcServer({ host: config.GRPC_HOST, port: config.GRPC_PORT, logger });
   grpc.addService(
     ORCHESTRATOR_SERVICE_NAME,
@@ -43,19 +94,25 @@ export async function startOrchestratorServer(config: OrchestratorConfig, logger
     orchestratorServiceImplementation({
       config,
       profiles,
-      memory: memory.rpc,
       catalog,
-      tools: new ToolClient({ nc, logger }),
-      runs: new RunStore(pool),
-      limiter: new RateLimiter(redis, logger),
+      records,
+      queue,
+      shouldProcess,
+      cancels,
+      cancelLocal: (runId) => executor.cancelLocal(runId, 'cancelled by request'),
       logger,
     }),
   );
   const port = await grpc.start();
+  recovery.start();
+  // Runs a previous process left behind are picked up now rather than at the first sweep.
+  void recovery.sweep();
   return {
     port,
     async stop() {
+      recovery.stop();
       await grpc.stop(config.SHUTDOWN_GRACE_MS);
+      await queue.idle();
       catalog.stop();
       memory.close();
       await nc.drain();

@@ -35,3 +35,11 @@ export {
   AgentStepOutput,
   USER_CANCELLED_MESSAGE,
 } from './agent-protocol.js';
+export {
+  RUN_EVENTS_STREAM,
+  RUN_EVENTS_SUBJECT_PREFIX,
+  SUBJECT_SAFE_RUN_ID,
+  runEventsSubject,
+  RunEventType,
+  RunEventEnvelope,
+} from './run-events.js';

@@ -62,7 +62,9 @@ export function createGrpcClient<C extends Client, D extends Record<string, unkn
   address: string,
   options: GrpcClientOptions,
 ): GrpcClientHandle<C> {
-  const raw = new Ctor(address, credentials.createInsecure(), options.channelOptions);
+  // Reconnect quickly after a peer restarts (grpc-js waits up to 2 minutes by default).
+  const channelOptions: ClientOptions = { 'grpc.initial_reconnect_backoff_ms': 250, 'grpc.max_reconnect_backoff_ms': 5_000, ...options.channelOptions };
+  const raw = new Ctor(address, credentials.createInsecure(), channelOptions);
   const rpc: Record<string, unknown> = {};
   for (const name of Object.keys(definition)) {
     const method = (raw as unknown as Record<string, UnaryMethod<unknown, unknown>>)[name];

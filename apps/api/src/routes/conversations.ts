@@ -1,16 +1,47 @@
 import { ChatMessage, ConversationId } from '@platform/contracts';
 import type { memoryV1, orchestratorV1 } from '@platform/proto';
 import type { PromiseClient } from '@platform/service-kit';
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { z } from 'zod';
+import type { RunEvents } from '../events/run-event-reader.js';
 import { HttpError } from '../http-errors.js';
 import { principalOf } from '../principal.js';
+import { streamTurn } from '../turns/streamed-turn.js';
+import { newRunId, type TurnRunner } from '../turns/turn-runner.js';
 
 export interface ConversationRoutesOptions {
-  orchestrator: PromiseClient<orchestratorV1.OrchestratorServiceClient>;
+  turns: TurnRunner;
+  events: RunEvents;
   memory: PromiseClient<memoryV1.MemoryServiceClient>;
   maxMessageChars: number;
   turnWaitMs: number;
+  sseHeartbeatMs: number;
+}
+
+/** The JSON shape of a finished turn (also the last event of a streamed one). */
+export function turnResponseBody(result: orchestratorV1.HandleMessageResponse, conversationId: string): Record<string, unknown> {
+  return {
+    runId: result.runId,
+    conversationId,
+    status: result.status,
+    stopReason: result.stopReason,
+    response: result.response,
+    turns: result.turns,
+    toolCalls: result.toolCalls.map((c) => ({
+      callId: c.callId,
+      name: c.name,
+      success: c.success,
+      status: c.status,
+      durationMs: c.durationMs,
+      ...(c.errorCode ? { errorCode: c.errorCode } : {}),
+    })),
+    durationMs: result.durationMs,
+    usage: result.usage ?? { inputTokens: 0, outputTokens: 0, totalTokens: 0 },
+  };
+}
+
+export function wantsEventStream(request: FastifyRequest): boolean {
+  return (request.headers.accept ?? '').includes('text/event-stream');
 }
 
 const PostMessageBody = z
@@ -18,6 +49,8 @@ const PostMessageBody = z
     content: z.string(),
     /** The agent profile to talk to; omitted = the default profile. */
     profile: z.string().min(1).max(64).optional(),
+    /** The user's IANA time zone, for the current time the agent is told. */
+    timeZone: z.string().min(1).max(64).optional(),
   })
   .strict();
 const ListQuery = z.object({
@@ -48,28 +81,33 @@ export function registerConversationRoutes(app: FastifyInstance, options: Conver
     if (content.length > options.maxMessageChars) {
       throw new HttpError(413, 'CONTENT_TOO_LONG', `content is longer than ${options.maxMessageChars} characters`, { maxChars: options.maxMessageChars });
     }
-    const result = await options.orchestrator.handleMessage(
-      { tenantId, conversationId, content, requestId: request.id, profile: body.data.profile ?? '' },
-      { deadlineMs: options.turnWaitMs },
-    );
-    return reply.send({
-      runId: result.runId,
+    const principal = principalOf(request);
+    const turn = {
+      tenantId,
       conversationId,
-      status: result.status,
-      stopReason: result.stopReason,
-      response: result.response,
-      turns: result.turns,
-      toolCalls: result.toolCalls.map((c) => ({
-        callId: c.callId,
-        name: c.name,
-        success: c.success,
-        status: c.status,
-        durationMs: c.durationMs,
-        ...(c.errorCode ? { errorCode: c.errorCode } : {}),
-      })),
-      durationMs: result.durationMs,
-      usage: result.usage ?? { inputTokens: 0, outputTokens: 0, totalTokens: 0 },
-    });
+      content,
+      requestId: request.id,
+      profile: body.data.profile ?? '',
+      stream: wantsEventStream(request),
+      tier: principal.tier ?? '',
+      timeZone: body.data.timeZone ?? '',
+    };
+    const runId = newRunId();
+    const deadlineAt = Date.now() + options.turnWaitMs;
+    if (turn.stream) {
+      await streamTurn(reply, {
+        runner: options.turns,
+        reader: options.events,
+        request: turn,
+        runId,
+        deadlineAt,
+        heartbeatMs: options.sseHeartbeatMs,
+        render: (stream, event) => stream.send(event.type, event, event.id),
+      });
+      return reply;
+    }
+    const result = await options.turns.run(turn, runId, deadlineAt);
+    return reply.send(turnResponseBody(result, conversationId));
   });
 
   app.get('/v1/conversations/:conversationId/messages', async (request, reply) => {

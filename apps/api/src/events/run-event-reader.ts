@@ -1,0 +1,52 @@
+import { DeliverPolicy, jetstream, jetstreamManager } from '@nats-io/jetstream';
+import { RUN_EVENTS_STREAM, RunEventEnvelope, runEventsSubject } from '@platform/contracts';
+import type { Logger, NatsConnection } from '@platform/service-kit';
+
+/** What routes need of the run events (a narrower type lets HTTP-edge tests supply their own). */
+export type RunEvents = Pick<RunEventReader, 'read' | 'lastId'>;
+
+/**
+ * Reads one run's events from the run-events stream, oldest first, skipping those a client has
+ * already seen (`afterId`, from `Last-Event-ID`), and ends after `execution_end`. Each reader is
+ * an ordered consumer of its own, so any number of clients can watch one run.
+ */
+export class RunEventReader {
+  constructor(
+    private readonly nc: NatsConnection,
+    private readonly logger: Logger,
+  ) {}
+
+  /** The id of the run's last stored event (0 when none is stored: not started, or expired). */
+  async lastId(runId: string): Promise<number> {
+    const jsm = await jetstreamManager(this.nc);
+    const last = await jsm.streams.getMessage(RUN_EVENTS_STREAM, { last_by_subj: runEventsSubject(runId) }).catch(() => null);
+    if (!last) return 0;
+    const parsed = RunEventEnvelope.safeParse((() => { try { return last.json(); } catch { return undefined; } })());
+    return parsed.success ? parsed.data.id : 0;
+  }
+
+  async *read(runId: string, afterId: number, signal: AbortSignal): AsyncGenerator<RunEventEnvelope> {
+    const consumer = await jetstream(this.nc).consumers.get(RUN_EVENTS_STREAM, {
+      filter_subjects: [runEventsSubject(runId)],
+      deliver_policy: DeliverPolicy.All,
+    });
+    const messages = await consumer.consume();
+    const stop = (): void => void messages.close();
+    signal.addEventListener('abort', stop, { once: true });
+    try {
+      for await (const message of messages) {
+        const parsed = RunEventEnvelope.safeParse((() => { try { return message.json(); } catch { return undefined; } })());
+        if (!parsed.success) {
+          this.logger.warn({ runId, seq: message.seq }, 'skipped a malformed run event');
+          continue;
+        }
+        if (parsed.data.id <= afterId) continue;
+        yield parsed.data;
+        if (parsed.data.type === 'execution_end') return;
+      }
+    } finally {
+      signal.removeEventListener('abort', stop);
+      await messages.close();
+    }
+  }
+}

@@ -1,0 +1,75 @@
+import type { RunEventEnvelope } from '@platform/contracts';
+import type { FastifyReply } from 'fastify';
+import type { RunEvents } from '../events/run-event-reader.js';
+import { SseStream } from '../events/sse.js';
+import { toHttpError } from '../http-errors.js';
+import type { TurnRequest, TurnRunner } from './turn-runner.js';
+
+export interface StreamedTurnOptions {
+  runner: TurnRunner;
+  reader: RunEvents;
+  request: TurnRequest;
+  runId: string;
+  deadlineAt: number;
+  heartbeatMs: number;
+  /** Writes one run event in the stream's format. */
+  render: (stream: SseStream, event: RunEventEnvelope) => void;
+  /** Writes the end of the stream after `execution_end` (e.g. OpenAI's `[DONE]`). */
+  finish?: (stream: SseStream) => void;
+}
+
+/**
+ * Runs a turn and streams its events. A refusal before the run starts (rate limit, unknown
+ * profile, overload) is still an ordinary JSON error response: the stream only opens with the
+ * run's first event. Events come from the run-events stream, not from the orchestrator's
+ * connection, so an orchestrator crash mid-run only pauses the stream until the run resumes.
+ */
+export async function streamTurn(reply: FastifyReply, options: StreamedTurnOptions): Promise<void> {
+  const stopReading = new AbortController();
+  const turn = options.runner.run(options.request, options.runId, options.deadlineAt);
+  const events = options.reader.read(options.runId, 0, stopReading.signal)[Symbol.asyncIterator]();
+  const first = await Promise.race([
+    events.next().then((next) => ({ kind: 'event' as const, next })),
+    turn.then(
+      () => ({ kind: 'finished' as const }),
+      (error: unknown) => ({ kind: 'refused' as const, error }),
+    ),
+  ]);
+  if (first.kind === 'refused') {
+    stopReading.abort();
+    await events.return?.(undefined);
+    throw first.error;
+  }
+
+  const stream = new SseStream(reply, options.heartbeatMs, { 'x-run-id': options.runId });
+  stream.closedSignal().addEventListener('abort', () => stopReading.abort(), { once: true });
+  // If the final event never arrives (events were lost), the stream closes soon after the run ends.
+  let ended = false;
+  turn.then(
+    () => setTimeout(() => !ended && stopReading.abort(), options.heartbeatMs).unref(),
+    () => undefined,
+  );
+  turn.catch((error: unknown) => {
+    // The run failed after streaming began (e.g. the api's wait deadline): say so and close.
+    const mapped = toHttpError(error);
+    stream.send('error', mapped.body);
+    stopReading.abort();
+    stream.end();
+  });
+  try {
+    let next = first.kind === 'event' ? first.next : await events.next();
+    while (!next.done) {
+      options.render(stream, next.value);
+      if (next.value.type === 'execution_end') {
+        options.finish?.(stream);
+        break;
+      }
+      next = await events.next();
+    }
+  } catch (error) {
+    if (!stopReading.signal.aborted) stream.send('error', toHttpError(error).body);
+  } finally {
+    ended = true;
+    stream.end();
+  }
+}

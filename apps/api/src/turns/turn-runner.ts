@@ -1,0 +1,43 @@
+import { randomUUID } from 'node:crypto';
+import type { orchestratorV1 } from '@platform/proto';
+import { isPlatformError, type Logger, type PromiseClient } from '@platform/service-kit';
+
+export type TurnRequest = Omit<orchestratorV1.HandleMessageRequest, 'runId'>;
+
+const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** The connection to the orchestrator failed (it died or restarts), as opposed to an answer from it. */
+function isLostConnection(error: unknown): boolean {
+  return isPlatformError(error) && error.kind === 'unavailable' && error.code === 'UNAVAILABLE';
+}
+
+/** Run ids the api issues; they name the run's event subject, so they stay subject-safe. */
+export function newRunId(): string {
+  return `run_${randomUUID()}`;
+}
+
+/**
+ * Sends a message as a run with an id chosen here, and waits for its result. When the
+ * orchestrator dies mid-turn the call fails with a lost connection; the runner then attaches to
+ * the same run id again (on the restarted or another replica) until the run's result arrives or
+ * the deadline passes, so the caller still gets the answer of the resumed run.
+ */
+export class TurnRunner {
+  constructor(
+    private readonly orchestrator: PromiseClient<orchestratorV1.OrchestratorServiceClient>,
+    private readonly logger: Logger,
+  ) {}
+
+  async run(request: TurnRequest, runId: string, deadlineAt: number, signal?: AbortSignal): Promise<orchestratorV1.HandleMessageResponse> {
+    for (let attempt = 0; ; attempt++) {
+      try {
+        return await this.orchestrator.handleMessage({ ...request, runId }, { deadlineMs: Math.max(1, deadlineAt - Date.now()), ...(signal ? { signal } : {}) });
+      } catch (err) {
+        const backoffMs = Math.min(2_000, 100 * 2 ** attempt);
+        if (!isLostConnection(err) || signal?.aborted || Date.now() + backoffMs >= deadlineAt) throw err;
+        this.logger.warn({ runId, attempt: attempt + 1 }, 'lost the orchestrator during a turn; attaching to the run again');
+        await sleep(backoffMs);
+      }
+    }
+  }
+}

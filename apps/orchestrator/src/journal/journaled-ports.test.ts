@@ -1,0 +1,113 @@
+// Replaying a journal: what a crashed attempt finished is not done again; the rest is.
+import { runAgentLoop, systemClock, type ModelResponse, type ToolOutcome } from '@platform/agent-loop';
+import { FakeTools, reply, ScriptedModel } from '@platform/agent-loop/testing';
+import { describe, expect, it } from 'vitest';
+import { RunReplay, type StepWriter } from './journaled-ports.js';
+import type { JournaledSteps } from './run-steps.js';
+
+class MemoryJournal implements StepWriter {
+  readonly models: ModelResponse[] = [];
+  readonly tools = new Map<string, ToolOutcome>();
+  recordModel(ordinal: number, response: ModelResponse): Promise<void> {
+    this.models[ordinal - 1] = response;
+    return Promise.resolve();
+  }
+  recordTool(callId: string, outcome: ToolOutcome): Promise<void> {
+    this.tools.set(callId, outcome);
+    return Promise.resolve();
+  }
+  snapshot(models = this.models.length, toolIds = [...this.tools.keys()]): JournaledSteps {
+    return { models: this.models.slice(0, models), tools: new Map(toolIds.map((id) => [id, this.tools.get(id)!])) };
+  }
+}
+
+const script = () => [
+  reply.calls(['c1', 'add', { a: 1 }], ['c2', 'send', { to: 'x' }]),
+  reply.calls(['c3', 'add', { a: 2 }]),
+  reply.text('all done'),
+];
+
+function tools() {
+  return new FakeTools(
+    {
+      add: { run: (args) => ({ status: 'success', content: `added ${JSON.stringify(args)}` }) },
+      send: { run: () => ({ status: 'success', content: 'sent' }) },
+    },
+    systemClock,
+  );
+}
+
+async function run(journal: JournaledSteps, writer: StepWriter, model: ScriptedModel, port: FakeTools) {
+  const replay = new RunReplay(journal, writer);
+  const result = await runAgentLoop({ runId: 'run_1', messages: [{ role: 'user', content: 'go' }] }, { model: replay.model(model), tools: replay.tools(port) });
+  return { result, replay };
+}
+
+describe('RunReplay', () => {
+  it('journals every model response and tool outcome of a fresh run', async () => {
+    const journal = new MemoryJournal();
+    const { result } = await run({ models: [], tools: new Map() }, journal, new ScriptedModel(script()), tools());
+    expect(result.response).toBe('all done');
+    expect(journal.models).toHaveLength(3);
+    expect([...journal.tools.keys()].sort()).toEqual(['c1', 'c2', 'c3']);
+  });
+
+  it('resumes after a crash between a model response and its tool outcomes without repeating finished work', async () => {
+    const first = new MemoryJournal();
+    const firstModel = new ScriptedModel(script());
+    const firstRun = await run({ models: [], tools: new Map() }, first, firstModel, tools());
+
+    // The crash: the first response and c1's outcome were journaled; c2 was in flight.
+    const journal = first.snapshot(1, ['c1']);
+    const resumedJournal = new MemoryJournal();
+    const model = new ScriptedModel(script().slice(1));
+    const port = tools();
+    const { result, replay } = await run(journal, resumedJournal, model, port);
+
+    expect(port.calls.map((c) => c.id)).toEqual(['c2', 'c3']); // c1 not run again; c2 re-sent with its id
+    expect(model.requests).toHaveLength(2); // the journaled first response was not asked again
+    expect(replay.replaying).toBe(false);
+    expect(result.response).toBe('all done');
+    expect(result.messages).toEqual(firstRun.result.messages);
+    expect([...resumedJournal.tools.keys()]).toEqual(['c2', 'c3']);
+    expect(resumedJournal.models.filter(Boolean)).toHaveLength(2);
+  });
+
+  it('replays a fully journaled run without calling the model or any tool', async () => {
+    const first = new MemoryJournal();
+    const firstRun = await run({ models: [], tools: new Map() }, first, new ScriptedModel(script()), tools());
+    const model = new ScriptedModel([reply.text('must not be asked')]);
+    const port = tools();
+    let wentLive = false;
+    const replay = new RunReplay(first.snapshot(), new MemoryJournal());
+    replay.onLive(() => (wentLive = true));
+    const result = await runAgentLoop({ runId: 'run_1', messages: [{ role: 'user', content: 'go' }] }, { model: replay.model(model), tools: replay.tools(port) });
+    expect(model.requests).toHaveLength(0);
+    expect(port.calls).toHaveLength(0);
+    expect(result.messages).toEqual(firstRun.result.messages);
+    expect(wentLive).toBe(true); // the last journaled answer has no open calls: nothing is replayed after it
+  });
+
+  it('stays in replay while journaled calls are answered, and goes live at the first new step', async () => {
+    const first = new MemoryJournal();
+    await run({ models: [], tools: new Map() }, first, new ScriptedModel(script()), tools());
+    const replay = new RunReplay(first.snapshot(2, ['c1', 'c2']), new MemoryJournal());
+    expect(replay.replaying).toBe(true);
+    const seen: boolean[] = [];
+    const model = new ScriptedModel([reply.text('all done')]);
+    const port = tools();
+    const wrapped = replay.tools(port);
+    await runAgentLoop(
+      { runId: 'run_1', messages: [{ role: 'user', content: 'go' }] },
+      {
+        model: replay.model(model),
+        tools: { list: () => wrapped.list(), execute: async (call, ctx) => (seen.push(replay.replaying), wrapped.execute(call, ctx)) },
+      },
+    );
+    // Seen as each call starts: c1 and c2 come from the journal; c3 (asked by the 2nd journaled
+    // response) is the first live work, and the run leaves replay when it runs.
+    expect(seen).toEqual([true, true, true]);
+    expect(port.calls.map((c) => c.id)).toEqual(['c3']);
+    expect(replay.replaying).toBe(false);
+  });
+});

@@ -1,0 +1,86 @@
+import type { ModelPort, ModelRequest, ModelResponse, ToolCallContext, ToolCallRequest, ToolOutcome, ToolPort } from '@platform/agent-loop';
+import type { JournaledSteps } from './run-steps.js';
+
+/** Where journal writes go: the run's steps, fenced by the holder's epoch. */
+export interface StepWriter {
+  recordModel(ordinal: number, response: ModelResponse): Promise<void>;
+  recordTool(callId: string, outcome: ToolOutcome): Promise<void>;
+}
+
+/**
+ * Replays a run's journal and journals what is new. On a resume, the loop runs again from the
+ * start: model calls are answered from the journal in order and tool calls with a journaled
+ * outcome return it, so completed work is not repeated; the first step past the journal is
+ * live again. A call that was in flight when the last holder died has no outcome and is sent
+ * again with the same call id (runners dedupe side effects on it).
+ */
+export class RunReplay {
+  private nextModel = 0;
+  private replayingModels: boolean;
+  private readonly listeners: Array<() => void> = [];
+
+  constructor(
+    private readonly journal: JournaledSteps,
+    private readonly writer: StepWriter,
+  ) {
+    this.replayingModels = journal.models.length > 0;
+  }
+
+  /** True while answers still come from the journal (events of this part were published before). */
+  get replaying(): boolean {
+    return this.replayingModels;
+  }
+
+  /** Called once, when the run goes past its journal. */
+  onLive(listener: () => void): void {
+    if (!this.replayingModels) listener();
+    else this.listeners.push(listener);
+  }
+
+  private goLive(): void {
+    if (!this.replayingModels) return;
+    this.replayingModels = false;
+    for (const listener of this.listeners.splice(0)) listener();
+  }
+
+  /** Wraps a model (primary or fallback: they share one journal cursor). */
+  model(inner: ModelPort): ModelPort {
+    return {
+      provider: inner.provider,
+      model: inner.model,
+      complete: async (request: ModelRequest): Promise<ModelResponse> => {
+        const journaled = this.journal.models[this.nextModel];
+        if (journaled) {
+          this.nextModel += 1;
+          if (this.nextModel === this.journal.models.length && !this.hasUnansweredCalls(journaled)) this.goLive();
+          return journaled;
+        }
+        this.goLive();
+        const response = await inner.complete(request);
+        this.nextModel += 1;
+        await this.writer.recordModel(this.nextModel, response);
+        return response;
+      },
+    };
+  }
+
+  /** The last journaled response may have asked for calls still to run: those calls are live work. */
+  private hasUnansweredCalls(response: ModelResponse): boolean {
+    return (response.message.toolCalls ?? []).some((c) => !this.journal.tools.has(c.id));
+  }
+
+  tools(inner: ToolPort): ToolPort {
+    return {
+      list: () => inner.list(),
+      ...(inner.lookup ? { lookup: (name: string) => inner.lookup!(name) } : {}),
+      execute: async (call: ToolCallRequest, context: ToolCallContext): Promise<ToolOutcome> => {
+        const journaled = this.journal.tools.get(call.id);
+        if (journaled) return journaled;
+        this.goLive();
+        const outcome = await inner.execute(call, context);
+        await this.writer.recordTool(call.id, outcome);
+        return outcome;
+      },
+    };
+  }
+}

@@ -1,0 +1,165 @@
+// The run journal against a real Postgres: claiming, fencing, steps, cancellation, recovery.
+import type { LoopResult } from '@platform/agent-loop';
+import { createLogger, openServiceDatabase } from '@platform/service-kit';
+import { createSuiteDatabase } from '@platform/testing/vitest';
+import { fileURLToPath } from 'node:url';
+import type pg from 'pg';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { LeaseLostError, RunRecords } from './run-records.js';
+import { RunSteps } from './run-steps.js';
+
+let pool: pg.Pool;
+let records: RunRecords;
+let steps: RunSteps;
+const logger = createLogger({ service: 'test', level: 'silent' });
+let counter = 0;
+
+const newRun = (conversationId = `c-${++counter}`, tenantId = 'acme') => ({
+  runId: `run_${++counter}_${Date.now()}`,
+  tenantId,
+  conversationId,
+  profile: 'default',
+  content: 'hello',
+  tier: '',
+  stream: false,
+  timeZone: '',
+});
+const fence = (run: { tenantId: string; conversationId: string }, token: number) => ({ tenantId: run.tenantId, conversationId: run.conversationId, token });
+const result = (runId: string): LoopResult => ({
+  runId,
+  response: 'done',
+  stopReason: 'final_answer',
+  turns: 1,
+  usage: { inputTokens: 7, outputTokens: 3, totalTokens: 10 },
+  durationMs: 5,
+  pendingAgents: [],
+  toolCalls: [],
+  messages: [{ role: 'assistant', content: 'done' }],
+  transcript: [],
+});
+const response = { message: { role: 'assistant' as const, content: 'hi' }, usage: { inputTokens: 1, outputTokens: 1, totalTokens: 2 }, finishReason: 'stop' as const };
+
+beforeAll(async () => {
+  pool = await openServiceDatabase({
+    url: await createSuiteDatabase('orchestrator_journal'),
+    schema: 'orchestrator',
+    migrationsDir: fileURLToPath(new URL('../../migrations', import.meta.url)),
+    applicationName: 'journal-test',
+    maxConnections: 5,
+    logger,
+  });
+  records = new RunRecords(pool);
+  steps = new RunSteps(pool);
+});
+afterAll(async () => {
+  await pool.end();
+});
+
+describe('accepting and claiming runs', () => {
+  it('records a message once per run id and keeps runs of a conversation in arrival order', async () => {
+    const a = newRun('ordered');
+    const b = { ...newRun('ordered'), conversationId: 'ordered' };
+    expect(await records.create(a)).toBe(true);
+    expect(await records.create(a)).toBe(false);
+    await records.create(b);
+    expect(await records.nextLive('acme', 'ordered')).toBe(a.runId);
+    const claimed = await records.claim(a.runId, 'o1', 10_000, fence(a, 1));
+    await records.finish(claimed!, 'completed', result(a.runId));
+    expect(await records.nextLive('acme', 'ordered')).toBe(b.runId);
+  });
+
+  it('lets one holder claim a run until its lease expires, then another, with a higher epoch', async () => {
+    const run = newRun();
+    await records.create(run);
+    const first = await records.claim(run.runId, 'o1', 200, fence(run, 1));
+    expect(first).toMatchObject({ epoch: 1, attempts: 1, input: null });
+    expect(await records.claim(run.runId, 'o2', 200, fence(run, 2))).toBeUndefined();
+    await new Promise((r) => setTimeout(r, 300));
+    const second = await records.claim(run.runId, 'o2', 10_000, fence(run, 3));
+    expect(second).toMatchObject({ epoch: 2, attempts: 2 });
+    // The first holder is fenced out of every write.
+    await expect(steps.recordModel(run.runId, first!.epoch, 1, response)).rejects.toBeInstanceOf(LeaseLostError);
+    await expect(records.renew(run.runId, 'o1', first!.epoch, 1_000)).rejects.toBeInstanceOf(LeaseLostError);
+    await expect(records.finish(first!, 'completed', result(run.runId))).rejects.toBeInstanceOf(LeaseLostError);
+    await steps.recordModel(run.runId, second!.epoch, 1, response);
+    await records.finish(second!, 'completed', result(run.runId));
+    expect(await records.get('acme', run.runId)).toMatchObject({ status: 'completed', stopReason: 'final_answer' });
+  });
+
+  it('refuses a claim with a conversation token lower than one already used (fencing)', async () => {
+    const run = newRun();
+    await records.create(run);
+    const other = { ...newRun(), conversationId: run.conversationId };
+    await records.create(other);
+    await records.claim(run.runId, 'o1', 10, fence(run, 5));
+    await new Promise((r) => setTimeout(r, 50));
+    // A holder whose conversation lease was lost (token 4 < 5) cannot claim, even an expired run.
+    expect(await records.claim(run.runId, 'o2', 10_000, fence(run, 4))).toBeUndefined();
+    expect(await records.highestFence(run.tenantId, run.conversationId)).toBe(5);
+    expect(await records.claim(run.runId, 'o2', 10_000, fence(run, 6))).toMatchObject({ epoch: 2 });
+  });
+
+  it('keeps the assembled input for a resume and loads journaled steps in order', async () => {
+    const run = newRun();
+    await records.create(run);
+    const claimed = await records.claim(run.runId, 'o1', 10_000, fence(run, 1));
+    await records.saveInput(run.runId, claimed!.epoch, [{ role: 'user', content: 'hello' }]);
+    for (const n of [1, 2, 10]) await steps.recordModel(run.runId, claimed!.epoch, n, { ...response, message: { role: 'assistant', content: `r${n}` } });
+    await steps.recordTool(run.runId, claimed!.epoch, 'call-1', { status: 'success', content: 'ok' });
+    const loaded = await steps.load(run.runId);
+    expect(loaded.models.map((m) => m.message.content)).toEqual(['r1', 'r2', 'r10']);
+    expect(loaded.tools.get('call-1')).toEqual({ status: 'success', content: 'ok' });
+    const again = await records.claim(run.runId, 'o1', 10_000, fence(run, 2));
+    expect(again?.input).toEqual([{ role: 'user', content: 'hello' }]);
+  });
+
+  it('records token usage per tenant and day with each finished run', async () => {
+    const tenant = `usage-${counter}`;
+    for (let i = 0; i < 2; i++) {
+      const run = newRun(undefined, tenant);
+      await records.create(run);
+      await records.finish((await records.claim(run.runId, 'o1', 10_000, fence(run, 1)))!, 'completed', result(run.runId));
+    }
+    const today = new Date().toISOString().slice(0, 10);
+    expect(await records.usage(tenant, today)).toEqual({ turns: 2, inputTokens: 14, outputTokens: 6 });
+  });
+});
+
+describe('cancelling', () => {
+  it('finishes a queued run as cancelled at once and flags a running one for its holder', async () => {
+    const queued = newRun();
+    await records.create(queued);
+    const cancelled = await records.requestCancel('acme', queued.runId, (r) => ({ ...result(r.runId), stopReason: 'cancelled', response: 'cancelled' }));
+    expect(cancelled).toMatchObject({ status: 'cancelled', stopReason: 'cancelled' });
+
+    const running = newRun();
+    await records.create(running);
+    const claimed = await records.claim(running.runId, 'o1', 10_000, fence(running, 1));
+    const flagged = await records.requestCancel('acme', running.runId, (r) => result(r.runId));
+    expect(flagged).toMatchObject({ status: 'running', cancelRequested: true });
+    expect(await records.renew(running.runId, 'o1', claimed!.epoch, 10_000)).toEqual({ cancelRequested: true });
+  });
+
+  it('does not let another tenant read or cancel a run', async () => {
+    const run = newRun();
+    await records.create(run);
+    expect(await records.get('other', run.runId)).toBeUndefined();
+    expect(await records.requestCancel('other', run.runId, (r) => result(r.runId))).toBeUndefined();
+    expect(await records.get('acme', run.runId)).toMatchObject({ status: 'queued', cancelRequested: false });
+  });
+});
+
+describe('recovery', () => {
+  it('lists conversations whose live runs nobody holds', async () => {
+    const run = newRun();
+    await records.create(run);
+    await records.claim(run.runId, 'dead', 20, fence(run, 1));
+    await new Promise((r) => setTimeout(r, 60));
+    const orphans = await records.orphanedConversations(10, 1000);
+    expect(orphans).toContainEqual({ tenantId: 'acme', conversationId: run.conversationId });
+    const held = newRun();
+    await records.create(held);
+    await records.claim(held.runId, 'alive', 60_000, fence(held, 1));
+    expect(await records.orphanedConversations(0, 1000)).not.toContainEqual({ tenantId: 'acme', conversationId: held.conversationId });
+  });
+});

@@ -1,0 +1,254 @@
+import type { LoopResult } from '@platform/agent-loop';
+import type { ChatMessage } from '@platform/contracts';
+import { inTransaction } from '@platform/service-kit';
+import type pg from 'pg';
+
+/** Statuses of a run: queued and running are live; the rest are final. */
+export const LIVE_STATUSES = ['queued', 'running'] as const;
+export type RunStatus = 'queued' | 'running' | 'completed' | 'waiting' | 'failed' | 'cancelled';
+
+export type RunSummary = Omit<LoopResult, 'transcript' | 'messages'>;
+
+export interface RunRecord {
+  runId: string;
+  tenantId: string;
+  conversationId: string;
+  status: RunStatus;
+  stopReason: string | null;
+  profile: string;
+  content: string;
+  tier: string;
+  stream: boolean;
+  timeZone: string;
+  result: RunSummary | null;
+  transcript: LoopResult['transcript'] | null;
+  cancelRequested: boolean;
+  createdAt: Date;
+  finishedAt: Date | null;
+}
+
+export interface NewRun {
+  runId: string;
+  tenantId: string;
+  conversationId: string;
+  profile: string;
+  content: string;
+  tier: string;
+  stream: boolean;
+  timeZone: string;
+}
+
+/** A run this orchestrator holds: writes about it are fenced by `epoch`. */
+export interface ClaimedRun extends NewRun {
+  epoch: number;
+  /** Set when an earlier attempt already assembled the input (a resume). */
+  input: ChatMessage[] | null;
+  attempts: number;
+  cancelRequested: boolean;
+  createdAt: Date;
+}
+
+/** Thrown when another orchestrator took the run over: this one must stop writing about it. */
+export class LeaseLostError extends Error {
+  constructor(runId: string) {
+    super(`the lease on run ${runId} was taken over by another orchestrator`);
+    this.name = 'LeaseLostError';
+  }
+}
+
+interface RunRow {
+  run_id: string;
+  tenant_id: string;
+  conversation_id: string;
+  status: RunStatus;
+  stop_reason: string | null;
+  profile: string;
+  content: string;
+  tier: string;
+  stream: boolean;
+  time_zone: string;
+  result: RunSummary | null;
+  transcript: LoopResult['transcript'] | null;
+  cancel_requested: boolean;
+  created_at: Date;
+  finished_at: Date | null;
+}
+
+function toRecord(row: RunRow): RunRecord {
+  return {
+    runId: row.run_id,
+    tenantId: row.tenant_id,
+    conversationId: row.conversation_id,
+    status: row.status,
+    stopReason: row.stop_reason,
+    profile: row.profile,
+    content: row.content,
+    tier: row.tier,
+    stream: row.stream,
+    timeZone: row.time_zone,
+    result: row.result,
+    transcript: row.transcript,
+    cancelRequested: row.cancel_requested,
+    createdAt: row.created_at,
+    finishedAt: row.finished_at,
+  };
+}
+
+export function isLive(status: RunStatus): boolean {
+  return (LIVE_STATUSES as readonly string[]).includes(status);
+}
+
+/** The runs table of the journal; every read a caller can reach is scoped by tenant. */
+export class RunRecords {
+  constructor(private readonly pool: pg.Pool) {}
+
+  /** Records an accepted message as a queued run; false when the run id already exists. */
+  async create(run: NewRun): Promise<boolean> {
+    const { rowCount } = await this.pool.query(
+      `INSERT INTO runs (run_id, tenant_id, conversation_id, status, profile, content, tier, stream, time_zone, created_at)
+       VALUES ($1, $2, $3, 'queued', $4, $5, $6, $7, $8, now()) ON CONFLICT (run_id) DO NOTHING`,
+      [run.runId, run.tenantId, run.conversationId, run.profile, run.content, run.tier, run.stream, run.timeZone],
+    );
+    return rowCount === 1;
+  }
+
+  async get(tenantId: string, runId: string): Promise<RunRecord | undefined> {
+    const { rows } = await this.pool.query<RunRow>('SELECT * FROM runs WHERE tenant_id = $1 AND run_id = $2', [tenantId, runId]);
+    return rows[0] ? toRecord(rows[0]) : undefined;
+  }
+
+  /** The oldest live run of a conversation: the next one to run, in arrival order. */
+  async nextLive(tenantId: string, conversationId: string): Promise<string | undefined> {
+    const { rows } = await this.pool.query<{ run_id: string }>(
+      `SELECT run_id FROM runs WHERE tenant_id = $1 AND conversation_id = $2 AND status IN ('queued', 'running')
+       ORDER BY arrival LIMIT 1`,
+      [tenantId, conversationId],
+    );
+    return rows[0]?.run_id;
+  }
+
+  /**
+   * Takes the run for this orchestrator: allowed when nobody holds it or the holder's lease
+   * expired, and only with a conversation token at least as high as any that claimed before
+   * (fencing: a holder whose conversation lease expired cannot claim any more).
+   */
+  async claim(runId: string, owner: string, leaseMs: number, fence: { tenantId: string; conversationId: string; token: number }): Promise<ClaimedRun | undefined> {
+    const { rows } = await this.pool.query<RunRow & { lease_epoch: number; input: ChatMessage[] | null; attempts: number }>(
+      `WITH fence AS (
+         INSERT INTO conversation_fences (tenant_id, conversation_id, token) VALUES ($4, $5, $6)
+         ON CONFLICT (tenant_id, conversation_id) DO UPDATE SET token = EXCLUDED.token
+           WHERE conversation_fences.token <= EXCLUDED.token
+         RETURNING token)
+       UPDATE runs SET status = 'running', lease_owner = $2, lease_until = now() + ($3 * interval '1 millisecond'),
+         lease_epoch = lease_epoch + 1, attempts = attempts + 1, started_at = coalesce(started_at, now())
+       WHERE run_id = $1 AND tenant_id = $4 AND status IN ('queued', 'running') AND EXISTS (SELECT 1 FROM fence)
+         AND (lease_owner IS NULL OR lease_owner = $2 OR lease_until < now())
+       RETURNING *`,
+      [runId, owner, leaseMs, fence.tenantId, fence.conversationId, fence.token],
+    );
+    const row = rows[0];
+    if (!row) return undefined;
+    return {
+      runId: row.run_id,
+      tenantId: row.tenant_id,
+      conversationId: row.conversation_id,
+      profile: row.profile,
+      content: row.content,
+      tier: row.tier,
+      stream: row.stream,
+      timeZone: row.time_zone,
+      epoch: row.lease_epoch,
+      input: row.input,
+      attempts: row.attempts,
+      cancelRequested: row.cancel_requested,
+      createdAt: row.created_at,
+    };
+  }
+
+  /** Whether a conversation token is stale (a higher one claimed since): the holder lost its lease. */
+  async highestFence(tenantId: string, conversationId: string): Promise<number> {
+    const { rows } = await this.pool.query<{ token: string }>('SELECT token FROM conversation_fences WHERE tenant_id = $1 AND conversation_id = $2', [
+      tenantId,
+      conversationId,
+    ]);
+    return rows[0] ? Number(rows[0].token) : 0;
+  }
+
+  /** Extends the lease; reports whether cancellation was requested meanwhile. Throws when the lease is lost. */
+  async renew(runId: string, owner: string, epoch: number, leaseMs: number): Promise<{ cancelRequested: boolean }> {
+    const { rows } = await this.pool.query<{ cancel_requested: boolean }>(
+      `UPDATE runs SET lease_until = now() + ($4 * interval '1 millisecond')
+       WHERE run_id = $1 AND lease_owner = $2 AND lease_epoch = $3 AND status = 'running' RETURNING cancel_requested`,
+      [runId, owner, epoch, leaseMs],
+    );
+    if (!rows[0]) throw new LeaseLostError(runId);
+    return { cancelRequested: rows[0].cancel_requested };
+  }
+
+  async saveInput(runId: string, epoch: number, input: readonly ChatMessage[]): Promise<void> {
+    const { rowCount } = await this.pool.query('UPDATE runs SET input = $3 WHERE run_id = $1 AND lease_epoch = $2', [runId, epoch, JSON.stringify(input)]);
+    if (rowCount !== 1) throw new LeaseLostError(runId);
+  }
+
+  /** Records the outcome and the tenant's token usage together; fenced by the epoch. */
+  async finish(run: ClaimedRun, status: RunStatus, result: LoopResult): Promise<void> {
+    const { transcript, messages: _messages, ...summary } = result;
+    await inTransaction(this.pool, async (client) => {
+      const { rowCount } = await client.query(
+        `UPDATE runs SET status = $3, stop_reason = $4, result = $5, transcript = $6, finished_at = now(), lease_owner = NULL, lease_until = NULL
+         WHERE run_id = $1 AND lease_epoch = $2 AND status = 'running'`,
+        [run.runId, run.epoch, status, result.stopReason, JSON.stringify(summary), JSON.stringify(transcript)],
+      );
+      if (rowCount !== 1) throw new LeaseLostError(run.runId);
+      await client.query(
+        `INSERT INTO tenant_usage (tenant_id, day, turns, input_tokens, output_tokens) VALUES ($1, current_date, 1, $2, $3)
+         ON CONFLICT (tenant_id, day) DO UPDATE SET turns = tenant_usage.turns + 1,
+           input_tokens = tenant_usage.input_tokens + EXCLUDED.input_tokens, output_tokens = tenant_usage.output_tokens + EXCLUDED.output_tokens`,
+        [run.tenantId, result.usage.inputTokens, result.usage.outputTokens],
+      );
+    });
+  }
+
+  /**
+   * Asks a run to stop. A queued run is finished as cancelled at once (nothing ran); a running one
+   * is flagged for its holder, which sees the flag on its next lease renewal (or a broadcast).
+   */
+  async requestCancel(tenantId: string, runId: string, result: (record: RunRecord) => LoopResult): Promise<RunRecord | undefined> {
+    const record = await this.get(tenantId, runId);
+    if (!record || !isLive(record.status)) return record;
+    if (record.status === 'queued') {
+      const cancelled = result(record);
+      const { transcript, messages: _messages, ...summary } = cancelled;
+      const { rowCount } = await this.pool.query(
+        `UPDATE runs SET status = 'cancelled', stop_reason = 'cancelled', result = $3, transcript = $4, finished_at = now(), cancel_requested = true
+         WHERE tenant_id = $1 AND run_id = $2 AND status = 'queued' AND lease_owner IS NULL`,
+        [tenantId, runId, JSON.stringify(summary), JSON.stringify(transcript)],
+      );
+      if (rowCount === 1) return this.get(tenantId, runId);
+    }
+    await this.pool.query(`UPDATE runs SET cancel_requested = true WHERE tenant_id = $1 AND run_id = $2 AND status IN ('queued', 'running')`, [tenantId, runId]);
+    return this.get(tenantId, runId);
+  }
+
+  /** Conversations with a live run nobody holds (its orchestrator died, or nobody picked it up). */
+  async orphanedConversations(olderThanMs: number, limit: number): Promise<Array<{ tenantId: string; conversationId: string }>> {
+    const { rows } = await this.pool.query<{ tenant_id: string; conversation_id: string }>(
+      `SELECT DISTINCT tenant_id, conversation_id FROM runs
+       WHERE status IN ('queued', 'running') AND (lease_until IS NULL OR lease_until < now())
+         AND created_at < now() - ($1 * interval '1 millisecond')
+       LIMIT $2`,
+      [olderThanMs, limit],
+    );
+    return rows.map((r) => ({ tenantId: r.tenant_id, conversationId: r.conversation_id }));
+  }
+
+  /** Token usage of a tenant on a day (UTC), for budgets and reports. */
+  async usage(tenantId: string, day: string): Promise<{ turns: number; inputTokens: number; outputTokens: number }> {
+    const { rows } = await this.pool.query<{ turns: string; input_tokens: string; output_tokens: string }>(
+      'SELECT turns, input_tokens, output_tokens FROM tenant_usage WHERE tenant_id = $1 AND day = $2',
+      [tenantId, day],
+    );
+    const row = rows[0];
+    return { turns: Number(row?.turns ?? 0), inputTokens: Number(row?.input_tokens ?? 0), outputTokens: Number(row?.output_tokens ?? 0) };
+  }
+}

@@ -1,0 +1,50 @@
+import type { ModelResponse, ToolOutcome } from '@platform/agent-loop';
+import type pg from 'pg';
+import { LeaseLostError } from './run-records.js';
+
+/** What earlier attempts of a run journaled: model responses in order, tool outcomes by call id. */
+export interface JournaledSteps {
+  models: ModelResponse[];
+  tools: Map<string, ToolOutcome>;
+}
+
+/** Writes and reads the steps of runs. Every write is fenced by the writer's lease epoch. */
+export class RunSteps {
+  constructor(private readonly pool: pg.Pool) {}
+
+  async load(runId: string): Promise<JournaledSteps> {
+    const { rows } = await this.pool.query<{ kind: 'model' | 'tool'; step_key: string; payload: unknown }>(
+      'SELECT kind, step_key, payload FROM run_steps WHERE run_id = $1',
+      [runId],
+    );
+    const models = rows
+      .filter((r) => r.kind === 'model')
+      .sort((a, b) => Number(a.step_key) - Number(b.step_key))
+      .map((r) => r.payload as ModelResponse);
+    const tools = new Map(rows.filter((r) => r.kind === 'tool').map((r) => [r.step_key, r.payload as ToolOutcome]));
+    return { models, tools };
+  }
+
+  recordModel(runId: string, epoch: number, ordinal: number, response: ModelResponse): Promise<void> {
+    return this.record(runId, epoch, 'model', String(ordinal), response);
+  }
+
+  recordTool(runId: string, epoch: number, callId: string, outcome: ToolOutcome): Promise<void> {
+    return this.record(runId, epoch, 'tool', callId, outcome);
+  }
+
+  /**
+   * Inserts only while the run's epoch is still the writer's. A conflict on the key means another
+   * attempt wrote the step already, which only happens to a writer that lost the run: both are
+   * reported as a lost lease.
+   */
+  private async record(runId: string, epoch: number, kind: 'model' | 'tool', key: string, payload: unknown): Promise<void> {
+    const { rowCount } = await this.pool.query(
+      `INSERT INTO run_steps (run_id, kind, step_key, payload, epoch)
+       SELECT $1, $2, $3, $4, $5 WHERE EXISTS (SELECT 1 FROM runs WHERE run_id = $1 AND lease_epoch = $5 AND status = 'running')
+       ON CONFLICT DO NOTHING`,
+      [runId, kind, key, JSON.stringify(payload), epoch],
+    );
+    if (rowCount !== 1) throw new LeaseLostError(runId);
+  }
+}

@@ -1,0 +1,60 @@
+import type { Redis } from '@platform/service-kit';
+
+// Takes the lease when free and issues the next fencing token for the conversation.
+const ACQUIRE = `
+if redis.call('EXISTS', KEYS[1]) == 1 then return 0 end
+local token = redis.call('INCR', KEYS[2])
+redis.call('SET', KEYS[1], ARGV[1] .. '|' .. token, 'PX', ARGV[2])
+return token
+`;
+const RENEW = "if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('PEXPIRE', KEYS[1], ARGV[2]) else return 0 end";
+const RELEASE = "if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) else return 0 end";
+// After a Redis flush the token counter restarts; move it past the highest token already used.
+const RAISE = "local current = tonumber(redis.call('GET', KEYS[1]) or '0') if current < tonumber(ARGV[1]) then redis.call('SET', KEYS[1], ARGV[1]) end return 1";
+
+export interface HeldLease {
+  token: number;
+  /** Extends the lease; false when it was lost (expired and taken, or Redis flushed). */
+  renew(): Promise<boolean>;
+  release(): Promise<void>;
+}
+
+/**
+ * One holder per conversation at a time: a Redis key with a time-to-live, renewed while the
+ * holder works, and a fencing token that grows with every acquisition. Redis may lose it (a
+ * flush, a failover): the token is checked again where it matters, when a run is claimed in
+ * Postgres, so a holder whose lease was lost cannot claim work any more.
+ */
+export class ConversationLease {
+  constructor(
+    private readonly redis: Redis,
+    private readonly owner: string,
+    private readonly ttlMs: number,
+    private readonly keyPrefix = 'platform:conversation',
+  ) {}
+
+  private keys(tenantId: string, conversationId: string): { lease: string; counter: string } {
+    // One hash slot for both keys, so the scripts also work on Redis Cluster.
+    const base = `${this.keyPrefix}:{${tenantId}:${conversationId}}`;
+    return { lease: `${base}:lease`, counter: `${base}:fence` };
+  }
+
+  async acquire(tenantId: string, conversationId: string): Promise<HeldLease | undefined> {
+    const keys = this.keys(tenantId, conversationId);
+    const token = Number(await this.redis.eval(ACQUIRE, 2, keys.lease, keys.counter, this.owner, String(this.ttlMs)));
+    if (!token) return undefined;
+    const value = `${this.owner}|${token}`;
+    return {
+      token,
+      renew: async () => Number(await this.redis.eval(RENEW, 1, keys.lease, value, String(this.ttlMs))) === 1,
+      release: async () => {
+        await this.redis.eval(RELEASE, 1, keys.lease, value);
+      },
+    };
+  }
+
+  /** Makes the next token higher than `token` (used when Postgres has seen higher tokens than Redis remembers). */
+  async raiseTokensAbove(tenantId: string, conversationId: string, token: number): Promise<void> {
+    await this.redis.eval(RAISE, 1, this.keys(tenantId, conversationId).counter, String(token));
+  }
+}

@@ -1,0 +1,131 @@
+import type { Logger } from '@platform/service-kit';
+import { isLive, type RunRecord, type RunRecords } from '../journal/run-records.js';
+import type { TurnExecutor } from '../turn-executor.js';
+import type { ConversationLease } from './conversation-lease.js';
+
+export interface ConversationQueueOptions {
+  records: RunRecords;
+  lease: ConversationLease;
+  executor: TurnExecutor;
+  owner: string;
+  leaseMs: number;
+  /** How often a waiter re-checks its run when another process holds the conversation. */
+  pollIntervalMs: number;
+  logger: Logger;
+}
+
+interface Drain {
+  /** New work arrived while draining: look again before letting go of the lease. */
+  again: boolean;
+  done: Promise<void>;
+}
+
+interface Waiter {
+  resolve: (record: RunRecord) => void;
+}
+
+const key = (tenantId: string, conversationId: string): string => `${tenantId}\u0000${conversationId}`;
+const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
+
+/**
+ * Runs each conversation's runs one at a time, in arrival order, across every orchestrator
+ * replica. Whoever holds the conversation's lease drains its live runs oldest first (its own and
+ * those other replicas accepted); everyone else waits for their run to be finished. A holder that
+ * dies stops renewing; when its leases expire a waiter (or the recovery sweeper) takes over and
+ * resumes the run it was working on from the journal.
+ */
+export class ConversationQueue {
+  private readonly drains = new Map<string, Drain>();
+  private readonly waiters = new Map<string, Waiter[]>();
+
+  constructor(private readonly options: ConversationQueueOptions) {}
+
+  /** Makes sure someone drains the conversation, starting here when nobody does. */
+  kick(tenantId: string, conversationId: string): void {
+    const k = key(tenantId, conversationId);
+    const running = this.drains.get(k);
+    if (running) {
+      running.again = true;
+      return;
+    }
+    const drain: Drain = { again: false, done: Promise.resolve() };
+    drain.done = this.drain(tenantId, conversationId, drain)
+      .catch((err: unknown) => this.options.logger.error({ err, tenantId, conversationId }, 'draining the conversation failed'))
+      .finally(() => this.drains.delete(k));
+    this.drains.set(k, drain);
+  }
+
+  /** Resolves with the run once it is finished, whoever ran it; rejects when `signal` aborts. */
+  async waitForRun(tenantId: string, conversationId: string, runId: string, signal: AbortSignal): Promise<RunRecord> {
+    const finished = new Promise<RunRecord>((resolve) => {
+      const list = this.waiters.get(runId) ?? [];
+      list.push({ resolve });
+      this.waiters.set(runId, list);
+    });
+    let stop = false;
+    const poll = async (): Promise<RunRecord> => {
+      // Another replica may be running it: look now and then, and take over when nobody drains.
+      while (!stop) {
+        await sleep(this.options.pollIntervalMs);
+        if (stop) break;
+        const record = await this.options.records.get(tenantId, runId);
+        if (record && !isLive(record.status)) return record;
+        this.kick(tenantId, conversationId);
+      }
+      return new Promise<RunRecord>(() => undefined);
+    };
+    const aborted = new Promise<never>((_, reject) => {
+      if (signal.aborted) reject(signal.reason as Error);
+      signal.addEventListener('abort', () => reject(signal.reason as Error), { once: true });
+    });
+    try {
+      return await Promise.race([finished, poll(), aborted]);
+    } finally {
+      stop = true;
+      this.waiters.delete(runId);
+    }
+  }
+
+  /** Waits for local drains to end (shutdown). */
+  async idle(): Promise<void> {
+    await Promise.all([...this.drains.values()].map((d) => d.done));
+  }
+
+  private async notify(tenantId: string, runId: string): Promise<void> {
+    const list = this.waiters.get(runId);
+    if (!list?.length) return;
+    const record = await this.options.records.get(tenantId, runId);
+    if (record && !isLive(record.status)) for (const waiter of list) waiter.resolve(record);
+  }
+
+  private async drain(tenantId: string, conversationId: string, drain: Drain): Promise<void> {
+    const { records, lease, executor, owner, leaseMs, logger } = this.options;
+    do {
+      drain.again = false;
+      const held = await lease.acquire(tenantId, conversationId);
+      if (!held) return; // another holder drains; waiters poll
+      try {
+        for (;;) {
+          const runId = await records.nextLive(tenantId, conversationId);
+          if (!runId) break;
+          const claimed = await records.claim(runId, owner, leaseMs, { tenantId, conversationId, token: held.token });
+          if (!claimed) {
+            const highest = await records.highestFence(tenantId, conversationId);
+            if (highest > held.token) {
+              // Redis forgot tokens Postgres has seen (a flush): issue higher ones from now on.
+              await lease.raiseTokensAbove(tenantId, conversationId, highest);
+              drain.again = true;
+            }
+            // Otherwise the run's holder is alive elsewhere (its lease has not expired): wait.
+            break;
+          }
+          if (claimed.attempts > 1) logger.info({ runId, attempt: claimed.attempts }, 'claimed a run another holder left unfinished');
+          await executor.execute(claimed, held);
+          await this.notify(tenantId, runId);
+        }
+      } finally {
+        await held.release().catch(() => undefined);
+      }
+    } while (drain.again);
+  }
+}

@@ -1,0 +1,18 @@
+import type { LoopResult } from '@platform/agent-loop';
+import type { RunStatus } from './journal/run-records.js';
+
+/** The run's final status as callers see it, from the loop's stop reason. */
+export function runStatus(result: LoopResult): RunStatus {
+  switch (result.stopReason) {
+    case 'agent_waiting':
+      return 'waiting';
+    case 'cancelled':
+      return 'cancelled';
+    case 'model_error':
+    case 'context_overflow':
+    case 'deadline':
+      return 'failed';
+    default:
+      return 'completed';
+  }
+}

@@ -1,0 +1,191 @@
+import { RunControl, runAgentLoop, ZERO_USAGE, type LoopEvent, type LoopResult } from '@platform/agent-loop';
+import type { ChatMessage } from '@platform/contracts';
+import type { memoryV1 } from '@platform/proto';
+import type { Logger, NatsConnection, PromiseClient } from '@platform/service-kit';
+import type { ToolCatalog, ToolClient } from '@platform/tool-sdk';
+import type { OrchestratorConfig } from './config.js';
+import { RunEventPublisher } from './events/run-event-publisher.js';
+import { RunReplay } from './journal/journaled-ports.js';
+import { LeaseLostError, type ClaimedRun, type RunRecords } from './journal/run-records.js';
+import type { RunSteps } from './journal/run-steps.js';
+import type { HeldLease } from './ordering/conversation-lease.js';
+import type { PendingAgentStep } from './pipeline/pending-agents.js';
+import { prepareContext } from './pipeline/prepare-context.js';
+import type { ShouldProcess } from './pipeline/should-process.js';
+import type { AgentProfile, ProfileRegistry } from './profiles.js';
+import { runStatus } from './run-status.js';
+import { RunnerToolPort } from './runner-tool-port.js';
+
+export interface TurnExecutorDependencies {
+  config: OrchestratorConfig;
+  owner: string;
+  profiles: ProfileRegistry;
+  memory: PromiseClient<memoryV1.MemoryServiceClient>;
+  catalog: ToolCatalog;
+  tools: ToolClient;
+  records: RunRecords;
+  steps: RunSteps;
+  nc: NatsConnection;
+  shouldProcess: ShouldProcess;
+  pendingAgents: PendingAgentStep;
+  logger: Logger;
+}
+
+/** A result the loop never produced (a profile gone, the pending-agent step answering). */
+function syntheticResult(runId: string, stopReason: LoopResult['stopReason'], response: string, error?: { kind: string; message: string }): LoopResult {
+  return { runId, response, stopReason, turns: 0, usage: ZERO_USAGE, durationMs: 0, pendingAgents: [], toolCalls: [], messages: [], transcript: [], ...(error ? { error } : {}) };
+}
+
+/**
+ * Runs one claimed run through the pipeline: pending-agent step, prepare context (first attempt
+ * only; a resume uses the journaled input), the ReAct loop over the journal, post-process. While
+ * it works it renews the run's lease and the conversation's lease; losing either stops it
+ * without writing anything more (the new holder finishes the run).
+ */
+export class TurnExecutor {
+  private readonly active = new Map<string, RunControl>();
+
+  constructor(private readonly deps: TurnExecutorDependencies) {}
+
+  /** Cancels a run this process is executing; false when it runs elsewhere (or not at all). */
+  cancelLocal(runId: string, reason: string): boolean {
+    const control = this.active.get(runId);
+    control?.cancel(reason);
+    return control !== undefined;
+  }
+
+  get activeRuns(): number {
+    return this.active.size;
+  }
+
+  async execute(run: ClaimedRun, lease: HeldLease): Promise<void> {
+    const { logger } = this.deps;
+    const control = new RunControl();
+    this.active.set(run.runId, control);
+    let lost = false;
+    const heartbeat = setInterval(() => {
+      void this.renew(run, lease).then(
+        ({ cancelRequested }) => {
+          if (cancelRequested) control.cancel('cancelled by request');
+        },
+        (err: unknown) => {
+          lost = true;
+          logger.warn({ runId: run.runId, err: (err as Error).message }, 'lost the run lease; stopping without writing');
+          control.cancel('lease lost');
+        },
+      );
+    }, Math.max(100, Math.floor(this.deps.config.RUN_LEASE_MS / 3)));
+    if (run.cancelRequested) control.cancel('cancelled by request');
+    try {
+      const events = await RunEventPublisher.open(this.deps.nc, run.runId, { resumed: run.attempts > 1, includeChunks: run.stream, logger });
+      const { result, end } = await this.runPipeline(run, control, events);
+      if (lost) return;
+      await this.postProcess(run, result);
+      // `execution_end` goes out once the run is recorded, so a client that sees it can read the run.
+      events.sink(end ?? { type: 'execution_end', result, runId: run.runId, seq: 0, at: Date.now() });
+      await events.flush();
+    } catch (err) {
+      if (err instanceof LeaseLostError || lost) {
+        logger.warn({ runId: run.runId }, 'run taken over by another orchestrator');
+        return;
+      }
+      throw err;
+    } finally {
+      clearInterval(heartbeat);
+      this.active.delete(run.runId);
+    }
+  }
+
+  private async renew(run: ClaimedRun, lease: HeldLease): Promise<{ cancelRequested: boolean }> {
+    const renewed = await this.deps.records.renew(run.runId, this.deps.owner, run.epoch, this.deps.config.RUN_LEASE_MS);
+    // The conversation lease only orders new claims; the run lease (Postgres, fenced) guards this run.
+    await lease.renew().catch(() => false);
+    return renewed;
+  }
+
+  private async runPipeline(run: ClaimedRun, control: RunControl, events: RunEventPublisher): Promise<{ result: LoopResult; end?: LoopEvent }> {
+    if (run.attempts > this.deps.config.MAX_RUN_ATTEMPTS) {
+      const message = `the run failed ${run.attempts - 1} times (each holder stopped or crashed before finishing); giving up`;
+      return { result: syntheticResult(run.runId, 'model_error', message, { kind: 'too_many_attempts', message }) };
+    }
+    const profile = this.deps.profiles.resolve(run.profile);
+    if (!profile) {
+      const message = `the agent profile '${run.profile}' no longer exists`;
+      return { result: syntheticResult(run.runId, 'model_error', message, { kind: 'profile_missing', message }) };
+    }
+    const decision = run.input ? ({ kind: 'run_loop' } as const) : await this.deps.pendingAgents.beforeLoop(run);
+    if (decision.kind === 'answer') return { result: syntheticResult(run.runId, 'agent_waiting', decision.response) };
+
+    const tools = new RunnerToolPort(this.deps.catalog, this.deps.tools, { tenantId: run.tenantId, conversationId: run.conversationId, allowsTool: profile.allowsTool });
+    const input = run.input ?? (await this.firstInput(run, profile, tools, decision.kind === 'run_loop_with_agent_result' ? decision.agentResult : undefined));
+    const resumed = run.attempts > 1;
+    const journal = resumed ? await this.deps.steps.load(run.runId) : { models: [], tools: new Map() };
+    const replay = new RunReplay(journal, {
+      recordModel: (ordinal, response) => this.deps.steps.recordModel(run.runId, run.epoch, ordinal, response),
+      recordTool: (callId, outcome) => this.deps.steps.recordTool(run.runId, run.epoch, callId, outcome),
+    });
+    if (resumed) {
+      this.deps.logger.info({ runId: run.runId, attempt: run.attempts, journaledModelSteps: journal.models.length, journaledToolSteps: journal.tools.size }, 'resuming run');
+      events.publish('state_change', { state: 'running', reason: 'resumed' });
+    }
+    // The replayed part of a resumed run published its events before; only new work is published.
+    let end: LoopEvent | undefined;
+    const sink = (event: LoopEvent): void => {
+      if (event.type === 'execution_end') end = event;
+      else if (!replay.replaying) events.sink(event);
+    };
+    const result = await runAgentLoop(
+      { runId: run.runId, messages: input },
+      {
+        model: replay.model(profile.model),
+        fallbackModels: profile.fallbackModels.map((m) => replay.model(m)),
+        tools: replay.tools(tools),
+        config: profile.loopConfig,
+        control,
+        events: sink,
+        stream: run.stream,
+      },
+    );
+    return { result, ...(end ? { end } : {}) };
+  }
+
+  private async firstInput(run: ClaimedRun, profile: AgentProfile, tools: RunnerToolPort, agentResult: string | undefined): Promise<ChatMessage[]> {
+    // Right after a boot (or when every runner was briefly unreachable) the catalog may be empty:
+    // discover once now rather than run a turn that offers the model no tools.
+    if (this.deps.catalog.list().length === 0) await this.deps.catalog.refresh();
+    const input = await prepareContext(this.deps.memory, this.deps.config.HISTORY_MESSAGES, {
+      tenantId: run.tenantId,
+      conversationId: run.conversationId,
+      content: run.content,
+      systemPrompt: profile.systemPrompt,
+      timeZone: run.timeZone || this.deps.config.DEFAULT_TIMEZONE,
+      capabilities: tools.list(),
+      now: run.createdAt,
+      ...(agentResult ? { agentResult } : {}),
+    });
+    await this.deps.records.saveInput(run.runId, run.epoch, input);
+    return input;
+  }
+
+  /**
+   * The post-process step: the turn's raw messages appended to memory exactly once (the run id is
+   * the append id, so a resumed run's second append is a no-op), then the run's outcome and the
+   * tenant's token usage recorded.
+   */
+  private async postProcess(run: ClaimedRun, result: LoopResult): Promise<void> {
+    const turnMessages: ChatMessage[] = [{ role: 'user', content: run.content }, ...result.messages];
+    await this.deps.memory.appendMessages({
+      tenantId: run.tenantId,
+      conversationId: run.conversationId,
+      messagesJson: turnMessages.map((m) => JSON.stringify(m)),
+      runId: run.runId,
+      appendId: run.runId,
+    });
+    await this.deps.records.finish(run, runStatus(result), result);
+    await this.deps.shouldProcess.recordTokens(run.tenantId, result.usage.totalTokens);
+    this.deps.logger.info(
+      { runId: run.runId, profile: run.profile, attempt: run.attempts, stopReason: result.stopReason, turns: result.turns, toolCalls: result.toolCalls.length },
+      'turn finished',
+    );
+  }
+}

@@ -1,0 +1,43 @@
+import { z } from 'zod';
+
+/**
+ * Run events as clients receive them (SSE) and as they are kept: every event of a run is a
+ * message on the run's own subject in one JetStream stream, numbered 1, 2, 3... per run, so
+ * several clients can watch a run and a client that reconnects with the last id it saw
+ * receives exactly the events it missed.
+ */
+export const RUN_EVENTS_STREAM = 'PLATFORM_RUN_EVENTS';
+export const RUN_EVENTS_SUBJECT_PREFIX = 'platform.run-events';
+
+/** Run ids in subjects: the api issues them as `run_<uuid>`; anything else cannot be a subject token. */
+export const SUBJECT_SAFE_RUN_ID = /^[A-Za-z0-9_-]{1,128}$/;
+
+export function runEventsSubject(runId: string): string {
+  if (!SUBJECT_SAFE_RUN_ID.test(runId)) throw new Error(`run id '${runId}' cannot name an event subject`);
+  return `${RUN_EVENTS_SUBJECT_PREFIX}.${runId}`;
+}
+
+/** Event names (seed 000 section 10). `execution_end` is always the last event of a run. */
+export const RunEventType = z.enum([
+  'execution_start',
+  'message_start',
+  'message_chunk',
+  'message_end',
+  'tool_call_start',
+  'tool_result',
+  'state_change',
+  'iteration_complete',
+  'hook_error',
+  'execution_end',
+]);
+export type RunEventType = z.infer<typeof RunEventType>;
+
+/** The envelope of a stored event; `data` holds the event's own fields. */
+export const RunEventEnvelope = z.object({
+  id: z.number().int().positive(),
+  runId: z.string(),
+  type: RunEventType,
+  at: z.number(),
+  data: z.record(z.string(), z.unknown()),
+});
+export type RunEventEnvelope = z.infer<typeof RunEventEnvelope>;

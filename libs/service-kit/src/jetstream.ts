@@ -1,0 +1,40 @@
+import { jetstreamManager, StorageType, type StreamConfig } from '@nats-io/jetstream';
+import { nanos, type NatsConnection } from '@nats-io/nats-core';
+
+export interface StreamSpec {
+  name: string;
+  subjects: string[];
+  /** How long messages are kept. */
+  maxAgeMs: number;
+  /** Window in which a repeated message id is dropped (publish retries). Default 2 minutes. */
+  duplicateWindowMs?: number;
+  /** `file` (default) survives a NATS restart; `memory` does not. */
+  storage?: 'file' | 'memory';
+}
+
+/**
+ * Creates a JetStream stream, or brings an existing one to this configuration. Several services
+ * (and replicas) may call it at boot; the last writer's settings win and the data is kept.
+ */
+export async function ensureStream(nc: NatsConnection, spec: StreamSpec): Promise<void> {
+  const jsm = await jetstreamManager(nc);
+  const config: Partial<StreamConfig> & { name: string } = {
+    name: spec.name,
+    subjects: spec.subjects,
+    max_age: nanos(spec.maxAgeMs),
+    duplicate_window: nanos(Math.min(spec.duplicateWindowMs ?? 120_000, spec.maxAgeMs)),
+    storage: spec.storage === 'memory' ? StorageType.Memory : StorageType.File,
+  };
+  try {
+    await jsm.streams.info(spec.name);
+  } catch {
+    try {
+      await jsm.streams.add(config);
+      return;
+    } catch {
+      // Another replica created it meanwhile: update below.
+    }
+  }
+  const { storage: _storage, ...updatable } = config;
+  await jsm.streams.update(spec.name, updatable);
+}
