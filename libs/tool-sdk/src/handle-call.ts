@@ -21,7 +21,7 @@ export interface CallEnvironment {
   once?: (call: DedupeCall, run: () => Promise<ToolCallResponse>) => Promise<ToolCallResponse>;
 }
 
-function zodIssues(error: z.ZodError): ToolIssue[] {
+export function zodIssues(error: z.ZodError): ToolIssue[] {
   return error.issues.map((issue) => ({ path: issue.path.map(String).join('.') || '(root)', message: issue.message }));
 }
 
@@ -29,7 +29,7 @@ function zodIssues(error: z.ZodError): ToolIssue[] {
  * Reads the protocol headers. Well-formed calls (nearly all) take a plain check; only a bad call
  * goes through zod, to list what is wrong. This runs on every call, so it is kept cheap.
  */
-function parseMeta(getHeader: (key: string) => string | undefined): z.ZodSafeParseResult<ToolCallMeta> {
+export function parseMeta(getHeader: (key: string) => string | undefined): z.ZodSafeParseResult<ToolCallMeta> {
   const callId = getHeader(ToolCallHeader.callId);
   const tenantId = getHeader(ToolCallHeader.tenant);
   const conversationId = getHeader(ToolCallHeader.conversation);
@@ -99,9 +99,12 @@ export async function handleToolCall(
   return env.once ? env.once({ tool: tool.name, meta: meta.data, arguments: request.arguments, deadlineAt }, run) : run();
 }
 
+/** What `runHandler` needs of a tool: its name (for messages), handler, and optional output check. */
+export type RunnableTool = Pick<ToolDefinition, 'name' | 'handler' | 'output'>;
+
 /** Runs the handler under the call's deadline and shapes its result. Never throws. */
-async function runHandler(
-  tool: ToolDefinition,
+export async function runHandler(
+  tool: RunnableTool,
   input: unknown,
   meta: ToolCallMeta,
   deadlineAt: number,

@@ -10,3 +10,20 @@ export { compareVersions } from './versions.js';
 export { CallDedupe, IDEMPOTENCY_DEFAULTS, type IdempotencyOptions, type DedupeCall, type DedupeOutcome } from './call-dedupe.js';
 export { DEDUPE_METADATA_KEY, REPLAYED_HEADER, readDedupeMetadata } from './dedupe-protocol.js';
 export { mayRetryUnanswered, TRANSPORT_RETRY_DEFAULTS, type UnansweredKind } from './retry-policy.js';
+export {
+  defineAgent,
+  AGENT_DEFAULTS,
+  type AgentSpec,
+  type AgentFieldSpec,
+  type AgentField,
+  type AgentDefinition,
+  type AgentContext,
+  type AgentApproval,
+  type ApprovalReply,
+} from './define-agent.js';
+export { runAgentStep, APPROVAL_NOTICE } from './agent-step.js';
+export { handleAgentCall } from './handle-agent-call.js';
+export { readApprovalReply } from './approval-reply.js';
+export { agentInputJsonSchema, agentSchemaVersion, agentToolDescription, APPROVAL_NOTE, TASK_INSTRUCTION_DESCRIPTION } from './agent-schema.js';
+export { EXPOSE_METADATA_KEY, readExposeMetadata, agentEndpointMetadata } from './agent-metadata.js';
+export { readAgentStepOutput } from './agent-client.js';

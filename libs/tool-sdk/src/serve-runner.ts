@@ -4,11 +4,14 @@ import { headers as natsHeaders } from '@nats-io/nats-core';
 import { runInMessagingServerSpan } from '@platform/telemetry';
 import svcm from '@nats-io/services';
 import type { Service, ServiceMsg } from '@nats-io/services';
+import { agentEndpointMetadata } from './agent-metadata.js';
 import { CallDedupe, type DedupeCall, type IdempotencyOptions } from './call-dedupe.js';
 import { outcome } from './call-outcome.js';
 import { DEDUPE_METADATA_KEY, REPLAYED_HEADER } from './dedupe-protocol.js';
+import type { AgentDefinition } from './define-agent.js';
 import type { ToolDefinition } from './define-tool.js';
-import { handleToolCall } from './handle-call.js';
+import { handleAgentCall } from './handle-agent-call.js';
+import { handleToolCall, type CallEnvironment } from './handle-call.js';
 import { inputJsonSchema, schemaHash } from './json-schema.js';
 
 export interface RunnerOptions {
@@ -19,15 +22,20 @@ export interface RunnerOptions {
   version: string;
   description?: string;
   tools: ToolDefinition[];
+  /**
+   * Agent-tools (`defineAgent`), served beside the tools as endpoints of kind `agent` on the same
+   * subjects and queue group. Names are shared with `tools` and must be unique.
+   */
+  agents?: AgentDefinition[];
   logger: Logger;
   /** Calls this instance runs at once; past it, callers get `busy` and try another replica. Default 64. */
   maxConcurrency?: number;
   /** Results larger than this many bytes of JSON are truncated at the source. Default 256 KiB. */
   maxResultBytes?: number;
   /**
-   * Effectively-once for `external` tools: finished results are kept in Redis by call, and a
-   * duplicate call gets the stored result instead of running the handler again. The runner then
-   * publishes `platform.dedupe: "true"` on those endpoints. Without it, or while Redis is down,
+   * Effectively-once for `external` tools and agents: finished results are kept in Redis by call
+   * (for agents: by call and step), and a duplicate call gets the stored result instead of running
+   * the handler again. The runner then publishes `platform.dedupe: "true"` on those endpoints. Without it, or while Redis is down,
    * `external` calls are at-least-once under retries (see docs/tool-protocol.md).
    */
   idempotency?: IdempotencyOptions;
@@ -38,7 +46,7 @@ export const RUNNER_DEFAULTS = {
   maxResultBytes: 256 * 1024,
 } as const;
 
-/** A running tool runner: one NATS micro service, one endpoint per tool. */
+/** A running tool runner: one NATS micro service, one endpoint per tool or agent. */
 export interface ToolRunner {
   /** The instance id discovery reports. */
   readonly id: string;
@@ -67,14 +75,54 @@ function respond(msg: ServiceMsg, response: ToolCallResponse, replayed = false):
   else msg.respondError(serviceErrorCode[response.status], response.error.message, body, opts);
 }
 
-/** Serves tools as a NATS micro service that the standard discovery protocol sees. */
+/** One endpoint of the runner: a tool or an agent, with its metadata and call handler. */
+interface Endpoint {
+  name: string;
+  metadata: Record<string, string>;
+  /** Dedupe for this endpoint (only `external` ones, and only when the runner has a result store). */
+  guard: CallDedupe | undefined;
+  handle: (getHeader: (key: string) => string | undefined, body: string, env: CallEnvironment) => Promise<ToolCallResponse>;
+}
+
+function toolEndpoint(tool: ToolDefinition, guard: CallDedupe | undefined): Endpoint {
+  const inputSchema = tool.inputJsonSchema ?? inputJsonSchema(tool.input);
+  return {
+    name: tool.name,
+    metadata: {
+      ...toolEndpointMetadata({
+        kind: 'tool',
+        description: tool.description,
+        inputSchema,
+        timeoutMs: tool.timeoutMs,
+        requiresApproval: tool.requiresApproval,
+        sideEffect: tool.sideEffect,
+        version: tool.version,
+        schemaHash: schemaHash(inputSchema),
+      }),
+      ...(guard ? { [DEDUPE_METADATA_KEY]: 'true' } : {}),
+    },
+    guard,
+    handle: (getHeader, body, env) => handleToolCall(tool, getHeader, body, env),
+  };
+}
+
+function agentEndpoint(agent: AgentDefinition, guard: CallDedupe | undefined): Endpoint {
+  return {
+    name: agent.name,
+    metadata: agentEndpointMetadata(agent, guard !== undefined),
+    guard,
+    handle: (getHeader, body, env) => handleAgentCall(agent, getHeader, body, env),
+  };
+}
+
+/** Serves tools and agents as a NATS micro service that the standard discovery protocol sees. */
 export async function serveRunner(options: RunnerOptions): Promise<ToolRunner> {
   const maxConcurrency = options.maxConcurrency ?? RUNNER_DEFAULTS.maxConcurrency;
   const maxResultBytes = options.maxResultBytes ?? RUNNER_DEFAULTS.maxResultBytes;
   const names = new Set<string>();
-  for (const tool of options.tools) {
-    if (names.has(tool.name)) throw new Error(`tool '${tool.name}' is defined twice in runner '${options.name}'`);
-    names.add(tool.name);
+  for (const { name } of [...options.tools, ...(options.agents ?? [])]) {
+    if (names.has(name)) throw new Error(`tool '${name}' is defined twice in runner '${options.name}'`);
+    names.add(name);
   }
 
   const service: Service = await new svcm.Svcm(options.nc).add({
@@ -88,29 +136,20 @@ export async function serveRunner(options: RunnerOptions): Promise<ToolRunner> {
   const inFlight = new Set<Promise<void>>();
   const dedupe = options.idempotency ? new CallDedupe(options.idempotency, logger) : undefined;
 
-  for (const tool of options.tools) {
-    const inputSchema = tool.inputJsonSchema ?? inputJsonSchema(tool.input);
-    // Only `external` tools need dedupe: repeating the others is harmless by their own declaration.
-    const guard = tool.sideEffect === 'external' ? dedupe : undefined;
-    service.addEndpoint(tool.name, {
-      subject: toolSubject(tool.name),
+  const endpoints: Endpoint[] = [
+    ...options.tools.map((tool) => toolEndpoint(tool, tool.sideEffect === 'external' ? dedupe : undefined)),
+    ...(options.agents ?? []).map((agent) => agentEndpoint(agent, agent.sideEffect === 'external' ? dedupe : undefined)),
+  ];
+  for (const endpoint of endpoints) {
+    const { name, guard } = endpoint;
+    const subject = toolSubject(name);
+    service.addEndpoint(name, {
+      subject,
       queue: TOOL_QUEUE_GROUP,
-      metadata: {
-        ...toolEndpointMetadata({
-          kind: 'tool',
-          description: tool.description,
-          inputSchema,
-          timeoutMs: tool.timeoutMs,
-          requiresApproval: tool.requiresApproval,
-          sideEffect: tool.sideEffect,
-          version: tool.version,
-          schemaHash: schemaHash(inputSchema),
-        }),
-        ...(guard ? { [DEDUPE_METADATA_KEY]: 'true' } : {}),
-      },
+      metadata: endpoint.metadata,
       handler: (err, msg) => {
         if (err) {
-          logger.error({ err, tool: tool.name }, 'endpoint subscription failed');
+          logger.error({ err, tool: name }, 'endpoint subscription failed');
           return;
         }
         if (inFlight.size >= maxConcurrency) {
@@ -118,7 +157,6 @@ export async function serveRunner(options: RunnerOptions): Promise<ToolRunner> {
           return;
         }
         const getHeader = headerGetter(msg.headers);
-        const subject = toolSubject(tool.name);
         const work = runInMessagingServerSpan({ subject, getHeader, queueGroup: TOOL_QUEUE_GROUP, bodySize: msg.data.length }, async (span) => {
           let replayed = false;
           const once = guard
@@ -128,12 +166,12 @@ export async function serveRunner(options: RunnerOptions): Promise<ToolRunner> {
                 return result.response;
               }
             : undefined;
-          const response = await handleToolCall(tool, getHeader, msg.string(), { logger, maxResultBytes, shutdownSignal: shutdown.signal, once });
+          const response = await endpoint.handle(getHeader, msg.string(), { logger, maxResultBytes, shutdownSignal: shutdown.signal, once });
           span.setAttribute('platform.tool.status', response.status);
           if (replayed) span.setAttribute('platform.tool.replayed', true);
           respond(msg, response, replayed);
         })
-          .catch((error: unknown) => logger.error({ err: error, tool: tool.name }, 'could not answer a tool call'))
+          .catch((error: unknown) => logger.error({ err: error, tool: name }, 'could not answer a tool call'))
           .finally(() => inFlight.delete(work));
         inFlight.add(work);
       },
@@ -141,7 +179,7 @@ export async function serveRunner(options: RunnerOptions): Promise<ToolRunner> {
   }
   // Make sure the server has registered every endpoint before callers are told we are up.
   await options.nc.flush();
-  logger.info({ tools: [...names], maxConcurrency, dedupe: Boolean(dedupe) }, 'tool runner serving');
+  logger.info({ tools: options.tools.map((t) => t.name), agents: (options.agents ?? []).map((a) => a.name), maxConcurrency, dedupe: Boolean(dedupe) }, 'tool runner serving');
 
   return {
     id: service.info().id,

@@ -2,6 +2,7 @@ import svcm from '@nats-io/services';
 import type { ServiceInfo } from '@nats-io/services';
 import { parseToolDescriptor, TOOL_PROTOCOL_VERSION, ToolMetadataKey, type ToolDescriptor } from '@platform/contracts';
 import type { Logger, NatsConnection } from '@platform/service-kit';
+import { readExposeMetadata } from './agent-metadata.js';
 import { readDedupeMetadata } from './dedupe-protocol.js';
 import { compareVersions } from './versions.js';
 
@@ -12,6 +13,11 @@ export interface CatalogEntry extends ToolDescriptor {
   instances: string[];
   /** Every replica dedupes calls by call id (effectively-once), so a lost answer may be retried. */
   dedupe: boolean;
+  /**
+   * `false` when the runner publishes `platform.expose: "false"`: keep it out of the model's tool
+   * list (it stays callable, e.g. by workflows). Absent means the model may see it.
+   */
+  exposeToModel?: false;
 }
 
 export interface ToolCatalogOptions {
@@ -43,6 +49,7 @@ interface Offer {
   runner: string;
   instance: string;
   dedupe?: boolean;
+  exposeToModel?: boolean;
 }
 
 /**
@@ -67,7 +74,13 @@ export function resolveOffers(name: string, offers: Offer[], logger: Logger): Ca
   if (older.length > 0) {
     logger.info({ tool: name, chosen: best.descriptor.version, ignored: [...new Set(older.map((o) => o.descriptor.version))] }, 'tool offered in several versions; the highest wins');
   }
-  return { ...best.descriptor, runner: best.runner, instances: [...new Set(top.map((o) => o.instance))], dedupe: top.every((o) => o.dedupe === true) };
+  return {
+    ...best.descriptor,
+    runner: best.runner,
+    instances: [...new Set(top.map((o) => o.instance))],
+    dedupe: top.every((o) => o.dedupe === true),
+    ...(top.some((o) => o.exposeToModel === false) ? { exposeToModel: false as const } : {}),
+  };
 }
 
 /**
@@ -154,7 +167,13 @@ export class ToolCatalog {
         try {
           const descriptor = parseToolDescriptor(endpoint.name, endpoint.metadata);
           const list = offers.get(descriptor.name) ?? [];
-          list.push({ descriptor, runner: info.name, instance: info.id, dedupe: readDedupeMetadata(endpoint.metadata) });
+          list.push({
+            descriptor,
+            runner: info.name,
+            instance: info.id,
+            dedupe: readDedupeMetadata(endpoint.metadata),
+            exposeToModel: readExposeMetadata(endpoint.metadata),
+          });
           offers.set(descriptor.name, list);
         } catch (err) {
           logger.warn({ runner: info.name, instance: info.id, endpoint: endpoint.name, err: (err as Error).message }, 'ignoring an endpoint with invalid tool metadata');

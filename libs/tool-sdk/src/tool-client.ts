@@ -4,6 +4,7 @@ import {
   ToolCallHeader,
   ToolCallResponse,
   toolSubject,
+  type AgentStepInput,
   type SideEffect,
   type ToolCallResponse as ToolCallResponseType,
 } from '@platform/contracts';
@@ -29,6 +30,8 @@ export interface ToolCallInput {
   sideEffect?: SideEffect;
   /** The runner publishes `platform.dedupe: "true"`: an `external` call may then be repeated safely. */
   dedupe?: boolean;
+  /** For agent-tools (kind `agent`): the step to run; absent means `start` (docs/tool-protocol.md, "Agent-tools"). */
+  agent?: AgentStepInput;
 }
 
 export interface ToolClientOptions {
@@ -120,7 +123,7 @@ export class ToolClient {
     set(ToolCallHeader.deadline, String(input.deadlineAt));
     set(ToolCallHeader.protocol, TOOL_PROTOCOL_VERSION);
     const subject = toolSubject(input.toolName);
-    const body = JSON.stringify({ arguments: input.arguments });
+    const body = JSON.stringify(input.agent ? { arguments: input.arguments, agent: input.agent } : { arguments: input.arguments });
     const span = startMessagingClientSpan({ subject, bodySize: Buffer.byteLength(body) });
     span.inject(set);
 

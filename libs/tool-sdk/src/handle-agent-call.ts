@@ -1,0 +1,65 @@
+import { AgentCallRequest, type AgentStepOutput, type ToolCallResponse, type ToolIssue } from '@platform/contracts';
+import { runAgentStep } from './agent-step.js';
+import { outcome } from './call-outcome.js';
+import type { AgentDefinition } from './define-agent.js';
+import { parseMeta, runHandler, zodIssues, type CallEnvironment, type RunnableTool } from './handle-call.js';
+import { truncateOutput } from './truncate-output.js';
+
+function parseBody(body: string): AgentCallRequest | ToolIssue[] {
+  let json: unknown;
+  try {
+    json = JSON.parse(body);
+  } catch {
+    return [{ path: '(body)', message: 'request body is not valid JSON' }];
+  }
+  const parsed = AgentCallRequest.safeParse(json);
+  return parsed.success ? parsed.data : zodIssues(parsed.error);
+}
+
+/**
+ * Serves one agent step: the same headers, deadline and failure rules as a tool call
+ * (`handleToolCall`), with an `AgentCallRequest` body and an `AgentStepOutput` as the output of a
+ * `success` response. Field problems are part of the output (`waiting_for_input`), never
+ * `invalid`; only a malformed step request is `invalid`/`INVALID_REQUEST`. Never throws.
+ */
+export async function handleAgentCall(
+  agent: AgentDefinition,
+  getHeader: (key: string) => string | undefined,
+  body: string,
+  env: CallEnvironment,
+): Promise<ToolCallResponse> {
+  const now = env.now ?? Date.now;
+  const started = now();
+  const elapsed = (): number => now() - started;
+
+  const meta = parseMeta(getHeader);
+  if (!meta.success) return outcome.invalid('INVALID_REQUEST', 'the call is missing protocol headers or has invalid ones', elapsed(), zodIssues(meta.error));
+  const request = parseBody(body);
+  if (Array.isArray(request)) return outcome.invalid('INVALID_REQUEST', `the request body is not a step of agent '${agent.name}'`, elapsed(), request);
+
+  const deadlineAt = Math.min(meta.data.deadlineAt, started + agent.timeoutMs);
+  if (deadlineAt - started <= 0) return outcome.timeout('the call arrived after its deadline', elapsed());
+
+  // Only the result of `run` may be cut: the rest of the step output is protocol, and must parse.
+  let truncated = false;
+  const step: RunnableTool = {
+    name: agent.name,
+    output: undefined,
+    handler: async (input, context) => {
+      const output = await runAgentStep(agent, input as AgentCallRequest, context);
+      if (output.state !== 'completed') return output;
+      const bounded = truncateOutput(output.result, env.maxResultBytes);
+      if (!bounded.truncated) return output;
+      truncated = true;
+      context.logger.info({ maxResultBytes: env.maxResultBytes }, 'agent result truncated at the source');
+      return { ...output, result: bounded.output } satisfies AgentStepOutput;
+    },
+  };
+  const run = async (): Promise<ToolCallResponse> => {
+    const response = await runHandler(step, request, meta.data, deadlineAt, { ...env, maxResultBytes: Number.POSITIVE_INFINITY }, elapsed);
+    return truncated && response.status === 'success' ? { ...response, truncated: true } : response;
+  };
+  // Each step is its own call: the key covers the step, so a repeat of one step never answers another.
+  const keyed = { arguments: request.arguments, agent: request.agent ?? { phase: 'start' } };
+  return env.once ? env.once({ tool: agent.name, meta: meta.data, arguments: keyed, deadlineAt }, run) : run();
+}
