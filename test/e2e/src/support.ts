@@ -4,8 +4,8 @@ import { SignJWT } from 'jose';
 
 export const JWT_SECRET = 'e2e-secret-e2e-secret-e2e-secret-e2e';
 
-/** A suite's platform, with the suite's own NATS server. */
-export type SuitePlatform = Platform & { natsUrl: string };
+/** A suite's platform, with the suite's own NATS server and Redis database. */
+export type SuitePlatform = Platform & { natsUrl: string; redisUrl: string };
 
 /**
  * Boots every service for one suite: its own NATS server (tool runners and discovery are global
@@ -15,11 +15,12 @@ export type SuitePlatform = Platform & { natsUrl: string };
 export async function bootPlatform(label: string, overrides: Partial<PlatformOptions> = {}): Promise<SuitePlatform> {
   const lines: string[] = [];
   const nats = await startNatsServer();
+  const redisUrl = await allocateSuiteRedis();
   try {
     const platform = await startPlatform({
       natsUrl: nats.url,
       databaseUrl: await createSuiteDatabase(label),
-      redisUrl: await allocateSuiteRedis(),
+      redisUrl,
       jwtSecret: JWT_SECRET,
       onLine: (app, line) => lines.push(`[${app}] ${line}`),
       ...overrides,
@@ -28,6 +29,7 @@ export async function bootPlatform(label: string, overrides: Partial<PlatformOpt
     const stopServices = platform.stop.bind(platform);
     return Object.assign(platform, {
       natsUrl: nats.url,
+      redisUrl,
       stop: async () => {
         await stopServices();
         await nats.stop();
@@ -40,7 +42,7 @@ export async function bootPlatform(label: string, overrides: Partial<PlatformOpt
 }
 
 /** Waits until the orchestrator's catalog lists the tools (discovery is periodic). */
-async function waitForCatalog(apiUrl: string, tools: string[]): Promise<void> {
+export async function waitForCatalog(apiUrl: string, tools: string[]): Promise<void> {
   const auth = { authorization: `Bearer ${await tokenFor('readiness-check')}` };
   for (let attempt = 0; attempt < 150; attempt++) {
     const response = await fetch(`${apiUrl}/v1/tools`, { headers: auth }).catch(() => undefined);
@@ -61,9 +63,10 @@ export interface ApiResponse<T = Record<string, unknown>> {
 }
 
 /** Calls the platform's HTTP API as a client would. */
-export async function api<T = Record<string, unknown>>(platform: Platform, method: string, path: string, tenant: string, body?: unknown): Promise<ApiResponse<T>> {
+export async function api<T = Record<string, unknown>>(platform: Platform, method: string, path: string, tenant: string, body?: unknown, signal?: AbortSignal): Promise<ApiResponse<T>> {
   const response = await fetch(`${platform.apiUrl}${path}`, {
     method,
+    ...(signal ? { signal } : {}),
     headers: { authorization: `Bearer ${await tokenFor(tenant)}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
     body: body === undefined ? undefined : JSON.stringify(body),
   });
