@@ -7,7 +7,7 @@ ALTER TABLE runs ALTER COLUMN transcript DROP NOT NULL;
 ALTER TABLE runs ALTER COLUMN finished_at DROP NOT NULL;
 ALTER TABLE runs ALTER COLUMN finished_at DROP DEFAULT;
 
--- Arrival order within a conversation (and globally): runs of a conversation run in this order.
+-- Arrival order: runs of a conversation run in (created_at, arrival) order; arrival breaks ties.
 ALTER TABLE runs ADD COLUMN arrival     bigserial;
 ALTER TABLE runs ADD COLUMN profile     text        NOT NULL DEFAULT '';
 ALTER TABLE runs ADD COLUMN content     text        NOT NULL DEFAULT '';
@@ -27,7 +27,7 @@ ALTER TABLE runs ADD COLUMN attempts    integer     NOT NULL DEFAULT 0;
 ALTER TABLE runs ADD COLUMN cancel_requested boolean NOT NULL DEFAULT false;
 
 -- Runs not yet finished, for ordering and for the recovery sweeper.
-CREATE INDEX runs_unfinished ON runs (tenant_id, conversation_id, arrival) WHERE status IN ('queued', 'running');
+CREATE INDEX runs_unfinished ON runs (tenant_id, conversation_id, created_at, arrival) WHERE status IN ('queued', 'running');
 CREATE INDEX runs_expired_leases ON runs (lease_until) WHERE status IN ('queued', 'running');
 
 CREATE TABLE run_steps (

@@ -37,8 +37,12 @@ export class RunnerToolPort implements ToolPort {
     return this.scope.allowsTool?.(name) ?? true;
   }
 
+  /** What the model is offered: allowed tools, minus agents their runner keeps off the model's list. */
   list(): ToolDescription[] {
-    return this.catalog.list().filter((t) => this.allowed(t.name)).map(describe);
+    return this.catalog
+      .list()
+      .filter((t) => this.allowed(t.name) && t.exposeToModel !== false)
+      .map(describe);
   }
 
   lookup(name: string): ToolDescription | undefined {

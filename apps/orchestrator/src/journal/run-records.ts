@@ -106,7 +106,7 @@ export class RunRecords {
   async create(run: NewRun): Promise<boolean> {
     const { rowCount } = await this.pool.query(
       `INSERT INTO runs (run_id, tenant_id, conversation_id, status, profile, content, tier, stream, time_zone, created_at)
-       VALUES ($1, $2, $3, 'queued', $4, $5, $6, $7, $8, now()) ON CONFLICT (run_id) DO NOTHING`,
+       VALUES ($1, $2, $3, 'queued', $4, $5, $6, $7, $8, clock_timestamp()) ON CONFLICT (run_id) DO NOTHING`,
       [run.runId, run.tenantId, run.conversationId, run.profile, run.content, run.tier, run.stream, run.timeZone],
     );
     return rowCount === 1;
@@ -121,7 +121,7 @@ export class RunRecords {
   async nextLive(tenantId: string, conversationId: string): Promise<string | undefined> {
     const { rows } = await this.pool.query<{ run_id: string }>(
       `SELECT run_id FROM runs WHERE tenant_id = $1 AND conversation_id = $2 AND status IN ('queued', 'running')
-       ORDER BY arrival LIMIT 1`,
+       ORDER BY created_at, arrival LIMIT 1`,
       [tenantId, conversationId],
     );
     return rows[0]?.run_id;

@@ -1,0 +1,69 @@
+// Messages of one conversation run one at a time, in arrival order; conversations run in parallel.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { api, bootPlatform, type SuitePlatform } from './support.js';
+
+interface Turn {
+  runId: string;
+  status: string;
+  response: string;
+}
+interface Stored {
+  seq: number;
+  runId: string | null;
+  message: { role: string; content?: string | null };
+}
+
+let platform: SuitePlatform;
+
+beforeAll(async () => {
+  platform = await bootPlatform('ordering', { env: { orchestrator: { RATE_LIMIT_TURNS_PER_MINUTE: '0' } } });
+});
+afterAll(async () => {
+  await platform?.stop();
+});
+
+async function history(conversation: string, tenant: string): Promise<Stored[]> {
+  const stored: Stored[] = [];
+  for (let afterSeq = 0; ; ) {
+    const page = await api<{ messages: Stored[]; hasMore: boolean }>(platform, 'GET', `/v1/conversations/${conversation}/messages?afterSeq=${afterSeq}&limit=1000`, tenant);
+    stored.push(...page.body.messages);
+    if (!page.body.hasMore || page.body.messages.length === 0) return stored;
+    afterSeq = page.body.messages.at(-1)!.seq;
+  }
+}
+
+describe('one conversation', () => {
+  it('answers 100 messages sent at once, one run at a time, none lost, none interleaved', async () => {
+    const tenant = 'ordering-tenant';
+    const turns = await Promise.all(
+      Array.from({ length: 100 }, (_, i) => api<Turn>(platform, 'POST', '/v1/conversations/busy/messages', tenant, { content: `[scenario:plain] message ${i}` })),
+    );
+    expect(turns.map((t) => t.status)).toEqual(Array(100).fill(200));
+    for (const [i, turn] of turns.entries()) expect(turn.body.response).toContain(`message ${i}`);
+
+    const stored = await history('busy', tenant);
+    expect(stored).toHaveLength(200);
+    // Each run's two messages are adjacent (user, then its answer): no run overlapped another.
+    for (let i = 0; i < stored.length; i += 2) {
+      const [user, answer] = [stored[i]!, stored[i + 1]!];
+      expect(user.message.role).toBe('user');
+      expect(answer.message.role).toBe('assistant');
+      expect(answer.runId).toBe(user.runId);
+      expect(answer.message.content).toContain(String(user.message.content).replace('[scenario:plain] ', ''));
+    }
+    // History order is arrival order: along the history, the runs' acceptance times never go back.
+    const runOrder = stored.filter((_, i) => i % 2 === 0).map((m) => m.runId!);
+    expect(new Set(runOrder).size).toBe(100);
+    const acceptedAt = await Promise.all(runOrder.map(async (runId) => Date.parse((await api<{ createdAt: string }>(platform, 'GET', `/v1/runs/${runId}`, tenant)).body.createdAt)));
+    for (let i = 1; i < acceptedAt.length; i++) expect(acceptedAt[i]).toBeGreaterThanOrEqual(acceptedAt[i - 1]!);
+  });
+
+  it('runs different conversations side by side', async () => {
+    const tenant = 'parallel-tenant';
+    // The slow scenario answers after 3 s: four conversations at once finish in far less than 12 s.
+    const started = Date.now();
+    const turns = await Promise.all(['p1', 'p2', 'p3', 'p4'].map((c) => api<Turn>(platform, 'POST', `/v1/conversations/${c}/messages`, tenant, { content: '[scenario:slow] hi' })));
+    expect(turns.map((t) => t.body.status)).toEqual(['completed', 'completed', 'completed', 'completed']);
+    expect(Date.now() - started).toBeLessThan(9_000);
+  });
+});
