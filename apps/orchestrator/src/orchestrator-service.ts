@@ -38,6 +38,15 @@ function toResponse(run: RunRecord): orchestratorV1.HandleMessageResponse {
   };
 }
 
+function isTimeZone(name: string): boolean {
+  try {
+    new Intl.DateTimeFormat('en', { timeZone: name });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 /** A run id the caller chose must be usable as a subject token (events) and an id. */
 function runIdOf(requested: string): string {
   if (!requested) return `run_${randomUUID()}`;
@@ -58,10 +67,11 @@ export function orchestratorServiceImplementation(deps: OrchestratorDependencies
       const runId = runIdOf(request.runId);
       const scope = { tenantId: tenantId.data, conversationId: conversationId.data };
 
-      const existing = request.runId ? await deps.records.get(scope.tenantId, runId) : undefined;
-      if (existing && existing.conversationId !== scope.conversationId) throw errors.notFound('RUN_NOT_FOUND', `no run '${runId}' in this conversation`);
+      // A retry after a lost connection attaches to its run; a new message is admitted first.
+      let existing = request.attach ? await deps.records.get(scope.tenantId, runId) : undefined;
       if (!existing) {
         if (!request.content.trim()) throw errors.invalidArgument('EMPTY_CONTENT', 'content must not be empty');
+        if (request.timeZone && !isTimeZone(request.timeZone)) throw errors.invalidArgument('INVALID_TIME_ZONE', `'${request.timeZone}' is not an IANA time zone`);
         const profile = deps.profiles.resolve(request.profile);
         if (!profile) throw errors.notFound('PROFILE_NOT_FOUND', `no agent profile '${request.profile}'; known: ${deps.profiles.names().join(', ')}`);
         // Back-pressure: a saturated replica refuses new turns instead of queueing without bound.
@@ -78,9 +88,13 @@ export function orchestratorServiceImplementation(deps: OrchestratorDependencies
           stream: request.stream,
           timeZone: request.timeZone,
         });
-        // The id exists but not for this tenant: say so without saying whose it is.
-        if (!created && !(await deps.records.get(scope.tenantId, runId))) throw new PlatformError('already_exists', 'RUN_ID_TAKEN', `run id '${runId}' is taken; use another`);
+        if (!created) {
+          // The id exists already: the same tenant's run is attached to; another tenant's is not revealed.
+          existing = await deps.records.get(scope.tenantId, runId);
+          if (!existing) throw new PlatformError('already_exists', 'RUN_ID_TAKEN', `run id '${runId}' is taken; use another`);
+        }
       }
+      if (existing && existing.conversationId !== scope.conversationId) throw errors.notFound('RUN_NOT_FOUND', `no run '${runId}' in this conversation`);
       inFlight += 1;
       // The caller hanging up stops the wait, not the run: it is durable, and GET /v1/runs/{id} has it.
       const hangUp = new AbortController();

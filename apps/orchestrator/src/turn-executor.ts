@@ -6,7 +6,7 @@ import type { ToolCatalog, ToolClient } from '@platform/tool-sdk';
 import type { OrchestratorConfig } from './config.js';
 import { RunEventPublisher } from './events/run-event-publisher.js';
 import { RunReplay } from './journal/journaled-ports.js';
-import { LeaseLostError, type ClaimedRun, type RunRecords } from './journal/run-records.js';
+import { LeaseLostError, type ClaimedRun, type RunRecord, type RunRecords } from './journal/run-records.js';
 import type { RunSteps } from './journal/run-steps.js';
 import type { HeldLease } from './ordering/conversation-lease.js';
 import type { PendingAgentStep } from './pipeline/pending-agents.js';
@@ -58,7 +58,8 @@ export class TurnExecutor {
     return this.active.size;
   }
 
-  async execute(run: ClaimedRun, lease: HeldLease): Promise<void> {
+  /** Runs it to the end; returns the finished run, or undefined when another holder took it over. */
+  async execute(run: ClaimedRun, lease: HeldLease): Promise<RunRecord | undefined> {
     const { logger } = this.deps;
     const control = new RunControl();
     this.active.set(run.runId, control);
@@ -79,15 +80,16 @@ export class TurnExecutor {
     try {
       const events = await RunEventPublisher.open(this.deps.nc, run.runId, { resumed: run.attempts > 1, includeChunks: run.stream, logger });
       const { result, end } = await this.runPipeline(run, control, events);
-      if (lost) return;
-      await this.postProcess(run, result);
+      if (lost) return undefined;
+      const finished = await this.postProcess(run, result);
       // `execution_end` goes out once the run is recorded, so a client that sees it can read the run.
       events.sink(end ?? { type: 'execution_end', result, runId: run.runId, seq: 0, at: Date.now() });
       await events.flush();
+      return finished;
     } catch (err) {
       if (err instanceof LeaseLostError || lost) {
         logger.warn({ runId: run.runId }, 'run taken over by another orchestrator');
-        return;
+        return undefined;
       }
       throw err;
     } finally {
@@ -172,7 +174,7 @@ export class TurnExecutor {
    * the append id, so a resumed run's second append is a no-op), then the run's outcome and the
    * tenant's token usage recorded.
    */
-  private async postProcess(run: ClaimedRun, result: LoopResult): Promise<void> {
+  private async postProcess(run: ClaimedRun, result: LoopResult): Promise<RunRecord> {
     const turnMessages: ChatMessage[] = [{ role: 'user', content: run.content }, ...result.messages];
     await this.deps.memory.appendMessages({
       tenantId: run.tenantId,
@@ -181,11 +183,12 @@ export class TurnExecutor {
       runId: run.runId,
       appendId: run.runId,
     });
-    await this.deps.records.finish(run, runStatus(result), result);
+    const finished = await this.deps.records.finish(run, runStatus(result), result);
     await this.deps.shouldProcess.recordTokens(run.tenantId, result.usage.totalTokens);
     this.deps.logger.info(
       { runId: run.runId, profile: run.profile, attempt: run.attempts, stopReason: result.stopReason, turns: result.turns, toolCalls: result.toolCalls.length },
       'turn finished',
     );
+    return finished;
   }
 }

@@ -24,7 +24,9 @@ const newRun = (conversationId = `c-${++counter}`, tenantId = 'acme') => ({
   stream: false,
   timeZone: '',
 });
-const fence = (run: { tenantId: string; conversationId: string }, token: number) => ({ tenantId: run.tenantId, conversationId: run.conversationId, token });
+/** Claims the conversation's oldest live run (the run given is expected to be it). */
+const claim = async (run: { tenantId: string; conversationId: string }, owner: string, leaseMs: number, token: number) =>
+  (await records.claimNext(run.tenantId, run.conversationId, owner, leaseMs, token)).claimed;
 const result = (runId: string): LoopResult => ({
   runId,
   response: 'done',
@@ -62,20 +64,22 @@ describe('accepting and claiming runs', () => {
     expect(await records.create(a)).toBe(true);
     expect(await records.create(a)).toBe(false);
     await records.create(b);
-    expect(await records.nextLive('acme', 'ordered')).toBe(a.runId);
-    const claimed = await records.claim(a.runId, 'o1', 10_000, fence(a, 1));
-    await records.finish(claimed!, 'completed', result(a.runId));
-    expect(await records.nextLive('acme', 'ordered')).toBe(b.runId);
+    const first = await records.claimNext('acme', 'ordered', 'o1', 10_000, 1);
+    expect(first).toMatchObject({ next: a.runId, claimed: { runId: a.runId } });
+    // While a runs, b waits: the next live run is still a, held by o1.
+    expect(await records.claimNext('acme', 'ordered', 'o2', 10_000, 2)).toEqual({ next: a.runId, claimed: undefined });
+    await records.finish(first.claimed!, 'completed', result(a.runId));
+    expect((await records.claimNext('acme', 'ordered', 'o1', 10_000, 3)).claimed?.runId).toBe(b.runId);
   });
 
   it('lets one holder claim a run until its lease expires, then another, with a higher epoch', async () => {
     const run = newRun();
     await records.create(run);
-    const first = await records.claim(run.runId, 'o1', 200, fence(run, 1));
+    const first = await claim(run, 'o1', 200, 1);
     expect(first).toMatchObject({ epoch: 1, attempts: 1, input: null });
-    expect(await records.claim(run.runId, 'o2', 200, fence(run, 2))).toBeUndefined();
+    expect(await claim(run, 'o2', 200, 2)).toBeUndefined();
     await new Promise((r) => setTimeout(r, 300));
-    const second = await records.claim(run.runId, 'o2', 10_000, fence(run, 3));
+    const second = await claim(run, 'o2', 10_000, 3);
     expect(second).toMatchObject({ epoch: 2, attempts: 2 });
     // The first holder is fenced out of every write.
     await expect(steps.recordModel(run.runId, first!.epoch, 1, response)).rejects.toBeInstanceOf(LeaseLostError);
@@ -91,25 +95,25 @@ describe('accepting and claiming runs', () => {
     await records.create(run);
     const other = { ...newRun(), conversationId: run.conversationId };
     await records.create(other);
-    await records.claim(run.runId, 'o1', 10, fence(run, 5));
+    await claim(run, 'o1', 10, 5);
     await new Promise((r) => setTimeout(r, 50));
     // A holder whose conversation lease was lost (token 4 < 5) cannot claim, even an expired run.
-    expect(await records.claim(run.runId, 'o2', 10_000, fence(run, 4))).toBeUndefined();
+    expect(await claim(run, 'o2', 10_000, 4)).toBeUndefined();
     expect(await records.highestFence(run.tenantId, run.conversationId)).toBe(5);
-    expect(await records.claim(run.runId, 'o2', 10_000, fence(run, 6))).toMatchObject({ epoch: 2 });
+    expect(await claim(run, 'o2', 10_000, 6)).toMatchObject({ epoch: 2 });
   });
 
   it('keeps the assembled input for a resume and loads journaled steps in order', async () => {
     const run = newRun();
     await records.create(run);
-    const claimed = await records.claim(run.runId, 'o1', 10_000, fence(run, 1));
+    const claimed = await claim(run, 'o1', 10_000, 1);
     await records.saveInput(run.runId, claimed!.epoch, [{ role: 'user', content: 'hello' }]);
     for (const n of [1, 2, 10]) await steps.recordModel(run.runId, claimed!.epoch, n, { ...response, message: { role: 'assistant', content: `r${n}` } });
     await steps.recordTool(run.runId, claimed!.epoch, 'call-1', { status: 'success', content: 'ok' });
     const loaded = await steps.load(run.runId);
     expect(loaded.models.map((m) => m.message.content)).toEqual(['r1', 'r2', 'r10']);
     expect(loaded.tools.get('call-1')).toEqual({ status: 'success', content: 'ok' });
-    const again = await records.claim(run.runId, 'o1', 10_000, fence(run, 2));
+    const again = await claim(run, 'o1', 10_000, 2);
     expect(again?.input).toEqual([{ role: 'user', content: 'hello' }]);
   });
 
@@ -118,7 +122,7 @@ describe('accepting and claiming runs', () => {
     for (let i = 0; i < 2; i++) {
       const run = newRun(undefined, tenant);
       await records.create(run);
-      await records.finish((await records.claim(run.runId, 'o1', 10_000, fence(run, 1)))!, 'completed', result(run.runId));
+      await records.finish((await claim(run, 'o1', 10_000, 1))!, 'completed', result(run.runId));
     }
     const today = new Date().toISOString().slice(0, 10);
     expect(await records.usage(tenant, today)).toEqual({ turns: 2, inputTokens: 14, outputTokens: 6 });
@@ -134,7 +138,7 @@ describe('cancelling', () => {
 
     const running = newRun();
     await records.create(running);
-    const claimed = await records.claim(running.runId, 'o1', 10_000, fence(running, 1));
+    const claimed = await claim(running, 'o1', 10_000, 1);
     const flagged = await records.requestCancel('acme', running.runId, (r) => result(r.runId));
     expect(flagged).toMatchObject({ status: 'running', cancelRequested: true });
     expect(await records.renew(running.runId, 'o1', claimed!.epoch, 10_000)).toEqual({ cancelRequested: true });
@@ -153,13 +157,13 @@ describe('recovery', () => {
   it('lists conversations whose live runs nobody holds', async () => {
     const run = newRun();
     await records.create(run);
-    await records.claim(run.runId, 'dead', 20, fence(run, 1));
+    await claim(run, 'dead', 20, 1);
     await new Promise((r) => setTimeout(r, 60));
     const orphans = await records.orphanedConversations(10, 1000);
     expect(orphans).toContainEqual({ tenantId: 'acme', conversationId: run.conversationId });
     const held = newRun();
     await records.create(held);
-    await records.claim(held.runId, 'alive', 60_000, fence(held, 1));
+    await claim(held, 'alive', 60_000, 1);
     expect(await records.orphanedConversations(0, 1000)).not.toContainEqual({ tenantId: 'acme', conversationId: held.conversationId });
   });
 });

@@ -1,6 +1,5 @@
 import type { LoopResult } from '@platform/agent-loop';
 import type { ChatMessage } from '@platform/contracts';
-import { inTransaction } from '@platform/service-kit';
 import type pg from 'pg';
 
 /** Statuses of a run: queued and running are live; the rest are final. */
@@ -117,51 +116,58 @@ export class RunRecords {
     return rows[0] ? toRecord(rows[0]) : undefined;
   }
 
-  /** The oldest live run of a conversation: the next one to run, in arrival order. */
-  async nextLive(tenantId: string, conversationId: string): Promise<string | undefined> {
-    const { rows } = await this.pool.query<{ run_id: string }>(
-      `SELECT run_id FROM runs WHERE tenant_id = $1 AND conversation_id = $2 AND status IN ('queued', 'running')
-       ORDER BY created_at, arrival LIMIT 1`,
-      [tenantId, conversationId],
-    );
-    return rows[0]?.run_id;
-  }
-
   /**
-   * Takes the run for this orchestrator: allowed when nobody holds it or the holder's lease
-   * expired, and only with a conversation token at least as high as any that claimed before
-   * (fencing: a holder whose conversation lease expired cannot claim any more).
+   * Takes the conversation's oldest live run for this orchestrator, in one statement: allowed when
+   * nobody holds it or the holder's lease expired, and only with a conversation token at least as
+   * high as any that claimed before (fencing: a holder whose conversation lease expired can no
+   * longer claim). `next` is the oldest live run whether or not it could be claimed.
    */
-  async claim(runId: string, owner: string, leaseMs: number, fence: { tenantId: string; conversationId: string; token: number }): Promise<ClaimedRun | undefined> {
-    const { rows } = await this.pool.query<RunRow & { lease_epoch: number; input: ChatMessage[] | null; attempts: number }>(
+  async claimNext(
+    tenantId: string,
+    conversationId: string,
+    owner: string,
+    leaseMs: number,
+    token: number,
+  ): Promise<{ next: string | undefined; claimed: ClaimedRun | undefined }> {
+    const { rows } = await this.pool.query<Partial<RunRow> & { next_run_id: string | null; lease_epoch: number | null; input: ChatMessage[] | null; attempts: number | null }>(
       `WITH fence AS (
-         INSERT INTO conversation_fences (tenant_id, conversation_id, token) VALUES ($4, $5, $6)
+         INSERT INTO conversation_fences (tenant_id, conversation_id, token) VALUES ($1, $2, $5)
          ON CONFLICT (tenant_id, conversation_id) DO UPDATE SET token = EXCLUDED.token
            WHERE conversation_fences.token <= EXCLUDED.token
-         RETURNING token)
-       UPDATE runs SET status = 'running', lease_owner = $2, lease_until = now() + ($3 * interval '1 millisecond'),
-         lease_epoch = lease_epoch + 1, attempts = attempts + 1, started_at = coalesce(started_at, now())
-       WHERE run_id = $1 AND tenant_id = $4 AND status IN ('queued', 'running') AND EXISTS (SELECT 1 FROM fence)
-         AND (lease_owner IS NULL OR lease_owner = $2 OR lease_until < now())
-       RETURNING *`,
-      [runId, owner, leaseMs, fence.tenantId, fence.conversationId, fence.token],
+         RETURNING token),
+       next AS (
+         SELECT run_id FROM runs WHERE tenant_id = $1 AND conversation_id = $2 AND status IN ('queued', 'running')
+         ORDER BY created_at, arrival LIMIT 1),
+       claimed AS (
+         UPDATE runs SET status = 'running', lease_owner = $3, lease_until = now() + ($4 * interval '1 millisecond'),
+           lease_epoch = lease_epoch + 1, attempts = attempts + 1, started_at = coalesce(started_at, now())
+         FROM next
+         WHERE runs.run_id = next.run_id AND EXISTS (SELECT 1 FROM fence)
+           AND (runs.lease_owner IS NULL OR runs.lease_owner = $3 OR runs.lease_until < now())
+         RETURNING runs.*)
+       SELECT (SELECT run_id FROM next) AS next_run_id, claimed.* FROM (SELECT 1) AS one LEFT JOIN claimed ON true`,
+      [tenantId, conversationId, owner, leaseMs, token],
     );
     const row = rows[0];
-    if (!row) return undefined;
+    const next = row?.next_run_id ?? undefined;
+    if (!row?.run_id) return { next, claimed: undefined };
     return {
-      runId: row.run_id,
-      tenantId: row.tenant_id,
-      conversationId: row.conversation_id,
-      profile: row.profile,
-      content: row.content,
-      tier: row.tier,
-      stream: row.stream,
-      timeZone: row.time_zone,
-      epoch: row.lease_epoch,
-      input: row.input,
-      attempts: row.attempts,
-      cancelRequested: row.cancel_requested,
-      createdAt: row.created_at,
+      next,
+      claimed: {
+        runId: row.run_id,
+        tenantId,
+        conversationId,
+        profile: row.profile ?? '',
+        content: row.content ?? '',
+        tier: row.tier ?? '',
+        stream: row.stream ?? false,
+        timeZone: row.time_zone ?? '',
+        epoch: row.lease_epoch ?? 0,
+        input: row.input,
+        attempts: row.attempts ?? 1,
+        cancelRequested: row.cancel_requested ?? false,
+        createdAt: row.created_at ?? new Date(),
+      },
     };
   }
 
@@ -190,23 +196,40 @@ export class RunRecords {
     if (rowCount !== 1) throw new LeaseLostError(runId);
   }
 
-  /** Records the outcome and the tenant's token usage together; fenced by the epoch. */
-  async finish(run: ClaimedRun, status: RunStatus, result: LoopResult): Promise<void> {
+  /** Records the outcome and the tenant's token usage in one statement; fenced by the epoch. */
+  async finish(run: ClaimedRun, status: RunStatus, result: LoopResult): Promise<RunRecord> {
     const { transcript, messages: _messages, ...summary } = result;
-    await inTransaction(this.pool, async (client) => {
-      const { rowCount } = await client.query(
-        `UPDATE runs SET status = $3, stop_reason = $4, result = $5, transcript = $6, finished_at = now(), lease_owner = NULL, lease_until = NULL
-         WHERE run_id = $1 AND lease_epoch = $2 AND status = 'running'`,
-        [run.runId, run.epoch, status, result.stopReason, JSON.stringify(summary), JSON.stringify(transcript)],
-      );
-      if (rowCount !== 1) throw new LeaseLostError(run.runId);
-      await client.query(
-        `INSERT INTO tenant_usage (tenant_id, day, turns, input_tokens, output_tokens) VALUES ($1, current_date, 1, $2, $3)
+    const { rows } = await this.pool.query<{ finished_at: Date }>(
+      `WITH finished AS (
+         UPDATE runs SET status = $3, stop_reason = $4, result = $5, transcript = $6, finished_at = now(), lease_owner = NULL, lease_until = NULL
+         WHERE run_id = $1 AND lease_epoch = $2 AND status = 'running'
+         RETURNING tenant_id, finished_at),
+       usage AS (
+         INSERT INTO tenant_usage (tenant_id, day, turns, input_tokens, output_tokens)
+         SELECT tenant_id, current_date, 1, $7, $8 FROM finished
          ON CONFLICT (tenant_id, day) DO UPDATE SET turns = tenant_usage.turns + 1,
-           input_tokens = tenant_usage.input_tokens + EXCLUDED.input_tokens, output_tokens = tenant_usage.output_tokens + EXCLUDED.output_tokens`,
-        [run.tenantId, result.usage.inputTokens, result.usage.outputTokens],
-      );
-    });
+           input_tokens = tenant_usage.input_tokens + EXCLUDED.input_tokens, output_tokens = tenant_usage.output_tokens + EXCLUDED.output_tokens)
+       SELECT finished_at FROM finished`,
+      [run.runId, run.epoch, status, result.stopReason, JSON.stringify(summary), JSON.stringify(transcript), result.usage.inputTokens, result.usage.outputTokens],
+    );
+    if (!rows[0]) throw new LeaseLostError(run.runId);
+    return {
+      runId: run.runId,
+      tenantId: run.tenantId,
+      conversationId: run.conversationId,
+      status,
+      stopReason: result.stopReason,
+      profile: run.profile,
+      content: run.content,
+      tier: run.tier,
+      stream: run.stream,
+      timeZone: run.timeZone,
+      result: summary,
+      transcript,
+      cancelRequested: run.cancelRequested,
+      createdAt: run.createdAt,
+      finishedAt: rows[0].finished_at,
+    };
   }
 
   /**

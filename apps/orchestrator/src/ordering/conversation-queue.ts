@@ -91,11 +91,9 @@ export class ConversationQueue {
     await Promise.all([...this.drains.values()].map((d) => d.done));
   }
 
-  private async notify(tenantId: string, runId: string): Promise<void> {
-    const list = this.waiters.get(runId);
-    if (!list?.length) return;
-    const record = await this.options.records.get(tenantId, runId);
-    if (record && !isLive(record.status)) for (const waiter of list) waiter.resolve(record);
+  private notify(run: RunRecord): void {
+    const list = this.waiters.get(run.runId);
+    for (const waiter of list ?? []) waiter.resolve(run);
   }
 
   private async drain(tenantId: string, conversationId: string, drain: Drain): Promise<void> {
@@ -106,9 +104,8 @@ export class ConversationQueue {
       if (!held) return; // another holder drains; waiters poll
       try {
         for (;;) {
-          const runId = await records.nextLive(tenantId, conversationId);
-          if (!runId) break;
-          const claimed = await records.claim(runId, owner, leaseMs, { tenantId, conversationId, token: held.token });
+          const { next, claimed } = await records.claimNext(tenantId, conversationId, owner, leaseMs, held.token);
+          if (!next) break;
           if (!claimed) {
             const highest = await records.highestFence(tenantId, conversationId);
             if (highest > held.token) {
@@ -119,9 +116,9 @@ export class ConversationQueue {
             // Otherwise the run's holder is alive elsewhere (its lease has not expired): wait.
             break;
           }
-          if (claimed.attempts > 1) logger.info({ runId, attempt: claimed.attempts }, 'claimed a run another holder left unfinished');
-          await executor.execute(claimed, held);
-          await this.notify(tenantId, runId);
+          if (claimed.attempts > 1) logger.info({ runId: claimed.runId, attempt: claimed.attempts }, 'claimed a run another holder left unfinished');
+          const finished = await executor.execute(claimed, held);
+          if (finished) this.notify(finished);
         }
       } finally {
         await held.release().catch(() => undefined);
