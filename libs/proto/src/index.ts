@@ -2,3 +2,4 @@
 // The generated code under ./gen is not committed; `nx run proto:generate` recreates it.
 export * as memoryV1 from './gen/memory/v1/memory.js';
 export * as orchestratorV1 from './gen/orchestrator/v1/orchestrator.js';
+export * as agentPoolV1 from './gen/agentpool/v1/agent_pool.js';

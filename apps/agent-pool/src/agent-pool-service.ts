@@ -1,0 +1,170 @@
+import type { ServerUnaryCall } from '@grpc/grpc-js';
+import { ApprovalDecision, ConversationId, RunId, TenantId, ToolCallId, ToolName } from '@platform/contracts';
+import type { agentPoolV1 } from '@platform/proto';
+import { errors, unaryHandler, type Logger } from '@platform/service-kit';
+import { z } from 'zod';
+import type { AgentPool } from './agent-pool.js';
+import type { AgentPoolConfig } from './config.js';
+import { UUID_PATTERN, type EntryRow, type SourceKind } from './entry-store.js';
+
+type Limits = Pick<AgentPoolConfig, 'AGENT_MAX_INPUT_BYTES'>;
+
+const TaskId = z.string().min(1).max(256);
+const EntryId = z.string().regex(UUID_PATTERN, 'must be an entry id as the pool returned it');
+const ApprovalId = z.string().regex(UUID_PATTERN, 'must be an approval id as the pool returned it');
+
+function parseOrReject<T>(schema: z.ZodType<T>, value: unknown, code: string, what: string): T {
+  const result = schema.safeParse(value);
+  if (!result.success) throw errors.invalidArgument(code, `${what}: ${result.error.issues[0]?.message ?? 'invalid'}`);
+  return result.data;
+}
+
+function tenantOf(request: { tenantId: string }): string {
+  return parseOrReject(TenantId, request.tenantId, 'INVALID_TENANT_ID', 'tenant_id');
+}
+
+/** A JSON object from a `*_json` field; empty means `{}`. */
+function jsonObject(text: string, field: string, code: string, limits: Limits): Record<string, unknown> {
+  if (text === '') return {};
+  if (Buffer.byteLength(text, 'utf8') > limits.AGENT_MAX_INPUT_BYTES) throw errors.invalidArgument(code, `${field} is larger than ${limits.AGENT_MAX_INPUT_BYTES} bytes`);
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch {
+    throw errors.invalidArgument(code, `${field} is not valid JSON`);
+  }
+  if (!parsed || typeof parsed !== 'object' || Array.isArray(parsed)) throw errors.invalidArgument(code, `${field} must be a JSON object`);
+  return parsed as Record<string, unknown>;
+}
+
+function text(value: string, field: string, limits: Limits): string {
+  if (Buffer.byteLength(value, 'utf8') > limits.AGENT_MAX_INPUT_BYTES) throw errors.invalidArgument('INPUT_TOO_LARGE', `${field} is larger than ${limits.AGENT_MAX_INPUT_BYTES} bytes`);
+  return value;
+}
+
+function sourceOf(source: agentPoolV1.AgentSource | undefined): { kind: SourceKind; taskId: string | undefined } {
+  const kind = source?.kind || 'user';
+  if (kind !== 'user' && kind !== 'trigger') throw errors.invalidArgument('INVALID_SOURCE', `source.kind must be "user" or "trigger", not "${kind}"`);
+  const taskId = source?.taskId ? parseOrReject(TaskId, source.taskId, 'INVALID_SOURCE', 'source.task_id') : undefined;
+  if (kind === 'trigger' && !taskId) throw errors.invalidArgument('INVALID_SOURCE', 'source.task_id is required when source.kind is "trigger"');
+  if (kind === 'user' && taskId) throw errors.invalidArgument('INVALID_SOURCE', 'source.task_id is only for source.kind "trigger"');
+  return { kind, taskId };
+}
+
+/** The caller's deadline in epoch ms (Infinity when it set none). */
+function deadlineOf(call: ServerUnaryCall<unknown, unknown>): number {
+  const deadline = call.getDeadline();
+  return deadline instanceof Date ? deadline.getTime() : deadline;
+}
+
+function json(value: unknown): string {
+  return JSON.stringify(value ?? null);
+}
+
+/** An entry as the API shows it. */
+export function toProtoEntry(row: EntryRow): agentPoolV1.AgentEntry {
+  const finishedWithResult = row.status === 'completed' || row.status === 'cancelled';
+  return {
+    entryId: row.entry_id,
+    tenantId: row.tenant_id,
+    conversationId: row.conversation_id,
+    runId: row.run_id ?? '',
+    callId: row.call_id,
+    agentName: row.agent_name,
+    status: row.status,
+    pausedFrom: row.paused_from ?? '',
+    schemaVersion: row.schema_version,
+    collectedJson: json(row.collected),
+    prompt: row.prompt ?? '',
+    missing: (row.missing ?? []).map((m) => ({ name: m.name, description: m.description, reason: m.reason ?? '' })),
+    approval:
+      row.approval && row.approval_id
+        ? {
+            approvalId: row.approval_id,
+            agentName: row.approval.agentName,
+            actionSummary: row.approval.actionSummary,
+            detailsJson: json(row.approval.details),
+            options: row.approval.options,
+            timeoutMinutes: row.approval.timeoutMinutes,
+            allowModification: row.approval.allowModification,
+          }
+        : undefined,
+    source: { kind: row.source_kind, taskId: row.source_task_id ?? '' },
+    resultJson: finishedWithResult || row.result !== null ? json(row.result) : '',
+    errorCode: row.error_code ?? '',
+    errorMessage: row.error_message ?? '',
+    step: row.step,
+    createdAt: row.created_at,
+    updatedAt: row.updated_at,
+    expiresAt: row.expires_at ?? undefined,
+  };
+}
+
+/** The AgentPoolService gRPC implementation: validates at the edge, then runs the pool's logic. */
+export function agentPoolServiceImplementation(pool: AgentPool, limits: Limits, logger: Logger): agentPoolV1.AgentPoolServiceServer {
+  return {
+    startAgent: unaryHandler<agentPoolV1.StartAgentRequest, agentPoolV1.StartAgentResponse>(logger, 'StartAgent', async (request, call) => {
+      const { entry, duplicate } = await pool.start({
+        tenantId: tenantOf(request),
+        conversationId: parseOrReject(ConversationId, request.conversationId, 'INVALID_CONVERSATION_ID', 'conversation_id'),
+        runId: request.runId ? parseOrReject(RunId, request.runId, 'INVALID_RUN_ID', 'run_id') : undefined,
+        callId: parseOrReject(ToolCallId, request.callId, 'INVALID_CALL_ID', 'call_id'),
+        agentName: parseOrReject(ToolName, request.agentName, 'INVALID_AGENT_NAME', 'agent_name'),
+        arguments: jsonObject(request.argumentsJson, 'arguments_json', 'INVALID_ARGUMENTS_JSON', limits),
+        source: sourceOf(request.source),
+        deadlineAt: deadlineOf(call),
+      });
+      return { entry: toProtoEntry(entry), duplicate };
+    }),
+
+    continueAgent: unaryHandler<agentPoolV1.ContinueAgentRequest, agentPoolV1.ContinueAgentResponse>(logger, 'ContinueAgent', async (request, call) => {
+      const entry = await pool.continue({
+        tenantId: tenantOf(request),
+        entryId: parseOrReject(EntryId, request.entryId, 'INVALID_ENTRY_ID', 'entry_id'),
+        fields: jsonObject(request.fieldsJson, 'fields_json', 'INVALID_FIELDS_JSON', limits),
+        message: text(request.message, 'message', limits),
+        deadlineAt: deadlineOf(call),
+      });
+      return { entry: toProtoEntry(entry) };
+    }),
+
+    resolveApproval: unaryHandler<agentPoolV1.ResolveApprovalRequest, agentPoolV1.ResolveApprovalResponse>(logger, 'ResolveApproval', async (request, call) => {
+      const tenantId = tenantOf(request);
+      const approvalId = parseOrReject(ApprovalId, request.approvalId, 'INVALID_APPROVAL_ID', 'approval_id');
+      const decision = request.decision ? parseOrReject(ApprovalDecision, request.decision, 'INVALID_DECISION', 'decision') : undefined;
+      const changes = request.changesJson ? jsonObject(request.changesJson, 'changes_json', 'INVALID_CHANGES_JSON', limits) : undefined;
+      const reply = request.reply ? text(request.reply, 'reply', limits) : undefined;
+      if (!decision && !reply) throw errors.invalidArgument('DECISION_REQUIRED', 'give a decision, or the user\'s reply for the agent to read');
+      if (changes && decision !== 'edit') throw errors.invalidArgument('CHANGES_NEED_EDIT', 'changes_json is only accepted with decision "edit"');
+      const entry = await pool.resolve({ tenantId, approvalId, decision, changes, reply, deadlineAt: deadlineOf(call) });
+      return { entry: toProtoEntry(entry) };
+    }),
+
+    listPending: unaryHandler<agentPoolV1.ListPendingRequest, agentPoolV1.ListPendingResponse>(logger, 'ListPending', async (request) => {
+      const tenantId = tenantOf(request);
+      const conversationId = request.conversationId ? parseOrReject(ConversationId, request.conversationId, 'INVALID_CONVERSATION_ID', 'conversation_id') : undefined;
+      const rows = await pool.listPending(tenantId, conversationId);
+      return { entries: rows.map(toProtoEntry) };
+    }),
+
+    getAgent: unaryHandler<agentPoolV1.GetAgentRequest, agentPoolV1.GetAgentResponse>(logger, 'GetAgent', async (request) => {
+      const entry = await pool.get(tenantOf(request), parseOrReject(EntryId, request.entryId, 'INVALID_ENTRY_ID', 'entry_id'));
+      return { entry: toProtoEntry(entry) };
+    }),
+
+    pauseAgent: unaryHandler<agentPoolV1.PauseAgentRequest, agentPoolV1.PauseAgentResponse>(logger, 'PauseAgent', async (request) => {
+      const entry = await pool.pause(tenantOf(request), parseOrReject(EntryId, request.entryId, 'INVALID_ENTRY_ID', 'entry_id'));
+      return { entry: toProtoEntry(entry) };
+    }),
+
+    resumeAgent: unaryHandler<agentPoolV1.ResumeAgentRequest, agentPoolV1.ResumeAgentResponse>(logger, 'ResumeAgent', async (request) => {
+      const entry = await pool.resume(tenantOf(request), parseOrReject(EntryId, request.entryId, 'INVALID_ENTRY_ID', 'entry_id'));
+      return { entry: toProtoEntry(entry) };
+    }),
+
+    cancelAgent: unaryHandler<agentPoolV1.CancelAgentRequest, agentPoolV1.CancelAgentResponse>(logger, 'CancelAgent', async (request) => {
+      const entry = await pool.cancel(tenantOf(request), parseOrReject(EntryId, request.entryId, 'INVALID_ENTRY_ID', 'entry_id'));
+      return { entry: toProtoEntry(entry) };
+    }),
+  };
+}

@@ -1,0 +1,421 @@
+import { randomUUID } from 'node:crypto';
+import { USER_CANCELLED_MESSAGE, type AgentStepInput, type AgentStepOutput, type ApprovalDecision } from '@platform/contracts';
+import { errors, inTransaction, PlatformError, type Logger } from '@platform/service-kit';
+import type { CatalogEntry, ToolLookup } from '@platform/tool-sdk';
+import type pg from 'pg';
+import type { AgentStepCall, StepResult } from './agent-step-client.js';
+import type { AgentPoolConfig } from './config.js';
+import {
+  deriveEntryId,
+  entryStore,
+  isLive,
+  stepCallId,
+  type EntryPatch,
+  type EntryRow,
+  type EntryStatus,
+  type LockedRow,
+  type SourceKind,
+  type WaitingStatus,
+} from './entry-store.js';
+
+/** The live catalog of runners, as far as the pool needs it (tool-sdk's ToolCatalog). */
+export interface AgentDirectory {
+  lookup(name: string): ToolLookup;
+  refresh(): Promise<void>;
+}
+
+/** Sends one agent step to a runner (AgentStepClient). */
+export interface StepSender {
+  step(call: AgentStepCall): Promise<StepResult>;
+}
+
+export type PoolSettings = Pick<AgentPoolConfig, 'MAX_LIVE_AGENTS_PER_TENANT' | 'AGENT_INPUT_TTL_MS' | 'AGENT_PAUSED_TTL_MS' | 'AGENT_STEP_TIMEOUT_MS'>;
+
+export interface AgentPoolOptions {
+  db: pg.Pool;
+  steps: StepSender;
+  agents: AgentDirectory;
+  settings: PoolSettings;
+  logger: Logger;
+  /** Called after a call expired an entry it found past its expiry (its event waits in the outbox). */
+  onExpired?: () => void;
+}
+
+export interface StartInput {
+  tenantId: string;
+  conversationId: string;
+  runId: string | undefined;
+  callId: string;
+  agentName: string;
+  arguments: Record<string, unknown>;
+  source: { kind: SourceKind; taskId: string | undefined };
+  /** The caller's deadline (epoch ms); the runner call ends before it. */
+  deadlineAt: number;
+}
+
+export interface ContinueInput {
+  tenantId: string;
+  entryId: string;
+  fields: Record<string, unknown>;
+  message: string;
+  deadlineAt: number;
+}
+
+export interface ResolveInput {
+  tenantId: string;
+  approvalId: string;
+  decision: ApprovalDecision | undefined;
+  changes: Record<string, unknown> | undefined;
+  reply: string | undefined;
+  deadlineAt: number;
+}
+
+/** What a locked change comes to: the row as it now is, and an error to give the caller after the commit. */
+interface Outcome {
+  row: EntryRow;
+  reject?: PlatformError;
+}
+
+/** The runner call ends this long before the caller's deadline, so the answer can still be stored and sent. */
+const DEADLINE_MARGIN_MS = 100;
+
+export const SCHEMA_VERSION_CHANGED = 'SCHEMA_VERSION_CHANGED';
+
+function entryNotFound(): PlatformError {
+  return errors.notFound('AGENT_NOT_FOUND', 'no such agent entry');
+}
+
+function approvalNotFound(): PlatformError {
+  return errors.notFound('APPROVAL_NOT_FOUND', 'no such approval request');
+}
+
+function precondition(code: string, message: string, row: EntryRow): PlatformError {
+  return new PlatformError('failed_precondition', code, message, { details: { entryId: row.entry_id, status: row.status } });
+}
+
+/** Why an entry cannot take the step the caller asked for. */
+function notWaitingFor(wanted: WaitingStatus, row: EntryRow): PlatformError {
+  if (row.status === 'paused') return precondition('AGENT_PAUSED', `the agent entry ${row.entry_id} is paused; resume it first`, row);
+  if (row.status === 'waiting_for_approval') {
+    return precondition('AGENT_AWAITING_APPROVAL', `the agent entry ${row.entry_id} waits for approval; answer approval ${row.approval_id} with ResolveApproval`, row);
+  }
+  if (row.status === 'waiting_for_input') return precondition('AGENT_AWAITING_INPUT', `the agent entry ${row.entry_id} waits for input; answer it with ContinueAgent`, row);
+  return precondition('AGENT_NOT_WAITING', `the agent entry ${row.entry_id} is ${row.status} and takes no more ${wanted === 'waiting_for_input' ? 'input' : 'decisions'}`, row);
+}
+
+function notLive(row: EntryRow): PlatformError {
+  return precondition('AGENT_NOT_LIVE', `the agent entry ${row.entry_id} is already ${row.status}`, row);
+}
+
+/** The state columns of an agent's answer. */
+function stateOf(output: AgentStepOutput, inputTtlMs: number): EntryPatch & { status: EntryStatus; schema_version: string } {
+  const base = { schema_version: output.schemaVersion, collected: output.collected, paused_from: null, error_code: null, error_message: null };
+  switch (output.state) {
+    case 'completed':
+      return { ...base, status: 'completed', result: output.result ?? null, prompt: null, missing: null, expires_at: null };
+    case 'cancelled':
+      return { ...base, status: 'cancelled', result: output.message, prompt: null, missing: null, expires_at: null };
+    case 'waiting_for_input':
+      return { ...base, status: 'waiting_for_input', prompt: output.prompt, missing: output.missing, approval_id: null, approval: null, expires_in_ms: inputTtlMs };
+    case 'waiting_for_approval':
+      return {
+        ...base,
+        status: 'waiting_for_approval',
+        prompt: output.prompt,
+        missing: null,
+        approval_id: randomUUID(),
+        approval: output.approval,
+        expires_in_ms: output.approval.timeoutMinutes * 60_000,
+      };
+  }
+}
+
+function agentSchemaVersion(entry: CatalogEntry): string | undefined {
+  return entry.kind === 'agent' ? entry.agentSchemaVersion : undefined;
+}
+
+/**
+ * The pool's lifecycle logic. Every change locks its entry's row for the whole step (runner call
+ * included), so one entry never runs two steps at once and a crash mid-step rolls back to the
+ * state before it; the next attempt sends the same deterministic step call id.
+ */
+export class AgentPool {
+  constructor(private readonly options: AgentPoolOptions) {}
+
+  private get db(): pg.Pool {
+    return this.options.db;
+  }
+
+  private get settings(): PoolSettings {
+    return this.options.settings;
+  }
+
+  /**
+   * Runs the agent's first step and stores the entry, whatever state it reached. A repeated
+   * (tenant, call id) returns the stored entry; concurrent repeats wait for the first to finish.
+   */
+  async start(input: StartInput): Promise<{ entry: EntryRow; duplicate: boolean }> {
+    const existing = await entryStore.findByCallId(this.db, input.tenantId, input.callId);
+    if (existing) return { entry: existing, duplicate: true };
+    await this.checkLimit(this.db, input.tenantId);
+    const entryId = deriveEntryId(input.tenantId, input.callId);
+    const lookup = this.options.agents.lookup(input.agentName);
+    const descriptor = lookup.state === 'online' ? lookup.entry : undefined;
+    if (descriptor && descriptor.kind !== 'agent') {
+      throw new PlatformError('failed_precondition', 'NOT_AN_AGENT', `'${input.agentName}' is a plain tool, not an agent-tool; call it as a tool`);
+    }
+    return inTransaction(this.db, async (client) => {
+      await entryStore.lockStart(client, input.tenantId, input.callId);
+      const raced = await entryStore.findByCallId(client, input.tenantId, input.callId);
+      if (raced) return { entry: raced, duplicate: true };
+      const result = await this.options.steps.step({
+        agentName: input.agentName,
+        callId: stepCallId(entryId, 1),
+        tenantId: input.tenantId,
+        conversationId: input.conversationId,
+        runId: input.runId,
+        request: { arguments: input.arguments, agent: { phase: 'start' } },
+        deadlineAt: this.deadline(descriptor, input.deadlineAt),
+        sideEffect: descriptor?.sideEffect,
+        dedupe: descriptor?.dedupe,
+      });
+      const state = { schema_version: descriptor?.agentSchemaVersion ?? '', ...this.stateAfter(result, input.agentName) };
+      if (isLive(state.status)) {
+        // Starts of one tenant serialize only here, for the count: the runner calls ran in parallel.
+        await entryStore.lockTenantLimit(client, input.tenantId);
+        await this.checkLimit(client, input.tenantId);
+      }
+      const entry = await entryStore.insert(
+        client,
+        {
+          entry_id: entryId,
+          tenant_id: input.tenantId,
+          conversation_id: input.conversationId,
+          run_id: input.runId ?? null,
+          call_id: input.callId,
+          agent_name: input.agentName,
+          arguments: input.arguments,
+          source_kind: input.source.kind,
+          source_task_id: input.source.taskId ?? null,
+        },
+        { ...state, step: 1 },
+      );
+      this.logStep(entry, 'agent started');
+      return { entry, duplicate: false };
+    });
+  }
+
+  /** Gives a waiting_for_input entry the user's answer (step phase `input`). */
+  continue(input: ContinueInput): Promise<EntryRow> {
+    return this.change(input.tenantId, { entryId: input.entryId }, entryNotFound, async (client, row) => {
+      if (row.status !== 'waiting_for_input') return { row, reject: notWaitingFor('waiting_for_input', row) };
+      return this.step(client, row, { phase: 'input', collected: row.collected, fields: input.fields, message: input.message }, input.deadlineAt);
+    });
+  }
+
+  /** Gives a waiting_for_approval entry the user's decision (step phase `approval`). */
+  resolve(input: ResolveInput): Promise<EntryRow> {
+    return this.change(input.tenantId, { approvalId: input.approvalId }, approvalNotFound, async (client, row) => {
+      if (row.status !== 'waiting_for_approval' || !row.approval) return { row, reject: notWaitingFor('waiting_for_approval', row) };
+      const approval = row.approval;
+      if (input.decision && !approval.options.includes(input.decision)) {
+        return { row, reject: errors.invalidArgument('DECISION_NOT_OFFERED', `decision '${input.decision}' is not offered; the options are ${approval.options.join(', ')}`) };
+      }
+      if (input.changes && Object.keys(input.changes).length > 0 && !approval.allowModification) {
+        return { row, reject: errors.invalidArgument('MODIFICATION_NOT_ALLOWED', 'this approval request does not accept changes') };
+      }
+      const step: AgentStepInput = {
+        phase: 'approval',
+        collected: row.collected,
+        ...(input.decision ? { decision: input.decision } : {}),
+        ...(input.changes ? { changes: input.changes } : {}),
+        ...(input.reply !== undefined ? { reply: input.reply } : {}),
+      };
+      return this.step(client, row, step, input.deadlineAt);
+    });
+  }
+
+  async get(tenantId: string, entryId: string): Promise<EntryRow> {
+    const row = await entryStore.get(this.db, tenantId, entryId);
+    if (!row) throw entryNotFound();
+    return row;
+  }
+
+  /** Live entries not past their expiry, oldest first. */
+  listPending(tenantId: string, conversationId: string | undefined): Promise<EntryRow[]> {
+    return entryStore.listLive(this.db, tenantId, conversationId);
+  }
+
+  /** Parks a waiting entry until resumed (or until AGENT_PAUSED_TTL_MS passes). Pausing a paused entry is a no-op. */
+  pause(tenantId: string, entryId: string): Promise<EntryRow> {
+    return this.change(tenantId, { entryId }, entryNotFound, async (client, row) => {
+      if (row.status === 'paused') return { row };
+      if (row.status !== 'waiting_for_input' && row.status !== 'waiting_for_approval') return { row, reject: notLive(row) };
+      const paused = await entryStore.update(client, row.entry_id, { status: 'paused', paused_from: row.status, expires_in_ms: this.settings.AGENT_PAUSED_TTL_MS });
+      this.logStep(paused, 'agent paused');
+      return { row: paused };
+    });
+  }
+
+  /** Returns a paused entry to its wait, with a fresh expiry. Resuming a waiting entry is a no-op. */
+  resume(tenantId: string, entryId: string): Promise<EntryRow> {
+    return this.change(tenantId, { entryId }, entryNotFound, async (client, row) => {
+      if (row.status === 'waiting_for_input' || row.status === 'waiting_for_approval') return { row };
+      if (row.status !== 'paused' || !row.paused_from) return { row, reject: notLive(row) };
+      const wait = row.paused_from === 'waiting_for_approval' && row.approval ? row.approval.timeoutMinutes * 60_000 : this.settings.AGENT_INPUT_TTL_MS;
+      const resumed = await entryStore.update(client, row.entry_id, { status: row.paused_from, paused_from: null, expires_in_ms: wait });
+      this.logStep(resumed, 'agent resumed');
+      return { row: resumed };
+    });
+  }
+
+  /** Cancels a live entry; its result is the cancellation message for the model. Cancelling twice is a no-op. */
+  cancel(tenantId: string, entryId: string): Promise<EntryRow> {
+    return this.change(tenantId, { entryId }, entryNotFound, async (client, row) => {
+      if (row.status === 'cancelled') return { row };
+      if (!isLive(row.status)) return { row, reject: notLive(row) };
+      const cancelled = await entryStore.update(client, row.entry_id, {
+        status: 'cancelled',
+        paused_from: null,
+        result: USER_CANCELLED_MESSAGE,
+        prompt: null,
+        missing: null,
+        expires_at: null,
+      });
+      this.logStep(cancelled, 'agent cancelled');
+      return { row: cancelled };
+    });
+  }
+
+  /**
+   * Locks the entry, expires it first when its wait ran out, and applies `fn`. A rejection `fn`
+   * returns is thrown after the commit (so an expiry found on the way is kept); anything `fn`
+   * throws rolls the whole change back.
+   */
+  private async change(
+    tenantId: string,
+    by: { entryId: string } | { approvalId: string },
+    notFound: () => PlatformError,
+    fn: (client: pg.PoolClient, row: EntryRow) => Promise<Outcome>,
+  ): Promise<EntryRow> {
+    let expired = false;
+    const outcome = await inTransaction(this.db, async (client) => {
+      const locked: LockedRow | undefined = await entryStore.lock(client, tenantId, by);
+      if (!locked) throw notFound();
+      const { due, ...row } = locked;
+      if (!due) return fn(client, row);
+      const expiredRow = await entryStore.expire(client, row.entry_id);
+      expired = true;
+      this.logStep(expiredRow, 'agent expired');
+      return fn(client, expiredRow);
+    });
+    if (expired) this.options.onExpired?.();
+    if (outcome.reject) throw outcome.reject;
+    return outcome.row;
+  }
+
+  /** One step on a locked live entry: schema version guard, runner call, new state. */
+  private async step(client: pg.PoolClient, row: EntryRow, agent: AgentStepInput, callerDeadlineAt: number): Promise<Outcome> {
+    const descriptor = await this.onlineAgent(row.agent_name);
+    let current = agentSchemaVersion(descriptor);
+    if (current !== row.schema_version) {
+      // The catalog may lag behind a deploy (either way): look again before discarding anything.
+      current = agentSchemaVersion(await this.onlineAgent(row.agent_name, true));
+      if (current !== row.schema_version) return { row: await this.discard(client, row, current, row.step) };
+    }
+    const result = await this.options.steps.step({
+      agentName: row.agent_name,
+      callId: stepCallId(row.entry_id, row.step + 1),
+      tenantId: row.tenant_id,
+      conversationId: row.conversation_id,
+      runId: row.run_id ?? undefined,
+      request: { arguments: row.arguments, agent },
+      deadlineAt: this.deadline(descriptor, callerDeadlineAt),
+      sideEffect: descriptor.sideEffect,
+      dedupe: descriptor.dedupe,
+    });
+    if (result.kind === 'output' && result.output.schemaVersion !== row.schema_version) {
+      // A runner deployed between the check and the call: keep a finished action, never a mixed state.
+      if (result.output.state !== 'completed') return { row: await this.discard(client, row, result.output.schemaVersion, row.step + 1) };
+      this.options.logger.warn(
+        { entryId: row.entry_id, agent: row.agent_name, saved: row.schema_version, current: result.output.schemaVersion },
+        'agent completed under a new schema version; keeping its result',
+      );
+    }
+    const updated = await entryStore.update(client, row.entry_id, { ...this.stateAfter(result, row.agent_name), step: row.step + 1 });
+    this.logStep(updated, 'agent step');
+    return { row: updated };
+  }
+
+  /** The entry's fields were saved under another schema version: end it, never run it. */
+  private async discard(client: pg.PoolClient, row: EntryRow, current: string | undefined, step: number): Promise<EntryRow> {
+    const now = current === undefined ? 'no schema version' : `schema version ${current}`;
+    this.options.logger.warn(
+      { entryId: row.entry_id, tenantId: row.tenant_id, agent: row.agent_name, saved: row.schema_version, current: current ?? null },
+      'discarded a waiting agent: its schema version changed',
+    );
+    return entryStore.update(client, row.entry_id, {
+      status: 'error',
+      paused_from: null,
+      error_code: SCHEMA_VERSION_CHANGED,
+      error_message:
+        `The agent '${row.agent_name}' changed its fields (saved under schema version ${row.schema_version}, now ${now}) while this request waited, ` +
+        'so the waiting request was discarded and nothing was done. Call the agent again to start over.',
+      prompt: null,
+      missing: null,
+      expires_at: null,
+      step,
+    });
+  }
+
+  /** The catalog entry of an agent whose runner is online, or UNAVAILABLE (the entry stays as it is). */
+  private async onlineAgent(name: string, refresh = false): Promise<CatalogEntry> {
+    let found = refresh ? undefined : this.options.agents.lookup(name);
+    if (found?.state !== 'online') {
+      await this.options.agents.refresh();
+      found = this.options.agents.lookup(name);
+    }
+    if (found.state === 'online') return found.entry;
+    throw errors.unavailable('AGENT_UNAVAILABLE', `no runner serves the agent '${name}' right now; the entry is unchanged, try again later`, { retryAfterSeconds: 5 });
+  }
+
+  /** The new state after a step, or the error for a step that did not happen (the transaction then rolls back). */
+  private stateAfter(result: StepResult, agentName: string): EntryPatch & { status: EntryStatus } {
+    switch (result.kind) {
+      case 'output':
+        return stateOf(result.output, this.settings.AGENT_INPUT_TTL_MS);
+      case 'rejected':
+        return { status: 'error', error_code: result.code, error_message: result.message, paused_from: null, prompt: null, missing: null, expires_at: null };
+      case 'unavailable':
+        throw errors.unavailable('AGENT_UNAVAILABLE', `${result.message}; the agent entry is unchanged, try again later`, { retryAfterSeconds: 1 });
+      case 'timeout':
+        throw new PlatformError(
+          'deadline_exceeded',
+          'AGENT_STEP_TIMEOUT',
+          `${result.message}; the agent entry is unchanged, and a retry sends the same step call id so the runner can answer it without running the step twice (agent '${agentName}')`,
+        );
+    }
+  }
+
+  private deadline(descriptor: CatalogEntry | undefined, callerDeadlineAt: number): number {
+    const own = Math.min(descriptor?.timeoutMs ?? Number.POSITIVE_INFINITY, this.settings.AGENT_STEP_TIMEOUT_MS);
+    return Math.min(Date.now() + own, callerDeadlineAt - DEADLINE_MARGIN_MS);
+  }
+
+  private async checkLimit(db: pg.ClientBase | pg.Pool, tenantId: string): Promise<void> {
+    const live = await entryStore.countLive(db, tenantId);
+    const limit = this.settings.MAX_LIVE_AGENTS_PER_TENANT;
+    if (live >= limit) {
+      throw new PlatformError(
+        'resource_exhausted',
+        'TOO_MANY_AGENTS',
+        `this tenant already has ${live} agents waiting for the user (the limit is ${limit}); answer, cancel or let some expire before starting another`,
+        { details: { live, limit } },
+      );
+    }
+  }
+
+  private logStep(row: EntryRow, msg: string): void {
+    this.options.logger.info({ entryId: row.entry_id, tenantId: row.tenant_id, agent: row.agent_name, status: row.status, step: row.step, errorCode: row.error_code ?? undefined }, msg);
+  }
+}

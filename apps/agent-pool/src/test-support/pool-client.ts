@@ -1,0 +1,37 @@
+import { connect } from '@nats-io/transport-node';
+import { agentPoolV1 } from '@platform/proto';
+import { createGrpcClient, type GrpcClientHandle, type NatsConnection } from '@platform/service-kit';
+import { randomBytes } from 'node:crypto';
+
+export type PoolClient = GrpcClientHandle<agentPoolV1.AgentPoolServiceClient>;
+
+export function poolClient(port: number): PoolClient {
+  return createGrpcClient(agentPoolV1.AgentPoolServiceClient, agentPoolV1.AgentPoolServiceService, `127.0.0.1:${port}`, { defaultDeadlineMs: 10_000 });
+}
+
+export function connectTestNats(url: string): Promise<NatsConnection> {
+  return connect({ servers: url, name: 'agent-pool-test' });
+}
+
+/** A name unique to this test run (tool subjects and tenants are shared by every suite on the NATS server). */
+export function unique(prefix: string): string {
+  return `${prefix}_${randomBytes(4).toString('hex')}`;
+}
+
+export interface StartOptions {
+  conversationId?: string;
+  runId?: string;
+  source?: agentPoolV1.AgentSource;
+}
+
+export function startRequest(tenantId: string, agentName: string, callId: string, args: Record<string, unknown>, options: StartOptions = {}): agentPoolV1.StartAgentRequest {
+  return {
+    tenantId,
+    conversationId: options.conversationId ?? 'conv-1',
+    runId: options.runId ?? 'run-1',
+    callId,
+    agentName,
+    argumentsJson: JSON.stringify(args),
+    source: options.source,
+  };
+}
