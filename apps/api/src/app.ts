@@ -1,9 +1,10 @@
-import type { memoryV1, orchestratorV1 } from '@platform/proto';
+import type { agentPoolV1, memoryV1, orchestratorV1 } from '@platform/proto';
 import type { Logger, PromiseClient } from '@platform/service-kit';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import type { TokenVerifier } from './auth.js';
 import { HttpError, toHttpError } from './http-errors.js';
 import type { RunEvents } from './events/run-event-reader.js';
+import { registerApprovalRoutes } from './routes/approvals.js';
 import { registerChatCompletionRoutes } from './routes/chat-completions.js';
 import { registerConversationRoutes } from './routes/conversations.js';
 import { registerHealthRoutes, type HealthRoutesOptions } from './routes/health.js';
@@ -17,6 +18,7 @@ export interface AppOptions {
   maxBodyBytes: number;
   orchestrator: PromiseClient<orchestratorV1.OrchestratorServiceClient>;
   memory: PromiseClient<memoryV1.MemoryServiceClient>;
+  agentPool: PromiseClient<agentPoolV1.AgentPoolServiceClient>;
   /** Run events from the run-events stream (SSE, the streaming facade). */
   events: RunEvents;
   limits: {
@@ -61,6 +63,7 @@ export function buildApp(options: AppOptions): FastifyInstance {
   registerRunRoutes(app, { orchestrator: options.orchestrator, events, sseHeartbeatMs: options.limits.sseHeartbeatMs });
   registerToolRoutes(app, { orchestrator: options.orchestrator });
   registerChatCompletionRoutes(app, { turns, events, ...options.limits });
+  registerApprovalRoutes(app, { agentPool: options.agentPool, turns, turnWaitMs: options.limits.turnWaitMs });
   return app;
 }
 

@@ -7,6 +7,8 @@ export const ApiConfig = z.object({
   HTTP_PORT: env.port().default(8080),
   ORCHESTRATOR_ADDRESS: z.string().default('127.0.0.1:50052'),
   MEMORY_ADDRESS: z.string().default('127.0.0.1:50051'),
+  /** The agent pool, for the approvals endpoints. */
+  AGENT_POOL_ADDRESS: z.string().default('127.0.0.1:50053'),
   /** NATS with JetStream: the api reads run events (SSE) from the run-events stream. */
   NATS_URL: z.string().default('nats://127.0.0.1:4222'),
   /** Interval of keep-alive comments on event streams. */

@@ -1,4 +1,4 @@
-import { memoryV1, orchestratorV1 } from '@platform/proto';
+import { agentPoolV1, memoryV1, orchestratorV1 } from '@platform/proto';
 import { RUN_EVENTS_STREAM, RUN_EVENTS_SUBJECT_PREFIX } from '@platform/contracts';
 import { connectNats, createGrpcClient, ensureStream, GrpcHealthProbe, type Logger } from '@platform/service-kit';
 import { buildApp } from './app.js';
@@ -11,7 +11,7 @@ export interface ApiServer {
   stop(): Promise<void>;
 }
 
-/** Wires the api: gRPC clients for orchestrator and memory, NATS for run events, health probes, the HTTP server. */
+/** Wires the api: gRPC clients (orchestrator, memory, agent pool), NATS for run events, health probes, the HTTP server. */
 export async function startApiServer(config: ApiConfig, logger: Logger): Promise<ApiServer> {
   const nc = await connectNats({ servers: config.NATS_URL, name: 'api', logger });
   // The orchestrator creates the stream too; whichever boots first makes it exist for the other.
@@ -20,7 +20,14 @@ export async function startApiServer(config: ApiConfig, logger: Logger): Promise
     defaultDeadlineMs: config.TURN_WAIT_MS,
   });
   const memory = createGrpcClient(memoryV1.MemoryServiceClient, memoryV1.MemoryServiceService, config.MEMORY_ADDRESS, { defaultDeadlineMs: config.GRPC_DEADLINE_MS });
-  const probes = { orchestrator: new GrpcHealthProbe(config.ORCHESTRATOR_ADDRESS), memory: new GrpcHealthProbe(config.MEMORY_ADDRESS) };
+  const agentPool = createGrpcClient(agentPoolV1.AgentPoolServiceClient, agentPoolV1.AgentPoolServiceService, config.AGENT_POOL_ADDRESS, {
+    defaultDeadlineMs: config.GRPC_DEADLINE_MS,
+  });
+  const probes = {
+    orchestrator: new GrpcHealthProbe(config.ORCHESTRATOR_ADDRESS),
+    memory: new GrpcHealthProbe(config.MEMORY_ADDRESS),
+    agentPool: new GrpcHealthProbe(config.AGENT_POOL_ADDRESS),
+  };
   let accepting = true;
 
   const app = buildApp({
@@ -36,12 +43,14 @@ export async function startApiServer(config: ApiConfig, logger: Logger): Promise
     maxBodyBytes: config.MAX_BODY_BYTES,
     orchestrator: orchestrator.rpc,
     memory: memory.rpc,
+    agentPool: agentPool.rpc,
     events: new RunEventReader(nc, logger),
     limits: { maxMessageChars: config.MAX_MESSAGE_CHARS, turnWaitMs: config.TURN_WAIT_MS, sseHeartbeatMs: config.SSE_HEARTBEAT_MS },
     health: {
       dependencies: {
         orchestrator: { probe: probes.orchestrator, service: 'orchestrator.v1.OrchestratorService' },
         memory: { probe: probes.memory, service: 'memory.v1.MemoryService' },
+        agentPool: { probe: probes.agentPool, service: 'agentpool.v1.AgentPoolService' },
       },
       probeTimeoutMs: Math.min(config.GRPC_DEADLINE_MS, 2_000),
       isAccepting: () => accepting,
@@ -58,8 +67,10 @@ export async function startApiServer(config: ApiConfig, logger: Logger): Promise
       await app.close();
       orchestrator.close();
       memory.close();
+      agentPool.close();
       probes.orchestrator.close();
       probes.memory.close();
+      probes.agentPool.close();
       await nc.drain();
     },
   };

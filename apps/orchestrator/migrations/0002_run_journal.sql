@@ -16,6 +16,9 @@ ALTER TABLE runs ADD COLUMN tier        text        NOT NULL DEFAULT '';
 ALTER TABLE runs ADD COLUMN stream      boolean     NOT NULL DEFAULT false;
 -- The user's IANA time zone for the framework context ('' = the orchestrator's default).
 ALTER TABLE runs ADD COLUMN time_zone   text        NOT NULL DEFAULT '';
+-- A decision on a waiting agent's approval request sent through the approvals API
+-- ({approvalId, decision, changes}); the pending-agent step applies it before the loop.
+ALTER TABLE runs ADD COLUMN approval    jsonb;
 -- The assembled loop input (system prompt, history, the message), fixed at the first claim so a
 -- resumed run replays exactly what the first attempt saw.
 ALTER TABLE runs ADD COLUMN input       jsonb;
@@ -32,8 +35,9 @@ CREATE INDEX runs_expired_leases ON runs (lease_until) WHERE status IN ('queued'
 
 CREATE TABLE run_steps (
   run_id     text        NOT NULL REFERENCES runs (run_id) ON DELETE CASCADE,
-  -- 'model': a model response, step_key = its ordinal in the run; 'tool': an outcome, step_key = call id.
-  kind       text        NOT NULL CHECK (kind IN ('model', 'tool')),
+  -- 'model': a model response, step_key = its ordinal in the run; 'tool': an outcome, step_key = call id;
+  -- 'pipeline': what a pipeline step decided (e.g. the pending-agent step), step_key = the step's name.
+  kind       text        NOT NULL CHECK (kind IN ('model', 'tool', 'pipeline')),
   step_key   text        NOT NULL,
   payload    jsonb       NOT NULL,
   epoch      integer     NOT NULL,

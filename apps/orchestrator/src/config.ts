@@ -7,6 +7,8 @@ export const OrchestratorConfig = z.object({
   GRPC_HOST: z.string().default('127.0.0.1'),
   GRPC_PORT: env.port().default(50052),
   MEMORY_ADDRESS: z.string().default('127.0.0.1:50051'),
+  /** The agent pool: agent-tools that wait for the user, and approvals. */
+  AGENT_POOL_ADDRESS: z.string().default('127.0.0.1:50053'),
   /** Postgres for the run records (schema `orchestrator`, migrated at boot). */
   DATABASE_URL: z.string().default('postgres://postgres@127.0.0.1:5432/platform'),
   DATABASE_POOL_MAX: env.positiveInt().default(10),

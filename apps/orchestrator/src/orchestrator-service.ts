@@ -1,12 +1,13 @@
 import { randomUUID } from 'node:crypto';
 import { ZERO_USAGE } from '@platform/agent-loop';
-import { ConversationId, SUBJECT_SAFE_RUN_ID, TenantId } from '@platform/contracts';
+import { ApprovalDecision, ConversationId, SUBJECT_SAFE_RUN_ID, TenantId } from '@platform/contracts';
 import type { orchestratorV1 } from '@platform/proto';
 import { errors, PlatformError, unaryHandler, type Logger } from '@platform/service-kit';
 import type { ToolCatalog } from '@platform/tool-sdk';
 import type { CancelBroadcast } from './cancel-broadcast.js';
 import type { OrchestratorConfig } from './config.js';
-import type { RunRecord, RunRecords } from './journal/run-records.js';
+import { z } from 'zod';
+import type { ApprovalDecisionInput, RunRecord, RunRecords } from './journal/run-records.js';
 import type { ConversationQueue } from './ordering/conversation-queue.js';
 import type { ShouldProcess } from './pipeline/should-process.js';
 import type { ProfileRegistry } from './profiles.js';
@@ -35,6 +36,7 @@ function toResponse(run: RunRecord): orchestratorV1.HandleMessageResponse {
     toolCalls: (result?.toolCalls ?? []).map((c) => ({ callId: c.callId, name: c.name, success: c.success, status: c.status, durationMs: c.durationMs, errorCode: c.errorCode ?? '' })),
     durationMs: run.finishedAt ? run.finishedAt.getTime() - run.createdAt.getTime() : 0,
     usage: result?.usage ?? ZERO_USAGE,
+    pendingJson: JSON.stringify(result?.pendingAgents ?? []),
   };
 }
 
@@ -45,6 +47,29 @@ function isTimeZone(name: string): boolean {
   } catch {
     return false;
   }
+}
+
+const Changes = z.record(z.string(), z.unknown());
+
+/** The approval decision a message carries (the approvals API), checked. */
+function approvalDecisionOf(request: orchestratorV1.HandleMessageRequest): ApprovalDecisionInput | undefined {
+  if (!request.approvalId) return undefined;
+  const decision = ApprovalDecision.safeParse(request.decision);
+  if (!decision.success) throw errors.invalidArgument('INVALID_DECISION', 'decision must be "approve", "edit" or "cancel"');
+  let changes: Record<string, unknown> | undefined;
+  if (request.changesJson) {
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(request.changesJson);
+    } catch {
+      throw errors.invalidArgument('INVALID_CHANGES', 'changes must be a JSON object');
+    }
+    const checked = Changes.safeParse(parsed);
+    if (!checked.success) throw errors.invalidArgument('INVALID_CHANGES', 'changes must be a JSON object');
+    changes = checked.data;
+  }
+  if (decision.data === 'edit' && !changes) throw errors.invalidArgument('CHANGES_REQUIRED', 'an "edit" decision needs changes');
+  return { approvalId: request.approvalId, decision: decision.data, ...(changes ? { changes } : {}) };
 }
 
 /** A run id the caller chose must be usable as a subject token (events) and an id. */
@@ -79,6 +104,7 @@ export function orchestratorServiceImplementation(deps: OrchestratorDependencies
           throw new PlatformError('unavailable', 'OVERLOADED', `this orchestrator is running ${inFlight} turns, its limit; try again shortly`, { retryAfterSeconds: 1 });
         }
         await deps.shouldProcess.check({ ...scope, content: request.content, tier: request.tier, profile: profile.name });
+        const approval = approvalDecisionOf(request);
         const created = await deps.records.create({
           runId,
           ...scope,
@@ -87,6 +113,7 @@ export function orchestratorServiceImplementation(deps: OrchestratorDependencies
           tier: request.tier,
           stream: request.stream,
           timeZone: request.timeZone,
+          ...(approval ? { approval } : {}),
         });
         if (!created) {
           // The id exists already: the same tenant's run is attached to; another tenant's is not revealed.

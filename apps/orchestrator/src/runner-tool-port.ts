@@ -2,12 +2,15 @@ import type { ToolCallContext, ToolCallRequest, ToolDescription, ToolOutcome, To
 import type { ToolCallResponse } from '@platform/contracts';
 import { withToolExecutionSpan } from '@platform/telemetry';
 import type { CatalogEntry, ToolCatalog, ToolClient } from '@platform/tool-sdk';
+import type { PoolAgents } from './agents/pool-agents.js';
 
 export interface RunnerToolPortScope {
   tenantId: string;
   conversationId: string;
   /** The agent profile's tool allowlist; tools it rejects are neither offered nor run. */
   allowsTool?: (name: string) => boolean;
+  /** Agent-tools run through the agent pool, which keeps them while they wait for the user. */
+  agents?: PoolAgents;
 }
 
 function describe(entry: CatalogEntry): ToolDescription {
@@ -65,6 +68,7 @@ export class RunnerToolPort implements ToolPort {
     if (found.state !== 'online') {
       return { status: 'failed', content: `no runner serves '${call.name}' right now; try again later or answer without it.`, errorCode: 'RUNNER_UNAVAILABLE' };
     }
+    if (found.entry.kind === 'agent' && this.scope.agents) return this.scope.agents.start(this.scope, call, context);
     const response = await this.client.call({
       toolName: call.name,
       arguments: call.arguments,

@@ -3,7 +3,7 @@ import { hostname } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { RUN_EVENTS_STREAM, RUN_EVENTS_SUBJECT_PREFIX } from '@platform/contracts';
 import { OpenAIChatModel } from '@platform/llm';
-import { memoryV1, orchestratorV1 } from '@platform/proto';
+import { agentPoolV1, memoryV1, orchestratorV1 } from '@platform/proto';
 import { connectNats, createGrpcClient, createRedis, ensureStream, GrpcServer, openServiceDatabase, RateLimiter, type Logger } from '@platform/service-kit';
 import { ToolCatalog, ToolClient } from '@platform/tool-sdk';
 import { CancelBroadcast } from './cancel-broadcast.js';
@@ -13,7 +13,9 @@ import { RunSteps } from './journal/run-steps.js';
 import { orchestratorServiceImplementation } from './orchestrator-service.js';
 import { ConversationLease } from './ordering/conversation-lease.js';
 import { ConversationQueue } from './ordering/conversation-queue.js';
-import { noAgentPool } from './pipeline/pending-agents.js';
+import { PoolAgents } from './agents/pool-agents.js';
+import { ReplyInterpreter } from './agents/reply-interpreter.js';
+import { AgentPoolStep } from './pipeline/agent-pool-step.js';
 import { ShouldProcess } from './pipeline/should-process.js';
 import { ProfileRegistry } from './profiles.js';
 import { RunRecovery } from './run-recovery.js';
@@ -46,12 +48,26 @@ export async function startOrchestratorServer(config: OrchestratorConfig, logger
   const nc = await connectNats({ servers: config.NATS_URL, name: 'orchestrator', logger });
   await ensureStream(nc, { name: RUN_EVENTS_STREAM, subjects: [`${RUN_EVENTS_SUBJECT_PREFIX}.>`], maxAgeMs: config.RUN_EVENTS_MAX_AGE_MS });
   const memory = createGrpcClient(memoryV1.MemoryServiceClient, memoryV1.MemoryServiceService, config.MEMORY_ADDRESS, { defaultDeadlineMs: config.GRPC_DEADLINE_MS });
+  const agentPool = createGrpcClient(agentPoolV1.AgentPoolServiceClient, agentPoolV1.AgentPoolServiceService, config.AGENT_POOL_ADDRESS, {
+    defaultDeadlineMs: config.AGENT_TOOL_TIMEOUT_MS,
+  });
   const catalog = new ToolCatalog({ nc, logger, refreshIntervalMs: config.CATALOG_REFRESH_MS, discoveryWaitMs: config.CATALOG_DISCOVERY_WAIT_MS });
   await catalog.start();
 
   // Each process is its own lease owner: a restarted process must not mistake its predecessor's leases for its own.
   const owner = `${hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`;
   const records = new RunRecords(pool);
+  const steps = new RunSteps(pool);
+  const pendingAgents = new AgentPoolStep({
+    pool: agentPool.rpc,
+    catalog,
+    interpreter: new ReplyInterpreter(logger),
+    journal: {
+      load: (run) => steps.loadPipeline(run.runId, 'pending-agents'),
+      save: (run, plan) => steps.recordPipeline(run.runId, run.epoch, 'pending-agents', plan),
+    },
+    logger,
+  });
   const shouldProcess = new ShouldProcess({
     limiter: new RateLimiter(redis, logger),
     redis,
@@ -68,10 +84,11 @@ export async function startOrchestratorServer(config: OrchestratorConfig, logger
     catalog,
     tools: new ToolClient({ nc, logger }),
     records,
-    steps: new RunSteps(pool),
+    steps,
     nc,
     shouldProcess,
-    pendingAgents: noAgentPool,
+    pendingAgents,
+    agents: new PoolAgents(agentPool.rpc),
     logger,
   });
   const queue = new ConversationQueue({
@@ -115,6 +132,7 @@ export async function startOrchestratorServer(config: OrchestratorConfig, logger
       await queue.idle();
       catalog.stop();
       memory.close();
+      agentPool.close();
       await nc.drain();
       await pool.end();
       redis.disconnect();

@@ -9,6 +9,7 @@ import { RunReplay } from './journal/journaled-ports.js';
 import { LeaseLostError, type ClaimedRun, type RunRecord, type RunRecords } from './journal/run-records.js';
 import type { RunSteps } from './journal/run-steps.js';
 import type { HeldLease } from './ordering/conversation-lease.js';
+import type { PoolAgents } from './agents/pool-agents.js';
 import type { PendingAgentStep } from './pipeline/pending-agents.js';
 import { prepareContext } from './pipeline/prepare-context.js';
 import type { ShouldProcess } from './pipeline/should-process.js';
@@ -28,6 +29,8 @@ export interface TurnExecutorDependencies {
   nc: NatsConnection;
   shouldProcess: ShouldProcess;
   pendingAgents: PendingAgentStep;
+  /** Agent-tool calls go to the agent pool. */
+  agents: PoolAgents;
   logger: Logger;
 }
 
@@ -115,11 +118,18 @@ export class TurnExecutor {
       const message = `the agent profile '${run.profile}' no longer exists`;
       return { result: syntheticResult(run.runId, 'model_error', message, { kind: 'profile_missing', message }) };
     }
-    const decision = run.input ? ({ kind: 'run_loop' } as const) : await this.deps.pendingAgents.beforeLoop(run);
-    if (decision.kind === 'answer') return { result: syntheticResult(run.runId, 'agent_waiting', decision.response) };
+    const decision = run.input ? ({ kind: 'run_loop' } as const) : await this.deps.pendingAgents.beforeLoop(run, profile.model);
+    if (decision.kind === 'answer') {
+      return { result: { ...syntheticResult(run.runId, 'agent_waiting', decision.response), messages: decision.messages, pendingAgents: decision.pending } };
+    }
 
-    const tools = new RunnerToolPort(this.deps.catalog, this.deps.tools, { tenantId: run.tenantId, conversationId: run.conversationId, allowsTool: profile.allowsTool });
-    const input = run.input ?? (await this.firstInput(run, profile, tools, decision.kind === 'run_loop_with_agent_result' ? decision.agentResult : undefined));
+    const tools = new RunnerToolPort(this.deps.catalog, this.deps.tools, {
+      tenantId: run.tenantId,
+      conversationId: run.conversationId,
+      allowsTool: profile.allowsTool,
+      agents: this.deps.agents,
+    });
+    const input = run.input ?? (await this.firstInput(run, profile, tools, decision.kind === 'run_loop_with_agent_results' ? decision.messages : []));
     const resumed = run.attempts > 1;
     const journal = resumed ? await this.deps.steps.load(run.runId) : { models: [], tools: new Map() };
     const replay = new RunReplay(journal, {
@@ -151,7 +161,7 @@ export class TurnExecutor {
     return { result, ...(end ? { end } : {}) };
   }
 
-  private async firstInput(run: ClaimedRun, profile: AgentProfile, tools: RunnerToolPort, agentResult: string | undefined): Promise<ChatMessage[]> {
+  private async firstInput(run: ClaimedRun, profile: AgentProfile, tools: RunnerToolPort, agentExchanges: ChatMessage[]): Promise<ChatMessage[]> {
     // Right after a boot (or when every runner was briefly unreachable) the catalog may be empty:
     // discover once now rather than run a turn that offers the model no tools.
     if (this.deps.catalog.list().length === 0) await this.deps.catalog.refresh();
@@ -163,7 +173,7 @@ export class TurnExecutor {
       timeZone: run.timeZone || this.deps.config.DEFAULT_TIMEZONE,
       capabilities: tools.list(),
       now: run.createdAt,
-      ...(agentResult ? { agentResult } : {}),
+      agentExchanges,
     });
     await this.deps.records.saveInput(run.runId, run.epoch, input);
     return input;
@@ -176,6 +186,8 @@ export class TurnExecutor {
    */
   private async postProcess(run: ClaimedRun, result: LoopResult): Promise<RunRecord> {
     const turnMessages: ChatMessage[] = [{ role: 'user', content: run.content }, ...result.messages];
+    // What the user was asked when agents wait belongs to the conversation (the next reply answers it).
+    if (result.stopReason === 'agent_waiting' && turnMessages.at(-1)?.role !== 'assistant') turnMessages.push({ role: 'assistant', content: result.response });
     await this.deps.memory.appendMessages({
       tenantId: run.tenantId,
       conversationId: run.conversationId,

@@ -1,7 +1,7 @@
 import { createWriteStream, mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { loadConfig } from '@platform/service-kit';
-import { startPlatform, workspaceRoot, type Platform, type PlatformApp } from '@platform/testing';
+import { PLATFORM_APPS, startPlatform, workspaceRoot, type Platform, type PlatformApp } from '@platform/testing';
 import { SignJWT } from 'jose';
 import { LocalStackConfig } from './config.js';
 import { runDemoConversation } from './demo.js';
@@ -56,11 +56,11 @@ async function main(): Promise<void> {
       redisUrl: infra.redisUrl,
       jwtSecret: config.AUTH_JWT_SECRET,
       model,
-      ports: { api: config.API_PORT, memory: config.MEMORY_PORT, orchestrator: config.ORCHESTRATOR_PORT, llmSim: config.LLM_SIM_PORT },
+      ports: { api: config.API_PORT, memory: config.MEMORY_PORT, agentPool: config.AGENT_POOL_PORT, orchestrator: config.ORCHESTRATOR_PORT, llmSim: config.LLM_SIM_PORT },
       onLine: logTo,
     });
     await waitUntilReady(platform.apiUrl, 30_000);
-    write(`Services are up (logs in ${path.relative(process.cwd(), logDir) || logDir}/): ${['llm-sim', 'memory', 'tool-runner', 'orchestrator', 'api'].filter((a) => platform?.process(a as PlatformApp)).join(', ')}.`);
+    write(`Services are up (logs in ${path.relative(process.cwd(), logDir) || logDir}/): ${PLATFORM_APPS.filter((a) => platform?.process(a)).join(', ')}.`);
     write(model ? `Model: ${model.model} at ${model.baseUrl}` : `Model: llm-sim (simulated, ${platform.llmSimUrl})`);
 
     const token = await new SignJWT({ tenant: config.DEMO_TENANT })

@@ -2,8 +2,9 @@ import { freePort } from './ports.js';
 import { startServiceProcess, type ServiceMode, type ServiceProcess } from './service-process.js';
 
 /** The apps a full platform runs, in start order (each only needs the ones before it). */
-export const PLATFORM_APPS = ['llm-sim', 'memory', 'tool-runner', 'orchestrator', 'api'] as const;
+export const PLATFORM_APPS = ['llm-sim', 'memory', 'tool-runner', 'agent-pool', 'orchestrator', 'api'] as const;
 export type PlatformApp = (typeof PLATFORM_APPS)[number];
+export type PlatformPort = 'api' | 'memory' | 'agentPool' | 'orchestrator' | 'llmSim';
 
 export interface PlatformOptions {
   natsUrl: string;
@@ -14,7 +15,7 @@ export interface PlatformOptions {
   /** A real OpenAI-compatible endpoint; when absent, llm-sim runs and answers. */
   model?: { baseUrl: string; apiKey: string; model: string };
   /** Fixed ports (e.g. for a local stack with stable URLs); free ports are chosen otherwise. */
-  ports?: Partial<Record<'api' | 'memory' | 'orchestrator' | 'llmSim', number>>;
+  ports?: Partial<Record<PlatformPort, number>>;
   mode?: ServiceMode;
   /** Extra environment for every app, e.g. `{ OTEL_EXPORTER_OTLP_ENDPOINT: ... }`. */
   commonEnv?: Record<string, string>;
@@ -29,7 +30,7 @@ export interface PlatformOptions {
 export interface Platform {
   readonly apiUrl: string;
   readonly llmSimUrl: string | undefined;
-  readonly ports: Record<'api' | 'memory' | 'orchestrator' | 'llmSim', number>;
+  readonly ports: Record<PlatformPort, number>;
   process(app: PlatformApp): ServiceProcess | undefined;
   /** Starts an app (again) with the same configuration and ports. */
   start(app: PlatformApp): Promise<ServiceProcess>;
@@ -42,6 +43,7 @@ async function choosePorts(fixed: PlatformOptions['ports'] = {}): Promise<Platfo
   return {
     api: fixed.api ?? (await freePort()),
     memory: fixed.memory ?? (await freePort()),
+    agentPool: fixed.agentPool ?? (await freePort()),
     orchestrator: fixed.orchestrator ?? (await freePort()),
     llmSim: fixed.llmSim ?? (await freePort()),
   };
@@ -57,10 +59,12 @@ export async function startPlatform(options: PlatformOptions): Promise<Platform>
     'llm-sim': { ...common, LLM_SIM_PORT: String(ports.llmSim), LLM_SIM_API_KEY: model.apiKey },
     memory: { ...common, DATABASE_URL: options.databaseUrl, GRPC_PORT: String(ports.memory) },
     'tool-runner': { ...common, REDIS_URL: options.redisUrl },
+    'agent-pool': { ...common, DATABASE_URL: options.databaseUrl, GRPC_PORT: String(ports.agentPool), CATALOG_REFRESH_MS: '1000' },
     orchestrator: {
       ...common,
       GRPC_PORT: String(ports.orchestrator),
       MEMORY_ADDRESS: `127.0.0.1:${ports.memory}`,
+      AGENT_POOL_ADDRESS: `127.0.0.1:${ports.agentPool}`,
       DATABASE_URL: options.databaseUrl,
       REDIS_URL: options.redisUrl,
       OPENAI_BASE_URL: model.baseUrl,
@@ -73,6 +77,7 @@ export async function startPlatform(options: PlatformOptions): Promise<Platform>
       HTTP_PORT: String(ports.api),
       ORCHESTRATOR_ADDRESS: `127.0.0.1:${ports.orchestrator}`,
       MEMORY_ADDRESS: `127.0.0.1:${ports.memory}`,
+      AGENT_POOL_ADDRESS: `127.0.0.1:${ports.agentPool}`,
       AUTH_JWT_SECRET: options.jwtSecret,
       REDIS_URL: options.redisUrl,
     },

@@ -26,13 +26,18 @@ export class RunEventReader {
   }
 
   async *read(runId: string, afterId: number, signal: AbortSignal): AsyncGenerator<RunEventEnvelope> {
+    // One subject as a string: the consumer then uses `filter_subject`, which every JetStream
+    // server understands (an array becomes `filter_subjects`, which needs nats-server 2.10+).
     const consumer = await jetstream(this.nc).consumers.get(RUN_EVENTS_STREAM, {
-      filter_subjects: [runEventsSubject(runId)],
+      filter_subjects: runEventsSubject(runId),
       deliver_policy: DeliverPolicy.All,
     });
     const messages = await consumer.consume();
     const stop = (): void => void messages.close();
     signal.addEventListener('abort', stop, { once: true });
+    // The reader may have been stopped while the consumer was being created (e.g. the turn was
+    // refused at once): a listener added to an aborted signal never fires, so stop here.
+    if (signal.aborted) stop();
     try {
       for await (const message of messages) {
         const parsed = RunEventEnvelope.safeParse((() => { try { return message.json(); } catch { return undefined; } })());

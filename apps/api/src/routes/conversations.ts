@@ -37,6 +37,8 @@ export function turnResponseBody(result: orchestratorV1.HandleMessageResponse, c
     })),
     durationMs: result.durationMs,
     usage: result.usage ?? { inputTokens: 0, outputTokens: 0, totalTokens: 0 },
+    // Agent-tools waiting for the user (status "waiting"): prompts and structured approval requests.
+    pending: JSON.parse(result.pendingJson || '[]') as unknown,
   };
 }
 

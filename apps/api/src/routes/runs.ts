@@ -48,8 +48,15 @@ export function registerRunRoutes(app: FastifyInstance, options: RunRoutesOption
     const closed = stream.closedSignal();
     try {
       // A finished run whose events are all seen (or no longer kept) has nothing more to send.
-      if (finished && (await options.events.lastId(run.runId)) <= afterId) return reply;
-      for await (const event of options.events.read(run.runId, afterId, closed)) stream.send(event.type, event, event.id);
+      const lastId = finished ? await options.events.lastId(run.runId) : undefined;
+      if (lastId !== undefined && lastId <= afterId) return reply;
+      for await (const event of options.events.read(run.runId, afterId, closed)) {
+        stream.send(event.type, event, event.id);
+        // A finished run has no more events than it has now: stop at its last one even when that
+        // is not `execution_end` (its holder died between recording the run and publishing the
+        // end), rather than keep the client waiting for an event that will never come.
+        if (lastId !== undefined && event.id >= lastId) break;
+      }
     } catch (error) {
       if (!closed.aborted) stream.send('error', { error: { code: 'EVENTS_UNAVAILABLE', message: (error as Error).message } });
     } finally {

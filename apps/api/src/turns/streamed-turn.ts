@@ -2,7 +2,7 @@ import type { RunEventEnvelope } from '@platform/contracts';
 import type { FastifyReply } from 'fastify';
 import type { RunEvents } from '../events/run-event-reader.js';
 import { SseStream } from '../events/sse.js';
-import { toHttpError } from '../http-errors.js';
+import { HttpError, toHttpError } from '../http-errors.js';
 import type { TurnRequest, TurnRunner } from './turn-runner.js';
 
 export interface StreamedTurnOptions {
@@ -28,8 +28,14 @@ export async function streamTurn(reply: FastifyReply, options: StreamedTurnOptio
   const stopReading = new AbortController();
   const turn = options.runner.run(options.request, options.runId, options.deadlineAt);
   const events = options.reader.read(options.runId, 0, stopReading.signal)[Symbol.asyncIterator]();
+  // The first read stays pending while the race below runs: it is the stream's first event
+  // whichever side wins (asking the generator again would skip it).
+  const firstRead = events.next();
   const first = await Promise.race([
-    events.next().then((next) => ({ kind: 'event' as const, next })),
+    firstRead.then(
+      (next) => ({ kind: 'event' as const, next }),
+      (error: unknown) => ({ kind: 'unreadable' as const, error }),
+    ),
     turn.then(
       () => ({ kind: 'finished' as const }),
       (error: unknown) => ({ kind: 'refused' as const, error }),
@@ -39,6 +45,18 @@ export async function streamTurn(reply: FastifyReply, options: StreamedTurnOptio
     stopReading.abort();
     await events.return?.(undefined);
     throw first.error;
+  }
+  if (first.kind === 'unreadable') {
+    // No stream can be shown: answer as JSON once the turn's fate is known (a refusal keeps its
+    // own status and code; an accepted run is durable and GET /v1/runs/{id} has its result).
+    const outcome = await turn.then(
+      () => ({ refused: false as const }),
+      (error: unknown) => ({ refused: true as const, error }),
+    );
+    if (outcome.refused) throw outcome.error;
+    throw new HttpError(503, 'EVENTS_UNAVAILABLE', `the run's events could not be read (${(first.error as Error)?.message ?? String(first.error)}); GET /v1/runs/${options.runId} has its result`, {
+      runId: options.runId,
+    });
   }
 
   const stream = new SseStream(reply, options.heartbeatMs, { 'x-run-id': options.runId });
@@ -57,7 +75,7 @@ export async function streamTurn(reply: FastifyReply, options: StreamedTurnOptio
     stream.end();
   });
   try {
-    let next = first.kind === 'event' ? first.next : await events.next();
+    let next = first.kind === 'event' ? first.next : await firstRead;
     while (!next.done) {
       options.render(stream, next.value);
       if (next.value.type === 'execution_end') {
@@ -71,5 +89,8 @@ export async function streamTurn(reply: FastifyReply, options: StreamedTurnOptio
   } finally {
     ended = true;
     stream.end();
+    // Let go of the run's consumer (the reader may be suspended right after `execution_end`).
+    stopReading.abort();
+    void events.return?.(undefined).catch(() => undefined);
   }
 }

@@ -2,7 +2,9 @@ import { randomUUID } from 'node:crypto';
 import type { orchestratorV1 } from '@platform/proto';
 import { isPlatformError, type Logger, type PromiseClient } from '@platform/service-kit';
 
-export type TurnRequest = Omit<orchestratorV1.HandleMessageRequest, 'runId' | 'attach'>;
+/** A turn to run; the approval fields are only for decisions on approval requests. */
+export type TurnRequest = Omit<orchestratorV1.HandleMessageRequest, 'runId' | 'attach' | 'approvalId' | 'decision' | 'changesJson'> &
+  Partial<Pick<orchestratorV1.HandleMessageRequest, 'approvalId' | 'decision' | 'changesJson'>>;
 
 const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -31,7 +33,7 @@ export class TurnRunner {
   async run(request: TurnRequest, runId: string, deadlineAt: number, signal?: AbortSignal): Promise<orchestratorV1.HandleMessageResponse> {
     for (let attempt = 0; ; attempt++) {
       try {
-        return await this.orchestrator.handleMessage({ ...request, runId, attach: attempt > 0 }, { deadlineMs: Math.max(1, deadlineAt - Date.now()), ...(signal ? { signal } : {}) });
+        return await this.orchestrator.handleMessage({ approvalId: '', decision: '', changesJson: '', ...request, runId, attach: attempt > 0 }, { deadlineMs: Math.max(1, deadlineAt - Date.now()), ...(signal ? { signal } : {}) });
       } catch (err) {
         const backoffMs = Math.min(2_000, 100 * 2 ** attempt);
         if (!isLostConnection(err) || signal?.aborted || Date.now() + backoffMs >= deadlineAt) throw err;

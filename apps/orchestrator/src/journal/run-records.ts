@@ -8,6 +8,13 @@ export type RunStatus = 'queued' | 'running' | 'completed' | 'waiting' | 'failed
 
 export type RunSummary = Omit<LoopResult, 'transcript' | 'messages'>;
 
+/** A decision on an approval request, sent with the message (the approvals API). */
+export interface ApprovalDecisionInput {
+  approvalId: string;
+  decision: 'approve' | 'edit' | 'cancel';
+  changes?: Record<string, unknown>;
+}
+
 export interface RunRecord {
   runId: string;
   tenantId: string;
@@ -35,6 +42,7 @@ export interface NewRun {
   tier: string;
   stream: boolean;
   timeZone: string;
+  approval?: ApprovalDecisionInput;
 }
 
 /** A run this orchestrator holds: writes about it are fenced by `epoch`. */
@@ -104,9 +112,9 @@ export class RunRecords {
   /** Records an accepted message as a queued run; false when the run id already exists. */
   async create(run: NewRun): Promise<boolean> {
     const { rowCount } = await this.pool.query(
-      `INSERT INTO runs (run_id, tenant_id, conversation_id, status, profile, content, tier, stream, time_zone, created_at)
-       VALUES ($1, $2, $3, 'queued', $4, $5, $6, $7, $8, clock_timestamp()) ON CONFLICT (run_id) DO NOTHING`,
-      [run.runId, run.tenantId, run.conversationId, run.profile, run.content, run.tier, run.stream, run.timeZone],
+      `INSERT INTO runs (run_id, tenant_id, conversation_id, status, profile, content, tier, stream, time_zone, approval, created_at)
+       VALUES ($1, $2, $3, 'queued', $4, $5, $6, $7, $8, $9, clock_timestamp()) ON CONFLICT (run_id) DO NOTHING`,
+      [run.runId, run.tenantId, run.conversationId, run.profile, run.content, run.tier, run.stream, run.timeZone, run.approval ? JSON.stringify(run.approval) : null],
     );
     return rowCount === 1;
   }
@@ -129,7 +137,9 @@ export class RunRecords {
     leaseMs: number,
     token: number,
   ): Promise<{ next: string | undefined; claimed: ClaimedRun | undefined }> {
-    const { rows } = await this.pool.query<Partial<RunRow> & { next_run_id: string | null; lease_epoch: number | null; input: ChatMessage[] | null; attempts: number | null }>(
+    const { rows } = await this.pool.query<
+      Partial<RunRow> & { next_run_id: string | null; lease_epoch: number | null; input: ChatMessage[] | null; attempts: number | null; approval: ApprovalDecisionInput | null }
+    >(
       `WITH fence AS (
          INSERT INTO conversation_fences (tenant_id, conversation_id, token) VALUES ($1, $2, $5)
          ON CONFLICT (tenant_id, conversation_id) DO UPDATE SET token = EXCLUDED.token
@@ -162,6 +172,7 @@ export class RunRecords {
         tier: row.tier ?? '',
         stream: row.stream ?? false,
         timeZone: row.time_zone ?? '',
+        ...(row.approval ? { approval: row.approval } : {}),
         epoch: row.lease_epoch ?? 0,
         input: row.input,
         attempts: row.attempts ?? 1,

@@ -8,13 +8,15 @@ export interface JournaledSteps {
   tools: Map<string, ToolOutcome>;
 }
 
+type StepKind = 'model' | 'tool' | 'pipeline';
+
 /** Writes and reads the steps of runs. Every write is fenced by the writer's lease epoch. */
 export class RunSteps {
   constructor(private readonly pool: pg.Pool) {}
 
   async load(runId: string): Promise<JournaledSteps> {
     const { rows } = await this.pool.query<{ kind: 'model' | 'tool'; step_key: string; payload: unknown }>(
-      'SELECT kind, step_key, payload FROM run_steps WHERE run_id = $1',
+      "SELECT kind, step_key, payload FROM run_steps WHERE run_id = $1 AND kind IN ('model', 'tool')",
       [runId],
     );
     const models = rows
@@ -38,7 +40,17 @@ export class RunSteps {
    * attempt wrote the step already, which only happens to a writer that lost the run: both are
    * reported as a lost lease.
    */
-  private async record(runId: string, epoch: number, kind: 'model' | 'tool', key: string, payload: unknown): Promise<void> {
+  /** What a pipeline step decided, so a resumed run does not decide (and act) again. */
+  recordPipeline(runId: string, epoch: number, step: string, decision: unknown): Promise<void> {
+    return this.record(runId, epoch, 'pipeline', step, decision);
+  }
+
+  async loadPipeline(runId: string, step: string): Promise<unknown> {
+    const { rows } = await this.pool.query<{ payload: unknown }>("SELECT payload FROM run_steps WHERE run_id = $1 AND kind = 'pipeline' AND step_key = $2", [runId, step]);
+    return rows[0]?.payload;
+  }
+
+  private async record(runId: string, epoch: number, kind: StepKind, key: string, payload: unknown): Promise<void> {
     const { rowCount } = await this.pool.query(
       `INSERT INTO run_steps (run_id, kind, step_key, payload, epoch)
        SELECT $1, $2, $3, $4, $5 WHERE EXISTS (SELECT 1 FROM runs WHERE run_id = $1 AND lease_epoch = $5 AND status = 'running')

@@ -12,8 +12,8 @@ export interface PrepareContextInput {
   timeZone: string;
   capabilities: readonly ToolDescription[];
   now: Date;
-  /** An agent that completed before this turn (the pending-agent step), as context for the model. */
-  agentResult?: string;
+  /** Tool exchanges of waiting agents this message finished (the pending-agent step); they follow the message. */
+  agentExchanges?: readonly ChatMessage[];
 }
 
 /**
@@ -26,13 +26,13 @@ export async function prepareContext(
   input: PrepareContextInput,
 ): Promise<ChatMessage[]> {
   const history = await loadHistory(memory, input.tenantId, input.conversationId, historyLimit);
-  return assembleTurnInput({
+  const assembled = assembleTurnInput({
     systemPrompt: input.systemPrompt,
     now: input.now,
     timeZone: input.timeZone,
     capabilities: input.capabilities,
     history,
     userMessage: input.content,
-    ...(input.agentResult ? { agentResult: input.agentResult } : {}),
   });
+  return [...assembled, ...(input.agentExchanges ?? [])];
 }

@@ -1,0 +1,113 @@
+import type { agentPoolV1 } from '@platform/proto';
+import type { PromiseClient } from '@platform/service-kit';
+import type { FastifyInstance } from 'fastify';
+import { z } from 'zod';
+import { HttpError } from '../http-errors.js';
+import { principalOf } from '../principal.js';
+import { newRunId, type TurnRunner } from '../turns/turn-runner.js';
+import { turnResponseBody } from './conversations.js';
+
+export interface ApprovalRoutesOptions {
+  agentPool: PromiseClient<agentPoolV1.AgentPoolServiceClient>;
+  turns: TurnRunner;
+  turnWaitMs: number;
+}
+
+const DecisionBody = z
+  .object({
+    decision: z.enum(['approve', 'edit', 'cancel']),
+    /** For "edit": the fields to change, e.g. {"seat": "window"}. */
+    changes: z.record(z.string(), z.unknown()).optional(),
+    /** The agent profile that continues the conversation; omitted = the default profile. */
+    profile: z.string().min(1).max(64).optional(),
+  })
+  .strict();
+
+function parseDetails(json: string): unknown {
+  try {
+    return JSON.parse(json || '{}');
+  } catch {
+    return {};
+  }
+}
+
+/** An approval request as clients see it: what, why, the options, until when, and who started it. */
+function approvalBody(entry: agentPoolV1.AgentEntry): Record<string, unknown> {
+  const a = entry.approval!;
+  return {
+    approvalId: a.approvalId,
+    agentName: a.agentName,
+    actionSummary: a.actionSummary,
+    details: parseDetails(a.detailsJson),
+    options: a.options,
+    allowModification: a.allowModification,
+    timeoutMinutes: a.timeoutMinutes,
+    expiresAt: entry.expiresAt?.toISOString() ?? null,
+    status: entry.status,
+    prompt: entry.prompt,
+    conversationId: entry.conversationId,
+    runId: entry.runId || null,
+    source: { kind: entry.source?.kind || 'user', ...(entry.source?.taskId ? { taskId: entry.source.taskId } : {}) },
+    createdAt: entry.createdAt?.toISOString() ?? null,
+  };
+}
+
+/** The tenant's entries that wait for a decision on an approval request (paused ones included). */
+async function pendingApprovals(pool: ApprovalRoutesOptions['agentPool'], tenantId: string): Promise<agentPoolV1.AgentEntry[]> {
+  const { entries } = await pool.listPending({ tenantId, conversationId: '' });
+  return entries.filter((e) => e.approval && (e.status === 'waiting_for_approval' || (e.status === 'paused' && e.pausedFrom === 'waiting_for_approval')));
+}
+
+/** What the decision reads like in the conversation's history. */
+function decisionText(decision: z.infer<typeof DecisionBody>, summary: string): string {
+  if (decision.decision === 'approve') return `Approved: ${summary}`;
+  if (decision.decision === 'cancel') return `Cancelled: ${summary}`;
+  return `Approved with changes ${JSON.stringify(decision.changes ?? {})}: ${summary}`;
+}
+
+/**
+ * Structured approvals: list what waits for the tenant's decision, and decide one. A decision is
+ * a message to the approval's conversation that the pending-agent step applies before the loop
+ * continues, so the answer has the same shape as a message's.
+ */
+export function registerApprovalRoutes(app: FastifyInstance, options: ApprovalRoutesOptions): void {
+  app.get('/v1/approvals', async (request, reply) => {
+    const { tenantId } = principalOf(request);
+    const entries = await pendingApprovals(options.agentPool, tenantId);
+    return reply.send({ approvals: entries.map(approvalBody) });
+  });
+
+  app.post('/v1/approvals/:approvalId', async (request, reply) => {
+    const principal = principalOf(request);
+    const approvalId = (request.params as { approvalId?: string }).approvalId ?? '';
+    const body = DecisionBody.safeParse(request.body);
+    if (!body.success) {
+      const issue = body.error.issues[0];
+      throw new HttpError(400, 'INVALID_BODY', issue ? `${issue.path.join('.') || 'body'}: ${issue.message}` : 'invalid body');
+    }
+    if (body.data.decision === 'edit' && !body.data.changes) throw new HttpError(400, 'CHANGES_REQUIRED', 'an "edit" decision needs "changes"');
+    // Another tenant's approval is not found, exactly like a missing one.
+    const entry = (await pendingApprovals(options.agentPool, principal.tenantId)).find((e) => e.approval?.approvalId === approvalId);
+    if (!entry) throw new HttpError(404, 'APPROVAL_NOT_FOUND', `no pending approval '${approvalId}'`);
+    if (entry.status === 'paused') throw new HttpError(409, 'APPROVAL_PAUSED', 'this approval is paused; resume it first');
+    if (body.data.decision === 'edit' && !entry.approval!.allowModification) throw new HttpError(409, 'CHANGES_NOT_ALLOWED', 'this action cannot be changed, only approved or cancelled');
+    const result = await options.turns.run(
+      {
+        tenantId: principal.tenantId,
+        conversationId: entry.conversationId,
+        content: decisionText(body.data, entry.approval!.actionSummary),
+        requestId: request.id,
+        profile: body.data.profile ?? '',
+        stream: false,
+        tier: principal.tier ?? '',
+        timeZone: '',
+        approvalId,
+        decision: body.data.decision,
+        changesJson: body.data.changes ? JSON.stringify(body.data.changes) : '',
+      },
+      newRunId(),
+      Date.now() + options.turnWaitMs,
+    );
+    return reply.send(turnResponseBody(result, entry.conversationId));
+  });
+}

@@ -1,0 +1,20 @@
+import type { agentPoolV1 } from '@platform/proto';
+import type { PromiseClient } from '@platform/service-kit';
+import type { RunEvents } from '../events/run-event-reader.js';
+
+/** For HTTP-edge tests that never stream: any use of run events fails the test loudly. */
+export const noEvents: RunEvents = {
+  lastId: () => Promise.reject(new Error('run events are not available in this test')),
+  // eslint-disable-next-line require-yield
+  read: async function* () {
+    throw new Error('run events are not available in this test');
+  },
+};
+
+/** For HTTP-edge tests that never touch approvals: any call to the agent pool fails the test loudly. */
+export const noAgentPool = new Proxy(
+  {},
+  {
+    get: (_target, method) => () => Promise.reject(new Error(`the agent pool (${String(method)}) is not available in this test`)),
+  },
+) as PromiseClient<agentPoolV1.AgentPoolServiceClient>;

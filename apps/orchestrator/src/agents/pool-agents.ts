@@ -1,0 +1,35 @@
+import type { ToolCallContext, ToolCallRequest, ToolOutcome } from '@platform/agent-loop';
+import type { agentPoolV1 } from '@platform/proto';
+import { isPlatformError, type PromiseClient } from '@platform/service-kit';
+import { entryOutcome } from './entry-outcome.js';
+
+export type AgentPoolClient = PromiseClient<agentPoolV1.AgentPoolServiceClient>;
+
+/** Starts agent-tool calls in the agent pool, which runs the agent's steps and keeps its state. */
+export class PoolAgents {
+  constructor(private readonly pool: AgentPoolClient) {}
+
+  /** Runs the agent's first step; a call that cannot complete now waits in the pool. */
+  async start(scope: { tenantId: string; conversationId: string }, call: ToolCallRequest, context: ToolCallContext): Promise<ToolOutcome> {
+    try {
+      const { entry } = await this.pool.startAgent(
+        {
+          tenantId: scope.tenantId,
+          conversationId: scope.conversationId,
+          runId: context.runId,
+          callId: call.id,
+          agentName: call.name,
+          argumentsJson: JSON.stringify(call.arguments),
+          source: { kind: 'user', taskId: '' },
+        },
+        { deadlineMs: Math.max(1, context.deadlineAt - Date.now()), signal: context.signal },
+      );
+      if (!entry) return { status: 'failed', content: `the agent pool returned no entry for ${call.name}.`, errorCode: 'AGENT_POOL_FAILED' };
+      return entryOutcome(entry);
+    } catch (err) {
+      if (!isPlatformError(err)) throw err;
+      const status = err.kind === 'deadline_exceeded' ? 'timeout' : err.kind === 'cancelled' ? 'cancelled' : 'failed';
+      return { status, content: err.message, errorCode: err.code };
+    }
+  }
+}

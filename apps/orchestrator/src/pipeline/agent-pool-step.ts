@@ -1,0 +1,160 @@
+import type { ModelPort } from '@platform/agent-loop';
+import type { ChatMessage } from '@platform/contracts';
+import type { agentPoolV1 } from '@platform/proto';
+import { isPlatformError, type Logger } from '@platform/service-kit';
+import type { ToolCatalog } from '@platform/tool-sdk';
+import { z } from 'zod';
+import { approvalOf, entryOutcome, isWaiting } from '../agents/entry-outcome.js';
+import type { AgentPoolClient } from '../agents/pool-agents.js';
+import type { ReplyInterpreter } from '../agents/reply-interpreter.js';
+import type { ClaimedRun } from '../journal/run-records.js';
+import type { PendingAgentDecision, PendingAgentStep } from './pending-agents.js';
+
+/** One thing to do with a waiting agent, decided before doing it (and journaled, for a resume). */
+const Action = z.discriminatedUnion('kind', [
+  z.object({ kind: z.literal('resolve'), entryId: z.string(), approvalId: z.string(), decision: z.enum(['approve', 'edit', 'cancel']), changes: z.record(z.string(), z.unknown()).optional() }),
+  z.object({ kind: z.literal('continue'), entryId: z.string(), fields: z.record(z.string(), z.unknown()) }),
+]);
+type Action = z.infer<typeof Action>;
+const Plan = z.array(Action);
+
+/** Journal of the step's plan (so a resumed run finishes it instead of deciding again). */
+export interface PlanJournal {
+  load(run: ClaimedRun): Promise<unknown>;
+  save(run: ClaimedRun, plan: Action[]): Promise<void>;
+}
+
+export interface AgentPoolStepOptions {
+  pool: AgentPoolClient;
+  catalog: ToolCatalog;
+  interpreter: ReplyInterpreter;
+  journal: PlanJournal;
+  logger: Logger;
+}
+
+/** The call id of a resumed agent's exchange: the original id, marked as added by the platform. */
+export function resumedCallId(callId: string): string {
+  return `${callId}:resumed`;
+}
+
+/**
+ * A finished agent enters the context as a tool exchange after the user's reply: the agent-tool
+ * called with the fields it ran with, and its result (approvals flow back as tool results).
+ */
+function exchangeOf(entry: agentPoolV1.AgentEntry): ChatMessage[] {
+  const id = resumedCallId(entry.callId);
+  const outcome = entryOutcome(entry);
+  const failed = outcome.status !== 'success';
+  return [
+    { role: 'assistant', content: null, toolCalls: [{ id, name: entry.agentName, arguments: entry.collectedJson || '{}' }] },
+    {
+      role: 'tool',
+      toolCallId: id,
+      toolName: entry.agentName,
+      content: outcome.content,
+      status: outcome.status === 'waiting' ? 'skipped' : outcome.status,
+      isError: failed,
+      ...(failed && 'errorCode' in outcome ? { errorCode: outcome.errorCode } : {}),
+    },
+  ];
+}
+
+function properties(schema: Record<string, unknown> | undefined, names: readonly string[]): Record<string, unknown> {
+  const all = (schema?.['properties'] ?? {}) as Record<string, unknown>;
+  const wanted = names.length ? names : Object.keys(all);
+  return Object.fromEntries(wanted.filter((n) => n in all).map((n) => [n, all[n]]));
+}
+
+/**
+ * The pending-agent step over the agent pool: a message for a conversation with waiting
+ * agent-tools goes to them first. An approval decision (from the approvals API, or read from the
+ * reply) resolves the approvals in the order confirmed; a reply to a prompt for input continues
+ * the oldest agent waiting for input. Agents that finish enter the loop's context as tool
+ * results; an agent that still waits answers with its prompt and the loop does not run. A
+ * message about something else leaves the agents waiting and runs the loop.
+ */
+export class AgentPoolStep implements PendingAgentStep {
+  constructor(private readonly options: AgentPoolStepOptions) {}
+
+  async beforeLoop(run: ClaimedRun, model: ModelPort): Promise<PendingAgentDecision> {
+    const journaled = Plan.safeParse(await this.options.journal.load(run));
+    let plan: Action[];
+    if (journaled.success) {
+      plan = journaled.data;
+    } else {
+      const { entries } = await this.options.pool.listPending({ tenantId: run.tenantId, conversationId: run.conversationId });
+      const planned = await this.plan(run, entries, model);
+      if (planned.kind === 'answer') return planned;
+      plan = planned.plan;
+      if (plan.length === 0) return { kind: 'run_loop' };
+      await this.options.journal.save(run, plan);
+    }
+    const outcomes: agentPoolV1.AgentEntry[] = [];
+    for (const action of plan) outcomes.push(await this.perform(run, action));
+    this.options.logger.info({ runId: run.runId, agents: outcomes.map((e) => ({ agent: e.agentName, status: e.status })) }, 'waiting agents answered');
+
+    const exchanges = outcomes.filter((e) => !isWaiting(e)).flatMap(exchangeOf);
+    const stillWaiting = outcomes.filter(isWaiting);
+    if (stillWaiting.length === 0) return { kind: 'run_loop_with_agent_results', messages: exchanges };
+    const response = stillWaiting.map((e) => e.prompt).join('\n\n');
+    return {
+      kind: 'answer',
+      response,
+      waitingFor: stillWaiting.some((e) => e.status === 'waiting_for_approval') ? 'approval' : 'input',
+      messages: [...exchanges, { role: 'assistant', content: response }],
+      pending: stillWaiting.map((e) => ({ callId: e.callId, agentName: e.agentName, waitingFor: e.status === 'waiting_for_approval' ? 'approval' : 'input', prompt: e.prompt, ...(approvalOf(e) ? { approval: approvalOf(e) } : {}) })),
+    };
+  }
+
+  private async plan(run: ClaimedRun, entries: agentPoolV1.AgentEntry[], model: ModelPort): Promise<{ kind: 'plan'; plan: Action[] } | Extract<PendingAgentDecision, { kind: 'answer' }>> {
+    if (run.approval) {
+      const target = entries.find((e) => e.status === 'waiting_for_approval' && e.approval?.approvalId === run.approval?.approvalId);
+      if (!target) {
+        const response = 'That approval request is no longer waiting (it was already answered, expired or cancelled).';
+        return { kind: 'answer', response, waitingFor: 'approval', messages: [{ role: 'assistant', content: response }], pending: [] };
+      }
+      return { kind: 'plan', plan: [{ kind: 'resolve', entryId: target.entryId, approvalId: run.approval.approvalId, decision: run.approval.decision, ...(run.approval.changes ? { changes: run.approval.changes } : {}) }] };
+    }
+    const approvals = entries.filter((e) => e.status === 'waiting_for_approval' && e.approval);
+    if (approvals.length) {
+      const choices = await this.options.interpreter.approvals(
+        model,
+        run.content,
+        approvals.map((e) => ({ ...(approvalOf(e) as { approvalId: string; agentName: string; actionSummary: string; details: Record<string, unknown>; allowModification: boolean }) })),
+      );
+      const byApproval = new Map(approvals.map((e) => [e.approval!.approvalId, e]));
+      return {
+        kind: 'plan',
+        plan: choices.map((c) => ({ kind: 'resolve', entryId: byApproval.get(c.approvalId)!.entryId, approvalId: c.approvalId, decision: c.decision, ...(c.changes ? { changes: c.changes } : {}) })),
+      };
+    }
+    const waitingForInput = entries.find((e) => e.status === 'waiting_for_input');
+    if (!waitingForInput) return { kind: 'plan', plan: [] };
+    const found = this.options.catalog.lookup(waitingForInput.agentName);
+    const schema = found.state === 'unknown' ? undefined : found.entry.inputSchema;
+    const fields = await this.options.interpreter.fields(model, run.content, {
+      agentName: waitingForInput.agentName,
+      prompt: waitingForInput.prompt,
+      properties: properties(schema, waitingForInput.missing.map((m) => m.name)),
+    });
+    // A reply that gives none of the fields is about something else: the agent keeps waiting.
+    return { kind: 'plan', plan: Object.keys(fields).length ? [{ kind: 'continue', entryId: waitingForInput.entryId, fields }] : [] };
+  }
+
+  /** Performs one action; an action a crashed attempt already performed is read back instead. */
+  private async perform(run: ClaimedRun, action: Action): Promise<agentPoolV1.AgentEntry> {
+    const { pool } = this.options;
+    try {
+      const response =
+        action.kind === 'resolve'
+          ? await pool.resolveApproval({ tenantId: run.tenantId, approvalId: action.approvalId, decision: action.decision, changesJson: JSON.stringify(action.changes ?? {}), reply: run.content })
+          : await pool.continueAgent({ tenantId: run.tenantId, entryId: action.entryId, fieldsJson: JSON.stringify(action.fields), message: run.content });
+      if (response.entry) return response.entry;
+    } catch (err) {
+      if (!isPlatformError(err) || err.kind !== 'failed_precondition') throw err;
+    }
+    const { entry } = await pool.getAgent({ tenantId: run.tenantId, entryId: action.entryId });
+    if (!entry) throw new Error(`agent entry ${action.entryId} vanished`);
+    return entry;
+  }
+}

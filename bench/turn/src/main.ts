@@ -1,0 +1,121 @@
+// A 2-step turn end to end through the HTTP API (the model asks for `calculator`, then answers),
+// with llm-sim answering instantly and every service its own process on private NATS, Postgres
+// and Redis: latency at concurrency 1 (cold first turn, then warm), sustained throughput at
+// concurrency 64, and CPU and memory per process. Figures are medians over rounds.
+// Run: npx nx run bench-turn:bench   (env: ROUNDS, N1, N64, CONCURRENCY, WARMUP)
+import { median, percentile, startInfra, startPlatform, type Platform, type PlatformApp } from '@platform/testing';
+import { SignJWT } from 'jose';
+import { closedLoop, type LoadResult } from './driver.js';
+import { cpuCount, sampleProcess, type ProcessSample } from './process-usage.js';
+
+function intEnv(name: string, fallback: number): number {
+  const raw = process.env[name];
+  const value = raw ? Number(raw) : fallback;
+  if (!Number.isInteger(value) || value < 1) throw new Error(`${name} must be a positive integer (got '${raw}')`);
+  return value;
+}
+
+const ROUNDS = intEnv('ROUNDS', 3);
+const N1 = intEnv('N1', 300);
+const N64 = intEnv('N64', 2_000);
+const CONCURRENCY = intEnv('CONCURRENCY', 64);
+const WARMUP = intEnv('WARMUP', 200);
+const APPS: PlatformApp[] = ['api', 'orchestrator', 'memory', 'tool-runner', 'llm-sim'];
+const SECRET = 'bench-secret-bench-secret-bench-secret';
+const CONTENT = '[scenario:calculator] What is 12 * (3 + 4)?';
+
+const infra = await startInfra();
+let platform: Platform | undefined;
+try {
+  platform = await startPlatform({
+    natsUrl: infra.descriptor.natsUrl,
+    databaseUrl: infra.descriptor.postgresUrl,
+    redisUrl: infra.descriptor.redisUrl,
+    jwtSecret: SECRET,
+    commonEnv: { LOG_LEVEL: 'warn' },
+    env: { orchestrator: { RATE_LIMIT_TURNS_PER_MINUTE: '0', MAX_CONCURRENT_TURNS: '1024', DATABASE_POOL_MAX: '20' }, memory: { DATABASE_POOL_MAX: '20' } },
+  });
+  const running = platform;
+  const token = await new SignJWT({ tenant: 'bench' }).setProtectedHeader({ alg: 'HS256' }).setIssuedAt().setExpirationTime('2h').sign(new TextEncoder().encode(SECRET));
+  let conversation = 0;
+  const turn = async (): Promise<void> => {
+    const response = await fetch(`${running.apiUrl}/v1/conversations/bench-${++conversation}/messages`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ content: CONTENT }),
+    });
+    const body = (await response.json()) as { response?: string; toolCalls?: unknown[]; error?: { code: string } };
+    if (response.status !== 200) throw new Error(`HTTP ${response.status} ${body.error?.code ?? ''}`);
+    if (!body.response?.includes('84') || body.toolCalls?.length !== 1) throw new Error(`unexpected answer: ${JSON.stringify(body).slice(0, 200)}`);
+  };
+  await waitForTools(running, token);
+
+  const samples = async (): Promise<Map<PlatformApp, ProcessSample>> =>
+    new Map(await Promise.all(APPS.map(async (app) => [app, await sampleProcess(running.process(app)!.pid!)] as const)));
+
+  const cold = await closedLoop(turn, 1, 1);
+  if (cold.errors) throw new Error(`the first turn failed: ${cold.firstError}`);
+  await closedLoop(turn, 1, WARMUP);
+
+  const sequential: LoadResult[] = [];
+  const concurrent: Array<LoadResult & { cpu: Map<PlatformApp, number> }> = [];
+  for (let round = 1; round <= ROUNDS; round++) {
+    sequential.push(await closedLoop(turn, 1, N1));
+    const before = await samples();
+    const result = await closedLoop(turn, CONCURRENCY, N64);
+    const after = await samples();
+    concurrent.push({ ...result, cpu: new Map(APPS.map((app) => [app, after.get(app)!.cpuMs - before.get(app)!.cpuMs])) });
+    process.stderr.write(`round ${round}/${ROUNDS} done\n`);
+  }
+  const memory = await samples();
+  report(cold, sequential, concurrent, memory);
+} finally {
+  await platform?.stop();
+  await infra.stop();
+}
+
+async function waitForTools(p: Platform, token: string): Promise<void> {
+  for (let i = 0; i < 150; i++) {
+    const response = await fetch(`${p.apiUrl}/v1/tools`, { headers: { authorization: `Bearer ${token}` } }).catch(() => undefined);
+    const tools = response?.ok ? ((await response.json()) as { tools: Array<{ name: string }> }).tools : [];
+    if (tools.some((t) => t.name === 'calculator')) return;
+    await new Promise((r) => setTimeout(r, 200));
+  }
+  throw new Error('the calculator tool was never discovered');
+}
+
+function out(line: string): void {
+  process.stdout.write(`${line}\n`);
+}
+
+function fmt(n: number, digits = 1): string {
+  return n.toFixed(digits);
+}
+
+function report(cold: LoadResult, sequential: LoadResult[], concurrent: Array<LoadResult & { cpu: Map<PlatformApp, number> }>, memory: Map<PlatformApp, ProcessSample>): void {
+  const p50s = sequential.map((r) => median(r.latenciesMs));
+  const p99 = (values: readonly number[]): number => percentile([...values].sort((a, b) => a - b), 99);
+  const p99s1 = sequential.map((r) => p99(r.latenciesMs));
+  const throughputs = concurrent.map((r) => (r.latenciesMs.length / r.elapsedMs) * 1000);
+  const p99s = concurrent.map((r) => p99(r.latenciesMs));
+  const p50sC = concurrent.map((r) => median(r.latenciesMs));
+  const errors = [...sequential, ...concurrent].reduce((sum, r) => sum + r.errors, 0);
+  const firstError = [...sequential, ...concurrent].find((r) => r.firstError)?.firstError;
+  out(`\n2-step turn through the HTTP API (calculator), llm-sim instant; ${ROUNDS} rounds, medians; ${cpuCount()} CPUs`);
+  out('| measure | value | target |');
+  out('|---|---|---|');
+  out(`| cold first turn | ${fmt(cold.latenciesMs[0] ?? NaN)} ms | - |`);
+  out(`| p50 at concurrency 1 (warm) | ${fmt(median(p50s))} ms | <= 15 ms |`);
+  out(`| p99 at concurrency 1 | ${fmt(median(p99s1))} ms | - |`);
+  out(`| throughput at concurrency ${CONCURRENCY} | ${fmt(median(throughputs), 0)} turns/s | >= 200 |`);
+  out(`| p50 / p99 at concurrency ${CONCURRENCY} | ${fmt(median(p50sC))} / ${fmt(median(p99s))} ms | p99 <= 250 ms |`);
+  out(`| errors | ${errors}${firstError ? ` (first: ${firstError})` : ''} | 0 |`);
+  out(`\nPer process during the concurrency-${CONCURRENCY} phase (median round):`);
+  out('| process | CPU ms per turn | share of one core | RSS at end (MiB) |');
+  out('|---|---|---|---|');
+  for (const app of APPS) {
+    const perTurn = concurrent.map((r) => r.cpu.get(app)! / r.latenciesMs.length);
+    const share = concurrent.map((r) => r.cpu.get(app)! / r.elapsedMs);
+    out(`| ${app} | ${fmt(median(perTurn), 2)} | ${fmt(median(share) * 100, 0)}% | ${fmt(memory.get(app)!.rssMiB, 0)} |`);
+  }
+}
