@@ -6,7 +6,7 @@ import type pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AgentPoolConfig } from './config.js';
 import { deriveEntryId } from './entry-store.js';
-import { AGENT_POOL_EVENTS_STREAM, AgentExpiredEvent, agentPoolEventSubject } from './events.js';
+import { AGENT_POOL_EVENTS_STREAM, AgentExpiredEvent, agentPoolEventSubject } from '@platform/contracts';
 import { AGENT_POOL_SCHEMA, startAgentPoolServer, type AgentPoolServer } from './server.js';
 import { Sweeper } from './sweeper.js';
 import { emailAgent, startFakeAgentRunner, type FakeAgentRunner } from './test-support/fake-agent-runner.js';

@@ -3,7 +3,7 @@ import { jetstream, jetstreamManager, JetStreamApiCodes, JetStreamApiError, type
 import { inTransaction, type Logger, type NatsConnection } from '@platform/service-kit';
 import type pg from 'pg';
 import { entryStore, type EntryRow } from './entry-store.js';
-import { AGENT_POOL_EVENT_SUBJECT_PREFIX, AgentExpiredEvent, agentPoolEventSubject, type AgentExpiryReason } from './events.js';
+import { AGENT_POOL_EVENT_SUBJECT_PREFIX, AgentExpiredEvent, agentPoolEventSubject, type AgentExpiryReason } from '@platform/contracts';
 
 export interface SweeperOptions {
   db: pg.Pool;

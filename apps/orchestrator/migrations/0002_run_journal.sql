@@ -10,6 +10,9 @@ ALTER TABLE runs ALTER COLUMN finished_at DROP DEFAULT;
 -- Arrival order: runs of a conversation run in (created_at, arrival) order; arrival breaks ties.
 ALTER TABLE runs ADD COLUMN arrival     bigserial;
 ALTER TABLE runs ADD COLUMN profile     text        NOT NULL DEFAULT '';
+-- 'message': a user's message (content is its text); 'agent_expired': a waiting agent-tool expired
+-- and the conversation gets a tool result saying so (content is the pool's event as JSON).
+ALTER TABLE runs ADD COLUMN kind        text        NOT NULL DEFAULT 'message' CHECK (kind IN ('message', 'agent_expired'));
 ALTER TABLE runs ADD COLUMN content     text        NOT NULL DEFAULT '';
 ALTER TABLE runs ADD COLUMN tier        text        NOT NULL DEFAULT '';
 -- Whether the model output is streamed as message_chunk events.

@@ -13,6 +13,7 @@ import { RunSteps } from './journal/run-steps.js';
 import { orchestratorServiceImplementation } from './orchestrator-service.js';
 import { ConversationLease } from './ordering/conversation-lease.js';
 import { ConversationQueue } from './ordering/conversation-queue.js';
+import { ExpiryListener } from './agents/expiry-listener.js';
 import { PoolAgents } from './agents/pool-agents.js';
 import { ReplyInterpreter } from './agents/reply-interpreter.js';
 import { AgentPoolStep } from './pipeline/agent-pool-step.js';
@@ -102,6 +103,7 @@ export async function startOrchestratorServer(config: OrchestratorConfig, logger
   });
   const cancels = new CancelBroadcast(nc, logger);
   cancels.listen((runId) => executor.cancelLocal(runId, 'cancelled by request'));
+  const expiries = new ExpiryListener(nc, records, queue, logger);
   const recovery = new RunRecovery(records, queue, { intervalMs: config.RECOVERY_INTERVAL_MS, leaseMs: config.RUN_LEASE_MS, logger });
 
   const grpc = new GrpcServer({ host: config.GRPC_HOST, port: config.GRPC_PORT, logger });
@@ -122,12 +124,14 @@ export async function startOrchestratorServer(config: OrchestratorConfig, logger
   );
   const port = await grpc.start();
   recovery.start();
+  expiries.start();
   // Runs a previous process left behind are picked up now rather than at the first sweep.
   void recovery.sweep();
   return {
     port,
     async stop() {
       recovery.stop();
+      await expiries.stop();
       await grpc.stop(config.SHUTDOWN_GRACE_MS);
       await queue.idle();
       catalog.stop();

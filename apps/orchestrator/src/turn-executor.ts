@@ -9,6 +9,7 @@ import { RunReplay } from './journal/journaled-ports.js';
 import { LeaseLostError, type ClaimedRun, type RunRecord, type RunRecords } from './journal/run-records.js';
 import type { RunSteps } from './journal/run-steps.js';
 import type { HeldLease } from './ordering/conversation-lease.js';
+import { expiryNoticeResult } from './agents/expiry-notice.js';
 import type { PoolAgents } from './agents/pool-agents.js';
 import type { PendingAgentStep } from './pipeline/pending-agents.js';
 import { prepareContext } from './pipeline/prepare-context.js';
@@ -109,6 +110,7 @@ export class TurnExecutor {
   }
 
   private async runPipeline(run: ClaimedRun, control: RunControl, events: RunEventPublisher): Promise<{ result: LoopResult; end?: LoopEvent }> {
+    if (run.kind === 'agent_expired') return { result: expiryNoticeResult(run.runId, run.content) };
     if (run.attempts > this.deps.config.MAX_RUN_ATTEMPTS) {
       const message = `the run failed ${run.attempts - 1} times (each holder stopped or crashed before finishing); giving up`;
       return { result: syntheticResult(run.runId, 'model_error', message, { kind: 'too_many_attempts', message }) };
@@ -185,7 +187,8 @@ export class TurnExecutor {
    * tenant's token usage recorded.
    */
   private async postProcess(run: ClaimedRun, result: LoopResult): Promise<RunRecord> {
-    const turnMessages: ChatMessage[] = [{ role: 'user', content: run.content }, ...result.messages];
+    // A run for a user's message records the message first; a platform notice (an expiry) does not.
+    const turnMessages: ChatMessage[] = run.kind === 'message' ? [{ role: 'user', content: run.content }, ...result.messages] : [...result.messages];
     // What the user was asked when agents wait belongs to the conversation (the next reply answers it).
     if (result.stopReason === 'agent_waiting' && turnMessages.at(-1)?.role !== 'assistant') turnMessages.push({ role: 'assistant', content: result.response });
     await this.deps.memory.appendMessages({

@@ -43,3 +43,11 @@ export {
   RunEventType,
   RunEventEnvelope,
 } from './run-events.js';
+export {
+  AGENT_POOL_EVENT_SUBJECT_PREFIX,
+  AGENT_POOL_EVENTS_STREAM,
+  tenantSubjectToken,
+  agentPoolEventSubject,
+  AgentExpiryReason,
+  AgentExpiredEvent,
+} from './agent-pool-events.js';

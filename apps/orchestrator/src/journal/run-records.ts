@@ -43,10 +43,15 @@ export interface NewRun {
   stream: boolean;
   timeZone: string;
   approval?: ApprovalDecisionInput;
+  /** What the run is for (default `message`): see the `kind` column in migrations/0002. */
+  kind?: RunKind;
 }
+
+export type RunKind = 'message' | 'agent_expired';
 
 /** A run this orchestrator holds: writes about it are fenced by `epoch`. */
 export interface ClaimedRun extends NewRun {
+  kind: RunKind;
   epoch: number;
   /** Set when an earlier attempt already assembled the input (a resume). */
   input: ChatMessage[] | null;
@@ -112,9 +117,9 @@ export class RunRecords {
   /** Records an accepted message as a queued run; false when the run id already exists. */
   async create(run: NewRun): Promise<boolean> {
     const { rowCount } = await this.pool.query(
-      `INSERT INTO runs (run_id, tenant_id, conversation_id, status, profile, content, tier, stream, time_zone, approval, created_at)
-       VALUES ($1, $2, $3, 'queued', $4, $5, $6, $7, $8, $9, clock_timestamp()) ON CONFLICT (run_id) DO NOTHING`,
-      [run.runId, run.tenantId, run.conversationId, run.profile, run.content, run.tier, run.stream, run.timeZone, run.approval ? JSON.stringify(run.approval) : null],
+      `INSERT INTO runs (run_id, tenant_id, conversation_id, status, profile, content, tier, stream, time_zone, approval, kind, created_at)
+       VALUES ($1, $2, $3, 'queued', $4, $5, $6, $7, $8, $9, $10, clock_timestamp()) ON CONFLICT (run_id) DO NOTHING`,
+      [run.runId, run.tenantId, run.conversationId, run.profile, run.content, run.tier, run.stream, run.timeZone, run.approval ? JSON.stringify(run.approval) : null, run.kind ?? 'message'],
     );
     return rowCount === 1;
   }
@@ -138,7 +143,14 @@ export class RunRecords {
     token: number,
   ): Promise<{ next: string | undefined; claimed: ClaimedRun | undefined }> {
     const { rows } = await this.pool.query<
-      Partial<RunRow> & { next_run_id: string | null; lease_epoch: number | null; input: ChatMessage[] | null; attempts: number | null; approval: ApprovalDecisionInput | null }
+      Partial<RunRow> & {
+        next_run_id: string | null;
+        lease_epoch: number | null;
+        input: ChatMessage[] | null;
+        attempts: number | null;
+        approval: ApprovalDecisionInput | null;
+        kind: RunKind | null;
+      }
     >(
       `WITH fence AS (
          INSERT INTO conversation_fences (tenant_id, conversation_id, token) VALUES ($1, $2, $5)
@@ -173,6 +185,7 @@ export class RunRecords {
         stream: row.stream ?? false,
         timeZone: row.time_zone ?? '',
         ...(row.approval ? { approval: row.approval } : {}),
+        kind: row.kind ?? 'message',
         epoch: row.lease_epoch ?? 0,
         input: row.input,
         attempts: row.attempts ?? 1,

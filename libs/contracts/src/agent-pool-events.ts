@@ -1,9 +1,8 @@
-import { ConversationId, RunId, TenantId, ToolCallId, ToolName } from '@platform/contracts';
+import { ConversationId, RunId, TenantId, ToolCallId, ToolName } from './ids.js';
 import { z } from 'zod';
 
 /**
- * Events the agent pool publishes to JetStream. (To move to libs/contracts once other services
- * consume them.)
+ * Events the agent pool publishes to JetStream (the orchestrator consumes them).
  *
  * Subjects: `platform.agent-pool.events.<tenant token>.<event>`, where the tenant token is the
  * tenant id with every "." written as "%2E" (tenant ids may contain dots, subject tokens may not).

@@ -1,0 +1,24 @@
+import path from 'node:path';
+import { env } from '@platform/service-kit';
+import { z } from 'zod';
+
+/** Environment of the travel-runner example, read once at boot; a bad value stops the boot naming the variable. */
+export const TravelRunnerConfig = z.object({
+  NATS_URL: z.string().min(1).default('nats://127.0.0.1:4222'),
+  /**
+   * Redis shared by every replica: `send_email` steps are deduped there by call id, so a repeated
+   * approval never writes a second email. While Redis is down the runner keeps serving without that
+   * guarantee (the outbox's file-per-call still refuses a second file for the same call).
+   */
+  REDIS_URL: z.string().min(1).default('redis://127.0.0.1:6379'),
+  /** Where `send_email` writes its emails, one JSON file each; relative paths are under the working directory. */
+  OUTBOX_DIR: z
+    .string()
+    .min(1)
+    .default('.outbox')
+    .transform((dir) => path.resolve(dir)),
+  /** How long in-flight calls may finish after SIGTERM. */
+  SHUTDOWN_GRACE_MS: env.positiveInt().default(10_000),
+  LOG_LEVEL: env.logLevel().default('info'),
+});
+export type TravelRunnerConfig = z.infer<typeof TravelRunnerConfig>;

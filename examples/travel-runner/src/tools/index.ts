@@ -1,0 +1,15 @@
+import type { AgentDefinition, ToolDefinition } from '@platform/tool-sdk';
+import type { Outbox } from '../outbox.js';
+import { flightSearchAgent } from './flight-search.js';
+import { getWeatherTool } from './get-weather.js';
+import { sendEmailAgent } from './send-email.js';
+
+/** What this runner serves: plain tools and agent-tools side by side, as in seed 000 section 4.2. */
+export interface TravelTools {
+  tools: ToolDefinition[];
+  agents: AgentDefinition[];
+}
+
+export function travelTools(outbox: Outbox): TravelTools {
+  return { tools: [getWeatherTool()], agents: [flightSearchAgent(), sendEmailAgent(outbox)] };
+}

@@ -1,0 +1,44 @@
+import { defineAgent, type AgentDefinition } from '@platform/tool-sdk';
+import { z } from 'zod';
+import type { Outbox } from '../outbox.js';
+
+/** Characters of the body the user sees in the approval request. */
+export const BODY_PREVIEW_CHARS = 200;
+/** What the user is told when the recipient is not an address. */
+export const RECIPIENT_REASON = 'must be an email address such as team@example.com';
+
+/**
+ * `send_email`: an agent-tool that always asks the user to approve (or edit, or cancel) before it
+ * acts. Its side effect is `external`, so with Redis the runner dedupes every step by call id and
+ * a repeated approval never sends twice; the outbox's file-per-call guards the same downstream.
+ */
+export function sendEmailAgent(outbox: Outbox): AgentDefinition {
+  return defineAgent({
+    name: 'send_email',
+    description: 'Sends an email on behalf of the user. Example runner: the email is written to a local outbox directory, not to a mail server.',
+    fields: {
+      recipient: {
+        schema: z.string().trim().min(1).max(254),
+        description: 'Who receives the email',
+        validate: (value) => (value.includes('@') ? undefined : RECIPIENT_REASON),
+        constraint: 'email address',
+      },
+      subject: { schema: z.string().trim().min(1).max(200), description: 'Subject line' },
+      body: { schema: z.string().min(1).max(20_000), description: 'Message text' },
+    },
+    approval: ({ recipient, subject, body }) => ({
+      actionSummary: `Send email to ${recipient}`,
+      details: { recipient, subject, bodyPreview: body.slice(0, BODY_PREVIEW_CHARS) },
+      allowModification: true,
+    }),
+    sideEffect: 'external',
+    version: '1.0.0',
+    run: async ({ recipient, subject, body }, context) => {
+      const { tenantId, conversationId, callId, taskInstruction } = context;
+      const delivery = await outbox.deliver({ to: recipient, subject, body, taskInstruction }, { tenantId, conversationId, callId });
+      if (delivery.duplicate) context.logger.warn({ messageId: delivery.messageId }, 'this call already wrote its email; not writing another');
+      else context.logger.info({ messageId: delivery.messageId, file: delivery.file }, 'email written to the outbox');
+      return `Email sent to ${recipient} (message id ${delivery.messageId})`;
+    },
+  });
+}
