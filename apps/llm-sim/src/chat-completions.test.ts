@@ -175,6 +175,6 @@ describe('POST /v1/chat/completions (non-streaming, openai client)', () => {
     expect(error).toBeInstanceOf(BadRequestError);
     const bad = error as BadRequestError;
     expect(bad.status).toBe(400);
-    expect(bad.message).toMatch(/Unknown scenario "does-not-exist"\. Available scenarios: auth-failure, calculator,/);
+    expect(bad.message).toMatch(/Unknown scenario "does-not-exist"\. Available scenarios: approval-cancel, approval-mixed, auth-failure, calculator,/);
   });
 });

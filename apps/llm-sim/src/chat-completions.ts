@@ -1,15 +1,17 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { bearerToken } from './auth.js';
-import { buildReply, outputChars } from './build-reply.js';
-import { parseChatCompletionRequest } from './chat-request.js';
+import { buildReply, outputChars, type AssistantReply } from './build-reply.js';
+import { parseChatCompletionRequest, type ChatCompletionRequest } from './chat-request.js';
 import { abortableDelay } from './delay.js';
 import { faultError } from './faults.js';
 import { completionId, requestFingerprint } from './ids.js';
 import { contextLengthExceeded, invalidRequest, modelNotFound, serverError } from './openai-errors.js';
 import { renderCompletion } from './render-completion.js';
-import { resolveStep, selectScenario, stepIndexOf } from './select-step.js';
+import type { RequestLogEntry } from './request-log.js';
+import { resolveStep, selectScenario, stepIndexOf, turnIndexOf } from './select-step.js';
 import { sendError, type LlmSimApp, type SimState } from './sim-state.js';
 import { buildStreamChunks, writeEventStream } from './stream-completion.js';
+import { buildToolReply, matchToolReply } from './tool-replies.js';
 import { estimateCompletionTokens, estimatePromptTokens, usageOf } from './usage.js';
 
 /** Non-standard status (nginx's convention) recorded when the client hung up before the answer. */
@@ -42,13 +44,31 @@ export function registerChatCompletions(app: LlmSimApp, state: SimState): void {
       return sendError(reply, invalidRequest(message, 'messages', 'unknown_scenario'), entry);
     }
     const { scenario } = selection;
+
+    // A side request forcing a tool that some scenario has a `toolReplies` entry for is answered
+    // with that tool call, without using (or counting as) a step of the conversation.
+    const toolReply = matchToolReply(body, scenario, state.scenarios);
+    if (toolReply) {
+      entry.scenario = toolReply.scenario.name;
+      entry.toolReply = toolReply.toolName;
+      const answer = buildToolReply(toolReply, body);
+      request.log.info(
+        { scenario: toolReply.scenario.name, toolReply: toolReply.toolName, stream: body.stream === true },
+        'tool reply',
+      );
+      return sendAnswer(reply, body, answer, entry, 0, disconnectSignal(reply));
+    }
+
+    const turnIndex = turnIndexOf(body.messages);
     const stepIndex = stepIndexOf(body.messages);
     entry.scenario = scenario.name;
+    entry.turnIndex = turnIndex;
     entry.stepIndex = stepIndex;
-    const resolved = resolveStep(scenario, stepIndex);
+    const resolved = resolveStep(scenario, stepIndex, turnIndex);
     if (!resolved.ok) {
+      const where = scenario.turns ? ` turn ${resolved.turn}` : '';
       const message =
-        `Scenario "${scenario.name}" has ${scenario.steps.length} step(s); ` +
+        `Scenario "${scenario.name}"${where} has ${resolved.stepCount} step(s); ` +
         `step index ${stepIndex} is past the end and whenExhausted is "error".`;
       return sendError(reply, serverError(message), entry);
     }
@@ -57,7 +77,7 @@ export function registerChatCompletions(app: LlmSimApp, state: SimState): void {
     const signal = disconnectSignal(reply);
     if (!(await abortableDelay(step.delayMs ?? 0, signal))) {
       entry.status = CLIENT_CLOSED_REQUEST;
-      request.log.info({ scenario: scenario.name, stepIndex }, 'client disconnected during delay');
+      request.log.info({ scenario: scenario.name, turnIndex, stepIndex }, 'client disconnected during delay');
       reply.hijack();
       reply.raw.destroy();
       return reply;
@@ -68,7 +88,7 @@ export function registerChatCompletions(app: LlmSimApp, state: SimState): void {
     // abandoned does not use up a `times: 1` fault meant for its retry.
     if (step.fault && state.faults.shouldFire(step.fault, requestFingerprint(scenario.name, body.messages, stepIndex))) {
       entry.fault = step.fault.kind;
-      request.log.info({ scenario: scenario.name, stepIndex, fault: step.fault.kind }, 'injecting fault');
+      request.log.info({ scenario: scenario.name, turnIndex, stepIndex, fault: step.fault.kind }, 'injecting fault');
       const error = faultError(step.fault, {
         model: body.model,
         promptTokens,
@@ -82,25 +102,43 @@ export function registerChatCompletions(app: LlmSimApp, state: SimState): void {
     }
 
     const answer = buildReply(scenario, step, stepIndex, body);
-    const usage = usageOf(promptTokens, estimateCompletionTokens(outputChars(answer)));
-    const meta = { id: completionId(), created: Math.floor(Date.now() / 1000), model: body.model };
-    entry.status = 200;
-    const stream = body.stream === true;
     request.log.info(
-      { scenario: scenario.name, stepIndex, replayed: resolved.replayed, stream, finishReason: answer.finishReason },
+      {
+        scenario: scenario.name,
+        turnIndex: resolved.turn,
+        stepIndex,
+        replayed: resolved.replayed,
+        stream: body.stream === true,
+        finishReason: answer.finishReason,
+      },
       'chat completion',
     );
-    if (!stream) return reply.send(renderCompletion(answer, meta, usage));
-
-    // From here on the response is written by hand: fastify must not add its own.
-    reply.hijack();
-    const includeUsage = body.stream_options?.include_usage === true;
-    const chunks = buildStreamChunks(answer, meta, includeUsage ? usage : undefined);
-    const completed = await writeEventStream(reply.raw, chunks, step.chunkDelayMs ?? 0, signal);
-    if (!completed) {
-      entry.status = CLIENT_CLOSED_REQUEST;
-      reply.raw.destroy();
-    }
-    return reply;
+    return sendAnswer(reply, body, answer, entry, step.chunkDelayMs ?? 0, signal);
   });
+}
+
+/** Sends a reply as one `chat.completion` or, for `stream: true`, as server-sent chunks. */
+async function sendAnswer(
+  reply: FastifyReply,
+  body: ChatCompletionRequest,
+  answer: AssistantReply,
+  entry: RequestLogEntry,
+  chunkDelayMs: number,
+  signal: AbortSignal,
+): Promise<FastifyReply> {
+  const usage = usageOf(estimatePromptTokens(body), estimateCompletionTokens(outputChars(answer)));
+  const meta = { id: completionId(), created: Math.floor(Date.now() / 1000), model: body.model };
+  entry.status = 200;
+  if (body.stream !== true) return reply.send(renderCompletion(answer, meta, usage));
+
+  // From here on the response is written by hand: fastify must not add its own.
+  reply.hijack();
+  const includeUsage = body.stream_options?.include_usage === true;
+  const chunks = buildStreamChunks(answer, meta, includeUsage ? usage : undefined);
+  const completed = await writeEventStream(reply.raw, chunks, chunkDelayMs, signal);
+  if (!completed) {
+    entry.status = CLIENT_CLOSED_REQUEST;
+    reply.raw.destroy();
+  }
+  return reply;
 }

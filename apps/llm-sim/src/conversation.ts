@@ -27,3 +27,18 @@ export function latestTurnStartIndex(messages: readonly ChatMessage[]): number {
 export function latestUserIndex(messages: readonly ChatMessage[]): number {
   return messages.findLastIndex((m) => m.role === 'user');
 }
+
+/**
+ * Suffix of the tool-call ids the platform gives an exchange it adds to the context itself: when an
+ * agent tool that waited for the user completes, the platform inserts an assistant tool call (ids
+ * ending in this suffix) plus its tool result before asking the model again. Such an exchange is
+ * context, not a step the model took.
+ */
+export const RESUMED_CALL_ID_SUFFIX = ':resumed';
+
+/** True for an assistant message with tool calls whose ids ALL end in {@link RESUMED_CALL_ID_SUFFIX}. */
+export function isPlatformResumedExchange(message: ChatMessage): boolean {
+  if (message.role !== 'assistant') return false;
+  const calls = message.tool_calls ?? [];
+  return calls.length > 0 && calls.every((call) => call.id.endsWith(RESUMED_CALL_ID_SUFFIX));
+}

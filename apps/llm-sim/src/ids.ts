@@ -17,6 +17,14 @@ export function toolCallId(messages: readonly ChatMessage[], stepIndex: number, 
 }
 
 /**
+ * A deterministic id for a `toolReplies` answer: the same messages and tool always give the same id
+ * (so retries see the same id), and it cannot collide with a step's call ids.
+ */
+export function toolReplyCallId(messages: readonly ChatMessage[], toolName: string): string {
+  return `call_${sha256Hex(['toolReply', toolName, messages]).slice(0, 24)}`;
+}
+
+/**
  * Identifies "the same request at the same step" for fault counting, so a client's retry of an
  * identical request is recognised and eventually let through.
  */

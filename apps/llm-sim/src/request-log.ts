@@ -7,7 +7,12 @@ export interface RequestLogEntry {
   receivedAt: string;
   /** Null when the request failed before a scenario was chosen. */
   scenario: string | null;
+  /** Turn of the scenario (0 at the marker message); null when no step was resolved. */
+  turnIndex: number | null;
+  /** Step within the turn; null when no step was resolved (failure first, or a tool reply). */
   stepIndex: number | null;
+  /** The tool answered from a scenario's `toolReplies` (no step used), else null. */
+  toolReply: string | null;
   /** HTTP status answered; null while the answer is still pending (e.g. during a delay). */
   status: number | null;
   /** The fault injected into this answer, if any. */
@@ -29,7 +34,9 @@ export class RequestLog {
       seq: this.nextSeq++,
       receivedAt: new Date().toISOString(),
       scenario: null,
+      turnIndex: null,
       stepIndex: null,
+      toolReply: null,
       status: null,
       fault: null,
       body,

@@ -35,7 +35,22 @@ const StepSchema = z
     message: 'a step needs "content", "toolCalls", or a fault with times "always" (nothing to answer once the fault stops)',
   });
 
-/** A scripted model: the replies served, step by step, within one user turn. */
+const TurnSchema = z.strictObject({
+  description: z.string().optional(),
+  steps: z.array(StepSchema).min(1),
+});
+
+const ToolReplySchema = z.strictObject({
+  description: z.string().optional(),
+  // Same rules as a step's tool call: an object is templated, a string goes out verbatim.
+  arguments: z.union([z.record(z.string(), z.unknown()), z.string()]).default({}),
+  id: z.string().min(1).optional(),
+});
+
+/**
+ * A scripted model: the replies served, step by step, within one user turn (`steps`), or per turn
+ * of a multi-turn conversation (`turns`); plus `toolReplies` for side requests that force a tool.
+ */
 export const ScenarioSchema = z
   .strictObject({
     /** Optional editor hint; ignored. */
@@ -45,7 +60,12 @@ export const ScenarioSchema = z
     contextWindowTokens: z.number().int().positive().optional(),
     whenExhausted: z.enum(['repeat-last', 'error']).default('repeat-last'),
     onToolsDisabled: z.string().optional(),
-    steps: z.array(StepSchema).min(1),
+    /** The steps of every turn (a single-turn scenario). Exactly one of `steps` and `turns`. */
+    steps: z.array(StepSchema).min(1).optional(),
+    /** The steps of turn 0, 1, ... (a multi-turn scenario). Exactly one of `steps` and `turns`. */
+    turns: z.array(TurnSchema).min(1).optional(),
+    /** Fixed answers to requests that force one of these tools (see `matchToolReply`). */
+    toolReplies: z.record(z.string().min(1), ToolReplySchema).optional(),
   })
   .superRefine((scenario, ctx) => {
     const check = (text: string, path: (string | number)[]) => {
@@ -53,15 +73,26 @@ export const ScenarioSchema = z
         ctx.addIssue({ code: 'custom', path, message: `unknown template ${bad}` });
       }
     };
-    if (scenario.onToolsDisabled !== undefined) check(scenario.onToolsDisabled, ['onToolsDisabled']);
-    scenario.steps.forEach((step, i) => {
-      if (step.content !== undefined) check(step.content, ['steps', i, 'content']);
-      step.toolCalls?.forEach((call, j) => {
-        // Raw-string arguments are sent verbatim, so only object arguments are templated.
-        if (typeof call.arguments === 'string') return;
-        for (const text of stringsIn(call.arguments)) check(text, ['steps', i, 'toolCalls', j, 'arguments']);
+    const checkArguments = (args: Record<string, unknown> | string, path: (string | number)[]) => {
+      // Raw-string arguments are sent verbatim, so only object arguments are templated.
+      if (typeof args === 'string') return;
+      for (const text of stringsIn(args)) check(text, path);
+    };
+    const checkSteps = (steps: readonly ScenarioStep[], path: (string | number)[]) => {
+      steps.forEach((step, i) => {
+        if (step.content !== undefined) check(step.content, [...path, i, 'content']);
+        step.toolCalls?.forEach((call, j) => checkArguments(call.arguments, [...path, i, 'toolCalls', j, 'arguments']));
       });
-    });
+    };
+    if ((scenario.steps === undefined) === (scenario.turns === undefined)) {
+      ctx.addIssue({ code: 'custom', path: ['steps'], message: 'a scenario needs exactly one of "steps" and "turns"' });
+    }
+    if (scenario.onToolsDisabled !== undefined) check(scenario.onToolsDisabled, ['onToolsDisabled']);
+    if (scenario.steps) checkSteps(scenario.steps, ['steps']);
+    scenario.turns?.forEach((turn, t) => checkSteps(turn.steps, ['turns', t, 'steps']));
+    for (const [tool, reply] of Object.entries(scenario.toolReplies ?? {})) {
+      checkArguments(reply.arguments, ['toolReplies', tool, 'arguments']);
+    }
   });
 
 /** A validated scenario (defaults applied). */
@@ -69,10 +100,22 @@ export type Scenario = z.infer<typeof ScenarioSchema>;
 /** A scenario as written in a file or passed programmatically (defaults optional). */
 export type ScenarioInput = z.input<typeof ScenarioSchema>;
 /** One validated step. */
-export type ScenarioStep = Scenario['steps'][number];
+export type ScenarioStep = z.infer<typeof StepSchema>;
+/** One validated turn of a multi-turn scenario. */
+export type ScenarioTurn = z.infer<typeof TurnSchema>;
+/** One validated entry of `toolReplies`. */
+export type ToolReplySpec = z.infer<typeof ToolReplySchema>;
 /** One validated fault. */
 export type FaultSpec = NonNullable<ScenarioStep['fault']>;
 /** One of {@link FAULT_KINDS}. */
 export type FaultKind = FaultSpec['kind'];
 /** One validated scripted tool call. */
 export type ToolCallSpec = NonNullable<ScenarioStep['toolCalls']>[number];
+
+/**
+ * The turns of a scenario: its `turns`, or its `steps` as the one turn (which every later turn
+ * then reuses, since a turn index past the last turn maps onto the last turn).
+ */
+export function scenarioTurns(scenario: Scenario): readonly ScenarioTurn[] {
+  return scenario.turns ?? [{ steps: scenario.steps ?? [] }];
+}

@@ -5,6 +5,8 @@ import { createLlmSim } from './server.js';
 import { removeScenarioDirs, scenarioDir } from './test-support/sim.js';
 
 const SHIPPED = [
+  'approval-cancel',
+  'approval-mixed',
   'auth-failure',
   'calculator',
   'context-overflow',
@@ -18,6 +20,9 @@ const SHIPPED = [
   'rate-limit-once',
   'server-error-once',
   'slow',
+  'slow-booking',
+  'travel-missing-field',
+  'travel-trip',
   'unknown-tool',
 ];
 
@@ -37,8 +42,38 @@ describe('scenario store', () => {
   it('loads every shipped scenario', () => {
     const scenarios = loadScenarioDirectory(DEFAULT_SCENARIOS_DIR);
     expect([...scenarios.keys()].sort()).toEqual(SHIPPED);
-    expect(scenarios.get('rate-limit-once')!.steps[0]!.fault).toEqual({ kind: 'rate_limit', times: 1, retryAfterSeconds: 1 });
-    expect(scenarios.get('malformed-tool-args')!.steps[0]!.toolCalls![0]!.arguments).toBe('{"expression": "1 +');
+    expect(scenarios.get('rate-limit-once')!.steps![0]!.fault).toEqual({ kind: 'rate_limit', times: 1, retryAfterSeconds: 1 });
+    expect(scenarios.get('malformed-tool-args')!.steps![0]!.toolCalls![0]!.arguments).toBe('{"expression": "1 +');
+    const trip = scenarios.get('travel-trip')!;
+    expect(trip.steps).toBeUndefined();
+    expect(trip.turns!.map((t) => t.steps.length)).toEqual([3, 1]);
+    expect(scenarios.get('travel-missing-field')!.toolReplies).toEqual({
+      provide_fields: { description: expect.any(String) as unknown, arguments: { destination: 'NYC' } },
+    });
+    expect(Object.keys(scenarios.get('approval-mixed')!.toolReplies!)).toEqual(['record_approval_decisions']);
+    expect(Object.keys(scenarios.get('approval-cancel')!.toolReplies!)).toEqual(['record_approval_decisions']);
+  });
+
+  it('accepts exactly one of steps and turns, and checks templates in turns and toolReplies', () => {
+    const steps = [{ content: 'x' }];
+    expect(loadError({ 'a.json': { name: 'a' } }).message).toMatch(/steps: a scenario needs exactly one of "steps" and "turns"/);
+    expect(loadError({ 'b.json': { name: 'b', steps, turns: [{ steps }] } }).message).toMatch(/exactly one of "steps" and "turns"/);
+    expect(loadError({ 'c.json': { name: 'c', turns: [] } }).message).toMatch(/turns/);
+    expect(loadError({ 'd.json': { name: 'd', turns: [{ steps: [] }] } }).message).toMatch(/turns\.0\.steps/);
+    expect(loadError({ 'e.json': { name: 'e', turns: [{ steps }, { steps: [{ content: '{{nope}}' }] }] } }).message).toMatch(
+      /turns\.1\.steps\.0\.content: unknown template \{\{nope\}\}/,
+    );
+    expect(
+      loadError({ 'f.json': { name: 'f', steps, toolReplies: { pick: { arguments: { a: ['{{toolresult:x}}'] } } } } }).message,
+    ).toMatch(/toolReplies\.pick\.arguments: unknown template/);
+    expect(loadError({ 'g.json': { name: 'g', steps, toolReplies: { pick: { args: {} } } } }).message).toMatch(/args/);
+    expect(loadError({ 'h.json': { name: 'h', turns: [{ steps, extra: 1 }] } }).message).toMatch(/extra/);
+    const ok = loadScenarioDirectory(
+      scenarioDir({
+        'm.json': { name: 'm', turns: [{ steps }, { steps }], toolReplies: { pick: { arguments: { q: '{{userMessage}}' } }, raw: { arguments: '{' } } },
+      }),
+    ).get('m')!;
+    expect(ok.toolReplies).toEqual({ pick: { arguments: { q: '{{userMessage}}' } }, raw: { arguments: '{' } });
   });
 
   it('names the file and the field of an invalid scenario', () => {

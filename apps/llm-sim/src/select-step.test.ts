@@ -1,7 +1,15 @@
 import { describe, expect, it } from 'vitest';
 import type { ChatMessage } from './chat-request.js';
 import { ScenarioSchema, type Scenario } from './scenario-schema.js';
-import { findScenarioMarker, resolveStep, selectScenario, stepIndexOf, stripScenarioMarkers } from './select-step.js';
+import {
+  findScenarioMarker,
+  findScenarioMarkerMessage,
+  resolveStep,
+  selectScenario,
+  stepIndexOf,
+  stripScenarioMarkers,
+  turnIndexOf,
+} from './select-step.js';
 
 const scenario = (name: string, extra: object = {}): Scenario =>
   ScenarioSchema.parse({ name, steps: [{ content: 'one' }, { content: 'two' }], ...extra });
@@ -80,6 +88,53 @@ describe('step index', () => {
   it('counts every assistant message when no user message starts a turn', () => {
     expect(stepIndexOf([{ role: 'system', content: 's' }, { role: 'assistant', content: 'a' }])).toBe(1);
   });
+
+  it('skips platform-added exchanges whose tool-call ids all end in :resumed', () => {
+    const resumed = (id: string): ChatMessage[] => toolTurn(`${id}:resumed`);
+    const messages: ChatMessage[] = [{ role: 'user', content: 'yes' }, ...resumed('call_a')];
+    expect(stepIndexOf(messages)).toBe(0);
+    // Model steps around it still count.
+    expect(stepIndexOf([...messages, ...toolTurn('b'), ...resumed('call_c')])).toBe(1);
+    // Only when ALL calls are resumed ones: a mixed message is a model step.
+    const mixed: ChatMessage = {
+      role: 'assistant',
+      content: null,
+      tool_calls: [
+        { id: 'x:resumed', type: 'function', function: { name: 'a', arguments: '{}' } },
+        { id: 'y', type: 'function', function: { name: 'b', arguments: '{}' } },
+      ],
+    };
+    expect(stepIndexOf([{ role: 'user', content: 'q' }, mixed])).toBe(1);
+    // A plain assistant message (no tool calls) is a step even if its text mentions :resumed.
+    expect(stepIndexOf([{ role: 'user', content: 'q' }, { role: 'assistant', content: 'id:resumed' }])).toBe(1);
+  });
+});
+
+describe('turn index', () => {
+  it('counts turn-starting user messages after the marker message (turn 0)', () => {
+    const messages: ChatMessage[] = [
+      { role: 'user', content: 'before the scenario' },
+      { role: 'assistant', content: 'ok' },
+      { role: 'user', content: '[scenario:plain] plan a trip' },
+    ];
+    expect(findScenarioMarkerMessage(messages)).toEqual({ index: 2, name: 'plain' });
+    expect(turnIndexOf(messages)).toBe(0);
+    messages.push(...toolTurn('a'), { role: 'user', content: 'Observation: not a turn' }, { role: 'assistant', content: 'x' });
+    expect(turnIndexOf(messages)).toBe(0);
+    messages.push({ role: 'user', content: 'yes' }, ...toolTurn('b:resumed'));
+    expect(turnIndexOf(messages)).toBe(1);
+    messages.push({ role: 'assistant', content: 'done' }, { role: 'user', content: 'and now?' });
+    expect(turnIndexOf(messages)).toBe(2);
+    // A later marker restarts the count.
+    messages.push({ role: 'assistant', content: 'ok' }, { role: 'user', content: '[scenario:calculator] new' });
+    expect(turnIndexOf(messages)).toBe(0);
+  });
+
+  it('counts from the first turn-starting user message without a marker', () => {
+    expect(turnIndexOf([{ role: 'system', content: 's' }])).toBe(0);
+    expect(turnIndexOf([{ role: 'user', content: 'a' }])).toBe(0);
+    expect(turnIndexOf([{ role: 'user', content: 'a' }, { role: 'assistant', content: 'b' }, { role: 'user', content: 'c' }])).toBe(1);
+  });
 });
 
 describe('resolveStep', () => {
@@ -89,7 +144,31 @@ describe('resolveStep', () => {
   });
 
   it('fails when exhausted with error', () => {
-    expect(resolveStep(scenario('x', { whenExhausted: 'error' }), 2)).toEqual({ ok: false });
+    expect(resolveStep(scenario('x', { whenExhausted: 'error' }), 2)).toEqual({ ok: false, turn: 0, stepCount: 2 });
     expect(resolveStep(scenario('x', { whenExhausted: 'error' }), 1)).toMatchObject({ ok: true, replayed: false });
+  });
+
+  it('serves the steps of a steps scenario in every turn', () => {
+    expect(resolveStep(scenario('x'), 0, 3)).toMatchObject({ ok: true, turn: 0, step: { content: 'one' } });
+    expect(resolveStep(scenario('x', { whenExhausted: 'error' }), 2, 3)).toEqual({ ok: false, turn: 0, stepCount: 2 });
+  });
+
+  it('picks the turn, then the step; past the last turn the last turn is used', () => {
+    const multi = (whenExhausted: 'repeat-last' | 'error'): Scenario =>
+      ScenarioSchema.parse({
+        name: 'multi',
+        whenExhausted,
+        turns: [{ steps: [{ content: 't0s0' }, { content: 't0s1' }] }, { steps: [{ content: 't1s0' }] }],
+      });
+    const content = (r: ReturnType<typeof resolveStep>) => (r.ok ? r.step.content : 'error');
+    expect(content(resolveStep(multi('error'), 0, 0))).toBe('t0s0');
+    expect(content(resolveStep(multi('error'), 1, 0))).toBe('t0s1');
+    // Earlier turns replay their last step; whenExhausted only governs the last turn.
+    expect(resolveStep(multi('error'), 5, 0)).toMatchObject({ ok: true, replayed: true, turn: 0, step: { content: 't0s1' } });
+    expect(content(resolveStep(multi('error'), 0, 1))).toBe('t1s0');
+    expect(resolveStep(multi('error'), 1, 1)).toEqual({ ok: false, turn: 1, stepCount: 1 });
+    expect(resolveStep(multi('repeat-last'), 1, 1)).toMatchObject({ ok: true, replayed: true, turn: 1 });
+    expect(resolveStep(multi('repeat-last'), 0, 7)).toMatchObject({ ok: true, replayed: false, turn: 1, step: { content: 't1s0' } });
+    expect(resolveStep(multi('error'), 1, 7)).toEqual({ ok: false, turn: 1, stepCount: 1 });
   });
 });

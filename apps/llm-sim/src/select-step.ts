@@ -1,22 +1,29 @@
 import type { ChatMessage } from './chat-request.js';
-import { contentText, latestTurnStartIndex } from './conversation.js';
-import type { Scenario, ScenarioStep } from './scenario-schema.js';
+import { contentText, isPlatformResumedExchange, isTurnStartingUserMessage, latestTurnStartIndex } from './conversation.js';
+import { scenarioTurns, type Scenario, type ScenarioStep } from './scenario-schema.js';
 
 const MARKER = /\[scenario:([A-Za-z0-9._-]+)\]/g;
+
+/** The latest user message carrying a `[scenario:<name>]` marker, as its index and the name it selects. */
+export function findScenarioMarkerMessage(
+  messages: readonly ChatMessage[],
+): { index: number; name: string } | undefined {
+  for (let i = messages.length - 1; i >= 0; i--) {
+    const message = messages[i];
+    if (message?.role !== 'user') continue;
+    const names = [...contentText(message.content).matchAll(MARKER)].map((m) => m[1]);
+    const name = names.at(-1);
+    if (name) return { index: i, name };
+  }
+  return undefined;
+}
 
 /**
  * The scenario named by the latest user message carrying a `[scenario:<name>]` marker
  * (within one message the last marker wins), or undefined when no user message has one.
  */
 export function findScenarioMarker(messages: readonly ChatMessage[]): string | undefined {
-  for (let i = messages.length - 1; i >= 0; i--) {
-    const message = messages[i];
-    if (message?.role !== 'user') continue;
-    const names = [...contentText(message.content).matchAll(MARKER)].map((m) => m[1]);
-    const name = names.at(-1);
-    if (name) return name;
-  }
-  return undefined;
+  return findScenarioMarkerMessage(messages)?.name;
 }
 
 /** Removes scenario markers (they steer the simulator, they are not part of what the user said). */
@@ -42,22 +49,46 @@ export function selectScenario(
 }
 
 /**
+ * Which turn of the scenario the conversation is in: the number of turn-starting user messages
+ * after the user message carrying the scenario's marker (that message is turn 0). Without a marker
+ * (default scenario) the first turn-starting user message is turn 0.
+ */
+export function turnIndexOf(messages: readonly ChatMessage[]): number {
+  const marker = findScenarioMarkerMessage(messages);
+  const anchor = marker ? marker.index : messages.findIndex(isTurnStartingUserMessage);
+  if (anchor < 0) return 0;
+  return messages.slice(anchor + 1).filter(isTurnStartingUserMessage).length;
+}
+
+/**
  * How far into the current turn the conversation is: the number of assistant messages after the
  * latest turn-starting user message (all assistant messages when no user message starts a turn).
+ * Exchanges the platform added itself (tool-call ids ending in `:resumed`) are not model steps and
+ * do not count.
  */
 export function stepIndexOf(messages: readonly ChatMessage[]): number {
   const start = latestTurnStartIndex(messages);
-  return messages.slice(start + 1).filter((m) => m.role === 'assistant').length;
+  return messages.slice(start + 1).filter((m) => m.role === 'assistant' && !isPlatformResumedExchange(m)).length;
 }
 
 /** The step to serve for an index, after applying the scenario's `whenExhausted` policy. */
-export type StepResolution = { ok: true; step: ScenarioStep; replayed: boolean } | { ok: false };
+export type StepResolution =
+  | { ok: true; step: ScenarioStep; replayed: boolean; turn: number }
+  | { ok: false; turn: number; stepCount: number };
 
-/** Maps a step index onto the scenario's steps. */
-export function resolveStep(scenario: Scenario, stepIndex: number): StepResolution {
-  const step = scenario.steps[stepIndex];
-  if (step) return { ok: true, step, replayed: false };
-  const last = scenario.steps.at(-1);
-  if (scenario.whenExhausted === 'error' || !last) return { ok: false };
-  return { ok: true, step: last, replayed: true };
+/**
+ * Maps a turn and step index onto the scenario. A turn index past the last turn uses the last turn
+ * (so a `steps` scenario serves its steps in every turn). Past the steps of a turn the last step is
+ * replayed, except that in the last turn `whenExhausted: "error"` makes it a failure instead.
+ */
+export function resolveStep(scenario: Scenario, stepIndex: number, turnIndex = 0): StepResolution {
+  const turns = scenarioTurns(scenario);
+  const turn = Math.min(Math.max(turnIndex, 0), turns.length - 1);
+  const steps = turns[turn]?.steps ?? [];
+  const step = steps[stepIndex];
+  if (step) return { ok: true, step, replayed: false, turn };
+  const last = steps.at(-1);
+  const isLastTurn = turn === turns.length - 1;
+  if (!last || (isLastTurn && scenario.whenExhausted === 'error')) return { ok: false, turn, stepCount: steps.length };
+  return { ok: true, step: last, replayed: true, turn };
 }

@@ -35,6 +35,33 @@ describe('templates', () => {
     expect(renderTemplate('{{toolResult:current_time}}', ctx)).toBe('{"timezone":"Asia/Tokyo","local":"21:05"}');
   });
 
+  it('looks tool results up in the whole conversation, latest first, :resumed exchanges included', () => {
+    const call = (id: string, name: string): ChatMessage => ({
+      role: 'assistant',
+      content: null,
+      tool_calls: [{ id, type: 'function', function: { name, arguments: '{}' } }],
+    });
+    const conversation: ChatMessage[] = [
+      { role: 'user', content: '[scenario:travel-trip] plan' },
+      call('f1', 'flight_search'),
+      { role: 'tool', tool_call_id: 'f1', content: 'old flights' },
+      call('f2', 'flight_search'),
+      { role: 'tool', tool_call_id: 'f2', content: 'UA 123' },
+      call('e1', 'send_email'),
+      { role: 'tool', tool_call_id: 'e1', content: 'waiting for approval' },
+      { role: 'user', content: 'yes' },
+      call('e1:resumed', 'send_email'),
+      { role: 'tool', tool_call_id: 'e1:resumed', content: 'sent' },
+    ];
+    const turn1 = templateContextFrom(conversation);
+    expect(renderTemplate('{{toolResult:flight_search}} / {{toolResult:send_email}} / {{userMessage}}', turn1)).toBe(
+      'UA 123 / sent / yes',
+    );
+    // A resumed result whose assistant call is absent is matched through the original call id.
+    const withoutCall = templateContextFrom([...conversation.slice(0, 8), { role: 'tool', tool_call_id: 'e1:resumed', content: 'sent!' }]);
+    expect(renderTemplate('{{toolResult:send_email}}', withoutCall)).toBe('sent!');
+  });
+
   it('renders the last tool message', () => {
     expect(renderTemplate('{{lastToolResult}}', ctx)).toContain('Asia/Tokyo');
   });

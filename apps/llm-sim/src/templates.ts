@@ -1,5 +1,5 @@
 import type { ChatMessage } from './chat-request.js';
-import { contentText, latestTurnStartIndex, OBSERVATION_PREFIX } from './conversation.js';
+import { contentText, latestTurnStartIndex, OBSERVATION_PREFIX, RESUMED_CALL_ID_SUFFIX } from './conversation.js';
 import { stripScenarioMarkers } from './select-step.js';
 
 /** What a template resolves to when the conversation does not hold the value it names. */
@@ -38,7 +38,10 @@ export interface TemplateContext {
   userMessage: string | undefined;
   lastToolResult: string | undefined;
   lastObservation: string | undefined;
-  /** Content of the latest tool message answering a call to `tool`. */
+  /**
+   * Content of the latest tool message answering a call to `tool`, anywhere in the conversation
+   * (earlier turns and platform-added `:resumed` exchanges included).
+   */
   toolResult(tool: string): string | undefined;
 }
 
@@ -50,6 +53,13 @@ export function templateContextFrom(messages: readonly ChatMessage[]): TemplateC
     if (m.role !== 'assistant') continue;
     for (const call of m.tool_calls ?? []) toolNameByCallId.set(call.id, call.function.name);
   }
+  // A platform-added result may answer `<id>:resumed` without its assistant call being present: then
+  // the original call `<id>` names the tool.
+  const toolNameOf = (callId: string) =>
+    toolNameByCallId.get(callId) ??
+    (callId.endsWith(RESUMED_CALL_ID_SUFFIX)
+      ? toolNameByCallId.get(callId.slice(0, -RESUMED_CALL_ID_SUFFIX.length))
+      : undefined);
   const toolMessages = messages.filter((m) => m.role === 'tool');
   const lastTool = toolMessages.at(-1);
   const lastObservation = messages.findLast(
@@ -62,7 +72,7 @@ export function templateContextFrom(messages: readonly ChatMessage[]): TemplateC
       ? contentText(lastObservation.content).trimStart().slice(OBSERVATION_PREFIX.length).trim()
       : undefined,
     toolResult(tool) {
-      const answer = toolMessages.findLast((m) => toolNameByCallId.get(m.tool_call_id) === tool);
+      const answer = toolMessages.findLast((m) => toolNameOf(m.tool_call_id) === tool);
       return answer ? contentText(answer.content) : undefined;
     },
   };
