@@ -23,6 +23,7 @@ const SHIPPED = [
   'slow-booking',
   'travel-missing-field',
   'travel-trip',
+  'two-emails',
   'unknown-tool',
 ];
 

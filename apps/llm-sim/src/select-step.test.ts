@@ -125,8 +125,12 @@ describe('turn index', () => {
     expect(turnIndexOf(messages)).toBe(1);
     messages.push({ role: 'assistant', content: 'done' }, { role: 'user', content: 'and now?' });
     expect(turnIndexOf(messages)).toBe(2);
-    // A later marker restarts the count.
+    // Repeating the same marker continues the scenario; another scenario's marker restarts the count.
+    messages.push({ role: 'assistant', content: 'ok' }, { role: 'user', content: '[scenario:plain] still the trip' });
+    expect(turnIndexOf(messages)).toBe(3);
     messages.push({ role: 'assistant', content: 'ok' }, { role: 'user', content: '[scenario:calculator] new' });
+    expect(turnIndexOf(messages)).toBe(0);
+    messages.push({ role: 'assistant', content: 'ok' }, { role: 'user', content: '[scenario:plain] back again' });
     expect(turnIndexOf(messages)).toBe(0);
   });
 

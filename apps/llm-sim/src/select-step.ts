@@ -55,9 +55,27 @@ export function selectScenario(
  */
 export function turnIndexOf(messages: readonly ChatMessage[]): number {
   const marker = findScenarioMarkerMessage(messages);
-  const anchor = marker ? marker.index : messages.findIndex(isTurnStartingUserMessage);
+  const anchor = marker ? firstMarkerOfRun(messages, marker) : messages.findIndex(isTurnStartingUserMessage);
   if (anchor < 0) return 0;
   return messages.slice(anchor + 1).filter(isTurnStartingUserMessage).length;
+}
+
+/**
+ * Where a scenario's turn 0 is: a later message repeating the same marker continues the scenario
+ * (it may carry the marker to steer a side request, e.g. a reply mapped to approval decisions),
+ * so the anchor is the earliest message of the latest unbroken run of that scenario's markers.
+ */
+function firstMarkerOfRun(messages: readonly ChatMessage[], latest: { index: number; name: string }): number {
+  let anchor = latest.index;
+  for (let i = latest.index - 1; i >= 0; i--) {
+    const message = messages[i];
+    if (message?.role !== 'user') continue;
+    const name = [...contentText(message.content).matchAll(MARKER)].map((m) => m[1]).at(-1);
+    if (name === undefined) continue;
+    if (name !== latest.name) break;
+    anchor = i;
+  }
+  return anchor;
 }
 
 /**
