@@ -61,6 +61,10 @@ export async function startOrchestratorServer(config: OrchestratorConfig, logger
   const steps = new RunSteps(pool);
   const pendingAgents = new AgentPoolStep({
     pool: agentPool.rpc,
+    waitingOrder: async (tenantId, runId) => {
+      const run = runId ? await records.get(tenantId, runId) : undefined;
+      return run ? { createdAt: run.createdAt.getTime(), callIds: (run.result?.pendingAgents ?? []).map((p) => p.callId) } : undefined;
+    },
     catalog,
     interpreter: new ReplyInterpreter(logger),
     journal: {

@@ -22,7 +22,11 @@ export async function bootPlatform(label: string, overrides: Partial<PlatformOpt
       databaseUrl: await createSuiteDatabase(label),
       redisUrl,
       jwtSecret: JWT_SECRET,
-      onLine: (app, line) => lines.push(`[${app}] ${line}`),
+      onLine: (app, line) => {
+        lines.push(`[${app}] ${line}`);
+        // E2E_SERVICE_LOGS=1 shows every service's log lines while debugging a suite.
+        if (process.env['E2E_SERVICE_LOGS'] === '1') process.stderr.write(`[${app}] ${line}\n`);
+      },
       ...overrides,
     });
     await waitForCatalog(platform.apiUrl, ['calculator', 'current_time']);

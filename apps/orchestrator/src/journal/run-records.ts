@@ -131,7 +131,8 @@ export class RunRecords {
 
   /**
    * Takes the conversation's oldest live run for this orchestrator, in one statement: allowed when
-   * nobody holds it or the holder's lease expired, and only with a conversation token at least as
+   * nobody holds it or the holder's lease expired (also this process's own lease: an attempt that
+   * failed here is retried once its lease runs out, not at once), and only with a conversation token at least as
    * high as any that claimed before (fencing: a holder whose conversation lease expired can no
    * longer claim). `next` is the oldest live run whether or not it could be claimed.
    */
@@ -165,7 +166,7 @@ export class RunRecords {
            lease_epoch = lease_epoch + 1, attempts = attempts + 1, started_at = coalesce(started_at, now())
          FROM next
          WHERE runs.run_id = next.run_id AND EXISTS (SELECT 1 FROM fence)
-           AND (runs.lease_owner IS NULL OR runs.lease_owner = $3 OR runs.lease_until < now())
+           AND (runs.lease_owner IS NULL OR runs.lease_until < now())
          RETURNING runs.*)
        SELECT (SELECT run_id FROM next) AS next_run_id, claimed.* FROM (SELECT 1) AS one LEFT JOIN claimed ON true`,
       [tenantId, conversationId, owner, leaseMs, token],

@@ -10,6 +10,8 @@ import type { ReplyInterpreter } from '../agents/reply-interpreter.js';
 import type { ClaimedRun } from '../journal/run-records.js';
 import type { PendingAgentDecision, PendingAgentStep } from './pending-agents.js';
 
+const TRANSIENT = new Set(['unavailable', 'deadline_exceeded', 'internal', 'resource_exhausted']);
+
 /** One thing to do with a waiting agent, decided before doing it (and journaled, for a resume). */
 const Action = z.discriminatedUnion('kind', [
   z.object({ kind: z.literal('resolve'), entryId: z.string(), approvalId: z.string(), decision: z.enum(['approve', 'edit', 'cancel']), changes: z.record(z.string(), z.unknown()).optional() }),
@@ -26,6 +28,8 @@ export interface PlanJournal {
 
 export interface AgentPoolStepOptions {
   pool: AgentPoolClient;
+  /** When a run was accepted and the call ids of the agents it left waiting, in the order the user saw them. */
+  waitingOrder: (tenantId: string, runId: string) => Promise<{ createdAt: number; callIds: string[] } | undefined>;
   catalog: ToolCatalog;
   interpreter: ReplyInterpreter;
   journal: PlanJournal;
@@ -115,7 +119,7 @@ export class AgentPoolStep implements PendingAgentStep {
       }
       return { kind: 'plan', plan: [{ kind: 'resolve', entryId: target.entryId, approvalId: run.approval.approvalId, decision: run.approval.decision, ...(run.approval.changes ? { changes: run.approval.changes } : {}) }] };
     }
-    const approvals = entries.filter((e) => e.status === 'waiting_for_approval' && e.approval);
+    const approvals = await this.inShownOrder(run.tenantId, entries.filter((e) => e.status === 'waiting_for_approval' && e.approval));
     if (approvals.length) {
       const choices = await this.options.interpreter.approvals(
         model,
@@ -141,17 +145,45 @@ export class AgentPoolStep implements PendingAgentStep {
     return { kind: 'plan', plan: Object.keys(fields).length ? [{ kind: 'continue', entryId: waitingForInput.entryId, fields }] : [] };
   }
 
+  /**
+   * Approvals numbered as the user saw them: by the run that asked, then in the order of its
+   * calls (several agents of one model response are started concurrently, so the pool's own
+   * order within a run is arbitrary).
+   */
+  private async inShownOrder(tenantId: string, entries: agentPoolV1.AgentEntry[]): Promise<agentPoolV1.AgentEntry[]> {
+    const runIds = [...new Set(entries.map((e) => e.runId))];
+    const orders = new Map(await Promise.all(runIds.map(async (id) => [id, await this.options.waitingOrder(tenantId, id)] as const)));
+    const key = (e: agentPoolV1.AgentEntry): [number, number] => {
+      const order = orders.get(e.runId);
+      const index = order?.callIds.indexOf(e.callId) ?? -1;
+      return [order?.createdAt ?? e.createdAt?.getTime() ?? 0, index < 0 ? Number.MAX_SAFE_INTEGER : index];
+    };
+    return [...entries].sort((a, b) => {
+      const [ka, kb] = [key(a), key(b)];
+      return ka[0] - kb[0] || ka[1] - kb[1];
+    });
+  }
+
   /** Performs one action; an action a crashed attempt already performed is read back instead. */
   private async perform(run: ClaimedRun, action: Action): Promise<agentPoolV1.AgentEntry> {
     const { pool } = this.options;
     try {
       const response =
         action.kind === 'resolve'
-          ? await pool.resolveApproval({ tenantId: run.tenantId, approvalId: action.approvalId, decision: action.decision, changesJson: JSON.stringify(action.changes ?? {}), reply: run.content })
+          ? await pool.resolveApproval({
+              tenantId: run.tenantId,
+              approvalId: action.approvalId,
+              decision: action.decision,
+              changesJson: action.decision === 'edit' ? JSON.stringify(action.changes ?? {}) : '',
+              reply: run.content,
+            })
           : await pool.continueAgent({ tenantId: run.tenantId, entryId: action.entryId, fieldsJson: JSON.stringify(action.fields), message: run.content });
       if (response.entry) return response.entry;
     } catch (err) {
-      if (!isPlatformError(err) || err.kind !== 'failed_precondition') throw err;
+      // Unreachable pool or agent: the run is retried later. Anything else (the entry moved on, or
+      // the pool refused the action) will not change on a retry: the entry's state is the outcome.
+      if (!isPlatformError(err) || TRANSIENT.has(err.kind)) throw err;
+      this.options.logger.warn({ runId: run.runId, entryId: action.entryId, code: err.code }, 'the agent pool refused an action; using the entry as it is');
     }
     const { entry } = await pool.getAgent({ tenantId: run.tenantId, entryId: action.entryId });
     if (!entry) throw new Error(`agent entry ${action.entryId} vanished`);

@@ -1,0 +1,194 @@
+// Agent-tools and structured approvals end to end (seed 000 section 7): flights and weather in
+// parallel, an email that waits for approval, the user's "yes" in a new message, the email sent
+// once; fields collected across messages; batch approvals by API and by free text; cancel; other
+// tenants; and the whole platform restarted between the approval request and the answer.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { api, bootPlatform, waitForCatalog, type SuitePlatform } from './support.js';
+import { startTravelRunner, type TravelRunner } from './travel.js';
+
+interface Approval {
+  approvalId: string;
+  agentName: string;
+  actionSummary: string;
+  details: Record<string, unknown>;
+  options: string[];
+  allowModification: boolean;
+  conversationId: string;
+  source: { kind: string };
+  expiresAt: string;
+}
+interface Turn {
+  runId: string;
+  status: string;
+  stopReason: string;
+  response: string;
+  toolCalls: Array<{ name: string; status: string }>;
+  pending: Array<{ agentName: string; waitingFor: string; prompt: string; approval?: Approval }>;
+}
+
+let platform: SuitePlatform;
+let runner: TravelRunner;
+
+beforeAll(async () => {
+  platform = await bootPlatform('agents', { env: { orchestrator: { RATE_LIMIT_TURNS_PER_MINUTE: '0' } } });
+  runner = await startTravelRunner(platform);
+  await waitForCatalog(platform.apiUrl, ['flight_search', 'get_weather', 'send_email']);
+});
+afterAll(async () => {
+  await runner?.stop();
+  await platform?.stop();
+});
+
+const send = (tenant: string, conversation: string, content: string) => api<Turn>(platform, 'POST', `/v1/conversations/${conversation}/messages`, tenant, { content });
+const approvals = async (tenant: string) => (await api<{ approvals: Approval[] }>(platform, 'GET', '/v1/approvals', tenant)).body.approvals;
+
+async function restartEverything(): Promise<void> {
+  for (const app of ['api', 'orchestrator', 'agent-pool', 'tool-runner', 'memory', 'llm-sim'] as const) await platform.stopApp(app);
+  for (const app of ['llm-sim', 'memory', 'tool-runner', 'agent-pool', 'orchestrator', 'api'] as const) await platform.start(app);
+  await runner.restart();
+  await waitForCatalog(platform.apiUrl, ['flight_search', 'get_weather', 'send_email']);
+}
+
+describe('seed 000 section 7: flights + weather + an email that needs approval', () => {
+  async function planTrip(tenant: string, conversation: string): Promise<Turn> {
+    const first = await send(tenant, conversation, '[scenario:travel-trip] Find flights SFO to NYC next Friday, check the weather there, and email the team.');
+    expect(first.status).toBe(200);
+    expect(first.body).toMatchObject({ status: 'waiting', stopReason: 'agent_waiting' });
+    expect(first.body.toolCalls.map((c) => `${c.name}:${c.status}`).sort()).toEqual(['flight_search:success', 'get_weather:success', 'send_email:skipped']);
+    expect(first.body.pending).toEqual([
+      expect.objectContaining({
+        agentName: 'send_email',
+        waitingFor: 'approval',
+        approval: expect.objectContaining({ agentName: 'send_email', actionSummary: 'Send email to team@example.com', options: ['approve', 'edit', 'cancel'], allowModification: true }),
+      }),
+    ]);
+    return first.body;
+  }
+
+  it('stops for approval, lists it, and sends the email exactly once after "yes"', async () => {
+    const tenant = 'trip-tenant';
+    await planTrip(tenant, 'trip-1');
+    const listed = await approvals(tenant);
+    expect(listed).toEqual([expect.objectContaining({ agentName: 'send_email', conversationId: 'trip-1', source: { kind: 'user' } })]);
+    expect(await runner.emails()).toEqual([]);
+
+    const yes = await send(tenant, 'trip-1', 'yes');
+    expect(yes.body.status).toBe('completed');
+    expect(yes.body.response).toMatch(/^Completed: found flights \(.*UA.*\), the weather is .*°C.*, and the email to the team was sent \(Email sent to team@example.com/s);
+    const emails = await runner.emails();
+    expect(emails).toHaveLength(1);
+    expect(emails[0]).toMatchObject({ recipient: 'team@example.com', subject: 'NYC trip' });
+    expect(await approvals(tenant)).toEqual([]);
+
+    // Closure: every tool call in the stored history has exactly one result.
+    const history = await api<{ messages: Array<{ message: { role: string; toolCalls?: Array<{ id: string }>; toolCallId?: string } }> }>(platform, 'GET', '/v1/conversations/trip-1/messages', tenant);
+    const calls = history.body.messages.flatMap((m) => m.message.toolCalls?.map((c) => c.id) ?? []);
+    const results = history.body.messages.flatMap((m) => (m.message.toolCallId ? [m.message.toolCallId] : []));
+    expect([...results].sort()).toEqual([...calls].sort());
+  });
+
+  it('survives a restart of every service between the approval request and the "yes"', async () => {
+    const tenant = 'restart-tenant';
+    await planTrip(tenant, 'trip-2');
+    await restartEverything();
+    expect(await approvals(tenant)).toEqual([expect.objectContaining({ agentName: 'send_email', conversationId: 'trip-2' })]);
+    const before = (await runner.emails()).length;
+    const yes = await send(tenant, 'trip-2', 'yes');
+    expect(yes.body).toMatchObject({ status: 'completed' });
+    expect(yes.body.response).toContain('Email sent to team@example.com');
+    expect((await runner.emails()).length).toBe(before + 1);
+  });
+
+  it('cancels on "no": the model is told "User cancelled this action." and nothing is sent', async () => {
+    const tenant = 'cancel-tenant';
+    await planTrip(tenant, 'trip-3');
+    const before = (await runner.emails()).length;
+    const no = await send(tenant, 'trip-3', 'no');
+    expect(no.body.status).toBe('completed');
+    expect(no.body.response).toContain('User cancelled this action.');
+    expect((await runner.emails()).length).toBe(before);
+  });
+});
+
+describe('field collection across messages', () => {
+  it('asks for a missing destination, takes it from the next message, and continues the loop', async () => {
+    const tenant = 'fields-tenant';
+    const first = await send(tenant, 'flights-1', '[scenario:travel-missing-field] Find me flights from SFO next Friday.');
+    expect(first.body).toMatchObject({ status: 'waiting' });
+    expect(first.body.pending[0]).toMatchObject({ agentName: 'flight_search', waitingFor: 'input' });
+    expect(first.body.response).toContain('destination');
+
+    const second = await send(tenant, 'flights-1', 'To New York, JFK is fine.');
+    expect(second.body.status).toBe('completed');
+    expect(second.body.response).toMatch(/^Here are your flights: .*SFO->NYC/s);
+  });
+});
+
+describe('several approvals at once', () => {
+  it('returns both approval requests together and resolves them by free text in the order confirmed, with an edit', async () => {
+    const tenant = 'batch-tenant';
+    const first = await send(tenant, 'emails-1', '[scenario:two-emails] Email Alice and Bob about the plans.');
+    expect(first.body.status).toBe('waiting');
+    expect(first.body.pending.map((p) => p.approval?.details['recipient'])).toEqual(['alice@example.com', 'bob@example.com']);
+    expect(await approvals(tenant)).toHaveLength(2);
+
+    const before = (await runner.emails()).length;
+    const reply = await send(tenant, 'emails-1', '[scenario:two-emails] Change the subject of the second to "Plan B (updated)" and then send both.');
+    expect(reply.body.status).toBe('completed');
+    const sent = (await runner.emails()).slice(before);
+    // The reply confirmed the second (edited) first, then the first: they ran in that order.
+    expect(sent.map((e) => `${e.recipient}:${e.subject}`)).toEqual(['bob@example.com:Plan B (updated)', 'alice@example.com:Plan A']);
+    expect(await approvals(tenant)).toEqual([]);
+  });
+
+  it('resolves them one by one through the approvals API: approve, then cancel', async () => {
+    const tenant = 'api-tenant';
+    await send(tenant, 'emails-2', '[scenario:two-emails] Email Alice and Bob about the plans.');
+    const listed = await approvals(tenant);
+    const alice = listed.find((a) => a.details['recipient'] === 'alice@example.com');
+    const bob = listed.find((a) => a.details['recipient'] === 'bob@example.com');
+    const before = (await runner.emails()).length;
+
+    const approved = await api<Turn>(platform, 'POST', `/v1/approvals/${alice!.approvalId}`, tenant, { decision: 'approve' });
+    expect(approved.status).toBe(200);
+    expect(approved.body).toMatchObject({ runId: expect.any(String), status: 'completed' });
+    expect((await runner.emails()).length).toBe(before + 1);
+    expect((await approvals(tenant)).map((a) => a.approvalId)).toEqual([bob!.approvalId]);
+
+    const cancelled = await api<Turn>(platform, 'POST', `/v1/approvals/${bob!.approvalId}`, tenant, { decision: 'cancel' });
+    expect(cancelled.body.status).toBe('completed');
+    expect(cancelled.body.response).toContain('User cancelled this action.');
+    expect((await runner.emails()).length).toBe(before + 1);
+    // Decided approvals are gone: deciding again is a 404.
+    expect((await api(platform, 'POST', `/v1/approvals/${bob!.approvalId}`, tenant, { decision: 'approve' })).status).toBe(404);
+  });
+
+  it('rejects bad decisions with clear errors', async () => {
+    const tenant = 'bad-decision-tenant';
+    await send(tenant, 'emails-3', '[scenario:two-emails] Email Alice and Bob.');
+    const [first] = await approvals(tenant);
+    expect((await api(platform, 'POST', `/v1/approvals/${first!.approvalId}`, tenant, { decision: 'maybe' })).body).toMatchObject({ error: { code: 'INVALID_BODY' } });
+    expect((await api(platform, 'POST', `/v1/approvals/${first!.approvalId}`, tenant, { decision: 'edit' })).body).toMatchObject({ error: { code: 'CHANGES_REQUIRED' } });
+  });
+});
+
+describe('tenants', () => {
+  it('never sees or decides another tenant\'s approvals (404, not 403)', async () => {
+    await send('owner-tenant', 'private-1', '[scenario:two-emails] Email Alice and Bob.');
+    const [owned] = await approvals('owner-tenant');
+    expect(await approvals('intruder-tenant')).toEqual([]);
+    const attempt = await api(platform, 'POST', `/v1/approvals/${owned!.approvalId}`, 'intruder-tenant', { decision: 'approve' });
+    expect(attempt.status).toBe(404);
+    expect(attempt.body).toMatchObject({ error: { code: 'APPROVAL_NOT_FOUND' } });
+    const unknown = await api(platform, 'POST', '/v1/approvals/no-such-approval', 'intruder-tenant', { decision: 'approve' });
+    // Same answer as for an id that does not exist: nothing tells the intruder the id is real.
+    expect(unknown.status).toBe(404);
+    expect(unknown.body).toMatchObject({ error: { code: 'APPROVAL_NOT_FOUND' } });
+    // The owner's approval is untouched.
+    expect((await approvals('owner-tenant')).map((a) => a.approvalId)).toContain(owned!.approvalId);
+    // A message in the owner's conversation id from another tenant is another conversation.
+    const other = await send('intruder-tenant', 'private-1', 'yes');
+    expect(other.body.status).toBe('completed');
+    expect((await approvals('owner-tenant')).map((a) => a.approvalId)).toContain(owned!.approvalId);
+  });
+});

@@ -1,0 +1,45 @@
+// Starts the example travel runner (examples/travel-runner) for a suite, with its own outbox.
+import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { ManagedProcess, workspaceRoot } from '@platform/testing';
+import type { SuitePlatform } from './support.js';
+
+export interface TravelRunner {
+  outbox: string;
+  /** The emails written so far, oldest first (the outbox has one JSON file per sent email). */
+  emails(): Promise<Array<{ recipient: string; subject: string; body: string }>>;
+  restart(): Promise<void>;
+  stop(): Promise<void>;
+}
+
+export async function startTravelRunner(platform: SuitePlatform): Promise<TravelRunner> {
+  const outbox = await mkdtemp(path.join(os.tmpdir(), 'outbox-'));
+  let proc: ManagedProcess | undefined;
+  const start = async (): Promise<void> => {
+    proc = ManagedProcess.start('travel-runner', process.execPath, ['--conditions=@platform/source', '--import', 'tsx', 'examples/travel-runner/src/main.ts'], {
+      cwd: workspaceRoot(),
+      env: { ...process.env, NATS_URL: platform.natsUrl, REDIS_URL: platform.redisUrl, OUTBOX_DIR: outbox, OTEL_SDK_DISABLED: 'true', LOG_LEVEL: 'warn' },
+    });
+    await proc.waitForOutput((out) => out.includes('"msg":"ready"'), 30_000);
+  };
+  await start();
+  return {
+    outbox,
+    async emails() {
+      const files = (await readdir(outbox)).filter((f) => f.endsWith('.json'));
+      const records = await Promise.all(
+        files.map(async (f) => JSON.parse(await readFile(path.join(outbox, f), 'utf8')) as { to: string; subject: string; body: string; queuedAt: string }),
+      );
+      return records.sort((a, b) => a.queuedAt.localeCompare(b.queuedAt)).map((r) => ({ recipient: r.to, subject: r.subject, body: r.body }));
+    },
+    async restart() {
+      await proc?.stop();
+      await start();
+    },
+    async stop() {
+      await proc?.stop();
+      await rm(outbox, { recursive: true, force: true });
+    },
+  };
+}
