@@ -57,6 +57,15 @@ CREATE TABLE conversation_fences (
   PRIMARY KEY (tenant_id, conversation_id)
 );
 
+-- Conversations where an agent-tool may wait for the user: set before an agent-tool starts, cleared
+-- when the agent pool has nothing waiting there. Saves asking the pool on every other message.
+CREATE TABLE conversation_agents (
+  tenant_id       text        NOT NULL,
+  conversation_id text        NOT NULL,
+  since           timestamptz NOT NULL DEFAULT now(),
+  PRIMARY KEY (tenant_id, conversation_id)
+);
+
 -- Token usage per tenant and day (post-process), for billing and the daily token budget.
 CREATE TABLE tenant_usage (
   tenant_id     text   NOT NULL,

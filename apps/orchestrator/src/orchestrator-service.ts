@@ -22,6 +22,8 @@ export interface OrchestratorDependencies {
   cancels: CancelBroadcast;
   /** Cancels a run if this replica executes it. */
   cancelLocal: (runId: string) => boolean;
+  /** Publishes the final events of a run that was cancelled before it ran. */
+  announceCancelled: (run: RunRecord) => Promise<void>;
   logger: Logger;
 }
 
@@ -185,6 +187,7 @@ export function orchestratorServiceImplementation(deps: OrchestratorDependencies
         transcript: [],
       }));
       if (after?.status === 'running' && !deps.cancelLocal(request.runId)) deps.cancels.publish(request.runId);
+      if (after?.status === 'cancelled') await deps.announceCancelled(after);
       logger.info({ runId: request.runId, status: after?.status }, 'run cancellation requested');
       return { runId: request.runId, status: after?.status ?? before.status, accepted: true };
     }),

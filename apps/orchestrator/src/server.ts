@@ -14,6 +14,7 @@ import { orchestratorServiceImplementation } from './orchestrator-service.js';
 import { ConversationLease } from './ordering/conversation-lease.js';
 import { ConversationQueue } from './ordering/conversation-queue.js';
 import { ExpiryListener } from './agents/expiry-listener.js';
+import { publishEndWithoutRun } from './events/run-event-publisher.js';
 import { PoolAgents } from './agents/pool-agents.js';
 import { ReplyInterpreter } from './agents/reply-interpreter.js';
 import { AgentPoolStep } from './pipeline/agent-pool-step.js';
@@ -67,6 +68,7 @@ export async function startOrchestratorServer(config: OrchestratorConfig, logger
     },
     catalog,
     interpreter: new ReplyInterpreter(logger),
+    noneWaiting: (tenantId, conversationId) => records.clearAgentsMayWait(tenantId, conversationId),
     journal: {
       load: (run) => steps.loadPipeline(run.runId, 'pending-agents'),
       save: (run, plan) => steps.recordPipeline(run.runId, run.epoch, 'pending-agents', plan),
@@ -93,7 +95,7 @@ export async function startOrchestratorServer(config: OrchestratorConfig, logger
     nc,
     shouldProcess,
     pendingAgents,
-    agents: new PoolAgents(agentPool.rpc),
+    agents: new PoolAgents(agentPool.rpc, (tenantId, conversationId) => records.markAgentsMayWait(tenantId, conversationId)),
     logger,
   });
   const queue = new ConversationQueue({
@@ -123,6 +125,7 @@ export async function startOrchestratorServer(config: OrchestratorConfig, logger
       shouldProcess,
       cancels,
       cancelLocal: (runId) => executor.cancelLocal(runId, 'cancelled by request'),
+      announceCancelled: (run) => publishEndWithoutRun(nc, logger, run.runId, { ...run.result }),
       logger,
     }),
   );

@@ -135,7 +135,8 @@ export class TurnExecutor {
     const resumed = run.attempts > 1;
     const journal = resumed ? await this.deps.steps.load(run.runId) : { models: [], tools: new Map() };
     const replay = new RunReplay(journal, {
-      recordModel: (ordinal, response) => this.deps.steps.recordModel(run.runId, run.epoch, ordinal, response),
+      // The first response of a fresh attempt also keeps the input it was asked with.
+      recordModel: (ordinal, response) => this.deps.steps.recordModel(run.runId, run.epoch, ordinal, response, ordinal === 1 && !run.input ? input : undefined),
       recordTool: (callId, outcome) => this.deps.steps.recordTool(run.runId, run.epoch, callId, outcome),
     });
     if (resumed) {
@@ -177,7 +178,6 @@ export class TurnExecutor {
       now: run.createdAt,
       agentExchanges,
     });
-    await this.deps.records.saveInput(run.runId, run.epoch, input);
     return input;
   }
 

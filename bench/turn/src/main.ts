@@ -6,7 +6,7 @@
 import { median, percentile, startInfra, startPlatform, type Platform, type PlatformApp } from '@platform/testing';
 import { SignJWT } from 'jose';
 import { closedLoop, type LoadResult } from './driver.js';
-import { cpuCount, sampleProcess, type ProcessSample } from './process-usage.js';
+import { cpuCount, cpuOfCommand, sampleProcess, type ProcessSample } from './process-usage.js';
 
 function intEnv(name: string, fallback: number): number {
   const raw = process.env[name];
@@ -20,7 +20,11 @@ const N1 = intEnv('N1', 300);
 const N64 = intEnv('N64', 2_000);
 const CONCURRENCY = intEnv('CONCURRENCY', 64);
 const WARMUP = intEnv('WARMUP', 200);
-const APPS: PlatformApp[] = ['api', 'orchestrator', 'memory', 'tool-runner', 'llm-sim'];
+const APPS: PlatformApp[] = ['api', 'orchestrator', 'agent-pool', 'memory', 'tool-runner', 'llm-sim'];
+/** Shared servers, measured by command name (PostgreSQL runs a process per connection). */
+const SERVERS = ['postgres', 'nats-server', 'redis-server'] as const;
+type Measured = PlatformApp | (typeof SERVERS)[number] | 'bench driver';
+const MEASURED: Measured[] = [...APPS, ...SERVERS, 'bench driver'];
 const SECRET = 'bench-secret-bench-secret-bench-secret';
 const CONTENT = '[scenario:calculator] What is 12 * (3 + 4)?';
 
@@ -50,21 +54,25 @@ try {
   };
   await waitForTools(running, token);
 
-  const samples = async (): Promise<Map<PlatformApp, ProcessSample>> =>
-    new Map(await Promise.all(APPS.map(async (app) => [app, await sampleProcess(running.process(app)!.pid!)] as const)));
+  const samples = async (): Promise<Map<Measured, ProcessSample>> => {
+    const apps = await Promise.all(APPS.map(async (app) => [app, await sampleProcess(running.process(app)!.pid!)] as const));
+    const servers = await Promise.all(SERVERS.map(async (name) => [name, { cpuMs: await cpuOfCommand(name), rssMiB: NaN }] as const));
+    const self = process.cpuUsage();
+    return new Map<Measured, ProcessSample>([...apps, ...servers, ['bench driver', { cpuMs: (self.user + self.system) / 1000, rssMiB: process.memoryUsage().rss / 2 ** 20 }]]);
+  };
 
   const cold = await closedLoop(turn, 1, 1);
   if (cold.errors) throw new Error(`the first turn failed: ${cold.firstError}`);
   await closedLoop(turn, 1, WARMUP);
 
   const sequential: LoadResult[] = [];
-  const concurrent: Array<LoadResult & { cpu: Map<PlatformApp, number> }> = [];
+  const concurrent: Array<LoadResult & { cpu: Map<Measured, number> }> = [];
   for (let round = 1; round <= ROUNDS; round++) {
     sequential.push(await closedLoop(turn, 1, N1));
     const before = await samples();
     const result = await closedLoop(turn, CONCURRENCY, N64);
     const after = await samples();
-    concurrent.push({ ...result, cpu: new Map(APPS.map((app) => [app, after.get(app)!.cpuMs - before.get(app)!.cpuMs])) });
+    concurrent.push({ ...result, cpu: new Map(MEASURED.map((m) => [m, after.get(m)!.cpuMs - before.get(m)!.cpuMs])) });
     process.stderr.write(`round ${round}/${ROUNDS} done\n`);
   }
   const memory = await samples();
@@ -92,7 +100,7 @@ function fmt(n: number, digits = 1): string {
   return n.toFixed(digits);
 }
 
-function report(cold: LoadResult, sequential: LoadResult[], concurrent: Array<LoadResult & { cpu: Map<PlatformApp, number> }>, memory: Map<PlatformApp, ProcessSample>): void {
+function report(cold: LoadResult, sequential: LoadResult[], concurrent: Array<LoadResult & { cpu: Map<Measured, number> }>, memory: Map<Measured, ProcessSample>): void {
   const p50s = sequential.map((r) => median(r.latenciesMs));
   const p99 = (values: readonly number[]): number => percentile([...values].sort((a, b) => a - b), 99);
   const p99s1 = sequential.map((r) => p99(r.latenciesMs));
@@ -113,9 +121,12 @@ function report(cold: LoadResult, sequential: LoadResult[], concurrent: Array<Lo
   out(`\nPer process during the concurrency-${CONCURRENCY} phase (median round):`);
   out('| process | CPU ms per turn | share of one core | RSS at end (MiB) |');
   out('|---|---|---|---|');
-  for (const app of APPS) {
-    const perTurn = concurrent.map((r) => r.cpu.get(app)! / r.latenciesMs.length);
-    const share = concurrent.map((r) => r.cpu.get(app)! / r.elapsedMs);
-    out(`| ${app} | ${fmt(median(perTurn), 2)} | ${fmt(median(share) * 100, 0)}% | ${fmt(memory.get(app)!.rssMiB, 0)} |`);
+  for (const m of MEASURED) {
+    const perTurn = concurrent.map((r) => r.cpu.get(m)! / r.latenciesMs.length);
+    const share = concurrent.map((r) => r.cpu.get(m)! / r.elapsedMs);
+    const rss = memory.get(m)!.rssMiB;
+    out(`| ${m} | ${fmt(median(perTurn), 2)} | ${fmt(median(share) * 100, 0)}% | ${Number.isNaN(rss) ? '-' : fmt(rss, 0)} |`);
   }
+  const total = concurrent.map((r) => [...r.cpu.values()].reduce((a, b) => a + b, 0) / r.elapsedMs);
+  out(`| all of the above | | ${fmt(median(total) * 100, 0)}% of one core (${cpuCount()} cores) | |`);
 }

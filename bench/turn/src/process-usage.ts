@@ -1,4 +1,4 @@
-import { readFile } from 'node:fs/promises';
+import { readdir, readFile } from 'node:fs/promises';
 import os from 'node:os';
 
 /** CPU time (user + system) and resident memory of one process, from /proc (Linux). */
@@ -22,4 +22,22 @@ export async function sampleProcess(pid: number): Promise<ProcessSample> {
 
 export function cpuCount(): number {
   return os.availableParallelism();
+}
+
+/** CPU time of every process whose command name is `name` (e.g. all PostgreSQL backends), in ms. */
+export async function cpuOfCommand(name: string): Promise<number> {
+  let total = 0;
+  for (const entry of await readdir('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const stat = await readFile(`/proc/${entry}/stat`, 'utf8');
+      const comm = stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')'));
+      if (comm !== name) continue;
+      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      total += ((Number(fields[11]) + Number(fields[12])) * 1000) / TICKS_PER_SECOND;
+    } catch {
+      // the process ended meanwhile
+    }
+  }
+  return total;
 }

@@ -299,6 +299,9 @@ describe('runAgentLoop: events', () => {
     expect(types.at(-1)).toBe('execution_end');
     expect(types).toEqual(expect.arrayContaining(['message_start', 'message_chunk', 'message_end', 'tool_call_start', 'tool_result', 'iteration_complete', 'state_change']));
     expect(h.events.map((e) => e.seq)).toEqual(h.events.map((_, i) => i + 1));
+    // An iteration's events in order: the model's message ends before its tool calls start.
+    const first = types.slice(types.indexOf('message_start'), types.indexOf('iteration_complete') + 1).filter((t) => t !== 'message_chunk');
+    expect(first).toEqual(['message_start', 'message_end', 'tool_call_start', 'tool_result', 'iteration_complete']);
     expect(new Set(h.events.map((e) => e.runId))).toEqual(new Set(['run-1']));
     const text = h.events.flatMap((e) => (e.type === 'message_chunk' ? [e.delta] : [])).join('');
     expect(text).toBe('streamed answer');

@@ -134,6 +134,8 @@ class LoopRun {
         return this.finish(stop, undefined, outcome.error);
       }
       const { response } = outcome;
+      // The model's message is complete now: say so before any of its tool calls start.
+      this.events.emit({ type: 'message_end', iteration, message: response.message, usage: response.usage });
       this.turns += 1;
       this.usage = addUsage(this.usage, response.usage);
       const message: AssistantMessage = response.message;
@@ -255,7 +257,6 @@ class LoopRun {
 
   private async record(iteration: number, outcome: Extract<ModelCallOutcome, { ok: true }>, results: readonly CallResult[], startedAt: number): Promise<void> {
     const { response, view, model, retries, fallbackUsed } = outcome;
-    this.events.emit({ type: 'message_end', iteration, message: response.message, usage: response.usage });
     const record: IterationRecord = {
       iteration,
       view: { messages: view.messages.length, estimatedTokens: view.estimatedTokens, stage: view.stage, diagnostics: view.diagnostics },
@@ -282,6 +283,7 @@ class LoopRun {
     if (interrupted) return this.finish(interrupted);
     const outcome = await this.callModel(this.turns + 1, 'none', this.config.finalAnswerInstruction);
     if (!outcome.ok) return this.finish(reason, stopMessages.noFinalAnswer);
+    this.events.emit({ type: 'message_end', iteration: this.turns + 1, message: outcome.response.message, usage: outcome.response.usage });
     this.turns += 1;
     this.usage = addUsage(this.usage, outcome.response.usage);
     this.produced.push(outcome.response.message);

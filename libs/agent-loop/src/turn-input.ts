@@ -16,12 +16,20 @@ export interface TurnInputParts {
   agentResult?: string;
 }
 
+/** Formatters by time zone: building one is far dearer than using it, and zones are few. */
+const formatters = new Map<string, Intl.DateTimeFormat | null>();
+
 function localTime(now: Date, timeZone: string): string {
-  try {
-    return new Intl.DateTimeFormat('en-GB', { timeZone, dateStyle: 'full', timeStyle: 'short' }).format(now);
-  } catch {
-    return now.toISOString();
+  let formatter = formatters.get(timeZone);
+  if (formatter === undefined) {
+    try {
+      formatter = new Intl.DateTimeFormat('en-GB', { timeZone, dateStyle: 'full', timeStyle: 'short' });
+    } catch {
+      formatter = null; // not a zone this runtime knows
+    }
+    if (formatters.size < 1_000) formatters.set(timeZone, formatter);
   }
+  return formatter ? formatter.format(now) : now.toISOString();
 }
 
 /**

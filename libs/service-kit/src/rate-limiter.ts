@@ -30,11 +30,14 @@ export class RateLimiter {
   ) {}
 
   async consume(key: string, limit: number, windowMs: number): Promise<RateLimitDecision> {
-    const windowId = Math.floor(Date.now() / windowMs);
+    const now = Date.now();
+    const windowId = Math.floor(now / windowMs);
+    // The key lives until its window ends, so its time-to-live is exactly the wait for the next window.
+    const untilWindowEnd = windowMs - (now % windowMs);
     try {
-      const [count, ttl] = (await this.redis.eval(CONSUME, 1, `${this.keyPrefix}:${key}:${windowId}`, String(windowMs))) as [number, number];
+      const [count, ttl] = (await this.redis.eval(CONSUME, 1, `${this.keyPrefix}:${key}:${windowId}`, String(untilWindowEnd))) as [number, number];
       if (count <= limit) return { allowed: true, remaining: limit - count, retryAfterMs: 0 };
-      return { allowed: false, remaining: 0, retryAfterMs: ttl > 0 ? ttl : windowMs };
+      return { allowed: false, remaining: 0, retryAfterMs: ttl > 0 ? Math.min(ttl, untilWindowEnd) : untilWindowEnd };
     } catch (err) {
       this.logger.warn({ err: (err as Error).message, key }, 'rate limiter unavailable; letting the request through');
       return { allowed: true, remaining: limit, retryAfterMs: 0 };

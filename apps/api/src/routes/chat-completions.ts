@@ -77,6 +77,9 @@ export function registerChatCompletionRoutes(app: FastifyInstance, options: Chat
 
     const chunk = (delta: Record<string, unknown>, finishReason: string | null = null): string =>
       JSON.stringify({ id, object: 'chat.completion.chunk', created, model, choices: [{ index: 0, delta, finish_reason: finishReason, logprobs: null }] });
+    // A model message's text is held until the message ends: text written before tool calls is
+    // the model thinking aloud, not the answer, and the streamed answer must equal the final one.
+    let held: string[] = [];
     let streamedText = false;
     let started = false;
     const render = (stream: SseStream, event: RunEventEnvelope): void => {
@@ -84,9 +87,14 @@ export function registerChatCompletionRoutes(app: FastifyInstance, options: Chat
         started = true;
         stream.sendData(chunk({ role: 'assistant', content: '' }));
       }
-      if (event.type === 'message_chunk' && typeof event.data['delta'] === 'string') {
-        streamedText = true;
-        stream.sendData(chunk({ content: event.data['delta'] }));
+      if (event.type === 'message_chunk' && typeof event.data['delta'] === 'string') held.push(event.data['delta']);
+      if (event.type === 'message_end') {
+        const message = event.data['message'] as { toolCalls?: unknown[] } | undefined;
+        if (!message?.toolCalls?.length) {
+          for (const delta of held) stream.sendData(chunk({ content: delta }));
+          streamedText ||= held.length > 0;
+        }
+        held = [];
       }
       if (event.type !== 'execution_end') return;
       const result = (event.data['result'] ?? {}) as { response?: string; stopReason?: string; usage?: { inputTokens?: number; outputTokens?: number; totalTokens?: number } };

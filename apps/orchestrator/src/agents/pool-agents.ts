@@ -7,11 +7,16 @@ export type AgentPoolClient = PromiseClient<agentPoolV1.AgentPoolServiceClient>;
 
 /** Starts agent-tool calls in the agent pool, which runs the agent's steps and keeps its state. */
 export class PoolAgents {
-  constructor(private readonly pool: AgentPoolClient) {}
+  constructor(
+    private readonly pool: AgentPoolClient,
+    /** Notes that agents may wait in a conversation, before one starts (so its next message asks the pool). */
+    private readonly mayWait: (tenantId: string, conversationId: string) => Promise<void>,
+  ) {}
 
   /** Runs the agent's first step; a call that cannot complete now waits in the pool. */
   async start(scope: { tenantId: string; conversationId: string }, call: ToolCallRequest, context: ToolCallContext): Promise<ToolOutcome> {
     try {
+      await this.mayWait(scope.tenantId, scope.conversationId);
       const { entry } = await this.pool.startAgent(
         {
           tenantId: scope.tenantId,

@@ -1,4 +1,5 @@
-import { jetstream, jetstreamManager, type JetStreamClient } from '@nats-io/jetstream';
+import { jetstreamManager } from '@nats-io/jetstream';
+import { headers } from '@nats-io/nats-core';
 import type { LoopEvent } from '@platform/agent-loop';
 import { RUN_EVENTS_STREAM, RunEventEnvelope, runEventsSubject, type RunEventType } from '@platform/contracts';
 import type { Logger, NatsConnection } from '@platform/service-kit';
@@ -15,18 +16,17 @@ function dataOf(event: LoopEvent): Record<string, unknown> {
 
 /**
  * Publishes one run's events to its subject in the run-events stream, numbered after whatever an
- * earlier attempt of the run published. Publishing never blocks the loop: messages go out in
- * order on one connection and `flush` waits for the stream's acknowledgements. Each message id
- * is `<run>:<n>`, so a republished event is dropped by the stream's duplicate window.
+ * earlier attempt of the run published. Events are plain NATS publishes the stream captures: they
+ * go out in order on one connection without a round trip each (the run's outcome is recorded in
+ * Postgres, not in its events), and `flush` waits until the server has them. Each carries the
+ * message id `<run>:<n>`, so a republished event is dropped by the stream's duplicate window.
  */
 export class RunEventPublisher {
   private readonly subject: string;
   private nextId: number;
-  private readonly acks: Array<Promise<unknown>> = [];
-  private failures = 0;
 
   private constructor(
-    private readonly js: JetStreamClient,
+    private readonly nc: NatsConnection,
     private readonly runId: string,
     lastId: number,
     private readonly logger: Logger,
@@ -44,16 +44,18 @@ export class RunEventPublisher {
       const last = await jsm.streams.getMessage(RUN_EVENTS_STREAM, { last_by_subj: runEventsSubject(runId) }).catch(() => null);
       if (last) lastId = RunEventEnvelope.parse(last.json()).id;
     }
-    return new RunEventPublisher(jetstream(nc), runId, lastId, options.logger, options.includeChunks);
+    return new RunEventPublisher(nc, runId, lastId, options.logger, options.includeChunks);
   }
 
   publish(type: RunEventType, data: Record<string, unknown>, at = Date.now()): void {
     const envelope: RunEventEnvelope = { id: this.nextId++, runId: this.runId, type, at, data };
-    const ack = this.js.publish(this.subject, JSON.stringify(envelope), { msgID: `${this.runId}:${envelope.id}` }).catch((err: unknown) => {
-      this.failures += 1;
-      this.logger.warn({ err: (err as Error).message, runId: this.runId, eventId: envelope.id }, 'run event not stored');
-    });
-    this.acks.push(ack);
+    const h = headers();
+    h.set('Nats-Msg-Id', `${this.runId}:${envelope.id}`);
+    try {
+      this.nc.publish(this.subject, JSON.stringify(envelope), { headers: h });
+    } catch (err) {
+      this.logger.warn({ err: (err as Error).message, runId: this.runId, eventId: envelope.id }, 'run event not published');
+    }
   }
 
   /** The loop's event sink. */
@@ -62,9 +64,20 @@ export class RunEventPublisher {
     this.publish(event.type, dataOf(event), event.at);
   };
 
-  /** Waits until every event published so far is stored (or failed and was logged). */
-  async flush(): Promise<{ failures: number }> {
-    await Promise.all(this.acks.splice(0));
-    return { failures: this.failures };
+  /** Waits until the server has every event published so far. */
+  async flush(): Promise<void> {
+    try {
+      await this.nc.flush();
+    } catch (err) {
+      this.logger.warn({ err: (err as Error).message, runId: this.runId }, 'run events not flushed');
+    }
   }
+}
+
+/** The events of a run that ended without running (cancelled while queued), so watchers see its end. */
+export async function publishEndWithoutRun(nc: NatsConnection, logger: Logger, runId: string, result: Record<string, unknown>): Promise<void> {
+  const events = await RunEventPublisher.open(nc, runId, { resumed: true, includeChunks: false, logger });
+  events.publish('state_change', { state: 'cancelled', reason: 'cancelled' });
+  events.publish('execution_end', { result });
+  await events.flush();
 }

@@ -106,15 +106,22 @@ describe('accepting and claiming runs', () => {
   it('keeps the assembled input for a resume and loads journaled steps in order', async () => {
     const run = newRun();
     await records.create(run);
-    const claimed = await claim(run, 'o1', 10_000, 1);
-    await records.saveInput(run.runId, claimed!.epoch, [{ role: 'user', content: 'hello' }]);
-    for (const n of [1, 2, 10]) await steps.recordModel(run.runId, claimed!.epoch, n, { ...response, message: { role: 'assistant', content: `r${n}` } });
+    const claimed = await claim(run, 'o1', 100, 1);
+    const input = [{ role: 'user' as const, content: 'hello' }];
+    for (const n of [1, 2, 10]) {
+      await steps.recordModel(run.runId, claimed!.epoch, n, { ...response, message: { role: 'assistant', content: `r${n}` } }, n === 1 ? input : undefined);
+    }
     await steps.recordTool(run.runId, claimed!.epoch, 'call-1', { status: 'success', content: 'ok' });
     const loaded = await steps.load(run.runId);
     expect(loaded.models.map((m) => m.message.content)).toEqual(['r1', 'r2', 'r10']);
     expect(loaded.tools.get('call-1')).toEqual({ status: 'success', content: 'ok' });
-    const again = await claim(run, 'o1', 10_000, 2);
-    expect(again?.input).toEqual([{ role: 'user', content: 'hello' }]);
+    // Not even its own holder takes a run again before the lease runs out (a failed attempt backs off).
+    expect(await claim(run, 'o1', 10_000, 2)).toBeUndefined();
+    await new Promise((r) => setTimeout(r, 150));
+    const again = await claim(run, 'o2', 10_000, 3);
+    expect(again?.input).toEqual(input);
+    // The input is written with the first response only while the writer holds the run.
+    await expect(steps.recordModel(run.runId, claimed!.epoch, 11, response, input)).rejects.toBeInstanceOf(LeaseLostError);
   });
 
   it('records token usage per tenant and day with each finished run', async () => {

@@ -52,6 +52,8 @@ export type RunKind = 'message' | 'agent_expired';
 /** A run this orchestrator holds: writes about it are fenced by `epoch`. */
 export interface ClaimedRun extends NewRun {
   kind: RunKind;
+  /** An agent-tool of the conversation may be waiting for the user (see `conversation_agents`). */
+  agentsMayWait: boolean;
   epoch: number;
   /** Set when an earlier attempt already assembled the input (a resume). */
   input: ChatMessage[] | null;
@@ -151,6 +153,7 @@ export class RunRecords {
         attempts: number | null;
         approval: ApprovalDecisionInput | null;
         kind: RunKind | null;
+        agents_may_wait: boolean;
       }
     >(
       `WITH fence AS (
@@ -168,7 +171,9 @@ export class RunRecords {
          WHERE runs.run_id = next.run_id AND EXISTS (SELECT 1 FROM fence)
            AND (runs.lease_owner IS NULL OR runs.lease_until < now())
          RETURNING runs.*)
-       SELECT (SELECT run_id FROM next) AS next_run_id, claimed.* FROM (SELECT 1) AS one LEFT JOIN claimed ON true`,
+       SELECT (SELECT run_id FROM next) AS next_run_id,
+         EXISTS (SELECT 1 FROM conversation_agents WHERE tenant_id = $1 AND conversation_id = $2) AS agents_may_wait,
+         claimed.* FROM (SELECT 1) AS one LEFT JOIN claimed ON true`,
       [tenantId, conversationId, owner, leaseMs, token],
     );
     const row = rows[0];
@@ -187,6 +192,7 @@ export class RunRecords {
         timeZone: row.time_zone ?? '',
         ...(row.approval ? { approval: row.approval } : {}),
         kind: row.kind ?? 'message',
+        agentsMayWait: row.agents_may_wait,
         epoch: row.lease_epoch ?? 0,
         input: row.input,
         attempts: row.attempts ?? 1,
@@ -214,11 +220,6 @@ export class RunRecords {
     );
     if (!rows[0]) throw new LeaseLostError(runId);
     return { cancelRequested: rows[0].cancel_requested };
-  }
-
-  async saveInput(runId: string, epoch: number, input: readonly ChatMessage[]): Promise<void> {
-    const { rowCount } = await this.pool.query('UPDATE runs SET input = $3 WHERE run_id = $1 AND lease_epoch = $2', [runId, epoch, JSON.stringify(input)]);
-    if (rowCount !== 1) throw new LeaseLostError(runId);
   }
 
   /** Records the outcome and the tenant's token usage in one statement; fenced by the epoch. */
@@ -288,6 +289,16 @@ export class RunRecords {
       [olderThanMs, limit],
     );
     return rows.map((r) => ({ tenantId: r.tenant_id, conversationId: r.conversation_id }));
+  }
+
+  /** An agent-tool is about to start in the conversation: from now on, ask the pool before each message. */
+  async markAgentsMayWait(tenantId: string, conversationId: string): Promise<void> {
+    await this.pool.query('INSERT INTO conversation_agents (tenant_id, conversation_id) VALUES ($1, $2) ON CONFLICT DO NOTHING', [tenantId, conversationId]);
+  }
+
+  /** The agent pool has nothing waiting in the conversation: stop asking it on every message. */
+  async clearAgentsMayWait(tenantId: string, conversationId: string): Promise<void> {
+    await this.pool.query('DELETE FROM conversation_agents WHERE tenant_id = $1 AND conversation_id = $2', [tenantId, conversationId]);
   }
 
   /** Token usage of a tenant on a day (UTC), for budgets and reports. */

@@ -1,4 +1,5 @@
 import type { ModelResponse, ToolOutcome } from '@platform/agent-loop';
+import type { ChatMessage } from '@platform/contracts';
 import type pg from 'pg';
 import { LeaseLostError } from './run-records.js';
 
@@ -27,8 +28,21 @@ export class RunSteps {
     return { models, tools };
   }
 
-  recordModel(runId: string, epoch: number, ordinal: number, response: ModelResponse): Promise<void> {
-    return this.record(runId, epoch, 'model', String(ordinal), response);
+  /**
+   * Journals a model response. With `input` (the run's first response) the same statement keeps
+   * the assembled loop input in the run, so a resume replays exactly what this attempt saw.
+   */
+  async recordModel(runId: string, epoch: number, ordinal: number, response: ModelResponse, input?: readonly ChatMessage[]): Promise<void> {
+    if (!input) return this.record(runId, epoch, 'model', String(ordinal), response);
+    const { rowCount } = await this.pool.query(
+      `WITH held AS (
+         UPDATE runs SET input = $6 WHERE run_id = $1 AND lease_epoch = $5 AND status = 'running' RETURNING run_id)
+       INSERT INTO run_steps (run_id, kind, step_key, payload, epoch)
+       SELECT $1, $2, $3, $4, $5 FROM held
+       ON CONFLICT DO NOTHING`,
+      [runId, 'model', String(ordinal), JSON.stringify(response), epoch, JSON.stringify(input)],
+    );
+    if (rowCount !== 1) throw new LeaseLostError(runId);
   }
 
   recordTool(runId: string, epoch: number, callId: string, outcome: ToolOutcome): Promise<void> {

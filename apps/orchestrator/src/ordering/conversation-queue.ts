@@ -105,7 +105,10 @@ export class ConversationQueue {
       try {
         for (;;) {
           const { next, claimed } = await records.claimNext(tenantId, conversationId, owner, leaseMs, held.token);
-          if (!next) break;
+          if (!next) {
+            drain.again = false; // nothing left; a kick from now on makes the outer loop look again
+            break;
+          }
           if (!claimed) {
             const highest = await records.highestFence(tenantId, conversationId);
             if (highest > held.token) {
@@ -117,8 +120,12 @@ export class ConversationQueue {
             break;
           }
           if (claimed.attempts > 1) logger.info({ runId: claimed.runId, attempt: claimed.attempts }, 'claimed a run another holder left unfinished');
+          drain.again = false;
           const finished = await executor.execute(claimed, held);
           if (finished) this.notify(finished);
+          // Look for more only when a message arrived here meanwhile; one another replica accepted
+          // is picked up by its own waiter (or the recovery sweep), which saves a query per turn.
+          if (!drain.again) break;
         }
       } finally {
         await held.release().catch(() => undefined);

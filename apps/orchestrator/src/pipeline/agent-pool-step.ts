@@ -33,6 +33,8 @@ export interface AgentPoolStepOptions {
   catalog: ToolCatalog;
   interpreter: ReplyInterpreter;
   journal: PlanJournal;
+  /** Forgets that agents may wait in a conversation, once the pool says none do. */
+  noneWaiting: (tenantId: string, conversationId: string) => Promise<void>;
   logger: Logger;
 }
 
@@ -81,12 +83,16 @@ export class AgentPoolStep implements PendingAgentStep {
   constructor(private readonly options: AgentPoolStepOptions) {}
 
   async beforeLoop(run: ClaimedRun, model: ModelPort): Promise<PendingAgentDecision> {
-    const journaled = Plan.safeParse(await this.options.journal.load(run));
+    // Only a resumed run can have a plan from an earlier attempt.
+    const journaled = Plan.safeParse(run.attempts > 1 ? await this.options.journal.load(run) : undefined);
     let plan: Action[];
     if (journaled.success) {
       plan = journaled.data;
     } else {
+      // Agents only start waiting when a run of the conversation ends waiting; otherwise there is nothing to ask.
+      if (!run.agentsMayWait && !run.approval) return { kind: 'run_loop' };
       const { entries } = await this.options.pool.listPending({ tenantId: run.tenantId, conversationId: run.conversationId });
+      if (entries.length === 0) await this.options.noneWaiting(run.tenantId, run.conversationId);
       const planned = await this.plan(run, entries, model);
       if (planned.kind === 'answer') return planned;
       plan = planned.plan;
