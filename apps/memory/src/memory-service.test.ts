@@ -51,6 +51,16 @@ describe('MemoryService', () => {
     expect((await list('idempotent')).messages).toHaveLength(2);
   });
 
+  it('stores a turn once when the same append id arrives many times at once (a resumed run racing its zombie)', async () => {
+    await append('racing', [user('before')]);
+    const results = await Promise.all(Array.from({ length: 10 }, () => append('racing', [user('x'), user('y')], { appendId: 'turn-race' })));
+    expect(results.filter((r) => !r.duplicate)).toHaveLength(1);
+    expect(new Set(results.map((r) => `${r.firstSeq}-${r.lastSeq}`))).toEqual(new Set(['2-3']));
+    expect((await list('racing')).messages.map((m) => m.seq)).toEqual([1, 2, 3]);
+    // The sequence keeps no gap after the duplicates.
+    expect(await append('racing', [user('after')])).toEqual({ firstSeq: 4, lastSeq: 4, duplicate: false });
+  });
+
   it('gives concurrent appends consecutive sequence numbers without gaps', async () => {
     await Promise.all(Array.from({ length: 20 }, (_, i) => append('concurrent', [user(`m${i}`), user(`m${i}-b`)])));
     const { messages } = await list('concurrent', { limit: 100 });

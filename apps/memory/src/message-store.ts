@@ -1,4 +1,3 @@
-import { inTransaction } from '@platform/service-kit';
 import type pg from 'pg';
 
 export interface NewMessage {
@@ -27,64 +26,69 @@ export interface ListQuery {
   latest: boolean;
 }
 
+/** Postgres error code of a unique-key violation. */
+const UNIQUE_VIOLATION = '23505';
+
 /** Postgres access for conversation history. Every query is scoped by tenant. */
 export class MessageStore {
   constructor(private readonly pool: pg.Pool) {}
 
   /**
-   * Appends messages in order. The conversation row is locked for the append, so concurrent
-   * appends to one conversation get consecutive, gap-free sequence numbers. A known append id
-   * returns the earlier result instead of appending again.
+   * Appends messages in order, in one statement: the conversation row's upsert takes its lock and
+   * advances its next sequence number, so concurrent appends to one conversation get consecutive,
+   * gap-free numbers. A known append id returns the earlier result instead of appending again;
+   * two appends racing with one new append id meet at the `appends` key, and the loser, retried,
+   * finds the winner's result.
    */
-  append(tenantId: string, conversationId: string, messages: NewMessage[], runId: string | null, appendId: string | null): Promise<AppendResult> {
-    return inTransaction(this.pool, async (client) => {
-      const { rows } = await client.query<{ next_seq: string }>(
-        `INSERT INTO conversations (tenant_id, conversation_id) VALUES ($1, $2)
-         ON CONFLICT (tenant_id, conversation_id) DO UPDATE SET updated_at = now()
-         RETURNING next_seq`,
-        [tenantId, conversationId],
-      );
-      if (appendId) {
-        const previous = await client.query<{ first_seq: string; last_seq: string }>(
-          'SELECT first_seq, last_seq FROM appends WHERE tenant_id = $1 AND conversation_id = $2 AND append_id = $3',
-          [tenantId, conversationId, appendId],
-        );
-        const row = previous.rows[0];
-        if (row) return { firstSeq: Number(row.first_seq), lastSeq: Number(row.last_seq), duplicate: true };
+  async append(tenantId: string, conversationId: string, messages: NewMessage[], runId: string | null, appendId: string | null): Promise<AppendResult> {
+    for (let attempt = 0; ; attempt++) {
+      try {
+        return await this.appendOnce(tenantId, conversationId, messages, runId, appendId);
+      } catch (err) {
+        if ((err as { code?: string }).code !== UNIQUE_VIOLATION || attempt > 0) throw err;
       }
-      const firstSeq = Number(rows[0]!.next_seq);
-      const lastSeq = firstSeq + messages.length - 1;
-      if (messages.length > 0) {
-        await client.query(
-          `INSERT INTO messages (tenant_id, conversation_id, seq, role, message_json, run_id)
-           SELECT $1, $2, $3::bigint + ord - 1, role, json, $6
-           FROM unnest($4::text[], $5::text[]) WITH ORDINALITY AS m(role, json, ord)`,
-          [tenantId, conversationId, firstSeq, messages.map((m) => m.role), messages.map((m) => m.json), runId],
-        );
-        await client.query('UPDATE conversations SET next_seq = $3 WHERE tenant_id = $1 AND conversation_id = $2', [tenantId, conversationId, lastSeq + 1]);
-      }
-      if (appendId) {
-        await client.query('INSERT INTO appends (tenant_id, conversation_id, append_id, first_seq, last_seq) VALUES ($1, $2, $3, $4, $5)', [
-          tenantId,
-          conversationId,
-          appendId,
-          firstSeq,
-          lastSeq,
-        ]);
-      }
-      return { firstSeq, lastSeq, duplicate: false };
+    }
+  }
+
+  private async appendOnce(tenantId: string, conversationId: string, messages: NewMessage[], runId: string | null, appendId: string | null): Promise<AppendResult> {
+    const { rows } = await this.pool.query<{ first_seq: string; last_seq: string; duplicate: boolean }>({
+      name: 'memory-append',
+      text: `WITH dup AS (
+               SELECT first_seq, last_seq FROM appends WHERE tenant_id = $1 AND conversation_id = $2 AND append_id = $3),
+             n AS (SELECT CASE WHEN EXISTS (SELECT 1 FROM dup) THEN 0 ELSE cardinality($4::text[]) END AS count),
+             conv AS (
+               INSERT INTO conversations (tenant_id, conversation_id, next_seq) VALUES ($1, $2, 1 + (SELECT count FROM n))
+               ON CONFLICT (tenant_id, conversation_id) DO UPDATE
+                 SET updated_at = now(), next_seq = conversations.next_seq + (SELECT count FROM n)
+               RETURNING next_seq - (SELECT count FROM n) AS first_seq),
+             inserted AS (
+               INSERT INTO messages (tenant_id, conversation_id, seq, role, message_json, run_id)
+               SELECT $1, $2, conv.first_seq + ord - 1, role, json, $6
+               FROM conv, unnest($4::text[], $5::text[]) WITH ORDINALITY AS m(role, json, ord)
+               WHERE NOT EXISTS (SELECT 1 FROM dup)),
+             recorded AS (
+               INSERT INTO appends (tenant_id, conversation_id, append_id, first_seq, last_seq)
+               SELECT $1, $2, $3, first_seq, first_seq + cardinality($4::text[]) - 1 FROM conv
+               WHERE $3::text IS NOT NULL AND NOT EXISTS (SELECT 1 FROM dup))
+           SELECT first_seq, last_seq, true AS duplicate FROM dup
+           UNION ALL
+           SELECT first_seq, first_seq + cardinality($4::text[]) - 1, false FROM conv WHERE NOT EXISTS (SELECT 1 FROM dup)`,
+      values: [tenantId, conversationId, appendId, messages.map((m) => m.role), messages.map((m) => m.json), runId],
     });
+    const row = rows[0]!;
+    return { firstSeq: Number(row.first_seq), lastSeq: Number(row.last_seq), duplicate: row.duplicate };
   }
 
   /** A page of messages in ascending order; `latest` pages from the end instead of the start. */
   async list(query: ListQuery): Promise<{ messages: StoredMessageRow[]; hasMore: boolean }> {
     const order = query.latest ? 'DESC' : 'ASC';
-    const { rows } = await this.pool.query<{ seq: string; message_json: string; run_id: string | null; created_at: Date }>(
-      `SELECT seq, message_json, run_id, created_at FROM messages
-       WHERE tenant_id = $1 AND conversation_id = $2 AND seq > $3
-       ORDER BY seq ${order} LIMIT $4`,
-      [query.tenantId, query.conversationId, query.afterSeq, query.limit + 1],
-    );
+    const { rows } = await this.pool.query<{ seq: string; message_json: string; run_id: string | null; created_at: Date }>({
+      name: `memory-list-${order}`,
+      text: `SELECT seq, message_json, run_id, created_at FROM messages
+             WHERE tenant_id = $1 AND conversation_id = $2 AND seq > $3
+             ORDER BY seq ${order} LIMIT $4`,
+      values: [query.tenantId, query.conversationId, query.afterSeq, query.limit + 1],
+    });
     const hasMore = rows.length > query.limit;
     const page = rows.slice(0, query.limit).map((r) => ({ seq: Number(r.seq), json: r.message_json, runId: r.run_id, createdAt: r.created_at }));
     if (query.latest) page.reverse();

@@ -118,16 +118,17 @@ export class RunRecords {
 
   /** Records an accepted message as a queued run; false when the run id already exists. */
   async create(run: NewRun): Promise<boolean> {
-    const { rowCount } = await this.pool.query(
-      `INSERT INTO runs (run_id, tenant_id, conversation_id, status, profile, content, tier, stream, time_zone, approval, kind, created_at)
-       VALUES ($1, $2, $3, 'queued', $4, $5, $6, $7, $8, $9, $10, clock_timestamp()) ON CONFLICT (run_id) DO NOTHING`,
-      [run.runId, run.tenantId, run.conversationId, run.profile, run.content, run.tier, run.stream, run.timeZone, run.approval ? JSON.stringify(run.approval) : null, run.kind ?? 'message'],
-    );
+    const { rowCount } = await this.pool.query({
+      name: 'runs-create',
+      text: `INSERT INTO runs (run_id, tenant_id, conversation_id, status, profile, content, tier, stream, time_zone, approval, kind, created_at)
+             VALUES ($1, $2, $3, 'queued', $4, $5, $6, $7, $8, $9, $10, clock_timestamp()) ON CONFLICT (run_id) DO NOTHING`,
+      values: [run.runId, run.tenantId, run.conversationId, run.profile, run.content, run.tier, run.stream, run.timeZone, run.approval ? JSON.stringify(run.approval) : null, run.kind ?? 'message'],
+    });
     return rowCount === 1;
   }
 
   async get(tenantId: string, runId: string): Promise<RunRecord | undefined> {
-    const { rows } = await this.pool.query<RunRow>('SELECT * FROM runs WHERE tenant_id = $1 AND run_id = $2', [tenantId, runId]);
+    const { rows } = await this.pool.query<RunRow>({ name: 'runs-get', text: 'SELECT * FROM runs WHERE tenant_id = $1 AND run_id = $2', values: [tenantId, runId] });
     return rows[0] ? toRecord(rows[0]) : undefined;
   }
 
@@ -155,8 +156,9 @@ export class RunRecords {
         kind: RunKind | null;
         agents_may_wait: boolean;
       }
-    >(
-      `WITH fence AS (
+    >({
+      name: 'runs-claim-next',
+      text: `WITH fence AS (
          INSERT INTO conversation_fences (tenant_id, conversation_id, token) VALUES ($1, $2, $5)
          ON CONFLICT (tenant_id, conversation_id) DO UPDATE SET token = EXCLUDED.token
            WHERE conversation_fences.token <= EXCLUDED.token
@@ -174,8 +176,8 @@ export class RunRecords {
        SELECT (SELECT run_id FROM next) AS next_run_id,
          EXISTS (SELECT 1 FROM conversation_agents WHERE tenant_id = $1 AND conversation_id = $2) AS agents_may_wait,
          claimed.* FROM (SELECT 1) AS one LEFT JOIN claimed ON true`,
-      [tenantId, conversationId, owner, leaseMs, token],
-    );
+      values: [tenantId, conversationId, owner, leaseMs, token],
+    });
     const row = rows[0];
     const next = row?.next_run_id ?? undefined;
     if (!row?.run_id) return { next, claimed: undefined };
@@ -225,8 +227,9 @@ export class RunRecords {
   /** Records the outcome and the tenant's token usage in one statement; fenced by the epoch. */
   async finish(run: ClaimedRun, status: RunStatus, result: LoopResult): Promise<RunRecord> {
     const { transcript, messages: _messages, ...summary } = result;
-    const { rows } = await this.pool.query<{ finished_at: Date }>(
-      `WITH finished AS (
+    const { rows } = await this.pool.query<{ finished_at: Date }>({
+      name: 'runs-finish',
+      text: `WITH finished AS (
          UPDATE runs SET status = $3, stop_reason = $4, result = $5, transcript = $6, finished_at = now(), lease_owner = NULL, lease_until = NULL
          WHERE run_id = $1 AND lease_epoch = $2 AND status = 'running'
          RETURNING tenant_id, finished_at),
@@ -236,8 +239,8 @@ export class RunRecords {
          ON CONFLICT (tenant_id, day) DO UPDATE SET turns = tenant_usage.turns + 1,
            input_tokens = tenant_usage.input_tokens + EXCLUDED.input_tokens, output_tokens = tenant_usage.output_tokens + EXCLUDED.output_tokens)
        SELECT finished_at FROM finished`,
-      [run.runId, run.epoch, status, result.stopReason, JSON.stringify(summary), JSON.stringify(transcript), result.usage.inputTokens, result.usage.outputTokens],
-    );
+      values: [run.runId, run.epoch, status, result.stopReason, JSON.stringify(summary), JSON.stringify(transcript), result.usage.inputTokens, result.usage.outputTokens],
+    });
     if (!rows[0]) throw new LeaseLostError(run.runId);
     return {
       runId: run.runId,

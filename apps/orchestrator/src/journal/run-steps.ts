@@ -34,14 +34,15 @@ export class RunSteps {
    */
   async recordModel(runId: string, epoch: number, ordinal: number, response: ModelResponse, input?: readonly ChatMessage[]): Promise<void> {
     if (!input) return this.record(runId, epoch, 'model', String(ordinal), response);
-    const { rowCount } = await this.pool.query(
-      `WITH held AS (
+    const { rowCount } = await this.pool.query({
+      name: 'steps-record-first-model',
+      text: `WITH held AS (
          UPDATE runs SET input = $6 WHERE run_id = $1 AND lease_epoch = $5 AND status = 'running' RETURNING run_id)
        INSERT INTO run_steps (run_id, kind, step_key, payload, epoch)
        SELECT $1, $2, $3, $4, $5 FROM held
        ON CONFLICT DO NOTHING`,
-      [runId, 'model', String(ordinal), JSON.stringify(response), epoch, JSON.stringify(input)],
-    );
+      values: [runId, 'model', String(ordinal), JSON.stringify(response), epoch, JSON.stringify(input)],
+    });
     if (rowCount !== 1) throw new LeaseLostError(runId);
   }
 
@@ -65,12 +66,13 @@ export class RunSteps {
   }
 
   private async record(runId: string, epoch: number, kind: StepKind, key: string, payload: unknown): Promise<void> {
-    const { rowCount } = await this.pool.query(
-      `INSERT INTO run_steps (run_id, kind, step_key, payload, epoch)
-       SELECT $1, $2, $3, $4, $5 WHERE EXISTS (SELECT 1 FROM runs WHERE run_id = $1 AND lease_epoch = $5 AND status = 'running')
-       ON CONFLICT DO NOTHING`,
-      [runId, kind, key, JSON.stringify(payload), epoch],
-    );
+    const { rowCount } = await this.pool.query({
+      name: 'steps-record',
+      text: `INSERT INTO run_steps (run_id, kind, step_key, payload, epoch)
+             SELECT $1, $2, $3, $4, $5 WHERE EXISTS (SELECT 1 FROM runs WHERE run_id = $1 AND lease_epoch = $5 AND status = 'running')
+             ON CONFLICT DO NOTHING`,
+      values: [runId, kind, key, JSON.stringify(payload), epoch],
+    });
     if (rowCount !== 1) throw new LeaseLostError(runId);
   }
 }
