@@ -1,20 +1,9 @@
-import { AgentCallRequest, type AgentStepOutput, type ToolCallResponse, type ToolIssue } from '@platform/contracts';
+import { AgentCallRequest, type AgentStepOutput, type ToolCallResponse } from '@platform/contracts';
 import { runAgentStep } from './agent-step.js';
 import { outcome } from './call-outcome.js';
 import type { AgentDefinition } from './define-agent.js';
-import { parseMeta, runHandler, zodIssues, type CallEnvironment, type RunnableTool } from './handle-call.js';
+import { parseMeta, parseRequestBody, runHandler, zodIssues, type CallEnvironment, type RunnableTool } from './handle-call.js';
 import { truncateOutput } from './truncate-output.js';
-
-function parseBody(body: string): AgentCallRequest | ToolIssue[] {
-  let json: unknown;
-  try {
-    json = JSON.parse(body);
-  } catch {
-    return [{ path: '(body)', message: 'request body is not valid JSON' }];
-  }
-  const parsed = AgentCallRequest.safeParse(json);
-  return parsed.success ? parsed.data : zodIssues(parsed.error);
-}
 
 /**
  * Serves one agent step: the same headers, deadline and failure rules as a tool call
@@ -34,7 +23,7 @@ export async function handleAgentCall(
 
   const meta = parseMeta(getHeader);
   if (!meta.success) return outcome.invalid('INVALID_REQUEST', 'the call is missing protocol headers or has invalid ones', elapsed(), zodIssues(meta.error));
-  const request = parseBody(body);
+  const request = parseRequestBody(body, AgentCallRequest);
   if (Array.isArray(request)) return outcome.invalid('INVALID_REQUEST', `the request body is not a step of agent '${agent.name}'`, elapsed(), request);
 
   const deadlineAt = Math.min(meta.data.deadlineAt, started + agent.timeoutMs);

@@ -57,14 +57,15 @@ export function parseMeta(getHeader: (key: string) => string | undefined): z.Zod
   });
 }
 
-function parseBody(body: string): ToolCallRequest | ToolIssue[] {
+/** A request body parsed as JSON and checked against `schema`; the issues when it is not one. */
+export function parseRequestBody<T>(body: string, schema: z.ZodType<T>): T | ToolIssue[] {
   let json: unknown;
   try {
     json = JSON.parse(body);
   } catch {
     return [{ path: '(body)', message: 'request body is not valid JSON' }];
   }
-  const parsed = ToolCallRequest.safeParse(json);
+  const parsed = schema.safeParse(json);
   return parsed.success ? parsed.data : zodIssues(parsed.error);
 }
 
@@ -84,7 +85,7 @@ export async function handleToolCall(
 
   const meta = parseMeta(getHeader);
   if (!meta.success) return outcome.invalid('INVALID_REQUEST', 'the call is missing protocol headers or has invalid ones', elapsed(), zodIssues(meta.error));
-  const request = parseBody(body);
+  const request = parseRequestBody(body, ToolCallRequest);
   if (Array.isArray(request)) return outcome.invalid('INVALID_REQUEST', 'the request body is not a tool call', elapsed(), request);
 
   const args = tool.input.safeParse(request.arguments);

@@ -2,6 +2,7 @@
 // parallel, an email that waits for approval, the user's "yes" in a new message, the email sent
 // once; fields collected across messages; batch approvals by API and by free text; cancel; other
 // tenants; and the whole platform restarted between the approval request and the answer.
+import { createLogger, createRedis } from '@platform/service-kit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { api, bootPlatform, waitForCatalog, type SuitePlatform } from './support.js';
 import { startTravelRunner, type TravelRunner } from './travel.js';
@@ -42,8 +43,13 @@ afterAll(async () => {
 const send = (tenant: string, conversation: string, content: string) => api<Turn>(platform, 'POST', `/v1/conversations/${conversation}/messages`, tenant, { content });
 const approvals = async (tenant: string) => (await api<{ approvals: Approval[] }>(platform, 'GET', '/v1/approvals', tenant)).body.approvals;
 
+/** Kills the stateful services (SIGKILL), stops the rest, flushes Redis, and starts everything again. */
 async function restartEverything(): Promise<void> {
-  for (const app of ['api', 'orchestrator', 'agent-pool', 'tool-runner', 'memory', 'llm-sim'] as const) await platform.stopApp(app);
+  for (const app of ['orchestrator', 'agent-pool'] as const) await platform.kill(app);
+  for (const app of ['api', 'tool-runner', 'memory', 'llm-sim'] as const) await platform.stopApp(app);
+  const redis = createRedis({ url: platform.redisUrl, name: 'flush', logger: createLogger({ service: 'test', level: 'silent' }) });
+  await redis.flushdb();
+  redis.disconnect();
   for (const app of ['llm-sim', 'memory', 'tool-runner', 'agent-pool', 'orchestrator', 'api'] as const) await platform.start(app);
   await runner.restart();
   await waitForCatalog(platform.apiUrl, ['flight_search', 'get_weather', 'send_email']);
@@ -87,7 +93,7 @@ describe('seed 000 section 7: flights + weather + an email that needs approval',
     expect([...results].sort()).toEqual([...calls].sort());
   });
 
-  it('survives a restart of every service between the approval request and the "yes"', async () => {
+  it('survives every service restarting (the stateful ones killed) and a Redis flush between the approval request and the "yes"', async () => {
     const tenant = 'restart-tenant';
     await planTrip(tenant, 'trip-2');
     await restartEverything();
@@ -161,6 +167,16 @@ describe('several approvals at once', () => {
     expect((await runner.emails()).length).toBe(before + 1);
     // Decided approvals are gone: deciding again is a 404.
     expect((await api(platform, 'POST', `/v1/approvals/${bob!.approvalId}`, tenant, { decision: 'approve' })).status).toBe(404);
+  });
+
+  it('edits an approval through the API: the changed action runs', async () => {
+    const tenant = 'edit-tenant';
+    await send(tenant, 'emails-4', '[scenario:two-emails] Email Alice and Bob.');
+    const alice = (await approvals(tenant)).find((a) => a.details['recipient'] === 'alice@example.com')!;
+    const before = (await runner.emails()).length;
+    const edited = await api<Turn>(platform, 'POST', `/v1/approvals/${alice.approvalId}`, tenant, { decision: 'edit', changes: { subject: 'Plan A, moved to Wednesday' } });
+    expect(edited.status).toBe(200);
+    expect((await runner.emails()).slice(before)).toEqual([expect.objectContaining({ recipient: 'alice@example.com', subject: 'Plan A, moved to Wednesday' })]);
   });
 
   it('rejects bad decisions with clear errors', async () => {

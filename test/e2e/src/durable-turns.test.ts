@@ -3,6 +3,7 @@
 import { createLogger, createRedis, type Redis } from '@platform/service-kit';
 import { ManagedProcess, workspaceRoot } from '@platform/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { postMessageStream, readSse, runEventsOf } from './sse.js';
 import { api, bootPlatform, waitForCatalog, type SuitePlatform } from './support.js';
 
 interface Turn {
@@ -86,5 +87,23 @@ describe('an orchestrator killed mid-turn', () => {
     });
     expect(history.at(-1)?.message.content).toBe('Booked: tuesday-10:00 (booking #1 for this call).');
     expect(await redis.get(`booking:done:${callId}`)).toBe('1');
+  });
+
+  it('keeps streaming to an SSE client across the crash: the resumed run\'s events arrive and end the stream', async () => {
+    const before = new Set(await redis.keys('booking:started:*'));
+    // Its own wording: llm-sim derives call ids from the conversation, and the booking keys use them.
+    const response = await postMessageStream(platform, 'durable-tenant', 'durable-3', { content: '[scenario:slow-booking] book me a slot, streaming' });
+    expect(response.headers.get('content-type')).toContain('text/event-stream');
+    const reading = readSse(response);
+    const startedKey = await waitFor('the booking to start', async () => (await redis.keys('booking:started:*')).find((k) => !before.has(k)));
+    await platform.kill('orchestrator');
+    await platform.start('orchestrator');
+    const events = runEventsOf(await reading);
+    expect(events.map((e) => e.id)).toEqual(events.map((_, i) => i + 1)); // no gap, no repeat across the crash
+    expect(events.some((e) => e.type === 'state_change' && e.data['reason'] === 'resumed')).toBe(true);
+    const end = events.at(-1)!;
+    expect(end.type).toBe('execution_end');
+    expect((end.data['result'] as { response: string }).response).toBe('Booked: tuesday-10:00 (booking #1 for this call).');
+    expect(await redis.get(`booking:done:${startedKey.slice('booking:started:'.length)}`)).toBe('1');
   });
 });

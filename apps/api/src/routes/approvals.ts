@@ -4,6 +4,7 @@ import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
 import { HttpError } from '../http-errors.js';
 import { principalOf } from '../principal.js';
+import { clientGone } from '../turns/client-gone.js';
 import { newRunId, type TurnRunner } from '../turns/turn-runner.js';
 import { turnResponseBody } from './conversations.js';
 
@@ -107,6 +108,7 @@ export function registerApprovalRoutes(app: FastifyInstance, options: ApprovalRo
       },
       newRunId(),
       Date.now() + options.turnWaitMs,
+      clientGone(reply),
     );
     return reply.send(turnResponseBody(result, entry.conversationId));
   });

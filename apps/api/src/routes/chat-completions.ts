@@ -6,6 +6,7 @@ import type { SseStream } from '../events/sse.js';
 import { HttpError } from '../http-errors.js';
 import { principalOf } from '../principal.js';
 import { streamTurn } from '../turns/streamed-turn.js';
+import { clientGone } from '../turns/client-gone.js';
 import { newRunId, type TurnRunner } from '../turns/turn-runner.js';
 import { facadeInput, finishReasonOf } from './chat-completions-input.js';
 
@@ -64,7 +65,7 @@ export function registerChatCompletionRoutes(app: FastifyInstance, options: Chat
     void reply.header('x-run-id', runId).header('x-conversation-id', conversationId);
 
     if (!turn.stream) {
-      const result = await options.turns.run(turn, runId, deadlineAt);
+      const result = await options.turns.run(turn, runId, deadlineAt, clientGone(reply));
       return reply.send({
         id,
         object: 'chat.completion',

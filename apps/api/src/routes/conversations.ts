@@ -7,6 +7,7 @@ import type { RunEvents } from '../events/run-event-reader.js';
 import { HttpError } from '../http-errors.js';
 import { principalOf } from '../principal.js';
 import { streamTurn } from '../turns/streamed-turn.js';
+import { clientGone } from '../turns/client-gone.js';
 import { newRunId, type TurnRunner } from '../turns/turn-runner.js';
 
 export interface ConversationRoutesOptions {
@@ -108,7 +109,7 @@ export function registerConversationRoutes(app: FastifyInstance, options: Conver
       });
       return reply;
     }
-    const result = await options.turns.run(turn, runId, deadlineAt);
+    const result = await options.turns.run(turn, runId, deadlineAt, clientGone(reply));
     return reply.send(turnResponseBody(result, conversationId));
   });
 
