@@ -107,6 +107,8 @@ export const ToolMetadataKey = {
   dedupe: 'platform.dedupe',
   /** Agent-tools only: the version of the agent's field schema (see agent-protocol.ts). */
   agentSchemaVersion: 'platform.agent_schema_version',
+  /** Optional: `"false"` keeps a tool or agent off the model's tool list (for explicit workflows only). */
+  expose: 'platform.expose',
 } as const;
 
 /** NATS headers a runner may set on its reply. */

@@ -1,4 +1,4 @@
-import { toolEndpointMetadata } from '@platform/contracts';
+import { ToolMetadataKey, toolEndpointMetadata } from '@platform/contracts';
 import { DEDUPE_METADATA_KEY } from './dedupe-protocol.js';
 import type { AgentDefinition } from './define-agent.js';
 import { schemaHash } from './json-schema.js';
@@ -6,10 +6,10 @@ import { schemaHash } from './json-schema.js';
 /**
  * Endpoint metadata key (`"true"` / `"false"`) saying whether the tool should be offered to the
  * model. Absent means `"true"`. `"false"` keeps an agent-tool callable (explicit workflows,
- * triggers) but out of the model's tool list. Not yet in libs/contracts (`ToolMetadataKey`);
- * receivers that do not know it ignore it, as protocol v1 requires.
+ * triggers) but out of the model's tool list (`ToolMetadataKey.expose`); receivers that do not
+ * know it ignore it, as protocol v1 requires.
  */
-export const EXPOSE_METADATA_KEY = 'platform.expose';
+export const EXPOSE_METADATA_KEY = ToolMetadataKey.expose;
 
 /** Whether an endpoint's metadata lets the model see the tool: anything but `"false"` means yes. */
 export function readExposeMetadata(metadata: Record<string, string> | undefined): boolean {
