@@ -58,10 +58,6 @@ export class TurnExecutor {
     return control !== undefined;
   }
 
-  get activeRuns(): number {
-    return this.active.size;
-  }
-
   /** Runs it to the end; returns the finished run, or undefined when another holder took it over. */
   async execute(run: ClaimedRun, lease: HeldLease): Promise<RunRecord | undefined> {
     const { logger } = this.deps;
@@ -168,7 +164,7 @@ export class TurnExecutor {
     // Right after a boot (or when every runner was briefly unreachable) the catalog may be empty:
     // discover once now rather than run a turn that offers the model no tools.
     if (this.deps.catalog.list().length === 0) await this.deps.catalog.refresh();
-    const input = await prepareContext(this.deps.memory, this.deps.config.HISTORY_MESSAGES, {
+    return prepareContext(this.deps.memory, this.deps.config.HISTORY_MESSAGES, {
       tenantId: run.tenantId,
       conversationId: run.conversationId,
       content: run.content,
@@ -178,7 +174,6 @@ export class TurnExecutor {
       now: run.createdAt,
       agentExchanges,
     });
-    return input;
   }
 
   /**

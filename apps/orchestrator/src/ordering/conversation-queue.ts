@@ -57,9 +57,11 @@ export class ConversationQueue {
 
   /** Resolves with the run once it is finished, whoever ran it; rejects when `signal` aborts. */
   async waitForRun(tenantId: string, conversationId: string, runId: string, signal: AbortSignal): Promise<RunRecord> {
+    let waiter: Waiter | undefined;
     const finished = new Promise<RunRecord>((resolve) => {
+      waiter = { resolve };
       const list = this.waiters.get(runId) ?? [];
-      list.push({ resolve });
+      list.push(waiter);
       this.waiters.set(runId, list);
     });
     let stop = false;
@@ -82,7 +84,10 @@ export class ConversationQueue {
       return await Promise.race([finished, poll(), aborted]);
     } finally {
       stop = true;
-      this.waiters.delete(runId);
+      // Only this waiter leaves: the same run may have others (e.g. a retry attached to it).
+      const rest = (this.waiters.get(runId) ?? []).filter((w) => w !== waiter);
+      if (rest.length) this.waiters.set(runId, rest);
+      else this.waiters.delete(runId);
     }
   }
 

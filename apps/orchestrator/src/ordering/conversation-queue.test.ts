@@ -1,0 +1,126 @@
+// The conversation queue against real Postgres and Redis, with a stand-in executor: one run at a
+// time per conversation in arrival order, several waiters per run, take-over from a dead holder.
+import type { LoopResult } from '@platform/agent-loop';
+import { createLogger, createRedis, openServiceDatabase, type Redis } from '@platform/service-kit';
+import { allocateSuiteRedis, createSuiteDatabase } from '@platform/testing/vitest';
+import { fileURLToPath } from 'node:url';
+import type pg from 'pg';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { RunRecords, type ClaimedRun } from '../journal/run-records.js';
+import type { TurnExecutor } from '../turn-executor.js';
+import { ConversationLease } from './conversation-lease.js';
+import { ConversationQueue } from './conversation-queue.js';
+
+const logger = createLogger({ service: 'test', level: 'silent' });
+let pool: pg.Pool;
+let redis: Redis;
+let records: RunRecords;
+let n = 0;
+
+const result = (runId: string): LoopResult => ({
+  runId,
+  response: `answer of ${runId}`,
+  stopReason: 'final_answer',
+  turns: 1,
+  usage: { inputTokens: 1, outputTokens: 1, totalTokens: 2 },
+  durationMs: 1,
+  pendingAgents: [],
+  toolCalls: [],
+  messages: [],
+  transcript: [],
+});
+
+/** Runs take a few milliseconds; the log shows starts and ends, to check that none overlap. */
+function executor(log: string[]): TurnExecutor {
+  return {
+    execute: async (run: ClaimedRun) => {
+      log.push(`start ${run.runId}`);
+      await new Promise((r) => setTimeout(r, 3));
+      log.push(`end ${run.runId}`);
+      return records.finish(run, 'completed', result(run.runId));
+    },
+  } as unknown as TurnExecutor;
+}
+
+function queue(owner: string, log: string[], leaseMs = 5_000): ConversationQueue {
+  return new ConversationQueue({ records, lease: new ConversationLease(redis, owner, leaseMs), executor: executor(log), owner, leaseMs, pollIntervalMs: 50, logger });
+}
+
+async function accept(conversationId: string): Promise<string> {
+  const runId = `run_q${++n}`;
+  await records.create({ runId, tenantId: 'acme', conversationId, profile: 'default', content: 'hi', tier: '', stream: false, timeZone: '' });
+  return runId;
+}
+
+beforeAll(async () => {
+  pool = await openServiceDatabase({
+    url: await createSuiteDatabase('orchestrator_queue'),
+    schema: 'orchestrator',
+    migrationsDir: fileURLToPath(new URL('../../migrations', import.meta.url)),
+    applicationName: 'queue-test',
+    maxConnections: 10,
+    logger,
+  });
+  records = new RunRecords(pool);
+  redis = createRedis({ url: await allocateSuiteRedis(), name: 'queue-test', logger });
+});
+afterAll(async () => {
+  redis.disconnect();
+  await pool.end();
+});
+
+describe('ConversationQueue', () => {
+  it('runs a conversation\'s runs one at a time in arrival order, while another conversation runs beside them', async () => {
+    const log: string[] = [];
+    const q = queue('o1', log);
+    const ids: string[] = [];
+    for (let i = 0; i < 20; i++) ids.push(await accept('busy'));
+    const other = await accept('other');
+    const signal = new AbortController().signal;
+    const waits = [...ids, other].map((id) => {
+      q.kick('acme', id === other ? 'other' : 'busy');
+      return q.waitForRun('acme', id === other ? 'other' : 'busy', id, signal);
+    });
+    const finished = await Promise.all(waits);
+    expect(finished.map((r) => r.status)).toEqual(Array(21).fill('completed'));
+    const busy = log.filter((l) => ids.some((id) => l.endsWith(` ${id}`)));
+    expect(busy).toEqual(ids.flatMap((id) => [`start ${id}`, `end ${id}`]));
+  });
+
+  it('answers every waiter of a run (a retry attached beside the first call)', async () => {
+    const q = queue('o1', []);
+    const id = await accept('twice');
+    const signal = new AbortController().signal;
+    const first = q.waitForRun('acme', 'twice', id, signal);
+    const second = q.waitForRun('acme', 'twice', id, signal);
+    q.kick('acme', 'twice');
+    expect((await Promise.all([first, second])).map((r) => r.runId)).toEqual([id, id]);
+  });
+
+  it('takes over a conversation whose holder died once its leases run out', async () => {
+    // A holder that claimed the run and vanished: its Redis lease and the run's lease expire.
+    const dead = new ConversationLease(redis, 'dead', 300);
+    const held = await dead.acquire('acme', 'orphan');
+    const id = await accept('orphan');
+    expect((await records.claimNext('acme', 'orphan', 'dead', 300, held!.token)).claimed?.runId).toBe(id);
+
+    const log: string[] = [];
+    const q = queue('o2', log);
+    q.kick('acme', 'orphan');
+    const run = await q.waitForRun('acme', 'orphan', id, new AbortController().signal);
+    expect(run.status).toBe('completed');
+    expect(log).toEqual([`start ${id}`, `end ${id}`]);
+  });
+
+  it('stops waiting (not the run) when the caller gives up', async () => {
+    const q = queue('o3', []);
+    const id = await accept('impatient');
+    const controller = new AbortController();
+    const waiting = q.waitForRun('acme', 'impatient', id, controller.signal);
+    controller.abort(new Error('caller left'));
+    await expect(waiting).rejects.toThrow('caller left');
+    q.kick('acme', 'impatient');
+    await q.idle();
+    expect((await records.get('acme', id))?.status).toBe('completed');
+  });
+});
