@@ -14,7 +14,7 @@ export interface RunnerToolPortScope {
 }
 
 function describe(entry: CatalogEntry): ToolDescription {
-  return { name: entry.name, description: entry.description, parameters: entry.inputSchema, kind: entry.kind, timeoutMs: entry.timeoutMs };
+  return { name: entry.name, description: entry.description, parameters: entry.inputSchema, kind: entry.kind, timeoutMs: entry.timeoutMs, sideEffect: entry.sideEffect };
 }
 
 /** Maps a runner's answer (tool protocol v1) onto the loop's outcome statuses. */

@@ -132,7 +132,8 @@ export class TurnExecutor {
     const journal = resumed ? await this.deps.steps.load(run.runId) : { models: [], tools: new Map() };
     const replay = new RunReplay(journal, {
       // The first response of a fresh attempt also keeps the input it was asked with.
-      recordModel: (ordinal, response) => this.deps.steps.recordModel(run.runId, run.epoch, ordinal, response, ordinal === 1 && !run.input ? input : undefined),
+      recordModel: (ordinal, response, heldTools) =>
+        this.deps.steps.recordModel(run.runId, run.epoch, ordinal, response, { heldTools, ...(ordinal === 1 && !run.input ? { input } : {}) }),
       recordTool: (callId, outcome) => this.deps.steps.recordTool(run.runId, run.epoch, callId, outcome),
     });
     if (resumed) {

@@ -10,6 +10,11 @@ export interface ToolDescription {
   kind: 'tool' | 'agent';
   /** The tool's own timeout; the loop uses the smaller of this and its configured one. */
   timeoutMs?: number;
+  /**
+   * What running it twice would do: `none` (reads only), `idempotent` (same effect again) or
+   * `external` (a new side effect). Unknown is treated as `external`.
+   */
+  sideEffect?: 'none' | 'idempotent' | 'external';
 }
 
 /** An agent-tool that stopped to wait for the user. */

@@ -1,5 +1,5 @@
 // Replaying a journal: what a crashed attempt finished is not done again; the rest is.
-import { runAgentLoop, systemClock, type ModelResponse, type ToolOutcome } from '@platform/agent-loop';
+import { runAgentLoop, systemClock, type ModelResponse, type ToolOutcome, type ToolPort } from '@platform/agent-loop';
 import { FakeTools, reply, ScriptedModel } from '@platform/agent-loop/testing';
 import { describe, expect, it } from 'vitest';
 import { RunReplay, type StepWriter } from './journaled-ports.js';
@@ -8,12 +8,17 @@ import type { JournaledSteps } from './run-steps.js';
 class MemoryJournal implements StepWriter {
   readonly models: ModelResponse[] = [];
   readonly tools = new Map<string, ToolOutcome>();
-  recordModel(ordinal: number, response: ModelResponse): Promise<void> {
+  /** Each write, in order: what it contained. */
+  readonly writes: string[] = [];
+  recordModel(ordinal: number, response: ModelResponse, heldTools: ReadonlyArray<readonly [string, ToolOutcome]>): Promise<void> {
     this.models[ordinal - 1] = response;
+    for (const [id, outcome] of heldTools) this.tools.set(id, outcome);
+    this.writes.push([`model ${ordinal}`, ...heldTools.map(([id]) => `tool ${id}`)].join(' + '));
     return Promise.resolve();
   }
   recordTool(callId: string, outcome: ToolOutcome): Promise<void> {
     this.tools.set(callId, outcome);
+    this.writes.push(`tool ${callId}`);
     return Promise.resolve();
   }
   snapshot(models = this.models.length, toolIds = [...this.tools.keys()]): JournaledSteps {
@@ -43,7 +48,26 @@ async function run(journal: JournaledSteps, writer: StepWriter, model: ScriptedM
   return { result, replay };
 }
 
+/** The same tools, described as side-effect free where named. */
+function withSideEffects(port: FakeTools, pure: readonly string[]): ToolPort {
+  return {
+    list: () => port.list().map((t) => ({ ...t, sideEffect: pure.includes(t.name) ? ('none' as const) : ('external' as const) })),
+    execute: (call, context) => port.execute(call, context),
+  };
+}
+
 describe('RunReplay', () => {
+  it('journals side-effect outcomes at once and side-effect-free ones with the next model response', async () => {
+    const journal = new MemoryJournal();
+    const replay = new RunReplay({ models: [], tools: new Map() }, journal);
+    await runAgentLoop(
+      { runId: 'run_1', messages: [{ role: 'user', content: 'go' }] },
+      { model: replay.model(new ScriptedModel(script())), tools: replay.tools(withSideEffects(tools(), ['add'])) },
+    );
+    // c2 (send, external) is written alone as soon as it ends; c1 and c3 (add) ride with the next response.
+    expect(journal.writes).toEqual(['model 1', 'tool c2', 'model 2 + tool c1', 'model 3 + tool c3']);
+  });
+
   it('journals every model response and tool outcome of a fresh run', async () => {
     const journal = new MemoryJournal();
     const { result } = await run({ models: [], tools: new Map() }, journal, new ScriptedModel(script()), tools());

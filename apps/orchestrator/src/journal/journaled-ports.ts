@@ -3,7 +3,8 @@ import type { JournaledSteps } from './run-steps.js';
 
 /** Where journal writes go: the run's steps, fenced by the holder's epoch. */
 export interface StepWriter {
-  recordModel(ordinal: number, response: ModelResponse): Promise<void>;
+  /** A model response, with outcomes held back since the last write (side-effect-free calls). */
+  recordModel(ordinal: number, response: ModelResponse, heldTools: ReadonlyArray<readonly [string, ToolOutcome]>): Promise<void>;
   recordTool(callId: string, outcome: ToolOutcome): Promise<void>;
 }
 
@@ -13,9 +14,15 @@ export interface StepWriter {
  * outcome return it, so completed work is not repeated; the first step past the journal is
  * live again. A call that was in flight when the last holder died has no outcome and is sent
  * again with the same call id (runners dedupe side effects on it).
+ *
+ * Outcomes of calls with side effects (`idempotent`, `external`, or unknown) are journaled before
+ * the loop goes on. Outcomes of side-effect-free calls (`none`) are written with the next model
+ * response, in the same statement: if the process dies in between, such a call runs again on the
+ * resume, which by definition changes nothing.
  */
 export class RunReplay {
   private nextModel = 0;
+  private held: Array<readonly [string, ToolOutcome]> = [];
   private replayingModels: boolean;
   private readonly listeners: Array<() => void> = [];
 
@@ -58,7 +65,9 @@ export class RunReplay {
         this.goLive();
         const response = await inner.complete(request);
         this.nextModel += 1;
-        await this.writer.recordModel(this.nextModel, response);
+        const held = this.held;
+        this.held = [];
+        await this.writer.recordModel(this.nextModel, response, held);
         return response;
       },
     };
@@ -78,7 +87,9 @@ export class RunReplay {
         if (journaled) return journaled;
         this.goLive();
         const outcome = await inner.execute(call, context);
-        await this.writer.recordTool(call.id, outcome);
+        const sideEffect = (inner.lookup?.(call.name) ?? inner.list().find((t) => t.name === call.name))?.sideEffect;
+        if (sideEffect === 'none') this.held.push([call.id, outcome]);
+        else await this.writer.recordTool(call.id, outcome);
         return outcome;
       },
     };

@@ -109,19 +109,21 @@ describe('accepting and claiming runs', () => {
     const claimed = await claim(run, 'o1', 100, 1);
     const input = [{ role: 'user' as const, content: 'hello' }];
     for (const n of [1, 2, 10]) {
-      await steps.recordModel(run.runId, claimed!.epoch, n, { ...response, message: { role: 'assistant', content: `r${n}` } }, n === 1 ? input : undefined);
+      const options = n === 1 ? { input } : n === 2 ? { heldTools: [['call-pure', { status: 'success' as const, content: 'pure' }]] as const } : {};
+      await steps.recordModel(run.runId, claimed!.epoch, n, { ...response, message: { role: 'assistant', content: `r${n}` } }, options);
     }
     await steps.recordTool(run.runId, claimed!.epoch, 'call-1', { status: 'success', content: 'ok' });
     const loaded = await steps.load(run.runId);
     expect(loaded.models.map((m) => m.message.content)).toEqual(['r1', 'r2', 'r10']);
     expect(loaded.tools.get('call-1')).toEqual({ status: 'success', content: 'ok' });
+    expect(loaded.tools.get('call-pure')).toEqual({ status: 'success', content: 'pure' }); // written with response 2
     // Not even its own holder takes a run again before the lease runs out (a failed attempt backs off).
     expect(await claim(run, 'o1', 10_000, 2)).toBeUndefined();
     await new Promise((r) => setTimeout(r, 150));
     const again = await claim(run, 'o2', 10_000, 3);
     expect(again?.input).toEqual(input);
     // The input is written with the first response only while the writer holds the run.
-    await expect(steps.recordModel(run.runId, claimed!.epoch, 11, response, input)).rejects.toBeInstanceOf(LeaseLostError);
+    await expect(steps.recordModel(run.runId, claimed!.epoch, 11, response, { input })).rejects.toBeInstanceOf(LeaseLostError);
   });
 
   it('records token usage per tenant and day with each finished run', async () => {

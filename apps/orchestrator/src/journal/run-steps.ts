@@ -29,35 +29,28 @@ export class RunSteps {
   }
 
   /**
-   * Journals a model response. With `input` (the run's first response) the same statement keeps
-   * the assembled loop input in the run, so a resume replays exactly what this attempt saw.
+   * Journals a model response, together with the outcomes of side-effect-free calls held back
+   * until now, in one statement. With `input` (the run's first response) it also keeps the
+   * assembled loop input in the run, so a resume replays exactly what this attempt saw.
    */
-  async recordModel(runId: string, epoch: number, ordinal: number, response: ModelResponse, input?: readonly ChatMessage[]): Promise<void> {
-    if (!input) return this.record(runId, epoch, 'model', String(ordinal), response);
-    const { rowCount } = await this.pool.query({
-      name: 'steps-record-first-model',
-      text: `WITH held AS (
-         UPDATE runs SET input = $6 WHERE run_id = $1 AND lease_epoch = $5 AND status = 'running' RETURNING run_id)
-       INSERT INTO run_steps (run_id, kind, step_key, payload, epoch)
-       SELECT $1, $2, $3, $4, $5 FROM held
-       ON CONFLICT DO NOTHING`,
-      values: [runId, 'model', String(ordinal), JSON.stringify(response), epoch, JSON.stringify(input)],
-    });
-    if (rowCount !== 1) throw new LeaseLostError(runId);
+  recordModel(
+    runId: string,
+    epoch: number,
+    ordinal: number,
+    response: ModelResponse,
+    options: { input?: readonly ChatMessage[]; heldTools?: ReadonlyArray<readonly [string, ToolOutcome]> } = {},
+  ): Promise<void> {
+    const held = (options.heldTools ?? []).map(([callId, outcome]) => ({ kind: 'tool' as const, key: callId, payload: outcome }));
+    return this.record(runId, epoch, [{ kind: 'model', key: String(ordinal), payload: response }, ...held], options.input);
   }
 
   recordTool(runId: string, epoch: number, callId: string, outcome: ToolOutcome): Promise<void> {
-    return this.record(runId, epoch, 'tool', callId, outcome);
+    return this.record(runId, epoch, [{ kind: 'tool', key: callId, payload: outcome }]);
   }
 
-  /**
-   * Inserts only while the run's epoch is still the writer's. A conflict on the key means another
-   * attempt wrote the step already, which only happens to a writer that lost the run: both are
-   * reported as a lost lease.
-   */
   /** What a pipeline step decided, so a resumed run does not decide (and act) again. */
   recordPipeline(runId: string, epoch: number, step: string, decision: unknown): Promise<void> {
-    return this.record(runId, epoch, 'pipeline', step, decision);
+    return this.record(runId, epoch, [{ kind: 'pipeline', key: step, payload: decision }]);
   }
 
   async loadPipeline(runId: string, step: string): Promise<unknown> {
@@ -65,14 +58,24 @@ export class RunSteps {
     return rows[0]?.payload;
   }
 
-  private async record(runId: string, epoch: number, kind: StepKind, key: string, payload: unknown): Promise<void> {
+  /**
+   * Inserts the steps only while the run's epoch is still the writer's (and keeps `input` in the
+   * run when given). A conflict on a key means another attempt wrote that step already, which only
+   * happens to a writer that lost the run: both are reported as a lost lease.
+   */
+  private async record(runId: string, epoch: number, steps: ReadonlyArray<{ kind: StepKind; key: string; payload: unknown }>, input?: readonly ChatMessage[]): Promise<void> {
     const { rowCount } = await this.pool.query({
       name: 'steps-record',
-      text: `INSERT INTO run_steps (run_id, kind, step_key, payload, epoch)
-             SELECT $1, $2, $3, $4, $5 WHERE EXISTS (SELECT 1 FROM runs WHERE run_id = $1 AND lease_epoch = $5 AND status = 'running')
+      text: `WITH saved AS (
+               UPDATE runs SET input = $6::jsonb
+               WHERE $6::jsonb IS NOT NULL AND run_id = $1 AND lease_epoch = $5 AND status = 'running'),
+             held AS (SELECT run_id FROM runs WHERE run_id = $1 AND lease_epoch = $5 AND status = 'running')
+             INSERT INTO run_steps (run_id, kind, step_key, payload, epoch)
+             SELECT $1, s.kind, s.key, s.payload::jsonb, $5
+             FROM held, unnest($2::text[], $3::text[], $4::text[]) AS s(kind, key, payload)
              ON CONFLICT DO NOTHING`,
-      values: [runId, kind, key, JSON.stringify(payload), epoch],
+      values: [runId, steps.map((s) => s.kind), steps.map((s) => s.key), steps.map((s) => JSON.stringify(s.payload)), epoch, input ? JSON.stringify(input) : null],
     });
-    if (rowCount !== 1) throw new LeaseLostError(runId);
+    if (rowCount !== steps.length) throw new LeaseLostError(runId);
   }
 }
