@@ -1,4 +1,4 @@
-import type { Logger, NatsConnection } from '@platform/service-kit';
+import { jsonBody, type Logger, type NatsConnection } from '@platform/service-kit';
 import { z } from 'zod';
 
 const CANCEL_SUBJECT = 'platform.orchestrator.cancel';
@@ -22,7 +22,7 @@ export class CancelBroadcast {
     const sub = this.nc.subscribe(CANCEL_SUBJECT);
     void (async () => {
       for await (const msg of sub) {
-        const parsed = CancelMessage.safeParse((() => { try { return msg.json(); } catch { return undefined; } })());
+        const parsed = CancelMessage.safeParse(jsonBody(msg));
         if (parsed.success) onCancel(parsed.data.runId);
         else this.logger.warn({ subject: msg.subject }, 'ignored a malformed cancel message');
       }

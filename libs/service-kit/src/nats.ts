@@ -64,3 +64,12 @@ export function headerGetter(headers: MsgHdrs | undefined): (key: string) => str
 export function headerSetter(headers: MsgHdrs): (key: string, value: string) => void {
   return (key, value) => headers.set(key, value);
 }
+
+/** A message's JSON body, or undefined when it is not JSON (for schema checks that report it). */
+export function jsonBody(message: { json(): unknown }): unknown {
+  try {
+    return message.json();
+  } catch {
+    return undefined;
+  }
+}

@@ -1,6 +1,6 @@
 import { DeliverPolicy, jetstream, jetstreamManager } from '@nats-io/jetstream';
 import { RUN_EVENTS_STREAM, RunEventEnvelope, runEventsSubject } from '@platform/contracts';
-import type { Logger, NatsConnection } from '@platform/service-kit';
+import { jsonBody, type Logger, type NatsConnection } from '@platform/service-kit';
 
 /** What routes need of the run events (a narrower type lets HTTP-edge tests supply their own). */
 export type RunEvents = Pick<RunEventReader, 'read' | 'lastId'>;
@@ -21,7 +21,7 @@ export class RunEventReader {
     const jsm = await jetstreamManager(this.nc);
     const last = await jsm.streams.getMessage(RUN_EVENTS_STREAM, { last_by_subj: runEventsSubject(runId) }).catch(() => null);
     if (!last) return 0;
-    const parsed = RunEventEnvelope.safeParse((() => { try { return last.json(); } catch { return undefined; } })());
+    const parsed = RunEventEnvelope.safeParse(jsonBody(last));
     return parsed.success ? parsed.data.id : 0;
   }
 
@@ -40,7 +40,7 @@ export class RunEventReader {
     if (signal.aborted) stop();
     try {
       for await (const message of messages) {
-        const parsed = RunEventEnvelope.safeParse((() => { try { return message.json(); } catch { return undefined; } })());
+        const parsed = RunEventEnvelope.safeParse(jsonBody(message));
         if (!parsed.success) {
           this.logger.warn({ runId, seq: message.seq }, 'skipped a malformed run event');
           continue;

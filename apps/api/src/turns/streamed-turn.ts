@@ -3,6 +3,7 @@ import type { FastifyReply } from 'fastify';
 import type { RunEvents } from '../events/run-event-reader.js';
 import { SseStream } from '../events/sse.js';
 import { HttpError, toHttpError } from '../http-errors.js';
+import { clientGone } from './client-gone.js';
 import type { TurnRequest, TurnRunner } from './turn-runner.js';
 
 export interface StreamedTurnOptions {
@@ -26,7 +27,8 @@ export interface StreamedTurnOptions {
  */
 export async function streamTurn(reply: FastifyReply, options: StreamedTurnOptions): Promise<void> {
   const stopReading = new AbortController();
-  const turn = options.runner.run(options.request, options.runId, options.deadlineAt);
+  // A client that goes away stops the wait (and the attaching after a lost orchestrator), not the run.
+  const turn = options.runner.run(options.request, options.runId, options.deadlineAt, clientGone(reply));
   const events = options.reader.read(options.runId, 0, stopReading.signal)[Symbol.asyncIterator]();
   // The first read stays pending while the race below runs: it is the stream's first event
   // whichever side wins (asking the generator again would skip it).

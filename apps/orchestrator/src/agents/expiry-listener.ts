@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { AckPolicy, DeliverPolicy, jetstream, jetstreamManager } from '@nats-io/jetstream';
 import { nanos } from '@nats-io/nats-core';
 import { AGENT_POOL_EVENT_SUBJECT_PREFIX, AGENT_POOL_EVENTS_STREAM, AgentExpiredEvent } from '@platform/contracts';
-import type { Logger, NatsConnection } from '@platform/service-kit';
+import { jsonBody, type Logger, type NatsConnection } from '@platform/service-kit';
 import type { RunRecords } from '../journal/run-records.js';
 import type { ConversationQueue } from '../ordering/conversation-queue.js';
 
@@ -67,7 +67,7 @@ export class ExpiryListener {
     const messages = await consumer.consume();
     this.close = async () => void (await messages.close());
     for await (const message of messages) {
-      const event = AgentExpiredEvent.safeParse((() => { try { return message.json(); } catch { return undefined; } })());
+      const event = AgentExpiredEvent.safeParse(jsonBody(message));
       if (!event.success) {
         this.logger.warn({ subject: message.subject }, 'dropped a malformed agent expiry event');
         message.term();
