@@ -3,7 +3,7 @@
 // (429 RATE_LIMITED with retry-after) without limiting tenants of other tiers.
 import { SignJWT } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { api, bootPlatform, JWT_SECRET, type SuitePlatform } from './support.js';
+import { api, bootPlatform, JWT_SECRET, type SuitePlatform, waitFor } from './support.js';
 
 interface SimRequest {
   scenario: string | null;
@@ -36,16 +36,6 @@ async function send(token: string, conversationId: string, content: string, acce
     headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json', ...(accept ? { accept } : {}) },
     body: JSON.stringify({ content }),
   });
-}
-
-async function waitFor<T>(what: string, probe: () => Promise<T | undefined>, timeoutMs = 20_000): Promise<T> {
-  const until = Date.now() + timeoutMs;
-  while (Date.now() < until) {
-    const value = await probe();
-    if (value !== undefined) return value;
-    await new Promise((r) => setTimeout(r, 25));
-  }
-  throw new Error(`timed out waiting for ${what}`);
 }
 
 /** Resolves once llm-sim holds an unanswered request of the scenario: that turn is in flight. */

@@ -6,7 +6,7 @@ import { createLogger, createRedis, type Redis } from '@platform/service-kit';
 import { ManagedProcess, workspaceRoot } from '@platform/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { postMessageStream, readSse, runEventsOf } from './sse.js';
-import { api, bootPlatform, waitForCatalog, type SuitePlatform } from './support.js';
+import { api, bootPlatform, type SuitePlatform, waitFor, waitForCatalog } from './support.js';
 
 const TENANT = 'cancel-tenant';
 
@@ -36,15 +36,6 @@ let platform: SuitePlatform;
 let runner: ManagedProcess;
 let redis: Redis;
 
-async function waitFor<T>(what: string, probe: () => Promise<T | undefined>, timeoutMs = 20_000): Promise<T> {
-  const until = Date.now() + timeoutMs;
-  while (Date.now() < until) {
-    const value = await probe();
-    if (value !== undefined) return value;
-    await new Promise((r) => setTimeout(r, 50));
-  }
-  throw new Error(`timed out waiting for ${what}`);
-}
 
 beforeAll(async () => {
   platform = await bootPlatform('cancel', { env: { orchestrator: { RATE_LIMIT_TURNS_PER_MINUTE: '0' } } });

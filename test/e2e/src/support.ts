@@ -76,3 +76,14 @@ export async function api<T = Record<string, unknown>>(platform: Platform, metho
   });
   return { status: response.status, body: (await response.json()) as T };
 }
+
+/** Polls `probe` until it returns a value (every 50 ms), or fails naming `what` after `timeoutMs`. */
+export async function waitFor<T>(what: string, probe: () => Promise<T | undefined>, timeoutMs = 20_000): Promise<T> {
+  const until = Date.now() + timeoutMs;
+  while (Date.now() < until) {
+    const value = await probe();
+    if (value !== undefined) return value;
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  throw new Error(`timed out waiting for ${what}`);
+}

@@ -1,16 +1,15 @@
 // Expiry events from the agent pool become queued notice runs in the agent's conversation.
 import { jetstream } from '@nats-io/jetstream';
 import { AGENT_POOL_EVENTS_STREAM, agentPoolEventSubject, type AgentExpiredEvent } from '@platform/contracts';
-import { connectNats, createLogger, ensureStream, openServiceDatabase, type NatsConnection } from '@platform/service-kit';
+import { connectNats, createLogger, ensureStream, type NatsConnection } from '@platform/service-kit';
 import { startNatsServer, type NatsServerHandle } from '@platform/testing';
-import { createSuiteDatabase } from '@platform/testing/vitest';
-import { fileURLToPath } from 'node:url';
 import type pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { RunRecords } from '../journal/run-records.js';
 import type { ConversationQueue } from '../ordering/conversation-queue.js';
 import { expiryNoticeResult } from './expiry-notice.js';
 import { ExpiryListener, expiryRunId } from './expiry-listener.js';
+import { openJournalDatabase } from '../test-support/journal-database.js';
 
 const logger = createLogger({ service: 'test', level: 'silent' });
 let server: NatsServerHandle;
@@ -46,14 +45,7 @@ async function waitFor<T>(probe: () => Promise<T | undefined>): Promise<T> {
 beforeAll(async () => {
   server = await startNatsServer();
   nc = await connectNats({ servers: server.url, name: 'expiry-test', logger });
-  pool = await openServiceDatabase({
-    url: await createSuiteDatabase('orchestrator_expiry'),
-    schema: 'orchestrator',
-    migrationsDir: fileURLToPath(new URL('../../migrations', import.meta.url)),
-    applicationName: 'expiry-test',
-    maxConnections: 3,
-    logger,
-  });
+  pool = await openJournalDatabase('expiry', logger, 3);
   records = new RunRecords(pool);
   const queue = { kick: (tenantId: string, conversationId: string) => kicked.push(`${tenantId}/${conversationId}`) } as unknown as ConversationQueue;
   listener = new ExpiryListener(nc, records, queue, logger);

@@ -1,12 +1,11 @@
 // The run journal against a real Postgres: claiming, fencing, steps, cancellation, recovery.
 import type { LoopResult } from '@platform/agent-loop';
-import { createLogger, openServiceDatabase } from '@platform/service-kit';
-import { createSuiteDatabase } from '@platform/testing/vitest';
-import { fileURLToPath } from 'node:url';
+import { createLogger } from '@platform/service-kit';
 import type pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { LeaseLostError, RunRecords } from './run-records.js';
 import { RunSteps } from './run-steps.js';
+import { openJournalDatabase } from '../test-support/journal-database.js';
 
 let pool: pg.Pool;
 let records: RunRecords;
@@ -42,14 +41,7 @@ const result = (runId: string): LoopResult => ({
 const response = { message: { role: 'assistant' as const, content: 'hi' }, usage: { inputTokens: 1, outputTokens: 1, totalTokens: 2 }, finishReason: 'stop' as const };
 
 beforeAll(async () => {
-  pool = await openServiceDatabase({
-    url: await createSuiteDatabase('orchestrator_journal'),
-    schema: 'orchestrator',
-    migrationsDir: fileURLToPath(new URL('../../migrations', import.meta.url)),
-    applicationName: 'journal-test',
-    maxConnections: 5,
-    logger,
-  });
+  pool = await openJournalDatabase('journal', logger, 5);
   records = new RunRecords(pool);
   steps = new RunSteps(pool);
 });

@@ -1,15 +1,15 @@
 // The conversation queue against real Postgres and Redis, with a stand-in executor: one run at a
 // time per conversation in arrival order, several waiters per run, take-over from a dead holder.
 import type { LoopResult } from '@platform/agent-loop';
-import { createLogger, createRedis, openServiceDatabase, type Redis } from '@platform/service-kit';
-import { allocateSuiteRedis, createSuiteDatabase } from '@platform/testing/vitest';
-import { fileURLToPath } from 'node:url';
+import { createLogger, createRedis, type Redis } from '@platform/service-kit';
+import { allocateSuiteRedis } from '@platform/testing/vitest';
 import type pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { RunRecords, type ClaimedRun } from '../journal/run-records.js';
 import type { TurnExecutor } from '../turn-executor.js';
 import { ConversationLease } from './conversation-lease.js';
 import { ConversationQueue } from './conversation-queue.js';
+import { openJournalDatabase } from '../test-support/journal-database.js';
 
 const logger = createLogger({ service: 'test', level: 'silent' });
 let pool: pg.Pool;
@@ -53,14 +53,7 @@ async function accept(conversationId: string): Promise<string> {
 }
 
 beforeAll(async () => {
-  pool = await openServiceDatabase({
-    url: await createSuiteDatabase('orchestrator_queue'),
-    schema: 'orchestrator',
-    migrationsDir: fileURLToPath(new URL('../../migrations', import.meta.url)),
-    applicationName: 'queue-test',
-    maxConnections: 10,
-    logger,
-  });
+  pool = await openJournalDatabase('queue', logger, 10);
   records = new RunRecords(pool);
   redis = createRedis({ url: await allocateSuiteRedis(), name: 'queue-test', logger });
 });
