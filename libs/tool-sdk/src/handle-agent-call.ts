@@ -2,7 +2,7 @@ import { AgentCallRequest, type AgentStepOutput, type ToolCallResponse } from '@
 import { runAgentStep } from './agent-step.js';
 import { outcome } from './call-outcome.js';
 import type { AgentDefinition } from './define-agent.js';
-import { parseMeta, parseRequestBody, runHandler, zodIssues, type CallEnvironment, type RunnableTool } from './handle-call.js';
+import { openCall, runHandler, type CallEnvironment, type RunnableTool } from './handle-call.js';
 import { truncateOutput } from './truncate-output.js';
 
 /**
@@ -17,16 +17,11 @@ export async function handleAgentCall(
   body: string,
   env: CallEnvironment,
 ): Promise<ToolCallResponse> {
-  const now = env.now ?? Date.now;
-  const started = now();
-  const elapsed = (): number => now() - started;
+  const call = openCall(getHeader, body, AgentCallRequest, `a step of agent '${agent.name}'`, env);
+  if ('status' in call) return call;
+  const { meta, request, started, elapsed } = call;
 
-  const meta = parseMeta(getHeader);
-  if (!meta.success) return outcome.invalid('INVALID_REQUEST', 'the call is missing protocol headers or has invalid ones', elapsed(), zodIssues(meta.error));
-  const request = parseRequestBody(body, AgentCallRequest);
-  if (Array.isArray(request)) return outcome.invalid('INVALID_REQUEST', `the request body is not a step of agent '${agent.name}'`, elapsed(), request);
-
-  const deadlineAt = Math.min(meta.data.deadlineAt, started + agent.timeoutMs);
+  const deadlineAt = Math.min(meta.deadlineAt, started + agent.timeoutMs);
   if (deadlineAt - started <= 0) return outcome.timeout('the call arrived after its deadline', elapsed());
 
   // Only the result of `run` may be cut: the rest of the step output is protocol, and must parse.
@@ -45,10 +40,10 @@ export async function handleAgentCall(
     },
   };
   const run = async (): Promise<ToolCallResponse> => {
-    const response = await runHandler(step, request, meta.data, deadlineAt, { ...env, maxResultBytes: Number.POSITIVE_INFINITY }, elapsed);
+    const response = await runHandler(step, request, meta, deadlineAt, { ...env, maxResultBytes: Number.POSITIVE_INFINITY }, elapsed);
     return truncated && response.status === 'success' ? { ...response, truncated: true } : response;
   };
   // Each step is its own call: the key covers the step, so a repeat of one step never answers another.
   const keyed = { arguments: request.arguments, agent: request.agent ?? { phase: 'start' } };
-  return env.once ? env.once({ tool: agent.name, meta: meta.data, arguments: keyed, deadlineAt }, run) : run();
+  return env.once ? env.once({ tool: agent.name, meta: meta, arguments: keyed, deadlineAt }, run) : run();
 }

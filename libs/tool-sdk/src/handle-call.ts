@@ -69,6 +69,29 @@ export function parseRequestBody<T>(body: string, schema: z.ZodType<T>): T | Too
   return parsed.success ? parsed.data : zodIssues(parsed.error);
 }
 
+/** A call whose headers and body passed the protocol checks, with its clock. */
+export interface OpenedCall<T> {
+  meta: ToolCallMeta;
+  request: T;
+  started: number;
+  elapsed: () => number;
+}
+
+/**
+ * The checks every call starts with: protocol headers, then the body against `schema`. Returns
+ * the opened call, or the `invalid` response to send (`notA` names what the body should be).
+ */
+export function openCall<T>(getHeader: (key: string) => string | undefined, body: string, schema: z.ZodType<T>, notA: string, env: CallEnvironment): OpenedCall<T> | ToolCallResponse {
+  const now = env.now ?? Date.now;
+  const started = now();
+  const elapsed = (): number => now() - started;
+  const meta = parseMeta(getHeader);
+  if (!meta.success) return outcome.invalid('INVALID_REQUEST', 'the call is missing protocol headers or has invalid ones', elapsed(), zodIssues(meta.error));
+  const request = parseRequestBody(body, schema);
+  if (Array.isArray(request)) return outcome.invalid('INVALID_REQUEST', `the request body is not ${notA}`, elapsed(), request);
+  return { meta: meta.data, request, started, elapsed };
+}
+
 /**
  * Serves one call: checks the protocol headers and body, validates the arguments against the
  * tool's schema, runs the handler under its deadline, and shapes the response. Never throws.
@@ -79,25 +102,20 @@ export async function handleToolCall(
   body: string,
   env: CallEnvironment,
 ): Promise<ToolCallResponse> {
-  const now = env.now ?? Date.now;
-  const started = now();
-  const elapsed = (): number => now() - started;
-
-  const meta = parseMeta(getHeader);
-  if (!meta.success) return outcome.invalid('INVALID_REQUEST', 'the call is missing protocol headers or has invalid ones', elapsed(), zodIssues(meta.error));
-  const request = parseRequestBody(body, ToolCallRequest);
-  if (Array.isArray(request)) return outcome.invalid('INVALID_REQUEST', 'the request body is not a tool call', elapsed(), request);
+  const call = openCall(getHeader, body, ToolCallRequest, 'a tool call', env);
+  if ('status' in call) return call;
+  const { meta, request, started, elapsed } = call;
 
   const args = tool.input.safeParse(request.arguments);
   if (!args.success) {
     return outcome.invalid('INVALID_ARGUMENTS', `arguments do not match the input schema of '${tool.name}'`, elapsed(), zodIssues(args.error));
   }
 
-  const deadlineAt = Math.min(meta.data.deadlineAt, started + tool.timeoutMs);
+  const deadlineAt = Math.min(meta.deadlineAt, started + tool.timeoutMs);
   if (deadlineAt - started <= 0) return outcome.timeout('the call arrived after its deadline', elapsed());
 
-  const run = (): Promise<ToolCallResponse> => runHandler(tool, args.data, meta.data, deadlineAt, env, elapsed);
-  return env.once ? env.once({ tool: tool.name, meta: meta.data, arguments: request.arguments, deadlineAt }, run) : run();
+  const run = (): Promise<ToolCallResponse> => runHandler(tool, args.data, meta, deadlineAt, env, elapsed);
+  return env.once ? env.once({ tool: tool.name, meta, arguments: request.arguments, deadlineAt }, run) : run();
 }
 
 /** What `runHandler` needs of a tool: its name (for messages), handler, and optional output check. */
