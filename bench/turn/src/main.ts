@@ -37,7 +37,14 @@ try {
     redisUrl: infra.descriptor.redisUrl,
     jwtSecret: SECRET,
     commonEnv: { LOG_LEVEL: 'warn' },
-    env: { orchestrator: { RATE_LIMIT_TURNS_PER_MINUTE: '0', MAX_CONCURRENT_TURNS: '1024', DATABASE_POOL_MAX: '20' }, memory: { DATABASE_POOL_MAX: '20' } },
+    // Production settings, except what a load test must lift: the per-tenant rate limit (one
+    // tenant sends everything), the back-pressure limit, and a larger Postgres pool. The test
+    // launcher's fast tool discovery (every second) is put back to the production default.
+    env: {
+      orchestrator: { RATE_LIMIT_TURNS_PER_MINUTE: '0', MAX_CONCURRENT_TURNS: '1024', DATABASE_POOL_MAX: '20', CATALOG_REFRESH_MS: '5000' },
+      'agent-pool': { CATALOG_REFRESH_MS: '5000' },
+      memory: { DATABASE_POOL_MAX: '20' },
+    },
   });
   const running = platform;
   const token = await new SignJWT({ tenant: 'bench' }).setProtectedHeader({ alg: 'HS256' }).setIssuedAt().setExpirationTime('2h').sign(new TextEncoder().encode(SECRET));

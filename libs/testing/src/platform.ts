@@ -1,4 +1,4 @@
-import { freePort } from './ports.js';
+import { freePort, freePorts } from './ports.js';
 import { startServiceProcess, type ServiceMode, type ServiceProcess } from './service-process.js';
 
 /** The apps a full platform runs, in start order (each only needs the ones before it). */
@@ -40,58 +40,79 @@ export interface Platform {
 }
 
 async function choosePorts(fixed: PlatformOptions['ports'] = {}): Promise<Platform['ports']> {
+  const [api, memory, agentPool, orchestrator, llmSim] = await freePorts(5);
   return {
-    api: fixed.api ?? (await freePort()),
-    memory: fixed.memory ?? (await freePort()),
-    agentPool: fixed.agentPool ?? (await freePort()),
-    orchestrator: fixed.orchestrator ?? (await freePort()),
-    llmSim: fixed.llmSim ?? (await freePort()),
+    api: fixed.api ?? api!,
+    memory: fixed.memory ?? memory!,
+    agentPool: fixed.agentPool ?? agentPool!,
+    orchestrator: fixed.orchestrator ?? orchestrator!,
+    llmSim: fixed.llmSim ?? llmSim!,
   };
 }
+
+/** The port each app listens on (tool-runner listens on none). */
+const PORT_OF: Partial<Record<PlatformApp, PlatformPort>> = { 'llm-sim': 'llmSim', memory: 'memory', 'agent-pool': 'agentPool', orchestrator: 'orchestrator', api: 'api' };
 
 /** Starts the platform's services as separate processes against the given NATS, Postgres and Redis. */
 export async function startPlatform(options: PlatformOptions): Promise<Platform> {
   const ports = await choosePorts(options.ports);
   const simulated = !options.model;
-  const model = options.model ?? { baseUrl: `http://127.0.0.1:${ports.llmSim}/v1`, apiKey: 'sim-key', model: 'sim-1' };
   const common = { NATS_URL: options.natsUrl, LOG_LEVEL: process.env['PLATFORM_LOG_LEVEL'] ?? 'info', ...options.commonEnv };
-  const envFor: Record<PlatformApp, Record<string, string>> = {
-    'llm-sim': { ...common, LLM_SIM_PORT: String(ports.llmSim), LLM_SIM_API_KEY: model.apiKey },
-    memory: { ...common, DATABASE_URL: options.databaseUrl, GRPC_PORT: String(ports.memory) },
-    'tool-runner': { ...common, REDIS_URL: options.redisUrl },
-    'agent-pool': { ...common, DATABASE_URL: options.databaseUrl, GRPC_PORT: String(ports.agentPool), CATALOG_REFRESH_MS: '1000' },
-    orchestrator: {
-      ...common,
-      GRPC_PORT: String(ports.orchestrator),
-      MEMORY_ADDRESS: `127.0.0.1:${ports.memory}`,
-      AGENT_POOL_ADDRESS: `127.0.0.1:${ports.agentPool}`,
-      DATABASE_URL: options.databaseUrl,
-      REDIS_URL: options.redisUrl,
-      OPENAI_BASE_URL: model.baseUrl,
-      OPENAI_API_KEY: model.apiKey,
-      LLM_MODEL: model.model,
-      CATALOG_REFRESH_MS: '1000',
-    },
-    api: {
-      ...common,
-      HTTP_PORT: String(ports.api),
-      ORCHESTRATOR_ADDRESS: `127.0.0.1:${ports.orchestrator}`,
-      MEMORY_ADDRESS: `127.0.0.1:${ports.memory}`,
-      AGENT_POOL_ADDRESS: `127.0.0.1:${ports.agentPool}`,
-      AUTH_JWT_SECRET: options.jwtSecret,
-      REDIS_URL: options.redisUrl,
-    },
+  // Built when an app starts, so an app started after a port was chosen again sees the new one.
+  const envFor = (app: PlatformApp): Record<string, string> => {
+    const model = options.model ?? { baseUrl: `http://127.0.0.1:${ports.llmSim}/v1`, apiKey: 'sim-key', model: 'sim-1' };
+    const envs: Record<PlatformApp, Record<string, string>> = {
+      'llm-sim': { ...common, LLM_SIM_PORT: String(ports.llmSim), LLM_SIM_API_KEY: model.apiKey },
+      memory: { ...common, DATABASE_URL: options.databaseUrl, GRPC_PORT: String(ports.memory) },
+      'tool-runner': { ...common, REDIS_URL: options.redisUrl },
+      'agent-pool': { ...common, DATABASE_URL: options.databaseUrl, GRPC_PORT: String(ports.agentPool), CATALOG_REFRESH_MS: '1000' },
+      orchestrator: {
+        ...common,
+        GRPC_PORT: String(ports.orchestrator),
+        MEMORY_ADDRESS: `127.0.0.1:${ports.memory}`,
+        AGENT_POOL_ADDRESS: `127.0.0.1:${ports.agentPool}`,
+        DATABASE_URL: options.databaseUrl,
+        REDIS_URL: options.redisUrl,
+        OPENAI_BASE_URL: model.baseUrl,
+        OPENAI_API_KEY: model.apiKey,
+        LLM_MODEL: model.model,
+        CATALOG_REFRESH_MS: '1000',
+      },
+      api: {
+        ...common,
+        HTTP_PORT: String(ports.api),
+        ORCHESTRATOR_ADDRESS: `127.0.0.1:${ports.orchestrator}`,
+        MEMORY_ADDRESS: `127.0.0.1:${ports.memory}`,
+        AGENT_POOL_ADDRESS: `127.0.0.1:${ports.agentPool}`,
+        AUTH_JWT_SECRET: options.jwtSecret,
+        REDIS_URL: options.redisUrl,
+      },
+    };
+    return envs[app];
   };
   const running = new Map<PlatformApp, ServiceProcess>();
+  const startedOnce = new Set<PlatformApp>();
   const start = async (app: PlatformApp): Promise<ServiceProcess> => {
-    const proc = await startServiceProcess({
-      app,
-      mode: options.mode ?? 'dist',
-      env: { ...envFor[app], ...options.env?.[app] },
-      onLine: options.onLine ? (line) => options.onLine?.(app, line) : undefined,
-    });
-    running.set(app, proc);
-    return proc;
+    for (let attempt = 1; ; attempt++) {
+      try {
+        const proc = await startServiceProcess({
+          app,
+          mode: options.mode ?? 'dist',
+          env: { ...envFor(app), ...options.env?.[app] },
+          onLine: options.onLine ? (line) => options.onLine?.(app, line) : undefined,
+        });
+        running.set(app, proc);
+        startedOnce.add(app);
+        return proc;
+      } catch (err) {
+        // A chosen port can be taken by another process before the app binds it (suites run in
+        // parallel). On a first start nothing points at it yet: choose another and try again.
+        const key = PORT_OF[app];
+        const clash = /EADDRINUSE/.test(err instanceof Error ? err.message : String(err));
+        if (!clash || !key || options.ports?.[key] !== undefined || startedOnce.has(app) || attempt >= 3) throw err;
+        ports[key] = await freePort();
+      }
+    }
   };
   const stopAll = async (): Promise<void> => {
     for (const app of [...PLATFORM_APPS].reverse()) {

@@ -16,6 +16,29 @@ export function freePort(): Promise<number> {
   });
 }
 
+/** Several distinct free loopback ports: the probes are all open at once, so none repeats. */
+export async function freePorts(count: number): Promise<number[]> {
+  const servers = await Promise.all(
+    Array.from(
+      { length: count },
+      () =>
+        new Promise<net.Server>((resolve, reject) => {
+          const server = net.createServer();
+          server.unref();
+          server.on('error', reject);
+          server.listen(0, '127.0.0.1', () => resolve(server));
+        }),
+    ),
+  );
+  const ports = servers.map((server) => {
+    const address = server.address();
+    if (!address || typeof address !== 'object') throw new Error('could not read the port of a probe socket');
+    return address.port;
+  });
+  await Promise.all(servers.map((server) => new Promise<void>((resolve) => server.close(() => resolve()))));
+  return ports;
+}
+
 /** Resolves once a TCP connection to the port succeeds, or rejects after the timeout. */
 export async function waitForPort(port: number, timeoutMs: number, isAlive: () => boolean): Promise<void> {
   const deadline = Date.now() + timeoutMs;
