@@ -11,6 +11,7 @@ import type { ModelErrorKind } from './model-errors.js';
 import { addUsage, ZERO_USAGE, type ModelPort, type TokenUsage } from './model-port.js';
 import { DEFAULT_RETRY_STRATEGIES, type RetryStrategy } from './model-retry.js';
 import { buildRequestView, type RequestView, type ViewStage, type ViewTarget } from './request-view.js';
+import { linkSignals, type LinkedSignal } from './linked-signal.js';
 import { RunControl } from './run-control.js';
 import { stopMessages } from './stop-messages.js';
 import { closeUnanswered } from './synthetic-results.js';
@@ -69,6 +70,7 @@ class LoopRun {
   private readonly contextManager: ContextManager;
   private readonly deadline = new AbortController();
   private readonly signal: AbortSignal;
+  private readonly linked: LinkedSignal;
   private readonly strategies: Readonly<Record<ModelErrorKind, RetryStrategy>>;
   private readonly produced: ChatMessage[] = [];
   private readonly records: ToolCallRecord[] = [];
@@ -90,7 +92,8 @@ class LoopRun {
     this.control = deps.control ?? new RunControl();
     this.contextManager = new ContextManager(this.config);
     this.strategies = { ...DEFAULT_RETRY_STRATEGIES, ...deps.retryStrategies };
-    this.signal = AbortSignal.any([this.control.signal, this.deadline.signal, ...(deps.signal ? [deps.signal] : [])]);
+    this.linked = linkSignals([this.control.signal, this.deadline.signal, ...(deps.signal ? [deps.signal] : [])]);
+    this.signal = this.linked.signal;
     this.startedAt = this.clock.now();
   }
 
@@ -109,6 +112,7 @@ class LoopRun {
       return result;
     } finally {
       deadlineTimer.abort();
+      this.linked.dispose();
     }
   }
 

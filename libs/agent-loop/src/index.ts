@@ -11,5 +11,6 @@ export { buildRequestView, ViewStages, type RequestView, type ViewStage, type Vi
 export { DEFAULT_RETRY_STRATEGIES, type RetryStrategy, type RetryDecision } from './model-retry.js';
 export { sanitizeToolName } from './sanitize-tool-name.js';
 export { RunControl } from './run-control.js';
+export { linkSignals, type LinkedSignal } from './linked-signal.js';
 export { assembleTurnInput, type TurnInputParts } from './turn-input.js';
 export { runAgentLoop, type LoopInput, type LoopDependencies } from './agent-loop.js';

@@ -1,3 +1,4 @@
+import { linkSignals } from '@platform/agent-loop';
 import type { Logger } from '@platform/service-kit';
 import { defineTool, ToolFailure, type ToolDefinition } from '@platform/tool-sdk';
 import { z } from 'zod';
@@ -100,15 +101,20 @@ export function webFetchTool(settings: WebFetchSettings): ToolDefinition {
       if (refusal) throw new ToolFailure(refusal.message, 'invalid');
       // Our own timer as well as the call's signal: the deadline holds even when the handler is run
       // outside the runner, and the model gets a clear message instead of a bare abort.
-      const timeout = AbortSignal.timeout(settings.timeoutMs);
-      const signal = AbortSignal.any([context.signal, timeout]);
+      const timeout = new AbortController();
+      const timer = setTimeout(() => timeout.abort(new Error('web_fetch timed out')), settings.timeoutMs);
+      const linked = linkSignals([context.signal, timeout.signal]);
+      const { signal } = linked;
       try {
         const page = await openPage(start, { rules, maxRedirects: settings.maxRedirects, signal, logger: context.logger });
         return await readPage(page, settings, maxChars, signal, context.logger);
       } catch (err) {
         if (err instanceof ToolFailure || !signal.aborted) throw err;
-        if (timeout.aborted) throw new ToolFailure(`fetching ${start.href} timed out after ${settings.timeoutMs} ms`);
+        if (timeout.signal.aborted) throw new ToolFailure(`fetching ${start.href} timed out after ${settings.timeoutMs} ms`);
         throw new ToolFailure(`fetching ${start.href} was stopped: the call was cancelled or reached its deadline`);
+      } finally {
+        clearTimeout(timer);
+        linked.dispose();
       }
     },
   });
