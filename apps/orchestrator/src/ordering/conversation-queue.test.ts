@@ -42,8 +42,8 @@ function executor(log: string[]): TurnExecutor {
   } as unknown as TurnExecutor;
 }
 
-function queue(owner: string, log: string[], leaseMs = 5_000): ConversationQueue {
-  return new ConversationQueue({ records, lease: new ConversationLease(redis, owner, leaseMs), executor: executor(log), owner, leaseMs, pollIntervalMs: 50, logger });
+function queue(owner: string, log: string[], leaseMs = 5_000, pollIntervalMs = 50): ConversationQueue {
+  return new ConversationQueue({ records, lease: new ConversationLease(redis, owner, leaseMs), executor: executor(log), owner, leaseMs, pollIntervalMs, logger });
 }
 
 async function accept(conversationId: string): Promise<string> {
@@ -65,7 +65,8 @@ afterAll(async () => {
 describe('ConversationQueue', () => {
   it('runs a conversation\'s runs one at a time in arrival order, while another conversation runs beside them', async () => {
     const log: string[] = [];
-    const q = queue('o1', log);
+    // Waiters never poll here: one drain must carry every run waited for, not only the first.
+    const q = queue('o1', log, 5_000, 600_000);
     const ids: string[] = [];
     for (let i = 0; i < 20; i++) ids.push(await accept('busy'));
     const other = await accept('other');

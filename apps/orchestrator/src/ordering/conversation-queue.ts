@@ -37,6 +37,8 @@ const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout
 export class ConversationQueue {
   private readonly drains = new Map<string, Drain>();
   private readonly waiters = new Map<string, Waiter[]>();
+  /** Per conversation, the runs that requests here wait for and that are not finished yet. */
+  private readonly waited = new Map<string, Set<string>>();
 
   constructor(private readonly options: ConversationQueueOptions) {}
 
@@ -57,6 +59,10 @@ export class ConversationQueue {
 
   /** Resolves with the run once it is finished, whoever ran it; rejects when `signal` aborts. */
   async waitForRun(tenantId: string, conversationId: string, runId: string, signal: AbortSignal): Promise<RunRecord> {
+    const k = key(tenantId, conversationId);
+    const waitedHere = this.waited.get(k) ?? new Set<string>();
+    waitedHere.add(runId);
+    this.waited.set(k, waitedHere);
     let waiter: Waiter | undefined;
     const finished = new Promise<RunRecord>((resolve) => {
       waiter = { resolve };
@@ -88,6 +94,7 @@ export class ConversationQueue {
       const rest = (this.waiters.get(runId) ?? []).filter((w) => w !== waiter);
       if (rest.length) this.waiters.set(runId, rest);
       else this.waiters.delete(runId);
+      if (!rest.length) this.forgetWaited(k, runId);
     }
   }
 
@@ -99,6 +106,13 @@ export class ConversationQueue {
   private notify(run: RunRecord): void {
     const list = this.waiters.get(run.runId);
     for (const waiter of list ?? []) waiter.resolve(run);
+    this.forgetWaited(key(run.tenantId, run.conversationId), run.runId);
+  }
+
+  private forgetWaited(k: string, runId: string): void {
+    const runs = this.waited.get(k);
+    runs?.delete(runId);
+    if (runs?.size === 0) this.waited.delete(k);
   }
 
   private async drain(tenantId: string, conversationId: string, drain: Drain): Promise<void> {
@@ -128,9 +142,10 @@ export class ConversationQueue {
           drain.again = false;
           const finished = await executor.execute(claimed, held);
           if (finished) this.notify(finished);
-          // Look for more only when a message arrived here meanwhile; one another replica accepted
-          // is picked up by its own waiter (or the recovery sweep), which saves a query per turn.
-          if (!drain.again) break;
+          // Look for more only when requests here wait for more runs of this conversation (or a
+          // message arrived meanwhile); a run another replica accepted is picked up by its own
+          // waiter (or the recovery sweep). That saves a query per turn.
+          if (!drain.again && !this.waited.has(key(tenantId, conversationId))) break;
         }
       } finally {
         await held.release().catch(() => undefined);
