@@ -124,6 +124,8 @@ function report(cold: LoadResult, sequential: LoadResult[], concurrent: Array<Lo
   out(`| p99 at concurrency 1 | ${fmt(median(p99s1))} ms | - |`);
   out(`| throughput at concurrency ${CONCURRENCY} | ${fmt(median(throughputs), 0)} turns/s | >= 200 |`);
   out(`| p50 / p99 at concurrency ${CONCURRENCY} | ${fmt(median(p50sC))} / ${fmt(median(p99s))} ms | p99 <= 250 ms |`);
+  const maxes = concurrent.map((r) => Math.max(...r.latenciesMs));
+  out(`| slowest turn at concurrency ${CONCURRENCY} | ${fmt(median(maxes))} ms | - |`);
   out(`| errors | ${errors}${firstError ? ` (first: ${firstError})` : ''} | 0 |`);
   out(`\nPer process during the concurrency-${CONCURRENCY} phase (median round):`);
   out('| process | CPU ms per turn | share of one core | RSS at end (MiB) |');
