@@ -1,3 +1,4 @@
+import type { z } from 'zod';
 import { isPlatformError, type ErrorKind } from '@platform/service-kit';
 
 /** The JSON body of every error response: a stable machine-readable code and a human message. */
@@ -64,4 +65,12 @@ export function toHttpError(error: unknown): { status: number; body: ErrorBody; 
     return { status: statusCode, body: { error: { code: 'BAD_REQUEST', message: (error as Error).message } }, internal: false };
   }
   return { status: 500, body: { error: { code: 'INTERNAL', message: 'internal error' } }, internal: true };
+}
+
+/** Checks request input against a schema; the first problem becomes a 400 with `code`. */
+export function parseInput<T>(schema: z.ZodType<T>, input: unknown, code: string): T {
+  const parsed = schema.safeParse(input);
+  if (parsed.success) return parsed.data;
+  const issue = parsed.error.issues[0];
+  throw new HttpError(400, code, issue ? `${issue.path.map(String).join('.') || 'body'}: ${issue.message}` : 'invalid input');
 }

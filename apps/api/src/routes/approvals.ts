@@ -2,7 +2,7 @@ import type { agentPoolV1 } from '@platform/proto';
 import type { PromiseClient } from '@platform/service-kit';
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
-import { HttpError } from '../http-errors.js';
+import { HttpError, parseInput } from '../http-errors.js';
 import { principalOf } from '../principal.js';
 import { clientGone } from '../turns/client-gone.js';
 import { newRunId, type TurnRunner } from '../turns/turn-runner.js';
@@ -81,30 +81,26 @@ export function registerApprovalRoutes(app: FastifyInstance, options: ApprovalRo
   app.post('/v1/approvals/:approvalId', async (request, reply) => {
     const principal = principalOf(request);
     const approvalId = (request.params as { approvalId?: string }).approvalId ?? '';
-    const body = DecisionBody.safeParse(request.body);
-    if (!body.success) {
-      const issue = body.error.issues[0];
-      throw new HttpError(400, 'INVALID_BODY', issue ? `${issue.path.join('.') || 'body'}: ${issue.message}` : 'invalid body');
-    }
-    if (body.data.decision === 'edit' && !body.data.changes) throw new HttpError(400, 'CHANGES_REQUIRED', 'an "edit" decision needs "changes"');
+    const body = parseInput(DecisionBody, request.body, 'INVALID_BODY');
+    if (body.decision === 'edit' && !body.changes) throw new HttpError(400, 'CHANGES_REQUIRED', 'an "edit" decision needs "changes"');
     // Another tenant's approval is not found, exactly like a missing one.
     const entry = (await pendingApprovals(options.agentPool, principal.tenantId)).find((e) => e.approval?.approvalId === approvalId);
     if (!entry) throw new HttpError(404, 'APPROVAL_NOT_FOUND', `no pending approval '${approvalId}'`);
     if (entry.status === 'paused') throw new HttpError(409, 'APPROVAL_PAUSED', 'this approval is paused; resume it first');
-    if (body.data.decision === 'edit' && !entry.approval!.allowModification) throw new HttpError(409, 'CHANGES_NOT_ALLOWED', 'this action cannot be changed, only approved or cancelled');
+    if (body.decision === 'edit' && !entry.approval!.allowModification) throw new HttpError(409, 'CHANGES_NOT_ALLOWED', 'this action cannot be changed, only approved or cancelled');
     const result = await options.turns.run(
       {
         tenantId: principal.tenantId,
         conversationId: entry.conversationId,
-        content: decisionText(body.data, entry.approval!.actionSummary),
+        content: decisionText(body, entry.approval!.actionSummary),
         requestId: request.id,
-        profile: body.data.profile ?? '',
+        profile: body.profile ?? '',
         stream: false,
         tier: principal.tier ?? '',
         timeZone: '',
         approvalId,
-        decision: body.data.decision,
-        changesJson: body.data.changes ? JSON.stringify(body.data.changes) : '',
+        decision: body.decision,
+        changesJson: body.changes ? JSON.stringify(body.changes) : '',
       },
       newRunId(),
       Date.now() + options.turnWaitMs,

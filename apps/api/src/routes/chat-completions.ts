@@ -3,7 +3,7 @@ import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
 import type { RunEvents } from '../events/run-event-reader.js';
 import type { SseStream } from '../events/sse.js';
-import { HttpError } from '../http-errors.js';
+import { HttpError, parseInput } from '../http-errors.js';
 import { principalOf } from '../principal.js';
 import { streamTurn } from '../turns/streamed-turn.js';
 import { clientGone } from '../turns/client-gone.js';
@@ -49,18 +49,14 @@ function usageOf(result: { usage?: { inputTokens?: number; outputTokens?: number
 export function registerChatCompletionRoutes(app: FastifyInstance, options: ChatCompletionRoutesOptions): void {
   app.post('/v1/chat/completions', async (request, reply) => {
     const principal = principalOf(request);
-    const body = ChatCompletionBody.safeParse(request.body);
-    if (!body.success) {
-      const issue = body.error.issues[0];
-      throw new HttpError(400, 'INVALID_BODY', issue ? `${issue.path.join('.') || 'body'}: ${issue.message}` : 'invalid body');
-    }
-    const { conversationId, content } = facadeInput(body.data.messages, request.headers['x-conversation-id']);
+    const body = parseInput(ChatCompletionBody, request.body, 'INVALID_BODY');
+    const { conversationId, content } = facadeInput(body.messages, request.headers['x-conversation-id']);
     if (content.length > options.maxMessageChars) throw new HttpError(413, 'CONTENT_TOO_LONG', `the messages are longer than ${options.maxMessageChars} characters`);
     const runId = newRunId();
     const id = `chatcmpl-${runId.slice('run_'.length)}`;
     const created = Math.floor(Date.now() / 1000);
-    const model = body.data.model;
-    const turn = { tenantId: principal.tenantId, conversationId, content, requestId: request.id, profile: model, stream: body.data.stream === true, tier: principal.tier ?? '', timeZone: '' };
+    const model = body.model;
+    const turn = { tenantId: principal.tenantId, conversationId, content, requestId: request.id, profile: model, stream: body.stream === true, tier: principal.tier ?? '', timeZone: '' };
     const deadlineAt = Date.now() + options.turnWaitMs;
     void reply.header('x-run-id', runId).header('x-conversation-id', conversationId);
 
@@ -102,7 +98,7 @@ export function registerChatCompletionRoutes(app: FastifyInstance, options: Chat
       // A resumed run replays without streaming, and a stopped run answers with a stop message: send it whole.
       if (!streamedText && result.response) stream.sendData(chunk({ content: result.response }));
       stream.sendData(chunk({}, finishReasonOf(result.stopReason ?? '')));
-      if (body.data.stream_options?.include_usage) stream.sendData(JSON.stringify({ id, object: 'chat.completion.chunk', created, model, choices: [], usage: usageOf(result) }));
+      if (body.stream_options?.include_usage) stream.sendData(JSON.stringify({ id, object: 'chat.completion.chunk', created, model, choices: [], usage: usageOf(result) }));
     };
     await streamTurn(reply, {
       runner: options.turns,

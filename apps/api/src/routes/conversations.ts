@@ -4,7 +4,7 @@ import type { PromiseClient } from '@platform/service-kit';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import type { RunEvents } from '../events/run-event-reader.js';
-import { HttpError } from '../http-errors.js';
+import { HttpError, parseInput } from '../http-errors.js';
 import { principalOf } from '../principal.js';
 import { streamTurn } from '../turns/streamed-turn.js';
 import { clientGone } from '../turns/client-gone.js';
@@ -67,19 +67,13 @@ function conversationIdOf(params: unknown): string {
   return parsed.data;
 }
 
-function firstIssue(error: z.ZodError): string {
-  const issue = error.issues[0];
-  return issue ? `${issue.path.join('.') || 'body'}: ${issue.message}` : 'invalid';
-}
-
 /** Sending a message (runs a turn) and reading a conversation's stored history. */
 export function registerConversationRoutes(app: FastifyInstance, options: ConversationRoutesOptions): void {
   app.post('/v1/conversations/:conversationId/messages', async (request, reply) => {
     const { tenantId } = principalOf(request);
     const conversationId = conversationIdOf(request.params);
-    const body = PostMessageBody.safeParse(request.body);
-    if (!body.success) throw new HttpError(400, 'INVALID_BODY', firstIssue(body.error));
-    const content = body.data.content;
+    const body = parseInput(PostMessageBody, request.body, 'INVALID_BODY');
+    const content = body.content;
     if (!content.trim()) throw new HttpError(400, 'EMPTY_CONTENT', 'content must not be empty');
     if (content.length > options.maxMessageChars) {
       throw new HttpError(413, 'CONTENT_TOO_LONG', `content is longer than ${options.maxMessageChars} characters`, { maxChars: options.maxMessageChars });
@@ -90,10 +84,10 @@ export function registerConversationRoutes(app: FastifyInstance, options: Conver
       conversationId,
       content,
       requestId: request.id,
-      profile: body.data.profile ?? '',
+      profile: body.profile ?? '',
       stream: wantsEventStream(request),
       tier: principal.tier ?? '',
-      timeZone: body.data.timeZone ?? '',
+      timeZone: body.timeZone ?? '',
     };
     const runId = newRunId();
     const deadlineAt = Date.now() + options.turnWaitMs;
@@ -116,9 +110,8 @@ export function registerConversationRoutes(app: FastifyInstance, options: Conver
   app.get('/v1/conversations/:conversationId/messages', async (request, reply) => {
     const { tenantId } = principalOf(request);
     const conversationId = conversationIdOf(request.params);
-    const query = ListQuery.safeParse(request.query);
-    if (!query.success) throw new HttpError(400, 'INVALID_QUERY', firstIssue(query.error));
-    const page = await options.memory.listMessages({ tenantId, conversationId, afterSeq: query.data.afterSeq, limit: query.data.limit, latest: false });
+    const query = parseInput(ListQuery, request.query, 'INVALID_QUERY');
+    const page = await options.memory.listMessages({ tenantId, conversationId, afterSeq: query.afterSeq, limit: query.limit, latest: false });
     return reply.send({
       conversationId,
       messages: page.messages.map((m) => ({
