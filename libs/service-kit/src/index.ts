@@ -14,4 +14,4 @@ export { announceReady } from './ready.js';
 export { openServiceDatabase, type ServiceDatabaseOptions } from './service-database.js';
 export { runService, type RunServiceOptions, type StartedService } from './run-service.js';
 export { RateLimiter, type RateLimitDecision } from './rate-limiter.js';
-export { ensureStream, type StreamSpec } from './jetstream.js';
+export { ensureStream, lastMessageJson, type StreamSpec } from './jetstream.js';

@@ -1,4 +1,4 @@
-import { jetstreamManager, StorageType, type StreamConfig } from '@nats-io/jetstream';
+import { jetstreamManager, StorageType, type JetStreamManager, type StreamConfig } from '@nats-io/jetstream';
 import { nanos, type NatsConnection } from '@nats-io/nats-core';
 
 export interface StreamSpec {
@@ -37,4 +37,29 @@ export async function ensureStream(nc: NatsConnection, spec: StreamSpec): Promis
   }
   const { storage: _storage, ...updatable } = config;
   await jsm.streams.update(spec.name, updatable);
+}
+
+/** One manager per connection: making one asks the server for the account's JetStream info. */
+const managers = new WeakMap<NatsConnection, Promise<JetStreamManager>>();
+
+function managerOf(nc: NatsConnection): Promise<JetStreamManager> {
+  let manager = managers.get(nc);
+  if (!manager) {
+    manager = jetstreamManager(nc);
+    manager.catch(() => managers.delete(nc));
+    managers.set(nc, manager);
+  }
+  return manager;
+}
+
+/** The JSON body of the last message a stream holds on `subject`; undefined when none (or not JSON). */
+export async function lastMessageJson(nc: NatsConnection, stream: string, subject: string): Promise<unknown> {
+  const jsm = await managerOf(nc);
+  const last = await jsm.streams.getMessage(stream, { last_by_subj: subject }).catch(() => null);
+  if (!last) return undefined;
+  try {
+    return last.json();
+  } catch {
+    return undefined;
+  }
 }

@@ -1,6 +1,6 @@
-import { DeliverPolicy, jetstream, jetstreamManager } from '@nats-io/jetstream';
+import { DeliverPolicy, jetstream } from '@nats-io/jetstream';
 import { RUN_EVENTS_STREAM, RunEventEnvelope, runEventsSubject } from '@platform/contracts';
-import { jsonBody, type Logger, type NatsConnection } from '@platform/service-kit';
+import { jsonBody, lastMessageJson, type Logger, type NatsConnection } from '@platform/service-kit';
 
 /** What routes need of the run events (a narrower type lets HTTP-edge tests supply their own). */
 export type RunEvents = Pick<RunEventReader, 'read' | 'lastId'>;
@@ -18,10 +18,7 @@ export class RunEventReader {
 
   /** The id of the run's last stored event (0 when none is stored: not started, or expired). */
   async lastId(runId: string): Promise<number> {
-    const jsm = await jetstreamManager(this.nc);
-    const last = await jsm.streams.getMessage(RUN_EVENTS_STREAM, { last_by_subj: runEventsSubject(runId) }).catch(() => null);
-    if (!last) return 0;
-    const parsed = RunEventEnvelope.safeParse(jsonBody(last));
+    const parsed = RunEventEnvelope.safeParse(await lastMessageJson(this.nc, RUN_EVENTS_STREAM, runEventsSubject(runId)));
     return parsed.success ? parsed.data.id : 0;
   }
 

@@ -1,8 +1,7 @@
-import { jetstreamManager } from '@nats-io/jetstream';
 import { headers } from '@nats-io/nats-core';
 import type { LoopEvent } from '@platform/agent-loop';
 import { RUN_EVENTS_STREAM, RunEventEnvelope, runEventsSubject, type RunEventType } from '@platform/contracts';
-import type { Logger, NatsConnection } from '@platform/service-kit';
+import { lastMessageJson, type Logger, type NatsConnection } from '@platform/service-kit';
 
 /** The event's own fields: the envelope carries id, run and time; the full result keeps no transcript. */
 function dataOf(event: LoopEvent): Record<string, unknown> {
@@ -40,9 +39,8 @@ export class RunEventPublisher {
   static async open(nc: NatsConnection, runId: string, options: { resumed: boolean; includeChunks: boolean; logger: Logger }): Promise<RunEventPublisher> {
     let lastId = 0;
     if (options.resumed) {
-      const jsm = await jetstreamManager(nc);
-      const last = await jsm.streams.getMessage(RUN_EVENTS_STREAM, { last_by_subj: runEventsSubject(runId) }).catch(() => null);
-      if (last) lastId = RunEventEnvelope.parse(last.json()).id;
+      const last = RunEventEnvelope.safeParse(await lastMessageJson(nc, RUN_EVENTS_STREAM, runEventsSubject(runId)));
+      if (last.success) lastId = last.data.id;
     }
     return new RunEventPublisher(nc, runId, lastId, options.logger, options.includeChunks);
   }
