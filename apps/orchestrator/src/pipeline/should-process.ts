@@ -43,7 +43,12 @@ function utcDay(now = Date.now()): string {
  * turns into 429 with `retry-after` (limits) or 400/403-style codes (safety checks).
  */
 export class ShouldProcess {
-  constructor(private readonly options: AdmissionOptions) {}
+  /** Whether any tier has a token budget: without one, nothing needs counting per turn. */
+  private readonly budgets: boolean;
+
+  constructor(private readonly options: AdmissionOptions) {
+    this.budgets = Object.values(options.tiers).some((t) => t.tokensPerDay !== undefined);
+  }
 
   async check(message: IncomingMessage): Promise<void> {
     const limits = limitsFor(this.options.tiers, message.tier, this.options.defaultTier);
@@ -84,7 +89,7 @@ export class ShouldProcess {
 
   /** Post-process counts a finished turn's tokens against the tenant's daily budget. */
   async recordTokens(tenantId: string, tokens: number): Promise<void> {
-    if (tokens <= 0) return;
+    if (tokens <= 0 || !this.budgets) return;
     const key = this.tokenKey(tenantId);
     try {
       await this.options.redis.multi().incrby(key, tokens).pexpire(key, 2 * DAY_MS).exec();
