@@ -4,6 +4,7 @@ import type { LoopResult } from '@platform/agent-loop';
 import { createLogger, createRedis, type Redis } from '@platform/service-kit';
 import { allocateSuiteRedis } from '@platform/testing/vitest';
 import type pg from 'pg';
+import { Redis as IORedis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { RunRecords, type ClaimedRun } from '../journal/run-records.js';
 import type { TurnExecutor } from '../turn-executor.js';
@@ -104,6 +105,19 @@ describe('ConversationQueue', () => {
     const run = await q.waitForRun('acme', 'orphan', id, new AbortController().signal);
     expect(run.status).toBe('completed');
     expect(log).toEqual([`start ${id}`, `end ${id}`]);
+  });
+
+  it('keeps running conversations in order when Redis is down, fenced by Postgres alone', async () => {
+    const down = new IORedis('redis://127.0.0.1:1', { enableOfflineQueue: false, lazyConnect: true, retryStrategy: () => null });
+    down.on('error', () => undefined); // expected: nothing listens there
+    const log: string[] = [];
+    const q = new ConversationQueue({ records, lease: new ConversationLease(down, 'o4', 5_000), executor: executor(log), owner: 'o4', leaseMs: 5_000, pollIntervalMs: 600_000, logger });
+    const ids = [await accept('no-redis'), await accept('no-redis'), await accept('no-redis')];
+    const signal = new AbortController().signal;
+    const runs = await Promise.all(ids.map((id) => (q.kick('acme', 'no-redis'), q.waitForRun('acme', 'no-redis', id, signal))));
+    expect(runs.map((r) => r.status)).toEqual(['completed', 'completed', 'completed']);
+    expect(log).toEqual(ids.flatMap((id) => [`start ${id}`, `end ${id}`]));
+    down.disconnect();
   });
 
   it('stops waiting (not the run) when the caller gives up', async () => {

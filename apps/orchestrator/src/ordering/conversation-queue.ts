@@ -1,7 +1,7 @@
 import type { Logger } from '@platform/service-kit';
 import { isLive, type RunRecord, type RunRecords } from '../journal/run-records.js';
 import type { TurnExecutor } from '../turn-executor.js';
-import type { ConversationLease } from './conversation-lease.js';
+import type { ConversationLease, HeldLease } from './conversation-lease.js';
 
 export interface ConversationQueueOptions {
   records: RunRecords;
@@ -115,11 +115,26 @@ export class ConversationQueue {
     if (runs?.size === 0) this.waited.delete(k);
   }
 
+  /**
+   * The conversation's lease. Without Redis the conversation still runs: Postgres issues the
+   * fencing token, and the run leases there keep one run at a time in order (the Redis lease only
+   * saves replicas from contending for the same conversation).
+   */
+  private async acquire(tenantId: string, conversationId: string): Promise<HeldLease | undefined> {
+    try {
+      return await this.options.lease.acquire(tenantId, conversationId);
+    } catch (err) {
+      this.options.logger.warn({ err: (err as Error).message, tenantId, conversationId }, 'conversation lease unavailable (Redis); ordering by Postgres alone');
+      const token = (await this.options.records.highestFence(tenantId, conversationId)) + 1;
+      return { token, renew: () => Promise.resolve(true), release: () => Promise.resolve() };
+    }
+  }
+
   private async drain(tenantId: string, conversationId: string, drain: Drain): Promise<void> {
     const { records, lease, executor, owner, leaseMs, logger } = this.options;
     do {
       drain.again = false;
-      const held = await lease.acquire(tenantId, conversationId);
+      const held = await this.acquire(tenantId, conversationId);
       if (!held) return; // another holder drains; waiters poll
       try {
         for (;;) {

@@ -84,6 +84,7 @@ describe('when Redis is down', () => {
   it('lets messages through instead of refusing service', async () => {
     // No offline queue: commands fail at once, as they do once the shared client gave up retrying.
     const down = new IORedis('redis://127.0.0.1:1', { enableOfflineQueue: false, lazyConnect: true, retryStrategy: () => null });
+    down.on('error', () => undefined); // expected: nothing listens there
     const admission = new ShouldProcess({ limiter: new RateLimiter(down, logger), redis: down, logger, defaultTurnsPerMinute: 1, tiers: { default: { tokensPerDay: 1 } }, defaultTier: 'default' });
     await admission.check(message('t-down'));
     await admission.check(message('t-down'));
