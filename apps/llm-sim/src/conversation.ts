@@ -1,3 +1,4 @@
+import { RESUMED_CALL_ID_SUFFIX } from '@platform/contracts';
 import type { ChatMessage, MessageContent } from './chat-request.js';
 
 /**
@@ -29,14 +30,10 @@ export function latestUserIndex(messages: readonly ChatMessage[]): number {
 }
 
 /**
- * Suffix of the tool-call ids the platform gives an exchange it adds to the context itself: when an
- * agent tool that waited for the user completes, the platform inserts an assistant tool call (ids
- * ending in this suffix) plus its tool result before asking the model again. Such an exchange is
- * context, not a step the model took.
+ * True for an assistant message with tool calls whose ids ALL end in `RESUMED_CALL_ID_SUFFIX`: an
+ * exchange the platform added itself (an agent-tool that finished after waiting for the user), which
+ * is context, not a step the model took.
  */
-export const RESUMED_CALL_ID_SUFFIX = ':resumed';
-
-/** True for an assistant message with tool calls whose ids ALL end in {@link RESUMED_CALL_ID_SUFFIX}. */
 export function isPlatformResumedExchange(message: ChatMessage): boolean {
   if (message.role !== 'assistant') return false;
   const calls = message.tool_calls ?? [];

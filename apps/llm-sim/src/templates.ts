@@ -1,5 +1,6 @@
+import { RESUMED_CALL_ID_SUFFIX } from '@platform/contracts';
 import type { ChatMessage } from './chat-request.js';
-import { contentText, latestTurnStartIndex, OBSERVATION_PREFIX, RESUMED_CALL_ID_SUFFIX } from './conversation.js';
+import { contentText, latestTurnStartIndex, OBSERVATION_PREFIX } from './conversation.js';
 import { stripScenarioMarkers } from './select-step.js';
 
 /** What a template resolves to when the conversation does not hold the value it names. */

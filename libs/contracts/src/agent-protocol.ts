@@ -84,3 +84,14 @@ export type AgentStepOutput = z.infer<typeof AgentStepOutput>;
 
 /** What the model is told when the user cancels an agent's action. */
 export const USER_CANCELLED_MESSAGE = 'User cancelled this action.';
+
+/**
+ * Tool-call ids of the exchanges the platform adds to a conversation for an agent-tool that
+ * finished (or expired) after its run stopped: the original call id with this suffix. They are
+ * context, not model output (a simulated model does not count them as its steps).
+ */
+export const RESUMED_CALL_ID_SUFFIX = ':resumed';
+
+export function resumedCallId(callId: string): string {
+  return `${callId}${RESUMED_CALL_ID_SUFFIX}`;
+}

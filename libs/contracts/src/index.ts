@@ -34,6 +34,8 @@ export {
   MissingField,
   AgentStepOutput,
   USER_CANCELLED_MESSAGE,
+  RESUMED_CALL_ID_SUFFIX,
+  resumedCallId,
 } from './agent-protocol.js';
 export {
   RUN_EVENTS_STREAM,

@@ -1,6 +1,6 @@
 import { ZERO_USAGE, type LoopResult } from '@platform/agent-loop';
 import { z } from 'zod';
-import { resumedCallId } from '../pipeline/agent-pool-step.js';
+import { resumedCallId } from '@platform/contracts';
 
 const Notice = z.object({ callId: z.string(), agentName: z.string(), reason: z.string(), message: z.string() });
 

@@ -1,5 +1,5 @@
 import type { ModelPort } from '@platform/agent-loop';
-import type { ChatMessage } from '@platform/contracts';
+import { resumedCallId, type ChatMessage } from '@platform/contracts';
 import type { agentPoolV1 } from '@platform/proto';
 import { isPlatformError, type Logger } from '@platform/service-kit';
 import type { ToolCatalog } from '@platform/tool-sdk';
@@ -36,11 +36,6 @@ export interface AgentPoolStepOptions {
   /** Forgets that agents may wait in a conversation, once the pool says none do. */
   noneWaiting: (tenantId: string, conversationId: string) => Promise<void>;
   logger: Logger;
-}
-
-/** The call id of a resumed agent's exchange: the original id, marked as added by the platform. */
-export function resumedCallId(callId: string): string {
-  return `${callId}:resumed`;
 }
 
 /**
