@@ -120,6 +120,27 @@ describe('ConversationQueue', () => {
     down.disconnect();
   });
 
+  it('does not poll Postgres for a run while this replica drains its conversation', async () => {
+    const log: string[] = [];
+    let reads = 0;
+    const counting = Object.create(records, { get: { value: (tenantId: string, runId: string) => (reads++, records.get(tenantId, runId)) } }) as RunRecords;
+    const slow = {
+      execute: async (run: ClaimedRun) => {
+        log.push(`start ${run.runId}`);
+        await new Promise((r) => setTimeout(r, 150));
+        return records.finish(run, 'completed', result(run.runId));
+      },
+    } as unknown as TurnExecutor;
+    // Waiters wake every 5 ms; each run takes 150 ms.
+    const q = new ConversationQueue({ records: counting, lease: new ConversationLease(redis, 'o5', 5_000), executor: slow, owner: 'o5', leaseMs: 5_000, pollIntervalMs: 5, logger });
+    const ids = [await accept('drained-here'), await accept('drained-here')];
+    const signal = new AbortController().signal;
+    const runs = await Promise.all(ids.map((id) => (q.kick('acme', 'drained-here'), q.waitForRun('acme', 'drained-here', id, signal))));
+    expect(runs.map((r) => r.status)).toEqual(['completed', 'completed']);
+    expect(log).toEqual(ids.map((id) => `start ${id}`));
+    expect(reads).toBe(0);
+  });
+
   it('stops waiting (not the run) when the caller gives up', async () => {
     const q = queue('o3', []);
     const id = await accept('impatient');

@@ -76,6 +76,9 @@ export class ConversationQueue {
       while (!stop) {
         await sleep(this.options.pollIntervalMs);
         if (stop) break;
+        // While this replica drains the conversation, the drain answers this waiter: asking
+        // Postgres would only add a query to every turn slower than the interval (i.e. under load).
+        if (this.drains.has(k)) continue;
         const record = await this.options.records.get(tenantId, runId);
         if (record && !isLive(record.status)) return record;
         this.kick(tenantId, conversationId);
