@@ -211,7 +211,11 @@ describe('TokenVerifier with a JWKS URL', () => {
     const before = jwks.requests;
     await expect(verifier.verify(`Bearer ${rotated}`)).resolves.toMatchObject({ tenantId: 'acme' });
     expect(jwks.requests).toBe(before + 1); // the unknown kid made it refetch
-    expect(await rejection(verifier, await keyToken(rsa1, { sub: 'acme' }))).toMatchObject({ code: 'UNKNOWN_SIGNING_KEY' });
+    expect(await rejection(verifier, await keyToken(rsa1, { sub: 'acme', jti: 'signed-after-rotation' }))).toMatchObject({ code: 'UNKNOWN_SIGNING_KEY' });
+    // A token verified before the rotation is remembered for AUTH_TOKEN_CACHE_MAX_AGE_MS at most;
+    // without the cache it is refused as soon as its key is gone.
+    const uncached = verifierWith({ cache: { maxEntries: 0, maxAgeMs: 60_000 } });
+    expect(await rejection(uncached, await keyToken(rsa1, { sub: 'acme' }))).toMatchObject({ code: 'UNKNOWN_SIGNING_KEY' });
   });
 
   it('tries every matching key when the token has no kid', async () => {
@@ -277,6 +281,16 @@ describe('TokenVerifier with an HS256 secret', () => {
       expect(error).toMatchObject({ statusCode: 401, code: 'INVALID_TOKEN' });
       expect(error.message).not.toContain(SECRET);
     }
+  });
+
+  it('refuses a token it accepted before once the token expires (verified tokens are remembered only until exp)', async () => {
+    const verifier = new TokenVerifier({ secret: SECRET, clockToleranceSeconds: 0 });
+    const exp = Math.floor(Date.now() / 1000) + 1;
+    const token = await new SignJWT({ sub: 'acme' }).setProtectedHeader({ alg: 'HS256' }).setExpirationTime(exp).sign(new TextEncoder().encode(SECRET));
+    await expect(verifier.verify(`Bearer ${token}`)).resolves.toMatchObject({ tenantId: 'acme' });
+    await expect(verifier.verify(`Bearer ${token}`)).resolves.toMatchObject({ tenantId: 'acme' });
+    await new Promise((r) => setTimeout(r, exp * 1000 - Date.now() + 50));
+    expect(await rejection(verifier, token)).toMatchObject({ statusCode: 401, code: 'TOKEN_EXPIRED' });
   });
 
   it('rejects a missing or malformed Authorization header', async () => {

@@ -10,6 +10,7 @@ import {
   type JWTVerifyOptions,
 } from 'jose';
 import { HttpError } from './http-errors.js';
+import { TokenCache } from './token-cache.js';
 
 /** Who is calling, as established from the verified token. */
 export interface Principal {
@@ -41,6 +42,11 @@ export interface TokenVerifierOptions {
   clockToleranceSeconds?: number | undefined;
   /** Tuning of the key set fetches (jose's defaults: 5 s timeout, 30 s cooldown, 10 min max age). */
   jwks?: { timeoutMs?: number; cooldownMs?: number; cacheMaxAgeMs?: number } | undefined;
+  /**
+   * Verified tokens are remembered (default: 10,000 tokens, each for at most 60 s and never past its
+   * `exp`), so a client's repeated token is not verified again on every request. `maxEntries: 0` turns it off.
+   */
+  cache?: { maxEntries: number; maxAgeMs: number } | undefined;
   /** Receives a warning when the key set cannot be fetched (the client only sees 503 AUTH_UNAVAILABLE). */
   logger?: Pick<Logger, 'warn'> | undefined;
 }
@@ -71,6 +77,7 @@ export class TokenVerifier {
   private readonly claimOptions: Omit<JWTVerifyOptions, 'algorithms'>;
   private readonly accepted: readonly string[];
   private readonly logger: Pick<Logger, 'warn'> | undefined;
+  private readonly verified: TokenCache<Principal>;
 
   /** `options` may be just the HS256 secret. */
   constructor(options: string | TokenVerifierOptions) {
@@ -85,6 +92,11 @@ export class TokenVerifier {
       ...(opts.issuer ? { issuer: opts.issuer } : {}),
       ...(audience.length > 0 ? { audience } : {}),
     };
+    this.verified = new TokenCache({
+      maxEntries: opts.cache?.maxEntries ?? 10_000,
+      maxAgeMs: opts.cache?.maxAgeMs ?? 60_000,
+      clockToleranceSeconds: opts.clockToleranceSeconds ?? DEFAULT_CLOCK_TOLERANCE_SECONDS,
+    });
     this.accepted = [...(this.secret ? SECRET_ALGORITHMS : []), ...(this.keySet ? KEY_SET_ALGORITHMS : [])];
   }
 
@@ -92,7 +104,10 @@ export class TokenVerifier {
     if (!authorization) throw new HttpError(401, 'MISSING_TOKEN', 'send an Authorization: Bearer <token> header');
     const match = /^Bearer\s+(\S+)$/i.exec(authorization);
     if (!match) throw new HttpError(401, 'INVALID_TOKEN', 'the Authorization header must be "Bearer <token>"');
-    const payload = await this.verifiedPayload(match[1]!);
+    const token = match[1]!;
+    const known = this.verified.get(token);
+    if (known) return known;
+    const payload = await this.verifiedPayload(token);
 
     const claim = typeof payload['tenant'] === 'string' ? payload['tenant'] : payload.sub;
     const tenant = TenantId.safeParse(claim);
@@ -101,7 +116,9 @@ export class TokenVerifier {
     if (tier !== undefined && (typeof tier !== 'string' || !TIER_PATTERN.test(tier))) {
       throw new HttpError(401, 'INVALID_TOKEN', 'the token\'s "tier" claim must be 1-32 letters, digits, "-" or "_"');
     }
-    return { tenantId: tenant.data, subject: payload.sub, ...(tier !== undefined ? { tier } : {}) };
+    const principal: Principal = Object.freeze({ tenantId: tenant.data, subject: payload.sub, ...(tier !== undefined ? { tier } : {}) });
+    this.verified.set(token, principal, typeof payload.exp === 'number' ? payload.exp : undefined);
+    return principal;
   }
 
   /** Checks signature and registered claims; the `alg` header decides which key source is used. */

@@ -28,6 +28,10 @@ export const ApiConfig = z.object({
   AUTH_AUDIENCE: env.list().pipe(z.array(z.string()).min(1, 'must name at least one audience')).optional(),
   /** Leeway for the `exp` and `nbf` claims, in seconds. */
   AUTH_CLOCK_TOLERANCE_SECONDS: env.nonNegativeInt().default(5),
+  /** Verified tokens remembered (least recently used dropped first); 0 verifies every request. */
+  AUTH_TOKEN_CACHE_SIZE: env.nonNegativeInt().default(10_000),
+  /** Longest a verified token is trusted without verifying it again (also bounded by its `exp`). */
+  AUTH_TOKEN_CACHE_MAX_AGE_MS: env.positiveInt().default(60_000),
   /** Longest message content accepted, in characters (longer -> 413). */
   MAX_MESSAGE_CHARS: env.positiveInt().default(32_000),
   /** Largest request body accepted, in bytes (larger -> 413). */
