@@ -15,3 +15,4 @@ export { openServiceDatabase, type ServiceDatabaseOptions } from './service-data
 export { runService, type RunServiceOptions, type StartedService } from './run-service.js';
 export { RateLimiter, type RateLimitDecision } from './rate-limiter.js';
 export { ensureStream, lastMessageJson, type StreamSpec } from './jetstream.js';
+export { PublishBatcher } from './publish-batcher.js';

@@ -1,7 +1,7 @@
 import { headers } from '@nats-io/nats-core';
 import type { LoopEvent } from '@platform/agent-loop';
 import { RUN_EVENTS_STREAM, RunEventEnvelope, runEventsSubject, type RunEventType } from '@platform/contracts';
-import { lastMessageJson, type Logger, type NatsConnection } from '@platform/service-kit';
+import { lastMessageJson, PublishBatcher, type Logger, type NatsConnection } from '@platform/service-kit';
 
 /** The event's own fields: the envelope carries id, run and time; the full result keeps no transcript. */
 function dataOf(event: LoopEvent): Record<string, unknown> {
@@ -17,15 +17,16 @@ function dataOf(event: LoopEvent): Record<string, unknown> {
  * Publishes one run's events to its subject in the run-events stream, numbered after whatever an
  * earlier attempt of the run published. Events are plain NATS publishes the stream captures: they
  * go out in order on one connection without a round trip each (the run's outcome is recorded in
- * Postgres, not in its events), and `flush` waits until the server has them. Each carries the
- * message id `<run>:<n>`, so a republished event is dropped by the stream's duplicate window.
+ * Postgres, not in its events), coalesced with every other publish of the same event-loop turn
+ * ({@link PublishBatcher}), and `flush` waits until the server has them. Each carries the message
+ * id `<run>:<n>`, so a republished event is dropped by the stream's duplicate window.
  */
 export class RunEventPublisher {
   private readonly subject: string;
   private nextId: number;
 
   private constructor(
-    private readonly nc: NatsConnection,
+    private readonly out: PublishBatcher,
     private readonly runId: string,
     lastId: number,
     private readonly logger: Logger,
@@ -42,18 +43,17 @@ export class RunEventPublisher {
       const last = RunEventEnvelope.safeParse(await lastMessageJson(nc, RUN_EVENTS_STREAM, runEventsSubject(runId)));
       if (last.success) lastId = last.data.id;
     }
-    return new RunEventPublisher(nc, runId, lastId, options.logger, options.includeChunks);
+    return new RunEventPublisher(PublishBatcher.of(nc), runId, lastId, options.logger, options.includeChunks);
   }
 
   publish(type: RunEventType, data: Record<string, unknown>, at = Date.now()): void {
     const envelope: RunEventEnvelope = { id: this.nextId++, runId: this.runId, type, at, data };
     const h = headers();
     h.set('Nats-Msg-Id', `${this.runId}:${envelope.id}`);
-    try {
-      this.nc.publish(this.subject, JSON.stringify(envelope), { headers: h });
-    } catch (err) {
-      this.logger.warn({ err: (err as Error).message, runId: this.runId, eventId: envelope.id }, 'run event not published');
-    }
+    this.out.publish(this.subject, JSON.stringify(envelope), {
+      headers: h,
+      onError: (err) => this.logger.warn({ err: err.message, runId: this.runId, eventId: envelope.id }, 'run event not published'),
+    });
   }
 
   /** The loop's event sink. */
@@ -65,7 +65,7 @@ export class RunEventPublisher {
   /** Waits until the server has every event published so far. */
   async flush(): Promise<void> {
     try {
-      await this.nc.flush();
+      await this.out.flush();
     } catch (err) {
       this.logger.warn({ err: (err as Error).message, runId: this.runId }, 'run events not flushed');
     }
