@@ -6,6 +6,7 @@
 import { median, percentile, startInfra, startPlatform, type Platform, type PlatformApp } from '@platform/testing';
 import { SignJWT } from 'jose';
 import { closedLoop, type LoadResult } from './driver.js';
+import { JsonClient } from './http-client.js';
 import { cpuCount, cpuOfCommand, sampleProcess, type ProcessSample } from './process-usage.js';
 
 function intEnv(name: string, fallback: number): number {
@@ -29,6 +30,7 @@ const SECRET = 'bench-secret-bench-secret-bench-secret';
 const CONTENT = '[scenario:calculator] What is 12 * (3 + 4)?';
 
 const infra = await startInfra();
+const client = new JsonClient();
 let platform: Platform | undefined;
 try {
   platform = await startPlatform({
@@ -50,12 +52,8 @@ try {
   const token = await new SignJWT({ tenant: 'bench' }).setProtectedHeader({ alg: 'HS256' }).setIssuedAt().setExpirationTime('2h').sign(new TextEncoder().encode(SECRET));
   let conversation = 0;
   const turn = async (): Promise<void> => {
-    const response = await fetch(`${running.apiUrl}/v1/conversations/bench-${++conversation}/messages`, {
-      method: 'POST',
-      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
-      body: JSON.stringify({ content: CONTENT }),
-    });
-    const body = (await response.json()) as { response?: string; toolCalls?: unknown[]; error?: { code: string } };
+    const response = await client.post(`${running.apiUrl}/v1/conversations/bench-${++conversation}/messages`, { authorization: `Bearer ${token}` }, { content: CONTENT });
+    const body = response.body as { response?: string; toolCalls?: unknown[]; error?: { code: string } };
     if (response.status !== 200) throw new Error(`HTTP ${response.status} ${body.error?.code ?? ''}`);
     if (!body.response?.includes('84') || body.toolCalls?.length !== 1) throw new Error(`unexpected answer: ${JSON.stringify(body).slice(0, 200)}`);
   };
@@ -85,6 +83,7 @@ try {
   const memory = await samples();
   report(cold, sequential, concurrent, memory);
 } finally {
+  client.close();
   await platform?.stop();
   await infra.stop();
 }
