@@ -131,9 +131,9 @@ export class TurnExecutor {
     const resumed = run.attempts > 1;
     const journal = resumed ? await this.deps.steps.load(run.runId) : { models: [], tools: new Map() };
     const replay = new RunReplay(journal, {
-      // The first response of a fresh attempt also keeps the input it was asked with.
-      recordModel: (ordinal, response, heldTools) =>
-        this.deps.steps.recordModel(run.runId, run.epoch, ordinal, response, { heldTools, ...(ordinal === 1 && !run.input ? { input } : {}) }),
+      // The write holding a fresh attempt's first response also keeps the input it was asked with.
+      recordModels: (models, heldTools) =>
+        this.deps.steps.recordModels(run.runId, run.epoch, models, { heldTools, ...(models[0]?.[0] === 1 && !run.input ? { input } : {}) }),
       recordTool: (callId, outcome) => this.deps.steps.recordTool(run.runId, run.epoch, callId, outcome),
     });
     if (resumed) {

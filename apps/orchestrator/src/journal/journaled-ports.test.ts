@@ -10,10 +10,10 @@ class MemoryJournal implements StepWriter {
   readonly tools = new Map<string, ToolOutcome>();
   /** Each write, in order: what it contained. */
   readonly writes: string[] = [];
-  recordModel(ordinal: number, response: ModelResponse, heldTools: ReadonlyArray<readonly [string, ToolOutcome]>): Promise<void> {
-    this.models[ordinal - 1] = response;
+  recordModels(models: ReadonlyArray<readonly [number, ModelResponse]>, heldTools: ReadonlyArray<readonly [string, ToolOutcome]>): Promise<void> {
+    for (const [ordinal, response] of models) this.models[ordinal - 1] = response;
     for (const [id, outcome] of heldTools) this.tools.set(id, outcome);
-    this.writes.push([`model ${ordinal}`, ...heldTools.map(([id]) => `tool ${id}`)].join(' + '));
+    this.writes.push([...models.map(([ordinal]) => `model ${ordinal}`), ...heldTools.map(([id]) => `tool ${id}`)].join(' + '));
     return Promise.resolve();
   }
   recordTool(callId: string, outcome: ToolOutcome): Promise<void> {
@@ -64,8 +64,40 @@ describe('RunReplay', () => {
       { runId: 'run_1', messages: [{ role: 'user', content: 'go' }] },
       { model: replay.model(new ScriptedModel(script())), tools: replay.tools(withSideEffects(tools(), ['add'])) },
     );
-    // c2 (send, external) is written alone as soon as it ends; c1 and c3 (add) ride with the next response.
-    expect(journal.writes).toEqual(['model 1', 'tool c2', 'model 2 + tool c1', 'model 3 + tool c3']);
+    // Response 1 asks for c2 (send, external): it is written before the calls run, and c2's outcome
+    // alone as soon as it ends. c1 and c3 (add) ride with the next write, and so does response 2,
+    // which asks for c3 only.
+    expect(journal.writes).toEqual(['model 1', 'tool c2', 'model 2 + model 3 + tool c1 + tool c3']);
+  });
+
+  it('never holds back a response asking for an agent-tool, even one without side effects', async () => {
+    const journal = new MemoryJournal();
+    const replay = new RunReplay({ models: [], tools: new Map() }, journal);
+    const port = tools();
+    const agentLike: ToolPort = {
+      list: () => port.list().map((t) => ({ ...t, sideEffect: 'none' as const, ...(t.name === 'send' ? { kind: 'agent' as const } : {}) })),
+      execute: (call, context) => port.execute(call, context),
+    };
+    await runAgentLoop({ runId: 'run_1', messages: [{ role: 'user', content: 'go' }] }, { model: replay.model(new ScriptedModel(script())), tools: replay.tools(agentLike) });
+    expect(journal.writes).toEqual(['model 1', 'model 2 + model 3 + tool c1 + tool c2 + tool c3']);
+  });
+
+  it('holds back a response that asks only for side-effect-free calls; a crash before the next write repeats only such work', async () => {
+    const pureScript = () => [reply.calls(['c1', 'add', { a: 1 }]), reply.text('one added')];
+    const first = new MemoryJournal();
+    const firstModel = new ScriptedModel(pureScript());
+    const replay = new RunReplay({ models: [], tools: new Map() }, first);
+    const firstRun = await runAgentLoop({ runId: 'run_1', messages: [{ role: 'user', content: 'go' }] }, { model: replay.model(firstModel), tools: replay.tools(withSideEffects(tools(), ['add'])) });
+    expect(first.writes).toEqual(['model 1 + model 2 + tool c1']);
+
+    // A crash before that write left nothing: the resume asks the model again and re-runs c1 (pure).
+    const model = new ScriptedModel(pureScript());
+    const port = tools();
+    const again = new RunReplay({ models: [], tools: new Map() }, new MemoryJournal());
+    const result = await runAgentLoop({ runId: 'run_1', messages: [{ role: 'user', content: 'go' }] }, { model: again.model(model), tools: again.tools(withSideEffects(port, ['add'])) });
+    expect(model.requests).toHaveLength(2);
+    expect(port.calls.map((c) => c.id)).toEqual(['c1']);
+    expect(result.messages).toEqual(firstRun.messages);
   });
 
   it('journals every model response and tool outcome of a fresh run', async () => {

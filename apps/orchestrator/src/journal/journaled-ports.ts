@@ -1,10 +1,13 @@
-import type { ModelPort, ModelRequest, ModelResponse, ToolCallContext, ToolCallRequest, ToolOutcome, ToolPort } from '@platform/agent-loop';
+import type { ModelPort, ModelRequest, ModelResponse, ToolCallContext, ToolCallRequest, ToolDescription, ToolOutcome, ToolPort } from '@platform/agent-loop';
 import type { JournaledSteps } from './run-steps.js';
 
 /** Where journal writes go: the run's steps, fenced by the holder's epoch. */
 export interface StepWriter {
-  /** A model response, with outcomes held back since the last write (side-effect-free calls). */
-  recordModel(ordinal: number, response: ModelResponse, heldTools: ReadonlyArray<readonly [string, ToolOutcome]>): Promise<void>;
+  /**
+   * Model responses by ordinal (the newest last, earlier ones held back), with the outcomes held
+   * back since the last write (side-effect-free calls), in one write.
+   */
+  recordModels(models: ReadonlyArray<readonly [number, ModelResponse]>, heldTools: ReadonlyArray<readonly [string, ToolOutcome]>): Promise<void>;
   recordTool(callId: string, outcome: ToolOutcome): Promise<void>;
 }
 
@@ -16,13 +19,17 @@ export interface StepWriter {
  * again with the same call id (runners dedupe side effects on it).
  *
  * Outcomes of calls with side effects (`idempotent`, `external`, or unknown) are journaled before
- * the loop goes on. Outcomes of side-effect-free calls (`none`) are written with the next model
- * response, in the same statement: if the process dies in between, such a call runs again on the
- * resume, which by definition changes nothing.
+ * the loop goes on, and so is the response that asked for them (its call ids must survive a
+ * crash). Outcomes of side-effect-free calls (`none`), and a response that asks only for such
+ * calls, are written with the next model response, in the same statement: if the process dies in
+ * between, the resume asks the model again and runs those calls again, which by definition
+ * changes nothing.
  */
 export class RunReplay {
   private nextModel = 0;
+  private heldModels: Array<readonly [number, ModelResponse]> = [];
   private held: Array<readonly [string, ToolOutcome]> = [];
+  private toolPort: ToolPort | undefined;
   private replayingModels: boolean;
   private readonly listeners: Array<() => void> = [];
 
@@ -65,9 +72,13 @@ export class RunReplay {
         this.goLive();
         const response = await inner.complete(request);
         this.nextModel += 1;
+        this.heldModels.push([this.nextModel, response]);
+        if (this.asksOnlySideEffectFreeCalls(response)) return response;
+        const models = this.heldModels;
         const held = this.held;
+        this.heldModels = [];
         this.held = [];
-        await this.writer.recordModel(this.nextModel, response, held);
+        await this.writer.recordModels(models, held);
         return response;
       },
     };
@@ -78,7 +89,28 @@ export class RunReplay {
     return (response.message.toolCalls ?? []).some((c) => !this.journal.tools.has(c.id));
   }
 
+  /**
+   * Plain tools that declare no side effects. Never an agent-tool: starting one creates an entry
+   * in the agent pool under its call id, which a response asked again may not reuse.
+   */
+  private asksOnlySideEffectFreeCalls(response: ModelResponse): boolean {
+    const calls = response.message.toolCalls ?? [];
+    return (
+      calls.length > 0 &&
+      calls.every((call) => {
+        const tool = this.describe(call.name);
+        return tool?.sideEffect === 'none' && tool.kind !== 'agent';
+      })
+    );
+  }
+
+  private describe(name: string): ToolDescription | undefined {
+    const port = this.toolPort;
+    return port?.lookup?.(name) ?? port?.list().find((t) => t.name === name);
+  }
+
   tools(inner: ToolPort): ToolPort {
+    this.toolPort = inner;
     return {
       list: () => inner.list(),
       ...(inner.lookup ? { lookup: (name: string) => inner.lookup!(name) } : {}),
@@ -87,8 +119,7 @@ export class RunReplay {
         if (journaled) return journaled;
         this.goLive();
         const outcome = await inner.execute(call, context);
-        const sideEffect = (inner.lookup?.(call.name) ?? inner.list().find((t) => t.name === call.name))?.sideEffect;
-        if (sideEffect === 'none') this.held.push([call.id, outcome]);
+        if (this.describe(call.name)?.sideEffect === 'none') this.held.push([call.id, outcome]);
         else await this.writer.recordTool(call.id, outcome);
         return outcome;
       },

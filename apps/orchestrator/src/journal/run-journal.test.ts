@@ -74,10 +74,10 @@ describe('accepting and claiming runs', () => {
     const second = await claim(run, 'o2', 10_000, 3);
     expect(second).toMatchObject({ epoch: 2, attempts: 2 });
     // The first holder is fenced out of every write.
-    await expect(steps.recordModel(run.runId, first!.epoch, 1, response)).rejects.toBeInstanceOf(LeaseLostError);
+    await expect(steps.recordModels(run.runId, first!.epoch, [[1, response]])).rejects.toBeInstanceOf(LeaseLostError);
     await expect(records.renew(run.runId, 'o1', first!.epoch, 1_000)).rejects.toBeInstanceOf(LeaseLostError);
     await expect(records.finish(first!, 'completed', result(run.runId))).rejects.toBeInstanceOf(LeaseLostError);
-    await steps.recordModel(run.runId, second!.epoch, 1, response);
+    await steps.recordModels(run.runId, second!.epoch, [[1, response]]);
     await records.finish(second!, 'completed', result(run.runId));
     expect(await records.get('acme', run.runId)).toMatchObject({ status: 'completed', stopReason: 'final_answer' });
   });
@@ -100,22 +100,22 @@ describe('accepting and claiming runs', () => {
     await records.create(run);
     const claimed = await claim(run, 'o1', 100, 1);
     const input = [{ role: 'user' as const, content: 'hello' }];
-    for (const n of [1, 2, 10]) {
-      const options = n === 1 ? { input } : n === 2 ? { heldTools: [['call-pure', { status: 'success' as const, content: 'pure' }]] as const } : {};
-      await steps.recordModel(run.runId, claimed!.epoch, n, { ...response, message: { role: 'assistant', content: `r${n}` } }, options);
-    }
+    const nth = (n: number) => [n, { ...response, message: { role: 'assistant' as const, content: `r${n}` } }] as const;
+    // Responses 1 and 2 in one write (1 asked only for side-effect-free calls), with the input and a held outcome.
+    await steps.recordModels(run.runId, claimed!.epoch, [nth(1), nth(2)], { input, heldTools: [['call-pure', { status: 'success' as const, content: 'pure' }]] });
+    await steps.recordModels(run.runId, claimed!.epoch, [nth(10)]);
     await steps.recordTool(run.runId, claimed!.epoch, 'call-1', { status: 'success', content: 'ok' });
     const loaded = await steps.load(run.runId);
     expect(loaded.models.map((m) => m.message.content)).toEqual(['r1', 'r2', 'r10']);
     expect(loaded.tools.get('call-1')).toEqual({ status: 'success', content: 'ok' });
-    expect(loaded.tools.get('call-pure')).toEqual({ status: 'success', content: 'pure' }); // written with response 2
+    expect(loaded.tools.get('call-pure')).toEqual({ status: 'success', content: 'pure' }); // written with responses 1 and 2
     // Not even its own holder takes a run again before the lease runs out (a failed attempt backs off).
     expect(await claim(run, 'o1', 10_000, 2)).toBeUndefined();
     await new Promise((r) => setTimeout(r, 150));
     const again = await claim(run, 'o2', 10_000, 3);
     expect(again?.input).toEqual(input);
     // The input is written with the first response only while the writer holds the run.
-    await expect(steps.recordModel(run.runId, claimed!.epoch, 11, response, { input })).rejects.toBeInstanceOf(LeaseLostError);
+    await expect(steps.recordModels(run.runId, claimed!.epoch, [[11, response]], { input })).rejects.toBeInstanceOf(LeaseLostError);
   });
 
   it('records token usage per tenant and day with each finished run', async () => {

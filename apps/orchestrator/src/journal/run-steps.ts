@@ -29,19 +29,20 @@ export class RunSteps {
   }
 
   /**
-   * Journals a model response, together with the outcomes of side-effect-free calls held back
-   * until now, in one statement. With `input` (the run's first response) it also keeps the
-   * assembled loop input in the run, so a resume replays exactly what this attempt saw.
+   * Journals model responses (by ordinal), together with the outcomes of side-effect-free calls
+   * held back until now, in one statement. With `input` (a write holding the run's first
+   * response) it also keeps the assembled loop input in the run, so a resume replays exactly what
+   * this attempt saw.
    */
-  recordModel(
+  recordModels(
     runId: string,
     epoch: number,
-    ordinal: number,
-    response: ModelResponse,
+    models: ReadonlyArray<readonly [number, ModelResponse]>,
     options: { input?: readonly ChatMessage[]; heldTools?: ReadonlyArray<readonly [string, ToolOutcome]> } = {},
   ): Promise<void> {
+    const responses = models.map(([ordinal, response]) => ({ kind: 'model' as const, key: String(ordinal), payload: response }));
     const held = (options.heldTools ?? []).map(([callId, outcome]) => ({ kind: 'tool' as const, key: callId, payload: outcome }));
-    return this.record(runId, epoch, [{ kind: 'model', key: String(ordinal), payload: response }, ...held], options.input);
+    return this.record(runId, epoch, [...responses, ...held], options.input);
   }
 
   recordTool(runId: string, epoch: number, callId: string, outcome: ToolOutcome): Promise<void> {
