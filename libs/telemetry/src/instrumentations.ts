@@ -12,7 +12,9 @@ export function createInstrumentations(): Instrumentation[] {
     new HttpInstrumentation(),
     new GrpcEsmInstrumentation(),
     // Query parameters stay off spans (enhancedDatabaseReporting defaults to false): they may hold user data.
-    new PgInstrumentation(),
+    // A span per query, not a second one per pool checkout: that doubled the spans of every
+    // database-bound service for an interval the query span's parent already shows as a gap.
+    new PgInstrumentation({ ignoreConnectSpans: true }),
     new IORedisInstrumentation(),
     // Node's built-in fetch (undici), which the openai client uses: model calls carry traceparent.
     // It listens on diagnostics_channel, so it needs no loader hook.
