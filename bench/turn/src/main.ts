@@ -2,7 +2,7 @@
 // with llm-sim answering instantly and every service its own process on private NATS, Postgres
 // and Redis: latency at concurrency 1 (cold first turn, then warm), sustained throughput at
 // concurrency 64, and CPU and memory per process. Figures are medians over rounds.
-// Run: npx nx run bench-turn:bench   (env: ROUNDS, N1, N64, CONCURRENCY, WARMUP)
+// Run: npx nx run bench-turn:bench   (env: ROUNDS, N1, N64, CONCURRENCY, WARMUP, RAMP)
 import { median, percentile, startInfra, startPlatform, type Platform, type PlatformApp } from '@platform/testing';
 import { SignJWT } from 'jose';
 import { closedLoop, type LoadResult } from './driver.js';
@@ -21,6 +21,8 @@ const N1 = intEnv('N1', 300);
 const N64 = intEnv('N64', 2_000);
 const CONCURRENCY = intEnv('CONCURRENCY', 64);
 const WARMUP = intEnv('WARMUP', 200);
+/** Unmeasured turns at full concurrency before each measured phase: sustained means steady state. */
+const RAMP = intEnv('RAMP', 256);
 const APPS: PlatformApp[] = ['api', 'orchestrator', 'agent-pool', 'memory', 'tool-runner', 'llm-sim'];
 /** Shared servers, measured by command name (PostgreSQL runs a process per connection). */
 const SERVERS = ['postgres', 'nats-server', 'redis-server'] as const;
@@ -72,8 +74,10 @@ try {
 
   const sequential: LoadResult[] = [];
   const concurrent: Array<LoadResult & { cpu: Map<Measured, number> }> = [];
+  const ramps: LoadResult[] = [];
   for (let round = 1; round <= ROUNDS; round++) {
     sequential.push(await closedLoop(turn, 1, N1));
+    ramps.push(await closedLoop(turn, CONCURRENCY, RAMP));
     const before = await samples();
     const result = await closedLoop(turn, CONCURRENCY, N64);
     const after = await samples();
@@ -81,7 +85,7 @@ try {
     process.stderr.write(`round ${round}/${ROUNDS} done\n`);
   }
   const memory = await samples();
-  report(cold, sequential, concurrent, memory);
+  report(cold, sequential, concurrent, ramps, memory);
 } finally {
   client.close();
   await platform?.stop();
@@ -106,15 +110,15 @@ function fmt(n: number, digits = 1): string {
   return n.toFixed(digits);
 }
 
-function report(cold: LoadResult, sequential: LoadResult[], concurrent: Array<LoadResult & { cpu: Map<Measured, number> }>, memory: Map<Measured, ProcessSample>): void {
+function report(cold: LoadResult, sequential: LoadResult[], concurrent: Array<LoadResult & { cpu: Map<Measured, number> }>, ramps: LoadResult[], memory: Map<Measured, ProcessSample>): void {
   const p50s = sequential.map((r) => median(r.latenciesMs));
   const p99 = (values: readonly number[]): number => percentile([...values].sort((a, b) => a - b), 99);
   const p99s1 = sequential.map((r) => p99(r.latenciesMs));
   const throughputs = concurrent.map((r) => (r.latenciesMs.length / r.elapsedMs) * 1000);
   const p99s = concurrent.map((r) => p99(r.latenciesMs));
   const p50sC = concurrent.map((r) => median(r.latenciesMs));
-  const errors = [...sequential, ...concurrent].reduce((sum, r) => sum + r.errors, 0);
-  const firstError = [...sequential, ...concurrent].find((r) => r.firstError)?.firstError;
+  const errors = [...sequential, ...ramps, ...concurrent].reduce((sum, r) => sum + r.errors, 0);
+  const firstError = [...sequential, ...ramps, ...concurrent].find((r) => r.firstError)?.firstError;
   out(`\n2-step turn through the HTTP API (calculator), llm-sim instant; ${ROUNDS} rounds, medians; ${cpuCount()} CPUs`);
   out('| measure | value | target |');
   out('|---|---|---|');
