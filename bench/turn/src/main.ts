@@ -47,6 +47,8 @@ try {
     env: {
       orchestrator: { RATE_LIMIT_TURNS_PER_MINUTE: '0', MAX_CONCURRENT_TURNS: '1024', DATABASE_POOL_MAX: '20', CATALOG_REFRESH_MS: '5000' },
       'agent-pool': { CATALOG_REFRESH_MS: '5000' },
+      // llm-sim stands in for the model provider, whose tracing is not the platform's cost.
+      'llm-sim': { OTEL_SDK_DISABLED: 'true' },
       memory: { DATABASE_POOL_MAX: '20' },
     },
   });
