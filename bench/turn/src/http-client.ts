@@ -21,7 +21,7 @@ export class JsonClient {
             try {
               resolve({ status: response.statusCode ?? 0, body: JSON.parse(Buffer.concat(chunks).toString('utf8')) });
             } catch (err) {
-              reject(err as Error);
+              reject(err instanceof Error ? err : new Error(String(err)));
             }
           });
         },
