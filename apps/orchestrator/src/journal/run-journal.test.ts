@@ -64,6 +64,21 @@ describe('accepting and claiming runs', () => {
     expect((await records.claimNext('acme', 'ordered', 'o1', 10_000, 3)).claimed?.runId).toBe(b.runId);
   });
 
+  it('never claims a run while another run of the conversation runs under a live lease, even an older run that appeared late', async () => {
+    const running = newRun('late-insert');
+    await records.create(running);
+    const first = await claim(running, 'o1', 10_000, 1);
+    expect(first?.runId).toBe(running.runId);
+    // A run accepted earlier whose insert committed only now (so it is older than the running one).
+    const late = { ...newRun('late-insert'), conversationId: 'late-insert' };
+    await records.create(late);
+    await pool.query("UPDATE runs SET created_at = created_at - interval '1 minute' WHERE run_id = $1", [late.runId]);
+    // Another holder, with a higher token (e.g. Redis down, tokens from Postgres), must not start it.
+    expect(await records.claimNext('acme', 'late-insert', 'o2', 10_000, 2)).toEqual({ next: late.runId, claimed: undefined });
+    await records.finish(first!, 'completed', result(running.runId));
+    expect((await records.claimNext('acme', 'late-insert', 'o2', 10_000, 3)).claimed?.runId).toBe(late.runId);
+  });
+
   it('lets one holder claim a run until its lease expires, then another, with a higher epoch', async () => {
     const run = newRun();
     await records.create(run);

@@ -137,7 +137,10 @@ export class RunRecords {
    * nobody holds it or the holder's lease expired (also this process's own lease: an attempt that
    * failed here is retried once its lease runs out, not at once), and only with a conversation token at least as
    * high as any that claimed before (fencing: a holder whose conversation lease expired can no
-   * longer claim). `next` is the oldest live run whether or not it could be claimed.
+   * longer claim). Never while another run of the conversation is running under a live lease: a
+   * run whose insert committed late can be older than the one running (a claim cannot see an
+   * insert that has not committed yet), and it waits for that one to end. `next` is the oldest
+   * live run whether or not it could be claimed.
    */
   async claimNext(
     tenantId: string,
@@ -172,6 +175,8 @@ export class RunRecords {
          FROM next
          WHERE runs.run_id = next.run_id AND EXISTS (SELECT 1 FROM fence)
            AND (runs.lease_owner IS NULL OR runs.lease_until < now())
+           AND NOT EXISTS (SELECT 1 FROM runs other WHERE other.tenant_id = $1 AND other.conversation_id = $2
+             AND other.status = 'running' AND other.run_id <> next.run_id AND other.lease_until >= now())
          RETURNING runs.*)
        SELECT (SELECT run_id FROM next) AS next_run_id,
          EXISTS (SELECT 1 FROM conversation_agents WHERE tenant_id = $1 AND conversation_id = $2) AS agents_may_wait,
