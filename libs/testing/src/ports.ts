@@ -1,19 +1,9 @@
 import net from 'node:net';
 
 /** Asks the kernel for a free loopback port. The port is released before use, so callers retry on a clash. */
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = net.createServer();
-    server.unref();
-    server.on('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      server.close(() => {
-        if (address && typeof address === 'object') resolve(address.port);
-        else reject(new Error('could not read the port of a probe socket'));
-      });
-    });
-  });
+export async function freePort(): Promise<number> {
+  const [port] = await freePorts(1);
+  return port!;
 }
 
 /** Several distinct free loopback ports: the probes are all open at once, so none repeats. */

@@ -45,5 +45,5 @@ export async function handleAgentCall(
   };
   // Each step is its own call: the key covers the step, so a repeat of one step never answers another.
   const keyed = { arguments: request.arguments, agent: request.agent ?? { phase: 'start' } };
-  return env.once ? env.once({ tool: agent.name, meta: meta, arguments: keyed, deadlineAt }, run) : run();
+  return env.once ? env.once({ tool: agent.name, meta, arguments: keyed, deadlineAt }, run) : run();
 }
