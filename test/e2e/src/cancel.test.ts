@@ -3,10 +3,10 @@
 // has exactly one result). Finished, unknown and other tenants' runs cannot be cancelled.
 import { randomUUID } from 'node:crypto';
 import { createLogger, createRedis, type Redis } from '@platform/service-kit';
-import { ManagedProcess, workspaceRoot } from '@platform/testing';
+import type { ManagedProcess } from '@platform/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { postMessageStream, readSse, runEventsOf } from './sse.js';
-import { api, bootPlatform, type SuitePlatform, waitFor, waitForCatalog } from './support.js';
+import { api, bootPlatform, startRunnerProcess, type SuitePlatform, waitFor, waitForCatalog } from './support.js';
 
 const TENANT = 'cancel-tenant';
 
@@ -39,11 +39,7 @@ let redis: Redis;
 
 beforeAll(async () => {
   platform = await bootPlatform('cancel', { env: { orchestrator: { RATE_LIMIT_TURNS_PER_MINUTE: '0' } } });
-  runner = ManagedProcess.start('run-recording-runner', process.execPath, ['--conditions=@platform/source', '--import', 'tsx', 'test/e2e/src/fixtures/run-recording-runner.ts'], {
-    cwd: workspaceRoot(),
-    env: { ...process.env, NATS_URL: platform.natsUrl, REDIS_URL: platform.redisUrl, OTEL_SDK_DISABLED: 'true' },
-  });
-  await runner.waitForOutput((out) => out.includes('"msg":"ready"'), 30_000);
+  runner = await startRunnerProcess(platform, 'run-recording-runner', 'test/e2e/src/fixtures/run-recording-runner.ts');
   await waitForCatalog(platform.apiUrl, ['book_slot']);
   redis = createRedis({ url: platform.redisUrl, name: 'cancel-test', logger: createLogger({ service: 'cancel-test', level: 'silent' }) });
 });

@@ -1,10 +1,10 @@
 // Durable turns: an orchestrator killed mid-turn is replaced, the run resumes from its journal,
 // the caller still gets the answer, and the external side effect happened exactly once.
 import { createLogger, createRedis, type Redis } from '@platform/service-kit';
-import { ManagedProcess, workspaceRoot } from '@platform/testing';
+import type { ManagedProcess } from '@platform/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { postMessageStream, readSse, runEventsOf } from './sse.js';
-import { api, bootPlatform, type SuitePlatform, waitFor, waitForCatalog } from './support.js';
+import { api, bootPlatform, startRunnerProcess, type SuitePlatform, waitFor, waitForCatalog } from './support.js';
 
 interface Turn {
   runId: string;
@@ -23,11 +23,7 @@ beforeAll(async () => {
   platform = await bootPlatform('durable', {
     env: { orchestrator: { RUN_LEASE_MS: '1500', RECOVERY_INTERVAL_MS: '500', RUN_POLL_MS: '200', RATE_LIMIT_TURNS_PER_MINUTE: '0' } },
   });
-  runner = ManagedProcess.start('booking-runner', process.execPath, ['--conditions=@platform/source', '--import', 'tsx', 'test/e2e/src/fixtures/booking-runner.ts'], {
-    cwd: workspaceRoot(),
-    env: { ...process.env, NATS_URL: platform.natsUrl, REDIS_URL: platform.redisUrl, OTEL_SDK_DISABLED: 'true' },
-  });
-  await runner.waitForOutput((out) => out.includes('"msg":"ready"'), 30_000);
+  runner = await startRunnerProcess(platform, 'booking-runner', 'test/e2e/src/fixtures/booking-runner.ts');
   await waitForCatalog(platform.apiUrl, ['book_slot']);
   redis = createRedis({ url: platform.redisUrl, name: 'durable-test', logger });
 });

@@ -1,4 +1,4 @@
-import { startNatsServer, startPlatform, type Platform, type PlatformOptions } from '@platform/testing';
+import { ManagedProcess, startNatsServer, startPlatform, workspaceRoot, type Platform, type PlatformOptions } from '@platform/testing';
 import { allocateSuiteRedis, createSuiteDatabase } from '@platform/testing/vitest';
 import { SignJWT } from 'jose';
 
@@ -43,6 +43,19 @@ export async function bootPlatform(label: string, overrides: Partial<PlatformOpt
     await nats.stop();
     throw new Error(`platform failed to start: ${(err as Error).message}\n${lines.slice(-40).join('\n')}`);
   }
+}
+
+/**
+ * Starts a tool runner from its TypeScript entry (relative to the workspace) against the suite's
+ * NATS and Redis, untraced, and waits until it announces it is ready.
+ */
+export async function startRunnerProcess(platform: SuitePlatform, label: string, entry: string, env: Record<string, string> = {}): Promise<ManagedProcess> {
+  const runner = ManagedProcess.start(label, process.execPath, ['--conditions=@platform/source', '--import', 'tsx', entry], {
+    cwd: workspaceRoot(),
+    env: { ...process.env, NATS_URL: platform.natsUrl, REDIS_URL: platform.redisUrl, OTEL_SDK_DISABLED: 'true', ...env },
+  });
+  await runner.waitForOutput((out) => out.includes('"msg":"ready"'), 30_000);
+  return runner;
 }
 
 /** Waits until the orchestrator's catalog lists the tools (discovery is periodic). */

@@ -2,8 +2,8 @@
 import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { ManagedProcess, workspaceRoot } from '@platform/testing';
-import type { SuitePlatform } from './support.js';
+import type { ManagedProcess } from '@platform/testing';
+import { startRunnerProcess, type SuitePlatform } from './support.js';
 
 export interface TravelRunner {
   outbox: string;
@@ -17,11 +17,7 @@ export async function startTravelRunner(platform: SuitePlatform): Promise<Travel
   const outbox = await mkdtemp(path.join(os.tmpdir(), 'outbox-'));
   let proc: ManagedProcess | undefined;
   const start = async (): Promise<void> => {
-    proc = ManagedProcess.start('travel-runner', process.execPath, ['--conditions=@platform/source', '--import', 'tsx', 'examples/travel-runner/src/main.ts'], {
-      cwd: workspaceRoot(),
-      env: { ...process.env, NATS_URL: platform.natsUrl, REDIS_URL: platform.redisUrl, OUTBOX_DIR: outbox, OTEL_SDK_DISABLED: 'true', LOG_LEVEL: 'warn' },
-    });
-    await proc.waitForOutput((out) => out.includes('"msg":"ready"'), 30_000);
+    proc = await startRunnerProcess(platform, 'travel-runner', 'examples/travel-runner/src/main.ts', { OUTBOX_DIR: outbox, LOG_LEVEL: 'warn' });
   };
   await start();
   return {
