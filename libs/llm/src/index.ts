@@ -1,4 +1,5 @@
 export { OpenAIChatModel, type OpenAIChatModelOptions } from './openai-chat-model.js';
+export { createPooledFetch, type FetchFunction } from './pooled-fetch.js';
 export { toOpenAIMessages, toOpenAITools, fromOpenAIMessage } from './openai-messages.js';
 export { classifyOpenAIError, type OpenAIErrorContext } from './openai-errors.js';
 export { parseRetryAfterMs, type HeaderLookup } from './retry-after.js';

@@ -4,6 +4,7 @@ import OpenAI from 'openai';
 import { classifyOpenAIError, type OpenAIErrorContext } from './openai-errors.js';
 import { fromOpenAIMessage, toOpenAIMessages, toOpenAITools } from './openai-messages.js';
 import { readChatStream, type ChatChunkStream } from './openai-stream-reader.js';
+import { createPooledFetch, type FetchFunction } from './pooled-fetch.js';
 
 export interface OpenAIChatModelOptions {
   baseURL: string;
@@ -18,6 +19,8 @@ export interface OpenAIChatModelOptions {
   provider?: string;
   /** Name of the setting holding the API key, quoted in authentication errors (default `OPENAI_API_KEY`). */
   apiKeyName?: string;
+  /** The HTTP client under the `openai` client (default: {@link createPooledFetch}, a keep-alive pool). */
+  fetch?: FetchFunction;
 }
 
 type WireMessage = OpenAI.Chat.Completions.ChatCompletionMessage;
@@ -48,7 +51,7 @@ export class OpenAIChatModel implements ModelPort {
     this.apiKey = options.apiKey;
     // maxRetries 0: the loop engine (libs/agent-loop) is the single retry layer, deciding per
     // ModelError kind. Client retries underneath would multiply attempts and hide 429 retry-after.
-    this.client = new OpenAI({ baseURL: options.baseURL, apiKey: options.apiKey, timeout: options.timeoutMs, maxRetries: 0 });
+    this.client = new OpenAI({ baseURL: options.baseURL, apiKey: options.apiKey, timeout: options.timeoutMs, maxRetries: 0, fetch: options.fetch ?? createPooledFetch() });
   }
 
   complete(request: ModelRequest): Promise<ModelResponse> {

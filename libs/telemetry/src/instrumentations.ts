@@ -16,8 +16,9 @@ export function createInstrumentations(): Instrumentation[] {
     // database-bound service for an interval the query span's parent already shows as a gap.
     new PgInstrumentation({ ignoreConnectSpans: true }),
     new IORedisInstrumentation(),
-    // Node's built-in fetch (undici), which the openai client uses: model calls carry traceparent.
-    // It listens on diagnostics_channel, so it needs no loader hook.
+    // undici, both Node's built-in fetch and the undici package the model client sends through
+    // (libs/llm createPooledFetch): model calls carry traceparent. It listens on
+    // diagnostics_channel, which both publish to, so it needs no loader hook.
     new UndiciInstrumentation(),
   ];
 }
