@@ -26,6 +26,9 @@ export async function connectNats(options: NatsOptions): Promise<NatsConnection>
     reconnectTimeWait: 250,
     reconnectJitter: 100,
     pingInterval: 10_000,
+    // Otherwise every request builds two errors up front to keep their stack traces; ours carry
+    // the subject and the span instead.
+    noAsyncTraces: true,
   });
   void logStatus(nc, options.logger);
   options.logger.info({ server: nc.getServer() }, 'nats connected');

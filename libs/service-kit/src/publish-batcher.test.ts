@@ -57,6 +57,30 @@ describe('PublishBatcher', () => {
     await receiver.close();
   });
 
+  it('answers the flushes asked for in one loop turn with one round trip, each after its own publishes', async () => {
+    let pings = 0;
+    const counted = Object.create(nc, { flush: { value: () => (pings++, nc.flush()) } }) as NatsConnection;
+    const receiver = await connectNats({ servers: server.url, name: 'flush-receiver', logger });
+    const sub = receiver.subscribe('flushed.>');
+    await receiver.flush();
+    const batcher = PublishBatcher.of(counted);
+    const flushes = ['a', 'b', 'c'].map((name) => {
+      batcher.publish(`flushed.${name}`, name);
+      return batcher.flush();
+    });
+    await Promise.all(flushes);
+    expect(pings).toBe(1);
+    await batcher.flush();
+    expect(pings).toBe(2);
+    const received: string[] = [];
+    for await (const message of sub) {
+      received.push(message.string());
+      if (received.length === 3) break;
+    }
+    expect(received).toEqual(['a', 'b', 'c']);
+    await receiver.close();
+  });
+
   it('reports a publish the client refuses to its own error callback, and sends the rest', async () => {
     const closed = await connectNats({ servers: server.url, name: 'closed', logger });
     await closed.close();

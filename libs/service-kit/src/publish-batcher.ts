@@ -21,6 +21,7 @@ const batchers = new WeakMap<NatsConnection, PublishBatcher>();
 export class PublishBatcher {
   private queued: Queued[] = [];
   private scheduled = false;
+  private pendingFlush: Promise<void> | undefined;
 
   private constructor(readonly connection: NatsConnection) {}
 
@@ -42,10 +43,27 @@ export class PublishBatcher {
     setImmediate(() => this.sendQueued());
   }
 
-  /** Sends everything queued and waits until the server has received it. */
-  async flush(): Promise<void> {
+  /**
+   * Sends everything queued and waits until the server has received it. Flushes asked for in one
+   * turn of the loop share one round trip (a ping sent after all their publishes were written):
+   * many runs ending together cost one ping, not one each.
+   */
+  flush(): Promise<void> {
     this.sendQueued();
-    await this.connection.flush();
+    if (!this.pendingFlush) {
+      this.pendingFlush = new Promise<void>((resolve, reject) => {
+        setImmediate(() => {
+          this.pendingFlush = undefined;
+          try {
+            this.sendQueued();
+            this.connection.flush().then(resolve, reject);
+          } catch (err) {
+            reject(err instanceof Error ? err : new Error(String(err)));
+          }
+        });
+      });
+    }
+    return this.pendingFlush;
   }
 
   private sendQueued(): void {
