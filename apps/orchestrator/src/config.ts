@@ -14,6 +14,8 @@ export const OrchestratorConfig = z.object({
   DATABASE_POOL_MAX: env.positiveInt().default(10),
   /** Redis for per-tenant rate limits (losing it costs no data: limits then let requests through). */
   REDIS_URL: z.string().default('redis://127.0.0.1:6379'),
+  /** Longest a Redis command waits for its reply (also while Redis is unreachable); then it fails. */
+  REDIS_COMMAND_TIMEOUT_MS: env.positiveInt().default(1_000),
   /** Turns one tenant may start per minute, across all replicas; 0 turns the limit off. */
   RATE_LIMIT_TURNS_PER_MINUTE: env.nonNegativeInt().default(60),
   /** Tier limits as JSON, e.g. {"free":{"turnsPerMinute":10,"tokensPerDay":200000}} (see docs/operations.md). */

@@ -1,3 +1,5 @@
+import { once } from 'node:events';
+import net from 'node:net';
 import { binaries, locateBinary, ManagedProcess, startRedisServer } from '@platform/testing';
 import { allocateSuiteRedis } from '@platform/testing/vitest';
 import { describe, expect, it } from 'vitest';
@@ -32,5 +34,17 @@ describe('createRedis', () => {
     expect(pong).toBe('PONG');
     redis.disconnect();
     await again.stop();
+  });
+
+  it('fails a command that gets no reply (a hung Redis) after the command timeout', async () => {
+    // Accepts connections and never answers, like a Redis stuck in a long operation.
+    const sockets: net.Socket[] = [];
+    const hung = net.createServer((socket) => void sockets.push(socket)).listen(0, '127.0.0.1');
+    await once(hung, 'listening');
+    const redis = createRedis({ url: `redis://127.0.0.1:${(hung.address() as net.AddressInfo).port}`, name: 'svc-test', logger, commandTimeoutMs: 100 });
+    await expect(redis.get('k')).rejects.toThrow('Command timed out');
+    redis.disconnect();
+    for (const socket of sockets) socket.destroy();
+    await new Promise((resolve) => hung.close(resolve));
   });
 });

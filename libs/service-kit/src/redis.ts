@@ -8,6 +8,12 @@ export interface RedisOptions {
   /** Shown in CLIENT LIST. */
   name: string;
   logger: Logger;
+  /**
+   * The longest a command may wait for its reply, queued while disconnected included (default
+   * 1000 ms). Past it the command fails with "Command timed out", so a hung or unreachable Redis
+   * costs each caller at most this long.
+   */
+  commandTimeoutMs?: number;
 }
 
 /**
@@ -19,6 +25,7 @@ export function createRedis(options: RedisOptions): Redis {
     connectionName: options.name,
     maxRetriesPerRequest: 2,
     enableOfflineQueue: true,
+    commandTimeout: options.commandTimeoutMs ?? 1_000,
     retryStrategy: (attempt) => Math.min(50 * 2 ** attempt, 2_000),
   });
   client.on('error', (err: Error) => options.logger.warn({ err: err.message }, 'redis error'));
