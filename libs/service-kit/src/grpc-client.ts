@@ -50,6 +50,18 @@ export interface GrpcClientHandle<C> {
   close(): void;
 }
 
+const ROUND_ROBIN = JSON.stringify({ loadBalancingConfig: [{ round_robin: {} }] });
+
+/**
+ * A target with a resolver scheme (`dns:///orchestrator:50052`, `ipv4:10.0.0.5:50052,10.0.0.6:50052`)
+ * names a set of replicas: calls are spread over them round robin (grpc-js would send every call to
+ * the first). A plain `host:port` keeps grpc-js's default (one connection that, after the peer
+ * restarts, reconnects when the next call needs it, so that call waits rather than fails).
+ */
+function namesReplicas(address: string): boolean {
+  return /^(dns|ipv4|ipv6):/.test(address);
+}
+
 type ClientConstructor<C> = new (address: string, creds: ReturnType<typeof credentials.createInsecure>, options?: ClientOptions) => C;
 
 /**
@@ -62,8 +74,13 @@ export function createGrpcClient<C extends Client, D extends Record<string, unkn
   address: string,
   options: GrpcClientOptions,
 ): GrpcClientHandle<C> {
-  // Reconnect quickly after a peer restarts (grpc-js waits up to 2 minutes by default).
-  const channelOptions: ClientOptions = { 'grpc.initial_reconnect_backoff_ms': 250, 'grpc.max_reconnect_backoff_ms': 5_000, ...options.channelOptions };
+  const channelOptions: ClientOptions = {
+    // Reconnect quickly after a peer restarts (grpc-js waits up to 2 minutes by default).
+    'grpc.initial_reconnect_backoff_ms': 250,
+    'grpc.max_reconnect_backoff_ms': 5_000,
+    ...(namesReplicas(address) ? { 'grpc.service_config': ROUND_ROBIN } : {}),
+    ...options.channelOptions,
+  };
   const raw = new Ctor(address, credentials.createInsecure(), channelOptions);
   const rpc: Record<string, unknown> = {};
   for (const name of Object.keys(definition)) {

@@ -88,6 +88,23 @@ describe('gRPC helpers', () => {
     await expect(pending).rejects.toMatchObject({ kind: 'cancelled' });
   });
 
+  it('spreads calls over every replica the address names', async () => {
+    const replicas = await Promise.all(
+      ['one', 'two'].map(async (name) => {
+        const replica = new GrpcServer({ host: '127.0.0.1', port: 0, logger });
+        replica.addService('test.v1.EchoService', definition, { echo: unaryHandler<EchoRequest, EchoResponse>(logger, 'echo', async () => ({ text: name })) });
+        return { replica, port: await replica.start() };
+      }),
+    );
+    const spread = createGrpcClient(EchoClient, definition, `ipv4:${replicas.map((r) => `127.0.0.1:${r.port}`).join(',')}`, { defaultDeadlineMs: 2_000 });
+    // Round robin over the replicas that are connected: once both are, calls alternate.
+    const seen = new Set<string>();
+    for (let i = 0; i < 100 && seen.size < 2; i++) seen.add((await spread.rpc.echo({ text: 'who' })).text);
+    expect(seen).toEqual(new Set(['one', 'two']));
+    spread.close();
+    await Promise.all(replicas.map((r) => r.replica.stop(1_000)));
+  });
+
   it('answers grpc.health.v1 checks for the server and each service', async () => {
     const probe = new GrpcHealthProbe(address);
     expect(await probe.isServing('', 1_000)).toBe(true);
