@@ -7,7 +7,7 @@ export { createGrpcClient, type PromiseClient, type CallSettings, type GrpcClien
 export { GrpcHealthProbe } from './grpc-health.js';
 export { connectNats, headerGetter, headerSetter, jsonBody, type NatsConnection, type NatsOptions } from './nats.js';
 export { createPgPool, inTransaction, type PostgresOptions } from './postgres.js';
-export { loadMigrations, migrate, MigrationError, type Migration } from './migrations.js';
+export { loadMigrations, migrate, migrationChecksum, MigrationError, pinnedMigrationProblems, PINNED_MIGRATIONS_FILE, type Migration } from './migrations.js';
 export { createRedis, type Redis, type RedisOptions } from './redis.js';
 export { GracefulShutdown, type ShutdownStep, type GracefulShutdownOptions } from './shutdown.js';
 export { announceReady } from './ready.js';

@@ -44,8 +44,32 @@ export async function loadMigrations(dir: string, schema: string): Promise<Migra
   return migrations;
 }
 
-function checksum(sql: string): string {
+/** The checksum recorded with an applied migration (sha256 of its text). */
+export function migrationChecksum(sql: string): string {
   return createHash('sha256').update(sql).digest('hex');
+}
+
+/** The file listing the checksums of landed migrations, next to them. */
+export const PINNED_MIGRATIONS_FILE = 'pinned.json';
+
+/**
+ * Migrations are append-only once they land: a database that applied one refuses to boot when its
+ * file changes. `<dir>/pinned.json` maps each landed file to its checksum; this lists every way
+ * the directory departs from it (a pinned file changed or gone, a new file not pinned yet), so a
+ * test can fail before a changed migration ships.
+ */
+export async function pinnedMigrationProblems(dir: string): Promise<string[]> {
+  const pinned = JSON.parse(await readFile(path.join(dir, PINNED_MIGRATIONS_FILE), 'utf8')) as Record<string, string>;
+  const files = (await readdir(dir)).filter((f) => f.endsWith('.sql')).sort();
+  const problems: string[] = [];
+  for (const file of files) {
+    const sum = migrationChecksum(await readFile(path.join(dir, file), 'utf8'));
+    const expected = pinned[file];
+    if (expected === undefined) problems.push(`${file} is not pinned: add "${file}": "${sum}" to ${PINNED_MIGRATIONS_FILE} (then never change the file; write a new migration instead)`);
+    else if (expected !== sum) problems.push(`${file} changed after it was pinned: databases that applied it will refuse to boot; restore it and write a new migration`);
+  }
+  for (const file of Object.keys(pinned)) if (!files.includes(file)) problems.push(`${file} is pinned but missing: a landed migration must stay`);
+  return problems;
 }
 
 /** A stable 63-bit advisory lock key per schema, so replicas of one service serialize and others don't wait. */
@@ -78,7 +102,7 @@ export async function migrate(pool: pg.Pool, schema: string, migrations: Migrati
     const { rows } = await client.query<{ version: number; checksum: string }>(`SELECT version, checksum FROM ${s}.schema_migrations`);
     const done = new Map(rows.map((r) => [r.version, r.checksum]));
     for (const migration of migrations) {
-      const sum = checksum(migration.sql);
+      const sum = migrationChecksum(migration.sql);
       const recorded = done.get(migration.version);
       if (recorded !== undefined) {
         if (recorded !== sum) {
