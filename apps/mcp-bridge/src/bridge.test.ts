@@ -91,10 +91,9 @@ describe('calls', () => {
   });
 
   it('honours the caller deadline on a long-running tool, and the server keeps serving', async () => {
-    const started = Date.now();
-    const response = await callTool(client, 'everything_trigger-long-running-operation', { duration: 10, steps: 10 }, 500);
+    // The operation outlasts the test's own timeout: a call that waited for it fails the test.
+    const response = await callTool(client, 'everything_trigger-long-running-operation', { duration: 120, steps: 10 }, 500);
     expect(response.status).toBe('timeout');
-    expect(Date.now() - started).toBeLessThan(3_000);
     expect(await callTool(client, 'everything_get-sum', { a: 2, b: 3 })).toMatchObject({ status: 'success', output: 'The sum of 2 and 3 is 5.' });
   });
 });

@@ -112,10 +112,9 @@ describe('serveRunner + ToolClient', () => {
   });
 
   it('reports a missing runner at once instead of waiting for the deadline', async () => {
-    const started = Date.now();
-    const response = await call('nobody_serves_this', {}, { deadlineAt: Date.now() + 10_000 });
+    // The deadline lies past the test's own timeout: a client that waited for it fails the test.
+    const response = await call('nobody_serves_this', {}, { deadlineAt: Date.now() + 120_000 });
     expect(response).toMatchObject({ status: 'failed', error: { code: 'RUNNER_UNAVAILABLE' } });
-    expect(Date.now() - started).toBeLessThan(5_000);
   });
 
   it('truncates oversized results at the source', async () => {
@@ -147,6 +146,25 @@ describe('discovery', () => {
     await catalog.refresh();
     expect(catalog.list().map((t) => t.name)).toEqual(['add', 'big', 'broken', 'slow']);
     expect(catalog.get('add')).toMatchObject({ runner: 'test-runner', kind: 'tool', timeoutMs: 30_000, sideEffect: 'none' });
+  });
+});
+
+describe('discovery after a change', () => {
+  it('answers a refresh asked for during a round with a newer round: a runner replaced meanwhile is seen replaced', async () => {
+    const nc2 = await connectNats({ servers: server.url, name: 'versions', logger });
+    const tool = (version: string) => defineTool({ name: 'versioned', description: 'Has versions.', version, input: z.object({}), handler: async () => version });
+    const old = await serveRunner({ nc: nc2, name: 'versioned-runner', version: '1.0.0', tools: [tool('1.0.0')], logger });
+    const catalog = new ToolCatalog({ nc, logger, discoveryWaitMs: 300, staleAfterMs: 0 });
+    // A round starts while the old runner serves; the runner is replaced before it ends.
+    const round = catalog.refresh();
+    await new Promise((r) => setTimeout(r, 50));
+    await old.stop(0);
+    const replacement = await serveRunner({ nc: nc2, name: 'versioned-runner', version: '2.0.0', tools: [tool('2.0.0')], logger });
+    await catalog.refresh();
+    expect(catalog.get('versioned')?.version).toBe('2.0.0');
+    await round;
+    await replacement.stop(0);
+    await nc2.close();
   });
 });
 

@@ -92,6 +92,7 @@ export class ToolCatalog {
   private readonly offline = new Map<string, { entry: CatalogEntry; since: number }>();
   private timer: NodeJS.Timeout | undefined;
   private refreshing: Promise<void> | undefined;
+  private nextRound: Promise<void> | undefined;
   private readonly discoveryWaitMs: number;
   private readonly refreshIntervalMs: number;
   private readonly rememberOfflineMs: number;
@@ -139,12 +140,23 @@ export class ToolCatalog {
     return [...this.entries.values()].sort((a, b) => a.name.localeCompare(b.name));
   }
 
-  /** Runs one discovery round now (concurrent callers share it). */
+  /**
+   * Runs a discovery round that starts no earlier than this call. A round already under way may
+   * have asked the runners before whatever made the caller ask (a deploy, a runner stopping), so
+   * callers during it share one more round that starts when it ends.
+   */
   refresh(): Promise<void> {
-    this.refreshing ??= this.discover().finally(() => {
-      this.refreshing = undefined;
+    if (!this.refreshing) {
+      this.refreshing = this.discover().finally(() => {
+        this.refreshing = undefined;
+      });
+      return this.refreshing;
+    }
+    this.nextRound ??= this.refreshing.then(() => {
+      this.nextRound = undefined;
+      return this.refresh();
     });
-    return this.refreshing;
+    return this.nextRound;
   }
 
   private async discover(): Promise<void> {
