@@ -1,4 +1,4 @@
-import type { agentPoolV1 } from '@platform/proto';
+import { approvalRequestOf, type agentPoolV1 } from '@platform/proto';
 import type { PromiseClient } from '@platform/service-kit';
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
@@ -24,26 +24,10 @@ const DecisionBody = z
   })
   .strict();
 
-function parseDetails(json: string): unknown {
-  try {
-    return JSON.parse(json || '{}');
-  } catch {
-    return {};
-  }
-}
-
 /** An approval request as clients see it: what, why, the options, until when, and who started it. */
 function approvalBody(entry: agentPoolV1.AgentEntry): Record<string, unknown> {
-  const a = entry.approval!;
   return {
-    approvalId: a.approvalId,
-    agentName: a.agentName,
-    actionSummary: a.actionSummary,
-    details: parseDetails(a.detailsJson),
-    options: a.options,
-    allowModification: a.allowModification,
-    timeoutMinutes: a.timeoutMinutes,
-    expiresAt: entry.expiresAt?.toISOString() ?? null,
+    ...approvalRequestOf(entry),
     status: entry.status,
     prompt: entry.prompt,
     conversationId: entry.conversationId,

@@ -1,6 +1,6 @@
 import type { PendingAgent, ToolOutcome } from '@platform/agent-loop';
 import { USER_CANCELLED_MESSAGE } from '@platform/contracts';
-import type { agentPoolV1 } from '@platform/proto';
+import { approvalRequestOf, type agentPoolV1 } from '@platform/proto';
 
 /** An agent's result as the model reads it: text as is, anything else as JSON. */
 export function resultText(resultJson: string): string {
@@ -13,30 +13,10 @@ export function resultText(resultJson: string): string {
   }
 }
 
-function parseObject(json: string): Record<string, unknown> {
-  try {
-    const parsed: unknown = JSON.parse(json || '{}');
-    return parsed && typeof parsed === 'object' && !Array.isArray(parsed) ? (parsed as Record<string, unknown>) : {};
-  } catch {
-    return {};
-  }
-}
-
 /** The structured approval request of a waiting entry, as clients and the loop's result carry it. */
 export function approvalOf(entry: agentPoolV1.AgentEntry): Record<string, unknown> | undefined {
-  const a = entry.approval;
-  if (!a) return undefined;
-  return {
-    approvalId: a.approvalId,
-    entryId: entry.entryId,
-    agentName: a.agentName,
-    actionSummary: a.actionSummary,
-    details: parseObject(a.detailsJson),
-    options: a.options,
-    timeoutMinutes: a.timeoutMinutes,
-    allowModification: a.allowModification,
-    expiresAt: entry.expiresAt?.toISOString() ?? null,
-  };
+  const request = approvalRequestOf(entry);
+  return request ? { ...request, entryId: entry.entryId } : undefined;
 }
 
 /** The pending-agent record of a waiting entry (what the run reports as waiting). */
