@@ -10,6 +10,7 @@ import { registerConversationRoutes } from './routes/conversations.js';
 import { registerHealthRoutes, type HealthRoutesOptions } from './routes/health.js';
 import { registerRunRoutes } from './routes/runs.js';
 import { registerToolRoutes } from './routes/tools.js';
+import { registerUsageRoutes } from './routes/usage.js';
 import { TurnRunner } from './turns/turn-runner.js';
 
 export interface AppOptions {
@@ -62,6 +63,7 @@ export function buildApp(options: AppOptions): FastifyInstance {
   registerConversationRoutes(app, { turns, events, memory: options.memory, ...options.limits });
   registerRunRoutes(app, { orchestrator: options.orchestrator, events, sseHeartbeatMs: options.limits.sseHeartbeatMs });
   registerToolRoutes(app, { orchestrator: options.orchestrator });
+  registerUsageRoutes(app, { orchestrator: options.orchestrator });
   registerChatCompletionRoutes(app, { turns, events, ...options.limits });
   registerApprovalRoutes(app, { agentPool: options.agentPool, turns, turnWaitMs: options.limits.turnWaitMs });
   return app;

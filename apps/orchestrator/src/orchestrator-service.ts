@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { ZERO_USAGE } from '@platform/agent-loop';
+import { isTimeZone, ZERO_USAGE } from '@platform/agent-loop';
 import { ApprovalDecision, ConversationId, SUBJECT_SAFE_RUN_ID, TenantId } from '@platform/contracts';
 import type { orchestratorV1 } from '@platform/proto';
 import { errors, PlatformError, unaryHandler, type Logger } from '@platform/service-kit';
@@ -7,10 +7,11 @@ import type { ToolCatalog } from '@platform/tool-sdk';
 import type { CancelBroadcast } from './cancel-broadcast.js';
 import type { OrchestratorConfig } from './config.js';
 import { z } from 'zod';
-import type { ApprovalDecisionInput, RunRecord, RunRecords } from './journal/run-records.js';
+import type { ApprovalDecisionInput, NewRun, RunRecord, RunRecords } from './journal/run-records.js';
 import type { ConversationQueue } from './ordering/conversation-queue.js';
 import type { ShouldProcess } from './pipeline/should-process.js';
 import type { ProfileRegistry } from './profiles.js';
+import { usageRangeOf } from './usage-range.js';
 
 export interface OrchestratorDependencies {
   config: OrchestratorConfig;
@@ -42,16 +43,10 @@ function toResponse(run: RunRecord): orchestratorV1.HandleMessageResponse {
   };
 }
 
-function isTimeZone(name: string): boolean {
-  try {
-    new Intl.DateTimeFormat('en', { timeZone: name });
-    return true;
-  } catch {
-    return false;
-  }
-}
-
 const Changes = z.record(z.string(), z.unknown());
+
+/** Ends a message's wait once its call is answered (or failed): nothing reads it. */
+const WAIT_OVER = new Error('the call is over');
 
 /** The approval decision a message carries (the approvals API), checked. */
 function approvalDecisionOf(request: orchestratorV1.HandleMessageRequest): ApprovalDecisionInput | undefined {
@@ -96,6 +91,7 @@ export function orchestratorServiceImplementation(deps: OrchestratorDependencies
 
       // A retry after a lost connection attaches to its run; a new message is admitted first.
       let existing = request.attach ? await deps.records.get(scope.tenantId, runId) : undefined;
+      let admission: NewRun | undefined;
       if (!existing) {
         if (!request.content.trim()) throw errors.invalidArgument('EMPTY_CONTENT', 'content must not be empty');
         if (request.timeZone && !isTimeZone(request.timeZone)) throw errors.invalidArgument('INVALID_TIME_ZONE', `'${request.timeZone}' is not an IANA time zone`);
@@ -107,7 +103,7 @@ export function orchestratorServiceImplementation(deps: OrchestratorDependencies
         }
         await deps.shouldProcess.check({ ...scope, content: request.content, tier: request.tier, profile: profile.name });
         const approval = approvalDecisionOf(request);
-        const created = await deps.records.create({
+        admission = {
           runId,
           ...scope,
           profile: profile.name,
@@ -116,23 +112,32 @@ export function orchestratorServiceImplementation(deps: OrchestratorDependencies
           stream: request.stream,
           timeZone: request.timeZone,
           ...(approval ? { approval } : {}),
-        });
-        if (!created) {
-          // The id exists already: the same tenant's run is attached to; another tenant's is not revealed.
-          existing = await deps.records.get(scope.tenantId, runId);
-          if (!existing) throw new PlatformError('already_exists', 'RUN_ID_TAKEN', `run id '${runId}' is taken; use another`);
-        }
+        };
       }
       if (existing && existing.conversationId !== scope.conversationId) throw errors.notFound('RUN_NOT_FOUND', `no run '${runId}' in this conversation`);
       inFlight += 1;
       // The caller hanging up stops the wait, not the run: it is durable, and GET /v1/runs/{id} has it.
       const hangUp = new AbortController();
-      call.on('cancelled', () => hangUp.abort(new PlatformError('cancelled', 'CALLER_CANCELLED', 'the caller cancelled the request')));
+      let answered = false;
+      // grpc-js also reports 'cancelled' when a finished call closes: only a caller still waiting hung up.
+      call.on('cancelled', () => {
+        if (!answered) hangUp.abort(new PlatformError('cancelled', 'CALLER_CANCELLED', 'the caller cancelled the request'));
+      });
       try {
-        deps.queue.kick(scope.tenantId, scope.conversationId);
-        const run = await deps.queue.waitForRun(scope.tenantId, scope.conversationId, runId, hangUp.signal);
-        return toResponse(run);
+        // The wait starts before the run is recorded, so the run's end cannot slip past it.
+        const finished = deps.queue.waitForRun(scope.tenantId, scope.conversationId, runId, hangUp.signal);
+        finished.catch(() => undefined); // awaited below, or abandoned when admission fails
+        if (!admission) deps.queue.kick(scope.tenantId, scope.conversationId);
+        else if (!(await deps.queue.admit(admission))) {
+          // The id exists already: the same tenant's run is attached to; another tenant's is not revealed.
+          existing = await deps.records.get(scope.tenantId, runId);
+          if (!existing) throw new PlatformError('already_exists', 'RUN_ID_TAKEN', `run id '${runId}' is taken; use another`);
+          if (existing.conversationId !== scope.conversationId) throw errors.notFound('RUN_NOT_FOUND', `no run '${runId}' in this conversation`);
+        }
+        return toResponse(await finished);
       } finally {
+        answered = true;
+        hangUp.abort(WAIT_OVER);
         inFlight -= 1;
       }
     }),
@@ -167,6 +172,12 @@ export function orchestratorServiceImplementation(deps: OrchestratorDependencies
         resultJson: JSON.stringify(run.result),
         transcriptJson: JSON.stringify(run.transcript ?? []),
       };
+    }),
+
+    getUsage: unaryHandler<orchestratorV1.GetUsageRequest, orchestratorV1.GetUsageResponse>(logger, 'GetUsage', async (request) => {
+      if (!TenantId.safeParse(request.tenantId).success) throw errors.invalidArgument('INVALID_TENANT_ID', 'tenant_id is invalid');
+      const { fromDay, toDay } = usageRangeOf(request.fromDay, request.toDay, new Date());
+      return { days: await deps.records.usage(request.tenantId, fromDay, toDay) };
     }),
 
     cancelRun: unaryHandler<orchestratorV1.CancelRunRequest, orchestratorV1.CancelRunResponse>(logger, 'CancelRun', async (request) => {

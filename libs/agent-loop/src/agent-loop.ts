@@ -18,6 +18,9 @@ import { closeUnanswered } from './synthetic-results.js';
 import { runToolBatch, type CallResult } from './tool-batch.js';
 import type { PendingAgent, ToolPort } from './tool-port.js';
 
+/** Why the turn-deadline timer stops when the run ends (nobody reads it). */
+const DEADLINE_TIMER_DONE = new Error('the run ended before its deadline');
+
 export interface LoopInput {
   runId: string;
   /** The assembled input (see assembleTurnInput): system prompt, history, the new message. */
@@ -111,7 +114,8 @@ class LoopRun {
       this.events.emit({ type: 'execution_end', result });
       return result;
     } finally {
-      deadlineTimer.abort();
+      // An explicit reason: without one, abort() builds a DOMException (a stack trace) per run.
+      deadlineTimer.abort(DEADLINE_TIMER_DONE);
       this.linked.dispose();
     }
   }

@@ -12,5 +12,5 @@ export { DEFAULT_RETRY_STRATEGIES, type RetryStrategy, type RetryDecision } from
 export { sanitizeToolName } from './sanitize-tool-name.js';
 export { RunControl } from './run-control.js';
 export { linkSignals, type LinkedSignal } from './linked-signal.js';
-export { assembleTurnInput, type TurnInputParts } from './turn-input.js';
+export { assembleTurnInput, isTimeZone, type TurnInputParts } from './turn-input.js';
 export { runAgentLoop, type LoopInput, type LoopDependencies } from './agent-loop.js';

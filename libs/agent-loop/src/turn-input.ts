@@ -16,19 +16,30 @@ export interface TurnInputParts {
   agentResult?: string;
 }
 
-/** Formatters by time zone: building one is far dearer than using it, and zones are few. */
+/** Formatters by time zone (null: a zone this runtime does not know): building one is far dearer than using it. */
 const formatters = new Map<string, Intl.DateTimeFormat | null>();
 
-function localTime(now: Date, timeZone: string): string {
+function formatterFor(timeZone: string): Intl.DateTimeFormat | null {
   let formatter = formatters.get(timeZone);
   if (formatter === undefined) {
     try {
       formatter = new Intl.DateTimeFormat('en-GB', { timeZone, dateStyle: 'full', timeStyle: 'short' });
     } catch {
-      formatter = null; // not a zone this runtime knows
+      formatter = null;
     }
+    // Bounded: callers choose zone names, and a name that is not a zone is remembered too.
     if (formatters.size < 1_000) formatters.set(timeZone, formatter);
   }
+  return formatter;
+}
+
+/** Whether `name` is an IANA time zone this runtime knows (the framework context can show its time). */
+export function isTimeZone(name: string): boolean {
+  return formatterFor(name) !== null;
+}
+
+function localTime(now: Date, timeZone: string): string {
+  const formatter = formatterFor(timeZone);
   return formatter ? formatter.format(now) : now.toISOString();
 }
 

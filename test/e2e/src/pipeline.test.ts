@@ -76,3 +76,16 @@ describe('agent profiles', () => {
     expect(turn.body).toMatchObject({ error: { code: 'PROFILE_NOT_FOUND' } });
   });
 });
+
+describe('time zones', () => {
+  it('answers a message in a known time zone, and refuses an unknown zone with 400 INVALID_TIME_ZONE, twice alike', async () => {
+    const known = await api(platform, 'POST', '/v1/conversations/tz-1/messages', 'zone-tenant', { content: 'hi', timeZone: 'Asia/Tokyo' });
+    expect(known.status).toBe(200);
+    // The second refusal comes from the remembered answer: it must say the same.
+    for (const attempt of [1, 2]) {
+      const unknown = await api(platform, 'POST', `/v1/conversations/tz-${attempt + 1}/messages`, 'zone-tenant', { content: 'hi', timeZone: 'Mars/Olympus_Mons' });
+      expect(unknown.status).toBe(400);
+      expect(unknown.body).toMatchObject({ error: { code: 'INVALID_TIME_ZONE' } });
+    }
+  });
+});

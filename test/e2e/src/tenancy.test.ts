@@ -168,6 +168,45 @@ describe("another tenant's run", () => {
   });
 });
 
+describe("another tenant's usage", () => {
+  interface Usage {
+    days: Array<{ day: string; turns: number; inputTokens: number; outputTokens: number }>;
+    total: { turns: number; inputTokens: number; outputTokens: number };
+  }
+
+  it("GET /v1/usage reports the caller's own turns and tokens per day, never another tenant's", async () => {
+    const today = new Date().toISOString().slice(0, 10);
+    // The suite's turns ran minutes ago: yesterday too, should the suite have crossed midnight (UTC).
+    const yesterday = new Date(Date.now() - 86_400_000).toISOString().slice(0, 10);
+    const a = await api<Usage>(platform, 'GET', `/v1/usage?from=${yesterday}`, A);
+    expect(a.status).toBe(200);
+    expect(a.body.days.length).toBeGreaterThanOrEqual(1);
+    for (const { day } of a.body.days) expect([yesterday, today]).toContain(day);
+    expect(a.body.total.turns).toBeGreaterThanOrEqual(1);
+    expect(a.body.total.inputTokens).toBeGreaterThan(0);
+    const sum = (field: 'turns' | 'inputTokens' | 'outputTokens') => a.body.days.reduce((total, d) => total + d[field], 0);
+    expect(a.body.total).toEqual({ turns: sum('turns'), inputTokens: sum('inputTokens'), outputTokens: sum('outputTokens') });
+    // A tenant that never sent a message has none, even for the whole last year.
+    const yearAgo = new Date(Date.now() - 365 * 86_400_000).toISOString().slice(0, 10);
+    const stranger = await api<Usage>(platform, 'GET', `/v1/usage?from=${yearAgo}&to=${today}`, 'tenant-with-no-turns');
+    expect(stranger.body).toEqual({ days: [], total: { turns: 0, inputTokens: 0, outputTokens: 0 } });
+  });
+
+  it('refuses a malformed or reversed range with 400 and a code', async () => {
+    const cases: Array<[string, string]> = [
+      ['/v1/usage?from=2026-02-30', 'INVALID_DAY'],
+      ['/v1/usage?from=2026-03-10&to=2026-03-01', 'INVALID_RANGE'],
+      ['/v1/usage?from=2020-01-01&to=2026-01-01', 'INVALID_RANGE'],
+      ['/v1/usage?tenant=tenant-b', 'INVALID_QUERY'],
+    ];
+    for (const [path, code] of cases) {
+      const response = await api(platform, 'GET', path, A);
+      expect(response.status, path).toBe(400);
+      expect(response.body, path).toMatchObject({ error: { code } });
+    }
+  });
+});
+
 describe('input limits and authentication', () => {
   const json = { 'content-type': 'application/json' };
 
@@ -204,6 +243,7 @@ describe('input limits and authentication', () => {
       ['GET', `/v1/runs/${aRunId}/events`],
       ['DELETE', `/v1/runs/${aRunId}`],
       ['GET', '/v1/tools'],
+      ['GET', '/v1/usage'],
       ['POST', '/v1/chat/completions', JSON.stringify({ model: 'default', messages: [{ role: 'user', content: 'hi' }] })],
     ];
     for (const [method, path, body] of calls) {

@@ -79,6 +79,54 @@ describe('accepting and claiming runs', () => {
     expect((await records.claimNext('acme', 'late-insert', 'o2', 10_000, 3)).claimed?.runId).toBe(late.runId);
   });
 
+  it('admits a message to an idle conversation already claimed, in one statement, exactly like a claim', async () => {
+    const run = { ...newRun(), approval: { approvalId: 'ap-1', decision: 'approve' as const } };
+    const { created, claimed } = await records.admit(run, 'o1', 10_000, 1);
+    expect(created).toBe(true);
+    expect(claimed).toMatchObject({ runId: run.runId, kind: 'message', epoch: 1, attempts: 1, input: null, cancelRequested: false, agentsMayWait: false, approval: run.approval });
+    expect(await pool.query('SELECT status, lease_owner, lease_epoch, attempts, started_at IS NOT NULL AS started FROM runs WHERE run_id = $1', [run.runId])).toMatchObject({
+      rows: [{ status: 'running', lease_owner: 'o1', lease_epoch: 1, attempts: 1, started: true }],
+    });
+    expect(await records.highestFence(run.tenantId, run.conversationId)).toBe(1);
+    // Held like any claimed run: another holder cannot take it, and the holder's writes are fenced by its epoch.
+    expect(await claim(run, 'o2', 10_000, 2)).toBeUndefined();
+    await steps.recordModels(run.runId, claimed!.epoch, [[1, response]]);
+    await records.finish(claimed!, 'completed', result(run.runId));
+    expect(await records.get('acme', run.runId)).toMatchObject({ status: 'completed' });
+  });
+
+  it('admits a message as queued when its conversation has a live run, queued or running, and claims it in order later', async () => {
+    const running = newRun();
+    const first = (await records.admit(running, 'o1', 10_000, 1)).claimed!;
+    const queued = { ...newRun(), conversationId: running.conversationId };
+    expect(await records.admit(queued, 'o1', 10_000, 1)).toEqual({ created: true, claimed: undefined });
+    const third = { ...newRun(), conversationId: running.conversationId };
+    // A queued run ahead is enough to wait, even with nothing running.
+    await records.finish(first, 'completed', result(running.runId));
+    expect(await records.admit(third, 'o1', 10_000, 2)).toEqual({ created: true, claimed: undefined });
+    expect((await records.claimNext('acme', running.conversationId, 'o1', 10_000, 2)).claimed?.runId).toBe(queued.runId);
+  });
+
+  it('admits a message as queued, unclaimed, when the conversation token is lower than one already used', async () => {
+    const earlier = newRun();
+    await records.create(earlier);
+    await records.finish((await claim(earlier, 'o1', 10_000, 5))!, 'completed', result(earlier.runId));
+    const stale = { ...newRun(), conversationId: earlier.conversationId };
+    expect(await records.admit(stale, 'o2', 10_000, 4)).toEqual({ created: true, claimed: undefined });
+    expect(await records.get('acme', stale.runId)).toMatchObject({ status: 'queued' });
+    expect(await records.highestFence('acme', earlier.conversationId)).toBe(5);
+  });
+
+  it('admits nothing when the run id exists, whichever tenant has it', async () => {
+    const run = newRun();
+    const first = (await records.admit(run, 'o1', 10_000, 1)).claimed!;
+    expect(await records.admit({ ...run, content: 'again' }, 'o1', 10_000, 2)).toEqual({ created: false, claimed: undefined });
+    expect(await records.admit({ ...run, tenantId: 'globex', conversationId: 'elsewhere' }, 'o1', 10_000, 1)).toEqual({ created: false, claimed: undefined });
+    expect(await records.get('acme', run.runId)).toMatchObject({ status: 'running', content: 'hello' });
+    expect(await records.get('globex', run.runId)).toBeUndefined();
+    await records.finish(first, 'completed', result(run.runId));
+  });
+
   it('lets one holder claim a run until its lease expires, then another, with a higher epoch', async () => {
     const run = newRun();
     await records.create(run);
@@ -141,7 +189,18 @@ describe('accepting and claiming runs', () => {
       await records.finish((await claim(run, 'o1', 10_000, 1))!, 'completed', result(run.runId));
     }
     const today = new Date().toISOString().slice(0, 10);
-    expect(await records.usage(tenant, today)).toEqual({ turns: 2, inputTokens: 14, outputTokens: 6 });
+    expect(await records.usage(tenant, today, today)).toEqual([{ day: today, turns: 2, inputTokens: 14, outputTokens: 6 }]);
+    // Earlier days come first; days outside the range and other tenants' usage stay out.
+    await pool.query(
+      `INSERT INTO tenant_usage (tenant_id, day, turns, input_tokens, output_tokens)
+       VALUES ($1, '2026-01-02', 3, 30, 9), ($1, '2025-12-31', 1, 1, 1), ($2, '2026-01-02', 5, 5, 5)`,
+      [tenant, `${tenant}-other`],
+    );
+    expect(await records.usage(tenant, '2026-01-01', today)).toEqual([
+      { day: '2026-01-02', turns: 3, inputTokens: 30, outputTokens: 9 },
+      { day: today, turns: 2, inputTokens: 14, outputTokens: 6 },
+    ]);
+    expect(await records.usage(`${tenant}-none`, '2026-01-01', today)).toEqual([]);
   });
 });
 

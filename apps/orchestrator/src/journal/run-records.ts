@@ -49,6 +49,14 @@ export interface NewRun {
 
 export type RunKind = 'message' | 'agent_expired';
 
+/** What a tenant's finished turns used on one UTC day. */
+export interface DailyUsage {
+  day: string;
+  turns: number;
+  inputTokens: number;
+  outputTokens: number;
+}
+
 /** A run this orchestrator holds: writes about it are fenced by `epoch`. */
 export interface ClaimedRun extends NewRun {
   kind: RunKind;
@@ -108,6 +116,18 @@ function toRecord(row: RunRow): RunRecord {
   };
 }
 
+/**
+ * The CTE `fence` both claims start with: records the conversation token unless a higher one
+ * claimed before, and returns a row only when it did (a claim goes ahead only then).
+ */
+function fenceCte(tenantId: string, conversationId: string, token: string): string {
+  return `fence AS (
+         INSERT INTO conversation_fences (tenant_id, conversation_id, token) VALUES (${tenantId}, ${conversationId}, ${token})
+         ON CONFLICT (tenant_id, conversation_id) DO UPDATE SET token = EXCLUDED.token
+           WHERE conversation_fences.token <= EXCLUDED.token
+         RETURNING token)`;
+}
+
 export function isLive(status: RunStatus): boolean {
   return (LIVE_STATUSES as readonly string[]).includes(status);
 }
@@ -125,6 +145,65 @@ export class RunRecords {
       values: [run.runId, run.tenantId, run.conversationId, run.profile, run.content, run.tier, run.stream, run.timeZone, run.approval ? JSON.stringify(run.approval) : null, run.kind ?? 'message'],
     });
     return rowCount === 1;
+  }
+
+  /**
+   * Records a new message's run and, in the same statement, claims it for this orchestrator when
+   * the conversation is idle: no other live run, and the conversation token is at least as high
+   * as any that claimed before (as in {@link claimNext}). Otherwise the run is recorded as queued
+   * and `claimed` is undefined. `created` is false when the run id exists already (nothing is
+   * written then). The caller holds the conversation's lease under `token`.
+   */
+  async admit(run: NewRun, owner: string, leaseMs: number, token: number): Promise<{ created: boolean; claimed: ClaimedRun | undefined }> {
+    const { rows } = await this.pool.query<{ status: RunStatus | null; lease_epoch: number | null; created_at: Date | null; agents_may_wait: boolean }>({
+      name: 'runs-admit',
+      text: `WITH ${fenceCte('$2', '$3', '$13')},
+       idle AS (
+         SELECT EXISTS (SELECT 1 FROM fence)
+           AND NOT EXISTS (SELECT 1 FROM runs WHERE tenant_id = $2 AND conversation_id = $3 AND status IN ('queued', 'running')) AS yes),
+       admitted AS (
+         INSERT INTO runs (run_id, tenant_id, conversation_id, status, profile, content, tier, stream, time_zone, approval, kind, created_at,
+           lease_owner, lease_until, lease_epoch, attempts, started_at)
+         SELECT $1, $2, $3, CASE WHEN yes THEN 'running' ELSE 'queued' END, $4, $5, $6, $7, $8, $9, $10, clock_timestamp(),
+           CASE WHEN yes THEN $11 END, CASE WHEN yes THEN now() + ($12 * interval '1 millisecond') END,
+           CASE WHEN yes THEN 1 ELSE 0 END, CASE WHEN yes THEN 1 ELSE 0 END, CASE WHEN yes THEN now() END
+         FROM idle
+         ON CONFLICT (run_id) DO NOTHING
+         RETURNING status, lease_epoch, created_at)
+       SELECT admitted.*, EXISTS (SELECT 1 FROM conversation_agents WHERE tenant_id = $2 AND conversation_id = $3) AS agents_may_wait
+       FROM (SELECT 1) AS one LEFT JOIN admitted ON true`,
+      values: [
+        run.runId,
+        run.tenantId,
+        run.conversationId,
+        run.profile,
+        run.content,
+        run.tier,
+        run.stream,
+        run.timeZone,
+        run.approval ? JSON.stringify(run.approval) : null,
+        run.kind ?? 'message',
+        owner,
+        leaseMs,
+        token,
+      ],
+    });
+    const row = rows[0];
+    if (!row?.status) return { created: false, claimed: undefined };
+    if (row.status !== 'running') return { created: true, claimed: undefined };
+    return {
+      created: true,
+      claimed: {
+        ...run,
+        kind: run.kind ?? 'message',
+        agentsMayWait: row.agents_may_wait,
+        epoch: row.lease_epoch ?? 1,
+        input: null,
+        attempts: 1,
+        cancelRequested: false,
+        createdAt: row.created_at ?? new Date(),
+      },
+    };
   }
 
   async get(tenantId: string, runId: string): Promise<RunRecord | undefined> {
@@ -161,11 +240,7 @@ export class RunRecords {
       }
     >({
       name: 'runs-claim-next',
-      text: `WITH fence AS (
-         INSERT INTO conversation_fences (tenant_id, conversation_id, token) VALUES ($1, $2, $5)
-         ON CONFLICT (tenant_id, conversation_id) DO UPDATE SET token = EXCLUDED.token
-           WHERE conversation_fences.token <= EXCLUDED.token
-         RETURNING token),
+      text: `WITH ${fenceCte('$1', '$2', '$5')},
        next AS (
          SELECT run_id FROM runs WHERE tenant_id = $1 AND conversation_id = $2 AND status IN ('queued', 'running')
          ORDER BY created_at, arrival LIMIT 1),
@@ -240,7 +315,7 @@ export class RunRecords {
          RETURNING tenant_id, finished_at),
        usage AS (
          INSERT INTO tenant_usage (tenant_id, day, turns, input_tokens, output_tokens)
-         SELECT tenant_id, current_date, 1, $7, $8 FROM finished
+         SELECT tenant_id, (now() AT TIME ZONE 'UTC')::date, 1, $7, $8 FROM finished
          ON CONFLICT (tenant_id, day) DO UPDATE SET turns = tenant_usage.turns + 1,
            input_tokens = tenant_usage.input_tokens + EXCLUDED.input_tokens, output_tokens = tenant_usage.output_tokens + EXCLUDED.output_tokens)
        SELECT finished_at FROM finished`,
@@ -309,13 +384,13 @@ export class RunRecords {
     await this.pool.query('DELETE FROM conversation_agents WHERE tenant_id = $1 AND conversation_id = $2', [tenantId, conversationId]);
   }
 
-  /** Token usage of a tenant on a day (UTC), for budgets and reports. */
-  async usage(tenantId: string, day: string): Promise<{ turns: number; inputTokens: number; outputTokens: number }> {
-    const { rows } = await this.pool.query<{ turns: string; input_tokens: string; output_tokens: string }>(
-      'SELECT turns, input_tokens, output_tokens FROM tenant_usage WHERE tenant_id = $1 AND day = $2',
-      [tenantId, day],
+  /** A tenant's token usage per UTC day from `fromDay` to `toDay` (inclusive, YYYY-MM-DD), days with turns only. */
+  async usage(tenantId: string, fromDay: string, toDay: string): Promise<DailyUsage[]> {
+    const { rows } = await this.pool.query<{ day: string; turns: string; input_tokens: string; output_tokens: string }>(
+      `SELECT to_char(day, 'YYYY-MM-DD') AS day, turns, input_tokens, output_tokens FROM tenant_usage
+       WHERE tenant_id = $1 AND day BETWEEN $2::date AND $3::date ORDER BY day`,
+      [tenantId, fromDay, toDay],
     );
-    const row = rows[0];
-    return { turns: Number(row?.turns ?? 0), inputTokens: Number(row?.input_tokens ?? 0), outputTokens: Number(row?.output_tokens ?? 0) };
+    return rows.map((row) => ({ day: row.day, turns: Number(row.turns), inputTokens: Number(row.input_tokens), outputTokens: Number(row.output_tokens) }));
   }
 }

@@ -6,7 +6,7 @@ import { allocateSuiteRedis } from '@platform/testing/vitest';
 import type pg from 'pg';
 import { Redis as IORedis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { RunRecords, type ClaimedRun } from '../journal/run-records.js';
+import { RunRecords, type ClaimedRun, type NewRun } from '../journal/run-records.js';
 import type { TurnExecutor } from '../turn-executor.js';
 import { ConversationLease } from './conversation-lease.js';
 import { ConversationQueue } from './conversation-queue.js';
@@ -47,10 +47,12 @@ function queue(owner: string, log: string[], leaseMs = 5_000, pollIntervalMs = 5
   return new ConversationQueue({ records, lease: new ConversationLease(redis, owner, leaseMs), executor: executor(log), owner, leaseMs, pollIntervalMs, logger });
 }
 
+const message = (conversationId: string): NewRun => ({ runId: `run_q${++n}`, tenantId: 'acme', conversationId, profile: 'default', content: 'hi', tier: '', stream: false, timeZone: '' });
+
 async function accept(conversationId: string): Promise<string> {
-  const runId = `run_q${++n}`;
-  await records.create({ runId, tenantId: 'acme', conversationId, profile: 'default', content: 'hi', tier: '', stream: false, timeZone: '' });
-  return runId;
+  const run = message(conversationId);
+  await records.create(run);
+  return run.runId;
 }
 
 beforeAll(async () => {
@@ -151,5 +153,58 @@ describe('ConversationQueue', () => {
     q.kick('acme', 'impatient');
     await q.idle();
     expect((await records.get('acme', id))?.status).toBe('completed');
+  });
+
+  it('admits messages sent at once to one conversation: each recorded once, run one at a time in arrival order', async () => {
+    const log: string[] = [];
+    const q = queue('o6', log, 5_000, 600_000);
+    const signal = new AbortController().signal;
+    const runs = Array.from({ length: 20 }, () => message('admitted'));
+    // As the service does: wait first, then admit (the first admission claims in the same statement).
+    const waits = runs.map((run) => q.waitForRun('acme', 'admitted', run.runId, signal));
+    expect(await Promise.all(runs.map((run) => q.admit(run)))).toEqual(Array(20).fill(true));
+    const finished = await Promise.all(waits);
+    expect(finished.map((r) => r.status)).toEqual(Array(20).fill('completed'));
+    // Arrival order is the order the messages were recorded in (concurrent calls have no other).
+    const { rows } = await pool.query<{ run_id: string }>("SELECT run_id FROM runs WHERE conversation_id = 'admitted' ORDER BY created_at, arrival");
+    expect(rows).toHaveLength(20);
+    expect(log).toEqual(rows.flatMap((row) => [`start ${row.run_id}`, `end ${row.run_id}`]));
+  });
+
+  it('admits a message while another replica holds the conversation: recorded queued, run once that holder lets go', async () => {
+    const other = new ConversationLease(redis, 'elsewhere', 5_000);
+    const held = await other.acquire('acme', 'held-elsewhere');
+    const log: string[] = [];
+    const q = queue('o7', log, 5_000, 20);
+    const run = message('held-elsewhere');
+    const waiting = q.waitForRun('acme', 'held-elsewhere', run.runId, new AbortController().signal);
+    expect(await q.admit(run)).toBe(true);
+    expect(await records.get('acme', run.runId)).toMatchObject({ status: 'queued' });
+    expect(log).toEqual([]);
+    await held!.release();
+    expect((await waiting).status).toBe('completed');
+    expect(log).toEqual([`start ${run.runId}`, `end ${run.runId}`]);
+  });
+
+  it('tells the caller when its message cannot be recorded, and admits the next one', async () => {
+    const q = queue('o8', []);
+    const broken = { ...message('refused'), kind: 'no-such-kind' as NewRun['kind'] };
+    await expect(q.admit(broken)).rejects.toThrow(/check constraint/);
+    const run = message('refused');
+    const waiting = q.waitForRun('acme', 'refused', run.runId, new AbortController().signal);
+    expect(await q.admit(run)).toBe(true);
+    expect((await waiting).status).toBe('completed');
+  });
+
+  it('reports an existing run id as not created, and runs nothing twice', async () => {
+    const log: string[] = [];
+    const q = queue('o9', log);
+    const run = message('duplicate');
+    const waiting = q.waitForRun('acme', 'duplicate', run.runId, new AbortController().signal);
+    expect(await q.admit(run)).toBe(true);
+    await waiting;
+    expect(await q.admit(run)).toBe(false);
+    await q.idle();
+    expect(log).toEqual([`start ${run.runId}`, `end ${run.runId}`]);
   });
 });

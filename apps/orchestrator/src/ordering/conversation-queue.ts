@@ -1,5 +1,5 @@
 import type { Logger } from '@platform/service-kit';
-import { isLive, type RunRecord, type RunRecords } from '../journal/run-records.js';
+import { isLive, type ClaimedRun, type NewRun, type RunRecord, type RunRecords } from '../journal/run-records.js';
 import type { TurnExecutor } from '../turn-executor.js';
 import type { ConversationLease, HeldLease } from './conversation-lease.js';
 
@@ -24,6 +24,21 @@ interface Waiter {
   resolve: (record: RunRecord) => void;
 }
 
+/** A new message's run that the drain records (and claims, when it can) before anything else. */
+interface Admission {
+  run: NewRun;
+  settle: (outcome: { created: boolean } | { error: unknown }) => void;
+  /** Set when recording failed: the caller was told, so the drain does not log it again. */
+  failure?: unknown;
+}
+
+/** Tells the admission's caller why its message was not recorded, and fails the drain with it. */
+function refuse(admission: Admission, error: unknown): never {
+  admission.failure = error;
+  admission.settle({ error });
+  throw error;
+}
+
 const key = (tenantId: string, conversationId: string): string => `${tenantId}\u0000${conversationId}`;
 const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -36,6 +51,7 @@ const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout
  */
 export class ConversationQueue {
   private readonly drains = new Map<string, Drain>();
+  /** By tenant and run id: a waiter only ever hears of its own tenant's run. */
   private readonly waiters = new Map<string, Waiter[]>();
   /** Per conversation, the runs that requests here wait for and that are not finished yet. */
   private readonly waited = new Map<string, Set<string>>();
@@ -44,15 +60,37 @@ export class ConversationQueue {
 
   /** Makes sure someone drains the conversation, starting here when nobody does. */
   kick(tenantId: string, conversationId: string): void {
-    const k = key(tenantId, conversationId);
-    const running = this.drains.get(k);
+    const running = this.drains.get(key(tenantId, conversationId));
+    if (running) running.again = true;
+    else this.startDrain(tenantId, conversationId);
+  }
+
+  /**
+   * Records a new message's run and makes sure someone drains its conversation. When this replica
+   * is not draining the conversation yet, the drain starts with the message: it takes the
+   * conversation's lease and records the run already claimed when nothing else is live there
+   * (one statement instead of a record and a claim). Resolves with false when the run id exists.
+   */
+  async admit(run: NewRun): Promise<boolean> {
+    const running = this.drains.get(key(run.tenantId, run.conversationId));
     if (running) {
-      running.again = true;
-      return;
+      const created = await this.options.records.create(run);
+      this.kick(run.tenantId, run.conversationId);
+      return created;
     }
+    const outcome = await new Promise<{ created: boolean } | { error: unknown }>((settle) => this.startDrain(run.tenantId, run.conversationId, { run, settle }));
+    if ('error' in outcome) throw outcome.error;
+    return outcome.created;
+  }
+
+  private startDrain(tenantId: string, conversationId: string, admission?: Admission): void {
+    const k = key(tenantId, conversationId);
     const drain: Drain = { again: false, done: Promise.resolve() };
-    drain.done = this.drain(tenantId, conversationId, drain)
-      .catch((err: unknown) => this.options.logger.error({ err, tenantId, conversationId }, 'draining the conversation failed'))
+    drain.done = this.drain(tenantId, conversationId, drain, admission)
+      .catch((err: unknown) => {
+        // An admission that failed was reported to its caller; anything else is logged here.
+        if (admission?.failure !== err) this.options.logger.error({ err, tenantId, conversationId }, 'draining the conversation failed');
+      })
       .finally(() => this.drains.delete(k));
     this.drains.set(k, drain);
   }
@@ -66,9 +104,9 @@ export class ConversationQueue {
     let waiter: Waiter | undefined;
     const finished = new Promise<RunRecord>((resolve) => {
       waiter = { resolve };
-      const list = this.waiters.get(runId) ?? [];
+      const list = this.waiters.get(key(tenantId, runId)) ?? [];
       list.push(waiter);
-      this.waiters.set(runId, list);
+      this.waiters.set(key(tenantId, runId), list);
     });
     let stop = false;
     const poll = async (): Promise<RunRecord> => {
@@ -94,9 +132,9 @@ export class ConversationQueue {
     } finally {
       stop = true;
       // Only this waiter leaves: the same run may have others (e.g. a retry attached to it).
-      const rest = (this.waiters.get(runId) ?? []).filter((w) => w !== waiter);
-      if (rest.length) this.waiters.set(runId, rest);
-      else this.waiters.delete(runId);
+      const rest = (this.waiters.get(key(tenantId, runId)) ?? []).filter((w) => w !== waiter);
+      if (rest.length) this.waiters.set(key(tenantId, runId), rest);
+      else this.waiters.delete(key(tenantId, runId));
       if (!rest.length) this.forgetWaited(k, runId);
     }
   }
@@ -107,7 +145,7 @@ export class ConversationQueue {
   }
 
   private notify(run: RunRecord): void {
-    const list = this.waiters.get(run.runId);
+    const list = this.waiters.get(key(run.tenantId, run.runId));
     for (const waiter of list ?? []) waiter.resolve(run);
     this.forgetWaited(key(run.tenantId, run.conversationId), run.runId);
   }
@@ -133,28 +171,63 @@ export class ConversationQueue {
     }
   }
 
-  private async drain(tenantId: string, conversationId: string, drain: Drain): Promise<void> {
+  /** Records an admitted run: claimed at once when `held` is this drain's lease and nothing else is live. */
+  private async record(admission: Admission, held: HeldLease | undefined): Promise<ClaimedRun | undefined> {
+    const { records, owner, leaseMs } = this.options;
+    try {
+      if (!held) {
+        admission.settle({ created: await records.create(admission.run) });
+        return undefined;
+      }
+      const { created, claimed } = await records.admit(admission.run, owner, leaseMs, held.token);
+      admission.settle({ created });
+      return claimed;
+    } catch (error) {
+      refuse(admission, error);
+    }
+  }
+
+  private async drain(tenantId: string, conversationId: string, drain: Drain, admission?: Admission): Promise<void> {
     const { records, lease, executor, owner, leaseMs, logger } = this.options;
+    let pending = admission;
     do {
       drain.again = false;
-      const held = await this.acquire(tenantId, conversationId);
-      if (!held) return; // another holder drains; waiters poll
+      const admitting = pending;
+      pending = undefined;
+      let held: HeldLease | undefined;
       try {
+        held = await this.acquire(tenantId, conversationId);
+      } catch (error) {
+        if (admitting) refuse(admitting, error);
+        throw error;
+      }
+      if (!held) {
+        // Another holder drains; the run is recorded for it, and waiters poll.
+        if (admitting) await this.record(admitting, undefined);
+        return;
+      }
+      try {
+        let first = admitting ? await this.record(admitting, held) : undefined;
         for (;;) {
-          const { next, claimed } = await records.claimNext(tenantId, conversationId, owner, leaseMs, held.token);
-          if (!next) {
-            drain.again = false; // nothing left; a kick from now on makes the outer loop look again
-            break;
-          }
+          let claimed = first;
+          first = undefined;
           if (!claimed) {
-            const highest = await records.highestFence(tenantId, conversationId);
-            if (highest > held.token) {
-              // Redis forgot tokens Postgres has seen (a flush): issue higher ones from now on.
-              await lease.raiseTokensAbove(tenantId, conversationId, highest);
-              drain.again = true;
+            const found = await records.claimNext(tenantId, conversationId, owner, leaseMs, held.token);
+            if (!found.next) {
+              drain.again = false; // nothing left; a kick from now on makes the outer loop look again
+              break;
             }
-            // Otherwise the run's holder is alive elsewhere (its lease has not expired): wait.
-            break;
+            if (!found.claimed) {
+              const highest = await records.highestFence(tenantId, conversationId);
+              if (highest > held.token) {
+                // Redis forgot tokens Postgres has seen (a flush): issue higher ones from now on.
+                await lease.raiseTokensAbove(tenantId, conversationId, highest);
+                drain.again = true;
+              }
+              // Otherwise the run's holder is alive elsewhere (its lease has not expired): wait.
+              break;
+            }
+            claimed = found.claimed;
           }
           if (claimed.attempts > 1) logger.info({ runId: claimed.runId, attempt: claimed.attempts }, 'claimed a run another holder left unfinished');
           drain.again = false;

@@ -1,8 +1,8 @@
 import { PlatformError, type Logger, type RateLimiter, type Redis } from '@platform/service-kit';
+import { DAY_MS, utcDay } from '../utc-day.js';
 import { limitsFor, type TenantTiers } from './tiers.js';
 
 const MINUTE_MS = 60_000;
-const DAY_MS = 24 * 60 * 60_000;
 
 /** What the should-process step sees of a new message. */
 export interface IncomingMessage {
@@ -31,10 +31,6 @@ export interface AdmissionOptions {
 
 function retryAfter(ms: number): number {
   return Math.max(1, Math.ceil(ms / 1000));
-}
-
-function utcDay(now = Date.now()): string {
-  return new Date(now).toISOString().slice(0, 10);
 }
 
 /**
