@@ -1,5 +1,6 @@
 // The conversation queue against real Postgres and Redis, with a stand-in executor: one run at a
 // time per conversation in arrival order, several waiters per run, take-over from a dead holder.
+import { getEventListeners } from 'node:events';
 import type { LoopResult } from '@platform/agent-loop';
 import { createLogger, createRedis, type Redis } from '@platform/service-kit';
 import { allocateSuiteRedis } from '@platform/testing/vitest';
@@ -82,6 +83,8 @@ describe('ConversationQueue', () => {
     expect(finished.map((r) => r.status)).toEqual(Array(21).fill('completed'));
     const busy = log.filter((l) => ids.some((id) => l.endsWith(` ${id}`)));
     expect(busy).toEqual(ids.flatMap((id) => [`start ${id}`, `end ${id}`]));
+    // The waits shared one signal, and none left a listener on it.
+    expect(getEventListeners(signal, 'abort')).toHaveLength(0);
   });
 
   it('answers every waiter of a run (a retry attached beside the first call)', async () => {

@@ -123,14 +123,18 @@ export class ConversationQueue {
       }
       return new Promise<RunRecord>(() => undefined);
     };
+    let onAbort: (() => void) | undefined;
     const aborted = new Promise<never>((_, reject) => {
-      if (signal.aborted) reject(signal.reason as Error);
-      signal.addEventListener('abort', () => reject(signal.reason as Error), { once: true });
+      onAbort = () => reject(signal.reason as Error);
+      if (signal.aborted) onAbort();
+      else signal.addEventListener('abort', onAbort, { once: true });
     });
     try {
       return await Promise.race([finished, poll(), aborted]);
     } finally {
       stop = true;
+      // The caller's signal may outlive this wait (one signal for many waits): leave nothing on it.
+      if (onAbort) signal.removeEventListener('abort', onAbort);
       // Only this waiter leaves: the same run may have others (e.g. a retry attached to it).
       const rest = (this.waiters.get(key(tenantId, runId)) ?? []).filter((w) => w !== waiter);
       if (rest.length) this.waiters.set(key(tenantId, runId), rest);
