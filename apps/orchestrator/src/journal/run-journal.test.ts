@@ -73,8 +73,9 @@ describe('accepting and claiming runs', () => {
     const late = { ...newRun('late-insert'), conversationId: 'late-insert' };
     await records.create(late);
     await pool.query("UPDATE runs SET created_at = created_at - interval '1 minute' WHERE run_id = $1", [late.runId]);
-    // Another holder, with a higher token (e.g. Redis down, tokens from Postgres), must not start it.
-    expect(await records.claimNext('acme', 'late-insert', 'o2', 10_000, 2)).toEqual({ next: late.runId, claimed: undefined });
+    // Another holder, with a higher token (e.g. Redis down, tokens from Postgres), must not start
+    // it: the running run comes first, and its holder is alive.
+    expect(await records.claimNext('acme', 'late-insert', 'o2', 10_000, 2)).toEqual({ next: running.runId, claimed: undefined });
     await records.finish(first!, 'completed', result(running.runId));
     expect((await records.claimNext('acme', 'late-insert', 'o2', 10_000, 3)).claimed?.runId).toBe(late.runId);
   });

@@ -128,6 +128,22 @@ function fenceCte(tenantId: string, conversationId: string, token: string): stri
          RETURNING token)`;
 }
 
+/**
+ * The order a conversation's live runs are taken in: a run already running first (its holder may
+ * have died mid-turn; it finishes before anything else starts), then arrival order.
+ */
+const LIVE_ORDER = "ORDER BY status = 'running' DESC, created_at, arrival";
+
+/**
+ * Whether a write failed because its conversation has a running run already: the unique index
+ * `runs_one_running` (migration 0004) refuses a second one even when the first is not committed
+ * yet, which the statement's own check (a snapshot) cannot see.
+ */
+function isSecondRunningRun(err: unknown): boolean {
+  const { code, constraint } = err as { code?: unknown; constraint?: unknown };
+  return code === '23505' && constraint === 'runs_one_running';
+}
+
 export function isLive(status: RunStatus): boolean {
   return (LIVE_STATUSES as readonly string[]).includes(status);
 }
@@ -155,6 +171,16 @@ export class RunRecords {
    * written then). The caller holds the conversation's lease under `token`.
    */
   async admit(run: NewRun, owner: string, leaseMs: number, token: number): Promise<{ created: boolean; claimed: ClaimedRun | undefined }> {
+    try {
+      return await this.admitClaimed(run, owner, leaseMs, token);
+    } catch (err) {
+      // Another run of the conversation started meanwhile (a racing replica): this one queues.
+      if (isSecondRunningRun(err)) return { created: await this.create(run), claimed: undefined };
+      throw err;
+    }
+  }
+
+  private async admitClaimed(run: NewRun, owner: string, leaseMs: number, token: number): Promise<{ created: boolean; claimed: ClaimedRun | undefined }> {
     const { rows } = await this.pool.query<{ status: RunStatus | null; lease_epoch: number | null; created_at: Date | null; agents_may_wait: boolean }>({
       name: 'runs-admit',
       text: `WITH ${fenceCte('$2', '$3', '$13')},
@@ -212,16 +238,36 @@ export class RunRecords {
   }
 
   /**
-   * Takes the conversation's oldest live run for this orchestrator, in one statement: allowed when
-   * nobody holds it or the holder's lease expired (also this process's own lease: an attempt that
-   * failed here is retried once its lease runs out, not at once), and only with a conversation token at least as
-   * high as any that claimed before (fencing: a holder whose conversation lease expired can no
-   * longer claim). Never while another run of the conversation is running under a live lease: a
-   * run whose insert committed late can be older than the one running (a claim cannot see an
-   * insert that has not committed yet), and it waits for that one to end. `next` is the oldest
-   * live run whether or not it could be claimed.
+   * Takes the conversation's next live run for this orchestrator, in one statement: the run already
+   * running if there is one (its holder may have died; it is resumed before anything else), else
+   * the oldest queued run. Allowed when nobody holds it or the holder's lease expired (also this
+   * process's own lease: an attempt that failed here is retried once its lease runs out, not at
+   * once), and only with a conversation token at least as high as any that claimed before
+   * (fencing: a holder whose conversation lease expired can no longer claim). A run that another
+   * writer starts meanwhile, unseen by this statement's snapshot, makes the claim fail at the
+   * `runs_one_running` index; then nothing is claimed. `next` is the next live run whether or
+   * not it could be claimed.
    */
   async claimNext(
+    tenantId: string,
+    conversationId: string,
+    owner: string,
+    leaseMs: number,
+    token: number,
+  ): Promise<{ next: string | undefined; claimed: ClaimedRun | undefined }> {
+    try {
+      return await this.claimNextLive(tenantId, conversationId, owner, leaseMs, token);
+    } catch (err) {
+      if (!isSecondRunningRun(err)) throw err;
+      const { rows } = await this.pool.query<{ run_id: string }>(
+        `SELECT run_id FROM runs WHERE tenant_id = $1 AND conversation_id = $2 AND status IN ('queued', 'running') ${LIVE_ORDER} LIMIT 1`,
+        [tenantId, conversationId],
+      );
+      return { next: rows[0]?.run_id, claimed: undefined };
+    }
+  }
+
+  private async claimNextLive(
     tenantId: string,
     conversationId: string,
     owner: string,
@@ -243,15 +289,13 @@ export class RunRecords {
       text: `WITH ${fenceCte('$1', '$2', '$5')},
        next AS (
          SELECT run_id FROM runs WHERE tenant_id = $1 AND conversation_id = $2 AND status IN ('queued', 'running')
-         ORDER BY created_at, arrival LIMIT 1),
+         ${LIVE_ORDER} LIMIT 1),
        claimed AS (
          UPDATE runs SET status = 'running', lease_owner = $3, lease_until = now() + ($4 * interval '1 millisecond'),
            lease_epoch = lease_epoch + 1, attempts = attempts + 1, started_at = coalesce(started_at, now())
          FROM next
          WHERE runs.run_id = next.run_id AND EXISTS (SELECT 1 FROM fence)
            AND (runs.lease_owner IS NULL OR runs.lease_until < now())
-           AND NOT EXISTS (SELECT 1 FROM runs other WHERE other.tenant_id = $1 AND other.conversation_id = $2
-             AND other.status = 'running' AND other.run_id <> next.run_id AND other.lease_until >= now())
          RETURNING runs.*)
        SELECT (SELECT run_id FROM next) AS next_run_id,
          EXISTS (SELECT 1 FROM conversation_agents WHERE tenant_id = $1 AND conversation_id = $2) AS agents_may_wait,
