@@ -2,42 +2,22 @@
 // replicas while Redis is down hold equal conversation tokens) never leave two runs running. Each
 // race is staged with an open transaction that holds the first writer's statement uncommitted
 // while the second one starts, the window a single statement's snapshot cannot see into.
-import type { LoopResult } from '@platform/agent-loop';
 import { createLogger, createPgPool, loadMigrations, migrate } from '@platform/service-kit';
 import { createSuiteDatabase } from '@platform/testing/vitest';
 import { fileURLToPath } from 'node:url';
 import type pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { RunRecords, type NewRun } from './run-records.js';
+import { RunRecords } from './run-records.js';
 import { openJournalDatabase } from '../test-support/journal-database.js';
+import { answeredResult, messageRun } from '../test-support/run-fixtures.js';
 
 let pool: pg.Pool;
 let records: RunRecords;
 let counter = 0;
 const logger = createLogger({ service: 'test', level: 'silent' });
 
-const newRun = (conversationId: string): NewRun => ({
-  runId: `run_race_${++counter}`,
-  tenantId: 'acme',
-  conversationId,
-  profile: 'default',
-  content: 'hello',
-  tier: '',
-  stream: false,
-  timeZone: '',
-});
-const result = (runId: string): LoopResult => ({
-  runId,
-  response: 'done',
-  stopReason: 'final_answer',
-  turns: 1,
-  usage: { inputTokens: 1, outputTokens: 1, totalTokens: 2 },
-  durationMs: 1,
-  pendingAgents: [],
-  toolCalls: [],
-  messages: [],
-  transcript: [],
-});
+const newRun = (conversationId: string) => messageRun(`run_race_${++counter}`, conversationId);
+const result = (runId: string) => answeredResult(runId);
 
 async function runningRuns(conversationId: string): Promise<string[]> {
   const { rows } = await pool.query<{ run_id: string }>("SELECT run_id FROM runs WHERE conversation_id = $1 AND status = 'running' ORDER BY run_id", [conversationId]);

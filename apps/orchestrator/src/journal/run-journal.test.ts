@@ -1,11 +1,11 @@
 // The run journal against a real Postgres: claiming, fencing, steps, cancellation, recovery.
-import type { LoopResult } from '@platform/agent-loop';
 import { createLogger } from '@platform/service-kit';
 import type pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { LeaseLostError, RunRecords } from './run-records.js';
 import { RunSteps } from './run-steps.js';
 import { openJournalDatabase } from '../test-support/journal-database.js';
+import { answeredResult, messageRun } from '../test-support/run-fixtures.js';
 
 let pool: pg.Pool;
 let records: RunRecords;
@@ -13,31 +13,11 @@ let steps: RunSteps;
 const logger = createLogger({ service: 'test', level: 'silent' });
 let counter = 0;
 
-const newRun = (conversationId = `c-${++counter}`, tenantId = 'acme') => ({
-  runId: `run_${++counter}_${Date.now()}`,
-  tenantId,
-  conversationId,
-  profile: 'default',
-  content: 'hello',
-  tier: '',
-  stream: false,
-  timeZone: '',
-});
+const newRun = (conversationId = `c-${++counter}`, tenantId = 'acme') => messageRun(`run_${++counter}_${Date.now()}`, conversationId, tenantId);
 /** Claims the conversation's oldest live run (the run given is expected to be it). */
 const claim = async (run: { tenantId: string; conversationId: string }, owner: string, leaseMs: number, token: number) =>
   (await records.claimNext(run.tenantId, run.conversationId, owner, leaseMs, token)).claimed;
-const result = (runId: string): LoopResult => ({
-  runId,
-  response: 'done',
-  stopReason: 'final_answer',
-  turns: 1,
-  usage: { inputTokens: 7, outputTokens: 3, totalTokens: 10 },
-  durationMs: 5,
-  pendingAgents: [],
-  toolCalls: [],
-  messages: [{ role: 'assistant', content: 'done' }],
-  transcript: [],
-});
+const result = (runId: string) => answeredResult(runId, { inputTokens: 7, outputTokens: 3 });
 const response = { message: { role: 'assistant' as const, content: 'hi' }, usage: { inputTokens: 1, outputTokens: 1, totalTokens: 2 }, finishReason: 'stop' as const };
 
 beforeAll(async () => {

@@ -1,7 +1,6 @@
 // The conversation queue against real Postgres and Redis, with a stand-in executor: one run at a
 // time per conversation in arrival order, several waiters per run, take-over from a dead holder.
 import { getEventListeners } from 'node:events';
-import type { LoopResult } from '@platform/agent-loop';
 import { createLogger, createRedis, type Redis } from '@platform/service-kit';
 import { allocateSuiteRedis } from '@platform/testing/vitest';
 import type pg from 'pg';
@@ -12,6 +11,7 @@ import type { TurnExecutor } from '../turn-executor.js';
 import { ConversationLease } from './conversation-lease.js';
 import { ConversationQueue } from './conversation-queue.js';
 import { openJournalDatabase } from '../test-support/journal-database.js';
+import { answeredResult, messageRun } from '../test-support/run-fixtures.js';
 
 const logger = createLogger({ service: 'test', level: 'silent' });
 let pool: pg.Pool;
@@ -19,18 +19,7 @@ let redis: Redis;
 let records: RunRecords;
 let n = 0;
 
-const result = (runId: string): LoopResult => ({
-  runId,
-  response: `answer of ${runId}`,
-  stopReason: 'final_answer',
-  turns: 1,
-  usage: { inputTokens: 1, outputTokens: 1, totalTokens: 2 },
-  durationMs: 1,
-  pendingAgents: [],
-  toolCalls: [],
-  messages: [],
-  transcript: [],
-});
+const result = (runId: string) => answeredResult(runId);
 
 /** Runs take a few milliseconds; the log shows starts and ends, to check that none overlap. */
 function executor(log: string[]): TurnExecutor {
@@ -48,7 +37,7 @@ function queue(owner: string, log: string[], leaseMs = 5_000, pollIntervalMs = 5
   return new ConversationQueue({ records, lease: new ConversationLease(redis, owner, leaseMs), executor: executor(log), owner, leaseMs, pollIntervalMs, logger });
 }
 
-const message = (conversationId: string): NewRun => ({ runId: `run_q${++n}`, tenantId: 'acme', conversationId, profile: 'default', content: 'hi', tier: '', stream: false, timeZone: '' });
+const message = (conversationId: string): NewRun => messageRun(`run_q${++n}`, conversationId);
 
 async function accept(conversationId: string): Promise<string> {
   const run = message(conversationId);
