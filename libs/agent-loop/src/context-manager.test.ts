@@ -34,6 +34,17 @@ const history = fc
     return messages;
   });
 
+/** The same histories in the middle of a turn: after the question, the turn's own tool steps. */
+const midTurn = fc.tuple(history, fc.array(fc.array(fc.string({ maxLength: 500 }), { minLength: 1, maxLength: 4 }), { minLength: 1, maxLength: 12 })).map(([messages, steps]) => {
+  const out = [...messages];
+  steps.forEach((results, step) => {
+    const ids = results.map((_, i) => `turn_${step}_${i}`);
+    out.push({ role: 'assistant', content: null, toolCalls: ids.map((callId) => ({ id: callId, name: 'lookup', arguments: '{}' })) });
+    results.forEach((content, i) => out.push({ role: 'tool', toolCallId: ids[i]!, toolName: 'lookup', content, status: 'success', isError: false }));
+  });
+  return out;
+});
+
 function pairedCorrectly(messages: readonly ChatMessage[]): boolean {
   const offered = new Set<string>();
   for (let i = 0; i < messages.length; i++) {
@@ -59,6 +70,22 @@ describe('ContextManager and request views (property-based)', () => {
         expect(view.messages[0]).toEqual({ role: 'system', content: 'persona' });
         expect(view.messages.at(-1)).toEqual({ role: 'user', content: 'latest question' });
         expect(raw).toEqual(rawCopy);
+      }),
+      { numRuns: 300 },
+    );
+  });
+
+  it('keeps the turn\'s question however many steps the turn has taken, with its newest step, at every stage', () => {
+    fc.assert(
+      fc.property(midTurn, fc.constantFrom(...ViewStages), (raw, stage) => {
+        const view = buildRequestView(raw, { provider: 'scripted', model: 'm' }, stage, cm, config);
+        expect(pairedCorrectly(view.messages)).toBe(true);
+        expect(view.messages[0]).toEqual({ role: 'system', content: 'persona' });
+        expect(view.messages.filter((m) => m.role === 'user').at(-1)).toEqual({ role: 'user', content: 'latest question' });
+        expect(view.messages.at(-1)).toMatchObject({ role: 'tool', toolCallId: (raw.at(-1) as { toolCallId: string }).toolCallId });
+        // Only whole steps of the turn are left out, newest kept: what follows the question is a suffix of the turn.
+        const afterQuestion = view.messages.slice(view.messages.findLastIndex((m) => m.role === 'user') + 1);
+        expect(raw.slice(raw.length - afterQuestion.length).map((m) => m.role)).toEqual(afterQuestion.map((m) => m.role));
       }),
       { numRuns: 300 },
     );

@@ -63,18 +63,23 @@ export class ContextManager {
   }
 
   /**
-   * Keeps every system unit and the newest non-system units that fit in `keep` messages. The
-   * newest unit is always kept, even alone past the budget: a request needs the latest message.
+   * Keeps every system unit, the turn's question (the latest user message: what the run is asked
+   * to do), and the newest other units that fit in `keep` messages, the question counted among
+   * them. The newest unit is always kept, even alone past the budget: a request needs the latest
+   * message. Older steps of the turn may go; the question never does, however long the turn.
    */
   private keepLast(messages: readonly ChatMessage[], keep: number): ChatMessage[] {
     const units = toUnits(messages);
     const kept = new Set(units.filter((u) => u.kind === 'system'));
-    let count = 0;
+    const question = units.findLast((u) => u.kind === 'single' && messages[u.start]!.role === 'user');
+    const newest = units.findLast((u) => u.kind !== 'system');
+    if (question) kept.add(question);
+    let count = question ? 1 : 0;
     for (let i = units.length - 1; i >= 0; i--) {
       const unit = units[i]!;
-      if (unit.kind === 'system') continue;
+      if (kept.has(unit)) continue;
       const size = unit.end - unit.start;
-      if (count > 0 && count + size > keep) break;
+      if (unit !== newest && count + size > keep) break;
       kept.add(unit);
       count += size;
     }
