@@ -229,7 +229,7 @@ describe('runAgentLoop: model call recovery', () => {
   });
 
   it('backs off exponentially and gives up after the configured retries', async () => {
-    const h = harness([new ModelError('server', 'boom')], {}, { llmMaxRetries: 2, llmRetryBaseDelayMs: 1_000 });
+    const h = harness([new ModelError('server', 'boom')], {}, { llmMaxRetries: 2, llmRetryBaseDelayMs: 1_000, llmRetryJitter: 0 });
     const result = await h.run();
     expect(result.stopReason).toBe('model_error');
     expect(h.model.requests).toHaveLength(3);
@@ -279,6 +279,29 @@ describe('runAgentLoop: model call recovery', () => {
     expect(seen[3]!.messages).toBeLessThanOrEqual(5); // force trimmed: system + last 4
     expect(result.transcript[0]!.view.stage).toBe('force_trimmed');
     expect(history).toHaveLength(32); // raw input untouched
+  });
+
+  it('spreads retries with jitter: each wait is between half and all of the exponential delay', async () => {
+    const waits: number[] = [];
+    for (let i = 0; i < 50; i++) {
+      const h = harness([new ModelError('server', 'boom'), reply.text('ok')], {}, { llmRetryBaseDelayMs: 1_000 });
+      await h.run();
+      // The other sleep is the turn's deadline timer (turnTimeoutMs, 120 s by default).
+      waits.push(...h.clock.sleeps.filter((ms) => ms !== 120_000));
+    }
+    expect(waits).toHaveLength(50);
+    for (const ms of waits) expect(ms).toBeGreaterThanOrEqual(500), expect(ms).toBeLessThanOrEqual(1_000);
+    expect(new Set(waits).size).toBeGreaterThan(10);
+  });
+
+  it('tries the fallback model with the full view when even the force-trimmed view overflows the primary', async () => {
+    const h = harness([new ModelError('context_overflow', 'too long')]);
+    const fallback = new ScriptedModel([reply.text('a larger context fits it')], { provider: 'other', model: 'long-context' });
+    const result = await h.run({ fallbackModels: [fallback] });
+    expect(result.response).toBe('a larger context fits it');
+    expect(h.model.requests).toHaveLength(4);
+    expect(fallback.requests).toHaveLength(1);
+    expect(result.transcript[0]!.model).toMatchObject({ model: 'long-context', fallbackUsed: true });
   });
 
   it('gives up with context_overflow when even the force-trimmed view is too long', async () => {

@@ -45,6 +45,11 @@ export const LoopConfigSchema = z.object({
   llmRetryBaseDelayMs: z.number().int().nonnegative().default(1_000),
   /** Longest wait between model retries, whatever a retry-after header asks. */
   llmRetryMaxDelayMs: z.number().int().positive().default(30_000),
+  /**
+   * Share of each backoff drawn at random (0: none): a wait is between `1 - jitter` and all of the
+   * exponential delay, so runs that failed together (one rate limit for many) do not retry together.
+   */
+  llmRetryJitter: z.number().min(0).max(1).default(0.5),
   /** How long a pending approval stays valid. */
   approvalTimeoutMs: z.number().int().positive().default(30 * 60_000),
   /** Largest argument value kept in a tool call record (the summary, not the call). */

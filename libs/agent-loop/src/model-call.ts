@@ -32,7 +32,7 @@ function asModelError(error: unknown, model: ModelPort, signal: AbortSignal): Mo
 /**
  * Calls the model, recovering by the registered strategy for each error kind: retry with
  * backoff, shrink the request view (context overflow: trim, then truncate tool results, then
- * force trim), or move to the next model of the fallback list.
+ * force trim, then the next model), or move to the next model of the fallback list.
  */
 export async function callModelWithRecovery(params: ModelCallParams): Promise<ModelCallOutcome> {
   let lastError: ModelError | undefined;
@@ -56,7 +56,8 @@ export async function callModelWithRecovery(params: ModelCallParams): Promise<Mo
         if (decision.action === 'give_up') return { ok: false, error, view, retries: totalRetries };
         if (decision.action === 'next_model') break;
         if (decision.action === 'shrink_view') {
-          if (stageIndex === ViewStages.length - 1) return { ok: false, error, view, retries: totalRetries };
+          // Past the smallest view, a fallback model (perhaps with a larger context) may still fit it.
+          if (stageIndex === ViewStages.length - 1) break;
           stageIndex += 1;
         } else {
           try {

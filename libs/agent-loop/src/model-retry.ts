@@ -13,10 +13,13 @@ export type RetryDecision =
 /** Decides for one error kind, given how many retries this model already had for the call. */
 export type RetryStrategy = (error: ModelError, retries: number, config: LoopConfig) => RetryDecision;
 
-/** Exponential backoff from the base delay, never shorter than what the provider asked for. */
+/**
+ * Exponential backoff from the base delay with jitter (a random share of it, `llmRetryJitter`),
+ * never shorter than what the provider asked for.
+ */
 function backoff(error: ModelError, retries: number, config: LoopConfig): number {
-  const exponential = config.llmRetryBaseDelayMs * 2 ** retries;
-  return Math.min(config.llmRetryMaxDelayMs, Math.max(error.retryAfterMs ?? 0, exponential));
+  const exponential = config.llmRetryBaseDelayMs * 2 ** retries * (1 - config.llmRetryJitter * Math.random());
+  return Math.min(config.llmRetryMaxDelayMs, Math.max(error.retryAfterMs ?? 0, Math.round(exponential)));
 }
 
 const retryWithBackoff: RetryStrategy = (error, retries, config) =>
