@@ -97,6 +97,7 @@ export function toProtoEntry(row: EntryRow): agentPoolV1.AgentEntry {
     createdAt: row.created_at,
     updatedAt: row.updated_at,
     expiresAt: row.expires_at ?? undefined,
+    kind: row.kind,
   };
 }
 
@@ -112,6 +113,7 @@ export function agentPoolServiceImplementation(pool: AgentPool, limits: Limits, 
         agentName: parseOrReject(ToolName, request.agentName, 'INVALID_AGENT_NAME', 'agent_name'),
         arguments: jsonObject(request.argumentsJson, 'arguments_json', 'INVALID_ARGUMENTS_JSON', limits),
         source: sourceOf(request.source),
+        approvalGate: request.approvalGate,
         deadlineAt: deadlineOf(call),
       });
       return { entry: toProtoEntry(entry), duplicate };

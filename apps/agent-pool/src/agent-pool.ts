@@ -1,9 +1,11 @@
 import { randomUUID } from 'node:crypto';
-import { USER_CANCELLED_MESSAGE, type AgentStepInput, type AgentStepOutput, type ApprovalDecision } from '@platform/contracts';
+import type { AgentStepInput, ApprovalDecision } from '@platform/contracts';
 import { errors, inTransaction, PlatformError, type Logger } from '@platform/service-kit';
 import type { CatalogEntry, ToolLookup } from '@platform/tool-sdk';
 import type pg from 'pg';
-import type { AgentStepCall, StepResult } from './agent-step-client.js';
+import type { AgentStepCall, ApprovedToolCall, CallFailure, StepResult, ToolRunResult } from './agent-step-client.js';
+import { gateApprovalRequest, gatedArguments } from './approval-gate.js';
+import { approvalNotFound, CANCELLED, entryNotFound, notLive, notWaitingFor, SCHEMA_VERSION_CHANGED, stateOf, stateVersion } from './entry-states.js';
 import type { AgentPoolConfig } from './config.js';
 import {
   deriveEntryId,
@@ -15,7 +17,6 @@ import {
   type EntryStatus,
   type LockedRow,
   type SourceKind,
-  type WaitingStatus,
 } from './entry-store.js';
 
 /** The live catalog of runners, as far as the pool needs it (tool-sdk's ToolCatalog). */
@@ -24,12 +25,13 @@ export interface AgentDirectory {
   refresh(): Promise<void>;
 }
 
-/** Sends one agent step to a runner (AgentStepClient). */
+/** Sends one agent step, or a gated tool's approved call, to a runner (AgentStepClient). */
 export interface StepSender {
   step(call: AgentStepCall): Promise<StepResult>;
+  runTool(call: ApprovedToolCall): Promise<ToolRunResult>;
 }
 
-export type PoolSettings = Pick<AgentPoolConfig, 'MAX_LIVE_AGENTS_PER_TENANT' | 'AGENT_INPUT_TTL_MS' | 'AGENT_PAUSED_TTL_MS' | 'AGENT_STEP_TIMEOUT_MS'>;
+export type PoolSettings = Pick<AgentPoolConfig, 'MAX_LIVE_AGENTS_PER_TENANT' | 'AGENT_INPUT_TTL_MS' | 'AGENT_PAUSED_TTL_MS' | 'AGENT_STEP_TIMEOUT_MS' | 'APPROVAL_TIMEOUT_MINUTES'>;
 
 export interface AgentPoolOptions {
   db: pg.Pool;
@@ -49,6 +51,8 @@ export interface StartInput {
   agentName: string;
   arguments: Record<string, unknown>;
   source: { kind: SourceKind; taskId: string | undefined };
+  /** A plain tool that requires approval: store the call waiting for approval, run nothing (see approval-gate.ts). */
+  approvalGate: boolean;
   /** The caller's deadline (epoch ms); the runner call ends before it. */
   deadlineAt: number;
 }
@@ -79,61 +83,6 @@ interface Outcome {
 /** The runner call ends this long before the caller's deadline, so the answer can still be stored and sent. */
 const DEADLINE_MARGIN_MS = 100;
 
-export const SCHEMA_VERSION_CHANGED = 'SCHEMA_VERSION_CHANGED';
-
-function entryNotFound(): PlatformError {
-  return errors.notFound('AGENT_NOT_FOUND', 'no such agent entry');
-}
-
-function approvalNotFound(): PlatformError {
-  return errors.notFound('APPROVAL_NOT_FOUND', 'no such approval request');
-}
-
-function precondition(code: string, message: string, row: EntryRow): PlatformError {
-  return new PlatformError('failed_precondition', code, message, { details: { entryId: row.entry_id, status: row.status } });
-}
-
-/** Why an entry cannot take the step the caller asked for. */
-function notWaitingFor(wanted: WaitingStatus, row: EntryRow): PlatformError {
-  if (row.status === 'paused') return precondition('AGENT_PAUSED', `the agent entry ${row.entry_id} is paused; resume it first`, row);
-  if (row.status === 'waiting_for_approval') {
-    return precondition('AGENT_AWAITING_APPROVAL', `the agent entry ${row.entry_id} waits for approval; answer approval ${row.approval_id} with ResolveApproval`, row);
-  }
-  if (row.status === 'waiting_for_input') return precondition('AGENT_AWAITING_INPUT', `the agent entry ${row.entry_id} waits for input; answer it with ContinueAgent`, row);
-  return precondition('AGENT_NOT_WAITING', `the agent entry ${row.entry_id} is ${row.status} and takes no more ${wanted === 'waiting_for_input' ? 'input' : 'decisions'}`, row);
-}
-
-function notLive(row: EntryRow): PlatformError {
-  return precondition('AGENT_NOT_LIVE', `the agent entry ${row.entry_id} is already ${row.status}`, row);
-}
-
-/** The state columns of an agent's answer. */
-function stateOf(output: AgentStepOutput, inputTtlMs: number): EntryPatch & { status: EntryStatus; schema_version: string } {
-  const base = { schema_version: output.schemaVersion, collected: output.collected, paused_from: null, error_code: null, error_message: null };
-  switch (output.state) {
-    case 'completed':
-      return { ...base, status: 'completed', result: output.result ?? null, prompt: null, missing: null, expires_at: null };
-    case 'cancelled':
-      return { ...base, status: 'cancelled', result: output.message, prompt: null, missing: null, expires_at: null };
-    case 'waiting_for_input':
-      return { ...base, status: 'waiting_for_input', prompt: output.prompt, missing: output.missing, approval_id: null, approval: null, expires_in_ms: inputTtlMs };
-    case 'waiting_for_approval':
-      return {
-        ...base,
-        status: 'waiting_for_approval',
-        prompt: output.prompt,
-        missing: null,
-        approval_id: randomUUID(),
-        approval: output.approval,
-        expires_in_ms: output.approval.timeoutMinutes * 60_000,
-      };
-  }
-}
-
-function agentSchemaVersion(entry: CatalogEntry): string | undefined {
-  return entry.kind === 'agent' ? entry.agentSchemaVersion : undefined;
-}
-
 /**
  * The pool's lifecycle logic. Every change locks its entry's row for the whole step (runner call
  * included), so one entry never runs two steps at once and a crash mid-step rolls back to the
@@ -158,6 +107,7 @@ export class AgentPool {
     const existing = await entryStore.findByCallId(this.db, input.tenantId, input.callId);
     if (existing) return { entry: existing, duplicate: true };
     await this.checkLimit(this.db, input.tenantId);
+    if (input.approvalGate) return this.startGate(input);
     const entryId = deriveEntryId(input.tenantId, input.callId);
     const lookup = this.options.agents.lookup(input.agentName);
     const descriptor = lookup.state === 'online' ? lookup.entry : undefined;
@@ -194,6 +144,7 @@ export class AgentPool {
           run_id: input.runId ?? null,
           call_id: input.callId,
           agent_name: input.agentName,
+          kind: 'agent',
           arguments: input.arguments,
           source_kind: input.source.kind,
           source_task_id: input.source.taskId ?? null,
@@ -201,6 +152,52 @@ export class AgentPool {
         { ...state, step: 1 },
       );
       this.logStep(entry, 'agent started');
+      return { entry, duplicate: false };
+    });
+  }
+
+  /**
+   * Stores a plain tool's call waiting for approval of its arguments; nothing runs. The tool's
+   * input schema hash is kept: a deploy that changes the schema while the call waits discards it.
+   */
+  private async startGate(input: StartInput): Promise<{ entry: EntryRow; duplicate: boolean }> {
+    const tool = await this.onlineEntry(input.agentName);
+    if (tool.kind !== 'tool') {
+      throw new PlatformError('failed_precondition', 'NOT_A_PLAIN_TOOL', `'${input.agentName}' is an agent-tool, which asks for approval itself; start it without approval_gate`);
+    }
+    const { approval, prompt } = gateApprovalRequest(input.agentName, input.arguments, this.settings.APPROVAL_TIMEOUT_MINUTES);
+    return inTransaction(this.db, async (client) => {
+      await entryStore.lockStart(client, input.tenantId, input.callId);
+      const raced = await entryStore.findByCallId(client, input.tenantId, input.callId);
+      if (raced) return { entry: raced, duplicate: true };
+      await entryStore.lockTenantLimit(client, input.tenantId);
+      await this.checkLimit(client, input.tenantId);
+      const entry = await entryStore.insert(
+        client,
+        {
+          entry_id: deriveEntryId(input.tenantId, input.callId),
+          tenant_id: input.tenantId,
+          conversation_id: input.conversationId,
+          run_id: input.runId ?? null,
+          call_id: input.callId,
+          agent_name: input.agentName,
+          kind: 'approval_gate',
+          arguments: input.arguments,
+          source_kind: input.source.kind,
+          source_task_id: input.source.taskId ?? null,
+        },
+        {
+          status: 'waiting_for_approval',
+          schema_version: tool.schemaHash,
+          collected: input.arguments,
+          prompt,
+          approval_id: randomUUID(),
+          approval,
+          expires_in_ms: approval.timeoutMinutes * 60_000,
+          step: 0,
+        },
+      );
+      this.logStep(entry, 'tool call waits for approval');
       return { entry, duplicate: false };
     });
   }
@@ -223,6 +220,11 @@ export class AgentPool {
       }
       if (input.changes && Object.keys(input.changes).length > 0 && !approval.allowModification) {
         return { row, reject: errors.invalidArgument('MODIFICATION_NOT_ALLOWED', 'this approval request does not accept changes') };
+      }
+      if (row.kind === 'approval_gate') {
+        // Nobody is there to read a reply: a gated call takes a decision.
+        if (!input.decision) return { row, reject: errors.invalidArgument('DECISION_REQUIRED', 'a tool call waiting for approval takes a decision: approve, edit or cancel') };
+        return this.decideGate(client, row, input.decision, input.changes, input.deadlineAt);
       }
       const step: AgentStepInput = {
         phase: 'approval',
@@ -274,14 +276,7 @@ export class AgentPool {
     return this.change(tenantId, { entryId }, entryNotFound, async (client, row) => {
       if (row.status === 'cancelled') return { row };
       if (!isLive(row.status)) return { row, reject: notLive(row) };
-      const cancelled = await entryStore.update(client, row.entry_id, {
-        status: 'cancelled',
-        paused_from: null,
-        result: USER_CANCELLED_MESSAGE,
-        prompt: null,
-        missing: null,
-        expires_at: null,
-      });
+      const cancelled = await entryStore.update(client, row.entry_id, CANCELLED);
       this.logStep(cancelled, 'agent cancelled');
       return { row: cancelled };
     });
@@ -316,13 +311,9 @@ export class AgentPool {
 
   /** One step on a locked live entry: schema version guard, runner call, new state. */
   private async step(client: pg.PoolClient, row: EntryRow, agent: AgentStepInput, callerDeadlineAt: number): Promise<Outcome> {
-    const descriptor = await this.onlineAgent(row.agent_name);
-    let current = agentSchemaVersion(descriptor);
-    if (current !== row.schema_version) {
-      // The catalog may lag behind a deploy (either way): look again before discarding anything.
-      current = agentSchemaVersion(await this.onlineAgent(row.agent_name, true));
-      if (current !== row.schema_version) return { row: await this.discard(client, row, current, row.step) };
-    }
+    const checked = await this.checkedRunner(client, row);
+    if ('discarded' in checked) return { row: checked.discarded };
+    const descriptor = checked.runner;
     const result = await this.options.steps.step({
       agentName: row.agent_name,
       callId: stepCallId(row.entry_id, row.step + 1),
@@ -347,20 +338,79 @@ export class AgentPool {
     return { row: updated };
   }
 
+  /**
+   * A gated call's decision: cancel ends it, nothing ran; approve (or edit) runs the tool once
+   * with the approved arguments under the model's call id, and its answer finishes the entry. A
+   * step that got no answer (timeout, no runner) leaves the entry waiting, as for an agent step.
+   */
+  private async decideGate(
+    client: pg.PoolClient,
+    row: EntryRow,
+    decision: ApprovalDecision,
+    changes: Record<string, unknown> | undefined,
+    callerDeadlineAt: number,
+  ): Promise<Outcome> {
+    if (decision === 'cancel') {
+      const cancelled = await entryStore.update(client, row.entry_id, CANCELLED);
+      this.logStep(cancelled, 'tool call cancelled');
+      return { row: cancelled };
+    }
+    const checked = await this.checkedRunner(client, row);
+    if ('discarded' in checked) return { row: checked.discarded };
+    const tool = checked.runner;
+    const args = gatedArguments(row.collected, decision, changes);
+    const result = await this.options.steps.runTool({
+      toolName: row.agent_name,
+      callId: row.call_id,
+      tenantId: row.tenant_id,
+      conversationId: row.conversation_id,
+      runId: row.run_id ?? undefined,
+      arguments: args,
+      deadlineAt: this.deadline(tool, callerDeadlineAt),
+      sideEffect: tool.sideEffect,
+      dedupe: tool.dedupe,
+    });
+    const state: EntryPatch =
+      result.kind === 'output'
+        ? { status: 'completed', result: result.output ?? null, paused_from: null, prompt: null, missing: null, expires_at: null }
+        : this.failedState(result, row.agent_name);
+    const updated = await entryStore.update(client, row.entry_id, { ...state, collected: args, step: row.step + 1 });
+    this.logStep(updated, decision === 'edit' ? 'tool call ran as edited' : 'tool call ran as approved');
+    return { row: updated };
+  }
+
+  /**
+   * The runner of a locked entry, its saved state checked against the runner's current version
+   * (a mismatch discards the entry: it is never run). The catalog may lag behind a deploy
+   * (either way), so it is asked again before anything is discarded.
+   */
+  private async checkedRunner(client: pg.PoolClient, row: EntryRow): Promise<{ runner: CatalogEntry } | { discarded: EntryRow }> {
+    const runner = await this.onlineEntry(row.agent_name);
+    if (stateVersion(row.kind, runner) === row.schema_version) return { runner };
+    const again = await this.onlineEntry(row.agent_name, true);
+    const current = stateVersion(row.kind, again);
+    if (current === row.schema_version) return { runner: again };
+    return { discarded: await this.discard(client, row, current, row.step) };
+  }
+
   /** The entry's fields were saved under another schema version: end it, never run it. */
   private async discard(client: pg.PoolClient, row: EntryRow, current: string | undefined, step: number): Promise<EntryRow> {
     const now = current === undefined ? 'no schema version' : `schema version ${current}`;
     this.options.logger.warn(
-      { entryId: row.entry_id, tenantId: row.tenant_id, agent: row.agent_name, saved: row.schema_version, current: current ?? null },
-      'discarded a waiting agent: its schema version changed',
+      { entryId: row.entry_id, tenantId: row.tenant_id, agent: row.agent_name, kind: row.kind, saved: row.schema_version, current: current ?? null },
+      'discarded a waiting entry: its schema version changed',
     );
+    const message =
+      row.kind === 'approval_gate'
+        ? `The tool '${row.agent_name}' changed its input (saved under schema ${row.schema_version}, now ${current ?? 'not a plain tool'}) while the call waited for approval, ` +
+          'so the call was discarded and nothing was done. Call the tool again to start over.'
+        : `The agent '${row.agent_name}' changed its fields (saved under schema version ${row.schema_version}, now ${now}) while this request waited, ` +
+          'so the waiting request was discarded and nothing was done. Call the agent again to start over.';
     return entryStore.update(client, row.entry_id, {
       status: 'error',
       paused_from: null,
       error_code: SCHEMA_VERSION_CHANGED,
-      error_message:
-        `The agent '${row.agent_name}' changed its fields (saved under schema version ${row.schema_version}, now ${now}) while this request waited, ` +
-        'so the waiting request was discarded and nothing was done. Call the agent again to start over.',
+      error_message: message,
       prompt: null,
       missing: null,
       expires_at: null,
@@ -368,22 +418,25 @@ export class AgentPool {
     });
   }
 
-  /** The catalog entry of an agent whose runner is online, or UNAVAILABLE (the entry stays as it is). */
-  private async onlineAgent(name: string, refresh = false): Promise<CatalogEntry> {
+  /** The catalog entry of an agent or tool whose runner is online, or UNAVAILABLE (the entry stays as it is). */
+  private async onlineEntry(name: string, refresh = false): Promise<CatalogEntry> {
     let found = refresh ? undefined : this.options.agents.lookup(name);
     if (found?.state !== 'online') {
       await this.options.agents.refresh();
       found = this.options.agents.lookup(name);
     }
     if (found.state === 'online') return found.entry;
-    throw errors.unavailable('AGENT_UNAVAILABLE', `no runner serves the agent '${name}' right now; the entry is unchanged, try again later`, { retryAfterSeconds: 5 });
+    throw errors.unavailable('AGENT_UNAVAILABLE', `no runner serves '${name}' right now; the entry is unchanged, try again later`, { retryAfterSeconds: 5 });
   }
 
   /** The new state after a step, or the error for a step that did not happen (the transaction then rolls back). */
   private stateAfter(result: StepResult, agentName: string): EntryPatch & { status: EntryStatus } {
+    return result.kind === 'output' ? stateOf(result.output, this.settings.AGENT_INPUT_TTL_MS) : this.failedState(result, agentName);
+  }
+
+  /** A call the runner refused ends the entry in status error; one that did not happen is thrown (rolled back). */
+  private failedState(result: CallFailure, agentName: string): EntryPatch & { status: EntryStatus } {
     switch (result.kind) {
-      case 'output':
-        return stateOf(result.output, this.settings.AGENT_INPUT_TTL_MS);
       case 'rejected':
         return { status: 'error', error_code: result.code, error_message: result.message, paused_from: null, prompt: null, missing: null, expires_at: null };
       case 'unavailable':

@@ -1,4 +1,4 @@
-import { AgentStepOutput, type AgentCallRequest, type SideEffect, type ToolCallResponse } from '@platform/contracts';
+import { AgentStepOutput, type AgentCallRequest, type AgentStepInput, type SideEffect, type ToolCallResponse } from '@platform/contracts';
 import type { Logger } from '@platform/service-kit';
 import type { ToolClient } from '@platform/tool-sdk';
 
@@ -33,6 +33,26 @@ export type StepResult =
   | { kind: 'unavailable'; message: string }
   | { kind: 'timeout'; message: string };
 
+/** How a call that produced no usable output went (the same for an agent step and a plain tool). */
+export type CallFailure = Exclude<StepResult, { kind: 'output' }>;
+
+/** A plain tool's call that the pool runs once the user approved it (an approval gate). */
+export interface ApprovedToolCall {
+  toolName: string;
+  /** The model's call id: the call runs under the id it was made with. */
+  callId: string;
+  tenantId: string;
+  conversationId: string;
+  runId: string | undefined;
+  arguments: Record<string, unknown>;
+  deadlineAt: number;
+  sideEffect?: SideEffect | undefined;
+  dedupe?: boolean | undefined;
+}
+
+/** What an approved tool call came to: the tool's output, or a failure as for a step. */
+export type ToolRunResult = { kind: 'output'; output: unknown } | CallFailure;
+
 export interface AgentStepClientOptions {
   tools: ToolClient;
   logger: Logger;
@@ -48,8 +68,23 @@ function describeIssues(issues: ReadonlyArray<{ path: string; message: string }>
   return ` (${issues.map((i) => `${i.path}: ${i.message}`).join('; ')})`;
 }
 
+/** Sorts a response that carries no output into what the pool does about it. */
+function failureOf(response: Exclude<ToolCallResponse, { status: 'success' }>): CallFailure {
+  switch (response.status) {
+    case 'timeout':
+      return { kind: 'timeout', message: response.error.message };
+    case 'busy':
+      return { kind: 'unavailable', message: response.error.message };
+    case 'failed':
+      if (NOT_TAKEN.has(response.error.code)) return { kind: 'unavailable', message: response.error.message };
+      return { kind: 'rejected', code: response.error.code, message: response.error.message };
+    case 'invalid':
+      return { kind: 'rejected', code: response.error.code, message: `${response.error.message}${describeIssues(response.error.issues)}` };
+  }
+}
+
 /**
- * Sends agent-tool steps with tool-sdk's ToolClient (tool protocol v1 headers, the agent-protocol
+ * Sends agent-tool steps, and plain tools' approved calls, with tool-sdk's ToolClient (tool protocol v1 headers, the agent-protocol
  * body `{arguments, agent}`, its busy and transport retry policy) and sorts the response into what
  * the pool does with it.
  */
@@ -57,9 +92,20 @@ export class AgentStepClient {
   constructor(private readonly options: AgentStepClientOptions) {}
 
   async step(call: AgentStepCall): Promise<StepResult> {
-    const response = await this.options.tools.call({
-      toolName: call.agentName,
-      arguments: call.request.arguments,
+    const response = await this.send({ ...call, toolName: call.agentName, arguments: call.request.arguments }, call.request.agent);
+    return this.classify(call, response);
+  }
+
+  /** Runs a plain tool's approved call (tool protocol v1, the plain body `{arguments}`). */
+  async runTool(call: ApprovedToolCall): Promise<ToolRunResult> {
+    const response = await this.send(call);
+    return response.status === 'success' ? { kind: 'output', output: response.output } : failureOf(response);
+  }
+
+  private send(call: ApprovedToolCall, agent?: AgentStepInput): Promise<ToolCallResponse> {
+    return this.options.tools.call({
+      toolName: call.toolName,
+      arguments: call.arguments,
       callId: call.callId,
       tenantId: call.tenantId,
       conversationId: call.conversationId,
@@ -67,29 +113,16 @@ export class AgentStepClient {
       deadlineAt: call.deadlineAt,
       ...(call.sideEffect ? { sideEffect: call.sideEffect } : {}),
       ...(call.dedupe !== undefined ? { dedupe: call.dedupe } : {}),
-      ...(call.request.agent ? { agent: call.request.agent } : {}),
+      ...(agent ? { agent } : {}),
     });
-    return this.classify(call, response);
   }
 
   private classify(call: AgentStepCall, response: ToolCallResponse): StepResult {
-    switch (response.status) {
-      case 'success': {
-        const output = AgentStepOutput.safeParse(this.withApprovalTimeout(response.output));
-        if (output.success) return { kind: 'output', output: output.data };
-        this.options.logger.warn({ agent: call.agentName, callId: call.callId, issues: output.error.issues }, 'agent runner sent an output that breaks the agent protocol');
-        return { kind: 'rejected', code: 'AGENT_PROTOCOL_VIOLATION', message: `the agent '${call.agentName}' answered with an output that is not an agent step state` };
-      }
-      case 'timeout':
-        return { kind: 'timeout', message: response.error.message };
-      case 'busy':
-        return { kind: 'unavailable', message: response.error.message };
-      case 'failed':
-        if (NOT_TAKEN.has(response.error.code)) return { kind: 'unavailable', message: response.error.message };
-        return { kind: 'rejected', code: response.error.code, message: response.error.message };
-      case 'invalid':
-        return { kind: 'rejected', code: response.error.code, message: `${response.error.message}${describeIssues(response.error.issues)}` };
-    }
+    if (response.status !== 'success') return failureOf(response);
+    const output = AgentStepOutput.safeParse(this.withApprovalTimeout(response.output));
+    if (output.success) return { kind: 'output', output: output.data };
+    this.options.logger.warn({ agent: call.agentName, callId: call.callId, issues: output.error.issues }, 'agent runner sent an output that breaks the agent protocol');
+    return { kind: 'rejected', code: 'AGENT_PROTOCOL_VIOLATION', message: `the agent '${call.agentName}' answered with an output that is not an agent step state` };
   }
 
   /** An approval request without `timeoutMinutes` gets the configured default instead of failing the step. */

@@ -9,6 +9,8 @@ export type WaitingStatus = 'waiting_for_input' | 'waiting_for_approval';
 export type LiveStatus = (typeof LIVE_STATUSES)[number];
 export type EntryStatus = LiveStatus | (typeof FINISHED_STATUSES)[number];
 export type SourceKind = 'user' | 'trigger';
+/** `agent`: an agent-tool's call; `approval_gate`: a plain tool's call held for approval. */
+export type EntryKind = 'agent' | 'approval_gate';
 
 const LIVE_SQL = `('waiting_for_input', 'waiting_for_approval', 'paused')`;
 const FINISHED_SQL = `('completed', 'cancelled', 'expired', 'error')`;
@@ -21,6 +23,7 @@ export interface EntryRow {
   run_id: string | null;
   call_id: string;
   agent_name: string;
+  kind: EntryKind;
   status: EntryStatus;
   paused_from: WaitingStatus | null;
   schema_version: string;
@@ -73,6 +76,7 @@ export interface NewEntry {
   run_id: string | null;
   call_id: string;
   agent_name: string;
+  kind: EntryKind;
   arguments: Record<string, unknown>;
   source_kind: SourceKind;
   source_task_id: string | null;

@@ -22,6 +22,8 @@ export interface StartOptions {
   conversationId?: string;
   runId?: string;
   source?: agentPoolV1.AgentSource;
+  /** A plain tool that requires approval (StartAgent's approval_gate). */
+  approvalGate?: boolean;
 }
 
 export function startRequest(tenantId: string, agentName: string, callId: string, args: Record<string, unknown>, options: StartOptions = {}): agentPoolV1.StartAgentRequest {
@@ -33,5 +35,6 @@ export function startRequest(tenantId: string, agentName: string, callId: string
     agentName,
     argumentsJson: JSON.stringify(args),
     source: options.source,
+    approvalGate: options.approvalGate ?? false,
   };
 }
