@@ -11,6 +11,7 @@ const SHIPPED = [
   'calculator',
   'context-overflow',
   'demo',
+  'gated-archive',
   'leaked-token-name',
   'loop-forever',
   'malformed-tool-args',

@@ -6,6 +6,7 @@ import { startNatsServer, type NatsServerHandle } from '@platform/testing';
 import { defineTool, serveRunner, ToolCatalog, ToolClient, type ToolRunner } from '@platform/tool-sdk';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
+import type { PoolAgents } from './agents/pool-agents.js';
 import { RunnerToolPort, toOutcome } from './runner-tool-port.js';
 
 const logger = createLogger({ service: 'test', level: 'silent' });
@@ -58,6 +59,32 @@ describe('RunnerToolPort', () => {
     expect(port.lookup('echo')).toMatchObject({ name: 'echo' });
     expect(port.lookup('nothing')).toBeUndefined();
     expect(await port.execute({ id: 'c3', name: 'echo', arguments: {} }, context())).toMatchObject({ status: 'failed', errorCode: 'RUNNER_UNAVAILABLE' });
+  });
+
+  it('never runs a tool that requires approval: the pool holds the call, and without a pool it is denied', async () => {
+    let ran = 0;
+    const wipe = defineTool({ name: 'wipe', description: 'Wipes a disk.', input: z.object({ disk: z.string() }), requiresApproval: true, sideEffect: 'external', handler: async () => ++ran });
+    const gatedConnection = await connectNats({ servers: server.url, name: 'gated', logger });
+    const gated = await serveRunner({ nc: gatedConnection, name: 'gated-tools', version: '1.0.0', tools: [wipe], logger });
+    try {
+      await catalog.refresh();
+      // The loop sees it as a tool that may wait for the user.
+      expect(port.lookup('wipe')).toMatchObject({ kind: 'agent' });
+      expect(await port.execute({ id: 'g1', name: 'wipe', arguments: { disk: 'sda' } }, context())).toMatchObject({ status: 'denied', errorCode: 'APPROVAL_UNAVAILABLE' });
+      const started: Array<{ callId: string; approvalGate: boolean }> = [];
+      const waiting: ToolOutcome = { status: 'waiting', content: 'asked', pending: { agentName: 'wipe', waitingFor: 'approval', prompt: 'ok?' } };
+      const agents = { start: async (_scope: unknown, call: { id: string }, _context: unknown, approvalGate = false) => (started.push({ callId: call.id, approvalGate }), waiting) } as unknown as PoolAgents;
+      const withPool = new RunnerToolPort(catalog, new ToolClient({ nc, logger }), { tenantId: 'acme', conversationId: 'c1', agents });
+      expect(await withPool.execute({ id: 'g2', name: 'wipe', arguments: { disk: 'sda' } }, context())).toEqual(waiting);
+      expect(started).toEqual([{ callId: 'g2', approvalGate: true }]);
+      // A plain tool without the flag still runs directly.
+      expect(await withPool.execute({ id: 'g3', name: 'double', arguments: { n: 1 } }, context())).toMatchObject({ status: 'success' });
+      expect(ran).toBe(0);
+    } finally {
+      await gated.stop(10);
+      await gatedConnection.close();
+      await catalog.refresh();
+    }
   });
 
   it('maps every runner status onto a loop outcome', () => {

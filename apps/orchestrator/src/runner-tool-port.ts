@@ -9,12 +9,19 @@ export interface RunnerToolPortScope {
   conversationId: string;
   /** The agent profile's tool allowlist; tools it rejects are neither offered nor run. */
   allowsTool?: (name: string) => boolean;
-  /** Agent-tools run through the agent pool, which keeps them while they wait for the user. */
+  /** Agent-tools, and tools that require approval, run through the agent pool, which keeps them while they wait for the user. */
   agents?: PoolAgents;
 }
 
+/** A plain tool whose every call the user must approve first (`platform.requires_approval`). */
+function isGated(entry: CatalogEntry): boolean {
+  return entry.kind === 'tool' && entry.requiresApproval;
+}
+
+/** As the loop sees a tool: one that may wait for the user (an agent-tool, or a gated tool) is of kind `agent`. */
 function describe(entry: CatalogEntry): ToolDescription {
-  return { name: entry.name, description: entry.description, parameters: entry.inputSchema, kind: entry.kind, timeoutMs: entry.timeoutMs, sideEffect: entry.sideEffect };
+  const kind = isGated(entry) ? 'agent' : entry.kind;
+  return { name: entry.name, description: entry.description, parameters: entry.inputSchema, kind, timeoutMs: entry.timeoutMs, sideEffect: entry.sideEffect };
 }
 
 /** Maps a runner's answer (tool protocol v1) onto the loop's outcome statuses. */
@@ -67,6 +74,11 @@ export class RunnerToolPort implements ToolPort {
     const found = this.catalog.lookup(call.name);
     if (found.state !== 'online') {
       return { status: 'failed', content: `no runner serves '${call.name}' right now; try again later or answer without it.`, errorCode: 'RUNNER_UNAVAILABLE' };
+    }
+    if (isGated(found.entry)) {
+      // Never run without the user's approval: the pool holds the call until the user decides.
+      if (!this.scope.agents) return { status: 'denied', content: `'${call.name}' needs the user's approval first, and nobody can ask for it here; it was not run.`, errorCode: 'APPROVAL_UNAVAILABLE' };
+      return this.scope.agents.start(this.scope, call, context, true);
     }
     if (found.entry.kind === 'agent' && this.scope.agents) return this.scope.agents.start(this.scope, call, context);
     const response = await this.client.call({

@@ -5,7 +5,7 @@ import { entryOutcome } from './entry-outcome.js';
 
 export type AgentPoolClient = PromiseClient<agentPoolV1.AgentPoolServiceClient>;
 
-/** Starts agent-tool calls in the agent pool, which runs the agent's steps and keeps its state. */
+/** Starts agent-tool calls, and calls of tools that require approval, in the agent pool, which keeps them while they wait. */
 export class PoolAgents {
   constructor(
     private readonly pool: AgentPoolClient,
@@ -13,8 +13,12 @@ export class PoolAgents {
     private readonly mayWait: (tenantId: string, conversationId: string) => Promise<void>,
   ) {}
 
-  /** Runs the agent's first step; a call that cannot complete now waits in the pool. */
-  async start(scope: { tenantId: string; conversationId: string }, call: ToolCallRequest, context: ToolCallContext): Promise<ToolOutcome> {
+  /**
+   * Runs the agent's first step; a call that cannot complete now waits in the pool. With
+   * `approvalGate`, the call is a plain tool's that requires approval: the pool runs nothing
+   * and it waits for the user's approval.
+   */
+  async start(scope: { tenantId: string; conversationId: string }, call: ToolCallRequest, context: ToolCallContext, approvalGate = false): Promise<ToolOutcome> {
     try {
       await this.mayWait(scope.tenantId, scope.conversationId);
       const { entry } = await this.pool.startAgent(
@@ -26,6 +30,7 @@ export class PoolAgents {
           agentName: call.name,
           argumentsJson: JSON.stringify(call.arguments),
           source: { kind: 'user', taskId: '' },
+          approvalGate,
         },
         { deadlineMs: Math.max(1, context.deadlineAt - Date.now()), signal: context.signal },
       );

@@ -1,0 +1,111 @@
+// Plain tools that require approval, end to end: the model calls `archive_orders` (a tool whose
+// runner publishes platform.requires_approval), the turn stops with a structured approval
+// request and nothing runs; "yes" (or the approvals API) runs it once with the approved
+// arguments, an edit runs it changed, "no" never runs it; the wait survives the orchestrator and
+// the agent pool being killed; another tenant cannot decide it.
+import { createLogger, createRedis, type Redis } from '@platform/service-kit';
+import type { ManagedProcess } from '@platform/testing';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { api, bootPlatform, startRunnerProcess, waitForCatalog, type SuitePlatform } from './support.js';
+
+interface Approval {
+  approvalId: string;
+  agentName: string;
+  actionSummary: string;
+  details: Record<string, unknown>;
+  options: string[];
+  allowModification: boolean;
+}
+interface Turn {
+  runId: string;
+  status: string;
+  response: string;
+  pending: Array<{ callId: string; agentName: string; waitingFor: string; prompt: string; approval?: Approval }>;
+}
+
+const ARCHIVE = '[scenario:gated-archive] Archive the EMEA orders older than 90 days.';
+const ASKED = { region: 'emea', olderThanDays: 90 };
+
+let platform: SuitePlatform;
+let runner: ManagedProcess;
+let redis: Redis;
+
+beforeAll(async () => {
+  platform = await bootPlatform('gates', { env: { orchestrator: { RATE_LIMIT_TURNS_PER_MINUTE: '0' } } });
+  runner = await startRunnerProcess(platform, 'gated-runner', 'test/e2e/src/fixtures/gated-runner.ts');
+  redis = createRedis({ url: platform.redisUrl, name: 'gates-test', logger: createLogger({ service: 'test', level: 'silent' }) });
+  await waitForCatalog(platform.apiUrl, ['archive_orders']);
+});
+afterAll(async () => {
+  redis?.disconnect();
+  await runner?.stop();
+  await platform?.stop();
+});
+
+const send = (tenant: string, conversation: string, content: string) => api<Turn>(platform, 'POST', `/v1/conversations/${conversation}/messages`, tenant, { content });
+const approvals = async (tenant: string) => (await api<{ approvals: Approval[] }>(platform, 'GET', '/v1/approvals', tenant)).body.approvals;
+/** The arguments each run of the call ran with (none: it never ran). */
+const runsOf = async (callId: string) => (await redis.lrange(`archive:${callId}`, 0, -1)).map((r) => JSON.parse(r) as Record<string, unknown>);
+
+/** The tool's result as the model quoted it in its answer (`Archive result: <json>`). */
+const resultOf = (turn: Turn) => JSON.parse(turn.response.replace(/^Archive result: /, '')) as unknown;
+
+/** Sends the archive request and checks that it waits for approval, with nothing run. */
+async function askToArchive(tenant: string, conversation: string): Promise<{ callId: string; approval: Approval }> {
+  // llm-sim derives call ids from the conversation's text: each test's own words keep them apart.
+  const turn = await send(tenant, conversation, `${ARCHIVE} (${conversation})`);
+  expect(turn.status).toBe(200);
+  expect(turn.body).toMatchObject({ status: 'waiting', pending: [{ agentName: 'archive_orders', waitingFor: 'approval' }] });
+  const { callId, approval } = turn.body.pending[0]!;
+  expect(approval).toMatchObject({ agentName: 'archive_orders', details: ASKED, options: ['approve', 'edit', 'cancel'], allowModification: true });
+  expect(approval!.actionSummary).toContain('archive_orders');
+  expect(turn.body.response).toContain('needs your approval');
+  expect(await runsOf(callId)).toEqual([]);
+  return { callId, approval: approval! };
+}
+
+describe('a plain tool that requires approval', () => {
+  it('stops the turn for approval, runs nothing, and runs once with the asked arguments after "yes"', async () => {
+    const { callId, approval } = await askToArchive('gate-yes', 'gate-1');
+    expect((await approvals('gate-yes')).map((a) => a.approvalId)).toEqual([approval.approvalId]);
+    const yes = await send('gate-yes', 'gate-1', 'yes');
+    expect(yes.body).toMatchObject({ status: 'completed' });
+    expect(resultOf(yes.body)).toEqual({ archived: 42, ...ASKED });
+    expect(await runsOf(callId)).toEqual([ASKED]);
+    expect(await approvals('gate-yes')).toEqual([]);
+  });
+
+  it('runs the edited call when the approvals API says "edit"', async () => {
+    const { callId, approval } = await askToArchive('gate-edit', 'gate-2');
+    const edited = await api<Turn>(platform, 'POST', `/v1/approvals/${approval.approvalId}`, 'gate-edit', { decision: 'edit', changes: { olderThanDays: 365 } });
+    expect(edited.status).toBe(200);
+    expect(resultOf(edited.body)).toEqual({ archived: 42, region: 'emea', olderThanDays: 365 });
+    expect(await runsOf(callId)).toEqual([{ region: 'emea', olderThanDays: 365 }]);
+  });
+
+  it('never runs it after "no", and the model learns the user cancelled', async () => {
+    const { callId } = await askToArchive('gate-no', 'gate-3');
+    const no = await send('gate-no', 'gate-3', 'no');
+    expect(no.body.response).toContain('User cancelled this action.');
+    expect(await runsOf(callId)).toEqual([]);
+  });
+
+  it('keeps waiting while the orchestrator and the agent pool are killed and restarted, then runs once', async () => {
+    const { callId } = await askToArchive('gate-restart', 'gate-4');
+    for (const app of ['orchestrator', 'agent-pool'] as const) await platform.kill(app);
+    for (const app of ['agent-pool', 'orchestrator'] as const) await platform.start(app);
+    await waitForCatalog(platform.apiUrl, ['archive_orders']);
+    const yes = await send('gate-restart', 'gate-4', 'yes');
+    expect(yes.body).toMatchObject({ status: 'completed' });
+    expect(await runsOf(callId)).toEqual([ASKED]);
+  });
+
+  it('cannot be decided by another tenant (404), and stays waiting for its owner', async () => {
+    const { callId, approval } = await askToArchive('gate-owner', 'gate-5');
+    const attempt = await api(platform, 'POST', `/v1/approvals/${approval.approvalId}`, 'gate-intruder', { decision: 'approve' });
+    expect(attempt.status).toBe(404);
+    expect(attempt.body).toMatchObject({ error: { code: 'APPROVAL_NOT_FOUND' } });
+    expect(await runsOf(callId)).toEqual([]);
+    expect((await approvals('gate-owner')).map((a) => a.approvalId)).toEqual([approval.approvalId]);
+  });
+});
