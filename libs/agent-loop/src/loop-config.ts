@@ -4,7 +4,7 @@ import { z } from 'zod';
  * Every tunable of the loop, in one place, with its default. Nothing else in the engine holds a
  * number that changes behaviour. Defaults follow the design (max 10 turns, 30 s tools, 120 s
  * agent-tools, 30% of the context per tool result, 400,000-char hard cap, 128k-token context,
- * trim at 80%, keep 40 messages, 2 model retries from a 1 s base delay, 30-minute approvals).
+ * trim at 80%, keep 40 messages, 2 model retries from a 1 s base delay).
  */
 export const LoopConfigSchema = z.object({
   /** Model calls per turn before the loop forces a final answer. */
@@ -50,8 +50,6 @@ export const LoopConfigSchema = z.object({
    * exponential delay, so runs that failed together (one rate limit for many) do not retry together.
    */
   llmRetryJitter: z.number().min(0).max(1).default(0.5),
-  /** How long a pending approval stays valid. */
-  approvalTimeoutMs: z.number().int().positive().default(30 * 60_000),
   /** Largest argument value kept in a tool call record (the summary, not the call). */
   argumentSummaryChars: z.number().int().positive().default(200),
   /** Sent (in the request view only) with the last, tool-less call after the turn limit. */
