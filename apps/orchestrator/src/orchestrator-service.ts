@@ -95,8 +95,9 @@ export function orchestratorServiceImplementation(deps: OrchestratorDependencies
       if (!existing) {
         if (!request.content.trim()) throw errors.invalidArgument('EMPTY_CONTENT', 'content must not be empty');
         if (request.timeZone && !isTimeZone(request.timeZone)) throw errors.invalidArgument('INVALID_TIME_ZONE', `'${request.timeZone}' is not an IANA time zone`);
-        const profile = deps.profiles.resolve(request.profile);
-        if (!profile) throw errors.notFound('PROFILE_NOT_FOUND', `no agent profile '${request.profile}'; known: ${deps.profiles.names().join(', ')}`);
+        const caller = { tenantId: scope.tenantId, tier: request.tier || config.DEFAULT_TIER };
+        const profile = deps.profiles.resolve(request.profile, caller);
+        if (!profile) throw errors.notFound('PROFILE_NOT_FOUND', `no agent profile '${request.profile}' for you; yours: ${deps.profiles.namesFor(caller).join(', ')}`);
         // Back-pressure: a saturated replica refuses new turns instead of queueing without bound.
         if (inFlight >= config.MAX_CONCURRENT_TURNS) {
           throw new PlatformError('unavailable', 'OVERLOADED', `this orchestrator is running ${inFlight} turns, its limit; try again shortly`, { retryAfterSeconds: 1 });

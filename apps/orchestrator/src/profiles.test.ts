@@ -33,7 +33,7 @@ describe('agent profiles', () => {
       ],
     });
     const registry = ProfileRegistry.fromConfig(config({ AGENT_PROFILES_FILE: target }), model);
-    expect(registry.names()).toEqual(['assistant', 'timekeeper']);
+    expect(registry.namesFor({ tenantId: 'acme', tier: 'default' })).toEqual(['assistant', 'timekeeper']);
     expect(registry.resolve('')?.name).toBe('assistant');
     const keeper = registry.resolve('timekeeper')!;
     expect(keeper.model.model).toBe('small');
@@ -43,7 +43,35 @@ describe('agent profiles', () => {
     expect(['current_time', 'calendar', 'calculator', 'current-x'].map((t) => keeper.allowsTool(t))).toEqual([true, true, false, false]);
   });
 
+  it('keeps a profile with access rules to its tenants and tiers; to everyone else it does not exist', () => {
+    const target = file({
+      defaultProfile: 'assistant',
+      profiles: [
+        { name: 'assistant', systemPrompt: 'Helpful.' },
+        { name: 'operator', systemPrompt: 'Runs everything.', tools: ['*'], access: { tenants: ['acme'] } },
+        { name: 'premium', systemPrompt: 'Large model.', model: 'large', access: { tiers: ['pro', 'enterprise'] } },
+        { name: 'acme-pro', systemPrompt: 'Both.', access: { tenants: ['acme'], tiers: ['pro'] } },
+      ],
+    });
+    const registry = ProfileRegistry.fromConfig(config({ AGENT_PROFILES_FILE: target }), model);
+    const acmeFree = { tenantId: 'acme', tier: 'free' };
+    const acmePro = { tenantId: 'acme', tier: 'pro' };
+    const globexPro = { tenantId: 'globex', tier: 'pro' };
+    expect(registry.namesFor(acmeFree)).toEqual(['assistant', 'operator']);
+    expect(registry.namesFor(acmePro)).toEqual(['assistant', 'operator', 'premium', 'acme-pro']);
+    expect(registry.namesFor(globexPro)).toEqual(['assistant', 'premium']);
+    expect(registry.resolve('operator', globexPro)).toBeUndefined();
+    expect(registry.resolve('premium', acmeFree)).toBeUndefined();
+    expect(registry.resolve('acme-pro', acmeFree)).toBeUndefined();
+    expect(registry.resolve('acme-pro', acmePro)?.name).toBe('acme-pro');
+    expect(registry.resolve(undefined, globexPro)?.name).toBe('assistant');
+    // Without a caller (a run already admitted), the name is enough.
+    expect(registry.resolve('operator')?.name).toBe('operator');
+  });
+
   it.each([
+    ['the default profile with access rules', { defaultProfile: 'a', profiles: [{ name: 'a', systemPrompt: 'x', access: { tiers: ['pro'] } }] }, /profiles\.0\.access: the default profile is for every caller/],
+    ['an empty access list', { defaultProfile: 'a', profiles: [{ name: 'a', systemPrompt: 'x' }, { name: 'b', systemPrompt: 'y', access: { tenants: [] } }] }, /profiles\.1\.access\.tenants/],
     ['not JSON', '{', /cannot read it as JSON/],
     ['an unknown default', { defaultProfile: 'nope', profiles: [{ name: 'a', systemPrompt: 'x' }] }, /defaultProfile: no profile named 'nope'/],
     ['a duplicate name', { defaultProfile: 'a', profiles: [{ name: 'a', systemPrompt: 'x' }, { name: 'a', systemPrompt: 'y' }] }, /profiles\.1\.name: profile 'a' is defined twice/],

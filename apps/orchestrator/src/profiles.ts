@@ -1,10 +1,32 @@
 import { readFileSync } from 'node:fs';
 import { compileLoopConfig, LoopConfigSchema, type LoopConfig, type ModelPort } from '@platform/agent-loop';
+import { TenantId } from '@platform/contracts';
 import { z } from 'zod';
 import type { OrchestratorConfig } from './config.js';
 import { loopConfigFrom } from './loop-settings.js';
 
 const ProfileName = z.string().regex(/^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/, 'must be 1-64 letters, digits, ".", "_" or "-"');
+
+/**
+ * Who may use a profile: callers pick profiles by name, so a profile with more tools or a dearer
+ * model can be kept to some tenants or tiers. Absent: everyone.
+ */
+export const ProfileAccess = z
+  .object({
+    /** Tenants (the token's tenant) that may use it; absent: every tenant. */
+    tenants: z.array(TenantId).min(1).optional(),
+    /** Tiers (the token's `tier` claim, else DEFAULT_TIER) that may use it; absent: every tier. */
+    tiers: z.array(z.string().min(1)).min(1).optional(),
+  })
+  .strict();
+export type ProfileAccess = z.infer<typeof ProfileAccess>;
+
+/** Who asks for a profile. */
+export interface ProfileCaller {
+  tenantId: string;
+  /** The caller's tier, already defaulted (DEFAULT_TIER when the token has none). */
+  tier: string;
+}
 
 /** One agent profile as written in the profiles file. */
 export const AgentProfileSpec = z
@@ -20,6 +42,8 @@ export const AgentProfileSpec = z
     tools: z.array(z.string().min(1)).default(['*']),
     /** Loop settings that differ from the orchestrator's (e.g. `{ "maxTurns": 4 }`). */
     loop: LoopConfigSchema.partial().strict().optional(),
+    /** Who may use it (default: everyone). */
+    access: ProfileAccess.optional(),
   })
   .strict();
 export type AgentProfileSpec = z.infer<typeof AgentProfileSpec>;
@@ -36,6 +60,11 @@ export const AgentProfilesFile = z
       if (names.indexOf(name) !== i) ctx.addIssue({ code: 'custom', path: ['profiles', i, 'name'], message: `profile '${name}' is defined twice` });
     });
     if (!names.includes(file.defaultProfile)) ctx.addIssue({ code: 'custom', path: ['defaultProfile'], message: `no profile named '${file.defaultProfile}'` });
+    // A request that names no profile gets the default: every caller must be allowed to use it.
+    const fallback = file.profiles.findIndex((p) => p.name === file.defaultProfile);
+    if (fallback >= 0 && file.profiles[fallback]!.access) {
+      ctx.addIssue({ code: 'custom', path: ['profiles', fallback, 'access'], message: 'the default profile is for every caller and takes no access rules' });
+    }
   });
 export type AgentProfilesFile = z.infer<typeof AgentProfilesFile>;
 
@@ -47,6 +76,8 @@ export interface AgentProfile {
   fallbackModels: ModelPort[];
   loopConfig: LoopConfig;
   allowsTool: (name: string) => boolean;
+  /** Whether this caller may use the profile (its access rules). */
+  allowsCaller: (caller: ProfileCaller) => boolean;
 }
 
 export class ProfilesFileError extends Error {
@@ -98,17 +129,24 @@ export class ProfileRegistry {
         fallbackModels: (spec.fallbackModels ?? config.LLM_FALLBACK_MODELS).map(modelFor),
         loopConfig: spec.loop ? compileLoopConfig({ ...base, ...spec.loop }) : base,
         allowsTool: (name) => patterns.some((p) => p.test(name)),
+        allowsCaller: ({ tenantId, tier }) => (!spec.access?.tenants || spec.access.tenants.includes(tenantId)) && (!spec.access?.tiers || spec.access.tiers.includes(tier)),
       });
     }
     return new ProfileRegistry(profiles, file.defaultProfile);
   }
 
-  /** The named profile (or the default); undefined when no profile has that name. */
-  resolve(name: string | undefined): AgentProfile | undefined {
-    return this.byName.get(name || this.defaultName);
+  /**
+   * The named profile (or the default). Undefined when no profile has that name, and, given a
+   * caller, also when its access rules keep that caller out: the two look alike to the caller,
+   * so names of profiles it may not use do not leak.
+   */
+  resolve(name: string | undefined, caller?: ProfileCaller): AgentProfile | undefined {
+    const profile = this.byName.get(name || this.defaultName);
+    return profile && (!caller || profile.allowsCaller(caller)) ? profile : undefined;
   }
 
-  names(): string[] {
-    return [...this.byName.keys()];
+  /** The profiles this caller may use. */
+  namesFor(caller: ProfileCaller): string[] {
+    return [...this.byName.values()].filter((p) => p.allowsCaller(caller)).map((p) => p.name);
   }
 }

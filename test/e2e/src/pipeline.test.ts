@@ -17,6 +17,7 @@ beforeAll(async () => {
       profiles: [
         { name: 'assistant', systemPrompt: 'You are a helpful assistant.' },
         { name: 'timekeeper', systemPrompt: 'You only tell the time.', tools: ['current_*'], loop: { maxTurns: 3 } },
+        { name: 'operator', systemPrompt: 'You run anything.', access: { tenants: ['operator-tenant'] } },
       ],
     }),
   );
@@ -68,6 +69,17 @@ describe('agent profiles', () => {
     const turn = await api<Turn>(platform, 'POST', '/v1/conversations/p-2/messages', 'profile-tenant-2', { content: '[scenario:calculator] 12 * (3 + 4)?', profile: 'timekeeper' });
     expect(turn.status).toBe(200);
     expect(turn.body.toolCalls).toEqual([expect.objectContaining({ name: 'calculator', status: 'invalid', errorCode: 'UNKNOWN_TOOL' })]);
+  });
+
+  it('keeps a profile to the tenants its access rules name: to another tenant it does not exist', async () => {
+    const allowed = await api(platform, 'POST', '/v1/conversations/p-4/messages', 'operator-tenant', { content: '[scenario:plain] hi', profile: 'operator' });
+    expect(allowed.status).toBe(200);
+    const kept = await api<{ error: { code: string; message: string } }>(platform, 'POST', '/v1/conversations/p-4/messages', 'profile-tenant-4', { content: 'hi', profile: 'operator' });
+    expect(kept.status).toBe(404);
+    expect(kept.body.error.code).toBe('PROFILE_NOT_FOUND');
+    // The answer names the profiles this tenant may use, and says nothing of the others.
+    expect(kept.body.error.message).toContain('assistant, timekeeper');
+    expect(kept.body.error.message.replace("'operator'", '')).not.toContain('operator');
   });
 
   it('answers an unknown profile with 404', async () => {
