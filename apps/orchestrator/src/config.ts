@@ -63,6 +63,10 @@ export const OrchestratorConfig = z.object({
   MAX_TURNS: env.positiveInt().default(10),
   TOOL_TIMEOUT_MS: env.positiveInt().default(30_000),
   AGENT_TOOL_TIMEOUT_MS: env.positiveInt().default(120_000),
+  /** Consecutive failures (timeouts, busy replicas, transport errors) that open a tool's circuit breaker; 0 = off. */
+  TOOL_BREAKER_FAILURES: env.nonNegativeInt().default(5),
+  /** How long an open breaker refuses calls to its tool before one trial call may go through. */
+  TOOL_BREAKER_COOLDOWN_MS: env.positiveInt().default(30_000),
   MAX_TOOL_CALLS_PER_TURN: env.positiveInt().default(64),
   /** Time zone for the framework context when a request names none. */
   DEFAULT_TIMEZONE: z.string().default('UTC'),

@@ -8,6 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import type { PoolAgents } from './agents/pool-agents.js';
 import { RunnerToolPort, toOutcome } from './runner-tool-port.js';
+import { ToolBreakers } from './tool-breakers.js';
 
 const logger = createLogger({ service: 'test', level: 'silent' });
 let server: NatsServerHandle;
@@ -83,6 +84,48 @@ describe('RunnerToolPort', () => {
     } finally {
       await gated.stop(10);
       await gatedConnection.close();
+      await catalog.refresh();
+    }
+  });
+
+  it('refuses a tool at once while its breaker is open (it kept timing out), then tries it again after the cooldown', async () => {
+    let started = 0;
+    let slow = true;
+    const stall = defineTool({
+      name: 'stall',
+      description: 'Answers late while slow.',
+      input: z.object({}),
+      handler: async () => {
+        started++;
+        if (slow) await new Promise((r) => setTimeout(r, 500));
+        return 'ok';
+      },
+    });
+    const stallConnection = await connectNats({ servers: server.url, name: 'stalling', logger });
+    const stalling = await serveRunner({ nc: stallConnection, name: 'stalling-tools', version: '1.0.0', tools: [stall], logger });
+    try {
+      await catalog.refresh();
+      const breakers = new ToolBreakers({ failureThreshold: 2, cooldownMs: 300, logger });
+      const guarded = new RunnerToolPort(catalog, new ToolClient({ nc, logger }), { tenantId: 'acme', conversationId: 'c1', breakers });
+      const shortCall = (id: string) => guarded.execute({ id, name: 'stall', arguments: {} }, { ...context(), deadlineAt: Date.now() + 100 });
+      expect(await shortCall('s1')).toMatchObject({ status: 'timeout' });
+      expect(await shortCall('s2')).toMatchObject({ status: 'timeout' });
+      const refused = await shortCall('s3');
+      expect(refused).toMatchObject({ status: 'failed', errorCode: 'TOOL_CIRCUIT_OPEN' });
+      expect(refused.content).toContain('temporarily unavailable');
+      expect(started).toBe(2);
+      // Other tools are not affected.
+      expect(await guarded.execute({ id: 's4', name: 'double', arguments: { n: 1 } }, context())).toMatchObject({ status: 'success' });
+      // After the cooldown one trial call goes through; it answers, and the breaker closes.
+      slow = false;
+      await new Promise((r) => setTimeout(r, 300));
+      const call = (id: string) => guarded.execute({ id, name: 'stall', arguments: {} }, context());
+      expect(await call('s5')).toMatchObject({ status: 'success' });
+      expect(await call('s6')).toMatchObject({ status: 'success' });
+      expect(started).toBe(4);
+    } finally {
+      await stalling.stop(10);
+      await stallConnection.close();
       await catalog.refresh();
     }
   });

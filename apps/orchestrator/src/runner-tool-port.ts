@@ -3,6 +3,7 @@ import type { ToolCallResponse } from '@platform/contracts';
 import { withToolExecutionSpan } from '@platform/telemetry';
 import type { CatalogEntry, ToolCatalog, ToolClient } from '@platform/tool-sdk';
 import type { PoolAgents } from './agents/pool-agents.js';
+import type { Admission, CallHealth, ToolBreakers } from './tool-breakers.js';
 
 export interface RunnerToolPortScope {
   tenantId: string;
@@ -11,6 +12,8 @@ export interface RunnerToolPortScope {
   allowsTool?: (name: string) => boolean;
   /** Agent-tools, and tools that require approval, run through the agent pool, which keeps them while they wait for the user. */
   agents?: PoolAgents;
+  /** Circuit breakers per tool: a tool that keeps failing is refused at once for a while. */
+  breakers?: ToolBreakers;
 }
 
 /** A plain tool whose every call the user must approve first (`platform.requires_approval`). */
@@ -34,6 +37,21 @@ export function toOutcome(response: ToolCallResponse): ToolOutcome {
   const content = issues ? `${response.error.message} (${issues})` : response.error.message;
   return { status: response.status === 'busy' ? 'failed' : response.status, content, errorCode: response.error.code };
 }
+
+/**
+ * What an answer says of the tool's health: an answer of any kind is healthy; no answer in time,
+ * all replicas busy or a broken transport is not; a call its caller gave up on, or that found no
+ * runner at all (answered at once, nothing to protect), says nothing.
+ */
+function healthOf(response: ToolCallResponse, signal: AbortSignal): CallHealth {
+  if (signal.aborted) return 'neutral';
+  if (response.status === 'timeout' || response.status === 'busy') return 'unhealthy';
+  if (response.status !== 'failed') return 'healthy';
+  if (response.error.code === 'TRANSPORT_FAILED' || response.error.code === 'RUNNER_BUSY') return 'unhealthy';
+  return response.error.code === 'RUNNER_UNAVAILABLE' ? 'neutral' : 'healthy';
+}
+
+const ADMITTED: Admission = { allowed: true, trial: false };
 
 /** The loop's tool port over the live catalog and NATS tool runners. */
 export class RunnerToolPort implements ToolPort {
@@ -81,6 +99,11 @@ export class RunnerToolPort implements ToolPort {
       return this.scope.agents.start(this.scope, call, context, true);
     }
     if (found.entry.kind === 'agent' && this.scope.agents) return this.scope.agents.start(this.scope, call, context);
+    const admission = this.scope.breakers?.admit(call.name) ?? ADMITTED;
+    if (!admission.allowed) {
+      const seconds = Math.max(1, Math.ceil(admission.retryInMs / 1000));
+      return { status: 'failed', content: `'${call.name}' is temporarily unavailable: it kept failing; try again in about ${seconds} s, or answer without it.`, errorCode: 'TOOL_CIRCUIT_OPEN' };
+    }
     const response = await this.client.call({
       toolName: call.name,
       arguments: call.arguments,
@@ -94,6 +117,7 @@ export class RunnerToolPort implements ToolPort {
       sideEffect: found.entry.sideEffect,
       dedupe: found.entry.dedupe,
     });
+    this.scope.breakers?.record(call.name, healthOf(response, context.signal), admission);
     return toOutcome(response);
   }
 }

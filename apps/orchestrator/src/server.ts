@@ -16,6 +16,7 @@ import { ConversationQueue } from './ordering/conversation-queue.js';
 import { ExpiryListener } from './agents/expiry-listener.js';
 import { publishEndWithoutRun } from './events/run-event-publisher.js';
 import { PoolAgents } from './agents/pool-agents.js';
+import { ToolBreakers } from './tool-breakers.js';
 import { ReplyInterpreter } from './agents/reply-interpreter.js';
 import { AgentPoolStep } from './pipeline/agent-pool-step.js';
 import { ShouldProcess } from './pipeline/should-process.js';
@@ -96,6 +97,7 @@ export async function startOrchestratorServer(config: OrchestratorConfig, logger
     shouldProcess,
     pendingAgents,
     agents: new PoolAgents(agentPool.rpc, (tenantId, conversationId) => records.markAgentsMayWait(tenantId, conversationId)),
+    breakers: new ToolBreakers({ failureThreshold: config.TOOL_BREAKER_FAILURES, cooldownMs: config.TOOL_BREAKER_COOLDOWN_MS, logger }),
     logger,
   });
   const queue = new ConversationQueue({

@@ -11,6 +11,7 @@ import type { RunSteps } from './journal/run-steps.js';
 import type { HeldLease } from './ordering/conversation-lease.js';
 import { expiryNoticeResult } from './agents/expiry-notice.js';
 import type { PoolAgents } from './agents/pool-agents.js';
+import type { ToolBreakers } from './tool-breakers.js';
 import type { PendingAgentStep } from './pipeline/pending-agents.js';
 import { prepareContext } from './pipeline/prepare-context.js';
 import type { ShouldProcess } from './pipeline/should-process.js';
@@ -32,6 +33,8 @@ export interface TurnExecutorDependencies {
   pendingAgents: PendingAgentStep;
   /** Agent-tool calls go to the agent pool. */
   agents: PoolAgents;
+  /** Circuit breakers of this process's tool calls, shared by every run. */
+  breakers: ToolBreakers;
   logger: Logger;
 }
 
@@ -126,6 +129,7 @@ export class TurnExecutor {
       conversationId: run.conversationId,
       allowsTool: profile.allowsTool,
       agents: this.deps.agents,
+      breakers: this.deps.breakers,
     });
     const input = run.input ?? (await this.firstInput(run, profile, tools, decision.kind === 'run_loop_with_agent_results' ? decision.messages : []));
     const resumed = run.attempts > 1;
