@@ -1,3 +1,4 @@
+import { traceFields } from '@platform/telemetry';
 import { pino, type Logger } from 'pino';
 
 export type { Logger } from 'pino';
@@ -28,7 +29,10 @@ const REDACTED_PATHS = [
   '*.token',
 ];
 
-/** Structured JSON logging (pino) with the service name on every line and credentials redacted. */
+/**
+ * Structured JSON logging (pino) with the service name on every line, the trace and span ids of
+ * the span a line is written in (`trace_id`, `span_id`), and credentials redacted.
+ */
 export function createLogger(options: LoggerOptions): Logger {
   return pino(
     {
@@ -37,6 +41,7 @@ export function createLogger(options: LoggerOptions): Logger {
       redact: { paths: REDACTED_PATHS, censor: '[redacted]' },
       timestamp: pino.stdTimeFunctions.isoTime,
       formatters: { level: (label) => ({ level: label }) },
+      mixin: traceFields,
     },
     options.destination ?? pino.destination({ sync: false }),
   );

@@ -22,3 +22,4 @@ export {
   type ToolExecutionInfo,
 } from './gen-ai.js';
 export { shutdownTelemetry } from './shutdown.js';
+export { traceFields, type TraceFields } from './log-correlation.js';
