@@ -1,6 +1,6 @@
 import type { ToolCallContext, ToolCallRequest, ToolDescription, ToolOutcome, ToolPort } from '@platform/agent-loop';
 import type { ToolCallResponse } from '@platform/contracts';
-import { withToolExecutionSpan } from '@platform/telemetry';
+import { recordToolCall, withToolExecutionSpan } from '@platform/telemetry';
 import type { CatalogEntry, ToolCatalog, ToolClient } from '@platform/tool-sdk';
 import type { PoolAgents } from './agents/pool-agents.js';
 import type { Admission, CallHealth, ToolBreakers } from './tool-breakers.js';
@@ -80,9 +80,12 @@ export class RunnerToolPort implements ToolPort {
 
   execute(call: ToolCallRequest, context: ToolCallContext): Promise<ToolOutcome> {
     return withToolExecutionSpan({ toolName: call.name, toolCallId: call.id }, async (span) => {
+      const started = performance.now();
       const outcome = await this.run(call, context);
+      const errorCode = outcome.status !== 'success' && outcome.status !== 'waiting' ? outcome.errorCode : undefined;
       span.setAttribute('platform.tool.status', outcome.status);
-      if (outcome.status !== 'success' && outcome.status !== 'waiting') span.setAttribute('error.type', outcome.errorCode);
+      if (errorCode) span.setAttribute('error.type', errorCode);
+      recordToolCall({ toolName: call.name, status: outcome.status, errorCode }, (performance.now() - started) / 1000);
       return outcome;
     });
   }

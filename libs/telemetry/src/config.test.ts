@@ -2,7 +2,7 @@ import { mkdtemp, mkdir, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DEFAULT_SCHEDULE_DELAY_MS, readTelemetryConfig } from './config.js';
+import { DEFAULT_METRIC_EXPORT_INTERVAL_MS, DEFAULT_SCHEDULE_DELAY_MS, readTelemetryConfig } from './config.js';
 
 let appDir: string;
 let entry: string;
@@ -21,6 +21,8 @@ describe('readTelemetryConfig', () => {
       serviceName: '@platform/orchestrator',
       exportEnabled: false,
       scheduledDelayMillis: DEFAULT_SCHEDULE_DELAY_MS,
+      metricsExportEnabled: false,
+      metricExportIntervalMillis: DEFAULT_METRIC_EXPORT_INTERVAL_MS,
     });
   });
 
@@ -43,6 +45,15 @@ describe('readTelemetryConfig', () => {
     expect(readTelemetryConfig({ OTEL_BSP_SCHEDULE_DELAY: '2000' }, entry).scheduledDelayMillis).toBe(2000);
     expect(readTelemetryConfig({ OTEL_BSP_SCHEDULE_DELAY: 'soon' }, entry).scheduledDelayMillis).toBe(DEFAULT_SCHEDULE_DELAY_MS);
     expect(readTelemetryConfig({ OTEL_BSP_SCHEDULE_DELAY: '0' }, entry).scheduledDelayMillis).toBe(DEFAULT_SCHEDULE_DELAY_MS);
+  });
+
+  it('exports metrics to the OTLP endpoint (or its metrics endpoint) unless OTEL_METRICS_EXPORTER is none, at OTEL_METRIC_EXPORT_INTERVAL', () => {
+    expect(readTelemetryConfig({ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://collector:4318' }, entry)).toMatchObject({ metricsExportEnabled: true, metricExportIntervalMillis: 60_000 });
+    expect(readTelemetryConfig({ OTEL_EXPORTER_OTLP_METRICS_ENDPOINT: 'http://collector:4318/v1/metrics' }, entry)).toMatchObject({ metricsExportEnabled: true, exportEnabled: false });
+    expect(readTelemetryConfig({ OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: 'http://collector:4318/v1/traces' }, entry).metricsExportEnabled).toBe(false);
+    expect(readTelemetryConfig({ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://collector:4318', OTEL_METRICS_EXPORTER: 'NONE' }, entry)).toMatchObject({ metricsExportEnabled: false, exportEnabled: true });
+    expect(readTelemetryConfig({ OTEL_METRIC_EXPORT_INTERVAL: '500' }, entry).metricExportIntervalMillis).toBe(500);
+    expect(readTelemetryConfig({ OTEL_METRIC_EXPORT_INTERVAL: 'often' }, entry).metricExportIntervalMillis).toBe(60_000);
   });
 
   it('honours OTEL_SDK_DISABLED=true case-insensitively', () => {

@@ -6,6 +6,9 @@ import path from 'node:path';
 /** Batch export delay when OTEL_BSP_SCHEDULE_DELAY is unset: short, so spans of short-lived processes and tests arrive quickly. */
 export const DEFAULT_SCHEDULE_DELAY_MS = 500;
 
+/** Metric export interval when OTEL_METRIC_EXPORT_INTERVAL is unset (the specification's default). */
+export const DEFAULT_METRIC_EXPORT_INTERVAL_MS = 60_000;
+
 /** Settings the register entry starts the SDK with. */
 export interface TelemetryConfig {
   /** `OTEL_SDK_DISABLED=true`: no loader hook, no instrumentation, no SDK. */
@@ -15,6 +18,13 @@ export interface TelemetryConfig {
   /** Whether an OTLP endpoint is configured; without one spans are recorded but dropped. */
   readonly exportEnabled: boolean;
   readonly scheduledDelayMillis: number;
+  /**
+   * Whether metrics are exported: an OTLP endpoint for them (`OTEL_EXPORTER_OTLP_METRICS_ENDPOINT`
+   * or `OTEL_EXPORTER_OTLP_ENDPOINT`) and `OTEL_METRICS_EXPORTER` not `none`. Without it no meter
+   * provider is installed and recording costs nothing.
+   */
+  readonly metricsExportEnabled: boolean;
+  readonly metricExportIntervalMillis: number;
 }
 
 type Env = Readonly<Record<string, string | undefined>>;
@@ -71,5 +81,9 @@ export function readTelemetryConfig(env: Env = process.env, entryScript: string 
     serviceName: disabled ? undefined : resolveServiceName(env, entryScript),
     exportEnabled: Boolean(nonEmpty(env['OTEL_EXPORTER_OTLP_TRACES_ENDPOINT']) ?? nonEmpty(env['OTEL_EXPORTER_OTLP_ENDPOINT'])),
     scheduledDelayMillis: positiveNumber(env['OTEL_BSP_SCHEDULE_DELAY']) ?? DEFAULT_SCHEDULE_DELAY_MS,
+    metricsExportEnabled:
+      nonEmpty(env['OTEL_METRICS_EXPORTER'])?.toLowerCase() !== 'none' &&
+      Boolean(nonEmpty(env['OTEL_EXPORTER_OTLP_METRICS_ENDPOINT']) ?? nonEmpty(env['OTEL_EXPORTER_OTLP_ENDPOINT'])),
+    metricExportIntervalMillis: positiveNumber(env['OTEL_METRIC_EXPORT_INTERVAL']) ?? DEFAULT_METRIC_EXPORT_INTERVAL_MS,
   };
 }

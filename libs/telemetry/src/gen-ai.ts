@@ -1,7 +1,9 @@
 // Spans for model calls and tool executions, following the OpenTelemetry GenAI semantic conventions.
 // Only metadata goes into attributes: never prompts, completions, tool arguments/results or keys.
 import { SpanKind, type Attributes, type Span } from '@opentelemetry/api';
+import { recordChatCall } from './metrics.js';
 import { ATTR, TRACER_NAME, VALUE } from './semconv.js';
+import { errorType } from './span-status.js';
 import { withSpan } from './with-span.js';
 
 /** What is known before a chat-completion call. */
@@ -64,14 +66,36 @@ export function chatResponseAttributes(response: ChatResponseInfo): Attributes {
 }
 
 /**
- * Runs one model call in a CLIENT span named `chat <model>` (`gen_ai.operation.name: chat`).
- * Call `chat.recordResponse(...)` with the response metadata before returning. Errors are
- * recorded (with `error.type`) and rethrown.
+ * Runs one model call in a CLIENT span named `chat <model>` (`gen_ai.operation.name: chat`), and
+ * records its `gen_ai.client.operation.duration` and `gen_ai.client.token.usage`. Call
+ * `chat.recordResponse(...)` with the response metadata before returning. Errors are recorded
+ * (with `error.type`) and rethrown.
  */
 export function withChatSpan<T>(request: ChatRequestInfo, fn: (chat: ChatSpan) => T | Promise<T>): Promise<T> {
-  return withSpan(TRACER_NAME, `${VALUE.genAiOperationChat} ${request.model}`, { kind: SpanKind.CLIENT, attributes: chatRequestAttributes(request) }, (span) =>
-    fn({ span, recordResponse: (response) => span.setAttributes(chatResponseAttributes(response)) }),
-  );
+  const started = performance.now();
+  let response: ChatResponseInfo | undefined;
+  // The call's metrics (duration, token usage) are recorded whichever way it ends.
+  const record = (failure?: string): void =>
+    recordChatCall(
+      { provider: request.provider, requestModel: request.model, responseModel: response?.model, inputTokens: response?.inputTokens, outputTokens: response?.outputTokens, errorType: failure },
+      (performance.now() - started) / 1000,
+    );
+  return withSpan(TRACER_NAME, `${VALUE.genAiOperationChat} ${request.model}`, { kind: SpanKind.CLIENT, attributes: chatRequestAttributes(request) }, async (span) => {
+    try {
+      const result = await fn({
+        span,
+        recordResponse: (info) => {
+          response = info;
+          span.setAttributes(chatResponseAttributes(info));
+        },
+      });
+      record();
+      return result;
+    } catch (error) {
+      record(errorType(error));
+      throw error;
+    }
+  });
 }
 
 /** The tool call being executed. */

@@ -2,7 +2,8 @@
 // import-time side effects: the SDK is started by the `@platform/telemetry/register` entry.
 export { injectTraceContext, extractTraceContext, type HeaderGetter, type HeaderSetter } from './propagation.js';
 export { withSpan } from './with-span.js';
-export { recordSpanError } from './span-status.js';
+export { errorType, recordSpanError } from './span-status.js';
+export { recordChatCall, recordToolCall, recordTurn, type ChatCallRecord, type ToolCallRecord, type TurnRecord } from './metrics.js';
 export {
   startMessagingClientSpan,
   runInMessagingServerSpan,

@@ -2,7 +2,7 @@
 // this pins them to the published definitions.
 import * as semconv from '@opentelemetry/semantic-conventions/incubating';
 import { describe, expect, it } from 'vitest';
-import { ATTR, VALUE } from './semconv.js';
+import { ATTR, METRIC, VALUE } from './semconv.js';
 
 describe('semantic convention names', () => {
   it('match @opentelemetry/semantic-conventions', () => {
@@ -31,6 +31,7 @@ describe('semantic convention names', () => {
       genAiToolName: semconv.ATTR_GEN_AI_TOOL_NAME,
       genAiToolCallId: semconv.ATTR_GEN_AI_TOOL_CALL_ID,
       genAiToolType: semconv.ATTR_GEN_AI_TOOL_TYPE,
+      genAiTokenType: semconv.ATTR_GEN_AI_TOKEN_TYPE,
     });
     expect(VALUE).toEqual({
       messagingSystemNats: 'nats',
@@ -38,6 +39,12 @@ describe('semantic convention names', () => {
       messagingOperationTypeProcess: semconv.MESSAGING_OPERATION_TYPE_VALUE_PROCESS,
       genAiOperationChat: semconv.GEN_AI_OPERATION_NAME_VALUE_CHAT,
       genAiOperationExecuteTool: semconv.GEN_AI_OPERATION_NAME_VALUE_EXECUTE_TOOL,
+      genAiTokenTypeInput: semconv.GEN_AI_TOKEN_TYPE_VALUE_INPUT,
+      genAiTokenTypeOutput: semconv.GEN_AI_TOKEN_TYPE_VALUE_OUTPUT,
+    });
+    expect(METRIC).toEqual({
+      genAiClientOperationDuration: semconv.METRIC_GEN_AI_CLIENT_OPERATION_DURATION,
+      genAiClientTokenUsage: semconv.METRIC_GEN_AI_CLIENT_TOKEN_USAGE,
     });
   });
 });

@@ -33,6 +33,7 @@ export const ATTR = {
   genAiToolName: 'gen_ai.tool.name',
   genAiToolCallId: 'gen_ai.tool.call.id',
   genAiToolType: 'gen_ai.tool.type',
+  genAiTokenType: 'gen_ai.token.type',
 } as const;
 
 export const VALUE = {
@@ -41,4 +42,25 @@ export const VALUE = {
   messagingOperationTypeProcess: 'process',
   genAiOperationChat: 'chat',
   genAiOperationExecuteTool: 'execute_tool',
+  genAiTokenTypeInput: 'input',
+  genAiTokenTypeOutput: 'output',
+} as const;
+
+/** Instrumentation scope of the metrics this library's helpers record. */
+export const METER_NAME = '@platform/telemetry';
+
+/** Metric names from the conventions. */
+export const METRIC = {
+  genAiClientOperationDuration: 'gen_ai.client.operation.duration',
+  genAiClientTokenUsage: 'gen_ai.client.token.usage',
+} as const;
+
+/** The platform's own metric and attribute names (not in the conventions; namespaced `platform.`). */
+export const PLATFORM = {
+  toolDurationMetric: 'platform.tool.duration',
+  turnDurationMetric: 'platform.turn.duration',
+  toolStatus: 'platform.tool.status',
+  profile: 'platform.profile',
+  runStatus: 'platform.run.status',
+  stopReason: 'platform.stop_reason',
 } as const;

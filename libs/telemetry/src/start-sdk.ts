@@ -1,6 +1,8 @@
-// Builds and starts the NodeSDK for traces only. Loaded by register.ts after the ESM loader hook is in place.
+// Builds and starts the NodeSDK for traces and metrics. Loaded by register.ts after the ESM loader hook is in place.
 import { CompositePropagator, W3CBaggagePropagator, W3CTraceContextPropagator } from '@opentelemetry/core';
+import { OTLPMetricExporter } from '@opentelemetry/exporter-metrics-otlp-http';
 import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-http';
+import { PeriodicExportingMetricReader, type IMetricReader } from '@opentelemetry/sdk-metrics';
 import { NodeSDK } from '@opentelemetry/sdk-node';
 import { BatchSpanProcessor, NoopSpanProcessor, type SpanProcessor } from '@opentelemetry/sdk-trace';
 import type { TelemetryConfig } from './config.js';
@@ -17,14 +19,20 @@ function spanProcessor(config: TelemetryConfig): SpanProcessor {
   });
 }
 
-/** Starts tracing with the W3C trace-context + baggage propagators; returns the started SDK for shutdown. */
+function metricReaders(config: TelemetryConfig): IMetricReader[] {
+  if (!config.metricsExportEnabled) return [];
+  // The exporter reads OTEL_EXPORTER_OTLP_(METRICS_)ENDPOINT, _HEADERS and _TIMEOUT itself; it always sends JSON.
+  return [new PeriodicExportingMetricReader({ exporter: new OTLPMetricExporter(), exportIntervalMillis: config.metricExportIntervalMillis })];
+}
+
+/** Starts tracing (and metrics, when exported) with the W3C trace-context + baggage propagators; returns the started SDK for shutdown. */
 export function startSdk(config: TelemetryConfig): NodeSDK {
   const sdk = new NodeSDK({
     serviceName: config.serviceName,
     instrumentations: createInstrumentations(),
     spanProcessors: [spanProcessor(config)],
-    // Traces only: without these, NodeSDK would also start OTLP metric and log exporters from env defaults.
-    metricReaders: [],
+    // Explicit: without these, NodeSDK would start metric and log exporters from env defaults.
+    metricReaders: metricReaders(config),
     logRecordProcessors: [],
     textMapPropagator: new CompositePropagator({ propagators: [new W3CTraceContextPropagator(), new W3CBaggagePropagator()] }),
   });

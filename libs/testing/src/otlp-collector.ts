@@ -1,5 +1,6 @@
-// A test sink for OTLP/HTTP JSON trace exports: services under test point OTEL_EXPORTER_OTLP_ENDPOINT
-// at it and tests assert on the spans it received. Not a collector imitation: it only stores spans.
+// A test sink for OTLP/HTTP JSON trace and metric exports: services under test point
+// OTEL_EXPORTER_OTLP_ENDPOINT at it and tests assert on the spans and metric points it received.
+// Not a collector imitation: it only stores what arrives.
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { gunzipSync } from 'node:zlib';
@@ -21,13 +22,34 @@ export interface CollectedSpan {
   readonly attributes: Readonly<Record<string, unknown>>;
 }
 
+/** One data point of an exported metric, flattened out of resourceMetrics/scopeMetrics/metrics. */
+export interface CollectedMetricPoint {
+  readonly name: string;
+  readonly unit: string | undefined;
+  readonly kind: 'histogram' | 'sum' | 'gauge' | 'other';
+  /** `service.name` of the exporting process's resource. */
+  readonly serviceName: string | undefined;
+  /** Instrumentation scope (meter) name. */
+  readonly scope: string | undefined;
+  readonly attributes: Readonly<Record<string, unknown>>;
+  /** Histograms: how many values, and their sum. */
+  readonly count: number | undefined;
+  readonly sum: number | undefined;
+  /** Sums and gauges: the value. */
+  readonly value: number | undefined;
+}
+
 export interface OtlpCollector {
-  /** Base URL for OTEL_EXPORTER_OTLP_ENDPOINT (the exporter appends /v1/traces). */
+  /** Base URL for OTEL_EXPORTER_OTLP_ENDPOINT (the exporters append /v1/traces and /v1/metrics). */
   readonly endpoint: string;
   /** Every span received so far, in arrival order. */
   spans(): CollectedSpan[];
   /** Resolves with all spans once `predicate` holds for them; rejects after `timeoutMs` listing what arrived. */
   waitForSpans(predicate: (spans: CollectedSpan[]) => boolean, timeoutMs?: number): Promise<CollectedSpan[]>;
+  /** Every metric point received so far, in arrival order (each export of a cumulative metric adds its points again). */
+  metricPoints(): CollectedMetricPoint[];
+  /** Resolves with all metric points once `predicate` holds for them; rejects after `timeoutMs` listing the names that arrived. */
+  waitForMetricPoints(predicate: (points: CollectedMetricPoint[]) => boolean, timeoutMs?: number): Promise<CollectedMetricPoint[]>;
   stop(): Promise<void>;
 }
 
@@ -59,6 +81,27 @@ interface OtlpTraceRequest {
   resourceSpans?: {
     resource?: { attributes?: OtlpKeyValue[] };
     scopeSpans?: { scope?: { name?: string }; spans?: OtlpSpan[] }[];
+  }[];
+}
+
+interface OtlpDataPoint {
+  attributes?: OtlpKeyValue[];
+  count?: number | string;
+  sum?: number;
+  asInt?: number | string;
+  asDouble?: number;
+}
+interface OtlpMetric {
+  name?: string;
+  unit?: string;
+  histogram?: { dataPoints?: OtlpDataPoint[] };
+  sum?: { dataPoints?: OtlpDataPoint[] };
+  gauge?: { dataPoints?: OtlpDataPoint[] };
+}
+interface OtlpMetricsRequest {
+  resourceMetrics?: {
+    resource?: { attributes?: OtlpKeyValue[] };
+    scopeMetrics?: { scope?: { name?: string }; metrics?: OtlpMetric[] }[];
   }[];
 }
 
@@ -104,6 +147,50 @@ function flatten(request: OtlpTraceRequest): CollectedSpan[] {
   });
 }
 
+function metricPoints(metric: OtlpMetric, serviceName: string | undefined, scope: string | undefined): CollectedMetricPoint[] {
+  const [kind, points]: [CollectedMetricPoint['kind'], OtlpDataPoint[]] = metric.histogram
+    ? ['histogram', metric.histogram.dataPoints ?? []]
+    : metric.sum
+      ? ['sum', metric.sum.dataPoints ?? []]
+      : metric.gauge
+        ? ['gauge', metric.gauge.dataPoints ?? []]
+        : ['other', []];
+  const number = (value: number | string | undefined): number | undefined => (value === undefined ? undefined : Number(value));
+  return points.map((point) => ({
+    name: metric.name ?? '',
+    unit: metric.unit,
+    kind,
+    serviceName,
+    scope,
+    attributes: plainAttributes(point.attributes),
+    count: number(point.count),
+    sum: point.sum,
+    value: number(point.asInt) ?? point.asDouble,
+  }));
+}
+
+function flattenMetrics(request: OtlpMetricsRequest): CollectedMetricPoint[] {
+  return (request.resourceMetrics ?? []).flatMap((resourceMetrics) => {
+    const serviceName = plainAttributes(resourceMetrics.resource?.attributes)['service.name'];
+    return (resourceMetrics.scopeMetrics ?? []).flatMap((scopeMetrics) =>
+      (scopeMetrics.metrics ?? []).flatMap((metric) => metricPoints(metric, typeof serviceName === 'string' ? serviceName : undefined, scopeMetrics.scope?.name)),
+    );
+  });
+}
+
+/** Polls `received` until `predicate` holds for it, or fails listing what arrived. */
+async function waitFor<T>(received: T[], predicate: (items: T[]) => boolean, timeoutMs: number, describe: (item: T) => string, what: string): Promise<T[]> {
+  const deadline = Date.now() + timeoutMs;
+  while (!predicate([...received])) {
+    if (Date.now() > deadline) {
+      const seen = [...new Set(received.map(describe))].join(', ');
+      throw new Error(`expected ${what} did not arrive within ${timeoutMs} ms; received: [${seen}]`);
+    }
+    await new Promise((r) => setTimeout(r, 25));
+  }
+  return [...received];
+}
+
 async function readBody(req: IncomingMessage): Promise<Buffer> {
   const chunks: Buffer[] = [];
   for await (const chunk of req) chunks.push(chunk as Buffer);
@@ -118,14 +205,18 @@ function reply(res: ServerResponse, status: number, body: string): void {
 /** Starts the sink on a free loopback port. */
 export async function startOtlpCollector(): Promise<OtlpCollector> {
   const received: CollectedSpan[] = [];
+  const points: CollectedMetricPoint[] = [];
   const server = createServer((req, res) => {
-    if (req.method !== 'POST' || req.url?.split('?')[0] !== '/v1/traces') return reply(res, 404, '{}');
+    const path = req.url?.split('?')[0];
+    if (req.method !== 'POST' || (path !== '/v1/traces' && path !== '/v1/metrics')) return reply(res, 404, '{}');
     if (!(req.headers['content-type'] ?? '').includes('application/json')) {
       return reply(res, 415, JSON.stringify({ message: 'this test sink accepts OTLP/HTTP JSON only' }));
     }
     readBody(req)
       .then((body) => {
-        received.push(...flatten(JSON.parse(body.toString('utf8')) as OtlpTraceRequest));
+        const json = JSON.parse(body.toString('utf8')) as unknown;
+        if (path === '/v1/traces') received.push(...flatten(json as OtlpTraceRequest));
+        else points.push(...flattenMetrics(json as OtlpMetricsRequest));
         reply(res, 200, '{}');
       })
       .catch((err: unknown) => reply(res, 400, JSON.stringify({ message: String(err) })));
@@ -139,17 +230,9 @@ export async function startOtlpCollector(): Promise<OtlpCollector> {
   return {
     endpoint: `http://127.0.0.1:${port}`,
     spans: () => [...received],
-    async waitForSpans(predicate, timeoutMs = 10_000) {
-      const deadline = Date.now() + timeoutMs;
-      while (!predicate([...received])) {
-        if (Date.now() > deadline) {
-          const names = received.map((s) => `${s.serviceName ?? '?'}:${s.name}`).join(', ');
-          throw new Error(`expected spans did not arrive within ${timeoutMs} ms; received: [${names}]`);
-        }
-        await new Promise((r) => setTimeout(r, 25));
-      }
-      return [...received];
-    },
+    waitForSpans: (predicate, timeoutMs = 10_000) => waitFor(received, predicate, timeoutMs, (s) => `${s.serviceName ?? '?'}:${s.name}`, 'spans'),
+    metricPoints: () => [...points],
+    waitForMetricPoints: (predicate, timeoutMs = 10_000) => waitFor(points, predicate, timeoutMs, (p) => `${p.serviceName ?? '?'}:${p.name}`, 'metric points'),
     stop: () =>
       new Promise<void>((resolve) => {
         server.closeAllConnections();

@@ -1,4 +1,4 @@
-import { startOtlpCollector, type CollectedSpan, type OtlpCollector, type Platform } from '@platform/testing';
+import { startOtlpCollector, type CollectedMetricPoint, type CollectedSpan, type OtlpCollector, type Platform } from '@platform/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { api, bootPlatform } from './support.js';
 
@@ -7,7 +7,7 @@ let platform: Platform;
 
 beforeAll(async () => {
   collector = await startOtlpCollector();
-  platform = await bootPlatform('tracing', { commonEnv: { OTEL_EXPORTER_OTLP_ENDPOINT: collector.endpoint, OTEL_BSP_SCHEDULE_DELAY: '100' } });
+  platform = await bootPlatform('tracing', { commonEnv: { OTEL_EXPORTER_OTLP_ENDPOINT: collector.endpoint, OTEL_BSP_SCHEDULE_DELAY: '100', OTEL_METRIC_EXPORT_INTERVAL: '300' } });
 });
 afterAll(async () => {
   await platform?.stop();
@@ -52,5 +52,34 @@ describe('end-to-end tracing', () => {
     expect(chat[0]!.attributes).toMatchObject({ 'gen_ai.operation.name': 'chat', 'gen_ai.request.model': 'sim-1' });
     expect(spansOf(trace, runnerSpan.traceId, 'memory').some((s) => s.kind === 'SERVER')).toBe(true);
     expect(spansOf(trace, runnerSpan.traceId, 'memory').some((s) => s.attributes['db.system'] === 'postgresql' || s.attributes['db.system.name'] === 'postgresql')).toBe(true);
+  });
+});
+
+describe('metrics', () => {
+  // Cumulative metrics are exported again every interval: the latest point of a series has its totals.
+  const point = (points: CollectedMetricPoint[], service: string, name: string, attributes: Record<string, unknown> = {}) =>
+    points.findLast((p) => p.serviceName === service && p.name === name && Object.entries(attributes).every(([key, value]) => p.attributes[key] === value));
+
+  it('exports model calls (GenAI conventions), tool calls, turns and HTTP requests as OTLP metrics', async () => {
+    const modelCalls = (all: CollectedMetricPoint[]) => point(all, 'orchestrator', 'gen_ai.client.operation.duration', { 'gen_ai.request.model': 'sim-1' })?.count ?? 0;
+    // Counted before the turn (exports may lag, never lead): the turn's two model calls come on top.
+    const before = modelCalls(collector.metricPoints());
+    const turn = await api<{ response: string }>(platform, 'POST', '/v1/conversations/metered-1/messages', 'acme', { content: '[scenario:calculator] What is 12 * (3 + 4)?' });
+    expect(turn.status).toBe(200);
+    const wanted: Array<[string, string, Record<string, unknown>]> = [
+      ['orchestrator', 'gen_ai.client.operation.duration', { 'gen_ai.operation.name': 'chat', 'gen_ai.request.model': 'sim-1' }],
+      ['orchestrator', 'gen_ai.client.token.usage', { 'gen_ai.token.type': 'input' }],
+      ['orchestrator', 'gen_ai.client.token.usage', { 'gen_ai.token.type': 'output' }],
+      ['orchestrator', 'platform.tool.duration', { 'gen_ai.tool.name': 'calculator', 'platform.tool.status': 'success' }],
+      ['orchestrator', 'platform.turn.duration', { 'platform.profile': 'default', 'platform.run.status': 'completed', 'platform.stop_reason': 'final_answer' }],
+    ];
+    const points = await collector.waitForMetricPoints((all) => wanted.every(([service, name, attributes]) => point(all, service, name, attributes)) && modelCalls(all) >= before + 2, 20_000);
+    expect(point(points, 'orchestrator', 'gen_ai.client.operation.duration')).toMatchObject({ kind: 'histogram', unit: 's' });
+    expect(point(points, 'orchestrator', 'gen_ai.client.token.usage', { 'gen_ai.token.type': 'input' })!.sum).toBeGreaterThan(0);
+    // The auto-instrumentations' own metrics arrive too, e.g. the api's HTTP server durations.
+    expect(points.some((p) => p.serviceName === 'api' && p.name.startsWith('http.server.'))).toBe(true);
+    // Nothing identifies a tenant, conversation or run in metric attributes.
+    const identifying = points.filter((p) => Object.values(p.attributes).some((v) => v === 'acme' || v === 'metered-1'));
+    expect(identifying).toEqual([]);
   });
 });

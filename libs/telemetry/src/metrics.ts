@@ -1,0 +1,109 @@
+// Metrics the platform records itself, beside those of the auto-instrumentations (HTTP, gRPC,
+// Postgres, undici). Model calls follow the OpenTelemetry GenAI conventions; turns and tool calls
+// are the platform's own. Attributes stay low-cardinality: no tenant, conversation or run ids.
+import { metrics, type Attributes, type Histogram, type MeterProvider } from '@opentelemetry/api';
+import { ATTR, METER_NAME, METRIC, PLATFORM, VALUE } from './semconv.js';
+
+/** Seconds-based buckets for operations from a few milliseconds to minutes. */
+const DURATION_BUCKETS_S = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 300];
+/** Token counts, per the GenAI conventions' advice. */
+const TOKEN_BUCKETS = [1, 4, 16, 64, 256, 1024, 4096, 16384, 65536, 262144, 1048576, 4194304];
+
+interface Instruments {
+  chatDuration: Histogram;
+  tokenUsage: Histogram;
+  toolDuration: Histogram;
+  turnDuration: Histogram;
+}
+
+let cached: { provider: MeterProvider; instruments: Instruments } | undefined;
+
+/**
+ * The instruments, made from the global meter provider the register entry installed. Made again
+ * when that provider changes (a test installing its own), never at import: a library has no
+ * import-time side effects.
+ */
+function instruments(): Instruments {
+  const provider = metrics.getMeterProvider();
+  if (cached?.provider === provider) return cached.instruments;
+  const meter = provider.getMeter(METER_NAME);
+  const made: Instruments = {
+    chatDuration: meter.createHistogram(METRIC.genAiClientOperationDuration, {
+      unit: 's',
+      description: 'Duration of GenAI client operations (model calls)',
+      advice: { explicitBucketBoundaries: DURATION_BUCKETS_S },
+    }),
+    tokenUsage: meter.createHistogram(METRIC.genAiClientTokenUsage, {
+      unit: '{token}',
+      description: 'Tokens used per model call, by type (input, output)',
+      advice: { explicitBucketBoundaries: TOKEN_BUCKETS },
+    }),
+    toolDuration: meter.createHistogram(PLATFORM.toolDurationMetric, {
+      unit: 's',
+      description: 'Duration of tool calls as the orchestrator saw them, by tool and outcome',
+      advice: { explicitBucketBoundaries: DURATION_BUCKETS_S },
+    }),
+    turnDuration: meter.createHistogram(PLATFORM.turnDurationMetric, {
+      unit: 's',
+      description: 'Duration of turns (a message through the whole pipeline), by profile, status and stop reason',
+      advice: { explicitBucketBoundaries: DURATION_BUCKETS_S },
+    }),
+  };
+  cached = { provider, instruments: made };
+  return made;
+}
+
+/** One model call, for `gen_ai.client.operation.duration` and `gen_ai.client.token.usage`. */
+export interface ChatCallRecord {
+  provider: string;
+  requestModel: string;
+  responseModel?: string | undefined;
+  inputTokens?: number | undefined;
+  outputTokens?: number | undefined;
+  /** Set when the call failed. */
+  errorType?: string | undefined;
+}
+
+export function recordChatCall(call: ChatCallRecord, durationS: number): void {
+  const { chatDuration, tokenUsage } = instruments();
+  const attributes: Attributes = {
+    [ATTR.genAiOperationName]: VALUE.genAiOperationChat,
+    [ATTR.genAiProviderName]: call.provider,
+    [ATTR.genAiRequestModel]: call.requestModel,
+    ...(call.responseModel ? { [ATTR.genAiResponseModel]: call.responseModel } : {}),
+  };
+  chatDuration.record(durationS, call.errorType ? { ...attributes, [ATTR.errorType]: call.errorType } : attributes);
+  if (call.inputTokens !== undefined) tokenUsage.record(call.inputTokens, { ...attributes, [ATTR.genAiTokenType]: VALUE.genAiTokenTypeInput });
+  if (call.outputTokens !== undefined) tokenUsage.record(call.outputTokens, { ...attributes, [ATTR.genAiTokenType]: VALUE.genAiTokenTypeOutput });
+}
+
+/** One tool call as the orchestrator saw it (`status` is the loop's result status, e.g. `success`, `timeout`). */
+export interface ToolCallRecord {
+  toolName: string;
+  status: string;
+  /** The result's code when it did not succeed, e.g. `DEADLINE_EXCEEDED`, `TOOL_CIRCUIT_OPEN`. */
+  errorCode?: string | undefined;
+}
+
+export function recordToolCall(call: ToolCallRecord, durationS: number): void {
+  instruments().toolDuration.record(durationS, {
+    [ATTR.genAiToolName]: call.toolName,
+    [PLATFORM.toolStatus]: call.status,
+    ...(call.errorCode ? { [ATTR.errorType]: call.errorCode } : {}),
+  });
+}
+
+/** One finished turn. `profile` is an agent profile name (a bounded set, from configuration). */
+export interface TurnRecord {
+  profile: string;
+  status: string;
+  stopReason: string;
+}
+
+export function recordTurn(turn: TurnRecord, durationS: number): void {
+  instruments().turnDuration.record(durationS, {
+    [PLATFORM.profile]: turn.profile,
+    [PLATFORM.runStatus]: turn.status,
+    [PLATFORM.stopReason]: turn.stopReason,
+  });
+}
