@@ -19,6 +19,7 @@ const SHIPPED = [
   'parallel-three',
   'plain',
   'rate-limit-once',
+  'react-calculator',
   'server-error-once',
   'slow',
   'slow-booking',

@@ -3,6 +3,10 @@ import { z } from 'zod';
 import { TenantTiers } from './pipeline/tiers.js';
 
 /** Environment of the orchestrator. */
+/** How a model calls tools: `native` function calling, or `text`, the ReAct text protocol for models without it. */
+export const ToolProtocol = z.enum(['native', 'text']);
+export type ToolProtocol = z.infer<typeof ToolProtocol>;
+
 export const OrchestratorConfig = z.object({
   GRPC_HOST: z.string().default('127.0.0.1'),
   GRPC_PORT: env.port().default(50052),
@@ -52,6 +56,8 @@ export const OrchestratorConfig = z.object({
   LLM_TIMEOUT_MS: env.positiveInt().default(60_000),
   /** Models tried in order (same endpoint and key) when the primary fails beyond its retries. */
   LLM_FALLBACK_MODELS: env.list().default([]),
+  /** How the models of the default profile (and of profiles that do not say) call tools. */
+  LLM_TOOL_PROTOCOL: ToolProtocol.default('native'),
   LLM_MAX_RETRIES: env.nonNegativeInt().default(2),
   LLM_RETRY_BASE_DELAY_MS: env.nonNegativeInt().default(1_000),
   /** The model's context window in tokens; views are trimmed to fit. */

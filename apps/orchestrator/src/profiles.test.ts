@@ -2,6 +2,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import type { ModelPort } from '@platform/agent-loop';
+import { TextProtocolModel } from '@platform/llm';
 import { describe, expect, it } from 'vitest';
 import { OrchestratorConfig } from './config.js';
 import { ProfileRegistry, ProfilesFileError, readProfilesFile } from './profiles.js';
@@ -69,7 +70,27 @@ describe('agent profiles', () => {
     expect(registry.resolve('operator')?.name).toBe('operator');
   });
 
+  it('wraps the models of a profile that speaks the text protocol (or of every profile, by LLM_TOOL_PROTOCOL)', () => {
+    const target = file({
+      defaultProfile: 'native',
+      profiles: [
+        { name: 'native', systemPrompt: 'x' },
+        { name: 'local', systemPrompt: 'y', model: 'llama', fallbackModels: ['mistral'], toolProtocol: 'text' },
+      ],
+    });
+    const registry = ProfileRegistry.fromConfig(config({ AGENT_PROFILES_FILE: target }), model);
+    expect(registry.resolve('native')!.model).not.toBeInstanceOf(TextProtocolModel);
+    const local = registry.resolve('local')!;
+    expect(local.model).toBeInstanceOf(TextProtocolModel);
+    expect(local.model.model).toBe('llama');
+    expect(local.fallbackModels.map((m) => [m instanceof TextProtocolModel, m.model])).toEqual([[true, 'mistral']]);
+    const everywhere = ProfileRegistry.fromConfig(config({ LLM_TOOL_PROTOCOL: 'text' }), model);
+    expect(everywhere.resolve(undefined)!.model).toBeInstanceOf(TextProtocolModel);
+    expect(() => config({ LLM_TOOL_PROTOCOL: 'smoke-signals' })).toThrow(/LLM_TOOL_PROTOCOL/);
+  });
+
   it.each([
+    ['an unknown tool protocol', { defaultProfile: 'a', profiles: [{ name: 'a', systemPrompt: 'x', toolProtocol: 'xml' }] }, /profiles\.0\.toolProtocol/],
     ['the default profile with access rules', { defaultProfile: 'a', profiles: [{ name: 'a', systemPrompt: 'x', access: { tiers: ['pro'] } }] }, /profiles\.0\.access: the default profile is for every caller/],
     ['an empty access list', { defaultProfile: 'a', profiles: [{ name: 'a', systemPrompt: 'x' }, { name: 'b', systemPrompt: 'y', access: { tenants: [] } }] }, /profiles\.1\.access\.tenants/],
     ['not JSON', '{', /cannot read it as JSON/],

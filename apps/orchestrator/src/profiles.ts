@@ -1,8 +1,9 @@
 import { readFileSync } from 'node:fs';
 import { compileLoopConfig, LoopConfigSchema, type LoopConfig, type ModelPort } from '@platform/agent-loop';
 import { TenantId } from '@platform/contracts';
+import { TextProtocolModel } from '@platform/llm';
 import { z } from 'zod';
-import type { OrchestratorConfig } from './config.js';
+import { ToolProtocol, type OrchestratorConfig } from './config.js';
 import { loopConfigFrom } from './loop-settings.js';
 
 const ProfileName = z.string().regex(/^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/, 'must be 1-64 letters, digits, ".", "_" or "-"');
@@ -38,6 +39,12 @@ export const AgentProfileSpec = z
     model: z.string().min(1).optional(),
     /** Default: LLM_FALLBACK_MODELS. */
     fallbackModels: z.array(z.string().min(1)).optional(),
+    /**
+     * How the model calls tools: `native` function calling, or `text`, the ReAct text protocol
+     * (Thought / Action / Final Answer) for models served without function calling. Default:
+     * LLM_TOOL_PROTOCOL.
+     */
+    toolProtocol: ToolProtocol.optional(),
     /** Tool names the agent may use; `*` matches any run of characters. Default: all tools. */
     tools: z.array(z.string().min(1)).default(['*']),
     /** Loop settings that differ from the orchestrator's (e.g. `{ "maxTurns": 4 }`). */
@@ -112,7 +119,8 @@ export class ProfileRegistry {
 
   /**
    * From the profiles file when one is configured; otherwise one `default` profile made of the
-   * orchestrator's own settings (SYSTEM_PROMPT, LLM_MODEL, LLM_FALLBACK_MODELS, loop settings).
+   * orchestrator's own settings (SYSTEM_PROMPT, LLM_MODEL, LLM_FALLBACK_MODELS,
+   * LLM_TOOL_PROTOCOL, loop settings).
    */
   static fromConfig(config: OrchestratorConfig, modelFor: (name: string) => ModelPort): ProfileRegistry {
     const base = loopConfigFrom(config);
@@ -122,11 +130,13 @@ export class ProfileRegistry {
     const profiles = new Map<string, AgentProfile>();
     for (const spec of file.profiles) {
       const patterns = spec.tools.map(globToRegExp);
+      const text = (spec.toolProtocol ?? config.LLM_TOOL_PROTOCOL) === 'text';
+      const modelOf = (name: string): ModelPort => (text ? new TextProtocolModel(modelFor(name)) : modelFor(name));
       profiles.set(spec.name, {
         name: spec.name,
         systemPrompt: spec.systemPrompt,
-        model: modelFor(spec.model ?? config.LLM_MODEL),
-        fallbackModels: (spec.fallbackModels ?? config.LLM_FALLBACK_MODELS).map(modelFor),
+        model: modelOf(spec.model ?? config.LLM_MODEL),
+        fallbackModels: (spec.fallbackModels ?? config.LLM_FALLBACK_MODELS).map(modelOf),
         loopConfig: spec.loop ? compileLoopConfig({ ...base, ...spec.loop }) : base,
         allowsTool: (name) => patterns.some((p) => p.test(name)),
         allowsCaller: ({ tenantId, tier }) => (!spec.access?.tenants || spec.access.tenants.includes(tenantId)) && (!spec.access?.tiers || spec.access.tiers.includes(tier)),

@@ -214,6 +214,8 @@ describe('runAgentLoop: stop reasons', () => {
     ]);
     const result = await h.run();
     expect(result.messages.map((m) => m.role)).toEqual(['assistant', 'user', 'assistant']);
+    // The feedback is the platform's, not the user's: marked so, in history too.
+    expect(result.messages[1]).toEqual({ role: 'user', content: 'Observation: Error parsing your response', synthetic: true });
     expect(result.response).toBe('Final');
   });
 });

@@ -158,7 +158,7 @@ class LoopRun {
       }
       if (feedback && calls.length === 0) {
         // The model's reply did not follow the text protocol: tell it why, as the next observation.
-        this.produced.push({ role: 'user', content: feedback });
+        this.produced.push({ role: 'user', content: feedback, synthetic: true });
         await this.record(iteration, outcome, [], iterationStarted);
         continue;
       }

@@ -27,6 +27,11 @@ export type SystemMessage = z.infer<typeof SystemMessage>;
 export const UserMessage = z.object({
   role: z.literal('user'),
   content: z.string(),
+  /**
+   * Set when the platform, not the user, wrote it to the model: a text-protocol parse error sent
+   * back as the next observation. Clients showing a conversation leave such messages out.
+   */
+  synthetic: z.boolean().optional(),
 });
 export type UserMessage = z.infer<typeof UserMessage>;
 

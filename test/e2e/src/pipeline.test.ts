@@ -18,6 +18,7 @@ beforeAll(async () => {
         { name: 'assistant', systemPrompt: 'You are a helpful assistant.' },
         { name: 'timekeeper', systemPrompt: 'You only tell the time.', tools: ['current_*'], loop: { maxTurns: 3 } },
         { name: 'operator', systemPrompt: 'You run anything.', access: { tenants: ['operator-tenant'] } },
+        { name: 'plain-text', systemPrompt: 'You are a helpful assistant.', toolProtocol: 'text' },
       ],
     }),
   );
@@ -80,6 +81,23 @@ describe('agent profiles', () => {
     // The answer names the profiles this tenant may use, and says nothing of the others.
     expect(kept.body.error.message).toContain('assistant, timekeeper');
     expect(kept.body.error.message.replace("'operator'", '')).not.toContain('operator');
+  });
+
+  it('runs tools for a model without function calling through the text protocol, telling it when a reply breaks the protocol', async () => {
+    const turn = await api<Turn & { stopReason: string }>(platform, 'POST', '/v1/conversations/p-5/messages', 'profile-tenant-5', {
+      content: '[scenario:react-calculator] What is 12 * (3 + 4)?',
+      profile: 'plain-text',
+    });
+    expect(turn.status).toBe(200);
+    expect(turn.body).toMatchObject({ stopReason: 'final_answer', response: '12 * (3 + 4) = 84.' });
+    expect(turn.body.toolCalls).toEqual([expect.objectContaining({ name: 'calculator', status: 'success' })]);
+    // History keeps the native shape: the call and its result as a tool exchange, and the parse
+    // error the platform sent back marked as the platform's, not the user's.
+    const history = await api<{ messages: Array<{ message: Record<string, unknown> }> }>(platform, 'GET', '/v1/conversations/p-5/messages', 'profile-tenant-5');
+    const messages = history.body.messages.map((m) => m.message);
+    expect(messages.filter((m) => m['role'] === 'user' && m['synthetic'] !== true).map((m) => m['content'])).toEqual(['[scenario:react-calculator] What is 12 * (3 + 4)?']);
+    expect(messages.find((m) => m['synthetic'] === true)).toMatchObject({ role: 'user', content: expect.stringContaining('Error parsing your response') });
+    expect(messages.find((m) => m['role'] === 'tool')).toMatchObject({ toolName: 'calculator', status: 'success' });
   });
 
   it('answers an unknown profile with 404', async () => {
