@@ -1,15 +1,14 @@
 import { USER_CANCELLED_MESSAGE } from '@platform/contracts';
 import type { agentPoolV1 } from '@platform/proto';
 import { createLogger, PlatformError, type NatsConnection } from '@platform/service-kit';
-import { createSuiteDatabase, sharedInfra } from '@platform/testing/vitest';
+import { sharedInfra } from '@platform/testing/vitest';
 import { defineTool, serveRunner } from '@platform/tool-sdk';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { AgentPoolConfig } from './config.js';
 import { deriveEntryId, stepCallId } from './entry-store.js';
 import { startAgentPoolServer, type AgentPoolServer } from './server.js';
 import { emailAgent, lookupAgent, startFakeAgentRunner, type FakeAgentRunner } from './test-support/fake-agent-runner.js';
-import { connectTestNats, poolClient, startRequest, unique, type PoolClient } from './test-support/pool-client.js';
+import { connectTestNats, poolClient, startRequest, testPoolConfig, unique, type PoolClient } from './test-support/pool-client.js';
 
 const logger = createLogger({ service: 'agent-pool-test', level: 'silent' });
 const EMAIL = unique('send_email');
@@ -38,15 +37,7 @@ beforeAll(async () => {
       fail: () => ({ status: 'failed', code: 'HANDLER_FAILED', message: 'the mail server refused the connection' }),
     },
   ]);
-  const config = AgentPoolConfig.parse({
-    DATABASE_URL: await createSuiteDatabase('agent_pool'),
-    NATS_URL: sharedInfra().natsUrl,
-    GRPC_PORT: '0',
-    MAX_LIVE_AGENTS_PER_TENANT: '3',
-    CATALOG_REFRESH_MS: '200',
-    CATALOG_DISCOVERY_WAIT_MS: '100',
-    SWEEP_INTERVAL_MS: '60000',
-  });
+  const config = await testPoolConfig('agent_pool', { MAX_LIVE_AGENTS_PER_TENANT: '3', SWEEP_INTERVAL_MS: '60000' });
   server = await startAgentPoolServer(config, logger);
   client = poolClient(server.port);
 });

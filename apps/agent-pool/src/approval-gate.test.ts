@@ -3,14 +3,14 @@
 // approved (or edited) arguments. Against a real pool server, NATS and a tool-sdk runner.
 import { USER_CANCELLED_MESSAGE } from '@platform/contracts';
 import { createLogger, PlatformError, type NatsConnection } from '@platform/service-kit';
-import { createSuiteDatabase, sharedInfra } from '@platform/testing/vitest';
+import { sharedInfra } from '@platform/testing/vitest';
 import { defineTool, serveRunner, ToolFailure, type ToolContext } from '@platform/tool-sdk';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { AgentPoolConfig } from './config.js';
+import type { AgentPoolConfig } from './config.js';
 import { startAgentPoolServer, type AgentPoolServer } from './server.js';
 import { emailAgent, startFakeAgentRunner, type FakeAgentRunner } from './test-support/fake-agent-runner.js';
-import { connectTestNats, poolClient, startRequest, unique, type PoolClient } from './test-support/pool-client.js';
+import { connectTestNats, poolClient, startRequest, testPoolConfig, unique, type PoolClient } from './test-support/pool-client.js';
 
 const logger = createLogger({ service: 'approval-gate-test', level: 'silent' });
 const DELETE = unique('delete_file');
@@ -50,15 +50,7 @@ async function serveTools(input: z.ZodObject): Promise<void> {
 beforeAll(async () => {
   nc = await connectTestNats(sharedInfra().natsUrl);
   agents = await startFakeAgentRunner(nc, [emailAgent(AGENT)]);
-  config = AgentPoolConfig.parse({
-    DATABASE_URL: await createSuiteDatabase('agent_pool_gates'),
-    NATS_URL: sharedInfra().natsUrl,
-    GRPC_PORT: '0',
-    APPROVAL_TIMEOUT_MINUTES: '15',
-    CATALOG_REFRESH_MS: '200',
-    CATALOG_DISCOVERY_WAIT_MS: '100',
-    SWEEP_INTERVAL_MS: '60000',
-  });
+  config = await testPoolConfig('agent_pool_gates', { APPROVAL_TIMEOUT_MINUTES: '15', SWEEP_INTERVAL_MS: '60000' });
   server = await startAgentPoolServer(config, logger);
   client = poolClient(server.port);
   await serveTools(V1);

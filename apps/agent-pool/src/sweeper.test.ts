@@ -4,13 +4,12 @@ import { createSuiteDatabase, sharedInfra } from '@platform/testing/vitest';
 import { fileURLToPath } from 'node:url';
 import type pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { AgentPoolConfig } from './config.js';
 import { deriveEntryId } from './entry-store.js';
 import { AGENT_POOL_EVENTS_STREAM, AgentExpiredEvent, agentPoolEventSubject } from '@platform/contracts';
 import { AGENT_POOL_SCHEMA, startAgentPoolServer, type AgentPoolServer } from './server.js';
 import { Sweeper } from './sweeper.js';
 import { emailAgent, startFakeAgentRunner, type FakeAgentRunner } from './test-support/fake-agent-runner.js';
-import { connectTestNats, poolClient, startRequest, unique, type PoolClient } from './test-support/pool-client.js';
+import { connectTestNats, poolClient, startRequest, testPoolConfig, unique, type PoolClient } from './test-support/pool-client.js';
 
 const logger = createLogger({ service: 'agent-pool-test', level: 'silent' });
 const migrationsDir = fileURLToPath(new URL('../migrations', import.meta.url));
@@ -51,15 +50,7 @@ describe('expiry sweeper in the service', () => {
   let client: PoolClient;
 
   beforeAll(async () => {
-    const config = AgentPoolConfig.parse({
-      DATABASE_URL: await createSuiteDatabase('agent_pool_expiry'),
-      NATS_URL: sharedInfra().natsUrl,
-      GRPC_PORT: '0',
-      AGENT_INPUT_TTL_MS: '300',
-      SWEEP_INTERVAL_MS: '100',
-      CATALOG_REFRESH_MS: '200',
-      CATALOG_DISCOVERY_WAIT_MS: '100',
-    });
+    const config = await testPoolConfig('agent_pool_expiry', { AGENT_INPUT_TTL_MS: '300', SWEEP_INTERVAL_MS: '100' });
     server = await startAgentPoolServer(config, logger);
     client = poolClient(server.port);
   });
@@ -105,14 +96,7 @@ describe('a call that finds its entry past its expiry', () => {
   let client: PoolClient;
 
   beforeAll(async () => {
-    const config = AgentPoolConfig.parse({
-      DATABASE_URL: await createSuiteDatabase('agent_pool_due'),
-      NATS_URL: sharedInfra().natsUrl,
-      GRPC_PORT: '0',
-      AGENT_INPUT_TTL_MS: '200',
-      SWEEP_INTERVAL_MS: '600000',
-      CATALOG_DISCOVERY_WAIT_MS: '100',
-    });
+    const config = await testPoolConfig('agent_pool_due', { AGENT_INPUT_TTL_MS: '200', SWEEP_INTERVAL_MS: '600000' });
     server = await startAgentPoolServer(config, logger);
     client = poolClient(server.port);
   });

@@ -4,28 +4,8 @@
 // tenants; and the whole platform restarted between the approval request and the answer.
 import { createLogger, createRedis } from '@platform/service-kit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { api, bootPlatform, waitForCatalog, type SuitePlatform } from './support.js';
+import { api, bootPlatform, waitForCatalog, type ApprovalJson, type SuitePlatform, type TurnJson } from './support.js';
 import { startTravelRunner, type TravelRunner } from './travel.js';
-
-interface Approval {
-  approvalId: string;
-  agentName: string;
-  actionSummary: string;
-  details: Record<string, unknown>;
-  options: string[];
-  allowModification: boolean;
-  conversationId: string;
-  source: { kind: string };
-  expiresAt: string;
-}
-interface Turn {
-  runId: string;
-  status: string;
-  stopReason: string;
-  response: string;
-  toolCalls: Array<{ name: string; status: string }>;
-  pending: Array<{ agentName: string; waitingFor: string; prompt: string; approval?: Approval }>;
-}
 
 let platform: SuitePlatform;
 let runner: TravelRunner;
@@ -40,8 +20,8 @@ afterAll(async () => {
   await platform?.stop();
 });
 
-const send = (tenant: string, conversation: string, content: string) => api<Turn>(platform, 'POST', `/v1/conversations/${conversation}/messages`, tenant, { content });
-const approvals = async (tenant: string) => (await api<{ approvals: Approval[] }>(platform, 'GET', '/v1/approvals', tenant)).body.approvals;
+const send = (tenant: string, conversation: string, content: string) => api<TurnJson>(platform, 'POST', `/v1/conversations/${conversation}/messages`, tenant, { content });
+const approvals = async (tenant: string) => (await api<{ approvals: ApprovalJson[] }>(platform, 'GET', '/v1/approvals', tenant)).body.approvals;
 
 /** Kills the stateful services (SIGKILL), stops the rest, flushes Redis, and starts everything again. */
 async function restartEverything(): Promise<void> {
@@ -56,7 +36,7 @@ async function restartEverything(): Promise<void> {
 }
 
 describe('seed 000 section 7: flights + weather + an email that needs approval', () => {
-  async function planTrip(tenant: string, conversation: string): Promise<Turn> {
+  async function planTrip(tenant: string, conversation: string): Promise<TurnJson> {
     const first = await send(tenant, conversation, '[scenario:travel-trip] Find flights SFO to NYC next Friday, check the weather there, and email the team.');
     expect(first.status).toBe(200);
     expect(first.body).toMatchObject({ status: 'waiting', stopReason: 'agent_waiting' });
@@ -155,13 +135,13 @@ describe('several approvals at once', () => {
     const bob = listed.find((a) => a.details['recipient'] === 'bob@example.com');
     const before = (await runner.emails()).length;
 
-    const approved = await api<Turn>(platform, 'POST', `/v1/approvals/${alice!.approvalId}`, tenant, { decision: 'approve' });
+    const approved = await api<TurnJson>(platform, 'POST', `/v1/approvals/${alice!.approvalId}`, tenant, { decision: 'approve' });
     expect(approved.status).toBe(200);
     expect(approved.body).toMatchObject({ runId: expect.any(String), status: 'completed' });
     expect((await runner.emails()).length).toBe(before + 1);
     expect((await approvals(tenant)).map((a) => a.approvalId)).toEqual([bob!.approvalId]);
 
-    const cancelled = await api<Turn>(platform, 'POST', `/v1/approvals/${bob!.approvalId}`, tenant, { decision: 'cancel' });
+    const cancelled = await api<TurnJson>(platform, 'POST', `/v1/approvals/${bob!.approvalId}`, tenant, { decision: 'cancel' });
     expect(cancelled.body.status).toBe('completed');
     expect(cancelled.body.response).toContain('User cancelled this action.');
     expect((await runner.emails()).length).toBe(before + 1);
@@ -174,7 +154,7 @@ describe('several approvals at once', () => {
     await send(tenant, 'emails-4', '[scenario:two-emails] Email Alice and Bob.');
     const alice = (await approvals(tenant)).find((a) => a.details['recipient'] === 'alice@example.com')!;
     const before = (await runner.emails()).length;
-    const edited = await api<Turn>(platform, 'POST', `/v1/approvals/${alice.approvalId}`, tenant, { decision: 'edit', changes: { subject: 'Plan A, moved to Wednesday' } });
+    const edited = await api<TurnJson>(platform, 'POST', `/v1/approvals/${alice.approvalId}`, tenant, { decision: 'edit', changes: { subject: 'Plan A, moved to Wednesday' } });
     expect(edited.status).toBe(200);
     expect((await runner.emails()).slice(before)).toEqual([expect.objectContaining({ recipient: 'alice@example.com', subject: 'Plan A, moved to Wednesday' })]);
   });

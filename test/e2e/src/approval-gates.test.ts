@@ -6,22 +6,7 @@
 import { createLogger, createRedis, type Redis } from '@platform/service-kit';
 import type { ManagedProcess } from '@platform/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { api, bootPlatform, startRunnerProcess, waitForCatalog, type SuitePlatform } from './support.js';
-
-interface Approval {
-  approvalId: string;
-  agentName: string;
-  actionSummary: string;
-  details: Record<string, unknown>;
-  options: string[];
-  allowModification: boolean;
-}
-interface Turn {
-  runId: string;
-  status: string;
-  response: string;
-  pending: Array<{ callId: string; agentName: string; waitingFor: string; prompt: string; approval?: Approval }>;
-}
+import { api, bootPlatform, startRunnerProcess, waitForCatalog, type ApprovalJson, type SuitePlatform, type TurnJson } from './support.js';
 
 const ARCHIVE = '[scenario:gated-archive] Archive the EMEA orders older than 90 days.';
 const ASKED = { region: 'emea', olderThanDays: 90 };
@@ -42,16 +27,16 @@ afterAll(async () => {
   await platform?.stop();
 });
 
-const send = (tenant: string, conversation: string, content: string) => api<Turn>(platform, 'POST', `/v1/conversations/${conversation}/messages`, tenant, { content });
-const approvals = async (tenant: string) => (await api<{ approvals: Approval[] }>(platform, 'GET', '/v1/approvals', tenant)).body.approvals;
+const send = (tenant: string, conversation: string, content: string) => api<TurnJson>(platform, 'POST', `/v1/conversations/${conversation}/messages`, tenant, { content });
+const approvals = async (tenant: string) => (await api<{ approvals: ApprovalJson[] }>(platform, 'GET', '/v1/approvals', tenant)).body.approvals;
 /** The arguments each run of the call ran with (none: it never ran). */
 const runsOf = async (callId: string) => (await redis.lrange(`archive:${callId}`, 0, -1)).map((r) => JSON.parse(r) as Record<string, unknown>);
 
 /** The tool's result as the model quoted it in its answer (`Archive result: <json>`). */
-const resultOf = (turn: Turn) => JSON.parse(turn.response.replace(/^Archive result: /, '')) as unknown;
+const resultOf = (turn: TurnJson) => JSON.parse(turn.response.replace(/^Archive result: /, '')) as unknown;
 
 /** Sends the archive request and checks that it waits for approval, with nothing run. */
-async function askToArchive(tenant: string, conversation: string): Promise<{ callId: string; approval: Approval }> {
+async function askToArchive(tenant: string, conversation: string): Promise<{ callId: string; approval: ApprovalJson }> {
   // llm-sim derives call ids from the conversation's text: each test's own words keep them apart.
   const turn = await send(tenant, conversation, `${ARCHIVE} (${conversation})`);
   expect(turn.status).toBe(200);
@@ -77,7 +62,7 @@ describe('a plain tool that requires approval', () => {
 
   it('runs the edited call when the approvals API says "edit"', async () => {
     const { callId, approval } = await askToArchive('gate-edit', 'gate-2');
-    const edited = await api<Turn>(platform, 'POST', `/v1/approvals/${approval.approvalId}`, 'gate-edit', { decision: 'edit', changes: { olderThanDays: 365 } });
+    const edited = await api<TurnJson>(platform, 'POST', `/v1/approvals/${approval.approvalId}`, 'gate-edit', { decision: 'edit', changes: { olderThanDays: 365 } });
     expect(edited.status).toBe(200);
     expect(resultOf(edited.body)).toEqual({ archived: 42, region: 'emea', olderThanDays: 365 });
     expect(await runsOf(callId)).toEqual([{ region: 'emea', olderThanDays: 365 }]);

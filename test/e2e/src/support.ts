@@ -74,6 +74,32 @@ export async function tokenFor(tenant: string): Promise<string> {
   return new SignJWT({ tenant }).setProtectedHeader({ alg: 'HS256' }).setSubject(`user-of-${tenant}`).setIssuedAt().setExpirationTime('1h').sign(new TextEncoder().encode(JWT_SECRET));
 }
 
+/**
+ * An approval request as the api shows it (`GET /v1/approvals`, a waiting turn's `pending`),
+ * written out here from the API docs, not taken from the code that produces it.
+ */
+export interface ApprovalJson {
+  approvalId: string;
+  agentName: string;
+  actionSummary: string;
+  details: Record<string, unknown>;
+  options: string[];
+  allowModification: boolean;
+  conversationId: string;
+  source: { kind: string };
+  expiresAt: string;
+}
+
+/** A turn's answer (`POST /v1/conversations/{id}/messages`, `POST /v1/approvals/{id}`), as far as these suites read it. */
+export interface TurnJson {
+  runId: string;
+  status: string;
+  stopReason: string;
+  response: string;
+  toolCalls: Array<{ name: string; status: string }>;
+  pending: Array<{ callId: string; agentName: string; waitingFor: string; prompt: string; approval?: ApprovalJson }>;
+}
+
 export interface ApiResponse<T = Record<string, unknown>> {
   status: number;
   body: T;

@@ -1,4 +1,6 @@
 import { connect } from '@nats-io/transport-node';
+import { createSuiteDatabase, sharedInfra } from '@platform/testing/vitest';
+import { AgentPoolConfig } from '../config.js';
 import { agentPoolV1 } from '@platform/proto';
 import { createGrpcClient, type GrpcClientHandle, type NatsConnection } from '@platform/service-kit';
 import { randomBytes } from 'node:crypto';
@@ -37,4 +39,19 @@ export function startRequest(tenantId: string, agentName: string, callId: string
     source: options.source,
     approvalGate: options.approvalGate ?? false,
   };
+}
+
+/**
+ * A pool configuration for an in-process test server: its own database (`label`), the suite's
+ * NATS, a free gRPC port and quick discovery, with the suite's own settings on top.
+ */
+export async function testPoolConfig(label: string, settings: Record<string, string> = {}): Promise<AgentPoolConfig> {
+  return AgentPoolConfig.parse({
+    DATABASE_URL: await createSuiteDatabase(label),
+    NATS_URL: sharedInfra().natsUrl,
+    GRPC_PORT: '0',
+    CATALOG_REFRESH_MS: '200',
+    CATALOG_DISCOVERY_WAIT_MS: '100',
+    ...settings,
+  });
 }
