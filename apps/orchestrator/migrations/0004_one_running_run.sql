@@ -15,4 +15,7 @@ WHERE run_id IN (
   WHERE place > 1
 );
 
-CREATE UNIQUE INDEX runs_one_running ON runs (tenant_id, conversation_id) WHERE status = 'running';
+-- Building the index holds writes to runs for the length of a table scan. On a large table, build
+-- it beforehand without that lock (CREATE UNIQUE INDEX CONCURRENTLY runs_one_running ON ... the
+-- same definition), after queueing the extra running runs as above; this migration then keeps it.
+CREATE UNIQUE INDEX IF NOT EXISTS runs_one_running ON runs (tenant_id, conversation_id) WHERE status = 'running';
