@@ -56,7 +56,7 @@ export function registerChatCompletions(app: LlmSimApp, state: SimState): void {
         { scenario: toolReply.scenario.name, toolReply: toolReply.toolName, stream: body.stream === true },
         'tool reply',
       );
-      return sendAnswer(reply, body, answer, entry, 0, disconnectSignal(reply));
+      return sendAnswer(reply, body, answer, entry, { chunkDelayMs: 0, cutAfterChunks: undefined }, disconnectSignal(reply));
     }
 
     const turnIndex = turnIndexOf(body.messages);
@@ -86,10 +86,13 @@ export function registerChatCompletions(app: LlmSimApp, state: SimState): void {
     const promptTokens = estimatePromptTokens(body);
     // Faults are counted only once the (possibly delayed) answer is due, so a request the client
     // abandoned does not use up a `times: 1` fault meant for its retry.
-    if (step.fault && state.faults.shouldFire(step.fault, requestFingerprint(scenario.name, body.messages, stepIndex))) {
-      entry.fault = step.fault.kind;
-      request.log.info({ scenario: scenario.name, turnIndex, stepIndex, fault: step.fault.kind }, 'injecting fault');
-      const error = faultError(step.fault, {
+    const fault = step.fault && state.faults.shouldFire(step.fault, requestFingerprint(scenario.name, body.messages, stepIndex)) ? step.fault : undefined;
+    if (fault) {
+      entry.fault = fault.kind;
+      request.log.info({ scenario: scenario.name, turnIndex, stepIndex, fault: fault.kind }, 'injecting fault');
+    }
+    if (fault && fault.kind !== 'stream_cut') {
+      const error = faultError({ ...fault, kind: fault.kind }, {
         model: body.model,
         promptTokens,
         contextWindowTokens: scenario.contextWindowTokens,
@@ -113,29 +116,42 @@ export function registerChatCompletions(app: LlmSimApp, state: SimState): void {
       },
       'chat completion',
     );
-    return sendAnswer(reply, body, answer, entry, step.chunkDelayMs ?? 0, signal);
+    const cutAfterChunks = fault?.kind === 'stream_cut' ? (fault.afterChunks ?? DEFAULT_CUT_AFTER_CHUNKS) : undefined;
+    return sendAnswer(reply, body, answer, entry, { chunkDelayMs: step.chunkDelayMs ?? 0, cutAfterChunks }, signal);
   });
 }
 
-/** Sends a reply as one `chat.completion` or, for `stream: true`, as server-sent chunks. */
+/** Chunks a `stream_cut` fault lets through when it does not say: the role and two pieces. */
+const DEFAULT_CUT_AFTER_CHUNKS = 3;
+
+/**
+ * Sends a reply as one `chat.completion` or, for `stream: true`, as server-sent chunks. With
+ * `cutAfterChunks` the connection breaks instead: after that many chunks of a stream, or before
+ * any answer when not streaming (as a dropped connection would).
+ */
 async function sendAnswer(
   reply: FastifyReply,
   body: ChatCompletionRequest,
   answer: AssistantReply,
   entry: RequestLogEntry,
-  chunkDelayMs: number,
+  delivery: { chunkDelayMs: number; cutAfterChunks: number | undefined },
   signal: AbortSignal,
 ): Promise<FastifyReply> {
   const usage = usageOf(estimatePromptTokens(body), estimateCompletionTokens(outputChars(answer)));
   const meta = { id: completionId(), created: Math.floor(Date.now() / 1000), model: body.model };
   entry.status = 200;
+  if (body.stream !== true && delivery.cutAfterChunks !== undefined) {
+    reply.hijack();
+    reply.raw.destroy();
+    return reply;
+  }
   if (body.stream !== true) return reply.send(renderCompletion(answer, meta, usage));
 
   // From here on the response is written by hand: fastify must not add its own.
   reply.hijack();
   const includeUsage = body.stream_options?.include_usage === true;
   const chunks = buildStreamChunks(answer, meta, includeUsage ? usage : undefined);
-  const completed = await writeEventStream(reply.raw, chunks, chunkDelayMs, signal);
+  const completed = await writeEventStream(reply.raw, chunks, delivery.chunkDelayMs, signal, delivery.cutAfterChunks);
   if (!completed) {
     entry.status = CLIENT_CLOSED_REQUEST;
     reply.raw.destroy();

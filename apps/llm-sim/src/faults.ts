@@ -48,8 +48,11 @@ export interface FaultContext {
   apiKey: string | undefined;
 }
 
+/** A fault answered with an OpenAI error (every kind but `stream_cut`, which breaks the connection). */
+export type ErrorFaultSpec = FaultSpec & { kind: Exclude<FaultSpec['kind'], 'stream_cut'> };
+
 /** The OpenAI-shaped error a fault produces. */
-export function faultError(fault: FaultSpec, ctx: FaultContext): SimError {
+export function faultError(fault: ErrorFaultSpec, ctx: FaultContext): SimError {
   switch (fault.kind) {
     case 'rate_limit':
       return rateLimited(ctx.model, fault.retryAfterSeconds ?? 1, fault.message);

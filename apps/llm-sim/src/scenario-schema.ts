@@ -4,14 +4,19 @@ import { stringsIn, unknownTemplates } from './templates.js';
 /** Scenario names appear in `[scenario:<name>]` markers and as file names, so keep them plain. */
 export const SCENARIO_NAME = /^[A-Za-z0-9._-]+$/;
 
-/** The OpenAI error kinds a step can inject. */
-export const FAULT_KINDS = ['rate_limit', 'context_length_exceeded', 'auth', 'server_error', 'bad_request'] as const;
+/**
+ * The faults a step can inject: OpenAI errors, or `stream_cut`, a connection that breaks after
+ * `afterChunks` chunks of a streamed answer (before any answer when not streaming).
+ */
+export const FAULT_KINDS = ['rate_limit', 'context_length_exceeded', 'auth', 'server_error', 'bad_request', 'stream_cut'] as const;
 
 const FaultSchema = z.strictObject({
   kind: z.enum(FAULT_KINDS),
   times: z.union([z.number().int().positive(), z.literal('always')]).default(1),
   retryAfterSeconds: z.number().nonnegative().optional(),
   message: z.string().min(1).optional(),
+  /** `stream_cut` only: chunks written before the connection breaks (the role chunk counts). */
+  afterChunks: z.number().int().nonnegative().optional(),
 });
 
 const ToolCallSchema = z.strictObject({

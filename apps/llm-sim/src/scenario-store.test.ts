@@ -23,6 +23,7 @@ const SHIPPED = [
   'server-error-once',
   'slow',
   'slow-booking',
+  'stream-cut-once',
   'travel-missing-field',
   'travel-trip',
   'two-emails',

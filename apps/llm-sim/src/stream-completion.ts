@@ -63,13 +63,15 @@ export function buildStreamChunks(reply: AssistantReply, meta: CompletionMeta, u
 
 /**
  * Writes chunks as server-sent events ending in `data: [DONE]`. Stops quietly when `signal`
- * aborts (client disconnected). Resolves true when the whole stream was written.
+ * aborts (client disconnected). With `cutAfterChunks`, breaks the connection after that many
+ * chunks instead (a stream cut short). Resolves true when the whole stream was written.
  */
 export async function writeEventStream(
   res: ServerResponse,
   chunks: readonly object[],
   chunkDelayMs: number,
   signal: AbortSignal,
+  cutAfterChunks?: number,
 ): Promise<boolean> {
   res.writeHead(200, {
     'content-type': 'text/event-stream; charset=utf-8',
@@ -77,6 +79,12 @@ export async function writeEventStream(
     connection: 'keep-alive',
   });
   for (const [i, chunk] of chunks.entries()) {
+    if (i === cutAfterChunks) {
+      // Let what was written reach the client, then drop the connection mid-stream.
+      await new Promise<void>((resolve) => res.write('', () => resolve()));
+      res.destroy();
+      return false;
+    }
     if (i > 0 && !(await abortableDelay(chunkDelayMs, signal))) return false;
     if (signal.aborted) return false;
     res.write(`data: ${JSON.stringify(chunk)}\n\n`);

@@ -101,6 +101,26 @@ describe('POST /v1/chat/completions with stream: true (openai client)', () => {
     expect(retried.map((c) => c.choices[0]?.delta.content ?? '').join('')).toBe('Answered after a rate-limit retry.');
   });
 
+  it('breaks a stream off mid-answer with a stream_cut fault (the client sees an error after some text), then answers whole', async () => {
+    const request = { model: 'sim-1', messages: [{ role: 'user' as const, content: '[scenario:stream-cut-once] go' }], stream: true as const };
+    const seen: Chunk[] = [];
+    const error = await (async () => {
+      for await (const chunk of await client.chat.completions.create(request)) seen.push(chunk);
+    })().catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(Error);
+    // The role chunk and two words arrived before the connection broke.
+    expect(seen.map((c) => c.choices[0]?.delta.content ?? '').join('')).toBe('The answer,');
+    const retried = await collect(await client.chat.completions.create(request));
+    expect(retried.map((c) => c.choices[0]?.delta.content ?? '').join('')).toBe('The answer, streamed word by word, arrives whole on the second try.');
+  });
+
+  it('drops the connection of a non-streamed request with a stream_cut fault', async () => {
+    const error = await client.chat.completions.create({ model: 'sim-1', messages: [{ role: 'user', content: '[scenario:stream-cut-once] whole' }] }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(Error);
+    const retried = await client.chat.completions.create({ model: 'sim-1', messages: [{ role: 'user', content: '[scenario:stream-cut-once] whole' }] });
+    expect(retried.choices[0]!.message.content).toBe('The answer, streamed word by word, arrives whole on the second try.');
+  });
+
   it('frames events exactly like the real API', async () => {
     const response = await fetch(`${sim.url}/v1/chat/completions`, {
       method: 'POST',

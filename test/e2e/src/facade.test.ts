@@ -103,6 +103,15 @@ describe('a streamed chat completion', () => {
     expect(response.headers.get('x-conversation-id')).toBe(run.conversationId);
   });
 
+  it("streams the answer once when the model's stream broke off and the call was retried", async () => {
+    const { data: stream, response } = await client.chat.completions
+      .create({ model: 'default', messages: [{ role: 'user', content: '[scenario:stream-cut-once] tell me' }], stream: true })
+      .withResponse();
+    const text = (await collect(stream)).flatMap((c) => c.choices).map((c) => c.delta.content ?? '').join('');
+    expect(text).toBe('The answer, streamed word by word, arrives whole on the second try.');
+    expect((await runOf(response.headers.get('x-run-id'))).result.response).toBe(text);
+  });
+
   it('ends with a usage chunk when the client asks for it', async () => {
     const stream = await client.chat.completions.create({
       model: 'default',

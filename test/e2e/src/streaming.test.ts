@@ -76,6 +76,23 @@ describe('a turn streamed as server-sent events', () => {
     expect(chunks.map((e) => e.data['delta']).join('')).toBe(end.response);
   });
 
+  it("voids the text of a model call whose stream broke off: a retrying_model state change comes before the whole message again", async () => {
+    const response = await postMessageStream(platform, TENANT, 'streamed-cut', { content: '[scenario:stream-cut-once] tell me' });
+    const events = runEventsOf(await readSse(response));
+    const retry = events.findIndex((e) => e.type === 'state_change' && e.data['state'] === 'retrying_model');
+    expect(retry).toBeGreaterThan(0);
+    const text = (from: number, to: number) =>
+      events
+        .slice(from, to)
+        .filter((e) => e.type === 'message_chunk')
+        .map((e) => e.data['delta'])
+        .join('');
+    expect(text(0, retry)).toBe('The answer,');
+    const end = events.at(-1)!.data['result'] as TurnResult;
+    expect(text(retry, events.length)).toBe(end.response);
+    expect(end.response).toBe('The answer, streamed word by word, arrives whole on the second try.');
+  });
+
   it('keeps the run: GET /v1/runs/{id} has the same result', async () => {
     const run = await api<{ status: string; stopReason: string; result: TurnResult }>(platform, 'GET', `/v1/runs/${runId}`, TENANT);
     expect(run.status).toBe(200);

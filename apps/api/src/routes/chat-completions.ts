@@ -75,7 +75,8 @@ export function registerChatCompletionRoutes(app: FastifyInstance, options: Chat
     const chunk = (delta: Record<string, unknown>, finishReason: string | null = null): string =>
       JSON.stringify({ id, object: 'chat.completion.chunk', created, model, choices: [{ index: 0, delta, finish_reason: finishReason, logprobs: null }] });
     // A model message's text is held until the message ends: text written before tool calls is
-    // the model thinking aloud, not the answer, and the streamed answer must equal the final one.
+    // the model thinking aloud, not the answer, a retried call's partial text is void, and the
+    // streamed answer must equal the final one.
     let held: string[] = [];
     let streamedText = false;
     let started = false;
@@ -84,6 +85,8 @@ export function registerChatCompletionRoutes(app: FastifyInstance, options: Chat
         started = true;
         stream.sendData(chunk({ role: 'assistant', content: '' }));
       }
+      // A model call retried (or moved to a fallback model) streams its message again from the start.
+      if (event.type === 'state_change' && event.data['state'] === 'retrying_model') held = [];
       if (event.type === 'message_chunk' && typeof event.data['delta'] === 'string') held.push(event.data['delta']);
       if (event.type === 'message_end') {
         const message = event.data['message'] as { toolCalls?: unknown[] } | undefined;
