@@ -39,6 +39,23 @@ export interface TurnExecutorDependencies {
   logger: Logger;
 }
 
+/**
+ * One attempt at a run: abandoned when it may not go on (its lease was lost, or a journal write
+ * failed), which stops its loop. Nothing more of it is written or published; the run stays live
+ * and resumes from its journal in the next attempt.
+ */
+class AttemptState {
+  abandoned: string | undefined;
+
+  constructor(private readonly control: RunControl) {}
+
+  abandon(reason: string): void {
+    if (this.abandoned) return;
+    this.abandoned = reason;
+    this.control.cancel(reason);
+  }
+}
+
 /** A result the loop never produced (a profile gone, the pending-agent step answering). */
 function syntheticResult(runId: string, stopReason: LoopResult['stopReason'], response: string, error?: { kind: string; message: string }): LoopResult {
   return { runId, response, stopReason, turns: 0, usage: ZERO_USAGE, durationMs: 0, pendingAgents: [], toolCalls: [], messages: [], transcript: [], ...(error ? { error } : {}) };
@@ -67,31 +84,33 @@ export class TurnExecutor {
     const { logger } = this.deps;
     const control = new RunControl();
     this.active.set(run.runId, control);
-    let lost = false;
+    const attempt = new AttemptState(control);
     const heartbeat = setInterval(() => {
       void this.renew(run, lease).then(
         ({ cancelRequested }) => {
           if (cancelRequested) control.cancel('cancelled by request');
         },
         (err: unknown) => {
-          lost = true;
           logger.warn({ runId: run.runId, err: (err as Error).message }, 'lost the run lease; stopping without writing');
-          control.cancel('lease lost');
+          attempt.abandon('lease lost');
         },
       );
     }, Math.max(100, Math.floor(this.deps.config.RUN_LEASE_MS / 3)));
     if (run.cancelRequested) control.cancel('cancelled by request');
     try {
       const events = await RunEventPublisher.open(this.deps.nc, run.runId, { resumed: run.attempts > 1, includeChunks: run.stream, logger });
-      const { result, end } = await this.runPipeline(run, control, events);
-      if (lost) return undefined;
+      const { result, end } = await this.runPipeline(run, control, events, attempt);
+      if (attempt.abandoned) {
+        logger.warn({ runId: run.runId, attempt: run.attempts, reason: attempt.abandoned }, 'attempt abandoned; the run resumes from its journal once its lease runs out');
+        return undefined;
+      }
       const finished = await this.postProcess(run, result);
       // `execution_end` goes out once the run is recorded, so a client that sees it can read the run.
       events.sink(end ?? { type: 'execution_end', result, runId: run.runId, seq: 0, at: Date.now() });
       await events.flush();
       return finished;
     } catch (err) {
-      if (err instanceof LeaseLostError || lost) {
+      if (err instanceof LeaseLostError || attempt.abandoned) {
         logger.warn({ runId: run.runId }, 'run taken over by another orchestrator');
         return undefined;
       }
@@ -109,7 +128,7 @@ export class TurnExecutor {
     return renewed;
   }
 
-  private async runPipeline(run: ClaimedRun, control: RunControl, events: RunEventPublisher): Promise<{ result: LoopResult; end?: LoopEvent }> {
+  private async runPipeline(run: ClaimedRun, control: RunControl, events: RunEventPublisher, attempt: AttemptState): Promise<{ result: LoopResult; end?: LoopEvent }> {
     if (run.kind === 'agent_expired') return { result: expiryNoticeResult(run.runId, run.content) };
     if (run.attempts > this.deps.config.MAX_RUN_ATTEMPTS) {
       const message = `the run failed ${run.attempts - 1} times (each holder stopped or crashed before finishing); giving up`;
@@ -141,6 +160,10 @@ export class TurnExecutor {
         this.deps.steps.recordModels(run.runId, run.epoch, models, { heldTools, ...(models[0]?.[0] === 1 && !run.input ? { input } : {}) }),
       recordTool: (callId, outcome) => this.deps.steps.recordTool(run.runId, run.epoch, callId, outcome),
     });
+    replay.onWriteFailure((err) => {
+      this.deps.logger.error({ runId: run.runId, err: (err as Error).message }, 'a journal write failed; stopping this attempt');
+      attempt.abandon('journal write failed');
+    });
     if (resumed) {
       this.deps.logger.info({ runId: run.runId, attempt: run.attempts, journaledModelSteps: journal.models.length, journaledToolSteps: journal.tools.size }, 'resuming run');
       events.publish('state_change', { state: 'running', reason: 'resumed' });
@@ -148,6 +171,8 @@ export class TurnExecutor {
     // The replayed part of a resumed run published its events before; only new work is published.
     let end: LoopEvent | undefined;
     const sink = (event: LoopEvent): void => {
+      // An abandoned attempt says nothing more: its stop is not the run's (the next attempt goes on).
+      if (attempt.abandoned) return;
       if (event.type === 'execution_end') end = event;
       else if (!replay.replaying) events.sink(event);
     };

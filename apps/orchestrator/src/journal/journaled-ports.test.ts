@@ -1,5 +1,5 @@
 // Replaying a journal: what a crashed attempt finished is not done again; the rest is.
-import { runAgentLoop, systemClock, type ModelResponse, type ToolOutcome, type ToolPort } from '@platform/agent-loop';
+import { RunControl, runAgentLoop, systemClock, type ModelResponse, type ToolOutcome, type ToolPort } from '@platform/agent-loop';
 import { FakeTools, reply, ScriptedModel } from '@platform/agent-loop/testing';
 import { describe, expect, it } from 'vitest';
 import { RunReplay, type StepWriter } from './journaled-ports.js';
@@ -165,5 +165,32 @@ describe('RunReplay', () => {
     expect(seen).toEqual([true, true, true]);
     expect(port.calls.map((c) => c.id)).toEqual(['c3']);
     expect(replay.replaying).toBe(false);
+  });
+
+  it('stops the attempt when a journal write fails, instead of telling the model the tool failed', async () => {
+    const journal = new MemoryJournal();
+    // The tool's outcome cannot be written (Postgres went away just after the tool ran).
+    const failing: StepWriter = {
+      recordModels: (models, held) => journal.recordModels(models, held),
+      recordTool: () => Promise.reject(new Error('connection terminated unexpectedly')),
+    };
+    const model = new ScriptedModel(script());
+    const port = tools();
+    const replay = new RunReplay({ models: [], tools: new Map() }, failing);
+    const control = new RunControl();
+    const failures: string[] = [];
+    replay.onWriteFailure((err) => {
+      failures.push((err as Error).message);
+      control.cancel('journal write failed');
+    });
+    const result = await runAgentLoop({ runId: 'run_1', messages: [{ role: 'user', content: 'go' }] }, { model: replay.model(model), tools: replay.tools(port), control });
+    expect(failures).toEqual(['connection terminated unexpectedly']);
+    expect(result.stopReason).toBe('cancelled');
+    // The model was asked once: it never read the unwritten outcome as a failure (and could not act on it).
+    expect(model.requests).toHaveLength(1);
+    expect(result.messages.some((m) => m.role === 'tool' && m.errorCode === 'TOOL_PORT_FAILED' && m.content.includes('connection terminated'))).toBe(false);
+    // Nothing more goes through the replay once a write failed.
+    await expect(replay.model(model).complete({ messages: [], tools: [], toolChoice: 'auto' })).rejects.toThrow('connection terminated');
+    expect(model.requests).toHaveLength(1);
   });
 });

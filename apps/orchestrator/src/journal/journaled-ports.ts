@@ -26,6 +26,9 @@ export interface StepWriter {
  * changes nothing.
  */
 export class RunReplay {
+  /** A journal write that failed: the attempt stops (see {@link onWriteFailure}). */
+  private writeFailure: Error | undefined;
+  private readonly failureListeners: Array<(error: unknown) => void> = [];
   private nextModel = 0;
   private heldModels: Array<readonly [number, ModelResponse]> = [];
   private held: Array<readonly [string, ToolOutcome]> = [];
@@ -43,6 +46,31 @@ export class RunReplay {
   /** True while answers still come from the journal (events of this part were published before). */
   get replaying(): boolean {
     return this.replayingModels;
+  }
+
+  /**
+   * Called once, when a journal write fails. The attempt must stop then: the loop would otherwise
+   * read the failed write as a failed tool call (or model call) and go on, and the model could
+   * repeat an action that did happen. After a failure every model or tool call through this
+   * replay fails at once; the run resumes from the journal in a later attempt.
+   */
+  onWriteFailure(listener: (error: unknown) => void): void {
+    this.failureListeners.push(listener);
+  }
+
+  /** A journal write, stopping the attempt when it fails. */
+  private async write(journalWrite: () => Promise<void>): Promise<void> {
+    try {
+      await journalWrite();
+    } catch (error) {
+      this.writeFailure ??= error instanceof Error ? error : new Error(String(error));
+      for (const listener of this.failureListeners.splice(0)) listener(error);
+      throw error;
+    }
+  }
+
+  private checkWritable(): void {
+    if (this.writeFailure !== undefined) throw this.writeFailure;
   }
 
   /** Called once, when the run goes past its journal. */
@@ -70,6 +98,7 @@ export class RunReplay {
           return journaled;
         }
         this.goLive();
+        this.checkWritable();
         const response = await inner.complete(request);
         this.nextModel += 1;
         this.heldModels.push([this.nextModel, response]);
@@ -78,7 +107,7 @@ export class RunReplay {
         const held = this.held;
         this.heldModels = [];
         this.held = [];
-        await this.writer.recordModels(models, held);
+        await this.write(() => this.writer.recordModels(models, held));
         return response;
       },
     };
@@ -118,9 +147,10 @@ export class RunReplay {
         const journaled = this.journal.tools.get(call.id);
         if (journaled) return journaled;
         this.goLive();
+        this.checkWritable();
         const outcome = await inner.execute(call, context);
         if (this.describe(call.name)?.sideEffect === 'none') this.held.push([call.id, outcome]);
-        else await this.writer.recordTool(call.id, outcome);
+        else await this.write(() => this.writer.recordTool(call.id, outcome));
         return outcome;
       },
     };
