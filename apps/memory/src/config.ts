@@ -10,6 +10,11 @@ export const MemoryConfig = z.object({
   /** Messages one ListMessages call returns when the caller sets no limit, and the most it may ask for. */
   MEMORY_PAGE_SIZE: env.positiveInt().default(500),
   MEMORY_MAX_PAGE_SIZE: env.positiveInt().default(5_000),
+  /**
+   * Message bytes one ListMessages page holds at most (a page always holds one message): pages stay
+   * far below the gRPC message limit whatever the messages' sizes. Also the most a caller may ask for.
+   */
+  MEMORY_MAX_PAGE_BYTES: env.positiveInt().default(8 * 1024 * 1024),
   /** Most messages one AppendMessages call may carry, and the largest single message in bytes. */
   MEMORY_MAX_APPEND_MESSAGES: env.positiveInt().default(1_000),
   MEMORY_MAX_MESSAGE_BYTES: env.positiveInt().default(4 * 1024 * 1024),

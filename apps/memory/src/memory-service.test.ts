@@ -16,7 +16,7 @@ const assistantWithToolCall =
 const toolResult = JSON.stringify({ role: 'tool', toolCallId: 'call_1', toolName: 'calculator', content: '{"result":2}', status: 'success', isError: false });
 
 beforeAll(async () => {
-  const config = MemoryConfig.parse({ DATABASE_URL: await createSuiteDatabase('memory'), GRPC_PORT: '0', MEMORY_PAGE_SIZE: '3' });
+  const config = MemoryConfig.parse({ DATABASE_URL: await createSuiteDatabase('memory'), GRPC_PORT: '0', MEMORY_PAGE_SIZE: '3', MEMORY_MAX_PAGE_BYTES: String(6 * 1024 * 1024) });
   server = await startMemoryServer(config, logger);
   client = createGrpcClient(memoryV1.MemoryServiceClient, memoryV1.MemoryServiceService, `127.0.0.1:${server.port}`, { defaultDeadlineMs: 5_000 });
 });
@@ -31,7 +31,7 @@ function append(conversationId: string, messagesJson: string[], extra: Partial<m
 }
 
 function list(conversationId: string, extra: Partial<memoryV1.ListMessagesRequest> = {}) {
-  return client.rpc.listMessages({ tenantId: 'acme', conversationId, afterSeq: 0, limit: 0, latest: false, ...extra });
+  return client.rpc.listMessages({ tenantId: 'acme', conversationId, afterSeq: 0, limit: 0, latest: false, maxBytes: 0, ...extra });
 }
 
 describe('MemoryService', () => {
@@ -81,9 +81,47 @@ describe('MemoryService', () => {
     expect(latest.messages.map((m) => m.seq)).toEqual([4, 5]);
   });
 
+  it('ends a page at max_bytes (at least one message), from the start or the end, and says more remain', async () => {
+    // Five messages of ~100 KB: a 250 KB page holds two.
+    const big = (i: number) => user(`${i}`.repeat(100_000));
+    await append('bytes', [1, 2, 3, 4, 5].map(big));
+    const size = Buffer.byteLength(big(1));
+    const first = await list('bytes', { limit: 10, maxBytes: 250_000 });
+    expect(first.messages.map((m) => m.seq)).toEqual([1, 2]);
+    expect(first.hasMore).toBe(true);
+    expect(first.messages.reduce((n, m) => n + Buffer.byteLength(m.messageJson), 0)).toBe(2 * size);
+    const latest = await list('bytes', { limit: 10, maxBytes: 250_000, latest: true });
+    expect(latest.messages.map((m) => m.seq)).toEqual([4, 5]);
+    expect(latest.hasMore).toBe(true);
+    // A budget smaller than one message still returns that message.
+    const tight = await list('bytes', { limit: 10, maxBytes: 10, afterSeq: 4 });
+    expect(tight.messages.map((m) => m.seq)).toEqual([5]);
+    expect(tight.hasMore).toBe(false);
+    // The message count still applies below the byte budget.
+    expect((await list('bytes', { limit: 1, maxBytes: 6 * 1024 * 1024 })).messages.map((m) => m.seq)).toEqual([1]);
+  });
+
+  it('returns pages far beyond 4 MiB in total (grpc-js refuses larger messages by default) page by page, and refuses a larger max_bytes', async () => {
+    // 30 messages of 250 KB: 7.5 MB of history.
+    const big = user('x'.repeat(250_000));
+    await append('huge', Array.from({ length: 30 }, () => big));
+    const seen: number[] = [];
+    let afterSeq = 0;
+    for (let more = true; more; ) {
+      const page = await list('huge', { afterSeq, limit: 100 });
+      seen.push(...page.messages.map((m) => m.seq));
+      afterSeq = page.messages.at(-1)!.seq;
+      more = page.hasMore;
+    }
+    expect(seen).toEqual(Array.from({ length: 30 }, (_, i) => i + 1));
+    expect((await list('huge', { limit: 100, latest: true })).messages).toHaveLength(25);
+    const error = await list('huge', { maxBytes: 7 * 1024 * 1024 }).catch((e: unknown) => e);
+    expect(error).toMatchObject({ kind: 'invalid_argument', code: 'INVALID_MAX_BYTES' });
+  });
+
   it('keeps tenants apart', async () => {
     await append('shared-id', [user('acme secret')]);
-    const other = await client.rpc.listMessages({ tenantId: 'globex', conversationId: 'shared-id', afterSeq: 0, limit: 0, latest: false });
+    const other = await client.rpc.listMessages({ tenantId: 'globex', conversationId: 'shared-id', afterSeq: 0, limit: 0, latest: false, maxBytes: 0 });
     expect(other.messages).toEqual([]);
   });
 

@@ -5,7 +5,7 @@ import { z } from 'zod';
 import type { MemoryConfig } from './config.js';
 import type { MessageStore } from './message-store.js';
 
-type Limits = Pick<MemoryConfig, 'MEMORY_PAGE_SIZE' | 'MEMORY_MAX_PAGE_SIZE' | 'MEMORY_MAX_APPEND_MESSAGES' | 'MEMORY_MAX_MESSAGE_BYTES'>;
+type Limits = Pick<MemoryConfig, 'MEMORY_PAGE_SIZE' | 'MEMORY_MAX_PAGE_SIZE' | 'MEMORY_MAX_PAGE_BYTES' | 'MEMORY_MAX_APPEND_MESSAGES' | 'MEMORY_MAX_MESSAGE_BYTES'>;
 
 const AppendId = z.string().min(1).max(200);
 
@@ -58,11 +58,15 @@ export function memoryServiceImplementation(store: MessageStore, limits: Limits,
         throw errors.invalidArgument('INVALID_LIMIT', `limit must be between 0 and ${limits.MEMORY_MAX_PAGE_SIZE}`);
       }
       if (request.afterSeq < 0) throw errors.invalidArgument('INVALID_AFTER_SEQ', 'after_seq must not be negative');
+      if (request.maxBytes < 0 || request.maxBytes > limits.MEMORY_MAX_PAGE_BYTES) {
+        throw errors.invalidArgument('INVALID_MAX_BYTES', `max_bytes must be between 0 and ${limits.MEMORY_MAX_PAGE_BYTES}`);
+      }
       const page = await store.list({
         tenantId,
         conversationId,
         afterSeq: request.afterSeq,
         limit: request.limit || limits.MEMORY_PAGE_SIZE,
+        maxBytes: request.maxBytes || limits.MEMORY_MAX_PAGE_BYTES,
         latest: request.latest,
       });
       return {

@@ -23,6 +23,8 @@ export interface ListQuery {
   conversationId: string;
   afterSeq: number;
   limit: number;
+  /** The page's message bytes at most; its first message is returned whatever its size. */
+  maxBytes: number;
   latest: boolean;
 }
 
@@ -79,19 +81,29 @@ export class MessageStore {
     return { firstSeq: Number(row.first_seq), lastSeq: Number(row.last_seq), duplicate: row.duplicate };
   }
 
-  /** A page of messages in ascending order; `latest` pages from the end instead of the start. */
+  /**
+   * A page of messages in ascending order; `latest` pages from the end instead of the start. The
+   * page ends at `limit` messages or `maxBytes` bytes, whichever comes first (but holds at least
+   * one message). Bytes are summed in Postgres, so messages past the budget are never read out.
+   */
   async list(query: ListQuery): Promise<{ messages: StoredMessageRow[]; hasMore: boolean }> {
     const order = query.latest ? 'DESC' : 'ASC';
-    const { rows } = await this.pool.query<{ seq: string; message_json: string; run_id: string | null; created_at: Date }>({
+    const { rows } = await this.pool.query<{ seq: string; message_json: string | null; run_id: string | null; created_at: Date }>({
       name: `memory-list-${order}`,
-      text: `SELECT seq, message_json, run_id, created_at FROM messages
-             WHERE tenant_id = $1 AND conversation_id = $2 AND seq > $3
-             ORDER BY seq ${order} LIMIT $4`,
-      values: [query.tenantId, query.conversationId, query.afterSeq, query.limit + 1],
+      text: `SELECT seq, CASE WHEN fits THEN message_json END AS message_json, run_id, created_at FROM (
+               SELECT seq, message_json, run_id, created_at,
+                 row_number() OVER w = 1 OR sum(octet_length(message_json)) OVER w <= $5 AS fits
+               FROM messages
+               WHERE tenant_id = $1 AND conversation_id = $2 AND seq > $3
+               WINDOW w AS (ORDER BY seq ${order} ROWS UNBOUNDED PRECEDING)
+               ORDER BY seq ${order} LIMIT $4) AS page
+             ORDER BY seq ${order}`,
+      values: [query.tenantId, query.conversationId, query.afterSeq, query.limit + 1, query.maxBytes],
     });
-    const hasMore = rows.length > query.limit;
-    const page = rows.slice(0, query.limit).map((r) => ({ seq: Number(r.seq), json: r.message_json, runId: r.run_id, createdAt: r.created_at }));
+    let taken = 0;
+    while (taken < rows.length && taken < query.limit && rows[taken]!.message_json !== null) taken += 1;
+    const page = rows.slice(0, taken).map((r) => ({ seq: Number(r.seq), json: r.message_json!, runId: r.run_id, createdAt: r.created_at }));
     if (query.latest) page.reverse();
-    return { messages: page, hasMore };
+    return { messages: page, hasMore: rows.length > taken };
   }
 }

@@ -79,6 +79,12 @@ export const OrchestratorConfig = z.object({
   TURN_TIMEOUT_MS: env.positiveInt().default(120_000),
   /** Most history messages loaded into a turn. */
   HISTORY_MESSAGES: env.positiveInt().default(200),
+  /**
+   * The most history bytes loaded per turn (the newest messages that fit; at most memory's
+   * MEMORY_MAX_PAGE_BYTES). Far more than a request view can use, yet a conversation of huge tool
+   * results never loads megabytes it would only trim.
+   */
+  HISTORY_MAX_BYTES: env.positiveInt().default(4 * 1024 * 1024),
   CATALOG_REFRESH_MS: env.positiveInt().default(5_000),
   CATALOG_DISCOVERY_WAIT_MS: env.positiveInt().default(300),
   /** Deadline of calls to other services (memory). */

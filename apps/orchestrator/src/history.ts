@@ -11,8 +11,8 @@ export async function loadHistory(
   memory: PromiseClient<memoryV1.MemoryServiceClient>,
   tenantId: string,
   conversationId: string,
-  limit: number,
+  window: { messages: number; bytes: number },
 ): Promise<ChatMessage[]> {
-  const page = await memory.listMessages({ tenantId, conversationId, afterSeq: 0, limit, latest: true });
+  const page = await memory.listMessages({ tenantId, conversationId, afterSeq: 0, limit: window.messages, maxBytes: window.bytes, latest: true });
   return page.messages.map((m) => ChatMessage.parse(JSON.parse(m.messageJson)));
 }

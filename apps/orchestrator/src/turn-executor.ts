@@ -195,7 +195,7 @@ export class TurnExecutor {
     // Right after a boot (or when every runner was briefly unreachable) the catalog may be empty:
     // discover once now rather than run a turn that offers the model no tools.
     if (this.deps.catalog.list().length === 0) await this.deps.catalog.refresh();
-    return prepareContext(this.deps.memory, this.deps.config.HISTORY_MESSAGES, {
+    return prepareContext(this.deps.memory, { messages: this.deps.config.HISTORY_MESSAGES, bytes: this.deps.config.HISTORY_MAX_BYTES }, {
       tenantId: run.tenantId,
       conversationId: run.conversationId,
       content: run.content,

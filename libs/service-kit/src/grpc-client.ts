@@ -7,6 +7,7 @@ import {
   type ClientUnaryCall,
   type ServiceError,
 } from '@grpc/grpc-js';
+import { GRPC_MAX_MESSAGE_BYTES } from './grpc-limits.js';
 import { fromGrpcError } from './grpc-status.js';
 
 export interface CallSettings {
@@ -78,6 +79,9 @@ export function createGrpcClient<C extends Client, D extends Record<string, unkn
     // Reconnect quickly after a peer restarts (grpc-js waits up to 2 minutes by default).
     'grpc.initial_reconnect_backoff_ms': 250,
     'grpc.max_reconnect_backoff_ms': 5_000,
+    // The same message size limit as the servers (grpc-js would refuse answers over 4 MiB).
+    'grpc.max_receive_message_length': GRPC_MAX_MESSAGE_BYTES,
+    'grpc.max_send_message_length': GRPC_MAX_MESSAGE_BYTES,
     ...(namesReplicas(address) ? { 'grpc.service_config': ROUND_ROBIN } : {}),
     ...options.channelOptions,
   };

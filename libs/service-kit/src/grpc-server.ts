@@ -8,6 +8,7 @@ import {
 } from '@grpc/grpc-js';
 import { HealthImplementation } from 'grpc-health-check';
 import type { Logger } from 'pino';
+import { GRPC_MAX_MESSAGE_BYTES } from './grpc-limits.js';
 import { toGrpcError } from './grpc-status.js';
 
 export interface GrpcServerOptions {
@@ -15,7 +16,7 @@ export interface GrpcServerOptions {
   /** 0 binds a free port; `start()` returns the bound one. */
   port: number;
   logger: Logger;
-  /** Largest message accepted, in bytes. */
+  /** Largest message accepted, in bytes (default GRPC_MAX_MESSAGE_BYTES). */
   maxReceiveMessageBytes?: number;
 }
 
@@ -28,7 +29,8 @@ export class GrpcServer {
 
   constructor(private readonly options: GrpcServerOptions) {
     this.server = new Server({
-      'grpc.max_receive_message_length': options.maxReceiveMessageBytes ?? 8 * 1024 * 1024,
+      'grpc.max_receive_message_length': options.maxReceiveMessageBytes ?? GRPC_MAX_MESSAGE_BYTES,
+      'grpc.max_send_message_length': GRPC_MAX_MESSAGE_BYTES,
     });
     this.health.addToServer(this.server);
   }

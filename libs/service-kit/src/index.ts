@@ -5,6 +5,7 @@ export { toGrpcError, fromGrpcError } from './grpc-status.js';
 export { GrpcServer, unaryHandler, type GrpcServerOptions } from './grpc-server.js';
 export { createGrpcClient, type PromiseClient, type CallSettings, type GrpcClientOptions, type GrpcClientHandle } from './grpc-client.js';
 export { GrpcHealthProbe } from './grpc-health.js';
+export { GRPC_MAX_MESSAGE_BYTES } from './grpc-limits.js';
 export { connectNats, headerGetter, headerSetter, jsonBody, type NatsConnection, type NatsOptions } from './nats.js';
 export { createPgPool, inTransaction, type PostgresOptions } from './postgres.js';
 export { loadMigrations, migrate, migrationChecksum, MigrationError, pinnedMigrationProblems, PINNED_MIGRATIONS_FILE, type Migration } from './migrations.js';

@@ -2,6 +2,8 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { memoryV1 } from '@platform/proto';
+import { createGrpcClient } from '@platform/service-kit';
 import { api, bootPlatform, tokenFor, type SuitePlatform } from './support.js';
 
 let platform: SuitePlatform;
@@ -119,3 +121,36 @@ describe('time zones', () => {
     }
   });
 });
+
+describe('a conversation with a huge history', () => {
+  it('still answers, loading only what fits, and its history reads page by page (it is far beyond gRPC\'s default 4 MiB)', async () => {
+    // 40 tool exchanges with 250 KB results (as web pages or files would give): 10 MB of history.
+    const memory = createGrpcClient(memoryV1.MemoryServiceClient, memoryV1.MemoryServiceService, `127.0.0.1:${platform.ports.memory}`, { defaultDeadlineMs: 10_000 });
+    const exchange = (i: number) => [
+      JSON.stringify({ role: 'assistant', content: null, toolCalls: [{ id: `call_big_${i}`, name: 'web_fetch', arguments: '{}' }] }),
+      JSON.stringify({ role: 'tool', toolCallId: `call_big_${i}`, toolName: 'web_fetch', content: 'x'.repeat(250_000), status: 'success', isError: false }),
+    ];
+    try {
+      await memory.rpc.appendMessages({ tenantId: 'big-tenant', conversationId: 'huge-1', messagesJson: Array.from({ length: 40 }, (_, i) => exchange(i)).flat(), runId: '', appendId: 'seed' });
+    } finally {
+      memory.close();
+    }
+    const turn = await api<{ status: string; response: string }>(platform, 'POST', '/v1/conversations/huge-1/messages', 'big-tenant', { content: '[scenario:plain] still there?' });
+    expect(turn.status).toBe(200);
+    expect(turn.body.status).toBe('completed');
+
+    let afterSeq = 0;
+    let pages = 0;
+    let count = 0;
+    for (let more = true; more; pages++) {
+      const page = await api<{ messages: Array<{ seq: number }>; hasMore: boolean }>(platform, 'GET', `/v1/conversations/huge-1/messages?afterSeq=${afterSeq}&limit=1000`, 'big-tenant');
+      expect(page.status).toBe(200);
+      count += page.body.messages.length;
+      afterSeq = page.body.messages.at(-1)!.seq;
+      more = page.body.hasMore;
+    }
+    expect(count).toBe(82);
+    expect(pages).toBeGreaterThan(1);
+  });
+});
+

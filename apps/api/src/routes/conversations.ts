@@ -111,7 +111,8 @@ export function registerConversationRoutes(app: FastifyInstance, options: Conver
     const { tenantId } = principalOf(request);
     const conversationId = conversationIdOf(request.params);
     const query = parseInput(ListQuery, request.query, 'INVALID_QUERY');
-    const page = await options.memory.listMessages({ tenantId, conversationId, afterSeq: query.afterSeq, limit: query.limit, latest: false });
+    // Memory ends a page at its byte limit too (hasMore then says to ask again after the last seq).
+    const page = await options.memory.listMessages({ tenantId, conversationId, afterSeq: query.afterSeq, limit: query.limit, latest: false, maxBytes: 0 });
     return reply.send({
       conversationId,
       messages: page.messages.map((m) => ({

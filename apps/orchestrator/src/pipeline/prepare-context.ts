@@ -22,10 +22,10 @@ export interface PrepareContextInput {
  */
 export async function prepareContext(
   memory: PromiseClient<memoryV1.MemoryServiceClient>,
-  historyLimit: number,
+  historyWindow: { messages: number; bytes: number },
   input: PrepareContextInput,
 ): Promise<ChatMessage[]> {
-  const history = await loadHistory(memory, input.tenantId, input.conversationId, historyLimit);
+  const history = await loadHistory(memory, input.tenantId, input.conversationId, historyWindow);
   const assembled = assembleTurnInput({
     systemPrompt: input.systemPrompt,
     now: input.now,
