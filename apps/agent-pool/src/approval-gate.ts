@@ -1,4 +1,4 @@
-import type { ApprovalDecision, ApprovalRequest } from '@platform/contracts';
+import { shortenText, type ApprovalDecision, type ApprovalRequest } from '@platform/contracts';
 
 /** What a gated call offers: run it as asked, run it changed, or not at all. */
 const GATE_OPTIONS: ApprovalDecision[] = ['approve', 'edit', 'cancel'];
@@ -7,8 +7,7 @@ const GATE_OPTIONS: ApprovalDecision[] = ['approve', 'edit', 'cancel'];
 const SUMMARY_ARGUMENT_CHARS = 160;
 
 function quotedArguments(args: Record<string, unknown>): string {
-  const json = JSON.stringify(args);
-  return json.length <= SUMMARY_ARGUMENT_CHARS ? json : `${json.slice(0, SUMMARY_ARGUMENT_CHARS - 1)}…`;
+  return shortenText(JSON.stringify(args), SUMMARY_ARGUMENT_CHARS);
 }
 
 /**

@@ -65,6 +65,16 @@ describe('runAgentLoop: answers and tools', () => {
     expect(result.transcript).toHaveLength(1);
   });
 
+  it('cuts long argument values in its records without splitting a character (Postgres refuses half an emoji in jsonb)', async () => {
+    const body = `${'a'.repeat(199)}😀 and more`;
+    const h = harness([reply.calls(['e', 'mail', { body, to: 'x' }]), reply.text('sent')], { mail: { run: () => ok('queued') } });
+    const result = await h.run();
+    const summary = result.toolCalls[0]!.argumentsSummary;
+    expect(summary).toEqual({ body: `${'a'.repeat(199)}…`, to: 'x' });
+    // What Postgres would store: well-formed JSON text with no escaped lone surrogate.
+    expect(JSON.stringify(summary)).not.toMatch(/\\ud[89ab]/i);
+  });
+
   it('runs all calls of one response concurrently and appends results in call order', async () => {
     const h = harness([reply.calls(['a', 'slow', {}], ['b', 'fast', {}]), reply.text('done')], {
       slow: { takesMs: 2_000, run: () => ok('slow result') },

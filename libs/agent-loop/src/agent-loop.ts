@@ -1,4 +1,4 @@
-import type { AssistantMessage, ChatMessage, ToolCall } from '@platform/contracts';
+import { cutText, type AssistantMessage, type ChatMessage, type ToolCall } from '@platform/contracts';
 import { systemClock, type Clock } from './clock.js';
 import { ContextManager } from './context-manager.js';
 import { EventEmitter, type EventSink } from './events.js';
@@ -51,15 +51,15 @@ export interface LoopDependencies {
 function summarizeArguments(text: string, limit: number): Record<string, unknown> {
   try {
     const parsed: unknown = JSON.parse(text);
-    if (!parsed || typeof parsed !== 'object' || Array.isArray(parsed)) return { _raw: text.slice(0, limit) };
+    if (!parsed || typeof parsed !== 'object' || Array.isArray(parsed)) return { _raw: cutText(text, limit).text };
     return Object.fromEntries(
       Object.entries(parsed as Record<string, unknown>).map(([k, v]) => {
         const json = typeof v === 'string' ? v : JSON.stringify(v);
-        return [k, json.length > limit ? `${json.slice(0, limit)}…` : v];
+        return [k, json.length > limit ? `${cutText(json, limit).text}…` : v];
       }),
     );
   } catch {
-    return { _raw: text.slice(0, limit) };
+    return { _raw: cutText(text, limit).text };
   }
 }
 

@@ -1,4 +1,4 @@
-import type { ChatMessage } from '@platform/contracts';
+import { cutText, type ChatMessage } from '@platform/contracts';
 import type { LoopConfig } from './loop-config.js';
 import { messageChars, toUnits } from './message-units.js';
 
@@ -36,7 +36,7 @@ export class ContextManager {
    */
   truncateToolResult(text: string, maxChars = this.maxToolResultChars()): TruncatedText {
     if (text.length <= maxChars) return { text, truncated: false, originalChars: text.length };
-    let head = text.slice(0, maxChars);
+    let head = cutText(text, maxChars).text;
     const lastNewline = head.lastIndexOf('\n');
     if (lastNewline >= Math.max(this.config.minToolResultHeadChars, maxChars / 2)) head = head.slice(0, lastNewline);
     return { text: `${head}\n[...truncated: showing ${head.length} of ${text.length} characters]`, truncated: true, originalChars: text.length };

@@ -53,3 +53,4 @@ export {
   AgentExpiryReason,
   AgentExpiredEvent,
 } from './agent-pool-events.js';
+export { cutText, shortenText } from './text.js';

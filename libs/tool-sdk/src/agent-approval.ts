@@ -1,4 +1,4 @@
-import { ApprovalDecision, TASK_INSTRUCTION_PARAMETER, type ApprovalRequest } from '@platform/contracts';
+import { ApprovalDecision, shortenText, TASK_INSTRUCTION_PARAMETER, type ApprovalRequest } from '@platform/contracts';
 import { showValue } from './agent-prompts.js';
 import type { AgentApproval, AgentDefinition } from './define-agent.js';
 
@@ -14,7 +14,7 @@ export function fieldDetails(collected: Record<string, unknown>): Record<string,
 function defaultSummary(agent: AgentDefinition, collected: Record<string, unknown>): string {
   const parts = Object.entries(fieldDetails(collected)).map(([key, value]) => `${key}=${showValue(value)}`);
   const summary = parts.length ? `${agent.name}: ${parts.join(', ')}` : `Run ${agent.name}`;
-  return summary.length > MAX_SUMMARY_CHARS ? `${summary.slice(0, MAX_SUMMARY_CHARS - 1)}…` : summary;
+  return shortenText(summary, MAX_SUMMARY_CHARS);
 }
 
 /** Completes what the agent said into a full `ApprovalRequest`. */

@@ -1,4 +1,4 @@
-import type { ApprovalRequest } from '@platform/contracts';
+import { shortenText, type ApprovalRequest } from '@platform/contracts';
 import type { Missing } from './agent-fields.js';
 
 const MAX_VALUE_CHARS = 200;
@@ -6,7 +6,7 @@ const MAX_VALUE_CHARS = 200;
 /** A value as the user reads it: text as is, anything else as JSON, cut to a readable length. */
 export function showValue(value: unknown): string {
   const text = typeof value === 'string' ? value : JSON.stringify(value) ?? String(value);
-  return text.length > MAX_VALUE_CHARS ? `${text.slice(0, MAX_VALUE_CHARS - 1)}…` : text;
+  return shortenText(text, MAX_VALUE_CHARS);
 }
 
 /** The question for the user when fields are missing or were rejected. */

@@ -1,3 +1,5 @@
+import { cutText } from '@platform/contracts';
+
 /** Why a reply could not be read as a ReAct step. */
 export type ReActParseErrorCode =
   | 'no_action_or_final'
@@ -39,7 +41,7 @@ export const MAX_TOOL_NAME_CHARS = 256;
 
 function snippet(text: string): string {
   const flat = text.replace(/\s+/g, ' ').trim();
-  return flat.length > SNIPPET_CHARS ? `${flat.slice(0, SNIPPET_CHARS)}...` : flat;
+  return flat.length > SNIPPET_CHARS ? `${cutText(flat, SNIPPET_CHARS).text}...` : flat;
 }
 
 function describe(value: unknown): string {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { htmlToText } from './html-to-text.js';
-import { bodyKind, cutText, decodeText, parseContentType } from './response-body.js';
+import { bodyKind, decodeText, parseContentType } from './response-body.js';
 
 describe('htmlToText', () => {
   it('keeps text and turns blocks into lines', () => {
@@ -47,10 +47,5 @@ describe('response bodies', () => {
     expect(decodeText(Buffer.from([0xe9]), 'latin1', false)).toBe('é');
     expect(decodeText(Buffer.from('é'), 'no-such-charset', false)).toBe('é');
     expect(decodeText(Buffer.from('aé').subarray(0, 2), 'utf-8', true)).toBe('a');
-  });
-
-  it('cuts text without splitting a surrogate pair', () => {
-    expect(cutText('ab😀', 3)).toEqual({ text: 'ab', cut: true });
-    expect(cutText('abc', 3)).toEqual({ text: 'abc', cut: false });
   });
 });

@@ -81,12 +81,3 @@ export function decodeText(data: Uint8Array, charset: string | undefined, trunca
   }
   return decoder.decode(data, { stream: truncated });
 }
-
-/** Cuts text to `maxChars` UTF-16 units without splitting a surrogate pair. */
-export function cutText(text: string, maxChars: number): { text: string; cut: boolean } {
-  if (text.length <= maxChars) return { text, cut: false };
-  let end = maxChars;
-  const last = text.charCodeAt(end - 1);
-  if (last >= 0xd800 && last <= 0xdbff) end -= 1;
-  return { text: text.slice(0, end), cut: true };
-}

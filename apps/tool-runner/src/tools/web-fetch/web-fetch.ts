@@ -1,11 +1,12 @@
 import { linkSignals } from '@platform/agent-loop';
+import { cutText } from '@platform/contracts';
 import type { Logger } from '@platform/service-kit';
 import { defineTool, ToolFailure, type ToolDefinition } from '@platform/tool-sdk';
 import { z } from 'zod';
 import { checkTarget, networkFailure, openPage, type OpenedPage } from './fetch-page.js';
 import { describeAllowlist, parseAllowlist } from './host-allowlist.js';
 import { htmlToText } from './html-to-text.js';
-import { bodyKind, cutText, decodeText, parseContentType, readLimited } from './response-body.js';
+import { bodyKind, decodeText, parseContentType, readLimited } from './response-body.js';
 
 /** Text returned when the call does not ask for a size: about 5k tokens, plenty for most pages. */
 export const DEFAULT_MAX_CHARS = 20_000;
