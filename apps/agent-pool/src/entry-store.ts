@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { ApprovalRequest, MissingField } from '@platform/contracts';
-import { PlatformError } from '@platform/service-kit';
+import { jsonbText, PlatformError } from '@platform/service-kit';
 import type pg from 'pg';
 
 export const LIVE_STATUSES = ['waiting_for_input', 'waiting_for_approval', 'paused'] as const;
@@ -112,7 +112,7 @@ export function isLive(status: EntryStatus): status is LiveStatus {
 
 /** jsonb columns get JSON text; `null` is SQL NULL (a JSON `null` result reads back the same). */
 function sqlValue(column: string, value: unknown): unknown {
-  return JSON_COLUMNS.has(column) && value !== null ? JSON.stringify(value) : value;
+  return JSON_COLUMNS.has(column) && value !== null ? jsonbText(value) : value;
 }
 
 /** Marks an entry expired; the event goes out through the outbox (`event_pending`). */

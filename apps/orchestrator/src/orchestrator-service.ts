@@ -94,6 +94,8 @@ export function orchestratorServiceImplementation(deps: OrchestratorDependencies
       let admission: NewRun | undefined;
       if (!existing) {
         if (!request.content.trim()) throw errors.invalidArgument('EMPTY_CONTENT', 'content must not be empty');
+        // Postgres text cannot hold U+0000; no real message has one.
+        if (request.content.includes('\u0000')) throw errors.invalidArgument('INVALID_CONTENT', 'content must not contain the NUL character (U+0000)');
         if (request.timeZone && !isTimeZone(request.timeZone)) throw errors.invalidArgument('INVALID_TIME_ZONE', `'${request.timeZone}' is not an IANA time zone`);
         const caller = { tenantId: scope.tenantId, tier: request.tier || config.DEFAULT_TIER };
         const profile = deps.profiles.resolve(request.profile, caller);

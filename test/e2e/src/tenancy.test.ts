@@ -220,6 +220,15 @@ describe('input limits and authentication', () => {
     expect((await api<History>(platform, 'GET', '/v1/conversations/limits-1/messages', A)).body.messages).toEqual([]);
   });
 
+  it('refuses a message with a NUL character with 400 INVALID_CONTENT, and stores nothing (Postgres text cannot hold it)', async () => {
+    const turn = await api(platform, 'POST', '/v1/conversations/limits-nul/messages', A, { content: 'before\u0000after' });
+    expect(turn.status).toBe(400);
+    expect(turn.body).toMatchObject({ error: { code: 'INVALID_CONTENT' } });
+    const facade = await raw('POST', '/v1/chat/completions', { tenant: A, headers: json, body: JSON.stringify({ model: 'default', messages: [{ role: 'user', content: 'a\u0000b' }] }) });
+    expect(facade.status).toBe(400);
+    expect((await api<History>(platform, 'GET', '/v1/conversations/limits-nul/messages', A)).body.messages).toEqual([]);
+  });
+
   it('refuses a body over MAX_BODY_BYTES with 413 PAYLOAD_TOO_LARGE', async () => {
     const body = JSON.stringify({ content: 'y'.repeat(MAX_BODY_BYTES) });
     const response = await raw('POST', '/v1/conversations/limits-2/messages', { tenant: A, headers: json, body });

@@ -139,6 +139,20 @@ describe('accepting and claiming runs', () => {
     expect(await claim(run, 'o2', 10_000, 6)).toMatchObject({ epoch: 2 });
   });
 
+  it('journals and finishes a run whose texts hold characters jsonb refuses (U+0000, half an emoji), as U+FFFD', async () => {
+    const run = newRun();
+    const claimed = (await records.admit(run, 'o1', 10_000, 1)).claimed!;
+    const odd = `binary\u0000junk and ${'😀'.slice(0, 1)} a cut emoji`;
+    const clean = 'binary\uFFFDjunk and \uFFFD a cut emoji';
+    await steps.recordModels(run.runId, claimed.epoch, [[1, { ...response, message: { role: 'assistant', content: odd } }]], { input: [{ role: 'user', content: odd }] });
+    await steps.recordTool(run.runId, claimed.epoch, 'call-odd', { status: 'success', content: odd });
+    const loaded = await steps.load(run.runId);
+    expect(loaded.models[0]!.message.content).toBe(clean);
+    expect(loaded.tools.get('call-odd')).toEqual({ status: 'success', content: clean });
+    await records.finish(claimed, 'completed', { ...result(run.runId), response: odd });
+    expect(await records.get('acme', run.runId)).toMatchObject({ status: 'completed', result: { response: clean } });
+  });
+
   it('keeps the assembled input for a resume and loads journaled steps in order', async () => {
     const run = newRun();
     await records.create(run);

@@ -1,5 +1,6 @@
 import type { LoopResult } from '@platform/agent-loop';
 import type { ChatMessage } from '@platform/contracts';
+import { jsonbText } from '@platform/service-kit';
 import type pg from 'pg';
 
 /** Statuses of a run: queued and running are live; the rest are final. */
@@ -158,7 +159,7 @@ export class RunRecords {
       name: 'runs-create',
       text: `INSERT INTO runs (run_id, tenant_id, conversation_id, status, profile, content, tier, stream, time_zone, approval, kind, created_at)
              VALUES ($1, $2, $3, 'queued', $4, $5, $6, $7, $8, $9, $10, clock_timestamp()) ON CONFLICT (run_id) DO NOTHING`,
-      values: [run.runId, run.tenantId, run.conversationId, run.profile, run.content, run.tier, run.stream, run.timeZone, run.approval ? JSON.stringify(run.approval) : null, run.kind ?? 'message'],
+      values: [run.runId, run.tenantId, run.conversationId, run.profile, run.content, run.tier, run.stream, run.timeZone, run.approval ? jsonbText(run.approval) : null, run.kind ?? 'message'],
     });
     return rowCount === 1;
   }
@@ -207,7 +208,7 @@ export class RunRecords {
         run.tier,
         run.stream,
         run.timeZone,
-        run.approval ? JSON.stringify(run.approval) : null,
+        run.approval ? jsonbText(run.approval) : null,
         run.kind ?? 'message',
         owner,
         leaseMs,
@@ -363,7 +364,7 @@ export class RunRecords {
          ON CONFLICT (tenant_id, day) DO UPDATE SET turns = tenant_usage.turns + 1,
            input_tokens = tenant_usage.input_tokens + EXCLUDED.input_tokens, output_tokens = tenant_usage.output_tokens + EXCLUDED.output_tokens)
        SELECT finished_at FROM finished`,
-      values: [run.runId, run.epoch, status, result.stopReason, JSON.stringify(summary), JSON.stringify(transcript), result.usage.inputTokens, result.usage.outputTokens],
+      values: [run.runId, run.epoch, status, result.stopReason, jsonbText(summary), jsonbText(transcript), result.usage.inputTokens, result.usage.outputTokens],
     });
     if (!rows[0]) throw new LeaseLostError(run.runId);
     return {
@@ -398,7 +399,7 @@ export class RunRecords {
       const { rowCount } = await this.pool.query(
         `UPDATE runs SET status = 'cancelled', stop_reason = 'cancelled', result = $3, transcript = $4, finished_at = now(), cancel_requested = true
          WHERE tenant_id = $1 AND run_id = $2 AND status = 'queued' AND lease_owner IS NULL`,
-        [tenantId, runId, JSON.stringify(summary), JSON.stringify(transcript)],
+        [tenantId, runId, jsonbText(summary), jsonbText(transcript)],
       );
       if (rowCount === 1) return this.get(tenantId, runId);
     }

@@ -1,5 +1,6 @@
 import type { ModelResponse, ToolOutcome } from '@platform/agent-loop';
 import type { ChatMessage } from '@platform/contracts';
+import { jsonbText } from '@platform/service-kit';
 import type pg from 'pg';
 import { LeaseLostError } from './run-records.js';
 
@@ -75,7 +76,7 @@ export class RunSteps {
              SELECT $1, s.kind, s.key, s.payload::jsonb, $5
              FROM held, unnest($2::text[], $3::text[], $4::text[]) AS s(kind, key, payload)
              ON CONFLICT DO NOTHING`,
-      values: [runId, steps.map((s) => s.kind), steps.map((s) => s.key), steps.map((s) => JSON.stringify(s.payload)), epoch, input ? JSON.stringify(input) : null],
+      values: [runId, steps.map((s) => s.kind), steps.map((s) => s.key), steps.map((s) => jsonbText(s.payload)), epoch, input ? jsonbText(input) : null],
     });
     if (rowCount !== steps.length) throw new LeaseLostError(runId);
   }
