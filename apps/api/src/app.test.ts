@@ -158,6 +158,37 @@ describe('POST /v1/conversations/:id/messages', () => {
     });
   });
 
+  it('streams a finished turn as its last event alone when the run events cannot be read (never an error to retry)', async () => {
+    const streamed = await app.inject({
+      method: 'POST',
+      url: '/v1/conversations/conv-1/messages',
+      headers: { authorization: auth, 'content-type': 'application/json', accept: 'text/event-stream' },
+      payload: JSON.stringify({ content: 'stream me' }),
+    });
+    expect(streamed.statusCode).toBe(200);
+    expect(streamed.headers['content-type']).toMatch(/^text\/event-stream/);
+    const data = streamed.body
+      .split('\n')
+      .filter((line) => line.startsWith('data: '))
+      .map((line) => JSON.parse(line.slice(6)) as { type: string; data: { result: { response: string; runId: string } } });
+    expect(data).toEqual([expect.objectContaining({ type: 'execution_end', data: expect.objectContaining({ result: expect.objectContaining({ response: 'echo: stream me', runId: 'run_1' }) }) })]);
+
+    const facade = await app.inject({
+      method: 'POST',
+      url: '/v1/chat/completions',
+      headers: { authorization: auth, 'content-type': 'application/json' },
+      payload: JSON.stringify({ model: 'default', messages: [{ role: 'user', content: 'stream me too' }], stream: true }),
+    });
+    expect(facade.statusCode).toBe(200);
+    const chunks = facade.body.split('\n').filter((line) => line.startsWith('data: ')).map((line) => line.slice(6));
+    expect(chunks.at(-1)).toBe('[DONE]');
+    const text = chunks
+      .slice(0, -1)
+      .map((c) => (JSON.parse(c) as { choices: Array<{ delta: { content?: string } }> }).choices[0]?.delta.content ?? '')
+      .join('');
+    expect(text).toBe('echo: stream me too');
+  });
+
   it.each([
     ['truncated JSON', '{"content": ', 400, 'INVALID_JSON'],
     ['a wrong field', { text: 'hi' }, 400, 'INVALID_BODY'],

@@ -6,7 +6,7 @@ import { HttpError, parseInput } from '../http-errors.js';
 import { principalOf } from '../principal.js';
 import { clientGone } from '../turns/client-gone.js';
 import { newRunId, type TurnRunner } from '../turns/turn-runner.js';
-import { turnResponseBody } from './conversations.js';
+import { turnResponseBody } from '../turns/turn-response.js';
 
 export interface ApprovalRoutesOptions {
   agentPool: PromiseClient<agentPoolV1.AgentPoolServiceClient>;

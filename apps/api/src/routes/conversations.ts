@@ -1,5 +1,5 @@
 import { ChatMessage, ConversationId } from '@platform/contracts';
-import type { memoryV1, orchestratorV1 } from '@platform/proto';
+import type { memoryV1 } from '@platform/proto';
 import type { PromiseClient } from '@platform/service-kit';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { z } from 'zod';
@@ -9,6 +9,7 @@ import { principalOf } from '../principal.js';
 import { streamTurn } from '../turns/streamed-turn.js';
 import { clientGone } from '../turns/client-gone.js';
 import { newRunId, type TurnRunner } from '../turns/turn-runner.js';
+import { turnResponseBody } from '../turns/turn-response.js';
 
 export interface ConversationRoutesOptions {
   turns: TurnRunner;
@@ -17,30 +18,6 @@ export interface ConversationRoutesOptions {
   maxMessageChars: number;
   turnWaitMs: number;
   sseHeartbeatMs: number;
-}
-
-/** The JSON shape of a finished turn (also the last event of a streamed one). */
-export function turnResponseBody(result: orchestratorV1.HandleMessageResponse, conversationId: string): Record<string, unknown> {
-  return {
-    runId: result.runId,
-    conversationId,
-    status: result.status,
-    stopReason: result.stopReason,
-    response: result.response,
-    turns: result.turns,
-    toolCalls: result.toolCalls.map((c) => ({
-      callId: c.callId,
-      name: c.name,
-      success: c.success,
-      status: c.status,
-      durationMs: c.durationMs,
-      ...(c.errorCode ? { errorCode: c.errorCode } : {}),
-    })),
-    durationMs: result.durationMs,
-    usage: result.usage ?? { inputTokens: 0, outputTokens: 0, totalTokens: 0 },
-    // Agent-tools waiting for the user (status "waiting"): prompts and structured approval requests.
-    pending: JSON.parse(result.pendingJson || '[]') as unknown,
-  };
 }
 
 export function wantsEventStream(request: FastifyRequest): boolean {

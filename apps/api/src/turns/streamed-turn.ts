@@ -2,9 +2,10 @@ import type { RunEventEnvelope } from '@platform/contracts';
 import type { FastifyReply } from 'fastify';
 import type { RunEvents } from '../events/run-event-reader.js';
 import { SseStream } from '../events/sse.js';
-import { HttpError, toHttpError } from '../http-errors.js';
+import { toHttpError } from '../http-errors.js';
 import { clientGone } from './client-gone.js';
 import type { TurnRequest, TurnRunner } from './turn-runner.js';
+import { turnResponseBody } from './turn-response.js';
 
 export interface StreamedTurnOptions {
   runner: TurnRunner;
@@ -49,16 +50,21 @@ export async function streamTurn(reply: FastifyReply, options: StreamedTurnOptio
     throw first.error;
   }
   if (first.kind === 'unreadable') {
-    // No stream can be shown: answer as JSON once the turn's fate is known (a refusal keeps its
-    // own status and code; an accepted run is durable and GET /v1/runs/{id} has its result).
+    // The events cannot be read, but the turn runs all the same: once its fate is known, a
+    // refusal keeps its own status and code, and a finished turn is streamed as its last event
+    // alone (the run is done: an error here would make a client send the message again).
     const outcome = await turn.then(
-      () => ({ refused: false as const }),
+      (response) => ({ refused: false as const, response }),
       (error: unknown) => ({ refused: true as const, error }),
     );
     if (outcome.refused) throw outcome.error;
-    throw new HttpError(503, 'EVENTS_UNAVAILABLE', `the run's events could not be read (${(first.error as Error)?.message ?? String(first.error)}); GET /v1/runs/${options.runId} has its result`, {
-      runId: options.runId,
-    });
+    const stream = new SseStream(reply, options.heartbeatMs, { 'x-run-id': options.runId });
+    const result = turnResponseBody(outcome.response, options.request.conversationId);
+    options.render(stream, { id: 0, runId: options.runId, type: 'execution_end', at: Date.now(), data: { result, eventsUnavailable: true } });
+    options.finish?.(stream);
+    stream.end();
+    stopReading.abort();
+    return;
   }
 
   const stream = new SseStream(reply, options.heartbeatMs, { 'x-run-id': options.runId });
