@@ -75,6 +75,41 @@ describe('runAgentLoop: answers and tools', () => {
     expect(JSON.stringify(summary)).not.toMatch(/\\ud[89ab]/i);
   });
 
+  it('gives every call a usable, new id: repeated, reused, empty or malformed ids are replaced, the same way on a replay', async () => {
+    // A server that numbers calls from 0 in every response, repeats an id, and sends an empty one.
+    const script = () => [
+      reply.calls(['call_0', 't', { n: 1 }], ['call_0', 't', { n: 2 }]),
+      reply.calls(['call_0', 't', { n: 3 }], ['', 't', { n: 4 }], ['has space', 't', { n: 5 }]),
+      reply.text('done'),
+    ];
+    const first = harness(script(), { t: { run: () => ok('ok') } });
+    const result = await first.run();
+    const ids = first.tools.calls.map((c) => c.id);
+    expect(ids[0]).toBe('call_0');
+    expect(new Set(ids).size).toBe(5);
+    for (const id of ids.slice(1)) expect(id).toMatch(/^call_[0-9a-f]{24}$/);
+    expectClosure(result.messages);
+    // The stored assistant messages carry the ids the calls ran with.
+    const asked = result.messages.flatMap((m) => (m.role === 'assistant' ? (m.toolCalls ?? []).map((c) => c.id) : []));
+    expect(asked).toEqual(ids);
+    // The same run replayed derives the same ids (journaled outcomes are found by them).
+    const again = harness(script(), { t: { run: () => ok('ok') } });
+    await again.run();
+    expect(again.tools.calls.map((c) => c.id)).toEqual(ids);
+  });
+
+  it('replaces a call id the conversation already used in an earlier turn', async () => {
+    const h = harness([reply.calls(['call_0', 't', {}]), reply.text('done')], { t: { run: () => ok('ok') } });
+    const history: ChatMessage[] = [
+      { role: 'user', content: 'earlier' },
+      { role: 'assistant', content: null, toolCalls: [{ id: 'call_0', name: 't', arguments: '{}' }] },
+      { role: 'tool', toolCallId: 'call_0', toolName: 't', content: 'old', status: 'success', isError: false },
+      { role: 'user', content: 'again' },
+    ];
+    await h.clock.settle(runAgentLoop({ runId: 'run_1', messages: history }, { model: h.model, tools: h.tools, clock: h.clock }));
+    expect(h.tools.calls.map((c) => c.id)).toEqual([expect.stringMatching(/^call_[0-9a-f]{24}$/)]);
+  });
+
   it('runs all calls of one response concurrently and appends results in call order', async () => {
     const h = harness([reply.calls(['a', 'slow', {}], ['b', 'fast', {}]), reply.text('done')], {
       slow: { takesMs: 2_000, run: () => ok('slow result') },

@@ -14,6 +14,7 @@ import { buildRequestView, type RequestView, type ViewStage, type ViewTarget } f
 import { linkSignals, type LinkedSignal } from './linked-signal.js';
 import { RunControl } from './run-control.js';
 import { stopMessages } from './stop-messages.js';
+import { callIdsIn, withUsableCallIds } from './call-ids.js';
 import { closeUnanswered } from './synthetic-results.js';
 import { runToolBatch, type CallResult } from './tool-batch.js';
 import type { PendingAgent, ToolPort } from './tool-port.js';
@@ -79,6 +80,8 @@ class LoopRun {
   private readonly records: ToolCallRecord[] = [];
   private readonly transcript: IterationRecord[] = [];
   private readonly seenCalls = new Map<string, number>();
+  /** Tool call ids the conversation has used: a call's id must be new (see withUsableCallIds). */
+  private readonly callIds: Set<string>;
   private usage: TokenUsage = ZERO_USAGE;
   private turns = 0;
   private readonly startedAt: number;
@@ -98,6 +101,7 @@ class LoopRun {
     this.linked = linkSignals([this.control.signal, this.deadline.signal, ...(deps.signal ? [deps.signal] : [])]);
     this.signal = this.linked.signal;
     this.startedAt = this.clock.now();
+    this.callIds = callIdsIn(input.messages);
   }
 
   async run(): Promise<LoopResult> {
@@ -141,7 +145,7 @@ class LoopRun {
         const stop = this.stoppedBySignal() ?? (outcome.error.kind === 'context_overflow' ? 'context_overflow' : outcome.error.kind === 'cancelled' ? 'cancelled' : 'model_error');
         return this.finish(stop, undefined, outcome.error);
       }
-      const { response } = outcome;
+      const response = { ...outcome.response, message: withUsableCallIds(outcome.response.message, this.callIds, this.input.runId, iteration) };
       // The model's message is complete now: say so before any of its tool calls start.
       this.events.emit({ type: 'message_end', iteration, message: response.message, usage: response.usage });
       this.turns += 1;
