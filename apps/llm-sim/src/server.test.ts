@@ -88,6 +88,14 @@ describe('server', () => {
 
     const empty = await post('/v1/chat/completions', '');
     expect(empty.status).toBe(400);
+
+    // As the real API: an assistant message without content needs tool calls.
+    const contentless = await post(
+      '/v1/chat/completions',
+      JSON.stringify({ model: 'sim-1', messages: [{ role: 'user', content: 'hi' }, { role: 'assistant', content: null }, { role: 'user', content: 'again' }] }),
+    );
+    expect(contentless.status).toBe(400);
+    expect(((await contentless.json()) as { error: { param: string; message: string } }).error).toMatchObject({ param: 'messages.1.content', message: expect.stringContaining("Invalid value for 'content'") });
   });
 
   it('answers unknown routes with a 404 in OpenAI shape', async () => {

@@ -41,6 +41,14 @@ describe('OpenAI message mapping', () => {
     expect(back).toMatchObject({ reasoning_content: 'thinking…', tool_calls: [{ id: 'c9', extra_content: { google: { thought_signature: 'sig' } } }] });
   });
 
+  it('reads a refusal as the message text, and sends an empty reply back as empty text (the API refuses null content without tool calls)', () => {
+    const refused = fromOpenAIMessage({ role: 'assistant', content: null, refusal: 'I cannot help with that.' }, 'openai', 'gpt-x');
+    expect(refused.content).toBe('I cannot help with that.');
+    const empty = fromOpenAIMessage({ role: 'assistant', content: null, refusal: null }, 'openai', 'gpt-x');
+    expect(empty.content).toBeNull();
+    expect(toOpenAIMessages([empty])).toEqual([{ role: 'assistant', content: '' }]);
+  });
+
   it('describes tools as functions', () => {
     expect(toOpenAITools([{ name: 'calculator', description: 'd', parameters: { type: 'object' } }])).toEqual([
       { type: 'function', function: { name: 'calculator', description: 'd', parameters: { type: 'object' } } },

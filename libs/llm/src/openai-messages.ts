@@ -20,7 +20,10 @@ export function toOpenAIMessages(messages: ChatMessage[]): WireMessage[] {
       case 'tool':
         return { role: 'tool', tool_call_id: message.toolCallId, content: message.content };
       case 'assistant': {
-        const wire: WireMessage & Record<string, unknown> = { ...(message.providerFields ?? {}), role: 'assistant', content: message.content };
+        // The API refuses an assistant message with neither content nor tool calls (an empty reply
+        // kept in history would break every later turn of the conversation).
+        const content = message.content === null && !message.toolCalls?.length ? '' : message.content;
+        const wire: WireMessage & Record<string, unknown> = { ...(message.providerFields ?? {}), role: 'assistant', content };
         if (message.toolCalls?.length) {
           wire.tool_calls = message.toolCalls.map((call) => ({
             ...(call.providerFields ?? {}),
@@ -52,13 +55,17 @@ function fromOpenAIToolCall(call: WireToolCall): ToolCall {
   return { id: call.id, name: call.function.name, arguments: call.function.arguments, ...(providerFields ? { providerFields } : {}) };
 }
 
-/** Reads an OpenAI response message into a platform assistant message, keeping unknown fields. */
+/**
+ * Reads an OpenAI response message into a platform assistant message, keeping unknown fields. A
+ * refusal (the model declined, `refusal` set and no content) is the message's text: it is what the
+ * user should read.
+ */
 export function fromOpenAIMessage(message: OpenAI.Chat.Completions.ChatCompletionMessage, provider: string, model: string): AssistantMessage {
   const toolCalls = (message.tool_calls ?? []).map(fromOpenAIToolCall);
   const providerFields = extraFields(message, KNOWN_MESSAGE_KEYS);
   return {
     role: 'assistant',
-    content: message.content ?? null,
+    content: message.content ?? message.refusal ?? null,
     ...(toolCalls.length ? { toolCalls } : {}),
     provider,
     model,

@@ -23,6 +23,15 @@ describe('ChatStreamAssembler', () => {
     });
   });
 
+  it('streams a refusal as text and keeps it as the message\'s text', () => {
+    const assembler = new ChatStreamAssembler();
+    const pieces = [chunk({ role: 'assistant', content: null, refusal: '' }), chunk({ refusal: 'I cannot ' }), chunk({ refusal: 'help.' }), chunk({}, 'stop')].map((c) => assembler.add(c));
+    expect(pieces).toEqual(['', 'I cannot ', 'help.', '']);
+    const { message } = assembler.result();
+    expect(message).toMatchObject({ content: null, refusal: 'I cannot help.' });
+    expect(fromOpenAIMessage(message, 'openai', 'gpt-x').content).toBe('I cannot help.');
+  });
+
   it('assembles interleaved tool calls by index and keeps provider fields of calls and message', () => {
     const assembler = new ChatStreamAssembler();
     const chunks = [

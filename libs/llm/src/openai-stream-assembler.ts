@@ -48,6 +48,8 @@ function mergeExtra(into: Record<string, unknown>, delta: object, known: Set<str
 export class ChatStreamAssembler {
   private content = '';
   private sawContent = false;
+  /** A refusal streams in pieces like content; it becomes the message's text (see fromOpenAIMessage). */
+  private refusal = '';
   private readonly extra: Record<string, unknown> = {};
   private readonly toolCalls = new Map<number, PartialToolCall>();
   private lastIndex = -1;
@@ -66,6 +68,10 @@ export class ChatStreamAssembler {
     const delta = choice.delta ?? {};
     mergeExtra(this.extra, delta, MESSAGE_DELTA_KEYS);
     for (const call of delta.tool_calls ?? []) this.addToolCall(call);
+    if (typeof delta.refusal === 'string' && delta.refusal !== '') {
+      this.refusal += delta.refusal;
+      return delta.refusal;
+    }
     if (typeof delta.content !== 'string' || delta.content === '') return '';
     this.sawContent = true;
     this.content += delta.content;
@@ -104,7 +110,7 @@ export class ChatStreamAssembler {
       ...this.extra,
       role: 'assistant',
       content: this.sawContent ? this.content : null,
-      refusal: null,
+      refusal: this.refusal || null,
       ...(toolCalls.length ? { tool_calls: toolCalls } : {}),
     } as WireMessage;
     return { message, finishReason: this.finishReason, usage: this.usage, model: this.model };
