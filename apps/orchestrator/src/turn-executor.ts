@@ -141,7 +141,10 @@ export class TurnExecutor {
     }
     const decision = run.input ? ({ kind: 'run_loop' } as const) : await this.deps.pendingAgents.beforeLoop(run, profile.model);
     if (decision.kind === 'answer') {
-      return { result: { ...syntheticResult(run.runId, 'agent_waiting', decision.response), messages: decision.messages, pendingAgents: decision.pending } };
+      // Agents still waiting: the run waits with them. None (the decision found its approval
+      // already answered, e.g. a second click): the answer says so, and the run is done.
+      const stopReason = decision.pending.length ? 'agent_waiting' : 'final_answer';
+      return { result: { ...syntheticResult(run.runId, stopReason, decision.response), messages: decision.messages, pendingAgents: decision.pending } };
     }
 
     const tools = new RunnerToolPort(this.deps.catalog, this.deps.tools, {

@@ -35,6 +35,9 @@ const runsOf = async (callId: string) => (await redis.lrange(`archive:${callId}`
 /** The tool's result as the model quoted it in its answer (`Archive result: <json>`). */
 const resultOf = (turn: TurnJson) => JSON.parse(turn.response.replace(/^Archive result: /, '')) as unknown;
 
+/** The tool's result quoted in an answer, or undefined when the answer quotes none. */
+const resultOfSafe = (turn: TurnJson): unknown => (turn.response?.startsWith('Archive result: ') ? resultOf(turn) : undefined);
+
 /** Sends the archive request and checks that it waits for approval, with nothing run. */
 async function askToArchive(tenant: string, conversation: string): Promise<{ callId: string; approval: ApprovalJson }> {
   // llm-sim derives call ids from the conversation's text: each test's own words keep them apart.
@@ -83,6 +86,19 @@ describe('a plain tool that requires approval', () => {
     const yes = await send('gate-restart', 'gate-4', 'yes');
     expect(yes.body).toMatchObject({ status: 'completed' });
     expect(await runsOf(callId)).toEqual([ASKED]);
+  });
+
+  it('runs once when the same approval is decided twice at once (a double click), and neither answer says "waiting"', async () => {
+    const { callId, approval } = await askToArchive('gate-twice', 'gate-6');
+    const decide = () => api<TurnJson & { error?: { code: string } }>(platform, 'POST', `/v1/approvals/${approval.approvalId}`, 'gate-twice', { decision: 'approve' });
+    const answers = await Promise.all([decide(), decide()]);
+    expect(await runsOf(callId)).toEqual([ASKED]);
+    for (const answer of answers) {
+      // The loser either finds the approval gone (404) or runs after the winner and is told it was decided.
+      if (answer.status === 404) expect(answer.body.error?.code).toBe('APPROVAL_NOT_FOUND');
+      else expect(answer.body.status).toBe('completed');
+    }
+    expect(answers.filter((a) => a.status === 200 && resultOfSafe(a.body))).toHaveLength(1);
   });
 
   it('cannot be decided by another tenant (404), and stays waiting for its owner', async () => {
