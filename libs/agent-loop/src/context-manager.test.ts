@@ -91,6 +91,38 @@ describe('ContextManager and request views (property-based)', () => {
     );
   });
 
+  it('keeps a view within the token budget (the trim threshold) unless the system prompt, question and newest unit alone pass it', () => {
+    // Message counts loose enough that tokens are what binds.
+    const roomy = compileLoopConfig({ contextTokenLimit: 2_000, maxHistoryMessages: 100, forceTrimMessages: 50, maxToolResultShare: 0.25, minToolResultHeadChars: 100 });
+    const roomyCm = new ContextManager(roomy);
+    const budget = roomy.contextTokenLimit * roomy.contextTrimThreshold;
+    // Turns of large tool results (0.5-3 KB each): together far over the budget.
+    const bigTurns = fc.array(fc.array(fc.string({ minLength: 500, maxLength: 3_000 }), { minLength: 1, maxLength: 3 }), { minLength: 1, maxLength: 12 }).map((turns) => {
+      const messages: ChatMessage[] = [{ role: 'system', content: 'persona' }];
+      turns.forEach((results, t) => {
+        messages.push({ role: 'user', content: `question ${t}` });
+        const ids = results.map((_, i) => `big_${t}_${i}`);
+        messages.push({ role: 'assistant', content: null, toolCalls: ids.map((id) => ({ id, name: 'fetch', arguments: '{}' })) });
+        results.forEach((content, i) => messages.push({ role: 'tool', toolCallId: ids[i]!, toolName: 'fetch', content, status: 'success', isError: false }));
+      });
+      messages.push({ role: 'user', content: 'latest question' });
+      return messages;
+    });
+    fc.assert(
+      fc.property(fc.oneof(midTurn, bigTurns), fc.constantFrom(...ViewStages), (raw, stage) => {
+        const view = buildRequestView(raw, { provider: 'scripted', model: 'm' }, stage, roomyCm, roomy);
+        if (view.estimatedTokens <= budget) return;
+        // Over budget only when nothing else is left to drop: system, question, newest step.
+        const others = view.messages.filter((m) => m.role !== 'system');
+        const question = others.findIndex((m) => m.role === 'user' && m.content === 'latest question');
+        expect(others.slice(0, question)).toEqual([]);
+        expect(others.slice(question + 1).filter((m) => m.role === 'assistant').length).toBeLessThanOrEqual(1);
+      }),
+      // Shrinking kilobyte strings takes long; the first counterexample says enough.
+      { numRuns: 300, endOnFailure: true },
+    );
+  });
+
   it('trim keeps at most the configured messages (whole units) unless the newest unit alone is larger', () => {
     fc.assert(
       fc.property(history, (raw) => {

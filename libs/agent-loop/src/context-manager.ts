@@ -1,6 +1,6 @@
 import { cutText, type ChatMessage } from '@platform/contracts';
 import type { LoopConfig } from './loop-config.js';
-import { messageChars, toUnits } from './message-units.js';
+import { messageChars, toUnits, type MessageUnit } from './message-units.js';
 
 /** Per-message framing the provider adds (role, separators), in tokens. */
 const MESSAGE_OVERHEAD_TOKENS = 4;
@@ -42,12 +42,17 @@ export class ContextManager {
     return { text: `${head}\n[...truncated: showing ${head.length} of ${text.length} characters]`, truncated: true, originalChars: text.length };
   }
 
-  /** True when the messages pass the trim threshold of the context window. */
-  needsTrim(messages: readonly ChatMessage[]): boolean {
-    return this.estimateTokens(messages) > this.config.contextTokenLimit * this.config.contextTrimThreshold;
+  /** The tokens a request view may hold before it is trimmed: the trim threshold of the context window. */
+  private get tokenBudget(): number {
+    return this.config.contextTokenLimit * this.config.contextTrimThreshold;
   }
 
-  /** Keeps system messages and the most recent `maxHistoryMessages` others, by whole units. */
+  /** True when the messages pass the trim threshold of the context window. */
+  needsTrim(messages: readonly ChatMessage[]): boolean {
+    return this.estimateTokens(messages) > this.tokenBudget;
+  }
+
+  /** Keeps system messages, the question and the most recent `maxHistoryMessages` others that fit the token budget, by whole units. */
   trim(messages: readonly ChatMessage[]): ChatMessage[] {
     return this.keepLast(messages, this.config.maxHistoryMessages);
   }
@@ -64,9 +69,10 @@ export class ContextManager {
 
   /**
    * Keeps every system unit, the turn's question (the latest user message: what the run is asked
-   * to do), and the newest other units that fit in `keep` messages, the question counted among
-   * them. The newest unit is always kept, even alone past the budget: a request needs the latest
-   * message. Older steps of the turn may go; the question never does, however long the turn.
+   * to do), and the newest other units that fit in `keep` messages and in the token budget (the
+   * trim threshold of the context window), the question counted among them. The newest unit is
+   * always kept, even alone past either budget: a request needs the latest message. Older steps
+   * of the turn may go; the question never does, however long the turn.
    */
   private keepLast(messages: readonly ChatMessage[], keep: number): ChatMessage[] {
     const units = toUnits(messages);
@@ -74,14 +80,18 @@ export class ContextManager {
     const question = units.findLast((u) => u.kind === 'single' && messages[u.start]!.role === 'user');
     const newest = units.findLast((u) => u.kind !== 'system');
     if (question) kept.add(question);
+    const tokensOf = (unit: MessageUnit): number => this.estimateTokens(messages.slice(unit.start, unit.end));
     let count = question ? 1 : 0;
+    let tokens = [...kept].reduce((sum, unit) => sum + tokensOf(unit), 0);
     for (let i = units.length - 1; i >= 0; i--) {
       const unit = units[i]!;
       if (kept.has(unit)) continue;
       const size = unit.end - unit.start;
-      if (unit !== newest && count + size > keep) break;
+      const unitTokens = tokensOf(unit);
+      if (unit !== newest && (count + size > keep || tokens + unitTokens > this.tokenBudget)) break;
       kept.add(unit);
       count += size;
+      tokens += unitTokens;
     }
     return units.filter((u) => kept.has(u)).flatMap((u) => messages.slice(u.start, u.end));
   }

@@ -97,14 +97,18 @@ function mask(messages: readonly ChatMessage[], target: ViewTarget, diagnostics:
   return out;
 }
 
-function truncateToolResults(messages: readonly ChatMessage[], cm: ContextManager, maxChars: number, diagnostics: ViewDiagnostic[]): ChatMessage[] {
-  return messages.map((message) => {
+/** Cuts each tool result to `maxChars`; the diagnostics are kept by the cut message, for those a trim keeps. */
+function truncateToolResults(messages: readonly ChatMessage[], cm: ContextManager, maxChars: number): { messages: ChatMessage[]; cuts: Map<ChatMessage, ViewDiagnostic> } {
+  const cuts = new Map<ChatMessage, ViewDiagnostic>();
+  const out = messages.map((message) => {
     if (message.role !== 'tool') return message;
     const cut = cm.truncateToolResult(message.content, maxChars);
     if (!cut.truncated) return message;
-    diagnostics.push({ kind: 'tool_result_truncated', detail: `result of ${message.toolName} (${message.toolCallId})`, originalChars: cut.originalChars, keptChars: cut.text.length });
-    return { ...message, content: cut.text };
+    const shortened = { ...message, content: cut.text };
+    cuts.set(shortened, { kind: 'tool_result_truncated', detail: `result of ${message.toolName} (${message.toolCallId})`, originalChars: cut.originalChars, keptChars: cut.text.length });
+    return shortened;
   });
+  return { messages: out, cuts };
 }
 
 /**
@@ -116,13 +120,17 @@ export function buildRequestView(raw: readonly ChatMessage[], target: ViewTarget
   const diagnostics: ViewDiagnostic[] = [];
   let messages = mask(repair(raw, diagnostics), target, diagnostics);
 
-  const before = messages.length;
-  if (stage === 'full') messages = cm.trimIfNeeded(messages);
-  else if (stage === 'force_trimmed') messages = cm.forceTrim(messages);
-  else messages = cm.trim(messages);
-  if (messages.length < before) diagnostics.push({ kind: 'history_trimmed', detail: `kept ${messages.length} of ${before} messages (stage ${stage})` });
-
+  // Results are cut first, so that trimming measures what will be sent.
   const perResult = stage === 'tool_results_truncated' || stage === 'force_trimmed' ? Math.min(config.overflowToolResultChars, cm.maxToolResultChars()) : cm.maxToolResultChars();
-  messages = truncateToolResults(messages, cm, perResult, diagnostics);
+  const capped = truncateToolResults(messages, cm, perResult);
+  const before = capped.messages.length;
+  if (stage === 'full') messages = cm.trimIfNeeded(capped.messages);
+  else if (stage === 'force_trimmed') messages = cm.forceTrim(capped.messages);
+  else messages = cm.trim(capped.messages);
+  if (messages.length < before) diagnostics.push({ kind: 'history_trimmed', detail: `kept ${messages.length} of ${before} messages (stage ${stage})` });
+  for (const message of messages) {
+    const cut = capped.cuts.get(message);
+    if (cut) diagnostics.push(cut);
+  }
   return { messages, stage, estimatedTokens: cm.estimateTokens(messages), diagnostics };
 }
