@@ -4,7 +4,7 @@ import { fileURLToPath } from 'node:url';
 import { RUN_EVENTS_STREAM, RUN_EVENTS_SUBJECT_PREFIX } from '@platform/contracts';
 import { OpenAIChatModel } from '@platform/llm';
 import { agentPoolV1, memoryV1, orchestratorV1 } from '@platform/proto';
-import { connectNats, createGrpcClient, createRedis, ensureStream, GrpcServer, openServiceDatabase, RateLimiter, type Logger } from '@platform/service-kit';
+import { connectNats, createGrpcClient, createRedis, ensureStream, errors, GrpcServer, openServiceDatabase, RateLimiter, type Logger } from '@platform/service-kit';
 import { ToolCatalog, ToolClient } from '@platform/tool-sdk';
 import { CancelBroadcast } from './cancel-broadcast.js';
 import type { OrchestratorConfig } from './config.js';
@@ -34,6 +34,22 @@ export interface OrchestratorServer {
 }
 
 /** Wires the orchestrator: journal (Postgres), leases and limits (Redis), NATS (tools, events), model, gRPC. */
+/** How long handing runs over may take after the shutdown grace (answering callers, releasing leases). */
+const HAND_OVER_MS = 2_000;
+
+/** Whether `work` settles within `ms`. */
+async function settlesWithin(work: Promise<unknown>, ms: number): Promise<boolean> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<false>((resolve) => {
+    timer = setTimeout(() => resolve(false), ms);
+  });
+  try {
+    return await Promise.race([work.then(() => true), timeout]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
 export async function startOrchestratorServer(config: OrchestratorConfig, logger: Logger): Promise<OrchestratorServer> {
   // Profiles first: a broken profiles file stops the boot before any connection is opened.
   const modelFor = (name: string): OpenAIChatModel =>
@@ -141,8 +157,20 @@ export async function startOrchestratorServer(config: OrchestratorConfig, logger
     async stop() {
       recovery.stop();
       await expiries.stop();
-      await grpc.stop(config.SHUTDOWN_GRACE_MS);
-      await queue.idle();
+      // No new calls, no new runs; the runs under way get the grace period to finish.
+      queue.close();
+      // Calls get a little longer than the runs: past the grace they are answered (below), not cut.
+      const calls = grpc.stop(config.SHUTDOWN_GRACE_MS + HAND_OVER_MS);
+      if (!(await settlesWithin(queue.idle(), config.SHUTDOWN_GRACE_MS))) {
+        // Past the grace: callers waiting here are told to go elsewhere (the api attaches again),
+        // and the runs stop without writing more and release their leases, so another replica
+        // resumes them from their journals at once.
+        queue.endWaits(errors.unavailable('SHUTTING_DOWN', 'this orchestrator is shutting down; the run goes on elsewhere', { retryAfterSeconds: 1 }));
+        const handedOver = executor.abandonAll('the orchestrator is shutting down');
+        logger.warn({ runs: handedOver }, 'runs still under way at the end of the shutdown grace; handed over');
+        await queue.idle();
+      }
+      await calls;
       catalog.stop();
       memory.close();
       agentPool.close();

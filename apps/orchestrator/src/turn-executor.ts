@@ -46,12 +46,15 @@ export interface TurnExecutorDependencies {
  */
 class AttemptState {
   abandoned: string | undefined;
+  /** The run is still this process's to hand over: its lease is released at once, not left to run out. */
+  handOver = false;
 
-  constructor(private readonly control: RunControl) {}
+  constructor(readonly control: RunControl) {}
 
-  abandon(reason: string): void {
+  abandon(reason: string, options: { handOver?: boolean } = {}): void {
     if (this.abandoned) return;
     this.abandoned = reason;
+    this.handOver = options.handOver ?? false;
     this.control.cancel(reason);
   }
 }
@@ -68,23 +71,32 @@ function syntheticResult(runId: string, stopReason: LoopResult['stopReason'], re
  * without writing anything more (the new holder finishes the run).
  */
 export class TurnExecutor {
-  private readonly active = new Map<string, RunControl>();
+  private readonly active = new Map<string, AttemptState>();
 
   constructor(private readonly deps: TurnExecutorDependencies) {}
 
   /** Cancels a run this process is executing; false when it runs elsewhere (or not at all). */
   cancelLocal(runId: string, reason: string): boolean {
-    const control = this.active.get(runId);
-    control?.cancel(reason);
-    return control !== undefined;
+    const attempt = this.active.get(runId);
+    attempt?.control.cancel(reason);
+    return attempt !== undefined;
+  }
+
+  /**
+   * Stops every run this process executes without writing more of it, and hands each over: its
+   * lease is released, so another replica resumes it from its journal at once (shutdown).
+   */
+  abandonAll(reason: string): number {
+    for (const attempt of this.active.values()) attempt.abandon(reason, { handOver: true });
+    return this.active.size;
   }
 
   /** Runs it to the end; returns the finished run, or undefined when another holder took it over. */
   async execute(run: ClaimedRun, lease: HeldLease): Promise<RunRecord | undefined> {
     const { logger } = this.deps;
     const control = new RunControl();
-    this.active.set(run.runId, control);
     const attempt = new AttemptState(control);
+    this.active.set(run.runId, attempt);
     const heartbeat = setInterval(() => {
       void this.renew(run, lease).then(
         ({ cancelRequested }) => {
@@ -101,7 +113,8 @@ export class TurnExecutor {
       const events = await RunEventPublisher.open(this.deps.nc, run.runId, { resumed: run.attempts > 1, includeChunks: run.stream, logger });
       const { result, end } = await this.runPipeline(run, control, events, attempt);
       if (attempt.abandoned) {
-        logger.warn({ runId: run.runId, attempt: run.attempts, reason: attempt.abandoned }, 'attempt abandoned; the run resumes from its journal once its lease runs out');
+        if (attempt.handOver) await this.deps.records.releaseLease(run.runId, this.deps.owner, run.epoch).catch((err: unknown) => logger.warn({ runId: run.runId, err: (err as Error).message }, 'could not release the run lease; it runs out instead'));
+        logger.warn({ runId: run.runId, attempt: run.attempts, reason: attempt.abandoned, handedOver: attempt.handOver }, 'attempt abandoned; the run resumes from its journal');
         return undefined;
       }
       const finished = await this.postProcess(run, result);

@@ -21,7 +21,7 @@ const logger = createLogger({ service: 'durable-test', level: 'silent' });
 
 beforeAll(async () => {
   platform = await bootPlatform('durable', {
-    env: { orchestrator: { RUN_LEASE_MS: '1500', RECOVERY_INTERVAL_MS: '500', RUN_POLL_MS: '200', RATE_LIMIT_TURNS_PER_MINUTE: '0' } },
+    env: { orchestrator: { RUN_LEASE_MS: '1500', RECOVERY_INTERVAL_MS: '500', RUN_POLL_MS: '200', RATE_LIMIT_TURNS_PER_MINUTE: '0', SHUTDOWN_GRACE_MS: '500' } },
   });
   runner = await startRunnerProcess(platform, 'booking-runner', 'test/e2e/src/fixtures/booking-runner.ts');
   await waitForCatalog(platform.apiUrl, ['book_slot']);
@@ -55,6 +55,24 @@ describe('an orchestrator killed mid-turn', () => {
     const run = await api<{ status: string; transcript: unknown[] }>(platform, 'GET', `/v1/runs/${turn.body.runId}`, 'durable-tenant');
     expect(run.body.status).toBe('completed');
     expect(run.body.transcript).toHaveLength(2);
+  });
+
+  it('hands a run over on SIGTERM when it outlasts the grace: a clean exit, the caller gets the answer, the side effect happened once', async () => {
+    const before = new Set(await redis.keys('booking:started:*'));
+    const pending = api<Turn>(platform, 'POST', '/v1/conversations/durable-term/messages', 'durable-tenant', { content: '[scenario:slow-booking] book it, we are deploying' });
+    const startedKey = await waitFor('the booking to start', async () => (await redis.keys('booking:started:*')).find((k) => !before.has(k)));
+    // A rolling deploy: SIGTERM while the 3 s booking runs, with a 500 ms grace.
+    const stopping = platform.process('orchestrator')!.process;
+    const exited = stopping.waitForExit();
+    await platform.stopApp('orchestrator', 20_000);
+    expect(await exited).toBe(0);
+    expect(stopping.recentOutput).toContain('handed over');
+    await platform.start('orchestrator');
+
+    const turn = await pending;
+    expect(turn.body).toMatchObject({ status: 'completed', response: 'Booked: tuesday-10:00 (booking #1 for this call).' });
+    const callId = startedKey.slice('booking:started:'.length);
+    expect(await redis.get(`booking:done:${callId}`)).toBe('1');
   });
 
   it('resumes a run nobody waits for any more (the caller gave up) through the recovery sweep', async () => {

@@ -8,9 +8,12 @@ export type TurnRequest = Omit<orchestratorV1.HandleMessageRequest, 'runId' | 'a
 
 const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 
-/** The connection to the orchestrator failed (it died or restarts), as opposed to an answer from it. */
+/**
+ * The orchestrator is gone or going (it died, restarts, or shuts down and takes no new runs), as
+ * opposed to an answer from it: the turn is sent again, to whichever replica answers.
+ */
 function isLostConnection(error: unknown): boolean {
-  return isPlatformError(error) && error.kind === 'unavailable' && error.code === 'UNAVAILABLE';
+  return isPlatformError(error) && error.kind === 'unavailable' && (error.code === 'UNAVAILABLE' || error.code === 'SHUTTING_DOWN');
 }
 
 /** Run ids the api issues; they name the run's event subject, so they stay subject-safe. */

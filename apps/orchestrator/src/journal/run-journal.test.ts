@@ -108,6 +108,18 @@ describe('accepting and claiming runs', () => {
     await records.finish(first, 'completed', result(run.runId));
   });
 
+  it('lets a holder hand a run over (release its lease): another holder claims it at once; a stale holder releases nothing', async () => {
+    const run = newRun();
+    const first = (await records.admit(run, 'o1', 60_000, 1)).claimed!;
+    expect(await claim(run, 'o2', 60_000, 2)).toBeUndefined();
+    // Neither another owner nor an older epoch can release it.
+    await records.releaseLease(run.runId, 'o2', first.epoch);
+    await records.releaseLease(run.runId, 'o1', first.epoch - 1);
+    expect(await claim(run, 'o2', 60_000, 3)).toBeUndefined();
+    await records.releaseLease(run.runId, 'o1', first.epoch);
+    expect(await claim(run, 'o2', 60_000, 4)).toMatchObject({ runId: run.runId, attempts: 2, epoch: first.epoch + 1 });
+  });
+
   it('lets one holder claim a run until its lease expires, then another, with a higher epoch', async () => {
     const run = newRun();
     await records.create(run);

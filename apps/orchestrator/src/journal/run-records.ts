@@ -338,6 +338,15 @@ export class RunRecords {
     return rows[0] ? Number(rows[0].token) : 0;
   }
 
+  /** Ends this holder's lease of a running run now (it stops working on it), so another holder may claim it at once. */
+  async releaseLease(runId: string, owner: string, epoch: number): Promise<void> {
+    await this.pool.query(
+      `UPDATE runs SET lease_until = now() - interval '1 millisecond'
+       WHERE run_id = $1 AND lease_owner = $2 AND lease_epoch = $3 AND status = 'running'`,
+      [runId, owner, epoch],
+    );
+  }
+
   /** Extends the lease; reports whether cancellation was requested meanwhile. Throws when the lease is lost. */
   async renew(runId: string, owner: string, epoch: number, leaseMs: number): Promise<{ cancelRequested: boolean }> {
     const { rows } = await this.pool.query<{ cancel_requested: boolean }>(

@@ -1,4 +1,4 @@
-import type { Logger } from '@platform/service-kit';
+import { errors, type Logger } from '@platform/service-kit';
 import { isLive, type ClaimedRun, type NewRun, type RunRecord, type RunRecords } from '../journal/run-records.js';
 import type { TurnExecutor } from '../turn-executor.js';
 import type { ConversationLease, HeldLease } from './conversation-lease.js';
@@ -22,6 +22,7 @@ interface Drain {
 
 interface Waiter {
   resolve: (record: RunRecord) => void;
+  reject: (error: unknown) => void;
 }
 
 /** A new message's run that the drain records (and claims, when it can) before anything else. */
@@ -58,6 +59,25 @@ export class ConversationQueue {
 
   constructor(private readonly options: ConversationQueueOptions) {}
 
+  /** Set by close(): no drain starts and none goes on to a next run (the process is stopping). */
+  private closed = false;
+
+  /**
+   * Stops taking work: no conversation starts draining here any more, and running drains stop
+   * after their current run. Runs left queued are taken by another replica (or this one again).
+   */
+  close(): void {
+    this.closed = true;
+  }
+
+  /**
+   * Ends every wait for a run with `error` (shutdown: the callers are told to go elsewhere, where
+   * the runs resume). The runs themselves are not touched.
+   */
+  endWaits(error: unknown): void {
+    for (const list of this.waiters.values()) for (const waiter of list) waiter.reject(error);
+  }
+
   /** Makes sure someone drains the conversation, starting here when nobody does. */
   kick(tenantId: string, conversationId: string): void {
     const running = this.drains.get(key(tenantId, conversationId));
@@ -72,6 +92,7 @@ export class ConversationQueue {
    * (one statement instead of a record and a claim). Resolves with false when the run id exists.
    */
   async admit(run: NewRun): Promise<boolean> {
+    if (this.closed) throw errors.unavailable('SHUTTING_DOWN', 'this orchestrator is shutting down; try another', { retryAfterSeconds: 1 });
     const running = this.drains.get(key(run.tenantId, run.conversationId));
     if (running) {
       const created = await this.options.records.create(run);
@@ -84,6 +105,10 @@ export class ConversationQueue {
   }
 
   private startDrain(tenantId: string, conversationId: string, admission?: Admission): void {
+    if (this.closed) {
+      admission?.settle({ error: errors.unavailable('SHUTTING_DOWN', 'this orchestrator is shutting down; try another', { retryAfterSeconds: 1 }) });
+      return;
+    }
     const k = key(tenantId, conversationId);
     const drain: Drain = { again: false, done: Promise.resolve() };
     drain.done = this.drain(tenantId, conversationId, drain, admission)
@@ -102,8 +127,8 @@ export class ConversationQueue {
     waitedHere.add(runId);
     this.waited.set(k, waitedHere);
     let waiter: Waiter | undefined;
-    const finished = new Promise<RunRecord>((resolve) => {
-      waiter = { resolve };
+    const finished = new Promise<RunRecord>((resolve, reject) => {
+      waiter = { resolve, reject };
       const list = this.waiters.get(key(tenantId, runId)) ?? [];
       list.push(waiter);
       this.waiters.set(key(tenantId, runId), list);
@@ -240,11 +265,11 @@ export class ConversationQueue {
           // Look for more only when requests here wait for more runs of this conversation (or a
           // message arrived meanwhile); a run another replica accepted is picked up by its own
           // waiter (or the recovery sweep). That saves a query per turn.
-          if (!drain.again && !this.waited.has(key(tenantId, conversationId))) break;
+          if (this.closed || (!drain.again && !this.waited.has(key(tenantId, conversationId)))) break;
         }
       } finally {
         await held.release().catch(() => undefined);
       }
-    } while (drain.again);
+    } while (drain.again && !this.closed);
   }
 }
