@@ -33,7 +33,6 @@ export interface OrchestratorServer {
   stop(): Promise<void>;
 }
 
-/** Wires the orchestrator: journal (Postgres), leases and limits (Redis), NATS (tools, events), model, gRPC. */
 /** How long handing runs over may take after the shutdown grace (answering callers, releasing leases). */
 const HAND_OVER_MS = 2_000;
 
@@ -50,6 +49,7 @@ async function settlesWithin(work: Promise<unknown>, ms: number): Promise<boolea
   }
 }
 
+/** Wires the orchestrator: journal (Postgres), leases and limits (Redis), NATS (tools, events), model, gRPC. */
 export async function startOrchestratorServer(config: OrchestratorConfig, logger: Logger): Promise<OrchestratorServer> {
   // Profiles first: a broken profiles file stops the boot before any connection is opened.
   const modelFor = (name: string): OpenAIChatModel =>

@@ -40,9 +40,9 @@ export interface TurnExecutorDependencies {
 }
 
 /**
- * One attempt at a run: abandoned when it may not go on (its lease was lost, or a journal write
- * failed), which stops its loop. Nothing more of it is written or published; the run stays live
- * and resumes from its journal in the next attempt.
+ * One attempt at a run: abandoned when it may not go on (its lease was lost, a journal write
+ * failed, or the process stops), which stops its loop. Nothing more of it is written or
+ * published; the run stays live and resumes from its journal in the next attempt.
  */
 class AttemptState {
   abandoned: string | undefined;
