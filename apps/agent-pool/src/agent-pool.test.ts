@@ -1,6 +1,6 @@
 import { USER_CANCELLED_MESSAGE } from '@platform/contracts';
 import type { agentPoolV1 } from '@platform/proto';
-import { createLogger, PlatformError, type NatsConnection } from '@platform/service-kit';
+import { createLogger, type NatsConnection } from '@platform/service-kit';
 import { sharedInfra } from '@platform/testing/vitest';
 import { defineTool, serveRunner } from '@platform/tool-sdk';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -8,7 +8,7 @@ import { z } from 'zod';
 import { deriveEntryId, stepCallId } from './entry-store.js';
 import { startAgentPoolServer, type AgentPoolServer } from './server.js';
 import { emailAgent, lookupAgent, startFakeAgentRunner, type FakeAgentRunner } from './test-support/fake-agent-runner.js';
-import { connectTestNats, poolClient, startRequest, testPoolConfig, unique, type PoolClient } from './test-support/pool-client.js';
+import { connectTestNats, poolClient, rejection, startRequest, testPoolConfig, unique, type PoolClient } from './test-support/pool-client.js';
 
 const logger = createLogger({ service: 'agent-pool-test', level: 'silent' });
 const EMAIL = unique('send_email');
@@ -66,15 +66,6 @@ async function awaitingApproval(tenantId: string, callId = unique('call')): Prom
   const { entry } = await start(tenantId, callId, { to: 'team@example.com', subject: 'Status' });
   expect(entry?.status).toBe('waiting_for_approval');
   return entry!;
-}
-
-async function rejection(promise: Promise<unknown>): Promise<PlatformError> {
-  const error = await promise.then(
-    () => undefined,
-    (e: unknown) => e,
-  );
-  expect(error).toBeInstanceOf(PlatformError);
-  return error as PlatformError;
 }
 
 const callsOf = (entryId: string) => runner.calls.filter((c) => c.callId.startsWith(`agent-pool:${entryId}:`));

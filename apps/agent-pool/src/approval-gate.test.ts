@@ -2,7 +2,7 @@
 // runs until the user approves; then the tool runs once, under the model's call id, with the
 // approved (or edited) arguments. Against a real pool server, NATS and a tool-sdk runner.
 import { USER_CANCELLED_MESSAGE } from '@platform/contracts';
-import { createLogger, PlatformError, type NatsConnection } from '@platform/service-kit';
+import { createLogger, type NatsConnection } from '@platform/service-kit';
 import { sharedInfra } from '@platform/testing/vitest';
 import { defineTool, serveRunner, ToolFailure, type ToolContext } from '@platform/tool-sdk';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -10,7 +10,7 @@ import { z } from 'zod';
 import type { AgentPoolConfig } from './config.js';
 import { startAgentPoolServer, type AgentPoolServer } from './server.js';
 import { emailAgent, startFakeAgentRunner, type FakeAgentRunner } from './test-support/fake-agent-runner.js';
-import { connectTestNats, poolClient, startRequest, testPoolConfig, unique, type PoolClient } from './test-support/pool-client.js';
+import { connectTestNats, poolClient, rejection, startRequest, testPoolConfig, unique, type PoolClient } from './test-support/pool-client.js';
 
 const logger = createLogger({ service: 'approval-gate-test', level: 'silent' });
 const DELETE = unique('delete_file');
@@ -70,15 +70,6 @@ function gate(tenantId: string, callId: string, args: Record<string, unknown>, t
 
 function decide(tenantId: string, approvalId: string, decision: string, changes?: Record<string, unknown>, reply = '') {
   return client.rpc.resolveApproval({ tenantId, approvalId, decision, changesJson: changes ? JSON.stringify(changes) : '', reply });
-}
-
-async function rejection(promise: Promise<unknown>): Promise<PlatformError> {
-  const error = await promise.then(
-    () => undefined,
-    (e: unknown) => e,
-  );
-  expect(error).toBeInstanceOf(PlatformError);
-  return error as PlatformError;
 }
 
 const ranFor = (callId: string) => executions.filter((e) => e.callId === callId);

@@ -2,7 +2,8 @@ import { connect } from '@nats-io/transport-node';
 import { createSuiteDatabase, sharedInfra } from '@platform/testing/vitest';
 import { AgentPoolConfig } from '../config.js';
 import { agentPoolV1 } from '@platform/proto';
-import { createGrpcClient, type GrpcClientHandle, type NatsConnection } from '@platform/service-kit';
+import { createGrpcClient, PlatformError, type GrpcClientHandle, type NatsConnection } from '@platform/service-kit';
+import { expect } from 'vitest';
 import { randomBytes } from 'node:crypto';
 
 export type PoolClient = GrpcClientHandle<agentPoolV1.AgentPoolServiceClient>;
@@ -54,4 +55,14 @@ export async function testPoolConfig(label: string, settings: Record<string, str
     CATALOG_DISCOVERY_WAIT_MS: '100',
     ...settings,
   });
+}
+
+/** The PlatformError a call is refused with (the test fails when the call succeeds or throws something else). */
+export async function rejection(promise: Promise<unknown>): Promise<PlatformError> {
+  const error = await promise.then(
+    () => undefined,
+    (e: unknown) => e,
+  );
+  expect(error).toBeInstanceOf(PlatformError);
+  return error as PlatformError;
 }
