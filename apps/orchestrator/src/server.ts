@@ -89,6 +89,8 @@ export async function startOrchestratorServer(config: OrchestratorConfig, logger
     journal: {
       load: (run) => steps.loadPipeline(run.runId, 'pending-agents'),
       save: (run, plan) => steps.recordPipeline(run.runId, run.epoch, 'pending-agents', plan),
+      loadDecision: (run) => steps.loadPipeline(run.runId, 'pending-agents-decision'),
+      saveDecision: (run, decision) => steps.recordPipeline(run.runId, run.epoch, 'pending-agents-decision', decision),
     },
     logger,
   });

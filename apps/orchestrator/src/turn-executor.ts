@@ -10,6 +10,7 @@ import { RunReplay } from './journal/journaled-ports.js';
 import { LeaseLostError, type ClaimedRun, type RunRecord, type RunRecords } from './journal/run-records.js';
 import type { RunSteps } from './journal/run-steps.js';
 import type { HeldLease } from './ordering/conversation-lease.js';
+import { NO_AGENT_RESULTS, withAgentResults } from './agents/agent-results.js';
 import { expiryNoticeResult } from './agents/expiry-notice.js';
 import type { PoolAgents } from './agents/pool-agents.js';
 import type { ToolBreakers } from './tool-breakers.js';
@@ -152,13 +153,15 @@ export class TurnExecutor {
       const message = `the agent profile '${run.profile}' no longer exists`;
       return { result: syntheticResult(run.runId, 'model_error', message, { kind: 'profile_missing', message }) };
     }
-    const decision = run.input ? ({ kind: 'run_loop' } as const) : await this.deps.pendingAgents.beforeLoop(run, profile.model);
+    const decision = await this.deps.pendingAgents.beforeLoop(run, profile.model);
     if (decision.kind === 'answer') {
       // Agents still waiting: the run waits with them. None (the decision found its approval
       // already answered, e.g. a second click): the answer says so, and the run is done.
       const stopReason = decision.pending.length ? 'agent_waiting' : 'final_answer';
-      return { result: { ...syntheticResult(run.runId, stopReason, decision.response), messages: decision.messages, pendingAgents: decision.pending } };
+      const answer = { ...syntheticResult(run.runId, stopReason, decision.response), messages: [{ role: 'assistant', content: decision.response } as const], pendingAgents: decision.pending };
+      return { result: withAgentResults(answer, decision.agents) };
     }
+    const agents = decision.kind === 'run_loop_with_agent_results' ? decision.agents : NO_AGENT_RESULTS;
 
     const tools = new RunnerToolPort(this.deps.catalog, this.deps.tools, {
       tenantId: run.tenantId,
@@ -167,7 +170,7 @@ export class TurnExecutor {
       agents: this.deps.agents,
       breakers: this.deps.breakers,
     });
-    const input = run.input ?? (await this.firstInput(run, profile, tools, decision.kind === 'run_loop_with_agent_results' ? decision.messages : []));
+    const input = run.input ?? (await this.firstInput(run, profile, tools, agents.messages));
     const resumed = run.attempts > 1;
     const journal = resumed ? await this.deps.steps.load(run.runId) : { models: [], tools: new Map() };
     const replay = new RunReplay(journal, {
@@ -185,7 +188,7 @@ export class TurnExecutor {
       events.publish('state_change', { state: 'running', reason: 'resumed' });
     }
     // The replayed part of a resumed run published its events before; only new work is published.
-    let end: LoopEvent | undefined;
+    let end: Extract<LoopEvent, { type: 'execution_end' }> | undefined;
     const sink = (event: LoopEvent): void => {
       // An abandoned attempt says nothing more: its stop is not the run's (the next attempt goes on).
       if (attempt.abandoned) return;
@@ -204,7 +207,9 @@ export class TurnExecutor {
         stream: run.stream,
       },
     );
-    return { result, ...(end ? { end } : {}) };
+    // The agents' exchanges happened before the loop: the turn reports and stores them first.
+    const turn = withAgentResults(result, agents);
+    return { result: turn, ...(end ? { end: { ...end, result: turn } } : {}) };
   }
 
   private async firstInput(run: ClaimedRun, profile: AgentProfile, tools: RunnerToolPort, agentExchanges: ChatMessage[]): Promise<ChatMessage[]> {

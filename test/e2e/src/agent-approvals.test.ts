@@ -4,7 +4,7 @@
 // tenants; and the whole platform restarted between the approval request and the answer.
 import { createLogger, createRedis } from '@platform/service-kit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { api, bootPlatform, waitForCatalog, type ApprovalJson, type SuitePlatform, type TurnJson } from './support.js';
+import { api, bootPlatform, historyOf, simRequests, storedResultOf, waitForCatalog, type ApprovalJson, type SuitePlatform, type TurnJson } from './support.js';
 import { startTravelRunner, type TravelRunner } from './travel.js';
 
 let platform: SuitePlatform;
@@ -22,6 +22,23 @@ afterAll(async () => {
 
 const send = (tenant: string, conversation: string, content: string) => api<TurnJson>(platform, 'POST', `/v1/conversations/${conversation}/messages`, tenant, { content });
 const approvals = async (tenant: string) => (await api<{ approvals: ApprovalJson[] }>(platform, 'GET', '/v1/approvals', tenant)).body.approvals;
+
+/**
+ * An approved action is part of the record: the turn that approved it reports the resumed call
+ * (`<callId>:resumed`) in `toolCalls`, and the history stores that call and its real result after
+ * the user's message, with every tool call paired with exactly one result.
+ */
+async function expectApprovedResult(tenant: string, conversation: string, turn: TurnJson, callId: string, content: RegExp): Promise<void> {
+  const resumedId = `${callId}:resumed`;
+  const reported = turn.toolCalls.find((c) => c.callId === resumedId);
+  expect(reported).toMatchObject({ name: 'send_email', status: 'success', durationMs: expect.any(Number) });
+  const history = await historyOf(platform, tenant, conversation);
+  const stored = storedResultOf(history, resumedId);
+  expect(stored).toMatchObject({ role: 'tool', status: 'success' });
+  expect(stored!.content).toMatch(content);
+  const turnMessages = history.filter((m) => m.runId === turn.runId).map((m) => m.message.role);
+  expect(turnMessages.slice(0, 3)).toEqual(['user', 'assistant', 'tool']);
+}
 
 /** Kills the stateful services (SIGKILL), stops the rest, flushes Redis, and starts everything again. */
 async function restartEverything(): Promise<void> {
@@ -53,7 +70,7 @@ describe('seed 000 section 7: flights + weather + an email that needs approval',
 
   it('stops for approval, lists it, and sends the email exactly once after "yes"', async () => {
     const tenant = 'trip-tenant';
-    await planTrip(tenant, 'trip-1');
+    const { pending } = await planTrip(tenant, 'trip-1');
     const listed = await approvals(tenant);
     expect(listed).toEqual([expect.objectContaining({ agentName: 'send_email', conversationId: 'trip-1', source: { kind: 'user' } })]);
     expect(await runner.emails()).toEqual([]);
@@ -66,16 +83,19 @@ describe('seed 000 section 7: flights + weather + an email that needs approval',
     expect(emails[0]).toMatchObject({ recipient: 'team@example.com', subject: 'NYC trip' });
     expect(await approvals(tenant)).toEqual([]);
 
-    // Closure: every tool call in the stored history has exactly one result.
-    const history = await api<{ messages: Array<{ message: { role: string; toolCalls?: Array<{ id: string }>; toolCallId?: string } }> }>(platform, 'GET', '/v1/conversations/trip-1/messages', tenant);
-    const calls = history.body.messages.flatMap((m) => m.message.toolCalls?.map((c) => c.id) ?? []);
-    const results = history.body.messages.flatMap((m) => (m.message.toolCallId ? [m.message.toolCallId] : []));
-    expect([...results].sort()).toEqual([...calls].sort());
+    await expectApprovedResult(tenant, 'trip-1', yes.body, pending[0]!.callId, /^Email sent to team@example.com.*message id/s);
+
+    // The next turn's request to the model carries the email's real result.
+    const next = await send(tenant, 'trip-1', 'Which message id did the email get?');
+    expect(next.body.status).toBe('completed');
+    const request = (await simRequests(platform)).filter((r) => r.body.messages.some((m) => m.content === 'Which message id did the email get?')).at(-1);
+    const sent = request!.body.messages.find((m) => m.role === 'tool' && m.tool_call_id === `${pending[0]!.callId}:resumed`);
+    expect(String(sent?.content)).toMatch(/^Email sent to team@example.com.*message id/s);
   });
 
   it('survives every service restarting (the stateful ones killed) and a Redis flush between the approval request and the "yes"', async () => {
     const tenant = 'restart-tenant';
-    await planTrip(tenant, 'trip-2');
+    const { pending } = await planTrip(tenant, 'trip-2');
     await restartEverything();
     expect(await approvals(tenant)).toEqual([expect.objectContaining({ agentName: 'send_email', conversationId: 'trip-2' })]);
     const before = (await runner.emails()).length;
@@ -83,6 +103,7 @@ describe('seed 000 section 7: flights + weather + an email that needs approval',
     expect(yes.body).toMatchObject({ status: 'completed' });
     expect(yes.body.response).toContain('Email sent to team@example.com');
     expect((await runner.emails()).length).toBe(before + 1);
+    await expectApprovedResult(tenant, 'trip-2', yes.body, pending[0]!.callId, /^Email sent to team@example.com/);
   });
 
   it('cancels on "no": the model is told "User cancelled this action." and nothing is sent', async () => {
@@ -125,11 +146,20 @@ describe('several approvals at once', () => {
     // The reply confirmed the second (edited) first, then the first: they ran in that order.
     expect(sent.map((e) => `${e.recipient}:${e.subject}`)).toEqual(['bob@example.com:Plan B (updated)', 'alice@example.com:Plan A']);
     expect(await approvals(tenant)).toEqual([]);
+    // Both results are stored, in the order they ran, and both are counted.
+    const [alice, bob] = first.body.pending.map((p) => p.callId);
+    await expectApprovedResult(tenant, 'emails-1', reply.body, bob!, /^Email sent to bob@example.com/);
+    await expectApprovedResult(tenant, 'emails-1', reply.body, alice!, /^Email sent to alice@example.com/);
+    const resumed = reply.body.toolCalls.filter((c) => c.callId.endsWith(':resumed')).map((c) => c.callId);
+    expect(resumed).toEqual([`${bob!}:resumed`, `${alice!}:resumed`]);
+    const history = await historyOf(platform, tenant, 'emails-1');
+    const edited = history.flatMap((m) => m.message.toolCalls ?? []).find((c) => c.id === `${bob!}:resumed`);
+    expect(JSON.parse(edited!.arguments)).toMatchObject({ recipient: 'bob@example.com', subject: 'Plan B (updated)' });
   });
 
   it('resolves them one by one through the approvals API: approve, then cancel', async () => {
     const tenant = 'api-tenant';
-    await send(tenant, 'emails-2', '[scenario:two-emails] Email Alice and Bob about the plans.');
+    const asked = await send(tenant, 'emails-2', '[scenario:two-emails] Email Alice and Bob about the plans.');
     const listed = await approvals(tenant);
     const alice = listed.find((a) => a.details['recipient'] === 'alice@example.com');
     const bob = listed.find((a) => a.details['recipient'] === 'bob@example.com');
@@ -140,6 +170,8 @@ describe('several approvals at once', () => {
     expect(approved.body).toMatchObject({ runId: expect.any(String), status: 'completed' });
     expect((await runner.emails()).length).toBe(before + 1);
     expect((await approvals(tenant)).map((a) => a.approvalId)).toEqual([bob!.approvalId]);
+    const aliceCall = asked.body.pending.find((p) => p.approval?.approvalId === alice!.approvalId)!.callId;
+    await expectApprovedResult(tenant, 'emails-2', approved.body, aliceCall, /^Email sent to alice@example.com/);
 
     const cancelled = await api<TurnJson>(platform, 'POST', `/v1/approvals/${bob!.approvalId}`, tenant, { decision: 'cancel' });
     expect(cancelled.body.status).toBe('completed');
@@ -151,12 +183,17 @@ describe('several approvals at once', () => {
 
   it('edits an approval through the API: the changed action runs', async () => {
     const tenant = 'edit-tenant';
-    await send(tenant, 'emails-4', '[scenario:two-emails] Email Alice and Bob.');
+    const asked = await send(tenant, 'emails-4', '[scenario:two-emails] Email Alice and Bob.');
     const alice = (await approvals(tenant)).find((a) => a.details['recipient'] === 'alice@example.com')!;
     const before = (await runner.emails()).length;
     const edited = await api<TurnJson>(platform, 'POST', `/v1/approvals/${alice.approvalId}`, tenant, { decision: 'edit', changes: { subject: 'Plan A, moved to Wednesday' } });
     expect(edited.status).toBe(200);
     expect((await runner.emails()).slice(before)).toEqual([expect.objectContaining({ recipient: 'alice@example.com', subject: 'Plan A, moved to Wednesday' })]);
+    const aliceCall = asked.body.pending.find((p) => p.approval?.approvalId === alice.approvalId)!.callId;
+    await expectApprovedResult(tenant, 'emails-4', edited.body, aliceCall, /^Email sent to alice@example.com/);
+    // History keeps the arguments the action ran with: the user's edit.
+    const call = (await historyOf(platform, tenant, 'emails-4')).flatMap((m) => m.message.toolCalls ?? []).find((c) => c.id === `${aliceCall}:resumed`);
+    expect(JSON.parse(call!.arguments)).toMatchObject({ subject: 'Plan A, moved to Wednesday' });
   });
 
   it('rejects bad decisions with clear errors', async () => {

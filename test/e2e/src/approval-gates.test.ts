@@ -6,7 +6,7 @@
 import { createLogger, createRedis, type Redis } from '@platform/service-kit';
 import type { ManagedProcess } from '@platform/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { api, bootPlatform, startRunnerProcess, waitForCatalog, type ApprovalJson, type SuitePlatform, type TurnJson } from './support.js';
+import { api, bootPlatform, historyOf, startRunnerProcess, storedResultOf, waitForCatalog, type ApprovalJson, type SuitePlatform, type TurnJson } from './support.js';
 
 const ARCHIVE = '[scenario:gated-archive] Archive the EMEA orders older than 90 days.';
 const ASKED = { region: 'emea', olderThanDays: 90 };
@@ -38,6 +38,14 @@ const resultOf = (turn: TurnJson) => JSON.parse(turn.response.replace(/^Archive 
 /** The tool's result quoted in an answer, or undefined when the answer quotes none. */
 const resultOfSafe = (turn: TurnJson): unknown => (turn.response?.startsWith('Archive result: ') ? resultOf(turn) : undefined);
 
+/** The approved call's run is on record: counted in the turn, its call and real result stored after the user's message. */
+async function expectStoredRun(tenant: string, conversation: string, turn: TurnJson, callId: string, result: unknown): Promise<void> {
+  expect(turn.toolCalls.find((c) => c.callId === `${callId}:resumed`)).toMatchObject({ name: 'archive_orders', status: 'success' });
+  const stored = storedResultOf(await historyOf(platform, tenant, conversation), `${callId}:resumed`);
+  expect(stored).toMatchObject({ role: 'tool', status: 'success' });
+  expect(JSON.parse(stored!.content!)).toEqual(result);
+}
+
 /** Sends the archive request and checks that it waits for approval, with nothing run. */
 async function askToArchive(tenant: string, conversation: string): Promise<{ callId: string; approval: ApprovalJson }> {
   // llm-sim derives call ids from the conversation's text: each test's own words keep them apart.
@@ -61,6 +69,7 @@ describe('a plain tool that requires approval', () => {
     expect(resultOf(yes.body)).toEqual({ archived: 42, ...ASKED });
     expect(await runsOf(callId)).toEqual([ASKED]);
     expect(await approvals('gate-yes')).toEqual([]);
+    await expectStoredRun('gate-yes', 'gate-1', yes.body, callId, { archived: 42, ...ASKED });
   });
 
   it('runs the edited call when the approvals API says "edit"', async () => {
@@ -69,6 +78,7 @@ describe('a plain tool that requires approval', () => {
     expect(edited.status).toBe(200);
     expect(resultOf(edited.body)).toEqual({ archived: 42, region: 'emea', olderThanDays: 365 });
     expect(await runsOf(callId)).toEqual([{ region: 'emea', olderThanDays: 365 }]);
+    await expectStoredRun('gate-edit', 'gate-2', edited.body, callId, { archived: 42, region: 'emea', olderThanDays: 365 });
   });
 
   it('never runs it after "no", and the model learns the user cancelled', async () => {
@@ -86,6 +96,7 @@ describe('a plain tool that requires approval', () => {
     const yes = await send('gate-restart', 'gate-4', 'yes');
     expect(yes.body).toMatchObject({ status: 'completed' });
     expect(await runsOf(callId)).toEqual([ASKED]);
+    await expectStoredRun('gate-restart', 'gate-4', yes.body, callId, { archived: 42, ...ASKED });
   });
 
   it('runs once when the same approval is decided twice at once (a double click), and neither answer says "waiting"', async () => {

@@ -96,7 +96,7 @@ export interface TurnJson {
   status: string;
   stopReason: string;
   response: string;
-  toolCalls: Array<{ name: string; status: string }>;
+  toolCalls: Array<{ callId: string; name: string; status: string; durationMs: number; errorCode?: string }>;
   pending: Array<{ callId: string; agentName: string; waitingFor: string; prompt: string; approval?: ApprovalJson }>;
 }
 
@@ -125,4 +125,36 @@ export async function waitFor<T>(what: string, probe: () => Promise<T | undefine
     await new Promise((r) => setTimeout(r, 50));
   }
   throw new Error(`timed out waiting for ${what}`);
+}
+
+/** A stored message of a conversation (`GET /v1/conversations/{id}/messages`), as these suites read it. */
+export interface StoredMessageJson {
+  seq: number;
+  runId: string;
+  message: { role: string; content: string | null; toolCalls?: Array<{ id: string; name: string; arguments: string }>; toolCallId?: string; status?: string };
+}
+
+/** The whole stored history of a conversation, oldest first. */
+export async function historyOf(platform: Platform, tenant: string, conversationId: string): Promise<StoredMessageJson[]> {
+  const page = await api<{ messages: StoredMessageJson[] }>(platform, 'GET', `/v1/conversations/${conversationId}/messages?limit=1000`, tenant);
+  return page.body.messages;
+}
+
+/**
+ * Checks the history's closure (every tool call has exactly one result, and no result lacks its
+ * call) and returns the stored result of the call `callId`, after its call.
+ */
+export function storedResultOf(history: readonly StoredMessageJson[], callId: string): StoredMessageJson['message'] | undefined {
+  const calls = history.flatMap((m) => m.message.toolCalls?.map((c) => c.id) ?? []);
+  const results = history.flatMap((m) => (m.message.toolCallId ? [m.message.toolCallId] : []));
+  if ([...results].sort().join() !== [...calls].sort().join()) throw new Error(`history breaks closure: calls ${calls.join()} / results ${results.join()}`);
+  const callAt = history.findIndex((m) => m.message.toolCalls?.some((c) => c.id === callId));
+  const resultAt = history.findIndex((m) => m.message.toolCallId === callId);
+  return callAt >= 0 && resultAt > callAt ? history[resultAt]!.message : undefined;
+}
+
+/** The chat-completion requests llm-sim received, oldest first. */
+export async function simRequests(platform: Platform): Promise<Array<{ scenario: string | null; body: { messages: Array<{ role: string; content: unknown; tool_call_id?: string }> } }>> {
+  const response = await fetch(`${platform.llmSimUrl}/_sim/requests`);
+  return ((await response.json()) as { requests: Array<{ scenario: string | null; body: { messages: Array<{ role: string; content: unknown; tool_call_id?: string }> } }> }).requests;
 }

@@ -1,10 +1,10 @@
-import type { ModelPort } from '@platform/agent-loop';
-import { resumedCallId, type ChatMessage } from '@platform/contracts';
+import type { ModelPort, PendingAgent } from '@platform/agent-loop';
 import type { agentPoolV1 } from '@platform/proto';
 import { isPlatformError, type Logger } from '@platform/service-kit';
 import type { ToolCatalog } from '@platform/tool-sdk';
 import { z } from 'zod';
-import { approvalOf, entryOutcome, isWaiting } from '../agents/entry-outcome.js';
+import { agentResultsOf, AgentResults, NO_AGENT_RESULTS } from '../agents/agent-results.js';
+import { approvalOf, isWaiting } from '../agents/entry-outcome.js';
 import type { AgentPoolClient } from '../agents/pool-agents.js';
 import type { ReplyInterpreter } from '../agents/reply-interpreter.js';
 import type { ClaimedRun } from '../journal/run-records.js';
@@ -20,10 +20,27 @@ const Action = z.discriminatedUnion('kind', [
 type Action = z.infer<typeof Action>;
 const Plan = z.array(Action);
 
-/** Journal of the step's plan (so a resumed run finishes it instead of deciding again). */
+/** A decision as journaled once its actions were performed (what a resumed run reports again). */
+const JournaledDecision = z.discriminatedUnion('kind', [
+  z.object({ kind: z.literal('run_loop_with_agent_results'), agents: AgentResults }),
+  z.object({
+    kind: z.literal('answer'),
+    response: z.string(),
+    waitingFor: z.enum(['input', 'approval']),
+    agents: AgentResults,
+    pending: z.array(z.custom<PendingAgent>()),
+  }),
+]);
+
+/**
+ * Journal of the step: its plan before acting (so a resumed run finishes it instead of deciding
+ * again) and its decision after (so a resumed run reports the same results and durations).
+ */
 export interface PlanJournal {
   load(run: ClaimedRun): Promise<unknown>;
   save(run: ClaimedRun, plan: Action[]): Promise<void>;
+  loadDecision(run: ClaimedRun): Promise<unknown>;
+  saveDecision(run: ClaimedRun, decision: PendingAgentDecision): Promise<void>;
 }
 
 export interface AgentPoolStepOptions {
@@ -36,28 +53,6 @@ export interface AgentPoolStepOptions {
   /** Forgets that agents may wait in a conversation, once the pool says none do. */
   noneWaiting: (tenantId: string, conversationId: string) => Promise<void>;
   logger: Logger;
-}
-
-/**
- * A finished agent enters the context as a tool exchange after the user's reply: the agent-tool
- * called with the fields it ran with, and its result (approvals flow back as tool results).
- */
-function exchangeOf(entry: agentPoolV1.AgentEntry): ChatMessage[] {
-  const id = resumedCallId(entry.callId);
-  const outcome = entryOutcome(entry);
-  const failed = outcome.status !== 'success';
-  return [
-    { role: 'assistant', content: null, toolCalls: [{ id, name: entry.agentName, arguments: entry.collectedJson || '{}' }] },
-    {
-      role: 'tool',
-      toolCallId: id,
-      toolName: entry.agentName,
-      content: outcome.content,
-      status: outcome.status === 'waiting' ? 'skipped' : outcome.status,
-      isError: failed,
-      ...(failed && 'errorCode' in outcome ? { errorCode: outcome.errorCode } : {}),
-    },
-  ];
 }
 
 function properties(schema: Record<string, unknown> | undefined, names: readonly string[]): Record<string, unknown> {
@@ -78,7 +73,13 @@ export class AgentPoolStep implements PendingAgentStep {
   constructor(private readonly options: AgentPoolStepOptions) {}
 
   async beforeLoop(run: ClaimedRun, model: ModelPort): Promise<PendingAgentDecision> {
-    // Only a resumed run can have a plan from an earlier attempt.
+    // Only a resumed run can have journaled a decision or a plan in an earlier attempt.
+    if (run.attempts > 1) {
+      const decided = JournaledDecision.safeParse(await this.options.journal.loadDecision(run));
+      if (decided.success) return decided.data;
+    }
+    // The loop started in an earlier attempt without agents answering: nothing to decide again.
+    if (run.input) return { kind: 'run_loop' };
     const journaled = Plan.safeParse(run.attempts > 1 ? await this.options.journal.load(run) : undefined);
     let plan: Action[];
     if (journaled.success) {
@@ -94,19 +95,28 @@ export class AgentPoolStep implements PendingAgentStep {
       if (plan.length === 0) return { kind: 'run_loop' };
       await this.options.journal.save(run, plan);
     }
-    const outcomes: agentPoolV1.AgentEntry[] = [];
-    for (const action of plan) outcomes.push(await this.perform(run, action));
-    this.options.logger.info({ runId: run.runId, agents: outcomes.map((e) => ({ agent: e.agentName, status: e.status })) }, 'waiting agents answered');
+    const outcomes: Array<{ entry: agentPoolV1.AgentEntry; durationMs: number }> = [];
+    for (const action of plan) {
+      const started = performance.now();
+      const entry = await this.perform(run, action);
+      outcomes.push({ entry, durationMs: performance.now() - started });
+    }
+    this.options.logger.info({ runId: run.runId, agents: outcomes.map(({ entry: e }) => ({ agent: e.agentName, status: e.status })) }, 'waiting agents answered');
+    const decision = this.decide(outcomes);
+    await this.options.journal.saveDecision(run, decision);
+    return decision;
+  }
 
-    const exchanges = outcomes.filter((e) => !isWaiting(e)).flatMap(exchangeOf);
-    const stillWaiting = outcomes.filter(isWaiting);
-    if (stillWaiting.length === 0) return { kind: 'run_loop_with_agent_results', messages: exchanges };
-    const response = stillWaiting.map((e) => e.prompt).join('\n\n');
+  /** Finished agents become tool exchanges; any still waiting make the answer their prompts. */
+  private decide(outcomes: ReadonlyArray<{ entry: agentPoolV1.AgentEntry; durationMs: number }>): PendingAgentDecision {
+    const agents = agentResultsOf(outcomes.filter(({ entry }) => !isWaiting(entry)));
+    const stillWaiting = outcomes.map(({ entry }) => entry).filter(isWaiting);
+    if (stillWaiting.length === 0) return { kind: 'run_loop_with_agent_results', agents };
     return {
       kind: 'answer',
-      response,
+      response: stillWaiting.map((e) => e.prompt).join('\n\n'),
       waitingFor: stillWaiting.some((e) => e.status === 'waiting_for_approval') ? 'approval' : 'input',
-      messages: [...exchanges, { role: 'assistant', content: response }],
+      agents,
       pending: stillWaiting.map((e) => ({ callId: e.callId, agentName: e.agentName, waitingFor: e.status === 'waiting_for_approval' ? 'approval' : 'input', prompt: e.prompt, ...(approvalOf(e) ? { approval: approvalOf(e) } : {}) })),
     };
   }
@@ -116,7 +126,7 @@ export class AgentPoolStep implements PendingAgentStep {
       const target = entries.find((e) => e.status === 'waiting_for_approval' && e.approval?.approvalId === run.approval?.approvalId);
       if (!target) {
         const response = 'That approval request is no longer waiting (it was already answered, expired or cancelled).';
-        return { kind: 'answer', response, waitingFor: 'approval', messages: [{ role: 'assistant', content: response }], pending: [] };
+        return { kind: 'answer', response, waitingFor: 'approval', agents: NO_AGENT_RESULTS, pending: [] };
       }
       return { kind: 'plan', plan: [{ kind: 'resolve', entryId: target.entryId, approvalId: run.approval.approvalId, decision: run.approval.decision, ...(run.approval.changes ? { changes: run.approval.changes } : {}) }] };
     }

@@ -1,0 +1,81 @@
+import { ZERO_USAGE, type LoopResult, type ToolCallRecord } from '@platform/agent-loop';
+import { cutText, resumedCallId, type ChatMessage } from '@platform/contracts';
+import type { agentPoolV1 } from '@platform/proto';
+import { z } from 'zod';
+import { entryOutcome } from './entry-outcome.js';
+
+/** Argument values longer than this are cut in the record (records are for display; history keeps them whole). */
+const SUMMARY_VALUE_CHARS = 200;
+
+/**
+ * What waiting agents did when a message answered them: the tool exchanges to put in the
+ * conversation after the user's message (the resumed call and its one result) and the records
+ * the turn reports in `toolCalls`. Journaled, so a resumed run reports the same.
+ */
+export const AgentResults = z.object({
+  messages: z.array(z.custom<ChatMessage>()),
+  records: z.array(z.custom<ToolCallRecord>()),
+});
+export type AgentResults = z.infer<typeof AgentResults>;
+
+export const NO_AGENT_RESULTS: AgentResults = { messages: [], records: [] };
+
+function argumentsSummary(json: string): Record<string, unknown> {
+  try {
+    const parsed: unknown = JSON.parse(json || '{}');
+    if (!parsed || typeof parsed !== 'object' || Array.isArray(parsed)) return { _raw: cutText(json, SUMMARY_VALUE_CHARS).text };
+    return Object.fromEntries(
+      Object.entries(parsed as Record<string, unknown>).map(([key, value]) => {
+        const text = typeof value === 'string' ? value : JSON.stringify(value);
+        return [key, text.length > SUMMARY_VALUE_CHARS ? `${cutText(text, SUMMARY_VALUE_CHARS).text}…` : value];
+      }),
+    );
+  } catch {
+    return { _raw: cutText(json, SUMMARY_VALUE_CHARS).text };
+  }
+}
+
+/**
+ * A finished agent as its own tool exchange: the agent-tool called under the resumed call id
+ * (`<callId>:resumed`) with the fields it ran with, and its result, so every later request view
+ * pairs the call with exactly one result. `durationMs` is how long the pool took to finish it.
+ */
+export function agentResultsOf(finished: ReadonlyArray<{ entry: agentPoolV1.AgentEntry; durationMs: number }>): AgentResults {
+  const messages: ChatMessage[] = [];
+  const records: ToolCallRecord[] = [];
+  for (const { entry, durationMs } of finished) {
+    const id = resumedCallId(entry.callId);
+    const outcome = entryOutcome(entry);
+    const status = outcome.status === 'waiting' ? 'skipped' : outcome.status;
+    const failed = outcome.status !== 'success';
+    const errorCode = failed && 'errorCode' in outcome ? outcome.errorCode : undefined;
+    const args = entry.collectedJson || '{}';
+    messages.push(
+      { role: 'assistant', content: null, toolCalls: [{ id, name: entry.agentName, arguments: args }] },
+      { role: 'tool', toolCallId: id, toolName: entry.agentName, content: outcome.content, status, isError: failed, ...(errorCode ? { errorCode } : {}) },
+    );
+    records.push({
+      callId: id,
+      name: entry.agentName,
+      argumentsSummary: argumentsSummary(args),
+      durationMs: Math.max(0, Math.round(durationMs)),
+      success: !failed,
+      status,
+      ...(errorCode ? { errorCode } : {}),
+      synthetic: false,
+      resultChars: outcome.content.length,
+      turnUsage: ZERO_USAGE,
+      iteration: 0,
+    });
+  }
+  return { messages, records };
+}
+
+/**
+ * The turn's result with the agents' exchanges first: they happened before the loop's first
+ * model call, so history stores them right after the user's message and `toolCalls` counts them.
+ */
+export function withAgentResults(result: LoopResult, agents: AgentResults): LoopResult {
+  if (agents.messages.length === 0 && agents.records.length === 0) return result;
+  return { ...result, messages: [...agents.messages, ...result.messages], toolCalls: [...agents.records, ...result.toolCalls] };
+}
