@@ -202,6 +202,51 @@ describe('POST /v1/conversations/:id/messages', () => {
     expect(response.json()).toMatchObject({ error: { code } });
   });
 
+  describe('text that cannot be stored faithfully', () => {
+    const raw = (url: string, payload: string | Buffer) =>
+      app.inject({ method: 'POST', url, headers: { authorization: auth, 'content-type': 'application/json' }, payload });
+
+    it.each([
+      ['a lone high surrogate', '{"content":"ab\\ud800"}', { path: '$.content', index: 2 }],
+      ['a lone low surrogate', '{"content":"\\udc00 hi"}', { path: '$.content', index: 0 }],
+      ['a surrogate in another field', '{"content":"hi","profile":"x\\ud83d"}', { path: '$.profile', index: 1 }],
+    ])('refuses %s with 400 INVALID_CONTENT naming where it is, and sends nothing on', async (_what, payload, details) => {
+      const before = seen.length;
+      const response = await raw('/v1/conversations/conv-1/messages', payload);
+      expect(response.statusCode).toBe(400);
+      expect(response.json()).toMatchObject({ error: { code: 'INVALID_CONTENT', details } });
+      expect(seen.length).toBe(before);
+    });
+
+    it('refuses invalid UTF-8 bytes with 400 INVALID_UTF8 naming the byte offset', async () => {
+      const before = seen.length;
+      const payload = Buffer.concat([Buffer.from('{"content":"a'), Buffer.from([0xc3, 0x28, 0xff]), Buffer.from('"}')]);
+      const response = await raw('/v1/conversations/conv-1/messages', payload);
+      expect(response.statusCode).toBe(400);
+      expect(response.json()).toMatchObject({ error: { code: 'INVALID_UTF8', details: { byteOffset: 13 } } });
+      expect(seen.length).toBe(before);
+    });
+
+    it('applies the same rule to the chat-completions facade', async () => {
+      const surrogate = await raw('/v1/chat/completions', '{"model":"default","messages":[{"role":"user","content":"\\ud800"}]}');
+      expect(surrogate.json()).toMatchObject({ error: { code: 'INVALID_CONTENT', details: { path: '$.messages[0].content', index: 0 } } });
+      const bytes = await raw('/v1/chat/completions', Buffer.concat([Buffer.from('{"model":"default","messages":[{"role":"user","content":"'), Buffer.from([0xff]), Buffer.from('"}]}')]));
+      expect(bytes.json()).toMatchObject({ error: { code: 'INVALID_UTF8' } });
+    });
+
+    it('applies the same rule to approval edits', async () => {
+      const response = await raw('/v1/approvals/appr_1', '{"decision":"edit","changes":{"subject":"Plan \\udc00"}}');
+      expect(response.statusCode).toBe(400);
+      expect(response.json()).toMatchObject({ error: { code: 'INVALID_CONTENT', details: { path: '$.changes.subject', index: 5 } } });
+    });
+
+    it('keeps well-formed text byte for byte, astral characters included', async () => {
+      const response = await raw('/v1/conversations/conv-1/messages', JSON.stringify({ content: 'emoji \ud83d\ude00 and U+FFFD \ufffd stay' }));
+      expect(response.statusCode).toBe(200);
+      expect(seen.at(-1)!.content).toBe('emoji \ud83d\ude00 and U+FFFD \ufffd stay');
+    });
+  });
+
   it('rejects a malformed conversation id', async () => {
     const response = await post({ content: 'hi' }, auth, 'bad%20id');
     expect(response.statusCode).toBe(400);

@@ -3,6 +3,7 @@ import type { Logger, PromiseClient } from '@platform/service-kit';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import type { TokenVerifier } from './auth.js';
 import { HttpError, toHttpError } from './http-errors.js';
+import { registerStrictJsonBodies } from './json-body.js';
 import type { RunEvents } from './events/run-event-reader.js';
 import { registerApprovalRoutes } from './routes/approvals.js';
 import { registerChatCompletionRoutes } from './routes/chat-completions.js';
@@ -47,6 +48,7 @@ export function buildApp(options: AppOptions): FastifyInstance {
     if (mapped.retryAfterSeconds !== undefined) void reply.header('retry-after', String(mapped.retryAfterSeconds));
     void reply.code(mapped.status).send(mapped.body);
   });
+  registerStrictJsonBodies(app);
   app.setNotFoundHandler((request, reply) => {
     void reply.code(404).send({ error: { code: 'NOT_FOUND', message: `no route for ${request.method} ${request.url.split('?')[0]}` } });
   });

@@ -74,7 +74,7 @@ describe('runners coming and going', () => {
     const pending = call('sleepy', { ms: 30_000 }, 2_000);
     await new Promise((r) => setTimeout(r, 300));
     await runner.kill();
-    expect(await pending).toMatchObject({ status: 'timeout', errorCode: 'DEADLINE_EXCEEDED' });
+    expect(await pending).toMatchObject({ status: 'timeout', errorCode: 'TIMEOUT' });
   });
 
   it('serves again after its runner restarts', async () => {

@@ -140,6 +140,11 @@ describe('RunnerToolPort', () => {
     ];
     for (const [response, status] of cases) expect(toOutcome(response).status).toBe(status);
   });
+
+  it('reports a call that did not finish in time as TIMEOUT, as the loop does, and carries transport repairs', () => {
+    expect(toOutcome({ status: 'timeout', error: { code: 'DEADLINE_EXCEEDED', message: 'late' } })).toEqual({ status: 'timeout', content: 'late', errorCode: 'TIMEOUT' });
+    expect(toOutcome({ status: 'success', output: 'x', diagnostics: ['bad bytes'] })).toEqual({ status: 'success', content: 'x', diagnostics: ['bad bytes'] });
+  });
 });
 
 describe('the engine over real tool runners', () => {

@@ -1,7 +1,7 @@
 import type { ToolCallContext, ToolCallRequest, ToolDescription, ToolOutcome, ToolPort } from '@platform/agent-loop';
 import type { ToolCallResponse } from '@platform/contracts';
 import { recordToolCall, withToolExecutionSpan } from '@platform/telemetry';
-import type { CatalogEntry, ToolCatalog, ToolClient } from '@platform/tool-sdk';
+import type { CatalogEntry, ToolCallAnswer, ToolCatalog, ToolClient } from '@platform/tool-sdk';
 import type { PoolAgents } from './agents/pool-agents.js';
 import type { Admission, CallHealth, ToolBreakers } from './tool-breakers.js';
 
@@ -28,14 +28,18 @@ function describe(entry: CatalogEntry): ToolDescription {
 }
 
 /** Maps a runner's answer (tool protocol v1) onto the loop's outcome statuses. */
-export function toOutcome(response: ToolCallResponse): ToolOutcome {
+export function toOutcome(response: ToolCallAnswer): ToolOutcome {
+  const diagnostics = response.diagnostics?.length ? { diagnostics: response.diagnostics } : {};
   if (response.status === 'success') {
     const content = typeof response.output === 'string' ? response.output : JSON.stringify(response.output ?? null);
-    return { status: 'success', content, ...(response.truncated ? { truncated: true } : {}) };
+    return { status: 'success', content, ...(response.truncated ? { truncated: true } : {}), ...diagnostics };
   }
   const issues = response.error.issues?.map((i) => `${i.path}: ${i.message}`).join('; ');
   const content = issues ? `${response.error.message} (${issues})` : response.error.message;
-  return { status: response.status === 'busy' ? 'failed' : response.status, content, errorCode: response.error.code };
+  // One code for "did not finish in time", whoever noticed first (the loop's timer says TIMEOUT;
+  // the runner or the transport say DEADLINE_EXCEEDED): clients see the same call end the same way.
+  const errorCode = response.status === 'timeout' ? 'TIMEOUT' : response.error.code;
+  return { status: response.status === 'busy' ? 'failed' : response.status, content, errorCode, ...diagnostics };
 }
 
 /**

@@ -16,6 +16,7 @@ import { RunControl } from './run-control.js';
 import { stopMessages } from './stop-messages.js';
 import { callIdsIn, withUsableCallIds } from './call-ids.js';
 import { closeUnanswered } from './synthetic-results.js';
+import { repairModelMessage, type TextRepair } from './text-repairs.js';
 import { runToolBatch, type CallResult } from './tool-batch.js';
 import type { PendingAgent, ToolPort } from './tool-port.js';
 
@@ -78,6 +79,8 @@ class LoopRun {
   private readonly strategies: Readonly<Record<ModelErrorKind, RetryStrategy>>;
   private readonly produced: ChatMessage[] = [];
   private readonly records: ToolCallRecord[] = [];
+  /** Repairs of the current iteration's model message, recorded with the iteration. */
+  private textRepairs: TextRepair[] = [];
   private readonly transcript: IterationRecord[] = [];
   private readonly seenCalls = new Map<string, number>();
   /** Tool call ids the conversation has used: a call's id must be new (see withUsableCallIds). */
@@ -145,7 +148,9 @@ class LoopRun {
         const stop = this.stoppedBySignal() ?? (outcome.error.kind === 'context_overflow' ? 'context_overflow' : outcome.error.kind === 'cancelled' ? 'cancelled' : 'model_error');
         return this.finish(stop, undefined, outcome.error);
       }
-      const response = { ...outcome.response, message: withUsableCallIds(outcome.response.message, this.callIds, this.input.runId, iteration) };
+      const repaired = repairModelMessage(withUsableCallIds(outcome.response.message, this.callIds, this.input.runId, iteration));
+      const response = { ...outcome.response, message: repaired.message };
+      this.textRepairs = repaired.repairs;
       // The model's message is complete now: say so before any of its tool calls start.
       this.events.emit({ type: 'message_end', iteration, message: response.message, usage: response.usage });
       this.turns += 1;
@@ -278,6 +283,9 @@ class LoopRun {
       usage: response.usage,
       durationMs: this.clock.now() - startedAt,
     };
+    const repairs = [...this.textRepairs, ...results.flatMap((r) => r.repairs)];
+    if (repairs.length) record.textRepairs = repairs;
+    this.textRepairs = [];
     this.transcript.push(record);
     this.events.emit({ type: 'iteration_complete', iteration, usage: response.usage, durationMs: record.durationMs });
     if (this.hooks.stepFinished) {

@@ -6,6 +6,7 @@ export type { ToolPort, ToolDescription, ToolOutcome, ToolCallRequest, ToolCallC
 export type { LoopEvent, EventSink, RunState } from './events.js';
 export { finalAnswerMarker, type LoopHooks, type BeforeToolDecision, type StopPredicate } from './hooks.js';
 export { StopReasons, type StopReason, type LoopResult, type ToolCallRecord, type IterationRecord } from './loop-result.js';
+export type { TextRepair } from './text-repairs.js';
 export { ContextManager, type TruncatedText } from './context-manager.js';
 export { buildRequestView, ViewStages, type RequestView, type ViewStage, type ViewDiagnostic, type ViewTarget } from './request-view.js';
 export { DEFAULT_RETRY_STRATEGIES, type RetryStrategy, type RetryDecision } from './model-retry.js';

@@ -2,6 +2,7 @@ import type { AssistantMessage, ChatMessage, ToolResultStatus } from '@platform/
 import type { TokenUsage } from './model-port.js';
 import type { PendingAgent } from './tool-port.js';
 import type { ViewDiagnostic } from './request-view.js';
+import type { TextRepair } from './text-repairs.js';
 
 /** Why a loop ended: a closed set. */
 export const StopReasons = [
@@ -44,6 +45,8 @@ export interface IterationRecord {
   tools: Array<{ callId: string; name: string; status: ToolResultStatus; durationMs: number; synthetic: boolean }>;
   usage: TokenUsage;
   durationMs: number;
+  /** Text of the model's message or of tool results that had to be repaired to be kept (absent when none). */
+  textRepairs?: TextRepair[];
 }
 
 export interface LoopResult {

@@ -5,6 +5,7 @@ import type { LoopHooks } from './hooks.js';
 import type { LoopConfig } from './loop-config.js';
 import { sanitizeToolName } from './sanitize-tool-name.js';
 import { syntheticResult } from './synthetic-results.js';
+import { repairToolMessage, type TextRepair } from './text-repairs.js';
 import type { PendingAgent, ToolCallRequest, ToolDescription, ToolOutcome, ToolPort } from './tool-port.js';
 
 export interface BatchContext {
@@ -32,6 +33,8 @@ export interface CallResult {
   pending?: PendingAgent;
   /** Skipped by the repeat guard. */
   repeated: boolean;
+  /** Text of the result that had to be repaired (see text-repairs.ts). */
+  repairs: TextRepair[];
 }
 
 type Prepared = { kind: 'run'; request: ToolCallRequest; tool: ToolDescription } | { kind: 'done'; message: ToolMessage; repeated?: boolean };
@@ -164,16 +167,17 @@ export async function runToolBatch(calls: readonly ToolCall[], ctx: BatchContext
       const prepared = prepare(call, index, ctx, catalog);
       let result: CallResult;
       if (prepared.kind === 'done') {
-        result = { call, message: prepared.message, durationMs: 0, resultChars: prepared.message.content.length, repeated: prepared.repeated ?? false };
+        result = { call, message: prepared.message, durationMs: 0, resultChars: prepared.message.content.length, repeated: prepared.repeated ?? false, repairs: [] };
       } else {
         const { outcome, synthetic } = await runOne(call, prepared.request, prepared.tool, ctx);
-        const message = toMessage(call, outcome, synthetic);
+        const { message, repairs } = repairToolMessage(toMessage(call, outcome, synthetic), 'diagnostics' in outcome ? outcome.diagnostics : undefined);
         result = {
           call,
           message,
           durationMs: ctx.clock.now() - started,
           resultChars: outcome.content.length,
           repeated: false,
+          repairs,
           ...(outcome.status === 'waiting' ? { pending: { ...outcome.pending, callId: call.id } } : {}),
         };
       }

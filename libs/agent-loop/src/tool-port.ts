@@ -29,9 +29,13 @@ export interface PendingAgent {
 }
 
 /** How one executed call ended, as the port reports it. */
+/**
+ * How a tool call ended. `diagnostics` say what the transport had to repair in the result's text
+ * (e.g. bytes that were not UTF-8); the loop records them with the step.
+ */
 export type ToolOutcome =
-  | { status: 'success'; content: string; truncated?: boolean }
-  | { status: Exclude<ToolResultStatus, 'success'>; content: string; errorCode: string }
+  | { status: 'success'; content: string; truncated?: boolean; diagnostics?: string[] }
+  | { status: Exclude<ToolResultStatus, 'success'>; content: string; errorCode: string; diagnostics?: string[] }
   | { status: 'waiting'; content: string; pending: Omit<PendingAgent, 'callId'> };
 
 export interface ToolCallRequest {

@@ -1,4 +1,4 @@
-import { context, propagation, trace } from '@opentelemetry/api';
+import { context, createTraceState, propagation, trace } from '@opentelemetry/api';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { extractTraceContext, injectTraceContext } from './propagation.js';
 import { runInMessagingServerSpan, startMessagingClientSpan } from './messaging.js';
@@ -25,6 +25,16 @@ describe('injectTraceContext / extractTraceContext', () => {
 
     const received = trace.getSpanContext(extractTraceContext((k) => headers.get(k)));
     expect(received).toMatchObject({ traceId: sent.traceId, spanId: sent.spanId, isRemote: true });
+  });
+
+  it('writes no empty header: a context whose tracestate is empty sends no tracestate', () => {
+    const headers = new Map<string, string>();
+    // What a parent that arrived with an empty `tracestate` (or a sampler's empty state) leaves.
+    const parent = { traceId: '0af7651916cd43dd8448eb211c80319c', spanId: 'b7ad6b7169203331', traceFlags: 1, traceState: createTraceState('') };
+    injectTraceContext((k, v) => headers.set(k, v), trace.setSpanContext(context.active(), parent));
+    expect(headers.get('traceparent')).toBe('00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01');
+    expect(headers.has('tracestate')).toBe(false);
+    expect([...headers.values()]).not.toContain('');
   });
 
   it('injects an explicit context rather than the active one', () => {

@@ -14,7 +14,11 @@ export type HeaderGetter = (key: string) => string | undefined;
  */
 export function injectTraceContext(setHeader: HeaderSetter, ctx: Context = contextApi.active()): void {
   propagation.inject(ctx, undefined, {
-    set: (_carrier, key, value) => setHeader(key, value),
+    // An empty header (the W3C propagator writes `tracestate: ""` when there is none) says nothing
+    // and costs bytes on every message: it is left out.
+    set: (_carrier, key, value) => {
+      if (value !== '') setHeader(key, value);
+    },
   });
 }
 

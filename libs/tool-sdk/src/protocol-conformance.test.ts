@@ -217,3 +217,19 @@ describe.each([
     expect(reply).toMatchObject({ json: { status: 'failed', error: { code: 'HANDLER_FAILED', message: 'division by zero' } }, code: '500' });
   });
 });
+
+describe('an answer whose bytes are not UTF-8', () => {
+  it('is still the call\'s answer, read with U+FFFD, and the repair is reported, never made silently', async () => {
+    const subscription = rawNc.subscribe('platform.tool.conf_latin1');
+    void (async () => {
+      for await (const msg of subscription) {
+        // "café" written in Latin-1 by a runner that does not encode its answers as UTF-8.
+        msg.respond(Buffer.concat([Buffer.from('{"status":"success","output":"caf'), Buffer.from([0xe9]), Buffer.from('"}')]));
+      }
+    })();
+    const answer = await client.call({ toolName: 'conf_latin1', arguments: {}, callId: 'call_latin1', tenantId: 'acme', conversationId: 'c', deadlineAt: Date.now() + 5_000 });
+    subscription.unsubscribe();
+    expect(answer).toMatchObject({ status: 'success', output: 'caf\ufffd' });
+    expect(answer.diagnostics).toEqual([expect.stringContaining('not valid UTF-8 (first bad byte at offset 33)')]);
+  });
+});

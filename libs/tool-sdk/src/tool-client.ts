@@ -1,5 +1,6 @@
 import { headers as natsHeaders, NoRespondersError, TimeoutError, RequestError } from '@nats-io/nats-core';
 import {
+  firstInvalidUtf8Offset,
   TOOL_PROTOCOL_VERSION,
   ToolCallHeader,
   ToolCallResponse,
@@ -48,8 +49,14 @@ export interface ToolClientOptions {
 }
 
 /** One attempt's answer, plus how it failed when no runner answered. */
+/**
+ * A runner's answer as the client read it. `diagnostics` say what had to be repaired to read it
+ * (bytes that were not UTF-8 decode as U+FFFD): the caller records them with the call.
+ */
+export type ToolCallAnswer = ToolCallResponseType & { diagnostics?: string[] };
+
 interface Attempt {
-  response: ToolCallResponseType;
+  response: ToolCallAnswer;
   unanswered?: UnansweredKind;
 }
 
@@ -83,7 +90,7 @@ export class ToolClient {
     this.transportRetryDelayMs = options.transportRetryDelayMs ?? TRANSPORT_RETRY_DEFAULTS.delayMs;
   }
 
-  async call(input: ToolCallInput): Promise<ToolCallResponseType> {
+  async call(input: ToolCallInput): Promise<ToolCallAnswer> {
     const started = Date.now();
     let busyRetries = 0;
     let transportRetries = 0;
@@ -143,9 +150,12 @@ export class ToolClient {
       return { response: failure('failed', 'TRANSPORT_FAILED', `'${input.toolName}' could not be reached: ${(error as Error).message}`, started), unanswered: 'no_answer' };
     }
 
+    // The protocol's bodies are UTF-8; an answer that is not is still the call's answer (it ran), so
+    // it is read with U+FFFD for the bad bytes and the repair is reported, never made silently.
+    const badByte = firstInvalidUtf8Offset(reply.data);
     let json: unknown;
     try {
-      json = reply.json();
+      json = JSON.parse(reply.string());
     } catch {
       json = undefined;
     }
@@ -155,6 +165,8 @@ export class ToolClient {
       // An answer, even a broken one, means the runner ran the call: never retried.
       return { response: failure('failed', 'TRANSPORT_FAILED', `the runner of '${input.toolName}' sent a response that breaks the tool protocol`, started) };
     }
-    return { response: parsed.data };
+    if (badByte < 0) return { response: parsed.data };
+    this.options.logger.warn({ tool: input.toolName, callId: input.callId, byteOffset: badByte }, 'runner answered with bytes that are not UTF-8; read with U+FFFD');
+    return { response: { ...parsed.data, diagnostics: [`the runner's answer was not valid UTF-8 (first bad byte at offset ${badByte}); bad bytes were read as U+FFFD`] } };
   }
 }

@@ -16,7 +16,8 @@ function scripted(failures: Error[]): { nc: NatsConnection; attempts: () => numb
     request: async () => {
       const failure = failures[attempts++];
       if (failure) throw failure;
-      return { json: () => ({ status: 'success', output: 'ok' }) };
+      const body = JSON.stringify({ status: 'success', output: 'ok' });
+      return { data: new TextEncoder().encode(body), string: () => body };
     },
   } as unknown as NatsConnection;
   return { nc, attempts: () => attempts };

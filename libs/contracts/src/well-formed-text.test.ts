@@ -1,0 +1,67 @@
+// Text that cannot be stored faithfully is found exactly where it is; well-formed text passes.
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { findIllFormedText, firstInvalidUtf8Offset, firstLoneSurrogate, repairLoneSurrogates } from './well-formed-text.js';
+
+const bytes = (...values: number[]) => Uint8Array.from(values);
+
+describe('firstInvalidUtf8Offset', () => {
+  it('accepts every well-formed string that Node encodes', () => {
+    fc.assert(fc.property(fc.string({ unit: 'grapheme' }), (text) => firstInvalidUtf8Offset(Buffer.from(text, 'utf8')) === -1));
+  });
+
+  it.each([
+    ['a stray continuation byte', bytes(0x61, 0x80), 1],
+    ['C3 28 (a lead byte without its continuation)', bytes(0x22, 0xc3, 0x28, 0xff), 1],
+    ['FF', bytes(0x61, 0x62, 0xff), 2],
+    ['an overlong encoding of "/"', bytes(0xc0, 0xaf), 0],
+    ['an overlong three-byte encoding', bytes(0xe0, 0x80, 0xaf), 0],
+    ['an encoded surrogate (CESU-8)', bytes(0xed, 0xa0, 0x80), 0],
+    ['a code point above U+10FFFF', bytes(0xf4, 0x90, 0x80, 0x80), 0],
+    ['a sequence cut by the end', bytes(0x61, 0xe2, 0x82), 1],
+  ])('finds %s', (_what, input, offset) => {
+    expect(firstInvalidUtf8Offset(input)).toBe(offset);
+  });
+
+  it('agrees with a fatal TextDecoder on arbitrary bytes', () => {
+    const decoder = new TextDecoder('utf-8', { fatal: true });
+    fc.assert(
+      fc.property(fc.uint8Array({ maxLength: 40 }), (input) => {
+        let valid = true;
+        try {
+          decoder.decode(input);
+        } catch {
+          valid = false;
+        }
+        return (firstInvalidUtf8Offset(input) === -1) === valid;
+      }),
+    );
+  });
+});
+
+describe('firstLoneSurrogate and repairLoneSurrogates', () => {
+  it('finds unpaired high and low surrogates and passes pairs', () => {
+    expect(firstLoneSurrogate('ok \ud83d\ude00')).toBe(-1);
+    expect(firstLoneSurrogate('ab\ud800')).toBe(2);
+    expect(firstLoneSurrogate('\udc00x')).toBe(0);
+    expect(firstLoneSurrogate('\ud83d\ude00\ude00')).toBe(2);
+  });
+
+  it('replaces exactly the unpaired ones and counts them', () => {
+    expect(repairLoneSurrogates('a\ud800b\ud83d\ude00\udc00')).toEqual({ text: 'a\ufffdb\ud83d\ude00\ufffd', replaced: 2 });
+    expect(repairLoneSurrogates('fine')).toEqual({ text: 'fine', replaced: 0 });
+  });
+
+  it('always yields well-formed text', () => {
+    fc.assert(fc.property(fc.string({ unit: 'binary' }), (text) => firstLoneSurrogate(repairLoneSurrogates(text).text) === -1));
+  });
+});
+
+describe('findIllFormedText', () => {
+  it('names the path of the first bad string or key', () => {
+    expect(findIllFormedText({ content: 'fine', changes: { subject: 'x\ud800' } })).toEqual({ path: '$.changes.subject', index: 1 });
+    expect(findIllFormedText({ messages: [{ content: 'a' }, { content: '\udc00' }] })).toEqual({ path: '$.messages[1].content', index: 0 });
+    expect(findIllFormedText({ 'bad\ud800': 1 })).toEqual({ path: '$["bad\\ud800"] (key)', index: 3 });
+    expect(findIllFormedText({ a: [1, true, null, 'ok'] })).toBeUndefined();
+  });
+});
