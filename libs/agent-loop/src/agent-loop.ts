@@ -150,7 +150,7 @@ class LoopRun {
       }
       const repaired = repairModelMessage(withUsableCallIds(outcome.response.message, this.callIds, this.input.runId, iteration));
       const response = { ...outcome.response, message: repaired.message };
-      this.textRepairs = repaired.repairs;
+      this.textRepairs = [...(outcome.response.diagnostics ?? []).map((detail) => ({ source: 'model' as const, field: 'content' as const, detail })), ...repaired.repairs];
       // The model's message is complete now: say so before any of its tool calls start.
       this.events.emit({ type: 'message_end', iteration, message: response.message, usage: response.usage });
       this.turns += 1;

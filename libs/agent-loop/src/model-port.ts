@@ -44,6 +44,11 @@ export interface ModelResponse {
    * the model next (as a user message) so it can correct itself. The loop then continues.
    */
   protocolFeedback?: string;
+  /**
+   * What the adapter had to repair to read the reply (e.g. bytes that were not UTF-8, read as
+   * U+FFFD); the loop records them with the step.
+   */
+  diagnostics?: string[];
 }
 
 /** The model port: what the loop needs from any model provider. */

@@ -37,6 +37,15 @@ describe('text repairs', () => {
     expect(result.transcript[1]!.textRepairs).toBeUndefined();
   });
 
+  it('records what the model adapter repaired (a reply that was not UTF-8)', async () => {
+    const result = await run(
+      [() => ({ message: { role: 'assistant', content: 'caf\ufffd' }, usage: { inputTokens: 1, outputTokens: 1, totalTokens: 2 }, finishReason: 'stop', diagnostics: ['the reply was not valid UTF-8'] })],
+      {},
+    );
+    expect(result.response).toBe('caf\ufffd');
+    expect(result.transcript[0]!.textRepairs).toEqual([{ source: 'model', field: 'content', detail: 'the reply was not valid UTF-8' }]);
+  });
+
   it('records nothing when the text is well-formed', async () => {
     const result = await run([reply.text('emoji 😀 fine')], {});
     expect(result.transcript[0]!.textRepairs).toBeUndefined();

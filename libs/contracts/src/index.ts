@@ -54,4 +54,4 @@ export {
   AgentExpiredEvent,
 } from './agent-pool-events.js';
 export { cutText, shortenText } from './text.js';
-export { firstInvalidUtf8Offset, firstLoneSurrogate, findIllFormedText, repairLoneSurrogates, type IllFormedText } from './well-formed-text.js';
+export { firstInvalidUtf8Offset, incompleteUtf8Tail, firstLoneSurrogate, findIllFormedText, repairLoneSurrogates, type IllFormedText } from './well-formed-text.js';

@@ -1,7 +1,7 @@
 // Text that cannot be stored faithfully is found exactly where it is; well-formed text passes.
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { findIllFormedText, firstInvalidUtf8Offset, firstLoneSurrogate, repairLoneSurrogates } from './well-formed-text.js';
+import { findIllFormedText, firstInvalidUtf8Offset, firstLoneSurrogate, incompleteUtf8Tail, repairLoneSurrogates } from './well-formed-text.js';
 
 const bytes = (...values: number[]) => Uint8Array.from(values);
 
@@ -63,5 +63,28 @@ describe('findIllFormedText', () => {
     expect(findIllFormedText({ messages: [{ content: 'a' }, { content: '\udc00' }] })).toEqual({ path: '$.messages[1].content', index: 0 });
     expect(findIllFormedText({ 'bad\ud800': 1 })).toEqual({ path: '$["bad\\ud800"] (key)', index: 3 });
     expect(findIllFormedText({ a: [1, true, null, 'ok'] })).toBeUndefined();
+  });
+});
+
+describe('incompleteUtf8Tail', () => {
+  it('counts the bytes of a character cut by the end, and nothing else', () => {
+    const euro = Buffer.from('€'); // E2 82 AC
+    const emoji = Buffer.from('😀'); // F0 9F 98 80
+    expect(incompleteUtf8Tail(Buffer.from('abc'))).toBe(0);
+    expect(incompleteUtf8Tail(euro)).toBe(0);
+    expect(incompleteUtf8Tail(euro.subarray(0, 1))).toBe(1);
+    expect(incompleteUtf8Tail(euro.subarray(0, 2))).toBe(2);
+    expect(incompleteUtf8Tail(emoji.subarray(0, 3))).toBe(3);
+    expect(incompleteUtf8Tail(bytes(0x61, 0xff))).toBe(0);
+  });
+
+  it('splitting any well-formed text anywhere leaves a valid head once its tail is held back', () => {
+    fc.assert(
+      fc.property(fc.string({ unit: 'grapheme' }), fc.nat(), (text, at) => {
+        const encoded = Buffer.from(text, 'utf8');
+        const head = encoded.subarray(0, encoded.length ? at % (encoded.length + 1) : 0);
+        return firstInvalidUtf8Offset(head.subarray(0, head.length - incompleteUtf8Tail(head))) === -1;
+      }),
+    );
   });
 });

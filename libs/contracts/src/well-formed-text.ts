@@ -37,6 +37,21 @@ export function firstInvalidUtf8Offset(bytes: Uint8Array): number {
   return -1;
 }
 
+/**
+ * How many bytes at the end of `bytes` start a UTF-8 sequence that the next bytes may complete
+ * (0 to 3), for checking a stream chunk by chunk without mistaking a split character for a bad one.
+ */
+export function incompleteUtf8Tail(bytes: Uint8Array): number {
+  for (let k = 1; k <= Math.min(3, bytes.length); k++) {
+    const byte = bytes[bytes.length - k]!;
+    if (byte >= 0x80 && byte <= 0xbf) continue; // a continuation byte: look further back
+    if (byte < 0xc2 || byte > 0xf4) return 0; // ASCII or a byte no sequence starts with
+    const length = byte <= 0xdf ? 2 : byte <= 0xef ? 3 : 4;
+    return length > k ? k : 0;
+  }
+  return 0;
+}
+
 /** Index (in UTF-16 code units) of the first unpaired surrogate of `text`, or -1 when there is none. */
 export function firstLoneSurrogate(text: string): number {
   for (let i = 0; i < text.length; i++) {

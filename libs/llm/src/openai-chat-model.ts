@@ -4,7 +4,7 @@ import OpenAI from 'openai';
 import { classifyOpenAIError, type OpenAIErrorContext } from './openai-errors.js';
 import { fromOpenAIMessage, toOpenAIMessages, toOpenAITools } from './openai-messages.js';
 import { readChatStream, type ChatChunkStream } from './openai-stream-reader.js';
-import { createPooledFetch, type FetchFunction } from './pooled-fetch.js';
+import { createPooledFetch, UTF8_WATCH_HEADER, type FetchFunction } from './pooled-fetch.js';
 
 export interface OpenAIChatModelOptions {
   baseURL: string;
@@ -41,6 +41,9 @@ export class OpenAIChatModel implements ModelPort {
   private readonly apiKeyName: string | undefined;
   /** Kept only to scrub it from error messages. */
   private readonly apiKey: string;
+  /** Offsets of the first bad byte of replies that were not UTF-8, by request, until the reply is read. */
+  private readonly invalidUtf8 = new Map<string, number>();
+  private requests = 0;
 
   constructor(options: OpenAIChatModelOptions) {
     this.server = new URL(options.baseURL);
@@ -51,14 +54,33 @@ export class OpenAIChatModel implements ModelPort {
     this.apiKey = options.apiKey;
     // maxRetries 0: the loop engine (libs/agent-loop) is the single retry layer, deciding per
     // ModelError kind. Client retries underneath would multiply attempts and hide 429 retry-after.
-    this.client = new OpenAI({ baseURL: options.baseURL, apiKey: options.apiKey, timeout: options.timeoutMs, maxRetries: 0, fetch: options.fetch ?? createPooledFetch() });
+    const fetch = options.fetch ?? createPooledFetch(undefined, { onInvalidUtf8: (id, offset) => this.invalidUtf8.set(id, offset) });
+    this.client = new OpenAI({ baseURL: options.baseURL, apiKey: options.apiKey, timeout: options.timeoutMs, maxRetries: 0, fetch });
+  }
+
+
+  /**
+   * Runs one request with its reply's bytes checked: a reply that was not UTF-8 (read with U+FFFD
+   * by the client) comes back with a diagnostic saying so, never silently repaired.
+   */
+  private async checked(run: (headers: Record<string, string>) => Promise<ModelResponse>): Promise<ModelResponse> {
+    const id = String(++this.requests);
+    try {
+      const response = await run({ [UTF8_WATCH_HEADER]: id });
+      const offset = this.invalidUtf8.get(id);
+      if (offset === undefined) return response;
+      return { ...response, diagnostics: [`the model's reply was not valid UTF-8 (first bad byte at offset ${offset} of the body); bad bytes were read as U+FFFD`] };
+    } finally {
+      this.invalidUtf8.delete(id);
+    }
   }
 
   complete(request: ModelRequest): Promise<ModelResponse> {
     const model = request.model ?? this.model;
     const serverPort = Number(this.server.port || (this.server.protocol === 'https:' ? 443 : 80));
     return withChatSpan({ provider: this.provider, model, serverAddress: this.server.hostname, serverPort }, async (chat) => {
-      const response = request.onTextDelta ? await this.stream(request, model, request.onTextDelta) : await this.send(request, model);
+      const onTextDelta = request.onTextDelta;
+      const response = await this.checked((headers) => (onTextDelta ? this.stream(request, model, onTextDelta, headers) : this.send(request, model, headers)));
       chat.recordResponse({ model: response.message.model, inputTokens: response.usage.inputTokens, outputTokens: response.usage.outputTokens, finishReasons: [response.finishReason] });
       return response;
     });
@@ -76,11 +98,11 @@ export class OpenAIChatModel implements ModelPort {
     return { provider: this.provider, model, signal, timeoutMs: this.timeoutMs, baseURL: this.server.href, apiKeyName: this.apiKeyName, secrets: [this.apiKey] };
   }
 
-  private async send(request: ModelRequest, model: string): Promise<ModelResponse> {
+  private async send(request: ModelRequest, model: string, headers: Record<string, string>): Promise<ModelResponse> {
     const context = this.errorContext(model, request.signal);
     let completion: OpenAI.Chat.Completions.ChatCompletion;
     try {
-      completion = await this.client.chat.completions.create(this.params(request, model), { signal: request.signal });
+      completion = await this.client.chat.completions.create(this.params(request, model), { signal: request.signal, headers });
     } catch (error) {
       throw classifyOpenAIError(error, context);
     }
@@ -89,14 +111,14 @@ export class OpenAIChatModel implements ModelPort {
     return this.toResponse(choice.message, choice.finish_reason, completion.usage, completion.model || model);
   }
 
-  private async stream(request: ModelRequest, model: string, onTextDelta: (delta: string) => void): Promise<ModelResponse> {
+  private async stream(request: ModelRequest, model: string, onTextDelta: (delta: string) => void, headers: Record<string, string>): Promise<ModelResponse> {
     const context = this.errorContext(model, request.signal);
     let stream: ChatChunkStream;
     try {
       stream = await this.client.chat.completions.create(
         // include_usage: without it a streamed answer carries no token counts at all.
         { ...this.params(request, model), stream: true, stream_options: { include_usage: true } },
-        { signal: request.signal },
+        { signal: request.signal, headers },
       );
     } catch (error) {
       throw classifyOpenAIError(error, context);

@@ -1,6 +1,7 @@
 import type { Readable, Transform } from 'node:stream';
 import { createBrotliDecompress, createGunzip, createInflate } from 'node:zlib';
 import { Agent, type Dispatcher } from 'undici';
+import { utf8Check } from './utf8-check.js';
 
 /** The subset of `fetch` the `openai` client calls: a URL string and an init object. */
 export type FetchFunction = (input: string | URL | Request, init?: RequestInit) => Promise<Response>;
@@ -66,9 +67,23 @@ function decoded(body: Readable, encoding: string | null): Readable {
  * reply is decoded. Requests it cannot send as is (a `Request` object, a form or stream body)
  * are passed to the built-in `fetch`. It does not follow redirects (model APIs do not send them).
  */
-export function createPooledFetch(dispatcher: Dispatcher = sharedDispatcher()): FetchFunction {
+export interface PooledFetchOptions {
+  /**
+   * Called when a response body holds bytes that are not UTF-8, for requests that carry the
+   * {@link UTF8_WATCH_HEADER} header (its value names the request; the header is not sent).
+   */
+  onInvalidUtf8?: (watchId: string, byteOffset: number) => void;
+}
+
+/** Request header that asks {@link createPooledFetch} to check the response body's UTF-8 (never sent on). */
+export const UTF8_WATCH_HEADER = 'x-platform-utf8-watch';
+
+export function createPooledFetch(dispatcher: Dispatcher = sharedDispatcher(), options: PooledFetchOptions = {}): FetchFunction {
   return async (input, init = {}) => {
     if (input instanceof Request || !isPlainBody(init.body)) return fetch(input, init);
+    const requestHeaders = headerRecord(init.headers);
+    const watchId = requestHeaders[UTF8_WATCH_HEADER];
+    delete requestHeaders[UTF8_WATCH_HEADER];
     const url = typeof input === 'string' ? new URL(input) : input;
     const signal = init.signal ?? undefined;
     signal?.throwIfAborted();
@@ -78,7 +93,7 @@ export function createPooledFetch(dispatcher: Dispatcher = sharedDispatcher()): 
         origin: url.origin,
         path: `${url.pathname}${url.search}`,
         method: (init.method ?? 'GET').toUpperCase(),
-        headers: headerRecord(init.headers),
+        headers: requestHeaders,
         body: init.body ?? null,
         ...(signal ? { signal } : {}),
       });
@@ -91,7 +106,13 @@ export function createPooledFetch(dispatcher: Dispatcher = sharedDispatcher()): 
       reply.body.resume();
       return new Response(null, { status: reply.statusCode, headers });
     }
-    const body = decoded(reply.body, headers.get('content-encoding'));
+    let body = decoded(reply.body, headers.get('content-encoding'));
+    const onInvalid = options.onInvalidUtf8;
+    if (watchId !== undefined && onInvalid) {
+      const check = utf8Check((offset) => onInvalid(watchId, offset));
+      body.on('error', (err) => check.destroy(err));
+      body = body.pipe(check);
+    }
     return new Response(body, { status: reply.statusCode, headers });
   };
 }
