@@ -54,3 +54,12 @@ export {
   AgentExpiredEvent,
 } from './agent-pool-events.js';
 export { cutText, shortenText } from './text.js';
+export {
+  CredentialService,
+  CredentialAccount,
+  DEFAULT_CREDENTIAL_ACCOUNT,
+  CREDENTIAL_GRANT_ISSUER,
+  CREDENTIAL_GRANT_AUDIENCE,
+  CredentialGrantClaims,
+  parseCredentialServices,
+} from './credentials.js';
