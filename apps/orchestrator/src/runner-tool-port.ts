@@ -3,6 +3,7 @@ import type { ToolCallResponse } from '@platform/contracts';
 import { recordToolCall, withToolExecutionSpan } from '@platform/telemetry';
 import type { CatalogEntry, ToolCatalog, ToolClient } from '@platform/tool-sdk';
 import type { PoolAgents } from './agents/pool-agents.js';
+import type { CredentialGrants } from './pipeline/credential-grants.js';
 import type { Admission, CallHealth, ToolBreakers } from './tool-breakers.js';
 
 export interface RunnerToolPortScope {
@@ -14,6 +15,8 @@ export interface RunnerToolPortScope {
   agents?: PoolAgents;
   /** Circuit breakers per tool: a tool that keeps failing is refused at once for a while. */
   breakers?: ToolBreakers;
+  /** Signs a credential grant for calls of tools that declare `credentials`. */
+  grants?: CredentialGrants;
 }
 
 /** A plain tool whose every call the user must approve first (`platform.requires_approval`). */
@@ -107,6 +110,14 @@ export class RunnerToolPort implements ToolPort {
       const seconds = Math.max(1, Math.ceil(admission.retryInMs / 1000));
       return { status: 'failed', content: `'${call.name}' is temporarily unavailable: it kept failing; try again in about ${seconds} s, or answer without it.`, errorCode: 'TOOL_CIRCUIT_OPEN' };
     }
+    const credentialGrant = await this.scope.grants?.forCall({
+      tenantId: this.scope.tenantId,
+      runId: context.runId,
+      callId: call.id,
+      tool: call.name,
+      services: found.entry.credentials ?? [],
+      deadlineAt: context.deadlineAt,
+    });
     const response = await this.client.call({
       toolName: call.name,
       arguments: call.arguments,
@@ -119,6 +130,7 @@ export class RunnerToolPort implements ToolPort {
       // Lets the client decide whether a lost answer may be retried (see docs/tool-protocol.md).
       sideEffect: found.entry.sideEffect,
       dedupe: found.entry.dedupe,
+      ...(credentialGrant ? { credentialGrant } : {}),
     });
     this.scope.breakers?.record(call.name, healthOf(response, context.signal), admission);
     return toOutcome(response);

@@ -28,3 +28,18 @@ export { agentInputJsonSchema, agentSchemaVersion, agentToolDescription, APPROVA
 export { EXPOSE_METADATA_KEY, readExposeMetadata, agentEndpointMetadata } from './agent-metadata.js';
 export { readAgentStepOutput } from './agent-client.js';
 export { CredentialGrantIssuer, type GrantScope } from './credential-grant-issuer.js';
+export {
+  connectCredentialService,
+  callCredentials,
+  notConnectedMessage,
+  CredentialAccessError,
+  CredentialVersionConflict,
+  type ToolCredentials,
+  type CredentialLookup,
+  type ConnectedCredential,
+  type NotConnected,
+  type SaveCredentialOptions,
+  type CredentialAccessCode,
+  type CredentialClientOptions,
+  type CredentialRpc,
+} from './tool-credentials.js';
