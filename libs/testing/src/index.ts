@@ -7,5 +7,5 @@ export { startRedisServer, REDIS_DATABASES, type RedisServerHandle } from './red
 export { startInfra, type Infra, type InfraDescriptor } from './infra.js';
 export { startOtlpCollector, type CollectedMetricPoint, type CollectedSpan, type OtlpCollector } from './otlp-collector.js';
 export { startServiceProcess, workspaceRoot, type ServiceProcess, type ServiceProcessOptions, type ServiceMode, type ReadyLine } from './service-process.js';
-export { startPlatform, PLATFORM_APPS, type Platform, type PlatformApp, type PlatformPort, type PlatformOptions } from './platform.js';
+export { startPlatform, generateCredentialKeys, PLATFORM_APPS, type Platform, type PlatformApp, type PlatformPort, type PlatformOptions, type CredentialKeys } from './platform.js';
 export { percentile, median } from './stats.js';
