@@ -14,10 +14,21 @@ export const MAINTENANCE_ROLE = 'credential_maintenance';
 export class CredentialDatabase {
   constructor(readonly pool: pg.Pool) {}
 
-  /** Runs `fn` as the runtime role with `tenantId` as the transaction's tenant. */
-  asTenant<T>(tenantId: string, fn: (client: pg.PoolClient) => Promise<T>): Promise<T> {
+  /**
+   * Runs `fn` as the runtime role with `tenantId` as the transaction's tenant. A `read` (whose
+   * only write is its audit row) commits without waiting for the WAL flush: Postgres flushes it
+   * within `wal_writer_delay`, so only a database crash in that window can lose read audit rows;
+   * saves and deletes always commit durably.
+   */
+  asTenant<T>(tenantId: string, fn: (client: pg.PoolClient) => Promise<T>, options: { read?: boolean } = {}): Promise<T> {
     return this.transaction(
-      { name: 'credential-as-tenant', text: `SELECT set_config('role', '${RUNTIME_ROLE}', true), set_config('credential.tenant_id', $1, true)`, values: [tenantId] },
+      options.read
+        ? {
+            name: 'credential-as-tenant-read',
+            text: `SELECT set_config('role', '${RUNTIME_ROLE}', true), set_config('credential.tenant_id', $1, true), set_config('synchronous_commit', 'off', true)`,
+            values: [tenantId],
+          }
+        : { name: 'credential-as-tenant', text: `SELECT set_config('role', '${RUNTIME_ROLE}', true), set_config('credential.tenant_id', $1, true)`, values: [tenantId] },
       fn,
     );
   }

@@ -115,7 +115,7 @@ export class CredentialStore {
         await audit(err instanceof CredentialDecryptError ? 'decrypt_failed' : 'key_unavailable');
         return { failed: err } as const;
       }
-    });
+    }, { read: true });
     if ('missing' in outcome) throw credentialNotFound(key);
     if ('failed' in outcome) throw outcome.failed;
     return outcome;
@@ -130,7 +130,7 @@ export class CredentialStore {
       });
       await appendAudit(client, tenantId, { ...actor, service: service ?? '', account: '', action: 'list', outcome: 'ok' });
       return rows.map(toInfo);
-    });
+    }, { read: true });
   }
 
   async delete(key: CredentialKey, actor: AuditActor): Promise<void> {
