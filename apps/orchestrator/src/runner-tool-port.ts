@@ -102,13 +102,8 @@ export class RunnerToolPort implements ToolPort {
     if (isGated(found.entry)) {
       // Never run without the user's approval: the pool holds the call until the user decides.
       if (!this.scope.agents) return { status: 'denied', content: `'${call.name}' needs the user's approval first, and nobody can ask for it here; it was not run.`, errorCode: 'APPROVAL_UNAVAILABLE' };
+      // The gated call runs only after approval, through ResolveApproval, which brings its own grant.
       return this.scope.agents.start(this.scope, call, context, true);
-    }
-    if (found.entry.kind === 'agent' && this.scope.agents) return this.scope.agents.start(this.scope, call, context);
-    const admission = this.scope.breakers?.admit(call.name) ?? ADMITTED;
-    if (!admission.allowed) {
-      const seconds = Math.max(1, Math.ceil(admission.retryInMs / 1000));
-      return { status: 'failed', content: `'${call.name}' is temporarily unavailable: it kept failing; try again in about ${seconds} s, or answer without it.`, errorCode: 'TOOL_CIRCUIT_OPEN' };
     }
     const credentialGrant = await this.scope.grants?.forCall({
       tenantId: this.scope.tenantId,
@@ -118,6 +113,12 @@ export class RunnerToolPort implements ToolPort {
       services: found.entry.credentials ?? [],
       deadlineAt: context.deadlineAt,
     });
+    if (found.entry.kind === 'agent' && this.scope.agents) return this.scope.agents.start(this.scope, call, context, false, credentialGrant);
+    const admission = this.scope.breakers?.admit(call.name) ?? ADMITTED;
+    if (!admission.allowed) {
+      const seconds = Math.max(1, Math.ceil(admission.retryInMs / 1000));
+      return { status: 'failed', content: `'${call.name}' is temporarily unavailable: it kept failing; try again in about ${seconds} s, or answer without it.`, errorCode: 'TOOL_CIRCUIT_OPEN' };
+    }
     const response = await this.client.call({
       toolName: call.name,
       arguments: call.arguments,

@@ -1,7 +1,7 @@
-import { CredentialService, type SideEffect, type ToolName } from '@platform/contracts';
+import type { SideEffect, ToolName } from '@platform/contracts';
 import type { Logger } from '@platform/service-kit';
 import type { z } from 'zod';
-import type { ToolCredentials } from './tool-credentials.js';
+import { declaredCredentialServices, type ToolCredentials } from './tool-credentials.js';
 
 /** What a tool handler knows about the call it serves. */
 export interface ToolContext {
@@ -85,9 +85,7 @@ const TOOL_NAME = /^[A-Za-z0-9_-]{1,64}$/;
 export function defineTool<I extends z.ZodObject, O extends z.ZodType | undefined = undefined>(spec: ToolSpec<I, O>): ToolDefinition {
   if (!TOOL_NAME.test(spec.name)) throw new Error(`tool name '${spec.name}' must be 1-64 letters, digits, '_' or '-'`);
   if (!spec.description.trim()) throw new Error(`tool '${spec.name}' needs a description: the model chooses tools by it`);
-  for (const service of spec.credentials ?? []) {
-    if (!CredentialService.safeParse(service).success) throw new Error(`tool '${spec.name}' declares credential service '${service}': use lowercase letters, digits, '.', '_' or '-'`);
-  }
+  const credentials = declaredCredentialServices(`tool '${spec.name}'`, spec.credentials);
   return {
     name: spec.name,
     description: spec.description,
@@ -98,7 +96,7 @@ export function defineTool<I extends z.ZodObject, O extends z.ZodType | undefine
     requiresApproval: spec.requiresApproval ?? TOOL_DEFAULTS.requiresApproval,
     sideEffect: spec.sideEffect ?? TOOL_DEFAULTS.sideEffect,
     version: spec.version ?? TOOL_DEFAULTS.version,
-    credentials: [...new Set(spec.credentials ?? [])],
+    credentials,
     handler: spec.handler as (input: unknown, context: ToolContext) => Promise<unknown>,
   };
 }

@@ -24,6 +24,8 @@ export interface CallEnvironment {
   credentialRpc?: CredentialRpc | undefined;
   /** This call's credential grant (the `Platform-Credential-Grant` header), if it came with one. */
   credentialGrant?: string | undefined;
+  /** The call id credential requests act for, when not the call's own (an agent step acts for the model's call). */
+  credentialCallId?: string | undefined;
 }
 
 export function zodIssues(error: z.ZodError): ToolIssue[] {
@@ -162,7 +164,7 @@ export async function runHandler(
     get logger() {
       return log();
     },
-    credentials: callCredentials(env.credentialRpc, { tenantId: meta.tenantId, callId: meta.callId, declared: tool.credentials ?? [], grant: env.credentialGrant }),
+    credentials: callCredentials(env.credentialRpc, { tenantId: meta.tenantId, callId: env.credentialCallId ?? meta.callId, declared: tool.credentials ?? [], grant: env.credentialGrant }),
   };
 
   try {

@@ -1,6 +1,7 @@
 import { CredentialAccount, CredentialService, DEFAULT_CREDENTIAL_ACCOUNT } from '@platform/contracts';
 import { credentialV1 } from '@platform/proto';
 import { createGrpcClient, isPlatformError, type GrpcClientHandle } from '@platform/service-kit';
+import { decodeJwt } from 'jose';
 
 /** A connected account's credential, as the tool reads it. */
 export interface ConnectedCredential {
@@ -84,6 +85,29 @@ export type CredentialRpc = GrpcClientHandle<credentialV1.CredentialServiceClien
 
 export function connectCredentialService(options: CredentialClientOptions): CredentialRpc {
   return createGrpcClient(credentialV1.CredentialServiceClient, credentialV1.CredentialServiceService, options.address, { defaultDeadlineMs: options.deadlineMs ?? 5_000 });
+}
+
+/** Checks a tool's or agent's declared services at definition time, naming the bad one. */
+export function declaredCredentialServices(owner: string, services: readonly string[] | undefined): string[] {
+  for (const service of services ?? []) {
+    if (!CredentialService.safeParse(service).success) throw new Error(`${owner} declares credential service '${service}': use lowercase letters, digits, '.', '_' or '-'`);
+  }
+  return [...new Set(services ?? [])];
+}
+
+/**
+ * The model call a grant was issued for (its `call` claim, read without verifying: the credential
+ * service verifies). An agent step runs under the pool's step call id, but its grant names the
+ * model's call, and that is the call its credential requests act for.
+ */
+export function grantCallId(grant: string | undefined): string | undefined {
+  if (!grant) return undefined;
+  try {
+    const call = decodeJwt(grant)['call'];
+    return typeof call === 'string' ? call : undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 export function notConnectedMessage(service: string, account: string): string {
