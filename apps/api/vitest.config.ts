@@ -1,3 +1,3 @@
 import { platformTestConfig } from '../../vitest.shared.js';
 
-export default platformTestConfig();
+export default platformTestConfig({ sharedInfra: true });

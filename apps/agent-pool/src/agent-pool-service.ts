@@ -115,6 +115,7 @@ export function agentPoolServiceImplementation(pool: AgentPool, limits: Limits, 
         source: sourceOf(request.source),
         approvalGate: request.approvalGate,
         deadlineAt: deadlineOf(call),
+        credentialGrant: request.credentialGrant || undefined,
       });
       return { entry: toProtoEntry(entry), duplicate };
     }),
@@ -126,6 +127,7 @@ export function agentPoolServiceImplementation(pool: AgentPool, limits: Limits, 
         fields: jsonObject(request.fieldsJson, 'fields_json', 'INVALID_FIELDS_JSON', limits),
         message: text(request.message, 'message', limits),
         deadlineAt: deadlineOf(call),
+        credentialGrant: request.credentialGrant || undefined,
       });
       return { entry: toProtoEntry(entry) };
     }),
@@ -138,7 +140,7 @@ export function agentPoolServiceImplementation(pool: AgentPool, limits: Limits, 
       const reply = request.reply ? text(request.reply, 'reply', limits) : undefined;
       if (!decision && !reply) throw errors.invalidArgument('DECISION_REQUIRED', 'give a decision, or the user\'s reply for the agent to read');
       if (changes && decision !== 'edit') throw errors.invalidArgument('CHANGES_NEED_EDIT', 'changes_json is only accepted with decision "edit"');
-      const entry = await pool.resolve({ tenantId, approvalId, decision, changes, reply, deadlineAt: deadlineOf(call) });
+      const entry = await pool.resolve({ tenantId, approvalId, decision, changes, reply, deadlineAt: deadlineOf(call), credentialGrant: request.credentialGrant || undefined });
       return { entry: toProtoEntry(entry) };
     }),
 

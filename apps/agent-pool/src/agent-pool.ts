@@ -55,6 +55,8 @@ export interface StartInput {
   approvalGate: boolean;
   /** The caller's deadline (epoch ms); the runner call ends before it. */
   deadlineAt: number;
+  /** Sent to the runner with the step (an agent that declares credentials); never stored. */
+  credentialGrant?: string | undefined;
 }
 
 export interface ContinueInput {
@@ -63,6 +65,7 @@ export interface ContinueInput {
   fields: Record<string, unknown>;
   message: string;
   deadlineAt: number;
+  credentialGrant?: string | undefined;
 }
 
 export interface ResolveInput {
@@ -72,6 +75,7 @@ export interface ResolveInput {
   changes: Record<string, unknown> | undefined;
   reply: string | undefined;
   deadlineAt: number;
+  credentialGrant?: string | undefined;
 }
 
 /** What a locked change comes to: the row as it now is, and an error to give the caller after the commit. */
@@ -128,6 +132,7 @@ export class AgentPool {
         deadlineAt: this.deadline(descriptor, input.deadlineAt),
         sideEffect: descriptor?.sideEffect,
         dedupe: descriptor?.dedupe,
+        credentialGrant: input.credentialGrant,
       });
       const state = { schema_version: descriptor?.agentSchemaVersion ?? '', ...this.stateAfter(result, input.agentName) };
       if (isLive(state.status)) {
@@ -206,7 +211,7 @@ export class AgentPool {
   continue(input: ContinueInput): Promise<EntryRow> {
     return this.change(input.tenantId, { entryId: input.entryId }, entryNotFound, async (client, row) => {
       if (row.status !== 'waiting_for_input') return { row, reject: notWaitingFor('waiting_for_input', row) };
-      return this.step(client, row, { phase: 'input', collected: row.collected, fields: input.fields, message: input.message }, input.deadlineAt);
+      return this.step(client, row, { phase: 'input', collected: row.collected, fields: input.fields, message: input.message }, input.deadlineAt, input.credentialGrant);
     });
   }
 
@@ -224,7 +229,7 @@ export class AgentPool {
       if (row.kind === 'approval_gate') {
         // Nobody is there to read a reply: a gated call takes a decision.
         if (!input.decision) return { row, reject: errors.invalidArgument('DECISION_REQUIRED', 'a tool call waiting for approval takes a decision: approve, edit or cancel') };
-        return this.decideGate(client, row, input.decision, input.changes, input.deadlineAt);
+        return this.decideGate(client, row, input.decision, input.changes, input.deadlineAt, input.credentialGrant);
       }
       const step: AgentStepInput = {
         phase: 'approval',
@@ -233,7 +238,7 @@ export class AgentPool {
         ...(input.changes ? { changes: input.changes } : {}),
         ...(input.reply !== undefined ? { reply: input.reply } : {}),
       };
-      return this.step(client, row, step, input.deadlineAt);
+      return this.step(client, row, step, input.deadlineAt, input.credentialGrant);
     });
   }
 
@@ -310,7 +315,7 @@ export class AgentPool {
   }
 
   /** One step on a locked live entry: schema version guard, runner call, new state. */
-  private async step(client: pg.PoolClient, row: EntryRow, agent: AgentStepInput, callerDeadlineAt: number): Promise<Outcome> {
+  private async step(client: pg.PoolClient, row: EntryRow, agent: AgentStepInput, callerDeadlineAt: number, credentialGrant?: string): Promise<Outcome> {
     const checked = await this.checkedRunner(client, row);
     if ('discarded' in checked) return { row: checked.discarded };
     const descriptor = checked.runner;
@@ -324,6 +329,7 @@ export class AgentPool {
       deadlineAt: this.deadline(descriptor, callerDeadlineAt),
       sideEffect: descriptor.sideEffect,
       dedupe: descriptor.dedupe,
+      credentialGrant,
     });
     if (result.kind === 'output' && result.output.schemaVersion !== row.schema_version) {
       // A runner deployed between the check and the call: keep a finished action, never a mixed state.
@@ -349,6 +355,7 @@ export class AgentPool {
     decision: ApprovalDecision,
     changes: Record<string, unknown> | undefined,
     callerDeadlineAt: number,
+    credentialGrant: string | undefined,
   ): Promise<Outcome> {
     if (decision === 'cancel') {
       const cancelled = await entryStore.update(client, row.entry_id, CANCELLED);
@@ -369,6 +376,7 @@ export class AgentPool {
       deadlineAt: this.deadline(tool, callerDeadlineAt),
       sideEffect: tool.sideEffect,
       dedupe: tool.dedupe,
+      credentialGrant,
     });
     const state: EntryPatch =
       result.kind === 'output'

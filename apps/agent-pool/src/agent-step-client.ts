@@ -16,6 +16,8 @@ export interface AgentStepCall {
   /** From the catalog: lets the client re-send a step that got no answer (tool-sdk `mayRetryUnanswered`). */
   sideEffect?: SideEffect | undefined;
   dedupe?: boolean | undefined;
+  /** The orchestrator's credential grant for this call, passed on to the runner (never stored). */
+  credentialGrant?: string | undefined;
 }
 
 /**
@@ -48,6 +50,7 @@ export interface ApprovedToolCall {
   deadlineAt: number;
   sideEffect?: SideEffect | undefined;
   dedupe?: boolean | undefined;
+  credentialGrant?: string | undefined;
 }
 
 /** What an approved tool call came to: the tool's output, or a failure as for a step. */
@@ -114,6 +117,7 @@ export class AgentStepClient {
       ...(call.sideEffect ? { sideEffect: call.sideEffect } : {}),
       ...(call.dedupe !== undefined ? { dedupe: call.dedupe } : {}),
       ...(agent ? { agent } : {}),
+      ...(call.credentialGrant ? { credentialGrant: call.credentialGrant } : {}),
     });
   }
 

@@ -8,6 +8,8 @@ import type { RunEvents } from './events/run-event-reader.js';
 import { registerApprovalRoutes } from './routes/approvals.js';
 import { registerChatCompletionRoutes } from './routes/chat-completions.js';
 import { registerConversationRoutes } from './routes/conversations.js';
+import { registerCredentialRoutes } from './routes/credentials.js';
+import type { CredentialCalls } from './credential-calls.js';
 import { registerHealthRoutes, type HealthRoutesOptions } from './routes/health.js';
 import { registerRunRoutes } from './routes/runs.js';
 import { registerToolRoutes } from './routes/tools.js';
@@ -21,6 +23,8 @@ export interface AppOptions {
   orchestrator: PromiseClient<orchestratorV1.OrchestratorServiceClient>;
   memory: PromiseClient<memoryV1.MemoryServiceClient>;
   agentPool: PromiseClient<agentPoolV1.AgentPoolServiceClient>;
+  /** The credential service (store/list/delete/audit); absent: the credential routes answer 503. */
+  credentials?: CredentialCalls;
   /** Run events from the run-events stream (SSE, the streaming facade). */
   events: RunEvents;
   limits: {
@@ -68,6 +72,7 @@ export function buildApp(options: AppOptions): FastifyInstance {
   registerUsageRoutes(app, { orchestrator: options.orchestrator });
   registerChatCompletionRoutes(app, { turns, events, ...options.limits });
   registerApprovalRoutes(app, { agentPool: options.agentPool, turns, turnWaitMs: options.limits.turnWaitMs });
+  registerCredentialRoutes(app, { credentials: options.credentials });
   return app;
 }
 

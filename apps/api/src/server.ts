@@ -1,7 +1,8 @@
-import { agentPoolV1, memoryV1, orchestratorV1 } from '@platform/proto';
+import { agentPoolV1, credentialV1, memoryV1, orchestratorV1 } from '@platform/proto';
 import { RUN_EVENTS_STREAM, RUN_EVENTS_SUBJECT_PREFIX } from '@platform/contracts';
 import { connectNats, createGrpcClient, ensureStream, GrpcHealthProbe, type Logger } from '@platform/service-kit';
 import { buildApp } from './app.js';
+import { CredentialCalls } from './credential-calls.js';
 import { TokenVerifier } from './auth.js';
 import type { ApiConfig } from './config.js';
 import { RunEventReader } from './events/run-event-reader.js';
@@ -23,6 +24,10 @@ export async function startApiServer(config: ApiConfig, logger: Logger): Promise
   const agentPool = createGrpcClient(agentPoolV1.AgentPoolServiceClient, agentPoolV1.AgentPoolServiceService, config.AGENT_POOL_ADDRESS, {
     defaultDeadlineMs: config.GRPC_DEADLINE_MS,
   });
+  const credential = config.CREDENTIAL_PLATFORM_TOKEN
+    ? createGrpcClient(credentialV1.CredentialServiceClient, credentialV1.CredentialServiceService, config.CREDENTIAL_ADDRESS, { defaultDeadlineMs: config.GRPC_DEADLINE_MS })
+    : undefined;
+  const credentialProbe = credential ? new GrpcHealthProbe(config.CREDENTIAL_ADDRESS) : undefined;
   const probes = {
     orchestrator: new GrpcHealthProbe(config.ORCHESTRATOR_ADDRESS),
     memory: new GrpcHealthProbe(config.MEMORY_ADDRESS),
@@ -45,6 +50,7 @@ export async function startApiServer(config: ApiConfig, logger: Logger): Promise
     orchestrator: orchestrator.rpc,
     memory: memory.rpc,
     agentPool: agentPool.rpc,
+    ...(credential ? { credentials: new CredentialCalls(credential.rpc, config.CREDENTIAL_PLATFORM_TOKEN!) } : {}),
     events: new RunEventReader(nc, logger),
     limits: { maxMessageChars: config.MAX_MESSAGE_CHARS, turnWaitMs: config.TURN_WAIT_MS, sseHeartbeatMs: config.SSE_HEARTBEAT_MS },
     health: {
@@ -52,6 +58,7 @@ export async function startApiServer(config: ApiConfig, logger: Logger): Promise
         orchestrator: { probe: probes.orchestrator, service: 'orchestrator.v1.OrchestratorService' },
         memory: { probe: probes.memory, service: 'memory.v1.MemoryService' },
         agentPool: { probe: probes.agentPool, service: 'agentpool.v1.AgentPoolService' },
+        ...(credentialProbe ? { credential: { probe: credentialProbe, service: 'credential.v1.CredentialService' } } : {}),
       },
       probeTimeoutMs: Math.min(config.GRPC_DEADLINE_MS, 2_000),
       isAccepting: () => accepting,
@@ -72,6 +79,8 @@ export async function startApiServer(config: ApiConfig, logger: Logger): Promise
       probes.orchestrator.close();
       probes.memory.close();
       probes.agentPool.close();
+      credential?.close();
+      credentialProbe?.close();
       await nc.drain();
     },
   };

@@ -73,6 +73,16 @@ export const OrchestratorConfig = z.object({
   TOOL_BREAKER_FAILURES: env.nonNegativeInt().default(5),
   /** How long an open breaker refuses calls to its tool before one trial call may go through. */
   TOOL_BREAKER_COOLDOWN_MS: env.positiveInt().default(30_000),
+  /**
+   * The private JWK (Ed25519/EdDSA or P-256/ES256, with a `kid`) that signs credential grants for
+   * tools declaring `credentials`. Its public half goes to the credential service
+   * (CREDENTIAL_GRANT_PUBLIC_KEYS). Unset: such tools are called without a grant.
+   */
+  CREDENTIAL_GRANT_SIGNING_KEY: z.string().min(1).optional(),
+  /** Longest a credential grant lives; it normally expires a few seconds after its call's deadline. */
+  CREDENTIAL_GRANT_MAX_TTL_SECONDS: env.positiveInt().default(300),
+  /** Seconds a grant outlives its call's deadline. */
+  CREDENTIAL_GRANT_SLACK_SECONDS: env.nonNegativeInt().default(5),
   MAX_TOOL_CALLS_PER_TURN: env.positiveInt().default(64),
   /** Time zone for the framework context when a request names none. */
   DEFAULT_TIMEZONE: z.string().default('UTC'),

@@ -3,6 +3,7 @@ import type { ToolCallResponse } from '@platform/contracts';
 import { recordToolCall, withToolExecutionSpan } from '@platform/telemetry';
 import type { CatalogEntry, ToolCallAnswer, ToolCatalog, ToolClient } from '@platform/tool-sdk';
 import type { PoolAgents } from './agents/pool-agents.js';
+import type { CredentialGrants } from './pipeline/credential-grants.js';
 import type { Admission, CallHealth, ToolBreakers } from './tool-breakers.js';
 
 export interface RunnerToolPortScope {
@@ -14,6 +15,8 @@ export interface RunnerToolPortScope {
   agents?: PoolAgents;
   /** Circuit breakers per tool: a tool that keeps failing is refused at once for a while. */
   breakers?: ToolBreakers;
+  /** Signs a credential grant for calls of tools that declare `credentials`. */
+  grants?: CredentialGrants;
 }
 
 /** A plain tool whose every call the user must approve first (`platform.requires_approval`). */
@@ -103,9 +106,18 @@ export class RunnerToolPort implements ToolPort {
     if (isGated(found.entry)) {
       // Never run without the user's approval: the pool holds the call until the user decides.
       if (!this.scope.agents) return { status: 'denied', content: `'${call.name}' needs the user's approval first, and nobody can ask for it here; it was not run.`, errorCode: 'APPROVAL_UNAVAILABLE' };
+      // The gated call runs only after approval, through ResolveApproval, which brings its own grant.
       return this.scope.agents.start(this.scope, call, context, true);
     }
-    if (found.entry.kind === 'agent' && this.scope.agents) return this.scope.agents.start(this.scope, call, context);
+    const credentialGrant = await this.scope.grants?.forCall({
+      tenantId: this.scope.tenantId,
+      runId: context.runId,
+      callId: call.id,
+      tool: call.name,
+      services: found.entry.credentials ?? [],
+      deadlineAt: context.deadlineAt,
+    });
+    if (found.entry.kind === 'agent' && this.scope.agents) return this.scope.agents.start(this.scope, call, context, false, credentialGrant);
     const admission = this.scope.breakers?.admit(call.name) ?? ADMITTED;
     if (!admission.allowed) {
       const seconds = Math.max(1, Math.ceil(admission.retryInMs / 1000));
@@ -123,6 +135,7 @@ export class RunnerToolPort implements ToolPort {
       // Lets the client decide whether a lost answer may be retried (see docs/tool-protocol.md).
       sideEffect: found.entry.sideEffect,
       dedupe: found.entry.dedupe,
+      ...(credentialGrant ? { credentialGrant } : {}),
     });
     this.scope.breakers?.record(call.name, healthOf(response, context.signal), admission);
     return toOutcome(response);

@@ -17,6 +17,7 @@ import { ExpiryListener } from './agents/expiry-listener.js';
 import { publishEndWithoutRun } from './events/run-event-publisher.js';
 import { PoolAgents } from './agents/pool-agents.js';
 import { ToolBreakers } from './tool-breakers.js';
+import { CredentialGrants } from './pipeline/credential-grants.js';
 import { ReplyInterpreter } from './agents/reply-interpreter.js';
 import { AgentPoolStep } from './pipeline/agent-pool-step.js';
 import { ShouldProcess } from './pipeline/should-process.js';
@@ -77,7 +78,12 @@ export async function startOrchestratorServer(config: OrchestratorConfig, logger
   const owner = `${hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`;
   const records = new RunRecords(pool);
   const steps = new RunSteps(pool);
+  const grants = await CredentialGrants.create(
+    { signingKeyJson: config.CREDENTIAL_GRANT_SIGNING_KEY, maxTtlSeconds: config.CREDENTIAL_GRANT_MAX_TTL_SECONDS, slackSeconds: config.CREDENTIAL_GRANT_SLACK_SECONDS },
+    logger,
+  );
   const pendingAgents = new AgentPoolStep({
+    grants,
     pool: agentPool.rpc,
     waitingOrder: async (tenantId, runId) => {
       const run = runId ? await records.get(tenantId, runId) : undefined;
@@ -116,6 +122,7 @@ export async function startOrchestratorServer(config: OrchestratorConfig, logger
     pendingAgents,
     agents: new PoolAgents(agentPool.rpc, (tenantId, conversationId) => records.markAgentsMayWait(tenantId, conversationId)),
     breakers: new ToolBreakers({ failureThreshold: config.TOOL_BREAKER_FAILURES, cooldownMs: config.TOOL_BREAKER_COOLDOWN_MS, logger }),
+    grants,
     logger,
   });
   const queue = new ConversationQueue({

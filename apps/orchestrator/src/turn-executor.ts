@@ -20,6 +20,7 @@ import type { ShouldProcess } from './pipeline/should-process.js';
 import type { AgentProfile, ProfileRegistry } from './profiles.js';
 import { runStatus } from './run-status.js';
 import { RunnerToolPort } from './runner-tool-port.js';
+import type { CredentialGrants } from './pipeline/credential-grants.js';
 
 export interface TurnExecutorDependencies {
   config: OrchestratorConfig;
@@ -37,6 +38,8 @@ export interface TurnExecutorDependencies {
   agents: PoolAgents;
   /** Circuit breakers of this process's tool calls, shared by every run. */
   breakers: ToolBreakers;
+  /** Credential grants for calls of tools that declare `credentials`. */
+  grants: CredentialGrants;
   logger: Logger;
 }
 
@@ -169,6 +172,7 @@ export class TurnExecutor {
       allowsTool: profile.allowsTool,
       agents: this.deps.agents,
       breakers: this.deps.breakers,
+      grants: this.deps.grants,
     });
     const input = run.input ?? (await this.firstInput(run, profile, tools, agents.messages));
     const resumed = run.attempts > 1;

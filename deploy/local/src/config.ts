@@ -18,6 +18,12 @@ export const LocalStackConfig = z.object({
   MEMORY_PORT: env.port().default(50051),
   ORCHESTRATOR_PORT: env.port().default(50052),
   AGENT_POOL_PORT: env.port().default(50053),
+  CREDENTIAL_PORT: env.port().default(50055),
+  /**
+   * The credential service's keyring (docs/credentials.md). Unset: a fresh random key each start,
+   * fine with the private database; set it when DATABASE_URL points at a database that outlives the session.
+   */
+  CREDENTIAL_KEYRING: z.string().optional(),
   LLM_SIM_PORT: env.port().default(4010),
   AUTH_JWT_SECRET: z.string().min(32).default(DEV_JWT_SECRET),
   /** The tenant of the demo conversation and of the printed token. */

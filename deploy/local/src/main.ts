@@ -1,7 +1,7 @@
 import { createWriteStream, mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { loadConfig } from '@platform/service-kit';
-import { PLATFORM_APPS, startPlatform, workspaceRoot, type Platform, type PlatformApp } from '@platform/testing';
+import { generateCredentialKeys, PLATFORM_APPS, startPlatform, workspaceRoot, type Platform, type PlatformApp } from '@platform/testing';
 import { SignJWT } from 'jose';
 import { LocalStackConfig } from './config.js';
 import { runDemoConversation } from './demo.js';
@@ -56,7 +56,15 @@ async function main(): Promise<void> {
       redisUrl: infra.redisUrl,
       jwtSecret: config.AUTH_JWT_SECRET,
       model,
-      ports: { api: config.API_PORT, memory: config.MEMORY_PORT, agentPool: config.AGENT_POOL_PORT, orchestrator: config.ORCHESTRATOR_PORT, llmSim: config.LLM_SIM_PORT },
+      ports: {
+        api: config.API_PORT,
+        memory: config.MEMORY_PORT,
+        credential: config.CREDENTIAL_PORT,
+        agentPool: config.AGENT_POOL_PORT,
+        orchestrator: config.ORCHESTRATOR_PORT,
+        llmSim: config.LLM_SIM_PORT,
+      },
+      credentialKeys: { ...generateCredentialKeys(), ...(config.CREDENTIAL_KEYRING ? { keyring: config.CREDENTIAL_KEYRING } : {}) },
       onLine: logTo,
     });
     await waitUntilReady(platform.apiUrl, 30_000);
@@ -83,6 +91,7 @@ async function main(): Promise<void> {
     write(`  export TOKEN=${token}`);
     write(`  curl -s -X POST ${platform.apiUrl}/v1/conversations/my-first/messages -H "authorization: Bearer $TOKEN" -H 'content-type: application/json' -d '{"content":"What is 2^10?"}'`);
     write(`  curl -s ${platform.apiUrl}/v1/conversations/my-first/messages -H "authorization: Bearer $TOKEN"`);
+    write(`  curl -s -X PUT ${platform.apiUrl}/v1/credentials/google/primary -H "authorization: Bearer $TOKEN" -H 'content-type: application/json' -d '{"secret":{"access_token":"..."}}'`);
     await new Promise<void>((resolve) => {
       process.once('SIGINT', resolve);
       process.once('SIGTERM', resolve);

@@ -55,3 +55,12 @@ export {
 } from './agent-pool-events.js';
 export { cutText, shortenText } from './text.js';
 export { firstInvalidUtf8Offset, incompleteUtf8Tail, firstLoneSurrogate, findIllFormedText, repairLoneSurrogates, type IllFormedText } from './well-formed-text.js';
+export {
+  CredentialService,
+  CredentialAccount,
+  DEFAULT_CREDENTIAL_ACCOUNT,
+  CREDENTIAL_GRANT_ISSUER,
+  CREDENTIAL_GRANT_AUDIENCE,
+  CredentialGrantClaims,
+  parseCredentialServices,
+} from './credentials.js';

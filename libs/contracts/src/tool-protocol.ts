@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { CredentialService, parseCredentialServices } from './credentials.js';
 import { ConversationId, RunId, TenantId, ToolCallId, ToolName } from './ids.js';
 
 /**
@@ -24,6 +25,12 @@ export const ToolCallHeader = {
   /** Absolute deadline, epoch milliseconds. */
   deadline: 'Platform-Deadline',
   protocol: 'Platform-Protocol',
+  /**
+   * Only on calls of tools that declare `platform.credentials`: the short-lived signed grant that
+   * lets the runner read and save those credentials of this tenant for this call (docs/credentials.md).
+   * A bearer token: runners never log it.
+   */
+  credentialGrant: 'Platform-Credential-Grant',
 } as const;
 
 /** Who a call is for and how long it may take; read from the request headers. */
@@ -109,6 +116,8 @@ export const ToolMetadataKey = {
   agentSchemaVersion: 'platform.agent_schema_version',
   /** Optional: `"false"` keeps a tool or agent off the model's tool list (for explicit workflows only). */
   expose: 'platform.expose',
+  /** Optional: the credential services the tool needs, comma-separated (`google,github`); its calls then carry a grant. */
+  credentials: 'platform.credentials',
 } as const;
 
 /** NATS headers a runner may set on its reply. */
@@ -130,6 +139,8 @@ export const ToolDescriptor = z.object({
   schemaHash: z.string(),
   /** Agent-tools: the field schema version; pool entries saved under another one are discarded. */
   agentSchemaVersion: z.string().min(1).optional(),
+  /** Credential services the tool declared; each call gets a grant for exactly these. */
+  credentials: z.array(CredentialService).optional(),
 });
 export type ToolDescriptor = z.infer<typeof ToolDescriptor>;
 
@@ -157,6 +168,17 @@ export const ToolEndpointMetadata = z
     [ToolMetadataKey.version]: z.string().min(1),
     [ToolMetadataKey.schemaHash]: z.string().min(1),
     [ToolMetadataKey.agentSchemaVersion]: z.string().min(1).optional(),
+    [ToolMetadataKey.credentials]: z
+      .string()
+      .optional()
+      .transform((value, ctx) => {
+        try {
+          return parseCredentialServices(value);
+        } catch {
+          ctx.addIssue({ code: 'custom', message: 'must be comma-separated credential service names (lowercase letters, digits, ".", "_", "-")' });
+          return z.NEVER;
+        }
+      }),
   });
 export type ToolEndpointMetadata = z.input<typeof ToolEndpointMetadata>;
 
@@ -174,6 +196,7 @@ export function parseToolDescriptor(name: string, metadata: Record<string, strin
     version: m[ToolMetadataKey.version],
     schemaHash: m[ToolMetadataKey.schemaHash],
     ...(m[ToolMetadataKey.agentSchemaVersion] ? { agentSchemaVersion: m[ToolMetadataKey.agentSchemaVersion] } : {}),
+    ...(m[ToolMetadataKey.credentials].length > 0 ? { credentials: m[ToolMetadataKey.credentials] } : {}),
   });
 }
 
@@ -190,5 +213,6 @@ export function toolEndpointMetadata(d: Omit<ToolDescriptor, 'name'>): Record<st
     [ToolMetadataKey.version]: d.version,
     [ToolMetadataKey.schemaHash]: d.schemaHash,
     ...(d.agentSchemaVersion ? { [ToolMetadataKey.agentSchemaVersion]: d.agentSchemaVersion } : {}),
+    ...(d.credentials?.length ? { [ToolMetadataKey.credentials]: d.credentials.join(',') } : {}),
   };
 }

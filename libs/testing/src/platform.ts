@@ -1,10 +1,35 @@
+import { generateKeyPairSync, randomBytes } from 'node:crypto';
 import { freePort, freePorts } from './ports.js';
 import { startServiceProcess, type ServiceMode, type ServiceProcess } from './service-process.js';
 
 /** The apps a full platform runs, in start order (each only needs the ones before it). */
-export const PLATFORM_APPS = ['llm-sim', 'memory', 'tool-runner', 'agent-pool', 'orchestrator', 'api'] as const;
+export const PLATFORM_APPS = ['llm-sim', 'memory', 'credential', 'tool-runner', 'agent-pool', 'orchestrator', 'api'] as const;
 export type PlatformApp = (typeof PLATFORM_APPS)[number];
-export type PlatformPort = 'api' | 'memory' | 'agentPool' | 'orchestrator' | 'llmSim';
+export type PlatformPort = 'api' | 'memory' | 'credential' | 'agentPool' | 'orchestrator' | 'llmSim';
+
+/** The secrets that tie the credential service to its callers (docs/credentials.md). */
+export interface CredentialKeys {
+  /** The credential service's keyring JSON (CREDENTIAL_KEYRING). */
+  keyring: string;
+  /** The orchestrator's private JWK that signs grants (CREDENTIAL_GRANT_SIGNING_KEY). */
+  grantSigningKey: string;
+  /** Its public half as a JWKS, for the credential service (CREDENTIAL_GRANT_PUBLIC_KEYS). */
+  grantPublicKeys: string;
+  /** The api's token for the credential service (CREDENTIAL_PLATFORM_TOKEN / _TOKENS). */
+  platformToken: string;
+}
+
+/** Fresh random credential keys: a one-key keyring, an Ed25519 grant key pair, a platform token. */
+export function generateCredentialKeys(): CredentialKeys {
+  const { publicKey, privateKey } = generateKeyPairSync('ed25519');
+  const kid = `grant-${randomBytes(4).toString('hex')}`;
+  return {
+    keyring: JSON.stringify({ active: 'k1', keys: { k1: randomBytes(32).toString('base64') } }),
+    grantSigningKey: JSON.stringify({ ...privateKey.export({ format: 'jwk' }), kid, alg: 'EdDSA' }),
+    grantPublicKeys: JSON.stringify({ keys: [{ ...publicKey.export({ format: 'jwk' }), kid, alg: 'EdDSA' }] }),
+    platformToken: randomBytes(32).toString('hex'),
+  };
+}
 
 export interface PlatformOptions {
   natsUrl: string;
@@ -21,6 +46,8 @@ export interface PlatformOptions {
   commonEnv?: Record<string, string>;
   /** Extra environment per app, e.g. `{ orchestrator: { MAX_TURNS: '3' } }`. */
   env?: Partial<Record<PlatformApp, Record<string, string>>>;
+  /** Keys of the credential service and its callers; fresh random ones when absent. */
+  credentialKeys?: CredentialKeys;
   /** Which apps to start (default all, minus llm-sim when a model is given). */
   apps?: PlatformApp[];
   onLine?: (app: PlatformApp, line: string) => void;
@@ -31,6 +58,7 @@ export interface Platform {
   readonly apiUrl: string;
   readonly llmSimUrl: string | undefined;
   readonly ports: Record<PlatformPort, number>;
+  readonly credentialKeys: CredentialKeys;
   process(app: PlatformApp): ServiceProcess | undefined;
   /** Starts an app (again) with the same configuration and ports. */
   start(app: PlatformApp): Promise<ServiceProcess>;
@@ -40,10 +68,11 @@ export interface Platform {
 }
 
 async function choosePorts(fixed: PlatformOptions['ports'] = {}): Promise<Platform['ports']> {
-  const [api, memory, agentPool, orchestrator, llmSim] = await freePorts(5);
+  const [api, memory, agentPool, orchestrator, llmSim, credential] = await freePorts(6);
   return {
     api: fixed.api ?? api!,
     memory: fixed.memory ?? memory!,
+    credential: fixed.credential ?? credential!,
     agentPool: fixed.agentPool ?? agentPool!,
     orchestrator: fixed.orchestrator ?? orchestrator!,
     llmSim: fixed.llmSim ?? llmSim!,
@@ -51,12 +80,14 @@ async function choosePorts(fixed: PlatformOptions['ports'] = {}): Promise<Platfo
 }
 
 /** The port each app listens on (tool-runner listens on none). */
-const PORT_OF: Partial<Record<PlatformApp, PlatformPort>> = { 'llm-sim': 'llmSim', memory: 'memory', 'agent-pool': 'agentPool', orchestrator: 'orchestrator', api: 'api' };
+const PORT_OF: Partial<Record<PlatformApp, PlatformPort>> = { 'llm-sim': 'llmSim', memory: 'memory', credential: 'credential', 'agent-pool': 'agentPool', orchestrator: 'orchestrator', api: 'api' };
 
 /** Starts the platform's services as separate processes against the given NATS, Postgres and Redis. */
 export async function startPlatform(options: PlatformOptions): Promise<Platform> {
   const ports = await choosePorts(options.ports);
   const simulated = !options.model;
+  const credentialKeys = options.credentialKeys ?? generateCredentialKeys();
+  const credentialAddress = (): string => `127.0.0.1:${ports.credential}`;
   const common = { NATS_URL: options.natsUrl, LOG_LEVEL: process.env['PLATFORM_LOG_LEVEL'] ?? 'info', ...options.commonEnv };
   // Built when an app starts, so an app started after a port was chosen again sees the new one.
   const envFor = (app: PlatformApp): Record<string, string> => {
@@ -64,6 +95,14 @@ export async function startPlatform(options: PlatformOptions): Promise<Platform>
     const envs: Record<PlatformApp, Record<string, string>> = {
       'llm-sim': { ...common, LLM_SIM_PORT: String(ports.llmSim), LLM_SIM_API_KEY: model.apiKey },
       memory: { ...common, DATABASE_URL: options.databaseUrl, GRPC_PORT: String(ports.memory) },
+      credential: {
+        ...common,
+        DATABASE_URL: options.databaseUrl,
+        GRPC_PORT: String(ports.credential),
+        CREDENTIAL_KEYRING: credentialKeys.keyring,
+        CREDENTIAL_GRANT_PUBLIC_KEYS: credentialKeys.grantPublicKeys,
+        CREDENTIAL_PLATFORM_TOKENS: credentialKeys.platformToken,
+      },
       'tool-runner': { ...common, REDIS_URL: options.redisUrl },
       'agent-pool': { ...common, DATABASE_URL: options.databaseUrl, GRPC_PORT: String(ports.agentPool), CATALOG_REFRESH_MS: '1000' },
       orchestrator: {
@@ -77,6 +116,7 @@ export async function startPlatform(options: PlatformOptions): Promise<Platform>
         OPENAI_API_KEY: model.apiKey,
         LLM_MODEL: model.model,
         CATALOG_REFRESH_MS: '1000',
+        CREDENTIAL_GRANT_SIGNING_KEY: credentialKeys.grantSigningKey,
       },
       api: {
         ...common,
@@ -86,6 +126,8 @@ export async function startPlatform(options: PlatformOptions): Promise<Platform>
         AGENT_POOL_ADDRESS: `127.0.0.1:${ports.agentPool}`,
         AUTH_JWT_SECRET: options.jwtSecret,
         REDIS_URL: options.redisUrl,
+        CREDENTIAL_ADDRESS: credentialAddress(),
+        CREDENTIAL_PLATFORM_TOKEN: credentialKeys.platformToken,
       },
     };
     return envs[app];
@@ -132,6 +174,7 @@ export async function startPlatform(options: PlatformOptions): Promise<Platform>
     apiUrl: `http://127.0.0.1:${ports.api}`,
     llmSimUrl: simulated ? `http://127.0.0.1:${ports.llmSim}` : undefined,
     ports,
+    credentialKeys,
     process: (app) => running.get(app),
     start,
     async stopApp(app, graceMs) {

@@ -29,6 +29,7 @@ export function agentEndpointMetadata(agent: AgentDefinition, dedupe: boolean): 
       version: agent.version,
       schemaHash: schemaHash(agent.inputJsonSchema),
       agentSchemaVersion: agent.schemaVersion,
+      ...(agent.credentials.length > 0 ? { credentials: [...agent.credentials] } : {}),
     }),
     [EXPOSE_METADATA_KEY]: String(agent.exposeToModel),
     ...(dedupe ? { [DEDUPE_METADATA_KEY]: 'true' } : {}),

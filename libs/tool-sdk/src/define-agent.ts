@@ -3,6 +3,7 @@ import type { z } from 'zod';
 import { agentInputJsonSchema, agentSchemaVersion, agentToolDescription } from './agent-schema.js';
 import { readApprovalReply as defaultReplyReader } from './approval-reply.js';
 import type { ToolContext } from './define-tool.js';
+import { declaredCredentialServices } from './tool-credentials.js';
 
 /** What an agent's `run` knows about the step it serves: a tool's context plus the model's extra instruction. */
 export interface AgentContext extends ToolContext {
@@ -73,6 +74,8 @@ export interface AgentSpec<T extends Record<string, z.ZodType>> {
   sideEffect?: SideEffect;
   /** The agent's own version (semver); resolves conflicts when two runners offer the same name. */
   version?: string;
+  /** As for tools: the credential services `run` reads or saves through `context.credentials`. */
+  credentials?: readonly string[];
   /** The work, once every field is valid and the user approved (when asked). Throw `ToolFailure` for outcomes the model should hear. */
   run: (fields: FieldValues<T>, context: AgentContext) => Promise<unknown>;
 }
@@ -102,6 +105,7 @@ export interface AgentDefinition {
   readonly approvalTimeoutMinutes: number;
   readonly sideEffect: SideEffect;
   readonly version: string;
+  readonly credentials: readonly string[];
   /** The model-facing JSON Schema (no field required, constraints in descriptions, `task_instruction`). */
   readonly inputJsonSchema: Record<string, unknown>;
   /** The model-facing description (with the approval note when approval may be needed). */
@@ -167,6 +171,7 @@ export function defineAgent<T extends Record<string, z.ZodType>>(spec: AgentSpec
     approvalTimeoutMinutes,
     sideEffect: spec.sideEffect ?? (mayNeedApproval ? 'external' : 'none'),
     version: spec.version ?? AGENT_DEFAULTS.version,
+    credentials: declaredCredentialServices(`agent '${spec.name}'`, spec.credentials),
     inputJsonSchema: agentInputJsonSchema(fields),
     modelDescription: agentToolDescription(spec.description, mayNeedApproval),
     schemaVersion: agentSchemaVersion(fields),

@@ -1,6 +1,7 @@
 import type { SideEffect, ToolName } from '@platform/contracts';
 import type { Logger } from '@platform/service-kit';
 import type { z } from 'zod';
+import { declaredCredentialServices, type ToolCredentials } from './tool-credentials.js';
 
 /** What a tool handler knows about the call it serves. */
 export interface ToolContext {
@@ -15,6 +16,12 @@ export interface ToolContext {
   readonly signal: AbortSignal;
   /** A logger bound to this call (tool, call id, tenant). */
   readonly logger: Logger;
+  /**
+   * The tenant's credentials of the services the tool declared (`credentials: [...]`), read and
+   * saved through the grant that came with this call. `get` answers `{ connected: false }` when
+   * the user has not connected the account.
+   */
+  readonly credentials: ToolCredentials;
 }
 
 export interface ToolSpec<I extends z.ZodObject, O extends z.ZodType | undefined = undefined> {
@@ -41,6 +48,11 @@ export interface ToolSpec<I extends z.ZodObject, O extends z.ZodType | undefined
   sideEffect?: SideEffect;
   /** The tool's own version (semver); resolves conflicts when two runners offer the same name. */
   version?: string;
+  /**
+   * Third-party services whose credentials the tool reads or saves (e.g. `['google']`). The
+   * platform grants each call access to exactly these, for the calling tenant only.
+   */
+  credentials?: readonly string[];
   handler: (input: z.output<I>, context: ToolContext) => Promise<O extends z.ZodType ? z.input<O> : unknown>;
 }
 
@@ -56,6 +68,7 @@ export interface ToolDefinition {
   readonly requiresApproval: boolean;
   readonly sideEffect: SideEffect;
   readonly version: string;
+  readonly credentials: readonly string[];
   readonly handler: (input: unknown, context: ToolContext) => Promise<unknown>;
 }
 
@@ -72,6 +85,7 @@ const TOOL_NAME = /^[A-Za-z0-9_-]{1,64}$/;
 export function defineTool<I extends z.ZodObject, O extends z.ZodType | undefined = undefined>(spec: ToolSpec<I, O>): ToolDefinition {
   if (!TOOL_NAME.test(spec.name)) throw new Error(`tool name '${spec.name}' must be 1-64 letters, digits, '_' or '-'`);
   if (!spec.description.trim()) throw new Error(`tool '${spec.name}' needs a description: the model chooses tools by it`);
+  const credentials = declaredCredentialServices(`tool '${spec.name}'`, spec.credentials);
   return {
     name: spec.name,
     description: spec.description,
@@ -82,6 +96,7 @@ export function defineTool<I extends z.ZodObject, O extends z.ZodType | undefine
     requiresApproval: spec.requiresApproval ?? TOOL_DEFAULTS.requiresApproval,
     sideEffect: spec.sideEffect ?? TOOL_DEFAULTS.sideEffect,
     version: spec.version ?? TOOL_DEFAULTS.version,
+    credentials,
     handler: spec.handler as (input: unknown, context: ToolContext) => Promise<unknown>,
   };
 }

@@ -4,6 +4,7 @@ import { outcome } from './call-outcome.js';
 import type { AgentDefinition } from './define-agent.js';
 import { openCall, runHandler, type CallEnvironment, type RunnableTool } from './handle-call.js';
 import { truncateOutput } from './truncate-output.js';
+import { grantCallId } from './tool-credentials.js';
 
 /**
  * Serves one agent step: the same headers, deadline and failure rules as a tool call
@@ -29,6 +30,7 @@ export async function handleAgentCall(
   const step: RunnableTool = {
     name: agent.name,
     output: undefined,
+    credentials: agent.credentials,
     handler: async (input, context) => {
       const output = await runAgentStep(agent, input as AgentCallRequest, context);
       if (output.state !== 'completed') return output;
@@ -40,7 +42,8 @@ export async function handleAgentCall(
     },
   };
   const run = async (): Promise<ToolCallResponse> => {
-    const response = await runHandler(step, request, meta, deadlineAt, { ...env, maxResultBytes: Number.POSITIVE_INFINITY }, elapsed);
+    const credentialCallId = grantCallId(env.credentialGrant);
+    const response = await runHandler(step, request, meta, deadlineAt, { ...env, maxResultBytes: Number.POSITIVE_INFINITY, ...(credentialCallId ? { credentialCallId } : {}) }, elapsed);
     return truncated && response.status === 'success' ? { ...response, truncated: true } : response;
   };
   // Each step is its own call: the key covers the step, so a repeat of one step never answers another.

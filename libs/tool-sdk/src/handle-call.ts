@@ -5,6 +5,7 @@ import type { DedupeCall } from './call-dedupe.js';
 import { outcome } from './call-outcome.js';
 import type { ToolContext, ToolDefinition } from './define-tool.js';
 import { ToolFailure } from './tool-failure.js';
+import { callCredentials, type CredentialRpc } from './tool-credentials.js';
 import { truncateOutput } from './truncate-output.js';
 
 export interface CallEnvironment {
@@ -19,6 +20,12 @@ export interface CallEnvironment {
    * (`CallDedupe`). Must not throw; `run` never does. Absent: the handler simply runs.
    */
   once?: (call: DedupeCall, run: () => Promise<ToolCallResponse>) => Promise<ToolCallResponse>;
+  /** The runner's credential service client (absent: `ctx.credentials` says none is configured). */
+  credentialRpc?: CredentialRpc | undefined;
+  /** This call's credential grant (the `Platform-Credential-Grant` header), if it came with one. */
+  credentialGrant?: string | undefined;
+  /** The call id credential requests act for, when not the call's own (an agent step acts for the model's call). */
+  credentialCallId?: string | undefined;
 }
 
 export function zodIssues(error: z.ZodError): ToolIssue[] {
@@ -119,7 +126,7 @@ export async function handleToolCall(
 }
 
 /** What `runHandler` needs of a tool: its name (for messages), handler, and optional output check. */
-export type RunnableTool = Pick<ToolDefinition, 'name' | 'handler' | 'output'>;
+export type RunnableTool = Pick<ToolDefinition, 'name' | 'handler' | 'output'> & { credentials?: readonly string[] };
 
 /** Runs the handler under the call's deadline and shapes its result. Never throws. */
 export async function runHandler(
@@ -157,6 +164,7 @@ export async function runHandler(
     get logger() {
       return log();
     },
+    credentials: callCredentials(env.credentialRpc, { tenantId: meta.tenantId, callId: env.credentialCallId ?? meta.callId, declared: tool.credentials ?? [], grant: env.credentialGrant }),
   };
 
   try {

@@ -27,3 +27,19 @@ export { readApprovalReply } from './approval-reply.js';
 export { agentInputJsonSchema, agentSchemaVersion, agentToolDescription, APPROVAL_NOTE, TASK_INSTRUCTION_DESCRIPTION } from './agent-schema.js';
 export { EXPOSE_METADATA_KEY, readExposeMetadata, agentEndpointMetadata } from './agent-metadata.js';
 export { readAgentStepOutput } from './agent-client.js';
+export { CredentialGrantIssuer, type GrantScope } from './credential-grant-issuer.js';
+export {
+  connectCredentialService,
+  callCredentials,
+  notConnectedMessage,
+  CredentialAccessError,
+  CredentialVersionConflict,
+  type ToolCredentials,
+  type CredentialLookup,
+  type ConnectedCredential,
+  type NotConnected,
+  type SaveCredentialOptions,
+  type CredentialAccessCode,
+  type CredentialClientOptions,
+  type CredentialRpc,
+} from './tool-credentials.js';

@@ -1,4 +1,4 @@
-import { TOOL_QUEUE_GROUP, toolEndpointMetadata, toolSubject, type ToolCallResponse } from '@platform/contracts';
+import { TOOL_QUEUE_GROUP, ToolCallHeader, toolEndpointMetadata, toolSubject, type ToolCallResponse } from '@platform/contracts';
 import { headerGetter, type Logger, type NatsConnection } from '@platform/service-kit';
 import { headers as natsHeaders } from '@nats-io/nats-core';
 import { runInMessagingServerSpan } from '@platform/telemetry';
@@ -13,6 +13,7 @@ import type { ToolDefinition } from './define-tool.js';
 import { handleAgentCall } from './handle-agent-call.js';
 import { handleToolCall, type CallEnvironment } from './handle-call.js';
 import { inputJsonSchema, schemaHash } from './json-schema.js';
+import { connectCredentialService, type CredentialClientOptions } from './tool-credentials.js';
 
 export interface RunnerOptions {
   nc: NatsConnection;
@@ -39,6 +40,11 @@ export interface RunnerOptions {
    * `external` calls are at-least-once under retries (see docs/tool-protocol.md).
    */
   idempotency?: IdempotencyOptions;
+  /**
+   * The credential service, for tools that declare `credentials`: their handlers read and save
+   * through `ctx.credentials` with the grant each call carries.
+   */
+  credentials?: CredentialClientOptions;
 }
 
 export const RUNNER_DEFAULTS = {
@@ -98,6 +104,7 @@ function toolEndpoint(tool: ToolDefinition, guard: CallDedupe | undefined): Endp
         sideEffect: tool.sideEffect,
         version: tool.version,
         schemaHash: schemaHash(inputSchema),
+        ...(tool.credentials.length > 0 ? { credentials: [...tool.credentials] } : {}),
       }),
       ...(guard ? { [DEDUPE_METADATA_KEY]: 'true' } : {}),
     },
@@ -135,6 +142,7 @@ export async function serveRunner(options: RunnerOptions): Promise<ToolRunner> {
   const shutdown = new AbortController();
   const inFlight = new Set<Promise<void>>();
   const dedupe = options.idempotency ? new CallDedupe(options.idempotency, logger) : undefined;
+  const credentialRpc = options.credentials ? connectCredentialService(options.credentials) : undefined;
 
   const endpoints: Endpoint[] = [
     ...options.tools.map((tool) => toolEndpoint(tool, tool.sideEffect === 'external' ? dedupe : undefined)),
@@ -166,7 +174,14 @@ export async function serveRunner(options: RunnerOptions): Promise<ToolRunner> {
                 return result.response;
               }
             : undefined;
-          const response = await endpoint.handle(getHeader, msg.string(), { logger, maxResultBytes, shutdownSignal: shutdown.signal, once });
+          const response = await endpoint.handle(getHeader, msg.string(), {
+            logger,
+            maxResultBytes,
+            shutdownSignal: shutdown.signal,
+            once,
+            credentialRpc,
+            credentialGrant: getHeader(ToolCallHeader.credentialGrant) || undefined,
+          });
           span.setAttribute('platform.tool.status', response.status);
           if (replayed) span.setAttribute('platform.tool.replayed', true);
           respond(msg, response, replayed);
@@ -195,6 +210,7 @@ export async function serveRunner(options: RunnerOptions): Promise<ToolRunner> {
         shutdown.abort(new Error('runner shutting down'));
         await drained;
       }
+      credentialRpc?.close();
       logger.info('tool runner stopped');
     },
   };

@@ -33,6 +33,8 @@ export interface ToolCallInput {
   dedupe?: boolean;
   /** For agent-tools (kind `agent`): the step to run; absent means `start` (docs/tool-protocol.md, "Agent-tools"). */
   agent?: AgentStepInput;
+  /** The call's credential grant (tools that declare `credentials`); sent as `Platform-Credential-Grant`. */
+  credentialGrant?: string;
 }
 
 export interface ToolClientOptions {
@@ -129,6 +131,7 @@ export class ToolClient {
     if (input.runId) set(ToolCallHeader.run, input.runId);
     set(ToolCallHeader.deadline, String(input.deadlineAt));
     set(ToolCallHeader.protocol, TOOL_PROTOCOL_VERSION);
+    if (input.credentialGrant) set(ToolCallHeader.credentialGrant, input.credentialGrant);
     const subject = toolSubject(input.toolName);
     const body = JSON.stringify(input.agent ? { arguments: input.arguments, agent: input.agent } : { arguments: input.arguments });
     const span = startMessagingClientSpan({ subject, bodySize: Buffer.byteLength(body) });

@@ -168,6 +168,20 @@ describe("another tenant's run", () => {
   });
 });
 
+describe("another tenant's credentials", () => {
+  it('are invisible on every credential endpoint: 404 as for a missing one, empty lists, nothing in the audit trail', async () => {
+    expect((await api(platform, 'PUT', '/v1/credentials/google/primary', A, { secret: { access_token: A_SECRET } })).status).toBe(200);
+    expect(await api(platform, 'DELETE', '/v1/credentials/google/primary', B)).toMatchObject({ status: 404, body: { error: { code: 'CREDENTIAL_NOT_FOUND' } } });
+    expect((await api(platform, 'GET', '/v1/credentials', B)).body).toEqual({ credentials: [] });
+    const audit = await api<{ events: Array<{ action: string; outcome: string }> }>(platform, 'GET', '/v1/credentials/audit', B);
+    expect(audit.body.events.map((e) => `${e.action}:${e.outcome}`)).toEqual(['list:ok', 'delete:not_found']);
+    expect(JSON.stringify(audit.body)).not.toContain(A_SECRET);
+    // B writing the same name makes B's own credential; A's stays as it was.
+    expect((await api(platform, 'PUT', '/v1/credentials/google/primary', B, { secret: { access_token: 'b' }, expectedVersion: 1 })).status).toBe(409);
+    expect((await api<{ credentials: Array<{ version: number }> }>(platform, 'GET', '/v1/credentials', A)).body.credentials).toMatchObject([{ version: 1 }]);
+  });
+});
+
 describe("another tenant's usage", () => {
   interface Usage {
     days: Array<{ day: string; turns: number; inputTokens: number; outputTokens: number }>;
@@ -253,6 +267,10 @@ describe('input limits and authentication', () => {
       ['DELETE', `/v1/runs/${aRunId}`],
       ['GET', '/v1/tools'],
       ['GET', '/v1/usage'],
+      ['PUT', '/v1/credentials/google/primary', JSON.stringify({ secret: {} })],
+      ['GET', '/v1/credentials'],
+      ['DELETE', '/v1/credentials/google/primary'],
+      ['GET', '/v1/credentials/audit'],
       ['POST', '/v1/chat/completions', JSON.stringify({ model: 'default', messages: [{ role: 'user', content: 'hi' }] })],
     ];
     for (const [method, path, body] of calls) {

@@ -16,9 +16,10 @@ export class PoolAgents {
   /**
    * Runs the agent's first step; a call that cannot complete now waits in the pool. With
    * `approvalGate`, the call is a plain tool's that requires approval: the pool runs nothing
-   * and it waits for the user's approval.
+   * and it waits for the user's approval. `credentialGrant` goes to the agent with its step (the
+   * pool never stores it; later steps get fresh grants from the pending-agent step).
    */
-  async start(scope: { tenantId: string; conversationId: string }, call: ToolCallRequest, context: ToolCallContext, approvalGate = false): Promise<ToolOutcome> {
+  async start(scope: { tenantId: string; conversationId: string }, call: ToolCallRequest, context: ToolCallContext, approvalGate = false, credentialGrant?: string): Promise<ToolOutcome> {
     try {
       await this.mayWait(scope.tenantId, scope.conversationId);
       const { entry } = await this.pool.startAgent(
@@ -31,6 +32,7 @@ export class PoolAgents {
           argumentsJson: JSON.stringify(call.arguments),
           source: { kind: 'user', taskId: '' },
           approvalGate,
+          ...(credentialGrant ? { credentialGrant } : {}),
         },
         { deadlineMs: Math.max(1, context.deadlineAt - Date.now()), signal: context.signal },
       );

@@ -8,14 +8,18 @@ import { approvalOf, isWaiting } from '../agents/entry-outcome.js';
 import type { AgentPoolClient } from '../agents/pool-agents.js';
 import type { ReplyInterpreter } from '../agents/reply-interpreter.js';
 import type { ClaimedRun } from '../journal/run-records.js';
+import type { CredentialGrants } from './credential-grants.js';
 import type { PendingAgentDecision, PendingAgentStep } from './pending-agents.js';
 
 const TRANSIENT = new Set(['unavailable', 'deadline_exceeded', 'internal', 'resource_exhausted']);
 
 /** One thing to do with a waiting agent, decided before doing it (and journaled, for a resume). */
+// `agentName` and `callId` (the model's call) let the step give the agent a credential grant; plans
+// journaled before they existed simply go without one.
+const Target = { entryId: z.string(), agentName: z.string().optional(), callId: z.string().optional() };
 const Action = z.discriminatedUnion('kind', [
-  z.object({ kind: z.literal('resolve'), entryId: z.string(), approvalId: z.string(), decision: z.enum(['approve', 'edit', 'cancel']), changes: z.record(z.string(), z.unknown()).optional() }),
-  z.object({ kind: z.literal('continue'), entryId: z.string(), fields: z.record(z.string(), z.unknown()) }),
+  z.object({ kind: z.literal('resolve'), ...Target, approvalId: z.string(), decision: z.enum(['approve', 'edit', 'cancel']), changes: z.record(z.string(), z.unknown()).optional() }),
+  z.object({ kind: z.literal('continue'), ...Target, fields: z.record(z.string(), z.unknown()) }),
 ]);
 type Action = z.infer<typeof Action>;
 const Plan = z.array(Action);
@@ -52,6 +56,8 @@ export interface AgentPoolStepOptions {
   journal: PlanJournal;
   /** Forgets that agents may wait in a conversation, once the pool says none do. */
   noneWaiting: (tenantId: string, conversationId: string) => Promise<void>;
+  /** Credential grants for agents that declare credentials (their steps run now, so they need one now). */
+  grants?: CredentialGrants;
   logger: Logger;
 }
 
@@ -128,7 +134,7 @@ export class AgentPoolStep implements PendingAgentStep {
         const response = 'That approval request is no longer waiting (it was already answered, expired or cancelled).';
         return { kind: 'answer', response, waitingFor: 'approval', agents: NO_AGENT_RESULTS, pending: [] };
       }
-      return { kind: 'plan', plan: [{ kind: 'resolve', entryId: target.entryId, approvalId: run.approval.approvalId, decision: run.approval.decision, ...(run.approval.changes ? { changes: run.approval.changes } : {}) }] };
+      return { kind: 'plan', plan: [{ kind: 'resolve', entryId: target.entryId, agentName: target.agentName, callId: target.callId, approvalId: run.approval.approvalId, decision: run.approval.decision, ...(run.approval.changes ? { changes: run.approval.changes } : {}) }] };
     }
     const approvals = await this.inShownOrder(run.tenantId, entries.filter((e) => e.status === 'waiting_for_approval' && e.approval));
     if (approvals.length) {
@@ -140,7 +146,14 @@ export class AgentPoolStep implements PendingAgentStep {
       const byApproval = new Map(approvals.map((e) => [e.approval!.approvalId, e]));
       return {
         kind: 'plan',
-        plan: choices.map((c) => ({ kind: 'resolve', entryId: byApproval.get(c.approvalId)!.entryId, approvalId: c.approvalId, decision: c.decision, ...(c.changes ? { changes: c.changes } : {}) })),
+        plan: choices.map((c) => ({
+          kind: 'resolve',
+          entryId: byApproval.get(c.approvalId)!.entryId,
+          agentName: byApproval.get(c.approvalId)!.agentName,
+          callId: byApproval.get(c.approvalId)!.callId,
+          approvalId: c.approvalId, decision: c.decision,
+          ...(c.changes ? { changes: c.changes } : {}),
+        })),
       };
     }
     const waitingForInput = entries.find((e) => e.status === 'waiting_for_input');
@@ -153,7 +166,7 @@ export class AgentPoolStep implements PendingAgentStep {
       properties: properties(schema, waitingForInput.missing.map((m) => m.name)),
     });
     // A reply that gives none of the fields is about something else: the agent keeps waiting.
-    return { kind: 'plan', plan: Object.keys(fields).length ? [{ kind: 'continue', entryId: waitingForInput.entryId, fields }] : [] };
+    return { kind: 'plan', plan: Object.keys(fields).length ? [{ kind: 'continue', entryId: waitingForInput.entryId, agentName: waitingForInput.agentName, callId: waitingForInput.callId, fields }] : [] };
   }
 
   /**
@@ -175,10 +188,27 @@ export class AgentPoolStep implements PendingAgentStep {
     });
   }
 
+  /** A fresh grant for the agent's step, when it declares credentials. */
+  private async grantFor(run: ClaimedRun, action: Action): Promise<string | undefined> {
+    if (!this.options.grants || !action.agentName || !action.callId) return undefined;
+    const found = this.options.catalog.lookup(action.agentName);
+    if (found.state === 'unknown') return undefined;
+    return this.options.grants.forCall({
+      tenantId: run.tenantId,
+      runId: run.runId,
+      callId: action.callId,
+      tool: action.agentName,
+      services: found.entry.credentials ?? [],
+      deadlineAt: Date.now() + found.entry.timeoutMs,
+    });
+  }
+
   /** Performs one action; an action a crashed attempt already performed is read back instead. */
   private async perform(run: ClaimedRun, action: Action): Promise<agentPoolV1.AgentEntry> {
     const { pool } = this.options;
     try {
+      const credentialGrant = await this.grantFor(run, action);
+      const grant = credentialGrant ? { credentialGrant } : {};
       const response =
         action.kind === 'resolve'
           ? await pool.resolveApproval({
@@ -187,8 +217,9 @@ export class AgentPoolStep implements PendingAgentStep {
               decision: action.decision,
               changesJson: action.decision === 'edit' ? JSON.stringify(action.changes ?? {}) : '',
               reply: run.content,
+              ...grant,
             })
-          : await pool.continueAgent({ tenantId: run.tenantId, entryId: action.entryId, fieldsJson: JSON.stringify(action.fields), message: run.content });
+          : await pool.continueAgent({ tenantId: run.tenantId, entryId: action.entryId, fieldsJson: JSON.stringify(action.fields), message: run.content, ...grant });
       if (response.entry) return response.entry;
     } catch (err) {
       // Unreachable pool or agent: the run is retried later. Anything else (the entry moved on, or

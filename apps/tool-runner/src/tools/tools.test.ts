@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { ArithmeticEvaluator, ExpressionError } from './arithmetic.js';
 import { currentTimeTool } from './current-time.js';
 import { createLogger } from '@platform/service-kit';
+import { callCredentials } from '@platform/tool-sdk';
 
 const evaluator = new ArithmeticEvaluator(200);
 
@@ -52,6 +53,7 @@ describe('current_time', () => {
     deadlineAt: Date.now() + 1000,
     signal: new AbortController().signal,
     logger: createLogger({ service: 'test', level: 'silent' }),
+    credentials: callCredentials(undefined, { tenantId: 't', callId: 'x', declared: [], grant: undefined }),
   };
 
   it('renders local time and offset for an IANA zone', async () => {

@@ -4,6 +4,7 @@ import { createLogger } from '@platform/service-kit';
 import { z } from 'zod';
 import { defineAgent, type AgentContext, type AgentDefinition, type AgentSpec } from '../define-agent.js';
 import type { ToolContext } from '../define-tool.js';
+import { callCredentials } from '../tool-credentials.js';
 
 export interface Sent {
   fields: Record<string, unknown>;
@@ -58,5 +59,6 @@ export function stepContext(callId = 'call-1'): ToolContext {
     deadlineAt: Date.now() + 5_000,
     signal: new AbortController().signal,
     logger: createLogger({ service: 'agent-test', level: 'silent' }),
+    credentials: callCredentials(undefined, { tenantId: 'acme', callId, declared: [], grant: undefined }),
   };
 }

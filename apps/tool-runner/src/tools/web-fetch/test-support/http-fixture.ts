@@ -1,7 +1,7 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createLogger } from '@platform/service-kit';
-import { ToolFailure, type ToolContext } from '@platform/tool-sdk';
+import { callCredentials, ToolFailure, type ToolContext } from '@platform/tool-sdk';
 import { expect } from 'vitest';
 
 /** A loopback HTTP server for one test file. */
@@ -56,6 +56,7 @@ export function testContext(signal: AbortSignal = new AbortController().signal):
     deadlineAt: Date.now() + 60_000,
     signal,
     logger: createLogger({ service: 'test', level: 'silent' }),
+    credentials: callCredentials(undefined, { tenantId: 't', callId: 'call-1', declared: [], grant: undefined }),
   };
 }
 

@@ -1,0 +1,35 @@
+import { env } from '@platform/service-kit';
+import { z } from 'zod';
+
+/** Environment of the credential service (docs/credentials.md has the operator's view). */
+export const CredentialConfig = z.object({
+  /** Postgres for requests. Its role needs membership in credential_runtime and credential_maintenance. */
+  DATABASE_URL: z.string().default('postgres://postgres@127.0.0.1:5432/platform'),
+  /** Postgres for migrations at boot (the schema owner); defaults to DATABASE_URL. */
+  DATABASE_MIGRATION_URL: z.string().optional(),
+  DATABASE_POOL_MAX: env.positiveInt().default(10),
+  GRPC_HOST: z.string().default('127.0.0.1'),
+  GRPC_PORT: env.port().default(50055),
+  /** The keyring as JSON: `{"active":"k2","keys":{"k1":"<base64 32 bytes>",...}}`. Set this or the file. */
+  CREDENTIAL_KEYRING: z.string().optional(),
+  /** A mounted file holding the keyring JSON (e.g. a Kubernetes secret volume). */
+  CREDENTIAL_KEYRING_FILE: z.string().optional(),
+  /** The orchestrator's grant-signing public keys as a JWKS (`{"keys":[...]}`), each with a `kid`. */
+  CREDENTIAL_GRANT_PUBLIC_KEYS: z.string().min(1, 'a JWKS with the orchestrator grant public keys is required'),
+  /** Bearer tokens of platform callers (the api), comma-separated, 32+ characters each. */
+  CREDENTIAL_PLATFORM_TOKENS: env.list().pipe(z.array(z.string().min(32, 'each platform token must be at least 32 characters')).min(1, 'at least one token')),
+  /** Seconds of clock skew accepted on a grant's `exp` / `iat`. */
+  CREDENTIAL_GRANT_CLOCK_TOLERANCE_SECONDS: env.nonNegativeInt().default(5),
+  /** Largest secret_json accepted, in bytes. */
+  CREDENTIAL_MAX_SECRET_BYTES: env.positiveInt().default(64 * 1024),
+  /** Audit events one page returns by default, and at most. */
+  CREDENTIAL_AUDIT_PAGE_SIZE: env.positiveInt().default(100),
+  CREDENTIAL_AUDIT_MAX_PAGE_SIZE: env.positiveInt().default(1_000),
+  /** Rows one rewrap batch re-wraps (one transaction); replicas take disjoint batches. */
+  CREDENTIAL_REWRAP_BATCH_SIZE: env.positiveInt().default(100),
+  /** How often each replica looks for rows wrapped by a non-active key; 0 turns the job off. */
+  CREDENTIAL_REWRAP_INTERVAL_MS: env.nonNegativeInt().default(60_000),
+  SHUTDOWN_GRACE_MS: env.positiveInt().default(10_000),
+  LOG_LEVEL: env.logLevel().default('info'),
+});
+export type CredentialConfig = z.infer<typeof CredentialConfig>;

@@ -1,0 +1,136 @@
+import type { Metadata } from '@grpc/grpc-js';
+import { CredentialAccount, CredentialService, DEFAULT_CREDENTIAL_ACCOUNT, TenantId } from '@platform/contracts';
+import type { credentialV1 } from '@platform/proto';
+import { errors, PlatformError, unaryHandler, type Logger } from '@platform/service-kit';
+import type { z } from 'zod';
+import { listAudit, type AuditEntry } from './audit-log.js';
+import { checkGrantScope, grantNotAllowed, type Caller, type CallerAuth } from './caller-auth.js';
+import type { CredentialConfig } from './config.js';
+import type { CredentialDatabase } from './credential-database.js';
+import type { AuditActor, CredentialInfo, CredentialKey, CredentialStore } from './credential-store.js';
+import type { KeyProvider } from './crypto/key-provider.js';
+import { keyUsage } from './key-rotation.js';
+
+type Limits = Pick<CredentialConfig, 'CREDENTIAL_MAX_SECRET_BYTES' | 'CREDENTIAL_AUDIT_PAGE_SIZE' | 'CREDENTIAL_AUDIT_MAX_PAGE_SIZE'>;
+
+export interface CredentialServiceDeps {
+  store: CredentialStore;
+  db: CredentialDatabase;
+  keys: KeyProvider;
+  auth: CallerAuth;
+  limits: Limits;
+  logger: Logger;
+}
+
+function parseOrReject<T>(schema: z.ZodType<T>, value: unknown, code: string, what: string): T {
+  const result = schema.safeParse(value);
+  if (!result.success) throw errors.invalidArgument(code, `${what}: ${result.error.issues[0]?.message ?? 'invalid'}`);
+  return result.data;
+}
+
+function credentialKey(request: { tenantId: string; service: string; account: string }): CredentialKey {
+  return {
+    tenantId: parseOrReject(TenantId, request.tenantId, 'INVALID_TENANT_ID', 'tenant_id'),
+    service: parseOrReject(CredentialService, request.service, 'INVALID_SERVICE', 'service'),
+    account: parseOrReject(CredentialAccount, request.account || DEFAULT_CREDENTIAL_ACCOUNT, 'INVALID_ACCOUNT', 'account'),
+  };
+}
+
+function actorOf(caller: Caller, subject: string | undefined): AuditActor {
+  if (caller.kind === 'grant') return { actorKind: 'grant', subject: '', tool: caller.claims.tool, runId: caller.claims.run, callId: caller.claims.call };
+  return { actorKind: 'platform', subject: (subject ?? '').slice(0, 200), tool: '', runId: '', callId: '' };
+}
+
+function infoMessage(info: CredentialInfo): credentialV1.CredentialInfo {
+  return { service: info.service, account: info.account, version: info.version, keyId: info.keyId, createdAt: info.createdAt, updatedAt: info.updatedAt };
+}
+
+/** The secret must be a JSON object, stored byte for byte; anything else is refused, never rewritten. */
+function parseSecret(secretJson: string, maxBytes: number): Buffer {
+  const bytes = Buffer.from(secretJson, 'utf8');
+  if (bytes.length > maxBytes) throw new PlatformError('payload_too_large', 'SECRET_TOO_LARGE', `secret_json is larger than ${maxBytes} bytes`);
+  if (bytes.toString('utf8') !== secretJson) throw errors.invalidArgument('INVALID_SECRET', 'secret_json is not valid UTF-8 text');
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(secretJson);
+  } catch {
+    // Never quote the text or the parser's message: both may hold the secret.
+    throw errors.invalidArgument('INVALID_SECRET', 'secret_json is not valid JSON');
+  }
+  if (!parsed || typeof parsed !== 'object' || Array.isArray(parsed)) throw errors.invalidArgument('INVALID_SECRET', 'secret_json must be a JSON object');
+  return bytes;
+}
+
+/** The CredentialService gRPC implementation: authenticates the caller, checks a grant's scope, validates, then stores. */
+export function credentialServiceImplementation(deps: CredentialServiceDeps): credentialV1.CredentialServiceServer {
+  const { store, auth, limits, logger } = deps;
+
+  /** Authenticates, and for a grant checks tenant, call and service; an out-of-scope grant is audited as denied. */
+  async function authorize(key: CredentialKey, request: { grant: string; callId: string; actor?: credentialV1.Actor | undefined }, metadata: Metadata, action: AuditEntry['action']) {
+    const caller = await auth.authenticate(request.grant, metadata);
+    const actor = actorOf(caller, request.actor?.subject);
+    if (caller.kind === 'grant') {
+      try {
+        checkGrantScope(caller.claims, { tenantId: key.tenantId, service: key.service, callId: request.callId });
+      } catch (err) {
+        await store.auditDenied(key, action, actor);
+        throw err;
+      }
+    }
+    return actor;
+  }
+
+  async function platformOnly(grant: string, metadata: Metadata, method: string): Promise<Caller> {
+    if (grant) throw grantNotAllowed(method);
+    return auth.authenticate('', metadata);
+  }
+
+  return {
+    saveCredential: unaryHandler<credentialV1.SaveCredentialRequest, credentialV1.SaveCredentialResponse>(logger, 'SaveCredential', async (request, call) => {
+      const key = credentialKey(request);
+      const secret = parseSecret(request.secretJson, limits.CREDENTIAL_MAX_SECRET_BYTES);
+      if (request.expectedVersion !== undefined && request.expectedVersion < 0) throw errors.invalidArgument('INVALID_EXPECTED_VERSION', 'expected_version must not be negative');
+      const actor = await authorize(key, request, call.metadata, 'save');
+      const info = await store.save(key, secret, request.expectedVersion, actor);
+      return { credential: infoMessage(info) };
+    }),
+
+    getCredential: unaryHandler<credentialV1.GetCredentialRequest, credentialV1.GetCredentialResponse>(logger, 'GetCredential', async (request, call) => {
+      const key = credentialKey(request);
+      const actor = await authorize(key, request, call.metadata, 'get');
+      const { info, secret } = await store.get(key, actor);
+      return { credential: infoMessage(info), secretJson: secret.toString('utf8') };
+    }),
+
+    listCredentials: unaryHandler<credentialV1.ListCredentialsRequest, credentialV1.ListCredentialsResponse>(logger, 'ListCredentials', async (request, call) => {
+      const tenantId = parseOrReject(TenantId, request.tenantId, 'INVALID_TENANT_ID', 'tenant_id');
+      const service = request.service ? parseOrReject(CredentialService, request.service, 'INVALID_SERVICE', 'service') : undefined;
+      const caller = await platformOnly('', call.metadata, 'ListCredentials');
+      const infos = await store.list(tenantId, service, actorOf(caller, request.actor?.subject));
+      return { credentials: infos.map(infoMessage) };
+    }),
+
+    deleteCredential: unaryHandler<credentialV1.DeleteCredentialRequest, credentialV1.DeleteCredentialResponse>(logger, 'DeleteCredential', async (request, call) => {
+      const key = credentialKey(request);
+      const caller = await platformOnly('', call.metadata, 'DeleteCredential');
+      await store.delete(key, actorOf(caller, request.actor?.subject));
+      return {};
+    }),
+
+    listAuditEvents: unaryHandler<credentialV1.ListAuditEventsRequest, credentialV1.ListAuditEventsResponse>(logger, 'ListAuditEvents', async (request, call) => {
+      const tenantId = parseOrReject(TenantId, request.tenantId, 'INVALID_TENANT_ID', 'tenant_id');
+      if (request.limit < 0 || request.limit > limits.CREDENTIAL_AUDIT_MAX_PAGE_SIZE) {
+        throw errors.invalidArgument('INVALID_LIMIT', `limit must be between 0 and ${limits.CREDENTIAL_AUDIT_MAX_PAGE_SIZE}`);
+      }
+      if (request.beforeId < 0) throw errors.invalidArgument('INVALID_BEFORE_ID', 'before_id must not be negative');
+      await platformOnly('', call.metadata, 'ListAuditEvents');
+      const events = await deps.db.asTenant(tenantId, (client) => listAudit(client, tenantId, request.beforeId, request.limit || limits.CREDENTIAL_AUDIT_PAGE_SIZE));
+      return { events: events.map((e) => ({ ...e, at: e.at })) };
+    }),
+
+    getKeyUsage: unaryHandler<credentialV1.GetKeyUsageRequest, credentialV1.GetKeyUsageResponse>(logger, 'GetKeyUsage', async (_request, call) => {
+      await platformOnly('', call.metadata, 'GetKeyUsage');
+      return { keys: await keyUsage(deps.db, deps.keys) };
+    }),
+  };
+}

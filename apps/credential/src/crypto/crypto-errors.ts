@@ -1,0 +1,37 @@
+import { PlatformError } from '@platform/service-kit';
+
+/**
+ * A ciphertext or wrapped key failed authentication: it was altered, or it was moved to another
+ * tenant, service, account or version than the one it was written for. Nothing is returned.
+ * The message never carries key or secret material.
+ */
+export class CredentialDecryptError extends PlatformError {
+  constructor(
+    readonly stage: 'unwrap' | 'decrypt',
+    readonly keyId: string,
+    options: { cause?: unknown } = {},
+  ) {
+    super('internal', 'CREDENTIAL_DECRYPT_FAILED', `the stored credential failed authentication at ${stage} (key ${keyId}); it was altered or moved`, {
+      cause: options.cause,
+      details: { stage, keyId },
+    });
+    this.name = 'CredentialDecryptError';
+  }
+}
+
+/** A record is wrapped by a key-encryption key the key provider does not hold. */
+export class KeyUnavailableError extends PlatformError {
+  constructor(readonly keyId: string) {
+    super('internal', 'KEY_UNAVAILABLE', `key-encryption key '${keyId}' is not in the keyring`, { details: { keyId } });
+    this.name = 'KeyUnavailableError';
+  }
+}
+
+/** The keyring's own configuration is unusable (bad JSON, wrong key length, no active key). */
+export class KeyringError extends Error {
+  readonly code = 'KEYRING_INVALID';
+  constructor(message: string) {
+    super(message);
+    this.name = 'KeyringError';
+  }
+}

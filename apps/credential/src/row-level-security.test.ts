@@ -1,0 +1,114 @@
+import { credentialV1 } from '@platform/proto';
+import { createGrpcClient } from '@platform/service-kit';
+import pg from 'pg';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { MAINTENANCE_ROLE, RUNTIME_ROLE } from './credential-database.js';
+import { CREDENTIAL_SCHEMA, startCredentialServer } from './server.js';
+import { configFor, platformMetadata, startCredentialFixture, testLogger, type CredentialFixture } from './test-support/credential-fixture.js';
+
+let fx: CredentialFixture;
+let admin: pg.Client;
+
+beforeAll(async () => {
+  fx = await startCredentialFixture('credential_rls');
+  for (const tenantId of ['acme', 'globex']) {
+    await fx.client.rpc.saveCredential({ tenantId, service: 'google', account: '', secretJson: '{"t":"SECRET"}', expectedVersion: undefined, grant: '', callId: '', actor: undefined }, { metadata: platformMetadata() });
+  }
+  admin = new pg.Client({ connectionString: fx.url });
+  await admin.connect();
+  await admin.query(`SET search_path TO ${CREDENTIAL_SCHEMA}`);
+});
+afterAll(async () => {
+  await admin.end();
+  await fx.stop();
+});
+
+/** Runs statements in one transaction as `role`, optionally with a tenant set, and rolls back. */
+async function asRole<T>(role: string, tenantId: string | undefined, fn: () => Promise<T>): Promise<T> {
+  await admin.query('BEGIN');
+  try {
+    await admin.query(`SET LOCAL ROLE ${role}`);
+    if (tenantId !== undefined) await admin.query(`SELECT set_config('credential.tenant_id', $1, true)`, [tenantId]);
+    return await fn();
+  } finally {
+    await admin.query('ROLLBACK');
+  }
+}
+
+describe('row-level security on the credential tables', () => {
+  it('is forced, and neither runtime role owns a table', async () => {
+    const { rows } = await admin.query<{ relname: string; owner: string; rls: boolean; forced: boolean }>(
+      `SELECT c.relname, pg_get_userbyid(c.relowner) AS owner, c.relrowsecurity AS rls, c.relforcerowsecurity AS forced
+       FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace WHERE n.nspname = $1 AND c.relname IN ('credentials', 'audit_events') ORDER BY 1`,
+      [CREDENTIAL_SCHEMA],
+    );
+    expect(rows.map((r) => r.relname)).toEqual(['audit_events', 'credentials']);
+    for (const row of rows) {
+      expect(row).toMatchObject({ rls: true, forced: true });
+      expect([RUNTIME_ROLE, MAINTENANCE_ROLE]).not.toContain(row.owner);
+    }
+  });
+
+  it('shows the runtime role nothing when the transaction sets no tenant', async () => {
+    const counts = await asRole(RUNTIME_ROLE, undefined, async () => (await admin.query<{ n: string }>('SELECT count(*) AS n FROM credentials UNION ALL SELECT count(*) FROM audit_events')).rows);
+    expect(counts.map((r) => Number(r.n))).toEqual([0, 0]);
+    // The owner sees both rows: the data is there, the policy hides it.
+    expect(Number((await admin.query<{ n: string }>('SELECT count(*) AS n FROM credentials')).rows[0]!.n)).toBe(2);
+  });
+
+  it('shows the runtime role only its tenant, and refuses writes into another tenant', async () => {
+    const tenants = await asRole(RUNTIME_ROLE, 'acme', async () => (await admin.query<{ tenant_id: string }>('SELECT tenant_id FROM credentials')).rows);
+    expect(tenants.map((r) => r.tenant_id)).toEqual(['acme']);
+    const refused = await asRole(RUNTIME_ROLE, 'acme', () =>
+      admin.query(`INSERT INTO credentials (tenant_id, service, account, version, key_id, wrapped_key, ciphertext) VALUES ('globex', 'x', 'primary', 1, 'k1', '\\x00', '\\x00')`).then(() => 'inserted', (e: Error) => e.message),
+    );
+    expect(refused).toMatch(/row-level security/);
+    const updated = await asRole(RUNTIME_ROLE, 'acme', async () => (await admin.query(`UPDATE credentials SET version = version WHERE tenant_id = 'globex'`)).rowCount);
+    expect(updated).toBe(0);
+  });
+
+  it('gives the runtime role an append-only audit trail', async () => {
+    const update = await asRole(RUNTIME_ROLE, 'acme', () => admin.query(`UPDATE audit_events SET outcome = 'x'`).then(() => 'updated', (e: Error) => e.message));
+    expect(update).toMatch(/permission denied/);
+    const del = await asRole(RUNTIME_ROLE, 'acme', () => admin.query('DELETE FROM audit_events').then(() => 'deleted', (e: Error) => e.message));
+    expect(del).toMatch(/permission denied/);
+  });
+
+  it('lets the maintenance role see key columns of every tenant but never a ciphertext', async () => {
+    const keys = await asRole(MAINTENANCE_ROLE, undefined, async () => (await admin.query('SELECT tenant_id, key_id FROM credentials')).rowCount);
+    expect(keys).toBe(2);
+    const ciphertext = await asRole(MAINTENANCE_ROLE, undefined, () => admin.query('SELECT ciphertext FROM credentials').then(() => 'read', (e: Error) => e.message));
+    expect(ciphertext).toMatch(/permission denied/);
+    const insert = await asRole(MAINTENANCE_ROLE, undefined, () => admin.query('DELETE FROM credentials').then(() => 'deleted', (e: Error) => e.message));
+    expect(insert).toMatch(/permission denied/);
+  });
+
+  it('serves from a NOINHERIT login role that only holds the runtime roles, migrating with the owner', async () => {
+    const login = `credential_app_${Math.random().toString(36).slice(2, 10)}`;
+    await admin.query(`CREATE ROLE ${login} LOGIN NOINHERIT IN ROLE ${RUNTIME_ROLE}, ${MAINTENANCE_ROLE}`);
+    const runtimeUrl = new URL(fx.url);
+    runtimeUrl.username = login;
+    const server = await startCredentialServer(configFor(runtimeUrl.toString(), fx.keyring, fx.jwks, { DATABASE_MIGRATION_URL: fx.url }), testLogger);
+    try {
+      const client = createGrpcClient(credentialV1.CredentialServiceClient, credentialV1.CredentialServiceService, `127.0.0.1:${server.port}`, { defaultDeadlineMs: 5_000 });
+      try {
+        const request = { tenantId: 'acme', service: 'github', account: '', grant: '', callId: '', actor: undefined };
+        await client.rpc.saveCredential({ ...request, secretJson: '{"t":"SECRET"}', expectedVersion: undefined }, { metadata: platformMetadata() });
+        expect((await client.rpc.getCredential(request, { metadata: platformMetadata() })).secretJson).toBe('{"t":"SECRET"}');
+      } finally {
+        client.close();
+      }
+      const direct = new pg.Client({ connectionString: runtimeUrl.toString() });
+      await direct.connect();
+      try {
+        // NOINHERIT: the login role has no table rights until a transaction drops into a runtime role.
+        const attempt = await direct.query(`SELECT count(*) FROM ${CREDENTIAL_SCHEMA}.credentials`).then(() => 'read', (e: Error) => e.message);
+        expect(attempt).toMatch(/permission denied/);
+      } finally {
+        await direct.end();
+      }
+    } finally {
+      await server.stop();
+    }
+  });
+});

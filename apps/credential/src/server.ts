@@ -1,0 +1,67 @@
+import { credentialV1 } from '@platform/proto';
+import { createPgPool, GrpcServer, openServiceDatabase, type Logger } from '@platform/service-kit';
+import type pg from 'pg';
+import { fileURLToPath } from 'node:url';
+import { CallerAuth } from './caller-auth.js';
+import type { CredentialConfig } from './config.js';
+import { CredentialDatabase } from './credential-database.js';
+import { credentialServiceImplementation } from './credential-service.js';
+import { CredentialStore } from './credential-store.js';
+import type { KeyProvider } from './crypto/key-provider.js';
+import { LocalKeyring } from './crypto/local-keyring.js';
+import { assertKeyringCoversRows, startRewrapJob } from './key-rotation.js';
+
+export const CREDENTIAL_SCHEMA = 'credential';
+export const CREDENTIAL_SERVICE_NAME = 'credential.v1.CredentialService';
+const migrationsDir = fileURLToPath(new URL('../migrations', import.meta.url));
+
+/** A started credential service: migrated database, keyring checked against the rows, gRPC listening. */
+export interface CredentialServer {
+  readonly port: number;
+  stop(): Promise<void>;
+}
+
+/** Migrates with the owner's connection, then serves with the runtime one (which may be another role). */
+async function openPool(config: CredentialConfig, logger: Logger): Promise<pg.Pool> {
+  const common = { schema: CREDENTIAL_SCHEMA, migrationsDir, applicationName: 'credential', logger };
+  if (!config.DATABASE_MIGRATION_URL || config.DATABASE_MIGRATION_URL === config.DATABASE_URL) {
+    return openServiceDatabase({ ...common, url: config.DATABASE_URL, maxConnections: config.DATABASE_POOL_MAX });
+  }
+  await (await openServiceDatabase({ ...common, url: config.DATABASE_MIGRATION_URL, maxConnections: 1 })).end();
+  return createPgPool({ url: config.DATABASE_URL, applicationName: 'credential', searchPath: CREDENTIAL_SCHEMA, maxConnections: config.DATABASE_POOL_MAX, logger });
+}
+
+/**
+ * Starts the service. The key provider defaults to the local keyring from the environment;
+ * boot fails (naming the key id) when a stored row needs a key the provider lacks.
+ */
+export async function startCredentialServer(config: CredentialConfig, logger: Logger, keys?: KeyProvider): Promise<CredentialServer> {
+  const keyProvider = keys ?? LocalKeyring.load({ json: config.CREDENTIAL_KEYRING, file: config.CREDENTIAL_KEYRING_FILE });
+  const auth = new CallerAuth({
+    grantPublicKeys: config.CREDENTIAL_GRANT_PUBLIC_KEYS,
+    platformTokens: config.CREDENTIAL_PLATFORM_TOKENS,
+    clockToleranceSeconds: config.CREDENTIAL_GRANT_CLOCK_TOLERANCE_SECONDS,
+  });
+  const pool = await openPool(config, logger);
+  try {
+    const db = new CredentialDatabase(pool);
+    await assertKeyringCoversRows(db, keyProvider);
+    const store = new CredentialStore(db, keyProvider);
+    const grpc = new GrpcServer({ host: config.GRPC_HOST, port: config.GRPC_PORT, logger });
+    grpc.addService(CREDENTIAL_SERVICE_NAME, credentialV1.CredentialServiceService, credentialServiceImplementation({ store, db, keys: keyProvider, auth, limits: config, logger }));
+    const port = await grpc.start();
+    const rewrap = startRewrapJob(db, keyProvider, { batchSize: config.CREDENTIAL_REWRAP_BATCH_SIZE, intervalMs: config.CREDENTIAL_REWRAP_INTERVAL_MS, logger });
+    logger.info({ activeKeyId: keyProvider.activeKeyId, keyIds: keyProvider.keyIds() }, 'credential keyring loaded');
+    return {
+      port,
+      async stop() {
+        await grpc.stop(config.SHUTDOWN_GRACE_MS);
+        await rewrap.stop();
+        await pool.end();
+      },
+    };
+  } catch (err) {
+    await pool.end();
+    throw err;
+  }
+}
