@@ -83,9 +83,9 @@ export class FireStore {
       );
       if (rowCount !== 1) return false;
       await client.query(
-        `UPDATE tasks SET last_fire_at = $2, last_outcome = $3, updated_at = now(),
+        `UPDATE tasks SET last_fire_at = $2, last_outcome = $3::text, updated_at = now(),
            status = CASE
-             WHEN $3 = 'waiting_approval' AND status = 'ACTIVE' THEN 'PENDING_APPROVAL'
+             WHEN $3::text = 'waiting_approval' AND status = 'ACTIVE' THEN 'PENDING_APPROVAL'
              WHEN status = 'ACTIVE' AND next_fire_at IS NULL AND trigger_type = 'schedule'
                AND NOT EXISTS (SELECT 1 FROM fires WHERE task_id = $1 AND status IN ('pending', 'running')) THEN 'COMPLETED'
              ELSE status END

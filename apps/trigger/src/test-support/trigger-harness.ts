@@ -1,5 +1,6 @@
 import { triggerV1 } from '@platform/proto';
-import { createGrpcClient, createLogger, type GrpcClientHandle } from '@platform/service-kit';
+import { createGrpcClient, createLogger, PlatformError, type GrpcClientHandle } from '@platform/service-kit';
+import { expect } from 'vitest';
 import { createSuiteDatabase, sharedInfra } from '@platform/testing/vitest';
 import { ManualClock } from '../clock.js';
 import { TriggerConfig } from '../config.js';
@@ -53,13 +54,14 @@ export interface Replicas {
   stop(): Promise<void>;
 }
 
-export async function startReplicas(count: number, startAt: string, settings: Record<string, string> = {}): Promise<Replicas> {
+/** With `realExecutors`, replicas use the orchestrator and NATS executors; otherwise the recording one. */
+export async function startReplicas(count: number, startAt: string, settings: Record<string, string> = {}, realExecutors = false): Promise<Replicas> {
   const clock = new ManualClock(Date.parse(startAt));
   const executor = new RecordingExecutor();
   const databaseUrl = await createSuiteDatabase('trigger');
   const servers: TriggerServer[] = [];
   for (let i = 0; i < count; i++) {
-    servers.push(await startTriggerServer(testTriggerConfig(databaseUrl, { TRIGGER_REPLICA_ID: `replica-${i}`, ...settings }), testLogger, { clock, startEngine: false, executor }));
+    servers.push(await startTriggerServer(testTriggerConfig(databaseUrl, { TRIGGER_REPLICA_ID: `replica-${i}`, ...settings }), testLogger, { clock, startEngine: false, executor: realExecutors ? undefined : executor }));
   }
   const client = triggerClient(servers[0]!.port);
   return {
@@ -77,4 +79,14 @@ export async function startReplicas(count: number, startAt: string, settings: Re
       await Promise.all(servers.map((s) => s.stop()));
     },
   };
+}
+
+/** The PlatformError a call is refused with (the test fails when the call succeeds or throws something else). */
+export async function rejection(promise: Promise<unknown>): Promise<PlatformError> {
+  const error = await promise.then(
+    () => undefined,
+    (e: unknown) => e,
+  );
+  expect(error).toBeInstanceOf(PlatformError);
+  return error as PlatformError;
 }
