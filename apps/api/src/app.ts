@@ -1,4 +1,4 @@
-import type { agentPoolV1, memoryV1, orchestratorV1 } from '@platform/proto';
+import type { agentPoolV1, memoryV1, orchestratorV1, triggerV1 } from '@platform/proto';
 import type { Logger, PromiseClient } from '@platform/service-kit';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import type { TokenVerifier } from './auth.js';
@@ -9,6 +9,7 @@ import { registerChatCompletionRoutes } from './routes/chat-completions.js';
 import { registerConversationRoutes } from './routes/conversations.js';
 import { registerHealthRoutes, type HealthRoutesOptions } from './routes/health.js';
 import { registerRunRoutes } from './routes/runs.js';
+import { registerTaskRoutes } from './routes/tasks.js';
 import { registerToolRoutes } from './routes/tools.js';
 import { registerUsageRoutes } from './routes/usage.js';
 import { TurnRunner } from './turns/turn-runner.js';
@@ -20,6 +21,8 @@ export interface AppOptions {
   orchestrator: PromiseClient<orchestratorV1.OrchestratorServiceClient>;
   memory: PromiseClient<memoryV1.MemoryServiceClient>;
   agentPool: PromiseClient<agentPoolV1.AgentPoolServiceClient>;
+  /** The trigger service, for the tasks endpoints. */
+  trigger: PromiseClient<triggerV1.TriggerServiceClient>;
   /** Run events from the run-events stream (SSE, the streaming facade). */
   events: RunEvents;
   limits: {
@@ -66,6 +69,7 @@ export function buildApp(options: AppOptions): FastifyInstance {
   registerUsageRoutes(app, { orchestrator: options.orchestrator });
   registerChatCompletionRoutes(app, { turns, events, ...options.limits });
   registerApprovalRoutes(app, { agentPool: options.agentPool, turns, turnWaitMs: options.limits.turnWaitMs });
+  registerTaskRoutes(app, { trigger: options.trigger });
   return app;
 }
 

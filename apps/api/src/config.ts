@@ -9,6 +9,8 @@ export const ApiConfig = z.object({
   MEMORY_ADDRESS: z.string().default('127.0.0.1:50051'),
   /** The agent pool, for the approvals endpoints. */
   AGENT_POOL_ADDRESS: z.string().default('127.0.0.1:50053'),
+  /** The trigger service, for the tasks endpoints (not part of readiness: tasks answer 503 while it is down). */
+  TRIGGER_ADDRESS: z.string().default('127.0.0.1:50055'),
   /** NATS with JetStream: the api reads run events (SSE) from the run-events stream. */
   NATS_URL: z.string().default('nats://127.0.0.1:4222'),
   /** Interval of keep-alive comments on event streams. */

@@ -1,4 +1,4 @@
-import { agentPoolV1, memoryV1, orchestratorV1 } from '@platform/proto';
+import { agentPoolV1, memoryV1, orchestratorV1, triggerV1 } from '@platform/proto';
 import { RUN_EVENTS_STREAM, RUN_EVENTS_SUBJECT_PREFIX } from '@platform/contracts';
 import { connectNats, createGrpcClient, ensureStream, GrpcHealthProbe, type Logger } from '@platform/service-kit';
 import { buildApp } from './app.js';
@@ -11,7 +11,7 @@ export interface ApiServer {
   stop(): Promise<void>;
 }
 
-/** Wires the api: gRPC clients (orchestrator, memory, agent pool), NATS for run events, health probes, the HTTP server. */
+/** Wires the api: gRPC clients (orchestrator, memory, agent pool, trigger), NATS for run events, health probes, the HTTP server. */
 export async function startApiServer(config: ApiConfig, logger: Logger): Promise<ApiServer> {
   const nc = await connectNats({ servers: config.NATS_URL, name: 'api', logger });
   // The orchestrator creates the stream too; whichever boots first makes it exist for the other.
@@ -23,6 +23,7 @@ export async function startApiServer(config: ApiConfig, logger: Logger): Promise
   const agentPool = createGrpcClient(agentPoolV1.AgentPoolServiceClient, agentPoolV1.AgentPoolServiceService, config.AGENT_POOL_ADDRESS, {
     defaultDeadlineMs: config.GRPC_DEADLINE_MS,
   });
+  const trigger = createGrpcClient(triggerV1.TriggerServiceClient, triggerV1.TriggerServiceService, config.TRIGGER_ADDRESS, { defaultDeadlineMs: config.GRPC_DEADLINE_MS });
   const probes = {
     orchestrator: new GrpcHealthProbe(config.ORCHESTRATOR_ADDRESS),
     memory: new GrpcHealthProbe(config.MEMORY_ADDRESS),
@@ -45,6 +46,7 @@ export async function startApiServer(config: ApiConfig, logger: Logger): Promise
     orchestrator: orchestrator.rpc,
     memory: memory.rpc,
     agentPool: agentPool.rpc,
+    trigger: trigger.rpc,
     events: new RunEventReader(nc, logger),
     limits: { maxMessageChars: config.MAX_MESSAGE_CHARS, turnWaitMs: config.TURN_WAIT_MS, sseHeartbeatMs: config.SSE_HEARTBEAT_MS },
     health: {
@@ -69,6 +71,7 @@ export async function startApiServer(config: ApiConfig, logger: Logger): Promise
       orchestrator.close();
       memory.close();
       agentPool.close();
+      trigger.close();
       probes.orchestrator.close();
       probes.memory.close();
       probes.agentPool.close();
