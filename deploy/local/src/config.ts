@@ -18,6 +18,7 @@ export const LocalStackConfig = z.object({
   MEMORY_PORT: env.port().default(50051),
   ORCHESTRATOR_PORT: env.port().default(50052),
   AGENT_POOL_PORT: env.port().default(50053),
+  TRIGGER_PORT: env.port().default(50055),
   LLM_SIM_PORT: env.port().default(4010),
   AUTH_JWT_SECRET: z.string().min(32).default(DEV_JWT_SECRET),
   /** The tenant of the demo conversation and of the printed token. */

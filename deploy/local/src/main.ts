@@ -56,7 +56,7 @@ async function main(): Promise<void> {
       redisUrl: infra.redisUrl,
       jwtSecret: config.AUTH_JWT_SECRET,
       model,
-      ports: { api: config.API_PORT, memory: config.MEMORY_PORT, agentPool: config.AGENT_POOL_PORT, orchestrator: config.ORCHESTRATOR_PORT, llmSim: config.LLM_SIM_PORT },
+      ports: { api: config.API_PORT, memory: config.MEMORY_PORT, agentPool: config.AGENT_POOL_PORT, orchestrator: config.ORCHESTRATOR_PORT, trigger: config.TRIGGER_PORT, llmSim: config.LLM_SIM_PORT },
       onLine: logTo,
     });
     await waitUntilReady(platform.apiUrl, 30_000);
