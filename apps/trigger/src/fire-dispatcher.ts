@@ -2,6 +2,7 @@ import type { Logger } from '@platform/service-kit';
 import type { Clock } from './clock.js';
 import type { ExecutionOutcome, FireExecutor } from './executors/fire-executor.js';
 import type { ClaimedFire, FireSettlement, FireStore } from './fire-store.js';
+import { SettlementBatcher } from './settlement-batcher.js';
 
 export interface FireDispatcherSettings {
   maxConcurrent: number;
@@ -21,6 +22,11 @@ export interface FireDispatcherSettings {
 export class FireDispatcher {
   private readonly inFlight = new Map<string, Promise<void>>();
   private readonly abort = new AbortController();
+  private readonly settlements: SettlementBatcher;
+  /** The last claim filled every free slot: more fires may be due, so a freed slot claims again. */
+  private backlog = false;
+  /** Called when a slot frees up while fires may be waiting (the engine claims again). */
+  onBacklogSlot: () => void = () => undefined;
 
   constructor(
     private readonly store: FireStore,
@@ -28,7 +34,9 @@ export class FireDispatcher {
     private readonly clock: Clock,
     private readonly settings: FireDispatcherSettings,
     private readonly logger: Logger,
-  ) {}
+  ) {
+    this.settlements = new SettlementBatcher(store, clock, Math.max(1, settings.maxConcurrent));
+  }
 
   get busy(): number {
     return this.inFlight.size;
@@ -39,8 +47,13 @@ export class FireDispatcher {
     const free = this.settings.maxConcurrent - this.inFlight.size;
     if (free <= 0 || this.abort.signal.aborted) return 0;
     const claimed = await this.store.claim(free, this.clock.now(), this.settings.leaseMs);
+    this.backlog = claimed.length === free;
     for (const item of claimed) {
-      const running = this.run(item).finally(() => this.inFlight.delete(item.fire.fire_id));
+      const running = this.run(item).finally(() => {
+        this.inFlight.delete(item.fire.fire_id);
+        // Refill in chunks (a quarter of the slots), not one claim query per finished fire.
+        if (this.backlog && this.settings.maxConcurrent - this.inFlight.size >= Math.ceil(this.settings.maxConcurrent / 4)) this.onBacklogSlot();
+      });
       this.inFlight.set(item.fire.fire_id, running);
     }
     return claimed.length;
@@ -94,7 +107,7 @@ export class FireDispatcher {
       settlement = this.settlementOf(outcome, fire.attempts);
     }
     try {
-      const held = await this.store.settle(fire, settlement, this.clock.now());
+      const held = await this.settlements.settle(fire, settlement);
       if (!held) this.logger.warn({ fireId: fire.fire_id, attempt: fire.attempts }, 'fire lease was lost before it settled; another replica owns it now');
       else this.logger.debug({ fireId: fire.fire_id, taskId: task.task_id, status: settlement.status }, 'fire settled');
     } catch (err) {

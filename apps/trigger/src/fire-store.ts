@@ -59,40 +59,75 @@ export class FireStore {
   }
 
   /**
-   * Records how a claimed attempt ended, if this replica still holds the fire at that attempt, and
-   * moves the task's last fire, outcome and status along. Returns false when the lease was lost.
+   * Records how claimed attempts ended, in one transaction, for those this replica still holds at
+   * that attempt, and moves their tasks' last fire, outcome and status along. Returns, per item,
+   * whether it was recorded (false: the lease was lost and another replica owns the fire now).
    */
-  async settle(claimed: FireRow, settlement: FireSettlement, nowMs: number): Promise<boolean> {
-    const now = new Date(nowMs);
+  async settleMany(items: { claimed: FireRow; settlement: FireSettlement }[], nowMs: number): Promise<boolean[]> {
+    const retries = items.filter((i) => i.settlement.status === 'retry');
+    const finals = items.filter((i) => i.settlement.status !== 'retry');
     return inTransaction(this.db, async (client) => {
-      const fenced = [claimed.fire_id, this.replicaId, claimed.attempts];
-      if (settlement.status === 'retry') {
-        const { rowCount } = await client.query(
-          `UPDATE fires SET status = 'pending', due_at = $4, attempts = attempts - $5, lease_owner = NULL, lease_expires_at = NULL,
-             run_id = $6, error_code = $7, error_message = $8
-           WHERE fire_id = $1 AND lease_owner = $2 AND attempts = $3 AND status = 'running'`,
-          [...fenced, new Date(settlement.dueAtMs), settlement.countAttempt ? 0 : 1, settlement.runId, settlement.errorCode, settlement.errorMessage],
+      const held = new Set<string>();
+      if (retries.length > 0) {
+        const { rows } = await client.query<{ fire_id: string }>(
+          `UPDATE fires f SET status = 'pending', due_at = u.due_at, attempts = f.attempts - u.uncounted, lease_owner = NULL, lease_expires_at = NULL,
+             run_id = u.run_id, error_code = u.code, error_message = u.message
+           FROM unnest($2::text[], $3::int[], $4::timestamptz[], $5::int[], $6::text[], $7::text[], $8::text[]) AS u(fire_id, attempt, due_at, uncounted, run_id, code, message)
+           WHERE f.fire_id = u.fire_id AND f.lease_owner = $1 AND f.attempts = u.attempt AND f.status = 'running'
+           RETURNING f.fire_id`,
+          [
+            this.replicaId,
+            retries.map((i) => i.claimed.fire_id),
+            retries.map((i) => i.claimed.attempts),
+            retries.map((i) => (i.settlement.status === 'retry' ? new Date(i.settlement.dueAtMs) : null)),
+            retries.map((i) => (i.settlement.status === 'retry' && !i.settlement.countAttempt ? 1 : 0)),
+            retries.map((i) => i.settlement.runId),
+            retries.map((i) => i.settlement.errorCode),
+            retries.map((i) => i.settlement.errorMessage),
+          ],
         );
-        return rowCount === 1;
+        for (const row of rows) held.add(row.fire_id);
       }
-      const { rowCount } = await client.query(
-        `UPDATE fires SET status = $4, run_id = $5, result = $6::jsonb, error_code = $7, error_message = $8, finished_at = $9,
-           lease_owner = NULL, lease_expires_at = NULL
-         WHERE fire_id = $1 AND lease_owner = $2 AND attempts = $3 AND status = 'running'`,
-        [...fenced, settlement.status, settlement.runId, JSON.stringify(settlement.result ?? null), settlement.errorCode, settlement.errorMessage, now],
-      );
-      if (rowCount !== 1) return false;
-      await client.query(
-        `UPDATE tasks SET last_fire_at = $2, last_outcome = $3::text, updated_at = now(),
-           status = CASE
-             WHEN $3::text = 'waiting_approval' AND status = 'ACTIVE' THEN 'PENDING_APPROVAL'
-             WHEN status = 'ACTIVE' AND next_fire_at IS NULL AND trigger_type = 'schedule'
-               AND NOT EXISTS (SELECT 1 FROM fires WHERE task_id = $1 AND status IN ('pending', 'running')) THEN 'COMPLETED'
-             ELSE status END
-         WHERE task_id = $1`,
-        [claimed.task_id, claimed.scheduled_at, settlement.status],
-      );
-      return true;
+      if (finals.length > 0) {
+        const { rows } = await client.query<{ fire_id: string; task_id: string; scheduled_at: Date; status: string }>(
+          `UPDATE fires f SET status = u.status, run_id = u.run_id, result = u.result::jsonb, error_code = u.code, error_message = u.message,
+             finished_at = $2, lease_owner = NULL, lease_expires_at = NULL
+           FROM unnest($3::text[], $4::int[], $5::text[], $6::text[], $7::text[], $8::text[], $9::text[]) AS u(fire_id, attempt, status, run_id, result, code, message)
+           WHERE f.fire_id = u.fire_id AND f.lease_owner = $1 AND f.attempts = u.attempt AND f.status = 'running'
+           RETURNING f.fire_id, f.task_id, f.scheduled_at, f.status`,
+          [
+            this.replicaId,
+            new Date(nowMs),
+            finals.map((i) => i.claimed.fire_id),
+            finals.map((i) => i.claimed.attempts),
+            finals.map((i) => i.settlement.status),
+            finals.map((i) => i.settlement.runId),
+            finals.map((i) => JSON.stringify(i.settlement.status === 'retry' ? null : (i.settlement.result ?? null))),
+            finals.map((i) => i.settlement.errorCode),
+            finals.map((i) => i.settlement.errorMessage),
+          ],
+        );
+        for (const row of rows) held.add(row.fire_id);
+        // A task's latest fire in the batch is its last fire.
+        const latest = new Map<string, { at: Date; status: string }>();
+        for (const row of rows) {
+          const seen = latest.get(row.task_id);
+          if (!seen || seen.at < row.scheduled_at) latest.set(row.task_id, { at: row.scheduled_at, status: row.status });
+        }
+        if (latest.size > 0) {
+          await client.query(
+            `UPDATE tasks t SET last_fire_at = u.at, last_outcome = u.outcome, updated_at = now(),
+               status = CASE
+                 WHEN u.outcome = 'waiting_approval' AND t.status = 'ACTIVE' THEN 'PENDING_APPROVAL'
+                 WHEN t.status = 'ACTIVE' AND t.next_fire_at IS NULL AND t.trigger_type = 'schedule'
+                   AND NOT EXISTS (SELECT 1 FROM fires WHERE fires.task_id = t.task_id AND fires.status IN ('pending', 'running')) THEN 'COMPLETED'
+                 ELSE t.status END
+             FROM unnest($1::text[], $2::timestamptz[], $3::text[]) AS u(task_id, at, outcome) WHERE t.task_id = u.task_id`,
+            [[...latest.keys()], [...latest.values()].map((v) => v.at), [...latest.values()].map((v) => v.status)],
+          );
+        }
+      }
+      return items.map((i) => held.has(i.claimed.fire_id));
     });
   }
 

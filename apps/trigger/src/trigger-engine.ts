@@ -30,6 +30,7 @@ export class TriggerEngine {
   ) {}
 
   start(): void {
+    this.dispatcher.onBacklogSlot = () => this.kick();
     this.timers.push(setInterval(() => void this.planRound(), this.settings.planIntervalMs));
     this.timers.push(setInterval(() => void this.dispatchRound(), this.settings.dispatchIntervalMs));
     this.timers.push(setInterval(() => void this.dispatcher.renewLeases().catch((err: unknown) => this.logger.error({ err }, 'lease renewal failed')), Math.max(100, Math.floor(this.settings.leaseMs / 3))));

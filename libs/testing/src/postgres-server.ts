@@ -64,7 +64,15 @@ async function waitUntilAccepting(url: string, proc: ManagedProcess): Promise<vo
   throw new Error(`postgres did not accept connections within ${START_TIMEOUT_MS} ms: ${String(lastError)}\n${proc.recentOutput}`);
 }
 
-export async function startPostgresServer(): Promise<PostgresServerHandle> {
+export interface PostgresServerOptions {
+  /**
+   * Durable like production (fsync, synchronous commit, full-page writes), for benchmarks. Tests
+   * leave it off: they never survive a power cut, and durability costs time on every commit.
+   */
+  durable?: boolean;
+}
+
+export async function startPostgresServer(options: PostgresServerOptions = {}): Promise<PostgresServerHandle> {
   const [postgres, initdb, runAs] = await Promise.all([locateBinary(binaries.postgres), locateBinary(binaries.initdb), unprivilegedUser()]);
   const root = await mkdtemp(path.join(os.tmpdir(), 'platform-pg-'));
   if (runAs) await chown(root, runAs.uid, runAs.gid);
@@ -81,7 +89,7 @@ export async function startPostgresServer(): Promise<PostgresServerHandle> {
     const port = await freePort();
     const args = [
       '-D', dataDir, '-p', String(port), '-k', root, '-h', '127.0.0.1',
-      '-F', '-c', 'synchronous_commit=off', '-c', 'full_page_writes=off',
+      ...(options.durable ? [] : ['-F', '-c', 'synchronous_commit=off', '-c', 'full_page_writes=off']),
       '-c', 'max_connections=300', '-c', 'log_min_messages=warning',
     ];
     const proc = ManagedProcess.start('postgres', postgres, args, { ...runAs, cwd: root });
