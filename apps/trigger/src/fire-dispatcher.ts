@@ -1,4 +1,5 @@
 import type { Logger } from '@platform/service-kit';
+import { setMaxListeners } from 'node:events';
 import type { Clock } from './clock.js';
 import type { ExecutionOutcome, FireExecutor } from './executors/fire-executor.js';
 import type { ClaimedFire, FireSettlement, FireStore } from './fire-store.js';
@@ -36,6 +37,8 @@ export class FireDispatcher {
     private readonly logger: Logger,
   ) {
     this.settlements = new SettlementBatcher(store, clock, Math.max(1, settings.maxConcurrent));
+    // Every running execution listens to this one signal (cancelled at shutdown).
+    setMaxListeners(0, this.abort.signal);
   }
 
   get busy(): number {
