@@ -42,6 +42,10 @@ export const TriggerConfig = z.object({
   TRIGGER_ORCHESTRATOR_TIMEOUT_MS: env.positiveInt().default(300_000),
   /** Deadline of one custom executor call (the executor's own timeout may be shorter). */
   TRIGGER_EXECUTOR_TIMEOUT_MS: env.positiveInt().default(60_000),
+  /** How long the external-events stream (`TRIGGER_EVENTS`) keeps events. */
+  TRIGGER_EVENTS_MAX_AGE_HOURS: env.positiveInt().default(24),
+  /** Largest event data accepted through PublishEvent, in bytes of JSON. */
+  TRIGGER_MAX_EVENT_BYTES: env.positiveInt().default(256 * 1024),
   /** Page sizes of ListTasks / ListFires. */
   TRIGGER_PAGE_SIZE: env.positiveInt().default(50),
   TRIGGER_MAX_PAGE_SIZE: env.positiveInt().default(500),

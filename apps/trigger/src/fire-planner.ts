@@ -65,7 +65,9 @@ export class FirePlanner {
       let pendingFires = 0;
       let earliestDueMs: number | null = null;
       for (const task of rows) {
-        const plan = planFires(new Schedule(task.spec.trigger, task.anchor_at.getTime()), task.next_fire_at!.getTime(), task.spec.misfire, {
+        const trigger = task.spec.trigger;
+        if (trigger.type !== 'schedule') throw new Error(`task ${task.task_id} has a next fire time but no schedule`);
+        const plan = planFires(new Schedule(trigger, task.anchor_at.getTime()), task.next_fire_at!.getTime(), task.spec.misfire, {
           nowMs,
           planAheadMs: this.settings.planAheadMs,
           misfireGraceMs: this.settings.misfireGraceMs,

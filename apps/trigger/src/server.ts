@@ -5,6 +5,8 @@ import { hostname } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { systemClock, type Clock } from './clock.js';
 import type { TriggerConfig } from './config.js';
+import { EventListener } from './event-listener.js';
+import { EventRouter } from './event-router.js';
 import { CustomExecutor } from './executors/custom-executor.js';
 import { ExecutorRegistry } from './executors/executor-registry.js';
 import type { FireExecutor } from './executors/fire-executor.js';
@@ -67,14 +69,17 @@ export async function startTriggerServer(config: TriggerConfig, logger: Logger, 
       logger,
     );
     const engine = new TriggerEngine(planner, dispatcher, clock, { planIntervalMs: config.TRIGGER_PLAN_INTERVAL_MS, dispatchIntervalMs: config.TRIGGER_DISPATCH_INTERVAL_MS, leaseMs: config.TRIGGER_LEASE_MS }, logger);
+    const events = new EventRouter(db, clock, logger, () => engine.kick());
+    const listener = new EventListener(nc, events, config.TRIGGER_EVENTS_MAX_AGE_HOURS * 3_600_000, logger);
     const grpc = new GrpcServer({ host: config.GRPC_HOST, port: config.GRPC_PORT, logger });
     grpc.addService(
       TRIGGER_SERVICE_NAME,
       triggerV1.TriggerServiceService,
-      triggerServiceImplementation({ tasks, fires, clock, limits: config, logger, onFireRecorded: () => engine.kick() }),
+      triggerServiceImplementation({ tasks, fires, events, clock, limits: config, logger, onFireRecorded: () => engine.kick() }),
     );
     const port = await grpc.start();
     if (options.startEngine !== false) engine.start();
+    listener.start();
     logger.info({ replicaId }, 'trigger replica started');
     const connection = nc;
     return {
@@ -83,6 +88,7 @@ export async function startTriggerServer(config: TriggerConfig, logger: Logger, 
       engine,
       async stop() {
         await grpc.stop(config.SHUTDOWN_GRACE_MS);
+        await listener.stop();
         // Fires still running after the grace are abandoned; their leases run out and another replica retries them.
         await engine.stop(config.SHUTDOWN_GRACE_MS);
         orchestrator.close();

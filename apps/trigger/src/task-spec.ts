@@ -1,7 +1,8 @@
-import { ToolName } from '@platform/contracts';
+import { EventName, ToolName } from '@platform/contracts';
 import { errors } from '@platform/service-kit';
 import { Cron } from 'croner';
 import { z } from 'zod';
+import { compileEventFilter } from './event-filter.js';
 
 const MAX_INTERVAL_SECONDS = 366 * 24 * 60 * 60;
 
@@ -55,7 +56,29 @@ export const ScheduleTrigger = z
   });
 export type ScheduleTrigger = z.infer<typeof ScheduleTrigger>;
 
-export const TriggerSpec = z.discriminatedUnion('type', [ScheduleTrigger]);
+/**
+ * An event trigger: external events of the tenant with this `source` and `eventType`, whose data
+ * matches `filter` (a filtrex expression over the event's data; absent = every such event).
+ */
+export const EventTrigger = z
+  .object({
+    type: z.literal('event'),
+    source: EventName,
+    eventType: EventName,
+    filter: z.string().min(1).max(2_000).optional(),
+  })
+  .strict()
+  .superRefine((trigger, ctx) => {
+    if (trigger.filter === undefined) return;
+    try {
+      compileEventFilter(trigger.filter);
+    } catch (err) {
+      ctx.addIssue({ code: 'custom', path: ['filter'], message: `not a valid filter expression: ${(err as Error).message.split('\n').join(' ')}` });
+    }
+  });
+export type EventTrigger = z.infer<typeof EventTrigger>;
+
+export const TriggerSpec = z.discriminatedUnion('type', [ScheduleTrigger, EventTrigger]);
 export type TriggerSpec = z.infer<typeof TriggerSpec>;
 
 /**

@@ -25,8 +25,12 @@ function taskNotFound(taskId: string): PlatformError {
   return errors.notFound('TASK_NOT_FOUND', `no task '${taskId}'`);
 }
 
-/** The first time a task fires from `nowMs` on (inclusive), or refuses a spec that never fires. */
-export function firstFireAt(spec: TaskSpec, anchorMs: number, nowMs: number): number {
+/**
+ * The first time a schedule task fires from `nowMs` on (inclusive), or refuses a schedule that
+ * never fires; null for tasks that fire on events, not at times.
+ */
+export function firstFireAt(spec: TaskSpec, anchorMs: number, nowMs: number): number | null {
+  if (spec.trigger.type !== 'schedule') return null;
   const next = new Schedule(spec.trigger, anchorMs).nextAfter(nowMs - 1);
   if (next === null) throw errors.invalidArgument('INVALID_TASK_SPEC', 'trigger.at: is in the past', { details: { issues: [{ field: 'trigger.at', message: 'is in the past' }] } });
   return next;
@@ -54,9 +58,21 @@ export class TaskStore {
           throw new PlatformError('resource_exhausted', 'TOO_MANY_TASKS', `a tenant may have at most ${this.maxTasksPerTenant} tasks`);
         }
         const { rows } = await client.query<TaskRow>(
-          `INSERT INTO tasks (task_id, tenant_id, user_id, name, spec, trigger_type, executor, status, next_fire_at, anchor_at, request_id)
-           VALUES ($1, $2, $3, $4, $5::jsonb, $6, $7, 'ACTIVE', $8, $9, $10) RETURNING *`,
-          [`task_${randomUUID()}`, input.tenantId, input.userId, input.spec.name ?? '', jsonbText(input.spec), input.spec.trigger.type, input.spec.executor, new Date(nextFireAt), new Date(input.nowMs), input.requestId],
+          `INSERT INTO tasks (task_id, tenant_id, user_id, name, spec, trigger_type, executor, status, next_fire_at, anchor_at, request_id, event_source, event_type)
+           VALUES ($1, $2, $3, $4, $5::jsonb, $6, $7, 'ACTIVE', $8, $9, $10, $11, $12) RETURNING *`,
+          [
+            `task_${randomUUID()}`,
+            input.tenantId,
+            input.userId,
+            input.spec.name ?? '',
+            jsonbText(input.spec),
+            input.spec.trigger.type,
+            input.spec.executor,
+            dateOrNull(nextFireAt),
+            new Date(input.nowMs),
+            input.requestId,
+            ...eventKey(input.spec),
+          ],
         );
         return rows[0]!;
       });
@@ -99,9 +115,9 @@ export class TaskStore {
     return inTransaction(this.db, async (client) => {
       const { rows } = await client.query<TaskRow>(
         `UPDATE tasks SET spec = $3::jsonb, name = $4, trigger_type = $5, executor = $6, anchor_at = $7,
-           next_fire_at = CASE WHEN status = 'ACTIVE' THEN $8::timestamptz ELSE NULL END, updated_at = now()
+           next_fire_at = CASE WHEN status = 'ACTIVE' THEN $8::timestamptz ELSE NULL END, event_source = $9, event_type = $10, updated_at = now()
          WHERE tenant_id = $1 AND task_id = $2 RETURNING *`,
-        [tenantId, taskId, jsonbText(spec), spec.name ?? '', spec.trigger.type, spec.executor, new Date(nowMs), new Date(nextFireAt)],
+        [tenantId, taskId, jsonbText(spec), spec.name ?? '', spec.trigger.type, spec.executor, new Date(nowMs), dateOrNull(nextFireAt), ...eventKey(spec)],
       );
       if (!rows[0]) throw taskNotFound(taskId);
       await cancelPlannedFires(client, taskId);
@@ -131,10 +147,20 @@ export class TaskStore {
       const task = await lockTask(client, tenantId, taskId);
       if (task.status === 'ACTIVE') return task;
       if (task.status !== 'PAUSED') throw statusConflict(task, 'resumed');
+      if (task.spec.trigger.type !== 'schedule') return setStatus(client, taskId, 'ACTIVE', null);
       const next = new Schedule(task.spec.trigger, task.anchor_at.getTime()).nextAfter(nowMs - 1);
       return setStatus(client, taskId, next === null ? 'COMPLETED' : 'ACTIVE', next);
     });
   }
+}
+
+function dateOrNull(ms: number | null): Date | null {
+  return ms === null ? null : new Date(ms);
+}
+
+/** The indexed (source, type) of an event task; nulls for other tasks. */
+function eventKey(spec: TaskSpec): [string | null, string | null] {
+  return spec.trigger.type === 'event' ? [spec.trigger.source, spec.trigger.eventType] : [null, null];
 }
 
 function statusConflict(task: TaskRow, verb: string): PlatformError {

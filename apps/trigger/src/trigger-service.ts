@@ -1,15 +1,16 @@
-import { TenantId } from '@platform/contracts';
+import { ExternalEvent, TenantId } from '@platform/contracts';
 import type { triggerV1 } from '@platform/proto';
 import { errors, unaryHandler, type Logger } from '@platform/service-kit';
 import { z } from 'zod';
 import type { Clock } from './clock.js';
 import type { TriggerConfig } from './config.js';
+import type { EventRouter } from './event-router.js';
 import type { FireStore } from './fire-store.js';
 import { parseTaskSpec } from './task-spec.js';
 import type { TaskStore } from './task-store.js';
 import { fireView, taskView } from './task-views.js';
 
-type Limits = Pick<TriggerConfig, 'TRIGGER_PAGE_SIZE' | 'TRIGGER_MAX_PAGE_SIZE' | 'TRIGGER_MAX_SPEC_BYTES'>;
+type Limits = Pick<TriggerConfig, 'TRIGGER_PAGE_SIZE' | 'TRIGGER_MAX_PAGE_SIZE' | 'TRIGGER_MAX_SPEC_BYTES' | 'TRIGGER_MAX_EVENT_BYTES'>;
 
 const TaskId = z.string().regex(/^task_[0-9a-f-]{36}$/, 'is not a task id');
 const RequestId = z.string().max(200);
@@ -34,6 +35,7 @@ function taskIdOf(request: { taskId: string }): string {
 export interface TriggerServiceDeps {
   tasks: TaskStore;
   fires: FireStore;
+  events: EventRouter;
   clock: Clock;
   limits: Limits;
   logger: Logger;
@@ -43,7 +45,7 @@ export interface TriggerServiceDeps {
 
 /** The TriggerService gRPC implementation: validates at the edge, scopes everything by tenant. */
 export function triggerServiceImplementation(deps: TriggerServiceDeps): triggerV1.TriggerServiceServer {
-  const { tasks, fires, clock, limits, logger } = deps;
+  const { tasks, fires, events, clock, limits, logger } = deps;
   const pageSize = (requested: number): number => {
     if (requested < 0 || requested > limits.TRIGGER_MAX_PAGE_SIZE) throw errors.invalidArgument('INVALID_PAGE_SIZE', `page_size must be between 0 and ${limits.TRIGGER_MAX_PAGE_SIZE}`);
     return requested || limits.TRIGGER_PAGE_SIZE;
@@ -102,6 +104,26 @@ export function triggerServiceImplementation(deps: TriggerServiceDeps): triggerV
       await tasks.get(tenantId, taskId);
       const page = await fires.list(tenantId, taskId, pageSize(request.pageSize), request.pageToken);
       return { fires: page.fires.map(fireView), nextPageToken: page.nextPageToken };
+    }),
+
+    publishEvent: unaryHandler<triggerV1.PublishEventRequest, triggerV1.PublishEventResponse>(logger, 'PublishEvent', async (request) => {
+      const tenantId = tenantOf(request);
+      if (Buffer.byteLength(request.dataJson, 'utf8') > limits.TRIGGER_MAX_EVENT_BYTES) {
+        throw errors.invalidArgument('INVALID_EVENT', `data is larger than ${limits.TRIGGER_MAX_EVENT_BYTES} bytes`);
+      }
+      let data: unknown;
+      try {
+        data = request.dataJson ? JSON.parse(request.dataJson) : {};
+      } catch {
+        throw errors.invalidArgument('INVALID_EVENT', 'data_json is not valid JSON');
+      }
+      const event = ExternalEvent.safeParse({ ...(request.eventId ? { eventId: request.eventId } : {}), source: request.source, type: request.type, data });
+      if (!event.success) {
+        const issue = event.error.issues[0];
+        throw errors.invalidArgument('INVALID_EVENT', `${issue?.path.join('.') || '(root)'}: ${issue?.message ?? 'invalid'}`);
+      }
+      const routed = await events.route(tenantId, event.data);
+      return { eventId: routed.eventId, firedTaskIds: routed.firedTaskIds };
     }),
   };
 }

@@ -53,4 +53,12 @@ export {
   AgentExpiryReason,
   AgentExpiredEvent,
 } from './agent-pool-events.js';
+export {
+  TRIGGER_EVENT_SUBJECT_PREFIX,
+  TRIGGER_EVENTS_STREAM,
+  triggerEventSubject,
+  EventName,
+  ExternalEvent,
+  PublishedExternalEvent,
+} from './trigger-events.js';
 export { cutText, shortenText } from './text.js';

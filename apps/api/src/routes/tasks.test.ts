@@ -61,6 +61,7 @@ const trigger = new Proxy(
       if (method === 'listFires') return { fires: [fire], nextPageToken: 'next' };
       if (method === 'runTaskNow') return { fire: { ...fire, status: 'pending', resultJson: '', finishedAt: undefined }, duplicate: false };
       if (method === 'deleteTask') return {};
+      if (method === 'publishEvent') return { eventId: (request['eventId'] as string) || 'evt_assigned', firedTaskIds: [TASK_ID] };
       return { task };
     },
   },
@@ -155,6 +156,14 @@ describe('/v1/tasks', () => {
       ],
       nextPageToken: 'next',
     });
+  });
+
+  it('posts an external event for the token tenant: 202 with the tasks it fired', async () => {
+    const response = await call('POST', '/v1/events', { body: { source: 'gmail', type: 'email.received', data: { from: 'a@amazon.com' } } });
+    expect(response.statusCode).toBe(202);
+    expect(response.json()).toEqual({ eventId: 'evt_assigned', firedTaskIds: [TASK_ID] });
+    expect(seen.at(-1)).toMatchObject({ method: 'publishEvent', request: { tenantId: 'acme', source: 'gmail', type: 'email.received', dataJson: '{"from":"a@amazon.com"}' } });
+    expect((await call('POST', '/v1/events', { body: { source: 'gmail' } })).json()).toMatchObject({ error: { code: 'INVALID_EVENT', message: expect.stringMatching(/^type: /) } });
   });
 
   it('answers 404 TASK_NOT_FOUND for another tenant, and 401 without a token', async () => {

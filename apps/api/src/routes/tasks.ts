@@ -20,6 +20,16 @@ const PageQuery = z
 
 const IdempotencyKey = z.string().min(1).max(200);
 
+/** An external event (POST /v1/events); the trigger service checks names and size. */
+const EventBody = z
+  .object({
+    eventId: z.string().min(1).max(128).optional(),
+    source: z.string().min(1).max(100),
+    type: z.string().min(1).max(100),
+    data: z.record(z.string(), z.unknown()).default({}),
+  })
+  .strict();
+
 const iso = (date: Date | undefined): string | null => date?.toISOString() ?? null;
 
 /** A task as clients see it: the spec they wrote (with defaults filled in) and its state. */
@@ -74,7 +84,8 @@ function specJsonOf(body: unknown): string {
 }
 
 /**
- * Tasks of the trigger service: CRUD, pause / resume / run now, and a task's fire history. The
+ * Tasks of the trigger service: CRUD, pause / resume / run now, a task's fire history, and
+ * external events for event triggers. The
  * body of POST and PUT is the task spec (docs/triggers.md); the trigger service validates it and
  * names the field at fault. Another tenant's task is 404, exactly like a missing one.
  */
@@ -119,6 +130,12 @@ export function registerTaskRoutes(app: FastifyInstance, { trigger }: TaskRoutes
   app.post('/v1/tasks/:taskId/run', async (request, reply) => {
     const { fire, duplicate } = await trigger.runTaskNow({ tenantId: principalOf(request).tenantId, taskId: taskIdOf(request), requestId: idempotencyKeyOf(request) });
     return reply.code(duplicate ? 200 : 202).send(fireBody(fire!));
+  });
+
+  app.post('/v1/events', async (request, reply) => {
+    const event = parseInput(EventBody, request.body, 'INVALID_EVENT');
+    const published = await trigger.publishEvent({ tenantId: principalOf(request).tenantId, eventId: event.eventId ?? '', source: event.source, type: event.type, dataJson: JSON.stringify(event.data) });
+    return reply.code(202).send({ eventId: published.eventId, firedTaskIds: published.firedTaskIds });
   });
 
   app.get('/v1/tasks/:taskId/fires', async (request, reply) => {

@@ -23,6 +23,10 @@ export function triggerMessage(fire: FireContext): string {
     }
     case 'manual':
       return `[Task run on request, ${when}] ${instruction}`;
+    case 'event': {
+      const event = fire.payload as { eventId: string; source: string; type: string; data: unknown };
+      return `[Event trigger: ${event.source} ${event.type}, event ${event.eventId} at ${when}] ${instruction}\nEvent data: ${JSON.stringify(event.data)}`;
+    }
     default:
       return `[${fire.kind} trigger, ${when}] ${instruction}\n${JSON.stringify(fire.payload)}`;
   }

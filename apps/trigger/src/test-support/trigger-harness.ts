@@ -56,6 +56,7 @@ export interface Replicas {
 
 /** With `realExecutors`, replicas use the orchestrator and NATS executors; otherwise the recording one. */
 export async function startReplicas(count: number, startAt: string, settings: Record<string, string> = {}, realExecutors = false): Promise<Replicas> {
+  // NATS_URL in settings: a suite's own server (external events are one durable consumer per server).
   const clock = new ManualClock(Date.parse(startAt));
   const executor = new RecordingExecutor();
   const databaseUrl = await createSuiteDatabase('trigger');

@@ -1,0 +1,3 @@
+-- Event triggers: an event of a tenant finds its tasks through (source, type), not a scan.
+ALTER TABLE tasks ADD COLUMN event_source text, ADD COLUMN event_type text;
+CREATE INDEX tasks_by_event ON tasks (tenant_id, event_source, event_type) WHERE trigger_type = 'event' AND status = 'ACTIVE';
