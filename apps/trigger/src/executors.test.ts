@@ -1,27 +1,20 @@
-import { orchestratorV1 } from '@platform/proto';
-import { connectNats, errors, GrpcServer, PlatformError, unaryHandler, type NatsConnection } from '@platform/service-kit';
+import { connectNats, PlatformError, type NatsConnection } from '@platform/service-kit';
 import { sharedInfra } from '@platform/testing/vitest';
 import { defineTool, serveRunner, type ToolRunner } from '@platform/tool-sdk';
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { runIdOfFire } from './executors/orchestrator-executor.js';
+import { runResponse as response, ScriptedOrchestrator } from './test-support/scripted-orchestrator.js';
 import { startReplicas, testLogger, type Replicas } from './test-support/trigger-harness.js';
 
 const EXECUTOR = `digest_${randomBytes(4).toString('hex')}`;
 const executorCalls: { callId: string; input: Record<string, unknown> }[] = [];
-const orchestratorCalls: orchestratorV1.HandleMessageRequest[] = [];
-/** What the orchestrator stand-in answers, call by call (at the gRPC wire, as the real one does). */
-let orchestratorAnswers: (() => orchestratorV1.HandleMessageResponse)[] = [];
+const orchestrator = new ScriptedOrchestrator();
 
 let nc: NatsConnection;
 let runner: ToolRunner;
-let orchestrator: GrpcServer;
 let r: Replicas;
-
-function response(status: string, extra: Partial<orchestratorV1.HandleMessageResponse> = {}): orchestratorV1.HandleMessageResponse {
-  return { runId: '', status, stopReason: 'final_answer', response: 'Done.', turns: 1, toolCalls: [], durationMs: 3, usage: undefined, pendingJson: '[]', ...extra };
-}
 
 beforeAll(async () => {
   nc = await connectNats({ servers: sharedInfra().natsUrl, name: 'trigger-executors-test', logger: testLogger });
@@ -36,23 +29,14 @@ beforeAll(async () => {
     },
   });
   runner = await serveRunner({ nc, name: 'test-executors', version: '1.0.0', tools: [digest], logger: testLogger });
-  orchestrator = new GrpcServer({ host: '127.0.0.1', port: 0, logger: testLogger });
-  orchestrator.addService('orchestrator.v1.OrchestratorService', orchestratorV1.OrchestratorServiceService, {
-    handleMessage: unaryHandler<orchestratorV1.HandleMessageRequest, orchestratorV1.HandleMessageResponse>(testLogger, 'HandleMessage', async (request) => {
-      orchestratorCalls.push(request);
-      const next = orchestratorAnswers.shift();
-      if (!next) throw errors.internal('UNSCRIPTED', 'no answer scripted');
-      return { ...next(), runId: request.runId };
-    }),
-  });
-  const port = await orchestrator.start();
-  r = await startReplicas(2, '2026-06-01T12:00:00Z', { ORCHESTRATOR_ADDRESS: `127.0.0.1:${port}` }, true);
+  const address = await orchestrator.start();
+  r = await startReplicas(2, '2026-06-01T12:00:00Z', { ORCHESTRATOR_ADDRESS: address }, true);
 });
 
 afterAll(async () => {
   await r?.stop();
   await runner?.stop(100);
-  await orchestrator?.stop(100);
+  await orchestrator.stop();
   await nc?.drain();
 });
 
@@ -85,7 +69,7 @@ describe('custom executor over the tool protocol', () => {
 
 describe('orchestrator executor', () => {
   it('sends the instruction through HandleMessage in the task conversation; back-pressure is retried into the same run', async () => {
-    orchestratorAnswers = [
+    orchestrator.answers = [
       () => {
         throw new PlatformError('resource_exhausted', 'RATE_LIMITED', 'slow down', { retryAfterSeconds: 3 });
       },
@@ -95,7 +79,7 @@ describe('orchestrator executor', () => {
     expect(await fireOf('acme', taskId)).toMatchObject({ status: 'pending', attempts: 0, errorCode: 'RATE_LIMITED' });
     r.clock.advance(3_000);
     await r.round();
-    const calls = orchestratorCalls.filter((c) => c.conversationId === taskId);
+    const calls = orchestrator.calls.filter((c) => c.conversationId === taskId);
     expect(calls).toHaveLength(2);
     for (const call of calls) {
       expect(call).toMatchObject({ tenantId: 'acme', conversationId: taskId, runId: runIdOfFire(fireId), requestId: fireId, attach: true, profile: 'assistant', timeZone: 'Europe/Paris' });
@@ -108,7 +92,7 @@ describe('orchestrator executor', () => {
 
   it('a run waiting for approval leaves the task PENDING_APPROVAL', async () => {
     const pending = [{ callId: 'call_1', agentName: 'send_email', waitingFor: 'approval', prompt: 'Send it?' }];
-    orchestratorAnswers = [() => response('waiting', { stopReason: 'waiting_for_user', pendingJson: JSON.stringify(pending) })];
+    orchestrator.answers = [() => response('waiting', { stopReason: 'waiting_for_user', pendingJson: JSON.stringify(pending) })];
     const { taskId } = await fireOnce('acme', { trigger: { type: 'schedule', cron: '0 8 * * *' }, action: { instruction: 'Email the team' } });
     expect(await fireOf('acme', taskId)).toMatchObject({ status: 'waiting_approval' });
     expect((await r.client.rpc.getTask({ tenantId: 'acme', taskId })).task).toMatchObject({ status: 'PENDING_APPROVAL', lastOutcome: 'waiting_approval' });

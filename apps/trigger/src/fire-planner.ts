@@ -21,7 +21,7 @@ export interface PlanRoundResult {
   earliestDueMs: number | null;
 }
 
-type DueTask = Pick<TaskRow, 'task_id' | 'tenant_id' | 'spec' | 'anchor_at' | 'next_fire_at'>;
+type DueTask = Pick<TaskRow, 'task_id' | 'tenant_id' | 'spec' | 'anchor_at' | 'next_fire_at' | 'status'>;
 
 /**
  * Turns scheduled times into fire rows. A round takes due tasks with `FOR UPDATE SKIP LOCKED`, so
@@ -55,8 +55,8 @@ export class FirePlanner {
     const nowMs = this.clock.now();
     return inTransaction(this.db, async (client) => {
       const { rows } = await client.query<DueTask>(
-        `SELECT task_id, tenant_id, spec, anchor_at, next_fire_at FROM tasks
-         WHERE status = 'ACTIVE' AND next_fire_at IS NOT NULL AND next_fire_at <= $1
+        `SELECT task_id, tenant_id, spec, anchor_at, next_fire_at, status FROM tasks
+         WHERE status IN ('ACTIVE', 'PENDING_APPROVAL', 'EXPIRED') AND next_fire_at IS NOT NULL AND next_fire_at <= $1
          ORDER BY next_fire_at LIMIT $2 FOR UPDATE SKIP LOCKED`,
         [new Date(nowMs + this.settings.planAheadMs), this.settings.batchSize],
       );
@@ -92,7 +92,7 @@ export class FirePlanner {
         updates.taskIds.push(task.task_id);
         updates.next.push(plan.nextFireAt === null ? null : new Date(plan.nextFireAt));
         // A one-time task whose only time was skipped is done; otherwise its last fire completes it.
-        updates.statuses.push(plan.nextFireAt === null && pendingOfTask === 0 ? 'COMPLETED' : 'ACTIVE');
+        updates.statuses.push(plan.nextFireAt === null && pendingOfTask === 0 && task.status === 'ACTIVE' ? 'COMPLETED' : task.status);
       }
       if (fires.ids.length > 0) {
         await client.query(

@@ -118,7 +118,9 @@ export class FireStore {
           await client.query(
             `UPDATE tasks t SET last_fire_at = u.at, last_outcome = u.outcome, updated_at = now(),
                status = CASE
-                 WHEN u.outcome = 'waiting_approval' AND t.status = 'ACTIVE' THEN 'PENDING_APPROVAL'
+                 WHEN u.outcome = 'waiting_approval' AND t.status IN ('ACTIVE', 'EXPIRED') THEN 'PENDING_APPROVAL'
+                 -- A recurring task's later run that finished clears how an earlier one ended.
+                 WHEN u.outcome = 'succeeded' AND t.status IN ('PENDING_APPROVAL', 'EXPIRED') AND t.next_fire_at IS NOT NULL THEN 'ACTIVE'
                  WHEN t.status = 'ACTIVE' AND t.next_fire_at IS NULL AND t.trigger_type = 'schedule'
                    AND NOT EXISTS (SELECT 1 FROM fires WHERE fires.task_id = t.task_id AND fires.status IN ('pending', 'running')) THEN 'COMPLETED'
                  ELSE t.status END

@@ -5,6 +5,7 @@ import { hostname } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { systemClock, type Clock } from './clock.js';
 import type { TriggerConfig } from './config.js';
+import { ApprovalExpiryListener } from './approval-expiry-listener.js';
 import { EventListener } from './event-listener.js';
 import { EventRouter } from './event-router.js';
 import { CustomExecutor } from './executors/custom-executor.js';
@@ -71,6 +72,7 @@ export async function startTriggerServer(config: TriggerConfig, logger: Logger, 
     const engine = new TriggerEngine(planner, dispatcher, clock, { planIntervalMs: config.TRIGGER_PLAN_INTERVAL_MS, dispatchIntervalMs: config.TRIGGER_DISPATCH_INTERVAL_MS, leaseMs: config.TRIGGER_LEASE_MS }, logger);
     const events = new EventRouter(db, clock, logger, () => engine.kick());
     const listener = new EventListener(nc, events, config.TRIGGER_EVENTS_MAX_AGE_HOURS * 3_600_000, logger);
+    const expiries = new ApprovalExpiryListener(nc, db, logger);
     const grpc = new GrpcServer({ host: config.GRPC_HOST, port: config.GRPC_PORT, logger });
     grpc.addService(
       TRIGGER_SERVICE_NAME,
@@ -80,6 +82,7 @@ export async function startTriggerServer(config: TriggerConfig, logger: Logger, 
     const port = await grpc.start();
     if (options.startEngine !== false) engine.start();
     listener.start();
+    expiries.start();
     logger.info({ replicaId }, 'trigger replica started');
     const connection = nc;
     return {
@@ -89,6 +92,7 @@ export async function startTriggerServer(config: TriggerConfig, logger: Logger, 
       async stop() {
         await grpc.stop(config.SHUTDOWN_GRACE_MS);
         await listener.stop();
+        await expiries.stop();
         // Fires still running after the grace are abandoned; their leases run out and another replica retries them.
         await engine.stop(config.SHUTDOWN_GRACE_MS);
         orchestrator.close();
