@@ -5,7 +5,7 @@ import { SignJWT } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApp } from './app.js';
 import { TokenVerifier } from './auth.js';
-import { noAgentPool, noEvents } from './test-support/unavailable-ports.js';
+import { noAgentPool, noEvents, noTrigger } from './test-support/unavailable-ports.js';
 
 const SECRET = 'test-secret-that-is-at-least-32-chars-long';
 const logger = createLogger({ service: 'api-test', level: 'silent' });
@@ -85,6 +85,7 @@ beforeAll(async () => {
     memory,
     events: noEvents,
     agentPool: noAgentPool,
+    trigger: noTrigger,
     limits: { maxMessageChars: 100, turnWaitMs: 1_000, sseHeartbeatMs: 1_000 },
     health: { dependencies: { orchestrator: { probe: deadProbe, service: '' } }, probeTimeoutMs: 200, isAccepting: () => true },
   });

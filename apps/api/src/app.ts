@@ -1,4 +1,4 @@
-import type { agentPoolV1, memoryV1, orchestratorV1 } from '@platform/proto';
+import type { agentPoolV1, memoryV1, orchestratorV1, triggerV1 } from '@platform/proto';
 import type { Logger, PromiseClient } from '@platform/service-kit';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import type { TokenVerifier } from './auth.js';
@@ -12,6 +12,7 @@ import { registerCredentialRoutes } from './routes/credentials.js';
 import type { CredentialCalls } from './credential-calls.js';
 import { registerHealthRoutes, type HealthRoutesOptions } from './routes/health.js';
 import { registerRunRoutes } from './routes/runs.js';
+import { registerTaskRoutes } from './routes/tasks.js';
 import { registerToolRoutes } from './routes/tools.js';
 import { registerUsageRoutes } from './routes/usage.js';
 import { TurnRunner } from './turns/turn-runner.js';
@@ -25,6 +26,8 @@ export interface AppOptions {
   agentPool: PromiseClient<agentPoolV1.AgentPoolServiceClient>;
   /** The credential service (store/list/delete/audit); absent: the credential routes answer 503. */
   credentials?: CredentialCalls;
+  /** The trigger service, for the tasks endpoints. */
+  trigger: PromiseClient<triggerV1.TriggerServiceClient>;
   /** Run events from the run-events stream (SSE, the streaming facade). */
   events: RunEvents;
   limits: {
@@ -73,6 +76,7 @@ export function buildApp(options: AppOptions): FastifyInstance {
   registerChatCompletionRoutes(app, { turns, events, ...options.limits });
   registerApprovalRoutes(app, { agentPool: options.agentPool, turns, turnWaitMs: options.limits.turnWaitMs });
   registerCredentialRoutes(app, { credentials: options.credentials });
+  registerTaskRoutes(app, { trigger: options.trigger });
   return app;
 }
 

@@ -13,6 +13,8 @@ export const ApiConfig = z.object({
   CREDENTIAL_ADDRESS: z.string().default('127.0.0.1:50055'),
   /** The api's platform token for the credential service (one of its CREDENTIAL_PLATFORM_TOKENS); unset: credential routes answer 503. */
   CREDENTIAL_PLATFORM_TOKEN: z.string().min(32, 'must be at least 32 characters').optional(),
+  /** The trigger service, for the tasks endpoints (not part of readiness: tasks answer 503 while it is down). */
+  TRIGGER_ADDRESS: z.string().default('127.0.0.1:50056'),
   /** NATS with JetStream: the api reads run events (SSE) from the run-events stream. */
   NATS_URL: z.string().default('nats://127.0.0.1:4222'),
   /** Interval of keep-alive comments on event streams. */

@@ -1,4 +1,5 @@
 import { agentPoolV1, credentialV1, memoryV1, orchestratorV1 } from '@platform/proto';
+import { agentPoolV1, memoryV1, orchestratorV1, triggerV1 } from '@platform/proto';
 import { RUN_EVENTS_STREAM, RUN_EVENTS_SUBJECT_PREFIX } from '@platform/contracts';
 import { connectNats, createGrpcClient, ensureStream, GrpcHealthProbe, type Logger } from '@platform/service-kit';
 import { buildApp } from './app.js';
@@ -12,7 +13,7 @@ export interface ApiServer {
   stop(): Promise<void>;
 }
 
-/** Wires the api: gRPC clients (orchestrator, memory, agent pool), NATS for run events, health probes, the HTTP server. */
+/** Wires the api: gRPC clients (orchestrator, memory, agent pool, trigger), NATS for run events, health probes, the HTTP server. */
 export async function startApiServer(config: ApiConfig, logger: Logger): Promise<ApiServer> {
   const nc = await connectNats({ servers: config.NATS_URL, name: 'api', logger });
   // The orchestrator creates the stream too; whichever boots first makes it exist for the other.
@@ -28,6 +29,7 @@ export async function startApiServer(config: ApiConfig, logger: Logger): Promise
     ? createGrpcClient(credentialV1.CredentialServiceClient, credentialV1.CredentialServiceService, config.CREDENTIAL_ADDRESS, { defaultDeadlineMs: config.GRPC_DEADLINE_MS })
     : undefined;
   const credentialProbe = credential ? new GrpcHealthProbe(config.CREDENTIAL_ADDRESS) : undefined;
+  const trigger = createGrpcClient(triggerV1.TriggerServiceClient, triggerV1.TriggerServiceService, config.TRIGGER_ADDRESS, { defaultDeadlineMs: config.GRPC_DEADLINE_MS });
   const probes = {
     orchestrator: new GrpcHealthProbe(config.ORCHESTRATOR_ADDRESS),
     memory: new GrpcHealthProbe(config.MEMORY_ADDRESS),
@@ -51,6 +53,7 @@ export async function startApiServer(config: ApiConfig, logger: Logger): Promise
     memory: memory.rpc,
     agentPool: agentPool.rpc,
     ...(credential ? { credentials: new CredentialCalls(credential.rpc, config.CREDENTIAL_PLATFORM_TOKEN!) } : {}),
+    trigger: trigger.rpc,
     events: new RunEventReader(nc, logger),
     limits: { maxMessageChars: config.MAX_MESSAGE_CHARS, turnWaitMs: config.TURN_WAIT_MS, sseHeartbeatMs: config.SSE_HEARTBEAT_MS },
     health: {
@@ -76,6 +79,7 @@ export async function startApiServer(config: ApiConfig, logger: Logger): Promise
       orchestrator.close();
       memory.close();
       agentPool.close();
+      trigger.close();
       probes.orchestrator.close();
       probes.memory.close();
       probes.agentPool.close();

@@ -24,6 +24,7 @@ export const LocalStackConfig = z.object({
    * fine with the private database; set it when DATABASE_URL points at a database that outlives the session.
    */
   CREDENTIAL_KEYRING: z.string().optional(),
+  TRIGGER_PORT: env.port().default(50056),
   LLM_SIM_PORT: env.port().default(4010),
   AUTH_JWT_SECRET: z.string().min(32).default(DEV_JWT_SECRET),
   /** The tenant of the demo conversation and of the printed token. */

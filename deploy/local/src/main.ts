@@ -62,6 +62,7 @@ async function main(): Promise<void> {
         credential: config.CREDENTIAL_PORT,
         agentPool: config.AGENT_POOL_PORT,
         orchestrator: config.ORCHESTRATOR_PORT,
+        trigger: config.TRIGGER_PORT,
         llmSim: config.LLM_SIM_PORT,
       },
       credentialKeys: { ...generateCredentialKeys(), ...(config.CREDENTIAL_KEYRING ? { keyring: config.CREDENTIAL_KEYRING } : {}) },

@@ -53,6 +53,14 @@ export {
   AgentExpiryReason,
   AgentExpiredEvent,
 } from './agent-pool-events.js';
+export {
+  TRIGGER_EVENT_SUBJECT_PREFIX,
+  TRIGGER_EVENTS_STREAM,
+  triggerEventSubject,
+  EventName,
+  ExternalEvent,
+  PublishedExternalEvent,
+} from './trigger-events.js';
 export { cutText, shortenText } from './text.js';
 export { firstInvalidUtf8Offset, incompleteUtf8Tail, firstLoneSurrogate, findIllFormedText, repairLoneSurrogates, type IllFormedText } from './well-formed-text.js';
 export {

@@ -3,9 +3,9 @@ import { freePort, freePorts } from './ports.js';
 import { startServiceProcess, type ServiceMode, type ServiceProcess } from './service-process.js';
 
 /** The apps a full platform runs, in start order (each only needs the ones before it). */
-export const PLATFORM_APPS = ['llm-sim', 'memory', 'credential', 'tool-runner', 'agent-pool', 'orchestrator', 'api'] as const;
+export const PLATFORM_APPS = ['llm-sim', 'memory', 'credential', 'tool-runner', 'agent-pool', 'orchestrator', 'trigger', 'api'] as const;
 export type PlatformApp = (typeof PLATFORM_APPS)[number];
-export type PlatformPort = 'api' | 'memory' | 'credential' | 'agentPool' | 'orchestrator' | 'llmSim';
+export type PlatformPort = 'api' | 'memory' | 'credential' | 'agentPool' | 'orchestrator' | 'trigger' | 'llmSim';
 
 /** The secrets that tie the credential service to its callers (docs/credentials.md). */
 export interface CredentialKeys {
@@ -68,19 +68,20 @@ export interface Platform {
 }
 
 async function choosePorts(fixed: PlatformOptions['ports'] = {}): Promise<Platform['ports']> {
-  const [api, memory, agentPool, orchestrator, llmSim, credential] = await freePorts(6);
+  const [api, memory, agentPool, orchestrator, llmSim, credential, trigger] = await freePorts(7);
   return {
     api: fixed.api ?? api!,
     memory: fixed.memory ?? memory!,
     credential: fixed.credential ?? credential!,
     agentPool: fixed.agentPool ?? agentPool!,
     orchestrator: fixed.orchestrator ?? orchestrator!,
+    trigger: fixed.trigger ?? trigger!,
     llmSim: fixed.llmSim ?? llmSim!,
   };
 }
 
 /** The port each app listens on (tool-runner listens on none). */
-const PORT_OF: Partial<Record<PlatformApp, PlatformPort>> = { 'llm-sim': 'llmSim', memory: 'memory', credential: 'credential', 'agent-pool': 'agentPool', orchestrator: 'orchestrator', api: 'api' };
+const PORT_OF: Partial<Record<PlatformApp, PlatformPort>> = { 'llm-sim': 'llmSim', memory: 'memory', credential: 'credential', 'agent-pool': 'agentPool', orchestrator: 'orchestrator', trigger: 'trigger', api: 'api' };
 
 /** Starts the platform's services as separate processes against the given NATS, Postgres and Redis. */
 export async function startPlatform(options: PlatformOptions): Promise<Platform> {
@@ -118,9 +119,11 @@ export async function startPlatform(options: PlatformOptions): Promise<Platform>
         CATALOG_REFRESH_MS: '1000',
         CREDENTIAL_GRANT_SIGNING_KEY: credentialKeys.grantSigningKey,
       },
+      trigger: { ...common, DATABASE_URL: options.databaseUrl, GRPC_PORT: String(ports.trigger), ORCHESTRATOR_ADDRESS: `127.0.0.1:${ports.orchestrator}` },
       api: {
         ...common,
         HTTP_PORT: String(ports.api),
+        TRIGGER_ADDRESS: `127.0.0.1:${ports.trigger}`,
         ORCHESTRATOR_ADDRESS: `127.0.0.1:${ports.orchestrator}`,
         MEMORY_ADDRESS: `127.0.0.1:${ports.memory}`,
         AGENT_POOL_ADDRESS: `127.0.0.1:${ports.agentPool}`,

@@ -1,4 +1,4 @@
-import type { agentPoolV1 } from '@platform/proto';
+import type { agentPoolV1, triggerV1 } from '@platform/proto';
 import type { PromiseClient } from '@platform/service-kit';
 import type { RunEvents } from '../events/run-event-reader.js';
 
@@ -18,3 +18,11 @@ export const noAgentPool = new Proxy(
     get: (_target, method) => () => Promise.reject(new Error(`the agent pool (${String(method)}) is not available in this test`)),
   },
 ) as PromiseClient<agentPoolV1.AgentPoolServiceClient>;
+
+/** For HTTP-edge tests that never touch tasks: any call to the trigger service fails the test loudly. */
+export const noTrigger = new Proxy(
+  {},
+  {
+    get: (_target, method) => () => Promise.reject(new Error(`the trigger service (${String(method)}) is not available in this test`)),
+  },
+) as PromiseClient<triggerV1.TriggerServiceClient>;

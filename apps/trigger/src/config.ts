@@ -1,0 +1,59 @@
+import { env } from '@platform/service-kit';
+import { z } from 'zod';
+
+/** Environment of the trigger service. Several replicas may run against one database. */
+export const TriggerConfig = z.object({
+  GRPC_HOST: z.string().default('127.0.0.1'),
+  GRPC_PORT: env.port().default(50056),
+  /** Postgres, the system of record for tasks and fires (schema `trigger`, migrated at boot). */
+  DATABASE_URL: z.string().default('postgres://postgres@127.0.0.1:5432/platform'),
+  DATABASE_POOL_MAX: env.positiveInt().default(10),
+  /** NATS: custom executors are called over the tool protocol. */
+  NATS_URL: z.string().default('nats://127.0.0.1:4222'),
+  /** The orchestrator that runs fires of tasks with the `orchestrator` executor. */
+  ORCHESTRATOR_ADDRESS: z.string().default('127.0.0.1:50052'),
+  /** Name of this replica in fire leases and logs; empty = host name and process id. */
+  TRIGGER_REPLICA_ID: z.string().default(''),
+  /** How often a replica looks for tasks whose next time has come (and plans their fires). */
+  TRIGGER_PLAN_INTERVAL_MS: env.positiveInt().default(200),
+  /** Fires are planned this far ahead of their time, so they are claimable the moment they are due. */
+  TRIGGER_PLAN_AHEAD_MS: env.nonNegativeInt().default(1_000),
+  /** Tasks one planning round takes at most (per transaction). */
+  TRIGGER_PLAN_BATCH: env.positiveInt().default(500),
+  /** How often a replica looks for due fires when it was not woken for one. */
+  TRIGGER_DISPATCH_INTERVAL_MS: env.positiveInt().default(100),
+  /** Fires one replica executes at once. */
+  TRIGGER_MAX_CONCURRENT_FIRES: env.positiveInt().default(256),
+  /**
+   * A claimed fire's lease: while a replica executes a fire it renews the lease; when the replica
+   * dies, another claims the fire once the lease has run out and executes it with the same fire id.
+   */
+  TRIGGER_LEASE_MS: env.positiveInt().default(15_000),
+  /** A scheduled time later than this is a misfire (handled by the task's misfire policy). */
+  TRIGGER_MISFIRE_GRACE_MS: env.nonNegativeInt().default(60_000),
+  /** Most missed times one task catches up after downtime (policy catch_up), whatever its window. */
+  TRIGGER_MAX_CATCH_UP: env.positiveInt().default(100),
+  /** Attempts of a fire whose executor failed (back-pressure answers are not counted). */
+  TRIGGER_MAX_ATTEMPTS: env.positiveInt().default(5),
+  /** First retry delay after a failed attempt; doubles each attempt, capped by TRIGGER_RETRY_MAX_MS. */
+  TRIGGER_RETRY_BASE_MS: env.positiveInt().default(1_000),
+  TRIGGER_RETRY_MAX_MS: env.positiveInt().default(60_000),
+  /** Deadline of one orchestrator turn started by a fire. */
+  TRIGGER_ORCHESTRATOR_TIMEOUT_MS: env.positiveInt().default(300_000),
+  /** Deadline of one custom executor call (the executor's own timeout may be shorter). */
+  TRIGGER_EXECUTOR_TIMEOUT_MS: env.positiveInt().default(60_000),
+  /** How long the external-events stream (`TRIGGER_EVENTS`) keeps events. */
+  TRIGGER_EVENTS_MAX_AGE_HOURS: env.positiveInt().default(24),
+  /** Largest event data accepted through PublishEvent, in bytes of JSON. */
+  TRIGGER_MAX_EVENT_BYTES: env.positiveInt().default(256 * 1024),
+  /** Page sizes of ListTasks / ListFires. */
+  TRIGGER_PAGE_SIZE: env.positiveInt().default(50),
+  TRIGGER_MAX_PAGE_SIZE: env.positiveInt().default(500),
+  /** Largest task spec accepted, in bytes. */
+  TRIGGER_MAX_SPEC_BYTES: env.positiveInt().default(64 * 1024),
+  /** Tasks one tenant may have. */
+  TRIGGER_MAX_TASKS_PER_TENANT: env.positiveInt().default(10_000),
+  SHUTDOWN_GRACE_MS: env.positiveInt().default(10_000),
+  LOG_LEVEL: env.logLevel().default('info'),
+});
+export type TriggerConfig = z.infer<typeof TriggerConfig>;

@@ -1,0 +1,100 @@
+import { connectNats, PlatformError, type NatsConnection } from '@platform/service-kit';
+import { sharedInfra } from '@platform/testing/vitest';
+import { defineTool, serveRunner, type ToolRunner } from '@platform/tool-sdk';
+import { randomBytes } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { z } from 'zod';
+import { runIdOfFire } from './executors/orchestrator-executor.js';
+import { runResponse as response, ScriptedOrchestrator } from './test-support/scripted-orchestrator.js';
+import { startReplicas, testLogger, type Replicas } from './test-support/trigger-harness.js';
+
+const EXECUTOR = `digest_${randomBytes(4).toString('hex')}`;
+const executorCalls: { callId: string; input: Record<string, unknown> }[] = [];
+const orchestrator = new ScriptedOrchestrator();
+
+let nc: NatsConnection;
+let runner: ToolRunner;
+let r: Replicas;
+
+beforeAll(async () => {
+  nc = await connectNats({ servers: sharedInfra().natsUrl, name: 'trigger-executors-test', logger: testLogger });
+  const digest = defineTool({
+    name: EXECUTOR,
+    description: 'A deterministic pipeline: counts the configured items.',
+    input: z.object({ fireId: z.string(), taskId: z.string(), kind: z.string(), config: z.object({ items: z.array(z.string()) }) }).passthrough(),
+    sideEffect: 'external',
+    handler: async (input, context) => {
+      executorCalls.push({ callId: context.callId, input });
+      return { counted: input.config.items.length };
+    },
+  });
+  runner = await serveRunner({ nc, name: 'test-executors', version: '1.0.0', tools: [digest], logger: testLogger });
+  const address = await orchestrator.start();
+  r = await startReplicas(2, '2026-06-01T12:00:00Z', { ORCHESTRATOR_ADDRESS: address }, true);
+});
+
+afterAll(async () => {
+  await r?.stop();
+  await runner?.stop(100);
+  await orchestrator.stop();
+  await nc?.drain();
+});
+
+async function fireOnce(tenantId: string, spec: Record<string, unknown>) {
+  const { task } = await r.client.rpc.createTask({ tenantId, userId: 'u1', specJson: JSON.stringify(spec), requestId: '' });
+  const { fire } = await r.client.rpc.runTaskNow({ tenantId, taskId: task!.taskId, requestId: '' });
+  await r.round();
+  return { taskId: task!.taskId, fireId: fire!.fireId };
+}
+
+async function fireOf(tenantId: string, taskId: string) {
+  const { fires } = await r.client.rpc.listFires({ tenantId, taskId, pageSize: 10, pageToken: '' });
+  return fires[0]!;
+}
+
+describe('custom executor over the tool protocol', () => {
+  it('is called once with the fire id as call id and the task config, without a model', async () => {
+    const { taskId, fireId } = await fireOnce('acme', { trigger: { type: 'schedule', cron: '0 0 1 1 *' }, executor: EXECUTOR, action: { config: { items: ['a', 'b', 'c'] } } });
+    const calls = executorCalls.filter((c) => c.input['taskId'] === taskId);
+    expect(calls).toHaveLength(1);
+    expect(calls[0]).toMatchObject({ callId: fireId, input: { fireId, kind: 'manual', config: { items: ['a', 'b', 'c'] } } });
+    expect(await fireOf('acme', taskId)).toMatchObject({ status: 'succeeded', attempts: 1, resultJson: JSON.stringify({ counted: 3 }) });
+  });
+
+  it('an executor nobody serves is retried with backoff, not lost', async () => {
+    const { taskId } = await fireOnce('acme', { trigger: { type: 'schedule', cron: '0 0 1 1 *' }, executor: `missing_${randomBytes(3).toString('hex')}` });
+    expect(await fireOf('acme', taskId)).toMatchObject({ status: 'pending', attempts: 1, errorCode: 'RUNNER_UNAVAILABLE' });
+  });
+});
+
+describe('orchestrator executor', () => {
+  it('sends the instruction through HandleMessage in the task conversation; back-pressure is retried into the same run', async () => {
+    orchestrator.answers = [
+      () => {
+        throw new PlatformError('resource_exhausted', 'RATE_LIMITED', 'slow down', { retryAfterSeconds: 3 });
+      },
+      () => response('completed', { response: 'You have 2 unread emails.' }),
+    ];
+    const { taskId, fireId } = await fireOnce('acme', { trigger: { type: 'schedule', cron: '0 8 * * *', timeZone: 'Europe/Paris' }, action: { instruction: 'Summarize my unread emails', profile: 'assistant' } });
+    expect(await fireOf('acme', taskId)).toMatchObject({ status: 'pending', attempts: 0, errorCode: 'RATE_LIMITED' });
+    r.clock.advance(3_000);
+    await r.round();
+    const calls = orchestrator.calls.filter((c) => c.conversationId === taskId);
+    expect(calls).toHaveLength(2);
+    for (const call of calls) {
+      expect(call).toMatchObject({ tenantId: 'acme', conversationId: taskId, runId: runIdOfFire(fireId), requestId: fireId, attach: true, profile: 'assistant', timeZone: 'Europe/Paris' });
+      expect(call.content).toMatch(/^\[Task run on request, .*\] Summarize my unread emails$/);
+    }
+    const fire = await fireOf('acme', taskId);
+    expect(fire).toMatchObject({ status: 'succeeded', attempts: 1, runId: runIdOfFire(fireId) });
+    expect(JSON.parse(fire.resultJson)).toMatchObject({ status: 'completed', response: 'You have 2 unread emails.' });
+  });
+
+  it('a run waiting for approval leaves the task PENDING_APPROVAL', async () => {
+    const pending = [{ callId: 'call_1', agentName: 'send_email', waitingFor: 'approval', prompt: 'Send it?' }];
+    orchestrator.answers = [() => response('waiting', { stopReason: 'waiting_for_user', pendingJson: JSON.stringify(pending) })];
+    const { taskId } = await fireOnce('acme', { trigger: { type: 'schedule', cron: '0 8 * * *' }, action: { instruction: 'Email the team' } });
+    expect(await fireOf('acme', taskId)).toMatchObject({ status: 'waiting_approval' });
+    expect((await r.client.rpc.getTask({ tenantId: 'acme', taskId })).task).toMatchObject({ status: 'PENDING_APPROVAL', lastOutcome: 'waiting_approval' });
+  });
+});

@@ -1,0 +1,145 @@
+import type { Logger } from '@platform/service-kit';
+import { setMaxListeners } from 'node:events';
+import type { Clock } from './clock.js';
+import type { ExecutionOutcome, FireExecutor } from './executors/fire-executor.js';
+import type { ClaimedFire, FireSettlement, FireStore } from './fire-store.js';
+import { SettlementBatcher } from './settlement-batcher.js';
+
+export interface FireDispatcherSettings {
+  maxConcurrent: number;
+  leaseMs: number;
+  misfireGraceMs: number;
+  maxAttempts: number;
+  retryBaseMs: number;
+  retryMaxMs: number;
+}
+
+/**
+ * Claims due fires and executes them. A claim is a lease: while the execution runs the lease is
+ * renewed (`renewLeases`); if this replica dies, the lease runs out and another replica claims the
+ * fire again and executes it with the same fire id, which the executors dedupe on. Back-pressure
+ * from an executor puts the fire back to wait for the time it asked for, without counting an attempt.
+ */
+export class FireDispatcher {
+  private readonly inFlight = new Map<string, Promise<void>>();
+  private readonly abort = new AbortController();
+  private readonly settlements: SettlementBatcher;
+  /** The last claim filled every free slot: more fires may be due, so a freed slot claims again. */
+  private backlog = false;
+  /** Called when a slot frees up while fires may be waiting (the engine claims again). */
+  onBacklogSlot: () => void = () => undefined;
+
+  constructor(
+    private readonly store: FireStore,
+    private readonly executor: FireExecutor,
+    private readonly clock: Clock,
+    private readonly settings: FireDispatcherSettings,
+    private readonly logger: Logger,
+  ) {
+    this.settlements = new SettlementBatcher(store, clock, Math.max(1, settings.maxConcurrent));
+    // Every running execution listens to this one signal (cancelled at shutdown).
+    setMaxListeners(0, this.abort.signal);
+  }
+
+  get busy(): number {
+    return this.inFlight.size;
+  }
+
+  /** Claims as many due fires as there are free slots and starts them; resolves with how many it claimed. */
+  async dispatchDue(): Promise<number> {
+    const free = this.settings.maxConcurrent - this.inFlight.size;
+    if (free <= 0 || this.abort.signal.aborted) return 0;
+    const claimed = await this.store.claim(free, this.clock.now(), this.settings.leaseMs);
+    this.backlog = claimed.length === free;
+    for (const item of claimed) {
+      const running = this.run(item).finally(() => {
+        this.inFlight.delete(item.fire.fire_id);
+        // Refill in chunks (a quarter of the slots), not one claim query per finished fire.
+        if (this.backlog && this.settings.maxConcurrent - this.inFlight.size >= Math.ceil(this.settings.maxConcurrent / 4)) this.onBacklogSlot();
+      });
+      this.inFlight.set(item.fire.fire_id, running);
+    }
+    return claimed.length;
+  }
+
+  /** Resolves when every fire this replica started has settled (tests; shutdown). */
+  async idle(): Promise<void> {
+    while (this.inFlight.size > 0) await Promise.all([...this.inFlight.values()]);
+  }
+
+  async renewLeases(): Promise<void> {
+    await this.store.renewLeases([...this.inFlight.keys()], this.clock.now(), this.settings.leaseMs);
+  }
+
+  /** Stops claiming, cancels executions still running after `graceMs` (their fires are retried elsewhere). */
+  async stop(graceMs: number): Promise<void> {
+    const settled = this.idle();
+    let timer: NodeJS.Timeout | undefined;
+    await Promise.race([settled, new Promise<void>((resolve) => (timer = setTimeout(resolve, graceMs)))]);
+    clearTimeout(timer);
+    this.abort.abort();
+  }
+
+  private async run({ fire, task }: ClaimedFire): Promise<void> {
+    const started = this.clock.now();
+    let settlement: FireSettlement;
+    if (this.missedUnderSkip({ fire, task }, started)) {
+      settlement = { status: 'skipped', runId: '', result: null, errorCode: 'MISFIRE_SKIPPED', errorMessage: 'the fire was due while no replica could run it; the task skips misfires' };
+    } else {
+      let outcome: ExecutionOutcome;
+      try {
+        outcome = await this.executor.execute(
+          {
+            fireId: fire.fire_id,
+            taskId: task.task_id,
+            tenantId: task.tenant_id,
+            userId: task.user_id,
+            kind: fire.kind,
+            scheduledAt: fire.scheduled_at,
+            attempt: fire.attempts,
+            missedCount: fire.missed_count,
+            spec: task.spec,
+            payload: fire.payload,
+          },
+          this.abort.signal,
+        );
+      } catch (err) {
+        this.logger.error({ err, fireId: fire.fire_id }, 'executor threw');
+        outcome = { status: 'failed', code: 'EXECUTOR_ERROR', message: (err as Error).message, retryable: true };
+      }
+      settlement = this.settlementOf(outcome, fire.attempts);
+    }
+    try {
+      const held = await this.settlements.settle(fire, settlement);
+      if (!held) this.logger.warn({ fireId: fire.fire_id, attempt: fire.attempts }, 'fire lease was lost before it settled; another replica owns it now');
+      else this.logger.debug({ fireId: fire.fire_id, taskId: task.task_id, status: settlement.status }, 'fire settled');
+    } catch (err) {
+      // The lease runs out and another replica retries the fire with the same id.
+      this.logger.error({ err, fireId: fire.fire_id }, 'could not record a fire outcome');
+    }
+  }
+
+  /** A scheduled fire first claimed long after its time, of a task that skips misfires (it waited out a downtime). */
+  private missedUnderSkip({ fire, task }: ClaimedFire, nowMs: number): boolean {
+    return fire.kind === 'schedule' && fire.attempts === 1 && task.spec.misfire.policy === 'skip' && fire.scheduled_at.getTime() < nowMs - this.settings.misfireGraceMs;
+  }
+
+  private settlementOf(outcome: ExecutionOutcome, attempt: number): FireSettlement {
+    const now = this.clock.now();
+    switch (outcome.status) {
+      case 'succeeded':
+        return { status: 'succeeded', runId: outcome.runId ?? '', result: outcome.result, errorCode: '', errorMessage: '' };
+      case 'waiting_approval':
+        return { status: 'waiting_approval', runId: outcome.runId, result: outcome.result, errorCode: '', errorMessage: '' };
+      case 'backpressure':
+        return { status: 'retry', dueAtMs: now + outcome.retryAfterMs, countAttempt: false, runId: '', errorCode: outcome.code, errorMessage: outcome.message };
+      case 'failed': {
+        if (outcome.retryable && attempt < this.settings.maxAttempts) {
+          const delay = Math.min(this.settings.retryMaxMs, this.settings.retryBaseMs * 2 ** (attempt - 1));
+          return { status: 'retry', dueAtMs: now + delay, countAttempt: true, runId: outcome.runId ?? '', errorCode: outcome.code, errorMessage: outcome.message };
+        }
+        return { status: 'failed', runId: outcome.runId ?? '', result: null, errorCode: outcome.code, errorMessage: outcome.message };
+      }
+    }
+  }
+}

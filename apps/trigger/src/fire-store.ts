@@ -1,0 +1,167 @@
+import { errors, inTransaction } from '@platform/service-kit';
+import { randomUUID } from 'node:crypto';
+import type pg from 'pg';
+import { decodePageToken, encodePageToken } from './page-token.js';
+import type { FireRow, TaskRow } from './task-row.js';
+
+/** A fire claimed by this replica, with its task. */
+export interface ClaimedFire {
+  fire: FireRow;
+  task: TaskRow;
+}
+
+/** How a claimed fire ends (or goes back to wait). */
+export type FireSettlement =
+  | { status: 'succeeded' | 'waiting_approval' | 'failed' | 'skipped'; runId: string; result: unknown; errorCode: string; errorMessage: string }
+  | { status: 'retry'; dueAtMs: number; countAttempt: boolean; runId: string; errorCode: string; errorMessage: string };
+
+/**
+ * Postgres access for fires. Claims use `FOR UPDATE SKIP LOCKED` over pending fires (and running
+ * fires whose lease ran out), so replicas claim disjoint fires without blocking each other; every
+ * later write is fenced by (lease owner, attempt), so a replica that lost its lease can no longer
+ * change the fire.
+ */
+export class FireStore {
+  constructor(
+    private readonly db: pg.Pool,
+    private readonly replicaId: string,
+  ) {}
+
+  async claim(limit: number, nowMs: number, leaseMs: number): Promise<ClaimedFire[]> {
+    const now = new Date(nowMs);
+    const { rows: fires } = await this.db.query<FireRow>(
+      `WITH claimable AS (
+         SELECT fire_id FROM fires
+         WHERE (status = 'pending' AND due_at <= $1) OR (status = 'running' AND lease_expires_at <= $1)
+         ORDER BY due_at LIMIT $2 FOR UPDATE SKIP LOCKED)
+       UPDATE fires f SET status = 'running', attempts = f.attempts + 1, lease_owner = $3, lease_expires_at = $4,
+         started_at = coalesce(f.started_at, $1)
+       FROM claimable WHERE f.fire_id = claimable.fire_id RETURNING f.*`,
+      [now, limit, this.replicaId, new Date(nowMs + leaseMs)],
+    );
+    if (fires.length === 0) return [];
+    const { rows: tasks } = await this.db.query<TaskRow>('SELECT * FROM tasks WHERE task_id = ANY($1::text[])', [fires.map((f) => f.task_id)]);
+    const byId = new Map(tasks.map((t) => [t.task_id, t]));
+    return fires.flatMap((fire) => {
+      const task = byId.get(fire.task_id);
+      return task ? [{ fire, task }] : [];
+    });
+  }
+
+  /** Extends the leases of fires this replica is still executing. */
+  async renewLeases(fireIds: string[], nowMs: number, leaseMs: number): Promise<void> {
+    if (fireIds.length === 0) return;
+    await this.db.query(`UPDATE fires SET lease_expires_at = $3 WHERE fire_id = ANY($1::text[]) AND lease_owner = $2 AND status = 'running'`, [
+      fireIds,
+      this.replicaId,
+      new Date(nowMs + leaseMs),
+    ]);
+  }
+
+  /**
+   * Records how claimed attempts ended, in one transaction, for those this replica still holds at
+   * that attempt, and moves their tasks' last fire, outcome and status along. Returns, per item,
+   * whether it was recorded (false: the lease was lost and another replica owns the fire now).
+   */
+  async settleMany(items: { claimed: FireRow; settlement: FireSettlement }[], nowMs: number): Promise<boolean[]> {
+    const retries = items.filter((i) => i.settlement.status === 'retry');
+    const finals = items.filter((i) => i.settlement.status !== 'retry');
+    return inTransaction(this.db, async (client) => {
+      const held = new Set<string>();
+      if (retries.length > 0) {
+        const { rows } = await client.query<{ fire_id: string }>(
+          `UPDATE fires f SET status = 'pending', due_at = u.due_at, attempts = f.attempts - u.uncounted, lease_owner = NULL, lease_expires_at = NULL,
+             run_id = u.run_id, error_code = u.code, error_message = u.message
+           FROM unnest($2::text[], $3::int[], $4::timestamptz[], $5::int[], $6::text[], $7::text[], $8::text[]) AS u(fire_id, attempt, due_at, uncounted, run_id, code, message)
+           WHERE f.fire_id = u.fire_id AND f.lease_owner = $1 AND f.attempts = u.attempt AND f.status = 'running'
+           RETURNING f.fire_id`,
+          [
+            this.replicaId,
+            retries.map((i) => i.claimed.fire_id),
+            retries.map((i) => i.claimed.attempts),
+            retries.map((i) => (i.settlement.status === 'retry' ? new Date(i.settlement.dueAtMs) : null)),
+            retries.map((i) => (i.settlement.status === 'retry' && !i.settlement.countAttempt ? 1 : 0)),
+            retries.map((i) => i.settlement.runId),
+            retries.map((i) => i.settlement.errorCode),
+            retries.map((i) => i.settlement.errorMessage),
+          ],
+        );
+        for (const row of rows) held.add(row.fire_id);
+      }
+      if (finals.length > 0) {
+        const { rows } = await client.query<{ fire_id: string; task_id: string; scheduled_at: Date; status: string }>(
+          `UPDATE fires f SET status = u.status, run_id = u.run_id, result = u.result::jsonb, error_code = u.code, error_message = u.message,
+             finished_at = $2, lease_owner = NULL, lease_expires_at = NULL
+           FROM unnest($3::text[], $4::int[], $5::text[], $6::text[], $7::text[], $8::text[], $9::text[]) AS u(fire_id, attempt, status, run_id, result, code, message)
+           WHERE f.fire_id = u.fire_id AND f.lease_owner = $1 AND f.attempts = u.attempt AND f.status = 'running'
+           RETURNING f.fire_id, f.task_id, f.scheduled_at, f.status`,
+          [
+            this.replicaId,
+            new Date(nowMs),
+            finals.map((i) => i.claimed.fire_id),
+            finals.map((i) => i.claimed.attempts),
+            finals.map((i) => i.settlement.status),
+            finals.map((i) => i.settlement.runId),
+            finals.map((i) => JSON.stringify(i.settlement.status === 'retry' ? null : (i.settlement.result ?? null))),
+            finals.map((i) => i.settlement.errorCode),
+            finals.map((i) => i.settlement.errorMessage),
+          ],
+        );
+        for (const row of rows) held.add(row.fire_id);
+        // A task's latest fire in the batch is its last fire.
+        const latest = new Map<string, { at: Date; status: string }>();
+        for (const row of rows) {
+          const seen = latest.get(row.task_id);
+          if (!seen || seen.at < row.scheduled_at) latest.set(row.task_id, { at: row.scheduled_at, status: row.status });
+        }
+        if (latest.size > 0) {
+          await client.query(
+            `UPDATE tasks t SET last_fire_at = u.at, last_outcome = u.outcome, updated_at = now(),
+               status = CASE
+                 WHEN u.outcome = 'waiting_approval' AND t.status IN ('ACTIVE', 'EXPIRED') THEN 'PENDING_APPROVAL'
+                 -- A recurring task's later run that finished clears how an earlier one ended.
+                 WHEN u.outcome = 'succeeded' AND t.status IN ('PENDING_APPROVAL', 'EXPIRED') AND t.next_fire_at IS NOT NULL THEN 'ACTIVE'
+                 WHEN t.status = 'ACTIVE' AND t.next_fire_at IS NULL AND t.trigger_type = 'schedule'
+                   AND NOT EXISTS (SELECT 1 FROM fires WHERE fires.task_id = t.task_id AND fires.status IN ('pending', 'running')) THEN 'COMPLETED'
+                 ELSE t.status END
+             FROM unnest($1::text[], $2::timestamptz[], $3::text[]) AS u(task_id, at, outcome) WHERE t.task_id = u.task_id`,
+            [[...latest.keys()], [...latest.values()].map((v) => v.at), [...latest.values()].map((v) => v.status)],
+          );
+        }
+      }
+      return items.map((i) => held.has(i.claimed.fire_id));
+    });
+  }
+
+  /** Records a run-now fire (idempotent per request id); it is claimable at once. */
+  async runNow(task: TaskRow, requestId: string, nowMs: number): Promise<{ fire: FireRow; duplicate: boolean }> {
+    const key = `manual:${requestId || randomUUID()}`;
+    const now = new Date(nowMs);
+    const { rows } = await this.db.query<FireRow>(
+      `INSERT INTO fires (fire_id, task_id, tenant_id, fire_key, kind, scheduled_at, due_at, status)
+       VALUES ($1, $2, $3, $4, 'manual', $5, $5, 'pending') ON CONFLICT (task_id, fire_key) DO NOTHING RETURNING *`,
+      [`fire_${randomUUID()}`, task.task_id, task.tenant_id, key, now],
+    );
+    if (rows[0]) return { fire: rows[0], duplicate: false };
+    const { rows: existing } = await this.db.query<FireRow>('SELECT * FROM fires WHERE task_id = $1 AND fire_key = $2', [task.task_id, key]);
+    return { fire: existing[0]!, duplicate: true };
+  }
+
+  async list(tenantId: string, taskId: string, pageSize: number, pageToken: string): Promise<{ fires: FireRow[]; nextPageToken: string }> {
+    const after = decodePageToken(pageToken);
+    const { rows } = await this.db.query<FireRow>(
+      `SELECT * FROM fires WHERE tenant_id = $1 AND task_id = $2 AND ($3::timestamptz IS NULL OR (scheduled_at, fire_id) < ($3, $4))
+       ORDER BY scheduled_at DESC, fire_id DESC LIMIT $5`,
+      [tenantId, taskId, after?.at ?? null, after?.id ?? '', pageSize + 1],
+    );
+    const page = rows.slice(0, pageSize);
+    const last = page[page.length - 1];
+    return { fires: page, nextPageToken: rows.length > pageSize && last ? encodePageToken({ at: last.scheduled_at, id: last.fire_id }) : '' };
+  }
+
+  async get(tenantId: string, fireId: string): Promise<FireRow> {
+    const { rows } = await this.db.query<FireRow>('SELECT * FROM fires WHERE tenant_id = $1 AND fire_id = $2', [tenantId, fireId]);
+    if (!rows[0]) throw errors.notFound('FIRE_NOT_FOUND', `no fire '${fireId}'`);
+    return rows[0];
+  }
+}

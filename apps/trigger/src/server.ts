@@ -1,0 +1,109 @@
+import { orchestratorV1, triggerV1 } from '@platform/proto';
+import { connectNats, createGrpcClient, GrpcServer, openServiceDatabase, type Logger, type NatsConnection } from '@platform/service-kit';
+import { ToolClient } from '@platform/tool-sdk';
+import { hostname } from 'node:os';
+import { fileURLToPath } from 'node:url';
+import { systemClock, type Clock } from './clock.js';
+import type { TriggerConfig } from './config.js';
+import { ApprovalExpiryListener } from './approval-expiry-listener.js';
+import { EventListener } from './event-listener.js';
+import { EventRouter } from './event-router.js';
+import { CustomExecutor } from './executors/custom-executor.js';
+import { ExecutorRegistry } from './executors/executor-registry.js';
+import type { FireExecutor } from './executors/fire-executor.js';
+import { OrchestratorExecutor } from './executors/orchestrator-executor.js';
+import { FireDispatcher } from './fire-dispatcher.js';
+import { FirePlanner } from './fire-planner.js';
+import { FireStore } from './fire-store.js';
+import { TaskStore } from './task-store.js';
+import { TriggerEngine } from './trigger-engine.js';
+import { triggerServiceImplementation } from './trigger-service.js';
+
+export const TRIGGER_SCHEMA = 'trigger';
+export const TRIGGER_SERVICE_NAME = 'trigger.v1.TriggerService';
+const migrationsDir = fileURLToPath(new URL('../migrations', import.meta.url));
+
+/** A started trigger replica: migrated database, NATS, orchestrator client, engine, gRPC server. */
+export interface TriggerServer {
+  readonly port: number;
+  readonly replicaId: string;
+  readonly engine: TriggerEngine;
+  stop(): Promise<void>;
+}
+
+export interface TriggerServerOptions {
+  /** Tests pass a manual clock and drive the engine themselves (`engine` is then not started). */
+  clock?: Clock;
+  startEngine?: boolean;
+  /** Tests may replace the executors (e.g. to count calls). */
+  executor?: FireExecutor;
+}
+
+export async function startTriggerServer(config: TriggerConfig, logger: Logger, options: TriggerServerOptions = {}): Promise<TriggerServer> {
+  const clock = options.clock ?? systemClock;
+  const replicaId = config.TRIGGER_REPLICA_ID || `${hostname()}:${process.pid}:${Math.random().toString(36).slice(2, 8)}`;
+  const db = await openServiceDatabase({ url: config.DATABASE_URL, schema: TRIGGER_SCHEMA, migrationsDir, applicationName: 'trigger', maxConnections: config.DATABASE_POOL_MAX, logger });
+  let nc: NatsConnection | undefined;
+  const orchestrator = createGrpcClient(orchestratorV1.OrchestratorServiceClient, orchestratorV1.OrchestratorServiceService, config.ORCHESTRATOR_ADDRESS, {
+    defaultDeadlineMs: config.TRIGGER_ORCHESTRATOR_TIMEOUT_MS,
+  });
+  try {
+    nc = await connectNats({ servers: config.NATS_URL, name: 'trigger', logger });
+    const executor =
+      options.executor ??
+      new ExecutorRegistry(new OrchestratorExecutor(orchestrator.rpc, config.TRIGGER_ORCHESTRATOR_TIMEOUT_MS), new CustomExecutor(new ToolClient({ nc, logger }), config.TRIGGER_EXECUTOR_TIMEOUT_MS));
+    const tasks = new TaskStore(db, config.TRIGGER_MAX_TASKS_PER_TENANT);
+    const fires = new FireStore(db, replicaId);
+    const planner = new FirePlanner(db, clock, { planAheadMs: config.TRIGGER_PLAN_AHEAD_MS, misfireGraceMs: config.TRIGGER_MISFIRE_GRACE_MS, maxCatchUp: config.TRIGGER_MAX_CATCH_UP, batchSize: config.TRIGGER_PLAN_BATCH }, logger);
+    const dispatcher = new FireDispatcher(
+      fires,
+      executor,
+      clock,
+      {
+        maxConcurrent: config.TRIGGER_MAX_CONCURRENT_FIRES,
+        leaseMs: config.TRIGGER_LEASE_MS,
+        misfireGraceMs: config.TRIGGER_MISFIRE_GRACE_MS,
+        maxAttempts: config.TRIGGER_MAX_ATTEMPTS,
+        retryBaseMs: config.TRIGGER_RETRY_BASE_MS,
+        retryMaxMs: config.TRIGGER_RETRY_MAX_MS,
+      },
+      logger,
+    );
+    const engine = new TriggerEngine(planner, dispatcher, clock, { planIntervalMs: config.TRIGGER_PLAN_INTERVAL_MS, dispatchIntervalMs: config.TRIGGER_DISPATCH_INTERVAL_MS, leaseMs: config.TRIGGER_LEASE_MS }, logger);
+    const events = new EventRouter(db, clock, logger, () => engine.kick());
+    const listener = new EventListener(nc, events, config.TRIGGER_EVENTS_MAX_AGE_HOURS * 3_600_000, logger);
+    const expiries = new ApprovalExpiryListener(nc, db, logger);
+    const grpc = new GrpcServer({ host: config.GRPC_HOST, port: config.GRPC_PORT, logger });
+    grpc.addService(
+      TRIGGER_SERVICE_NAME,
+      triggerV1.TriggerServiceService,
+      triggerServiceImplementation({ tasks, fires, events, clock, limits: config, logger, onFireRecorded: () => engine.kick() }),
+    );
+    const port = await grpc.start();
+    if (options.startEngine !== false) engine.start();
+    listener.start();
+    expiries.start();
+    logger.info({ replicaId }, 'trigger replica started');
+    const connection = nc;
+    return {
+      port,
+      replicaId,
+      engine,
+      async stop() {
+        await grpc.stop(config.SHUTDOWN_GRACE_MS);
+        await listener.stop();
+        await expiries.stop();
+        // Fires still running after the grace are abandoned; their leases run out and another replica retries them.
+        await engine.stop(config.SHUTDOWN_GRACE_MS);
+        orchestrator.close();
+        await connection.drain();
+        await db.end();
+      },
+    };
+  } catch (err) {
+    orchestrator.close();
+    await nc?.close().catch(() => undefined);
+    await db.end();
+    throw err;
+  }
+}

@@ -1,0 +1,54 @@
+import type { TaskSpec } from './task-spec.js';
+
+export const TaskStatuses = ['ACTIVE', 'PAUSED', 'DISABLED', 'COMPLETED', 'PENDING_APPROVAL', 'EXPIRED'] as const;
+export type TaskStatus = (typeof TaskStatuses)[number];
+
+/** A task as stored. */
+export interface TaskRow {
+  task_id: string;
+  tenant_id: string;
+  user_id: string;
+  name: string;
+  spec: TaskSpec;
+  trigger_type: string;
+  executor: string;
+  status: TaskStatus;
+  next_fire_at: Date | null;
+  anchor_at: Date;
+  last_fire_at: Date | null;
+  last_outcome: string;
+  created_at: Date;
+  updated_at: Date;
+}
+
+export const FireStatuses = ['pending', 'running', 'succeeded', 'failed', 'skipped', 'cancelled', 'waiting_approval'] as const;
+export type FireStatus = (typeof FireStatuses)[number];
+export type FireKind = 'schedule' | 'event' | 'condition' | 'manual';
+
+/** A fire as stored. */
+export interface FireRow {
+  fire_id: string;
+  task_id: string;
+  tenant_id: string;
+  fire_key: string;
+  kind: FireKind;
+  scheduled_at: Date;
+  due_at: Date;
+  status: FireStatus;
+  attempts: number;
+  missed_count: number;
+  lease_owner: string | null;
+  lease_expires_at: Date | null;
+  payload: unknown;
+  run_id: string;
+  result: unknown;
+  error_code: string;
+  error_message: string;
+  started_at: Date | null;
+  finished_at: Date | null;
+}
+
+/** A fire key for a scheduled time: the same time always gives the same key. */
+export function scheduledFireKey(scheduledAtMs: number): string {
+  return `at:${new Date(scheduledAtMs).toISOString()}`;
+}

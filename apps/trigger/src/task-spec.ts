@@ -1,0 +1,166 @@
+import { EventName, ToolName } from '@platform/contracts';
+import { errors } from '@platform/service-kit';
+import { Cron } from 'croner';
+import { z } from 'zod';
+import { compileEventFilter } from './event-filter.js';
+
+const MAX_INTERVAL_SECONDS = 366 * 24 * 60 * 60;
+
+function isTimeZone(zone: string): boolean {
+  try {
+    new Intl.DateTimeFormat('en-US', { timeZone: zone });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+function cronProblem(pattern: string, timeZone: string): string | undefined {
+  try {
+    const job = new Cron(pattern, { timezone: timeZone, paused: true });
+    job.stop();
+    return undefined;
+  } catch (err) {
+    return (err as Error).message;
+  }
+}
+
+/**
+ * A schedule trigger: exactly one of `cron` (5 or 6 fields, read in `timeZone`), `intervalSeconds`
+ * (every n seconds from `startAt`, default the task's creation) or `at` (one time).
+ */
+export const ScheduleTrigger = z
+  .object({
+    type: z.literal('schedule'),
+    cron: z.string().min(1).max(200).optional(),
+    timeZone: z.string().min(1).max(64).default('UTC'),
+    intervalSeconds: z.number().int().min(1).max(MAX_INTERVAL_SECONDS).optional(),
+    startAt: z.iso.datetime({ offset: true }).optional(),
+    at: z.iso.datetime({ offset: true }).optional(),
+  })
+  .strict()
+  .superRefine((trigger, ctx) => {
+    const kinds = [trigger.cron, trigger.intervalSeconds, trigger.at].filter((v) => v !== undefined).length;
+    if (kinds !== 1) ctx.addIssue({ code: 'custom', path: ['cron'], message: 'exactly one of cron, intervalSeconds or at is required' });
+    if (!isTimeZone(trigger.timeZone)) {
+      ctx.addIssue({ code: 'custom', path: ['timeZone'], message: `'${trigger.timeZone}' is not an IANA time zone` });
+      return;
+    }
+    if (trigger.cron !== undefined) {
+      const problem = cronProblem(trigger.cron, trigger.timeZone);
+      if (problem) ctx.addIssue({ code: 'custom', path: ['cron'], message: `not a valid cron pattern: ${problem}` });
+    }
+    if (trigger.startAt !== undefined && trigger.intervalSeconds === undefined) {
+      ctx.addIssue({ code: 'custom', path: ['startAt'], message: 'startAt is only for intervalSeconds' });
+    }
+  });
+export type ScheduleTrigger = z.infer<typeof ScheduleTrigger>;
+
+/**
+ * An event trigger: external events of the tenant with this `source` and `eventType`, whose data
+ * matches `filter` (a filtrex expression over the event's data; absent = every such event).
+ */
+export const EventTrigger = z
+  .object({
+    type: z.literal('event'),
+    source: EventName,
+    eventType: EventName,
+    filter: z.string().min(1).max(2_000).optional(),
+  })
+  .strict()
+  .superRefine((trigger, ctx) => {
+    if (trigger.filter === undefined) return;
+    try {
+      compileEventFilter(trigger.filter);
+    } catch (err) {
+      ctx.addIssue({ code: 'custom', path: ['filter'], message: `not a valid filter expression: ${(err as Error).message.split('\n').join(' ')}` });
+    }
+  });
+export type EventTrigger = z.infer<typeof EventTrigger>;
+
+export const TriggerSpec = z.discriminatedUnion('type', [ScheduleTrigger, EventTrigger]);
+export type TriggerSpec = z.infer<typeof TriggerSpec>;
+
+/**
+ * What happens to scheduled times that passed while no replica could fire them (downtime, or a
+ * time later than the misfire grace): `skip` them (recorded as one skipped fire), `fire_once`
+ * (one fire stands for all of them), or `catch_up` (one fire per missed time not older than
+ * `windowSeconds`; older ones are skipped).
+ */
+export const MisfirePolicy = z
+  .object({
+    policy: z.enum(['skip', 'fire_once', 'catch_up']).default('fire_once'),
+    windowSeconds: z.number().int().min(1).max(MAX_INTERVAL_SECONDS).optional(),
+  })
+  .strict()
+  .superRefine((misfire, ctx) => {
+    if (misfire.policy === 'catch_up' && misfire.windowSeconds === undefined) {
+      ctx.addIssue({ code: 'custom', path: ['windowSeconds'], message: 'catch_up needs windowSeconds' });
+    }
+    if (misfire.policy !== 'catch_up' && misfire.windowSeconds !== undefined) {
+      ctx.addIssue({ code: 'custom', path: ['windowSeconds'], message: 'windowSeconds is only for catch_up' });
+    }
+  });
+export type MisfirePolicy = z.infer<typeof MisfirePolicy>;
+
+/** The orchestrator executor's action: the instruction the agent gets, and optionally its profile. */
+export const TaskAction = z
+  .object({
+    instruction: z.string().min(1).max(16_000).optional(),
+    profile: z.string().min(1).max(64).optional(),
+    /** A custom executor's configuration, passed to it as is. */
+    config: z.record(z.string(), z.unknown()).optional(),
+  })
+  .strict();
+export type TaskAction = z.infer<typeof TaskAction>;
+
+/** Where a fire's result goes. `none` keeps it in the fire history only. */
+export const TaskOutput = z
+  .object({
+    channel: z.enum(['none']).default('none'),
+  })
+  .strict();
+export type TaskOutput = z.infer<typeof TaskOutput>;
+
+export const ORCHESTRATOR_EXECUTOR = 'orchestrator';
+
+/** A task as a client writes it (POST /v1/tasks body, CreateTask spec_json). */
+export const TaskSpec = z
+  .object({
+    name: z.string().min(1).max(200).optional(),
+    trigger: TriggerSpec,
+    misfire: MisfirePolicy.default({ policy: 'fire_once' }),
+    /** `orchestrator` (the default) or the name of a custom executor served by a runner. */
+    executor: z.union([z.literal(ORCHESTRATOR_EXECUTOR), ToolName]).default(ORCHESTRATOR_EXECUTOR),
+    action: TaskAction.default({}),
+    output: TaskOutput.default({ channel: 'none' }),
+  })
+  .strict()
+  .superRefine((spec, ctx) => {
+    if (spec.executor === ORCHESTRATOR_EXECUTOR && !spec.action.instruction) {
+      ctx.addIssue({ code: 'custom', path: ['action', 'instruction'], message: 'the orchestrator executor needs an instruction' });
+    }
+    if (spec.executor === ORCHESTRATOR_EXECUTOR && spec.action.config !== undefined) {
+      ctx.addIssue({ code: 'custom', path: ['action', 'config'], message: 'config is for custom executors; the orchestrator takes an instruction' });
+    }
+  });
+export type TaskSpec = z.infer<typeof TaskSpec>;
+
+/**
+ * Parses a task spec from JSON. Errors are INVALID_TASK_SPEC naming the field at fault
+ * (`trigger.cron: not a valid cron pattern: ...`), with every problem in `details.issues`.
+ */
+export function parseTaskSpec(json: string, maxBytes: number): TaskSpec {
+  if (Buffer.byteLength(json, 'utf8') > maxBytes) throw errors.invalidArgument('INVALID_TASK_SPEC', `the task spec is larger than ${maxBytes} bytes`);
+  let raw: unknown;
+  try {
+    raw = JSON.parse(json);
+  } catch {
+    throw errors.invalidArgument('INVALID_TASK_SPEC', 'the task spec is not valid JSON');
+  }
+  const result = TaskSpec.safeParse(raw);
+  if (result.success) return result.data;
+  const issues = result.error.issues.map((issue) => ({ field: issue.path.join('.') || '(root)', message: issue.message }));
+  const first = issues[0]!;
+  throw errors.invalidArgument('INVALID_TASK_SPEC', `${first.field}: ${first.message}`, { details: { issues } });
+}

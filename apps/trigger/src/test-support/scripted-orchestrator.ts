@@ -1,0 +1,33 @@
+import { orchestratorV1 } from '@platform/proto';
+import { errors, GrpcServer, unaryHandler } from '@platform/service-kit';
+import { testLogger } from './trigger-harness.js';
+
+/**
+ * The orchestrator's gRPC service at the wire, answering HandleMessage as the test scripts it
+ * (the real orchestrator runs in the end-to-end suite, test/e2e/src/triggers.test.ts).
+ */
+export class ScriptedOrchestrator {
+  readonly calls: orchestratorV1.HandleMessageRequest[] = [];
+  answers: (() => orchestratorV1.HandleMessageResponse)[] = [];
+  private readonly server = new GrpcServer({ host: '127.0.0.1', port: 0, logger: testLogger });
+
+  async start(): Promise<string> {
+    this.server.addService('orchestrator.v1.OrchestratorService', orchestratorV1.OrchestratorServiceService, {
+      handleMessage: unaryHandler<orchestratorV1.HandleMessageRequest, orchestratorV1.HandleMessageResponse>(testLogger, 'HandleMessage', async (request) => {
+        this.calls.push(request);
+        const next = this.answers.shift();
+        if (!next) throw errors.internal('UNSCRIPTED', 'no answer scripted');
+        return { ...next(), runId: request.runId };
+      }),
+    });
+    return `127.0.0.1:${await this.server.start()}`;
+  }
+
+  stop(): Promise<void> {
+    return this.server.stop(100);
+  }
+}
+
+export function runResponse(status: string, extra: Partial<orchestratorV1.HandleMessageResponse> = {}): orchestratorV1.HandleMessageResponse {
+  return { runId: '', status, stopReason: 'final_answer', response: 'Done.', turns: 1, toolCalls: [], durationMs: 3, usage: undefined, pendingJson: '[]', ...extra };
+}

@@ -1,0 +1,129 @@
+import { ExternalEvent, TenantId } from '@platform/contracts';
+import type { triggerV1 } from '@platform/proto';
+import { errors, unaryHandler, type Logger } from '@platform/service-kit';
+import { z } from 'zod';
+import type { Clock } from './clock.js';
+import type { TriggerConfig } from './config.js';
+import type { EventRouter } from './event-router.js';
+import type { FireStore } from './fire-store.js';
+import { parseTaskSpec } from './task-spec.js';
+import type { TaskStore } from './task-store.js';
+import { fireView, taskView } from './task-views.js';
+
+type Limits = Pick<TriggerConfig, 'TRIGGER_PAGE_SIZE' | 'TRIGGER_MAX_PAGE_SIZE' | 'TRIGGER_MAX_SPEC_BYTES' | 'TRIGGER_MAX_EVENT_BYTES'>;
+
+const TaskId = z.string().regex(/^task_[0-9a-f-]{36}$/, 'is not a task id');
+const RequestId = z.string().max(200);
+const UserId = z.string().max(200);
+
+function field<T>(schema: z.ZodType<T>, value: unknown, code: string, name: string): T {
+  const result = schema.safeParse(value);
+  if (!result.success) throw errors.invalidArgument(code, `${name}: ${result.error.issues[0]?.message ?? 'invalid'}`);
+  return result.data;
+}
+
+function tenantOf(request: { tenantId: string }): string {
+  return field(TenantId, request.tenantId, 'INVALID_TENANT_ID', 'tenant_id');
+}
+
+/** A malformed task id cannot name a task: NOT_FOUND, like a task of another tenant. */
+function taskIdOf(request: { taskId: string }): string {
+  if (!TaskId.safeParse(request.taskId).success) throw errors.notFound('TASK_NOT_FOUND', `no task '${request.taskId.slice(0, 80)}'`);
+  return request.taskId;
+}
+
+export interface TriggerServiceDeps {
+  tasks: TaskStore;
+  fires: FireStore;
+  events: EventRouter;
+  clock: Clock;
+  limits: Limits;
+  logger: Logger;
+  /** Called after a run-now fire is recorded, so it is claimed at once. */
+  onFireRecorded: () => void;
+}
+
+/** The TriggerService gRPC implementation: validates at the edge, scopes everything by tenant. */
+export function triggerServiceImplementation(deps: TriggerServiceDeps): triggerV1.TriggerServiceServer {
+  const { tasks, fires, events, clock, limits, logger } = deps;
+  const pageSize = (requested: number): number => {
+    if (requested < 0 || requested > limits.TRIGGER_MAX_PAGE_SIZE) throw errors.invalidArgument('INVALID_PAGE_SIZE', `page_size must be between 0 and ${limits.TRIGGER_MAX_PAGE_SIZE}`);
+    return requested || limits.TRIGGER_PAGE_SIZE;
+  };
+  return {
+    createTask: unaryHandler<triggerV1.CreateTaskRequest, triggerV1.CreateTaskResponse>(logger, 'CreateTask', async (request) => {
+      const tenantId = tenantOf(request);
+      const userId = field(UserId, request.userId, 'INVALID_USER_ID', 'user_id');
+      const requestId = field(RequestId, request.requestId, 'INVALID_REQUEST_ID', 'request_id');
+      const spec = parseTaskSpec(request.specJson, limits.TRIGGER_MAX_SPEC_BYTES);
+      const created = await tasks.create({ tenantId, userId, spec, requestId: requestId || null, nowMs: clock.now() });
+      if (!created.duplicate) logger.info({ tenantId, taskId: created.task.task_id, trigger: spec.trigger.type, executor: spec.executor }, 'task created');
+      return { task: taskView(created.task), duplicate: created.duplicate };
+    }),
+
+    getTask: unaryHandler<triggerV1.GetTaskRequest, triggerV1.GetTaskResponse>(logger, 'GetTask', async (request) => ({
+      task: taskView(await tasks.get(tenantOf(request), taskIdOf(request))),
+    })),
+
+    listTasks: unaryHandler<triggerV1.ListTasksRequest, triggerV1.ListTasksResponse>(logger, 'ListTasks', async (request) => {
+      const page = await tasks.list(tenantOf(request), pageSize(request.pageSize), request.pageToken);
+      return { tasks: page.tasks.map(taskView), nextPageToken: page.nextPageToken };
+    }),
+
+    updateTask: unaryHandler<triggerV1.UpdateTaskRequest, triggerV1.UpdateTaskResponse>(logger, 'UpdateTask', async (request) => {
+      const tenantId = tenantOf(request);
+      const taskId = taskIdOf(request);
+      const spec = parseTaskSpec(request.specJson, limits.TRIGGER_MAX_SPEC_BYTES);
+      return { task: taskView(await tasks.update(tenantId, taskId, spec, clock.now())) };
+    }),
+
+    deleteTask: unaryHandler<triggerV1.DeleteTaskRequest, triggerV1.DeleteTaskResponse>(logger, 'DeleteTask', async (request) => {
+      await tasks.delete(tenantOf(request), taskIdOf(request));
+      return {};
+    }),
+
+    pauseTask: unaryHandler<triggerV1.PauseTaskRequest, triggerV1.PauseTaskResponse>(logger, 'PauseTask', async (request) => ({
+      task: taskView(await tasks.pause(tenantOf(request), taskIdOf(request))),
+    })),
+
+    resumeTask: unaryHandler<triggerV1.ResumeTaskRequest, triggerV1.ResumeTaskResponse>(logger, 'ResumeTask', async (request) => ({
+      task: taskView(await tasks.resume(tenantOf(request), taskIdOf(request), clock.now())),
+    })),
+
+    runTaskNow: unaryHandler<triggerV1.RunTaskNowRequest, triggerV1.RunTaskNowResponse>(logger, 'RunTaskNow', async (request) => {
+      const task = await tasks.get(tenantOf(request), taskIdOf(request));
+      const requestId = field(RequestId, request.requestId, 'INVALID_REQUEST_ID', 'request_id');
+      const recorded = await fires.runNow(task, requestId, clock.now());
+      deps.onFireRecorded();
+      return { fire: fireView(recorded.fire), duplicate: recorded.duplicate };
+    }),
+
+    listFires: unaryHandler<triggerV1.ListFiresRequest, triggerV1.ListFiresResponse>(logger, 'ListFires', async (request) => {
+      const tenantId = tenantOf(request);
+      const taskId = taskIdOf(request);
+      await tasks.get(tenantId, taskId);
+      const page = await fires.list(tenantId, taskId, pageSize(request.pageSize), request.pageToken);
+      return { fires: page.fires.map(fireView), nextPageToken: page.nextPageToken };
+    }),
+
+    publishEvent: unaryHandler<triggerV1.PublishEventRequest, triggerV1.PublishEventResponse>(logger, 'PublishEvent', async (request) => {
+      const tenantId = tenantOf(request);
+      if (Buffer.byteLength(request.dataJson, 'utf8') > limits.TRIGGER_MAX_EVENT_BYTES) {
+        throw errors.invalidArgument('INVALID_EVENT', `data is larger than ${limits.TRIGGER_MAX_EVENT_BYTES} bytes`);
+      }
+      let data: unknown;
+      try {
+        data = request.dataJson ? JSON.parse(request.dataJson) : {};
+      } catch {
+        throw errors.invalidArgument('INVALID_EVENT', 'data_json is not valid JSON');
+      }
+      const event = ExternalEvent.safeParse({ ...(request.eventId ? { eventId: request.eventId } : {}), source: request.source, type: request.type, data });
+      if (!event.success) {
+        const issue = event.error.issues[0];
+        throw errors.invalidArgument('INVALID_EVENT', `${issue?.path.join('.') || '(root)'}: ${issue?.message ?? 'invalid'}`);
+      }
+      const routed = await events.route(tenantId, event.data);
+      return { eventId: routed.eventId, firedTaskIds: routed.firedTaskIds };
+    }),
+  };
+}

@@ -1,0 +1,147 @@
+// The trigger service under a burst: TASKS every-minute tasks (so their times coincide at each
+// minute boundary), a no-op custom
+// executor served over NATS, with 1 and with 3 replicas (separate processes, built output) on
+// private NATS and a durable PostgreSQL. Reports fire lag (scheduled time -> executor called)
+// p50/p99/max, the time to drain the burst, and checks that no fire was lost or doubled.
+// Run: npx nx run bench-trigger:bench   (env: TASKS, REPLICAS, ROUNDS)
+import { triggerV1 } from '@platform/proto';
+import { connectNats, createGrpcClient, createLogger } from '@platform/service-kit';
+import { median, percentile, startNatsServer, startPostgresServer, startServiceProcess, type ServiceProcess } from '@platform/testing';
+import { defineTool, serveRunner } from '@platform/tool-sdk';
+import pg from 'pg';
+import { z } from 'zod';
+
+function intEnv(name: string, fallback: number): number {
+  const raw = process.env[name];
+  const value = raw ? Number(raw) : fallback;
+  if (!Number.isInteger(value) || value < 1) throw new Error(`${name} must be a positive integer (got '${raw}')`);
+  return value;
+}
+
+const TASKS = intEnv('TASKS', 10_000);
+const ROUNDS = intEnv('ROUNDS', 1);
+const REPLICA_COUNTS = (process.env['REPLICAS'] ?? '1,3').split(',').map(Number);
+const TENANTS = 100;
+const CREATE_CONCURRENCY = 32;
+const EXECUTOR = 'bench_noop';
+const logger = createLogger({ service: 'bench-trigger', level: 'warn' });
+
+const nats = await startNatsServer();
+const postgres = await startPostgresServer({ durable: true });
+const nc = await connectNats({ servers: nats.url, name: 'bench-trigger', logger });
+/** (task, scheduled time) -> when the executor was first called for it, and how often. */
+let calls = new Map<string, { lagMs: number; count: number; scheduledAt: string }>();
+const noop = defineTool({
+  name: EXECUTOR,
+  description: 'Does nothing; records when it was called.',
+  input: z.object({ taskId: z.string(), scheduledAt: z.string() }).passthrough(),
+  sideEffect: 'none',
+  handler: async ({ taskId, scheduledAt }) => {
+    const key = `${taskId}|${scheduledAt}`;
+    const seen = calls.get(key);
+    if (seen) seen.count++;
+    else calls.set(key, { lagMs: Date.now() - Date.parse(scheduledAt), count: 1, scheduledAt });
+    return null;
+  },
+});
+const runner = await serveRunner({ nc, name: 'bench-executor', version: '1.0.0', tools: [noop], logger, maxConcurrency: 4_096 });
+
+interface RoundResult {
+  replicas: number;
+  createMs: number;
+  p50: number;
+  p99: number;
+  max: number;
+  lost: number;
+  /** Fires not recorded as succeeded when the burst was over. */
+  unsettled: number;
+  doubled: number;
+}
+
+async function startReplicas(databaseUrl: string, count: number): Promise<ServiceProcess[]> {
+  const env = { DATABASE_URL: databaseUrl, NATS_URL: nats.url, GRPC_PORT: '0', LOG_LEVEL: 'warn', TRIGGER_MAX_CONCURRENT_FIRES: '512', DATABASE_POOL_MAX: '20' };
+  return Promise.all(Array.from({ length: count }, (_, i) => startServiceProcess({ app: 'trigger', env: { ...env, TRIGGER_REPLICA_ID: `bench-${i}` } })));
+}
+
+async function createTasks(port: number): Promise<number> {
+  const client = createGrpcClient(triggerV1.TriggerServiceClient, triggerV1.TriggerServiceService, `127.0.0.1:${port}`, { defaultDeadlineMs: 30_000 });
+  const started = Date.now();
+  let next = 0;
+  const spec = JSON.stringify({ trigger: { type: 'schedule', cron: '* * * * *' }, executor: EXECUTOR });
+  await Promise.all(
+    Array.from({ length: CREATE_CONCURRENCY }, async () => {
+      while (next < TASKS) {
+        const i = next++;
+        if (i % 1000 === 0) process.stdout.write(`  created ${i} tasks in ${Date.now() - started} ms\n`);
+        await client.rpc.createTask({ tenantId: `tenant-${i % TENANTS}`, userId: 'bench', specJson: spec, requestId: `task-${i}` });
+      }
+    }),
+  );
+  client.close();
+  return Date.now() - started;
+}
+
+async function round(replicas: number, index: number): Promise<RoundResult> {
+  const name = `bench_r${replicas}_${index}`;
+  await postgres.createDatabase(name);
+  const databaseUrl = postgres.url(name);
+  const processes = await startReplicas(databaseUrl, replicas);
+  calls = new Map();
+  try {
+    const createMs = await createTasks(Number(processes[0]!.ready['grpcPort']));
+    // The first minute boundary at least 5 s after every task exists: all TASKS fire then.
+    const burst = Math.ceil((Date.now() + 5_000) / 60_000) * 60_000;
+    const burstIso = new Date(burst).toISOString();
+    const ofBurst = () => [...calls.values()].filter((c) => c.scheduledAt === burstIso);
+    const deadline = burst + 120_000;
+    while (ofBurst().length < TASKS && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+    await new Promise((r) => setTimeout(r, 1_000)); // late duplicates would show up here
+    const lags = ofBurst().map((c) => c.lagMs).sort((a, b) => a - b);
+    const db = new pg.Client({ connectionString: databaseUrl });
+    await db.connect();
+    const { rows } = await db.query<{ fires: string; tasks: string; succeeded: string }>(
+      `SELECT count(*) AS fires, count(DISTINCT task_id) AS tasks, count(*) FILTER (WHERE status = 'succeeded') AS succeeded FROM trigger.fires WHERE scheduled_at = $1`,
+      [new Date(burst)],
+    );
+    await db.end();
+    const stored = rows[0]!;
+    if (Number(stored.fires) !== Number(stored.tasks)) throw new Error(`the burst has ${stored.fires} fire rows for ${stored.tasks} tasks`);
+    return {
+      replicas,
+      createMs,
+      p50: percentile(lags, 50),
+      p99: percentile(lags, 99),
+      max: lags[lags.length - 1] ?? NaN,
+      lost: TASKS - lags.length,
+      unsettled: TASKS - Number(stored.succeeded),
+      // Over every minute of the round, not only the burst.
+      doubled: [...calls.values()].filter((c) => c.count > 1).length,
+    };
+  } finally {
+    await Promise.all(processes.map((p) => p.stop(5_000)));
+  }
+}
+
+try {
+  const results: RoundResult[] = [];
+  for (const replicas of REPLICA_COUNTS) {
+    for (let i = 0; i < ROUNDS; i++) {
+      const result = await round(replicas, i);
+      results.push(result);
+      process.stdout.write(`replicas=${replicas} round ${i + 1}: p50 ${result.p50} ms, p99 ${result.p99} ms, max ${result.max} ms, lost ${result.lost}, doubled ${result.doubled}, unsettled ${result.unsettled}\n`);
+    }
+  }
+  process.stdout.write(`\n${TASKS} coinciding tasks, no-op custom executor, durable PostgreSQL; medians over ${ROUNDS} round(s)\n\n`);
+  process.stdout.write('| replicas | fire lag p50 | p99 | max (= burst drained) | lost | doubled | creating the tasks |\n|---|---|---|---|---|---|---|\n');
+  for (const replicas of REPLICA_COUNTS) {
+    const mine = results.filter((r) => r.replicas === replicas);
+    const med = (pick: (r: RoundResult) => number) => Math.round(median(mine.map(pick)));
+    const sum = (pick: (r: RoundResult) => number) => mine.reduce((n, r) => n + pick(r), 0);
+    process.stdout.write(`| ${replicas} | ${med((r) => r.p50)} ms | ${med((r) => r.p99)} ms | ${med((r) => r.max)} ms | ${sum((r) => r.lost)} | ${sum((r) => r.doubled)} | ${med((r) => r.createMs)} ms |\n`);
+  }
+} finally {
+  await runner.stop(1_000);
+  await nc.drain();
+  await postgres.stop();
+  await nats.stop();
+}

@@ -1,0 +1,38 @@
+import { z } from 'zod';
+import { tenantSubjectToken } from './agent-pool-events.js';
+import { TenantId } from './ids.js';
+
+/**
+ * External events for event triggers. Anyone may publish them on JetStream (stream
+ * `TRIGGER_EVENTS`, subject `platform.trigger.events.<tenant token>`) or post them to
+ * `POST /v1/events`; the trigger service matches them against the tenant's event tasks.
+ */
+export const TRIGGER_EVENT_SUBJECT_PREFIX = 'platform.trigger.events';
+export const TRIGGER_EVENTS_STREAM = 'TRIGGER_EVENTS';
+
+/** The subject one tenant's external events are published on. */
+export function triggerEventSubject(tenantId: string): string {
+  return `${TRIGGER_EVENT_SUBJECT_PREFIX}.${tenantSubjectToken(tenantId)}`;
+}
+
+/** Where an event comes from and what it is: short, stable names (`gmail`, `email.received`). */
+export const EventName = z.string().regex(/^[A-Za-z0-9][A-Za-z0-9._:/-]{0,99}$/, 'must be 1-100 letters, digits, ".", "_", ":", "/" or "-"');
+export type EventName = z.infer<typeof EventName>;
+
+/**
+ * One external event. `eventId` dedupes: an event delivered twice (a publisher retry, a
+ * redelivery) fires each matching task once. Absent, the receiver assigns one.
+ */
+export const ExternalEvent = z
+  .object({
+    eventId: z.string().regex(/^[A-Za-z0-9][A-Za-z0-9._:-]{0,127}$/, 'must be 1-128 letters, digits, ".", "_", ":" or "-"').optional(),
+    source: EventName,
+    type: EventName,
+    data: z.record(z.string(), z.unknown()).default({}),
+  })
+  .strict();
+export type ExternalEvent = z.infer<typeof ExternalEvent>;
+
+/** An external event as published on JetStream: the tenant travels in the body (and the subject). */
+export const PublishedExternalEvent = ExternalEvent.extend({ tenantId: TenantId });
+export type PublishedExternalEvent = z.infer<typeof PublishedExternalEvent>;
