@@ -1,5 +1,4 @@
-import { agentPoolV1, credentialV1, memoryV1, orchestratorV1 } from '@platform/proto';
-import { agentPoolV1, memoryV1, orchestratorV1, triggerV1 } from '@platform/proto';
+import { agentPoolV1, credentialV1, memoryV1, orchestratorV1, triggerV1 } from '@platform/proto';
 import { RUN_EVENTS_STREAM, RUN_EVENTS_SUBJECT_PREFIX } from '@platform/contracts';
 import { connectNats, createGrpcClient, ensureStream, GrpcHealthProbe, type Logger } from '@platform/service-kit';
 import { buildApp } from './app.js';
