@@ -1,8 +1,9 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import { CLIENT_CLOSED_REQUEST } from './delay.js';
 import { bearerToken } from './auth.js';
 import { buildReply, outputChars, type AssistantReply } from './build-reply.js';
 import { parseChatCompletionRequest, type ChatCompletionRequest } from './chat-request.js';
-import { abortableDelay } from './delay.js';
+import { abortableDelay, disconnectSignal } from './delay.js';
 import { faultError } from './faults.js';
 import { completionId, requestFingerprint } from './ids.js';
 import { contextLengthExceeded, invalidRequest, modelNotFound, serverError } from './openai-errors.js';
@@ -13,21 +14,6 @@ import { sendError, type LlmSimApp, type SimState } from './sim-state.js';
 import { buildStreamChunks, writeEventStream } from './stream-completion.js';
 import { buildToolReply, matchToolReply } from './tool-replies.js';
 import { estimateCompletionTokens, estimatePromptTokens, usageOf } from './usage.js';
-
-/** Non-standard status (nginx's convention) recorded when the client hung up before the answer. */
-const CLIENT_CLOSED_REQUEST = 499;
-
-/**
- * Aborts when the client disconnects before the response is complete, so delays and streams stop
- * instead of writing into a dead socket.
- */
-function disconnectSignal(reply: FastifyReply): AbortSignal {
-  const controller = new AbortController();
-  reply.raw.once('close', () => {
-    if (!reply.raw.writableFinished) controller.abort();
-  });
-  return controller.signal;
-}
 
 /** Registers `POST /v1/chat/completions`. */
 export function registerChatCompletions(app: LlmSimApp, state: SimState): void {
