@@ -1,6 +1,6 @@
 import { ChatMessage, ConversationId, RunId, TenantId } from '@platform/contracts';
 import type { memoryV1 } from '@platform/proto';
-import { errors, unaryHandler, type Logger } from '@platform/service-kit';
+import { errors, PlatformError, unaryHandler, type Logger } from '@platform/service-kit';
 import { z } from 'zod';
 import type { MemoryConfig } from './config.js';
 import type { MessageStore } from './message-store.js';
@@ -74,5 +74,14 @@ export function memoryServiceImplementation(store: MessageStore, limits: Limits,
         hasMore: page.hasMore,
       };
     }),
+
+    // Long-term knowledge and working memory land in the next commits of this branch; until then
+    // the calls fail with a typed error rather than pretending.
+    ...Object.fromEntries(
+      (['recall', 'queryMemory', 'listFacts', 'getFact', 'saveFact', 'deleteFact', 'forgetSubject', 'setWorkingMemory', 'getWorkingMemory', 'clearWorkingMemory'] as const).map((name) => [
+        name,
+        unaryHandler(logger, name, () => Promise.reject(new PlatformError('failed_precondition', 'NOT_IMPLEMENTED_YET', `${name} is not available yet`))),
+      ]),
+    ) as Pick<memoryV1.MemoryServiceServer, 'recall' | 'queryMemory' | 'listFacts' | 'getFact' | 'saveFact' | 'deleteFact' | 'forgetSubject' | 'setWorkingMemory' | 'getWorkingMemory' | 'clearWorkingMemory'>,
   };
 }

@@ -54,3 +54,19 @@ export {
   AgentExpiredEvent,
 } from './agent-pool-events.js';
 export { cutText, shortenText } from './text.js';
+export {
+  MEMORY_INGEST_STREAM,
+  MEMORY_INGEST_SUBJECT_PREFIX,
+  MEMORY_DEAD_LETTER_STREAM,
+  MEMORY_DEAD_LETTER_SUBJECT_PREFIX,
+  memoryIngestSubject,
+  memoryDeadLetterSubject,
+  memoryIngestMessageId,
+  COLLECTION_PATTERN,
+  CollectionName,
+  collectionMatchesPrefix,
+  IngestedMessage,
+  TurnFinished,
+  MemoryDeadLetterReason,
+  MemoryDeadLetter,
+} from './memory-ingestion.js';
