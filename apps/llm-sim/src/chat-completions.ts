@@ -7,6 +7,7 @@ import { abortableDelay, disconnectSignal } from './delay.js';
 import { faultError } from './faults.js';
 import { completionId, requestFingerprint } from './ids.js';
 import { contextLengthExceeded, invalidRequest, modelNotFound, serverError } from './openai-errors.js';
+import { buildStructuredReply } from './memory/structured-replies.js';
 import { renderCompletion } from './render-completion.js';
 import type { RequestLogEntry } from './request-log.js';
 import { resolveStep, selectScenario, stepIndexOf, turnIndexOf } from './select-step.js';
@@ -23,6 +24,24 @@ export function registerChatCompletions(app: LlmSimApp, state: SimState): void {
     if (!parsed.ok) return sendError(reply, invalidRequest(parsed.problem.message, parsed.problem.param), entry);
     const body = parsed.request;
     if (!state.models.includes(body.model)) return sendError(reply, modelNotFound(body.model), entry);
+
+    // The memory service's structured requests (extraction, memory Q&A, session summaries) are
+    // answered from their prompt, before scenario selection: the conversation text they quote may
+    // carry `[scenario:…]` markers that are not meant for them.
+    const structured = buildStructuredReply(body);
+    if (structured) {
+      entry.structuredReply = structured.kind;
+      const signal = disconnectSignal(reply);
+      if (!(await abortableDelay(structured.delayMs, signal))) {
+        entry.status = CLIENT_CLOSED_REQUEST;
+        reply.hijack();
+        reply.raw.destroy();
+        return reply;
+      }
+      request.log.info({ structuredReply: structured.kind, misbehaviour: structured.misbehaviour ?? null }, 'structured reply');
+      const answer = { content: structured.content, toolCalls: [], finishReason: 'stop' as const };
+      return sendAnswer(reply, body, answer, entry, { chunkDelayMs: 0, cutAfterChunks: undefined }, signal);
+    }
 
     const selection = selectScenario(body.messages, state.scenarios, state.defaultScenario);
     if (!selection.ok) {
