@@ -85,6 +85,17 @@ export const OrchestratorConfig = z.object({
    * results never loads megabytes it would only trim.
    */
   HISTORY_MAX_BYTES: env.positiveInt().default(4 * 1024 * 1024),
+  /**
+   * Token budget of the long-term memory block recalled into each turn's system prompt (delimiters
+   * included; the same chars/4 estimate as the context manager). 0 turns recall off.
+   */
+  MEMORY_CONTEXT_TOKENS: env.nonNegativeInt().default(400),
+  /** Deadline of the recall call; a slower (or stopped) memory costs the turn its recall, never the turn. */
+  MEMORY_RECALL_TIMEOUT_MS: env.positiveInt().default(250),
+  /** Most recalled items injected into a turn. */
+  MEMORY_RECALL_LIMIT: env.positiveInt().max(100).default(8),
+  /** Collections recalled from, as a prefix (`user:alice` covers `user:alice:*`); empty = all of the tenant's. */
+  MEMORY_RECALL_COLLECTION_PREFIX: z.string().default(''),
   CATALOG_REFRESH_MS: env.positiveInt().default(5_000),
   CATALOG_DISCOVERY_WAIT_MS: env.positiveInt().default(300),
   /** Deadline of calls to other services (memory). */

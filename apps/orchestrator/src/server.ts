@@ -19,6 +19,7 @@ import { PoolAgents } from './agents/pool-agents.js';
 import { ToolBreakers } from './tool-breakers.js';
 import { ReplyInterpreter } from './agents/reply-interpreter.js';
 import { AgentPoolStep } from './pipeline/agent-pool-step.js';
+import { MemoryRecall, memoryRecallSettings } from './pipeline/memory-recall.js';
 import { ShouldProcess } from './pipeline/should-process.js';
 import { ProfileRegistry } from './profiles.js';
 import { RunRecovery } from './run-recovery.js';
@@ -114,6 +115,7 @@ export async function startOrchestratorServer(config: OrchestratorConfig, logger
     pendingAgents,
     agents: new PoolAgents(agentPool.rpc, (tenantId, conversationId) => records.markAgentsMayWait(tenantId, conversationId)),
     breakers: new ToolBreakers({ failureThreshold: config.TOOL_BREAKER_FAILURES, cooldownMs: config.TOOL_BREAKER_COOLDOWN_MS, logger }),
+    memoryRecall: new MemoryRecall(memory.rpc, memoryRecallSettings(config), logger),
     logger,
   });
   const queue = new ConversationQueue({
