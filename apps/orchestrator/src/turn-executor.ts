@@ -15,6 +15,7 @@ import type { PoolAgents } from './agents/pool-agents.js';
 import type { ToolBreakers } from './tool-breakers.js';
 import type { PendingAgentStep } from './pipeline/pending-agents.js';
 import { prepareContext } from './pipeline/prepare-context.js';
+import type { FinishedTurnPublisher } from './pipeline/publish-finished-turn.js';
 import type { ShouldProcess } from './pipeline/should-process.js';
 import type { AgentProfile, ProfileRegistry } from './profiles.js';
 import { runStatus } from './run-status.js';
@@ -36,6 +37,8 @@ export interface TurnExecutorDependencies {
   agents: PoolAgents;
   /** Circuit breakers of this process's tool calls, shared by every run. */
   breakers: ToolBreakers;
+  /** Hands each finished turn to long-term memory (off the turn's path); absent = ingestion off. */
+  finishedTurns?: FinishedTurnPublisher;
   logger: Logger;
 }
 
@@ -233,13 +236,14 @@ export class TurnExecutor {
     const turnMessages: ChatMessage[] = run.kind === 'message' ? [{ role: 'user', content: run.content }, ...result.messages] : [...result.messages];
     // What the user was asked when agents wait belongs to the conversation (the next reply answers it).
     if (result.stopReason === 'agent_waiting' && turnMessages.at(-1)?.role !== 'assistant') turnMessages.push({ role: 'assistant', content: result.response });
-    await this.deps.memory.appendMessages({
+    const appended = await this.deps.memory.appendMessages({
       tenantId: run.tenantId,
       conversationId: run.conversationId,
       messagesJson: turnMessages.map((m) => JSON.stringify(m)),
       runId: run.runId,
       appendId: run.runId,
     });
+    void this.deps.finishedTurns?.publish({ tenantId: run.tenantId, conversationId: run.conversationId, runId: run.runId, profile: run.profile, messages: turnMessages, firstSeq: appended.firstSeq });
     const finished = await this.deps.records.finish(run, runStatus(result), result);
     // From the message's arrival: queueing, every attempt and the pipeline, as the user waited.
     recordTurn({ profile: run.profile, status: finished.status, stopReason: result.stopReason }, Math.max(0, Date.now() - run.createdAt.getTime()) / 1000);
