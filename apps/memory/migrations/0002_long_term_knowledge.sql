@@ -50,8 +50,10 @@ CREATE TABLE facts (
   superseded_by   uuid,
   created_at      timestamptz NOT NULL DEFAULT now(),
   -- The text recall searches: "subject predicate object" with the predicate's underscores as spaces.
+  -- Full text uses the 'english' configuration (stemming: "lives" matches "live"); trigram
+  -- similarity covers names and typos in any language.
   search_text     text GENERATED ALWAYS AS (subject || ' ' || replace(predicate, '_', ' ') || ' ' || object) STORED,
-  search_vector   tsvector GENERATED ALWAYS AS (to_tsvector('simple', subject || ' ' || replace(predicate, '_', ' ') || ' ' || object)) STORED,
+  search_vector   tsvector GENERATED ALWAYS AS (to_tsvector('english', subject || ' ' || replace(predicate, '_', ' ') || ' ' || object)) STORED,
   PRIMARY KEY (tenant_id, fact_id)
 );
 CREATE INDEX facts_current_by_subject ON facts (tenant_id, lower(subject), predicate) WHERE valid_to IS NULL;
@@ -73,7 +75,7 @@ CREATE TABLE episodes (
   last_seq        bigint      NOT NULL,
   run_id          text,
   created_at      timestamptz NOT NULL DEFAULT now(),
-  search_vector   tsvector GENERATED ALWAYS AS (to_tsvector('simple', summary)) STORED,
+  search_vector   tsvector GENERATED ALWAYS AS (to_tsvector('english', summary)) STORED,
   PRIMARY KEY (tenant_id, episode_id)
 );
 -- A session episode is written once per conversation and covered range, whichever replica wins.

@@ -7,6 +7,8 @@ import {
   MEMORY_INGEST_SUBJECT_PREFIX,
   memoryDeadLetterSubject,
   MemoryDeadLetter,
+  RunId,
+  TenantId,
   TurnFinished,
   type MemoryDeadLetterReason,
 } from '@platform/contracts';
@@ -123,7 +125,7 @@ export class IngestConsumer {
     }
     const turn = TurnFinished.safeParse(body);
     if (!turn.success) {
-      await this.deadLetter(message, 'malformed_message', `not a TurnFinished message: ${turn.error.issues[0]?.path.join('.') || '(root)'} ${turn.error.issues[0]?.message ?? ''}`.trim(), undefined);
+      await this.deadLetter(message, 'malformed_message', `not a TurnFinished message: ${turn.error.issues[0]?.path.join('.') || '(root)'} ${turn.error.issues[0]?.message ?? ''}`.trim(), namedTenant(body));
       recordMemoryIngestion('dead_lettered', (performance.now() - started) / 1000);
       return;
     }
@@ -150,10 +152,10 @@ export class IngestConsumer {
   }
 
   /** Keeps the message on the dead-letter stream with its reason, then terminates it; if that publish fails, it is redelivered. */
-  private async deadLetter(message: JsMsg, reason: MemoryDeadLetterReason, detail: string, turn: TurnFinished | undefined): Promise<void> {
+  private async deadLetter(message: JsMsg, reason: MemoryDeadLetterReason, detail: string, turn: { tenantId: string; runId?: string } | undefined): Promise<void> {
     const letter = MemoryDeadLetter.parse({
       type: 'memory.dead_letter',
-      ...(turn ? { tenantId: turn.tenantId, runId: turn.runId } : {}),
+      ...(turn ? { tenantId: turn.tenantId, ...(turn.runId ? { runId: turn.runId } : {}) } : {}),
       reason,
       detail: detail.slice(0, 4_000),
       deliveries: message.info.deliveryCount,
@@ -164,11 +166,21 @@ export class IngestConsumer {
     const subject = turn ? memoryDeadLetterSubject(turn.tenantId) : `${MEMORY_DEAD_LETTER_SUBJECT_PREFIX}._unknown.turn`;
     try {
       await jetstream(this.nc).publish(subject, JSON.stringify(letter), { msgID: `dead:${message.info.stream}:${message.seq}` });
-      message.term(reason);
+      // No reason argument: servers before 2.10 ignore a "+TERM <reason>" ack; the reason is on the dead letter.
+      message.term();
       this.logger.error({ tenantId: turn?.tenantId, runId: turn?.runId, reason, detail: letter.detail, deliveries: letter.deliveries }, 'turn dead-lettered');
     } catch (err) {
       this.logger.error({ err: (err as Error).message, reason }, 'could not dead-letter a turn; it will be redelivered');
       message.nak(this.settings.retryBaseMs);
     }
   }
+}
+
+/** The tenant (and run) a malformed message names, when it names valid ones: its dead letter is filed under that tenant. */
+function namedTenant(body: unknown): { tenantId: string; runId?: string } | undefined {
+  if (typeof body !== 'object' || body === null) return undefined;
+  const tenant = TenantId.safeParse((body as { tenantId?: unknown }).tenantId);
+  if (!tenant.success) return undefined;
+  const run = RunId.safeParse((body as { runId?: unknown }).runId);
+  return { tenantId: tenant.data, ...(run.success ? { runId: run.data } : {}) };
 }

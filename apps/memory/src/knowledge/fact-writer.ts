@@ -34,7 +34,7 @@ export interface WrittenFact {
  * their rows, with `valid_to` and `superseded_by` set.
  */
 export async function writeFact(client: pg.PoolClient, fact: NewFact): Promise<WrittenFact> {
-  await client.query('SELECT pg_advisory_xact_lock(hashtextextended($1, 0))', [`fact:${fact.tenantId}\u0000${fact.collection}\u0000${fact.subject.toLowerCase()}\u0000${fact.predicate}`]);
+  await client.query('SELECT pg_advisory_xact_lock(hashtextextended($1, 0))', [`fact:${fact.tenantId}\u001f${fact.collection}\u001f${fact.subject.toLowerCase()}\u001f${fact.predicate}`]);
   const existing = await client.query<FactRow>(
     `SELECT ${FACT_COLUMNS} FROM facts
      WHERE tenant_id = $1 AND collection = $2 AND lower(subject) = lower($3) AND predicate = $4 AND lower(object) = lower($5) AND valid_to IS NULL

@@ -48,8 +48,8 @@ export class TurnStore {
     if (!query) return [];
     const { rows } = await this.pool.query<{ fact_id: string; subject: string; predicate: string; object: string }>(
       `SELECT fact_id, subject, predicate, object FROM facts
-       WHERE tenant_id = $1 AND ${collectionPrefixSql('$2')} AND valid_to IS NULL AND search_vector @@ to_tsquery('simple', $3)
-       ORDER BY ts_rank(search_vector, to_tsquery('simple', $3)) DESC, created_at DESC LIMIT $4`,
+       WHERE tenant_id = $1 AND ${collectionPrefixSql('$2')} AND valid_to IS NULL AND search_vector @@ to_tsquery('english', $3)
+       ORDER BY ts_rank(search_vector, to_tsquery('english', $3)) DESC, created_at DESC LIMIT $4`,
       [tenantId, collection, query, limit],
     );
     return rows.map((r) => ({ factId: r.fact_id, subject: r.subject, predicate: r.predicate, object: r.object }));

@@ -18,7 +18,7 @@ export class WorkingMemoryStore {
     const client = await this.pool.connect();
     try {
       await client.query('BEGIN');
-      await client.query('SELECT pg_advisory_xact_lock(hashtextextended($1, 0))', [`wm:${tenantId}\u0000${runId}`]);
+      await client.query('SELECT pg_advisory_xact_lock(hashtextextended($1, 0))', [`wm:${tenantId}\u001f${runId}`]);
       for (const { key, valueJson } of entries) {
         if (valueJson === '') await client.query('DELETE FROM working_memory WHERE tenant_id = $1 AND run_id = $2 AND key = $3', [tenantId, runId, key]);
         else

@@ -144,11 +144,11 @@ export class RecallEngine {
     if (tsquery) {
       const { rows } = await client.query<{ key: string }>(
         `SELECT key FROM (
-           SELECT 'f:' || fact_id AS key, ts_rank_cd(search_vector, to_tsquery('simple', $3)) AS rank FROM facts
-           WHERE tenant_id = $1 AND valid_to IS NULL AND ${prefix} AND search_vector @@ to_tsquery('simple', $3)
+           SELECT 'f:' || fact_id AS key, ts_rank_cd(search_vector, to_tsquery('english', $3)) AS rank FROM facts
+           WHERE tenant_id = $1 AND valid_to IS NULL AND ${prefix} AND search_vector @@ to_tsquery('english', $3)
            UNION ALL
-           SELECT 'e:' || episode_id, ts_rank_cd(search_vector, to_tsquery('simple', $3)) FROM episodes
-           WHERE $5 AND tenant_id = $1 AND ${prefix} AND search_vector @@ to_tsquery('simple', $3)) AS hits
+           SELECT 'e:' || episode_id, ts_rank_cd(search_vector, to_tsquery('english', $3)) FROM episodes
+           WHERE $5 AND tenant_id = $1 AND ${prefix} AND search_vector @@ to_tsquery('english', $3)) AS hits
          ORDER BY rank DESC, key LIMIT $4`,
         [q.tenantId, q.collectionPrefix, tsquery, limit, q.includeEpisodes],
       );

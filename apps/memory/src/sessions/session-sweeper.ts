@@ -72,7 +72,7 @@ export class SessionSweeper {
 
   private async summarise(tenantId: string, conversationId: string, fromSeq: number, lastSeq: number): Promise<boolean> {
     const client = await this.pool.connect();
-    const key = `session:${tenantId}\u0000${conversationId}`;
+    const key = `session:${tenantId}\u001f${conversationId}`;
     try {
       const { rows: locked } = await client.query<{ ok: boolean }>('SELECT pg_try_advisory_lock(hashtextextended($1, 0)) AS ok', [key]);
       if (!locked[0]!.ok) return false;
