@@ -93,7 +93,7 @@ export class SessionSweeper {
           .filter(Boolean)
           .join('\n');
         if (!transcript) return false;
-        const summary = await this.model.complete({ schemaName: 'memory_session_summary', schema: SessionSummary, system: SYSTEM_PROMPT, user: transcript });
+        const summary = await this.model.complete({ schemaName: 'session_summary', schema: SessionSummary, system: SYSTEM_PROMPT, user: transcript });
         const { rows: collection } = await client.query<{ collection: string }>(
           `SELECT collection FROM episodes WHERE tenant_id = $1 AND conversation_id = $2 ORDER BY created_at DESC LIMIT 1`,
           [tenantId, conversationId],
