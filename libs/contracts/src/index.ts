@@ -1,5 +1,6 @@
 export { TenantId, ConversationId, RunId, ToolCallId, ToolName, ID_PATTERN, TOOL_CALL_ID_PATTERN } from './ids.js';
 export { ToolResultStatus } from './tool-result-status.js';
+export { MEMORY_CONTEXT_OPEN, MEMORY_CONTEXT_CLOSE, MEMORY_CONTEXT_PREAMBLE, renderMemoryContext, memoryContextItems } from './memory-context.js';
 export { ProviderFields, ToolCall, SystemMessage, UserMessage, AssistantMessage, ToolMessage, ChatMessage } from './chat-message.js';
 export {
   TOOL_PROTOCOL_VERSION,
