@@ -1,6 +1,6 @@
 import { memoryV1 } from '@platform/proto';
 import { createGrpcClient, createLogger, type GrpcClientHandle, PlatformError } from '@platform/service-kit';
-import { createSuiteDatabase } from '@platform/testing/vitest';
+import { createSuiteDatabase, sharedInfra } from '@platform/testing/vitest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MemoryConfig } from './config.js';
 import { startMemoryServer, type MemoryServer } from './server.js';
@@ -16,7 +16,7 @@ const assistantWithToolCall =
 const toolResult = JSON.stringify({ role: 'tool', toolCallId: 'call_1', toolName: 'calculator', content: '{"result":2}', status: 'success', isError: false });
 
 beforeAll(async () => {
-  const config = MemoryConfig.parse({ DATABASE_URL: await createSuiteDatabase('memory'), GRPC_PORT: '0', MEMORY_PAGE_SIZE: '3', MEMORY_MAX_PAGE_BYTES: String(6 * 1024 * 1024) });
+  const config = MemoryConfig.parse({ DATABASE_URL: await createSuiteDatabase('memory'), NATS_URL: sharedInfra().natsUrl, GRPC_PORT: '0', MEMORY_PAGE_SIZE: '3', MEMORY_MAX_PAGE_BYTES: String(6 * 1024 * 1024) });
   server = await startMemoryServer(config, logger);
   client = createGrpcClient(memoryV1.MemoryServiceClient, memoryV1.MemoryServiceService, `127.0.0.1:${server.port}`, { defaultDeadlineMs: 5_000 });
 });

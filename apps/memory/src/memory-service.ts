@@ -1,6 +1,6 @@
 import { ChatMessage, ConversationId, RunId, TenantId } from '@platform/contracts';
 import type { memoryV1 } from '@platform/proto';
-import { errors, PlatformError, unaryHandler, type Logger } from '@platform/service-kit';
+import { errors, unaryHandler, type Logger } from '@platform/service-kit';
 import { z } from 'zod';
 import type { MemoryConfig } from './config.js';
 import type { MessageStore } from './message-store.js';
@@ -22,8 +22,8 @@ function scope(request: { tenantId: string; conversationId: string }): { tenantI
   };
 }
 
-/** The MemoryService gRPC implementation: validates at the edge, then stores raw messages verbatim. */
-export function memoryServiceImplementation(store: MessageStore, limits: Limits, logger: Logger): memoryV1.MemoryServiceServer {
+/** The history RPCs of MemoryService: validates at the edge, then stores raw messages verbatim. */
+export function memoryServiceImplementation(store: MessageStore, limits: Limits, logger: Logger): Pick<memoryV1.MemoryServiceServer, 'appendMessages' | 'listMessages'> {
   return {
     appendMessages: unaryHandler<memoryV1.AppendMessagesRequest, memoryV1.AppendMessagesResponse>(logger, 'AppendMessages', async (request) => {
       const { tenantId, conversationId } = scope(request);
@@ -74,14 +74,5 @@ export function memoryServiceImplementation(store: MessageStore, limits: Limits,
         hasMore: page.hasMore,
       };
     }),
-
-    // Long-term knowledge and working memory land in the next commits of this branch; until then
-    // the calls fail with a typed error rather than pretending.
-    ...Object.fromEntries(
-      (['recall', 'queryMemory', 'listFacts', 'getFact', 'saveFact', 'deleteFact', 'forgetSubject', 'setWorkingMemory', 'getWorkingMemory', 'clearWorkingMemory'] as const).map((name) => [
-        name,
-        unaryHandler(logger, name, () => Promise.reject(new PlatformError('failed_precondition', 'NOT_IMPLEMENTED_YET', `${name} is not available yet`))),
-      ]),
-    ) as Pick<memoryV1.MemoryServiceServer, 'recall' | 'queryMemory' | 'listFacts' | 'getFact' | 'saveFact' | 'deleteFact' | 'forgetSubject' | 'setWorkingMemory' | 'getWorkingMemory' | 'clearWorkingMemory'>,
   };
 }

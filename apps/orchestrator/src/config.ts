@@ -11,6 +11,10 @@ export const OrchestratorConfig = z.object({
   GRPC_HOST: z.string().default('127.0.0.1'),
   GRPC_PORT: env.port().default(50052),
   MEMORY_ADDRESS: z.string().default('127.0.0.1:50051'),
+  /** Send each finished turn to the memory service's ingestion queue (long-term knowledge extraction). */
+  MEMORY_INGEST_ENABLED: env.boolean().default(true),
+  /** A finished turn larger than this is sent without its messages (memory reads them from history). */
+  MEMORY_INGEST_MAX_INLINE_BYTES: env.positiveInt().default(512 * 1024),
   /** The agent pool: agent-tools that wait for the user, and approvals. */
   AGENT_POOL_ADDRESS: z.string().default('127.0.0.1:50053'),
   /** Postgres for the run records (schema `orchestrator`, migrated at boot). */

@@ -16,6 +16,7 @@ import type { ToolBreakers } from './tool-breakers.js';
 import type { MemoryRecall, MemoryRecallReport } from './pipeline/memory-recall.js';
 import type { PendingAgentStep } from './pipeline/pending-agents.js';
 import { prepareContext } from './pipeline/prepare-context.js';
+import type { FinishedTurnPublisher } from './pipeline/publish-finished-turn.js';
 import type { ShouldProcess } from './pipeline/should-process.js';
 import type { AgentProfile, ProfileRegistry } from './profiles.js';
 import { runStatus } from './run-status.js';
@@ -39,6 +40,8 @@ export interface TurnExecutorDependencies {
   breakers: ToolBreakers;
   /** The prepare-context recall step (long-term memory into the system prompt). */
   memoryRecall: MemoryRecall;
+  /** Hands each finished turn to long-term memory (off the turn's path); absent = ingestion off. */
+  finishedTurns?: FinishedTurnPublisher;
   logger: Logger;
 }
 
@@ -250,13 +253,14 @@ export class TurnExecutor {
     const turnMessages: ChatMessage[] = run.kind === 'message' ? [{ role: 'user', content: run.content }, ...result.messages] : [...result.messages];
     // What the user was asked when agents wait belongs to the conversation (the next reply answers it).
     if (result.stopReason === 'agent_waiting' && turnMessages.at(-1)?.role !== 'assistant') turnMessages.push({ role: 'assistant', content: result.response });
-    await this.deps.memory.appendMessages({
+    const appended = await this.deps.memory.appendMessages({
       tenantId: run.tenantId,
       conversationId: run.conversationId,
       messagesJson: turnMessages.map((m) => JSON.stringify(m)),
       runId: run.runId,
       appendId: run.runId,
     });
+    void this.deps.finishedTurns?.publish({ tenantId: run.tenantId, conversationId: run.conversationId, runId: run.runId, profile: run.profile, messages: turnMessages, firstSeq: appended.firstSeq });
     const finished = await this.deps.records.finish(run, runStatus(result), result, this.recallReport(run));
     // From the message's arrival: queueing, every attempt and the pipeline, as the user waited.
     recordTurn({ profile: run.profile, status: finished.status, stopReason: result.stopReason }, Math.max(0, Date.now() - run.createdAt.getTime()) / 1000);
