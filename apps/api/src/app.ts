@@ -7,6 +7,7 @@ import type { RunEvents } from './events/run-event-reader.js';
 import { registerApprovalRoutes } from './routes/approvals.js';
 import { registerChatCompletionRoutes } from './routes/chat-completions.js';
 import { registerConversationRoutes } from './routes/conversations.js';
+import { registerMemoryRoutes } from './routes/memory.js';
 import { registerHealthRoutes, type HealthRoutesOptions } from './routes/health.js';
 import { registerRunRoutes } from './routes/runs.js';
 import { registerToolRoutes } from './routes/tools.js';
@@ -62,6 +63,7 @@ export function buildApp(options: AppOptions): FastifyInstance {
   registerHealthRoutes(app, options.health);
   registerConversationRoutes(app, { turns, events, memory: options.memory, ...options.limits });
   registerRunRoutes(app, { orchestrator: options.orchestrator, events, sseHeartbeatMs: options.limits.sseHeartbeatMs });
+  registerMemoryRoutes(app, { memory: options.memory });
   registerToolRoutes(app, { orchestrator: options.orchestrator });
   registerUsageRoutes(app, { orchestrator: options.orchestrator });
   registerChatCompletionRoutes(app, { turns, events, ...options.limits });
