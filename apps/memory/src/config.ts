@@ -79,6 +79,8 @@ export const MemoryConfig = z.object({
   MEMORY_RECALL_HALF_LIFE_DAYS: z.coerce.number().min(0).default(90),
   /** Lowest trigram similarity that counts as a match (pg_trgm's default is 0.3). */
   MEMORY_RECALL_TRIGRAM_THRESHOLD: z.coerce.number().min(0).max(1).default(0.2),
+  /** Lowest cosine similarity for a vector neighbour to count as a match (nearest is not always near). */
+  MEMORY_RECALL_VECTOR_MIN_SIMILARITY: z.coerce.number().min(-1).max(1).default(0.25),
   /** Messages the recent-history fallback returns at most. */
   MEMORY_RECALL_HISTORY_MESSAGES: env.positiveInt().default(6),
 

@@ -94,6 +94,7 @@ async function wire(config: MemoryConfig, logger: Logger, pool: pg.Pool, closers
       trigramThreshold: config.MEMORY_RECALL_TRIGRAM_THRESHOLD,
       historyMessages: config.MEMORY_RECALL_HISTORY_MESSAGES,
       embeddingTimeoutMs: config.MEMORY_EMBEDDING_TIMEOUT_MS,
+      vectorMinSimilarity: config.MEMORY_RECALL_VECTOR_MIN_SIMILARITY,
     },
     logger,
   );

@@ -12,6 +12,7 @@ export interface RecallSettings extends FusionSettings {
   trigramThreshold: number;
   historyMessages: number;
   embeddingTimeoutMs: number;
+  vectorMinSimilarity: number;
 }
 
 export interface RecallQuery {
@@ -172,7 +173,7 @@ export class RecallEngine {
       { search: 'trigram', keys: trigram },
     ];
     if (vector && this.vectors) {
-      const near = await this.vectors.search(client, q.tenantId, q.collectionPrefix, vector, limit, q.includeEpisodes);
+      const near = await this.vectors.search(client, q.tenantId, q.collectionPrefix, vector, limit, q.includeEpisodes, this.settings.vectorMinSimilarity);
       rankings.push({ search: 'vector', keys: near.map((n) => `${n.kind === 'fact' ? 'f' : 'e'}:${n.id}`) });
     }
     return rankings;

@@ -113,7 +113,7 @@ export class VectorIndex {
   }
 
   /** Item ids nearest to the vector among the tenant's current facts (and episodes), best first. */
-  async search(client: pg.PoolClient, tenantId: string, prefix: string, vector: readonly number[], limit: number, includeEpisodes: boolean): Promise<{ kind: 'fact' | 'episode'; id: string }[]> {
+  async search(client: pg.PoolClient, tenantId: string, prefix: string, vector: readonly number[], limit: number, includeEpisodes: boolean, minSimilarity: number): Promise<{ kind: 'fact' | 'episode'; id: string }[]> {
     // Iterative scans keep walking the HNSW graph until enough rows pass the tenant filter (pgvector >= 0.8).
     await client.query(`SELECT set_config('hnsw.iterative_scan', 'relaxed_order', true)`).catch(() => undefined);
     const { rows } = await client.query<{ kind: 'fact' | 'episode'; id: string }>(
@@ -123,10 +123,10 @@ export class VectorIndex {
          WHERE e.tenant_id = $1 AND e.model = $4 AND ($6 OR e.item_kind = 'fact')
          ORDER BY e.embedding <=> $3::vector
          LIMIT $5 * 4) AS near
-       WHERE (near.kind = 'fact' AND EXISTS (SELECT 1 FROM facts f WHERE f.tenant_id = $1 AND f.fact_id = near.id::uuid AND f.valid_to IS NULL AND ${collectionPrefixSql('$2', 'f.collection')}))
-          OR (near.kind = 'episode' AND EXISTS (SELECT 1 FROM episodes p WHERE p.tenant_id = $1 AND p.episode_id = near.id::uuid AND ${collectionPrefixSql('$2', 'p.collection')}))
+       WHERE near.distance <= 1 - $7::double precision AND ((near.kind = 'fact' AND EXISTS (SELECT 1 FROM facts f WHERE f.tenant_id = $1 AND f.fact_id = near.id::uuid AND f.valid_to IS NULL AND ${collectionPrefixSql('$2', 'f.collection')}))
+          OR (near.kind = 'episode' AND EXISTS (SELECT 1 FROM episodes p WHERE p.tenant_id = $1 AND p.episode_id = near.id::uuid AND ${collectionPrefixSql('$2', 'p.collection')})))
        ORDER BY distance LIMIT $5`,
-      [tenantId, prefix, literal(vector), this.model, limit, includeEpisodes],
+      [tenantId, prefix, literal(vector), this.model, limit, includeEpisodes, minSimilarity],
     );
     return rows;
   }
