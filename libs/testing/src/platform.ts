@@ -63,7 +63,16 @@ export async function startPlatform(options: PlatformOptions): Promise<Platform>
     const model = options.model ?? { baseUrl: `http://127.0.0.1:${ports.llmSim}/v1`, apiKey: 'sim-key', model: 'sim-1' };
     const envs: Record<PlatformApp, Record<string, string>> = {
       'llm-sim': { ...common, LLM_SIM_PORT: String(ports.llmSim), LLM_SIM_API_KEY: model.apiKey },
-      memory: { ...common, DATABASE_URL: options.databaseUrl, GRPC_PORT: String(ports.memory) },
+      memory: {
+        ...common,
+        DATABASE_URL: options.databaseUrl,
+        GRPC_PORT: String(ports.memory),
+        // Knowledge extraction, Q&A and (with llm-sim) embeddings use the same provider as the turns.
+        OPENAI_BASE_URL: model.baseUrl,
+        OPENAI_API_KEY: model.apiKey,
+        MEMORY_EXTRACTION_MODEL: model.model,
+        ...(simulated ? { MEMORY_EMBEDDING_MODEL: 'sim-embed-1' } : {}),
+      },
       'tool-runner': { ...common, REDIS_URL: options.redisUrl },
       'agent-pool': { ...common, DATABASE_URL: options.databaseUrl, GRPC_PORT: String(ports.agentPool), CATALOG_REFRESH_MS: '1000' },
       orchestrator: {
