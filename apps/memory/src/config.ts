@@ -58,6 +58,11 @@ export const MemoryConfig = z.object({
   MEMORY_INGEST_CONCURRENCY: env.positiveInt().default(4),
   /** How often consumer lag is read for the metric. */
   MEMORY_LAG_POLL_MS: env.positiveInt().default(5_000),
+  /**
+   * Fault injection for crash tests: wait this long between a turn's commit and its ack, so a
+   * test can kill the process in between. Leave 0 in production.
+   */
+  MEMORY_FAULT_ACK_DELAY_MS: env.nonNegativeInt().default(0),
   /** Collection of a turn's knowledge when the turn names none. */
   MEMORY_DEFAULT_COLLECTION: CollectionName.default('default'),
   /**

@@ -2,7 +2,8 @@ import { jetstream, jetstreamManager } from '@nats-io/jetstream';
 import { MEMORY_DEAD_LETTER_STREAM, MEMORY_INGEST_STREAM, MemoryDeadLetter, memoryIngestSubject } from '@platform/contracts';
 import { memoryV1 } from '@platform/proto';
 import { connectNats, createGrpcClient, createLogger, type GrpcClientHandle, type NatsConnection } from '@platform/service-kit';
-import { createSuiteDatabase, sharedInfra } from '@platform/testing/vitest';
+import { startNatsServer, type NatsServerHandle } from '@platform/testing';
+import { createSuiteDatabase } from '@platform/testing/vitest';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MemoryConfig } from './config.js';
@@ -16,6 +17,8 @@ let client: GrpcClientHandle<memoryV1.MemoryServiceClient>;
 let nc: NatsConnection;
 let db: pg.Pool;
 let model: Awaited<ReturnType<typeof startFakeModel>>;
+// A private NATS: every memory server consumes the one ingestion queue, which suites must not share.
+let nats: NatsServerHandle;
 
 /** Extraction answers by a marker word in the turn's text. */
 const extractions = new Map<string, string>();
@@ -36,11 +39,12 @@ function answer(request: ChatRequestSeen): string | number {
 }
 
 beforeAll(async () => {
+  nats = await startNatsServer();
   model = await startFakeModel(answer);
   const url = await createSuiteDatabase('memory_knowledge');
   const config = MemoryConfig.parse({
     DATABASE_URL: url,
-    NATS_URL: sharedInfra().natsUrl,
+    NATS_URL: nats.url,
     GRPC_PORT: '0',
     OPENAI_BASE_URL: model.url,
     OPENAI_API_KEY: 'test',
@@ -52,11 +56,8 @@ beforeAll(async () => {
   });
   server = await startMemoryServer(config, logger);
   client = createGrpcClient(memoryV1.MemoryServiceClient, memoryV1.MemoryServiceService, `127.0.0.1:${server.port}`, { defaultDeadlineMs: 5_000 });
-  nc = await connectNats({ servers: sharedInfra().natsUrl, name: 'memory-knowledge-test', logger });
+  nc = await connectNats({ servers: nats.url, name: 'memory-knowledge-test', logger });
   db = new pg.Pool({ connectionString: url, options: '-c search_path=memory' });
-  // Streams are shared by every suite on this NATS: start from empty ones.
-  const jsm = await jetstreamManager(nc);
-  await jsm.streams.purge(MEMORY_DEAD_LETTER_STREAM);
 }, 60_000);
 
 afterAll(async () => {
@@ -65,6 +66,7 @@ afterAll(async () => {
   await nc.drain();
   await db.end();
   await model.close();
+  await nats.stop();
 });
 
 let published = 0;

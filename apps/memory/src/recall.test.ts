@@ -1,6 +1,7 @@
 import { memoryV1 } from '@platform/proto';
 import { createGrpcClient, createLogger, type GrpcClientHandle } from '@platform/service-kit';
-import { createSuiteDatabase, pgvectorModes, sharedInfra } from '@platform/testing/vitest';
+import { startNatsServer, type NatsServerHandle } from '@platform/testing';
+import { createSuiteDatabase, pgvectorModes } from '@platform/testing/vitest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MemoryConfig } from './config.js';
 import { startMemoryServer, type MemoryServer } from './server.js';
@@ -8,11 +9,16 @@ import { SIM_API_KEY, startLlmSim } from './test-support/llm-sim.js';
 
 const logger = createLogger({ service: 'memory-recall-test', level: 'silent' });
 let sim: Awaited<ReturnType<typeof startLlmSim>>;
+// A private NATS: every memory server consumes the one ingestion queue, which suites must not share.
+let nats: NatsServerHandle;
 
 beforeAll(async () => {
-  sim = await startLlmSim();
+  [sim, nats] = await Promise.all([startLlmSim(), startNatsServer()]);
 }, 60_000);
-afterAll(() => sim.stop());
+afterAll(async () => {
+  await sim.stop();
+  await nats.stop();
+});
 
 describe.each(pgvectorModes())('recall ($name)', (mode) => {
   let server: MemoryServer;
@@ -22,7 +28,7 @@ describe.each(pgvectorModes())('recall ($name)', (mode) => {
     if (!mode.available) return;
     const config = MemoryConfig.parse({
       DATABASE_URL: await createSuiteDatabase('memory_recall', { pgvector: mode.pgvector }),
-      NATS_URL: sharedInfra().natsUrl,
+      NATS_URL: nats.url,
       GRPC_PORT: '0',
       OPENAI_BASE_URL: sim.baseURL,
       OPENAI_API_KEY: SIM_API_KEY,

@@ -39,26 +39,21 @@ export interface MemoryServer {
   stop(): Promise<void>;
 }
 
-/** Fault injection for crash tests only (see IngestConsumerSettings.ackDelayMs); never set in production. */
-export interface MemoryServerOptions {
-  ackDelayMs?: number;
-}
-
-export async function startMemoryServer(config: MemoryConfig, logger: Logger, options: MemoryServerOptions = {}): Promise<MemoryServer> {
+export async function startMemoryServer(config: MemoryConfig, logger: Logger): Promise<MemoryServer> {
   const pool = await openServiceDatabase({ url: config.DATABASE_URL, schema: MEMORY_SCHEMA, migrationsDir, applicationName: 'memory', maxConnections: config.DATABASE_POOL_MAX, logger });
   const closers: (() => Promise<void>)[] = [() => pool.end()];
   const closeAll = async () => {
     for (const close of closers.reverse()) await close().catch((err: unknown) => logger.warn({ err: (err as Error).message }, 'error while stopping'));
   };
   try {
-    return await wire(config, logger, pool, closers, options, closeAll);
+    return await wire(config, logger, pool, closers, closeAll);
   } catch (err) {
     await closeAll();
     throw err;
   }
 }
 
-async function wire(config: MemoryConfig, logger: Logger, pool: pg.Pool, closers: (() => Promise<void>)[], options: MemoryServerOptions, closeAll: () => Promise<void>): Promise<MemoryServer> {
+async function wire(config: MemoryConfig, logger: Logger, pool: pg.Pool, closers: (() => Promise<void>)[], closeAll: () => Promise<void>): Promise<MemoryServer> {
   const llm = (model: string) =>
     new OpenAIStructuredOutput({
       baseURL: config.MEMORY_LLM_BASE_URL ?? config.OPENAI_BASE_URL,
@@ -139,7 +134,7 @@ async function wire(config: MemoryConfig, logger: Logger, pool: pg.Pool, closers
       maxAgeMs: config.MEMORY_INGEST_MAX_AGE_MS,
       deadLetterMaxAgeMs: config.MEMORY_DEAD_LETTER_MAX_AGE_MS,
       lagPollMs: config.MEMORY_LAG_POLL_MS,
-      ackDelayMs: options.ackDelayMs ?? 0,
+      ackDelayMs: config.MEMORY_FAULT_ACK_DELAY_MS,
     },
     logger,
   );
