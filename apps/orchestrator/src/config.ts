@@ -106,5 +106,10 @@ export const OrchestratorConfig = z.object({
   GRPC_DEADLINE_MS: env.positiveInt().default(10_000),
   SHUTDOWN_GRACE_MS: env.positiveInt().default(30_000),
   LOG_LEVEL: env.logLevel().default('info'),
+}).refine((config) => config.MEMORY_CONTEXT_TOKENS <= config.CONTEXT_TOKEN_LIMIT / 4, {
+  // The block sits in the system prompt, which a request view never trims: it must leave the
+  // conversation most of the window.
+  message: 'must be at most a quarter of CONTEXT_TOKEN_LIMIT',
+  path: ['MEMORY_CONTEXT_TOKENS'],
 });
 export type OrchestratorConfig = z.infer<typeof OrchestratorConfig>;
