@@ -272,7 +272,8 @@ describe('collections, tenants and forgetting', () => {
     await expect(client.rpc.getFact({ tenantId: 'acme', factId: 'not-a-uuid' })).rejects.toMatchObject({ code: 'FACT_NOT_FOUND' });
   });
 
-  it('reports the search it runs: keyword when no embeddings model is set', () => {
+  it('reports the search it runs: keyword when no embeddings model is set', async () => {
     expect(server.search).toEqual({ mode: 'keyword', vectors: { enabled: false, reason: 'MEMORY_EMBEDDING_MODEL is not set' } });
+    expect(await client.rpc.describeMemory({})).toMatchObject({ searchMode: 'keyword', vectorsEnabled: false, vectorsReason: 'MEMORY_EMBEDDING_MODEL is not set', ingestLag: 0 });
   });
 });
