@@ -82,8 +82,10 @@ export const MemoryConfig = z.object({
   MEMORY_RECALL_RRF_K: env.positiveInt().default(60),
   /** Recency decay: an item's fused score halves every this many days (0 = no decay). */
   MEMORY_RECALL_HALF_LIFE_DAYS: z.coerce.number().min(0).default(90),
-  /** Lowest trigram similarity that counts as a match (pg_trgm's default is 0.3). */
-  MEMORY_RECALL_TRIGRAM_THRESHOLD: z.coerce.number().min(0).max(1).default(0.2),
+  /** Lowest trigram word similarity that counts as a match (pg_trgm's own default is 0.6). */
+  MEMORY_RECALL_TRIGRAM_THRESHOLD: z.coerce.number().min(0).max(1).default(0.5),
+  /** Query words (the longest, stop words left out) compared by trigram. */
+  MEMORY_RECALL_TRIGRAM_WORDS: env.positiveInt().max(50).default(6),
   /** Lowest cosine similarity for a vector neighbour to count as a match (nearest is not always near). */
   MEMORY_RECALL_VECTOR_MIN_SIMILARITY: z.coerce.number().min(-1).max(1).default(0.25),
   /** Messages the recent-history fallback returns at most. */

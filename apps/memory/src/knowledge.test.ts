@@ -148,6 +148,25 @@ describe('ingestion', () => {
     expect(answered.citedFactIds).toEqual([current[0]!.factId]);
   });
 
+  it('stores entities with their facets, those only seen in tool results marked as such', async () => {
+    extractions.set('marker-entities', JSON.stringify({
+      entities: [
+        { name: 'Lufthansa', type: 'organisation', facets: { industry: 'airline' } },
+        { name: 'LH 123', type: 'flight', facets: { from: 'FRA', to: 'JFK' }, fromTool: true },
+      ],
+      facts: [],
+    }));
+    await publishTurn('acme', 'run-entities', 'marker-entities: book me on Lufthansa');
+    await drained();
+    const { rows } = await db.query<{ name: string; entity_type: string; facets: Record<string, unknown>; origin: string }>(
+      `SELECT name, entity_type, facets, origin FROM entities WHERE tenant_id = 'acme' ORDER BY name`,
+    );
+    expect(rows).toEqual([
+      { name: 'LH 123', entity_type: 'flight', facets: { from: 'FRA', to: 'JFK' }, origin: 'tool' },
+      { name: 'Lufthansa', entity_type: 'organisation', facets: { industry: 'airline' }, origin: 'conversation' },
+    ]);
+  });
+
   it('honours the model\'s supersedes judgement across predicates', async () => {
     extractions.set('marker-vegan-1', JSON.stringify({ facts: [fact('user', 'eats', 'meat')] }));
     await publishTurn('acme', 'run-meat', 'marker-vegan-1: I eat meat');
@@ -272,7 +291,8 @@ describe('collections, tenants and forgetting', () => {
     await expect(client.rpc.getFact({ tenantId: 'acme', factId: 'not-a-uuid' })).rejects.toMatchObject({ code: 'FACT_NOT_FOUND' });
   });
 
-  it('reports the search it runs: keyword when no embeddings model is set', () => {
+  it('reports the search it runs: keyword when no embeddings model is set', async () => {
     expect(server.search).toEqual({ mode: 'keyword', vectors: { enabled: false, reason: 'MEMORY_EMBEDDING_MODEL is not set' } });
+    expect(await client.rpc.describeMemory({})).toMatchObject({ searchMode: 'keyword', vectorsEnabled: false, vectorsReason: 'MEMORY_EMBEDDING_MODEL is not set', ingestLag: 0 });
   });
 });

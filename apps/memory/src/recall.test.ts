@@ -2,6 +2,7 @@ import { memoryV1 } from '@platform/proto';
 import { createGrpcClient, createLogger, type GrpcClientHandle } from '@platform/service-kit';
 import { startNatsServer, type NatsServerHandle } from '@platform/testing';
 import { createSuiteDatabase, pgvectorModes } from '@platform/testing/vitest';
+import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MemoryConfig } from './config.js';
 import { startMemoryServer, type MemoryServer } from './server.js';
@@ -23,11 +24,15 @@ afterAll(async () => {
 describe.each(pgvectorModes())('recall ($name)', (mode) => {
   let server: MemoryServer;
   let client: GrpcClientHandle<memoryV1.MemoryServiceClient>;
+  let db: pg.Pool;
 
   beforeAll(async () => {
     if (!mode.available) return;
+    const url = await createSuiteDatabase('memory_recall', { pgvector: mode.pgvector });
+    db = new pg.Pool({ connectionString: url, options: '-c search_path=memory', max: 2 });
     const config = MemoryConfig.parse({
-      DATABASE_URL: await createSuiteDatabase('memory_recall', { pgvector: mode.pgvector }),
+      DATABASE_URL: url,
+      MEMORY_SESSION_SWEEP_MS: '200',
       NATS_URL: nats.url,
       GRPC_PORT: '0',
       OPENAI_BASE_URL: sim.baseURL,
@@ -50,6 +55,7 @@ describe.each(pgvectorModes())('recall ($name)', (mode) => {
   afterAll(async () => {
     client?.close();
     await server?.stop();
+    await db?.end();
   });
 
   const recall = (query: string) => client.rpc.recall({ tenantId: 'acme', query, collectionPrefix: 'user', limit: 3, tokenBudget: 0, conversationId: '', includeEpisodes: true });
@@ -79,6 +85,19 @@ describe.each(pgvectorModes())('recall ($name)', (mode) => {
     } finally {
       await sim.clearEmbeddingFaults();
     }
+  });
+
+  it.skipIf(!mode.available || !mode.pgvector)('stores a fact while the embeddings endpoint is down, and embeds it later', async () => {
+    await sim.armEmbeddingFault({ kind: 'server_error', times: 'always' });
+    let factId: string;
+    try {
+      factId = (await client.rpc.saveFact({ tenantId: 'acme', collection: 'user:alice', subject: 'Alice', predicate: 'owns', object: 'a sailing boat', kind: '', confidence: 0, conversationId: '', runId: '', messageSeq: 0 })).fact!.factId;
+    } finally {
+      await sim.clearEmbeddingFaults();
+    }
+    const embedded = async () => (await db.query(`SELECT 1 FROM embeddings_d256 WHERE item_id = $1`, [factId])).rowCount ?? 0;
+    for (let i = 0; i < 200 && (await embedded()) === 0; i++) await new Promise((r) => setTimeout(r, 50));
+    expect(await embedded()).toBe(1);
   });
 
   it.skipIf(!mode.available)('keeps to the token budget and says what it left out', async () => {

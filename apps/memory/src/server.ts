@@ -1,6 +1,6 @@
 import { OpenAIEmbeddings, OpenAIStructuredOutput } from '@platform/llm';
 import { memoryV1 } from '@platform/proto';
-import { connectNats, GrpcServer, openServiceDatabase, type Logger, type NatsConnection } from '@platform/service-kit';
+import { connectNats, GrpcServer, openServiceDatabase, unaryHandler, type Logger, type NatsConnection } from '@platform/service-kit';
 import type { ToolRunner } from '@platform/tool-sdk';
 import type pg from 'pg';
 import { fileURLToPath } from 'node:url';
@@ -87,6 +87,7 @@ async function wire(config: MemoryConfig, logger: Logger, pool: pg.Pool, closers
       halfLifeDays: config.MEMORY_RECALL_HALF_LIFE_DAYS,
       candidates: config.MEMORY_RECALL_CANDIDATES,
       trigramThreshold: config.MEMORY_RECALL_TRIGRAM_THRESHOLD,
+      trigramWords: config.MEMORY_RECALL_TRIGRAM_WORDS,
       historyMessages: config.MEMORY_RECALL_HISTORY_MESSAGES,
       embeddingTimeoutMs: config.MEMORY_EMBEDDING_TIMEOUT_MS,
       vectorMinSimilarity: config.MEMORY_RECALL_VECTOR_MIN_SIMILARITY,
@@ -97,6 +98,8 @@ async function wire(config: MemoryConfig, logger: Logger, pool: pg.Pool, closers
   const saver = new FactSaver(pool, { defaultCollection: config.MEMORY_DEFAULT_COLLECTION, singleValuedPredicates: singleValued }, () => vectors);
   const facts = new FactQueries(pool, () => vectors);
 
+  // The consumer starts after the gRPC service is defined; DescribeMemory reads it when there is one.
+  const started: { ingest?: IngestConsumer } = {};
   const grpc = new GrpcServer({ host: config.GRPC_HOST, port: config.GRPC_PORT, logger });
   grpc.addService(MEMORY_SERVICE_NAME, memoryV1.MemoryServiceService, {
     ...memoryServiceImplementation(messages, config, logger),
@@ -109,6 +112,16 @@ async function wire(config: MemoryConfig, logger: Logger, pool: pg.Pool, closers
       limits: config,
       logger,
     }),
+    describeMemory: unaryHandler<memoryV1.DescribeMemoryRequest, memoryV1.DescribeMemoryResponse>(logger, 'DescribeMemory', () =>
+      Promise.resolve({
+        searchMode: search.mode,
+        vectorsEnabled: search.vectors.enabled,
+        vectorsReason: search.vectors.reason,
+        embeddingModel: search.vectors.model ?? '',
+        embeddingDimensions: search.vectors.dimensions ?? 0,
+        ingestLag: started.ingest?.currentLag ?? -1,
+      }),
+    ),
   });
 
   const nc: NatsConnection = await connectNats({ servers: config.NATS_URL, name: 'memory', logger });
@@ -123,7 +136,7 @@ async function wire(config: MemoryConfig, logger: Logger, pool: pg.Pool, closers
     settings: { defaultCollection: config.MEMORY_DEFAULT_COLLECTION, candidateFacts: 30 },
     logger,
   });
-  const ingest = new IngestConsumer(
+  const consumer = new IngestConsumer(
     nc,
     ingestor,
     {
@@ -138,8 +151,9 @@ async function wire(config: MemoryConfig, logger: Logger, pool: pg.Pool, closers
     },
     logger,
   );
-  await ingest.start();
-  closers.push(() => ingest.stop());
+  await consumer.start();
+  started.ingest = consumer;
+  closers.push(() => consumer.stop());
 
   let runner: ToolRunner | undefined;
   if (config.MEMORY_TOOLS_ENABLED) {
@@ -154,5 +168,5 @@ async function wire(config: MemoryConfig, logger: Logger, pool: pg.Pool, closers
 
   const port = await grpc.start();
   closers.push(() => grpc.stop(config.SHUTDOWN_GRACE_MS));
-  return { port, search, ingest, stop: closeAll };
+  return { port, search, ingest: consumer, stop: closeAll };
 }

@@ -130,6 +130,8 @@ export class IngestConsumer {
       return;
     }
     const { tenantId, runId } = turn.data;
+    // A slow model must not get the turn redelivered to another replica while this one works on it.
+    const heartbeat = setInterval(() => message.working(), Math.max(1_000, Math.floor(this.settings.ackWaitMs / 2)));
     try {
       const outcome = await this.ingestor.ingest(turn.data);
       if (this.settings.ackDelayMs > 0) await new Promise((r) => setTimeout(r, this.settings.ackDelayMs));
@@ -148,6 +150,8 @@ export class IngestConsumer {
       this.logger.warn({ tenantId, runId, deliveries, reason, err: detail, retryInMs: delay }, 'could not ingest a turn; it will be redelivered');
       message.nak(delay);
       recordMemoryIngestion('retried', (performance.now() - started) / 1000);
+    } finally {
+      clearInterval(heartbeat);
     }
   }
 

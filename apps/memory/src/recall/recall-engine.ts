@@ -10,6 +10,7 @@ import type { VectorIndex } from './vector-index.js';
 export interface RecallSettings extends FusionSettings {
   candidates: number;
   trigramThreshold: number;
+  trigramWords: number;
   historyMessages: number;
   embeddingTimeoutMs: number;
   vectorMinSimilarity: number;
@@ -36,6 +37,17 @@ interface EpisodeRow {
   last_seq: string;
   run_id: string | null;
   created_at: Date;
+}
+
+/** Words too common to tell facts apart: comparing them by trigram only costs time. */
+const STOP_WORDS = new Set(
+  'about above after again also and any are because been before being below between both but can did does doing down during each few for from further had has have having her here hers him his how into its just more most not now off once only other our ours out over own same she should some such than that the their them then there these they this those through too under until very was were what when where which while who whom why will with would you your yours remember tell know'.split(' '),
+);
+
+/** The query's longest distinct words, stop words left out: the ones worth a fuzzy match. */
+export function trigramWords(query: string, max: number): string[] {
+  const words = new Set((query.toLowerCase().match(/[\p{L}\p{N}]{3,}/gu) ?? []).filter((w) => !STOP_WORDS.has(w)));
+  return [...words].sort((a, b) => b.length - a.length || a.localeCompare(b)).slice(0, max);
 }
 
 const EPISODE_COLUMNS = 'episode_id, collection, conversation_id, kind, summary, topics, first_seq, last_seq, run_id, created_at';
@@ -138,7 +150,7 @@ export class RecallEngine {
   private async rankings(client: pg.PoolClient, q: RecallQuery, vector: number[] | undefined): Promise<Ranking[]> {
     const limit = this.settings.candidates;
     const tsquery = orQuery(q.query);
-    const words = [...new Set(q.query.toLowerCase().match(/[\p{L}\p{N}]{3,}/gu) ?? [])].slice(0, 30);
+    const words = trigramWords(q.query, this.settings.trigramWords);
     const prefix = collectionPrefixSql('$2');
     const fulltext: string[] = [];
     const trigram: string[] = [];
