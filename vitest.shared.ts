@@ -6,6 +6,7 @@ import { defineConfig, type ViteUserConfig } from 'vitest/config';
 
 const SOURCE_CONDITION = '@platform/source';
 const sharedInfraSetup = fileURLToPath(new URL('./libs/testing/src/global-setup.ts', import.meta.url));
+const withoutPgvectorSetup = fileURLToPath(new URL('./libs/testing/src/global-setup-without-pgvector.ts', import.meta.url));
 
 export interface PlatformTestOptions {
   /**
@@ -13,6 +14,11 @@ export interface PlatformTestOptions {
    * suites (see libs/testing). Suites reach them through `@platform/testing/vitest`.
    */
   sharedInfra?: boolean;
+  /**
+   * Also start a PostgreSQL cluster on which pgvector is not installed (hidden even when the machine
+   * has it), for `createSuiteDatabase(label, { pgvector: false })` and `pgvectorModes()`.
+   */
+  postgresWithoutPgvector?: boolean;
   /** Further files run once per test run. */
   globalSetup?: string[];
   /** Per-test timeout; suites that boot real processes need more than Vitest's 5 s default. */
@@ -28,7 +34,11 @@ export function platformTestConfig(options: PlatformTestOptions = {}): ViteUserC
     test: {
       include: options.include ?? ['src/**/*.test.ts'],
       environment: 'node',
-      globalSetup: [...(options.sharedInfra ? [sharedInfraSetup] : []), ...(options.globalSetup ?? [])],
+      globalSetup: [
+        ...(options.sharedInfra ? [sharedInfraSetup] : []),
+        ...(options.postgresWithoutPgvector ? [withoutPgvectorSetup] : []),
+        ...(options.globalSetup ?? []),
+      ],
       testTimeout: options.testTimeoutMs ?? 20_000,
       hookTimeout: Math.max(options.testTimeoutMs ?? 20_000, 60_000),
       pool: 'forks',

@@ -1,7 +1,18 @@
 #!/usr/bin/env bash
 # Installs the server binaries the platform and its tests run (nats-server, redis-server,
-# PostgreSQL) from Debian packages when they are missing. Needs root (or sudo) only if something is missing.
+# PostgreSQL with the pgvector extension) when they are missing. Needs root (or sudo) only if
+# something is missing. PGVECTOR_OPTIONAL=1 goes on (with a warning) when pgvector cannot be installed.
 set -euo pipefail
+
+ensure_pgvector() {
+  if "$(dirname "$0")/ensure-pgvector.sh"; then return 0; fi
+  if [ "${PGVECTOR_OPTIONAL:-0}" = "1" ]; then
+    echo "ensure-binaries: going on without pgvector (PGVECTOR_OPTIONAL=1)" >&2
+    return 0
+  fi
+  echo "ensure-binaries: set PGVECTOR_OPTIONAL=1 to run without pgvector" >&2
+  return 1
+}
 
 missing=()
 command -v nats-server >/dev/null 2>&1 || [ -x /usr/sbin/nats-server ] || missing+=(nats-server)
@@ -9,7 +20,10 @@ command -v redis-server >/dev/null 2>&1 || missing+=(redis-server)
 if ! command -v postgres >/dev/null 2>&1 && ! ls /usr/lib/postgresql/*/bin/postgres >/dev/null 2>&1; then
   missing+=(postgresql)
 fi
-[ ${#missing[@]} -eq 0 ] && exit 0
+if [ ${#missing[@]} -eq 0 ]; then
+  ensure_pgvector
+  exit $?
+fi
 
 echo "Installing missing packages: ${missing[*]}"
 if [ "$(id -u)" -eq 0 ]; then
@@ -20,3 +34,4 @@ else
   echo "Please install: ${missing[*]} (apt-get install -y ${missing[*]})" >&2
   exit 1
 fi
+ensure_pgvector

@@ -1,3 +1,3 @@
 import { platformTestConfig } from '../../vitest.shared.js';
 
-export default platformTestConfig({ sharedInfra: true });
+export default platformTestConfig({ sharedInfra: true, postgresWithoutPgvector: true });

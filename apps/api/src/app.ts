@@ -10,6 +10,7 @@ import { registerChatCompletionRoutes } from './routes/chat-completions.js';
 import { registerConversationRoutes } from './routes/conversations.js';
 import { registerCredentialRoutes } from './routes/credentials.js';
 import type { CredentialCalls } from './credential-calls.js';
+import { registerMemoryRoutes } from './routes/memory.js';
 import { registerHealthRoutes, type HealthRoutesOptions } from './routes/health.js';
 import { registerRunRoutes } from './routes/runs.js';
 import { registerTaskRoutes } from './routes/tasks.js';
@@ -71,6 +72,7 @@ export function buildApp(options: AppOptions): FastifyInstance {
   registerHealthRoutes(app, options.health);
   registerConversationRoutes(app, { turns, events, memory: options.memory, ...options.limits });
   registerRunRoutes(app, { orchestrator: options.orchestrator, events, sseHeartbeatMs: options.limits.sseHeartbeatMs });
+  registerMemoryRoutes(app, { memory: options.memory });
   registerToolRoutes(app, { orchestrator: options.orchestrator });
   registerUsageRoutes(app, { orchestrator: options.orchestrator });
   registerChatCompletionRoutes(app, { turns, events, ...options.limits });

@@ -1,11 +1,13 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import { CLIENT_CLOSED_REQUEST } from './delay.js';
 import { bearerToken } from './auth.js';
 import { buildReply, outputChars, type AssistantReply } from './build-reply.js';
 import { parseChatCompletionRequest, type ChatCompletionRequest } from './chat-request.js';
-import { abortableDelay } from './delay.js';
+import { abortableDelay, disconnectSignal } from './delay.js';
 import { faultError } from './faults.js';
 import { completionId, requestFingerprint } from './ids.js';
 import { contextLengthExceeded, invalidRequest, modelNotFound, serverError } from './openai-errors.js';
+import { buildStructuredReply } from './memory/structured-replies.js';
 import { renderCompletion } from './render-completion.js';
 import type { RequestLogEntry } from './request-log.js';
 import { resolveStep, selectScenario, stepIndexOf, turnIndexOf } from './select-step.js';
@@ -13,21 +15,6 @@ import { sendError, type LlmSimApp, type SimState } from './sim-state.js';
 import { buildStreamChunks, writeEventStream } from './stream-completion.js';
 import { buildToolReply, matchToolReply } from './tool-replies.js';
 import { estimateCompletionTokens, estimatePromptTokens, usageOf } from './usage.js';
-
-/** Non-standard status (nginx's convention) recorded when the client hung up before the answer. */
-const CLIENT_CLOSED_REQUEST = 499;
-
-/**
- * Aborts when the client disconnects before the response is complete, so delays and streams stop
- * instead of writing into a dead socket.
- */
-function disconnectSignal(reply: FastifyReply): AbortSignal {
-  const controller = new AbortController();
-  reply.raw.once('close', () => {
-    if (!reply.raw.writableFinished) controller.abort();
-  });
-  return controller.signal;
-}
 
 /** Registers `POST /v1/chat/completions`. */
 export function registerChatCompletions(app: LlmSimApp, state: SimState): void {
@@ -37,6 +24,24 @@ export function registerChatCompletions(app: LlmSimApp, state: SimState): void {
     if (!parsed.ok) return sendError(reply, invalidRequest(parsed.problem.message, parsed.problem.param), entry);
     const body = parsed.request;
     if (!state.models.includes(body.model)) return sendError(reply, modelNotFound(body.model), entry);
+
+    // The memory service's structured requests (extraction, memory Q&A, session summaries) are
+    // answered from their prompt, before scenario selection: the conversation text they quote may
+    // carry `[scenario:…]` markers that are not meant for them.
+    const structured = buildStructuredReply(body);
+    if (structured) {
+      entry.structuredReply = structured.kind;
+      const signal = disconnectSignal(reply);
+      if (!(await abortableDelay(structured.delayMs, signal))) {
+        entry.status = CLIENT_CLOSED_REQUEST;
+        reply.hijack();
+        reply.raw.destroy();
+        return reply;
+      }
+      request.log.info({ structuredReply: structured.kind, misbehaviour: structured.misbehaviour ?? null }, 'structured reply');
+      const answer = { content: structured.content, toolCalls: [], finishReason: 'stop' as const };
+      return sendAnswer(reply, body, answer, entry, { chunkDelayMs: 0, cutAfterChunks: undefined }, signal);
+    }
 
     const selection = selectScenario(body.messages, state.scenarios, state.defaultScenario);
     if (!selection.ok) {

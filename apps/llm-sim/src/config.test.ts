@@ -14,6 +14,8 @@ describe('config', () => {
       LLM_SIM_DEFAULT_SCENARIO: 'demo',
       LLM_SIM_API_KEY: undefined,
       LLM_SIM_MODELS: ['sim-1', 'sim-large'],
+      LLM_SIM_EMBEDDING_MODELS: ['sim-embed-1'],
+      LLM_SIM_EMBEDDING_DIMENSIONS: 256,
       LLM_SIM_REQUEST_LOG_SIZE: 200,
       LOG_LEVEL: 'info',
     });
@@ -30,13 +32,24 @@ describe('config', () => {
       LLM_SIM_MODELS: 'a, b ,c',
       LLM_SIM_API_KEY: 'sk-secret',
       LLM_SIM_REQUEST_LOG_SIZE: '5',
+      LLM_SIM_EMBEDDING_MODELS: 'text-embedding-3-small',
+      LLM_SIM_EMBEDDING_DIMENSIONS: '1536',
       LOG_LEVEL: 'debug',
     });
-    expect(optionsFromConfig(config)).toMatchObject({ port: 0, models: ['a', 'b', 'c'], apiKey: 'sk-secret', requestLogSize: 5 });
+    expect(optionsFromConfig(config)).toMatchObject({
+      port: 0,
+      models: ['a', 'b', 'c'],
+      apiKey: 'sk-secret',
+      requestLogSize: 5,
+      embeddingModels: ['text-embedding-3-small'],
+      embeddingDimensions: 1536,
+    });
   });
 
   it('names the variable at fault', () => {
     expect(() => loadLlmSimConfig({ LLM_SIM_PORT: 'http' })).toThrow(ConfigError);
     expect(() => loadLlmSimConfig({ LLM_SIM_MODELS: ' , ' })).toThrow(/LLM_SIM_MODELS/);
+    expect(() => loadLlmSimConfig({ LLM_SIM_EMBEDDING_DIMENSIONS: '0' })).toThrow(/LLM_SIM_EMBEDDING_DIMENSIONS/);
+    expect(() => loadLlmSimConfig({ LLM_SIM_EMBEDDING_DIMENSIONS: '20000' })).toThrow(/LLM_SIM_EMBEDDING_DIMENSIONS/);
   });
 });

@@ -20,6 +20,11 @@ export const LlmSimConfigSchema = z.object({
     .list()
     .refine((models) => models.length > 0, 'needs at least one model id')
     .default(['sim-1', 'sim-large']),
+  LLM_SIM_EMBEDDING_MODELS: env
+    .list()
+    .refine((models) => models.length > 0, 'needs at least one model id')
+    .default(['sim-embed-1']),
+  LLM_SIM_EMBEDDING_DIMENSIONS: env.positiveInt().max(16_000).default(256),
   LLM_SIM_REQUEST_LOG_SIZE: env.nonNegativeInt().default(200),
   LOG_LEVEL: env.logLevel().default('info'),
 });
@@ -41,6 +46,8 @@ export function optionsFromConfig(config: LlmSimConfig): Omit<LlmSimOptions, 'lo
     defaultScenario: config.LLM_SIM_DEFAULT_SCENARIO,
     apiKey: config.LLM_SIM_API_KEY,
     models: config.LLM_SIM_MODELS,
+    embeddingModels: config.LLM_SIM_EMBEDDING_MODELS,
+    embeddingDimensions: config.LLM_SIM_EMBEDDING_DIMENSIONS,
     requestLogSize: config.LLM_SIM_REQUEST_LOG_SIZE,
   };
 }

@@ -1,4 +1,8 @@
 import { setTimeout as sleepFor } from 'node:timers/promises';
+import type { FastifyReply } from 'fastify';
+
+/** Non-standard status (nginx's convention) recorded when the client hung up before the answer. */
+export const CLIENT_CLOSED_REQUEST = 499;
 
 /**
  * Waits `ms`, resolving false instead if `signal` aborts first (the client went away), so a
@@ -14,4 +18,16 @@ export async function abortableDelay(ms: number, signal: AbortSignal): Promise<b
     if (signal.aborted) return false;
     throw error;
   }
+}
+
+/**
+ * Aborts when the client disconnects before the response is complete, so delays and streams stop
+ * instead of writing into a dead socket.
+ */
+export function disconnectSignal(reply: FastifyReply): AbortSignal {
+  const controller = new AbortController();
+  reply.raw.once('close', () => {
+    if (!reply.raw.writableFinished) controller.abort();
+  });
+  return controller.signal;
 }

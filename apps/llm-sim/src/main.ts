@@ -60,6 +60,8 @@ async function main(): Promise<void> {
         port,
         url,
         models: config.LLM_SIM_MODELS,
+        embeddingModels: config.LLM_SIM_EMBEDDING_MODELS,
+        embeddingDimensions: config.LLM_SIM_EMBEDDING_DIMENSIONS,
         defaultScenario: config.LLM_SIM_DEFAULT_SCENARIO,
         scenarios: [...sim.scenarios.keys()].sort(),
       },

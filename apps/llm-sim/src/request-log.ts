@@ -13,6 +13,8 @@ export interface RequestLogEntry {
   stepIndex: number | null;
   /** The tool answered from a scenario's `toolReplies` (no step used), else null. */
   toolReply: string | null;
+  /** The memory request answered from its prompt (`memory_extraction`, `memory_answer`, `session_summary`), else null. */
+  structuredReply: string | null;
   /** HTTP status answered; null while the answer is still pending (e.g. during a delay). */
   status: number | null;
   /** The fault injected into this answer, if any. */
@@ -37,6 +39,7 @@ export class RequestLog {
       turnIndex: null,
       stepIndex: null,
       toolReply: null,
+      structuredReply: null,
       status: null,
       fault: null,
       body,

@@ -10,7 +10,7 @@ export const SCENARIO_NAME = /^[A-Za-z0-9._-]+$/;
  */
 export const FAULT_KINDS = ['rate_limit', 'context_length_exceeded', 'auth', 'server_error', 'bad_request', 'stream_cut'] as const;
 
-const FaultSchema = z.strictObject({
+export const FaultSchema = z.strictObject({
   kind: z.enum(FAULT_KINDS),
   times: z.union([z.number().int().positive(), z.literal('always')]).default(1),
   retryAfterSeconds: z.number().nonnegative().optional(),

@@ -17,6 +17,7 @@ const SHIPPED = [
   'loop-forever',
   'malformed-tool-args',
   'mcp-echo',
+  'memory-chat',
   'parallel-three',
   'plain',
   'rate-limit-once',

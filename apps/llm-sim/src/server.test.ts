@@ -40,6 +40,7 @@ describe('server', () => {
     expect(models.map((m) => [m.id, m.object, m.owned_by])).toEqual([
       ['sim-1', 'model', 'llm-sim'],
       ['sim-large', 'model', 'llm-sim'],
+      ['sim-embed-1', 'model', 'llm-sim'],
     ]);
     expect((await client.models.retrieve('sim-large')).id).toBe('sim-large');
     expect(await client.models.retrieve('gpt-nope').catch((e: unknown) => e)).toBeInstanceOf(NotFoundError);

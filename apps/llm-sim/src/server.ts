@@ -3,6 +3,8 @@ import Fastify, { LogController, type FastifyError } from 'fastify';
 import { checkAuthorization } from './auth.js';
 import { registerChatCompletions } from './chat-completions.js';
 import { DEFAULT_SCENARIOS_DIR } from './config.js';
+import { EmbeddingFaults } from './embedding-faults.js';
+import { registerEmbeddings } from './embeddings.js';
 import { FaultBook } from './faults.js';
 import { modelNotFound, openAiError } from './openai-errors.js';
 import { RequestLog } from './request-log.js';
@@ -28,6 +30,10 @@ export interface LlmSimOptions {
   apiKey?: string;
   /** Model ids served by `/v1/models` and accepted in requests; default `sim-1`, `sim-large`. */
   models?: readonly string[];
+  /** Model ids accepted by `POST /v1/embeddings` (and listed by `/v1/models`); default `sim-embed-1`. */
+  embeddingModels?: readonly string[];
+  /** Length of embedding vectors when a request does not ask for `dimensions`; default 256. */
+  embeddingDimensions?: number;
   /** How many recent requests `GET /_sim/requests` keeps; default 200. */
   requestLogSize?: number;
   /** Logger for the server; default a silent one. */
@@ -69,7 +75,11 @@ export function createLlmSim(options: LlmSimOptions = {}): LlmSim {
     apiKey: options.apiKey,
     faults: new FaultBook(),
     log: new RequestLog(options.requestLogSize ?? 200),
+    embedding: { models: options.embeddingModels ?? ['sim-embed-1'], dimensions: options.embeddingDimensions ?? 256 },
+    embeddingFaults: new EmbeddingFaults(),
+    embeddingLog: new RequestLog(options.requestLogSize ?? 200),
   };
+  const allModels = [...new Set([...state.models, ...state.embedding.models])];
 
   const app: LlmSimApp = Fastify({
     loggerInstance: options.logger ?? createLogger({ service: 'llm-sim', level: 'silent' }),
@@ -87,19 +97,22 @@ export function createLlmSim(options: LlmSimOptions = {}): LlmSim {
   });
 
   app.get('/healthz', () => ({ status: 'ok' }));
-  app.get('/v1/models', () => ({ object: 'list', data: state.models.map(modelObject) }));
+  app.get('/v1/models', () => ({ object: 'list', data: allModels.map(modelObject) }));
   app.get<{ Params: { model: string } }>('/v1/models/:model', (request, reply) =>
-    state.models.includes(request.params.model)
+    allModels.includes(request.params.model)
       ? reply.send(modelObject(request.params.model))
       : sendError(reply, modelNotFound(request.params.model)),
   );
   registerChatCompletions(app, state);
+  registerEmbeddings(app, state);
 
   // Test-only inspection endpoints: no auth, not part of the OpenAI API.
   app.get('/_sim/requests', () => ({ requests: state.log.list() }));
   app.post('/_sim/reset', () => {
     state.log.clear();
     state.faults.reset();
+    state.embeddingLog.clear();
+    state.embeddingFaults.clear();
     return { status: 'ok' };
   });
 

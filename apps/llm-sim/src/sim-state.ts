@@ -1,6 +1,7 @@
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { Logger } from '@platform/service-kit';
 import type { FastifyInstance, FastifyReply } from 'fastify';
+import type { EmbeddingFaults } from './embedding-faults.js';
 import type { FaultBook } from './faults.js';
 import type { SimError } from './openai-errors.js';
 import type { RequestLog, RequestLogEntry } from './request-log.js';
@@ -17,6 +18,11 @@ export interface SimState {
   apiKey: string | undefined;
   faults: FaultBook;
   log: RequestLog;
+  /** Embedding models served and the default vector length. */
+  embedding: { models: readonly string[]; dimensions: number };
+  embeddingFaults: EmbeddingFaults;
+  /** Received embeddings requests (only `seq`, `receivedAt`, `status`, `fault` and `body` apply). */
+  embeddingLog: RequestLog;
 }
 
 /** Sends an OpenAI-shaped error (and records its status in the request log entry, if any). */

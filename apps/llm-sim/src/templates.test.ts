@@ -1,3 +1,4 @@
+import { renderMemoryContext } from '@platform/contracts';
 import { describe, expect, it } from 'vitest';
 import type { ChatMessage } from './chat-request.js';
 import { renderArguments, renderTemplate, templateContextFrom, unknownTemplates } from './templates.js';
@@ -83,6 +84,15 @@ describe('templates', () => {
       { role: 'user', content: 'Observation: 42' },
     ]);
     expect(renderTemplate('{{lastObservation}} / {{userMessage}}', text)).toBe('42 / q');
+  });
+
+  it('reads the items of the long-term memory block in system messages', () => {
+    const withMemory = templateContextFrom([
+      { role: 'system', content: `You are helpful.\n\n${renderMemoryContext(['user prefers window seats', 'user lives in Berlin'])}` },
+      { role: 'user', content: 'Which seat?' },
+    ]);
+    expect(renderTemplate('I remember: {{recalledMemory}}.', withMemory)).toBe('I remember: user prefers window seats; user lives in Berlin.');
+    expect(renderTemplate('{{recalledMemory}}', ctx)).toBe('(unavailable)');
   });
 
   it('renders inside nested argument strings only', () => {

@@ -1,4 +1,4 @@
-import { RESUMED_CALL_ID_SUFFIX } from '@platform/contracts';
+import { memoryContextItems, RESUMED_CALL_ID_SUFFIX } from '@platform/contracts';
 import type { ChatMessage } from './chat-request.js';
 import { contentText, latestTurnStartIndex, OBSERVATION_PREFIX } from './conversation.js';
 import { stripScenarioMarkers } from './select-step.js';
@@ -14,11 +14,12 @@ export type TemplateRef =
   | { kind: 'userMessage' }
   | { kind: 'lastToolResult' }
   | { kind: 'lastObservation' }
+  | { kind: 'recalledMemory' }
   | { kind: 'toolResult'; tool: string; path: string[] };
 
 /** Parses the inside of a `{{...}}`; undefined when it names nothing the simulator knows. */
 export function parseTemplateRef(expression: string): TemplateRef | undefined {
-  if (expression === 'userMessage' || expression === 'lastToolResult' || expression === 'lastObservation') {
+  if (expression === 'userMessage' || expression === 'lastToolResult' || expression === 'lastObservation' || expression === 'recalledMemory') {
     return { kind: expression };
   }
   const match = TOOL_RESULT.exec(expression);
@@ -39,6 +40,8 @@ export interface TemplateContext {
   userMessage: string | undefined;
   lastToolResult: string | undefined;
   lastObservation: string | undefined;
+  /** Items of the long-term memory block(s) in the request's system messages, joined with `; `. */
+  recalledMemory: string | undefined;
   /**
    * Content of the latest tool message answering a call to `tool`, anywhere in the conversation
    * (earlier turns and platform-added `:resumed` exchanges included).
@@ -66,7 +69,11 @@ export function templateContextFrom(messages: readonly ChatMessage[]): TemplateC
   const lastObservation = messages.findLast(
     (m) => m.role === 'user' && contentText(m.content).trimStart().startsWith(OBSERVATION_PREFIX),
   );
+  const recalled = messages
+    .filter((m) => m.role === 'system' || m.role === 'developer')
+    .flatMap((m) => memoryContextItems(contentText(m.content)));
   return {
+    recalledMemory: recalled.length > 0 ? recalled.join('; ') : undefined,
     userMessage: turnStart ? stripScenarioMarkers(contentText(turnStart.content)) : undefined,
     lastToolResult: lastTool ? contentText(lastTool.content) : undefined,
     lastObservation: lastObservation
@@ -102,6 +109,8 @@ function resolve(ref: TemplateRef, ctx: TemplateContext): string | undefined {
       return ctx.lastToolResult;
     case 'lastObservation':
       return ctx.lastObservation;
+    case 'recalledMemory':
+      return ctx.recalledMemory;
     case 'toolResult': {
       const content = ctx.toolResult(ref.tool);
       if (content === undefined || ref.path.length === 0) return content;

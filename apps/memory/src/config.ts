@@ -1,3 +1,4 @@
+import { CollectionName } from '@platform/contracts';
 import { env } from '@platform/service-kit';
 import { z } from 'zod';
 
@@ -7,6 +8,7 @@ export const MemoryConfig = z.object({
   DATABASE_POOL_MAX: env.positiveInt().default(10),
   GRPC_HOST: z.string().default('127.0.0.1'),
   GRPC_PORT: env.port().default(50051),
+  NATS_URL: z.string().default('nats://127.0.0.1:4222'),
   /** Messages one ListMessages call returns when the caller sets no limit, and the most it may ask for. */
   MEMORY_PAGE_SIZE: env.positiveInt().default(500),
   MEMORY_MAX_PAGE_SIZE: env.positiveInt().default(5_000),
@@ -18,6 +20,88 @@ export const MemoryConfig = z.object({
   /** Most messages one AppendMessages call may carry, and the largest single message in bytes. */
   MEMORY_MAX_APPEND_MESSAGES: env.positiveInt().default(1_000),
   MEMORY_MAX_MESSAGE_BYTES: env.positiveInt().default(4 * 1024 * 1024),
+
+  // Model provider for extraction, Q&A and session summaries (OpenAI-compatible). The
+  // MEMORY_LLM_* settings fall back to the orchestrator's OPENAI_BASE_URL / OPENAI_API_KEY.
+  OPENAI_BASE_URL: env.url().default('https://api.openai.com/v1'),
+  OPENAI_API_KEY: z.string().default(''),
+  MEMORY_LLM_BASE_URL: env.url().optional(),
+  MEMORY_LLM_API_KEY: z.string().optional(),
+  /** Model that extracts knowledge from finished turns and summarises sessions. */
+  MEMORY_EXTRACTION_MODEL: z.string().min(1).default('gpt-4o-mini'),
+  /** Model that answers QueryMemory (default: the extraction model). */
+  MEMORY_QA_MODEL: z.string().min(1).optional(),
+  MEMORY_LLM_TIMEOUT_MS: env.positiveInt().default(60_000),
+  /** Model calls per extraction when the output does not validate (the last error is fed back). */
+  MEMORY_EXTRACTION_ATTEMPTS: env.positiveInt().default(2),
+  /** Characters of one tool result given to the extractor (the rest is cut, marked as cut). */
+  MEMORY_EXTRACTION_TOOL_RESULT_CHARS: env.positiveInt().default(2_000),
+
+  // Embeddings (optional): vectors join recall when a model is set and pgvector is installed.
+  /** Embeddings model, e.g. text-embedding-3-small; empty = no vectors (keyword + trigram recall). */
+  MEMORY_EMBEDDING_MODEL: z.string().default(''),
+  MEMORY_EMBEDDING_BASE_URL: env.url().optional(),
+  MEMORY_EMBEDDING_API_KEY: z.string().optional(),
+  MEMORY_EMBEDDING_DIMENSIONS: env.positiveInt().max(2_000).default(256),
+  MEMORY_EMBEDDING_TIMEOUT_MS: env.positiveInt().default(5_000),
+
+  // Ingestion (JetStream work queue).
+  /** Deliveries of one turn before it is dead-lettered with the last error. */
+  MEMORY_INGEST_MAX_DELIVERIES: env.positiveInt().default(5),
+  /** How long a delivery may stay unacknowledged before NATS redelivers it. */
+  MEMORY_INGEST_ACK_WAIT_MS: env.positiveInt().default(120_000),
+  /** First redelivery delay after a failure; doubles per delivery. */
+  MEMORY_INGEST_RETRY_BASE_MS: env.positiveInt().default(1_000),
+  MEMORY_INGEST_MAX_AGE_MS: env.positiveInt().default(7 * 24 * 3_600_000),
+  MEMORY_DEAD_LETTER_MAX_AGE_MS: env.positiveInt().default(30 * 24 * 3_600_000),
+  /** Turns extracted at once by this replica. */
+  MEMORY_INGEST_CONCURRENCY: env.positiveInt().default(4),
+  /** How often consumer lag is read for the metric. */
+  MEMORY_LAG_POLL_MS: env.positiveInt().default(5_000),
+  /**
+   * Fault injection for crash tests: wait this long between a turn's commit and its ack, so a
+   * test can kill the process in between. Leave 0 in production.
+   */
+  MEMORY_FAULT_ACK_DELAY_MS: env.nonNegativeInt().default(0),
+  /** Collection of a turn's knowledge when the turn names none. */
+  MEMORY_DEFAULT_COLLECTION: CollectionName.default('default'),
+  /**
+   * Predicates that hold one value at a time per subject (a new value supersedes the old one),
+   * beside those the extractor marks single-valued.
+   */
+  MEMORY_SINGLE_VALUED_PREDICATES: env
+    .list()
+    .default(['lives_in', 'name', 'age', 'works_at', 'job_title', 'email', 'phone', 'birthday', 'timezone', 'located_in', 'married_to', 'status']),
+
+  // Recall.
+  MEMORY_RECALL_DEFAULT_LIMIT: env.positiveInt().default(8),
+  MEMORY_RECALL_MAX_LIMIT: env.positiveInt().default(100),
+  /** Candidates each search (full text, trigram, vector) contributes before fusion. */
+  MEMORY_RECALL_CANDIDATES: env.positiveInt().default(50),
+  /** Reciprocal rank fusion constant k: score = sum 1 / (k + rank). */
+  MEMORY_RECALL_RRF_K: env.positiveInt().default(60),
+  /** Recency decay: an item's fused score halves every this many days (0 = no decay). */
+  MEMORY_RECALL_HALF_LIFE_DAYS: z.coerce.number().min(0).default(90),
+  /** Lowest trigram word similarity that counts as a match (pg_trgm's own default is 0.6). */
+  MEMORY_RECALL_TRIGRAM_THRESHOLD: z.coerce.number().min(0).max(1).default(0.5),
+  /** Query words (the longest, stop words left out) compared by trigram. */
+  MEMORY_RECALL_TRIGRAM_WORDS: env.positiveInt().max(50).default(6),
+  /** Lowest cosine similarity for a vector neighbour to count as a match (nearest is not always near). */
+  MEMORY_RECALL_VECTOR_MIN_SIMILARITY: z.coerce.number().min(-1).max(1).default(0.25),
+  /** Messages the recent-history fallback returns at most. */
+  MEMORY_RECALL_HISTORY_MESSAGES: env.positiveInt().default(6),
+
+  // Sessions, working memory.
+  /** A conversation idle this long is summarised into a session episode (0 = never). */
+  MEMORY_SESSION_IDLE_MS: env.nonNegativeInt().default(30 * 60_000),
+  MEMORY_SESSION_SWEEP_MS: env.positiveInt().default(60_000),
+  /** Working memory of a run that never finished is dropped after this long. */
+  MEMORY_WORKING_MEMORY_TTL_MS: env.positiveInt().default(24 * 3_600_000),
+  MEMORY_WORKING_MEMORY_MAX_KEYS: env.positiveInt().default(200),
+  MEMORY_WORKING_MEMORY_MAX_VALUE_BYTES: env.positiveInt().default(64 * 1024),
+  /** Serve memory_search / memory_save / working_memory_* as tools over NATS. */
+  MEMORY_TOOLS_ENABLED: env.boolean().default(true),
+
   SHUTDOWN_GRACE_MS: env.positiveInt().default(10_000),
   LOG_LEVEL: env.logLevel().default('info'),
 });

@@ -7,6 +7,6 @@ await runService({
   config: MemoryConfig,
   start: async (config, logger) => {
     const server = await startMemoryServer(config, logger);
-    return { stop: () => server.stop(), ready: { grpcPort: server.port } };
+    return { stop: () => server.stop(), ready: { grpcPort: server.port, search: server.search } };
   },
 });

@@ -1,5 +1,6 @@
 import { memoryV1 } from '@platform/proto';
 import { createGrpcClient, createLogger, type GrpcClientHandle, PlatformError } from '@platform/service-kit';
+import { startNatsServer, type NatsServerHandle } from '@platform/testing';
 import { createSuiteDatabase } from '@platform/testing/vitest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MemoryConfig } from './config.js';
@@ -7,6 +8,8 @@ import { startMemoryServer, type MemoryServer } from './server.js';
 
 const logger = createLogger({ service: 'memory-test', level: 'silent' });
 let server: MemoryServer;
+// A private NATS: every memory server consumes the one ingestion queue, which suites must not share.
+let nats: NatsServerHandle;
 let client: GrpcClientHandle<memoryV1.MemoryServiceClient>;
 
 const user = (content: string): string => JSON.stringify({ role: 'user', content });
@@ -16,7 +19,8 @@ const assistantWithToolCall =
 const toolResult = JSON.stringify({ role: 'tool', toolCallId: 'call_1', toolName: 'calculator', content: '{"result":2}', status: 'success', isError: false });
 
 beforeAll(async () => {
-  const config = MemoryConfig.parse({ DATABASE_URL: await createSuiteDatabase('memory'), GRPC_PORT: '0', MEMORY_PAGE_SIZE: '3', MEMORY_MAX_PAGE_BYTES: String(6 * 1024 * 1024) });
+  nats = await startNatsServer();
+  const config = MemoryConfig.parse({ DATABASE_URL: await createSuiteDatabase('memory'), NATS_URL: nats.url, GRPC_PORT: '0', MEMORY_PAGE_SIZE: '3', MEMORY_MAX_PAGE_BYTES: String(6 * 1024 * 1024) });
   server = await startMemoryServer(config, logger);
   client = createGrpcClient(memoryV1.MemoryServiceClient, memoryV1.MemoryServiceService, `127.0.0.1:${server.port}`, { defaultDeadlineMs: 5_000 });
 });
@@ -24,6 +28,7 @@ beforeAll(async () => {
 afterAll(async () => {
   client.close();
   await server.stop();
+  await nats.stop();
 });
 
 function append(conversationId: string, messagesJson: string[], extra: Partial<memoryV1.AppendMessagesRequest> = {}) {

@@ -22,8 +22,8 @@ function scope(request: { tenantId: string; conversationId: string }): { tenantI
   };
 }
 
-/** The MemoryService gRPC implementation: validates at the edge, then stores raw messages verbatim. */
-export function memoryServiceImplementation(store: MessageStore, limits: Limits, logger: Logger): memoryV1.MemoryServiceServer {
+/** The history RPCs of MemoryService: validates at the edge, then stores raw messages verbatim. */
+export function memoryServiceImplementation(store: MessageStore, limits: Limits, logger: Logger): Pick<memoryV1.MemoryServiceServer, 'appendMessages' | 'listMessages'> {
   return {
     appendMessages: unaryHandler<memoryV1.AppendMessagesRequest, memoryV1.AppendMessagesResponse>(logger, 'AppendMessages', async (request) => {
       const { tenantId, conversationId } = scope(request);

@@ -1,35 +1,172 @@
+import { OpenAIEmbeddings, OpenAIStructuredOutput } from '@platform/llm';
 import { memoryV1 } from '@platform/proto';
-import { GrpcServer, openServiceDatabase, type Logger } from '@platform/service-kit';
+import { connectNats, GrpcServer, openServiceDatabase, unaryHandler, type Logger, type NatsConnection } from '@platform/service-kit';
+import type { ToolRunner } from '@platform/tool-sdk';
+import type pg from 'pg';
 import { fileURLToPath } from 'node:url';
 import type { MemoryConfig } from './config.js';
+import { Extractor } from './extraction/extractor.js';
+import { ensureIngestStreams, IngestConsumer } from './ingestion/ingest-consumer.js';
+import { TurnIngestor } from './ingestion/turn-ingestor.js';
+import { FactQueries } from './knowledge/fact-queries.js';
+import { FactSaver } from './knowledge/fact-saver.js';
+import { TurnStore } from './knowledge/turn-store.js';
+import { WorkingMemoryStore } from './knowledge/working-memory-store.js';
+import { knowledgeServiceImplementation } from './knowledge-service.js';
 import { memoryServiceImplementation } from './memory-service.js';
 import { MessageStore } from './message-store.js';
+import { MemoryAnswerer } from './recall/memory-answerer.js';
+import { RecallEngine } from './recall/recall-engine.js';
+import { VectorIndex, type VectorStatus } from './recall/vector-index.js';
+import { SessionSweeper } from './sessions/session-sweeper.js';
+import { serveMemoryTools } from './tools/memory-tools.js';
 
 export const MEMORY_SCHEMA = 'memory';
 export const MEMORY_SERVICE_NAME = 'memory.v1.MemoryService';
 const migrationsDir = fileURLToPath(new URL('../migrations', import.meta.url));
 
-/** A started memory service: migrated database, gRPC server listening. */
+/** Which recall this process runs: "hybrid" (full text + trigram + pgvector) or "keyword" (full text + trigram). */
+export interface SearchStatus {
+  mode: 'hybrid' | 'keyword';
+  vectors: VectorStatus;
+}
+
+/** A started memory service: migrated database, gRPC server listening, ingestion consuming. */
 export interface MemoryServer {
   readonly port: number;
+  readonly search: SearchStatus;
+  readonly ingest: IngestConsumer;
   stop(): Promise<void>;
 }
 
 export async function startMemoryServer(config: MemoryConfig, logger: Logger): Promise<MemoryServer> {
   const pool = await openServiceDatabase({ url: config.DATABASE_URL, schema: MEMORY_SCHEMA, migrationsDir, applicationName: 'memory', maxConnections: config.DATABASE_POOL_MAX, logger });
+  const closers: (() => Promise<void>)[] = [() => pool.end()];
+  const closeAll = async () => {
+    for (const close of closers.reverse()) await close().catch((err: unknown) => logger.warn({ err: (err as Error).message }, 'error while stopping'));
+  };
   try {
-    const grpc = new GrpcServer({ host: config.GRPC_HOST, port: config.GRPC_PORT, logger });
-    grpc.addService(MEMORY_SERVICE_NAME, memoryV1.MemoryServiceService, memoryServiceImplementation(new MessageStore(pool), config, logger));
-    const port = await grpc.start();
-    return {
-      port,
-      async stop() {
-        await grpc.stop(config.SHUTDOWN_GRACE_MS);
-        await pool.end();
-      },
-    };
+    return await wire(config, logger, pool, closers, closeAll);
   } catch (err) {
-    await pool.end();
+    await closeAll();
     throw err;
   }
+}
+
+async function wire(config: MemoryConfig, logger: Logger, pool: pg.Pool, closers: (() => Promise<void>)[], closeAll: () => Promise<void>): Promise<MemoryServer> {
+  const llm = (model: string) =>
+    new OpenAIStructuredOutput({
+      baseURL: config.MEMORY_LLM_BASE_URL ?? config.OPENAI_BASE_URL,
+      apiKey: config.MEMORY_LLM_API_KEY ?? config.OPENAI_API_KEY,
+      apiKeyName: config.MEMORY_LLM_API_KEY !== undefined ? 'MEMORY_LLM_API_KEY' : 'OPENAI_API_KEY',
+      model,
+      timeoutMs: config.MEMORY_LLM_TIMEOUT_MS,
+    });
+  const embeddings = config.MEMORY_EMBEDDING_MODEL
+    ? new OpenAIEmbeddings({
+        baseURL: config.MEMORY_EMBEDDING_BASE_URL ?? config.MEMORY_LLM_BASE_URL ?? config.OPENAI_BASE_URL,
+        apiKey: config.MEMORY_EMBEDDING_API_KEY ?? config.MEMORY_LLM_API_KEY ?? config.OPENAI_API_KEY,
+        model: config.MEMORY_EMBEDDING_MODEL,
+        dimensions: config.MEMORY_EMBEDDING_DIMENSIONS,
+        timeoutMs: config.MEMORY_EMBEDDING_TIMEOUT_MS,
+      })
+    : undefined;
+  const { index: vectors, status: vectorStatus } = await VectorIndex.open(pool, embeddings, logger);
+  const search: SearchStatus = { mode: vectors ? 'hybrid' : 'keyword', vectors: vectorStatus };
+  logger.info({ search }, vectors ? 'recall runs hybrid search: full text + trigram + pgvector' : `recall runs keyword search (full text + trigram): ${vectorStatus.reason}`);
+
+  const singleValued = new Set(config.MEMORY_SINGLE_VALUED_PREDICATES);
+  const messages = new MessageStore(pool);
+  const workingMemory = new WorkingMemoryStore(pool, { maxKeys: config.MEMORY_WORKING_MEMORY_MAX_KEYS });
+  const turns = new TurnStore(pool, singleValued);
+  const recall = new RecallEngine(
+    pool,
+    vectors,
+    {
+      k: config.MEMORY_RECALL_RRF_K,
+      halfLifeDays: config.MEMORY_RECALL_HALF_LIFE_DAYS,
+      candidates: config.MEMORY_RECALL_CANDIDATES,
+      trigramThreshold: config.MEMORY_RECALL_TRIGRAM_THRESHOLD,
+      trigramWords: config.MEMORY_RECALL_TRIGRAM_WORDS,
+      historyMessages: config.MEMORY_RECALL_HISTORY_MESSAGES,
+      embeddingTimeoutMs: config.MEMORY_EMBEDDING_TIMEOUT_MS,
+      vectorMinSimilarity: config.MEMORY_RECALL_VECTOR_MIN_SIMILARITY,
+    },
+    logger,
+  );
+  const extractionModel = llm(config.MEMORY_EXTRACTION_MODEL);
+  const saver = new FactSaver(pool, { defaultCollection: config.MEMORY_DEFAULT_COLLECTION, singleValuedPredicates: singleValued }, () => vectors);
+  const facts = new FactQueries(pool, () => vectors);
+
+  // The consumer starts after the gRPC service is defined; DescribeMemory reads it when there is one.
+  const started: { ingest?: IngestConsumer } = {};
+  const grpc = new GrpcServer({ host: config.GRPC_HOST, port: config.GRPC_PORT, logger });
+  grpc.addService(MEMORY_SERVICE_NAME, memoryV1.MemoryServiceService, {
+    ...memoryServiceImplementation(messages, config, logger),
+    ...knowledgeServiceImplementation({
+      recall,
+      answerer: new MemoryAnswerer(recall, llm(config.MEMORY_QA_MODEL ?? config.MEMORY_EXTRACTION_MODEL)),
+      facts,
+      saver,
+      workingMemory,
+      limits: config,
+      logger,
+    }),
+    describeMemory: unaryHandler<memoryV1.DescribeMemoryRequest, memoryV1.DescribeMemoryResponse>(logger, 'DescribeMemory', () =>
+      Promise.resolve({
+        searchMode: search.mode,
+        vectorsEnabled: search.vectors.enabled,
+        vectorsReason: search.vectors.reason,
+        embeddingModel: search.vectors.model ?? '',
+        embeddingDimensions: search.vectors.dimensions ?? 0,
+        ingestLag: started.ingest?.currentLag ?? -1,
+      }),
+    ),
+  });
+
+  const nc: NatsConnection = await connectNats({ servers: config.NATS_URL, name: 'memory', logger });
+  closers.push(() => nc.drain());
+  await ensureIngestStreams(nc, { maxAgeMs: config.MEMORY_INGEST_MAX_AGE_MS, deadLetterMaxAgeMs: config.MEMORY_DEAD_LETTER_MAX_AGE_MS });
+  const ingestor = new TurnIngestor({
+    messages,
+    turns,
+    workingMemory,
+    extractor: new Extractor(extractionModel, { attempts: config.MEMORY_EXTRACTION_ATTEMPTS, toolResultChars: config.MEMORY_EXTRACTION_TOOL_RESULT_CHARS }),
+    vectors,
+    settings: { defaultCollection: config.MEMORY_DEFAULT_COLLECTION, candidateFacts: 30 },
+    logger,
+  });
+  const consumer = new IngestConsumer(
+    nc,
+    ingestor,
+    {
+      maxDeliveries: config.MEMORY_INGEST_MAX_DELIVERIES,
+      ackWaitMs: config.MEMORY_INGEST_ACK_WAIT_MS,
+      retryBaseMs: config.MEMORY_INGEST_RETRY_BASE_MS,
+      concurrency: config.MEMORY_INGEST_CONCURRENCY,
+      maxAgeMs: config.MEMORY_INGEST_MAX_AGE_MS,
+      deadLetterMaxAgeMs: config.MEMORY_DEAD_LETTER_MAX_AGE_MS,
+      lagPollMs: config.MEMORY_LAG_POLL_MS,
+      ackDelayMs: config.MEMORY_FAULT_ACK_DELAY_MS,
+    },
+    logger,
+  );
+  await consumer.start();
+  started.ingest = consumer;
+  closers.push(() => consumer.stop());
+
+  let runner: ToolRunner | undefined;
+  if (config.MEMORY_TOOLS_ENABLED) {
+    runner = await serveMemoryTools({ nc, recall, saver, workingMemory, logger, limits: config });
+    const started = runner;
+    closers.push(() => started.stop(config.SHUTDOWN_GRACE_MS));
+  }
+
+  const sweeper = new SessionSweeper(pool, extractionModel, workingMemory, vectors, config, logger);
+  sweeper.start();
+  closers.push(() => sweeper.stop());
+
+  const port = await grpc.start();
+  closers.push(() => grpc.stop(config.SHUTDOWN_GRACE_MS));
+  return { port, search, ingest: consumer, stop: closeAll };
 }

@@ -11,6 +11,10 @@ export const OrchestratorConfig = z.object({
   GRPC_HOST: z.string().default('127.0.0.1'),
   GRPC_PORT: env.port().default(50052),
   MEMORY_ADDRESS: z.string().default('127.0.0.1:50051'),
+  /** Send each finished turn to the memory service's ingestion queue (long-term knowledge extraction). */
+  MEMORY_INGEST_ENABLED: env.boolean().default(true),
+  /** A finished turn larger than this is sent without its messages (memory reads them from history). */
+  MEMORY_INGEST_MAX_INLINE_BYTES: env.positiveInt().default(512 * 1024),
   /** The agent pool: agent-tools that wait for the user, and approvals. */
   AGENT_POOL_ADDRESS: z.string().default('127.0.0.1:50053'),
   /** Postgres for the run records (schema `orchestrator`, migrated at boot). */
@@ -95,11 +99,27 @@ export const OrchestratorConfig = z.object({
    * results never loads megabytes it would only trim.
    */
   HISTORY_MAX_BYTES: env.positiveInt().default(4 * 1024 * 1024),
+  /**
+   * Token budget of the long-term memory block recalled into each turn's system prompt (delimiters
+   * included; the same chars/4 estimate as the context manager). 0 turns recall off.
+   */
+  MEMORY_CONTEXT_TOKENS: env.nonNegativeInt().default(400),
+  /** Deadline of the recall call; a slower (or stopped) memory costs the turn its recall, never the turn. */
+  MEMORY_RECALL_TIMEOUT_MS: env.positiveInt().default(250),
+  /** Most recalled items injected into a turn. */
+  MEMORY_RECALL_LIMIT: env.positiveInt().max(100).default(8),
+  /** Collections recalled from, as a prefix (`user:alice` covers `user:alice:*`); empty = all of the tenant's. */
+  MEMORY_RECALL_COLLECTION_PREFIX: z.string().default(''),
   CATALOG_REFRESH_MS: env.positiveInt().default(5_000),
   CATALOG_DISCOVERY_WAIT_MS: env.positiveInt().default(300),
   /** Deadline of calls to other services (memory). */
   GRPC_DEADLINE_MS: env.positiveInt().default(10_000),
   SHUTDOWN_GRACE_MS: env.positiveInt().default(30_000),
   LOG_LEVEL: env.logLevel().default('info'),
+}).refine((config) => config.MEMORY_CONTEXT_TOKENS <= config.CONTEXT_TOKEN_LIMIT / 4, {
+  // The block sits in the system prompt, which a request view never trims: it must leave the
+  // conversation most of the window.
+  message: 'must be at most a quarter of CONTEXT_TOKEN_LIMIT',
+  path: ['MEMORY_CONTEXT_TOKENS'],
 });
 export type OrchestratorConfig = z.infer<typeof OrchestratorConfig>;

@@ -20,7 +20,9 @@ import { ToolBreakers } from './tool-breakers.js';
 import { CredentialGrants } from './pipeline/credential-grants.js';
 import { ReplyInterpreter } from './agents/reply-interpreter.js';
 import { AgentPoolStep } from './pipeline/agent-pool-step.js';
+import { MemoryRecall, memoryRecallSettings } from './pipeline/memory-recall.js';
 import { ShouldProcess } from './pipeline/should-process.js';
+import { FinishedTurnPublisher } from './pipeline/publish-finished-turn.js';
 import { ProfileRegistry } from './profiles.js';
 import { RunRecovery } from './run-recovery.js';
 import { TurnExecutor } from './turn-executor.js';
@@ -123,6 +125,8 @@ export async function startOrchestratorServer(config: OrchestratorConfig, logger
     agents: new PoolAgents(agentPool.rpc, (tenantId, conversationId) => records.markAgentsMayWait(tenantId, conversationId)),
     breakers: new ToolBreakers({ failureThreshold: config.TOOL_BREAKER_FAILURES, cooldownMs: config.TOOL_BREAKER_COOLDOWN_MS, logger }),
     grants,
+    memoryRecall: new MemoryRecall(memory.rpc, memoryRecallSettings(config), logger),
+    ...(config.MEMORY_INGEST_ENABLED ? { finishedTurns: new FinishedTurnPublisher(nc, { maxInlineBytes: config.MEMORY_INGEST_MAX_INLINE_BYTES, maxPending: 1_000 }, logger) } : {}),
     logger,
   });
   const queue = new ConversationQueue({

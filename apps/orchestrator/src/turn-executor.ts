@@ -14,8 +14,10 @@ import { NO_AGENT_RESULTS, withAgentResults } from './agents/agent-results.js';
 import { expiryNoticeResult } from './agents/expiry-notice.js';
 import type { PoolAgents } from './agents/pool-agents.js';
 import type { ToolBreakers } from './tool-breakers.js';
+import type { MemoryRecall, MemoryRecallReport } from './pipeline/memory-recall.js';
 import type { PendingAgentStep } from './pipeline/pending-agents.js';
 import { prepareContext } from './pipeline/prepare-context.js';
+import type { FinishedTurnPublisher } from './pipeline/publish-finished-turn.js';
 import type { ShouldProcess } from './pipeline/should-process.js';
 import type { AgentProfile, ProfileRegistry } from './profiles.js';
 import { runStatus } from './run-status.js';
@@ -40,6 +42,10 @@ export interface TurnExecutorDependencies {
   breakers: ToolBreakers;
   /** Credential grants for calls of tools that declare `credentials`. */
   grants: CredentialGrants;
+  /** The prepare-context recall step (long-term memory into the system prompt). */
+  memoryRecall: MemoryRecall;
+  /** Hands each finished turn to long-term memory (off the turn's path); absent = ingestion off. */
+  finishedTurns?: FinishedTurnPublisher;
   logger: Logger;
 }
 
@@ -76,6 +82,8 @@ function syntheticResult(runId: string, stopReason: LoopResult['stopReason'], re
  */
 export class TurnExecutor {
   private readonly active = new Map<string, AttemptState>();
+  /** What the recall step injected into each run this process prepared, until it is recorded. */
+  private readonly recallReports = new Map<string, MemoryRecallReport>();
 
   constructor(private readonly deps: TurnExecutorDependencies) {}
 
@@ -135,6 +143,7 @@ export class TurnExecutor {
     } finally {
       clearInterval(heartbeat);
       this.active.delete(run.runId);
+      this.recallReports.delete(run.runId);
     }
   }
 
@@ -220,7 +229,7 @@ export class TurnExecutor {
     // Right after a boot (or when every runner was briefly unreachable) the catalog may be empty:
     // discover once now rather than run a turn that offers the model no tools.
     if (this.deps.catalog.list().length === 0) await this.deps.catalog.refresh();
-    return prepareContext(this.deps.memory, { messages: this.deps.config.HISTORY_MESSAGES, bytes: this.deps.config.HISTORY_MAX_BYTES }, {
+    const prepared = await prepareContext(this.deps.memory, { messages: this.deps.config.HISTORY_MESSAGES, bytes: this.deps.config.HISTORY_MAX_BYTES }, {
       tenantId: run.tenantId,
       conversationId: run.conversationId,
       content: run.content,
@@ -229,7 +238,18 @@ export class TurnExecutor {
       capabilities: tools.list(),
       now: run.createdAt,
       agentExchanges,
+      memoryRecall: this.deps.memoryRecall,
     });
+    if (prepared.memoryRecall) this.recallReports.set(run.runId, prepared.memoryRecall);
+    return prepared.messages;
+  }
+
+  /** The recall report of this attempt, or (a resumed run) what its journaled input holds. */
+  private recallReport(run: ClaimedRun): MemoryRecallReport | undefined {
+    const fresh = this.recallReports.get(run.runId);
+    if (fresh || !run.input) return fresh;
+    const system = run.input[0]?.role === 'system' ? run.input[0].content : '';
+    return this.deps.memoryRecall.recovered(system);
   }
 
   /**
@@ -242,14 +262,15 @@ export class TurnExecutor {
     const turnMessages: ChatMessage[] = run.kind === 'message' ? [{ role: 'user', content: run.content }, ...result.messages] : [...result.messages];
     // What the user was asked when agents wait belongs to the conversation (the next reply answers it).
     if (result.stopReason === 'agent_waiting' && turnMessages.at(-1)?.role !== 'assistant') turnMessages.push({ role: 'assistant', content: result.response });
-    await this.deps.memory.appendMessages({
+    const appended = await this.deps.memory.appendMessages({
       tenantId: run.tenantId,
       conversationId: run.conversationId,
       messagesJson: turnMessages.map((m) => JSON.stringify(m)),
       runId: run.runId,
       appendId: run.runId,
     });
-    const finished = await this.deps.records.finish(run, runStatus(result), result);
+    void this.deps.finishedTurns?.publish({ tenantId: run.tenantId, conversationId: run.conversationId, runId: run.runId, profile: run.profile, messages: turnMessages, firstSeq: appended.firstSeq });
+    const finished = await this.deps.records.finish(run, runStatus(result), result, this.recallReport(run));
     // From the message's arrival: queueing, every attempt and the pipeline, as the user waited.
     recordTurn({ profile: run.profile, status: finished.status, stopReason: result.stopReason }, Math.max(0, Date.now() - run.createdAt.getTime()) / 1000);
     await this.deps.shouldProcess.recordTokens(run.tenantId, result.usage.totalTokens);

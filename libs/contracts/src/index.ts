@@ -1,5 +1,6 @@
 export { TenantId, ConversationId, RunId, ToolCallId, ToolName, ID_PATTERN, TOOL_CALL_ID_PATTERN } from './ids.js';
 export { ToolResultStatus } from './tool-result-status.js';
+export { MEMORY_CONTEXT_OPEN, MEMORY_CONTEXT_CLOSE, MEMORY_CONTEXT_PREAMBLE, renderMemoryContext, memoryContextItems } from './memory-context.js';
 export { ProviderFields, ToolCall, SystemMessage, UserMessage, AssistantMessage, ToolMessage, ChatMessage } from './chat-message.js';
 export {
   TOOL_PROTOCOL_VERSION,
@@ -72,3 +73,19 @@ export {
   CredentialGrantClaims,
   parseCredentialServices,
 } from './credentials.js';
+export {
+  MEMORY_INGEST_STREAM,
+  MEMORY_INGEST_SUBJECT_PREFIX,
+  MEMORY_DEAD_LETTER_STREAM,
+  MEMORY_DEAD_LETTER_SUBJECT_PREFIX,
+  memoryIngestSubject,
+  memoryDeadLetterSubject,
+  memoryIngestMessageId,
+  COLLECTION_PATTERN,
+  CollectionName,
+  collectionMatchesPrefix,
+  IngestedMessage,
+  TurnFinished,
+  MemoryDeadLetterReason,
+  MemoryDeadLetter,
+} from './memory-ingestion.js';

@@ -11,3 +11,5 @@ export type { ReActReply, ReActParseError, ReActParseErrorCode } from './text-pr
 export { parseLenientJson, type JsonValue, type LenientJsonResult } from './text-protocol/lenient-json.js';
 export { renderTextView, rawReplyOf, TEXT_PROTOCOL_FIELD, type TextProtocolFields } from './text-protocol/render-history.js';
 export { renderToolProtocol, renderAnswerOnlyProtocol } from './text-protocol/render-prompt.js';
+export { OpenAIStructuredOutput, StructuredOutputError, parseStructured, type OpenAIStructuredOutputOptions, type StructuredRequest } from './openai-structured-output.js';
+export { OpenAIEmbeddings, type OpenAIEmbeddingsOptions } from './openai-embeddings.js';

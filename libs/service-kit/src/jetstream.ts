@@ -1,4 +1,4 @@
-import { jetstreamManager, StorageType, type JetStreamManager, type StreamConfig } from '@nats-io/jetstream';
+import { jetstreamManager, RetentionPolicy, StorageType, type JetStreamManager, type StreamConfig } from '@nats-io/jetstream';
 import { nanos, type NatsConnection } from '@nats-io/nats-core';
 
 export interface StreamSpec {
@@ -10,6 +10,8 @@ export interface StreamSpec {
   duplicateWindowMs?: number;
   /** `file` (default) survives a NATS restart; `memory` does not. */
   storage?: 'file' | 'memory';
+  /** `limits` (default) keeps messages until max age; `workqueue` removes each once a consumer acknowledges it. */
+  retention?: 'limits' | 'workqueue';
 }
 
 /**
@@ -24,6 +26,7 @@ export async function ensureStream(nc: NatsConnection, spec: StreamSpec): Promis
     max_age: nanos(spec.maxAgeMs),
     duplicate_window: nanos(Math.min(spec.duplicateWindowMs ?? 120_000, spec.maxAgeMs)),
     storage: spec.storage === 'memory' ? StorageType.Memory : StorageType.File,
+    retention: spec.retention === 'workqueue' ? RetentionPolicy.Workqueue : RetentionPolicy.Limits,
   };
   try {
     await jsm.streams.info(spec.name);
@@ -35,7 +38,7 @@ export async function ensureStream(nc: NatsConnection, spec: StreamSpec): Promis
       // Another replica created it meanwhile: update below.
     }
   }
-  const { storage: _storage, ...updatable } = config;
+  const { storage: _storage, retention: _retention, ...updatable } = config;
   await jsm.streams.update(spec.name, updatable);
 }
 

@@ -107,3 +107,35 @@ export function recordTurn(turn: TurnRecord, durationS: number): void {
     [PLATFORM.stopReason]: turn.stopReason,
   });
 }
+
+/** One finished turn taken in by the memory service (`outcome`: stored, duplicate, empty, retried, dead_lettered). */
+export function recordMemoryIngestion(outcome: string, durationS: number): void {
+  const meter = metrics.getMeterProvider().getMeter(METER_NAME);
+  let histogram = ingestHistograms.get(meter);
+  if (!histogram) {
+    histogram = meter.createHistogram(PLATFORM.memoryIngestDurationMetric, {
+      unit: 's',
+      description: 'Duration of memory ingestion of one finished turn (extraction and storage), by outcome',
+      advice: { explicitBucketBoundaries: DURATION_BUCKETS_S },
+    });
+    ingestHistograms.set(meter, histogram);
+  }
+  histogram.record(durationS, { [PLATFORM.memoryIngestOutcome]: outcome });
+}
+const ingestHistograms = new WeakMap<object, Histogram>();
+
+/**
+ * Reports a durable consumer's lag (messages not yet delivered plus delivered but unacknowledged)
+ * as the gauge `platform.consumer.lag{platform.consumer=<name>}`, read through `read` at each
+ * metric collection. Returns a function that stops reporting.
+ */
+export function observeConsumerLag(consumer: string, read: () => number | undefined): () => void {
+  const meter = metrics.getMeterProvider().getMeter(METER_NAME);
+  const gauge = meter.createObservableGauge(PLATFORM.consumerLagMetric, { unit: '{message}', description: 'Messages a durable consumer has not finished (pending + unacknowledged)' });
+  const callback = (result: { observe(value: number, attributes?: Attributes): void }) => {
+    const lag = read();
+    if (lag !== undefined) result.observe(lag, { [PLATFORM.consumer]: consumer });
+  };
+  gauge.addCallback(callback);
+  return () => gauge.removeCallback(callback);
+}

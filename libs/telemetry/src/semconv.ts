@@ -63,4 +63,8 @@ export const PLATFORM = {
   profile: 'platform.profile',
   runStatus: 'platform.run.status',
   stopReason: 'platform.stop_reason',
+  consumerLagMetric: 'platform.consumer.lag',
+  consumer: 'platform.consumer',
+  memoryIngestDurationMetric: 'platform.memory.ingest.duration',
+  memoryIngestOutcome: 'platform.memory.ingest.outcome',
 } as const;

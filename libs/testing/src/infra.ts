@@ -1,5 +1,5 @@
 import { startNatsServer, type NatsServerHandle } from './nats-server.js';
-import { startPostgresServer, type PostgresServerHandle } from './postgres-server.js';
+import { pgvectorInstalled, startPostgresServer, type PostgresServerHandle } from './postgres-server.js';
 import { startRedisServer, type RedisServerHandle } from './redis-server.js';
 
 /** Where a test run's private servers listen; passed from the global setup to every suite. */
@@ -8,6 +8,8 @@ export interface InfraDescriptor {
   /** Superuser connection string to the cluster's `postgres` database. */
   readonly postgresUrl: string;
   readonly redisUrl: string;
+  /** Whether the shared PostgreSQL has the pgvector (`vector`) extension installed. */
+  readonly pgvector: boolean;
 }
 
 /** Private NATS (JetStream), PostgreSQL and Redis servers for one test run. */
@@ -30,7 +32,12 @@ export async function startInfra(): Promise<Infra> {
     throw failure?.reason instanceof Error ? failure.reason : new Error(String(failure?.reason));
   }
   return {
-    descriptor: { natsUrl: nats.value.url, postgresUrl: postgres.value.url(), redisUrl: redis.value.url },
+    descriptor: {
+      natsUrl: nats.value.url,
+      postgresUrl: postgres.value.url(),
+      redisUrl: redis.value.url,
+      pgvector: await pgvectorInstalled(),
+    },
     nats: nats.value,
     postgres: postgres.value,
     redis: redis.value,

@@ -95,7 +95,17 @@ export async function startPlatform(options: PlatformOptions): Promise<Platform>
     const model = options.model ?? { baseUrl: `http://127.0.0.1:${ports.llmSim}/v1`, apiKey: 'sim-key', model: 'sim-1' };
     const envs: Record<PlatformApp, Record<string, string>> = {
       'llm-sim': { ...common, LLM_SIM_PORT: String(ports.llmSim), LLM_SIM_API_KEY: model.apiKey },
-      memory: { ...common, DATABASE_URL: options.databaseUrl, GRPC_PORT: String(ports.memory) },
+      memory: {
+        ...common,
+        DATABASE_URL: options.databaseUrl,
+        GRPC_PORT: String(ports.memory),
+        // Long-term memory extracts and answers with the same model as the orchestrator; with
+        // llm-sim it also gets llm-sim's deterministic embeddings (vectors when pgvector is there).
+        OPENAI_BASE_URL: model.baseUrl,
+        OPENAI_API_KEY: model.apiKey,
+        MEMORY_EXTRACTION_MODEL: model.model,
+        ...(simulated ? { MEMORY_EMBEDDING_MODEL: 'sim-embed-1' } : {}),
+      },
       credential: {
         ...common,
         DATABASE_URL: options.databaseUrl,

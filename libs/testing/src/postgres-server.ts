@@ -5,6 +5,7 @@ import pg from 'pg';
 import { binaries, locateBinary } from './binaries.js';
 import { ManagedProcess } from './managed-process.js';
 import { freePort } from './ports.js';
+import { extensionInstalled, installationWithout } from './postgres-installation.js';
 
 const START_TIMEOUT_MS = 30_000;
 const START_ATTEMPTS = 3;
@@ -64,7 +65,13 @@ async function waitUntilAccepting(url: string, proc: ManagedProcess): Promise<vo
   throw new Error(`postgres did not accept connections within ${START_TIMEOUT_MS} ms: ${String(lastError)}\n${proc.recentOutput}`);
 }
 
+/** Options of {@link startPostgresServer}. */
 export interface PostgresServerOptions {
+  /**
+   * Extensions the cluster must behave as if they were not installed on this machine (e.g.
+   * `['vector']`), so a suite can exercise its no-extension path on a machine that has them.
+   */
+  hideExtensions?: readonly string[];
   /**
    * Durable like production: fsync, synchronous commit and full-page writes on. Benchmarks want
    * this; tests default to off (faster, and a test never survives a power cut).
@@ -72,12 +79,33 @@ export interface PostgresServerOptions {
   durable?: boolean;
 }
 
+/** Says whether the local PostgreSQL installation has the `vector` extension (pgvector) installed. */
+export async function pgvectorInstalled(): Promise<boolean> {
+  return extensionInstalled(await locateBinary(binaries.postgres), 'vector');
+}
+
+/** Says whether `CREATE EXTENSION <name>` can succeed on the server at `url` (it is installed there). */
+export async function extensionAvailable(url: string, name: string): Promise<boolean> {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    const result = await client.query('SELECT 1 FROM pg_available_extensions WHERE name = $1', [name]);
+    return result.rowCount === 1;
+  } finally {
+    await client.end();
+  }
+}
+
+/** Starts a private PostgreSQL cluster (initdb into a temp dir) on a free loopback port. */
 export async function startPostgresServer(options: PostgresServerOptions = {}): Promise<PostgresServerHandle> {
-  const [postgres, initdb, runAs] = await Promise.all([locateBinary(binaries.postgres), locateBinary(binaries.initdb), unprivilegedUser()]);
+  const [realPostgres, initdb, runAs] = await Promise.all([locateBinary(binaries.postgres), locateBinary(binaries.initdb), unprivilegedUser()]);
   const root = await mkdtemp(path.join(os.tmpdir(), 'platform-pg-'));
   if (runAs) await chown(root, runAs.uid, runAs.gid);
   const dataDir = path.join(root, 'data');
+  let postgres = realPostgres;
   try {
+    const hidden = options.hideExtensions ?? [];
+    if (hidden.length > 0) postgres = await installationWithout(realPostgres, hidden, path.join(root, 'installation'));
     await initCluster(initdb, dataDir, runAs);
   } catch (err) {
     await rm(root, { recursive: true, force: true });

@@ -4,5 +4,7 @@ import type { InfraDescriptor } from './infra.js';
 declare module 'vitest' {
   export interface ProvidedContext {
     platformInfra: InfraDescriptor;
+    /** Superuser URL of a cluster without pgvector (only with `postgresWithoutPgvector` in the test config). */
+    postgresWithoutPgvectorUrl: string;
   }
 }

@@ -17,6 +17,8 @@ interface History {
   messages: Array<{ message: { role: string; content?: string | null } }>;
 }
 interface SimRequest {
+  /** Set for long-term memory's own requests (extraction, Q&A), which quote the tenant's turns. */
+  structuredReply: string | null;
   scenario: string | null;
   body: { messages: Array<{ role: string; content?: unknown }> };
 }
@@ -48,7 +50,8 @@ async function collect(stream: AsyncIterable<ChatCompletionChunk>): Promise<Chat
 /** What the model was sent, as llm-sim logged it. */
 async function modelRequests(): Promise<SimRequest[]> {
   const response = await fetch(`${platform.llmSimUrl}/_sim/requests`);
-  return ((await response.json()) as { requests: SimRequest[] }).requests;
+  // Memory's extraction requests quote the conversation too; only the turns' own model calls count.
+  return ((await response.json()) as { requests: SimRequest[] }).requests.filter((r) => r.structuredReply === null);
 }
 
 function textOf(content: unknown): string {

@@ -23,6 +23,8 @@ interface History {
   hasMore: boolean;
 }
 interface SimRequest {
+  /** Set for long-term memory's own requests (extraction, Q&A), which quote the tenant's turns. */
+  structuredReply: string | null;
   body: { messages: Array<{ role: string; content?: unknown }> };
 }
 
@@ -64,7 +66,9 @@ async function raw(method: string, path: string, init: { tenant?: string; header
 async function modelRequests(): Promise<string[]> {
   const response = await fetch(`${platform.llmSimUrl}/_sim/requests`);
   const { requests } = (await response.json()) as { requests: SimRequest[] };
-  return requests.map((r) => JSON.stringify(r.body.messages));
+  // Memory's extraction of tenant A's turn quotes A's words to the model, on A's behalf and at any
+  // moment after A's turn: only the turns' own model calls are compared.
+  return requests.filter((r) => r.structuredReply === null).map((r) => JSON.stringify(r.body.messages));
 }
 
 describe("another tenant's conversation", () => {

@@ -89,8 +89,11 @@ describe('one message through api -> orchestrator -> tool runner and back', () =
   it('lists the live tool catalog', async () => {
     const tools = await api<{ tools: Array<{ name: string; runner: string; kind: string; inputSchema: { required?: string[] } }> }>(platform, 'GET', '/v1/tools', 'acme');
     expect(tools.status).toBe(200);
-    expect(tools.body.tools.map((t) => t.name)).toEqual(['calculator', 'current_time']);
-    expect(tools.body.tools[0]).toMatchObject({ runner: 'builtin-tools', kind: 'tool', inputSchema: { required: ['expression'] } });
+    // The built-in runner's tools; the memory service serves its own (memory_search, ...) beside them.
+    const builtin = tools.body.tools.filter((t) => t.runner === 'builtin-tools');
+    expect(builtin.map((t) => t.name)).toEqual(['calculator', 'current_time']);
+    expect(builtin[0]).toMatchObject({ runner: 'builtin-tools', kind: 'tool', inputSchema: { required: ['expression'] } });
+    expect(tools.body.tools.map((t) => t.name)).toEqual(expect.arrayContaining(['memory_search', 'memory_save', 'working_memory_set', 'working_memory_get']));
   });
 
   it('reports readiness of the api and its dependencies', async () => {

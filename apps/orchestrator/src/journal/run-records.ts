@@ -2,12 +2,14 @@ import type { LoopResult } from '@platform/agent-loop';
 import type { ChatMessage } from '@platform/contracts';
 import { jsonbText } from '@platform/service-kit';
 import type pg from 'pg';
+import type { MemoryRecallReport } from '../pipeline/memory-recall.js';
 
 /** Statuses of a run: queued and running are live; the rest are final. */
 export const LIVE_STATUSES = ['queued', 'running'] as const;
 export type RunStatus = 'queued' | 'running' | 'completed' | 'waiting' | 'failed' | 'cancelled';
 
-export type RunSummary = Omit<LoopResult, 'transcript' | 'messages'>;
+/** A finished run's result as stored: the loop's result, plus what the recall step injected. */
+export type RunSummary = Omit<LoopResult, 'transcript' | 'messages'> & { memoryRecall?: MemoryRecallReport };
 
 /** A decision on an approval request, sent with the message (the approvals API). */
 export interface ApprovalDecisionInput {
@@ -359,8 +361,9 @@ export class RunRecords {
   }
 
   /** Records the outcome and the tenant's token usage in one statement; fenced by the epoch. */
-  async finish(run: ClaimedRun, status: RunStatus, result: LoopResult): Promise<RunRecord> {
-    const { transcript, messages: _messages, ...summary } = result;
+  async finish(run: ClaimedRun, status: RunStatus, result: LoopResult, memoryRecall?: MemoryRecallReport): Promise<RunRecord> {
+    const { transcript, messages: _messages, ...loopSummary } = result;
+    const summary: RunSummary = memoryRecall ? { ...loopSummary, memoryRecall } : loopSummary;
     const { rows } = await this.pool.query<{ finished_at: Date }>({
       name: 'runs-finish',
       text: `WITH finished AS (

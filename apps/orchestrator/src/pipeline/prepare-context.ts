@@ -3,6 +3,7 @@ import type { ChatMessage } from '@platform/contracts';
 import type { memoryV1 } from '@platform/proto';
 import type { PromiseClient } from '@platform/service-kit';
 import { loadHistory } from '../history.js';
+import { withMemoryContext, type MemoryRecall, type MemoryRecallReport } from './memory-recall.js';
 
 export interface PrepareContextInput {
   tenantId: string;
@@ -14,25 +15,38 @@ export interface PrepareContextInput {
   now: Date;
   /** Tool exchanges of waiting agents this message finished (the pending-agent step); they follow the message. */
   agentExchanges?: readonly ChatMessage[];
+  /** Recalls long-term memory for the message into the system prompt; absent: no recall. */
+  memoryRecall?: MemoryRecall;
+}
+
+/** The turn's input messages, and what the recall step injected (absent without recall). */
+export interface PreparedContext {
+  messages: ChatMessage[];
+  memoryRecall: MemoryRecallReport | undefined;
 }
 
 /**
  * The prepare-context step: the conversation's history from memory, and the system prompt made of
- * the profile's persona plus framework context (time in the user's zone, the live capabilities).
+ * the profile's persona, the long-term memory recalled for the message (loaded alongside the
+ * history, within its own deadline), plus framework context (time in the user's zone, the live
+ * capabilities).
  */
 export async function prepareContext(
   memory: PromiseClient<memoryV1.MemoryServiceClient>,
   historyWindow: { messages: number; bytes: number },
   input: PrepareContextInput,
-): Promise<ChatMessage[]> {
-  const history = await loadHistory(memory, input.tenantId, input.conversationId, historyWindow);
+): Promise<PreparedContext> {
+  const [history, recalled] = await Promise.all([
+    loadHistory(memory, input.tenantId, input.conversationId, historyWindow),
+    input.memoryRecall?.recall({ tenantId: input.tenantId, conversationId: input.conversationId, query: input.content }),
+  ]);
   const assembled = assembleTurnInput({
-    systemPrompt: input.systemPrompt,
+    systemPrompt: withMemoryContext(input.systemPrompt, recalled?.block),
     now: input.now,
     timeZone: input.timeZone,
     capabilities: input.capabilities,
     history,
     userMessage: input.content,
   });
-  return [...assembled, ...(input.agentExchanges ?? [])];
+  return { messages: [...assembled, ...(input.agentExchanges ?? [])], memoryRecall: recalled?.report };
 }

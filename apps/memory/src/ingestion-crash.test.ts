@@ -1,0 +1,97 @@
+import { jetstream, jetstreamManager } from '@nats-io/jetstream';
+import { MEMORY_INGEST_STREAM, memoryIngestSubject } from '@platform/contracts';
+import { connectNats, createLogger, type NatsConnection } from '@platform/service-kit';
+import { startNatsServer, startServiceProcess, type NatsServerHandle, type ServiceProcess } from '@platform/testing';
+import { createSuiteDatabase } from '@platform/testing/vitest';
+import pg from 'pg';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { INGEST_CONSUMER } from './ingestion/ingest-consumer.js';
+import { startFakeModel } from './test-support/fake-model.js';
+
+const logger = createLogger({ service: 'memory-crash-test', level: 'silent' });
+let nats: NatsServerHandle;
+let nc: NatsConnection;
+let db: pg.Pool;
+let databaseUrl: string;
+let model: Awaited<ReturnType<typeof startFakeModel>>;
+
+beforeAll(async () => {
+  [nats, model, databaseUrl] = await Promise.all([
+    startNatsServer(),
+    startFakeModel((request) =>
+      request.schemaName === 'memory_extraction'
+        ? JSON.stringify({ facts: [{ subject: 'user', predicate: 'lives_in', object: request.user.includes('Porto') ? 'Porto' : 'Lisbon', confidence: 0.9, sourceSeq: 1 }], episodeSummary: 'The user said where they live.' })
+        : 500,
+    ),
+    createSuiteDatabase('memory_crash'),
+  ]);
+  nc = await connectNats({ servers: nats.url, name: 'memory-crash-test', logger });
+  db = new pg.Pool({ connectionString: databaseUrl, options: '-c search_path=memory' });
+}, 60_000);
+
+afterAll(async () => {
+  await nc.drain();
+  await db.end();
+  await model.close();
+  await nats.stop();
+});
+
+function startMemory(extra: Record<string, string>): Promise<ServiceProcess> {
+  return startServiceProcess({
+    app: 'memory',
+    mode: 'source',
+    telemetry: false,
+    env: { ...process.env, DATABASE_URL: databaseUrl, NATS_URL: nats.url, GRPC_PORT: '0', OPENAI_BASE_URL: model.url, OPENAI_API_KEY: 'test', MEMORY_TOOLS_ENABLED: 'false', MEMORY_SESSION_IDLE_MS: '0', LOG_LEVEL: 'warn', ...extra },
+  });
+}
+
+async function waitFor<T>(what: string, probe: () => Promise<T | undefined>): Promise<T> {
+  for (let i = 0; i < 600; i++) {
+    const value = await probe();
+    if (value !== undefined) return value;
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  throw new Error(`timed out waiting for ${what}`);
+}
+
+const counts = async () =>
+  (
+    await db.query<{ facts: number; episodes: number; runs: number }>(
+      `SELECT (SELECT count(*) FROM facts)::int AS facts, (SELECT count(*) FROM episodes)::int AS episodes, (SELECT count(*) FROM ingested_runs)::int AS runs`,
+    )
+  ).rows[0]!;
+
+async function publish(runId: string, text: string): Promise<void> {
+  const turn = { type: 'memory.turn_finished', tenantId: 'acme', conversationId: 'conv-1', runId, firstSeq: 1, lastSeq: 1, messages: [{ seq: 1, message: { role: 'user', content: text } }], finishedAt: new Date().toISOString() };
+  await jetstream(nc).publish(memoryIngestSubject('acme'), JSON.stringify(turn), { msgID: `crash-${runId}` });
+}
+
+it('stores nothing twice and loses nothing when memory is SIGKILLed after the commit and before the ack', async () => {
+  // The first process commits, then waits before acking: the test kills it in that window.
+  const doomed = await startMemory({ MEMORY_FAULT_ACK_DELAY_MS: '60000', MEMORY_INGEST_ACK_WAIT_MS: '2000' });
+  await publish('run-lisbon', 'I live in Lisbon');
+  await waitFor('the commit', async () => ((await counts()).runs === 1 ? true : undefined));
+  await doomed.kill();
+  expect(await counts()).toEqual({ facts: 1, episodes: 1, runs: 1 });
+  // While memory is down, another turn finishes: it waits in the queue.
+  await publish('run-porto', 'Now I live in Porto');
+  const jsm = await jetstreamManager(nc);
+  expect((await jsm.consumers.info(MEMORY_INGEST_STREAM, INGEST_CONSUMER)).num_ack_pending + (await jsm.consumers.info(MEMORY_INGEST_STREAM, INGEST_CONSUMER)).num_pending).toBe(2);
+
+  const survivor = await startMemory({ MEMORY_INGEST_ACK_WAIT_MS: '2000' });
+  try {
+    await waitFor('the queue to drain', async () => {
+      const info = await jsm.consumers.info(MEMORY_INGEST_STREAM, INGEST_CONSUMER);
+      return info.num_pending === 0 && info.num_ack_pending === 0 ? true : undefined;
+    });
+    // Lisbon was redelivered and recognised; Porto was stored once and superseded Lisbon.
+    expect(await counts()).toEqual({ facts: 2, episodes: 2, runs: 2 });
+    const { rows } = await db.query<{ object: string; current: boolean }>(`SELECT object, valid_to IS NULL AS current FROM facts ORDER BY created_at`);
+    expect(rows).toEqual([
+      { object: 'Lisbon', current: false },
+      { object: 'Porto', current: true },
+    ]);
+  } finally {
+    await survivor.stop();
+  }
+});

@@ -1,0 +1,190 @@
+import { AckPolicy, DeliverPolicy, jetstream, jetstreamManager, type Consumer, type JsMsg } from '@nats-io/jetstream';
+import { nanos } from '@nats-io/nats-core';
+import {
+  MEMORY_DEAD_LETTER_STREAM,
+  MEMORY_DEAD_LETTER_SUBJECT_PREFIX,
+  MEMORY_INGEST_STREAM,
+  MEMORY_INGEST_SUBJECT_PREFIX,
+  memoryDeadLetterSubject,
+  MemoryDeadLetter,
+  RunId,
+  TenantId,
+  TurnFinished,
+  type MemoryDeadLetterReason,
+} from '@platform/contracts';
+import { isModelError } from '@platform/agent-loop';
+import { ensureStream, type Logger, type NatsConnection } from '@platform/service-kit';
+import { observeConsumerLag, recordMemoryIngestion } from '@platform/telemetry';
+import { InvalidExtractionError } from '../extraction/extractor.js';
+import type { TurnIngestor } from './turn-ingestor.js';
+
+export const INGEST_CONSUMER = 'memory-ingest';
+
+export interface IngestConsumerSettings {
+  maxDeliveries: number;
+  ackWaitMs: number;
+  retryBaseMs: number;
+  concurrency: number;
+  maxAgeMs: number;
+  deadLetterMaxAgeMs: number;
+  lagPollMs: number;
+  /** Fault injection for crash tests: wait this long between the commit and the ack (0 in production). */
+  ackDelayMs: number;
+}
+
+/** Creates the work-queue and dead-letter streams (idempotent; every replica may call it). */
+export async function ensureIngestStreams(nc: NatsConnection, settings: Pick<IngestConsumerSettings, 'maxAgeMs' | 'deadLetterMaxAgeMs'>): Promise<void> {
+  await ensureStream(nc, { name: MEMORY_INGEST_STREAM, subjects: [`${MEMORY_INGEST_SUBJECT_PREFIX}.>`], maxAgeMs: settings.maxAgeMs, retention: 'workqueue', duplicateWindowMs: 10 * 60_000 });
+  await ensureStream(nc, { name: MEMORY_DEAD_LETTER_STREAM, subjects: [`${MEMORY_DEAD_LETTER_SUBJECT_PREFIX}.>`], maxAgeMs: settings.deadLetterMaxAgeMs });
+}
+
+/**
+ * The durable consumer of finished turns, shared by every memory replica (each turn goes to one).
+ * A turn is acknowledged only after its transaction committed (or it was found already stored);
+ * a failure is retried with growing delays; after `maxDeliveries` deliveries, or at once for a
+ * message that can never succeed (malformed), it goes to the dead-letter stream with its reason
+ * and is terminated, so the queue goes on. One bad message never ends the loop.
+ */
+export class IngestConsumer {
+  private stopped = false;
+  private closeMessages: (() => Promise<void>) | undefined;
+  private readonly inFlight = new Set<Promise<void>>();
+  private lag: number | undefined;
+  private lagTimer: NodeJS.Timeout | undefined;
+  private stopLagMetric: (() => void) | undefined;
+  private loop: Promise<void> | undefined;
+
+  constructor(
+    private readonly nc: NatsConnection,
+    private readonly ingestor: TurnIngestor,
+    private readonly settings: IngestConsumerSettings,
+    private readonly logger: Logger,
+  ) {}
+
+  /** The latest lag reading (pending + unacknowledged), for readiness and tests. */
+  get currentLag(): number | undefined {
+    return this.lag;
+  }
+
+  async start(): Promise<void> {
+    const jsm = await jetstreamManager(this.nc);
+    await jsm.consumers.add(MEMORY_INGEST_STREAM, {
+      durable_name: INGEST_CONSUMER,
+      ack_policy: AckPolicy.Explicit,
+      deliver_policy: DeliverPolicy.All,
+      ack_wait: nanos(this.settings.ackWaitMs),
+      // Dead-lettering is ours (with a reason); the server must never drop a message by itself.
+      max_deliver: -1,
+      max_ack_pending: this.settings.concurrency * 4,
+    });
+    const consumer = await jetstream(this.nc).consumers.get(MEMORY_INGEST_STREAM, INGEST_CONSUMER);
+    this.stopLagMetric = observeConsumerLag(INGEST_CONSUMER, () => this.lag);
+    this.lagTimer = setInterval(() => void this.readLag(consumer), this.settings.lagPollMs);
+    this.lagTimer.unref();
+    await this.readLag(consumer);
+    const messages = await consumer.consume({ max_messages: this.settings.concurrency });
+    this.closeMessages = async () => void (await messages.close());
+    this.loop = (async () => {
+      for await (const message of messages) {
+        if (this.stopped) break;
+        const task = this.handle(message).catch((err: unknown) => this.logger.error({ err }, 'ingestion task failed unexpectedly'));
+        this.inFlight.add(task);
+        void task.finally(() => this.inFlight.delete(task));
+        while (this.inFlight.size >= this.settings.concurrency) await Promise.race(this.inFlight);
+      }
+    })();
+  }
+
+  /** Stops taking turns and lets those in flight finish (an unfinished one is redelivered elsewhere). */
+  async stop(): Promise<void> {
+    this.stopped = true;
+    clearInterval(this.lagTimer);
+    this.stopLagMetric?.();
+    await this.closeMessages?.().catch(() => undefined);
+    await Promise.allSettled([...this.inFlight]);
+    await this.loop?.catch(() => undefined);
+  }
+
+  private async readLag(consumer: Consumer): Promise<void> {
+    try {
+      const info = await consumer.info(false);
+      this.lag = info.num_pending + info.num_ack_pending;
+    } catch (err) {
+      this.logger.debug({ err: (err as Error).message }, 'could not read the ingestion consumer lag');
+    }
+  }
+
+  private async handle(message: JsMsg): Promise<void> {
+    const started = performance.now();
+    const deliveries = message.info.deliveryCount;
+    let body: unknown;
+    try {
+      body = message.json();
+    } catch {
+      body = undefined;
+    }
+    const turn = TurnFinished.safeParse(body);
+    if (!turn.success) {
+      await this.deadLetter(message, 'malformed_message', `not a TurnFinished message: ${turn.error.issues[0]?.path.join('.') || '(root)'} ${turn.error.issues[0]?.message ?? ''}`.trim(), namedTenant(body));
+      recordMemoryIngestion('dead_lettered', (performance.now() - started) / 1000);
+      return;
+    }
+    const { tenantId, runId } = turn.data;
+    // A slow model must not get the turn redelivered to another replica while this one works on it.
+    const heartbeat = setInterval(() => message.working(), Math.max(1_000, Math.floor(this.settings.ackWaitMs / 2)));
+    try {
+      const outcome = await this.ingestor.ingest(turn.data);
+      if (this.settings.ackDelayMs > 0) await new Promise((r) => setTimeout(r, this.settings.ackDelayMs));
+      await message.ackAck();
+      recordMemoryIngestion(outcome.status, (performance.now() - started) / 1000);
+      this.logger.info({ tenantId, runId, deliveries, ...outcome }, 'turn ingested');
+    } catch (err) {
+      const reason: MemoryDeadLetterReason = err instanceof InvalidExtractionError ? 'invalid_extraction' : isModelError(err) ? 'extraction_failed' : 'storage_failed';
+      const detail = (err as Error).message;
+      if (deliveries >= this.settings.maxDeliveries) {
+        await this.deadLetter(message, reason, detail, turn.data);
+        recordMemoryIngestion('dead_lettered', (performance.now() - started) / 1000);
+        return;
+      }
+      const delay = Math.min(this.settings.retryBaseMs * 2 ** (deliveries - 1), 5 * 60_000);
+      this.logger.warn({ tenantId, runId, deliveries, reason, err: detail, retryInMs: delay }, 'could not ingest a turn; it will be redelivered');
+      message.nak(delay);
+      recordMemoryIngestion('retried', (performance.now() - started) / 1000);
+    } finally {
+      clearInterval(heartbeat);
+    }
+  }
+
+  /** Keeps the message on the dead-letter stream with its reason, then terminates it; if that publish fails, it is redelivered. */
+  private async deadLetter(message: JsMsg, reason: MemoryDeadLetterReason, detail: string, turn: { tenantId: string; runId?: string } | undefined): Promise<void> {
+    const letter = MemoryDeadLetter.parse({
+      type: 'memory.dead_letter',
+      ...(turn ? { tenantId: turn.tenantId, ...(turn.runId ? { runId: turn.runId } : {}) } : {}),
+      reason,
+      detail: detail.slice(0, 4_000),
+      deliveries: message.info.deliveryCount,
+      originalSubject: message.subject,
+      originalBody: new TextDecoder().decode(message.data),
+      deadAt: new Date().toISOString(),
+    });
+    const subject = turn ? memoryDeadLetterSubject(turn.tenantId) : `${MEMORY_DEAD_LETTER_SUBJECT_PREFIX}._unknown.turn`;
+    try {
+      await jetstream(this.nc).publish(subject, JSON.stringify(letter), { msgID: `dead:${message.info.stream}:${message.seq}` });
+      // No reason argument: servers before 2.10 ignore a "+TERM <reason>" ack; the reason is on the dead letter.
+      message.term();
+      this.logger.error({ tenantId: turn?.tenantId, runId: turn?.runId, reason, detail: letter.detail, deliveries: letter.deliveries }, 'turn dead-lettered');
+    } catch (err) {
+      this.logger.error({ err: (err as Error).message, reason }, 'could not dead-letter a turn; it will be redelivered');
+      message.nak(this.settings.retryBaseMs);
+    }
+  }
+}
+
+/** The tenant (and run) a malformed message names, when it names valid ones: its dead letter is filed under that tenant. */
+function namedTenant(body: unknown): { tenantId: string; runId?: string } | undefined {
+  if (typeof body !== 'object' || body === null) return undefined;
+  const tenant = TenantId.safeParse((body as { tenantId?: unknown }).tenantId);
+  if (!tenant.success) return undefined;
+  const run = RunId.safeParse((body as { runId?: unknown }).runId);
+  return { tenantId: tenant.data, ...(run.success ? { runId: run.data } : {}) };
+}

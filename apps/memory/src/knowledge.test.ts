@@ -1,0 +1,298 @@
+import { jetstream, jetstreamManager } from '@nats-io/jetstream';
+import { MEMORY_DEAD_LETTER_STREAM, MEMORY_INGEST_STREAM, MemoryDeadLetter, memoryIngestSubject } from '@platform/contracts';
+import { memoryV1 } from '@platform/proto';
+import { connectNats, createGrpcClient, createLogger, type GrpcClientHandle, type NatsConnection } from '@platform/service-kit';
+import { startNatsServer, type NatsServerHandle } from '@platform/testing';
+import { createSuiteDatabase } from '@platform/testing/vitest';
+import pg from 'pg';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { MemoryConfig } from './config.js';
+import { INGEST_CONSUMER } from './ingestion/ingest-consumer.js';
+import { startMemoryServer, type MemoryServer } from './server.js';
+import { startFakeModel, type ChatRequestSeen } from './test-support/fake-model.js';
+
+const logger = createLogger({ service: 'memory-knowledge-test', level: process.env['TEST_LOG_LEVEL'] ?? 'silent' });
+let server: MemoryServer;
+let client: GrpcClientHandle<memoryV1.MemoryServiceClient>;
+let nc: NatsConnection;
+let db: pg.Pool;
+let model: Awaited<ReturnType<typeof startFakeModel>>;
+// A private NATS: every memory server consumes the one ingestion queue, which suites must not share.
+let nats: NatsServerHandle;
+
+/** Extraction answers by a marker word in the turn's text. */
+const extractions = new Map<string, string>();
+const fact = (subject: string, predicate: string, object: string, extra: Record<string, unknown> = {}) => ({ subject, predicate, object, confidence: 0.9, sourceSeq: 1, ...extra });
+
+function answer(request: ChatRequestSeen): string | number {
+  if (request.schemaName === 'memory_extraction') {
+    for (const [marker, json] of extractions) if (request.user.includes(marker)) return json;
+    return JSON.stringify({ episodeSummary: '' });
+  }
+  if (request.schemaName === 'memory_answer') {
+    const lines = request.user.split('\n').filter((l) => /^[0-9a-f-]{36}: /.test(l));
+    const hit = lines.find((l) => l.includes('Berlin'));
+    if (!hit) return JSON.stringify({ answer: 'Memory holds nothing on that.', answered: false, citedIds: [] });
+    return JSON.stringify({ answer: 'Alice lives in Berlin.', answered: true, citedIds: [hit.slice(0, 36), 'not-a-real-id'] });
+  }
+  return 500;
+}
+
+beforeAll(async () => {
+  nats = await startNatsServer();
+  model = await startFakeModel(answer);
+  const url = await createSuiteDatabase('memory_knowledge');
+  const config = MemoryConfig.parse({
+    DATABASE_URL: url,
+    NATS_URL: nats.url,
+    GRPC_PORT: '0',
+    OPENAI_BASE_URL: model.url,
+    OPENAI_API_KEY: 'test',
+    MEMORY_INGEST_MAX_DELIVERIES: '2',
+    MEMORY_INGEST_RETRY_BASE_MS: '50',
+    MEMORY_EXTRACTION_ATTEMPTS: '2',
+    MEMORY_LAG_POLL_MS: '100',
+    MEMORY_SESSION_IDLE_MS: '0',
+  });
+  server = await startMemoryServer(config, logger);
+  client = createGrpcClient(memoryV1.MemoryServiceClient, memoryV1.MemoryServiceService, `127.0.0.1:${server.port}`, { defaultDeadlineMs: 5_000 });
+  nc = await connectNats({ servers: nats.url, name: 'memory-knowledge-test', logger });
+  db = new pg.Pool({ connectionString: url, options: '-c search_path=memory' });
+}, 60_000);
+
+afterAll(async () => {
+  client.close();
+  await server.stop();
+  await nc.drain();
+  await db.end();
+  await model.close();
+  await nats.stop();
+});
+
+let published = 0;
+async function publishTurn(tenantId: string, runId: string, text: string, options: { conversationId?: string; collection?: string; msgId?: string } = {}): Promise<void> {
+  const turn = {
+    type: 'memory.turn_finished',
+    tenantId,
+    conversationId: options.conversationId ?? 'conv-1',
+    runId,
+    ...(options.collection ? { collection: options.collection } : {}),
+    firstSeq: 1,
+    lastSeq: 2,
+    messages: [
+      { seq: 1, message: { role: 'user', content: text } },
+      { seq: 2, message: { role: 'assistant', content: 'Noted.' } },
+    ],
+    finishedAt: new Date().toISOString(),
+  };
+  await jetstream(nc).publish(memoryIngestSubject(tenantId), JSON.stringify(turn), { msgID: options.msgId ?? `test-${(published += 1)}-${runId}` });
+}
+
+/** Waits until the ingestion consumer has nothing pending or unacknowledged. */
+async function drained(): Promise<void> {
+  const jsm = await jetstreamManager(nc);
+  for (let i = 0; i < 400; i++) {
+    const info = await jsm.consumers.info(MEMORY_INGEST_STREAM, INGEST_CONSUMER);
+    if (info.num_pending === 0 && info.num_ack_pending === 0) return;
+    await new Promise((r) => setTimeout(r, 25));
+  }
+  throw new Error(`ingestion did not drain: ${JSON.stringify(await jsm.consumers.info(MEMORY_INGEST_STREAM, INGEST_CONSUMER).then((i) => ({ pending: i.num_pending, ackPending: i.num_ack_pending, redelivered: i.num_redelivered })))}`);
+}
+
+const listFacts = (tenantId: string, extra: Partial<memoryV1.ListFactsRequest> = {}) =>
+  client.rpc.listFacts({ tenantId, collectionPrefix: '', subject: '', includeSuperseded: false, pageSize: 0, pageToken: '', ...extra });
+const recall = (tenantId: string, query: string, extra: Partial<memoryV1.RecallRequest> = {}) =>
+  client.rpc.recall({ tenantId, query, collectionPrefix: '', limit: 0, tokenBudget: 0, conversationId: '', includeEpisodes: true, ...extra });
+
+describe('ingestion', () => {
+  it('stores a turn once, even when it is delivered again after the duplicate window', async () => {
+    extractions.set('marker-once', JSON.stringify({ facts: [fact('user', 'owns', 'a red bicycle')], episodeSummary: 'The user mentioned a red bicycle.', topics: ['bikes'] }));
+    await publishTurn('acme', 'run-once', 'marker-once: I own a red bicycle');
+    await drained();
+    await publishTurn('acme', 'run-once', 'marker-once: I own a red bicycle');
+    await drained();
+    const facts = (await listFacts('acme', { subject: 'user' })).facts.filter((f) => f.object === 'a red bicycle');
+    expect(facts).toHaveLength(1);
+    expect(facts[0]!.source).toEqual({ origin: 'extracted', conversationId: 'conv-1', runId: 'run-once', messageSeq: 1 });
+    const { rows } = await db.query<{ n: number }>(`SELECT count(*)::int AS n FROM episodes WHERE tenant_id = 'acme' AND run_id = 'run-once'`);
+    expect(rows[0]!.n).toBe(1);
+  });
+
+  it('supersedes a single-valued fact: Paris, then Berlin; history keeps Paris with its end', async () => {
+    extractions.set('marker-paris', JSON.stringify({ facts: [fact('Alice', 'lives in', 'Paris', { singleValued: true })] }));
+    extractions.set('marker-berlin', JSON.stringify({ facts: [fact('Alice', 'lives_in', 'Berlin')], episodeSummary: 'Alice moved from Paris to Berlin.' }));
+    await publishTurn('acme', 'run-paris', 'marker-paris: Alice lives in Paris');
+    await drained();
+    await publishTurn('acme', 'run-berlin', 'marker-berlin: Alice moved from Paris to Berlin');
+    await drained();
+    const current = (await listFacts('acme', { subject: 'alice' })).facts;
+    expect(current.map((f) => `${f.predicate} ${f.object}`)).toEqual(['lives_in Berlin']);
+    const all = (await listFacts('acme', { subject: 'Alice', includeSuperseded: true })).facts;
+    const paris = all.find((f) => f.object === 'Paris')!;
+    expect(paris.current).toBe(false);
+    expect(paris.validTo).toBeInstanceOf(Date);
+    expect(paris.supersededBy).toBe(current[0]!.factId);
+    // The extractor was shown Paris as a candidate the Berlin turn might supersede.
+    expect(model.seen.some((r) => r.user.includes('marker-berlin') && r.user.includes(`${paris.factId}: Alice lives_in Paris`))).toBe(true);
+
+    const recalled = await recall('acme', 'Where does Alice live?');
+    expect(recalled.searchMode).toBe('keyword');
+    expect(recalled.items[0]!.fact?.object).toBe('Berlin');
+    expect(recalled.items[0]!.why).toMatch(/full text rank 1/);
+    expect(recalled.items.some((i) => i.fact?.object === 'Paris')).toBe(false);
+
+    const answered = await client.rpc.queryMemory({ tenantId: 'acme', question: 'Where does Alice live?', collectionPrefix: '', limit: 0 });
+    expect(answered.answered).toBe(true);
+    expect(answered.answer).toMatch(/Berlin/);
+    // Only ids it was shown survive as citations.
+    expect(answered.citedFactIds).toEqual([current[0]!.factId]);
+  });
+
+  it('stores entities with their facets, those only seen in tool results marked as such', async () => {
+    extractions.set('marker-entities', JSON.stringify({
+      entities: [
+        { name: 'Lufthansa', type: 'organisation', facets: { industry: 'airline' } },
+        { name: 'LH 123', type: 'flight', facets: { from: 'FRA', to: 'JFK' }, fromTool: true },
+      ],
+      facts: [],
+    }));
+    await publishTurn('acme', 'run-entities', 'marker-entities: book me on Lufthansa');
+    await drained();
+    const { rows } = await db.query<{ name: string; entity_type: string; facets: Record<string, unknown>; origin: string }>(
+      `SELECT name, entity_type, facets, origin FROM entities WHERE tenant_id = 'acme' ORDER BY name`,
+    );
+    expect(rows).toEqual([
+      { name: 'LH 123', entity_type: 'flight', facets: { from: 'FRA', to: 'JFK' }, origin: 'tool' },
+      { name: 'Lufthansa', entity_type: 'organisation', facets: { industry: 'airline' }, origin: 'conversation' },
+    ]);
+  });
+
+  it('honours the model\'s supersedes judgement across predicates', async () => {
+    extractions.set('marker-vegan-1', JSON.stringify({ facts: [fact('user', 'eats', 'meat')] }));
+    await publishTurn('acme', 'run-meat', 'marker-vegan-1: I eat meat');
+    await drained();
+    const meat = (await listFacts('acme', { subject: 'user' })).facts.find((f) => f.object === 'meat')!;
+    extractions.set('marker-vegan-2', JSON.stringify({ facts: [fact('user', 'is', 'vegan', { supersedes: [meat.factId] })] }));
+    await publishTurn('acme', 'run-vegan', 'marker-vegan-2: I no longer eat meat, I am vegan');
+    await drained();
+    const now = (await client.rpc.getFact({ tenantId: 'acme', factId: meat.factId })).fact!;
+    expect(now.current).toBe(false);
+  });
+
+  it('dead-letters a turn whose extraction stays invalid, storing nothing of it', async () => {
+    extractions.set('marker-broken', JSON.stringify({ facts: [{ subject: 'user', predicate: 'likes' }] }));
+    await publishTurn('acme', 'run-broken', 'marker-broken: I like tea');
+    await drained();
+    const letter = await lastDeadLetter('run-broken');
+    expect(letter.reason).toBe('invalid_extraction');
+    expect(letter.deliveries).toBe(2);
+    expect(letter.detail).toMatch(/object/);
+    const { rows } = await db.query(`SELECT (SELECT count(*) FROM facts WHERE run_id = 'run-broken')::int AS facts, (SELECT count(*) FROM ingested_runs WHERE run_id = 'run-broken')::int AS runs`);
+    expect(rows[0]).toEqual({ facts: 0, runs: 0 });
+  });
+
+  it('dead-letters a fact attached to a message outside the turn (cross-checked, not only schema-checked)', async () => {
+    extractions.set('marker-seq', JSON.stringify({ facts: [fact('user', 'likes', 'tea', { sourceSeq: 99 })] }));
+    await publishTurn('acme', 'run-seq', 'marker-seq: I like tea');
+    await drained();
+    expect((await lastDeadLetter('run-seq')).detail).toMatch(/sourceSeq 99/);
+  });
+
+  it('dead-letters a malformed message at once with its reason', async () => {
+    await jetstream(nc).publish(memoryIngestSubject('acme'), '{"type":"memory.turn_finished","tenantId":"acme"}', { msgID: 'malformed-1' });
+    await drained();
+    const jsm = await jetstreamManager(nc);
+    const last = await jsm.streams.getMessage(MEMORY_DEAD_LETTER_STREAM, { last_by_subj: 'platform.memory.dead.acme.turn' });
+    const letter = MemoryDeadLetter.parse(last?.json());
+    expect(letter.reason).toBe('malformed_message');
+    expect(letter.deliveries).toBe(1);
+  });
+
+  it('clears the run\'s working memory when its turn is ingested', async () => {
+    await client.rpc.setWorkingMemory({ tenantId: 'acme', runId: 'run-wm', conversationId: 'conv-1', entries: [{ key: 'order_id', valueJson: '"A-17"', updatedAt: undefined }] });
+    expect((await client.rpc.getWorkingMemory({ tenantId: 'acme', runId: 'run-wm', keys: [] })).entries.map((e) => e.valueJson)).toEqual(['"A-17"']);
+    await publishTurn('acme', 'run-wm', 'nothing to remember');
+    await drained();
+    expect((await client.rpc.getWorkingMemory({ tenantId: 'acme', runId: 'run-wm', keys: [] })).entries).toEqual([]);
+  });
+});
+
+async function lastDeadLetter(runId: string): Promise<MemoryDeadLetter> {
+  const jsm = await jetstreamManager(nc);
+  const info = await jsm.streams.info(MEMORY_DEAD_LETTER_STREAM);
+  for (let seq = info.state.last_seq; seq >= info.state.first_seq && seq > 0; seq--) {
+    const message = await jsm.streams.getMessage(MEMORY_DEAD_LETTER_STREAM, { seq }).catch(() => null);
+    const letter = message ? MemoryDeadLetter.safeParse(message.json()) : undefined;
+    if (letter?.success && letter.data.runId === runId) return letter.data;
+  }
+  throw new Error(`no dead letter for ${runId}`);
+}
+
+describe('collections, tenants and forgetting', () => {
+  beforeAll(async () => {
+    const save = (collection: string, subject: string, object: string) =>
+      client.rpc.saveFact({ tenantId: 'acme', collection, subject, predicate: 'likes', object, kind: '', confidence: 0, conversationId: '', runId: '', messageSeq: 0 });
+    await save('team:eng:alice', 'Bob', 'rust');
+    await save('team:eng', 'Bob', 'go');
+    await save('team:engineering', 'Bob', 'java');
+  });
+
+  it('queries a collection prefix on whole segments', async () => {
+    const facts = (await listFacts('acme', { collectionPrefix: 'team:eng', subject: 'bob' })).facts;
+    expect(facts.map((f) => f.object).sort()).toEqual(['go', 'rust']);
+    const recalled = await recall('acme', 'what does Bob like', { collectionPrefix: 'team:eng' });
+    expect(recalled.items.map((i) => i.fact?.object).sort()).toEqual(['go', 'rust']);
+    await expect(listFacts('acme', { collectionPrefix: 'team:' })).rejects.toMatchObject({ code: 'INVALID_COLLECTION' });
+  });
+
+  it('pages facts with a token', async () => {
+    const first = await listFacts('acme', { pageSize: 2 });
+    expect(first.facts).toHaveLength(2);
+    const second = await listFacts('acme', { pageSize: 2, pageToken: first.nextPageToken });
+    expect(second.facts.map((f) => f.factId)).not.toContain(first.facts[0]!.factId);
+    await expect(listFacts('acme', { pageToken: 'garbage' })).rejects.toMatchObject({ code: 'INVALID_PAGE_TOKEN' });
+  });
+
+  it('shows another tenant nothing on every read path, and lets it change nothing', async () => {
+    const acmeFact = (await listFacts('acme', { subject: 'bob' })).facts[0]!;
+    expect((await listFacts('globex')).facts).toEqual([]);
+    expect((await listFacts('globex', { includeSuperseded: true, subject: 'Alice' })).facts).toEqual([]);
+    await expect(client.rpc.getFact({ tenantId: 'globex', factId: acmeFact.factId })).rejects.toMatchObject({ kind: 'not_found' });
+    const recalled = await recall('globex', 'what does Bob like, where does Alice live');
+    expect(recalled.items).toEqual([]);
+    const answered = await client.rpc.queryMemory({ tenantId: 'globex', question: 'Where does Alice live?', collectionPrefix: '', limit: 0 });
+    expect(answered).toMatchObject({ answered: false, citedFactIds: [] });
+    await expect(client.rpc.deleteFact({ tenantId: 'globex', factId: acmeFact.factId, actor: 'mallory', reason: '' })).rejects.toMatchObject({ kind: 'not_found' });
+    expect((await client.rpc.forgetSubject({ tenantId: 'globex', subject: 'Bob', collectionPrefix: '', actor: 'mallory', reason: '' })).factsDeleted).toBe(0);
+    await client.rpc.setWorkingMemory({ tenantId: 'acme', runId: 'run-shared', conversationId: '', entries: [{ key: 'k', valueJson: '1', updatedAt: undefined }] });
+    expect((await client.rpc.getWorkingMemory({ tenantId: 'globex', runId: 'run-shared', keys: [] })).entries).toEqual([]);
+    expect((await client.rpc.clearWorkingMemory({ tenantId: 'globex', runId: 'run-shared' })).cleared).toBe(0);
+    expect((await client.rpc.getFact({ tenantId: 'acme', factId: acmeFact.factId })).fact?.factId).toBe(acmeFact.factId);
+  });
+
+  it('deletes one fact and forgets a subject for good, audited without the subject\'s name', async () => {
+    const [one, ...rest] = (await listFacts('acme', { subject: 'bob' })).facts;
+    const deleted = await client.rpc.deleteFact({ tenantId: 'acme', factId: one!.factId, actor: 'alice', reason: 'wrong' });
+    expect(deleted.auditId).toMatch(/-/);
+    await expect(client.rpc.getFact({ tenantId: 'acme', factId: one!.factId })).rejects.toMatchObject({ kind: 'not_found' });
+    const forgot = await client.rpc.forgetSubject({ tenantId: 'acme', subject: 'bob', collectionPrefix: '', actor: 'alice', reason: 'privacy request' });
+    expect(forgot.factsDeleted).toBe(rest.length);
+    expect((await listFacts('acme', { subject: 'Bob', includeSuperseded: true })).facts).toEqual([]);
+    expect((await recall('acme', 'Bob likes rust go java')).items.some((i) => i.fact?.subject === 'Bob')).toBe(false);
+    const { rows } = await db.query<{ action: string; target: string; actor: string }>(`SELECT action, target, actor FROM audit_log WHERE tenant_id = 'acme' ORDER BY at`);
+    expect(rows.map((r) => r.action)).toEqual(['delete_fact', 'forget_subject']);
+    expect(rows.every((r) => !/bob/i.test(r.target))).toBe(true);
+  });
+
+  it('refuses bad input with typed errors', async () => {
+    await expect(recall('acme', '')).rejects.toMatchObject({ code: 'INVALID_QUERY' });
+    await expect(recall('bad tenant', 'x')).rejects.toMatchObject({ code: 'INVALID_TENANT_ID' });
+    await expect(client.rpc.setWorkingMemory({ tenantId: 'acme', runId: 'r', conversationId: '', entries: [{ key: 'k', valueJson: '{nope', updatedAt: undefined }] })).rejects.toMatchObject({ code: 'INVALID_VALUE' });
+    await expect(client.rpc.getFact({ tenantId: 'acme', factId: 'not-a-uuid' })).rejects.toMatchObject({ code: 'FACT_NOT_FOUND' });
+  });
+
+  it('reports the search it runs: keyword when no embeddings model is set', async () => {
+    expect(server.search).toEqual({ mode: 'keyword', vectors: { enabled: false, reason: 'MEMORY_EMBEDDING_MODEL is not set' } });
+    expect(await client.rpc.describeMemory({})).toMatchObject({ searchMode: 'keyword', vectorsEnabled: false, vectorsReason: 'MEMORY_EMBEDDING_MODEL is not set', ingestLag: 0 });
+  });
+});

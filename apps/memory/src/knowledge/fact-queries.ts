@@ -1,0 +1,111 @@
+import { createHash } from 'node:crypto';
+import type pg from 'pg';
+import type { VectorIndex } from '../recall/vector-index.js';
+import { collectionPrefixSql } from './collections.js';
+import { FACT_COLUMNS, isUuid, type FactRow } from './fact-rows.js';
+
+export interface ListFactsQuery {
+  tenantId: string;
+  collectionPrefix: string;
+  subject: string;
+  includeSuperseded: boolean;
+  pageSize: number;
+  /** Keyset cursor: the last row of the previous page. */
+  after: { createdAt: string; factId: string } | undefined;
+}
+
+export interface Deletion {
+  auditId: string;
+  facts: number;
+  entities: number;
+  episodes: number;
+}
+
+/** Audit targets name a subject by hash: the log must not keep what was forgotten. */
+const subjectDigest = (subject: string): string => `sha256:${createHash('sha256').update(subject.toLowerCase()).digest('hex').slice(0, 32)}`;
+
+/** Reading, listing and hard-deleting facts. Every statement is scoped by tenant. */
+export class FactQueries {
+  constructor(
+    private readonly pool: pg.Pool,
+    private readonly vectors: () => VectorIndex | undefined,
+  ) {}
+
+  async list(q: ListFactsQuery): Promise<{ facts: FactRow[]; hasMore: boolean }> {
+    const { rows } = await this.pool.query<FactRow>(
+      `SELECT ${FACT_COLUMNS} FROM facts
+       WHERE tenant_id = $1 AND ${collectionPrefixSql('$2')}
+         AND ($3 = '' OR lower(subject) = lower($3))
+         AND ($4 OR valid_to IS NULL)
+         AND ($6::timestamptz IS NULL OR (created_at, fact_id) < ($6::timestamptz, $7::uuid))
+       ORDER BY created_at DESC, fact_id DESC LIMIT $5`,
+      [q.tenantId, q.collectionPrefix, q.subject, q.includeSuperseded, q.pageSize + 1, q.after?.createdAt ?? null, q.after?.factId ?? null],
+    );
+    return { facts: rows.slice(0, q.pageSize), hasMore: rows.length > q.pageSize };
+  }
+
+  async get(tenantId: string, factId: string): Promise<FactRow | undefined> {
+    if (!isUuid(factId)) return undefined;
+    const { rows } = await this.pool.query<FactRow>(`SELECT ${FACT_COLUMNS} FROM facts WHERE tenant_id = $1 AND fact_id = $2`, [tenantId, factId]);
+    return rows[0];
+  }
+
+  /** Hard-deletes one fact (facts it superseded stay superseded); undefined when the tenant has no such fact. */
+  async delete(tenantId: string, factId: string, actor: string, reason: string): Promise<Deletion | undefined> {
+    if (!isUuid(factId)) return undefined;
+    return this.inTransaction(async (client) => {
+      const { rowCount } = await client.query('DELETE FROM facts WHERE tenant_id = $1 AND fact_id = $2', [tenantId, factId]);
+      if (!rowCount) return undefined;
+      // Facts it replaced keep pointing at a row that no longer exists: clear the dangling link, not their end.
+      await client.query('UPDATE facts SET superseded_by = NULL WHERE tenant_id = $1 AND superseded_by = $2', [tenantId, factId]);
+      await this.vectors()?.forget(client, tenantId, [factId]);
+      const auditId = await this.audit(client, tenantId, 'delete_fact', `fact:${factId}`, actor, reason, { facts: 1 });
+      return { auditId, facts: 1, entities: 0, episodes: 0 };
+    });
+  }
+
+  /** Hard-deletes everything about a subject: its facts (as subject or object), its entity, the episodes naming it. */
+  async forgetSubject(tenantId: string, subject: string, collectionPrefix: string, actor: string, reason: string): Promise<Deletion> {
+    return this.inTransaction(async (client) => {
+      const facts = await client.query<{ fact_id: string }>(
+        `DELETE FROM facts WHERE tenant_id = $1 AND ${collectionPrefixSql('$2')} AND (lower(subject) = lower($3) OR lower(object) = lower($3)) RETURNING fact_id`,
+        [tenantId, collectionPrefix, subject],
+      );
+      const ids = facts.rows.map((r) => r.fact_id);
+      await client.query('UPDATE facts SET superseded_by = NULL WHERE tenant_id = $1 AND superseded_by = ANY($2::uuid[])', [tenantId, ids]);
+      const entities = await client.query(`DELETE FROM entities WHERE tenant_id = $1 AND ${collectionPrefixSql('$2')} AND lower(name) = lower($3)`, [tenantId, collectionPrefix, subject]);
+      // An episode whose summary mentions the subject goes too: a summary cannot be half forgotten.
+      const episodes = await client.query<{ episode_id: string }>(
+        `DELETE FROM episodes WHERE tenant_id = $1 AND ${collectionPrefixSql('$2')} AND position(lower($3) IN lower(summary)) > 0 RETURNING episode_id`,
+        [tenantId, collectionPrefix, subject],
+      );
+      await this.vectors()?.forget(client, tenantId, [...ids, ...episodes.rows.map((r) => r.episode_id)]);
+      const counts = { facts: ids.length, entities: entities.rowCount ?? 0, episodes: episodes.rowCount ?? 0 };
+      const auditId = await this.audit(client, tenantId, 'forget_subject', `subject:${subjectDigest(subject)}`, actor, reason, counts);
+      return { auditId, ...counts };
+    });
+  }
+
+  private async audit(client: pg.PoolClient, tenantId: string, action: string, target: string, actor: string, reason: string, counts: Record<string, number>): Promise<string> {
+    const { rows } = await client.query<{ audit_id: string }>(
+      'INSERT INTO audit_log (tenant_id, action, target, actor, reason, counts) VALUES ($1, $2, $3, $4, $5, $6) RETURNING audit_id',
+      [tenantId, action, target, actor, reason, JSON.stringify(counts)],
+    );
+    return rows[0]!.audit_id;
+  }
+
+  private async inTransaction<T>(work: (client: pg.PoolClient) => Promise<T>): Promise<T> {
+    const client = await this.pool.connect();
+    try {
+      await client.query('BEGIN');
+      const result = await work(client);
+      await client.query('COMMIT');
+      return result;
+    } catch (err) {
+      await client.query('ROLLBACK').catch(() => undefined);
+      throw err;
+    } finally {
+      client.release();
+    }
+  }
+}

@@ -1,0 +1,235 @@
+import type { memoryV1 } from '@platform/proto';
+import type { Logger } from '@platform/service-kit';
+import type pg from 'pg';
+import { collectionPrefixSql } from '../knowledge/collections.js';
+import { FACT_COLUMNS, factText, factToProto, type FactRow } from '../knowledge/fact-rows.js';
+import { orQuery } from '../knowledge/turn-store.js';
+import { estimateTokens, fuseRankings, whyRecalled, type FusionSettings, type Ranking } from './rank-fusion.js';
+import type { VectorIndex } from './vector-index.js';
+
+export interface RecallSettings extends FusionSettings {
+  candidates: number;
+  trigramThreshold: number;
+  trigramWords: number;
+  historyMessages: number;
+  embeddingTimeoutMs: number;
+  vectorMinSimilarity: number;
+}
+
+export interface RecallQuery {
+  tenantId: string;
+  query: string;
+  collectionPrefix: string;
+  limit: number;
+  tokenBudget: number;
+  conversationId: string;
+  includeEpisodes: boolean;
+}
+
+interface EpisodeRow {
+  episode_id: string;
+  collection: string;
+  conversation_id: string;
+  kind: string;
+  summary: string;
+  topics: string[];
+  first_seq: string;
+  last_seq: string;
+  run_id: string | null;
+  created_at: Date;
+}
+
+/** Words too common to tell facts apart: comparing them by trigram only costs time. */
+const STOP_WORDS = new Set(
+  'about above after again also and any are because been before being below between both but can did does doing down during each few for from further had has have having her here hers him his how into its just more most not now off once only other our ours out over own same she should some such than that the their them then there these they this those through too under until very was were what when where which while who whom why will with would you your yours remember tell know'.split(' '),
+);
+
+/** The query's longest distinct words, stop words left out: the ones worth a fuzzy match. */
+export function trigramWords(query: string, max: number): string[] {
+  const words = new Set((query.toLowerCase().match(/[\p{L}\p{N}]{3,}/gu) ?? []).filter((w) => !STOP_WORDS.has(w)));
+  return [...words].sort((a, b) => b.length - a.length || a.localeCompare(b)).slice(0, max);
+}
+
+const EPISODE_COLUMNS = 'episode_id, collection, conversation_id, kind, summary, topics, first_seq, last_seq, run_id, created_at';
+const DAY_MS = 86_400_000;
+
+export function episodeToProto(row: EpisodeRow): memoryV1.Episode {
+  return {
+    episodeId: row.episode_id,
+    collection: row.collection,
+    conversationId: row.conversation_id,
+    kind: row.kind,
+    summary: row.summary,
+    topics: row.topics,
+    firstSeq: Number(row.first_seq),
+    lastSeq: Number(row.last_seq),
+    runId: row.run_id ?? '',
+    createdAt: row.created_at,
+  };
+}
+
+/**
+ * Hybrid recall over a tenant's current facts and episode summaries: full text (ts_rank_cd over
+ * an OR of the query's words), trigram word similarity per query word (typos, names) and, when
+ * the vector index is open and the embeddings endpoint answers, cosine nearest neighbours. The
+ * rankings are fused by reciprocal rank with recency decay. When nothing matches, the
+ * conversation's recent messages are returned instead ("recent_history").
+ */
+export class RecallEngine {
+  constructor(
+    private readonly pool: pg.Pool,
+    private readonly vectors: VectorIndex | undefined,
+    private readonly settings: RecallSettings,
+    private readonly logger: Logger,
+  ) {}
+
+  async recall(q: RecallQuery): Promise<memoryV1.RecallResponse> {
+    let vector: number[] | undefined;
+    let vectorError = '';
+    if (this.vectors) {
+      try {
+        vector = await this.vectors.embedQuery(q.query, AbortSignal.timeout(this.settings.embeddingTimeoutMs));
+      } catch (err) {
+        vectorError = `embeddings unavailable: ${(err as Error).message}`;
+        this.logger.warn({ err: (err as Error).message }, 'recall falls back to keyword + trigram');
+      }
+    }
+    const client = await this.pool.connect();
+    try {
+      await client.query('BEGIN READ ONLY');
+      await client.query(`SELECT set_config('pg_trgm.word_similarity_threshold', $1, true)`, [String(this.settings.trigramThreshold)]);
+      const rankings = await this.rankings(client, q, vector);
+      const ranked = rankings.flatMap((r) => r.keys);
+      if (ranked.length === 0) {
+        await client.query('COMMIT');
+        return await this.recentHistory(q, vectorError);
+      }
+      const { facts, episodes } = await this.load(client, q.tenantId, ranked);
+      await client.query('COMMIT');
+      const now = Date.now();
+      const fused = fuseRankings(
+        rankings,
+        (key) => {
+          const time = facts.get(key)?.valid_from ?? episodes.get(key)?.created_at;
+          return time ? (now - time.getTime()) / DAY_MS : 0;
+        },
+        this.settings,
+      );
+      const items: memoryV1.RecalledItem[] = [];
+      let used = 0;
+      let dropped = 0;
+      for (const item of fused) {
+        const fact = facts.get(item.key);
+        const episode = episodes.get(item.key);
+        if (!fact && !episode) continue;
+        const text = fact ? factText(fact) : `earlier (${episode!.created_at.toISOString().slice(0, 10)}): ${episode!.summary}`;
+        const tokens = estimateTokens(text);
+        if (items.length >= q.limit || (q.tokenBudget > 0 && used + tokens > q.tokenBudget)) {
+          dropped += 1;
+          continue;
+        }
+        used += tokens;
+        items.push({
+          ...(fact ? { fact: factToProto(fact) } : { episode: episodeToProto(episode!) }),
+          score: item.score,
+          matchedBy: item.matchedBy,
+          why: whyRecalled(item),
+          text,
+          estimatedTokens: tokens,
+        });
+      }
+      return { items, searchMode: vector ? 'hybrid' : 'keyword', vectorError, droppedForBudget: dropped, usedTokens: used };
+    } catch (err) {
+      await client.query('ROLLBACK').catch(() => undefined);
+      throw err;
+    } finally {
+      client.release();
+    }
+  }
+
+  private async rankings(client: pg.PoolClient, q: RecallQuery, vector: number[] | undefined): Promise<Ranking[]> {
+    const limit = this.settings.candidates;
+    const tsquery = orQuery(q.query);
+    const words = trigramWords(q.query, this.settings.trigramWords);
+    const prefix = collectionPrefixSql('$2');
+    const fulltext: string[] = [];
+    const trigram: string[] = [];
+    if (tsquery) {
+      const { rows } = await client.query<{ key: string }>(
+        `SELECT key FROM (
+           SELECT 'f:' || fact_id AS key, ts_rank_cd(search_vector, to_tsquery('english', $3)) AS rank FROM facts
+           WHERE tenant_id = $1 AND valid_to IS NULL AND ${prefix} AND search_vector @@ to_tsquery('english', $3)
+           UNION ALL
+           SELECT 'e:' || episode_id, ts_rank_cd(search_vector, to_tsquery('english', $3)) FROM episodes
+           WHERE $5 AND tenant_id = $1 AND ${prefix} AND search_vector @@ to_tsquery('english', $3)) AS hits
+         ORDER BY rank DESC, key LIMIT $4`,
+        [q.tenantId, q.collectionPrefix, tsquery, limit, q.includeEpisodes],
+      );
+      fulltext.push(...rows.map((r) => r.key));
+    }
+    if (words.length) {
+      const { rows } = await client.query<{ key: string }>(
+        `SELECT key FROM (
+           SELECT 'f:' || fact_id AS key, sum(word_similarity(w, search_text)) AS sim FROM facts, unnest($3::text[]) AS w
+           WHERE tenant_id = $1 AND valid_to IS NULL AND ${prefix} AND w <% search_text GROUP BY fact_id
+           UNION ALL
+           SELECT 'e:' || episode_id, sum(word_similarity(w, summary)) FROM episodes, unnest($3::text[]) AS w
+           WHERE $5 AND tenant_id = $1 AND ${prefix} AND w <% summary GROUP BY episode_id) AS hits
+         ORDER BY sim DESC, key LIMIT $4`,
+        [q.tenantId, q.collectionPrefix, words, limit, q.includeEpisodes],
+      );
+      trigram.push(...rows.map((r) => r.key));
+    }
+    const rankings: Ranking[] = [
+      { search: 'fulltext', keys: fulltext },
+      { search: 'trigram', keys: trigram },
+    ];
+    if (vector && this.vectors) {
+      const near = await this.vectors.search(client, q.tenantId, q.collectionPrefix, vector, limit, q.includeEpisodes, this.settings.vectorMinSimilarity);
+      rankings.push({ search: 'vector', keys: near.map((n) => `${n.kind === 'fact' ? 'f' : 'e'}:${n.id}`) });
+    }
+    return rankings;
+  }
+
+  private async load(client: pg.PoolClient, tenantId: string, keys: readonly string[]): Promise<{ facts: Map<string, FactRow>; episodes: Map<string, EpisodeRow> }> {
+    const factIds = [...new Set(keys.filter((k) => k.startsWith('f:')).map((k) => k.slice(2)))];
+    const episodeIds = [...new Set(keys.filter((k) => k.startsWith('e:')).map((k) => k.slice(2)))];
+    const [factRows, episodeRows] = await Promise.all([
+      client.query<FactRow>(`SELECT ${FACT_COLUMNS} FROM facts WHERE tenant_id = $1 AND fact_id = ANY($2::uuid[]) AND valid_to IS NULL`, [tenantId, factIds]),
+      client.query<EpisodeRow>(`SELECT ${EPISODE_COLUMNS} FROM episodes WHERE tenant_id = $1 AND episode_id = ANY($2::uuid[])`, [tenantId, episodeIds]),
+    ]);
+    return {
+      facts: new Map(factRows.rows.map((r) => [`f:${r.fact_id}`, r])),
+      episodes: new Map(episodeRows.rows.map((r) => [`e:${r.episode_id}`, r])),
+    };
+  }
+
+  /** The last fallback: the conversation's (or, without one, the tenant's) latest user and assistant messages. */
+  private async recentHistory(q: RecallQuery, vectorError: string): Promise<memoryV1.RecallResponse> {
+    const { rows } = await this.pool.query<{ conversation_id: string; seq: string; role: string; message_json: string; created_at: Date }>(
+      `SELECT conversation_id, seq, role, message_json, created_at FROM messages
+       WHERE tenant_id = $1 AND ($2 = '' OR conversation_id = $2) AND role IN ('user', 'assistant')
+       ORDER BY created_at DESC, seq DESC LIMIT $3`,
+      [q.tenantId, q.conversationId, Math.min(q.limit, this.settings.historyMessages)],
+    );
+    const items: memoryV1.RecalledItem[] = [];
+    let used = 0;
+    for (const row of rows) {
+      const content = (JSON.parse(row.message_json) as { content?: unknown }).content;
+      if (typeof content !== 'string' || content === '') continue;
+      const text = `${row.role} said (${row.created_at.toISOString().slice(0, 10)}): ${content}`;
+      const tokens = estimateTokens(text);
+      if (q.tokenBudget > 0 && used + tokens > q.tokenBudget) break;
+      used += tokens;
+      items.push({
+        message: { conversationId: row.conversation_id, seq: Number(row.seq), role: row.role, text: content, createdAt: row.created_at },
+        score: 0,
+        matchedBy: ['recent_history'],
+        why: 'no fact or episode matched; recent history',
+        text,
+        estimatedTokens: tokens,
+      });
+    }
+    return { items: items.reverse(), searchMode: 'recent_history', vectorError, droppedForBudget: 0, usedTokens: used };
+  }
+}

@@ -1,0 +1,138 @@
+import type { OpenAIEmbeddings } from '@platform/llm';
+import type { Logger } from '@platform/service-kit';
+import type pg from 'pg';
+import { collectionPrefixSql } from '../knowledge/collections.js';
+
+/** Which vector search this process runs, and why (logged at boot, shown in readiness). */
+export interface VectorStatus {
+  enabled: boolean;
+  /** Why vectors are off: no embeddings model configured, or no pgvector in the database. */
+  reason: string;
+  model?: string;
+  dimensions?: number;
+}
+
+const literal = (vector: readonly number[]): string => `[${vector.join(',')}]`;
+
+/**
+ * Embeddings of current facts and episode summaries in pgvector (HNSW, cosine). The table's
+ * name carries the dimension (`embeddings_d256`) because a vector column's dimension is fixed,
+ * and it is created here at boot rather than by a migration: it exists only where the extension
+ * does, and only for the configured dimension. Rows name their model, so a model change makes
+ * old rows invisible until the backfill re-embeds them.
+ */
+export class VectorIndex {
+  private constructor(
+    private readonly pool: pg.Pool,
+    private readonly embeddings: OpenAIEmbeddings,
+    private readonly table: string,
+    private readonly logger: Logger,
+  ) {}
+
+  get model(): string {
+    return this.embeddings.model;
+  }
+
+  /** Opens the index, or says why vectors are unavailable (the service then recalls by keyword + trigram). */
+  static async open(pool: pg.Pool, embeddings: OpenAIEmbeddings | undefined, logger: Logger): Promise<{ index: VectorIndex | undefined; status: VectorStatus }> {
+    if (!embeddings) return { index: undefined, status: { enabled: false, reason: 'MEMORY_EMBEDDING_MODEL is not set' } };
+    const dims = embeddings.dimensions;
+    const table = `embeddings_d${dims}`;
+    const client = await pool.connect();
+    try {
+      const available = await client.query(`SELECT 1 FROM pg_available_extensions WHERE name = 'vector'`);
+      if (available.rowCount === 0) return { index: undefined, status: { enabled: false, reason: 'the pgvector extension is not installed on the database server' } };
+      await client.query('SELECT pg_advisory_lock(hashtextextended($1, 0))', [`memory-vector-ddl`]);
+      try {
+        await client.query('CREATE EXTENSION IF NOT EXISTS vector');
+        await client.query(
+          `CREATE TABLE IF NOT EXISTS ${table} (
+             tenant_id  text NOT NULL,
+             item_kind  text NOT NULL CHECK (item_kind IN ('fact', 'episode')),
+             item_id    uuid NOT NULL,
+             model      text NOT NULL,
+             embedding  vector(${dims}) NOT NULL,
+             created_at timestamptz NOT NULL DEFAULT now(),
+             PRIMARY KEY (tenant_id, item_kind, item_id))`,
+        );
+        await client.query(`CREATE INDEX IF NOT EXISTS ${table}_hnsw ON ${table} USING hnsw (embedding vector_cosine_ops)`);
+      } finally {
+        await client.query('SELECT pg_advisory_unlock(hashtextextended($1, 0))', [`memory-vector-ddl`]);
+      }
+    } catch (err) {
+      return { index: undefined, status: { enabled: false, reason: `pgvector could not be set up: ${(err as Error).message}` } };
+    } finally {
+      client.release();
+    }
+    return { index: new VectorIndex(pool, embeddings, table, logger), status: { enabled: true, reason: 'pgvector HNSW (cosine)', model: embeddings.model, dimensions: dims } };
+  }
+
+  async embedQuery(text: string, signal?: AbortSignal): Promise<number[]> {
+    const [vector] = await this.embeddings.embed([text], signal);
+    return vector!;
+  }
+
+  /** Embeds and stores the given facts and episodes (those already embedded with this model are skipped). */
+  async indexNew(tenantId: string, factIds: readonly string[], episodeIds: readonly string[]): Promise<number> {
+    if (factIds.length === 0 && episodeIds.length === 0) return 0;
+    const { rows } = await this.pool.query<{ kind: string; id: string; text: string }>(
+      `SELECT 'fact' AS kind, fact_id::text AS id, search_text AS text FROM facts WHERE tenant_id = $1 AND fact_id = ANY($2::uuid[])
+       UNION ALL
+       SELECT 'episode', episode_id::text, summary FROM episodes WHERE tenant_id = $1 AND episode_id = ANY($3::uuid[])`,
+      [tenantId, factIds, episodeIds],
+    );
+    return this.store(rows.map((r) => ({ tenantId, ...r })));
+  }
+
+  /** Embeds up to `limit` current facts and episodes that have no vector for this model yet. */
+  async backfill(limit: number): Promise<number> {
+    const { rows } = await this.pool.query<{ tenantId: string; kind: string; id: string; text: string }>(
+      `(SELECT f.tenant_id AS "tenantId", 'fact' AS kind, f.fact_id::text AS id, f.search_text AS text FROM facts f
+        WHERE f.valid_to IS NULL AND NOT EXISTS (SELECT 1 FROM ${this.table} e WHERE e.tenant_id = f.tenant_id AND e.item_kind = 'fact' AND e.item_id = f.fact_id AND e.model = $1)
+        LIMIT $2)
+       UNION ALL
+       (SELECT p.tenant_id, 'episode', p.episode_id::text, p.summary FROM episodes p
+        WHERE NOT EXISTS (SELECT 1 FROM ${this.table} e WHERE e.tenant_id = p.tenant_id AND e.item_kind = 'episode' AND e.item_id = p.episode_id AND e.model = $1)
+        LIMIT $2)`,
+      [this.model, limit],
+    );
+    return this.store(rows.slice(0, limit));
+  }
+
+  private async store(items: readonly { tenantId: string; kind: string; id: string; text: string }[]): Promise<number> {
+    if (items.length === 0) return 0;
+    const vectors = await this.embeddings.embed(items.map((i) => i.text));
+    await this.pool.query(
+      `INSERT INTO ${this.table} (tenant_id, item_kind, item_id, model, embedding)
+       SELECT t, k, i::uuid, $4, v::vector FROM unnest($1::text[], $2::text[], $3::text[], $5::text[]) AS x(t, k, i, v)
+       ON CONFLICT (tenant_id, item_kind, item_id) DO UPDATE SET model = EXCLUDED.model, embedding = EXCLUDED.embedding`,
+      [items.map((i) => i.tenantId), items.map((i) => i.kind), items.map((i) => i.id), this.model, vectors.map(literal)],
+    );
+    this.logger.debug({ count: items.length }, 'embedded memory items');
+    return items.length;
+  }
+
+  /** Item ids nearest to the vector among the tenant's current facts (and episodes), best first. */
+  async search(client: pg.PoolClient, tenantId: string, prefix: string, vector: readonly number[], limit: number, includeEpisodes: boolean, minSimilarity: number): Promise<{ kind: 'fact' | 'episode'; id: string }[]> {
+    // Iterative scans keep walking the HNSW graph until enough rows pass the tenant filter (pgvector >= 0.8).
+    await client.query(`SELECT set_config('hnsw.iterative_scan', 'relaxed_order', true)`).catch(() => undefined);
+    const { rows } = await client.query<{ kind: 'fact' | 'episode'; id: string }>(
+      `SELECT * FROM (
+         SELECT e.item_kind AS kind, e.item_id::text AS id, e.embedding <=> $3::vector AS distance
+         FROM ${this.table} e
+         WHERE e.tenant_id = $1 AND e.model = $4 AND ($6 OR e.item_kind = 'fact')
+         ORDER BY e.embedding <=> $3::vector
+         LIMIT $5 * 4) AS near
+       WHERE near.distance <= 1 - $7::double precision AND ((near.kind = 'fact' AND EXISTS (SELECT 1 FROM facts f WHERE f.tenant_id = $1 AND f.fact_id = near.id::uuid AND f.valid_to IS NULL AND ${collectionPrefixSql('$2', 'f.collection')}))
+          OR (near.kind = 'episode' AND EXISTS (SELECT 1 FROM episodes p WHERE p.tenant_id = $1 AND p.episode_id = near.id::uuid AND ${collectionPrefixSql('$2', 'p.collection')})))
+       ORDER BY distance LIMIT $5`,
+      [tenantId, prefix, literal(vector), this.model, limit, includeEpisodes, minSimilarity],
+    );
+    return rows;
+  }
+
+  /** Drops the vectors of deleted items. */
+  async forget(client: pg.PoolClient, tenantId: string, ids: readonly string[]): Promise<void> {
+    if (ids.length) await client.query(`DELETE FROM ${this.table} WHERE tenant_id = $1 AND item_id = ANY($2::uuid[])`, [tenantId, ids]);
+  }
+}

@@ -1,0 +1,210 @@
+import { memoryContextItems, MEMORY_CONTEXT_CLOSE, MEMORY_CONTEXT_OPEN, renderMemoryContext } from '@platform/contracts';
+import { DEFAULT_LOOP_CONFIG } from '@platform/agent-loop';
+import type { memoryV1 } from '@platform/proto';
+import { PlatformError, type Logger, type PromiseClient } from '@platform/service-kit';
+import type { OrchestratorConfig } from '../config.js';
+
+/** How the recall step behaves; from MEMORY_CONTEXT_TOKENS, MEMORY_RECALL_* (see config.ts). */
+export interface MemoryRecallSettings {
+  /** Token budget of the whole injected block, delimiters included; 0 turns recall off. */
+  contextTokens: number;
+  /** Deadline of the Recall call; past it the turn goes on without recalled memory. */
+  timeoutMs: number;
+  /** Most items asked for. */
+  limit: number;
+  /** Collections recalled from (empty: every collection of the tenant). */
+  collectionPrefix: string;
+  /** The same estimate the engine's context manager uses. */
+  charsPerToken: number;
+}
+
+/** The recall settings from the orchestrator's configuration. */
+export function memoryRecallSettings(config: Pick<OrchestratorConfig, 'MEMORY_CONTEXT_TOKENS' | 'MEMORY_RECALL_TIMEOUT_MS' | 'MEMORY_RECALL_LIMIT' | 'MEMORY_RECALL_COLLECTION_PREFIX'>): MemoryRecallSettings {
+  return {
+    contextTokens: config.MEMORY_CONTEXT_TOKENS,
+    timeoutMs: config.MEMORY_RECALL_TIMEOUT_MS,
+    limit: config.MEMORY_RECALL_LIMIT,
+    collectionPrefix: config.MEMORY_RECALL_COLLECTION_PREFIX,
+    charsPerToken: DEFAULT_LOOP_CONFIG.charsPerToken,
+  };
+}
+
+/** Why the turn got (or did not get) recalled memory. */
+export type MemoryRecallStatus =
+  | 'injected'
+  | 'nothing_relevant'
+  | 'disabled'
+  | 'timed_out'
+  | 'unavailable'
+  | 'failed'
+  /** A resumed run: recall ran in an earlier attempt; items are read back from the journaled input. */
+  | 'recovered';
+
+/** One injected item and why it was chosen. */
+export interface InjectedMemoryItem {
+  /** `unknown` only in a recovered report (the journaled prompt keeps the text, not the kind). */
+  kind: 'fact' | 'episode' | 'message' | 'unknown';
+  /** The fact or episode id, or `<conversation>#<seq>` for a history message. */
+  id: string;
+  text: string;
+  score: number;
+  /** The searches that found it, with ranks (`fulltext#1`, `vector#2`, ...). */
+  matchedBy: string[];
+  why: string;
+  tokens: number;
+}
+
+/** What the run's record says about the recall step (stored with its result as `memoryRecall`). */
+export interface MemoryRecallReport {
+  status: MemoryRecallStatus;
+  /** `hybrid`, `keyword` or `recent_history`, as the memory service reported. */
+  searchMode?: string;
+  /** Why vectors were configured but not used for this call. */
+  vectorError?: string;
+  items: InjectedMemoryItem[];
+  /** Estimated tokens of the injected block (0 when nothing was injected). */
+  blockTokens: number;
+  budgetTokens: number;
+  /** Relevant items the memory service left out for the limit or the budget. */
+  droppedForBudget: number;
+  durationMs: number;
+  /** The failure, when status is timed_out, unavailable or failed. */
+  error?: string;
+}
+
+/** The recall step's outcome: the block for the system prompt (if any) and its report. */
+export interface MemoryRecallOutcome {
+  block: string | undefined;
+  report: MemoryRecallReport;
+}
+
+export interface RecallQuery {
+  tenantId: string;
+  conversationId: string;
+  /** The user's message. */
+  query: string;
+}
+
+type Recaller = Pick<PromiseClient<memoryV1.MemoryServiceClient>, 'recall'>;
+
+/**
+ * The prepare-context recall step: asks the memory service for what it knows that bears on the
+ * user's message, within a deadline, and renders it as a delimited block within the token budget.
+ * Memory that is down, slow or failing costs the turn its recall, never the turn: every failure
+ * becomes a report with no block.
+ */
+export class MemoryRecall {
+  constructor(
+    private readonly memory: Recaller,
+    private readonly settings: MemoryRecallSettings,
+    private readonly logger: Logger,
+  ) {}
+
+  async recall(query: RecallQuery): Promise<MemoryRecallOutcome> {
+    const budgetTokens = this.settings.contextTokens;
+    const started = performance.now();
+    const report = (status: MemoryRecallStatus, extra: Partial<MemoryRecallReport> = {}): MemoryRecallReport => ({
+      status,
+      items: [],
+      blockTokens: 0,
+      budgetTokens,
+      droppedForBudget: 0,
+      durationMs: Math.round(performance.now() - started),
+      ...extra,
+    });
+    const frameTokens = this.tokens(renderMemoryContext([]));
+    if (budgetTokens <= frameTokens || query.query.trim() === '') return { block: undefined, report: report('disabled') };
+
+    let response: memoryV1.RecallResponse;
+    try {
+      response = await this.memory.recall(
+        {
+          tenantId: query.tenantId,
+          query: query.query,
+          collectionPrefix: this.settings.collectionPrefix,
+          limit: this.settings.limit,
+          // Each item costs its line's "- " and newline on top of the memory service's estimate.
+          tokenBudget: budgetTokens - frameTokens,
+          conversationId: query.conversationId,
+          includeEpisodes: true,
+        },
+        { deadlineMs: this.settings.timeoutMs },
+      );
+    } catch (err) {
+      const status = failureStatus(err);
+      this.logger.warn({ tenantId: query.tenantId, conversationId: query.conversationId, status, err: (err as Error).message }, 'memory recall failed; the turn goes on without recalled memory');
+      return { block: undefined, report: report(status, { error: (err as Error).message }) };
+    }
+
+    const items = this.fitToBudget(response.items.map(toInjected), budgetTokens - frameTokens);
+    const common = {
+      searchMode: response.searchMode,
+      ...(response.vectorError ? { vectorError: response.vectorError } : {}),
+      droppedForBudget: response.droppedForBudget + (response.items.length - items.length),
+    };
+    if (items.length === 0) return { block: undefined, report: report('nothing_relevant', common) };
+    const block = renderMemoryContext(items.map((item) => item.text));
+    return { block, report: report('injected', { ...common, items, blockTokens: this.tokens(block) }) };
+  }
+
+  /**
+   * For a resumed run, whose input an earlier attempt journaled: a report of what that input's
+   * system prompt holds (the items, without the scores the earlier attempt saw).
+   */
+  recovered(systemPrompt: string): MemoryRecallReport {
+    return recoveredReport(systemPrompt, this.settings.contextTokens, this.settings.charsPerToken);
+  }
+
+  /** Keeps the items, in order, whose lines fit the budget (the server's estimate may differ from ours). */
+  private fitToBudget(items: InjectedMemoryItem[], budget: number): InjectedMemoryItem[] {
+    const kept: InjectedMemoryItem[] = [];
+    let used = 0;
+    for (const item of items) {
+      const tokens = this.tokens(`- ${item.text}\n`);
+      if (item.text.trim() === '' || used + tokens > budget) continue;
+      kept.push({ ...item, tokens });
+      used += tokens;
+    }
+    return kept;
+  }
+
+  private tokens(text: string): number {
+    return Math.ceil(text.length / this.settings.charsPerToken);
+  }
+}
+
+function toInjected(item: memoryV1.RecalledItem): InjectedMemoryItem {
+  const base = { text: item.text, score: item.score, matchedBy: item.matchedBy, why: item.why, tokens: item.estimatedTokens };
+  if (item.fact) return { kind: 'fact', id: item.fact.factId, ...base };
+  if (item.episode) return { kind: 'episode', id: item.episode.episodeId, ...base };
+  return { kind: 'message', id: `${item.message?.conversationId ?? ''}#${item.message?.seq ?? 0}`, ...base };
+}
+
+function failureStatus(err: unknown): MemoryRecallStatus {
+  if (err instanceof PlatformError) {
+    if (err.kind === 'deadline_exceeded' || err.kind === 'cancelled') return 'timed_out';
+    if (err.kind === 'unavailable') return 'unavailable';
+  }
+  return 'failed';
+}
+
+/** Adds the block to the profile's system prompt, after it, set apart by a blank line. */
+export function withMemoryContext(systemPrompt: string, block: string | undefined): string {
+  if (!block) return systemPrompt;
+  return systemPrompt.trim() === '' ? block : `${systemPrompt}\n\n${block}`;
+}
+
+function recoveredReport(systemPrompt: string, budgetTokens: number, charsPerToken: number): MemoryRecallReport {
+  const items = memoryContextItems(systemPrompt);
+  const open = systemPrompt.indexOf(MEMORY_CONTEXT_OPEN);
+  const close = systemPrompt.indexOf(MEMORY_CONTEXT_CLOSE, open);
+  const blockChars = open >= 0 && close >= 0 ? close + MEMORY_CONTEXT_CLOSE.length - open : 0;
+  return {
+    status: items.length > 0 ? 'recovered' : 'nothing_relevant',
+    items: items.map((text) => ({ kind: 'unknown', id: '', text, score: 0, matchedBy: [], why: 'injected by an earlier attempt of this run', tokens: Math.ceil((text.length + 3) / charsPerToken) })),
+    blockTokens: Math.ceil(blockChars / charsPerToken),
+    budgetTokens,
+    droppedForBudget: 0,
+    durationMs: 0,
+  };
+}

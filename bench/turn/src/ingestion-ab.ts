@@ -1,0 +1,166 @@
+// Turn cost with long-term memory ingestion on against off, side by side in one sitting: two
+// platforms (each its own NATS, database and Redis database on one PostgreSQL and Redis) run the
+// same 2-step calculator turn, in alternating rounds, so host drift hits both alike. "On" is the
+// production default: every finished turn is published to the memory ingestion work queue, and the
+// memory service extracts it (llm-sim answers the extraction instantly) and embeds its episode
+// (llm-sim embeddings; pgvector when installed). "Off" sets MEMORY_INGEST_ENABLED=false. Recall
+// (prepare-context) runs in both. After each "on" round the bench waits for the queue to drain and
+// reports how long that took, so work deferred past the measurement is visible.
+// Run: npx nx run bench-turn:bench-ingestion   (env: ROUNDS, N1, N64, CONCURRENCY, WARMUP, RAMP)
+import { jetstreamManager } from '@nats-io/jetstream';
+import { median, percentile, startInfra, startNatsServer, startPlatform, type NatsServerHandle, type Platform } from '@platform/testing';
+import { connectNats, createLogger, type NatsConnection } from '@platform/service-kit';
+import { performance } from 'node:perf_hooks';
+import { SignJWT } from 'jose';
+import { closedLoop, type LoadResult } from './driver.js';
+import { JsonClient } from './http-client.js';
+import { sampleProcess } from './process-usage.js';
+
+function intEnv(name: string, fallback: number): number {
+  const raw = process.env[name];
+  const value = raw ? Number(raw) : fallback;
+  if (!Number.isInteger(value) || value < 1) throw new Error(`${name} must be a positive integer (got '${raw}')`);
+  return value;
+}
+
+const ROUNDS = intEnv('ROUNDS', 3);
+const N1 = intEnv('N1', 200);
+const N64 = intEnv('N64', 1_500);
+const CONCURRENCY = intEnv('CONCURRENCY', 64);
+const WARMUP = intEnv('WARMUP', 100);
+const RAMP = intEnv('RAMP', 256);
+const SECRET = 'bench-secret-bench-secret-bench-secret';
+const CONTENT = '[scenario:calculator] What is 12 * (3 + 4)?';
+// Names owned by the memory service (apps/memory/src/ingestion/ingest-consumer.ts, libs/contracts).
+const INGEST_STREAM = 'MEMORY_INGEST';
+const INGEST_CONSUMER = 'memory-ingest';
+
+interface Variant {
+  name: 'ingestion on' | 'ingestion off';
+  platform: Platform;
+  nats: NatsServerHandle;
+  nc: NatsConnection;
+  turn: () => Promise<void>;
+  c1: LoadResult[];
+  c64: LoadResult[];
+  cpuPerTurn: Array<{ orchestrator: number; memory: number }>;
+  drainMs: number[];
+}
+
+const infra = await startInfra();
+const client = new JsonClient();
+const variants: Variant[] = [];
+const logger = createLogger({ service: 'bench', level: 'silent' });
+try {
+  const token = await new SignJWT({ tenant: 'bench' }).setProtectedHeader({ alg: 'HS256' }).setIssuedAt().setExpirationTime('2h').sign(new TextEncoder().encode(SECRET));
+  for (const [index, name] of (['ingestion on', 'ingestion off'] as const).entries()) {
+    const nats = await startNatsServer();
+    const platform = await startPlatform({
+      natsUrl: nats.url,
+      databaseUrl: await infra.postgres.createDatabase(`bench_ingestion_${index}`),
+      redisUrl: `${infra.descriptor.redisUrl}/${index + 1}`,
+      jwtSecret: SECRET,
+      commonEnv: { LOG_LEVEL: 'warn' },
+      env: {
+        orchestrator: { RATE_LIMIT_TURNS_PER_MINUTE: '0', MAX_CONCURRENT_TURNS: '1024', DATABASE_POOL_MAX: '20', CATALOG_REFRESH_MS: '5000', MEMORY_INGEST_ENABLED: String(name === 'ingestion on') },
+        'agent-pool': { CATALOG_REFRESH_MS: '5000' },
+        'llm-sim': { OTEL_SDK_DISABLED: 'true' },
+        memory: { DATABASE_POOL_MAX: '20' },
+      },
+    });
+    const nc = await connectNats({ servers: nats.url, name: 'bench', logger });
+    let conversation = 0;
+    const turn = async (): Promise<void> => {
+      const response = await client.post(`${platform.apiUrl}/v1/conversations/${index}-${++conversation}/messages`, { authorization: `Bearer ${token}` }, { content: CONTENT });
+      const body = response.body as { response?: string; error?: { code: string } };
+      if (response.status !== 200) throw new Error(`HTTP ${response.status} ${body.error?.code ?? ''}`);
+      if (!body.response?.includes('84')) throw new Error(`unexpected answer: ${JSON.stringify(body).slice(0, 200)}`);
+    };
+    variants.push({ name, platform, nats, nc, turn, c1: [], c64: [], cpuPerTurn: [], drainMs: [] });
+  }
+  for (const v of variants) {
+    await waitForTools(v.platform, token);
+    await closedLoop(v.turn, 1, WARMUP);
+    await drain(v);
+  }
+  for (let round = 1; round <= ROUNDS; round++) {
+    // Alternate which variant goes first, so neither always runs on a warmer (or busier) host.
+    for (const v of round % 2 ? variants : [...variants].reverse()) {
+      v.c1.push(await closedLoop(v.turn, 1, N1));
+      await closedLoop(v.turn, CONCURRENCY, RAMP);
+      const before = await cpu(v);
+      const result = await closedLoop(v.turn, CONCURRENCY, N64);
+      const after = await cpu(v);
+      v.c64.push(result);
+      const turns = result.latenciesMs.length;
+      v.cpuPerTurn.push({ orchestrator: (after.orchestrator - before.orchestrator) / turns, memory: (after.memory - before.memory) / turns });
+      v.drainMs.push(await drain(v));
+      process.stderr.write(`round ${round}/${ROUNDS}: ${v.name} done\n`);
+    }
+  }
+  report(variants);
+} finally {
+  client.close();
+  for (const v of variants) {
+    await v.nc.close().catch(() => undefined);
+    await v.platform.stop();
+    await v.nats.stop();
+  }
+  await infra.stop();
+}
+
+async function cpu(v: Variant): Promise<{ orchestrator: number; memory: number }> {
+  const [orchestrator, memory] = await Promise.all([sampleProcess(v.platform.process('orchestrator')!.pid!), sampleProcess(v.platform.process('memory')!.pid!)]);
+  return { orchestrator: orchestrator.cpuMs, memory: memory.cpuMs };
+}
+
+/** Waits until the memory service has taken every published turn off the work queue; returns how long that took. */
+async function drain(v: Variant): Promise<number> {
+  const started = performance.now();
+  const jsm = await jetstreamManager(v.nc);
+  for (;;) {
+    const info = await jsm.consumers.info(INGEST_STREAM, INGEST_CONSUMER).catch(() => undefined);
+    if (!info || info.num_pending + info.num_ack_pending === 0) return performance.now() - started;
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
+async function waitForTools(p: Platform, token: string): Promise<void> {
+  for (let i = 0; i < 150; i++) {
+    const response = await fetch(`${p.apiUrl}/v1/tools`, { headers: { authorization: `Bearer ${token}` } }).catch(() => undefined);
+    const tools = response?.ok ? ((await response.json()) as { tools: Array<{ name: string }> }).tools : [];
+    if (tools.some((t) => t.name === 'calculator')) return;
+    await new Promise((r) => setTimeout(r, 200));
+  }
+  throw new Error('the calculator tool was never discovered');
+}
+
+function report(all: Variant[]): void {
+  const p99 = (values: readonly number[]) => percentile([...values].sort((a, b) => a - b), 99);
+  const fmt = (n: number, digits = 1) => n.toFixed(digits);
+  const row = (v: Variant) => {
+    const throughput = median(v.c64.map((r) => (r.latenciesMs.length / r.elapsedMs) * 1000));
+    const errors = [...v.c1, ...v.c64].reduce((sum, r) => sum + r.errors, 0);
+    return {
+      throughput,
+      cells: [
+        fmt(median(v.c1.map((r) => median(r.latenciesMs)))),
+        fmt(median(v.c1.map((r) => p99(r.latenciesMs)))),
+        fmt(throughput, 0),
+        `${fmt(median(v.c64.map((r) => median(r.latenciesMs))))} / ${fmt(median(v.c64.map((r) => p99(r.latenciesMs))))}`,
+        fmt(median(v.cpuPerTurn.map((c) => c.orchestrator)), 2),
+        fmt(median(v.cpuPerTurn.map((c) => c.memory)), 2),
+        fmt(median(v.drainMs), 0),
+        String(errors),
+      ],
+    };
+  };
+  const rows = all.map((v) => ({ v, ...row(v) }));
+  process.stdout.write(`\nIngestion on vs off, 2-step calculator turn, ${ROUNDS} alternating rounds (medians)\n`);
+  process.stdout.write('| variant | p50 c1 (ms) | p99 c1 (ms) | turns/s c64 | p50 / p99 c64 (ms) | orchestrator CPU ms/turn | memory CPU ms/turn | queue drained after (ms) | errors |\n');
+  process.stdout.write('|---|---|---|---|---|---|---|---|---|\n');
+  for (const r of rows) process.stdout.write(`| ${r.v.name} | ${r.cells.join(' | ')} |\n`);
+  const on = rows.find((r) => r.v.name === 'ingestion on');
+  const off = rows.find((r) => r.v.name === 'ingestion off');
+  if (on && off) process.stdout.write(`\nthroughput ratio on/off: ${fmt(on.throughput / off.throughput, 3)} (target >= 0.90)\n`);
+}
