@@ -21,28 +21,27 @@ export class CredentialDatabase {
    * saves and deletes always commit durably.
    */
   asTenant<T>(tenantId: string, fn: (client: pg.PoolClient) => Promise<T>, options: { read?: boolean } = {}): Promise<T> {
-    return this.transaction(
-      options.read
-        ? {
-            name: 'credential-as-tenant-read',
-            text: `SELECT set_config('role', '${RUNTIME_ROLE}', true), set_config('credential.tenant_id', $1, true), set_config('synchronous_commit', 'off', true)`,
-            values: [tenantId],
-          }
-        : { name: 'credential-as-tenant', text: `SELECT set_config('role', '${RUNTIME_ROLE}', true), set_config('credential.tenant_id', $1, true)`, values: [tenantId] },
-      fn,
-    );
+    const settings = (client: pg.PoolClient): string[] => [
+      `set_config('role', '${RUNTIME_ROLE}', true)`,
+      `set_config('credential.tenant_id', ${client.escapeLiteral(tenantId)}, true)`,
+      ...(options.read ? [`set_config('synchronous_commit', 'off', true)`] : []),
+    ];
+    return this.transaction(settings, fn);
   }
 
   /** Runs `fn` as the maintenance role (key usage, rewrap): no tenant, no secrets. */
   asMaintenance<T>(fn: (client: pg.PoolClient) => Promise<T>): Promise<T> {
-    return this.transaction({ name: 'credential-as-maintenance', text: `SELECT set_config('role', '${MAINTENANCE_ROLE}', true)`, values: [] }, fn);
+    return this.transaction(() => [`set_config('role', '${MAINTENANCE_ROLE}', true)`], fn);
   }
 
-  private async transaction<T>(setup: pg.QueryConfig, fn: (client: pg.PoolClient) => Promise<T>): Promise<T> {
+  /**
+   * BEGIN and the transaction's settings go in one round trip (a simple-protocol query of two
+   * statements; the tenant id is a quoted literal, and was validated before it got here).
+   */
+  private async transaction<T>(settings: (client: pg.PoolClient) => string[], fn: (client: pg.PoolClient) => Promise<T>): Promise<T> {
     const client = await this.pool.connect();
     try {
-      await client.query('BEGIN');
-      await client.query(setup);
+      await client.query(`BEGIN; SELECT ${settings(client).join(', ')}`);
       const result = await fn(client);
       await client.query('COMMIT');
       return result;

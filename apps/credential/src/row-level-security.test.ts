@@ -1,8 +1,8 @@
 import { credentialV1 } from '@platform/proto';
-import { createGrpcClient } from '@platform/service-kit';
+import { createGrpcClient, createPgPool } from '@platform/service-kit';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { MAINTENANCE_ROLE, RUNTIME_ROLE } from './credential-database.js';
+import { CredentialDatabase, MAINTENANCE_ROLE, RUNTIME_ROLE } from './credential-database.js';
 import { CREDENTIAL_SCHEMA, startCredentialServer } from './server.js';
 import { configFor, platformMetadata, startCredentialFixture, testLogger, type CredentialFixture } from './test-support/credential-fixture.js';
 
@@ -65,6 +65,18 @@ describe('row-level security on the credential tables', () => {
     expect(refused).toMatch(/row-level security/);
     const updated = await asRole(RUNTIME_ROLE, 'acme', async () => (await admin.query(`UPDATE credentials SET version = version WHERE tenant_id = 'globex'`)).rowCount);
     expect(updated).toBe(0);
+  });
+
+  it('sets the tenant as a quoted literal: a hostile tenant id sees nothing and injects nothing', async () => {
+    const pool = createPgPool({ url: fx.url, applicationName: 'rls-test', searchPath: CREDENTIAL_SCHEMA, maxConnections: 1, logger: testLogger });
+    try {
+      const db = new CredentialDatabase(pool);
+      const rows = await db.asTenant("acme' OR true --", async (client) => (await client.query<{ tenant_id: string }>('SELECT tenant_id FROM credentials')).rows);
+      expect(rows).toEqual([]);
+      expect(await db.asTenant('acme', async (client) => (await client.query<{ tenant_id: string }>('SELECT tenant_id FROM credentials')).rows)).toEqual([{ tenant_id: 'acme' }]);
+    } finally {
+      await pool.end();
+    }
   });
 
   it('gives the runtime role an append-only audit trail', async () => {

@@ -4,11 +4,12 @@ import { describe, expect, it } from 'vitest';
 import { TravelRunnerConfig } from './config.js';
 
 describe('TravelRunnerConfig', () => {
-  it('defaults to local NATS and Redis and an outbox under the working directory', () => {
+  it('defaults to local NATS, Redis and credential service and an outbox under the working directory', () => {
     expect(loadConfig(TravelRunnerConfig, {})).toEqual({
       NATS_URL: 'nats://127.0.0.1:4222',
       REDIS_URL: 'redis://127.0.0.1:6379',
       OUTBOX_DIR: path.resolve('.outbox'),
+      CREDENTIAL_ADDRESS: '127.0.0.1:50055',
       SHUTDOWN_GRACE_MS: 10_000,
       LOG_LEVEL: 'info',
     });

@@ -17,6 +17,8 @@ export const TravelRunnerConfig = z.object({
     .min(1)
     .default('.outbox')
     .transform((dir) => path.resolve(dir)),
+  /** The credential service: `send_email` reads the user's mail account token there through its call's grant. */
+  CREDENTIAL_ADDRESS: z.string().min(1).default('127.0.0.1:50055'),
   /** How long in-flight calls may finish after SIGTERM. */
   SHUTDOWN_GRACE_MS: env.positiveInt().default(10_000),
   LOG_LEVEL: env.logLevel().default('info'),

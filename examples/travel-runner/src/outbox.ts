@@ -15,6 +15,8 @@ export interface OutboxEmail {
   body: string;
   /** The model's extra instruction, kept for the reader of the outbox. */
   taskInstruction?: string | undefined;
+  /** The connected account it is sent from (`google/primary`): a name, never its token. */
+  from?: string | undefined;
 }
 
 /** One file of the outbox. */

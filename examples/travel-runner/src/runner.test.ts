@@ -6,8 +6,22 @@ import path from 'node:path';
 import { headers as natsHeaders } from '@nats-io/nats-core';
 import type { AgentStepInput, AgentStepOutput, ToolCallResponse } from '@platform/contracts';
 import { connectNats, createLogger, createRedis, loadConfig, type NatsConnection, type Redis } from '@platform/service-kit';
-import { startNatsServer, startRedisServer, type NatsServerHandle, type RedisServerHandle } from '@platform/testing';
-import { readAgentStepOutput, REPLAYED_HEADER, ToolCatalog, ToolClient, type ToolRunner } from '@platform/tool-sdk';
+import { Metadata } from '@grpc/grpc-js';
+import { credentialV1 } from '@platform/proto';
+import { createGrpcClient, type GrpcClientHandle } from '@platform/service-kit';
+import {
+  generateCredentialKeys,
+  startNatsServer,
+  startPostgresServer,
+  startRedisServer,
+  startServiceProcess,
+  type NatsServerHandle,
+  type PostgresServerHandle,
+  type RedisServerHandle,
+  type ServiceProcess,
+} from '@platform/testing';
+import { CredentialGrantIssuer, readAgentStepOutput, REPLAYED_HEADER, ToolCatalog, ToolClient, type ToolRunner } from '@platform/tool-sdk';
+import type { JWK } from 'jose';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { TravelRunnerConfig } from './config.js';
 import { Outbox, type OutboxRecord } from './outbox.js';
@@ -23,13 +37,42 @@ let redis: Redis;
 let runner: ToolRunner;
 let client: ToolClient;
 let outboxDir: string;
+let postgres: PostgresServerHandle;
+let credentialService: ServiceProcess;
+let credentials: GrpcClientHandle<credentialV1.CredentialServiceClient>;
+let issuer: CredentialGrantIssuer;
+const keys = generateCredentialKeys();
+const MAIL_TOKEN = 'ya29.TRAVEL-MAIL-TOKEN';
 
 beforeAll(async () => {
-  [nats, redisServer] = await Promise.all([startNatsServer(), startRedisServer()]);
+  [nats, redisServer, postgres] = await Promise.all([startNatsServer(), startRedisServer(), startPostgresServer()]);
+  credentialService = await startServiceProcess({
+    app: 'credential',
+    mode: 'source',
+    telemetry: false,
+    env: {
+      DATABASE_URL: await postgres.createDatabase('travel'),
+      GRPC_PORT: '0',
+      LOG_LEVEL: 'warn',
+      CREDENTIAL_KEYRING: keys.keyring,
+      CREDENTIAL_GRANT_PUBLIC_KEYS: keys.grantPublicKeys,
+      CREDENTIAL_PLATFORM_TOKENS: keys.platformToken,
+    },
+  });
+  const credentialAddress = `127.0.0.1:${String(credentialService.ready['grpcPort'])}`;
+  credentials = createGrpcClient(credentialV1.CredentialServiceClient, credentialV1.CredentialServiceService, credentialAddress, { defaultDeadlineMs: 5_000 });
+  issuer = await CredentialGrantIssuer.fromJwk(JSON.parse(keys.grantSigningKey) as JWK);
+  // The app stored acme's Gmail token after its OAuth flow (as PUT /v1/credentials/google/primary does).
+  const platform = new Metadata();
+  platform.set('authorization', `Bearer ${keys.platformToken}`);
+  await credentials.rpc.saveCredential(
+    { tenantId: 'acme', service: 'google', account: '', secretJson: JSON.stringify({ access_token: MAIL_TOKEN }), expectedVersion: undefined, grant: '', callId: '', actor: undefined },
+    { metadata: platform },
+  );
   outboxDir = await mkdtemp(path.join(os.tmpdir(), 'travel-outbox-'));
   nc = await connectNats({ servers: nats.url, name: 'travel-runner-test', logger });
   redis = createRedis({ url: redisServer.url, name: 'travel-runner-test', logger });
-  const config = loadConfig(TravelRunnerConfig, { NATS_URL: nats.url, REDIS_URL: redisServer.url, OUTBOX_DIR: outboxDir });
+  const config = loadConfig(TravelRunnerConfig, { NATS_URL: nats.url, REDIS_URL: redisServer.url, OUTBOX_DIR: outboxDir, CREDENTIAL_ADDRESS: credentialAddress });
   runner = await serveTravelRunner({ nc, redis, config, logger });
   client = new ToolClient({ nc, logger });
 });
@@ -38,7 +81,9 @@ afterAll(async () => {
   await runner?.stop(1_000);
   await nc?.close();
   redis?.disconnect();
-  await Promise.all([nats?.stop(), redisServer?.stop()]);
+  credentials?.close();
+  await credentialService?.stop();
+  await Promise.all([nats?.stop(), redisServer?.stop(), postgres?.stop()]);
   if (outboxDir) await rm(outboxDir, { recursive: true, force: true });
 });
 
@@ -46,14 +91,22 @@ beforeEach(async () => {
   await rm(outboxDir, { recursive: true, force: true });
 });
 
+/** The grant the orchestrator gives `send_email`'s calls: for the model's call (the step id without `:<step>`). */
+function grantFor(toolName: string, callId: string, tenantId: string): Promise<string> | undefined {
+  if (toolName !== 'send_email') return undefined;
+  return issuer.issue({ tenantId, runId: 'run-1', callId: callId.replace(/:\d+$/, ''), tool: toolName, services: ['google'], ttlSeconds: 60 });
+}
+
 /** One call or agent step, as the orchestrator (start) or the agent pool (later steps) sends it. */
-function call(toolName: string, callId: string, args: Record<string, unknown>, agent?: AgentStepInput): Promise<ToolCallResponse> {
+async function call(toolName: string, callId: string, args: Record<string, unknown>, agent?: AgentStepInput, tenantId = 'acme'): Promise<ToolCallResponse> {
+  const credentialGrant = await grantFor(toolName, callId, tenantId);
   return client.call({
     toolName,
     arguments: args,
     ...(agent ? { agent } : {}),
+    ...(credentialGrant ? { credentialGrant } : {}),
     callId,
-    tenantId: 'acme',
+    tenantId,
     conversationId: 'trip-1',
     deadlineAt: Date.now() + 5_000,
   });
@@ -66,6 +119,8 @@ async function rawStep(toolName: string, callId: string, agent: AgentStepInput):
   h.set('Platform-Tenant', 'acme');
   h.set('Platform-Conversation', 'trip-1');
   h.set('Platform-Deadline', String(Date.now() + 5_000));
+  const grant = await grantFor(toolName, callId, 'acme');
+  if (grant) h.set('Platform-Credential-Grant', grant);
   const reply = await nc.request(`platform.tool.${toolName}`, JSON.stringify({ arguments: {}, agent }), { timeout: 6_000, headers: h });
   return { response: reply.json<ToolCallResponse>(), replayed: reply.headers?.get(REPLAYED_HEADER) === 'true' };
 }
@@ -207,7 +262,8 @@ describe('send_email (agent-tool with approval, external)', () => {
     expect(done.result).toMatch(/^Email sent to team@example\.com \(message id [0-9a-f]{32}@travel-runner\.example\)$/);
     const files = await outboxFiles();
     expect(files).toHaveLength(1);
-    expect(files[0]).toMatchObject({ to: 'team@example.com', subject: 'NYC Trip', body, tenantId: 'acme', conversationId: 'trip-1', callId: 'call-e3:1' });
+    expect(files[0]).toMatchObject({ to: 'team@example.com', subject: 'NYC Trip', body, tenantId: 'acme', conversationId: 'trip-1', callId: 'call-e3:1', from: 'google/primary' });
+    expect(JSON.stringify(files)).not.toContain(MAIL_TOKEN);
     expect(done.result).toContain(files[0]!.messageId);
 
     // The pool sends the same step again (a lost answer, a resumed turn): the stored answer, no second email.
@@ -232,6 +288,14 @@ describe('send_email (agent-tool with approval, external)', () => {
     const cancel: AgentStepInput = { phase: 'approval', collected: pending.collected, decision: 'cancel' };
     const out = expectState(stepOutput(await call('send_email', 'call-e5:1', {}, cancel)), 'cancelled');
     expect(out.message).toBe('User cancelled this action.');
+    expect(await outboxFiles()).toEqual([]);
+  });
+
+  it('says clearly, and sends nothing, when the user has no mail account connected', async () => {
+    const pending = expectState(stepOutput(await call('send_email', 'call-e6:0', fields, undefined, 'globex')), 'waiting_for_approval');
+    const approve: AgentStepInput = { phase: 'approval', collected: pending.collected, reply: 'yes' };
+    const done = expectState(stepOutput(await call('send_email', 'call-e6:1', {}, approve, 'globex')), 'completed');
+    expect(done.result).toBe('The email to team@example.com was not sent: no google account is connected. Connect your google account to let me do this.');
     expect(await outboxFiles()).toEqual([]);
   });
 });

@@ -35,5 +35,6 @@ export async function serveTravelRunner({ nc, redis, config, logger }: TravelRun
     agents,
     logger,
     idempotency: { redis, ttlSeconds: IDEMPOTENCY_TTL_SECONDS },
+    credentials: { address: config.CREDENTIAL_ADDRESS },
   });
 }

@@ -5,7 +5,7 @@
 import { createLogger, createRedis } from '@platform/service-kit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { api, bootPlatform, historyOf, simRequests, storedResultOf, waitForCatalog, type ApprovalJson, type SuitePlatform, type TurnJson } from './support.js';
-import { startTravelRunner, type TravelRunner } from './travel.js';
+import { connectMailAccount, startTravelRunner, type TravelRunner } from './travel.js';
 
 let platform: SuitePlatform;
 let runner: TravelRunner;
@@ -20,7 +20,16 @@ afterAll(async () => {
   await platform?.stop();
 });
 
-const send = (tenant: string, conversation: string, content: string) => api<TurnJson>(platform, 'POST', `/v1/conversations/${conversation}/messages`, tenant, { content });
+// Every tenant of these suites has connected its mail account (send_email sends from it), except
+// the one that shows what happens without.
+const connected = new Set<string>();
+const send = async (tenant: string, conversation: string, content: string) => {
+  if (tenant !== 'unconnected-tenant' && !connected.has(tenant)) {
+    await connectMailAccount(platform, tenant);
+    connected.add(tenant);
+  }
+  return api<TurnJson>(platform, 'POST', `/v1/conversations/${conversation}/messages`, tenant, { content });
+};
 const approvals = async (tenant: string) => (await api<{ approvals: ApprovalJson[] }>(platform, 'GET', '/v1/approvals', tenant)).body.approvals;
 
 /**
@@ -104,6 +113,19 @@ describe('seed 000 section 7: flights + weather + an email that needs approval',
     expect(yes.body.response).toContain('Email sent to team@example.com');
     expect((await runner.emails()).length).toBe(before + 1);
     await expectApprovedResult(tenant, 'trip-2', yes.body, pending[0]!.callId, /^Email sent to team@example.com/);
+  });
+
+  it('reads the mail account through ctx.credentials, and says clearly when none is connected', async () => {
+    const tenant = 'unconnected-tenant';
+    await planTrip(tenant, 'trip-unconnected');
+    const before = (await runner.emails()).length;
+    const yes = await send(tenant, 'trip-unconnected', 'yes');
+    expect(yes.body.status).toBe('completed');
+    expect(yes.body.response).toContain('was not sent: no google account is connected. Connect your google account to let me do this.');
+    expect((await runner.emails()).length).toBe(before);
+    // The grant reached the runner through the agent pool: the read is audited as the tool's.
+    const audit = await api<{ events: Array<{ action: string; outcome: string; actor: Record<string, unknown> }> }>(platform, 'GET', '/v1/credentials/audit', tenant);
+    expect(audit.body.events[0]).toMatchObject({ action: 'get', outcome: 'not_found', actor: { kind: 'tool', tool: 'send_email' } });
   });
 
   it('cancels on "no": the model is told "User cancelled this action." and nothing is sent', async () => {

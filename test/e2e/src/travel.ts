@@ -3,7 +3,7 @@ import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import type { ManagedProcess } from '@platform/testing';
-import { startRunnerProcess, type SuitePlatform } from './support.js';
+import { api, startRunnerProcess, type SuitePlatform } from './support.js';
 
 export interface TravelRunner {
   outbox: string;
@@ -13,11 +13,21 @@ export interface TravelRunner {
   stop(): Promise<void>;
 }
 
+/** Stores a tenant's mail account token as an app does after its OAuth flow: `send_email` sends from it. */
+export async function connectMailAccount(platform: SuitePlatform, tenant: string): Promise<void> {
+  const stored = await api(platform, 'PUT', '/v1/credentials/google/primary', tenant, { secret: { access_token: `ya29.e2e-${tenant}` } });
+  if (stored.status !== 200) throw new Error(`could not connect ${tenant}'s mail account: ${JSON.stringify(stored.body)}`);
+}
+
 export async function startTravelRunner(platform: SuitePlatform): Promise<TravelRunner> {
   const outbox = await mkdtemp(path.join(os.tmpdir(), 'outbox-'));
   let proc: ManagedProcess | undefined;
   const start = async (): Promise<void> => {
-    proc = await startRunnerProcess(platform, 'travel-runner', 'examples/travel-runner/src/main.ts', { OUTBOX_DIR: outbox, LOG_LEVEL: 'warn' });
+    proc = await startRunnerProcess(platform, 'travel-runner', 'examples/travel-runner/src/main.ts', {
+      OUTBOX_DIR: outbox,
+      LOG_LEVEL: 'warn',
+      CREDENTIAL_ADDRESS: `127.0.0.1:${platform.ports.credential}`,
+    });
   };
   await start();
   return {
