@@ -3,6 +3,7 @@ import Fastify, { LogController, type FastifyError } from 'fastify';
 import { checkAuthorization } from './auth.js';
 import { registerChatCompletions } from './chat-completions.js';
 import { DEFAULT_SCENARIOS_DIR } from './config.js';
+import { FaultWindow, FaultWindowSpec } from './fault-window.js';
 import { FaultBook } from './faults.js';
 import { modelNotFound, openAiError } from './openai-errors.js';
 import { RequestLog } from './request-log.js';
@@ -68,6 +69,7 @@ export function createLlmSim(options: LlmSimOptions = {}): LlmSim {
     models: options.models ?? ['sim-1', 'sim-large'],
     apiKey: options.apiKey,
     faults: new FaultBook(),
+    faultWindow: new FaultWindow(),
     log: new RequestLog(options.requestLogSize ?? 200),
   };
 
@@ -100,7 +102,20 @@ export function createLlmSim(options: LlmSimOptions = {}): LlmSim {
   app.post('/_sim/reset', () => {
     state.log.clear();
     state.faults.reset();
+    state.faultWindow.close();
     return { status: 'ok' };
+  });
+  app.post('/_sim/fault-window', (request, reply) => {
+    const parsed = FaultWindowSpec.safeParse(request.body);
+    if (!parsed.success) {
+      const issue = parsed.error.issues[0];
+      return reply.code(400).send({ error: { message: `${issue?.path.join('.') || 'body'}: ${issue?.message ?? 'invalid'}`, type: 'invalid_request_error' } });
+    }
+    return { status: 'open', ...state.faultWindow.open(parsed.data) };
+  });
+  app.delete('/_sim/fault-window', () => {
+    state.faultWindow.close();
+    return { status: 'closed' };
   });
 
   const host = options.host ?? '127.0.0.1';

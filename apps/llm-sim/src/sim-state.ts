@@ -1,6 +1,7 @@
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { Logger } from '@platform/service-kit';
 import type { FastifyInstance, FastifyReply } from 'fastify';
+import type { FaultWindow } from './fault-window.js';
 import type { FaultBook } from './faults.js';
 import type { SimError } from './openai-errors.js';
 import type { RequestLog, RequestLogEntry } from './request-log.js';
@@ -16,6 +17,8 @@ export interface SimState {
   models: readonly string[];
   apiKey: string | undefined;
   faults: FaultBook;
+  /** A fault applied to every completion for a while (`/_sim/fault-window`). */
+  faultWindow: FaultWindow;
   log: RequestLog;
 }
 

@@ -2,10 +2,11 @@ export { binaries, locateBinary, MissingBinaryError, type ServerBinary } from '.
 export { ManagedProcess } from './managed-process.js';
 export { freePort, waitForPort } from './ports.js';
 export { startNatsServer, type NatsServerHandle } from './nats-server.js';
-export { startPostgresServer, type PostgresServerHandle } from './postgres-server.js';
+export { startPostgresServer, POSTGRES_DURABILITY_SETTINGS, type PostgresDurability, type PostgresServerHandle, type PostgresServerOptions } from './postgres-server.js';
 export { startRedisServer, REDIS_DATABASES, type RedisServerHandle } from './redis-server.js';
-export { startInfra, type Infra, type InfraDescriptor } from './infra.js';
+export { startInfra, type Infra, type InfraDescriptor, type InfraOptions } from './infra.js';
 export { startOtlpCollector, type CollectedMetricPoint, type CollectedSpan, type OtlpCollector } from './otlp-collector.js';
 export { startServiceProcess, workspaceRoot, type ServiceProcess, type ServiceProcessOptions, type ServiceMode, type ReadyLine } from './service-process.js';
 export { startPlatform, PLATFORM_APPS, type Platform, type PlatformApp, type PlatformPort, type PlatformOptions } from './platform.js';
 export { percentile, median } from './stats.js';
+export { startFaultProxy, type FaultProxy, type FaultProxyOptions } from './fault-proxy.js';
