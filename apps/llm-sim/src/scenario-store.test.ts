@@ -10,6 +10,7 @@ const SHIPPED = [
   'auth-failure',
   'calculator',
   'context-overflow',
+  'counted-effect',
   'demo',
   'gated-archive',
   'leaked-token-name',
