@@ -30,7 +30,7 @@ async function checkAnswered(chaos: ChaosPlatform, records: readonly TurnRecord[
         // retries): the message is kept once, the failure is explained, and no answer is invented.
         if (stored.length !== 1) problems.push(`"${record.content}" failed (200, status failed) and is in its history ${stored.length} times`);
         if (!record.body.response) problems.push(`"${record.content}" failed without saying why`);
-        if (history.some((m) => m.runId === record.body?.runId && m.message.role === 'assistant')) problems.push(`"${record.content}" failed yet its run stored an answer`);
+        if (history.some((m) => m.runId === record.body?.runId && m.message.role === 'assistant' && !m.message.toolCalls?.length)) problems.push(`"${record.content}" failed yet its run stored an answer`);
       } else if (record.status === 200) {
         if (stored.length !== 1) problems.push(`"${record.content}" was answered 200 but is in its history ${stored.length} times`);
         const answer = history.filter((m) => m.runId === record.body?.runId && m.message.role === 'assistant' && !m.message.toolCalls?.length);

@@ -40,7 +40,8 @@ function summary(records: readonly TurnRecord[]): string {
     const key = r.status === 200 ? `200 ${r.body?.status ?? ''}${r.body?.status === 'failed' ? ` (${r.body.stopReason})` : ''}` : r.status ? `${r.status} ${r.body?.error?.code ?? ''}` : r.hung ? 'hung' : `no answer (${r.failure})`;
     byOutcome.set(key, (byOutcome.get(key) ?? 0) + 1);
   }
-  return [...byOutcome].map(([k, n]) => `${k}: ${n}`).join(', ');
+  const failures = [...new Set(records.filter((r) => r.body?.status === 'failed').map((r) => (r.body?.response ?? '').slice(0, 160)))];
+  return [...byOutcome].map(([k, n]) => `${k}: ${n}`).join(', ') + (failures.length ? `; failures said: ${failures.join(' | ')}` : '');
 }
 
 interface Fault {
