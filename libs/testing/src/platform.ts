@@ -28,6 +28,8 @@ export interface PlatformOptions {
    * spreads calls over all of them (`ipv4:` target, round robin), as in a scaled deployment.
    */
   orchestratorReplicas?: number;
+  /** How long each app may take to log `ready` (default 30 s; a loaded machine may need more). */
+  readyTimeoutMs?: number;
   onLine?: (app: PlatformApp, line: string) => void;
 }
 
@@ -119,6 +121,7 @@ export async function startPlatform(options: PlatformOptions): Promise<Platform>
         const proc = await startServiceProcess({
           app,
           mode: options.mode ?? 'dist',
+          ...(options.readyTimeoutMs ? { readyTimeoutMs: options.readyTimeoutMs } : {}),
           env: { ...envFor(app), ...options.env?.[app], ...replicaEnv },
           onLine: options.onLine ? (line) => options.onLine?.(app, line) : undefined,
         });

@@ -73,7 +73,7 @@ export async function startChaosPlatform(onLine: (line: string) => void): Promis
       cwd: workspaceRoot(),
       env: { ...process.env, NATS_URL: nats.url, REDIS_URL: redis.url, BOOKS_REDIS_URL: booksServer.url, OTEL_SDK_DISABLED: 'true' },
     });
-    await runner.waitForOutput((out) => out.includes('"msg":"ready"'), 60_000);
+    await runner.waitForOutput((out) => out.includes('"msg":"ready"'), 120_000);
   };
   let platform: Platform | undefined;
   try {
@@ -83,6 +83,8 @@ export async function startChaosPlatform(onLine: (line: string) => void): Promis
       redisUrl: redis.url,
       jwtSecret: JWT_SECRET,
       orchestratorReplicas: 2,
+      // A service started again mid-load shares the machine with the load and the other services.
+      readyTimeoutMs: 120_000,
       commonEnv: { LOG_LEVEL: 'warn' },
       env: { orchestrator: ORCHESTRATOR_ENV, api: { TURN_WAIT_MS: String(API_TURN_WAIT_MS) }, 'llm-sim': { OTEL_SDK_DISABLED: 'true' } },
       onLine: (app, line) => onLine(`[${app}] ${line}`),
