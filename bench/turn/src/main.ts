@@ -8,6 +8,7 @@ import { median, percentile, startInfra, startPlatform, type Platform, type Plat
 import { SignJWT } from 'jose';
 import { closedLoop, type LoadResult } from './driver.js';
 import { JsonClient } from './http-client.js';
+import { runOpenLoop } from './open-loop-phase.js';
 import { cpuCount, cpuOfTree, sampleProcess, type ProcessSample } from './process-usage.js';
 
 function intEnv(name: string, fallback: number): number {
@@ -33,6 +34,18 @@ const SECRET = 'bench-secret-bench-secret-bench-secret';
 const CONTENT = '[scenario:calculator] What is 12 * (3 + 4)?';
 
 const POSTGRES = postgresDurability(process.env['BENCH_POSTGRES']);
+/** `closed` (default): latency at concurrency 1 and throughput at CONCURRENCY; `open`: fixed arrival rates. */
+const MODE = process.env['MODE'] ?? 'closed';
+if (MODE !== 'closed' && MODE !== 'open') throw new Error(`MODE must be 'closed' or 'open' (got '${MODE}')`);
+
+function fractionsEnv(name: string, fallback: number[]): number[] {
+  const raw = process.env[name];
+  if (raw === undefined) return fallback;
+  if (raw.trim() === '') return [];
+  const values = raw.split(',').map(Number);
+  if (values.some((v) => !Number.isFinite(v) || v <= 0 || v > 2)) throw new Error(`${name} must be a comma-separated list of fractions in (0, 2] (got '${raw}')`);
+  return values;
+}
 
 function postgresDurability(raw: string | undefined): PostgresDurability {
   if (raw === undefined || raw === '' || raw === 'durable') return 'durable';
@@ -83,21 +96,34 @@ try {
   const cold = await closedLoop(turn, 1, 1);
   if (cold.errors) throw new Error(`the first turn failed: ${cold.firstError}`);
   await closedLoop(turn, 1, WARMUP);
-
-  const sequential: LoadResult[] = [];
-  const concurrent: Array<LoadResult & { cpu: Map<Measured, number> }> = [];
-  const ramps: LoadResult[] = [];
-  for (let round = 1; round <= ROUNDS; round++) {
-    sequential.push(await closedLoop(turn, 1, N1));
-    ramps.push(await closedLoop(turn, CONCURRENCY, RAMP));
-    const before = await samples();
-    const result = await closedLoop(turn, CONCURRENCY, N64);
-    const after = await samples();
-    concurrent.push({ ...result, cpu: new Map(MEASURED.map((m) => [m, after.get(m)!.cpuMs - before.get(m)!.cpuMs])) });
-    process.stderr.write(`round ${round}/${ROUNDS} done\n`);
+  if (MODE === 'open') {
+    out(`PostgreSQL ${POSTGRES}; ${cpuCount()} CPUs`);
+    await runOpenLoop(turn, {
+      rounds: ROUNDS,
+      concurrency: CONCURRENCY,
+      ramp: RAMP,
+      saturationTurns: N64,
+      fractions: fractionsEnv('OPEN_FRACTIONS', [0.25, 0.5, 0.75]),
+      seconds: intEnv('OPEN_SECONDS', 20),
+      p99TargetMs: intEnv('P99_TARGET_MS', 100),
+      kneeFractions: fractionsEnv('KNEE_FRACTIONS', [0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0]),
+    }, (line) => process.stderr.write(`${line}\n`));
+  } else {
+    const sequential: LoadResult[] = [];
+    const concurrent: Array<LoadResult & { cpu: Map<Measured, number> }> = [];
+    const ramps: LoadResult[] = [];
+    for (let round = 1; round <= ROUNDS; round++) {
+      sequential.push(await closedLoop(turn, 1, N1));
+      ramps.push(await closedLoop(turn, CONCURRENCY, RAMP));
+      const before = await samples();
+      const result = await closedLoop(turn, CONCURRENCY, N64);
+      const after = await samples();
+      concurrent.push({ ...result, cpu: new Map(MEASURED.map((m) => [m, after.get(m)!.cpuMs - before.get(m)!.cpuMs])) });
+      process.stderr.write(`round ${round}/${ROUNDS} done\n`);
+    }
+    const memory = await samples();
+    report(cold, sequential, concurrent, ramps, memory);
   }
-  const memory = await samples();
-  report(cold, sequential, concurrent, ramps, memory);
 } finally {
   client.close();
   await platform?.stop();
