@@ -84,7 +84,7 @@ export function registerChatCompletions(app: LlmSimApp, state: SimState): void {
       await untilEndedOrAborted(state.faultWindow.ended(), signal);
       if (signal.aborted) return closeAbandoned(request, reply, entry, { scenario: scenario.name, turnIndex, stepIndex });
     }
-    if (!(await abortableDelay(step.delayMs ?? 0, signal))) return closeAbandoned(request, reply, entry, { scenario: scenario.name, turnIndex, stepIndex });
+    if (!(await abortableDelay((step.delayMs ?? 0) + state.latency.delayMs, signal))) return closeAbandoned(request, reply, entry, { scenario: scenario.name, turnIndex, stepIndex });
 
     const promptTokens = estimatePromptTokens(body);
     // Faults are counted only once the (possibly delayed) answer is due, so a request the client

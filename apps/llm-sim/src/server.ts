@@ -4,6 +4,7 @@ import { checkAuthorization } from './auth.js';
 import { registerChatCompletions } from './chat-completions.js';
 import { DEFAULT_SCENARIOS_DIR } from './config.js';
 import { FaultWindow, FaultWindowSpec } from './fault-window.js';
+import { LatencySetting } from './latency-setting.js';
 import { FaultBook } from './faults.js';
 import { modelNotFound, openAiError } from './openai-errors.js';
 import { RequestLog } from './request-log.js';
@@ -70,6 +71,7 @@ export function createLlmSim(options: LlmSimOptions = {}): LlmSim {
     apiKey: options.apiKey,
     faults: new FaultBook(),
     faultWindow: new FaultWindow(),
+    latency: { delayMs: 0 },
     log: new RequestLog(options.requestLogSize ?? 200),
   };
 
@@ -103,6 +105,7 @@ export function createLlmSim(options: LlmSimOptions = {}): LlmSim {
     state.log.clear();
     state.faults.reset();
     state.faultWindow.close();
+    state.latency.delayMs = 0;
     return { status: 'ok' };
   });
   app.post('/_sim/fault-window', (request, reply) => {
@@ -113,6 +116,13 @@ export function createLlmSim(options: LlmSimOptions = {}): LlmSim {
     }
     return { status: 'open', ...state.faultWindow.open(parsed.data) };
   });
+  app.put('/_sim/latency', (request, reply) => {
+    const parsed = LatencySetting.safeParse(request.body);
+    if (!parsed.success) return reply.code(400).send({ error: { message: `delayMs: ${parsed.error.issues[0]?.message ?? 'invalid'}`, type: 'invalid_request_error' } });
+    state.latency.delayMs = parsed.data.delayMs;
+    return { delayMs: state.latency.delayMs };
+  });
+  app.get('/_sim/latency', () => ({ delayMs: state.latency.delayMs }));
   app.delete('/_sim/fault-window', () => {
     state.faultWindow.close();
     return { status: 'closed' };

@@ -19,6 +19,8 @@ export interface SimState {
   faults: FaultBook;
   /** A fault applied to every completion for a while (`/_sim/fault-window`). */
   faultWindow: FaultWindow;
+  /** Added to every scripted step's delay (`PUT /_sim/latency`): a provider's fixed latency for benchmarks. */
+  latency: { delayMs: number };
   log: RequestLog;
 }
 
