@@ -6,7 +6,7 @@ import { parseChatCompletionRequest, type ChatCompletionRequest } from './chat-r
 import { abortableDelay, disconnectSignal } from './delay.js';
 import { faultError } from './faults.js';
 import { completionId, requestFingerprint } from './ids.js';
-import { contextLengthExceeded, invalidRequest, modelNotFound, serverError } from './openai-errors.js';
+import { contextLengthExceeded, invalidRequest, modelNotFound, rateLimited, serverError } from './openai-errors.js';
 import { buildStructuredReply } from './memory/structured-replies.js';
 import { renderCompletion } from './render-completion.js';
 import type { RequestLogEntry } from './request-log.js';
@@ -80,13 +80,16 @@ export function registerChatCompletions(app: LlmSimApp, state: SimState): void {
     const { step } = resolved;
 
     const signal = disconnectSignal(reply);
-    if (!(await abortableDelay(step.delayMs ?? 0, signal))) {
-      entry.status = CLIENT_CLOSED_REQUEST;
-      request.log.info({ scenario: scenario.name, turnIndex, stepIndex }, 'client disconnected during delay');
-      reply.hijack();
-      reply.raw.destroy();
-      return reply;
+    const windowFault = state.faultWindow.active();
+    if (windowFault) {
+      entry.fault = windowFault.kind;
+      if (windowFault.kind === 'server_error') return sendError(reply, serverError('The server is having an outage (simulated fault window).'), entry);
+      if (windowFault.kind === 'rate_limit') return sendError(reply, rateLimited(body.model, windowFault.retryAfterSeconds ?? 1), entry);
+      // `hang`: held unanswered until the window closes (then answered as usual) or the client gives up.
+      await untilEndedOrAborted(state.faultWindow.ended(), signal);
+      if (signal.aborted) return closeAbandoned(request, reply, entry, { scenario: scenario.name, turnIndex, stepIndex });
     }
+    if (!(await abortableDelay((step.delayMs ?? 0) + state.latency.delayMs, signal))) return closeAbandoned(request, reply, entry, { scenario: scenario.name, turnIndex, stepIndex });
 
     const promptTokens = estimatePromptTokens(body);
     // Faults are counted only once the (possibly delayed) answer is due, so a request the client
@@ -124,6 +127,28 @@ export function registerChatCompletions(app: LlmSimApp, state: SimState): void {
     const cutAfterChunks = fault?.kind === 'stream_cut' ? (fault.afterChunks ?? DEFAULT_CUT_AFTER_CHUNKS) : undefined;
     return sendAnswer(reply, body, answer, entry, { chunkDelayMs: step.chunkDelayMs ?? 0, cutAfterChunks }, signal);
   });
+}
+
+/** Resolves when `ended` does or `signal` aborts, whichever comes first. */
+function untilEndedOrAborted(ended: Promise<void>, signal: AbortSignal): Promise<void> {
+  if (signal.aborted) return Promise.resolve();
+  return new Promise((resolve) => {
+    const onAbort = (): void => resolve();
+    signal.addEventListener('abort', onAbort, { once: true });
+    void ended.then(() => {
+      signal.removeEventListener('abort', onAbort);
+      resolve();
+    });
+  });
+}
+
+/** Records a request whose client hung up before its answer was due, and drops the connection. */
+function closeAbandoned(request: FastifyRequest, reply: FastifyReply, entry: RequestLogEntry, where: Record<string, unknown>): FastifyReply {
+  entry.status = CLIENT_CLOSED_REQUEST;
+  request.log.info(where, 'client disconnected during delay');
+  reply.hijack();
+  reply.raw.destroy();
+  return reply;
 }
 
 /** Chunks a `stream_cut` fault lets through when it does not say: the role and two pieces. */

@@ -18,7 +18,7 @@ export interface RequestLogEntry {
   /** HTTP status answered; null while the answer is still pending (e.g. during a delay). */
   status: number | null;
   /** The fault injected into this answer, if any. */
-  fault: FaultKind | null;
+  fault: FaultKind | 'hang' | null;
   /** The request body exactly as parsed from JSON. */
   body: unknown;
 }

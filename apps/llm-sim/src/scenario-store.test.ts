@@ -11,6 +11,7 @@ const SHIPPED = [
   'calculator',
   'context-overflow',
   'credential-inbox',
+  'counted-effect',
   'demo',
   'gated-archive',
   'leaked-token-name',

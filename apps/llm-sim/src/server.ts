@@ -5,6 +5,8 @@ import { registerChatCompletions } from './chat-completions.js';
 import { DEFAULT_SCENARIOS_DIR } from './config.js';
 import { EmbeddingFaults } from './embedding-faults.js';
 import { registerEmbeddings } from './embeddings.js';
+import { FaultWindow, FaultWindowSpec } from './fault-window.js';
+import { LatencySetting } from './latency-setting.js';
 import { FaultBook } from './faults.js';
 import { modelNotFound, openAiError } from './openai-errors.js';
 import { RequestLog } from './request-log.js';
@@ -74,6 +76,8 @@ export function createLlmSim(options: LlmSimOptions = {}): LlmSim {
     models: options.models ?? ['sim-1', 'sim-large'],
     apiKey: options.apiKey,
     faults: new FaultBook(),
+    faultWindow: new FaultWindow(),
+    latency: { delayMs: 0 },
     log: new RequestLog(options.requestLogSize ?? 200),
     embedding: { models: options.embeddingModels ?? ['sim-embed-1'], dimensions: options.embeddingDimensions ?? 256 },
     embeddingFaults: new EmbeddingFaults(),
@@ -113,7 +117,28 @@ export function createLlmSim(options: LlmSimOptions = {}): LlmSim {
     state.faults.reset();
     state.embeddingLog.clear();
     state.embeddingFaults.clear();
+    state.faultWindow.close();
+    state.latency.delayMs = 0;
     return { status: 'ok' };
+  });
+  app.post('/_sim/fault-window', (request, reply) => {
+    const parsed = FaultWindowSpec.safeParse(request.body);
+    if (!parsed.success) {
+      const issue = parsed.error.issues[0];
+      return reply.code(400).send({ error: { message: `${issue?.path.join('.') || 'body'}: ${issue?.message ?? 'invalid'}`, type: 'invalid_request_error' } });
+    }
+    return { status: 'open', ...state.faultWindow.open(parsed.data) };
+  });
+  app.put('/_sim/latency', (request, reply) => {
+    const parsed = LatencySetting.safeParse(request.body);
+    if (!parsed.success) return reply.code(400).send({ error: { message: `delayMs: ${parsed.error.issues[0]?.message ?? 'invalid'}`, type: 'invalid_request_error' } });
+    state.latency.delayMs = parsed.data.delayMs;
+    return { delayMs: state.latency.delayMs };
+  });
+  app.get('/_sim/latency', () => ({ delayMs: state.latency.delayMs }));
+  app.delete('/_sim/fault-window', () => {
+    state.faultWindow.close();
+    return { status: 'closed' };
   });
 
   const host = options.host ?? '127.0.0.1';

@@ -2,6 +2,7 @@ import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { Logger } from '@platform/service-kit';
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import type { EmbeddingFaults } from './embedding-faults.js';
+import type { FaultWindow } from './fault-window.js';
 import type { FaultBook } from './faults.js';
 import type { SimError } from './openai-errors.js';
 import type { RequestLog, RequestLogEntry } from './request-log.js';
@@ -17,6 +18,10 @@ export interface SimState {
   models: readonly string[];
   apiKey: string | undefined;
   faults: FaultBook;
+  /** A fault applied to every completion for a while (`/_sim/fault-window`). */
+  faultWindow: FaultWindow;
+  /** Added to every scripted step's delay (`PUT /_sim/latency`): a provider's fixed latency for benchmarks. */
+  latency: { delayMs: number };
   log: RequestLog;
   /** Embedding models served and the default vector length. */
   embedding: { models: readonly string[]; dimensions: number };

@@ -53,6 +53,12 @@ export const OrchestratorConfig = z.object({
   RUN_EVENTS_MAX_AGE_MS: env.positiveInt().default(24 * 60 * 60_000),
   /** Attempts at a run (first + resumes) before it is failed instead of resumed again. */
   MAX_RUN_ATTEMPTS: env.positiveInt().default(5),
+  /**
+   * After an attempt stopped because a dependency was unreachable (memory, the agent pool, the
+   * database), how long the run waits before any replica takes it up again. Such attempts do not
+   * count toward MAX_RUN_ATTEMPTS while the run is younger than TURN_TIMEOUT_MS.
+   */
+  RUN_RETRY_BACKOFF_MS: env.positiveInt().default(1_000),
   NATS_URL: z.string().default('nats://127.0.0.1:4222'),
   OPENAI_BASE_URL: env.url().default('https://api.openai.com/v1'),
   OPENAI_API_KEY: z.string().min(1, 'set an API key for the model provider'),

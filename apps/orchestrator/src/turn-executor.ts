@@ -20,6 +20,7 @@ import { prepareContext } from './pipeline/prepare-context.js';
 import type { FinishedTurnPublisher } from './pipeline/publish-finished-turn.js';
 import type { ShouldProcess } from './pipeline/should-process.js';
 import type { AgentProfile, ProfileRegistry } from './profiles.js';
+import { isOutage } from './run-outage.js';
 import { runStatus } from './run-status.js';
 import { RunnerToolPort } from './runner-tool-port.js';
 import type { CredentialGrants } from './pipeline/credential-grants.js';
@@ -138,6 +139,11 @@ export class TurnExecutor {
       if (err instanceof LeaseLostError || attempt.abandoned) {
         logger.warn({ runId: run.runId }, 'run taken over by another orchestrator');
         return undefined;
+      }
+      if (isOutage(err)) {
+        const { RUN_RETRY_BACKOFF_MS, TURN_TIMEOUT_MS } = this.deps.config;
+        await this.deps.records.deferAfterOutage(run.runId, this.deps.owner, run.epoch, RUN_RETRY_BACKOFF_MS, TURN_TIMEOUT_MS).catch(() => undefined);
+        logger.warn({ runId: run.runId, attempt: run.attempts, err: (err as Error).message }, 'a dependency is unreachable; the run is taken up again shortly');
       }
       throw err;
     } finally {

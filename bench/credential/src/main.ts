@@ -26,7 +26,7 @@ const TARGET = { p50Ms: 1, ratio: 3 };
 const write = (line = ''): void => void process.stdout.write(`${line}\n`);
 
 async function main(): Promise<void> {
-  const postgres = await startPostgresServer({ durable: true });
+  const postgres = await startPostgresServer({ durability: 'durable' });
   const keys = generateCredentialKeys();
   const databaseUrl = await postgres.createDatabase('bench_credential');
   const service = await startServiceProcess({

@@ -103,7 +103,7 @@ async function ingestion(natsUrl: string, port: number): Promise<string> {
 }
 
 async function main(): Promise<void> {
-  const [postgres, nats] = await Promise.all([startPostgresServer(), startNatsServer()]);
+  const [postgres, nats] = await Promise.all([startPostgresServer({ durability: 'durable' }), startNatsServer()]);
   const sim = await startServiceProcess({ app: 'llm-sim', mode: 'source', telemetry: false, env: { LLM_SIM_PORT: '0', LLM_SIM_API_KEY: SIM_KEY, LOG_LEVEL: 'warn' } });
   const simUrl = `http://127.0.0.1:${String(sim.ready['port'])}/v1`;
   const embed = async (texts: string[]): Promise<number[][]> => {

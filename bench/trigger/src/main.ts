@@ -27,7 +27,7 @@ const EXECUTOR = 'bench_noop';
 const logger = createLogger({ service: 'bench-trigger', level: 'warn' });
 
 const nats = await startNatsServer();
-const postgres = await startPostgresServer({ durable: true });
+const postgres = await startPostgresServer({ durability: 'durable' });
 const nc = await connectNats({ servers: nats.url, name: 'bench-trigger', logger });
 /** (task, scheduled time) -> when the executor was first called for it, and how often. */
 let calls = new Map<string, { lagMs: number; count: number; scheduledAt: string }>();

@@ -2,12 +2,14 @@
 // with llm-sim answering instantly and every service its own process on private NATS, Postgres
 // and Redis: latency at concurrency 1 (cold first turn, then warm), sustained throughput at
 // concurrency 64, and CPU and memory per process. Figures are medians over rounds.
-// Run: npx nx run bench-turn:bench   (env: ROUNDS, N1, N64, CONCURRENCY, WARMUP, RAMP)
-import { median, percentile, startInfra, startPlatform, type Platform, type PlatformApp } from '@platform/testing';
+// PostgreSQL runs durable (fsync, synchronous_commit, full_page_writes on) unless BENCH_POSTGRES=fast.
+// Run: npx nx run bench-turn:bench   (env: ROUNDS, N1, N64, CONCURRENCY, WARMUP, RAMP, BENCH_POSTGRES)
+import { median, percentile, startInfra, startPlatform, type Platform, type PlatformApp, type PostgresDurability } from '@platform/testing';
 import { SignJWT } from 'jose';
 import { closedLoop, type LoadResult } from './driver.js';
 import { JsonClient } from './http-client.js';
-import { cpuCount, cpuOfCommand, sampleProcess, type ProcessSample } from './process-usage.js';
+import { runOpenLoop } from './open-loop-phase.js';
+import { cpuCount, cpuOfTree, sampleProcess, type ProcessSample } from './process-usage.js';
 
 function intEnv(name: string, fallback: number): number {
   const raw = process.env[name];
@@ -24,14 +26,34 @@ const WARMUP = intEnv('WARMUP', 200);
 /** Unmeasured turns at full concurrency before each measured phase: sustained means steady state. */
 const RAMP = intEnv('RAMP', 256);
 const APPS: PlatformApp[] = ['api', 'orchestrator', 'agent-pool', 'memory', 'tool-runner', 'llm-sim'];
-/** Shared servers, measured by command name (PostgreSQL runs a process per connection). */
+/** Shared servers, measured with their child processes (PostgreSQL runs a process per connection). */
 const SERVERS = ['postgres', 'nats-server', 'redis-server'] as const;
 type Measured = PlatformApp | (typeof SERVERS)[number] | 'bench driver';
 const MEASURED: Measured[] = [...APPS, ...SERVERS, 'bench driver'];
 const SECRET = 'bench-secret-bench-secret-bench-secret';
 const CONTENT = '[scenario:calculator] What is 12 * (3 + 4)?';
 
-const infra = await startInfra();
+const POSTGRES = postgresDurability(process.env['BENCH_POSTGRES']);
+/** `closed` (default): latency at concurrency 1 and throughput at CONCURRENCY; `open`: fixed arrival rates. */
+const MODE = process.env['MODE'] ?? 'closed';
+if (MODE !== 'closed' && MODE !== 'open') throw new Error(`MODE must be 'closed' or 'open' (got '${MODE}')`);
+
+function fractionsEnv(name: string, fallback: number[]): number[] {
+  const raw = process.env[name];
+  if (raw === undefined) return fallback;
+  if (raw.trim() === '') return [];
+  const values = raw.split(',').map(Number);
+  if (values.some((v) => !Number.isFinite(v) || v <= 0 || v > 2)) throw new Error(`${name} must be a comma-separated list of fractions in (0, 2] (got '${raw}')`);
+  return values;
+}
+
+function postgresDurability(raw: string | undefined): PostgresDurability {
+  if (raw === undefined || raw === '' || raw === 'durable') return 'durable';
+  if (raw === 'fast') return 'fast';
+  throw new Error(`BENCH_POSTGRES must be 'durable' (default) or 'fast' (got '${raw}')`);
+}
+
+const infra = await startInfra({ postgres: { durability: POSTGRES } });
 const client = new JsonClient();
 let platform: Platform | undefined;
 try {
@@ -65,7 +87,8 @@ try {
 
   const samples = async (): Promise<Map<Measured, ProcessSample>> => {
     const apps = await Promise.all(APPS.map(async (app) => [app, await sampleProcess(running.process(app)!.pid!)] as const));
-    const servers = await Promise.all(SERVERS.map(async (name) => [name, { cpuMs: await cpuOfCommand(name), rssMiB: NaN }] as const));
+    const serverPids: Record<(typeof SERVERS)[number], number | undefined> = { postgres: infra.postgres.pid, 'nats-server': infra.nats.pid, 'redis-server': infra.redis.pid };
+    const servers = await Promise.all(SERVERS.map(async (name) => [name, { cpuMs: await cpuOfTree(serverPids[name]!), rssMiB: NaN }] as const));
     const self = process.cpuUsage();
     return new Map<Measured, ProcessSample>([...apps, ...servers, ['bench driver', { cpuMs: (self.user + self.system) / 1000, rssMiB: process.memoryUsage().rss / 2 ** 20 }]]);
   };
@@ -73,21 +96,34 @@ try {
   const cold = await closedLoop(turn, 1, 1);
   if (cold.errors) throw new Error(`the first turn failed: ${cold.firstError}`);
   await closedLoop(turn, 1, WARMUP);
-
-  const sequential: LoadResult[] = [];
-  const concurrent: Array<LoadResult & { cpu: Map<Measured, number> }> = [];
-  const ramps: LoadResult[] = [];
-  for (let round = 1; round <= ROUNDS; round++) {
-    sequential.push(await closedLoop(turn, 1, N1));
-    ramps.push(await closedLoop(turn, CONCURRENCY, RAMP));
-    const before = await samples();
-    const result = await closedLoop(turn, CONCURRENCY, N64);
-    const after = await samples();
-    concurrent.push({ ...result, cpu: new Map(MEASURED.map((m) => [m, after.get(m)!.cpuMs - before.get(m)!.cpuMs])) });
-    process.stderr.write(`round ${round}/${ROUNDS} done\n`);
+  if (MODE === 'open') {
+    out(`PostgreSQL ${POSTGRES}; ${cpuCount()} CPUs`);
+    await runOpenLoop(turn, {
+      rounds: ROUNDS,
+      concurrency: CONCURRENCY,
+      ramp: RAMP,
+      saturationTurns: N64,
+      fractions: fractionsEnv('OPEN_FRACTIONS', [0.25, 0.5, 0.75]),
+      seconds: intEnv('OPEN_SECONDS', 20),
+      p99TargetMs: intEnv('P99_TARGET_MS', 100),
+      kneeFractions: fractionsEnv('KNEE_FRACTIONS', [0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0]),
+    }, (line) => process.stderr.write(`${line}\n`));
+  } else {
+    const sequential: LoadResult[] = [];
+    const concurrent: Array<LoadResult & { cpu: Map<Measured, number> }> = [];
+    const ramps: LoadResult[] = [];
+    for (let round = 1; round <= ROUNDS; round++) {
+      sequential.push(await closedLoop(turn, 1, N1));
+      ramps.push(await closedLoop(turn, CONCURRENCY, RAMP));
+      const before = await samples();
+      const result = await closedLoop(turn, CONCURRENCY, N64);
+      const after = await samples();
+      concurrent.push({ ...result, cpu: new Map(MEASURED.map((m) => [m, after.get(m)!.cpuMs - before.get(m)!.cpuMs])) });
+      process.stderr.write(`round ${round}/${ROUNDS} done\n`);
+    }
+    const memory = await samples();
+    report(cold, sequential, concurrent, ramps, memory);
   }
-  const memory = await samples();
-  report(cold, sequential, concurrent, ramps, memory);
 } finally {
   client.close();
   await platform?.stop();
@@ -121,7 +157,7 @@ function report(cold: LoadResult, sequential: LoadResult[], concurrent: Array<Lo
   const p50sC = concurrent.map((r) => median(r.latenciesMs));
   const errors = [...sequential, ...ramps, ...concurrent].reduce((sum, r) => sum + r.errors, 0);
   const firstError = [...sequential, ...ramps, ...concurrent].find((r) => r.firstError)?.firstError;
-  out(`\n2-step turn through the HTTP API (calculator), llm-sim instant; ${ROUNDS} rounds, medians; ${cpuCount()} CPUs`);
+  out(`\n2-step turn through the HTTP API (calculator), llm-sim instant; PostgreSQL ${POSTGRES}; ${ROUNDS} rounds, medians; ${cpuCount()} CPUs`);
   out('| measure | value | target |');
   out('|---|---|---|');
   out(`| cold first turn | ${fmt(cold.latenciesMs[0] ?? NaN)} ms | - |`);

@@ -24,20 +24,31 @@ export function cpuCount(): number {
   return os.availableParallelism();
 }
 
-/** CPU time of every process whose command name is `name` (e.g. all PostgreSQL backends), in ms. */
-export async function cpuOfCommand(name: string): Promise<number> {
-  let total = 0;
+/**
+ * CPU time of a process and all its descendants (e.g. a PostgreSQL postmaster and its backends),
+ * in ms. Only the tree of our own servers counts: other programs on the machine may run servers of
+ * the same name.
+ */
+export async function cpuOfTree(rootPid: number): Promise<number> {
+  const processes = new Map<number, { ppid: number; cpuMs: number }>();
   for (const entry of await readdir('/proc')) {
     if (!/^\d+$/.test(entry)) continue;
     try {
       const stat = await readFile(`/proc/${entry}/stat`, 'utf8');
-      const comm = stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')'));
-      if (comm !== name) continue;
       const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-      total += ((Number(fields[11]) + Number(fields[12])) * 1000) / TICKS_PER_SECOND;
+      processes.set(Number(entry), { ppid: Number(fields[1]), cpuMs: ((Number(fields[11]) + Number(fields[12])) * 1000) / TICKS_PER_SECOND });
     } catch {
       // the process ended meanwhile
     }
   }
+  const inTree = (pid: number): boolean => {
+    for (let current: number | undefined = pid, depth = 0; current !== undefined && current > 1 && depth < 64; depth++) {
+      if (current === rootPid) return true;
+      current = processes.get(current)?.ppid;
+    }
+    return false;
+  };
+  let total = 0;
+  for (const [pid, p] of processes) if (inTree(pid)) total += p.cpuMs;
   return total;
 }

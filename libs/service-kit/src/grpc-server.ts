@@ -9,6 +9,8 @@ import {
 import { HealthImplementation } from 'grpc-health-check';
 import type { Logger } from 'pino';
 import { GRPC_MAX_MESSAGE_BYTES } from './grpc-limits.js';
+import { isConnectionLoss } from './connection-loss.js';
+import { PlatformError } from './errors.js';
 import { toGrpcError } from './grpc-status.js';
 
 export interface GrpcServerOptions {
@@ -97,6 +99,7 @@ export function unaryHandler<Req, Res>(
       (error: unknown) => {
         const grpcError = toGrpcError(error);
         if (grpcError.details === 'internal error') logger.error({ err: error, method }, 'unhandled error in grpc handler');
+        else if (!(error instanceof PlatformError) && isConnectionLoss(error)) logger.warn({ err: (error as Error).message, method }, 'a dependency is unreachable; the caller is told to retry');
         else logger.debug({ err: error, method }, 'grpc handler returned an error');
         callback(grpcError);
       },

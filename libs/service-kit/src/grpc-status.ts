@@ -1,5 +1,9 @@
 import { Metadata, status, type ServiceError } from '@grpc/grpc-js';
+import { isConnectionLoss } from './connection-loss.js';
 import { ErrorKinds, PlatformError, type ErrorKind } from './errors.js';
+
+/** Code of the UNAVAILABLE status sent when a handler lost a dependency's connection (see {@link isConnectionLoss}). */
+export const DEPENDENCY_UNAVAILABLE = 'DEPENDENCY_UNAVAILABLE';
 
 const ERROR_CODE_KEY = 'platform-error-code';
 const ERROR_DETAILS_KEY = 'platform-error-details';
@@ -26,7 +30,12 @@ const kindByStatus = new Map<status, ErrorKind>(
 
 /** Server edge: turns any thrown value into a gRPC status, keeping a PlatformError's code and details in trailers. */
 export function toGrpcError(error: unknown): Partial<ServiceError> {
-  const platformError = error instanceof PlatformError ? error : undefined;
+  const platformError =
+    error instanceof PlatformError
+      ? error
+      : isConnectionLoss(error)
+        ? new PlatformError('unavailable', DEPENDENCY_UNAVAILABLE, 'a dependency of this service (e.g. its database) is unreachable; try again shortly', { retryAfterSeconds: 1 })
+        : undefined;
   const metadata = new Metadata();
   if (!platformError) {
     metadata.set(ERROR_CODE_KEY, 'INTERNAL');

@@ -6,12 +6,15 @@ export {
   startPostgresServer,
   pgvectorInstalled,
   extensionAvailable,
+  POSTGRES_DURABILITY_SETTINGS,
+  type PostgresDurability,
   type PostgresServerHandle,
   type PostgresServerOptions,
 } from './postgres-server.js';
 export { startRedisServer, REDIS_DATABASES, type RedisServerHandle } from './redis-server.js';
-export { startInfra, type Infra, type InfraDescriptor } from './infra.js';
+export { startInfra, type Infra, type InfraDescriptor, type InfraOptions } from './infra.js';
 export { startOtlpCollector, type CollectedMetricPoint, type CollectedSpan, type OtlpCollector } from './otlp-collector.js';
 export { startServiceProcess, workspaceRoot, type ServiceProcess, type ServiceProcessOptions, type ServiceMode, type ReadyLine } from './service-process.js';
 export { startPlatform, generateCredentialKeys, PLATFORM_APPS, type Platform, type PlatformApp, type PlatformPort, type PlatformOptions, type CredentialKeys } from './platform.js';
 export { percentile, median } from './stats.js';
+export { startFaultProxy, type FaultProxy, type FaultProxyOptions } from './fault-proxy.js';

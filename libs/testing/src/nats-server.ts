@@ -12,8 +12,14 @@ const START_ATTEMPTS = 3;
 export interface NatsServerHandle {
   readonly url: string;
   readonly port: number;
+  /** The server's process id; undefined while stopped. */
+  readonly pid: number | undefined;
   /** Stops the server (keeping its store) and starts it again on the same port. */
   restart(): Promise<void>;
+  /** Stops the server as an outage would (its JetStream store is kept), until {@link start}. */
+  halt(): Promise<void>;
+  /** Starts a halted server again on the same port and store. */
+  start(): Promise<void>;
   stop(): Promise<void>;
 }
 
@@ -50,6 +56,16 @@ export async function startNatsServer(): Promise<NatsServerHandle> {
   return {
     url: `nats://127.0.0.1:${port}`,
     port,
+    get pid() {
+      return proc?.isAlive ? proc.pid : undefined;
+    },
+    async halt() {
+      await proc?.stop();
+    },
+    async start() {
+      if (proc?.isAlive) return;
+      await launch();
+    },
     async restart() {
       await proc?.stop();
       await launch();

@@ -50,6 +50,13 @@ export interface PlatformOptions {
   credentialKeys?: CredentialKeys;
   /** Which apps to start (default all, minus llm-sim when a model is given). */
   apps?: PlatformApp[];
+  /**
+   * Orchestrator replicas (default 1). With more, each listens on its own port and the api
+   * spreads calls over all of them (`ipv4:` target, round robin), as in a scaled deployment.
+   */
+  orchestratorReplicas?: number;
+  /** How long each app may take to log `ready` (default 30 s; a loaded machine may need more). */
+  readyTimeoutMs?: number;
   onLine?: (app: PlatformApp, line: string) => void;
 }
 
@@ -59,11 +66,14 @@ export interface Platform {
   readonly llmSimUrl: string | undefined;
   readonly ports: Record<PlatformPort, number>;
   readonly credentialKeys: CredentialKeys;
-  process(app: PlatformApp): ServiceProcess | undefined;
+  /** The port of each orchestrator replica (the first is `ports.orchestrator`). */
+  readonly orchestratorPorts: readonly number[];
+  /** A running app; `replica` picks an orchestrator replica (default the first). */
+  process(app: PlatformApp, replica?: number): ServiceProcess | undefined;
   /** Starts an app (again) with the same configuration and ports. */
-  start(app: PlatformApp): Promise<ServiceProcess>;
-  stopApp(app: PlatformApp, graceMs?: number): Promise<void>;
-  kill(app: PlatformApp): Promise<void>;
+  start(app: PlatformApp, replica?: number): Promise<ServiceProcess>;
+  stopApp(app: PlatformApp, graceMs?: number, replica?: number): Promise<void>;
+  kill(app: PlatformApp, replica?: number): Promise<void>;
   stop(): Promise<void>;
 }
 
@@ -86,6 +96,11 @@ const PORT_OF: Partial<Record<PlatformApp, PlatformPort>> = { 'llm-sim': 'llmSim
 /** Starts the platform's services as separate processes against the given NATS, Postgres and Redis. */
 export async function startPlatform(options: PlatformOptions): Promise<Platform> {
   const ports = await choosePorts(options.ports);
+  const replicas = options.orchestratorReplicas ?? 1;
+  if (!Number.isInteger(replicas) || replicas < 1) throw new Error(`orchestratorReplicas must be a positive integer (got ${replicas})`);
+  const orchestratorPorts = [ports.orchestrator, ...(await freePorts(replicas - 1))];
+  const orchestratorAddress = (): string =>
+    replicas === 1 ? `127.0.0.1:${ports.orchestrator}` : `ipv4:${orchestratorPorts.map((port) => `127.0.0.1:${port}`).join(',')}`;
   const simulated = !options.model;
   const credentialKeys = options.credentialKeys ?? generateCredentialKeys();
   const credentialAddress = (): string => `127.0.0.1:${ports.credential}`;
@@ -129,12 +144,12 @@ export async function startPlatform(options: PlatformOptions): Promise<Platform>
         CATALOG_REFRESH_MS: '1000',
         CREDENTIAL_GRANT_SIGNING_KEY: credentialKeys.grantSigningKey,
       },
-      trigger: { ...common, DATABASE_URL: options.databaseUrl, GRPC_PORT: String(ports.trigger), ORCHESTRATOR_ADDRESS: `127.0.0.1:${ports.orchestrator}` },
+      trigger: { ...common, DATABASE_URL: options.databaseUrl, GRPC_PORT: String(ports.trigger), ORCHESTRATOR_ADDRESS: orchestratorAddress() },
       api: {
         ...common,
         HTTP_PORT: String(ports.api),
         TRIGGER_ADDRESS: `127.0.0.1:${ports.trigger}`,
-        ORCHESTRATOR_ADDRESS: `127.0.0.1:${ports.orchestrator}`,
+        ORCHESTRATOR_ADDRESS: orchestratorAddress(),
         MEMORY_ADDRESS: `127.0.0.1:${ports.memory}`,
         AGENT_POOL_ADDRESS: `127.0.0.1:${ports.agentPool}`,
         AUTH_JWT_SECRET: options.jwtSecret,
@@ -145,40 +160,60 @@ export async function startPlatform(options: PlatformOptions): Promise<Platform>
     };
     return envs[app];
   };
-  const running = new Map<PlatformApp, ServiceProcess>();
-  const startedOnce = new Set<PlatformApp>();
-  const start = async (app: PlatformApp): Promise<ServiceProcess> => {
+  /** Running processes by app and replica (`orchestrator#1` is the second orchestrator). */
+  const running = new Map<string, ServiceProcess>();
+  const keyOf = (app: PlatformApp, replica = 0): string => {
+    const count = app === 'orchestrator' ? replicas : 1;
+    if (!Number.isInteger(replica) || replica < 0 || replica >= count) throw new Error(`${app} has no replica ${replica} (it runs ${count})`);
+    return replica === 0 ? app : `${app}#${replica}`;
+  };
+  const startedOnce = new Set<string>();
+  const start = async (app: PlatformApp, replica = 0): Promise<ServiceProcess> => {
+    const key = keyOf(app, replica);
     for (let attempt = 1; ; attempt++) {
       try {
+        const replicaEnv = replica > 0 ? { GRPC_PORT: String(orchestratorPorts[replica]) } : {};
         const proc = await startServiceProcess({
           app,
           mode: options.mode ?? 'dist',
-          env: { ...envFor(app), ...options.env?.[app] },
+          ...(options.readyTimeoutMs ? { readyTimeoutMs: options.readyTimeoutMs } : {}),
+          env: { ...envFor(app), ...options.env?.[app], ...replicaEnv },
           onLine: options.onLine ? (line) => options.onLine?.(app, line) : undefined,
         });
-        running.set(app, proc);
-        startedOnce.add(app);
+        running.set(key, proc);
+        startedOnce.add(key);
         return proc;
       } catch (err) {
         // A chosen port can be taken by another process before the app binds it (suites run in
         // parallel). On a first start nothing points at it yet: choose another and try again.
-        const key = PORT_OF[app];
+        const portKey = PORT_OF[app];
         const clash = /EADDRINUSE/.test(err instanceof Error ? err.message : String(err));
-        if (!clash || !key || options.ports?.[key] !== undefined || startedOnce.has(app) || attempt >= 3) throw err;
-        ports[key] = await freePort();
+        if (!clash || !portKey || options.ports?.[portKey] !== undefined || startedOnce.has(key) || attempt >= 3) throw err;
+        if (replica > 0) orchestratorPorts[replica] = await freePort();
+        else {
+          ports[portKey] = await freePort();
+          if (app === 'orchestrator') orchestratorPorts[0] = ports.orchestrator;
+        }
       }
     }
   };
   const stopAll = async (): Promise<void> => {
     for (const app of [...PLATFORM_APPS].reverse()) {
-      await running.get(app)?.stop();
-      running.delete(app);
+      for (const [key, proc] of [...running]) {
+        if (key !== app && !key.startsWith(`${app}#`)) continue;
+        await proc.stop();
+        running.delete(key);
+      }
     }
   };
 
   const apps = options.apps ?? PLATFORM_APPS.filter((app) => simulated || app !== 'llm-sim');
   try {
-    for (const app of PLATFORM_APPS) if (apps.includes(app)) await start(app);
+    for (const app of PLATFORM_APPS) {
+      if (!apps.includes(app)) continue;
+      const count = app === 'orchestrator' ? replicas : 1;
+      for (let replica = 0; replica < count; replica++) await start(app, replica);
+    }
   } catch (err) {
     await stopAll();
     throw err;
@@ -188,15 +223,18 @@ export async function startPlatform(options: PlatformOptions): Promise<Platform>
     llmSimUrl: simulated ? `http://127.0.0.1:${ports.llmSim}` : undefined,
     ports,
     credentialKeys,
-    process: (app) => running.get(app),
+    orchestratorPorts,
+    process: (app, replica) => running.get(keyOf(app, replica)),
     start,
-    async stopApp(app, graceMs) {
-      await running.get(app)?.stop(graceMs);
-      running.delete(app);
+    async stopApp(app, graceMs, replica) {
+      const key = keyOf(app, replica);
+      await running.get(key)?.stop(graceMs);
+      running.delete(key);
     },
-    async kill(app) {
-      await running.get(app)?.kill();
-      running.delete(app);
+    async kill(app, replica) {
+      const key = keyOf(app, replica);
+      await running.get(key)?.kill();
+      running.delete(key);
     },
     stop: stopAll,
   };

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { orchestratorV1 } from '@platform/proto';
-import { isPlatformError, type Logger, type PromiseClient } from '@platform/service-kit';
+import { DEPENDENCY_UNAVAILABLE, isPlatformError, type Logger, type PromiseClient } from '@platform/service-kit';
 
 /** A turn to run; the approval fields are only for decisions on approval requests. */
 export type TurnRequest = Omit<orchestratorV1.HandleMessageRequest, 'runId' | 'attach' | 'approvalId' | 'decision' | 'changesJson'> &
@@ -9,11 +9,14 @@ export type TurnRequest = Omit<orchestratorV1.HandleMessageRequest, 'runId' | 'a
 const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 
 /**
- * The orchestrator is gone or going (it died, restarts, or shuts down and takes no new runs), as
- * opposed to an answer from it: the turn is sent again, to whichever replica answers.
+ * The orchestrator is gone or going (it died, restarts, or shuts down and takes no new runs), or it
+ * lost its own database mid-call (DEPENDENCY_UNAVAILABLE: the run may or may not be recorded), as
+ * opposed to an answer from it: the turn is sent again under the same run id, to whichever replica
+ * answers, which attaches to the run if it was recorded and records it otherwise. So a message is
+ * never run twice, and one that was recorded is answered.
  */
 function isLostConnection(error: unknown): boolean {
-  return isPlatformError(error) && error.kind === 'unavailable' && (error.code === 'UNAVAILABLE' || error.code === 'SHUTTING_DOWN');
+  return isPlatformError(error) && error.kind === 'unavailable' && (error.code === 'UNAVAILABLE' || error.code === 'SHUTTING_DOWN' || error.code === DEPENDENCY_UNAVAILABLE);
 }
 
 /** Run ids the api issues; they name the run's event subject, so they stay subject-safe. */

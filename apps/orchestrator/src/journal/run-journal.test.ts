@@ -120,6 +120,27 @@ describe('accepting and claiming runs', () => {
     expect(await claim(run, 'o2', 60_000, 4)).toMatchObject({ runId: run.runId, attempts: 2, epoch: first.epoch + 1 });
   });
 
+  it('defers a run a dependency outage stopped: no claim before the backoff, and the attempt not counted', async () => {
+    const run = newRun();
+    const first = (await records.admit(run, 'o1', 60_000, 1)).claimed!;
+    expect(first.attempts).toBe(1);
+    // Only the holder of this epoch can defer it.
+    await records.deferAfterOutage(run.runId, 'o2', first.epoch, 200, 60_000);
+    await records.deferAfterOutage(run.runId, 'o1', first.epoch, 200, 60_000);
+    expect(await claim(run, 'o2', 60_000, 2)).toBeUndefined();
+    // Polled (a condition, not a timing guess): claimable once the backoff is over, as attempt 1 again.
+    let second: Awaited<ReturnType<typeof claim>>;
+    for (let i = 0; i < 100 && !(second = await claim(run, 'o2', 60_000, 3 + i)); i++) await new Promise((r) => setTimeout(r, 50));
+    expect(second).toMatchObject({ runId: run.runId, attempts: 1, epoch: first.epoch + 1 });
+    // A run older than the refund window still counts the attempt.
+    await records.deferAfterOutage(run.runId, 'o2', second!.epoch, 1, 0);
+    await new Promise((r) => setTimeout(r, 20));
+    let third: Awaited<ReturnType<typeof claim>>;
+    for (let i = 0; i < 100 && !(third = await claim(run, 'o3', 60_000, 200 + i)); i++) await new Promise((r) => setTimeout(r, 20));
+    expect(third).toMatchObject({ attempts: 2 });
+    await records.finish(third!, 'completed', result(run.runId));
+  });
+
   it('lets one holder claim a run until its lease expires, then another, with a higher epoch', async () => {
     const run = newRun();
     await records.create(run);

@@ -349,6 +349,20 @@ export class RunRecords {
     );
   }
 
+  /**
+   * After an attempt that a dependency's outage stopped: the attempt is not counted (while the run
+   * is younger than `refundForMs`), and the lease is held for `backoffMs` more, so no replica takes
+   * the run up again before then (each would only fail the same way and use up an attempt).
+   */
+  async deferAfterOutage(runId: string, owner: string, epoch: number, backoffMs: number, refundForMs: number): Promise<void> {
+    await this.pool.query(
+      `UPDATE runs SET lease_until = now() + ($4 * interval '1 millisecond'),
+         attempts = attempts - CASE WHEN created_at > now() - ($5 * interval '1 millisecond') AND attempts > 0 THEN 1 ELSE 0 END
+       WHERE run_id = $1 AND lease_owner = $2 AND lease_epoch = $3 AND status = 'running'`,
+      [runId, owner, epoch, backoffMs, refundForMs],
+    );
+  }
+
   /** Extends the lease; reports whether cancellation was requested meanwhile. Throws when the lease is lost. */
   async renew(runId: string, owner: string, epoch: number, leaseMs: number): Promise<{ cancelRequested: boolean }> {
     const { rows } = await this.pool.query<{ cancel_requested: boolean }>(
