@@ -1,4 +1,5 @@
 import type pg from 'pg';
+import { inTransaction } from '@platform/service-kit';
 
 /** The role tenant requests act as (see migrations/0001_credentials.sql). */
 export const RUNTIME_ROLE = 'credential_runtime';
@@ -38,18 +39,7 @@ export class CredentialDatabase {
    * BEGIN and the transaction's settings go in one round trip (a simple-protocol query of two
    * statements; the tenant id is a quoted literal, and was validated before it got here).
    */
-  private async transaction<T>(settings: (client: pg.PoolClient) => string[], fn: (client: pg.PoolClient) => Promise<T>): Promise<T> {
-    const client = await this.pool.connect();
-    try {
-      await client.query(`BEGIN; SELECT ${settings(client).join(', ')}`);
-      const result = await fn(client);
-      await client.query('COMMIT');
-      return result;
-    } catch (err) {
-      await client.query('ROLLBACK').catch(() => undefined);
-      throw err;
-    } finally {
-      client.release();
-    }
+  private transaction<T>(settings: (client: pg.PoolClient) => string[], fn: (client: pg.PoolClient) => Promise<T>): Promise<T> {
+    return inTransaction(this.pool, fn, { settings });
   }
 }

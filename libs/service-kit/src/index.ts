@@ -8,7 +8,7 @@ export { createGrpcClient, type PromiseClient, type CallSettings, type GrpcClien
 export { GrpcHealthProbe } from './grpc-health.js';
 export { GRPC_MAX_MESSAGE_BYTES } from './grpc-limits.js';
 export { connectNats, headerGetter, headerSetter, jsonBody, type NatsConnection, type NatsOptions } from './nats.js';
-export { createPgPool, inTransaction, type PostgresOptions } from './postgres.js';
+export { createPgPool, inTransaction, type PostgresOptions, type TransactionOptions } from './postgres.js';
 export { jsonbText } from './jsonb.js';
 export { loadMigrations, migrate, migrationChecksum, MigrationError, pinnedMigrationProblems, PINNED_MIGRATIONS_FILE, type Migration } from './migrations.js';
 export { createRedis, type Redis, type RedisOptions } from './redis.js';

@@ -26,11 +26,22 @@ export function createPgPool(options: PostgresOptions): pg.Pool {
   return pool;
 }
 
+/** Options of {@link inTransaction}. */
+export interface TransactionOptions {
+  /**
+   * Settings of the transaction as SQL expressions (e.g. `set_config('app.tenant', 'acme', true)`),
+   * selected in the same round trip as BEGIN. They are sent as text: quote values with
+   * `client.escapeLiteral`.
+   */
+  settings?: (client: pg.PoolClient) => string[];
+}
+
 /** Runs `fn` in a transaction on one client, committing on success and rolling back on any error. */
-export async function inTransaction<T>(pool: pg.Pool, fn: (client: pg.PoolClient) => Promise<T>): Promise<T> {
+export async function inTransaction<T>(pool: pg.Pool, fn: (client: pg.PoolClient) => Promise<T>, options: TransactionOptions = {}): Promise<T> {
   const client = await pool.connect();
   try {
-    await client.query('BEGIN');
+    const settings = options.settings?.(client) ?? [];
+    await client.query(settings.length ? `BEGIN; SELECT ${settings.join(', ')}` : 'BEGIN');
     const result = await fn(client);
     await client.query('COMMIT');
     return result;
