@@ -46,6 +46,13 @@ export const TriggerConfig = z.object({
   TRIGGER_EVENTS_MAX_AGE_HOURS: env.positiveInt().default(24),
   /** Largest event data accepted through PublishEvent, in bytes of JSON. */
   TRIGGER_MAX_EVENT_BYTES: env.positiveInt().default(256 * 1024),
+  /** Webhook deliveries: deadline of one POST, attempts (5xx, 429, 408 and network errors are retried), backoff. */
+  TRIGGER_WEBHOOK_TIMEOUT_MS: env.positiveInt().default(10_000),
+  TRIGGER_WEBHOOK_MAX_ATTEMPTS: env.positiveInt().default(8),
+  TRIGGER_WEBHOOK_RETRY_BASE_MS: env.positiveInt().default(1_000),
+  TRIGGER_WEBHOOK_RETRY_MAX_MS: env.positiveInt().default(300_000),
+  /** Accept plain `http://` webhook URLs (development, tests); production requires https. */
+  TRIGGER_WEBHOOK_ALLOW_HTTP: env.boolean().default(false),
   /** Page sizes of ListTasks / ListFires. */
   TRIGGER_PAGE_SIZE: env.positiveInt().default(50),
   TRIGGER_MAX_PAGE_SIZE: env.positiveInt().default(500),

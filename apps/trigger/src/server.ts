@@ -13,6 +13,7 @@ import { ExecutorRegistry } from './executors/executor-registry.js';
 import type { FireExecutor } from './executors/fire-executor.js';
 import { OrchestratorExecutor } from './executors/orchestrator-executor.js';
 import { FireDispatcher } from './fire-dispatcher.js';
+import { WebhookDispatcher } from './notifications/webhook-dispatcher.js';
 import { FirePlanner } from './fire-planner.js';
 import { FireStore } from './fire-store.js';
 import { TaskStore } from './task-store.js';
@@ -28,6 +29,7 @@ export interface TriggerServer {
   readonly port: number;
   readonly replicaId: string;
   readonly engine: TriggerEngine;
+  readonly webhooks: WebhookDispatcher;
   stop(): Promise<void>;
 }
 
@@ -73,6 +75,20 @@ export async function startTriggerServer(config: TriggerConfig, logger: Logger, 
     const events = new EventRouter(db, clock, logger, () => engine.kick());
     const listener = new EventListener(nc, events, config.TRIGGER_EVENTS_MAX_AGE_HOURS * 3_600_000, logger);
     const expiries = new ApprovalExpiryListener(nc, db, logger);
+    const webhooks = new WebhookDispatcher(
+      db,
+      clock,
+      {
+        replicaId,
+        timeoutMs: config.TRIGGER_WEBHOOK_TIMEOUT_MS,
+        maxAttempts: config.TRIGGER_WEBHOOK_MAX_ATTEMPTS,
+        retryBaseMs: config.TRIGGER_WEBHOOK_RETRY_BASE_MS,
+        retryMaxMs: config.TRIGGER_WEBHOOK_RETRY_MAX_MS,
+        batchSize: 64,
+        leaseMs: config.TRIGGER_WEBHOOK_TIMEOUT_MS * 2,
+      },
+      logger,
+    );
     const grpc = new GrpcServer({ host: config.GRPC_HOST, port: config.GRPC_PORT, logger });
     grpc.addService(
       TRIGGER_SERVICE_NAME,
@@ -80,7 +96,10 @@ export async function startTriggerServer(config: TriggerConfig, logger: Logger, 
       triggerServiceImplementation({ tasks, fires, events, clock, limits: config, logger, onFireRecorded: () => engine.kick() }),
     );
     const port = await grpc.start();
-    if (options.startEngine !== false) engine.start();
+    if (options.startEngine !== false) {
+      engine.start();
+      webhooks.start(config.TRIGGER_DISPATCH_INTERVAL_MS * 5);
+    }
     listener.start();
     expiries.start();
     logger.info({ replicaId }, 'trigger replica started');
@@ -89,10 +108,12 @@ export async function startTriggerServer(config: TriggerConfig, logger: Logger, 
       port,
       replicaId,
       engine,
+      webhooks,
       async stop() {
         await grpc.stop(config.SHUTDOWN_GRACE_MS);
         await listener.stop();
         await expiries.stop();
+        webhooks.stop();
         // Fires still running after the grace are abandoned; their leases run out and another replica retries them.
         await engine.stop(config.SHUTDOWN_GRACE_MS);
         orchestrator.close();

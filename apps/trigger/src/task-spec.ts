@@ -117,9 +117,15 @@ export type TaskAction = z.infer<typeof TaskAction>;
 /** Where a fire's result goes. `none` keeps it in the fire history only. */
 export const TaskOutput = z
   .object({
-    channel: z.enum(['none']).default('none'),
+    channel: z.enum(['none', 'webhook']).default('none'),
+    /** For `webhook`: where each fire's outcome is POSTed, signed (docs/triggers.md#receiving-webhooks). */
+    url: z.url({ protocol: /^https?$/ }).max(2_000).optional(),
   })
-  .strict();
+  .strict()
+  .superRefine((output, ctx) => {
+    if (output.channel === 'webhook' && output.url === undefined) ctx.addIssue({ code: 'custom', path: ['url'], message: 'the webhook channel needs a url' });
+    if (output.channel !== 'webhook' && output.url !== undefined) ctx.addIssue({ code: 'custom', path: ['url'], message: 'url is only for the webhook channel' });
+  });
 export type TaskOutput = z.infer<typeof TaskOutput>;
 
 export const ORCHESTRATOR_EXECUTOR = 'orchestrator';
