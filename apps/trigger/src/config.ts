@@ -17,7 +17,7 @@ export const TriggerConfig = z.object({
   /** How often a replica looks for tasks whose next time has come (and plans their fires). */
   TRIGGER_PLAN_INTERVAL_MS: env.positiveInt().default(200),
   /** Fires are planned this far ahead of their time, so they are claimable the moment they are due. */
-  TRIGGER_PLAN_AHEAD_MS: env.nonNegativeInt().default(1_000),
+  TRIGGER_PLAN_AHEAD_MS: env.nonNegativeInt().default(5_000),
   /** Tasks one planning round takes at most (per transaction). */
   TRIGGER_PLAN_BATCH: env.positiveInt().default(500),
   /** How often a replica looks for due fires when it was not woken for one. */
