@@ -42,6 +42,9 @@ export const TriggerConfig = z.object({
   TRIGGER_ORCHESTRATOR_TIMEOUT_MS: env.positiveInt().default(300_000),
   /** Deadline of one custom executor call (the executor's own timeout may be shorter). */
   TRIGGER_EXECUTOR_TIMEOUT_MS: env.positiveInt().default(60_000),
+  /** How often a replica looks for condition triggers due for a poll, and how long one poll may take. */
+  TRIGGER_CONDITION_POLL_INTERVAL_MS: env.positiveInt().default(1_000),
+  TRIGGER_CONDITION_TOOL_TIMEOUT_MS: env.positiveInt().default(10_000),
   /** How long the external-events stream (`TRIGGER_EVENTS`) keeps events. */
   TRIGGER_EVENTS_MAX_AGE_HOURS: env.positiveInt().default(24),
   /** Largest event data accepted through PublishEvent, in bytes of JSON. */
