@@ -11,10 +11,10 @@ import { defineTool, serveRunner } from '@platform/tool-sdk';
 import pg from 'pg';
 import { z } from 'zod';
 
-function intEnv(name: string, fallback: number): number {
+function intEnv(name: string, fallback: number, min = 1): number {
   const raw = process.env[name];
   const value = raw ? Number(raw) : fallback;
-  if (!Number.isInteger(value) || value < 1) throw new Error(`${name} must be a positive integer (got '${raw}')`);
+  if (!Number.isInteger(value) || value < min) throw new Error(`${name} must be an integer of at least ${min} (got '${raw}')`);
   return value;
 }
 
@@ -24,7 +24,7 @@ const REPLICA_COUNTS = (process.env['REPLICAS'] ?? '1,3').split(',').map(Number)
 const TENANTS = 100;
 const CREATE_CONCURRENCY = 32;
 const EXECUTOR = 'bench_noop';
-const EVENTS = intEnv('EVENTS', 500);
+const EVENTS = intEnv('EVENTS', 500, 0);
 /** event id -> when it was published (event-to-executor latency). */
 const published = new Map<string, number>();
 const eventLatencies: number[] = [];
