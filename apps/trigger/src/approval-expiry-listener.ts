@@ -3,6 +3,7 @@ import { nanos } from '@nats-io/nats-core';
 import { AGENT_POOL_EVENT_SUBJECT_PREFIX, AGENT_POOL_EVENTS_STREAM, AgentExpiredEvent } from '@platform/contracts';
 import { inTransaction, jsonBody, type Logger, type NatsConnection } from '@platform/service-kit';
 import type pg from 'pg';
+import { recordFireNotifications } from './notifications/notification-outbox.js';
 
 const CONSUMER = 'trigger-approval-expiry';
 const RETRY_MS = 2_000;
@@ -78,17 +79,19 @@ export class ApprovalExpiryListener {
   async record(event: AgentExpiredEvent): Promise<void> {
     if (event.reason !== 'approval_timeout') return;
     await inTransaction(this.db, async (client) => {
-      const { rowCount } = await client.query(
+      const { rows } = await client.query<{ fire_id: string }>(
         `UPDATE fires SET status = 'failed', error_code = 'APPROVAL_EXPIRED', error_message = $3
-         WHERE tenant_id = $1 AND task_id = $2 AND status = 'waiting_approval'`,
+         WHERE tenant_id = $1 AND task_id = $2 AND status = 'waiting_approval' RETURNING fire_id`,
         [event.tenantId, event.conversationId, event.message],
       );
-      if (!rowCount) return;
+      if (rows.length === 0) return;
       await client.query(
         `UPDATE tasks SET status = 'EXPIRED', last_outcome = 'failed', updated_at = now()
          WHERE tenant_id = $1 AND task_id = $2 AND status = 'PENDING_APPROVAL'`,
         [event.tenantId, event.conversationId],
       );
+      // The user is told: the task's channel gets the expiry.
+      await recordFireNotifications(client, rows.map((r) => r.fire_id), 'fire.approval_expired', Date.now());
       this.logger.info({ tenantId: event.tenantId, taskId: event.conversationId, agent: event.agentName }, 'a triggered approval expired');
     });
   }

@@ -17,7 +17,7 @@ export const TriggerConfig = z.object({
   /** How often a replica looks for tasks whose next time has come (and plans their fires). */
   TRIGGER_PLAN_INTERVAL_MS: env.positiveInt().default(200),
   /** Fires are planned this far ahead of their time, so they are claimable the moment they are due. */
-  TRIGGER_PLAN_AHEAD_MS: env.nonNegativeInt().default(1_000),
+  TRIGGER_PLAN_AHEAD_MS: env.nonNegativeInt().default(5_000),
   /** Tasks one planning round takes at most (per transaction). */
   TRIGGER_PLAN_BATCH: env.positiveInt().default(500),
   /** How often a replica looks for due fires when it was not woken for one. */
@@ -42,10 +42,20 @@ export const TriggerConfig = z.object({
   TRIGGER_ORCHESTRATOR_TIMEOUT_MS: env.positiveInt().default(300_000),
   /** Deadline of one custom executor call (the executor's own timeout may be shorter). */
   TRIGGER_EXECUTOR_TIMEOUT_MS: env.positiveInt().default(60_000),
+  /** How often a replica looks for condition triggers due for a poll, and how long one poll may take. */
+  TRIGGER_CONDITION_POLL_INTERVAL_MS: env.positiveInt().default(1_000),
+  TRIGGER_CONDITION_TOOL_TIMEOUT_MS: env.positiveInt().default(10_000),
   /** How long the external-events stream (`TRIGGER_EVENTS`) keeps events. */
   TRIGGER_EVENTS_MAX_AGE_HOURS: env.positiveInt().default(24),
   /** Largest event data accepted through PublishEvent, in bytes of JSON. */
   TRIGGER_MAX_EVENT_BYTES: env.positiveInt().default(256 * 1024),
+  /** Webhook deliveries: deadline of one POST, attempts (5xx, 429, 408 and network errors are retried), backoff. */
+  TRIGGER_WEBHOOK_TIMEOUT_MS: env.positiveInt().default(10_000),
+  TRIGGER_WEBHOOK_MAX_ATTEMPTS: env.positiveInt().default(8),
+  TRIGGER_WEBHOOK_RETRY_BASE_MS: env.positiveInt().default(1_000),
+  TRIGGER_WEBHOOK_RETRY_MAX_MS: env.positiveInt().default(300_000),
+  /** Accept plain `http://` webhook URLs (development, tests); production requires https. */
+  TRIGGER_WEBHOOK_ALLOW_HTTP: env.boolean().default(false),
   /** Page sizes of ListTasks / ListFires. */
   TRIGGER_PAGE_SIZE: env.positiveInt().default(50),
   TRIGGER_MAX_PAGE_SIZE: env.positiveInt().default(500),

@@ -2,6 +2,7 @@ import { errors, inTransaction } from '@platform/service-kit';
 import { randomUUID } from 'node:crypto';
 import type pg from 'pg';
 import { decodePageToken, encodePageToken } from './page-token.js';
+import { recordFireNotifications } from './notifications/notification-outbox.js';
 import type { FireRow, TaskRow } from './task-row.js';
 
 /** A fire claimed by this replica, with its task. */
@@ -128,6 +129,7 @@ export class FireStore {
             [[...latest.keys()], [...latest.values()].map((v) => v.at), [...latest.values()].map((v) => v.status)],
           );
         }
+        await recordFireNotifications(client, rows.map((r) => r.fire_id), 'fire.finished', nowMs);
       }
       return items.map((i) => held.has(i.claimed.fire_id));
     });

@@ -6,6 +6,7 @@ import { fileURLToPath } from 'node:url';
 import { systemClock, type Clock } from './clock.js';
 import type { TriggerConfig } from './config.js';
 import { ApprovalExpiryListener } from './approval-expiry-listener.js';
+import { ConditionPoller } from './condition-poller.js';
 import { EventListener } from './event-listener.js';
 import { EventRouter } from './event-router.js';
 import { CustomExecutor } from './executors/custom-executor.js';
@@ -13,6 +14,7 @@ import { ExecutorRegistry } from './executors/executor-registry.js';
 import type { FireExecutor } from './executors/fire-executor.js';
 import { OrchestratorExecutor } from './executors/orchestrator-executor.js';
 import { FireDispatcher } from './fire-dispatcher.js';
+import { WebhookDispatcher } from './notifications/webhook-dispatcher.js';
 import { FirePlanner } from './fire-planner.js';
 import { FireStore } from './fire-store.js';
 import { TaskStore } from './task-store.js';
@@ -28,6 +30,8 @@ export interface TriggerServer {
   readonly port: number;
   readonly replicaId: string;
   readonly engine: TriggerEngine;
+  readonly webhooks: WebhookDispatcher;
+  readonly conditions: ConditionPoller;
   stop(): Promise<void>;
 }
 
@@ -49,9 +53,9 @@ export async function startTriggerServer(config: TriggerConfig, logger: Logger, 
   });
   try {
     nc = await connectNats({ servers: config.NATS_URL, name: 'trigger', logger });
+    const tools = new ToolClient({ nc, logger });
     const executor =
-      options.executor ??
-      new ExecutorRegistry(new OrchestratorExecutor(orchestrator.rpc, config.TRIGGER_ORCHESTRATOR_TIMEOUT_MS), new CustomExecutor(new ToolClient({ nc, logger }), config.TRIGGER_EXECUTOR_TIMEOUT_MS));
+      options.executor ?? new ExecutorRegistry(new OrchestratorExecutor(orchestrator.rpc, config.TRIGGER_ORCHESTRATOR_TIMEOUT_MS), new CustomExecutor(tools, config.TRIGGER_EXECUTOR_TIMEOUT_MS));
     const tasks = new TaskStore(db, config.TRIGGER_MAX_TASKS_PER_TENANT);
     const fires = new FireStore(db, replicaId);
     const planner = new FirePlanner(db, clock, { planAheadMs: config.TRIGGER_PLAN_AHEAD_MS, misfireGraceMs: config.TRIGGER_MISFIRE_GRACE_MS, maxCatchUp: config.TRIGGER_MAX_CATCH_UP, batchSize: config.TRIGGER_PLAN_BATCH }, logger);
@@ -73,6 +77,21 @@ export async function startTriggerServer(config: TriggerConfig, logger: Logger, 
     const events = new EventRouter(db, clock, logger, () => engine.kick());
     const listener = new EventListener(nc, events, config.TRIGGER_EVENTS_MAX_AGE_HOURS * 3_600_000, logger);
     const expiries = new ApprovalExpiryListener(nc, db, logger);
+    const conditions = new ConditionPoller(db, tools, clock, { batchSize: 100, toolTimeoutMs: config.TRIGGER_CONDITION_TOOL_TIMEOUT_MS }, logger, () => engine.kick());
+    const webhooks = new WebhookDispatcher(
+      db,
+      clock,
+      {
+        replicaId,
+        timeoutMs: config.TRIGGER_WEBHOOK_TIMEOUT_MS,
+        maxAttempts: config.TRIGGER_WEBHOOK_MAX_ATTEMPTS,
+        retryBaseMs: config.TRIGGER_WEBHOOK_RETRY_BASE_MS,
+        retryMaxMs: config.TRIGGER_WEBHOOK_RETRY_MAX_MS,
+        batchSize: 64,
+        leaseMs: config.TRIGGER_WEBHOOK_TIMEOUT_MS * 2,
+      },
+      logger,
+    );
     const grpc = new GrpcServer({ host: config.GRPC_HOST, port: config.GRPC_PORT, logger });
     grpc.addService(
       TRIGGER_SERVICE_NAME,
@@ -80,7 +99,11 @@ export async function startTriggerServer(config: TriggerConfig, logger: Logger, 
       triggerServiceImplementation({ tasks, fires, events, clock, limits: config, logger, onFireRecorded: () => engine.kick() }),
     );
     const port = await grpc.start();
-    if (options.startEngine !== false) engine.start();
+    if (options.startEngine !== false) {
+      engine.start();
+      webhooks.start(config.TRIGGER_DISPATCH_INTERVAL_MS * 5);
+      conditions.start(config.TRIGGER_CONDITION_POLL_INTERVAL_MS);
+    }
     listener.start();
     expiries.start();
     logger.info({ replicaId }, 'trigger replica started');
@@ -89,10 +112,14 @@ export async function startTriggerServer(config: TriggerConfig, logger: Logger, 
       port,
       replicaId,
       engine,
+      webhooks,
+      conditions,
       async stop() {
         await grpc.stop(config.SHUTDOWN_GRACE_MS);
         await listener.stop();
         await expiries.stop();
+        webhooks.stop();
+        conditions.stop();
         // Fires still running after the grace are abandoned; their leases run out and another replica retries them.
         await engine.stop(config.SHUTDOWN_GRACE_MS);
         orchestrator.close();

@@ -17,6 +17,7 @@ export interface TaskRow {
   anchor_at: Date;
   last_fire_at: Date | null;
   last_outcome: string;
+  webhook_secret: string | null;
   created_at: Date;
   updated_at: Date;
 }

@@ -78,7 +78,32 @@ export const EventTrigger = z
   });
 export type EventTrigger = z.infer<typeof EventTrigger>;
 
-export const TriggerSpec = z.discriminatedUnion('type', [ScheduleTrigger, EventTrigger]);
+/**
+ * A condition trigger: `tool` is called with `arguments` every `intervalSeconds` (through the
+ * normal tool protocol), and the task fires when `condition` (a filtrex expression over
+ * `result`, the tool's output) becomes true — once per crossing, and not again within
+ * `cooldownSeconds` of the last fire.
+ */
+export const ConditionTrigger = z
+  .object({
+    type: z.literal('condition'),
+    tool: ToolName,
+    arguments: z.record(z.string(), z.unknown()).default({}),
+    intervalSeconds: z.number().int().min(1).max(MAX_INTERVAL_SECONDS),
+    condition: z.string().min(1).max(2_000),
+    cooldownSeconds: z.number().int().min(0).max(MAX_INTERVAL_SECONDS).default(0),
+  })
+  .strict()
+  .superRefine((trigger, ctx) => {
+    try {
+      compileEventFilter(trigger.condition);
+    } catch (err) {
+      ctx.addIssue({ code: 'custom', path: ['condition'], message: `not a valid condition expression: ${(err as Error).message.split('\n').join(' ')}` });
+    }
+  });
+export type ConditionTrigger = z.infer<typeof ConditionTrigger>;
+
+export const TriggerSpec = z.discriminatedUnion('type', [ScheduleTrigger, EventTrigger, ConditionTrigger]);
 export type TriggerSpec = z.infer<typeof TriggerSpec>;
 
 /**
@@ -117,9 +142,15 @@ export type TaskAction = z.infer<typeof TaskAction>;
 /** Where a fire's result goes. `none` keeps it in the fire history only. */
 export const TaskOutput = z
   .object({
-    channel: z.enum(['none']).default('none'),
+    channel: z.enum(['none', 'webhook']).default('none'),
+    /** For `webhook`: where each fire's outcome is POSTed, signed (docs/triggers.md#receiving-webhooks). */
+    url: z.url({ protocol: /^https?$/ }).max(2_000).optional(),
   })
-  .strict();
+  .strict()
+  .superRefine((output, ctx) => {
+    if (output.channel === 'webhook' && output.url === undefined) ctx.addIssue({ code: 'custom', path: ['url'], message: 'the webhook channel needs a url' });
+    if (output.channel !== 'webhook' && output.url !== undefined) ctx.addIssue({ code: 'custom', path: ['url'], message: 'url is only for the webhook channel' });
+  });
 export type TaskOutput = z.infer<typeof TaskOutput>;
 
 export const ORCHESTRATOR_EXECUTOR = 'orchestrator';

@@ -1,5 +1,5 @@
 import { errors, inTransaction, jsonbText, PlatformError } from '@platform/service-kit';
-import { randomUUID } from 'node:crypto';
+import { randomBytes, randomUUID } from 'node:crypto';
 import type pg from 'pg';
 import { decodePageToken, encodePageToken } from './page-token.js';
 import { Schedule } from './schedule.js';
@@ -58,8 +58,8 @@ export class TaskStore {
           throw new PlatformError('resource_exhausted', 'TOO_MANY_TASKS', `a tenant may have at most ${this.maxTasksPerTenant} tasks`);
         }
         const { rows } = await client.query<TaskRow>(
-          `INSERT INTO tasks (task_id, tenant_id, user_id, name, spec, trigger_type, executor, status, next_fire_at, anchor_at, request_id, event_source, event_type)
-           VALUES ($1, $2, $3, $4, $5::jsonb, $6, $7, 'ACTIVE', $8, $9, $10, $11, $12) RETURNING *`,
+          `INSERT INTO tasks (task_id, tenant_id, user_id, name, spec, trigger_type, executor, status, next_fire_at, anchor_at, request_id, event_source, event_type, webhook_secret, next_poll_at)
+           VALUES ($1, $2, $3, $4, $5::jsonb, $6, $7, 'ACTIVE', $8, $9, $10, $11, $12, $13, CASE WHEN $6 = 'condition' THEN $9::timestamptz END) RETURNING *`,
           [
             `task_${randomUUID()}`,
             input.tenantId,
@@ -72,6 +72,7 @@ export class TaskStore {
             new Date(input.nowMs),
             input.requestId,
             ...eventKey(input.spec),
+            input.spec.output.channel === 'webhook' ? newWebhookSecret() : null,
           ],
         );
         return rows[0]!;
@@ -115,9 +116,11 @@ export class TaskStore {
     return inTransaction(this.db, async (client) => {
       const { rows } = await client.query<TaskRow>(
         `UPDATE tasks SET spec = $3::jsonb, name = $4, trigger_type = $5, executor = $6, anchor_at = $7,
-           next_fire_at = CASE WHEN status = 'ACTIVE' THEN $8::timestamptz ELSE NULL END, event_source = $9, event_type = $10, updated_at = now()
+           next_fire_at = CASE WHEN status = 'ACTIVE' THEN $8::timestamptz ELSE NULL END, event_source = $9, event_type = $10,
+           webhook_secret = CASE WHEN $11::boolean THEN coalesce(webhook_secret, $12) END,
+           next_poll_at = CASE WHEN $5 = 'condition' AND status = 'ACTIVE' THEN $7::timestamptz END, condition_met = NULL, updated_at = now()
          WHERE tenant_id = $1 AND task_id = $2 RETURNING *`,
-        [tenantId, taskId, jsonbText(spec), spec.name ?? '', spec.trigger.type, spec.executor, new Date(nowMs), dateOrNull(nextFireAt), ...eventKey(spec)],
+        [tenantId, taskId, jsonbText(spec), spec.name ?? '', spec.trigger.type, spec.executor, new Date(nowMs), dateOrNull(nextFireAt), ...eventKey(spec), spec.output.channel === 'webhook', newWebhookSecret()],
       );
       if (!rows[0]) throw taskNotFound(taskId);
       await cancelPlannedFires(client, taskId);
@@ -137,6 +140,7 @@ export class TaskStore {
       if (task.status === 'PAUSED') return task;
       if (task.status !== 'ACTIVE') throw statusConflict(task, 'paused');
       await cancelPlannedFires(client, taskId);
+      await client.query('UPDATE tasks SET next_poll_at = NULL WHERE task_id = $1', [taskId]);
       return setStatus(client, taskId, 'PAUSED', null);
     });
   }
@@ -147,11 +151,19 @@ export class TaskStore {
       const task = await lockTask(client, tenantId, taskId);
       if (task.status === 'ACTIVE') return task;
       if (task.status !== 'PAUSED') throw statusConflict(task, 'resumed');
+      if (task.spec.trigger.type === 'condition') {
+        await client.query('UPDATE tasks SET next_poll_at = $2, condition_met = NULL WHERE task_id = $1', [taskId, new Date(nowMs)]);
+      }
       if (task.spec.trigger.type !== 'schedule') return setStatus(client, taskId, 'ACTIVE', null);
       const next = new Schedule(task.spec.trigger, task.anchor_at.getTime()).nextAfter(nowMs - 1);
       return setStatus(client, taskId, next === null ? 'COMPLETED' : 'ACTIVE', next);
     });
   }
+}
+
+/** A task's webhook signing secret: 192 random bits. */
+function newWebhookSecret(): string {
+  return `whsec_${randomBytes(24).toString('base64url')}`;
 }
 
 function dateOrNull(ms: number | null): Date | null {

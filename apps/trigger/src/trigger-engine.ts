@@ -17,6 +17,7 @@ export interface TriggerEngineSettings {
 export class TriggerEngine {
   private readonly timers: NodeJS.Timeout[] = [];
   private wakeTimer: NodeJS.Timeout | undefined;
+  private started = false;
   private stopped = false;
   private dispatching = false;
   private planning = false;
@@ -30,6 +31,7 @@ export class TriggerEngine {
   ) {}
 
   start(): void {
+    this.started = true;
     this.dispatcher.onBacklogSlot = () => this.kick();
     this.timers.push(setInterval(() => void this.planRound(), this.settings.planIntervalMs));
     this.timers.push(setInterval(() => void this.dispatchRound(), this.settings.dispatchIntervalMs));
@@ -37,9 +39,9 @@ export class TriggerEngine {
     void this.planRound();
   }
 
-  /** Claims due fires now (after run-now, and when a planned fire's time comes). */
+  /** Claims due fires now (after run-now, and when a planned fire's time comes); a no-op until started. */
   kick(): void {
-    void this.dispatchRound();
+    if (this.started) void this.dispatchRound();
   }
 
   async stop(graceMs: number): Promise<void> {

@@ -44,6 +44,10 @@ describe('TriggerService tasks', () => {
     [{ ...daily, action: {} }, /^action\.instruction: the orchestrator executor needs an instruction/],
     [{ ...daily, executor: 'no spaces allowed' }, /^executor: /],
     [{ ...daily, colour: 'blue' }, /^\(root\): Unrecognized key/],
+    [{ ...daily, output: { channel: 'webhook', url: 'http://example.com/hook' } }, /^output\.url: must be an https URL/],
+    [{ ...daily, output: { channel: 'none', url: 'https://example.com/hook' } }, /^output\.url: url is only for the webhook channel/],
+    [{ ...daily, output: { channel: 'webhook', url: 'http://example.com/hook' } }, /^output\.url: must be an https URL/],
+    [{ ...daily, output: { channel: 'none', url: 'https://example.com/hook' } }, /^output\.url: url is only for the webhook channel/],
   ])('refuses an invalid spec, naming the field (%#)', async (spec, message) => {
     const error = await rejection(create('acme', spec));
     expect(error.code).toBe('INVALID_TASK_SPEC');

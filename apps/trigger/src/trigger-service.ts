@@ -6,11 +6,11 @@ import type { Clock } from './clock.js';
 import type { TriggerConfig } from './config.js';
 import type { EventRouter } from './event-router.js';
 import type { FireStore } from './fire-store.js';
-import { parseTaskSpec } from './task-spec.js';
+import { parseTaskSpec, type TaskSpec } from './task-spec.js';
 import type { TaskStore } from './task-store.js';
 import { fireView, taskView } from './task-views.js';
 
-type Limits = Pick<TriggerConfig, 'TRIGGER_PAGE_SIZE' | 'TRIGGER_MAX_PAGE_SIZE' | 'TRIGGER_MAX_SPEC_BYTES' | 'TRIGGER_MAX_EVENT_BYTES'>;
+type Limits = Pick<TriggerConfig, 'TRIGGER_PAGE_SIZE' | 'TRIGGER_MAX_PAGE_SIZE' | 'TRIGGER_MAX_SPEC_BYTES' | 'TRIGGER_MAX_EVENT_BYTES' | 'TRIGGER_WEBHOOK_ALLOW_HTTP'>;
 
 const TaskId = z.string().regex(/^task_[0-9a-f-]{36}$/, 'is not a task id');
 const RequestId = z.string().max(200);
@@ -30,6 +30,14 @@ function tenantOf(request: { tenantId: string }): string {
 function taskIdOf(request: { taskId: string }): string {
   if (!TaskId.safeParse(request.taskId).success) throw errors.notFound('TASK_NOT_FOUND', `no task '${request.taskId.slice(0, 80)}'`);
   return request.taskId;
+}
+
+/** Webhooks go to https endpoints unless the deployment allows plain http (development). */
+function checkWebhookUrl(spec: TaskSpec, allowHttp: boolean): TaskSpec {
+  if (spec.output.channel === 'webhook' && !allowHttp && !spec.output.url!.startsWith('https://')) {
+    throw errors.invalidArgument('INVALID_TASK_SPEC', 'output.url: must be an https URL', { details: { issues: [{ field: 'output.url', message: 'must be an https URL' }] } });
+  }
+  return spec;
 }
 
 export interface TriggerServiceDeps {
@@ -55,10 +63,10 @@ export function triggerServiceImplementation(deps: TriggerServiceDeps): triggerV
       const tenantId = tenantOf(request);
       const userId = field(UserId, request.userId, 'INVALID_USER_ID', 'user_id');
       const requestId = field(RequestId, request.requestId, 'INVALID_REQUEST_ID', 'request_id');
-      const spec = parseTaskSpec(request.specJson, limits.TRIGGER_MAX_SPEC_BYTES);
+      const spec = checkWebhookUrl(parseTaskSpec(request.specJson, limits.TRIGGER_MAX_SPEC_BYTES), limits.TRIGGER_WEBHOOK_ALLOW_HTTP);
       const created = await tasks.create({ tenantId, userId, spec, requestId: requestId || null, nowMs: clock.now() });
       if (!created.duplicate) logger.info({ tenantId, taskId: created.task.task_id, trigger: spec.trigger.type, executor: spec.executor }, 'task created');
-      return { task: taskView(created.task), duplicate: created.duplicate };
+      return { task: taskView(created.task), duplicate: created.duplicate, webhookSecret: created.task.webhook_secret ?? '' };
     }),
 
     getTask: unaryHandler<triggerV1.GetTaskRequest, triggerV1.GetTaskResponse>(logger, 'GetTask', async (request) => ({
@@ -73,7 +81,7 @@ export function triggerServiceImplementation(deps: TriggerServiceDeps): triggerV
     updateTask: unaryHandler<triggerV1.UpdateTaskRequest, triggerV1.UpdateTaskResponse>(logger, 'UpdateTask', async (request) => {
       const tenantId = tenantOf(request);
       const taskId = taskIdOf(request);
-      const spec = parseTaskSpec(request.specJson, limits.TRIGGER_MAX_SPEC_BYTES);
+      const spec = checkWebhookUrl(parseTaskSpec(request.specJson, limits.TRIGGER_MAX_SPEC_BYTES), limits.TRIGGER_WEBHOOK_ALLOW_HTTP);
       return { task: taskView(await tasks.update(tenantId, taskId, spec, clock.now())) };
     }),
 

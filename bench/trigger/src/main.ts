@@ -11,10 +11,10 @@ import { defineTool, serveRunner } from '@platform/tool-sdk';
 import pg from 'pg';
 import { z } from 'zod';
 
-function intEnv(name: string, fallback: number): number {
+function intEnv(name: string, fallback: number, min = 1): number {
   const raw = process.env[name];
   const value = raw ? Number(raw) : fallback;
-  if (!Number.isInteger(value) || value < 1) throw new Error(`${name} must be a positive integer (got '${raw}')`);
+  if (!Number.isInteger(value) || value < min) throw new Error(`${name} must be an integer of at least ${min} (got '${raw}')`);
   return value;
 }
 
@@ -24,6 +24,10 @@ const REPLICA_COUNTS = (process.env['REPLICAS'] ?? '1,3').split(',').map(Number)
 const TENANTS = 100;
 const CREATE_CONCURRENCY = 32;
 const EXECUTOR = 'bench_noop';
+const EVENTS = intEnv('EVENTS', 500, 0);
+/** event id -> when it was published (event-to-executor latency). */
+const published = new Map<string, number>();
+const eventLatencies: number[] = [];
 const logger = createLogger({ service: 'bench-trigger', level: 'warn' });
 
 const nats = await startNatsServer();
@@ -34,9 +38,14 @@ let calls = new Map<string, { lagMs: number; count: number; scheduledAt: string 
 const noop = defineTool({
   name: EXECUTOR,
   description: 'Does nothing; records when it was called.',
-  input: z.object({ taskId: z.string(), scheduledAt: z.string() }).passthrough(),
+  input: z.object({ taskId: z.string(), scheduledAt: z.string(), payload: z.unknown() }).passthrough(),
   sideEffect: 'none',
-  handler: async ({ taskId, scheduledAt }) => {
+  handler: async ({ taskId, scheduledAt, payload }) => {
+    const eventId = (payload as { eventId?: string } | null)?.eventId;
+    if (eventId && published.has(eventId)) {
+      eventLatencies.push(Date.now() - published.get(eventId)!);
+      return null;
+    }
     const key = `${taskId}|${scheduledAt}`;
     const seen = calls.get(key);
     if (seen) seen.count++;
@@ -122,6 +131,29 @@ async function round(replicas: number, index: number): Promise<RoundResult> {
   }
 }
 
+/** Event-to-executor latency: one event task, EVENTS events posted one after the other through PublishEvent. */
+async function eventRound(): Promise<number[]> {
+  await postgres.createDatabase('bench_events');
+  const [replica] = await startReplicas(postgres.url('bench_events'), 1);
+  const client = createGrpcClient(triggerV1.TriggerServiceClient, triggerV1.TriggerServiceService, `127.0.0.1:${String(replica!.ready['grpcPort'])}`, { defaultDeadlineMs: 30_000 });
+  try {
+    const spec = JSON.stringify({ trigger: { type: 'event', source: 'bench', eventType: 'tick', filter: 'n >= 0' }, executor: EXECUTOR });
+    await client.rpc.createTask({ tenantId: 'events', userId: 'bench', specJson: spec, requestId: '' });
+    for (let i = 0; i < EVENTS; i++) {
+      const eventId = `e-${i}`;
+      const before = eventLatencies.length;
+      published.set(eventId, Date.now());
+      await client.rpc.publishEvent({ tenantId: 'events', eventId, source: 'bench', type: 'tick', dataJson: JSON.stringify({ n: i }) });
+      const deadline = Date.now() + 10_000;
+      while (eventLatencies.length === before && Date.now() < deadline) await new Promise((r) => setImmediate(r));
+    }
+    return [...eventLatencies].sort((a, b) => a - b);
+  } finally {
+    client.close();
+    await replica!.stop(5_000);
+  }
+}
+
 try {
   const results: RoundResult[] = [];
   for (const replicas of REPLICA_COUNTS) {
@@ -138,6 +170,10 @@ try {
     const med = (pick: (r: RoundResult) => number) => Math.round(median(mine.map(pick)));
     const sum = (pick: (r: RoundResult) => number) => mine.reduce((n, r) => n + pick(r), 0);
     process.stdout.write(`| ${replicas} | ${med((r) => r.p50)} ms | ${med((r) => r.p99)} ms | ${med((r) => r.max)} ms | ${sum((r) => r.lost)} | ${sum((r) => r.doubled)} | ${med((r) => r.createMs)} ms |\n`);
+  }
+  if (EVENTS > 0) {
+    const latencies = await eventRound();
+    process.stdout.write(`\nevent -> executor (${latencies.length} of ${EVENTS} events, one replica, posted one at a time): p50 ${percentile(latencies, 50)} ms, p99 ${percentile(latencies, 99)} ms\n`);
   }
 } finally {
   await runner.stop(1_000);

@@ -76,4 +76,22 @@ describe('triggered runs through the real orchestrator', () => {
     // Another tenant sees nothing of it.
     expect((await api(platform, 'GET', `/v1/tasks/${taskId}/fires`, 'acme')).status).toBe(404);
   });
+
+  it('an event posted to /v1/events fires the event tasks whose filter matches, with the event in the message', async () => {
+    const created = await api<TaskJson>(platform, 'POST', '/v1/tasks', 'initech', {
+      trigger: { type: 'event', source: 'flights', eventType: 'price.dropped', filter: 'price < 300 and route == "SFO-NRT"' },
+      action: { instruction: '[scenario:plain] Tell me about this fare' },
+    });
+    expect(created.status).toBe(201);
+    const taskId = created.body.taskId;
+    const miss = await api<{ firedTaskIds: string[] }>(platform, 'POST', '/v1/events', 'initech', { source: 'flights', type: 'price.dropped', data: { price: 450, route: 'SFO-NRT' } });
+    expect(miss).toMatchObject({ status: 202, body: { firedTaskIds: [] } });
+    const hit = await api<{ eventId: string; firedTaskIds: string[] }>(platform, 'POST', '/v1/events', 'initech', { eventId: 'fare-1', source: 'flights', type: 'price.dropped', data: { price: 280, route: 'SFO-NRT' } });
+    expect(hit.body).toEqual({ eventId: 'fare-1', firedTaskIds: [taskId] });
+    const [fire] = await settledFires(taskId, 'initech', 1);
+    expect(fire).toMatchObject({ kind: 'event', status: 'succeeded' });
+    const history = await api<{ messages: Array<{ message: ChatMessage }> }>(platform, 'GET', `/v1/conversations/${taskId}/messages`, 'initech');
+    expect(history.body.messages[0]!.message).toMatchObject({ role: 'user', content: expect.stringContaining('[Event trigger: flights price.dropped, event fare-1') });
+    expect((history.body.messages[0]!.message as { content: string }).content).toContain('"price":280');
+  });
 });

@@ -1,8 +1,9 @@
-import { approvalRequestOf, type agentPoolV1 } from '@platform/proto';
+import { approvalRequestOf, type agentPoolV1, type triggerV1 } from '@platform/proto';
 import type { PromiseClient } from '@platform/service-kit';
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
 import { HttpError, parseInput } from '../http-errors.js';
+import { approvalSources, type ApprovalSource } from './approval-sources.js';
 import { principalOf } from '../principal.js';
 import { clientGone } from '../turns/client-gone.js';
 import { newRunId, type TurnRunner } from '../turns/turn-runner.js';
@@ -10,6 +11,8 @@ import { turnResponseBody } from '../turns/turn-response.js';
 
 export interface ApprovalRoutesOptions {
   agentPool: PromiseClient<agentPoolV1.AgentPoolServiceClient>;
+  /** Tells which approvals belong to triggered runs (their source). */
+  trigger: PromiseClient<triggerV1.TriggerServiceClient>;
   turns: TurnRunner;
   turnWaitMs: number;
 }
@@ -25,14 +28,14 @@ const DecisionBody = z
   .strict();
 
 /** An approval request as clients see it: what, why, the options, until when, and who started it. */
-function approvalBody(entry: agentPoolV1.AgentEntry): Record<string, unknown> {
+function approvalBody(entry: agentPoolV1.AgentEntry, source: ApprovalSource | undefined): Record<string, unknown> {
   return {
     ...approvalRequestOf(entry),
     status: entry.status,
     prompt: entry.prompt,
     conversationId: entry.conversationId,
     runId: entry.runId || null,
-    source: { kind: entry.source?.kind || 'user', ...(entry.source?.taskId ? { taskId: entry.source.taskId } : {}) },
+    source: source ?? { kind: entry.source?.kind || 'user', ...(entry.source?.taskId ? { taskId: entry.source.taskId } : {}) },
     createdAt: entry.createdAt?.toISOString() ?? null,
   };
 }
@@ -59,7 +62,8 @@ export function registerApprovalRoutes(app: FastifyInstance, options: ApprovalRo
   app.get('/v1/approvals', async (request, reply) => {
     const { tenantId } = principalOf(request);
     const entries = await pendingApprovals(options.agentPool, tenantId);
-    return reply.send({ approvals: entries.map(approvalBody) });
+    const sources = await approvalSources(options.trigger, tenantId, entries);
+    return reply.send({ approvals: entries.map((entry) => approvalBody(entry, sources.get(entry.entryId))) });
   });
 
   app.post('/v1/approvals/:approvalId', async (request, reply) => {

@@ -54,7 +54,7 @@ const trigger = new Proxy(
       if (method === 'createTask') {
         const spec = JSON.parse(request['specJson'] as string) as Record<string, unknown>;
         if (!spec['trigger']) throw errors.invalidArgument('INVALID_TASK_SPEC', 'trigger: Required', { details: { issues: [{ field: 'trigger', message: 'Required' }] } });
-        return { task, duplicate: request['requestId'] === 'again' };
+        return { task, duplicate: request['requestId'] === 'again', webhookSecret: spec['output'] ? 'whsec_test' : '' };
       }
       owned(request as { tenantId: string; taskId?: string });
       if (method === 'listTasks') return { tasks: [task], nextPageToken: '' };
@@ -111,6 +111,9 @@ describe('/v1/tasks', () => {
     expect(response.json()).toMatchObject({ taskId: TASK_ID, status: 'ACTIVE', nextFireAt: '2026-06-02T08:00:00.000Z', lastFireAt: null, spec: { executor: 'orchestrator' } });
     expect(seen.at(-1)).toMatchObject({ method: 'createTask', request: { tenantId: 'acme', userId: 'acme', requestId: 'k1' } });
     expect((await call('POST', '/v1/tasks', { body: { trigger: {} }, headers: { 'idempotency-key': 'again' } })).statusCode).toBe(200);
+    const hooked = await call('POST', '/v1/tasks', { body: { trigger: {}, output: { channel: 'webhook', url: 'https://example.com/h' } } });
+    expect(hooked.json()).toMatchObject({ taskId: TASK_ID, webhookSecret: 'whsec_test' });
+    expect(response.json()).not.toHaveProperty('webhookSecret');
   });
 
   it('maps an invalid spec to 400 INVALID_TASK_SPEC with the field named', async () => {

@@ -92,8 +92,9 @@ function specJsonOf(body: unknown): string {
 export function registerTaskRoutes(app: FastifyInstance, { trigger }: TaskRoutesOptions): void {
   app.post('/v1/tasks', async (request, reply) => {
     const principal = principalOf(request);
-    const { task, duplicate } = await trigger.createTask({ tenantId: principal.tenantId, userId: principal.subject ?? '', specJson: specJsonOf(request.body), requestId: idempotencyKeyOf(request) });
-    return reply.code(duplicate ? 200 : 201).send(taskBody(task!));
+    const { task, duplicate, webhookSecret } = await trigger.createTask({ tenantId: principal.tenantId, userId: principal.subject ?? '', specJson: specJsonOf(request.body), requestId: idempotencyKeyOf(request) });
+    // The webhook signing secret is shown at creation only.
+    return reply.code(duplicate ? 200 : 201).send({ ...taskBody(task!), ...(webhookSecret ? { webhookSecret } : {}) });
   });
 
   app.get('/v1/tasks', async (request, reply) => {

@@ -27,8 +27,10 @@ export function triggerMessage(fire: FireContext): string {
       const event = fire.payload as { eventId: string; source: string; type: string; data: unknown };
       return `[Event trigger: ${event.source} ${event.type}, event ${event.eventId} at ${when}] ${instruction}\nEvent data: ${JSON.stringify(event.data)}`;
     }
-    default:
-      return `[${fire.kind} trigger, ${when}] ${instruction}\n${JSON.stringify(fire.payload)}`;
+    case 'condition': {
+      const poll = fire.payload as { tool: string; condition: string; result: unknown };
+      return `[Condition trigger: ${poll.condition} became true at ${when}] ${instruction}\nResult of ${poll.tool}: ${JSON.stringify(poll.result)}`;
+    }
   }
 }
 

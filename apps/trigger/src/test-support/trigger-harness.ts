@@ -7,7 +7,7 @@ import { TriggerConfig } from '../config.js';
 import type { ExecutionOutcome, FireContext, FireExecutor } from '../executors/fire-executor.js';
 import { startTriggerServer, type TriggerServer } from '../server.js';
 
-export const testLogger = createLogger({ service: 'trigger-test', level: 'silent' });
+export const testLogger = createLogger({ service: 'trigger-test', level: (process.env['TRIGGER_TEST_LOG']) ?? 'silent' });
 
 export type TriggerClient = GrpcClientHandle<triggerV1.TriggerServiceClient>;
 
