@@ -122,7 +122,7 @@ async function main(): Promise<void> {
             app: 'memory',
             mode: 'source',
             telemetry: false,
-            env: { ...process.env, DATABASE_URL: url, NATS_URL: nats.url, GRPC_PORT: '0', OPENAI_BASE_URL: simUrl, OPENAI_API_KEY: SIM_KEY, MEMORY_EMBEDDING_MODEL: hybrid ? 'sim-embed-1' : '', MEMORY_TOOLS_ENABLED: 'false', MEMORY_SESSION_IDLE_MS: '0', LOG_LEVEL: 'warn' },
+            env: { ...process.env, DATABASE_URL: url, NATS_URL: nats.url, GRPC_PORT: '0', OPENAI_BASE_URL: simUrl, OPENAI_API_KEY: SIM_KEY, MEMORY_EMBEDDING_MODEL: hybrid ? 'sim-embed-1' : '', MEMORY_TOOLS_ENABLED: 'false', MEMORY_SESSION_IDLE_MS: '0', MEMORY_SESSION_SWEEP_MS: '3600000', LOG_LEVEL: 'warn' },
           });
           const db = new pg.Pool({ connectionString: url, options: '-c search_path=memory', max: 4 });
           const seeded = performance.now();
