@@ -64,7 +64,6 @@ CREATE INDEX facts_by_collection ON facts (tenant_id, collection, created_at DES
 CREATE INDEX facts_current_fulltext ON facts USING gin (search_vector) WHERE valid_to IS NULL;
 CREATE INDEX facts_current_trigram ON facts USING gin (tenant_id, search_text gin_trgm_ops) WHERE valid_to IS NULL;
 CREATE INDEX facts_by_run ON facts (tenant_id, run_id);
-CREATE INDEX facts_current_by_tenant ON facts (tenant_id) WHERE valid_to IS NULL;
 
 -- Episode summaries: one per ingested turn ("turn") and one per idle session ("session").
 CREATE TABLE episodes (
