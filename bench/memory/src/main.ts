@@ -60,7 +60,7 @@ async function measure(port: number, label: string): Promise<string> {
   const results: { ms: number; mode: string; items: number }[] = [];
   for (let i = 0; i < QUERIES; i++) results.push(await call());
   client.close();
-  const ms = results.map((r) => r.ms);
+  const ms = results.map((r) => r.ms).sort((a, b) => a - b);
   const modes = [...new Set(results.map((r) => r.mode))].join('/');
   return `${label.padEnd(34)} mode=${modes.padEnd(8)} p50=${median(ms).toFixed(2).padStart(7)} ms  p99=${percentile(ms, 99).toFixed(2).padStart(7)} ms  items/query=${(results.reduce((a, r) => a + r.items, 0) / results.length).toFixed(1)}`;
 }
