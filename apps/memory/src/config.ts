@@ -84,6 +84,8 @@ export const MemoryConfig = z.object({
   MEMORY_RECALL_HALF_LIFE_DAYS: z.coerce.number().min(0).default(90),
   /** Lowest trigram word similarity that counts as a match (pg_trgm's own default is 0.6). */
   MEMORY_RECALL_TRIGRAM_THRESHOLD: z.coerce.number().min(0).max(1).default(0.5),
+  /** Facts one query term may bring to full text or trigram search: bounds the cost of terms many facts share. */
+  MEMORY_RECALL_PER_TERM_CANDIDATES: env.positiveInt().default(200),
   /** Query words (the longest, stop words left out) compared by trigram. */
   MEMORY_RECALL_TRIGRAM_WORDS: env.positiveInt().max(50).default(6),
   /** Lowest cosine similarity for a vector neighbour to count as a match (nearest is not always near). */

@@ -11,6 +11,8 @@ export interface RecallSettings extends FusionSettings {
   candidates: number;
   trigramThreshold: number;
   trigramWords: number;
+  /** Facts one query term may bring to a search (bounds recall cost on common terms). */
+  perTermCandidates: number;
   historyMessages: number;
   embeddingTimeoutMs: number;
   vectorMinSimilarity: number;
@@ -69,7 +71,7 @@ export function episodeToProto(row: EpisodeRow): memoryV1.Episode {
 }
 
 /**
- * Hybrid recall over a tenant's current facts and episode summaries: full text (ts_rank_cd over
+ * Hybrid recall over a tenant's current facts and episode summaries: full text (ts_rank over
  * an OR of the query's words), trigram word similarity per query word (typos, names) and, when
  * the vector index is open and the embeddings endpoint answers, cosine nearest neighbours. The
  * rankings are fused by reciprocal rank with recency decay. When nothing matches, the
@@ -155,28 +157,36 @@ export class RecallEngine {
     const fulltext: string[] = [];
     const trigram: string[] = [];
     if (tsquery) {
+      // Each query term brings at most `perTerm` facts: a term that many facts share (a common
+      // predicate like "live") cannot tell them apart anyway, and ranking all of its matches would
+      // make recall cost grow with the tenant's size. Selective terms bring all their matches.
+      const terms = tsquery.split(' | ');
       const { rows } = await client.query<{ key: string }>(
         `SELECT key FROM (
-           SELECT 'f:' || fact_id AS key, ts_rank_cd(search_vector, to_tsquery('english', $3)) AS rank FROM facts
-           WHERE tenant_id = $1 AND valid_to IS NULL AND ${prefix} AND search_vector @@ to_tsquery('english', $3)
+           SELECT 'f:' || c.fact_id AS key, ts_rank(c.search_vector, to_tsquery('english', $3)) AS rank
+           FROM (SELECT DISTINCT ON (f.fact_id) f.fact_id, f.search_vector FROM unnest($6::text[]) AS t,
+                   LATERAL (SELECT fact_id, search_vector FROM facts
+                            WHERE tenant_id = $1 AND valid_to IS NULL AND ${prefix} AND search_vector @@ plainto_tsquery('english', t) LIMIT $7) AS f) AS c
            UNION ALL
-           SELECT 'e:' || episode_id, ts_rank_cd(search_vector, to_tsquery('english', $3)) FROM episodes
+           SELECT 'e:' || episode_id, ts_rank(search_vector, to_tsquery('english', $3)) FROM episodes
            WHERE $5 AND tenant_id = $1 AND ${prefix} AND search_vector @@ to_tsquery('english', $3)) AS hits
          ORDER BY rank DESC, key LIMIT $4`,
-        [q.tenantId, q.collectionPrefix, tsquery, limit, q.includeEpisodes],
+        [q.tenantId, q.collectionPrefix, tsquery, limit, q.includeEpisodes, terms, this.settings.perTermCandidates],
       );
       fulltext.push(...rows.map((r) => r.key));
     }
     if (words.length) {
       const { rows } = await client.query<{ key: string }>(
         `SELECT key FROM (
-           SELECT 'f:' || fact_id AS key, sum(word_similarity(w, search_text)) AS sim FROM facts, unnest($3::text[]) AS w
-           WHERE tenant_id = $1 AND valid_to IS NULL AND ${prefix} AND w <% search_text GROUP BY fact_id
+           SELECT 'f:' || f.fact_id AS key, sum(f.sim) AS sim FROM unnest($3::text[]) AS w,
+             LATERAL (SELECT fact_id, word_similarity(w, search_text) AS sim FROM facts
+                      WHERE tenant_id = $1 AND valid_to IS NULL AND ${prefix} AND w <% search_text LIMIT $6) AS f
+           GROUP BY f.fact_id
            UNION ALL
            SELECT 'e:' || episode_id, sum(word_similarity(w, summary)) FROM episodes, unnest($3::text[]) AS w
            WHERE $5 AND tenant_id = $1 AND ${prefix} AND w <% summary GROUP BY episode_id) AS hits
          ORDER BY sim DESC, key LIMIT $4`,
-        [q.tenantId, q.collectionPrefix, words, limit, q.includeEpisodes],
+        [q.tenantId, q.collectionPrefix, words, limit, q.includeEpisodes, this.settings.perTermCandidates],
       );
       trigram.push(...rows.map((r) => r.key));
     }
