@@ -2,7 +2,8 @@
 -- every query names the tenant. Vectors (pgvector) live in a separate table the service creates at
 -- boot when the extension exists, because their dimension is configuration, not schema.
 CREATE EXTENSION IF NOT EXISTS pg_trgm;
--- btree_gin lets the text indexes lead with tenant_id, so a search reads one tenant's entries only.
+-- btree_gin lets the trigram indexes lead with tenant_id, so a fuzzy search reads one tenant's entries
+-- only. Full-text indexes stay plain: Postgres ANDs them with the tenant's btree index, which measured faster.
 CREATE EXTENSION IF NOT EXISTS btree_gin;
 
 -- One row per ingested turn: the consumer's idempotency key. It is inserted in the same
@@ -60,7 +61,7 @@ CREATE TABLE facts (
 );
 CREATE INDEX facts_current_by_subject ON facts (tenant_id, lower(subject), predicate) WHERE valid_to IS NULL;
 CREATE INDEX facts_by_collection ON facts (tenant_id, collection, created_at DESC);
-CREATE INDEX facts_current_fulltext ON facts USING gin (tenant_id, search_vector) WHERE valid_to IS NULL;
+CREATE INDEX facts_current_fulltext ON facts USING gin (search_vector) WHERE valid_to IS NULL;
 CREATE INDEX facts_current_trigram ON facts USING gin (tenant_id, search_text gin_trgm_ops) WHERE valid_to IS NULL;
 CREATE INDEX facts_by_run ON facts (tenant_id, run_id);
 
@@ -83,7 +84,7 @@ CREATE TABLE episodes (
 -- A session episode is written once per conversation and covered range, whichever replica wins.
 CREATE UNIQUE INDEX episodes_session_once ON episodes (tenant_id, conversation_id, last_seq) WHERE kind = 'session';
 CREATE INDEX episodes_by_collection ON episodes (tenant_id, collection, created_at DESC);
-CREATE INDEX episodes_fulltext ON episodes USING gin (tenant_id, search_vector);
+CREATE INDEX episodes_fulltext ON episodes USING gin (search_vector);
 CREATE INDEX episodes_trigram ON episodes USING gin (tenant_id, summary gin_trgm_ops);
 
 -- Per-run scratchpad (working memory), dropped when the run's turn is ingested or after its TTL.

@@ -60,7 +60,7 @@ async function measure(port: number, label: string): Promise<string> {
   const results: { ms: number; mode: string; items: number }[] = [];
   for (let i = 0; i < QUERIES; i++) results.push(await call());
   client.close();
-  const ms = results.map((r) => r.ms);
+  const ms = results.map((r) => r.ms).sort((a, b) => a - b);
   const modes = [...new Set(results.map((r) => r.mode))].join('/');
   return `${label.padEnd(34)} mode=${modes.padEnd(8)} p50=${median(ms).toFixed(2).padStart(7)} ms  p99=${percentile(ms, 99).toFixed(2).padStart(7)} ms  items/query=${(results.reduce((a, r) => a + r.items, 0) / results.length).toFixed(1)}`;
 }
@@ -122,7 +122,7 @@ async function main(): Promise<void> {
             app: 'memory',
             mode: 'source',
             telemetry: false,
-            env: { ...process.env, DATABASE_URL: url, NATS_URL: nats.url, GRPC_PORT: '0', OPENAI_BASE_URL: simUrl, OPENAI_API_KEY: SIM_KEY, MEMORY_EMBEDDING_MODEL: hybrid ? 'sim-embed-1' : '', MEMORY_TOOLS_ENABLED: 'false', MEMORY_SESSION_IDLE_MS: '0', LOG_LEVEL: 'warn' },
+            env: { ...process.env, DATABASE_URL: url, NATS_URL: nats.url, GRPC_PORT: '0', OPENAI_BASE_URL: simUrl, OPENAI_API_KEY: SIM_KEY, MEMORY_EMBEDDING_MODEL: hybrid ? 'sim-embed-1' : '', MEMORY_TOOLS_ENABLED: 'false', MEMORY_SESSION_IDLE_MS: '0', MEMORY_SESSION_SWEEP_MS: '3600000', LOG_LEVEL: 'warn' },
           });
           const db = new pg.Pool({ connectionString: url, options: '-c search_path=memory', max: 4 });
           const seeded = performance.now();

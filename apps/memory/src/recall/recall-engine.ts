@@ -69,7 +69,7 @@ export function episodeToProto(row: EpisodeRow): memoryV1.Episode {
 }
 
 /**
- * Hybrid recall over a tenant's current facts and episode summaries: full text (ts_rank_cd over
+ * Hybrid recall over a tenant's current facts and episode summaries: full text (ts_rank over
  * an OR of the query's words), trigram word similarity per query word (typos, names) and, when
  * the vector index is open and the embeddings endpoint answers, cosine nearest neighbours. The
  * rankings are fused by reciprocal rank with recency decay. When nothing matches, the
@@ -157,10 +157,10 @@ export class RecallEngine {
     if (tsquery) {
       const { rows } = await client.query<{ key: string }>(
         `SELECT key FROM (
-           SELECT 'f:' || fact_id AS key, ts_rank_cd(search_vector, to_tsquery('english', $3)) AS rank FROM facts
+           SELECT 'f:' || fact_id AS key, ts_rank(search_vector, to_tsquery('english', $3)) AS rank FROM facts
            WHERE tenant_id = $1 AND valid_to IS NULL AND ${prefix} AND search_vector @@ to_tsquery('english', $3)
            UNION ALL
-           SELECT 'e:' || episode_id, ts_rank_cd(search_vector, to_tsquery('english', $3)) FROM episodes
+           SELECT 'e:' || episode_id, ts_rank(search_vector, to_tsquery('english', $3)) FROM episodes
            WHERE $5 AND tenant_id = $1 AND ${prefix} AND search_vector @@ to_tsquery('english', $3)) AS hits
          ORDER BY rank DESC, key LIMIT $4`,
         [q.tenantId, q.collectionPrefix, tsquery, limit, q.includeEpisodes],
