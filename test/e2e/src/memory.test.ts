@@ -1,4 +1,5 @@
 import { memoryContextItems, MEMORY_CONTEXT_OPEN } from '@platform/contracts';
+import { sharedInfra } from '@platform/testing/vitest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { api, bootPlatform, waitFor, type SuitePlatform } from './support.js';
 
@@ -108,6 +109,27 @@ describe('a preference from turn 1, recalled at turn 30', () => {
     expect(item).toMatchObject({ kind: 'fact' });
     expect(item?.matchedBy.length).toBeGreaterThan(0);
     expect(item?.why).toBeTruthy();
+  });
+});
+
+// Recall embeds the query when vectors are on (pgvector installed): a slow embeddings endpoint
+// makes memory's recall slower than the orchestrator's recall deadline.
+describe.skipIf(!sharedInfra().pgvector)('a slow memory', () => {
+  it('costs the turn its recall, never the turn', async () => {
+    const arm = await fetch(`${platform.llmSimUrl}/_sim/embeddings/faults`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ delayMs: 3_000, times: 'always' }),
+    });
+    expect(arm.status).toBe(200);
+    try {
+      const turn = await say('[scenario:memory-chat] Which seat should I book for my long flights to Osaka?');
+      expect(turn.response).toContain('What I remember about you: (unavailable)');
+      const run = await api<{ result: { memoryRecall?: { status: string; items: unknown[] } } }>(platform, 'GET', `/v1/runs/${turn.runId}`, TENANT);
+      expect(run.body.result.memoryRecall).toMatchObject({ status: 'timed_out', items: [] });
+    } finally {
+      await fetch(`${platform.llmSimUrl}/_sim/embeddings/faults`, { method: 'DELETE' });
+    }
   });
 });
 
