@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { inTransaction } from '@platform/service-kit';
 import type pg from 'pg';
 import type { VectorIndex } from '../recall/vector-index.js';
 import { collectionPrefixSql } from './collections.js';
@@ -53,7 +54,7 @@ export class FactQueries {
   /** Hard-deletes one fact (facts it superseded stay superseded); undefined when the tenant has no such fact. */
   async delete(tenantId: string, factId: string, actor: string, reason: string): Promise<Deletion | undefined> {
     if (!isUuid(factId)) return undefined;
-    return this.inTransaction(async (client) => {
+    return inTransaction(this.pool, async (client) => {
       const { rowCount } = await client.query('DELETE FROM facts WHERE tenant_id = $1 AND fact_id = $2', [tenantId, factId]);
       if (!rowCount) return undefined;
       // Facts it replaced keep pointing at a row that no longer exists: clear the dangling link, not their end.
@@ -66,7 +67,7 @@ export class FactQueries {
 
   /** Hard-deletes everything about a subject: its facts (as subject or object), its entity, the episodes naming it. */
   async forgetSubject(tenantId: string, subject: string, collectionPrefix: string, actor: string, reason: string): Promise<Deletion> {
-    return this.inTransaction(async (client) => {
+    return inTransaction(this.pool, async (client) => {
       const facts = await client.query<{ fact_id: string }>(
         `DELETE FROM facts WHERE tenant_id = $1 AND ${collectionPrefixSql('$2')} AND (lower(subject) = lower($3) OR lower(object) = lower($3)) RETURNING fact_id`,
         [tenantId, collectionPrefix, subject],
@@ -92,20 +93,5 @@ export class FactQueries {
       [tenantId, action, target, actor, reason, JSON.stringify(counts)],
     );
     return rows[0]!.audit_id;
-  }
-
-  private async inTransaction<T>(work: (client: pg.PoolClient) => Promise<T>): Promise<T> {
-    const client = await this.pool.connect();
-    try {
-      await client.query('BEGIN');
-      const result = await work(client);
-      await client.query('COMMIT');
-      return result;
-    } catch (err) {
-      await client.query('ROLLBACK').catch(() => undefined);
-      throw err;
-    } finally {
-      client.release();
-    }
   }
 }
