@@ -85,7 +85,10 @@ describe('misfire policies after ten minutes of downtime', () => {
   it('fire_once', async () => {
     const { t, id } = await downtime({ policy: 'fire_once' });
     const calls = r.executor.callsOf(id);
-    expect(calls.map((c) => c.missedCount)).toEqual([0, 8, 0]);
+    // The on-time fire before the downtime, then one fire for the 8 missed times and the on-time
+    // fire now: those two are due together and dispatched concurrently, in either order.
+    expect(calls[0]?.missedCount).toBe(0);
+    expect(calls.slice(1).map((c) => c.missedCount).sort((a, b) => a - b)).toEqual([0, 8]);
     expect((await fires(t, id)).every((f) => f.status === 'succeeded')).toBe(true);
   });
 
