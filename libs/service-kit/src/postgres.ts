@@ -12,7 +12,18 @@ export interface PostgresOptions {
   logger: Logger;
 }
 
-/** A pg connection pool whose idle-client errors are logged instead of crashing the process. */
+/** What a log line keeps of a client error: never the client itself (its config and statements). */
+function clientErrorFields(err: Error & { code?: string }): Record<string, unknown> {
+  return { err: { type: err.name, message: err.message, ...(err.code ? { code: err.code } : {}) } };
+}
+
+/**
+ * A pg connection pool whose client errors are logged instead of crashing the process: an idle
+ * client's (the pool's `error` event) and a checked-out client's too. A connection reset while a
+ * client is checked out between two queries (e.g. while its holder awaits other I/O) makes the
+ * client emit `error` with nobody listening, which would end the process; the failed query or
+ * the next one still rejects, and the pool discards the broken client when it is released.
+ */
 export function createPgPool(options: PostgresOptions): pg.Pool {
   const pool = new pg.Pool({
     connectionString: options.url,
@@ -22,7 +33,10 @@ export function createPgPool(options: PostgresOptions): pg.Pool {
     idleTimeoutMillis: 30_000,
     connectionTimeoutMillis: 10_000,
   });
-  pool.on('error', (err) => options.logger.error({ err }, 'idle postgres client failed'));
+  pool.on('error', (err) => options.logger.error(clientErrorFields(err), 'idle postgres client failed'));
+  pool.on('connect', (client) => {
+    client.on('error', (err) => options.logger.warn(clientErrorFields(err), 'postgres connection failed'));
+  });
   return pool;
 }
 
