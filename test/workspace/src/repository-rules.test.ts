@@ -22,6 +22,19 @@ describe('repository rules', () => {
     expect(long).toEqual([]);
   });
 
+  it('builds every platform app before a project that boots the whole platform', () => {
+    // The apps startPlatform starts, read from libs/testing (one list; a new service is added there).
+    const launcher = readFileSync(path.join(root, 'libs/testing/src/platform.ts'), 'utf8');
+    const list = /export const PLATFORM_APPS = \[([^\]]*)\]/.exec(launcher)?.[1] ?? '';
+    const apps = [...list.matchAll(/'([^']+)'/g)].map((m) => m[1]!);
+    expect(apps).toContain('orchestrator');
+    for (const project of ['deploy/local', 'test/e2e', 'test/chaos', 'bench/turn']) {
+      const config = JSON.parse(readFileSync(path.join(root, project, 'project.json'), 'utf8')) as { implicitDependencies?: string[] };
+      const missing = apps.filter((app) => !(config.implicitDependencies ?? []).includes(app));
+      expect({ project, missing }).toEqual({ project, missing: [] });
+    }
+  });
+
   it('keeps one copy of zod in the dependency tree', () => {
     const lock = JSON.parse(readFileSync(path.join(root, 'package-lock.json'), 'utf8')) as { packages: Record<string, unknown> };
     const copies = Object.keys(lock.packages).filter((p) => p.endsWith('node_modules/zod'));
