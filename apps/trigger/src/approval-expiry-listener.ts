@@ -1,12 +1,9 @@
-import { AckPolicy, DeliverPolicy, jetstream, jetstreamManager } from '@nats-io/jetstream';
-import { nanos } from '@nats-io/nats-core';
 import { AGENT_POOL_EVENT_SUBJECT_PREFIX, AGENT_POOL_EVENTS_STREAM, AgentExpiredEvent } from '@platform/contracts';
-import { inTransaction, jsonBody, type Logger, type NatsConnection } from '@platform/service-kit';
+import { DurableConsumer, inTransaction, type Logger, type NatsConnection } from '@platform/service-kit';
 import type pg from 'pg';
 import { recordFireNotifications } from './notifications/notification-outbox.js';
 
 const CONSUMER = 'trigger-approval-expiry';
-const RETRY_MS = 2_000;
 
 /**
  * Follows the agent pool's expiry events: when the approval a triggered run waits for expires
@@ -16,63 +13,30 @@ const RETRY_MS = 2_000;
  * consumer shared by every replica; an event is acknowledged once recorded.
  */
 export class ApprovalExpiryListener {
-  private stopped = false;
-  private close: (() => Promise<void>) | undefined;
+  private readonly consumer: DurableConsumer<AgentExpiredEvent>;
 
   constructor(
-    private readonly nc: NatsConnection,
+    nc: NatsConnection,
     private readonly db: pg.Pool,
     private readonly logger: Logger,
-  ) {}
+  ) {
+    this.consumer = new DurableConsumer(nc, {
+      stream: AGENT_POOL_EVENTS_STREAM,
+      durableName: CONSUMER,
+      filterSubject: `${AGENT_POOL_EVENT_SUBJECT_PREFIX}.*.expired`,
+      schema: AgentExpiredEvent,
+      handle: (event) => this.record(event),
+      what: 'agent expiry events (the agent pool creates their stream)',
+      logger,
+    });
+  }
 
   start(): void {
-    void this.run();
+    this.consumer.start();
   }
 
-  async stop(): Promise<void> {
-    this.stopped = true;
-    await this.close?.();
-  }
-
-  private async run(): Promise<void> {
-    while (!this.stopped) {
-      try {
-        await this.consume();
-      } catch (err) {
-        if (this.stopped) return;
-        this.logger.debug({ err: (err as Error).message }, 'agent expiry events not readable yet (the agent pool creates the stream); retrying');
-        await new Promise((r) => setTimeout(r, RETRY_MS));
-      }
-    }
-  }
-
-  private async consume(): Promise<void> {
-    const jsm = await jetstreamManager(this.nc);
-    await jsm.consumers.add(AGENT_POOL_EVENTS_STREAM, {
-      durable_name: CONSUMER,
-      ack_policy: AckPolicy.Explicit,
-      deliver_policy: DeliverPolicy.All,
-      filter_subject: `${AGENT_POOL_EVENT_SUBJECT_PREFIX}.*.expired`,
-      ack_wait: nanos(30_000),
-    });
-    const consumer = await jetstream(this.nc).consumers.get(AGENT_POOL_EVENTS_STREAM, CONSUMER);
-    const messages = await consumer.consume();
-    this.close = async () => void (await messages.close());
-    if (this.stopped) await this.close();
-    for await (const message of messages) {
-      const event = AgentExpiredEvent.safeParse(jsonBody(message));
-      if (!event.success) {
-        message.term();
-        continue;
-      }
-      try {
-        await this.record(event.data);
-        message.ack();
-      } catch (err) {
-        this.logger.warn({ err: (err as Error).message, entryId: event.data.entryId }, 'could not record an approval expiry; it will be redelivered');
-        message.nak(RETRY_MS);
-      }
-    }
+  stop(): Promise<void> {
+    return this.consumer.stop();
   }
 
   /** Nothing happens for agents of ordinary conversations: no task has their conversation id. */

@@ -18,4 +18,5 @@ export { openServiceDatabase, type ServiceDatabaseOptions } from './service-data
 export { runService, type RunServiceOptions, type StartedService } from './run-service.js';
 export { RateLimiter, type RateLimitDecision } from './rate-limiter.js';
 export { ensureStream, lastMessageJson, type StreamSpec } from './jetstream.js';
+export { DurableConsumer, type DurableConsumerOptions } from './durable-consumer.js';
 export { PublishBatcher } from './publish-batcher.js';

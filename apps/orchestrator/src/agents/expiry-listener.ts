@@ -1,13 +1,10 @@
 import { createHash } from 'node:crypto';
-import { AckPolicy, DeliverPolicy, jetstream, jetstreamManager } from '@nats-io/jetstream';
-import { nanos } from '@nats-io/nats-core';
 import { AGENT_POOL_EVENT_SUBJECT_PREFIX, AGENT_POOL_EVENTS_STREAM, AgentExpiredEvent } from '@platform/contracts';
-import { jsonBody, type Logger, type NatsConnection } from '@platform/service-kit';
+import { DurableConsumer, type Logger, type NatsConnection } from '@platform/service-kit';
 import type { RunRecords } from '../journal/run-records.js';
 import type { ConversationQueue } from '../ordering/conversation-queue.js';
 
 const CONSUMER = 'orchestrator-agent-expiry';
-const RETRY_MS = 2_000;
 
 /** The run that records one expiry: derived from the entry, so a redelivered event adds nothing. */
 export function expiryRunId(entryId: string): string {
@@ -22,65 +19,32 @@ export function expiryRunId(entryId: string): string {
  * run is recorded.
  */
 export class ExpiryListener {
-  private stopped = false;
-  private close: (() => Promise<void>) | undefined;
+  private readonly consumer: DurableConsumer<AgentExpiredEvent>;
 
   constructor(
-    private readonly nc: NatsConnection,
+    nc: NatsConnection,
     private readonly records: RunRecords,
     private readonly queue: ConversationQueue,
     private readonly logger: Logger,
-  ) {}
+  ) {
+    this.consumer = new DurableConsumer(nc, {
+      stream: AGENT_POOL_EVENTS_STREAM,
+      durableName: CONSUMER,
+      filterSubject: `${AGENT_POOL_EVENT_SUBJECT_PREFIX}.*.expired`,
+      schema: AgentExpiredEvent,
+      handle: (event) => this.record(event),
+      what: 'agent expiry events',
+      logger,
+    });
+  }
 
   /** Starts in the background; waits for the pool's stream to exist (the pool creates it). */
   start(): void {
-    void this.run();
+    this.consumer.start();
   }
 
-  async stop(): Promise<void> {
-    this.stopped = true;
-    await this.close?.();
-  }
-
-  private async run(): Promise<void> {
-    while (!this.stopped) {
-      try {
-        await this.consume();
-      } catch (err) {
-        if (this.stopped) return;
-        this.logger.debug({ err: (err as Error).message }, 'agent expiry events not readable yet; retrying');
-        await new Promise((r) => setTimeout(r, RETRY_MS));
-      }
-    }
-  }
-
-  private async consume(): Promise<void> {
-    const jsm = await jetstreamManager(this.nc);
-    await jsm.consumers.add(AGENT_POOL_EVENTS_STREAM, {
-      durable_name: CONSUMER,
-      ack_policy: AckPolicy.Explicit,
-      deliver_policy: DeliverPolicy.All,
-      filter_subject: `${AGENT_POOL_EVENT_SUBJECT_PREFIX}.*.expired`,
-      ack_wait: nanos(30_000),
-    });
-    const consumer = await jetstream(this.nc).consumers.get(AGENT_POOL_EVENTS_STREAM, CONSUMER);
-    const messages = await consumer.consume();
-    this.close = async () => void (await messages.close());
-    for await (const message of messages) {
-      const event = AgentExpiredEvent.safeParse(jsonBody(message));
-      if (!event.success) {
-        this.logger.warn({ subject: message.subject }, 'dropped a malformed agent expiry event');
-        message.term();
-        continue;
-      }
-      try {
-        await this.record(event.data);
-        message.ack();
-      } catch (err) {
-        this.logger.warn({ err: (err as Error).message, entryId: event.data.entryId }, 'could not record an agent expiry; it will be redelivered');
-        message.nak(RETRY_MS);
-      }
-    }
+  stop(): Promise<void> {
+    return this.consumer.stop();
   }
 
   private async record(event: AgentExpiredEvent): Promise<void> {
