@@ -14,6 +14,7 @@ const SHIPPED = [
   'credential-inbox',
   'demo',
   'gated-archive',
+  'gated-mail',
   'leaked-token-name',
   'loop-forever',
   'malformed-tool-args',

@@ -9,7 +9,7 @@ import { createSuiteDatabase } from '@platform/testing/vitest';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { postMessageStream, readSse, runEventsOf } from './sse.js';
-import { api, bootPlatform, waitFor, waitForCatalog, type SuitePlatform } from './support.js';
+import { api, bootPlatform, waitFor, waitForCatalog, type SuitePlatform, type TurnJson } from './support.js';
 
 const TENANT = 'leaky-tenant';
 const SECRET = `ya29.LEAKCHECK-${randomBytes(12).toString('hex')}`;
@@ -48,7 +48,7 @@ beforeAll(async () => {
   runner.child.stdout?.on('data', (chunk: Buffer) => logLines.push(`[mail-runner] ${chunk.toString('utf8')}`));
   runner.child.stderr?.on('data', (chunk: Buffer) => logLines.push(`[mail-runner] ${chunk.toString('utf8')}`));
   await runner.waitForOutput((out) => out.includes('"msg":"ready"'), 30_000);
-  await waitForCatalog(platform.apiUrl, ['check_inbox']);
+  await waitForCatalog(platform.apiUrl, ['check_inbox', 'send_mail']);
 });
 afterAll(async () => {
   await runner?.stop();
@@ -129,5 +129,37 @@ describe('a turn whose tool uses a credential', () => {
     await waitFor('the runner log line', async () => (logLines.some((l) => l.includes('read the mailhost token')) ? true : undefined));
     expect(logLines.some((l) => l.startsWith('[credential]'))).toBe(true);
     expectNowhere('service logs', logLines.join('\n'));
+  });
+});
+
+describe('an approval-gated tool that uses a credential', () => {
+  const tenant = 'gated-mail-tenant';
+  const token = `ya29.GATED-${randomBytes(12).toString('hex')}`;
+  type AuditJson = { events: Array<{ action: string; outcome: string; actor: Record<string, unknown> }> };
+  const auditOf = async () => (await api<AuditJson>(platform, 'GET', '/v1/credentials/audit', tenant)).body.events;
+  const reads = async () => (await auditOf()).filter((e) => e.action === 'get');
+
+  it('reads nothing while it waits (even across an orchestrator restart), then reads the credential through a grant issued when the user approves', async () => {
+    expect((await api(platform, 'PUT', '/v1/credentials/mailhost/primary', tenant, { secret: { access_token: token } })).status).toBe(200);
+
+    const asked = await api<TurnJson>(platform, 'POST', '/v1/conversations/gated-mail-1/messages', tenant, { content: '[scenario:gated-mail] Send the weekly report to ops.' });
+    expect(asked.body).toMatchObject({ status: 'waiting', pending: [{ agentName: 'send_mail', waitingFor: 'approval' }] });
+    expect(await reads()).toEqual([]);
+
+    // Nothing about the call's grant is kept in a process: the grant is signed when the decision runs.
+    await platform.kill('orchestrator');
+    await platform.start('orchestrator');
+    await waitForCatalog(platform.apiUrl, ['send_mail']);
+    expect(await reads()).toEqual([]);
+
+    const yes = await api<TurnJson>(platform, 'POST', '/v1/conversations/gated-mail-1/messages', tenant, { content: 'yes' });
+    expect(yes.body.status).toBe('completed');
+    const result = JSON.parse(yes.body.response.replace(/^Mail result: /, '')) as Record<string, unknown>;
+    expect(result).toEqual({ sent: true, to: 'ops@example.com', tokenChars: token.length });
+    expect(yes.body.toolCalls.find((c) => c.name === 'send_mail')).toMatchObject({ status: 'success' });
+
+    const [read] = await reads();
+    expect(read).toMatchObject({ outcome: 'ok', actor: { kind: 'tool', tool: 'send_mail' } });
+    expect(yes.body.response).not.toContain(token);
   });
 });
