@@ -29,6 +29,12 @@ export const CredentialConfig = z.object({
   CREDENTIAL_REWRAP_BATCH_SIZE: env.positiveInt().default(100),
   /** How often each replica looks for rows wrapped by a non-active key; 0 turns the job off. */
   CREDENTIAL_REWRAP_INTERVAL_MS: env.nonNegativeInt().default(60_000),
+  /**
+   * Whether a read (Get, List) waits for its audit row to reach the disk before answering. Off by
+   * default: reads commit asynchronously, so a database crash can lose the read audit rows of the
+   * last few hundred milliseconds (never a credential, never a save's or delete's audit row).
+   */
+  CREDENTIAL_DURABLE_READ_AUDIT: env.boolean().default(false),
   SHUTDOWN_GRACE_MS: env.positiveInt().default(10_000),
   LOG_LEVEL: env.logLevel().default('info'),
 });

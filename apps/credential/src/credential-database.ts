@@ -13,19 +13,22 @@ export const MAINTENANCE_ROLE = 'credential_maintenance';
  * another's request, and a query that forgot its tenant sees no rows at all.
  */
 export class CredentialDatabase {
-  constructor(readonly pool: pg.Pool) {}
+  constructor(
+    readonly pool: pg.Pool,
+    private readonly options: { durableReadAudit?: boolean } = {},
+  ) {}
 
   /**
    * Runs `fn` as the runtime role with `tenantId` as the transaction's tenant. A `read` (whose
-   * only write is its audit row) commits without waiting for the WAL flush: Postgres flushes it
-   * within `wal_writer_delay`, so only a database crash in that window can lose read audit rows;
-   * saves and deletes always commit durably.
+   * only write is its audit row) commits without waiting for the WAL flush unless
+   * `durableReadAudit` is set: Postgres flushes it within `wal_writer_delay`, so only a database
+   * crash in that window can lose read audit rows; saves and deletes always commit durably.
    */
   asTenant<T>(tenantId: string, fn: (client: pg.PoolClient) => Promise<T>, options: { read?: boolean } = {}): Promise<T> {
     const settings = (client: pg.PoolClient): string[] => [
       `set_config('role', '${RUNTIME_ROLE}', true)`,
       `set_config('credential.tenant_id', ${client.escapeLiteral(tenantId)}, true)`,
-      ...(options.read ? [`set_config('synchronous_commit', 'off', true)`] : []),
+      ...(options.read && !this.options.durableReadAudit ? [`set_config('synchronous_commit', 'off', true)`] : []),
     ];
     return this.transaction(settings, fn);
   }

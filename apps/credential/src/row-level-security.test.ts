@@ -79,6 +79,23 @@ describe('row-level security on the credential tables', () => {
     }
   });
 
+  it('commits reads asynchronously unless read audits must be durable; writes always wait for the disk', async () => {
+    // The test server runs with synchronous_commit off; give this database the production default.
+    const { rows } = await admin.query<{ db: string }>('SELECT current_database() AS db');
+    await admin.query(`ALTER DATABASE "${rows[0]!.db}" SET synchronous_commit = on`);
+    const pool = createPgPool({ url: fx.url, applicationName: 'rls-test', searchPath: CREDENTIAL_SCHEMA, maxConnections: 1, logger: testLogger });
+    const mode = (db: CredentialDatabase, read: boolean) =>
+      db.asTenant('acme', async (client) => (await client.query<{ synchronous_commit: string }>('SHOW synchronous_commit')).rows[0]!.synchronous_commit, { read });
+    try {
+      const fast = new CredentialDatabase(pool);
+      expect([await mode(fast, true), await mode(fast, false)]).toEqual(['off', 'on']);
+      const durable = new CredentialDatabase(pool, { durableReadAudit: true });
+      expect([await mode(durable, true), await mode(durable, false)]).toEqual(['on', 'on']);
+    } finally {
+      await pool.end();
+    }
+  });
+
   it('gives the runtime role an append-only audit trail', async () => {
     const update = await asRole(RUNTIME_ROLE, 'acme', () => admin.query(`UPDATE audit_events SET outcome = 'x'`).then(() => 'updated', (e: Error) => e.message));
     expect(update).toMatch(/permission denied/);

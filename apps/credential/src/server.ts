@@ -44,7 +44,7 @@ export async function startCredentialServer(config: CredentialConfig, logger: Lo
   });
   const pool = await openPool(config, logger);
   try {
-    const db = new CredentialDatabase(pool);
+    const db = new CredentialDatabase(pool, { durableReadAudit: config.CREDENTIAL_DURABLE_READ_AUDIT });
     await assertKeyringCoversRows(db, keyProvider);
     const store = new CredentialStore(db, keyProvider);
     const grpc = new GrpcServer({ host: config.GRPC_HOST, port: config.GRPC_PORT, logger });
