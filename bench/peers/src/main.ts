@@ -62,9 +62,14 @@ try {
   await setModelLatency(bench.llmSimUrl, 0);
   for (const peer of peers) {
     let failures = 0;
-    let first: unknown;
-    for (let i = 0; i < WARMUP; i++) await peer.turn().catch((error: unknown) => ((failures += 1), (first ??= error)));
-    progress(`warm-up ${peer.name}: ${WARMUP - failures}/${WARMUP} turns ran${first ? `; first failure: ${first instanceof Error ? first.message : String(first)}` : ''}`);
+    let first: string | undefined;
+    for (let i = 0; i < WARMUP; i++) {
+      await peer.turn().catch((error: unknown) => {
+        failures += 1;
+        first ??= error instanceof Error ? error.message : JSON.stringify(error);
+      });
+    }
+    progress(`warm-up ${peer.name}: ${WARMUP - failures}/${WARMUP} turns ran${first ? `; first failure: ${first}` : ''}`);
     await peer.settle?.();
   }
 

@@ -15,7 +15,7 @@ export function mastraPeer(endpoint: ModelEndpoint): Peer {
     id: 'calculator',
     description: CALCULATOR_DESCRIPTION,
     inputSchema: z.object({ expression: z.string() }),
-    execute: async ({ context, runtimeContext }) => (runtimeContext.get(LOG_KEY) as CallLog).run(context),
+    execute: async ({ context, runtimeContext }) => runtimeContext.get<string, CallLog>(LOG_KEY).run(context),
   });
   const agent = new Agent({
     name: 'calculator agent',
