@@ -7,7 +7,7 @@ import { CALCULATOR_DESCRIPTION, CallLog, INSTRUCTIONS, MODEL, PROMPT, verifyTur
 import { ownCpuMs, type ModelEndpoint, type Peer } from '../peer.js';
 
 export function langGraphPeer(endpoint: ModelEndpoint): Peer {
-  const llm = new ChatOpenAI({ model: MODEL, apiKey: endpoint.apiKey, configuration: { baseURL: endpoint.baseURL }, maxRetries: 0 });
+  const llm = new ChatOpenAI({ model: MODEL, apiKey: endpoint.apiKey, configuration: { baseURL: endpoint.baseURL } });
   const calculator = tool(async (input, config) => JSON.stringify((config.configurable as { log: CallLog }).log.run(input)), {
     name: 'calculator',
     description: CALCULATOR_DESCRIPTION,

@@ -19,7 +19,7 @@ export function vercelAiPeer(endpoint: ModelEndpoint): Peer {
     name: 'Vercel AI SDK (generateText)',
     async turn() {
       const log = new CallLog();
-      const result = await generateText({ model, tools, system: INSTRUCTIONS, prompt: PROMPT, stopWhen: stepCountIs(5), maxRetries: 0, experimental_context: log });
+      const result = await generateText({ model, tools, system: INSTRUCTIONS, prompt: PROMPT, stopWhen: stepCountIs(5), experimental_context: log });
       verifyTurn(this.name, log, result.text);
     },
     cpuMs: async () => ownCpuMs(),
