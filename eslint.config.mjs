@@ -51,9 +51,10 @@ export default tseslint.config(
     },
   },
   {
-    // Production code never reaches for the test launchers; only tests and test-support do.
+    // Production code never reaches for the test launchers; only tests, test-support and the
+    // benchmarks' kit do.
     files: ['apps/*/src/**/*.ts', 'libs/*/src/**/*.ts'],
-    ignores: ['**/*.test.ts', '**/test-support/**', 'libs/testing/**'],
+    ignores: ['**/*.test.ts', '**/test-support/**', 'libs/testing/**', 'libs/bench-kit/**'],
     rules: {
       'no-restricted-imports': ['error', { patterns: [{ group: ['@platform/testing', '@platform/testing/*'], message: 'libs/testing is for tests only.' }] }],
     },

@@ -7,21 +7,10 @@
 // (prepare-context) runs in both. After each "on" round the bench waits for the queue to drain and
 // reports how long that took, so work deferred past the measurement is visible.
 // Run: npx nx run bench-turn:bench-ingestion   (env: ROUNDS, N1, N64, CONCURRENCY, WARMUP, RAMP)
-import { jetstreamManager } from '@nats-io/jetstream';
+import { BENCH_PLATFORM_ENV, calculatorTurn, closedLoop, intEnv, JsonClient, sampleProcess, waitForCalculator, waitForIngestionDrain, type LoadResult } from '@platform/bench-kit';
 import { median, percentile, startInfra, startNatsServer, startPlatform, type NatsServerHandle, type Platform } from '@platform/testing';
 import { connectNats, createLogger, type NatsConnection } from '@platform/service-kit';
-import { performance } from 'node:perf_hooks';
 import { SignJWT } from 'jose';
-import { closedLoop, type LoadResult } from './driver.js';
-import { JsonClient } from './http-client.js';
-import { sampleProcess } from './process-usage.js';
-
-function intEnv(name: string, fallback: number): number {
-  const raw = process.env[name];
-  const value = raw ? Number(raw) : fallback;
-  if (!Number.isInteger(value) || value < 1) throw new Error(`${name} must be a positive integer (got '${raw}')`);
-  return value;
-}
 
 const ROUNDS = intEnv('ROUNDS', 3);
 const N1 = intEnv('N1', 200);
@@ -30,10 +19,6 @@ const CONCURRENCY = intEnv('CONCURRENCY', 64);
 const WARMUP = intEnv('WARMUP', 100);
 const RAMP = intEnv('RAMP', 256);
 const SECRET = 'bench-secret-bench-secret-bench-secret';
-const CONTENT = '[scenario:calculator] What is 12 * (3 + 4)?';
-// Names owned by the memory service (apps/memory/src/ingestion/ingest-consumer.ts, libs/contracts).
-const INGEST_STREAM = 'MEMORY_INGEST';
-const INGEST_CONSUMER = 'memory-ingest';
 
 interface Variant {
   name: 'ingestion on' | 'ingestion off';
@@ -61,25 +46,15 @@ try {
       redisUrl: `${infra.descriptor.redisUrl}/${index + 1}`,
       jwtSecret: SECRET,
       commonEnv: { LOG_LEVEL: 'warn' },
-      env: {
-        orchestrator: { RATE_LIMIT_TURNS_PER_MINUTE: '0', MAX_CONCURRENT_TURNS: '1024', DATABASE_POOL_MAX: '20', CATALOG_REFRESH_MS: '5000', MEMORY_INGEST_ENABLED: String(name === 'ingestion on') },
-        'agent-pool': { CATALOG_REFRESH_MS: '5000' },
-        'llm-sim': { OTEL_SDK_DISABLED: 'true' },
-        memory: { DATABASE_POOL_MAX: '20' },
-      },
+      env: { ...BENCH_PLATFORM_ENV, orchestrator: { ...BENCH_PLATFORM_ENV.orchestrator, MEMORY_INGEST_ENABLED: String(name === 'ingestion on') } },
     });
     const nc = await connectNats({ servers: nats.url, name: 'bench', logger });
     let conversation = 0;
-    const turn = async (): Promise<void> => {
-      const response = await client.post(`${platform.apiUrl}/v1/conversations/${index}-${++conversation}/messages`, { authorization: `Bearer ${token}` }, { content: CONTENT });
-      const body = response.body as { response?: string; error?: { code: string } };
-      if (response.status !== 200) throw new Error(`HTTP ${response.status} ${body.error?.code ?? ''}`);
-      if (!body.response?.includes('84')) throw new Error(`unexpected answer: ${JSON.stringify(body).slice(0, 200)}`);
-    };
+    const turn = (): Promise<void> => calculatorTurn(client, `${platform.apiUrl}/v1/conversations/${index}-${++conversation}/messages`, token);
     variants.push({ name, platform, nats, nc, turn, c1: [], c64: [], cpuPerTurn: [], drainMs: [] });
   }
   for (const v of variants) {
-    await waitForTools(v.platform, token);
+    await waitForCalculator(v.platform.apiUrl, token);
     await closedLoop(v.turn, 1, WARMUP);
     await drain(v);
   }
@@ -115,24 +90,8 @@ async function cpu(v: Variant): Promise<{ orchestrator: number; memory: number }
 }
 
 /** Waits until the memory service has taken every published turn off the work queue; returns how long that took. */
-async function drain(v: Variant): Promise<number> {
-  const started = performance.now();
-  const jsm = await jetstreamManager(v.nc);
-  for (;;) {
-    const info = await jsm.consumers.info(INGEST_STREAM, INGEST_CONSUMER).catch(() => undefined);
-    if (!info || info.num_pending + info.num_ack_pending === 0) return performance.now() - started;
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
-
-async function waitForTools(p: Platform, token: string): Promise<void> {
-  for (let i = 0; i < 150; i++) {
-    const response = await fetch(`${p.apiUrl}/v1/tools`, { headers: { authorization: `Bearer ${token}` } }).catch(() => undefined);
-    const tools = response?.ok ? ((await response.json()) as { tools: Array<{ name: string }> }).tools : [];
-    if (tools.some((t) => t.name === 'calculator')) return;
-    await new Promise((r) => setTimeout(r, 200));
-  }
-  throw new Error('the calculator tool was never discovered');
+function drain(v: Variant): Promise<number> {
+  return waitForIngestionDrain(v.nc);
 }
 
 function report(all: Variant[]): void {

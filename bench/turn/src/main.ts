@@ -4,19 +4,9 @@
 // concurrency 64, and CPU and memory per process. Figures are medians over rounds.
 // PostgreSQL runs durable (fsync, synchronous_commit, full_page_writes on) unless BENCH_POSTGRES=fast.
 // Run: npx nx run bench-turn:bench   (env: ROUNDS, N1, N64, CONCURRENCY, WARMUP, RAMP, BENCH_POSTGRES)
-import { median, percentile, startInfra, startPlatform, type Platform, type PlatformApp, type PostgresDurability } from '@platform/testing';
-import { SignJWT } from 'jose';
-import { closedLoop, type LoadResult } from './driver.js';
-import { JsonClient } from './http-client.js';
+import { closedLoop, cpuCount, intEnv, postgresDurabilityFromEnv, startBenchPlatform, type BenchPlatform, type LoadResult, type PlatformProcess, type ProcessSample } from '@platform/bench-kit';
+import { median, percentile, PLATFORM_APPS } from '@platform/testing';
 import { runOpenLoop } from './open-loop-phase.js';
-import { cpuCount, cpuOfTree, sampleProcess, type ProcessSample } from './process-usage.js';
-
-function intEnv(name: string, fallback: number): number {
-  const raw = process.env[name];
-  const value = raw ? Number(raw) : fallback;
-  if (!Number.isInteger(value) || value < 1) throw new Error(`${name} must be a positive integer (got '${raw}')`);
-  return value;
-}
 
 const ROUNDS = intEnv('ROUNDS', 3);
 const N1 = intEnv('N1', 300);
@@ -25,15 +15,10 @@ const CONCURRENCY = intEnv('CONCURRENCY', 64);
 const WARMUP = intEnv('WARMUP', 200);
 /** Unmeasured turns at full concurrency before each measured phase: sustained means steady state. */
 const RAMP = intEnv('RAMP', 256);
-const APPS: PlatformApp[] = ['api', 'orchestrator', 'agent-pool', 'memory', 'tool-runner', 'llm-sim'];
-/** Shared servers, measured with their child processes (PostgreSQL runs a process per connection). */
-const SERVERS = ['postgres', 'nats-server', 'redis-server'] as const;
-type Measured = PlatformApp | (typeof SERVERS)[number] | 'bench driver';
-const MEASURED: Measured[] = [...APPS, ...SERVERS, 'bench driver'];
-const SECRET = 'bench-secret-bench-secret-bench-secret';
-const CONTENT = '[scenario:calculator] What is 12 * (3 + 4)?';
+type Measured = PlatformProcess | 'bench driver';
+const MEASURED: Measured[] = [...PLATFORM_APPS, 'postgres', 'nats-server', 'redis-server', 'bench driver'];
 
-const POSTGRES = postgresDurability(process.env['BENCH_POSTGRES']);
+const POSTGRES = postgresDurabilityFromEnv();
 /** `closed` (default): latency at concurrency 1 and throughput at CONCURRENCY; `open`: fixed arrival rates. */
 const MODE = process.env['MODE'] ?? 'closed';
 if (MODE !== 'closed' && MODE !== 'open') throw new Error(`MODE must be 'closed' or 'open' (got '${MODE}')`);
@@ -47,50 +32,16 @@ function fractionsEnv(name: string, fallback: number[]): number[] {
   return values;
 }
 
-function postgresDurability(raw: string | undefined): PostgresDurability {
-  if (raw === undefined || raw === '' || raw === 'durable') return 'durable';
-  if (raw === 'fast') return 'fast';
-  throw new Error(`BENCH_POSTGRES must be 'durable' (default) or 'fast' (got '${raw}')`);
-}
-
-const infra = await startInfra({ postgres: { durability: POSTGRES } });
-const client = new JsonClient();
-let platform: Platform | undefined;
+let bench: BenchPlatform | undefined;
 try {
-  platform = await startPlatform({
-    natsUrl: infra.descriptor.natsUrl,
-    databaseUrl: infra.descriptor.postgresUrl,
-    redisUrl: infra.descriptor.redisUrl,
-    jwtSecret: SECRET,
-    commonEnv: { LOG_LEVEL: 'warn' },
-    // Production settings, except what a load test must lift: the per-tenant rate limit (one
-    // tenant sends everything), the back-pressure limit, and a larger Postgres pool. The test
-    // launcher's fast tool discovery (every second) is put back to the production default.
-    env: {
-      orchestrator: { RATE_LIMIT_TURNS_PER_MINUTE: '0', MAX_CONCURRENT_TURNS: '1024', DATABASE_POOL_MAX: '20', CATALOG_REFRESH_MS: '5000' },
-      'agent-pool': { CATALOG_REFRESH_MS: '5000' },
-      // llm-sim stands in for the model provider, whose tracing is not the platform's cost.
-      'llm-sim': { OTEL_SDK_DISABLED: 'true' },
-      memory: { DATABASE_POOL_MAX: '20' },
-    },
-  });
-  const running = platform;
-  const token = await new SignJWT({ tenant: 'bench' }).setProtectedHeader({ alg: 'HS256' }).setIssuedAt().setExpirationTime('2h').sign(new TextEncoder().encode(SECRET));
-  let conversation = 0;
-  const turn = async (): Promise<void> => {
-    const response = await client.post(`${running.apiUrl}/v1/conversations/bench-${++conversation}/messages`, { authorization: `Bearer ${token}` }, { content: CONTENT });
-    const body = response.body as { response?: string; toolCalls?: unknown[]; error?: { code: string } };
-    if (response.status !== 200) throw new Error(`HTTP ${response.status} ${body.error?.code ?? ''}`);
-    if (!body.response?.includes('84') || body.toolCalls?.length !== 1) throw new Error(`unexpected answer: ${JSON.stringify(body).slice(0, 200)}`);
-  };
-  await waitForTools(running, token);
+  bench = await startBenchPlatform({ durability: POSTGRES });
+  const running = bench;
+  const turn = (): Promise<void> => running.turn();
 
   const samples = async (): Promise<Map<Measured, ProcessSample>> => {
-    const apps = await Promise.all(APPS.map(async (app) => [app, await sampleProcess(running.process(app)!.pid!)] as const));
-    const serverPids: Record<(typeof SERVERS)[number], number | undefined> = { postgres: infra.postgres.pid, 'nats-server': infra.nats.pid, 'redis-server': infra.redis.pid };
-    const servers = await Promise.all(SERVERS.map(async (name) => [name, { cpuMs: await cpuOfTree(serverPids[name]!), rssMiB: NaN }] as const));
+    const platform = await running.sample();
     const self = process.cpuUsage();
-    return new Map<Measured, ProcessSample>([...apps, ...servers, ['bench driver', { cpuMs: (self.user + self.system) / 1000, rssMiB: process.memoryUsage().rss / 2 ** 20 }]]);
+    return new Map<Measured, ProcessSample>([...platform, ['bench driver', { cpuMs: (self.user + self.system) / 1000, rssMiB: process.memoryUsage().rss / 2 ** 20 }]]);
   };
 
   const cold = await closedLoop(turn, 1, 1);
@@ -125,19 +76,7 @@ try {
     report(cold, sequential, concurrent, ramps, memory);
   }
 } finally {
-  client.close();
-  await platform?.stop();
-  await infra.stop();
-}
-
-async function waitForTools(p: Platform, token: string): Promise<void> {
-  for (let i = 0; i < 150; i++) {
-    const response = await fetch(`${p.apiUrl}/v1/tools`, { headers: { authorization: `Bearer ${token}` } }).catch(() => undefined);
-    const tools = response?.ok ? ((await response.json()) as { tools: Array<{ name: string }> }).tools : [];
-    if (tools.some((t) => t.name === 'calculator')) return;
-    await new Promise((r) => setTimeout(r, 200));
-  }
-  throw new Error('the calculator tool was never discovered');
+  await bench?.stop();
 }
 
 function out(line: string): void {

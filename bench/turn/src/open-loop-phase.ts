@@ -2,7 +2,7 @@
 // fractions of it, with latency percentiles from each turn's intended send time; and the rate at
 // which p99 passes the tail target.
 import { median, percentile } from '@platform/testing';
-import { closedLoop, type Turn } from './driver.js';
+import { closedLoop, type Turn } from '@platform/bench-kit';
 import { openLoop, type OpenLoopResult } from './open-loop.js';
 
 export interface OpenLoopSettings {

@@ -1,5 +1,5 @@
 import { performance } from 'node:perf_hooks';
-import type { Turn } from './driver.js';
+import type { Turn } from '@platform/bench-kit';
 
 export interface OpenLoopResult {
   /** Offered rate (turns per second). */

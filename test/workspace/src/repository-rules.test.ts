@@ -28,7 +28,7 @@ describe('repository rules', () => {
     const list = /export const PLATFORM_APPS = \[([^\]]*)\]/.exec(launcher)?.[1] ?? '';
     const apps = [...list.matchAll(/'([^']+)'/g)].map((m) => m[1]!);
     expect(apps).toContain('orchestrator');
-    for (const project of ['deploy/local', 'test/e2e', 'test/chaos', 'bench/turn']) {
+    for (const project of ['deploy/local', 'test/e2e', 'test/chaos', 'bench/turn', 'bench/peers']) {
       const config = JSON.parse(readFileSync(path.join(root, project, 'project.json'), 'utf8')) as { implicitDependencies?: string[] };
       const missing = apps.filter((app) => !(config.implicitDependencies ?? []).includes(app));
       expect({ project, missing }).toEqual({ project, missing: [] });

@@ -7,14 +7,27 @@ export interface LoadResult {
   elapsedMs: number;
 }
 
-/** One 2-step turn through the HTTP API; resolves with its latency, throws on any non-success. */
+/** One turn; resolves when it is done, throws on any non-success. */
 export type Turn = (worker: number, index: number) => Promise<void>;
 
 /**
  * Runs `total` turns with `concurrency` workers in a closed loop (each worker sends its next turn
  * when the previous one is answered), recording every latency and counting failures.
  */
-export async function closedLoop(turn: Turn, concurrency: number, total: number): Promise<LoadResult> {
+export function closedLoop(turn: Turn, concurrency: number, total: number): Promise<LoadResult> {
+  return drive(turn, concurrency, (index) => index < total);
+}
+
+/**
+ * The same closed loop for a fixed time: workers start turns for `durationMs`, and the turns
+ * started by then finish (they count; elapsed time runs until the last one ends).
+ */
+export function closedLoopFor(turn: Turn, concurrency: number, durationMs: number): Promise<LoadResult> {
+  const until = performance.now() + durationMs;
+  return drive(turn, concurrency, () => performance.now() < until);
+}
+
+async function drive(turn: Turn, concurrency: number, more: (index: number) => boolean): Promise<LoadResult> {
   const latenciesMs: number[] = [];
   let errors = 0;
   let firstError: string | undefined;
@@ -22,7 +35,7 @@ export async function closedLoop(turn: Turn, concurrency: number, total: number)
   const started = performance.now();
   await Promise.all(
     Array.from({ length: concurrency }, async (_, worker) => {
-      for (let index = next++; index < total; index = next++) {
+      for (let index = next++; more(index); index = next++) {
         const t0 = performance.now();
         try {
           await turn(worker, index);

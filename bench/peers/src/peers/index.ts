@@ -1,0 +1,29 @@
+import type { BenchPlatform } from '@platform/bench-kit';
+import type { ModelEndpoint, Peer } from '../peer.js';
+import { langGraphPeer } from './langgraph.js';
+import { mastraPeer } from './mastra.js';
+import { openaiAgentsPeer } from './openai-agents.js';
+import { ourEnginePeer } from './our-engine.js';
+import { ourPlatformPeer } from './our-platform.js';
+import { vercelAiPeer } from './vercel-ai.js';
+
+/** Every peer, by key, in the order of the tables: the frameworks, then ours. */
+export const PEER_KEYS = ['vercel-ai', 'openai-agents', 'langgraph', 'mastra', 'our-engine', 'our-platform'] as const;
+export type PeerKey = (typeof PEER_KEYS)[number];
+
+export function makePeer(key: PeerKey, endpoint: ModelEndpoint, platform: BenchPlatform): Peer {
+  switch (key) {
+    case 'vercel-ai':
+      return vercelAiPeer(endpoint);
+    case 'openai-agents':
+      return openaiAgentsPeer(endpoint);
+    case 'langgraph':
+      return langGraphPeer(endpoint);
+    case 'mastra':
+      return mastraPeer(endpoint);
+    case 'our-engine':
+      return ourEnginePeer(endpoint);
+    case 'our-platform':
+      return ourPlatformPeer(platform);
+  }
+}

@@ -1,0 +1,27 @@
+// LangGraph.js: the prebuilt createReactAgent with one tool, over @langchain/openai's ChatOpenAI.
+import { tool } from '@langchain/core/tools';
+import { createReactAgent } from '@langchain/langgraph/prebuilt';
+import { ChatOpenAI } from '@langchain/openai';
+import { z } from 'zod';
+import { CALCULATOR_DESCRIPTION, CallLog, INSTRUCTIONS, MODEL, PROMPT, verifyTurn } from '../calculator-turn.js';
+import { ownCpuMs, type ModelEndpoint, type Peer } from '../peer.js';
+
+export function langGraphPeer(endpoint: ModelEndpoint): Peer {
+  const llm = new ChatOpenAI({ model: MODEL, apiKey: endpoint.apiKey, configuration: { baseURL: endpoint.baseURL } });
+  const calculator = tool(async (input, config) => JSON.stringify((config.configurable as { log: CallLog }).log.run(input)), {
+    name: 'calculator',
+    description: CALCULATOR_DESCRIPTION,
+    schema: z.object({ expression: z.string() }),
+  });
+  const agent = createReactAgent({ llm, tools: [calculator], prompt: INSTRUCTIONS });
+  return {
+    key: 'langgraph',
+    name: 'LangGraph.js (createReactAgent)',
+    async turn() {
+      const log = new CallLog();
+      const state = await agent.invoke({ messages: [{ role: 'user', content: PROMPT }] }, { configurable: { log } });
+      verifyTurn(this.name, log, state.messages.at(-1)?.content);
+    },
+    cpuMs: async () => ownCpuMs(),
+  };
+}

@@ -1,0 +1,68 @@
+// The side-by-side tables (markdown): figures, ratios to ours, the issue's targets, and where the
+// platform's CPU goes.
+import type { PeerSummary } from './summary.js';
+
+export interface ReportContext {
+  latencyMs: number;
+  concurrency: number;
+  rounds: number;
+}
+
+const fmt = (n: number, digits = 1): string => (Number.isFinite(n) ? n.toFixed(digits) : '-');
+const ratio = (a: number, b: number): string => (Number.isFinite(a) && Number.isFinite(b) && b > 0 ? `${(a / b).toFixed(2)}x` : '-');
+
+export function reportLatency(summaries: readonly PeerSummary[], context: ReportContext): string[] {
+  const c = context.concurrency;
+  const lines = [
+    `\n### Model latency ${context.latencyMs} ms (medians of ${context.rounds} rounds)`,
+    '',
+    `| peer | p50 c1 (ms) | p99 c1 (ms) | turns/s c${c} | p50 / p99 c${c} (ms) | CPU ms/turn | llm-sim CPU ms/turn | failed turns |`,
+    '|---|---|---|---|---|---|---|---|',
+  ];
+  for (const s of summaries) {
+    const errors = s.errors ? `**${s.errors}** in ${s.failedRounds} round(s): ${s.firstError ?? ''}` : '0';
+    lines.push(`| ${s.name} | ${fmt(s.p50c1)} | ${fmt(s.p99c1)} | ${fmt(s.throughput, 0)} | ${fmt(s.p50Load)} / ${fmt(s.p99Load)} | ${fmt(s.cpuPerTurn, 2)} | ${fmt(s.llmSimCpuPerTurn, 2)} | ${errors} |`);
+  }
+  const engine = summaries.find((s) => s.key === 'our-engine');
+  const platform = summaries.find((s) => s.key === 'our-platform');
+  for (const ours of [engine, platform]) {
+    if (!ours) continue;
+    lines.push('', `Each peer as a ratio to **${ours.name}** (latency and CPU: below 1 is less than ours; throughput: above 1 is more than ours):`, '');
+    lines.push(`| peer | p50 c1 | p99 c1 | turns/s c${c} | CPU ms/turn |`, '|---|---|---|---|---|');
+    for (const s of summaries) {
+      if (s === ours) continue;
+      lines.push(`| ${s.name} | ${ratio(s.p50c1, ours.p50c1)} | ${ratio(s.p99c1, ours.p99c1)} | ${ratio(s.throughput, ours.throughput)} | ${ratio(s.cpuPerTurn, ours.cpuPerTurn)} |`);
+    }
+  }
+  lines.push(...targets(summaries, c));
+  if (platform) {
+    lines.push('', `Where the platform's CPU goes at concurrency ${c} (ms per turn; the memory ingestion queue drained ${fmt(platform.settleMs, 0)} ms after the phase, and that work is counted):`, '');
+    lines.push('| process | CPU ms/turn |', '|---|---|');
+    for (const [process, ms] of [...platform.cpuPerTurnByProcess].sort((a, b) => b[1] - a[1])) lines.push(`| ${process} | ${fmt(ms, 2)} |`);
+    lines.push(`| (bench driver, the HTTP client; not counted above) | ${fmt(platform.driverCpuPerTurn, 2)} |`);
+  }
+  return lines;
+}
+
+/** The issue's targets, checked on this latency's figures. */
+function targets(summaries: readonly PeerSummary[], c: number): string[] {
+  const engine = summaries.find((s) => s.key === 'our-engine');
+  const platform = summaries.find((s) => s.key === 'our-platform');
+  const frameworks = summaries.filter((s) => s.key !== 'our-engine' && s.key !== 'our-platform' && s.errors === 0);
+  const langgraph = summaries.find((s) => s.key === 'langgraph');
+  const lines = ['', 'Targets (issue 16):', ''];
+  const met = (ok: boolean): string => (ok ? 'met' : 'NOT met');
+  if (engine && frameworks.length) {
+    const fastestLatency = frameworks.reduce((a, b) => (b.p50c1 < a.p50c1 ? b : a));
+    const cheapest = frameworks.reduce((a, b) => (b.cpuPerTurn < a.cpuPerTurn ? b : a));
+    lines.push(`- our engine at least as fast as the fastest peer per turn: p50 c1 ${fmt(engine.p50c1, 2)} ms against ${fmt(fastestLatency.p50c1, 2)} ms (${fastestLatency.name}): ${met(engine.p50c1 <= fastestLatency.p50c1)}; CPU ${fmt(engine.cpuPerTurn, 2)} ms/turn against ${fmt(cheapest.cpuPerTurn, 2)} ms (${cheapest.name}): ${met(engine.cpuPerTurn <= cheapest.cpuPerTurn)}`);
+  }
+  if (platform && frameworks.length) {
+    const fastest = frameworks.reduce((a, b) => (b.throughput > a.throughput ? b : a));
+    lines.push(`- the platform at >= 0.5x the fastest in-process peer's throughput at c${c}: ${fmt(platform.throughput, 0)} against ${fmt(fastest.throughput, 0)} turns/s (${fastest.name}), ${ratio(platform.throughput, fastest.throughput)}: ${met(platform.throughput >= 0.5 * fastest.throughput)}`);
+  }
+  if (platform && langgraph) {
+    lines.push(`- the platform ahead of LangGraph.js on latency and throughput: p50 c1 ${fmt(platform.p50c1)} against ${fmt(langgraph.p50c1)} ms, ${fmt(platform.throughput, 0)} against ${fmt(langgraph.throughput, 0)} turns/s: ${met(platform.p50c1 < langgraph.p50c1 && platform.throughput > langgraph.throughput)}`);
+  }
+  return lines;
+}

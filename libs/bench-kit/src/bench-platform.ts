@@ -1,0 +1,136 @@
+// The whole platform as bench/turn measures it: every service its own process from its built
+// output, on private NATS, PostgreSQL (durable unless told otherwise) and Redis, with production
+// settings except what a load test must lift; and the 2-step calculator turn through its HTTP API.
+import { connect, type NatsConnection } from '@nats-io/transport-node';
+import { PLATFORM_APPS, startInfra, startPlatform, type Infra, type Platform, type PlatformApp, type PostgresDurability } from '@platform/testing';
+import { SignJWT } from 'jose';
+import { waitForIngestionDrain } from './ingestion-queue.js';
+import { JsonClient } from './json-client.js';
+import { cpuOfTree, sampleProcess, type ProcessSample } from './process-usage.js';
+
+const SECRET = 'bench-secret-bench-secret-bench-secret';
+/** llm-sim's `calculator` scenario: one calculator call, then an answer quoting its result. */
+export const CALCULATOR_TURN_CONTENT = '[scenario:calculator] What is 12 * (3 + 4)?';
+/** What llm-sim's platform-started process accepts (libs/testing's startPlatform). */
+const SIM_API_KEY = 'sim-key';
+const SIM_MODEL = 'sim-1';
+
+/** Shared servers, measured with their child processes (PostgreSQL runs a process per connection). */
+export const BENCH_SERVERS = ['postgres', 'nats-server', 'redis-server'] as const;
+export type BenchServer = (typeof BENCH_SERVERS)[number];
+/** A process the bench measures: a platform app or one of the shared servers. */
+export type PlatformProcess = PlatformApp | BenchServer;
+
+/**
+ * Production settings, except what a load test must lift: the per-tenant rate limit (one tenant
+ * sends everything), the back-pressure limit, and a larger Postgres pool. The test launcher's fast
+ * tool discovery (every second) is put back to the production default. llm-sim stands in for the
+ * model provider, whose tracing is not the platform's cost.
+ */
+export const BENCH_PLATFORM_ENV: Partial<Record<PlatformApp, Record<string, string>>> = {
+  orchestrator: { RATE_LIMIT_TURNS_PER_MINUTE: '0', MAX_CONCURRENT_TURNS: '1024', DATABASE_POOL_MAX: '20', CATALOG_REFRESH_MS: '5000' },
+  'agent-pool': { CATALOG_REFRESH_MS: '5000' },
+  'llm-sim': { OTEL_SDK_DISABLED: 'true' },
+  memory: { DATABASE_POOL_MAX: '20' },
+};
+
+/** `BENCH_POSTGRES`: `durable` (default, production) or `fast` (the test launcher's settings). */
+export function postgresDurabilityFromEnv(raw = process.env['BENCH_POSTGRES']): PostgresDurability {
+  if (raw === undefined || raw === '' || raw === 'durable') return 'durable';
+  if (raw === 'fast') return 'fast';
+  throw new Error(`BENCH_POSTGRES must be 'durable' (default) or 'fast' (got '${raw}')`);
+}
+
+export interface BenchPlatform {
+  readonly infra: Infra;
+  readonly platform: Platform;
+  readonly durability: PostgresDurability;
+  /** The platform's llm-sim as an OpenAI-compatible endpoint (`…/v1`), for clients outside it. */
+  readonly model: { baseURL: string; apiKey: string; model: string };
+  /** llm-sim's root URL, for its test-only `/_sim/*` endpoints. */
+  readonly llmSimUrl: string;
+  /** One calculator turn in a new conversation; throws unless it answered 200 with the tool's result. */
+  turn(): Promise<void>;
+  /** CPU and memory so far of every platform app and shared server. */
+  sample(): Promise<Map<PlatformProcess, ProcessSample>>;
+  /** Waits until memory's ingestion queue is empty; returns how long that took. */
+  drainIngestion(): Promise<number>;
+  stop(): Promise<void>;
+}
+
+export interface BenchPlatformOptions {
+  durability: PostgresDurability;
+}
+
+export async function startBenchPlatform(options: BenchPlatformOptions): Promise<BenchPlatform> {
+  const infra = await startInfra({ postgres: { durability: options.durability } });
+  const client = new JsonClient();
+  let platform: Platform | undefined;
+  let nc: NatsConnection | undefined;
+  try {
+    platform = await startPlatform({
+      natsUrl: infra.descriptor.natsUrl,
+      databaseUrl: infra.descriptor.postgresUrl,
+      redisUrl: infra.descriptor.redisUrl,
+      jwtSecret: SECRET,
+      commonEnv: { LOG_LEVEL: 'warn' },
+      env: BENCH_PLATFORM_ENV,
+    });
+    nc = await connect({ servers: infra.descriptor.natsUrl, name: 'bench' });
+    const running = platform;
+    const connection = nc;
+    const token = await new SignJWT({ tenant: 'bench' }).setProtectedHeader({ alg: 'HS256' }).setIssuedAt().setExpirationTime('12h').sign(new TextEncoder().encode(SECRET));
+    await waitForCalculator(running.apiUrl, token);
+    const llmSimUrl = running.llmSimUrl!;
+    let conversation = 0;
+    const serverPids: Record<BenchServer, number | undefined> = { postgres: infra.postgres.pid, 'nats-server': infra.nats.pid, 'redis-server': infra.redis.pid };
+    return {
+      infra,
+      platform: running,
+      durability: options.durability,
+      model: { baseURL: `${llmSimUrl}/v1`, apiKey: SIM_API_KEY, model: SIM_MODEL },
+      llmSimUrl,
+      async turn() {
+        await calculatorTurn(client, `${running.apiUrl}/v1/conversations/bench-${++conversation}/messages`, token);
+      },
+      async sample() {
+        const apps = await Promise.all(PLATFORM_APPS.map(async (app) => [app, await sampleProcess(running.process(app)!.pid!)] as const));
+        const servers = await Promise.all(BENCH_SERVERS.map(async (name) => [name, { cpuMs: await cpuOfTree(serverPids[name]!), rssMiB: NaN }] as const));
+        return new Map<PlatformProcess, ProcessSample>([...apps, ...servers]);
+      },
+      drainIngestion: () => waitForIngestionDrain(connection),
+      async stop() {
+        client.close();
+        await connection.close().catch(() => undefined);
+        await running.stop();
+        await infra.stop();
+      },
+    };
+  } catch (error) {
+    client.close();
+    await nc?.close().catch(() => undefined);
+    await platform?.stop();
+    await infra.stop();
+    throw error;
+  }
+}
+
+/** POSTs the calculator turn; throws unless the answer is 200, quotes 84, and one tool call succeeded. */
+export async function calculatorTurn(client: JsonClient, url: string, token: string): Promise<void> {
+  const response = await client.post(url, { authorization: `Bearer ${token}` }, { content: CALCULATOR_TURN_CONTENT });
+  const body = response.body as { response?: string; toolCalls?: Array<{ name?: string; status?: string }>; error?: { code: string } };
+  if (response.status !== 200) throw new Error(`HTTP ${response.status} ${body.error?.code ?? ''}`);
+  const call = body.toolCalls?.length === 1 ? body.toolCalls[0] : undefined;
+  if (!body.response?.includes('= 84') || call?.name !== 'calculator' || call.status !== 'success') throw new Error(`unexpected answer: ${JSON.stringify(body).slice(0, 200)}`);
+}
+
+/** Waits until the api lists the calculator tool (the tool runner has registered). */
+export async function waitForCalculator(apiUrl: string, token: string): Promise<void> {
+  for (let i = 0; i < 150; i++) {
+    const response = await fetch(`${apiUrl}/v1/tools`, { headers: { authorization: `Bearer ${token}` } }).catch(() => undefined);
+    const tools = response?.ok ? ((await response.json()) as { tools: Array<{ name: string }> }).tools : [];
+    if (tools.some((t) => t.name === 'calculator')) return;
+    await new Promise((r) => setTimeout(r, 200));
+  }
+  throw new Error('the calculator tool was never discovered');
+}

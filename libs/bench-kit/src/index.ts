@@ -1,0 +1,18 @@
+export { closedLoop, closedLoopFor, type LoadResult, type Turn } from './closed-loop.js';
+export { JsonClient } from './json-client.js';
+export { cpuCount, cpuOfTree, sampleProcess, type ProcessSample } from './process-usage.js';
+export { intEnv, intListEnv } from './env-settings.js';
+export { waitForIngestionDrain, MEMORY_INGEST_CONSUMER } from './ingestion-queue.js';
+export {
+  startBenchPlatform,
+  calculatorTurn,
+  waitForCalculator,
+  postgresDurabilityFromEnv,
+  BENCH_PLATFORM_ENV,
+  BENCH_SERVERS,
+  CALCULATOR_TURN_CONTENT,
+  type BenchPlatform,
+  type BenchPlatformOptions,
+  type BenchServer,
+  type PlatformProcess,
+} from './bench-platform.js';
