@@ -10,6 +10,7 @@ import { ensureIngestStreams, IngestConsumer } from './ingestion/ingest-consumer
 import { TurnIngestor } from './ingestion/turn-ingestor.js';
 import { FactQueries } from './knowledge/fact-queries.js';
 import { FactSaver } from './knowledge/fact-saver.js';
+import { RunEndListener } from './knowledge/run-end-listener.js';
 import { TurnStore } from './knowledge/turn-store.js';
 import { WorkingMemoryStore } from './knowledge/working-memory-store.js';
 import { knowledgeServiceImplementation } from './knowledge-service.js';
@@ -155,6 +156,10 @@ async function wire(config: MemoryConfig, logger: Logger, pool: pg.Pool, closers
   await consumer.start();
   started.ingest = consumer;
   closers.push(() => consumer.stop());
+
+  const runEnds = new RunEndListener(nc, workingMemory, logger);
+  runEnds.start();
+  closers.push(() => runEnds.stop());
 
   let runner: ToolRunner | undefined;
   if (config.MEMORY_TOOLS_ENABLED) {

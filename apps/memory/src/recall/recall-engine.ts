@@ -163,14 +163,14 @@ export class RecallEngine {
       const terms = tsquery.split(' | ');
       const { rows } = await client.query<{ key: string }>(
         `SELECT key FROM (
-           SELECT 'f:' || c.fact_id AS key, ts_rank(c.search_vector, to_tsquery('english', $3)) AS rank
-           FROM (SELECT DISTINCT ON (f.fact_id) f.fact_id, f.search_vector FROM unnest($6::text[]) AS t,
-                   LATERAL (SELECT fact_id, search_vector FROM facts
+           SELECT 'f:' || c.fact_id AS key, ts_rank(c.search_vector, to_tsquery('english', $3)) AS rank, c.valid_from AS at
+           FROM (SELECT DISTINCT ON (f.fact_id) f.fact_id, f.search_vector, f.valid_from FROM unnest($6::text[]) AS t,
+                   LATERAL (SELECT fact_id, search_vector, valid_from FROM facts
                             WHERE tenant_id = $1 AND valid_to IS NULL AND ${prefix} AND search_vector @@ plainto_tsquery('english', t) LIMIT $7) AS f) AS c
            UNION ALL
-           SELECT 'e:' || episode_id, ts_rank(search_vector, to_tsquery('english', $3)) FROM episodes
+           SELECT 'e:' || episode_id, ts_rank(search_vector, to_tsquery('english', $3)), created_at FROM episodes
            WHERE $5 AND tenant_id = $1 AND ${prefix} AND search_vector @@ to_tsquery('english', $3)) AS hits
-         ORDER BY rank DESC, key LIMIT $4`,
+         ORDER BY rank DESC, at DESC, key LIMIT $4`,
         [q.tenantId, q.collectionPrefix, tsquery, limit, q.includeEpisodes, terms, this.settings.perTermCandidates],
       );
       fulltext.push(...rows.map((r) => r.key));
@@ -178,14 +178,14 @@ export class RecallEngine {
     if (words.length) {
       const { rows } = await client.query<{ key: string }>(
         `SELECT key FROM (
-           SELECT 'f:' || f.fact_id AS key, sum(f.sim) AS sim FROM unnest($3::text[]) AS w,
-             LATERAL (SELECT fact_id, word_similarity(w, search_text) AS sim FROM facts
+           SELECT 'f:' || f.fact_id AS key, sum(f.sim) AS sim, max(f.valid_from) AS at FROM unnest($3::text[]) AS w,
+             LATERAL (SELECT fact_id, word_similarity(w, search_text) AS sim, valid_from FROM facts
                       WHERE tenant_id = $1 AND valid_to IS NULL AND ${prefix} AND w <% search_text LIMIT $6) AS f
            GROUP BY f.fact_id
            UNION ALL
-           SELECT 'e:' || episode_id, sum(word_similarity(w, summary)) FROM episodes, unnest($3::text[]) AS w
+           SELECT 'e:' || episode_id, sum(word_similarity(w, summary)), max(created_at) FROM episodes, unnest($3::text[]) AS w
            WHERE $5 AND tenant_id = $1 AND ${prefix} AND w <% summary GROUP BY episode_id) AS hits
-         ORDER BY sim DESC, key LIMIT $4`,
+         ORDER BY sim DESC, at DESC, key LIMIT $4`,
         [q.tenantId, q.collectionPrefix, words, limit, q.includeEpisodes, this.settings.perTermCandidates],
       );
       trigram.push(...rows.map((r) => r.key));
