@@ -7,7 +7,10 @@ import { MemoryConfig } from './config.js';
 import { startMemoryServer, type MemoryServer } from './server.js';
 
 // The ranking of a fixed corpus, pinned: changes to how recall finds candidates (indexes, bounded
-// top-k per search) must not change what it returns or in which order.
+// top-k per search) must not change what it returns or in which order. The snapshot was taken with
+// the engine that compared every query word with every fact's whole text; the vocabulary-based
+// trigram search returns the same, except one match that spanned two words of a text ("live"
+// found in "Eve likes": "ve " from one word, "li" from the next), which it no longer makes.
 const logger = createLogger({ service: 'memory-recall-ranking-test', level: 'silent' });
 let nats: NatsServerHandle;
 let server: MemoryServer;

@@ -89,6 +89,7 @@ async function wire(config: MemoryConfig, logger: Logger, pool: pg.Pool, closers
       candidates: config.MEMORY_RECALL_CANDIDATES,
       trigramThreshold: config.MEMORY_RECALL_TRIGRAM_THRESHOLD,
       trigramWords: config.MEMORY_RECALL_TRIGRAM_WORDS,
+      trigramTerms: config.MEMORY_RECALL_TRIGRAM_TERMS,
       perTermCandidates: config.MEMORY_RECALL_PER_TERM_CANDIDATES,
       historyMessages: config.MEMORY_RECALL_HISTORY_MESSAGES,
       embeddingTimeoutMs: config.MEMORY_EMBEDDING_TIMEOUT_MS,

@@ -11,6 +11,8 @@ export interface RecallSettings extends FusionSettings {
   candidates: number;
   trigramThreshold: number;
   trigramWords: number;
+  /** Vocabulary words (closest first) one query word is matched to. */
+  trigramTerms: number;
   /** Facts one query term may bring to a search (bounds recall cost on common terms). */
   perTermCandidates: number;
   historyMessages: number;
@@ -157,9 +159,10 @@ export class RecallEngine {
     const fulltext: string[] = [];
     const trigram: string[] = [];
     if (tsquery) {
-      // Each query term brings at most `perTerm` facts: a term that many facts share (a common
-      // predicate like "live") cannot tell them apart anyway, and ranking all of its matches would
-      // make recall cost grow with the tenant's size. Selective terms bring all their matches.
+      // Each query term brings at most `perTerm` facts (and episodes), read from the tenant's own
+      // GIN entries: a term that many facts share (a common predicate like "live") cannot tell them
+      // apart anyway, and ranking all of its matches would make recall cost grow with the tenant's
+      // size. Selective terms bring all their matches; only that bounded set is ranked.
       const terms = tsquery.split(' | ');
       const { rows } = await client.query<{ key: string }>(
         `SELECT key FROM (
@@ -168,25 +171,45 @@ export class RecallEngine {
                    LATERAL (SELECT fact_id, search_vector, valid_from FROM facts
                             WHERE tenant_id = $1 AND valid_to IS NULL AND ${prefix} AND search_vector @@ plainto_tsquery('english', t) LIMIT $7) AS f) AS c
            UNION ALL
-           SELECT 'e:' || episode_id, ts_rank(search_vector, to_tsquery('english', $3)), created_at FROM episodes
-           WHERE $5 AND tenant_id = $1 AND ${prefix} AND search_vector @@ to_tsquery('english', $3)) AS hits
+           SELECT 'e:' || c.episode_id, ts_rank(c.search_vector, to_tsquery('english', $3)), c.created_at
+           FROM (SELECT DISTINCT ON (e.episode_id) e.episode_id, e.search_vector, e.created_at FROM unnest($6::text[]) AS t,
+                   LATERAL (SELECT episode_id, search_vector, created_at FROM episodes
+                            WHERE $5 AND tenant_id = $1 AND ${prefix} AND search_vector @@ plainto_tsquery('english', t) LIMIT $7) AS e) AS c) AS hits
          ORDER BY rank DESC, at DESC, key LIMIT $4`,
         [q.tenantId, q.collectionPrefix, tsquery, limit, q.includeEpisodes, terms, this.settings.perTermCandidates],
       );
       fulltext.push(...rows.map((r) => r.key));
     }
     if (words.length) {
+      // Each query word is compared with the tenant's vocabulary (recall_terms: its distinct words,
+      // a few thousand rows, trigram-indexed), not with every text. Its closest words, best first,
+      // fetch their facts through the full-text index until the word has `limit` candidates; those
+      // are scored by word similarity against their whole text, as a full scan would score them.
       const { rows } = await client.query<{ key: string }>(
-        `SELECT key FROM (
-           SELECT 'f:' || f.fact_id AS key, sum(f.sim) AS sim, max(f.valid_from) AS at FROM unnest($3::text[]) AS w,
-             LATERAL (SELECT fact_id, word_similarity(w, search_text) AS sim, valid_from FROM facts
-                      WHERE tenant_id = $1 AND valid_to IS NULL AND ${prefix} AND w <% search_text LIMIT $6) AS f
-           GROUP BY f.fact_id
+        `WITH near AS (
+           SELECT q.w, t.term, t.sim FROM unnest($3::text[]) AS q(w),
+             LATERAL (SELECT term, word_similarity(q.w, term) AS sim FROM recall_terms
+                      WHERE tenant_id = $1 AND q.w <% term ORDER BY sim DESC, term LIMIT $6) AS t)
+         SELECT key FROM (
+           SELECT 'f:' || s.fact_id AS key, sum(s.sim) AS sim, max(s.at) AS at FROM (
+             SELECT DISTINCT q.w, c.fact_id, c.at, word_similarity(q.w, c.body) AS sim FROM unnest($3::text[]) AS q(w),
+               LATERAL (SELECT f.fact_id, f.valid_from AS at, f.search_text AS body FROM near n,
+                          LATERAL (SELECT fact_id, valid_from, search_text FROM facts
+                                   WHERE tenant_id = $1 AND valid_to IS NULL AND ${prefix} AND search_vector @@ plainto_tsquery('english', n.term) LIMIT $4) AS f
+                        WHERE n.w = q.w ORDER BY n.sim DESC, n.term LIMIT $4) AS c
+             WHERE q.w <% c.body) AS s
+           GROUP BY s.fact_id
            UNION ALL
-           SELECT 'e:' || episode_id, sum(word_similarity(w, summary)), max(created_at) FROM episodes, unnest($3::text[]) AS w
-           WHERE $5 AND tenant_id = $1 AND ${prefix} AND w <% summary GROUP BY episode_id) AS hits
+           SELECT 'e:' || s.episode_id, sum(s.sim), max(s.at) FROM (
+             SELECT DISTINCT q.w, c.episode_id, c.at, word_similarity(q.w, c.body) AS sim FROM unnest($3::text[]) AS q(w),
+               LATERAL (SELECT e.episode_id, e.created_at AS at, e.summary AS body FROM near n,
+                          LATERAL (SELECT episode_id, created_at, summary FROM episodes
+                                   WHERE $5 AND tenant_id = $1 AND ${prefix} AND search_vector @@ plainto_tsquery('english', n.term) LIMIT $4) AS e
+                        WHERE n.w = q.w ORDER BY n.sim DESC, n.term LIMIT $4) AS c
+             WHERE q.w <% c.body) AS s
+           GROUP BY s.episode_id) AS hits
          ORDER BY sim DESC, at DESC, key LIMIT $4`,
-        [q.tenantId, q.collectionPrefix, words, limit, q.includeEpisodes, this.settings.perTermCandidates],
+        [q.tenantId, q.collectionPrefix, words, limit, q.includeEpisodes, this.settings.trigramTerms],
       );
       trigram.push(...rows.map((r) => r.key));
     }
