@@ -18,7 +18,7 @@ import { memoryServiceImplementation } from './memory-service.js';
 import { MessageStore } from './message-store.js';
 import { MemoryAnswerer } from './recall/memory-answerer.js';
 import { RecallEngine } from './recall/recall-engine.js';
-import { VectorIndex, type VectorStatus } from './recall/vector-index.js';
+import { VECTOR_CONNECTION_SETTINGS, VectorIndex, type VectorStatus } from './recall/vector-index.js';
 import { SessionSweeper } from './sessions/session-sweeper.js';
 import { serveMemoryTools } from './tools/memory-tools.js';
 
@@ -41,7 +41,16 @@ export interface MemoryServer {
 }
 
 export async function startMemoryServer(config: MemoryConfig, logger: Logger): Promise<MemoryServer> {
-  const pool = await openServiceDatabase({ url: config.DATABASE_URL, schema: MEMORY_SCHEMA, migrationsDir, applicationName: 'memory', maxConnections: config.DATABASE_POOL_MAX, logger });
+  const pool = await openServiceDatabase({
+    url: config.DATABASE_URL,
+    schema: MEMORY_SCHEMA,
+    migrationsDir,
+    applicationName: 'memory',
+    maxConnections: config.DATABASE_POOL_MAX,
+    // Recall's searches run on separate connections at once, so what they rely on is set per connection.
+    settings: { 'pg_trgm.word_similarity_threshold': String(config.MEMORY_RECALL_TRIGRAM_THRESHOLD), ...VECTOR_CONNECTION_SETTINGS },
+    logger,
+  });
   const closers: (() => Promise<void>)[] = [() => pool.end()];
   const closeAll = async () => {
     for (const close of closers.reverse()) await close().catch((err: unknown) => logger.warn({ err: (err as Error).message }, 'error while stopping'));
