@@ -88,6 +88,8 @@ export const MemoryConfig = z.object({
   MEMORY_RECALL_PER_TERM_CANDIDATES: env.positiveInt().default(200),
   /** Query words (the longest, stop words left out) compared by trigram. */
   MEMORY_RECALL_TRIGRAM_WORDS: env.positiveInt().max(50).default(6),
+  /** Vocabulary words (the closest by trigram similarity) each of those query words is matched to. */
+  MEMORY_RECALL_TRIGRAM_TERMS: env.positiveInt().max(100).default(8),
   /** Lowest cosine similarity for a vector neighbour to count as a match (nearest is not always near). */
   MEMORY_RECALL_VECTOR_MIN_SIMILARITY: z.coerce.number().min(-1).max(1).default(0.25),
   /** Messages the recent-history fallback returns at most. */

@@ -279,9 +279,28 @@ describe('collections, tenants and forgetting', () => {
     expect(forgot.factsDeleted).toBe(rest.length);
     expect((await listFacts('acme', { subject: 'Bob', includeSuperseded: true })).facts).toEqual([]);
     expect((await recall('acme', 'Bob likes rust go java')).items.some((i) => i.fact?.subject === 'Bob')).toBe(false);
+    expect((await db.query(`SELECT term FROM recall_terms WHERE tenant_id = 'acme' AND term IN ('bob', 'rust', 'java')`)).rows).toEqual([]);
     const { rows } = await db.query<{ action: string; target: string; actor: string }>(`SELECT action, target, actor FROM audit_log WHERE tenant_id = 'acme' ORDER BY at`);
     expect(rows.map((r) => r.action)).toEqual(['delete_fact', 'forget_subject']);
     expect(rows.every((r) => !/bob/i.test(r.target))).toBe(true);
+  });
+
+  it('forgets the episodes that name the subject as a whole word, not those where it is part of a word', async () => {
+    const episode = (summary: string) =>
+      db.query<{ episode_id: string }>(
+        `INSERT INTO episodes (tenant_id, collection, conversation_id, kind, summary, first_seq, last_seq) VALUES ('acme', 'user:ann', 'conv-ann', 'turn', $1, 1, 2) RETURNING episode_id`,
+        [summary],
+      );
+    await episode('Ann booked a train to Lyon.');
+    await episode("The user asked about ann's birthday party.");
+    const anna = (await episode('Anna prefers aisle seats; Joanne and Annabel came along.')).rows[0]!.episode_id;
+    const forgot = await client.rpc.forgetSubject({ tenantId: 'acme', subject: 'Ann', collectionPrefix: '', actor: 'alice', reason: 'privacy request' });
+    expect(forgot.episodesDeleted).toBe(2);
+    const { rows } = await db.query<{ episode_id: string }>(`SELECT episode_id FROM episodes WHERE tenant_id = 'acme' AND conversation_id = 'conv-ann'`);
+    expect(rows.map((r) => r.episode_id)).toEqual([anna]);
+    // The trigram vocabulary keeps no trace of the forgotten name, only of the words still in use.
+    const terms = await db.query<{ term: string }>(`SELECT term FROM recall_terms WHERE tenant_id = 'acme' AND term IN ('ann', 'anna', 'lyon')`);
+    expect(terms.rows.map((r) => r.term)).toEqual(['anna']);
   });
 
   it('refuses bad input with typed errors', async () => {

@@ -10,6 +10,7 @@ import { ensureIngestStreams, IngestConsumer } from './ingestion/ingest-consumer
 import { TurnIngestor } from './ingestion/turn-ingestor.js';
 import { FactQueries } from './knowledge/fact-queries.js';
 import { FactSaver } from './knowledge/fact-saver.js';
+import { RunEndListener } from './knowledge/run-end-listener.js';
 import { TurnStore } from './knowledge/turn-store.js';
 import { WorkingMemoryStore } from './knowledge/working-memory-store.js';
 import { knowledgeServiceImplementation } from './knowledge-service.js';
@@ -17,7 +18,7 @@ import { memoryServiceImplementation } from './memory-service.js';
 import { MessageStore } from './message-store.js';
 import { MemoryAnswerer } from './recall/memory-answerer.js';
 import { RecallEngine } from './recall/recall-engine.js';
-import { VectorIndex, type VectorStatus } from './recall/vector-index.js';
+import { VECTOR_CONNECTION_SETTINGS, VectorIndex, type VectorStatus } from './recall/vector-index.js';
 import { SessionSweeper } from './sessions/session-sweeper.js';
 import { serveMemoryTools } from './tools/memory-tools.js';
 
@@ -40,7 +41,16 @@ export interface MemoryServer {
 }
 
 export async function startMemoryServer(config: MemoryConfig, logger: Logger): Promise<MemoryServer> {
-  const pool = await openServiceDatabase({ url: config.DATABASE_URL, schema: MEMORY_SCHEMA, migrationsDir, applicationName: 'memory', maxConnections: config.DATABASE_POOL_MAX, logger });
+  const pool = await openServiceDatabase({
+    url: config.DATABASE_URL,
+    schema: MEMORY_SCHEMA,
+    migrationsDir,
+    applicationName: 'memory',
+    maxConnections: config.DATABASE_POOL_MAX,
+    // Recall's searches run on separate connections at once, so what they rely on is set per connection.
+    settings: { 'pg_trgm.word_similarity_threshold': String(config.MEMORY_RECALL_TRIGRAM_THRESHOLD), ...VECTOR_CONNECTION_SETTINGS },
+    logger,
+  });
   const closers: (() => Promise<void>)[] = [() => pool.end()];
   const closeAll = async () => {
     for (const close of closers.reverse()) await close().catch((err: unknown) => logger.warn({ err: (err as Error).message }, 'error while stopping'));
@@ -88,6 +98,7 @@ async function wire(config: MemoryConfig, logger: Logger, pool: pg.Pool, closers
       candidates: config.MEMORY_RECALL_CANDIDATES,
       trigramThreshold: config.MEMORY_RECALL_TRIGRAM_THRESHOLD,
       trigramWords: config.MEMORY_RECALL_TRIGRAM_WORDS,
+      trigramTerms: config.MEMORY_RECALL_TRIGRAM_TERMS,
       perTermCandidates: config.MEMORY_RECALL_PER_TERM_CANDIDATES,
       historyMessages: config.MEMORY_RECALL_HISTORY_MESSAGES,
       embeddingTimeoutMs: config.MEMORY_EMBEDDING_TIMEOUT_MS,
@@ -155,6 +166,10 @@ async function wire(config: MemoryConfig, logger: Logger, pool: pg.Pool, closers
   await consumer.start();
   started.ingest = consumer;
   closers.push(() => consumer.stop());
+
+  const runEnds = new RunEndListener(nc, workingMemory, logger);
+  runEnds.start();
+  closers.push(() => runEnds.stop());
 
   let runner: ToolRunner | undefined;
   if (config.MEMORY_TOOLS_ENABLED) {

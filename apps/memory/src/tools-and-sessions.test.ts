@@ -1,3 +1,4 @@
+import { runEndedSubject } from '@platform/contracts';
 import { memoryV1 } from '@platform/proto';
 import { connectNats, createGrpcClient, createLogger, type GrpcClientHandle, type NatsConnection } from '@platform/service-kit';
 import { startNatsServer, type NatsServerHandle } from '@platform/testing';
@@ -67,6 +68,20 @@ describe('memory tools over the tool protocol', () => {
     expect(await call('working_memory_get', {}, { tenantId: 'globex' })).toMatchObject({ status: 'success', output: {} });
     expect(await call('working_memory_set', { key: 'bad key!', value: 1 })).toMatchObject({ status: 'invalid' });
     expect((await client.rpc.clearWorkingMemory({ tenantId: 'acme', runId: 'run-t' })).cleared).toBe(1);
+  });
+
+  it('drops a run\'s working memory when the run-ended notice comes, for that tenant and run only', async () => {
+    await call('working_memory_set', { key: 'hotel', value: 'Ryokan' }, { runId: 'run-ending' });
+    await call('working_memory_set', { key: 'hotel', value: 'kept' }, { runId: 'run-ending', tenantId: 'globex' });
+    await call('working_memory_set', { key: 'hotel', value: 'kept' }, { runId: 'run-going-on' });
+    nc.publish(runEndedSubject('acme'), 'not json');
+    const notice = { type: 'run.ended', tenantId: 'acme', runId: 'run-ending', conversationId: 'conv-t', stopReason: 'final_answer', endedAt: new Date().toISOString() };
+    nc.publish(runEndedSubject('acme'), JSON.stringify(notice));
+    const keysOf = async (tenantId: string, runId: string) => (await client.rpc.getWorkingMemory({ tenantId, runId, keys: [] })).entries.length;
+    for (let i = 0; i < 200 && (await keysOf('acme', 'run-ending')) > 0; i++) await new Promise((r) => setTimeout(r, 50));
+    expect(await keysOf('acme', 'run-ending')).toBe(0);
+    expect(await keysOf('globex', 'run-ending')).toBe(1);
+    expect(await keysOf('acme', 'run-going-on')).toBe(1);
   });
 });
 

@@ -14,10 +14,11 @@ import { NO_AGENT_RESULTS, withAgentResults } from './agents/agent-results.js';
 import { expiryNoticeResult } from './agents/expiry-notice.js';
 import type { PoolAgents } from './agents/pool-agents.js';
 import type { ToolBreakers } from './tool-breakers.js';
-import type { MemoryRecall, MemoryRecallReport } from './pipeline/memory-recall.js';
+import type { MemoryRecall } from './pipeline/memory-recall.js';
 import type { PendingAgentStep } from './pipeline/pending-agents.js';
 import { prepareContext } from './pipeline/prepare-context.js';
 import type { FinishedTurnPublisher } from './pipeline/publish-finished-turn.js';
+import type { RunEndPublisher } from './pipeline/publish-run-end.js';
 import type { ShouldProcess } from './pipeline/should-process.js';
 import type { AgentProfile, ProfileRegistry } from './profiles.js';
 import { isOutage } from './run-outage.js';
@@ -47,6 +48,8 @@ export interface TurnExecutorDependencies {
   memoryRecall: MemoryRecall;
   /** Hands each finished turn to long-term memory (off the turn's path); absent = ingestion off. */
   finishedTurns?: FinishedTurnPublisher;
+  /** Announces each run's end after its `execution_end` (per-run state elsewhere is dropped); absent = not announced. */
+  runEnds?: RunEndPublisher;
   logger: Logger;
 }
 
@@ -83,8 +86,6 @@ function syntheticResult(runId: string, stopReason: LoopResult['stopReason'], re
  */
 export class TurnExecutor {
   private readonly active = new Map<string, AttemptState>();
-  /** What the recall step injected into each run this process prepared, until it is recorded. */
-  private readonly recallReports = new Map<string, MemoryRecallReport>();
 
   constructor(private readonly deps: TurnExecutorDependencies) {}
 
@@ -134,6 +135,7 @@ export class TurnExecutor {
       // `execution_end` goes out once the run is recorded, so a client that sees it can read the run.
       events.sink(end ?? { type: 'execution_end', result, runId: run.runId, seq: 0, at: Date.now() });
       await events.flush();
+      this.deps.runEnds?.announce({ tenantId: run.tenantId, conversationId: run.conversationId, runId: run.runId, stopReason: result.stopReason });
       return finished;
     } catch (err) {
       if (err instanceof LeaseLostError || attempt.abandoned) {
@@ -149,7 +151,7 @@ export class TurnExecutor {
     } finally {
       clearInterval(heartbeat);
       this.active.delete(run.runId);
-      this.recallReports.delete(run.runId);
+      this.deps.memoryRecall.release(run.runId);
     }
   }
 
@@ -236,6 +238,7 @@ export class TurnExecutor {
     // discover once now rather than run a turn that offers the model no tools.
     if (this.deps.catalog.list().length === 0) await this.deps.catalog.refresh();
     const prepared = await prepareContext(this.deps.memory, { messages: this.deps.config.HISTORY_MESSAGES, bytes: this.deps.config.HISTORY_MAX_BYTES }, {
+      runId: run.runId,
       tenantId: run.tenantId,
       conversationId: run.conversationId,
       content: run.content,
@@ -246,16 +249,7 @@ export class TurnExecutor {
       agentExchanges,
       memoryRecall: this.deps.memoryRecall,
     });
-    if (prepared.memoryRecall) this.recallReports.set(run.runId, prepared.memoryRecall);
     return prepared.messages;
-  }
-
-  /** The recall report of this attempt, or (a resumed run) what its journaled input holds. */
-  private recallReport(run: ClaimedRun): MemoryRecallReport | undefined {
-    const fresh = this.recallReports.get(run.runId);
-    if (fresh || !run.input) return fresh;
-    const system = run.input[0]?.role === 'system' ? run.input[0].content : '';
-    return this.deps.memoryRecall.recovered(system);
   }
 
   /**
@@ -276,7 +270,7 @@ export class TurnExecutor {
       appendId: run.runId,
     });
     void this.deps.finishedTurns?.publish({ tenantId: run.tenantId, conversationId: run.conversationId, runId: run.runId, profile: run.profile, messages: turnMessages, firstSeq: appended.firstSeq });
-    const finished = await this.deps.records.finish(run, runStatus(result), result, this.recallReport(run));
+    const finished = await this.deps.records.finish(run, runStatus(result), result, this.deps.memoryRecall.reportFor(run.runId, run.input));
     // From the message's arrival: queueing, every attempt and the pipeline, as the user waited.
     recordTurn({ profile: run.profile, status: finished.status, stopReason: result.stopReason }, Math.max(0, Date.now() - run.createdAt.getTime()) / 1000);
     await this.deps.shouldProcess.recordTokens(run.tenantId, result.usage.totalTokens);

@@ -43,6 +43,9 @@ export {
   RUN_EVENTS_SUBJECT_PREFIX,
   SUBJECT_SAFE_RUN_ID,
   runEventsSubject,
+  RUN_ENDED_SUBJECT_PREFIX,
+  runEndedSubject,
+  RunEnded,
   RunEventType,
   RunEventEnvelope,
 } from './run-events.js';

@@ -1,4 +1,6 @@
 import { z } from 'zod';
+import { tenantSubjectToken } from './agent-pool-events.js';
+import { ConversationId, RunId, TenantId } from './ids.js';
 
 /**
  * Run events as clients receive them (SSE) and as they are kept: every event of a run is a
@@ -41,3 +43,26 @@ export const RunEventEnvelope = z.object({
   data: z.record(z.string(), z.unknown()),
 });
 export type RunEventEnvelope = z.infer<typeof RunEventEnvelope>;
+
+/**
+ * The run-ended notice: published (core NATS, fire-and-forget) by the orchestrator once a run's
+ * `execution_end` went out, on `platform.run-ended.<tenant token>`. Services that keep per-run
+ * state (the memory service's working memory) drop it on this signal; they also expire it by
+ * age, because a notice sent while they were down is not kept.
+ */
+export const RUN_ENDED_SUBJECT_PREFIX = 'platform.run-ended';
+
+export function runEndedSubject(tenantId: string): string {
+  return `${RUN_ENDED_SUBJECT_PREFIX}.${tenantSubjectToken(tenantId)}`;
+}
+
+export const RunEnded = z.object({
+  type: z.literal('run.ended'),
+  tenantId: TenantId,
+  runId: RunId,
+  conversationId: ConversationId,
+  /** The loop's stop reason (`final_answer`, `agent_waiting`, `cancelled`...). */
+  stopReason: z.string().max(64),
+  endedAt: z.string().datetime(),
+});
+export type RunEnded = z.infer<typeof RunEnded>;

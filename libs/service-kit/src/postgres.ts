@@ -9,7 +9,24 @@ export interface PostgresOptions {
   applicationName: string;
   /** The service's own schema; unqualified table names resolve there. */
   searchPath?: string;
+  /**
+   * Settings every connection starts with (sent as `-c name=value` options), e.g. an extension's
+   * operator threshold. Names and values: letters, digits, "_", "." and "-" only.
+   */
+  settings?: Readonly<Record<string, string>>;
   logger: Logger;
+}
+
+const SAFE_SETTING = /^[A-Za-z0-9_.-]+$/;
+
+/** The libpq `options` string: search_path and the settings, validated (they are not quoted). */
+function connectionOptions(options: PostgresOptions): string | undefined {
+  const settings = { ...(options.searchPath ? { search_path: options.searchPath } : {}), ...options.settings };
+  const flags = Object.entries(settings).map(([name, value]) => {
+    if (!SAFE_SETTING.test(name) || !SAFE_SETTING.test(value)) throw new Error(`connection setting ${name}=${value} must be letters, digits, "_", "." or "-"`);
+    return `-c ${name}=${value}`;
+  });
+  return flags.length ? flags.join(' ') : undefined;
 }
 
 /** What a log line keeps of a client error: never the client itself (its config and statements). */
@@ -29,7 +46,7 @@ export function createPgPool(options: PostgresOptions): pg.Pool {
     connectionString: options.url,
     max: options.maxConnections ?? 10,
     application_name: options.applicationName,
-    ...(options.searchPath ? { options: `-c search_path=${options.searchPath}` } : {}),
+    ...(connectionOptions(options) ? { options: connectionOptions(options) } : {}),
     idleTimeoutMillis: 30_000,
     connectionTimeoutMillis: 10_000,
   });

@@ -1,4 +1,5 @@
-import { memoryContextItems, MEMORY_CONTEXT_OPEN } from '@platform/contracts';
+import { memoryContextItems, MEMORY_CONTEXT_OPEN, RunEnded, runEndedSubject } from '@platform/contracts';
+import { connectNats, createLogger } from '@platform/service-kit';
 import { sharedInfra } from '@platform/testing/vitest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { api, bootPlatform, waitFor, type SuitePlatform } from './support.js';
@@ -109,6 +110,25 @@ describe('a preference from turn 1, recalled at turn 30', () => {
     expect(item).toMatchObject({ kind: 'fact' });
     expect(item?.matchedBy.length).toBeGreaterThan(0);
     expect(item?.why).toBeTruthy();
+  });
+});
+
+describe('the end of a run', () => {
+  it('is announced after its execution_end, so memory drops the run\'s working memory', async () => {
+    const nc = await connectNats({ servers: platform.natsUrl, name: 'memory-e2e-run-end', logger: createLogger({ service: 'memory-e2e', level: 'silent' }) });
+    try {
+      const notices = nc.subscribe(runEndedSubject(TENANT));
+      await nc.flush();
+      const turn = await say('[scenario:plain] One more thing about the number 3.');
+      for await (const msg of notices) {
+        const notice = RunEnded.parse(JSON.parse(msg.string()));
+        if (notice.runId !== turn.runId) continue;
+        expect(notice).toMatchObject({ tenantId: TENANT, conversationId: CONVERSATION, stopReason: 'final_answer' });
+        break;
+      }
+    } finally {
+      await nc.drain();
+    }
   });
 });
 

@@ -25,6 +25,16 @@ export interface Deletion {
 /** Audit targets name a subject by hash: the log must not keep what was forgotten. */
 const subjectDigest = (subject: string): string => `sha256:${createHash('sha256').update(subject.toLowerCase()).digest('hex').slice(0, 32)}`;
 
+const WORD_CHAR = '[\\p{L}\\p{N}\\p{M}_]';
+
+/** Says whether `text` names `subject` as a whole word or phrase, ignoring case: "Ann" is in "Ann's cat", not in "Anna". */
+export function mentionsWholeWord(text: string, subject: string): boolean {
+  const phrase = subject.trim();
+  if (phrase === '') return false;
+  const escaped = phrase.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+  return new RegExp(`(?<!${WORD_CHAR})${escaped}(?!${WORD_CHAR})`, 'iu').test(text);
+}
+
 /** Reading, listing and hard-deleting facts. Every statement is scoped by tenant. */
 export class FactQueries {
   constructor(
@@ -75,13 +85,17 @@ export class FactQueries {
       const ids = facts.rows.map((r) => r.fact_id);
       await client.query('UPDATE facts SET superseded_by = NULL WHERE tenant_id = $1 AND superseded_by = ANY($2::uuid[])', [tenantId, ids]);
       const entities = await client.query(`DELETE FROM entities WHERE tenant_id = $1 AND ${collectionPrefixSql('$2')} AND lower(name) = lower($3)`, [tenantId, collectionPrefix, subject]);
-      // An episode whose summary mentions the subject goes too: a summary cannot be half forgotten.
-      const episodes = await client.query<{ episode_id: string }>(
-        `DELETE FROM episodes WHERE tenant_id = $1 AND ${collectionPrefixSql('$2')} AND position(lower($3) IN lower(summary)) > 0 RETURNING episode_id`,
+      // An episode whose summary names the subject goes too: a summary cannot be half forgotten.
+      // "Names" is a whole-word match ("Ann" is not in "Anna"): the text search narrows the rows,
+      // a Unicode-aware word-boundary test decides.
+      const mentioning = await client.query<{ episode_id: string; summary: string }>(
+        `SELECT episode_id, summary FROM episodes WHERE tenant_id = $1 AND ${collectionPrefixSql('$2')} AND position(lower($3) IN lower(summary)) > 0 FOR UPDATE`,
         [tenantId, collectionPrefix, subject],
       );
-      await this.vectors()?.forget(client, tenantId, [...ids, ...episodes.rows.map((r) => r.episode_id)]);
-      const counts = { facts: ids.length, entities: entities.rowCount ?? 0, episodes: episodes.rowCount ?? 0 };
+      const naming = mentioning.rows.filter((r) => mentionsWholeWord(r.summary, subject)).map((r) => r.episode_id);
+      if (naming.length) await client.query('DELETE FROM episodes WHERE tenant_id = $1 AND episode_id = ANY($2::uuid[])', [tenantId, naming]);
+      await this.vectors()?.forget(client, tenantId, [...ids, ...naming]);
+      const counts = { facts: ids.length, entities: entities.rowCount ?? 0, episodes: naming.length };
       const auditId = await this.audit(client, tenantId, 'forget_subject', `subject:${subjectDigest(subject)}`, actor, reason, counts);
       return { auditId, ...counts };
     });

@@ -11,6 +11,8 @@ export interface RecallSettings extends FusionSettings {
   candidates: number;
   trigramThreshold: number;
   trigramWords: number;
+  /** Vocabulary words (closest first) one query word is matched to. */
+  trigramTerms: number;
   /** Facts one query term may bring to a search (bounds recall cost on common terms). */
   perTermCandidates: number;
   historyMessages: number;
@@ -86,127 +88,144 @@ export class RecallEngine {
   ) {}
 
   async recall(q: RecallQuery): Promise<memoryV1.RecallResponse> {
-    let vector: number[] | undefined;
-    let vectorError = '';
-    if (this.vectors) {
-      try {
-        vector = await this.vectors.embedQuery(q.query, AbortSignal.timeout(this.settings.embeddingTimeoutMs));
-      } catch (err) {
-        vectorError = `embeddings unavailable: ${(err as Error).message}`;
-        this.logger.warn({ err: (err as Error).message }, 'recall falls back to keyword + trigram');
-      }
-    }
-    const client = await this.pool.connect();
-    try {
-      await client.query('BEGIN READ ONLY');
-      await client.query(`SELECT set_config('pg_trgm.word_similarity_threshold', $1, true)`, [String(this.settings.trigramThreshold)]);
-      const rankings = await this.rankings(client, q, vector);
-      const ranked = rankings.flatMap((r) => r.keys);
-      if (ranked.length === 0) {
-        await client.query('COMMIT');
-        return await this.recentHistory(q, vectorError);
-      }
-      const { facts, episodes } = await this.load(client, q.tenantId, ranked);
-      await client.query('COMMIT');
-      const now = Date.now();
-      const fused = fuseRankings(
-        rankings,
-        (key) => {
-          const time = facts.get(key)?.valid_from ?? episodes.get(key)?.created_at;
-          return time ? (now - time.getTime()) / DAY_MS : 0;
-        },
-        this.settings,
-      );
-      const items: memoryV1.RecalledItem[] = [];
-      let used = 0;
-      let dropped = 0;
-      for (const item of fused) {
-        const fact = facts.get(item.key);
-        const episode = episodes.get(item.key);
-        if (!fact && !episode) continue;
-        const text = fact ? factText(fact) : `earlier (${episode!.created_at.toISOString().slice(0, 10)}): ${episode!.summary}`;
-        const tokens = estimateTokens(text);
-        if (items.length >= q.limit || (q.tokenBudget > 0 && used + tokens > q.tokenBudget)) {
-          dropped += 1;
-          continue;
-        }
-        used += tokens;
-        items.push({
-          ...(fact ? { fact: factToProto(fact) } : { episode: episodeToProto(episode!) }),
-          score: item.score,
-          matchedBy: item.matchedBy,
-          why: whyRecalled(item),
-          text,
-          estimatedTokens: tokens,
-        });
-      }
-      return { items, searchMode: vector ? 'hybrid' : 'keyword', vectorError, droppedForBudget: dropped, usedTokens: used };
-    } catch (err) {
-      await client.query('ROLLBACK').catch(() => undefined);
-      throw err;
-    } finally {
-      client.release();
-    }
-  }
-
-  private async rankings(client: pg.PoolClient, q: RecallQuery, vector: number[] | undefined): Promise<Ranking[]> {
-    const limit = this.settings.candidates;
-    const tsquery = orQuery(q.query);
-    const words = trigramWords(q.query, this.settings.trigramWords);
-    const prefix = collectionPrefixSql('$2');
-    const fulltext: string[] = [];
-    const trigram: string[] = [];
-    if (tsquery) {
-      // Each query term brings at most `perTerm` facts: a term that many facts share (a common
-      // predicate like "live") cannot tell them apart anyway, and ranking all of its matches would
-      // make recall cost grow with the tenant's size. Selective terms bring all their matches.
-      const terms = tsquery.split(' | ');
-      const { rows } = await client.query<{ key: string }>(
-        `SELECT key FROM (
-           SELECT 'f:' || c.fact_id AS key, ts_rank(c.search_vector, to_tsquery('english', $3)) AS rank
-           FROM (SELECT DISTINCT ON (f.fact_id) f.fact_id, f.search_vector FROM unnest($6::text[]) AS t,
-                   LATERAL (SELECT fact_id, search_vector FROM facts
-                            WHERE tenant_id = $1 AND valid_to IS NULL AND ${prefix} AND search_vector @@ plainto_tsquery('english', t) LIMIT $7) AS f) AS c
-           UNION ALL
-           SELECT 'e:' || episode_id, ts_rank(search_vector, to_tsquery('english', $3)) FROM episodes
-           WHERE $5 AND tenant_id = $1 AND ${prefix} AND search_vector @@ to_tsquery('english', $3)) AS hits
-         ORDER BY rank DESC, key LIMIT $4`,
-        [q.tenantId, q.collectionPrefix, tsquery, limit, q.includeEpisodes, terms, this.settings.perTermCandidates],
-      );
-      fulltext.push(...rows.map((r) => r.key));
-    }
-    if (words.length) {
-      const { rows } = await client.query<{ key: string }>(
-        `SELECT key FROM (
-           SELECT 'f:' || f.fact_id AS key, sum(f.sim) AS sim FROM unnest($3::text[]) AS w,
-             LATERAL (SELECT fact_id, word_similarity(w, search_text) AS sim FROM facts
-                      WHERE tenant_id = $1 AND valid_to IS NULL AND ${prefix} AND w <% search_text LIMIT $6) AS f
-           GROUP BY f.fact_id
-           UNION ALL
-           SELECT 'e:' || episode_id, sum(word_similarity(w, summary)) FROM episodes, unnest($3::text[]) AS w
-           WHERE $5 AND tenant_id = $1 AND ${prefix} AND w <% summary GROUP BY episode_id) AS hits
-         ORDER BY sim DESC, key LIMIT $4`,
-        [q.tenantId, q.collectionPrefix, words, limit, q.includeEpisodes, this.settings.perTermCandidates],
-      );
-      trigram.push(...rows.map((r) => r.key));
-    }
+    // The searches run at once, each on its own pooled connection (the trigram threshold and the
+    // HNSW scan mode are connection settings, see server.ts); the vector search starts as soon as
+    // the query's embedding arrives. Two round trips to Postgres on the critical path: the
+    // rankings, then the items.
+    const embedded = this.embed(q.query);
+    const [fulltext, trigram, vector] = await Promise.all([
+      this.fulltext(q),
+      this.trigram(q),
+      embedded.then(async ({ vector: v }) => (v && this.vectors ? this.vectors.search(this.pool, q.tenantId, q.collectionPrefix, v, this.settings.candidates, q.includeEpisodes, this.settings.vectorMinSimilarity) : undefined)),
+    ]);
+    const { vector: queryVector, vectorError } = await embedded;
     const rankings: Ranking[] = [
       { search: 'fulltext', keys: fulltext },
       { search: 'trigram', keys: trigram },
+      ...(vector ? [{ search: 'vector', keys: vector.map((n) => `${n.kind === 'fact' ? 'f' : 'e'}:${n.id}`) }] : []),
     ];
-    if (vector && this.vectors) {
-      const near = await this.vectors.search(client, q.tenantId, q.collectionPrefix, vector, limit, q.includeEpisodes, this.settings.vectorMinSimilarity);
-      rankings.push({ search: 'vector', keys: near.map((n) => `${n.kind === 'fact' ? 'f' : 'e'}:${n.id}`) });
+    const ranked = rankings.flatMap((r) => r.keys);
+    if (ranked.length === 0) return this.recentHistory(q, vectorError);
+    const { facts, episodes } = await this.load(q.tenantId, ranked);
+    const now = Date.now();
+    const fused = fuseRankings(
+      rankings,
+      (key) => {
+        const time = facts.get(key)?.valid_from ?? episodes.get(key)?.created_at;
+        return time ? (now - time.getTime()) / DAY_MS : 0;
+      },
+      this.settings,
+    );
+    const items: memoryV1.RecalledItem[] = [];
+    let used = 0;
+    let dropped = 0;
+    for (const item of fused) {
+      const fact = facts.get(item.key);
+      const episode = episodes.get(item.key);
+      if (!fact && !episode) continue;
+      const text = fact ? factText(fact) : `earlier (${episode!.created_at.toISOString().slice(0, 10)}): ${episode!.summary}`;
+      const tokens = estimateTokens(text);
+      if (items.length >= q.limit || (q.tokenBudget > 0 && used + tokens > q.tokenBudget)) {
+        dropped += 1;
+        continue;
+      }
+      used += tokens;
+      items.push({
+        ...(fact ? { fact: factToProto(fact) } : { episode: episodeToProto(episode!) }),
+        score: item.score,
+        matchedBy: item.matchedBy,
+        why: whyRecalled(item),
+        text,
+        estimatedTokens: tokens,
+      });
     }
-    return rankings;
+    return { items, searchMode: queryVector ? 'hybrid' : 'keyword', vectorError, droppedForBudget: dropped, usedTokens: used };
   }
 
-  private async load(client: pg.PoolClient, tenantId: string, keys: readonly string[]): Promise<{ facts: Map<string, FactRow>; episodes: Map<string, EpisodeRow> }> {
+  /** The query's embedding, or why there is none (no vector index, or the endpoint failed or was slow). */
+  private async embed(query: string): Promise<{ vector?: number[]; vectorError: string }> {
+    if (!this.vectors) return { vectorError: '' };
+    try {
+      return { vector: await this.vectors.embedQuery(query, AbortSignal.timeout(this.settings.embeddingTimeoutMs)), vectorError: '' };
+    } catch (err) {
+      this.logger.warn({ err: (err as Error).message }, 'recall falls back to keyword + trigram');
+      return { vectorError: `embeddings unavailable: ${(err as Error).message}` };
+    }
+  }
+
+  /** Full-text ranking: item keys, best first. */
+  private async fulltext(q: RecallQuery): Promise<string[]> {
+    const limit = this.settings.candidates;
+    const tsquery = orQuery(q.query);
+    const prefix = collectionPrefixSql('$2');
+    if (!tsquery) return [];
+    // Each query term brings at most `perTerm` facts (and episodes), read from the tenant's own
+    // GIN entries: a term that many facts share (a common predicate like "live") cannot tell them
+    // apart anyway, and ranking all of its matches would make recall cost grow with the tenant's
+    // size. Selective terms bring all their matches; only that bounded set is ranked.
+    const terms = tsquery.split(' | ');
+    const { rows } = await this.pool.query<{ key: string }>(
+      `SELECT key FROM (
+         SELECT 'f:' || c.fact_id AS key, ts_rank(c.search_vector, to_tsquery('english', $3)) AS rank, c.valid_from AS at
+         FROM (SELECT DISTINCT ON (f.fact_id) f.fact_id, f.search_vector, f.valid_from FROM unnest($6::text[]) AS t,
+                 LATERAL (SELECT fact_id, search_vector, valid_from FROM facts
+                          WHERE tenant_id = $1 AND valid_to IS NULL AND ${prefix} AND search_vector @@ plainto_tsquery('english', t) LIMIT $7) AS f) AS c
+         UNION ALL
+         SELECT 'e:' || c.episode_id, ts_rank(c.search_vector, to_tsquery('english', $3)), c.created_at
+         FROM (SELECT DISTINCT ON (e.episode_id) e.episode_id, e.search_vector, e.created_at FROM unnest($6::text[]) AS t,
+                 LATERAL (SELECT episode_id, search_vector, created_at FROM episodes
+                          WHERE $5 AND tenant_id = $1 AND ${prefix} AND search_vector @@ plainto_tsquery('english', t) LIMIT $7) AS e) AS c) AS hits
+       ORDER BY rank DESC, at DESC, key LIMIT $4`,
+      [q.tenantId, q.collectionPrefix, tsquery, limit, q.includeEpisodes, terms, this.settings.perTermCandidates],
+    );
+    return rows.map((r) => r.key);
+  }
+
+  /** Trigram ranking (names, typos): item keys, best first. */
+  private async trigram(q: RecallQuery): Promise<string[]> {
+    const limit = this.settings.candidates;
+    const words = trigramWords(q.query, this.settings.trigramWords);
+    const prefix = collectionPrefixSql('$2');
+    if (words.length === 0) return [];
+    // Each query word is compared with the tenant's vocabulary (recall_terms: its distinct words,
+    // a few thousand rows, trigram-indexed), not with every text. Its closest words, best first,
+    // fetch their facts through the full-text index until the word has `limit` candidates; those
+    // are scored by word similarity against their whole text, as a full scan would score them.
+    const { rows } = await this.pool.query<{ key: string }>(
+      `WITH near AS (
+         SELECT q.w, t.term, t.sim FROM unnest($3::text[]) AS q(w),
+           LATERAL (SELECT term, word_similarity(q.w, term) AS sim FROM recall_terms
+                    WHERE tenant_id = $1 AND q.w <% term ORDER BY sim DESC, term LIMIT $6) AS t)
+       SELECT key FROM (
+         SELECT 'f:' || s.fact_id AS key, sum(s.sim) AS sim, max(s.at) AS at FROM (
+           SELECT DISTINCT q.w, c.fact_id, c.at, word_similarity(q.w, c.body) AS sim FROM unnest($3::text[]) AS q(w),
+             LATERAL (SELECT f.fact_id, f.valid_from AS at, f.search_text AS body FROM near n,
+                        LATERAL (SELECT fact_id, valid_from, search_text FROM facts
+                                 WHERE tenant_id = $1 AND valid_to IS NULL AND ${prefix} AND search_vector @@ plainto_tsquery('english', n.term) LIMIT $4) AS f
+                      WHERE n.w = q.w ORDER BY n.sim DESC, n.term LIMIT $4) AS c
+           WHERE q.w <% c.body) AS s
+         GROUP BY s.fact_id
+         UNION ALL
+         SELECT 'e:' || s.episode_id, sum(s.sim), max(s.at) FROM (
+           SELECT DISTINCT q.w, c.episode_id, c.at, word_similarity(q.w, c.body) AS sim FROM unnest($3::text[]) AS q(w),
+             LATERAL (SELECT e.episode_id, e.created_at AS at, e.summary AS body FROM near n,
+                        LATERAL (SELECT episode_id, created_at, summary FROM episodes
+                                 WHERE $5 AND tenant_id = $1 AND ${prefix} AND search_vector @@ plainto_tsquery('english', n.term) LIMIT $4) AS e
+                      WHERE n.w = q.w ORDER BY n.sim DESC, n.term LIMIT $4) AS c
+           WHERE q.w <% c.body) AS s
+         GROUP BY s.episode_id) AS hits
+       ORDER BY sim DESC, at DESC, key LIMIT $4`,
+      [q.tenantId, q.collectionPrefix, words, limit, q.includeEpisodes, this.settings.trigramTerms],
+    );
+    return rows.map((r) => r.key);
+  }
+
+  private async load(tenantId: string, keys: readonly string[]): Promise<{ facts: Map<string, FactRow>; episodes: Map<string, EpisodeRow> }> {
     const factIds = [...new Set(keys.filter((k) => k.startsWith('f:')).map((k) => k.slice(2)))];
     const episodeIds = [...new Set(keys.filter((k) => k.startsWith('e:')).map((k) => k.slice(2)))];
     const [factRows, episodeRows] = await Promise.all([
-      client.query<FactRow>(`SELECT ${FACT_COLUMNS} FROM facts WHERE tenant_id = $1 AND fact_id = ANY($2::uuid[]) AND valid_to IS NULL`, [tenantId, factIds]),
-      client.query<EpisodeRow>(`SELECT ${EPISODE_COLUMNS} FROM episodes WHERE tenant_id = $1 AND episode_id = ANY($2::uuid[])`, [tenantId, episodeIds]),
+      this.pool.query<FactRow>(`SELECT ${FACT_COLUMNS} FROM facts WHERE tenant_id = $1 AND fact_id = ANY($2::uuid[]) AND valid_to IS NULL`, [tenantId, factIds]),
+      this.pool.query<EpisodeRow>(`SELECT ${EPISODE_COLUMNS} FROM episodes WHERE tenant_id = $1 AND episode_id = ANY($2::uuid[])`, [tenantId, episodeIds]),
     ]);
     return {
       facts: new Map(factRows.rows.map((r) => [`f:${r.fact_id}`, r])),

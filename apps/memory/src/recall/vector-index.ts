@@ -12,6 +12,9 @@ export interface VectorStatus {
   dimensions?: number;
 }
 
+/** Connection settings the vector search relies on (a placeholder until pgvector loads, ignored without it). */
+export const VECTOR_CONNECTION_SETTINGS = { 'hnsw.iterative_scan': 'relaxed_order' } as const;
+
 const literal = (vector: readonly number[]): string => `[${vector.join(',')}]`;
 
 /**
@@ -113,10 +116,11 @@ export class VectorIndex {
   }
 
   /** Item ids nearest to the vector among the tenant's current facts (and episodes), best first. */
-  async search(client: pg.PoolClient, tenantId: string, prefix: string, vector: readonly number[], limit: number, includeEpisodes: boolean, minSimilarity: number): Promise<{ kind: 'fact' | 'episode'; id: string }[]> {
-    // Iterative scans keep walking the HNSW graph until enough rows pass the tenant filter (pgvector >= 0.8).
-    await client.query(`SELECT set_config('hnsw.iterative_scan', 'relaxed_order', true)`).catch(() => undefined);
-    const { rows } = await client.query<{ kind: 'fact' | 'episode'; id: string }>(
+  async search(db: Pick<pg.Pool, 'query'>, tenantId: string, prefix: string, vector: readonly number[], limit: number, includeEpisodes: boolean, minSimilarity: number): Promise<{ kind: 'fact' | 'episode'; id: string }[]> {
+    // Iterative scans keep walking the HNSW graph until enough rows pass the tenant filter
+    // (pgvector >= 0.8): `hnsw.iterative_scan = relaxed_order` is a setting of the service's
+    // connections (VECTOR_CONNECTION_SETTINGS).
+    const { rows } = await db.query<{ kind: 'fact' | 'episode'; id: string }>(
       `SELECT * FROM (
          SELECT e.item_kind AS kind, e.item_id::text AS id, e.embedding <=> $3::vector AS distance
          FROM ${this.table} e

@@ -80,6 +80,19 @@ describe('MemoryRecall', () => {
     expect(server.received).toHaveLength(0);
   });
 
+  it('keeps each run\'s report for its record until the run is released', async () => {
+    server.script = () => Promise.resolve({ searchMode: 'keyword', items: [recalledFact('f-1', 'user prefers window seats')] });
+    const recall = new MemoryRecall(client.rpc, settings, logger);
+    await recall.recall({ ...query, runId: 'run-1' });
+    await recall.recall(query);
+    expect(recall.reportFor('run-1', undefined)).toMatchObject({ status: 'injected', items: [{ id: 'f-1' }] });
+    expect(recall.reportFor('run-2', undefined)).toBeUndefined();
+    const journaled = [{ role: 'system' as const, content: withMemoryContext('Persona', `${MEMORY_CONTEXT_OPEN}\n- user lives in Berlin\n${MEMORY_CONTEXT_CLOSE}`) }];
+    expect(recall.reportFor('run-2', journaled)).toMatchObject({ status: 'recovered', items: [{ text: 'user lives in Berlin' }] });
+    recall.release('run-1');
+    expect(recall.reportFor('run-1', undefined)).toBeUndefined();
+  });
+
   it('reads a journaled prompt back for a resumed run', () => {
     const recall = new MemoryRecall(client.rpc, settings, logger);
     const system = withMemoryContext('You are a travel agent.', `${MEMORY_CONTEXT_OPEN}\npreamble\n- user prefers window seats\n${MEMORY_CONTEXT_CLOSE}`);

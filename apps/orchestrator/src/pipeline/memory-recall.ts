@@ -1,4 +1,4 @@
-import { memoryContextItems, MEMORY_CONTEXT_CLOSE, MEMORY_CONTEXT_OPEN, renderMemoryContext } from '@platform/contracts';
+import { memoryContextItems, MEMORY_CONTEXT_CLOSE, MEMORY_CONTEXT_OPEN, renderMemoryContext, type ChatMessage } from '@platform/contracts';
 import { DEFAULT_LOOP_CONFIG } from '@platform/agent-loop';
 import type { memoryV1 } from '@platform/proto';
 import { PlatformError, type Logger, type PromiseClient } from '@platform/service-kit';
@@ -79,6 +79,8 @@ export interface MemoryRecallOutcome {
 }
 
 export interface RecallQuery {
+  /** The run the recall is for: its report is kept until {@link MemoryRecall.reportFor} / {@link MemoryRecall.release}. */
+  runId?: string;
   tenantId: string;
   conversationId: string;
   /** The user's message. */
@@ -94,6 +96,9 @@ type Recaller = Pick<PromiseClient<memoryV1.MemoryServiceClient>, 'recall'>;
  * becomes a report with no block.
  */
 export class MemoryRecall {
+  /** What the step injected into each run this process prepared, until the run is recorded. */
+  private readonly reports = new Map<string, MemoryRecallReport>();
+
   constructor(
     private readonly memory: Recaller,
     private readonly settings: MemoryRecallSettings,
@@ -101,6 +106,28 @@ export class MemoryRecall {
   ) {}
 
   async recall(query: RecallQuery): Promise<MemoryRecallOutcome> {
+    const outcome = await this.recallFor(query);
+    if (query.runId) this.reports.set(query.runId, outcome.report);
+    return outcome;
+  }
+
+  /**
+   * The report to record with a run: what this process's recall injected into it, or, for a
+   * resumed run whose input an earlier attempt journaled, what that input's system prompt holds.
+   */
+  reportFor(runId: string, journaledInput: readonly ChatMessage[] | null | undefined): MemoryRecallReport | undefined {
+    const fresh = this.reports.get(runId);
+    if (fresh || !journaledInput) return fresh;
+    const system = journaledInput[0]?.role === 'system' ? journaledInput[0].content : '';
+    return this.recovered(system);
+  }
+
+  /** Forgets the run's report (the attempt is over, recorded or not). */
+  release(runId: string): void {
+    this.reports.delete(runId);
+  }
+
+  private async recallFor(query: RecallQuery): Promise<MemoryRecallOutcome> {
     const budgetTokens = this.settings.contextTokens;
     const started = performance.now();
     const report = (status: MemoryRecallStatus, extra: Partial<MemoryRecallReport> = {}): MemoryRecallReport => ({

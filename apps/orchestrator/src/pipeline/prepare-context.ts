@@ -6,6 +6,8 @@ import { loadHistory } from '../history.js';
 import { withMemoryContext, type MemoryRecall, type MemoryRecallReport } from './memory-recall.js';
 
 export interface PrepareContextInput {
+  /** The run being prepared (its recall report is kept for the run's record). */
+  runId?: string;
   tenantId: string;
   conversationId: string;
   content: string;
@@ -38,7 +40,7 @@ export async function prepareContext(
 ): Promise<PreparedContext> {
   const [history, recalled] = await Promise.all([
     loadHistory(memory, input.tenantId, input.conversationId, historyWindow),
-    input.memoryRecall?.recall({ tenantId: input.tenantId, conversationId: input.conversationId, query: input.content }),
+    input.memoryRecall?.recall({ ...(input.runId ? { runId: input.runId } : {}), tenantId: input.tenantId, conversationId: input.conversationId, query: input.content }),
   ]);
   const assembled = assembleTurnInput({
     systemPrompt: withMemoryContext(input.systemPrompt, recalled?.block),
