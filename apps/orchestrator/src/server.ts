@@ -23,6 +23,7 @@ import { AgentPoolStep } from './pipeline/agent-pool-step.js';
 import { MemoryRecall, memoryRecallSettings } from './pipeline/memory-recall.js';
 import { ShouldProcess } from './pipeline/should-process.js';
 import { FinishedTurnPublisher } from './pipeline/publish-finished-turn.js';
+import { TriggeredRunPublisher } from './pipeline/publish-triggered-run.js';
 import { ProfileRegistry } from './profiles.js';
 import { RunRecovery } from './run-recovery.js';
 import { TurnExecutor } from './turn-executor.js';
@@ -126,6 +127,7 @@ export async function startOrchestratorServer(config: OrchestratorConfig, logger
     breakers: new ToolBreakers({ failureThreshold: config.TOOL_BREAKER_FAILURES, cooldownMs: config.TOOL_BREAKER_COOLDOWN_MS, logger }),
     grants,
     memoryRecall: new MemoryRecall(memory.rpc, memoryRecallSettings(config), logger),
+    triggeredRuns: new TriggeredRunPublisher(nc, 5_000, logger),
     ...(config.MEMORY_INGEST_ENABLED ? { finishedTurns: new FinishedTurnPublisher(nc, { maxInlineBytes: config.MEMORY_INGEST_MAX_INLINE_BYTES, maxPending: 1_000 }, logger) } : {}),
     logger,
   });

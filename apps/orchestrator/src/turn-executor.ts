@@ -18,6 +18,7 @@ import type { MemoryRecall, MemoryRecallReport } from './pipeline/memory-recall.
 import type { PendingAgentStep } from './pipeline/pending-agents.js';
 import { prepareContext } from './pipeline/prepare-context.js';
 import type { FinishedTurnPublisher } from './pipeline/publish-finished-turn.js';
+import type { TriggeredRunPublisher } from './pipeline/publish-triggered-run.js';
 import type { ShouldProcess } from './pipeline/should-process.js';
 import type { AgentProfile, ProfileRegistry } from './profiles.js';
 import { isOutage } from './run-outage.js';
@@ -47,6 +48,8 @@ export interface TurnExecutorDependencies {
   memoryRecall: MemoryRecall;
   /** Hands each finished turn to long-term memory (off the turn's path); absent = ingestion off. */
   finishedTurns?: FinishedTurnPublisher;
+  /** Publishes the end of runs that trigger tasks started (absent: nobody listens). */
+  triggeredRuns?: TriggeredRunPublisher;
   logger: Logger;
 }
 
@@ -188,6 +191,7 @@ export class TurnExecutor {
       agents: this.deps.agents,
       breakers: this.deps.breakers,
       grants: this.deps.grants,
+      ...(run.source ? { source: run.source } : {}),
     });
     const input = run.input ?? (await this.firstInput(run, profile, tools, agents.messages));
     const resumed = run.attempts > 1;
@@ -276,6 +280,7 @@ export class TurnExecutor {
       appendId: run.runId,
     });
     void this.deps.finishedTurns?.publish({ tenantId: run.tenantId, conversationId: run.conversationId, runId: run.runId, profile: run.profile, messages: turnMessages, firstSeq: appended.firstSeq });
+    await this.deps.triggeredRuns?.publish(run, result);
     const finished = await this.deps.records.finish(run, runStatus(result), result, this.recallReport(run));
     // From the message's arrival: queueing, every attempt and the pipeline, as the user waited.
     recordTurn({ profile: run.profile, status: finished.status, stopReason: result.stopReason }, Math.max(0, Date.now() - run.createdAt.getTime()) / 1000);
