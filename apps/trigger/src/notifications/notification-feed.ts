@@ -13,7 +13,8 @@ interface FeedRow {
 
 /**
  * Reads a tenant's notification feed (`notification_feed`, written with the fires' outcomes) after
- * a seq, oldest first; with a user, only the notifications of that user's tasks. Every read is
+ * a seq, oldest first; with a user, only the notifications of that user's tasks (and of tasks that
+ * name no user). Every read is
  * scoped by tenant: another tenant's notifications are never returned, whatever the seq.
  */
 export class NotificationFeed {
@@ -22,7 +23,7 @@ export class NotificationFeed {
   async list(tenantId: string, userId: string, afterSeq: number, limit: number): Promise<triggerV1.Notification[]> {
     const { rows } = await this.db.query<FeedRow>(
       `SELECT seq, notification_id, type, task_id, user_id, body, created_at FROM notification_feed
-       WHERE tenant_id = $1 AND seq > $2 AND ($3 = '' OR user_id = $3) ORDER BY seq LIMIT $4`,
+       WHERE tenant_id = $1 AND seq > $2 AND ($3 = '' OR user_id = $3 OR user_id = '') ORDER BY seq LIMIT $4`,
       [tenantId, afterSeq, userId, limit],
     );
     return rows.map((r) => ({
