@@ -16,7 +16,7 @@ function recordingPool(seen: agentPoolV1.StartAgentRequest[]): AgentPoolClient {
   } as unknown as AgentPoolClient;
 }
 
-const context = { runId: 'run_fire_1', deadlineAt: Date.now() + 10_000, signal: new AbortController().signal } as ToolCallContext;
+const context = { runId: 'run_fire_1', deadlineAt: Date.now() + 10_000, signal: new AbortController().signal };
 const call = { id: 'call_1', name: 'send_email', arguments: { to: 'team' } };
 
 describe('the source of an agent the orchestrator starts', () => {
