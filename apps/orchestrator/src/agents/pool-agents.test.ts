@@ -1,4 +1,3 @@
-import type { ToolCallContext } from '@platform/agent-loop';
 import type { agentPoolV1 } from '@platform/proto';
 import { describe, expect, it } from 'vitest';
 import { runSourceOf } from '../orchestrator-service.js';
