@@ -68,7 +68,16 @@ interface RoundResult {
 }
 
 async function startReplicas(databaseUrl: string, count: number): Promise<ServiceProcess[]> {
-  const env = { DATABASE_URL: databaseUrl, NATS_URL: nats.url, GRPC_PORT: '0', LOG_LEVEL: 'warn', TRIGGER_MAX_CONCURRENT_FIRES: '512', DATABASE_POOL_MAX: '20' };
+  const env = {
+    DATABASE_URL: databaseUrl,
+    NATS_URL: nats.url,
+    GRPC_PORT: '0',
+    LOG_LEVEL: 'warn',
+    TRIGGER_MAX_CONCURRENT_FIRES: '512',
+    DATABASE_POOL_MAX: '20',
+    // e.g. BENCH_REPLICA_NODE_OPTIONS='--cpu-prof --cpu-prof-dir=/tmp/prof' profiles each replica.
+    ...(process.env['BENCH_REPLICA_NODE_OPTIONS'] ? { NODE_OPTIONS: process.env['BENCH_REPLICA_NODE_OPTIONS'] } : {}),
+  };
   return Promise.all(Array.from({ length: count }, (_, i) => startServiceProcess({ app: 'trigger', env: { ...env, TRIGGER_REPLICA_ID: `bench-${i}` } })));
 }
 
