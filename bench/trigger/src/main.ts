@@ -6,10 +6,11 @@
 // Run: npx nx run bench-trigger:bench   (env: TASKS, REPLICAS, ROUNDS)
 import { triggerV1 } from '@platform/proto';
 import { connectNats, createGrpcClient, createLogger } from '@platform/service-kit';
-import { median, percentile, startNatsServer, startPostgresServer, startServiceProcess, type ServiceProcess } from '@platform/testing';
+import { median, percentile, startNatsServer, startPostgresServer, startRedisServer, startServiceProcess, type ServiceProcess } from '@platform/testing';
 import { defineTool, serveRunner } from '@platform/tool-sdk';
 import pg from 'pg';
 import { z } from 'zod';
+import { orchestratorDrainRound } from './orchestrator-drain.js';
 
 function intEnv(name: string, fallback: number, min = 1): number {
   const raw = process.env[name];
@@ -25,6 +26,8 @@ const TENANTS = 100;
 const CREATE_CONCURRENCY = 32;
 const EXECUTOR = 'bench_noop';
 const EVENTS = intEnv('EVENTS', 500, 0);
+/** Tasks of the orchestrator-executor burst (0 skips it). */
+const ORCH_TASKS = intEnv('ORCH_TASKS', 500, 0);
 /** event id -> when it was published (event-to-executor latency). */
 const published = new Map<string, number>();
 const eventLatencies: number[] = [];
@@ -183,6 +186,19 @@ try {
   if (EVENTS > 0) {
     const latencies = await eventRound();
     process.stdout.write(`\nevent -> executor (${latencies.length} of ${EVENTS} events, one replica, posted one at a time): p50 ${percentile(latencies, 50)} ms, p99 ${percentile(latencies, 99)} ms\n`);
+  }
+  if (ORCH_TASKS > 0) {
+    const redis = await startRedisServer();
+    try {
+      const r = await orchestratorDrainRound({ natsUrl: nats.url, redisUrl: redis.url, postgres }, ORCH_TASKS, CREATE_CONCURRENCY);
+      process.stdout.write(
+        `\norchestrator executor, ${r.tasks} coinciding tasks (whole platform, llm-sim model, one trigger replica, production admission): ` +
+          `burst drained in ${r.drainMs} ms; executor called p50 ${r.startLagP50} ms / p99 ${r.startLagP99} ms after the scheduled time; ` +
+          `run finished p50 ${r.settleP50} ms / p99 ${r.settleP99} ms; lost ${r.lost}, doubled ${r.doubled}\n`,
+      );
+    } finally {
+      await redis.stop();
+    }
   }
 } finally {
   await runner.stop(1_000);
