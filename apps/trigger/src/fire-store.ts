@@ -37,10 +37,15 @@ export class FireStore {
     const now = new Date(nowMs);
     const { rows } = await this.db.query<FireRow & { task_user_id: string; task_spec: TaskRow['spec'] }>({
       name: 'fires-claim',
-      text: `WITH claimable AS (
-         SELECT fire_id FROM fires
-         WHERE (status = 'pending' AND due_at <= $1) OR (status = 'running' AND lease_expires_at <= $1)
+      // Two scans, each an ordered walk of its partial index that stops at the limit (one OR-ed
+      // condition would read and sort every due row at each claim): fires whose lease ran out first.
+      text: `WITH expired AS (
+         SELECT fire_id FROM fires WHERE status = 'running' AND lease_expires_at <= $1
+         ORDER BY lease_expires_at LIMIT $2 FOR UPDATE SKIP LOCKED),
+       due AS (
+         SELECT fire_id FROM fires WHERE status = 'pending' AND due_at <= $1
          ORDER BY due_at LIMIT $2 FOR UPDATE SKIP LOCKED),
+       claimable AS (SELECT fire_id FROM expired UNION ALL SELECT fire_id FROM due LIMIT $2),
        claimed AS (
          UPDATE fires f SET status = 'running', attempts = f.attempts + 1, lease_owner = $3, lease_expires_at = $4,
            started_at = coalesce(f.started_at, $1)

@@ -28,6 +28,8 @@ const EXECUTOR = 'bench_noop';
 const EVENTS = intEnv('EVENTS', 500, 0);
 /** Tasks of the orchestrator-executor burst (0 skips it). */
 const ORCH_TASKS = intEnv('ORCH_TASKS', 500, 0);
+/** Executions one replica runs at once (TRIGGER_MAX_CONCURRENT_FIRES): the no-op executor is cheap, claims are the cost. */
+const MAX_CONCURRENT_FIRES = intEnv('MAX_CONCURRENT_FIRES', 2048);
 /** event id -> when it was published (event-to-executor latency). */
 const published = new Map<string, number>();
 const eventLatencies: number[] = [];
@@ -76,7 +78,7 @@ async function startReplicas(databaseUrl: string, count: number): Promise<Servic
     NATS_URL: nats.url,
     GRPC_PORT: '0',
     LOG_LEVEL: 'warn',
-    TRIGGER_MAX_CONCURRENT_FIRES: '512',
+    TRIGGER_MAX_CONCURRENT_FIRES: String(MAX_CONCURRENT_FIRES),
     DATABASE_POOL_MAX: '20',
     // e.g. BENCH_REPLICA_NODE_OPTIONS='--cpu-prof --cpu-prof-dir=/tmp/prof' profiles each replica.
     ...(process.env['BENCH_REPLICA_NODE_OPTIONS'] ? { NODE_OPTIONS: process.env['BENCH_REPLICA_NODE_OPTIONS'] } : {}),
