@@ -6,6 +6,7 @@ import { HttpError, toHttpError } from './http-errors.js';
 import { registerStrictJsonBodies } from './json-body.js';
 import type { RunEvents } from './events/run-event-reader.js';
 import { registerApprovalRoutes } from './routes/approvals.js';
+import { registerNotificationRoutes } from './routes/notifications.js';
 import { registerChatCompletionRoutes } from './routes/chat-completions.js';
 import { registerConversationRoutes } from './routes/conversations.js';
 import { registerCredentialRoutes } from './routes/credentials.js';
@@ -38,6 +39,8 @@ export interface AppOptions {
     turnWaitMs: number;
     /** Interval of keep-alive comments on event streams. */
     sseHeartbeatMs: number;
+    /** How often an open notification stream asks for new notifications (default 1000). */
+    notificationsPollMs?: number;
   };
   health: HealthRoutesOptions;
 }
@@ -72,11 +75,12 @@ export function buildApp(options: AppOptions): FastifyInstance {
   registerHealthRoutes(app, options.health);
   registerConversationRoutes(app, { turns, events, memory: options.memory, ...options.limits });
   registerRunRoutes(app, { orchestrator: options.orchestrator, events, sseHeartbeatMs: options.limits.sseHeartbeatMs });
+  registerNotificationRoutes(app, { trigger: options.trigger, sseHeartbeatMs: options.limits.sseHeartbeatMs, pollMs: options.limits.notificationsPollMs ?? 1_000 });
   registerMemoryRoutes(app, { memory: options.memory });
   registerToolRoutes(app, { orchestrator: options.orchestrator });
   registerUsageRoutes(app, { orchestrator: options.orchestrator });
   registerChatCompletionRoutes(app, { turns, events, ...options.limits });
-  registerApprovalRoutes(app, { agentPool: options.agentPool, trigger: options.trigger, turns, turnWaitMs: options.limits.turnWaitMs });
+  registerApprovalRoutes(app, { agentPool: options.agentPool, turns, turnWaitMs: options.limits.turnWaitMs });
   registerCredentialRoutes(app, { credentials: options.credentials });
   registerTaskRoutes(app, { trigger: options.trigger });
   return app;

@@ -19,6 +19,8 @@ export const ApiConfig = z.object({
   NATS_URL: z.string().default('nats://127.0.0.1:4222'),
   /** Interval of keep-alive comments on event streams. */
   SSE_HEARTBEAT_MS: env.positiveInt().default(15_000),
+  /** How often an open GET /v1/notifications stream asks the trigger service for new notifications. */
+  NOTIFICATIONS_POLL_MS: env.positiveInt().default(1_000),
   /** Retention of the run-events stream; keep it equal to the orchestrator's RUN_EVENTS_MAX_AGE_MS. */
   RUN_EVENTS_MAX_AGE_MS: env.positiveInt().default(24 * 60 * 60_000),
   /** HS256 secret that signs client tokens; at least 32 characters. Set it, AUTH_JWKS_URL, or both. */

@@ -54,7 +54,7 @@ export async function startApiServer(config: ApiConfig, logger: Logger): Promise
     ...(credential ? { credentials: new CredentialCalls(credential.rpc, config.CREDENTIAL_PLATFORM_TOKEN!) } : {}),
     trigger: trigger.rpc,
     events: new RunEventReader(nc, logger),
-    limits: { maxMessageChars: config.MAX_MESSAGE_CHARS, turnWaitMs: config.TURN_WAIT_MS, sseHeartbeatMs: config.SSE_HEARTBEAT_MS },
+    limits: { maxMessageChars: config.MAX_MESSAGE_CHARS, turnWaitMs: config.TURN_WAIT_MS, sseHeartbeatMs: config.SSE_HEARTBEAT_MS, notificationsPollMs: config.NOTIFICATIONS_POLL_MS },
     health: {
       dependencies: {
         orchestrator: { probe: probes.orchestrator, service: 'orchestrator.v1.OrchestratorService' },

@@ -1,13 +1,13 @@
 import { randomUUID } from 'node:crypto';
 import { isTimeZone, ZERO_USAGE } from '@platform/agent-loop';
-import { ApprovalDecision, ConversationId, SUBJECT_SAFE_RUN_ID, TenantId } from '@platform/contracts';
+import { ApprovalDecision, ConversationId, RunId, SUBJECT_SAFE_RUN_ID, TenantId } from '@platform/contracts';
 import type { orchestratorV1 } from '@platform/proto';
 import { errors, PlatformError, unaryHandler, type Logger } from '@platform/service-kit';
 import type { ToolCatalog } from '@platform/tool-sdk';
 import type { CancelBroadcast } from './cancel-broadcast.js';
 import type { OrchestratorConfig } from './config.js';
 import { z } from 'zod';
-import type { ApprovalDecisionInput, NewRun, RunRecord, RunRecords } from './journal/run-records.js';
+import type { ApprovalDecisionInput, NewRun, RunRecord, RunRecords, RunSource } from './journal/run-records.js';
 import type { ConversationQueue } from './ordering/conversation-queue.js';
 import type { ShouldProcess } from './pipeline/should-process.js';
 import type { ProfileRegistry } from './profiles.js';
@@ -44,6 +44,24 @@ function toResponse(run: RunRecord): orchestratorV1.HandleMessageResponse {
 }
 
 const Changes = z.record(z.string(), z.unknown());
+
+const TASK_ID = /^task_[0-9a-f-]{36}$/;
+const TRIGGER_TYPES = new Set(['schedule', 'event', 'condition', 'manual', 'approval']);
+
+/** Who sent the message, checked: undefined for a user (the default), a trigger task's fire otherwise. */
+export function runSourceOf(source: orchestratorV1.MessageSource | undefined): RunSource | undefined {
+  const kind = source?.kind || 'user';
+  if (kind === 'user') {
+    if (source?.taskId || source?.triggerType) throw errors.invalidArgument('INVALID_SOURCE', 'source.task_id and source.trigger_type are only for source.kind "trigger"');
+    return undefined;
+  }
+  if (kind !== 'trigger') throw errors.invalidArgument('INVALID_SOURCE', `source.kind must be "user" or "trigger", not "${kind}"`);
+  if (!TASK_ID.test(source?.taskId ?? '')) throw errors.invalidArgument('INVALID_SOURCE', 'source.task_id must be a task id (task_<uuid>) when source.kind is "trigger"');
+  if (!TRIGGER_TYPES.has(source?.triggerType ?? '')) throw errors.invalidArgument('INVALID_SOURCE', `source.trigger_type must be one of ${[...TRIGGER_TYPES].join(', ')}`);
+  const originRunId = source?.originRunId ?? '';
+  if (originRunId && !RunId.safeParse(originRunId).success) throw errors.invalidArgument('INVALID_SOURCE', 'source.origin_run_id is not a run id');
+  return { kind: 'trigger', taskId: source!.taskId, triggerType: source!.triggerType, ...(originRunId ? { originRunId } : {}) };
+}
 
 /** Ends a message's wait once its call is answered (or failed): nothing reads it. */
 const WAIT_OVER = new Error('the call is over');
@@ -96,6 +114,7 @@ export function orchestratorServiceImplementation(deps: OrchestratorDependencies
         if (!request.content.trim()) throw errors.invalidArgument('EMPTY_CONTENT', 'content must not be empty');
         // Postgres text cannot hold U+0000; no real message has one.
         if (request.content.includes('\u0000')) throw errors.invalidArgument('INVALID_CONTENT', 'content must not contain the NUL character (U+0000)');
+        const source = runSourceOf(request.source);
         if (request.timeZone && !isTimeZone(request.timeZone)) throw errors.invalidArgument('INVALID_TIME_ZONE', `'${request.timeZone}' is not an IANA time zone`);
         const caller = { tenantId: scope.tenantId, tier: request.tier || config.DEFAULT_TIER };
         const profile = deps.profiles.resolve(request.profile, caller);
@@ -115,6 +134,7 @@ export function orchestratorServiceImplementation(deps: OrchestratorDependencies
           stream: request.stream,
           timeZone: request.timeZone,
           ...(approval ? { approval } : {}),
+          ...(source ? { source } : {}),
         };
       }
       if (existing && existing.conversationId !== scope.conversationId) throw errors.notFound('RUN_NOT_FOUND', `no run '${runId}' in this conversation`);

@@ -3,6 +3,7 @@ import type { ToolCallResponse } from '@platform/contracts';
 import { recordToolCall, withToolExecutionSpan } from '@platform/telemetry';
 import type { CatalogEntry, ToolCallAnswer, ToolCatalog, ToolClient } from '@platform/tool-sdk';
 import type { PoolAgents } from './agents/pool-agents.js';
+import type { RunSource } from './journal/run-records.js';
 import type { CredentialGrants } from './pipeline/credential-grants.js';
 import type { Admission, CallHealth, ToolBreakers } from './tool-breakers.js';
 
@@ -17,6 +18,8 @@ export interface RunnerToolPortScope {
   breakers?: ToolBreakers;
   /** Signs a credential grant for calls of tools that declare `credentials`. */
   grants?: CredentialGrants;
+  /** The trigger task that sent the run's message; agents it starts record it (absent: a user). */
+  source?: RunSource;
 }
 
 /** A plain tool whose every call the user must approve first (`platform.requires_approval`). */

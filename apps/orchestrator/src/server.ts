@@ -24,6 +24,7 @@ import { MemoryRecall, memoryRecallSettings } from './pipeline/memory-recall.js'
 import { ShouldProcess } from './pipeline/should-process.js';
 import { FinishedTurnPublisher } from './pipeline/publish-finished-turn.js';
 import { RunEndPublisher } from './pipeline/publish-run-end.js';
+import { TriggeredRunPublisher } from './pipeline/publish-triggered-run.js';
 import { ProfileRegistry } from './profiles.js';
 import { RunRecovery } from './run-recovery.js';
 import { TurnExecutor } from './turn-executor.js';
@@ -128,6 +129,7 @@ export async function startOrchestratorServer(config: OrchestratorConfig, logger
     grants,
     memoryRecall: new MemoryRecall(memory.rpc, memoryRecallSettings(config), logger),
     runEnds: new RunEndPublisher(nc, logger),
+    triggeredRuns: new TriggeredRunPublisher(nc, 5_000, logger),
     ...(config.MEMORY_INGEST_ENABLED ? { finishedTurns: new FinishedTurnPublisher(nc, { maxInlineBytes: config.MEMORY_INGEST_MAX_INLINE_BYTES, maxPending: 1_000 }, logger) } : {}),
     logger,
   });

@@ -19,6 +19,7 @@ import type { PendingAgentStep } from './pipeline/pending-agents.js';
 import { prepareContext } from './pipeline/prepare-context.js';
 import type { FinishedTurnPublisher } from './pipeline/publish-finished-turn.js';
 import type { RunEndPublisher } from './pipeline/publish-run-end.js';
+import type { TriggeredRunPublisher } from './pipeline/publish-triggered-run.js';
 import type { ShouldProcess } from './pipeline/should-process.js';
 import type { AgentProfile, ProfileRegistry } from './profiles.js';
 import { isOutage } from './run-outage.js';
@@ -50,6 +51,8 @@ export interface TurnExecutorDependencies {
   finishedTurns?: FinishedTurnPublisher;
   /** Announces each run's end after its `execution_end` (per-run state elsewhere is dropped); absent = not announced. */
   runEnds?: RunEndPublisher;
+  /** Publishes the end of runs that trigger tasks started (absent: nobody listens). */
+  triggeredRuns?: TriggeredRunPublisher;
   logger: Logger;
 }
 
@@ -190,6 +193,7 @@ export class TurnExecutor {
       agents: this.deps.agents,
       breakers: this.deps.breakers,
       grants: this.deps.grants,
+      ...(run.source ? { source: run.source } : {}),
     });
     const input = run.input ?? (await this.firstInput(run, profile, tools, agents.messages));
     const resumed = run.attempts > 1;
@@ -270,6 +274,7 @@ export class TurnExecutor {
       appendId: run.runId,
     });
     void this.deps.finishedTurns?.publish({ tenantId: run.tenantId, conversationId: run.conversationId, runId: run.runId, profile: run.profile, messages: turnMessages, firstSeq: appended.firstSeq });
+    await this.deps.triggeredRuns?.publish(run, result);
     const finished = await this.deps.records.finish(run, runStatus(result), result, this.deps.memoryRecall.reportFor(run.runId, run.input));
     // From the message's arrival: queueing, every attempt and the pipeline, as the user waited.
     recordTurn({ profile: run.profile, status: finished.status, stopReason: result.stopReason }, Math.max(0, Date.now() - run.createdAt.getTime()) / 1000);

@@ -63,6 +63,8 @@ export const TriggerConfig = z.object({
   TRIGGER_MAX_SPEC_BYTES: env.positiveInt().default(64 * 1024),
   /** Tasks one tenant may have. */
   TRIGGER_MAX_TASKS_PER_TENANT: env.positiveInt().default(10_000),
+  /** How long the notification feed (GET /v1/notifications) keeps a notification. */
+  TRIGGER_NOTIFICATION_RETENTION_HOURS: env.positiveInt().default(168),
   SHUTDOWN_GRACE_MS: env.positiveInt().default(10_000),
   LOG_LEVEL: env.logLevel().default('info'),
 });

@@ -5,6 +5,9 @@ import type { ExecutionOutcome, FireExecutor } from './executors/fire-executor.j
 import type { ClaimedFire, FireSettlement, FireStore } from './fire-store.js';
 import { SettlementBatcher } from './settlement-batcher.js';
 
+/** Outcomes that may wait for their write per execution slot before claiming pauses. */
+const SETTLING_PER_SLOT = 4;
+
 export interface FireDispatcherSettings {
   maxConcurrent: number;
   leaseMs: number;
@@ -21,7 +24,14 @@ export interface FireDispatcherSettings {
  * from an executor puts the fire back to wait for the time it asked for, without counting an attempt.
  */
 export class FireDispatcher {
+  /** Fires executing now: each holds one of `maxConcurrent` slots. */
   private readonly inFlight = new Map<string, Promise<void>>();
+  /**
+   * Fires whose execution ended and whose outcome is being written (group commit). They hold no
+   * slot — a slot is for an execution, and waiting for a commit must not keep the next fire from
+   * starting — but their lease is still renewed until the outcome is recorded.
+   */
+  private readonly settling = new Map<string, Promise<void>>();
   private readonly abort = new AbortController();
   private readonly settlements: SettlementBatcher;
   /** The last claim filled every free slot: more fires may be due, so a freed slot claims again. */
@@ -47,28 +57,31 @@ export class FireDispatcher {
 
   /** Claims as many due fires as there are free slots and starts them; resolves with how many it claimed. */
   async dispatchDue(): Promise<number> {
-    const free = this.settings.maxConcurrent - this.inFlight.size;
+    // Outcomes waiting for their write count against a larger bound, so a slow database slows the claims down.
+    const free = Math.min(this.settings.maxConcurrent - this.inFlight.size, SETTLING_PER_SLOT * this.settings.maxConcurrent - this.settling.size - this.inFlight.size);
     if (free <= 0 || this.abort.signal.aborted) return 0;
     const claimed = await this.store.claim(free, this.clock.now(), this.settings.leaseMs);
     this.backlog = claimed.length === free;
     for (const item of claimed) {
-      const running = this.run(item).finally(() => {
-        this.inFlight.delete(item.fire.fire_id);
+      const id = item.fire.fire_id;
+      const running = this.execute(item).then((settlement) => {
+        this.inFlight.delete(id);
+        this.settling.set(id, this.settle(item, settlement).finally(() => this.settling.delete(id)));
         // Refill in chunks (a quarter of the slots), not one claim query per finished fire.
         if (this.backlog && this.settings.maxConcurrent - this.inFlight.size >= Math.ceil(this.settings.maxConcurrent / 4)) this.onBacklogSlot();
       });
-      this.inFlight.set(item.fire.fire_id, running);
+      this.inFlight.set(id, running);
     }
     return claimed.length;
   }
 
   /** Resolves when every fire this replica started has settled (tests; shutdown). */
   async idle(): Promise<void> {
-    while (this.inFlight.size > 0) await Promise.all([...this.inFlight.values()]);
+    while (this.inFlight.size > 0 || this.settling.size > 0) await Promise.all([...this.inFlight.values(), ...this.settling.values()]);
   }
 
   async renewLeases(): Promise<void> {
-    await this.store.renewLeases([...this.inFlight.keys()], this.clock.now(), this.settings.leaseMs);
+    await this.store.renewLeases([...this.inFlight.keys(), ...this.settling.keys()], this.clock.now(), this.settings.leaseMs);
   }
 
   /** Stops claiming, cancels executions still running after `graceMs` (their fires are retried elsewhere). */
@@ -80,7 +93,8 @@ export class FireDispatcher {
     this.abort.abort();
   }
 
-  private async run({ fire, task }: ClaimedFire): Promise<void> {
+  /** Runs the executor (or skips a misfire) and says how the fire ends; never throws. */
+  private async execute({ fire, task }: ClaimedFire): Promise<FireSettlement> {
     const started = this.clock.now();
     let settlement: FireSettlement;
     if (this.missedUnderSkip({ fire, task }, started)) {
@@ -109,6 +123,11 @@ export class FireDispatcher {
       }
       settlement = this.settlementOf(outcome, fire.attempts);
     }
+    return settlement;
+  }
+
+  /** Records the outcome (grouped with others); a failure leaves the fire to its lease. */
+  private async settle({ fire, task }: ClaimedFire, settlement: FireSettlement): Promise<void> {
     try {
       const held = await this.settlements.settle(fire, settlement);
       if (!held) this.logger.warn({ fireId: fire.fire_id, attempt: fire.attempts }, 'fire lease was lost before it settled; another replica owns it now');

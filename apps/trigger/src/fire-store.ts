@@ -5,10 +5,10 @@ import { decodePageToken, encodePageToken } from './page-token.js';
 import { recordFireNotifications } from './notifications/notification-outbox.js';
 import type { FireRow, TaskRow } from './task-row.js';
 
-/** A fire claimed by this replica, with its task. */
+/** A fire claimed by this replica, with what its execution needs of its task. */
 export interface ClaimedFire {
   fire: FireRow;
-  task: TaskRow;
+  task: Pick<TaskRow, 'task_id' | 'tenant_id' | 'user_id' | 'spec'>;
 }
 
 /** How a claimed fire ends (or goes back to wait). */
@@ -28,25 +28,32 @@ export class FireStore {
     private readonly replicaId: string,
   ) {}
 
+  /**
+   * Claims up to `limit` due fires in one statement (one round trip, one commit): the claimable
+   * rows are locked with `SKIP LOCKED`, moved to `running` under this replica's lease, and returned
+   * with what the execution needs of their tasks.
+   */
   async claim(limit: number, nowMs: number, leaseMs: number): Promise<ClaimedFire[]> {
     const now = new Date(nowMs);
-    const { rows: fires } = await this.db.query<FireRow>(
-      `WITH claimable AS (
-         SELECT fire_id FROM fires
-         WHERE (status = 'pending' AND due_at <= $1) OR (status = 'running' AND lease_expires_at <= $1)
-         ORDER BY due_at LIMIT $2 FOR UPDATE SKIP LOCKED)
-       UPDATE fires f SET status = 'running', attempts = f.attempts + 1, lease_owner = $3, lease_expires_at = $4,
-         started_at = coalesce(f.started_at, $1)
-       FROM claimable WHERE f.fire_id = claimable.fire_id RETURNING f.*`,
-      [now, limit, this.replicaId, new Date(nowMs + leaseMs)],
-    );
-    if (fires.length === 0) return [];
-    const { rows: tasks } = await this.db.query<TaskRow>('SELECT * FROM tasks WHERE task_id = ANY($1::text[])', [fires.map((f) => f.task_id)]);
-    const byId = new Map(tasks.map((t) => [t.task_id, t]));
-    return fires.flatMap((fire) => {
-      const task = byId.get(fire.task_id);
-      return task ? [{ fire, task }] : [];
+    const { rows } = await this.db.query<FireRow & { task_user_id: string; task_spec: TaskRow['spec'] }>({
+      name: 'fires-claim',
+      // Two scans, each an ordered walk of its partial index that stops at the limit (one OR-ed
+      // condition would read and sort every due row at each claim): fires whose lease ran out first.
+      text: `WITH expired AS (
+         SELECT fire_id FROM fires WHERE status = 'running' AND lease_expires_at <= $1
+         ORDER BY lease_expires_at LIMIT $2 FOR UPDATE SKIP LOCKED),
+       due AS (
+         SELECT fire_id FROM fires WHERE status = 'pending' AND due_at <= $1
+         ORDER BY due_at LIMIT $2 FOR UPDATE SKIP LOCKED),
+       claimable AS (SELECT fire_id FROM expired UNION ALL SELECT fire_id FROM due LIMIT $2),
+       claimed AS (
+         UPDATE fires f SET status = 'running', attempts = f.attempts + 1, lease_owner = $3, lease_expires_at = $4,
+           started_at = coalesce(f.started_at, $1)
+         FROM claimable WHERE f.fire_id = claimable.fire_id RETURNING f.*)
+       SELECT claimed.*, t.user_id AS task_user_id, t.spec AS task_spec FROM claimed JOIN tasks t ON t.task_id = claimed.task_id`,
+      values: [now, limit, this.replicaId, new Date(nowMs + leaseMs)],
     });
+    return rows.map(({ task_user_id, task_spec, ...fire }) => ({ fire, task: { task_id: fire.task_id, tenant_id: fire.tenant_id, user_id: task_user_id, spec: task_spec } }));
   }
 
   /** Extends the leases of fires this replica is still executing. */

@@ -82,6 +82,31 @@ describe('misfire policies after ten minutes of downtime', () => {
     expect(history.map((f) => f.status)).toEqual(['succeeded', 'skipped', 'succeeded']);
   });
 
+  it('skip: a fire planned before the downtime but not run until after it is skipped at claim time, not executed late', async () => {
+    r.clock.set(Math.ceil(r.clock.now() / MINUTE) * MINUTE + MINUTE / 2);
+    const t = tenant();
+    const skipId = await createTask(t, { trigger: { type: 'schedule', cron: '* * * * *' }, misfire: { policy: 'skip' } });
+    const onceId = await createTask(t, { trigger: { type: 'schedule', cron: '* * * * *' }, misfire: { policy: 'fire_once' } });
+    r.clock.advance(MINUTE / 2);
+    // The fires of this minute are planned (rows, pending), then every replica stops before claiming them.
+    await r.servers[0]!.engine.planner.planDue();
+    const planned = await fires(t, skipId);
+    expect(planned).toEqual([{ at: expect.any(String), status: 'pending', missed: 0, attempts: 0 }]);
+    r.clock.advance(10 * MINUTE);
+    await r.round();
+    const history = await fires(t, skipId);
+    // The planned fire: claimed once, recorded skipped, its executor never called for that time.
+    expect(history[0]).toEqual({ at: planned[0]!.at, status: 'skipped', missed: 0, attempts: 1 });
+    const { fires: raw } = await r.client.rpc.listFires({ tenantId: t, taskId: skipId, pageSize: 50, pageToken: '' });
+    expect(raw.find((f) => f.scheduledAt!.toISOString().slice(11, 19) === planned[0]!.at)).toMatchObject({ errorCode: 'MISFIRE_SKIPPED' });
+    // The times of the downtime are one skipped fire; the on-time fire now runs.
+    expect(history.slice(1).map((f) => f.status)).toEqual(['skipped', 'succeeded']);
+    expect(r.executor.callsOf(skipId).map((c) => c.scheduledAt.toISOString().slice(11, 19))).toEqual([history[2]!.at]);
+    // Under fire_once the same planned fire is executed late, standing for itself.
+    const late = r.executor.callsOf(onceId).map((c) => c.scheduledAt.toISOString().slice(11, 19));
+    expect(late).toContain(planned[0]!.at);
+  });
+
   it('fire_once', async () => {
     const { t, id } = await downtime({ policy: 'fire_once' });
     const calls = r.executor.callsOf(id);

@@ -14,11 +14,13 @@ import { ExecutorRegistry } from './executors/executor-registry.js';
 import type { FireExecutor } from './executors/fire-executor.js';
 import { OrchestratorExecutor } from './executors/orchestrator-executor.js';
 import { FireDispatcher } from './fire-dispatcher.js';
+import { NotificationFeed } from './notifications/notification-feed.js';
 import { WebhookDispatcher } from './notifications/webhook-dispatcher.js';
 import { FirePlanner } from './fire-planner.js';
 import { FireStore } from './fire-store.js';
 import { TaskStore } from './task-store.js';
 import { TriggerEngine } from './trigger-engine.js';
+import { TriggeredRunListener } from './triggered-run-listener.js';
 import { triggerServiceImplementation } from './trigger-service.js';
 
 export const TRIGGER_SCHEMA = 'trigger';
@@ -77,6 +79,7 @@ export async function startTriggerServer(config: TriggerConfig, logger: Logger, 
     const events = new EventRouter(db, clock, logger, () => engine.kick());
     const listener = new EventListener(nc, events, config.TRIGGER_EVENTS_MAX_AGE_HOURS * 3_600_000, logger);
     const expiries = new ApprovalExpiryListener(nc, db, logger);
+    const runEnds = new TriggeredRunListener(nc, db, clock, config.TRIGGER_EVENTS_MAX_AGE_HOURS * 3_600_000, logger);
     const conditions = new ConditionPoller(db, tools, clock, { batchSize: 100, toolTimeoutMs: config.TRIGGER_CONDITION_TOOL_TIMEOUT_MS }, logger, () => engine.kick());
     const webhooks = new WebhookDispatcher(
       db,
@@ -92,11 +95,12 @@ export async function startTriggerServer(config: TriggerConfig, logger: Logger, 
       },
       logger,
     );
+    const feed = new NotificationFeed(db);
     const grpc = new GrpcServer({ host: config.GRPC_HOST, port: config.GRPC_PORT, logger });
     grpc.addService(
       TRIGGER_SERVICE_NAME,
       triggerV1.TriggerServiceService,
-      triggerServiceImplementation({ tasks, fires, events, clock, limits: config, logger, onFireRecorded: () => engine.kick() }),
+      triggerServiceImplementation({ tasks, fires, events, clock, limits: config, logger, onFireRecorded: () => engine.kick(), feed }),
     );
     const port = await grpc.start();
     if (options.startEngine !== false) {
@@ -106,6 +110,10 @@ export async function startTriggerServer(config: TriggerConfig, logger: Logger, 
     }
     listener.start();
     expiries.start();
+    runEnds.start();
+    const retentionMs = config.TRIGGER_NOTIFICATION_RETENTION_HOURS * 3_600_000;
+    const pruneTimer = setInterval(() => void feed.prune(clock.now() - retentionMs).catch((err: unknown) => logger.warn({ err }, 'could not prune the notification feed')), 600_000);
+    pruneTimer.unref();
     logger.info({ replicaId }, 'trigger replica started');
     const connection = nc;
     return {
@@ -118,6 +126,8 @@ export async function startTriggerServer(config: TriggerConfig, logger: Logger, 
         await grpc.stop(config.SHUTDOWN_GRACE_MS);
         await listener.stop();
         await expiries.stop();
+        await runEnds.stop();
+        clearInterval(pruneTimer);
         webhooks.stop();
         conditions.stop();
         // Fires still running after the grace are abandoned; their leases run out and another replica retries them.

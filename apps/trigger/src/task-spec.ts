@@ -139,10 +139,14 @@ export const TaskAction = z
   .strict();
 export type TaskAction = z.infer<typeof TaskAction>;
 
-/** Where a fire's result goes. `none` keeps it in the fire history only. */
+/**
+ * Where a fire's result goes. `none` keeps it in the fire history only; `sse` puts it on the
+ * tenant's notification stream (GET /v1/notifications); `webhook` POSTs it, signed, and puts it on
+ * the stream too. Approval requests and expiries of triggered runs reach the stream whatever the output.
+ */
 export const TaskOutput = z
   .object({
-    channel: z.enum(['none', 'webhook']).default('none'),
+    channel: z.enum(['none', 'sse', 'webhook']).default('none'),
     /** For `webhook`: where each fire's outcome is POSTed, signed (docs/triggers.md#receiving-webhooks). */
     url: z.url({ protocol: /^https?$/ }).max(2_000).optional(),
   })

@@ -6,6 +6,7 @@ import type { Clock } from './clock.js';
 import type { TriggerConfig } from './config.js';
 import type { EventRouter } from './event-router.js';
 import type { FireStore } from './fire-store.js';
+import type { NotificationFeed } from './notifications/notification-feed.js';
 import { parseTaskSpec, type TaskSpec } from './task-spec.js';
 import type { TaskStore } from './task-store.js';
 import { fireView, taskView } from './task-views.js';
@@ -49,6 +50,7 @@ export interface TriggerServiceDeps {
   logger: Logger;
   /** Called after a run-now fire is recorded, so it is claimed at once. */
   onFireRecorded: () => void;
+  feed: NotificationFeed;
 }
 
 /** The TriggerService gRPC implementation: validates at the edge, scopes everything by tenant. */
@@ -132,6 +134,14 @@ export function triggerServiceImplementation(deps: TriggerServiceDeps): triggerV
       }
       const routed = await events.route(tenantId, event.data);
       return { eventId: routed.eventId, firedTaskIds: routed.firedTaskIds };
+    }),
+
+    listNotifications: unaryHandler<triggerV1.ListNotificationsRequest, triggerV1.ListNotificationsResponse>(logger, 'ListNotifications', async (request) => {
+      const tenantId = tenantOf(request);
+      const userId = field(UserId, request.userId, 'INVALID_USER_ID', 'user_id');
+      if (!Number.isSafeInteger(request.afterSeq) || request.afterSeq < 0) throw errors.invalidArgument('INVALID_AFTER_SEQ', 'after_seq must be a non-negative integer');
+      const limit = request.limit < 0 || request.limit > limits.TRIGGER_MAX_PAGE_SIZE ? pageSize(request.limit) : request.limit || limits.TRIGGER_PAGE_SIZE;
+      return { notifications: await deps.feed.list(tenantId, userId, request.afterSeq, limit) };
     }),
   };
 }

@@ -6,10 +6,11 @@
 // Run: npx nx run bench-trigger:bench   (env: TASKS, REPLICAS, ROUNDS)
 import { triggerV1 } from '@platform/proto';
 import { connectNats, createGrpcClient, createLogger } from '@platform/service-kit';
-import { median, percentile, startNatsServer, startPostgresServer, startServiceProcess, type ServiceProcess } from '@platform/testing';
+import { median, percentile, startNatsServer, startPostgresServer, startRedisServer, startServiceProcess, type ServiceProcess } from '@platform/testing';
 import { defineTool, serveRunner } from '@platform/tool-sdk';
 import pg from 'pg';
 import { z } from 'zod';
+import { orchestratorDrainRound } from './orchestrator-drain.js';
 
 function intEnv(name: string, fallback: number, min = 1): number {
   const raw = process.env[name];
@@ -25,6 +26,10 @@ const TENANTS = 100;
 const CREATE_CONCURRENCY = 32;
 const EXECUTOR = 'bench_noop';
 const EVENTS = intEnv('EVENTS', 500, 0);
+/** Tasks of the orchestrator-executor burst (0 skips it). */
+const ORCH_TASKS = intEnv('ORCH_TASKS', 500, 0);
+/** Executions one replica runs at once (TRIGGER_MAX_CONCURRENT_FIRES): the no-op executor is cheap, claims are the cost. */
+const MAX_CONCURRENT_FIRES = intEnv('MAX_CONCURRENT_FIRES', 2048);
 /** event id -> when it was published (event-to-executor latency). */
 const published = new Map<string, number>();
 const eventLatencies: number[] = [];
@@ -68,7 +73,16 @@ interface RoundResult {
 }
 
 async function startReplicas(databaseUrl: string, count: number): Promise<ServiceProcess[]> {
-  const env = { DATABASE_URL: databaseUrl, NATS_URL: nats.url, GRPC_PORT: '0', LOG_LEVEL: 'warn', TRIGGER_MAX_CONCURRENT_FIRES: '512', DATABASE_POOL_MAX: '20' };
+  const env = {
+    DATABASE_URL: databaseUrl,
+    NATS_URL: nats.url,
+    GRPC_PORT: '0',
+    LOG_LEVEL: 'warn',
+    TRIGGER_MAX_CONCURRENT_FIRES: String(MAX_CONCURRENT_FIRES),
+    DATABASE_POOL_MAX: '20',
+    // e.g. BENCH_REPLICA_NODE_OPTIONS='--cpu-prof --cpu-prof-dir=/tmp/prof' profiles each replica.
+    ...(process.env['BENCH_REPLICA_NODE_OPTIONS'] ? { NODE_OPTIONS: process.env['BENCH_REPLICA_NODE_OPTIONS'] } : {}),
+  };
   return Promise.all(Array.from({ length: count }, (_, i) => startServiceProcess({ app: 'trigger', env: { ...env, TRIGGER_REPLICA_ID: `bench-${i}` } })));
 }
 
@@ -174,6 +188,19 @@ try {
   if (EVENTS > 0) {
     const latencies = await eventRound();
     process.stdout.write(`\nevent -> executor (${latencies.length} of ${EVENTS} events, one replica, posted one at a time): p50 ${percentile(latencies, 50)} ms, p99 ${percentile(latencies, 99)} ms\n`);
+  }
+  if (ORCH_TASKS > 0) {
+    const redis = await startRedisServer();
+    try {
+      const r = await orchestratorDrainRound({ natsUrl: nats.url, redisUrl: redis.url, postgres }, ORCH_TASKS, CREATE_CONCURRENCY);
+      process.stdout.write(
+        `\norchestrator executor, ${r.tasks} coinciding tasks (whole platform, llm-sim model, one trigger replica, production admission): ` +
+          `burst drained in ${r.drainMs} ms; executor called p50 ${r.startLagP50} ms / p99 ${r.startLagP99} ms after the scheduled time; ` +
+          `run finished p50 ${r.settleP50} ms / p99 ${r.settleP99} ms; lost ${r.lost}, doubled ${r.doubled}\n`,
+      );
+    } finally {
+      await redis.stop();
+    }
   }
 } finally {
   await runner.stop(1_000);

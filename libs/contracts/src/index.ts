@@ -60,6 +60,10 @@ export {
 export {
   TRIGGER_EVENT_SUBJECT_PREFIX,
   TRIGGER_EVENTS_STREAM,
+  TRIGGERED_RUN_SUBJECT_PREFIX,
+  TRIGGERED_RUNS_STREAM,
+  triggeredRunSubject,
+  TriggeredRunFinished,
   triggerEventSubject,
   EventName,
   ExternalEvent,

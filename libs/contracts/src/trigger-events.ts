@@ -36,3 +36,35 @@ export type ExternalEvent = z.infer<typeof ExternalEvent>;
 /** An external event as published on JetStream: the tenant travels in the body (and the subject). */
 export const PublishedExternalEvent = ExternalEvent.extend({ tenantId: TenantId });
 export type PublishedExternalEvent = z.infer<typeof PublishedExternalEvent>;
+
+/**
+ * The end of a run a trigger task's message started (the orchestrator publishes it for runs whose
+ * message has source `trigger`, e.g. the run that resumed after the user approved): stream
+ * `TRIGGER_RUNS` (created by the trigger service), subject `platform.trigger.runs.<tenant token>`,
+ * message id the run id. The trigger service settles the task's fire waiting for approval with it.
+ */
+export const TRIGGERED_RUN_SUBJECT_PREFIX = 'platform.trigger.runs';
+export const TRIGGERED_RUNS_STREAM = 'TRIGGER_RUNS';
+
+export function triggeredRunSubject(tenantId: string): string {
+  return `${TRIGGERED_RUN_SUBJECT_PREFIX}.${tenantSubjectToken(tenantId)}`;
+}
+
+export const TriggeredRunFinished = z.object({
+  tenantId: TenantId,
+  taskId: z.string().min(1),
+  triggerType: z.string(),
+  runId: z.string().min(1),
+  conversationId: z.string().min(1),
+  /** The run's status: completed, waiting, failed or cancelled. */
+  status: z.string(),
+  stopReason: z.string(),
+  response: z.string(),
+  turns: z.number().int().nonnegative(),
+  /** The approval this run decided, when it was a decision (approvals API). */
+  approvalId: z.string().default(''),
+  /** For a decision on a triggered run's approval: the run that asked for it (the fire's run). */
+  originRunId: z.string().default(''),
+  finishedAt: z.string(),
+});
+export type TriggeredRunFinished = z.infer<typeof TriggeredRunFinished>;

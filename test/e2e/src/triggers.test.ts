@@ -1,6 +1,8 @@
 import type { ChatMessage } from '@platform/contracts';
+import type { ManagedProcess } from '@platform/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { api, bootPlatform, waitFor, type SuitePlatform } from './support.js';
+import { sseEvents } from './sse.js';
+import { api, bootPlatform, startRunnerProcess, tokenFor, waitFor, waitForCatalog, type ApprovalJson, type SuitePlatform, type TurnJson } from './support.js';
 
 interface TaskJson {
   taskId: string;
@@ -18,11 +20,58 @@ interface FireJson {
 }
 
 let platform: SuitePlatform;
+let gatedRunner: ManagedProcess;
 
 beforeAll(async () => {
-  platform = await bootPlatform('triggers');
+  platform = await bootPlatform('triggers', { env: { orchestrator: { RATE_LIMIT_TURNS_PER_MINUTE: '0' } } });
+  // A tool that requires approval (archive_orders): a triggered run stops for the user's approval.
+  gatedRunner = await startRunnerProcess(platform, 'gated-runner', 'test/e2e/src/fixtures/gated-runner.ts');
+  await waitForCatalog(platform.apiUrl, ['archive_orders']);
 });
-afterAll(async () => platform?.stop());
+afterAll(async () => {
+  await gatedRunner?.stop();
+  await platform?.stop();
+});
+
+interface NotificationJson {
+  seq: number;
+  type: string;
+  taskId: string;
+  fireId: string;
+  status: string;
+  taskStatus: string;
+  result: { status: string; response: string; pending?: Array<{ approval?: { approvalId: string } }> } | null;
+}
+
+/**
+ * Reads the tenant's notification stream (GET /v1/notifications, after `lastEventId`) until
+ * `enough` says so or `waitMs` passed, then hangs up; the SSE ids must be the notifications' seqs.
+ */
+async function notifications(tenant: string, enough: (seen: NotificationJson[]) => boolean, lastEventId?: number, waitMs = 60_000): Promise<NotificationJson[]> {
+  const controller = new AbortController();
+  const timer = setTimeout(() => controller.abort(), waitMs);
+  const seen: NotificationJson[] = [];
+  try {
+    const response = await fetch(`${platform.apiUrl}/v1/notifications`, {
+      headers: { authorization: `Bearer ${await tokenFor(tenant)}`, accept: 'text/event-stream', ...(lastEventId === undefined ? {} : { 'last-event-id': String(lastEventId) }) },
+      signal: controller.signal,
+    });
+    expect(response.status).toBe(200);
+    for await (const event of sseEvents(response)) {
+      const notification = JSON.parse(event.data) as NotificationJson;
+      expect(event.id).toBe(String(notification.seq));
+      expect(event.event).toBe(notification.type);
+      seen.push(notification);
+      if (enough(seen)) break;
+    }
+  } catch (err) {
+    if (!controller.signal.aborted) throw err;
+  } finally {
+    clearTimeout(timer);
+    controller.abort();
+  }
+  return seen;
+}
 
 async function settledFires(taskId: string, tenant: string, count: number): Promise<FireJson[]> {
   return waitFor(`${count} settled fire(s) of ${taskId}`, async () => {
@@ -93,5 +142,49 @@ describe('triggered runs through the real orchestrator', () => {
     const history = await api<{ messages: Array<{ message: ChatMessage }> }>(platform, 'GET', `/v1/conversations/${taskId}/messages`, 'initech');
     expect(history.body.messages[0]!.message).toMatchObject({ role: 'user', content: expect.stringContaining('[Event trigger: flights price.dropped, event fare-1') });
     expect((history.body.messages[0]!.message as { content: string }).content).toContain('"price":280');
+  });
+});
+
+describe('a triggered run that stops for approval', () => {
+  it('tells the user on the stream, shows the task as its source, and once approved delivers the result and completes the task', async () => {
+    const created = await api<TaskJson>(platform, 'POST', '/v1/tasks', 'wayne', {
+      name: 'archive',
+      trigger: { type: 'schedule', at: new Date(Date.now() + 1_500).toISOString() },
+      action: { instruction: '[scenario:gated-archive] Archive the EMEA orders older than 90 days. (triggered)' },
+      output: { channel: 'sse' },
+    });
+    expect(created.status).toBe(201);
+    const taskId = created.body.taskId;
+    const [fire] = await settledFires(taskId, 'wayne', 1);
+    expect(fire).toMatchObject({ status: 'waiting_approval', runId: `run_${fire!.fireId}` });
+    expect((await api<TaskJson>(platform, 'GET', `/v1/tasks/${taskId}`, 'wayne')).body.status).toBe('PENDING_APPROVAL');
+
+    // The user is told: the structured request on the tenant's stream.
+    const asked = await notifications('wayne', (seen) => seen.some((n) => n.type === 'fire.approval_requested'));
+    const request = asked.find((n) => n.type === 'fire.approval_requested')!;
+    expect(request).toMatchObject({ taskId, fireId: fire!.fireId, status: 'waiting_approval', taskStatus: 'PENDING_APPROVAL' });
+    // The agent pool recorded the trigger itself (the orchestrator passed the source on).
+    const [approval] = (await api<{ approvals: ApprovalJson[] }>(platform, 'GET', '/v1/approvals', 'wayne')).body.approvals;
+    expect(approval).toMatchObject({ agentName: 'archive_orders', conversationId: taskId, source: { kind: 'trigger', taskId } });
+    // Another tenant sees neither the approval nor the notification.
+    expect((await api<{ approvals: ApprovalJson[] }>(platform, 'GET', '/v1/approvals', 'stark')).body.approvals).toEqual([]);
+    expect(await notifications('stark', () => false, undefined, 2_500)).toEqual([]);
+
+    const approved = await api<TurnJson>(platform, 'POST', `/v1/approvals/${approval!.approvalId}`, 'wayne', { decision: 'approve' });
+    expect(approved.status).toBe(200);
+    expect(approved.body).toMatchObject({ status: 'completed' });
+
+    // The resumed run's result is the fire's; the one-time task is COMPLETED.
+    const settled = await waitFor('the fire to get the approved result', async () => {
+      const { body } = await api<{ fires: FireJson[] }>(platform, 'GET', `/v1/tasks/${taskId}/fires`, 'wayne');
+      return body.fires[0]?.status === 'succeeded' ? body.fires[0] : undefined;
+    });
+    expect(settled).toMatchObject({ fireId: fire!.fireId, result: { status: 'completed', response: expect.stringContaining('Archive result') } });
+    expect((await api<TaskJson>(platform, 'GET', `/v1/tasks/${taskId}`, 'wayne')).body).toMatchObject({ status: 'COMPLETED', lastOutcome: 'succeeded' });
+
+    // Reconnecting after the request's id delivers the result, nothing before it.
+    const after = await notifications('wayne', (seen) => seen.some((n) => n.type === 'fire.finished'), request.seq);
+    expect(after.every((n) => n.seq > request.seq)).toBe(true);
+    expect(after.find((n) => n.type === 'fire.finished')).toMatchObject({ taskId, fireId: fire!.fireId, status: 'succeeded', taskStatus: 'COMPLETED', result: { response: expect.stringContaining('Archive result') } });
   });
 });

@@ -1,9 +1,8 @@
-import { approvalRequestOf, type agentPoolV1, type triggerV1 } from '@platform/proto';
+import { approvalRequestOf, type agentPoolV1, type orchestratorV1 } from '@platform/proto';
 import type { PromiseClient } from '@platform/service-kit';
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
 import { HttpError, parseInput } from '../http-errors.js';
-import { approvalSources, type ApprovalSource } from './approval-sources.js';
 import { principalOf } from '../principal.js';
 import { clientGone } from '../turns/client-gone.js';
 import { newRunId, type TurnRunner } from '../turns/turn-runner.js';
@@ -11,8 +10,6 @@ import { turnResponseBody } from '../turns/turn-response.js';
 
 export interface ApprovalRoutesOptions {
   agentPool: PromiseClient<agentPoolV1.AgentPoolServiceClient>;
-  /** Tells which approvals belong to triggered runs (their source). */
-  trigger: PromiseClient<triggerV1.TriggerServiceClient>;
   turns: TurnRunner;
   turnWaitMs: number;
 }
@@ -27,15 +24,28 @@ const DecisionBody = z
   })
   .strict();
 
+/** Who started the run an approval belongs to, as the agent pool recorded it: a user, or a trigger's task. */
+function sourceOf(entry: agentPoolV1.AgentEntry): { kind: string; taskId?: string } {
+  return { kind: entry.source?.kind || 'user', ...(entry.source?.taskId ? { taskId: entry.source.taskId } : {}) };
+}
+
+/**
+ * The source of the run a decision starts: a decision on a triggered run's approval continues that
+ * task's run, so its end reaches the trigger service (which delivers it on the task's channel).
+ */
+function decisionSource(entry: agentPoolV1.AgentEntry): orchestratorV1.MessageSource | undefined {
+  return entry.source?.kind === 'trigger' && entry.source.taskId ? { kind: 'trigger', taskId: entry.source.taskId, triggerType: 'approval', originRunId: entry.runId } : undefined;
+}
+
 /** An approval request as clients see it: what, why, the options, until when, and who started it. */
-function approvalBody(entry: agentPoolV1.AgentEntry, source: ApprovalSource | undefined): Record<string, unknown> {
+function approvalBody(entry: agentPoolV1.AgentEntry): Record<string, unknown> {
   return {
     ...approvalRequestOf(entry),
     status: entry.status,
     prompt: entry.prompt,
     conversationId: entry.conversationId,
     runId: entry.runId || null,
-    source: source ?? { kind: entry.source?.kind || 'user', ...(entry.source?.taskId ? { taskId: entry.source.taskId } : {}) },
+    source: sourceOf(entry),
     createdAt: entry.createdAt?.toISOString() ?? null,
   };
 }
@@ -62,8 +72,7 @@ export function registerApprovalRoutes(app: FastifyInstance, options: ApprovalRo
   app.get('/v1/approvals', async (request, reply) => {
     const { tenantId } = principalOf(request);
     const entries = await pendingApprovals(options.agentPool, tenantId);
-    const sources = await approvalSources(options.trigger, tenantId, entries);
-    return reply.send({ approvals: entries.map((entry) => approvalBody(entry, sources.get(entry.entryId))) });
+    return reply.send({ approvals: entries.map((entry) => approvalBody(entry)) });
   });
 
   app.post('/v1/approvals/:approvalId', async (request, reply) => {
@@ -89,6 +98,7 @@ export function registerApprovalRoutes(app: FastifyInstance, options: ApprovalRo
         approvalId,
         decision: body.decision,
         changesJson: body.changes ? JSON.stringify(body.changes) : '',
+        source: decisionSource(entry),
       },
       newRunId(),
       Date.now() + options.turnWaitMs,

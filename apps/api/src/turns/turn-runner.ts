@@ -3,8 +3,8 @@ import type { orchestratorV1 } from '@platform/proto';
 import { DEPENDENCY_UNAVAILABLE, isPlatformError, type Logger, type PromiseClient } from '@platform/service-kit';
 
 /** A turn to run; the approval fields are only for decisions on approval requests. */
-export type TurnRequest = Omit<orchestratorV1.HandleMessageRequest, 'runId' | 'attach' | 'approvalId' | 'decision' | 'changesJson'> &
-  Partial<Pick<orchestratorV1.HandleMessageRequest, 'approvalId' | 'decision' | 'changesJson'>>;
+export type TurnRequest = Omit<orchestratorV1.HandleMessageRequest, 'runId' | 'attach' | 'approvalId' | 'decision' | 'changesJson' | 'source'> &
+  Partial<Pick<orchestratorV1.HandleMessageRequest, 'approvalId' | 'decision' | 'changesJson' | 'source'>>;
 
 const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -39,7 +39,7 @@ export class TurnRunner {
   async run(request: TurnRequest, runId: string, deadlineAt: number, signal?: AbortSignal): Promise<orchestratorV1.HandleMessageResponse> {
     for (let attempt = 0; ; attempt++) {
       try {
-        return await this.orchestrator.handleMessage({ approvalId: '', decision: '', changesJson: '', ...request, runId, attach: attempt > 0 }, { deadlineMs: Math.max(1, deadlineAt - Date.now()), ...(signal ? { signal } : {}) });
+        return await this.orchestrator.handleMessage({ approvalId: '', decision: '', changesJson: '', source: undefined, ...request, runId, attach: attempt > 0 }, { deadlineMs: Math.max(1, deadlineAt - Date.now()), ...(signal ? { signal } : {}) });
       } catch (err) {
         const backoffMs = Math.min(2_000, 100 * 2 ** attempt);
         if (!isLostConnection(err) || signal?.aborted || Date.now() + backoffMs >= deadlineAt) throw err;

@@ -1,6 +1,7 @@
 import type { ToolCallContext, ToolCallRequest, ToolOutcome } from '@platform/agent-loop';
 import type { agentPoolV1 } from '@platform/proto';
 import { isPlatformError, type PromiseClient } from '@platform/service-kit';
+import type { RunSource } from '../journal/run-records.js';
 import { entryOutcome } from './entry-outcome.js';
 
 export type AgentPoolClient = PromiseClient<agentPoolV1.AgentPoolServiceClient>;
@@ -19,7 +20,7 @@ export class PoolAgents {
    * and it waits for the user's approval. `credentialGrant` goes to the agent with its step (the
    * pool never stores it; later steps get fresh grants from the pending-agent step).
    */
-  async start(scope: { tenantId: string; conversationId: string }, call: ToolCallRequest, context: ToolCallContext, approvalGate = false, credentialGrant?: string): Promise<ToolOutcome> {
+  async start(scope: { tenantId: string; conversationId: string; source?: RunSource }, call: ToolCallRequest, context: ToolCallContext, approvalGate = false, credentialGrant?: string): Promise<ToolOutcome> {
     try {
       await this.mayWait(scope.tenantId, scope.conversationId);
       const { entry } = await this.pool.startAgent(
@@ -30,7 +31,8 @@ export class PoolAgents {
           callId: call.id,
           agentName: call.name,
           argumentsJson: JSON.stringify(call.arguments),
-          source: { kind: 'user', taskId: '' },
+          // The pool records who started the agent: the trigger task whose fire sent the run's message, or the user.
+          source: scope.source ? { kind: 'trigger', taskId: scope.source.taskId } : { kind: 'user', taskId: '' },
           approvalGate,
           ...(credentialGrant ? { credentialGrant } : {}),
         },

@@ -48,9 +48,20 @@ export interface NewRun {
   approval?: ApprovalDecisionInput;
   /** What the run is for (default `message`): see the `kind` column in migrations/0002. */
   kind?: RunKind;
+  /** Set when a trigger task sent the message (migrations/0005). */
+  source?: RunSource;
 }
 
 export type RunKind = 'message' | 'agent_expired';
+
+/** Who sent a run's message: a trigger task's fire (the trigger service), or a user when absent. */
+export interface RunSource {
+  kind: 'trigger';
+  taskId: string;
+  triggerType: string;
+  /** A decision on a triggered run's approval: the run that asked for it. */
+  originRunId?: string;
+}
 
 /** What a tenant's finished turns used on one UTC day. */
 export interface DailyUsage {
@@ -159,9 +170,9 @@ export class RunRecords {
   async create(run: NewRun): Promise<boolean> {
     const { rowCount } = await this.pool.query({
       name: 'runs-create',
-      text: `INSERT INTO runs (run_id, tenant_id, conversation_id, status, profile, content, tier, stream, time_zone, approval, kind, created_at)
-             VALUES ($1, $2, $3, 'queued', $4, $5, $6, $7, $8, $9, $10, clock_timestamp()) ON CONFLICT (run_id) DO NOTHING`,
-      values: [run.runId, run.tenantId, run.conversationId, run.profile, run.content, run.tier, run.stream, run.timeZone, run.approval ? jsonbText(run.approval) : null, run.kind ?? 'message'],
+      text: `INSERT INTO runs (run_id, tenant_id, conversation_id, status, profile, content, tier, stream, time_zone, approval, kind, source, created_at)
+             VALUES ($1, $2, $3, 'queued', $4, $5, $6, $7, $8, $9, $10, $11, clock_timestamp()) ON CONFLICT (run_id) DO NOTHING`,
+      values: [run.runId, run.tenantId, run.conversationId, run.profile, run.content, run.tier, run.stream, run.timeZone, run.approval ? jsonbText(run.approval) : null, run.kind ?? 'message', run.source ? jsonbText(run.source) : null],
     });
     return rowCount === 1;
   }
@@ -191,9 +202,9 @@ export class RunRecords {
          SELECT EXISTS (SELECT 1 FROM fence)
            AND NOT EXISTS (SELECT 1 FROM runs WHERE tenant_id = $2 AND conversation_id = $3 AND status IN ('queued', 'running')) AS yes),
        admitted AS (
-         INSERT INTO runs (run_id, tenant_id, conversation_id, status, profile, content, tier, stream, time_zone, approval, kind, created_at,
+         INSERT INTO runs (run_id, tenant_id, conversation_id, status, profile, content, tier, stream, time_zone, approval, kind, source, created_at,
            lease_owner, lease_until, lease_epoch, attempts, started_at)
-         SELECT $1, $2, $3, CASE WHEN yes THEN 'running' ELSE 'queued' END, $4, $5, $6, $7, $8, $9, $10, clock_timestamp(),
+         SELECT $1, $2, $3, CASE WHEN yes THEN 'running' ELSE 'queued' END, $4, $5, $6, $7, $8, $9, $10, $14, clock_timestamp(),
            CASE WHEN yes THEN $11 END, CASE WHEN yes THEN now() + ($12 * interval '1 millisecond') END,
            CASE WHEN yes THEN 1 ELSE 0 END, CASE WHEN yes THEN 1 ELSE 0 END, CASE WHEN yes THEN now() END
          FROM idle
@@ -215,6 +226,7 @@ export class RunRecords {
         owner,
         leaseMs,
         token,
+        run.source ? jsonbText(run.source) : null,
       ],
     });
     const row = rows[0];
@@ -285,6 +297,7 @@ export class RunRecords {
         attempts: number | null;
         approval: ApprovalDecisionInput | null;
         kind: RunKind | null;
+        source: RunSource | null;
         agents_may_wait: boolean;
       }
     >({
@@ -321,6 +334,7 @@ export class RunRecords {
         timeZone: row.time_zone ?? '',
         ...(row.approval ? { approval: row.approval } : {}),
         kind: row.kind ?? 'message',
+        ...(row.source ? { source: row.source } : {}),
         agentsMayWait: row.agents_may_wait,
         epoch: row.lease_epoch ?? 0,
         input: row.input,

@@ -65,6 +65,8 @@ export class OrchestratorExecutor implements FireExecutor {
           approvalId: '',
           decision: '',
           changesJson: '',
+          // The run knows it was triggered: agents it starts record the task (the agent pool's source).
+          source: { kind: 'trigger', taskId: fire.taskId, triggerType: fire.kind, originRunId: '' },
         },
         { deadlineMs: this.timeoutMs, signal },
       );
