@@ -34,7 +34,7 @@ export async function startAgentPoolServer(config: AgentPoolConfig, logger: Logg
   let nc: NatsConnection | undefined;
   let catalog: ToolCatalog | undefined;
   try {
-    nc = await connectNats({ servers: config.NATS_URL, name: 'agent-pool', logger });
+    nc = await connectNats({ config, name: 'agent-pool', logger });
     catalog = new ToolCatalog({ nc, logger, refreshIntervalMs: config.CATALOG_REFRESH_MS, discoveryWaitMs: config.CATALOG_DISCOVERY_WAIT_MS });
     await catalog.start();
     const sweeper = new Sweeper({

@@ -1,4 +1,4 @@
-import { env } from '@platform/service-kit';
+import { env, natsEnv } from '@platform/service-kit';
 import { z } from 'zod';
 
 /** Environment of the HTTP api. */
@@ -16,7 +16,8 @@ export const ApiConfig = z.object({
   /** The trigger service, for the tasks endpoints (not part of readiness: tasks answer 503 while it is down). */
   TRIGGER_ADDRESS: z.string().default('127.0.0.1:50056'),
   /** NATS with JetStream: the api reads run events (SSE) from the run-events stream. */
-  NATS_URL: z.string().default('nats://127.0.0.1:4222'),
+  /** NATS_URL, and NATS_USER + NATS_PASSWORD, NATS_TOKEN or NATS_CREDS_FILE when the server authenticates. */
+  ...natsEnv,
   /** Interval of keep-alive comments on event streams. */
   SSE_HEARTBEAT_MS: env.positiveInt().default(15_000),
   /** Retention of the run-events stream; keep it equal to the orchestrator's RUN_EVENTS_MAX_AGE_MS. */

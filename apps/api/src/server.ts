@@ -14,7 +14,7 @@ export interface ApiServer {
 
 /** Wires the api: gRPC clients (orchestrator, memory, agent pool, trigger), NATS for run events, health probes, the HTTP server. */
 export async function startApiServer(config: ApiConfig, logger: Logger): Promise<ApiServer> {
-  const nc = await connectNats({ servers: config.NATS_URL, name: 'api', logger });
+  const nc = await connectNats({ config, name: 'api', logger });
   // The orchestrator creates the stream too; whichever boots first makes it exist for the other.
   await ensureStream(nc, { name: RUN_EVENTS_STREAM, subjects: [`${RUN_EVENTS_SUBJECT_PREFIX}.>`], maxAgeMs: config.RUN_EVENTS_MAX_AGE_MS });
   const orchestrator = createGrpcClient(orchestratorV1.OrchestratorServiceClient, orchestratorV1.OrchestratorServiceService, config.ORCHESTRATOR_ADDRESS, {

@@ -1,11 +1,25 @@
 import { connect, type NatsConnection } from '@nats-io/transport-node';
 import type { MsgHdrs } from '@nats-io/nats-core';
 import type { Logger } from 'pino';
+import { natsConnectSettings, type NatsEnv } from './nats-config.js';
 
 export type { NatsConnection } from '@nats-io/transport-node';
 
-export interface NatsOptions {
-  servers: string | string[];
+export type NatsOptions = NatsCommonOptions &
+  (
+    | {
+        /** Where and how to connect: the service's shared NATS settings (`natsEnv` in its config). */
+        config: NatsEnv;
+        servers?: never;
+      }
+    | {
+        /** Server URL(s), unauthenticated (tests, benchmarks). */
+        servers: string | string[];
+        config?: never;
+      }
+  );
+
+interface NatsCommonOptions {
   /** Shown in the server's connection list (`nats server report connections`). */
   name: string;
   logger: Logger;
@@ -19,7 +33,7 @@ export interface NatsOptions {
  */
 export async function connectNats(options: NatsOptions): Promise<NatsConnection> {
   const nc = await connect({
-    servers: options.servers,
+    ...(options.config ? natsConnectSettings(options.config) : { servers: options.servers }),
     name: options.name,
     timeout: options.connectTimeoutMs ?? 10_000,
     maxReconnectAttempts: -1,
