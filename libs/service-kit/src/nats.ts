@@ -58,6 +58,10 @@ async function logStatus(nc: NatsConnection, logger: Logger): Promise<void> {
           logger.warn({ nats: status.type, server: status.server }, `nats ${status.type}`);
           break;
         case 'error':
+          // The error itself under `err` (pino serializes it there), so a permission violation
+          // or an authorization failure names the subject in the log.
+          logger.error({ nats: status.type, err: status.error }, `nats error: ${status.error.message}`);
+          break;
         case 'slowConsumer':
           logger.error({ nats: status.type, status }, `nats ${status.type}`);
           break;
