@@ -33,6 +33,8 @@ export const ApiConfig = z.object({
   AUTH_ISSUER: z.string().trim().min(1).optional(),
   /** When set (comma-separated), a token's `aud` must name at least one of these. */
   AUTH_AUDIENCE: env.list().pipe(z.array(z.string()).min(1, 'must name at least one audience')).optional(),
+  /** The role (in a token's `roles` claim) that opens the operators' read-only routes and the Platform-Tenant header. */
+  AUTH_OPERATOR_ROLE: z.string().regex(/^[A-Za-z0-9_.:-]{1,64}$/, 'must be 1-64 letters, digits, ".", ":", "-" or "_"').default('platform-operator'),
   /** Leeway for the `exp` and `nbf` claims, in seconds. */
   AUTH_CLOCK_TOLERANCE_SECONDS: env.nonNegativeInt().default(5),
   /** Verified tokens remembered (least recently used dropped first); 0 verifies every request. */

@@ -5,6 +5,7 @@ import { buildApp } from './app.js';
 import { CredentialCalls } from './credential-calls.js';
 import { TokenVerifier } from './auth.js';
 import type { ApiConfig } from './config.js';
+import { DeadLetterReader } from './events/dead-letter-reader.js';
 import { RunEventReader } from './events/run-event-reader.js';
 
 export interface ApiServer {
@@ -54,6 +55,7 @@ export async function startApiServer(config: ApiConfig, logger: Logger): Promise
     ...(credential ? { credentials: new CredentialCalls(credential.rpc, config.CREDENTIAL_PLATFORM_TOKEN!) } : {}),
     trigger: trigger.rpc,
     events: new RunEventReader(nc, logger),
+    admin: { operatorRole: config.AUTH_OPERATOR_ROLE, deadLetters: new DeadLetterReader(nc) },
     limits: { maxMessageChars: config.MAX_MESSAGE_CHARS, turnWaitMs: config.TURN_WAIT_MS, sseHeartbeatMs: config.SSE_HEARTBEAT_MS },
     health: {
       dependencies: {

@@ -1,3 +1,4 @@
+import { traceFields } from '@platform/telemetry';
 import { randomUUID } from 'node:crypto';
 import { isTimeZone, ZERO_USAGE } from '@platform/agent-loop';
 import { ApprovalDecision, ConversationId, SUBJECT_SAFE_RUN_ID, TenantId } from '@platform/contracts';
@@ -115,6 +116,7 @@ export function orchestratorServiceImplementation(deps: OrchestratorDependencies
           stream: request.stream,
           timeZone: request.timeZone,
           ...(approval ? { approval } : {}),
+          ...activeTraceId(),
         };
       }
       if (existing && existing.conversationId !== scope.conversationId) throw errors.notFound('RUN_NOT_FOUND', `no run '${runId}' in this conversation`);
@@ -174,6 +176,7 @@ export function orchestratorServiceImplementation(deps: OrchestratorDependencies
         finishedAt: run.finishedAt ?? undefined,
         resultJson: JSON.stringify(run.result),
         transcriptJson: JSON.stringify(run.transcript ?? []),
+        traceId: run.traceId ?? '',
       };
     }),
 
@@ -206,4 +209,10 @@ export function orchestratorServiceImplementation(deps: OrchestratorDependencies
       return { runId: request.runId, status: after?.status ?? before.status, accepted: true };
     }),
   };
+}
+
+/** The trace id of the active span (the HandleMessage call's), to keep with the run. */
+function activeTraceId(): { traceId?: string } {
+  const traceId = traceFields().trace_id;
+  return traceId ? { traceId } : {};
 }

@@ -44,8 +44,15 @@ export const SERVICE_PRINCIPALS: readonly Principal[] = [
   {
     name: 'api',
     kind: 'service',
-    description: 'HTTP edge: keeps the run-events stream and reads it for SSE clients (ordered consumers)',
-    publish: unique([JETSTREAM_ACCOUNT_INFO, ...manageStream(RUN_EVENTS_STREAM), ...readStreamMessages(RUN_EVENTS_STREAM), ...consumeStream(RUN_EVENTS_STREAM)]),
+    description: "HTTP edge: keeps the run-events stream and reads it for SSE clients (ordered consumers); reads memory's dead letters for operators",
+    publish: unique([
+      JETSTREAM_ACCOUNT_INFO,
+      ...manageStream(RUN_EVENTS_STREAM),
+      ...readStreamMessages(RUN_EVENTS_STREAM),
+      ...consumeStream(RUN_EVENTS_STREAM),
+      ...readStreamMessages(MEMORY_DEAD_LETTER_STREAM),
+      ...consumeStream(MEMORY_DEAD_LETTER_STREAM),
+    ]),
     subscribe: [INBOX],
     allowResponses: false,
   },
