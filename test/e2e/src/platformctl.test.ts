@@ -115,9 +115,13 @@ describe('platformctl against the running platform', () => {
       return out.stdout.includes('malformed_message') ? out : undefined;
     }, 60_000);
     expect(listed.code).toBe(0);
-    expect(listed.stdout).toMatch(/^\d+ +acme +- +malformed_message +1 /m);
+    // Too malformed to name its tenant or run: listed under none.
+    expect(listed.stdout).toMatch(/^\d+ +- +- +malformed_message +1 +\S+ +not a TurnFinished message/m);
     expect(listed.stdout).toContain('1 shown, 1 in the dead-letter stream');
-    expect((await platformctl(['memory', 'dead-letters', '--tenant', 'globex'])).stdout).toContain('0 shown');
+    expect((await platformctl(['memory', 'dead-letters', '--tenant', 'acme'])).stdout).toContain('0 shown, 1 in the dead-letter stream');
+    const json = JSON.parse((await platformctl(['memory', 'dead-letters', '--json'])).stdout) as { deadLetters: Array<{ reason: string; originalSubject: string }>; nextAfterSeq: number | null };
+    expect(json.deadLetters).toEqual([expect.objectContaining({ reason: 'malformed_message', originalSubject: memoryIngestSubject('acme') })]);
+    expect(json.nextAfterSeq).toBeNull();
   });
 
   it('shows the credential keys and rewrap progress', async () => {
