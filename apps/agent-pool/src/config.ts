@@ -1,4 +1,4 @@
-import { env } from '@platform/service-kit';
+import { env, natsEnv } from '@platform/service-kit';
 import { z } from 'zod';
 
 const HOUR_MS = 60 * 60 * 1000;
@@ -15,7 +15,8 @@ export const AgentPoolConfig = z.object({
    */
   DATABASE_POOL_MAX: env.positiveInt().default(20),
   /** NATS: agent-tool calls (request-reply), runner discovery, and the JetStream event stream. */
-  NATS_URL: z.string().default('nats://127.0.0.1:4222'),
+  /** NATS_URL, and NATS_USER + NATS_PASSWORD, NATS_TOKEN or NATS_CREDS_FILE when the server authenticates. */
+  ...natsEnv,
   /** Live entries (waiting or paused) one tenant may have; past it StartAgent is RESOURCE_EXHAUSTED. */
   MAX_LIVE_AGENTS_PER_TENANT: env.positiveInt().default(20),
   /** How long an entry waits for the user's input before it expires. */

@@ -6,6 +6,7 @@ import { AgentPool } from './agent-pool.js';
 import { agentPoolServiceImplementation } from './agent-pool-service.js';
 import { AgentStepClient } from './agent-step-client.js';
 import type { AgentPoolConfig } from './config.js';
+import { PoolGauges } from './pool-gauges.js';
 import { Sweeper, type SweepResult } from './sweeper.js';
 
 export const AGENT_POOL_SCHEMA = 'agent_pool';
@@ -34,7 +35,7 @@ export async function startAgentPoolServer(config: AgentPoolConfig, logger: Logg
   let nc: NatsConnection | undefined;
   let catalog: ToolCatalog | undefined;
   try {
-    nc = await connectNats({ servers: config.NATS_URL, name: 'agent-pool', logger });
+    nc = await connectNats({ config, name: 'agent-pool', logger });
     catalog = new ToolCatalog({ nc, logger, refreshIntervalMs: config.CATALOG_REFRESH_MS, discoveryWaitMs: config.CATALOG_DISCOVERY_WAIT_MS });
     await catalog.start();
     const sweeper = new Sweeper({
@@ -61,6 +62,8 @@ export async function startAgentPoolServer(config: AgentPoolConfig, logger: Logg
     grpc.addService(AGENT_POOL_SERVICE_NAME, agentPoolV1.AgentPoolServiceService, agentPoolServiceImplementation(pool, config, logger));
     const port = await grpc.start();
     sweeper.start();
+    const gauges = new PoolGauges({ db, intervalMs: config.SWEEP_INTERVAL_MS, logger });
+    gauges.start();
     const started = { nc, catalog };
     return {
       port,
@@ -70,6 +73,7 @@ export async function startAgentPoolServer(config: AgentPoolConfig, logger: Logg
         // Stop taking calls and let running steps finish (each commits or rolls back), then the rest.
         await grpc.stop(config.SHUTDOWN_GRACE_MS);
         await sweeper.stop();
+        gauges.stop();
         started.catalog.stop();
         await started.nc.drain();
         await db.end();

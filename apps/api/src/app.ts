@@ -3,8 +3,11 @@ import type { Logger, PromiseClient } from '@platform/service-kit';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import type { TokenVerifier } from './auth.js';
 import { HttpError, toHttpError } from './http-errors.js';
+import type { DeadLetterReader } from './events/dead-letter-reader.js';
 import { registerStrictJsonBodies } from './json-body.js';
 import type { RunEvents } from './events/run-event-reader.js';
+import { actingPrincipal } from './operator.js';
+import { registerAdminRoutes } from './routes/admin.js';
 import { registerApprovalRoutes } from './routes/approvals.js';
 import { registerNotificationRoutes } from './routes/notifications.js';
 import { registerChatCompletionRoutes } from './routes/chat-completions.js';
@@ -43,7 +46,12 @@ export interface AppOptions {
     notificationsPollMs?: number;
   };
   health: HealthRoutesOptions;
+  /** Operators' read-only views (docs/api.md#operators). */
+  admin?: { operatorRole: string; deadLetters?: DeadLetterReader | undefined };
 }
+
+/** The operator role when AppOptions names none (the default of AUTH_OPERATOR_ROLE). */
+const DEFAULT_OPERATOR_ROLE = 'platform-operator';
 
 const PUBLIC_ROUTES = new Set(['/healthz', '/readyz']);
 
@@ -67,7 +75,7 @@ export function buildApp(options: AppOptions): FastifyInstance {
   app.addHook('onRequest', async (request) => {
     if (PUBLIC_ROUTES.has(request.routeOptions.url ?? '')) return;
     if (!request.routeOptions.url) return; // unknown route: the 404 handler answers
-    request.principal = await options.verifier.verify(request.headers.authorization);
+    request.principal = actingPrincipal(await options.verifier.verify(request.headers.authorization), request, options.admin?.operatorRole ?? DEFAULT_OPERATOR_ROLE);
   });
 
   const turns = new TurnRunner(options.orchestrator, options.logger);
@@ -83,6 +91,7 @@ export function buildApp(options: AppOptions): FastifyInstance {
   registerApprovalRoutes(app, { agentPool: options.agentPool, turns, turnWaitMs: options.limits.turnWaitMs });
   registerCredentialRoutes(app, { credentials: options.credentials });
   registerTaskRoutes(app, { trigger: options.trigger });
+  registerAdminRoutes(app, { operatorRole: options.admin?.operatorRole ?? DEFAULT_OPERATOR_ROLE, deadLetters: options.admin?.deadLetters, credentials: options.credentials });
   return app;
 }
 

@@ -18,6 +18,8 @@ export interface Principal {
   subject: string | undefined;
   /** The caller's plan or tier (claim `tier`), when the token carries one. */
   tier?: string;
+  /** Roles the token grants (claim `roles`, an array of strings), e.g. `platform-operator`. */
+  roles?: readonly string[];
 }
 
 /** Algorithms verified with the shared secret (`AUTH_JWT_SECRET`). */
@@ -28,6 +30,7 @@ export const KEY_SET_ALGORITHMS = ['RS256', 'RS384', 'RS512', 'PS256', 'PS384', 
 /** Letters, digits, "-" and "_", 1 to 32 characters. */
 const TIER_PATTERN = /^[A-Za-z0-9_-]{1,32}$/;
 const DEFAULT_CLOCK_TOLERANCE_SECONDS = 5;
+const ROLE_PATTERN = /^[A-Za-z0-9_.:-]{1,64}$/;
 
 export interface TokenVerifierOptions {
   /** HS256 shared secret; tokens with `alg: HS256` are verified with it. */
@@ -116,7 +119,11 @@ export class TokenVerifier {
     if (tier !== undefined && (typeof tier !== 'string' || !TIER_PATTERN.test(tier))) {
       throw new HttpError(401, 'INVALID_TOKEN', 'the token\'s "tier" claim must be 1-32 letters, digits, "-" or "_"');
     }
-    const principal: Principal = Object.freeze({ tenantId: tenant.data, subject: payload.sub, ...(tier !== undefined ? { tier } : {}) });
+    const roles = payload['roles'] ?? [];
+    if (!Array.isArray(roles) || roles.length > 32 || !roles.every((role) => typeof role === 'string' && ROLE_PATTERN.test(role))) {
+      throw new HttpError(401, 'INVALID_TOKEN', 'the token\'s "roles" claim must be an array of role names (1-64 letters, digits, ".", ":", "-" or "_")');
+    }
+    const principal: Principal = Object.freeze({ tenantId: tenant.data, subject: payload.sub, ...(tier !== undefined ? { tier } : {}), ...(roles.length > 0 ? { roles: Object.freeze([...(roles as string[])]) } : {}) });
     this.verified.set(token, principal, typeof payload.exp === 'number' ? payload.exp : undefined);
     return principal;
   }

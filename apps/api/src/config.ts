@@ -1,4 +1,4 @@
-import { env } from '@platform/service-kit';
+import { env, natsEnv } from '@platform/service-kit';
 import { z } from 'zod';
 
 /** Environment of the HTTP api. */
@@ -16,7 +16,8 @@ export const ApiConfig = z.object({
   /** The trigger service, for the tasks endpoints (not part of readiness: tasks answer 503 while it is down). */
   TRIGGER_ADDRESS: z.string().default('127.0.0.1:50056'),
   /** NATS with JetStream: the api reads run events (SSE) from the run-events stream. */
-  NATS_URL: z.string().default('nats://127.0.0.1:4222'),
+  /** NATS_URL, and NATS_USER + NATS_PASSWORD, NATS_TOKEN or NATS_CREDS_FILE when the server authenticates. */
+  ...natsEnv,
   /** Interval of keep-alive comments on event streams. */
   SSE_HEARTBEAT_MS: env.positiveInt().default(15_000),
   /** How often an open GET /v1/notifications stream asks the trigger service for new notifications. */
@@ -34,6 +35,8 @@ export const ApiConfig = z.object({
   AUTH_ISSUER: z.string().trim().min(1).optional(),
   /** When set (comma-separated), a token's `aud` must name at least one of these. */
   AUTH_AUDIENCE: env.list().pipe(z.array(z.string()).min(1, 'must name at least one audience')).optional(),
+  /** The role (in a token's `roles` claim) that opens the operators' read-only routes and the Platform-Tenant header. */
+  AUTH_OPERATOR_ROLE: z.string().regex(/^[A-Za-z0-9_.:-]{1,64}$/, 'must be 1-64 letters, digits, ".", ":", "-" or "_"').default('platform-operator'),
   /** Leeway for the `exp` and `nbf` claims, in seconds. */
   AUTH_CLOCK_TOLERANCE_SECONDS: env.nonNegativeInt().default(5),
   /** Verified tokens remembered (least recently used dropped first); 0 verifies every request. */

@@ -36,4 +36,9 @@ export class CredentialCalls {
   audit(input: { tenantId: string; beforeId: number; limit: number }) {
     return this.client.listAuditEvents(input, this.settings());
   }
+
+  /** Credentials per key-encryption key (operators: key status and rewrap progress). */
+  keyUsage() {
+    return this.client.getKeyUsage({}, this.settings());
+  }
 }

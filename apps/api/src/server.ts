@@ -5,6 +5,7 @@ import { buildApp } from './app.js';
 import { CredentialCalls } from './credential-calls.js';
 import { TokenVerifier } from './auth.js';
 import type { ApiConfig } from './config.js';
+import { DeadLetterReader } from './events/dead-letter-reader.js';
 import { RunEventReader } from './events/run-event-reader.js';
 
 export interface ApiServer {
@@ -14,7 +15,7 @@ export interface ApiServer {
 
 /** Wires the api: gRPC clients (orchestrator, memory, agent pool, trigger), NATS for run events, health probes, the HTTP server. */
 export async function startApiServer(config: ApiConfig, logger: Logger): Promise<ApiServer> {
-  const nc = await connectNats({ servers: config.NATS_URL, name: 'api', logger });
+  const nc = await connectNats({ config, name: 'api', logger });
   // The orchestrator creates the stream too; whichever boots first makes it exist for the other.
   await ensureStream(nc, { name: RUN_EVENTS_STREAM, subjects: [`${RUN_EVENTS_SUBJECT_PREFIX}.>`], maxAgeMs: config.RUN_EVENTS_MAX_AGE_MS });
   const orchestrator = createGrpcClient(orchestratorV1.OrchestratorServiceClient, orchestratorV1.OrchestratorServiceService, config.ORCHESTRATOR_ADDRESS, {
@@ -54,6 +55,7 @@ export async function startApiServer(config: ApiConfig, logger: Logger): Promise
     ...(credential ? { credentials: new CredentialCalls(credential.rpc, config.CREDENTIAL_PLATFORM_TOKEN!) } : {}),
     trigger: trigger.rpc,
     events: new RunEventReader(nc, logger),
+    admin: { operatorRole: config.AUTH_OPERATOR_ROLE, deadLetters: new DeadLetterReader(nc) },
     limits: { maxMessageChars: config.MAX_MESSAGE_CHARS, turnWaitMs: config.TURN_WAIT_MS, sseHeartbeatMs: config.SSE_HEARTBEAT_MS, notificationsPollMs: config.NOTIFICATIONS_POLL_MS },
     health: {
       dependencies: {

@@ -1,5 +1,5 @@
 import { readFileSync } from 'node:fs';
-import { env, loadConfig } from '@platform/service-kit';
+import { env, loadConfig, natsEnv } from '@platform/service-kit';
 import { z } from 'zod';
 import { mcpServerListSchema, type McpServerConfig } from './server-config.js';
 
@@ -31,7 +31,8 @@ export function bridgeConfigSchema(environment: NodeJS.ProcessEnv = process.env)
   const servers = mcpServerListSchema(environment);
   return z
     .object({
-      NATS_URL: z.string().default('nats://127.0.0.1:4222'),
+      /** NATS_URL, and NATS_USER + NATS_PASSWORD, NATS_TOKEN or NATS_CREDS_FILE when the server authenticates. */
+      ...natsEnv,
       /** Service name in discovery; replicas (and the per-server services of one instance) share it. */
       RUNNER_NAME: z.string().regex(/^[A-Za-z0-9_-]+$/).default('mcp-bridge'),
       /** A JSON array of server entries (see README). */

@@ -6,7 +6,7 @@ const config = loadBridgeConfig();
 const logger = createLogger({ service: 'mcp-bridge', level: config.LOG_LEVEL });
 const shutdown = new GracefulShutdown({ logger, timeoutMs: config.SHUTDOWN_GRACE_MS + 5_000 }).listen();
 
-const nc = await connectNats({ servers: config.NATS_URL, name: `mcp-bridge:${config.RUNNER_NAME}`, logger });
+const nc = await connectNats({ config, name: `mcp-bridge:${config.RUNNER_NAME}`, logger });
 const bridge = new McpBridge({
   nc,
   logger,

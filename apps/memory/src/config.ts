@@ -1,5 +1,5 @@
 import { CollectionName } from '@platform/contracts';
-import { env } from '@platform/service-kit';
+import { env, natsEnv } from '@platform/service-kit';
 import { z } from 'zod';
 
 /** Environment of the memory service. */
@@ -8,7 +8,8 @@ export const MemoryConfig = z.object({
   DATABASE_POOL_MAX: env.positiveInt().default(10),
   GRPC_HOST: z.string().default('127.0.0.1'),
   GRPC_PORT: env.port().default(50051),
-  NATS_URL: z.string().default('nats://127.0.0.1:4222'),
+  /** NATS_URL, and NATS_USER + NATS_PASSWORD, NATS_TOKEN or NATS_CREDS_FILE when the server authenticates. */
+  ...natsEnv,
   /** Messages one ListMessages call returns when the caller sets no limit, and the most it may ask for. */
   MEMORY_PAGE_SIZE: env.positiveInt().default(500),
   MEMORY_MAX_PAGE_SIZE: env.positiveInt().default(5_000),

@@ -136,7 +136,7 @@ async function wire(config: MemoryConfig, logger: Logger, pool: pg.Pool, closers
     ),
   });
 
-  const nc: NatsConnection = await connectNats({ servers: config.NATS_URL, name: 'memory', logger });
+  const nc: NatsConnection = await connectNats({ config, name: 'memory', logger });
   closers.push(() => nc.drain());
   await ensureIngestStreams(nc, { maxAgeMs: config.MEMORY_INGEST_MAX_AGE_MS, deadLetterMaxAgeMs: config.MEMORY_DEAD_LETTER_MAX_AGE_MS });
   const ingestor = new TurnIngestor({

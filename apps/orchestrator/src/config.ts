@@ -1,4 +1,4 @@
-import { env } from '@platform/service-kit';
+import { env, natsEnv } from '@platform/service-kit';
 import { z } from 'zod';
 import { TenantTiers } from './pipeline/tiers.js';
 
@@ -59,7 +59,8 @@ export const OrchestratorConfig = z.object({
    * count toward MAX_RUN_ATTEMPTS while the run is younger than TURN_TIMEOUT_MS.
    */
   RUN_RETRY_BACKOFF_MS: env.positiveInt().default(1_000),
-  NATS_URL: z.string().default('nats://127.0.0.1:4222'),
+  /** NATS_URL, and NATS_USER + NATS_PASSWORD, NATS_TOKEN or NATS_CREDS_FILE when the server authenticates. */
+  ...natsEnv,
   OPENAI_BASE_URL: env.url().default('https://api.openai.com/v1'),
   OPENAI_API_KEY: z.string().min(1, 'set an API key for the model provider'),
   LLM_MODEL: z.string().min(1).default('gpt-4o-mini'),

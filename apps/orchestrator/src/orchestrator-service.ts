@@ -1,3 +1,4 @@
+import { traceFields } from '@platform/telemetry';
 import { randomUUID } from 'node:crypto';
 import { isTimeZone, ZERO_USAGE } from '@platform/agent-loop';
 import { ApprovalDecision, ConversationId, RunId, SUBJECT_SAFE_RUN_ID, TenantId } from '@platform/contracts';
@@ -135,6 +136,7 @@ export function orchestratorServiceImplementation(deps: OrchestratorDependencies
           timeZone: request.timeZone,
           ...(approval ? { approval } : {}),
           ...(source ? { source } : {}),
+          ...activeTraceId(),
         };
       }
       if (existing && existing.conversationId !== scope.conversationId) throw errors.notFound('RUN_NOT_FOUND', `no run '${runId}' in this conversation`);
@@ -194,6 +196,7 @@ export function orchestratorServiceImplementation(deps: OrchestratorDependencies
         finishedAt: run.finishedAt ?? undefined,
         resultJson: JSON.stringify(run.result),
         transcriptJson: JSON.stringify(run.transcript ?? []),
+        traceId: run.traceId ?? '',
       };
     }),
 
@@ -226,4 +229,10 @@ export function orchestratorServiceImplementation(deps: OrchestratorDependencies
       return { runId: request.runId, status: after?.status ?? before.status, accepted: true };
     }),
   };
+}
+
+/** The trace id of the active span (the HandleMessage call's), to keep with the run. */
+function activeTraceId(): { traceId?: string } {
+  const traceId = traceFields().trace_id;
+  return traceId ? { traceId } : {};
 }

@@ -69,7 +69,7 @@ export async function startOrchestratorServer(config: OrchestratorConfig, logger
     logger,
   });
   const redis = createRedis({ url: config.REDIS_URL, name: 'orchestrator', logger, commandTimeoutMs: config.REDIS_COMMAND_TIMEOUT_MS });
-  const nc = await connectNats({ servers: config.NATS_URL, name: 'orchestrator', logger });
+  const nc = await connectNats({ config, name: 'orchestrator', logger });
   await ensureStream(nc, { name: RUN_EVENTS_STREAM, subjects: [`${RUN_EVENTS_SUBJECT_PREFIX}.>`], maxAgeMs: config.RUN_EVENTS_MAX_AGE_MS });
   const memory = createGrpcClient(memoryV1.MemoryServiceClient, memoryV1.MemoryServiceService, config.MEMORY_ADDRESS, { defaultDeadlineMs: config.GRPC_DEADLINE_MS });
   const agentPool = createGrpcClient(agentPoolV1.AgentPoolServiceClient, agentPoolV1.AgentPoolServiceService, config.AGENT_POOL_ADDRESS, {

@@ -2,7 +2,7 @@ import { RunControl, runAgentLoop, ZERO_USAGE, type LoopEvent, type LoopResult }
 import type { ChatMessage } from '@platform/contracts';
 import type { memoryV1 } from '@platform/proto';
 import type { Logger, NatsConnection, PromiseClient } from '@platform/service-kit';
-import { recordTurn } from '@platform/telemetry';
+import { recordTenantTokens, recordTurn } from '@platform/telemetry';
 import type { ToolCatalog, ToolClient } from '@platform/tool-sdk';
 import type { OrchestratorConfig } from './config.js';
 import { RunEventPublisher } from './events/run-event-publisher.js';
@@ -278,6 +278,7 @@ export class TurnExecutor {
     const finished = await this.deps.records.finish(run, runStatus(result), result, this.deps.memoryRecall.reportFor(run.runId, run.input));
     // From the message's arrival: queueing, every attempt and the pipeline, as the user waited.
     recordTurn({ profile: run.profile, status: finished.status, stopReason: result.stopReason }, Math.max(0, Date.now() - run.createdAt.getTime()) / 1000);
+    recordTenantTokens(run.tenantId, result.usage.inputTokens, result.usage.outputTokens);
     await this.deps.shouldProcess.recordTokens(run.tenantId, result.usage.totalTokens);
     this.deps.logger.info(
       { runId: run.runId, profile: run.profile, attempt: run.attempts, stopReason: result.stopReason, turns: result.turns, toolCalls: result.toolCalls.length },

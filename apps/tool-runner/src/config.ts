@@ -1,4 +1,4 @@
-import { env } from '@platform/service-kit';
+import { env, natsEnv } from '@platform/service-kit';
 import { z } from 'zod';
 import { HostPatternError, parseHostPattern } from './tools/web-fetch/host-allowlist.js';
 
@@ -17,7 +17,8 @@ function checkHostPatterns(entries: string[], ctx: z.RefinementCtx): void {
 /** Environment of the built-in tool runner. */
 export const RunnerConfig = z
   .object({
-    NATS_URL: z.string().default('nats://127.0.0.1:4222'),
+    /** NATS_URL, and NATS_USER + NATS_PASSWORD, NATS_TOKEN or NATS_CREDS_FILE when the server authenticates. */
+    ...natsEnv,
     /** Service name in discovery; replicas share it. */
     RUNNER_NAME: z.string().regex(/^[A-Za-z0-9_-]+$/).default('builtin-tools'),
     RUNNER_MAX_CONCURRENCY: env.positiveInt().default(64),

@@ -7,7 +7,7 @@ await runService({
   name: 'tool-runner',
   config: RunnerConfig,
   start: async (config, logger) => {
-    const nc = await connectNats({ servers: config.NATS_URL, name: `tool-runner:${config.RUNNER_NAME}`, logger });
+    const nc = await connectNats({ config, name: `tool-runner:${config.RUNNER_NAME}`, logger });
     const runner = await serveRunner({
       nc,
       name: config.RUNNER_NAME,

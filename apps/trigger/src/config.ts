@@ -1,4 +1,4 @@
-import { env } from '@platform/service-kit';
+import { env, natsEnv } from '@platform/service-kit';
 import { z } from 'zod';
 
 /** Environment of the trigger service. Several replicas may run against one database. */
@@ -9,7 +9,8 @@ export const TriggerConfig = z.object({
   DATABASE_URL: z.string().default('postgres://postgres@127.0.0.1:5432/platform'),
   DATABASE_POOL_MAX: env.positiveInt().default(10),
   /** NATS: custom executors are called over the tool protocol. */
-  NATS_URL: z.string().default('nats://127.0.0.1:4222'),
+  /** NATS_URL, and NATS_USER + NATS_PASSWORD, NATS_TOKEN or NATS_CREDS_FILE when the server authenticates. */
+  ...natsEnv,
   /** The orchestrator that runs fires of tasks with the `orchestrator` executor. */
   ORCHESTRATOR_ADDRESS: z.string().default('127.0.0.1:50052'),
   /** Name of this replica in fire leases and logs; empty = host name and process id. */

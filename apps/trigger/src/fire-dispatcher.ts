@@ -1,4 +1,5 @@
 import type { Logger } from '@platform/service-kit';
+import { recordFireLag } from '@platform/telemetry';
 import { setMaxListeners } from 'node:events';
 import type { Clock } from './clock.js';
 import type { ExecutionOutcome, FireExecutor } from './executors/fire-executor.js';
@@ -96,6 +97,7 @@ export class FireDispatcher {
   /** Runs the executor (or skips a misfire) and says how the fire ends; never throws. */
   private async execute({ fire, task }: ClaimedFire): Promise<FireSettlement> {
     const started = this.clock.now();
+    if (fire.attempts === 1) recordFireLag(fire.kind, (started - fire.scheduled_at.getTime()) / 1000);
     let settlement: FireSettlement;
     if (this.missedUnderSkip({ fire, task }, started)) {
       settlement = { status: 'skipped', runId: '', result: null, errorCode: 'MISFIRE_SKIPPED', errorMessage: 'the fire was due while no replica could run it; the task skips misfires' };

@@ -54,7 +54,7 @@ export async function startTriggerServer(config: TriggerConfig, logger: Logger, 
     defaultDeadlineMs: config.TRIGGER_ORCHESTRATOR_TIMEOUT_MS,
   });
   try {
-    nc = await connectNats({ servers: config.NATS_URL, name: 'trigger', logger });
+    nc = await connectNats({ config, name: 'trigger', logger });
     const tools = new ToolClient({ nc, logger });
     const executor =
       options.executor ?? new ExecutorRegistry(new OrchestratorExecutor(orchestrator.rpc, config.TRIGGER_ORCHESTRATOR_TIMEOUT_MS), new CustomExecutor(tools, config.TRIGGER_EXECUTOR_TIMEOUT_MS));

@@ -1,10 +1,11 @@
 import path from 'node:path';
-import { env } from '@platform/service-kit';
+import { env, natsEnv } from '@platform/service-kit';
 import { z } from 'zod';
 
 /** Environment of the travel-runner example, read once at boot; a bad value stops the boot naming the variable. */
 export const TravelRunnerConfig = z.object({
-  NATS_URL: z.string().min(1).default('nats://127.0.0.1:4222'),
+  /** NATS_URL, and NATS_USER + NATS_PASSWORD, NATS_TOKEN or NATS_CREDS_FILE when the server authenticates. */
+  ...natsEnv,
   /**
    * Redis shared by every replica: `send_email` steps are deduped there by call id, so a repeated
    * approval never writes a second email. While Redis is down the runner keeps serving without that

@@ -6,7 +6,7 @@ await runService({
   name: RUNNER_NAME,
   config: TravelRunnerConfig,
   start: async (config, logger) => {
-    const nc = await connectNats({ servers: config.NATS_URL, name: RUNNER_NAME, logger });
+    const nc = await connectNats({ config, name: RUNNER_NAME, logger });
     const redis = createRedis({ url: config.REDIS_URL, name: RUNNER_NAME, logger });
     const runner = await serveTravelRunner({ nc, redis, config, logger });
     return {

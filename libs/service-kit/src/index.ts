@@ -7,6 +7,7 @@ export { GrpcServer, unaryHandler, type GrpcServerOptions } from './grpc-server.
 export { createGrpcClient, type PromiseClient, type CallSettings, type GrpcClientOptions, type GrpcClientHandle } from './grpc-client.js';
 export { GrpcHealthProbe } from './grpc-health.js';
 export { GRPC_MAX_MESSAGE_BYTES } from './grpc-limits.js';
+export { natsEnv, natsConnectSettings, type NatsEnv, type NatsConnectSettings } from './nats-config.js';
 export { connectNats, headerGetter, headerSetter, jsonBody, type NatsConnection, type NatsOptions } from './nats.js';
 export { createPgPool, inTransaction, type PostgresOptions, type TransactionOptions } from './postgres.js';
 export { jsonbText } from './jsonb.js';

@@ -1,11 +1,25 @@
 import { connect, type NatsConnection } from '@nats-io/transport-node';
 import type { MsgHdrs } from '@nats-io/nats-core';
 import type { Logger } from 'pino';
+import { natsConnectSettings, type NatsEnv } from './nats-config.js';
 
 export type { NatsConnection } from '@nats-io/transport-node';
 
-export interface NatsOptions {
-  servers: string | string[];
+export type NatsOptions = NatsCommonOptions &
+  (
+    | {
+        /** Where and how to connect: the service's shared NATS settings (`natsEnv` in its config). */
+        config: NatsEnv;
+        servers?: never;
+      }
+    | {
+        /** Server URL(s), unauthenticated (tests, benchmarks). */
+        servers: string | string[];
+        config?: never;
+      }
+  );
+
+interface NatsCommonOptions {
   /** Shown in the server's connection list (`nats server report connections`). */
   name: string;
   logger: Logger;
@@ -19,7 +33,7 @@ export interface NatsOptions {
  */
 export async function connectNats(options: NatsOptions): Promise<NatsConnection> {
   const nc = await connect({
-    servers: options.servers,
+    ...(options.config ? natsConnectSettings(options.config) : { servers: options.servers }),
     name: options.name,
     timeout: options.connectTimeoutMs ?? 10_000,
     maxReconnectAttempts: -1,
@@ -44,6 +58,10 @@ async function logStatus(nc: NatsConnection, logger: Logger): Promise<void> {
           logger.warn({ nats: status.type, server: status.server }, `nats ${status.type}`);
           break;
         case 'error':
+          // The error itself under `err` (pino serializes it there), so a permission violation
+          // or an authorization failure names the subject in the log.
+          logger.error({ nats: status.type, err: status.error }, `nats error: ${status.error.message}`);
+          break;
         case 'slowConsumer':
           logger.error({ nats: status.type, status }, `nats ${status.type}`);
           break;

@@ -56,6 +56,13 @@ describe('readTelemetryConfig', () => {
     expect(readTelemetryConfig({ OTEL_METRIC_EXPORT_INTERVAL: 'often' }, entry).metricExportIntervalMillis).toBe(60_000);
   });
 
+  it('serves metrics for Prometheus with OTEL_METRICS_EXPORTER=prometheus, on port 9464 unless OTEL_EXPORTER_PROMETHEUS_PORT says otherwise', () => {
+    expect(readTelemetryConfig({ OTEL_METRICS_EXPORTER: 'prometheus' }, entry)).toMatchObject({ metricsExportEnabled: true, prometheus: { host: undefined, port: 9464 } });
+    expect(readTelemetryConfig({ OTEL_METRICS_EXPORTER: 'Prometheus', OTEL_EXPORTER_PROMETHEUS_PORT: '9100', OTEL_EXPORTER_PROMETHEUS_HOST: '0.0.0.0' }, entry).prometheus).toEqual({ host: '0.0.0.0', port: 9100 });
+    expect(readTelemetryConfig({ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://collector:4318' }, entry).prometheus).toBeUndefined();
+    expect(() => readTelemetryConfig({ OTEL_METRICS_EXPORTER: 'prometheus', OTEL_EXPORTER_PROMETHEUS_PORT: 'metrics' }, entry)).toThrow(/OTEL_EXPORTER_PROMETHEUS_PORT/);
+  });
+
   it('honours OTEL_SDK_DISABLED=true case-insensitively', () => {
     expect(readTelemetryConfig({ OTEL_SDK_DISABLED: 'TRUE' }, entry).disabled).toBe(true);
     expect(readTelemetryConfig({ OTEL_SDK_DISABLED: 'false' }, entry).disabled).toBe(false);

@@ -25,7 +25,18 @@ export interface TelemetryConfig {
    */
   readonly metricsExportEnabled: boolean;
   readonly metricExportIntervalMillis: number;
+  /**
+   * `OTEL_METRICS_EXPORTER=prometheus`: metrics are served for scraping instead of pushed, on
+   * `OTEL_EXPORTER_PROMETHEUS_HOST` (default all interfaces) and `OTEL_EXPORTER_PROMETHEUS_PORT`
+   * (default 9464), path `/metrics`. Undefined otherwise.
+   */
+  readonly prometheus: { readonly host: string | undefined; readonly port: number } | undefined;
 }
+
+/** Port of the Prometheus endpoint when OTEL_EXPORTER_PROMETHEUS_PORT is unset (the exporter's registered default). */
+export const DEFAULT_PROMETHEUS_PORT = 9464;
+/** Path Prometheus scrapes. */
+export const PROMETHEUS_METRICS_PATH = '/metrics';
 
 type Env = Readonly<Record<string, string | undefined>>;
 
@@ -76,14 +87,20 @@ function resolveServiceName(env: Env, entryScript: string | undefined): string |
 /** Reads the telemetry settings; `entryScript` is the app's main module (process.argv[1]). */
 export function readTelemetryConfig(env: Env = process.env, entryScript: string | undefined = process.argv[1]): TelemetryConfig {
   const disabled = nonEmpty(env['OTEL_SDK_DISABLED'])?.toLowerCase() === 'true';
+  const metricsExporter = nonEmpty(env['OTEL_METRICS_EXPORTER'])?.toLowerCase();
+  const prometheusPort = Number(nonEmpty(env['OTEL_EXPORTER_PROMETHEUS_PORT']) ?? DEFAULT_PROMETHEUS_PORT);
+  if (metricsExporter === 'prometheus' && !(Number.isInteger(prometheusPort) && prometheusPort >= 0 && prometheusPort <= 65_535)) {
+    throw new Error(`OTEL_EXPORTER_PROMETHEUS_PORT: must be a port number (0-65535), got '${env['OTEL_EXPORTER_PROMETHEUS_PORT']}'`);
+  }
   return {
     disabled,
     serviceName: disabled ? undefined : resolveServiceName(env, entryScript),
     exportEnabled: Boolean(nonEmpty(env['OTEL_EXPORTER_OTLP_TRACES_ENDPOINT']) ?? nonEmpty(env['OTEL_EXPORTER_OTLP_ENDPOINT'])),
     scheduledDelayMillis: positiveNumber(env['OTEL_BSP_SCHEDULE_DELAY']) ?? DEFAULT_SCHEDULE_DELAY_MS,
     metricsExportEnabled:
-      nonEmpty(env['OTEL_METRICS_EXPORTER'])?.toLowerCase() !== 'none' &&
-      Boolean(nonEmpty(env['OTEL_EXPORTER_OTLP_METRICS_ENDPOINT']) ?? nonEmpty(env['OTEL_EXPORTER_OTLP_ENDPOINT'])),
+      metricsExporter === 'prometheus' ||
+      (metricsExporter !== 'none' && Boolean(nonEmpty(env['OTEL_EXPORTER_OTLP_METRICS_ENDPOINT']) ?? nonEmpty(env['OTEL_EXPORTER_OTLP_ENDPOINT']))),
     metricExportIntervalMillis: positiveNumber(env['OTEL_METRIC_EXPORT_INTERVAL']) ?? DEFAULT_METRIC_EXPORT_INTERVAL_MS,
+    prometheus: metricsExporter === 'prometheus' ? { host: nonEmpty(env['OTEL_EXPORTER_PROMETHEUS_HOST']), port: prometheusPort } : undefined,
   };
 }

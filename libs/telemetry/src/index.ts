@@ -3,7 +3,7 @@
 export { injectTraceContext, extractTraceContext, type HeaderGetter, type HeaderSetter } from './propagation.js';
 export { withSpan } from './with-span.js';
 export { errorType, recordSpanError } from './span-status.js';
-export { recordChatCall, recordToolCall, recordTurn, recordMemoryIngestion, observeConsumerLag, type ChatCallRecord, type ToolCallRecord, type TurnRecord } from './metrics.js';
+export { recordChatCall, recordToolCall, recordTurn, recordMemoryIngestion, observeConsumerLag, recordTenantTokens, recordFireLag, observeGauge, type GaugeReading, type ChatCallRecord, type ToolCallRecord, type TurnRecord } from './metrics.js';
 export {
   startMessagingClientSpan,
   runInMessagingServerSpan,
@@ -24,3 +24,4 @@ export {
 } from './gen-ai.js';
 export { shutdownTelemetry } from './shutdown.js';
 export { traceFields, type TraceFields } from './log-correlation.js';
+export { METRIC, PLATFORM } from './semconv.js';

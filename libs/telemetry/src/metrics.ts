@@ -1,7 +1,9 @@
 // Metrics the platform records itself, beside those of the auto-instrumentations (HTTP, gRPC,
 // Postgres, undici). Model calls follow the OpenTelemetry GenAI conventions; turns and tool calls
-// are the platform's own. Attributes stay low-cardinality: no tenant, conversation or run ids.
-import { metrics, type Attributes, type Histogram, type MeterProvider } from '@opentelemetry/api';
+// are the platform's own. Attributes stay low-cardinality: no conversation or run ids; the tenant
+// only on the per-tenant token counter (dashboards show tokens by tenant; tenants are a bounded,
+// configured set of customers, not end users).
+import { metrics, type Attributes, type Counter, type Histogram, type MeterProvider } from '@opentelemetry/api';
 import { ATTR, METER_NAME, METRIC, PLATFORM, VALUE } from './semconv.js';
 
 /** Seconds-based buckets for operations from a few milliseconds to minutes. */
@@ -14,6 +16,8 @@ interface Instruments {
   tokenUsage: Histogram;
   toolDuration: Histogram;
   turnDuration: Histogram;
+  tenantTokens: Counter;
+  fireLag: Histogram;
 }
 
 let cached: { provider: MeterProvider; instruments: Instruments } | undefined;
@@ -47,6 +51,15 @@ function instruments(): Instruments {
       unit: 's',
       description: 'Duration of turns (a message through the whole pipeline), by profile, status and stop reason',
       advice: { explicitBucketBoundaries: DURATION_BUCKETS_S },
+    }),
+    tenantTokens: meter.createCounter(PLATFORM.tenantTokenUsageMetric, {
+      unit: '{token}',
+      description: 'Tokens used by finished turns, by tenant and type (input, output)',
+    }),
+    fireLag: meter.createHistogram(PLATFORM.fireLagMetric, {
+      unit: 's',
+      description: 'Delay between a fire\'s scheduled time and the moment a trigger replica starts it, by fire kind',
+      advice: { explicitBucketBoundaries: [0.1, 0.5, 1, 2, 5, 10, 30, 60, 120, 300, 900, 3600] },
     }),
   };
   cached = { provider, instruments: made };
@@ -106,6 +119,37 @@ export function recordTurn(turn: TurnRecord, durationS: number): void {
     [PLATFORM.runStatus]: turn.status,
     [PLATFORM.stopReason]: turn.stopReason,
   });
+}
+
+/** Tokens a finished turn used, for the per-tenant usage counter. */
+export function recordTenantTokens(tenant: string, inputTokens: number, outputTokens: number): void {
+  const { tenantTokens } = instruments();
+  if (inputTokens > 0) tenantTokens.add(inputTokens, { [PLATFORM.tenant]: tenant, [ATTR.genAiTokenType]: VALUE.genAiTokenTypeInput });
+  if (outputTokens > 0) tenantTokens.add(outputTokens, { [PLATFORM.tenant]: tenant, [ATTR.genAiTokenType]: VALUE.genAiTokenTypeOutput });
+}
+
+/** A fire started `lagS` seconds after its scheduled time (`kind`: schedule, event, condition, manual). */
+export function recordFireLag(kind: string, lagS: number): void {
+  instruments().fireLag.record(Math.max(0, lagS), { [PLATFORM.fireKind]: kind });
+}
+
+/** One observation of a gauge: its value and the attributes that tell the series apart. */
+export interface GaugeReading {
+  value: number;
+  attributes?: Attributes;
+}
+
+/**
+ * Reports a gauge read through `read` at each metric collection (e.g. a count a service keeps
+ * up to date); `read` must be cheap (no I/O). Returns a function that stops reporting.
+ */
+export function observeGauge(name: string, options: { description: string; unit: string }, read: () => readonly GaugeReading[]): () => void {
+  const gauge = metrics.getMeterProvider().getMeter(METER_NAME).createObservableGauge(name, options);
+  const callback = (result: { observe(value: number, attributes?: Attributes): void }) => {
+    for (const reading of read()) result.observe(reading.value, reading.attributes);
+  };
+  gauge.addCallback(callback);
+  return () => gauge.removeCallback(callback);
 }
 
 /** One finished turn taken in by the memory service (`outcome`: stored, duplicate, empty, retried, dead_lettered). */

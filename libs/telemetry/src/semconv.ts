@@ -67,4 +67,11 @@ export const PLATFORM = {
   consumer: 'platform.consumer',
   memoryIngestDurationMetric: 'platform.memory.ingest.duration',
   memoryIngestOutcome: 'platform.memory.ingest.outcome',
+  tenantTokenUsageMetric: 'platform.tenant.token.usage',
+  tenant: 'platform.tenant',
+  fireLagMetric: 'platform.trigger.fire.lag',
+  fireKind: 'platform.trigger.fire.kind',
+  agentPoolEntriesMetric: 'platform.agent_pool.entries',
+  agentPoolApprovalsExpiringMetric: 'platform.agent_pool.approvals.expiring',
+  agentStatus: 'platform.agent.status',
 } as const;

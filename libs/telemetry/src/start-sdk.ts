@@ -1,11 +1,12 @@
 // Builds and starts the NodeSDK for traces and metrics. Loaded by register.ts after the ESM loader hook is in place.
 import { CompositePropagator, W3CBaggagePropagator, W3CTraceContextPropagator } from '@opentelemetry/core';
 import { OTLPMetricExporter } from '@opentelemetry/exporter-metrics-otlp-http';
+import { PrometheusExporter } from '@opentelemetry/exporter-prometheus';
 import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-http';
 import { PeriodicExportingMetricReader, type IMetricReader } from '@opentelemetry/sdk-metrics';
 import { NodeSDK } from '@opentelemetry/sdk-node';
 import { BatchSpanProcessor, NoopSpanProcessor, type SpanProcessor } from '@opentelemetry/sdk-trace';
-import type { TelemetryConfig } from './config.js';
+import { PROMETHEUS_METRICS_PATH, type TelemetryConfig } from './config.js';
 import { createInstrumentations } from './instrumentations.js';
 
 function spanProcessor(config: TelemetryConfig): SpanProcessor {
@@ -21,6 +22,10 @@ function spanProcessor(config: TelemetryConfig): SpanProcessor {
 
 function metricReaders(config: TelemetryConfig): IMetricReader[] {
   if (!config.metricsExportEnabled) return [];
+  if (config.prometheus) {
+    // Serves /metrics for Prometheus to scrape (pods expose it as the container port `metrics`).
+    return [new PrometheusExporter({ port: config.prometheus.port, endpoint: PROMETHEUS_METRICS_PATH, ...(config.prometheus.host ? { host: config.prometheus.host } : {}) })];
+  }
   // The exporter reads OTEL_EXPORTER_OTLP_(METRICS_)ENDPOINT, _HEADERS and _TIMEOUT itself; it always sends JSON.
   return [new PeriodicExportingMetricReader({ exporter: new OTLPMetricExporter(), exportIntervalMillis: config.metricExportIntervalMillis })];
 }

@@ -1,7 +1,7 @@
 export { binaries, locateBinary, MissingBinaryError, type ServerBinary } from './binaries.js';
 export { ManagedProcess } from './managed-process.js';
 export { freePort, waitForPort } from './ports.js';
-export { startNatsServer, type NatsServerHandle } from './nats-server.js';
+export { startNatsServer, type NatsServerHandle, type NatsServerOptions } from './nats-server.js';
 export {
   startPostgresServer,
   pgvectorInstalled,

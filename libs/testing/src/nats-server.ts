@@ -23,14 +23,22 @@ export interface NatsServerHandle {
   stop(): Promise<void>;
 }
 
-export async function startNatsServer(): Promise<NatsServerHandle> {
+export interface NatsServerOptions {
+  /**
+   * A nats-server configuration file (e.g. the users and permissions deploy/nats generates). The
+   * launcher's own flags still choose the address, port and JetStream store.
+   */
+  configFile?: string;
+}
+
+export async function startNatsServer(options: NatsServerOptions = {}): Promise<NatsServerHandle> {
   const command = await locateBinary(binaries.natsServer);
   const storeDir = await mkdtemp(path.join(os.tmpdir(), 'platform-nats-'));
   let port = 0;
   let proc: ManagedProcess | undefined;
 
   const launch = async (): Promise<void> => {
-    const args = ['-a', '127.0.0.1', '-p', String(port), '-js', '-sd', storeDir];
+    const args = [...(options.configFile ? ['-c', options.configFile] : []), '-a', '127.0.0.1', '-p', String(port), '-js', '-sd', storeDir];
     proc = ManagedProcess.start('nats-server', command, args);
     const running = proc;
     await waitForPort(port, START_TIMEOUT_MS, () => running.isAlive);

@@ -1,4 +1,4 @@
-import { ManagedProcess, startNatsServer, startPlatform, workspaceRoot, type Platform, type PlatformOptions } from '@platform/testing';
+import { ManagedProcess, startNatsServer, startPlatform, workspaceRoot, type NatsServerOptions, type Platform, type PlatformOptions } from '@platform/testing';
 import { allocateSuiteRedis, createSuiteDatabase } from '@platform/testing/vitest';
 import { SignJWT } from 'jose';
 
@@ -12,9 +12,9 @@ export type SuitePlatform = Platform & { natsUrl: string; redisUrl: string };
  * on a NATS server, so suites running in parallel must not share one), and a fresh database and
  * Redis database on the run's shared PostgreSQL and Redis.
  */
-export async function bootPlatform(label: string, overrides: Partial<PlatformOptions> = {}): Promise<SuitePlatform> {
+export async function bootPlatform(label: string, overrides: Partial<PlatformOptions> = {}, natsOptions: NatsServerOptions = {}): Promise<SuitePlatform> {
   const lines: string[] = [];
-  const nats = await startNatsServer();
+  const nats = await startNatsServer(natsOptions);
   const redisUrl = await allocateSuiteRedis();
   try {
     const platform = await startPlatform({

@@ -31,6 +31,7 @@ export function registerRunRoutes(app: FastifyInstance, options: RunRoutesOption
       stopReason: run.stopReason || null,
       createdAt: run.createdAt?.toISOString() ?? null,
       finishedAt: run.finishedAt?.toISOString() ?? null,
+      traceId: run.traceId || null,
       result: JSON.parse(run.resultJson) as unknown,
       transcript: JSON.parse(run.transcriptJson) as unknown,
     });

@@ -34,6 +34,8 @@ export interface RunRecord {
   cancelRequested: boolean;
   createdAt: Date;
   finishedAt: Date | null;
+  /** The trace of the request that created the run, when it had one. */
+  traceId: string | null;
 }
 
 export interface NewRun {
@@ -50,6 +52,8 @@ export interface NewRun {
   kind?: RunKind;
   /** Set when a trigger task sent the message (migrations/0005). */
   source?: RunSource;
+  /** The W3C trace id of the request that created it (migrations/0006). */
+  traceId?: string;
 }
 
 export type RunKind = 'message' | 'agent_expired';
@@ -108,6 +112,7 @@ interface RunRow {
   cancel_requested: boolean;
   created_at: Date;
   finished_at: Date | null;
+  trace_id: string | null;
 }
 
 function toRecord(row: RunRow): RunRecord {
@@ -127,6 +132,7 @@ function toRecord(row: RunRow): RunRecord {
     cancelRequested: row.cancel_requested,
     createdAt: row.created_at,
     finishedAt: row.finished_at,
+    traceId: row.trace_id ?? null,
   };
 }
 
@@ -170,9 +176,9 @@ export class RunRecords {
   async create(run: NewRun): Promise<boolean> {
     const { rowCount } = await this.pool.query({
       name: 'runs-create',
-      text: `INSERT INTO runs (run_id, tenant_id, conversation_id, status, profile, content, tier, stream, time_zone, approval, kind, source, created_at)
-             VALUES ($1, $2, $3, 'queued', $4, $5, $6, $7, $8, $9, $10, $11, clock_timestamp()) ON CONFLICT (run_id) DO NOTHING`,
-      values: [run.runId, run.tenantId, run.conversationId, run.profile, run.content, run.tier, run.stream, run.timeZone, run.approval ? jsonbText(run.approval) : null, run.kind ?? 'message', run.source ? jsonbText(run.source) : null],
+      text: `INSERT INTO runs (run_id, tenant_id, conversation_id, status, profile, content, tier, stream, time_zone, approval, kind, source, created_at, trace_id)
+             VALUES ($1, $2, $3, 'queued', $4, $5, $6, $7, $8, $9, $10, $11, clock_timestamp(), $12) ON CONFLICT (run_id) DO NOTHING`,
+      values: [run.runId, run.tenantId, run.conversationId, run.profile, run.content, run.tier, run.stream, run.timeZone, run.approval ? jsonbText(run.approval) : null, run.kind ?? 'message', run.source ? jsonbText(run.source) : null, run.traceId ?? null],
     });
     return rowCount === 1;
   }
@@ -203,10 +209,10 @@ export class RunRecords {
            AND NOT EXISTS (SELECT 1 FROM runs WHERE tenant_id = $2 AND conversation_id = $3 AND status IN ('queued', 'running')) AS yes),
        admitted AS (
          INSERT INTO runs (run_id, tenant_id, conversation_id, status, profile, content, tier, stream, time_zone, approval, kind, source, created_at,
-           lease_owner, lease_until, lease_epoch, attempts, started_at)
+           lease_owner, lease_until, lease_epoch, attempts, started_at, trace_id)
          SELECT $1, $2, $3, CASE WHEN yes THEN 'running' ELSE 'queued' END, $4, $5, $6, $7, $8, $9, $10, $14, clock_timestamp(),
            CASE WHEN yes THEN $11 END, CASE WHEN yes THEN now() + ($12 * interval '1 millisecond') END,
-           CASE WHEN yes THEN 1 ELSE 0 END, CASE WHEN yes THEN 1 ELSE 0 END, CASE WHEN yes THEN now() END
+           CASE WHEN yes THEN 1 ELSE 0 END, CASE WHEN yes THEN 1 ELSE 0 END, CASE WHEN yes THEN now() END, $15
          FROM idle
          ON CONFLICT (run_id) DO NOTHING
          RETURNING status, lease_epoch, created_at)
@@ -227,6 +233,7 @@ export class RunRecords {
         leaseMs,
         token,
         run.source ? jsonbText(run.source) : null,
+        run.traceId ?? null,
       ],
     });
     const row = rows[0];
@@ -423,6 +430,7 @@ export class RunRecords {
       cancelRequested: run.cancelRequested,
       createdAt: run.createdAt,
       finishedAt: rows[0].finished_at,
+      traceId: run.traceId ?? null,
     };
   }
 

@@ -1,0 +1,186 @@
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { jetstream } from '@nats-io/jetstream';
+import { connect, type NatsConnection } from '@nats-io/transport-node';
+import { RUN_EVENTS_STREAM, RUN_EVENTS_SUBJECT_PREFIX, runEventsSubject, toolSubject, TOOL_QUEUE_GROUP } from '@platform/contracts';
+import { createLogger, ensureStream, lastMessageJson } from '@platform/service-kit';
+import { startNatsServer, workspaceRoot, type NatsServerHandle } from '@platform/testing';
+import { defineTool, serveRunner, ToolCatalog, type ToolRunner } from '@platform/tool-sdk';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { z } from 'zod';
+import { platformPrincipals } from './platform-permissions.js';
+import { renderNatsAuthorization } from './render-config.js';
+import { generatePasswords } from './secrets.js';
+
+const logger = createLogger({ service: 'nats-permissions-test', level: 'silent' });
+const principals = platformPrincipals([{ name: 'weather-tools', user: 'weather', tools: ['get_forecast'] }]);
+const passwords = generatePasswords(principals);
+let dir: string;
+let server: NatsServerHandle;
+const connections: NatsConnection[] = [];
+
+/** A connection as `user`, remembering every permission violation the server reports to it. */
+async function login(user: string): Promise<NatsConnection & { violations: string[] }> {
+  const nc = await connect({ servers: server.url, user, pass: passwords[user], name: `test-${user}` });
+  connections.push(nc);
+  const violations: string[] = [];
+  void (async () => {
+    for await (const status of nc.status()) if (status.type === 'error') violations.push(status.error.message);
+  })();
+  return Object.assign(nc, { violations });
+}
+
+async function until(check: () => boolean, what: string): Promise<void> {
+  for (let i = 0; i < 200; i++) {
+    if (check()) return;
+    await new Promise((r) => setTimeout(r, 25));
+  }
+  throw new Error(`timed out waiting for ${what}`);
+}
+
+async function expectPublishRefused(user: string, subject: string): Promise<void> {
+  const nc = await login(user);
+  nc.publish(subject, '{"forged":true}');
+  await nc.flush();
+  await until(() => nc.violations.some((v) => v.includes(`Publish to "${subject}"`)), `the server to refuse ${user} publishing to ${subject}`);
+}
+
+async function expectSubscribeRefused(user: string, subject: string, queue?: string): Promise<void> {
+  const nc = await login(user);
+  const sub = nc.subscribe(subject, queue ? { queue } : {});
+  const closedWith = await sub.closed;
+  expect(closedWith?.message ?? '(subscription allowed)').toContain(`Permissions Violation for Subscription to "${subject}"`);
+}
+
+beforeAll(async () => {
+  dir = mkdtempSync(path.join(os.tmpdir(), 'nats-permissions-'));
+  const file = path.join(dir, 'auth.conf');
+  writeFileSync(file, renderNatsAuthorization(principals, { kind: 'inline', passwords }));
+  server = await startNatsServer({ configFile: file });
+});
+
+afterAll(async () => {
+  await Promise.all(connections.map((nc) => nc.close().catch(() => undefined)));
+  await server?.stop();
+  if (dir) rmSync(dir, { recursive: true, force: true });
+});
+
+describe('logging in', () => {
+  it('refuses a client without credentials or with a wrong password', async () => {
+    await expect(connect({ servers: server.url })).rejects.toThrow(/Authorization Violation/);
+    await expect(connect({ servers: server.url, user: 'orchestrator', pass: 'not-the-password' })).rejects.toThrow(/Authorization Violation/);
+    await expect(connect({ servers: server.url, user: 'tool-runner', pass: passwords['orchestrator'] })).rejects.toThrow(/Authorization Violation/);
+  });
+});
+
+describe('what is allowed works', () => {
+  let runner: ToolRunner;
+  beforeAll(async () => {
+    const runnerConnection = await login('tool-runner');
+    const calculator = defineTool({ name: 'calculator', description: 'adds', input: z.object({ a: z.number(), b: z.number() }), handler: async ({ a, b }) => ({ sum: a + b }) });
+    runner = await serveRunner({ nc: runnerConnection, name: 'builtin-tools', version: '1.0.0', tools: [calculator], logger });
+  });
+  afterAll(async () => runner?.stop(1_000));
+
+  it('a runner answers discovery and its own tool calls; the orchestrator discovers and calls it', async () => {
+    const orchestrator = await login('orchestrator');
+    const catalog = new ToolCatalog({ nc: orchestrator, logger, discoveryWaitMs: 500 });
+    await catalog.refresh();
+    expect(catalog.list().map((e) => e.name)).toContain('calculator');
+    const reply = await orchestrator.request(toolSubject('calculator'), JSON.stringify({ a: 2, b: 3 }), { timeout: 10_000 });
+    expect(reply.string().length).toBeGreaterThan(0);
+    expect(orchestrator.violations).toEqual([]);
+  });
+
+  it('the orchestrator publishes run events to the stream and the api reads them back', async () => {
+    const orchestrator = await login('orchestrator');
+    await ensureStream(orchestrator, { name: RUN_EVENTS_STREAM, subjects: [`${RUN_EVENTS_SUBJECT_PREFIX}.>`], maxAgeMs: 60_000 });
+    await jetstream(orchestrator).publish(runEventsSubject('run_perm1'), JSON.stringify({ seq: 1 }));
+    const api = await login('api');
+    await ensureStream(api, { name: RUN_EVENTS_STREAM, subjects: [`${RUN_EVENTS_SUBJECT_PREFIX}.>`], maxAgeMs: 60_000 });
+    expect(await lastMessageJson(api, RUN_EVENTS_STREAM, runEventsSubject('run_perm1'))).toEqual({ seq: 1 });
+    const consumer = await jetstream(api).consumers.get(RUN_EVENTS_STREAM, { filter_subjects: runEventsSubject('run_perm1') });
+    const first = await consumer.next({ expires: 5_000 });
+    expect(first?.json()).toEqual({ seq: 1 });
+    await consumer.delete();
+    expect([...orchestrator.violations, ...api.violations]).toEqual([]);
+  });
+});
+
+describe('a runner is confined to its own tools', () => {
+  it.each([
+    ['run events', 'platform.run-events.>', undefined],
+    ['one run', 'platform.run-events.run_1', undefined],
+    ["another runner's tool", toolSubject('get_weather'), TOOL_QUEUE_GROUP],
+    ["another team's tool", toolSubject('get_forecast'), TOOL_QUEUE_GROUP],
+    ['every tool', 'platform.tool.>', TOOL_QUEUE_GROUP],
+    ['memory ingestion work', 'platform.memory.ingest.>', undefined],
+    ['replies to others', '_INBOX.>', undefined],
+    ['the JetStream API', '$JS.API.>', undefined],
+    ["another runner's discovery", '$SRV.INFO.travel-runner', undefined],
+    ['everything', '>', undefined],
+  ])('may not subscribe to %s (%s)', async (_what, subject, queue) => {
+    await expectSubscribeRefused('tool-runner', subject, queue);
+  });
+
+  it.each([
+    ['a run event, as if it were the orchestrator', 'platform.run-events.run_1'],
+    ['a call of another tool', toolSubject('get_weather')],
+    ['a call of its own tool', toolSubject('calculator')],
+    ['finished-turn work for memory', 'platform.memory.ingest.acme.turn'],
+    ['an agent-pool event', 'platform.agent-pool.events.acme.expired'],
+    ['a trigger event', 'platform.trigger.events.acme'],
+    ['a cancel', 'platform.orchestrator.cancel'],
+    ['a JetStream stream lookup', `$JS.API.STREAM.INFO.${RUN_EVENTS_STREAM}`],
+    ['a consumer on the run events', `$JS.API.CONSUMER.CREATE.${RUN_EVENTS_STREAM}`],
+    ['a stream delete', `$JS.API.STREAM.DELETE.${RUN_EVENTS_STREAM}`],
+    ['a discovery request', '$SRV.PING'],
+  ])('may not publish %s (%s)', async (_what, subject) => {
+    await expectPublishRefused('tool-runner', subject);
+  });
+
+  it("a team's runner declared in a runners file serves its tool and nothing else", async () => {
+    const weather = await login('weather');
+    const own = weather.subscribe(toolSubject('get_forecast'), { queue: TOOL_QUEUE_GROUP });
+    await weather.flush();
+    await expectSubscribeRefused('weather', toolSubject('calculator'), TOOL_QUEUE_GROUP);
+    own.unsubscribe();
+    expect(weather.violations).toEqual([]);
+  });
+});
+
+describe('services keep to their own part', () => {
+  it.each([
+    ['api', 'platform.run-events.run_1'],
+    ['agent-pool', 'platform.run-events.run_1'],
+    ['memory', 'platform.run-events.run_1'],
+    ['trigger', 'platform.run-events.run_1'],
+    ['event-publisher', 'platform.run-events.run_1'],
+    ['api', 'platform.tool.calculator'],
+    ['memory', 'platform.memory.ingest.acme.turn'],
+    ['event-publisher', 'platform.tool.calculator'],
+    ['api', `$JS.API.STREAM.DELETE.${RUN_EVENTS_STREAM}`],
+    ['orchestrator', `$JS.API.STREAM.PURGE.${RUN_EVENTS_STREAM}`],
+    ['orchestrator', '$JS.API.STREAM.INFO.MEMORY_INGEST_DEAD'],
+    ['trigger', '$JS.API.CONSUMER.CREATE.MEMORY_INGEST'],
+  ])('%s may not publish to %s', async (user, subject) => {
+    await expectPublishRefused(user, subject);
+  });
+
+  it.each([
+    ['memory', toolSubject('calculator'), TOOL_QUEUE_GROUP],
+    ['trigger', 'platform.run-events.>', undefined],
+    ['api', toolSubject('calculator'), TOOL_QUEUE_GROUP],
+    ['agent-pool', 'platform.orchestrator.cancel', undefined],
+  ])('%s may not subscribe to %s', async (user, subject, queue) => {
+    await expectSubscribeRefused(user, subject, queue);
+  });
+});
+
+describe('the committed configuration', () => {
+  it('deploy/nats/auth.conf is what the generator writes (regenerate with platform-nats-config config)', () => {
+    const committed = readFileSync(path.join(workspaceRoot(), 'deploy/nats/auth.conf'), 'utf8');
+    expect(committed).toBe(renderNatsAuthorization(platformPrincipals(), { kind: 'env' }));
+  });
+});

@@ -1,0 +1,136 @@
+import {
+  AGENT_POOL_EVENT_SUBJECT_PREFIX,
+  AGENT_POOL_EVENTS_STREAM,
+  MEMORY_DEAD_LETTER_STREAM,
+  MEMORY_DEAD_LETTER_SUBJECT_PREFIX,
+  MEMORY_INGEST_STREAM,
+  MEMORY_INGEST_SUBJECT_PREFIX,
+  RUN_EVENTS_STREAM,
+  RUN_EVENTS_SUBJECT_PREFIX,
+  TOOL_SUBJECT_PREFIX,
+  TRIGGER_EVENT_SUBJECT_PREFIX,
+  TRIGGER_EVENTS_STREAM,
+} from '@platform/contracts';
+import { consumeStream, JETSTREAM_ACCOUNT_INFO, manageStream, readStreamMessages } from './jetstream-subjects.js';
+import type { Principal, RunnerDeclaration } from './model.js';
+import { discoverySubscriptions, runnerPrincipal, toolSubscriptions } from './runner-subjects.js';
+
+/**
+ * THE source of truth of who may do what on the platform's NATS. The nats-server configuration
+ * (deploy/nats/nats-server.conf) and the per-service credentials are generated from it
+ * (`platform-nats-config`, docs/operations.md#nats-permissions); a test starts nats-server with
+ * the generated configuration and checks both what is allowed and what is refused.
+ *
+ * When a service starts using a new subject or stream, add it here: otherwise the server refuses
+ * it (a permissions violation in the service's log) wherever authentication is on.
+ */
+
+/** Replies to the requests a service makes (tool calls, discovery, JetStream API and publish acks). */
+const INBOX = '_INBOX.>';
+/** Calling any tool and discovering runners. */
+const CALL_TOOLS = [`${TOOL_SUBJECT_PREFIX}.>`, '$SRV.>'];
+/** The orchestrator replicas' cancel broadcast (apps/orchestrator/src/cancel-broadcast.ts). */
+export const ORCHESTRATOR_CANCEL_SUBJECT = 'platform.orchestrator.cancel';
+/** The memory service's tool runner (apps/memory/src/tools/memory-tools.ts). */
+export const MEMORY_RUNNER: RunnerDeclaration = {
+  name: 'memory-tools',
+  tools: ['memory_search', 'memory_save', 'working_memory_set', 'working_memory_get'],
+};
+
+const unique = (subjects: string[]): string[] => [...new Set(subjects)];
+
+/** The platform's services. credential does not use NATS and gets no user. */
+export const SERVICE_PRINCIPALS: readonly Principal[] = [
+  {
+    name: 'api',
+    kind: 'service',
+    description: "HTTP edge: keeps the run-events stream and reads it for SSE clients (ordered consumers); reads memory's dead letters for operators",
+    publish: unique([
+      JETSTREAM_ACCOUNT_INFO,
+      ...manageStream(RUN_EVENTS_STREAM),
+      ...readStreamMessages(RUN_EVENTS_STREAM),
+      ...consumeStream(RUN_EVENTS_STREAM),
+      ...readStreamMessages(MEMORY_DEAD_LETTER_STREAM),
+      ...consumeStream(MEMORY_DEAD_LETTER_STREAM),
+    ]),
+    subscribe: [INBOX],
+    allowResponses: false,
+  },
+  {
+    name: 'orchestrator',
+    kind: 'service',
+    description: 'runs turns: publishes run events and finished turns, calls tools, hears agent expiries and cancels',
+    publish: unique([
+      `${RUN_EVENTS_SUBJECT_PREFIX}.>`,
+      `${MEMORY_INGEST_SUBJECT_PREFIX}.>`,
+      ORCHESTRATOR_CANCEL_SUBJECT,
+      ...CALL_TOOLS,
+      JETSTREAM_ACCOUNT_INFO,
+      ...manageStream(RUN_EVENTS_STREAM),
+      ...readStreamMessages(RUN_EVENTS_STREAM),
+      ...consumeStream(AGENT_POOL_EVENTS_STREAM),
+    ]),
+    subscribe: [INBOX, ORCHESTRATOR_CANCEL_SUBJECT],
+    allowResponses: false,
+  },
+  {
+    name: 'agent-pool',
+    kind: 'service',
+    description: 'runs agent-tool steps on runners, discovers runners, publishes expiry events',
+    publish: unique([`${AGENT_POOL_EVENT_SUBJECT_PREFIX}.>`, ...CALL_TOOLS, JETSTREAM_ACCOUNT_INFO, ...manageStream(AGENT_POOL_EVENTS_STREAM)]),
+    subscribe: [INBOX],
+    allowResponses: false,
+  },
+  {
+    name: 'memory',
+    kind: 'service',
+    description: 'consumes finished turns (ingestion work queue), writes dead letters, serves the memory tools',
+    publish: unique([
+      `${MEMORY_DEAD_LETTER_SUBJECT_PREFIX}.>`,
+      JETSTREAM_ACCOUNT_INFO,
+      ...manageStream(MEMORY_INGEST_STREAM),
+      ...consumeStream(MEMORY_INGEST_STREAM),
+      ...manageStream(MEMORY_DEAD_LETTER_STREAM),
+      ...readStreamMessages(MEMORY_DEAD_LETTER_STREAM),
+    ]),
+    subscribe: [INBOX, ...toolSubscriptions(MEMORY_RUNNER.tools), ...discoverySubscriptions(MEMORY_RUNNER.name)],
+    allowResponses: true,
+  },
+  {
+    name: 'trigger',
+    kind: 'service',
+    description: 'consumes external events and approval expiries, calls tools (conditions, custom executors)',
+    publish: unique([...CALL_TOOLS, JETSTREAM_ACCOUNT_INFO, ...manageStream(TRIGGER_EVENTS_STREAM), ...consumeStream(TRIGGER_EVENTS_STREAM), ...consumeStream(AGENT_POOL_EVENTS_STREAM)]),
+    subscribe: [INBOX],
+    allowResponses: false,
+  },
+];
+
+/** The platform's own runners. Tool teams register theirs with `--runners <file>` (same shape). */
+export const PLATFORM_RUNNERS: readonly RunnerDeclaration[] = [
+  { name: 'builtin-tools', user: 'tool-runner', tools: ['calculator', 'current_time', 'web_fetch'], description: 'apps/tool-runner: the built-in tools' },
+  { name: 'travel-runner', tools: ['flight_search', 'get_weather', 'send_email'], description: 'examples/travel-runner (optional component)' },
+];
+
+/** Outside clients: systems that publish external events for event triggers over JetStream. */
+export const CLIENT_PRINCIPALS: readonly Principal[] = [
+  {
+    name: 'event-publisher',
+    kind: 'client',
+    description: 'publishes external events for event triggers (JetStream publish with acks)',
+    publish: [`${TRIGGER_EVENT_SUBJECT_PREFIX}.>`],
+    subscribe: [INBOX],
+    allowResponses: false,
+  },
+];
+
+/** Every principal: the services, the platform's runners plus the given ones, the clients. Names must be unique. */
+export function platformPrincipals(extraRunners: readonly RunnerDeclaration[] = []): Principal[] {
+  const all = [...SERVICE_PRINCIPALS, ...[...PLATFORM_RUNNERS, ...extraRunners].map(runnerPrincipal), ...CLIENT_PRINCIPALS];
+  const seen = new Set<string>();
+  for (const principal of all) {
+    if (seen.has(principal.name)) throw new Error(`two principals are named '${principal.name}'; give the runner another 'user'`);
+    seen.add(principal.name);
+  }
+  return all;
+}

@@ -1,0 +1,56 @@
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runCli } from './cli.js';
+
+// The commands against the real platform are tested in test/e2e/src/platformctl.test.ts; this
+// file covers the command line itself: usage errors, and how api failures reach the operator.
+let server: Server;
+let baseUrl: string;
+const seen: Array<{ url: string; headers: Record<string, unknown> }> = [];
+
+beforeAll(async () => {
+  server = createServer((request, response) => {
+    seen.push({ url: request.url ?? '', headers: request.headers });
+    response.writeHead(403, { 'content-type': 'application/json' });
+    response.end(JSON.stringify({ error: { code: 'FORBIDDEN', message: 'this route is for operators' } }));
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+});
+afterAll(() => new Promise<void>((resolve) => server.close(() => resolve())));
+
+async function run(argv: string[], env: NodeJS.ProcessEnv = {}): Promise<{ code: number; out: string; err: string }> {
+  let out = '';
+  let err = '';
+  const code = await runCli(argv, { env, out: (t) => (out += t), err: (t) => (err += t) });
+  return { code, out, err };
+}
+
+describe('platformctl command line', () => {
+  it('prints its usage with --help and exits 2 without a command', async () => {
+    expect(await run(['--help'])).toMatchObject({ code: 0, out: expect.stringContaining('runs show <runId>') });
+    expect((await run([])).code).toBe(2);
+  });
+
+  it('refuses bad usage with exit code 2 and says what is wrong', async () => {
+    expect(await run(['tools'])).toMatchObject({ code: 2, err: expect.stringContaining('no token') });
+    expect(await run(['frobnicate'], { PLATFORM_TOKEN: 't' })).toMatchObject({ code: 2, err: expect.stringContaining("unknown command 'frobnicate'") });
+    expect(await run(['runs', 'show'], { PLATFORM_TOKEN: 't' })).toMatchObject({ code: 2, err: expect.stringContaining('missing <runId>') });
+    expect(await run(['runs', 'list'], { PLATFORM_TOKEN: 't' })).toMatchObject({ code: 2, err: expect.stringContaining('--conversation') });
+    expect(await run(['tasks', 'fires', 'task_1', '--limit', 'many'], { PLATFORM_TOKEN: 't', PLATFORM_API_URL: baseUrl })).toMatchObject({ code: 2, err: expect.stringContaining('--limit') });
+    expect(await run(['tools', '--bogus'], { PLATFORM_TOKEN: 't' })).toMatchObject({ code: 2, err: expect.stringContaining('--bogus') });
+  });
+
+  it("prints the api's error code and exits 1 when the api refuses", async () => {
+    const result = await run(['credentials', 'keys', '--api', baseUrl, '--token', 'tok', '--tenant', 'acme']);
+    expect(result).toMatchObject({ code: 1, err: 'platformctl: FORBIDDEN (HTTP 403): this route is for operators\n' });
+    expect(seen.at(-1)).toMatchObject({ url: '/v1/admin/credential-keys', headers: expect.objectContaining({ authorization: 'Bearer tok', 'platform-tenant': 'acme' }) });
+  });
+
+  it('says the api is unreachable (exit 1)', async () => {
+    const result = await run(['tools', '--api', 'http://127.0.0.1:1', '--token', 'tok']);
+    expect(result.code).toBe(1);
+    expect(result.err).toMatch(/^platformctl: UNREACHABLE: cannot reach http:\/\/127\.0\.0\.1:1/);
+  });
+});

@@ -1,0 +1,124 @@
+import { parseArgs } from 'node:util';
+import { ApiClient, ApiError } from './api-client.js';
+import { credentialKeys, listDeadLetters } from './commands/admin.js';
+import { listApprovals } from './commands/approvals.js';
+import { listRuns, showRun } from './commands/runs.js';
+import { listFires, listTasks, showTask } from './commands/tasks.js';
+import { listTools } from './commands/tools.js';
+
+export const USAGE = `platformctl: the agent platform's operator CLI (read-only, through the HTTP API)
+
+usage: platformctl [options] <command>
+
+commands:
+  runs show <runId>                  status, stop reason, trace id and transcript of a run
+  runs list --conversation <id>      the runs of a conversation with their status and trace id
+  approvals                          pending approvals, soonest to expire first
+  tools                              the live tool catalog: runner, version, live instances
+  tasks                              tasks with their next and last fire
+  tasks show <taskId>                one task
+  tasks fires <taskId> [--limit n]   a task's fires, latest first
+  memory dead-letters [--limit n] [--after-seq n]
+                                     turns memory could not ingest (all tenants unless --tenant)
+  credentials keys                   key-encryption keys, credentials per key, rewrap progress
+
+options:
+  --api <url>        the api's base URL (env PLATFORM_API_URL; default http://127.0.0.1:8080)
+  --token <jwt>      an operator token (env PLATFORM_TOKEN): a JWT with "roles": ["platform-operator"]
+  --tenant <id>      read this tenant's data (sent as the Platform-Tenant header)
+  --json             print the api's JSON instead of a table
+  -h, --help         this text
+
+exit codes: 0 done, 1 the api refused or failed (its error code is printed), 2 bad usage`;
+
+class UsageError extends Error {}
+
+export interface CliIo {
+  env: NodeJS.ProcessEnv;
+  out: (text: string) => void;
+  err: (text: string) => void;
+}
+
+/** Runs one command line; returns the exit code. */
+export async function runCli(argv: readonly string[], io: CliIo): Promise<number> {
+  try {
+    const { values, positionals } = parseArgs({
+      args: [...argv],
+      allowPositionals: true,
+      options: {
+        api: { type: 'string' },
+        token: { type: 'string' },
+        tenant: { type: 'string' },
+        json: { type: 'boolean', default: false },
+        conversation: { type: 'string' },
+        limit: { type: 'string' },
+        'after-seq': { type: 'string' },
+        help: { type: 'boolean', short: 'h', default: false },
+      },
+    });
+    if (values.help || positionals.length === 0) {
+      io.out(`${USAGE}\n`);
+      return values.help ? 0 : 2;
+    }
+    const token = values.token ?? io.env['PLATFORM_TOKEN'];
+    if (!token) throw new UsageError('no token: pass --token or set PLATFORM_TOKEN (an operator JWT)');
+    const api = new ApiClient({ baseUrl: values.api ?? io.env['PLATFORM_API_URL'] ?? 'http://127.0.0.1:8080', token, tenant: values.tenant });
+    const number = (name: string, raw: string | undefined, fallback: number): number => {
+      if (raw === undefined) return fallback;
+      const n = Number(raw);
+      if (!Number.isInteger(n) || n < 0) throw new UsageError(`--${name} must be a whole number`);
+      return n;
+    };
+    const [group, action, arg] = positionals;
+    const need = (what: string): string => {
+      if (!arg) throw new UsageError(`missing ${what}`);
+      return arg;
+    };
+    let result: { json: unknown; text: string };
+    switch (`${group} ${action ?? ''}`.trim()) {
+      case 'runs show':
+        result = await showRun(api, need('<runId>'));
+        break;
+      case 'runs list':
+        if (!values.conversation) throw new UsageError('runs list needs --conversation <id>');
+        result = await listRuns(api, values.conversation);
+        break;
+      case 'approvals':
+        result = await listApprovals(api);
+        break;
+      case 'tools':
+        result = await listTools(api);
+        break;
+      case 'tasks':
+      case 'tasks list':
+        result = await listTasks(api);
+        break;
+      case 'tasks show':
+        result = await showTask(api, need('<taskId>'));
+        break;
+      case 'tasks fires':
+        result = await listFires(api, need('<taskId>'), number('limit', values.limit, 20));
+        break;
+      case 'memory dead-letters':
+        result = await listDeadLetters(api, { tenant: values.tenant, limit: number('limit', values.limit, 50), afterSeq: number('after-seq', values['after-seq'], 0) });
+        break;
+      case 'credentials keys':
+        result = await credentialKeys(api);
+        break;
+      default:
+        throw new UsageError(`unknown command '${positionals.join(' ')}'`);
+    }
+    io.out(values.json ? `${JSON.stringify(result.json, null, 2)}\n` : result.text);
+    return 0;
+  } catch (err) {
+    if (err instanceof ApiError) {
+      io.err(`platformctl: ${err.code}${err.status ? ` (HTTP ${err.status})` : ''}: ${err.message}\n`);
+      return 1;
+    }
+    if (err instanceof UsageError || (err as { code?: string }).code?.startsWith('ERR_PARSE_ARGS')) {
+      io.err(`platformctl: ${(err as Error).message}\nrun 'platformctl --help' for the commands\n`);
+      return 2;
+    }
+    throw err;
+  }
+}
