@@ -22,7 +22,8 @@ function materializeMountedFile(value: string, container: Container, workload: W
   for (const mount of container.volumeMounts ?? []) {
     if (!value.startsWith(`${mount.mountPath}/`)) continue;
     const volume = workload.spec.template.spec.volumes?.find((v) => v.name === mount.name);
-    const configMap = volume?.configMap && (objects.find((o) => o.kind === 'ConfigMap' && o.metadata.name === volume.configMap!.name) as (K8sObject & { data?: Record<string, string> }) | undefined);
+    const configMapName = volume?.configMap?.name;
+    const configMap = objects.filter((o): o is K8sObject & { data?: Record<string, string> } => o.kind === 'ConfigMap').find((o) => o.metadata.name === configMapName);
     if (!configMap) return value;
     const key = value.slice(mount.mountPath.length + 1);
     const content = configMap.data?.[key];
