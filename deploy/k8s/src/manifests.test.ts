@@ -1,7 +1,8 @@
+import { readFileSync } from 'node:fs';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { platformAppOf, workloads, type Container, type Workload } from './container-env.js';
 import { UnknownKindError, validateAgainstSchema } from './kubernetes-schemas.js';
-import { idOf, OVERLAYS, renderKustomization, type K8sObject } from './render.js';
+import { idOf, OVERLAYS, renderKustomization, repoRoot, type K8sObject } from './render.js';
 
 type Selector = { matchLabels?: Record<string, string> };
 type PolicyPeer = { podSelector?: Selector; namespaceSelector?: Selector; ipBlock?: { cidr: string } };
@@ -257,5 +258,21 @@ describe('the Envoy Gateway example', () => {
         expect(target.length, `${idOf(object)} targets something`).toBeGreaterThan(0);
       }
     }
+  });
+});
+
+describe('docs/deploy.md', () => {
+  it('names every Secret the manifests read, so an operator knows what to create', () => {
+    const doc = readFileSync(`${repoRoot}/docs/deploy.md`, 'utf8');
+    const secrets = new Set<string>();
+    for (const overlay of OVERLAYS) {
+      const text = JSON.stringify(renderKustomization(overlay));
+      for (const match of text.matchAll(/"secretKeyRef":\{"name":"([^"]+)"|"secretRef":\{"name":"([^"]+)"|"secretName":"([^"]+)"|"certificateRefs":\[\{"kind":"Secret","name":"([^"]+)"/g)) {
+        secrets.add((match[1] ?? match[2] ?? match[3] ?? match[4])!);
+      }
+    }
+    expect(secrets.size).toBeGreaterThan(5);
+    const undocumented = [...secrets].filter((name) => !doc.includes(`\`${name}\``) && !doc.includes(`\`${name.replace(/^[a-z-]+?-(nats|postgres)$/, '<service>-$1')}\``));
+    expect(undocumented).toEqual([]);
   });
 });
