@@ -30,7 +30,7 @@ function runBuildScript(app: string): Promise<{ code: number | null; output: str
   return new Promise((resolve) => {
     const child = spawn('bash', ['deploy/docker/build-app.sh', app, out], {
       cwd: context,
-      env: { ...process.env, NX_DAEMON: 'false', NX_NO_CLOUD: 'true', NX_SKIP_NX_CACHE: 'true', CI: 'true' },
+      env: { ...process.env, NX_DAEMON: 'false', NX_NO_CLOUD: 'true', CI: 'true' },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     let output = '';
