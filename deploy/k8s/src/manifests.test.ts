@@ -88,8 +88,15 @@ describe.each(OVERLAYS)('the %s overlay', (overlay) => {
     for (const ref of scaled) expect(pods.some((w) => w.kind === ref.kind && w.metadata.name === ref.name), `HPA target ${ref.kind}/${ref.name}`).toBe(true);
   });
 
+  it('leaves the replica count of an autoscaled Deployment to its HPA (kubectl apply would reset it)', () => {
+    const scaled = objects.filter((o) => o.kind === 'HorizontalPodAutoscaler').map((o) => (o as K8sObject & { spec: { scaleTargetRef: { name: string } } }).spec.scaleTargetRef.name);
+    const fixed = pods.filter((w) => w.kind === 'Deployment' && scaled.includes(w.metadata.name) && w.spec.replicas !== undefined).map(idOf);
+    expect(fixed).toEqual([]);
+  });
+
   it('spreads the replicas of every service over zones and nodes', () => {
-    const unspread = pods.filter((w) => (w.spec.template.spec.topologySpreadConstraints ?? []).length === 0 && (w.spec.replicas ?? 1) > 1).map(idOf);
+    // A Deployment without a replica count is scaled by its HPA, so it may run several.
+    const unspread = pods.filter((w) => (w.spec.template.spec.topologySpreadConstraints ?? []).length === 0 && (w.spec.replicas === undefined || w.spec.replicas > 1)).map(idOf);
     expect(unspread).toEqual([]);
   });
 
