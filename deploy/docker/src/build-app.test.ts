@@ -7,6 +7,14 @@ import { ManagedProcess, startNatsServer, type NatsServerHandle } from '@platfor
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 const repoRoot = fileURLToPath(new URL('../../../', import.meta.url));
+const dockerfile = readFileSync(path.join(repoRoot, 'deploy/docker/Dockerfile'), 'utf8');
+
+/** The runtime stage's command (CMD in exec form), which the test runs as the image would. */
+function imageCommand(): string[] {
+  const cmd = /^CMD (\[.*\])$/m.exec(dockerfile)?.[1];
+  if (!cmd) throw new Error('the Dockerfile has no CMD in exec form');
+  return JSON.parse(cmd) as string[];
+}
 const work = mkdtempSync(path.join(tmpdir(), 'image-build-'));
 const context = path.join(work, 'context');
 const out = path.join(work, 'out');
@@ -39,6 +47,23 @@ function runBuildScript(app: string): Promise<{ code: number | null; output: str
     child.once('exit', (code) => resolve({ code, output }));
   });
 }
+
+describe('deploy/docker/Dockerfile', () => {
+  it('runs the build script into /out and copies only /out into the runtime stage', () => {
+    expect(dockerfile).toMatch(/^RUN [^\n]*(?:\\\n[^\n]*)*deploy\/docker\/build-app\.sh "\$APP" \/out$/m);
+    expect(dockerfile).toMatch(/^COPY --from=build \/out\/ \/app\/$/m);
+    expect(dockerfile.match(/^FROM /gm)).toHaveLength(2);
+  });
+
+  it('runs as a numeric non-root user under tini, in exec form, without a HEALTHCHECK', () => {
+    const user = /^USER (\d+):(\d+)$/m.exec(dockerfile);
+    expect(user && Number(user[1])).toBeGreaterThan(0);
+    expect(dockerfile).toMatch(/^ENTRYPOINT \["\/usr\/bin\/tini", "--"\]$/m);
+    expect(dockerfile).toMatch(/apt-get install -y --no-install-recommends tini/);
+    expect(dockerfile).not.toMatch(/^HEALTHCHECK/m);
+    expect(imageCommand()[0]).toBe('node');
+  });
+});
 
 describe('deploy/docker/build-app.sh on a clean copy of the repository', () => {
   let nats: NatsServerHandle | undefined;
@@ -88,9 +113,10 @@ describe('deploy/docker/build-app.sh on a clean copy of the repository', () => {
     }
   });
 
-  it('starts the entry as the image does, serves, and drains on SIGTERM', async () => {
+  it('starts with the image\'s command, serves, and drains on SIGTERM', async () => {
     nats = await startNatsServer();
-    const service = ManagedProcess.start('tool-runner (built)', process.execPath, ['--enable-source-maps', '--import', '@platform/telemetry/register', 'app/dist/main.js'], {
+    const [, ...args] = imageCommand();
+    const service = ManagedProcess.start('tool-runner (built)', process.execPath, args, {
       cwd: out,
       env: { PATH: process.env['PATH'], NODE_ENV: 'production', NATS_URL: nats.url, RUNNER_NAME: 'image-check', OTEL_SDK_DISABLED: 'true' },
     });
@@ -105,7 +131,8 @@ describe('deploy/docker/build-app.sh on a clean copy of the repository', () => {
   });
 
   it('stops at boot with a config error naming the variable when the environment is wrong', async () => {
-    const service = ManagedProcess.start('tool-runner (bad config)', process.execPath, ['--import', '@platform/telemetry/register', 'app/dist/main.js'], {
+    const [, ...args] = imageCommand();
+    const service = ManagedProcess.start('tool-runner (bad config)', process.execPath, args, {
       cwd: out,
       env: { PATH: process.env['PATH'], RUNNER_MAX_CONCURRENCY: 'many', OTEL_SDK_DISABLED: 'true' },
     });
