@@ -13,6 +13,13 @@ type NetworkPolicy = K8sObject & {
 const selects = (selector: Selector | undefined, labels: Record<string, string>): boolean =>
   Object.entries(selector?.matchLabels ?? {}).every(([key, value]) => labels[key] === value);
 
+/** The fields of core/v1 Container. */
+const CONTAINER_FIELDS = new Set([
+  'name', 'image', 'command', 'args', 'workingDir', 'ports', 'envFrom', 'env', 'resources', 'resizePolicy', 'restartPolicy',
+  'volumeMounts', 'volumeDevices', 'livenessProbe', 'readinessProbe', 'startupProbe', 'lifecycle', 'terminationMessagePath',
+  'terminationMessagePolicy', 'imagePullPolicy', 'securityContext', 'stdin', 'stdinOnce', 'tty',
+]);
+
 /** The services whose pods carry no state of their own and scale on load. */
 const AUTOSCALED = ['api', 'orchestrator', 'tool-runner', 'mcp-bridge'];
 
@@ -40,6 +47,11 @@ describe.each(OVERLAYS)('the %s overlay', (overlay) => {
       }
     }
     expect(problems).toEqual([]);
+  });
+
+  it('names only fields a container has (the schemas accept unknown fields, so a misspelt probe would vanish)', () => {
+    const unknown = containers().flatMap(({ workload, container }) => Object.keys(container).filter((field) => !CONTAINER_FIELDS.has(field)).map((field) => `${idOf(workload)} container ${container.name}: ${field}`));
+    expect(unknown).toEqual([]);
   });
 
   it('gives every container readiness and liveness probes, requests and limits', () => {
