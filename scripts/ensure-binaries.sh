@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Installs the server binaries the platform and its tests run (nats-server, redis-server,
-# PostgreSQL with the pgvector extension) when they are missing. Needs root (or sudo) only if
+# PostgreSQL with the pgvector extension, kubectl for the manifest tests) when they are missing. Needs root (or sudo) only if
 # something is missing. PGVECTOR_OPTIONAL=1 goes on (with a warning) when pgvector cannot be installed.
 set -euo pipefail
 
@@ -17,6 +17,8 @@ ensure_pgvector() {
 missing=()
 command -v nats-server >/dev/null 2>&1 || [ -x /usr/sbin/nats-server ] || missing+=(nats-server)
 command -v redis-server >/dev/null 2>&1 || missing+=(redis-server)
+# deploy/k8s renders its overlays with `kubectl kustomize` (offline, no cluster needed).
+command -v kubectl >/dev/null 2>&1 || missing+=(kubectl)
 if ! command -v postgres >/dev/null 2>&1 && ! ls /usr/lib/postgresql/*/bin/postgres >/dev/null 2>&1; then
   missing+=(postgresql)
 fi
