@@ -1,9 +1,9 @@
 import { execFileSync, spawn } from 'node:child_process';
-import { existsSync, lstatSync, mkdtempSync, readFileSync, readlinkSync, rmSync } from 'node:fs';
+import { existsSync, lstatSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { ManagedProcess, startNatsServer, type NatsServerHandle } from '@platform/testing';
+import { freePort, generateCredentialKeys, ManagedProcess, startNatsServer, startPostgresServer, type NatsServerHandle, type PostgresServerHandle } from '@platform/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 const repoRoot = fileURLToPath(new URL('../../../', import.meta.url));
@@ -17,7 +17,7 @@ function imageCommand(): string[] {
 }
 const work = mkdtempSync(path.join(tmpdir(), 'image-build-'));
 const context = path.join(work, 'context');
-const out = path.join(work, 'out');
+const out = path.join(work, 'out-tool-runner');
 
 /**
  * The Docker build context: the repository's files (tracked or new, not ignored) minus what
@@ -34,9 +34,9 @@ function copyBuildContext(): void {
 }
 
 /** Runs the script the image's build stage runs, with the Dockerfile's environment. */
-function runBuildScript(app: string): Promise<{ code: number | null; output: string }> {
+function runBuildScript(app: string, into: string): Promise<{ code: number | null; output: string }> {
   return new Promise((resolve) => {
-    const child = spawn('bash', ['deploy/docker/build-app.sh', app, out], {
+    const child = spawn('bash', ['deploy/docker/build-app.sh', app, into], {
       cwd: context,
       env: { ...process.env, NX_DAEMON: 'false', NX_NO_CLOUD: 'true', CI: 'true' },
       stdio: ['ignore', 'pipe', 'pipe'],
@@ -65,16 +65,19 @@ describe('deploy/docker/Dockerfile', () => {
   });
 });
 
+async function build(app: string, into: string): Promise<void> {
+  const result = await runBuildScript(app, into);
+  if (result.code !== 0) throw new Error(`build-app.sh ${app} exited with ${result.code}:\n${result.output}`);
+}
+
+beforeAll(() => copyBuildContext());
+afterAll(() => rmSync(work, { recursive: true, force: true }));
+
 describe('deploy/docker/build-app.sh on a clean copy of the repository', () => {
   let nats: NatsServerHandle | undefined;
-  beforeAll(async () => {
-    copyBuildContext();
-    const build = await runBuildScript('tool-runner');
-    if (build.code !== 0) throw new Error(`build-app.sh exited with ${build.code}:\n${build.output}`);
-  });
+  beforeAll(() => build('tool-runner', out));
   afterAll(async () => {
     await nats?.stop();
-    rmSync(work, { recursive: true, force: true });
   });
 
   it('refuses an unknown app by name', async () => {
@@ -138,5 +141,45 @@ describe('deploy/docker/build-app.sh on a clean copy of the repository', () => {
     });
     expect(await service.waitForExit()).not.toBe(0);
     expect(service.recentOutput).toContain('RUNNER_MAX_CONCURRENCY');
+  });
+});
+
+describe('deploy/docker/build-app.sh for a service with migrations', () => {
+  const credentialOut = path.join(work, 'out-credential');
+  let postgres: PostgresServerHandle | undefined;
+  beforeAll(() => build('credential', credentialOut));
+  afterAll(async () => {
+    await postgres?.stop();
+  });
+
+  it('ships the migrations beside dist/, and the built service migrates its schema at boot', async () => {
+    const shipped = readdirSync(path.join(credentialOut, 'app/migrations')).sort();
+    expect(shipped).toEqual(readdirSync(path.join(repoRoot, 'apps/credential/migrations')).sort());
+    expect(shipped.some((file) => file.endsWith('.sql'))).toBe(true);
+    postgres = await startPostgresServer();
+    const databaseUrl = await postgres.createDatabase('credential_image');
+    const keys = generateCredentialKeys();
+    const [, ...args] = imageCommand();
+    const service = ManagedProcess.start('credential (built)', process.execPath, args, {
+      cwd: credentialOut,
+      env: {
+        PATH: process.env['PATH'],
+        NODE_ENV: 'production',
+        OTEL_SDK_DISABLED: 'true',
+        DATABASE_URL: databaseUrl,
+        GRPC_HOST: '127.0.0.1',
+        GRPC_PORT: String(await freePort()),
+        CREDENTIAL_KEYRING: keys.keyring,
+        CREDENTIAL_GRANT_PUBLIC_KEYS: keys.grantPublicKeys,
+        CREDENTIAL_PLATFORM_TOKENS: keys.platformToken,
+      },
+    });
+    try {
+      await service.waitForOutput((output) => output.includes('"msg":"ready"'), 120_000);
+      await service.stop('SIGTERM', 60_000);
+      expect(await service.waitForExit()).toBe(0);
+    } finally {
+      await service.kill();
+    }
   });
 });
