@@ -29,6 +29,22 @@ export interface ProfileCaller {
   tier: string;
 }
 
+/**
+ * A role a profile may delegate to: another profile of the file, offered to the model as the tool
+ * `delegate_to_<role>` whose call runs the task as a child run under that profile.
+ */
+export const DelegateSpec = z
+  .object({
+    /** The profile that does the work; names used as roles must also be valid tool-name parts. */
+    role: ProfileName.regex(/^[A-Za-z0-9_-]+$/, 'a role is part of a tool name: letters, digits, "_" or "-"'),
+    /** What the model is told the role is for (the tool's description). */
+    description: z.string().min(1).max(1024),
+    /** This delegation's deadline (default DELEGATION_TIMEOUT_MS). */
+    timeoutMs: z.number().int().positive().optional(),
+  })
+  .strict();
+export type DelegateSpec = z.infer<typeof DelegateSpec>;
+
 /** One agent profile as written in the profiles file. */
 export const AgentProfileSpec = z
   .object({
@@ -51,6 +67,8 @@ export const AgentProfileSpec = z
     loop: LoopConfigSchema.partial().strict().optional(),
     /** Who may use it (default: everyone). */
     access: ProfileAccess.optional(),
+    /** Roles (other profiles) this agent may hand tasks to, each as a tool (see docs/plans-and-teams.md). */
+    delegates: z.array(DelegateSpec).default([]),
   })
   .strict();
 export type AgentProfileSpec = z.infer<typeof AgentProfileSpec>;
@@ -65,6 +83,13 @@ export const AgentProfilesFile = z
     const names = file.profiles.map((p) => p.name);
     names.forEach((name, i) => {
       if (names.indexOf(name) !== i) ctx.addIssue({ code: 'custom', path: ['profiles', i, 'name'], message: `profile '${name}' is defined twice` });
+    });
+    file.profiles.forEach((profile, i) => {
+      const roles = profile.delegates.map((d) => d.role);
+      roles.forEach((role, j) => {
+        if (!names.includes(role)) ctx.addIssue({ code: 'custom', path: ['profiles', i, 'delegates', j, 'role'], message: `no profile named '${role}'` });
+        if (roles.indexOf(role) !== j) ctx.addIssue({ code: 'custom', path: ['profiles', i, 'delegates', j, 'role'], message: `role '${role}' is listed twice` });
+      });
     });
     if (!names.includes(file.defaultProfile)) ctx.addIssue({ code: 'custom', path: ['defaultProfile'], message: `no profile named '${file.defaultProfile}'` });
     // A request that names no profile gets the default: every caller must be allowed to use it.
@@ -85,6 +110,8 @@ export interface AgentProfile {
   allowsTool: (name: string) => boolean;
   /** Whether this caller may use the profile (its access rules). */
   allowsCaller: (caller: ProfileCaller) => boolean;
+  /** The roles it may delegate to. */
+  delegates: DelegateSpec[];
 }
 
 export class ProfilesFileError extends Error {
@@ -126,7 +153,7 @@ export class ProfileRegistry {
     const base = loopConfigFrom(config);
     const file: AgentProfilesFile = config.AGENT_PROFILES_FILE
       ? readProfilesFile(config.AGENT_PROFILES_FILE)
-      : { defaultProfile: 'default', profiles: [{ name: 'default', systemPrompt: config.SYSTEM_PROMPT, tools: ['*'] }] };
+      : { defaultProfile: 'default', profiles: [{ name: 'default', systemPrompt: config.SYSTEM_PROMPT, tools: ['*'], delegates: [] }] };
     const profiles = new Map<string, AgentProfile>();
     for (const spec of file.profiles) {
       const patterns = spec.tools.map(globToRegExp);
@@ -139,6 +166,7 @@ export class ProfileRegistry {
         fallbackModels: (spec.fallbackModels ?? config.LLM_FALLBACK_MODELS).map(modelOf),
         loopConfig: spec.loop ? compileLoopConfig({ ...base, ...spec.loop }) : base,
         allowsTool: (name) => patterns.some((p) => p.test(name)),
+        delegates: spec.delegates,
         allowsCaller: ({ tenantId, tier }) => (!spec.access?.tenants || spec.access.tenants.includes(tenantId)) && (!spec.access?.tiers || spec.access.tiers.includes(tier)),
       });
     }

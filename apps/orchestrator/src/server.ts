@@ -25,6 +25,8 @@ import { ShouldProcess } from './pipeline/should-process.js';
 import { FinishedTurnPublisher } from './pipeline/publish-finished-turn.js';
 import { ProfileRegistry } from './profiles.js';
 import { RunRecovery } from './run-recovery.js';
+import { RunCancellation } from './run-cancellation.js';
+import { ChildRuns } from './pipeline/child-runs.js';
 import { TurnExecutor } from './turn-executor.js';
 
 export const ORCHESTRATOR_SERVICE_NAME = 'orchestrator.v1.OrchestratorService';
@@ -110,6 +112,21 @@ export async function startOrchestratorServer(config: OrchestratorConfig, logger
     tiers: config.TENANT_TIERS,
     defaultTier: config.DEFAULT_TIER,
   });
+  const cancels = new CancelBroadcast(nc, logger);
+  const cancellation = new RunCancellation({
+    records,
+    cancels,
+    cancelLocal: (runId) => executor.cancelLocal(runId, 'cancelled by request'),
+    announceCancelled: (run) => publishEndWithoutRun(nc, logger, run.runId, { ...run.result }),
+    logger,
+  });
+  const childRuns: ChildRuns = new ChildRuns({
+    records,
+    queue: (): ConversationQueue => queue,
+    nc,
+    cancelRun: async (tenantId, runId) => void (await cancellation.cancel(tenantId, runId)),
+    logger,
+  });
   const executor = new TurnExecutor({
     config,
     owner,
@@ -126,6 +143,7 @@ export async function startOrchestratorServer(config: OrchestratorConfig, logger
     breakers: new ToolBreakers({ failureThreshold: config.TOOL_BREAKER_FAILURES, cooldownMs: config.TOOL_BREAKER_COOLDOWN_MS, logger }),
     grants,
     memoryRecall: new MemoryRecall(memory.rpc, memoryRecallSettings(config), logger),
+    childRuns,
     ...(config.MEMORY_INGEST_ENABLED ? { finishedTurns: new FinishedTurnPublisher(nc, { maxInlineBytes: config.MEMORY_INGEST_MAX_INLINE_BYTES, maxPending: 1_000 }, logger) } : {}),
     logger,
   });
@@ -138,7 +156,6 @@ export async function startOrchestratorServer(config: OrchestratorConfig, logger
     pollIntervalMs: config.RUN_POLL_MS,
     logger,
   });
-  const cancels = new CancelBroadcast(nc, logger);
   cancels.listen((runId) => executor.cancelLocal(runId, 'cancelled by request'));
   const expiries = new ExpiryListener(nc, records, queue, logger);
   const recovery = new RunRecovery(records, queue, { intervalMs: config.RECOVERY_INTERVAL_MS, leaseMs: config.RUN_LEASE_MS, logger });
@@ -154,9 +171,7 @@ export async function startOrchestratorServer(config: OrchestratorConfig, logger
       records,
       queue,
       shouldProcess,
-      cancels,
-      cancelLocal: (runId) => executor.cancelLocal(runId, 'cancelled by request'),
-      announceCancelled: (run) => publishEndWithoutRun(nc, logger, run.runId, { ...run.result }),
+      cancellation,
       logger,
     }),
   );

@@ -1,4 +1,4 @@
-import { RunControl, runAgentLoop, ZERO_USAGE, type LoopEvent, type LoopResult } from '@platform/agent-loop';
+import { RunControl, runAgentLoop, ZERO_USAGE, type LoopEvent, type LoopResult, type ToolPort } from '@platform/agent-loop';
 import type { ChatMessage } from '@platform/contracts';
 import type { memoryV1 } from '@platform/proto';
 import type { Logger, NatsConnection, PromiseClient } from '@platform/service-kit';
@@ -6,6 +6,8 @@ import { recordTurn } from '@platform/telemetry';
 import type { ToolCatalog, ToolClient } from '@platform/tool-sdk';
 import type { OrchestratorConfig } from './config.js';
 import { RunEventPublisher } from './events/run-event-publisher.js';
+import type { ChildRuns } from './pipeline/child-runs.js';
+import { DelegationToolPort } from './pipeline/delegation-tools.js';
 import { RunReplay } from './journal/journaled-ports.js';
 import { LeaseLostError, type ClaimedRun, type RunRecord, type RunRecords } from './journal/run-records.js';
 import type { RunSteps } from './journal/run-steps.js';
@@ -47,6 +49,8 @@ export interface TurnExecutorDependencies {
   memoryRecall: MemoryRecall;
   /** Hands each finished turn to long-term memory (off the turn's path); absent = ingestion off. */
   finishedTurns?: FinishedTurnPublisher;
+  /** Child runs for delegations to roles; absent = profiles' roles are not offered. */
+  childRuns?: ChildRuns;
   logger: Logger;
 }
 
@@ -181,7 +185,7 @@ export class TurnExecutor {
     }
     const agents = decision.kind === 'run_loop_with_agent_results' ? decision.agents : NO_AGENT_RESULTS;
 
-    const tools = new RunnerToolPort(this.deps.catalog, this.deps.tools, {
+    const runnerTools = new RunnerToolPort(this.deps.catalog, this.deps.tools, {
       tenantId: run.tenantId,
       conversationId: run.conversationId,
       allowsTool: profile.allowsTool,
@@ -189,6 +193,17 @@ export class TurnExecutor {
       breakers: this.deps.breakers,
       grants: this.deps.grants,
     });
+    const { childRuns, config } = this.deps;
+    const tools: ToolPort =
+      childRuns && profile.delegates.length
+        ? new DelegationToolPort(
+            runnerTools,
+            childRuns,
+            this.deps.profiles,
+            { maxDepth: config.MAX_DELEGATION_DEPTH, defaultTimeoutMs: config.DELEGATION_TIMEOUT_MS, defaultTier: config.DEFAULT_TIER },
+            { run, delegates: profile.delegates, events: (type, data) => events.publish(type, data), handingOver: () => attempt.abandoned !== undefined },
+          )
+        : runnerTools;
     const input = run.input ?? (await this.firstInput(run, profile, tools, agents.messages));
     const resumed = run.attempts > 1;
     const journal = resumed ? await this.deps.steps.load(run.runId) : { models: [], tools: new Map() };
@@ -231,7 +246,7 @@ export class TurnExecutor {
     return { result: turn, ...(end ? { end: { ...end, result: turn } } : {}) };
   }
 
-  private async firstInput(run: ClaimedRun, profile: AgentProfile, tools: RunnerToolPort, agentExchanges: ChatMessage[]): Promise<ChatMessage[]> {
+  private async firstInput(run: ClaimedRun, profile: AgentProfile, tools: ToolPort, agentExchanges: ChatMessage[]): Promise<ChatMessage[]> {
     // Right after a boot (or when every runner was briefly unreachable) the catalog may be empty:
     // discover once now rather than run a turn that offers the model no tools.
     if (this.deps.catalog.list().length === 0) await this.deps.catalog.refresh();

@@ -33,6 +33,8 @@ export function registerRunRoutes(app: FastifyInstance, options: RunRoutesOption
       finishedAt: run.finishedAt?.toISOString() ?? null,
       result: JSON.parse(run.resultJson) as unknown,
       transcript: JSON.parse(run.transcriptJson) as unknown,
+      // Older orchestrators send no delegation part.
+      ...(run.delegationJson ? (JSON.parse(run.delegationJson) as Record<string, unknown>) : {}),
     });
   });
 

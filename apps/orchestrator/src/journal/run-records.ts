@@ -18,6 +18,16 @@ export interface ApprovalDecisionInput {
   changes?: Record<string, unknown>;
 }
 
+/**
+ * Where a child run comes from: the run whose tool call started it, that call, and the delegation
+ * chain (profile names from the root run's to this run's own, so `chain.length - 1` is the depth).
+ */
+export interface RunLineage {
+  parentRunId: string;
+  parentCallId: string;
+  chain: string[];
+}
+
 export interface RunRecord {
   runId: string;
   tenantId: string;
@@ -34,6 +44,8 @@ export interface RunRecord {
   cancelRequested: boolean;
   createdAt: Date;
   finishedAt: Date | null;
+  /** Set for a child run (started by another run's delegation). */
+  lineage?: RunLineage;
 }
 
 export interface NewRun {
@@ -48,6 +60,8 @@ export interface NewRun {
   approval?: ApprovalDecisionInput;
   /** What the run is for (default `message`): see the `kind` column in migrations/0002. */
   kind?: RunKind;
+  /** Set for a child run (started by another run's delegation). */
+  lineage?: RunLineage;
 }
 
 export type RunKind = 'message' | 'agent_expired';
@@ -97,6 +111,14 @@ interface RunRow {
   cancel_requested: boolean;
   created_at: Date;
   finished_at: Date | null;
+  parent_run_id: string | null;
+  parent_call_id: string | null;
+  delegation_chain: string[] | null;
+}
+
+function lineageOf(row: Partial<Pick<RunRow, 'parent_run_id' | 'parent_call_id' | 'delegation_chain'>>): { lineage?: RunLineage } {
+  if (!row.parent_run_id) return {};
+  return { lineage: { parentRunId: row.parent_run_id, parentCallId: row.parent_call_id ?? '', chain: row.delegation_chain ?? [] } };
 }
 
 function toRecord(row: RunRow): RunRecord {
@@ -116,6 +138,7 @@ function toRecord(row: RunRow): RunRecord {
     cancelRequested: row.cancel_requested,
     createdAt: row.created_at,
     finishedAt: row.finished_at,
+    ...lineageOf(row),
   };
 }
 
@@ -159,9 +182,26 @@ export class RunRecords {
   async create(run: NewRun): Promise<boolean> {
     const { rowCount } = await this.pool.query({
       name: 'runs-create',
-      text: `INSERT INTO runs (run_id, tenant_id, conversation_id, status, profile, content, tier, stream, time_zone, approval, kind, created_at)
-             VALUES ($1, $2, $3, 'queued', $4, $5, $6, $7, $8, $9, $10, clock_timestamp()) ON CONFLICT (run_id) DO NOTHING`,
-      values: [run.runId, run.tenantId, run.conversationId, run.profile, run.content, run.tier, run.stream, run.timeZone, run.approval ? jsonbText(run.approval) : null, run.kind ?? 'message'],
+      text: `INSERT INTO runs (run_id, tenant_id, conversation_id, status, profile, content, tier, stream, time_zone, approval, kind, created_at,
+               parent_run_id, parent_call_id, delegation_chain, depth)
+             VALUES ($1, $2, $3, 'queued', $4, $5, $6, $7, $8, $9, $10, clock_timestamp(), $11, $12, coalesce($13::text[], '{}'), $14)
+             ON CONFLICT (run_id) DO NOTHING`,
+      values: [
+        run.runId,
+        run.tenantId,
+        run.conversationId,
+        run.profile,
+        run.content,
+        run.tier,
+        run.stream,
+        run.timeZone,
+        run.approval ? jsonbText(run.approval) : null,
+        run.kind ?? 'message',
+        run.lineage?.parentRunId ?? null,
+        run.lineage?.parentCallId ?? null,
+        run.lineage?.chain ?? null,
+        run.lineage ? Math.max(0, run.lineage.chain.length - 1) : 0,
+      ],
     });
     return rowCount === 1;
   }
@@ -321,6 +361,7 @@ export class RunRecords {
         timeZone: row.time_zone ?? '',
         ...(row.approval ? { approval: row.approval } : {}),
         kind: row.kind ?? 'message',
+        ...lineageOf(row),
         agentsMayWait: row.agents_may_wait,
         epoch: row.lease_epoch ?? 0,
         input: row.input,
@@ -409,6 +450,7 @@ export class RunRecords {
       cancelRequested: run.cancelRequested,
       createdAt: run.createdAt,
       finishedAt: rows[0].finished_at,
+      ...(run.lineage ? { lineage: run.lineage } : {}),
     };
   }
 
@@ -431,6 +473,25 @@ export class RunRecords {
     }
     await this.pool.query(`UPDATE runs SET cancel_requested = true WHERE tenant_id = $1 AND run_id = $2 AND status IN ('queued', 'running')`, [tenantId, runId]);
     return this.get(tenantId, runId);
+  }
+
+  /** The runs a run started (its delegations), oldest first; scoped by tenant. */
+  async children(tenantId: string, parentRunId: string): Promise<RunRecord[]> {
+    const { rows } = await this.pool.query<RunRow>('SELECT * FROM runs WHERE tenant_id = $1 AND parent_run_id = $2 ORDER BY created_at, run_id', [tenantId, parentRunId]);
+    return rows.map(toRecord);
+  }
+
+  /** Every live run below a run (children, their children, ...), for cancelling them with it. */
+  async liveDescendants(tenantId: string, runId: string): Promise<string[]> {
+    const { rows } = await this.pool.query<{ run_id: string }>(
+      `WITH RECURSIVE below AS (
+         SELECT run_id, status FROM runs WHERE tenant_id = $1 AND parent_run_id = $2
+         UNION
+         SELECT r.run_id, r.status FROM runs r JOIN below b ON r.tenant_id = $1 AND r.parent_run_id = b.run_id)
+       SELECT run_id FROM below WHERE status IN ('queued', 'running')`,
+      [tenantId, runId],
+    );
+    return rows.map((r) => r.run_id);
   }
 
   /** Conversations with a live run nobody holds (its orchestrator died, or nobody picked it up). */
