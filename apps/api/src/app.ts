@@ -76,7 +76,7 @@ export function buildApp(options: AppOptions): FastifyInstance {
   registerToolRoutes(app, { orchestrator: options.orchestrator });
   registerUsageRoutes(app, { orchestrator: options.orchestrator });
   registerChatCompletionRoutes(app, { turns, events, ...options.limits });
-  registerApprovalRoutes(app, { agentPool: options.agentPool, trigger: options.trigger, turns, turnWaitMs: options.limits.turnWaitMs });
+  registerApprovalRoutes(app, { agentPool: options.agentPool, trigger: options.trigger, orchestrator: options.orchestrator, turns, turnWaitMs: options.limits.turnWaitMs });
   registerCredentialRoutes(app, { credentials: options.credentials });
   registerTaskRoutes(app, { trigger: options.trigger });
   return app;

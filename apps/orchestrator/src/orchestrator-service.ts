@@ -76,7 +76,9 @@ function runIdOf(requested: string): string {
 /** Where a run sits in a team: its parent and chain, and the child runs its delegations started. */
 async function delegationOf(records: RunRecords, run: RunRecord): Promise<Record<string, unknown>> {
   const children = await records.children(run.tenantId, run.runId);
+  const rootConversationId = run.lineage ? await records.rootConversationOf(run.tenantId, run.runId) : run.conversationId;
   return {
+    rootConversationId: rootConversationId ?? run.conversationId,
     parentRunId: run.lineage?.parentRunId ?? null,
     parentCallId: run.lineage?.parentCallId ?? null,
     chain: run.lineage?.chain ?? [run.profile],

@@ -27,6 +27,7 @@ import { ProfileRegistry } from './profiles.js';
 import { RunRecovery } from './run-recovery.js';
 import { RunCancellation } from './run-cancellation.js';
 import { ChildRuns } from './pipeline/child-runs.js';
+import { WaitingChildrenStep } from './pipeline/waiting-children.js';
 import { TurnExecutor } from './turn-executor.js';
 
 export const ORCHESTRATOR_SERVICE_NAME = 'orchestrator.v1.OrchestratorService';
@@ -86,7 +87,22 @@ export async function startOrchestratorServer(config: OrchestratorConfig, logger
     { signingKeyJson: config.CREDENTIAL_GRANT_SIGNING_KEY, maxTtlSeconds: config.CREDENTIAL_GRANT_MAX_TTL_SECONDS, slackSeconds: config.CREDENTIAL_GRANT_SLACK_SECONDS },
     logger,
   );
-  const pendingAgents = new AgentPoolStep({
+  const cancels = new CancelBroadcast(nc, logger);
+  const cancellation = new RunCancellation({
+    records,
+    cancels,
+    cancelLocal: (runId) => executor.cancelLocal(runId, 'cancelled by request'),
+    announceCancelled: (run) => publishEndWithoutRun(nc, logger, run.runId, { ...run.result }),
+    logger,
+  });
+  const childRuns: ChildRuns = new ChildRuns({
+    records,
+    queue: (): ConversationQueue => queue,
+    nc,
+    cancelRun: async (tenantId, runId) => void (await cancellation.cancel(tenantId, runId)),
+    logger,
+  });
+  const agentPoolStep = new AgentPoolStep({
     grants,
     pool: agentPool.rpc,
     waitingOrder: async (tenantId, runId) => {
@@ -104,6 +120,18 @@ export async function startOrchestratorServer(config: OrchestratorConfig, logger
     },
     logger,
   });
+  // A message first answers a child run (a delegation) that waits for the user, then waiting agents.
+  const pendingAgents = new WaitingChildrenStep(agentPoolStep, {
+    records,
+    children: childRuns,
+    journal: {
+      load: (run) => steps.loadPipeline(run.runId, 'waiting-children'),
+      save: (run, plan) => steps.recordPipeline(run.runId, run.epoch, 'waiting-children', plan),
+      loadDecision: (run) => steps.loadPipeline(run.runId, 'waiting-children-decision'),
+      saveDecision: (run, decision) => steps.recordPipeline(run.runId, run.epoch, 'waiting-children-decision', decision),
+    },
+    logger,
+  });
   const shouldProcess = new ShouldProcess({
     limiter: new RateLimiter(redis, logger),
     redis,
@@ -111,21 +139,6 @@ export async function startOrchestratorServer(config: OrchestratorConfig, logger
     defaultTurnsPerMinute: config.RATE_LIMIT_TURNS_PER_MINUTE,
     tiers: config.TENANT_TIERS,
     defaultTier: config.DEFAULT_TIER,
-  });
-  const cancels = new CancelBroadcast(nc, logger);
-  const cancellation = new RunCancellation({
-    records,
-    cancels,
-    cancelLocal: (runId) => executor.cancelLocal(runId, 'cancelled by request'),
-    announceCancelled: (run) => publishEndWithoutRun(nc, logger, run.runId, { ...run.result }),
-    logger,
-  });
-  const childRuns: ChildRuns = new ChildRuns({
-    records,
-    queue: (): ConversationQueue => queue,
-    nc,
-    cancelRun: async (tenantId, runId) => void (await cancellation.cancel(tenantId, runId)),
-    logger,
   });
   const executor = new TurnExecutor({
     config,

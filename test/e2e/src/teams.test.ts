@@ -34,6 +34,7 @@ interface RunJson {
   parentCallId: string | null;
   chain: string[];
   depth: number;
+  rootConversationId: string;
   children: Child[];
   result: { response: string; toolCalls: Array<{ name: string; status: string; errorCode?: string }> };
 }
@@ -41,6 +42,7 @@ interface RunJson {
 const TENANT = 'team-tenant';
 let platform: SuitePlatform;
 let runner: ManagedProcess;
+let gatedRunner: ManagedProcess;
 let redis: Redis;
 let profilesDir: string;
 const logger = createLogger({ service: 'teams-test', level: 'silent' });
@@ -60,8 +62,10 @@ beforeAll(async () => {
           delegates: [
             { role: 'researcher', description: 'finds facts and reports them.' },
             { role: 'booker', description: 'books meeting slots.' },
+            { role: 'archivist', description: 'archives old orders.' },
           ],
         },
+        { name: 'archivist', systemPrompt: 'You archive orders.', tools: ['archive_orders'] },
         {
           name: 'researcher',
           systemPrompt: 'You research.',
@@ -90,12 +94,14 @@ beforeAll(async () => {
     },
   });
   runner = await startRunnerProcess(platform, 'booking-runner', 'test/e2e/src/fixtures/booking-runner.ts');
-  await waitForCatalog(platform.apiUrl, ['book_slot']);
+  gatedRunner = await startRunnerProcess(platform, 'gated-runner', 'test/e2e/src/fixtures/gated-runner.ts');
+  await waitForCatalog(platform.apiUrl, ['book_slot', 'archive_orders']);
   redis = createRedis({ url: platform.redisUrl, name: 'teams-test', logger });
 });
 afterAll(async () => {
   redis?.disconnect();
   await runner?.kill();
+  await gatedRunner?.kill();
   await platform?.stop();
   await rm(profilesDir, { recursive: true, force: true });
 });
@@ -210,3 +216,54 @@ describe('delegation to roles as child runs', () => {
     await waitFor('the child to be cancelled', async () => ((await runOf(childId)).status === 'cancelled' ? true : undefined));
   });
 });
+
+describe('a child run that stops for the user', () => {
+  const ASKED = { region: 'emea', olderThanDays: 90 };
+  const archived = (turn: Turn) => JSON.parse(turn.response.replace(/^Lead: Archive result: /, '')) as unknown;
+
+  async function askArchive(conversation: string): Promise<{ parentRunId: string; child: RunJson; approvalId: string }> {
+    const turn = await api<Turn & { pending: Array<{ callId: string; agentName: string; waitingFor: string; approval?: { approvalId: string } }> }>(
+      platform,
+      'POST',
+      `/v1/conversations/${conversation}/messages`,
+      TENANT,
+      { content: `[scenario:team-lead-archive] Archive the EMEA orders older than 90 days (${conversation}).` },
+    );
+    expect(turn.status).toBe(200);
+    // The parent waits with its child: the user is asked in the parent's conversation.
+    expect(turn.body).toMatchObject({ status: 'waiting', pending: [{ agentName: 'delegate_to_archivist', waitingFor: 'approval' }] });
+    const approvalId = turn.body.pending[0]!.approval!.approvalId;
+    expect(approvalId).toBeTruthy();
+    const parent = await runOf(turn.body.runId);
+    const child = await runOf(parent.children[0]!.runId);
+    expect(child).toMatchObject({ status: 'waiting', chain: ['lead', 'archivist'], rootConversationId: conversation });
+    return { parentRunId: parent.runId, child, approvalId };
+  }
+
+  it('makes the parent wait; "yes" in the parent\'s conversation resumes the child, then the parent', async () => {
+    const { child } = await askArchive('team-approve-1');
+    const yes = await api<Turn>(platform, 'POST', '/v1/conversations/team-approve-1/messages', TENANT, { content: 'yes' });
+    expect(yes.status).toBe(200);
+    expect(yes.body.status).toBe('completed');
+    expect(archived(yes.body)).toEqual({ archived: 42, ...ASKED });
+    // The delegation's one result arrives as the resumed call, in the parent's turn.
+    expect(yes.body.toolCalls).toEqual([expect.objectContaining({ name: 'delegate_to_archivist', status: 'success' })]);
+    expect(yes.body.toolCalls[0]!.callId).toMatch(/:resumed$/);
+    // The child's conversation holds the answer and the child's finished run.
+    const parent = await runOf(yes.body.runId);
+    expect(parent.children).toEqual([expect.objectContaining({ role: 'archivist', conversationId: child.conversationId, status: 'completed' })]);
+    const history = await api<{ messages: Array<{ message: { role: string; content?: string } }> }>(platform, 'GET', `/v1/conversations/${child.conversationId}/messages`, TENANT);
+    expect(history.body.messages.filter((m) => m.message.role === 'user').map((m) => m.message.content)).toEqual([expect.stringContaining('Archive the EMEA'), 'yes']);
+  });
+
+  it('resumes the child, then the parent, on a decision through the approvals API', async () => {
+    const { approvalId } = await askArchive('team-approve-2');
+    const listed = await api<{ approvals: Array<{ approvalId: string }> }>(platform, 'GET', '/v1/approvals', TENANT);
+    expect(listed.body.approvals.map((a) => a.approvalId)).toContain(approvalId);
+    const decided = await api<Turn & { conversationId: string }>(platform, 'POST', `/v1/approvals/${approvalId}`, TENANT, { decision: 'edit', changes: { olderThanDays: 365 } });
+    expect(decided.status).toBe(200);
+    expect(decided.body).toMatchObject({ status: 'completed', conversationId: 'team-approve-2' });
+    expect(archived(decided.body)).toEqual({ archived: 42, region: 'emea', olderThanDays: 365 });
+  });
+});
+

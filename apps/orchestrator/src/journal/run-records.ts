@@ -494,6 +494,35 @@ export class RunRecords {
     return rows.map((r) => r.run_id);
   }
 
+  /**
+   * Child runs of the conversation's runs that stopped to wait for the user and were not answered
+   * since (no later run in their own conversation), oldest first.
+   */
+  async waitingChildren(tenantId: string, conversationId: string): Promise<RunRecord[]> {
+    const { rows } = await this.pool.query<RunRow>(
+      `SELECT c.* FROM runs c JOIN runs p ON p.tenant_id = c.tenant_id AND p.run_id = c.parent_run_id
+       WHERE c.tenant_id = $1 AND p.conversation_id = $2 AND c.status = 'waiting'
+         AND NOT EXISTS (SELECT 1 FROM runs n WHERE n.tenant_id = c.tenant_id AND n.conversation_id = c.conversation_id AND n.created_at > c.created_at)
+       ORDER BY c.created_at, c.run_id`,
+      [tenantId, conversationId],
+    );
+    return rows.map(toRecord);
+  }
+
+  /** The conversation of the run a user started at the top of this run's delegation chain. */
+  async rootConversationOf(tenantId: string, runId: string): Promise<string | undefined> {
+    const { rows } = await this.pool.query<{ conversation_id: string }>(
+      `WITH RECURSIVE up AS (
+         SELECT run_id, parent_run_id, conversation_id, 0 AS level FROM runs WHERE tenant_id = $1 AND run_id = $2
+         UNION ALL
+         SELECT r.run_id, r.parent_run_id, r.conversation_id, up.level + 1 FROM runs r JOIN up ON r.tenant_id = $1 AND r.run_id = up.parent_run_id
+         WHERE up.level < 64)
+       SELECT conversation_id FROM up ORDER BY level DESC LIMIT 1`,
+      [tenantId, runId],
+    );
+    return rows[0]?.conversation_id;
+  }
+
   /** Conversations with a live run nobody holds (its orchestrator died, or nobody picked it up). */
   async orphanedConversations(olderThanMs: number, limit: number): Promise<Array<{ tenantId: string; conversationId: string }>> {
     const { rows } = await this.pool.query<{ tenant_id: string; conversation_id: string }>(

@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import type { ToolOutcome } from '@platform/agent-loop';
 import { RunEventEnvelope, runEventsSubject } from '@platform/contracts';
 import { jsonBody, type Logger, type NatsConnection } from '@platform/service-kit';
-import type { ClaimedRun, RunLineage, RunRecord, RunRecords } from '../journal/run-records.js';
+import type { ApprovalDecisionInput, ClaimedRun, NewRun, RunLineage, RunRecord, RunRecords } from '../journal/run-records.js';
 import type { ConversationQueue } from '../ordering/conversation-queue.js';
 
 /** What a child run is asked to do: a task for a role, on behalf of one tool call of its parent. */
@@ -45,8 +45,12 @@ export function chainOf(run: Pick<ClaimedRun, 'profile' | 'lineage'>): string[] 
   return run.lineage?.chain ?? [run.profile];
 }
 
-/** The one tool result a finished child gives its parent's call. */
-export function outcomeOfChild(role: string, child: RunRecord): ToolOutcome {
+/**
+ * The one tool result a finished child gives its parent's call. A child that stopped to ask the
+ * user makes the call wait too (the parent's turn then asks the user, and the answer goes on to the
+ * child: see waiting-children.ts).
+ */
+export function outcomeOfChild(role: string, toolName: string, child: RunRecord): ToolOutcome {
   const answer = child.result?.response ?? '';
   switch (child.status) {
     case 'completed':
@@ -54,8 +58,10 @@ export function outcomeOfChild(role: string, child: RunRecord): ToolOutcome {
     case 'cancelled':
       return { status: 'cancelled', content: `the ${role} was cancelled before it finished.`, errorCode: 'CANCELLED' };
     case 'waiting': {
-      const asks = (child.result?.pendingAgents ?? []).map((p) => p.prompt).join(' ');
-      return { status: 'failed', content: `the ${role} stopped to ask the user (${asks || answer}); it cannot go on from here.`, errorCode: 'CHILD_NEEDS_USER' };
+      const pending = child.result?.pendingAgents ?? [];
+      const approval = pending.find((p) => p.waitingFor === 'approval')?.approval;
+      const prompt = answer || pending.map((p) => p.prompt).join('\n\n') || `The ${role} needs your answer to go on.`;
+      return { status: 'waiting', content: prompt, pending: { agentName: toolName, waitingFor: approval ? 'approval' : 'input', prompt, ...(approval ? { approval } : {}) } };
     }
     default:
       return { status: 'failed', content: `the ${role} could not finish (${child.stopReason ?? 'failed'}): ${answer}`, errorCode: 'CHILD_RUN_FAILED' };
@@ -79,22 +85,51 @@ export class ChildRuns {
   async run(task: ChildTask, signal: AbortSignal, events: ParentEvents, keepChild: () => boolean): Promise<RunRecord> {
     const { parent } = task;
     const runId = childRunId(parent.tenantId, parent.runId, task.callId);
-    const conversationId = childConversationId(runId);
     const lineage: RunLineage = { parentRunId: parent.runId, parentCallId: task.callId, chain: [...chainOf(parent), task.role] };
-    const created = await this.deps.records.create({
+    const child: NewRun = {
       runId,
       tenantId: parent.tenantId,
-      conversationId,
+      conversationId: childConversationId(runId),
       profile: task.role,
       content: task.task,
       tier: parent.tier,
       stream: false,
       timeZone: parent.timeZone,
       lineage,
-    });
-    events(created ? 'child_run_started' : 'child_run_event', created ? { childRunId: runId, role: task.role, callId: task.callId, chain: lineage.chain } : { childRunId: runId, role: task.role, event: { type: 'reattached' } });
-    this.deps.logger.info({ runId: parent.runId, childRunId: runId, role: task.role, created }, created ? 'child run started' : 'waiting for a child run started before');
-    const forward = this.forwardEvents(runId, task.role, events);
+    };
+    return this.runToEnd(parent, child, signal, events, keepChild);
+  }
+
+  /**
+   * Passes the user's answer (and the approval decision, when it is the child's) from the
+   * parent's conversation on to a child that waits for the user, as the next message of the
+   * child's own conversation, and waits for that run. Its id is derived from the parent's run and
+   * the child's conversation, so a resumed parent finds it again.
+   */
+  async answer(parent: ClaimedRun, waiting: RunRecord, approval: ApprovalDecisionInput | undefined, events: ParentEvents): Promise<RunRecord> {
+    const lineage = waiting.lineage ?? { parentRunId: parent.runId, parentCallId: '', chain: [...chainOf(parent), waiting.profile] };
+    const next: NewRun = {
+      runId: childRunId(parent.tenantId, parent.runId, `answer:${waiting.conversationId}`),
+      tenantId: parent.tenantId,
+      conversationId: waiting.conversationId,
+      profile: waiting.profile,
+      content: parent.content,
+      tier: parent.tier,
+      stream: false,
+      timeZone: parent.timeZone,
+      ...(approval ? { approval } : {}),
+      lineage: { ...lineage, parentRunId: parent.runId },
+    };
+    return this.runToEnd(parent, next, new AbortController().signal, events, () => true);
+  }
+
+  private async runToEnd(parent: ClaimedRun, child: NewRun, signal: AbortSignal, events: ParentEvents, keepChild: () => boolean): Promise<RunRecord> {
+    const { runId, conversationId, profile: role } = child;
+    const callId = child.lineage?.parentCallId ?? '';
+    const created = await this.deps.records.create(child);
+    events(created ? 'child_run_started' : 'child_run_event', created ? { childRunId: runId, role, callId, chain: child.lineage?.chain ?? [] } : { childRunId: runId, role, event: { type: 'reattached' } });
+    this.deps.logger.info({ runId: parent.runId, childRunId: runId, role, created }, created ? 'child run started' : 'waiting for a child run started before');
+    const forward = this.forwardEvents(runId, role, events);
     const onAbort = (): void => {
       if (keepChild()) return;
       void this.deps.cancelRun(parent.tenantId, runId).catch((err: unknown) => this.deps.logger.warn({ childRunId: runId, err: (err as Error).message }, 'could not cancel a child run'));
@@ -105,12 +140,17 @@ export class ChildRuns {
       const finished = queue.waitForRun(parent.tenantId, conversationId, runId, signal);
       queue.kick(parent.tenantId, conversationId);
       const record = await finished;
-      events('child_run_finished', { childRunId: runId, role: task.role, status: record.status, stopReason: record.stopReason });
+      events('child_run_finished', { childRunId: runId, role, status: record.status, stopReason: record.stopReason });
       return record;
     } finally {
       signal.removeEventListener('abort', onAbort);
       forward.unsubscribe();
     }
+  }
+
+  /** A child of this conversation's run waits for the user: the next message there must look for it. */
+  async markWaiting(run: Pick<ClaimedRun, 'tenantId' | 'conversationId'>): Promise<void> {
+    await this.deps.records.markAgentsMayWait(run.tenantId, run.conversationId);
   }
 
   /** Republishes the child's events on the parent's stream while the parent waits. */

@@ -124,10 +124,16 @@ describe('delegation tools', () => {
     expect(started).toEqual([]);
   });
 
-  it('turns a child that failed, was cancelled or waits for the user into one clear result', () => {
-    expect(outcomeOfChild('researcher', finished('failed', 'model down'))).toMatchObject({ status: 'failed', errorCode: 'CHILD_RUN_FAILED' });
-    expect(outcomeOfChild('researcher', finished('cancelled', ''))).toMatchObject({ status: 'cancelled', errorCode: 'CANCELLED' });
-    expect(outcomeOfChild('researcher', finished('waiting', 'approve?'))).toMatchObject({ status: 'failed', errorCode: 'CHILD_NEEDS_USER' });
+  it('turns a child that failed or was cancelled into one clear result, and one that waits for the user into a waiting call', () => {
+    expect(outcomeOfChild('researcher', 'delegate_to_researcher', finished('failed', 'model down'))).toMatchObject({ status: 'failed', errorCode: 'CHILD_RUN_FAILED' });
+    expect(outcomeOfChild('researcher', 'delegate_to_researcher', finished('cancelled', ''))).toMatchObject({ status: 'cancelled', errorCode: 'CANCELLED' });
+    const waiting = finished('waiting', 'Send it?');
+    waiting.result!.pendingAgents = [{ callId: 'c', agentName: 'send_mail', waitingFor: 'approval', prompt: 'Send it?', approval: { approvalId: 'a-1' } }];
+    expect(outcomeOfChild('researcher', 'delegate_to_researcher', waiting)).toEqual({
+      status: 'waiting',
+      content: 'Send it?',
+      pending: { agentName: 'delegate_to_researcher', waitingFor: 'approval', prompt: 'Send it?', approval: { approvalId: 'a-1' } },
+    });
   });
 
   it('derives the same child run id for the same parent call (a resumed parent finds its child), another for another tenant', () => {

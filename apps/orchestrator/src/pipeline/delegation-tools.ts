@@ -105,6 +105,8 @@ export class DelegationToolPort implements ToolPort {
       return { status: 'failed', content: `the ${spec.role} is not available to you.`, errorCode: 'ROLE_UNAVAILABLE' };
     }
     const child = await this.children.run({ parent: run, callId: call.id, role: spec.role, task }, context.signal, this.scope.events, this.scope.handingOver);
-    return outcomeOfChild(spec.role, child);
+    const outcome = outcomeOfChild(spec.role, call.name, child);
+    if (outcome.status === 'waiting') await this.children.markWaiting(run);
+    return outcome;
   }
 }
