@@ -83,7 +83,16 @@ async function delegationOf(records: RunRecords, run: RunRecord): Promise<Record
     parentCallId: run.lineage?.parentCallId ?? null,
     chain: run.lineage?.chain ?? [run.profile],
     depth: run.lineage ? run.lineage.chain.length - 1 : 0,
-    children: children.map((c) => ({ runId: c.runId, conversationId: c.conversationId, role: c.profile, callId: c.lineage?.parentCallId ?? null, status: c.status, stopReason: c.stopReason })),
+    children: children.map((c) => ({
+      runId: c.runId,
+      conversationId: c.conversationId,
+      role: c.profile,
+      callId: c.lineage?.parentCallId ?? null,
+      status: c.status,
+      stopReason: c.stopReason,
+      createdAt: c.createdAt.toISOString(),
+      finishedAt: c.finishedAt?.toISOString() ?? null,
+    })),
   };
 }
 
@@ -186,6 +195,7 @@ export function orchestratorServiceImplementation(deps: OrchestratorDependencies
         resultJson: JSON.stringify(run.result),
         transcriptJson: JSON.stringify(run.transcript ?? []),
         delegationJson: JSON.stringify(await delegationOf(deps.records, run)),
+        planJson: run.plan ? JSON.stringify(run.plan) : '',
       };
     }),
 

@@ -45,6 +45,23 @@ export const DelegateSpec = z
   .strict();
 export type DelegateSpec = z.infer<typeof DelegateSpec>;
 
+/** How a plan-and-execute profile plans (see docs/plans-and-teams.md). */
+export const PlanningSpec = z
+  .object({
+    /** The role (one of the profile's delegates) that does subtasks naming no role. */
+    executor: ProfileName,
+    /** More subtasks than this is over-decomposition: the plan is refused and made again. */
+    maxSubtasks: z.number().int().positive().max(100).default(20),
+    /** Replans after the first plan before the run fails gracefully. */
+    maxReplans: z.number().int().nonnegative().max(10).default(3),
+    /** Failures of one subtask before the plan is made again (a critical subtask: the first). */
+    maxSubtaskFailures: z.number().int().positive().max(10).default(3),
+    /** Subtasks run at once. */
+    parallelism: z.number().int().positive().max(32).default(4),
+  })
+  .strict();
+export type PlanningSpec = z.infer<typeof PlanningSpec>;
+
 /** One agent profile as written in the profiles file. */
 export const AgentProfileSpec = z
   .object({
@@ -69,6 +86,10 @@ export const AgentProfileSpec = z
     access: ProfileAccess.optional(),
     /** Roles (other profiles) this agent may hand tasks to, each as a tool (see docs/plans-and-teams.md). */
     delegates: z.array(DelegateSpec).default([]),
+    /** `react` (the ReAct loop) or `plan-and-execute` (a plan of subtasks run as child runs). */
+    strategy: z.enum(['react', 'plan-and-execute']).default('react'),
+    /** Settings of the plan-and-execute strategy (required with it). */
+    planning: PlanningSpec.optional(),
   })
   .strict();
 export type AgentProfileSpec = z.infer<typeof AgentProfileSpec>;
@@ -90,6 +111,12 @@ export const AgentProfilesFile = z
         if (!names.includes(role)) ctx.addIssue({ code: 'custom', path: ['profiles', i, 'delegates', j, 'role'], message: `no profile named '${role}'` });
         if (roles.indexOf(role) !== j) ctx.addIssue({ code: 'custom', path: ['profiles', i, 'delegates', j, 'role'], message: `role '${role}' is listed twice` });
       });
+      if (profile.strategy === 'plan-and-execute' && !profile.planning) {
+        ctx.addIssue({ code: 'custom', path: ['profiles', i, 'planning'], message: 'a plan-and-execute profile needs "planning" with its executor role' });
+      }
+      if (profile.planning && !roles.includes(profile.planning.executor)) {
+        ctx.addIssue({ code: 'custom', path: ['profiles', i, 'planning', 'executor'], message: `the executor must be one of the profile's delegates (${roles.join(', ') || 'none'})` });
+      }
     });
     if (!names.includes(file.defaultProfile)) ctx.addIssue({ code: 'custom', path: ['defaultProfile'], message: `no profile named '${file.defaultProfile}'` });
     // A request that names no profile gets the default: every caller must be allowed to use it.
@@ -112,6 +139,8 @@ export interface AgentProfile {
   allowsCaller: (caller: ProfileCaller) => boolean;
   /** The roles it may delegate to. */
   delegates: DelegateSpec[];
+  strategy: 'react' | 'plan-and-execute';
+  planning?: PlanningSpec;
 }
 
 export class ProfilesFileError extends Error {
@@ -153,7 +182,7 @@ export class ProfileRegistry {
     const base = loopConfigFrom(config);
     const file: AgentProfilesFile = config.AGENT_PROFILES_FILE
       ? readProfilesFile(config.AGENT_PROFILES_FILE)
-      : { defaultProfile: 'default', profiles: [{ name: 'default', systemPrompt: config.SYSTEM_PROMPT, tools: ['*'], delegates: [] }] };
+      : { defaultProfile: 'default', profiles: [{ name: 'default', systemPrompt: config.SYSTEM_PROMPT, tools: ['*'], delegates: [], strategy: 'react' }] };
     const profiles = new Map<string, AgentProfile>();
     for (const spec of file.profiles) {
       const patterns = spec.tools.map(globToRegExp);
@@ -167,6 +196,8 @@ export class ProfileRegistry {
         loopConfig: spec.loop ? compileLoopConfig({ ...base, ...spec.loop }) : base,
         allowsTool: (name) => patterns.some((p) => p.test(name)),
         delegates: spec.delegates,
+        strategy: spec.strategy,
+        ...(spec.planning ? { planning: spec.planning } : {}),
         allowsCaller: ({ tenantId, tier }) => (!spec.access?.tenants || spec.access.tenants.includes(tenantId)) && (!spec.access?.tiers || spec.access.tiers.includes(tier)),
       });
     }

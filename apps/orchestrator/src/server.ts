@@ -28,6 +28,7 @@ import { RunRecovery } from './run-recovery.js';
 import { RunCancellation } from './run-cancellation.js';
 import { ChildRuns } from './pipeline/child-runs.js';
 import { WaitingChildrenStep } from './pipeline/waiting-children.js';
+import { PlanExecutor } from './pipeline/plan/plan-execute.js';
 import { TurnExecutor } from './turn-executor.js';
 
 export const ORCHESTRATOR_SERVICE_NAME = 'orchestrator.v1.OrchestratorService';
@@ -157,6 +158,16 @@ export async function startOrchestratorServer(config: OrchestratorConfig, logger
     grants,
     memoryRecall: new MemoryRecall(memory.rpc, memoryRecallSettings(config), logger),
     childRuns,
+    plans: new PlanExecutor({
+      children: childRuns,
+      journal: {
+        load: (run, key) => steps.loadPipeline(run.runId, key),
+        save: (run, key, value) => steps.recordPipeline(run.runId, run.epoch, key, value),
+      },
+      recordPlan: (run, view) => records.recordPlan(run.runId, run.epoch, view),
+      defaultSubtaskTimeoutMs: config.DELEGATION_TIMEOUT_MS,
+      logger,
+    }),
     ...(config.MEMORY_INGEST_ENABLED ? { finishedTurns: new FinishedTurnPublisher(nc, { maxInlineBytes: config.MEMORY_INGEST_MAX_INLINE_BYTES, maxPending: 1_000 }, logger) } : {}),
     logger,
   });

@@ -8,6 +8,7 @@ import type { OrchestratorConfig } from './config.js';
 import { RunEventPublisher } from './events/run-event-publisher.js';
 import type { ChildRuns } from './pipeline/child-runs.js';
 import { DelegationToolPort } from './pipeline/delegation-tools.js';
+import type { PlanExecutor } from './pipeline/plan/plan-execute.js';
 import { RunReplay } from './journal/journaled-ports.js';
 import { LeaseLostError, type ClaimedRun, type RunRecord, type RunRecords } from './journal/run-records.js';
 import type { RunSteps } from './journal/run-steps.js';
@@ -51,6 +52,8 @@ export interface TurnExecutorDependencies {
   finishedTurns?: FinishedTurnPublisher;
   /** Child runs for delegations to roles; absent = profiles' roles are not offered. */
   childRuns?: ChildRuns;
+  /** The plan-and-execute strategy; absent = such profiles run the ReAct loop. */
+  plans?: PlanExecutor;
   logger: Logger;
 }
 
@@ -184,6 +187,18 @@ export class TurnExecutor {
       return { result: withAgentResults(answer, decision.agents) };
     }
     const agents = decision.kind === 'run_loop_with_agent_results' ? decision.agents : NO_AGENT_RESULTS;
+    if (profile.strategy === 'plan-and-execute' && profile.planning && this.deps.plans) {
+      // The plan-and-execute step (pipeline/plan/) instead of the ReAct loop.
+      const planned = await this.deps.plans.run({
+        run,
+        profile,
+        planning: profile.planning,
+        signal: control.signal,
+        events: (type, data) => events.publish(type, data),
+        handingOver: () => attempt.abandoned !== undefined,
+      });
+      return { result: withAgentResults(planned, agents) };
+    }
 
     const runnerTools = new RunnerToolPort(this.deps.catalog, this.deps.tools, {
       tenantId: run.tenantId,

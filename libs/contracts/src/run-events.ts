@@ -34,6 +34,8 @@ export const RunEventType = z.enum([
   'child_run_started',
   'child_run_event',
   'child_run_finished',
+  // A plan-and-execute run's plan changed (`data.plan`: the plan as GET /v1/runs/{id} shows it).
+  'plan_updated',
 ]);
 export type RunEventType = z.infer<typeof RunEventType>;
 

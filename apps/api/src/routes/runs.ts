@@ -35,6 +35,7 @@ export function registerRunRoutes(app: FastifyInstance, options: RunRoutesOption
       transcript: JSON.parse(run.transcriptJson) as unknown,
       // Older orchestrators send no delegation part.
       ...(run.delegationJson ? (JSON.parse(run.delegationJson) as Record<string, unknown>) : {}),
+      ...(run.planJson ? { plan: JSON.parse(run.planJson) as unknown } : {}),
     });
   });
 

@@ -46,6 +46,8 @@ export interface RunRecord {
   finishedAt: Date | null;
   /** Set for a child run (started by another run's delegation). */
   lineage?: RunLineage;
+  /** A plan-and-execute run's plan (pipeline/plan/plan-view.ts), as it runs. */
+  plan?: unknown;
 }
 
 export interface NewRun {
@@ -114,6 +116,7 @@ interface RunRow {
   parent_run_id: string | null;
   parent_call_id: string | null;
   delegation_chain: string[] | null;
+  plan: unknown;
 }
 
 function lineageOf(row: Partial<Pick<RunRow, 'parent_run_id' | 'parent_call_id' | 'delegation_chain'>>): { lineage?: RunLineage } {
@@ -139,6 +142,7 @@ function toRecord(row: RunRow): RunRecord {
     createdAt: row.created_at,
     finishedAt: row.finished_at,
     ...lineageOf(row),
+    ...(row.plan ? { plan: row.plan } : {}),
   };
 }
 
@@ -473,6 +477,12 @@ export class RunRecords {
     }
     await this.pool.query(`UPDATE runs SET cancel_requested = true WHERE tenant_id = $1 AND run_id = $2 AND status IN ('queued', 'running')`, [tenantId, runId]);
     return this.get(tenantId, runId);
+  }
+
+  /** Stores a plan-and-execute run's plan as it changes; fenced by the epoch like every write of a running run. */
+  async recordPlan(runId: string, epoch: number, plan: unknown): Promise<void> {
+    const { rowCount } = await this.pool.query(`UPDATE runs SET plan = $3 WHERE run_id = $1 AND lease_epoch = $2 AND status = 'running'`, [runId, epoch, jsonbText(plan)]);
+    if (rowCount !== 1) throw new LeaseLostError(runId);
   }
 
   /** The runs a run started (its delegations), oldest first; scoped by tenant. */
