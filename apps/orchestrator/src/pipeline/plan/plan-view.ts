@@ -52,9 +52,12 @@ const MERMAID_CLASS: Record<SubtaskStatus, string> = {
 
 /** A label Mermaid shows as is: quotes and brackets would end it. */
 function mermaidLabel(text: string): string {
-  const flat = text.replace(/\[scenario:[^\]]*\]/g, '').replace(/\s+/g, ' ').trim();
-  const cut = flat.length > 60 ? `${flat.slice(0, 59)}…` : flat;
-  return cut.replace(/["[\]{}()<>|#]/g, ' ');
+  const flat = text
+    .replace(/\[scenario:[^\]]*\]/g, '')
+    .replace(/["[\]{}()<>|#]/g, ' ')
+    .replace(/\s+/g, ' ')
+    .trim();
+  return flat.length > 60 ? `${flat.slice(0, 59)}…` : flat;
 }
 
 /** The plan's DAG as a Mermaid flowchart, each node coloured by its status. */
