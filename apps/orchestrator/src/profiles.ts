@@ -45,6 +45,27 @@ export const DelegateSpec = z
   .strict();
 export type DelegateSpec = z.infer<typeof DelegateSpec>;
 
+/**
+ * A committee: several roles asked the same question in parallel (as child runs), their answers
+ * resolved by a strategy; offered to the model as the tool `ask_committee_<name>`.
+ */
+export const CommitteeSpec = z
+  .object({
+    name: z.string().regex(/^[A-Za-z0-9_-]{1,40}$/, 'a committee name is part of a tool name: 1-40 letters, digits, "_" or "-"'),
+    description: z.string().min(1).max(1024),
+    roles: z.array(ProfileName).min(2).max(8),
+    /** `majority` (numeric answers within the tolerance count as one), `confidence` (the most confident answer), `arbiter` (a role decides). */
+    strategy: z.enum(['majority', 'confidence', 'arbiter']).default('majority'),
+    /** The role that decides with `arbiter`. */
+    arbiter: ProfileName.optional(),
+    /** Numeric answers further apart than this share of the larger are a conflict (0.05: 5%). */
+    tolerance: z.number().min(0).max(1).default(0.05),
+    /** Deadline of each member's child run (default DELEGATION_TIMEOUT_MS). */
+    timeoutMs: z.number().int().positive().optional(),
+  })
+  .strict();
+export type CommitteeSpec = z.infer<typeof CommitteeSpec>;
+
 /** How a plan-and-execute profile plans (see docs/plans-and-teams.md). */
 export const PlanningSpec = z
   .object({
@@ -90,6 +111,8 @@ export const AgentProfileSpec = z
     strategy: z.enum(['react', 'plan-and-execute']).default('react'),
     /** Settings of the plan-and-execute strategy (required with it). */
     planning: PlanningSpec.optional(),
+    /** Committees this agent may ask (see docs/plans-and-teams.md). */
+    committees: z.array(CommitteeSpec).default([]),
   })
   .strict();
 export type AgentProfileSpec = z.infer<typeof AgentProfileSpec>;
@@ -110,6 +133,15 @@ export const AgentProfilesFile = z
       roles.forEach((role, j) => {
         if (!names.includes(role)) ctx.addIssue({ code: 'custom', path: ['profiles', i, 'delegates', j, 'role'], message: `no profile named '${role}'` });
         if (roles.indexOf(role) !== j) ctx.addIssue({ code: 'custom', path: ['profiles', i, 'delegates', j, 'role'], message: `role '${role}' is listed twice` });
+      });
+      profile.committees.forEach((committee, j) => {
+        const at = ['profiles', i, 'committees', j];
+        if (profile.committees.findIndex((c) => c.name === committee.name) !== j) ctx.addIssue({ code: 'custom', path: [...at, 'name'], message: `committee '${committee.name}' is defined twice` });
+        committee.roles.forEach((role, k) => {
+          if (!names.includes(role)) ctx.addIssue({ code: 'custom', path: [...at, 'roles', k], message: `no profile named '${role}'` });
+        });
+        if (committee.strategy === 'arbiter' && !committee.arbiter) ctx.addIssue({ code: 'custom', path: [...at, 'arbiter'], message: 'the arbiter strategy needs an "arbiter" role' });
+        if (committee.arbiter && !names.includes(committee.arbiter)) ctx.addIssue({ code: 'custom', path: [...at, 'arbiter'], message: `no profile named '${committee.arbiter}'` });
       });
       if (profile.strategy === 'plan-and-execute' && !profile.planning) {
         ctx.addIssue({ code: 'custom', path: ['profiles', i, 'planning'], message: 'a plan-and-execute profile needs "planning" with its executor role' });
@@ -141,6 +173,7 @@ export interface AgentProfile {
   delegates: DelegateSpec[];
   strategy: 'react' | 'plan-and-execute';
   planning?: PlanningSpec;
+  committees: CommitteeSpec[];
 }
 
 export class ProfilesFileError extends Error {
@@ -182,7 +215,7 @@ export class ProfileRegistry {
     const base = loopConfigFrom(config);
     const file: AgentProfilesFile = config.AGENT_PROFILES_FILE
       ? readProfilesFile(config.AGENT_PROFILES_FILE)
-      : { defaultProfile: 'default', profiles: [{ name: 'default', systemPrompt: config.SYSTEM_PROMPT, tools: ['*'], delegates: [], strategy: 'react' }] };
+      : { defaultProfile: 'default', profiles: [{ name: 'default', systemPrompt: config.SYSTEM_PROMPT, tools: ['*'], delegates: [], strategy: 'react', committees: [] }] };
     const profiles = new Map<string, AgentProfile>();
     for (const spec of file.profiles) {
       const patterns = spec.tools.map(globToRegExp);
@@ -197,6 +230,7 @@ export class ProfileRegistry {
         allowsTool: (name) => patterns.some((p) => p.test(name)),
         delegates: spec.delegates,
         strategy: spec.strategy,
+        committees: spec.committees,
         ...(spec.planning ? { planning: spec.planning } : {}),
         allowsCaller: ({ tenantId, tier }) => (!spec.access?.tenants || spec.access.tenants.includes(tenantId)) && (!spec.access?.tiers || spec.access.tiers.includes(tier)),
       });

@@ -210,13 +210,13 @@ export class TurnExecutor {
     });
     const { childRuns, config } = this.deps;
     const tools: ToolPort =
-      childRuns && profile.delegates.length
+      childRuns && (profile.delegates.length || profile.committees.length)
         ? new DelegationToolPort(
             runnerTools,
             childRuns,
             this.deps.profiles,
             { maxDepth: config.MAX_DELEGATION_DEPTH, defaultTimeoutMs: config.DELEGATION_TIMEOUT_MS, defaultTier: config.DEFAULT_TIER },
-            { run, delegates: profile.delegates, events: (type, data) => events.publish(type, data), handingOver: () => attempt.abandoned !== undefined },
+            { run, delegates: profile.delegates, committees: profile.committees, events: (type, data) => events.publish(type, data), handingOver: () => attempt.abandoned !== undefined },
           )
         : runnerTools;
     const input = run.input ?? (await this.firstInput(run, profile, tools, agents.messages));

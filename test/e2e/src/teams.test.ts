@@ -64,7 +64,11 @@ beforeAll(async () => {
             { role: 'booker', description: 'books meeting slots.' },
             { role: 'archivist', description: 'archives old orders.' },
           ],
+          committees: [{ name: 'estimates', description: 'estimates a number.', roles: ['estimator-a', 'estimator-b', 'estimator-c'], strategy: 'majority', tolerance: 0.05 }],
         },
+        { name: 'estimator-a', systemPrompt: 'You estimate. [persona-scenario:estimator-a]', tools: [] },
+        { name: 'estimator-b', systemPrompt: 'You estimate. [persona-scenario:estimator-b]', tools: [] },
+        { name: 'estimator-c', systemPrompt: 'You estimate. [persona-scenario:estimator-c]', tools: [] },
         { name: 'archivist', systemPrompt: 'You archive orders.', tools: ['archive_orders'] },
         {
           name: 'researcher',
@@ -267,3 +271,29 @@ describe('a child run that stops for the user', () => {
   });
 });
 
+describe('a committee', () => {
+  it('asks its roles in parallel, resolves by majority and flags a numeric conflict past the tolerance', async () => {
+    const turn = await api<Turn>(platform, 'POST', '/v1/conversations/team-committee/messages', TENANT, { content: '[scenario:team-lead-committee] the offsite' });
+    expect(turn.status).toBe(200);
+    expect(turn.body.status).toBe('completed');
+    expect(turn.body.toolCalls).toEqual([expect.objectContaining({ name: 'ask_committee_estimates', status: 'success' })]);
+    const result = JSON.parse(turn.body.response.replace(/^Committee: /, '')) as {
+      value: number;
+      decidedBy: string;
+      winners: string[];
+      conflict: { min: number; max: number; tolerance: number; outliers: string[] } | null;
+      members: Array<{ role: string; status: string; value: number; confidence: number; childRunId: string }>;
+    };
+    expect(result).toMatchObject({ value: 100, decidedBy: 'majority', winners: ['estimator-a', 'estimator-b'] });
+    expect(result.conflict).toMatchObject({ min: 100, max: 120, tolerance: 0.05, outliers: ['estimator-c'] });
+    expect(result.members.map((m) => [m.role, m.status, m.value, m.confidence])).toEqual([
+      ['estimator-a', 'completed', 100, 0.6],
+      ['estimator-b', 'completed', 102, 0.7],
+      ['estimator-c', 'completed', 120, 0.9],
+    ]);
+    // Each member is a child run of the lead's run, asked the same question.
+    const parent = await runOf(turn.body.runId);
+    expect(parent.children.map((c) => c.role).sort()).toEqual(['estimator-a', 'estimator-b', 'estimator-c']);
+    expect(parent.children.map((c) => c.runId).sort()).toEqual(result.members.map((m) => m.childRunId).sort());
+  });
+});
