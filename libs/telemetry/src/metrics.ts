@@ -1,7 +1,7 @@
 // Metrics the platform records itself, beside those of the auto-instrumentations (HTTP, gRPC,
 // Postgres, undici). Model calls follow the OpenTelemetry GenAI conventions; turns and tool calls
 // are the platform's own. Attributes stay low-cardinality: no tenant, conversation or run ids.
-import { metrics, type Attributes, type Histogram, type MeterProvider } from '@opentelemetry/api';
+import { metrics, type Attributes, type Counter, type Histogram, type MeterProvider } from '@opentelemetry/api';
 import { ATTR, METER_NAME, METRIC, PLATFORM, VALUE } from './semconv.js';
 
 /** Seconds-based buckets for operations from a few milliseconds to minutes. */
@@ -123,6 +123,31 @@ export function recordMemoryIngestion(outcome: string, durationS: number): void 
   histogram.record(durationS, { [PLATFORM.memoryIngestOutcome]: outcome });
 }
 const ingestHistograms = new WeakMap<object, Histogram>();
+
+/** One classified failure (seed 003 §7): its class (llm, tool, planning, coordination, system), kind, severity and the recovery applied. */
+export interface FailureRecord {
+  failureClass: string;
+  kind: string;
+  severity: string;
+  recovery: string;
+}
+
+/** Counts a classified failure as `platform.failures{platform.failure.class, .kind, .severity, .recovery}`. */
+export function recordFailure(failure: FailureRecord): void {
+  const meter = metrics.getMeterProvider().getMeter(METER_NAME);
+  let counter = failureCounters.get(meter);
+  if (!counter) {
+    counter = meter.createCounter(PLATFORM.failuresMetric, { unit: '{failure}', description: 'Classified failures of plans and teams, by class, kind, severity and recovery' });
+    failureCounters.set(meter, counter);
+  }
+  counter.add(1, {
+    [PLATFORM.failureClass]: failure.failureClass,
+    [PLATFORM.failureKind]: failure.kind,
+    [PLATFORM.failureSeverity]: failure.severity,
+    [PLATFORM.failureRecovery]: failure.recovery,
+  });
+}
+const failureCounters = new WeakMap<object, Counter>();
 
 /**
  * Reports a durable consumer's lag (messages not yet delivered plus delivered but unacknowledged)

@@ -67,4 +67,10 @@ export const PLATFORM = {
   consumer: 'platform.consumer',
   memoryIngestDurationMetric: 'platform.memory.ingest.duration',
   memoryIngestOutcome: 'platform.memory.ingest.outcome',
+  /** Failures of plans and teams, by seed 003's failure class, kind, severity and the recovery applied. */
+  failuresMetric: 'platform.failures',
+  failureClass: 'platform.failure.class',
+  failureKind: 'platform.failure.kind',
+  failureSeverity: 'platform.failure.severity',
+  failureRecovery: 'platform.failure.recovery',
 } as const;

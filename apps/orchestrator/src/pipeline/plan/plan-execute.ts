@@ -1,6 +1,7 @@
 import { ZERO_USAGE, type LoopResult, type ModelPort, type TokenUsage, type ToolCallRecord } from '@platform/agent-loop';
 import type { ChatMessage } from '@platform/contracts';
 import type { Logger } from '@platform/service-kit';
+import { recordFailure } from '@platform/telemetry';
 import type { ClaimedRun, RunRecord } from '../../journal/run-records.js';
 import type { AgentProfile, PlanningSpec } from '../../profiles.js';
 import type { ChildRuns, ParentEvents } from '../child-runs.js';
@@ -95,7 +96,7 @@ export class PlanExecutor {
         const plan = this.readPlan(reply.text, planning, roles);
         let failure: { text: string };
         if (!plan.ok) {
-          this.fail(view, { class: 'planning', kind: plan.kind, severity: plan.kind === 'cycle' || plan.kind === 'over_decomposition' ? (plan.kind === 'cycle' ? 'high' : 'medium') : 'medium', message: plan.message, recovery: 'replan' });
+          this.fail(ctx.run.runId, view, { class: 'planning', kind: plan.kind, severity: plan.kind === 'cycle' ? 'high' : 'medium', message: plan.message, recovery: 'replan' });
           failure = { text: `the plan was refused: ${plan.message}. Write a corrected plan.` };
         } else {
           this.startVersion(view, plan.plan, plan.order);
@@ -107,7 +108,9 @@ export class PlanExecutor {
         if (ctx.signal.aborted) return finish('cancelled', 'The run was cancelled before its plan finished.');
         if (view.replans >= planning.maxReplans) {
           const last = view.failures.at(-1)?.message ?? 'the plan failed';
-          view.failures.at(-1)!.recovery = 'escalate';
+          const escalated = view.failures.at(-1)!;
+          escalated.recovery = 'escalate';
+          recordFailure({ failureClass: escalated.class, kind: escalated.kind, severity: escalated.severity, recovery: 'escalate' });
           this.deps.logger.warn({ runId: run.runId, replans: view.replans, failures: view.failures.length }, 'plan failed past its replans');
           return await finish(
             'plan_failed',
@@ -171,9 +174,13 @@ export class PlanExecutor {
     view.subtasks = order.map((id) => ({ ...byId.get(id)!, status: 'pending', attempts: 0, childRunIds: [] }));
   }
 
-  private fail(view: PlanView, failure: { subtaskId?: string; class: FailureClass; kind: string; severity: Severity; message: string; recovery: Recovery }): PlanFailure {
+  private fail(runId: string, view: PlanView, failure: { subtaskId?: string; class: FailureClass; kind: string; severity: Severity; message: string; recovery: Recovery }): PlanFailure {
     const entry: PlanFailure = { planVersion: view.version, ...failure, at: Date.now() };
     view.failures.push(entry);
+    // The taxonomy in the logs and the metrics too (the recovery is the one decided now; a last
+    // failure past the replans is re-marked `escalate` in the plan).
+    this.deps.logger.warn({ runId, planVersion: view.version, subtaskId: failure.subtaskId, failureClass: failure.class, kind: failure.kind, severity: failure.severity, recovery: failure.recovery, err: failure.message }, 'plan step failed');
+    recordFailure({ failureClass: failure.class, kind: failure.kind, severity: failure.severity, recovery: failure.recovery });
     return entry;
   }
 
@@ -213,7 +220,7 @@ export class PlanExecutor {
           if (missing.length) {
             subtask.status = 'failed';
             subtask.error = `missing inputs: ${missing.join(', ')}`;
-            this.fail(view, { subtaskId: id, class: 'planning', kind: 'context_loss', severity: 'medium', message: `subtask '${id}' needs ${missing.map((m) => `{${m}}`).join(', ')}, which no finished subtask wrote`, recovery: 'replan' });
+            this.fail(ctx.run.runId, view, { subtaskId: id, class: 'planning', kind: 'context_loss', severity: 'medium', message: `subtask '${id}' needs ${missing.map((m) => `{${m}}`).join(', ')}, which no finished subtask wrote`, recovery: 'replan' });
             stop = `subtask '${id}' is missing its inputs (${missing.join(', ')})`;
             break;
           }
@@ -228,7 +235,7 @@ export class PlanExecutor {
         if (stop) return { ok: false, reason: stop };
         if (view.subtasks.every((s) => s.status === 'completed')) return { ok: true };
         const stuck = view.subtasks.filter((s) => s.status !== 'completed').map((s) => s.id);
-        this.fail(view, { class: 'planning', kind: 'dependency_deadlock', severity: 'high', message: `nothing is ready while ${stuck.join(', ')} wait`, recovery: 'replan' });
+        this.fail(ctx.run.runId, view, { class: 'planning', kind: 'dependency_deadlock', severity: 'high', message: `nothing is ready while ${stuck.join(', ')} wait`, recovery: 'replan' });
         return { ok: false, reason: `deadlock: nothing can run while ${stuck.join(', ')} wait on subtasks that cannot finish` };
       }
       const done = await Promise.race(running.values());
@@ -252,7 +259,7 @@ export class PlanExecutor {
       failures.set(done.id, count);
       const replan = subtask.critical || count >= planning.maxSubtaskFailures;
       const timedOut = done.record?.status === 'cancelled';
-      this.fail(view, {
+      this.fail(ctx.run.runId, view, {
         subtaskId: done.id,
         class: timedOut ? 'coordination' : 'tool',
         kind: timedOut ? 'unresponsive_agent' : 'subtask_failed',
