@@ -11,6 +11,7 @@ import type { ConversationQueue } from './ordering/conversation-queue.js';
 import type { ShouldProcess } from './pipeline/should-process.js';
 import type { ProfileRegistry } from './profiles.js';
 import type { RunCancellation } from './run-cancellation.js';
+import { isChildConversation } from './pipeline/child-runs.js';
 import { usageRangeOf } from './usage-range.js';
 
 export interface OrchestratorDependencies {
@@ -113,6 +114,10 @@ export function orchestratorServiceImplementation(deps: OrchestratorDependencies
       let existing = request.attach ? await deps.records.get(scope.tenantId, runId) : undefined;
       let admission: NewRun | undefined;
       if (!existing) {
+        // A child run's conversation belongs to its team: the user answers in the root conversation.
+        if (isChildConversation(scope.conversationId)) {
+          throw errors.invalidArgument('DELEGATION_CONVERSATION', `'${scope.conversationId}' is a child run's conversation; send the message to its team's conversation (GET /v1/runs/{runId}: rootConversationId)`);
+        }
         if (!request.content.trim()) throw errors.invalidArgument('EMPTY_CONTENT', 'content must not be empty');
         // Postgres text cannot hold U+0000; no real message has one.
         if (request.content.includes('\u0000')) throw errors.invalidArgument('INVALID_CONTENT', 'content must not contain the NUL character (U+0000)');

@@ -163,13 +163,17 @@ describe('delegation to roles as child runs', () => {
     expect(events.filter((e) => e.type === 'child_run_finished').map((e) => e.data['role']).sort()).toEqual(['booker', 'researcher']);
   });
 
-  it('keeps child runs to their tenant', async () => {
+  it('keeps child runs to their tenant, and their conversations to their team', async () => {
     const turn = await api<Turn>(platform, 'POST', '/v1/conversations/team-2/messages', TENANT, { content: '[scenario:team-lead-loop] who knows' });
     const parent = await runOf(turn.body.runId);
     const childId = parent.children[0]!.runId;
     expect((await api(platform, 'GET', `/v1/runs/${childId}`, 'other-tenant')).status).toBe(404);
     expect((await api(platform, 'DELETE', `/v1/runs/${childId}`, 'other-tenant')).status).toBe(404);
     expect((await api(platform, 'GET', `/v1/conversations/${parent.children[0]!.conversationId}/messages`, 'other-tenant')).body).toMatchObject({ messages: [] });
+    // A child's conversation belongs to its team: messages go to the team's conversation.
+    const direct = await api(platform, 'POST', `/v1/conversations/${parent.children[0]!.conversationId}/messages`, TENANT, { content: 'hello child' });
+    expect(direct.status).toBe(400);
+    expect(direct.body).toMatchObject({ error: { code: 'DELEGATION_CONVERSATION' } });
   });
 
   it('refuses a delegation back to a role already in the chain (a loop) with a clear result', async () => {

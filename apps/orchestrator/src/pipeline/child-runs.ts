@@ -40,6 +40,10 @@ export function childConversationId(runId: string): string {
   return `delegation:${runId}`;
 }
 
+export function isChildConversation(conversationId: string): boolean {
+  return conversationId.startsWith('delegation:');
+}
+
 /** The chain a run's delegations extend: its lineage's, or (a run a user started) its own profile. */
 export function chainOf(run: Pick<ClaimedRun, 'profile' | 'lineage'>): string[] {
   return run.lineage?.chain ?? [run.profile];

@@ -1,7 +1,7 @@
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import type { ModelPort, ToolCallContext, ToolOutcome, ToolPort } from '@platform/agent-loop';
+import type { ModelPort, ToolCallContext, ToolPort } from '@platform/agent-loop';
 import { describe, expect, it } from 'vitest';
 import { OrchestratorConfig } from '../config.js';
 import type { ClaimedRun, RunRecord } from '../journal/run-records.js';
