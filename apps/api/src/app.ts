@@ -88,7 +88,7 @@ export function buildApp(options: AppOptions): FastifyInstance {
   registerToolRoutes(app, { orchestrator: options.orchestrator });
   registerUsageRoutes(app, { orchestrator: options.orchestrator });
   registerChatCompletionRoutes(app, { turns, events, ...options.limits });
-  registerApprovalRoutes(app, { agentPool: options.agentPool, turns, turnWaitMs: options.limits.turnWaitMs });
+  registerApprovalRoutes(app, { agentPool: options.agentPool, orchestrator: options.orchestrator, turns, turnWaitMs: options.limits.turnWaitMs });
   registerCredentialRoutes(app, { credentials: options.credentials });
   registerTaskRoutes(app, { trigger: options.trigger });
   registerAdminRoutes(app, { operatorRole: options.admin?.operatorRole ?? DEFAULT_OPERATOR_ROLE, deadLetters: options.admin?.deadLetters, credentials: options.credentials });

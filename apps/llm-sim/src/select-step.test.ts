@@ -34,6 +34,17 @@ describe('scenario selection', () => {
     expect(selected.ok && selected.scenario.name).toBe('demo');
   });
 
+  it('uses a persona marker of the system prompt when no user message has a marker', () => {
+    const persona: ChatMessage[] = [
+      { role: 'system', content: 'You estimate. [persona-scenario:calculator]' },
+      { role: 'user', content: 'how much?' },
+    ];
+    const selected = selectScenario(persona, scenarios, 'demo');
+    expect(selected.ok && selected.scenario.name).toBe('calculator');
+    const overridden = selectScenario([...persona.slice(0, 1), { role: 'user', content: '[scenario:plain] how much?' }], scenarios, 'demo');
+    expect(overridden.ok && overridden.scenario.name).toBe('plain');
+  });
+
   it('takes the marker of the latest user message that has one', () => {
     const messages: ChatMessage[] = [
       { role: 'user', content: '[scenario:plain] first' },

@@ -36,13 +36,26 @@ export type ScenarioSelection =
   | { ok: true; scenario: Scenario }
   | { ok: false; requested: string; available: string[] };
 
-/** Picks the scenario by marker, falling back to `defaultName`. */
+const PERSONA_MARKER = /\[persona-scenario:([A-Za-z0-9._-]+)\]/;
+
+/**
+ * The scenario named by a `[persona-scenario:<name>]` marker in the first system message, used
+ * when no user message carries a `[scenario:…]` marker: an agent profile's persona can name its
+ * scripted model (e.g. the roles of a committee, all asked the same question). A plain
+ * `[scenario:…]` in a system prompt is ignored (recalled memories quote conversation text there).
+ */
+export function findPersonaScenarioMarker(messages: readonly ChatMessage[]): string | undefined {
+  const system = messages.find((m) => m.role === 'system');
+  return system ? PERSONA_MARKER.exec(contentText(system.content))?.[1] : undefined;
+}
+
+/** Picks the scenario by marker (a user message's, else the persona's), falling back to `defaultName`. */
 export function selectScenario(
   messages: readonly ChatMessage[],
   scenarios: ReadonlyMap<string, Scenario>,
   defaultName: string,
 ): ScenarioSelection {
-  const requested = findScenarioMarker(messages) ?? defaultName;
+  const requested = findScenarioMarker(messages) ?? findPersonaScenarioMarker(messages) ?? defaultName;
   const scenario = scenarios.get(requested);
   if (scenario) return { ok: true, scenario };
   return { ok: false, requested, available: [...scenarios.keys()].sort() };

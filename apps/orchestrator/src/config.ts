@@ -95,6 +95,10 @@ export const OrchestratorConfig = z.object({
   /** Seconds a grant outlives its call's deadline. */
   CREDENTIAL_GRANT_SLACK_SECONDS: env.nonNegativeInt().default(5),
   MAX_TOOL_CALLS_PER_TURN: env.positiveInt().default(64),
+  /** Deepest delegation: a run a user started is depth 0, its child 1, ... (see docs/plans-and-teams.md). */
+  MAX_DELEGATION_DEPTH: env.nonNegativeInt().default(3),
+  /** Default deadline of one delegation (a child run), capped by the parent's turn deadline and AGENT_TOOL_TIMEOUT_MS. */
+  DELEGATION_TIMEOUT_MS: env.positiveInt().default(110_000),
   /** Time zone for the framework context when a request names none. */
   DEFAULT_TIMEZONE: z.string().default('UTC'),
   TURN_TIMEOUT_MS: env.positiveInt().default(120_000),

@@ -5,13 +5,14 @@ import { ApprovalDecision, ConversationId, RunId, SUBJECT_SAFE_RUN_ID, TenantId 
 import type { orchestratorV1 } from '@platform/proto';
 import { errors, PlatformError, unaryHandler, type Logger } from '@platform/service-kit';
 import type { ToolCatalog } from '@platform/tool-sdk';
-import type { CancelBroadcast } from './cancel-broadcast.js';
 import type { OrchestratorConfig } from './config.js';
 import { z } from 'zod';
 import type { ApprovalDecisionInput, NewRun, RunRecord, RunRecords, RunSource } from './journal/run-records.js';
 import type { ConversationQueue } from './ordering/conversation-queue.js';
 import type { ShouldProcess } from './pipeline/should-process.js';
 import type { ProfileRegistry } from './profiles.js';
+import type { RunCancellation } from './run-cancellation.js';
+import { isChildConversation } from './pipeline/child-runs.js';
 import { usageRangeOf } from './usage-range.js';
 
 export interface OrchestratorDependencies {
@@ -21,11 +22,8 @@ export interface OrchestratorDependencies {
   records: RunRecords;
   queue: ConversationQueue;
   shouldProcess: ShouldProcess;
-  cancels: CancelBroadcast;
-  /** Cancels a run if this replica executes it. */
-  cancelLocal: (runId: string) => boolean;
-  /** Publishes the final events of a run that was cancelled before it ran. */
-  announceCancelled: (run: RunRecord) => Promise<void>;
+  /** Cancels a run and its child runs. */
+  cancellation: RunCancellation;
   logger: Logger;
 }
 
@@ -95,6 +93,29 @@ function runIdOf(requested: string): string {
   return requested;
 }
 
+/** Where a run sits in a team: its parent and chain, and the child runs its delegations started. */
+async function delegationOf(records: RunRecords, run: RunRecord): Promise<Record<string, unknown>> {
+  const children = await records.children(run.tenantId, run.runId);
+  const rootConversationId = run.lineage ? await records.rootConversationOf(run.tenantId, run.runId) : run.conversationId;
+  return {
+    rootConversationId: rootConversationId ?? run.conversationId,
+    parentRunId: run.lineage?.parentRunId ?? null,
+    parentCallId: run.lineage?.parentCallId ?? null,
+    chain: run.lineage?.chain ?? [run.profile],
+    depth: run.lineage ? run.lineage.chain.length - 1 : 0,
+    children: children.map((c) => ({
+      runId: c.runId,
+      conversationId: c.conversationId,
+      role: c.profile,
+      callId: c.lineage?.parentCallId ?? null,
+      status: c.status,
+      stopReason: c.stopReason,
+      createdAt: c.createdAt.toISOString(),
+      finishedAt: c.finishedAt?.toISOString() ?? null,
+    })),
+  };
+}
+
 /** The gRPC surface: accept a message as a run and wait for it; read and cancel runs; the catalog. */
 export function orchestratorServiceImplementation(deps: OrchestratorDependencies): orchestratorV1.OrchestratorServiceServer {
   const { config, logger } = deps;
@@ -112,6 +133,10 @@ export function orchestratorServiceImplementation(deps: OrchestratorDependencies
       let existing = request.attach ? await deps.records.get(scope.tenantId, runId) : undefined;
       let admission: NewRun | undefined;
       if (!existing) {
+        // A child run's conversation belongs to its team: the user answers in the root conversation.
+        if (isChildConversation(scope.conversationId)) {
+          throw errors.invalidArgument('DELEGATION_CONVERSATION', `'${scope.conversationId}' is a child run's conversation; send the message to its team's conversation (GET /v1/runs/{runId}: rootConversationId)`);
+        }
         if (!request.content.trim()) throw errors.invalidArgument('EMPTY_CONTENT', 'content must not be empty');
         // Postgres text cannot hold U+0000; no real message has one.
         if (request.content.includes('\u0000')) throw errors.invalidArgument('INVALID_CONTENT', 'content must not contain the NUL character (U+0000)');
@@ -197,6 +222,8 @@ export function orchestratorServiceImplementation(deps: OrchestratorDependencies
         resultJson: JSON.stringify(run.result),
         transcriptJson: JSON.stringify(run.transcript ?? []),
         traceId: run.traceId ?? '',
+        delegationJson: JSON.stringify(await delegationOf(deps.records, run)),
+        planJson: run.plan ? JSON.stringify(run.plan) : '',
       };
     }),
 
@@ -208,25 +235,10 @@ export function orchestratorServiceImplementation(deps: OrchestratorDependencies
 
     cancelRun: unaryHandler<orchestratorV1.CancelRunRequest, orchestratorV1.CancelRunResponse>(logger, 'CancelRun', async (request) => {
       if (!TenantId.safeParse(request.tenantId).success) throw errors.invalidArgument('INVALID_TENANT_ID', 'tenant_id is invalid');
-      const before = request.runId ? await deps.records.get(request.tenantId, request.runId) : undefined;
-      if (!before) throw errors.notFound('RUN_NOT_FOUND', `no run '${request.runId}'`);
-      if (before.status !== 'queued' && before.status !== 'running') return { runId: before.runId, status: before.status, accepted: false };
-      const after = await deps.records.requestCancel(request.tenantId, request.runId, (record) => ({
-        runId: record.runId,
-        response: 'This message was cancelled before it was processed.',
-        stopReason: 'cancelled',
-        turns: 0,
-        usage: ZERO_USAGE,
-        durationMs: 0,
-        pendingAgents: [],
-        toolCalls: [],
-        messages: [],
-        transcript: [],
-      }));
-      if (after?.status === 'running' && !deps.cancelLocal(request.runId)) deps.cancels.publish(request.runId);
-      if (after?.status === 'cancelled') await deps.announceCancelled(after);
-      logger.info({ runId: request.runId, status: after?.status }, 'run cancellation requested');
-      return { runId: request.runId, status: after?.status ?? before.status, accepted: true };
+      // Its child runs (delegations) are cancelled with it.
+      const outcome = request.runId ? await deps.cancellation.cancel(request.tenantId, request.runId) : undefined;
+      if (!outcome) throw errors.notFound('RUN_NOT_FOUND', `no run '${request.runId}'`);
+      return { runId: outcome.run.runId, status: outcome.run.status, accepted: outcome.accepted };
     }),
   };
 }

@@ -29,6 +29,60 @@ export interface ProfileCaller {
   tier: string;
 }
 
+/**
+ * A role a profile may delegate to: another profile of the file, offered to the model as the tool
+ * `delegate_to_<role>` whose call runs the task as a child run under that profile.
+ */
+export const DelegateSpec = z
+  .object({
+    /** The profile that does the work; names used as roles must also be valid tool-name parts. */
+    role: ProfileName.regex(/^[A-Za-z0-9_-]+$/, 'a role is part of a tool name: letters, digits, "_" or "-"'),
+    /** What the model is told the role is for (the tool's description). */
+    description: z.string().min(1).max(1024),
+    /** This delegation's deadline (default DELEGATION_TIMEOUT_MS). */
+    timeoutMs: z.number().int().positive().optional(),
+  })
+  .strict();
+export type DelegateSpec = z.infer<typeof DelegateSpec>;
+
+/**
+ * A committee: several roles asked the same question in parallel (as child runs), their answers
+ * resolved by a strategy; offered to the model as the tool `ask_committee_<name>`.
+ */
+export const CommitteeSpec = z
+  .object({
+    name: z.string().regex(/^[A-Za-z0-9_-]{1,40}$/, 'a committee name is part of a tool name: 1-40 letters, digits, "_" or "-"'),
+    description: z.string().min(1).max(1024),
+    roles: z.array(ProfileName).min(2).max(8),
+    /** `majority` (numeric answers within the tolerance count as one), `confidence` (the most confident answer), `arbiter` (a role decides). */
+    strategy: z.enum(['majority', 'confidence', 'arbiter']).default('majority'),
+    /** The role that decides with `arbiter`. */
+    arbiter: ProfileName.optional(),
+    /** Numeric answers further apart than this share of the larger are a conflict (0.05: 5%). */
+    tolerance: z.number().min(0).max(1).default(0.05),
+    /** Deadline of each member's child run (default DELEGATION_TIMEOUT_MS). */
+    timeoutMs: z.number().int().positive().optional(),
+  })
+  .strict();
+export type CommitteeSpec = z.infer<typeof CommitteeSpec>;
+
+/** How a plan-and-execute profile plans (see docs/plans-and-teams.md). */
+export const PlanningSpec = z
+  .object({
+    /** The role (one of the profile's delegates) that does subtasks naming no role. */
+    executor: ProfileName,
+    /** More subtasks than this is over-decomposition: the plan is refused and made again. */
+    maxSubtasks: z.number().int().positive().max(100).default(20),
+    /** Replans after the first plan before the run fails gracefully. */
+    maxReplans: z.number().int().nonnegative().max(10).default(3),
+    /** Failures of one subtask before the plan is made again (a critical subtask: the first). */
+    maxSubtaskFailures: z.number().int().positive().max(10).default(3),
+    /** Subtasks run at once. */
+    parallelism: z.number().int().positive().max(32).default(4),
+  })
+  .strict();
+export type PlanningSpec = z.infer<typeof PlanningSpec>;
+
 /** One agent profile as written in the profiles file. */
 export const AgentProfileSpec = z
   .object({
@@ -51,6 +105,14 @@ export const AgentProfileSpec = z
     loop: LoopConfigSchema.partial().strict().optional(),
     /** Who may use it (default: everyone). */
     access: ProfileAccess.optional(),
+    /** Roles (other profiles) this agent may hand tasks to, each as a tool (see docs/plans-and-teams.md). */
+    delegates: z.array(DelegateSpec).default([]),
+    /** `react` (the ReAct loop) or `plan-and-execute` (a plan of subtasks run as child runs). */
+    strategy: z.enum(['react', 'plan-and-execute']).default('react'),
+    /** Settings of the plan-and-execute strategy (required with it). */
+    planning: PlanningSpec.optional(),
+    /** Committees this agent may ask (see docs/plans-and-teams.md). */
+    committees: z.array(CommitteeSpec).default([]),
   })
   .strict();
 export type AgentProfileSpec = z.infer<typeof AgentProfileSpec>;
@@ -65,6 +127,28 @@ export const AgentProfilesFile = z
     const names = file.profiles.map((p) => p.name);
     names.forEach((name, i) => {
       if (names.indexOf(name) !== i) ctx.addIssue({ code: 'custom', path: ['profiles', i, 'name'], message: `profile '${name}' is defined twice` });
+    });
+    file.profiles.forEach((profile, i) => {
+      const roles = profile.delegates.map((d) => d.role);
+      roles.forEach((role, j) => {
+        if (!names.includes(role)) ctx.addIssue({ code: 'custom', path: ['profiles', i, 'delegates', j, 'role'], message: `no profile named '${role}'` });
+        if (roles.indexOf(role) !== j) ctx.addIssue({ code: 'custom', path: ['profiles', i, 'delegates', j, 'role'], message: `role '${role}' is listed twice` });
+      });
+      profile.committees.forEach((committee, j) => {
+        const at = ['profiles', i, 'committees', j];
+        if (profile.committees.findIndex((c) => c.name === committee.name) !== j) ctx.addIssue({ code: 'custom', path: [...at, 'name'], message: `committee '${committee.name}' is defined twice` });
+        committee.roles.forEach((role, k) => {
+          if (!names.includes(role)) ctx.addIssue({ code: 'custom', path: [...at, 'roles', k], message: `no profile named '${role}'` });
+        });
+        if (committee.strategy === 'arbiter' && !committee.arbiter) ctx.addIssue({ code: 'custom', path: [...at, 'arbiter'], message: 'the arbiter strategy needs an "arbiter" role' });
+        if (committee.arbiter && !names.includes(committee.arbiter)) ctx.addIssue({ code: 'custom', path: [...at, 'arbiter'], message: `no profile named '${committee.arbiter}'` });
+      });
+      if (profile.strategy === 'plan-and-execute' && !profile.planning) {
+        ctx.addIssue({ code: 'custom', path: ['profiles', i, 'planning'], message: 'a plan-and-execute profile needs "planning" with its executor role' });
+      }
+      if (profile.planning && !roles.includes(profile.planning.executor)) {
+        ctx.addIssue({ code: 'custom', path: ['profiles', i, 'planning', 'executor'], message: `the executor must be one of the profile's delegates (${roles.join(', ') || 'none'})` });
+      }
     });
     if (!names.includes(file.defaultProfile)) ctx.addIssue({ code: 'custom', path: ['defaultProfile'], message: `no profile named '${file.defaultProfile}'` });
     // A request that names no profile gets the default: every caller must be allowed to use it.
@@ -85,6 +169,11 @@ export interface AgentProfile {
   allowsTool: (name: string) => boolean;
   /** Whether this caller may use the profile (its access rules). */
   allowsCaller: (caller: ProfileCaller) => boolean;
+  /** The roles it may delegate to. */
+  delegates: DelegateSpec[];
+  strategy: 'react' | 'plan-and-execute';
+  planning?: PlanningSpec;
+  committees: CommitteeSpec[];
 }
 
 export class ProfilesFileError extends Error {
@@ -126,7 +215,7 @@ export class ProfileRegistry {
     const base = loopConfigFrom(config);
     const file: AgentProfilesFile = config.AGENT_PROFILES_FILE
       ? readProfilesFile(config.AGENT_PROFILES_FILE)
-      : { defaultProfile: 'default', profiles: [{ name: 'default', systemPrompt: config.SYSTEM_PROMPT, tools: ['*'] }] };
+      : { defaultProfile: 'default', profiles: [{ name: 'default', systemPrompt: config.SYSTEM_PROMPT, tools: ['*'], delegates: [], strategy: 'react', committees: [] }] };
     const profiles = new Map<string, AgentProfile>();
     for (const spec of file.profiles) {
       const patterns = spec.tools.map(globToRegExp);
@@ -139,6 +228,10 @@ export class ProfileRegistry {
         fallbackModels: (spec.fallbackModels ?? config.LLM_FALLBACK_MODELS).map(modelOf),
         loopConfig: spec.loop ? compileLoopConfig({ ...base, ...spec.loop }) : base,
         allowsTool: (name) => patterns.some((p) => p.test(name)),
+        delegates: spec.delegates,
+        strategy: spec.strategy,
+        committees: spec.committees,
+        ...(spec.planning ? { planning: spec.planning } : {}),
         allowsCaller: ({ tenantId, tier }) => (!spec.access?.tenants || spec.access.tenants.includes(tenantId)) && (!spec.access?.tiers || spec.access.tiers.includes(tier)),
       });
     }

@@ -11,6 +11,7 @@ export function runStatus(result: LoopResult): RunStatus {
     case 'model_error':
     case 'context_overflow':
     case 'deadline':
+    case 'plan_failed':
       return 'failed';
     default:
       return 'completed';

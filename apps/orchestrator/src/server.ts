@@ -27,6 +27,10 @@ import { RunEndPublisher } from './pipeline/publish-run-end.js';
 import { TriggeredRunPublisher } from './pipeline/publish-triggered-run.js';
 import { ProfileRegistry } from './profiles.js';
 import { RunRecovery } from './run-recovery.js';
+import { RunCancellation } from './run-cancellation.js';
+import { ChildRuns } from './pipeline/child-runs.js';
+import { WaitingChildrenStep } from './pipeline/waiting-children.js';
+import { PlanExecutor } from './pipeline/plan/plan-execute.js';
 import { TurnExecutor } from './turn-executor.js';
 
 export const ORCHESTRATOR_SERVICE_NAME = 'orchestrator.v1.OrchestratorService';
@@ -86,7 +90,22 @@ export async function startOrchestratorServer(config: OrchestratorConfig, logger
     { signingKeyJson: config.CREDENTIAL_GRANT_SIGNING_KEY, maxTtlSeconds: config.CREDENTIAL_GRANT_MAX_TTL_SECONDS, slackSeconds: config.CREDENTIAL_GRANT_SLACK_SECONDS },
     logger,
   );
-  const pendingAgents = new AgentPoolStep({
+  const cancels = new CancelBroadcast(nc, logger);
+  const cancellation = new RunCancellation({
+    records,
+    cancels,
+    cancelLocal: (runId) => executor.cancelLocal(runId, 'cancelled by request'),
+    announceCancelled: (run) => publishEndWithoutRun(nc, logger, run.runId, { ...run.result }),
+    logger,
+  });
+  const childRuns: ChildRuns = new ChildRuns({
+    records,
+    queue: (): ConversationQueue => queue,
+    nc,
+    cancelRun: async (tenantId, runId) => void (await cancellation.cancel(tenantId, runId)),
+    logger,
+  });
+  const agentPoolStep = new AgentPoolStep({
     grants,
     pool: agentPool.rpc,
     waitingOrder: async (tenantId, runId) => {
@@ -101,6 +120,18 @@ export async function startOrchestratorServer(config: OrchestratorConfig, logger
       save: (run, plan) => steps.recordPipeline(run.runId, run.epoch, 'pending-agents', plan),
       loadDecision: (run) => steps.loadPipeline(run.runId, 'pending-agents-decision'),
       saveDecision: (run, decision) => steps.recordPipeline(run.runId, run.epoch, 'pending-agents-decision', decision),
+    },
+    logger,
+  });
+  // A message first answers a child run (a delegation) that waits for the user, then waiting agents.
+  const pendingAgents = new WaitingChildrenStep(agentPoolStep, {
+    records,
+    children: childRuns,
+    journal: {
+      load: (run) => steps.loadPipeline(run.runId, 'waiting-children'),
+      save: (run, plan) => steps.recordPipeline(run.runId, run.epoch, 'waiting-children', plan),
+      loadDecision: (run) => steps.loadPipeline(run.runId, 'waiting-children-decision'),
+      saveDecision: (run, decision) => steps.recordPipeline(run.runId, run.epoch, 'waiting-children-decision', decision),
     },
     logger,
   });
@@ -130,6 +161,17 @@ export async function startOrchestratorServer(config: OrchestratorConfig, logger
     memoryRecall: new MemoryRecall(memory.rpc, memoryRecallSettings(config), logger),
     runEnds: new RunEndPublisher(nc, logger),
     triggeredRuns: new TriggeredRunPublisher(nc, 5_000, logger),
+    childRuns,
+    plans: new PlanExecutor({
+      children: childRuns,
+      journal: {
+        load: (run, key) => steps.loadPipeline(run.runId, key),
+        save: (run, key, value) => steps.recordPipeline(run.runId, run.epoch, key, value),
+      },
+      recordPlan: (run, view) => records.recordPlan(run.runId, run.epoch, view),
+      defaultSubtaskTimeoutMs: config.DELEGATION_TIMEOUT_MS,
+      logger,
+    }),
     ...(config.MEMORY_INGEST_ENABLED ? { finishedTurns: new FinishedTurnPublisher(nc, { maxInlineBytes: config.MEMORY_INGEST_MAX_INLINE_BYTES, maxPending: 1_000 }, logger) } : {}),
     logger,
   });
@@ -142,7 +184,6 @@ export async function startOrchestratorServer(config: OrchestratorConfig, logger
     pollIntervalMs: config.RUN_POLL_MS,
     logger,
   });
-  const cancels = new CancelBroadcast(nc, logger);
   cancels.listen((runId) => executor.cancelLocal(runId, 'cancelled by request'));
   const expiries = new ExpiryListener(nc, records, queue, logger);
   const recovery = new RunRecovery(records, queue, { intervalMs: config.RECOVERY_INTERVAL_MS, leaseMs: config.RUN_LEASE_MS, logger });
@@ -158,9 +199,7 @@ export async function startOrchestratorServer(config: OrchestratorConfig, logger
       records,
       queue,
       shouldProcess,
-      cancels,
-      cancelLocal: (runId) => executor.cancelLocal(runId, 'cancelled by request'),
-      announceCancelled: (run) => publishEndWithoutRun(nc, logger, run.runId, { ...run.result }),
+      cancellation,
       logger,
     }),
   );

@@ -1,4 +1,4 @@
-import { RunControl, runAgentLoop, ZERO_USAGE, type LoopEvent, type LoopResult } from '@platform/agent-loop';
+import { RunControl, runAgentLoop, ZERO_USAGE, type LoopEvent, type LoopResult, type ToolPort } from '@platform/agent-loop';
 import type { ChatMessage } from '@platform/contracts';
 import type { memoryV1 } from '@platform/proto';
 import type { Logger, NatsConnection, PromiseClient } from '@platform/service-kit';
@@ -6,6 +6,9 @@ import { recordTenantTokens, recordTurn } from '@platform/telemetry';
 import type { ToolCatalog, ToolClient } from '@platform/tool-sdk';
 import type { OrchestratorConfig } from './config.js';
 import { RunEventPublisher } from './events/run-event-publisher.js';
+import type { ChildRuns } from './pipeline/child-runs.js';
+import { DelegationToolPort } from './pipeline/delegation-tools.js';
+import type { PlanExecutor } from './pipeline/plan/plan-execute.js';
 import { RunReplay } from './journal/journaled-ports.js';
 import { LeaseLostError, type ClaimedRun, type RunRecord, type RunRecords } from './journal/run-records.js';
 import type { RunSteps } from './journal/run-steps.js';
@@ -53,6 +56,10 @@ export interface TurnExecutorDependencies {
   runEnds?: RunEndPublisher;
   /** Publishes the end of runs that trigger tasks started (absent: nobody listens). */
   triggeredRuns?: TriggeredRunPublisher;
+  /** Child runs for delegations to roles; absent = profiles' roles are not offered. */
+  childRuns?: ChildRuns;
+  /** The plan-and-execute strategy; absent = such profiles run the ReAct loop. */
+  plans?: PlanExecutor;
   logger: Logger;
 }
 
@@ -185,8 +192,20 @@ export class TurnExecutor {
       return { result: withAgentResults(answer, decision.agents) };
     }
     const agents = decision.kind === 'run_loop_with_agent_results' ? decision.agents : NO_AGENT_RESULTS;
+    if (profile.strategy === 'plan-and-execute' && profile.planning && this.deps.plans) {
+      // The plan-and-execute step (pipeline/plan/) instead of the ReAct loop.
+      const planned = await this.deps.plans.run({
+        run,
+        profile,
+        planning: profile.planning,
+        signal: control.signal,
+        events: (type, data) => events.publish(type, data),
+        handingOver: () => attempt.abandoned !== undefined,
+      });
+      return { result: withAgentResults(planned, agents) };
+    }
 
-    const tools = new RunnerToolPort(this.deps.catalog, this.deps.tools, {
+    const runnerTools = new RunnerToolPort(this.deps.catalog, this.deps.tools, {
       tenantId: run.tenantId,
       conversationId: run.conversationId,
       allowsTool: profile.allowsTool,
@@ -195,6 +214,17 @@ export class TurnExecutor {
       grants: this.deps.grants,
       ...(run.source ? { source: run.source } : {}),
     });
+    const { childRuns, config } = this.deps;
+    const tools: ToolPort =
+      childRuns && (profile.delegates.length || profile.committees.length)
+        ? new DelegationToolPort(
+            runnerTools,
+            childRuns,
+            this.deps.profiles,
+            { maxDepth: config.MAX_DELEGATION_DEPTH, defaultTimeoutMs: config.DELEGATION_TIMEOUT_MS, defaultTier: config.DEFAULT_TIER },
+            { run, delegates: profile.delegates, committees: profile.committees, events: (type, data) => events.publish(type, data), handingOver: () => attempt.abandoned !== undefined },
+          )
+        : runnerTools;
     const input = run.input ?? (await this.firstInput(run, profile, tools, agents.messages));
     const resumed = run.attempts > 1;
     const journal = resumed ? await this.deps.steps.load(run.runId) : { models: [], tools: new Map() };
@@ -237,7 +267,7 @@ export class TurnExecutor {
     return { result: turn, ...(end ? { end: { ...end, result: turn } } : {}) };
   }
 
-  private async firstInput(run: ClaimedRun, profile: AgentProfile, tools: RunnerToolPort, agentExchanges: ChatMessage[]): Promise<ChatMessage[]> {
+  private async firstInput(run: ClaimedRun, profile: AgentProfile, tools: ToolPort, agentExchanges: ChatMessage[]): Promise<ChatMessage[]> {
     // Right after a boot (or when every runner was briefly unreachable) the catalog may be empty:
     // discover once now rather than run a turn that offers the model no tools.
     if (this.deps.catalog.list().length === 0) await this.deps.catalog.refresh();

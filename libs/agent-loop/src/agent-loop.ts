@@ -324,6 +324,8 @@ class LoopRun {
       deadline: () => stopMessages.deadline,
       context_overflow: () => stopMessages.contextOverflow,
       model_error: () => stopMessages.modelError(error?.message ?? 'unknown error'),
+      // Never the loop's own stop (a plan-and-execute run's); listed for completeness.
+      plan_failed: () => error?.message ?? '',
     };
     return {
       runId: this.input.runId,

@@ -15,6 +15,8 @@ export const StopReasons = [
   'context_overflow',
   'model_error',
   'stop_condition',
+  // Not the loop's own: a plan-and-execute run (orchestrator) that failed past its replans.
+  'plan_failed',
 ] as const;
 export type StopReason = (typeof StopReasons)[number];
 

@@ -31,6 +31,13 @@ export const RunEventType = z.enum([
   'iteration_complete',
   'hook_error',
   'execution_end',
+  // A delegation started a child run, one of the child's own events (as `data.event`), and the
+  // child's end; each names the child run (`childRunId`) and its role (docs/plans-and-teams.md).
+  'child_run_started',
+  'child_run_event',
+  'child_run_finished',
+  // A plan-and-execute run's plan changed (`data.plan`: the plan as GET /v1/runs/{id} shows it).
+  'plan_updated',
 ]);
 export type RunEventType = z.infer<typeof RunEventType>;
 

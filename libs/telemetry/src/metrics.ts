@@ -168,6 +168,31 @@ export function recordMemoryIngestion(outcome: string, durationS: number): void 
 }
 const ingestHistograms = new WeakMap<object, Histogram>();
 
+/** One classified failure (seed 003 §7): its class (llm, tool, planning, coordination, system), kind, severity and the recovery applied. */
+export interface FailureRecord {
+  failureClass: string;
+  kind: string;
+  severity: string;
+  recovery: string;
+}
+
+/** Counts a classified failure as `platform.failures{platform.failure.class, .kind, .severity, .recovery}`. */
+export function recordFailure(failure: FailureRecord): void {
+  const meter = metrics.getMeterProvider().getMeter(METER_NAME);
+  let counter = failureCounters.get(meter);
+  if (!counter) {
+    counter = meter.createCounter(PLATFORM.failuresMetric, { unit: '{failure}', description: 'Classified failures of plans and teams, by class, kind, severity and recovery' });
+    failureCounters.set(meter, counter);
+  }
+  counter.add(1, {
+    [PLATFORM.failureClass]: failure.failureClass,
+    [PLATFORM.failureKind]: failure.kind,
+    [PLATFORM.failureSeverity]: failure.severity,
+    [PLATFORM.failureRecovery]: failure.recovery,
+  });
+}
+const failureCounters = new WeakMap<object, Counter>();
+
 /**
  * Reports a durable consumer's lag (messages not yet delivered plus delivered but unacknowledged)
  * as the gauge `platform.consumer.lag{platform.consumer=<name>}`, read through `read` at each

@@ -74,4 +74,10 @@ export const PLATFORM = {
   agentPoolEntriesMetric: 'platform.agent_pool.entries',
   agentPoolApprovalsExpiringMetric: 'platform.agent_pool.approvals.expiring',
   agentStatus: 'platform.agent.status',
+  /** Failures of plans and teams, by seed 003's failure class, kind, severity and the recovery applied. */
+  failuresMetric: 'platform.failures',
+  failureClass: 'platform.failure.class',
+  failureKind: 'platform.failure.kind',
+  failureSeverity: 'platform.failure.severity',
+  failureRecovery: 'platform.failure.recovery',
 } as const;

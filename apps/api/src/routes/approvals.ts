@@ -10,6 +10,8 @@ import { turnResponseBody } from '../turns/turn-response.js';
 
 export interface ApprovalRoutesOptions {
   agentPool: PromiseClient<agentPoolV1.AgentPoolServiceClient>;
+  /** Finds the conversation a delegated run's approval is answered in (its team's root). */
+  orchestrator?: PromiseClient<orchestratorV1.OrchestratorServiceClient>;
   turns: TurnRunner;
   turnWaitMs: number;
 }
@@ -56,6 +58,21 @@ async function pendingApprovals(pool: ApprovalRoutesOptions['agentPool'], tenant
   return entries.filter((e) => e.approval && (e.status === 'waiting_for_approval' || (e.status === 'paused' && e.pausedFrom === 'waiting_for_approval')));
 }
 
+/** Conversations of child runs (delegations, docs/plans-and-teams.md) are named after the run. */
+const DELEGATION_CONVERSATION = 'delegation:';
+
+/**
+ * Where an approval is answered: its own conversation, or, for an approval a child run (a
+ * delegation) asked for, the conversation of the run a user started at the top of the team: the
+ * decision goes there, the child resumes, then its parent.
+ */
+async function answeringConversation(options: ApprovalRoutesOptions, tenantId: string, entry: agentPoolV1.AgentEntry): Promise<string> {
+  if (!entry.conversationId.startsWith(DELEGATION_CONVERSATION) || !entry.runId || !options.orchestrator) return entry.conversationId;
+  const run = await options.orchestrator.getRun({ tenantId, runId: entry.runId });
+  const delegation = run.delegationJson ? (JSON.parse(run.delegationJson) as { rootConversationId?: unknown }) : {};
+  return typeof delegation.rootConversationId === 'string' ? delegation.rootConversationId : entry.conversationId;
+}
+
 /** What the decision reads like in the conversation's history. */
 function decisionText(decision: z.infer<typeof DecisionBody>, summary: string): string {
   if (decision.decision === 'approve') return `Approved: ${summary}`;
@@ -85,10 +102,11 @@ export function registerApprovalRoutes(app: FastifyInstance, options: ApprovalRo
     if (!entry) throw new HttpError(404, 'APPROVAL_NOT_FOUND', `no pending approval '${approvalId}'`);
     if (entry.status === 'paused') throw new HttpError(409, 'APPROVAL_PAUSED', 'this approval is paused; resume it first');
     if (body.decision === 'edit' && !entry.approval!.allowModification) throw new HttpError(409, 'CHANGES_NOT_ALLOWED', 'this action cannot be changed, only approved or cancelled');
+    const conversationId = await answeringConversation(options, principal.tenantId, entry);
     const result = await options.turns.run(
       {
         tenantId: principal.tenantId,
-        conversationId: entry.conversationId,
+        conversationId,
         content: decisionText(body, entry.approval!.actionSummary),
         requestId: request.id,
         profile: body.profile ?? '',
@@ -104,6 +122,6 @@ export function registerApprovalRoutes(app: FastifyInstance, options: ApprovalRo
       Date.now() + options.turnWaitMs,
       clientGone(reply),
     );
-    return reply.send(turnResponseBody(result, entry.conversationId));
+    return reply.send(turnResponseBody(result, conversationId));
   });
 }

@@ -34,6 +34,9 @@ export function registerRunRoutes(app: FastifyInstance, options: RunRoutesOption
       traceId: run.traceId || null,
       result: JSON.parse(run.resultJson) as unknown,
       transcript: JSON.parse(run.transcriptJson) as unknown,
+      // Older orchestrators send no delegation part.
+      ...(run.delegationJson ? (JSON.parse(run.delegationJson) as Record<string, unknown>) : {}),
+      ...(run.planJson ? { plan: JSON.parse(run.planJson) as unknown } : {}),
     });
   });
 

@@ -18,6 +18,16 @@ export interface ApprovalDecisionInput {
   changes?: Record<string, unknown>;
 }
 
+/**
+ * Where a child run comes from: the run whose tool call started it, that call, and the delegation
+ * chain (profile names from the root run's to this run's own, so `chain.length - 1` is the depth).
+ */
+export interface RunLineage {
+  parentRunId: string;
+  parentCallId: string;
+  chain: string[];
+}
+
 export interface RunRecord {
   runId: string;
   tenantId: string;
@@ -36,6 +46,10 @@ export interface RunRecord {
   finishedAt: Date | null;
   /** The trace of the request that created the run, when it had one. */
   traceId: string | null;
+  /** Set for a child run (started by another run's delegation). */
+  lineage?: RunLineage;
+  /** A plan-and-execute run's plan (pipeline/plan/plan-view.ts), as it runs. */
+  plan?: unknown;
 }
 
 export interface NewRun {
@@ -54,6 +68,8 @@ export interface NewRun {
   source?: RunSource;
   /** The W3C trace id of the request that created it (migrations/0006). */
   traceId?: string;
+  /** Set for a child run (started by another run's delegation). */
+  lineage?: RunLineage;
 }
 
 export type RunKind = 'message' | 'agent_expired';
@@ -113,6 +129,15 @@ interface RunRow {
   created_at: Date;
   finished_at: Date | null;
   trace_id: string | null;
+  parent_run_id: string | null;
+  parent_call_id: string | null;
+  delegation_chain: string[] | null;
+  plan: unknown;
+}
+
+function lineageOf(row: Partial<Pick<RunRow, 'parent_run_id' | 'parent_call_id' | 'delegation_chain'>>): { lineage?: RunLineage } {
+  if (!row.parent_run_id) return {};
+  return { lineage: { parentRunId: row.parent_run_id, parentCallId: row.parent_call_id ?? '', chain: row.delegation_chain ?? [] } };
 }
 
 function toRecord(row: RunRow): RunRecord {
@@ -133,6 +158,8 @@ function toRecord(row: RunRow): RunRecord {
     createdAt: row.created_at,
     finishedAt: row.finished_at,
     traceId: row.trace_id ?? null,
+    ...lineageOf(row),
+    ...(row.plan ? { plan: row.plan } : {}),
   };
 }
 
@@ -176,9 +203,28 @@ export class RunRecords {
   async create(run: NewRun): Promise<boolean> {
     const { rowCount } = await this.pool.query({
       name: 'runs-create',
-      text: `INSERT INTO runs (run_id, tenant_id, conversation_id, status, profile, content, tier, stream, time_zone, approval, kind, source, created_at, trace_id)
-             VALUES ($1, $2, $3, 'queued', $4, $5, $6, $7, $8, $9, $10, $11, clock_timestamp(), $12) ON CONFLICT (run_id) DO NOTHING`,
-      values: [run.runId, run.tenantId, run.conversationId, run.profile, run.content, run.tier, run.stream, run.timeZone, run.approval ? jsonbText(run.approval) : null, run.kind ?? 'message', run.source ? jsonbText(run.source) : null, run.traceId ?? null],
+      text: `INSERT INTO runs (run_id, tenant_id, conversation_id, status, profile, content, tier, stream, time_zone, approval, kind, source, created_at, trace_id,
+               parent_run_id, parent_call_id, delegation_chain, depth)
+             VALUES ($1, $2, $3, 'queued', $4, $5, $6, $7, $8, $9, $10, $11, clock_timestamp(), $12, $13, $14, coalesce($15::text[], '{}'), $16)
+             ON CONFLICT (run_id) DO NOTHING`,
+      values: [
+        run.runId,
+        run.tenantId,
+        run.conversationId,
+        run.profile,
+        run.content,
+        run.tier,
+        run.stream,
+        run.timeZone,
+        run.approval ? jsonbText(run.approval) : null,
+        run.kind ?? 'message',
+        run.source ? jsonbText(run.source) : null,
+        run.traceId ?? null,
+        run.lineage?.parentRunId ?? null,
+        run.lineage?.parentCallId ?? null,
+        run.lineage?.chain ?? null,
+        run.lineage ? Math.max(0, run.lineage.chain.length - 1) : 0,
+      ],
     });
     return rowCount === 1;
   }
@@ -342,6 +388,7 @@ export class RunRecords {
         ...(row.approval ? { approval: row.approval } : {}),
         kind: row.kind ?? 'message',
         ...(row.source ? { source: row.source } : {}),
+        ...lineageOf(row),
         agentsMayWait: row.agents_may_wait,
         epoch: row.lease_epoch ?? 0,
         input: row.input,
@@ -431,6 +478,7 @@ export class RunRecords {
       createdAt: run.createdAt,
       finishedAt: rows[0].finished_at,
       traceId: run.traceId ?? null,
+      ...(run.lineage ? { lineage: run.lineage } : {}),
     };
   }
 
@@ -453,6 +501,60 @@ export class RunRecords {
     }
     await this.pool.query(`UPDATE runs SET cancel_requested = true WHERE tenant_id = $1 AND run_id = $2 AND status IN ('queued', 'running')`, [tenantId, runId]);
     return this.get(tenantId, runId);
+  }
+
+  /** Stores a plan-and-execute run's plan as it changes; fenced by the epoch like every write of a running run. */
+  async recordPlan(runId: string, epoch: number, plan: unknown): Promise<void> {
+    const { rowCount } = await this.pool.query(`UPDATE runs SET plan = $3 WHERE run_id = $1 AND lease_epoch = $2 AND status = 'running'`, [runId, epoch, jsonbText(plan)]);
+    if (rowCount !== 1) throw new LeaseLostError(runId);
+  }
+
+  /** The runs a run started (its delegations), oldest first; scoped by tenant. */
+  async children(tenantId: string, parentRunId: string): Promise<RunRecord[]> {
+    const { rows } = await this.pool.query<RunRow>('SELECT * FROM runs WHERE tenant_id = $1 AND parent_run_id = $2 ORDER BY created_at, run_id', [tenantId, parentRunId]);
+    return rows.map(toRecord);
+  }
+
+  /** Every live run below a run (children, their children, ...), for cancelling them with it. */
+  async liveDescendants(tenantId: string, runId: string): Promise<string[]> {
+    const { rows } = await this.pool.query<{ run_id: string }>(
+      `WITH RECURSIVE below AS (
+         SELECT run_id, status FROM runs WHERE tenant_id = $1 AND parent_run_id = $2
+         UNION
+         SELECT r.run_id, r.status FROM runs r JOIN below b ON r.tenant_id = $1 AND r.parent_run_id = b.run_id)
+       SELECT run_id FROM below WHERE status IN ('queued', 'running')`,
+      [tenantId, runId],
+    );
+    return rows.map((r) => r.run_id);
+  }
+
+  /**
+   * Child runs of the conversation's runs that stopped to wait for the user and were not answered
+   * since (no later run in their own conversation), oldest first.
+   */
+  async waitingChildren(tenantId: string, conversationId: string): Promise<RunRecord[]> {
+    const { rows } = await this.pool.query<RunRow>(
+      `SELECT c.* FROM runs c JOIN runs p ON p.tenant_id = c.tenant_id AND p.run_id = c.parent_run_id
+       WHERE c.tenant_id = $1 AND p.conversation_id = $2 AND c.status = 'waiting'
+         AND NOT EXISTS (SELECT 1 FROM runs n WHERE n.tenant_id = c.tenant_id AND n.conversation_id = c.conversation_id AND n.created_at > c.created_at)
+       ORDER BY c.created_at, c.run_id`,
+      [tenantId, conversationId],
+    );
+    return rows.map(toRecord);
+  }
+
+  /** The conversation of the run a user started at the top of this run's delegation chain. */
+  async rootConversationOf(tenantId: string, runId: string): Promise<string | undefined> {
+    const { rows } = await this.pool.query<{ conversation_id: string }>(
+      `WITH RECURSIVE up AS (
+         SELECT run_id, parent_run_id, conversation_id, 0 AS level FROM runs WHERE tenant_id = $1 AND run_id = $2
+         UNION ALL
+         SELECT r.run_id, r.parent_run_id, r.conversation_id, up.level + 1 FROM runs r JOIN up ON r.tenant_id = $1 AND r.run_id = up.parent_run_id
+         WHERE up.level < 64)
+       SELECT conversation_id FROM up ORDER BY level DESC LIMIT 1`,
+      [tenantId, runId],
+    );
+    return rows[0]?.conversation_id;
   }
 
   /** Conversations with a live run nobody holds (its orchestrator died, or nobody picked it up). */

@@ -1,0 +1,165 @@
+import type { ModelPort, ModelRequest } from '@platform/agent-loop';
+import { createLogger } from '@platform/service-kit';
+import { describe, expect, it } from 'vitest';
+import type { ClaimedRun, RunRecord } from '../../journal/run-records.js';
+import type { AgentProfile } from '../../profiles.js';
+import type { ChildRuns, ChildTask } from '../child-runs.js';
+import { PlanExecutor } from './plan-execute.js';
+import type { PlanView } from './plan-view.js';
+
+const logger = createLogger({ service: 'test', level: 'silent' });
+const usage = { inputTokens: 1, outputTokens: 1, totalTokens: 2 };
+
+/** A model that answers the planner's requests in order, recording what it was asked. */
+function scriptedModel(replies: string[]): ModelPort & { requests: ModelRequest[] } {
+  const requests: ModelRequest[] = [];
+  return {
+    provider: 'test',
+    model: 'planner',
+    requests,
+    complete: (request) => {
+      requests.push({ ...request, messages: [...request.messages] });
+      const content = replies[requests.length - 1] ?? 'out of script';
+      return Promise.resolve({ message: { role: 'assistant', content }, usage, finishReason: 'stop' });
+    },
+  };
+}
+
+const run: ClaimedRun = {
+  runId: 'run-1',
+  tenantId: 'acme',
+  conversationId: 'c1',
+  profile: 'planner',
+  content: 'plan my week',
+  tier: '',
+  stream: false,
+  timeZone: '',
+  kind: 'message',
+  agentsMayWait: false,
+  epoch: 1,
+  input: null,
+  attempts: 1,
+  cancelRequested: false,
+  createdAt: new Date(),
+};
+
+function record(task: ChildTask, status: RunRecord['status'], response: string): RunRecord {
+  return {
+    runId: `child-${task.callId}`,
+    tenantId: 'acme',
+    conversationId: `delegation:${task.callId}`,
+    status,
+    stopReason: status === 'completed' ? 'final_answer' : 'model_error',
+    profile: task.role,
+    content: task.task,
+    tier: '',
+    stream: false,
+    timeZone: '',
+    result: { runId: 'x', response, stopReason: 'final_answer', turns: 1, usage, durationMs: 1, pendingAgents: [], toolCalls: [] },
+    transcript: [],
+    cancelRequested: false,
+    createdAt: new Date(),
+    finishedAt: new Date(),
+  };
+}
+
+function setup(replies: string[], answer: (task: ChildTask) => { status: RunRecord['status']; response: string }, journal = new Map<string, unknown>()) {
+  const model = scriptedModel(replies);
+  const tasks: ChildTask[] = [];
+  const views: PlanView[] = [];
+  const children = {
+    run: (task: ChildTask, _signal: AbortSignal, events: (type: string, data: Record<string, unknown>) => void) => {
+      tasks.push(task);
+      events('child_run_started', { childRunId: `child-${task.callId}` });
+      const { status, response } = answer(task);
+      return Promise.resolve(record(task, status, response));
+    },
+  } as unknown as ChildRuns;
+  const executor = new PlanExecutor({
+    children,
+    journal: { load: (_r, key) => Promise.resolve(journal.get(key)), save: (_r, key, value) => Promise.resolve(void journal.set(key, value)) },
+    recordPlan: (_r, view) => Promise.resolve(void views.push(view)),
+    defaultSubtaskTimeoutMs: 60_000,
+    logger,
+  });
+  const profile = {
+    name: 'planner',
+    systemPrompt: 'Plan.',
+    model,
+    fallbackModels: [],
+    delegates: [{ role: 'worker', description: 'works' }],
+    strategy: 'plan-and-execute',
+  } as unknown as AgentProfile;
+  const planning = { executor: 'worker', maxSubtasks: 3, maxReplans: 2, maxSubtaskFailures: 2, parallelism: 4 };
+  const go = (r: ClaimedRun = run) => executor.run({ run: r, profile, planning, signal: new AbortController().signal, events: () => undefined, handingOver: () => false });
+  return { go, model, tasks, views, journal };
+}
+
+const planOf = (subtasks: Array<Record<string, unknown>>) => JSON.stringify({ subtasks: subtasks.map((s) => ({ expectedOutput: 'x', dependencies: [], ...s })) });
+
+describe('plan executor', () => {
+  it('passes results through the shared context and synthesises the answer from it', async () => {
+    const { go, tasks, model } = setup(
+      [planOf([{ id: 'a', description: 'find facts' }, { id: 'b', description: 'write about {a}', dependencies: ['a'], outputKey: 'essay' }]), 'Final: done'],
+      (task) => ({ status: 'completed', response: task.callId.includes('-a-') ? 'blue sky' : 'an essay' }),
+    );
+    const result = await go();
+    expect(result).toMatchObject({ stopReason: 'final_answer', response: 'Final: done' });
+    expect(tasks.map((t) => t.callId)).toEqual(['plan0-a-1', 'plan0-b-1']);
+    expect(tasks[1]!.task).toContain('write about blue sky');
+    expect(tasks[1]!.task).toContain('- a: blue sky');
+    const synthesis = model.requests.at(-1)!.messages.at(-1)!;
+    expect(synthesis.content).toContain('- a: blue sky\n- essay: an essay');
+    expect(result.toolCalls.map((c) => [c.name, c.status])).toEqual([
+      ['subtask:a', 'success'],
+      ['subtask:b', 'success'],
+    ]);
+  });
+
+  it('catches over-decomposition and a reply that is no plan, feeding the problem back to the planner', async () => {
+    const tooMany = planOf([{ id: 'a', description: 'a' }, { id: 'b', description: 'b' }, { id: 'c', description: 'c' }, { id: 'd', description: 'd' }]);
+    const { go, model, views } = setup([tooMany, 'no plan, sorry', planOf([{ id: 'a', description: 'all of it' }]), 'Done'], () => ({ status: 'completed', response: 'ok' }));
+    const result = await go();
+    expect(result.stopReason).toBe('final_answer');
+    const plan = views.at(-1)!;
+    expect(plan.failures.map((f) => [f.class, f.kind, f.recovery])).toEqual([
+      ['planning', 'over_decomposition', 'replan'],
+      ['planning', 'format_violation', 'replan'],
+    ]);
+    expect(model.requests[1]!.messages.at(-1)!.content).toContain('more than 3: merge subtasks');
+  });
+
+  it('detects a missing input ({key} no subtask wrote) and replans instead of running the subtask', async () => {
+    const { go, tasks, views } = setup(
+      [planOf([{ id: 'a', description: 'use {nowhere}' }]), planOf([{ id: 'a', description: 'plain' }]), 'Done'],
+      () => ({ status: 'completed', response: 'ok' }),
+    );
+    expect((await go()).stopReason).toBe('final_answer');
+    expect(tasks.map((t) => t.callId)).toEqual(['plan1-a-1']);
+    expect(views.at(-1)!.failures[0]).toMatchObject({ class: 'planning', kind: 'context_loss', subtaskId: 'a' });
+  });
+
+  it('lets the siblings of a failed critical subtask finish before replanning, and fails gracefully past the replans', async () => {
+    const { go, tasks, views } = setup(
+      [planOf([{ id: 'bad', description: 'x', critical: true }, { id: 'good', description: 'y' }]), planOf([{ id: 'bad', description: 'x', critical: true }]), planOf([{ id: 'bad', description: 'x', critical: true }])],
+      (task) => (task.callId.includes('-bad-') ? { status: 'failed', response: 'boom' } : { status: 'completed', response: 'fine' }),
+    );
+    const result = await go();
+    expect(result).toMatchObject({ stopReason: 'plan_failed', error: { kind: 'plan_failed' } });
+    expect(result.response).toContain('please try a simpler goal');
+    expect(tasks.map((t) => t.callId)).toEqual(['plan0-bad-1', 'plan0-good-1', 'plan1-bad-1', 'plan2-bad-1']);
+    const plan = views.at(-1)!;
+    expect(plan.subtasks.find((s) => s.id === 'bad')!.status).toBe('failed');
+    expect(plan.failures.map((f) => f.recovery)).toEqual(['replan', 'replan', 'escalate']);
+  });
+
+  it('on a resumed attempt reads the journaled planner replies instead of asking the model again', async () => {
+    const first = setup([planOf([{ id: 'a', description: 'x' }]), 'Done'], () => ({ status: 'completed', response: 'ok' }));
+    await first.go();
+    const again = setup([], () => ({ status: 'completed', response: 'ok' }), first.journal);
+    const result = await again.go({ ...run, attempts: 2 });
+    expect(result).toMatchObject({ stopReason: 'final_answer', response: 'Done' });
+    expect(again.model.requests).toEqual([]);
+    expect(again.tasks.map((t) => t.callId)).toEqual(['plan0-a-1']); // the same child ids: finished ones are found, not re-run
+  });
+});

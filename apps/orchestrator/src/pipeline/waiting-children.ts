@@ -1,0 +1,146 @@
+import { ZERO_USAGE, type ModelPort, type PendingAgent, type ToolCallRecord } from '@platform/agent-loop';
+import { resumedCallId, type ChatMessage } from '@platform/contracts';
+import type { Logger } from '@platform/service-kit';
+import { z } from 'zod';
+import { AgentResults } from '../agents/agent-results.js';
+import type { ClaimedRun, RunRecord, RunRecords } from '../journal/run-records.js';
+import { outcomeOfChild, type ChildRuns, type ParentEvents } from './child-runs.js';
+import { delegationToolName } from './delegation-tools.js';
+import type { PendingAgentDecision, PendingAgentStep } from './pending-agents.js';
+
+/** Which waiting children this message answers, decided before answering (journaled, for a resume). */
+const Plan = z.array(z.object({ childRunId: z.string() }));
+type Plan = z.infer<typeof Plan>;
+
+const JournaledDecision = z.discriminatedUnion('kind', [
+  z.object({ kind: z.literal('run_loop_with_agent_results'), agents: AgentResults }),
+  z.object({ kind: z.literal('answer'), response: z.string(), waitingFor: z.enum(['input', 'approval']), agents: AgentResults, pending: z.array(z.custom<PendingAgent>()) }),
+]);
+
+export interface WaitingChildrenJournal {
+  load(run: ClaimedRun): Promise<unknown>;
+  save(run: ClaimedRun, plan: Plan): Promise<void>;
+  loadDecision(run: ClaimedRun): Promise<unknown>;
+  saveDecision(run: ClaimedRun, decision: PendingAgentDecision): Promise<void>;
+}
+
+export interface WaitingChildrenOptions {
+  records: RunRecords;
+  children: ChildRuns;
+  journal: WaitingChildrenJournal;
+  /** The parent's event stream (child events of the answered children go there). */
+  events?: (run: ClaimedRun) => ParentEvents;
+  logger: Logger;
+}
+
+/** The call that started a child, as the parent's history shows it once the child finished. */
+function exchangeOf(child: RunRecord, task: string): { messages: ChatMessage[]; record: ToolCallRecord } {
+  const callId = child.lineage?.parentCallId ?? child.runId;
+  const id = resumedCallId(callId);
+  const name = delegationToolName(child.profile);
+  const outcome = outcomeOfChild(child.profile, name, child);
+  const status = outcome.status === 'waiting' ? 'skipped' : outcome.status;
+  const failed = outcome.status !== 'success';
+  const errorCode = failed && 'errorCode' in outcome ? outcome.errorCode : undefined;
+  return {
+    messages: [
+      { role: 'assistant', content: null, toolCalls: [{ id, name, arguments: JSON.stringify({ task }) }] },
+      { role: 'tool', toolCallId: id, toolName: name, content: outcome.content, status, isError: failed, ...(errorCode ? { errorCode } : {}) },
+    ],
+    record: {
+      callId: id,
+      name,
+      argumentsSummary: { task: task.length > 200 ? `${task.slice(0, 200)}…` : task },
+      durationMs: child.finishedAt ? Math.max(0, child.finishedAt.getTime() - child.createdAt.getTime()) : 0,
+      success: !failed,
+      status,
+      ...(errorCode ? { errorCode } : {}),
+      synthetic: false,
+      resultChars: outcome.content.length,
+      turnUsage: ZERO_USAGE,
+      iteration: 0,
+    },
+  };
+}
+
+/**
+ * The waiting-children step, before the pending-agent step: when a child run (a delegation) of
+ * this conversation stopped to ask the user, the user's next message here (or the approvals
+ * API's decision on the child's approval) goes on to that child as the next message of its own
+ * conversation; the child resumes and finishes, and its answer enters this run as the result of
+ * the delegation call that waited (`<callId>:resumed`), before the parent's loop goes on. A child
+ * that asks again keeps the parent waiting with its new question. Messages that concern no
+ * waiting child go to the pending-agent step as before.
+ */
+export class WaitingChildrenStep implements PendingAgentStep {
+  constructor(
+    private readonly inner: PendingAgentStep,
+    private readonly options: WaitingChildrenOptions,
+  ) {}
+
+  async beforeLoop(run: ClaimedRun, model: ModelPort): Promise<PendingAgentDecision> {
+    const { journal, records } = this.options;
+    if (run.attempts > 1) {
+      const decided = JournaledDecision.safeParse(await journal.loadDecision(run));
+      if (decided.success) return decided.data;
+    }
+    if (run.input) return this.inner.beforeLoop(run, model);
+    const journaled = Plan.safeParse(run.attempts > 1 ? await journal.load(run) : undefined);
+    if (!journaled.success && !run.agentsMayWait && !run.approval) return this.inner.beforeLoop(run, model);
+    const waiting = await records.waitingChildren(run.tenantId, run.conversationId);
+    let plan: Plan;
+    if (journaled.success) {
+      plan = journaled.data;
+    } else {
+      plan = this.choose(run, waiting);
+      if (plan.length === 0) return this.inner.beforeLoop(run, model);
+      await journal.save(run, plan);
+    }
+    const answered = new Set(plan.map((p) => p.childRunId));
+    const events = this.options.events?.(run) ?? (() => undefined);
+    // On a resume the answered children are no longer "waiting" (their answer run is later): find them by id.
+    const targets = await Promise.all(plan.map(async (p) => waiting.find((w) => w.runId === p.childRunId) ?? (await records.get(run.tenantId, p.childRunId))));
+    const outcomes = await Promise.all(
+      targets.filter((t): t is RunRecord => t !== undefined).map(async (child) => ({ task: child.content, after: await this.options.children.answer(run, child, this.approvalFor(run, child), events) })),
+    );
+    const stillWaiting = [...outcomes.map((o) => o.after).filter((r) => r.status === 'waiting'), ...waiting.filter((w) => !answered.has(w.runId))];
+    const finished = outcomes.filter((o) => o.after.status !== 'waiting').map((o) => exchangeOf(o.after, o.task));
+    const agents = { messages: finished.flatMap((f) => f.messages), records: finished.map((f) => f.record) };
+    this.options.logger.info({ runId: run.runId, children: outcomes.map((o) => ({ childRunId: o.after.runId, status: o.after.status })) }, 'waiting children answered');
+    const decision = this.decide(agents, stillWaiting);
+    await journal.saveDecision(run, decision);
+    return decision;
+  }
+
+  /** The child an approval decision is for; otherwise the message answers the oldest waiting child. */
+  private choose(run: ClaimedRun, waiting: RunRecord[]): Plan {
+    if (run.approval) {
+      const owner = waiting.find((w) => this.approvalIds(w).includes(run.approval!.approvalId));
+      return owner ? [{ childRunId: owner.runId }] : [];
+    }
+    return waiting[0] ? [{ childRunId: waiting[0].runId }] : [];
+  }
+
+  private approvalIds(child: RunRecord): string[] {
+    return (child.result?.pendingAgents ?? []).map((p) => p.approval?.['approvalId']).filter((id): id is string => typeof id === 'string');
+  }
+
+  private approvalFor(run: ClaimedRun, child: RunRecord): ClaimedRun['approval'] {
+    return run.approval && this.approvalIds(child).includes(run.approval.approvalId) ? run.approval : undefined;
+  }
+
+  private decide(agents: AgentResults, stillWaiting: RunRecord[]): PendingAgentDecision {
+    if (stillWaiting.length === 0) return { kind: 'run_loop_with_agent_results', agents };
+    const pending: PendingAgent[] = stillWaiting.flatMap((child) => {
+      const outcome = outcomeOfChild(child.profile, delegationToolName(child.profile), child);
+      return outcome.status === 'waiting' ? [{ callId: child.lineage?.parentCallId ?? child.runId, ...outcome.pending }] : [];
+    });
+    return {
+      kind: 'answer',
+      response: pending.map((p) => p.prompt).join('\n\n'),
+      waitingFor: pending.some((p) => p.waitingFor === 'approval') ? 'approval' : 'input',
+      agents,
+      pending,
+    };
+  }
+}

@@ -1,0 +1,220 @@
+// Plan-and-execute: a planner model call returns a DAG of subtasks, ready subtasks run in parallel
+// as child runs under their roles, results pass through the shared context, a cyclic plan is named
+// and replanned, a failing subtask leads to replans and then a graceful failure, the plan is
+// visible while it runs, and an orchestrator killed mid-plan resumes without re-running finished
+// subtasks.
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createLogger, createRedis, type Redis } from '@platform/service-kit';
+import type { ManagedProcess } from '@platform/testing';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { postMessageStream, readSse, runEventsOf } from './sse.js';
+import { api, bootPlatform, simRequests, startRunnerProcess, type SuitePlatform, waitFor, waitForCatalog } from './support.js';
+
+interface Turn {
+  runId: string;
+  status: string;
+  response: string;
+  toolCalls: Array<{ callId: string; name: string; status: string }>;
+}
+
+interface SubtaskJson {
+  id: string;
+  status: string;
+  attempts: number;
+  childRunIds: string[];
+  dependencies: string[];
+}
+
+interface PlanJson {
+  status: string;
+  version: number;
+  replans: number;
+  executionOrder: string[];
+  subtasks: SubtaskJson[];
+  context: Record<string, string>;
+  failures: Array<{ class: string; kind: string; severity: string; recovery: string; message: string; subtaskId?: string }>;
+  mermaid: string;
+}
+
+interface RunJson {
+  runId: string;
+  status: string;
+  stopReason: string | null;
+  plan?: PlanJson;
+  children: Array<{ runId: string; role: string; status: string; createdAt: string; finishedAt: string | null }>;
+}
+
+const TENANT = 'plan-tenant';
+let platform: SuitePlatform;
+let runner: ManagedProcess;
+let redis: Redis;
+let profilesDir: string;
+const logger = createLogger({ service: 'plans-test', level: 'silent' });
+
+beforeAll(async () => {
+  profilesDir = await mkdtemp(join(tmpdir(), 'plans-profiles-'));
+  const profilesFile = join(profilesDir, 'profiles.json');
+  await writeFile(
+    profilesFile,
+    JSON.stringify({
+      defaultProfile: 'planner',
+      profiles: [
+        {
+          name: 'planner',
+          systemPrompt: 'You plan work for a small team.',
+          tools: [],
+          strategy: 'plan-and-execute',
+          planning: { executor: 'worker' },
+          delegates: [
+            { role: 'worker', description: 'does research and writing.' },
+            { role: 'booker', description: 'books meeting slots.' },
+          ],
+        },
+        { name: 'worker', systemPrompt: 'You do one subtask well.', tools: ['current_time'] },
+        { name: 'booker', systemPrompt: 'You book meeting slots.', tools: ['book_slot'] },
+      ],
+    }),
+  );
+  platform = await bootPlatform('plans', {
+    env: {
+      orchestrator: {
+        AGENT_PROFILES_FILE: profilesFile,
+        RUN_LEASE_MS: '1500',
+        RECOVERY_INTERVAL_MS: '500',
+        RUN_POLL_MS: '200',
+        RATE_LIMIT_TURNS_PER_MINUTE: '0',
+        SHUTDOWN_GRACE_MS: '500',
+      },
+    },
+  });
+  runner = await startRunnerProcess(platform, 'booking-runner', 'test/e2e/src/fixtures/booking-runner.ts');
+  await waitForCatalog(platform.apiUrl, ['book_slot']);
+  redis = createRedis({ url: platform.redisUrl, name: 'plans-test', logger });
+});
+afterAll(async () => {
+  redis?.disconnect();
+  await runner?.kill();
+  await platform?.stop();
+  await rm(profilesDir, { recursive: true, force: true });
+});
+
+async function runOf(runId: string): Promise<RunJson> {
+  const run = await api<RunJson>(platform, 'GET', `/v1/runs/${runId}`, TENANT);
+  expect(run.status).toBe(200);
+  return run.body;
+}
+
+/** How many model requests a child scenario got with this text in its task. */
+async function requestsFor(scenario: string, text: string): Promise<number> {
+  return (await simRequests(platform)).filter((r) => r.scenario === scenario && r.body.messages.some((m) => m.role === 'user' && typeof m.content === 'string' && m.content.includes(text))).length;
+}
+
+const ms = (iso: string | null) => (iso ? Date.parse(iso) : Number.NaN);
+
+describe('plan-and-execute', () => {
+  it('runs a 3-subtask plan in dependency order, the two independent subtasks overlapping, with the plan visible while it runs', async () => {
+    const response = await postMessageStream(platform, TENANT, 'plan-1', { content: '[scenario:plan-three] week one' });
+    const runId = response.headers.get('x-run-id') ?? '';
+    const reading = readSse(response);
+    // While the booking runs, the plan is part of the run: facts done, booking under way, summary blocked.
+    const during = await waitFor('the plan to show facts done while booking runs', async () => {
+      const run = await runOf(runId);
+      const byId = new Map(run.plan?.subtasks.map((s) => [s.id, s.status]));
+      return byId.get('facts') === 'completed' && byId.get('booking') === 'executing' ? run : undefined;
+    });
+    expect(during.status).toBe('running');
+    expect(during.plan!.subtasks.find((s) => s.id === 'summary')!.status).toMatch(/pending|blocked/);
+    expect(during.plan!.mermaid).toContain('facts --> summary');
+    expect(during.plan!.mermaid).toContain(':::executing');
+
+    const events = runEventsOf(await reading);
+    const end = events.at(-1)!;
+    expect(end.type).toBe('execution_end');
+    expect(events.filter((e) => e.type === 'plan_updated').length).toBeGreaterThan(2);
+
+    const run = await runOf(runId);
+    expect(run.status).toBe('completed');
+    const plan = run.plan!;
+    expect(plan).toMatchObject({ status: 'completed', version: 0, replans: 0, executionOrder: ['facts', 'booking', 'summary'] });
+    expect(plan.subtasks.map((s) => [s.id, s.status, s.attempts])).toEqual([
+      ['facts', 'completed', 1],
+      ['booking', 'completed', 1],
+      ['summary', 'completed', 1],
+    ]);
+    expect(plan.context['facts']).toBe('Research: the sky is blue.');
+    expect(plan.context['booking']).toBe('Booked: tuesday-10:00 (booking #1 for this call).');
+    // The summary got both results through the shared context ({facts} and {booking} filled in).
+    expect(plan.context['summary']).toContain('summarise Research: the sky is blue. and Booked: tuesday-10:00');
+    expect((end.data['result'] as { response: string }).response).toContain('Plan done.');
+
+    // Each subtask links to its child run; the two independent ones overlapped, the summary came after both.
+    const child = (id: string) => run.children.find((c) => c.runId === plan.subtasks.find((s) => s.id === id)!.childRunIds[0])!;
+    const [facts, booking, summary] = [child('facts'), child('booking'), child('summary')];
+    expect(booking.role).toBe('booker');
+    expect(ms(booking.createdAt)).toBeLessThan(ms(facts.finishedAt));
+    expect(ms(facts.finishedAt)).toBeLessThan(ms(booking.finishedAt));
+    expect(ms(summary.createdAt)).toBeGreaterThanOrEqual(Math.max(ms(facts.finishedAt), ms(booking.finishedAt)));
+  });
+
+  it('resumes a plan after the orchestrator is SIGKILLed mid-plan without re-running finished subtasks', async () => {
+    const before = new Set(await redis.keys('booking:started:*'));
+    const pending = api<Turn>(platform, 'POST', '/v1/conversations/plan-2/messages', TENANT, { content: '[scenario:plan-three] crash week' });
+    const startedKey = await waitFor('the booking to start', async () => (await redis.keys('booking:started:*')).find((k) => !before.has(k)));
+    await waitFor('the facts subtask to finish', async () => ((await requestsFor('team-research', 'crash week')) > 0 ? true : undefined));
+    await platform.kill('orchestrator');
+    await platform.start('orchestrator');
+
+    const turn = await pending;
+    expect(turn.status).toBe(200);
+    expect(turn.body.status).toBe('completed');
+    expect(turn.body.response).toContain('Plan done.');
+    // Counting: the finished subtask's worker was asked once; the booking happened once.
+    expect(await requestsFor('team-research', 'crash week')).toBe(1);
+    expect(await redis.get(`booking:done:${startedKey.slice('booking:started:'.length)}`)).toBe('1');
+    const run = await runOf(turn.body.runId);
+    expect(run.plan!.subtasks.map((s) => [s.id, s.status, s.attempts, s.childRunIds.length])).toEqual([
+      ['facts', 'completed', 1, 1],
+      ['booking', 'completed', 1, 1],
+      ['summary', 'completed', 1, 1],
+    ]);
+    expect(run.children).toHaveLength(3);
+  });
+
+  it('names a cyclic plan, replans, and succeeds with the new plan', async () => {
+    const turn = await api<Turn>(platform, 'POST', '/v1/conversations/plan-3/messages', TENANT, { content: '[scenario:plan-cycle] circular job' });
+    expect(turn.body.status).toBe('completed');
+    expect(turn.body.response).toContain('Replanned and done.');
+    const plan = (await runOf(turn.body.runId)).plan!;
+    expect(plan).toMatchObject({ status: 'completed', version: 1, replans: 1 });
+    expect(plan.failures).toEqual([expect.objectContaining({ class: 'planning', kind: 'cycle', severity: 'high', recovery: 'replan' })]);
+    expect(plan.failures[0]!.message).toMatch(/cycle: (a → b → a|b → a → b)/);
+    // The planner was told why its plan was refused.
+    const replan = (await simRequests(platform)).filter((r) => r.scenario === 'plan-cycle').at(-2)!;
+    expect(JSON.stringify(replan.body.messages)).toContain('the plan was refused: the dependencies form a cycle');
+  });
+
+  it('retries a failing subtask, replans past 3 failures (and at once for a critical one), then fails gracefully after 3 replans', async () => {
+    const turn = await api<Turn>(platform, 'POST', '/v1/conversations/plan-4/messages', TENANT, { content: '[scenario:plan-failing] doomed job' });
+    expect(turn.status).toBe(200);
+    expect(turn.body.status).toBe('failed');
+    expect(turn.body.response).toContain('please try a simpler goal');
+    const run = await runOf(turn.body.runId);
+    expect(run.stopReason).toBe('plan_failed');
+    const plan = run.plan!;
+    expect(plan).toMatchObject({ status: 'failed', version: 3, replans: 3 });
+    // Version 0: three attempts (retry, retry, replan); versions 1-3: the critical subtask replans at once.
+    expect(plan.failures.map((f) => [f.subtaskId, f.recovery])).toEqual([
+      ['fragile', 'retry'],
+      ['fragile', 'retry'],
+      ['fragile', 'replan'],
+      ['fragile', 'replan'],
+      ['fragile', 'replan'],
+      ['fragile', 'escalate'],
+    ]);
+    expect(plan.failures.every((f) => f.class === 'tool' && f.severity !== undefined)).toBe(true);
+    expect(run.children).toHaveLength(6);
+    expect(run.children.every((c) => c.status === 'failed')).toBe(true);
+  });
+});
