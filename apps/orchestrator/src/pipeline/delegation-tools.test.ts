@@ -69,6 +69,7 @@ function finished(status: RunRecord['status'], response: string): RunRecord {
     cancelRequested: false,
     createdAt: new Date(),
     finishedAt: new Date(),
+    traceId: null,
   };
 }
 

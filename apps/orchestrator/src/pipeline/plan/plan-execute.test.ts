@@ -60,6 +60,7 @@ function record(task: ChildTask, status: RunRecord['status'], response: string):
     cancelRequested: false,
     createdAt: new Date(),
     finishedAt: new Date(),
+    traceId: null,
   };
 }
 
