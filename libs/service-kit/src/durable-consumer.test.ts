@@ -48,6 +48,7 @@ describe('DurableConsumer', () => {
       what: 'work items',
       logger,
       retryMs: 50,
+      lagPollMs: 50,
     });
     consumer.start(); // before the stream exists: it keeps trying
     await new Promise((r) => setTimeout(r, 120));
@@ -61,6 +62,8 @@ describe('DurableConsumer', () => {
       const info = await jsm.consumers.info('WORK', 'worker');
       return info.num_pending === 0 && info.num_ack_pending === 0;
     });
+    // Its lag (the platform.consumer.lag gauge) follows the consumer's state.
+    await until('the lag reading to reach 0', () => consumer.currentLag === 0);
     await consumer.stop();
   });
 });

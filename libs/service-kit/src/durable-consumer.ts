@@ -1,5 +1,6 @@
 import { AckPolicy, DeliverPolicy, jetstream, jetstreamManager, type JsMsg } from '@nats-io/jetstream';
 import { nanos, type NatsConnection } from '@nats-io/nats-core';
+import { observeConsumerLag } from '@platform/telemetry';
 import type { Logger } from 'pino';
 import type { z } from 'zod';
 import { jsonBody } from './nats.js';
@@ -23,6 +24,8 @@ export interface DurableConsumerOptions<T> {
   retryMs?: number;
   /** How long a delivered message may go unacknowledged before it is delivered again. Default 30 s. */
   ackWaitMs?: number;
+  /** How often the consumer's lag is read for the `platform.consumer.lag` gauge. Default 10 s. */
+  lagPollMs?: number;
 }
 
 /**
@@ -35,6 +38,9 @@ export class DurableConsumer<T> {
   private stopped = false;
   private close: (() => Promise<void>) | undefined;
   private readonly retryMs: number;
+  private lag: number | undefined;
+  private stopLagMetric: (() => void) | undefined;
+  private lagTimer: NodeJS.Timeout | undefined;
 
   constructor(
     private readonly nc: NatsConnection,
@@ -49,7 +55,14 @@ export class DurableConsumer<T> {
 
   async stop(): Promise<void> {
     this.stopped = true;
+    clearInterval(this.lagTimer);
+    this.stopLagMetric?.();
     await this.close?.();
+  }
+
+  /** Messages not yet handled (pending + delivered but unacknowledged) at the last reading; metrics and tests. */
+  get currentLag(): number | undefined {
+    return this.lag;
   }
 
   private async run(): Promise<void> {
@@ -76,6 +89,7 @@ export class DurableConsumer<T> {
       ack_wait: nanos(this.options.ackWaitMs ?? 30_000),
     });
     const consumer = await jetstream(this.nc).consumers.get(stream, durableName);
+    this.watchLag(() => consumer.info());
     const messages = await consumer.consume();
     this.close = async () => void (await messages.close());
     if (this.stopped) await this.close();
@@ -94,5 +108,19 @@ export class DurableConsumer<T> {
         message.nak(this.retryMs);
       }
     }
+  }
+
+  /** Reports the consumer's lag as `platform.consumer.lag{platform.consumer=<durable name>}`. */
+  private watchLag(read: () => Promise<{ num_pending: number; num_ack_pending: number }>): void {
+    clearInterval(this.lagTimer);
+    this.stopLagMetric ??= observeConsumerLag(this.options.durableName, () => this.lag);
+    const poll = (): void => {
+      read()
+        .then((info) => (this.lag = info.num_pending + info.num_ack_pending))
+        .catch(() => undefined);
+    };
+    poll();
+    this.lagTimer = setInterval(poll, this.options.lagPollMs ?? 10_000);
+    this.lagTimer.unref();
   }
 }

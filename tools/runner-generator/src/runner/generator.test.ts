@@ -64,7 +64,9 @@ describe('runner generator', () => {
     await runnerGenerator(tree, { name: 'weather-tools' });
     const read = (file: string): string => tree.read(`apps/weather-tools/${file}`, 'utf-8') ?? '';
     expect(read('src/config.ts')).toContain(".default('weather-tools')");
-    for (const variable of ['NATS_URL', 'RUNNER_NAME', 'RUNNER_MAX_CONCURRENCY', 'TOOL_MAX_RESULT_BYTES', 'SHUTDOWN_GRACE_MS', 'LOG_LEVEL']) {
+    // NATS_URL and the NATS credentials come from service-kit's shared natsEnv fragment.
+    expect(read('src/config.ts')).toContain('...natsEnv,');
+    for (const variable of ['RUNNER_NAME', 'RUNNER_MAX_CONCURRENCY', 'TOOL_MAX_RESULT_BYTES', 'SHUTDOWN_GRACE_MS', 'LOG_LEVEL']) {
       expect(read('src/config.ts')).toContain(`${variable}:`);
     }
     expect(read('src/tools/weather-tools.ts')).toContain("name: 'weather_tools'");
