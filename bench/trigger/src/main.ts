@@ -196,7 +196,7 @@ try {
       process.stdout.write(
         `\norchestrator executor, ${r.tasks} coinciding tasks (whole platform, llm-sim model, one trigger replica, production admission): ` +
           `burst drained in ${r.drainMs} ms; executor called p50 ${r.startLagP50} ms / p99 ${r.startLagP99} ms after the scheduled time; ` +
-          `run finished p50 ${r.settleP50} ms / p99 ${r.settleP99} ms; lost ${r.lost}, doubled ${r.doubled}\n`,
+          `run finished p50 ${r.settleP50} ms / p99 ${r.settleP99} ms; not succeeded ${r.notSucceeded} (${r.statuses}), doubled ${r.doubled}\n`,
       );
     } finally {
       await redis.stop();
