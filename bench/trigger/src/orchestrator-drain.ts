@@ -21,7 +21,7 @@ export interface DrainResult {
   settleP99: number;
   /** Fires not recorded succeeded when the burst was over (failed, waiting, or missing). */
   notSucceeded: number;
-  /** Fires of the burst by status, e.g. `succeeded 263, failed 37`. */
+  /** Fires of the burst by status (and error code), e.g. `succeeded 263, failed RUN_FAILED 37`. */
   statuses: string;
   doubled: number;
 }
@@ -71,8 +71,8 @@ export async function orchestratorDrainRound(infra: Infra, tasks: number, create
       settled = Number(rows[0]!.n);
       if (settled >= tasks) break;
     }
-    const { rows: fires } = await db.query<{ task_id: string; started_ms: number; finished_ms: number | null; status: string; run_id: string }>(
-      `SELECT task_id, status, run_id, extract(epoch FROM started_at) * 1000 AS started_ms, extract(epoch FROM finished_at) * 1000 AS finished_ms
+    const { rows: fires } = await db.query<{ task_id: string; started_ms: number; finished_ms: number | null; status: string; error_code: string; run_id: string }>(
+      `SELECT task_id, status, error_code, run_id, extract(epoch FROM started_at) * 1000 AS started_ms, extract(epoch FROM finished_at) * 1000 AS finished_ms
        FROM trigger.fires WHERE scheduled_at = $1`,
       [new Date(burst)],
     );
@@ -93,7 +93,7 @@ export async function orchestratorDrainRound(infra: Infra, tasks: number, create
       settleP50: percentile(settleLags, 50),
       settleP99: percentile(settleLags, 99),
       notSucceeded: tasks - succeeded.length,
-      statuses: [...fires.reduce((m, f) => m.set(f.status, (m.get(f.status) ?? 0) + 1), new Map<string, number>())].map(([k, n]) => `${k} ${n}`).join(', '),
+      statuses: [...fires.reduce((m, f) => m.set(f.error_code ? `${f.status} ${f.error_code}` : f.status, (m.get(f.error_code ? `${f.status} ${f.error_code}` : f.status) ?? 0) + 1), new Map<string, number>())].map(([k, n]) => `${k} ${n}`).join(', '),
       doubled: [...perTask.values()].filter((n) => n > 1).length + runs.filter((r) => Number(r.n) > 1).length,
     };
   } finally {
