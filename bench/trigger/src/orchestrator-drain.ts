@@ -2,7 +2,8 @@
 // become turns through the real platform (orchestrator, agent pool, memory, llm-sim), where they
 // wait for the orchestrator's admission (503 with retry-after is back-pressure, retried into the
 // same run). Reports when the last fire settled (the burst drained), fire lag to the first claim,
-// and checks that no fire was lost or doubled (one fire row and one orchestrator run per task).
+// and checks that no fire was doubled (one fire row and one orchestrator run per task); fires that
+// did not succeed are counted by status.
 import { triggerV1 } from '@platform/proto';
 import { createGrpcClient } from '@platform/service-kit';
 import { percentile, startPlatform, type PostgresServerHandle } from '@platform/testing';
@@ -18,7 +19,10 @@ export interface DrainResult {
   /** Scheduled time to the fire settled (the run finished), p50/p99. */
   settleP50: number;
   settleP99: number;
-  lost: number;
+  /** Fires not recorded succeeded when the burst was over (failed, waiting, or missing). */
+  notSucceeded: number;
+  /** Fires of the burst by status (and error code), e.g. `succeeded 263, failed RUN_FAILED 37`. */
+  statuses: string;
   doubled: number;
 }
 
@@ -67,8 +71,8 @@ export async function orchestratorDrainRound(infra: Infra, tasks: number, create
       settled = Number(rows[0]!.n);
       if (settled >= tasks) break;
     }
-    const { rows: fires } = await db.query<{ task_id: string; started_ms: number; finished_ms: number | null; status: string; run_id: string }>(
-      `SELECT task_id, status, run_id, extract(epoch FROM started_at) * 1000 AS started_ms, extract(epoch FROM finished_at) * 1000 AS finished_ms
+    const { rows: fires } = await db.query<{ task_id: string; started_ms: number; finished_ms: number | null; status: string; error_code: string; run_id: string }>(
+      `SELECT task_id, status, error_code, run_id, extract(epoch FROM started_at) * 1000 AS started_ms, extract(epoch FROM finished_at) * 1000 AS finished_ms
        FROM trigger.fires WHERE scheduled_at = $1`,
       [new Date(burst)],
     );
@@ -88,7 +92,8 @@ export async function orchestratorDrainRound(infra: Infra, tasks: number, create
       startLagP99: percentile(startLags, 99),
       settleP50: percentile(settleLags, 50),
       settleP99: percentile(settleLags, 99),
-      lost: tasks - succeeded.length,
+      notSucceeded: tasks - succeeded.length,
+      statuses: [...fires.reduce((m, f) => m.set(f.error_code ? `${f.status} ${f.error_code}` : f.status, (m.get(f.error_code ? `${f.status} ${f.error_code}` : f.status) ?? 0) + 1), new Map<string, number>())].map(([k, n]) => `${k} ${n}`).join(', '),
       doubled: [...perTask.values()].filter((n) => n > 1).length + runs.filter((r) => Number(r.n) > 1).length,
     };
   } finally {
