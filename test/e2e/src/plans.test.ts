@@ -3,14 +3,11 @@
 // and replanned, a failing subtask leads to replans and then a graceful failure, the plan is
 // visible while it runs, and an orchestrator killed mid-plan resumes without re-running finished
 // subtasks.
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { createLogger, createRedis, type Redis } from '@platform/service-kit';
 import type { ManagedProcess } from '@platform/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { postMessageStream, readSse, runEventsOf } from './sse.js';
-import { api, bootPlatform, simRequests, startRunnerProcess, type SuitePlatform, waitFor, waitForCatalog } from './support.js';
+import { api, bootPlatform, simRequests, startRunnerProcess, type SuitePlatform, waitFor, waitForCatalog, FAST_RECOVERY, writeProfilesFile } from './support.js';
 
 interface Turn {
   runId: string;
@@ -50,15 +47,11 @@ const TENANT = 'plan-tenant';
 let platform: SuitePlatform;
 let runner: ManagedProcess;
 let redis: Redis;
-let profilesDir: string;
+let profiles: { file: string; remove: () => Promise<void> };
 const logger = createLogger({ service: 'plans-test', level: 'silent' });
 
 beforeAll(async () => {
-  profilesDir = await mkdtemp(join(tmpdir(), 'plans-profiles-'));
-  const profilesFile = join(profilesDir, 'profiles.json');
-  await writeFile(
-    profilesFile,
-    JSON.stringify({
+  profiles = await writeProfilesFile('plans', {
       defaultProfile: 'planner',
       profiles: [
         {
@@ -75,17 +68,12 @@ beforeAll(async () => {
         { name: 'worker', systemPrompt: 'You do one subtask well.', tools: ['current_time'] },
         { name: 'booker', systemPrompt: 'You book meeting slots.', tools: ['book_slot'] },
       ],
-    }),
-  );
+    });
   platform = await bootPlatform('plans', {
     env: {
       orchestrator: {
-        AGENT_PROFILES_FILE: profilesFile,
-        RUN_LEASE_MS: '1500',
-        RECOVERY_INTERVAL_MS: '500',
-        RUN_POLL_MS: '200',
-        RATE_LIMIT_TURNS_PER_MINUTE: '0',
-        SHUTDOWN_GRACE_MS: '500',
+        AGENT_PROFILES_FILE: profiles.file,
+        ...FAST_RECOVERY,
       },
     },
   });
@@ -97,7 +85,7 @@ afterAll(async () => {
   redis?.disconnect();
   await runner?.kill();
   await platform?.stop();
-  await rm(profilesDir, { recursive: true, force: true });
+  await profiles?.remove();
 });
 
 async function runOf(runId: string): Promise<RunJson> {

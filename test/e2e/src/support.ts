@@ -1,3 +1,6 @@
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { ManagedProcess, startNatsServer, startPlatform, workspaceRoot, type NatsServerOptions, type Platform, type PlatformOptions } from '@platform/testing';
 import { allocateSuiteRedis, createSuiteDatabase } from '@platform/testing/vitest';
 import { SignJWT } from 'jose';
@@ -158,3 +161,14 @@ export async function simRequests(platform: Platform): Promise<Array<{ scenario:
   const response = await fetch(`${platform.llmSimUrl}/_sim/requests`);
   return ((await response.json()) as { requests: Array<{ scenario: string | null; body: { messages: Array<{ role: string; content: unknown; tool_call_id?: string }> } }> }).requests;
 }
+
+/** Agent profiles in a temporary file, for the orchestrator's AGENT_PROFILES_FILE; `remove` deletes it. */
+export async function writeProfilesFile(name: string, document: unknown): Promise<{ file: string; remove: () => Promise<void> }> {
+  const dir = await mkdtemp(join(tmpdir(), `${name}-profiles-`));
+  const file = join(dir, 'profiles.json');
+  await writeFile(file, JSON.stringify(document));
+  return { file, remove: () => rm(dir, { recursive: true, force: true }) };
+}
+
+/** Orchestrator settings under which a killed orchestrator's runs resume within a second or two. */
+export const FAST_RECOVERY = { RUN_LEASE_MS: '1500', RECOVERY_INTERVAL_MS: '500', RUN_POLL_MS: '200', RATE_LIMIT_TURNS_PER_MINUTE: '0', SHUTDOWN_GRACE_MS: '500' } as const;

@@ -2,14 +2,11 @@
 // durable child run (its own conversation, journal and transcript) whose answer is the call's one
 // result. Loops and depth are refused, deadlines and cancellation reach the child, and a crash of
 // the orchestrator resumes parent and children without running a finished child again.
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { createLogger, createRedis, type Redis } from '@platform/service-kit';
 import type { ManagedProcess } from '@platform/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { postMessageStream, readSse, runEventsOf, watchRun } from './sse.js';
-import { api, bootPlatform, simRequests, startRunnerProcess, type SuitePlatform, waitFor, waitForCatalog } from './support.js';
+import { api, bootPlatform, simRequests, startRunnerProcess, type SuitePlatform, waitFor, waitForCatalog, FAST_RECOVERY, writeProfilesFile } from './support.js';
 
 interface Turn {
   runId: string;
@@ -44,15 +41,11 @@ let platform: SuitePlatform;
 let runner: ManagedProcess;
 let gatedRunner: ManagedProcess;
 let redis: Redis;
-let profilesDir: string;
+let profiles: { file: string; remove: () => Promise<void> };
 const logger = createLogger({ service: 'teams-test', level: 'silent' });
 
 beforeAll(async () => {
-  profilesDir = await mkdtemp(join(tmpdir(), 'teams-profiles-'));
-  const profilesFile = join(profilesDir, 'profiles.json');
-  await writeFile(
-    profilesFile,
-    JSON.stringify({
+  profiles = await writeProfilesFile('teams', {
       defaultProfile: 'lead',
       profiles: [
         {
@@ -82,18 +75,13 @@ beforeAll(async () => {
         { name: 'booker', systemPrompt: 'You book meeting slots.', tools: ['book_slot'] },
         { name: 'hasty', systemPrompt: 'You are in a hurry.', tools: [], delegates: [{ role: 'booker', description: 'books meeting slots.', timeoutMs: 800 }] },
       ],
-    }),
-  );
+    });
   platform = await bootPlatform('teams', {
     env: {
       orchestrator: {
-        AGENT_PROFILES_FILE: profilesFile,
+        AGENT_PROFILES_FILE: profiles.file,
         MAX_DELEGATION_DEPTH: '1',
-        RUN_LEASE_MS: '1500',
-        RECOVERY_INTERVAL_MS: '500',
-        RUN_POLL_MS: '200',
-        RATE_LIMIT_TURNS_PER_MINUTE: '0',
-        SHUTDOWN_GRACE_MS: '500',
+        ...FAST_RECOVERY,
       },
     },
   });
@@ -107,7 +95,7 @@ afterAll(async () => {
   await runner?.kill();
   await gatedRunner?.kill();
   await platform?.stop();
-  await rm(profilesDir, { recursive: true, force: true });
+  await profiles?.remove();
 });
 
 async function runOf(runId: string, tenant = TENANT): Promise<RunJson> {

@@ -1,4 +1,4 @@
-import { ZERO_USAGE, type LoopResult, type ToolCallRecord } from '@platform/agent-loop';
+import { ZERO_USAGE, type LoopResult, type ToolCallRecord, type ToolOutcome } from '@platform/agent-loop';
 import { cutText, resumedCallId, type ChatMessage } from '@platform/contracts';
 import type { agentPoolV1 } from '@platform/proto';
 import { z } from 'zod';
@@ -35,30 +35,39 @@ function argumentsSummary(json: string): Record<string, unknown> {
   }
 }
 
+/** A resumed call and its one result. */
+export interface ResumedCall {
+  /** The resumed call id (`<callId>:resumed`). */
+  id: string;
+  name: string;
+  /** The call's arguments as the history shows them (JSON). */
+  argumentsJson: string;
+  /** The same, shortened for the turn's record. */
+  argumentsSummary: Record<string, unknown>;
+  durationMs: number;
+  outcome: ToolOutcome;
+}
+
 /**
- * A finished agent as its own tool exchange: the agent-tool called under the resumed call id
- * (`<callId>:resumed`) with the fields it ran with, and its result, so every later request view
- * pairs the call with exactly one result. `durationMs` is how long the pool took to finish it.
+ * A resumed call as its own tool exchange: the assistant message that calls it and its one
+ * result (so every later request view pairs the call with exactly one result), and the record
+ * the turn reports in `toolCalls`.
  */
-export function agentResultsOf(finished: ReadonlyArray<{ entry: agentPoolV1.AgentEntry; durationMs: number }>): AgentResults {
-  const messages: ChatMessage[] = [];
-  const records: ToolCallRecord[] = [];
-  for (const { entry, durationMs } of finished) {
-    const id = resumedCallId(entry.callId);
-    const outcome = entryOutcome(entry);
-    const status = outcome.status === 'waiting' ? 'skipped' : outcome.status;
-    const failed = outcome.status !== 'success';
-    const errorCode = failed && 'errorCode' in outcome ? outcome.errorCode : undefined;
-    const args = entry.collectedJson || '{}';
-    messages.push(
-      { role: 'assistant', content: null, toolCalls: [{ id, name: entry.agentName, arguments: args }] },
-      { role: 'tool', toolCallId: id, toolName: entry.agentName, content: outcome.content, status, isError: failed, ...(errorCode ? { errorCode } : {}) },
-    );
-    records.push({
+export function resumedExchange(call: ResumedCall): { messages: ChatMessage[]; record: ToolCallRecord } {
+  const { id, name, outcome } = call;
+  const status = outcome.status === 'waiting' ? 'skipped' : outcome.status;
+  const failed = outcome.status !== 'success';
+  const errorCode = failed && 'errorCode' in outcome ? outcome.errorCode : undefined;
+  return {
+    messages: [
+      { role: 'assistant', content: null, toolCalls: [{ id, name, arguments: call.argumentsJson }] },
+      { role: 'tool', toolCallId: id, toolName: name, content: outcome.content, status, isError: failed, ...(errorCode ? { errorCode } : {}) },
+    ],
+    record: {
       callId: id,
-      name: entry.agentName,
-      argumentsSummary: argumentsSummary(args),
-      durationMs: Math.max(0, Math.round(durationMs)),
+      name,
+      argumentsSummary: call.argumentsSummary,
+      durationMs: Math.max(0, Math.round(call.durationMs)),
       success: !failed,
       status,
       ...(errorCode ? { errorCode } : {}),
@@ -66,9 +75,21 @@ export function agentResultsOf(finished: ReadonlyArray<{ entry: agentPoolV1.Agen
       resultChars: outcome.content.length,
       turnUsage: ZERO_USAGE,
       iteration: 0,
-    });
-  }
-  return { messages, records };
+    },
+  };
+}
+
+/**
+ * A finished agent as its own tool exchange: the agent-tool called under the resumed call id
+ * (`<callId>:resumed`) with the fields it ran with, and its result. `durationMs` is how long the
+ * pool took to finish it.
+ */
+export function agentResultsOf(finished: ReadonlyArray<{ entry: agentPoolV1.AgentEntry; durationMs: number }>): AgentResults {
+  const exchanges = finished.map(({ entry, durationMs }) => {
+    const args = entry.collectedJson || '{}';
+    return resumedExchange({ id: resumedCallId(entry.callId), name: entry.agentName, argumentsJson: args, argumentsSummary: argumentsSummary(args), durationMs, outcome: entryOutcome(entry) });
+  });
+  return { messages: exchanges.flatMap((e) => e.messages), records: exchanges.map((e) => e.record) };
 }
 
 /**

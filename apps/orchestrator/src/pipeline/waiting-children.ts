@@ -1,8 +1,8 @@
-import { ZERO_USAGE, type ModelPort, type PendingAgent, type ToolCallRecord } from '@platform/agent-loop';
+import { type ModelPort, type PendingAgent, type ToolCallRecord } from '@platform/agent-loop';
 import { resumedCallId, type ChatMessage } from '@platform/contracts';
 import type { Logger } from '@platform/service-kit';
 import { z } from 'zod';
-import { AgentResults } from '../agents/agent-results.js';
+import { AgentResults, resumedExchange } from '../agents/agent-results.js';
 import type { ClaimedRun, RunRecord, RunRecords } from '../journal/run-records.js';
 import { outcomeOfChild, type ChildRuns, type ParentEvents } from './child-runs.js';
 import { delegationToolName } from './delegation-tools.js';
@@ -35,32 +35,15 @@ export interface WaitingChildrenOptions {
 
 /** The call that started a child, as the parent's history shows it once the child finished. */
 function exchangeOf(child: RunRecord, task: string): { messages: ChatMessage[]; record: ToolCallRecord } {
-  const callId = child.lineage?.parentCallId ?? child.runId;
-  const id = resumedCallId(callId);
   const name = delegationToolName(child.profile);
-  const outcome = outcomeOfChild(child.profile, name, child);
-  const status = outcome.status === 'waiting' ? 'skipped' : outcome.status;
-  const failed = outcome.status !== 'success';
-  const errorCode = failed && 'errorCode' in outcome ? outcome.errorCode : undefined;
-  return {
-    messages: [
-      { role: 'assistant', content: null, toolCalls: [{ id, name, arguments: JSON.stringify({ task }) }] },
-      { role: 'tool', toolCallId: id, toolName: name, content: outcome.content, status, isError: failed, ...(errorCode ? { errorCode } : {}) },
-    ],
-    record: {
-      callId: id,
-      name,
-      argumentsSummary: { task: task.length > 200 ? `${task.slice(0, 200)}…` : task },
-      durationMs: child.finishedAt ? Math.max(0, child.finishedAt.getTime() - child.createdAt.getTime()) : 0,
-      success: !failed,
-      status,
-      ...(errorCode ? { errorCode } : {}),
-      synthetic: false,
-      resultChars: outcome.content.length,
-      turnUsage: ZERO_USAGE,
-      iteration: 0,
-    },
-  };
+  return resumedExchange({
+    id: resumedCallId(child.lineage?.parentCallId ?? child.runId),
+    name,
+    argumentsJson: JSON.stringify({ task }),
+    argumentsSummary: { task: task.length > 200 ? `${task.slice(0, 200)}…` : task },
+    durationMs: child.finishedAt ? child.finishedAt.getTime() - child.createdAt.getTime() : 0,
+    outcome: outcomeOfChild(child.profile, name, child),
+  });
 }
 
 /**
