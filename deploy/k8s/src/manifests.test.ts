@@ -151,7 +151,7 @@ describe.each(OVERLAYS)('the %s overlay', (overlay) => {
     expect(selector, 'PlatformMetricsTargetDown selects up by job').toBeDefined();
     const job = new RegExp(`^(?:${selector})$`);
     const monitors = objects.filter((o) => o.kind === 'PodMonitor') as (K8sObject & { spec: { jobLabel?: string; selector: Selector } })[];
-    for (const { workload, container } of containers().filter(({ container }) => platformAppOf(container))) {
+    for (const { workload } of containers().filter(({ container }) => platformAppOf(container))) {
       const labels = workload.spec.template.metadata.labels;
       const monitor = monitors.find((m) => selects(m.spec.selector, labels))!;
       // Without jobLabel the operator names the job <namespace>/<PodMonitor name>.

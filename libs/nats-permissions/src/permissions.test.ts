@@ -166,7 +166,7 @@ describe('subjects and streams added by later features', () => {
   it('the orchestrator publishes run-ended notices that memory hears, and follows child runs\' events', async () => {
     const memory = await login('memory');
     const heard: string[] = [];
-    const sub = memory.subscribe(runEndedSubjectWildcard, { queue: 'memory-run-end', callback: (_err, msg) => heard.push(msg.subject) });
+    const sub = memory.subscribe(runEndedSubjectWildcard, { queue: 'memory-run-end', callback: (_err, msg) => void heard.push(msg.subject) });
     await memory.flush();
     const orchestrator = await login('orchestrator');
     const child = orchestrator.subscribe(runEventsSubject('run_child1'), { callback: () => undefined });
