@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { platformAppOf, workloads, type Container, type Workload } from './container-env.js';
+import { PLATFORM_RUNNERS, platformPrincipals, renderNatsAuthorization } from '@platform/nats-permissions';
+import { containerEnv, platformAppOf, workloads, type Container, type Workload } from './container-env.js';
 import { UnknownKindError, validateAgainstSchema } from './kubernetes-schemas.js';
 import { idOf, OVERLAYS, renderKustomization, repoRoot, type K8sObject } from './render.js';
 
@@ -19,6 +20,25 @@ const CONTAINER_FIELDS = new Set([
   'volumeMounts', 'volumeDevices', 'livenessProbe', 'readinessProbe', 'startupProbe', 'lifecycle', 'terminationMessagePath',
   'terminationMessagePolicy', 'imagePullPolicy', 'securityContext', 'stdin', 'stdinOnce', 'tty',
 ]);
+
+/** The NATS users of the permission model (libs/nats-permissions), the one source of truth. */
+const MODEL_USERS = new Set(platformPrincipals().map((p) => p.name));
+/** The platform's runners by image name: the user each logs in as and its discovery name. */
+const RUNNER_OF_APP: Record<string, { user: string; name: string }> = Object.fromEntries(
+  PLATFORM_RUNNERS.map((r) => [r.user ?? r.name, { user: r.user ?? r.name, name: r.name }]),
+);
+/**
+ * Runners whose tools only the operator knows (the MCP servers the bridge serves): their user is
+ * generated from a runners file (`platform-nats-config --runners`, docs/deploy.md#nats-auth).
+ */
+const OPERATOR_DECLARED_RUNNERS = new Set(['mcp-bridge']);
+/** The NATS user each platform image logs in as: services and runners of the model by name; credential has none. */
+const NATS_USER_OF_APP: Record<string, string | undefined> = Object.fromEntries(
+  ['api', 'orchestrator', 'memory', 'agent-pool', 'credential', 'trigger', 'tool-runner', 'mcp-bridge', 'travel-runner'].map((app) => [
+    app,
+    MODEL_USERS.has(app) || OPERATOR_DECLARED_RUNNERS.has(app) ? (RUNNER_OF_APP[app]?.user ?? app) : undefined,
+  ]),
+);
 
 /** The services whose pods carry no state of their own and scale on load. */
 const AUTOSCALED = ['api', 'orchestrator', 'tool-runner', 'mcp-bridge'];
@@ -125,18 +145,82 @@ describe.each(OVERLAYS)('the %s overlay', (overlay) => {
     }
   });
 
-  it('gives each NATS client its own credentials from the Secret <service>-nats', () => {
+  it('names the scrape job so the target-down alert of deploy/observability selects it', () => {
+    const rules = readFileSync(`${repoRoot}/deploy/observability/prometheus-rules.yaml`, 'utf8');
+    const selector = /up\{job=~"([^"]+)"\}/.exec(rules)?.[1];
+    expect(selector, 'PlatformMetricsTargetDown selects up by job').toBeDefined();
+    const job = new RegExp(`^(?:${selector})$`);
+    const monitors = objects.filter((o) => o.kind === 'PodMonitor') as (K8sObject & { spec: { jobLabel?: string; selector: Selector } })[];
+    for (const { workload } of containers().filter(({ container }) => platformAppOf(container))) {
+      const labels = workload.spec.template.metadata.labels;
+      const monitor = monitors.find((m) => selects(m.spec.selector, labels))!;
+      // Without jobLabel the operator names the job <namespace>/<PodMonitor name>.
+      const jobName = monitor.spec.jobLabel ? labels[monitor.spec.jobLabel] : `${monitor.metadata.namespace}/${monitor.metadata.name}`;
+      expect(jobName, `the job of ${idOf(workload)}`).toMatch(job);
+    }
+  });
+
+  it('serves /metrics (OTEL_METRICS_EXPORTER=prometheus) wherever a probe or the scrape reads it', () => {
+    for (const { workload, container } of containers().filter(({ container }) => platformAppOf(container))) {
+      const env = containerEnv(container, objects).vars;
+      const probesMetrics = [container.startupProbe, container.readinessProbe, container.livenessProbe].some((p) => (p as { httpGet?: { path?: string } } | undefined)?.httpGet?.path === '/metrics');
+      const exporter = env.get('OTEL_METRICS_EXPORTER');
+      expect(exporter && exporter.kind !== 'secret' ? exporter.value : undefined, `${idOf(workload)} (probes /metrics: ${probesMetrics})`).toBe('prometheus');
+      const port = env.get('OTEL_EXPORTER_PROMETHEUS_PORT');
+      expect(port && port.kind !== 'secret' ? port.value : '9464', `${idOf(workload)} metrics port`).toBe('9464');
+    }
+  });
+
+  it('gives each NATS client the Secret <user>-nats of its user in the permission model, and no other', () => {
     const problems = containers()
       .filter(({ container }) => platformAppOf(container))
       .flatMap(({ workload, container }) => {
         const app = platformAppOf(container)!;
         const natsClient = workload.spec.template.metadata.labels['agent-platform/nats-client'] === 'true';
-        const ref = container.envFrom?.find((s) => s.secretRef?.name === `${app}-nats`)?.secretRef;
-        if (natsClient && (!ref || ref.optional !== false)) return [`${idOf(workload)}: talks to NATS but does not import Secret ${app}-nats (optional: false)`];
-        if (!natsClient && ref) return [`${idOf(workload)}: imports ${app}-nats but is not labelled a NATS client (NetworkPolicy would block it)`];
-        return [];
+        const natsRefs = (container.envFrom ?? []).flatMap((s) => (s.secretRef?.name.endsWith('-nats') ? [s.secretRef] : []));
+        const user = NATS_USER_OF_APP[app];
+        const found: string[] = [];
+        for (const ref of natsRefs) {
+          const refUser = ref.name.slice(0, -'-nats'.length);
+          if (!MODEL_USERS.has(refUser) && !OPERATOR_DECLARED_RUNNERS.has(refUser)) found.push(`${idOf(workload)}: imports ${ref.name}, but the permission model has no NATS user '${refUser}'`);
+        }
+        if (user === undefined) {
+          if (natsRefs.length > 0) found.push(`${idOf(workload)}: ${app} has no NATS user but imports ${natsRefs.map((r) => r.name).join(', ')}`);
+          if (natsClient) found.push(`${idOf(workload)}: ${app} has no NATS user but is labelled a NATS client`);
+          return found;
+        }
+        const ref = natsRefs.find((r) => r.name === `${user}-nats`);
+        if (!ref || ref.optional !== false) found.push(`${idOf(workload)}: ${app} logs in to NATS as '${user}' but does not import Secret ${user}-nats (optional: false)`);
+        if (!natsClient) found.push(`${idOf(workload)}: imports ${user}-nats but is not labelled a NATS client (NetworkPolicy would block it)`);
+        return found;
       });
     expect(problems).toEqual([]);
+  });
+
+  it("runs each runner under the discovery name its NATS user may answer to", () => {
+    for (const [app, runner] of Object.entries(RUNNER_OF_APP)) {
+      const pod = containers().find(({ container }) => platformAppOf(container) === app);
+      if (!pod) continue; // the travel runner is an optional component
+      const env = containerEnv(pod.container, objects);
+      const configured = env.vars.get('RUNNER_NAME');
+      const name = configured && configured.kind !== 'secret' ? configured.value : runner.name;
+      expect(name, `${app}'s RUNNER_NAME`).toBe(runner.name);
+    }
+    expect(containers().some(({ container }) => platformAppOf(container) === 'travel-runner')).toBe(overlay === 'overlays/dev');
+  });
+
+  it('gives the NATS pod the generated auth.conf and the passwords it references', () => {
+    const nats = pods.find((w) => w.kind === 'StatefulSet' && w.metadata.name === 'nats')!;
+    const container = nats.spec.template.spec.containers.find((c) => c.name === 'nats')!;
+    expect(container.envFrom?.map((s) => s.secretRef)).toContainEqual({ name: 'nats-server-auth', optional: false });
+    const mount = container.volumeMounts?.find((m) => m.mountPath === '/etc/nats/auth');
+    expect(mount, 'auth.conf is mounted at /etc/nats/auth').toBeDefined();
+    const volume = (nats.spec.template.spec.volumes ?? []).find((v) => v.name === mount!.name) as { configMap?: { name: string } } | undefined;
+    const configMap = objects.find((o) => o.kind === 'ConfigMap' && o.metadata.name === volume?.configMap?.name) as (K8sObject & { data: Record<string, string> }) | undefined;
+    expect(configMap?.data['auth.conf'], 'the ConfigMap holds the generated auth.conf').toBe(renderNatsAuthorization(platformPrincipals(), { kind: 'env' }));
+    const natsConf = objects.find((o) => o.kind === 'ConfigMap' && o.metadata.name.startsWith('nats-config')) as K8sObject & { data: Record<string, string> };
+    expect(natsConf.data['nats.conf']).toContain('include ./auth/auth.conf');
+    expect(JSON.stringify(objects)).not.toContain('"nats-auth"');
   });
 
   describe('network policies', () => {
@@ -291,7 +375,7 @@ describe('docs/deploy.md', () => {
       }
     }
     expect(secrets.size).toBeGreaterThan(5);
-    const undocumented = [...secrets].filter((name) => !doc.includes(`\`${name}\``) && !doc.includes(`\`${name.replace(/^[a-z-]+?-(nats|postgres)$/, '<service>-$1')}\``));
+    const undocumented = [...secrets].filter((name) => !doc.includes(`\`${name}\``) && !doc.includes(`\`${name.replace(/^[a-z-]+?-nats$/, '<user>-nats').replace(/^[a-z-]+?-postgres$/, '<service>-postgres')}\``));
     expect(undocumented).toEqual([]);
   });
 });

@@ -1,9 +1,20 @@
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { jetstream } from '@nats-io/jetstream';
+import { AckPolicy, jetstream, jetstreamManager } from '@nats-io/jetstream';
 import { connect, type NatsConnection } from '@nats-io/transport-node';
-import { RUN_EVENTS_STREAM, RUN_EVENTS_SUBJECT_PREFIX, runEventsSubject, toolSubject, TOOL_QUEUE_GROUP } from '@platform/contracts';
+import {
+  RUN_ENDED_SUBJECT_PREFIX,
+  RUN_EVENTS_STREAM,
+  RUN_EVENTS_SUBJECT_PREFIX,
+  runEndedSubject,
+  runEventsSubject,
+  toolSubject,
+  TOOL_QUEUE_GROUP,
+  TRIGGERED_RUN_SUBJECT_PREFIX,
+  TRIGGERED_RUNS_STREAM,
+  triggeredRunSubject,
+} from '@platform/contracts';
 import { createLogger, ensureStream, lastMessageJson } from '@platform/service-kit';
 import { startNatsServer, workspaceRoot, type NatsServerHandle } from '@platform/testing';
 import { defineTool, serveRunner, ToolCatalog, type ToolRunner } from '@platform/tool-sdk';
@@ -13,6 +24,7 @@ import { platformPrincipals } from './platform-permissions.js';
 import { renderNatsAuthorization } from './render-config.js';
 import { generatePasswords } from './secrets.js';
 
+const runEndedSubjectWildcard = `${RUN_ENDED_SUBJECT_PREFIX}.*`;
 const logger = createLogger({ service: 'nats-permissions-test', level: 'silent' });
 const principals = platformPrincipals([{ name: 'weather-tools', user: 'weather', tools: ['get_forecast'] }]);
 const passwords = generatePasswords(principals);
@@ -150,6 +162,56 @@ describe('a runner is confined to its own tools', () => {
   });
 });
 
+describe('subjects and streams added by later features', () => {
+  it('the orchestrator publishes run-ended notices that memory hears, and follows child runs\' events', async () => {
+    const memory = await login('memory');
+    const heard: string[] = [];
+    const sub = memory.subscribe(runEndedSubjectWildcard, { queue: 'memory-run-end', callback: (_err, msg) => void heard.push(msg.subject) });
+    await memory.flush();
+    const orchestrator = await login('orchestrator');
+    const child = orchestrator.subscribe(runEventsSubject('run_child1'), { callback: () => undefined });
+    orchestrator.publish(runEndedSubject('acme'), JSON.stringify({ tenantId: 'acme', runId: 'run_1' }));
+    await orchestrator.flush();
+    await until(() => heard.length === 1, 'memory to hear the run-ended notice');
+    sub.unsubscribe();
+    child.unsubscribe();
+    expect([...memory.violations, ...orchestrator.violations]).toEqual([]);
+  });
+
+  it('the trigger service keeps TRIGGER_RUNS and consumes it; the orchestrator publishes into it', async () => {
+    const trigger = await login('trigger');
+    await ensureStream(trigger, { name: TRIGGERED_RUNS_STREAM, subjects: [`${TRIGGERED_RUN_SUBJECT_PREFIX}.>`], maxAgeMs: 60_000 });
+    const orchestrator = await login('orchestrator');
+    await jetstream(orchestrator).publish(triggeredRunSubject('acme'), JSON.stringify({ runId: 'run_t1' }), { msgID: 'run_t1' });
+    const jsm = await jetstreamManager(trigger, { checkAPI: false });
+    await jsm.consumers.add(TRIGGERED_RUNS_STREAM, { durable_name: 'trigger-runs-test', ack_policy: AckPolicy.Explicit });
+    const consumer = await jetstream(trigger).consumers.get(TRIGGERED_RUNS_STREAM, 'trigger-runs-test');
+    const message = await consumer.next({ expires: 5_000 });
+    expect(message?.json()).toEqual({ runId: 'run_t1' });
+    message?.ack();
+    await consumer.info();
+    expect([...trigger.violations, ...orchestrator.violations]).toEqual([]);
+  });
+
+  it.each([
+    ['tool-runner', 'platform.run-ended.acme'],
+    ['memory', 'platform.run-ended.acme'],
+    ['api', 'platform.trigger.runs.acme'],
+    ['trigger', 'platform.trigger.runs.acme'],
+    ['memory', `$JS.API.CONSUMER.CREATE.${TRIGGERED_RUNS_STREAM}`],
+  ])('%s may not publish to %s', async (user, subject) => {
+    await expectPublishRefused(user, subject);
+  });
+
+  it.each([
+    ['tool-runner', 'platform.run-ended.*'],
+    ['api', 'platform.run-ended.*'],
+    ['trigger', 'platform.trigger.runs.>'],
+  ])('%s may not subscribe to %s', async (user, subject) => {
+    await expectSubscribeRefused(user, subject);
+  });
+});
+
 describe('services keep to their own part', () => {
   it.each([
     ['api', 'platform.run-events.run_1'],
@@ -179,8 +241,8 @@ describe('services keep to their own part', () => {
 });
 
 describe('the committed configuration', () => {
-  it('deploy/nats/auth.conf is what the generator writes (regenerate with platform-nats-config config)', () => {
-    const committed = readFileSync(path.join(workspaceRoot(), 'deploy/nats/auth.conf'), 'utf8');
+  it.each(['deploy/nats/auth.conf', 'deploy/k8s/base/nats/auth.conf'])('%s is what the generator writes (regenerate with platform-nats-config config)', (file) => {
+    const committed = readFileSync(path.join(workspaceRoot(), file), 'utf8');
     expect(committed).toBe(renderNatsAuthorization(platformPrincipals(), { kind: 'env' }));
   });
 });

@@ -5,11 +5,14 @@ import {
   MEMORY_DEAD_LETTER_SUBJECT_PREFIX,
   MEMORY_INGEST_STREAM,
   MEMORY_INGEST_SUBJECT_PREFIX,
+  RUN_ENDED_SUBJECT_PREFIX,
   RUN_EVENTS_STREAM,
   RUN_EVENTS_SUBJECT_PREFIX,
   TOOL_SUBJECT_PREFIX,
   TRIGGER_EVENT_SUBJECT_PREFIX,
   TRIGGER_EVENTS_STREAM,
+  TRIGGERED_RUN_SUBJECT_PREFIX,
+  TRIGGERED_RUNS_STREAM,
 } from '@platform/contracts';
 import { consumeStream, JETSTREAM_ACCOUNT_INFO, manageStream, readStreamMessages } from './jetstream-subjects.js';
 import type { Principal, RunnerDeclaration } from './model.js';
@@ -59,10 +62,15 @@ export const SERVICE_PRINCIPALS: readonly Principal[] = [
   {
     name: 'orchestrator',
     kind: 'service',
-    description: 'runs turns: publishes run events and finished turns, calls tools, hears agent expiries and cancels',
+    description:
+      "runs turns: publishes run events, finished turns, run-ended notices and the ends of triggered runs, calls tools, hears agent expiries, cancels and its child runs' events",
     publish: unique([
       `${RUN_EVENTS_SUBJECT_PREFIX}.>`,
       `${MEMORY_INGEST_SUBJECT_PREFIX}.>`,
+      // Core NATS notice for memory (apps/orchestrator/src/pipeline/publish-run-end.ts).
+      `${RUN_ENDED_SUBJECT_PREFIX}.>`,
+      // JetStream publish into the trigger service's stream (pipeline/publish-triggered-run.ts).
+      `${TRIGGERED_RUN_SUBJECT_PREFIX}.>`,
       ORCHESTRATOR_CANCEL_SUBJECT,
       ...CALL_TOOLS,
       JETSTREAM_ACCOUNT_INFO,
@@ -70,7 +78,8 @@ export const SERVICE_PRINCIPALS: readonly Principal[] = [
       ...readStreamMessages(RUN_EVENTS_STREAM),
       ...consumeStream(AGENT_POOL_EVENTS_STREAM),
     ]),
-    subscribe: [INBOX, ORCHESTRATOR_CANCEL_SUBJECT],
+    // A plan's or team's parent run follows its child runs' events (pipeline/child-runs.ts).
+    subscribe: [INBOX, ORCHESTRATOR_CANCEL_SUBJECT, `${RUN_EVENTS_SUBJECT_PREFIX}.>`],
     allowResponses: false,
   },
   {
@@ -84,7 +93,7 @@ export const SERVICE_PRINCIPALS: readonly Principal[] = [
   {
     name: 'memory',
     kind: 'service',
-    description: 'consumes finished turns (ingestion work queue), writes dead letters, serves the memory tools',
+    description: 'consumes finished turns (ingestion work queue), writes dead letters, hears run-ended notices (drops working memory), serves the memory tools',
     publish: unique([
       `${MEMORY_DEAD_LETTER_SUBJECT_PREFIX}.>`,
       JETSTREAM_ACCOUNT_INFO,
@@ -93,14 +102,22 @@ export const SERVICE_PRINCIPALS: readonly Principal[] = [
       ...manageStream(MEMORY_DEAD_LETTER_STREAM),
       ...readStreamMessages(MEMORY_DEAD_LETTER_STREAM),
     ]),
-    subscribe: [INBOX, ...toolSubscriptions(MEMORY_RUNNER.tools), ...discoverySubscriptions(MEMORY_RUNNER.name)],
+    subscribe: [INBOX, `${RUN_ENDED_SUBJECT_PREFIX}.*`, ...toolSubscriptions(MEMORY_RUNNER.tools), ...discoverySubscriptions(MEMORY_RUNNER.name)],
     allowResponses: true,
   },
   {
     name: 'trigger',
     kind: 'service',
-    description: 'consumes external events and approval expiries, calls tools (conditions, custom executors)',
-    publish: unique([...CALL_TOOLS, JETSTREAM_ACCOUNT_INFO, ...manageStream(TRIGGER_EVENTS_STREAM), ...consumeStream(TRIGGER_EVENTS_STREAM), ...consumeStream(AGENT_POOL_EVENTS_STREAM)]),
+    description: 'consumes external events, the ends of triggered runs and approval expiries, calls tools (conditions, custom executors)',
+    publish: unique([
+      ...CALL_TOOLS,
+      JETSTREAM_ACCOUNT_INFO,
+      ...manageStream(TRIGGER_EVENTS_STREAM),
+      ...consumeStream(TRIGGER_EVENTS_STREAM),
+      ...manageStream(TRIGGERED_RUNS_STREAM),
+      ...consumeStream(TRIGGERED_RUNS_STREAM),
+      ...consumeStream(AGENT_POOL_EVENTS_STREAM),
+    ]),
     subscribe: [INBOX],
     allowResponses: false,
   },
