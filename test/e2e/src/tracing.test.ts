@@ -78,8 +78,13 @@ describe('metrics', () => {
     expect(point(points, 'orchestrator', 'gen_ai.client.token.usage', { 'gen_ai.token.type': 'input' })!.sum).toBeGreaterThan(0);
     // The auto-instrumentations' own metrics arrive too, e.g. the api's HTTP server durations.
     expect(points.some((p) => p.serviceName === 'api' && p.name.startsWith('http.server.'))).toBe(true);
-    // Nothing identifies a tenant, conversation or run in metric attributes.
-    const identifying = points.filter((p) => Object.values(p.attributes).some((v) => v === 'acme' || v === 'metered-1'));
-    expect(identifying).toEqual([]);
+    // Nothing identifies a conversation or run in metric attributes; the tenant appears only on
+    // the per-tenant token counter (tenants are the platform's customers, a bounded set).
+    expect(points.filter((p) => Object.values(p.attributes).includes('metered-1'))).toEqual([]);
+    const withTenant = points.filter((p) => Object.values(p.attributes).includes('acme'));
+    expect(new Set(withTenant.map((p) => `${p.name} ${Object.keys(p.attributes).sort().join(',')}`))).toEqual(
+      new Set(['platform.tenant.token.usage gen_ai.token.type,platform.tenant']),
+    );
+    expect(new Set(withTenant.map((p) => p.attributes['gen_ai.token.type']))).toEqual(new Set(['input', 'output']));
   });
 });

@@ -1,0 +1,55 @@
+import type { LoopResult } from '@platform/agent-loop';
+import type { RunLineage, RunRecord, RunStatus, RunSummary } from './run-types.js';
+
+/** A row of the runs table as the record queries select it. */
+export interface RunRow {
+  run_id: string;
+  tenant_id: string;
+  conversation_id: string;
+  status: RunStatus;
+  stop_reason: string | null;
+  profile: string;
+  content: string;
+  tier: string;
+  stream: boolean;
+  time_zone: string;
+  result: RunSummary | null;
+  transcript: LoopResult['transcript'] | null;
+  cancel_requested: boolean;
+  created_at: Date;
+  finished_at: Date | null;
+  trace_id: string | null;
+  parent_run_id: string | null;
+  parent_call_id: string | null;
+  delegation_chain: string[] | null;
+  plan: unknown;
+}
+
+export function lineageOf(row: Partial<Pick<RunRow, 'parent_run_id' | 'parent_call_id' | 'delegation_chain'>>): { lineage?: RunLineage } {
+  if (!row.parent_run_id) return {};
+  return { lineage: { parentRunId: row.parent_run_id, parentCallId: row.parent_call_id ?? '', chain: row.delegation_chain ?? [] } };
+}
+
+export function toRecord(row: RunRow): RunRecord {
+  return {
+    runId: row.run_id,
+    tenantId: row.tenant_id,
+    conversationId: row.conversation_id,
+    status: row.status,
+    stopReason: row.stop_reason,
+    profile: row.profile,
+    content: row.content,
+    tier: row.tier,
+    stream: row.stream,
+    timeZone: row.time_zone,
+    result: row.result,
+    transcript: row.transcript,
+    cancelRequested: row.cancel_requested,
+    createdAt: row.created_at,
+    finishedAt: row.finished_at,
+    traceId: row.trace_id ?? null,
+    ...lineageOf(row),
+    ...(row.plan ? { plan: row.plan } : {}),
+  };
+}
+

@@ -1,0 +1,115 @@
+import type { LoopResult } from '@platform/agent-loop';
+import type { ChatMessage } from '@platform/contracts';
+import type { MemoryRecallReport } from '../pipeline/memory-recall.js';
+
+/** Statuses of a run: queued and running are live; the rest are final. */
+export const LIVE_STATUSES = ['queued', 'running'] as const;
+export type RunStatus = 'queued' | 'running' | 'completed' | 'waiting' | 'failed' | 'cancelled';
+
+/** A finished run's result as stored: the loop's result, plus what the recall step injected. */
+export type RunSummary = Omit<LoopResult, 'transcript' | 'messages'> & { memoryRecall?: MemoryRecallReport };
+
+/** A decision on an approval request, sent with the message (the approvals API). */
+export interface ApprovalDecisionInput {
+  approvalId: string;
+  decision: 'approve' | 'edit' | 'cancel';
+  changes?: Record<string, unknown>;
+}
+
+/**
+ * Where a child run comes from: the run whose tool call started it, that call, and the delegation
+ * chain (profile names from the root run's to this run's own, so `chain.length - 1` is the depth).
+ */
+export interface RunLineage {
+  parentRunId: string;
+  parentCallId: string;
+  chain: string[];
+}
+
+export interface RunRecord {
+  runId: string;
+  tenantId: string;
+  conversationId: string;
+  status: RunStatus;
+  stopReason: string | null;
+  profile: string;
+  content: string;
+  tier: string;
+  stream: boolean;
+  timeZone: string;
+  result: RunSummary | null;
+  transcript: LoopResult['transcript'] | null;
+  cancelRequested: boolean;
+  createdAt: Date;
+  finishedAt: Date | null;
+  /** The trace of the request that created the run, when it had one. */
+  traceId: string | null;
+  /** Set for a child run (started by another run's delegation). */
+  lineage?: RunLineage;
+  /** A plan-and-execute run's plan (pipeline/plan/plan-view.ts), as it runs. */
+  plan?: unknown;
+}
+
+export interface NewRun {
+  runId: string;
+  tenantId: string;
+  conversationId: string;
+  profile: string;
+  content: string;
+  tier: string;
+  stream: boolean;
+  timeZone: string;
+  approval?: ApprovalDecisionInput;
+  /** What the run is for (default `message`): see the `kind` column in migrations/0002. */
+  kind?: RunKind;
+  /** Set when a trigger task sent the message (migrations/0005). */
+  source?: RunSource;
+  /** The W3C trace id of the request that created it (migrations/0006). */
+  traceId?: string;
+  /** Set for a child run (started by another run's delegation). */
+  lineage?: RunLineage;
+}
+
+export type RunKind = 'message' | 'agent_expired';
+
+/** Who sent a run's message: a trigger task's fire (the trigger service), or a user when absent. */
+export interface RunSource {
+  kind: 'trigger';
+  taskId: string;
+  triggerType: string;
+  /** A decision on a triggered run's approval: the run that asked for it. */
+  originRunId?: string;
+}
+
+/** What a tenant's finished turns used on one UTC day. */
+export interface DailyUsage {
+  day: string;
+  turns: number;
+  inputTokens: number;
+  outputTokens: number;
+}
+
+/** A run this orchestrator holds: writes about it are fenced by `epoch`. */
+export interface ClaimedRun extends NewRun {
+  kind: RunKind;
+  /** An agent-tool of the conversation may be waiting for the user (see `conversation_agents`). */
+  agentsMayWait: boolean;
+  epoch: number;
+  /** Set when an earlier attempt already assembled the input (a resume). */
+  input: ChatMessage[] | null;
+  attempts: number;
+  cancelRequested: boolean;
+  createdAt: Date;
+}
+
+/** Thrown when another orchestrator took the run over: this one must stop writing about it. */
+export class LeaseLostError extends Error {
+  constructor(runId: string) {
+    super(`the lease on run ${runId} was taken over by another orchestrator`);
+    this.name = 'LeaseLostError';
+  }
+}
+
+export function isLive(status: RunStatus): boolean {
+  return (LIVE_STATUSES as readonly string[]).includes(status);
+}
