@@ -6,6 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { OrchestratorConfig } from '../config.js';
 import type { ClaimedRun, RunRecord } from '../journal/run-records.js';
 import { ProfileRegistry, readProfilesFile } from '../profiles.js';
+import { claimedRun, finishedChild } from '../test-support/run-fixtures.js';
 import { childRunId, outcomeOfChild, type ChildRuns, type ChildTask } from './child-runs.js';
 import { DelegationToolPort } from './delegation-tools.js';
 
@@ -32,45 +33,11 @@ const inner: ToolPort = {
 };
 
 function run(profile: string, chain?: string[]): ClaimedRun {
-  return {
-    runId: 'run-1',
-    tenantId: 'acme',
-    conversationId: 'c1',
-    profile,
-    content: 'hi',
-    tier: '',
-    stream: false,
-    timeZone: '',
-    kind: 'message',
-    agentsMayWait: false,
-    epoch: 1,
-    input: null,
-    attempts: 1,
-    cancelRequested: false,
-    createdAt: new Date(),
-    ...(chain ? { lineage: { parentRunId: 'run-0', parentCallId: 'call-0', chain } } : {}),
-  };
+  return claimedRun(profile, 'hi', chain ? { lineage: { parentRunId: 'run-0', parentCallId: 'call-0', chain } } : {});
 }
 
 function finished(status: RunRecord['status'], response: string): RunRecord {
-  return {
-    runId: 'child',
-    tenantId: 'acme',
-    conversationId: 'delegation:child',
-    status,
-    stopReason: status === 'completed' ? 'final_answer' : status,
-    profile: 'researcher',
-    content: 'task',
-    tier: '',
-    stream: false,
-    timeZone: '',
-    result: { runId: 'child', response, stopReason: 'final_answer', turns: 1, usage: { inputTokens: 0, outputTokens: 0, totalTokens: 0 }, durationMs: 1, pendingAgents: [], toolCalls: [] },
-    transcript: [],
-    cancelRequested: false,
-    createdAt: new Date(),
-    finishedAt: new Date(),
-    traceId: null,
-  };
+  return finishedChild({ runId: 'child', conversationId: 'delegation:child', profile: 'researcher', content: 'task' }, status, response);
 }
 
 function port(runOf: ClaimedRun, answer: RunRecord = finished('completed', 'facts')) {

@@ -3,6 +3,7 @@ import { createLogger } from '@platform/service-kit';
 import { describe, expect, it } from 'vitest';
 import type { ClaimedRun, RunRecord } from '../../journal/run-records.js';
 import type { AgentProfile } from '../../profiles.js';
+import { claimedRun, finishedChild } from '../../test-support/run-fixtures.js';
 import type { ChildRuns, ChildTask } from '../child-runs.js';
 import { PlanExecutor } from './plan-execute.js';
 import type { PlanView } from './plan-view.js';
@@ -25,43 +26,10 @@ function scriptedModel(replies: string[]): ModelPort & { requests: ModelRequest[
   };
 }
 
-const run: ClaimedRun = {
-  runId: 'run-1',
-  tenantId: 'acme',
-  conversationId: 'c1',
-  profile: 'planner',
-  content: 'plan my week',
-  tier: '',
-  stream: false,
-  timeZone: '',
-  kind: 'message',
-  agentsMayWait: false,
-  epoch: 1,
-  input: null,
-  attempts: 1,
-  cancelRequested: false,
-  createdAt: new Date(),
-};
+const run: ClaimedRun = claimedRun('planner', 'plan my week');
 
 function record(task: ChildTask, status: RunRecord['status'], response: string): RunRecord {
-  return {
-    runId: `child-${task.callId}`,
-    tenantId: 'acme',
-    conversationId: `delegation:${task.callId}`,
-    status,
-    stopReason: status === 'completed' ? 'final_answer' : 'model_error',
-    profile: task.role,
-    content: task.task,
-    tier: '',
-    stream: false,
-    timeZone: '',
-    result: { runId: 'x', response, stopReason: 'final_answer', turns: 1, usage, durationMs: 1, pendingAgents: [], toolCalls: [] },
-    transcript: [],
-    cancelRequested: false,
-    createdAt: new Date(),
-    finishedAt: new Date(),
-    traceId: null,
-  };
+  return finishedChild({ runId: `child-${task.callId}`, conversationId: `delegation:${task.callId}`, profile: task.role, content: task.task }, status, response);
 }
 
 function setup(replies: string[], answer: (task: ChildTask) => { status: RunRecord['status']; response: string }, journal = new Map<string, unknown>()) {
