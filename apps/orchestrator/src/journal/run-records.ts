@@ -37,6 +37,11 @@ function isSecondRunningRun(err: unknown): boolean {
   return code === '23505' && constraint === 'runs_one_running';
 }
 
+/** The message's own columns, $1 to $10 of both statements that record a new run. */
+function messageValues(run: NewRun): unknown[] {
+  return [run.runId, run.tenantId, run.conversationId, run.profile, run.content, run.tier, run.stream, run.timeZone, run.approval ? jsonbText(run.approval) : null, run.kind ?? 'message'];
+}
+
 /** The runs table of the journal; every read a caller can reach is scoped by tenant. */
 export class RunRecords {
   constructor(private readonly pool: pg.Pool) {}
@@ -50,16 +55,7 @@ export class RunRecords {
              VALUES ($1, $2, $3, 'queued', $4, $5, $6, $7, $8, $9, $10, $11, clock_timestamp(), $12, $13, $14, coalesce($15::text[], '{}'), $16)
              ON CONFLICT (run_id) DO NOTHING`,
       values: [
-        run.runId,
-        run.tenantId,
-        run.conversationId,
-        run.profile,
-        run.content,
-        run.tier,
-        run.stream,
-        run.timeZone,
-        run.approval ? jsonbText(run.approval) : null,
-        run.kind ?? 'message',
+        ...messageValues(run),
         run.source ? jsonbText(run.source) : null,
         run.traceId ?? null,
         run.lineage?.parentRunId ?? null,
@@ -107,16 +103,7 @@ export class RunRecords {
        SELECT admitted.*, EXISTS (SELECT 1 FROM conversation_agents WHERE tenant_id = $2 AND conversation_id = $3) AS agents_may_wait
        FROM (SELECT 1) AS one LEFT JOIN admitted ON true`,
       values: [
-        run.runId,
-        run.tenantId,
-        run.conversationId,
-        run.profile,
-        run.content,
-        run.tier,
-        run.stream,
-        run.timeZone,
-        run.approval ? jsonbText(run.approval) : null,
-        run.kind ?? 'message',
+        ...messageValues(run),
         owner,
         leaseMs,
         token,
