@@ -6,6 +6,7 @@ import { z } from 'zod';
 import type { AgentPool } from './agent-pool.js';
 import type { AgentPoolConfig } from './config.js';
 import { UUID_PATTERN, type EntryRow, type SourceKind } from './entry-store.js';
+import type { UserDecisionInput } from './user-decision.js';
 
 type Limits = Pick<AgentPoolConfig, 'AGENT_MAX_INPUT_BYTES'>;
 
@@ -49,6 +50,20 @@ function sourceOf(source: agentPoolV1.AgentSource | undefined): { kind: SourceKi
   if (kind === 'trigger' && !taskId) throw errors.invalidArgument('INVALID_SOURCE', 'source.task_id is required when source.kind is "trigger"');
   if (kind === 'user' && taskId) throw errors.invalidArgument('INVALID_SOURCE', 'source.task_id is only for source.kind "trigger"');
   return { kind, taskId };
+}
+
+/** A decision the platform asks the user for itself (StartAgent's `user_decision`), checked at the edge. */
+function userDecisionOf(decision: agentPoolV1.UserDecision | undefined, approvalGate: boolean, limits: Limits): UserDecisionInput | undefined {
+  if (!decision) return undefined;
+  if (approvalGate) throw errors.invalidArgument('INVALID_USER_DECISION', 'a call is either approval_gate or user_decision, not both');
+  if (!decision.actionSummary.trim()) throw errors.invalidArgument('INVALID_USER_DECISION', 'user_decision.action_summary must not be empty');
+  if (decision.expiresInMs < 1) throw errors.invalidArgument('INVALID_USER_DECISION', 'user_decision.expires_in_ms must be at least 1');
+  return {
+    actionSummary: text(decision.actionSummary, 'user_decision.action_summary', limits),
+    details: jsonObject(decision.detailsJson, 'user_decision.details_json', 'INVALID_USER_DECISION', limits),
+    prompt: text(decision.prompt, 'user_decision.prompt', limits),
+    expiresInMs: decision.expiresInMs,
+  };
 }
 
 /** The caller's deadline in epoch ms (Infinity when it set none). */
@@ -116,6 +131,7 @@ export function agentPoolServiceImplementation(pool: AgentPool, limits: Limits, 
         approvalGate: request.approvalGate,
         deadlineAt: deadlineOf(call),
         credentialGrant: request.credentialGrant || undefined,
+        userDecision: userDecisionOf(request.userDecision, request.approvalGate, limits),
       });
       return { entry: toProtoEntry(entry), duplicate };
     }),

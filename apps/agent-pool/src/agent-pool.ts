@@ -7,6 +7,7 @@ import type { AgentStepCall, ApprovedToolCall, CallFailure, StepResult, ToolRunR
 import { gateApprovalRequest, gatedArguments } from './approval-gate.js';
 import { approvalNotFound, CANCELLED, entryNotFound, notLive, notWaitingFor, SCHEMA_VERSION_CHANGED, stateOf, stateVersion } from './entry-states.js';
 import type { AgentPoolConfig } from './config.js';
+import { decidedState, userDecisionState, type UserDecisionInput } from './user-decision.js';
 import {
   deriveEntryId,
   entryStore,
@@ -14,6 +15,7 @@ import {
   stepCallId,
   type EntryPatch,
   type EntryRow,
+  type EntryKind,
   type EntryStatus,
   type LockedRow,
   type SourceKind,
@@ -57,6 +59,8 @@ export interface StartInput {
   deadlineAt: number;
   /** Sent to the runner with the step (an agent that declares credentials); never stored. */
   credentialGrant?: string | undefined;
+  /** A decision the platform asks the user for itself: store it waiting for approval, run nothing (see user-decision.ts). */
+  userDecision?: UserDecisionInput | undefined;
 }
 
 export interface ContinueInput {
@@ -112,6 +116,7 @@ export class AgentPool {
     if (existing) return { entry: existing, duplicate: true };
     await this.checkLimit(this.db, input.tenantId);
     if (input.approvalGate) return this.startGate(input);
+    if (input.userDecision) return this.startWaiting(input, 'user_decision', userDecisionState(input.agentName, input.userDecision), 'decision waits for the user');
     const entryId = deriveEntryId(input.tenantId, input.callId);
     const lookup = this.options.agents.lookup(input.agentName);
     const descriptor = lookup.state === 'online' ? lookup.entry : undefined;
@@ -171,6 +176,12 @@ export class AgentPool {
       throw new PlatformError('failed_precondition', 'NOT_A_PLAIN_TOOL', `'${input.agentName}' is an agent-tool, which asks for approval itself; start it without approval_gate`);
     }
     const { approval, prompt } = gateApprovalRequest(input.agentName, input.arguments, this.settings.APPROVAL_TIMEOUT_MINUTES);
+    const state = { status: 'waiting_for_approval' as const, schema_version: tool.schemaHash, collected: input.arguments, prompt, approval_id: randomUUID(), approval, expires_in_ms: approval.timeoutMinutes * 60_000, step: 0 };
+    return this.startWaiting(input, 'approval_gate', state, 'tool call waits for approval');
+  }
+
+  /** Stores a waiting entry nobody runs (a gated call, a user decision), counted against the tenant's limit. */
+  private startWaiting(input: StartInput, kind: EntryKind, state: EntryPatch & { status: EntryStatus; schema_version: string }, what: string): Promise<{ entry: EntryRow; duplicate: boolean }> {
     return inTransaction(this.db, async (client) => {
       await entryStore.lockStart(client, input.tenantId, input.callId);
       const raced = await entryStore.findByCallId(client, input.tenantId, input.callId);
@@ -186,23 +197,14 @@ export class AgentPool {
           run_id: input.runId ?? null,
           call_id: input.callId,
           agent_name: input.agentName,
-          kind: 'approval_gate',
+          kind,
           arguments: input.arguments,
           source_kind: input.source.kind,
           source_task_id: input.source.taskId ?? null,
         },
-        {
-          status: 'waiting_for_approval',
-          schema_version: tool.schemaHash,
-          collected: input.arguments,
-          prompt,
-          approval_id: randomUUID(),
-          approval,
-          expires_in_ms: approval.timeoutMinutes * 60_000,
-          step: 0,
-        },
+        state,
       );
-      this.logStep(entry, 'tool call waits for approval');
+      this.logStep(entry, what);
       return { entry, duplicate: false };
     });
   }
@@ -225,6 +227,11 @@ export class AgentPool {
       }
       if (input.changes && Object.keys(input.changes).length > 0 && !approval.allowModification) {
         return { row, reject: errors.invalidArgument('MODIFICATION_NOT_ALLOWED', 'this approval request does not accept changes') };
+      }
+      if (row.kind === 'user_decision') {
+        const decided = await entryStore.update(client, row.entry_id, decidedState(input.decision, input.changes, input.reply));
+        this.logStep(decided, 'user decided');
+        return { row: decided };
       }
       if (row.kind === 'approval_gate') {
         // Nobody is there to read a reply: a gated call takes a decision.

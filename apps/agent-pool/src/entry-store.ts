@@ -9,8 +9,11 @@ export type WaitingStatus = 'waiting_for_input' | 'waiting_for_approval';
 export type LiveStatus = (typeof LIVE_STATUSES)[number];
 export type EntryStatus = LiveStatus | (typeof FINISHED_STATUSES)[number];
 export type SourceKind = 'user' | 'trigger';
-/** `agent`: an agent-tool's call; `approval_gate`: a plain tool's call held for approval. */
-export type EntryKind = 'agent' | 'approval_gate';
+/**
+ * `agent`: an agent-tool's call; `approval_gate`: a plain tool's call held for approval;
+ * `user_decision`: a decision the platform asks the user for (nobody runs).
+ */
+export type EntryKind = 'agent' | 'approval_gate' | 'user_decision';
 
 const LIVE_SQL = `('waiting_for_input', 'waiting_for_approval', 'paused')`;
 const FINISHED_SQL = `('completed', 'cancelled', 'expired', 'error')`;

@@ -17,6 +17,7 @@ import type { CredentialCalls } from './credential-calls.js';
 import { registerMemoryRoutes } from './routes/memory.js';
 import { registerHealthRoutes, type HealthRoutesOptions } from './routes/health.js';
 import { registerRunRoutes } from './routes/runs.js';
+import { registerRunListRoutes } from './routes/run-list.js';
 import { registerTaskRoutes } from './routes/tasks.js';
 import { registerToolRoutes } from './routes/tools.js';
 import { registerUsageRoutes } from './routes/usage.js';
@@ -83,6 +84,7 @@ export function buildApp(options: AppOptions): FastifyInstance {
   registerHealthRoutes(app, options.health);
   registerConversationRoutes(app, { turns, events, memory: options.memory, ...options.limits });
   registerRunRoutes(app, { orchestrator: options.orchestrator, events, sseHeartbeatMs: options.limits.sseHeartbeatMs });
+  registerRunListRoutes(app, { orchestrator: options.orchestrator });
   registerNotificationRoutes(app, { trigger: options.trigger, sseHeartbeatMs: options.limits.sseHeartbeatMs, pollMs: options.limits.notificationsPollMs ?? 1_000 });
   registerMemoryRoutes(app, { memory: options.memory });
   registerToolRoutes(app, { orchestrator: options.orchestrator });

@@ -30,11 +30,16 @@ export const CredentialConfig = z.object({
   /** How often each replica looks for rows wrapped by a non-active key; 0 turns the job off. */
   CREDENTIAL_REWRAP_INTERVAL_MS: env.nonNegativeInt().default(60_000),
   /**
-   * Whether a read (Get, List) waits for its audit row to reach the disk before answering. Off by
-   * default: reads commit asynchronously, so a database crash can lose the read audit rows of the
-   * last few hundred milliseconds (never a credential, never a save's or delete's audit row).
+   * Whether a read waits for its audit row to be committed durably before answering. Off by
+   * default: a Get's audit row is written in a batch within CREDENTIAL_READ_AUDIT_FLUSH_MS after it
+   * answers, and a List commits asynchronously, so a crash can lose the read audit rows of that
+   * last window (never a credential, never a save's or delete's audit row).
    */
   CREDENTIAL_DURABLE_READ_AUDIT: env.boolean().default(false),
+  /** Longest a Get's audit row waits for its batch (milliseconds). */
+  CREDENTIAL_READ_AUDIT_FLUSH_MS: env.nonNegativeInt().default(5),
+  /** Read audit rows queued at most (a database outage); beyond them a Get waits for its row's commit. */
+  CREDENTIAL_READ_AUDIT_MAX_QUEUED: env.positiveInt().default(10_000),
   SHUTDOWN_GRACE_MS: env.positiveInt().default(10_000),
   LOG_LEVEL: env.logLevel().default('info'),
 });

@@ -19,10 +19,12 @@ export class CredentialDatabase {
   ) {}
 
   /**
-   * Runs `fn` as the runtime role with `tenantId` as the transaction's tenant. A `read` (whose
-   * only write is its audit row) commits without waiting for the WAL flush unless
+   * Runs `fn` as the runtime role with `tenantId` as the transaction's tenant. A `read` (a List,
+   * whose only write is its audit row) commits without waiting for the WAL flush unless
    * `durableReadAudit` is set: Postgres flushes it within `wal_writer_delay`, so only a database
-   * crash in that window can lose read audit rows; saves and deletes always commit durably.
+   * crash in that window can lose read audit rows; saves and deletes always commit durably. (A Get
+   * does not come here: it is one statement, `credential_read` of migration 0002, which takes the
+   * same two steps inside.)
    */
   asTenant<T>(tenantId: string, fn: (client: pg.PoolClient) => Promise<T>, options: { read?: boolean } = {}): Promise<T> {
     const settings = (client: pg.PoolClient): string[] => [

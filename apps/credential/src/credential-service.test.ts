@@ -104,4 +104,20 @@ describe('CredentialService for platform callers', () => {
     const older = await fx.client.rpc.listAuditEvents({ tenantId: 'audited', beforeId: events[0]!.id, limit: 1 }, asPlatform);
     expect(older.events.map((e) => e.id)).toEqual([events[1]!.id]);
   });
+
+  it('keeps the order of answers in the audit trail, and writes queued read audit rows when it stops', async () => {
+    // A long batch window: only the save's flush and the shutdown write these Get rows.
+    await fx.restart({ CREDENTIAL_READ_AUDIT_FLUSH_MS: '60000' });
+    try {
+      await save('ordered', 'google', '', secret);
+      await get('ordered', 'google');
+      await save('ordered', 'google', '', secret, 1);
+      await get('ordered', 'google');
+      await fx.restart();
+      const { events } = await fx.client.rpc.listAuditEvents({ tenantId: 'ordered', beforeId: 0, limit: 0 }, asPlatform);
+      expect(events.map((e) => `${e.action}:${e.outcome}`)).toEqual(['get:ok', 'save:ok', 'get:ok', 'save:ok']);
+    } finally {
+      await fx.restart();
+    }
+  });
 });

@@ -9,6 +9,7 @@ import type { CredentialConfig } from './config.js';
 import type { CredentialDatabase } from './credential-database.js';
 import type { AuditActor, CredentialInfo, CredentialKey, CredentialStore } from './credential-store.js';
 import type { KeyProvider } from './crypto/key-provider.js';
+import type { ReadAuditBatcher } from './read-audit-batcher.js';
 import { keyUsage } from './key-rotation.js';
 
 type Limits = Pick<CredentialConfig, 'CREDENTIAL_MAX_SECRET_BYTES' | 'CREDENTIAL_AUDIT_PAGE_SIZE' | 'CREDENTIAL_AUDIT_MAX_PAGE_SIZE'>;
@@ -16,6 +17,8 @@ type Limits = Pick<CredentialConfig, 'CREDENTIAL_MAX_SECRET_BYTES' | 'CREDENTIAL
 export interface CredentialServiceDeps {
   store: CredentialStore;
   db: CredentialDatabase;
+  /** Flushed before the audit trail is read, so it shows every read this replica answered. */
+  readAudit: Pick<ReadAuditBatcher, 'flush'>;
   keys: KeyProvider;
   auth: CallerAuth;
   limits: Limits;
@@ -124,6 +127,7 @@ export function credentialServiceImplementation(deps: CredentialServiceDeps): cr
       }
       if (request.beforeId < 0) throw errors.invalidArgument('INVALID_BEFORE_ID', 'before_id must not be negative');
       await platformOnly('', call.metadata, 'ListAuditEvents');
+      await deps.readAudit.flush();
       const events = await deps.db.asTenant(tenantId, (client) => listAudit(client, tenantId, request.beforeId, request.limit || limits.CREDENTIAL_AUDIT_PAGE_SIZE));
       return { events: events.map((e) => ({ ...e, at: e.at })) };
     }),

@@ -6,6 +6,7 @@ import { openRecord, sealRecord, type RecordIdentity } from './crypto/envelope.j
 import { CredentialDecryptError } from './crypto/crypto-errors.js';
 import type { KeyProvider } from './crypto/key-provider.js';
 import { credentialNotFound, versionConflict } from './credential-errors.js';
+import type { ReadAuditBatcher } from './read-audit-batcher.js';
 
 /** A credential without its secret. */
 export interface CredentialInfo {
@@ -42,20 +43,21 @@ function toInfo(row: InfoRow): CredentialInfo {
 }
 
 /**
- * Encrypted credentials in Postgres. Every operation runs as the tenant (RLS) and writes its audit
- * row in the same transaction, so no read or write happens without one. Failed attempts
- * (not found, conflict, decrypt failure) are audited too.
+ * Encrypted credentials in Postgres. Every operation runs as the tenant (RLS) and is audited:
+ * saves, deletes, lists and refusals in the same transaction; a Get through the read-audit
+ * batcher (see `get`). Failed attempts (not found, conflict, decrypt failure) are audited too.
  */
 export class CredentialStore {
   constructor(
     private readonly db: CredentialDatabase,
     private readonly keys: KeyProvider,
+    private readonly readAudit: ReadAuditBatcher,
   ) {}
 
   /** Creates or replaces; `expectedVersion` 0 = create only, n = replace version n only. */
   async save(key: CredentialKey, secret: Buffer, expectedVersion: number | undefined, actor: AuditActor): Promise<CredentialInfo> {
     for (;;) {
-      const outcome = await this.db.asTenant(key.tenantId, async (client) => {
+      const outcome = await this.audited(key.tenantId, async (client) => {
         const { rows } = await client.query<{ version: string }>({
           name: 'credential-lock',
           text: 'SELECT version FROM credentials WHERE tenant_id = $1 AND service = $2 AND account = $3 FOR UPDATE',
@@ -92,37 +94,38 @@ export class CredentialStore {
     }
   }
 
-  /** The decrypted secret and its info; a row that fails authentication returns nothing. */
+  /**
+   * The decrypted secret and its info; a row that fails authentication returns nothing. One round
+   * trip: `credential_read` (migration 0002) drops to the runtime role and sets the tenant for its
+   * own implicit transaction, then selects under RLS. The audit row goes to the read-audit batcher
+   * (committed within its window, or before this returns when read audits are durable).
+   */
   async get(key: CredentialKey, actor: AuditActor): Promise<{ info: CredentialInfo; secret: Buffer }> {
-    const outcome = await this.db.asTenant(key.tenantId, async (client) => {
-      const { rows } = await client.query<InfoRow & { wrapped_key: Buffer; ciphertext: Buffer }>({
-        name: 'credential-get',
-        text: `SELECT ${INFO_COLUMNS}, wrapped_key, ciphertext FROM credentials WHERE tenant_id = $1 AND service = $2 AND account = $3`,
-        values: [key.tenantId, key.service, key.account],
-      });
-      const row = rows[0];
-      const audit = (outcome: string) => appendAudit(client, key.tenantId, { ...actor, service: key.service, account: key.account, action: 'get', outcome });
-      if (!row) {
-        await audit('not_found');
-        return { missing: true } as const;
-      }
-      const info = toInfo(row);
-      try {
-        const secret = await openRecord(this.keys, { ...key, version: info.version }, { ciphertext: row.ciphertext, wrappedKey: { keyId: row.key_id, bytes: row.wrapped_key } });
-        await audit('ok');
-        return { info, secret } as const;
-      } catch (err) {
-        await audit(err instanceof CredentialDecryptError ? 'decrypt_failed' : 'key_unavailable');
-        return { failed: err } as const;
-      }
-    }, { read: true });
-    if ('missing' in outcome) throw credentialNotFound(key);
-    if ('failed' in outcome) throw outcome.failed;
-    return outcome;
+    const { rows } = await this.db.pool.query<InfoRow & { wrapped_key: Buffer; ciphertext: Buffer }>({
+      name: 'credential-read',
+      text: `SELECT ${INFO_COLUMNS}, wrapped_key, ciphertext FROM credential_read($1, $2, $3)`,
+      values: [key.tenantId, key.service, key.account],
+    });
+    const row = rows[0];
+    const audit = (outcome: string) => this.readAudit.record(key.tenantId, { ...actor, service: key.service, account: key.account, action: 'get', outcome });
+    if (!row) {
+      await audit('not_found');
+      throw credentialNotFound(key);
+    }
+    const info = toInfo(row);
+    let secret: Buffer;
+    try {
+      secret = await openRecord(this.keys, { ...key, version: info.version }, { ciphertext: row.ciphertext, wrappedKey: { keyId: row.key_id, bytes: row.wrapped_key } });
+    } catch (err) {
+      await audit(err instanceof CredentialDecryptError ? 'decrypt_failed' : 'key_unavailable');
+      throw err;
+    }
+    await audit('ok');
+    return { info, secret };
   }
 
   async list(tenantId: string, service: string | undefined, actor: AuditActor): Promise<CredentialInfo[]> {
-    return this.db.asTenant(tenantId, async (client) => {
+    return this.audited(tenantId, async (client) => {
       const { rows } = await client.query<InfoRow>({
         name: 'credential-list',
         text: `SELECT ${INFO_COLUMNS} FROM credentials WHERE tenant_id = $1 AND ($2::text IS NULL OR service = $2) ORDER BY service, account`,
@@ -134,7 +137,7 @@ export class CredentialStore {
   }
 
   async delete(key: CredentialKey, actor: AuditActor): Promise<void> {
-    const deleted = await this.db.asTenant(key.tenantId, async (client) => {
+    const deleted = await this.audited(key.tenantId, async (client) => {
       const { rowCount } = await client.query({
         name: 'credential-delete',
         text: 'DELETE FROM credentials WHERE tenant_id = $1 AND service = $2 AND account = $3',
@@ -148,6 +151,16 @@ export class CredentialStore {
 
   /** Records an attempt refused before it reached the store (a grant that does not cover it). */
   async auditDenied(key: CredentialKey, action: AuditEntry['action'], actor: AuditActor): Promise<void> {
-    await this.db.asTenant(key.tenantId, (client: pg.PoolClient) => appendAudit(client, key.tenantId, { ...actor, service: key.service, account: key.account, action, outcome: 'denied' }));
+    await this.audited(key.tenantId, (client: pg.PoolClient) => appendAudit(client, key.tenantId, { ...actor, service: key.service, account: key.account, action, outcome: 'denied' }));
+  }
+
+  /**
+   * A tenant transaction that appends its own audit row, after the read audit rows this replica
+   * has queued: the trail keeps the order in which this replica answered (a save after a Get is
+   * listed after it). Queued rows that cannot be written now stay queued; the operation goes on.
+   */
+  private async audited<T>(tenantId: string, fn: (client: pg.PoolClient) => Promise<T>, options: { read?: boolean } = {}): Promise<T> {
+    await this.readAudit.flush().catch(() => undefined);
+    return this.db.asTenant(tenantId, fn, options);
   }
 }

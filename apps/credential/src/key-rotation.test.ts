@@ -3,6 +3,7 @@ import { createLogger, createPgPool } from '@platform/service-kit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CredentialDatabase } from './credential-database.js';
 import { CredentialStore } from './credential-store.js';
+import { ReadAuditBatcher } from './read-audit-batcher.js';
 import { LocalKeyring } from './crypto/local-keyring.js';
 import { keyUsage, MissingKeyError, rewrapAll, rewrapBatch } from './key-rotation.js';
 import { CREDENTIAL_SCHEMA, startCredentialServer } from './server.js';
@@ -97,7 +98,8 @@ describe('key rotation', () => {
     try {
       expect((await keyUsage(db, keys)).find((u) => u.keyId === 'k1')).toMatchObject({ credentials: 1, inKeyring: false });
       expect(await rewrapBatch(db, keys, 10)).toBe(0);
-      const read = new CredentialStore(db, keys).get({ tenantId: 't9', service: 'google', account: 'old' }, { actorKind: 'platform', subject: '', tool: '', runId: '', callId: '' });
+      const readAudit = new ReadAuditBatcher(db.pool, { durable: true, flushDelayMs: 0, maxQueuedRows: 100, logger: testLogger });
+      const read = new CredentialStore(db, keys, readAudit).get({ tenantId: 't9', service: 'google', account: 'old' }, { actorKind: 'platform', subject: '', tool: '', runId: '', callId: '' });
       await expect(read).rejects.toMatchObject({ code: 'KEY_UNAVAILABLE', keyId: 'k1' });
     } finally {
       await end();

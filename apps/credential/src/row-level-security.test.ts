@@ -96,6 +96,61 @@ describe('row-level security on the credential tables', () => {
     }
   });
 
+  it('reads through credential_read as the runtime role with the tenant set, for that statement only', async () => {
+    await fx.client.rpc.saveCredential({ tenantId: 'globex', service: 'dropbox', account: '', secretJson: '{"t":"SECRET"}', expectedVersion: undefined, grant: '', callId: '', actor: undefined }, { metadata: platformMetadata() });
+    try {
+      const read = async (tenantId: string, service: string) => (await admin.query<{ service: string }>('SELECT service FROM credential_read($1, $2, $3)', [tenantId, service, 'primary'])).rows;
+      expect(await read('acme', 'google')).toEqual([{ service: 'google' }]);
+      expect(await read('acme', 'dropbox')).toEqual([]);
+      expect(await read("acme' OR true --", 'google')).toEqual([]);
+      // One statement is its own transaction: the role and the tenant end with it.
+      expect((await admin.query('SELECT current_user = session_user AS own, current_setting($1, true) AS tenant', ['credential.tenant_id'])).rows[0]).toEqual({ own: true, tenant: '' });
+      expect((await admin.query('SELECT count(*)::int AS n FROM credentials')).rows[0]).toEqual({ n: 3 });
+      // Inside a transaction block what follows the call stays the runtime role, filtered to that tenant.
+      await admin.query('BEGIN');
+      try {
+        await read('acme', 'google');
+        expect((await admin.query('SELECT current_user AS who, current_setting($1) AS tenant', ['credential.tenant_id'])).rows[0]).toEqual({ who: RUNTIME_ROLE, tenant: 'acme' });
+        expect((await admin.query<{ tenant_id: string }>('SELECT DISTINCT tenant_id FROM credentials')).rows).toEqual([{ tenant_id: 'acme' }]);
+      } finally {
+        await admin.query('ROLLBACK');
+      }
+    } finally {
+      await fx.client.rpc.deleteCredential({ tenantId: 'globex', service: 'dropbox', account: '', actor: undefined }, { metadata: platformMetadata() });
+    }
+  });
+
+  it('lets only members of the runtime role call the read and audit functions', async () => {
+    const outsider = `outsider_${Math.random().toString(36).slice(2, 10)}`;
+    await admin.query(`CREATE ROLE ${outsider} LOGIN`);
+    const url = new URL(fx.url);
+    url.username = outsider;
+    const direct = new pg.Client({ connectionString: url.toString() });
+    await direct.connect();
+    try {
+      const attempt = (sql: string) => direct.query(sql).then(() => 'ran', (e: Error) => e.message);
+      expect(await attempt(`SELECT * FROM ${CREDENTIAL_SCHEMA}.credential_read('acme', 'google', 'primary')`)).toMatch(/permission denied to set role/);
+      expect(await attempt(`SELECT ${CREDENTIAL_SCHEMA}.credential_append_audit('{acme}', '{google}', '{primary}', '{get}', '{ok}', '{platform}', '{x}', '{}', '{}', '{}', '{now}')`)).toMatch(/permission denied to set role/);
+      expect(await attempt(`SELECT count(*) FROM ${CREDENTIAL_SCHEMA}.credentials`)).toMatch(/permission denied/);
+    } finally {
+      await direct.end();
+    }
+  });
+
+  it('appends batched audit rows each under its own tenant, and refuses a ragged or tenantless batch', async () => {
+    const append = (tenants: (string | null)[], services: string[]) =>
+      admin.query('SELECT credential_append_audit($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11) AS n', [
+        tenants, services, services.map(() => 'primary'), services.map(() => 'get'), services.map(() => 'ok'), services.map(() => 'grant'),
+        services.map(() => ''), services.map(() => 'tool'), services.map(() => 'run-b'), services.map(() => 'call-b'), services.map(() => new Date()),
+      ]).then((r) => Number((r.rows[0] as { n: string }).n), (e: Error) => e.message);
+    expect(await append(['acme', 'globex', 'acme'], ['s1', 's2', 's3'])).toBe(3);
+    const seen = (tenantId: string) => asRole(RUNTIME_ROLE, tenantId, async () => (await admin.query<{ service: string }>(`SELECT service FROM audit_events WHERE run_id = 'run-b' ORDER BY id`)).rows.map((r) => r.service));
+    expect([await seen('acme'), await seen('globex')]).toEqual([['s1', 's3'], ['s2']]);
+    expect(await append(['acme', 'acme'], ['s4'])).toMatch(/null value/);
+    expect(await append(['acme', null], ['s5', 's6'])).toMatch(/every row needs a tenant/);
+    expect(await seen('acme')).toEqual(['s1', 's3']);
+  });
+
   it('gives the runtime role an append-only audit trail', async () => {
     const update = await asRole(RUNTIME_ROLE, 'acme', () => admin.query(`UPDATE audit_events SET outcome = 'x'`).then(() => 'updated', (e: Error) => e.message));
     expect(update).toMatch(/permission denied/);

@@ -7,6 +7,7 @@ import type { CredentialConfig } from './config.js';
 import { CredentialDatabase } from './credential-database.js';
 import { credentialServiceImplementation } from './credential-service.js';
 import { CredentialStore } from './credential-store.js';
+import { ReadAuditBatcher } from './read-audit-batcher.js';
 import type { KeyProvider } from './crypto/key-provider.js';
 import { LocalKeyring } from './crypto/local-keyring.js';
 import { assertKeyringCoversRows, startRewrapJob } from './key-rotation.js';
@@ -46,9 +47,15 @@ export async function startCredentialServer(config: CredentialConfig, logger: Lo
   try {
     const db = new CredentialDatabase(pool, { durableReadAudit: config.CREDENTIAL_DURABLE_READ_AUDIT });
     await assertKeyringCoversRows(db, keyProvider);
-    const store = new CredentialStore(db, keyProvider);
+    const readAudit = new ReadAuditBatcher(pool, {
+      durable: config.CREDENTIAL_DURABLE_READ_AUDIT,
+      flushDelayMs: config.CREDENTIAL_READ_AUDIT_FLUSH_MS,
+      maxQueuedRows: config.CREDENTIAL_READ_AUDIT_MAX_QUEUED,
+      logger,
+    });
+    const store = new CredentialStore(db, keyProvider, readAudit);
     const grpc = new GrpcServer({ host: config.GRPC_HOST, port: config.GRPC_PORT, logger });
-    grpc.addService(CREDENTIAL_SERVICE_NAME, credentialV1.CredentialServiceService, credentialServiceImplementation({ store, db, keys: keyProvider, auth, limits: config, logger }));
+    grpc.addService(CREDENTIAL_SERVICE_NAME, credentialV1.CredentialServiceService, credentialServiceImplementation({ store, db, readAudit, keys: keyProvider, auth, limits: config, logger }));
     const port = await grpc.start();
     const rewrap = startRewrapJob(db, keyProvider, { batchSize: config.CREDENTIAL_REWRAP_BATCH_SIZE, intervalMs: config.CREDENTIAL_REWRAP_INTERVAL_MS, logger });
     logger.info({ activeKeyId: keyProvider.activeKeyId, keyIds: keyProvider.keyIds() }, 'credential keyring loaded');
@@ -56,6 +63,7 @@ export async function startCredentialServer(config: CredentialConfig, logger: Lo
       port,
       async stop() {
         await grpc.stop(config.SHUTDOWN_GRACE_MS);
+        await readAudit.close();
         await rewrap.stop();
         await pool.end();
       },

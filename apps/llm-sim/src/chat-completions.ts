@@ -9,6 +9,7 @@ import { completionId, requestFingerprint } from './ids.js';
 import { contextLengthExceeded, invalidRequest, modelNotFound, rateLimited, serverError } from './openai-errors.js';
 import { buildStructuredReply } from './memory/structured-replies.js';
 import { renderCompletion } from './render-completion.js';
+import { asksForJsonSchema, responseFormatProblem } from './response-format.js';
 import type { RequestLogEntry } from './request-log.js';
 import { resolveStep, selectScenario, stepIndexOf, turnIndexOf } from './select-step.js';
 import { sendError, type LlmSimApp, type SimState } from './sim-state.js';
@@ -24,6 +25,8 @@ export function registerChatCompletions(app: LlmSimApp, state: SimState): void {
     if (!parsed.ok) return sendError(reply, invalidRequest(parsed.problem.message, parsed.problem.param), entry);
     const body = parsed.request;
     if (!state.models.includes(body.model)) return sendError(reply, modelNotFound(body.model), entry);
+    const formatProblem = responseFormatProblem(body);
+    if (formatProblem) return sendError(reply, invalidRequest(formatProblem.message, formatProblem.param), entry);
 
     // The memory service's structured requests (extraction, memory Q&A, session summaries) are
     // answered from their prompt, before scenario selection: the conversation text they quote may
@@ -94,7 +97,9 @@ export function registerChatCompletions(app: LlmSimApp, state: SimState): void {
     const promptTokens = estimatePromptTokens(body);
     // Faults are counted only once the (possibly delayed) answer is due, so a request the client
     // abandoned does not use up a `times: 1` fault meant for its retry.
-    const fault = step.fault && state.faults.shouldFire(step.fault, requestFingerprint(scenario.name, body.messages, stepIndex)) ? step.fault : undefined;
+    // `response_format_unsupported` concerns only requests that ask for structured output.
+    const applies = step.fault && (step.fault.kind !== 'response_format_unsupported' || asksForJsonSchema(body));
+    const fault = step.fault && applies && state.faults.shouldFire(step.fault, requestFingerprint(scenario.name, body.messages, stepIndex)) ? step.fault : undefined;
     if (fault) {
       entry.fault = fault.kind;
       request.log.info({ scenario: scenario.name, turnIndex, stepIndex, fault: fault.kind }, 'injecting fault');

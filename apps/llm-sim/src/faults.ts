@@ -72,5 +72,7 @@ export function faultError(fault: ErrorFaultSpec, ctx: FaultContext): SimError {
       return serverError(fault.message);
     case 'bad_request':
       return invalidRequest(fault.message ?? 'Invalid request (simulated bad_request fault).');
+    case 'response_format_unsupported':
+      return invalidRequest(fault.message ?? "Invalid parameter: 'response_format' of type 'json_schema' is not supported with this model.", 'response_format');
   }
 }

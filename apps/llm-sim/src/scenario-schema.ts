@@ -7,8 +7,10 @@ export const SCENARIO_NAME = /^[A-Za-z0-9._-]+$/;
 /**
  * The faults a step can inject: OpenAI errors, or `stream_cut`, a connection that breaks after
  * `afterChunks` chunks of a streamed answer (before any answer when not streaming).
+ * `response_format_unsupported` answers only requests asking for structured output
+ * (`response_format: json_schema`) with OpenAI's 400 for a model without it; others pass.
  */
-export const FAULT_KINDS = ['rate_limit', 'context_length_exceeded', 'auth', 'server_error', 'bad_request', 'stream_cut'] as const;
+export const FAULT_KINDS = ['rate_limit', 'context_length_exceeded', 'auth', 'server_error', 'bad_request', 'response_format_unsupported', 'stream_cut'] as const;
 
 export const FaultSchema = z.strictObject({
   kind: z.enum(FAULT_KINDS),

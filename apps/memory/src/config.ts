@@ -55,8 +55,15 @@ export const MemoryConfig = z.object({
   MEMORY_INGEST_RETRY_BASE_MS: env.positiveInt().default(1_000),
   MEMORY_INGEST_MAX_AGE_MS: env.positiveInt().default(7 * 24 * 3_600_000),
   MEMORY_DEAD_LETTER_MAX_AGE_MS: env.positiveInt().default(30 * 24 * 3_600_000),
-  /** Turns extracted at once by this replica. */
+  /** Model calls (turn extractions) one ingestion batch runs at once. */
   MEMORY_INGEST_CONCURRENCY: env.positiveInt().default(4),
+  /**
+   * Turns taken off the queue and stored together: one transaction, one statement per table, one
+   * embeddings request per batch. 1 = one turn at a time.
+   */
+  MEMORY_INGEST_BATCH_SIZE: env.positiveInt().max(500).default(50),
+  /** How long a batch waits for more turns after its first one arrived (the most a lone turn waits). */
+  MEMORY_INGEST_BATCH_WAIT_MS: env.nonNegativeInt().max(60_000).default(200),
   /** How often consumer lag is read for the metric. */
   MEMORY_LAG_POLL_MS: env.positiveInt().default(5_000),
   /**

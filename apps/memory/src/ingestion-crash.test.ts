@@ -14,15 +14,19 @@ let nc: NatsConnection;
 let db: pg.Pool;
 let databaseUrl: string;
 let model: Awaited<ReturnType<typeof startFakeModel>>;
+let openGate: () => void = () => undefined;
+const gate = { promise: new Promise<void>((resolve) => (openGate = resolve)) };
 
 beforeAll(async () => {
   [nats, model, databaseUrl] = await Promise.all([
     startNatsServer(),
-    startFakeModel((request) =>
-      request.schemaName === 'memory_extraction'
-        ? JSON.stringify({ facts: [{ subject: 'user', predicate: 'lives_in', object: request.user.includes('Porto') ? 'Porto' : 'Lisbon', confidence: 0.9, sourceSeq: 1 }], episodeSummary: 'The user said where they live.' })
-        : 500,
-    ),
+    startFakeModel(async (request) => {
+      if (request.schemaName !== 'memory_extraction') return 500;
+      // "hold" turns are answered only once the test opens the gate (their process is killed meanwhile).
+      if (request.user.includes('hold:')) await gate.promise;
+      const city = /live in (\w+)/.exec(request.user)?.[1] ?? 'nowhere';
+      return JSON.stringify({ facts: [{ subject: 'user', predicate: 'lives_in', object: city, confidence: 0.9, sourceSeq: 1 }], episodeSummary: `The user said they live in ${city}.` });
+    }),
     createSuiteDatabase('memory_crash'),
   ]);
   nc = await connectNats({ servers: nats.url, name: 'memory-crash-test', logger });
@@ -54,16 +58,26 @@ async function waitFor<T>(what: string, probe: () => Promise<T | undefined>): Pr
   throw new Error(`timed out waiting for ${what}`);
 }
 
-const counts = async () =>
+const counts = async (tenantId = 'acme') =>
   (
-    await db.query<{ facts: number; episodes: number; runs: number }>(
-      `SELECT (SELECT count(*) FROM facts)::int AS facts, (SELECT count(*) FROM episodes)::int AS episodes, (SELECT count(*) FROM ingested_runs)::int AS runs`,
+    await db.query<{ facts: number; current: number; episodes: number; runs: number }>(
+      `SELECT (SELECT count(*) FROM facts WHERE tenant_id = $1)::int AS facts, (SELECT count(*) FROM facts WHERE tenant_id = $1 AND valid_to IS NULL)::int AS current,
+              (SELECT count(*) FROM episodes WHERE tenant_id = $1)::int AS episodes, (SELECT count(*) FROM ingested_runs WHERE tenant_id = $1)::int AS runs`,
+      [tenantId],
     )
   ).rows[0]!;
 
-async function publish(runId: string, text: string): Promise<void> {
-  const turn = { type: 'memory.turn_finished', tenantId: 'acme', conversationId: 'conv-1', runId, firstSeq: 1, lastSeq: 1, messages: [{ seq: 1, message: { role: 'user', content: text } }], finishedAt: new Date().toISOString() };
-  await jetstream(nc).publish(memoryIngestSubject('acme'), JSON.stringify(turn), { msgID: `crash-${runId}` });
+async function publish(runId: string, text: string, tenantId = 'acme'): Promise<void> {
+  const turn = { type: 'memory.turn_finished', tenantId, conversationId: 'conv-1', runId, firstSeq: 1, lastSeq: 1, messages: [{ seq: 1, message: { role: 'user', content: text } }], finishedAt: new Date().toISOString() };
+  await jetstream(nc).publish(memoryIngestSubject(tenantId), JSON.stringify(turn), { msgID: `crash-${tenantId}-${runId}` });
+}
+
+async function waitForDrain(): Promise<void> {
+  const jsm = await jetstreamManager(nc);
+  await waitFor('the queue to drain', async () => {
+    const info = await jsm.consumers.info(MEMORY_INGEST_STREAM, INGEST_CONSUMER);
+    return info.num_pending === 0 && info.num_ack_pending === 0 ? true : undefined;
+  });
 }
 
 it('stores nothing twice and loses nothing when memory is SIGKILLed after the commit and before the ack', async () => {
@@ -72,7 +86,7 @@ it('stores nothing twice and loses nothing when memory is SIGKILLed after the co
   await publish('run-lisbon', 'I live in Lisbon');
   await waitFor('the commit', async () => ((await counts()).runs === 1 ? true : undefined));
   await doomed.kill();
-  expect(await counts()).toEqual({ facts: 1, episodes: 1, runs: 1 });
+  expect(await counts()).toEqual({ facts: 1, current: 1, episodes: 1, runs: 1 });
   // While memory is down, another turn finishes: it waits in the queue.
   await publish('run-porto', 'Now I live in Porto');
   const jsm = await jetstreamManager(nc);
@@ -80,17 +94,43 @@ it('stores nothing twice and loses nothing when memory is SIGKILLed after the co
 
   const survivor = await startMemory({ MEMORY_INGEST_ACK_WAIT_MS: '2000' });
   try {
-    await waitFor('the queue to drain', async () => {
-      const info = await jsm.consumers.info(MEMORY_INGEST_STREAM, INGEST_CONSUMER);
-      return info.num_pending === 0 && info.num_ack_pending === 0 ? true : undefined;
-    });
+    await waitForDrain();
     // Lisbon was redelivered and recognised; Porto was stored once and superseded Lisbon.
-    expect(await counts()).toEqual({ facts: 2, episodes: 2, runs: 2 });
+    expect(await counts()).toEqual({ facts: 2, current: 1, episodes: 2, runs: 2 });
     const { rows } = await db.query<{ object: string; current: boolean }>(`SELECT object, valid_to IS NULL AS current FROM facts ORDER BY created_at`);
     expect(rows).toEqual([
       { object: 'Lisbon', current: false },
       { object: 'Porto', current: true },
     ]);
+  } finally {
+    await survivor.stop();
+  }
+});
+
+it('stores a batch once when memory is SIGKILLed mid-batch, after its commit (acks lost) and before it (nothing written)', async () => {
+  const batched = { MEMORY_INGEST_ACK_WAIT_MS: '2000', MEMORY_INGEST_BATCH_WAIT_MS: '1000', MEMORY_INGEST_BATCH_SIZE: '10' };
+  // Three turns arrive within the batch wait: one transaction commits them, then the process dies before any ack.
+  const afterCommit = await startMemory({ ...batched, MEMORY_FAULT_ACK_DELAY_MS: '60000' });
+  for (const city of ['Rome', 'Oslo', 'Kyiv']) await publish(`run-${city}`, `I live in ${city}`, 'globex');
+  await waitFor('the batch commit', async () => ((await counts('globex')).runs === 3 ? true : undefined));
+  await afterCommit.kill();
+  expect(await counts('globex')).toEqual({ facts: 3, current: 1, episodes: 3, runs: 3 });
+
+  // Two more turns, whose extraction the model holds back: the process dies with the batch half done.
+  const beforeCommit = await startMemory(batched);
+  for (const city of ['Lima', 'Cusco']) await publish(`run-${city}`, `hold: I live in ${city}`, 'globex');
+  await waitFor('the held extractions', async () => (model.seen.filter((r) => r.user.includes('hold:')).length >= 2 ? true : undefined));
+  await beforeCommit.kill();
+  expect((await counts('globex')).runs).toBe(3);
+
+  openGate();
+  const survivor = await startMemory(batched);
+  try {
+    await waitForDrain();
+    // Every turn once: the committed batch recognised on redelivery, the killed one stored whole.
+    expect(await counts('globex')).toEqual({ facts: 5, current: 1, episodes: 5, runs: 5 });
+    const { rows } = await db.query<{ run_id: string; n: number }>(`SELECT run_id, count(*)::int AS n FROM facts WHERE tenant_id = 'globex' GROUP BY run_id ORDER BY run_id`);
+    expect(rows).toEqual(['run-Cusco', 'run-Kyiv', 'run-Lima', 'run-Oslo', 'run-Rome'].map((run_id) => ({ run_id, n: 1 })));
   } finally {
     await survivor.stop();
   }

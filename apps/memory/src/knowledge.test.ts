@@ -179,6 +179,36 @@ describe('ingestion', () => {
     expect(now.current).toBe(false);
   });
 
+  it('stores turns that arrive together as one batch: supersession in order, a run twice stored once, entities merged, a failing turn alone', async () => {
+    extractions.set('marker-batch-rome', JSON.stringify({ facts: [fact('Bea', 'lives_in', 'Rome')], episodeSummary: 'Bea lives in Rome.', entities: [{ name: 'Oslo', type: 'place', facets: { country: 'NO' } }] }));
+    extractions.set('marker-batch-oslo', JSON.stringify({ facts: [fact('Bea', 'lives_in', 'Oslo')], episodeSummary: 'Bea moved to Oslo.' }));
+    extractions.set('marker-batch-bad', JSON.stringify({ facts: [{ subject: 'Bea', predicate: 'likes' }] }));
+    extractions.set('marker-batch-tool', JSON.stringify({ entities: [{ name: 'oslo', type: 'city', facets: { population: 700000 }, fromTool: true }], facts: [] }));
+    await publishTurn('acme', 'run-batch-rome', 'marker-batch-rome: Bea lives in Rome');
+    await publishTurn('acme', 'run-batch-oslo', 'marker-batch-oslo: Bea moved to Oslo');
+    await publishTurn('acme', 'run-batch-oslo', 'marker-batch-oslo: Bea moved to Oslo');
+    await publishTurn('acme', 'run-batch-bad', 'marker-batch-bad: Bea likes');
+    await publishTurn('acme', 'run-batch-tool', 'marker-batch-tool: how big is oslo');
+    await drained();
+    const bea = (await listFacts('acme', { subject: 'Bea', includeSuperseded: true })).facts;
+    const oslo = bea.filter((f) => f.object === 'Oslo');
+    expect(oslo).toHaveLength(1);
+    expect(oslo[0]!.current).toBe(true);
+    expect(bea.find((f) => f.object === 'Rome')).toMatchObject({ current: false, supersededBy: oslo[0]!.factId });
+    const { rows: runs } = await db.query<{ run_id: string; episodes: number }>(
+      `SELECT r.run_id, (SELECT count(*) FROM episodes e WHERE e.tenant_id = r.tenant_id AND e.run_id = r.run_id)::int AS episodes
+       FROM ingested_runs r WHERE r.tenant_id = 'acme' AND r.run_id LIKE 'run-batch-%' ORDER BY r.run_id`,
+    );
+    expect(runs).toEqual([
+      { run_id: 'run-batch-oslo', episodes: 1 },
+      { run_id: 'run-batch-rome', episodes: 1 },
+      { run_id: 'run-batch-tool', episodes: 0 },
+    ]);
+    const { rows: entities } = await db.query(`SELECT name, entity_type, facets, origin FROM entities WHERE tenant_id = 'acme' AND lower(name) = 'oslo'`);
+    expect(entities).toEqual([{ name: 'Oslo', entity_type: 'city', facets: { country: 'NO', population: 700000 }, origin: 'conversation' }]);
+    expect((await lastDeadLetter('run-batch-bad')).reason).toBe('invalid_extraction');
+  });
+
   it('dead-letters a turn whose extraction stays invalid, storing nothing of it', async () => {
     extractions.set('marker-broken', JSON.stringify({ facts: [{ subject: 'user', predicate: 'likes' }] }));
     await publishTurn('acme', 'run-broken', 'marker-broken: I like tea');

@@ -11,6 +11,7 @@ import { TurnIngestor } from './ingestion/turn-ingestor.js';
 import { FactQueries } from './knowledge/fact-queries.js';
 import { FactSaver } from './knowledge/fact-saver.js';
 import { RunEndListener } from './knowledge/run-end-listener.js';
+import { TurnBatchWriter } from './knowledge/turn-batch-writer.js';
 import { TurnStore } from './knowledge/turn-store.js';
 import { WorkingMemoryStore } from './knowledge/working-memory-store.js';
 import { knowledgeServiceImplementation } from './knowledge-service.js';
@@ -88,7 +89,8 @@ async function wire(config: MemoryConfig, logger: Logger, pool: pg.Pool, closers
   const singleValued = new Set(config.MEMORY_SINGLE_VALUED_PREDICATES);
   const messages = new MessageStore(pool);
   const workingMemory = new WorkingMemoryStore(pool, { maxKeys: config.MEMORY_WORKING_MEMORY_MAX_KEYS });
-  const turns = new TurnStore(pool, singleValued);
+  const turns = new TurnStore(pool);
+  const writer = new TurnBatchWriter(pool, singleValued);
   const recall = new RecallEngine(
     pool,
     vectors,
@@ -142,10 +144,11 @@ async function wire(config: MemoryConfig, logger: Logger, pool: pg.Pool, closers
   const ingestor = new TurnIngestor({
     messages,
     turns,
+    writer,
     workingMemory,
     extractor: new Extractor(extractionModel, { attempts: config.MEMORY_EXTRACTION_ATTEMPTS, toolResultChars: config.MEMORY_EXTRACTION_TOOL_RESULT_CHARS }),
     vectors,
-    settings: { defaultCollection: config.MEMORY_DEFAULT_COLLECTION, candidateFacts: 30 },
+    settings: { defaultCollection: config.MEMORY_DEFAULT_COLLECTION, candidateFacts: 30, extractionConcurrency: config.MEMORY_INGEST_CONCURRENCY },
     logger,
   });
   const consumer = new IngestConsumer(
@@ -155,7 +158,8 @@ async function wire(config: MemoryConfig, logger: Logger, pool: pg.Pool, closers
       maxDeliveries: config.MEMORY_INGEST_MAX_DELIVERIES,
       ackWaitMs: config.MEMORY_INGEST_ACK_WAIT_MS,
       retryBaseMs: config.MEMORY_INGEST_RETRY_BASE_MS,
-      concurrency: config.MEMORY_INGEST_CONCURRENCY,
+      batchSize: config.MEMORY_INGEST_BATCH_SIZE,
+      batchWaitMs: config.MEMORY_INGEST_BATCH_WAIT_MS,
       maxAgeMs: config.MEMORY_INGEST_MAX_AGE_MS,
       deadLetterMaxAgeMs: config.MEMORY_DEAD_LETTER_MAX_AGE_MS,
       lagPollMs: config.MEMORY_LAG_POLL_MS,

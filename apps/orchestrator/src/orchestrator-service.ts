@@ -14,6 +14,8 @@ import type { ProfileRegistry } from './profiles.js';
 import type { RunCancellation } from './run-cancellation.js';
 import { isChildConversation } from './pipeline/child-runs.js';
 import { usageRangeOf } from './usage-range.js';
+import type { RunListing } from './listing/run-listing.js';
+import { runListQueryOf } from './listing/run-list-query.js';
 
 export interface OrchestratorDependencies {
   config: OrchestratorConfig;
@@ -24,6 +26,8 @@ export interface OrchestratorDependencies {
   shouldProcess: ShouldProcess;
   /** Cancels a run and its child runs. */
   cancellation: RunCancellation;
+  /** Lists a tenant's runs (ListRuns). */
+  listing: RunListing;
   logger: Logger;
 }
 
@@ -226,6 +230,8 @@ export function orchestratorServiceImplementation(deps: OrchestratorDependencies
         planJson: run.plan ? JSON.stringify(run.plan) : '',
       };
     }),
+
+    listRuns: unaryHandler<orchestratorV1.ListRunsRequest, orchestratorV1.ListRunsResponse>(logger, 'ListRuns', (request) => deps.listing.list(runListQueryOf(request))),
 
     getUsage: unaryHandler<orchestratorV1.GetUsageRequest, orchestratorV1.GetUsageResponse>(logger, 'GetUsage', async (request) => {
       if (!TenantId.safeParse(request.tenantId).success) throw errors.invalidArgument('INVALID_TENANT_ID', 'tenant_id is invalid');

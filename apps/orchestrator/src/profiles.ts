@@ -41,6 +41,11 @@ export const DelegateSpec = z
     description: z.string().min(1).max(1024),
     /** This delegation's deadline (default DELEGATION_TIMEOUT_MS). */
     timeoutMs: z.number().int().positive().optional(),
+    /**
+     * Another profile that takes the task over, once, when this role's child run fails (the
+     * recovery `reassign`). It is a different profile of the file; loop and depth rules apply to it.
+     */
+    fallbackRole: ProfileName.regex(/^[A-Za-z0-9_-]+$/, 'a role is part of a tool name: letters, digits, "_" or "-"').optional(),
   })
   .strict();
 export type DelegateSpec = z.infer<typeof DelegateSpec>;
@@ -54,14 +59,20 @@ export const CommitteeSpec = z
     name: z.string().regex(/^[A-Za-z0-9_-]{1,40}$/, 'a committee name is part of a tool name: 1-40 letters, digits, "_" or "-"'),
     description: z.string().min(1).max(1024),
     roles: z.array(ProfileName).min(2).max(8),
-    /** `majority` (numeric answers within the tolerance count as one), `confidence` (the most confident answer), `arbiter` (a role decides). */
-    strategy: z.enum(['majority', 'confidence', 'arbiter']).default('majority'),
+    /**
+     * `majority` (numeric answers within the tolerance count as one), `confidence` (the most
+     * confident answer), `arbiter` (a role decides), `user` (the answers are put to the user, who
+     * picks one or types their own; the parent's turn waits).
+     */
+    strategy: z.enum(['majority', 'confidence', 'arbiter', 'user']).default('majority'),
     /** The role that decides with `arbiter`. */
     arbiter: ProfileName.optional(),
     /** Numeric answers further apart than this share of the larger are a conflict (0.05: 5%). */
     tolerance: z.number().min(0).max(1).default(0.05),
     /** Deadline of each member's child run (default DELEGATION_TIMEOUT_MS). */
     timeoutMs: z.number().int().positive().optional(),
+    /** With `user`: how long the user has to decide (default 30 minutes, as approvals). */
+    decisionTimeoutMs: z.number().int().positive().default(30 * 60_000),
   })
   .strict();
 export type CommitteeSpec = z.infer<typeof CommitteeSpec>;
@@ -99,6 +110,12 @@ export const AgentProfileSpec = z
      * LLM_TOOL_PROTOCOL.
      */
     toolProtocol: ToolProtocol.optional(),
+    /**
+     * Whether the profile's models accept structured output (OpenAI `response_format:
+     * json_schema`). The planner of a plan-and-execute profile asks for its plan with it; false:
+     * it asks for JSON in text. Default true (a provider that refuses it is asked in text anyway).
+     */
+    structuredOutput: z.boolean().default(true),
     /** Tool names the agent may use; `*` matches any run of characters. Default: all tools. */
     tools: z.array(z.string().min(1)).default(['*']),
     /** Loop settings that differ from the orchestrator's (e.g. `{ "maxTurns": 4 }`). */
@@ -133,6 +150,13 @@ export const AgentProfilesFile = z
       roles.forEach((role, j) => {
         if (!names.includes(role)) ctx.addIssue({ code: 'custom', path: ['profiles', i, 'delegates', j, 'role'], message: `no profile named '${role}'` });
         if (roles.indexOf(role) !== j) ctx.addIssue({ code: 'custom', path: ['profiles', i, 'delegates', j, 'role'], message: `role '${role}' is listed twice` });
+      });
+      profile.delegates.forEach(({ role, fallbackRole }, j) => {
+        if (fallbackRole === undefined) return;
+        const at = ['profiles', i, 'delegates', j, 'fallbackRole'];
+        if (!names.includes(fallbackRole)) ctx.addIssue({ code: 'custom', path: at, message: `no profile named '${fallbackRole}'` });
+        if (fallbackRole === role) ctx.addIssue({ code: 'custom', path: at, message: 'the fallback role must differ from the role it stands in for' });
+        if (fallbackRole === profile.name) ctx.addIssue({ code: 'custom', path: at, message: 'a profile cannot reassign a task to itself (that would loop)' });
       });
       profile.committees.forEach((committee, j) => {
         const at = ['profiles', i, 'committees', j];
@@ -174,6 +198,8 @@ export interface AgentProfile {
   strategy: 'react' | 'plan-and-execute';
   planning?: PlanningSpec;
   committees: CommitteeSpec[];
+  /** Whether its models accept structured output (the planner asks for its plan with it). */
+  structuredOutput: boolean;
 }
 
 export class ProfilesFileError extends Error {
@@ -215,7 +241,7 @@ export class ProfileRegistry {
     const base = loopConfigFrom(config);
     const file: AgentProfilesFile = config.AGENT_PROFILES_FILE
       ? readProfilesFile(config.AGENT_PROFILES_FILE)
-      : { defaultProfile: 'default', profiles: [{ name: 'default', systemPrompt: config.SYSTEM_PROMPT, tools: ['*'], delegates: [], strategy: 'react', committees: [] }] };
+      : { defaultProfile: 'default', profiles: [{ name: 'default', systemPrompt: config.SYSTEM_PROMPT, tools: ['*'], delegates: [], strategy: 'react', committees: [], structuredOutput: true }] };
     const profiles = new Map<string, AgentProfile>();
     for (const spec of file.profiles) {
       const patterns = spec.tools.map(globToRegExp);
@@ -231,6 +257,7 @@ export class ProfileRegistry {
         delegates: spec.delegates,
         strategy: spec.strategy,
         committees: spec.committees,
+        structuredOutput: spec.structuredOutput,
         ...(spec.planning ? { planning: spec.planning } : {}),
         allowsCaller: ({ tenantId, tier }) => (!spec.access?.tenants || spec.access.tenants.includes(tenantId)) && (!spec.access?.tiers || spec.access.tiers.includes(tier)),
       });

@@ -11,6 +11,7 @@ import type { OrchestratorConfig } from './config.js';
 import { RunRecords } from './journal/run-records.js';
 import { RunSteps } from './journal/run-steps.js';
 import { orchestratorServiceImplementation } from './orchestrator-service.js';
+import { RunListing } from './listing/run-listing.js';
 import { ConversationLease } from './ordering/conversation-lease.js';
 import { ConversationQueue } from './ordering/conversation-queue.js';
 import { ExpiryListener } from './agents/expiry-listener.js';
@@ -30,6 +31,7 @@ import { RunRecovery } from './run-recovery.js';
 import { RunCancellation } from './run-cancellation.js';
 import { ChildRuns } from './pipeline/child-runs.js';
 import { WaitingChildrenStep } from './pipeline/waiting-children.js';
+import { WaitingCommitteesStep } from './pipeline/waiting-committees.js';
 import { PlanExecutor } from './pipeline/plan/plan-execute.js';
 import { TurnExecutor } from './turn-executor.js';
 
@@ -123,8 +125,9 @@ export async function startOrchestratorServer(config: OrchestratorConfig, logger
     },
     logger,
   });
-  // A message first answers a child run (a delegation) that waits for the user, then waiting agents.
-  const pendingAgents = new WaitingChildrenStep(agentPoolStep, {
+  // A message first decides a committee put to the user, else answers a child run (a delegation)
+  // that waits for the user, then waiting agents.
+  const waitingChildren = new WaitingChildrenStep(agentPoolStep, {
     records,
     children: childRuns,
     journal: {
@@ -132,6 +135,16 @@ export async function startOrchestratorServer(config: OrchestratorConfig, logger
       save: (run, plan) => steps.recordPipeline(run.runId, run.epoch, 'waiting-children', plan),
       loadDecision: (run) => steps.loadPipeline(run.runId, 'waiting-children-decision'),
       saveDecision: (run, decision) => steps.recordPipeline(run.runId, run.epoch, 'waiting-children-decision', decision),
+    },
+    logger,
+  });
+  const poolAgents = new PoolAgents(agentPool.rpc, (tenantId, conversationId) => records.markAgentsMayWait(tenantId, conversationId));
+  const pendingAgents = new WaitingCommitteesStep(waitingChildren, {
+    decisions: poolAgents,
+    records,
+    journal: {
+      loadDecision: (run) => steps.loadPipeline(run.runId, 'waiting-committee-decision'),
+      saveDecision: (run, decision) => steps.recordPipeline(run.runId, run.epoch, 'waiting-committee-decision', decision),
     },
     logger,
   });
@@ -155,7 +168,7 @@ export async function startOrchestratorServer(config: OrchestratorConfig, logger
     nc,
     shouldProcess,
     pendingAgents,
-    agents: new PoolAgents(agentPool.rpc, (tenantId, conversationId) => records.markAgentsMayWait(tenantId, conversationId)),
+    agents: poolAgents,
     breakers: new ToolBreakers({ failureThreshold: config.TOOL_BREAKER_FAILURES, cooldownMs: config.TOOL_BREAKER_COOLDOWN_MS, logger }),
     grants,
     memoryRecall: new MemoryRecall(memory.rpc, memoryRecallSettings(config), logger),
@@ -200,6 +213,7 @@ export async function startOrchestratorServer(config: OrchestratorConfig, logger
       queue,
       shouldProcess,
       cancellation,
+      listing: new RunListing(pool),
       logger,
     }),
   );

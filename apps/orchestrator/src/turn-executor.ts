@@ -20,6 +20,7 @@ import type { ToolBreakers } from './tool-breakers.js';
 import type { MemoryRecall } from './pipeline/memory-recall.js';
 import type { PendingAgentStep } from './pipeline/pending-agents.js';
 import { prepareContext } from './pipeline/prepare-context.js';
+import { reportFailure, reportLoopFailure, SYSTEM_FAILURES } from './pipeline/failure-report.js';
 import type { FinishedTurnPublisher } from './pipeline/publish-finished-turn.js';
 import type { RunEndPublisher } from './pipeline/publish-run-end.js';
 import type { TriggeredRunPublisher } from './pipeline/publish-triggered-run.js';
@@ -84,7 +85,7 @@ class AttemptState {
 }
 
 /** A result the loop never produced (a profile gone, the pending-agent step answering). */
-function syntheticResult(runId: string, stopReason: LoopResult['stopReason'], response: string, error?: { kind: string; message: string }): LoopResult {
+function syntheticResult(runId: string, stopReason: LoopResult['stopReason'], response: string, error?: LoopResult['error']): LoopResult {
   return { runId, response, stopReason, turns: 0, usage: ZERO_USAGE, durationMs: 0, pendingAgents: [], toolCalls: [], messages: [], transcript: [], ...(error ? { error } : {}) };
 }
 
@@ -144,7 +145,10 @@ export class TurnExecutor {
       const finished = await this.postProcess(run, result);
       // `execution_end` goes out once the run is recorded, so a client that sees it can read the run.
       events.sink(end ?? { type: 'execution_end', result, runId: run.runId, seq: 0, at: Date.now() });
-      await events.flush();
+      // The run's events are handed to the NATS connection now, ahead of the answer, but the
+      // answer does not wait for the server to confirm it read them: that round trip (behind a
+      // loop turn that coalesces flushes) sat on every turn's critical path. A failure is logged.
+      void events.flush();
       this.deps.runEnds?.announce({ tenantId: run.tenantId, conversationId: run.conversationId, runId: run.runId, stopReason: result.stopReason });
       return finished;
     } catch (err) {
@@ -156,6 +160,7 @@ export class TurnExecutor {
         const { RUN_RETRY_BACKOFF_MS, TURN_TIMEOUT_MS } = this.deps.config;
         await this.deps.records.deferAfterOutage(run.runId, this.deps.owner, run.epoch, RUN_RETRY_BACKOFF_MS, TURN_TIMEOUT_MS).catch(() => undefined);
         logger.warn({ runId: run.runId, attempt: run.attempts, err: (err as Error).message }, 'a dependency is unreachable; the run is taken up again shortly');
+        reportFailure(logger, { runId: run.runId, profile: run.profile }, SYSTEM_FAILURES.outage, { attempt: run.attempts, err: (err as Error).message });
       }
       throw err;
     } finally {
@@ -176,14 +181,16 @@ export class TurnExecutor {
     if (run.kind === 'agent_expired') return { result: expiryNoticeResult(run.runId, run.content) };
     if (run.attempts > this.deps.config.MAX_RUN_ATTEMPTS) {
       const message = `the run failed ${run.attempts - 1} times (each holder stopped or crashed before finishing); giving up`;
-      return { result: syntheticResult(run.runId, 'model_error', message, { kind: 'too_many_attempts', message }) };
+      reportFailure(this.deps.logger, run, SYSTEM_FAILURES.tooManyAttempts, { attempt: run.attempts });
+      return { result: syntheticResult(run.runId, 'model_error', message, { kind: 'too_many_attempts', message, failure: SYSTEM_FAILURES.tooManyAttempts }) };
     }
     const profile = this.deps.profiles.resolve(run.profile);
     if (!profile) {
       const message = `the agent profile '${run.profile}' no longer exists`;
-      return { result: syntheticResult(run.runId, 'model_error', message, { kind: 'profile_missing', message }) };
+      reportFailure(this.deps.logger, run, SYSTEM_FAILURES.profileMissing);
+      return { result: syntheticResult(run.runId, 'model_error', message, { kind: 'profile_missing', message, failure: SYSTEM_FAILURES.profileMissing }) };
     }
-    const decision = await this.deps.pendingAgents.beforeLoop(run, profile.model);
+    const decision = await this.deps.pendingAgents.beforeLoop(run, profile.model, (type, data) => events.publish(type, data));
     if (decision.kind === 'answer') {
       // Agents still waiting: the run waits with them. None (the decision found its approval
       // already answered, e.g. a second click): the answer says so, and the run is done.
@@ -222,7 +229,14 @@ export class TurnExecutor {
             childRuns,
             this.deps.profiles,
             { maxDepth: config.MAX_DELEGATION_DEPTH, defaultTimeoutMs: config.DELEGATION_TIMEOUT_MS, defaultTier: config.DEFAULT_TIER },
-            { run, delegates: profile.delegates, committees: profile.committees, events: (type, data) => events.publish(type, data), handingOver: () => attempt.abandoned !== undefined },
+            {
+              run,
+              delegates: profile.delegates,
+              committees: profile.committees,
+              events: (type, data) => events.publish(type, data),
+              handingOver: () => attempt.abandoned !== undefined,
+              userDecisions: this.deps.agents,
+            },
           )
         : runnerTools;
     const input = run.input ?? (await this.firstInput(run, profile, tools, agents.messages));
@@ -236,6 +250,7 @@ export class TurnExecutor {
     });
     replay.onWriteFailure((err) => {
       this.deps.logger.error({ runId: run.runId, err: (err as Error).message }, 'a journal write failed; stopping this attempt');
+      reportFailure(this.deps.logger, { runId: run.runId, profile: run.profile }, SYSTEM_FAILURES.journalWrite, { attempt: run.attempts });
       attempt.abandon('journal write failed');
     });
     if (resumed) {
@@ -248,7 +263,10 @@ export class TurnExecutor {
       // An abandoned attempt says nothing more: its stop is not the run's (the next attempt goes on).
       if (attempt.abandoned) return;
       if (event.type === 'execution_end') end = event;
-      else if (!replay.replaying) events.sink(event);
+      else if (!replay.replaying) {
+        events.sink(event);
+        reportLoopFailure(this.deps.logger, { runId: run.runId, profile: run.profile }, event);
+      }
     };
     const result = await runAgentLoop(
       { runId: run.runId, messages: input },

@@ -23,6 +23,14 @@ export const TriggerConfig = z.object({
   TRIGGER_PLAN_BATCH: env.positiveInt().default(500),
   /** How often a replica looks for due fires when it was not woken for one. */
   TRIGGER_DISPATCH_INTERVAL_MS: env.positiveInt().default(100),
+  /**
+   * Fires due within this much are claimed ahead of their time (a lease that runs until their time
+   * plus TRIGGER_LEASE_MS) and started by a timer at their time, with no claim to wait for then.
+   * Keep it under TRIGGER_PLAN_AHEAD_MS (fires must be planned to be claimed); 0 turns it off.
+   */
+  TRIGGER_CLAIM_AHEAD_MS: env.nonNegativeInt().default(3_000),
+  /** Fires one claim-ahead statement takes; each replica takes one batch per TRIGGER_DISPATCH_INTERVAL_MS. */
+  TRIGGER_CLAIM_AHEAD_BATCH: env.positiveInt().default(1_000),
   /** Fires one replica executes at once. */
   TRIGGER_MAX_CONCURRENT_FIRES: env.positiveInt().default(256),
   /**

@@ -20,10 +20,33 @@ const replicas = new Map<string, ServiceProcess>();
 /** Every call the executor got: which fire, and which replica held its lease then. */
 const calls: { fireId: string; leaseOwner: string }[] = [];
 let killed: string | undefined;
+/** The first test kills the replica of the first call; the second kills its victim itself. */
+let killAtFireTime = true;
 
 async function leaseOwnerOf(fireId: string): Promise<string> {
   const { rows } = await db.query<{ lease_owner: string }>('SELECT lease_owner FROM trigger.fires WHERE fire_id = $1', [fireId]);
   return rows[0]?.lease_owner ?? '';
+}
+
+/** TASKS one-time tasks due at `at`, on the failover executor. */
+async function createTasks(at: string): Promise<string[]> {
+  const created = await Promise.all(
+    Array.from({ length: TASKS }, () => client.rpc.createTask({ tenantId: 'acme', userId: 'u', specJson: JSON.stringify({ trigger: { type: 'schedule', at }, executor: EXECUTOR }), requestId: '' })),
+  );
+  return created.map(({ task }) => task!.taskId);
+}
+
+/** Waits until every fire of these tasks succeeded. */
+async function allSucceeded(taskIds: string[]): Promise<void> {
+  await expect
+    .poll(
+      async () => {
+        const { rows } = await db.query<{ n: string }>(`SELECT count(*) AS n FROM trigger.fires WHERE status = 'succeeded' AND task_id = ANY($1::text[])`, [taskIds]);
+        return Number(rows[0]!.n);
+      },
+      { timeout: 30_000, interval: 200 },
+    )
+    .toBe(TASKS);
 }
 
 beforeAll(async () => {
@@ -38,7 +61,7 @@ beforeAll(async () => {
     handler: async ({ fireId }) => {
       const leaseOwner = await leaseOwnerOf(fireId);
       calls.push({ fireId, leaseOwner });
-      if (killed === undefined) {
+      if (killAtFireTime && killed === undefined) {
         // The replica that claimed the first fire dies at fire time, before it records the outcome
         // of that fire or of any other fire it had claimed.
         killed = leaseOwner;
@@ -82,22 +105,10 @@ afterAll(async () => {
 });
 
 it('three replicas, the claimer SIGKILLed at fire time: every task fires exactly once', async () => {
-  const at = new Date(Date.now() + 2_000).toISOString();
-  const taskIds: string[] = [];
-  for (let i = 0; i < TASKS; i++) {
-    const { task } = await client.rpc.createTask({ tenantId: 'acme', userId: 'u', specJson: JSON.stringify({ trigger: { type: 'schedule', at }, executor: EXECUTOR }), requestId: '' });
-    taskIds.push(task!.taskId);
-  }
+  const at = new Date(Date.now() + 3_000).toISOString();
+  const taskIds = await createTasks(at);
   // Wait for every fire to settle (the killed replica's fire waits out its lease, then another takes it).
-  await expect
-    .poll(
-      async () => {
-        const { rows } = await db.query<{ n: string }>(`SELECT count(*) AS n FROM trigger.fires WHERE status = 'succeeded' AND task_id = ANY($1::text[])`, [taskIds]);
-        return Number(rows[0]!.n);
-      },
-      { timeout: 30_000, interval: 200 },
-    )
-    .toBe(TASKS);
+  await allSucceeded(taskIds);
   const { rows: fires } = await db.query<{ task_id: string; fire_id: string; attempts: number; status: string }>('SELECT task_id, fire_id, attempts, status FROM trigger.fires WHERE task_id = ANY($1::text[])', [taskIds]);
   // One fire per (task, time).
   expect(fires).toHaveLength(TASKS);
@@ -114,4 +125,37 @@ it('three replicas, the claimer SIGKILLed at fire time: every task fires exactly
   expect(fires.some((f) => f.attempts === 2)).toBe(true);
   const { rows: tasks } = await db.query<{ status: string }>('SELECT status FROM trigger.tasks WHERE task_id = ANY($1::text[])', [taskIds]);
   expect(tasks.map((t) => t.status)).toEqual(Array(TASKS).fill('COMPLETED'));
+});
+
+it('the replica holding fires claimed ahead SIGKILLed before their time: the others run each once, when the leases run out', async () => {
+  killAtFireTime = false;
+  const live = [...replicas.keys()].filter((id) => id !== killed);
+  client.close();
+  client = triggerClient(Number(replicas.get(live[0]!)!.ready['grpcPort']));
+  // Due in 6 s: planned and claimed ahead (TRIGGER_CLAIM_AHEAD_MS, 3 s by default) well before.
+  const at = new Date(Date.now() + 6_000).toISOString();
+  const taskIds = await createTasks(at);
+  const holders = async () => {
+    const { rows } = await db.query<{ lease_owner: string }>(
+      `SELECT DISTINCT lease_owner FROM trigger.fires WHERE task_id = ANY($1::text[]) AND status = 'running' AND started_at IS NULL`,
+      [taskIds],
+    );
+    return rows.map((r) => r.lease_owner);
+  };
+  await expect.poll(async () => (await holders()).length, { timeout: 5_500, interval: 50 }).toBeGreaterThan(0);
+  const victim = (await holders())[0]!;
+  expect(Date.parse(at)).toBeGreaterThan(Date.now());
+  await replicas.get(victim)!.kill();
+  const callsBefore = calls.length;
+  await allSucceeded(taskIds);
+  const { rows: fires } = await db.query<{ fire_id: string; attempts: number }>('SELECT fire_id, attempts FROM trigger.fires WHERE task_id = ANY($1::text[])', [taskIds]);
+  expect(fires).toHaveLength(TASKS);
+  const newCalls = calls.slice(callsBefore);
+  for (const fire of fires) {
+    // The victim died before any of its fires' time: each fire was executed once, by a live replica.
+    const seen = newCalls.filter((c) => c.fireId === fire.fire_id);
+    expect(seen).toHaveLength(1);
+    expect(seen[0]!.leaseOwner).not.toBe(victim);
+  }
+  expect(fires.some((f) => f.attempts === 2)).toBe(true);
 });

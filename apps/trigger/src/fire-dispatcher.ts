@@ -1,6 +1,7 @@
 import type { Logger } from '@platform/service-kit';
 import { recordFireLag } from '@platform/telemetry';
 import { setMaxListeners } from 'node:events';
+import { ClaimedAheadFires } from './claimed-ahead.js';
 import type { Clock } from './clock.js';
 import type { ExecutionOutcome, FireExecutor } from './executors/fire-executor.js';
 import type { ClaimedFire, FireSettlement, FireStore } from './fire-store.js';
@@ -16,13 +17,19 @@ export interface FireDispatcherSettings {
   maxAttempts: number;
   retryBaseMs: number;
   retryMaxMs: number;
+  /** Fires due within this much are claimed ahead of their time (0: only due fires are claimed). */
+  claimAheadMs: number;
+  /** Fires one claim-ahead statement takes at most. */
+  claimAheadBatch: number;
 }
 
 /**
- * Claims due fires and executes them. A claim is a lease: while the execution runs the lease is
+ * Claims fires and executes them. A claim is a lease: while the execution runs the lease is
  * renewed (`renewLeases`); if this replica dies, the lease runs out and another replica claims the
  * fire again and executes it with the same fire id, which the executors dedupe on. Back-pressure
  * from an executor puts the fire back to wait for the time it asked for, without counting an attempt.
+ * Fires due soon are claimed ahead (`claimAhead`) and held until their time (`ClaimedAheadFires`),
+ * so a burst of coinciding fires waits for no claim at its time.
  */
 export class FireDispatcher {
   /** Fires executing now: each holds one of `maxConcurrent` slots. */
@@ -35,6 +42,11 @@ export class FireDispatcher {
   private readonly settling = new Map<string, Promise<void>>();
   private readonly abort = new AbortController();
   private readonly settlements: SettlementBatcher;
+  /** Fires claimed ahead of their time, waiting for it. */
+  private readonly ahead: ClaimedAheadFires;
+  /** Fires claimed ahead whose time came, waiting for a free slot (oldest first, from `readyHead`). */
+  private ready: ClaimedFire[] = [];
+  private readyHead = 0;
   /** The last claim filled every free slot: more fires may be due, so a freed slot claims again. */
   private backlog = false;
   /** Called when a slot frees up while fires may be waiting (the engine claims again). */
@@ -48,6 +60,7 @@ export class FireDispatcher {
     private readonly logger: Logger,
   ) {
     this.settlements = new SettlementBatcher(store, clock, Math.max(1, settings.maxConcurrent));
+    this.ahead = new ClaimedAheadFires(store, clock, (fires) => this.enqueue(fires), logger);
     // Every running execution listens to this one signal (cancelled at shutdown).
     setMaxListeners(0, this.abort.signal);
   }
@@ -56,23 +69,38 @@ export class FireDispatcher {
     return this.inFlight.size;
   }
 
-  /** Claims as many due fires as there are free slots and starts them; resolves with how many it claimed. */
+  /** Fires held: claimed ahead and waiting for their time, or due and waiting for a slot. */
+  get held(): number {
+    return this.ahead.size + this.readyCount;
+  }
+
+  /**
+   * Starts the fires claimed ahead whose time has come, then claims as many due fires as there are
+   * free slots and starts them; resolves with how many it claimed.
+   */
   async dispatchDue(): Promise<number> {
+    await this.ahead.startDue();
     // Outcomes waiting for their write count against a larger bound, so a slow database slows the claims down.
-    const free = Math.min(this.settings.maxConcurrent - this.inFlight.size, SETTLING_PER_SLOT * this.settings.maxConcurrent - this.settling.size - this.inFlight.size);
+    const busy = this.inFlight.size + this.readyCount;
+    const free = Math.min(this.settings.maxConcurrent - busy, SETTLING_PER_SLOT * this.settings.maxConcurrent - this.settling.size - busy);
     if (free <= 0 || this.abort.signal.aborted) return 0;
     const claimed = await this.store.claim(free, this.clock.now(), this.settings.leaseMs);
     this.backlog = claimed.length === free;
-    for (const item of claimed) {
-      const id = item.fire.fire_id;
-      const running = this.execute(item).then((settlement) => {
-        this.inFlight.delete(id);
-        this.settling.set(id, this.settle(item, settlement).finally(() => this.settling.delete(id)));
-        // Refill in chunks (a quarter of the slots), not one claim query per finished fire.
-        if (this.backlog && this.settings.maxConcurrent - this.inFlight.size >= Math.ceil(this.settings.maxConcurrent / 4)) this.onBacklogSlot();
-      });
-      this.inFlight.set(id, running);
-    }
+    for (const item of claimed) this.begin(item);
+    return claimed.length;
+  }
+
+  /**
+   * Claims ahead one batch of the fires due within `claimAheadMs` (one statement, `SKIP LOCKED`)
+   * and holds them until their time. One batch per call: replicas that call it on the same
+   * cadence share the upcoming fires batch by batch, and a replica still waiting for slots for due
+   * fires claims none ahead (the others take them). Resolves with how many it claimed.
+   */
+  async claimAhead(): Promise<number> {
+    if (this.settings.claimAheadMs <= 0 || this.readyCount > 0 || this.abort.signal.aborted) return 0;
+    const nowMs = this.clock.now();
+    const claimed = await this.store.claimAhead(this.settings.claimAheadBatch, nowMs, nowMs + this.settings.claimAheadMs, this.settings.leaseMs);
+    this.ahead.hold(claimed);
     return claimed.length;
   }
 
@@ -82,16 +110,53 @@ export class FireDispatcher {
   }
 
   async renewLeases(): Promise<void> {
-    await this.store.renewLeases([...this.inFlight.keys(), ...this.settling.keys()], this.clock.now(), this.settings.leaseMs);
+    const ready = this.ready.slice(this.readyHead).map((f) => f.fire.fire_id);
+    // Fires claimed ahead need no renewal before their time: their lease runs until it plus `leaseMs`.
+    await this.store.renewLeases([...this.inFlight.keys(), ...this.settling.keys(), ...ready], this.clock.now(), this.settings.leaseMs);
   }
 
-  /** Stops claiming, cancels executions still running after `graceMs` (their fires are retried elsewhere). */
+  /**
+   * Stops claiming, gives back the fires claimed ahead and not started, cancels executions still
+   * running after `graceMs` (their fires are retried elsewhere).
+   */
   async stop(graceMs: number): Promise<void> {
+    await this.ahead.release().catch((err: unknown) => this.logger.warn({ err }, 'could not give back fires claimed ahead; they are claimed again when their leases run out'));
     const settled = this.idle();
     let timer: NodeJS.Timeout | undefined;
     await Promise.race([settled, new Promise<void>((resolve) => (timer = setTimeout(resolve, graceMs)))]);
     clearTimeout(timer);
     this.abort.abort();
+  }
+
+  private get readyCount(): number {
+    return this.ready.length - this.readyHead;
+  }
+
+  /** Claimed-ahead fires whose time came: they run as slots free up. */
+  private enqueue(fires: ClaimedFire[]): void {
+    for (const item of fires) this.ready.push(item);
+    this.pump();
+  }
+
+  private pump(): void {
+    while (this.readyCount > 0 && this.inFlight.size < this.settings.maxConcurrent && !this.abort.signal.aborted) this.begin(this.ready[this.readyHead++]!);
+    if (this.readyHead > 1024 && this.readyHead * 2 > this.ready.length) {
+      this.ready = this.ready.slice(this.readyHead);
+      this.readyHead = 0;
+    }
+  }
+
+  /** Executes a claimed fire in a slot; its outcome is then written in a group, without the slot. */
+  private begin(item: ClaimedFire): void {
+    const id = item.fire.fire_id;
+    const running = this.execute(item).then((settlement) => {
+      this.inFlight.delete(id);
+      this.settling.set(id, this.settle(item, settlement).finally(() => this.settling.delete(id)));
+      if (this.readyCount > 0) this.pump();
+      // Refill in chunks (a quarter of the slots), not one claim query per finished fire.
+      else if (this.backlog && this.settings.maxConcurrent - this.inFlight.size >= Math.ceil(this.settings.maxConcurrent / 4)) this.onBacklogSlot();
+    });
+    this.inFlight.set(id, running);
   }
 
   /** Runs the executor (or skips a misfire) and says how the fire ends; never throws. */

@@ -16,6 +16,10 @@ export type FireSettlement =
   | { status: 'succeeded' | 'waiting_approval' | 'failed' | 'skipped'; runId: string; result: unknown; errorCode: string; errorMessage: string }
   | { status: 'retry'; dueAtMs: number; countAttempt: boolean; runId: string; errorCode: string; errorMessage: string };
 
+function claimedFire({ task_user_id, task_spec, ...fire }: FireRow & { task_user_id: string; task_spec: TaskRow['spec'] }): ClaimedFire {
+  return { fire, task: { task_id: fire.task_id, tenant_id: fire.tenant_id, user_id: task_user_id, spec: task_spec } };
+}
+
 /**
  * Postgres access for fires. Claims use `FOR UPDATE SKIP LOCKED` over pending fires (and running
  * fires whose lease ran out), so replicas claim disjoint fires without blocking each other; every
@@ -53,16 +57,76 @@ export class FireStore {
        SELECT claimed.*, t.user_id AS task_user_id, t.spec AS task_spec FROM claimed JOIN tasks t ON t.task_id = claimed.task_id`,
       values: [now, limit, this.replicaId, new Date(nowMs + leaseMs)],
     });
-    return rows.map(({ task_user_id, task_spec, ...fire }) => ({ fire, task: { task_id: fire.task_id, tenant_id: fire.tenant_id, user_id: task_user_id, spec: task_spec } }));
+    return rows.map(claimedFire);
   }
 
-  /** Extends the leases of fires this replica is still executing. */
+  /**
+   * Claims ahead up to `limit` fires due after `nowMs` and by `untilMs`, in one statement: like a
+   * claim (`SKIP LOCKED`, `running`, an attempt counted, this replica's lease) but not started
+   * (`started_at` stays null, so a pause or an edit of the task still cancels them), and with a
+   * lease that runs until the fire's time plus `leaseMs`: if this replica dies before then, the
+   * fire is claimed again by another replica when the lease runs out.
+   */
+  async claimAhead(limit: number, nowMs: number, untilMs: number, leaseMs: number): Promise<ClaimedFire[]> {
+    const { rows } = await this.db.query<FireRow & { task_user_id: string; task_spec: TaskRow['spec'] }>({
+      name: 'fires-claim-ahead',
+      text: `WITH upcoming AS (
+         SELECT fire_id FROM fires WHERE status = 'pending' AND due_at > $1 AND due_at <= $2
+         ORDER BY due_at LIMIT $3 FOR UPDATE SKIP LOCKED),
+       claimed AS (
+         UPDATE fires f SET status = 'running', attempts = f.attempts + 1, lease_owner = $4,
+           lease_expires_at = f.due_at + make_interval(secs => $5::double precision / 1000)
+         FROM upcoming WHERE f.fire_id = upcoming.fire_id RETURNING f.*)
+       SELECT claimed.*, t.user_id AS task_user_id, t.spec AS task_spec FROM claimed JOIN tasks t ON t.task_id = claimed.task_id`,
+      values: [new Date(nowMs), new Date(untilMs), limit, this.replicaId, leaseMs],
+    });
+    return rows.map(claimedFire);
+  }
+
+  /**
+   * Marks fires claimed ahead as started, now that their time has come, and returns those this
+   * replica still holds unstarted at that attempt: a fire whose task was paused, edited or deleted
+   * since is no longer among them and must not run. The row lock orders this against a pause:
+   * whichever commits first wins. The commit is asynchronous (`synchronous_commit` off for this
+   * statement): the mark only decides such races, and no guarantee of a fire rests on it being
+   * durable, so the burst waits for no disk flush here.
+   */
+  async markStarted(fires: FireRow[], nowMs: number): Promise<Set<string>> {
+    if (fires.length === 0) return new Set();
+    const { rows } = await this.db.query<{ fire_id: string }>({
+      name: 'fires-mark-started',
+      text: `WITH async_commit AS (SELECT set_config('synchronous_commit', 'off', true))
+       UPDATE fires f SET started_at = $3 FROM unnest($1::text[], $2::int[]) AS u(fire_id, attempt), async_commit
+       WHERE f.fire_id = u.fire_id AND f.attempts = u.attempt AND f.lease_owner = $4 AND f.status = 'running' AND f.started_at IS NULL
+       RETURNING f.fire_id`,
+      values: [fires.map((f) => f.fire_id), fires.map((f) => f.attempts), new Date(nowMs), this.replicaId],
+    });
+    return new Set(rows.map((r) => r.fire_id));
+  }
+
+  /** Gives fires claimed ahead and not started back (shutdown): pending again, the attempt not counted. */
+  async releaseUnstarted(fires: FireRow[]): Promise<void> {
+    if (fires.length === 0) return;
+    await this.db.query(
+      `UPDATE fires f SET status = 'pending', attempts = f.attempts - 1, lease_owner = NULL, lease_expires_at = NULL
+       FROM unnest($1::text[], $2::int[]) AS u(fire_id, attempt)
+       WHERE f.fire_id = u.fire_id AND f.attempts = u.attempt AND f.lease_owner = $3 AND f.status = 'running' AND f.started_at IS NULL`,
+      [fires.map((f) => f.fire_id), fires.map((f) => f.attempts), this.replicaId],
+    );
+  }
+
+  /**
+   * Extends the leases of fires this replica executes or holds, to `leaseMs` from now. Only leases
+   * with less than two thirds of that left are written (a fire claimed ahead, or one renewed a
+   * moment ago, is not): renewing every `leaseMs / 4` keeps each lease over a third ahead.
+   */
   async renewLeases(fireIds: string[], nowMs: number, leaseMs: number): Promise<void> {
     if (fireIds.length === 0) return;
-    await this.db.query(`UPDATE fires SET lease_expires_at = $3 WHERE fire_id = ANY($1::text[]) AND lease_owner = $2 AND status = 'running'`, [
+    await this.db.query(`UPDATE fires SET lease_expires_at = $3 WHERE fire_id = ANY($1::text[]) AND lease_owner = $2 AND status = 'running' AND lease_expires_at < $4`, [
       fireIds,
       this.replicaId,
       new Date(nowMs + leaseMs),
+      new Date(nowMs + Math.floor((leaseMs * 2) / 3)),
     ]);
   }
 

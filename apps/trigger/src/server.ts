@@ -72,6 +72,8 @@ export async function startTriggerServer(config: TriggerConfig, logger: Logger, 
         maxAttempts: config.TRIGGER_MAX_ATTEMPTS,
         retryBaseMs: config.TRIGGER_RETRY_BASE_MS,
         retryMaxMs: config.TRIGGER_RETRY_MAX_MS,
+        claimAheadMs: config.TRIGGER_CLAIM_AHEAD_MS,
+        claimAheadBatch: config.TRIGGER_CLAIM_AHEAD_BATCH,
       },
       logger,
     );

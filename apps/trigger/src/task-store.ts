@@ -193,7 +193,15 @@ async function setStatus(client: pg.PoolClient, taskId: string, status: TaskStat
   return rows[0]!;
 }
 
-/** Scheduled fires planned ahead but not claimed yet are cancelled (a running fire finishes). */
+/**
+ * Scheduled fires planned ahead and not started yet are cancelled: pending ones, and those a
+ * replica claimed ahead of their time (`running`, `started_at` null), which that replica then
+ * finds gone when their time comes. A fire that started finishes.
+ */
 async function cancelPlannedFires(client: pg.PoolClient, taskId: string): Promise<void> {
-  await client.query(`UPDATE fires SET status = 'cancelled', finished_at = now() WHERE task_id = $1 AND status = 'pending' AND kind = 'schedule'`, [taskId]);
+  await client.query(
+    `UPDATE fires SET status = 'cancelled', finished_at = now(), lease_owner = NULL, lease_expires_at = NULL
+     WHERE task_id = $1 AND kind = 'schedule' AND (status = 'pending' OR (status = 'running' AND started_at IS NULL))`,
+    [taskId],
+  );
 }

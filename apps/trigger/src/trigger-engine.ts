@@ -10,9 +10,10 @@ export interface TriggerEngineSettings {
 }
 
 /**
- * Drives one replica: plans due tasks every `planIntervalMs`, claims due fires every
- * `dispatchIntervalMs` and right when a planned fire becomes due, and renews the leases of the
- * fires it executes. Each loop survives its own errors (logged; the next round tries again).
+ * Drives one replica: plans due tasks every `planIntervalMs`; every `dispatchIntervalMs` claims one
+ * batch of the fires due soon ahead of their time (they start from a timer at their time) and
+ * claims due fires, and again right when a planned fire becomes due; renews the leases of the
+ * fires it executes or holds. Each loop survives its own errors (logged; the next round tries again).
  */
 export class TriggerEngine {
   private readonly timers: NodeJS.Timeout[] = [];
@@ -21,6 +22,7 @@ export class TriggerEngine {
   private stopped = false;
   private dispatching = false;
   private planning = false;
+  private claimingAhead = false;
 
   constructor(
     readonly planner: FirePlanner,
@@ -35,7 +37,8 @@ export class TriggerEngine {
     this.dispatcher.onBacklogSlot = () => this.kick();
     this.timers.push(setInterval(() => void this.planRound(), this.settings.planIntervalMs));
     this.timers.push(setInterval(() => void this.dispatchRound(), this.settings.dispatchIntervalMs));
-    this.timers.push(setInterval(() => void this.dispatcher.renewLeases().catch((err: unknown) => this.logger.error({ err }, 'lease renewal failed')), Math.max(100, Math.floor(this.settings.leaseMs / 3))));
+    this.timers.push(setInterval(() => void this.claimAheadRound(), this.settings.dispatchIntervalMs));
+    this.timers.push(setInterval(() => void this.dispatcher.renewLeases().catch((err: unknown) => this.logger.error({ err }, 'lease renewal failed')), Math.max(100, Math.floor(this.settings.leaseMs / 4))));
     void this.planRound();
   }
 
@@ -67,6 +70,18 @@ export class TriggerEngine {
   private wakeAt(dueMs: number): void {
     clearTimeout(this.wakeTimer);
     this.wakeTimer = setTimeout(() => this.kick(), Math.max(0, dueMs - this.clock.now()));
+  }
+
+  private async claimAheadRound(): Promise<void> {
+    if (this.claimingAhead || this.stopped) return;
+    this.claimingAhead = true;
+    try {
+      await this.dispatcher.claimAhead();
+    } catch (err) {
+      this.logger.error({ err }, 'claiming ahead failed');
+    } finally {
+      this.claimingAhead = false;
+    }
   }
 
   private async dispatchRound(): Promise<void> {

@@ -4,8 +4,11 @@
 // grpc.health.v1 Check: the hop's own floor), side by side, in rotating blocks, on a durable Postgres.
 // Run: npx nx run bench-credential:bench   (env: N, BLOCK, WARMUP, MODE=source|dist)
 import { randomBytes } from 'node:crypto';
+import { readFile } from 'node:fs/promises';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { performance } from 'node:perf_hooks';
 import { credentialV1 } from '@platform/proto';
+import { cpuOfTree } from '@platform/bench-kit';
 import { createGrpcClient, GrpcHealthProbe } from '@platform/service-kit';
 import { generateCredentialKeys, percentile, startPostgresServer, startServiceProcess, type ServiceMode } from '@platform/testing';
 import { CredentialGrantIssuer } from '@platform/tool-sdk';
@@ -22,9 +25,16 @@ const N = intEnv('N', 2_000);
 const BLOCK = Math.min(N, intEnv('BLOCK', 200));
 const WARMUP = intEnv('WARMUP', 300);
 const MODE = (process.env['MODE'] ?? 'source') as ServiceMode;
+const COST_N = intEnv('COST_N', 2_000);
 const TARGET = { p50Ms: 1, ratio: 3 };
 
 const write = (line = ''): void => void process.stdout.write(`${line}\n`);
+
+/** Read and write system calls a process made so far (each Postgres round trip costs the service at least one of each). */
+async function syscalls(pid: number): Promise<number> {
+  const io = await readFile(`/proc/${pid}/io`, 'utf8');
+  return Number(/syscr: (\d+)/.exec(io)?.[1]) + Number(/syscw: (\d+)/.exec(io)?.[1]);
+}
 
 async function main(): Promise<void> {
   const postgres = await startPostgresServer({ durability: 'durable' });
@@ -113,6 +123,17 @@ async function main(): Promise<void> {
     write(`| Get / (empty gRPC call + select) | ${(grant.p50 / (hop.p50 + plain.p50)).toFixed(2)}x | ${(grant.p99 / (hop.p99 + plain.p99)).toFixed(2)}x |`);
     write();
     write(`target: p50 <= ${TARGET.p50Ms} ms (${grant.p50 <= TARGET.p50Ms ? 'met' : 'NOT met'}), p50 ratio <= ${TARGET.ratio}x (${grant.p50 / plain.p50 <= TARGET.ratio ? 'met' : 'NOT met'})`);
+
+    // What one Get costs, robust to a loaded machine: CPU time of the service and of the whole
+    // PostgreSQL cluster, and the service's system calls, over COST_N Gets back to back.
+    const servicePid = service.pid!;
+    const before = { service: await cpuOfTree(servicePid), postgres: await cpuOfTree(postgres.pid!), syscalls: await syscalls(servicePid) };
+    for (let i = 0; i < COST_N; i++) await viaGrant();
+    await sleep(100); // the last read audit batch
+    const after = { service: await cpuOfTree(servicePid), postgres: await cpuOfTree(postgres.pid!), syscalls: await syscalls(servicePid) };
+    const per = (a: number, b: number) => (((b - a) * 1000) / COST_N).toFixed(0);
+    write();
+    write(`cost per Get (${COST_N} back to back): service CPU ${per(before.service, after.service)} µs, PostgreSQL CPU ${per(before.postgres, after.postgres)} µs, service read+write syscalls ${((after.syscalls - before.syscalls) / COST_N).toFixed(1)}`);
   } finally {
     await floor.end();
     health.close();

@@ -9,59 +9,15 @@ import { connectNats, createGrpcClient, createLogger } from '@platform/service-k
 import { median, percentile, startNatsServer, startPostgresServer, startServiceProcess, type ServiceProcess } from '@platform/testing';
 import { loadavg } from 'node:os';
 import pg from 'pg';
-import { random, syntheticFact, syntheticQuery } from './corpus.js';
+import { random, syntheticQuery } from './corpus.js';
+import { seed, TENANTS } from './seeding.js';
 
-const TENANTS = 10;
 const SIZES = (process.env['SIZES'] ?? '10000,100000').split(',').map(Number);
 const HYBRID_SIZES = new Set((process.env['HYBRID_SIZES'] ?? '10000').split(',').filter(Boolean).map(Number));
 const QUERIES = Number(process.env['QUERIES'] ?? 400);
 const INGEST_TURNS = Number(process.env['INGEST_TURNS'] ?? 1_000);
 const SIM_KEY = 'sk-bench-memory-0123456789';
 
-
-async function seed(db: pg.Pool, perTenant: number, embed: ((texts: string[]) => Promise<number[][]>) | undefined): Promise<void> {
-  const BATCH = 2_000;
-  // Vectors are bulk-loaded first and the HNSW index (created by memory at boot) is built once
-  // over all of them: inserting 100k+ vectors one by one into a live HNSW graph is far slower.
-  if (embed) await db.query('DROP INDEX IF EXISTS embeddings_d256_hnsw');
-  for (let t = 0; t < TENANTS; t++) {
-    const rnd = random(1_000 + t);
-    for (let start = 0; start < perTenant; start += BATCH) {
-      const facts = Array.from({ length: Math.min(BATCH, perTenant - start) }, (_, i) => syntheticFact(start + i, rnd));
-      const { rows } = await db.query<{ fact_id: string; search_text: string }>(
-        `INSERT INTO facts (tenant_id, collection, subject, predicate, object, kind, confidence, origin, valid_from)
-         SELECT $1, 'user:' || $1, s, p, o, 'fact', 0.9, 'saved', now() - (random() * interval '365 days')
-         FROM unnest($2::text[], $3::text[], $4::text[]) AS x(s, p, o)
-         RETURNING fact_id, search_text`,
-        [`tenant-${t}`, facts.map((f) => f.subject), facts.map((f) => f.predicate), facts.map((f) => f.object)],
-      );
-      if (embed) {
-        for (let i = 0; i < rows.length; i += 500) {
-          const slice = rows.slice(i, i + 500);
-          const vectors = await embed(slice.map((r) => r.search_text));
-          await db.query(
-            `INSERT INTO embeddings_d256 (tenant_id, item_kind, item_id, model, embedding)
-             SELECT $1, 'fact', id::uuid, 'sim-embed-1', v::vector FROM unnest($2::text[], $3::text[]) AS x(id, v)`,
-            [`tenant-${t}`, slice.map((r) => r.fact_id), vectors.map((v) => `[${v.join(',')}]`)],
-          );
-        }
-      }
-    }
-  }
-  if (embed) {
-    const started = performance.now();
-    const client = await db.connect();
-    try {
-      await client.query(`SET maintenance_work_mem = '1GB'`);
-      await client.query('CREATE INDEX embeddings_d256_hnsw ON embeddings_d256 USING hnsw (embedding vector_cosine_ops)');
-    } finally {
-      client.release();
-    }
-    process.stdout.write(`built the HNSW index over ${TENANTS * perTenant} vectors in ${((performance.now() - started) / 1000).toFixed(0)} s\n`);
-  }
-  // VACUUM as autovacuum would after such a burst: visibility map set and statistics fresh.
-  await db.query('VACUUM ANALYZE');
-}
 
 async function measure(port: number, label: string): Promise<string> {
   const client = createGrpcClient(memoryV1.MemoryServiceClient, memoryV1.MemoryServiceService, `127.0.0.1:${port}`, { defaultDeadlineMs: 30_000 });
@@ -142,7 +98,7 @@ async function main(): Promise<void> {
           });
           const db = new pg.Pool({ connectionString: url, options: '-c search_path=memory', max: 4 });
           const seeded = performance.now();
-          await seed(db, size, hybrid ? embed : undefined);
+          await seed(db, size, hybrid ? embed : undefined, (line) => process.stdout.write(`${line}\n`));
           await db.end();
           process.stdout.write(`seeded ${TENANTS} x ${size} facts${hybrid ? ' with vectors' : ''} in ${((performance.now() - seeded) / 1000).toFixed(0)} s\n`);
           const line = await measure(Number(memory.ready['grpcPort']), `${size} facts/tenant x ${TENANTS}, ${hybrid ? 'hybrid' : 'keyword'}`);

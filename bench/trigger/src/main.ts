@@ -8,6 +8,7 @@ import { triggerV1 } from '@platform/proto';
 import { connectNats, createGrpcClient, createLogger } from '@platform/service-kit';
 import { median, percentile, startNatsServer, startPostgresServer, startRedisServer, startServiceProcess, type ServiceProcess } from '@platform/testing';
 import { defineTool, serveRunner } from '@platform/tool-sdk';
+import { readdirSync, readFileSync } from 'node:fs';
 import pg from 'pg';
 import { z } from 'zod';
 import { orchestratorDrainRound } from './orchestrator-drain.js';
@@ -30,6 +31,8 @@ const EVENTS = intEnv('EVENTS', 500, 0);
 const ORCH_TASKS = intEnv('ORCH_TASKS', 500, 0);
 /** Executions one replica runs at once (TRIGGER_MAX_CONCURRENT_FIRES); replicas x this must stay under the runner's maxConcurrency (4096), or calls come back busy and wait a second. */
 const MAX_CONCURRENT_FIRES = intEnv('MAX_CONCURRENT_FIRES', 512);
+/** TRIGGER_CLAIM_AHEAD_MS of the replicas (unset: the service's default; 0 turns claiming ahead off, for an A/B). */
+const CLAIM_AHEAD_MS = process.env['CLAIM_AHEAD_MS'];
 /** event id -> when it was published (event-to-executor latency). */
 const published = new Map<string, number>();
 const eventLatencies: number[] = [];
@@ -70,6 +73,64 @@ interface RoundResult {
   /** Fires not recorded as succeeded when the burst was over. */
   unsettled: number;
   doubled: number;
+  /** From the burst's time until its last fire reached the executor: commits and WAL flushes in PostgreSQL, per fire. */
+  commitsPerFire: number;
+  walFlushesPerFire: number;
+  /** CPU time (user + system) of the replicas from the burst's time until drained, per fire. */
+  replicaCpuMsPerFire: number;
+  /** The same for PostgreSQL (the postmaster and its children). */
+  postgresCpuMsPerFire: number;
+  /** The first fire of the burst to reach the executor: how long after the scheduled time. */
+  min: number;
+}
+
+/** The fields of /proc/<pid>/stat after the command (the 3rd field first); null when the process is gone. */
+function procStat(pid: number | string): string[] | null {
+  try {
+    return readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+  } catch {
+    return null;
+  }
+}
+
+/** CPU time used so far by each process (user + system, from /proc; Linux), in ms. */
+function cpuMs(pids: number[]): Map<number, number> {
+  const used = new Map<number, number>();
+  for (const pid of pids) {
+    const fields = procStat(pid);
+    // utime and stime are the 14th and 15th fields of stat, in clock ticks (100 per second).
+    if (fields) used.set(pid, (Number(fields[11]) + Number(fields[12])) * 10);
+  }
+  return used;
+}
+
+/** CPU time the processes used between two readings (a process gone by the second counts nothing). */
+function cpuUsedMs(before: Map<number, number>, after: Map<number, number>): number {
+  let total = 0;
+  for (const [pid, ms] of after) total += ms - (before.get(pid) ?? 0);
+  return total;
+}
+
+/** The postmaster and its children (backends, WAL writer, checkpointer…). */
+function postgresPids(): number[] {
+  const postmaster = postgres.pid;
+  if (postmaster === undefined) return [];
+  const children = readdirSync('/proc').filter((name) => /^\d+$/.test(name) && procStat(name)?.[1] === String(postmaster));
+  return [postmaster, ...children.map(Number)];
+}
+
+/** Commits of one database and WAL flushes of the cluster so far. */
+async function pgActivity(databaseUrl: string): Promise<{ commits: number; walFlushes: number }> {
+  const db = new pg.Client({ connectionString: databaseUrl });
+  await db.connect();
+  try {
+    const { rows } = await db.query<{ commits: string; flushes: string }>(
+      `SELECT (SELECT xact_commit FROM pg_stat_database WHERE datname = current_database()) AS commits, (SELECT wal_sync FROM pg_stat_wal) AS flushes`,
+    );
+    return { commits: Number(rows[0]!.commits), walFlushes: Number(rows[0]!.flushes) };
+  } finally {
+    await db.end();
+  }
 }
 
 async function startReplicas(databaseUrl: string, count: number): Promise<ServiceProcess[]> {
@@ -79,11 +140,12 @@ async function startReplicas(databaseUrl: string, count: number): Promise<Servic
     GRPC_PORT: '0',
     LOG_LEVEL: 'warn',
     TRIGGER_MAX_CONCURRENT_FIRES: String(MAX_CONCURRENT_FIRES),
+    ...(CLAIM_AHEAD_MS === undefined ? {} : { TRIGGER_CLAIM_AHEAD_MS: CLAIM_AHEAD_MS }),
     DATABASE_POOL_MAX: '20',
-    // e.g. BENCH_REPLICA_NODE_OPTIONS='--cpu-prof --cpu-prof-dir=/tmp/prof' profiles each replica.
+    // e.g. BENCH_REPLICA_NODE_OPTIONS='--import=<a module that starts the inspector profiler>' profiles each replica (--cpu-prof is refused in NODE_OPTIONS).
     ...(process.env['BENCH_REPLICA_NODE_OPTIONS'] ? { NODE_OPTIONS: process.env['BENCH_REPLICA_NODE_OPTIONS'] } : {}),
   };
-  return Promise.all(Array.from({ length: count }, (_, i) => startServiceProcess({ app: 'trigger', env: { ...env, TRIGGER_REPLICA_ID: `bench-${i}` } })));
+  return Promise.all(Array.from({ length: count }, (_, i) => startServiceProcess({ app: 'trigger', readyTimeoutMs: 120_000, env: { ...env, TRIGGER_REPLICA_ID: `bench-${i}` } })));
 }
 
 async function createTasks(port: number): Promise<number> {
@@ -117,7 +179,16 @@ async function round(replicas: number, index: number): Promise<RoundResult> {
     const burstIso = new Date(burst).toISOString();
     const ofBurst = () => [...calls.values()].filter((c) => c.scheduledAt === burstIso);
     const deadline = burst + 120_000;
+    await new Promise((r) => setTimeout(r, burst - Date.now()));
+    const pids = processes.map((p) => p.pid).filter((pid): pid is number => pid !== undefined);
+    const pgPids = postgresPids();
+    const cpuAtBurst = cpuMs(pids);
+    const pgCpuAtBurst = cpuMs(pgPids);
+    const atBurst = await pgActivity(databaseUrl);
     while (ofBurst().length < TASKS && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+    const cpuDrained = cpuMs(pids);
+    const pgCpuDrained = cpuMs(postgresPids());
+    const drained = await pgActivity(databaseUrl);
     await new Promise((r) => setTimeout(r, 1_000)); // late duplicates would show up here
     const lags = ofBurst().map((c) => c.lagMs).sort((a, b) => a - b);
     const db = new pg.Client({ connectionString: databaseUrl });
@@ -139,6 +210,11 @@ async function round(replicas: number, index: number): Promise<RoundResult> {
       unsettled: TASKS - Number(stored.succeeded),
       // Over every minute of the round, not only the burst.
       doubled: [...calls.values()].filter((c) => c.count > 1).length,
+      commitsPerFire: (drained.commits - atBurst.commits) / TASKS,
+      walFlushesPerFire: (drained.walFlushes - atBurst.walFlushes) / TASKS,
+      replicaCpuMsPerFire: cpuUsedMs(cpuAtBurst, cpuDrained) / TASKS,
+      postgresCpuMsPerFire: cpuUsedMs(pgCpuAtBurst, pgCpuDrained) / TASKS,
+      min: lags[0] ?? NaN,
     };
   } finally {
     await Promise.all(processes.map((p) => p.stop(5_000)));
@@ -174,16 +250,16 @@ try {
     for (let i = 0; i < ROUNDS; i++) {
       const result = await round(replicas, i);
       results.push(result);
-      process.stdout.write(`replicas=${replicas} round ${i + 1}: p50 ${result.p50} ms, p99 ${result.p99} ms, max ${result.max} ms, lost ${result.lost}, doubled ${result.doubled}, unsettled ${result.unsettled}\n`);
+      process.stdout.write(`replicas=${replicas} round ${i + 1}: first ${result.min} ms, p50 ${result.p50} ms, p99 ${result.p99} ms, max ${result.max} ms, lost ${result.lost}, doubled ${result.doubled}, unsettled ${result.unsettled}; burst to drained: ${result.commitsPerFire.toFixed(3)} commits and ${result.walFlushesPerFire.toFixed(3)} WAL flushes per fire, CPU per fire: replicas ${result.replicaCpuMsPerFire.toFixed(3)} ms, PostgreSQL ${result.postgresCpuMsPerFire.toFixed(3)} ms\n`);
     }
   }
   process.stdout.write(`\n${TASKS} coinciding tasks, no-op custom executor, durable PostgreSQL; medians over ${ROUNDS} round(s)\n\n`);
-  process.stdout.write('| replicas | fire lag p50 | p99 | max (= burst drained) | lost | doubled | creating the tasks |\n|---|---|---|---|---|---|---|\n');
+  process.stdout.write('| replicas | fire lag p50 | p99 | max (= burst drained) | lost | doubled | commits / fire | WAL flushes / fire | CPU / fire: replicas | PostgreSQL | creating the tasks |\n|---|---|---|---|---|---|---|---|---|---|---|\n');
   for (const replicas of REPLICA_COUNTS) {
     const mine = results.filter((r) => r.replicas === replicas);
     const med = (pick: (r: RoundResult) => number) => Math.round(median(mine.map(pick)));
     const sum = (pick: (r: RoundResult) => number) => mine.reduce((n, r) => n + pick(r), 0);
-    process.stdout.write(`| ${replicas} | ${med((r) => r.p50)} ms | ${med((r) => r.p99)} ms | ${med((r) => r.max)} ms | ${sum((r) => r.lost)} | ${sum((r) => r.doubled)} | ${med((r) => r.createMs)} ms |\n`);
+    process.stdout.write(`| ${replicas} | ${med((r) => r.p50)} ms | ${med((r) => r.p99)} ms | ${med((r) => r.max)} ms | ${sum((r) => r.lost)} | ${sum((r) => r.doubled)} | ${median(mine.map((r) => r.commitsPerFire)).toFixed(3)} | ${median(mine.map((r) => r.walFlushesPerFire)).toFixed(3)} | ${median(mine.map((r) => r.replicaCpuMsPerFire)).toFixed(3)} ms | ${median(mine.map((r) => r.postgresCpuMsPerFire)).toFixed(3)} ms | ${med((r) => r.createMs)} ms |\n`);
   }
   if (EVENTS > 0) {
     const latencies = await eventRound();

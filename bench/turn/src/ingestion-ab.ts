@@ -11,6 +11,7 @@ import { BENCH_PLATFORM_ENV, calculatorTurn, closedLoop, intEnv, JsonClient, sam
 import { median, percentile, startInfra, startNatsServer, startPlatform, type NatsServerHandle, type Platform } from '@platform/testing';
 import { connectNats, createLogger, type NatsConnection } from '@platform/service-kit';
 import { SignJWT } from 'jose';
+import { loadavg } from 'node:os';
 
 const ROUNDS = intEnv('ROUNDS', 3);
 const N1 = intEnv('N1', 200);
@@ -122,4 +123,9 @@ function report(all: Variant[]): void {
   const on = rows.find((r) => r.v.name === 'ingestion on');
   const off = rows.find((r) => r.v.name === 'ingestion off');
   if (on && off) process.stdout.write(`\nthroughput ratio on/off: ${fmt(on.throughput / off.throughput, 3)} (target >= 0.90)\n`);
+  for (const v of all) {
+    const first = [...v.c1, ...v.c64].find((r) => r.firstError)?.firstError;
+    if (first) process.stdout.write(`${v.name}: first failed turn: ${first.slice(0, 300)}\n`);
+  }
+  process.stdout.write(`load average at the end: ${loadavg().map((l) => l.toFixed(1)).join(' ')}\n`);
 }

@@ -4,9 +4,11 @@
 // concurrency 64, and CPU and memory per process. Figures are medians over rounds.
 // PostgreSQL runs durable (fsync, synchronous_commit, full_page_writes on) unless BENCH_POSTGRES=fast.
 // Run: npx nx run bench-turn:bench   (env: ROUNDS, N1, N64, CONCURRENCY, WARMUP, RAMP, BENCH_POSTGRES)
-import { closedLoop, cpuCount, intEnv, postgresDurabilityFromEnv, startBenchPlatform, type BenchPlatform, type LoadResult, type PlatformProcess, type ProcessSample } from '@platform/bench-kit';
+// BREAKDOWN=1 adds where the time goes: each phase of a turn per load window (from the services'
+// spans) and each service's event-loop delay and GC pauses (README: "Where the time goes").
+import { closedLoop, cpuCount, intEnv, postgresDurabilityFromEnv, startBenchPlatform, TimeBreakdown, type BenchPlatform, type LoadResult, type PlatformProcess, type ProcessSample } from '@platform/bench-kit';
 import { median, percentile, PLATFORM_APPS } from '@platform/testing';
-import { runOpenLoop } from './open-loop-phase.js';
+import { openWindowLabel, runOpenLoop } from './open-loop-phase.js';
 
 const ROUNDS = intEnv('ROUNDS', 3);
 const N1 = intEnv('N1', 300);
@@ -32,11 +34,19 @@ function fractionsEnv(name: string, fallback: number[]): number[] {
   return values;
 }
 
+/** `BREAKDOWN=1`: where the time goes (phases per turn, event-loop delay, GC) per load window. */
+const BREAKDOWN = ['1', 'true'].includes(process.env['BREAKDOWN'] ?? '');
+
 let bench: BenchPlatform | undefined;
+let breakdown: TimeBreakdown | undefined;
 try {
-  bench = await startBenchPlatform({ durability: POSTGRES });
+  breakdown = BREAKDOWN ? await TimeBreakdown.start({ sampleEvery: intEnv('BREAKDOWN_SAMPLE_EVERY', 1) }) : undefined;
+  bench = await startBenchPlatform({ durability: POSTGRES, ...(breakdown ? { env: breakdown.env } : {}) });
   const running = bench;
-  const turn = (): Promise<void> => running.turn();
+  const tracing = breakdown;
+  tracing?.attach(running.diagnosticsPorts());
+  const turn = (): Promise<void> => (tracing ? running.turn(tracing.headers()) : running.turn());
+  const measured = <T extends { latenciesMs: number[] }>(label: string, load: () => Promise<T>): Promise<T> => (tracing ? tracing.window(label, load, (r) => r.latenciesMs.length) : load());
 
   const samples = async (): Promise<Map<Measured, ProcessSample>> => {
     const platform = await running.sample();
@@ -58,25 +68,35 @@ try {
       seconds: intEnv('OPEN_SECONDS', 20),
       p99TargetMs: intEnv('P99_TARGET_MS', 100),
       kneeFractions: fractionsEnv('KNEE_FRACTIONS', [0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0]),
+      measured,
     }, (line) => process.stderr.write(`${line}\n`));
+    tracing?.print(referenceWindow(fractionsEnv('OPEN_FRACTIONS', [0.25, 0.5, 0.75])), out);
   } else {
     const sequential: LoadResult[] = [];
     const concurrent: Array<LoadResult & { cpu: Map<Measured, number> }> = [];
     const ramps: LoadResult[] = [];
     for (let round = 1; round <= ROUNDS; round++) {
-      sequential.push(await closedLoop(turn, 1, N1));
+      sequential.push(await measured('concurrency 1', () => closedLoop(turn, 1, N1)));
       ramps.push(await closedLoop(turn, CONCURRENCY, RAMP));
       const before = await samples();
-      const result = await closedLoop(turn, CONCURRENCY, N64);
+      const result = await measured(`concurrency ${CONCURRENCY}`, () => closedLoop(turn, CONCURRENCY, N64));
       const after = await samples();
       concurrent.push({ ...result, cpu: new Map(MEASURED.map((m) => [m, after.get(m)!.cpuMs - before.get(m)!.cpuMs])) });
       process.stderr.write(`round ${round}/${ROUNDS} done\n`);
     }
     const memory = await samples();
     report(cold, sequential, concurrent, ramps, memory);
+    tracing?.print(`concurrency ${CONCURRENCY}`, out);
   }
 } finally {
   await bench?.stop();
+  await breakdown?.stop();
+}
+
+/** The open-loop window whose slowest turns the breakdown takes apart: 50% of saturation, or the nearest rate offered. */
+function referenceWindow(fractions: number[]): string {
+  const nearest = [...fractions].sort((a, b) => Math.abs(a - 0.5) - Math.abs(b - 0.5))[0] ?? 0.5;
+  return openWindowLabel(nearest);
 }
 
 function out(line: string): void {

@@ -20,6 +20,13 @@ export interface OpenLoopSettings {
   p99TargetMs: number;
   /** Fractions tried, in order, by the knee search (empty: no search). */
   kneeFractions: number[];
+  /** Wraps each offered rate's phase (the time breakdown's window), labelled with {@link openWindowLabel}. */
+  measured?: <T extends { latenciesMs: number[] }>(label: string, load: () => Promise<T>) => Promise<T>;
+}
+
+/** The label of an offered rate's window in the time breakdown. */
+export function openWindowLabel(fraction: number): string {
+  return `${(fraction * 100).toFixed(0)}% of saturation`;
 }
 
 interface RateSummary {
@@ -45,7 +52,8 @@ export async function runOpenLoop(turn: Turn, settings: OpenLoopSettings, log: (
     for (const summary of summaries) {
       const rate = summary.fraction * throughput;
       summary.rates.push(rate);
-      summary.results.push(await openLoop(turn, rate, settings.seconds * 1000));
+      const offer = (): Promise<OpenLoopResult> => openLoop(turn, rate, settings.seconds * 1000);
+      summary.results.push(await (settings.measured ? settings.measured(openWindowLabel(summary.fraction), offer) : offer()));
     }
     log(`open-loop round ${round}/${settings.rounds} done (saturation ${fmt(throughput, 0)} turns/s)`);
   }

@@ -5,7 +5,7 @@ import { runAgentLoop, type LoopDependencies } from './agent-loop.js';
 import type { LoopEvent } from './events.js';
 import { finalAnswerMarker } from './hooks.js';
 import { compileLoopConfig, type LoopConfigInput } from './loop-config.js';
-import type { LoopResult } from './loop-result.js';
+import type { AgentLoopResult } from './loop-result.js';
 import { ModelError } from './model-errors.js';
 import { RunControl } from './run-control.js';
 import { FakeClock, FakeTools, reply, ScriptedModel, type FakeTool, type ScriptStep } from './testing/index.js';
@@ -25,7 +25,7 @@ interface Harness {
   model: ScriptedModel;
   tools: FakeTools;
   events: LoopEvent[];
-  run(overrides?: Partial<LoopDependencies>): Promise<LoopResult>;
+  run(overrides?: Partial<LoopDependencies>): Promise<AgentLoopResult>;
 }
 
 function harness(script: ScriptStep[], tools: Record<string, FakeTool> = {}, config: LoopConfigInput = {}): Harness {

@@ -2,10 +2,11 @@ import { cutText, type AssistantMessage, type ChatMessage, type ToolCall } from 
 import { systemClock, type Clock } from './clock.js';
 import { ContextManager } from './context-manager.js';
 import { EventEmitter, type EventSink } from './events.js';
+import { MALFORMED_OUTPUT, MODEL_REFUSAL, type StepFailure } from './failures.js';
 import type { LoopHooks, StopPredicate } from './hooks.js';
 import { hookedModel } from './hooked-model.js';
 import { DEFAULT_LOOP_CONFIG, type LoopConfig } from './loop-config.js';
-import type { IterationRecord, LoopResult, StopReason, ToolCallRecord } from './loop-result.js';
+import type { AgentLoopResult, LoopResult, IterationRecord, StopReason, ToolCallRecord } from './loop-result.js';
 import { callModelWithRecovery, type ModelCallOutcome } from './model-call.js';
 import type { ModelErrorKind } from './model-errors.js';
 import { addUsage, ZERO_USAGE, type ModelPort, type TokenUsage } from './model-port.js';
@@ -79,6 +80,8 @@ class LoopRun {
   private readonly strategies: Readonly<Record<ModelErrorKind, RetryStrategy>>;
   private readonly produced: ChatMessage[] = [];
   private readonly records: ToolCallRecord[] = [];
+  /** A failure of the current iteration's model reply itself (malformed, refused), recorded with the iteration. */
+  private replyFailure: StepFailure | undefined;
   /** Repairs of the current iteration's model message, recorded with the iteration. */
   private textRepairs: TextRepair[] = [];
   private readonly transcript: IterationRecord[] = [];
@@ -107,7 +110,7 @@ class LoopRun {
     this.callIds = callIdsIn(input.messages);
   }
 
-  async run(): Promise<LoopResult> {
+  async run(): Promise<AgentLoopResult> {
     this.events.emit({ type: 'execution_start' });
     this.events.emit({ type: 'state_change', state: 'running' });
     const deadlineTimer = new AbortController();
@@ -137,7 +140,7 @@ class LoopRun {
     return undefined;
   }
 
-  private async loop(): Promise<LoopResult> {
+  private async loop(): Promise<AgentLoopResult> {
     for (let iteration = 1; iteration <= this.config.maxTurns; iteration++) {
       const interrupted = (await this.waitIfPaused(iteration)) ?? this.stoppedBySignal();
       if (interrupted) return this.finish(interrupted);
@@ -146,7 +149,7 @@ class LoopRun {
       const outcome = await this.callModel(iteration, 'auto');
       if (!outcome.ok) {
         const stop = this.stoppedBySignal() ?? (outcome.error.kind === 'context_overflow' ? 'context_overflow' : outcome.error.kind === 'cancelled' ? 'cancelled' : 'model_error');
-        return this.finish(stop, undefined, outcome.error);
+        return this.finish(stop, undefined, { kind: outcome.error.kind, message: outcome.error.message, ...(outcome.failures.length ? { failure: outcome.failures.at(-1)! } : {}) });
       }
       const repaired = repairModelMessage(withUsableCallIds(outcome.response.message, this.callIds, this.input.runId, iteration));
       const response = { ...outcome.response, message: repaired.message };
@@ -159,6 +162,9 @@ class LoopRun {
       this.produced.push(message);
       const calls = message.toolCalls ?? [];
       const feedback = response.protocolFeedback;
+      const replyFailure = feedback && calls.length === 0 ? MALFORMED_OUTPUT : response.finishReason === 'content_filter' ? MODEL_REFUSAL : undefined;
+      if (replyFailure) this.modelFailed(iteration, replyFailure, `${outcome.model.provider}/${outcome.model.model}`, response.finishReason);
+      this.replyFailure = replyFailure;
 
       if (this.deps.stopWhen?.({ iteration, response })) {
         this.produced.push(...closeUnanswered(calls, new Set(), 'skipped', 'STOP_CONDITION', 'the run ended before this call ran.'));
@@ -249,9 +255,15 @@ class LoopRun {
       config: this.config,
       clock: this.clock,
       signal: this.signal,
-      onRecovery: ({ error, decision, model }) =>
-        this.events.emit({ type: 'state_change', state: 'retrying_model', reason: `${model}: ${error.kind} (${decision})` }),
+      onRecovery: ({ error, decision, model, failure }) => {
+        if (failure) this.modelFailed(iteration, failure, model, error.message);
+        this.events.emit({ type: 'state_change', state: 'retrying_model', reason: `${model}: ${error.kind} (${decision})` });
+      },
     });
+  }
+
+  private modelFailed(iteration: number, failure: StepFailure, model: string, message: string): void {
+    this.events.emit({ type: 'step_failed', iteration, step: 'model', failure, model, message });
   }
 
   private recordCalls(iteration: number, results: readonly CallResult[], turnUsage: TokenUsage): void {
@@ -264,6 +276,7 @@ class LoopRun {
         success: r.message.status === 'success',
         status: r.message.status,
         ...(r.message.errorCode ? { errorCode: r.message.errorCode } : {}),
+        ...(r.failures.length ? { failures: r.failures } : {}),
         synthetic: r.message.synthetic ?? false,
         resultChars: r.resultChars,
         turnUsage,
@@ -274,12 +287,21 @@ class LoopRun {
 
   private async record(iteration: number, outcome: Extract<ModelCallOutcome, { ok: true }>, results: readonly CallResult[], startedAt: number): Promise<void> {
     const { response, view, model, retries, fallbackUsed } = outcome;
+    const modelFailures = [...outcome.failures, ...(this.replyFailure ? [this.replyFailure] : [])];
+    this.replyFailure = undefined;
     const record: IterationRecord = {
       iteration,
       view: { messages: view.messages.length, estimatedTokens: view.estimatedTokens, stage: view.stage, diagnostics: view.diagnostics },
-      model: { provider: model.provider, model: model.model, finishReason: response.finishReason, retries, fallbackUsed },
+      model: { provider: model.provider, model: model.model, finishReason: response.finishReason, retries, fallbackUsed, ...(modelFailures.length ? { failures: modelFailures } : {}) },
       output: response.message,
-      tools: results.map((r) => ({ callId: r.call.id, name: r.call.name, status: r.message.status, durationMs: r.durationMs, synthetic: r.message.synthetic ?? false })),
+      tools: results.map((r) => ({
+        callId: r.call.id,
+        name: r.call.name,
+        status: r.message.status,
+        durationMs: r.durationMs,
+        synthetic: r.message.synthetic ?? false,
+        ...(r.failures.length ? { failures: r.failures } : {}),
+      })),
       usage: response.usage,
       durationMs: this.clock.now() - startedAt,
     };
@@ -298,7 +320,7 @@ class LoopRun {
   }
 
   /** After the turn limit or the repeat guard: one more call, without tools, asking for an answer. */
-  private async finishWithSummary(reason: 'max_turns' | 'repeat_guard'): Promise<LoopResult> {
+  private async finishWithSummary(reason: 'max_turns' | 'repeat_guard'): Promise<AgentLoopResult> {
     const interrupted = this.stoppedBySignal();
     if (interrupted) return this.finish(interrupted);
     const outcome = await this.callModel(this.turns + 1, 'none', this.config.finalAnswerInstruction);
@@ -311,7 +333,7 @@ class LoopRun {
     return this.finish(reason, outcome.response.message.content ?? stopMessages.noFinalAnswer);
   }
 
-  private finish(stopReason: StopReason, response?: string, error?: { kind: string; message: string }, pending: PendingAgent[] = []): LoopResult {
+  private finish(stopReason: StopReason, response?: string, error?: LoopResult['error'], pending: PendingAgent[] = []): AgentLoopResult {
     this.closeDanglingCalls();
     if (pending.length) this.events.emit({ type: 'state_change', state: pending.some((p) => p.waitingFor === 'approval') ? 'waiting_for_approval' : 'waiting_for_input' });
     const fallback: Record<StopReason, () => string> = {
@@ -338,7 +360,7 @@ class LoopRun {
       toolCalls: this.records,
       messages: [...this.produced],
       transcript: this.transcript,
-      ...(error ? { error: { kind: error.kind, message: error.message } } : {}),
+      ...(error ? { error: { kind: error.kind, message: error.message, ...(error.failure ? { failure: error.failure } : {}) } } : {}),
     };
   }
 
@@ -353,6 +375,6 @@ class LoopRun {
 }
 
 /** Runs the ReAct loop for one turn and returns its result; it never throws for model or tool failures. */
-export function runAgentLoop(input: LoopInput, deps: LoopDependencies): Promise<LoopResult> {
+export function runAgentLoop(input: LoopInput, deps: LoopDependencies): Promise<AgentLoopResult> {
   return new LoopRun(input, deps).run();
 }

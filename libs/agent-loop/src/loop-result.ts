@@ -1,4 +1,5 @@
 import type { AssistantMessage, ChatMessage, ToolResultStatus } from '@platform/contracts';
+import type { StepFailure } from './failures.js';
 import type { TokenUsage } from './model-port.js';
 import type { PendingAgent } from './tool-port.js';
 import type { ViewDiagnostic } from './request-view.js';
@@ -36,20 +37,63 @@ export interface ToolCallRecord {
   /** Tokens of the model turn that requested this call. */
   turnUsage: TokenUsage;
   iteration: number;
+  /** The call's failures, classified (failures.ts): recovered ones first, then its own (absent when none). */
+  failures?: StepFailure[];
 }
 
 /** What one iteration did: the request view, the model output, the tool outcomes. */
 export interface IterationRecord {
   iteration: number;
   view: { messages: number; estimatedTokens: number; stage: string; diagnostics: ViewDiagnostic[] };
-  model: { provider: string; model: string; finishReason: string; retries: number; fallbackUsed: boolean };
+  /** `failures`: the failed calls of the model before this one answered, or the reply's own (absent when none). */
+  model: { provider: string; model: string; finishReason: string; retries: number; fallbackUsed: boolean; failures?: StepFailure[] };
   output: AssistantMessage;
-  tools: Array<{ callId: string; name: string; status: ToolResultStatus; durationMs: number; synthetic: boolean }>;
+  tools: Array<{ callId: string; name: string; status: ToolResultStatus; durationMs: number; synthetic: boolean; failures?: StepFailure[] }>;
   usage: TokenUsage;
   durationMs: number;
   /** Text of the model's message or of tool results that had to be repaired to be kept (absent when none). */
   textRepairs?: TextRepair[];
+  /** Set on the model calls of a plan-and-execute run (orchestrator): the planner's and the synthesis. */
+  plan?: PlanCallNote;
 }
+
+/**
+ * How a plan-and-execute run asked its planner for the plan: `json_schema` (structured output),
+ * `text` (JSON in text: the profile's models have no structured output), `text_fallback` (the
+ * provider refused the structured output, so the plan was asked for in text).
+ */
+export type PlanOutputMode = 'json_schema' | 'text' | 'text_fallback';
+
+/** What a model call of a plan-and-execute run was for. */
+export interface PlanCallNote {
+  call: 'planner' | 'synthesis';
+  planVersion: number;
+  /** The planner's only. */
+  outputMode?: PlanOutputMode;
+}
+
+/**
+ * A transcript entry of a plan-and-execute run that is not a model call: a subtask (with the
+ * child runs that did it) or a replan (why the plan was made again).
+ */
+export type PlanStepRecord =
+  | {
+      step: 'subtask';
+      planVersion: number;
+      subtaskId: string;
+      role: string;
+      status: 'pending' | 'blocked' | 'executing' | 'completed' | 'failed' | 'skipped';
+      attempts: number;
+      /** The child run of each attempt, oldest first: `GET /v1/runs/{id}` reads each. */
+      childRunIds: string[];
+      /** Where its result went in the shared context. */
+      resultKey: string;
+      error?: string;
+    }
+  | { step: 'replan'; planVersion: number; reason: string; failureKind?: string };
+
+/** One entry of a run's transcript: a model call of the loop (or of a plan), or a step of a plan. */
+export type TranscriptEntry = IterationRecord | PlanStepRecord;
 
 export interface LoopResult {
   runId: string;
@@ -64,7 +108,10 @@ export interface LoopResult {
   toolCalls: ToolCallRecord[];
   /** The raw messages this turn produced, in order (to append to history as they are). */
   messages: ChatMessage[];
-  transcript: IterationRecord[];
-  /** Set when the loop stopped on an error. */
-  error?: { kind: string; message: string };
+  transcript: TranscriptEntry[];
+  /** Set when the loop stopped on an error; `failure` classifies it (failures.ts) when it is one. */
+  error?: { kind: string; message: string; failure?: StepFailure };
 }
+
+/** What the ReAct loop returns: its transcript is made of model calls only. */
+export type AgentLoopResult = LoopResult & { transcript: IterationRecord[] };

@@ -1,5 +1,6 @@
 import type { Clock } from './clock.js';
 import type { LoopConfig } from './loop-config.js';
+import { classifyModelFailure, type StepFailure } from './failures.js';
 import { isModelError, ModelError } from './model-errors.js';
 import type { ModelPort, ModelRequest, ModelResponse } from './model-port.js';
 import type { RetryStrategy } from './model-retry.js';
@@ -14,13 +15,13 @@ export interface ModelCallParams {
   config: LoopConfig;
   clock: Clock;
   signal: AbortSignal;
-  /** Called before each retry or switch, e.g. to emit a state change. */
-  onRecovery?: (what: { error: ModelError; decision: string; model: string }) => void;
+  /** Called after each failed call with what is done about it (`failure`: its classification), e.g. to emit a state change. */
+  onRecovery?: (what: { error: ModelError; decision: string; model: string; failure?: StepFailure }) => void;
 }
 
 export type ModelCallOutcome =
-  | { ok: true; response: ModelResponse; model: ModelPort; view: RequestView; retries: number; fallbackUsed: boolean }
-  | { ok: false; error: ModelError; view: RequestView | undefined; retries: number };
+  | { ok: true; response: ModelResponse; model: ModelPort; view: RequestView; retries: number; fallbackUsed: boolean; failures: StepFailure[] }
+  | { ok: false; error: ModelError; view: RequestView | undefined; retries: number; failures: StepFailure[] };
 
 function asModelError(error: unknown, model: ModelPort, signal: AbortSignal): ModelError {
   if (isModelError(error)) return error;
@@ -38,6 +39,7 @@ export async function callModelWithRecovery(params: ModelCallParams): Promise<Mo
   let lastError: ModelError | undefined;
   let lastView: RequestView | undefined;
   let totalRetries = 0;
+  const failures: StepFailure[] = [];
   for (const [index, model] of params.models.entries()) {
     let retries = 0;
     let stageIndex = 0;
@@ -46,14 +48,19 @@ export async function callModelWithRecovery(params: ModelCallParams): Promise<Mo
       lastView = view;
       try {
         const response = await model.complete(params.buildRequest(view, model));
-        return { ok: true, response, model, view, retries: totalRetries, fallbackUsed: index > 0 };
+        return { ok: true, response, model, view, retries: totalRetries, fallbackUsed: index > 0, failures };
       } catch (thrown) {
         const error = asModelError(thrown, model, params.signal);
         lastError = error;
-        if (params.signal.aborted) return { ok: false, error, view, retries: totalRetries };
+        if (params.signal.aborted) return { ok: false, error, view, retries: totalRetries, failures };
         const decision = params.strategies[error.kind](error, retries, params.config);
-        params.onRecovery?.({ error, decision: decision.action, model: `${model.provider}/${model.model}` });
-        if (decision.action === 'give_up') return { ok: false, error, view, retries: totalRetries };
+        const hasNextModel = index < params.models.length - 1;
+        // Past the smallest view the overflow chain moves on like `next_model`.
+        const movesOn = decision.action === 'shrink_view' && stageIndex === ViewStages.length - 1 ? 'next_model' : decision.action;
+        const failure = classifyModelFailure(error.kind, movesOn, hasNextModel);
+        if (failure) failures.push(failure);
+        params.onRecovery?.({ error, decision: decision.action, model: `${model.provider}/${model.model}`, ...(failure ? { failure } : {}) });
+        if (decision.action === 'give_up') return { ok: false, error, view, retries: totalRetries, failures };
         if (decision.action === 'next_model') break;
         if (decision.action === 'shrink_view') {
           // Past the smallest view, a fallback model (perhaps with a larger context) may still fit it.
@@ -63,7 +70,7 @@ export async function callModelWithRecovery(params: ModelCallParams): Promise<Mo
           try {
             await params.clock.sleep(decision.delayMs, params.signal);
           } catch {
-            return { ok: false, error: new ModelError('cancelled', 'cancelled while waiting to retry the model', { cause: error }), view, retries: totalRetries };
+            return { ok: false, error: new ModelError('cancelled', 'cancelled while waiting to retry the model', { cause: error }), view, retries: totalRetries, failures };
           }
           retries += 1;
         }
@@ -71,5 +78,5 @@ export async function callModelWithRecovery(params: ModelCallParams): Promise<Mo
       }
     }
   }
-  return { ok: false, error: lastError ?? new ModelError('bad_request', 'no model is configured'), view: lastView, retries: totalRetries };
+  return { ok: false, error: lastError ?? new ModelError('bad_request', 'no model is configured'), view: lastView, retries: totalRetries, failures };
 }

@@ -56,3 +56,15 @@ export class ModelError extends Error {
 export function isModelError(error: unknown): error is ModelError {
   return error instanceof ModelError;
 }
+
+/**
+ * The provider refused the request's structured output (`responseFormat`): the model or the
+ * provider does not support it, or refused the schema. A `bad_request`: retrying the same request
+ * will not help, but the same question asked without `responseFormat` (JSON in text) may.
+ */
+export class ResponseFormatRejectedError extends ModelError {
+  constructor(message: string, options: ModelErrorOptions = {}) {
+    super('bad_request', message, options);
+    this.name = 'ResponseFormatRejectedError';
+  }
+}

@@ -19,6 +19,25 @@ export function addUsage(a: TokenUsage, b: TokenUsage): TokenUsage {
   return { inputTokens: a.inputTokens + b.inputTokens, outputTokens: a.outputTokens + b.outputTokens, totalTokens: a.totalTokens + b.totalTokens };
 }
 
+/**
+ * Asks for an answer that is one JSON document matching a JSON Schema (the provider's structured
+ * output). Provider-neutral: each adapter maps it to its wire (OpenAI: `response_format:
+ * json_schema`). The caller still validates the answer; a provider's enforcement is never trusted.
+ */
+export interface JsonSchemaResponseFormat {
+  type: 'json_schema';
+  /** Names the schema (1-64 letters, digits, "_" or "-"). */
+  name: string;
+  /** A JSON Schema whose root is an object. */
+  schema: Record<string, unknown>;
+  /**
+   * Hold the model to the schema exactly (OpenAI's strict mode). Only for schemas that allow it:
+   * every object closed (`additionalProperties: false`) with every property required; see
+   * {@link allowsStrictMode}.
+   */
+  strict: boolean;
+}
+
 /** One model call. */
 export interface ModelRequest {
   messages: ChatMessage[];
@@ -30,6 +49,11 @@ export interface ModelRequest {
   signal?: AbortSignal;
   /** Receives text as it streams, when the adapter streams. */
   onTextDelta?: (delta: string) => void;
+  /**
+   * Structured output: the answer must be JSON matching this schema. An adapter whose provider
+   * rejects it throws {@link ResponseFormatRejectedError} so the caller can ask in text instead.
+   */
+  responseFormat?: JsonSchemaResponseFormat;
 }
 
 export type FinishReason = 'stop' | 'tool_calls' | 'length' | 'content_filter' | 'other';

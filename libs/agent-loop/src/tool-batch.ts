@@ -1,6 +1,7 @@
 import type { ToolCall, ToolMessage } from '@platform/contracts';
 import type { Clock } from './clock.js';
 import type { EventEmitter } from './events.js';
+import { classifyToolResult, type StepFailure } from './failures.js';
 import type { LoopHooks } from './hooks.js';
 import type { LoopConfig } from './loop-config.js';
 import { sanitizeToolName } from './sanitize-tool-name.js';
@@ -35,6 +36,13 @@ export interface CallResult {
   repeated: boolean;
   /** Text of the result that had to be repaired (see text-repairs.ts). */
   repairs: TextRepair[];
+  /** The call's classified failures (failures.ts): those the port recovered from, then its own. */
+  failures: StepFailure[];
+}
+
+function failuresOf(message: ToolMessage, recovered: readonly StepFailure[] | undefined, toolClass: ToolDescription['failureClass']): StepFailure[] {
+  const own = classifyToolResult(message.status, message.errorCode, toolClass);
+  return [...(recovered ?? []), ...(own ? [own] : [])];
 }
 
 type Prepared = { kind: 'run'; request: ToolCallRequest; tool: ToolDescription } | { kind: 'done'; message: ToolMessage; repeated?: boolean };
@@ -167,7 +175,8 @@ export async function runToolBatch(calls: readonly ToolCall[], ctx: BatchContext
       const prepared = prepare(call, index, ctx, catalog);
       let result: CallResult;
       if (prepared.kind === 'done') {
-        result = { call, message: prepared.message, durationMs: 0, resultChars: prepared.message.content.length, repeated: prepared.repeated ?? false, repairs: [] };
+        const failures = failuresOf(prepared.message, undefined, 'tool');
+        result = { call, message: prepared.message, durationMs: 0, resultChars: prepared.message.content.length, repeated: prepared.repeated ?? false, repairs: [], failures };
       } else {
         const { outcome, synthetic } = await runOne(call, prepared.request, prepared.tool, ctx);
         const { message, repairs } = repairToolMessage(toMessage(call, outcome, synthetic), 'diagnostics' in outcome ? outcome.diagnostics : undefined);
@@ -178,11 +187,13 @@ export async function runToolBatch(calls: readonly ToolCall[], ctx: BatchContext
           resultChars: outcome.content.length,
           repeated: false,
           repairs,
+          failures: failuresOf(message, outcome.failures, prepared.tool.failureClass),
           ...(outcome.status === 'waiting' ? { pending: { ...outcome.pending, callId: call.id } } : {}),
         };
       }
       const m = result.message;
-      ctx.events.emit({ type: 'tool_result', iteration: ctx.iteration, callId: call.id, name: call.name, status: m.status, content: m.content, durationMs: result.durationMs, synthetic: m.synthetic ?? false });
+      for (const failure of result.failures) ctx.events.emit({ type: 'step_failed', iteration: ctx.iteration, step: 'tool', failure, callId: call.id, name: call.name, ...(m.errorCode ? { message: m.errorCode } : {}) });
+      ctx.events.emit({ type: 'tool_result', iteration: ctx.iteration, callId: call.id, name: call.name, status: m.status, content: m.content, durationMs: result.durationMs, synthetic: m.synthetic ?? false, ...(result.failures.length ? { failures: result.failures } : {}) });
       return result;
     }),
   );

@@ -1,4 +1,5 @@
 import type { ToolResultStatus } from '@platform/contracts';
+import type { StepFailure } from './failures.js';
 
 /** A tool the model may call, as the tool port describes it. */
 export interface ToolDescription {
@@ -15,6 +16,8 @@ export interface ToolDescription {
    * `external` (a new side effect). Unknown is treated as `external`.
    */
   sideEffect?: 'none' | 'idempotent' | 'external';
+  /** The class its failures are recorded with (failures.ts): `coordination` for delegations; default `tool`. */
+  failureClass?: 'tool' | 'coordination';
 }
 
 /** An agent-tool that stopped to wait for the user. */
@@ -33,10 +36,16 @@ export interface PendingAgent {
  * How a tool call ended. `diagnostics` say what the transport had to repair in the result's text
  * (e.g. bytes that were not UTF-8); the loop records them with the step.
  */
-export type ToolOutcome =
+/**
+ * `failures` are failures the port met and recovered from on the way to this outcome (e.g. a
+ * delegation reassigned to another role); the loop records them with the call, before the
+ * outcome's own failure.
+ */
+export type ToolOutcome = (
   | { status: 'success'; content: string; truncated?: boolean; diagnostics?: string[] }
   | { status: Exclude<ToolResultStatus, 'success'>; content: string; errorCode: string; diagnostics?: string[] }
-  | { status: 'waiting'; content: string; pending: Omit<PendingAgent, 'callId'> };
+  | { status: 'waiting'; content: string; pending: Omit<PendingAgent, 'callId'> }
+) & { failures?: StepFailure[] };
 
 export interface ToolCallRequest {
   id: string;

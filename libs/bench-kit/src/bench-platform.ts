@@ -50,7 +50,9 @@ export interface BenchPlatform {
   /** llm-sim's root URL, for its test-only `/_sim/*` endpoints. */
   readonly llmSimUrl: string;
   /** One calculator turn in a new conversation; throws unless it answered 200 with the tool's result. */
-  turn(): Promise<void>;
+  turn(headers?: Record<string, string>): Promise<void>;
+  /** Each platform service's runtime diagnostics port, when started with RUNTIME_DIAGNOSTICS_PORT. */
+  diagnosticsPorts(): Map<PlatformApp, number>;
   /** CPU and memory so far of every platform app and shared server. */
   sample(): Promise<Map<PlatformProcess, ProcessSample>>;
   /** Waits until memory's ingestion queue is empty; returns how long that took. */
@@ -60,6 +62,8 @@ export interface BenchPlatform {
 
 export interface BenchPlatformOptions {
   durability: PostgresDurability;
+  /** Extra environment for every service (e.g. the time breakdown's trace export and diagnostics). */
+  env?: Record<string, string>;
 }
 
 export async function startBenchPlatform(options: BenchPlatformOptions): Promise<BenchPlatform> {
@@ -73,7 +77,7 @@ export async function startBenchPlatform(options: BenchPlatformOptions): Promise
       databaseUrl: infra.descriptor.postgresUrl,
       redisUrl: infra.descriptor.redisUrl,
       jwtSecret: SECRET,
-      commonEnv: { LOG_LEVEL: 'warn' },
+      commonEnv: { LOG_LEVEL: 'warn', ...options.env },
       env: BENCH_PLATFORM_ENV,
     });
     nc = await connect({ servers: infra.descriptor.natsUrl, name: 'bench' });
@@ -90,8 +94,16 @@ export async function startBenchPlatform(options: BenchPlatformOptions): Promise
       durability: options.durability,
       model: { baseURL: `${llmSimUrl}/v1`, apiKey: SIM_API_KEY, model: SIM_MODEL },
       llmSimUrl,
-      async turn() {
-        await calculatorTurn(client, `${running.apiUrl}/v1/conversations/bench-${++conversation}/messages`, token);
+      async turn(headers = {}) {
+        await calculatorTurn(client, `${running.apiUrl}/v1/conversations/bench-${++conversation}/messages`, token, headers);
+      },
+      diagnosticsPorts() {
+        const ports = new Map<PlatformApp, number>();
+        for (const app of PLATFORM_APPS) {
+          const port = running.process(app)?.ready['diagnosticsPort'];
+          if (typeof port === 'number') ports.set(app, port);
+        }
+        return ports;
       },
       async sample() {
         const apps = await Promise.all(PLATFORM_APPS.map(async (app) => [app, await sampleProcess(running.process(app)!.pid!)] as const));
@@ -116,8 +128,8 @@ export async function startBenchPlatform(options: BenchPlatformOptions): Promise
 }
 
 /** POSTs the calculator turn; throws unless the answer is 200, quotes 84, and one tool call succeeded. */
-export async function calculatorTurn(client: JsonClient, url: string, token: string): Promise<void> {
-  const response = await client.post(url, { authorization: `Bearer ${token}` }, { content: CALCULATOR_TURN_CONTENT });
+export async function calculatorTurn(client: JsonClient, url: string, token: string, headers: Record<string, string> = {}): Promise<void> {
+  const response = await client.post(url, { ...headers, authorization: `Bearer ${token}` }, { content: CALCULATOR_TURN_CONTENT });
   const body = response.body as { response?: string; toolCalls?: Array<{ name?: string; status?: string }>; error?: { code: string } };
   if (response.status !== 200) throw new Error(`HTTP ${response.status} ${body.error?.code ?? ''}`);
   const call = body.toolCalls?.length === 1 ? body.toolCalls[0] : undefined;

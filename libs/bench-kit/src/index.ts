@@ -16,3 +16,8 @@ export {
   type BenchServer,
   type PlatformProcess,
 } from './bench-platform.js';
+export { TimeBreakdown, type TimeBreakdownOptions } from './time-breakdown.js';
+export { phasesOfTrace, byTrace, ROOT_PHASE, type PhaseSample } from './turn-phases.js';
+export { printPhaseReport, type PhaseWindow } from './phase-report.js';
+export { TraceTags } from './trace-tags.js';
+export { RuntimeWindows } from './runtime-windows.js';

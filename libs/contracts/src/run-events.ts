@@ -30,6 +30,9 @@ export const RunEventType = z.enum([
   'state_change',
   'iteration_complete',
   'hook_error',
+  // A step failed, classified (docs/operations.md, "Failure classes"): `data.failure` holds its
+  // class, kind, severity and recovery; `step` is `model` or `tool`.
+  'step_failed',
   'execution_end',
   // A delegation started a child run, one of the child's own events (as `data.event`), and the
   // child's end; each names the child run (`childRunId`) and its role (docs/plans-and-teams.md).

@@ -1,5 +1,6 @@
 import { startServiceProcess, type ServiceProcess } from '@platform/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ResponseFormatRejectedError } from '@platform/agent-loop';
 import { OpenAIChatModel } from './openai-chat-model.js';
 
 let sim: ServiceProcess;
@@ -39,5 +40,28 @@ describe('OpenAIChatModel against llm-sim over HTTP', () => {
   it('surfaces a wrong API key as an authentication error', async () => {
     const model = new OpenAIChatModel({ baseURL, apiKey: 'wrong', model: 'sim-1', timeoutMs: 5_000 });
     await expect(model.complete({ messages: [{ role: 'user', content: 'hi' }], tools: [], toolChoice: 'auto' })).rejects.toMatchObject({ kind: 'auth', status: 401 });
+  });
+
+  const planFormat = { type: 'json_schema' as const, name: 'plan', schema: { type: 'object', properties: { subtasks: { type: 'array', items: {} } }, required: ['subtasks'], additionalProperties: false }, strict: false };
+
+  it('asks for structured output with the request\'s response format', async () => {
+    const model = new OpenAIChatModel({ baseURL, apiKey: 'k', model: 'sim-1', timeoutMs: 5_000 });
+    const response = await model.complete({ messages: [{ role: 'user', content: '[scenario:plan-three] a week' }], tools: [], toolChoice: 'none', responseFormat: planFormat });
+    expect(JSON.parse(response.message.content as string)).toMatchObject({ subtasks: [{ id: 'facts' }, { id: 'booking' }, { id: 'summary' }] });
+    // A schema strict mode cannot take is refused by the provider: typed, so the caller can ask in text.
+    const strictRefused = model.complete({ messages: [{ role: 'user', content: '[scenario:plan-three] a week' }], tools: [], toolChoice: 'none', responseFormat: { ...planFormat, strict: true, schema: { type: 'object', properties: { a: {} } } } });
+    await expect(strictRefused).rejects.toBeInstanceOf(ResponseFormatRejectedError);
+  });
+
+  it('throws ResponseFormatRejectedError (a bad_request) when the model has no structured output, streamed or not', async () => {
+    const model = new OpenAIChatModel({ baseURL, apiKey: 'k', model: 'sim-1', timeoutMs: 5_000 });
+    const ask = { messages: [{ role: 'user' as const, content: '[scenario:plan-no-structured-output] a week' }], tools: [], toolChoice: 'none' as const };
+    for (const stream of [false, true]) {
+      const refused = model.complete({ ...ask, responseFormat: planFormat, ...(stream ? { onTextDelta: () => undefined } : {}) });
+      await expect(refused).rejects.toBeInstanceOf(ResponseFormatRejectedError);
+      await expect(refused).rejects.toMatchObject({ kind: 'bad_request', status: 400, message: expect.stringContaining("'response_format' of type 'json_schema' is not supported") });
+    }
+    const inText = await model.complete(ask);
+    expect(inText.message.content).toContain('```json');
   });
 });

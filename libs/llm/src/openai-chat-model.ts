@@ -1,7 +1,7 @@
-import { ModelError, type FinishReason, type ModelPort, type ModelRequest, type ModelResponse } from '@platform/agent-loop';
+import { ModelError, ResponseFormatRejectedError, type FinishReason, type ModelPort, type ModelRequest, type ModelResponse } from '@platform/agent-loop';
 import { withChatSpan } from '@platform/telemetry';
 import OpenAI from 'openai';
-import { classifyOpenAIError, type OpenAIErrorContext } from './openai-errors.js';
+import { classifyOpenAIError, rejectsResponseFormat, type OpenAIErrorContext } from './openai-errors.js';
 import { fromOpenAIMessage, toOpenAIMessages, toOpenAITools } from './openai-messages.js';
 import { readChatStream, type ChatChunkStream } from './openai-stream-reader.js';
 import { createPooledFetch, UTF8_WATCH_HEADER, type FetchFunction } from './pooled-fetch.js';
@@ -91,7 +91,22 @@ export class OpenAIChatModel implements ModelPort {
       model,
       messages: toOpenAIMessages(request.messages),
       ...(request.tools.length && request.toolChoice !== 'none' ? { tools: toOpenAITools(request.tools), tool_choice: request.toolChoice, parallel_tool_calls: true } : {}),
+      ...(request.responseFormat
+        ? { response_format: { type: 'json_schema', json_schema: { name: request.responseFormat.name, schema: request.responseFormat.schema, strict: request.responseFormat.strict } } }
+        : {}),
     };
+  }
+
+  /** A provider error as a `ModelError`; a refused `response_format` as {@link ResponseFormatRejectedError}. */
+  private classify(error: unknown, request: ModelRequest, context: OpenAIErrorContext): ModelError {
+    const classified = classifyOpenAIError(error, context);
+    if (!request.responseFormat || !rejectsResponseFormat(error)) return classified;
+    return new ResponseFormatRejectedError(`${classified.message} (the request asked for structured output "${request.responseFormat.name}"; ask again without it)`, {
+      cause: error,
+      status: classified.status,
+      provider: this.provider,
+      model: context.model,
+    });
   }
 
   private errorContext(model: string, signal: AbortSignal | undefined): OpenAIErrorContext {
@@ -104,7 +119,7 @@ export class OpenAIChatModel implements ModelPort {
     try {
       completion = await this.client.chat.completions.create(this.params(request, model), { signal: request.signal, headers });
     } catch (error) {
-      throw classifyOpenAIError(error, context);
+      throw this.classify(error, request, context);
     }
     const choice = completion.choices[0];
     if (!choice) throw new ModelError('server', `${this.provider} returned no choices (model "${model}"); retry later.`, { provider: this.provider, model });
@@ -121,7 +136,7 @@ export class OpenAIChatModel implements ModelPort {
         { signal: request.signal, headers },
       );
     } catch (error) {
-      throw classifyOpenAIError(error, context);
+      throw this.classify(error, request, context);
     }
     const assembled = await readChatStream(stream, {
       onTextDelta,

@@ -143,3 +143,13 @@ export function classifyOpenAIError(error: unknown, context: OpenAIErrorContext)
   const detail = redact(error instanceof Error ? error.message : String(error), context.secrets);
   return new ModelError('server', `${provider} call failed unexpectedly (model "${model}"): ${detail}`, base);
 }
+
+/**
+ * Whether a provider error is a refusal of the request's structured output: a 400 naming
+ * `response_format` (the model or server does not support it, or the schema is refused).
+ */
+export function rejectsResponseFormat(error: unknown): boolean {
+  if (!isAPIError(error) || error.status !== 400) return false;
+  const param = typeof error.param === 'string' ? error.param : '';
+  return param.startsWith('response_format') || /response_format|json_schema/i.test(failureOf(error).message);
+}

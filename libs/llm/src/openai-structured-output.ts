@@ -15,6 +15,21 @@ export interface OpenAIStructuredOutputOptions {
   fetch?: FetchFunction;
 }
 
+/**
+ * A zod schema as the JSON Schema sent in `response_format`, converted once per schema: the
+ * conversion walks the whole schema, and redone on every call it was about a fifth of memory's
+ * busy CPU while ingesting (the same extraction schema goes with every turn).
+ */
+const jsonSchemas = new WeakMap<z.ZodType, Record<string, unknown>>();
+function jsonSchemaOf(schema: z.ZodType): Record<string, unknown> {
+  let converted = jsonSchemas.get(schema);
+  if (!converted) {
+    converted = z.toJSONSchema(schema, { io: 'input' });
+    jsonSchemas.set(schema, converted);
+  }
+  return converted;
+}
+
 export interface StructuredRequest<S extends z.ZodType> {
   /** Names the JSON Schema in `response_format` (letters, digits, "_" and "-"). */
   schemaName: string;
@@ -76,7 +91,7 @@ export class OpenAIStructuredOutput {
           {
             model: this.model,
             messages,
-            response_format: { type: 'json_schema', json_schema: { name: request.schemaName, schema: z.toJSONSchema(request.schema, { io: 'input' }), strict: false } },
+            response_format: { type: 'json_schema', json_schema: { name: request.schemaName, schema: jsonSchemaOf(request.schema), strict: false } },
           },
           { signal: request.signal },
         );

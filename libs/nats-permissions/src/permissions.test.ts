@@ -163,18 +163,22 @@ describe('a runner is confined to its own tools', () => {
 });
 
 describe('subjects and streams added by later features', () => {
-  it('the orchestrator publishes run-ended notices that memory hears, and follows child runs\' events', async () => {
+  it('the orchestrator publishes run-ended notices that memory hears, and reads child runs\' stored events', async () => {
     const memory = await login('memory');
     const heard: string[] = [];
     const sub = memory.subscribe(runEndedSubjectWildcard, { queue: 'memory-run-end', callback: (_err, msg) => void heard.push(msg.subject) });
     await memory.flush();
     const orchestrator = await login('orchestrator');
-    const child = orchestrator.subscribe(runEventsSubject('run_child1'), { callback: () => undefined });
     orchestrator.publish(runEndedSubject('acme'), JSON.stringify({ tenantId: 'acme', runId: 'run_1' }));
     await orchestrator.flush();
     await until(() => heard.length === 1, 'memory to hear the run-ended notice');
     sub.unsubscribe();
-    child.unsubscribe();
+    // A parent forwards its child's events from the stream (an ordered consumer of its own).
+    await ensureStream(orchestrator, { name: RUN_EVENTS_STREAM, subjects: [`${RUN_EVENTS_SUBJECT_PREFIX}.>`], maxAgeMs: 60_000 });
+    await jetstream(orchestrator).publish(runEventsSubject('run_child1'), JSON.stringify({ seq: 1 }));
+    const consumer = await jetstream(orchestrator).consumers.get(RUN_EVENTS_STREAM, { filter_subjects: runEventsSubject('run_child1') });
+    expect((await consumer.next({ expires: 5_000 }))?.json()).toEqual({ seq: 1 });
+    await consumer.delete();
     expect([...memory.violations, ...orchestrator.violations]).toEqual([]);
   });
 

@@ -63,7 +63,7 @@ export const SERVICE_PRINCIPALS: readonly Principal[] = [
     name: 'orchestrator',
     kind: 'service',
     description:
-      "runs turns: publishes run events, finished turns, run-ended notices and the ends of triggered runs, calls tools, hears agent expiries, cancels and its child runs' events",
+      "runs turns: publishes run events, finished turns, run-ended notices and the ends of triggered runs, calls tools, hears agent expiries and cancels, reads its child runs' stored events",
     publish: unique([
       `${RUN_EVENTS_SUBJECT_PREFIX}.>`,
       `${MEMORY_INGEST_SUBJECT_PREFIX}.>`,
@@ -76,10 +76,12 @@ export const SERVICE_PRINCIPALS: readonly Principal[] = [
       JETSTREAM_ACCOUNT_INFO,
       ...manageStream(RUN_EVENTS_STREAM),
       ...readStreamMessages(RUN_EVENTS_STREAM),
+      // A plan's or team's parent run reads its child runs' stored events (ordered consumers,
+      // events/child-event-forwarder.ts) to forward them, from any point after a restart.
+      ...consumeStream(RUN_EVENTS_STREAM),
       ...consumeStream(AGENT_POOL_EVENTS_STREAM),
     ]),
-    // A plan's or team's parent run follows its child runs' events (pipeline/child-runs.ts).
-    subscribe: [INBOX, ORCHESTRATOR_CANCEL_SUBJECT, `${RUN_EVENTS_SUBJECT_PREFIX}.>`],
+    subscribe: [INBOX, ORCHESTRATOR_CANCEL_SUBJECT],
     allowResponses: false,
   },
   {

@@ -18,6 +18,7 @@ export { announceReady } from './ready.js';
 export { openServiceDatabase, type ServiceDatabaseOptions } from './service-database.js';
 export { runService, type RunServiceOptions, type StartedService } from './run-service.js';
 export { RateLimiter, type RateLimitDecision } from './rate-limiter.js';
-export { ensureStream, lastMessageJson, type StreamSpec } from './jetstream.js';
+export { ensureStream, followSubject, lastMessageJson, type StreamSpec } from './jetstream.js';
 export { DurableConsumer, type DurableConsumerOptions } from './durable-consumer.js';
 export { PublishBatcher } from './publish-batcher.js';
+export { RuntimeSampler, startRuntimeDiagnostics, RuntimeDiagnosticsConfig, RUNTIME_DIAGNOSTICS_PATH, type RuntimeDiagnostics, type RuntimeSnapshot } from './runtime-diagnostics.js';

@@ -1,7 +1,7 @@
 import { jetstreamManager } from '@nats-io/jetstream';
 import { startNatsServer, type NatsServerHandle } from '@platform/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ensureStream, lastMessageJson } from './jetstream.js';
+import { ensureStream, followSubject, lastMessageJson } from './jetstream.js';
 import { createLogger } from './logger.js';
 import { connectNats, type NatsConnection } from './nats.js';
 
@@ -41,5 +41,23 @@ describe('lastMessageJson', () => {
     expect(await lastMessageJson(nc, 'LAST', 'last.one')).toEqual({ id: 2 });
     expect(await lastMessageJson(nc, 'LAST', 'last.none')).toBeUndefined();
     expect(await lastMessageJson(nc, 'LAST', 'last.text')).toBeUndefined();
+  });
+});
+
+describe('followSubject', () => {
+  it('yields the stored messages of one subject oldest first, then new ones, until the signal aborts', async () => {
+    await ensureStream(nc, { name: 'FOLLOW', subjects: ['follow.>'], maxAgeMs: 60_000 });
+    nc.publish('follow.a', JSON.stringify({ n: 1 }));
+    nc.publish('follow.b', JSON.stringify({ n: 99 }));
+    nc.publish('follow.a', 'not json');
+    await nc.flush();
+    const stop = new AbortController();
+    const seen: unknown[] = [];
+    for await (const { body } of followSubject(nc, 'FOLLOW', 'follow.a', stop.signal)) {
+      seen.push(body);
+      if (seen.length === 2) nc.publish('follow.a', JSON.stringify({ n: 2 }));
+      if (seen.length === 3) stop.abort();
+    }
+    expect(seen).toEqual([{ n: 1 }, undefined, { n: 2 }]);
   });
 });

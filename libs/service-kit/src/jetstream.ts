@@ -1,5 +1,6 @@
-import { jetstreamManager, RetentionPolicy, StorageType, type JetStreamManager, type StreamConfig } from '@nats-io/jetstream';
+import { DeliverPolicy, jetstream, jetstreamManager, RetentionPolicy, StorageType, type JetStreamManager, type StreamConfig } from '@nats-io/jetstream';
 import { nanos, type NatsConnection } from '@nats-io/nats-core';
+import { jsonBody } from './nats.js';
 
 export interface StreamSpec {
   name: string;
@@ -64,5 +65,29 @@ export async function lastMessageJson(nc: NatsConnection, stream: string, subjec
     return last.json();
   } catch {
     return undefined;
+  }
+}
+
+/**
+ * The JSON bodies of the messages a stream holds on one subject, oldest first, then new ones as
+ * they arrive, until `signal` aborts or the caller stops iterating. Each call is an ordered
+ * consumer of its own (no state on the server), so any number of readers can follow a subject.
+ * A body that is not JSON is yielded as undefined (with its stream sequence), for the caller to skip.
+ */
+export async function* followSubject(nc: NatsConnection, stream: string, subject: string, signal: AbortSignal): AsyncGenerator<{ seq: number; body: unknown }> {
+  // One subject as a string: the consumer then uses `filter_subject`, which every JetStream
+  // server understands (an array becomes `filter_subjects`, which needs nats-server 2.10+).
+  const consumer = await jetstream(nc).consumers.get(stream, { filter_subjects: subject, deliver_policy: DeliverPolicy.All });
+  const messages = await consumer.consume();
+  const stop = (): void => void messages.close();
+  signal.addEventListener('abort', stop, { once: true });
+  // The reader may have been stopped while the consumer was being created: a listener added to
+  // an aborted signal never fires, so stop here.
+  if (signal.aborted) stop();
+  try {
+    for await (const message of messages) yield { seq: message.seq, body: jsonBody(message) };
+  } finally {
+    signal.removeEventListener('abort', stop);
+    await messages.close();
   }
 }

@@ -181,7 +181,7 @@ export function recordFailure(failure: FailureRecord): void {
   const meter = metrics.getMeterProvider().getMeter(METER_NAME);
   let counter = failureCounters.get(meter);
   if (!counter) {
-    counter = meter.createCounter(PLATFORM.failuresMetric, { unit: '{failure}', description: 'Classified failures of plans and teams, by class, kind, severity and recovery' });
+    counter = meter.createCounter(PLATFORM.failuresMetric, { unit: '{failure}', description: 'Classified failures of runs (model and tool calls, delegations, plans, infrastructure), by class, kind, severity and recovery' });
     failureCounters.set(meter, counter);
   }
   counter.add(1, {

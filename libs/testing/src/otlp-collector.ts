@@ -20,6 +20,10 @@ export interface CollectedSpan {
   /** OTLP status code: 0 unset, 1 ok, 2 error. */
   readonly statusCode: number;
   readonly attributes: Readonly<Record<string, unknown>>;
+  /** Start, in milliseconds since the Unix epoch (sub-millisecond precision); NaN when not sent. */
+  readonly startMs: number;
+  /** End minus start, in milliseconds; NaN when either was not sent. */
+  readonly durationMs: number;
 }
 
 /** One data point of an exported metric, flattened out of resourceMetrics/scopeMetrics/metrics. */
@@ -50,7 +54,18 @@ export interface OtlpCollector {
   metricPoints(): CollectedMetricPoint[];
   /** Resolves with all metric points once `predicate` holds for them; rejects after `timeoutMs` listing the names that arrived. */
   waitForMetricPoints(predicate: (points: CollectedMetricPoint[]) => boolean, timeoutMs?: number): Promise<CollectedMetricPoint[]>;
+  /** Every span received so far, which the sink then forgets (a long benchmark reads it phase by phase). */
+  takeSpans(): CollectedSpan[];
   stop(): Promise<void>;
+}
+
+export interface OtlpCollectorOptions {
+  /**
+   * Keep trace exports as they arrive and parse them only when spans are read (every export is
+   * then answered 200, a malformed one fails the read). For a benchmark whose driver shares the
+   * process: parsing thousands of spans a second there would slow the driver under measurement.
+   */
+  deferParsing?: boolean;
 }
 
 const KINDS: readonly CollectedSpan['kind'][] = ['UNSPECIFIED', 'INTERNAL', 'SERVER', 'CLIENT', 'PRODUCER', 'CONSUMER'];
@@ -76,6 +91,8 @@ interface OtlpSpan {
   kind?: number;
   attributes?: OtlpKeyValue[];
   status?: { code?: number };
+  startTimeUnixNano?: string | number;
+  endTimeUnixNano?: string | number;
 }
 interface OtlpTraceRequest {
   resourceSpans?: {
@@ -128,6 +145,15 @@ function hexId(id: string | undefined, hexLength: number): string | undefined {
   return Buffer.from(id, 'base64').toString('hex');
 }
 
+/** OTLP/JSON sends nanosecond times as decimal strings (too large for a double to keep exactly). */
+function unixNanosToMs(value: string | number | undefined): number {
+  if (value === undefined || value === '') return NaN;
+  if (typeof value === 'number') return value / 1e6;
+  if (!/^\d+$/.test(value)) return NaN;
+  const nanos = BigInt(value);
+  return Number(nanos / 1_000n) / 1_000;
+}
+
 function flatten(request: OtlpTraceRequest): CollectedSpan[] {
   return (request.resourceSpans ?? []).flatMap((resourceSpans) => {
     const serviceName = plainAttributes(resourceSpans.resource?.attributes)['service.name'];
@@ -142,6 +168,8 @@ function flatten(request: OtlpTraceRequest): CollectedSpan[] {
         scope: scopeSpans.scope?.name,
         statusCode: span.status?.code ?? 0,
         attributes: plainAttributes(span.attributes),
+        startMs: unixNanosToMs(span.startTimeUnixNano),
+        durationMs: unixNanosToMs(span.endTimeUnixNano) - unixNanosToMs(span.startTimeUnixNano),
       })),
     );
   });
@@ -179,23 +207,31 @@ function flattenMetrics(request: OtlpMetricsRequest): CollectedMetricPoint[] {
 }
 
 /** Polls `received` until `predicate` holds for it, or fails listing what arrived. */
-async function waitFor<T>(received: T[], predicate: (items: T[]) => boolean, timeoutMs: number, describe: (item: T) => string, what: string): Promise<T[]> {
+async function waitFor<T>(read: () => T[], predicate: (items: T[]) => boolean, timeoutMs: number, describe: (item: T) => string, what: string): Promise<T[]> {
   const deadline = Date.now() + timeoutMs;
-  while (!predicate([...received])) {
+  while (!predicate([...read()])) {
     if (Date.now() > deadline) {
-      const seen = [...new Set(received.map(describe))].join(', ');
+      const seen = [...new Set(read().map(describe))].join(', ');
       throw new Error(`expected ${what} did not arrive within ${timeoutMs} ms; received: [${seen}]`);
     }
     await new Promise((r) => setTimeout(r, 25));
   }
-  return [...received];
+  return [...read()];
 }
 
-async function readBody(req: IncomingMessage): Promise<Buffer> {
+interface RawBody {
+  body: Buffer;
+  gzipped: boolean;
+}
+
+async function readBody(req: IncomingMessage): Promise<RawBody> {
   const chunks: Buffer[] = [];
   for await (const chunk of req) chunks.push(chunk as Buffer);
-  const body = Buffer.concat(chunks);
-  return req.headers['content-encoding'] === 'gzip' ? gunzipSync(body) : body;
+  return { body: Buffer.concat(chunks), gzipped: req.headers['content-encoding'] === 'gzip' };
+}
+
+function parseBody(raw: RawBody): unknown {
+  return JSON.parse((raw.gzipped ? gunzipSync(raw.body) : raw.body).toString('utf8')) as unknown;
 }
 
 function reply(res: ServerResponse, status: number, body: string): void {
@@ -203,9 +239,15 @@ function reply(res: ServerResponse, status: number, body: string): void {
 }
 
 /** Starts the sink on a free loopback port. */
-export async function startOtlpCollector(): Promise<OtlpCollector> {
-  const received: CollectedSpan[] = [];
+export async function startOtlpCollector(options: OtlpCollectorOptions = {}): Promise<OtlpCollector> {
+  let received: CollectedSpan[] = [];
   const points: CollectedMetricPoint[] = [];
+  const unparsed: RawBody[] = [];
+  /** The spans received, after parsing whatever exports were kept raw. */
+  const spans = (): CollectedSpan[] => {
+    for (const raw of unparsed.splice(0)) for (const span of flatten(parseBody(raw) as OtlpTraceRequest)) received.push(span);
+    return received;
+  };
   const server = createServer((req, res) => {
     const path = req.url?.split('?')[0];
     if (req.method !== 'POST' || (path !== '/v1/traces' && path !== '/v1/metrics')) return reply(res, 404, '{}');
@@ -213,8 +255,12 @@ export async function startOtlpCollector(): Promise<OtlpCollector> {
       return reply(res, 415, JSON.stringify({ message: 'this test sink accepts OTLP/HTTP JSON only' }));
     }
     readBody(req)
-      .then((body) => {
-        const json = JSON.parse(body.toString('utf8')) as unknown;
+      .then((raw) => {
+        if (path === '/v1/traces' && options.deferParsing) {
+          unparsed.push(raw);
+          return reply(res, 200, '{}');
+        }
+        const json = parseBody(raw);
         if (path === '/v1/traces') received.push(...flatten(json as OtlpTraceRequest));
         else points.push(...flattenMetrics(json as OtlpMetricsRequest));
         reply(res, 200, '{}');
@@ -229,10 +275,15 @@ export async function startOtlpCollector(): Promise<OtlpCollector> {
 
   return {
     endpoint: `http://127.0.0.1:${port}`,
-    spans: () => [...received],
-    waitForSpans: (predicate, timeoutMs = 10_000) => waitFor(received, predicate, timeoutMs, (s) => `${s.serviceName ?? '?'}:${s.name}`, 'spans'),
+    spans: () => [...spans()],
+    waitForSpans: (predicate, timeoutMs = 10_000) => waitFor(spans, predicate, timeoutMs, (s) => `${s.serviceName ?? '?'}:${s.name}`, 'spans'),
     metricPoints: () => [...points],
-    waitForMetricPoints: (predicate, timeoutMs = 10_000) => waitFor(points, predicate, timeoutMs, (p) => `${p.serviceName ?? '?'}:${p.name}`, 'metric points'),
+    waitForMetricPoints: (predicate, timeoutMs = 10_000) => waitFor(() => points, predicate, timeoutMs, (p) => `${p.serviceName ?? '?'}:${p.name}`, 'metric points'),
+    takeSpans: () => {
+      const taken = spans();
+      received = [];
+      return taken;
+    },
     stop: () =>
       new Promise<void>((resolve) => {
         server.closeAllConnections();

@@ -20,6 +20,8 @@ export interface ServiceProcessOptions {
   readyTimeoutMs?: number;
   /** Receives every line the service writes (for a console, or a test's diagnostics). */
   onLine?: (line: string) => void;
+  /** Monorepo checkout to run the app from (default: this one), e.g. another worktree for an A/B benchmark. */
+  root?: string;
 }
 
 /** The JSON log line a service prints when it is ready; carries its ports. */
@@ -65,7 +67,7 @@ export async function startServiceProcess(options: ServiceProcessOptions): Promi
   for (const [key, value] of Object.entries({ ...process.env, OTEL_SERVICE_NAME: options.app, ...options.env })) {
     if (value !== undefined) env[key] = value;
   }
-  const proc = ManagedProcess.start(options.app, process.execPath, nodeArgs(options.app, mode, options.telemetry ?? true), { cwd: workspaceRoot(), env });
+  const proc = ManagedProcess.start(options.app, process.execPath, nodeArgs(options.app, mode, options.telemetry ?? true), { cwd: options.root ?? workspaceRoot(), env });
   if (options.onLine) {
     let partial = '';
     const forward = (chunk: Buffer): void => {

@@ -35,11 +35,18 @@ interface PlanJson {
   mermaid: string;
 }
 
+type TranscriptJson = Array<
+  | { step: 'subtask'; planVersion: number; subtaskId: string; role: string; status: string; attempts: number; childRunIds: string[]; resultKey: string }
+  | { step: 'replan'; planVersion: number; reason: string; failureKind?: string }
+  | { step?: undefined; iteration: number; plan: { call: string; planVersion: number; outputMode?: string }; view: { stage: string; diagnostics: unknown[] }; model: { model: string } }
+>;
+
 interface RunJson {
   runId: string;
   status: string;
   stopReason: string | null;
   plan?: PlanJson;
+  transcript: TranscriptJson;
   children: Array<{ runId: string; role: string; status: string; createdAt: string; finishedAt: string | null }>;
 }
 
@@ -144,6 +151,44 @@ describe('plan-and-execute', () => {
     expect(ms(booking.createdAt)).toBeLessThan(ms(facts.finishedAt));
     expect(ms(facts.finishedAt)).toBeLessThan(ms(booking.finishedAt));
     expect(ms(summary.createdAt)).toBeGreaterThanOrEqual(Math.max(ms(facts.finishedAt), ms(booking.finishedAt)));
+
+    // The planner asked for the plan with structured output: the JSON Schema of the zod plan schema.
+    const planner = (await simRequests(platform)).find((r) => r.scenario === 'plan-three' && JSON.stringify(r.body.messages).includes('week one'))!;
+    expect((planner.body as { response_format?: unknown }).response_format).toMatchObject({ type: 'json_schema', json_schema: { name: 'plan', strict: false, schema: { type: 'object', required: ['subtasks'] } } });
+    // The transcript: the planner call, each subtask with the child run that did it, the synthesis.
+    expect(run.transcript.map((e) => (e.step === 'subtask' ? `${e.step}:${e.subtaskId}` : e.step ? e.step : `${e.plan.call}:${e.plan.outputMode ?? ''}`))).toEqual(['planner:json_schema', 'subtask:facts', 'subtask:booking', 'subtask:summary', 'synthesis:']);
+    expect(run.transcript[0]).toMatchObject({ view: { stage: 'full', diagnostics: [] }, model: { model: expect.any(String) } });
+    for (const entry of run.transcript) {
+      if (entry.step !== 'subtask') continue;
+      expect(entry).toMatchObject({ planVersion: 0, status: 'completed', attempts: 1, resultKey: entry.subtaskId, role: entry.subtaskId === 'booking' ? 'booker' : 'worker' });
+      expect(entry.childRunIds).toEqual(plan.subtasks.find((s) => s.id === entry.subtaskId)!.childRunIds);
+      const childRun = await runOf(entry.childRunIds[0]!);
+      expect(childRun).toMatchObject({ runId: entry.childRunIds[0], status: 'completed' });
+    }
+  });
+
+  it('asks in text (JSON-in-text) when the provider refuses structured output', async () => {
+    const turn = await api<Turn>(platform, 'POST', '/v1/conversations/plan-5/messages', TENANT, { content: '[scenario:plan-no-structured-output] text only' });
+    expect(turn.body.status).toBe('completed');
+    expect(turn.body.response).toContain('Plan done in text.');
+    const run = await runOf(turn.body.runId);
+    expect(run.transcript[0]).toMatchObject({ plan: { call: 'planner', outputMode: 'text_fallback' } });
+    expect(run.plan!.subtasks.map((s) => [s.id, s.status])).toEqual([['facts', 'completed']]);
+    // Refused with response_format (400), asked again without it.
+    const asked = (await simRequests(platform)).filter((r) => r.scenario === 'plan-no-structured-output' && JSON.stringify(r.body.messages).includes('text only'));
+    expect(asked.slice(0, 2).map((r) => (r.body as { response_format?: { type: string } }).response_format?.type ?? null)).toEqual(['json_schema', null]);
+  });
+
+  it('refuses a structured plan that breaks the schema as a format violation and replans', async () => {
+    const turn = await api<Turn>(platform, 'POST', '/v1/conversations/plan-6/messages', TENANT, { content: '[scenario:plan-invalid-structured] strict job' });
+    expect(turn.body.status).toBe('completed');
+    expect(turn.body.response).toContain('Fixed plan done.');
+    const run = await runOf(turn.body.runId);
+    expect(run.plan).toMatchObject({ status: 'completed', version: 1, replans: 1 });
+    expect(run.plan!.failures).toEqual([expect.objectContaining({ class: 'planning', kind: 'format_violation', recovery: 'replan' })]);
+    expect(run.plan!.failures[0]!.message).toMatch(/expectedOutput|priority/);
+    expect(run.transcript.map((e) => e.step ?? e.plan.call)).toEqual(['planner', 'replan', 'planner', 'subtask', 'synthesis']);
+    expect(run.transcript[1]).toMatchObject({ step: 'replan', planVersion: 0, failureKind: 'format_violation' });
   });
 
   it('resumes a plan after the orchestrator is SIGKILLed mid-plan without re-running finished subtasks', async () => {

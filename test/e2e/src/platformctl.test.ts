@@ -75,8 +75,43 @@ describe('platformctl against the running platform', () => {
   it("lists a conversation's runs", async () => {
     const listed = await platformctl(['runs', 'list', '--conversation', 'ops-1', '--tenant', 'acme']);
     expect(listed.code).toBe(0);
-    expect(listed.stdout.split('\n')[0]).toMatch(/^RUN +STATUS +STOP REASON +CREATED +TRACE ID/);
-    expect(listed.stdout).toMatch(new RegExp(`${runId} +completed +final_answer`));
+    expect(listed.stdout.split('\n')[0]).toMatch(/^RUN +CONVERSATION +STATUS +STOP REASON +SOURCE +CREATED +TOOL CALLS +TRACE ID/);
+    expect(listed.stdout).toMatch(new RegExp(`${runId} +ops-1 +completed +final_answer +user +\\S+ +1 +[0-9a-f]{32}`));
+    expect(listed.stdout.trim().split('\n')).toHaveLength(2);
+  });
+
+  it("lists a tenant's runs without a conversation: filters, pages, and nothing of other tenants", async () => {
+    const all = await platformctl(['runs', 'list', '--tenant', 'acme']);
+    expect(all.code).toBe(0);
+    const rows = all.stdout.trim().split('\n').slice(1);
+    // The task's manual fire ran after the user's turn: newest first.
+    expect(rows).toHaveLength(2);
+    expect(rows[0]).toMatch(/^run_\S+ +\S+ +completed +final_answer +trigger /);
+    expect(rows[1]).toMatch(new RegExp(`^${runId} +ops-1 +completed +final_answer +user `));
+    const triggerRunId = rows[0]!.split(/ +/)[0]!;
+
+    expect((await platformctl(['runs', 'list', '--tenant', 'acme', '--source', 'trigger'])).stdout).not.toContain(runId);
+    const byTool = await platformctl(['runs', 'list', '--tenant', 'acme', '--tool', 'calculator', '--status', 'completed,failed', '--since', '2020-01-01T00:00:00Z']);
+    expect(byTool.stdout.trim().split('\n').slice(1).map((row) => row.split(/ +/)[0])).toEqual([runId]);
+    expect((await platformctl(['runs', 'list', '--tenant', 'acme', '--status', 'failed'])).stdout.trim().split('\n')).toHaveLength(1);
+
+    // One run a page: the first page says how to get the next, which has the other run.
+    const first = await platformctl(['runs', 'list', '--tenant', 'acme', '--limit', '1']);
+    const token = /more: --page-token (\S+)/.exec(first.stdout)?.[1];
+    expect(first.stdout).toContain(triggerRunId);
+    expect(token).toBeDefined();
+    const second = await platformctl(['runs', 'list', '--tenant', 'acme', '--limit', '1', '--page-token', token!]);
+    expect(second.stdout).toContain(runId);
+    expect(second.stdout).not.toContain('more:');
+    const json = JSON.parse((await platformctl(['runs', 'list', '--tenant', 'acme', '--limit', '1', '--all', '--json'])).stdout) as { runs: Array<{ runId: string }>; nextPageToken: string | null };
+    expect(json).toEqual({ runs: [expect.objectContaining({ runId: triggerRunId }), expect.objectContaining({ runId })], nextPageToken: null });
+
+    // Another tenant's listing is empty, and acme's page token is refused there.
+    expect((await platformctl(['runs', 'list', '--tenant', 'globex'])).stdout.trim().split('\n')).toHaveLength(1);
+    expect(await platformctl(['runs', 'list', '--tenant', 'globex', '--limit', '1', '--page-token', token!])).toMatchObject({ code: 1, stderr: expect.stringContaining('INVALID_PAGE_TOKEN (HTTP 400)') });
+    expect(await platformctl(['runs', 'list', '--tenant', 'acme', '--status', 'done'])).toMatchObject({ code: 1, stderr: expect.stringContaining('INVALID_QUERY (HTTP 400): status:') });
+    // A tenant's own token lists its own runs, no operator role needed.
+    expect((await platformctl(['runs', 'list'], await tokenFor('acme'))).stdout).toContain(runId);
   });
 
   it('lists the tool catalog with its runner instances', async () => {

@@ -1,14 +1,14 @@
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { ManagedProcess, startNatsServer, startPlatform, workspaceRoot, type NatsServerOptions, type Platform, type PlatformOptions } from '@platform/testing';
+import { ManagedProcess, startNatsServer, startPlatform, workspaceRoot, type NatsServerHandle, type NatsServerOptions, type Platform, type PlatformOptions } from '@platform/testing';
 import { allocateSuiteRedis, createSuiteDatabase } from '@platform/testing/vitest';
 import { SignJWT } from 'jose';
 
 export const JWT_SECRET = 'e2e-secret-e2e-secret-e2e-secret-e2e';
 
 /** A suite's platform, with the suite's own NATS server and Redis database. */
-export type SuitePlatform = Platform & { natsUrl: string; redisUrl: string };
+export type SuitePlatform = Platform & { natsUrl: string; redisUrl: string; nats: NatsServerHandle };
 
 /**
  * Boots every service for one suite: its own NATS server (tool runners and discovery are global
@@ -37,6 +37,7 @@ export async function bootPlatform(label: string, overrides: Partial<PlatformOpt
     return Object.assign(platform, {
       natsUrl: nats.url,
       redisUrl,
+      nats,
       stop: async () => {
         await stopServices();
         await nats.stop();

@@ -56,8 +56,18 @@ beforeAll(async () => {
             { role: 'researcher', description: 'finds facts and reports them.' },
             { role: 'booker', description: 'books meeting slots.' },
             { role: 'archivist', description: 'archives old orders.' },
+            { role: 'fragile', description: 'checks stock levels.', fallbackRole: 'stand-in' },
           ],
-          committees: [{ name: 'estimates', description: 'estimates a number.', roles: ['estimator-a', 'estimator-b', 'estimator-c'], strategy: 'majority', tolerance: 0.05 }],
+          committees: [
+            { name: 'estimates', description: 'estimates a number.', roles: ['estimator-a', 'estimator-b', 'estimator-c'], strategy: 'majority', tolerance: 0.05 },
+            { name: 'decide', description: 'estimates a number; the user decides.', roles: ['estimator-a', 'estimator-c'], strategy: 'user' },
+          ],
+        },
+        {
+          name: 'lead-hurried',
+          systemPrompt: 'You lead a small team in a hurry.',
+          tools: [],
+          committees: [{ name: 'decide', description: 'estimates a number; the user decides.', roles: ['estimator-a', 'estimator-c'], strategy: 'user', decisionTimeoutMs: 500 }],
         },
         { name: 'estimator-a', systemPrompt: 'You estimate. [persona-scenario:estimator-a]', tools: [] },
         { name: 'estimator-b', systemPrompt: 'You estimate. [persona-scenario:estimator-b]', tools: [] },
@@ -73,6 +83,10 @@ beforeAll(async () => {
           ],
         },
         { name: 'booker', systemPrompt: 'You book meeting slots.', tools: ['book_slot'] },
+        // Its model always refuses the key, so its runs fail; the lead's delegation reassigns the task.
+        { name: 'fragile', systemPrompt: 'You check stock. [persona-scenario:auth-failure]', tools: [] },
+        { name: 'stand-in', systemPrompt: 'You stand in. [persona-scenario:plain]', tools: [] },
+        { name: 'steady', systemPrompt: 'You answer.', tools: [], fallbackModels: ['sim-large'] },
         { name: 'hasty', systemPrompt: 'You are in a hurry.', tools: [], delegates: [{ role: 'booker', description: 'books meeting slots.', timeoutMs: 800 }] },
       ],
     });
@@ -83,6 +97,7 @@ beforeAll(async () => {
         MAX_DELEGATION_DEPTH: '1',
         ...FAST_RECOVERY,
       },
+      'agent-pool': { SWEEP_INTERVAL_MS: '200' },
     },
   });
   runner = await startRunnerProcess(platform, 'booking-runner', 'test/e2e/src/fixtures/booking-runner.ts');
@@ -263,6 +278,81 @@ describe('a child run that stops for the user', () => {
   });
 });
 
+describe('a resumed child on the parent\'s stream', () => {
+  it('forwards the events of a child answered in the parent\'s conversation to the parent\'s stream, before the parent\'s answer', async () => {
+    const turn = await api<Turn & { pending: unknown[] }>(platform, 'POST', '/v1/conversations/team-approve-3/messages', TENANT, {
+      content: '[scenario:team-lead-archive] Archive the EMEA orders older than 90 days (team-approve-3).',
+    });
+    expect(turn.body.status).toBe('waiting');
+    const response = await postMessageStream(platform, TENANT, 'team-approve-3', { content: 'yes' });
+    const parentId = response.headers.get('x-run-id') ?? '';
+    const events = runEventsOf(await readSse(response));
+    const parent = await runOf(parentId);
+    expect(parent.status).toBe('completed');
+    // The child that resumed is the answer run of the waiting child's conversation.
+    const resumed = parent.children[0]!;
+    const forwarded = events.filter((e) => e.type === 'child_run_event' && e.data['childRunId'] === resumed.runId);
+    const childTypes = forwarded.map((e) => (e.data['event'] as { type: string }).type);
+    expect(childTypes).toEqual(expect.arrayContaining(['execution_start', 'message_end', 'execution_end']));
+    expect(childTypes.at(-1)).toBe('execution_end');
+    // In order, with the child's own ids, and all before the parent's answer.
+    const ids = forwarded.map((e) => (e.data['event'] as { id: number }).id);
+    expect(ids).toEqual([...ids].sort((a, b) => a - b));
+    const answer = events.findIndex((e) => e.type === 'message_end');
+    expect(answer).toBeGreaterThan(events.indexOf(forwarded.at(-1)!));
+    expect(events.findIndex((e) => e.type === 'child_run_finished')).toBeGreaterThan(events.indexOf(forwarded.at(-1)!));
+    expect(events.at(-1)?.type).toBe('execution_end');
+  });
+});
+
+describe('failed steps, classified', () => {
+  interface Step {
+    model: { model: string; fallbackUsed: boolean; failures?: unknown[] };
+    tools: Array<{ name: string; status: string; failures?: unknown[] }>;
+  }
+
+  it('shows a failed tool\'s class, severity and recovery in the transcript and the run\'s events', async () => {
+    const response = await postMessageStream(platform, TENANT, 'team-fail-1', { content: '[scenario:unknown-tool] look it up' });
+    const runId = response.headers.get('x-run-id') ?? '';
+    const events = runEventsOf(await readSse(response));
+    const run = await api<{ transcript: Step[]; result: { toolCalls: Array<{ name: string; failures?: unknown[] }> } }>(platform, 'GET', `/v1/runs/${runId}`, TENANT);
+    const failure = { class: 'tool', kind: 'unknown_tool', severity: 'low', recovery: 'none' };
+    expect(run.body.transcript[0]!.tools).toEqual([expect.objectContaining({ name: 'no_such_tool', status: 'invalid', failures: [failure] })]);
+    expect(run.body.result.toolCalls[0]!.failures).toEqual([failure]);
+    expect(events.filter((e) => e.type === 'step_failed').map((e) => e.data)).toEqual([expect.objectContaining({ step: 'tool', name: 'no_such_tool', failure })]);
+  });
+
+  it('records a model\'s 500s and the profile\'s fallback model that answered', async () => {
+    const turn = await api<Turn>(platform, 'POST', '/v1/conversations/team-fail-2/messages', TENANT, { content: '[scenario:server-error-fallback] hello', profile: 'steady' });
+    expect(turn.body).toMatchObject({ status: 'completed', response: 'Answered by the fallback model.' });
+    const run = await api<{ transcript: Step[] }>(platform, 'GET', `/v1/runs/${turn.body.runId}`, TENANT);
+    expect(run.body.transcript[0]!.model).toMatchObject({
+      model: 'sim-large',
+      fallbackUsed: true,
+      failures: [
+        { class: 'llm', kind: 'server', severity: 'medium', recovery: 'retry' },
+        { class: 'llm', kind: 'server', severity: 'medium', recovery: 'retry' },
+        { class: 'llm', kind: 'server', severity: 'medium', recovery: 'fallback' },
+      ],
+    });
+  });
+
+  it('reassigns a failed delegation to the role\'s fallbackRole once', async () => {
+    const turn = await api<Turn>(platform, 'POST', '/v1/conversations/team-fail-3/messages', TENANT, { content: '[scenario:team-lead-reassign] stock please' });
+    expect(turn.body.status).toBe('completed');
+    expect(turn.body.response).toContain('Lead: Hello! This is a plain answer');
+    const parent = await runOf(turn.body.runId);
+    expect(parent.children.map((c) => [c.role, c.status]).sort()).toEqual([
+      ['fragile', 'failed'],
+      ['stand-in', 'completed'],
+    ]);
+    const run = await api<{ transcript: Step[] }>(platform, 'GET', `/v1/runs/${turn.body.runId}`, TENANT);
+    expect(run.body.transcript[0]!.tools).toEqual([
+      expect.objectContaining({ name: 'delegate_to_fragile', status: 'success', failures: [{ class: 'coordination', kind: 'child_failed', severity: 'medium', recovery: 'reassign' }] }),
+    ]);
+  });
+});
+
 describe('a committee', () => {
   it('asks its roles in parallel, resolves by majority and flags a numeric conflict past the tolerance', async () => {
     const turn = await api<Turn>(platform, 'POST', '/v1/conversations/team-committee/messages', TENANT, { content: '[scenario:team-lead-committee] the offsite' });
@@ -287,5 +377,95 @@ describe('a committee', () => {
     const parent = await runOf(turn.body.runId);
     expect(parent.children.map((c) => c.role).sort()).toEqual(['estimator-a', 'estimator-b', 'estimator-c']);
     expect(parent.children.map((c) => c.runId).sort()).toEqual(result.members.map((m) => m.childRunId).sort());
+  });
+
+  interface Pending {
+    callId: string;
+    agentName: string;
+    waitingFor: string;
+    prompt: string;
+    approval: { kind: string; approvalId: string; options: Array<{ role: string; value: number }>; conflict: { min: number; max: number } | null; expiresAt: string };
+  }
+
+  async function askUserCommittee(conversation: string, profile?: string): Promise<Turn & { pending: Pending[] }> {
+    const turn = await api<Turn & { pending: Pending[] }>(platform, 'POST', `/v1/conversations/${conversation}/messages`, TENANT, { content: '[scenario:team-lead-committee-user] the offsite', ...(profile ? { profile } : {}) });
+    expect(turn.status).toBe(200);
+    // The members' answers (a numeric conflict) are put to the user; the lead's turn waits.
+    expect(turn.body).toMatchObject({ status: 'waiting', pending: [{ agentName: 'ask_committee_decide', waitingFor: 'approval', approval: { kind: 'committee_decision', conflict: { min: 100, max: 120 } } }] });
+    expect(turn.body.pending[0]!.approval.options.map((o) => [o.role, o.value])).toEqual([
+      ['estimator-a', 100],
+      ['estimator-c', 120],
+    ]);
+    expect(turn.body.response).toContain('Reply with the role whose answer you accept');
+    return turn.body;
+  }
+
+  const decidedOf = (turn: Turn) => JSON.parse(turn.response.replace(/^Decided: /, '')) as { answer: string; value?: number; decidedBy: string; winners: string[]; choice: string; conflict: unknown };
+
+  it('puts a numeric conflict to the user (strategy user); the choice made in the conversation is the committee call\'s one result', async () => {
+    const asked = await askUserCommittee('team-committee-user');
+    // Durable: the request lives in the waiting run's record, so an orchestrator restart loses nothing.
+    await platform.kill('orchestrator');
+    await platform.start('orchestrator');
+    const chosen = await api<Turn>(platform, 'POST', '/v1/conversations/team-committee-user/messages', TENANT, { content: 'estimator-c' });
+    expect(chosen.status).toBe(200);
+    expect(chosen.body.status).toBe('completed');
+    expect(chosen.body.toolCalls).toEqual([expect.objectContaining({ name: 'ask_committee_decide', status: 'success', callId: `${asked.pending[0]!.callId}:resumed` })]);
+    expect(decidedOf(chosen.body)).toMatchObject({ value: 120, decidedBy: 'user', choice: 'member', winners: ['estimator-c'], conflict: { min: 100, max: 120 } });
+    // Decided once: the approvals API no longer knows the request, and nothing changes.
+    const twice = await api<{ error?: { code: string } }>(platform, 'POST', `/v1/approvals/${asked.pending[0]!.approval.approvalId}`, TENANT, { decision: 'edit', changes: { choice: 'estimator-a' } });
+    expect(twice).toMatchObject({ status: 404, body: { error: { code: 'APPROVAL_NOT_FOUND' } } });
+
+    // A value the user types is the answer too.
+    await askUserCommittee('team-committee-typed');
+    const typed = await api<Turn>(platform, 'POST', '/v1/conversations/team-committee-typed/messages', TENANT, { content: '110' });
+    expect(decidedOf(typed.body)).toMatchObject({ answer: '110', value: 110, decidedBy: 'user', choice: 'typed', winners: [] });
+  });
+
+  it('lists the decision in /v1/approvals and decides it there: the parent finishes with the chosen answer, once', async () => {
+    const asked = await askUserCommittee('team-committee-api');
+    const { approvalId, expiresAt } = asked.pending[0]!.approval;
+    const listed = await api<{ approvals: Array<{ approvalId: string }> }>(platform, 'GET', '/v1/approvals', TENANT);
+    expect(listed.body.approvals.find((a) => a.approvalId === approvalId)).toMatchObject({
+      agentName: 'ask_committee_decide',
+      conversationId: 'team-committee-api',
+      runId: asked.runId,
+      status: 'waiting_for_approval',
+      options: ['edit', 'cancel'],
+      allowModification: true,
+      expiresAt,
+      details: {
+        kind: 'committee_decision',
+        committee: 'decide',
+        question: expect.any(String),
+        options: [expect.objectContaining({ role: 'estimator-a', value: 100 }), expect.objectContaining({ role: 'estimator-c', value: 120 })],
+        conflict: { min: 100, max: 120 },
+      },
+    });
+    // Only an answer or a cancellation is offered.
+    expect(await api<{ error?: { code: string } }>(platform, 'POST', `/v1/approvals/${approvalId}`, TENANT, { decision: 'approve' })).toMatchObject({ status: 409, body: { error: { code: 'DECISION_NOT_OFFERED' } } });
+    const decided = await api<Turn & { conversationId: string }>(platform, 'POST', `/v1/approvals/${approvalId}`, TENANT, { decision: 'edit', changes: { choice: 'estimator-a' } });
+    expect(decided.status).toBe(200);
+    expect(decided.body).toMatchObject({ status: 'completed', conversationId: 'team-committee-api' });
+    expect(decided.body.toolCalls).toEqual([expect.objectContaining({ name: 'ask_committee_decide', status: 'success', callId: `${asked.pending[0]!.callId}:resumed` })]);
+    expect(decidedOf(decided.body)).toMatchObject({ answer: expect.stringContaining('100'), value: 100, decidedBy: 'user', choice: 'member', winners: ['estimator-a'] });
+    const again = await api<{ error?: { code: string } }>(platform, 'POST', `/v1/approvals/${approvalId}`, TENANT, { decision: 'cancel' });
+    expect(again).toMatchObject({ status: 404, body: { error: { code: 'APPROVAL_NOT_FOUND' } } });
+    const after = await api<{ approvals: Array<{ approvalId: string }> }>(platform, 'GET', '/v1/approvals', TENANT);
+    expect(after.body.approvals.map((a) => a.approvalId)).not.toContain(approvalId);
+  });
+
+  it('expires the request at its time, without a reply: the committee call gets its COMMITTEE_DECISION_EXPIRED result', async () => {
+    const asked = await askUserCommittee('team-committee-late', 'lead-hurried');
+    const resumed = `${asked.pending[0]!.callId}:resumed`;
+    type Stored = { message: { role: string; toolCallId?: string; status?: string; errorCode?: string; content?: string } };
+    const notice = await waitFor(
+      'the expiry notice',
+      async () => (await api<{ messages: Stored[] }>(platform, 'GET', '/v1/conversations/team-committee-late/messages', TENANT)).body.messages.find((m) => m.message.toolCallId === resumed),
+    );
+    expect(notice.message).toMatchObject({ role: 'tool', status: 'timeout', errorCode: 'COMMITTEE_DECISION_EXPIRED' });
+    expect(notice.message.content).toContain('did not decide for the decide committee in time');
+    const listed = await api<{ approvals: Array<{ approvalId: string }> }>(platform, 'GET', '/v1/approvals', TENANT);
+    expect(listed.body.approvals.map((a) => a.approvalId)).not.toContain(asked.pending[0]!.approval.approvalId);
   });
 });

@@ -12,7 +12,12 @@ usage: platformctl [options] <command>
 
 commands:
   runs show <runId>                  status, stop reason, trace id and transcript of a run
-  runs list --conversation <id>      the runs of a conversation with their status and trace id
+  runs list [filters] [paging]       runs, newest first: status, stop reason, source, trace id
+      filters: --conversation <id>  --status <s[,s]>  --stop-reason <r>  --tool <name>
+               --source user|trigger|child|notice  --since <time>  --until <time>  --parent <runId>
+               (statuses: queued, running, completed, waiting, failed, cancelled; times ISO 8601,
+               --since inclusive, --until exclusive)
+      paging:  --limit n (page size 1-200, default 50)  --page-token <t> (the next page)  --all
   approvals                          pending approvals, soonest to expire first
   tools                              the live tool catalog: runner, version, live instances
   tasks                              tasks with their next and last fire
@@ -51,6 +56,15 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
         tenant: { type: 'string' },
         json: { type: 'boolean', default: false },
         conversation: { type: 'string' },
+        status: { type: 'string' },
+        'stop-reason': { type: 'string' },
+        tool: { type: 'string' },
+        source: { type: 'string' },
+        since: { type: 'string' },
+        until: { type: 'string' },
+        parent: { type: 'string' },
+        'page-token': { type: 'string' },
+        all: { type: 'boolean', default: false },
         limit: { type: 'string' },
         'after-seq': { type: 'string' },
         help: { type: 'boolean', short: 'h', default: false },
@@ -80,8 +94,20 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
         result = await showRun(api, need('<runId>'));
         break;
       case 'runs list':
-        if (!values.conversation) throw new UsageError('runs list needs --conversation <id>');
-        result = await listRuns(api, values.conversation);
+        if (values.all && values['page-token']) throw new UsageError('give --all or --page-token, not both');
+        result = await listRuns(api, {
+          conversationId: values.conversation,
+          status: values.status,
+          stopReason: values['stop-reason'],
+          tool: values.tool,
+          source: values.source,
+          createdAfter: values.since,
+          createdBefore: values.until,
+          parentRunId: values.parent,
+          pageSize: values.limit === undefined ? undefined : number('limit', values.limit, 50),
+          pageToken: values['page-token'],
+          all: values.all,
+        });
         break;
       case 'approvals':
         result = await listApprovals(api);

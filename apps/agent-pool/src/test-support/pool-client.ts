@@ -27,6 +27,8 @@ export interface StartOptions {
   source?: agentPoolV1.AgentSource;
   /** A plain tool that requires approval (StartAgent's approval_gate). */
   approvalGate?: boolean;
+  /** A decision the platform asks the user for (StartAgent's user_decision). */
+  userDecision?: agentPoolV1.UserDecision;
 }
 
 export function startRequest(tenantId: string, agentName: string, callId: string, args: Record<string, unknown>, options: StartOptions = {}): agentPoolV1.StartAgentRequest {
@@ -39,6 +41,7 @@ export function startRequest(tenantId: string, agentName: string, callId: string
     argumentsJson: JSON.stringify(args),
     source: options.source,
     approvalGate: options.approvalGate ?? false,
+    userDecision: options.userDecision,
   };
 }
 

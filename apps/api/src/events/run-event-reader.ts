@@ -1,6 +1,5 @@
-import { DeliverPolicy, jetstream } from '@nats-io/jetstream';
 import { RUN_EVENTS_STREAM, RunEventEnvelope, runEventsSubject } from '@platform/contracts';
-import { jsonBody, lastMessageJson, type Logger, type NatsConnection } from '@platform/service-kit';
+import { followSubject, lastMessageJson, type Logger, type NatsConnection } from '@platform/service-kit';
 
 /** What routes need of the run events (a narrower type lets HTTP-edge tests supply their own). */
 export type RunEvents = Pick<RunEventReader, 'read' | 'lastId'>;
@@ -23,32 +22,15 @@ export class RunEventReader {
   }
 
   async *read(runId: string, afterId: number, signal: AbortSignal): AsyncGenerator<RunEventEnvelope> {
-    // One subject as a string: the consumer then uses `filter_subject`, which every JetStream
-    // server understands (an array becomes `filter_subjects`, which needs nats-server 2.10+).
-    const consumer = await jetstream(this.nc).consumers.get(RUN_EVENTS_STREAM, {
-      filter_subjects: runEventsSubject(runId),
-      deliver_policy: DeliverPolicy.All,
-    });
-    const messages = await consumer.consume();
-    const stop = (): void => void messages.close();
-    signal.addEventListener('abort', stop, { once: true });
-    // The reader may have been stopped while the consumer was being created (e.g. the turn was
-    // refused at once): a listener added to an aborted signal never fires, so stop here.
-    if (signal.aborted) stop();
-    try {
-      for await (const message of messages) {
-        const parsed = RunEventEnvelope.safeParse(jsonBody(message));
-        if (!parsed.success) {
-          this.logger.warn({ runId, seq: message.seq }, 'skipped a malformed run event');
-          continue;
-        }
-        if (parsed.data.id <= afterId) continue;
-        yield parsed.data;
-        if (parsed.data.type === 'execution_end') return;
+    for await (const { seq, body } of followSubject(this.nc, RUN_EVENTS_STREAM, runEventsSubject(runId), signal)) {
+      const parsed = RunEventEnvelope.safeParse(body);
+      if (!parsed.success) {
+        this.logger.warn({ runId, seq }, 'skipped a malformed run event');
+        continue;
       }
-    } finally {
-      signal.removeEventListener('abort', stop);
-      await messages.close();
+      if (parsed.data.id <= afterId) continue;
+      yield parsed.data;
+      if (parsed.data.type === 'execution_end') return;
     }
   }
 }

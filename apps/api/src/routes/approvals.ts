@@ -101,6 +101,7 @@ export function registerApprovalRoutes(app: FastifyInstance, options: ApprovalRo
     const entry = (await pendingApprovals(options.agentPool, principal.tenantId)).find((e) => e.approval?.approvalId === approvalId);
     if (!entry) throw new HttpError(404, 'APPROVAL_NOT_FOUND', `no pending approval '${approvalId}'`);
     if (entry.status === 'paused') throw new HttpError(409, 'APPROVAL_PAUSED', 'this approval is paused; resume it first');
+    if (!entry.approval!.options.includes(body.decision)) throw new HttpError(409, 'DECISION_NOT_OFFERED', `this request offers ${entry.approval!.options.join(', ')}, not ${body.decision}`);
     if (body.decision === 'edit' && !entry.approval!.allowModification) throw new HttpError(409, 'CHANGES_NOT_ALLOWED', 'this action cannot be changed, only approved or cancelled');
     const conversationId = await answeringConversation(options, principal.tenantId, entry);
     const result = await options.turns.run(

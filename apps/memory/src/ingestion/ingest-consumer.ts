@@ -16,15 +16,21 @@ import { isModelError } from '@platform/agent-loop';
 import { ensureStream, type Logger, type NatsConnection } from '@platform/service-kit';
 import { observeConsumerLag, recordMemoryIngestion } from '@platform/telemetry';
 import { InvalidExtractionError } from '../extraction/extractor.js';
-import type { TurnIngestor } from './turn-ingestor.js';
+import { MessageBatcher } from './message-batcher.js';
+import type { IngestResult, TurnIngestor } from './turn-ingestor.js';
 
 export const INGEST_CONSUMER = 'memory-ingest';
+/** Batches one replica works on at once (one gathering its turns' extractions while another commits). */
+const BATCHES_IN_FLIGHT = 2;
 
 export interface IngestConsumerSettings {
   maxDeliveries: number;
   ackWaitMs: number;
   retryBaseMs: number;
-  concurrency: number;
+  /** Turns taken off the queue and stored together (one transaction, one embeddings request). */
+  batchSize: number;
+  /** How long a batch waits for more turns after its first one. */
+  batchWaitMs: number;
   maxAgeMs: number;
   deadLetterMaxAgeMs: number;
   lagPollMs: number;
@@ -40,7 +46,8 @@ export async function ensureIngestStreams(nc: NatsConnection, settings: Pick<Ing
 
 /**
  * The durable consumer of finished turns, shared by every memory replica (each turn goes to one).
- * A turn is acknowledged only after its transaction committed (or it was found already stored);
+ * Turns are taken in batches (up to `batchSize`, or what arrived within `batchWaitMs`) and stored
+ * together. A turn is acknowledged only after its transaction committed (or it was found already stored);
  * a failure is retried with growing delays; after `maxDeliveries` deliveries, or at once for a
  * message that can never succeed (malformed), it goes to the dead-letter stream with its reason
  * and is terminated, so the queue goes on. One bad message never ends the loop.
@@ -53,6 +60,7 @@ export class IngestConsumer {
   private lagTimer: NodeJS.Timeout | undefined;
   private stopLagMetric: (() => void) | undefined;
   private loop: Promise<void> | undefined;
+  private batcher: MessageBatcher<JsMsg> | undefined;
 
   constructor(
     private readonly nc: NatsConnection,
@@ -75,22 +83,29 @@ export class IngestConsumer {
       ack_wait: nanos(this.settings.ackWaitMs),
       // Dead-lettering is ours (with a reason); the server must never drop a message by itself.
       max_deliver: -1,
-      max_ack_pending: this.settings.concurrency * 4,
+      max_ack_pending: this.settings.batchSize * (BATCHES_IN_FLIGHT + 2),
     });
     const consumer = await jetstream(this.nc).consumers.get(MEMORY_INGEST_STREAM, INGEST_CONSUMER);
     this.stopLagMetric = observeConsumerLag(INGEST_CONSUMER, () => this.lag);
     this.lagTimer = setInterval(() => void this.readLag(consumer), this.settings.lagPollMs);
     this.lagTimer.unref();
     await this.readLag(consumer);
-    const messages = await consumer.consume({ max_messages: this.settings.concurrency });
+    const messages = await consumer.consume({ max_messages: this.settings.batchSize });
     this.closeMessages = async () => void (await messages.close());
+    this.batcher = new MessageBatcher<JsMsg>(this.settings.batchSize, this.settings.batchWaitMs, (batch) => {
+      const task = this.handleBatch(batch).catch((err: unknown) => this.logger.error({ err }, 'ingestion task failed unexpectedly'));
+      this.inFlight.add(task);
+      void task.finally(() => this.inFlight.delete(task));
+    });
+    const batcher = this.batcher;
     this.loop = (async () => {
       for await (const message of messages) {
-        if (this.stopped) break;
-        const task = this.handle(message).catch((err: unknown) => this.logger.error({ err }, 'ingestion task failed unexpectedly'));
-        this.inFlight.add(task);
-        void task.finally(() => this.inFlight.delete(task));
-        while (this.inFlight.size >= this.settings.concurrency) await Promise.race(this.inFlight);
+        if (this.stopped) {
+          message.nak();
+          break;
+        }
+        batcher.add(message);
+        while (this.inFlight.size >= BATCHES_IN_FLIGHT) await Promise.race(this.inFlight);
       }
     })();
   }
@@ -101,6 +116,8 @@ export class IngestConsumer {
     clearInterval(this.lagTimer);
     this.stopLagMetric?.();
     await this.closeMessages?.().catch(() => undefined);
+    // Turns gathered for a batch that has not started go back to the queue at once.
+    for (const message of this.batcher?.takePending() ?? []) message.nak();
     await Promise.allSettled([...this.inFlight]);
     await this.loop?.catch(() => undefined);
   }
@@ -114,45 +131,59 @@ export class IngestConsumer {
     }
   }
 
-  private async handle(message: JsMsg): Promise<void> {
+  private async handleBatch(messages: readonly JsMsg[]): Promise<void> {
     const started = performance.now();
-    const deliveries = message.info.deliveryCount;
-    let body: unknown;
-    try {
-      body = message.json();
-    } catch {
-      body = undefined;
-    }
-    const turn = TurnFinished.safeParse(body);
-    if (!turn.success) {
+    const valid: { message: JsMsg; turn: TurnFinished }[] = [];
+    for (const message of messages) {
+      let body: unknown;
+      try {
+        body = message.json();
+      } catch {
+        body = undefined;
+      }
+      const turn = TurnFinished.safeParse(body);
+      if (turn.success) {
+        valid.push({ message, turn: turn.data });
+        continue;
+      }
       await this.deadLetter(message, 'malformed_message', `not a TurnFinished message: ${turn.error.issues[0]?.path.join('.') || '(root)'} ${turn.error.issues[0]?.message ?? ''}`.trim(), namedTenant(body));
       recordMemoryIngestion('dead_lettered', (performance.now() - started) / 1000);
-      return;
     }
-    const { tenantId, runId } = turn.data;
-    // A slow model must not get the turn redelivered to another replica while this one works on it.
-    const heartbeat = setInterval(() => message.working(), Math.max(1_000, Math.floor(this.settings.ackWaitMs / 2)));
+    if (valid.length === 0) return;
+    // A slow model must not get the turns redelivered to another replica while this one works on them.
+    const heartbeat = setInterval(() => valid.forEach((v) => v.message.working()), Math.max(1_000, Math.floor(this.settings.ackWaitMs / 2)));
     try {
-      const outcome = await this.ingestor.ingest(turn.data);
+      const results = await this.ingestor.ingestBatch(valid.map((v) => v.turn));
       if (this.settings.ackDelayMs > 0) await new Promise((r) => setTimeout(r, this.settings.ackDelayMs));
-      await message.ackAck();
-      recordMemoryIngestion(outcome.status, (performance.now() - started) / 1000);
-      this.logger.info({ tenantId, runId, deliveries, ...outcome }, 'turn ingested');
-    } catch (err) {
-      const reason: MemoryDeadLetterReason = err instanceof InvalidExtractionError ? 'invalid_extraction' : isModelError(err) ? 'extraction_failed' : 'storage_failed';
-      const detail = (err as Error).message;
-      if (deliveries >= this.settings.maxDeliveries) {
-        await this.deadLetter(message, reason, detail, turn.data);
-        recordMemoryIngestion('dead_lettered', (performance.now() - started) / 1000);
-        return;
-      }
-      const delay = Math.min(this.settings.retryBaseMs * 2 ** (deliveries - 1), 5 * 60_000);
-      this.logger.warn({ tenantId, runId, deliveries, reason, err: detail, retryInMs: delay }, 'could not ingest a turn; it will be redelivered');
-      message.nak(delay);
-      recordMemoryIngestion('retried', (performance.now() - started) / 1000);
+      const settled = await Promise.allSettled(valid.map((v, i) => this.settle(v.message, v.turn, results[i]!, started)));
+      for (const s of settled) if (s.status === 'rejected') this.logger.warn({ err: (s.reason as Error).message }, 'could not acknowledge an ingested turn; its redelivery will be recognised');
     } finally {
       clearInterval(heartbeat);
     }
+  }
+
+  /** Acknowledges a committed turn, or schedules a failed one for redelivery (dead-lettered after `maxDeliveries`). */
+  private async settle(message: JsMsg, turn: TurnFinished, result: IngestResult, started: number): Promise<void> {
+    const { tenantId, runId } = turn;
+    const deliveries = message.info.deliveryCount;
+    if (result.ok) {
+      await message.ackAck();
+      recordMemoryIngestion(result.outcome.status, (performance.now() - started) / 1000);
+      this.logger.info({ tenantId, runId, deliveries, ...result.outcome }, 'turn ingested');
+      return;
+    }
+    const err = result.error;
+    const reason: MemoryDeadLetterReason = err instanceof InvalidExtractionError ? 'invalid_extraction' : isModelError(err) ? 'extraction_failed' : 'storage_failed';
+    const detail = (err as Error).message;
+    if (deliveries >= this.settings.maxDeliveries) {
+      await this.deadLetter(message, reason, detail, turn);
+      recordMemoryIngestion('dead_lettered', (performance.now() - started) / 1000);
+      return;
+    }
+    const delay = Math.min(this.settings.retryBaseMs * 2 ** (deliveries - 1), 5 * 60_000);
+    this.logger.warn({ tenantId, runId, deliveries, reason, err: detail, retryInMs: delay }, 'could not ingest a turn; it will be redelivered');
+    message.nak(delay);
+    recordMemoryIngestion('retried', (performance.now() - started) / 1000);
   }
 
   /** Keeps the message on the dead-letter stream with its reason, then terminates it; if that publish fails, it is redelivered. */

@@ -2,23 +2,35 @@ import { ChatMessage, type IngestedMessage, type TurnFinished } from '@platform/
 import type { Logger } from '@platform/service-kit';
 import type { Extractor } from '../extraction/extractor.js';
 import type { MessageStore } from '../message-store.js';
-import type { TurnStore } from '../knowledge/turn-store.js';
+import type { StoredItem, TurnBatchWriter, TurnToStore } from '../knowledge/turn-batch-writer.js';
+import { runKey, type TurnStore } from '../knowledge/turn-store.js';
 import type { WorkingMemoryStore } from '../knowledge/working-memory-store.js';
 import type { VectorIndex } from '../recall/vector-index.js';
+import { mapConcurrently } from './map-concurrently.js';
 
 export interface TurnIngestorSettings {
   defaultCollection: string;
   /** Current facts shown to the extractor as supersession candidates. */
   candidateFacts: number;
+  /** Model calls (extractions) one batch runs at once. */
+  extractionConcurrency: number;
 }
 
 export type IngestOutcome = { status: 'stored'; facts: number; superseded: number } | { status: 'duplicate' } | { status: 'empty' };
+/** What became of one turn of a batch: an outcome once its transaction committed, or the error that stopped it. */
+export type IngestResult = { ok: true; outcome: IngestOutcome } | { ok: false; error: unknown };
+
+/** A turn after the reads and the model call: either finished (duplicate, empty, failed) or ready to store. */
+type Prepared = { result: IngestResult } | { store: TurnToStore };
 
 /**
- * One finished turn into long-term knowledge: the run's working memory is dropped (the run is
- * over), the turn's messages are read (from the message, or from the history this service holds),
- * the extractor is given the current facts the turn may contradict, and everything is written in
- * one transaction keyed by (tenant, run). Embeddings follow the commit and never fail the turn:
+ * Finished turns into long-term knowledge, a batch at a time: the runs' working memory is dropped
+ * (the runs are over), turns already stored are recognised, each turn's messages are read (from
+ * the message, or from the history this service holds), the extractor is given the current facts
+ * each turn may contradict, and all the batch's knowledge is written in one transaction keyed by
+ * (tenant, run). A turn that fails (its model call, its messages) fails alone; if the batch's
+ * reads or its transaction fail, its turns are retried one by one, so one bad turn never holds
+ * back the others. Embeddings (one request per batch) follow the commit and never fail a turn:
  * what could not be embedded now is embedded by the index's backfill.
  */
 export class TurnIngestor {
@@ -26,6 +38,7 @@ export class TurnIngestor {
     private readonly deps: {
       messages: MessageStore;
       turns: TurnStore;
+      writer: TurnBatchWriter;
       workingMemory: WorkingMemoryStore;
       extractor: Extractor;
       vectors: VectorIndex | undefined;
@@ -34,24 +47,92 @@ export class TurnIngestor {
     },
   ) {}
 
-  async ingest(turn: TurnFinished, signal?: AbortSignal): Promise<IngestOutcome> {
-    const { turns, workingMemory, extractor, settings, logger } = this.deps;
-    await workingMemory.clearRun(turn.tenantId, turn.runId);
-    if (await turns.isIngested(turn.tenantId, turn.runId)) return { status: 'duplicate' };
-    const messages = turn.messages ?? (await this.loadMessages(turn));
-    if (messages.length === 0) return { status: 'empty' };
-    const collection = turn.collection ?? settings.defaultCollection;
-    const userText = messages.map((m) => (m.message.role === 'user' ? m.message.content : '')).join(' ');
-    const candidates = await turns.candidates(turn.tenantId, collection, userText, settings.candidateFacts);
-    const extraction = await extractor.extract(messages, candidates, signal);
-    const stored = await turns.store(turn, collection, extraction);
-    if (stored.duplicate) return { status: 'duplicate' };
-    if (this.deps.vectors) {
-      await this.deps.vectors
-        .indexNew(turn.tenantId, stored.factIds, stored.episodeId ? [stored.episodeId] : [])
-        .catch((err: unknown) => logger.warn({ runId: turn.runId, err: (err as Error).message }, 'could not embed the turn now; the backfill will'));
+  /** Ingests several turns; the results are in the turns' order and final (committed) when returned. */
+  async ingestBatch(turns: readonly TurnFinished[], signal?: AbortSignal): Promise<IngestResult[]> {
+    let prepared: Prepared[];
+    try {
+      prepared = await this.prepare(turns, signal);
+    } catch (error) {
+      if (turns.length === 1) return [{ ok: false, error }];
+      this.deps.logger.warn({ turns: turns.length, err: (error as Error).message }, 'could not read for a batch of turns; reading them one by one');
+      prepared = [];
+      for (const turn of turns) prepared.push(await this.prepare([turn], signal).then((p) => p[0]!, (err: unknown) => ({ result: { ok: false, error: err } as IngestResult })));
     }
-    return { status: 'stored', facts: stored.factIds.length, superseded: stored.supersededIds.length };
+    const results: (IngestResult | undefined)[] = prepared.map((p) => ('result' in p ? p.result : undefined));
+    const pending = prepared.flatMap((p, i) => ('store' in p ? [{ i, entry: p.store }] : []));
+    const items = await this.store(pending, results);
+    if (this.deps.vectors && items.length > 0) {
+      await this.deps.vectors.indexItems(items).catch((err: unknown) => this.deps.logger.warn({ items: items.length, err: (err as Error).message }, 'could not embed ingested turns now; the backfill will'));
+    }
+    return results.map((r) => r ?? { ok: false, error: new Error('turn was neither stored nor failed') });
+  }
+
+  /** Writes the batch in one transaction; if that fails, each turn in its own. Fills `results`; returns what to embed. */
+  private async store(pending: readonly { i: number; entry: TurnToStore }[], results: (IngestResult | undefined)[]): Promise<StoredItem[]> {
+    if (pending.length === 0) return [];
+    const { writer, logger } = this.deps;
+    const groups = await writer.store(pending.map((p) => p.entry)).then(
+      (stored) => [{ members: pending, stored }],
+      async (error: unknown) => {
+        if (pending.length === 1) {
+          results[pending[0]!.i] = { ok: false, error };
+          return [];
+        }
+        logger.warn({ turns: pending.length, err: (error as Error).message }, 'could not store a batch of turns together; storing them one by one');
+        const alone = [];
+        for (const p of pending) {
+          const stored = await writer.store([p.entry]).catch((err: unknown) => void (results[p.i] = { ok: false, error: err }));
+          if (stored) alone.push({ members: [p], stored });
+        }
+        return alone;
+      },
+    );
+    const items: StoredItem[] = [];
+    for (const { members, stored } of groups) {
+      members.forEach((p, k) => {
+        const turn = stored.turns[k]!;
+        results[p.i] = { ok: true, outcome: turn.duplicate ? { status: 'duplicate' } : { status: 'stored', facts: turn.factIds.length, superseded: turn.supersededIds.length } };
+      });
+      items.push(...stored.items);
+    }
+    return items;
+  }
+
+  /** The batch's reads and model calls. Throws only when a read for the whole batch fails. */
+  private async prepare(turns: readonly TurnFinished[], signal: AbortSignal | undefined): Promise<Prepared[]> {
+    const { turns: store, workingMemory, extractor, settings } = this.deps;
+    await workingMemory.clearRuns(turns);
+    const stored = await store.ingestedAmong(turns);
+    const loaded = await Promise.all(
+      turns.map(async (turn): Promise<{ result: IngestResult } | { messages: IngestedMessage[] }> => {
+        if (stored.has(runKey(turn))) return { result: { ok: true, outcome: { status: 'duplicate' } } };
+        try {
+          const messages = turn.messages ?? (await this.loadMessages(turn));
+          return messages.length === 0 ? { result: { ok: true, outcome: { status: 'empty' } } } : { messages };
+        } catch (error) {
+          return { result: { ok: false, error } };
+        }
+      }),
+    );
+    const collectionOf = (turn: TurnFinished): string => turn.collection ?? settings.defaultCollection;
+    const userText = (messages: readonly IngestedMessage[]): string => messages.map((m) => (m.message.role === 'user' ? m.message.content : '')).join(' ');
+    const candidates = await store.candidates(
+      turns.map((turn, i) => {
+        const entry = loaded[i]!;
+        return { tenantId: turn.tenantId, collection: collectionOf(turn), text: 'messages' in entry ? userText(entry.messages) : '' };
+      }),
+      settings.candidateFacts,
+    );
+    return mapConcurrently(turns, settings.extractionConcurrency, async (turn, i): Promise<Prepared> => {
+      const entry = loaded[i]!;
+      if ('result' in entry) return entry;
+      try {
+        const extraction = await extractor.extract(entry.messages, candidates[i]!, signal);
+        return { store: { turn, collection: collectionOf(turn), extraction } };
+      } catch (error) {
+        return { result: { ok: false, error } };
+      }
+    });
   }
 
   private async loadMessages(turn: TurnFinished): Promise<IngestedMessage[]> {

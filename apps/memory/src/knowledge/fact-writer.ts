@@ -27,14 +27,27 @@ export interface WrittenFact {
   duplicate: boolean;
 }
 
+const slotOf = (fact: NewFact): string => `fact:${fact.tenantId}\u001f${fact.collection}\u001f${fact.subject.toLowerCase()}\u001f${fact.predicate}`;
+
+/**
+ * Takes the transaction-scoped advisory locks of the facts' (tenant, collection, subject,
+ * predicate) slots, in one statement and one sorted order (writers locking several slots never
+ * wait on each other in opposite orders).
+ */
+export async function lockFactSlots(client: pg.PoolClient, facts: readonly NewFact[]): Promise<void> {
+  const slots = [...new Set(facts.map(slotOf))].sort();
+  if (slots.length === 0) return;
+  await client.query('SELECT pg_advisory_xact_lock(k) FROM (SELECT hashtextextended(s, 0) AS k FROM unnest($1::text[]) AS s ORDER BY 1) AS ordered', [slots]);
+}
+
 /**
  * Writes one fact inside the caller's transaction, with supersession: a transaction-scoped
  * advisory lock per (tenant, collection, subject, predicate) serialises writers of the same
  * slot, so two turns stating two new cities cannot both stay current. Superseded facts keep
  * their rows, with `valid_to` and `superseded_by` set.
  */
-export async function writeFact(client: pg.PoolClient, fact: NewFact): Promise<WrittenFact> {
-  await client.query('SELECT pg_advisory_xact_lock(hashtextextended($1, 0))', [`fact:${fact.tenantId}\u001f${fact.collection}\u001f${fact.subject.toLowerCase()}\u001f${fact.predicate}`]);
+export async function writeFact(client: pg.PoolClient, fact: NewFact, options: { /** The caller took the slot's lock ({@link lockFactSlots}). */ locked?: boolean } = {}): Promise<WrittenFact> {
+  if (!options.locked) await lockFactSlots(client, [fact]);
   const existing = await client.query<FactRow>(
     `SELECT ${FACT_COLUMNS} FROM facts
      WHERE tenant_id = $1 AND collection = $2 AND lower(subject) = lower($3) AND predicate = $4 AND lower(object) = lower($5) AND valid_to IS NULL

@@ -1,24 +1,20 @@
-import type { TurnFinished } from '@platform/contracts';
 import type pg from 'pg';
-import type { Extraction } from '../extraction/extraction-schema.js';
 import type { CandidateFact } from '../extraction/extractor.js';
 import { collectionPrefixSql } from './collections.js';
-import { writeFact, type NewFact } from './fact-writer.js';
 
-export interface StoredTurn {
-  duplicate: boolean;
-  factIds: string[];
-  supersededIds: string[];
-  episodeId: string | undefined;
+/** A (tenant, run): the key of one ingested turn. */
+export interface RunKey {
+  tenantId: string;
+  runId: string;
 }
 
-const snake = (text: string): string =>
-  text
-    .trim()
-    .toLowerCase()
-    .replace(/[^a-z0-9]+/g, '_')
-    .replace(/^_+|_+$/g, '')
-    .slice(0, 50) || 'general';
+/** What one turn of a batch asks for its supersession candidates. */
+export interface CandidateQuery {
+  tenantId: string;
+  collection: string;
+  /** The turn's user text. */
+  text: string;
+}
 
 /** Words of a text as an OR full-text query ("a | b | c"), or undefined when it has none. */
 export function orQuery(text: string, maxWords = 40): string | undefined {
@@ -26,103 +22,49 @@ export function orQuery(text: string, maxWords = 40): string | undefined {
   return words.length ? words.join(' | ') : undefined;
 }
 
+export const runKey = (key: RunKey): string => `${key.tenantId}\u001f${key.runId}`;
+
 /**
- * Writes a turn's extracted knowledge in one transaction, with the (tenant, run) row that makes
- * ingestion idempotent: a turn already stored (a redelivery after a crash between commit and
- * ack) writes nothing and reports `duplicate`.
+ * What ingestion reads before it extracts, for a whole batch of turns at once (one statement
+ * each, every row scoped by its own tenant): which turns are already stored, and the current facts
+ * each turn may supersede.
  */
 export class TurnStore {
-  constructor(
-    private readonly pool: pg.Pool,
-    private readonly singleValuedPredicates: ReadonlySet<string>,
-  ) {}
+  constructor(private readonly pool: pg.Pool) {}
 
-  async isIngested(tenantId: string, runId: string): Promise<boolean> {
-    const { rowCount } = await this.pool.query('SELECT 1 FROM ingested_runs WHERE tenant_id = $1 AND run_id = $2', [tenantId, runId]);
-    return (rowCount ?? 0) > 0;
-  }
-
-  /** Current facts of the collection (and below it) that share words with the turn: what a new fact may supersede. */
-  async candidates(tenantId: string, collection: string, text: string, limit: number): Promise<CandidateFact[]> {
-    const query = orQuery(text);
-    if (!query) return [];
-    const { rows } = await this.pool.query<{ fact_id: string; subject: string; predicate: string; object: string }>(
-      `SELECT fact_id, subject, predicate, object FROM facts
-       WHERE tenant_id = $1 AND ${collectionPrefixSql('$2')} AND valid_to IS NULL AND search_vector @@ to_tsquery('english', $3)
-       ORDER BY ts_rank(search_vector, to_tsquery('english', $3)) DESC, created_at DESC LIMIT $4`,
-      [tenantId, collection, query, limit],
+  /** The keys (see {@link runKey}) of the given turns that are already stored. */
+  async ingestedAmong(keys: readonly RunKey[]): Promise<Set<string>> {
+    if (keys.length === 0) return new Set();
+    const { rows } = await this.pool.query<{ tenant_id: string; run_id: string }>(
+      `SELECT r.tenant_id, r.run_id FROM ingested_runs r
+       JOIN unnest($1::text[], $2::text[]) AS k(tenant_id, run_id) ON r.tenant_id = k.tenant_id AND r.run_id = k.run_id`,
+      [keys.map((k) => k.tenantId), keys.map((k) => k.runId)],
     );
-    return rows.map((r) => ({ factId: r.fact_id, subject: r.subject, predicate: r.predicate, object: r.object }));
+    return new Set(rows.map((r) => runKey({ tenantId: r.tenant_id, runId: r.run_id })));
   }
 
-  async store(turn: TurnFinished, collection: string, extraction: Extraction): Promise<StoredTurn> {
-    const client = await this.pool.connect();
-    try {
-      await client.query('BEGIN');
-      const claimed = await client.query('INSERT INTO ingested_runs (tenant_id, run_id, conversation_id, facts_stored) VALUES ($1, $2, $3, 0) ON CONFLICT DO NOTHING', [turn.tenantId, turn.runId, turn.conversationId]);
-      if (claimed.rowCount === 0) {
-        await client.query('ROLLBACK');
-        return { duplicate: true, factIds: [], supersededIds: [], episodeId: undefined };
-      }
-      for (const entity of extraction.entities) {
-        await client.query(
-          `INSERT INTO entities (tenant_id, collection, name, entity_type, facets, origin) VALUES ($1, $2, $3, $4, $5, $6)
-           ON CONFLICT (tenant_id, collection, lower(name)) DO UPDATE
-             SET facets = entities.facets || EXCLUDED.facets, entity_type = EXCLUDED.entity_type, updated_at = now(),
-                 origin = CASE WHEN entities.origin = 'conversation' THEN 'conversation' ELSE EXCLUDED.origin END`,
-          [turn.tenantId, collection, entity.name, entity.type, JSON.stringify(entity.facets), entity.fromTool ? 'tool' : 'conversation'],
-        );
-      }
-      const base = { tenantId: turn.tenantId, collection, origin: 'extracted' as const, conversationId: turn.conversationId, runId: turn.runId };
-      const facts: NewFact[] = [
-        ...extraction.facts.map((f) => ({
-          ...base,
-          subject: f.subject,
-          predicate: f.predicate,
-          object: f.object,
-          kind: 'fact' as const,
-          confidence: f.confidence,
-          messageSeq: f.sourceSeq,
-          singleValued: f.singleValued || this.singleValuedPredicates.has(f.predicate),
-          supersedes: f.supersedes,
-        })),
-        // A preference holds one value per topic: a new one replaces the old.
-        ...extraction.preferences.map((p) => ({
-          ...base,
-          subject: p.subject,
-          predicate: `prefers_${snake(p.topic)}`,
-          object: p.value,
-          kind: 'preference' as const,
-          confidence: p.confidence,
-          messageSeq: p.sourceSeq,
-          singleValued: true,
-          supersedes: p.supersedes,
-        })),
-      ].sort((a, b) => (a.messageSeq ?? 0) - (b.messageSeq ?? 0));
-      const factIds: string[] = [];
-      const supersededIds: string[] = [];
-      for (const fact of facts) {
-        const written = await writeFact(client, fact);
-        if (!written.duplicate) factIds.push(written.fact.fact_id);
-        supersededIds.push(...written.supersededIds);
-      }
-      let episodeId: string | undefined;
-      if (extraction.episodeSummary) {
-        const { rows } = await client.query<{ episode_id: string }>(
-          `INSERT INTO episodes (tenant_id, collection, conversation_id, kind, summary, topics, first_seq, last_seq, run_id)
-           VALUES ($1, $2, $3, 'turn', $4, $5, $6, $7, $8) RETURNING episode_id`,
-          [turn.tenantId, collection, turn.conversationId, extraction.episodeSummary, extraction.topics, turn.firstSeq, turn.lastSeq, turn.runId],
-        );
-        episodeId = rows[0]!.episode_id;
-      }
-      await client.query('UPDATE ingested_runs SET facts_stored = $3 WHERE tenant_id = $1 AND run_id = $2', [turn.tenantId, turn.runId, factIds.length]);
-      await client.query('COMMIT');
-      return { duplicate: false, factIds, supersededIds, episodeId };
-    } catch (err) {
-      await client.query('ROLLBACK').catch(() => undefined);
-      throw err;
-    } finally {
-      client.release();
-    }
+  /**
+   * For each query, the current facts of its tenant's collection (and below it) that share words
+   * with its text, best first: what a new fact of that turn may supersede.
+   */
+  async candidates(queries: readonly CandidateQuery[], limit: number): Promise<CandidateFact[][]> {
+    const out: CandidateFact[][] = queries.map(() => []);
+    const asked = queries.flatMap((q, i) => {
+      const query = orQuery(q.text);
+      return query ? [{ i, tenantId: q.tenantId, collection: q.collection, query }] : [];
+    });
+    if (asked.length === 0) return out;
+    const { rows } = await this.pool.query<{ i: number; fact_id: string; subject: string; predicate: string; object: string }>(
+      `SELECT q.i, f.fact_id, f.subject, f.predicate, f.object
+       FROM unnest($1::int[], $2::text[], $3::text[], $4::text[]) AS q(i, tenant, wanted, query)
+       CROSS JOIN LATERAL (
+         SELECT fact_id, subject, predicate, object, ts_rank(search_vector, to_tsquery('english', q.query)) AS rank, created_at FROM facts
+         WHERE tenant_id = q.tenant AND ${collectionPrefixSql('q.wanted')} AND valid_to IS NULL AND search_vector @@ to_tsquery('english', q.query)
+         ORDER BY rank DESC, created_at DESC LIMIT $5) AS f
+       ORDER BY q.i, f.rank DESC, f.created_at DESC`,
+      [asked.map((a) => a.i), asked.map((a) => a.tenantId), asked.map((a) => a.collection), asked.map((a) => a.query), limit],
+    );
+    for (const r of rows) out[r.i]!.push({ factId: r.fact_id, subject: r.subject, predicate: r.predicate, object: r.object });
+    return out;
   }
 }

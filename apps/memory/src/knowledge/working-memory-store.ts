@@ -58,6 +58,16 @@ export class WorkingMemoryStore {
     return rowCount ?? 0;
   }
 
+  /** Drops the working memory of several finished runs (each key scoped by its tenant) with one statement. */
+  async clearRuns(keys: readonly { tenantId: string; runId: string }[]): Promise<number> {
+    if (keys.length === 0) return 0;
+    const { rowCount } = await this.pool.query(
+      'DELETE FROM working_memory w USING unnest($1::text[], $2::text[]) AS k(tenant_id, run_id) WHERE w.tenant_id = k.tenant_id AND w.run_id = k.run_id',
+      [keys.map((k) => k.tenantId), keys.map((k) => k.runId)],
+    );
+    return rowCount ?? 0;
+  }
+
   /** Drops the working memory of runs untouched for `ttlMs` (runs that never reported their end). */
   async expire(ttlMs: number): Promise<number> {
     const { rowCount } = await this.pool.query(`DELETE FROM working_memory WHERE updated_at < now() - make_interval(secs => $1::double precision / 1000)`, [ttlMs]);

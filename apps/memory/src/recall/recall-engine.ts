@@ -191,6 +191,10 @@ export class RecallEngine {
     // a few thousand rows, trigram-indexed), not with every text. Its closest words, best first,
     // fetch their facts through the full-text index until the word has `limit` candidates; those
     // are scored by word similarity against their whole text, as a full scan would score them.
+    // The closest words come from a sorted subquery, so the nested loop reads them in that order
+    // and stops at `limit` facts: a query word that matches a word of the vocabulary exactly is
+    // usually served by that word alone instead of fetching facts for all its near words. Each
+    // text's similarity is computed once: `sim >= threshold` is what `<%` tests.
     const { rows } = await this.pool.query<{ key: string }>(
       `WITH near AS (
          SELECT q.w, t.term, t.sim FROM unnest($3::text[]) AS q(w),
@@ -198,24 +202,24 @@ export class RecallEngine {
                     WHERE tenant_id = $1 AND q.w <% term ORDER BY sim DESC, term LIMIT $6) AS t)
        SELECT key FROM (
          SELECT 'f:' || s.fact_id AS key, sum(s.sim) AS sim, max(s.at) AS at FROM (
-           SELECT DISTINCT q.w, c.fact_id, c.at, word_similarity(q.w, c.body) AS sim FROM unnest($3::text[]) AS q(w),
-             LATERAL (SELECT f.fact_id, f.valid_from AS at, f.search_text AS body FROM near n,
+           SELECT DISTINCT q.w, c.fact_id, c.at, c.sim FROM unnest($3::text[]) AS q(w),
+             LATERAL (SELECT f.fact_id, f.valid_from AS at, word_similarity(q.w, f.search_text) AS sim FROM (SELECT term, sim FROM near WHERE near.w = q.w ORDER BY sim DESC, term) AS n,
                         LATERAL (SELECT fact_id, valid_from, search_text FROM facts
                                  WHERE tenant_id = $1 AND valid_to IS NULL AND ${prefix} AND search_vector @@ plainto_tsquery('english', n.term) LIMIT $4) AS f
-                      WHERE n.w = q.w ORDER BY n.sim DESC, n.term LIMIT $4) AS c
-           WHERE q.w <% c.body) AS s
+                      ORDER BY n.sim DESC, n.term LIMIT $4) AS c
+           WHERE c.sim >= $7::float8) AS s
          GROUP BY s.fact_id
          UNION ALL
          SELECT 'e:' || s.episode_id, sum(s.sim), max(s.at) FROM (
-           SELECT DISTINCT q.w, c.episode_id, c.at, word_similarity(q.w, c.body) AS sim FROM unnest($3::text[]) AS q(w),
-             LATERAL (SELECT e.episode_id, e.created_at AS at, e.summary AS body FROM near n,
+           SELECT DISTINCT q.w, c.episode_id, c.at, c.sim FROM unnest($3::text[]) AS q(w),
+             LATERAL (SELECT e.episode_id, e.created_at AS at, word_similarity(q.w, e.summary) AS sim FROM (SELECT term, sim FROM near WHERE near.w = q.w ORDER BY sim DESC, term) AS n,
                         LATERAL (SELECT episode_id, created_at, summary FROM episodes
                                  WHERE $5 AND tenant_id = $1 AND ${prefix} AND search_vector @@ plainto_tsquery('english', n.term) LIMIT $4) AS e
-                      WHERE n.w = q.w ORDER BY n.sim DESC, n.term LIMIT $4) AS c
-           WHERE q.w <% c.body) AS s
+                      ORDER BY n.sim DESC, n.term LIMIT $4) AS c
+           WHERE c.sim >= $7::float8) AS s
          GROUP BY s.episode_id) AS hits
        ORDER BY sim DESC, at DESC, key LIMIT $4`,
-      [q.tenantId, q.collectionPrefix, words, limit, q.includeEpisodes, this.settings.trigramTerms],
+      [q.tenantId, q.collectionPrefix, words, limit, q.includeEpisodes, this.settings.trigramTerms, this.settings.trigramThreshold],
     );
     return rows.map((r) => r.key);
   }
@@ -223,9 +227,11 @@ export class RecallEngine {
   private async load(tenantId: string, keys: readonly string[]): Promise<{ facts: Map<string, FactRow>; episodes: Map<string, EpisodeRow> }> {
     const factIds = [...new Set(keys.filter((k) => k.startsWith('f:')).map((k) => k.slice(2)))];
     const episodeIds = [...new Set(keys.filter((k) => k.startsWith('e:')).map((k) => k.slice(2)))];
+    // A kind with nothing to load costs no statement (and no pooled connection).
+    const none = { rows: [] };
     const [factRows, episodeRows] = await Promise.all([
-      this.pool.query<FactRow>(`SELECT ${FACT_COLUMNS} FROM facts WHERE tenant_id = $1 AND fact_id = ANY($2::uuid[]) AND valid_to IS NULL`, [tenantId, factIds]),
-      this.pool.query<EpisodeRow>(`SELECT ${EPISODE_COLUMNS} FROM episodes WHERE tenant_id = $1 AND episode_id = ANY($2::uuid[])`, [tenantId, episodeIds]),
+      factIds.length ? this.pool.query<FactRow>(`SELECT ${FACT_COLUMNS} FROM facts WHERE tenant_id = $1 AND fact_id = ANY($2::uuid[]) AND valid_to IS NULL`, [tenantId, factIds]) : none,
+      episodeIds.length ? this.pool.query<EpisodeRow>(`SELECT ${EPISODE_COLUMNS} FROM episodes WHERE tenant_id = $1 AND episode_id = ANY($2::uuid[])`, [tenantId, episodeIds]) : none,
     ]);
     return {
       facts: new Map(factRows.rows.map((r) => [`f:${r.fact_id}`, r])),

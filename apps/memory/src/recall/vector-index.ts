@@ -2,6 +2,7 @@ import type { OpenAIEmbeddings } from '@platform/llm';
 import type { Logger } from '@platform/service-kit';
 import type pg from 'pg';
 import { collectionPrefixSql } from '../knowledge/collections.js';
+import { ensureVectorTable } from './vector-table.js';
 
 /** Which vector search this process runs, and why (logged at boot, shown in readiness). */
 export interface VectorStatus {
@@ -21,7 +22,7 @@ const literal = (vector: readonly number[]): string => `[${vector.join(',')}]`;
  * Embeddings of current facts and episode summaries in pgvector (HNSW, cosine). The table's
  * name carries the dimension (`embeddings_d256`) because a vector column's dimension is fixed,
  * and it is created here at boot rather than by a migration: it exists only where the extension
- * does, and only for the configured dimension. Rows name their model, so a model change makes
+ * does, and only for the configured dimension (vector-table.ts: partitioned by tenant like facts). Rows name their model, so a model change makes
  * old rows invisible until the backfill re-embeds them.
  */
 export class VectorIndex {
@@ -48,17 +49,7 @@ export class VectorIndex {
       await client.query('SELECT pg_advisory_lock(hashtextextended($1, 0))', [`memory-vector-ddl`]);
       try {
         await client.query('CREATE EXTENSION IF NOT EXISTS vector');
-        await client.query(
-          `CREATE TABLE IF NOT EXISTS ${table} (
-             tenant_id  text NOT NULL,
-             item_kind  text NOT NULL CHECK (item_kind IN ('fact', 'episode')),
-             item_id    uuid NOT NULL,
-             model      text NOT NULL,
-             embedding  vector(${dims}) NOT NULL,
-             created_at timestamptz NOT NULL DEFAULT now(),
-             PRIMARY KEY (tenant_id, item_kind, item_id))`,
-        );
-        await client.query(`CREATE INDEX IF NOT EXISTS ${table}_hnsw ON ${table} USING hnsw (embedding vector_cosine_ops)`);
+        await ensureVectorTable(client, table, dims);
       } finally {
         await client.query('SELECT pg_advisory_unlock(hashtextextended($1, 0))', [`memory-vector-ddl`]);
       }
@@ -85,6 +76,11 @@ export class VectorIndex {
       [tenantId, factIds, episodeIds],
     );
     return this.store(rows.map((r) => ({ tenantId, ...r })));
+  }
+
+  /** Embeds the given items (with one embeddings request) and stores their vectors: for writers that still hold the texts. */
+  async indexItems(items: readonly { tenantId: string; kind: string; id: string; text: string }[]): Promise<number> {
+    return this.store(items);
   }
 
   /** Embeds up to `limit` current facts and episodes that have no vector for this model yet. */

@@ -9,10 +9,10 @@ export interface ChatRequestSeen {
 
 /**
  * A tiny OpenAI-compatible chat server for tests: each request's answer comes from `answer`
- * (a JSON document as text, or an HTTP status to fail with). Stands in until llm-sim scripts
+ * (a JSON document as text, or an HTTP status to fail with; a promise of either holds the answer back). Stands in until llm-sim scripts
  * extraction answers; the real `openai` client and wire format are exercised either way.
  */
-export async function startFakeModel(answer: (request: ChatRequestSeen) => string | number): Promise<{ url: string; seen: ChatRequestSeen[]; close(): Promise<void> }> {
+export async function startFakeModel(answer: (request: ChatRequestSeen) => string | number | Promise<string | number>): Promise<{ url: string; seen: ChatRequestSeen[]; close(): Promise<void> }> {
   const seen: ChatRequestSeen[] = [];
   const server = http.createServer((req, res) => {
     let body = '';
@@ -25,23 +25,27 @@ export async function startFakeModel(answer: (request: ChatRequestSeen) => strin
         schemaName: parsed.response_format?.json_schema?.name ?? '',
       };
       seen.push(request);
-      const content = answer(request);
-      if (typeof content === 'number') {
-        res.writeHead(content, { 'content-type': 'application/json' }).end(JSON.stringify({ error: { message: 'scripted failure', type: 'server_error' } }));
-        return;
-      }
-      res.writeHead(200, { 'content-type': 'application/json' }).end(
-        JSON.stringify({
-          id: 'chatcmpl-fake',
-          object: 'chat.completion',
-          created: Math.floor(Date.now() / 1000),
-          model: 'fake-extractor',
-          choices: [{ index: 0, message: { role: 'assistant', content }, finish_reason: 'stop' }],
-          usage: { prompt_tokens: 10, completion_tokens: 10, total_tokens: 20 },
-        }),
-      );
+      void Promise.resolve(answer(request)).then((content) => reply(res, content));
     });
   });
+  const reply = (res: http.ServerResponse, content: string | number): void => {
+    // A client that went away (a killed test process) gets no answer.
+    if (res.destroyed) return;
+    if (typeof content === 'number') {
+      res.writeHead(content, { 'content-type': 'application/json' }).end(JSON.stringify({ error: { message: 'scripted failure', type: 'server_error' } }));
+      return;
+    }
+    res.writeHead(200, { 'content-type': 'application/json' }).end(
+      JSON.stringify({
+        id: 'chatcmpl-fake',
+        object: 'chat.completion',
+        created: Math.floor(Date.now() / 1000),
+        model: 'fake-extractor',
+        choices: [{ index: 0, message: { role: 'assistant', content }, finish_reason: 'stop' }],
+        usage: { prompt_tokens: 10, completion_tokens: 10, total_tokens: 20 },
+      }),
+    );
+  };
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
   return { url: `http://127.0.0.1:${port}/v1`, seen, close: () => new Promise((resolve) => server.close(() => resolve())) };

@@ -90,4 +90,11 @@ describe('the notice run', () => {
       { role: 'tool', toolCallId: 'call_email:resumed', toolName: 'send_email', content: 'expired; not sent', status: 'timeout', isError: true, synthetic: true, errorCode: 'APPROVAL_TIMEOUT' },
     ]);
   });
+
+  it("answers a committee's expired decision with the committee's COMMITTEE_DECISION_EXPIRED timeout", () => {
+    const result = expiryNoticeResult('run_y', JSON.stringify({ callId: 'call_c', agentName: 'ask_committee_estimates', reason: 'approval_timeout', message: 'The agent expired' }));
+    expect(result.messages[1]).toMatchObject({ role: 'tool', toolCallId: 'call_c:resumed', status: 'timeout', errorCode: 'COMMITTEE_DECISION_EXPIRED' });
+    expect(result.messages[1]!.content).toContain('did not decide for the estimates committee in time');
+    expect(result.response).toContain('did not decide');
+  });
 });

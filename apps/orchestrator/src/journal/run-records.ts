@@ -372,6 +372,17 @@ export class RunRecords {
     return rows.map(toRecord);
   }
 
+  /** The run of the conversation just before this one (the turn the user's message follows), if any. */
+  async previousRun(tenantId: string, conversationId: string, runId: string): Promise<RunRecord | undefined> {
+    const { rows } = await this.pool.query<RunRow>(
+      `SELECT p.* FROM runs p JOIN runs r ON r.tenant_id = p.tenant_id AND r.run_id = $3
+       WHERE p.tenant_id = $1 AND p.conversation_id = $2 AND (p.created_at, p.run_id) < (r.created_at, r.run_id)
+       ORDER BY p.created_at DESC, p.run_id DESC LIMIT 1`,
+      [tenantId, conversationId, runId],
+    );
+    return rows[0] ? toRecord(rows[0]) : undefined;
+  }
+
   /** The conversation of the run a user started at the top of this run's delegation chain. */
   async rootConversationOf(tenantId: string, runId: string): Promise<string | undefined> {
     const { rows } = await this.pool.query<{ conversation_id: string }>(

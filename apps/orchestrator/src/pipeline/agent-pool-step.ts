@@ -1,15 +1,15 @@
-import type { ModelPort, PendingAgent } from '@platform/agent-loop';
+import type { ModelPort } from '@platform/agent-loop';
 import type { agentPoolV1 } from '@platform/proto';
 import { isPlatformError, type Logger } from '@platform/service-kit';
 import type { ToolCatalog } from '@platform/tool-sdk';
 import { z } from 'zod';
-import { agentResultsOf, AgentResults, NO_AGENT_RESULTS } from '../agents/agent-results.js';
+import { agentResultsOf, NO_AGENT_RESULTS } from '../agents/agent-results.js';
 import { approvalOf, isWaiting } from '../agents/entry-outcome.js';
 import type { AgentPoolClient } from '../agents/pool-agents.js';
 import type { ReplyInterpreter } from '../agents/reply-interpreter.js';
 import type { ClaimedRun } from '../journal/run-records.js';
 import type { CredentialGrants } from './credential-grants.js';
-import type { PendingAgentDecision, PendingAgentStep } from './pending-agents.js';
+import { journaledDecision, type PendingAgentDecision, type PendingAgentStep } from './pending-agents.js';
 
 const TRANSIENT = new Set(['unavailable', 'deadline_exceeded', 'internal', 'resource_exhausted']);
 
@@ -23,18 +23,6 @@ const Action = z.discriminatedUnion('kind', [
 ]);
 type Action = z.infer<typeof Action>;
 const Plan = z.array(Action);
-
-/** A decision as journaled once its actions were performed (what a resumed run reports again). */
-const JournaledDecision = z.discriminatedUnion('kind', [
-  z.object({ kind: z.literal('run_loop_with_agent_results'), agents: AgentResults }),
-  z.object({
-    kind: z.literal('answer'),
-    response: z.string(),
-    waitingFor: z.enum(['input', 'approval']),
-    agents: AgentResults,
-    pending: z.array(z.custom<PendingAgent>()),
-  }),
-]);
 
 /**
  * Journal of the step: its plan before acting (so a resumed run finishes it instead of deciding
@@ -80,10 +68,8 @@ export class AgentPoolStep implements PendingAgentStep {
 
   async beforeLoop(run: ClaimedRun, model: ModelPort): Promise<PendingAgentDecision> {
     // Only a resumed run can have journaled a decision or a plan in an earlier attempt.
-    if (run.attempts > 1) {
-      const decided = JournaledDecision.safeParse(await this.options.journal.loadDecision(run));
-      if (decided.success) return decided.data;
-    }
+    const decided = await journaledDecision(run, (r) => this.options.journal.loadDecision(r));
+    if (decided) return decided;
     // The loop started in an earlier attempt without agents answering: nothing to decide again.
     if (run.input) return { kind: 'run_loop' };
     const journaled = Plan.safeParse(run.attempts > 1 ? await this.options.journal.load(run) : undefined);

@@ -1,9 +1,12 @@
 import { createHash } from 'node:crypto';
 import type { ToolOutcome } from '@platform/agent-loop';
-import { RunEventEnvelope, runEventsSubject } from '@platform/contracts';
-import { jsonBody, type Logger, type NatsConnection } from '@platform/service-kit';
+import type { Logger, NatsConnection } from '@platform/service-kit';
+import { ChildEventForwarder, lastForwardedId } from '../events/child-event-forwarder.js';
 import type { ApprovalDecisionInput, ClaimedRun, NewRun, RunLineage, RunRecord, RunRecords } from '../journal/run-records.js';
 import type { ConversationQueue } from '../ordering/conversation-queue.js';
+
+/** How long a finished child's last events may trail its recorded outcome before the parent goes on. */
+const FORWARD_GRACE_MS = 2_000;
 
 /** What a child run is asked to do: a task for a role, on behalf of one tool call of its parent. */
 export interface ChildTask {
@@ -11,6 +14,8 @@ export interface ChildTask {
   callId: string;
   role: string;
   task: string;
+  /** Set when the task is reassigned (a delegation's `fallbackRole`) after this role's child failed. */
+  reassignedFrom?: string;
 }
 
 /** Where the parent's events go (its own run-event publisher). */
@@ -76,7 +81,8 @@ export function outcomeOfChild(role: string, toolName: string, child: RunRecord)
  * Starts child runs and waits for them. A child is a run of its own (same tenant, its own
  * conversation, journal and transcript) recorded with its lineage; the conversation queue runs it
  * like any run, so a crash anywhere resumes it from its journal through the recovery sweep. While
- * the parent waits, the child's events are forwarded to the parent's stream.
+ * the parent waits (for a new child, or one answered through its conversation), the child's
+ * events are forwarded to the parent's stream (events/child-event-forwarder.ts).
  */
 export class ChildRuns {
   constructor(private readonly deps: ChildRunsDependencies) {}
@@ -88,7 +94,8 @@ export class ChildRuns {
    */
   async run(task: ChildTask, signal: AbortSignal, events: ParentEvents, keepChild: () => boolean): Promise<RunRecord> {
     const { parent } = task;
-    const runId = childRunId(parent.tenantId, parent.runId, task.callId);
+    // A reassigned task is a second child of the same call: its id must differ from the first's.
+    const runId = childRunId(parent.tenantId, parent.runId, task.reassignedFrom ? `${task.callId}:reassigned` : task.callId);
     const lineage: RunLineage = { parentRunId: parent.runId, parentCallId: task.callId, chain: [...chainOf(parent), task.role] };
     const child: NewRun = {
       runId,
@@ -133,7 +140,10 @@ export class ChildRuns {
     const created = await this.deps.records.create(child);
     events(created ? 'child_run_started' : 'child_run_event', created ? { childRunId: runId, role, callId, chain: child.lineage?.chain ?? [] } : { childRunId: runId, role, event: { type: 'reattached' } });
     this.deps.logger.info({ runId: parent.runId, childRunId: runId, role, created }, created ? 'child run started' : 'waiting for a child run started before');
-    const forward = this.forwardEvents(runId, role, events);
+    // A child found again (a parent resumed after a restart) is forwarded from the first event the parent's stream lacks.
+    const afterId = created ? 0 : await lastForwardedId(this.deps.nc, parent.runId, runId).catch(() => 0);
+    const forward = new ChildEventForwarder(this.deps.nc, runId, role, afterId, events, this.deps.logger);
+    let record: RunRecord | undefined;
     const onAbort = (): void => {
       if (keepChild()) return;
       void this.deps.cancelRun(parent.tenantId, runId).catch((err: unknown) => this.deps.logger.warn({ childRunId: runId, err: (err as Error).message }, 'could not cancel a child run'));
@@ -143,30 +153,18 @@ export class ChildRuns {
       const queue = this.deps.queue();
       const finished = queue.waitForRun(parent.tenantId, conversationId, runId, signal);
       queue.kick(parent.tenantId, conversationId);
-      const record = await finished;
-      events('child_run_finished', { childRunId: runId, role, status: record.status, stopReason: record.stopReason });
-      return record;
+      record = await finished;
     } finally {
       signal.removeEventListener('abort', onAbort);
-      forward.unsubscribe();
+      // A finished child's last events (its `execution_end`) go to the parent's stream before `child_run_finished`.
+      await (record ? forward.stop(FORWARD_GRACE_MS) : forward.cancel());
     }
+    events('child_run_finished', { childRunId: runId, role, status: record.status, stopReason: record.stopReason });
+    return record;
   }
 
   /** A child of this conversation's run waits for the user: the next message there must look for it. */
   async markWaiting(run: Pick<ClaimedRun, 'tenantId' | 'conversationId'>): Promise<void> {
     await this.deps.records.markAgentsMayWait(run.tenantId, run.conversationId);
-  }
-
-  /** Republishes the child's events on the parent's stream while the parent waits. */
-  private forwardEvents(childRunId: string, role: string, events: ParentEvents): { unsubscribe(): void } {
-    const sub = this.deps.nc.subscribe(runEventsSubject(childRunId), {
-      callback: (err, msg) => {
-        if (err) return;
-        const parsed = RunEventEnvelope.safeParse(jsonBody(msg));
-        if (!parsed.success || parsed.data.type === 'message_chunk') return;
-        events('child_run_event', { childRunId, role, event: { type: parsed.data.type, id: parsed.data.id, at: parsed.data.at, data: parsed.data.data } });
-      },
-    });
-    return { unsubscribe: () => sub.unsubscribe() };
   }
 }

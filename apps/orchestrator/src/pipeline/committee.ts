@@ -2,6 +2,8 @@ import type { ToolCallContext, ToolCallRequest, ToolDescription, ToolOutcome } f
 import type { RunRecord } from '../journal/run-records.js';
 import type { CommitteeSpec } from '../profiles.js';
 import type { ChildRuns, ChildTask, ParentEvents } from './child-runs.js';
+import { askUser, userDecisionOf } from './committee-user.js';
+import type { PoolAgents } from '../agents/pool-agents.js';
 import { readAnswer, resolveAnswers, type MemberAnswer, type Resolution } from './committee-vote.js';
 
 export const COMMITTEE_TOOL_PREFIX = 'ask_committee_';
@@ -24,6 +26,8 @@ export interface CommitteeScope {
   /** Why this role may not be asked from here (a loop, the depth limit, access); undefined when it may. */
   refusal: (role: string) => ToolOutcome | undefined;
   defaultTimeoutMs: number;
+  /** Where a `user` committee's decision waits: the agent pool, as an approval request. */
+  userDecisions?: Pick<PoolAgents, 'askUser'> | undefined;
 }
 
 interface MemberResult {
@@ -55,6 +59,7 @@ export class CommitteeTool {
       kind: 'agent',
       timeoutMs: (spec.timeoutMs ?? this.scope.defaultTimeoutMs) * (spec.strategy === 'arbiter' ? 2 : 1),
       sideEffect: 'external',
+      failureClass: 'coordination',
     };
   }
 
@@ -68,6 +73,23 @@ export class CommitteeTool {
     if (answered.length === 0) {
       return { status: 'failed', content: `no member of the ${spec.name} committee answered: ${members.map((m) => `${m.role}: ${m.error ?? m.status}`).join('; ')}`, errorCode: 'COMMITTEE_FAILED' };
     }
+    const memberViews = members.map((m) => ({ role: m.role, status: m.status, childRunId: m.childRunId ?? null, answer: m.answer?.text ?? null, value: m.answer?.value ?? null, confidence: m.answer?.confidence ?? null, error: m.error ?? null }));
+    if (spec.strategy === 'user') {
+      // The user decides: the answers go to them as an approval request the agent pool keeps
+      // (listed by the approvals API, expired at its time); the parent's turn waits.
+      await this.children.markWaiting(this.scope.parent);
+      const request = {
+        committee: spec.name,
+        question,
+        options: answered.map((m) => ({ role: m.role, answer: m.answer.text, value: m.answer.value ?? null, confidence: m.answer.confidence ?? null })),
+        conflict: resolveAnswers('majority', answered.map((m) => m.answer), spec.tolerance).conflict,
+        members: memberViews,
+      };
+      if (!this.scope.userDecisions) return { status: 'failed', content: `the ${spec.name} committee cannot ask the user here (no agent pool)`, errorCode: 'COMMITTEE_FAILED' };
+      const registered = await this.scope.userDecisions.askUser(this.scope.parent, call, context, userDecisionOf(request, spec.decisionTimeoutMs));
+      if ('status' in registered) return registered;
+      return askUser(call.name, { kind: 'committee_decision', approvalId: registered.approvalId, ...request, expiresAt: registered.expiresAt });
+    }
     const resolution = spec.strategy === 'arbiter' ? await this.arbitrate(spec, call, question, answered, context) : resolveAnswers(spec.strategy, answered.map((m) => m.answer), spec.tolerance);
     if ('status' in resolution) return resolution;
     return {
@@ -79,7 +101,7 @@ export class CommitteeTool {
         decidedBy: resolution.decidedBy,
         winners: resolution.winners,
         conflict: resolution.conflict,
-        members: members.map((m) => ({ role: m.role, status: m.status, childRunId: m.childRunId ?? null, answer: m.answer?.text ?? null, value: m.answer?.value ?? null, confidence: m.answer?.confidence ?? null, error: m.error ?? null })),
+        members: memberViews,
       }),
     };
   }

@@ -1,8 +1,8 @@
-import type { ToolCallContext, ToolCallRequest, ToolDescription, ToolOutcome, ToolPort } from '@platform/agent-loop';
+import { classifyToolResult, withRecovery, type ToolCallContext, type ToolCallRequest, type ToolDescription, type ToolOutcome, type ToolPort } from '@platform/agent-loop';
 import type { ClaimedRun } from '../journal/run-records.js';
 import type { CommitteeSpec, DelegateSpec, ProfileRegistry } from '../profiles.js';
 import { chainOf, outcomeOfChild, type ChildRuns, type ParentEvents } from './child-runs.js';
-import { committeeToolName, CommitteeTool } from './committee.js';
+import { committeeToolName, CommitteeTool, type CommitteeScope } from './committee.js';
 
 /** The tool a role appears as. */
 export const DELEGATION_TOOL_PREFIX = 'delegate_to_';
@@ -34,6 +34,8 @@ export interface DelegationScope {
   events: ParentEvents;
   /** True while the parent's attempt is only being handed over (a child must then go on). */
   handingOver: () => boolean;
+  /** Where a `user` committee's decision waits (the agent pool). */
+  userDecisions?: CommitteeScope['userDecisions'];
 }
 
 /**
@@ -62,6 +64,7 @@ export class DelegationToolPort implements ToolPort {
       handingOver: scope.handingOver,
       refusal: (role) => this.refusal(role),
       defaultTimeoutMs: settings.defaultTimeoutMs,
+      userDecisions: scope.userDecisions,
     });
   }
 
@@ -73,6 +76,7 @@ export class DelegationToolPort implements ToolPort {
       kind: 'agent',
       timeoutMs: spec.timeoutMs ?? this.settings.defaultTimeoutMs,
       sideEffect: 'external',
+      failureClass: 'coordination',
     };
   }
 
@@ -129,8 +133,23 @@ export class DelegationToolPort implements ToolPort {
     const refused = this.refusal(spec.role);
     if (refused) return refused;
     const child = await this.children.run({ parent: run, callId: call.id, role: spec.role, task }, context.signal, this.scope.events, this.scope.handingOver);
-    const outcome = outcomeOfChild(spec.role, call.name, child);
+    let outcome = outcomeOfChild(spec.role, call.name, child);
+    if (outcome.status === 'failed' && spec.fallbackRole && !context.signal.aborted) outcome = (await this.reassign(spec.fallbackRole, spec.role, call, task, outcome, context)) ?? outcome;
     if (outcome.status === 'waiting') await this.children.markWaiting(run);
     return outcome;
+  }
+
+  /**
+   * The recovery `reassign`: the failed role's task goes, once, to the profile's fallback role as
+   * a new child run (its id derived from the call, so a resumed parent finds it again). Its
+   * outcome answers the call, and the first child's failure is recorded with it. Undefined when
+   * the fallback role is refused from this run (loop, depth, access): the failure stands.
+   */
+  private async reassign(fallbackRole: string, failedRole: string, call: ToolCallRequest, task: string, failed: ToolOutcome, context: ToolCallContext): Promise<ToolOutcome | undefined> {
+    if (this.refusal(fallbackRole)) return undefined;
+    const first = classifyToolResult(failed.status === 'waiting' ? 'success' : failed.status, 'errorCode' in failed ? failed.errorCode : undefined, 'coordination');
+    const child = await this.children.run({ parent: this.scope.run, callId: call.id, role: fallbackRole, task, reassignedFrom: failedRole }, context.signal, this.scope.events, this.scope.handingOver);
+    const outcome = outcomeOfChild(fallbackRole, call.name, child);
+    return first ? { ...outcome, failures: [withRecovery(first, 'reassign')] } : outcome;
   }
 }

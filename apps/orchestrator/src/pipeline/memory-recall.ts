@@ -1,6 +1,7 @@
 import { memoryContextItems, MEMORY_CONTEXT_CLOSE, MEMORY_CONTEXT_OPEN, renderMemoryContext, type ChatMessage } from '@platform/contracts';
 import { DEFAULT_LOOP_CONFIG } from '@platform/agent-loop';
 import type { memoryV1 } from '@platform/proto';
+import { recordFailure } from '@platform/telemetry';
 import { PlatformError, type Logger, type PromiseClient } from '@platform/service-kit';
 import type { OrchestratorConfig } from '../config.js';
 
@@ -159,7 +160,10 @@ export class MemoryRecall {
       );
     } catch (err) {
       const status = failureStatus(err);
-      this.logger.warn({ tenantId: query.tenantId, conversationId: query.conversationId, status, err: (err as Error).message }, 'memory recall failed; the turn goes on without recalled memory');
+      // A `system` failure (the taxonomy of docs/operations.md): the turn goes on without it (recovery none).
+      const failure = { failureClass: 'system', kind: status === 'timed_out' ? 'memory_timeout' : 'memory_unavailable', severity: 'low', recovery: 'none' };
+      this.logger.warn({ runId: query.runId, tenantId: query.tenantId, conversationId: query.conversationId, status, ...failure, err: (err as Error).message }, 'memory recall failed; the turn goes on without recalled memory');
+      recordFailure(failure);
       return { block: undefined, report: report(status, { error: (err as Error).message }) };
     }
 

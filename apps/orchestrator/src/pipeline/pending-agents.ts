@@ -1,6 +1,8 @@
 import type { ModelPort, PendingAgent } from '@platform/agent-loop';
-import type { AgentResults } from '../agents/agent-results.js';
+import { z } from 'zod';
+import { AgentResults } from '../agents/agent-results.js';
 import type { ClaimedRun } from '../journal/run-records.js';
+import type { ParentEvents } from './child-runs.js';
 
 /** What the pending-agent step decided for a message. */
 export type PendingAgentDecision =
@@ -21,5 +23,19 @@ export type PendingAgentDecision =
  * loop already started (a resume) gets the decision its first attempt made, never a new one.
  */
 export interface PendingAgentStep {
-  beforeLoop(run: ClaimedRun, model: ModelPort): Promise<PendingAgentDecision>;
+  /** `events` is the run's event stream (a step that resumes child runs forwards their events there). */
+  beforeLoop(run: ClaimedRun, model: ModelPort, events?: ParentEvents): Promise<PendingAgentDecision>;
+}
+
+/** A decision as journaled once its actions were performed (what a resumed run reports again). */
+export const JournaledDecision = z.discriminatedUnion('kind', [
+  z.object({ kind: z.literal('run_loop_with_agent_results'), agents: AgentResults }),
+  z.object({ kind: z.literal('answer'), response: z.string(), waitingFor: z.enum(['input', 'approval']), agents: AgentResults, pending: z.array(z.custom<PendingAgent>()) }),
+]);
+
+/** The decision an earlier attempt of this run journaled (only a resumed run has one). */
+export async function journaledDecision(run: ClaimedRun, load: (run: ClaimedRun) => Promise<unknown>): Promise<PendingAgentDecision | undefined> {
+  if (run.attempts <= 1) return undefined;
+  const decided = JournaledDecision.safeParse(await load(run));
+  return decided.success ? decided.data : undefined;
 }

@@ -2,20 +2,16 @@ import { type ModelPort, type PendingAgent, type ToolCallRecord } from '@platfor
 import { resumedCallId, type ChatMessage } from '@platform/contracts';
 import type { Logger } from '@platform/service-kit';
 import { z } from 'zod';
-import { AgentResults, resumedExchange } from '../agents/agent-results.js';
+import { resumedExchange, type AgentResults } from '../agents/agent-results.js';
 import type { ClaimedRun, RunRecord, RunRecords } from '../journal/run-records.js';
 import { outcomeOfChild, type ChildRuns, type ParentEvents } from './child-runs.js';
 import { delegationToolName } from './delegation-tools.js';
-import type { PendingAgentDecision, PendingAgentStep } from './pending-agents.js';
+import { journaledDecision, type PendingAgentDecision, type PendingAgentStep } from './pending-agents.js';
 
 /** Which waiting children this message answers, decided before answering (journaled, for a resume). */
 const Plan = z.array(z.object({ childRunId: z.string() }));
 type Plan = z.infer<typeof Plan>;
 
-const JournaledDecision = z.discriminatedUnion('kind', [
-  z.object({ kind: z.literal('run_loop_with_agent_results'), agents: AgentResults }),
-  z.object({ kind: z.literal('answer'), response: z.string(), waitingFor: z.enum(['input', 'approval']), agents: AgentResults, pending: z.array(z.custom<PendingAgent>()) }),
-]);
 
 export interface WaitingChildrenJournal {
   load(run: ClaimedRun): Promise<unknown>;
@@ -28,8 +24,6 @@ export interface WaitingChildrenOptions {
   records: RunRecords;
   children: ChildRuns;
   journal: WaitingChildrenJournal;
-  /** The parent's event stream (child events of the answered children go there). */
-  events?: (run: ClaimedRun) => ParentEvents;
   logger: Logger;
 }
 
@@ -61,12 +55,11 @@ export class WaitingChildrenStep implements PendingAgentStep {
     private readonly options: WaitingChildrenOptions,
   ) {}
 
-  async beforeLoop(run: ClaimedRun, model: ModelPort): Promise<PendingAgentDecision> {
+  /** `events`: the parent's stream, where the answered children's events are forwarded while they resume. */
+  async beforeLoop(run: ClaimedRun, model: ModelPort, events: ParentEvents = () => undefined): Promise<PendingAgentDecision> {
     const { journal, records } = this.options;
-    if (run.attempts > 1) {
-      const decided = JournaledDecision.safeParse(await journal.loadDecision(run));
-      if (decided.success) return decided.data;
-    }
+    const decided = await journaledDecision(run, (r) => journal.loadDecision(r));
+    if (decided) return decided;
     if (run.input) return this.inner.beforeLoop(run, model);
     const journaled = Plan.safeParse(run.attempts > 1 ? await journal.load(run) : undefined);
     if (!journaled.success && !run.agentsMayWait && !run.approval) return this.inner.beforeLoop(run, model);
@@ -80,7 +73,6 @@ export class WaitingChildrenStep implements PendingAgentStep {
       await journal.save(run, plan);
     }
     const answered = new Set(plan.map((p) => p.childRunId));
-    const events = this.options.events?.(run) ?? (() => undefined);
     // On a resume the answered children are no longer "waiting" (their answer run is later): find them by id.
     const targets = await Promise.all(plan.map(async (p) => waiting.find((w) => w.runId === p.childRunId) ?? (await records.get(run.tenantId, p.childRunId))));
     const outcomes = await Promise.all(

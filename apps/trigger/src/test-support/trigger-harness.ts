@@ -46,6 +46,7 @@ export class RecordingExecutor implements FireExecutor {
 /** Replicas sharing one database and one manual clock, their engines driven by the test. */
 export interface Replicas {
   clock: ManualClock;
+  databaseUrl: string;
   executor: RecordingExecutor;
   servers: TriggerServer[];
   client: TriggerClient;
@@ -67,6 +68,7 @@ export async function startReplicas(count: number, startAt: string, settings: Re
   const client = triggerClient(servers[0]!.port);
   return {
     clock,
+    databaseUrl,
     executor,
     servers,
     client,

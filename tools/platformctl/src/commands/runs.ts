@@ -48,22 +48,54 @@ export async function showRun(api: ApiClient, runId: string): Promise<{ json: un
   return { json: run, text };
 }
 
-interface HistoryPage {
-  messages: Array<{ seq: number; runId: string | null; createdAt: string }>;
-  hasMore: boolean;
+/** A run as GET /v1/runs lists it. */
+interface RunSummary {
+  runId: string;
+  conversationId: string;
+  status: string;
+  stopReason: string | null;
+  source: string;
+  parentRunId: string | null;
+  createdAt: string | null;
+  finishedAt: string | null;
+  traceId: string | null;
+  turns: number;
+  toolCalls: number;
 }
 
-/** `runs list --conversation <id>`: the runs of a conversation (from its history), newest last, each with its status. */
-export async function listRuns(api: ApiClient, conversationId: string): Promise<{ json: unknown; text: string }> {
-  const runIds: string[] = [];
-  let afterSeq = 0;
-  for (;;) {
-    const page = await api.get<HistoryPage>(`v1/conversations/${encodeURIComponent(conversationId)}/messages`, { afterSeq, limit: 500 });
-    for (const message of page.messages) if (message.runId && !runIds.includes(message.runId)) runIds.push(message.runId);
-    if (!page.hasMore || page.messages.length === 0) break;
-    afterSeq = page.messages.at(-1)!.seq;
-  }
-  const runs = await Promise.all(runIds.map((id) => api.get<RunView>(`v1/runs/${encodeURIComponent(id)}`)));
-  const rows = runs.map((r) => [r.runId, r.status, r.stopReason, r.createdAt, r.traceId]);
-  return { json: { conversationId, runs: runs.map(({ transcript: _t, ...rest }) => rest) }, text: table(['RUN', 'STATUS', 'STOP REASON', 'CREATED', 'TRACE ID'], rows) };
+interface RunPage {
+  runs: RunSummary[];
+  nextPageToken: string | null;
+}
+
+/** The filters and paging of `runs list`, as GET /v1/runs takes them. */
+export interface RunListOptions {
+  conversationId?: string | undefined;
+  status?: string | undefined;
+  stopReason?: string | undefined;
+  tool?: string | undefined;
+  source?: string | undefined;
+  createdAfter?: string | undefined;
+  createdBefore?: string | undefined;
+  parentRunId?: string | undefined;
+  pageSize?: number | undefined;
+  pageToken?: string | undefined;
+  /** Follow the next page tokens to the end instead of printing one page. */
+  all?: boolean;
+}
+
+/** `runs list [filters]`: the tenant's runs, newest first, one page (or every page with `all`). */
+export async function listRuns(api: ApiClient, options: RunListOptions): Promise<{ json: unknown; text: string }> {
+  const { all = false, pageToken, ...filters } = options;
+  const runs: RunSummary[] = [];
+  let next: string | null = pageToken ?? null;
+  do {
+    const page: RunPage = await api.get<RunPage>('v1/runs', { ...filters, pageToken: next ?? undefined });
+    runs.push(...page.runs);
+    next = page.nextPageToken;
+  } while (all && next);
+  const rows = runs.map((r) => [r.runId, r.conversationId, r.status, r.stopReason, r.source, r.createdAt, r.toolCalls, r.traceId]);
+  let text = table(['RUN', 'CONVERSATION', 'STATUS', 'STOP REASON', 'SOURCE', 'CREATED', 'TOOL CALLS', 'TRACE ID'], rows);
+  if (next) text += `more: --page-token ${next} (or --all)\n`;
+  return { json: { runs, nextPageToken: next }, text };
 }

@@ -1,4 +1,4 @@
-import type { ModelPort, ModelRequest } from '@platform/agent-loop';
+import { DEFAULT_LOOP_CONFIG, ResponseFormatRejectedError, type ModelPort, type ModelRequest } from '@platform/agent-loop';
 import { createLogger } from '@platform/service-kit';
 import { describe, expect, it } from 'vitest';
 import type { ClaimedRun, RunRecord } from '../../journal/run-records.js';
@@ -12,7 +12,7 @@ const logger = createLogger({ service: 'test', level: 'silent' });
 const usage = { inputTokens: 1, outputTokens: 1, totalTokens: 2 };
 
 /** A model that answers the planner's requests in order, recording what it was asked. */
-function scriptedModel(replies: string[]): ModelPort & { requests: ModelRequest[] } {
+function scriptedModel(replies: Array<string | Error>): ModelPort & { requests: ModelRequest[] } {
   const requests: ModelRequest[] = [];
   return {
     provider: 'test',
@@ -21,6 +21,7 @@ function scriptedModel(replies: string[]): ModelPort & { requests: ModelRequest[
     complete: (request) => {
       requests.push({ ...request, messages: [...request.messages] });
       const content = replies[requests.length - 1] ?? 'out of script';
+      if (content instanceof Error) return Promise.reject(content);
       return Promise.resolve({ message: { role: 'assistant', content }, usage, finishReason: 'stop' });
     },
   };
@@ -32,7 +33,7 @@ function record(task: ChildTask, status: RunRecord['status'], response: string):
   return finishedChild({ runId: `child-${task.callId}`, conversationId: `delegation:${task.callId}`, profile: task.role, content: task.task }, status, response);
 }
 
-function setup(replies: string[], answer: (task: ChildTask) => { status: RunRecord['status']; response: string }, journal = new Map<string, unknown>()) {
+function setup(replies: Array<string | Error>, answer: (task: ChildTask) => { status: RunRecord['status']; response: string }, journal = new Map<string, unknown>(), structuredOutput = true) {
   const model = scriptedModel(replies);
   const tasks: ChildTask[] = [];
   const views: PlanView[] = [];
@@ -58,6 +59,8 @@ function setup(replies: string[], answer: (task: ChildTask) => { status: RunReco
     fallbackModels: [],
     delegates: [{ role: 'worker', description: 'works' }],
     strategy: 'plan-and-execute',
+    loopConfig: DEFAULT_LOOP_CONFIG,
+    structuredOutput,
   } as unknown as AgentProfile;
   const planning = { executor: 'worker', maxSubtasks: 3, maxReplans: 2, maxSubtaskFailures: 2, parallelism: 4 };
   const go = (r: ClaimedRun = run) => executor.run({ run: r, profile, planning, signal: new AbortController().signal, events: () => undefined, handingOver: () => false });
@@ -130,5 +133,42 @@ describe('plan executor', () => {
     expect(result).toMatchObject({ stopReason: 'final_answer', response: 'Done' });
     expect(again.model.requests).toEqual([]);
     expect(again.tasks.map((t) => t.callId)).toEqual(['plan0-a-1']); // the same child ids: finished ones are found, not re-run
+  });
+
+  it('reads a planner reply journaled as text only (before transcript entries were) without asking again', async () => {
+    const journal = new Map<string, unknown>([['plan-reply:0', { text: planOf([{ id: 'a', description: 'x' }]) }], ['plan-answer', { text: 'Done' }]]);
+    const again = setup([], () => ({ status: 'completed', response: 'ok' }), journal);
+    const result = await again.go({ ...run, attempts: 2 });
+    expect(result).toMatchObject({ stopReason: 'final_answer', response: 'Done' });
+    expect(again.model.requests).toEqual([]);
+    expect(result.transcript[0]).toMatchObject({ plan: { call: 'planner', planVersion: 0 }, output: { content: expect.stringContaining('"subtasks"') } });
+  });
+
+  it('asks for the plan with structured output and keeps a transcript linking each subtask to its child runs', async () => {
+    const { go, model } = setup([planOf([{ id: 'a', description: 'x' }, { id: 'b', description: 'y', dependencies: ['a'], outputKey: 'out' }]), 'Done'], () => ({ status: 'completed', response: 'ok' }));
+    const result = await go();
+    expect(model.requests[0]!.responseFormat).toMatchObject({ type: 'json_schema', name: 'plan', strict: false });
+    expect(model.requests[1]!.responseFormat).toBeUndefined(); // the synthesis answers in prose
+    expect(result.transcript).toEqual([
+      expect.objectContaining({ plan: { call: 'planner', planVersion: 0, outputMode: 'json_schema' }, model: expect.objectContaining({ model: 'planner' }), view: expect.objectContaining({ stage: 'full' }) }),
+      { step: 'subtask', planVersion: 0, subtaskId: 'a', role: 'worker', status: 'completed', attempts: 1, childRunIds: ['child-plan0-a-1'], resultKey: 'a' },
+      { step: 'subtask', planVersion: 0, subtaskId: 'b', role: 'worker', status: 'completed', attempts: 1, childRunIds: ['child-plan0-b-1'], resultKey: 'out' },
+      expect.objectContaining({ plan: { call: 'synthesis', planVersion: 0 } }),
+    ]);
+  });
+
+  it('asks in text when the profile has no structured output, or when the provider refuses it (logged), and records replans', async () => {
+    const plain = setup([planOf([{ id: 'a', description: 'x' }]), 'Done'], () => ({ status: 'completed', response: 'ok' }), new Map(), false);
+    const result = await plain.go();
+    expect(plain.model.requests[0]!.responseFormat).toBeUndefined();
+    expect(result.transcript[0]).toMatchObject({ plan: { outputMode: 'text' } });
+
+    const refused = new ResponseFormatRejectedError("Invalid parameter: 'response_format' of type 'json_schema' is not supported with this model.");
+    const fallback = setup([refused, 'no plan', planOf([{ id: 'a', description: 'x' }]), 'Done'], () => ({ status: 'completed', response: 'ok' }));
+    const second = await fallback.go();
+    expect(second.stopReason).toBe('final_answer');
+    expect(fallback.model.requests.map((r) => r.responseFormat?.name ?? null)).toEqual(['plan', null, 'plan', null]);
+    expect(second.transcript.map((e) => ('step' in e ? e.step : `${e.plan?.call}:${e.plan?.outputMode ?? ''}`))).toEqual(['planner:text_fallback', 'replan', 'planner:json_schema', 'subtask', 'synthesis:']);
+    expect(second.transcript[1]).toMatchObject({ step: 'replan', planVersion: 0, failureKind: 'format_violation' });
   });
 });

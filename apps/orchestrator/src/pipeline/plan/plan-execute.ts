@@ -1,4 +1,4 @@
-import { ZERO_USAGE, type LoopResult, type ModelPort, type TokenUsage, type ToolCallRecord } from '@platform/agent-loop';
+import { ZERO_USAGE, type IterationRecord, type LoopResult, type PlanCallNote, type TokenUsage, type ToolCallRecord, type TranscriptEntry } from '@platform/agent-loop';
 import type { ChatMessage } from '@platform/contracts';
 import type { Logger } from '@platform/service-kit';
 import { recordFailure } from '@platform/telemetry';
@@ -8,6 +8,7 @@ import type { ChildRuns, ParentEvents } from '../child-runs.js';
 import { outcomeOfChild } from '../child-runs.js';
 import { delegationToolName } from '../delegation-tools.js';
 import { fillTemplates, validatePlan } from './plan-graph.js';
+import { callPlanModel, PlanModelError } from './plan-model-call.js';
 import { parsePlanText, PLAN_JSON_SCHEMA, type PlanSpec, type Subtask } from './plan-schema.js';
 import { mermaidOf, type FailureClass, type PlanFailure, type PlanView, type Recovery, type Severity, type SubtaskView } from './plan-view.js';
 
@@ -54,8 +55,6 @@ interface Attempt {
   error?: string;
 }
 
-class PlanFailedError extends Error {}
-
 function addUsage(a: TokenUsage, b: TokenUsage): TokenUsage {
   return { inputTokens: a.inputTokens + b.inputTokens, outputTokens: a.outputTokens + b.outputTokens, totalTokens: a.totalTokens + b.totalTokens };
 }
@@ -83,15 +82,17 @@ export class PlanExecutor {
     ];
     let usage = ZERO_USAGE;
     const toolCalls: ToolCallRecord[] = [];
+    const transcript: TranscriptEntry[] = [];
     const finish = async (stopReason: LoopResult['stopReason'], response: string, error?: { kind: string; message: string }): Promise<LoopResult> => {
       view.status = stopReason === 'final_answer' ? 'completed' : 'failed';
       await this.publish(ctx, view);
-      return { runId: run.runId, response, stopReason, turns: view.version + 1, usage, durationMs: Date.now() - started, pendingAgents: [], toolCalls, messages: [{ role: 'assistant', content: response }], transcript: [], ...(error ? { error } : {}) };
+      return { runId: run.runId, response, stopReason, turns: view.version + 1, usage, durationMs: Date.now() - started, pendingAgents: [], toolCalls, messages: [{ role: 'assistant', content: response }], transcript, ...(error ? { error } : {}) };
     };
     try {
       for (;;) {
-        const reply = await this.modelStep(ctx, `plan-reply:${view.version}`, conversation);
+        const reply = await this.modelStep(ctx, `plan-reply:${view.version}`, conversation, { call: 'planner', planVersion: view.version });
         usage = addUsage(usage, reply.usage);
+        transcript.push(reply.entry);
         conversation.push({ role: 'assistant', content: reply.text });
         const plan = this.readPlan(reply.text, planning, roles);
         let failure: { text: string };
@@ -102,6 +103,7 @@ export class PlanExecutor {
           this.startVersion(view, plan.plan, plan.order);
           await this.publish(ctx, view);
           const outcome = await this.execute(ctx, view, plan.plan, toolCalls);
+          transcript.push(...subtaskEntries(view, planning.executor));
           if (outcome.ok) break;
           failure = { text: `${outcome.reason}. What is done so far is in the shared context: ${JSON.stringify(view.context)}. Write a new plan for what remains (use {key} to refer to results that exist).` };
         }
@@ -118,6 +120,7 @@ export class PlanExecutor {
             { kind: 'plan_failed', message: last },
           );
         }
+        transcript.push({ step: 'replan', planVersion: view.version, reason: failure.text, ...(view.failures.at(-1) ? { failureKind: view.failures.at(-1)!.kind } : {}) });
         view.replans += 1;
         view.version += 1;
         view.status = 'planning';
@@ -129,34 +132,27 @@ export class PlanExecutor {
         .map(([key, value]) => `- ${key}: ${value}`)
         .join('\n');
       conversation.push({ role: 'user', content: `Observation: every subtask is done. Results in the shared context:\n${results}\nWrite the final answer for the user from these results.` });
-      const answer = await this.modelStep(ctx, 'plan-answer', conversation);
+      const answer = await this.modelStep(ctx, 'plan-answer', conversation, { call: 'synthesis', planVersion: view.version });
       usage = addUsage(usage, answer.usage);
+      transcript.push(answer.entry);
       return await finish('final_answer', answer.text);
     } catch (err) {
       if (ctx.signal.aborted) return finish('cancelled', 'The run was cancelled before its plan finished.');
-      if (err instanceof PlanFailedError) return finish('model_error', err.message, { kind: 'model_error', message: err.message });
+      if (err instanceof PlanModelError) return finish('model_error', err.message, { kind: 'model_error', message: err.message });
       throw err;
     }
   }
 
-  /** A planner (or synthesis) model call, journaled under `key`: a resumed run reads it instead of asking again. */
-  private async modelStep(ctx: PlanRunContext, key: string, messages: ChatMessage[]): Promise<{ text: string; usage: TokenUsage }> {
-    const saved = ctx.run.attempts > 1 ? ((await this.deps.journal.load(ctx.run, key)) as { text?: unknown } | undefined) : undefined;
-    if (typeof saved?.text === 'string') return { text: saved.text, usage: ZERO_USAGE };
-    const models: ModelPort[] = [ctx.profile.model, ...ctx.profile.fallbackModels];
-    let lastError: unknown;
-    for (const model of models) {
-      try {
-        const response = await model.complete({ messages, tools: [], toolChoice: 'none', signal: ctx.signal });
-        const text = typeof response.message.content === 'string' ? response.message.content : '';
-        await this.deps.journal.save(ctx.run, key, { text });
-        return { text, usage: response.usage };
-      } catch (err) {
-        if (ctx.signal.aborted) throw err;
-        lastError = err;
-      }
-    }
-    throw new PlanFailedError(`the planner model failed: ${(lastError as Error)?.message ?? String(lastError)}`);
+  /**
+   * A planner (or synthesis) model call, journaled under `key` with its transcript entry: a
+   * resumed run reads it instead of asking again.
+   */
+  private async modelStep(ctx: PlanRunContext, key: string, messages: ChatMessage[], note: PlanCallNote): Promise<{ text: string; usage: TokenUsage; entry: IterationRecord }> {
+    const saved = ctx.run.attempts > 1 ? ((await this.deps.journal.load(ctx.run, key)) as { text?: unknown; entry?: IterationRecord } | undefined) : undefined;
+    if (typeof saved?.text === 'string') return { text: saved.text, usage: ZERO_USAGE, entry: saved.entry ?? entryWithoutRecord(ctx, saved.text, messages, note) };
+    const reply = await callPlanModel({ profile: ctx.profile, messages, note, signal: ctx.signal, runId: ctx.run.runId, logger: this.deps.logger });
+    await this.deps.journal.save(ctx.run, key, { text: reply.text, entry: reply.entry });
+    return reply;
   }
 
   private readPlan(text: string, planning: PlanningSpec, roles: string[]): { ok: true; plan: PlanSpec; order: string[] } | { ok: false; kind: string; message: string } {
@@ -332,4 +328,37 @@ export class PlanExecutor {
       iteration: view.version,
     };
   }
+}
+
+/** The transcript's entry of each subtask of a plan version: its status, attempts, child runs and result key. */
+function subtaskEntries(view: PlanView, executor: string): TranscriptEntry[] {
+  return view.subtasks.map((s) => ({
+    step: 'subtask',
+    planVersion: view.version,
+    subtaskId: s.id,
+    role: s.role ?? executor,
+    status: s.status,
+    attempts: s.attempts,
+    childRunIds: [...s.childRunIds],
+    resultKey: s.outputKey ?? s.id,
+    ...(s.error ? { error: s.error } : {}),
+  }));
+}
+
+/**
+ * The transcript entry of a reply journaled before entries were (text only): the reply is kept,
+ * never asked for again (a new plan could re-run finished subtasks); what was not recorded is zero.
+ */
+function entryWithoutRecord(ctx: PlanRunContext, text: string, messages: ChatMessage[], note: PlanCallNote): IterationRecord {
+  const { provider, model } = ctx.profile.model;
+  return {
+    iteration: note.planVersion,
+    view: { messages: messages.length, estimatedTokens: 0, stage: 'full', diagnostics: [] },
+    model: { provider, model, finishReason: 'stop', retries: 0, fallbackUsed: false },
+    output: { role: 'assistant', content: text },
+    tools: [],
+    usage: ZERO_USAGE,
+    durationMs: 0,
+    plan: note,
+  };
 }

@@ -1,11 +1,12 @@
+import type { FailureClass, Recovery as AgentLoopRecovery, Severity } from '@platform/agent-loop';
 import type { Subtask } from './plan-schema.js';
 
 export type SubtaskStatus = 'pending' | 'blocked' | 'executing' | 'completed' | 'failed' | 'skipped';
 
-/** The failure classes of seed 003 §7, with the severity each failure of the plan is recorded with. */
-export type FailureClass = 'llm' | 'tool' | 'planning' | 'coordination' | 'system';
-export type Severity = 'low' | 'medium' | 'high' | 'critical';
-export type Recovery = 'retry' | 'replan' | 'escalate' | 'none';
+/** The failure classes of seed 003 §7 (one taxonomy for every run: @platform/agent-loop failures.ts). */
+export type { FailureClass, Severity } from '@platform/agent-loop';
+/** The recoveries a plan applies to its failures. */
+export type Recovery = Extract<AgentLoopRecovery, 'retry' | 'replan' | 'escalate' | 'none'>;
 
 /** One failure of a plan's execution: what failed, its class and severity, and the recovery applied. */
 export interface PlanFailure {

@@ -1,0 +1,193 @@
+import type { TurnFinished } from '@platform/contracts';
+import type pg from 'pg';
+import type { Extraction } from '../extraction/extraction-schema.js';
+import { lockFactSlots, writeFact, type NewFact } from './fact-writer.js';
+import { runKey } from './turn-store.js';
+
+/** One extracted turn to store. */
+export interface TurnToStore {
+  turn: TurnFinished;
+  collection: string;
+  extraction: Extraction;
+}
+
+/** A stored fact or episode with the text its embedding is made from. */
+export interface StoredItem {
+  tenantId: string;
+  kind: 'fact' | 'episode';
+  id: string;
+  text: string;
+}
+
+export interface StoredTurn {
+  duplicate: boolean;
+  factIds: string[];
+  supersededIds: string[];
+  episodeId: string | undefined;
+}
+
+const snake = (text: string): string =>
+  text
+    .trim()
+    .toLowerCase()
+    .replace(/[^a-z0-9]+/g, '_')
+    .replace(/^_+|_+$/g, '')
+    .slice(0, 50) || 'general';
+
+/** The text recall searches for a fact (facts.search_text), which is also what gets embedded. */
+const factSearchText = (f: Pick<NewFact, 'subject' | 'predicate' | 'object'>): string => `${f.subject} ${f.predicate.replaceAll('_', ' ')} ${f.object}`;
+
+/**
+ * Writes the extracted knowledge of several turns in ONE transaction, each under the
+ * (tenant, run) row that makes ingestion idempotent: a turn already stored (a redelivery after a
+ * crash between commit and ack) writes nothing and comes back `duplicate`. Rows go in with one
+ * multi-row statement per table (claims, entities, episodes), so the vocabulary triggers run once
+ * per batch; facts keep their one-by-one supersession, in message order, under advisory locks on
+ * their (tenant, collection, subject, predicate) slots taken up front in one sorted order, so two
+ * writers never wait on each other in opposite orders. Any error rolls the whole batch back.
+ */
+export class TurnBatchWriter {
+  constructor(
+    private readonly pool: pg.Pool,
+    private readonly singleValuedPredicates: ReadonlySet<string>,
+  ) {}
+
+  async store(batch: readonly TurnToStore[]): Promise<{ turns: StoredTurn[]; items: StoredItem[] }> {
+    const results: StoredTurn[] = batch.map(() => ({ duplicate: true, factIds: [], supersededIds: [], episodeId: undefined }));
+    const items: StoredItem[] = [];
+    const client = await this.pool.connect();
+    try {
+      await client.query('BEGIN');
+      const claimed = await this.claim(client, batch);
+      // A run that appears twice in the batch is stored once: its later copies are duplicates.
+      const mine = batch.flatMap((entry, i) => (claimed.delete(runKey(entry.turn)) ? [{ entry, i }] : []));
+      for (const { i } of mine) results[i]!.duplicate = false;
+      const facts = mine.flatMap(({ entry, i }) => this.factsOf(entry).map((fact) => ({ fact, i })));
+      await lockFactSlots(client, facts.map((f) => f.fact));
+      for (const { fact, i } of facts) {
+        const written = await writeFact(client, fact, { locked: true });
+        if (!written.duplicate) {
+          results[i]!.factIds.push(written.fact.fact_id);
+          items.push({ tenantId: fact.tenantId, kind: 'fact', id: written.fact.fact_id, text: factSearchText(written.fact) });
+        }
+        results[i]!.supersededIds.push(...written.supersededIds);
+      }
+      for (const episode of await this.insertEpisodes(client, mine)) {
+        results[episode.i]!.episodeId = episode.id;
+        items.push({ tenantId: batch[episode.i]!.turn.tenantId, kind: 'episode', id: episode.id, text: batch[episode.i]!.extraction.episodeSummary });
+      }
+      // Last: entity rows are shared by many turns, so their locks are held as briefly as possible.
+      await this.upsertEntities(client, mine.map((m) => m.entry));
+      const counted = mine.filter(({ i }) => results[i]!.factIds.length > 0);
+      if (counted.length > 0) {
+        await client.query(
+          `UPDATE ingested_runs r SET facts_stored = c.n FROM unnest($1::text[], $2::text[], $3::int[]) AS c(tenant_id, run_id, n)
+           WHERE r.tenant_id = c.tenant_id AND r.run_id = c.run_id`,
+          [counted.map((c) => c.entry.turn.tenantId), counted.map((c) => c.entry.turn.runId), counted.map((c) => results[c.i]!.factIds.length)],
+        );
+      }
+      await client.query('COMMIT');
+      return { turns: results, items };
+    } catch (err) {
+      await client.query('ROLLBACK').catch(() => undefined);
+      throw err;
+    } finally {
+      client.release();
+    }
+  }
+
+  /** Inserts the (tenant, run) rows, in key order; returns the keys this transaction claimed (the others were stored before). */
+  private async claim(client: pg.PoolClient, batch: readonly TurnToStore[]): Promise<Set<string>> {
+    const turns = [...new Map(batch.map((b) => [runKey(b.turn), b.turn])).values()].sort((a, b) => (runKey(a) < runKey(b) ? -1 : 1));
+    const { rows } = await client.query<{ tenant_id: string; run_id: string }>(
+      `INSERT INTO ingested_runs (tenant_id, run_id, conversation_id, facts_stored)
+       SELECT t, r, c, 0 FROM unnest($1::text[], $2::text[], $3::text[]) AS x(t, r, c)
+       ON CONFLICT DO NOTHING RETURNING tenant_id, run_id`,
+      [turns.map((t) => t.tenantId), turns.map((t) => t.runId), turns.map((t) => t.conversationId)],
+    );
+    return new Set(rows.map((r) => runKey({ tenantId: r.tenant_id, runId: r.run_id })));
+  }
+
+  /**
+   * All entities of the batch in one upsert. Several mentions of one entity (same tenant,
+   * collection and name ignoring case) are merged first as one-by-one upserts would leave it: the
+   * first spelling, the last type, facets merged in order, "conversation" once any mention was.
+   */
+  private async upsertEntities(client: pg.PoolClient, entries: readonly TurnToStore[]): Promise<void> {
+    const merged = new Map<string, { tenantId: string; collection: string; name: string; type: string; facets: Record<string, unknown>; origin: 'conversation' | 'tool' }>();
+    for (const { turn, collection, extraction } of entries) {
+      for (const e of extraction.entities) {
+        const key = `${turn.tenantId}\u001f${collection}\u001f${e.name.toLowerCase()}`;
+        const origin = e.fromTool ? 'tool' : 'conversation';
+        const seen = merged.get(key);
+        if (!seen) merged.set(key, { tenantId: turn.tenantId, collection, name: e.name, type: e.type, facets: { ...e.facets }, origin });
+        else merged.set(key, { ...seen, type: e.type, facets: { ...seen.facets, ...e.facets }, origin: seen.origin === 'conversation' ? 'conversation' : origin });
+      }
+    }
+    if (merged.size === 0) return;
+    const rows = [...merged].sort((a, b) => (a[0] < b[0] ? -1 : 1)).map(([, row]) => row);
+    await client.query(
+      `INSERT INTO entities (tenant_id, collection, name, entity_type, facets, origin)
+       SELECT t, c, n, ty, f::jsonb, o FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[]) AS x(t, c, n, ty, f, o)
+       ON CONFLICT (tenant_id, collection, lower(name)) DO UPDATE
+         SET facets = entities.facets || EXCLUDED.facets, entity_type = EXCLUDED.entity_type, updated_at = now(),
+             origin = CASE WHEN entities.origin = 'conversation' THEN 'conversation' ELSE EXCLUDED.origin END`,
+      [rows.map((r) => r.tenantId), rows.map((r) => r.collection), rows.map((r) => r.name), rows.map((r) => r.type), rows.map((r) => JSON.stringify(r.facets)), rows.map((r) => r.origin)],
+    );
+  }
+
+  /** A turn's facts and preferences as facts to write, in the order its messages stated them. */
+  private factsOf({ turn, collection, extraction }: TurnToStore): NewFact[] {
+    const base = { tenantId: turn.tenantId, collection, origin: 'extracted' as const, conversationId: turn.conversationId, runId: turn.runId };
+    return [
+      ...extraction.facts.map((f) => ({
+        ...base,
+        subject: f.subject,
+        predicate: f.predicate,
+        object: f.object,
+        kind: 'fact' as const,
+        confidence: f.confidence,
+        messageSeq: f.sourceSeq,
+        singleValued: f.singleValued || this.singleValuedPredicates.has(f.predicate),
+        supersedes: f.supersedes,
+      })),
+      // A preference holds one value per topic: a new one replaces the old.
+      ...extraction.preferences.map((p) => ({
+        ...base,
+        subject: p.subject,
+        predicate: `prefers_${snake(p.topic)}`,
+        object: p.value,
+        kind: 'preference' as const,
+        confidence: p.confidence,
+        messageSeq: p.sourceSeq,
+        singleValued: true,
+        supersedes: p.supersedes,
+      })),
+    ].sort((a, b) => (a.messageSeq ?? 0) - (b.messageSeq ?? 0));
+  }
+
+  /** The turns' episodes in one insert; returns which batch entry each new episode belongs to. */
+  private async insertEpisodes(client: pg.PoolClient, mine: readonly { entry: TurnToStore; i: number }[]): Promise<{ i: number; id: string }[]> {
+    const withSummary = mine.filter((m) => m.entry.extraction.episodeSummary);
+    if (withSummary.length === 0) return [];
+    const col = <T>(f: (t: TurnToStore) => T): T[] => withSummary.map((m) => f(m.entry));
+    const { rows } = await client.query<{ tenant_id: string; run_id: string; episode_id: string }>(
+      `INSERT INTO episodes (tenant_id, collection, conversation_id, kind, summary, topics, first_seq, last_seq, run_id)
+       SELECT t, c, conv, 'turn', s, ARRAY(SELECT jsonb_array_elements_text(tp::jsonb)), f, l, r
+       FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::bigint[], $7::bigint[], $8::text[]) AS x(t, c, conv, s, tp, f, l, r)
+       RETURNING tenant_id, run_id, episode_id`,
+      [
+        col((e) => e.turn.tenantId),
+        col((e) => e.collection),
+        col((e) => e.turn.conversationId),
+        col((e) => e.extraction.episodeSummary),
+        col((e) => JSON.stringify(e.extraction.topics)),
+        col((e) => e.turn.firstSeq),
+        col((e) => e.turn.lastSeq),
+        col((e) => e.turn.runId),
+      ],
+    );
+    const byRun = new Map(rows.map((r) => [runKey({ tenantId: r.tenant_id, runId: r.run_id }), r.episode_id]));
+    return withSummary.map((m) => ({ i: m.i, id: byRun.get(runKey(m.entry.turn))! }));
+  }
+}
