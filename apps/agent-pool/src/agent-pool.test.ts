@@ -77,7 +77,7 @@ describe('AgentPoolService lifecycle', () => {
     expect(started.duplicate).toBe(false);
     const entry = started.entry!;
     expect(entry).toMatchObject({
-      entryId: deriveEntryId(tenant, 'call_abc'),
+      entryId: deriveEntryId({ tenantId: tenant, conversationId: 'conv-9', runId: 'run-7', callId: 'call_abc' }),
       tenantId: tenant,
       conversationId: 'conv-9',
       runId: 'run-7',
@@ -125,7 +125,7 @@ describe('AgentPoolService lifecycle', () => {
     expect(again).toMatchObject({ kind: 'failed_precondition', code: 'AGENT_NOT_WAITING' });
   });
 
-  it('starts once per (tenant, call id), also when repeats arrive together', async () => {
+  it('starts once per call (tenant, conversation, run, call id), also when repeats arrive together', async () => {
     const tenant = unique('t');
     const first = await start(tenant, 'call_1', { subject: 'x' });
     const repeat = await start(tenant, 'call_1', { subject: 'different arguments are ignored' });
@@ -142,6 +142,19 @@ describe('AgentPoolService lifecycle', () => {
     const other = await start(unique('t'), 'call_1', { subject: 'x' });
     expect(other.duplicate).toBe(false);
     expect(other.entry!.entryId).not.toBe(first.entry!.entryId);
+  });
+
+  it('starts another entry for a call id repeated in another run or conversation (models reuse ids across prompts)', async () => {
+    const tenant = unique('t');
+    const first = await start(tenant, 'call_1', { subject: 'x' });
+    const nextRun = await start(tenant, 'call_1', { subject: 'x' }, EMAIL, { runId: 'run-2' });
+    const otherConversation = await start(tenant, 'call_1', { subject: 'x' }, EMAIL, { conversationId: 'conv-2' });
+    for (const started of [nextRun, otherConversation]) {
+      expect(started.duplicate).toBe(false);
+      expect(started.entry).toMatchObject({ status: 'waiting_for_input', step: 1, callId: 'call_1' });
+    }
+    expect(new Set([first, nextRun, otherConversation].map((s) => s.entry!.entryId)).size).toBe(3);
+    expect((await start(tenant, 'call_1', { subject: 'x' }, EMAIL, { runId: 'run-2' })).duplicate).toBe(true);
   });
 
   it('stores an agent that finishes at once, and a failing one, for dedupe and audit', async () => {
@@ -234,7 +247,7 @@ describe('AgentPoolService lifecycle', () => {
     const refused = await rejection(start(tenant, 'call_3', { subject: 's' }));
     expect(refused).toMatchObject({ kind: 'resource_exhausted', code: 'TOO_MANY_AGENTS', details: { live: 3, limit: 3 } });
     expect(refused.message).toMatch(/limit is 3/);
-    expect(runner.calls.filter((c) => c.callId === stepCallId(deriveEntryId(tenant, 'call_3'), 1))).toEqual([]);
+    expect(runner.calls.filter((c) => c.callId === stepCallId(deriveEntryId({ tenantId: tenant, conversationId: 'conv-1', runId: 'run-1', callId: 'call_3' }), 1))).toEqual([]);
 
     await client.rpc.cancelAgent({ tenantId: tenant, entryId: entries[0]!.entryId });
     expect((await start(tenant, 'call_3', { subject: 's' })).entry!.status).toBe('waiting_for_input');
@@ -314,16 +327,16 @@ describe('AgentPoolService lifecycle', () => {
   });
 
   it.each([
-    ['tenant', () => client.rpc.getAgent({ tenantId: 'bad tenant', entryId: deriveEntryId('x', 'y') }), 'INVALID_TENANT_ID'],
+    ['tenant', () => client.rpc.getAgent({ tenantId: 'bad tenant', entryId: deriveEntryId({ tenantId: 'x', conversationId: 'c', runId: undefined, callId: 'y' }) }), 'INVALID_TENANT_ID'],
     ['entry id', () => client.rpc.getAgent({ tenantId: 'acme', entryId: 'nope' }), 'INVALID_ENTRY_ID'],
     ['agent name', () => client.rpc.startAgent(startRequest('acme', 'bad name', 'c1', {})), 'INVALID_AGENT_NAME'],
     ['call id', () => client.rpc.startAgent(startRequest('acme', EMAIL, 'has space', {})), 'INVALID_CALL_ID'],
     ['arguments', () => client.rpc.startAgent({ ...startRequest('acme', EMAIL, 'c1', {}), argumentsJson: '[1]' }), 'INVALID_ARGUMENTS_JSON'],
     ['source', () => client.rpc.startAgent(startRequest('acme', EMAIL, 'c1', {}, { source: { kind: 'trigger', taskId: '' } })), 'INVALID_SOURCE'],
-    ['fields', () => client.rpc.continueAgent({ tenantId: 'acme', entryId: deriveEntryId('x', 'y'), fieldsJson: '{', message: '' }), 'INVALID_FIELDS_JSON'],
-    ['decision', () => resolve('acme', deriveEntryId('x', 'y'), 'maybe'), 'INVALID_DECISION'],
-    ['no decision', () => resolve('acme', deriveEntryId('x', 'y'), ''), 'DECISION_REQUIRED'],
-    ['changes without edit', () => resolve('acme', deriveEntryId('x', 'y'), 'approve', { changesJson: '{"a":1}' }), 'CHANGES_NEED_EDIT'],
+    ['fields', () => client.rpc.continueAgent({ tenantId: 'acme', entryId: deriveEntryId({ tenantId: 'x', conversationId: 'c', runId: undefined, callId: 'y' }), fieldsJson: '{', message: '' }), 'INVALID_FIELDS_JSON'],
+    ['decision', () => resolve('acme', deriveEntryId({ tenantId: 'x', conversationId: 'c', runId: undefined, callId: 'y' }), 'maybe'), 'INVALID_DECISION'],
+    ['no decision', () => resolve('acme', deriveEntryId({ tenantId: 'x', conversationId: 'c', runId: undefined, callId: 'y' }), ''), 'DECISION_REQUIRED'],
+    ['changes without edit', () => resolve('acme', deriveEntryId({ tenantId: 'x', conversationId: 'c', runId: undefined, callId: 'y' }), 'approve', { changesJson: '{"a":1}' }), 'CHANGES_NEED_EDIT'],
   ])('rejects a bad %s', async (_what, call, code) => {
     expect(await rejection(call())).toMatchObject({ kind: 'invalid_argument', code });
   });

@@ -11,6 +11,7 @@ import { decidedState, userDecisionState, type UserDecisionInput } from './user-
 import {
   deriveEntryId,
   entryStore,
+  type CallKey,
   isLive,
   stepCallId,
   type EntryPatch,
@@ -45,11 +46,8 @@ export interface AgentPoolOptions {
   onExpired?: () => void;
 }
 
-export interface StartInput {
-  tenantId: string;
-  conversationId: string;
-  runId: string | undefined;
-  callId: string;
+/** A start: the call (its key says which repeats are the same start), the agent, and what the call carries. */
+export interface StartInput extends CallKey {
   agentName: string;
   arguments: Record<string, unknown>;
   source: { kind: SourceKind; taskId: string | undefined };
@@ -108,24 +106,26 @@ export class AgentPool {
   }
 
   /**
-   * Runs the agent's first step and stores the entry, whatever state it reached. A repeated
-   * (tenant, call id) returns the stored entry; concurrent repeats wait for the first to finish.
+   * Runs the agent's first step and stores the entry, whatever state it reached. A repeated call
+   * (the same call id in the same run, see CallKey) returns the stored entry; concurrent repeats
+   * wait for the first to finish.
    */
   async start(input: StartInput): Promise<{ entry: EntryRow; duplicate: boolean }> {
-    const existing = await entryStore.findByCallId(this.db, input.tenantId, input.callId);
+    const key: CallKey = input;
+    const existing = await entryStore.findByCall(this.db, key);
     if (existing) return { entry: existing, duplicate: true };
     await this.checkLimit(this.db, input.tenantId);
     if (input.approvalGate) return this.startGate(input);
     if (input.userDecision) return this.startWaiting(input, 'user_decision', userDecisionState(input.agentName, input.userDecision), 'decision waits for the user');
-    const entryId = deriveEntryId(input.tenantId, input.callId);
+    const entryId = deriveEntryId(key);
     const lookup = this.options.agents.lookup(input.agentName);
     const descriptor = lookup.state === 'online' ? lookup.entry : undefined;
     if (descriptor && descriptor.kind !== 'agent') {
       throw new PlatformError('failed_precondition', 'NOT_AN_AGENT', `'${input.agentName}' is a plain tool, not an agent-tool; call it as a tool`);
     }
     return inTransaction(this.db, async (client) => {
-      await entryStore.lockStart(client, input.tenantId, input.callId);
-      const raced = await entryStore.findByCallId(client, input.tenantId, input.callId);
+      await entryStore.lockStart(client, key);
+      const raced = await entryStore.findByCall(client, key);
       if (raced) return { entry: raced, duplicate: true };
       const result = await this.options.steps.step({
         agentName: input.agentName,
@@ -182,16 +182,17 @@ export class AgentPool {
 
   /** Stores a waiting entry nobody runs (a gated call, a user decision), counted against the tenant's limit. */
   private startWaiting(input: StartInput, kind: EntryKind, state: EntryPatch & { status: EntryStatus; schema_version: string }, what: string): Promise<{ entry: EntryRow; duplicate: boolean }> {
+    const key: CallKey = input;
     return inTransaction(this.db, async (client) => {
-      await entryStore.lockStart(client, input.tenantId, input.callId);
-      const raced = await entryStore.findByCallId(client, input.tenantId, input.callId);
+      await entryStore.lockStart(client, key);
+      const raced = await entryStore.findByCall(client, key);
       if (raced) return { entry: raced, duplicate: true };
       await entryStore.lockTenantLimit(client, input.tenantId);
       await this.checkLimit(client, input.tenantId);
       const entry = await entryStore.insert(
         client,
         {
-          entry_id: deriveEntryId(input.tenantId, input.callId),
+          entry_id: deriveEntryId(key),
           tenant_id: input.tenantId,
           conversation_id: input.conversationId,
           run_id: input.runId ?? null,

@@ -88,11 +88,27 @@ export interface NewEntry {
 const JSON_COLUMNS = new Set(['collected', 'missing', 'approval', 'result', 'arguments']);
 
 /**
- * The entry id of (tenant, model call id): deterministic, so a start retried after a crash or a
- * lost answer sends the runner the same step call ids. Formatted as an RFC 9562 version 8 UUID.
+ * What makes a start the same start: the model's call id within its run (its conversation when the
+ * caller names no run). Models do not promise call ids unique beyond one response (some number
+ * them from `call_0`, a scripted or deterministic model repeats them for the same prompt), so the
+ * id alone would hand one conversation's entry to another's call.
  */
-export function deriveEntryId(tenantId: string, callId: string): string {
-  const bytes = createHash('sha256').update(`agent-pool\0${tenantId}\0${callId}`).digest().subarray(0, 16);
+export interface CallKey {
+  tenantId: string;
+  conversationId: string;
+  runId: string | undefined;
+  callId: string;
+}
+
+/**
+ * The entry id of a call: deterministic, so a start retried after a crash or a lost answer sends
+ * the runner the same step call ids. Formatted as an RFC 9562 version 8 UUID.
+ */
+export function deriveEntryId(key: CallKey): string {
+  const bytes = createHash('sha256')
+    .update(`agent-pool\0${key.tenantId}\0${key.conversationId}\0${key.runId ?? ''}\0${key.callId}`)
+    .digest()
+    .subarray(0, 16);
   bytes[6] = (bytes[6]! & 0x0f) | 0x80;
   bytes[8] = (bytes[8]! & 0x3f) | 0x80;
   const hex = bytes.toString('hex');
@@ -133,8 +149,12 @@ const EXPIRE_SET = `
 
 /** Postgres access for pool entries. Every query by a caller's id is scoped by tenant. */
 export const entryStore = {
-  async findByCallId(db: pg.ClientBase | pg.Pool, tenantId: string, callId: string): Promise<EntryRow | undefined> {
-    const { rows } = await db.query<EntryRow>('SELECT * FROM entries WHERE tenant_id = $1 AND call_id = $2', [tenantId, callId]);
+  /** The entry a call started, if any (the index `entries_call` of migration 0004). */
+  async findByCall(db: pg.ClientBase | pg.Pool, key: CallKey): Promise<EntryRow | undefined> {
+    const { rows } = await db.query<EntryRow>(
+      "SELECT * FROM entries WHERE tenant_id = $1 AND conversation_id = $2 AND COALESCE(run_id, '') = $3 AND call_id = $4",
+      [key.tenantId, key.conversationId, key.runId ?? '', key.callId],
+    );
     return rows[0];
   },
 
@@ -166,9 +186,9 @@ export const entryStore = {
     }
   },
 
-  /** Serializes starts of one (tenant, call id) until the transaction ends. */
-  async lockStart(client: pg.ClientBase, tenantId: string, callId: string): Promise<void> {
-    await client.query("SELECT pg_advisory_xact_lock(1, hashtext($1::text || chr(1) || $2::text))", [tenantId, callId]);
+  /** Serializes starts of one call until the transaction ends. */
+  async lockStart(client: pg.ClientBase, key: CallKey): Promise<void> {
+    await client.query('SELECT pg_advisory_xact_lock(1, hashtext($1))', [deriveEntryId(key)]);
   },
 
   /** Serializes the final live-entry count of a tenant's starts until the transaction ends. */

@@ -138,7 +138,7 @@ describe('sweepers side by side', () => {
 
   /** Live entries already past their expiry, as if the pool had been down meanwhile. */
   async function dueEntries(tenantId: string, count: number, status: 'waiting_for_input' | 'waiting_for_approval' = 'waiting_for_input'): Promise<string[]> {
-    const ids = Array.from({ length: count }, (_, i) => deriveEntryId(tenantId, `call_${i}`));
+    const ids = Array.from({ length: count }, (_, i) => deriveEntryId({ tenantId, conversationId: 'conv', runId: undefined, callId: `call_${i}` }));
     const approval = status === 'waiting_for_approval' ? JSON.stringify({ agentName: EMAIL, actionSummary: 'Send email to a@example.com', details: {}, options: ['approve'], timeoutMinutes: 1, allowModification: false }) : null;
     await db.query(
       `INSERT INTO entries (entry_id, tenant_id, conversation_id, call_id, agent_name, status, schema_version, arguments, source_kind, approval, expires_at)
