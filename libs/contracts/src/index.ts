@@ -96,3 +96,4 @@ export {
   MemoryDeadLetterReason,
   MemoryDeadLetter,
 } from './memory-ingestion.js';
+export { NATS_INBOX_ROOT, natsInboxPrefix } from './nats-inbox.js';
