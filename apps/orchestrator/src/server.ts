@@ -220,7 +220,7 @@ export async function startOrchestratorServer(config: OrchestratorConfig, logger
       shouldProcess,
       cancellation,
       listing: new RunListing(pool),
-      toolTrials: new ToolTrials({ catalog, client: toolClient, breakers, grants, records: new ToolCallRecords(pool), logger }),
+      toolTrials: new ToolTrials({ catalog, client: toolClient, breakers, grants, records: new ToolCallRecords(pool), profiles, defaultTier: config.DEFAULT_TIER, logger }),
       runnerStats: new RunnerStats(nc, { waitMs: config.CATALOG_DISCOVERY_WAIT_MS, logger }),
       breakers,
       logger,

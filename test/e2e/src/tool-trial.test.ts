@@ -1,6 +1,6 @@
 import type { ManagedProcess } from '@platform/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { api, bootPlatform, startRunnerProcess, waitForCatalog, type SuitePlatform } from './support.js';
+import { api, bootPlatform, startRunnerProcess, waitForCatalog, writeProfilesFile, type SuitePlatform } from './support.js';
 
 // Trying a tool (POST /v1/tools/{name}/calls) on the whole platform: api -> orchestrator's
 // CallTool -> the real built-in runner over NATS, journaled in the orchestrator's database.
@@ -22,15 +22,25 @@ interface ErrorBody {
 
 let platform: SuitePlatform;
 let gatedRunner: ManagedProcess;
+let profiles: { file: string; remove: () => Promise<void> };
 
 beforeAll(async () => {
-  platform = await bootPlatform('tool_trial');
+  // The default profile gives its agents every tool; 'arithmetic' only the calculator.
+  profiles = await writeProfilesFile('tool_trial', {
+    defaultProfile: 'default',
+    profiles: [
+      { name: 'default', systemPrompt: 'You help.', tools: ['*'] },
+      { name: 'arithmetic', systemPrompt: 'You add numbers.', tools: ['calculator'] },
+    ],
+  });
+  platform = await bootPlatform('tool_trial', { env: { orchestrator: { AGENT_PROFILES_FILE: profiles.file } } });
   gatedRunner = await startRunnerProcess(platform, 'gated-runner', 'test/e2e/src/fixtures/gated-runner.ts');
   await waitForCatalog(platform.apiUrl, ['archive_orders']);
 });
 afterAll(async () => {
   await gatedRunner?.stop();
   await platform?.stop();
+  await profiles?.remove();
 });
 
 describe('trying a tool through the api', () => {
@@ -59,6 +69,18 @@ describe('trying a tool through the api', () => {
     const call = await api<ErrorBody>(platform, 'POST', '/v1/tools/no_such_tool/calls', 'acme', { arguments: {} });
     expect(call.status).toBe(404);
     expect(call.body.error.code).toBe('TOOL_NOT_FOUND');
+  });
+
+  it("passes the tool allowlist of the caller's profile: 403 TOOL_NOT_ALLOWED outside it, 404 PROFILE_NOT_FOUND for a profile it may not use", async () => {
+    const allowed = await api<ToolCallBody>(platform, 'POST', '/v1/tools/calculator/calls', 'acme', { arguments: { expression: '1 + 1' }, profile: 'arithmetic' });
+    expect(allowed.status).toBe(200);
+    expect(allowed.body).toMatchObject({ status: 'success', output: { result: 2 } });
+    const outside = await api<ErrorBody>(platform, 'POST', '/v1/tools/current_time/calls', 'acme', { arguments: {}, profile: 'arithmetic' });
+    expect(outside.status).toBe(403);
+    expect(outside.body.error).toMatchObject({ code: 'TOOL_NOT_ALLOWED', message: "the agent profile 'arithmetic' does not let its agents use 'current_time', so it cannot be tried under it" });
+    const ghost = await api<ErrorBody>(platform, 'POST', '/v1/tools/calculator/calls', 'acme', { arguments: { expression: '1 + 1' }, profile: 'ghost' });
+    expect(ghost.status).toBe(404);
+    expect(ghost.body.error.code).toBe('PROFILE_NOT_FOUND');
   });
 
   it('never runs a tool that needs approval outside a conversation: 409 APPROVAL_REQUIRED', async () => {

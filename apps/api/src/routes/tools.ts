@@ -17,7 +17,17 @@ export interface ToolRoutesOptions {
 /** A malformed tool name names no tool: the same 404 as an unknown one. */
 const NO_SUCH_TOOL = { status: 404, code: 'TOOL_NOT_FOUND', message: 'no such tool' } as const;
 const ToolPath = z.object({ name: ToolName });
-const CallBody = z.object({ arguments: JsonObject.default({}).meta({ description: 'The call\'s arguments, as the tool\'s input schema describes them.' }) }).strict();
+const CallBody = z
+  .object({
+    arguments: JsonObject.default({}).meta({ description: 'The call\'s arguments, as the tool\'s input schema describes them.' }),
+    profile: z
+      .string()
+      .min(1)
+      .max(64)
+      .optional()
+      .meta({ description: 'The agent profile whose tool allowlist the call must pass, among those the token\'s tenant and tier may use (default: the default profile).' }),
+  })
+  .strict();
 
 const iso = (date: Date | undefined): string | null => date?.toISOString() ?? null;
 
@@ -54,7 +64,7 @@ export const toolOperations = {
     operationId: 'callTool',
     summary: 'Try a tool: one call under the caller\'s tenant, as a model\'s call runs',
     description:
-      'The call goes through the orchestrator like a call the model makes (the tool\'s timeout, credential grant, circuit breaker, a runner replica over NATS) and is journaled. A tool that needs the user\'s approval, and an agent-tool, run only in a conversation: 409 APPROVAL_REQUIRED or AGENT_TOOL, and nothing is run. See docs/api.md#trying-a-tool.',
+      'The call goes through the orchestrator like a call the model makes (the tool\'s timeout, credential grant, circuit breaker, a runner replica over NATS) and is journaled. A tool that needs the user\'s approval, and an agent-tool, run only in a conversation: 409 APPROVAL_REQUIRED or AGENT_TOOL, and nothing is run. The call must pass the tool allowlist of the caller\'s agent profile (`profile`, else the default): 403 TOOL_NOT_ALLOWED otherwise. See docs/api.md#trying-a-tool.',
     tags: ['tools'],
     access: 'tenant',
     params: ToolPath,
@@ -62,7 +72,7 @@ export const toolOperations = {
     invalid: { params: NO_SUCH_TOOL },
     bodyExamples: { arithmetic: { arguments: { expression: '2 + 2' } } },
     responses: { 200: { description: 'The call ended (its status says how: a tool\'s failure or timeout is an outcome, not an HTTP error).', body: ToolCall, examples: { answered: TOOL_CALL_EXAMPLE } } },
-    errors: { 400: ['INVALID_ARGUMENTS'], 404: ['TOOL_NOT_FOUND'], 409: ['APPROVAL_REQUIRED', 'AGENT_TOOL'], 503: ['RUNNER_UNAVAILABLE', 'UNAVAILABLE'] },
+    errors: { 400: ['INVALID_ARGUMENTS'], 403: ['TOOL_NOT_ALLOWED'], 404: ['TOOL_NOT_FOUND', 'PROFILE_NOT_FOUND'], 409: ['APPROVAL_REQUIRED', 'AGENT_TOOL'], 503: ['RUNNER_UNAVAILABLE', 'UNAVAILABLE'] },
   }),
   getToolCall: defineOperation({
     method: 'GET',
@@ -115,8 +125,16 @@ export function registerToolRoutes(router: OperationRouter, options: ToolRoutesO
   });
 
   router.add(toolOperations.callTool, async ({ params, body, request }) => {
-    const { tenantId, subject } = principalOf(request);
-    const { call } = await options.orchestrator.callTool({ tenantId, toolName: params.name, argumentsJson: JSON.stringify(body.arguments), callId: `try_${randomUUID()}`, subject: subject ?? '' });
+    const { tenantId, subject, tier } = principalOf(request);
+    const { call } = await options.orchestrator.callTool({
+      tenantId,
+      toolName: params.name,
+      argumentsJson: JSON.stringify(body.arguments),
+      callId: `try_${randomUUID()}`,
+      subject: subject ?? '',
+      tier: tier ?? '',
+      profile: body.profile ?? '',
+    });
     return { status: 200, body: toolCallBody(call) };
   });
 

@@ -43,7 +43,16 @@ beforeAll(async () => {
   await catalog.refresh();
   breakers = new ToolBreakers({ failureThreshold: 1, cooldownMs: 60_000, logger });
   const grants = await CredentialGrants.create({ signingKeyJson: undefined, maxTtlSeconds: 60, slackSeconds: 5 }, logger);
-  trials = new ToolTrials({ catalog, client: new ToolClient({ nc, logger }), breakers, grants, records: new ToolCallRecords(pool), logger });
+  // Profiles: the default lets its agents use every tool; 'math' only the doubler, and only for tier 'pro'.
+  const profiles = {
+    resolve: (name: string | undefined, caller?: { tenantId: string; tier: string }) => {
+      if (!name || name === 'default') return { name: 'default', allowsTool: () => true };
+      if (name === 'math' && caller?.tier === 'pro') return { name: 'math', allowsTool: (tool: string) => tool === names.double };
+      return undefined;
+    },
+    namesFor: (caller: { tier: string }) => (caller.tier === 'pro' ? ['default', 'math'] : ['default']),
+  } as unknown as ConstructorParameters<typeof ToolTrials>[0]['profiles'];
+  trials = new ToolTrials({ catalog, client: new ToolClient({ nc, logger }), breakers, grants, records: new ToolCallRecords(pool), profiles, defaultTier: 'free', logger });
 });
 afterAll(async () => {
   await runner.stop(100);
@@ -53,7 +62,15 @@ afterAll(async () => {
 
 const signal = new AbortController().signal;
 const callId = (): string => `try_${randomUUID()}`;
-const request = (tool: string, args: unknown, id = callId(), tenantId = 'acme') => ({ tenantId, toolName: tool, argumentsJson: JSON.stringify(args), callId: id, subject: 'alice' });
+const request = (tool: string, args: unknown, id = callId(), tenantId = 'acme', as: { tier?: string; profile?: string } = {}) => ({
+  tenantId,
+  toolName: tool,
+  argumentsJson: JSON.stringify(args),
+  callId: id,
+  subject: 'alice',
+  tier: as.tier ?? '',
+  profile: as.profile ?? '',
+});
 
 async function refusal(work: Promise<unknown>): Promise<{ kind: string; code: string; message: string; details?: Record<string, unknown> | undefined }> {
   const error = await work.then(
@@ -101,6 +118,23 @@ describe('ToolTrials', () => {
     const id = callId();
     expect(await refusal(trials.call(request(names.gated, { to: 'team@example.com' }, id), signal))).toMatchObject({ kind: 'failed_precondition', code: 'APPROVAL_REQUIRED' });
     expect(await refusal(trials.get('acme', id))).toMatchObject({ code: 'TOOL_CALL_NOT_FOUND' });
+  });
+
+  it("passes the caller's profile's tool allowlist, as a model's call under that profile would: nothing else is sent or journaled", async () => {
+    expect(await trials.call(request(names.double, { n: 2 }, callId(), 'acme', { tier: 'pro', profile: 'math' }), signal)).toMatchObject({ status: 'success', output: { value: 4 } });
+    const id = callId();
+    expect(await refusal(trials.call(request(names.stuck, {}, id, 'acme', { tier: 'pro', profile: 'math' }), signal))).toMatchObject({
+      kind: 'permission_denied',
+      code: 'TOOL_NOT_ALLOWED',
+      message: `the agent profile 'math' does not let its agents use '${names.stuck}', so it cannot be tried under it`,
+    });
+    expect(await refusal(trials.get('acme', id))).toMatchObject({ code: 'TOOL_CALL_NOT_FOUND' });
+    // A profile the caller's tier may not use looks like one that does not exist.
+    expect(await refusal(trials.call(request(names.double, { n: 2 }, callId(), 'acme', { profile: 'math' }), signal))).toMatchObject({
+      kind: 'not_found',
+      code: 'PROFILE_NOT_FOUND',
+      message: "no agent profile 'math' for you; yours: default",
+    });
   });
 
   it('never runs an agent-tool outside a conversation: AGENT_TOOL', async () => {

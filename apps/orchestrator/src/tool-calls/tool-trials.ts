@@ -3,6 +3,7 @@ import type { orchestratorV1 } from '@platform/proto';
 import { errors, PlatformError, type Logger } from '@platform/service-kit';
 import type { CatalogEntry, ToolCatalog, ToolClient } from '@platform/tool-sdk';
 import type { CredentialGrants } from '../pipeline/credential-grants.js';
+import type { ProfileRegistry } from '../profiles.js';
 import { outcomeOf, RunnerToolPort, type RunnerCall } from '../runner-tool-port.js';
 import type { ToolBreakers } from '../tool-breakers.js';
 import type { ToolCallOutcome, ToolCallRecord, ToolCallRecords } from './tool-call-records.js';
@@ -14,6 +15,10 @@ export interface ToolTrialDependencies {
   breakers: ToolBreakers;
   grants: CredentialGrants;
   records: ToolCallRecords;
+  /** The agent profiles: a tried call must pass the caller's profile's tool allowlist. */
+  profiles: Pick<ProfileRegistry, 'resolve' | 'namesFor'>;
+  /** The tier of a caller whose token names none. */
+  defaultTier: string;
   logger: Logger;
 }
 
@@ -105,7 +110,7 @@ export class ToolTrials {
     if (!ToolName.safeParse(request.toolName).success) throw errors.notFound('TOOL_NOT_FOUND', `no tool '${request.toolName}'`);
     const args = argumentsOf(request.argumentsJson);
     const entry = await this.entryOf(request.toolName);
-    const refusal = refusalOf(entry);
+    const refusal = refusalOf(entry) ?? this.profileRefusal(request, entry.name);
     if (refusal) throw refusal;
 
     const { created, record } = await this.deps.records.start({ tenantId: request.tenantId, callId: request.callId, toolName: entry.name, arguments: args, subject: request.subject, runner: entry.runner });
@@ -126,6 +131,19 @@ export class ToolTrials {
     const record = TenantId.safeParse(tenantId).success && callId ? await this.deps.records.get(tenantId, callId) : undefined;
     if (!record) throw errors.notFound('TOOL_CALL_NOT_FOUND', `no tool call '${callId}'`);
     return record;
+  }
+
+  /**
+   * A tried call passes the same tool allowlist as a model's call under the caller's profile (the
+   * one it names, else the default, among those its tenant and tier may use): a tenant cannot
+   * reach, by trying it, a tool its agents are not given.
+   */
+  private profileRefusal(request: orchestratorV1.CallToolRequest, tool: string): PlatformError | undefined {
+    const caller = { tenantId: request.tenantId, tier: request.tier || this.deps.defaultTier };
+    const profile = this.deps.profiles.resolve(request.profile, caller);
+    if (!profile) return errors.notFound('PROFILE_NOT_FOUND', `no agent profile '${request.profile}' for you; yours: ${this.deps.profiles.namesFor(caller).join(', ')}`);
+    if (!profile.allowsTool(tool)) return new PlatformError('permission_denied', 'TOOL_NOT_ALLOWED', `the agent profile '${profile.name}' does not let its agents use '${tool}', so it cannot be tried under it`);
+    return undefined;
   }
 
   private async entryOf(name: string): Promise<CatalogEntry> {
