@@ -92,6 +92,22 @@ export class ToolCallRecords {
     return toRecord(rows[0]);
   }
 
+  /**
+   * Ends a call still `running` after `olderThanMs` (its orchestrator stopped before the tool
+   * answered) as failed with `INTERRUPTED`; undefined when it is not, or no longer, running that long.
+   */
+  async interrupt(tenantId: string, callId: string, olderThanMs: number): Promise<ToolCallRecord | undefined> {
+    const { rows } = await this.pool.query<ToolCallRow>({
+      name: 'tool-calls-interrupt',
+      text: `UPDATE tool_calls SET status = 'failed', error_code = 'INTERRUPTED',
+               error_message = 'the orchestrator that ran the call stopped before the tool answered; the tool may or may not have run (runners dedupe on the call id)',
+               duration_ms = (extract(epoch FROM clock_timestamp() - started_at) * 1000)::integer, finished_at = clock_timestamp()
+             WHERE tenant_id = $1 AND call_id = $2 AND status = 'running' AND started_at < clock_timestamp() - ($3 * interval '1 millisecond') RETURNING *`,
+      values: [tenantId, callId, olderThanMs],
+    });
+    return rows[0] ? toRecord(rows[0]) : undefined;
+  }
+
   async get(tenantId: string, callId: string): Promise<ToolCallRecord | undefined> {
     const { rows } = await this.pool.query<ToolCallRow>({ name: 'tool-calls-get', text: 'SELECT * FROM tool_calls WHERE tenant_id = $1 AND call_id = $2', values: [tenantId, callId] });
     return rows[0] ? toRecord(rows[0]) : undefined;

@@ -148,6 +148,26 @@ describe('ToolTrials', () => {
   });
 });
 
+describe('a tried call whose orchestrator died mid-call', () => {
+  it("is reported failed INTERRUPTED once it has run past its tool's timeout and a grace, and not before", async () => {
+    const records = new ToolCallRecords(pool);
+    const fresh = callId();
+    await records.start({ tenantId: 'acme', callId: fresh, toolName: names.double, arguments: { n: 1 }, subject: 'alice', runner: `${prefix}tools` });
+    expect(await trials.get('acme', fresh)).toMatchObject({ status: 'running', finishedAt: null });
+
+    const stale = callId();
+    await records.start({ tenantId: 'acme', callId: stale, toolName: names.double, arguments: { n: 1 }, subject: 'alice', runner: `${prefix}tools` });
+    // As if its orchestrator had been killed ten minutes ago, mid-call.
+    await pool.query("UPDATE tool_calls SET started_at = now() - interval '10 minutes' WHERE call_id = $1", [stale]);
+    const interrupted = await trials.get('acme', stale);
+    expect(interrupted).toMatchObject({ status: 'failed', errorCode: 'INTERRUPTED', errorMessage: expect.stringContaining('stopped before the tool answered') });
+    expect(interrupted.finishedAt).toBeInstanceOf(Date);
+    expect(interrupted.durationMs).toBeGreaterThanOrEqual(599_000);
+    expect(await trials.get('acme', stale)).toEqual(interrupted);
+    expect(await refusal(trials.get('globex', stale))).toMatchObject({ code: 'TOOL_CALL_NOT_FOUND' });
+  });
+});
+
 describe('RunnerStats', () => {
   it('shows each tool\'s replicas with their $SRV.STATS for its endpoint', async () => {
     const stats = new RunnerStats(nc, { waitMs: 2_000, logger });

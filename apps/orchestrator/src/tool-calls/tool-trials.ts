@@ -28,6 +28,14 @@ export interface ToolTrialDependencies {
  */
 const TRY_CALL_ID = /^try_[0-9a-f-]{36}$/;
 
+/**
+ * How long past its tool's timeout a call may stay `running` before a read reports it
+ * interrupted (its orchestrator died mid-call); `UNKNOWN_TOOL_BOUND_MS` stands for the timeout of a
+ * tool no longer in the catalog.
+ */
+const INTERRUPTED_AFTER_MS = 30_000;
+const UNKNOWN_TOOL_BOUND_MS = 10 * 60_000;
+
 function argumentsOf(json: string): Record<string, unknown> {
   let parsed: unknown;
   try {
@@ -130,7 +138,11 @@ export class ToolTrials {
     // Another tenant's call is reported exactly like a missing one.
     const record = TenantId.safeParse(tenantId).success && callId ? await this.deps.records.get(tenantId, callId) : undefined;
     if (!record) throw errors.notFound('TOOL_CALL_NOT_FOUND', `no tool call '${callId}'`);
-    return record;
+    if (record.status !== 'running') return record;
+    // Still running long past its tool's timeout: the orchestrator that ran it is gone.
+    const found = this.deps.catalog.lookup(record.toolName);
+    const timeoutMs = found.state === 'unknown' ? UNKNOWN_TOOL_BOUND_MS : found.entry.timeoutMs;
+    return (await this.deps.records.interrupt(tenantId, callId, timeoutMs + INTERRUPTED_AFTER_MS)) ?? (await this.deps.records.get(tenantId, callId)) ?? record;
   }
 
   /**
