@@ -227,6 +227,9 @@ describe('an answer whose bytes are not UTF-8', () => {
         msg.respond(Buffer.concat([Buffer.from('{"status":"success","output":"caf'), Buffer.from([0xe9]), Buffer.from('"}')]));
       }
     })();
+    // The call goes out on another connection: the server must know of this subscription first,
+    // or the call finds no responder (this test failed that way once in CI).
+    await rawNc.flush();
     const answer = await client.call({ toolName: 'conf_latin1', arguments: {}, callId: 'call_latin1', tenantId: 'acme', conversationId: 'c', deadlineAt: Date.now() + 5_000 });
     subscription.unsubscribe();
     expect(answer).toMatchObject({ status: 'success', output: 'caf\ufffd' });
