@@ -5,6 +5,7 @@ import type { TokenVerifier } from './auth.js';
 import { HttpError, toHttpError } from './http-errors.js';
 import type { DeadLetterReader } from './events/dead-letter-reader.js';
 import { registerStrictJsonBodies } from './json-body.js';
+import { isConsoleRoute, registerConsole, type ConsoleOptions } from './console-static.js';
 import type { RunEvents } from './events/run-event-reader.js';
 import { actingPrincipal } from './operator.js';
 import { registerAdminRoutes } from './routes/admin.js';
@@ -47,6 +48,8 @@ export interface AppOptions {
     notificationsPollMs?: number;
   };
   health: HealthRoutesOptions;
+  /** The web console under /console (docs/console.md); absent: not served. */
+  console?: ConsoleOptions;
   /** Operators' read-only views (docs/api.md#operators). */
   admin?: { operatorRole: string; deadLetters?: DeadLetterReader | undefined };
 }
@@ -76,12 +79,14 @@ export function buildApp(options: AppOptions): FastifyInstance {
   app.addHook('onRequest', async (request) => {
     if (PUBLIC_ROUTES.has(request.routeOptions.url ?? '')) return;
     if (!request.routeOptions.url) return; // unknown route: the 404 handler answers
+    if (isConsoleRoute(request.routeOptions.url)) return; // the page is public; its API calls carry the token
     request.principal = actingPrincipal(await options.verifier.verify(request.headers.authorization), request, options.admin?.operatorRole ?? DEFAULT_OPERATOR_ROLE);
   });
 
   const turns = new TurnRunner(options.orchestrator, options.logger);
   const { events } = options;
   registerHealthRoutes(app, options.health);
+  if (options.console) registerConsole(app, options.console);
   registerConversationRoutes(app, { turns, events, memory: options.memory, ...options.limits });
   registerRunRoutes(app, { orchestrator: options.orchestrator, events, sseHeartbeatMs: options.limits.sseHeartbeatMs });
   registerRunListRoutes(app, { orchestrator: options.orchestrator });
