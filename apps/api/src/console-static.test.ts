@@ -33,7 +33,7 @@ function appServing(console: ConsoleOptions): FastifyInstance {
 describe('the console, built', () => {
   let app: FastifyInstance;
   beforeAll(async () => {
-    app = appServing({ dir: built, traceUrlTemplate: 'http://jaeger.local/trace/{traceId}' });
+    app = appServing({ dir: built, traceUrlTemplate: 'http://jaeger.local/trace/{traceId}', operatorRole: 'ops' });
     await app.ready();
   });
   afterAll(async () => {
@@ -69,7 +69,7 @@ describe('the console, built', () => {
 
   it('tells the console its trace link template', async () => {
     const config = await app.inject({ url: '/console/config.json' });
-    expect(config.json()).toEqual({ traceUrlTemplate: 'http://jaeger.local/trace/{traceId}' });
+    expect(config.json()).toEqual({ traceUrlTemplate: 'http://jaeger.local/trace/{traceId}', operatorRole: 'ops' });
   });
 
   it('still asks for a token on the API', async () => {
@@ -82,7 +82,7 @@ describe('the console, built', () => {
 describe('the console, not built', () => {
   let app: FastifyInstance;
   beforeAll(async () => {
-    app = appServing({ dir: path.join(built, 'no-such-dir'), traceUrlTemplate: '' });
+    app = appServing({ dir: path.join(built, 'no-such-dir'), traceUrlTemplate: '', operatorRole: 'ops' });
     await app.ready();
   });
   afterAll(() => app.close());

@@ -11,6 +11,8 @@ export interface ConsoleOptions {
   dir: string | undefined;
   /** Link to a run's trace, with `{traceId}` in it (Jaeger, Tempo); empty: no link. */
   traceUrlTemplate: string;
+  /** The operator role (AUTH_OPERATOR_ROLE): the console offers its tenant picker to tokens with it. */
+  operatorRole: string;
 }
 
 /** Whether a route belongs to the console (served without a token). */
@@ -45,7 +47,7 @@ export function registerConsole(app: FastifyInstance, options: ConsoleOptions): 
   const built = dir !== undefined && existsSync(path.join(dir, 'index.html'));
   void app.register(
     async (scope) => {
-      scope.get('/config.json', async (_request, reply) => reply.header('cache-control', REVALIDATE).send({ traceUrlTemplate: options.traceUrlTemplate }));
+      scope.get('/config.json', async (_request, reply) => reply.header('cache-control', REVALIDATE).send({ traceUrlTemplate: options.traceUrlTemplate, operatorRole: options.operatorRole }));
       if (!built) {
         const notBuilt = async (_request: unknown, reply: FastifyReply) => reply.code(503).header('cache-control', REVALIDATE).type('text/html; charset=utf-8').send(NOT_BUILT_PAGE);
         scope.get('/', notBuilt);

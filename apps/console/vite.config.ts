@@ -1,0 +1,9 @@
+import { defineConfig } from 'vite';
+
+// The api serves the built files under /console (apps/api/src/console-static.ts), same origin as
+// the API: no proxy, no CDN. JSX is compiled by esbuild (no React plugin: no fast refresh needed).
+export default defineConfig({
+  base: '/console/',
+  esbuild: { jsx: 'automatic' },
+  build: { outDir: 'dist', emptyOutDir: true, sourcemap: true, target: 'es2022' },
+});
