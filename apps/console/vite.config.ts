@@ -5,5 +5,17 @@ import { defineConfig } from 'vite';
 export default defineConfig({
   base: '/console/',
   esbuild: { jsx: 'automatic' },
-  build: { outDir: 'dist', emptyOutDir: true, sourcemap: true, target: 'es2022' },
+  build: {
+    outDir: 'dist',
+    emptyOutDir: true,
+    sourcemap: true,
+    target: 'es2022',
+    rollupOptions: {
+      // Libraries ship React Server Components' "use client" markers, meaningless in a client-only bundle.
+      onwarn(warning, warn) {
+        if (warning.code === 'MODULE_LEVEL_DIRECTIVE' || (warning.code === 'SOURCEMAP_ERROR' && warning.message.includes('use client'))) return;
+        warn(warning);
+      },
+    },
+  },
 });

@@ -53,8 +53,10 @@ export function App() {
     saveSession(window.sessionStorage, next);
     setSession(next);
   };
-  // A cache per signed-in view: another token or tenant never sees what this one loaded.
-  const queries = useMemo(() => new QueryClient(), [session?.token, session?.viewTenant]); // eslint-disable-line react-hooks/exhaustive-deps
+  // A cache per signed-in view: another token or tenant never sees what this one loaded. The pages
+  // mount again with it (a mounted query stays on the client it started with).
+  const viewKey = `${session?.token ?? ''}|${session?.viewTenant ?? ''}`;
+  const queries = useMemo(() => (viewKey ? new QueryClient() : undefined), [viewKey]);
   const context = useMemo((): ConsoleContextValue | undefined => {
     if (!session) return undefined;
     return {
@@ -68,8 +70,8 @@ export function App() {
   }, [session, config]);
   return (
     <Router base={import.meta.env.BASE_URL.replace(/\/$/, '')}>
-      {context ? (
-        <QueryClientProvider client={queries}>
+      {context && queries ? (
+        <QueryClientProvider key={viewKey} client={queries}>
           <ConsoleContext.Provider value={context}>
             <Layout>
               <Pages />

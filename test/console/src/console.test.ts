@@ -1,0 +1,187 @@
+// The web console in a real browser (Debian's headless Chromium) against the running platform:
+// sign in, chat with a streamed answer, read the run and its tool call, approve a waiting action
+// and see its run complete, find runs by tool, and be refused another tenant's run. Screenshots of
+// the main pages go to test/console/artifacts/ (git-ignored).
+import type { Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { launchConsoleBrowser, PHONE, LAPTOP, type ConsoleBrowser } from './support/browser.js';
+import { bootConsolePlatform, TRACE_URL_TEMPLATE, type ConsolePlatform } from './support/platform.js';
+
+const TENANT = 'console-acme';
+const OTHER_TENANT = 'console-globex';
+
+let stack: ConsolePlatform;
+let browser: ConsoleBrowser;
+let page: Page;
+/** The run of the chat's first message (set by the chat test, read by those after it). */
+let chatRunId = '';
+
+beforeAll(async () => {
+  stack = await bootConsolePlatform();
+  browser = await launchConsoleBrowser();
+  page = browser.page;
+});
+afterAll(async () => {
+  await browser?.close();
+  await stack?.stop();
+});
+
+async function signIn(tenant: string, roles: string[] = []): Promise<void> {
+  await page.goto(`${stack.consoleUrl}/`);
+  const signOut = page.getByRole('button', { name: 'Sign out' });
+  if (await signOut.isVisible()) await signOut.click();
+  await page.getByLabel('Bearer token (JWT)').fill(await stack.tokenFor(tenant, roles));
+  await page.getByRole('button', { name: 'Sign in' }).click();
+  await page.getByRole('heading', { name: 'Runs', level: 1 }).waitFor();
+}
+
+/** Goes to a console page by its path (client routing from the address bar, as a bookmark would). */
+async function open(path: string): Promise<void> {
+  await page.goto(`${stack.consoleUrl}${path}`);
+}
+
+describe('the web console', () => {
+  it('asks for a token, then shows the token\'s tenant', async () => {
+    await page.goto(`${stack.consoleUrl}/runs`);
+    await page.getByRole('heading', { name: 'Sign in to the console' }).waitFor();
+    await browser.screenshot('sign-in');
+    await page.getByLabel('Bearer token (JWT)').fill('not-a-token');
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    expect(await page.getByRole('alert').textContent()).toContain('three parts');
+
+    await signIn(TENANT);
+    expect(await page.getByTestId('tenant').textContent()).toBe(TENANT);
+    await page.getByText('No runs match.').waitFor();
+  });
+
+  it('sends a message and shows the answer as it streams in, with its tool calls folded', async () => {
+    await open('/conversations');
+    await page.getByLabel('Conversation id').fill('console-chat');
+    await page.getByRole('button', { name: 'Open' }).click();
+    await page.getByText('No messages yet.').waitFor();
+    await page.getByLabel('Message').fill('What is (17 + 25) * 3, and what time is it in Tokyo?');
+    await page.getByRole('button', { name: 'Send' }).click();
+    const answer = page.getByTestId('live-answer').or(page.locator('.bubble.assistant').last());
+    await page.locator('.bubble.assistant', { hasText: '(17 + 25) * 3 = 126' }).waitFor();
+    expect(await answer.first().textContent()).toContain('126');
+    const folded = page.locator('.bubble.assistant details.folded').last();
+    expect(await folded.locator('summary').textContent()).toContain('calculator');
+    await folded.locator('summary').click();
+    await browser.screenshot('conversation');
+    const runLink = page.locator('.bubble.assistant').last().getByRole('link', { name: 'run' });
+    chatRunId = ((await runLink.getAttribute('href')) ?? '').split('/').pop() ?? '';
+    expect(chatRunId).toMatch(/^run_/);
+  });
+
+  it('opens the run: its transcript shows the tool call with arguments, result, status and runner', async () => {
+    await open(`/runs/${chatRunId}`);
+    await page.getByRole('heading', { name: 'Transcript' }).waitFor();
+    expect(await page.locator('.facts').first().textContent()).toContain('completed');
+    const call = page.getByTestId('tool-call').filter({ hasText: 'calculator' });
+    await call.locator('summary').click();
+    const text = await call.textContent();
+    expect(text).toContain('success');
+    expect(text).toContain('runner');
+    expect(text).toContain('(17 + 25) * 3');
+    expect(text).toContain('126');
+    expect(await page.getByText(/Request view: \d+ messages/).first().isVisible()).toBe(true);
+    const trace = page.getByRole('link', { name: /^[0-9a-f]{32}$/ });
+    if (await trace.count()) expect(await trace.getAttribute('href')).toContain(TRACE_URL_TEMPLATE.replace('{traceId}', ''));
+    await browser.screenshot('run');
+  });
+
+  it('finds the run by the tool it called, and not by another', async () => {
+    await open('/runs?tool=calculator');
+    await page.getByRole('link', { name: chatRunId }).waitFor();
+    await browser.screenshot('runs');
+    await open('/runs?tool=send_email');
+    await page.getByText('No runs match.').waitFor();
+  });
+
+  it('approves a waiting action from the inbox, and the run completes', async () => {
+    // What an application does after its OAuth flow: the user's mail account is connected.
+    const connected = await stack.api('PUT', '/v1/credentials/google/primary', TENANT, { secret: { access_token: 'ya29.console-test' } });
+    expect(connected.status).toBe(200);
+    await open('/conversations/console-trip');
+    await page.getByLabel('Message').fill('[scenario:travel-trip] Plan my NYC trip next Friday and email the team.');
+    await page.getByRole('button', { name: 'Send' }).click();
+    await page.locator('.bubble.assistant', { hasText: /approv/i }).waitFor();
+
+    await page.getByRole('link', { name: 'Approvals' }).click();
+    const card = page.getByTestId('approval');
+    await card.waitFor();
+    expect(await card.textContent()).toContain('team@example.com');
+    expect(await card.getByLabel('time left').textContent()).toMatch(/expires in \d+:\d\d/);
+    expect(await card.textContent()).toContain('console-trip');
+    await browser.screenshot('approvals');
+    await card.getByRole('button', { name: 'Approve' }).click();
+    const decided = page.getByTestId('decided');
+    await decided.waitFor();
+    expect(await decided.textContent()).toContain('completed');
+    await page.getByText('Nothing waits for a decision.').waitFor();
+
+    await decided.getByRole('link').click();
+    await page.getByRole('heading', { name: 'Transcript' }).waitFor();
+    expect(await page.locator('.facts').first().textContent()).toContain('completed');
+  });
+
+  it('shows the connected account (never its secret) and its audit trail', async () => {
+    await open('/accounts');
+    await page.getByRole('cell', { name: 'google' }).first().waitFor();
+    const body = (await page.locator('main').textContent()) ?? '';
+    expect(body).not.toContain('ya29.console-test');
+    expect(body).toContain('send_email');
+    await browser.screenshot('accounts');
+  });
+
+  it('lists the catalog with each tool\'s schema as a form', async () => {
+    await open('/tools');
+    const calculator = page.locator('.card', { hasText: 'calculator' }).first();
+    await calculator.locator('summary').click();
+    await calculator.getByLabel('expression').waitFor();
+    await browser.screenshot('tools');
+  });
+
+  it('shows usage per day as a chart, tasks and memory', async () => {
+    const task = await stack.api('POST', '/v1/tasks', TENANT, { name: 'morning digest', trigger: { type: 'schedule', cron: '0 8 * * *', timeZone: 'Europe/Paris' }, executor: 'orchestrator', action: { instruction: 'Summarize my unread emails' } });
+    expect(task.status).toBe(201);
+    await open('/usage');
+    await page.getByRole('img', { name: /Turns and tokens per day/ }).waitFor();
+    await browser.screenshot('usage');
+    await open('/tasks');
+    await page.getByRole('heading', { name: /morning digest/ }).waitFor();
+    await browser.screenshot('tasks');
+    await open('/memory');
+    await page.getByRole('heading', { name: 'Memory' }).waitFor();
+  });
+
+  it('fits a phone\'s width', async () => {
+    await page.setViewportSize(PHONE);
+    await open('/conversations/console-chat');
+    await page.locator('.bubble.assistant', { hasText: '126' }).waitFor();
+    const overflow = await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
+    expect(overflow).toBeLessThanOrEqual(0);
+    await browser.screenshot('conversation-phone');
+    await page.setViewportSize(LAPTOP);
+  });
+
+  it('refuses another tenant\'s run: it is answered as one that does not exist', async () => {
+    await signIn(OTHER_TENANT);
+    await open(`/runs/${chatRunId}`);
+    const alert = page.getByRole('alert');
+    await alert.waitFor();
+    expect(await alert.textContent()).toContain('RUN_NOT_FOUND');
+    await browser.screenshot('other-tenant-refused');
+  });
+
+  it('lets an operator view a tenant read-only', async () => {
+    await signIn('console-ops', ['platform-operator']);
+    await page.getByLabel('View tenant (read-only)').fill(TENANT);
+    await page.getByRole('button', { name: 'View' }).click();
+    await page.getByRole('link', { name: chatRunId }).waitFor();
+    expect(await page.getByText('read-only').first().isVisible()).toBe(true);
+    await open('/conversations/console-chat');
+    await page.locator('.bubble.assistant', { hasText: '126' }).waitFor();
+    expect(await page.getByLabel('Message', { exact: true }).count()).toBe(0);
+  });
+});
