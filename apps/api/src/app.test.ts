@@ -78,6 +78,7 @@ async function token(claims: Record<string, unknown>, options: { secret?: string
 
 beforeAll(async () => {
   app = buildApp({
+    checkReplies: true,
     logger,
     verifier: new TokenVerifier(SECRET),
     maxBodyBytes: 10_000,

@@ -1,6 +1,6 @@
 import type { agentPoolV1, memoryV1, orchestratorV1, triggerV1 } from '@platform/proto';
 import type { Logger, PromiseClient } from '@platform/service-kit';
-import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
+import Fastify, { type FastifyBaseLogger, type FastifyInstance, type RouteOptions } from 'fastify';
 import type { TokenVerifier } from './auth.js';
 import { HttpError, toHttpError } from './http-errors.js';
 import type { DeadLetterReader } from './events/dead-letter-reader.js';
@@ -22,6 +22,10 @@ import { registerRunListRoutes } from './routes/run-list.js';
 import { registerTaskRoutes } from './routes/tasks.js';
 import { registerToolRoutes } from './routes/tools.js';
 import { registerUsageRoutes } from './routes/usage.js';
+import { registerOpenApiRoutes } from './routes/openapi.js';
+import { buildOpenApiDocument, type OpenApiDocument } from './openapi/document.js';
+import { OperationRouter } from './openapi/operation-router.js';
+import { allOperations } from './openapi/operations.js';
 import { TurnRunner } from './turns/turn-runner.js';
 
 export interface AppOptions {
@@ -52,12 +56,14 @@ export interface AppOptions {
   console?: ConsoleOptions;
   /** Operators' read-only views (docs/api.md#operators). */
   admin?: { operatorRole: string; deadLetters?: DeadLetterReader | undefined };
+  /** Check every JSON reply against its documented schema (tests: the OpenAPI document cannot drift from the handlers). */
+  checkReplies?: boolean;
+  /** Sees every route as it is registered (tests and tooling: which routes the api serves). */
+  onRoute?: (route: RouteOptions) => void;
 }
 
 /** The operator role when AppOptions names none (the default of AUTH_OPERATOR_ROLE). */
 const DEFAULT_OPERATOR_ROLE = 'platform-operator';
-
-const PUBLIC_ROUTES = new Set(['/healthz', '/readyz']);
 
 /** The HTTP edge: JSON errors with stable codes, JWT auth on every /v1 route, and the routes. */
 export function buildApp(options: AppOptions): FastifyInstance {
@@ -71,34 +77,38 @@ export function buildApp(options: AppOptions): FastifyInstance {
     if (mapped.retryAfterSeconds !== undefined) void reply.header('retry-after', String(mapped.retryAfterSeconds));
     void reply.code(mapped.status).send(mapped.body);
   });
+  if (options.onRoute) app.addHook('onRoute', options.onRoute);
   registerStrictJsonBodies(app);
   app.setNotFoundHandler((request, reply) => {
     void reply.code(404).send({ error: { code: 'NOT_FOUND', message: `no route for ${request.method} ${request.url.split('?')[0]}` } });
   });
 
   app.addHook('onRequest', async (request) => {
-    if (PUBLIC_ROUTES.has(request.routeOptions.url ?? '')) return;
     if (!request.routeOptions.url) return; // unknown route: the 404 handler answers
+    if (request.routeOptions.config.access === 'public') return;
     if (isConsoleRoute(request.routeOptions.url)) return; // the page is public; its API calls carry the token
     request.principal = actingPrincipal(await options.verifier.verify(request.headers.authorization), request, options.admin?.operatorRole ?? DEFAULT_OPERATOR_ROLE);
   });
 
   const turns = new TurnRunner(options.orchestrator, options.logger);
   const { events } = options;
-  registerHealthRoutes(app, options.health);
+  const router = new OperationRouter(app, { operatorRole: options.admin?.operatorRole ?? DEFAULT_OPERATOR_ROLE, checkReplies: options.checkReplies ?? false });
+  let document: OpenApiDocument | undefined;
+  registerHealthRoutes(router, options.health);
   if (options.console) registerConsole(app, options.console);
-  registerConversationRoutes(app, { turns, events, memory: options.memory, ...options.limits });
-  registerRunRoutes(app, { orchestrator: options.orchestrator, events, sseHeartbeatMs: options.limits.sseHeartbeatMs });
-  registerRunListRoutes(app, { orchestrator: options.orchestrator });
-  registerNotificationRoutes(app, { trigger: options.trigger, sseHeartbeatMs: options.limits.sseHeartbeatMs, pollMs: options.limits.notificationsPollMs ?? 1_000 });
-  registerMemoryRoutes(app, { memory: options.memory });
-  registerToolRoutes(app, { orchestrator: options.orchestrator });
-  registerUsageRoutes(app, { orchestrator: options.orchestrator });
-  registerChatCompletionRoutes(app, { turns, events, ...options.limits });
-  registerApprovalRoutes(app, { agentPool: options.agentPool, orchestrator: options.orchestrator, turns, turnWaitMs: options.limits.turnWaitMs });
-  registerCredentialRoutes(app, { credentials: options.credentials });
-  registerTaskRoutes(app, { trigger: options.trigger });
-  registerAdminRoutes(app, { operatorRole: options.admin?.operatorRole ?? DEFAULT_OPERATOR_ROLE, deadLetters: options.admin?.deadLetters, credentials: options.credentials });
+  registerOpenApiRoutes(router, { document: () => (document ??= buildOpenApiDocument(allOperations)) });
+  registerConversationRoutes(router, { turns, events, memory: options.memory, ...options.limits });
+  registerRunRoutes(router, { orchestrator: options.orchestrator, events, sseHeartbeatMs: options.limits.sseHeartbeatMs });
+  registerRunListRoutes(router, { orchestrator: options.orchestrator });
+  registerNotificationRoutes(router, { trigger: options.trigger, sseHeartbeatMs: options.limits.sseHeartbeatMs, pollMs: options.limits.notificationsPollMs ?? 1_000 });
+  registerMemoryRoutes(router, { memory: options.memory });
+  registerToolRoutes(router, { orchestrator: options.orchestrator });
+  registerUsageRoutes(router, { orchestrator: options.orchestrator });
+  registerChatCompletionRoutes(router, { turns, events, ...options.limits });
+  registerApprovalRoutes(router, { agentPool: options.agentPool, orchestrator: options.orchestrator, turns, turnWaitMs: options.limits.turnWaitMs });
+  registerCredentialRoutes(router, { credentials: options.credentials });
+  registerTaskRoutes(router, { trigger: options.trigger });
+  registerAdminRoutes(router, { deadLetters: options.admin?.deadLetters, credentials: options.credentials });
   return app;
 }
 

@@ -326,6 +326,7 @@ describe('over HTTP', () => {
 
   async function getTools(verifier: TokenVerifier, token: string): Promise<{ status: number; body: unknown }> {
     const app = buildApp({
+    checkReplies: true,
       logger,
       verifier,
       maxBodyBytes: 10_000,

@@ -1,10 +1,17 @@
-import type { z } from 'zod';
+import { z } from 'zod';
 import { isPlatformError, type ErrorKind } from '@platform/service-kit';
 
 /** The JSON body of every error response: a stable machine-readable code and a human message. */
-export interface ErrorBody {
-  error: { code: string; message: string; details?: Record<string, unknown> };
-}
+export const ErrorBody = z
+  .object({
+    error: z.object({
+      code: z.string().meta({ description: 'Stable, machine-readable; clients branch on it (docs/api.md#errors).', example: 'INVALID_BODY' }),
+      message: z.string().meta({ description: 'For people: what was wrong and what to do.' }),
+      details: z.record(z.string(), z.unknown()).optional().meta({ description: 'Fields a client can act on, when the error has any.' }),
+    }),
+  })
+  .meta({ id: 'ErrorBody' });
+export type ErrorBody = z.infer<typeof ErrorBody>;
 
 export class HttpError extends Error {
   constructor(

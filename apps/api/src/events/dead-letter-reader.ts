@@ -1,26 +1,29 @@
 import { DeliverPolicy, JetStreamApiCodes, JetStreamApiError, jetstream, jetstreamManager } from '@nats-io/jetstream';
 import { MEMORY_DEAD_LETTER_STREAM, MEMORY_DEAD_LETTER_SUBJECT_PREFIX, MemoryDeadLetter, memoryDeadLetterSubject } from '@platform/contracts';
 import { jsonBody, type NatsConnection } from '@platform/service-kit';
+import { z } from 'zod';
 
 /** One dead-lettered turn as operators see it (the original body is left out: it holds the conversation). */
-export interface DeadLetterView {
-  seq: number;
-  tenantId: string | null;
-  runId: string | null;
-  reason: string;
-  detail: string;
-  deliveries: number;
-  deadAt: string;
-  originalSubject: string;
-}
+export const DeadLetterView = z.object({
+  seq: z.number().int(),
+  tenantId: z.string().nullable(),
+  runId: z.string().nullable(),
+  reason: z.string(),
+  detail: z.string(),
+  deliveries: z.number().int(),
+  deadAt: z.string(),
+  originalSubject: z.string(),
+});
+export type DeadLetterView = z.infer<typeof DeadLetterView>;
 
-export interface DeadLetterPage {
-  deadLetters: DeadLetterView[];
+export const DeadLetterPage = z.object({
+  deadLetters: z.array(DeadLetterView),
   /** Dead letters the stream holds in all (of every tenant). */
-  total: number;
+  total: z.number().int().meta({ description: 'Dead letters the stream holds in all (of every tenant).' }),
   /** Pass as `afterSeq` for the next page; null on the last one. */
-  nextAfterSeq: number | null;
-}
+  nextAfterSeq: z.number().int().nullable().meta({ description: 'Pass as `afterSeq` for the next page; null on the last one.' }),
+});
+export type DeadLetterPage = z.infer<typeof DeadLetterPage>;
 
 /**
  * Reads memory's dead-letter stream (`MEMORY_INGEST_DEAD`) oldest first, optionally of one

@@ -1,12 +1,15 @@
 import { approvalRequestOf, type agentPoolV1, type orchestratorV1 } from '@platform/proto';
 import type { PromiseClient } from '@platform/service-kit';
-import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
-import { HttpError, parseInput } from '../http-errors.js';
+import { HttpError } from '../http-errors.js';
+import { JsonObject, OptionalTimestamp } from '../openapi/common-schemas.js';
+import { defineOperation } from '../openapi/operation.js';
+import type { OperationRouter } from '../openapi/operation-router.js';
 import { principalOf } from '../principal.js';
 import { clientGone } from '../turns/client-gone.js';
 import { newRunId, type TurnRunner } from '../turns/turn-runner.js';
-import { turnResponseBody } from '../turns/turn-response.js';
+import { TURN_RESPONSE_EXAMPLE, TurnResponse, turnResponseBody } from '../turns/turn-response.js';
+import { TURN_ERRORS } from './conversations.js';
 
 export interface ApprovalRoutesOptions {
   agentPool: PromiseClient<agentPoolV1.AgentPoolServiceClient>;
@@ -39,10 +42,78 @@ function decisionSource(entry: agentPoolV1.AgentEntry): orchestratorV1.MessageSo
   return entry.source?.kind === 'trigger' && entry.source.taskId ? { kind: 'trigger', taskId: entry.source.taskId, triggerType: 'approval', originRunId: entry.runId } : undefined;
 }
 
+const ApprovalSource = z.object({ kind: z.string().meta({ description: 'user or trigger.' }), taskId: z.string().optional() });
+
 /** An approval request as clients see it: what, why, the options, until when, and who started it. */
-function approvalBody(entry: agentPoolV1.AgentEntry): Record<string, unknown> {
+const Approval = z
+  .object({
+    approvalId: z.string(),
+    agentName: z.string(),
+    actionSummary: z.string().meta({ description: 'One line, e.g. "Send email to team@example.com".' }),
+    details: JsonObject.meta({ description: 'The action\'s details.' }),
+    options: z.array(z.string()).meta({ description: 'The decisions offered: approve, edit, cancel.' }),
+    allowModification: z.boolean(),
+    timeoutMinutes: z.number(),
+    expiresAt: OptionalTimestamp,
+    status: z.string(),
+    prompt: z.string(),
+    conversationId: z.string(),
+    runId: z.string().nullable(),
+    source: ApprovalSource,
+    createdAt: OptionalTimestamp,
+  })
+  .meta({ id: 'Approval' });
+
+const APPROVAL_EXAMPLE: z.infer<typeof Approval> = {
+  approvalId: 'appr_1',
+  agentName: 'mailer',
+  actionSummary: 'Send email to team@example.com',
+  details: { to: 'team@example.com', subject: 'Launch' },
+  options: ['approve', 'edit', 'cancel'],
+  allowModification: true,
+  timeoutMinutes: 60,
+  expiresAt: '2026-06-01T10:30:00.000Z',
+  status: 'waiting_for_approval',
+  prompt: 'Send this email?',
+  conversationId: 'conv-1',
+  runId: 'run_1',
+  source: { kind: 'user' },
+  createdAt: '2026-06-01T09:30:00.000Z',
+};
+
+export const approvalOperations = {
+  listApprovals: defineOperation({
+    method: 'GET',
+    path: '/v1/approvals',
+    operationId: 'listApprovals',
+    summary: 'Approval requests waiting for the tenant\'s decision',
+    tags: ['approvals'],
+    access: 'tenant',
+    responses: { 200: { description: 'Pending approvals (paused ones included).', body: z.object({ approvals: z.array(Approval) }), examples: { one: { approvals: [APPROVAL_EXAMPLE] } } } },
+  }),
+  decideApproval: defineOperation({
+    method: 'POST',
+    path: '/v1/approvals/{approvalId}',
+    operationId: 'decideApproval',
+    summary: 'Approve, edit or cancel: the decision runs as a turn of the approval\'s conversation',
+    tags: ['approvals'],
+    access: 'tenant',
+    params: z.object({ approvalId: z.string() }),
+    body: DecisionBody,
+    bodyExamples: { approve: { decision: 'approve' }, edit: { decision: 'edit', changes: { seat: 'window' } } },
+    responses: { 200: { description: 'The turn the decision ran (as sending a message answers).', body: TurnResponse, examples: { approved: TURN_RESPONSE_EXAMPLE } } },
+    errors: {
+      ...TURN_ERRORS,
+      400: [...TURN_ERRORS[400], 'CHANGES_REQUIRED'],
+      404: ['APPROVAL_NOT_FOUND', ...TURN_ERRORS[404]],
+      409: ['APPROVAL_PAUSED', 'DECISION_NOT_OFFERED', 'CHANGES_NOT_ALLOWED'],
+    },
+  }),
+};
+
+function approvalBody(entry: agentPoolV1.AgentEntry): z.infer<typeof Approval> {
   return {
-    ...approvalRequestOf(entry),
+    ...approvalRequestOf(entry)!,
     status: entry.status,
     prompt: entry.prompt,
     conversationId: entry.conversationId,
@@ -85,17 +156,16 @@ function decisionText(decision: z.infer<typeof DecisionBody>, summary: string): 
  * a message to the approval's conversation that the pending-agent step applies before the loop
  * continues, so the answer has the same shape as a message's.
  */
-export function registerApprovalRoutes(app: FastifyInstance, options: ApprovalRoutesOptions): void {
-  app.get('/v1/approvals', async (request, reply) => {
+export function registerApprovalRoutes(router: OperationRouter, options: ApprovalRoutesOptions): void {
+  router.add(approvalOperations.listApprovals, async ({ request }) => {
     const { tenantId } = principalOf(request);
     const entries = await pendingApprovals(options.agentPool, tenantId);
-    return reply.send({ approvals: entries.map((entry) => approvalBody(entry)) });
+    return { status: 200, body: { approvals: entries.map((entry) => approvalBody(entry)) } };
   });
 
-  app.post('/v1/approvals/:approvalId', async (request, reply) => {
+  router.add(approvalOperations.decideApproval, async ({ params, body, request, reply }) => {
     const principal = principalOf(request);
-    const approvalId = (request.params as { approvalId?: string }).approvalId ?? '';
-    const body = parseInput(DecisionBody, request.body, 'INVALID_BODY');
+    const { approvalId } = params;
     if (body.decision === 'edit' && !body.changes) throw new HttpError(400, 'CHANGES_REQUIRED', 'an "edit" decision needs "changes"');
     // Another tenant's approval is not found, exactly like a missing one.
     const entry = (await pendingApprovals(options.agentPool, principal.tenantId)).find((e) => e.approval?.approvalId === approvalId);
@@ -123,6 +193,6 @@ export function registerApprovalRoutes(app: FastifyInstance, options: ApprovalRo
       Date.now() + options.turnWaitMs,
       clientGone(reply),
     );
-    return reply.send(turnResponseBody(result, conversationId));
+    return { status: 200, body: turnResponseBody(result, conversationId) };
   });
 }

@@ -1,14 +1,16 @@
-import type { RunEventEnvelope } from '@platform/contracts';
-import type { FastifyInstance } from 'fastify';
+import { ConversationId, type RunEventEnvelope } from '@platform/contracts';
 import { z } from 'zod';
 import type { RunEvents } from '../events/run-event-reader.js';
 import type { SseStream } from '../events/sse.js';
-import { HttpError, parseInput } from '../http-errors.js';
+import { HttpError } from '../http-errors.js';
+import { defineOperation, STREAMED } from '../openapi/operation.js';
+import type { OperationRouter } from '../openapi/operation-router.js';
 import { principalOf } from '../principal.js';
 import { streamTurn } from '../turns/streamed-turn.js';
 import { clientGone } from '../turns/client-gone.js';
 import { newRunId, type TurnRunner } from '../turns/turn-runner.js';
 import { facadeInput, finishReasonOf } from './chat-completions-input.js';
+import { TURN_ERRORS } from './conversations.js';
 
 export interface ChatCompletionRoutesOptions {
   turns: TurnRunner;
@@ -36,7 +38,72 @@ const ChatCompletionBody = z
   })
   .passthrough();
 
-function usageOf(result: { usage?: { inputTokens?: number; outputTokens?: number; totalTokens?: number } }): Record<string, number> {
+const CompletionUsage = z.object({ prompt_tokens: z.number().int().min(0), completion_tokens: z.number().int().min(0), total_tokens: z.number().int().min(0) });
+
+const ChatCompletion = z
+  .object({
+    id: z.string(),
+    object: z.literal('chat.completion'),
+    created: z.number().int(),
+    model: z.string(),
+    choices: z.array(
+      z.object({
+        index: z.number().int(),
+        message: z.object({ role: z.literal('assistant'), content: z.string(), refusal: z.null() }),
+        finish_reason: z.enum(['stop', 'length']),
+        logprobs: z.null(),
+      }),
+    ),
+    usage: CompletionUsage,
+  })
+  .meta({ id: 'ChatCompletion' });
+
+const ChatCompletionChunk = z
+  .object({
+    id: z.string(),
+    object: z.literal('chat.completion.chunk'),
+    created: z.number().int(),
+    model: z.string(),
+    choices: z.array(z.object({ index: z.number().int(), delta: z.object({ role: z.literal('assistant').optional(), content: z.string().optional() }), finish_reason: z.enum(['stop', 'length']).nullable(), logprobs: z.null() })),
+    usage: CompletionUsage.optional(),
+  })
+  .meta({ id: 'ChatCompletionChunk', description: 'One `data:` line of the stream; the last line is `data: [DONE]`.' });
+
+export const chatCompletionOperations = {
+  createChatCompletion: defineOperation({
+    method: 'POST',
+    path: '/v1/chat/completions',
+    operationId: 'createChatCompletion',
+    summary: 'OpenAI-compatible chat completion: `model` names an agent profile',
+    description: 'Tools run on the platform; the client receives the final assistant message (streamed as deltas with `stream: true`). The conversation is `x-conversation-id` when given (history kept by the platform), else a new one per request.',
+    tags: ['openai'],
+    access: 'tenant',
+    body: ChatCompletionBody,
+    headers: z.object({ 'x-conversation-id': ConversationId.optional().meta({ description: 'Continue this conversation: only the latest user message is sent.' }) }),
+    bodyExamples: { oneShot: { model: 'default', messages: [{ role: 'user', content: 'What is 2 + 2?' }] } },
+    responses: {
+      200: {
+        description: 'The completion, or its chunks when `stream` is true.',
+        body: ChatCompletion,
+        events: ChatCompletionChunk,
+        headers: z.object({ 'x-run-id': z.string(), 'x-conversation-id': z.string() }),
+        examples: {
+          answered: {
+            id: 'chatcmpl-0b7c4c57',
+            object: 'chat.completion',
+            created: 1780306200,
+            model: 'default',
+            choices: [{ index: 0, message: { role: 'assistant', content: '4', refusal: null }, finish_reason: 'stop', logprobs: null }],
+            usage: { prompt_tokens: 120, completion_tokens: 2, total_tokens: 122 },
+          },
+        },
+      },
+    },
+    errors: { ...TURN_ERRORS, 400: [...TURN_ERRORS[400], 'NO_USER_MESSAGE', 'INVALID_CONVERSATION_ID'] },
+  }),
+};
+
+function usageOf(result: { usage?: { inputTokens?: number; outputTokens?: number; totalTokens?: number } }): z.infer<typeof CompletionUsage> {
   return { prompt_tokens: result.usage?.inputTokens ?? 0, completion_tokens: result.usage?.outputTokens ?? 0, total_tokens: result.usage?.totalTokens ?? 0 };
 }
 
@@ -46,10 +113,9 @@ function usageOf(result: { usage?: { inputTokens?: number; outputTokens?: number
  * (streamed as deltas when asked). The conversation is the `x-conversation-id` header when given
  * (history kept by the platform), else a new one per request made from the messages sent.
  */
-export function registerChatCompletionRoutes(app: FastifyInstance, options: ChatCompletionRoutesOptions): void {
-  app.post('/v1/chat/completions', async (request, reply) => {
+export function registerChatCompletionRoutes(router: OperationRouter, options: ChatCompletionRoutesOptions): void {
+  router.add(chatCompletionOperations.createChatCompletion, async ({ body, request, reply }) => {
     const principal = principalOf(request);
-    const body = parseInput(ChatCompletionBody, request.body, 'INVALID_BODY');
     const { conversationId, content } = facadeInput(body.messages, request.headers['x-conversation-id']);
     if (content.length > options.maxMessageChars) throw new HttpError(413, 'CONTENT_TOO_LONG', `the messages are longer than ${options.maxMessageChars} characters`);
     const runId = newRunId();
@@ -62,14 +128,17 @@ export function registerChatCompletionRoutes(app: FastifyInstance, options: Chat
 
     if (!turn.stream) {
       const result = await options.turns.run(turn, runId, deadlineAt, clientGone(reply));
-      return reply.send({
-        id,
-        object: 'chat.completion',
-        created,
-        model,
-        choices: [{ index: 0, message: { role: 'assistant', content: result.response, refusal: null }, finish_reason: finishReasonOf(result.stopReason), logprobs: null }],
-        usage: usageOf(result),
-      });
+      return {
+        status: 200,
+        body: {
+          id,
+          object: 'chat.completion',
+          created,
+          model,
+          choices: [{ index: 0, message: { role: 'assistant', content: result.response, refusal: null }, finish_reason: finishReasonOf(result.stopReason), logprobs: null }],
+          usage: usageOf(result),
+        },
+      };
     }
 
     const chunk = (delta: Record<string, unknown>, finishReason: string | null = null): string =>
@@ -113,6 +182,6 @@ export function registerChatCompletionRoutes(app: FastifyInstance, options: Chat
       render,
       finish: (stream) => stream.sendData('[DONE]'),
     });
-    return reply;
+    return STREAMED;
   });
 }

@@ -1,15 +1,19 @@
 import { ChatMessage, ConversationId } from '@platform/contracts';
 import type { memoryV1 } from '@platform/proto';
 import type { PromiseClient } from '@platform/service-kit';
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import type { RunEvents } from '../events/run-event-reader.js';
-import { HttpError, parseInput } from '../http-errors.js';
+import { HttpError } from '../http-errors.js';
+import { OptionalTimestamp } from '../openapi/common-schemas.js';
+import { defineOperation, STREAMED } from '../openapi/operation.js';
+import type { OperationRouter } from '../openapi/operation-router.js';
 import { principalOf } from '../principal.js';
 import { streamTurn } from '../turns/streamed-turn.js';
 import { clientGone } from '../turns/client-gone.js';
 import { newRunId, type TurnRunner } from '../turns/turn-runner.js';
-import { turnResponseBody } from '../turns/turn-response.js';
+import { TURN_RESPONSE_EXAMPLE, TurnResponse, turnResponseBody } from '../turns/turn-response.js';
+import { RunEvent } from './runs.js';
 
 export interface ConversationRoutesOptions {
   turns: TurnRunner;
@@ -38,27 +42,74 @@ const ListQuery = z.object({
   limit: z.coerce.number().int().min(1).max(1000).default(100),
 });
 
-function conversationIdOf(params: unknown): string {
-  const parsed = ConversationId.safeParse((params as { conversationId?: unknown }).conversationId);
-  if (!parsed.success) throw new HttpError(400, 'INVALID_CONVERSATION_ID', `conversationId ${parsed.error.issues[0]?.message ?? 'is invalid'}`);
-  return parsed.data;
-}
+/** What running a turn may answer besides success (the orchestrator's refusals). */
+export const TURN_ERRORS = {
+  400: ['EMPTY_CONTENT', 'INVALID_CONTENT', 'INVALID_TIME_ZONE', 'DELEGATION_CONVERSATION'],
+  404: ['PROFILE_NOT_FOUND'],
+  413: ['CONTENT_TOO_LONG'],
+  429: ['RATE_LIMITED', 'TOKEN_BUDGET_EXCEEDED'],
+  503: ['OVERLOADED', 'UNAVAILABLE'],
+} as const;
+
+const ConversationPath = z.object({ conversationId: ConversationId });
+
+const StoredMessage = z.object({
+  seq: z.number().int().positive(),
+  runId: z.string().nullable(),
+  createdAt: OptionalTimestamp,
+  message: ChatMessage,
+});
+
+export const conversationOperations = {
+  sendMessage: defineOperation({
+    method: 'POST',
+    path: '/v1/conversations/{conversationId}/messages',
+    operationId: 'sendMessage',
+    summary: 'Send a message: runs a turn and answers with its result, or streams it (SSE)',
+    description: 'With `Accept: text/event-stream` the turn streams as run events (the last is `execution_end`, whose `data.result` is the turn response); otherwise the answer is the turn response.',
+    tags: ['conversations'],
+    access: 'tenant',
+    params: ConversationPath,
+    body: PostMessageBody,
+    invalid: { params: { code: 'INVALID_CONVERSATION_ID' } },
+    bodyExamples: { question: { content: 'What is 2 + 2?' }, withProfile: { content: 'Book a table for two', profile: 'concierge', timeZone: 'Europe/Berlin' } },
+    responses: {
+      200: { description: 'The turn\'s result, or its events when streamed.', body: TurnResponse, events: RunEvent, examples: { answered: TURN_RESPONSE_EXAMPLE }, headers: z.object({ 'x-run-id': z.string().optional().meta({ description: 'Streamed turns: the run.' }) }) },
+    },
+    errors: TURN_ERRORS,
+  }),
+  listMessages: defineOperation({
+    method: 'GET',
+    path: '/v1/conversations/{conversationId}/messages',
+    operationId: 'listMessages',
+    summary: 'A conversation\'s stored history, oldest first, paged by seq',
+    tags: ['conversations'],
+    access: 'tenant',
+    params: ConversationPath,
+    query: ListQuery,
+    invalid: { params: { code: 'INVALID_CONVERSATION_ID' } },
+    responses: {
+      200: {
+        description: 'A page of messages; `hasMore` says to ask again after the last `seq`.',
+        body: z.object({ conversationId: z.string(), messages: z.array(StoredMessage), hasMore: z.boolean() }),
+        examples: { history: { conversationId: 'conv-1', messages: [{ seq: 1, runId: 'run_1', createdAt: '2026-06-01T09:30:00.000Z', message: { role: 'user', content: 'What is 2 + 2?' } }], hasMore: false } },
+      },
+    },
+  }),
+};
 
 /** Sending a message (runs a turn) and reading a conversation's stored history. */
-export function registerConversationRoutes(app: FastifyInstance, options: ConversationRoutesOptions): void {
-  app.post('/v1/conversations/:conversationId/messages', async (request, reply) => {
-    const { tenantId } = principalOf(request);
-    const conversationId = conversationIdOf(request.params);
-    const body = parseInput(PostMessageBody, request.body, 'INVALID_BODY');
+export function registerConversationRoutes(router: OperationRouter, options: ConversationRoutesOptions): void {
+  router.add(conversationOperations.sendMessage, async ({ params, body, request, reply }) => {
+    const principal = principalOf(request);
     const content = body.content;
     if (!content.trim()) throw new HttpError(400, 'EMPTY_CONTENT', 'content must not be empty');
     if (content.length > options.maxMessageChars) {
       throw new HttpError(413, 'CONTENT_TOO_LONG', `content is longer than ${options.maxMessageChars} characters`, { maxChars: options.maxMessageChars });
     }
-    const principal = principalOf(request);
     const turn = {
-      tenantId,
-      conversationId,
+      tenantId: principal.tenantId,
+      conversationId: params.conversationId,
       content,
       requestId: request.id,
       profile: body.profile ?? '',
@@ -78,27 +129,28 @@ export function registerConversationRoutes(app: FastifyInstance, options: Conver
         heartbeatMs: options.sseHeartbeatMs,
         render: (stream, event) => stream.send(event.type, event, event.id),
       });
-      return reply;
+      return STREAMED;
     }
     const result = await options.turns.run(turn, runId, deadlineAt, clientGone(reply));
-    return reply.send(turnResponseBody(result, conversationId));
+    return { status: 200, body: turnResponseBody(result, params.conversationId) };
   });
 
-  app.get('/v1/conversations/:conversationId/messages', async (request, reply) => {
+  router.add(conversationOperations.listMessages, async ({ params, query, request }) => {
     const { tenantId } = principalOf(request);
-    const conversationId = conversationIdOf(request.params);
-    const query = parseInput(ListQuery, request.query, 'INVALID_QUERY');
     // Memory ends a page at its byte limit too (hasMore then says to ask again after the last seq).
-    const page = await options.memory.listMessages({ tenantId, conversationId, afterSeq: query.afterSeq, limit: query.limit, latest: false, maxBytes: 0 });
-    return reply.send({
-      conversationId,
-      messages: page.messages.map((m) => ({
-        seq: m.seq,
-        runId: m.runId || null,
-        createdAt: m.createdAt?.toISOString() ?? null,
-        message: ChatMessage.parse(JSON.parse(m.messageJson)),
-      })),
-      hasMore: page.hasMore,
-    });
+    const page = await options.memory.listMessages({ tenantId, conversationId: params.conversationId, afterSeq: query.afterSeq, limit: query.limit, latest: false, maxBytes: 0 });
+    return {
+      status: 200,
+      body: {
+        conversationId: params.conversationId,
+        messages: page.messages.map((m) => ({
+          seq: m.seq,
+          runId: m.runId || null,
+          createdAt: m.createdAt?.toISOString() ?? null,
+          message: ChatMessage.parse(JSON.parse(m.messageJson)),
+        })),
+        hasMore: page.hasMore,
+      },
+    };
   });
 }

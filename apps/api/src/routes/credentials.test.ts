@@ -22,6 +22,7 @@ let bare: FastifyInstance;
 
 function appWith(credentials: CredentialCalls | undefined): FastifyInstance {
   return buildApp({
+    checkReplies: true,
     logger,
     verifier: new TokenVerifier(SECRET),
     maxBodyBytes: 256 * 1024,

@@ -63,6 +63,7 @@ let acme: string;
 
 beforeAll(async () => {
   app = buildApp({
+    checkReplies: true,
     logger: createLogger({ service: 'api-test', level: 'silent' }),
     verifier: new TokenVerifier(SECRET),
     maxBodyBytes: 10_000,

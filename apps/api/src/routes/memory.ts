@@ -1,9 +1,10 @@
 import { COLLECTION_PATTERN } from '@platform/contracts';
 import type { memoryV1 } from '@platform/proto';
 import type { PromiseClient } from '@platform/service-kit';
-import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
-import { HttpError, parseInput } from '../http-errors.js';
+import { OptionalTimestamp } from '../openapi/common-schemas.js';
+import { defineOperation } from '../openapi/operation.js';
+import type { OperationRouter } from '../openapi/operation-router.js';
 import { principalOf } from '../principal.js';
 
 export interface MemoryRoutesOptions {
@@ -37,17 +38,121 @@ const ListFactsQuery = z
 const DeleteFactQuery = z.object({ reason: Reason.optional() }).strict();
 const ForgetQuery = z.object({ collectionPrefix: CollectionPrefix.optional(), reason: Reason.optional() }).strict();
 
-function factIdOf(params: unknown): string {
-  const parsed = z.uuid().safeParse((params as { factId?: unknown }).factId);
-  // A malformed id names no fact of any tenant: the same 404 as an unknown or another tenant's id.
-  if (!parsed.success) throw new HttpError(404, 'FACT_NOT_FOUND', 'no such fact');
-  return parsed.data;
-}
+const iso = (date: Date | undefined): string | null => date?.toISOString() ?? null;
 
-const iso = (date: Date | undefined) => date?.toISOString() ?? null;
+/** A fact as the API shows it: what, since when, superseded by what, and where it came from. */
+const Fact = z
+  .object({
+    factId: z.string(),
+    collection: z.string(),
+    subject: z.string(),
+    predicate: z.string(),
+    object: z.string(),
+    kind: z.string(),
+    confidence: z.number(),
+    current: z.boolean(),
+    validFrom: OptionalTimestamp,
+    validTo: OptionalTimestamp,
+    supersededBy: z.string().nullable(),
+    source: z.object({ origin: z.string().nullable(), conversationId: z.string().nullable(), runId: z.string().nullable(), messageSeq: z.number().int().nullable() }),
+    createdAt: OptionalTimestamp,
+  })
+  .meta({ id: 'Fact' });
+
+const Episode = z.object({
+  episodeId: z.string(),
+  collection: z.string(),
+  conversationId: z.string().nullable(),
+  kind: z.string(),
+  summary: z.string(),
+  topics: z.array(z.string()),
+  firstSeq: z.number().int(),
+  lastSeq: z.number().int(),
+  createdAt: OptionalTimestamp,
+});
+
+const FACT_EXAMPLE: z.infer<typeof Fact> = {
+  factId: '6f1c1a52-4c8e-4a37-9d1e-0d7d3c1b2a11',
+  collection: 'user:alice',
+  subject: 'alice',
+  predicate: 'prefers',
+  object: 'window seats',
+  kind: 'preference',
+  confidence: 0.9,
+  current: true,
+  validFrom: '2026-06-01T09:30:00.000Z',
+  validTo: null,
+  supersededBy: null,
+  source: { origin: 'extracted', conversationId: 'conv-1', runId: 'run_1', messageSeq: 3 },
+  createdAt: '2026-06-01T09:30:00.000Z',
+};
+
+export const memoryOperations = {
+  queryMemory: defineOperation({
+    method: 'POST',
+    path: '/v1/memory/query',
+    operationId: 'queryMemory',
+    summary: 'Ask long-term memory a question; the answer cites facts and episodes',
+    tags: ['memory'],
+    access: 'tenant',
+    body: QueryBody,
+    bodyExamples: { seat: { question: 'Which seat does Alice prefer?' } },
+    responses: {
+      200: {
+        description: 'The answer with its citations.',
+        body: z.object({ answer: z.string(), answered: z.boolean(), citations: z.object({ facts: z.array(Fact), episodes: z.array(Episode) }), searchMode: z.string() }),
+        examples: { answered: { answer: 'A window seat.', answered: true, citations: { facts: [FACT_EXAMPLE], episodes: [] }, searchMode: 'hybrid' } },
+      },
+    },
+    errors: { 503: ['MODEL_UNAVAILABLE', 'UNAVAILABLE'] },
+  }),
+  listFacts: defineOperation({
+    method: 'GET',
+    path: '/v1/memory/facts',
+    operationId: 'listFacts',
+    summary: 'Facts memory holds, with provenance (superseded ones on request)',
+    tags: ['memory'],
+    access: 'tenant',
+    query: ListFactsQuery,
+    responses: { 200: { description: 'A page of facts.', body: z.object({ facts: z.array(Fact), nextPageToken: z.string().nullable() }), examples: { page: { facts: [FACT_EXAMPLE], nextPageToken: null } } } },
+    errors: { 400: ['INVALID_PAGE_TOKEN'] },
+  }),
+  deleteFact: defineOperation({
+    method: 'DELETE',
+    path: '/v1/memory/facts/{factId}',
+    operationId: 'deleteFact',
+    summary: 'Delete one fact (audited)',
+    tags: ['memory'],
+    access: 'tenant',
+    // A malformed id names no fact of any tenant: the same 404 as an unknown or another tenant's id.
+    params: z.object({ factId: z.uuid() }),
+    query: DeleteFactQuery,
+    invalid: { params: { status: 404, code: 'FACT_NOT_FOUND', message: 'no such fact' } },
+    responses: { 200: { description: 'Deleted.', body: z.object({ factId: z.string(), deleted: z.literal(true), auditId: z.string() }), examples: { deleted: { factId: FACT_EXAMPLE.factId, deleted: true, auditId: 'audit_1' } } } },
+    errors: { 404: ['FACT_NOT_FOUND'] },
+  }),
+  forgetSubject: defineOperation({
+    method: 'DELETE',
+    path: '/v1/memory/subjects/{subject}',
+    operationId: 'forgetSubject',
+    summary: 'Forget everything memory holds about a subject (audited)',
+    tags: ['memory'],
+    access: 'tenant',
+    params: z.object({ subject: Subject }),
+    query: ForgetQuery,
+    invalid: { params: { code: 'INVALID_SUBJECT' } },
+    responses: {
+      200: {
+        description: 'What was forgotten.',
+        body: z.object({ subject: z.string(), factsDeleted: z.number().int(), entitiesDeleted: z.number().int(), episodesDeleted: z.number().int(), auditId: z.string() }),
+        examples: { forgotten: { subject: 'alice', factsDeleted: 3, entitiesDeleted: 1, episodesDeleted: 0, auditId: 'audit_2' } },
+      },
+    },
+  }),
+};
 
 /** A fact as the API shows it. */
-export function factJson(fact: memoryV1.Fact) {
+export function factJson(fact: memoryV1.Fact): z.infer<typeof Fact> {
   return {
     factId: fact.factId,
     collection: fact.collection,
@@ -70,7 +175,7 @@ export function factJson(fact: memoryV1.Fact) {
   };
 }
 
-function episodeJson(episode: memoryV1.Episode) {
+function episodeJson(episode: memoryV1.Episode): z.infer<typeof Episode> {
   return {
     episodeId: episode.episodeId,
     collection: episode.collection,
@@ -85,24 +190,25 @@ function episodeJson(episode: memoryV1.Episode) {
 }
 
 /** Long-term memory: ask it, list what it holds, delete a fact, forget a subject. Always the caller's tenant. */
-export function registerMemoryRoutes(app: FastifyInstance, options: MemoryRoutesOptions): void {
+export function registerMemoryRoutes(router: OperationRouter, options: MemoryRoutesOptions): void {
   const { memory } = options;
 
-  app.post('/v1/memory/query', async (request, reply) => {
+  router.add(memoryOperations.queryMemory, async ({ body, request }) => {
     const { tenantId } = principalOf(request);
-    const body = parseInput(QueryBody, request.body, 'INVALID_BODY');
     const answer = await memory.queryMemory({ tenantId, question: body.question, collectionPrefix: body.collectionPrefix ?? '', limit: body.limit ?? 0 });
-    return reply.send({
-      answer: answer.answer,
-      answered: answer.answered,
-      citations: { facts: answer.facts.map(factJson), episodes: answer.episodes.map(episodeJson) },
-      searchMode: answer.searchMode,
-    });
+    return {
+      status: 200,
+      body: {
+        answer: answer.answer,
+        answered: answer.answered,
+        citations: { facts: answer.facts.map(factJson), episodes: answer.episodes.map(episodeJson) },
+        searchMode: answer.searchMode,
+      },
+    };
   });
 
-  app.get('/v1/memory/facts', async (request, reply) => {
+  router.add(memoryOperations.listFacts, async ({ query, request }) => {
     const { tenantId } = principalOf(request);
-    const query = parseInput(ListFactsQuery, request.query, 'INVALID_QUERY');
     const page = await memory.listFacts({
       tenantId,
       collectionPrefix: query.collectionPrefix ?? '',
@@ -111,28 +217,27 @@ export function registerMemoryRoutes(app: FastifyInstance, options: MemoryRoutes
       pageSize: query.pageSize ?? 0,
       pageToken: query.pageToken ?? '',
     });
-    return reply.send({ facts: page.facts.map(factJson), nextPageToken: page.nextPageToken || null });
+    return { status: 200, body: { facts: page.facts.map(factJson), nextPageToken: page.nextPageToken || null } };
   });
 
-  app.delete('/v1/memory/facts/:factId', async (request, reply) => {
+  router.add(memoryOperations.deleteFact, async ({ params, query, request }) => {
     const { tenantId, subject } = principalOf(request);
-    const factId = factIdOf(request.params);
-    const query = parseInput(DeleteFactQuery, request.query, 'INVALID_QUERY');
-    const deleted = await memory.deleteFact({ tenantId, factId, actor: subject ?? tenantId, reason: query.reason ?? '' });
-    return reply.send({ factId, deleted: true, auditId: deleted.auditId });
+    const deleted = await memory.deleteFact({ tenantId, factId: params.factId, actor: subject ?? tenantId, reason: query.reason ?? '' });
+    return { status: 200, body: { factId: params.factId, deleted: true, auditId: deleted.auditId } };
   });
 
-  app.delete('/v1/memory/subjects/:subject', async (request, reply) => {
+  router.add(memoryOperations.forgetSubject, async ({ params, query, request }) => {
     const { tenantId, subject: actor } = principalOf(request);
-    const subject = parseInput(Subject, (request.params as { subject?: unknown }).subject, 'INVALID_SUBJECT');
-    const query = parseInput(ForgetQuery, request.query, 'INVALID_QUERY');
-    const forgotten = await memory.forgetSubject({ tenantId, subject, collectionPrefix: query.collectionPrefix ?? '', actor: actor ?? tenantId, reason: query.reason ?? '' });
-    return reply.send({
-      subject,
-      factsDeleted: forgotten.factsDeleted,
-      entitiesDeleted: forgotten.entitiesDeleted,
-      episodesDeleted: forgotten.episodesDeleted,
-      auditId: forgotten.auditId,
-    });
+    const forgotten = await memory.forgetSubject({ tenantId, subject: params.subject, collectionPrefix: query.collectionPrefix ?? '', actor: actor ?? tenantId, reason: query.reason ?? '' });
+    return {
+      status: 200,
+      body: {
+        subject: params.subject,
+        factsDeleted: forgotten.factsDeleted,
+        entitiesDeleted: forgotten.entitiesDeleted,
+        episodesDeleted: forgotten.episodesDeleted,
+        auditId: forgotten.auditId,
+      },
+    };
   });
 }

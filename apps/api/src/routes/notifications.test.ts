@@ -40,6 +40,7 @@ beforeAll(async () => {
   tokens['bob'] = await sign({ tenant: 'acme', sub: 'bob' });
   tokens['globex'] = await sign({ sub: 'globex' });
   app = buildApp({
+    checkReplies: true,
     logger: createLogger({ service: 'api-test', level: 'silent' }),
     verifier: new TokenVerifier(SECRET),
     maxBodyBytes: 10_000,

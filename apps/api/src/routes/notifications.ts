@@ -1,8 +1,11 @@
 import type { triggerV1 } from '@platform/proto';
 import type { PromiseClient } from '@platform/service-kit';
-import type { FastifyInstance } from 'fastify';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { z } from 'zod';
 import { lastEventIdOf, SseStream } from '../events/sse.js';
+import { OptionalTimestamp } from '../openapi/common-schemas.js';
+import { defineOperation, STREAMED } from '../openapi/operation.js';
+import type { OperationRouter } from '../openapi/operation-router.js';
 import { principalOf } from '../principal.js';
 
 export interface NotificationRoutesOptions {
@@ -20,6 +23,25 @@ function notificationData(n: triggerV1.Notification): Record<string, unknown> {
   return { seq: n.seq, notificationId: n.notificationId, createdAt: n.createdAt?.toISOString() ?? null, ...(JSON.parse(n.bodyJson) as Record<string, unknown>) };
 }
 
+const Notification = z
+  .looseObject({ seq: z.number().int(), notificationId: z.string(), createdAt: OptionalTimestamp })
+  .meta({ id: 'Notification', description: 'A notification: its seq (also the event id) and id, then the same JSON a webhook receives (docs/triggers.md); the event name is its type.' });
+
+export const notificationOperations = {
+  watchNotifications: defineOperation({
+    method: 'GET',
+    path: '/v1/notifications',
+    operationId: 'watchNotifications',
+    summary: 'The tenant\'s notification stream (SSE), resuming after Last-Event-ID',
+    tags: ['tasks'],
+    access: 'tenant',
+    query: z.object({ after: z.string().optional().meta({ description: 'Resume after this seq (as `Last-Event-ID`).' }) }),
+    headers: z.object({ 'Last-Event-ID': z.string().optional() }),
+    responses: { 200: { description: 'Notifications as they are recorded: fire results, approval requests of triggered runs, expiry notices.', events: Notification } },
+    errors: { 503: ['UNAVAILABLE'] },
+  }),
+};
+
 /**
  * The notification stream (SSE): the trigger service's notifications for the caller's tenant — of
  * the caller's own tasks when the token names a user — as they are recorded (fire results, approval
@@ -28,8 +50,8 @@ function notificationData(n: triggerV1.Notification): Record<string, unknown> {
  * The feed is durable (Postgres, in the transaction that settles the fire), so nothing recorded
  * while no client was connected is lost within its retention.
  */
-export function registerNotificationRoutes(app: FastifyInstance, options: NotificationRoutesOptions): void {
-  app.get('/v1/notifications', async (request, reply) => {
+export function registerNotificationRoutes(router: OperationRouter, options: NotificationRoutesOptions): void {
+  router.add(notificationOperations.watchNotifications, async ({ request, reply }) => {
     const principal = principalOf(request);
     const scope = { tenantId: principal.tenantId, userId: principal.subject ?? '' };
     let after = lastEventIdOf(request.headers['last-event-id'], request.query);
@@ -53,6 +75,6 @@ export function registerNotificationRoutes(app: FastifyInstance, options: Notifi
     } finally {
       stream.end();
     }
-    return reply;
+    return STREAMED;
   });
 }

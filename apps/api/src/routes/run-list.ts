@@ -1,15 +1,17 @@
 import type { orchestratorV1 } from '@platform/proto';
 import type { PromiseClient } from '@platform/service-kit';
-import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
-import { parseInput } from '../http-errors.js';
+import { NextPageToken, OptionalTimestamp, TokenUsage } from '../openapi/common-schemas.js';
+import { defineOperation } from '../openapi/operation.js';
+import type { OperationRouter } from '../openapi/operation-router.js';
 import { principalOf } from '../principal.js';
+import { RunStatus } from './runs.js';
 
 export interface RunListRoutesOptions {
   orchestrator: PromiseClient<orchestratorV1.OrchestratorServiceClient>;
 }
 
-const STATUSES = ['queued', 'running', 'completed', 'waiting', 'failed', 'cancelled'] as const;
+const STATUSES = RunStatus.options;
 
 /** `status=a,b` or `status=a&status=b`: one or several statuses. */
 const StatusList = z
@@ -42,34 +44,74 @@ const RunListQuery = z
 
 const iso = (date: Date | undefined): string | null => date?.toISOString() ?? null;
 
-/** A run as listings show it: no result or transcript (GET /v1/runs/{runId} has those). */
-function runSummary(run: orchestratorV1.RunListItem): Record<string, unknown> {
-  return {
-    runId: run.runId,
-    conversationId: run.conversationId,
-    status: run.status,
-    stopReason: run.stopReason || null,
-    source: run.source,
-    parentRunId: run.parentRunId || null,
-    profile: run.profile,
-    createdAt: iso(run.createdAt),
-    startedAt: iso(run.startedAt),
-    finishedAt: iso(run.finishedAt),
-    traceId: run.traceId || null,
-    turns: run.turns,
-    toolCalls: run.toolCalls,
-    usage: { inputTokens: run.usage?.inputTokens ?? 0, outputTokens: run.usage?.outputTokens ?? 0, totalTokens: run.usage?.totalTokens ?? 0 },
-  };
-}
+const RunSummary = z
+  .object({
+    runId: z.string(),
+    conversationId: z.string(),
+    status: RunStatus,
+    stopReason: z.string().nullable(),
+    source: z.string().meta({ description: 'user, trigger, child or notice.' }),
+    parentRunId: z.string().nullable(),
+    profile: z.string(),
+    createdAt: OptionalTimestamp,
+    startedAt: OptionalTimestamp,
+    finishedAt: OptionalTimestamp,
+    traceId: z.string().nullable(),
+    turns: z.number().int().min(0),
+    toolCalls: z.number().int().min(0),
+    usage: TokenUsage,
+  })
+  .meta({ id: 'RunSummary' });
+
+export const runListOperations = {
+  listRuns: defineOperation({
+    method: 'GET',
+    path: '/v1/runs',
+    operationId: 'listRuns',
+    summary: 'The tenant\'s runs, newest first, filtered and paged',
+    tags: ['runs'],
+    access: 'tenant',
+    query: RunListQuery,
+    responses: {
+      200: {
+        description: 'A page of runs (no result or transcript: GET /v1/runs/{runId} has those).',
+        body: z.object({ runs: z.array(RunSummary), nextPageToken: NextPageToken }),
+        examples: {
+          page: {
+            runs: [
+              {
+                runId: 'run_1',
+                conversationId: 'conv-1',
+                status: 'completed',
+                stopReason: 'final_answer',
+                source: 'user',
+                parentRunId: null,
+                profile: 'default',
+                createdAt: '2026-06-01T09:30:00.000Z',
+                startedAt: '2026-06-01T09:30:00.010Z',
+                finishedAt: '2026-06-01T09:30:02.000Z',
+                traceId: '4bf92f3577b34da6a3ce929d0e0e4736',
+                turns: 2,
+                toolCalls: 1,
+                usage: { inputTokens: 120, outputTokens: 12, totalTokens: 132 },
+              },
+            ],
+            nextPageToken: null,
+          },
+        },
+      },
+    },
+    errors: { 400: ['INVALID_PAGE_TOKEN', 'INVALID_STOP_REASON'] },
+  }),
+};
 
 /**
  * GET /v1/runs: the caller's tenant's runs, newest first, filtered and paged. An operator reads
  * another tenant's with the Platform-Tenant header (read-only, like every GET).
  */
-export function registerRunListRoutes(app: FastifyInstance, options: RunListRoutesOptions): void {
-  app.get('/v1/runs', async (request, reply) => {
+export function registerRunListRoutes(router: OperationRouter, options: RunListRoutesOptions): void {
+  router.add(runListOperations.listRuns, async ({ query, request }) => {
     const { tenantId } = principalOf(request);
-    const query = parseInput(RunListQuery, request.query, 'INVALID_QUERY');
     const page = await options.orchestrator.listRuns({
       tenantId,
       conversationId: query.conversationId ?? '',
@@ -83,6 +125,27 @@ export function registerRunListRoutes(app: FastifyInstance, options: RunListRout
       pageSize: query.pageSize ?? 0,
       pageToken: query.pageToken ?? '',
     });
-    return reply.send({ runs: page.runs.map(runSummary), nextPageToken: page.nextPageToken || null });
+    return {
+      status: 200,
+      body: {
+        runs: page.runs.map((run) => ({
+          runId: run.runId,
+          conversationId: run.conversationId,
+          status: run.status as z.infer<typeof RunStatus>,
+          stopReason: run.stopReason || null,
+          source: run.source,
+          parentRunId: run.parentRunId || null,
+          profile: run.profile,
+          createdAt: iso(run.createdAt),
+          startedAt: iso(run.startedAt),
+          finishedAt: iso(run.finishedAt),
+          traceId: run.traceId || null,
+          turns: run.turns,
+          toolCalls: run.toolCalls,
+          usage: { inputTokens: run.usage?.inputTokens ?? 0, outputTokens: run.usage?.outputTokens ?? 0, totalTokens: run.usage?.totalTokens ?? 0 },
+        })),
+        nextPageToken: page.nextPageToken || null,
+      },
+    };
   });
 }

@@ -1,10 +1,13 @@
-import { RunId } from '@platform/contracts';
+import { RunEventEnvelope, RunId } from '@platform/contracts';
 import type { orchestratorV1 } from '@platform/proto';
 import type { PromiseClient } from '@platform/service-kit';
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { z } from 'zod';
 import type { RunEvents } from '../events/run-event-reader.js';
 import { lastEventIdOf, SseStream } from '../events/sse.js';
 import { HttpError } from '../http-errors.js';
+import { OptionalTimestamp, Timestamp } from '../openapi/common-schemas.js';
+import { defineOperation, STREAMED } from '../openapi/operation.js';
+import type { OperationRouter } from '../openapi/operation-router.js';
 import { principalOf } from '../principal.js';
 
 export interface RunRoutesOptions {
@@ -13,47 +16,144 @@ export interface RunRoutesOptions {
   sseHeartbeatMs: number;
 }
 
-function runIdOf(request: FastifyRequest): string {
-  const runId = RunId.safeParse((request.params as { runId?: unknown }).runId);
-  if (!runId.success) throw new HttpError(400, 'INVALID_RUN_ID', 'runId is invalid');
-  return runId.data;
-}
+/** The statuses of a run. */
+export const RunStatus = z.enum(['queued', 'running', 'completed', 'waiting', 'failed', 'cancelled']);
+
+const RunPath = z.object({ runId: RunId });
+const INVALID_RUN_ID = { code: 'INVALID_RUN_ID', message: 'runId is invalid' };
+
+/** One event of a run as its stream sends it (`data:`), also what `event:` and `id:` repeat. */
+export const RunEvent = RunEventEnvelope.meta({ id: 'RunEvent', description: 'One run event: `type` says which, `data` holds its fields (docs/api.md#streaming).' });
+
+const ChildRun = z.object({
+  runId: z.string(),
+  conversationId: z.string(),
+  role: z.string(),
+  callId: z.string().nullable(),
+  status: z.string(),
+  stopReason: z.string(),
+  createdAt: Timestamp,
+  finishedAt: OptionalTimestamp,
+});
+
+const RunDetail = z
+  .object({
+    runId: z.string(),
+    conversationId: z.string(),
+    status: RunStatus,
+    stopReason: z.string().nullable(),
+    createdAt: OptionalTimestamp,
+    finishedAt: OptionalTimestamp,
+    traceId: z.string().nullable().meta({ description: 'The run\'s trace, for a trace viewer (Jaeger, Tempo).' }),
+    result: z.unknown().meta({ description: 'The turn\'s result once finished (the shape of a message\'s answer); null before.' }),
+    transcript: z.array(z.unknown()).meta({ description: 'Each step: model calls with their request-view diagnostics, tool calls with arguments, result, status, duration and runner.' }),
+    rootConversationId: z.string().optional(),
+    parentRunId: z.string().nullable().optional(),
+    parentCallId: z.string().nullable().optional(),
+    chain: z.array(z.string()).optional().meta({ description: 'The profiles from the team\'s root run down to this one.' }),
+    depth: z.number().int().min(0).optional(),
+    children: z.array(ChildRun).optional().meta({ description: 'Runs this run delegated to (docs/plans-and-teams.md).' }),
+    plan: z.unknown().optional().meta({ description: 'The run\'s plan, once it has one (docs/plans-and-teams.md).' }),
+  })
+  .meta({ id: 'RunDetail' });
+
+export const runOperations = {
+  getRun: defineOperation({
+    method: 'GET',
+    path: '/v1/runs/{runId}',
+    operationId: 'getRun',
+    summary: 'A run: status, result, transcript, delegation and plan',
+    tags: ['runs'],
+    access: 'tenant',
+    params: RunPath,
+    invalid: { params: INVALID_RUN_ID },
+    responses: {
+      200: {
+        description: 'The run.',
+        body: RunDetail,
+        examples: {
+          finished: {
+            runId: 'run_1',
+            conversationId: 'conv-1',
+            status: 'completed',
+            stopReason: 'final_answer',
+            createdAt: '2026-06-01T09:30:00.000Z',
+            finishedAt: '2026-06-01T09:30:02.000Z',
+            traceId: null,
+            result: { response: '4' },
+            transcript: [],
+          },
+        },
+      },
+    },
+    errors: { 404: ['RUN_NOT_FOUND'] },
+  }),
+  watchRun: defineOperation({
+    method: 'GET',
+    path: '/v1/runs/{runId}/events',
+    operationId: 'watchRunEvents',
+    summary: 'Watch a run\'s events (SSE), resuming after Last-Event-ID',
+    description: 'Every event from the start, or after `Last-Event-ID` (or `?after=`) when reconnecting; the stream ends after `execution_end`.',
+    tags: ['runs'],
+    access: 'tenant',
+    params: RunPath,
+    query: z.object({ after: z.string().optional().meta({ description: 'Resume after this event id (as `Last-Event-ID`); not an integer > 0 counts as 0.' }) }),
+    headers: z.object({ 'Last-Event-ID': z.string().optional().meta({ description: 'The id of the last event the client got.' }) }),
+    invalid: { params: INVALID_RUN_ID },
+    responses: { 200: { description: 'The run\'s events.', events: RunEvent, headers: z.object({ 'x-run-id': z.string() }) } },
+    errors: { 404: ['RUN_NOT_FOUND'] },
+  }),
+  cancelRun: defineOperation({
+    method: 'DELETE',
+    path: '/v1/runs/{runId}',
+    operationId: 'cancelRun',
+    summary: 'Cancel a run',
+    tags: ['runs'],
+    access: 'tenant',
+    params: RunPath,
+    invalid: { params: INVALID_RUN_ID },
+    responses: { 202: { description: 'Cancellation accepted.', body: z.object({ runId: z.string(), status: z.string() }), examples: { accepted: { runId: 'run_1', status: 'cancelled' } } } },
+    errors: { 404: ['RUN_NOT_FOUND'], 409: ['RUN_FINISHED'] },
+  }),
+};
 
 /** Reading a run (status, result, transcript), watching its events, and cancelling it. */
-export function registerRunRoutes(app: FastifyInstance, options: RunRoutesOptions): void {
-  app.get('/v1/runs/:runId', async (request, reply) => {
+export function registerRunRoutes(router: OperationRouter, options: RunRoutesOptions): void {
+  router.add(runOperations.getRun, async ({ params, request }) => {
     const { tenantId } = principalOf(request);
-    const run = await options.orchestrator.getRun({ tenantId, runId: runIdOf(request) });
-    return reply.send({
-      runId: run.runId,
-      conversationId: run.conversationId,
-      status: run.status,
-      stopReason: run.stopReason || null,
-      createdAt: run.createdAt?.toISOString() ?? null,
-      finishedAt: run.finishedAt?.toISOString() ?? null,
-      traceId: run.traceId || null,
-      result: JSON.parse(run.resultJson) as unknown,
-      transcript: JSON.parse(run.transcriptJson) as unknown,
-      // Older orchestrators send no delegation part.
-      ...(run.delegationJson ? (JSON.parse(run.delegationJson) as Record<string, unknown>) : {}),
-      ...(run.planJson ? { plan: JSON.parse(run.planJson) as unknown } : {}),
-    });
+    const run = await options.orchestrator.getRun({ tenantId, runId: params.runId });
+    return {
+      status: 200,
+      body: {
+        runId: run.runId,
+        conversationId: run.conversationId,
+        status: run.status as z.infer<typeof RunStatus>,
+        stopReason: run.stopReason || null,
+        createdAt: run.createdAt?.toISOString() ?? null,
+        finishedAt: run.finishedAt?.toISOString() ?? null,
+        traceId: run.traceId || null,
+        result: JSON.parse(run.resultJson) as unknown,
+        transcript: JSON.parse(run.transcriptJson) as unknown[],
+        // Older orchestrators send no delegation part.
+        ...(run.delegationJson ? (JSON.parse(run.delegationJson) as Record<string, never>) : {}),
+        ...(run.planJson ? { plan: JSON.parse(run.planJson) as unknown } : {}),
+      },
+    };
   });
 
   // Watch a run: every event from the start, or after `Last-Event-ID` when reconnecting.
-  app.get('/v1/runs/:runId/events', async (request, reply) => {
+  router.add(runOperations.watchRun, async ({ params, request, reply }) => {
     const { tenantId } = principalOf(request);
-    const runId = runIdOf(request);
     // Another tenant's run is a 404 before any event is read.
-    const run = await options.orchestrator.getRun({ tenantId, runId });
+    const run = await options.orchestrator.getRun({ tenantId, runId: params.runId });
     const afterId = lastEventIdOf(request.headers['last-event-id'], request.query);
     const finished = run.status !== 'queued' && run.status !== 'running';
-    const stream = new SseStream(reply, options.sseHeartbeatMs, { 'x-run-id': runId });
+    const stream = new SseStream(reply, options.sseHeartbeatMs, { 'x-run-id': params.runId });
     const closed = stream.closedSignal();
     try {
       // A finished run whose events are all seen (or no longer kept) has nothing more to send.
       const lastId = finished ? await options.events.lastId(run.runId) : undefined;
-      if (lastId !== undefined && lastId <= afterId) return reply;
+      if (lastId !== undefined && lastId <= afterId) return STREAMED;
       for await (const event of options.events.read(run.runId, afterId, closed)) {
         stream.send(event.type, event, event.id);
         // A finished run has no more events than it has now: stop at its last one even when that
@@ -66,13 +166,13 @@ export function registerRunRoutes(app: FastifyInstance, options: RunRoutesOption
     } finally {
       stream.end();
     }
-    return reply;
+    return STREAMED;
   });
 
-  app.delete('/v1/runs/:runId', async (request, reply) => {
+  router.add(runOperations.cancelRun, async ({ params, request }) => {
     const { tenantId } = principalOf(request);
-    const cancelled = await options.orchestrator.cancelRun({ tenantId, runId: runIdOf(request) });
+    const cancelled = await options.orchestrator.cancelRun({ tenantId, runId: params.runId });
     if (!cancelled.accepted) throw new HttpError(409, 'RUN_FINISHED', `the run already finished (${cancelled.status})`, { status: cancelled.status });
-    return reply.code(202).send({ runId: cancelled.runId, status: cancelled.status });
+    return { status: 202, body: { runId: cancelled.runId, status: cancelled.status } };
   });
 }

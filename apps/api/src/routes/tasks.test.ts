@@ -77,6 +77,7 @@ beforeAll(async () => {
   auth = `Bearer ${await sign('acme')}`;
   otherTenant = `Bearer ${await sign('globex')}`;
   app = buildApp({
+    checkReplies: true,
     logger: createLogger({ service: 'api-test', level: 'silent' }),
     verifier: new TokenVerifier(SECRET),
     maxBodyBytes: 10_000,

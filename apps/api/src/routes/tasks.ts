@@ -1,8 +1,11 @@
 import type { triggerV1 } from '@platform/proto';
 import type { PromiseClient } from '@platform/service-kit';
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyRequest } from 'fastify';
 import { z } from 'zod';
-import { HttpError, parseInput } from '../http-errors.js';
+import { HttpError } from '../http-errors.js';
+import { JsonObject, NextPageToken, OptionalTimestamp } from '../openapi/common-schemas.js';
+import { defineOperation } from '../openapi/operation.js';
+import type { OperationRouter } from '../openapi/operation-router.js';
 import { principalOf } from '../principal.js';
 
 export type TriggerClient = PromiseClient<triggerV1.TriggerServiceClient>;
@@ -33,12 +36,175 @@ const EventBody = z
 const iso = (date: Date | undefined): string | null => date?.toISOString() ?? null;
 
 /** A task as clients see it: the spec they wrote (with defaults filled in) and its state. */
-export function taskBody(task: triggerV1.Task): Record<string, unknown> {
+const Task = z
+  .object({
+    taskId: z.string(),
+    name: z.string(),
+    status: z.string().meta({ description: 'active, paused or completed.' }),
+    spec: JsonObject.meta({ description: 'The task spec (docs/triggers.md), defaults filled in.' }),
+    nextFireAt: OptionalTimestamp,
+    lastFireAt: OptionalTimestamp,
+    lastOutcome: z.string().nullable(),
+    userId: z.string().nullable(),
+    createdAt: OptionalTimestamp,
+    updatedAt: OptionalTimestamp,
+  })
+  .meta({ id: 'Task' });
+
+const CreatedTask = Task.extend({ webhookSecret: z.string().optional().meta({ description: 'The webhook signing secret: shown at creation only.' }) });
+
+/** A fire as clients see it. */
+const Fire = z
+  .object({
+    fireId: z.string(),
+    taskId: z.string(),
+    kind: z.string(),
+    scheduledAt: OptionalTimestamp,
+    status: z.string(),
+    attempts: z.number().int(),
+    missedCount: z.number().int(),
+    runId: z.string().nullable(),
+    result: z.unknown().meta({ description: 'The fire\'s result (a run\'s turn response, or a custom executor\'s), null until done.' }),
+    error: z.object({ code: z.string(), message: z.string() }).nullable(),
+    startedAt: OptionalTimestamp,
+    finishedAt: OptionalTimestamp,
+  })
+  .meta({ id: 'Fire' });
+
+/** The body of POST and PUT: the task spec, checked (field named) by the trigger service. */
+const TaskSpecBody = JsonObject.meta({ id: 'TaskSpec', description: 'A task spec (docs/triggers.md): `trigger` (schedule, event or condition), `action`, `output`, `misfire`, `executor`, `name`.' });
+
+const TASK_SPEC_EXAMPLE = { name: 'morning brief', trigger: { type: 'schedule', cron: '0 8 * * 1-5', timeZone: 'Europe/Berlin' }, action: { instruction: 'Summarize my unread email.' }, output: { channel: 'sse' } };
+const TASK_EXAMPLE: z.infer<typeof Task> = {
+  taskId: 'task_1',
+  name: 'morning brief',
+  status: 'active',
+  spec: { ...TASK_SPEC_EXAMPLE, misfire: { policy: 'fire_once' }, executor: 'orchestrator' },
+  nextFireAt: '2026-06-02T06:00:00.000Z',
+  lastFireAt: null,
+  lastOutcome: null,
+  userId: 'alice',
+  createdAt: '2026-06-01T09:30:00.000Z',
+  updatedAt: '2026-06-01T09:30:00.000Z',
+};
+const FIRE_EXAMPLE: z.infer<typeof Fire> = {
+  fireId: 'fire_1',
+  taskId: 'task_1',
+  kind: 'manual',
+  scheduledAt: '2026-06-01T09:31:00.000Z',
+  status: 'pending',
+  attempts: 0,
+  missedCount: 0,
+  runId: null,
+  result: null,
+  error: null,
+  startedAt: null,
+  finishedAt: null,
+};
+
+const TaskPath = z.object({ taskId: z.string() });
+const IdempotencyHeader = z.object({ 'Idempotency-Key': IdempotencyKey.optional().meta({ description: 'A retry with the same key answers the first result (200) instead of acting again.' }) });
+const TASK_ERRORS = { 404: ['TASK_NOT_FOUND'], 503: ['UNAVAILABLE'] } as const;
+const TaskReply = { 200: { description: 'The task.', body: Task, examples: { task: TASK_EXAMPLE } } } as const;
+
+export const taskOperations = {
+  createTask: defineOperation({
+    method: 'POST',
+    path: '/v1/tasks',
+    operationId: 'createTask',
+    summary: 'Create a task (a trigger and what it does)',
+    tags: ['tasks'],
+    access: 'tenant',
+    body: TaskSpecBody,
+    headers: IdempotencyHeader,
+    invalid: { body: { code: 'INVALID_TASK_SPEC', message: 'the body must be a task spec object' } },
+    bodyExamples: { schedule: TASK_SPEC_EXAMPLE },
+    responses: {
+      201: { description: 'Created.', body: CreatedTask, examples: { created: TASK_EXAMPLE } },
+      200: { description: 'A retry with the same Idempotency-Key: the task it created.', body: CreatedTask },
+    },
+    errors: { 400: ['INVALID_TASK_SPEC', 'INVALID_IDEMPOTENCY_KEY'], 429: ['TOO_MANY_TASKS'], 503: ['UNAVAILABLE'] },
+  }),
+  listTasks: defineOperation({
+    method: 'GET',
+    path: '/v1/tasks',
+    operationId: 'listTasks',
+    summary: 'The tenant\'s tasks',
+    tags: ['tasks'],
+    access: 'tenant',
+    query: PageQuery,
+    responses: { 200: { description: 'A page of tasks.', body: z.object({ tasks: z.array(Task), nextPageToken: NextPageToken }), examples: { page: { tasks: [TASK_EXAMPLE], nextPageToken: null } } } },
+    errors: { 400: ['INVALID_PAGE_TOKEN'], 503: ['UNAVAILABLE'] },
+  }),
+  getTask: defineOperation({ method: 'GET', path: '/v1/tasks/{taskId}', operationId: 'getTask', summary: 'A task', tags: ['tasks'], access: 'tenant', params: TaskPath, responses: TaskReply, errors: TASK_ERRORS }),
+  updateTask: defineOperation({
+    method: 'PUT',
+    path: '/v1/tasks/{taskId}',
+    operationId: 'updateTask',
+    summary: 'Replace a task\'s spec',
+    tags: ['tasks'],
+    access: 'tenant',
+    params: TaskPath,
+    body: TaskSpecBody,
+    invalid: { body: { code: 'INVALID_TASK_SPEC', message: 'the body must be a task spec object' } },
+    bodyExamples: { schedule: TASK_SPEC_EXAMPLE },
+    responses: TaskReply,
+    errors: { ...TASK_ERRORS, 400: ['INVALID_TASK_SPEC'] },
+  }),
+  deleteTask: defineOperation({ method: 'DELETE', path: '/v1/tasks/{taskId}', operationId: 'deleteTask', summary: 'Delete a task', tags: ['tasks'], access: 'tenant', params: TaskPath, responses: { 204: { description: 'Deleted.' } }, errors: TASK_ERRORS }),
+  pauseTask: defineOperation({ method: 'POST', path: '/v1/tasks/{taskId}/pause', operationId: 'pauseTask', summary: 'Pause a task', tags: ['tasks'], access: 'tenant', params: TaskPath, responses: TaskReply, errors: { ...TASK_ERRORS, 409: ['TASK_STATUS_CONFLICT'] } }),
+  resumeTask: defineOperation({ method: 'POST', path: '/v1/tasks/{taskId}/resume', operationId: 'resumeTask', summary: 'Resume a paused task', tags: ['tasks'], access: 'tenant', params: TaskPath, responses: TaskReply, errors: { ...TASK_ERRORS, 409: ['TASK_STATUS_CONFLICT'] } }),
+  runTaskNow: defineOperation({
+    method: 'POST',
+    path: '/v1/tasks/{taskId}/run',
+    operationId: 'runTaskNow',
+    summary: 'Fire a task now',
+    tags: ['tasks'],
+    access: 'tenant',
+    params: TaskPath,
+    headers: IdempotencyHeader,
+    responses: {
+      202: { description: 'The fire, queued.', body: Fire, examples: { queued: FIRE_EXAMPLE } },
+      200: { description: 'A retry with the same Idempotency-Key: the fire it made.', body: Fire },
+    },
+    errors: { ...TASK_ERRORS, 400: ['INVALID_IDEMPOTENCY_KEY'], 409: ['TASK_STATUS_CONFLICT'] },
+  }),
+  listFires: defineOperation({
+    method: 'GET',
+    path: '/v1/tasks/{taskId}/fires',
+    operationId: 'listFires',
+    summary: 'A task\'s fire history, newest first',
+    tags: ['tasks'],
+    access: 'tenant',
+    params: TaskPath,
+    query: PageQuery,
+    responses: { 200: { description: 'A page of fires.', body: z.object({ fires: z.array(Fire), nextPageToken: NextPageToken }), examples: { page: { fires: [FIRE_EXAMPLE], nextPageToken: null } } } },
+    errors: { ...TASK_ERRORS, 400: ['INVALID_PAGE_TOKEN'] },
+  }),
+  publishEvent: defineOperation({
+    method: 'POST',
+    path: '/v1/events',
+    operationId: 'publishEvent',
+    summary: 'Publish an external event for event triggers',
+    tags: ['tasks'],
+    access: 'tenant',
+    body: EventBody,
+    invalid: { body: { code: 'INVALID_EVENT' } },
+    bodyExamples: { mail: { source: 'gmail', type: 'message_received', data: { from: 'boss@example.com' } } },
+    responses: {
+      202: { description: 'Accepted; the tasks it fired.', body: z.object({ eventId: z.string(), firedTaskIds: z.array(z.string()) }), examples: { fired: { eventId: 'evt_1', firedTaskIds: ['task_1'] } } },
+    },
+    errors: { 503: ['UNAVAILABLE'] },
+  }),
+};
+
+/** A task as clients see it. */
+export function taskBody(task: triggerV1.Task): z.infer<typeof Task> {
   return {
     taskId: task.taskId,
     name: task.name,
     status: task.status,
-    spec: JSON.parse(task.specJson) as unknown,
+    spec: JSON.parse(task.specJson) as Record<string, unknown>,
     nextFireAt: iso(task.nextFireAt),
     lastFireAt: iso(task.lastFireAt),
     lastOutcome: task.lastOutcome || null,
@@ -49,7 +215,7 @@ export function taskBody(task: triggerV1.Task): Record<string, unknown> {
 }
 
 /** A fire as clients see it. */
-export function fireBody(fire: triggerV1.Fire): Record<string, unknown> {
+export function fireBody(fire: triggerV1.Fire): z.infer<typeof Fire> {
   return {
     fireId: fire.fireId,
     taskId: fire.taskId,
@@ -66,10 +232,6 @@ export function fireBody(fire: triggerV1.Fire): Record<string, unknown> {
   };
 }
 
-function taskIdOf(request: FastifyRequest): string {
-  return (request.params as { taskId?: string }).taskId ?? '';
-}
-
 function idempotencyKeyOf(request: FastifyRequest): string {
   const header = request.headers['idempotency-key'];
   if (header === undefined) return '';
@@ -78,70 +240,62 @@ function idempotencyKeyOf(request: FastifyRequest): string {
   return parsed.data;
 }
 
-function specJsonOf(body: unknown): string {
-  if (typeof body !== 'object' || body === null || Array.isArray(body)) throw new HttpError(400, 'INVALID_TASK_SPEC', 'the body must be a task spec object');
-  return JSON.stringify(body);
-}
-
 /**
  * Tasks of the trigger service: CRUD, pause / resume / run now, a task's fire history, and
  * external events for event triggers. The
  * body of POST and PUT is the task spec (docs/triggers.md); the trigger service validates it and
  * names the field at fault. Another tenant's task is 404, exactly like a missing one.
  */
-export function registerTaskRoutes(app: FastifyInstance, { trigger }: TaskRoutesOptions): void {
-  app.post('/v1/tasks', async (request, reply) => {
+export function registerTaskRoutes(router: OperationRouter, { trigger }: TaskRoutesOptions): void {
+  router.add(taskOperations.createTask, async ({ body, request }) => {
     const principal = principalOf(request);
-    const { task, duplicate, webhookSecret } = await trigger.createTask({ tenantId: principal.tenantId, userId: principal.subject ?? '', specJson: specJsonOf(request.body), requestId: idempotencyKeyOf(request) });
+    const { task, duplicate, webhookSecret } = await trigger.createTask({ tenantId: principal.tenantId, userId: principal.subject ?? '', specJson: JSON.stringify(body), requestId: idempotencyKeyOf(request) });
     // The webhook signing secret is shown at creation only.
-    return reply.code(duplicate ? 200 : 201).send({ ...taskBody(task!), ...(webhookSecret ? { webhookSecret } : {}) });
+    return { status: duplicate ? 200 : 201, body: { ...taskBody(task!), ...(webhookSecret ? { webhookSecret } : {}) } };
   });
 
-  app.get('/v1/tasks', async (request, reply) => {
-    const query = parseInput(PageQuery, request.query, 'INVALID_QUERY');
+  router.add(taskOperations.listTasks, async ({ query, request }) => {
     const page = await trigger.listTasks({ tenantId: principalOf(request).tenantId, pageSize: query.pageSize ?? 0, pageToken: query.pageToken ?? '' });
-    return reply.send({ tasks: page.tasks.map(taskBody), nextPageToken: page.nextPageToken || null });
+    return { status: 200, body: { tasks: page.tasks.map(taskBody), nextPageToken: page.nextPageToken || null } };
   });
 
-  app.get('/v1/tasks/:taskId', async (request, reply) => {
-    const { task } = await trigger.getTask({ tenantId: principalOf(request).tenantId, taskId: taskIdOf(request) });
-    return reply.send(taskBody(task!));
+  router.add(taskOperations.getTask, async ({ params, request }) => {
+    const { task } = await trigger.getTask({ tenantId: principalOf(request).tenantId, taskId: params.taskId });
+    return { status: 200, body: taskBody(task!) };
   });
 
-  app.put('/v1/tasks/:taskId', async (request, reply) => {
-    const { task } = await trigger.updateTask({ tenantId: principalOf(request).tenantId, taskId: taskIdOf(request), specJson: specJsonOf(request.body) });
-    return reply.send(taskBody(task!));
+  router.add(taskOperations.updateTask, async ({ params, body, request }) => {
+    const { task } = await trigger.updateTask({ tenantId: principalOf(request).tenantId, taskId: params.taskId, specJson: JSON.stringify(body) });
+    return { status: 200, body: taskBody(task!) };
   });
 
-  app.delete('/v1/tasks/:taskId', async (request, reply) => {
-    await trigger.deleteTask({ tenantId: principalOf(request).tenantId, taskId: taskIdOf(request) });
-    return reply.code(204).send();
+  router.add(taskOperations.deleteTask, async ({ params, request }) => {
+    await trigger.deleteTask({ tenantId: principalOf(request).tenantId, taskId: params.taskId });
+    return { status: 204 };
   });
 
-  app.post('/v1/tasks/:taskId/pause', async (request, reply) => {
-    const { task } = await trigger.pauseTask({ tenantId: principalOf(request).tenantId, taskId: taskIdOf(request) });
-    return reply.send(taskBody(task!));
+  router.add(taskOperations.pauseTask, async ({ params, request }) => {
+    const { task } = await trigger.pauseTask({ tenantId: principalOf(request).tenantId, taskId: params.taskId });
+    return { status: 200, body: taskBody(task!) };
   });
 
-  app.post('/v1/tasks/:taskId/resume', async (request, reply) => {
-    const { task } = await trigger.resumeTask({ tenantId: principalOf(request).tenantId, taskId: taskIdOf(request) });
-    return reply.send(taskBody(task!));
+  router.add(taskOperations.resumeTask, async ({ params, request }) => {
+    const { task } = await trigger.resumeTask({ tenantId: principalOf(request).tenantId, taskId: params.taskId });
+    return { status: 200, body: taskBody(task!) };
   });
 
-  app.post('/v1/tasks/:taskId/run', async (request, reply) => {
-    const { fire, duplicate } = await trigger.runTaskNow({ tenantId: principalOf(request).tenantId, taskId: taskIdOf(request), requestId: idempotencyKeyOf(request) });
-    return reply.code(duplicate ? 200 : 202).send(fireBody(fire!));
+  router.add(taskOperations.runTaskNow, async ({ params, request }) => {
+    const { fire, duplicate } = await trigger.runTaskNow({ tenantId: principalOf(request).tenantId, taskId: params.taskId, requestId: idempotencyKeyOf(request) });
+    return { status: duplicate ? 200 : 202, body: fireBody(fire!) };
   });
 
-  app.post('/v1/events', async (request, reply) => {
-    const event = parseInput(EventBody, request.body, 'INVALID_EVENT');
-    const published = await trigger.publishEvent({ tenantId: principalOf(request).tenantId, eventId: event.eventId ?? '', source: event.source, type: event.type, dataJson: JSON.stringify(event.data) });
-    return reply.code(202).send({ eventId: published.eventId, firedTaskIds: published.firedTaskIds });
+  router.add(taskOperations.publishEvent, async ({ body, request }) => {
+    const published = await trigger.publishEvent({ tenantId: principalOf(request).tenantId, eventId: body.eventId ?? '', source: body.source, type: body.type, dataJson: JSON.stringify(body.data) });
+    return { status: 202, body: { eventId: published.eventId, firedTaskIds: published.firedTaskIds } };
   });
 
-  app.get('/v1/tasks/:taskId/fires', async (request, reply) => {
-    const query = parseInput(PageQuery, request.query, 'INVALID_QUERY');
-    const page = await trigger.listFires({ tenantId: principalOf(request).tenantId, taskId: taskIdOf(request), pageSize: query.pageSize ?? 0, pageToken: query.pageToken ?? '' });
-    return reply.send({ fires: page.fires.map(fireBody), nextPageToken: page.nextPageToken || null });
+  router.add(taskOperations.listFires, async ({ params, query, request }) => {
+    const page = await trigger.listFires({ tenantId: principalOf(request).tenantId, taskId: params.taskId, pageSize: query.pageSize ?? 0, pageToken: query.pageToken ?? '' });
+    return { status: 200, body: { fires: page.fires.map(fireBody), nextPageToken: page.nextPageToken || null } };
   });
 }

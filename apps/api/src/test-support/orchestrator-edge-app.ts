@@ -20,6 +20,7 @@ async function orchestratorEdgeApp(
   orchestrator: Partial<PromiseClient<orchestratorV1.OrchestratorServiceClient>>,
 ): Promise<{ app: FastifyInstance; bearer: (claims: Record<string, unknown>) => Promise<string> }> {
   const app = buildApp({
+    checkReplies: true,
     logger: createLogger({ service: 'api-test', level: 'silent' }),
     verifier: new TokenVerifier({ secret }),
     maxBodyBytes: 10_000,

@@ -1,7 +1,48 @@
 import type { orchestratorV1 } from '@platform/proto';
+import { z } from 'zod';
+import { TokenUsage } from '../openapi/common-schemas.js';
+
+/** A finished turn as clients see it (also the `result` of a streamed turn's last event). */
+export const TurnResponse = z
+  .object({
+    runId: z.string(),
+    conversationId: z.string(),
+    status: z.string().meta({ description: 'completed, waiting (an agent-tool waits for the user), failed or cancelled.' }),
+    stopReason: z.string().meta({ description: 'Why the loop stopped, e.g. final_answer, max_turns, waiting_for_user.' }),
+    response: z.string().meta({ description: 'The assistant\'s answer.' }),
+    turns: z.number().int().min(0),
+    toolCalls: z.array(
+      z.object({
+        callId: z.string(),
+        name: z.string(),
+        success: z.boolean(),
+        status: z.string(),
+        durationMs: z.number().min(0),
+        errorCode: z.string().optional(),
+      }),
+    ),
+    durationMs: z.number().min(0),
+    usage: TokenUsage,
+    pending: z.array(z.unknown()).meta({ description: 'Agent-tools waiting for the user (status "waiting"): prompts and structured approval requests.' }),
+  })
+  .meta({ id: 'TurnResponse' });
+export type TurnResponse = z.infer<typeof TurnResponse>;
+
+export const TURN_RESPONSE_EXAMPLE: TurnResponse = {
+  runId: 'run_0b7c4c57-5f0c-4d47-9a59-2f3f4d9b8d01',
+  conversationId: 'conv-1',
+  status: 'completed',
+  stopReason: 'final_answer',
+  response: '2 + 2 = 4',
+  turns: 2,
+  toolCalls: [{ callId: 'call_1', name: 'calculator', success: true, status: 'success', durationMs: 3 }],
+  durationMs: 41,
+  usage: { inputTokens: 210, outputTokens: 18, totalTokens: 228 },
+  pending: [],
+};
 
 /** The JSON shape of a finished turn (also the last event of a streamed one). */
-export function turnResponseBody(result: orchestratorV1.HandleMessageResponse, conversationId: string): Record<string, unknown> {
+export function turnResponseBody(result: orchestratorV1.HandleMessageResponse, conversationId: string): TurnResponse {
   return {
     runId: result.runId,
     conversationId,
@@ -20,6 +61,6 @@ export function turnResponseBody(result: orchestratorV1.HandleMessageResponse, c
     durationMs: result.durationMs,
     usage: result.usage ?? { inputTokens: 0, outputTokens: 0, totalTokens: 0 },
     // Agent-tools waiting for the user (status "waiting"): prompts and structured approval requests.
-    pending: JSON.parse(result.pendingJson || '[]') as unknown,
+    pending: JSON.parse(result.pendingJson || '[]') as unknown[],
   };
 }

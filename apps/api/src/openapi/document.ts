@@ -1,0 +1,166 @@
+import { createRequire } from 'node:module';
+import { TenantId } from '@platform/contracts';
+import { z } from 'zod';
+import { createDocument, type ZodOpenApiOperationObject, type ZodOpenApiPathsObject, type ZodOpenApiResponseObject } from 'zod-openapi';
+import { ErrorBody } from '../http-errors.js';
+import type { ErrorCodes, OperationSpec, ResponseSpec } from './operation.js';
+
+/** The OpenAPI document as JSON (what `GET /v1/openapi.json` serves). */
+export type OpenApiDocument = ReturnType<typeof createDocument>;
+
+const TAGS = [
+  { name: 'conversations', description: 'Send a message (a turn), stream it, read the history.' },
+  { name: 'runs', description: 'Runs: list, read with transcript and plan, watch events, cancel.' },
+  { name: 'approvals', description: 'Structured approval requests waiting for a decision.' },
+  { name: 'tools', description: 'The live tool catalog and trying a tool.' },
+  { name: 'memory', description: 'Long-term memory: ask, list facts, delete, forget.' },
+  { name: 'credentials', description: 'Connected accounts (never secrets) and their audit trail.' },
+  { name: 'tasks', description: 'Scheduled, event and condition triggers, their fires, external events, notifications.' },
+  { name: 'usage', description: 'Turns and tokens per day.' },
+  { name: 'openai', description: 'The OpenAI-compatible chat completions facade.' },
+  { name: 'operators', description: 'Read-only views for tokens with the operator role.' },
+  { name: 'meta', description: 'Health, readiness and this document.' },
+];
+
+const BEARER = 'bearerAuth';
+
+const SECURITY_DESCRIPTION = [
+  'A JWT (HS256 with the deployment secret, or RS*/PS*/ES* from its key set).',
+  'The tenant is the `tenant` claim (else `sub`); `tier` chooses rate limits; `roles` may hold the operator role',
+  '(AUTH_OPERATOR_ROLE, default `platform-operator`), which opens the operators\' routes and lets GET requests',
+  'read another tenant with the `Platform-Tenant` header. See docs/api.md#operators.',
+].join(' ');
+
+/** Operators name the tenant they read with this header (GET requests only). */
+const PlatformTenantHeader = TenantId.optional().meta({
+  id: 'PlatformTenant',
+  description: 'Operators only (the token holds the operator role), GET only: read this tenant instead of the token\'s. Anyone else sending it gets 403 FORBIDDEN.',
+});
+
+/** What every authenticated route may answer, whatever it does. */
+const AUTH_ERRORS: ErrorCodes & { 401: readonly string[] } = {
+  401: ['MISSING_TOKEN', 'INVALID_TOKEN', 'TOKEN_EXPIRED', 'INVALID_ISSUER', 'INVALID_AUDIENCE', 'UNKNOWN_SIGNING_KEY'],
+  403: ['FORBIDDEN'],
+  503: ['AUTH_UNAVAILABLE'],
+};
+
+const STATUS_TEXT: Record<number, string> = {
+  400: 'Bad request',
+  401: 'Not authenticated',
+  403: 'Forbidden',
+  404: 'Not found',
+  409: 'Conflict',
+  413: 'Too large',
+  415: 'Unsupported media type',
+  429: 'Too many requests',
+  499: 'Client closed the request',
+  500: 'Internal error',
+  502: 'Bad gateway',
+  503: 'Unavailable',
+  504: 'Timed out',
+};
+
+function mergeErrors(operation: OperationSpec): Map<number, Set<string>> {
+  const merged = new Map<number, Set<string>>();
+  const add = (codes: Record<number, readonly string[] | undefined>): void => {
+    for (const [status, list = []] of Object.entries(codes)) {
+      const set = merged.get(Number(status)) ?? new Set<string>();
+      list.forEach((code) => set.add(code));
+      merged.set(Number(status), set);
+    }
+  };
+  if (operation.access !== 'public') add(AUTH_ERRORS);
+  if (operation.body) add({ 400: ['INVALID_JSON', 'INVALID_UTF8', 'INVALID_CONTENT'], 413: ['PAYLOAD_TOO_LARGE'], 415: ['UNSUPPORTED_MEDIA_TYPE'] });
+  for (const [part, code] of [['params', 'INVALID_PATH'], ['query', 'INVALID_QUERY'], ['body', 'INVALID_BODY']] as const) {
+    if (!operation[part]) continue;
+    const answer = operation.invalid?.[part];
+    add({ [answer?.status ?? 400]: [answer?.code ?? code] });
+  }
+  add(operation.errors ?? {});
+  add({ 500: ['INTERNAL'] });
+  return merged;
+}
+
+function examplesOf(examples: Record<string, unknown> | undefined): { examples?: Record<string, { value: unknown }> } {
+  return examples ? { examples: Object.fromEntries(Object.entries(examples).map(([name, value]) => [name, { value }])) } : {};
+}
+
+/** The component id of an event schema (`.meta({ id })`): its JSON Schema is referenced, since only `schema` is converted. */
+function eventSchemaId(events: z.ZodType, eventSchemas: Map<string, z.ZodType>): string {
+  const id = z.globalRegistry.get(events)?.id;
+  if (!id) throw new Error('an event stream\'s data schema needs .meta({ id }) to be documented');
+  eventSchemas.set(id, events);
+  return id;
+}
+
+function successResponse(response: ResponseSpec, eventSchemas: Map<string, z.ZodType>): ZodOpenApiResponseObject {
+  const content: NonNullable<ZodOpenApiResponseObject['content']> = {};
+  if (response.body) content['application/json'] = { schema: response.body, ...examplesOf(response.examples) };
+  if (response.events) {
+    content['text/event-stream'] = {
+      schema: z.string().meta({ description: 'Server-sent events; the JSON each `data:` line holds is described by `x-event-data`.' }),
+      // The per-event JSON, for clients that parse the stream themselves.
+      'x-event-data': { $ref: `#/components/schemas/${eventSchemaId(response.events, eventSchemas)}` },
+    };
+  }
+  return { description: response.description, ...(Object.keys(content).length ? { content } : {}), ...(response.headers ? { headers: response.headers } : {}) };
+}
+
+function operationObject(operation: OperationSpec, eventSchemas: Map<string, z.ZodType>): ZodOpenApiOperationObject {
+  const responses: ZodOpenApiOperationObject['responses'] = {};
+  for (const [status, response] of Object.entries(operation.responses)) responses[status as `2${string}`] = successResponse(response, eventSchemas);
+  for (const [status, codes] of mergeErrors(operation)) {
+    responses[String(status) as `4${string}`] = {
+      description: `${STATUS_TEXT[status] ?? 'Error'}: ${[...codes].join(', ')}`,
+      content: { 'application/json': { schema: ErrorBody } },
+    };
+  }
+  const readsAsOperator = operation.access === 'tenant' && operation.method === 'GET';
+  const headers = operation.headers || readsAsOperator ? z.object({ ...(operation.headers?.shape ?? {}), ...(readsAsOperator ? { 'Platform-Tenant': PlatformTenantHeader } : {}) }) : undefined;
+  const operatorNote = operation.access === 'operator' ? '\n\nOperators only: the token\'s `roles` claim must hold the operator role (403 FORBIDDEN otherwise).' : '';
+  return {
+    operationId: operation.operationId,
+    summary: operation.summary,
+    ...(operation.description || operatorNote ? { description: `${operation.description ?? ''}${operatorNote}`.trim() } : {}),
+    tags: [...operation.tags],
+    ...(operation.access === 'public' ? { security: [] } : {}),
+    requestParams: {
+      ...(operation.params ? { path: operation.params } : {}),
+      ...(operation.query ? { query: operation.query } : {}),
+      ...(headers ? { header: headers } : {}),
+    },
+    ...(operation.body ? { requestBody: { required: true, content: { 'application/json': { schema: operation.body, ...examplesOf(operation.bodyExamples) } } } } : {}),
+    responses,
+  };
+}
+
+function apiVersion(): string {
+  return (createRequire(import.meta.url)('../../package.json') as { version: string }).version;
+}
+
+/** The OpenAPI 3.1 document of the given operations, generated from their zod schemas. */
+export function buildOpenApiDocument(operations: readonly OperationSpec[]): OpenApiDocument {
+  const paths: ZodOpenApiPathsObject = {};
+  const eventSchemas = new Map<string, z.ZodType>();
+  for (const operation of operations) {
+    const item = (paths[operation.path] ??= {});
+    const method = operation.method.toLowerCase() as 'get' | 'post' | 'put' | 'delete';
+    if (item[method]) throw new Error(`two operations for ${operation.method} ${operation.path}`);
+    item[method] = operationObject(operation, eventSchemas);
+  }
+  return createDocument({
+    openapi: '3.1.0',
+    info: {
+      title: 'Agent platform HTTP API',
+      version: apiVersion(),
+      description: 'The HTTP edge of the agent platform: conversations and runs, approvals, tools, memory, credentials, tasks, usage, and an OpenAI-compatible facade. Generated from the zod schemas the api validates with (docs/api.md).',
+    },
+    tags: TAGS,
+    security: [{ [BEARER]: [] }],
+    components: {
+      schemas: Object.fromEntries(eventSchemas),
+      securitySchemes: { [BEARER]: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT', description: SECURITY_DESCRIPTION } },
+    },
+    paths,
+  });
+}

@@ -1,0 +1,87 @@
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { z } from 'zod';
+
+export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'DELETE';
+
+/**
+ * Who may call an operation: anyone (`public`), any verified token, answered for its tenant
+ * (`tenant`; operators may read another tenant's data on GETs with `Platform-Tenant`), or only
+ * tokens with the operator role (`operator`).
+ */
+export type Access = 'public' | 'tenant' | 'operator';
+
+/** How a request part that fails its schema is answered: 400 with `code` and the first issue, unless told otherwise. */
+export interface InvalidInputAnswer {
+  status?: 400 | 404;
+  code: string;
+  /** A fixed message instead of the first issue. */
+  message?: string;
+}
+
+/** One documented response of an operation. */
+export interface ResponseSpec {
+  description: string;
+  /** The JSON body (absent: no body, e.g. 204). */
+  body?: z.ZodType;
+  /** Server-sent events: the JSON each event's `data:` line holds. */
+  events?: z.ZodType;
+  /** Named examples of `body`; the document's test checks each one against it. */
+  examples?: Record<string, unknown>;
+  /** Response headers worth knowing (e.g. `x-run-id`). */
+  headers?: z.ZodObject;
+}
+
+/** Error statuses an operation can answer besides the ones every route shares, each with its stable codes. */
+export type ErrorCodes = Partial<Record<400 | 403 | 404 | 409 | 413 | 415 | 429 | 499 | 502 | 503 | 504, readonly string[]>>;
+
+/**
+ * One HTTP operation, declared once: the route registers with it and validates its input with
+ * these very schemas, and the OpenAPI document is generated from it.
+ */
+export interface OperationSpec {
+  method: HttpMethod;
+  /** OpenAPI style: `/v1/runs/{runId}`. */
+  path: string;
+  operationId: string;
+  summary: string;
+  description?: string;
+  tags: readonly string[];
+  access: Access;
+  params?: z.ZodObject;
+  query?: z.ZodObject;
+  body?: z.ZodType;
+  /** Request headers the operation reads (documented; the handler checks them with these schemas). */
+  headers?: z.ZodObject;
+  /** Answers for input that fails `params`, `query` or `body` (defaults: INVALID_PATH, INVALID_QUERY, INVALID_BODY). */
+  invalid?: { params?: InvalidInputAnswer; query?: InvalidInputAnswer; body?: InvalidInputAnswer };
+  /** Named examples of `body`; the document's test checks each one against it. */
+  bodyExamples?: Record<string, unknown>;
+  responses: Record<number, ResponseSpec>;
+  errors?: ErrorCodes;
+}
+
+/** Declares an operation, keeping its literal types so handlers are checked against its schemas. */
+export function defineOperation<const S extends OperationSpec>(spec: S): S {
+  return spec;
+}
+
+type Parsed<T> = T extends z.ZodType ? z.output<T> : undefined;
+
+/** What a handler receives: its request's parts, parsed by the operation's schemas. */
+export interface OperationInput<S extends OperationSpec> {
+  params: Parsed<S['params']>;
+  query: Parsed<S['query']>;
+  body: Parsed<S['body']>;
+  request: FastifyRequest;
+  reply: FastifyReply;
+}
+
+/** Returned by a handler that answered itself (an event stream). */
+export const STREAMED = Symbol('streamed');
+
+type ReplyFor<Status, R> = R extends { body: z.ZodType } ? { status: Status; body: z.input<R['body']> } : R extends { events: z.ZodType } ? never : { status: Status; body?: undefined };
+
+/** What a handler returns: one of the operation's documented statuses with its body, or {@link STREAMED}. */
+export type OperationReply<S extends OperationSpec> = { [Status in keyof S['responses'] & number]: ReplyFor<Status, S['responses'][Status]> }[keyof S['responses'] & number] | typeof STREAMED;
+
+export type OperationHandler<S extends OperationSpec> = (input: OperationInput<S>) => Promise<OperationReply<S>>;
