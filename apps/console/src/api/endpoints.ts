@@ -1,86 +1,117 @@
-// Every call the console makes to the platform's public API, in one place.
-import { call, send, type Caller, type Query } from './http-client.js';
-import type {
-  Approval,
-  CatalogTool,
-  ConsoleConfig,
-  Credential,
-  CredentialAuditEvent,
-  HistoryPage,
-  MemoryFact,
-  RunDetail,
-  RunPage,
-  Task,
-  TaskFire,
-  TurnAnswer,
-  UsageReport,
-} from './types.js';
+// Every call the console makes to the platform's public API, in one place, through a client typed
+// from the api's OpenAPI document (openapi-fetch over the generated `paths`).
+import createClient, { type Client } from 'openapi-fetch';
+import type { paths } from '../gen/platform-api.js';
+import { ApiError } from './api-error.js';
+import { send, type Caller } from './http-client.js';
+import type { ConsoleConfig, RunDetail } from './types.js';
 
-const enc = encodeURIComponent;
+/** What an openapi-fetch call answers. */
+interface Answer<T> {
+  data?: T;
+  error?: unknown;
+  response: Response;
+}
 
-/** The platform API as the signed-in user (or operator viewing a tenant) calls it. */
+/** The answer's body, or the api's error as an {@link ApiError}. */
+async function bodyOf<T>(call: Promise<Answer<T>>): Promise<T> {
+  let answer: Answer<T>;
+  try {
+    answer = await call;
+  } catch (error) {
+    if ((error as Error).name === 'AbortError') throw error;
+    throw new ApiError(0, 'NETWORK', (error as Error).message);
+  }
+  if (answer.response.ok) return answer.data as T;
+  const body = (answer.error ?? {}) as { error?: { code?: string; message?: string; details?: unknown } };
+  throw new ApiError(answer.response.status, body.error?.code ?? `HTTP_${answer.response.status}`, body.error?.message ?? answer.response.statusText, body.error?.details);
+}
+
+/** The typed client of one caller: its token on every call, `Platform-Tenant` on an operator's reads. */
+function clientFor(caller: Caller): Client<paths> {
+  const client = createClient<paths>({ baseUrl: '' });
+  client.use({
+    onRequest({ request }) {
+      request.headers.set('authorization', `Bearer ${caller.token}`);
+      if (caller.viewTenant && request.method === 'GET') request.headers.set('platform-tenant', caller.viewTenant);
+      return request;
+    },
+  });
+  return client;
+}
+
+/** The filters and page of `GET /v1/runs`. */
+export type RunListQuery = NonNullable<paths['/v1/runs']['get']['parameters']['query']>;
+type FactQuery = NonNullable<paths['/v1/memory/facts']['get']['parameters']['query']>;
+
+/** The platform API as the signed-in user (or an operator viewing a tenant) calls it. */
 export class PlatformApi {
-  constructor(readonly caller: Caller) {}
+  private readonly client: Client<paths>;
 
-  listRuns(query: Query, signal?: AbortSignal): Promise<RunPage> {
-    return call(this.caller, 'GET', '/v1/runs', { query, ...(signal ? { signal } : {}) });
+  constructor(readonly caller: Caller) {
+    this.client = clientFor(caller);
   }
-  getRun(runId: string): Promise<RunDetail> {
-    return call(this.caller, 'GET', `/v1/runs/${enc(runId)}`);
+
+  listRuns(query: RunListQuery) {
+    return bodyOf(this.client.GET('/v1/runs', { params: { query } }));
   }
-  cancelRun(runId: string): Promise<{ runId: string; status: string }> {
-    return call(this.caller, 'DELETE', `/v1/runs/${enc(runId)}`);
+  async getRun(runId: string): Promise<RunDetail> {
+    return (await bodyOf(this.client.GET('/v1/runs/{runId}', { params: { path: { runId } } }))) as RunDetail;
+  }
+  cancelRun(runId: string) {
+    return bodyOf(this.client.DELETE('/v1/runs/{runId}', { params: { path: { runId } } }));
   }
   /** The raw SSE response of a run's events (after `afterId`), for the event-stream reader. */
   runEvents(runId: string, afterId: number, signal: AbortSignal): Promise<Response> {
-    return send(this.caller, 'GET', `/v1/runs/${enc(runId)}/events`, { accept: 'text/event-stream', signal, headers: afterId > 0 ? { 'last-event-id': String(afterId) } : {} });
+    return send(this.caller, 'GET', `/v1/runs/${encodeURIComponent(runId)}/events`, { accept: 'text/event-stream', signal, headers: afterId > 0 ? { 'last-event-id': String(afterId) } : {} });
   }
-  history(conversationId: string, afterSeq = 0, limit = 200): Promise<HistoryPage> {
-    return call(this.caller, 'GET', `/v1/conversations/${enc(conversationId)}/messages`, { query: { afterSeq, limit } });
+  history(conversationId: string, afterSeq = 0, limit = 200) {
+    return bodyOf(this.client.GET('/v1/conversations/{conversationId}/messages', { params: { path: { conversationId }, query: { afterSeq, limit } } }));
   }
   /** Sends a message and answers the SSE response of its turn (header `x-run-id` names the run). */
   sendMessageStreamed(conversationId: string, content: string, signal: AbortSignal): Promise<Response> {
-    return send(this.caller, 'POST', `/v1/conversations/${enc(conversationId)}/messages`, { body: { content }, accept: 'text/event-stream', signal });
+    return send(this.caller, 'POST', `/v1/conversations/${encodeURIComponent(conversationId)}/messages`, { body: { content }, accept: 'text/event-stream', signal });
   }
-  listApprovals(): Promise<{ approvals: Approval[] }> {
-    return call(this.caller, 'GET', '/v1/approvals');
+  listApprovals() {
+    return bodyOf(this.client.GET('/v1/approvals'));
   }
-  decideApproval(approvalId: string, decision: 'approve' | 'edit' | 'cancel', changes?: Record<string, unknown>): Promise<TurnAnswer> {
-    return call(this.caller, 'POST', `/v1/approvals/${enc(approvalId)}`, { body: { decision, ...(changes ? { changes } : {}) } });
+  decideApproval(approvalId: string, decision: 'approve' | 'edit' | 'cancel', changes?: Record<string, unknown>) {
+    return bodyOf(this.client.POST('/v1/approvals/{approvalId}', { params: { path: { approvalId } }, body: { decision, ...(changes ? { changes } : {}) } }));
   }
-  listTools(): Promise<{ tools: CatalogTool[] }> {
-    return call(this.caller, 'GET', '/v1/tools');
+  listTools() {
+    return bodyOf(this.client.GET('/v1/tools'));
   }
   /** Runs one call of a tool under the caller's tenant (the same approval rules as a model's call). */
   tryTool(name: string, args: Record<string, unknown>): Promise<unknown> {
-    return call(this.caller, 'POST', `/v1/tools/${enc(name)}/calls`, { body: { arguments: args } });
+    return Promise.reject(new ApiError(501, 'NOT_AVAILABLE', `trying ${name} with ${Object.keys(args).length} arguments needs the api's try-a-tool endpoint, which this api does not have yet`));
   }
-  listTasks(pageToken?: string): Promise<{ tasks: Task[]; nextPageToken: string | null }> {
-    return call(this.caller, 'GET', '/v1/tasks', { query: { pageToken } });
+  listTasks() {
+    return bodyOf(this.client.GET('/v1/tasks'));
   }
-  taskFires(taskId: string): Promise<{ fires: TaskFire[]; nextPageToken: string | null }> {
-    return call(this.caller, 'GET', `/v1/tasks/${enc(taskId)}/fires`, { query: { pageSize: 20 } });
+  taskFires(taskId: string) {
+    return bodyOf(this.client.GET('/v1/tasks/{taskId}/fires', { params: { path: { taskId }, query: { pageSize: 20 } } }));
   }
-  changeTask(taskId: string, action: 'pause' | 'resume'): Promise<Task> {
-    return call(this.caller, 'POST', `/v1/tasks/${enc(taskId)}/${action}`);
+  changeTask(taskId: string, action: 'pause' | 'resume') {
+    const path = action === 'pause' ? '/v1/tasks/{taskId}/pause' : '/v1/tasks/{taskId}/resume';
+    return bodyOf(this.client.POST(path, { params: { path: { taskId } } }));
   }
-  runTaskNow(taskId: string): Promise<TaskFire> {
-    return call(this.caller, 'POST', `/v1/tasks/${enc(taskId)}/run`);
+  runTaskNow(taskId: string) {
+    return bodyOf(this.client.POST('/v1/tasks/{taskId}/run', { params: { path: { taskId } } }));
   }
-  listFacts(query: Query): Promise<{ facts: MemoryFact[]; nextPageToken: string | null }> {
-    return call(this.caller, 'GET', '/v1/memory/facts', { query });
+  listFacts(query: FactQuery) {
+    return bodyOf(this.client.GET('/v1/memory/facts', { params: { query } }));
   }
-  forgetFact(factId: string, reason: string): Promise<{ factId: string; deleted: true; auditId: string }> {
-    return call(this.caller, 'DELETE', `/v1/memory/facts/${enc(factId)}`, { query: { reason } });
+  forgetFact(factId: string, reason: string) {
+    return bodyOf(this.client.DELETE('/v1/memory/facts/{factId}', { params: { path: { factId }, query: { reason } } }));
   }
-  listCredentials(): Promise<{ credentials: Credential[] }> {
-    return call(this.caller, 'GET', '/v1/credentials');
+  listCredentials() {
+    return bodyOf(this.client.GET('/v1/credentials'));
   }
-  credentialAudit(before?: string): Promise<{ events: CredentialAuditEvent[]; nextBefore: string | null }> {
-    return call(this.caller, 'GET', '/v1/credentials/audit', { query: { limit: 50, before } });
+  credentialAudit(before?: number) {
+    return bodyOf(this.client.GET('/v1/credentials/audit', { params: { query: { limit: 50, ...(before === undefined ? {} : { before }) } } }));
   }
-  usage(from: string, to: string): Promise<UsageReport> {
-    return call(this.caller, 'GET', '/v1/usage', { query: { from, to } });
+  usage(from: string, to: string) {
+    return bodyOf(this.client.GET('/v1/usage', { params: { query: { from, to } } }));
   }
 }
 

@@ -40,7 +40,10 @@ export function headersFor(caller: Caller, method: string, options: RequestOptio
   };
 }
 
-/** Calls the api (same origin) and answers the raw response, or throws an {@link ApiError}. */
+/**
+ * Calls the api (same origin) and answers the raw response, or throws an {@link ApiError}: for
+ * the event streams (SSE), which the typed client (endpoints.ts) does not read.
+ */
 export async function send(caller: Caller, method: string, path: string, options: RequestOptions = {}): Promise<Response> {
   let response: Response;
   try {
@@ -56,11 +59,4 @@ export async function send(caller: Caller, method: string, path: string, options
   }
   if (!response.ok) throw await apiErrorOf(response);
   return response;
-}
-
-/** Calls the api and reads its JSON answer (undefined for 204). */
-export async function call<T>(caller: Caller, method: string, path: string, options: RequestOptions = {}): Promise<T> {
-  const response = await send(caller, method, path, options);
-  if (response.status === 204) return undefined as T;
-  return (await response.json()) as T;
 }

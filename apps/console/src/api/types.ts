@@ -1,38 +1,35 @@
-// The API's answers as the console reads them, from docs/api.md.
-// (To be generated from the api's OpenAPI document once it exists; see endpoints.ts.)
+// The API's answers as the console reads them: generated from the api's OpenAPI document
+// (src/gen/platform-api.ts, written by `nx run console:generate`, never by hand). Where the document
+// leaves a field open (a run's transcript, result and plan, documented in docs/api.md), the shapes
+// the console reads are written here.
+import type { components, paths } from '../gen/platform-api.js';
 
-export type RunStatus = 'queued' | 'running' | 'completed' | 'waiting' | 'failed' | 'cancelled';
+type Schemas = components['schemas'];
+/** The JSON body of a path's GET answer (200). */
+type GetAnswer<P extends keyof paths> = paths[P] extends { get: { responses: { 200: { content: { 'application/json': infer T } } } } } ? T : never;
+
+export type RunStatus = Schemas['RunSummary']['status'];
 export const RUN_STATUSES: readonly RunStatus[] = ['queued', 'running', 'completed', 'waiting', 'failed', 'cancelled'];
 export const STOP_REASONS = ['final_answer', 'max_turns', 'deadline', 'repeat_guard', 'agent_waiting', 'cancelled', 'context_overflow', 'model_error', 'stop_condition', 'plan_failed'] as const;
 export const RUN_SOURCES = ['user', 'trigger', 'child', 'notice'] as const;
 
-export interface TokenUsage {
-  inputTokens: number;
-  outputTokens: number;
-  totalTokens: number;
-}
-
-export interface RunSummary {
-  runId: string;
-  conversationId: string;
-  status: RunStatus;
-  stopReason: string | null;
-  source: string;
-  parentRunId: string | null;
-  profile: string | null;
-  createdAt: string;
-  startedAt: string | null;
-  finishedAt: string | null;
-  traceId: string | null;
-  turns: number;
-  toolCalls: number;
-  usage: TokenUsage;
-}
-
-export interface RunPage {
-  runs: RunSummary[];
-  nextPageToken: string | null;
-}
+export type TokenUsage = Schemas['TokenUsage'];
+export type RunSummary = Schemas['RunSummary'];
+export type RunPage = GetAnswer<'/v1/runs'>;
+export type HistoryPage = GetAnswer<'/v1/conversations/{conversationId}/messages'>;
+export type HistoryEntry = HistoryPage['messages'][number];
+export type ChatMessage = HistoryEntry['message'];
+export type Approval = Schemas['Approval'];
+export type TurnAnswer = Schemas['TurnResponse'];
+export type CatalogTool = Schemas['CatalogTool'];
+export type Task = Schemas['Task'];
+export type TaskFire = Schemas['Fire'];
+export type MemoryFact = Schemas['Fact'];
+export type Credential = Schemas['CredentialInfo'];
+export type CredentialAuditEvent = GetAnswer<'/v1/credentials/audit'>['events'][number];
+export type UsageReport = GetAnswer<'/v1/usage'>;
+export type UsageDay = UsageReport['days'][number];
+export type RunEvent = Schemas['RunEvent'];
 
 export interface StepFailure {
   class: string;
@@ -46,12 +43,6 @@ export interface ToolCall {
   name: string;
   arguments: string;
 }
-
-export type ChatMessage =
-  | { role: 'system'; content: string }
-  | { role: 'user'; content: string; synthetic?: boolean }
-  | { role: 'assistant'; content: string | null; toolCalls?: ToolCall[]; provider?: string; model?: string }
-  | { role: 'tool'; toolCallId: string; toolName: string; content: string; status: string; isError: boolean; synthetic?: boolean; errorCode?: string };
 
 export interface ViewDiagnostic {
   kind: string;
@@ -114,165 +105,12 @@ export interface RunPlan {
   mermaid?: string;
 }
 
-export interface RunChild {
-  runId: string;
-  conversationId: string;
-  role: string;
-  callId: string;
-  status: string;
-  stopReason: string | null;
-  createdAt: string;
-  finishedAt: string | null;
-}
-
-export interface RunDetail {
-  runId: string;
-  conversationId: string;
-  status: RunStatus;
-  stopReason: string | null;
-  createdAt: string | null;
-  finishedAt: string | null;
-  traceId: string | null;
+/** A run as its page reads it: the document's RunDetail, with its open fields given their documented shapes. */
+export type RunDetail = Omit<Schemas['RunDetail'], 'result' | 'transcript' | 'plan'> & {
   result: RunResult | null;
   transcript: TranscriptEntry[] | null;
-  parentRunId?: string | null;
-  children?: RunChild[];
   plan?: RunPlan;
-}
-
-export interface RunEvent {
-  id: number;
-  runId: string;
-  type: string;
-  at: number;
-  data: Record<string, unknown>;
-}
-
-export interface HistoryEntry {
-  seq: number;
-  runId: string | null;
-  createdAt: string | null;
-  message: ChatMessage;
-}
-
-export interface HistoryPage {
-  conversationId: string;
-  messages: HistoryEntry[];
-  hasMore: boolean;
-}
-
-export interface Approval {
-  approvalId: string;
-  agentName: string;
-  actionSummary: string;
-  details: Record<string, unknown>;
-  options: string[];
-  allowModification: boolean;
-  timeoutMinutes: number;
-  expiresAt: string;
-  status: string;
-  prompt: string;
-  conversationId: string;
-  runId: string;
-  source: { kind: 'user' } | { kind: 'trigger'; taskId: string };
-  createdAt: string;
-}
-
-export interface TurnAnswer {
-  runId: string;
-  conversationId: string;
-  status: RunStatus;
-  stopReason: string;
-  response: string;
-  toolCalls: ToolCallOutcome[];
-  usage: TokenUsage;
-  pending: Array<{ callId: string; agentName: string; waitingFor: string; prompt: string }>;
-}
-
-export interface CatalogTool {
-  name: string;
-  description: string;
-  inputSchema: unknown;
-  kind: string;
-  runner: string;
-  version: string;
-  requiresApproval: boolean;
-  timeoutMs: number;
-  sideEffect: string;
-  instances: number;
-}
-
-export interface Task {
-  taskId: string;
-  name: string;
-  status: string;
-  spec: { trigger: Record<string, unknown> & { type: string }; action?: { instruction?: string; profile?: string } };
-  nextFireAt: string | null;
-  lastFireAt: string | null;
-  lastOutcome: string | null;
-  createdAt: string;
-}
-
-export interface TaskFire {
-  fireId: string;
-  taskId: string;
-  kind: string;
-  scheduledAt: string;
-  status: string;
-  attempts: number;
-  runId: string | null;
-  result: { status?: string; response?: string } | null;
-  error: string | null;
-  startedAt: string | null;
-  finishedAt: string | null;
-}
-
-export interface MemoryFact {
-  factId: string;
-  collection: string;
-  subject: string;
-  predicate: string;
-  object: string;
-  kind: string;
-  confidence: number;
-  current: boolean;
-  validFrom: string | null;
-  validTo: string | null;
-  supersededBy: string | null;
-  source: { origin: string; conversationId?: string; runId?: string; messageSeq?: number };
-  createdAt: string;
-}
-
-export interface Credential {
-  service: string;
-  account: string;
-  version: number;
-  keyId: string;
-  createdAt: string;
-  updatedAt: string;
-}
-
-export interface CredentialAuditEvent {
-  id: string;
-  service: string;
-  account: string;
-  action: string;
-  outcome: string;
-  actor: { kind: 'user'; subject: string } | { kind: 'tool'; tool: string; runId: string; callId: string };
-  at: string;
-}
-
-export interface UsageDay {
-  day: string;
-  turns: number;
-  inputTokens: number;
-  outputTokens: number;
-}
-
-export interface UsageReport {
-  days: UsageDay[];
-  total: { turns: number; inputTokens: number; outputTokens: number };
-}
+};
 
 /** What the api tells the console about itself (GET /console/config.json). */
 export interface ConsoleConfig {

@@ -1,4 +1,4 @@
-import type { ChatMessage, HistoryEntry, RunEvent } from '../api/types.js';
+import type { ChatMessage, HistoryEntry } from '../api/types.js';
 
 /** A tool call as a chat shows it: folded under the answer it led to. */
 export interface ChatToolCall {
@@ -78,7 +78,7 @@ function textOf(value: unknown, fallback = ''): string {
 }
 
 /** The live turn after one of its events (pure: the chat page keeps the state). */
-export function applyRunEvent(turn: LiveTurn, event: Pick<RunEvent, 'type' | 'data'> & { runId?: string }): LiveTurn {
+export function applyRunEvent(turn: LiveTurn, event: { type: string; data: Record<string, unknown>; runId?: string }): LiveTurn {
   const data = event.data;
   const runId = turn.runId ?? event.runId ?? null;
   switch (event.type) {

@@ -15,6 +15,7 @@ describe('format', () => {
     expect(formatCountdown('2026-11-27T12:00:01Z', now)).toBe('2:00:01');
     expect(formatCountdown('2026-11-27T09:59:59Z', now)).toBe('expired');
     expect(formatCountdown('not a time', now)).toBe('unknown');
+    expect(formatCountdown(null, now)).toBe('never');
   });
 
   it('links a trace through the template, or not at all', () => {

@@ -7,8 +7,9 @@ export function formatDuration(ms: number): string {
   return seconds ? `${minutes} min ${seconds} s` : `${minutes} min`;
 }
 
-/** Time left until `expiresAt` as `mm:ss` (or `h:mm:ss`), `expired` once it passed. */
-export function formatCountdown(expiresAt: string | number, now: number): string {
+/** Time left until `expiresAt` as `mm:ss` (or `h:mm:ss`), `expired` once it passed, `never` without one. */
+export function formatCountdown(expiresAt: string | number | null, now: number): string {
+  if (expiresAt === null) return 'never';
   const left = Math.floor(((typeof expiresAt === 'number' ? expiresAt : Date.parse(expiresAt)) - now) / 1_000);
   if (!Number.isFinite(left)) return 'unknown';
   if (left <= 0) return 'expired';

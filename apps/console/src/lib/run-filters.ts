@@ -1,4 +1,8 @@
-import type { Query } from '../api/http-client.js';
+import type { RunListQuery } from '../api/endpoints.js';
+import { RUN_SOURCES } from '../api/types.js';
+
+type RunSource = (typeof RUN_SOURCES)[number];
+const isSource = (value: string): value is RunSource => (RUN_SOURCES as readonly string[]).includes(value);
 
 /** The run list's filters, as the page's URL carries them (so a filtered list can be shared). */
 export interface RunFilters {
@@ -49,13 +53,13 @@ export function localToIso(value: string): string {
 }
 
 /** The `GET /v1/runs` query of the filters and a page. */
-export function runListQuery(filters: RunFilters, pageToken?: string, pageSize = 25): Query {
+export function runListQuery(filters: RunFilters, pageToken?: string, pageSize = 25): RunListQuery {
   return {
     conversationId: filters.conversationId.trim() || undefined,
     status: filters.status.length ? filters.status.join(',') : undefined,
     stopReason: filters.stopReason || undefined,
     tool: filters.tool.trim() || undefined,
-    source: filters.source || undefined,
+    source: isSource(filters.source) ? filters.source : undefined,
     createdAfter: localToIso(filters.createdAfter) || undefined,
     createdBefore: localToIso(filters.createdBefore) || undefined,
     pageSize,

@@ -18,7 +18,7 @@ function Actor({ actor }: { actor: CredentialAuditEvent['actor'] }) {
 
 function AuditTrail() {
   const { api } = useConsole();
-  const [before, setBefore] = useState<string[]>([]);
+  const [before, setBefore] = useState<number[]>([]);
   const loaded = useLoad(['credential-audit', before], () => api.credentialAudit(before[before.length - 1]));
   return (
     <section aria-labelledby="audit-title">
@@ -64,7 +64,7 @@ function AuditTrail() {
                 <button type="button" className="secondary" disabled={before.length === 0} onClick={() => setBefore((b) => b.slice(0, -1))}>
                   Newer
                 </button>
-                <button type="button" className="secondary" disabled={!nextBefore} onClick={() => nextBefore && setBefore((b) => [...b, nextBefore])}>
+                <button type="button" className="secondary" disabled={nextBefore === null} onClick={() => nextBefore !== null && setBefore((b) => [...b, nextBefore])}>
                   Older
                 </button>
               </div>

@@ -53,7 +53,13 @@ function ApprovalCard({ approval, now, onDecided }: { approval: Approval; now: n
       <h2 id={titleId}>{approval.actionSummary}</h2>
       <p className="muted">
         {approval.agentName} · from <Source approval={approval} /> · asked {formatTime(approval.createdAt)} ·{' '}
-        <span aria-label="time left">expires in {formatCountdown(approval.expiresAt, now)}</span> · run <Link href={`/runs/${approval.runId}`}>{approval.runId}</Link>
+        <span aria-label="time left">expires in {formatCountdown(approval.expiresAt, now)}</span>
+        {approval.runId && (
+          <>
+            {' '}
+            · run <Link href={`/runs/${approval.runId}`}>{approval.runId}</Link>
+          </>
+        )}
       </p>
       {approval.prompt && <p>{approval.prompt}</p>}
       <CodeBlock label="Details" text={JSON.stringify(approval.details, null, 2)} />

@@ -15,7 +15,7 @@ export function ConversationsPage() {
   const [invalid, setInvalid] = useState(false);
   const loaded = useLoad(['conversations'], async () => {
     const { runs } = await api.listRuns({ pageSize: 200 });
-    const latest = new Map<string, string>();
+    const latest = new Map<string, string | null>();
     for (const run of runs) if (!latest.has(run.conversationId) && run.source !== 'child') latest.set(run.conversationId, run.createdAt);
     return [...latest.entries()];
   });

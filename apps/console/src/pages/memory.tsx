@@ -72,7 +72,7 @@ export function MemoryPage() {
   const { api } = useConsole();
   const [query, setQuery] = useState<FactQuery>({ collectionPrefix: '', subject: '', includeSuperseded: true });
   const [draft, setDraft] = useState(query);
-  const loaded = useLoad(['facts', query], () => api.listFacts({ collectionPrefix: query.collectionPrefix || undefined, subject: query.subject || undefined, includeSuperseded: query.includeSuperseded, pageSize: 100 }));
+  const loaded = useLoad(['facts', query], () => api.listFacts({ collectionPrefix: query.collectionPrefix || undefined, subject: query.subject || undefined, includeSuperseded: query.includeSuperseded ? 'true' : 'false', pageSize: 100 }));
   const submit = (event: FormEvent) => {
     event.preventDefault();
     setQuery(draft);

@@ -7,12 +7,7 @@ import { EmptyState, ErrorState, LoadState } from '../components/states.js';
 import { useLoad } from '../components/use-load.js';
 import { useConsole } from '../console-context.js';
 import { formatTime } from '../lib/format.js';
-
-function triggerText(trigger: Task['spec']['trigger']): string {
-  if (trigger.type === 'schedule' && typeof trigger['cron'] === 'string') return `cron ${trigger['cron']}${typeof trigger['timeZone'] === 'string' ? ` (${trigger['timeZone']})` : ''}`;
-  if (trigger.type === 'schedule' && typeof trigger['at'] === 'string') return `once at ${formatTime(trigger['at'])}`;
-  return trigger.type;
-}
+import { fireOutcome, summarizeTaskSpec } from '../lib/task-spec.js';
 
 function FireHistory({ taskId }: { taskId: string }) {
   const { api } = useConsole();
@@ -46,7 +41,7 @@ function FireHistory({ taskId }: { taskId: string }) {
                     </td>
                     <td>{fire.attempts}</td>
                     <td>{fire.runId ? <Link href={`/runs/${fire.runId}`}>{fire.runId}</Link> : '—'}</td>
-                    <td>{fire.error ?? fire.result?.response ?? '—'}</td>
+                    <td>{fireOutcome(fire)}</td>
                   </tr>
                 ))}
               </tbody>
@@ -62,6 +57,7 @@ function TaskCard({ task, onChanged }: { task: Task; onChanged: () => void }) {
   const { api, readOnly } = useConsole();
   const [error, setError] = useState<ApiError | undefined>();
   const [fired, setFired] = useState(0);
+  const summary = summarizeTaskSpec(task.spec, formatTime);
   const act = (action: () => Promise<unknown>) => () =>
     void action().then(
       () => {
@@ -78,9 +74,9 @@ function TaskCard({ task, onChanged }: { task: Task; onChanged: () => void }) {
       </h2>
       <dl className="facts">
         <dt>Trigger</dt>
-        <dd>{triggerText(task.spec.trigger)}</dd>
+        <dd>{summary.trigger}</dd>
         <dt>Instruction</dt>
-        <dd>{task.spec.action?.instruction ?? '—'}</dd>
+        <dd>{summary.instruction}</dd>
         <dt>Next fire</dt>
         <dd>{formatTime(task.nextFireAt)}</dd>
         <dt>Last fire</dt>
