@@ -310,6 +310,9 @@ describe('GET /v1/tools', () => {
           timeoutMs: 5_000,
           sideEffect: 'none',
           instances: 2,
+          // An orchestrator that sends no replicas or breaker (an older one): none, and closed.
+          runnerInstances: [],
+          breaker: { state: 'closed', consecutiveFailures: 0, retryInMs: 0 },
         },
       ],
     });

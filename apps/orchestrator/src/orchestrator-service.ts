@@ -16,6 +16,9 @@ import { isChildConversation } from './pipeline/child-runs.js';
 import { usageRangeOf } from './usage-range.js';
 import type { RunListing } from './listing/run-listing.js';
 import { runListQueryOf } from './listing/run-list-query.js';
+import type { RunnerStats } from './runner-stats.js';
+import type { ToolBreakers } from './tool-breakers.js';
+import { toolCallResult, type ToolTrials } from './tool-calls/tool-trials.js';
 
 export interface OrchestratorDependencies {
   config: OrchestratorConfig;
@@ -28,7 +31,20 @@ export interface OrchestratorDependencies {
   cancellation: RunCancellation;
   /** Lists a tenant's runs (ListRuns). */
   listing: RunListing;
+  /** Tool calls clients try directly (CallTool, GetToolCall). */
+  toolTrials: ToolTrials;
+  /** The runner replicas' `$SRV.STATS`, for the catalog (ListTools). */
+  runnerStats: RunnerStats;
+  /** This process's circuit breakers, shown with the catalog (ListTools). */
+  breakers: ToolBreakers;
   logger: Logger;
+}
+
+/** An AbortSignal that fires when the gRPC caller goes away. */
+function callerGone(call: { on(event: 'cancelled', listener: () => void): unknown }): AbortSignal {
+  const controller = new AbortController();
+  call.on('cancelled', () => controller.abort(new Error('the caller went away')));
+  return controller.signal;
 }
 
 function toResponse(run: RunRecord): orchestratorV1.HandleMessageResponse {
@@ -196,19 +212,33 @@ export function orchestratorServiceImplementation(deps: OrchestratorDependencies
       }
     }),
 
-    listTools: unaryHandler<orchestratorV1.ListToolsRequest, orchestratorV1.ListToolsResponse>(logger, 'ListTools', async () => ({
-      tools: deps.catalog.list().map((t) => ({
-        name: t.name,
-        description: t.description,
-        inputSchemaJson: JSON.stringify(t.inputSchema),
-        kind: t.kind,
-        runner: t.runner,
-        version: t.version,
-        requiresApproval: t.requiresApproval,
-        timeoutMs: t.timeoutMs,
-        sideEffect: t.sideEffect,
-        instances: t.instances.length,
-      })),
+    listTools: unaryHandler<orchestratorV1.ListToolsRequest, orchestratorV1.ListToolsResponse>(logger, 'ListTools', async () => {
+      const tools = deps.catalog.list();
+      const instances = await deps.runnerStats.instancesOf(tools);
+      return {
+        tools: tools.map((t) => ({
+          name: t.name,
+          description: t.description,
+          inputSchemaJson: JSON.stringify(t.inputSchema),
+          kind: t.kind,
+          runner: t.runner,
+          version: t.version,
+          requiresApproval: t.requiresApproval,
+          timeoutMs: t.timeoutMs,
+          sideEffect: t.sideEffect,
+          instances: t.instances.length,
+          runnerInstances: instances.get(t.name) ?? [],
+          breaker: deps.breakers.view(t.name),
+        })),
+      };
+    }),
+
+    callTool: unaryHandler<orchestratorV1.CallToolRequest, orchestratorV1.CallToolResponse>(logger, 'CallTool', async (request, call) => ({
+      call: toolCallResult(await deps.toolTrials.call(request, callerGone(call))),
+    })),
+
+    getToolCall: unaryHandler<orchestratorV1.GetToolCallRequest, orchestratorV1.GetToolCallResponse>(logger, 'GetToolCall', async (request) => ({
+      call: toolCallResult(await deps.toolTrials.get(request.tenantId, request.callId)),
     })),
 
     getRun: unaryHandler<orchestratorV1.GetRunRequest, orchestratorV1.GetRunResponse>(logger, 'GetRun', async (request) => {

@@ -63,6 +63,28 @@ function healthOf(response: ToolCallResponse, signal: AbortSignal): CallHealth {
 
 const ADMITTED: Admission = { allowed: true, trial: false };
 
+/** What sending a plain tool's call came to: the runner's own answer, or a refusal before it was sent. */
+export type RunnerCall = { answer: ToolCallAnswer } | { refused: ToolOutcome };
+
+/** The loop's outcome of a {@link RunnerCall}. */
+export function outcomeOf(sent: RunnerCall): ToolOutcome {
+  return 'refused' in sent ? sent.refused : toOutcome(sent.answer);
+}
+
+/** Runs a tool call in its execution span and counts it in the tool metrics. */
+function traced<T>(call: ToolCallRequest, work: () => Promise<T>, outcome: (result: T) => ToolOutcome): Promise<T> {
+  return withToolExecutionSpan({ toolName: call.name, toolCallId: call.id }, async (span) => {
+    const started = performance.now();
+    const result = await work();
+    const { status, ...rest } = outcome(result);
+    const errorCode = status !== 'success' && status !== 'waiting' && 'errorCode' in rest ? rest.errorCode : undefined;
+    span.setAttribute('platform.tool.status', status);
+    if (errorCode) span.setAttribute('error.type', errorCode);
+    recordToolCall({ toolName: call.name, status, errorCode }, (performance.now() - started) / 1000);
+    return result;
+  });
+}
+
 /** The loop's tool port over the live catalog and NATS tool runners. */
 export class RunnerToolPort implements ToolPort {
   constructor(
@@ -89,15 +111,16 @@ export class RunnerToolPort implements ToolPort {
   }
 
   execute(call: ToolCallRequest, context: ToolCallContext): Promise<ToolOutcome> {
-    return withToolExecutionSpan({ toolName: call.name, toolCallId: call.id }, async (span) => {
-      const started = performance.now();
-      const outcome = await this.run(call, context);
-      const errorCode = outcome.status !== 'success' && outcome.status !== 'waiting' ? outcome.errorCode : undefined;
-      span.setAttribute('platform.tool.status', outcome.status);
-      if (errorCode) span.setAttribute('error.type', errorCode);
-      recordToolCall({ toolName: call.name, status: outcome.status, errorCode }, (performance.now() - started) / 1000);
-      return outcome;
-    });
+    return traced(call, () => this.run(call, context), (outcome) => outcome);
+  }
+
+  /**
+   * One call of a plain tool outside any loop (a client trying it, CallTool): the same grant,
+   * breaker, deadline and dispatch as a call the model makes, with the runner's answer as it came
+   * (argument issues included). The caller checked the tool is a plain one that needs no approval.
+   */
+  callPlainTool(entry: CatalogEntry, call: ToolCallRequest, context: ToolCallContext): Promise<RunnerCall> {
+    return traced(call, async () => this.send(entry, call, context, await this.grantFor(entry, call, context)), outcomeOf);
   }
 
   private async run(call: ToolCallRequest, context: ToolCallContext): Promise<ToolOutcome> {
@@ -112,19 +135,30 @@ export class RunnerToolPort implements ToolPort {
       // The gated call runs only after approval, through ResolveApproval, which brings its own grant.
       return this.scope.agents.start(this.scope, call, context, true);
     }
-    const credentialGrant = await this.scope.grants?.forCall({
-      tenantId: this.scope.tenantId,
-      runId: context.runId,
-      callId: call.id,
-      tool: call.name,
-      services: found.entry.credentials ?? [],
-      deadlineAt: context.deadlineAt,
-    });
+    const credentialGrant = await this.grantFor(found.entry, call, context);
     if (found.entry.kind === 'agent' && this.scope.agents) return this.scope.agents.start(this.scope, call, context, false, credentialGrant);
+    return outcomeOf(await this.send(found.entry, call, context, credentialGrant));
+  }
+
+  private grantFor(entry: CatalogEntry, call: ToolCallRequest, context: ToolCallContext): Promise<string | undefined> {
+    return (
+      this.scope.grants?.forCall({
+        tenantId: this.scope.tenantId,
+        runId: context.runId,
+        callId: call.id,
+        tool: call.name,
+        services: entry.credentials ?? [],
+        deadlineAt: context.deadlineAt,
+      }) ?? Promise.resolve(undefined)
+    );
+  }
+
+  /** Sends the call to the tool's runner through its circuit breaker. */
+  private async send(entry: CatalogEntry, call: ToolCallRequest, context: ToolCallContext, credentialGrant: string | undefined): Promise<RunnerCall> {
     const admission = this.scope.breakers?.admit(call.name) ?? ADMITTED;
     if (!admission.allowed) {
       const seconds = Math.max(1, Math.ceil(admission.retryInMs / 1000));
-      return { status: 'failed', content: `'${call.name}' is temporarily unavailable: it kept failing; try again in about ${seconds} s, or answer without it.`, errorCode: 'TOOL_CIRCUIT_OPEN' };
+      return { refused: { status: 'failed', content: `'${call.name}' is temporarily unavailable: it kept failing; try again in about ${seconds} s, or answer without it.`, errorCode: 'TOOL_CIRCUIT_OPEN' } };
     }
     const response = await this.client.call({
       toolName: call.name,
@@ -136,11 +170,11 @@ export class RunnerToolPort implements ToolPort {
       deadlineAt: context.deadlineAt,
       signal: context.signal,
       // Lets the client decide whether a lost answer may be retried (see docs/tool-protocol.md).
-      sideEffect: found.entry.sideEffect,
-      dedupe: found.entry.dedupe,
+      sideEffect: entry.sideEffect,
+      dedupe: entry.dedupe,
       ...(credentialGrant ? { credentialGrant } : {}),
     });
     this.scope.breakers?.record(call.name, healthOf(response, context.signal), admission);
-    return toOutcome(response);
+    return { answer: response };
   }
 }

@@ -18,6 +18,9 @@ import { ExpiryListener } from './agents/expiry-listener.js';
 import { publishEndWithoutRun } from './events/run-event-publisher.js';
 import { PoolAgents } from './agents/pool-agents.js';
 import { ToolBreakers } from './tool-breakers.js';
+import { RunnerStats } from './runner-stats.js';
+import { ToolCallRecords } from './tool-calls/tool-call-records.js';
+import { ToolTrials } from './tool-calls/tool-trials.js';
 import { CredentialGrants } from './pipeline/credential-grants.js';
 import { ReplyInterpreter } from './agents/reply-interpreter.js';
 import { AgentPoolStep } from './pipeline/agent-pool-step.js';
@@ -156,20 +159,22 @@ export async function startOrchestratorServer(config: OrchestratorConfig, logger
     tiers: config.TENANT_TIERS,
     defaultTier: config.DEFAULT_TIER,
   });
+  const toolClient = new ToolClient({ nc, logger });
+  const breakers = new ToolBreakers({ failureThreshold: config.TOOL_BREAKER_FAILURES, cooldownMs: config.TOOL_BREAKER_COOLDOWN_MS, logger });
   const executor = new TurnExecutor({
     config,
     owner,
     profiles,
     memory: memory.rpc,
     catalog,
-    tools: new ToolClient({ nc, logger }),
+    tools: toolClient,
     records,
     steps,
     nc,
     shouldProcess,
     pendingAgents,
     agents: poolAgents,
-    breakers: new ToolBreakers({ failureThreshold: config.TOOL_BREAKER_FAILURES, cooldownMs: config.TOOL_BREAKER_COOLDOWN_MS, logger }),
+    breakers,
     grants,
     memoryRecall: new MemoryRecall(memory.rpc, memoryRecallSettings(config), logger),
     runEnds: new RunEndPublisher(nc, logger),
@@ -214,6 +219,9 @@ export async function startOrchestratorServer(config: OrchestratorConfig, logger
       shouldProcess,
       cancellation,
       listing: new RunListing(pool),
+      toolTrials: new ToolTrials({ catalog, client: toolClient, breakers, grants, records: new ToolCallRecords(pool), logger }),
+      runnerStats: new RunnerStats(nc, { waitMs: config.CATALOG_DISCOVERY_WAIT_MS, logger }),
+      breakers,
       logger,
     }),
   );

@@ -27,6 +27,20 @@ describe('ToolBreakers', () => {
     expect(b.admit('other')).toEqual({ allowed: true, trial: false });
   });
 
+  it('shows each tool\'s breaker: closed with its failures, open with the time left, then half-open', () => {
+    const { b, call, advance } = breakers(2, 1_000);
+    expect(b.view('slow')).toEqual({ state: 'closed', consecutiveFailures: 0, retryInMs: 0 });
+    call('slow', 'unhealthy');
+    expect(b.view('slow')).toEqual({ state: 'closed', consecutiveFailures: 1, retryInMs: 0 });
+    call('slow', 'unhealthy');
+    advance(400);
+    expect(b.view('slow')).toEqual({ state: 'open', consecutiveFailures: 2, retryInMs: 600 });
+    advance(600);
+    expect(b.view('slow')).toEqual({ state: 'half_open', consecutiveFailures: 2, retryInMs: 0 });
+    call('slow', 'healthy');
+    expect(b.view('slow')).toEqual({ state: 'closed', consecutiveFailures: 0, retryInMs: 0 });
+  });
+
   it('counts only consecutive failures: an answer in between starts the count again', () => {
     const { b, call } = breakers(3);
     call('flaky', 'unhealthy');

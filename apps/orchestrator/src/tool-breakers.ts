@@ -22,6 +22,14 @@ export type CallHealth =
 /** Whether a call may go to the tool now. */
 export type Admission = { allowed: true; trial: boolean } | { allowed: false; retryInMs: number };
 
+/** A breaker as operators see it (GET /v1/tools): closed, open until `retryInMs` passes, or half-open (a trial call may go). */
+export interface BreakerView {
+  state: 'closed' | 'open' | 'half_open';
+  consecutiveFailures: number;
+  /** While open: how long calls are still refused. */
+  retryInMs: number;
+}
+
 interface Breaker {
   failures: number;
   /** Set while open: calls are refused until then. */
@@ -52,6 +60,15 @@ export class ToolBreakers {
     if (breaker.trialInFlight) return { allowed: false, retryInMs: this.settings.cooldownMs };
     breaker.trialInFlight = true;
     return { allowed: true, trial: true };
+  }
+
+  /** The tool's breaker now (a tool never seen failing is closed). */
+  view(tool: string): BreakerView {
+    const breaker = this.breakers.get(tool);
+    if (!breaker) return { state: 'closed', consecutiveFailures: 0, retryInMs: 0 };
+    if (breaker.openUntil === undefined) return { state: 'closed', consecutiveFailures: breaker.failures, retryInMs: 0 };
+    const waitMs = breaker.openUntil - this.now();
+    return waitMs > 0 ? { state: 'open', consecutiveFailures: breaker.failures, retryInMs: waitMs } : { state: 'half_open', consecutiveFailures: breaker.failures, retryInMs: 0 };
   }
 
   /** Records how an admitted call went. */
