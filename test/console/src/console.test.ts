@@ -1,7 +1,7 @@
 // The web console in a real browser (Debian's headless Chromium) against the running platform:
 // sign in, chat with a streamed answer, read the run and its tool call, approve a waiting action
-// and see its run complete, find runs by tool, and be refused another tenant's run. Screenshots of
-// the main pages go to test/console/artifacts/ (git-ignored).
+// and see its run complete, try a tool from its form, find runs by tool, and be refused another
+// tenant's run. Screenshots of the main pages go to test/console/artifacts/ (git-ignored).
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { launchConsoleBrowser, PHONE, LAPTOP, type ConsoleBrowser } from './support/browser.js';
@@ -134,12 +134,24 @@ describe('the web console', () => {
     await browser.screenshot('accounts');
   });
 
-  it('lists the catalog with each tool\'s schema as a form', async () => {
+  it('lists the catalog with runner replicas and breaker state, and tries a tool from its schema\'s form', async () => {
     await open('/tools');
     const calculator = page.locator('.card', { hasText: 'calculator' }).first();
-    await calculator.locator('summary').click();
-    await calculator.getByLabel('expression').waitFor();
+    await calculator.locator('summary').first().click();
+    expect(await calculator.textContent()).toContain('breaker closed');
+    expect(await calculator.getByRole('table').textContent()).toContain('Requests');
+    await calculator.getByRole('button', { name: 'Run calculator' }).click();
+    expect(await calculator.getByText('expression is required').isVisible()).toBe(true);
+    await calculator.getByLabel('expression').fill('6 * 7');
+    await calculator.getByRole('button', { name: 'Run calculator' }).click();
+    const outcome = calculator.getByTestId('tool-outcome');
+    await outcome.waitFor();
+    expect(await outcome.textContent()).toContain('success');
+    expect(await outcome.textContent()).toContain('42');
     await browser.screenshot('tools');
+    const email = page.locator('.card', { hasText: 'send_email' }).first();
+    await email.locator('summary').first().click();
+    expect(await email.textContent()).toContain('runs only in a conversation');
   });
 
   it('shows usage per day as a chart, tasks and memory', async () => {

@@ -82,8 +82,8 @@ export class PlatformApi {
     return bodyOf(this.client.GET('/v1/tools'));
   }
   /** Runs one call of a tool under the caller's tenant (the same approval rules as a model's call). */
-  tryTool(name: string, args: Record<string, unknown>): Promise<unknown> {
-    return Promise.reject(new ApiError(501, 'NOT_AVAILABLE', `trying ${name} with ${Object.keys(args).length} arguments needs the api's try-a-tool endpoint, which this api does not have yet`));
+  tryTool(name: string, args: Record<string, unknown>) {
+    return bodyOf(this.client.POST('/v1/tools/{name}/calls', { params: { path: { name } }, body: { arguments: args } }));
   }
   listTasks() {
     return bodyOf(this.client.GET('/v1/tasks'));

@@ -1,7 +1,8 @@
 import { useState } from 'react';
 import type { ApiError } from '../api/api-error.js';
-import type { CatalogTool } from '../api/types.js';
-import { CodeBlock } from '../components/badges.js';
+import type { CatalogTool, ToolTrial } from '../api/types.js';
+import { CodeBlock, StatusBadge } from '../components/badges.js';
+import { BreakerState, RunnerInstances } from '../components/runner-instances.js';
 import { EmptyState, ErrorState, LoadState } from '../components/states.js';
 import { ToolForm } from '../components/tool-form.js';
 import { useLoad } from '../components/use-load.js';
@@ -11,7 +12,7 @@ import { formatDuration } from '../lib/format.js';
 function TryTool({ tool }: { tool: CatalogTool }) {
   const { api, readOnly } = useConsole();
   const [busy, setBusy] = useState(false);
-  const [outcome, setOutcome] = useState<unknown>();
+  const [outcome, setOutcome] = useState<ToolTrial | undefined>();
   const [error, setError] = useState<ApiError | undefined>();
   const run = async (args: Record<string, unknown>) => {
     setBusy(true);
@@ -30,17 +31,30 @@ function TryTool({ tool }: { tool: CatalogTool }) {
       <h3>Try it</h3>
       {readOnly ? (
         <p className="muted">Viewing another tenant is read-only: tools run as your own tenant only.</p>
+      ) : tool.requiresApproval || tool.kind === 'agent' ? (
+        <p className="muted">
+          {tool.kind === 'agent' ? 'An agent-tool talks with the user' : 'This tool needs the user\'s approval'}, so it runs only in a conversation (the api answers a try with{' '}
+          {tool.kind === 'agent' ? 'AGENT_TOOL' : 'APPROVAL_REQUIRED'} and runs nothing).
+        </p>
       ) : (
         <>
-          <p className="muted">Runs one call under your tenant{tool.requiresApproval ? '; this tool needs approval first, so the call waits in the Approvals inbox' : ''}.</p>
+          <p className="muted">Runs one call under your tenant, as a model&apos;s call runs: the tool&apos;s timeout, credentials and circuit breaker apply.</p>
           <ToolForm tool={tool} disabled={busy} onSubmit={(args) => void run(args)} />
         </>
       )}
       {busy && <p role="status">Running…</p>}
       {error && <ErrorState error={error} />}
-      {outcome !== undefined && (
+      {outcome && (
         <div data-testid="tool-outcome" aria-live="polite">
-          <CodeBlock label="Outcome" text={JSON.stringify(outcome, null, 2)} />
+          <p>
+            <StatusBadge status={outcome.status} /> in {formatDuration(outcome.durationMs)} on runner {outcome.runner} <span className="muted">(call {outcome.callId})</span>
+          </p>
+          {outcome.error && (
+            <p className="notice error">
+              {outcome.error.code}: {outcome.error.message}
+            </p>
+          )}
+          {outcome.output !== undefined && <CodeBlock label={outcome.truncated ? 'Output (truncated)' : 'Output'} text={JSON.stringify(outcome.output, null, 2)} />}
         </div>
       )}
     </div>
@@ -53,7 +67,7 @@ function ToolCard({ tool }: { tool: CatalogTool }) {
       <details>
         <summary>
           <span className="tool-name">{tool.name}</span> <span className="muted">{tool.kind} · runner {tool.runner} {tool.version} · {tool.instances} instance{tool.instances === 1 ? '' : 's'}</span>
-          {tool.requiresApproval && <span className="badge badge-waiting">needs approval</span>}
+          {tool.requiresApproval && <span className="badge badge-waiting">needs approval</span>} <BreakerState breaker={tool.breaker} />
         </summary>
         <p>{tool.description}</p>
         <dl className="facts">
@@ -61,9 +75,12 @@ function ToolCard({ tool }: { tool: CatalogTool }) {
           <dd>{formatDuration(tool.timeoutMs)}</dd>
           <dt>Side effects</dt>
           <dd>{tool.sideEffect}</dd>
-          <dt>Instances answering discovery</dt>
-          <dd>{tool.instances}</dd>
+          <dt>Circuit breaker</dt>
+          <dd>
+            <BreakerState breaker={tool.breaker} />
+          </dd>
         </dl>
+        <RunnerInstances tool={tool} />
         <CodeBlock label="Input schema" text={JSON.stringify(tool.inputSchema, null, 2)} />
         <TryTool tool={tool} />
       </details>
