@@ -29,9 +29,11 @@ function FieldInput({ field, id, value, error, onChange }: { field: FormField; i
   return (
     <div className="field">
       <label htmlFor={id}>
-        {field.label}
-        {field.required && <span aria-hidden="true"> *</span>}
-        {field.control === 'json' && <span className="muted"> (JSON)</span>}
+        <span>
+          {field.label}
+          {field.required && <span aria-hidden="true"> *</span>}
+          {field.control === 'json' && <span className="muted"> (JSON)</span>}
+        </span>
       </label>
       {input}
       {field.description && (

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { formatCountdown, formatDuration, prettyJson, traceLink } from './format.js';
+import { formatCountdown, formatDuration, plural, prettyJson, traceLink } from './format.js';
 
 describe('format', () => {
   it('writes durations for people', () => {
@@ -22,6 +22,11 @@ describe('format', () => {
     expect(traceLink('http://jaeger:16686/trace/{traceId}', 'abc123')).toBe('http://jaeger:16686/trace/abc123');
     expect(traceLink('', 'abc123')).toBeUndefined();
     expect(traceLink('http://x/{traceId}', null)).toBeUndefined();
+  });
+
+  it('counts in words', () => {
+    expect(plural(1, 'instance')).toBe('1 instance');
+    expect(plural(3, 'instance')).toBe('3 instances');
   });
 
   it('pretty-prints JSON and leaves other text alone', () => {

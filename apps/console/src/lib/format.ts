@@ -46,3 +46,8 @@ export function traceLink(template: string, traceId: string | null | undefined):
   if (!template || !traceId) return undefined;
   return template.replaceAll('{traceId}', encodeURIComponent(traceId));
 }
+
+/** `1 instance`, `2 instances`. */
+export function plural(count: number, noun: string): string {
+  return `${count} ${noun}${count === 1 ? '' : 's'}`;
+}

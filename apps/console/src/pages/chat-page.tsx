@@ -9,7 +9,7 @@ import { useLoad } from '../components/use-load.js';
 import { useConsole } from '../console-context.js';
 import { applyRunEvent, chatFromHistory, NEW_TURN, type ChatItem, type ChatToolCall, type LiveTurn } from '../lib/chat.js';
 import { followEventStream } from '../lib/event-stream.js';
-import { prettyJson } from '../lib/format.js';
+import { plural, prettyJson } from '../lib/format.js';
 
 async function wholeHistory(api: PlatformApi, conversationId: string): Promise<HistoryEntry[]> {
   const entries: HistoryEntry[] = [];
@@ -27,7 +27,7 @@ function FoldedToolCalls({ calls }: { calls: readonly ChatToolCall[] }) {
   return (
     <details className="folded">
       <summary>
-        {calls.length} tool call{calls.length > 1 ? 's' : ''}: {calls.map((c) => c.name).join(', ')}
+        {plural(calls.length, 'tool call')}: {calls.map((c) => c.name).join(', ')}
       </summary>
       <ul>
         {calls.map((call) => (

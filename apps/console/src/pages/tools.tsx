@@ -7,7 +7,7 @@ import { EmptyState, ErrorState, LoadState } from '../components/states.js';
 import { ToolForm } from '../components/tool-form.js';
 import { useLoad } from '../components/use-load.js';
 import { useConsole } from '../console-context.js';
-import { formatDuration } from '../lib/format.js';
+import { formatDuration, plural } from '../lib/format.js';
 
 function TryTool({ tool }: { tool: CatalogTool }) {
   const { api, readOnly } = useConsole();
@@ -66,7 +66,7 @@ function ToolCard({ tool }: { tool: CatalogTool }) {
     <li className="card">
       <details>
         <summary>
-          <span className="tool-name">{tool.name}</span> <span className="muted">{tool.kind} · runner {tool.runner} {tool.version} · {tool.instances} instance{tool.instances === 1 ? '' : 's'}</span>
+          <span className="tool-name">{tool.name}</span> <span className="muted">{tool.kind} · runner {tool.runner} {tool.version} · {plural(tool.instances, 'instance')}</span>
           {tool.requiresApproval && <span className="badge badge-waiting">needs approval</span>} <BreakerState breaker={tool.breaker} />
         </summary>
         <p>{tool.description}</p>
@@ -103,7 +103,7 @@ export function ToolsPage() {
           return [...runners.entries()].map(([runner, served]) => (
             <section key={runner} aria-labelledby={`runner-${runner}`}>
               <h2 id={`runner-${runner}`}>
-                Runner {runner} <span className="muted">({Math.max(...served.map((t) => t.instances))} instances)</span>
+                Runner {runner} <span className="muted">({plural(Math.max(...served.map((t) => t.instances)), 'instance')})</span>
               </h2>
               <ul className="cards">
                 {served.map((tool) => (
