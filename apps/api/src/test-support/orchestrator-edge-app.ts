@@ -3,7 +3,7 @@ import { createLogger, type PromiseClient } from '@platform/service-kit';
 import type { FastifyInstance, InjectOptions, LightMyRequestResponse } from 'fastify';
 import { SignJWT } from 'jose';
 import { afterAll, beforeAll } from 'vitest';
-import { buildApp } from '../app.js';
+import { buildApp, type AppOptions } from '../app.js';
 import { TokenVerifier } from '../auth.js';
 import { noAgentPool, noEvents, noTrigger } from './unavailable-ports.js';
 
@@ -18,6 +18,7 @@ export const EDGE_OPERATOR_ROLE = 'ops-role';
 async function orchestratorEdgeApp(
   secret: string,
   orchestrator: Partial<PromiseClient<orchestratorV1.OrchestratorServiceClient>>,
+  more: Partial<AppOptions>,
 ): Promise<{ app: FastifyInstance; bearer: (claims: Record<string, unknown>) => Promise<string> }> {
   const app = buildApp({
     checkReplies: true,
@@ -32,6 +33,7 @@ async function orchestratorEdgeApp(
     limits: { maxMessageChars: 100, turnWaitMs: 1_000, sseHeartbeatMs: 1_000 },
     health: { dependencies: {}, probeTimeoutMs: 200, isAccepting: () => true },
     admin: { operatorRole: EDGE_OPERATOR_ROLE },
+    ...more,
   });
   await app.ready();
   const key = new TextEncoder().encode(secret);
@@ -47,12 +49,12 @@ export interface OrchestratorEdge {
 
 /**
  * Builds the edge app once for the calling test file (before its tests, closed after them), so a
- * suite declares only its orchestrator port.
+ * suite declares only its orchestrator port (and `more` options of the app, if any).
  */
-export function useOrchestratorEdgeApp(secret: string, orchestrator: Partial<PromiseClient<orchestratorV1.OrchestratorServiceClient>>): OrchestratorEdge {
+export function useOrchestratorEdgeApp(secret: string, orchestrator: Partial<PromiseClient<orchestratorV1.OrchestratorServiceClient>>, more: Partial<AppOptions> = {}): OrchestratorEdge {
   let built: { app: FastifyInstance; bearer: OrchestratorEdge['bearer'] } | undefined;
   beforeAll(async () => {
-    built = await orchestratorEdgeApp(secret, orchestrator);
+    built = await orchestratorEdgeApp(secret, orchestrator, more);
   });
   afterAll(async () => built?.app.close());
   const ready = (): NonNullable<typeof built> => {

@@ -1,6 +1,7 @@
 import type { CatalogTool } from '../api/types.js';
 import { formatCount, formatDuration, formatTime } from '../lib/format.js';
 import { StatusBadge } from './badges.js';
+import { DataTable } from './table.js';
 
 /** The tool's circuit breaker, in words. */
 export function BreakerState({ breaker }: { breaker: CatalogTool['breaker'] }) {
@@ -17,44 +18,28 @@ export function BreakerState({ breaker }: { breaker: CatalogTool['breaker'] }) {
 export function RunnerInstances({ tool }: { tool: CatalogTool }) {
   if (tool.runnerInstances.length === 0) return <p className="muted">No replica answered discovery.</p>;
   return (
-    <div className="table-wrap">
-      <table>
-        <caption>Replicas of runner {tool.runner} ($SRV.STATS)</caption>
-        <thead>
-          <tr>
-            <th scope="col">Instance</th>
-            <th scope="col">Version</th>
-            <th scope="col">Started</th>
-            <th scope="col">Requests</th>
-            <th scope="col">Errors</th>
-            <th scope="col">Average time</th>
-            <th scope="col">Last error</th>
-          </tr>
-        </thead>
-        <tbody>
-          {tool.runnerInstances.map((instance) => (
-            <tr key={instance.instanceId}>
-              <td>
-                <code>{instance.instanceId}</code>
-              </td>
-              <td>{instance.version}</td>
-              <td>{formatTime(instance.started)}</td>
-              {instance.statsAvailable ? (
-                <>
-                  <td>{formatCount(instance.requests)}</td>
-                  <td>{formatCount(instance.errors)}</td>
-                  <td>{formatDuration(instance.averageProcessingMs)}</td>
-                  <td>{instance.lastError ?? '—'}</td>
-                </>
-              ) : (
-                <td colSpan={4} className="muted">
-                  did not answer $SRV.STATS in time
-                </td>
-              )}
-            </tr>
-          ))}
-        </tbody>
-      </table>
-    </div>
+    <DataTable caption={`Replicas of runner ${tool.runner} ($SRV.STATS)`} columns={['Instance', 'Version', 'Started', 'Requests', 'Errors', 'Average time', 'Last error']}>
+      {tool.runnerInstances.map((instance) => (
+        <tr key={instance.instanceId}>
+          <td>
+            <code>{instance.instanceId}</code>
+          </td>
+          <td>{instance.version}</td>
+          <td>{formatTime(instance.started)}</td>
+          {instance.statsAvailable ? (
+            <>
+              <td>{formatCount(instance.requests)}</td>
+              <td>{formatCount(instance.errors)}</td>
+              <td>{formatDuration(instance.averageProcessingMs)}</td>
+              <td>{instance.lastError ?? '—'}</td>
+            </>
+          ) : (
+            <td colSpan={4} className="muted">
+              did not answer $SRV.STATS in time
+            </td>
+          )}
+        </tr>
+      ))}
+    </DataTable>
   );
 }

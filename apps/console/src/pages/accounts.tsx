@@ -6,6 +6,7 @@ import { EmptyState, LoadState } from '../components/states.js';
 import { useLoad } from '../components/use-load.js';
 import { useConsole } from '../console-context.js';
 import { formatTime } from '../lib/format.js';
+import { DataTable } from '../components/table.js';
 
 function Actor({ actor }: { actor: CredentialAuditEvent['actor'] }) {
   if (actor.kind === 'user') return <>user {actor.subject}</>;
@@ -29,37 +30,23 @@ function AuditTrail() {
             <EmptyState title="No credential was read or written yet.">Every save, read, list and delete shows here, newest first.</EmptyState>
           ) : (
             <>
-              <div className="table-wrap">
-                <table>
-                  <caption className="visually-hidden">Credential reads and writes, newest first</caption>
-                  <thead>
-                    <tr>
-                      <th scope="col">When</th>
-                      <th scope="col">Account</th>
-                      <th scope="col">Action</th>
-                      <th scope="col">Outcome</th>
-                      <th scope="col">By</th>
-                    </tr>
-                  </thead>
-                  <tbody>
-                    {events.map((event) => (
-                      <tr key={event.id}>
-                        <td>{formatTime(event.at)}</td>
-                        <td>
-                          {event.service}/{event.account}
-                        </td>
-                        <td>{event.action}</td>
-                        <td>
-                          <StatusBadge status={event.outcome} />
-                        </td>
-                        <td>
-                          <Actor actor={event.actor} />
-                        </td>
-                      </tr>
-                    ))}
-                  </tbody>
-                </table>
-              </div>
+              <DataTable caption="Credential reads and writes, newest first" captionHidden columns={['When', 'Account', 'Action', 'Outcome', 'By']}>
+                {events.map((event) => (
+                  <tr key={event.id}>
+                    <td>{formatTime(event.at)}</td>
+                    <td>
+                      {event.service}/{event.account}
+                    </td>
+                    <td>{event.action}</td>
+                    <td>
+                      <StatusBadge status={event.outcome} />
+                    </td>
+                    <td>
+                      <Actor actor={event.actor} />
+                    </td>
+                  </tr>
+                ))}
+              </DataTable>
               <div className="pager">
                 <button type="button" className="secondary" disabled={before.length === 0} onClick={() => setBefore((b) => b.slice(0, -1))}>
                   Newer
@@ -88,33 +75,19 @@ export function AccountsPage() {
           credentials.length === 0 ? (
             <EmptyState title="No account is connected.">Applications store a user&apos;s third-party tokens with PUT /v1/credentials/{'{service}'}/{'{account}'} after their OAuth flow (docs/credentials.md).</EmptyState>
           ) : (
-            <div className="table-wrap">
-              <table>
-                <caption className="visually-hidden">Connected accounts</caption>
-                <thead>
-                  <tr>
-                    <th scope="col">Service</th>
-                    <th scope="col">Account</th>
-                    <th scope="col">Version</th>
-                    <th scope="col">Encryption key</th>
-                    <th scope="col">Updated</th>
-                  </tr>
-                </thead>
-                <tbody>
-                  {credentials.map((c) => (
-                    <tr key={`${c.service}/${c.account}`}>
-                      <td>{c.service}</td>
-                      <td>{c.account}</td>
-                      <td>{c.version}</td>
-                      <td>
-                        <code>{c.keyId}</code>
-                      </td>
-                      <td>{formatTime(c.updatedAt)}</td>
-                    </tr>
-                  ))}
-                </tbody>
-              </table>
-            </div>
+            <DataTable caption="Connected accounts" captionHidden columns={['Service', 'Account', 'Version', 'Encryption key', 'Updated']}>
+              {credentials.map((c) => (
+                <tr key={`${c.service}/${c.account}`}>
+                  <td>{c.service}</td>
+                  <td>{c.account}</td>
+                  <td>{c.version}</td>
+                  <td>
+                    <code>{c.keyId}</code>
+                  </td>
+                  <td>{formatTime(c.updatedAt)}</td>
+                </tr>
+              ))}
+            </DataTable>
           )
         }
       </LoadState>

@@ -6,6 +6,7 @@ import { EmptyState, ErrorState, LoadState } from '../components/states.js';
 import { useLoad } from '../components/use-load.js';
 import { useConsole } from '../console-context.js';
 import { formatTime } from '../lib/format.js';
+import { DataTable } from '../components/table.js';
 
 interface FactQuery {
   collectionPrefix: string;
@@ -102,30 +103,11 @@ export function MemoryPage() {
           facts.length === 0 ? (
             <EmptyState title="Memory holds no facts here.">Facts are learned from finished conversations (docs/memory.md); widen the filters or talk to the agent first.</EmptyState>
           ) : (
-            <div className="table-wrap">
-              <table>
-                <caption className="visually-hidden">Facts, newest first</caption>
-                <thead>
-                  <tr>
-                    <th scope="col">Subject</th>
-                    <th scope="col">Predicate</th>
-                    <th scope="col">Object</th>
-                    <th scope="col">Collection</th>
-                    <th scope="col">Validity</th>
-                    <th scope="col">Confidence</th>
-                    <th scope="col">Source</th>
-                    <th scope="col">
-                      <span className="visually-hidden">Actions</span>
-                    </th>
-                  </tr>
-                </thead>
-                <tbody>
-                  {facts.map((fact) => (
-                    <FactRow key={fact.factId} fact={fact} onForgotten={loaded.reload} />
-                  ))}
-                </tbody>
-              </table>
-            </div>
+            <DataTable caption="Facts, newest first" captionHidden columns={['Subject', 'Predicate', 'Object', 'Collection', 'Validity', 'Confidence', 'Source', <span key="actions" className="visually-hidden">Actions</span>]}>
+              {facts.map((fact) => (
+                <FactRow key={fact.factId} fact={fact} onForgotten={loaded.reload} />
+              ))}
+            </DataTable>
           )
         }
       </LoadState>

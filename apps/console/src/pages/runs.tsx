@@ -7,6 +7,7 @@ import { useLoad } from '../components/use-load.js';
 import { useConsole } from '../console-context.js';
 import { formatCount, formatTime } from '../lib/format.js';
 import { filtersFromSearch, NO_FILTERS, runListQuery, searchOfFilters, type RunFilters } from '../lib/run-filters.js';
+import { DataTable } from '../components/table.js';
 
 function FilterForm({ initial, onApply }: { initial: RunFilters; onApply: (filters: RunFilters) => void }) {
   const [filters, setFilters] = useState(initial);
@@ -72,45 +73,27 @@ function FilterForm({ initial, onApply }: { initial: RunFilters; onApply: (filte
 
 export function RunTable({ runs }: { runs: readonly RunSummary[] }) {
   return (
-    <div className="table-wrap">
-      <table>
-        <caption className="visually-hidden">Runs, newest first</caption>
-        <thead>
-          <tr>
-            <th scope="col">Run</th>
-            <th scope="col">Status</th>
-            <th scope="col">Stop reason</th>
-            <th scope="col">Conversation</th>
-            <th scope="col">Source</th>
-            <th scope="col">Created</th>
-            <th scope="col">Turns</th>
-            <th scope="col">Tool calls</th>
-            <th scope="col">Tokens</th>
-          </tr>
-        </thead>
-        <tbody>
-          {runs.map((run) => (
-            <tr key={run.runId}>
-              <td>
-                <Link href={`/runs/${run.runId}`}>{run.runId}</Link>
-              </td>
-              <td>
-                <StatusBadge status={run.status} />
-              </td>
-              <td>{run.stopReason ?? '—'}</td>
-              <td>
-                <Link href={`/conversations/${encodeURIComponent(run.conversationId)}`}>{run.conversationId}</Link>
-              </td>
-              <td>{run.source}</td>
-              <td>{formatTime(run.createdAt)}</td>
-              <td>{run.turns}</td>
-              <td>{run.toolCalls}</td>
-              <td>{formatCount(run.usage.totalTokens)}</td>
-            </tr>
-          ))}
-        </tbody>
-      </table>
-    </div>
+    <DataTable caption="Runs, newest first" captionHidden columns={['Run', 'Status', 'Stop reason', 'Conversation', 'Source', 'Created', 'Turns', 'Tool calls', 'Tokens']}>
+      {runs.map((run) => (
+        <tr key={run.runId}>
+          <td>
+            <Link href={`/runs/${run.runId}`}>{run.runId}</Link>
+          </td>
+          <td>
+            <StatusBadge status={run.status} />
+          </td>
+          <td>{run.stopReason ?? '—'}</td>
+          <td>
+            <Link href={`/conversations/${encodeURIComponent(run.conversationId)}`}>{run.conversationId}</Link>
+          </td>
+          <td>{run.source}</td>
+          <td>{formatTime(run.createdAt)}</td>
+          <td>{run.turns}</td>
+          <td>{run.toolCalls}</td>
+          <td>{formatCount(run.usage.totalTokens)}</td>
+        </tr>
+      ))}
+    </DataTable>
   );
 }
 

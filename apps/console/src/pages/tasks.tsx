@@ -8,6 +8,7 @@ import { useLoad } from '../components/use-load.js';
 import { useConsole } from '../console-context.js';
 import { formatTime } from '../lib/format.js';
 import { fireOutcome, summarizeTaskSpec } from '../lib/task-spec.js';
+import { DataTable } from '../components/table.js';
 
 function FireHistory({ taskId }: { taskId: string }) {
   const { api } = useConsole();
@@ -18,35 +19,20 @@ function FireHistory({ taskId }: { taskId: string }) {
         fires.length === 0 ? (
           <p className="muted">It has not fired yet.</p>
         ) : (
-          <div className="table-wrap">
-            <table>
-              <caption>Fires, latest first</caption>
-              <thead>
-                <tr>
-                  <th scope="col">Scheduled</th>
-                  <th scope="col">Kind</th>
-                  <th scope="col">Status</th>
-                  <th scope="col">Attempts</th>
-                  <th scope="col">Run</th>
-                  <th scope="col">Outcome</th>
-                </tr>
-              </thead>
-              <tbody>
-                {fires.map((fire) => (
-                  <tr key={fire.fireId}>
-                    <td>{formatTime(fire.scheduledAt)}</td>
-                    <td>{fire.kind}</td>
-                    <td>
-                      <StatusBadge status={fire.status} />
-                    </td>
-                    <td>{fire.attempts}</td>
-                    <td>{fire.runId ? <Link href={`/runs/${fire.runId}`}>{fire.runId}</Link> : '—'}</td>
-                    <td>{fireOutcome(fire)}</td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
-          </div>
+          <DataTable caption="Fires, latest first" columns={['Scheduled', 'Kind', 'Status', 'Attempts', 'Run', 'Outcome']}>
+            {fires.map((fire) => (
+              <tr key={fire.fireId}>
+                <td>{formatTime(fire.scheduledAt)}</td>
+                <td>{fire.kind}</td>
+                <td>
+                  <StatusBadge status={fire.status} />
+                </td>
+                <td>{fire.attempts}</td>
+                <td>{fire.runId ? <Link href={`/runs/${fire.runId}`}>{fire.runId}</Link> : '—'}</td>
+                <td>{fireOutcome(fire)}</td>
+              </tr>
+            ))}
+          </DataTable>
         )
       }
     </LoadState>

@@ -5,6 +5,7 @@ import { useLoad } from '../components/use-load.js';
 import { useConsole } from '../console-context.js';
 import { formatCount } from '../lib/format.js';
 import { usageBars } from '../lib/usage-chart.js';
+import { DataTable } from '../components/table.js';
 
 const CHART = { width: 720, height: 200, gap: 2 };
 const isoDay = (time: number): string => new Date(time).toISOString().slice(0, 10);
@@ -78,35 +79,22 @@ export function UsagePage() {
           ) : (
             <>
               <UsageChart report={report} from={range.from} to={range.to} />
-              <div className="table-wrap">
-                <table>
-                  <caption>Per day (days without turns left out)</caption>
-                  <thead>
-                    <tr>
-                      <th scope="col">Day (UTC)</th>
-                      <th scope="col">Turns</th>
-                      <th scope="col">Input tokens</th>
-                      <th scope="col">Output tokens</th>
-                    </tr>
-                  </thead>
-                  <tbody>
-                    {report.days.map((d) => (
-                      <tr key={d.day}>
-                        <td>{d.day}</td>
-                        <td>{formatCount(d.turns)}</td>
-                        <td>{formatCount(d.inputTokens)}</td>
-                        <td>{formatCount(d.outputTokens)}</td>
-                      </tr>
-                    ))}
-                    <tr className="total">
-                      <th scope="row">Total</th>
-                      <td>{formatCount(report.total.turns)}</td>
-                      <td>{formatCount(report.total.inputTokens)}</td>
-                      <td>{formatCount(report.total.outputTokens)}</td>
-                    </tr>
-                  </tbody>
-                </table>
-              </div>
+              <DataTable caption="Per day (days without turns left out)" columns={['Day (UTC)', 'Turns', 'Input tokens', 'Output tokens']}>
+                {report.days.map((d) => (
+                  <tr key={d.day}>
+                    <td>{d.day}</td>
+                    <td>{formatCount(d.turns)}</td>
+                    <td>{formatCount(d.inputTokens)}</td>
+                    <td>{formatCount(d.outputTokens)}</td>
+                  </tr>
+                ))}
+                <tr className="total">
+                  <th scope="row">Total</th>
+                  <td>{formatCount(report.total.turns)}</td>
+                  <td>{formatCount(report.total.inputTokens)}</td>
+                  <td>{formatCount(report.total.outputTokens)}</td>
+                </tr>
+              </DataTable>
             </>
           )
         }
