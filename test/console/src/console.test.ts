@@ -49,6 +49,13 @@ describe('the web console', () => {
     await page.getByRole('button', { name: 'Sign in' }).click();
     expect(await page.getByRole('alert').textContent()).toContain('three parts');
 
+    // A token the api refuses: the page says so and offers to sign in again.
+    await page.getByLabel('Bearer token (JWT)').fill(await stack.forgedTokenFor(TENANT));
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.getByRole('alert').filter({ hasText: 'INVALID_TOKEN' }).waitFor();
+    await page.getByRole('button', { name: 'Sign in again' }).click();
+    await page.getByRole('heading', { name: 'Sign in to the console' }).waitFor();
+
     await signIn(TENANT);
     expect(await page.getByTestId('tenant').textContent()).toBe(TENANT);
     await page.getByText('No runs match.').waitFor();

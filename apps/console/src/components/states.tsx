@@ -1,5 +1,6 @@
-import type { ReactNode } from 'react';
+import { useContext, type ReactNode } from 'react';
 import { remedyFor, type ApiError } from '../api/api-error.js';
+import { ConsoleContext } from '../console-context.js';
 
 export function Loading({ what }: { what: string }) {
   return (
@@ -9,18 +10,25 @@ export function Loading({ what }: { what: string }) {
   );
 }
 
-/** An error with its code, the api's message, and what to do about it. */
+/** An error with its code, the api's message, and what to do about it (a refused token: sign in again). */
 export function ErrorState({ error, retry }: { error: ApiError; retry?: () => void }) {
+  const signedIn = useContext(ConsoleContext);
   return (
     <div className="notice error" role="alert">
       <p>
         <strong>{error.code}</strong>: {error.message}
       </p>
       <p>{remedyFor(error)}</p>
-      {retry && (
-        <button type="button" onClick={retry}>
-          Try again
+      {error.status === 401 && signedIn ? (
+        <button type="button" onClick={signedIn.signOut}>
+          Sign in again
         </button>
+      ) : (
+        retry && (
+          <button type="button" onClick={retry}>
+            Try again
+          </button>
+        )
       )}
     </div>
   );

@@ -18,6 +18,8 @@ export interface ConsolePlatform {
   consoleUrl: string;
   /** A bearer token of `tenant` (with `roles`), as an identity provider would issue it. */
   tokenFor(tenant: string, roles?: string[]): Promise<string>;
+  /** A well-formed token the api refuses: signed with another key. */
+  forgedTokenFor(tenant: string): Promise<string>;
   /** Calls the API as `tenant` would (the tests' setup: what an application does outside the console). */
   api<T>(method: string, path: string, tenant: string, body?: unknown): Promise<{ status: number; body: T }>;
   stop(): Promise<void>;
@@ -47,9 +49,14 @@ export async function bootConsolePlatform(): Promise<ConsolePlatform> {
     await nats.stop();
     await rm(outbox, { recursive: true, force: true });
   };
-  const key = new TextEncoder().encode(JWT_SECRET);
-  const tokenFor = (tenant: string, roles: string[] = []): Promise<string> =>
-    new SignJWT(roles.length ? { tenant, roles } : { tenant }).setProtectedHeader({ alg: 'HS256' }).setSubject(`user-of-${tenant}`).setIssuedAt().setExpirationTime('1h').sign(key);
+  const signed = (secret: string, tenant: string, roles: string[] = []): Promise<string> =>
+    new SignJWT(roles.length ? { tenant, roles } : { tenant })
+      .setProtectedHeader({ alg: 'HS256' })
+      .setSubject(`user-of-${tenant}`)
+      .setIssuedAt()
+      .setExpirationTime('1h')
+      .sign(new TextEncoder().encode(secret));
+  const tokenFor = (tenant: string, roles: string[] = []): Promise<string> => signed(JWT_SECRET, tenant, roles);
   try {
     platform = await startPlatform({
       natsUrl: nats.url,
@@ -77,6 +84,7 @@ export async function bootConsolePlatform(): Promise<ConsolePlatform> {
     platform,
     consoleUrl: `${apiUrl}/console`,
     tokenFor,
+    forgedTokenFor: (tenant) => signed(`not-the-${JWT_SECRET}`, tenant),
     async api<T>(method: string, urlPath: string, tenant: string, body?: unknown) {
       const response = await fetch(`${apiUrl}${urlPath}`, {
         method,
