@@ -1,4 +1,4 @@
-import { useState, type FormEvent } from 'react';
+import { useEffect, useRef, useState, type FormEvent } from 'react';
 import { Link, useParams } from 'wouter';
 import type { ApiError } from '../api/api-error.js';
 import type { PlatformApi } from '../api/endpoints.js';
@@ -88,6 +88,9 @@ export function ChatPage() {
   const [live, setLive] = useState<LiveTurn | undefined>();
   const [error, setError] = useState<ApiError | undefined>();
   const [busy, setBusy] = useState(false);
+  // Leaving the page stops following the turn (the run goes on; its page shows it).
+  const following = useRef<AbortController | undefined>(undefined);
+  useEffect(() => () => following.current?.abort(), []);
 
   const send = async (event: FormEvent) => {
     event.preventDefault();
@@ -99,6 +102,7 @@ export function ChatPage() {
     setDraft('');
     setLive(NEW_TURN);
     let runId: string | null = null;
+    following.current = new AbortController();
     try {
       await followEventStream({
         // The first connection sends the message; a reconnection watches its run from the last event seen.
@@ -114,7 +118,7 @@ export function ChatPage() {
         onEvent: (e) => setLive((turn) => applyRunEvent(turn ?? NEW_TURN, { type: e.type, data: (e.data as { data?: Record<string, unknown> }).data ?? {}, ...(runId ? { runId } : {}) })),
         isLast: (e) => e.type === 'execution_end',
         maxReconnects: 3,
-        signal: new AbortController().signal,
+        signal: following.current.signal,
       });
       history.reload();
     } catch (err) {
