@@ -122,6 +122,7 @@ export const OrchestratorConfig = z.object({
   /** Collections recalled from, as a prefix (`user:alice` covers `user:alice:*`); empty = all of the tenant's. */
   MEMORY_RECALL_COLLECTION_PREFIX: z.string().default(''),
   CATALOG_REFRESH_MS: env.positiveInt().default(5_000),
+  /** How long a discovery round (`$SRV.INFO`) waits for runners, and GET /v1/tools for each replica's `$SRV.STATS`. */
   CATALOG_DISCOVERY_WAIT_MS: env.positiveInt().default(300),
   /** Deadline of calls to other services (memory). */
   GRPC_DEADLINE_MS: env.positiveInt().default(10_000),

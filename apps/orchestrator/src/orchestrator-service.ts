@@ -123,11 +123,13 @@ async function delegationOf(records: RunRecords, run: RunRecord): Promise<Record
     parentCallId: run.lineage?.parentCallId ?? null,
     chain: run.lineage?.chain ?? [run.profile],
     depth: run.lineage ? run.lineage.chain.length - 1 : 0,
+    toolScope: run.lineage?.tools ?? null,
     children: children.map((c) => ({
       runId: c.runId,
       conversationId: c.conversationId,
       role: c.profile,
       callId: c.lineage?.parentCallId ?? null,
+      toolScope: c.lineage?.tools ?? null,
       status: c.status,
       stopReason: c.stopReason,
       createdAt: c.createdAt.toISOString(),

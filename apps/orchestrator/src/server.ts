@@ -188,6 +188,7 @@ export async function startOrchestratorServer(config: OrchestratorConfig, logger
       },
       recordPlan: (run, view) => records.recordPlan(run.runId, run.epoch, view),
       defaultSubtaskTimeoutMs: config.DELEGATION_TIMEOUT_MS,
+      mayUseTool: (role, tool) => profiles.resolve(role)?.allowsTool(tool) ?? false,
       logger,
     }),
     ...(config.MEMORY_INGEST_ENABLED ? { finishedTurns: new FinishedTurnPublisher(nc, { maxInlineBytes: config.MEMORY_INGEST_MAX_INLINE_BYTES, maxPending: 1_000 }, logger) } : {}),

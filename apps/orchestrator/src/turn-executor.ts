@@ -7,6 +7,7 @@ import type { ToolCatalog, ToolClient } from '@platform/tool-sdk';
 import type { OrchestratorConfig } from './config.js';
 import { RunEventPublisher } from './events/run-event-publisher.js';
 import type { ChildRuns } from './pipeline/child-runs.js';
+import { toolScopeOf } from './pipeline/child-tool-scope.js';
 import { DelegationToolPort } from './pipeline/delegation-tools.js';
 import type { PlanExecutor } from './pipeline/plan/plan-execute.js';
 import { RunReplay } from './journal/journaled-ports.js';
@@ -215,7 +216,7 @@ export class TurnExecutor {
     const runnerTools = new RunnerToolPort(this.deps.catalog, this.deps.tools, {
       tenantId: run.tenantId,
       conversationId: run.conversationId,
-      allowsTool: profile.allowsTool,
+      allowsTool: toolScopeOf(profile, run),
       agents: this.deps.agents,
       breakers: this.deps.breakers,
       grants: this.deps.grants,

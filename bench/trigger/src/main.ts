@@ -80,6 +80,11 @@ interface RoundResult {
   replicaCpuMsPerFire: number;
   /** The same for PostgreSQL (the postmaster and its children). */
   postgresCpuMsPerFire: number;
+  /** The same for nats-server, and for this process (the no-op executor answering the calls). */
+  natsCpuMsPerFire: number;
+  executorCpuMsPerFire: number;
+  /** How busy the machine's cores were (every process, this bench's and any other) from the burst until drained: 1 = all of them. */
+  coresBusy: number;
   /** The first fire of the burst to reach the executor: how long after the scheduled time. */
   min: number;
 }
@@ -102,6 +107,14 @@ function cpuMs(pids: number[]): Map<number, number> {
     if (fields) used.set(pid, (Number(fields[11]) + Number(fields[12])) * 10);
   }
   return used;
+}
+
+/** The machine's CPU time so far, all cores: busy (not idle or waiting for I/O) and in all, in ms (/proc/stat). */
+function machineCpuMs(): { busy: number; total: number } {
+  const fields = readFileSync('/proc/stat', 'utf8').split('\n')[0]!.trim().split(/\s+/).slice(1, 9).map(Number);
+  const total = fields.reduce((a, b) => a + b, 0) * 10;
+  const idle = (fields[3]! + fields[4]!) * 10;
+  return { busy: total - idle, total };
 }
 
 /** CPU time the processes used between two readings (a process gone by the second counts nothing). */
@@ -184,10 +197,17 @@ async function round(replicas: number, index: number): Promise<RoundResult> {
     const pgPids = postgresPids();
     const cpuAtBurst = cpuMs(pids);
     const pgCpuAtBurst = cpuMs(pgPids);
+    const natsPids = nats.pid === undefined ? [] : [nats.pid];
+    const natsCpuAtBurst = cpuMs(natsPids);
+    const executorCpuAtBurst = process.cpuUsage();
+    const machineAtBurst = machineCpuMs();
     const atBurst = await pgActivity(databaseUrl);
     while (ofBurst().length < TASKS && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
     const cpuDrained = cpuMs(pids);
     const pgCpuDrained = cpuMs(postgresPids());
+    const natsCpuDrained = cpuMs(natsPids);
+    const executorCpu = process.cpuUsage(executorCpuAtBurst);
+    const machineDrained = machineCpuMs();
     const drained = await pgActivity(databaseUrl);
     await new Promise((r) => setTimeout(r, 1_000)); // late duplicates would show up here
     const lags = ofBurst().map((c) => c.lagMs).sort((a, b) => a - b);
@@ -214,6 +234,9 @@ async function round(replicas: number, index: number): Promise<RoundResult> {
       walFlushesPerFire: (drained.walFlushes - atBurst.walFlushes) / TASKS,
       replicaCpuMsPerFire: cpuUsedMs(cpuAtBurst, cpuDrained) / TASKS,
       postgresCpuMsPerFire: cpuUsedMs(pgCpuAtBurst, pgCpuDrained) / TASKS,
+      natsCpuMsPerFire: cpuUsedMs(natsCpuAtBurst, natsCpuDrained) / TASKS,
+      executorCpuMsPerFire: (executorCpu.user + executorCpu.system) / 1_000 / TASKS,
+      coresBusy: (machineDrained.busy - machineAtBurst.busy) / Math.max(1, machineDrained.total - machineAtBurst.total),
       min: lags[0] ?? NaN,
     };
   } finally {
@@ -250,16 +273,16 @@ try {
     for (let i = 0; i < ROUNDS; i++) {
       const result = await round(replicas, i);
       results.push(result);
-      process.stdout.write(`replicas=${replicas} round ${i + 1}: first ${result.min} ms, p50 ${result.p50} ms, p99 ${result.p99} ms, max ${result.max} ms, lost ${result.lost}, doubled ${result.doubled}, unsettled ${result.unsettled}; burst to drained: ${result.commitsPerFire.toFixed(3)} commits and ${result.walFlushesPerFire.toFixed(3)} WAL flushes per fire, CPU per fire: replicas ${result.replicaCpuMsPerFire.toFixed(3)} ms, PostgreSQL ${result.postgresCpuMsPerFire.toFixed(3)} ms\n`);
+      process.stdout.write(`replicas=${replicas} round ${i + 1}: first ${result.min} ms, p50 ${result.p50} ms, p99 ${result.p99} ms, max ${result.max} ms, lost ${result.lost}, doubled ${result.doubled}, unsettled ${result.unsettled}; burst to drained: ${result.commitsPerFire.toFixed(3)} commits and ${result.walFlushesPerFire.toFixed(3)} WAL flushes per fire, CPU per fire: replicas ${result.replicaCpuMsPerFire.toFixed(3)} ms, PostgreSQL ${result.postgresCpuMsPerFire.toFixed(3)} ms, nats-server ${result.natsCpuMsPerFire.toFixed(3)} ms, executor (bench) ${result.executorCpuMsPerFire.toFixed(3)} ms; cores busy ${(100 * result.coresBusy).toFixed(0)}%\n`);
     }
   }
   process.stdout.write(`\n${TASKS} coinciding tasks, no-op custom executor, durable PostgreSQL; medians over ${ROUNDS} round(s)\n\n`);
-  process.stdout.write('| replicas | fire lag p50 | p99 | max (= burst drained) | lost | doubled | commits / fire | WAL flushes / fire | CPU / fire: replicas | PostgreSQL | creating the tasks |\n|---|---|---|---|---|---|---|---|---|---|---|\n');
+  process.stdout.write('| replicas | fire lag p50 | p99 | max (= burst drained) | lost | doubled | commits / fire | WAL flushes / fire | CPU / fire: replicas | PostgreSQL | nats-server | executor | cores busy | creating the tasks |\n|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n');
   for (const replicas of REPLICA_COUNTS) {
     const mine = results.filter((r) => r.replicas === replicas);
     const med = (pick: (r: RoundResult) => number) => Math.round(median(mine.map(pick)));
     const sum = (pick: (r: RoundResult) => number) => mine.reduce((n, r) => n + pick(r), 0);
-    process.stdout.write(`| ${replicas} | ${med((r) => r.p50)} ms | ${med((r) => r.p99)} ms | ${med((r) => r.max)} ms | ${sum((r) => r.lost)} | ${sum((r) => r.doubled)} | ${median(mine.map((r) => r.commitsPerFire)).toFixed(3)} | ${median(mine.map((r) => r.walFlushesPerFire)).toFixed(3)} | ${median(mine.map((r) => r.replicaCpuMsPerFire)).toFixed(3)} ms | ${median(mine.map((r) => r.postgresCpuMsPerFire)).toFixed(3)} ms | ${med((r) => r.createMs)} ms |\n`);
+    process.stdout.write(`| ${replicas} | ${med((r) => r.p50)} ms | ${med((r) => r.p99)} ms | ${med((r) => r.max)} ms | ${sum((r) => r.lost)} | ${sum((r) => r.doubled)} | ${median(mine.map((r) => r.commitsPerFire)).toFixed(3)} | ${median(mine.map((r) => r.walFlushesPerFire)).toFixed(3)} | ${median(mine.map((r) => r.replicaCpuMsPerFire)).toFixed(3)} ms | ${median(mine.map((r) => r.postgresCpuMsPerFire)).toFixed(3)} ms | ${median(mine.map((r) => r.natsCpuMsPerFire)).toFixed(3)} ms | ${median(mine.map((r) => r.executorCpuMsPerFire)).toFixed(3)} ms | ${(100 * median(mine.map((r) => r.coresBusy))).toFixed(0)}% | ${med((r) => r.createMs)} ms |\n`);
   }
   if (EVENTS > 0) {
     const latencies = await eventRound();

@@ -96,3 +96,5 @@ export {
   MemoryDeadLetterReason,
   MemoryDeadLetter,
 } from './memory-ingestion.js';
+export { ScheduleTrigger, EventTrigger, ConditionTrigger, TriggerSpec, MisfirePolicy, TaskAction, TaskOutput, TaskSpec, ORCHESTRATOR_EXECUTOR } from './task-spec.js';
+export { NATS_INBOX_ROOT, natsInboxPrefix } from './nats-inbox.js';

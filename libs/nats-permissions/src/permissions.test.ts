@@ -14,6 +14,7 @@ import {
   TRIGGERED_RUN_SUBJECT_PREFIX,
   TRIGGERED_RUNS_STREAM,
   triggeredRunSubject,
+  natsInboxPrefix,
 } from '@platform/contracts';
 import { createLogger, ensureStream, lastMessageJson } from '@platform/service-kit';
 import { startNatsServer, workspaceRoot, type NatsServerHandle } from '@platform/testing';
@@ -34,7 +35,8 @@ const connections: NatsConnection[] = [];
 
 /** A connection as `user`, remembering every permission violation the server reports to it. */
 async function login(user: string): Promise<NatsConnection & { violations: string[] }> {
-  const nc = await connect({ servers: server.url, user, pass: passwords[user], name: `test-${user}` });
+  // As service-kit connects: replies under the user's own inbox prefix.
+  const nc = await connect({ servers: server.url, user, pass: passwords[user], name: `test-${user}`, inboxPrefix: natsInboxPrefix(user)! });
   connections.push(nc);
   const violations: string[] = [];
   void (async () => {
@@ -239,8 +241,32 @@ describe('services keep to their own part', () => {
     ['trigger', 'platform.run-events.>', undefined],
     ['api', toolSubject('calculator'), TOOL_QUEUE_GROUP],
     ['agent-pool', 'platform.orchestrator.cancel', undefined],
+    // Each reads its own replies only: not every inbox, not another's (the orchestrator's tool results).
+    ['api', '_INBOX.>', undefined],
+    ['trigger', '_INBOX.orchestrator.>', undefined],
+    ['memory', '_INBOX.orchestrator.abc.1', undefined],
+    ['agent-pool', '_INBOX.trigger.>', undefined],
+    ['event-publisher', '_INBOX.orchestrator.>', undefined],
+    ['orchestrator', '_INBOX.api.>', undefined],
   ])('%s may not subscribe to %s', async (user, subject, queue) => {
     await expectSubscribeRefused(user, subject, queue);
+  });
+});
+
+describe('replies come to their own inbox', () => {
+  it('a service that connects with the default _INBOX prefix gets no reply: its requests need the prefix of its user', async () => {
+    const plain = await connect({ servers: server.url, user: 'trigger', pass: passwords['trigger'], name: 'test-trigger-plain' });
+    connections.push(plain);
+    const violations: string[] = [];
+    void (async () => {
+      for await (const status of plain.status()) if (status.type === 'error') violations.push(status.error.message);
+    })();
+    // $JS.API.INFO is a request the trigger may make; the server would answer it, but not into _INBOX.<nuid>.
+    await expect(plain.request('$JS.API.INFO', '', { timeout: 1_000 })).rejects.toThrow();
+    await until(() => violations.some((v) => /subscription/i.test(v) && v.includes('_INBOX.')), 'the server to refuse the default inbox');
+    const own = await login('trigger');
+    expect((await own.request('$JS.API.INFO', '', { timeout: 5_000 })).json()).toMatchObject({ type: 'io.nats.jetstream.api.v1.account_info_response' });
+    expect(own.violations).toEqual([]);
   });
 });
 

@@ -13,6 +13,7 @@ import {
   TRIGGER_EVENTS_STREAM,
   TRIGGERED_RUN_SUBJECT_PREFIX,
   TRIGGERED_RUNS_STREAM,
+  natsInboxPrefix,
 } from '@platform/contracts';
 import { consumeStream, JETSTREAM_ACCOUNT_INFO, manageStream, readStreamMessages } from './jetstream-subjects.js';
 import type { Principal, RunnerDeclaration } from './model.js';
@@ -28,8 +29,16 @@ import { discoverySubscriptions, runnerPrincipal, toolSubscriptions } from './ru
  * it (a permissions violation in the service's log) wherever authentication is on.
  */
 
-/** Replies to the requests a service makes (tool calls, discovery, JetStream API and publish acks). */
-const INBOX = '_INBOX.>';
+/**
+ * Replies to the requests a principal makes (tool calls, discovery, JetStream API and publish
+ * acks), under its own inbox prefix only (`_INBOX.<user>`: service-kit's connection sets it from
+ * NATS_USER), so no principal reads the replies meant for another.
+ */
+function inboxOf(user: string): string {
+  const prefix = natsInboxPrefix(user);
+  if (!prefix) throw new Error(`the NATS user '${user}' is not one subject token (letters, digits, - and _)`);
+  return `${prefix}.>`;
+}
 /** Calling any tool and discovering runners. */
 const CALL_TOOLS = [`${TOOL_SUBJECT_PREFIX}.>`, '$SRV.>'];
 /** The orchestrator replicas' cancel broadcast (apps/orchestrator/src/cancel-broadcast.ts). */
@@ -56,7 +65,7 @@ export const SERVICE_PRINCIPALS: readonly Principal[] = [
       ...readStreamMessages(MEMORY_DEAD_LETTER_STREAM),
       ...consumeStream(MEMORY_DEAD_LETTER_STREAM),
     ]),
-    subscribe: [INBOX],
+    subscribe: [inboxOf('api')],
     allowResponses: false,
   },
   {
@@ -81,7 +90,7 @@ export const SERVICE_PRINCIPALS: readonly Principal[] = [
       ...consumeStream(RUN_EVENTS_STREAM),
       ...consumeStream(AGENT_POOL_EVENTS_STREAM),
     ]),
-    subscribe: [INBOX, ORCHESTRATOR_CANCEL_SUBJECT],
+    subscribe: [inboxOf('orchestrator'), ORCHESTRATOR_CANCEL_SUBJECT],
     allowResponses: false,
   },
   {
@@ -89,7 +98,7 @@ export const SERVICE_PRINCIPALS: readonly Principal[] = [
     kind: 'service',
     description: 'runs agent-tool steps on runners, discovers runners, publishes expiry events',
     publish: unique([`${AGENT_POOL_EVENT_SUBJECT_PREFIX}.>`, ...CALL_TOOLS, JETSTREAM_ACCOUNT_INFO, ...manageStream(AGENT_POOL_EVENTS_STREAM)]),
-    subscribe: [INBOX],
+    subscribe: [inboxOf('agent-pool')],
     allowResponses: false,
   },
   {
@@ -104,7 +113,7 @@ export const SERVICE_PRINCIPALS: readonly Principal[] = [
       ...manageStream(MEMORY_DEAD_LETTER_STREAM),
       ...readStreamMessages(MEMORY_DEAD_LETTER_STREAM),
     ]),
-    subscribe: [INBOX, `${RUN_ENDED_SUBJECT_PREFIX}.*`, ...toolSubscriptions(MEMORY_RUNNER.tools), ...discoverySubscriptions(MEMORY_RUNNER.name)],
+    subscribe: [inboxOf('memory'), `${RUN_ENDED_SUBJECT_PREFIX}.*`, ...toolSubscriptions(MEMORY_RUNNER.tools), ...discoverySubscriptions(MEMORY_RUNNER.name)],
     allowResponses: true,
   },
   {
@@ -120,7 +129,7 @@ export const SERVICE_PRINCIPALS: readonly Principal[] = [
       ...consumeStream(TRIGGERED_RUNS_STREAM),
       ...consumeStream(AGENT_POOL_EVENTS_STREAM),
     ]),
-    subscribe: [INBOX],
+    subscribe: [inboxOf('trigger')],
     allowResponses: false,
   },
 ];
@@ -138,7 +147,7 @@ export const CLIENT_PRINCIPALS: readonly Principal[] = [
     kind: 'client',
     description: 'publishes external events for event triggers (JetStream publish with acks)',
     publish: [`${TRIGGER_EVENT_SUBJECT_PREFIX}.>`],
-    subscribe: [INBOX],
+    subscribe: [inboxOf('event-publisher')],
     allowResponses: false,
   },
 ];

@@ -29,6 +29,15 @@ describe('the shared NATS settings', () => {
     expect(natsConnectSettings(loadConfig(Schema, { NATS_TOKEN: 't0ken' }))).toMatchObject({ token: 't0ken' });
   });
 
+  it("take replies under the user's own inbox (_INBOX.<user>), which its permissions allow; the default inbox otherwise", () => {
+    expect(natsConnectSettings(loadConfig(Schema, { NATS_USER: 'orchestrator', NATS_PASSWORD: 's3cret' })).inboxPrefix).toBe('_INBOX.orchestrator');
+    expect(natsConnectSettings(loadConfig(Schema, { NATS_TOKEN: 't0ken' })).inboxPrefix).toBeUndefined();
+    expect(natsConnectSettings(loadConfig(Schema, {})).inboxPrefix).toBeUndefined();
+    expect(problemsOf(() => natsConnectSettings(loadConfig(Schema, { NATS_USER: 'team.a', NATS_PASSWORD: 'x' })))).toEqual([
+      'NATS_USER: must be one NATS subject token (letters, digits, - and _): its replies come to _INBOX.<user>',
+    ]);
+  });
+
   it('name the variable at fault when the settings contradict each other', () => {
     expect(problemsOf(() => natsConnectSettings(loadConfig(Schema, { NATS_USER: 'api' })))).toEqual(['NATS_PASSWORD: required when NATS_USER is set']);
     expect(problemsOf(() => natsConnectSettings(loadConfig(Schema, { NATS_PASSWORD: 'x' })))).toEqual(['NATS_USER: required when NATS_PASSWORD is set']);

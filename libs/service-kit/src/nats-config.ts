@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { credsAuthenticator, type Authenticator } from '@nats-io/nats-core';
+import { natsInboxPrefix } from '@platform/contracts';
 import { z } from 'zod';
 import { ConfigError } from './config.js';
 
@@ -36,6 +37,8 @@ export interface NatsConnectSettings {
   pass?: string;
   token?: string;
   authenticator?: Authenticator;
+  /** `_INBOX.<user>` for a service that connects as its own user: its replies come there only. */
+  inboxPrefix?: string;
 }
 
 /**
@@ -63,8 +66,13 @@ export function natsConnectSettings(config: NatsEnv): NatsConnectSettings {
       problems.push({ variable: 'NATS_CREDS_FILE', message: `cannot read '${config.NATS_CREDS_FILE}': ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}` });
     }
   }
+  const inboxPrefix = config.NATS_USER !== undefined ? natsInboxPrefix(config.NATS_USER) : undefined;
+  if (config.NATS_USER !== undefined && inboxPrefix === undefined) {
+    problems.push({ variable: 'NATS_USER', message: 'must be one NATS subject token (letters, digits, - and _): its replies come to _INBOX.<user>' });
+  }
   if (problems.length > 0) throw new ConfigError(problems);
   return {
+    ...(inboxPrefix ? { inboxPrefix } : {}),
     servers,
     ...(config.NATS_USER !== undefined && config.NATS_PASSWORD !== undefined ? { user: config.NATS_USER, pass: config.NATS_PASSWORD } : {}),
     ...(config.NATS_TOKEN !== undefined ? { token: config.NATS_TOKEN } : {}),

@@ -47,7 +47,7 @@ interface RunJson {
   stopReason: string | null;
   plan?: PlanJson;
   transcript: TranscriptJson;
-  children: Array<{ runId: string; role: string; status: string; createdAt: string; finishedAt: string | null }>;
+  children: Array<{ runId: string; role: string; toolScope: string[] | null; status: string; createdAt: string; finishedAt: string | null }>;
 }
 
 const TENANT = 'plan-tenant';
@@ -148,6 +148,8 @@ describe('plan-and-execute', () => {
     const child = (id: string) => run.children.find((c) => c.runId === plan.subtasks.find((s) => s.id === id)!.childRunIds[0])!;
     const [facts, booking, summary] = [child('facts'), child('booking'), child('summary')];
     expect(booking.role).toBe('booker');
+    // The booking subtask names its tool: its child run is held to it; the others have their role's allowlist.
+    expect([facts.toolScope, booking.toolScope, summary.toolScope]).toEqual([null, ['book_slot'], null]);
     expect(ms(booking.createdAt)).toBeLessThan(ms(facts.finishedAt));
     expect(ms(facts.finishedAt)).toBeLessThan(ms(booking.finishedAt));
     expect(ms(summary.createdAt)).toBeGreaterThanOrEqual(Math.max(ms(facts.finishedAt), ms(booking.finishedAt)));

@@ -1,12 +1,8 @@
 import { Validator } from '@seriousme/openapi-schema-validator';
-import { createLogger } from '@platform/service-kit';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import addFormats from 'ajv-formats';
-import type { FastifyInstance } from 'fastify';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildApp } from '../app.js';
-import { TokenVerifier } from '../auth.js';
-import { noAgentPool, noEvents, noTrigger } from '../test-support/unavailable-ports.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { useOrchestratorEdgeApp } from '../test-support/orchestrator-edge-app.js';
 import { buildOpenApiDocument, type OpenApiDocument } from './document.js';
 import { allOperations } from './operations.js';
 
@@ -15,30 +11,17 @@ const METHODS = ['get', 'post', 'put', 'delete'] as const;
 /** `/v1/runs/:runId` as OpenAPI writes it. */
 const openApiPath = (url: string): string => url.replace(/:([A-Za-z0-9_]+)/g, '{$1}');
 
-let app: FastifyInstance;
 const registered = new Set<string>();
+const { inject } = useOrchestratorEdgeApp('openapi-test-secret-at-least-32-chars-long', {}, {
+  onRoute: (route) => {
+    for (const method of [route.method].flat()) if (method !== 'HEAD') registered.add(`${method} ${openApiPath(route.url)}`);
+  },
+});
 let document: OpenApiDocument;
 
-beforeAll(async () => {
-  app = buildApp({
-    logger: createLogger({ service: 'api-test', level: 'silent' }),
-    verifier: new TokenVerifier('test-secret-that-is-at-least-32-chars-long'),
-    maxBodyBytes: 10_000,
-    orchestrator: {} as never,
-    memory: {} as never,
-    events: noEvents,
-    agentPool: noAgentPool,
-    trigger: noTrigger,
-    limits: { maxMessageChars: 100, turnWaitMs: 1_000, sseHeartbeatMs: 1_000 },
-    health: { dependencies: {}, probeTimeoutMs: 200, isAccepting: () => true },
-    onRoute: (route) => {
-      for (const method of [route.method].flat()) if (method !== 'HEAD') registered.add(`${method} ${openApiPath(route.url)}`);
-    },
-  });
-  await app.ready();
+beforeAll(() => {
   document = buildOpenApiDocument(allOperations);
 });
-afterAll(async () => app.close());
 
 function documented(doc: OpenApiDocument): Set<string> {
   const found = new Set<string>();
@@ -130,7 +113,7 @@ describe('the OpenAPI document', () => {
 
 describe('GET /v1/openapi.json', () => {
   it('serves the document without a token', async () => {
-    const response = await app.inject({ method: 'GET', url: '/v1/openapi.json' });
+    const response = await inject({ method: 'GET', url: '/v1/openapi.json' });
     expect(response.statusCode).toBe(200);
     expect(response.headers['content-type']).toMatch(/application\/json/);
     expect(response.json()).toEqual(JSON.parse(JSON.stringify(document)));

@@ -34,7 +34,8 @@ function parsePart<T>(schema: z.ZodType<T>, input: unknown, answer: InvalidInput
   if (parsed.success) return parsed.data;
   const issue = parsed.error.issues[0];
   const message = answer.message ?? (issue ? `${issue.path.map(String).join('.') || 'body'}: ${issue.message}` : 'invalid input');
-  throw new HttpError(answer.status ?? 400, answer.code, message);
+  const issues = parsed.error.issues.map((i) => ({ field: i.path.map(String).join('.') || '(root)', message: i.message }));
+  throw new HttpError(answer.status ?? 400, answer.code, message, answer.issues ? { issues } : undefined);
 }
 
 /** Registers operations as Fastify routes: input parsed by the operation's schemas, replies as documented. */

@@ -16,6 +16,8 @@ export interface InvalidInputAnswer {
   code: string;
   /** A fixed message instead of the first issue. */
   message?: string;
+  /** Also list every issue in `details.issues` (`[{field, message}]`), as the trigger service does for task specs. */
+  issues?: boolean;
 }
 
 /** One documented response of an operation. */

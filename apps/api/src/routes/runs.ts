@@ -30,8 +30,9 @@ const ChildRun = z.object({
   conversationId: z.string(),
   role: z.string(),
   callId: z.string().nullable(),
+  toolScope: z.array(z.string()).nullable().optional().meta({ description: 'The only tools the child run may use, when its plan subtask named one.' }),
   status: z.string(),
-  stopReason: z.string(),
+  stopReason: z.string().nullable(),
   createdAt: Timestamp,
   finishedAt: OptionalTimestamp,
 });
@@ -52,6 +53,7 @@ const RunDetail = z
     parentCallId: z.string().nullable().optional(),
     chain: z.array(z.string()).optional().meta({ description: 'The profiles from the team\'s root run down to this one.' }),
     depth: z.number().int().min(0).optional(),
+    toolScope: z.array(z.string()).nullable().optional().meta({ description: 'The only tools a plan subtask\'s child run may use, when its subtask named one; else null.' }),
     children: z.array(ChildRun).optional().meta({ description: 'Runs this run delegated to (docs/plans-and-teams.md).' }),
     plan: z.unknown().optional().meta({ description: 'The run\'s plan, once it has one (docs/plans-and-teams.md).' }),
   })

@@ -53,8 +53,11 @@ const trigger = new Proxy(
       seen.push({ method, request });
       if (method === 'createTask') {
         const spec = JSON.parse(request['specJson'] as string) as Record<string, unknown>;
-        if (!spec['trigger']) throw errors.invalidArgument('INVALID_TASK_SPEC', 'trigger: Required', { details: { issues: [{ field: 'trigger', message: 'Required' }] } });
-        return { task, duplicate: request['requestId'] === 'again', webhookSecret: spec['output'] ? 'whsec_test' : '' };
+        // The trigger service's own checks (its cron engine) come after the api's.
+        if ((spec['trigger'] as { cron?: string }).cron === 'every day') {
+          throw errors.invalidArgument('INVALID_TASK_SPEC', 'trigger.cron: not a valid cron pattern', { details: { issues: [{ field: 'trigger.cron', message: 'not a valid cron pattern' }] } });
+        }
+        return { task, duplicate: request['requestId'] === 'again', webhookSecret: (spec['output'] as { channel?: string } | undefined)?.channel === 'webhook' ? 'whsec_test' : '' };
       }
       owned(request as { tenantId: string; taskId?: string });
       if (method === 'listTasks') return { tasks: [task], nextPageToken: '' };
@@ -66,6 +69,9 @@ const trigger = new Proxy(
     },
   },
 ) as PromiseClient<triggerV1.TriggerServiceClient>;
+
+/** A spec the api's checks accept. */
+const SPEC = { trigger: { type: 'schedule', cron: '0 8 * * *' }, action: { instruction: 'Summarize' } };
 
 let app: FastifyInstance;
 const deadProbe = new GrpcHealthProbe('127.0.0.1:1');
@@ -111,23 +117,38 @@ describe('/v1/tasks', () => {
     expect(response.statusCode).toBe(201);
     expect(response.json()).toMatchObject({ taskId: TASK_ID, status: 'ACTIVE', nextFireAt: '2026-06-02T08:00:00.000Z', lastFireAt: null, spec: { executor: 'orchestrator' } });
     expect(seen.at(-1)).toMatchObject({ method: 'createTask', request: { tenantId: 'acme', userId: 'acme', requestId: 'k1' } });
-    expect((await call('POST', '/v1/tasks', { body: { trigger: {} }, headers: { 'idempotency-key': 'again' } })).statusCode).toBe(200);
-    const hooked = await call('POST', '/v1/tasks', { body: { trigger: {}, output: { channel: 'webhook', url: 'https://example.com/h' } } });
+    expect((await call('POST', '/v1/tasks', { body: SPEC, headers: { 'idempotency-key': 'again' } })).statusCode).toBe(200);
+    const hooked = await call('POST', '/v1/tasks', { body: { ...SPEC, output: { channel: 'webhook', url: 'https://example.com/h' } } });
     expect(hooked.json()).toMatchObject({ taskId: TASK_ID, webhookSecret: 'whsec_test' });
     expect(response.json()).not.toHaveProperty('webhookSecret');
   });
 
-  it('maps an invalid spec to 400 INVALID_TASK_SPEC with the field named', async () => {
-    const response = await call('POST', '/v1/tasks', { body: { action: {} } });
+  it('refuses an invalid spec itself with 400 INVALID_TASK_SPEC, every field at fault named, and sends nothing on', async () => {
+    const before = seen.length;
+    const response = await call('POST', '/v1/tasks', { body: { action: {}, misfire: { policy: 'catch_up' } } });
     expect(response.statusCode).toBe(400);
-    expect(response.json()).toEqual({ error: { code: 'INVALID_TASK_SPEC', message: 'trigger: Required', details: { issues: [{ field: 'trigger', message: 'Required' }] } } });
+    expect(response.json()).toEqual({
+      error: {
+        code: 'INVALID_TASK_SPEC',
+        message: expect.stringMatching(/^trigger: /),
+        details: { issues: [{ field: 'trigger', message: expect.any(String) }, { field: 'misfire.windowSeconds', message: 'catch_up needs windowSeconds' }] },
+      },
+    });
     expect((await call('POST', '/v1/tasks', { body: [1, 2] })).json()).toMatchObject({ error: { code: 'INVALID_TASK_SPEC' } });
+    expect((await call('PUT', `/v1/tasks/${TASK_ID}`, { body: { ...SPEC, action: {} } })).json()).toMatchObject({ error: { code: 'INVALID_TASK_SPEC', message: 'action.instruction: the orchestrator executor needs an instruction' } });
+    expect(seen.length).toBe(before);
+  });
+
+  it('passes on the trigger service\'s own refusal (a cron pattern its engine cannot run)', async () => {
+    const response = await call('POST', '/v1/tasks', { body: { ...SPEC, trigger: { type: 'schedule', cron: 'every day' } } });
+    expect(response.statusCode).toBe(400);
+    expect(response.json()).toEqual({ error: { code: 'INVALID_TASK_SPEC', message: 'trigger.cron: not a valid cron pattern', details: { issues: [{ field: 'trigger.cron', message: 'not a valid cron pattern' }] } } });
   });
 
   it('lists, reads, updates, pauses, resumes and deletes', async () => {
     expect((await call('GET', '/v1/tasks?pageSize=10')).json()).toMatchObject({ tasks: [{ taskId: TASK_ID }], nextPageToken: null });
     expect((await call('GET', `/v1/tasks/${TASK_ID}`)).json()).toMatchObject({ taskId: TASK_ID });
-    expect((await call('PUT', `/v1/tasks/${TASK_ID}`, { body: { trigger: { type: 'schedule', cron: '0 9 * * *' } } })).statusCode).toBe(200);
+    expect((await call('PUT', `/v1/tasks/${TASK_ID}`, { body: { ...SPEC, trigger: { type: 'schedule', cron: '0 9 * * *' } } })).statusCode).toBe(200);
     expect((await call('POST', `/v1/tasks/${TASK_ID}/pause`)).statusCode).toBe(200);
     expect((await call('POST', `/v1/tasks/${TASK_ID}/resume`)).statusCode).toBe(200);
     expect((await call('DELETE', `/v1/tasks/${TASK_ID}`)).statusCode).toBe(204);

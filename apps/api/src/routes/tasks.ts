@@ -1,3 +1,4 @@
+import { TaskSpec } from '@platform/contracts';
 import type { triggerV1 } from '@platform/proto';
 import type { PromiseClient } from '@platform/service-kit';
 import type { FastifyRequest } from 'fastify';
@@ -71,8 +72,13 @@ const Fire = z
   })
   .meta({ id: 'Fire' });
 
-/** The body of POST and PUT: the task spec, checked (field named) by the trigger service. */
-const TaskSpecBody = JsonObject.meta({ id: 'TaskSpec', description: 'A task spec (docs/triggers.md): `trigger` (schedule, event or condition), `action`, `output`, `misfire`, `executor`, `name`.' });
+/**
+ * The body of POST and PUT: the task spec (docs/triggers.md), checked here with its shape and
+ * rules, and by the trigger service again with its engines (a cron pattern it can schedule,
+ * filter and condition expressions it can compile), which name the field the same way.
+ */
+const TaskSpecBody = TaskSpec.meta({ id: 'TaskSpec', description: 'A task (docs/triggers.md): its trigger (schedule, event or condition), what it does, where its results go.' });
+const INVALID_TASK_SPEC = { body: { code: 'INVALID_TASK_SPEC', issues: true } } as const;
 
 const TASK_SPEC_EXAMPLE = { name: 'morning brief', trigger: { type: 'schedule', cron: '0 8 * * 1-5', timeZone: 'Europe/Berlin' }, action: { instruction: 'Summarize my unread email.' }, output: { channel: 'sse' } };
 const TASK_EXAMPLE: z.infer<typeof Task> = {
@@ -117,7 +123,7 @@ export const taskOperations = {
     access: 'tenant',
     body: TaskSpecBody,
     headers: IdempotencyHeader,
-    invalid: { body: { code: 'INVALID_TASK_SPEC', message: 'the body must be a task spec object' } },
+    invalid: INVALID_TASK_SPEC,
     bodyExamples: { schedule: TASK_SPEC_EXAMPLE },
     responses: {
       201: { description: 'Created.', body: CreatedTask, examples: { created: TASK_EXAMPLE } },
@@ -146,7 +152,7 @@ export const taskOperations = {
     access: 'tenant',
     params: TaskPath,
     body: TaskSpecBody,
-    invalid: { body: { code: 'INVALID_TASK_SPEC', message: 'the body must be a task spec object' } },
+    invalid: INVALID_TASK_SPEC,
     bodyExamples: { schedule: TASK_SPEC_EXAMPLE },
     responses: TaskReply,
     errors: { ...TASK_ERRORS, 400: ['INVALID_TASK_SPEC'] },

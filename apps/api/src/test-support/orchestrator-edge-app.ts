@@ -18,7 +18,7 @@ export const EDGE_OPERATOR_ROLE = 'ops-role';
 async function orchestratorEdgeApp(
   secret: string,
   orchestrator: Partial<PromiseClient<orchestratorV1.OrchestratorServiceClient>>,
-  more: Partial<AppOptions>,
+  extra: Partial<AppOptions>,
 ): Promise<{ app: FastifyInstance; bearer: (claims: Record<string, unknown>) => Promise<string> }> {
   const app = buildApp({
     checkReplies: true,
@@ -33,7 +33,7 @@ async function orchestratorEdgeApp(
     limits: { maxMessageChars: 100, turnWaitMs: 1_000, sseHeartbeatMs: 1_000 },
     health: { dependencies: {}, probeTimeoutMs: 200, isAccepting: () => true },
     admin: { operatorRole: EDGE_OPERATOR_ROLE },
-    ...more,
+    ...extra,
   });
   await app.ready();
   const key = new TextEncoder().encode(secret);
@@ -49,12 +49,12 @@ export interface OrchestratorEdge {
 
 /**
  * Builds the edge app once for the calling test file (before its tests, closed after them), so a
- * suite declares only its orchestrator port (and `more` options of the app, if any).
+ * suite declares only its orchestrator port (and, in `extra`, any other app option it needs).
  */
-export function useOrchestratorEdgeApp(secret: string, orchestrator: Partial<PromiseClient<orchestratorV1.OrchestratorServiceClient>>, more: Partial<AppOptions> = {}): OrchestratorEdge {
+export function useOrchestratorEdgeApp(secret: string, orchestrator: Partial<PromiseClient<orchestratorV1.OrchestratorServiceClient>>, extra: Partial<AppOptions> = {}): OrchestratorEdge {
   let built: { app: FastifyInstance; bearer: OrchestratorEdge['bearer'] } | undefined;
   beforeAll(async () => {
-    built = await orchestratorEdgeApp(secret, orchestrator, more);
+    built = await orchestratorEdgeApp(secret, orchestrator, extra);
   });
   afterAll(async () => built?.app.close());
   const ready = (): NonNullable<typeof built> => {

@@ -38,6 +38,17 @@ describe('child runs in the journal', () => {
     expect(rows[0]?.depth).toBe(1);
   });
 
+  it("keeps a child's tool scope (a plan subtask's named tool) through create and claim, so a resumed child keeps it", async () => {
+    await records.create(messageRun('root-3', 'plan'));
+    const scoped: NewRun = { ...child('kid-3', 'root-3', ['planner', 'worker']), lineage: { parentRunId: 'root-3', parentCallId: 'plan0-sum-1', chain: ['planner', 'worker'], tools: ['calculator'] } };
+    await records.create(scoped);
+    const claimed = (await records.claimNext('acme', 'delegation:kid-3', 'o1', 10_000, 1)).claimed!;
+    expect(claimed.lineage).toEqual({ parentRunId: 'root-3', parentCallId: 'plan0-sum-1', chain: ['planner', 'worker'], tools: ['calculator'] });
+    expect((await records.get('acme', 'kid-3'))?.lineage?.tools).toEqual(['calculator']);
+    const { rows } = await pool.query<{ tool_scope: string[] | null }>("SELECT tool_scope FROM runs WHERE run_id IN ('kid-1', 'kid-3') ORDER BY run_id");
+    expect(rows.map((r) => r.tool_scope)).toEqual([null, ['calculator']]);
+  });
+
   it('lists a run\'s children for its tenant only, and finds every live run below it', async () => {
     await records.create(messageRun('root-2', 'team-2'));
     await records.create(child('kid-2a', 'root-2', ['default', 'a']));

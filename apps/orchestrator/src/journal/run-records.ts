@@ -51,8 +51,8 @@ export class RunRecords {
     const { rowCount } = await this.pool.query({
       name: 'runs-create',
       text: `INSERT INTO runs (run_id, tenant_id, conversation_id, status, profile, content, tier, stream, time_zone, approval, kind, source, created_at, trace_id,
-               parent_run_id, parent_call_id, delegation_chain, depth)
-             VALUES ($1, $2, $3, 'queued', $4, $5, $6, $7, $8, $9, $10, $11, clock_timestamp(), $12, $13, $14, coalesce($15::text[], '{}'), $16)
+               parent_run_id, parent_call_id, delegation_chain, depth, tool_scope)
+             VALUES ($1, $2, $3, 'queued', $4, $5, $6, $7, $8, $9, $10, $11, clock_timestamp(), $12, $13, $14, coalesce($15::text[], '{}'), $16, $17::text[])
              ON CONFLICT (run_id) DO NOTHING`,
       values: [
         ...messageValues(run),
@@ -62,6 +62,7 @@ export class RunRecords {
         run.lineage?.parentCallId ?? null,
         run.lineage?.chain ?? null,
         run.lineage ? Math.max(0, run.lineage.chain.length - 1) : 0,
+        run.lineage?.tools ?? null,
       ],
     });
     return rowCount === 1;

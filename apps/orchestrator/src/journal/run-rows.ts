@@ -22,12 +22,15 @@ export interface RunRow {
   parent_run_id: string | null;
   parent_call_id: string | null;
   delegation_chain: string[] | null;
+  tool_scope?: string[] | null;
   plan: unknown;
 }
 
-export function lineageOf(row: Partial<Pick<RunRow, 'parent_run_id' | 'parent_call_id' | 'delegation_chain'>>): { lineage?: RunLineage } {
+export function lineageOf(row: Partial<Pick<RunRow, 'parent_run_id' | 'parent_call_id' | 'delegation_chain' | 'tool_scope'>>): { lineage?: RunLineage } {
   if (!row.parent_run_id) return {};
-  return { lineage: { parentRunId: row.parent_run_id, parentCallId: row.parent_call_id ?? '', chain: row.delegation_chain ?? [] } };
+  return {
+    lineage: { parentRunId: row.parent_run_id, parentCallId: row.parent_call_id ?? '', chain: row.delegation_chain ?? [], ...(row.tool_scope ? { tools: row.tool_scope } : {}) },
+  };
 }
 
 export function toRecord(row: RunRow): RunRecord {

@@ -24,6 +24,11 @@ export interface RunLineage {
   parentRunId: string;
   parentCallId: string;
   chain: string[];
+  /**
+   * The only tools the child may use, within what its profile allows (a plan subtask that names
+   * its tool); absent: the profile's allowlist alone.
+   */
+  tools?: string[];
 }
 
 export interface RunRecord {

@@ -16,6 +16,8 @@ export interface ChildTask {
   task: string;
   /** Set when the task is reassigned (a delegation's `fallbackRole`) after this role's child failed. */
   reassignedFrom?: string;
+  /** The only tools the child may use (within its role's profile): a plan subtask's named tool. */
+  tools?: string[];
 }
 
 /** Where the parent's events go (its own run-event publisher). */
@@ -96,7 +98,7 @@ export class ChildRuns {
     const { parent } = task;
     // A reassigned task is a second child of the same call: its id must differ from the first's.
     const runId = childRunId(parent.tenantId, parent.runId, task.reassignedFrom ? `${task.callId}:reassigned` : task.callId);
-    const lineage: RunLineage = { parentRunId: parent.runId, parentCallId: task.callId, chain: [...chainOf(parent), task.role] };
+    const lineage: RunLineage = { parentRunId: parent.runId, parentCallId: task.callId, chain: [...chainOf(parent), task.role], ...(task.tools ? { tools: task.tools } : {}) };
     const child: NewRun = {
       runId,
       tenantId: parent.tenantId,

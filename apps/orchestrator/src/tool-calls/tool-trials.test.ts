@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { connectNats, createLogger, isPlatformError, type NatsConnection } from '@platform/service-kit';
 import { sharedInfra } from '@platform/testing/vitest';
-import { defineTool, serveRunner, ToolCatalog, ToolClient, type ToolRunner } from '@platform/tool-sdk';
+import { defineAgent, defineTool, serveRunner, ToolCatalog, ToolClient, type ToolRunner } from '@platform/tool-sdk';
 import type pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
@@ -15,7 +15,7 @@ import { ToolTrials } from './tool-trials.js';
 const logger = createLogger({ service: 'test', level: 'silent' });
 // Each suite run gets its own tool names: runners of other suites share the NATS server.
 const prefix = `t${randomUUID().slice(0, 8)}_`;
-const names = { double: `${prefix}double`, stuck: `${prefix}stuck`, gated: `${prefix}gated` };
+const names = { double: `${prefix}double`, stuck: `${prefix}stuck`, gated: `${prefix}gated`, agent: `${prefix}agent` };
 let nc: NatsConnection;
 let runner: ToolRunner;
 let pool: pg.Pool;
@@ -36,6 +36,7 @@ beforeAll(async () => {
       defineTool({ name: names.stuck, description: 'Never answers in time.', input: z.object({}), timeoutMs: 200, handler: (_args, context) => new Promise((_resolve, reject) => context.signal.addEventListener('abort', () => reject(new Error('aborted')))) }),
       defineTool({ name: names.gated, description: 'Sends mail.', input: z.object({ to: z.string() }), requiresApproval: true, sideEffect: 'external', handler: async () => 'sent' }),
     ],
+    agents: [defineAgent({ name: names.agent, description: 'Talks with the user.', fields: {}, run: async () => 'done' })],
   });
   pool = await openJournalDatabase('tool_trials', logger);
   catalog = new ToolCatalog({ nc, logger, discoveryWaitMs: 200, staleAfterMs: 0 });
@@ -100,6 +101,10 @@ describe('ToolTrials', () => {
     const id = callId();
     expect(await refusal(trials.call(request(names.gated, { to: 'team@example.com' }, id), signal))).toMatchObject({ kind: 'failed_precondition', code: 'APPROVAL_REQUIRED' });
     expect(await refusal(trials.get('acme', id))).toMatchObject({ code: 'TOOL_CALL_NOT_FOUND' });
+  });
+
+  it('never runs an agent-tool outside a conversation: AGENT_TOOL', async () => {
+    expect(await refusal(trials.call(request(names.agent, {}), signal))).toMatchObject({ kind: 'failed_precondition', code: 'AGENT_TOOL' });
   });
 
   it('ends a call at the tool\'s own timeout, which opens its breaker like a model\'s call would', async () => {

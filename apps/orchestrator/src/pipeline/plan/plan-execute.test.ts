@@ -50,6 +50,7 @@ function setup(replies: Array<string | Error>, answer: (task: ChildTask) => { st
     journal: { load: (_r, key) => Promise.resolve(journal.get(key)), save: (_r, key, value) => Promise.resolve(void journal.set(key, value)) },
     recordPlan: (_r, view) => Promise.resolve(void views.push(view)),
     defaultSubtaskTimeoutMs: 60_000,
+    mayUseTool: (_role: string, tool: string) => tool !== 'send_email',
     logger,
   });
   const profile = {
@@ -99,6 +100,21 @@ describe('plan executor', () => {
       ['planning', 'format_violation', 'replan'],
     ]);
     expect(model.requests[1]!.messages.at(-1)!.content).toContain('more than 3: merge subtasks');
+  });
+
+  it("runs a subtask that names a tool as a child held to that tool, and replans one naming a tool its role may not use", async () => {
+    const { go, tasks, views, model } = setup(
+      [planOf([{ id: 'mail', description: 'tell Bob', tool: 'send_email' }]), planOf([{ id: 'sum', description: 'add', tool: 'calculator', arguments: { expression: '2+2' } }, { id: 'free', description: 'think' }]), 'Done'],
+      () => ({ status: 'completed', response: 'ok' }),
+    );
+    expect((await go()).stopReason).toBe('final_answer');
+    expect(views.at(-1)!.failures[0]).toMatchObject({ class: 'planning', kind: 'tool_not_allowed', recovery: 'replan' });
+    expect(model.requests[1]!.messages.at(-1)!.content).toContain("names the tool 'send_email', which the role 'worker' may not use");
+    expect(tasks.map((t) => [t.callId, t.tools])).toEqual([
+      ['plan1-sum-1', ['calculator']],
+      ['plan1-free-1', undefined],
+    ]);
+    expect(tasks[0]!.task).toContain("Use the tool 'calculator' with these arguments: {\"expression\":\"2+2\"}");
   });
 
   it('detects a missing input ({key} no subtask wrote) and replans instead of running the subtask', async () => {

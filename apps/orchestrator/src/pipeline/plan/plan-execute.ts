@@ -25,6 +25,8 @@ export interface PlanExecutorDependencies {
   recordPlan: (run: ClaimedRun, view: PlanView) => Promise<void>;
   /** Default deadline of one subtask (a child run) when its role names none. */
   defaultSubtaskTimeoutMs: number;
+  /** Whether a role's profile allows a tool: a subtask that names a tool runs its child with that tool only. */
+  mayUseTool: (role: string, tool: string) => boolean;
   logger: Logger;
 }
 
@@ -158,7 +160,7 @@ export class PlanExecutor {
   private readPlan(text: string, planning: PlanningSpec, roles: string[]): { ok: true; plan: PlanSpec; order: string[] } | { ok: false; kind: string; message: string } {
     const parsed = parsePlanText(text);
     if (!parsed.ok) return { ok: false, kind: 'format_violation', message: parsed.error };
-    const checked = validatePlan(parsed.plan, { maxSubtasks: planning.maxSubtasks, roles });
+    const checked = validatePlan(parsed.plan, { maxSubtasks: planning.maxSubtasks, roles, executor: planning.executor, mayUseTool: this.deps.mayUseTool });
     if (!checked.ok) return { ok: false, kind: checked.problem.kind, message: checked.problem.message };
     return { ok: true, plan: parsed.plan, order: checked.order };
   }
@@ -294,7 +296,7 @@ export class PlanExecutor {
     const timer = setTimeout(() => timeout.abort(new Error('subtask deadline')), spec?.timeoutMs ?? this.deps.defaultSubtaskTimeoutMs);
     const onRunAbort = (): void => timeout.abort(ctx.signal.reason);
     ctx.signal.addEventListener('abort', onRunAbort, { once: true });
-    const task = { parent: ctx.run, callId, role, task: this.taskOf(subtask, view.context) };
+    const task = { parent: ctx.run, callId, role, task: this.taskOf(subtask, view.context), ...(subtask.tool ? { tools: [subtask.tool] } : {}) };
     return this.deps.children
       .run(task, timeout.signal, (type, data) => {
         if (type === 'child_run_started' && typeof data['childRunId'] === 'string') subtask.childRunIds.push(data['childRunId']);

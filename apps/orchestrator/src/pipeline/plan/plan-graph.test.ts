@@ -3,9 +3,11 @@ import { executionOrder, fillTemplates, findCycle, validatePlan } from './plan-g
 import { extractJsonObject, parsePlanText, PlanSpec } from './plan-schema.js';
 import { mermaidOf } from './plan-view.js';
 
-const plan = (subtasks: Array<{ id: string; dependencies?: string[]; role?: string }>): PlanSpec =>
+const plan = (subtasks: Array<{ id: string; dependencies?: string[]; role?: string; tool?: string }>): PlanSpec =>
   PlanSpec.parse({ subtasks: subtasks.map((s) => ({ description: `do ${s.id}`, expectedOutput: 'x', ...s })) });
-const options = { maxSubtasks: 20, roles: ['worker', 'booker'] };
+/** The worker may use web tools; the booker may use book_flight only. */
+const toolsOf: Record<string, (tool: string) => boolean> = { worker: (t) => t.startsWith('web_'), booker: (t) => t === 'book_flight' };
+const options = { maxSubtasks: 20, roles: ['worker', 'booker'], executor: 'worker', mayUseTool: (role: string, tool: string) => toolsOf[role]?.(tool) ?? false };
 
 describe('plan validation', () => {
   it('orders the seed\'s 3-subtask checkpoint by Kahn\'s algorithm', () => {
@@ -26,6 +28,20 @@ describe('plan validation', () => {
     expect(validatePlan(plan([{ id: 'a' }, { id: 'a' }]), options)).toMatchObject({ ok: false, problem: { kind: 'duplicate_id' } });
     expect(validatePlan(plan([{ id: 'a', role: 'wizard' }]), options)).toMatchObject({ ok: false, problem: { kind: 'unknown_role' } });
     const many = plan(Array.from({ length: 21 }, (_, i) => ({ id: `s${i}` })));
+    expect(validatePlan(many, options)).toMatchObject({ ok: false, problem: { kind: 'over_decomposition' } });
+  });
+
+  it("refuses a subtask's tool that its role (or the executor, for a subtask naming no role) may not use", () => {
+    expect(validatePlan(plan([{ id: 'a', tool: 'web_search' }, { id: 'b', role: 'booker', tool: 'book_flight' }]), options)).toMatchObject({ ok: true });
+    expect(validatePlan(plan([{ id: 'a', tool: 'book_flight' }]), options)).toMatchObject({
+      ok: false,
+      problem: { kind: 'tool_not_allowed', message: "subtask 'a' names the tool 'book_flight', which the role 'worker' may not use: name another tool or another role" },
+    });
+    expect(validatePlan(plan([{ id: 'b', role: 'booker', tool: 'web_search' }]), options)).toMatchObject({ ok: false, problem: { kind: 'tool_not_allowed' } });
+  });
+
+  it('counts subtasks before anything else', () => {
+    const many = plan(Array.from({ length: 21 }, (_, i) => ({ id: `s${i}`, tool: 'not_allowed' })));
     expect(validatePlan(many, options)).toMatchObject({ ok: false, problem: { kind: 'over_decomposition', message: expect.stringContaining('21 subtasks, more than 20') } });
   });
 });

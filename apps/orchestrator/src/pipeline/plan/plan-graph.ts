@@ -5,7 +5,8 @@ export type PlanProblem =
   | { kind: 'unknown_dependency'; message: string }
   | { kind: 'cycle'; message: string; cycle: string[] }
   | { kind: 'over_decomposition'; message: string }
-  | { kind: 'unknown_role'; message: string };
+  | { kind: 'unknown_role'; message: string }
+  | { kind: 'tool_not_allowed'; message: string };
 
 /**
  * A cycle of the dependency graph, named (`a → b → a`), or undefined: depth-first search with
@@ -62,8 +63,18 @@ export function executionOrder(plan: PlanSpec): { ok: true; order: string[] } | 
   return { ok: true, order };
 }
 
-/** Checks a plan: unique ids, known dependencies and roles, no cycle, not too many subtasks; then its execution order. */
-export function validatePlan(plan: PlanSpec, options: { maxSubtasks: number; roles: readonly string[] }): { ok: true; order: string[] } | { ok: false; problem: PlanProblem } {
+export interface PlanRules {
+  maxSubtasks: number;
+  /** The roles a subtask may name. */
+  roles: readonly string[];
+  /** The role of a subtask that names none. */
+  executor: string;
+  /** Whether a role's profile allows a tool (a subtask's child run may use only its named tool). */
+  mayUseTool: (role: string, tool: string) => boolean;
+}
+
+/** Checks a plan: unique ids, known dependencies and roles, tools its roles may use, no cycle, not too many subtasks; then its execution order. */
+export function validatePlan(plan: PlanSpec, options: PlanRules): { ok: true; order: string[] } | { ok: false; problem: PlanProblem } {
   if (plan.subtasks.length > options.maxSubtasks) {
     return {
       ok: false,
@@ -79,6 +90,10 @@ export function validatePlan(plan: PlanSpec, options: { maxSubtasks: number; rol
     const unknown = s.dependencies.find((d) => !ids.has(d));
     if (unknown) return { ok: false, problem: { kind: 'unknown_dependency', message: `subtask '${s.id}' depends on '${unknown}', which is not in the plan` } };
     if (s.role && !options.roles.includes(s.role)) return { ok: false, problem: { kind: 'unknown_role', message: `subtask '${s.id}' names the role '${s.role}'; the roles are ${options.roles.join(', ')}` } };
+    const role = s.role ?? options.executor;
+    if (s.tool && !options.mayUseTool(role, s.tool)) {
+      return { ok: false, problem: { kind: 'tool_not_allowed', message: `subtask '${s.id}' names the tool '${s.tool}', which the role '${role}' may not use: name another tool or another role` } };
+    }
   }
   const cycle = findCycle(plan);
   if (cycle) return { ok: false, problem: { kind: 'cycle', cycle, message: `the dependencies form a cycle: ${cycle.join(' → ')}` } };
