@@ -97,6 +97,24 @@ describe('the web console', () => {
     await browser.screenshot('run');
   });
 
+  it('follows a running run live, and cancels it', async () => {
+    // A slow model answer keeps the run running while the page is open (the message is sent as an app would).
+    const sent = stack.api('POST', '/v1/conversations/console-slow/messages', TENANT, { content: '[scenario:slow] Take your time.' });
+    let runId = '';
+    while (!runId) {
+      const listed = await stack.api<{ runs: Array<{ runId: string; status: string }> }>('GET', '/v1/runs?conversationId=console-slow', TENANT);
+      runId = listed.body.runs.find((r) => r.status === 'running')?.runId ?? '';
+      if (!runId) await new Promise((r) => setTimeout(r, 100));
+    }
+    await open(`/runs/${runId}`);
+    await page.getByRole('heading', { name: 'Live events' }).waitFor();
+    await page.getByTestId('event-log').getByText('execution_start').waitFor();
+    await page.getByRole('button', { name: 'Cancel run' }).click();
+    await page.getByText('The run finished.').waitFor();
+    await page.locator('.facts').first().getByText('cancelled').first().waitFor();
+    expect((await sent).body).toMatchObject({ status: 'cancelled' });
+  });
+
   it('finds the run by the tool it called, and not by another', async () => {
     await open('/runs?tool=calculator');
     await page.getByRole('link', { name: chatRunId }).waitFor();

@@ -94,12 +94,15 @@ export interface PlanSubtask {
   id: string;
   role?: string;
   description?: string;
+  dependencies?: string[];
+  error?: string;
   status: string;
   attempts: number;
   childRunIds: string[];
 }
 
 export interface RunPlan {
+  goal?: string;
   status: string;
   version: number;
   replans: number;

@@ -31,17 +31,19 @@ async function loadRunPage(api: PlatformApi, runId: string) {
   return { run, history, runners: new Map(catalog.tools.map((t) => [t.name, t.runner])) };
 }
 
-function LiveEvents({ runId, live, onEnd }: { runId: string; live: boolean; onEnd: () => void }) {
+function LiveEvents({ runId, live, onChange }: { runId: string; live: boolean; onChange: () => void }) {
   const { api } = useConsole();
-  const state = useRunEvents(api, runId, live, onEnd);
-  if (state.phase === 'idle') return null;
+  const state = useRunEvents(api, runId, live, onChange);
+  // The run may be read as finished before its last event arrives: it has ended all the same.
+  const phase = !live && state.phase === 'live' ? 'ended' : state.phase;
+  if (phase === 'idle') return null;
   return (
     <section aria-labelledby="events-title">
       <h2 id="events-title">Live events</h2>
       <p role="status" aria-live="polite" className="muted">
-        {state.phase === 'live' && 'Following the run as it happens.'}
-        {state.phase === 'reconnecting' && 'The connection dropped; reconnecting and resuming after the last event seen…'}
-        {state.phase === 'ended' && 'The run finished.'}
+        {phase === 'live' && 'Following the run as it happens.'}
+        {phase === 'reconnecting' && 'The connection dropped; reconnecting and resuming after the last event seen…'}
+        {phase === 'ended' && 'The run finished.'}
       </p>
       {state.error && <ErrorState error={state.error} />}
       <ol className="event-log" data-testid="event-log">
@@ -99,10 +101,13 @@ function PlanAndChildren({ run }: { run: RunDetail }) {
           <h2 id="plan-title">
             Plan (version {run.plan.version}, {run.plan.replans} replans) <StatusBadge status={run.plan.status} />
           </h2>
+          {run.plan.goal && <p>Goal: {run.plan.goal}</p>}
           <ul>
             {run.plan.subtasks.map((s) => (
               <li key={s.id}>
                 <strong>{s.id}</strong> {s.role && `(${s.role})`} <StatusBadge status={s.status} /> {s.description}
+                {s.dependencies && s.dependencies.length > 0 && <span className="muted"> · after {s.dependencies.join(', ')}</span>}
+                {s.error && <span className="muted"> · {s.error}</span>}
                 {s.childRunIds.map((id) => (
                   <Link key={id} href={`/runs/${id}`} className="spaced">
                     {id}
@@ -152,7 +157,7 @@ export function RunPage() {
               </button>
             )}
             {cancelError && <ErrorState error={cancelError} />}
-            <LiveEvents key={run.runId} runId={run.runId} live={live} onEnd={loaded.reload} />
+            <LiveEvents key={run.runId} runId={run.runId} live={live} onChange={loaded.reload} />
             {run.result?.response && (
               <section aria-labelledby="answer-title">
                 <h2 id="answer-title">Answer</h2>
