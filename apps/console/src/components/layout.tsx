@@ -1,5 +1,5 @@
-import { useState, type FormEvent, type ReactNode } from 'react';
-import { Link, useRoute } from 'wouter';
+import { useEffect, useRef, useState, type FormEvent, type ReactNode } from 'react';
+import { Link, useLocation, useRoute } from 'wouter';
 import { useConsole } from '../console-context.js';
 
 const PAGES: Array<[path: string, label: string]> = [
@@ -41,8 +41,29 @@ function TenantPicker() {
   );
 }
 
+/**
+ * Names the browser tab after the page, and moves the focus to the page's content when the page
+ * changes, so screen readers start there.
+ */
+function useFocusOnNavigation() {
+  const [location] = useLocation();
+  const main = useRef<HTMLElement>(null);
+  const first = useRef(true);
+  useEffect(() => {
+    const page = PAGES.find(([path]) => location === path || location.startsWith(`${path}/`));
+    document.title = page ? `${page[1]} · Agent platform console` : 'Agent platform console';
+    if (first.current) {
+      first.current = false;
+      return;
+    }
+    main.current?.focus();
+  }, [location]);
+  return main;
+}
+
 export function Layout({ children }: { children: ReactNode }) {
   const { session, config, readOnly, signOut } = useConsole();
+  const main = useFocusOnNavigation();
   const operator = session.claims.roles.includes(config.operatorRole);
   return (
     <>
@@ -68,7 +89,7 @@ export function Layout({ children }: { children: ReactNode }) {
           ))}
         </ul>
       </nav>
-      <main id="main" tabIndex={-1}>
+      <main id="main" tabIndex={-1} ref={main}>
         {children}
       </main>
     </>
