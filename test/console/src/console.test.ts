@@ -192,6 +192,21 @@ describe('the web console', () => {
     await page.getByRole('heading', { name: 'Memory' }).waitFor();
   });
 
+  it('labels every form control and marks its landmarks on the main pages', async () => {
+    for (const path of ['/runs', '/conversations/console-chat', '/approvals', '/tools', '/tasks', '/memory', '/accounts', '/usage']) {
+      await open(path);
+      await page.getByRole('heading', { level: 1 }).waitFor();
+      await page.locator('[role="status"]').filter({ hasText: 'Loading' }).waitFor({ state: 'detached' });
+      const unlabelled = await page.evaluate(() =>
+        [...document.querySelectorAll('input, select, textarea')]
+          .filter((control) => (control as HTMLInputElement).labels?.length === 0 && !control.getAttribute('aria-label') && !control.getAttribute('aria-labelledby'))
+          .map((control) => control.outerHTML.slice(0, 80)),
+      );
+      expect({ path, unlabelled }).toEqual({ path, unlabelled: [] });
+      for (const landmark of ['banner', 'navigation', 'main'] as const) expect(await page.getByRole(landmark).count(), `${path} ${landmark}`).toBe(1);
+    }
+  });
+
   it('fits a phone\'s width', async () => {
     await page.setViewportSize(PHONE);
     await open('/conversations/console-chat');
