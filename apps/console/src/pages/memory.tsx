@@ -1,8 +1,9 @@
-import { useState, type FormEvent } from 'react';
+import { useState } from 'react';
 import { Link } from 'wouter';
 import type { ApiError } from '../api/api-error.js';
 import type { MemoryFact } from '../api/types.js';
 import { EmptyState, ErrorState, LoadState } from '../components/states.js';
+import { useDraft } from '../components/use-draft.js';
 import { useLoad } from '../components/use-load.js';
 import { useConsole } from '../console-context.js';
 import { formatTime } from '../lib/format.js';
@@ -71,17 +72,12 @@ function FactRow({ fact, onForgotten }: { fact: MemoryFact; onForgotten: () => v
 /** Long-term memory: facts with where they came from and what replaced them; forget one. */
 export function MemoryPage() {
   const { api } = useConsole();
-  const [query, setQuery] = useState<FactQuery>({ collectionPrefix: '', subject: '', includeSuperseded: true });
-  const [draft, setDraft] = useState(query);
+  const { applied: query, draft, setDraft, apply } = useDraft<FactQuery>({ collectionPrefix: '', subject: '', includeSuperseded: true });
   const loaded = useLoad(['facts', query], () => api.listFacts({ collectionPrefix: query.collectionPrefix || undefined, subject: query.subject || undefined, includeSuperseded: query.includeSuperseded ? 'true' : 'false', pageSize: 100 }));
-  const submit = (event: FormEvent) => {
-    event.preventDefault();
-    setQuery(draft);
-  };
   return (
     <section aria-labelledby="memory-title">
       <h1 id="memory-title">Memory</h1>
-      <form className="filters" onSubmit={submit} aria-label="Filter facts">
+      <form className="filters" onSubmit={apply} aria-label="Filter facts">
         <label>
           Collection prefix
           <input value={draft.collectionPrefix} placeholder="user:alice" onChange={(e) => setDraft({ ...draft, collectionPrefix: e.target.value })} />

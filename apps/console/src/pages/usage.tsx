@@ -1,6 +1,6 @@
-import { useState, type FormEvent } from 'react';
 import type { UsageReport } from '../api/types.js';
 import { EmptyState, LoadState } from '../components/states.js';
+import { useDraft } from '../components/use-draft.js';
 import { useLoad } from '../components/use-load.js';
 import { useConsole } from '../console-context.js';
 import { formatCount } from '../lib/format.js';
@@ -49,17 +49,12 @@ function UsageChart({ report, from, to }: { report: UsageReport; from: string; t
 /** Turns and model tokens per UTC day, as a chart and a table. */
 export function UsagePage() {
   const { api } = useConsole();
-  const [range, setRange] = useState(lastTwoWeeks);
-  const [draft, setDraft] = useState(range);
+  const { applied: range, draft, setDraft, apply } = useDraft(lastTwoWeeks);
   const loaded = useLoad(['usage', range], () => api.usage(range.from, range.to));
-  const submit = (event: FormEvent) => {
-    event.preventDefault();
-    setRange(draft);
-  };
   return (
     <section aria-labelledby="usage-title">
       <h1 id="usage-title">Usage</h1>
-      <form className="filters" onSubmit={submit} aria-label="Usage range">
+      <form className="filters" onSubmit={apply} aria-label="Usage range">
         <label>
           From
           <input type="date" value={draft.from} max={draft.to} onChange={(e) => setDraft({ ...draft, from: e.target.value })} required />
