@@ -196,7 +196,7 @@ describe('the web console', () => {
     for (const path of ['/runs', '/conversations/console-chat', '/approvals', '/tools', '/tasks', '/memory', '/accounts', '/usage']) {
       await open(path);
       await page.getByRole('heading', { level: 1 }).waitFor();
-      await page.locator('[role="status"]').filter({ hasText: 'Loading' }).waitFor({ state: 'detached' });
+      await page.waitForFunction(() => ![...document.querySelectorAll('[role="status"]')].some((status) => status.textContent?.startsWith('Loading')));
       const unlabelled = await page.evaluate(() =>
         [...document.querySelectorAll('input, select, textarea')]
           .filter((control) => (control as HTMLInputElement).labels?.length === 0 && !control.getAttribute('aria-label') && !control.getAttribute('aria-labelledby'))
