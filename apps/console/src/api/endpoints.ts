@@ -3,7 +3,7 @@
 import createClient, { type Client } from 'openapi-fetch';
 import type { paths } from '../gen/platform-api.js';
 import { ApiError } from './api-error.js';
-import { send, type Caller } from './http-client.js';
+import { callerHeaders, openEventStream, type Caller } from './http-client.js';
 import type { ConsoleConfig, RunDetail } from './types.js';
 
 /** What an openapi-fetch call answers. */
@@ -32,8 +32,7 @@ function clientFor(caller: Caller): Client<paths> {
   const client = createClient<paths>({ baseUrl: '' });
   client.use({
     onRequest({ request }) {
-      request.headers.set('authorization', `Bearer ${caller.token}`);
-      if (caller.viewTenant && request.method === 'GET') request.headers.set('platform-tenant', caller.viewTenant);
+      for (const [name, value] of Object.entries(callerHeaders(caller, request.method))) request.headers.set(name, value);
       return request;
     },
   });
@@ -63,14 +62,14 @@ export class PlatformApi {
   }
   /** The raw SSE response of a run's events (after `afterId`), for the event-stream reader. */
   runEvents(runId: string, afterId: number, signal: AbortSignal): Promise<Response> {
-    return send(this.caller, 'GET', `/v1/runs/${encodeURIComponent(runId)}/events`, { accept: 'text/event-stream', signal, headers: afterId > 0 ? { 'last-event-id': String(afterId) } : {} });
+    return openEventStream(this.caller, 'GET', `/v1/runs/${encodeURIComponent(runId)}/events`, { signal, headers: afterId > 0 ? { 'last-event-id': String(afterId) } : {} });
   }
   history(conversationId: string, afterSeq = 0, limit = 200) {
     return bodyOf(this.client.GET('/v1/conversations/{conversationId}/messages', { params: { path: { conversationId }, query: { afterSeq, limit } } }));
   }
   /** Sends a message and answers the SSE response of its turn (header `x-run-id` names the run). */
   sendMessageStreamed(conversationId: string, content: string, signal: AbortSignal): Promise<Response> {
-    return send(this.caller, 'POST', `/v1/conversations/${encodeURIComponent(conversationId)}/messages`, { body: { content }, accept: 'text/event-stream', signal });
+    return openEventStream(this.caller, 'POST', `/v1/conversations/${encodeURIComponent(conversationId)}/messages`, { body: { content }, signal });
   }
   listApprovals() {
     return bodyOf(this.client.GET('/v1/approvals'));

@@ -7,51 +7,37 @@ export interface Caller {
   viewTenant?: string | undefined;
 }
 
-export type Query = Record<string, string | number | boolean | readonly string[] | undefined>;
-
-export interface RequestOptions {
-  query?: Query;
-  body?: unknown;
-  signal?: AbortSignal;
-  accept?: string;
-  headers?: Record<string, string>;
-}
-
-/** The query string of `query`, leaving out undefined and empty values; arrays repeat the name. */
-export function queryString(query: Query | undefined): string {
-  const params = new URLSearchParams();
-  for (const [name, value] of Object.entries(query ?? {})) {
-    if (value === undefined || value === '') continue;
-    if (typeof value === 'object') for (const item of value) params.append(name, item);
-    else params.append(name, String(value));
-  }
-  const text = params.toString();
-  return text ? `?${text}` : '';
-}
-
-/** The headers of a call: the token, JSON, and `Platform-Tenant` on reads when an operator views another tenant. */
-export function headersFor(caller: Caller, method: string, options: RequestOptions = {}): Record<string, string> {
+/** The caller's headers on a request: the token, and `Platform-Tenant` on reads when an operator views another tenant. */
+export function callerHeaders(caller: Caller, method: string): Record<string, string> {
   return {
     authorization: `Bearer ${caller.token}`,
-    ...(options.body === undefined ? {} : { 'content-type': 'application/json' }),
-    ...(options.accept ? { accept: options.accept } : {}),
-    ...(caller.viewTenant && method === 'GET' ? { 'platform-tenant': caller.viewTenant } : {}),
-    ...options.headers,
+    ...(caller.viewTenant && method.toUpperCase() === 'GET' ? { 'platform-tenant': caller.viewTenant } : {}),
   };
 }
 
+export interface StreamRequest {
+  body?: unknown;
+  signal: AbortSignal;
+  headers?: Record<string, string>;
+}
+
 /**
- * Calls the api (same origin) and answers the raw response, or throws an {@link ApiError}: for
- * the event streams (SSE), which the typed client (endpoints.ts) does not read.
+ * Opens an event stream (SSE) of the api (same origin), which the typed client (endpoints.ts)
+ * does not read: answers the response to read its body, or throws an {@link ApiError}.
  */
-export async function send(caller: Caller, method: string, path: string, options: RequestOptions = {}): Promise<Response> {
+export async function openEventStream(caller: Caller, method: 'GET' | 'POST', path: string, request: StreamRequest): Promise<Response> {
   let response: Response;
   try {
-    response = await fetch(`${path}${queryString(options.query)}`, {
+    response = await fetch(path, {
       method,
-      headers: headersFor(caller, method, options),
-      ...(options.body === undefined ? {} : { body: JSON.stringify(options.body) }),
-      ...(options.signal ? { signal: options.signal } : {}),
+      headers: {
+        ...callerHeaders(caller, method),
+        accept: 'text/event-stream',
+        ...(request.body === undefined ? {} : { 'content-type': 'application/json' }),
+        ...request.headers,
+      },
+      ...(request.body === undefined ? {} : { body: JSON.stringify(request.body) }),
+      signal: request.signal,
     });
   } catch (error) {
     if ((error as Error).name === 'AbortError') throw error;
