@@ -1,6 +1,6 @@
 import { useEffect, useRef, useState, type FormEvent } from 'react';
 import { Link, useParams } from 'wouter';
-import type { ApiError } from '../api/api-error.js';
+import { ApiError } from '../api/api-error.js';
 import type { PlatformApi } from '../api/endpoints.js';
 import type { HistoryEntry } from '../api/types.js';
 import { CodeBlock, StatusBadge } from '../components/badges.js';
@@ -122,7 +122,7 @@ export function ChatPage() {
       });
       history.reload();
     } catch (err) {
-      setError(err as ApiError);
+      setError(err instanceof ApiError ? err : new ApiError(0, 'STREAM_LOST', `${(err as Error).message}; the message may have been sent: check the conversation's runs before sending it again`));
       setDraft(content);
     } finally {
       setBusy(false);

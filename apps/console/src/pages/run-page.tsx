@@ -1,4 +1,6 @@
+import { useState } from 'react';
 import { Link, useParams } from 'wouter';
+import type { ApiError } from '../api/api-error.js';
 import type { PlatformApi } from '../api/endpoints.js';
 import type { HistoryEntry, RunDetail } from '../api/types.js';
 import { StatusBadge } from '../components/badges.js';
@@ -9,10 +11,8 @@ import { useRunEvents } from '../components/use-run-events.js';
 import { useConsole } from '../console-context.js';
 import { formatCount, formatDuration, formatTime, traceLink } from '../lib/format.js';
 import { transcriptSteps } from '../lib/transcript.js';
-import { useState } from 'react';
-import type { ApiError } from '../api/api-error.js';
 
-/** The conversation's stored messages of this run (pages until the run's last message). */
+/** The run's messages in its conversation's stored history (read page by page, up to 20 pages of 500). */
 async function historyOfRun(api: PlatformApi, run: RunDetail): Promise<HistoryEntry[]> {
   const entries: HistoryEntry[] = [];
   let afterSeq = 0;
@@ -25,6 +25,11 @@ async function historyOfRun(api: PlatformApi, run: RunDetail): Promise<HistoryEn
   return entries;
 }
 
+/**
+ * The run, its stored messages (tool results) and the catalog (runners). The run is what the page
+ * is about: without the history or the catalog (memory down, say) it still shows, with the
+ * results marked as not stored and no runner names.
+ */
 async function loadRunPage(api: PlatformApi, runId: string) {
   const run = await api.getRun(runId);
   const [history, catalog] = await Promise.all([historyOfRun(api, run).catch(() => []), api.listTools().catch(() => ({ tools: [] }))]);
