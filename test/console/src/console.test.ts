@@ -179,14 +179,23 @@ describe('the web console', () => {
     expect(await email.textContent()).toContain('runs only in a conversation');
   });
 
-  it('shows usage per day as a chart, tasks and memory', async () => {
+  it('shows usage per day as a chart; pauses, resumes and runs a task now, with its fire history; and memory', async () => {
     const task = await stack.api('POST', '/v1/tasks', TENANT, { name: 'morning digest', trigger: { type: 'schedule', cron: '0 8 * * *', timeZone: 'Europe/Paris' }, executor: 'orchestrator', action: { instruction: 'Summarize my unread emails' } });
     expect(task.status).toBe(201);
     await open('/usage');
     await page.getByRole('img', { name: /Turns and tokens per day/ }).waitFor();
     await browser.screenshot('usage');
     await open('/tasks');
-    await page.getByRole('heading', { name: /morning digest/ }).waitFor();
+    const card = page.locator('.card', { has: page.getByRole('heading', { name: /morning digest/ }) });
+    expect(await card.textContent()).toContain('cron 0 8 * * * (Europe/Paris)');
+    await card.getByRole('button', { name: 'Pause' }).click();
+    await card.getByRole('button', { name: 'Resume' }).click();
+    await card.getByRole('button', { name: 'Run now' }).click();
+    await card.getByText('Fire history').click();
+    await card.getByRole('cell', { name: 'manual' }).waitFor();
+    // The fire's row follows it until it is done, with the run it started.
+    await card.getByRole('cell', { name: 'succeeded' }).waitFor();
+    expect(await card.getByRole('row').nth(1).getByRole('link').getAttribute('href')).toMatch(/\/runs\/run_/);
     await browser.screenshot('tasks');
     await open('/memory');
     await page.getByRole('heading', { name: 'Memory' }).waitFor();

@@ -10,9 +10,14 @@ import { formatTime } from '../lib/format.js';
 import { fireOutcome, summarizeTaskSpec } from '../lib/task-spec.js';
 import { DataTable } from '../components/table.js';
 
+/** Fire statuses that change on their own, and how often their history is read again. */
+const UNDER_WAY = new Set(['pending', 'running']);
+const FIRE_REFRESH_MS = 2_000;
+
 function FireHistory({ taskId }: { taskId: string }) {
   const { api } = useConsole();
-  const loaded = useLoad(['fires', taskId], () => api.taskFires(taskId));
+  // While a fire is under way, its row follows it.
+  const loaded = useLoad(['fires', taskId], () => api.taskFires(taskId), { refreshMs: (page) => (page?.fires.some((f) => UNDER_WAY.has(f.status)) ? FIRE_REFRESH_MS : undefined) });
   return (
     <LoadState loaded={loaded} what="the fire history">
       {({ fires }) =>
