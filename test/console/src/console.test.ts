@@ -179,7 +179,7 @@ describe('the web console', () => {
     expect(await email.textContent()).toContain('runs only in a conversation');
   });
 
-  it('shows usage per day as a chart; pauses, resumes and runs a task now, with its fire history; and memory', async () => {
+  it('shows usage per day as a chart; pauses, resumes and runs a task now, with its fire history', async () => {
     const task = await stack.api('POST', '/v1/tasks', TENANT, { name: 'morning digest', trigger: { type: 'schedule', cron: '0 8 * * *', timeZone: 'Europe/Paris' }, executor: 'orchestrator', action: { instruction: 'Summarize my unread emails' } });
     expect(task.status).toBe(201);
     await open('/usage');
@@ -197,8 +197,27 @@ describe('the web console', () => {
     await card.getByRole('cell', { name: 'succeeded' }).waitFor();
     expect(await card.getByRole('row').nth(1).getByRole('link').getAttribute('href')).toMatch(/\/runs\/run_/);
     await browser.screenshot('tasks');
+  });
+
+  it('shows what memory learned, with provenance and the fact a move superseded, and forgets a fact', async () => {
+    // Two turns as an app sends them; memory learns from them off the turn's path.
+    for (const content of ['[scenario:memory-chat] Hi, I live in Paris.', '[scenario:memory-chat] I moved from Paris to Berlin last month.']) {
+      expect((await stack.api('POST', '/v1/conversations/console-memory/messages', TENANT, { content })).status).toBe(200);
+    }
     await open('/memory');
-    await page.getByRole('heading', { name: 'Memory' }).waitFor();
+    const berlin = page.getByRole('row').filter({ hasText: 'Berlin' });
+    const paris = page.getByRole('row').filter({ hasText: 'Paris' });
+    // Learning is asynchronous: show the facts again until both are there.
+    while ((await berlin.count()) === 0 || !((await paris.textContent()) ?? '').includes('superseded')) {
+      await page.getByRole('button', { name: 'Show facts' }).click();
+      await page.waitForFunction(() => ![...document.querySelectorAll('[role="status"]')].some((status) => status.textContent?.startsWith('Loading')));
+    }
+    expect(await berlin.textContent()).toContain('current');
+    expect(await berlin.getByRole('link', { name: 'console-memory' }).count()).toBe(1);
+    await browser.screenshot('memory');
+    page.once('dialog', (dialog) => void dialog.accept());
+    await berlin.getByRole('button', { name: /^Forget/ }).click();
+    await berlin.waitFor({ state: 'detached' });
   });
 
   it('labels every form control and marks its landmarks on the main pages', async () => {

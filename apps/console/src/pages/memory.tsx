@@ -77,7 +77,7 @@ export function MemoryPage() {
   return (
     <section aria-labelledby="memory-title">
       <h1 id="memory-title">Memory</h1>
-      <form className="filters" onSubmit={apply} aria-label="Filter facts">
+      <form className="filters" onSubmit={(event) => apply(event, loaded.reload)} aria-label="Filter facts">
         <label>
           Collection prefix
           <input value={draft.collectionPrefix} placeholder="user:alice" onChange={(e) => setDraft({ ...draft, collectionPrefix: e.target.value })} />

@@ -54,7 +54,7 @@ export function UsagePage() {
   return (
     <section aria-labelledby="usage-title">
       <h1 id="usage-title">Usage</h1>
-      <form className="filters" onSubmit={apply} aria-label="Usage range">
+      <form className="filters" onSubmit={(event) => apply(event, loaded.reload)} aria-label="Usage range">
         <label>
           From
           <input type="date" value={draft.from} max={draft.to} onChange={(e) => setDraft({ ...draft, from: e.target.value })} required />
