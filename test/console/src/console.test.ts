@@ -220,7 +220,7 @@ describe('the web console', () => {
     await berlin.waitFor({ state: 'detached' });
   });
 
-  it('labels every form control and marks its landmarks on the main pages', async () => {
+  it('labels every form control, marks its landmarks on the main pages, and skips to the content from the keyboard', async () => {
     for (const path of ['/runs', '/conversations/console-chat', '/approvals', '/tools', '/tasks', '/memory', '/accounts', '/usage']) {
       await open(path);
       await page.getByRole('heading', { level: 1 }).waitFor();
@@ -233,6 +233,13 @@ describe('the web console', () => {
       expect({ path, unlabelled }).toEqual({ path, unlabelled: [] });
       for (const landmark of ['banner', 'navigation', 'main'] as const) expect(await page.getByRole(landmark).count(), `${path} ${landmark}`).toBe(1);
     }
+    // The keyboard's first stop skips to the content.
+    await open('/runs');
+    await page.getByRole('heading', { name: 'Runs', level: 1 }).waitFor();
+    await page.keyboard.press('Tab');
+    expect(await page.evaluate(() => document.activeElement?.textContent)).toBe('Skip to content');
+    await page.keyboard.press('Enter');
+    expect(await page.evaluate(() => document.activeElement?.id)).toBe('main');
   });
 
   it('fits a phone\'s width', async () => {
