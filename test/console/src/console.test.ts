@@ -150,6 +150,23 @@ describe('the web console', () => {
     expect(await page.locator('.facts').first().textContent()).toContain('completed');
   });
 
+  it('approves an action with changes, edited as JSON', async () => {
+    await open('/conversations/console-trip-edit');
+    await page.getByLabel('Message').fill('[scenario:travel-trip] Plan my NYC trip and email the team, please.');
+    await page.getByRole('button', { name: 'Send' }).click();
+    await page.locator('.bubble.assistant', { hasText: /approv/i }).waitFor();
+    await open('/approvals');
+    const card = page.getByTestId('approval').filter({ hasText: 'console-trip-edit' });
+    await card.getByRole('button', { name: 'Edit' }).click();
+    const changes = card.getByLabel('Changes (JSON: the fields to change)');
+    await changes.fill('{ "subject": "NYC trip (edited)" ');
+    await card.getByRole('button', { name: 'Approve with changes' }).click();
+    expect(await card.getByRole('alert').textContent()).toContain('not valid JSON');
+    await changes.fill('{ "subject": "NYC trip (edited)" }');
+    await card.getByRole('button', { name: 'Approve with changes' }).click();
+    await page.getByTestId('decided').filter({ hasText: 'completed' }).waitFor();
+  });
+
   it('shows the connected account (never its secret) and its audit trail', async () => {
     await open('/accounts');
     await page.getByRole('cell', { name: 'google' }).first().waitFor();
