@@ -4,6 +4,7 @@
 import js from '@eslint/js';
 import nx from '@nx/eslint-plugin';
 import tseslint from 'typescript-eslint';
+import reactHooks from 'eslint-plugin-react-hooks';
 
 const infrastructureClients = ['pg', 'pg-*', 'ioredis', '@nats-io/*', '@grpc/*', 'fastify', 'openai'];
 
@@ -14,7 +15,7 @@ export default tseslint.config(
   js.configs.recommended,
   ...tseslint.configs.recommendedTypeChecked,
   {
-    files: ['**/*.ts'],
+    files: ['**/*.ts', '**/*.tsx'],
     plugins: { '@nx': nx },
     languageOptions: {
       parserOptions: {
@@ -49,6 +50,11 @@ export default tseslint.config(
         },
       ],
     },
+  },
+  {
+    // The web console (React): the rules of hooks, and the browser's console is no log.
+    files: ['apps/console/src/**/*.ts', 'apps/console/src/**/*.tsx'],
+    ...reactHooks.configs.flat.recommended,
   },
   {
     // Production code never reaches for the test launchers; only tests, test-support and the

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Installs the server binaries the platform and its tests run (nats-server, redis-server,
-# PostgreSQL with the pgvector extension) when they are missing, and says when kubectl is missing.
+# PostgreSQL with the pgvector extension, and Chromium for the console's browser tests) when they are missing, and says when kubectl is missing.
 # Needs root (or sudo) only if something is missing. PGVECTOR_OPTIONAL=1 goes on (with a warning) when pgvector cannot be installed.
 set -euo pipefail
 
@@ -17,6 +17,8 @@ ensure_pgvector() {
 missing=()
 command -v nats-server >/dev/null 2>&1 || [ -x /usr/sbin/nats-server ] || missing+=(nats-server)
 command -v redis-server >/dev/null 2>&1 || missing+=(redis-server)
+# test/console drives Debian's Chromium with playwright-core (no browser download).
+[ -x /usr/bin/chromium ] || missing+=(chromium)
 # deploy/k8s renders its overlays with `kubectl kustomize` (offline, kustomize v5: kubectl 1.27+).
 # The machine images ship it; Debian's own kubernetes-client is far too old to install instead.
 command -v kubectl >/dev/null 2>&1 || echo "ensure-binaries: kubectl (1.27+) is missing: the k8s-manifests tests need it" >&2

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # `npm run platform`: installs what is needed, builds every service, starts the whole platform
 # (private NATS, PostgreSQL and Redis unless NATS_URL/DATABASE_URL/REDIS_URL are set; llm-sim
-# unless OPENAI_BASE_URL is set), runs a demo conversation and keeps serving until Ctrl+C.
+# unless OPENAI_BASE_URL is set), runs a demo conversation and keeps serving (the API, and the web
+# console at /console) until Ctrl+C.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/ensure-binaries.sh

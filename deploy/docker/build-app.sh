@@ -12,6 +12,7 @@
 #   <out>/package.json, package-lock.json    the workspace root (npm workspaces)
 #   <out>/libs/<lib>/{package.json,dist}     only the libraries the app depends on (from the Nx graph)
 #   <out>/<apps|examples>/<app>/{package.json,dist,migrations?,scenarios?}
+#   <out>/apps/console/dist                  the api only: the web console it serves under /console
 #   <out>/app -> <apps|examples>/<app>       a fixed path for the image's command
 #   <out>/node_modules                       production dependencies only (`npm ci --omit=dev`)
 # Start it with: cd <out> && node --enable-source-maps --import @platform/telemetry/register app/dist/main.js
@@ -39,8 +40,15 @@ project="$(node -p "require('./$dir/project.json').name")"
 echo "build-app: installing dependencies (npm ci)"
 npm ci --no-audit --no-fund
 
+# Static web apps an app serves from its image (built files only: no package, no dependencies).
+web_apps=()
+if [ "$project" = "api" ]; then web_apps=(apps/console); fi
+
 echo "build-app: building $project and the libraries it uses"
 npx nx run "$project:build" --output-style=static
+for web in "${web_apps[@]}"; do
+  npx nx run "$(node -p "require('./$web/project.json').name")":build --output-style=static
+done
 
 # The workspace libraries the app depends on, directly or not, from the Nx project graph.
 graph="$(mktemp -d)/graph.json"
@@ -77,6 +85,10 @@ for workspace in "$dir" "${libs[@]}"; do
   for assets in migrations scenarios; do
     if [ -d "$workspace/$assets" ]; then cp -R "$workspace/$assets" "$out/$workspace/$assets"; fi
   done
+done
+for web in "${web_apps[@]}"; do
+  mkdir -p "$out/$web"
+  cp -R "$web/dist" "$out/$web/dist"
 done
 ln -s "$dir" "$out/app"
 

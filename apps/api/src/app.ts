@@ -5,6 +5,7 @@ import type { TokenVerifier } from './auth.js';
 import { HttpError, toHttpError } from './http-errors.js';
 import type { DeadLetterReader } from './events/dead-letter-reader.js';
 import { registerStrictJsonBodies } from './json-body.js';
+import { isConsoleRoute, registerConsole, type ConsoleOptions } from './console-static.js';
 import type { RunEvents } from './events/run-event-reader.js';
 import { actingPrincipal } from './operator.js';
 import { registerAdminRoutes } from './routes/admin.js';
@@ -51,6 +52,8 @@ export interface AppOptions {
     notificationsPollMs?: number;
   };
   health: HealthRoutesOptions;
+  /** The web console under /console (docs/console.md); absent: not served. */
+  console?: ConsoleOptions;
   /** Operators' read-only views (docs/api.md#operators). */
   admin?: { operatorRole: string; deadLetters?: DeadLetterReader | undefined };
   /** Check every JSON reply against its documented schema (tests: the OpenAPI document cannot drift from the handlers). */
@@ -83,6 +86,7 @@ export function buildApp(options: AppOptions): FastifyInstance {
   app.addHook('onRequest', async (request) => {
     if (!request.routeOptions.url) return; // unknown route: the 404 handler answers
     if (request.routeOptions.config.access === 'public') return;
+    if (isConsoleRoute(request.routeOptions.url)) return; // the page is public; its API calls carry the token
     request.principal = actingPrincipal(await options.verifier.verify(request.headers.authorization), request, options.admin?.operatorRole ?? DEFAULT_OPERATOR_ROLE);
   });
 
@@ -91,6 +95,7 @@ export function buildApp(options: AppOptions): FastifyInstance {
   const router = new OperationRouter(app, { operatorRole: options.admin?.operatorRole ?? DEFAULT_OPERATOR_ROLE, checkReplies: options.checkReplies ?? false });
   let document: OpenApiDocument | undefined;
   registerHealthRoutes(router, options.health);
+  if (options.console) registerConsole(app, options.console);
   registerOpenApiRoutes(router, { document: () => (document ??= buildOpenApiDocument(allOperations)) });
   registerConversationRoutes(router, { turns, events, memory: options.memory, ...options.limits });
   registerRunRoutes(router, { orchestrator: options.orchestrator, events, sseHeartbeatMs: options.limits.sseHeartbeatMs });

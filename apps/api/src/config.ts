@@ -1,3 +1,4 @@
+import { fileURLToPath } from 'node:url';
 import { env, natsEnv } from '@platform/service-kit';
 import { z } from 'zod';
 
@@ -51,6 +52,13 @@ export const ApiConfig = z.object({
   TURN_WAIT_MS: env.positiveInt().default(150_000),
   /** Deadline of other gRPC calls (history, health). */
   GRPC_DEADLINE_MS: env.positiveInt().default(10_000),
+  /** The built web console served under /console (default: apps/console/dist beside this app); empty: not served. */
+  CONSOLE_DIR: z.string().default(fileURLToPath(new URL('../../console/dist', import.meta.url))),
+  /** The console's link to a run's trace: a URL with `{traceId}` (e.g. `http://127.0.0.1:16686/trace/{traceId}` for Jaeger); empty: no link. */
+  CONSOLE_TRACE_URL_TEMPLATE: z
+    .string()
+    .refine((t) => t === '' || (/^https?:\/\//i.test(t) && t.includes('{traceId}')), 'must be an http(s) URL containing {traceId}, or empty')
+    .default(''),
   SHUTDOWN_GRACE_MS: env.positiveInt().default(30_000),
   LOG_LEVEL: env.logLevel().default('info'),
 }).refine((config) => config.AUTH_JWT_SECRET !== undefined || config.AUTH_JWKS_URL !== undefined, {

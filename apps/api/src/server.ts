@@ -55,6 +55,7 @@ export async function startApiServer(config: ApiConfig, logger: Logger): Promise
     ...(credential ? { credentials: new CredentialCalls(credential.rpc, config.CREDENTIAL_PLATFORM_TOKEN!) } : {}),
     trigger: trigger.rpc,
     events: new RunEventReader(nc, logger),
+    ...(config.CONSOLE_DIR ? { console: { dir: config.CONSOLE_DIR, traceUrlTemplate: config.CONSOLE_TRACE_URL_TEMPLATE, operatorRole: config.AUTH_OPERATOR_ROLE } } : {}),
     admin: { operatorRole: config.AUTH_OPERATOR_ROLE, deadLetters: new DeadLetterReader(nc) },
     limits: { maxMessageChars: config.MAX_MESSAGE_CHARS, turnWaitMs: config.TURN_WAIT_MS, sseHeartbeatMs: config.SSE_HEARTBEAT_MS, notificationsPollMs: config.NOTIFICATIONS_POLL_MS },
     health: {

@@ -183,3 +183,33 @@ describe('deploy/docker/build-app.sh for a service with migrations', () => {
     }
   });
 });
+
+describe('deploy/docker/build-app.sh for the api', () => {
+  const apiOut = path.join(work, 'out-api');
+  let nats: NatsServerHandle | undefined;
+  beforeAll(() => build('api', apiOut));
+  afterAll(async () => {
+    await nats?.stop();
+  });
+
+  it('ships the built web console (files only) and serves it under /console', async () => {
+    expect(existsSync(path.join(apiOut, 'apps/console/dist/index.html'))).toBe(true);
+    expect(existsSync(path.join(apiOut, 'apps/console/package.json'))).toBe(false);
+    nats = await startNatsServer();
+    const port = await freePort();
+    const [, ...args] = imageCommand();
+    const service = ManagedProcess.start('api (built)', process.execPath, args, {
+      cwd: apiOut,
+      env: { PATH: process.env['PATH'], NODE_ENV: 'production', OTEL_SDK_DISABLED: 'true', NATS_URL: nats.url, HTTP_PORT: String(port), AUTH_JWT_SECRET: 'image-check-secret-image-check-secret' },
+    });
+    try {
+      await service.waitForOutput((output) => output.includes('"msg":"ready"'), 120_000);
+      const page = await fetch(`http://127.0.0.1:${port}/console/runs`);
+      expect(page.status).toBe(200);
+      expect(await page.text()).toContain('<div id="root">');
+      await service.stop('SIGTERM', 60_000);
+    } finally {
+      await service.kill();
+    }
+  });
+});

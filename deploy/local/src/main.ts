@@ -93,6 +93,7 @@ async function main(): Promise<void> {
     write(`  curl -s -X POST ${platform.apiUrl}/v1/conversations/my-first/messages -H "authorization: Bearer $TOKEN" -H 'content-type: application/json' -d '{"content":"What is 2^10?"}'`);
     write(`  curl -s ${platform.apiUrl}/v1/conversations/my-first/messages -H "authorization: Bearer $TOKEN"`);
     write(`  curl -s -X PUT ${platform.apiUrl}/v1/credentials/google/primary -H "authorization: Bearer $TOKEN" -H 'content-type: application/json' -d '{"secret":{"access_token":"..."}}'`);
+    write(`Or open the web console at ${platform.apiUrl}/console and sign in with that token (docs/console.md).`);
     await new Promise<void>((resolve) => {
       process.once('SIGINT', resolve);
       process.once('SIGTERM', resolve);

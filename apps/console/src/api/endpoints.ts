@@ -1,0 +1,126 @@
+// Every call the console makes to the platform's public API, in one place, through a client typed
+// from the api's OpenAPI document (openapi-fetch over the generated `paths`).
+import createClient, { type Client } from 'openapi-fetch';
+import type { paths } from '../gen/platform-api.js';
+import { ApiError } from './api-error.js';
+import { callerHeaders, openEventStream, type Caller } from './http-client.js';
+import type { ConsoleConfig, RunDetail } from './types.js';
+
+/** What an openapi-fetch call answers. */
+interface Answer<T> {
+  data?: T;
+  error?: unknown;
+  response: Response;
+}
+
+/** The answer's body, or the api's error as an {@link ApiError}. */
+async function bodyOf<T>(call: Promise<Answer<T>>): Promise<T> {
+  let answer: Answer<T>;
+  try {
+    answer = await call;
+  } catch (error) {
+    if ((error as Error).name === 'AbortError') throw error;
+    throw new ApiError(0, 'NETWORK', (error as Error).message);
+  }
+  if (answer.response.ok) return answer.data as T;
+  const body = (answer.error ?? {}) as { error?: { code?: string; message?: string; details?: unknown } };
+  throw new ApiError(answer.response.status, body.error?.code ?? `HTTP_${answer.response.status}`, body.error?.message ?? answer.response.statusText, body.error?.details);
+}
+
+/** The typed client of one caller: its token on every call, `Platform-Tenant` on an operator's reads. */
+function clientFor(caller: Caller): Client<paths> {
+  const client = createClient<paths>({ baseUrl: '' });
+  client.use({
+    onRequest({ request }) {
+      for (const [name, value] of Object.entries(callerHeaders(caller, request.method))) request.headers.set(name, value);
+      return request;
+    },
+  });
+  return client;
+}
+
+/** The filters and page of `GET /v1/runs`. */
+export type RunListQuery = NonNullable<paths['/v1/runs']['get']['parameters']['query']>;
+type FactQuery = NonNullable<paths['/v1/memory/facts']['get']['parameters']['query']>;
+
+/** The platform API as the signed-in user (or an operator viewing a tenant) calls it. */
+export class PlatformApi {
+  private readonly client: Client<paths>;
+
+  constructor(readonly caller: Caller) {
+    this.client = clientFor(caller);
+  }
+
+  listRuns(query: RunListQuery) {
+    return bodyOf(this.client.GET('/v1/runs', { params: { query } }));
+  }
+  async getRun(runId: string): Promise<RunDetail> {
+    return (await bodyOf(this.client.GET('/v1/runs/{runId}', { params: { path: { runId } } }))) as RunDetail;
+  }
+  cancelRun(runId: string) {
+    return bodyOf(this.client.DELETE('/v1/runs/{runId}', { params: { path: { runId } } }));
+  }
+  /** The raw SSE response of a run's events (after `afterId`), for the event-stream reader. */
+  runEvents(runId: string, afterId: number, signal: AbortSignal): Promise<Response> {
+    return openEventStream(this.caller, 'GET', `/v1/runs/${encodeURIComponent(runId)}/events`, { signal, headers: afterId > 0 ? { 'last-event-id': String(afterId) } : {} });
+  }
+  history(conversationId: string, afterSeq = 0, limit = 200) {
+    return bodyOf(this.client.GET('/v1/conversations/{conversationId}/messages', { params: { path: { conversationId }, query: { afterSeq, limit } } }));
+  }
+  /** Sends a message and answers the SSE response of its turn (header `x-run-id` names the run). */
+  sendMessageStreamed(conversationId: string, content: string, signal: AbortSignal): Promise<Response> {
+    return openEventStream(this.caller, 'POST', `/v1/conversations/${encodeURIComponent(conversationId)}/messages`, { body: { content }, signal });
+  }
+  listApprovals() {
+    return bodyOf(this.client.GET('/v1/approvals'));
+  }
+  decideApproval(approvalId: string, decision: 'approve' | 'edit' | 'cancel', changes?: Record<string, unknown>) {
+    return bodyOf(this.client.POST('/v1/approvals/{approvalId}', { params: { path: { approvalId } }, body: { decision, ...(changes ? { changes } : {}) } }));
+  }
+  listTools() {
+    return bodyOf(this.client.GET('/v1/tools'));
+  }
+  /** Runs one call of a tool under the caller's tenant (the same approval rules as a model's call). */
+  tryTool(name: string, args: Record<string, unknown>) {
+    return bodyOf(this.client.POST('/v1/tools/{name}/calls', { params: { path: { name } }, body: { arguments: args } }));
+  }
+  listTasks() {
+    return bodyOf(this.client.GET('/v1/tasks'));
+  }
+  taskFires(taskId: string) {
+    return bodyOf(this.client.GET('/v1/tasks/{taskId}/fires', { params: { path: { taskId }, query: { pageSize: 20 } } }));
+  }
+  changeTask(taskId: string, action: 'pause' | 'resume') {
+    const path = action === 'pause' ? '/v1/tasks/{taskId}/pause' : '/v1/tasks/{taskId}/resume';
+    return bodyOf(this.client.POST(path, { params: { path: { taskId } } }));
+  }
+  runTaskNow(taskId: string) {
+    return bodyOf(this.client.POST('/v1/tasks/{taskId}/run', { params: { path: { taskId } } }));
+  }
+  listFacts(query: FactQuery) {
+    return bodyOf(this.client.GET('/v1/memory/facts', { params: { query } }));
+  }
+  forgetFact(factId: string, reason: string) {
+    return bodyOf(this.client.DELETE('/v1/memory/facts/{factId}', { params: { path: { factId }, query: { reason } } }));
+  }
+  listCredentials() {
+    return bodyOf(this.client.GET('/v1/credentials'));
+  }
+  credentialAudit(before?: number) {
+    return bodyOf(this.client.GET('/v1/credentials/audit', { params: { query: { limit: 50, ...(before === undefined ? {} : { before }) } } }));
+  }
+  usage(from: string, to: string) {
+    return bodyOf(this.client.GET('/v1/usage', { params: { query: { from, to } } }));
+  }
+}
+
+/** The console's settings from the api that serves it (no token needed). */
+export async function loadConsoleConfig(): Promise<ConsoleConfig> {
+  try {
+    const response = await fetch(`${import.meta.env.BASE_URL}config.json`);
+    if (response.ok) return (await response.json()) as ConsoleConfig;
+  } catch {
+    // served without the api (vite preview): no trace links, the default operator role
+  }
+  return { traceUrlTemplate: '', operatorRole: 'platform-operator' };
+}

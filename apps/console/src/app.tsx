@@ -1,0 +1,86 @@
+import { QueryClient, QueryClientProvider } from '@tanstack/react-query';
+import { useEffect, useMemo, useState } from 'react';
+import { Redirect, Route, Router, Switch } from 'wouter';
+import { loadConsoleConfig, PlatformApi } from './api/endpoints.js';
+import type { ConsoleConfig } from './api/types.js';
+import { Layout } from './components/layout.js';
+import { EmptyState } from './components/states.js';
+import { ConsoleContext, type ConsoleContextValue } from './console-context.js';
+import { isReadOnly, loadSession, saveSession, type Session } from './lib/session.js';
+import { AccountsPage } from './pages/accounts.js';
+import { ApprovalsPage } from './pages/approvals.js';
+import { ChatPage } from './pages/chat-page.js';
+import { ConversationsPage } from './pages/conversations.js';
+import { MemoryPage } from './pages/memory.js';
+import { RunPage } from './pages/run-page.js';
+import { RunsPage } from './pages/runs.js';
+import { SignIn } from './pages/sign-in.js';
+import { TasksPage } from './pages/tasks.js';
+import { ToolsPage } from './pages/tools.js';
+import { UsagePage } from './pages/usage.js';
+
+function Pages() {
+  return (
+    <Switch>
+      <Route path="/">
+        <Redirect to="/runs" replace />
+      </Route>
+      <Route path="/runs" component={RunsPage} />
+      <Route path="/runs/:runId" component={RunPage} />
+      <Route path="/conversations" component={ConversationsPage} />
+      <Route path="/conversations/:conversationId" component={ChatPage} />
+      <Route path="/approvals" component={ApprovalsPage} />
+      <Route path="/tools" component={ToolsPage} />
+      <Route path="/tasks" component={TasksPage} />
+      <Route path="/memory" component={MemoryPage} />
+      <Route path="/accounts" component={AccountsPage} />
+      <Route path="/usage" component={UsagePage} />
+      <Route>
+        <EmptyState title="There is no such page.">Pick a page from the menu.</EmptyState>
+      </Route>
+    </Switch>
+  );
+}
+
+/** The console: sign-in until a token is given, then the pages as that token's tenant. */
+export function App() {
+  const [session, setSession] = useState<Session | undefined>(() => loadSession(window.sessionStorage));
+  const [config, setConfig] = useState<ConsoleConfig>({ traceUrlTemplate: '', operatorRole: 'platform-operator' });
+  useEffect(() => {
+    void loadConsoleConfig().then(setConfig);
+  }, []);
+  const change = (next: Session | undefined) => {
+    saveSession(window.sessionStorage, next);
+    setSession(next);
+  };
+  // A cache per signed-in view: another token or tenant never sees what this one loaded. The pages
+  // mount again with it (a mounted query stays on the client it started with).
+  const viewKey = `${session?.token ?? ''}|${session?.viewTenant ?? ''}`;
+  const queries = useMemo(() => (viewKey ? new QueryClient() : undefined), [viewKey]);
+  const context = useMemo((): ConsoleContextValue | undefined => {
+    if (!session) return undefined;
+    return {
+      session,
+      config,
+      api: new PlatformApi({ token: session.token, viewTenant: isReadOnly(session) ? session.viewTenant : undefined }),
+      readOnly: isReadOnly(session),
+      viewTenant: (tenant) => change({ ...session, viewTenant: tenant }),
+      signOut: () => change(undefined),
+    };
+  }, [session, config]);
+  return (
+    <Router base={import.meta.env.BASE_URL.replace(/\/$/, '')}>
+      {context && queries ? (
+        <QueryClientProvider key={viewKey} client={queries}>
+          <ConsoleContext.Provider value={context}>
+            <Layout>
+              <Pages />
+            </Layout>
+          </ConsoleContext.Provider>
+        </QueryClientProvider>
+      ) : (
+        <SignIn onSignIn={change} />
+      )}
+    </Router>
+  );
+}
