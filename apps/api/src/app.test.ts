@@ -5,6 +5,7 @@ import { SignJWT } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApp } from './app.js';
 import { TokenVerifier } from './auth.js';
+import { calculatorTool } from './test-support/catalog-fixtures.js';
 import { noAgentPool, noEvents, noTrigger } from './test-support/unavailable-ports.js';
 
 const SECRET = 'test-secret-that-is-at-least-32-chars-long';
@@ -31,20 +32,7 @@ const orchestrator = {
     };
   },
   listTools: async () => ({
-    tools: [
-      {
-        name: 'calculator',
-        description: 'Evaluates arithmetic.',
-        inputSchemaJson: '{"type":"object","properties":{"expression":{"type":"string"}}}',
-        kind: 'tool',
-        runner: 'builtin-tools',
-        version: '1.0.0',
-        requiresApproval: false,
-        timeoutMs: 5_000,
-        sideEffect: 'none',
-        instances: 2,
-      },
-    ],
+    tools: [calculatorTool({ inputSchemaJson: '{"type":"object","properties":{"expression":{"type":"string"}}}', instances: 2 })],
   }),
   getRun: async (request: orchestratorV1.GetRunRequest) => {
     if (request.tenantId !== 'acme' || request.runId !== 'run_1') throw errors.notFound('RUN_NOT_FOUND', `no run '${request.runId}'`);

@@ -1,7 +1,9 @@
 import type { orchestratorV1 } from '@platform/proto';
 import { errors, PlatformError, type PromiseClient } from '@platform/service-kit';
 import { describe, expect, it } from 'vitest';
+import { calculatorTool } from '../test-support/catalog-fixtures.js';
 import { EDGE_OPERATOR_ROLE, useOrchestratorEdgeApp } from '../test-support/orchestrator-edge-app.js';
+import { TOOL_CALL_EXAMPLE } from './tool-catalog-schemas.js';
 
 // The tools routes at the HTTP edge: the catalog with runner stats and breakers, trying a tool
 // (the tenant and subject from the token, a fresh call id, refusals mapped to typed 4xx), reading
@@ -14,20 +16,10 @@ const calls = new Map<string, orchestratorV1.ToolCallResult & { tenantId: string
 const orchestrator = {
   listTools: async () => ({
     tools: [
-      {
-        name: 'calculator',
-        description: 'Evaluates arithmetic.',
-        inputSchemaJson: '{"type":"object","properties":{"expression":{"type":"string"}},"required":["expression"]}',
-        kind: 'tool',
-        runner: 'builtin-tools',
-        version: '1.0.0',
-        requiresApproval: false,
-        timeoutMs: 5_000,
-        sideEffect: 'none',
-        instances: 1,
+      calculatorTool({
         runnerInstances: [{ instanceId: 'i1', version: '1.0.0', started: new Date('2026-06-01T09:00:00Z'), statsAvailable: true, requests: 7, errors: 1, lastError: '500:HANDLER_FAILED', processingMs: 14, averageProcessingMs: 2 }],
         breaker: { state: 'open', consecutiveFailures: 3, retryInMs: 12_000 },
-      },
+      }),
     ],
   }),
   callTool: async (request: orchestratorV1.CallToolRequest) => {
@@ -86,19 +78,8 @@ describe('POST /v1/tools/{name}/calls', () => {
     const sent = asked.at(-1)!;
     expect(sent).toMatchObject({ tenantId: 'acme', subject: 'someone', toolName: 'calculator', argumentsJson: '{"expression":"2 + 2"}' });
     expect(sent.callId).toMatch(/^try_[0-9a-f-]{36}$/);
-    expect(response.json()).toEqual({
-      callId: sent.callId,
-      tool: 'calculator',
-      status: 'success',
-      output: { result: 4 },
-      truncated: false,
-      error: null,
-      durationMs: 3,
-      runner: 'builtin-tools',
-      arguments: { expression: '2 + 2' },
-      startedAt: '2026-06-01T09:30:00.000Z',
-      finishedAt: '2026-06-01T09:30:00.003Z',
-    });
+    // The documented example is what this answer looks like.
+    expect(response.json()).toEqual({ ...TOOL_CALL_EXAMPLE, callId: sent.callId });
   });
 
   it('lets the tenant read the call back, and nobody else', async () => {
