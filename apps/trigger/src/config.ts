@@ -51,6 +51,11 @@ export const TriggerConfig = z.object({
   TRIGGER_ORCHESTRATOR_TIMEOUT_MS: env.positiveInt().default(300_000),
   /** Deadline of one custom executor call (the executor's own timeout may be shorter). */
   TRIGGER_EXECUTOR_TIMEOUT_MS: env.positiveInt().default(60_000),
+  /**
+   * Custom-executor fires that start together (same executor and tenant) go to the runner in one
+   * batched request of at most this many (tool protocol "Batched calls"); 1 sends every fire alone.
+   */
+  TRIGGER_EXECUTOR_BATCH_MAX: env.positiveInt().max(256).default(64),
   /** How often a replica looks for condition triggers due for a poll, and how long one poll may take. */
   TRIGGER_CONDITION_POLL_INTERVAL_MS: env.positiveInt().default(1_000),
   TRIGGER_CONDITION_TOOL_TIMEOUT_MS: env.positiveInt().default(10_000),

@@ -4,6 +4,8 @@ import { defineTool, serveRunner, type ToolRunner } from '@platform/tool-sdk';
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
+import { TOOL_QUEUE_GROUP, toolBatchSubject, toolSubject, type ToolBatchRequest } from '@platform/contracts';
+import { executionOutcomeOf } from './executors/custom-executor.js';
 import { runIdOfFire } from './executors/orchestrator-executor.js';
 import { runResponse as response, ScriptedOrchestrator } from './test-support/scripted-orchestrator.js';
 import { startReplicas, testLogger, type Replicas } from './test-support/trigger-harness.js';
@@ -64,6 +66,60 @@ describe('custom executor over the tool protocol', () => {
   it('an executor nobody serves is retried with backoff, not lost', async () => {
     const { taskId } = await fireOnce('acme', { trigger: { type: 'schedule', cron: '0 0 1 1 *' }, executor: `missing_${randomBytes(3).toString('hex')}` });
     expect(await fireOf('acme', taskId)).toMatchObject({ status: 'pending', attempts: 1, errorCode: 'RUNNER_UNAVAILABLE' });
+  });
+});
+
+describe('custom executor batches', () => {
+  it('fires that start together go to the runner as batches, each fire answered on its own', async () => {
+    const batches: number[] = [];
+    const spy = nc.subscribe(toolBatchSubject(EXECUTOR), { callback: (_err, msg) => batches.push(msg.json<ToolBatchRequest>().calls.length) });
+    await nc.flush();
+    const tasks = [];
+    for (let i = 0; i < 6; i++) {
+      const { task } = await r.client.rpc.createTask({ tenantId: 'batchco', userId: 'u1', specJson: JSON.stringify({ trigger: { type: 'schedule', cron: '0 0 1 1 *' }, executor: EXECUTOR, action: { config: { items: Array.from({ length: i }, String) } } }), requestId: '' });
+      tasks.push(task!.taskId);
+    }
+    const fireIds = [];
+    for (const taskId of tasks) fireIds.push((await r.client.rpc.runTaskNow({ tenantId: 'batchco', taskId, requestId: '' })).fire!.fireId);
+    await r.round();
+    spy.unsubscribe();
+    // Two replicas share the six fires; each sends what it started together as one batch.
+    expect(batches.reduce((a, b) => a + b, 0)).toBe(6);
+    expect(batches.length).toBeLessThanOrEqual(2);
+    for (const [i, taskId] of tasks.entries()) {
+      expect(executorCalls.filter((c) => c.callId === fireIds[i])).toHaveLength(1);
+      expect(await fireOf('batchco', taskId)).toMatchObject({ status: 'succeeded', attempts: 1, resultJson: JSON.stringify({ counted: i }) });
+    }
+  });
+
+  it('an executor whose runner serves no batches gets its fires one by one', async () => {
+    const name = `single_${randomBytes(3).toString('hex')}`;
+    const answered: string[] = [];
+    const plain = nc.subscribe(toolSubject(name), {
+      queue: TOOL_QUEUE_GROUP,
+      callback: (_err, msg) => {
+        answered.push(msg.headers?.get('Platform-Call-Id') ?? '');
+        msg.respond(JSON.stringify({ status: 'success', output: { ok: true } }));
+      },
+    });
+    await nc.flush();
+    const tasks = [];
+    for (let i = 0; i < 3; i++) {
+      const { task } = await r.client.rpc.createTask({ tenantId: 'batchco', userId: 'u1', specJson: JSON.stringify({ trigger: { type: 'schedule', cron: '0 0 1 1 *' }, executor: name }), requestId: '' });
+      tasks.push(task!.taskId);
+      await r.client.rpc.runTaskNow({ tenantId: 'batchco', taskId: task!.taskId, requestId: '' });
+    }
+    await r.round();
+    plain.unsubscribe();
+    expect(answered).toHaveLength(3);
+    for (const taskId of tasks) expect(await fireOf('batchco', taskId)).toMatchObject({ status: 'succeeded', attempts: 1 });
+  });
+
+  it('a runner at its limit is back-pressure, whether it answered busy or the client reported it failed RUNNER_BUSY', () => {
+    const expected = { status: 'backpressure', code: 'EXECUTOR_BUSY', retryAfterMs: 1_000 };
+    expect(executionOutcomeOf({ status: 'busy', error: { code: 'RUNNER_BUSY', message: 'full' } })).toMatchObject(expected);
+    expect(executionOutcomeOf({ status: 'failed', error: { code: 'RUNNER_BUSY', message: 'full' } })).toMatchObject(expected);
+    expect(executionOutcomeOf({ status: 'failed', error: { code: 'HANDLER_FAILED', message: 'bug' } })).toMatchObject({ status: 'failed', retryable: false });
   });
 });
 

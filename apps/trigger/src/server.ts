@@ -9,6 +9,7 @@ import { ApprovalExpiryListener } from './approval-expiry-listener.js';
 import { ConditionPoller } from './condition-poller.js';
 import { EventListener } from './event-listener.js';
 import { EventRouter } from './event-router.js';
+import { BatchingCustomExecutor } from './executors/batching-custom-executor.js';
 import { CustomExecutor } from './executors/custom-executor.js';
 import { ExecutorRegistry } from './executors/executor-registry.js';
 import type { FireExecutor } from './executors/fire-executor.js';
@@ -56,8 +57,13 @@ export async function startTriggerServer(config: TriggerConfig, logger: Logger, 
   try {
     nc = await connectNats({ config, name: 'trigger', logger });
     const tools = new ToolClient({ nc, logger });
-    const executor =
-      options.executor ?? new ExecutorRegistry(new OrchestratorExecutor(orchestrator.rpc, config.TRIGGER_ORCHESTRATOR_TIMEOUT_MS), new CustomExecutor(tools, config.TRIGGER_EXECUTOR_TIMEOUT_MS));
+    const custom = new BatchingCustomExecutor(
+      tools,
+      new CustomExecutor(tools, config.TRIGGER_EXECUTOR_TIMEOUT_MS),
+      { timeoutMs: config.TRIGGER_EXECUTOR_TIMEOUT_MS, maxBatch: config.TRIGGER_EXECUTOR_BATCH_MAX },
+      logger,
+    );
+    const executor = options.executor ?? new ExecutorRegistry(new OrchestratorExecutor(orchestrator.rpc, config.TRIGGER_ORCHESTRATOR_TIMEOUT_MS), custom);
     const tasks = new TaskStore(db, config.TRIGGER_MAX_TASKS_PER_TENANT);
     const fires = new FireStore(db, replicaId);
     const planner = new FirePlanner(db, clock, { planAheadMs: config.TRIGGER_PLAN_AHEAD_MS, misfireGraceMs: config.TRIGGER_MISFIRE_GRACE_MS, maxCatchUp: config.TRIGGER_MAX_CATCH_UP, batchSize: config.TRIGGER_PLAN_BATCH }, logger);

@@ -26,6 +26,15 @@ export {
   toolEndpointMetadata,
 } from './tool-protocol.js';
 export {
+  TOOL_BATCH_SUBJECT_SUFFIX,
+  TOOL_BATCH_MAX_CALLS,
+  toolBatchSubject,
+  ToolBatchCall,
+  ToolBatchRequest,
+  ToolBatchResult,
+  ToolBatchReply,
+} from './tool-batch.js';
+export {
   AGENT_PROTOCOL_VERSION,
   TASK_INSTRUCTION_PARAMETER,
   ApprovalDecision,

@@ -1,4 +1,4 @@
-import { TOOL_QUEUE_GROUP, TOOL_SUBJECT_PREFIX } from '@platform/contracts';
+import { TOOL_BATCH_SUBJECT_SUFFIX, TOOL_QUEUE_GROUP, TOOL_SUBJECT_PREFIX } from '@platform/contracts';
 import type { Principal, RunnerDeclaration } from './model.js';
 
 const NAME = /^[A-Za-z0-9_-]+$/;
@@ -8,9 +8,9 @@ export function discoverySubscriptions(name: string): string[] {
   return ['$SRV.PING', '$SRV.INFO', '$SRV.STATS', `$SRV.*.${name}`, `$SRV.*.${name}.*`];
 }
 
-/** The endpoint subjects of the tools a runner serves, each in the runners' queue group. */
+/** The endpoint subjects of the tools a runner serves and their batch subjects, each in the runners' queue group. */
 export function toolSubscriptions(tools: readonly string[]): string[] {
-  return tools.map((tool) => `${TOOL_SUBJECT_PREFIX}.${tool} ${TOOL_QUEUE_GROUP}`);
+  return tools.flatMap((tool) => [`${TOOL_SUBJECT_PREFIX}.${tool} ${TOOL_QUEUE_GROUP}`, `${TOOL_SUBJECT_PREFIX}.${tool}.${TOOL_BATCH_SUBJECT_SUFFIX} ${TOOL_QUEUE_GROUP}`]);
 }
 
 /**

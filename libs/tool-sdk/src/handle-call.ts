@@ -111,6 +111,15 @@ export async function handleToolCall(
 ): Promise<ToolCallResponse> {
   const call = openCall(getHeader, body, ToolCallRequest, 'a tool call', env);
   if ('status' in call) return call;
+  return runOpenedToolCall(tool, call, env);
+}
+
+/**
+ * Serves a call whose protocol fields were already read (a single call's headers and body, or one
+ * call of a batch): validates the arguments against the tool's schema, runs the handler under its
+ * deadline, and shapes the response. Never throws.
+ */
+export async function runOpenedToolCall(tool: ToolDefinition, call: OpenedCall<ToolCallRequest>, env: CallEnvironment): Promise<ToolCallResponse> {
   const { meta, request, started, elapsed } = call;
 
   const args = tool.input.safeParse(request.arguments);

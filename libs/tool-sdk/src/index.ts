@@ -5,6 +5,7 @@ export { handleToolCall, type CallEnvironment } from './handle-call.js';
 export { truncateOutput, TRUNCATION_MARKER } from './truncate-output.js';
 export { inputJsonSchema, schemaHash } from './json-schema.js';
 export { ToolClient, type ToolCallAnswer, type ToolCallInput, type ToolClientOptions } from './tool-client.js';
+export { type ToolBatchInput, type ToolBatchOutcome } from './tool-batch-client.js';
 export { ToolCatalog, resolveOffers, type CatalogEntry, type ToolCatalogOptions, type ToolLookup } from './tool-catalog.js';
 export { compareVersions } from './versions.js';
 export { CallDedupe, IDEMPOTENCY_DEFAULTS, type IdempotencyOptions, type DedupeCall, type DedupeOutcome } from './call-dedupe.js';

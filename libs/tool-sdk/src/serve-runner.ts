@@ -12,6 +12,7 @@ import type { AgentDefinition } from './define-agent.js';
 import type { ToolDefinition } from './define-tool.js';
 import { handleAgentCall } from './handle-agent-call.js';
 import { handleToolCall, type CallEnvironment } from './handle-call.js';
+import { serveToolBatches } from './serve-batches.js';
 import { inputJsonSchema, schemaHash } from './json-schema.js';
 import { connectCredentialService, type CredentialClientOptions } from './tool-credentials.js';
 
@@ -140,7 +141,20 @@ export async function serveRunner(options: RunnerOptions): Promise<ToolRunner> {
   });
   const logger = options.logger.child({ runner: options.name, instance: service.info().id });
   const shutdown = new AbortController();
+  /** Work being done (single calls and batches), awaited when draining. */
   const inFlight = new Set<Promise<void>>();
+  /** Calls running now (a batch counts each of its calls): what `maxConcurrency` bounds. */
+  let activeCalls = 0;
+  const slots = {
+    take: (wanted: number): number => {
+      const taken = Math.max(0, Math.min(wanted, maxConcurrency - activeCalls));
+      activeCalls += taken;
+      return taken;
+    },
+    release: (): void => {
+      activeCalls--;
+    },
+  };
   const dedupe = options.idempotency ? new CallDedupe(options.idempotency, logger) : undefined;
   const credentialRpc = options.credentials ? connectCredentialService(options.credentials) : undefined;
 
@@ -160,7 +174,7 @@ export async function serveRunner(options: RunnerOptions): Promise<ToolRunner> {
           logger.error({ err, tool: name }, 'endpoint subscription failed');
           return;
         }
-        if (inFlight.size >= maxConcurrency) {
+        if (slots.take(1) === 0) {
           respond(msg, outcome.busy(`runner is at its concurrency limit (${maxConcurrency})`));
           return;
         }
@@ -187,11 +201,26 @@ export async function serveRunner(options: RunnerOptions): Promise<ToolRunner> {
           respond(msg, response, replayed);
         })
           .catch((error: unknown) => logger.error({ err: error, tool: name }, 'could not answer a tool call'))
-          .finally(() => inFlight.delete(work));
+          .finally(() => {
+            slots.release();
+            inFlight.delete(work);
+          });
         inFlight.add(work);
       },
     });
   }
+  const batches = serveToolBatches(options.nc, options.tools, {
+    logger,
+    maxResultBytes,
+    shutdownSignal: shutdown.signal,
+    credentialRpc,
+    guardOf: (tool) => (tool.sideEffect === 'external' ? dedupe : undefined),
+    slots,
+    track: (work) => {
+      inFlight.add(work);
+      void work.finally(() => inFlight.delete(work));
+    },
+  });
   // Make sure the server has registered every endpoint before callers are told we are up.
   await options.nc.flush();
   logger.info({ tools: options.tools.map((t) => t.name), agents: (options.agents ?? []).map((a) => a.name), maxConcurrency, dedupe: Boolean(dedupe) }, 'tool runner serving');
@@ -199,14 +228,15 @@ export async function serveRunner(options: RunnerOptions): Promise<ToolRunner> {
   return {
     id: service.info().id,
     get inFlight() {
-      return inFlight.size;
+      return activeCalls;
     },
     async stop(graceMs: number) {
+      batches.stop();
       await service.stop();
       const drained = Promise.allSettled([...inFlight]);
       const grace = new Promise<'grace over'>((resolve) => setTimeout(() => resolve('grace over'), graceMs).unref());
       if ((await Promise.race([drained, grace])) === 'grace over') {
-        logger.warn({ inFlight: inFlight.size }, 'grace period over; aborting in-flight tool calls');
+        logger.warn({ inFlight: activeCalls }, 'grace period over; aborting in-flight tool calls');
         shutdown.abort(new Error('runner shutting down'));
         await drained;
       }

@@ -12,6 +12,7 @@ import {
 import type { Logger, NatsConnection } from '@platform/service-kit';
 import { headerSetter } from '@platform/service-kit';
 import { startMessagingClientSpan } from '@platform/telemetry';
+import { callToolBatch, type ToolBatchInput, type ToolBatchOutcome } from './tool-batch-client.js';
 import { mayRetryUnanswered, TRANSPORT_RETRY_DEFAULTS, type UnansweredKind } from './retry-policy.js';
 
 export interface ToolCallInput {
@@ -116,6 +117,14 @@ export class ToolClient {
       this.options.logger.debug({ tool: input.toolName, callId: input.callId, unanswered, retry: transportRetries }, 'retrying a tool call that got no answer');
       await new Promise((r) => setTimeout(r, delay));
     }
+  }
+
+  /**
+   * Sends many calls of one tool for one tenant in one request (docs/tool-protocol.md, "Batched
+   * calls"). `unsupported` means no runner serves batches of it: send the calls with `call`.
+   */
+  callBatch(input: ToolBatchInput): Promise<ToolBatchOutcome> {
+    return callToolBatch(this.options.nc, this.options.logger, input);
   }
 
   private async attempt(input: ToolCallInput, started: number): Promise<Attempt> {
