@@ -7,6 +7,7 @@
 // BREAKDOWN=1 adds where the time goes: each phase of a turn per load window (from the services'
 // spans) and each service's event-loop delay and GC pauses (README: "Where the time goes").
 import { closedLoop, cpuCount, intEnv, postgresDurabilityFromEnv, startBenchPlatform, TimeBreakdown, type BenchPlatform, type LoadResult, type PlatformProcess, type ProcessSample } from '@platform/bench-kit';
+import { StatementWindows } from './statement-windows.js';
 import { median, percentile, PLATFORM_APPS } from '@platform/testing';
 import { openWindowLabel, runOpenLoop } from './open-loop-phase.js';
 
@@ -36,13 +37,16 @@ function fractionsEnv(name: string, fallback: number[]): number[] {
 
 /** `BREAKDOWN=1`: where the time goes (phases per turn, event-loop delay, GC) per load window. */
 const BREAKDOWN = ['1', 'true'].includes(process.env['BREAKDOWN'] ?? '');
+/** `PG_STATEMENTS=1`: PostgreSQL's statements and write commits per turn in the concurrency-64 phases. */
+const PG_STATEMENTS = ['1', 'true'].includes(process.env['PG_STATEMENTS'] ?? '');
 
 let bench: BenchPlatform | undefined;
 let breakdown: TimeBreakdown | undefined;
 try {
   breakdown = BREAKDOWN ? await TimeBreakdown.start({ sampleEvery: intEnv('BREAKDOWN_SAMPLE_EVERY', 1) }) : undefined;
-  bench = await startBenchPlatform({ durability: POSTGRES, ...(breakdown ? { env: breakdown.env } : {}) });
+  bench = await startBenchPlatform({ durability: POSTGRES, statementStats: PG_STATEMENTS, ...(breakdown ? { env: breakdown.env } : {}) });
   const running = bench;
+  const statements = PG_STATEMENTS ? new StatementWindows(running.infra.postgres) : undefined;
   const tracing = breakdown;
   tracing?.attach(running.diagnosticsPorts());
   const turn = (): Promise<void> => (tracing ? running.turn(tracing.headers()) : running.turn());
@@ -78,14 +82,17 @@ try {
     for (let round = 1; round <= ROUNDS; round++) {
       sequential.push(await measured('concurrency 1', () => closedLoop(turn, 1, N1)));
       ramps.push(await closedLoop(turn, CONCURRENCY, RAMP));
+      await statements?.begin();
       const before = await samples();
       const result = await measured(`concurrency ${CONCURRENCY}`, () => closedLoop(turn, CONCURRENCY, N64));
       const after = await samples();
+      await statements?.end(result.latenciesMs.length);
       concurrent.push({ ...result, cpu: new Map(MEASURED.map((m) => [m, after.get(m)!.cpuMs - before.get(m)!.cpuMs])) });
       process.stderr.write(`round ${round}/${ROUNDS} done\n`);
     }
     const memory = await samples();
     report(cold, sequential, concurrent, ramps, memory);
+    if (statements) for (const line of statements.report(`concurrency ${CONCURRENCY}`)) out(line);
     tracing?.print(`concurrency ${CONCURRENCY}`, out);
   }
 } finally {

@@ -6,6 +6,7 @@ import { PLATFORM_APPS, startInfra, startPlatform, type Infra, type Platform, ty
 import { SignJWT } from 'jose';
 import { waitForIngestionDrain } from './ingestion-queue.js';
 import { JsonClient } from './json-client.js';
+import { enableStatementStats } from './pg-statements.js';
 import { cpuOfTree, sampleProcess, type ProcessSample } from './process-usage.js';
 
 const SECRET = 'bench-secret-bench-secret-bench-secret';
@@ -64,6 +65,8 @@ export interface BenchPlatformOptions {
   durability: PostgresDurability;
   /** Extra environment for every service (e.g. the time breakdown's trace export and diagnostics). */
   env?: Record<string, string>;
+  /** Preload pg_stat_statements in the private PostgreSQL before any service connects (`pg-statements.ts`). */
+  statementStats?: boolean;
 }
 
 export async function startBenchPlatform(options: BenchPlatformOptions): Promise<BenchPlatform> {
@@ -72,6 +75,7 @@ export async function startBenchPlatform(options: BenchPlatformOptions): Promise
   let platform: Platform | undefined;
   let nc: NatsConnection | undefined;
   try {
+    if (options.statementStats) await enableStatementStats(infra.postgres);
     platform = await startPlatform({
       natsUrl: infra.descriptor.natsUrl,
       databaseUrl: infra.descriptor.postgresUrl,

@@ -1,6 +1,6 @@
 // The run journal against a real Postgres: claiming, fencing, steps, cancellation, recovery.
 import { createLogger } from '@platform/service-kit';
-import type pg from 'pg';
+import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { LeaseLostError, RunRecords } from './run-records.js';
 import { RunSteps } from './run-steps.js';
@@ -229,6 +229,43 @@ describe('accepting and claiming runs', () => {
       { day: today, turns: 2, inputTokens: 14, outputTokens: 6 },
     ]);
     expect(await records.usage(`${tenant}-none`, '2026-01-01', today)).toEqual([]);
+  });
+
+  it("adds a finished run's usage to its session's shard: another session's open write to the tenant's day does not hold it up", async () => {
+    const tenant = `usage-shards-${++counter}`;
+    const today = new Date().toISOString().slice(0, 10);
+    const shardOf = async (session: pg.Pool | pg.PoolClient): Promise<number> => Number((await session.query<{ shard: number }>('SELECT pg_backend_pid() % 32 AS shard')).rows[0]!.shard);
+    // One session, so its shard is known; a finish waiting for the other session's row fails (lock_timeout) rather than hangs.
+    const finisher = new pg.Pool({ ...pool.options, max: 1, options: `${pool.options.options ?? ''} -c lock_timeout=5s` });
+    const colliding: pg.PoolClient[] = [];
+    let holder: pg.PoolClient | undefined;
+    try {
+      const finishing = await shardOf(finisher);
+      // The writer below must be another shard's session (pids a multiple of 32 apart share one).
+      while (!holder) {
+        const session = await pool.connect();
+        if ((await shardOf(session)) === finishing) colliding.push(session);
+        else holder = session;
+      }
+      colliding.forEach((session) => session.release());
+      const held = await shardOf(holder);
+      // An uncommitted write to the tenant's day, in its own shard and in the table before shards.
+      await holder.query('BEGIN');
+      await holder.query(`INSERT INTO tenant_usage_shards (tenant_id, day, shard, turns, input_tokens, output_tokens) VALUES ($1, $2, $3, 1, 10, 1)`, [tenant, today, held]);
+      await holder.query(`INSERT INTO tenant_usage (tenant_id, day, turns, input_tokens, output_tokens) VALUES ($1, $2, 1, 100, 10)`, [tenant, today]);
+      const run = newRun(undefined, tenant);
+      await records.create(run);
+      await new RunRecords(finisher).finish((await claim(run, 'o1', 10_000, 1))!, 'completed', result(run.runId));
+      await holder.query('COMMIT');
+      const { rows } = await pool.query('SELECT shard, turns::int FROM tenant_usage_shards WHERE tenant_id = $1 ORDER BY shard', [tenant]);
+      expect(rows).toEqual([{ shard: held, turns: 1 }, { shard: finishing, turns: 1 }].sort((a, b) => a.shard - b.shard));
+      // Readers sum the shards and the table before shards.
+      expect(await records.usage(tenant, today, today)).toEqual([{ day: today, turns: 3, inputTokens: 117, outputTokens: 14 }]);
+    } finally {
+      await holder?.query('ROLLBACK').catch(() => undefined);
+      holder?.release();
+      await finisher.end();
+    }
   });
 });
 

@@ -42,6 +42,12 @@ function messageValues(run: NewRun): unknown[] {
   return [run.runId, run.tenantId, run.conversationId, run.profile, run.content, run.tier, run.stream, run.timeZone, run.approval ? jsonbText(run.approval) : null, run.kind ?? 'message'];
 }
 
+/**
+ * How many rows a tenant's token usage of a day is spread over (migration 0011): a finish adds to
+ * the shard of its database session, so concurrent finishes of one tenant do not queue on one row.
+ */
+const USAGE_SHARDS = 32;
+
 /** The runs table of the journal; every read a caller can reach is scoped by tenant. */
 export class RunRecords {
   constructor(private readonly pool: pg.Pool) {}
@@ -283,10 +289,10 @@ export class RunRecords {
          WHERE run_id = $1 AND lease_epoch = $2 AND status = 'running'
          RETURNING tenant_id, finished_at),
        usage AS (
-         INSERT INTO tenant_usage (tenant_id, day, turns, input_tokens, output_tokens)
-         SELECT tenant_id, (now() AT TIME ZONE 'UTC')::date, 1, $7, $8 FROM finished
-         ON CONFLICT (tenant_id, day) DO UPDATE SET turns = tenant_usage.turns + 1,
-           input_tokens = tenant_usage.input_tokens + EXCLUDED.input_tokens, output_tokens = tenant_usage.output_tokens + EXCLUDED.output_tokens)
+         INSERT INTO tenant_usage_shards (tenant_id, day, shard, turns, input_tokens, output_tokens)
+         SELECT tenant_id, (now() AT TIME ZONE 'UTC')::date, pg_backend_pid() % ${USAGE_SHARDS}, 1, $7, $8 FROM finished
+         ON CONFLICT (tenant_id, day, shard) DO UPDATE SET turns = tenant_usage_shards.turns + 1,
+           input_tokens = tenant_usage_shards.input_tokens + EXCLUDED.input_tokens, output_tokens = tenant_usage_shards.output_tokens + EXCLUDED.output_tokens)
        SELECT finished_at FROM finished`,
       values: [run.runId, run.epoch, status, result.stopReason, jsonbText(summary), jsonbText(transcript), result.usage.inputTokens, result.usage.outputTokens],
     });
@@ -420,11 +426,17 @@ export class RunRecords {
     await this.pool.query('DELETE FROM conversation_agents WHERE tenant_id = $1 AND conversation_id = $2', [tenantId, conversationId]);
   }
 
-  /** A tenant's token usage per UTC day from `fromDay` to `toDay` (inclusive, YYYY-MM-DD), days with turns only. */
+  /**
+   * A tenant's token usage per UTC day from `fromDay` to `toDay` (inclusive, YYYY-MM-DD), days with
+   * turns only: the sum of the day's shards and of its row in `tenant_usage` (written before 0011).
+   */
   async usage(tenantId: string, fromDay: string, toDay: string): Promise<DailyUsage[]> {
     const { rows } = await this.pool.query<{ day: string; turns: string; input_tokens: string; output_tokens: string }>(
-      `SELECT to_char(day, 'YYYY-MM-DD') AS day, turns, input_tokens, output_tokens FROM tenant_usage
-       WHERE tenant_id = $1 AND day BETWEEN $2::date AND $3::date ORDER BY day`,
+      `SELECT to_char(day, 'YYYY-MM-DD') AS day, sum(turns) AS turns, sum(input_tokens) AS input_tokens, sum(output_tokens) AS output_tokens
+       FROM (SELECT day, turns, input_tokens, output_tokens FROM tenant_usage_shards WHERE tenant_id = $1 AND day BETWEEN $2::date AND $3::date
+             UNION ALL
+             SELECT day, turns, input_tokens, output_tokens FROM tenant_usage WHERE tenant_id = $1 AND day BETWEEN $2::date AND $3::date) AS counted
+       GROUP BY day ORDER BY day`,
       [tenantId, fromDay, toDay],
     );
     return rows.map((row) => ({ day: row.day, turns: Number(row.turns), inputTokens: Number(row.input_tokens), outputTokens: Number(row.output_tokens) }));
