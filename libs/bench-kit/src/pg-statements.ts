@@ -2,6 +2,7 @@
 // (preloaded into a bench's private PostgreSQL), and how many transactions it committed.
 import pg from 'pg';
 import type { PostgresServerHandle } from '@platform/testing';
+import { sampleProcess } from './process-usage.js';
 
 /** One statement's share of a window, from pg_stat_statements. */
 export interface StatementShare {
@@ -64,6 +65,29 @@ export async function nextTransactionId(postgres: PostgresServerHandle): Promise
     const { rows } = await c.query<{ next: string }>('SELECT pg_snapshot_xmax(pg_current_snapshot())::text AS next');
     return Number(rows[0]!.next);
   });
+}
+
+/**
+ * CPU so far (ms) of each PostgreSQL process: client sessions by application name (the services
+ * set theirs), the others by backend type (autovacuum worker, walwriter, checkpointer, ...) and the
+ * postmaster. Diff two of them to see which clients a window's PostgreSQL CPU served.
+ */
+export async function postgresProcessCpu(postgres: PostgresServerHandle): Promise<Map<number, { who: string; cpuMs: number }>> {
+  const sessions = await withClient(postgres.url(), async (c) => {
+    const { rows } = await c.query<{ pid: number; who: string }>(
+      `SELECT pid, coalesce(nullif(application_name, ''), backend_type) AS who FROM pg_stat_activity WHERE pid <> pg_backend_pid()`,
+    );
+    return rows;
+  });
+  if (postgres.pid !== undefined) sessions.push({ pid: postgres.pid, who: 'postmaster' });
+  const cpu = new Map<number, { who: string; cpuMs: number }>();
+  await Promise.all(
+    sessions.map(async ({ pid, who }) => {
+      const sample = await sampleProcess(pid).catch(() => undefined); // the session ended meanwhile
+      if (sample) cpu.set(pid, { who, cpuMs: sample.cpuMs });
+    }),
+  );
+  return cpu;
 }
 
 /** The statements as a markdown table, per turn (calls, rows, ms, blocks, WAL bytes), largest total time first. */
