@@ -35,7 +35,7 @@ export class StatementWindows {
     this.turns += turns;
     for (const s of await topStatements(this.postgres, DATABASE, 200)) {
       const sum = this.totals.get(s.query);
-      this.totals.set(s.query, sum ? { ...sum, calls: sum.calls + s.calls, rows: sum.rows + s.rows, totalMs: sum.totalMs + s.totalMs, blocks: sum.blocks + s.blocks, walBytes: sum.walBytes + s.walBytes } : s);
+      this.totals.set(s.query, sum ? { ...sum, calls: sum.calls + s.calls, rows: sum.rows + s.rows, totalMs: sum.totalMs + s.totalMs, planMs: sum.planMs + s.planMs, blocks: sum.blocks + s.blocks, walBytes: sum.walBytes + s.walBytes } : s);
     }
   }
 
@@ -43,8 +43,9 @@ export class StatementWindows {
     const all = [...this.totals.values()].sort((a, b) => b.totalMs - a.totalMs);
     const executionMs = all.reduce((sum, s) => sum + s.totalMs, 0);
     const calls = all.reduce((sum, s) => sum + s.calls, 0);
+    const planningMs = all.reduce((sum, s) => sum + s.planMs, 0);
     return [
-      `\nPostgreSQL at ${label}, all windows (${this.turns} turns): ${(calls / this.turns).toFixed(2)} statements, ${(this.commits / this.turns).toFixed(2)} write commits (WAL flushes when durable) and ${(executionMs / this.turns).toFixed(3)} ms of execution per turn; the top ${TOP} by execution time:`,
+      `\nPostgreSQL at ${label}, all windows (${this.turns} turns): ${(calls / this.turns).toFixed(2)} statements, ${(this.commits / this.turns).toFixed(2)} write commits (WAL flushes when durable), ${(executionMs / this.turns).toFixed(3)} ms of execution and ${(planningMs / this.turns).toFixed(3)} ms of planning per turn; the top ${TOP} by execution time:`,
       ...statementTable(all.slice(0, TOP), this.turns),
       `\nPostgreSQL CPU per turn at ${label} by session (application name) or background process (/proc; 10 ms ticks per process):`,
       '| session or process | CPU ms per turn |',

@@ -10,6 +10,8 @@ export interface StatementShare {
   calls: number;
   rows: number;
   totalMs: number;
+  /** Planning time (ms): statements sent unprepared, or prepared ones planned again (custom plans). */
+  planMs: number;
   /** Shared buffers hit and read (blocks). */
   blocks: number;
   walBytes: number;
@@ -34,6 +36,7 @@ export async function enableStatementStats(postgres: PostgresServerHandle): Prom
   await withClient(postgres.url(), async (c) => {
     await c.query('CREATE EXTENSION IF NOT EXISTS pg_stat_statements');
     await c.query(`ALTER SYSTEM SET pg_stat_statements.track = 'all'`);
+    await c.query(`ALTER SYSTEM SET pg_stat_statements.track_planning = on`);
     await c.query('SELECT pg_reload_conf()');
   });
 }
@@ -45,13 +48,13 @@ export async function resetStatementStats(postgres: PostgresServerHandle): Promi
 /** The statements of `database` that took the most execution time since the last reset. */
 export async function topStatements(postgres: PostgresServerHandle, database: string, limit: number): Promise<StatementShare[]> {
   return withClient(postgres.url(), async (c) => {
-    const { rows } = await c.query<{ query: string; calls: string; rows: string; total_ms: number; blocks: string; wal_bytes: string }>(
-      `SELECT left(regexp_replace(s.query, '\\s+', ' ', 'g'), 160) AS query, s.calls, s.rows, s.total_exec_time AS total_ms,
+    const { rows } = await c.query<{ query: string; calls: string; rows: string; total_ms: number; plan_ms: number; blocks: string; wal_bytes: string }>(
+      `SELECT left(regexp_replace(s.query, '\\s+', ' ', 'g'), 160) AS query, s.calls, s.rows, s.total_exec_time AS total_ms, s.total_plan_time AS plan_ms,
               s.shared_blks_hit + s.shared_blks_read AS blocks, s.wal_bytes
        FROM pg_stat_statements s JOIN pg_database d ON d.oid = s.dbid WHERE d.datname = $1 ORDER BY s.total_exec_time DESC LIMIT $2`,
       [database, limit],
     );
-    return rows.map((r) => ({ query: r.query, calls: Number(r.calls), rows: Number(r.rows), totalMs: r.total_ms, blocks: Number(r.blocks), walBytes: Number(r.wal_bytes) }));
+    return rows.map((r) => ({ query: r.query, calls: Number(r.calls), rows: Number(r.rows), totalMs: r.total_ms, planMs: r.plan_ms, blocks: Number(r.blocks), walBytes: Number(r.wal_bytes) }));
   });
 }
 
@@ -94,8 +97,8 @@ export async function postgresProcessCpu(postgres: PostgresServerHandle): Promis
 export function statementTable(statements: readonly StatementShare[], turns: number): string[] {
   const fmt = (n: number, digits: number): string => (n / turns).toFixed(digits);
   return [
-    '| statement | calls / turn | rows / turn | ms / turn | blocks / turn | WAL bytes / turn |',
-    '|---|---|---|---|---|---|',
-    ...statements.map((s) => `| \`${s.query.replaceAll('|', '\\|')}\` | ${fmt(s.calls, 2)} | ${fmt(s.rows, 2)} | ${fmt(s.totalMs, 3)} | ${fmt(s.blocks, 1)} | ${fmt(s.walBytes, 0)} |`),
+    '| statement | calls / turn | rows / turn | execution ms / turn | planning ms / turn | blocks / turn | WAL bytes / turn |',
+    '|---|---|---|---|---|---|---|',
+    ...statements.map((s) => `| \`${s.query.replaceAll('|', '\\|')}\` | ${fmt(s.calls, 2)} | ${fmt(s.rows, 2)} | ${fmt(s.totalMs, 3)} | ${fmt(s.planMs, 3)} | ${fmt(s.blocks, 1)} | ${fmt(s.walBytes, 0)} |`),
   ];
 }
