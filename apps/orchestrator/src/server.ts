@@ -122,9 +122,9 @@ export async function startOrchestratorServer(config: OrchestratorConfig, logger
     noneWaiting: (tenantId, conversationId) => records.clearAgentsMayWait(tenantId, conversationId),
     journal: {
       load: (run) => steps.loadPipeline(run.runId, 'pending-agents'),
-      save: (run, plan) => steps.recordPipeline(run.runId, run.epoch, 'pending-agents', plan),
+      save: (run, plan) => steps.recordPipeline(run, 'pending-agents', plan),
       loadDecision: (run) => steps.loadPipeline(run.runId, 'pending-agents-decision'),
-      saveDecision: (run, decision) => steps.recordPipeline(run.runId, run.epoch, 'pending-agents-decision', decision),
+      saveDecision: (run, decision) => steps.recordPipeline(run, 'pending-agents-decision', decision),
     },
     logger,
   });
@@ -135,9 +135,9 @@ export async function startOrchestratorServer(config: OrchestratorConfig, logger
     children: childRuns,
     journal: {
       load: (run) => steps.loadPipeline(run.runId, 'waiting-children'),
-      save: (run, plan) => steps.recordPipeline(run.runId, run.epoch, 'waiting-children', plan),
+      save: (run, plan) => steps.recordPipeline(run, 'waiting-children', plan),
       loadDecision: (run) => steps.loadPipeline(run.runId, 'waiting-children-decision'),
-      saveDecision: (run, decision) => steps.recordPipeline(run.runId, run.epoch, 'waiting-children-decision', decision),
+      saveDecision: (run, decision) => steps.recordPipeline(run, 'waiting-children-decision', decision),
     },
     logger,
   });
@@ -147,7 +147,7 @@ export async function startOrchestratorServer(config: OrchestratorConfig, logger
     records,
     journal: {
       loadDecision: (run) => steps.loadPipeline(run.runId, 'waiting-committee-decision'),
-      saveDecision: (run, decision) => steps.recordPipeline(run.runId, run.epoch, 'waiting-committee-decision', decision),
+      saveDecision: (run, decision) => steps.recordPipeline(run, 'waiting-committee-decision', decision),
     },
     logger,
   });
@@ -184,9 +184,9 @@ export async function startOrchestratorServer(config: OrchestratorConfig, logger
       children: childRuns,
       journal: {
         load: (run, key) => steps.loadPipeline(run.runId, key),
-        save: (run, key, value) => steps.recordPipeline(run.runId, run.epoch, key, value),
+        save: (run, key, value) => steps.recordPipeline(run, key, value),
       },
-      recordPlan: (run, view) => records.recordPlan(run.runId, run.epoch, view),
+      recordPlan: (run, view) => records.recordPlan(run, view),
       defaultSubtaskTimeoutMs: config.DELEGATION_TIMEOUT_MS,
       mayUseTool: (role, tool) => profiles.resolve(role)?.allowsTool(tool) ?? false,
       logger,

@@ -139,7 +139,7 @@ export class TurnExecutor {
       const events = await RunEventPublisher.open(this.deps.nc, run.runId, { resumed: run.attempts > 1, includeChunks: run.stream, logger });
       const { result, end } = await this.runPipeline(run, control, events, attempt);
       if (attempt.abandoned) {
-        if (attempt.handOver) await this.deps.records.releaseLease(run.runId, this.deps.owner, run.epoch).catch((err: unknown) => logger.warn({ runId: run.runId, err: (err as Error).message }, 'could not release the run lease; it runs out instead'));
+        if (attempt.handOver) await this.deps.records.releaseLease(run, this.deps.owner).catch((err: unknown) => logger.warn({ runId: run.runId, err: (err as Error).message }, 'could not release the run lease; it runs out instead'));
         logger.warn({ runId: run.runId, attempt: run.attempts, reason: attempt.abandoned, handedOver: attempt.handOver }, 'attempt abandoned; the run resumes from its journal');
         return undefined;
       }
@@ -159,7 +159,7 @@ export class TurnExecutor {
       }
       if (isOutage(err)) {
         const { RUN_RETRY_BACKOFF_MS, TURN_TIMEOUT_MS } = this.deps.config;
-        await this.deps.records.deferAfterOutage(run.runId, this.deps.owner, run.epoch, RUN_RETRY_BACKOFF_MS, TURN_TIMEOUT_MS).catch(() => undefined);
+        await this.deps.records.deferAfterOutage(run, this.deps.owner, RUN_RETRY_BACKOFF_MS, TURN_TIMEOUT_MS).catch(() => undefined);
         logger.warn({ runId: run.runId, attempt: run.attempts, err: (err as Error).message }, 'a dependency is unreachable; the run is taken up again shortly');
         reportFailure(logger, { runId: run.runId, profile: run.profile }, SYSTEM_FAILURES.outage, { attempt: run.attempts, err: (err as Error).message });
       }
@@ -172,7 +172,7 @@ export class TurnExecutor {
   }
 
   private async renew(run: ClaimedRun, lease: HeldLease): Promise<{ cancelRequested: boolean }> {
-    const renewed = await this.deps.records.renew(run.runId, this.deps.owner, run.epoch, this.deps.config.RUN_LEASE_MS);
+    const renewed = await this.deps.records.renew(run, this.deps.owner, this.deps.config.RUN_LEASE_MS);
     // The conversation lease only orders new claims; the run lease (Postgres, fenced) guards this run.
     await lease.renew().catch(() => false);
     return renewed;
@@ -246,8 +246,8 @@ export class TurnExecutor {
     const replay = new RunReplay(journal, {
       // The write holding a fresh attempt's first response also keeps the input it was asked with.
       recordModels: (models, heldTools) =>
-        this.deps.steps.recordModels(run.runId, run.epoch, models, { heldTools, ...(models[0]?.[0] === 1 && !run.input ? { input } : {}) }),
-      recordTool: (callId, outcome) => this.deps.steps.recordTool(run.runId, run.epoch, callId, outcome),
+        this.deps.steps.recordModels(run, models, { heldTools, ...(models[0]?.[0] === 1 && !run.input ? { input } : {}) }),
+      recordTool: (callId, outcome) => this.deps.steps.recordTool(run, callId, outcome),
     });
     replay.onWriteFailure((err) => {
       this.deps.logger.error({ runId: run.runId, err: (err as Error).message }, 'a journal write failed; stopping this attempt');

@@ -71,7 +71,7 @@ describe('accepting and claiming runs', () => {
     expect(await records.highestFence(run.tenantId, run.conversationId)).toBe(1);
     // Held like any claimed run: another holder cannot take it, and the holder's writes are fenced by its epoch.
     expect(await claim(run, 'o2', 10_000, 2)).toBeUndefined();
-    await steps.recordModels(run.runId, claimed!.epoch, [[1, response]]);
+    await steps.recordModels({ ...run, epoch: claimed!.epoch }, [[1, response]]);
     await records.finish(claimed!, 'completed', result(run.runId));
     expect(await records.get('acme', run.runId)).toMatchObject({ status: 'completed' });
   });
@@ -113,10 +113,10 @@ describe('accepting and claiming runs', () => {
     const first = (await records.admit(run, 'o1', 60_000, 1)).claimed!;
     expect(await claim(run, 'o2', 60_000, 2)).toBeUndefined();
     // Neither another owner nor an older epoch can release it.
-    await records.releaseLease(run.runId, 'o2', first.epoch);
-    await records.releaseLease(run.runId, 'o1', first.epoch - 1);
+    await records.releaseLease({ ...run, epoch: first.epoch }, 'o2');
+    await records.releaseLease({ ...run, epoch: first.epoch - 1 }, 'o1');
     expect(await claim(run, 'o2', 60_000, 3)).toBeUndefined();
-    await records.releaseLease(run.runId, 'o1', first.epoch);
+    await records.releaseLease({ ...run, epoch: first.epoch }, 'o1');
     expect(await claim(run, 'o2', 60_000, 4)).toMatchObject({ runId: run.runId, attempts: 2, epoch: first.epoch + 1 });
   });
 
@@ -125,15 +125,15 @@ describe('accepting and claiming runs', () => {
     const first = (await records.admit(run, 'o1', 60_000, 1)).claimed!;
     expect(first.attempts).toBe(1);
     // Only the holder of this epoch can defer it.
-    await records.deferAfterOutage(run.runId, 'o2', first.epoch, 200, 60_000);
-    await records.deferAfterOutage(run.runId, 'o1', first.epoch, 200, 60_000);
+    await records.deferAfterOutage({ ...run, epoch: first.epoch }, 'o2', 200, 60_000);
+    await records.deferAfterOutage({ ...run, epoch: first.epoch }, 'o1', 200, 60_000);
     expect(await claim(run, 'o2', 60_000, 2)).toBeUndefined();
     // Polled (a condition, not a timing guess): claimable once the backoff is over, as attempt 1 again.
     let second: Awaited<ReturnType<typeof claim>>;
     for (let i = 0; i < 100 && !(second = await claim(run, 'o2', 60_000, 3 + i)); i++) await new Promise((r) => setTimeout(r, 50));
     expect(second).toMatchObject({ runId: run.runId, attempts: 1, epoch: first.epoch + 1 });
     // A run older than the refund window still counts the attempt.
-    await records.deferAfterOutage(run.runId, 'o2', second!.epoch, 1, 0);
+    await records.deferAfterOutage({ ...run, epoch: second!.epoch }, 'o2', 1, 0);
     await new Promise((r) => setTimeout(r, 20));
     let third: Awaited<ReturnType<typeof claim>>;
     for (let i = 0; i < 100 && !(third = await claim(run, 'o3', 60_000, 200 + i)); i++) await new Promise((r) => setTimeout(r, 20));
@@ -151,10 +151,10 @@ describe('accepting and claiming runs', () => {
     const second = await claim(run, 'o2', 10_000, 3);
     expect(second).toMatchObject({ epoch: 2, attempts: 2 });
     // The first holder is fenced out of every write.
-    await expect(steps.recordModels(run.runId, first!.epoch, [[1, response]])).rejects.toBeInstanceOf(LeaseLostError);
-    await expect(records.renew(run.runId, 'o1', first!.epoch, 1_000)).rejects.toBeInstanceOf(LeaseLostError);
+    await expect(steps.recordModels({ ...run, epoch: first!.epoch }, [[1, response]])).rejects.toBeInstanceOf(LeaseLostError);
+    await expect(records.renew({ ...run, epoch: first!.epoch }, 'o1', 1_000)).rejects.toBeInstanceOf(LeaseLostError);
     await expect(records.finish(first!, 'completed', result(run.runId))).rejects.toBeInstanceOf(LeaseLostError);
-    await steps.recordModels(run.runId, second!.epoch, [[1, response]]);
+    await steps.recordModels({ ...run, epoch: second!.epoch }, [[1, response]]);
     await records.finish(second!, 'completed', result(run.runId));
     expect(await records.get('acme', run.runId)).toMatchObject({ status: 'completed', stopReason: 'final_answer' });
   });
@@ -177,8 +177,8 @@ describe('accepting and claiming runs', () => {
     const claimed = (await records.admit(run, 'o1', 10_000, 1)).claimed!;
     const odd = `binary\u0000junk and ${'😀'.slice(0, 1)} a cut emoji`;
     const clean = 'binary\uFFFDjunk and \uFFFD a cut emoji';
-    await steps.recordModels(run.runId, claimed.epoch, [[1, { ...response, message: { role: 'assistant', content: odd } }]], { input: [{ role: 'user', content: odd }] });
-    await steps.recordTool(run.runId, claimed.epoch, 'call-odd', { status: 'success', content: odd });
+    await steps.recordModels({ ...run, epoch: claimed.epoch }, [[1, { ...response, message: { role: 'assistant', content: odd } }]], { input: [{ role: 'user', content: odd }] });
+    await steps.recordTool({ ...run, epoch: claimed.epoch }, 'call-odd', { status: 'success', content: odd });
     const loaded = await steps.load(run.runId);
     expect(loaded.models[0]!.message.content).toBe(clean);
     expect(loaded.tools.get('call-odd')).toEqual({ status: 'success', content: clean });
@@ -193,9 +193,9 @@ describe('accepting and claiming runs', () => {
     const input = [{ role: 'user' as const, content: 'hello' }];
     const nth = (n: number) => [n, { ...response, message: { role: 'assistant' as const, content: `r${n}` } }] as const;
     // Responses 1 and 2 in one write (1 asked only for side-effect-free calls), with the input and a held outcome.
-    await steps.recordModels(run.runId, claimed!.epoch, [nth(1), nth(2)], { input, heldTools: [['call-pure', { status: 'success' as const, content: 'pure' }]] });
-    await steps.recordModels(run.runId, claimed!.epoch, [nth(10)]);
-    await steps.recordTool(run.runId, claimed!.epoch, 'call-1', { status: 'success', content: 'ok' });
+    await steps.recordModels({ ...run, epoch: claimed!.epoch }, [nth(1), nth(2)], { input, heldTools: [['call-pure', { status: 'success' as const, content: 'pure' }]] });
+    await steps.recordModels({ ...run, epoch: claimed!.epoch }, [nth(10)]);
+    await steps.recordTool({ ...run, epoch: claimed!.epoch }, 'call-1', { status: 'success', content: 'ok' });
     const loaded = await steps.load(run.runId);
     expect(loaded.models.map((m) => m.message.content)).toEqual(['r1', 'r2', 'r10']);
     expect(loaded.tools.get('call-1')).toEqual({ status: 'success', content: 'ok' });
@@ -206,7 +206,7 @@ describe('accepting and claiming runs', () => {
     const again = await claim(run, 'o2', 10_000, 3);
     expect(again?.input).toEqual(input);
     // The input is written with the first response only while the writer holds the run.
-    await expect(steps.recordModels(run.runId, claimed!.epoch, [[11, response]], { input })).rejects.toBeInstanceOf(LeaseLostError);
+    await expect(steps.recordModels({ ...run, epoch: claimed!.epoch }, [[11, response]], { input })).rejects.toBeInstanceOf(LeaseLostError);
   });
 
   it('records token usage per tenant and day with each finished run', async () => {
@@ -269,6 +269,43 @@ describe('accepting and claiming runs', () => {
   });
 });
 
+describe('writes about a running run', () => {
+  /** Index tuples read so far from `index` (the session's own pending statistics flushed first). */
+  const tuplesRead = async (session: pg.Pool, index: string): Promise<number> => {
+    await session.query('SELECT pg_stat_force_next_flush()'); // flushed as the session goes idle
+    const { rows } = await session.query<{ n: string }>('SELECT idx_tup_read AS n FROM pg_stat_user_indexes WHERE indexrelname = $1', [index]);
+    return Number(rows[0]!.n);
+  };
+
+  it('find the run by a key, not by walking every running run of runs_one_running', async () => {
+    const tenant = `live-${++counter}`;
+    // A journal of many finished runs, whose statistics saw none running (the partial index then
+    // looks cheaper than the deeper primary key), then other conversations' turns in flight.
+    await pool.query(
+      `INSERT INTO runs (run_id, tenant_id, conversation_id, status, stop_reason, result, transcript, created_at, finished_at, profile, content)
+       SELECT $1 || i, $2, $1 || i, 'completed', 'final_answer', '{}', '[]', now(), now(), 'default', 'hello' FROM generate_series(1, 20000) i`,
+      [`${tenant}-old-`, tenant],
+    );
+    await pool.query('ANALYZE runs');
+    for (let i = 0; i < 20; i++) await records.admit(newRun(undefined, tenant), 'o9', 60_000, 1);
+    const run = newRun(undefined, tenant);
+    const { claimed } = await records.admit(run, 'o1', 60_000, 1);
+    const session = new pg.Pool({ ...pool.options, max: 1 }); // the writes and the counters on one session
+    try {
+      const before = await tuplesRead(session, 'runs_one_running');
+      await new RunSteps(session).recordModels(claimed!, [[1, response]], { input: [{ role: 'user', content: 'hello' }], heldTools: [['call-1', { status: 'success', content: '84' }]] });
+      await new RunRecords(session).renew(claimed!, 'o1', 60_000);
+      await new RunRecords(session).finish(claimed!, 'completed', result(run.runId));
+      // Four lookups of the run (the input's update, the steps' fence, the renewal, the outcome): at most one entry each.
+      expect((await tuplesRead(session, 'runs_one_running')) - before).toBeLessThanOrEqual(4);
+    } finally {
+      await session.end();
+    }
+    expect((await steps.load(run.runId)).models).toHaveLength(1);
+    expect(await records.get(tenant, run.runId)).toMatchObject({ status: 'completed' });
+  });
+});
+
 describe('cancelling', () => {
   it('finishes a queued run as cancelled at once and flags a running one for its holder', async () => {
     const queued = newRun();
@@ -281,7 +318,7 @@ describe('cancelling', () => {
     const claimed = await claim(running, 'o1', 10_000, 1);
     const flagged = await records.requestCancel('acme', running.runId, (r) => result(r.runId));
     expect(flagged).toMatchObject({ status: 'running', cancelRequested: true });
-    expect(await records.renew(running.runId, 'o1', claimed!.epoch, 10_000)).toEqual({ cancelRequested: true });
+    expect(await records.renew({ ...running, epoch: claimed!.epoch }, 'o1', 10_000)).toEqual({ cancelRequested: true });
   });
 
   it('does not let another tenant read or cancel a run', async () => {

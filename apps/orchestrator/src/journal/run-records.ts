@@ -5,7 +5,7 @@ import type pg from 'pg';
 import type { MemoryRecallReport } from '../pipeline/memory-recall.js';
 
 import { lineageOf, toRecord, type RunRow } from './run-rows.js';
-import { isLive, LeaseLostError, type ApprovalDecisionInput, type ClaimedRun, type DailyUsage, type NewRun, type RunKind, type RunRecord, type RunSource, type RunStatus, type RunSummary } from './run-types.js';
+import { isLive, LeaseLostError, type ApprovalDecisionInput, type ClaimedRun, type RunFence, type DailyUsage, type NewRun, type RunKind, type RunRecord, type RunSource, type RunStatus, type RunSummary } from './run-types.js';
 
 export * from './run-types.js';
 
@@ -245,11 +245,11 @@ export class RunRecords {
   }
 
   /** Ends this holder's lease of a running run now (it stops working on it), so another holder may claim it at once. */
-  async releaseLease(runId: string, owner: string, epoch: number): Promise<void> {
+  async releaseLease(run: RunFence, owner: string): Promise<void> {
     await this.pool.query(
       `UPDATE runs SET lease_until = now() - interval '1 millisecond'
-       WHERE run_id = $1 AND lease_owner = $2 AND lease_epoch = $3 AND status = 'running'`,
-      [runId, owner, epoch],
+       WHERE run_id = $1 AND tenant_id = $4 AND conversation_id = $5 AND lease_owner = $2 AND lease_epoch = $3 AND status = 'running'`,
+      [run.runId, owner, run.epoch, run.tenantId, run.conversationId],
     );
   }
 
@@ -258,27 +258,27 @@ export class RunRecords {
    * is younger than `refundForMs`), and the lease is held for `backoffMs` more, so no replica takes
    * the run up again before then (each would only fail the same way and use up an attempt).
    */
-  async deferAfterOutage(runId: string, owner: string, epoch: number, backoffMs: number, refundForMs: number): Promise<void> {
+  async deferAfterOutage(run: RunFence, owner: string, backoffMs: number, refundForMs: number): Promise<void> {
     await this.pool.query(
       `UPDATE runs SET lease_until = now() + ($4 * interval '1 millisecond'),
          attempts = attempts - CASE WHEN created_at > now() - ($5 * interval '1 millisecond') AND attempts > 0 THEN 1 ELSE 0 END
-       WHERE run_id = $1 AND lease_owner = $2 AND lease_epoch = $3 AND status = 'running'`,
-      [runId, owner, epoch, backoffMs, refundForMs],
+       WHERE run_id = $1 AND tenant_id = $6 AND conversation_id = $7 AND lease_owner = $2 AND lease_epoch = $3 AND status = 'running'`,
+      [run.runId, owner, run.epoch, backoffMs, refundForMs, run.tenantId, run.conversationId],
     );
   }
 
   /** Extends the lease; reports whether cancellation was requested meanwhile. Throws when the lease is lost. */
-  async renew(runId: string, owner: string, epoch: number, leaseMs: number): Promise<{ cancelRequested: boolean }> {
+  async renew(run: RunFence, owner: string, leaseMs: number): Promise<{ cancelRequested: boolean }> {
     const { rows } = await this.pool.query<{ cancel_requested: boolean }>(
       `UPDATE runs SET lease_until = now() + ($4 * interval '1 millisecond')
-       WHERE run_id = $1 AND lease_owner = $2 AND lease_epoch = $3 AND status = 'running' RETURNING cancel_requested`,
-      [runId, owner, epoch, leaseMs],
+       WHERE run_id = $1 AND tenant_id = $5 AND conversation_id = $6 AND lease_owner = $2 AND lease_epoch = $3 AND status = 'running' RETURNING cancel_requested`,
+      [run.runId, owner, run.epoch, leaseMs, run.tenantId, run.conversationId],
     );
-    if (!rows[0]) throw new LeaseLostError(runId);
+    if (!rows[0]) throw new LeaseLostError(run.runId);
     return { cancelRequested: rows[0].cancel_requested };
   }
 
-  /** Records the outcome and the tenant's token usage in one statement; fenced by the epoch. */
+  /** Records the outcome and the tenant's token usage in one statement; fenced by the epoch (see {@link RunFence}). */
   async finish(run: ClaimedRun, status: RunStatus, result: LoopResult, memoryRecall?: MemoryRecallReport): Promise<RunRecord> {
     const { transcript, messages: _messages, ...loopSummary } = result;
     const summary: RunSummary = memoryRecall ? { ...loopSummary, memoryRecall } : loopSummary;
@@ -286,7 +286,7 @@ export class RunRecords {
       name: 'runs-finish',
       text: `WITH finished AS (
          UPDATE runs SET status = $3, stop_reason = $4, result = $5, transcript = $6, finished_at = now(), lease_owner = NULL, lease_until = NULL
-         WHERE run_id = $1 AND lease_epoch = $2 AND status = 'running'
+         WHERE run_id = $1 AND tenant_id = $9 AND conversation_id = $10 AND lease_epoch = $2 AND status = 'running'
          RETURNING tenant_id, finished_at),
        usage AS (
          INSERT INTO tenant_usage_shards (tenant_id, day, shard, turns, input_tokens, output_tokens)
@@ -294,7 +294,7 @@ export class RunRecords {
          ON CONFLICT (tenant_id, day, shard) DO UPDATE SET turns = tenant_usage_shards.turns + 1,
            input_tokens = tenant_usage_shards.input_tokens + EXCLUDED.input_tokens, output_tokens = tenant_usage_shards.output_tokens + EXCLUDED.output_tokens)
        SELECT finished_at FROM finished`,
-      values: [run.runId, run.epoch, status, result.stopReason, jsonbText(summary), jsonbText(transcript), result.usage.inputTokens, result.usage.outputTokens],
+      values: [run.runId, run.epoch, status, result.stopReason, jsonbText(summary), jsonbText(transcript), result.usage.inputTokens, result.usage.outputTokens, run.tenantId, run.conversationId],
     });
     if (!rows[0]) throw new LeaseLostError(run.runId);
     return {
@@ -340,9 +340,12 @@ export class RunRecords {
   }
 
   /** Stores a plan-and-execute run's plan as it changes; fenced by the epoch like every write of a running run. */
-  async recordPlan(runId: string, epoch: number, plan: unknown): Promise<void> {
-    const { rowCount } = await this.pool.query(`UPDATE runs SET plan = $3 WHERE run_id = $1 AND lease_epoch = $2 AND status = 'running'`, [runId, epoch, jsonbText(plan)]);
-    if (rowCount !== 1) throw new LeaseLostError(runId);
+  async recordPlan(run: RunFence, plan: unknown): Promise<void> {
+    const { rowCount } = await this.pool.query(
+      `UPDATE runs SET plan = $3 WHERE run_id = $1 AND tenant_id = $4 AND conversation_id = $5 AND lease_epoch = $2 AND status = 'running'`,
+      [run.runId, run.epoch, jsonbText(plan), run.tenantId, run.conversationId],
+    );
+    if (rowCount !== 1) throw new LeaseLostError(run.runId);
   }
 
   /** The runs a run started (its delegations), oldest first; scoped by tenant. */

@@ -2,7 +2,7 @@ import type { ModelResponse, ToolOutcome } from '@platform/agent-loop';
 import type { ChatMessage } from '@platform/contracts';
 import { jsonbText } from '@platform/service-kit';
 import type pg from 'pg';
-import { LeaseLostError } from './run-records.js';
+import { LeaseLostError, type RunFence } from './run-records.js';
 
 /** What earlier attempts of a run journaled: model responses in order, tool outcomes by call id. */
 export interface JournaledSteps {
@@ -36,23 +36,22 @@ export class RunSteps {
    * this attempt saw.
    */
   recordModels(
-    runId: string,
-    epoch: number,
+    run: RunFence,
     models: ReadonlyArray<readonly [number, ModelResponse]>,
     options: { input?: readonly ChatMessage[]; heldTools?: ReadonlyArray<readonly [string, ToolOutcome]> } = {},
   ): Promise<void> {
     const responses = models.map(([ordinal, response]) => ({ kind: 'model' as const, key: String(ordinal), payload: response }));
     const held = (options.heldTools ?? []).map(([callId, outcome]) => ({ kind: 'tool' as const, key: callId, payload: outcome }));
-    return this.record(runId, epoch, [...responses, ...held], options.input);
+    return this.record(run, [...responses, ...held], options.input);
   }
 
-  recordTool(runId: string, epoch: number, callId: string, outcome: ToolOutcome): Promise<void> {
-    return this.record(runId, epoch, [{ kind: 'tool', key: callId, payload: outcome }]);
+  recordTool(run: RunFence, callId: string, outcome: ToolOutcome): Promise<void> {
+    return this.record(run, [{ kind: 'tool', key: callId, payload: outcome }]);
   }
 
   /** What a pipeline step decided, so a resumed run does not decide (and act) again. */
-  recordPipeline(runId: string, epoch: number, step: string, decision: unknown): Promise<void> {
-    return this.record(runId, epoch, [{ kind: 'pipeline', key: step, payload: decision }]);
+  recordPipeline(run: RunFence, step: string, decision: unknown): Promise<void> {
+    return this.record(run, [{ kind: 'pipeline', key: step, payload: decision }]);
   }
 
   async loadPipeline(runId: string, step: string): Promise<unknown> {
@@ -65,19 +64,28 @@ export class RunSteps {
    * run when given). A conflict on a key means another attempt wrote that step already, which only
    * happens to a writer that lost the run: both are reported as a lost lease.
    */
-  private async record(runId: string, epoch: number, steps: ReadonlyArray<{ kind: StepKind; key: string; payload: unknown }>, input?: readonly ChatMessage[]): Promise<void> {
+  private async record(run: RunFence, steps: ReadonlyArray<{ kind: StepKind; key: string; payload: unknown }>, input?: readonly ChatMessage[]): Promise<void> {
     const { rowCount } = await this.pool.query({
       name: 'steps-record',
       text: `WITH saved AS (
                UPDATE runs SET input = $6::jsonb
-               WHERE $6::jsonb IS NOT NULL AND run_id = $1 AND lease_epoch = $5 AND status = 'running'),
-             held AS (SELECT run_id FROM runs WHERE run_id = $1 AND lease_epoch = $5 AND status = 'running')
+               WHERE $6::jsonb IS NOT NULL AND run_id = $1 AND tenant_id = $7 AND conversation_id = $8 AND lease_epoch = $5 AND status = 'running'),
+             held AS (SELECT run_id FROM runs WHERE run_id = $1 AND tenant_id = $7 AND conversation_id = $8 AND lease_epoch = $5 AND status = 'running')
              INSERT INTO run_steps (run_id, kind, step_key, payload, epoch)
              SELECT $1, s.kind, s.key, s.payload::jsonb, $5
              FROM held, unnest($2::text[], $3::text[], $4::text[]) AS s(kind, key, payload)
              ON CONFLICT DO NOTHING`,
-      values: [runId, steps.map((s) => s.kind), steps.map((s) => s.key), steps.map((s) => jsonbText(s.payload)), epoch, input ? jsonbText(input) : null],
+      values: [
+        run.runId,
+        steps.map((s) => s.kind),
+        steps.map((s) => s.key),
+        steps.map((s) => jsonbText(s.payload)),
+        run.epoch,
+        input ? jsonbText(input) : null,
+        run.tenantId,
+        run.conversationId,
+      ],
     });
-    if (rowCount !== steps.length) throw new LeaseLostError(runId);
+    if (rowCount !== steps.length) throw new LeaseLostError(run.runId);
   }
 }

@@ -107,6 +107,15 @@ export interface ClaimedRun extends NewRun {
   createdAt: Date;
 }
 
+/**
+ * What a write about a running run is fenced by: the run, its lease epoch, and its tenant and
+ * conversation. Statements name all of them, so the planner finds the row through either key
+ * (`runs_pkey` by run id, or `runs_one_running` by tenant and conversation) and never walks every
+ * running run of `runs_one_running` with `run_id` as a filter (which it chose for `run_id = $1 AND
+ * status = 'running'`: the partial index looks smaller than the primary key).
+ */
+export type RunFence = Pick<ClaimedRun, 'runId' | 'tenantId' | 'conversationId' | 'epoch'>;
+
 /** Thrown when another orchestrator took the run over: this one must stop writing about it. */
 export class LeaseLostError extends Error {
   constructor(runId: string) {

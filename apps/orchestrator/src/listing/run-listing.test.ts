@@ -56,7 +56,7 @@ async function createdAt(runId: string, at: string): Promise<void> {
 async function finish(run: NewRun, status: RunStatus, stopReason = 'final_answer', calls: string[] = []): Promise<void> {
   await records.create(run);
   const claimed = (await records.claimNext(run.tenantId, run.conversationId, 'o1', 10_000, 1)).claimed!;
-  if (calls.length > 0) await steps.recordModels(run.runId, claimed.epoch, [[0, modelCalling(calls)]]);
+  if (calls.length > 0) await steps.recordModels({ ...run, epoch: claimed.epoch }, [[0, modelCalling(calls)]]);
   await records.finish(claimed, status, { ...answeredResult(run.runId, { inputTokens: 3, outputTokens: 4 }), stopReason: stopReason as 'final_answer' });
 }
 
@@ -84,7 +84,7 @@ describe('ListRuns filters', () => {
     const live = run('f-live');
     await records.create(live);
     const claimed = (await records.claimNext(tenantId, live.conversationId, 'o1', 10_000, 1)).claimed!;
-    await steps.recordModels(live.runId, claimed.epoch, [[0, modelCalling(['browser'])]]);
+    await steps.recordModels({ ...live, epoch: claimed.epoch }, [[0, modelCalling(['browser'])]]);
     const order = ['f-queued', 'f-done', 'f-failed', 'f-max', 'f-trigger', 'f-child', 'f-notice', 'f-live'];
     for (const [i, runId] of order.entries()) await createdAt(runId, `2026-01-01T00:00:0${i}Z`);
   });
