@@ -12,6 +12,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import pg from 'pg';
 import { z } from 'zod';
 import { orchestratorDrainRound } from './orchestrator-drain.js';
+import { enableStatementStats, resetStatementStats, topStatements } from './pg-statements.js';
 
 function intEnv(name: string, fallback: number, min = 1): number {
   const raw = process.env[name];
@@ -33,6 +34,13 @@ const ORCH_TASKS = intEnv('ORCH_TASKS', 500, 0);
 const MAX_CONCURRENT_FIRES = intEnv('MAX_CONCURRENT_FIRES', 512);
 /** TRIGGER_CLAIM_AHEAD_MS of the replicas (unset: the service's default; 0 turns claiming ahead off, for an A/B). */
 const CLAIM_AHEAD_MS = process.env['CLAIM_AHEAD_MS'];
+/** TRIGGER_EXECUTOR_BATCH_MAX of the replicas (unset: the service's default; 1 sends every fire alone, for an A/B). */
+const EXECUTOR_BATCH_MAX = process.env['EXECUTOR_BATCH_MAX'];
+/** `1`: print the statements that took PostgreSQL's time from the burst until it drained (pg_stat_statements). */
+const PG_STATEMENTS = process.env['PG_STATEMENTS'] === '1';
+/** A directory: each replica's CPU profile of the burst (from its time until it drained) is written there. */
+const REPLICA_PROFILE_DIR = process.env['REPLICA_PROFILE_DIR'];
+const PROFILE_PRELOAD = new URL('../../memory/src/cpu-profile-preload.mjs', import.meta.url).pathname;
 /** event id -> when it was published (event-to-executor latency). */
 const published = new Map<string, number>();
 const eventLatencies: number[] = [];
@@ -40,6 +48,7 @@ const logger = createLogger({ service: 'bench-trigger', level: 'warn' });
 
 const nats = await startNatsServer();
 const postgres = await startPostgresServer({ durability: 'durable' });
+if (PG_STATEMENTS) await enableStatementStats(postgres);
 const nc = await connectNats({ servers: nats.url, name: 'bench-trigger', logger });
 /** (task, scheduled time) -> when the executor was first called for it, and how often. */
 let calls = new Map<string, { lagMs: number; count: number; scheduledAt: string }>();
@@ -154,9 +163,11 @@ async function startReplicas(databaseUrl: string, count: number): Promise<Servic
     LOG_LEVEL: 'warn',
     TRIGGER_MAX_CONCURRENT_FIRES: String(MAX_CONCURRENT_FIRES),
     ...(CLAIM_AHEAD_MS === undefined ? {} : { TRIGGER_CLAIM_AHEAD_MS: CLAIM_AHEAD_MS }),
+    ...(EXECUTOR_BATCH_MAX === undefined ? {} : { TRIGGER_EXECUTOR_BATCH_MAX: EXECUTOR_BATCH_MAX }),
     DATABASE_POOL_MAX: '20',
     // e.g. BENCH_REPLICA_NODE_OPTIONS='--import=<a module that starts the inspector profiler>' profiles each replica (--cpu-prof is refused in NODE_OPTIONS).
     ...(process.env['BENCH_REPLICA_NODE_OPTIONS'] ? { NODE_OPTIONS: process.env['BENCH_REPLICA_NODE_OPTIONS'] } : {}),
+    ...(REPLICA_PROFILE_DIR ? { CPU_PROFILE_DIR: REPLICA_PROFILE_DIR, NODE_OPTIONS: `--import=${PROFILE_PRELOAD}` } : {}),
   };
   return Promise.all(Array.from({ length: count }, (_, i) => startServiceProcess({ app: 'trigger', readyTimeoutMs: 120_000, env: { ...env, TRIGGER_REPLICA_ID: `bench-${i}` } })));
 }
@@ -202,7 +213,11 @@ async function round(replicas: number, index: number): Promise<RoundResult> {
     const executorCpuAtBurst = process.cpuUsage();
     const machineAtBurst = machineCpuMs();
     const atBurst = await pgActivity(databaseUrl);
+    if (PG_STATEMENTS) await resetStatementStats(postgres);
+    // SIGUSR2 starts the preload's profiler, the next one writes the profile.
+    if (REPLICA_PROFILE_DIR) for (const pid of pids) process.kill(pid, 'SIGUSR2');
     while (ofBurst().length < TASKS && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+    if (REPLICA_PROFILE_DIR) for (const pid of pids) process.kill(pid, 'SIGUSR2');
     const cpuDrained = cpuMs(pids);
     const pgCpuDrained = cpuMs(postgresPids());
     const natsCpuDrained = cpuMs(natsPids);
@@ -219,6 +234,10 @@ async function round(replicas: number, index: number): Promise<RoundResult> {
     );
     await db.end();
     const stored = rows[0]!;
+    if (PG_STATEMENTS) {
+      process.stdout.write(`  statements from the burst until 1 s after it drained (${replicas} replica(s)): total ms | calls | rows | statement\n`);
+      for (const s of await topStatements(postgres, name, 10)) process.stdout.write(`  ${s.totalMs.toFixed(0)} | ${s.calls} | ${s.rows} | ${s.query}\n`);
+    }
     if (Number(stored.fires) !== Number(stored.tasks)) throw new Error(`the burst has ${stored.fires} fire rows for ${stored.tasks} tasks`);
     return {
       replicas,

@@ -7,8 +7,6 @@ import type { ToolCallAnswer } from './tool-client.js';
 
 export interface ToolBatchInput {
   toolName: string;
-  /** Every call of the batch is for this tenant. */
-  tenantId: string;
   calls: ToolBatchCall[];
   signal?: AbortSignal;
 }
@@ -44,7 +42,6 @@ export async function callToolBatch(nc: NatsConnection, logger: Logger, input: T
 
   const h = natsHeaders();
   const set = headerSetter(h);
-  set(ToolCallHeader.tenant, input.tenantId);
   set(ToolCallHeader.protocol, TOOL_PROTOCOL_VERSION);
   const subject = toolBatchSubject(input.toolName);
   const body = JSON.stringify({ calls: input.calls });

@@ -120,7 +120,7 @@ export class ToolClient {
   }
 
   /**
-   * Sends many calls of one tool for one tenant in one request (docs/tool-protocol.md, "Batched
+   * Sends many calls of one tool in one request (docs/tool-protocol.md, "Batched
    * calls"). `unsupported` means no runner serves batches of it: send the calls with `call`.
    */
   callBatch(input: ToolBatchInput): Promise<ToolBatchOutcome> {
