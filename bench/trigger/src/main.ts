@@ -96,6 +96,23 @@ interface RoundResult {
   coresBusy: number;
   /** The first fire of the burst to reach the executor: how long after the scheduled time. */
   min: number;
+  /** From the burst's time until every fire's outcome was recorded (no fire of the burst left running). */
+  settledMs: number;
+  /** CPU of the replicas and of PostgreSQL over that longer window, per fire: the whole cost of a fire. */
+  replicaCpuMsPerSettledFire: number;
+  postgresCpuMsPerSettledFire: number;
+}
+
+/** Fires of the burst not settled yet (still running: executing, or their outcome not written). */
+async function runningFires(databaseUrl: string, burst: number): Promise<number> {
+  const db = new pg.Client({ connectionString: databaseUrl });
+  await db.connect();
+  try {
+    const { rows } = await db.query<{ n: string }>(`SELECT count(*) AS n FROM trigger.fires WHERE scheduled_at = $1 AND status = 'running'`, [new Date(burst)]);
+    return Number(rows[0]!.n);
+  } finally {
+    await db.end();
+  }
 }
 
 /** The fields of /proc/<pid>/stat after the command (the 3rd field first); null when the process is gone. */
@@ -224,6 +241,10 @@ async function round(replicas: number, index: number): Promise<RoundResult> {
     const executorCpu = process.cpuUsage(executorCpuAtBurst);
     const machineDrained = machineCpuMs();
     const drained = await pgActivity(databaseUrl);
+    while ((await runningFires(databaseUrl, burst)) > 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+    const settledMs = Date.now() - burst;
+    const cpuSettled = cpuMs(pids);
+    const pgCpuSettled = cpuMs(postgresPids());
     await new Promise((r) => setTimeout(r, 1_000)); // late duplicates would show up here
     const lags = ofBurst().map((c) => c.lagMs).sort((a, b) => a - b);
     const db = new pg.Client({ connectionString: databaseUrl });
@@ -257,6 +278,9 @@ async function round(replicas: number, index: number): Promise<RoundResult> {
       executorCpuMsPerFire: (executorCpu.user + executorCpu.system) / 1_000 / TASKS,
       coresBusy: (machineDrained.busy - machineAtBurst.busy) / Math.max(1, machineDrained.total - machineAtBurst.total),
       min: lags[0] ?? NaN,
+      settledMs,
+      replicaCpuMsPerSettledFire: cpuUsedMs(cpuAtBurst, cpuSettled) / TASKS,
+      postgresCpuMsPerSettledFire: cpuUsedMs(pgCpuAtBurst, pgCpuSettled) / TASKS,
     };
   } finally {
     await Promise.all(processes.map((p) => p.stop(5_000)));
@@ -292,16 +316,16 @@ try {
     for (let i = 0; i < ROUNDS; i++) {
       const result = await round(replicas, i);
       results.push(result);
-      process.stdout.write(`replicas=${replicas} round ${i + 1}: first ${result.min} ms, p50 ${result.p50} ms, p99 ${result.p99} ms, max ${result.max} ms, lost ${result.lost}, doubled ${result.doubled}, unsettled ${result.unsettled}; burst to drained: ${result.commitsPerFire.toFixed(3)} commits and ${result.walFlushesPerFire.toFixed(3)} WAL flushes per fire, CPU per fire: replicas ${result.replicaCpuMsPerFire.toFixed(3)} ms, PostgreSQL ${result.postgresCpuMsPerFire.toFixed(3)} ms, nats-server ${result.natsCpuMsPerFire.toFixed(3)} ms, executor (bench) ${result.executorCpuMsPerFire.toFixed(3)} ms; cores busy ${(100 * result.coresBusy).toFixed(0)}%\n`);
+      process.stdout.write(`replicas=${replicas} round ${i + 1}: first ${result.min} ms, p50 ${result.p50} ms, p99 ${result.p99} ms, max ${result.max} ms, lost ${result.lost}, doubled ${result.doubled}, unsettled ${result.unsettled}; burst to drained: ${result.commitsPerFire.toFixed(3)} commits and ${result.walFlushesPerFire.toFixed(3)} WAL flushes per fire, CPU per fire: replicas ${result.replicaCpuMsPerFire.toFixed(3)} ms, PostgreSQL ${result.postgresCpuMsPerFire.toFixed(3)} ms, nats-server ${result.natsCpuMsPerFire.toFixed(3)} ms, executor (bench) ${result.executorCpuMsPerFire.toFixed(3)} ms; cores busy ${(100 * result.coresBusy).toFixed(0)}%; every outcome recorded after ${result.settledMs} ms, CPU per fire until then: replicas ${result.replicaCpuMsPerSettledFire.toFixed(3)} ms, PostgreSQL ${result.postgresCpuMsPerSettledFire.toFixed(3)} ms\n`);
     }
   }
   process.stdout.write(`\n${TASKS} coinciding tasks, no-op custom executor, durable PostgreSQL; medians over ${ROUNDS} round(s)\n\n`);
-  process.stdout.write('| replicas | fire lag p50 | p99 | max (= burst drained) | lost | doubled | commits / fire | WAL flushes / fire | CPU / fire: replicas | PostgreSQL | nats-server | executor | cores busy | creating the tasks |\n|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n');
+  process.stdout.write('| replicas | fire lag p50 | p99 | max (= burst drained) | lost | doubled | commits / fire | WAL flushes / fire | CPU / fire: replicas | PostgreSQL | nats-server | executor | cores busy | outcomes recorded after | CPU / fire until then: replicas | PostgreSQL | creating the tasks |\n|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n');
   for (const replicas of REPLICA_COUNTS) {
     const mine = results.filter((r) => r.replicas === replicas);
     const med = (pick: (r: RoundResult) => number) => Math.round(median(mine.map(pick)));
     const sum = (pick: (r: RoundResult) => number) => mine.reduce((n, r) => n + pick(r), 0);
-    process.stdout.write(`| ${replicas} | ${med((r) => r.p50)} ms | ${med((r) => r.p99)} ms | ${med((r) => r.max)} ms | ${sum((r) => r.lost)} | ${sum((r) => r.doubled)} | ${median(mine.map((r) => r.commitsPerFire)).toFixed(3)} | ${median(mine.map((r) => r.walFlushesPerFire)).toFixed(3)} | ${median(mine.map((r) => r.replicaCpuMsPerFire)).toFixed(3)} ms | ${median(mine.map((r) => r.postgresCpuMsPerFire)).toFixed(3)} ms | ${median(mine.map((r) => r.natsCpuMsPerFire)).toFixed(3)} ms | ${median(mine.map((r) => r.executorCpuMsPerFire)).toFixed(3)} ms | ${(100 * median(mine.map((r) => r.coresBusy))).toFixed(0)}% | ${med((r) => r.createMs)} ms |\n`);
+    process.stdout.write(`| ${replicas} | ${med((r) => r.p50)} ms | ${med((r) => r.p99)} ms | ${med((r) => r.max)} ms | ${sum((r) => r.lost)} | ${sum((r) => r.doubled)} | ${median(mine.map((r) => r.commitsPerFire)).toFixed(3)} | ${median(mine.map((r) => r.walFlushesPerFire)).toFixed(3)} | ${median(mine.map((r) => r.replicaCpuMsPerFire)).toFixed(3)} ms | ${median(mine.map((r) => r.postgresCpuMsPerFire)).toFixed(3)} ms | ${median(mine.map((r) => r.natsCpuMsPerFire)).toFixed(3)} ms | ${median(mine.map((r) => r.executorCpuMsPerFire)).toFixed(3)} ms | ${(100 * median(mine.map((r) => r.coresBusy))).toFixed(0)}% | ${med((r) => r.settledMs)} ms | ${median(mine.map((r) => r.replicaCpuMsPerSettledFire)).toFixed(3)} ms | ${median(mine.map((r) => r.postgresCpuMsPerSettledFire)).toFixed(3)} ms | ${med((r) => r.createMs)} ms |\n`);
   }
   if (EVENTS > 0) {
     const latencies = await eventRound();
