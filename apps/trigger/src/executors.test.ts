@@ -1,6 +1,6 @@
 import { connectNats, PlatformError, type NatsConnection } from '@platform/service-kit';
 import { sharedInfra } from '@platform/testing/vitest';
-import { defineTool, serveRunner, type ToolRunner } from '@platform/tool-sdk';
+import { defineTool, serveRunner, ToolClient, type ToolRunner } from '@platform/tool-sdk';
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
@@ -114,6 +114,51 @@ describe('custom executor batches', () => {
     plain.unsubscribe();
     expect(answered).toHaveLength(3);
     for (const taskId of tasks) expect(await fireOf('batchco', taskId)).toMatchObject({ status: 'succeeded', attempts: 1 });
+  });
+
+  it('fires a runner at its limit answered busy in a batch wait as back-pressure and then run once each', async () => {
+    const name = `narrow_${randomBytes(3).toString('hex')}`;
+    const ran: string[] = [];
+    let open: () => void = () => undefined;
+    const gate = new Promise<void>((resolve) => (open = resolve));
+    const narrow = defineTool({
+      name,
+      description: 'Runs two at a time; calls without a fire id wait for the test.',
+      input: z.object({ fireId: z.string().optional() }).passthrough(),
+      handler: async ({ fireId }) => {
+        if (fireId) ran.push(fireId);
+        else await gate;
+        return { ok: true };
+      },
+    });
+    const own = await connectNats({ servers: sharedInfra().natsUrl, name: 'narrow-runner', logger: testLogger });
+    const narrowRunner = await serveRunner({ nc: own, name: 'narrow-runner', version: '1.0.0', tools: [narrow], logger: testLogger, maxConcurrency: 2 });
+    try {
+      // Two calls of someone else hold both of the runner's slots.
+      const tools = new ToolClient({ nc, logger: testLogger });
+      const holders = [1, 2].map((i) => tools.call({ toolName: name, callId: `holder-${i}`, tenantId: 'other', conversationId: 'c1', arguments: {}, deadlineAt: Date.now() + 10_000 }));
+      await expect.poll(() => narrowRunner.inFlight).toBe(2);
+      const tasks: string[] = [];
+      for (let i = 0; i < 5; i++) {
+        const { task } = await r.client.rpc.createTask({ tenantId: 'batchco', userId: 'u1', specJson: JSON.stringify({ trigger: { type: 'schedule', cron: '0 0 1 1 *' }, executor: name }), requestId: '' });
+        tasks.push(task!.taskId);
+        await r.client.rpc.runTaskNow({ tenantId: 'batchco', taskId: task!.taskId, requestId: '' });
+      }
+      await r.round();
+      const waiting = await Promise.all(tasks.map((taskId) => fireOf('batchco', taskId)));
+      expect(waiting.map((f) => [f.status, f.attempts, f.errorCode])).toEqual(tasks.map(() => ['pending', 0, 'EXECUTOR_BUSY']));
+      expect(ran).toEqual([]);
+      open();
+      await Promise.all(holders);
+      r.clock.advance(1_000);
+      await r.round();
+      for (const taskId of tasks) expect(await fireOf('batchco', taskId)).toMatchObject({ status: 'succeeded', attempts: 1 });
+      expect(ran).toHaveLength(5);
+      expect(new Set(ran).size).toBe(5);
+    } finally {
+      await narrowRunner.stop(100);
+      await own.close();
+    }
   });
 
   it('a runner at its limit is back-pressure, whether it answered busy or the client reported it failed RUNNER_BUSY', () => {

@@ -5,16 +5,16 @@ import type { ToolName } from './ids.js';
 
 /**
  * Batched calls (tool protocol v1, optional for runners): many calls of one tool in one NATS
- * request, for callers that start many calls at the same instant (the trigger
- * service's custom executors at a burst of coinciding fires). Each call in a batch is handled
+ * request, for callers that start many calls at the same instant (the trigger service's custom
+ * executors at a burst of coinciding fires). Each call in a batch is handled
  * exactly as if it had come alone — its own call id, deadline, argument validation, dedupe and
  * handler run — and gets its own response; only the message, its headers and its trace span are
  * shared. A runner that does not serve the batch subject simply has no responder there, and the
  * caller sends the calls one by one (docs/tool-protocol.md, "Batched calls").
  *
  * Request headers: `Platform-Protocol`, trace context. Body: `ToolBatchRequest` (each call names
- * its tenant, as a single call's `Platform-Tenant` header does). Reply body: `ToolBatchReply`, one result per call in
- * the request's order.
+ * its tenant, as a single call's `Platform-Tenant` header does). Reply body: `ToolBatchReply`,
+ * one result per call in the request's order.
  */
 export const TOOL_BATCH_SUBJECT_SUFFIX = 'batch';
 

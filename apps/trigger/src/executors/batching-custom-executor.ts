@@ -17,7 +17,8 @@ interface Waiting {
  * coinciding fires) to their runner as batches: one request per executor (each fire names its tenant) for up to
  * `maxBatch` fires, instead of one each (tool protocol "Batched calls"). Every fire keeps its own
  * call id, deadline and outcome, exactly as when sent alone; nothing waits for a batch to fill.
- * Executors whose runners do not serve batches get their fires one by one (`single`).
+ * Executors whose runners do not serve batches get their fires one by one (`single`), and so do
+ * the fires a runner answered `busy` in a batch (sent alone, they get the client's busy retries).
  */
 export class BatchingCustomExecutor implements FireExecutor {
   /** Fires waiting for the end of this turn of the event loop, by executor. */
@@ -79,6 +80,12 @@ export class BatchingCustomExecutor implements FireExecutor {
       await Promise.all(group.map(async ({ fire, signal, resolve }) => resolve(await this.single.execute(fire, signal))));
       return;
     }
-    group.forEach(({ resolve }, index) => resolve(executionOutcomeOf(answered.answers[index]!)));
+    await Promise.all(
+      group.map(async ({ fire, signal, resolve }, index) => {
+        const answer = answered.answers[index]!;
+        // A call past the runner's free slots ran nothing: sent alone it may reach another replica (busy retries).
+        resolve(answer.status === 'busy' ? await this.single.execute(fire, signal) : executionOutcomeOf(answer));
+      }),
+    );
   }
 }
