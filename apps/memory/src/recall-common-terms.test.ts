@@ -33,6 +33,8 @@ beforeAll(async () => {
     MEMORY_RECALL_HALF_LIFE_DAYS: '0',
     // 12 of the tenant's 24 facts say "lives in": more than a term may bring, so it is common once analysed.
     MEMORY_RECALL_PER_TERM_CANDIDATES: '4',
+    // Read the statistics at every recall, so the test sees them right after ANALYZE.
+    MEMORY_RECALL_COMMON_TERMS_REFRESH_MS: '0',
   });
   server = await startMemoryServer(config, logger);
   client = createGrpcClient(memoryV1.MemoryServiceClient, memoryV1.MemoryServiceService, `127.0.0.1:${server.port}`, { defaultDeadlineMs: 10_000 });

@@ -4,7 +4,9 @@
 // the embeddings call). Several memory checkouts' RecallEngine run against the same seeded database
 // (seeded-cluster.ts) in alternating rounds, and their answers are compared query by query, so a
 // change that is faster but recalls other items shows up.
-// Run: STATE_FILE=/tmp/recall/state.json MEMORY_ROOTS=before=/work/main,after=. QUERIES=100 ROUNDS=3 HYBRID=1 \
+// Run: STATE_FILE=/tmp/recall/state.json MEMORY_ROOTS=before=/work/main,after=.,ef20=.?hnsw.ef_search=20 QUERIES=100 ROUNDS=3 HYBRID=1 \
+//      (after a root, `?name=value&...`: connection settings (names with a dot) and RecallEngine settings of that variant)
+//      EXPLAIN_QUERIES=30 (also EXPLAIN (ANALYZE, BUFFERS) every statement of the first 30 queries) \
 //      node --conditions=@platform/source --import tsx bench/memory/src/recall-cost.ts
 import { sampleProcess } from '@platform/bench-kit';
 import { OpenAIEmbeddings } from '@platform/llm';
@@ -33,6 +35,8 @@ interface EngineLike {
 interface Variant {
   label: string;
   root: string;
+  /** Connection settings (names with a dot, e.g. hnsw.ef_search) and engine settings this variant overrides. */
+  overrides: Record<string, string>;
   engine?: EngineLike;
   router?: StatementRouter;
   rounds: Round[];
@@ -65,6 +69,7 @@ interface Round {
 function kindOf(sql: string): string {
   const explicit = /^\s*\/\* recall:([a-z-]+) \*\//.exec(sql)?.[1];
   if (explicit) return explicit;
+  if (sql.includes('pg_stats')) return 'common-lexemes';
   if (sql.includes('<=>')) return 'vector';
   if (sql.includes('recall_terms')) return 'trigram';
   if (sql.includes('ts_rank')) return 'fulltext';
@@ -79,7 +84,10 @@ class StatementRouter {
   readonly counts = new Map<string, number>();
   /** When set, every statement is first run under EXPLAIN (ANALYZE, BUFFERS) on a connection of its own, and its figures summed here. */
   explained: Map<string, Explained> | undefined;
-  constructor(private readonly url: string) {}
+  constructor(
+    private readonly url: string,
+    private readonly settings: Record<string, string>,
+  ) {}
 
   async query(text: string, values?: unknown[]): Promise<pg.QueryResult> {
     const kind = kindOf(text);
@@ -102,7 +110,7 @@ class StatementRouter {
   private async client(kind: string): Promise<pg.Client> {
     const known = this.clients.get(kind);
     if (known) return known.client;
-    const options = Object.entries(SETTINGS).map(([k, v]) => `-c ${k}=${v}`).join(' ');
+    const options = Object.entries(this.settings).map(([k, v]) => `-c ${k}=${v}`).join(' ');
     const client = new pg.Client({ connectionString: this.url, options });
     const entry = { client, pid: 0 };
     this.clients.set(kind, entry);
@@ -122,6 +130,10 @@ class StatementRouter {
   }
 }
 
+/** The corpus words a synthetic query asks about (its filler words left out). */
+const FILLER = new Set('what do you remember about and where does live'.split(' '));
+const ownWords = (query: string): string[] => query.split(' ').filter((w) => !FILLER.has(w));
+
 function queries(): { tenantId: string; query: string }[] {
   const rnd = random(42);
   return Array.from({ length: WARMUP + QUERIES }, () => ({ tenantId: `tenant-${Math.floor(rnd() * TENANTS)}`, query: syntheticQuery(rnd) }));
@@ -132,13 +144,15 @@ async function open(v: Variant, url: string, simUrl: string): Promise<void> {
   const { RecallEngine } = (await import(path.join(recallDir, 'recall-engine.ts'))) as { RecallEngine: new (...args: unknown[]) => EngineLike };
   const { VectorIndex } = (await import(path.join(recallDir, 'vector-index.ts'))) as { VectorIndex: { open(...args: unknown[]): Promise<{ index: unknown }> } };
   const logger = createLogger({ service: `recall-cost-${v.label}`, level: 'warn' });
-  v.router = new StatementRouter(url);
+  const connectionOverrides = Object.fromEntries(Object.entries(v.overrides).filter(([k]) => k.includes('.')));
+  const engineOverrides = Object.fromEntries(Object.entries(v.overrides).filter(([k]) => !k.includes('.')).map(([k, value]) => [k, Number(value)]));
+  v.router = new StatementRouter(url, { ...SETTINGS, ...connectionOverrides });
   const setup = new pg.Pool({ connectionString: url, options: '-c search_path=memory', max: 2 });
   const embeddings = HYBRID ? new OpenAIEmbeddings({ baseURL: simUrl, apiKey: SIM_KEY, model: 'sim-embed-1', dimensions: 256, timeoutMs: 5_000 }) : undefined;
   const { index } = await VectorIndex.open(setup, embeddings, logger);
   await setup.end();
-  const settings = { k: 60, halfLifeDays: 90, candidates: 50, trigramThreshold: 0.5, trigramWords: 6, trigramTerms: 8, perTermCandidates: 200, historyMessages: 6, embeddingTimeoutMs: 5_000, vectorMinSimilarity: 0.25 };
-  v.engine = new RecallEngine(v.router, index, settings, logger);
+  const settings = { k: 60, halfLifeDays: 90, candidates: 50, trigramThreshold: 0.5, trigramWords: 6, trigramTerms: 8, perTermCandidates: 200, commonTermsRefreshMs: 600_000, historyMessages: 6, embeddingTimeoutMs: 5_000, vectorMinSimilarity: 0.25, vectorCandidates: 20 };
+  v.engine = new RecallEngine(v.router, index, { ...settings, ...engineOverrides }, logger);
 }
 
 async function round(v: Variant, all: { tenantId: string; query: string }[]): Promise<Round> {
@@ -203,13 +217,22 @@ function report(variants: Variant[]): void {
     }
     process.stdout.write(`${other.label} vs ${first!.label}: identical answers ${same}/${a.length}; items in common ${overlap}/${items}\n`);
   }
+  const asked = queries().slice(WARMUP).map((q) => ownWords(q.query));
+  for (const v of variants) {
+    const answers = v.rounds[0]!.answers;
+    const items = answers.flat().length;
+    const relevant = answers.reduce((n, a, i) => n + a.filter((text) => asked[i]!.some((w) => text.toLowerCase().includes(w))).length, 0);
+    const matches = answers.reduce((n, a, i) => n + a.reduce((m, text) => m + asked[i]!.filter((w) => text.toLowerCase().includes(w)).length + (text.includes(' lives in ') ? 1 : 0), 0), 0);
+    process.stdout.write(`${v.label}: ${items} items, ${relevant} of them contain one of the query's own words (not its filler); query words matched in all items (own words + "live") ${matches}\n`);
+  }
 }
 
 async function main(): Promise<void> {
   const state = JSON.parse(await readFile(STATE_FILE, 'utf8')) as { url: string; simUrl: string };
   const variants: Variant[] = (process.env['MEMORY_ROOTS'] ?? 'this=.').split(',').map((entry) => {
-    const [label, root] = entry.split('=') as [string, string];
-    return { label, root: path.resolve(root), rounds: [] };
+    const [label, spec] = entry.split(/=(.*)/s) as [string, string];
+    const [root, query] = spec.split('?') as [string, string | undefined];
+    return { label, root: path.resolve(root), overrides: Object.fromEntries(new URLSearchParams(query ?? '')), rounds: [] };
   });
   for (const v of variants) await open(v, state.url, state.simUrl);
   const all = queries();

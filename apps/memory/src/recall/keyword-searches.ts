@@ -13,7 +13,7 @@ export interface KeywordQuery {
 export interface KeywordSearchSettings {
   /** Items each search returns (best first). */
   candidates: number;
-  /** Facts one query term may bring; a lexeme estimated to match more of the tenant's facts than this is "common". */
+  /** Facts one query term may bring. */
   perTermCandidates: number;
   trigramWords: number;
   trigramTerms: number;
@@ -31,41 +31,27 @@ export function trigramWords(query: string, max: number): string[] {
   return [...words].sort((a, b) => b.length - a.length || a.localeCompare(b)).slice(0, max);
 }
 
-/**
- * The lexemes too common in the tenant's facts to pick candidates by (`text[]`, one row): those
- * PostgreSQL's statistics of the tenant's `facts` partition (ANALYZE's most common elements of
- * `search_vector`) estimate in more facts than `capParam` (the per-term cap). Such a lexeme's GIN
- * posting list is long (a predicate like "lives_in" is in 10% of facts), reading it is most of a
- * search's cost, and the cap would keep an arbitrary few of its facts anyway. Without statistics
- * (a new or small partition) no lexeme is common. Tenants that share a partition share its figures.
- */
-function commonLexemesSql(tenantParam: string, capParam: string): string {
-  return `SELECT coalesce(array_agg(e.lexeme), '{}'::text[]) AS lexemes
-          FROM pg_class c
-          JOIN pg_stats s ON s.schemaname = c.relnamespace::regnamespace::text AND s.tablename = c.relname AND s.attname = 'search_vector'
-          CROSS JOIN LATERAL unnest(s.most_common_elems::text::text[], s.most_common_elem_freqs) AS e(lexeme, freq)
-          WHERE c.oid = (SELECT tableoid FROM facts WHERE tenant_id = ${tenantParam} AND valid_to IS NULL LIMIT 1)
-            AND e.lexeme IS NOT NULL AND e.freq * c.reltuples > ${capParam}`;
-}
-
-/** True when every lexeme of `wordSql` (english configuration) is in `lexemesSql` (a word with none, a stop word, counts as common). */
+/** True when every lexeme of `wordSql` (english configuration) is in `lexemesSql`; a word with none (a stop word, which fetches nothing) counts as common. */
 const isCommonSql = (wordSql: string, lexemesSql: string): string => `tsvector_to_array(to_tsvector('english', ${wordSql})) <@ ${lexemesSql}`;
+
+/** True when `wordSql` has lexemes (english configuration) and all are in `lexemesSql`. */
+const hasOnlyCommonLexemesSql = (wordSql: string, lexemesSql: string): string =>
+  `(SELECT l <> '{}' AND l <@ ${lexemesSql} FROM (SELECT tsvector_to_array(to_tsvector('english', ${wordSql})) AS l) AS x)`;
 
 /**
  * Full-text ranking: item keys, best first. Each query term brings at most `perTermCandidates`
  * facts (and episodes) from the tenant's own GIN entries, and only that bounded set is ranked, by
- * `ts_rank` against the whole query. Common terms (see {@link commonLexemesSql}) bring no
+ * `ts_rank` against the whole query. Common terms (see `CommonLexemes`) bring no
  * candidates while the query has another term, but still rank them: "where does Alice live"
  * finds Alice's facts and ranks "Alice lives in Berlin" first, without reading the 10,000 facts
  * that say "lives in". A query of common terms only is served by them, as before.
  */
-export async function fulltextRanking(db: Pick<pg.Pool, 'query'>, q: KeywordQuery, settings: KeywordSearchSettings): Promise<string[]> {
+export async function fulltextRanking(db: Pick<pg.Pool, 'query'>, q: KeywordQuery, common: readonly string[], settings: KeywordSearchSettings): Promise<string[]> {
   const tsquery = orQuery(q.query);
   if (!tsquery) return [];
   const prefix = collectionPrefixSql('$2');
   const { rows } = await db.query<{ key: string }>(
-    `WITH common AS (${commonLexemesSql('$1', '$7')}),
-       terms AS (SELECT t, ${isCommonSql('t', '(SELECT lexemes FROM common)')} AS is_common FROM unnest($6::text[]) AS t),
+    `WITH terms AS (SELECT t, ${isCommonSql('t', '$8::text[]')} AS is_common FROM unnest($6::text[]) AS t),
        generators AS (SELECT t FROM terms WHERE NOT is_common OR NOT EXISTS (SELECT 1 FROM terms WHERE NOT is_common))
      SELECT key FROM (
        SELECT 'f:' || c.fact_id AS key, ts_rank(c.search_vector, to_tsquery('english', $3)) AS rank, c.valid_from AS at
@@ -78,7 +64,7 @@ export async function fulltextRanking(db: Pick<pg.Pool, 'query'>, q: KeywordQuer
                LATERAL (SELECT episode_id, search_vector, created_at FROM episodes
                         WHERE $5 AND tenant_id = $1 AND ${prefix} AND search_vector @@ plainto_tsquery('english', g.t) LIMIT $7) AS e) AS c) AS hits
      ORDER BY rank DESC, at DESC, key LIMIT $4`,
-    [q.tenantId, q.collectionPrefix, tsquery, settings.candidates, q.includeEpisodes, tsquery.split(' | '), settings.perTermCandidates],
+    [q.tenantId, q.collectionPrefix, tsquery, settings.candidates, q.includeEpisodes, tsquery.split(' | '), settings.perTermCandidates, common],
   );
   return rows.map((r) => r.key);
 }
@@ -91,40 +77,39 @@ export async function fulltextRanking(db: Pick<pg.Pool, 'query'>, q: KeywordQuer
  * text, as a full scan would score them. The closest words come from a sorted subquery, so the
  * nested loop reads them in that order and stops at `candidates` facts: a query word that matches a
  * word of the vocabulary exactly is usually served by that word alone. Each text's similarity is
- * computed once: `sim >= threshold` is what `<%` tests. A near word whose lexeme is common (see
- * {@link commonLexemesSql}) fetches nothing: full text already ranks its facts by it.
+ * computed once: `sim >= threshold` is what `<%` tests. A query word that is itself common (see
+ * `CommonLexemes`) fetches nothing but adds 1 to each fetched item whose text has it (a full-text
+ * match, cheaper than a similarity), as full text ranks by it; a near word whose lexeme is common
+ * fetches nothing either.
  */
-export async function trigramRanking(db: Pick<pg.Pool, 'query'>, q: KeywordQuery, settings: KeywordSearchSettings): Promise<string[]> {
+export async function trigramRanking(db: Pick<pg.Pool, 'query'>, q: KeywordQuery, common: readonly string[], settings: KeywordSearchSettings): Promise<string[]> {
   const words = trigramWords(q.query, settings.trigramWords);
   if (words.length === 0) return [];
   const prefix = collectionPrefixSql('$2');
+  // One kind of item (facts or episodes): the similarity each fetching word found, summed per item,
+  // plus 1 for each common word the item's text contains (a full-text match, as full text ranks by it).
+  const ranked = (kind: string, id: string, at: string, text: string, candidates: string) => `
+       SELECT '${kind}:' || r.id AS key, r.sim + (SELECT count(*) FROM words AS cw WHERE cw.is_common AND r.vector @@ plainto_tsquery('english', cw.w)) AS sim, r.at
+       FROM (SELECT DISTINCT ON (s.id) s.id, sum(s.sim) OVER (PARTITION BY s.id) AS sim, max(s.at) OVER (PARTITION BY s.id) AS at, s.vector FROM (
+               SELECT DISTINCT q.w, c.id, c.at, c.sim, c.vector FROM words AS q,
+                 LATERAL (SELECT f.${id} AS id, f.${at} AS at, f.search_vector AS vector, word_similarity(q.w, f.${text}) AS sim
+                          FROM (SELECT term, sim FROM near WHERE near.w = q.w ORDER BY sim DESC, term) AS n,
+                            LATERAL (${candidates} AND search_vector @@ plainto_tsquery('english', n.term) LIMIT $4) AS f
+                          ORDER BY n.sim DESC, n.term LIMIT $4) AS c
+               WHERE NOT q.is_common AND c.sim >= $7::float8) AS s) AS r`;
   const { rows } = await db.query<{ key: string }>(
-    `WITH common AS (${commonLexemesSql('$1', '$8')}),
+    `WITH words AS (SELECT w, ${hasOnlyCommonLexemesSql('w', '$8::text[]')} AS is_common FROM unnest($3::text[]) AS w),
        near AS (
-         SELECT q.w, t.term, t.sim FROM unnest($3::text[]) AS q(w),
+         SELECT q.w, t.term, t.sim FROM words AS q,
            LATERAL (SELECT term, word_similarity(q.w, term) AS sim FROM recall_terms
                     WHERE tenant_id = $1 AND q.w <% term ORDER BY sim DESC, term LIMIT $6) AS t
-         WHERE NOT ${isCommonSql('t.term', '(SELECT lexemes FROM common)')})
+         WHERE NOT q.is_common AND NOT ${isCommonSql('t.term', '$8::text[]')})
      SELECT key FROM (
-       SELECT 'f:' || s.fact_id AS key, sum(s.sim) AS sim, max(s.at) AS at FROM (
-         SELECT DISTINCT q.w, c.fact_id, c.at, c.sim FROM unnest($3::text[]) AS q(w),
-           LATERAL (SELECT f.fact_id, f.valid_from AS at, word_similarity(q.w, f.search_text) AS sim FROM (SELECT term, sim FROM near WHERE near.w = q.w ORDER BY sim DESC, term) AS n,
-                      LATERAL (SELECT fact_id, valid_from, search_text FROM facts
-                               WHERE tenant_id = $1 AND valid_to IS NULL AND ${prefix} AND search_vector @@ plainto_tsquery('english', n.term) LIMIT $4) AS f
-                    ORDER BY n.sim DESC, n.term LIMIT $4) AS c
-         WHERE c.sim >= $7::float8) AS s
-       GROUP BY s.fact_id
+       ${ranked('f', 'fact_id', 'valid_from', 'search_text', `SELECT fact_id, valid_from, search_text, search_vector FROM facts WHERE tenant_id = $1 AND valid_to IS NULL AND ${prefix}`)}
        UNION ALL
-       SELECT 'e:' || s.episode_id, sum(s.sim), max(s.at) FROM (
-         SELECT DISTINCT q.w, c.episode_id, c.at, c.sim FROM unnest($3::text[]) AS q(w),
-           LATERAL (SELECT e.episode_id, e.created_at AS at, word_similarity(q.w, e.summary) AS sim FROM (SELECT term, sim FROM near WHERE near.w = q.w ORDER BY sim DESC, term) AS n,
-                      LATERAL (SELECT episode_id, created_at, summary FROM episodes
-                               WHERE $5 AND tenant_id = $1 AND ${prefix} AND search_vector @@ plainto_tsquery('english', n.term) LIMIT $4) AS e
-                    ORDER BY n.sim DESC, n.term LIMIT $4) AS c
-         WHERE c.sim >= $7::float8) AS s
-       GROUP BY s.episode_id) AS hits
+       ${ranked('e', 'episode_id', 'created_at', 'summary', `SELECT episode_id, created_at, summary, search_vector FROM episodes WHERE $5 AND tenant_id = $1 AND ${prefix}`)}) AS hits
      ORDER BY sim DESC, at DESC, key LIMIT $4`,
-    [q.tenantId, q.collectionPrefix, words, settings.candidates, q.includeEpisodes, settings.trigramTerms, settings.trigramThreshold, settings.perTermCandidates],
+    [q.tenantId, q.collectionPrefix, words, settings.candidates, q.includeEpisodes, settings.trigramTerms, settings.trigramThreshold, common],
   );
   return rows.map((r) => r.key);
 }

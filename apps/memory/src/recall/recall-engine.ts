@@ -2,6 +2,7 @@ import type { memoryV1 } from '@platform/proto';
 import type { Logger } from '@platform/service-kit';
 import type pg from 'pg';
 import { FACT_COLUMNS, factText, factToProto, type FactRow } from '../knowledge/fact-rows.js';
+import { CommonLexemes } from './common-lexemes.js';
 import { fulltextRanking, trigramRanking } from './keyword-searches.js';
 import { estimateTokens, fuseRankings, whyRecalled, type FusionSettings, type Ranking } from './rank-fusion.js';
 import type { VectorIndex } from './vector-index.js';
@@ -14,9 +15,13 @@ export interface RecallSettings extends FusionSettings {
   trigramTerms: number;
   /** Facts one query term may bring to a search (bounds recall cost on common terms). */
   perTermCandidates: number;
+  /** How long a tenant's common lexemes (read from the planner's statistics) are used before they are read again. */
+  commonTermsRefreshMs: number;
   historyMessages: number;
   embeddingTimeoutMs: number;
   vectorMinSimilarity: number;
+  /** Nearest neighbours the vector search contributes to fusion. */
+  vectorCandidates: number;
 }
 
 export interface RecallQuery {
@@ -44,6 +49,8 @@ interface EpisodeRow {
 
 const EPISODE_COLUMNS = 'episode_id, collection, conversation_id, kind, summary, topics, first_seq, last_seq, run_id, created_at';
 const DAY_MS = 86_400_000;
+/** Tenants whose common lexemes one process keeps (a few kB each). */
+const COMMON_LEXEMES_TENANTS = 10_000;
 
 export function episodeToProto(row: EpisodeRow): memoryV1.Episode {
   return {
@@ -68,12 +75,16 @@ export function episodeToProto(row: EpisodeRow): memoryV1.Episode {
  * conversation's recent messages are returned instead ("recent_history").
  */
 export class RecallEngine {
+  private readonly common: CommonLexemes;
+
   constructor(
     private readonly pool: pg.Pool,
     private readonly vectors: VectorIndex | undefined,
     private readonly settings: RecallSettings,
     private readonly logger: Logger,
-  ) {}
+  ) {
+    this.common = new CommonLexemes(pool, { perTermCandidates: settings.perTermCandidates, refreshMs: settings.commonTermsRefreshMs, maxTenants: COMMON_LEXEMES_TENANTS });
+  }
 
   async recall(q: RecallQuery): Promise<memoryV1.RecallResponse> {
     // The searches run at once, each on its own pooled connection (the trigram threshold and the
@@ -81,10 +92,11 @@ export class RecallEngine {
     // the query's embedding arrives. Two round trips to Postgres on the critical path: the
     // rankings, then the items.
     const embedded = this.embed(q.query);
+    const common = this.common.of(q.tenantId);
     const [fulltext, trigram, vector] = await Promise.all([
-      fulltextRanking(this.pool, q, this.settings),
-      trigramRanking(this.pool, q, this.settings),
-      embedded.then(async ({ vector: v }) => (v && this.vectors ? this.vectors.search(this.pool, q.tenantId, q.collectionPrefix, v, this.settings.candidates, q.includeEpisodes, this.settings.vectorMinSimilarity) : undefined)),
+      common.then((c) => fulltextRanking(this.pool, q, c, this.settings)),
+      common.then((c) => trigramRanking(this.pool, q, c, this.settings)),
+      embedded.then(async ({ vector: v }) => (v && this.vectors ? this.vectors.search(this.pool, q.tenantId, q.collectionPrefix, v, this.settings.vectorCandidates, q.includeEpisodes, this.settings.vectorMinSimilarity) : undefined)),
     ]);
     const { vector: queryVector, vectorError } = await embedded;
     const rankings: Ranking[] = [

@@ -113,23 +113,18 @@ export class VectorIndex {
 
   /** Item ids nearest to the vector among the tenant's current facts (and episodes), best first. */
   async search(db: Pick<pg.Pool, 'query'>, tenantId: string, prefix: string, vector: readonly number[], limit: number, includeEpisodes: boolean, minSimilarity: number): Promise<{ kind: 'fact' | 'episode'; id: string }[]> {
-    // Which vectors count (a current fact, an episode, in the collection) is tested while the HNSW
-    // graph is walked, and the walk stops at `limit` of them: iterative scans keep walking until
-    // enough rows pass (pgvector >= 0.8, `hnsw.iterative_scan = relaxed_order`, a setting of the
-    // service's connections: VECTOR_CONNECTION_SETTINGS), so no more candidates are fetched than
-    // fusion uses. relaxed_order may return a near neighbour slightly out of order: the outer query
-    // sorts by distance again. The similarity floor is applied after the walk, not during it (a
-    // query with no near neighbour would otherwise walk the whole graph).
+    // Iterative scans keep walking the HNSW graph until enough rows pass the tenant filter
+    // (pgvector >= 0.8): `hnsw.iterative_scan = relaxed_order` is a setting of the service's
+    // connections (VECTOR_CONNECTION_SETTINGS).
     const { rows } = await db.query<{ kind: 'fact' | 'episode'; id: string }>(
-      `SELECT kind, id FROM (
+      `SELECT * FROM (
          SELECT e.item_kind AS kind, e.item_id::text AS id, e.embedding <=> $3::vector AS distance
          FROM ${this.table} e
          WHERE e.tenant_id = $1 AND e.model = $4 AND ($6 OR e.item_kind = 'fact')
-           AND ((e.item_kind = 'fact' AND EXISTS (SELECT 1 FROM facts f WHERE f.tenant_id = $1 AND f.fact_id = e.item_id AND f.valid_to IS NULL AND ${collectionPrefixSql('$2', 'f.collection')}))
-             OR (e.item_kind = 'episode' AND EXISTS (SELECT 1 FROM episodes p WHERE p.tenant_id = $1 AND p.episode_id = e.item_id AND ${collectionPrefixSql('$2', 'p.collection')})))
          ORDER BY e.embedding <=> $3::vector
-         LIMIT $5) AS near
-       WHERE near.distance <= 1 - $7::double precision
+         LIMIT $5 * 4) AS near
+       WHERE near.distance <= 1 - $7::double precision AND ((near.kind = 'fact' AND EXISTS (SELECT 1 FROM facts f WHERE f.tenant_id = $1 AND f.fact_id = near.id::uuid AND f.valid_to IS NULL AND ${collectionPrefixSql('$2', 'f.collection')}))
+          OR (near.kind = 'episode' AND EXISTS (SELECT 1 FROM episodes p WHERE p.tenant_id = $1 AND p.episode_id = near.id::uuid AND ${collectionPrefixSql('$2', 'p.collection')})))
        ORDER BY distance LIMIT $5`,
       [tenantId, prefix, literal(vector), this.model, limit, includeEpisodes, minSimilarity],
     );
