@@ -90,7 +90,7 @@ export class RecallEngine {
     // The searches run at once, each on its own pooled connection (the trigram threshold and the
     // HNSW scan mode are connection settings, see server.ts); the vector search starts as soon as
     // the query's embedding arrives. Two round trips to Postgres on the critical path: the
-    // rankings, then the items.
+    // rankings, then the items (three when the tenant's common lexemes are due to be read again).
     const embedded = this.embed(q.query);
     const common = this.common.of(q.tenantId);
     const [fulltext, trigram, vector] = await Promise.all([
