@@ -14,6 +14,7 @@ import { BENCH_PLATFORM_ENV, calculatorTurn, closedLoop, intEnv, JsonClient, wai
 import { median, percentile, startInfra, startNatsServer, startPlatform, type NatsServerHandle, type Platform } from '@platform/testing';
 import { connectNats, createLogger, type NatsConnection } from '@platform/service-kit';
 import { SignJWT } from 'jose';
+import pg from 'pg';
 import { loadavg } from 'node:os';
 import { printCostTable } from './ingestion-cost-table.js';
 import { costPerTurn, read, type MeasuredPlatform, type SharedServers, type WindowCost } from './ingestion-usage.js';
@@ -24,6 +25,8 @@ const N64 = intEnv('N64', 1_500);
 const CONCURRENCY = intEnv('CONCURRENCY', 64);
 const WARMUP = intEnv('WARMUP', 100);
 const RAMP = intEnv('RAMP', 256);
+/** The orchestrators' MEMORY_CONTEXT_TOKENS when set (0 = no recall): to tell recall's cost from ingestion's. */
+const RECALL_TOKENS = process.env['RECALL_TOKENS'];
 const SECRET = 'bench-secret-bench-secret-bench-secret';
 
 interface Variant {
@@ -57,7 +60,10 @@ try {
       redisUrl: `${infra.descriptor.redisUrl}/${index + 1}`,
       jwtSecret: SECRET,
       commonEnv: { LOG_LEVEL: 'warn' },
-      env: { ...BENCH_PLATFORM_ENV, orchestrator: { ...BENCH_PLATFORM_ENV.orchestrator, MEMORY_INGEST_ENABLED: String(name === 'ingestion on') } },
+      env: {
+        ...BENCH_PLATFORM_ENV,
+        orchestrator: { ...BENCH_PLATFORM_ENV.orchestrator, MEMORY_INGEST_ENABLED: String(name === 'ingestion on'), ...(RECALL_TOKENS ? { MEMORY_CONTEXT_TOKENS: RECALL_TOKENS } : {}) },
+      },
     });
     const nc = await connectNats({ servers: nats.url, name: 'bench', logger });
     let conversation = 0;
@@ -93,6 +99,7 @@ try {
   report(variants);
   const [on, off] = variants as [Variant, Variant];
   printCostTable({ on: on.during, onThroughDrain: on.throughDrain, off: off.during, offThroughDrain: off.throughDrain });
+  for (const v of variants) process.stdout.write(`${v.name}: turns by recall outcome: ${JSON.stringify(await recallOutcomes(v))}\n`);
   process.stdout.write(`load average at the end: ${loadavg().map((l) => l.toFixed(1)).join(' ')}\n`);
 } finally {
   client.close();
@@ -106,6 +113,18 @@ try {
 
 function measured(v: Variant): MeasuredPlatform {
   return { platform: v.platform, natsPid: v.nats.pid!, nc: v.nc, database: v.database };
+}
+
+/** How the orchestrator's recall step ended for the variant's turns (injected, nothing_relevant, timed_out...). */
+async function recallOutcomes(v: Variant): Promise<Record<string, number>> {
+  const db = new pg.Client({ connectionString: infra.postgres.url(v.database) });
+  await db.connect();
+  try {
+    const { rows } = await db.query<{ status: string | null; turns: string }>(`SELECT result->'memoryRecall'->>'status' AS status, count(*) AS turns FROM orchestrator.runs GROUP BY 1 ORDER BY 2 DESC`);
+    return Object.fromEntries(rows.map((r) => [r.status ?? 'none', Number(r.turns)]));
+  } finally {
+    await db.end();
+  }
 }
 
 /** Waits until the memory service has taken every published turn off the work queue; returns how long that took. */

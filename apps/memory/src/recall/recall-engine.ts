@@ -4,7 +4,7 @@ import type pg from 'pg';
 import { collectionPrefixSql } from '../knowledge/collections.js';
 import { FACT_COLUMNS, factText, factToProto, type FactRow } from '../knowledge/fact-rows.js';
 import { orQuery } from '../knowledge/turn-store.js';
-import { estimateTokens, fuseRankings, whyRecalled, type FusionSettings, type Ranking } from './rank-fusion.js';
+import { estimateTokens, fuseRankings, whyRecalled, type FusedItem, type FusionSettings, type Ranking } from './rank-fusion.js';
 import type { VectorIndex } from './vector-index.js';
 
 export interface RecallSettings extends FusionSettings {
@@ -54,6 +54,15 @@ export function trigramWords(query: string, max: number): string[] {
   return [...words].sort((a, b) => b.length - a.length || a.localeCompare(b)).slice(0, max);
 }
 
+/** A search's hit: the item's key and time (a fact's valid_from, an episode's created_at), for recency. */
+interface RankedHit {
+  key: string;
+  at: Date;
+}
+
+/** The first load reads this many candidates per item asked for; the rest only if too few of them could be used. */
+const LOAD_WINDOW_FACTOR = 2;
+
 const EPISODE_COLUMNS = 'episode_id, collection, conversation_id, kind, summary, topics, first_seq, last_seq, run_id, created_at';
 const DAY_MS = 86_400_000;
 
@@ -90,8 +99,8 @@ export class RecallEngine {
   async recall(q: RecallQuery): Promise<memoryV1.RecallResponse> {
     // The searches run at once, each on its own pooled connection (the trigram threshold and the
     // HNSW scan mode are connection settings, see server.ts); the vector search starts as soon as
-    // the query's embedding arrives. Two round trips to Postgres on the critical path: the
-    // rankings, then the items.
+    // the query's embedding arrives. Each search returns its items' times with their keys, so the
+    // fusion needs no rows; then only the best fused candidates are loaded (usually one round trip).
     const embedded = this.embed(q.query);
     const [fulltext, trigram, vector] = await Promise.all([
       this.fulltext(q),
@@ -99,47 +108,62 @@ export class RecallEngine {
       embedded.then(async ({ vector: v }) => (v && this.vectors ? this.vectors.search(this.pool, q.tenantId, q.collectionPrefix, v, this.settings.candidates, q.includeEpisodes, this.settings.vectorMinSimilarity) : undefined)),
     ]);
     const { vector: queryVector, vectorError } = await embedded;
+    const times = new Map<string, Date>();
+    const keysOf = (hits: readonly RankedHit[]) => hits.map((h) => (times.set(h.key, h.at), h.key));
     const rankings: Ranking[] = [
-      { search: 'fulltext', keys: fulltext },
-      { search: 'trigram', keys: trigram },
-      ...(vector ? [{ search: 'vector', keys: vector.map((n) => `${n.kind === 'fact' ? 'f' : 'e'}:${n.id}`) }] : []),
+      { search: 'fulltext', keys: keysOf(fulltext) },
+      { search: 'trigram', keys: keysOf(trigram) },
+      ...(vector ? [{ search: 'vector', keys: keysOf(vector.map((n) => ({ key: `${n.kind === 'fact' ? 'f' : 'e'}:${n.id}`, at: n.at }))) }] : []),
     ];
-    const ranked = rankings.flatMap((r) => r.keys);
-    if (ranked.length === 0) return this.recentHistory(q, vectorError);
-    const { facts, episodes } = await this.load(q.tenantId, ranked);
+    if (times.size === 0) return this.recentHistory(q, vectorError);
     const now = Date.now();
-    const fused = fuseRankings(
-      rankings,
-      (key) => {
-        const time = facts.get(key)?.valid_from ?? episodes.get(key)?.created_at;
-        return time ? (now - time.getTime()) / DAY_MS : 0;
-      },
-      this.settings,
-    );
+    const fused = fuseRankings(rankings, (key) => (now - (times.get(key)?.getTime() ?? now)) / DAY_MS, this.settings);
+    const picked = await this.pick(q, fused);
+    return { items: picked.items, searchMode: queryVector ? 'hybrid' : 'keyword', vectorError, droppedForBudget: picked.dropped, usedTokens: picked.used };
+  }
+
+  /**
+   * The fused candidates, best first, that fit the limit and the budget. A text already taken is
+   * not injected again (several episodes of the same question summarise alike, and a repeated
+   * line tells the model nothing new); it is not counted as dropped either. Candidates are loaded
+   * a window at a time (`limit` x {@link LOAD_WINDOW_FACTOR}, then the rest), so a recall reads
+   * the rows it may inject rather than every candidate the searches ranked.
+   */
+  private async pick(q: RecallQuery, fused: readonly FusedItem[]): Promise<{ items: memoryV1.RecalledItem[]; dropped: number; used: number }> {
     const items: memoryV1.RecalledItem[] = [];
+    const texts = new Set<string>();
     let used = 0;
     let dropped = 0;
-    for (const item of fused) {
-      const fact = facts.get(item.key);
-      const episode = episodes.get(item.key);
-      if (!fact && !episode) continue;
-      const text = fact ? factText(fact) : `earlier (${episode!.created_at.toISOString().slice(0, 10)}): ${episode!.summary}`;
-      const tokens = estimateTokens(text);
-      if (items.length >= q.limit || (q.tokenBudget > 0 && used + tokens > q.tokenBudget)) {
-        dropped += 1;
-        continue;
+    let next = 0;
+    while (next < fused.length && items.length < q.limit) {
+      const window = fused.slice(next, next === 0 ? Math.max(1, q.limit) * LOAD_WINDOW_FACTOR : fused.length);
+      next += window.length;
+      const { facts, episodes } = await this.load(q.tenantId, window.map((item) => item.key));
+      for (const item of window) {
+        const fact = facts.get(item.key);
+        const episode = episodes.get(item.key);
+        if (!fact && !episode) continue;
+        const text = fact ? factText(fact) : `earlier (${episode!.created_at.toISOString().slice(0, 10)}): ${episode!.summary}`;
+        if (texts.has(text)) continue;
+        const tokens = estimateTokens(text);
+        if (items.length >= q.limit || (q.tokenBudget > 0 && used + tokens > q.tokenBudget)) {
+          dropped += 1;
+          continue;
+        }
+        texts.add(text);
+        used += tokens;
+        items.push({
+          ...(fact ? { fact: factToProto(fact) } : { episode: episodeToProto(episode!) }),
+          score: item.score,
+          matchedBy: item.matchedBy,
+          why: whyRecalled(item),
+          text,
+          estimatedTokens: tokens,
+        });
       }
-      used += tokens;
-      items.push({
-        ...(fact ? { fact: factToProto(fact) } : { episode: episodeToProto(episode!) }),
-        score: item.score,
-        matchedBy: item.matchedBy,
-        why: whyRecalled(item),
-        text,
-        estimatedTokens: tokens,
-      });
     }
-    return { items, searchMode: queryVector ? 'hybrid' : 'keyword', vectorError, droppedForBudget: dropped, usedTokens: used };
+    // Candidates never loaded were relevant but left out for the limit.
+    return { items, dropped: dropped + (fused.length - next), used };
   }
 
   /** The query's embedding, or why there is none (no vector index, or the endpoint failed or was slow). */
@@ -153,8 +177,8 @@ export class RecallEngine {
     }
   }
 
-  /** Full-text ranking: item keys, best first. */
-  private async fulltext(q: RecallQuery): Promise<string[]> {
+  /** Full-text ranking: item keys and times, best first. */
+  private async fulltext(q: RecallQuery): Promise<RankedHit[]> {
     const limit = this.settings.candidates;
     const tsquery = orQuery(q.query);
     const prefix = collectionPrefixSql('$2');
@@ -164,8 +188,8 @@ export class RecallEngine {
     // apart anyway, and ranking all of its matches would make recall cost grow with the tenant's
     // size. Selective terms bring all their matches; only that bounded set is ranked.
     const terms = tsquery.split(' | ');
-    const { rows } = await this.pool.query<{ key: string }>(
-      `SELECT key FROM (
+    const { rows } = await this.pool.query<RankedHit>(
+      `SELECT key, at FROM (
          SELECT 'f:' || c.fact_id AS key, ts_rank(c.search_vector, to_tsquery('english', $3)) AS rank, c.valid_from AS at
          FROM (SELECT DISTINCT ON (f.fact_id) f.fact_id, f.search_vector, f.valid_from FROM unnest($6::text[]) AS t,
                  LATERAL (SELECT fact_id, search_vector, valid_from FROM facts
@@ -178,11 +202,11 @@ export class RecallEngine {
        ORDER BY rank DESC, at DESC, key LIMIT $4`,
       [q.tenantId, q.collectionPrefix, tsquery, limit, q.includeEpisodes, terms, this.settings.perTermCandidates],
     );
-    return rows.map((r) => r.key);
+    return rows;
   }
 
-  /** Trigram ranking (names, typos): item keys, best first. */
-  private async trigram(q: RecallQuery): Promise<string[]> {
+  /** Trigram ranking (names, typos): item keys and times, best first. */
+  private async trigram(q: RecallQuery): Promise<RankedHit[]> {
     const limit = this.settings.candidates;
     const words = trigramWords(q.query, this.settings.trigramWords);
     const prefix = collectionPrefixSql('$2');
@@ -195,12 +219,12 @@ export class RecallEngine {
     // and stops at `limit` facts: a query word that matches a word of the vocabulary exactly is
     // usually served by that word alone instead of fetching facts for all its near words. Each
     // text's similarity is computed once: `sim >= threshold` is what `<%` tests.
-    const { rows } = await this.pool.query<{ key: string }>(
+    const { rows } = await this.pool.query<RankedHit>(
       `WITH near AS (
          SELECT q.w, t.term, t.sim FROM unnest($3::text[]) AS q(w),
            LATERAL (SELECT term, word_similarity(q.w, term) AS sim FROM recall_terms
                     WHERE tenant_id = $1 AND q.w <% term ORDER BY sim DESC, term LIMIT $6) AS t)
-       SELECT key FROM (
+       SELECT key, at FROM (
          SELECT 'f:' || s.fact_id AS key, sum(s.sim) AS sim, max(s.at) AS at FROM (
            SELECT DISTINCT q.w, c.fact_id, c.at, c.sim FROM unnest($3::text[]) AS q(w),
              LATERAL (SELECT f.fact_id, f.valid_from AS at, word_similarity(q.w, f.search_text) AS sim FROM (SELECT term, sim FROM near WHERE near.w = q.w ORDER BY sim DESC, term) AS n,
@@ -221,7 +245,7 @@ export class RecallEngine {
        ORDER BY sim DESC, at DESC, key LIMIT $4`,
       [q.tenantId, q.collectionPrefix, words, limit, q.includeEpisodes, this.settings.trigramTerms, this.settings.trigramThreshold],
     );
-    return rows.map((r) => r.key);
+    return rows;
   }
 
   private async load(tenantId: string, keys: readonly string[]): Promise<{ facts: Map<string, FactRow>; episodes: Map<string, EpisodeRow> }> {
