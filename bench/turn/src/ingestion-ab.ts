@@ -17,6 +17,7 @@ import { SignJWT } from 'jose';
 import pg from 'pg';
 import { loadavg } from 'node:os';
 import { printCostTable } from './ingestion-cost-table.js';
+import { enableStatementStats, printStatementCosts } from './statement-costs.js';
 import { costPerTurn, read, type MeasuredPlatform, type SharedServers, type WindowCost } from './ingestion-usage.js';
 
 const ROUNDS = intEnv('ROUNDS', 3);
@@ -45,6 +46,7 @@ interface Variant {
 }
 
 const infra = await startInfra();
+if (process.env['PG_STATEMENTS'] === '1') await enableStatementStats(infra.postgres);
 const shared: SharedServers = { postgresPid: infra.postgres.pid!, redisPid: infra.redis.pid! };
 const client = new JsonClient();
 const variants: Variant[] = [];
@@ -100,6 +102,7 @@ try {
   const [on, off] = variants as [Variant, Variant];
   printCostTable({ on: on.during, onThroughDrain: on.throughDrain, off: off.during, offThroughDrain: off.throughDrain });
   for (const v of variants) process.stdout.write(`${v.name}: turns by recall outcome: ${JSON.stringify(await recallOutcomes(v))}\n`);
+  if (process.env['PG_STATEMENTS'] === '1') for (const v of variants) await printStatementCosts(infra.postgres, v.database, v.name, WARMUP + ROUNDS * (N1 + RAMP + N64));
   process.stdout.write(`load average at the end: ${loadavg().map((l) => l.toFixed(1)).join(' ')}\n`);
 } finally {
   client.close();
