@@ -54,23 +54,26 @@ export function treeOf(table: ReadonlyMap<number, ProcessEntry>, rootPid: number
 }
 
 /**
- * CPU time (ms) of a process tree: every live member's own time, plus the root's ended children
- * (waited for, so their time stays counted after they exit).
+ * CPU time (ms) of a process tree: every live member's own time, plus the time of the children each
+ * member already waited for (so a process that ended stays counted in its parent, e.g. a PostgreSQL
+ * backend in the postmaster, which may itself be a child of the launcher's root process).
  */
 export function cpuOfProcessTree(table: ReadonlyMap<number, ProcessEntry>, rootPid: number): number {
-  const pids = treeOf(table, rootPid);
-  return pids.reduce((sum, pid) => sum + table.get(pid)!.cpuMs, 0) + (table.get(rootPid)?.endedChildrenCpuMs ?? 0);
+  return treeOf(table, rootPid).reduce((sum, pid) => sum + table.get(pid)!.cpuMs + table.get(pid)!.endedChildrenCpuMs, 0);
 }
 
 /**
  * A PostgreSQL cluster's CPU time (ms) by database: a backend (or autovacuum worker) names its
- * database in its process title (`postgres: <user> <database> <client> <state>`); the postmaster,
- * the background processes and backends that already ended are `shared`.
+ * database in its process title (`postgres: <user> <database> <client> <state>`); the postmaster
+ * (and the launcher above it), the background processes and backends that already ended are
+ * `shared`. A backend that ends between two readings moves its time from its database to `shared`.
  */
 export function postgresCpuByDatabase(table: ReadonlyMap<number, ProcessEntry>, postmasterPid: number, databases: readonly string[]): Map<string, number> {
-  const byDatabase = new Map<string, number>([...databases.map((d) => [d, 0] as const), ['shared', table.get(postmasterPid)?.endedChildrenCpuMs ?? 0]]);
+  const byDatabase = new Map<string, number>([...databases.map((d) => [d, 0] as const), ['shared', 0]]);
   for (const pid of treeOf(table, postmasterPid)) {
     const entry = table.get(pid)!;
+    // Ended backends are known only as their parent's waited-for children: shared.
+    byDatabase.set('shared', byDatabase.get('shared')! + entry.endedChildrenCpuMs);
     const words = entry.title.split(/\s+/);
     const database = words[0] === 'postgres:' ? databases.find((d) => words.slice(1, 4).includes(d)) : undefined;
     const key = database ?? 'shared';
