@@ -21,3 +21,5 @@ export { phasesOfTrace, byTrace, ROOT_PHASE, type PhaseSample } from './turn-pha
 export { printPhaseReport, type PhaseWindow } from './phase-report.js';
 export { TraceTags } from './trace-tags.js';
 export { RuntimeWindows } from './runtime-windows.js';
+export { readProcessTable, treeOf, cpuOfProcessTree, postgresCpuByDatabase, type ProcessEntry } from './process-table.js';
+export { readLlmSimStats, type LlmSimStats, type LlmSimRequestCount } from './llm-sim-stats.js';

@@ -2,6 +2,12 @@ import type pg from 'pg';
 import { collectionPrefixSql } from '../knowledge/collections.js';
 import { orQuery } from '../knowledge/turn-store.js';
 
+/** A search's hit: the item's key and time (a fact's valid_from, an episode's created_at), for recency. */
+export interface RankedHit {
+  key: string;
+  at: Date;
+}
+
 /** What the keyword searches need of a recall. */
 export interface KeywordQuery {
   tenantId: string;
@@ -39,21 +45,21 @@ const hasOnlyCommonLexemesSql = (wordSql: string, lexemesSql: string): string =>
   `(SELECT l <> '{}' AND l <@ ${lexemesSql} FROM (SELECT tsvector_to_array(to_tsvector('english', ${wordSql})) AS l) AS x)`;
 
 /**
- * Full-text ranking: item keys, best first. Each query term brings at most `perTermCandidates`
+ * Full-text ranking: item keys and times, best first. Each query term brings at most `perTermCandidates`
  * facts (and episodes) from the tenant's own GIN entries, and only that bounded set is ranked, by
  * `ts_rank` against the whole query. Common terms (see `CommonLexemes`) bring no
  * candidates while the query has another term, but still rank them: "where does Alice live"
  * finds Alice's facts and ranks "Alice lives in Berlin" first, without reading the 10,000 facts
  * that say "lives in". A query of common terms only is served by them, as before.
  */
-export async function fulltextRanking(db: Pick<pg.Pool, 'query'>, q: KeywordQuery, common: readonly string[], settings: KeywordSearchSettings): Promise<string[]> {
+export async function fulltextRanking(db: Pick<pg.Pool, 'query'>, q: KeywordQuery, common: readonly string[], settings: KeywordSearchSettings): Promise<RankedHit[]> {
   const tsquery = orQuery(q.query);
   if (!tsquery) return [];
   const prefix = collectionPrefixSql('$2');
-  const { rows } = await db.query<{ key: string }>(
+  const { rows } = await db.query<RankedHit>(
     `WITH terms AS (SELECT t, ${isCommonSql('t', '$8::text[]')} AS is_common FROM unnest($6::text[]) AS t),
        generators AS (SELECT t FROM terms WHERE NOT is_common OR NOT EXISTS (SELECT 1 FROM terms WHERE NOT is_common))
-     SELECT key FROM (
+     SELECT key, at FROM (
        SELECT 'f:' || c.fact_id AS key, ts_rank(c.search_vector, to_tsquery('english', $3)) AS rank, c.valid_from AS at
        FROM (SELECT DISTINCT ON (f.fact_id) f.fact_id, f.search_vector, f.valid_from FROM generators AS g,
                LATERAL (SELECT fact_id, search_vector, valid_from FROM facts
@@ -66,11 +72,11 @@ export async function fulltextRanking(db: Pick<pg.Pool, 'query'>, q: KeywordQuer
      ORDER BY rank DESC, at DESC, key LIMIT $4`,
     [q.tenantId, q.collectionPrefix, tsquery, settings.candidates, q.includeEpisodes, tsquery.split(' | '), settings.perTermCandidates, common],
   );
-  return rows.map((r) => r.key);
+  return rows;
 }
 
 /**
- * Trigram ranking (names, typos): item keys, best first. Each query word is compared with the
+ * Trigram ranking (names, typos): item keys and times, best first. Each query word is compared with the
  * tenant's vocabulary (recall_terms: its distinct words, a few thousand rows, trigram-indexed), not
  * with every text. Its closest words, best first, fetch their facts through the full-text index
  * until the word has `candidates` of them; those are scored by word similarity against their whole
@@ -82,7 +88,7 @@ export async function fulltextRanking(db: Pick<pg.Pool, 'query'>, q: KeywordQuer
  * match, cheaper than a similarity), as full text ranks by it; a near word whose lexeme is common
  * fetches nothing either.
  */
-export async function trigramRanking(db: Pick<pg.Pool, 'query'>, q: KeywordQuery, common: readonly string[], settings: KeywordSearchSettings): Promise<string[]> {
+export async function trigramRanking(db: Pick<pg.Pool, 'query'>, q: KeywordQuery, common: readonly string[], settings: KeywordSearchSettings): Promise<RankedHit[]> {
   const words = trigramWords(q.query, settings.trigramWords);
   if (words.length === 0) return [];
   const prefix = collectionPrefixSql('$2');
@@ -97,19 +103,19 @@ export async function trigramRanking(db: Pick<pg.Pool, 'query'>, q: KeywordQuery
                             LATERAL (${candidates} AND search_vector @@ plainto_tsquery('english', n.term) LIMIT $4) AS f
                           ORDER BY n.sim DESC, n.term LIMIT $4) AS c
                WHERE NOT q.is_common AND c.sim >= $7::float8) AS s) AS r`;
-  const { rows } = await db.query<{ key: string }>(
+  const { rows } = await db.query<RankedHit>(
     `WITH words AS (SELECT w, ${hasOnlyCommonLexemesSql('w', '$8::text[]')} AS is_common FROM unnest($3::text[]) AS w),
        near AS (
          SELECT q.w, t.term, t.sim FROM words AS q,
            LATERAL (SELECT term, word_similarity(q.w, term) AS sim FROM recall_terms
                     WHERE tenant_id = $1 AND q.w <% term ORDER BY sim DESC, term LIMIT $6) AS t
          WHERE NOT q.is_common AND NOT ${isCommonSql('t.term', '$8::text[]')})
-     SELECT key FROM (
+     SELECT key, at FROM (
        ${ranked('f', 'fact_id', 'valid_from', 'search_text', `SELECT fact_id, valid_from, search_text, search_vector FROM facts WHERE tenant_id = $1 AND valid_to IS NULL AND ${prefix}`)}
        UNION ALL
        ${ranked('e', 'episode_id', 'created_at', 'summary', `SELECT episode_id, created_at, summary, search_vector FROM episodes WHERE $5 AND tenant_id = $1 AND ${prefix}`)}) AS hits
      ORDER BY sim DESC, at DESC, key LIMIT $4`,
     [q.tenantId, q.collectionPrefix, words, settings.candidates, q.includeEpisodes, settings.trigramTerms, settings.trigramThreshold, common],
   );
-  return rows.map((r) => r.key);
+  return rows;
 }

@@ -3,8 +3,8 @@ import type { Logger } from '@platform/service-kit';
 import type pg from 'pg';
 import { FACT_COLUMNS, factText, factToProto, type FactRow } from '../knowledge/fact-rows.js';
 import { CommonLexemes } from './common-lexemes.js';
-import { fulltextRanking, trigramRanking } from './keyword-searches.js';
-import { estimateTokens, fuseRankings, whyRecalled, type FusionSettings, type Ranking } from './rank-fusion.js';
+import { fulltextRanking, trigramRanking, type RankedHit } from './keyword-searches.js';
+import { estimateTokens, fuseRankings, whyRecalled, type FusedItem, type FusionSettings, type Ranking } from './rank-fusion.js';
 import type { VectorIndex } from './vector-index.js';
 
 export interface RecallSettings extends FusionSettings {
@@ -46,6 +46,9 @@ interface EpisodeRow {
   run_id: string | null;
   created_at: Date;
 }
+
+/** The first load reads this many candidates per item asked for; the rest only if too few of them could be used. */
+const LOAD_WINDOW_FACTOR = 2;
 
 const EPISODE_COLUMNS = 'episode_id, collection, conversation_id, kind, summary, topics, first_seq, last_seq, run_id, created_at';
 const DAY_MS = 86_400_000;
@@ -89,8 +92,10 @@ export class RecallEngine {
   async recall(q: RecallQuery): Promise<memoryV1.RecallResponse> {
     // The searches run at once, each on its own pooled connection (the trigram threshold and the
     // HNSW scan mode are connection settings, see server.ts); the vector search starts as soon as
-    // the query's embedding arrives. Two round trips to Postgres on the critical path: the
-    // rankings, then the items (three when the tenant's common lexemes are due to be read again).
+    // the query's embedding arrives. Each search returns its items' times with their keys, so the
+    // fusion needs no rows; then only the best fused candidates are loaded. Two round trips to
+    // Postgres on the critical path: the rankings, then the items (three when the tenant's common
+    // lexemes are due to be read again, or when too few of the first loaded candidates were usable).
     const embedded = this.embed(q.query);
     const common = this.common.of(q.tenantId);
     const [fulltext, trigram, vector] = await Promise.all([
@@ -99,47 +104,62 @@ export class RecallEngine {
       embedded.then(async ({ vector: v }) => (v && this.vectors ? this.vectors.search(this.pool, q.tenantId, q.collectionPrefix, v, this.settings.vectorCandidates, q.includeEpisodes, this.settings.vectorMinSimilarity) : undefined)),
     ]);
     const { vector: queryVector, vectorError } = await embedded;
+    const times = new Map<string, Date>();
+    const keysOf = (hits: readonly RankedHit[]) => hits.map((h) => (times.set(h.key, h.at), h.key));
     const rankings: Ranking[] = [
-      { search: 'fulltext', keys: fulltext },
-      { search: 'trigram', keys: trigram },
-      ...(vector ? [{ search: 'vector', keys: vector.map((n) => `${n.kind === 'fact' ? 'f' : 'e'}:${n.id}`) }] : []),
+      { search: 'fulltext', keys: keysOf(fulltext) },
+      { search: 'trigram', keys: keysOf(trigram) },
+      ...(vector ? [{ search: 'vector', keys: keysOf(vector.map((n) => ({ key: `${n.kind === 'fact' ? 'f' : 'e'}:${n.id}`, at: n.at }))) }] : []),
     ];
-    const ranked = rankings.flatMap((r) => r.keys);
-    if (ranked.length === 0) return this.recentHistory(q, vectorError);
-    const { facts, episodes } = await this.load(q.tenantId, ranked);
+    if (times.size === 0) return this.recentHistory(q, vectorError);
     const now = Date.now();
-    const fused = fuseRankings(
-      rankings,
-      (key) => {
-        const time = facts.get(key)?.valid_from ?? episodes.get(key)?.created_at;
-        return time ? (now - time.getTime()) / DAY_MS : 0;
-      },
-      this.settings,
-    );
+    const fused = fuseRankings(rankings, (key) => (now - (times.get(key)?.getTime() ?? now)) / DAY_MS, this.settings);
+    const picked = await this.pick(q, fused);
+    return { items: picked.items, searchMode: queryVector ? 'hybrid' : 'keyword', vectorError, droppedForBudget: picked.dropped, usedTokens: picked.used };
+  }
+
+  /**
+   * The fused candidates, best first, that fit the limit and the budget. A text already taken is
+   * not injected again (several episodes of the same question summarise alike, and a repeated
+   * line tells the model nothing new); it is not counted as dropped either. Candidates are loaded
+   * a window at a time (`limit` x {@link LOAD_WINDOW_FACTOR}, then the rest), so a recall reads
+   * the rows it may inject rather than every candidate the searches ranked.
+   */
+  private async pick(q: RecallQuery, fused: readonly FusedItem[]): Promise<{ items: memoryV1.RecalledItem[]; dropped: number; used: number }> {
     const items: memoryV1.RecalledItem[] = [];
+    const texts = new Set<string>();
     let used = 0;
     let dropped = 0;
-    for (const item of fused) {
-      const fact = facts.get(item.key);
-      const episode = episodes.get(item.key);
-      if (!fact && !episode) continue;
-      const text = fact ? factText(fact) : `earlier (${episode!.created_at.toISOString().slice(0, 10)}): ${episode!.summary}`;
-      const tokens = estimateTokens(text);
-      if (items.length >= q.limit || (q.tokenBudget > 0 && used + tokens > q.tokenBudget)) {
-        dropped += 1;
-        continue;
+    let next = 0;
+    while (next < fused.length && items.length < q.limit) {
+      const window = fused.slice(next, next === 0 ? Math.max(1, q.limit) * LOAD_WINDOW_FACTOR : fused.length);
+      next += window.length;
+      const { facts, episodes } = await this.load(q.tenantId, window.map((item) => item.key));
+      for (const item of window) {
+        const fact = facts.get(item.key);
+        const episode = episodes.get(item.key);
+        if (!fact && !episode) continue;
+        const text = fact ? factText(fact) : `earlier (${episode!.created_at.toISOString().slice(0, 10)}): ${episode!.summary}`;
+        if (texts.has(text)) continue;
+        const tokens = estimateTokens(text);
+        if (items.length >= q.limit || (q.tokenBudget > 0 && used + tokens > q.tokenBudget)) {
+          dropped += 1;
+          continue;
+        }
+        texts.add(text);
+        used += tokens;
+        items.push({
+          ...(fact ? { fact: factToProto(fact) } : { episode: episodeToProto(episode!) }),
+          score: item.score,
+          matchedBy: item.matchedBy,
+          why: whyRecalled(item),
+          text,
+          estimatedTokens: tokens,
+        });
       }
-      used += tokens;
-      items.push({
-        ...(fact ? { fact: factToProto(fact) } : { episode: episodeToProto(episode!) }),
-        score: item.score,
-        matchedBy: item.matchedBy,
-        why: whyRecalled(item),
-        text,
-        estimatedTokens: tokens,
-      });
     }
-    return { items, searchMode: queryVector ? 'hybrid' : 'keyword', vectorError, droppedForBudget: dropped, usedTokens: used };
+    // Candidates never loaded were relevant but left out for the limit.
+    return { items, dropped: dropped + (fused.length - next), used };
   }
 
   /** The query's embedding, or why there is none (no vector index, or the endpoint failed or was slow). */
