@@ -12,7 +12,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import pg from 'pg';
 import { z } from 'zod';
 import { orchestratorDrainRound } from './orchestrator-drain.js';
-import { enableStatementStats, resetStatementStats, topStatements } from './pg-statements.js';
+import { enableStatementStats, resetStatementStats, topStatements } from '@platform/bench-kit';
 
 function intEnv(name: string, fallback: number, min = 1): number {
   const raw = process.env[name];

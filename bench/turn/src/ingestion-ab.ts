@@ -10,14 +10,14 @@
 // generator) is read from /proc around each measured phase, with the model, embeddings and queue
 // calls per turn, so the difference between the variants can be traced to where it is spent.
 // Run: npx nx run bench-turn:bench-ingestion   (env: ROUNDS, N1, N64, CONCURRENCY, WARMUP, RAMP)
-import { BENCH_PLATFORM_ENV, calculatorTurn, closedLoop, intEnv, JsonClient, waitForCalculator, waitForIngestionDrain, type LoadResult } from '@platform/bench-kit';
+import { BENCH_PLATFORM_ENV, calculatorTurn, closedLoop, enableStatementStats, intEnv, JsonClient, waitForCalculator, waitForIngestionDrain, type LoadResult } from '@platform/bench-kit';
 import { median, percentile, startInfra, startNatsServer, startPlatform, type NatsServerHandle, type Platform } from '@platform/testing';
 import { connectNats, createLogger, type NatsConnection } from '@platform/service-kit';
 import { SignJWT } from 'jose';
 import pg from 'pg';
 import { loadavg } from 'node:os';
 import { printCostTable } from './ingestion-cost-table.js';
-import { enableStatementStats, printStatementCosts } from './statement-costs.js';
+import { printStatementCosts } from './statement-costs.js';
 import { costPerTurn, read, type MeasuredPlatform, type SharedServers, type WindowCost } from './ingestion-usage.js';
 
 const ROUNDS = intEnv('ROUNDS', 3);

@@ -23,3 +23,4 @@ export { TraceTags } from './trace-tags.js';
 export { RuntimeWindows } from './runtime-windows.js';
 export { readProcessTable, treeOf, cpuOfProcessTree, postgresCpuByDatabase, type ProcessEntry } from './process-table.js';
 export { readLlmSimStats, type LlmSimStats, type LlmSimRequestCount } from './llm-sim-stats.js';
+export { enableStatementStats, resetStatementStats, topStatements, type StatementShare } from './pg-statement-stats.js';

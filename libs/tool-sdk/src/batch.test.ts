@@ -163,6 +163,15 @@ describe('a batch of calls', () => {
     ]);
   });
 
+  it('reads a reply with bytes that are not UTF-8 with U+FFFD and says so on each answer', async () => {
+    const body = Buffer.concat([Buffer.from('{"results":[{"response":{"status":"success","output":"caf'), Buffer.from([0xff]), Buffer.from('"}}]}')]);
+    const mangler = nc.subscribe(toolBatchSubject('mangling_tool'), { callback: (_err, msg) => void msg.respond(body) });
+    const [answer] = await answers('mangling_tool', calls(1, () => ({})));
+    mangler.unsubscribe();
+    expect(answer).toMatchObject({ status: 'success', output: 'caf\uFFFD' });
+    expect(answer!.diagnostics?.[0]).toMatch(/not valid UTF-8 \(first bad byte at offset \d+\)/);
+  });
+
   it('reads a reply that breaks the protocol as a failed call for each, never as success', async () => {
     const liar = nc.subscribe(toolBatchSubject('liar_tool'), { callback: (_err, msg) => void msg.respond(JSON.stringify({ results: [{ response: { status: 'success', output: 1 } }] })) });
     const result = await answers('liar_tool', calls(2, () => ({})));

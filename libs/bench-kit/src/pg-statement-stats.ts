@@ -1,3 +1,4 @@
+// pg_stat_statements for benches: which statements took a private PostgreSQL's time in a window.
 import pg from 'pg';
 import type { PostgresServerHandle } from '@platform/testing';
 
@@ -20,7 +21,7 @@ async function withClient<T>(url: string, use: (client: pg.Client) => Promise<T>
   }
 }
 
-/** Preloads pg_stat_statements (a restart) and creates its view; statements of functions count too. */
+/** Preloads pg_stat_statements (a restart: call before anything connects) and creates its view; statements of functions count too. */
 export async function enableStatementStats(postgres: PostgresServerHandle): Promise<void> {
   await withClient(postgres.url(), (c) => c.query(`ALTER SYSTEM SET shared_preload_libraries = 'pg_stat_statements'`));
   await postgres.halt();
