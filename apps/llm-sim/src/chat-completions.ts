@@ -32,6 +32,7 @@ export function registerChatCompletions(app: LlmSimApp, state: SimState): void {
     // answered from their prompt, before scenario selection: the conversation text they quote may
     // carry `[scenario:…]` markers that are not meant for them.
     const structured = buildStructuredReply(body);
+    state.counters.add(structured?.kind ?? 'chat', Number(request.headers['content-length']));
     if (structured) {
       entry.structuredReply = structured.kind;
       const signal = disconnectSignal(reply);

@@ -95,6 +95,7 @@ export function registerEmbeddings(app: LlmSimApp, state: SimState): void {
       return sendError(reply, error, entry);
     }
     entry.status = 200;
+    state.counters.add('embeddings', Number(request.headers['content-length']), inputTexts(body.input).length);
     return reply.send(renderEmbeddings(body, body.dimensions ?? state.embedding.dimensions));
   });
 

@@ -9,6 +9,7 @@ import { FaultWindow, FaultWindowSpec } from './fault-window.js';
 import { LatencySetting } from './latency-setting.js';
 import { FaultBook } from './faults.js';
 import { modelNotFound, openAiError } from './openai-errors.js';
+import { RequestCounters } from './request-counters.js';
 import { RequestLog } from './request-log.js';
 import type { Scenario, ScenarioInput } from './scenario-schema.js';
 import { loadScenarioDirectory, ScenarioLoadError, validateScenarios } from './scenario-store.js';
@@ -82,6 +83,7 @@ export function createLlmSim(options: LlmSimOptions = {}): LlmSim {
     embedding: { models: options.embeddingModels ?? ['sim-embed-1'], dimensions: options.embeddingDimensions ?? 256 },
     embeddingFaults: new EmbeddingFaults(),
     embeddingLog: new RequestLog(options.requestLogSize ?? 200),
+    counters: new RequestCounters(),
   };
   const allModels = [...new Set([...state.models, ...state.embedding.models])];
 
@@ -112,10 +114,12 @@ export function createLlmSim(options: LlmSimOptions = {}): LlmSim {
 
   // Test-only inspection endpoints: no auth, not part of the OpenAI API.
   app.get('/_sim/requests', () => ({ requests: state.log.list() }));
+  app.get('/_sim/stats', () => ({ requests: state.counters.snapshot() }));
   app.post('/_sim/reset', () => {
     state.log.clear();
     state.faults.reset();
     state.embeddingLog.clear();
+    state.counters.clear();
     state.embeddingFaults.clear();
     state.faultWindow.close();
     state.latency.delayMs = 0;

@@ -5,6 +5,7 @@ import type { EmbeddingFaults } from './embedding-faults.js';
 import type { FaultWindow } from './fault-window.js';
 import type { FaultBook } from './faults.js';
 import type { SimError } from './openai-errors.js';
+import type { RequestCounters } from './request-counters.js';
 import type { RequestLog, RequestLogEntry } from './request-log.js';
 import type { Scenario } from './scenario-schema.js';
 
@@ -28,6 +29,8 @@ export interface SimState {
   embeddingFaults: EmbeddingFaults;
   /** Received embeddings requests (only `seq`, `receivedAt`, `status`, `fault` and `body` apply). */
   embeddingLog: RequestLog;
+  /** Requests by kind since start or reset (`GET /_sim/stats`). */
+  counters: RequestCounters;
 }
 
 /** Sends an OpenAI-shaped error (and records its status in the request log entry, if any). */

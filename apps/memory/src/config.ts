@@ -94,12 +94,20 @@ export const MemoryConfig = z.object({
   MEMORY_RECALL_TRIGRAM_THRESHOLD: z.coerce.number().min(0).max(1).default(0.5),
   /** Facts one query term may bring to full text or trigram search: bounds the cost of terms many facts share. */
   MEMORY_RECALL_PER_TERM_CANDIDATES: env.positiveInt().default(200),
+  /**
+   * How long a tenant's "common" lexemes (those the planner's statistics estimate in more facts
+   * than the per-term cap: they rank recall's candidates but pick none) are used before they are
+   * read again from pg_stats (0 = every recall).
+   */
+  MEMORY_RECALL_COMMON_TERMS_REFRESH_MS: env.nonNegativeInt().default(600_000),
   /** Query words (the longest, stop words left out) compared by trigram. */
   MEMORY_RECALL_TRIGRAM_WORDS: env.positiveInt().max(50).default(6),
   /** Vocabulary words (the closest by trigram similarity) each of those query words is matched to. */
   MEMORY_RECALL_TRIGRAM_TERMS: env.positiveInt().max(100).default(8),
   /** Lowest cosine similarity for a vector neighbour to count as a match (nearest is not always near). */
   MEMORY_RECALL_VECTOR_MIN_SIMILARITY: z.coerce.number().min(-1).max(1).default(0.25),
+  /** Nearest neighbours the vector search contributes before fusion (HNSW work grows with it). */
+  MEMORY_RECALL_VECTOR_CANDIDATES: env.positiveInt().default(20),
   /** Messages the recent-history fallback returns at most. */
   MEMORY_RECALL_HISTORY_MESSAGES: env.positiveInt().default(6),
 

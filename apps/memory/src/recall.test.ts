@@ -107,6 +107,18 @@ describe.each(pgvectorModes())('recall ($name)', (mode) => {
     expect(recalled.droppedForBudget).toBeGreaterThan(0);
   });
 
+  it.skipIf(!mode.available)('injects a text once, however many episodes say it, and still finds the distinct ones ranked below the repeats', async () => {
+    for (let i = 0; i < 30; i++) {
+      await db.query(`INSERT INTO episodes (tenant_id, collection, conversation_id, kind, summary, first_seq, last_seq) VALUES ('acme', 'user:alice', $1, 'turn', $2, 1, 2)`, [`conv-q${i}`, i % 10 === 0 ? `The user asked about the harpsichord tuning ${i}` : 'The user asked about the harpsichord tuning']);
+    }
+    const recalled = await client.rpc.recall({ tenantId: 'acme', query: 'harpsichord tuning', collectionPrefix: 'user', limit: 8, tokenBudget: 0, conversationId: '', includeEpisodes: true });
+    const texts = recalled.items.map((i) => i.text.replace(/^earlier \([^)]*\): /, ''));
+    expect(texts.filter((t) => t === 'The user asked about the harpsichord tuning')).toHaveLength(1);
+    expect(new Set(texts).size).toBe(texts.length);
+    expect(texts).toEqual(expect.arrayContaining(['The user asked about the harpsichord tuning 0', 'The user asked about the harpsichord tuning 10', 'The user asked about the harpsichord tuning 20']));
+    expect(recalled.items).toHaveLength(4);
+  });
+
   it.skipIf(!mode.available)('falls back to recent history when nothing matches', async () => {
     await client.rpc.appendMessages({ tenantId: 'acme', conversationId: 'conv-h', messagesJson: [JSON.stringify({ role: 'user', content: 'hello there' })], runId: '', appendId: '' });
     const recalled = await client.rpc.recall({ tenantId: 'acme', query: 'zzzz qqqq', collectionPrefix: '', limit: 5, tokenBudget: 0, conversationId: 'conv-h', includeEpisodes: true });

@@ -102,9 +102,11 @@ async function wire(config: MemoryConfig, logger: Logger, pool: pg.Pool, closers
       trigramWords: config.MEMORY_RECALL_TRIGRAM_WORDS,
       trigramTerms: config.MEMORY_RECALL_TRIGRAM_TERMS,
       perTermCandidates: config.MEMORY_RECALL_PER_TERM_CANDIDATES,
+      commonTermsRefreshMs: config.MEMORY_RECALL_COMMON_TERMS_REFRESH_MS,
       historyMessages: config.MEMORY_RECALL_HISTORY_MESSAGES,
       embeddingTimeoutMs: config.MEMORY_EMBEDDING_TIMEOUT_MS,
       vectorMinSimilarity: config.MEMORY_RECALL_VECTOR_MIN_SIMILARITY,
+      vectorCandidates: config.MEMORY_RECALL_VECTOR_CANDIDATES,
     },
     logger,
   );

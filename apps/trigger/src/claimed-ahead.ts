@@ -21,6 +21,8 @@ export class ClaimedAheadFires {
   private readonly byDue = new Map<number, ClaimedFire[]>();
   private readonly timers = new Map<number, NodeJS.Timeout>();
   private held = 0;
+  /** `startDue` calls marking fires now. */
+  private marking = 0;
 
   constructor(
     private readonly store: FireStore,
@@ -31,6 +33,11 @@ export class ClaimedAheadFires {
 
   get size(): number {
     return this.held;
+  }
+
+  /** Fires whose time came are being marked started right now. */
+  get starting(): boolean {
+    return this.marking > 0;
   }
 
   hold(fires: ClaimedFire[]): void {
@@ -71,7 +78,12 @@ export class ClaimedAheadFires {
         await this.markAndStart(chunk, nowMs);
       }
     };
-    await Promise.all(Array.from({ length: MARK_CONCURRENCY }, worker));
+    this.marking++;
+    try {
+      await Promise.all(Array.from({ length: MARK_CONCURRENCY }, worker));
+    } finally {
+      this.marking--;
+    }
   }
 
   /** Stops the timers and gives the fires not started back (shutdown), so other replicas run them on time. */

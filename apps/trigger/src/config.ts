@@ -52,7 +52,7 @@ export const TriggerConfig = z.object({
   /** Deadline of one custom executor call (the executor's own timeout may be shorter). */
   TRIGGER_EXECUTOR_TIMEOUT_MS: env.positiveInt().default(60_000),
   /**
-   * Custom-executor fires that start together (same executor and tenant) go to the runner in one
+   * Custom-executor fires that start together (same executor) go to the runner in one
    * batched request of at most this many (tool protocol "Batched calls"); 1 sends every fire alone.
    */
   TRIGGER_EXECUTOR_BATCH_MAX: env.positiveInt().max(256).default(64),

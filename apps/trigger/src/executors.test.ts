@@ -1,6 +1,6 @@
 import { connectNats, PlatformError, type NatsConnection } from '@platform/service-kit';
 import { sharedInfra } from '@platform/testing/vitest';
-import { defineTool, serveRunner, type ToolRunner } from '@platform/tool-sdk';
+import { defineTool, serveRunner, ToolClient, type ToolRunner } from '@platform/tool-sdk';
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
@@ -11,7 +11,7 @@ import { runResponse as response, ScriptedOrchestrator } from './test-support/sc
 import { startReplicas, testLogger, type Replicas } from './test-support/trigger-harness.js';
 
 const EXECUTOR = `digest_${randomBytes(4).toString('hex')}`;
-const executorCalls: { callId: string; input: Record<string, unknown> }[] = [];
+const executorCalls: { callId: string; tenantId: string; input: Record<string, unknown> }[] = [];
 const orchestrator = new ScriptedOrchestrator();
 
 let nc: NatsConnection;
@@ -26,7 +26,7 @@ beforeAll(async () => {
     input: z.object({ fireId: z.string(), taskId: z.string(), kind: z.string(), config: z.object({ items: z.array(z.string()) }) }).passthrough(),
     sideEffect: 'external',
     handler: async (input, context) => {
-      executorCalls.push({ callId: context.callId, input });
+      executorCalls.push({ callId: context.callId, tenantId: context.tenantId, input });
       return { counted: input.config.items.length };
     },
   });
@@ -70,25 +70,26 @@ describe('custom executor over the tool protocol', () => {
 });
 
 describe('custom executor batches', () => {
-  it('fires that start together go to the runner as batches, each fire answered on its own', async () => {
+  it('fires that start together go to the runner as batches, each fire answered on its own, for its own tenant', async () => {
     const batches: number[] = [];
-    const spy = nc.subscribe(toolBatchSubject(EXECUTOR), { callback: (_err, msg) => batches.push(msg.json<ToolBatchRequest>().calls.length) });
+    const spy = nc.subscribe(toolBatchSubject(EXECUTOR), { callback: (_err, msg) => void batches.push(msg.json<ToolBatchRequest>().calls.length) });
     await nc.flush();
-    const tasks = [];
+    const tenantOf = (i: number): string => (i % 2 === 0 ? 'batchco' : 'otherco');
+    const tasks: string[] = [];
     for (let i = 0; i < 6; i++) {
-      const { task } = await r.client.rpc.createTask({ tenantId: 'batchco', userId: 'u1', specJson: JSON.stringify({ trigger: { type: 'schedule', cron: '0 0 1 1 *' }, executor: EXECUTOR, action: { config: { items: Array.from({ length: i }, String) } } }), requestId: '' });
+      const { task } = await r.client.rpc.createTask({ tenantId: tenantOf(i), userId: 'u1', specJson: JSON.stringify({ trigger: { type: 'schedule', cron: '0 0 1 1 *' }, executor: EXECUTOR, action: { config: { items: Array.from({ length: i }, String) } } }), requestId: '' });
       tasks.push(task!.taskId);
     }
-    const fireIds = [];
-    for (const taskId of tasks) fireIds.push((await r.client.rpc.runTaskNow({ tenantId: 'batchco', taskId, requestId: '' })).fire!.fireId);
+    const fireIds: string[] = [];
+    for (const [i, taskId] of tasks.entries()) fireIds.push((await r.client.rpc.runTaskNow({ tenantId: tenantOf(i), taskId, requestId: '' })).fire!.fireId);
     await r.round();
     spy.unsubscribe();
     // Two replicas share the six fires; each sends what it started together as one batch.
     expect(batches.reduce((a, b) => a + b, 0)).toBe(6);
     expect(batches.length).toBeLessThanOrEqual(2);
     for (const [i, taskId] of tasks.entries()) {
-      expect(executorCalls.filter((c) => c.callId === fireIds[i])).toHaveLength(1);
-      expect(await fireOf('batchco', taskId)).toMatchObject({ status: 'succeeded', attempts: 1, resultJson: JSON.stringify({ counted: i }) });
+      expect(executorCalls.filter((c) => c.callId === fireIds[i])).toEqual([expect.objectContaining({ tenantId: tenantOf(i) })]);
+      expect(await fireOf(tenantOf(i), taskId)).toMatchObject({ status: 'succeeded', attempts: 1, resultJson: JSON.stringify({ counted: i }) });
     }
   });
 
@@ -103,7 +104,7 @@ describe('custom executor batches', () => {
       },
     });
     await nc.flush();
-    const tasks = [];
+    const tasks: string[] = [];
     for (let i = 0; i < 3; i++) {
       const { task } = await r.client.rpc.createTask({ tenantId: 'batchco', userId: 'u1', specJson: JSON.stringify({ trigger: { type: 'schedule', cron: '0 0 1 1 *' }, executor: name }), requestId: '' });
       tasks.push(task!.taskId);
@@ -113,6 +114,51 @@ describe('custom executor batches', () => {
     plain.unsubscribe();
     expect(answered).toHaveLength(3);
     for (const taskId of tasks) expect(await fireOf('batchco', taskId)).toMatchObject({ status: 'succeeded', attempts: 1 });
+  });
+
+  it('fires a runner at its limit answered busy in a batch wait as back-pressure and then run once each', async () => {
+    const name = `narrow_${randomBytes(3).toString('hex')}`;
+    const ran: string[] = [];
+    let open: () => void = () => undefined;
+    const gate = new Promise<void>((resolve) => (open = resolve));
+    const narrow = defineTool({
+      name,
+      description: 'Runs two at a time; calls without a fire id wait for the test.',
+      input: z.object({ fireId: z.string().optional() }).passthrough(),
+      handler: async ({ fireId }) => {
+        if (fireId) ran.push(fireId);
+        else await gate;
+        return { ok: true };
+      },
+    });
+    const own = await connectNats({ servers: sharedInfra().natsUrl, name: 'narrow-runner', logger: testLogger });
+    const narrowRunner = await serveRunner({ nc: own, name: 'narrow-runner', version: '1.0.0', tools: [narrow], logger: testLogger, maxConcurrency: 2 });
+    try {
+      // Two calls of someone else hold both of the runner's slots.
+      const tools = new ToolClient({ nc, logger: testLogger });
+      const holders = [1, 2].map((i) => tools.call({ toolName: name, callId: `holder-${i}`, tenantId: 'other', conversationId: 'c1', arguments: {}, deadlineAt: Date.now() + 10_000 }));
+      await expect.poll(() => narrowRunner.inFlight).toBe(2);
+      const tasks: string[] = [];
+      for (let i = 0; i < 5; i++) {
+        const { task } = await r.client.rpc.createTask({ tenantId: 'batchco', userId: 'u1', specJson: JSON.stringify({ trigger: { type: 'schedule', cron: '0 0 1 1 *' }, executor: name }), requestId: '' });
+        tasks.push(task!.taskId);
+        await r.client.rpc.runTaskNow({ tenantId: 'batchco', taskId: task!.taskId, requestId: '' });
+      }
+      await r.round();
+      const waiting = await Promise.all(tasks.map((taskId) => fireOf('batchco', taskId)));
+      expect(waiting.map((f) => [f.status, f.attempts, f.errorCode])).toEqual(tasks.map(() => ['pending', 0, 'EXECUTOR_BUSY']));
+      expect(ran).toEqual([]);
+      open();
+      await Promise.all(holders);
+      r.clock.advance(1_000);
+      await r.round();
+      for (const taskId of tasks) expect(await fireOf('batchco', taskId)).toMatchObject({ status: 'succeeded', attempts: 1 });
+      expect(ran).toHaveLength(5);
+      expect(new Set(ran).size).toBe(5);
+    } finally {
+      await narrowRunner.stop(100);
+      await own.close();
+    }
   });
 
   it('a runner at its limit is back-pressure, whether it answered busy or the client reported it failed RUNNER_BUSY', () => {

@@ -49,6 +49,8 @@ export class FireDispatcher {
   private readyHead = 0;
   /** The last claim filled every free slot: more fires may be due, so a freed slot claims again. */
   private backlog = false;
+  /** Set when the replica begins to stop: outcomes are then written without waiting. */
+  private stopping = false;
   /** Called when a slot frees up while fires may be waiting (the engine claims again). */
   onBacklogSlot: () => void = () => undefined;
 
@@ -59,7 +61,8 @@ export class FireDispatcher {
     private readonly settings: FireDispatcherSettings,
     private readonly logger: Logger,
   ) {
-    this.settlements = new SettlementBatcher(store, clock, Math.max(1, settings.maxConcurrent));
+    // Outcomes wait while fires of a burst are still being started: starting them is what is late.
+    this.settlements = new SettlementBatcher(store, clock, Math.max(1, settings.maxConcurrent), () => this.startingBurst);
     this.ahead = new ClaimedAheadFires(store, clock, (fires) => this.enqueue(fires), logger);
     // Every running execution listens to this one signal (cancelled at shutdown).
     setMaxListeners(0, this.abort.signal);
@@ -120,12 +123,18 @@ export class FireDispatcher {
    * running after `graceMs` (their fires are retried elsewhere).
    */
   async stop(graceMs: number): Promise<void> {
+    this.stopping = true;
     await this.ahead.release().catch((err: unknown) => this.logger.warn({ err }, 'could not give back fires claimed ahead; they are claimed again when their leases run out'));
     const settled = this.idle();
     let timer: NodeJS.Timeout | undefined;
     await Promise.race([settled, new Promise<void>((resolve) => (timer = setTimeout(resolve, graceMs)))]);
     clearTimeout(timer);
     this.abort.abort();
+  }
+
+  /** Fires claimed ahead are being marked or wait for a slot (a burst is starting). */
+  private get startingBurst(): boolean {
+    return !this.stopping && (this.readyCount > 0 || this.ahead.starting);
   }
 
   private get readyCount(): number {

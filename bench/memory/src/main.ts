@@ -4,38 +4,18 @@
 // Run: npx nx run bench-memory:bench   (env: SIZES=10000,100000  QUERIES=400  HYBRID_SIZES=10000)
 import { jetstream, jetstreamManager } from '@nats-io/jetstream';
 import { MEMORY_INGEST_STREAM, memoryIngestSubject } from '@platform/contracts';
-import { memoryV1 } from '@platform/proto';
-import { connectNats, createGrpcClient, createLogger } from '@platform/service-kit';
-import { median, percentile, startNatsServer, startPostgresServer, startServiceProcess, type ServiceProcess } from '@platform/testing';
-import { loadavg } from 'node:os';
+import { connectNats, createLogger } from '@platform/service-kit';
+import { startNatsServer, startPostgresServer, startServiceProcess, type ServiceProcess } from '@platform/testing';
 import pg from 'pg';
-import { random, syntheticQuery } from './corpus.js';
+import { measureRecall } from './recall-latency.js';
 import { seed, TENANTS } from './seeding.js';
+import { embedThroughSim, SIM_KEY } from './sim-embeddings.js';
 
 const SIZES = (process.env['SIZES'] ?? '10000,100000').split(',').map(Number);
 const HYBRID_SIZES = new Set((process.env['HYBRID_SIZES'] ?? '10000').split(',').filter(Boolean).map(Number));
 const QUERIES = Number(process.env['QUERIES'] ?? 400);
 const INGEST_TURNS = Number(process.env['INGEST_TURNS'] ?? 1_000);
-const SIM_KEY = 'sk-bench-memory-0123456789';
 
-
-async function measure(port: number, label: string): Promise<string> {
-  const client = createGrpcClient(memoryV1.MemoryServiceClient, memoryV1.MemoryServiceService, `127.0.0.1:${port}`, { defaultDeadlineMs: 30_000 });
-  const rnd = random(42);
-  const call = async () => {
-    const tenant = `tenant-${Math.floor(rnd() * TENANTS)}`;
-    const started = performance.now();
-    const response = await client.rpc.recall({ tenantId: tenant, query: syntheticQuery(rnd), collectionPrefix: '', limit: 8, tokenBudget: 400, conversationId: '', includeEpisodes: true });
-    return { ms: performance.now() - started, mode: response.searchMode, items: response.items.length };
-  };
-  for (let i = 0; i < 50; i++) await call();
-  const results: { ms: number; mode: string; items: number }[] = [];
-  for (let i = 0; i < QUERIES; i++) results.push(await call());
-  client.close();
-  const ms = results.map((r) => r.ms).sort((a, b) => a - b);
-  const modes = [...new Set(results.map((r) => r.mode))].join('/');
-  return `${label.padEnd(34)} load=${loadavg()[0]!.toFixed(1).padStart(4)} mode=${modes.padEnd(8)} p50=${median(ms).toFixed(2).padStart(7)} ms  p99=${percentile(ms, 99).toFixed(2).padStart(7)} ms  items/query=${(results.reduce((a, r) => a + r.items, 0) / results.length).toFixed(1)}`;
-}
 
 /** Turns ingested per second with llm-sim extracting instantly: publish them all, time until the queue drains. */
 async function ingestion(natsUrl: string, port: number): Promise<string> {
@@ -78,11 +58,7 @@ async function main(): Promise<void> {
   const [postgres, nats] = await Promise.all([startPostgresServer({ durability: 'durable' }), startNatsServer()]);
   const sim = await startServiceProcess({ app: 'llm-sim', mode: 'source', telemetry: false, env: { LLM_SIM_PORT: '0', LLM_SIM_API_KEY: SIM_KEY, LOG_LEVEL: 'warn' } });
   const simUrl = `http://127.0.0.1:${String(sim.ready['port'])}/v1`;
-  const embed = async (texts: string[]): Promise<number[][]> => {
-    const response = await fetch(`${simUrl}/embeddings`, { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${SIM_KEY}` }, body: JSON.stringify({ model: 'sim-embed-1', input: texts }) });
-    const body = (await response.json()) as { data: { embedding: number[]; index: number }[] };
-    return body.data.sort((a, b) => a.index - b.index).map((d) => d.embedding);
-  };
+  const embed = embedThroughSim(simUrl);
   const lines: string[] = [];
   try {
     for (const size of SIZES) {
@@ -101,7 +77,7 @@ async function main(): Promise<void> {
           await seed(db, size, hybrid ? embed : undefined, (line) => process.stdout.write(`${line}\n`));
           await db.end();
           process.stdout.write(`seeded ${TENANTS} x ${size} facts${hybrid ? ' with vectors' : ''} in ${((performance.now() - seeded) / 1000).toFixed(0)} s\n`);
-          const line = await measure(Number(memory.ready['grpcPort']), `${size} facts/tenant x ${TENANTS}, ${hybrid ? 'hybrid' : 'keyword'}`);
+          const line = await measureRecall(Number(memory.ready['grpcPort']), `${size} facts/tenant x ${TENANTS}, ${hybrid ? 'hybrid' : 'keyword'}`, QUERIES);
           process.stdout.write(`${line}\n`);
           lines.push(line);
         } finally {

@@ -12,6 +12,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import pg from 'pg';
 import { z } from 'zod';
 import { orchestratorDrainRound } from './orchestrator-drain.js';
+import { enableStatementStats, resetStatementStats, topStatements } from '@platform/bench-kit';
 
 function intEnv(name: string, fallback: number, min = 1): number {
   const raw = process.env[name];
@@ -33,6 +34,13 @@ const ORCH_TASKS = intEnv('ORCH_TASKS', 500, 0);
 const MAX_CONCURRENT_FIRES = intEnv('MAX_CONCURRENT_FIRES', 512);
 /** TRIGGER_CLAIM_AHEAD_MS of the replicas (unset: the service's default; 0 turns claiming ahead off, for an A/B). */
 const CLAIM_AHEAD_MS = process.env['CLAIM_AHEAD_MS'];
+/** TRIGGER_EXECUTOR_BATCH_MAX of the replicas (unset: the service's default; 1 sends every fire alone, for an A/B). */
+const EXECUTOR_BATCH_MAX = process.env['EXECUTOR_BATCH_MAX'];
+/** `1`: print the statements that took PostgreSQL's time from the burst until it drained (pg_stat_statements). */
+const PG_STATEMENTS = process.env['PG_STATEMENTS'] === '1';
+/** A directory: each replica's CPU profile of the burst (from its time until it drained) is written there. */
+const REPLICA_PROFILE_DIR = process.env['REPLICA_PROFILE_DIR'];
+const PROFILE_PRELOAD = new URL('../../memory/src/cpu-profile-preload.mjs', import.meta.url).pathname;
 /** event id -> when it was published (event-to-executor latency). */
 const published = new Map<string, number>();
 const eventLatencies: number[] = [];
@@ -40,6 +48,7 @@ const logger = createLogger({ service: 'bench-trigger', level: 'warn' });
 
 const nats = await startNatsServer();
 const postgres = await startPostgresServer({ durability: 'durable' });
+if (PG_STATEMENTS) await enableStatementStats(postgres);
 const nc = await connectNats({ servers: nats.url, name: 'bench-trigger', logger });
 /** (task, scheduled time) -> when the executor was first called for it, and how often. */
 let calls = new Map<string, { lagMs: number; count: number; scheduledAt: string }>();
@@ -87,6 +96,23 @@ interface RoundResult {
   coresBusy: number;
   /** The first fire of the burst to reach the executor: how long after the scheduled time. */
   min: number;
+  /** From the burst's time until every fire's outcome was recorded (no fire of the burst left running). */
+  settledMs: number;
+  /** CPU of the replicas and of PostgreSQL over that longer window, per fire: the whole cost of a fire. */
+  replicaCpuMsPerSettledFire: number;
+  postgresCpuMsPerSettledFire: number;
+}
+
+/** Fires of the burst not settled yet (still running: executing, or their outcome not written). */
+async function runningFires(databaseUrl: string, burst: number): Promise<number> {
+  const db = new pg.Client({ connectionString: databaseUrl });
+  await db.connect();
+  try {
+    const { rows } = await db.query<{ n: string }>(`SELECT count(*) AS n FROM trigger.fires WHERE scheduled_at = $1 AND status = 'running'`, [new Date(burst)]);
+    return Number(rows[0]!.n);
+  } finally {
+    await db.end();
+  }
 }
 
 /** The fields of /proc/<pid>/stat after the command (the 3rd field first); null when the process is gone. */
@@ -154,9 +180,11 @@ async function startReplicas(databaseUrl: string, count: number): Promise<Servic
     LOG_LEVEL: 'warn',
     TRIGGER_MAX_CONCURRENT_FIRES: String(MAX_CONCURRENT_FIRES),
     ...(CLAIM_AHEAD_MS === undefined ? {} : { TRIGGER_CLAIM_AHEAD_MS: CLAIM_AHEAD_MS }),
+    ...(EXECUTOR_BATCH_MAX === undefined ? {} : { TRIGGER_EXECUTOR_BATCH_MAX: EXECUTOR_BATCH_MAX }),
     DATABASE_POOL_MAX: '20',
     // e.g. BENCH_REPLICA_NODE_OPTIONS='--import=<a module that starts the inspector profiler>' profiles each replica (--cpu-prof is refused in NODE_OPTIONS).
     ...(process.env['BENCH_REPLICA_NODE_OPTIONS'] ? { NODE_OPTIONS: process.env['BENCH_REPLICA_NODE_OPTIONS'] } : {}),
+    ...(REPLICA_PROFILE_DIR ? { CPU_PROFILE_DIR: REPLICA_PROFILE_DIR, NODE_OPTIONS: `--import=${PROFILE_PRELOAD}` } : {}),
   };
   return Promise.all(Array.from({ length: count }, (_, i) => startServiceProcess({ app: 'trigger', readyTimeoutMs: 120_000, env: { ...env, TRIGGER_REPLICA_ID: `bench-${i}` } })));
 }
@@ -202,13 +230,21 @@ async function round(replicas: number, index: number): Promise<RoundResult> {
     const executorCpuAtBurst = process.cpuUsage();
     const machineAtBurst = machineCpuMs();
     const atBurst = await pgActivity(databaseUrl);
+    if (PG_STATEMENTS) await resetStatementStats(postgres);
+    // SIGUSR2 starts the preload's profiler, the next one writes the profile.
+    if (REPLICA_PROFILE_DIR) for (const pid of pids) process.kill(pid, 'SIGUSR2');
     while (ofBurst().length < TASKS && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+    if (REPLICA_PROFILE_DIR) for (const pid of pids) process.kill(pid, 'SIGUSR2');
     const cpuDrained = cpuMs(pids);
     const pgCpuDrained = cpuMs(postgresPids());
     const natsCpuDrained = cpuMs(natsPids);
     const executorCpu = process.cpuUsage(executorCpuAtBurst);
     const machineDrained = machineCpuMs();
     const drained = await pgActivity(databaseUrl);
+    while ((await runningFires(databaseUrl, burst)) > 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+    const settledMs = Date.now() - burst;
+    const cpuSettled = cpuMs(pids);
+    const pgCpuSettled = cpuMs(postgresPids());
     await new Promise((r) => setTimeout(r, 1_000)); // late duplicates would show up here
     const lags = ofBurst().map((c) => c.lagMs).sort((a, b) => a - b);
     const db = new pg.Client({ connectionString: databaseUrl });
@@ -219,6 +255,10 @@ async function round(replicas: number, index: number): Promise<RoundResult> {
     );
     await db.end();
     const stored = rows[0]!;
+    if (PG_STATEMENTS) {
+      process.stdout.write(`  statements from the burst until 1 s after it drained (${replicas} replica(s)): total ms | calls | rows | statement\n`);
+      for (const s of await topStatements(postgres, name, 10)) process.stdout.write(`  ${s.totalMs.toFixed(0)} | ${s.calls} | ${s.rows} | ${s.query}\n`);
+    }
     if (Number(stored.fires) !== Number(stored.tasks)) throw new Error(`the burst has ${stored.fires} fire rows for ${stored.tasks} tasks`);
     return {
       replicas,
@@ -238,6 +278,9 @@ async function round(replicas: number, index: number): Promise<RoundResult> {
       executorCpuMsPerFire: (executorCpu.user + executorCpu.system) / 1_000 / TASKS,
       coresBusy: (machineDrained.busy - machineAtBurst.busy) / Math.max(1, machineDrained.total - machineAtBurst.total),
       min: lags[0] ?? NaN,
+      settledMs,
+      replicaCpuMsPerSettledFire: cpuUsedMs(cpuAtBurst, cpuSettled) / TASKS,
+      postgresCpuMsPerSettledFire: cpuUsedMs(pgCpuAtBurst, pgCpuSettled) / TASKS,
     };
   } finally {
     await Promise.all(processes.map((p) => p.stop(5_000)));
@@ -273,16 +316,16 @@ try {
     for (let i = 0; i < ROUNDS; i++) {
       const result = await round(replicas, i);
       results.push(result);
-      process.stdout.write(`replicas=${replicas} round ${i + 1}: first ${result.min} ms, p50 ${result.p50} ms, p99 ${result.p99} ms, max ${result.max} ms, lost ${result.lost}, doubled ${result.doubled}, unsettled ${result.unsettled}; burst to drained: ${result.commitsPerFire.toFixed(3)} commits and ${result.walFlushesPerFire.toFixed(3)} WAL flushes per fire, CPU per fire: replicas ${result.replicaCpuMsPerFire.toFixed(3)} ms, PostgreSQL ${result.postgresCpuMsPerFire.toFixed(3)} ms, nats-server ${result.natsCpuMsPerFire.toFixed(3)} ms, executor (bench) ${result.executorCpuMsPerFire.toFixed(3)} ms; cores busy ${(100 * result.coresBusy).toFixed(0)}%\n`);
+      process.stdout.write(`replicas=${replicas} round ${i + 1}: first ${result.min} ms, p50 ${result.p50} ms, p99 ${result.p99} ms, max ${result.max} ms, lost ${result.lost}, doubled ${result.doubled}, unsettled ${result.unsettled}; burst to drained: ${result.commitsPerFire.toFixed(3)} commits and ${result.walFlushesPerFire.toFixed(3)} WAL flushes per fire, CPU per fire: replicas ${result.replicaCpuMsPerFire.toFixed(3)} ms, PostgreSQL ${result.postgresCpuMsPerFire.toFixed(3)} ms, nats-server ${result.natsCpuMsPerFire.toFixed(3)} ms, executor (bench) ${result.executorCpuMsPerFire.toFixed(3)} ms; cores busy ${(100 * result.coresBusy).toFixed(0)}%; every outcome recorded after ${result.settledMs} ms, CPU per fire until then: replicas ${result.replicaCpuMsPerSettledFire.toFixed(3)} ms, PostgreSQL ${result.postgresCpuMsPerSettledFire.toFixed(3)} ms\n`);
     }
   }
   process.stdout.write(`\n${TASKS} coinciding tasks, no-op custom executor, durable PostgreSQL; medians over ${ROUNDS} round(s)\n\n`);
-  process.stdout.write('| replicas | fire lag p50 | p99 | max (= burst drained) | lost | doubled | commits / fire | WAL flushes / fire | CPU / fire: replicas | PostgreSQL | nats-server | executor | cores busy | creating the tasks |\n|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n');
+  process.stdout.write('| replicas | fire lag p50 | p99 | max (= burst drained) | lost | doubled | commits / fire | WAL flushes / fire | CPU / fire: replicas | PostgreSQL | nats-server | executor | cores busy | outcomes recorded after | CPU / fire until then: replicas | PostgreSQL | creating the tasks |\n|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n');
   for (const replicas of REPLICA_COUNTS) {
     const mine = results.filter((r) => r.replicas === replicas);
     const med = (pick: (r: RoundResult) => number) => Math.round(median(mine.map(pick)));
     const sum = (pick: (r: RoundResult) => number) => mine.reduce((n, r) => n + pick(r), 0);
-    process.stdout.write(`| ${replicas} | ${med((r) => r.p50)} ms | ${med((r) => r.p99)} ms | ${med((r) => r.max)} ms | ${sum((r) => r.lost)} | ${sum((r) => r.doubled)} | ${median(mine.map((r) => r.commitsPerFire)).toFixed(3)} | ${median(mine.map((r) => r.walFlushesPerFire)).toFixed(3)} | ${median(mine.map((r) => r.replicaCpuMsPerFire)).toFixed(3)} ms | ${median(mine.map((r) => r.postgresCpuMsPerFire)).toFixed(3)} ms | ${median(mine.map((r) => r.natsCpuMsPerFire)).toFixed(3)} ms | ${median(mine.map((r) => r.executorCpuMsPerFire)).toFixed(3)} ms | ${(100 * median(mine.map((r) => r.coresBusy))).toFixed(0)}% | ${med((r) => r.createMs)} ms |\n`);
+    process.stdout.write(`| ${replicas} | ${med((r) => r.p50)} ms | ${med((r) => r.p99)} ms | ${med((r) => r.max)} ms | ${sum((r) => r.lost)} | ${sum((r) => r.doubled)} | ${median(mine.map((r) => r.commitsPerFire)).toFixed(3)} | ${median(mine.map((r) => r.walFlushesPerFire)).toFixed(3)} | ${median(mine.map((r) => r.replicaCpuMsPerFire)).toFixed(3)} ms | ${median(mine.map((r) => r.postgresCpuMsPerFire)).toFixed(3)} ms | ${median(mine.map((r) => r.natsCpuMsPerFire)).toFixed(3)} ms | ${median(mine.map((r) => r.executorCpuMsPerFire)).toFixed(3)} ms | ${(100 * median(mine.map((r) => r.coresBusy))).toFixed(0)}% | ${med((r) => r.settledMs)} ms | ${median(mine.map((r) => r.replicaCpuMsPerSettledFire)).toFixed(3)} ms | ${median(mine.map((r) => r.postgresCpuMsPerSettledFire)).toFixed(3)} ms | ${med((r) => r.createMs)} ms |\n`);
   }
   if (EVENTS > 0) {
     const latencies = await eventRound();

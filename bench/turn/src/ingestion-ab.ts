@@ -5,13 +5,20 @@
 // memory service extracts it (llm-sim answers the extraction instantly) and embeds its episode
 // (llm-sim embeddings; pgvector when installed). "Off" sets MEMORY_INGEST_ENABLED=false. Recall
 // (prepare-context) runs in both. After each "on" round the bench waits for the queue to drain and
-// reports how long that took, so work deferred past the measurement is visible.
+// reports how long that took, so work deferred past the measurement is visible. Every process's
+// CPU (both platforms' services and NATS servers, PostgreSQL by database, Redis, the load
+// generator) is read from /proc around each measured phase, with the model, embeddings and queue
+// calls per turn, so the difference between the variants can be traced to where it is spent.
 // Run: npx nx run bench-turn:bench-ingestion   (env: ROUNDS, N1, N64, CONCURRENCY, WARMUP, RAMP)
-import { BENCH_PLATFORM_ENV, calculatorTurn, closedLoop, intEnv, JsonClient, sampleProcess, waitForCalculator, waitForIngestionDrain, type LoadResult } from '@platform/bench-kit';
+import { BENCH_PLATFORM_ENV, calculatorTurn, closedLoop, enableStatementStats, intEnv, JsonClient, waitForCalculator, waitForIngestionDrain, type LoadResult } from '@platform/bench-kit';
 import { median, percentile, startInfra, startNatsServer, startPlatform, type NatsServerHandle, type Platform } from '@platform/testing';
 import { connectNats, createLogger, type NatsConnection } from '@platform/service-kit';
 import { SignJWT } from 'jose';
+import pg from 'pg';
 import { loadavg } from 'node:os';
+import { printCostTable } from './ingestion-cost-table.js';
+import { printStatementCosts } from './statement-costs.js';
+import { costPerTurn, read, type MeasuredPlatform, type SharedServers, type WindowCost } from './ingestion-usage.js';
 
 const ROUNDS = intEnv('ROUNDS', 3);
 const N1 = intEnv('N1', 200);
@@ -19,6 +26,8 @@ const N64 = intEnv('N64', 1_500);
 const CONCURRENCY = intEnv('CONCURRENCY', 64);
 const WARMUP = intEnv('WARMUP', 100);
 const RAMP = intEnv('RAMP', 256);
+/** The orchestrators' MEMORY_CONTEXT_TOKENS when set (0 = no recall): to tell recall's cost from ingestion's. */
+const RECALL_TOKENS = process.env['RECALL_TOKENS'];
 const SECRET = 'bench-secret-bench-secret-bench-secret';
 
 interface Variant {
@@ -29,11 +38,16 @@ interface Variant {
   turn: () => Promise<void>;
   c1: LoadResult[];
   c64: LoadResult[];
-  cpuPerTurn: Array<{ orchestrator: number; memory: number }>;
+  database: string;
+  /** Per round: the measured phase alone, and the phase with the queue's drain after it. */
+  during: WindowCost[];
+  throughDrain: WindowCost[];
   drainMs: number[];
 }
 
 const infra = await startInfra();
+if (process.env['PG_STATEMENTS'] === '1') await enableStatementStats(infra.postgres);
+const shared: SharedServers = { postgresPid: infra.postgres.pid!, redisPid: infra.redis.pid! };
 const client = new JsonClient();
 const variants: Variant[] = [];
 const logger = createLogger({ service: 'bench', level: 'silent' });
@@ -41,18 +55,22 @@ try {
   const token = await new SignJWT({ tenant: 'bench' }).setProtectedHeader({ alg: 'HS256' }).setIssuedAt().setExpirationTime('2h').sign(new TextEncoder().encode(SECRET));
   for (const [index, name] of (['ingestion on', 'ingestion off'] as const).entries()) {
     const nats = await startNatsServer();
+    const database = `bench_ingestion_${index}`;
     const platform = await startPlatform({
       natsUrl: nats.url,
-      databaseUrl: await infra.postgres.createDatabase(`bench_ingestion_${index}`),
+      databaseUrl: await infra.postgres.createDatabase(database),
       redisUrl: `${infra.descriptor.redisUrl}/${index + 1}`,
       jwtSecret: SECRET,
       commonEnv: { LOG_LEVEL: 'warn' },
-      env: { ...BENCH_PLATFORM_ENV, orchestrator: { ...BENCH_PLATFORM_ENV.orchestrator, MEMORY_INGEST_ENABLED: String(name === 'ingestion on') } },
+      env: {
+        ...BENCH_PLATFORM_ENV,
+        orchestrator: { ...BENCH_PLATFORM_ENV.orchestrator, MEMORY_INGEST_ENABLED: String(name === 'ingestion on'), ...(RECALL_TOKENS ? { MEMORY_CONTEXT_TOKENS: RECALL_TOKENS } : {}) },
+      },
     });
     const nc = await connectNats({ servers: nats.url, name: 'bench', logger });
     let conversation = 0;
     const turn = (): Promise<void> => calculatorTurn(client, `${platform.apiUrl}/v1/conversations/${index}-${++conversation}/messages`, token);
-    variants.push({ name, platform, nats, nc, turn, c1: [], c64: [], cpuPerTurn: [], drainMs: [] });
+    variants.push({ name, platform, nats, nc, turn, database, c1: [], c64: [], during: [], throughDrain: [], drainMs: [] });
   }
   for (const v of variants) {
     await waitForCalculator(v.platform.apiUrl, token);
@@ -64,17 +82,28 @@ try {
     for (const v of round % 2 ? variants : [...variants].reverse()) {
       v.c1.push(await closedLoop(v.turn, 1, N1));
       await closedLoop(v.turn, CONCURRENCY, RAMP);
-      const before = await cpu(v);
+      // The warm-up phases' turns are taken off the queue first, so the measured phase carries
+      // its own ingestion work and no one else's.
+      await drain(v);
+      const other = variants.find((o) => o !== v)!;
+      const before = await read(measured(v), measured(other), shared);
       const result = await closedLoop(v.turn, CONCURRENCY, N64);
-      const after = await cpu(v);
+      const after = await read(measured(v), measured(other), shared);
       v.c64.push(result);
-      const turns = result.latenciesMs.length;
-      v.cpuPerTurn.push({ orchestrator: (after.orchestrator - before.orchestrator) / turns, memory: (after.memory - before.memory) / turns });
       v.drainMs.push(await drain(v));
+      const drained = await read(measured(v), measured(other), shared);
+      const turns = result.latenciesMs.length;
+      v.during.push(costPerTurn(before, after, turns));
+      v.throughDrain.push(costPerTurn(before, drained, turns));
       process.stderr.write(`round ${round}/${ROUNDS}: ${v.name} done\n`);
     }
   }
   report(variants);
+  const [on, off] = variants as [Variant, Variant];
+  printCostTable({ on: on.during, onThroughDrain: on.throughDrain, off: off.during, offThroughDrain: off.throughDrain });
+  for (const v of variants) process.stdout.write(`${v.name}: turns by recall outcome: ${JSON.stringify(await recallOutcomes(v))}\n`);
+  if (process.env['PG_STATEMENTS'] === '1') for (const v of variants) await printStatementCosts(infra.postgres, v.database, v.name, WARMUP + ROUNDS * (N1 + RAMP + N64));
+  process.stdout.write(`load average at the end: ${loadavg().map((l) => l.toFixed(1)).join(' ')}\n`);
 } finally {
   client.close();
   for (const v of variants) {
@@ -85,9 +114,20 @@ try {
   await infra.stop();
 }
 
-async function cpu(v: Variant): Promise<{ orchestrator: number; memory: number }> {
-  const [orchestrator, memory] = await Promise.all([sampleProcess(v.platform.process('orchestrator')!.pid!), sampleProcess(v.platform.process('memory')!.pid!)]);
-  return { orchestrator: orchestrator.cpuMs, memory: memory.cpuMs };
+function measured(v: Variant): MeasuredPlatform {
+  return { platform: v.platform, natsPid: v.nats.pid!, nc: v.nc, database: v.database };
+}
+
+/** How the orchestrator's recall step ended for the variant's turns (injected, nothing_relevant, timed_out...). */
+async function recallOutcomes(v: Variant): Promise<Record<string, number>> {
+  const db = new pg.Client({ connectionString: infra.postgres.url(v.database) });
+  await db.connect();
+  try {
+    const { rows } = await db.query<{ status: string | null; turns: string }>(`SELECT result->'memoryRecall'->>'status' AS status, count(*) AS turns FROM orchestrator.runs GROUP BY 1 ORDER BY 2 DESC`);
+    return Object.fromEntries(rows.map((r) => [r.status ?? 'none', Number(r.turns)]));
+  } finally {
+    await db.end();
+  }
 }
 
 /** Waits until the memory service has taken every published turn off the work queue; returns how long that took. */
@@ -108,8 +148,8 @@ function report(all: Variant[]): void {
         fmt(median(v.c1.map((r) => p99(r.latenciesMs)))),
         fmt(throughput, 0),
         `${fmt(median(v.c64.map((r) => median(r.latenciesMs))))} / ${fmt(median(v.c64.map((r) => p99(r.latenciesMs))))}`,
-        fmt(median(v.cpuPerTurn.map((c) => c.orchestrator)), 2),
-        fmt(median(v.cpuPerTurn.map((c) => c.memory)), 2),
+        fmt(median(v.during.map((c) => c.cpuPerTurn.get('orchestrator')!)), 2),
+        fmt(median(v.during.map((c) => c.cpuPerTurn.get('memory')!)), 2),
         fmt(median(v.drainMs), 0),
         String(errors),
       ],
@@ -127,5 +167,4 @@ function report(all: Variant[]): void {
     const first = [...v.c1, ...v.c64].find((r) => r.firstError)?.firstError;
     if (first) process.stdout.write(`${v.name}: first failed turn: ${first.slice(0, 300)}\n`);
   }
-  process.stdout.write(`load average at the end: ${loadavg().map((l) => l.toFixed(1)).join(' ')}\n`);
 }

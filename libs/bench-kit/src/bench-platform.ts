@@ -6,7 +6,7 @@ import { PLATFORM_APPS, startInfra, startPlatform, type Infra, type Platform, ty
 import { SignJWT } from 'jose';
 import { waitForIngestionDrain } from './ingestion-queue.js';
 import { JsonClient } from './json-client.js';
-import { enableStatementStats } from './pg-statements.js';
+import { enableStatementStats } from './pg-statement-stats.js';
 import { cpuOfTree, sampleProcess, type ProcessSample } from './process-usage.js';
 
 const SECRET = 'bench-secret-bench-secret-bench-secret';
@@ -65,7 +65,7 @@ export interface BenchPlatformOptions {
   durability: PostgresDurability;
   /** Extra environment for every service (e.g. the time breakdown's trace export and diagnostics). */
   env?: Record<string, string>;
-  /** Preload pg_stat_statements in the private PostgreSQL before any service connects (`pg-statements.ts`). */
+  /** Preload pg_stat_statements in the private PostgreSQL before any service connects (`pg-statement-stats.ts`). */
   statementStats?: boolean;
 }
 

@@ -1,20 +1,20 @@
 import { z } from 'zod';
-import { ConversationId, RunId, ToolCallId } from './ids.js';
+import { ConversationId, RunId, TenantId, ToolCallId } from './ids.js';
 import { ToolCallResponse, toolSubject } from './tool-protocol.js';
 import type { ToolName } from './ids.js';
 
 /**
- * Batched calls (tool protocol v1, optional for runners): many calls of one tool for one tenant
- * in one NATS request, for callers that start many calls at the same instant (the trigger
- * service's custom executors at a burst of coinciding fires). Each call in a batch is handled
+ * Batched calls (tool protocol v1, optional for runners): many calls of one tool in one NATS
+ * request, for callers that start many calls at the same instant (the trigger service's custom
+ * executors at a burst of coinciding fires). Each call in a batch is handled
  * exactly as if it had come alone — its own call id, deadline, argument validation, dedupe and
  * handler run — and gets its own response; only the message, its headers and its trace span are
  * shared. A runner that does not serve the batch subject simply has no responder there, and the
  * caller sends the calls one by one (docs/tool-protocol.md, "Batched calls").
  *
- * Request headers: `Platform-Tenant` (every call of the batch is for it), `Platform-Protocol`,
- * trace context. Body: `ToolBatchRequest`. Reply body: `ToolBatchReply`, one result per call in
- * the request's order.
+ * Request headers: `Platform-Protocol`, trace context. Body: `ToolBatchRequest` (each call names
+ * its tenant, as a single call's `Platform-Tenant` header does). Reply body: `ToolBatchReply`,
+ * one result per call in the request's order.
  */
 export const TOOL_BATCH_SUBJECT_SUFFIX = 'batch';
 
@@ -29,6 +29,7 @@ export function toolBatchSubject(toolName: ToolName): string {
 /** One call of a batch: what the single-call headers and body carry, as fields. */
 export const ToolBatchCall = z.object({
   callId: ToolCallId,
+  tenantId: TenantId,
   conversationId: ConversationId,
   runId: RunId.optional(),
   /** Absolute deadline, epoch milliseconds. */

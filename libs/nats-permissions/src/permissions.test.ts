@@ -10,6 +10,7 @@ import {
   runEndedSubject,
   runEventsSubject,
   toolSubject,
+  toolBatchSubject,
   TOOL_QUEUE_GROUP,
   TRIGGERED_RUN_SUBJECT_PREFIX,
   TRIGGERED_RUNS_STREAM,
@@ -127,6 +128,7 @@ describe('a runner is confined to its own tools', () => {
     ['run events', 'platform.run-events.>', undefined],
     ['one run', 'platform.run-events.run_1', undefined],
     ["another runner's tool", toolSubject('get_weather'), TOOL_QUEUE_GROUP],
+    ["another runner's tool batches", toolBatchSubject('get_weather'), TOOL_QUEUE_GROUP],
     ["another team's tool", toolSubject('get_forecast'), TOOL_QUEUE_GROUP],
     ['every tool', 'platform.tool.>', TOOL_QUEUE_GROUP],
     ['memory ingestion work', 'platform.memory.ingest.>', undefined],
@@ -152,6 +154,17 @@ describe('a runner is confined to its own tools', () => {
     ['a discovery request', '$SRV.PING'],
   ])('may not publish %s (%s)', async (_what, subject) => {
     await expectPublishRefused('tool-runner', subject);
+  });
+
+  it('a runner serves batches of its own tools, and the trigger service sends them', async () => {
+    const runner = await login('tool-runner');
+    const own = runner.subscribe(toolBatchSubject('calculator'), { queue: TOOL_QUEUE_GROUP, callback: (_err, msg) => msg.respond('{"results":[]}') });
+    await runner.flush();
+    const trigger = await login('trigger');
+    const reply = await trigger.request(toolBatchSubject('calculator'), '{}', { timeout: 10_000 });
+    expect(reply.string()).toBe('{"results":[]}');
+    own.unsubscribe();
+    expect([...runner.violations, ...trigger.violations]).toEqual([]);
   });
 
   it("a team's runner declared in a runners file serves its tool and nothing else", async () => {

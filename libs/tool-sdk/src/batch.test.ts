@@ -63,11 +63,11 @@ let client: ToolClient;
 const runners: ToolRunner[] = [];
 
 function calls(n: number, args: (i: number) => Record<string, unknown>, deadlineMs = 3_000): ToolBatchCall[] {
-  return Array.from({ length: n }, (_, i) => ({ callId: `call-${Math.random().toString(16).slice(2)}-${i}`, conversationId: `conv-${i}`, deadlineAt: Date.now() + deadlineMs, arguments: args(i) }));
+  return Array.from({ length: n }, (_, i) => ({ callId: `call-${Math.random().toString(16).slice(2)}-${i}`, tenantId: ['acme', 'globex', 'initech'][i % 3]!, conversationId: `conv-${i}`, deadlineAt: Date.now() + deadlineMs, arguments: args(i) }));
 }
 
-async function answers(toolName: string, batch: ToolBatchCall[], tenantId = 'acme') {
-  const outcome = await client.callBatch({ toolName, tenantId, calls: batch });
+async function answers(toolName: string, batch: ToolBatchCall[]) {
+  const outcome = await client.callBatch({ toolName, calls: batch });
   if (outcome.status !== 'answered') throw new Error(`expected answers, got ${outcome.status}`);
   return outcome.answers;
 }
@@ -90,7 +90,7 @@ afterAll(async () => {
 });
 
 describe('a batch of calls', () => {
-  it('runs every call on its own and answers each in order, a bad one with its own invalid', async () => {
+  it('runs every call on its own, for its own tenant, and answers each in order, a bad one with its own invalid', async () => {
     const batch = calls(3, (i) => (i === 1 ? { n: 'two' } : { n: i + 1 }));
     batch[2] = { ...batch[2]!, runId: 'run-7' };
     const result = await answers('double', batch);
@@ -101,7 +101,7 @@ describe('a batch of calls', () => {
     const handled = seen.get('double')!.filter((s) => batch.some((c) => c.callId === s.callId));
     expect(handled).toEqual([
       { callId: batch[0]!.callId, tenantId: 'acme', conversationId: 'conv-0', runId: undefined },
-      { callId: batch[2].callId, tenantId: 'acme', conversationId: 'conv-2', runId: 'run-7' },
+      { callId: batch[2].callId, tenantId: 'initech', conversationId: 'conv-2', runId: 'run-7' },
     ]);
   });
 
@@ -130,24 +130,27 @@ describe('a batch of calls', () => {
     const batch = calls(2, (i) => ({ amount: 10 + i }));
     const before = charges;
     const first = await answers('charge', batch);
-    const again = await client.call({ toolName: 'charge', callId: batch[1]!.callId, tenantId: 'acme', conversationId: 'conv-1', arguments: { amount: 11 }, deadlineAt: Date.now() + 3_000 });
+    const again = await client.call({ toolName: 'charge', callId: batch[1]!.callId, tenantId: batch[1]!.tenantId, conversationId: 'conv-1', arguments: { amount: 11 }, deadlineAt: Date.now() + 3_000 });
     expect(charges - before).toBe(2);
     expect(again).toEqual(first[1]);
   });
 
-  it('is refused whole when the tenant header is missing or the body is not a batch', async () => {
-    const noTenant = natsHeaders();
-    noTenant.set('Platform-Protocol', '1');
-    const reply = await nc.request(toolBatchSubject('double'), JSON.stringify({ calls: calls(1, () => ({ n: 1 })) }), { timeout: 2_000, headers: noTenant });
-    expect(ToolBatchReply.parse(reply.json())).toMatchObject({ refused: { status: 'invalid', error: { code: 'INVALID_REQUEST' } } });
-    const withTenant = natsHeaders();
-    withTenant.set('Platform-Tenant', 'acme');
-    const tooMany = await nc.request(toolBatchSubject('double'), JSON.stringify({ calls: calls(257, () => ({ n: 1 })) }), { timeout: 2_000, headers: withTenant });
-    expect(ToolBatchReply.parse(tooMany.json())).toMatchObject({ refused: { status: 'invalid', error: { issues: [{ path: 'calls' }] } } });
+  it('is refused whole, running nothing, when a call lacks its tenant, the body is not JSON or it holds too many calls', async () => {
+    const before = seen.get('double')?.length ?? 0;
+    const { tenantId: _dropped, ...noTenant } = calls(1, () => ({ n: 1 }))[0]!;
+    const refusals = await Promise.all(
+      [JSON.stringify({ calls: [...calls(1, () => ({ n: 1 })), noTenant] }), 'not json', JSON.stringify({ calls: calls(257, () => ({ n: 1 })) })].map(async (body) =>
+        ToolBatchReply.parse((await nc.request(toolBatchSubject('double'), body, { timeout: 2_000, headers: natsHeaders() })).json()),
+      ),
+    );
+    expect(refusals[0]).toMatchObject({ refused: { status: 'invalid', error: { code: 'INVALID_REQUEST', issues: [{ path: 'calls.1.tenantId' }] } } });
+    expect(refusals[1]).toMatchObject({ refused: { status: 'invalid', error: { code: 'INVALID_REQUEST', issues: [{ path: '(body)' }] } } });
+    expect(refusals[2]).toMatchObject({ refused: { status: 'invalid', error: { issues: [{ path: 'calls' }] } } });
+    expect(seen.get('double')?.length ?? 0).toBe(before);
   });
 
   it('says unsupported when no runner serves the tool’s batches', async () => {
-    expect(await client.callBatch({ toolName: 'nobody_serves_this', tenantId: 'acme', calls: calls(2, () => ({})) })).toEqual({ status: 'unsupported' });
+    expect(await client.callBatch({ toolName: 'nobody_serves_this', calls: calls(2, () => ({})) })).toEqual({ status: 'unsupported' });
   });
 
   it('gives every call a timeout when the whole batch goes unanswered', async () => {
@@ -160,8 +163,17 @@ describe('a batch of calls', () => {
     ]);
   });
 
+  it('reads a reply with bytes that are not UTF-8 with U+FFFD and says so on each answer', async () => {
+    const body = Buffer.concat([Buffer.from('{"results":[{"response":{"status":"success","output":"caf'), Buffer.from([0xff]), Buffer.from('"}}]}')]);
+    const mangler = nc.subscribe(toolBatchSubject('mangling_tool'), { callback: (_err, msg) => void msg.respond(body) });
+    const [answer] = await answers('mangling_tool', calls(1, () => ({})));
+    mangler.unsubscribe();
+    expect(answer).toMatchObject({ status: 'success', output: 'caf\uFFFD' });
+    expect(answer!.diagnostics?.[0]).toMatch(/not valid UTF-8 \(first bad byte at offset \d+\)/);
+  });
+
   it('reads a reply that breaks the protocol as a failed call for each, never as success', async () => {
-    const liar = nc.subscribe(toolBatchSubject('liar_tool'), { callback: (_err, msg) => msg.respond(JSON.stringify({ results: [{ response: { status: 'success', output: 1 } }] })) });
+    const liar = nc.subscribe(toolBatchSubject('liar_tool'), { callback: (_err, msg) => void msg.respond(JSON.stringify({ results: [{ response: { status: 'success', output: 1 } }] })) });
     const result = await answers('liar_tool', calls(2, () => ({})));
     liar.unsubscribe();
     expect(result.map((a) => [a.status, a.status === 'success' ? '' : a.error.code])).toEqual([

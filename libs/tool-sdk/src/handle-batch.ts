@@ -1,4 +1,4 @@
-import { ID_PATTERN, ToolBatchRequest, ToolCallHeader, type ToolBatchReply, type ToolBatchResult, type ToolCallResponse } from '@platform/contracts';
+import { ToolBatchRequest, type ToolBatchReply, type ToolBatchResult, type ToolCallResponse } from '@platform/contracts';
 import type { CallDedupe } from './call-dedupe.js';
 import { outcome } from './call-outcome.js';
 import type { ToolDefinition } from './define-tool.js';
@@ -17,14 +17,13 @@ export interface CallSlots {
 }
 
 /**
- * Serves a batch of calls of one tool for one tenant (docs/tool-protocol.md, "Batched calls"):
+ * Serves a batch of calls of one tool (docs/tool-protocol.md, "Batched calls"):
  * every call is validated, deduped, run under its own deadline and answered as if it had come
  * alone. Calls past the runner's free slots are answered `busy` one by one (nothing of them ran),
  * so the caller retries exactly those. Never throws.
  */
 export async function handleToolBatch(
   tool: ToolDefinition,
-  getHeader: (key: string) => string | undefined,
   body: string,
   env: BatchEnvironment,
   slots: CallSlots,
@@ -32,10 +31,6 @@ export async function handleToolBatch(
   const now = env.now ?? Date.now;
   const started = now();
   const elapsed = (): number => now() - started;
-  const tenantId = getHeader(ToolCallHeader.tenant);
-  if (tenantId === undefined || !ID_PATTERN.test(tenantId)) {
-    return { refused: outcome.invalid('INVALID_REQUEST', `a batch needs a valid ${ToolCallHeader.tenant} header`, elapsed()) };
-  }
   const request = parseRequestBody(body, ToolBatchRequest);
   if (Array.isArray(request)) return { refused: outcome.invalid('INVALID_REQUEST', 'the request body is not a batch of tool calls', elapsed(), request) };
 
@@ -55,7 +50,7 @@ export async function handleToolBatch(
       const response = await runOpenedToolCall(
         tool,
         {
-          meta: { callId: call.callId, tenantId, conversationId: call.conversationId, runId: call.runId, deadlineAt: call.deadlineAt },
+          meta: { callId: call.callId, tenantId: call.tenantId, conversationId: call.conversationId, runId: call.runId, deadlineAt: call.deadlineAt },
           request: { arguments: call.arguments },
           started,
           elapsed,

@@ -40,7 +40,7 @@ export function serveToolBatches(nc: NatsConnection, tools: readonly ToolDefinit
         }
         const getHeader = headerGetter(msg.headers);
         const work = runInMessagingServerSpan({ subject, getHeader, queueGroup: TOOL_QUEUE_GROUP, bodySize: msg.data.length }, async (span) => {
-          const reply = await handleToolBatch(tool, getHeader, msg.string(), { ...env, logger, guard }, slots);
+          const reply = await handleToolBatch(tool, msg.string(), { ...env, logger, guard }, slots);
           if ('refused' in reply) span.setAttribute('platform.tool.status', reply.refused.status);
           else span.setAttribute('platform.tool.batch_size', reply.results.length);
           msg.respond(JSON.stringify(reply));

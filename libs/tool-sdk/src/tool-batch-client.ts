@@ -1,14 +1,13 @@
 import { headers as natsHeaders, NoRespondersError, RequestError, TimeoutError } from '@nats-io/nats-core';
-import { firstInvalidUtf8Offset, TOOL_PROTOCOL_VERSION, ToolBatchReply, toolBatchSubject, ToolCallHeader, type ToolBatchCall, type ToolCallResponse } from '@platform/contracts';
+import { TOOL_PROTOCOL_VERSION, ToolBatchReply, toolBatchSubject, ToolCallHeader, type ToolBatchCall, type ToolCallResponse } from '@platform/contracts';
 import type { Logger, NatsConnection } from '@platform/service-kit';
 import { headerSetter } from '@platform/service-kit';
 import { startMessagingClientSpan } from '@platform/telemetry';
+import { invalidUtf8Diagnostic, readReplyJson } from './read-reply.js';
 import type { ToolCallAnswer } from './tool-client.js';
 
 export interface ToolBatchInput {
   toolName: string;
-  /** Every call of the batch is for this tenant. */
-  tenantId: string;
   calls: ToolBatchCall[];
   signal?: AbortSignal;
 }
@@ -44,7 +43,6 @@ export async function callToolBatch(nc: NatsConnection, logger: Logger, input: T
 
   const h = natsHeaders();
   const set = headerSetter(h);
-  set(ToolCallHeader.tenant, input.tenantId);
   set(ToolCallHeader.protocol, TOOL_PROTOCOL_VERSION);
   const subject = toolBatchSubject(input.toolName);
   const body = JSON.stringify({ calls: input.calls });
@@ -65,20 +63,14 @@ export async function callToolBatch(nc: NatsConnection, logger: Logger, input: T
     return every(input.calls, failure('failed', 'TRANSPORT_FAILED', `'${input.toolName}' could not be reached: ${(error as Error).message}`));
   }
 
-  const badByte = firstInvalidUtf8Offset(reply.data);
-  let json: unknown;
-  try {
-    json = JSON.parse(reply.string());
-  } catch {
-    json = undefined;
-  }
+  const { json, badByte } = readReplyJson(reply);
   const parsed = ToolBatchReply.safeParse(json);
   if (!parsed.success || ('results' in parsed.data && parsed.data.results.length !== input.calls.length)) {
     logger.warn({ tool: input.toolName, issues: parsed.success ? 'result count differs from call count' : parsed.error.issues }, 'runner sent an invalid batch reply');
     // An answer, even a broken one, means the runner took the calls: they may have run.
     return every(input.calls, failure('failed', 'TRANSPORT_FAILED', `the runner of '${input.toolName}' sent a batch reply that breaks the tool protocol`));
   }
-  const diagnostics = badByte < 0 ? undefined : [`the runner's answer was not valid UTF-8 (first bad byte at offset ${badByte}); bad bytes were read as U+FFFD`];
+  const diagnostics = badByte < 0 ? undefined : [invalidUtf8Diagnostic(badByte)];
   if (diagnostics) logger.warn({ tool: input.toolName, byteOffset: badByte }, 'runner answered a batch with bytes that are not UTF-8; read with U+FFFD');
   const answers = 'refused' in parsed.data ? input.calls.map(() => (parsed.data as { refused: ToolCallResponse }).refused) : parsed.data.results.map((r) => r.response);
   return { status: 'answered', answers: diagnostics ? answers.map((a) => ({ ...a, diagnostics })) : answers };

@@ -1,6 +1,5 @@
 import { headers as natsHeaders, NoRespondersError, TimeoutError, RequestError } from '@nats-io/nats-core';
 import {
-  firstInvalidUtf8Offset,
   TOOL_PROTOCOL_VERSION,
   ToolCallHeader,
   ToolCallResponse,
@@ -13,6 +12,7 @@ import type { Logger, NatsConnection } from '@platform/service-kit';
 import { headerSetter } from '@platform/service-kit';
 import { startMessagingClientSpan } from '@platform/telemetry';
 import { callToolBatch, type ToolBatchInput, type ToolBatchOutcome } from './tool-batch-client.js';
+import { invalidUtf8Diagnostic, readReplyJson } from './read-reply.js';
 import { mayRetryUnanswered, TRANSPORT_RETRY_DEFAULTS, type UnansweredKind } from './retry-policy.js';
 
 export interface ToolCallInput {
@@ -120,7 +120,7 @@ export class ToolClient {
   }
 
   /**
-   * Sends many calls of one tool for one tenant in one request (docs/tool-protocol.md, "Batched
+   * Sends many calls of one tool in one request (docs/tool-protocol.md, "Batched
    * calls"). `unsupported` means no runner serves batches of it: send the calls with `call`.
    */
   callBatch(input: ToolBatchInput): Promise<ToolBatchOutcome> {
@@ -162,15 +162,7 @@ export class ToolClient {
       return { response: failure('failed', 'TRANSPORT_FAILED', `'${input.toolName}' could not be reached: ${(error as Error).message}`, started), unanswered: 'no_answer' };
     }
 
-    // The protocol's bodies are UTF-8; an answer that is not is still the call's answer (it ran), so
-    // it is read with U+FFFD for the bad bytes and the repair is reported, never made silently.
-    const badByte = firstInvalidUtf8Offset(reply.data);
-    let json: unknown;
-    try {
-      json = JSON.parse(reply.string());
-    } catch {
-      json = undefined;
-    }
+    const { json, badByte } = readReplyJson(reply);
     const parsed = ToolCallResponse.safeParse(json);
     if (!parsed.success) {
       this.options.logger.warn({ tool: input.toolName, callId: input.callId, issues: parsed.error.issues }, 'runner sent an invalid response');
@@ -179,6 +171,6 @@ export class ToolClient {
     }
     if (badByte < 0) return { response: parsed.data };
     this.options.logger.warn({ tool: input.toolName, callId: input.callId, byteOffset: badByte }, 'runner answered with bytes that are not UTF-8; read with U+FFFD');
-    return { response: { ...parsed.data, diagnostics: [`the runner's answer was not valid UTF-8 (first bad byte at offset ${badByte}); bad bytes were read as U+FFFD`] } };
+    return { response: { ...parsed.data, diagnostics: [invalidUtf8Diagnostic(badByte)] } };
   }
 }

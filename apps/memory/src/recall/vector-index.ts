@@ -111,20 +111,26 @@ export class VectorIndex {
     return items.length;
   }
 
-  /** Item ids nearest to the vector among the tenant's current facts (and episodes), best first. */
-  async search(db: Pick<pg.Pool, 'query'>, tenantId: string, prefix: string, vector: readonly number[], limit: number, includeEpisodes: boolean, minSimilarity: number): Promise<{ kind: 'fact' | 'episode'; id: string }[]> {
+  /** Items nearest to the vector among the tenant's current facts (and episodes), best first, with their times (valid_from, created_at). */
+  async search(db: Pick<pg.Pool, 'query'>, tenantId: string, prefix: string, vector: readonly number[], limit: number, includeEpisodes: boolean, minSimilarity: number): Promise<{ kind: 'fact' | 'episode'; id: string; at: Date }[]> {
     // Iterative scans keep walking the HNSW graph until enough rows pass the tenant filter
     // (pgvector >= 0.8): `hnsw.iterative_scan = relaxed_order` is a setting of the service's
-    // connections (VECTOR_CONNECTION_SETTINGS).
-    const { rows } = await db.query<{ kind: 'fact' | 'episode'; id: string }>(
-      `SELECT * FROM (
-         SELECT e.item_kind AS kind, e.item_id::text AS id, e.embedding <=> $3::vector AS distance
-         FROM ${this.table} e
-         WHERE e.tenant_id = $1 AND e.model = $4 AND ($6 OR e.item_kind = 'fact')
-         ORDER BY e.embedding <=> $3::vector
-         LIMIT $5 * 4) AS near
-       WHERE near.distance <= 1 - $7::double precision AND ((near.kind = 'fact' AND EXISTS (SELECT 1 FROM facts f WHERE f.tenant_id = $1 AND f.fact_id = near.id::uuid AND f.valid_to IS NULL AND ${collectionPrefixSql('$2', 'f.collection')}))
-          OR (near.kind = 'episode' AND EXISTS (SELECT 1 FROM episodes p WHERE p.tenant_id = $1 AND p.episode_id = near.id::uuid AND ${collectionPrefixSql('$2', 'p.collection')})))
+    // connections (VECTOR_CONNECTION_SETTINGS). The item's time comes with the check that it is
+    // current and in the collection, for the fusion's recency.
+    const { rows } = await db.query<{ kind: 'fact' | 'episode'; id: string; at: Date }>(
+      `SELECT kind, id, at FROM (
+         SELECT near.kind, near.id, near.distance,
+           CASE WHEN near.kind = 'fact'
+             THEN (SELECT f.valid_from FROM facts f WHERE f.tenant_id = $1 AND f.fact_id = near.id::uuid AND f.valid_to IS NULL AND ${collectionPrefixSql('$2', 'f.collection')})
+             ELSE (SELECT p.created_at FROM episodes p WHERE p.tenant_id = $1 AND p.episode_id = near.id::uuid AND ${collectionPrefixSql('$2', 'p.collection')}) END AS at
+         FROM (
+           SELECT e.item_kind AS kind, e.item_id::text AS id, e.embedding <=> $3::vector AS distance
+           FROM ${this.table} e
+           WHERE e.tenant_id = $1 AND e.model = $4 AND ($6 OR e.item_kind = 'fact')
+           ORDER BY e.embedding <=> $3::vector
+           LIMIT $5 * 4) AS near
+         WHERE near.distance <= 1 - $7::double precision) AS current
+       WHERE at IS NOT NULL
        ORDER BY distance LIMIT $5`,
       [tenantId, prefix, literal(vector), this.model, limit, includeEpisodes, minSimilarity],
     );

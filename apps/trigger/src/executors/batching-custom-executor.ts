@@ -14,12 +14,14 @@ interface Waiting {
 
 /**
  * Sends custom-executor fires that start in the same turn of the event loop (a burst of
- * coinciding fires) to their runner as batches: one request per executor and tenant for up to
+ * coinciding fires) to their runner as batches: one request per executor (each fire names its tenant) for up to
  * `maxBatch` fires, instead of one each (tool protocol "Batched calls"). Every fire keeps its own
  * call id, deadline and outcome, exactly as when sent alone; nothing waits for a batch to fill.
- * Executors whose runners do not serve batches get their fires one by one (`single`).
+ * Executors whose runners do not serve batches get their fires one by one (`single`), and so do
+ * the fires a runner answered `busy` in a batch (sent alone, they get the client's busy retries).
  */
 export class BatchingCustomExecutor implements FireExecutor {
+  /** Fires waiting for the end of this turn of the event loop, by executor. */
   private readonly pending = new Map<string, Waiting[]>();
   private flushScheduled = false;
   /** Executors whose runners had no batch subscriber, until when to send their fires alone. */
@@ -36,15 +38,14 @@ export class BatchingCustomExecutor implements FireExecutor {
     const executor = fire.spec.executor;
     if (this.settings.maxBatch <= 1 || (this.unbatched.get(executor) ?? 0) > Date.now()) return this.single.execute(fire, signal);
     return new Promise((resolve) => {
-      const key = `${executor}\u0000${fire.tenantId}`;
-      const group = this.pending.get(key) ?? [];
+      const group = this.pending.get(executor) ?? [];
       group.push({ fire, signal, resolve });
       if (group.length >= this.settings.maxBatch) {
-        this.pending.delete(key);
+        this.pending.delete(executor);
         void this.send(group);
         return;
       }
-      this.pending.set(key, group);
+      this.pending.set(executor, group);
       if (!this.flushScheduled) {
         this.flushScheduled = true;
         setImmediate(() => this.flush());
@@ -70,8 +71,7 @@ export class BatchingCustomExecutor implements FireExecutor {
     const deadlineAt = Date.now() + this.settings.timeoutMs;
     const answered = await this.tools.callBatch({
       toolName: executor,
-      tenantId: first.fire.tenantId,
-      calls: group.map(({ fire }) => ({ callId: fire.fireId, conversationId: fire.taskId, deadlineAt, arguments: executorArguments(fire) })),
+      calls: group.map(({ fire }) => ({ callId: fire.fireId, tenantId: fire.tenantId, conversationId: fire.taskId, deadlineAt, arguments: executorArguments(fire) })),
       signal: first.signal,
     });
     if (answered.status === 'unsupported') {
@@ -80,6 +80,12 @@ export class BatchingCustomExecutor implements FireExecutor {
       await Promise.all(group.map(async ({ fire, signal, resolve }) => resolve(await this.single.execute(fire, signal))));
       return;
     }
-    group.forEach(({ resolve }, index) => resolve(executionOutcomeOf(answered.answers[index]!)));
+    await Promise.all(
+      group.map(async ({ fire, signal, resolve }, index) => {
+        const answer = answered.answers[index]!;
+        // A call past the runner's free slots ran nothing: sent alone it may reach another replica (busy retries).
+        resolve(answer.status === 'busy' ? await this.single.execute(fire, signal) : executionOutcomeOf(answer));
+      }),
+    );
   }
 }

@@ -1,5 +1,6 @@
-// Which statements cost PostgreSQL its time during a measured window, from pg_stat_statements
-// (preloaded into a bench's private PostgreSQL), and how many transactions it committed.
+// pg_stat_statements for benches: which statements took a private PostgreSQL's time in a window
+// (execution and planning, blocks, WAL), how many writing transactions committed, and which
+// sessions PostgreSQL's CPU served.
 import pg from 'pg';
 import type { PostgresServerHandle } from '@platform/testing';
 import { sampleProcess } from './process-usage.js';
