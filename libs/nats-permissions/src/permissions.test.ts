@@ -158,7 +158,7 @@ describe('a runner is confined to its own tools', () => {
 
   it('a runner serves batches of its own tools, and the trigger service sends them', async () => {
     const runner = await login('tool-runner');
-    const own = runner.subscribe(toolBatchSubject('calculator'), { queue: TOOL_QUEUE_GROUP, callback: (_err, msg) => msg.respond('{"results":[]}') });
+    const own = runner.subscribe(toolBatchSubject('calculator'), { queue: TOOL_QUEUE_GROUP, callback: (_err, msg) => void msg.respond('{"results":[]}') });
     await runner.flush();
     const trigger = await login('trigger');
     const reply = await trigger.request(toolBatchSubject('calculator'), '{}', { timeout: 10_000 });
