@@ -1,14 +1,14 @@
 import { jetstream, jetstreamManager } from '@nats-io/jetstream';
 import { MEMORY_DEAD_LETTER_STREAM, MEMORY_INGEST_STREAM, MemoryDeadLetter, memoryIngestSubject } from '@platform/contracts';
-import { memoryV1 } from '@platform/proto';
-import { connectNats, createGrpcClient, createLogger, type GrpcClientHandle, type NatsConnection } from '@platform/service-kit';
+import type { memoryV1 } from '@platform/proto';
+import { connectNats, createLogger, type GrpcClientHandle, type NatsConnection } from '@platform/service-kit';
 import { startNatsServer, type NatsServerHandle } from '@platform/testing';
 import { createSuiteDatabase } from '@platform/testing/vitest';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { MemoryConfig } from './config.js';
 import { INGEST_CONSUMER } from './ingestion/ingest-consumer.js';
-import { startMemoryServer, type MemoryServer } from './server.js';
+import type { MemoryServer } from './server.js';
+import { startTestMemory } from './test-support/test-memory.js';
 import { startFakeModel, type ChatRequestSeen } from './test-support/fake-model.js';
 
 const logger = createLogger({ service: 'memory-knowledge-test', level: process.env['TEST_LOG_LEVEL'] ?? 'silent' });
@@ -42,20 +42,19 @@ beforeAll(async () => {
   nats = await startNatsServer();
   model = await startFakeModel(answer);
   const url = await createSuiteDatabase('memory_knowledge');
-  const config = MemoryConfig.parse({
-    DATABASE_URL: url,
-    NATS_URL: nats.url,
-    GRPC_PORT: '0',
-    OPENAI_BASE_URL: model.url,
-    OPENAI_API_KEY: 'test',
-    MEMORY_INGEST_MAX_DELIVERIES: '2',
-    MEMORY_INGEST_RETRY_BASE_MS: '50',
-    MEMORY_EXTRACTION_ATTEMPTS: '2',
-    MEMORY_LAG_POLL_MS: '100',
-    MEMORY_SESSION_IDLE_MS: '0',
-  });
-  server = await startMemoryServer(config, logger);
-  client = createGrpcClient(memoryV1.MemoryServiceClient, memoryV1.MemoryServiceService, `127.0.0.1:${server.port}`, { defaultDeadlineMs: 5_000 });
+  ({ server, client } = await startTestMemory(
+    { databaseUrl: url, natsUrl: nats.url },
+    {
+      OPENAI_BASE_URL: model.url,
+      OPENAI_API_KEY: 'test',
+      MEMORY_INGEST_MAX_DELIVERIES: '2',
+      MEMORY_INGEST_RETRY_BASE_MS: '50',
+      MEMORY_EXTRACTION_ATTEMPTS: '2',
+      MEMORY_LAG_POLL_MS: '100',
+    },
+    logger,
+    5_000,
+  ));
   nc = await connectNats({ servers: nats.url, name: 'memory-knowledge-test', logger });
   db = new pg.Pool({ connectionString: url, options: '-c search_path=memory' });
 }, 60_000);

@@ -1,11 +1,11 @@
-import { memoryV1 } from '@platform/proto';
-import { createGrpcClient, createLogger, type GrpcClientHandle } from '@platform/service-kit';
+import type { memoryV1 } from '@platform/proto';
+import { createLogger, type GrpcClientHandle } from '@platform/service-kit';
 import { startNatsServer, type NatsServerHandle } from '@platform/testing';
 import { createSuiteDatabase } from '@platform/testing/vitest';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { MemoryConfig } from './config.js';
-import { startMemoryServer, type MemoryServer } from './server.js';
+import type { MemoryServer } from './server.js';
+import { startTestMemory } from './test-support/test-memory.js';
 
 // A word most of a tenant's facts share ("lives in") picks no candidates once the statistics say
 // it is common: it still ranks the facts the query's other words find, and a query of common words
@@ -23,21 +23,14 @@ beforeAll(async () => {
   nats = await startNatsServer();
   const url = await createSuiteDatabase('memory_recall_common_terms', { pgvector: false });
   db = new pg.Pool({ connectionString: url, options: '-c search_path=memory', max: 2 });
-  const config = MemoryConfig.parse({
-    DATABASE_URL: url,
-    NATS_URL: nats.url,
-    GRPC_PORT: '0',
-    OPENAI_API_KEY: 'unused',
-    MEMORY_SESSION_IDLE_MS: '0',
+  ({ server, client } = await startTestMemory({ databaseUrl: url, natsUrl: nats.url }, {
     MEMORY_TOOLS_ENABLED: 'false',
     MEMORY_RECALL_HALF_LIFE_DAYS: '0',
     // 12 of the tenant's 24 facts say "lives in": more than a term may bring, so it is common once analysed.
     MEMORY_RECALL_PER_TERM_CANDIDATES: '4',
     // Read the statistics at every recall, so the test sees them right after ANALYZE.
     MEMORY_RECALL_COMMON_TERMS_REFRESH_MS: '0',
-  });
-  server = await startMemoryServer(config, logger);
-  client = createGrpcClient(memoryV1.MemoryServiceClient, memoryV1.MemoryServiceService, `127.0.0.1:${server.port}`, { defaultDeadlineMs: 10_000 });
+  }, logger));
   for (const [i, person] of PEOPLE.entries()) {
     const save = (predicate: string, object: string) =>
       client.rpc.saveFact({ tenantId: 'acme', collection: 'user:x', subject: person, predicate, object, kind: '', confidence: 0, conversationId: '', runId: '', messageSeq: 0 });

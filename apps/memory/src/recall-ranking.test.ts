@@ -1,10 +1,10 @@
-import { memoryV1 } from '@platform/proto';
-import { createGrpcClient, createLogger, type GrpcClientHandle } from '@platform/service-kit';
+import type { memoryV1 } from '@platform/proto';
+import { createLogger, type GrpcClientHandle } from '@platform/service-kit';
 import { startNatsServer, type NatsServerHandle } from '@platform/testing';
 import { createSuiteDatabase } from '@platform/testing/vitest';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { MemoryConfig } from './config.js';
-import { startMemoryServer, type MemoryServer } from './server.js';
+import type { MemoryServer } from './server.js';
+import { startTestMemory } from './test-support/test-memory.js';
 
 // The ranking of a fixed corpus, pinned: changes to how recall finds candidates (indexes, bounded
 // top-k per search) must not change what it returns or in which order. The snapshot was taken with
@@ -54,18 +54,11 @@ const QUERIES = [
 beforeAll(async () => {
   nats = await startNatsServer();
   const url = await createSuiteDatabase('memory_recall_ranking', { pgvector: false });
-  const config = MemoryConfig.parse({
-    DATABASE_URL: url,
-    NATS_URL: nats.url,
-    GRPC_PORT: '0',
-    OPENAI_API_KEY: 'unused',
-    MEMORY_SESSION_IDLE_MS: '0',
+  ({ server, client } = await startTestMemory({ databaseUrl: url, natsUrl: nats.url }, {
     MEMORY_TOOLS_ENABLED: 'false',
     // Every fact is saved at about the same moment: no decay keeps milliseconds from reordering them.
     MEMORY_RECALL_HALF_LIFE_DAYS: '0',
-  });
-  server = await startMemoryServer(config, logger);
-  client = createGrpcClient(memoryV1.MemoryServiceClient, memoryV1.MemoryServiceService, `127.0.0.1:${server.port}`, { defaultDeadlineMs: 10_000 });
+  }, logger));
   for (const [subject, predicate, object] of CORPUS) {
     await client.rpc.saveFact({ tenantId: 'acme', collection: 'user:pinned', subject, predicate, object, kind: '', confidence: 0, conversationId: '', runId: '', messageSeq: 0 });
   }

@@ -1,11 +1,11 @@
-import { memoryV1 } from '@platform/proto';
-import { createGrpcClient, createLogger, type GrpcClientHandle } from '@platform/service-kit';
+import type { memoryV1 } from '@platform/proto';
+import { createLogger, type GrpcClientHandle } from '@platform/service-kit';
 import { startNatsServer, type NatsServerHandle } from '@platform/testing';
 import { createSuiteDatabase, pgvectorModes } from '@platform/testing/vitest';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { MemoryConfig } from './config.js';
-import { startMemoryServer, type MemoryServer } from './server.js';
+import type { MemoryServer } from './server.js';
+import { startTestMemory } from './test-support/test-memory.js';
 import { SIM_API_KEY, startLlmSim } from './test-support/llm-sim.js';
 
 const logger = createLogger({ service: 'memory-recall-test', level: 'silent' });
@@ -30,20 +30,18 @@ describe.each(pgvectorModes())('recall ($name)', (mode) => {
     if (!mode.available) return;
     const url = await createSuiteDatabase('memory_recall', { pgvector: mode.pgvector });
     db = new pg.Pool({ connectionString: url, options: '-c search_path=memory', max: 2 });
-    const config = MemoryConfig.parse({
-      DATABASE_URL: url,
-      MEMORY_SESSION_SWEEP_MS: '200',
-      NATS_URL: nats.url,
-      GRPC_PORT: '0',
-      OPENAI_BASE_URL: sim.baseURL,
-      OPENAI_API_KEY: SIM_API_KEY,
-      MEMORY_EMBEDDING_MODEL: 'sim-embed-1',
-      MEMORY_EMBEDDING_TIMEOUT_MS: '2000',
-      MEMORY_SESSION_IDLE_MS: '0',
-      MEMORY_TOOLS_ENABLED: 'false',
-    });
-    server = await startMemoryServer(config, logger);
-    client = createGrpcClient(memoryV1.MemoryServiceClient, memoryV1.MemoryServiceService, `127.0.0.1:${server.port}`, { defaultDeadlineMs: 10_000 });
+    ({ server, client } = await startTestMemory(
+      { databaseUrl: url, natsUrl: nats.url },
+      {
+        MEMORY_SESSION_SWEEP_MS: '200',
+        OPENAI_BASE_URL: sim.baseURL,
+        OPENAI_API_KEY: SIM_API_KEY,
+        MEMORY_EMBEDDING_MODEL: 'sim-embed-1',
+        MEMORY_EMBEDDING_TIMEOUT_MS: '2000',
+        MEMORY_TOOLS_ENABLED: 'false',
+      },
+      logger,
+    ));
     const save = (subject: string, predicate: string, object: string) =>
       client.rpc.saveFact({ tenantId: 'acme', collection: 'user:alice', subject, predicate, object, kind: '', confidence: 0, conversationId: '', runId: '', messageSeq: 0 });
     await save('Alice', 'lives_in', 'Berlin');
