@@ -18,6 +18,7 @@ import type { RunListing } from './listing/run-listing.js';
 import { runListQueryOf } from './listing/run-list-query.js';
 import type { RunnerStats } from './runner-stats.js';
 import type { ToolBreakers } from './tool-breakers.js';
+import type { MemoryRecall } from './pipeline/memory-recall.js';
 import { toolCallResult, type ToolTrials } from './tool-calls/tool-trials.js';
 
 export interface OrchestratorDependencies {
@@ -37,6 +38,8 @@ export interface OrchestratorDependencies {
   runnerStats: RunnerStats;
   /** This process's circuit breakers, shown with the catalog (ListTools). */
   breakers: ToolBreakers;
+  /** Starts a new message's recall as it arrives (absent: the run recalls when it starts). */
+  memoryRecall?: Pick<MemoryRecall, 'prefetch'>;
   logger: Logger;
 }
 
@@ -173,6 +176,8 @@ export function orchestratorServiceImplementation(deps: OrchestratorDependencies
         }
         await deps.shouldProcess.check({ ...scope, content: request.content, tier: request.tier, profile: profile.name });
         const approval = approvalDecisionOf(request);
+        // An approval decision resumes a waiting step and asks nothing new of memory.
+        if (!approval) deps.memoryRecall?.prefetch({ runId, ...scope, query: request.content });
         admission = {
           runId,
           ...scope,

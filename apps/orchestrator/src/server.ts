@@ -161,6 +161,7 @@ export async function startOrchestratorServer(config: OrchestratorConfig, logger
   });
   const toolClient = new ToolClient({ nc, logger });
   const breakers = new ToolBreakers({ failureThreshold: config.TOOL_BREAKER_FAILURES, cooldownMs: config.TOOL_BREAKER_COOLDOWN_MS, logger });
+  const memoryRecall = new MemoryRecall(memory.rpc, memoryRecallSettings(config), logger);
   const executor = new TurnExecutor({
     config,
     owner,
@@ -176,7 +177,7 @@ export async function startOrchestratorServer(config: OrchestratorConfig, logger
     agents: poolAgents,
     breakers,
     grants,
-    memoryRecall: new MemoryRecall(memory.rpc, memoryRecallSettings(config), logger),
+    memoryRecall,
     runEnds: new RunEndPublisher(nc, logger),
     triggeredRuns: new TriggeredRunPublisher(nc, 5_000, logger),
     childRuns,
@@ -223,6 +224,7 @@ export async function startOrchestratorServer(config: OrchestratorConfig, logger
       toolTrials: new ToolTrials({ catalog, client: toolClient, breakers, grants, records: new ToolCallRecords(pool), profiles, defaultTier: config.DEFAULT_TIER, logger }),
       runnerStats: new RunnerStats(nc, { waitMs: config.CATALOG_DISCOVERY_WAIT_MS, logger }),
       breakers,
+      memoryRecall,
       logger,
     }),
   );

@@ -4,6 +4,7 @@ import type { memoryV1 } from '@platform/proto';
 import { recordFailure } from '@platform/telemetry';
 import { PlatformError, type Logger, type PromiseClient } from '@platform/service-kit';
 import type { OrchestratorConfig } from '../config.js';
+import { DEFAULT_PREFETCH_LIMITS, PrefetchedRecalls, type PrefetchLimits } from './prefetched-recalls.js';
 
 /** How the recall step behaves; from MEMORY_CONTEXT_TOKENS, MEMORY_RECALL_* (see config.ts). */
 export interface MemoryRecallSettings {
@@ -99,15 +100,27 @@ type Recaller = Pick<PromiseClient<memoryV1.MemoryServiceClient>, 'recall'>;
 export class MemoryRecall {
   /** What the step injected into each run this process prepared, until the run is recorded. */
   private readonly reports = new Map<string, MemoryRecallReport>();
+  private readonly prefetched: PrefetchedRecalls;
 
   constructor(
     private readonly memory: Recaller,
     private readonly settings: MemoryRecallSettings,
     private readonly logger: Logger,
-  ) {}
+    prefetchLimits: PrefetchLimits = DEFAULT_PREFETCH_LIMITS,
+  ) {
+    this.prefetched = new PrefetchedRecalls(prefetchLimits);
+  }
+
+  /**
+   * Starts the recall for a run's message as the message arrives, so the search overlaps the run's
+   * admission and claim; the run's {@link recall} then takes its outcome (see prefetched-recalls.ts).
+   */
+  prefetch(query: RecallQuery & { runId: string }): void {
+    this.prefetched.put(query.runId, query, () => this.recallFor(query));
+  }
 
   async recall(query: RecallQuery): Promise<MemoryRecallOutcome> {
-    const outcome = await this.recallFor(query);
+    const outcome = await ((query.runId ? this.prefetched.take(query.runId, query) : undefined) ?? this.recallFor(query));
     if (query.runId) this.reports.set(query.runId, outcome.report);
     return outcome;
   }
