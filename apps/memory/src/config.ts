@@ -108,6 +108,12 @@ export const MemoryConfig = z.object({
   MEMORY_RECALL_VECTOR_MIN_SIMILARITY: z.coerce.number().min(-1).max(1).default(0.25),
   /** Nearest neighbours the vector search contributes before fusion (HNSW work grows with it). */
   MEMORY_RECALL_VECTOR_CANDIDATES: env.positiveInt().default(20),
+  /**
+   * pgvector's `hnsw.ef_search` on the service's connections: how many candidates the HNSW graph
+   * walk keeps (its work grows with it). Unset: the vector candidate count, so the walk holds as many
+   * as recall takes (the iterative scan walks on when too few of them are current).
+   */
+  MEMORY_RECALL_VECTOR_EF_SEARCH: env.positiveInt().max(1_000).optional(),
   /** Messages the recent-history fallback returns at most. */
   MEMORY_RECALL_HISTORY_MESSAGES: env.positiveInt().default(6),
 

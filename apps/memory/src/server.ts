@@ -19,7 +19,7 @@ import { memoryServiceImplementation } from './memory-service.js';
 import { MessageStore } from './message-store.js';
 import { MemoryAnswerer } from './recall/memory-answerer.js';
 import { RecallEngine } from './recall/recall-engine.js';
-import { VECTOR_CONNECTION_SETTINGS, VectorIndex, type VectorStatus } from './recall/vector-index.js';
+import { vectorConnectionSettings, VectorIndex, type VectorStatus } from './recall/vector-index.js';
 import { SessionSweeper } from './sessions/session-sweeper.js';
 import { serveMemoryTools } from './tools/memory-tools.js';
 
@@ -49,7 +49,7 @@ export async function startMemoryServer(config: MemoryConfig, logger: Logger): P
     applicationName: 'memory',
     maxConnections: config.DATABASE_POOL_MAX,
     // Recall's searches run on separate connections at once, so what they rely on is set per connection.
-    settings: { 'pg_trgm.word_similarity_threshold': String(config.MEMORY_RECALL_TRIGRAM_THRESHOLD), ...VECTOR_CONNECTION_SETTINGS },
+    settings: { 'pg_trgm.word_similarity_threshold': String(config.MEMORY_RECALL_TRIGRAM_THRESHOLD), ...vectorConnectionSettings(config.MEMORY_RECALL_VECTOR_EF_SEARCH ?? config.MEMORY_RECALL_VECTOR_CANDIDATES) },
     logger,
   });
   const closers: (() => Promise<void>)[] = [() => pool.end()];

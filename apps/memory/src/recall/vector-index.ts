@@ -13,8 +13,15 @@ export interface VectorStatus {
   dimensions?: number;
 }
 
-/** Connection settings the vector search relies on (a placeholder until pgvector loads, ignored without it). */
-export const VECTOR_CONNECTION_SETTINGS = { 'hnsw.iterative_scan': 'relaxed_order' } as const;
+/**
+ * Connection settings the vector search relies on (placeholders until pgvector loads, ignored
+ * without it): the iterative scan walks the graph on until enough rows pass the search's filters,
+ * and `hnsw.ef_search` bounds the candidates one walk keeps (pgvector's default is 40; recall takes
+ * 20, and the walk's blocks and CPU grow with it).
+ */
+export function vectorConnectionSettings(efSearch: number): Record<string, string> {
+  return { 'hnsw.iterative_scan': 'relaxed_order', 'hnsw.ef_search': String(efSearch) };
+}
 
 const literal = (vector: readonly number[]): string => `[${vector.join(',')}]`;
 
@@ -113,25 +120,29 @@ export class VectorIndex {
 
   /** Items nearest to the vector among the tenant's current facts (and episodes), best first, with their times (valid_from, created_at). */
   async search(db: Pick<pg.Pool, 'query'>, tenantId: string, prefix: string, vector: readonly number[], limit: number, includeEpisodes: boolean, minSimilarity: number): Promise<{ kind: 'fact' | 'episode'; id: string; at: Date }[]> {
-    // Iterative scans keep walking the HNSW graph until enough rows pass the tenant filter
-    // (pgvector >= 0.8): `hnsw.iterative_scan = relaxed_order` is a setting of the service's
-    // connections (VECTOR_CONNECTION_SETTINGS). The item's time comes with the check that it is
-    // current and in the collection, for the fusion's recency.
+    // The HNSW scan (`near`) walks the graph nearest first; an item's time comes with the check
+    // that it is current and in the collection, evaluated as each neighbour is read, and `current`
+    // stops reading at `limit` current items. The graph walk keeps `hnsw.ef_search` candidates
+    // (a connection setting, vectorConnectionSettings: the candidate count), and pgvector's
+    // iterative scan walks on only while fewer than `limit` of them are current, at most `4 x
+    // limit` neighbours. The similarity floor is applied to those `limit` items, not while
+    // reading: a query with few close neighbours stops at `limit` current items instead of
+    // walking on to `4 x limit` in search of close ones (they would only come farther away).
     const { rows } = await db.query<{ kind: 'fact' | 'episode'; id: string; at: Date }>(
       `SELECT kind, id, at FROM (
-         SELECT near.kind, near.id, near.distance,
-           CASE WHEN near.kind = 'fact'
-             THEN (SELECT f.valid_from FROM facts f WHERE f.tenant_id = $1 AND f.fact_id = near.id::uuid AND f.valid_to IS NULL AND ${collectionPrefixSql('$2', 'f.collection')})
-             ELSE (SELECT p.created_at FROM episodes p WHERE p.tenant_id = $1 AND p.episode_id = near.id::uuid AND ${collectionPrefixSql('$2', 'p.collection')}) END AS at
-         FROM (
-           SELECT e.item_kind AS kind, e.item_id::text AS id, e.embedding <=> $3::vector AS distance
+         SELECT kind, id, at, distance FROM (
+           SELECT e.item_kind AS kind, e.item_id::text AS id, e.embedding <=> $3::vector AS distance,
+             CASE WHEN e.item_kind = 'fact'
+               THEN (SELECT f.valid_from FROM facts f WHERE f.tenant_id = $1 AND f.fact_id = e.item_id AND f.valid_to IS NULL AND ${collectionPrefixSql('$2', 'f.collection')})
+               ELSE (SELECT p.created_at FROM episodes p WHERE p.tenant_id = $1 AND p.episode_id = e.item_id AND ${collectionPrefixSql('$2', 'p.collection')}) END AS at
            FROM ${this.table} e
            WHERE e.tenant_id = $1 AND e.model = $4 AND ($6 OR e.item_kind = 'fact')
            ORDER BY e.embedding <=> $3::vector
            LIMIT $5 * 4) AS near
-         WHERE near.distance <= 1 - $7::double precision) AS current
-       WHERE at IS NOT NULL
-       ORDER BY distance LIMIT $5`,
+         WHERE at IS NOT NULL
+         LIMIT $5) AS current
+       WHERE distance <= 1 - $7::double precision
+       ORDER BY distance`,
       [tenantId, prefix, literal(vector), this.model, limit, includeEpisodes, minSimilarity],
     );
     return rows;
