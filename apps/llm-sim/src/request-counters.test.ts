@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { RequestCount, RequestKind } from './request-counters.js';
-import { ExtractionSchema, jsonSchemaFormat } from './test-support/memory-schemas.js';
+import { ExtractionBatchSchema, ExtractionSchema, jsonSchemaFormat } from './test-support/memory-schemas.js';
 import { startSim, type RunningSim } from './test-support/sim.js';
 
 let sim: RunningSim;
@@ -22,6 +22,11 @@ describe('GET /_sim/stats', () => {
       messages: [{ role: 'user', content: 'CURRENT FACTS (id: subject predicate object):\n(none)\n\nTURN:\n[seq 1] user: I live in Oslo' }],
       response_format: jsonSchemaFormat('memory_extraction', ExtractionSchema),
     });
+    await client.chat.completions.create({
+      model: 'sim-1',
+      messages: [{ role: 'user', content: '### TURN 1\nMESSAGES:\n[seq 1] user: I live in Oslo\n\n### TURN 2\nMESSAGES:\n[seq 1] user: I live in Rome' }],
+      response_format: jsonSchemaFormat('memory_extraction_batch', ExtractionBatchSchema),
+    });
     await client.embeddings.create({ model: 'sim-embed-1', input: ['one', 'two'] });
     await client.embeddings.create({ model: 'sim-embed-1', input: 'three' });
 
@@ -29,6 +34,7 @@ describe('GET /_sim/stats', () => {
     expect(counted.chat?.requests).toBe(3);
     expect(counted.memory_extraction?.requests).toBe(1);
     expect(counted.memory_extraction?.bytes).toBeGreaterThan(counted.chat!.bytes / 3);
+    expect(counted.memory_extraction_batch?.requests).toBe(1);
     expect(counted.embeddings).toMatchObject({ requests: 2, inputs: 3 });
 
     await fetch(`${sim.url}/_sim/reset`, { method: 'POST' });

@@ -35,6 +35,12 @@ export const MemoryConfig = z.object({
   MEMORY_LLM_TIMEOUT_MS: env.positiveInt().default(60_000),
   /** Model calls per extraction when the output does not validate (the last error is fed back). */
   MEMORY_EXTRACTION_ATTEMPTS: env.positiveInt().default(2),
+  /**
+   * Turns of one tenant and collection sent to the extraction model in one request (one system
+   * prompt, one answer with an entry per turn, each validated on its own). 1 = one request per
+   * turn, as before. Turns are only grouped within an ingestion batch.
+   */
+  MEMORY_EXTRACTION_TURNS_PER_REQUEST: env.positiveInt().max(32).default(8),
   /** Characters of one tool result given to the extractor (the rest is cut, marked as cut). */
   MEMORY_EXTRACTION_TOOL_RESULT_CHARS: env.positiveInt().default(2_000),
 

@@ -21,11 +21,19 @@ beforeAll(async () => {
   [nats, model, databaseUrl] = await Promise.all([
     startNatsServer(),
     startFakeModel(async (request) => {
-      if (request.schemaName !== 'memory_extraction') return 500;
+      if (request.schemaName !== 'memory_extraction' && request.schemaName !== 'memory_extraction_batch') return 500;
       // "hold" turns are answered only once the test opens the gate (their process is killed meanwhile).
       if (request.user.includes('hold:')) await gate.promise;
-      const city = /live in (\w+)/.exec(request.user)?.[1] ?? 'nowhere';
-      return JSON.stringify({ facts: [{ subject: 'user', predicate: 'lives_in', object: city, confidence: 0.9, sourceSeq: 1 }], episodeSummary: `The user said they live in ${city}.` });
+      const extraction = (text: string) => {
+        const city = /live in (\w+)/.exec(text)?.[1] ?? 'nowhere';
+        return { facts: [{ subject: 'user', predicate: 'lives_in', object: city, confidence: 0.9, sourceSeq: 1 }], episodeSummary: `The user said they live in ${city}.` };
+      };
+      if (request.schemaName === 'memory_extraction') return JSON.stringify(extraction(request.user));
+      // Several turns in one request: one entry per "### TURN n" section.
+      const sections = request.user.split(/^### (TURN \d+)$/m).slice(1);
+      const turns = [];
+      for (let i = 0; i < sections.length; i += 2) turns.push({ turn: sections[i], ...extraction(sections[i + 1] ?? '') });
+      return JSON.stringify({ turns });
     }),
     createSuiteDatabase('memory_crash'),
   ]);
@@ -119,7 +127,7 @@ it('stores a batch once when memory is SIGKILLed mid-batch, after its commit (ac
   // Two more turns, whose extraction the model holds back: the process dies with the batch half done.
   const beforeCommit = await startMemory(batched);
   for (const city of ['Lima', 'Cusco']) await publish(`run-${city}`, `hold: I live in ${city}`, 'globex');
-  await waitFor('the held extractions', async () => (model.seen.filter((r) => r.user.includes('hold:')).length >= 2 ? true : undefined));
+  await waitFor('the held extractions', async () => (model.seen.flatMap((r) => r.user.match(/hold:/g) ?? []).length >= 2 ? true : undefined));
   await beforeCommit.kill();
   expect((await counts('globex')).runs).toBe(3);
 

@@ -24,10 +24,19 @@ let nats: NatsServerHandle;
 const extractions = new Map<string, string>();
 const fact = (subject: string, predicate: string, object: string, extra: Record<string, unknown> = {}) => ({ subject, predicate, object, confidence: 0.9, sourceSeq: 1, ...extra });
 
+function extractionFor(text: string): string {
+  for (const [marker, json] of extractions) if (text.includes(marker)) return json;
+  return JSON.stringify({ episodeSummary: '' });
+}
+
 function answer(request: ChatRequestSeen): string | number {
-  if (request.schemaName === 'memory_extraction') {
-    for (const [marker, json] of extractions) if (request.user.includes(marker)) return json;
-    return JSON.stringify({ episodeSummary: '' });
+  if (request.schemaName === 'memory_extraction') return extractionFor(request.user);
+  if (request.schemaName === 'memory_extraction_batch') {
+    // Several turns in one request: each "### TURN n" section answered by its own marker.
+    const sections = request.user.split(/^### (TURN \d+)$/m).slice(1);
+    const turns = [];
+    for (let i = 0; i < sections.length; i += 2) turns.push({ turn: sections[i], ...(JSON.parse(extractionFor(sections[i + 1] ?? '')) as object) });
+    return JSON.stringify({ turns });
   }
   if (request.schemaName === 'memory_answer') {
     const lines = request.user.split('\n').filter((l) => /^[0-9a-f-]{36}: /.test(l));

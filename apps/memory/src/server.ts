@@ -150,7 +150,7 @@ async function wire(config: MemoryConfig, logger: Logger, pool: pg.Pool, closers
     workingMemory,
     extractor: new Extractor(extractionModel, { attempts: config.MEMORY_EXTRACTION_ATTEMPTS, toolResultChars: config.MEMORY_EXTRACTION_TOOL_RESULT_CHARS }),
     vectors,
-    settings: { defaultCollection: config.MEMORY_DEFAULT_COLLECTION, candidateFacts: 30, extractionConcurrency: config.MEMORY_INGEST_CONCURRENCY },
+    settings: { defaultCollection: config.MEMORY_DEFAULT_COLLECTION, candidateFacts: 30, extractionConcurrency: config.MEMORY_INGEST_CONCURRENCY, extractionTurnsPerRequest: config.MEMORY_EXTRACTION_TURNS_PER_REQUEST },
     logger,
   });
   const consumer = new IngestConsumer(

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { OpenAIEmbeddings } from './openai-embeddings.js';
-import { parseStructured, StructuredOutputError } from './openai-structured-output.js';
+import { OpenAIStructuredOutput, parseStructured, StructuredOutputError } from './openai-structured-output.js';
 import { SIM_API_KEY, startLlmSim, type RunningLlmSim } from './test-support/llm-sim.js';
 import { modelFailure } from './test-support/model-error.js';
 
@@ -32,6 +32,18 @@ describe('OpenAIEmbeddings against llm-sim', () => {
     const cosine = (x: number[], y: number[]) => x.reduce((s, v, i) => s + v * y[i]!, 0);
     expect(a).toHaveLength(256);
     expect(cosine(a!, b!)).toBeGreaterThan(cosine(a!, c!));
+  });
+
+  it('shows the model the wire schema when one is given, and validates the answer with the other', async () => {
+    const model = new OpenAIStructuredOutput({ baseURL: sim.baseURL, apiKey: SIM_API_KEY, model: 'sim-1', timeoutMs: 5_000 });
+    const Summary = z.object({ summary: z.string().min(1).describe('what the session was about'), topics: z.array(z.string()).max(20) });
+    const Envelope = z.object({ summary: z.string() }).catchall(z.unknown());
+    const answer = await model.complete({ schemaName: 'session_summary', schema: Envelope, wireSchema: Summary, system: 'Summarise.', user: '[seq 1] user: Plan my Berlin trip' });
+    expect(answer.summary).toContain('Berlin');
+    const { requests } = (await (await fetch(`${sim.url}/_sim/requests`)).json()) as { requests: { body: { response_format: { json_schema: { schema: { properties: Record<string, { description?: string }> } } } } }[] };
+    const sent = requests.at(-1)!.body.response_format.json_schema.schema;
+    expect(Object.keys(sent.properties)).toEqual(['summary', 'topics']);
+    expect(sent.properties['summary']?.description).toBe('what the session was about');
   });
 
   it('classifies an unreachable endpoint as a ModelError', async () => {

@@ -34,6 +34,12 @@ export interface StructuredRequest<S extends z.ZodType> {
   /** Names the JSON Schema in `response_format` (letters, digits, "_" and "-"). */
   schemaName: string;
   schema: S;
+  /**
+   * The schema the model is shown, when it differs from the one the answer is validated with:
+   * e.g. a lenient envelope validated here whose parts the caller validates one by one, while the
+   * model is still shown the exact shape of every part. Defaults to `schema`.
+   */
+  wireSchema?: z.ZodType;
   system: string;
   user: string;
   signal?: AbortSignal;
@@ -91,7 +97,7 @@ export class OpenAIStructuredOutput {
           {
             model: this.model,
             messages,
-            response_format: { type: 'json_schema', json_schema: { name: request.schemaName, schema: jsonSchemaOf(request.schema), strict: false } },
+            response_format: { type: 'json_schema', json_schema: { name: request.schemaName, schema: jsonSchemaOf(request.wireSchema ?? request.schema), strict: false } },
           },
           { signal: request.signal },
         );

@@ -2,9 +2,10 @@ import type { ChatCompletionRequest } from '../chat-request.js';
 import { contentText } from '../conversation.js';
 import { answerFromMemory, summariseSession } from './answer-from-memory.js';
 import { extractKnowledge } from './extract-knowledge.js';
+import { extractTurns } from './extract-turns.js';
 
 /** The memory service's structured requests the simulator answers without a scenario. */
-export const STRUCTURED_REPLY_KINDS = ['memory_extraction', 'memory_answer', 'session_summary'] as const;
+export const STRUCTURED_REPLY_KINDS = ['memory_extraction', 'memory_extraction_batch', 'memory_answer', 'session_summary'] as const;
 export type StructuredReplyKind = (typeof STRUCTURED_REPLY_KINDS)[number];
 
 /**
@@ -15,6 +16,10 @@ export type StructuredReplyKind = (typeof STRUCTURED_REPLY_KINDS)[number];
  * - `[memory-sim:malformed-once]` answers not-JSON to a first attempt, and correctly to a retry (a
  *   request with more than one user message: the client's "your previous answer was invalid");
  * - `[memory-sim:delay=<ms>]` waits before answering (a slow model; at most 60 s).
+ * In a several-turn extraction request (`memory_extraction_batch`) `invalid` breaks only the entry
+ * of the turn whose text carries it, and two more markers script one turn's entry (see
+ * extract-turns.ts): `invalid-in-batch` and `missing-in-batch`; `malformed`, `malformed-once` and
+ * `delay` still act on the whole answer.
  */
 export const MEMORY_SIM_MARKER = /\[memory-sim:(malformed-once|malformed|invalid|delay=(\d{1,5}))\]/g;
 const MAX_DELAY_MS = 60_000;
@@ -25,7 +30,7 @@ export interface StructuredReply {
   /** The message content: JSON, or deliberately broken text. */
   content: string;
   delayMs: number;
-  /** `malformed` or `invalid` when the answer is broken on purpose. */
+  /** `malformed` or `invalid` when the answer is broken on purpose (`invalid`: some turns' entries, for a several-turn request). */
   misbehaviour: 'malformed' | 'invalid' | undefined;
 }
 
@@ -42,6 +47,8 @@ export function structuredReplyKind(request: ChatCompletionRequest): StructuredR
   if (typeof name === 'string' && (STRUCTURED_REPLY_KINDS as readonly string[]).includes(name)) return name as StructuredReplyKind;
   const properties = new Set(Object.keys(schema?.properties ?? {}));
   if (properties.has('facts') && properties.has('entities')) return 'memory_extraction';
+  const turnEntry = (schema?.properties?.['turns'] as { items?: { properties?: Record<string, unknown> } } | undefined)?.items?.properties ?? {};
+  if ('facts' in turnEntry && 'entities' in turnEntry) return 'memory_extraction_batch';
   if (properties.has('answer') && properties.has('citedIds')) return 'memory_answer';
   if (properties.has('summary') && properties.has('topics')) return 'session_summary';
   return undefined;
@@ -51,6 +58,8 @@ const NOT_JSON = 'Sure! Here is what I found: the user mentioned a few things {f
 
 function brokenAgainstSchema(kind: StructuredReplyKind): string {
   switch (kind) {
+    case 'memory_extraction_batch':
+      return JSON.stringify({ turns: 'all of them' });
     case 'memory_extraction':
       return JSON.stringify({ entities: [], facts: [{ subject: 'user', predicate: 'lives in?!', object: '', confidence: 7, sourceSeq: 0 }], preferences: [], topics: [], episodeSummary: '' });
     case 'memory_answer':
@@ -64,6 +73,8 @@ function correctAnswer(kind: StructuredReplyKind, prompt: string): unknown {
   switch (kind) {
     case 'memory_extraction':
       return extractKnowledge(prompt);
+    case 'memory_extraction_batch':
+      return { turns: extractTurns(prompt).turns };
     case 'memory_answer':
       return answerFromMemory(prompt);
     case 'session_summary':
@@ -84,7 +95,11 @@ export function buildStructuredReply(request: ChatCompletionRequest): Structured
     const [, what, delay] = match;
     if (delay !== undefined) delayMs = Math.min(Number(delay), MAX_DELAY_MS);
     else if (what === 'malformed' || (what === 'malformed-once' && !isRetry)) misbehaviour = 'malformed';
-    else if (what === 'invalid') misbehaviour = 'invalid';
+    else if (what === 'invalid' && kind !== 'memory_extraction_batch') misbehaviour = 'invalid';
+  }
+  if (kind === 'memory_extraction_batch' && misbehaviour === undefined) {
+    const answer = extractTurns(prompt);
+    return { kind, content: JSON.stringify({ turns: answer.turns }), delayMs, misbehaviour: answer.misbehaving.length > 0 ? 'invalid' : undefined };
   }
   const content =
     misbehaviour === 'malformed' ? NOT_JSON : misbehaviour === 'invalid' ? brokenAgainstSchema(kind) : JSON.stringify(correctAnswer(kind, prompt));

@@ -42,6 +42,9 @@ export const ExtractionSchema = z.object({
   episodeSummary: z.string().trim().max(2_000).default(''),
 });
 
+/** The several-turn extraction answer: one entry per `### TURN <n>` section of the prompt. */
+export const ExtractionBatchSchema = z.object({ turns: z.array(ExtractionSchema.extend({ turn: z.string() })).max(64) });
+
 export const MemoryAnswerSchema = z.object({ answer: Text(4_000), answered: z.boolean(), citedIds: z.array(z.string()).max(50).default([]) });
 
 export const SessionSummarySchema = z.object({ summary: Text(4_000), topics: z.array(Text(64)).max(20).default([]) });

@@ -69,3 +69,26 @@ export const MemoryAnswer = z.object({
   citedIds: z.array(z.string()).max(50).default([]),
 });
 export type MemoryAnswer = z.infer<typeof MemoryAnswer>;
+
+/** The label a multi-turn extraction prompt gives its n-th turn (1-based), and the answer repeats. */
+export const turnLabel = (n: number): string => `TURN ${n}`;
+
+/**
+ * The answer of one extraction call covering several turns of one tenant, as the model is shown it:
+ * one entry per turn, each keyed by the turn's label.
+ */
+export const MultiTurnExtraction = z.object({
+  turns: z
+    .array(Extraction.extend({ turn: z.string().describe('the label of the turn this entry is about, exactly as the prompt gives it, e.g. "TURN 1"') }))
+    .max(64),
+});
+
+/**
+ * The same answer as it is validated first: only its envelope (an array of entries, each naming a
+ * turn). Every entry is then validated on its own against {@link Extraction}, so one turn's invalid
+ * part does not throw away the other turns' valid ones.
+ */
+export const MultiTurnEnvelope = z.object({
+  turns: z.array(z.object({ turn: z.string() }).catchall(z.unknown())).max(64),
+});
+export type MultiTurnEnvelope = z.infer<typeof MultiTurnEnvelope>;

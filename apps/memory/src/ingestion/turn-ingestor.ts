@@ -14,6 +14,8 @@ export interface TurnIngestorSettings {
   candidateFacts: number;
   /** Model calls (extractions) one batch runs at once. */
   extractionConcurrency: number;
+  /** Turns of one tenant and collection that share one extraction call (1 = a call per turn). */
+  extractionTurnsPerRequest: number;
 }
 
 export type IngestOutcome = { status: 'stored'; facts: number; superseded: number } | { status: 'duplicate' } | { status: 'empty' };
@@ -123,16 +125,23 @@ export class TurnIngestor {
       }),
       settings.candidateFacts,
     );
-    return mapConcurrently(turns, settings.extractionConcurrency, async (turn, i): Promise<Prepared> => {
+    const prepared: Prepared[] = loaded.map((entry) => ('result' in entry ? entry : { result: { ok: false, error: new Error('turn was not extracted') } }));
+    const toExtract = turns.flatMap((turn, i) => {
       const entry = loaded[i]!;
-      if ('result' in entry) return entry;
-      try {
-        const extraction = await extractor.extract(entry.messages, candidates[i]!, signal);
-        return { store: { turn, collection: collectionOf(turn), extraction } };
-      } catch (error) {
-        return { result: { ok: false, error } };
-      }
+      return 'messages' in entry ? [{ i, turn, messages: entry.messages, collection: collectionOf(turn) }] : [];
     });
+    const requests = extractionGroups(toExtract, settings.extractionTurnsPerRequest);
+    await mapConcurrently(requests, settings.extractionConcurrency, async (group) => {
+      const extracted = await extractor.extractMany(
+        group.map((t) => ({ messages: t.messages, candidates: candidates[t.i]! })),
+        signal,
+      );
+      group.forEach((t, k) => {
+        const outcome = extracted[k]!;
+        prepared[t.i] = outcome.ok ? { store: { turn: t.turn, collection: t.collection, extraction: outcome.extraction } } : { result: { ok: false, error: outcome.error } };
+      });
+    });
+    return prepared;
   }
 
   private async loadMessages(turn: TurnFinished): Promise<IngestedMessage[]> {
@@ -148,4 +157,26 @@ export class TurnIngestor {
       afterSeq = page.messages.at(-1)!.seq;
     }
   }
+}
+
+/**
+ * The batch's turns as extraction requests: turns of one tenant and collection, in the batch's
+ * order, at most `perRequest` to a request. One request never mixes tenants (a model's answer
+ * could carry one tenant's words into another's knowledge) nor collections (which a tenant may use
+ * to keep knowledge apart, e.g. per end user).
+ */
+export function extractionGroups<T extends { turn: { tenantId: string }; collection: string }>(turns: readonly T[], perRequest: number): T[][] {
+  const open = new Map<string, T[]>();
+  const groups: T[][] = [];
+  for (const t of turns) {
+    const key = JSON.stringify([t.turn.tenantId, t.collection]);
+    let group = open.get(key);
+    if (!group || group.length >= perRequest) {
+      group = [];
+      open.set(key, group);
+      groups.push(group);
+    }
+    group.push(t);
+  }
+  return groups;
 }
