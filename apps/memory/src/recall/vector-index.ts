@@ -111,7 +111,7 @@ export class VectorIndex {
     return items.length;
   }
 
-  /** Items nearest to the vector among the tenant's current facts (and episodes), best first, with their times (valid_from, created_at). */
+  /** Items nearest to the vector among the tenant's current facts (and episodes), best first, with their times (valid_from, last_seen_at). */
   async search(db: Pick<pg.Pool, 'query'>, tenantId: string, prefix: string, vector: readonly number[], limit: number, includeEpisodes: boolean, minSimilarity: number): Promise<{ kind: 'fact' | 'episode'; id: string; at: Date }[]> {
     // Iterative scans keep walking the HNSW graph until enough rows pass the tenant filter
     // (pgvector >= 0.8): `hnsw.iterative_scan = relaxed_order` is a setting of the service's
@@ -122,7 +122,7 @@ export class VectorIndex {
          SELECT near.kind, near.id, near.distance,
            CASE WHEN near.kind = 'fact'
              THEN (SELECT f.valid_from FROM facts f WHERE f.tenant_id = $1 AND f.fact_id = near.id::uuid AND f.valid_to IS NULL AND ${collectionPrefixSql('$2', 'f.collection')})
-             ELSE (SELECT p.created_at FROM episodes p WHERE p.tenant_id = $1 AND p.episode_id = near.id::uuid AND ${collectionPrefixSql('$2', 'p.collection')}) END AS at
+             ELSE (SELECT p.last_seen_at FROM episodes p WHERE p.tenant_id = $1 AND p.episode_id = near.id::uuid AND ${collectionPrefixSql('$2', 'p.collection')}) END AS at
          FROM (
            SELECT e.item_kind AS kind, e.item_id::text AS id, e.embedding <=> $3::vector AS distance
            FROM ${this.table} e
