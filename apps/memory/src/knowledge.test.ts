@@ -126,6 +126,27 @@ describe('ingestion', () => {
     expect(rows[0]!.n).toBe(1);
   });
 
+  it('stores a summary repeated in another conversation once, counting it and linking both runs, a redelivery counted once', async () => {
+    extractions.set('marker-faq-hours', JSON.stringify({ episodeSummary: 'The user asked for the opening hours.', topics: ['faq'] }));
+    extractions.set('marker-faq-again', JSON.stringify({ episodeSummary: '  the user asked for the OPENING hours. ', topics: ['faq'] }));
+    await publishTurn('acme', 'run-faq-1', 'marker-faq-hours: when are you open?', { conversationId: 'conv-faq-1' });
+    await drained();
+    await publishTurn('acme', 'run-faq-2', 'marker-faq-again: opening hours?', { conversationId: 'conv-faq-2' });
+    await publishTurn('acme', 'run-faq-3', 'marker-faq-hours: when are you open?', { conversationId: 'conv-faq-3', collection: 'user:faq' });
+    await drained();
+    await publishTurn('acme', 'run-faq-2', 'marker-faq-again: opening hours?', { conversationId: 'conv-faq-2' });
+    await drained();
+    const { rows } = await db.query(
+      `SELECT e.collection, e.summary, e.occurrences, e.conversation_id,
+         ARRAY(SELECT r.run_id FROM ingested_runs r WHERE r.tenant_id = e.tenant_id AND r.episode_id = e.episode_id ORDER BY r.run_id) AS runs
+       FROM episodes e WHERE e.tenant_id = 'acme' AND e.kind = 'turn' AND e.summary ILIKE '%opening hours%' ORDER BY e.collection`,
+    );
+    expect(rows).toEqual([
+      { collection: 'default', summary: 'The user asked for the opening hours.', occurrences: 2, conversation_id: 'conv-faq-1', runs: ['run-faq-1', 'run-faq-2'] },
+      { collection: 'user:faq', summary: 'The user asked for the opening hours.', occurrences: 1, conversation_id: 'conv-faq-3', runs: ['run-faq-3'] },
+    ]);
+  });
+
   it('supersedes a single-valued fact: Paris, then Berlin; history keeps Paris with its end', async () => {
     extractions.set('marker-paris', JSON.stringify({ facts: [fact('Alice', 'lives in', 'Paris', { singleValued: true })] }));
     extractions.set('marker-berlin', JSON.stringify({ facts: [fact('Alice', 'lives_in', 'Berlin')], episodeSummary: 'Alice moved from Paris to Berlin.' }));

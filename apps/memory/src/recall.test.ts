@@ -106,8 +106,9 @@ describe.each(pgvectorModes())('recall ($name)', (mode) => {
   });
 
   it.skipIf(!mode.available)('injects a text once, however many episodes say it, and still finds the distinct ones ranked below the repeats', async () => {
+    // Session episodes (a repeated turn episode is stored once): several conversations' summaries may say the same.
     for (let i = 0; i < 30; i++) {
-      await db.query(`INSERT INTO episodes (tenant_id, collection, conversation_id, kind, summary, first_seq, last_seq) VALUES ('acme', 'user:alice', $1, 'turn', $2, 1, 2)`, [`conv-q${i}`, i % 10 === 0 ? `The user asked about the harpsichord tuning ${i}` : 'The user asked about the harpsichord tuning']);
+      await db.query(`INSERT INTO episodes (tenant_id, collection, conversation_id, kind, summary, first_seq, last_seq) VALUES ('acme', 'user:alice', $1, 'session', $2, 1, 2)`, [`conv-q${i}`, i % 10 === 0 ? `The user asked about the harpsichord tuning ${i}` : 'The user asked about the harpsichord tuning']);
     }
     const recalled = await client.rpc.recall({ tenantId: 'acme', query: 'harpsichord tuning', collectionPrefix: 'user', limit: 8, tokenBudget: 0, conversationId: '', includeEpisodes: true });
     const texts = recalled.items.map((i) => i.text.replace(/^earlier \([^)]*\): /, ''));

@@ -61,6 +61,8 @@ try {
       databaseUrl: await infra.postgres.createDatabase(database),
       redisUrl: `${infra.descriptor.redisUrl}/${index + 1}`,
       jwtSecret: SECRET,
+      // A shared, loaded host (load average 20+) boots a service in more than the default 30 s.
+      readyTimeoutMs: 120_000,
       commonEnv: { LOG_LEVEL: 'warn' },
       env: {
         ...BENCH_PLATFORM_ENV,

@@ -93,7 +93,11 @@ export class FactQueries {
         [tenantId, collectionPrefix, subject],
       );
       const naming = mentioning.rows.filter((r) => mentionsWholeWord(r.summary, subject)).map((r) => r.episode_id);
-      if (naming.length) await client.query('DELETE FROM episodes WHERE tenant_id = $1 AND episode_id = ANY($2::uuid[])', [tenantId, naming]);
+      if (naming.length) {
+        await client.query('DELETE FROM episodes WHERE tenant_id = $1 AND episode_id = ANY($2::uuid[])', [tenantId, naming]);
+        // A repeated turn episode is one row shared by every run that said it: all of them lose the link.
+        await client.query('UPDATE ingested_runs SET episode_id = NULL WHERE tenant_id = $1 AND episode_id = ANY($2::uuid[])', [tenantId, naming]);
+      }
       await this.vectors()?.forget(client, tenantId, [...ids, ...naming]);
       const counts = { facts: ids.length, entities: entities.rowCount ?? 0, episodes: naming.length };
       const auditId = await this.audit(client, tenantId, 'forget_subject', `subject:${subjectDigest(subject)}`, actor, reason, counts);

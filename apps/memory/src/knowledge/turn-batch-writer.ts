@@ -2,6 +2,7 @@ import type { TurnFinished } from '@platform/contracts';
 import type pg from 'pg';
 import type { Extraction } from '../extraction/extraction-schema.js';
 import { lockFactSlots, writeFact, type NewFact } from './fact-writer.js';
+import { storeTurnEpisodes, type TurnEpisode } from './turn-episodes.js';
 import { runKey } from './turn-store.js';
 
 /** One extracted turn to store. */
@@ -37,12 +38,24 @@ const snake = (text: string): string =>
 /** The text recall searches for a fact (facts.search_text), which is also what gets embedded. */
 const factSearchText = (f: Pick<NewFact, 'subject' | 'predicate' | 'object'>): string => `${f.subject} ${f.predicate.replaceAll('_', ' ')} ${f.object}`;
 
+const episodeOf = ({ turn, collection, extraction }: TurnToStore, i: number): TurnEpisode => ({
+  i,
+  tenantId: turn.tenantId,
+  collection,
+  conversationId: turn.conversationId,
+  runId: turn.runId,
+  firstSeq: turn.firstSeq,
+  lastSeq: turn.lastSeq,
+  summary: extraction.episodeSummary,
+  topics: extraction.topics,
+});
+
 /**
  * Writes the extracted knowledge of several turns in ONE transaction, each under the
  * (tenant, run) row that makes ingestion idempotent: a turn already stored (a redelivery after a
  * crash between commit and ack) writes nothing and comes back `duplicate`. Rows go in with one
  * multi-row statement per table (claims, entities, episodes), so the vocabulary triggers run once
- * per batch; facts keep their one-by-one supersession, in message order, under advisory locks on
+ * per batch; a turn episode repeating a stored one is counted on it, not stored again (turn-episodes.ts); facts keep their one-by-one supersession, in message order, under advisory locks on
  * their (tenant, collection, subject, predicate) slots taken up front in one sorted order, so two
  * writers never wait on each other in opposite orders. Any error rolls the whole batch back.
  */
@@ -72,9 +85,14 @@ export class TurnBatchWriter {
         }
         results[i]!.supersededIds.push(...written.supersededIds);
       }
-      for (const episode of await this.insertEpisodes(client, mine)) {
-        results[episode.i]!.episodeId = episode.id;
-        items.push({ tenantId: batch[episode.i]!.turn.tenantId, kind: 'episode', id: episode.id, text: batch[episode.i]!.extraction.episodeSummary });
+      const embedded = new Set<string>();
+      for (const episode of await storeTurnEpisodes(client, mine.flatMap(({ entry, i }) => (entry.extraction.episodeSummary ? [episodeOf(entry, i)] : [])))) {
+        results[episode.i]!.episodeId = episode.episodeId;
+        // A repeated summary adds no row: only a new one is embedded, once however many turns of the batch said it.
+        if (episode.inserted && !embedded.has(episode.episodeId)) {
+          embedded.add(episode.episodeId);
+          items.push({ tenantId: batch[episode.i]!.turn.tenantId, kind: 'episode', id: episode.episodeId, text: episode.summary });
+        }
       }
       // Last: entity rows are shared by many turns, so their locks are held as briefly as possible.
       await this.upsertEntities(client, mine.map((m) => m.entry));
@@ -164,30 +182,5 @@ export class TurnBatchWriter {
         supersedes: p.supersedes,
       })),
     ].sort((a, b) => (a.messageSeq ?? 0) - (b.messageSeq ?? 0));
-  }
-
-  /** The turns' episodes in one insert; returns which batch entry each new episode belongs to. */
-  private async insertEpisodes(client: pg.PoolClient, mine: readonly { entry: TurnToStore; i: number }[]): Promise<{ i: number; id: string }[]> {
-    const withSummary = mine.filter((m) => m.entry.extraction.episodeSummary);
-    if (withSummary.length === 0) return [];
-    const col = <T>(f: (t: TurnToStore) => T): T[] => withSummary.map((m) => f(m.entry));
-    const { rows } = await client.query<{ tenant_id: string; run_id: string; episode_id: string }>(
-      `INSERT INTO episodes (tenant_id, collection, conversation_id, kind, summary, topics, first_seq, last_seq, run_id)
-       SELECT t, c, conv, 'turn', s, ARRAY(SELECT jsonb_array_elements_text(tp::jsonb)), f, l, r
-       FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::bigint[], $7::bigint[], $8::text[]) AS x(t, c, conv, s, tp, f, l, r)
-       RETURNING tenant_id, run_id, episode_id`,
-      [
-        col((e) => e.turn.tenantId),
-        col((e) => e.collection),
-        col((e) => e.turn.conversationId),
-        col((e) => e.extraction.episodeSummary),
-        col((e) => JSON.stringify(e.extraction.topics)),
-        col((e) => e.turn.firstSeq),
-        col((e) => e.turn.lastSeq),
-        col((e) => e.turn.runId),
-      ],
-    );
-    const byRun = new Map(rows.map((r) => [runKey({ tenantId: r.tenant_id, runId: r.run_id }), r.episode_id]));
-    return withSummary.map((m) => ({ i: m.i, id: byRun.get(runKey(m.entry.turn))! }));
   }
 }

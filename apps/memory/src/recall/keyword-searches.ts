@@ -2,7 +2,7 @@ import type pg from 'pg';
 import { collectionPrefixSql } from '../knowledge/collections.js';
 import { orQuery } from '../knowledge/turn-store.js';
 
-/** A search's hit: the item's key and time (a fact's valid_from, an episode's created_at), for recency. */
+/** A search's hit: the item's key and time (a fact's valid_from, an episode's last_seen_at: a repeated turn episode is as recent as its last repetition), for recency. */
 export interface RankedHit {
   key: string;
   at: Date;
@@ -65,9 +65,9 @@ export async function fulltextRanking(db: Pick<pg.Pool, 'query'>, q: KeywordQuer
                LATERAL (SELECT fact_id, search_vector, valid_from FROM facts
                         WHERE tenant_id = $1 AND valid_to IS NULL AND ${prefix} AND search_vector @@ plainto_tsquery('english', g.t) LIMIT $7) AS f) AS c
        UNION ALL
-       SELECT 'e:' || c.episode_id, ts_rank(c.search_vector, to_tsquery('english', $3)), c.created_at
-       FROM (SELECT DISTINCT ON (e.episode_id) e.episode_id, e.search_vector, e.created_at FROM generators AS g,
-               LATERAL (SELECT episode_id, search_vector, created_at FROM episodes
+       SELECT 'e:' || c.episode_id, ts_rank(c.search_vector, to_tsquery('english', $3)), c.last_seen_at
+       FROM (SELECT DISTINCT ON (e.episode_id) e.episode_id, e.search_vector, e.last_seen_at FROM generators AS g,
+               LATERAL (SELECT episode_id, search_vector, last_seen_at FROM episodes
                         WHERE $5 AND tenant_id = $1 AND ${prefix} AND search_vector @@ plainto_tsquery('english', g.t) LIMIT $7) AS e) AS c) AS hits
      ORDER BY rank DESC, at DESC, key LIMIT $4`,
     [q.tenantId, q.collectionPrefix, tsquery, settings.candidates, q.includeEpisodes, tsquery.split(' | '), settings.perTermCandidates, common],
@@ -113,7 +113,7 @@ export async function trigramRanking(db: Pick<pg.Pool, 'query'>, q: KeywordQuery
      SELECT key, at FROM (
        ${ranked('f', 'fact_id', 'valid_from', 'search_text', `SELECT fact_id, valid_from, search_text, search_vector FROM facts WHERE tenant_id = $1 AND valid_to IS NULL AND ${prefix}`)}
        UNION ALL
-       ${ranked('e', 'episode_id', 'created_at', 'summary', `SELECT episode_id, created_at, summary, search_vector FROM episodes WHERE $5 AND tenant_id = $1 AND ${prefix}`)}) AS hits
+       ${ranked('e', 'episode_id', 'last_seen_at', 'summary', `SELECT episode_id, last_seen_at, summary, search_vector FROM episodes WHERE $5 AND tenant_id = $1 AND ${prefix}`)}) AS hits
      ORDER BY sim DESC, at DESC, key LIMIT $4`,
     [q.tenantId, q.collectionPrefix, words, settings.candidates, q.includeEpisodes, settings.trigramTerms, settings.trigramThreshold, common],
   );

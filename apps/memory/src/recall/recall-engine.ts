@@ -45,12 +45,14 @@ interface EpisodeRow {
   last_seq: string;
   run_id: string | null;
   created_at: Date;
+  occurrences: number;
+  last_seen_at: Date;
 }
 
 /** The first load reads this many candidates per item asked for; the rest only if too few of them could be used. */
 const LOAD_WINDOW_FACTOR = 2;
 
-const EPISODE_COLUMNS = 'episode_id, collection, conversation_id, kind, summary, topics, first_seq, last_seq, run_id, created_at';
+const EPISODE_COLUMNS = 'episode_id, collection, conversation_id, kind, summary, topics, first_seq, last_seq, run_id, created_at, occurrences, last_seen_at';
 const DAY_MS = 86_400_000;
 /** Tenants whose common lexemes one process keeps (a few kB each). */
 const COMMON_LEXEMES_TENANTS = 10_000;
@@ -67,6 +69,8 @@ export function episodeToProto(row: EpisodeRow): memoryV1.Episode {
     lastSeq: Number(row.last_seq),
     runId: row.run_id ?? '',
     createdAt: row.created_at,
+    occurrences: row.occurrences,
+    lastSeenAt: row.last_seen_at,
   };
 }
 
@@ -120,7 +124,7 @@ export class RecallEngine {
 
   /**
    * The fused candidates, best first, that fit the limit and the budget. A text already taken is
-   * not injected again (several episodes of the same question summarise alike, and a repeated
+   * not injected again (session episodes of the same question may summarise alike, and a repeated
    * line tells the model nothing new); it is not counted as dropped either. Candidates are loaded
    * a window at a time (`limit` x {@link LOAD_WINDOW_FACTOR}, then the rest), so a recall reads
    * the rows it may inject rather than every candidate the searches ranked.
@@ -139,7 +143,7 @@ export class RecallEngine {
         const fact = facts.get(item.key);
         const episode = episodes.get(item.key);
         if (!fact && !episode) continue;
-        const text = fact ? factText(fact) : `earlier (${episode!.created_at.toISOString().slice(0, 10)}): ${episode!.summary}`;
+        const text = fact ? factText(fact) : `earlier (${episode!.last_seen_at.toISOString().slice(0, 10)}): ${episode!.summary}`;
         if (texts.has(text)) continue;
         const tokens = estimateTokens(text);
         if (items.length >= q.limit || (q.tokenBudget > 0 && used + tokens > q.tokenBudget)) {

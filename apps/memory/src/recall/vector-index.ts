@@ -118,7 +118,7 @@ export class VectorIndex {
     return items.length;
   }
 
-  /** Items nearest to the vector among the tenant's current facts (and episodes), best first, with their times (valid_from, created_at). */
+  /** Items nearest to the vector among the tenant's current facts (and episodes), best first, with their times (valid_from, last_seen_at). */
   async search(db: Pick<pg.Pool, 'query'>, tenantId: string, prefix: string, vector: readonly number[], limit: number, includeEpisodes: boolean, minSimilarity: number): Promise<{ kind: 'fact' | 'episode'; id: string; at: Date }[]> {
     // The HNSW scan (`near`) walks the graph nearest first; an item's time comes with the check
     // that it is current and in the collection, evaluated as each neighbour is read, and `current`
@@ -134,7 +134,7 @@ export class VectorIndex {
            SELECT e.item_kind AS kind, e.item_id::text AS id, e.embedding <=> $3::vector AS distance,
              CASE WHEN e.item_kind = 'fact'
                THEN (SELECT f.valid_from FROM facts f WHERE f.tenant_id = $1 AND f.fact_id = e.item_id AND f.valid_to IS NULL AND ${collectionPrefixSql('$2', 'f.collection')})
-               ELSE (SELECT p.created_at FROM episodes p WHERE p.tenant_id = $1 AND p.episode_id = e.item_id AND ${collectionPrefixSql('$2', 'p.collection')}) END AS at
+               ELSE (SELECT p.last_seen_at FROM episodes p WHERE p.tenant_id = $1 AND p.episode_id = e.item_id AND ${collectionPrefixSql('$2', 'p.collection')}) END AS at
            FROM ${this.table} e
            WHERE e.tenant_id = $1 AND e.model = $4 AND ($6 OR e.item_kind = 'fact')
            ORDER BY e.embedding <=> $3::vector

@@ -94,8 +94,17 @@ export class SessionSweeper {
           .join('\n');
         if (!transcript) return false;
         const summary = await this.model.complete({ schemaName: 'session_summary', schema: SessionSummary, system: SYSTEM_PROMPT, user: transcript });
+        // The conversation's collection: that of the episode its latest ingested turn contributed to
+        // (a repeated turn episode is stored once, under the conversation that said it first), else
+        // of its latest session episode.
         const { rows: collection } = await client.query<{ collection: string }>(
-          `SELECT collection FROM episodes WHERE tenant_id = $1 AND conversation_id = $2 ORDER BY created_at DESC LIMIT 1`,
+          `SELECT collection FROM (
+             SELECT e.collection, r.ingested_at AS at FROM ingested_runs r
+             JOIN episodes e ON e.tenant_id = r.tenant_id AND e.episode_id = r.episode_id
+             WHERE r.tenant_id = $1 AND r.conversation_id = $2
+             UNION ALL
+             SELECT collection, created_at FROM episodes WHERE tenant_id = $1 AND conversation_id = $2) AS seen
+           ORDER BY at DESC LIMIT 1`,
           [tenantId, conversationId],
         );
         const inserted = await client.query<{ episode_id: string }>(
