@@ -1,11 +1,12 @@
 import { jetstream, jetstreamManager } from '@nats-io/jetstream';
-import { MEMORY_DEAD_LETTER_STREAM, MEMORY_INGEST_STREAM, MemoryDeadLetter, memoryIngestSubject } from '@platform/contracts';
+import { MEMORY_DEAD_LETTER_STREAM, MemoryDeadLetter, memoryIngestSubject } from '@platform/contracts';
 import type { memoryV1 } from '@platform/proto';
 import { connectNats, createLogger, type NatsConnection } from '@platform/service-kit';
 import { startNatsServer, type NatsServerHandle } from '@platform/testing';
 import { createSuiteDatabase } from '@platform/testing/vitest';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { ensureIngestStreams, INGEST_CONSUMER } from './ingestion/ingest-consumer.js';
+import { ensureIngestStreams } from './ingestion/ingest-consumer.js';
+import { ingestionDrained } from './test-support/ingestion-drained.js';
 import { startTestMemory } from './test-support/test-memory.js';
 import { SIM_API_KEY, startLlmSim } from './test-support/llm-sim.js';
 
@@ -63,15 +64,6 @@ async function publish(turns: readonly TurnSpec[]): Promise<void> {
   }
 }
 
-async function drained(): Promise<void> {
-  const jsm = await jetstreamManager(nc);
-  for (let i = 0; i < 600; i++) {
-    const info = await jsm.consumers.info(MEMORY_INGEST_STREAM, INGEST_CONSUMER);
-    if (info.num_pending === 0 && info.num_ack_pending === 0) return;
-    await new Promise((r) => setTimeout(r, 25));
-  }
-  throw new Error('ingestion did not drain');
-}
 
 /** Publishes the turns, then runs memory (with `settings`) until it has consumed them all; returns what the facts say. */
 async function ingest(turns: readonly TurnSpec[], settings: Record<string, string> = {}): Promise<{ facts(tenantId: string, subject: string): Promise<memoryV1.Fact[]> }> {
@@ -92,7 +84,7 @@ async function ingest(turns: readonly TurnSpec[], settings: Record<string, strin
     logger,
   );
   try {
-    await drained();
+    await ingestionDrained(nc);
     const found = new Map<string, memoryV1.Fact[]>();
     for (const t of turns) {
       const all = await client.rpc.listFacts({ tenantId: t.tenantId, collectionPrefix: '', subject: '', includeSuperseded: true, pageSize: 0, pageToken: '' });

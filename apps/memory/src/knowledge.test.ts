@@ -1,13 +1,13 @@
 import { jetstream, jetstreamManager } from '@nats-io/jetstream';
-import { MEMORY_DEAD_LETTER_STREAM, MEMORY_INGEST_STREAM, MemoryDeadLetter, memoryIngestSubject } from '@platform/contracts';
+import { MEMORY_DEAD_LETTER_STREAM, MemoryDeadLetter, memoryIngestSubject } from '@platform/contracts';
 import type { memoryV1 } from '@platform/proto';
 import { connectNats, createLogger, type GrpcClientHandle, type NatsConnection } from '@platform/service-kit';
 import { startNatsServer, type NatsServerHandle } from '@platform/testing';
 import { createSuiteDatabase } from '@platform/testing/vitest';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { INGEST_CONSUMER } from './ingestion/ingest-consumer.js';
 import type { MemoryServer } from './server.js';
+import { ingestionDrained } from './test-support/ingestion-drained.js';
 import { startTestMemory } from './test-support/test-memory.js';
 import { startFakeModel, type ChatRequestSeen } from './test-support/fake-model.js';
 
@@ -96,16 +96,6 @@ async function publishTurn(tenantId: string, runId: string, text: string, option
   await jetstream(nc).publish(memoryIngestSubject(tenantId), JSON.stringify(turn), { msgID: options.msgId ?? `test-${(published += 1)}-${runId}` });
 }
 
-/** Waits until the ingestion consumer has nothing pending or unacknowledged. */
-async function drained(): Promise<void> {
-  const jsm = await jetstreamManager(nc);
-  for (let i = 0; i < 400; i++) {
-    const info = await jsm.consumers.info(MEMORY_INGEST_STREAM, INGEST_CONSUMER);
-    if (info.num_pending === 0 && info.num_ack_pending === 0) return;
-    await new Promise((r) => setTimeout(r, 25));
-  }
-  throw new Error(`ingestion did not drain: ${JSON.stringify(await jsm.consumers.info(MEMORY_INGEST_STREAM, INGEST_CONSUMER).then((i) => ({ pending: i.num_pending, ackPending: i.num_ack_pending, redelivered: i.num_redelivered })))}`);
-}
 
 const listFacts = (tenantId: string, extra: Partial<memoryV1.ListFactsRequest> = {}) =>
   client.rpc.listFacts({ tenantId, collectionPrefix: '', subject: '', includeSuperseded: false, pageSize: 0, pageToken: '', ...extra });
@@ -116,9 +106,9 @@ describe('ingestion', () => {
   it('stores a turn once, even when it is delivered again after the duplicate window', async () => {
     extractions.set('marker-once', JSON.stringify({ facts: [fact('user', 'owns', 'a red bicycle')], episodeSummary: 'The user mentioned a red bicycle.', topics: ['bikes'] }));
     await publishTurn('acme', 'run-once', 'marker-once: I own a red bicycle');
-    await drained();
+    await ingestionDrained(nc);
     await publishTurn('acme', 'run-once', 'marker-once: I own a red bicycle');
-    await drained();
+    await ingestionDrained(nc);
     const facts = (await listFacts('acme', { subject: 'user' })).facts.filter((f) => f.object === 'a red bicycle');
     expect(facts).toHaveLength(1);
     expect(facts[0]!.source).toEqual({ origin: 'extracted', conversationId: 'conv-1', runId: 'run-once', messageSeq: 1 });
@@ -130,12 +120,12 @@ describe('ingestion', () => {
     extractions.set('marker-faq-hours', JSON.stringify({ episodeSummary: 'The user asked for the opening hours.', topics: ['faq'] }));
     extractions.set('marker-faq-again', JSON.stringify({ episodeSummary: '  the user asked for the OPENING hours. ', topics: ['faq'] }));
     await publishTurn('acme', 'run-faq-1', 'marker-faq-hours: when are you open?', { conversationId: 'conv-faq-1' });
-    await drained();
+    await ingestionDrained(nc);
     await publishTurn('acme', 'run-faq-2', 'marker-faq-again: opening hours?', { conversationId: 'conv-faq-2' });
     await publishTurn('acme', 'run-faq-3', 'marker-faq-hours: when are you open?', { conversationId: 'conv-faq-3', collection: 'user:faq' });
-    await drained();
+    await ingestionDrained(nc);
     await publishTurn('acme', 'run-faq-2', 'marker-faq-again: opening hours?', { conversationId: 'conv-faq-2' });
-    await drained();
+    await ingestionDrained(nc);
     const { rows } = await db.query(
       `SELECT e.collection, e.summary, e.occurrences, e.conversation_id,
          ARRAY(SELECT r.run_id FROM ingested_runs r WHERE r.tenant_id = e.tenant_id AND r.episode_id = e.episode_id ORDER BY r.run_id) AS runs
@@ -151,9 +141,9 @@ describe('ingestion', () => {
     extractions.set('marker-paris', JSON.stringify({ facts: [fact('Alice', 'lives in', 'Paris', { singleValued: true })] }));
     extractions.set('marker-berlin', JSON.stringify({ facts: [fact('Alice', 'lives_in', 'Berlin')], episodeSummary: 'Alice moved from Paris to Berlin.' }));
     await publishTurn('acme', 'run-paris', 'marker-paris: Alice lives in Paris');
-    await drained();
+    await ingestionDrained(nc);
     await publishTurn('acme', 'run-berlin', 'marker-berlin: Alice moved from Paris to Berlin');
-    await drained();
+    await ingestionDrained(nc);
     const current = (await listFacts('acme', { subject: 'alice' })).facts;
     expect(current.map((f) => `${f.predicate} ${f.object}`)).toEqual(['lives_in Berlin']);
     const all = (await listFacts('acme', { subject: 'Alice', includeSuperseded: true })).facts;
@@ -186,7 +176,7 @@ describe('ingestion', () => {
       facts: [],
     }));
     await publishTurn('acme', 'run-entities', 'marker-entities: book me on Lufthansa');
-    await drained();
+    await ingestionDrained(nc);
     const { rows } = await db.query<{ name: string; entity_type: string; facets: Record<string, unknown>; origin: string }>(
       `SELECT name, entity_type, facets, origin FROM entities WHERE tenant_id = 'acme' ORDER BY name`,
     );
@@ -199,11 +189,11 @@ describe('ingestion', () => {
   it('honours the model\'s supersedes judgement across predicates', async () => {
     extractions.set('marker-vegan-1', JSON.stringify({ facts: [fact('user', 'eats', 'meat')] }));
     await publishTurn('acme', 'run-meat', 'marker-vegan-1: I eat meat');
-    await drained();
+    await ingestionDrained(nc);
     const meat = (await listFacts('acme', { subject: 'user' })).facts.find((f) => f.object === 'meat')!;
     extractions.set('marker-vegan-2', JSON.stringify({ facts: [fact('user', 'is', 'vegan', { supersedes: [meat.factId] })] }));
     await publishTurn('acme', 'run-vegan', 'marker-vegan-2: I no longer eat meat, I am vegan');
-    await drained();
+    await ingestionDrained(nc);
     const now = (await client.rpc.getFact({ tenantId: 'acme', factId: meat.factId })).fact!;
     expect(now.current).toBe(false);
   });
@@ -218,7 +208,7 @@ describe('ingestion', () => {
     await publishTurn('acme', 'run-batch-oslo', 'marker-batch-oslo: Bea moved to Oslo');
     await publishTurn('acme', 'run-batch-bad', 'marker-batch-bad: Bea likes');
     await publishTurn('acme', 'run-batch-tool', 'marker-batch-tool: how big is oslo');
-    await drained();
+    await ingestionDrained(nc);
     const bea = (await listFacts('acme', { subject: 'Bea', includeSuperseded: true })).facts;
     const oslo = bea.filter((f) => f.object === 'Oslo');
     expect(oslo).toHaveLength(1);
@@ -241,7 +231,7 @@ describe('ingestion', () => {
   it('dead-letters a turn whose extraction stays invalid, storing nothing of it', async () => {
     extractions.set('marker-broken', JSON.stringify({ facts: [{ subject: 'user', predicate: 'likes' }] }));
     await publishTurn('acme', 'run-broken', 'marker-broken: I like tea');
-    await drained();
+    await ingestionDrained(nc);
     const letter = await lastDeadLetter('run-broken');
     expect(letter.reason).toBe('invalid_extraction');
     expect(letter.deliveries).toBe(2);
@@ -253,13 +243,13 @@ describe('ingestion', () => {
   it('dead-letters a fact attached to a message outside the turn (cross-checked, not only schema-checked)', async () => {
     extractions.set('marker-seq', JSON.stringify({ facts: [fact('user', 'likes', 'tea', { sourceSeq: 99 })] }));
     await publishTurn('acme', 'run-seq', 'marker-seq: I like tea');
-    await drained();
+    await ingestionDrained(nc);
     expect((await lastDeadLetter('run-seq')).detail).toMatch(/sourceSeq 99/);
   });
 
   it('dead-letters a malformed message at once with its reason', async () => {
     await jetstream(nc).publish(memoryIngestSubject('acme'), '{"type":"memory.turn_finished","tenantId":"acme"}', { msgID: 'malformed-1' });
-    await drained();
+    await ingestionDrained(nc);
     const jsm = await jetstreamManager(nc);
     const last = await jsm.streams.getMessage(MEMORY_DEAD_LETTER_STREAM, { last_by_subj: 'platform.memory.dead.acme.turn' });
     const letter = MemoryDeadLetter.parse(last?.json());
@@ -271,7 +261,7 @@ describe('ingestion', () => {
     await client.rpc.setWorkingMemory({ tenantId: 'acme', runId: 'run-wm', conversationId: 'conv-1', entries: [{ key: 'order_id', valueJson: '"A-17"', updatedAt: undefined }] });
     expect((await client.rpc.getWorkingMemory({ tenantId: 'acme', runId: 'run-wm', keys: [] })).entries.map((e) => e.valueJson)).toEqual(['"A-17"']);
     await publishTurn('acme', 'run-wm', 'nothing to remember');
-    await drained();
+    await ingestionDrained(nc);
     expect((await client.rpc.getWorkingMemory({ tenantId: 'acme', runId: 'run-wm', keys: [] })).entries).toEqual([]);
   });
 });
