@@ -2,7 +2,7 @@ import { CollectionName, ConversationId, RunId, TenantId } from '@platform/contr
 import { isModelError } from '@platform/agent-loop';
 import { StructuredOutputError } from '@platform/llm';
 import type { memoryV1 } from '@platform/proto';
-import { errors, PlatformError, unaryHandler, type Logger } from '@platform/service-kit';
+import { callAbortSignal, errors, PlatformError, unaryHandler, type Logger } from '@platform/service-kit';
 import { z } from 'zod';
 import type { MemoryConfig } from './config.js';
 import { factToProto } from './knowledge/fact-rows.js';
@@ -61,7 +61,7 @@ export type KnowledgeRpcs = Pick<
 export function knowledgeServiceImplementation(deps: KnowledgeDependencies): KnowledgeRpcs {
   const { limits, logger } = deps;
   return {
-    recall: unaryHandler<memoryV1.RecallRequest, memoryV1.RecallResponse>(logger, 'Recall', async (request) => {
+    recall: unaryHandler<memoryV1.RecallRequest, memoryV1.RecallResponse>(logger, 'Recall', async (request, call) => {
       const tenantId = tenantOf(request);
       if (request.tokenBudget < 0) throw errors.invalidArgument('INVALID_TOKEN_BUDGET', 'token_budget must not be negative');
       return deps.recall.recall({
@@ -72,7 +72,7 @@ export function knowledgeServiceImplementation(deps: KnowledgeDependencies): Kno
         tokenBudget: request.tokenBudget,
         conversationId: request.conversationId ? parse(ConversationId, request.conversationId, 'INVALID_CONVERSATION_ID', 'conversation_id') : '',
         includeEpisodes: request.includeEpisodes,
-      });
+      }, callAbortSignal(call));
     }),
 
     queryMemory: unaryHandler<memoryV1.QueryMemoryRequest, memoryV1.QueryMemoryResponse>(logger, 'QueryMemory', async (request) => {

@@ -4,12 +4,15 @@
 // production default: every finished turn is published to the memory ingestion work queue, and the
 // memory service extracts it (llm-sim answers the extraction instantly) and embeds its episode
 // (llm-sim embeddings; pgvector when installed). "Off" sets MEMORY_INGEST_ENABLED=false. Recall
-// (prepare-context) runs in both. After each "on" round the bench waits for the queue to drain and
+// (prepare-context) runs in both, over the same memory: by default (`OFF_MEMORY=same`) the "off"
+// platform's memory is given the turns the "on" platform ingested in its warm-up, so both recall the
+// same knowledge and the difference is ingestion's own cost; `OFF_MEMORY=empty` leaves it empty (the
+// A/B of sessions 8-11, which also charged "on" for recalling what it stored). After each "on" round the bench waits for the queue to drain and
 // reports how long that took, so work deferred past the measurement is visible. Every process's
 // CPU (both platforms' services and NATS servers, PostgreSQL by database, Redis, the load
 // generator) is read from /proc around each measured phase, with the model, embeddings and queue
 // calls per turn, so the difference between the variants can be traced to where it is spent.
-// Run: npx nx run bench-turn:bench-ingestion   (env: ROUNDS, N1, N64, CONCURRENCY, WARMUP, RAMP)
+// Run: npx nx run bench-turn:bench-ingestion   (env: ROUNDS, N1, N64, CONCURRENCY, WARMUP, RAMP, OFF_MEMORY)
 import { BENCH_PLATFORM_ENV, calculatorTurn, closedLoop, enableStatementStats, intEnv, JsonClient, waitForCalculator, waitForIngestionDrain, type LoadResult } from '@platform/bench-kit';
 import { median, percentile, startInfra, startNatsServer, startPlatform, type NatsServerHandle, type Platform } from '@platform/testing';
 import { connectNats, createLogger, type NatsConnection } from '@platform/service-kit';
@@ -18,6 +21,7 @@ import pg from 'pg';
 import { loadavg } from 'node:os';
 import { printCostTable } from './ingestion-cost-table.js';
 import { printStatementCosts } from './statement-costs.js';
+import { captureFinishedTurns, replayFinishedTurns } from './shared-memory-seed.js';
 import { costPerTurn, read, type MeasuredPlatform, type SharedServers, type WindowCost } from './ingestion-usage.js';
 
 const ROUNDS = intEnv('ROUNDS', 3);
@@ -29,6 +33,9 @@ const RAMP = intEnv('RAMP', 256);
 /** The orchestrators' MEMORY_CONTEXT_TOKENS when set (0 = no recall): to tell recall's cost from ingestion's. */
 const RECALL_TOKENS = process.env['RECALL_TOKENS'];
 const SECRET = 'bench-secret-bench-secret-bench-secret';
+/** What the "off" platform's memory holds: what "on" ingested in its warm-up ("same"), or nothing ("empty"). */
+const OFF_MEMORY = process.env['OFF_MEMORY'] ?? 'same';
+if (OFF_MEMORY !== 'same' && OFF_MEMORY !== 'empty') throw new Error(`OFF_MEMORY must be "same" or "empty", not "${OFF_MEMORY}"`);
 
 interface Variant {
   name: 'ingestion on' | 'ingestion off';
@@ -74,11 +81,18 @@ try {
     const turn = (): Promise<void> => calculatorTurn(client, `${platform.apiUrl}/v1/conversations/${index}-${++conversation}/messages`, token);
     variants.push({ name, platform, nats, nc, turn, database, c1: [], c64: [], during: [], throughDrain: [], drainMs: [] });
   }
-  for (const v of variants) {
-    await waitForCalculator(v.platform.apiUrl, token);
-    await closedLoop(v.turn, 1, WARMUP);
-    await drain(v);
+  const [on, off] = variants as [Variant, Variant];
+  for (const v of variants) await waitForCalculator(v.platform.apiUrl, token);
+  const captured = await captureFinishedTurns(on.nc);
+  await closedLoop(on.turn, 1, WARMUP);
+  await drain(on);
+  const onWarmupTurns = await captured.stop();
+  await closedLoop(off.turn, 1, WARMUP);
+  if (OFF_MEMORY === 'same') {
+    const replayed = await replayFinishedTurns(off.nc, onWarmupTurns);
+    process.stderr.write(`"off" memory seeded with the ${replayed} turns "on" ingested in its warm-up\n`);
   }
+  await drain(off);
   for (let round = 1; round <= ROUNDS; round++) {
     // Alternate which variant goes first, so neither always runs on a warmer (or busier) host.
     for (const v of round % 2 ? variants : [...variants].reverse()) {
@@ -101,7 +115,6 @@ try {
     }
   }
   report(variants);
-  const [on, off] = variants as [Variant, Variant];
   printCostTable({ on: on.during, onThroughDrain: on.throughDrain, off: off.during, offThroughDrain: off.throughDrain });
   for (const v of variants) process.stdout.write(`${v.name}: turns by recall outcome: ${JSON.stringify(await recallOutcomes(v))}\n`);
   if (process.env['PG_STATEMENTS'] === '1') for (const v of variants) await printStatementCosts(infra.postgres, v.database, v.name, WARMUP + ROUNDS * (N1 + RAMP + N64));
@@ -158,7 +171,7 @@ function report(all: Variant[]): void {
     };
   };
   const rows = all.map((v) => ({ v, ...row(v) }));
-  process.stdout.write(`\nIngestion on vs off, 2-step calculator turn, ${ROUNDS} alternating rounds (medians)\n`);
+  process.stdout.write(`\nIngestion on vs off, 2-step calculator turn, ${ROUNDS} alternating rounds (medians); "off" memory: ${OFF_MEMORY === 'same' ? 'what "on" ingested in its warm-up' : 'empty'}\n`);
   process.stdout.write('| variant | p50 c1 (ms) | p99 c1 (ms) | turns/s c64 | p50 / p99 c64 (ms) | orchestrator CPU ms/turn | memory CPU ms/turn | queue drained after (ms) | errors |\n');
   process.stdout.write('|---|---|---|---|---|---|---|---|---|\n');
   for (const r of rows) process.stdout.write(`| ${r.v.name} | ${r.cells.join(' | ')} |\n`);

@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { errors, PlatformError } from './errors.js';
 import { createGrpcClient, type GrpcClientHandle } from './grpc-client.js';
 import { GrpcHealthProbe } from './grpc-health.js';
-import { GrpcServer, unaryHandler } from './grpc-server.js';
+import { callAbortSignal, GrpcServer, unaryHandler } from './grpc-server.js';
 import { createLogger } from './logger.js';
 
 interface EchoRequest {
@@ -39,11 +39,19 @@ const logger = createLogger({ service: 'test', level: 'silent' });
 let server: GrpcServer;
 let client: GrpcClientHandle<EchoClient>;
 let address: string;
+/** Why the last 'await-cancel' call's signal aborted, once it did. */
+let abortedWith: Promise<unknown> | undefined;
 
 beforeAll(async () => {
   server = new GrpcServer({ host: '127.0.0.1', port: 0, logger });
   server.addService('test.v1.EchoService', definition, {
-    echo: unaryHandler<EchoRequest, EchoResponse>(logger, 'echo', async (request) => {
+    echo: unaryHandler<EchoRequest, EchoResponse>(logger, 'echo', async (request, call) => {
+      if (request.text === 'await-cancel') {
+        const signal = callAbortSignal(call);
+        abortedWith = new Promise((resolve) => signal.addEventListener('abort', () => resolve(signal.reason)));
+        await abortedWith;
+        return { text: 'too late' };
+      }
       if (request.text === 'missing') throw errors.notFound('THING_NOT_FOUND', 'no such thing', { details: { thing: 'missing' } });
       if (request.text === 'crash') throw new Error('secret internal detail');
       if (request.delayMs) await new Promise((r) => setTimeout(r, request.delayMs));
@@ -74,6 +82,17 @@ describe('gRPC helpers', () => {
     const error = (await client.rpc.echo({ text: 'crash' }).catch((e: unknown) => e)) as PlatformError;
     expect(error.kind).toBe('internal');
     expect(error.message).not.toContain('secret');
+  });
+
+  it("aborts a handler's signal when the caller's deadline passes", async () => {
+    const error = (await client.rpc.echo({ text: 'await-cancel' }, { deadlineMs: 50 }).catch((e: unknown) => e)) as PlatformError;
+    expect(error.kind).toBe('deadline_exceeded');
+    await expect(abortedWith).resolves.toMatchObject({ kind: 'cancelled', code: 'CALLER_GAVE_UP' });
+  });
+
+  it('gives an already cancelled call an aborted signal', () => {
+    const signal = callAbortSignal({ cancelled: true, once: () => { throw new Error('not listened to when already cancelled'); } } as never);
+    expect(signal.aborted).toBe(true);
   });
 
   it('puts a deadline on every call', async () => {

@@ -3,7 +3,7 @@ export { createLogger, type Logger, type LoggerOptions } from './logger.js';
 export { PlatformError, isPlatformError, errors, ErrorKinds, type ErrorKind, type PlatformErrorOptions } from './errors.js';
 export { toGrpcError, fromGrpcError, DEPENDENCY_UNAVAILABLE } from './grpc-status.js';
 export { isConnectionLoss } from './connection-loss.js';
-export { GrpcServer, unaryHandler, type GrpcServerOptions } from './grpc-server.js';
+export { callAbortSignal, GrpcServer, unaryHandler, type GrpcServerOptions } from './grpc-server.js';
 export { createGrpcClient, type PromiseClient, type CallSettings, type GrpcClientOptions, type GrpcClientHandle } from './grpc-client.js';
 export { GrpcHealthProbe } from './grpc-health.js';
 export { GRPC_MAX_MESSAGE_BYTES } from './grpc-limits.js';

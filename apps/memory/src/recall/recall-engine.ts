@@ -6,6 +6,7 @@ import { CommonLexemes } from './common-lexemes.js';
 import { fulltextRanking, trigramRanking, type RankedHit } from './keyword-searches.js';
 import { estimateTokens, fuseRankings, whyRecalled, type FusedItem, type FusionSettings, type Ranking } from './rank-fusion.js';
 import type { VectorIndex } from './vector-index.js';
+import { abortableQueries } from './abortable-queries.js';
 
 export interface RecallSettings extends FusionSettings {
   candidates: number;
@@ -93,19 +94,26 @@ export class RecallEngine {
     this.common = new CommonLexemes(pool, { perTermCandidates: settings.perTermCandidates, refreshMs: settings.commonTermsRefreshMs, maxTenants: COMMON_LEXEMES_TENANTS });
   }
 
-  async recall(q: RecallQuery): Promise<memoryV1.RecallResponse> {
+  /**
+   * `signal` is the caller's: once it aborts (the caller's deadline passed), no further statement
+   * starts and the recall rejects with its reason, so a recall nobody waits for stops taking
+   * connections from the ones still waited for.
+   */
+  async recall(q: RecallQuery, signal?: AbortSignal): Promise<memoryV1.RecallResponse> {
     // The searches run at once, each on its own pooled connection (the trigram threshold and the
     // HNSW scan mode are connection settings, see server.ts); the vector search starts as soon as
     // the query's embedding arrives. Each search returns its items' times with their keys, so the
     // fusion needs no rows; then only the best fused candidates are loaded. Two round trips to
     // Postgres on the critical path: the rankings, then the items (three when the tenant's common
     // lexemes are due to be read again, or when too few of the first loaded candidates were usable).
-    const embedded = this.embed(q.query);
+    signal?.throwIfAborted();
+    const db = abortableQueries(this.pool, signal);
+    const embedded = this.embed(q.query, signal);
     const common = this.common.of(q.tenantId);
     const [fulltext, trigram, vector] = await Promise.all([
-      common.then((c) => fulltextRanking(this.pool, q, c, this.settings)),
-      common.then((c) => trigramRanking(this.pool, q, c, this.settings)),
-      embedded.then(async ({ vector: v }) => (v && this.vectors ? this.vectors.search(this.pool, q.tenantId, q.collectionPrefix, v, this.settings.vectorCandidates, q.includeEpisodes, this.settings.vectorMinSimilarity) : undefined)),
+      common.then((c) => fulltextRanking(db, q, c, this.settings)),
+      common.then((c) => trigramRanking(db, q, c, this.settings)),
+      embedded.then(async ({ vector: v }) => (v && this.vectors ? this.vectors.search(db, q.tenantId, q.collectionPrefix, v, this.settings.vectorCandidates, q.includeEpisodes, this.settings.vectorMinSimilarity) : undefined)),
     ]);
     const { vector: queryVector, vectorError } = await embedded;
     const times = new Map<string, Date>();
@@ -115,10 +123,10 @@ export class RecallEngine {
       { search: 'trigram', keys: keysOf(trigram) },
       ...(vector ? [{ search: 'vector', keys: keysOf(vector.map((n) => ({ key: `${n.kind === 'fact' ? 'f' : 'e'}:${n.id}`, at: n.at }))) }] : []),
     ];
-    if (times.size === 0) return this.recentHistory(q, vectorError);
+    if (times.size === 0) return this.recentHistory(db, q, vectorError);
     const now = Date.now();
     const fused = fuseRankings(rankings, (key) => (now - (times.get(key)?.getTime() ?? now)) / DAY_MS, this.settings);
-    const picked = await this.pick(q, fused);
+    const picked = await this.pick(db, q, fused);
     return { items: picked.items, searchMode: queryVector ? 'hybrid' : 'keyword', vectorError, droppedForBudget: picked.dropped, usedTokens: picked.used };
   }
 
@@ -129,7 +137,7 @@ export class RecallEngine {
    * a window at a time (`limit` x {@link LOAD_WINDOW_FACTOR}, then the rest), so a recall reads
    * the rows it may inject rather than every candidate the searches ranked.
    */
-  private async pick(q: RecallQuery, fused: readonly FusedItem[]): Promise<{ items: memoryV1.RecalledItem[]; dropped: number; used: number }> {
+  private async pick(db: Pick<pg.Pool, 'query'>, q: RecallQuery, fused: readonly FusedItem[]): Promise<{ items: memoryV1.RecalledItem[]; dropped: number; used: number }> {
     const items: memoryV1.RecalledItem[] = [];
     const texts = new Set<string>();
     let used = 0;
@@ -138,7 +146,7 @@ export class RecallEngine {
     while (next < fused.length && items.length < q.limit) {
       const window = fused.slice(next, next === 0 ? Math.max(1, q.limit) * LOAD_WINDOW_FACTOR : fused.length);
       next += window.length;
-      const { facts, episodes } = await this.load(q.tenantId, window.map((item) => item.key));
+      const { facts, episodes } = await this.load(db, q.tenantId, window.map((item) => item.key));
       for (const item of window) {
         const fact = facts.get(item.key);
         const episode = episodes.get(item.key);
@@ -166,25 +174,27 @@ export class RecallEngine {
     return { items, dropped: dropped + (fused.length - next), used };
   }
 
-  /** The query's embedding, or why there is none (no vector index, or the endpoint failed or was slow). */
-  private async embed(query: string): Promise<{ vector?: number[]; vectorError: string }> {
+  /** The query's embedding, or why there is none (no vector index, or the endpoint failed or was slow); rejects when the caller gave up. */
+  private async embed(query: string, signal: AbortSignal | undefined): Promise<{ vector?: number[]; vectorError: string }> {
     if (!this.vectors) return { vectorError: '' };
+    const timeout = AbortSignal.timeout(this.settings.embeddingTimeoutMs);
     try {
-      return { vector: await this.vectors.embedQuery(query, AbortSignal.timeout(this.settings.embeddingTimeoutMs)), vectorError: '' };
+      return { vector: await this.vectors.embedQuery(query, signal ? AbortSignal.any([timeout, signal]) : timeout), vectorError: '' };
     } catch (err) {
+      if (signal?.aborted) throw signal.reason;
       this.logger.warn({ err: (err as Error).message }, 'recall falls back to keyword + trigram');
       return { vectorError: `embeddings unavailable: ${(err as Error).message}` };
     }
   }
 
-  private async load(tenantId: string, keys: readonly string[]): Promise<{ facts: Map<string, FactRow>; episodes: Map<string, EpisodeRow> }> {
+  private async load(db: Pick<pg.Pool, 'query'>, tenantId: string, keys: readonly string[]): Promise<{ facts: Map<string, FactRow>; episodes: Map<string, EpisodeRow> }> {
     const factIds = [...new Set(keys.filter((k) => k.startsWith('f:')).map((k) => k.slice(2)))];
     const episodeIds = [...new Set(keys.filter((k) => k.startsWith('e:')).map((k) => k.slice(2)))];
     // A kind with nothing to load costs no statement (and no pooled connection).
     const none = { rows: [] };
     const [factRows, episodeRows] = await Promise.all([
-      factIds.length ? this.pool.query<FactRow>(`SELECT ${FACT_COLUMNS} FROM facts WHERE tenant_id = $1 AND fact_id = ANY($2::uuid[]) AND valid_to IS NULL`, [tenantId, factIds]) : none,
-      episodeIds.length ? this.pool.query<EpisodeRow>(`SELECT ${EPISODE_COLUMNS} FROM episodes WHERE tenant_id = $1 AND episode_id = ANY($2::uuid[])`, [tenantId, episodeIds]) : none,
+      factIds.length ? db.query<FactRow>(`SELECT ${FACT_COLUMNS} FROM facts WHERE tenant_id = $1 AND fact_id = ANY($2::uuid[]) AND valid_to IS NULL`, [tenantId, factIds]) : none,
+      episodeIds.length ? db.query<EpisodeRow>(`SELECT ${EPISODE_COLUMNS} FROM episodes WHERE tenant_id = $1 AND episode_id = ANY($2::uuid[])`, [tenantId, episodeIds]) : none,
     ]);
     return {
       facts: new Map(factRows.rows.map((r) => [`f:${r.fact_id}`, r])),
@@ -193,8 +203,8 @@ export class RecallEngine {
   }
 
   /** The last fallback: the conversation's (or, without one, the tenant's) latest user and assistant messages. */
-  private async recentHistory(q: RecallQuery, vectorError: string): Promise<memoryV1.RecallResponse> {
-    const { rows } = await this.pool.query<{ conversation_id: string; seq: string; role: string; message_json: string; created_at: Date }>(
+  private async recentHistory(db: Pick<pg.Pool, 'query'>, q: RecallQuery, vectorError: string): Promise<memoryV1.RecallResponse> {
+    const { rows } = await db.query<{ conversation_id: string; seq: string; role: string; message_json: string; created_at: Date }>(
       `SELECT conversation_id, seq, role, message_json, created_at FROM messages
        WHERE tenant_id = $1 AND ($2 = '' OR conversation_id = $2) AND role IN ('user', 'assistant')
        ORDER BY created_at DESC, seq DESC LIMIT $3`,
