@@ -76,11 +76,14 @@ try {
     }, (line) => process.stderr.write(`${line}\n`));
     tracing?.print(referenceWindow(fractionsEnv('OPEN_FRACTIONS', [0.25, 0.5, 0.75])), out);
   } else {
-    const sequential: LoadResult[] = [];
+    const sequential: Array<LoadResult & { cpu: Map<Measured, number> }> = [];
     const concurrent: Array<LoadResult & { cpu: Map<Measured, number> }> = [];
     const ramps: LoadResult[] = [];
     for (let round = 1; round <= ROUNDS; round++) {
-      sequential.push(await measured('concurrency 1', () => closedLoop(turn, 1, N1)));
+      const beforeSequential = await samples();
+      const single = await measured('concurrency 1', () => closedLoop(turn, 1, N1));
+      const afterSequential = await samples();
+      sequential.push({ ...single, cpu: new Map(MEASURED.map((m) => [m, afterSequential.get(m)!.cpuMs - beforeSequential.get(m)!.cpuMs])) });
       ramps.push(await closedLoop(turn, CONCURRENCY, RAMP));
       await statements?.begin();
       const before = await samples();
@@ -114,7 +117,7 @@ function fmt(n: number, digits = 1): string {
   return n.toFixed(digits);
 }
 
-function report(cold: LoadResult, sequential: LoadResult[], concurrent: Array<LoadResult & { cpu: Map<Measured, number> }>, ramps: LoadResult[], memory: Map<Measured, ProcessSample>): void {
+function report(cold: LoadResult, sequential: Array<LoadResult & { cpu: Map<Measured, number> }>, concurrent: Array<LoadResult & { cpu: Map<Measured, number> }>, ramps: LoadResult[], memory: Map<Measured, ProcessSample>): void {
   const p50s = sequential.map((r) => median(r.latenciesMs));
   const p99 = (values: readonly number[]): number => percentile([...values].sort((a, b) => a - b), 99);
   const p99s1 = sequential.map((r) => p99(r.latenciesMs));
@@ -134,15 +137,15 @@ function report(cold: LoadResult, sequential: LoadResult[], concurrent: Array<Lo
   const maxes = concurrent.map((r) => Math.max(...r.latenciesMs));
   out(`| slowest turn at concurrency ${CONCURRENCY} | ${fmt(median(maxes))} ms | - |`);
   out(`| errors | ${errors}${firstError ? ` (first: ${firstError})` : ''} | 0 |`);
-  out(`\nPer process during the concurrency-${CONCURRENCY} phase (median round):`);
-  out('| process | CPU ms per turn | share of one core | RSS at end (MiB) |');
-  out('|---|---|---|---|');
+  out(`\nPer process during the concurrency-${CONCURRENCY} phase, and during the concurrency-1 phase (median round):`);
+  out(`| process | CPU ms per turn | share of one core | RSS at end (MiB) | concurrency 1: CPU ms per turn | concurrency 1: share of one core |`);
+  out('|---|---|---|---|---|---|');
+  const perTurn = (phase: typeof concurrent, m: Measured) => median(phase.map((r) => r.cpu.get(m)! / r.latenciesMs.length));
+  const share = (phase: typeof concurrent, m: Measured) => median(phase.map((r) => r.cpu.get(m)! / r.elapsedMs));
   for (const m of MEASURED) {
-    const perTurn = concurrent.map((r) => r.cpu.get(m)! / r.latenciesMs.length);
-    const share = concurrent.map((r) => r.cpu.get(m)! / r.elapsedMs);
     const rss = memory.get(m)!.rssMiB;
-    out(`| ${m} | ${fmt(median(perTurn), 2)} | ${fmt(median(share) * 100, 0)}% | ${Number.isNaN(rss) ? '-' : fmt(rss, 0)} |`);
+    out(`| ${m} | ${fmt(perTurn(concurrent, m), 2)} | ${fmt(share(concurrent, m) * 100, 0)}% | ${Number.isNaN(rss) ? '-' : fmt(rss, 0)} | ${fmt(perTurn(sequential, m), 2)} | ${fmt(share(sequential, m) * 100, 0)}% |`);
   }
-  const total = concurrent.map((r) => [...r.cpu.values()].reduce((a, b) => a + b, 0) / r.elapsedMs);
-  out(`| all of the above | | ${fmt(median(total) * 100, 0)}% of one core (${cpuCount()} cores) | |`);
+  const total = (phase: typeof concurrent) => median(phase.map((r) => [...r.cpu.values()].reduce((a, b) => a + b, 0) / r.elapsedMs));
+  out(`| all of the above | | ${fmt(total(concurrent) * 100, 0)}% of one core (${cpuCount()} cores) | | | ${fmt(total(sequential) * 100, 0)}% |`);
 }
