@@ -8,16 +8,16 @@ import type pg from 'pg';
  */
 export function abortableQueries(pool: pg.Pool, signal: AbortSignal | undefined): Pick<pg.Pool, 'query'> {
   if (!signal) return pool;
-  const query = async (text: string, values?: unknown[]): Promise<pg.QueryResult> => {
+  const query = async (statement: string | pg.QueryConfig, values?: unknown[]): Promise<pg.QueryResult> => {
     signal.throwIfAborted();
     const client = await pool.connect();
     try {
       signal.throwIfAborted();
-      return await client.query(text, values);
+      return await client.query(statement, values);
     } finally {
       client.release();
     }
   };
-  // pg's `query` is a set of overloads; the statements of a recall use the (text, values) one only.
+  // pg's `query` is a set of overloads; the statements of a recall use (text or config, values) only.
   return { query } as unknown as Pick<pg.Pool, 'query'>;
 }

@@ -57,7 +57,9 @@ export async function fulltextRanking(db: Pick<pg.Pool, 'query'>, q: KeywordQuer
   if (!tsquery) return [];
   const prefix = collectionPrefixSql('$2');
   const { rows } = await db.query<RankedHit>(
-    `WITH terms AS (SELECT t, ${isCommonSql('t', '$8::text[]')} AS is_common FROM unnest($6::text[]) AS t),
+    {
+      name: 'recall-fulltext',
+      text: `WITH terms AS (SELECT t, ${isCommonSql('t', '$8::text[]')} AS is_common FROM unnest($6::text[]) AS t),
        generators AS (SELECT t FROM terms WHERE NOT is_common OR NOT EXISTS (SELECT 1 FROM terms WHERE NOT is_common))
      SELECT key, at FROM (
        SELECT 'f:' || c.fact_id AS key, ts_rank(c.search_vector, to_tsquery('english', $3)) AS rank, c.valid_from AS at
@@ -70,6 +72,7 @@ export async function fulltextRanking(db: Pick<pg.Pool, 'query'>, q: KeywordQuer
                LATERAL (SELECT episode_id, search_vector, last_seen_at FROM episodes
                         WHERE $5 AND tenant_id = $1 AND ${prefix} AND search_vector @@ plainto_tsquery('english', g.t) LIMIT $7) AS e) AS c) AS hits
      ORDER BY rank DESC, at DESC, key LIMIT $4`,
+    },
     [q.tenantId, q.collectionPrefix, tsquery, settings.candidates, q.includeEpisodes, tsquery.split(' | '), settings.perTermCandidates, common],
   );
   return rows;
@@ -104,7 +107,9 @@ export async function trigramRanking(db: Pick<pg.Pool, 'query'>, q: KeywordQuery
                           ORDER BY n.sim DESC, n.term LIMIT $4) AS c
                WHERE NOT q.is_common AND c.sim >= $7::float8) AS s) AS r`;
   const { rows } = await db.query<RankedHit>(
-    `WITH words AS (SELECT w, ${hasOnlyCommonLexemesSql('w', '$8::text[]')} AS is_common FROM unnest($3::text[]) AS w),
+    {
+      name: 'recall-trigram',
+      text: `WITH words AS (SELECT w, ${hasOnlyCommonLexemesSql('w', '$8::text[]')} AS is_common FROM unnest($3::text[]) AS w),
        near AS (
          SELECT q.w, t.term, t.sim FROM words AS q,
            LATERAL (SELECT term, word_similarity(q.w, term) AS sim FROM recall_terms
@@ -115,6 +120,7 @@ export async function trigramRanking(db: Pick<pg.Pool, 'query'>, q: KeywordQuery
        UNION ALL
        ${ranked('e', 'episode_id', 'last_seen_at', 'summary', `SELECT episode_id, last_seen_at, summary, search_vector FROM episodes WHERE $5 AND tenant_id = $1 AND ${prefix}`)}) AS hits
      ORDER BY sim DESC, at DESC, key LIMIT $4`,
+    },
     [q.tenantId, q.collectionPrefix, words, settings.candidates, q.includeEpisodes, settings.trigramTerms, settings.trigramThreshold, common],
   );
   return rows;

@@ -193,8 +193,8 @@ export class RecallEngine {
     // A kind with nothing to load costs no statement (and no pooled connection).
     const none = { rows: [] };
     const [factRows, episodeRows] = await Promise.all([
-      factIds.length ? db.query<FactRow>(`SELECT ${FACT_COLUMNS} FROM facts WHERE tenant_id = $1 AND fact_id = ANY($2::uuid[]) AND valid_to IS NULL`, [tenantId, factIds]) : none,
-      episodeIds.length ? db.query<EpisodeRow>(`SELECT ${EPISODE_COLUMNS} FROM episodes WHERE tenant_id = $1 AND episode_id = ANY($2::uuid[])`, [tenantId, episodeIds]) : none,
+      factIds.length ? db.query<FactRow>({ name: 'recall-load-facts', text: `SELECT ${FACT_COLUMNS} FROM facts WHERE tenant_id = $1 AND fact_id = ANY($2::uuid[]) AND valid_to IS NULL` }, [tenantId, factIds]) : none,
+      episodeIds.length ? db.query<EpisodeRow>({ name: 'recall-load-episodes', text: `SELECT ${EPISODE_COLUMNS} FROM episodes WHERE tenant_id = $1 AND episode_id = ANY($2::uuid[])` }, [tenantId, episodeIds]) : none,
     ]);
     return {
       facts: new Map(factRows.rows.map((r) => [`f:${r.fact_id}`, r])),
