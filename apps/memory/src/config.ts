@@ -1,6 +1,7 @@
 import { CollectionName } from '@platform/contracts';
 import { env, natsEnv } from '@platform/service-kit';
 import { z } from 'zod';
+import type { RecallSettings } from './recall/recall-engine.js';
 
 /** Environment of the memory service. */
 export const MemoryConfig = z.object({
@@ -106,6 +107,12 @@ export const MemoryConfig = z.object({
    * read again from pg_stats (0 = every recall).
    */
   MEMORY_RECALL_COMMON_TERMS_REFRESH_MS: env.nonNegativeInt().default(600_000),
+  /**
+   * Connections, out of DATABASE_POOL_MAX, that run recall's trigram search, each reusing one generic
+   * plan of it (`plan_cache_mode = force_generic_plan`) instead of planning every call. Unset: a
+   * quarter of DATABASE_POOL_MAX; 0: the trigram search shares the other connections.
+   */
+  MEMORY_RECALL_TRIGRAM_CONNECTIONS: env.nonNegativeInt().optional(),
   /** Query words (the longest, stop words left out) compared by trigram. */
   MEMORY_RECALL_TRIGRAM_WORDS: env.positiveInt().max(50).default(6),
   /** Vocabulary words (the closest by trigram similarity) each of those query words is matched to. */
@@ -136,5 +143,33 @@ export const MemoryConfig = z.object({
 
   SHUTDOWN_GRACE_MS: env.positiveInt().default(10_000),
   LOG_LEVEL: env.logLevel().default('info'),
+}).refine((config) => config.MEMORY_RECALL_TRIGRAM_CONNECTIONS === undefined || config.MEMORY_RECALL_TRIGRAM_CONNECTIONS < config.DATABASE_POOL_MAX, {
+  // The rest of the service (history, ingestion, the other searches) needs connections too.
+  message: 'must be less than DATABASE_POOL_MAX',
+  path: ['MEMORY_RECALL_TRIGRAM_CONNECTIONS'],
 });
 export type MemoryConfig = z.infer<typeof MemoryConfig>;
+
+/** Recall's settings from the configuration. */
+export function recallSettings(config: MemoryConfig): RecallSettings {
+  return {
+    k: config.MEMORY_RECALL_RRF_K,
+    halfLifeDays: config.MEMORY_RECALL_HALF_LIFE_DAYS,
+    candidates: config.MEMORY_RECALL_CANDIDATES,
+    trigramThreshold: config.MEMORY_RECALL_TRIGRAM_THRESHOLD,
+    trigramWords: config.MEMORY_RECALL_TRIGRAM_WORDS,
+    trigramTerms: config.MEMORY_RECALL_TRIGRAM_TERMS,
+    perTermCandidates: config.MEMORY_RECALL_PER_TERM_CANDIDATES,
+    commonTermsRefreshMs: config.MEMORY_RECALL_COMMON_TERMS_REFRESH_MS,
+    historyMessages: config.MEMORY_RECALL_HISTORY_MESSAGES,
+    embeddingTimeoutMs: config.MEMORY_EMBEDDING_TIMEOUT_MS,
+    vectorMinSimilarity: config.MEMORY_RECALL_VECTOR_MIN_SIMILARITY,
+    vectorCandidates: config.MEMORY_RECALL_VECTOR_CANDIDATES,
+  };
+}
+
+/** How DATABASE_POOL_MAX is split between recall's trigram search (its own connections) and the rest. */
+export function memoryConnections(config: Pick<MemoryConfig, 'DATABASE_POOL_MAX' | 'MEMORY_RECALL_TRIGRAM_CONNECTIONS'>): { shared: number; trigram: number } {
+  const trigram = config.MEMORY_RECALL_TRIGRAM_CONNECTIONS ?? Math.floor(config.DATABASE_POOL_MAX / 4);
+  return { shared: config.DATABASE_POOL_MAX - trigram, trigram };
+}

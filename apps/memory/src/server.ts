@@ -4,7 +4,7 @@ import { connectNats, GrpcServer, openServiceDatabase, unaryHandler, type Logger
 import type { ToolRunner } from '@platform/tool-sdk';
 import type pg from 'pg';
 import { fileURLToPath } from 'node:url';
-import type { MemoryConfig } from './config.js';
+import { memoryConnections, recallSettings, type MemoryConfig } from './config.js';
 import { Extractor } from './extraction/extractor.js';
 import { ensureIngestStreams, IngestConsumer } from './ingestion/ingest-consumer.js';
 import { TurnIngestor } from './ingestion/turn-ingestor.js';
@@ -19,6 +19,7 @@ import { memoryServiceImplementation } from './memory-service.js';
 import { MessageStore } from './message-store.js';
 import { MemoryAnswerer } from './recall/memory-answerer.js';
 import { RecallEngine } from './recall/recall-engine.js';
+import { openTrigramPool } from './recall/trigram-connections.js';
 import { vectorConnectionSettings, VectorIndex, type VectorStatus } from './recall/vector-index.js';
 import { SessionSweeper } from './sessions/session-sweeper.js';
 import { serveMemoryTools } from './tools/memory-tools.js';
@@ -42,29 +43,33 @@ export interface MemoryServer {
 }
 
 export async function startMemoryServer(config: MemoryConfig, logger: Logger): Promise<MemoryServer> {
+  const connections = memoryConnections(config);
   const pool = await openServiceDatabase({
     url: config.DATABASE_URL,
     schema: MEMORY_SCHEMA,
     migrationsDir,
     applicationName: 'memory',
-    maxConnections: config.DATABASE_POOL_MAX,
+    maxConnections: connections.shared,
     // Recall's searches run on separate connections at once, so what they rely on is set per connection.
     settings: { 'pg_trgm.word_similarity_threshold': String(config.MEMORY_RECALL_TRIGRAM_THRESHOLD), ...vectorConnectionSettings(config.MEMORY_RECALL_VECTOR_EF_SEARCH ?? config.MEMORY_RECALL_VECTOR_CANDIDATES) },
     logger,
   });
   const closers: (() => Promise<void>)[] = [() => pool.end()];
+  const trigramPool = openTrigramPool({ url: config.DATABASE_URL, schema: MEMORY_SCHEMA, connections: connections.trigram, threshold: config.MEMORY_RECALL_TRIGRAM_THRESHOLD, logger });
+  if (trigramPool) closers.push(() => trigramPool.end());
   const closeAll = async () => {
     for (const close of closers.reverse()) await close().catch((err: unknown) => logger.warn({ err: (err as Error).message }, 'error while stopping'));
   };
   try {
-    return await wire(config, logger, pool, closers, closeAll);
+    return await wire(config, logger, { pool, trigramPool }, closers, closeAll);
   } catch (err) {
     await closeAll();
     throw err;
   }
 }
 
-async function wire(config: MemoryConfig, logger: Logger, pool: pg.Pool, closers: (() => Promise<void>)[], closeAll: () => Promise<void>): Promise<MemoryServer> {
+async function wire(config: MemoryConfig, logger: Logger, pools: { pool: pg.Pool; trigramPool: pg.Pool | undefined }, closers: (() => Promise<void>)[], closeAll: () => Promise<void>): Promise<MemoryServer> {
+  const { pool } = pools;
   const llm = (model: string) =>
     new OpenAIStructuredOutput({
       baseURL: config.MEMORY_LLM_BASE_URL ?? config.OPENAI_BASE_URL,
@@ -91,25 +96,7 @@ async function wire(config: MemoryConfig, logger: Logger, pool: pg.Pool, closers
   const workingMemory = new WorkingMemoryStore(pool, { maxKeys: config.MEMORY_WORKING_MEMORY_MAX_KEYS });
   const turns = new TurnStore(pool);
   const writer = new TurnBatchWriter(pool, singleValued);
-  const recall = new RecallEngine(
-    pool,
-    vectors,
-    {
-      k: config.MEMORY_RECALL_RRF_K,
-      halfLifeDays: config.MEMORY_RECALL_HALF_LIFE_DAYS,
-      candidates: config.MEMORY_RECALL_CANDIDATES,
-      trigramThreshold: config.MEMORY_RECALL_TRIGRAM_THRESHOLD,
-      trigramWords: config.MEMORY_RECALL_TRIGRAM_WORDS,
-      trigramTerms: config.MEMORY_RECALL_TRIGRAM_TERMS,
-      perTermCandidates: config.MEMORY_RECALL_PER_TERM_CANDIDATES,
-      commonTermsRefreshMs: config.MEMORY_RECALL_COMMON_TERMS_REFRESH_MS,
-      historyMessages: config.MEMORY_RECALL_HISTORY_MESSAGES,
-      embeddingTimeoutMs: config.MEMORY_EMBEDDING_TIMEOUT_MS,
-      vectorMinSimilarity: config.MEMORY_RECALL_VECTOR_MIN_SIMILARITY,
-      vectorCandidates: config.MEMORY_RECALL_VECTOR_CANDIDATES,
-    },
-    logger,
-  );
+  const recall = new RecallEngine(pool, vectors, recallSettings(config), logger, pools.trigramPool);
   const extractionModel = llm(config.MEMORY_EXTRACTION_MODEL);
   const saver = new FactSaver(pool, { defaultCollection: config.MEMORY_DEFAULT_COLLECTION, singleValuedPredicates: singleValued }, () => vectors);
   const facts = new FactQueries(pool, () => vectors);

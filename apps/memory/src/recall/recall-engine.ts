@@ -85,11 +85,16 @@ export function episodeToProto(row: EpisodeRow): memoryV1.Episode {
 export class RecallEngine {
   private readonly common: CommonLexemes;
 
+  /**
+   * `trigramPool`, when given, runs the trigram search: connections that reuse a generic plan of
+   * it (trigram-connections.ts); without it, the trigram search shares `pool`.
+   */
   constructor(
     private readonly pool: pg.Pool,
     private readonly vectors: VectorIndex | undefined,
     private readonly settings: RecallSettings,
     private readonly logger: Logger,
+    private readonly trigramPool?: pg.Pool,
   ) {
     this.common = new CommonLexemes(pool, { perTermCandidates: settings.perTermCandidates, refreshMs: settings.commonTermsRefreshMs, maxTenants: COMMON_LEXEMES_TENANTS });
   }
@@ -112,7 +117,7 @@ export class RecallEngine {
     const common = this.common.of(q.tenantId);
     const [fulltext, trigram, vector] = await Promise.all([
       common.then((c) => fulltextRanking(db, q, c, this.settings)),
-      common.then((c) => trigramRanking(db, q, c, this.settings)),
+      common.then((c) => trigramRanking(this.trigramPool ? abortableQueries(this.trigramPool, signal) : db, q, c, this.settings)),
       embedded.then(async ({ vector: v }) => (v && this.vectors ? this.vectors.search(db, q.tenantId, q.collectionPrefix, v, this.settings.vectorCandidates, q.includeEpisodes, this.settings.vectorMinSimilarity) : undefined)),
     ]);
     const { vector: queryVector, vectorError } = await embedded;
