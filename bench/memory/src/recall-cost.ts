@@ -89,11 +89,13 @@ class StatementRouter {
     private readonly settings: Record<string, string>,
   ) {}
 
-  async query(text: string, values?: unknown[]): Promise<pg.QueryResult> {
+  /** As a pool's query: the text alone, or a config (recall names some of its statements, so they are prepared once per connection). */
+  async query(statement: string | pg.QueryConfig, values?: unknown[]): Promise<pg.QueryResult> {
+    const text = typeof statement === 'string' ? statement : statement.text;
     const kind = kindOf(text);
     this.counts.set(kind, (this.counts.get(kind) ?? 0) + 1);
     if (this.explained) await this.explain(kind, text, values);
-    return (await this.client(kind)).query(text, values);
+    return (await this.client(kind)).query(statement, values);
   }
 
   private async explain(kind: string, text: string, values?: unknown[]): Promise<void> {
