@@ -71,6 +71,12 @@ export const MemoryConfig = z.object({
   MEMORY_INGEST_BATCH_SIZE: env.positiveInt().max(500).default(50),
   /** How long a batch waits for more turns after its first one arrived (the most a lone turn waits). */
   MEMORY_INGEST_BATCH_WAIT_MS: env.nonNegativeInt().max(60_000).default(200),
+  /**
+   * How long a batch that is not full waits, at most, for this replica's running recalls to end
+   * before it is stored (recalls hold up turns; ingestion does not). A full batch (a backlog) does
+   * not wait. 0 = never wait.
+   */
+  MEMORY_INGEST_YIELD_MS: env.nonNegativeInt().max(60_000).default(500),
   /** How often consumer lag is read for the metric. */
   MEMORY_LAG_POLL_MS: env.positiveInt().default(5_000),
   /**

@@ -19,6 +19,7 @@ import { memoryServiceImplementation } from './memory-service.js';
 import { MessageStore } from './message-store.js';
 import { MemoryAnswerer } from './recall/memory-answerer.js';
 import { RecallEngine } from './recall/recall-engine.js';
+import { ForegroundActivity } from './ingestion/foreground-activity.js';
 import { openTrigramPool } from './recall/trigram-connections.js';
 import { vectorConnectionSettings, VectorIndex, type VectorStatus } from './recall/vector-index.js';
 import { SessionSweeper } from './sessions/session-sweeper.js';
@@ -96,7 +97,9 @@ async function wire(config: MemoryConfig, logger: Logger, pools: { pool: pg.Pool
   const workingMemory = new WorkingMemoryStore(pool, { maxKeys: config.MEMORY_WORKING_MEMORY_MAX_KEYS });
   const turns = new TurnStore(pool);
   const writer = new TurnBatchWriter(pool, singleValued);
-  const recall = new RecallEngine(pool, vectors, recallSettings(config), logger, pools.trigramPool);
+  // Recalls hold up turns; ingestion's batches let the running ones finish first (MEMORY_INGEST_YIELD_MS).
+  const foreground = new ForegroundActivity();
+  const recall = new RecallEngine(pool, vectors, recallSettings(config), logger, { trigramPool: pools.trigramPool, foreground });
   const extractionModel = llm(config.MEMORY_EXTRACTION_MODEL);
   const saver = new FactSaver(pool, { defaultCollection: config.MEMORY_DEFAULT_COLLECTION, singleValuedPredicates: singleValued }, () => vectors);
   const facts = new FactQueries(pool, () => vectors);
@@ -153,8 +156,10 @@ async function wire(config: MemoryConfig, logger: Logger, pools: { pool: pg.Pool
       deadLetterMaxAgeMs: config.MEMORY_DEAD_LETTER_MAX_AGE_MS,
       lagPollMs: config.MEMORY_LAG_POLL_MS,
       ackDelayMs: config.MEMORY_FAULT_ACK_DELAY_MS,
+      yieldMs: config.MEMORY_INGEST_YIELD_MS,
     },
     logger,
+    foreground,
   );
   await consumer.start();
   started.ingest = consumer;

@@ -16,6 +16,7 @@ import { isModelError } from '@platform/agent-loop';
 import { ensureStream, type Logger, type NatsConnection } from '@platform/service-kit';
 import { observeConsumerLag, recordMemoryIngestion } from '@platform/telemetry';
 import { InvalidExtractionError } from '../extraction/extractor.js';
+import type { ForegroundActivity } from './foreground-activity.js';
 import { MessageBatcher } from './message-batcher.js';
 import type { IngestResult, TurnIngestor } from './turn-ingestor.js';
 
@@ -36,6 +37,8 @@ export interface IngestConsumerSettings {
   lagPollMs: number;
   /** Fault injection for crash tests: wait this long between the commit and the ack (0 in production). */
   ackDelayMs: number;
+  /** The most a batch that is not full waits for the foreground's running calls to end (0: never). */
+  yieldMs: number;
 }
 
 /** Creates the work-queue and dead-letter streams (idempotent; every replica may call it). */
@@ -64,9 +67,10 @@ export class IngestConsumer {
 
   constructor(
     private readonly nc: NatsConnection,
-    private readonly ingestor: TurnIngestor,
+    private readonly ingestor: Pick<TurnIngestor, 'ingestBatch'>,
     private readonly settings: IngestConsumerSettings,
     private readonly logger: Logger,
+    private readonly foreground?: ForegroundActivity,
   ) {}
 
   /** The latest lag reading (pending + unacknowledged), for readiness and tests. */
@@ -153,6 +157,10 @@ export class IngestConsumer {
     // A slow model must not get the turns redelivered to another replica while this one works on them.
     const heartbeat = setInterval(() => valid.forEach((v) => v.message.working()), Math.max(1_000, Math.floor(this.settings.ackWaitMs / 2)));
     try {
+      // Turns wait for this replica's recalls (a turn waits for those) to end first, for a bounded
+      // time: ingestion's reads, writes and embeddings then fall between bursts of turns instead of
+      // delaying their recalls. A full batch means turns are queueing: it goes at once.
+      if (messages.length < this.settings.batchSize) await this.foreground?.quiet(this.settings.yieldMs);
       const results = await this.ingestor.ingestBatch(valid.map((v) => v.turn));
       if (this.settings.ackDelayMs > 0) await new Promise((r) => setTimeout(r, this.settings.ackDelayMs));
       const settled = await Promise.allSettled(valid.map((v, i) => this.settle(v.message, v.turn, results[i]!, started)));

@@ -7,6 +7,7 @@ import { fulltextRanking, trigramRanking, type RankedHit } from './keyword-searc
 import { estimateTokens, fuseRankings, whyRecalled, type FusedItem, type FusionSettings, type Ranking } from './rank-fusion.js';
 import type { VectorIndex } from './vector-index.js';
 import { abortableQueries } from './abortable-queries.js';
+import type { ForegroundActivity } from '../ingestion/foreground-activity.js';
 
 export interface RecallSettings extends FusionSettings {
   candidates: number;
@@ -23,6 +24,13 @@ export interface RecallSettings extends FusionSettings {
   vectorMinSimilarity: number;
   /** Nearest neighbours the vector search contributes to fusion. */
   vectorCandidates: number;
+}
+
+export interface RecallEngineOptions {
+  /** Runs the trigram search: connections that reuse a generic plan of it (trigram-connections.ts); without it, the trigram search shares the pool. */
+  trigramPool?: pg.Pool;
+  /** Counts every recall while it runs, so ingestion can let recalls go first. */
+  foreground?: ForegroundActivity;
 }
 
 export interface RecallQuery {
@@ -85,18 +93,19 @@ export function episodeToProto(row: EpisodeRow): memoryV1.Episode {
 export class RecallEngine {
   private readonly common: CommonLexemes;
 
-  /**
-   * `trigramPool`, when given, runs the trigram search: connections that reuse a generic plan of
-   * it (trigram-connections.ts); without it, the trigram search shares `pool`.
-   */
+  private readonly trigramPool: pg.Pool | undefined;
+  private readonly foreground: ForegroundActivity | undefined;
+
   constructor(
     private readonly pool: pg.Pool,
     private readonly vectors: VectorIndex | undefined,
     private readonly settings: RecallSettings,
     private readonly logger: Logger,
-    private readonly trigramPool?: pg.Pool,
+    options: RecallEngineOptions = {},
   ) {
     this.common = new CommonLexemes(pool, { perTermCandidates: settings.perTermCandidates, refreshMs: settings.commonTermsRefreshMs, maxTenants: COMMON_LEXEMES_TENANTS });
+    this.trigramPool = options.trigramPool;
+    this.foreground = options.foreground;
   }
 
   /**
@@ -104,7 +113,11 @@ export class RecallEngine {
    * starts and the recall rejects with its reason, so a recall nobody waits for stops taking
    * connections from the ones still waited for.
    */
-  async recall(q: RecallQuery, signal?: AbortSignal): Promise<memoryV1.RecallResponse> {
+  recall(q: RecallQuery, signal?: AbortSignal): Promise<memoryV1.RecallResponse> {
+    return this.foreground ? this.foreground.track(() => this.search(q, signal)) : this.search(q, signal);
+  }
+
+  private async search(q: RecallQuery, signal: AbortSignal | undefined): Promise<memoryV1.RecallResponse> {
     // The searches run at once, each on its own pooled connection (the trigram threshold and the
     // HNSW scan mode are connection settings, see server.ts); the vector search starts as soon as
     // the query's embedding arrives. Each search returns its items' times with their keys, so the

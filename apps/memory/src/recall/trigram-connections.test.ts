@@ -75,7 +75,7 @@ describe('the trigram search on its own connections', () => {
     const shared = createPgPool({ url: databaseUrl, applicationName: 'memory-test', searchPath: MEMORY_SCHEMA, maxConnections: 2, settings: { 'pg_trgm.word_similarity_threshold': String(config.MEMORY_RECALL_TRIGRAM_THRESHOLD) }, logger });
     const trigram = openTrigramPool({ url: databaseUrl, schema: MEMORY_SCHEMA, connections: 1, threshold: config.MEMORY_RECALL_TRIGRAM_THRESHOLD, logger })!;
     try {
-      const withOwn = new RecallEngine(shared, undefined, recallSettings(config), logger, trigram);
+      const withOwn = new RecallEngine(shared, undefined, recallSettings(config), logger, { trigramPool: trigram });
       const sharing = new RecallEngine(shared, undefined, recallSettings(config), logger);
       const q = { tenantId: 'acme', collectionPrefix: '', limit: 8, tokenBudget: 0, conversationId: '', includeEpisodes: true };
       for (const query of ['where does Alise live', 'Bobb and the chello', 'Carrol biology']) {
