@@ -119,6 +119,12 @@ export const OrchestratorConfig = z.object({
   MEMORY_RECALL_TIMEOUT_MS: env.positiveInt().default(250),
   /** Most recalled items injected into a turn. */
   MEMORY_RECALL_LIMIT: env.positiveInt().max(100).default(8),
+  /**
+   * Ceiling of the adaptive cap on recalls in flight from this replica (it shrinks when recalls time
+   * out and grows back while they answer within half the deadline); a recall past the cap is not
+   * sent and the turn goes on without recalled memory. 0 = no cap.
+   */
+  MEMORY_RECALL_MAX_IN_FLIGHT: env.nonNegativeInt().default(64),
   /** Collections recalled from, as a prefix (`user:alice` covers `user:alice:*`); empty = all of the tenant's. */
   MEMORY_RECALL_COLLECTION_PREFIX: z.string().default(''),
   CATALOG_REFRESH_MS: env.positiveInt().default(5_000),

@@ -162,6 +162,7 @@ export async function startOrchestratorServer(config: OrchestratorConfig, logger
   const toolClient = new ToolClient({ nc, logger });
   const breakers = new ToolBreakers({ failureThreshold: config.TOOL_BREAKER_FAILURES, cooldownMs: config.TOOL_BREAKER_COOLDOWN_MS, logger });
   const memoryRecall = new MemoryRecall(memory.rpc, memoryRecallSettings(config), logger);
+  const stopRecallGauge = memoryRecall.observeConcurrency();
   const executor = new TurnExecutor({
     config,
     owner,
@@ -253,6 +254,7 @@ export async function startOrchestratorServer(config: OrchestratorConfig, logger
       }
       await calls;
       catalog.stop();
+      stopRecallGauge();
       memory.close();
       agentPool.close();
       await nc.drain();

@@ -67,6 +67,9 @@ export const PLATFORM = {
   consumer: 'platform.consumer',
   memoryIngestDurationMetric: 'platform.memory.ingest.duration',
   memoryIngestOutcome: 'platform.memory.ingest.outcome',
+  /** The orchestrator's recalls in flight to memory and their adaptive limit (`kind`: limit, in_flight). */
+  memoryRecallConcurrencyMetric: 'platform.memory.recall.concurrency',
+  memoryRecallConcurrencyKind: 'platform.memory.recall.concurrency.kind',
   tenantTokenUsageMetric: 'platform.tenant.token.usage',
   tenant: 'platform.tenant',
   fireLagMetric: 'platform.trigger.fire.lag',

@@ -7,7 +7,7 @@ import { MemoryRecall, withMemoryContext, type MemoryRecallSettings } from './me
 import { prepareContext } from './prepare-context.js';
 
 const logger = createLogger({ service: 'test', level: 'silent' });
-const settings: MemoryRecallSettings = { contextTokens: 200, timeoutMs: 300, limit: 5, collectionPrefix: 'user:alice', charsPerToken: 4 };
+const settings: MemoryRecallSettings = { contextTokens: 200, timeoutMs: 300, limit: 5, maxInFlight: 0, collectionPrefix: 'user:alice', charsPerToken: 4 };
 const query = { tenantId: 'tenant-a', conversationId: 'conv-1', query: 'Which seat should I book?' };
 
 let server: ScriptedMemoryServer;
@@ -98,6 +98,58 @@ describe('MemoryRecall', () => {
     const system = withMemoryContext('You are a travel agent.', `${MEMORY_CONTEXT_OPEN}\npreamble\n- user prefers window seats\n${MEMORY_CONTEXT_CLOSE}`);
     expect(recall.recovered(system)).toMatchObject({ status: 'recovered', items: [{ kind: 'unknown', text: 'user prefers window seats' }] });
     expect(recall.recovered('You are a travel agent.').status).toBe('nothing_relevant');
+  });
+});
+
+describe('MemoryRecall with its concurrency cap', () => {
+  it('does not send a recall past the cap: the turn gets a shed report at once', async () => {
+    let answer: () => void = () => undefined;
+    const held = new Promise<void>((resolve) => (answer = resolve));
+    server.script = async () => {
+      await held;
+      return { searchMode: 'keyword', items: [recalledFact('f-1', 'user prefers window seats')] };
+    };
+    const recall = new MemoryRecall(client.rpc, { ...settings, maxInFlight: 2 }, logger);
+    const first = [recall.recall(query), recall.recall(query)];
+    const started = performance.now();
+    const shed = await recall.recall(query);
+    expect(performance.now() - started).toBeLessThan(settings.timeoutMs);
+    expect(shed.block).toBeUndefined();
+    expect(shed.report.status).toBe('shed');
+    expect(shed.report.error).toMatch(/2 recalls in flight reached this orchestrator's adaptive limit \(2 of at most 2\)/);
+    answer();
+    expect((await Promise.all(first)).map((outcome) => outcome.report.status)).toEqual(['injected', 'injected']);
+    expect(server.received).toHaveLength(2);
+    expect(recall.concurrency.inFlight).toBe(0);
+    expect((await recall.recall(query)).report.status).toBe('injected');
+  });
+
+  it('sends fewer recalls at once after they time out, and more again once memory answers in time', async () => {
+    let slow = true;
+    server.script = () => new Promise((resolve) => setTimeout(() => resolve({ items: [recalledFact('f-1', 'late')] }), slow ? 400 : 1));
+    const recall = new MemoryRecall(client.rpc, { ...settings, timeoutMs: 100, maxInFlight: 8 }, logger);
+    const overloaded = await Promise.all(Array.from({ length: 8 }, () => recall.recall(query)));
+    expect(overloaded.every((outcome) => outcome.report.status === 'timed_out')).toBe(true);
+    expect(recall.concurrency.limit).toBe(6);
+
+    server.received.length = 0;
+    const capped = await Promise.all(Array.from({ length: 8 }, () => recall.recall(query)));
+    expect(capped.filter((outcome) => outcome.report.status === 'shed')).toHaveLength(2);
+    expect(server.received).toHaveLength(6);
+
+    slow = false;
+    for (let i = 0; i < 20 && recall.concurrency.limit < 8; i++) await Promise.all(Array.from({ length: recall.concurrency.limit }, () => recall.recall(query)));
+    expect(recall.concurrency.limit).toBe(8);
+    const recovered = await Promise.all(Array.from({ length: 8 }, () => recall.recall(query)));
+    expect(recovered.every((outcome) => outcome.report.status === 'injected')).toBe(true);
+  });
+
+  it('does not shrink for a memory service that is down: those failures are quick, not load', async () => {
+    server.script = () => Promise.reject(errors.unavailable('DOWN', 'memory is restarting'));
+    const recall = new MemoryRecall(client.rpc, { ...settings, maxInFlight: 4 }, logger);
+    const outcomes = await Promise.all(Array.from({ length: 4 }, () => recall.recall(query)));
+    expect(outcomes.map((outcome) => outcome.report.status)).toEqual(['unavailable', 'unavailable', 'unavailable', 'unavailable']);
+    expect(recall.concurrency.limit).toBe(4);
   });
 });
 

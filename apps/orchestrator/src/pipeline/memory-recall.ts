@@ -1,10 +1,11 @@
 import { memoryContextItems, MEMORY_CONTEXT_CLOSE, MEMORY_CONTEXT_OPEN, renderMemoryContext, type ChatMessage } from '@platform/contracts';
 import { DEFAULT_LOOP_CONFIG } from '@platform/agent-loop';
 import type { memoryV1 } from '@platform/proto';
-import { recordFailure } from '@platform/telemetry';
+import { observeGauge, PLATFORM, recordFailure } from '@platform/telemetry';
 import { PlatformError, type Logger, type PromiseClient } from '@platform/service-kit';
 import type { OrchestratorConfig } from '../config.js';
 import { DEFAULT_PREFETCH_LIMITS, PrefetchedRecalls, type PrefetchLimits } from './prefetched-recalls.js';
+import { RecallConcurrencyLimit } from './recall-concurrency-limit.js';
 
 /** How the recall step behaves; from MEMORY_CONTEXT_TOKENS, MEMORY_RECALL_* (see config.ts). */
 export interface MemoryRecallSettings {
@@ -14,6 +15,8 @@ export interface MemoryRecallSettings {
   timeoutMs: number;
   /** Most items asked for. */
   limit: number;
+  /** Ceiling of the adaptive cap on recalls in flight from this process (0 = no cap; see recall-concurrency-limit.ts). */
+  maxInFlight: number;
   /** Collections recalled from (empty: every collection of the tenant). */
   collectionPrefix: string;
   /** The same estimate the engine's context manager uses. */
@@ -21,11 +24,12 @@ export interface MemoryRecallSettings {
 }
 
 /** The recall settings from the orchestrator's configuration. */
-export function memoryRecallSettings(config: Pick<OrchestratorConfig, 'MEMORY_CONTEXT_TOKENS' | 'MEMORY_RECALL_TIMEOUT_MS' | 'MEMORY_RECALL_LIMIT' | 'MEMORY_RECALL_COLLECTION_PREFIX'>): MemoryRecallSettings {
+export function memoryRecallSettings(config: Pick<OrchestratorConfig, 'MEMORY_CONTEXT_TOKENS' | 'MEMORY_RECALL_TIMEOUT_MS' | 'MEMORY_RECALL_LIMIT' | 'MEMORY_RECALL_COLLECTION_PREFIX' | 'MEMORY_RECALL_MAX_IN_FLIGHT'>): MemoryRecallSettings {
   return {
     contextTokens: config.MEMORY_CONTEXT_TOKENS,
     timeoutMs: config.MEMORY_RECALL_TIMEOUT_MS,
     limit: config.MEMORY_RECALL_LIMIT,
+    maxInFlight: config.MEMORY_RECALL_MAX_IN_FLIGHT,
     collectionPrefix: config.MEMORY_RECALL_COLLECTION_PREFIX,
     charsPerToken: DEFAULT_LOOP_CONFIG.charsPerToken,
   };
@@ -37,6 +41,8 @@ export type MemoryRecallStatus =
   | 'nothing_relevant'
   | 'disabled'
   | 'timed_out'
+  /** Not sent: this process's recalls in flight had reached their adaptive limit (memory is overloaded). */
+  | 'shed'
   | 'unavailable'
   | 'failed'
   /** A resumed run: recall ran in an earlier attempt; items are read back from the journaled input. */
@@ -70,7 +76,7 @@ export interface MemoryRecallReport {
   /** Relevant items the memory service left out for the limit or the budget. */
   droppedForBudget: number;
   durationMs: number;
-  /** The failure, when status is timed_out, unavailable or failed. */
+  /** The failure, when status is timed_out, shed, unavailable or failed. */
   error?: string;
 }
 
@@ -101,6 +107,8 @@ export class MemoryRecall {
   /** What the step injected into each run this process prepared, until the run is recorded. */
   private readonly reports = new Map<string, MemoryRecallReport>();
   private readonly prefetched: PrefetchedRecalls;
+  /** The adaptive cap on this process's recalls in flight. */
+  readonly concurrency: RecallConcurrencyLimit;
 
   constructor(
     private readonly memory: Recaller,
@@ -109,6 +117,18 @@ export class MemoryRecall {
     prefetchLimits: PrefetchLimits = DEFAULT_PREFETCH_LIMITS,
   ) {
     this.prefetched = new PrefetchedRecalls(prefetchLimits);
+    this.concurrency = new RecallConcurrencyLimit({ max: settings.maxInFlight });
+  }
+
+  /**
+   * Reports the cap as the gauge `platform.memory.recall.concurrency` (`kind` = `limit` or
+   * `in_flight`) until the returned function is called.
+   */
+  observeConcurrency(): () => void {
+    return observeGauge(PLATFORM.memoryRecallConcurrencyMetric, { unit: '{recall}', description: 'Recalls in flight from this orchestrator to the memory service, and their adaptive limit' }, () => [
+      { value: this.concurrency.limit, attributes: { [PLATFORM.memoryRecallConcurrencyKind]: 'limit' } },
+      { value: this.concurrency.inFlight, attributes: { [PLATFORM.memoryRecallConcurrencyKind]: 'in_flight' } },
+    ]);
   }
 
   /**
@@ -156,6 +176,8 @@ export class MemoryRecall {
     const frameTokens = this.tokens(renderMemoryContext([]));
     if (budgetTokens <= frameTokens || query.query.trim() === '') return { block: undefined, report: report('disabled') };
 
+    const release = this.concurrency.tryAcquire();
+    if (!release) return { block: undefined, report: report('shed', { error: this.shed(query) }) };
     let response: memoryV1.RecallResponse;
     try {
       response = await this.memory.recall(
@@ -173,12 +195,14 @@ export class MemoryRecall {
       );
     } catch (err) {
       const status = failureStatus(err);
+      release(status === 'timed_out' ? 'timed_out' : 'failed');
       // A `system` failure (the taxonomy of docs/operations.md): the turn goes on without it (recovery none).
       const failure = { failureClass: 'system', kind: status === 'timed_out' ? 'memory_timeout' : 'memory_unavailable', severity: 'low', recovery: 'none' };
       this.logger.warn({ runId: query.runId, tenantId: query.tenantId, conversationId: query.conversationId, status, ...failure, err: (err as Error).message }, 'memory recall failed; the turn goes on without recalled memory');
       recordFailure(failure);
       return { block: undefined, report: report(status, { error: (err as Error).message }) };
     }
+    release('answered');
 
     const items = this.fitToBudget(response.items.map(toInjected), budgetTokens - frameTokens);
     const common = {
@@ -189,6 +213,15 @@ export class MemoryRecall {
     if (items.length === 0) return { block: undefined, report: report('nothing_relevant', common) };
     const block = renderMemoryContext(items.map((item) => item.text));
     return { block, report: report('injected', { ...common, items, blockTokens: this.tokens(block) }) };
+  }
+
+  /** Counts and explains a recall the cap did not send (logged at debug: under overload there is one per turn). */
+  private shed(query: RecallQuery): string {
+    const error = `not sent: ${this.concurrency.inFlight} recalls in flight reached this orchestrator's adaptive limit (${this.concurrency.limit} of at most ${this.settings.maxInFlight})`;
+    const failure = { failureClass: 'system', kind: 'memory_recall_shed', severity: 'low', recovery: 'none' };
+    this.logger.debug({ runId: query.runId, tenantId: query.tenantId, conversationId: query.conversationId, ...failure, err: error }, 'memory recall shed; the turn goes on without recalled memory');
+    recordFailure(failure);
+    return error;
   }
 
   /**

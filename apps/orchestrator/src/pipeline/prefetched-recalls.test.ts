@@ -6,7 +6,7 @@ import { MemoryRecall, type MemoryRecallSettings } from './memory-recall.js';
 import { PrefetchedRecalls } from './prefetched-recalls.js';
 
 const logger = createLogger({ service: 'test', level: 'silent' });
-const settings: MemoryRecallSettings = { contextTokens: 200, timeoutMs: 300, limit: 5, collectionPrefix: '', charsPerToken: 4 };
+const settings: MemoryRecallSettings = { contextTokens: 200, timeoutMs: 300, limit: 5, maxInFlight: 0, collectionPrefix: '', charsPerToken: 4 };
 const query = { runId: 'run-1', tenantId: 'tenant-a', conversationId: 'conv-1', query: 'Which seat should I book?' };
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
