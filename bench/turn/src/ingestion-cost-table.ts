@@ -1,7 +1,6 @@
 // Prints where the ingestion A/B's turns spent CPU, process by process, and what they asked of
-// the model, the embeddings endpoint and the ingestion queue, per turn (medians over rounds).
-import { median } from '@platform/testing';
-import { OWN_ROWS, SHARED_ROWS, type WindowCost } from './ingestion-usage.js';
+// the model, the embeddings endpoint and the ingestion queue, per turn (all rounds pooled).
+import { OWN_ROWS, pooledPerTurn, SHARED_ROWS, type WindowCost } from './ingestion-usage.js';
 
 export interface CostTableInput {
   on: WindowCost[];
@@ -11,12 +10,12 @@ export interface CostTableInput {
 }
 
 const fmt = (n: number, digits = 2) => (Number.isFinite(n) ? n.toFixed(digits) : '-');
-const med = (windows: WindowCost[], pick: (w: WindowCost) => number | undefined) => median(windows.map((w) => pick(w) ?? 0));
+
 
 export function printCostTable(input: CostTableInput): void {
   const rows = [...OWN_ROWS, ...SHARED_ROWS];
-  const cpu = (windows: WindowCost[], row: string) => med(windows, (w) => w.cpuPerTurn.get(row));
-  const total = (windows: WindowCost[]) => med(windows, (w) => [...w.cpuPerTurn.values()].reduce((a, b) => a + b, 0));
+  const cpu = (windows: WindowCost[], row: string) => pooledPerTurn(windows, (w) => w.cpuPerTurn.get(row));
+  const total = (windows: WindowCost[]) => pooledPerTurn(windows, (w) => [...w.cpuPerTurn.values()].reduce((a, b) => a + b, 0));
   process.stdout.write('\nCPU ms per turn, by process (measured phase; "+ drain" adds the queue drain after it)\n');
   process.stdout.write('| process | on | on + drain | off | off + drain | on + drain - off + drain |\n|---|---|---|---|---|---|\n');
   for (const row of rows) {
@@ -25,8 +24,12 @@ export function printCostTable(input: CostTableInput): void {
   }
   const totals = [total(input.on), total(input.onThroughDrain), total(input.off), total(input.offThroughDrain)];
   process.stdout.write(`| **all** | ${totals.map((c) => fmt(c)).join(' | ')} | ${fmt(totals[1]! - totals[3]!)} |\n`);
+  const machine = [pooledPerTurn(input.on, (w) => w.machinePerTurn), pooledPerTurn(input.onThroughDrain, (w) => w.machinePerTurn), pooledPerTurn(input.off, (w) => w.machinePerTurn), pooledPerTurn(input.offThroughDrain, (w) => w.machinePerTurn)];
+  process.stdout.write(`| whole machine (/proc/stat busy) | ${machine.map((c) => fmt(c)).join(' | ')} | ${fmt(machine[1]! - machine[3]!)} |\n`);
+  const unlisted = machine.map((m, i) => m - totals[i]!);
+  process.stdout.write(`| not in the rows above (machine - all) | ${unlisted.map((c) => fmt(c)).join(' | ')} | ${fmt(unlisted[1]! - unlisted[3]!)} |\n`);
 
   const keys = [...new Set([...input.onThroughDrain, ...input.offThroughDrain].flatMap((w) => [...w.perTurn.keys()]))].sort();
   process.stdout.write('\nCalls per turn (measured phase + drain)\n| per turn | on | off |\n|---|---|---|\n');
-  for (const key of keys) process.stdout.write(`| ${key} | ${fmt(med(input.onThroughDrain, (w) => w.perTurn.get(key)), 3)} | ${fmt(med(input.offThroughDrain, (w) => w.perTurn.get(key)), 3)} |\n`);
+  for (const key of keys) process.stdout.write(`| ${key} | ${fmt(pooledPerTurn(input.onThroughDrain, (w) => w.perTurn.get(key)), 3)} | ${fmt(pooledPerTurn(input.offThroughDrain, (w) => w.perTurn.get(key)), 3)} |\n`);
 }

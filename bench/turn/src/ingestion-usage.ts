@@ -1,7 +1,7 @@
 // What each process of the machine spent, and what each platform asked of its model and its
 // ingestion queue, between two readings: the per-process cost of one variant of the ingestion A/B.
 import { jetstreamManager } from '@nats-io/jetstream';
-import { cpuOfProcessTree, postgresCpuByDatabase, readLlmSimStats, readProcessTable, type LlmSimStats } from '@platform/bench-kit';
+import { cpuOfProcessTree, postgresCpuByDatabase, readLlmSimStats, readMachineCpu, readProcessTable, type LlmSimStats } from '@platform/bench-kit';
 import { MEMORY_INGEST_STREAM } from '@platform/contracts';
 import type { NatsConnection } from '@platform/service-kit';
 import { PLATFORM_APPS, type Platform } from '@platform/testing';
@@ -22,18 +22,26 @@ export interface SharedServers {
 /** CPU ms of every process that matters, by name, at one moment. */
 export interface Reading {
   cpuMs: Map<string, number>;
+  /** The whole machine's busy CPU ms (/proc/stat), which the rows above should add up to. */
+  machineBusyMs: number;
   llmSim: LlmSimStats;
   /** Messages ever stored on the ingestion stream (its last sequence), and deliveries to memory. */
   queue: { published: number; delivered: number; redelivered: number };
 }
 
-/** Row names for the platform being measured; the other platform idles meanwhile and is one row. */
+/** Row names for the platform being measured; the other platform idles meanwhile (its services and its database are a row each). */
 export const OWN_ROWS = [...PLATFORM_APPS, 'nats-server', 'postgres (own database)'] as const;
-export const SHARED_ROWS = ['postgres (shared: postmaster, WAL, ended backends)', 'redis-server (shared)', 'other platform (idle)', 'bench load generator'] as const;
+export const SHARED_ROWS = [
+  'postgres (shared: postmaster, WAL, ended backends)',
+  'redis-server (shared)',
+  'other platform (idle): services and NATS',
+  'other platform (idle): its database',
+  'bench load generator',
+] as const;
 
 /** Reads CPU of `own`'s processes, the shared servers and `other` (idle), plus `own`'s llm-sim and queue totals. */
 export async function read(own: MeasuredPlatform, other: MeasuredPlatform, shared: SharedServers): Promise<Reading> {
-  const [table, llmSim, queue] = await Promise.all([readProcessTable(), readLlmSimStats(own.platform.llmSimUrl!), queueTotals(own.nc)]);
+  const [table, machine, llmSim, queue] = await Promise.all([readProcessTable(), readMachineCpu(), readLlmSimStats(own.platform.llmSimUrl!), queueTotals(own.nc)]);
   const cpuMs = new Map<string, number>();
   const platformCpu = (p: MeasuredPlatform, into: (name: string, ms: number) => void) => {
     for (const app of PLATFORM_APPS) {
@@ -47,12 +55,13 @@ export async function read(own: MeasuredPlatform, other: MeasuredPlatform, share
   cpuMs.set('postgres (own database)', postgres.get(own.database) ?? 0);
   cpuMs.set(SHARED_ROWS[0], postgres.get('shared') ?? 0);
   cpuMs.set(SHARED_ROWS[1], cpuOfProcessTree(table, shared.redisPid));
-  let idle = postgres.get(other.database) ?? 0;
-  platformCpu(other, (_name, ms) => (idle += ms));
-  cpuMs.set(SHARED_ROWS[2], idle);
+  let idleServices = 0;
+  platformCpu(other, (_name, ms) => (idleServices += ms));
+  cpuMs.set(SHARED_ROWS[2], idleServices);
+  cpuMs.set(SHARED_ROWS[3], postgres.get(other.database) ?? 0);
   const self = process.cpuUsage();
-  cpuMs.set(SHARED_ROWS[3], (self.user + self.system) / 1000);
-  return { cpuMs, llmSim, queue };
+  cpuMs.set(SHARED_ROWS[4], (self.user + self.system) / 1000);
+  return { cpuMs, machineBusyMs: machine.busyMs, llmSim, queue };
 }
 
 async function queueTotals(nc: NatsConnection): Promise<Reading['queue']> {
@@ -64,7 +73,11 @@ async function queueTotals(nc: NatsConnection): Promise<Reading['queue']> {
 
 /** What one measured window cost per turn: CPU ms by row, and calls per turn. */
 export interface WindowCost {
+  /** The turns the window measured (its weight when windows are pooled). */
+  turns: number;
   cpuPerTurn: Map<string, number>;
+  /** The whole machine's busy CPU per turn (/proc/stat). */
+  machinePerTurn: number;
   perTurn: Map<string, number>;
 }
 
@@ -83,5 +96,16 @@ export function costPerTurn(before: Reading, after: Reading, turns: number): Win
   }
   perTurn.set('ingestion messages published', (after.queue.published - before.queue.published) / turns);
   perTurn.set('ingestion deliveries to memory', (after.queue.delivered - before.queue.delivered) / turns);
-  return { cpuPerTurn, perTurn };
+  return { turns, cpuPerTurn, machinePerTurn: (after.machineBusyMs - before.machineBusyMs) / turns, perTurn };
+}
+
+/**
+ * Per-turn cost over several windows pooled: the sum of what they cost over the sum of their turns.
+ * Not a median per row: CPU moves between rows inside a window (an idle platform's pooled
+ * connections close, and their backends' time passes from that database to the postmaster's
+ * ended children), so medians taken row by row would pick different windows and no longer add up.
+ */
+export function pooledPerTurn(windows: readonly WindowCost[], pick: (w: WindowCost) => number | undefined): number {
+  const turns = windows.reduce((sum, w) => sum + w.turns, 0);
+  return turns === 0 ? Number.NaN : windows.reduce((sum, w) => sum + (pick(w) ?? 0) * w.turns, 0) / turns;
 }

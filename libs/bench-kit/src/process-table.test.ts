@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { cpuOfProcessTree, postgresCpuByDatabase, readProcessTable, treeOf, type ProcessEntry } from './process-table.js';
+import { cpuOfProcessTree, parseMachineCpu, postgresCpuByDatabase, readMachineCpu, readProcessTable, treeOf, type ProcessEntry } from './process-table.js';
 
 const entry = (ppid: number, cpuMs: number, title: string, endedChildrenCpuMs = 0): ProcessEntry => ({ ppid, cpuMs, endedChildrenCpuMs, title });
 
@@ -30,5 +30,19 @@ describe('process table', () => {
   it('splits a PostgreSQL cluster by database; the rest (ended backends included) is shared', () => {
     const split = postgresCpuByDatabase(cluster, 9, ['bench_a', 'bench_b', 'bench_c']);
     expect(Object.fromEntries(split)).toEqual({ bench_a: 33, bench_b: 7, bench_c: 0, shared: 1 + 4 + 40 + 5 + 2 });
+  });
+
+  it("reads the machine's busy CPU from /proc/stat: user, nice, system, irq and softirq; not idle, iowait or steal", () => {
+    const stat = 'cpu  100 20 30 5000 70 8 9 11 0 0\ncpu0 50 10 15 2500 35 4 4 5 0 0\nintr 1 2 3\n';
+    expect(parseMachineCpu(stat)).toEqual({ busyMs: (100 + 20 + 30 + 8 + 9) * 10, stealMs: 110 });
+    expect(() => parseMachineCpu('intr 1 2 3\n')).toThrow(/no aggregate cpu line/);
+  });
+
+  it('the machine is never less busy after a spin than before', async () => {
+    const before = await readMachineCpu();
+    const until = Date.now() + 30;
+    while (Date.now() < until);
+    const after = await readMachineCpu();
+    expect(after.busyMs).toBeGreaterThan(before.busyMs);
   });
 });

@@ -81,3 +81,26 @@ export function postgresCpuByDatabase(table: ReadonlyMap<number, ProcessEntry>, 
   }
   return byDatabase;
 }
+
+/** The machine's CPU time (ms, all cores) from the first line of /proc/stat: `busy` is what ran, `steal` what the hypervisor took. */
+export interface MachineCpu {
+  busyMs: number;
+  stealMs: number;
+}
+
+/**
+ * Parses /proc/stat's aggregate `cpu` line: busy = user + nice + system + irq + softirq (guest time
+ * is already inside user and nice); idle, iowait and steal are not busy. Whatever a per-process
+ * table misses (kernel threads, other services on the host, processes that ended unwaited) is in it.
+ */
+export function parseMachineCpu(procStat: string): MachineCpu {
+  const line = procStat.split('\n').find((l) => /^cpu\s/.test(l));
+  if (!line) throw new Error('/proc/stat has no aggregate cpu line');
+  const [user, nice, system, , , irq, softirq, steal] = line.trim().split(/\s+/).slice(1).map(Number);
+  const ms = (ticks: number | undefined) => ((ticks ?? 0) * 1000) / TICKS_PER_SECOND;
+  return { busyMs: ms(user) + ms(nice) + ms(system) + ms(irq) + ms(softirq), stealMs: ms(steal) };
+}
+
+export async function readMachineCpu(): Promise<MachineCpu> {
+  return parseMachineCpu(await readFile('/proc/stat', 'utf8'));
+}
