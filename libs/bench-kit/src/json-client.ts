@@ -5,7 +5,18 @@ import http from 'node:http';
  * platform, so it uses the cheapest client Node has (fetch costs about twice the CPU per request).
  */
 export class JsonClient {
-  private readonly agent = new http.Agent({ keepAlive: true, maxSockets: Infinity });
+  /**
+   * Idle connections are closed by the client before the server would close them: a server closes
+   * a keep-alive connection after its own timeout (the api's is 72 s), and a request sent on it at
+   * that moment fails with "socket hang up". Node's agent honours the server's `Keep-Alive:
+   * timeout=N` hint (less a second) only when the agent has a timeout of its own, so it gets one.
+   * It applies to idle connections only: a request in flight is never cut by it.
+   */
+  private readonly agent: http.Agent;
+
+  constructor(options: { idleSocketTimeoutMs?: number } = {}) {
+    this.agent = new http.Agent({ keepAlive: true, maxSockets: Infinity, timeout: options.idleSocketTimeoutMs ?? 30_000 });
+  }
 
   post(url: string, headers: Record<string, string>, body: unknown): Promise<{ status: number; body: unknown }> {
     const payload = JSON.stringify(body);
