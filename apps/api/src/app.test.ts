@@ -1,9 +1,10 @@
+import http from 'node:http';
 import { GrpcHealthProbe, PlatformError, createLogger, errors, type PromiseClient } from '@platform/service-kit';
 import type { memoryV1, orchestratorV1 } from '@platform/proto';
 import type { FastifyInstance } from 'fastify';
 import { SignJWT } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildApp } from './app.js';
+import { API_KEEP_ALIVE_TIMEOUT_MS, buildApp } from './app.js';
 import { TokenVerifier } from './auth.js';
 import { calculatorTool } from './test-support/catalog-fixtures.js';
 import { noAgentPool, noEvents, noTrigger } from './test-support/unavailable-ports.js';
@@ -324,6 +325,26 @@ describe('GET /v1/runs/:runId', () => {
     expect(other.statusCode).toBe(404);
     expect(other.json()).toEqual({ error: { code: 'RUN_NOT_FOUND', message: "no run 'run_1'" } });
     expect(missing.statusCode).toBe(404);
+  });
+});
+
+describe('connections', () => {
+  it(`keeps an idle connection ${API_KEEP_ALIVE_TIMEOUT_MS / 1000} s and announces it, so a gateway or a client pool can close its own first`, async () => {
+    const address = new URL(await app.listen({ host: '127.0.0.1', port: 0 }));
+    const agent = new http.Agent({ keepAlive: true });
+    try {
+      const headers = await new Promise<http.IncomingHttpHeaders>((resolve, reject) => {
+        http.get({ host: address.hostname, port: address.port, path: '/healthz', agent }, (response) => {
+          response.resume();
+          resolve(response.headers);
+        }).on('error', reject);
+      });
+      expect(headers['connection']).toBe('keep-alive');
+      expect(headers['keep-alive']).toBe(`timeout=${API_KEEP_ALIVE_TIMEOUT_MS / 1000}`);
+      expect(API_KEEP_ALIVE_TIMEOUT_MS).toBe(72_000); // docs/deploy.md and the Envoy example's upstream idle timeout (60 s) rely on it
+    } finally {
+      agent.destroy();
+    }
   });
 });
 

@@ -62,13 +62,22 @@ export interface AppOptions {
   onRoute?: (route: RouteOptions) => void;
 }
 
+/**
+ * How long the api keeps an idle keep-alive connection open (announced in `Keep-Alive: timeout=72`).
+ * Whatever pools connections to it (the gateway's upstream pool, a load balancer, a client's agent)
+ * must close its idle ones sooner: a request sent on a connection at the moment the api closes it
+ * is lost before it arrives (a gateway answers 502/503, Node's client "socket hang up").
+ * docs/deploy.md, "The gateway".
+ */
+export const API_KEEP_ALIVE_TIMEOUT_MS = 72_000;
+
 /** The operator role when AppOptions names none (the default of AUTH_OPERATOR_ROLE). */
 const DEFAULT_OPERATOR_ROLE = 'platform-operator';
 
 /** The HTTP edge: JSON errors with stable codes, JWT auth on every /v1 route, and the routes. */
 export function buildApp(options: AppOptions): FastifyInstance {
   // pino's Logger and Fastify's logger type differ only in generics; the instance is the same logger.
-  const app: FastifyInstance = Fastify({ loggerInstance: options.logger as unknown as FastifyBaseLogger, bodyLimit: options.maxBodyBytes, return503OnClosing: true });
+  const app: FastifyInstance = Fastify({ loggerInstance: options.logger as unknown as FastifyBaseLogger, bodyLimit: options.maxBodyBytes, return503OnClosing: true, keepAliveTimeout: API_KEEP_ALIVE_TIMEOUT_MS });
 
   app.setErrorHandler((error, request, reply) => {
     const mapped = toHttpError(error);

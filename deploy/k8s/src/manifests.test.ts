@@ -362,6 +362,13 @@ describe('the Envoy Gateway example', () => {
       }
     }
   });
+
+  it("closes idle upstream connections before the api does (it keeps them 72 s: apps/api API_KEEP_ALIVE_TIMEOUT_MS)", () => {
+    const policy = renderKustomization('gateway-examples/envoy-gateway').find((o) => o.kind === 'BackendTrafficPolicy') as K8sObject & { spec: { timeout: { http: { connectionIdleTimeout: string } } } };
+    const idle = /^(\d+)s$/.exec(policy.spec.timeout.http.connectionIdleTimeout);
+    expect(idle, 'connectionIdleTimeout in seconds').not.toBeNull();
+    expect(Number(idle![1])).toBeLessThan(72);
+  });
 });
 
 describe('docs/deploy.md', () => {
