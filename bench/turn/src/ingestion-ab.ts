@@ -12,8 +12,9 @@
 // CPU (both platforms' services and NATS servers, PostgreSQL by database, Redis, the load
 // generator) is read from /proc around each measured phase, with the model, embeddings and queue
 // calls per turn, so the difference between the variants can be traced to where it is spent.
-// Run: npx nx run bench-turn:bench-ingestion   (env: ROUNDS, N1, N64, CONCURRENCY, WARMUP, RAMP, OFF_MEMORY)
-import { BENCH_PLATFORM_ENV, calculatorTurn, closedLoop, enableStatementStats, intEnv, JsonClient, waitForCalculator, waitForIngestionDrain, type LoadResult } from '@platform/bench-kit';
+// PostgreSQL runs durable (fsync, synchronous_commit, full_page_writes on) unless BENCH_POSTGRES=fast.
+// Run: npx nx run bench-turn:bench-ingestion   (env: ROUNDS, N1, N64, CONCURRENCY, WARMUP, RAMP, OFF_MEMORY, BENCH_POSTGRES)
+import { BENCH_PLATFORM_ENV, calculatorTurn, closedLoop, enableStatementStats, intEnv, JsonClient, postgresDurabilityFromEnv, waitForCalculator, waitForIngestionDrain, type LoadResult } from '@platform/bench-kit';
 import { median, percentile, startInfra, startNatsServer, startPlatform, type NatsServerHandle, type Platform } from '@platform/testing';
 import { connectNats, createLogger, type NatsConnection } from '@platform/service-kit';
 import { SignJWT } from 'jose';
@@ -52,7 +53,8 @@ interface Variant {
   drainMs: number[];
 }
 
-const infra = await startInfra();
+const POSTGRES = postgresDurabilityFromEnv();
+const infra = await startInfra({ postgres: { durability: POSTGRES } });
 if (process.env['PG_STATEMENTS'] === '1') await enableStatementStats(infra.postgres);
 const shared: SharedServers = { postgresPid: infra.postgres.pid!, redisPid: infra.redis.pid! };
 const client = new JsonClient();
@@ -174,7 +176,7 @@ function report(all: Variant[]): void {
     };
   };
   const rows = all.map((v) => ({ v, ...row(v) }));
-  process.stdout.write(`\nIngestion on vs off, 2-step calculator turn, ${ROUNDS} alternating rounds (latency and throughput: medians; CPU: all rounds pooled); "off" memory: ${OFF_MEMORY === 'same' ? 'what "on" ingested in its warm-up' : 'empty'}\n`);
+  process.stdout.write(`\nIngestion on vs off, 2-step calculator turn, ${ROUNDS} alternating rounds (latency and throughput: medians; CPU: all rounds pooled); "off" memory: ${OFF_MEMORY === 'same' ? 'what "on" ingested in its warm-up' : 'empty'}; PostgreSQL ${POSTGRES}\n`);
   process.stdout.write('| variant | p50 c1 (ms) | p99 c1 (ms) | turns/s c64 | p50 / p99 c64 (ms) | orchestrator CPU ms/turn | memory CPU ms/turn | queue drained after (ms) | errors |\n');
   process.stdout.write('|---|---|---|---|---|---|---|---|---|\n');
   for (const r of rows) process.stdout.write(`| ${r.v.name} | ${r.cells.join(' | ')} |\n`);
