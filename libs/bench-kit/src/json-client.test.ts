@@ -12,11 +12,11 @@ afterEach(async () => {
 });
 
 /** A JSON echo server that counts the connections it accepted; `keepAliveMs` is what it announces and enforces. */
-async function echoServer(keepAliveMs: number): Promise<{ url: string; connections: () => number }> {
+async function echoServer(keepAliveMs: number, answerAfterMs = 0): Promise<{ url: string; connections: () => number }> {
   let connections = 0;
   const server = http.createServer((req, res) => {
     req.resume();
-    req.on('end', () => res.setHeader('content-type', 'application/json').end('{"ok":true}'));
+    req.on('end', () => setTimeout(() => res.setHeader('content-type', 'application/json').end('{"ok":true}'), answerAfterMs));
   });
   server.keepAliveTimeout = keepAliveMs;
   server.on('connection', () => connections++);
@@ -46,6 +46,13 @@ describe('JsonClient', () => {
     await sleep(1_500);
     expect(await client.post(server.url, {}, { second: true })).toEqual({ status: 200, body: { ok: true } });
     expect(server.connections()).toBe(2);
+  });
+
+  it('never cuts a request in flight, however long past the idle timeout it takes', async () => {
+    const server = await echoServer(60_000, 700);
+    const client = new JsonClient({ idleSocketTimeoutMs: 200 });
+    clients.push(client);
+    expect(await client.post(server.url, {}, {})).toEqual({ status: 200, body: { ok: true } });
   });
 
   it('closes idle connections after its own timeout when the server announces none longer', async () => {
