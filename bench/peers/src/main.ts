@@ -4,7 +4,7 @@
 // once (the order rotated each round), medians over rounds.
 // Run: npx nx run bench-peers:bench   (env: ROUNDS, DURATION, DURATION_C1, RAMP, WARMUP,
 // CONCURRENCY, LATENCIES_MS, PEERS, BENCH_POSTGRES; see README.md)
-import { cpuCount, intEnv, intListEnv, postgresDurabilityFromEnv, startBenchPlatform, type BenchPlatform } from '@platform/bench-kit';
+import { cpuCount, intEnv, intListEnv, postgresDurabilityFromEnv, setModelLatency, startBenchPlatform, type BenchPlatform } from '@platform/bench-kit';
 import { loadavg } from 'node:os';
 import { measurePeer, type PeerRound } from './measure-peer.js';
 import type { Peer } from './peer.js';
@@ -34,13 +34,6 @@ function progress(line: string): void {
   process.stderr.write(`[${new Date().toISOString().slice(11, 19)}] ${line}\n`);
 }
 
-async function setModelLatency(llmSimUrl: string, delayMs: number): Promise<void> {
-  const response = await fetch(`${llmSimUrl}/_sim/latency`, { method: 'PUT', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ delayMs }) });
-  if (!response.ok) throw new Error(`llm-sim refused latency ${delayMs} ms: HTTP ${response.status}`);
-  const current = (await (await fetch(`${llmSimUrl}/_sim/latency`)).json()) as { delayMs?: number };
-  if (current.delayMs !== delayMs) throw new Error(`llm-sim's latency is ${String(current.delayMs)} ms, not ${delayMs}`);
-}
-
 /** Each round starts one place further along the list, so no peer always runs first (or after the platform). */
 function rotated<T>(items: readonly T[], by: number): T[] {
   const shift = by % items.length;
@@ -51,6 +44,7 @@ const load = (): string => loadavg().map((l) => l.toFixed(2)).join(', ');
 const startedAt = new Date();
 const loadAtStart = load();
 let bench: BenchPlatform | undefined;
+let stopPeers: () => Promise<unknown> = () => Promise.resolve();
 try {
   progress(`starting the platform (PostgreSQL ${POSTGRES})`);
   bench = await startBenchPlatform({ durability: POSTGRES });
@@ -58,6 +52,8 @@ try {
   const endpoint = { baseURL: bench.model.baseURL, apiKey: bench.model.apiKey };
   const running = bench;
   const peers: Peer[] = SELECTED.map((key) => makePeer(key, endpoint, running));
+  for (const peer of peers) await peer.prepare?.();
+  stopPeers = () => Promise.all(peers.map((peer) => (peer.stop ? peer.stop() : Promise.resolve())));
 
   await setModelLatency(bench.llmSimUrl, 0);
   for (const peer of peers) {
@@ -108,5 +104,6 @@ try {
     process.exitCode = 1;
   }
 } finally {
+  await stopPeers();
   await bench?.stop();
 }

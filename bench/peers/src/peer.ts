@@ -16,6 +16,10 @@ export interface Peer {
   cpuMs(): Promise<Map<string, number>>;
   /** Waits for work the peer deferred past its last answer (the platform's memory ingestion). */
   settle?(): Promise<void>;
+  /** Starts what the peer runs on besides the shared platform (its own processes), before its warm-up. */
+  prepare?(): Promise<void>;
+  /** Stops what `prepare` started. */
+  stop?(): Promise<void>;
 }
 
 /** CPU of this process (user + system), for peers that run in it. */

@@ -1,5 +1,5 @@
 // The side-by-side tables (markdown): figures, ratios to ours, the issue's targets, and where the
-// platform's CPU goes.
+// platform's CPU goes, process by process beside the floor of its design.
 import type { PeerSummary } from './summary.js';
 
 export interface ReportContext {
@@ -10,6 +10,10 @@ export interface ReportContext {
 
 const fmt = (n: number, digits = 1): string => (Number.isFinite(n) ? n.toFixed(digits) : '-');
 const ratio = (a: number, b: number): string => (Number.isFinite(a) && Number.isFinite(b) && b > 0 ? `${(a / b).toFixed(2)}x` : '-');
+/** Our rows: the engine, the platform, and the floor of the platform's design (not peers to beat). */
+const OURS = new Set(['our-engine', 'our-platform', 'our-skeleton']);
+/** The floor's processes (`skeleton <role>`) beside the platform's service doing that role's work. */
+const FLOOR_ROLE_OF: Record<string, string> = { api: 'skeleton api', orchestrator: 'skeleton orchestrator', memory: 'skeleton memory', 'tool-runner': 'skeleton tool', postgres: 'postgres', 'nats-server': 'nats-server' };
 
 export function reportLatency(summaries: readonly PeerSummary[], context: ReportContext): string[] {
   const c = context.concurrency;
@@ -35,12 +39,20 @@ export function reportLatency(summaries: readonly PeerSummary[], context: Report
     }
   }
   lines.push(...targets(summaries, c));
-  if (platform) {
-    lines.push('', `Where the platform's CPU goes at concurrency ${c} (ms per turn; the memory ingestion queue drained ${fmt(platform.settleMs, 0)} ms after the phase, and that work is counted):`, '');
-    lines.push('| process | CPU ms/turn |', '|---|---|');
-    for (const [process, ms] of [...platform.cpuPerTurnByProcess].sort((a, b) => b[1] - a[1])) lines.push(`| ${process} | ${fmt(ms, 2)} |`);
-    lines.push(`| (bench driver, the HTTP client; not counted above) | ${fmt(platform.driverCpuPerTurn, 2)} |`);
+  if (platform) lines.push(...whereCpuGoes(platform, summaries.find((s) => s.key === 'our-skeleton'), c));
+  return lines;
+}
+
+/** The platform's CPU per turn by process, beside the floor's process doing the same role's work. */
+function whereCpuGoes(platform: PeerSummary, floor: PeerSummary | undefined, c: number): string[] {
+  const lines = ['', `Where the platform's CPU goes at concurrency ${c} (ms per turn; the memory ingestion queue drained ${fmt(platform.settleMs, 0)} ms after the phase, and that work is counted)${floor ? ', beside the floor of its design (the same role in the skeleton; PostgreSQL and NATS are the same servers, idle platform included)' : ''}:`, ''];
+  lines.push(floor ? '| process | CPU ms/turn | floor: CPU ms/turn |' : '| process | CPU ms/turn |', floor ? '|---|---|---|' : '|---|---|');
+  for (const [process, ms] of [...platform.cpuPerTurnByProcess].sort((a, b) => b[1] - a[1])) {
+    const role = FLOOR_ROLE_OF[process];
+    const floorMs = floor && role ? floor.cpuPerTurnByProcess.get(role) : undefined;
+    lines.push(floor ? `| ${process} | ${fmt(ms, 2)} | ${floorMs === undefined ? '-' : fmt(floorMs, 2)} |` : `| ${process} | ${fmt(ms, 2)} |`);
   }
+  lines.push(floor ? `| (bench driver, the HTTP client; not counted above) | ${fmt(platform.driverCpuPerTurn, 2)} | ${fmt(floor.driverCpuPerTurn, 2)} |` : `| (bench driver, the HTTP client; not counted above) | ${fmt(platform.driverCpuPerTurn, 2)} |`);
   return lines;
 }
 
@@ -48,7 +60,8 @@ export function reportLatency(summaries: readonly PeerSummary[], context: Report
 function targets(summaries: readonly PeerSummary[], c: number): string[] {
   const engine = summaries.find((s) => s.key === 'our-engine');
   const platform = summaries.find((s) => s.key === 'our-platform');
-  const frameworks = summaries.filter((s) => s.key !== 'our-engine' && s.key !== 'our-platform' && s.errors === 0);
+  const frameworks = summaries.filter((s) => !OURS.has(s.key) && s.errors === 0);
+  const floor = summaries.find((s) => s.key === 'our-skeleton');
   const langgraph = summaries.find((s) => s.key === 'langgraph');
   const lines = ['', 'Targets (issue 16):', ''];
   const met = (ok: boolean): string => (ok ? 'met' : 'NOT met');
@@ -63,6 +76,14 @@ function targets(summaries: readonly PeerSummary[], c: number): string[] {
   }
   if (platform && langgraph) {
     lines.push(`- the platform ahead of LangGraph.js on latency and throughput: p50 c1 ${fmt(platform.p50c1)} against ${fmt(langgraph.p50c1)} ms, ${fmt(platform.throughput, 0)} against ${fmt(langgraph.throughput, 0)} turns/s: ${met(platform.p50c1 < langgraph.p50c1 && platform.throughput > langgraph.throughput)}`);
+  }
+  if (floor) {
+    const fastest = frameworks.length ? frameworks.reduce((a, b) => (b.throughput > a.throughput ? b : a)) : undefined;
+    const parts = [`p50 c1 ${fmt(floor.p50c1)} ms`, `${fmt(floor.throughput, 0)} turns/s`, `CPU ${fmt(floor.cpuPerTurn, 2)} ms/turn`];
+    if (langgraph) parts.push(`latency ${floor.p50c1 < langgraph.p50c1 ? 'ahead of' : 'behind'} LangGraph.js, throughput ${floor.throughput > langgraph.throughput ? 'ahead of' : 'behind'} it`);
+    if (fastest) parts.push(`${ratio(floor.throughput, fastest.throughput)} the fastest in-process peer's throughput`);
+    if (platform) parts.push(`the platform spends ${ratio(platform.cpuPerTurn, floor.cpuPerTurn)} its CPU per turn`);
+    lines.push(`- what the design's own exchanges allow (the floor: same processes and exchanges, no platform code): ${parts.join('; ')}`);
   }
   return lines;
 }

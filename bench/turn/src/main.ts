@@ -6,7 +6,7 @@
 // Run: npx nx run bench-turn:bench   (env: ROUNDS, N1, N64, CONCURRENCY, WARMUP, RAMP, BENCH_POSTGRES)
 // BREAKDOWN=1 adds where the time goes: each phase of a turn per load window (from the services'
 // spans) and each service's event-loop delay and GC pauses (README: "Where the time goes").
-import { closedLoop, cpuCount, intEnv, postgresDurabilityFromEnv, startBenchPlatform, TimeBreakdown, type BenchPlatform, type LoadResult, type PlatformProcess, type ProcessSample } from '@platform/bench-kit';
+import { closedLoop, cpuCount, intEnv, postgresDurabilityFromEnv, setModelLatency, startBenchPlatform, TimeBreakdown, type BenchPlatform, type LoadResult, type PlatformProcess, type ProcessSample } from '@platform/bench-kit';
 import { StatementWindows } from './statement-windows.js';
 import { median, percentile, PLATFORM_APPS } from '@platform/testing';
 import { openWindowLabel, runOpenLoop } from './open-loop-phase.js';
@@ -39,6 +39,8 @@ function fractionsEnv(name: string, fallback: number[]): number[] {
 const BREAKDOWN = ['1', 'true'].includes(process.env['BREAKDOWN'] ?? '');
 /** `PG_STATEMENTS=1`: PostgreSQL's statements and write commits per turn in the concurrency-64 phases. */
 const PG_STATEMENTS = ['1', 'true'].includes(process.env['PG_STATEMENTS'] ?? '');
+/** `MODEL_LATENCY_MS`: llm-sim's delay before each answer (0: instant, the default). */
+const MODEL_LATENCY_MS = intEnv('MODEL_LATENCY_MS', 0, 0);
 
 let bench: BenchPlatform | undefined;
 let breakdown: TimeBreakdown | undefined;
@@ -46,6 +48,7 @@ try {
   breakdown = BREAKDOWN ? await TimeBreakdown.start({ sampleEvery: intEnv('BREAKDOWN_SAMPLE_EVERY', 1) }) : undefined;
   bench = await startBenchPlatform({ durability: POSTGRES, statementStats: PG_STATEMENTS, ...(breakdown ? { env: breakdown.env } : {}) });
   const running = bench;
+  await setModelLatency(running.llmSimUrl, MODEL_LATENCY_MS);
   const statements = PG_STATEMENTS ? new StatementWindows(running.infra.postgres) : undefined;
   const tracing = breakdown;
   tracing?.attach(running.diagnosticsPorts());
@@ -126,7 +129,7 @@ function report(cold: LoadResult, sequential: Array<LoadResult & { cpu: Map<Meas
   const p50sC = concurrent.map((r) => median(r.latenciesMs));
   const errors = [...sequential, ...ramps, ...concurrent].reduce((sum, r) => sum + r.errors, 0);
   const firstError = [...sequential, ...ramps, ...concurrent].find((r) => r.firstError)?.firstError;
-  out(`\n2-step turn through the HTTP API (calculator), llm-sim instant; PostgreSQL ${POSTGRES}; ${ROUNDS} rounds, medians; ${cpuCount()} CPUs`);
+  out(`\n2-step turn through the HTTP API (calculator), llm-sim ${MODEL_LATENCY_MS ? `answering after ${MODEL_LATENCY_MS} ms` : 'instant'}; PostgreSQL ${POSTGRES}; ${ROUNDS} rounds, medians; ${cpuCount()} CPUs`);
   out('| measure | value | target |');
   out('|---|---|---|');
   out(`| cold first turn | ${fmt(cold.latenciesMs[0] ?? NaN)} ms | - |`);

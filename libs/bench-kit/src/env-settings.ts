@@ -1,11 +1,11 @@
 // Benchmark settings read from the environment, checked once (a typo fails the run, never
 // silently measures something else).
 
-/** A positive integer from `name`, or `fallback` when unset or empty. */
-export function intEnv(name: string, fallback: number): number {
+/** A positive integer from `name` (non-negative with `min` 0), or `fallback` when unset or empty. */
+export function intEnv(name: string, fallback: number, min: 0 | 1 = 1): number {
   const raw = process.env[name];
   const value = raw ? Number(raw) : fallback;
-  if (!Number.isInteger(value) || value < 1) throw new Error(`${name} must be a positive integer (got '${raw}')`);
+  if (!Number.isInteger(value) || value < min) throw new Error(`${name} must be a ${min ? 'positive' : 'non-negative'} integer (got '${raw}')`);
   return value;
 }
 

@@ -22,5 +22,6 @@ export { printPhaseReport, type PhaseWindow } from './phase-report.js';
 export { TraceTags } from './trace-tags.js';
 export { RuntimeWindows } from './runtime-windows.js';
 export { readProcessTable, treeOf, cpuOfProcessTree, postgresCpuByDatabase, readMachineCpu, parseMachineCpu, type ProcessEntry, type MachineCpu } from './process-table.js';
+export { setModelLatency } from './llm-sim-latency.js';
 export { readLlmSimStats, type LlmSimStats, type LlmSimRequestCount } from './llm-sim-stats.js';
 export { enableStatementStats, resetStatementStats, topStatements, nextTransactionId, postgresProcessCpu, statementTable, type StatementShare } from './pg-statement-stats.js';

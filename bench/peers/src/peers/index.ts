@@ -5,10 +5,11 @@ import { mastraPeer } from './mastra.js';
 import { openaiAgentsPeer } from './openai-agents.js';
 import { ourEnginePeer } from './our-engine.js';
 import { ourPlatformPeer } from './our-platform.js';
+import { ourSkeletonPeer } from './our-skeleton.js';
 import { vercelAiPeer } from './vercel-ai.js';
 
-/** Every peer, by key, in the order of the tables: the frameworks, then ours. */
-export const PEER_KEYS = ['vercel-ai', 'openai-agents', 'langgraph', 'mastra', 'our-engine', 'our-platform'] as const;
+/** Every peer, by key, in the order of the tables: the frameworks, then ours (the engine, the platform, and the floor of the platform's design). */
+export const PEER_KEYS = ['vercel-ai', 'openai-agents', 'langgraph', 'mastra', 'our-engine', 'our-platform', 'our-skeleton'] as const;
 export type PeerKey = (typeof PEER_KEYS)[number];
 
 export function makePeer(key: PeerKey, endpoint: ModelEndpoint, platform: BenchPlatform): Peer {
@@ -25,5 +26,7 @@ export function makePeer(key: PeerKey, endpoint: ModelEndpoint, platform: BenchP
       return ourEnginePeer(endpoint);
     case 'our-platform':
       return ourPlatformPeer(platform);
+    case 'our-skeleton':
+      return ourSkeletonPeer(platform);
   }
 }
