@@ -2,23 +2,14 @@
 // `calculator` scenario) asks for `calculator` with EXPRESSION, the tool computes it, and the
 // model's answer quotes the tool's `result` (llm-sim fills it in from the tool message, so an answer
 // holding it proves the tool's output reached the model).
-import { create, all } from 'mathjs';
+import { calculate, CALCULATOR_DESCRIPTION, CALCULATOR_EXPRESSION, CALCULATOR_INSTRUCTIONS, CALCULATOR_PROMPT, CALCULATOR_RESULT, SIM_MODEL } from '@platform/bench-kit';
 
-export const PROMPT = '[scenario:calculator] What is 12 * (3 + 4)?';
-export const EXPRESSION = '12 * (3 + 4)';
-export const RESULT = 84;
-export const INSTRUCTIONS = 'You are a helpful assistant. Use the calculator for arithmetic.';
-export const CALCULATOR_DESCRIPTION = 'Evaluates an arithmetic expression exactly, e.g. "(17 + 25) * 3".';
-export const MODEL = 'sim-1';
-
-const math = create(all ?? {}, { number: 'number' });
-
-/** The calculator every in-process peer runs: the same work (mathjs) and output shape as the platform's tool. */
-export function calculate(expression: string): { expression: string; result: number } {
-  const value: unknown = math.evaluate(expression);
-  if (typeof value !== 'number' || !Number.isFinite(value)) throw new Error(`'${expression}' is not a finite number`);
-  return { expression, result: value };
-}
+export { calculate, CALCULATOR_DESCRIPTION };
+export const PROMPT = CALCULATOR_PROMPT;
+export const EXPRESSION = CALCULATOR_EXPRESSION;
+export const RESULT = CALCULATOR_RESULT;
+export const INSTRUCTIONS = CALCULATOR_INSTRUCTIONS;
+export const MODEL = SIM_MODEL;
 
 /** The calls one turn's tool received (each peer hands it to its tool through the run's context). */
 export class CallLog {

@@ -4,17 +4,15 @@
 import { connect, type NatsConnection } from '@nats-io/transport-node';
 import { PLATFORM_APPS, startInfra, startPlatform, type Infra, type Platform, type PlatformApp, type PostgresDurability } from '@platform/testing';
 import { SignJWT } from 'jose';
+import { CALCULATOR_PROMPT, SIM_MODEL } from './calculator.js';
 import { waitForIngestionDrain } from './ingestion-queue.js';
 import { JsonClient } from './json-client.js';
 import { enableStatementStats } from './pg-statement-stats.js';
 import { cpuOfTree, sampleProcess, type ProcessSample } from './process-usage.js';
 
 const SECRET = 'bench-secret-bench-secret-bench-secret';
-/** llm-sim's `calculator` scenario: one calculator call, then an answer quoting its result. */
-export const CALCULATOR_TURN_CONTENT = '[scenario:calculator] What is 12 * (3 + 4)?';
 /** What llm-sim's platform-started process accepts (libs/testing's startPlatform). */
 const SIM_API_KEY = 'sim-key';
-const SIM_MODEL = 'sim-1';
 
 /** Shared servers, measured with their child processes (PostgreSQL runs a process per connection). */
 export const BENCH_SERVERS = ['postgres', 'nats-server', 'redis-server'] as const;
@@ -133,7 +131,7 @@ export async function startBenchPlatform(options: BenchPlatformOptions): Promise
 
 /** POSTs the calculator turn; throws unless the answer is 200, quotes 84, and one tool call succeeded. */
 export async function calculatorTurn(client: JsonClient, url: string, token: string, headers: Record<string, string> = {}): Promise<void> {
-  const response = await client.post(url, { ...headers, authorization: `Bearer ${token}` }, { content: CALCULATOR_TURN_CONTENT });
+  const response = await client.post(url, { ...headers, authorization: `Bearer ${token}` }, { content: CALCULATOR_PROMPT });
   const body = response.body as { response?: string; toolCalls?: Array<{ name?: string; status?: string }>; error?: { code: string } };
   if (response.status !== 200) throw new Error(`HTTP ${response.status} ${body.error?.code ?? ''}`);
   const call = body.toolCalls?.length === 1 ? body.toolCalls[0] : undefined;

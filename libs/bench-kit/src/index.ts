@@ -10,7 +10,6 @@ export {
   postgresDurabilityFromEnv,
   BENCH_PLATFORM_ENV,
   BENCH_SERVERS,
-  CALCULATOR_TURN_CONTENT,
   type BenchPlatform,
   type BenchPlatformOptions,
   type BenchServer,
@@ -23,5 +22,7 @@ export { TraceTags } from './trace-tags.js';
 export { RuntimeWindows } from './runtime-windows.js';
 export { readProcessTable, treeOf, cpuOfProcessTree, postgresCpuByDatabase, readMachineCpu, parseMachineCpu, type ProcessEntry, type MachineCpu } from './process-table.js';
 export { setModelLatency } from './llm-sim-latency.js';
+export { calculate, CALCULATOR_DESCRIPTION, CALCULATOR_EXPRESSION, CALCULATOR_INSTRUCTIONS, CALCULATOR_PROMPT, CALCULATOR_RESULT, SIM_MODEL } from './calculator.js';
+export { startSkeleton, type Skeleton, type SkeletonRole, type SkeletonServers } from './skeleton/start-skeleton.js';
 export { readLlmSimStats, type LlmSimStats, type LlmSimRequestCount } from './llm-sim-stats.js';
 export { enableStatementStats, resetStatementStats, topStatements, nextTransactionId, postgresProcessCpu, statementTable, type StatementShare } from './pg-statement-stats.js';

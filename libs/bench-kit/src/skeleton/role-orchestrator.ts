@@ -5,8 +5,8 @@
 import { randomUUID } from 'node:crypto';
 import { connect } from '@nats-io/transport-node';
 import pg from 'pg';
-import { JsonClient } from '@platform/bench-kit';
-import { CALCULATOR_DESCRIPTION, INSTRUCTIONS, MODEL } from '../calculator-turn.js';
+import { JsonClient } from '../json-client.js';
+import { CALCULATOR_DESCRIPTION, CALCULATOR_INSTRUCTIONS as INSTRUCTIONS, SIM_MODEL as MODEL } from '../calculator.js';
 import { JsonGrpcClient, serveJsonGrpc } from './json-grpc.js';
 import { announceReady, exitOnTerm, required, TOOL_SUBJECT } from './role-env.js';
 

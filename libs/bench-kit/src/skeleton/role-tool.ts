@@ -1,7 +1,7 @@
 // The skeleton's tool runner: answers `calculator` requests on NATS with the same work (mathjs) and
 // output as the in-process peers' tool.
 import { connect } from '@nats-io/transport-node';
-import { calculate } from '../calculator-turn.js';
+import { calculate } from '../calculator.js';
 import { announceReady, exitOnTerm, required, TOOL_SUBJECT } from './role-env.js';
 
 const nc = await connect({ servers: required('NATS_URL'), name: 'skeleton-tool' });

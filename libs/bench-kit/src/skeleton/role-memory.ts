@@ -2,7 +2,7 @@
 // query), the conversation's history (one query) and the turn's append (one durable commit), each
 // a unary gRPC call, with the statements against its own tables in PostgreSQL.
 import pg from 'pg';
-import { JsonClient } from '@platform/bench-kit';
+import { JsonClient } from '../json-client.js';
 import { serveJsonGrpc } from './json-grpc.js';
 import { announceReady, exitOnTerm, required } from './role-env.js';
 
