@@ -146,10 +146,12 @@ export class TurnExecutor {
       const finished = await this.postProcess(run, result);
       // `execution_end` goes out once the run is recorded, so a client that sees it can read the run.
       events.sink(end ?? { type: 'execution_end', result, runId: run.runId, seq: 0, at: Date.now() });
-      // The run's events are handed to the NATS connection now, ahead of the answer, but the
-      // answer does not wait for the server to confirm it read them: that round trip (behind a
-      // loop turn that coalesces flushes) sat on every turn's critical path. A failure is logged.
-      void events.flush();
+      // The run's events are handed to the NATS connection now, ahead of the answer. Neither the
+      // answer nor anything else waits for the server to confirm it read them: that round trip sat
+      // on every turn's critical path once, and off it still cost every turn a ping and a pong
+      // (a write and a wake-up on each side). A publish the client refuses is logged; events lost
+      // with a dropped connection are not republished (the run's outcome is in Postgres).
+      events.sendNow();
       this.deps.runEnds?.announce({ tenantId: run.tenantId, conversationId: run.conversationId, runId: run.runId, stopReason: result.stopReason });
       return finished;
     } catch (err) {

@@ -34,6 +34,25 @@ describe('PublishBatcher', () => {
     expect(sent).toEqual(['a', 'b', 'c']);
   });
 
+  it('send hands what is queued to the connection at once, in order, without a round trip', async () => {
+    const sent: string[] = [];
+    let flushes = 0;
+    const spied = Object.create(nc, {
+      publish: { value: (subject: string) => void sent.push(subject) },
+      flush: { value: () => ((flushes += 1), Promise.resolve()) },
+    }) as NatsConnection;
+    const batcher = PublishBatcher.of(spied);
+    batcher.publish('a', '1');
+    await Promise.resolve();
+    batcher.publish('b', '2');
+    batcher.send();
+    expect(sent).toEqual(['a', 'b']);
+    batcher.publish('c', '3');
+    await nextLoopTurn();
+    expect(sent).toEqual(['a', 'b', 'c']);
+    expect(flushes).toBe(0);
+  });
+
   it('is one batcher per connection', () => {
     expect(PublishBatcher.of(nc)).toBe(PublishBatcher.of(nc));
   });

@@ -15,8 +15,8 @@ const batchers = new WeakMap<NatsConnection, PublishBatcher>();
  * The NATS client writes whatever was published in one synchronous stretch together, but work
  * that awaits in between (a run emitting events as its steps complete, many runs at once) would
  * cost a write (and a read on the server) per publish. Publishes queue here and go out together
- * when the loop turn ends (`setImmediate`), in the order they were made; `flush` sends what is
- * queued at once and waits until the server has it.
+ * when the loop turn ends (`setImmediate`), in the order they were made; `send` hands what is
+ * queued to the connection at once, and `flush` does too and then waits until the server has it.
  */
 export class PublishBatcher {
   private queued: Queued[] = [];
@@ -64,6 +64,15 @@ export class PublishBatcher {
       });
     }
     return this.pendingFlush;
+  }
+
+  /**
+   * Hands everything queued to the connection now, without waiting for the loop turn to end or for
+   * the server's receipt (no round trip): what a caller about to answer uses, so its publishes go
+   * out ahead of the answer for the price of the write alone.
+   */
+  send(): void {
+    this.sendQueued();
   }
 
   private sendQueued(): void {

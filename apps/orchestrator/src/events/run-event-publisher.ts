@@ -18,7 +18,7 @@ function dataOf(event: LoopEvent): Record<string, unknown> {
  * earlier attempt of the run published. Events are plain NATS publishes the stream captures: they
  * go out in order on one connection without a round trip each (the run's outcome is recorded in
  * Postgres, not in its events), coalesced with every other publish of the same event-loop turn
- * ({@link PublishBatcher}), and `flush` waits until the server has them. Each carries the message
+ * ({@link PublishBatcher}); `sendNow` sends them at once, and `flush` waits until the server has them. Each carries the message
  * id `<run>:<n>`, so a republished event is dropped by the stream's duplicate window.
  */
 export class RunEventPublisher {
@@ -61,6 +61,11 @@ export class RunEventPublisher {
     if (event.type === 'message_chunk' && !this.includeChunks) return;
     this.publish(event.type, dataOf(event), event.at);
   };
+
+  /** Hands every event published so far to the connection now, without waiting for the server's receipt. */
+  sendNow(): void {
+    this.out.send();
+  }
 
   /** Waits until the server has every event published so far. */
   async flush(): Promise<void> {
