@@ -18,8 +18,9 @@ function dataOf(event: LoopEvent): Record<string, unknown> {
  * earlier attempt of the run published. Events are plain NATS publishes the stream captures: they
  * go out in order on one connection without a round trip each (the run's outcome is recorded in
  * Postgres, not in its events), coalesced with every other publish of the same event-loop turn
- * ({@link PublishBatcher}); `sendNow` sends them at once, and `flush` waits until the server has them. Each carries the message
- * id `<run>:<n>`, so a republished event is dropped by the stream's duplicate window.
+ * ({@link PublishBatcher}); `sendNow` sends them at once, and `flush` waits until the server has
+ * them. Each carries the message id `<run>:<n>`, so a republished event is dropped by the stream's
+ * duplicate window.
  */
 export class RunEventPublisher {
   private readonly subject: string;
