@@ -26,8 +26,11 @@ export function cpuCount(): number {
 
 /**
  * CPU time of a process and all its descendants (e.g. a PostgreSQL postmaster and its backends),
- * in ms. Only the tree of our own servers counts: other programs on the machine may run servers of
- * the same name.
+ * in ms, those that ended included: a descendant that exited and was waited for has its CPU added
+ * to its parent's children's times (`cutime`, `cstime`), which are counted, so the figure never
+ * drops when a backend exits (a connection pool closing idle connections between two readings).
+ * Only the tree of our own servers counts: other programs on the machine may run servers of the
+ * same name.
  */
 export async function cpuOfTree(rootPid: number): Promise<number> {
   const processes = new Map<number, { ppid: number; cpuMs: number }>();
@@ -36,7 +39,8 @@ export async function cpuOfTree(rootPid: number): Promise<number> {
     try {
       const stat = await readFile(`/proc/${entry}/stat`, 'utf8');
       const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-      processes.set(Number(entry), { ppid: Number(fields[1]), cpuMs: ((Number(fields[11]) + Number(fields[12])) * 1000) / TICKS_PER_SECOND });
+      const ticks = Number(fields[11]) + Number(fields[12]) + Number(fields[13]) + Number(fields[14]);
+      processes.set(Number(entry), { ppid: Number(fields[1]), cpuMs: (ticks * 1000) / TICKS_PER_SECOND });
     } catch {
       // the process ended meanwhile
     }
