@@ -3,8 +3,8 @@
 // platform's), side by side in one run: for each model latency, rounds in which every peer runs
 // once (the order rotated each round), medians over rounds.
 // Run: npx nx run bench-peers:bench   (env: ROUNDS, DURATION, DURATION_C1, RAMP, WARMUP,
-// CONCURRENCY, LATENCIES_MS, PEERS, BENCH_POSTGRES; see README.md)
-import { cpuCount, intEnv, intListEnv, postgresDurabilityFromEnv, setModelLatency, startBenchPlatform, type BenchPlatform } from '@platform/bench-kit';
+// CONCURRENCY, LATENCIES_MS, PEERS, FLOOR_DUTIES, BENCH_POSTGRES; see README.md)
+import { cpuCount, intEnv, intListEnv, parseDuties, postgresDurabilityFromEnv, setModelLatency, startBenchPlatform, type BenchPlatform } from '@platform/bench-kit';
 import { loadavg } from 'node:os';
 import { measurePeer, type PeerRound } from './measure-peer.js';
 import type { Peer } from './peer.js';
@@ -21,6 +21,8 @@ const CONCURRENCY = intEnv('CONCURRENCY', 64);
 const LATENCIES = intListEnv('LATENCIES_MS', [0, 300]);
 const POSTGRES = postgresDurabilityFromEnv();
 const SELECTED = peersFromEnv(process.env['PEERS']);
+/** The duties of the `our-skeleton-duties` row (all of them unless told). */
+const FLOOR_DUTIES = parseDuties(process.env['FLOOR_DUTIES'] ?? 'all');
 
 function peersFromEnv(raw: string | undefined): PeerKey[] {
   if (raw === undefined || raw.trim() === '') return [...PEER_KEYS];
@@ -51,7 +53,7 @@ try {
   const llmSimPid = bench.platform.process('llm-sim')!.pid!;
   const endpoint = { baseURL: bench.model.baseURL, apiKey: bench.model.apiKey };
   const running = bench;
-  const peers: Peer[] = SELECTED.map((key) => makePeer(key, endpoint, running));
+  const peers: Peer[] = SELECTED.map((key) => makePeer(key, endpoint, running, FLOOR_DUTIES));
   for (const peer of peers) await peer.prepare?.();
   stopPeers = () => Promise.all(peers.map((peer) => (peer.stop ? peer.stop() : Promise.resolve())));
 

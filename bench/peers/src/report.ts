@@ -11,9 +11,10 @@ export interface ReportContext {
 const fmt = (n: number, digits = 1): string => (Number.isFinite(n) ? n.toFixed(digits) : '-');
 const ratio = (a: number, b: number): string => (Number.isFinite(a) && Number.isFinite(b) && b > 0 ? `${(a / b).toFixed(2)}x` : '-');
 /** Our rows: the engine, the platform, and the floor of the platform's design (not peers to beat). */
-const OURS = new Set(['our-engine', 'our-platform', 'our-skeleton']);
+const OURS = new Set(['our-engine', 'our-platform', 'our-skeleton', 'our-skeleton-duties']);
 /** The floor's processes (`skeleton <role>`) beside the platform's service doing that role's work. */
-const FLOOR_ROLE_OF: Record<string, string> = { api: 'skeleton api', orchestrator: 'skeleton orchestrator', memory: 'skeleton memory', 'tool-runner': 'skeleton tool', postgres: 'postgres', 'nats-server': 'nats-server' };
+const FLOOR_ROLE_OF: Record<string, string> = { api: 'skeleton api', orchestrator: 'skeleton orchestrator', memory: 'skeleton memory', 'tool-runner': 'skeleton tool', postgres: 'postgres', 'nats-server': 'nats-server', 'redis-server': 'redis-server' };
+const FLOOR_KEYS = ['our-skeleton', 'our-skeleton-duties'];
 
 export function reportLatency(summaries: readonly PeerSummary[], context: ReportContext): string[] {
   const c = context.concurrency;
@@ -39,20 +40,24 @@ export function reportLatency(summaries: readonly PeerSummary[], context: Report
     }
   }
   lines.push(...targets(summaries, c));
-  if (platform) lines.push(...whereCpuGoes(platform, summaries.find((s) => s.key === 'our-skeleton'), c));
+  if (platform) lines.push(...whereCpuGoes(platform, summaries.filter((s) => FLOOR_KEYS.includes(s.key)), c));
   return lines;
 }
 
-/** The platform's CPU per turn by process, beside the floor's process doing the same role's work. */
-function whereCpuGoes(platform: PeerSummary, floor: PeerSummary | undefined, c: number): string[] {
-  const lines = ['', `Where the platform's CPU goes at concurrency ${c} (ms per turn; the memory ingestion queue drained ${fmt(platform.settleMs, 0)} ms after the phase, and that work is counted)${floor ? ', beside the floor of its design (the same role in the skeleton; PostgreSQL and NATS are the same servers, idle platform included)' : ''}:`, ''];
-  lines.push(floor ? '| process | CPU ms/turn | floor: CPU ms/turn |' : '| process | CPU ms/turn |', floor ? '|---|---|---|' : '|---|---|');
+/** The platform's CPU per turn by process, beside the floors' processes doing the same role's work. */
+function whereCpuGoes(platform: PeerSummary, floors: readonly PeerSummary[], c: number): string[] {
+  const lines = ['', `Where the platform's CPU goes at concurrency ${c} (ms per turn; the memory ingestion queue drained ${fmt(platform.settleMs, 0)} ms after the phase, and that work is counted)${floors.length ? ', beside the floor of its design (the same role in the skeleton; PostgreSQL, NATS and Redis are the same servers, idle platform included)' : ''}:`, ''];
+  const heads = floors.map((floor) => (floor.key === 'our-skeleton' ? 'floor' : 'floor with duties'));
+  lines.push(`| process | CPU ms/turn |${heads.map((h) => ` ${h}: CPU ms/turn |`).join('')}`, `|---|---|${floors.map(() => '---|').join('')}`);
   for (const [process, ms] of [...platform.cpuPerTurnByProcess].sort((a, b) => b[1] - a[1])) {
     const role = FLOOR_ROLE_OF[process];
-    const floorMs = floor && role ? floor.cpuPerTurnByProcess.get(role) : undefined;
-    lines.push(floor ? `| ${process} | ${fmt(ms, 2)} | ${floorMs === undefined ? '-' : fmt(floorMs, 2)} |` : `| ${process} | ${fmt(ms, 2)} |`);
+    const cells = floors.map((floor) => {
+      const floorMs = role ? floor.cpuPerTurnByProcess.get(role) : undefined;
+      return ` ${floorMs === undefined ? '-' : fmt(floorMs, 2)} |`;
+    });
+    lines.push(`| ${process} | ${fmt(ms, 2)} |${cells.join('')}`);
   }
-  lines.push(floor ? `| (bench driver, the HTTP client; not counted above) | ${fmt(platform.driverCpuPerTurn, 2)} | ${fmt(floor.driverCpuPerTurn, 2)} |` : `| (bench driver, the HTTP client; not counted above) | ${fmt(platform.driverCpuPerTurn, 2)} |`);
+  lines.push(`| (bench driver, the HTTP client; not counted above) | ${fmt(platform.driverCpuPerTurn, 2)} |${floors.map((floor) => ` ${fmt(floor.driverCpuPerTurn, 2)} |`).join('')}`);
   return lines;
 }
 
@@ -61,7 +66,6 @@ function targets(summaries: readonly PeerSummary[], c: number): string[] {
   const engine = summaries.find((s) => s.key === 'our-engine');
   const platform = summaries.find((s) => s.key === 'our-platform');
   const frameworks = summaries.filter((s) => !OURS.has(s.key) && s.errors === 0);
-  const floor = summaries.find((s) => s.key === 'our-skeleton');
   const langgraph = summaries.find((s) => s.key === 'langgraph');
   const lines = ['', 'Targets (issue 16):', ''];
   const met = (ok: boolean): string => (ok ? 'met' : 'NOT met');
@@ -77,13 +81,14 @@ function targets(summaries: readonly PeerSummary[], c: number): string[] {
   if (platform && langgraph) {
     lines.push(`- the platform ahead of LangGraph.js on latency and throughput: p50 c1 ${fmt(platform.p50c1)} against ${fmt(langgraph.p50c1)} ms, ${fmt(platform.throughput, 0)} against ${fmt(langgraph.throughput, 0)} turns/s: ${met(platform.p50c1 < langgraph.p50c1 && platform.throughput > langgraph.throughput)}`);
   }
-  if (floor) {
+  for (const floor of summaries.filter((s) => FLOOR_KEYS.includes(s.key))) {
     const fastest = frameworks.length ? frameworks.reduce((a, b) => (b.throughput > a.throughput ? b : a)) : undefined;
     const parts = [`p50 c1 ${fmt(floor.p50c1)} ms`, `${fmt(floor.throughput, 0)} turns/s`, `CPU ${fmt(floor.cpuPerTurn, 2)} ms/turn`];
     if (langgraph) parts.push(`latency ${floor.p50c1 < langgraph.p50c1 ? 'ahead of' : 'behind'} LangGraph.js, throughput ${floor.throughput > langgraph.throughput ? 'ahead of' : 'behind'} it`);
     if (fastest) parts.push(`${ratio(floor.throughput, fastest.throughput)} the fastest in-process peer's throughput`);
     if (platform) parts.push(`the platform spends ${ratio(platform.cpuPerTurn, floor.cpuPerTurn)} its CPU per turn`);
-    lines.push(`- what the design's own exchanges allow (the floor: same processes and exchanges, no platform code): ${parts.join('; ')}`);
+    const what = floor.key === 'our-skeleton' ? "what the design's own exchanges allow (the floor: same processes and exchanges, no platform code)" : "what the design allows with the product's duties (the floor doing them in their cheapest form)";
+    lines.push(`- ${what}: ${parts.join('; ')}`);
   }
   return lines;
 }

@@ -6,7 +6,7 @@
 // Run: npx nx run bench-turn:bench   (env: ROUNDS, N1, N64, CONCURRENCY, WARMUP, RAMP, BENCH_POSTGRES)
 // BREAKDOWN=1 adds where the time goes: each phase of a turn per load window (from the services'
 // spans) and each service's event-loop delay and GC pauses (README: "Where the time goes").
-import { closedLoop, cpuCount, intEnv, postgresDurabilityFromEnv, setModelLatency, startBenchPlatform, startSkeleton, type Skeleton, TimeBreakdown, type BenchPlatform, type LoadResult, type PlatformProcess, type ProcessSample } from '@platform/bench-kit';
+import { closedLoop, cpuCount, intEnv, parseDuties, postgresDurabilityFromEnv, setModelLatency, startBenchPlatform, startSkeleton, type Skeleton, TimeBreakdown, type BenchPlatform, type LoadResult, type PlatformProcess, type ProcessSample } from '@platform/bench-kit';
 import { StatementWindows } from './statement-windows.js';
 import { median, percentile, PLATFORM_APPS } from '@platform/testing';
 import { openWindowLabel, runOpenLoop } from './open-loop-phase.js';
@@ -40,12 +40,14 @@ const BREAKDOWN = ['1', 'true'].includes(process.env['BREAKDOWN'] ?? '');
 /** `PG_STATEMENTS=1`: PostgreSQL's statements and write commits per turn in the concurrency-64 phases. */
 const PG_STATEMENTS = ['1', 'true'].includes(process.env['PG_STATEMENTS'] ?? '');
 /**
- * `BENCH_TARGET`: `platform` (default), or `floor`: the floor of the platform's design (the same
- * processes and exchanges per turn, no platform code; bench/peers README), open mode only.
+ * `BENCH_TARGET`: `platform` (default), `floor`: the floor of the platform's design (the same
+ * processes and exchanges per turn, no platform code; bench/peers README), or `floor-duties`: the
+ * floor doing the product's duties too (`FLOOR_DUTIES`, all by default); the floors in open mode only.
  */
 const TARGET = process.env['BENCH_TARGET'] ?? 'platform';
-if (TARGET !== 'platform' && TARGET !== 'floor') throw new Error(`BENCH_TARGET must be 'platform' or 'floor' (got '${TARGET}')`);
-if (TARGET === 'floor' && (MODE !== 'open' || BREAKDOWN || PG_STATEMENTS)) throw new Error('BENCH_TARGET=floor runs in MODE=open, without BREAKDOWN or PG_STATEMENTS');
+if (TARGET !== 'platform' && TARGET !== 'floor' && TARGET !== 'floor-duties') throw new Error(`BENCH_TARGET must be 'platform', 'floor' or 'floor-duties' (got '${TARGET}')`);
+if (TARGET !== 'platform' && (MODE !== 'open' || BREAKDOWN || PG_STATEMENTS)) throw new Error(`BENCH_TARGET=${TARGET} runs in MODE=open, without BREAKDOWN or PG_STATEMENTS`);
+const FLOOR_DUTIES = TARGET === 'floor-duties' ? parseDuties(process.env['FLOOR_DUTIES'] ?? 'all') : [];
 /** `MODEL_LATENCY_MS`: llm-sim's delay before each answer (0: instant, the default). */
 const MODEL_LATENCY_MS = intEnv('MODEL_LATENCY_MS', 0, 0);
 
@@ -60,7 +62,7 @@ try {
   const statements = PG_STATEMENTS ? new StatementWindows(running.infra.postgres) : undefined;
   const tracing = breakdown;
   tracing?.attach(running.diagnosticsPorts());
-  skeleton = TARGET === 'floor' ? await startSkeleton(running) : undefined;
+  skeleton = TARGET === 'platform' ? undefined : await startSkeleton(running, { duties: FLOOR_DUTIES });
   const floor = skeleton;
   const turn = (): Promise<void> => (floor ? floor.turn() : tracing ? running.turn(tracing.headers()) : running.turn());
   const measured = <T extends { latenciesMs: number[] }>(label: string, load: () => Promise<T>): Promise<T> => (tracing ? tracing.window(label, load, (r) => r.latenciesMs.length) : load());
@@ -75,7 +77,8 @@ try {
   if (cold.errors) throw new Error(`the first turn failed: ${cold.firstError}`);
   await closedLoop(turn, 1, WARMUP);
   if (MODE === 'open') {
-    out(`${floor ? "the floor of the platform's design (no platform code)" : 'the platform'}; PostgreSQL ${POSTGRES}; ${cpuCount()} CPUs`);
+    const floorName = FLOOR_DUTIES.length ? `the floor of the platform's design doing ${FLOOR_DUTIES.join(', ')}` : "the floor of the platform's design (no platform code)";
+    out(`${floor ? floorName : 'the platform'}; PostgreSQL ${POSTGRES}; ${cpuCount()} CPUs`);
     await runOpenLoop(turn, {
       rounds: ROUNDS,
       concurrency: CONCURRENCY,

@@ -1,4 +1,4 @@
-import type { BenchPlatform } from '@platform/bench-kit';
+import type { BenchPlatform, SkeletonDuty } from '@platform/bench-kit';
 import type { ModelEndpoint, Peer } from '../peer.js';
 import { langGraphPeer } from './langgraph.js';
 import { mastraPeer } from './mastra.js';
@@ -8,11 +8,11 @@ import { ourPlatformPeer } from './our-platform.js';
 import { ourSkeletonPeer } from './our-skeleton.js';
 import { vercelAiPeer } from './vercel-ai.js';
 
-/** Every peer, by key, in the order of the tables: the frameworks, then ours (the engine, the platform, and the floor of the platform's design). */
-export const PEER_KEYS = ['vercel-ai', 'openai-agents', 'langgraph', 'mastra', 'our-engine', 'our-platform', 'our-skeleton'] as const;
+/** Every peer, by key, in the order of the tables: the frameworks, then ours (the engine, the platform, and the floor of the platform's design without and with the product's duties). */
+export const PEER_KEYS = ['vercel-ai', 'openai-agents', 'langgraph', 'mastra', 'our-engine', 'our-platform', 'our-skeleton', 'our-skeleton-duties'] as const;
 export type PeerKey = (typeof PEER_KEYS)[number];
 
-export function makePeer(key: PeerKey, endpoint: ModelEndpoint, platform: BenchPlatform): Peer {
+export function makePeer(key: PeerKey, endpoint: ModelEndpoint, platform: BenchPlatform, floorDuties: readonly SkeletonDuty[]): Peer {
   switch (key) {
     case 'vercel-ai':
       return vercelAiPeer(endpoint);
@@ -27,6 +27,8 @@ export function makePeer(key: PeerKey, endpoint: ModelEndpoint, platform: BenchP
     case 'our-platform':
       return ourPlatformPeer(platform);
     case 'our-skeleton':
-      return ourSkeletonPeer(platform);
+      return ourSkeletonPeer(platform, []);
+    case 'our-skeleton-duties':
+      return ourSkeletonPeer(platform, floorDuties);
   }
 }

@@ -1,11 +1,14 @@
 // The skeleton's api: `POST /turn` with `{ conversation, content }`, handed to the orchestrator
-// over gRPC; the answer is the orchestrator's. No auth, admission or limits (a floor, not a service).
+// over gRPC; the answer is the orchestrator's. No admission or limits (a floor, not a service); with
+// the duties on, callers are known by their API key (401 without a known one).
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { ApiKeys } from './duty-auth.js';
 import { JsonGrpcClient } from './json-grpc.js';
-import { announceReady, exitOnTerm, required } from './role-env.js';
+import { announceReady, DUTIES, exitOnTerm, required } from './role-env.js';
 
 const orchestrator = new JsonGrpcClient(required('ORCHESTRATOR_ADDRESS'));
+const keys = DUTIES.has('auth') ? new ApiKeys({ [required('SKELETON_API_KEY')]: 'bench' }) : undefined;
 
 const server = createServer((req, res) => {
   const chunks: Buffer[] = [];
@@ -15,6 +18,11 @@ const server = createServer((req, res) => {
       const text = JSON.stringify(body);
       res.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text) }).end(text);
     };
+    const tenant = keys ? keys.tenantOf(req.headers.authorization) : 'bench';
+    if (!tenant) {
+      reply(401, { error: 'a known API key is required' });
+      return;
+    }
     let body: { conversation?: unknown; content?: unknown };
     try {
       body = JSON.parse(Buffer.concat(chunks).toString('utf8')) as typeof body;
@@ -26,7 +34,7 @@ const server = createServer((req, res) => {
       reply(400, { error: 'POST /turn with { conversation, content }' });
       return;
     }
-    orchestrator.call<{ response: string }>('Turn', { tenant: 'bench', conversation: body.conversation, content: body.content }).then(
+    orchestrator.call<{ response: string }>('Turn', { tenant, conversation: body.conversation, content: body.content }).then(
       (answer) => reply(200, answer),
       (err: unknown) => reply(503, { error: (err as Error).message }),
     );

@@ -1,10 +1,13 @@
 // The skeleton's memory service: recall (an embeddings request to the model provider, then one
 // query), the conversation's history (one query) and the turn's append (one durable commit), each
-// a unary gRPC call, with the statements against its own tables in PostgreSQL.
+// a unary gRPC call, with the statements against its own tables in PostgreSQL. With the duties on,
+// it also learns from the finished turns the orchestrator hands it (duty-ingestion.ts).
+import { connect } from '@nats-io/transport-node';
 import pg from 'pg';
 import { JsonClient } from '../json-client.js';
+import { ensureIngestStream, learnFromFinishedTurns } from './duty-ingestion.js';
 import { serveJsonGrpc } from './json-grpc.js';
-import { announceReady, exitOnTerm, required } from './role-env.js';
+import { announceReady, DUTIES, exitOnTerm, required } from './role-env.js';
 
 const pool = new pg.Pool({ connectionString: required('DATABASE_URL'), max: 20 });
 const model = new JsonClient();
@@ -30,9 +33,14 @@ const { server, port } = await serveJsonGrpc({
     return {};
   },
 });
+const nc = DUTIES.has('learning') ? await connect({ servers: required('NATS_URL'), name: 'skeleton-memory' }) : undefined;
+if (nc) await ensureIngestStream(nc);
+const stopLearning = nc ? await learnFromFinishedTurns(nc, pool, required('VECTOR_SCHEMA'), modelUrl, authorization, DUTIES.has('tracing')) : undefined;
 announceReady(port);
 exitOnTerm(async () => {
   server.forceShutdown();
+  await stopLearning?.();
+  await nc?.close();
   model.close();
   await pool.end();
 });
