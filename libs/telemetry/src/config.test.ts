@@ -23,7 +23,24 @@ describe('readTelemetryConfig', () => {
       scheduledDelayMillis: DEFAULT_SCHEDULE_DELAY_MS,
       metricsExportEnabled: false,
       metricExportIntervalMillis: DEFAULT_METRIC_EXPORT_INTERVAL_MS,
+      instrumentations: ['http', 'grpc', 'pg', 'ioredis', 'undici'],
     });
+  });
+
+  it('runs the instrumentations OTEL_NODE_ENABLED_INSTRUMENTATIONS names (all by default), less OTEL_NODE_DISABLED_INSTRUMENTATIONS', () => {
+    const instrumentations = (env: Record<string, string>): readonly string[] => readTelemetryConfig(env, entry).instrumentations;
+    expect(instrumentations({ OTEL_NODE_DISABLED_INSTRUMENTATIONS: 'pg, ioredis' })).toEqual(['http', 'grpc', 'undici']);
+    expect(instrumentations({ OTEL_NODE_ENABLED_INSTRUMENTATIONS: 'undici,http,grpc' })).toEqual(['http', 'grpc', 'undici']);
+    expect(instrumentations({ OTEL_NODE_ENABLED_INSTRUMENTATIONS: 'http,grpc,pg', OTEL_NODE_DISABLED_INSTRUMENTATIONS: 'pg' })).toEqual(['http', 'grpc']);
+    expect(instrumentations({ OTEL_NODE_ENABLED_INSTRUMENTATIONS: ' ', OTEL_NODE_DISABLED_INSTRUMENTATIONS: ',' })).toEqual(['http', 'grpc', 'pg', 'ioredis', 'undici']);
+    expect(instrumentations({ OTEL_SDK_DISABLED: 'true', OTEL_NODE_ENABLED_INSTRUMENTATIONS: 'http' })).toEqual([]);
+  });
+
+  it('refuses an instrumentation name it does not know, naming the variable and the known names', () => {
+    expect(() => readTelemetryConfig({ OTEL_NODE_DISABLED_INSTRUMENTATIONS: 'pg,redis' }, entry)).toThrow(
+      "OTEL_NODE_DISABLED_INSTRUMENTATIONS: unknown instrumentation 'redis' (known: http, grpc, pg, ioredis, undici)",
+    );
+    expect(() => readTelemetryConfig({ OTEL_NODE_ENABLED_INSTRUMENTATIONS: 'HTTP' }, entry)).toThrow(/OTEL_NODE_ENABLED_INSTRUMENTATIONS: unknown instrumentation 'HTTP'/);
   });
 
   it('prefers OTEL_SERVICE_NAME, then PLATFORM_SERVICE_NAME', () => {

@@ -2,6 +2,7 @@
 // Kept free of SDK imports so it is cheap to load and easy to unit test.
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
+import { INSTRUMENTATION_NAMES, type InstrumentationName } from './hooked-modules.js';
 
 /** Batch export delay when OTEL_BSP_SCHEDULE_DELAY is unset: short, so spans of short-lived processes and tests arrive quickly. */
 export const DEFAULT_SCHEDULE_DELAY_MS = 500;
@@ -31,6 +32,12 @@ export interface TelemetryConfig {
    * (default 9464), path `/metrics`. Undefined otherwise.
    */
   readonly prometheus: { readonly host: string | undefined; readonly port: number } | undefined;
+  /**
+   * The auto-instrumentations to run: all of them, or those `OTEL_NODE_ENABLED_INSTRUMENTATIONS`
+   * names, less those `OTEL_NODE_DISABLED_INSTRUMENTATIONS` names (comma-separated short names:
+   * http, grpc, pg, ioredis, undici). Empty when tracing is disabled.
+   */
+  readonly instrumentations: readonly InstrumentationName[];
 }
 
 /** Port of the Prometheus endpoint when OTEL_EXPORTER_PROMETHEUS_PORT is unset (the exporter's registered default). */
@@ -84,6 +91,26 @@ function resolveServiceName(env: Env, entryScript: string | undefined): string |
   return fromPackage ?? 'unknown_service:node';
 }
 
+function isInstrumentationName(name: string): name is InstrumentationName {
+  return (INSTRUMENTATION_NAMES as readonly string[]).includes(name);
+}
+
+/** A comma-separated list of instrumentation names, or undefined when the variable is unset or blank; throws on a name it does not know. */
+function instrumentationList(env: Env, variable: string): InstrumentationName[] | undefined {
+  const raw = nonEmpty(env[variable]);
+  if (raw === undefined) return undefined;
+  const names = raw.split(',').map((name) => name.trim()).filter((name) => name !== '');
+  const unknown = names.filter((name) => !isInstrumentationName(name));
+  if (unknown.length > 0) throw new Error(`${variable}: unknown instrumentation '${unknown.join("', '")}' (known: ${INSTRUMENTATION_NAMES.join(', ')})`);
+  return names.filter(isInstrumentationName);
+}
+
+function enabledInstrumentations(env: Env): InstrumentationName[] {
+  const enabled = instrumentationList(env, 'OTEL_NODE_ENABLED_INSTRUMENTATIONS') ?? INSTRUMENTATION_NAMES;
+  const disabled = instrumentationList(env, 'OTEL_NODE_DISABLED_INSTRUMENTATIONS') ?? [];
+  return INSTRUMENTATION_NAMES.filter((name) => enabled.includes(name) && !disabled.includes(name));
+}
+
 /** Reads the telemetry settings; `entryScript` is the app's main module (process.argv[1]). */
 export function readTelemetryConfig(env: Env = process.env, entryScript: string | undefined = process.argv[1]): TelemetryConfig {
   const disabled = nonEmpty(env['OTEL_SDK_DISABLED'])?.toLowerCase() === 'true';
@@ -102,5 +129,6 @@ export function readTelemetryConfig(env: Env = process.env, entryScript: string 
       (metricsExporter !== 'none' && Boolean(nonEmpty(env['OTEL_EXPORTER_OTLP_METRICS_ENDPOINT']) ?? nonEmpty(env['OTEL_EXPORTER_OTLP_ENDPOINT']))),
     metricExportIntervalMillis: positiveNumber(env['OTEL_METRIC_EXPORT_INTERVAL']) ?? DEFAULT_METRIC_EXPORT_INTERVAL_MS,
     prometheus: metricsExporter === 'prometheus' ? { host: nonEmpty(env['OTEL_EXPORTER_PROMETHEUS_HOST']), port: prometheusPort } : undefined,
+    instrumentations: disabled ? [] : enabledInstrumentations(env),
   };
 }

@@ -10,8 +10,11 @@ let collector: OtlpCollector;
 let backend: ManagedProcess;
 let frontend: ManagedProcess;
 let quietFrontend: ManagedProcess;
+let leanBackend: ManagedProcess;
+let leanFrontend: ManagedProcess;
 let frontendPort: number;
 let quietFrontendPort: number;
+let leanFrontendPort: number;
 
 beforeAll(async () => {
   collector = await startOtlpCollector();
@@ -19,17 +22,25 @@ beforeAll(async () => {
   backend = startApp('backend-app.ts', {
     env: { OTEL_SERVICE_NAME: 'backend', OTEL_EXPORTER_OTLP_ENDPOINT: collector.endpoint, PG_URL: pgUrl, REDIS_URL: redisUrl },
   });
+  // Without the pg and ioredis instrumentations: the trace still crosses it, without a span per query or command.
+  leanBackend = startApp('backend-app.ts', {
+    env: { OTEL_SERVICE_NAME: 'lean-backend', OTEL_EXPORTER_OTLP_ENDPOINT: collector.endpoint, OTEL_NODE_DISABLED_INSTRUMENTATIONS: 'pg,ioredis', PG_URL: pgUrl, REDIS_URL: redisUrl },
+  });
   const backendAddress = `127.0.0.1:${await listeningPort(backend)}`;
+  const leanBackendAddress = `127.0.0.1:${await listeningPort(leanBackend)}`;
   frontend = startApp('frontend-app.ts', {
     env: { OTEL_SERVICE_NAME: 'frontend', OTEL_EXPORTER_OTLP_ENDPOINT: collector.endpoint, BACKEND_ADDRESS: backendAddress },
   });
   // No OTLP endpoint: spans are dropped, but context must still flow on to the backend.
   quietFrontend = startApp('frontend-app.ts', { env: { OTEL_SERVICE_NAME: 'quiet-frontend', BACKEND_ADDRESS: backendAddress } });
-  [frontendPort, quietFrontendPort] = await Promise.all([listeningPort(frontend), listeningPort(quietFrontend)]);
+  leanFrontend = startApp('frontend-app.ts', {
+    env: { OTEL_SERVICE_NAME: 'lean-frontend', OTEL_EXPORTER_OTLP_ENDPOINT: collector.endpoint, BACKEND_ADDRESS: leanBackendAddress },
+  });
+  [frontendPort, quietFrontendPort, leanFrontendPort] = await Promise.all([listeningPort(frontend), listeningPort(quietFrontend), listeningPort(leanFrontend)]);
 });
 
 afterAll(async () => {
-  await Promise.all([frontend?.stop(), quietFrontend?.stop(), backend?.stop()]);
+  await Promise.all([frontend?.stop(), quietFrontend?.stop(), leanFrontend?.stop(), backend?.stop(), leanBackend?.stop()]);
   await collector?.stop();
 });
 
@@ -39,19 +50,22 @@ function one(spans: CollectedSpan[], predicate: (s: CollectedSpan) => boolean, w
   return matches[0]!;
 }
 
+/** Sends `GET /lookup/<key>` to a frontend; resolves with its trace once `complete` says the backend's part of it has arrived. */
+async function lookupTrace(port: number, frontend: string, key: string, complete: (trace: CollectedSpan[]) => boolean): Promise<{ httpServer: CollectedSpan; trace: CollectedSpan[] }> {
+  const response = await fetch(`http://127.0.0.1:${port}/lookup/${key}`);
+  expect(await response.json()).toEqual({ sum: 2, cached: 'seen' });
+  const isHttpServer = (s: CollectedSpan): boolean => s.serviceName === frontend && s.kind === 'SERVER' && s.attributes['url.path'] === `/lookup/${key}`;
+  const all = await collector.waitForSpans((spans) => {
+    const root = spans.find(isHttpServer);
+    return !!root && complete(spans.filter((s) => s.traceId === root.traceId));
+  }, 20_000);
+  const httpServer = one(all, isHttpServer, 'http server span');
+  return { httpServer, trace: all.filter((s) => s.traceId === httpServer.traceId) };
+}
+
 describe('a request across ESM services', () => {
   it('produces one trace: http server (A) -> grpc client (A) -> grpc server (B) -> pg + ioredis (B)', async () => {
-    const response = await fetch(`http://127.0.0.1:${frontendPort}/lookup/k1`);
-    expect(await response.json()).toEqual({ sum: 2, cached: 'seen' });
-
-    const isHttpServer = (s: CollectedSpan): boolean => s.serviceName === 'frontend' && s.kind === 'SERVER' && s.attributes['url.path'] === '/lookup/k1';
-    const all = await collector.waitForSpans((spans) => {
-      const root = spans.find(isHttpServer);
-      return !!root && spans.filter((s) => s.traceId === root.traceId && s.serviceName === 'backend').length >= 4;
-    }, 20_000);
-
-    const httpServer = one(all, isHttpServer, 'http server span');
-    const trace = all.filter((s) => s.traceId === httpServer.traceId);
+    const { httpServer, trace } = await lookupTrace(frontendPort, 'frontend', 'k1', (spans) => spans.filter((s) => s.serviceName === 'backend').length >= 4);
     const grpcClient = one(trace, (s) => s.serviceName === 'frontend' && s.kind === 'CLIENT' && s.attributes['rpc.system'] === 'grpc', 'grpc client span');
     const grpcServer = one(trace, (s) => s.serviceName === 'backend' && s.kind === 'SERVER' && s.attributes['rpc.system'] === 'grpc', 'grpc server span');
     const pgQuery = one(trace, (s) => s.serviceName === 'backend' && s.scope === '@opentelemetry/instrumentation-pg' && s.name.startsWith('pg.query'), 'pg query span');
@@ -65,6 +79,19 @@ describe('a request across ESM services', () => {
     expect(pgQuery.parentSpanId).toBe(grpcServer.spanId);
     expect(redisSet.parentSpanId).toBe(grpcServer.spanId);
     expect(grpcServer.attributes).toMatchObject({ 'rpc.service': 'fixture.Lookup', 'rpc.method': 'Lookup' });
+  });
+
+  it('leaves out the spans of the instrumentations OTEL_NODE_DISABLED_INSTRUMENTATIONS names, and keeps the trace whole', async () => {
+    const isServer = (s: CollectedSpan): boolean => s.serviceName === 'lean-backend' && s.kind === 'SERVER';
+    const { httpServer, trace } = await lookupTrace(leanFrontendPort, 'lean-frontend', 'k3', (spans) => spans.some(isServer));
+    const grpcClient = one(trace, (s) => s.kind === 'CLIENT' && s.attributes['rpc.system'] === 'grpc', 'grpc client span');
+    const grpcServer = one(trace, isServer, 'grpc server span');
+    expect(grpcClient.parentSpanId).toBe(httpServer.spanId);
+    expect(grpcServer.parentSpanId).toBe(grpcClient.spanId);
+    // A query's or command's span ends before the handler's server span, so it would have been exported with it or earlier.
+    const backendSpans = collector.spans().filter((s) => s.serviceName === 'lean-backend');
+    expect(backendSpans.map((s) => s.scope)).not.toContain('@opentelemetry/instrumentation-pg');
+    expect(backendSpans.map((s) => s.scope)).not.toContain('@opentelemetry/instrumentation-ioredis');
   });
 
   it('propagates context through a service that exports nothing', async () => {

@@ -5,7 +5,7 @@
 // the SDK is imported dynamically, after the loader hook is registered.
 import { register } from 'node:module';
 import { readTelemetryConfig } from './config.js';
-import { HOOKED_MODULES } from './hooked-modules.js';
+import { hookedModules } from './hooked-modules.js';
 
 const config = readTelemetryConfig();
 
@@ -15,7 +15,7 @@ if (!config.disabled) {
     // loader hook is what lets the instrumentations patch them. Node 20 lacks the in-thread
     // module.registerHooks iitm can use, so this is the off-thread module.register loader, and it
     // only wraps the instrumented packages.
-    register('@opentelemetry/instrumentation/hook.mjs', import.meta.url, { data: { include: [...HOOKED_MODULES] } });
+    register('@opentelemetry/instrumentation/hook.mjs', import.meta.url, { data: { include: hookedModules(config.instrumentations) } });
     const [{ startSdk }, { installExitHooks }] = await Promise.all([import('./start-sdk.js'), import('./exit-hooks.js')]);
     const sdk = startSdk(config);
     let stopping: Promise<void> | undefined;

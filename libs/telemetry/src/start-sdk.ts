@@ -34,7 +34,7 @@ function metricReaders(config: TelemetryConfig): IMetricReader[] {
 export function startSdk(config: TelemetryConfig): NodeSDK {
   const sdk = new NodeSDK({
     serviceName: config.serviceName,
-    instrumentations: createInstrumentations(),
+    instrumentations: createInstrumentations(config.instrumentations),
     spanProcessors: [spanProcessor(config)],
     // Explicit: without these, NodeSDK would start metric and log exporters from env defaults.
     metricReaders: metricReaders(config),
