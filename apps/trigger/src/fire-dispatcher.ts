@@ -1,5 +1,5 @@
 import type { Logger } from '@platform/service-kit';
-import { recordFireLag } from '@platform/telemetry';
+import { PLATFORM, recordFireLag, recordSpanError, withSpan } from '@platform/telemetry';
 import { setMaxListeners } from 'node:events';
 import { ClaimedAheadFires } from './claimed-ahead.js';
 import type { Clock } from './clock.js';
@@ -178,21 +178,13 @@ export class FireDispatcher {
     } else {
       let outcome: ExecutionOutcome;
       try {
-        outcome = await this.executor.execute(
-          {
-            fireId: fire.fire_id,
-            taskId: task.task_id,
-            tenantId: task.tenant_id,
-            userId: task.user_id,
-            kind: fire.kind,
-            scheduledAt: fire.scheduled_at,
-            attempt: fire.attempts,
-            missedCount: fire.missed_count,
-            spec: task.spec,
-            payload: fire.payload,
-          },
-          this.abort.signal,
-        );
+        // Each fire starts its own trace: the run (or custom executor call) it starts is part of it.
+        const attributes = { [PLATFORM.tenant]: task.tenant_id, [PLATFORM.taskId]: task.task_id, [PLATFORM.fireId]: fire.fire_id, [PLATFORM.fireKind]: fire.kind, [PLATFORM.fireAttempt]: fire.attempts };
+        outcome = await withSpan('@platform/trigger', 'trigger fire', { root: true, attributes }, async (span) => {
+          const result = await this.runExecutor({ fire, task });
+          if (result.status === 'failed') recordSpanError(span, Object.assign(new Error(result.message), { name: result.code }));
+          return result;
+        });
       } catch (err) {
         this.logger.error({ err, fireId: fire.fire_id }, 'executor threw');
         outcome = { status: 'failed', code: 'EXECUTOR_ERROR', message: (err as Error).message, retryable: true };
@@ -200,6 +192,24 @@ export class FireDispatcher {
       settlement = this.settlementOf(outcome, fire.attempts);
     }
     return settlement;
+  }
+
+  private runExecutor({ fire, task }: ClaimedFire): Promise<ExecutionOutcome> {
+    return this.executor.execute(
+      {
+        fireId: fire.fire_id,
+        taskId: task.task_id,
+        tenantId: task.tenant_id,
+        userId: task.user_id,
+        kind: fire.kind,
+        scheduledAt: fire.scheduled_at,
+        attempt: fire.attempts,
+        missedCount: fire.missed_count,
+        spec: task.spec,
+        payload: fire.payload,
+      },
+      this.abort.signal,
+    );
   }
 
   /** Records the outcome (grouped with others); a failure leaves the fire to its lease. */

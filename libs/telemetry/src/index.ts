@@ -7,6 +7,8 @@ export { recordChatCall, recordToolCall, recordTurn, recordMemoryIngestion, reco
 export {
   startMessagingClientSpan,
   runInMessagingServerSpan,
+  runInMessagingBatchSpan,
+  type MessagingBatchSpanOptions,
   type MessagingClientSpan,
   type MessagingClientSpanOptions,
   type MessagingServerSpanOptions,

@@ -13,7 +13,10 @@ const FACTORIES: Record<InstrumentationName, () => Instrumentation> = {
   // Query parameters stay off spans (enhancedDatabaseReporting defaults to false): they may hold user data.
   // A span per query, not a second one per pool checkout: that doubled the spans of every
   // database-bound service for an interval the query span's parent already shows as a gap.
-  pg: () => new PgInstrumentation({ ignoreConnectSpans: true }),
+  // Only inside a trace (as the ioredis instrumentation does by default): a poller's or sweeper's
+  // statements would otherwise each start a one-span trace of their own (an idle trigger replica
+  // made about 38 a second).
+  pg: () => new PgInstrumentation({ ignoreConnectSpans: true, requireParentSpan: true }),
   ioredis: () => new IORedisInstrumentation(),
   // undici, both Node's built-in fetch and the undici package the model client sends through
   // (libs/llm createPooledFetch): model calls carry traceparent. It listens on

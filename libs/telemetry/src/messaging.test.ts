@@ -1,6 +1,6 @@
-import { SpanKind, SpanStatusCode, trace } from '@opentelemetry/api';
+import { context, SpanKind, SpanStatusCode, trace } from '@opentelemetry/api';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { runInMessagingServerSpan, startMessagingClientSpan } from './messaging.js';
+import { runInMessagingBatchSpan, runInMessagingServerSpan, startMessagingClientSpan } from './messaging.js';
 import { installTestTracing, type TestTracing } from './test-support/tracing-harness.js';
 
 let tracing: TestTracing;
@@ -78,5 +78,34 @@ describe('runInMessagingServerSpan', () => {
     expect(consumer.parentSpanContext).toBeUndefined();
     expect(consumer.status.code).toBe(SpanStatusCode.ERROR);
     expect(consumer.attributes['error.type']).toBe('TypeError');
+  });
+});
+
+describe('runInMessagingBatchSpan', () => {
+  it('processes a batch in a CONSUMER span of a trace of its own, with its statements and calls below it', async () => {
+    const outer = trace.getTracer('test').startSpan('unrelated caller');
+    const result = await context.with(trace.setSpan(context.active(), outer), () =>
+      runInMessagingBatchSpan({ destination: 'MEMORY_INGEST', consumerGroup: 'memory-ingest', messageCount: 3 }, async () => {
+        trace.getTracer('test').startSpan('pg.query:INSERT').end();
+        return 'done';
+      }),
+    );
+    outer.end();
+    expect(result).toBe('done');
+
+    const batch = tracing.span('process MEMORY_INGEST');
+    expect(batch.kind).toBe(SpanKind.CONSUMER);
+    expect(batch.parentSpanContext).toBeUndefined();
+    expect(batch.spanContext().traceId).not.toBe(outer.spanContext().traceId);
+    expect(batch.attributes).toEqual({
+      'messaging.system': 'nats',
+      'messaging.system.name': 'nats',
+      'messaging.destination.name': 'MEMORY_INGEST',
+      'messaging.operation.name': 'process',
+      'messaging.operation.type': 'process',
+      'messaging.consumer.group.name': 'memory-ingest',
+      'messaging.batch.message_count': 3,
+    });
+    expect(tracing.span('pg.query:INSERT').parentSpanContext?.spanId).toBe(batch.spanContext().spanId);
   });
 });

@@ -102,3 +102,33 @@ export function runInMessagingServerSpan<T>(options: MessagingServerSpanOptions,
     fn,
   );
 }
+
+/** A batch of messages a durable consumer pulled from a stream. */
+export interface MessagingBatchSpanOptions {
+  /** Stream (or subject) the batch came from (low-cardinality; part of the span name). */
+  readonly destination: string;
+  /** The durable consumer that pulled it. */
+  readonly consumerGroup: string;
+  readonly messageCount: number;
+}
+
+/**
+ * Runs the processing of a batch of messages in a CONSUMER span named `process <destination>`
+ * that starts a trace of its own: background work that was not asked for by a traced request
+ * (its statements and model calls become the span's children instead of being left untraced).
+ */
+export function runInMessagingBatchSpan<T>(options: MessagingBatchSpanOptions, fn: (span: Span) => T | Promise<T>): Promise<T> {
+  return withSpan(
+    TRACER_NAME,
+    `process ${options.destination}`,
+    {
+      kind: SpanKind.CONSUMER,
+      root: true,
+      attributes: messagingAttributes(options.destination, 'process', VALUE.messagingOperationTypeProcess, {
+        [ATTR.messagingConsumerGroupName]: options.consumerGroup,
+        [ATTR.messagingBatchMessageCount]: options.messageCount,
+      }),
+    },
+    fn,
+  );
+}

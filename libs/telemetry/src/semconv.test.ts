@@ -17,6 +17,7 @@ describe('semantic convention names', () => {
       messagingOperationType: semconv.ATTR_MESSAGING_OPERATION_TYPE,
       messagingConsumerGroupName: semconv.ATTR_MESSAGING_CONSUMER_GROUP_NAME,
       messagingMessageBodySize: semconv.ATTR_MESSAGING_MESSAGE_BODY_SIZE,
+      messagingBatchMessageCount: semconv.ATTR_MESSAGING_BATCH_MESSAGE_COUNT,
       genAiOperationName: semconv.ATTR_GEN_AI_OPERATION_NAME,
       genAiSystem: semconv.ATTR_GEN_AI_SYSTEM,
       genAiProviderName: semconv.ATTR_GEN_AI_PROVIDER_NAME,

@@ -18,6 +18,7 @@ export const ATTR = {
   messagingOperationType: 'messaging.operation.type',
   messagingConsumerGroupName: 'messaging.consumer.group.name',
   messagingMessageBodySize: 'messaging.message.body.size',
+  messagingBatchMessageCount: 'messaging.batch.message_count',
   // GenAI. `gen_ai.system` is deprecated in favour of `gen_ai.provider.name`; both are set.
   genAiOperationName: 'gen_ai.operation.name',
   genAiSystem: 'gen_ai.system',
@@ -74,6 +75,9 @@ export const PLATFORM = {
   tenant: 'platform.tenant',
   fireLagMetric: 'platform.trigger.fire.lag',
   fireKind: 'platform.trigger.fire.kind',
+  fireAttempt: 'platform.trigger.fire.attempt',
+  fireId: 'platform.trigger.fire.id',
+  taskId: 'platform.trigger.task.id',
   agentPoolEntriesMetric: 'platform.agent_pool.entries',
   agentPoolApprovalsExpiringMetric: 'platform.agent_pool.approvals.expiring',
   agentStatus: 'platform.agent.status',

@@ -55,6 +55,47 @@ describe('end-to-end tracing', () => {
   });
 });
 
+describe('background work in traces', () => {
+  it('gives memory learning a turn and a trigger firing a task a trace each, and polling none', async () => {
+    const turn = await api<{ response: string }>(platform, 'POST', '/v1/conversations/learned-1/messages', 'acme', { content: '[scenario:calculator] What is 6 * 7?' });
+    expect(turn.status).toBe(200);
+    const created = await api<{ taskId: string }>(platform, 'POST', '/v1/tasks', 'acme', {
+      trigger: { type: 'schedule', cron: '0 8 * * *', timeZone: 'Europe/Berlin' },
+      action: { instruction: '[scenario:plain] Good morning' },
+    });
+    expect(created.status).toBe(201);
+    expect((await api(platform, 'POST', `/v1/tasks/${created.body.taskId}/pause`, 'acme')).status).toBe(200);
+    expect((await api(platform, 'POST', `/v1/tasks/${created.body.taskId}/run`, 'acme')).status).toBe(202);
+
+    const isIngestion = (s: CollectedSpan): boolean => s.serviceName === 'memory' && s.name === 'process MEMORY_INGEST';
+    const isFire = (s: CollectedSpan): boolean => s.serviceName === 'trigger' && s.name === 'trigger fire' && s.attributes['platform.trigger.task.id'] === created.body.taskId;
+    const spans = await collector.waitForSpans((all) => {
+      const [ingestion, fire] = [all.find(isIngestion), all.find(isFire)];
+      return !!ingestion && !!fire && spansOf(all, fire.traceId, 'orchestrator').some((s) => s.kind === 'SERVER') && spansOf(all, ingestion.traceId, 'memory').length > 1;
+    }, 30_000);
+
+    // Learning: one trace per batch, its statements and model calls below the batch's span.
+    const ingestion = spans.find(isIngestion)!;
+    expect(ingestion.kind).toBe('CONSUMER');
+    expect(ingestion.parentSpanId).toBeUndefined();
+    expect(ingestion.attributes['messaging.batch.message_count']).toBeGreaterThanOrEqual(1);
+    const learning = spansOf(spans, ingestion.traceId, 'memory').filter((s) => s !== ingestion);
+    expect(learning.some((s) => s.attributes['db.system'] === 'postgresql' || s.attributes['db.system.name'] === 'postgresql')).toBe(true);
+    expect(learning.every((s) => s.parentSpanId)).toBe(true);
+
+    // A fire: the trigger's span is the root of the run it starts.
+    const fire = spans.find(isFire)!;
+    expect(fire.parentSpanId).toBeUndefined();
+    expect(fire.attributes).toMatchObject({ 'platform.tenant': 'acme', 'platform.trigger.fire.kind': 'manual', 'platform.trigger.fire.attempt': 1 });
+    const run = spans.filter((s) => s.traceId === fire.traceId);
+    expect(run.some((s) => s.serviceName === 'orchestrator' && s.kind === 'SERVER')).toBe(true);
+    expect(run.filter((s) => !s.parentSpanId)).toEqual([fire]);
+
+    // Polling and sweeping (the trigger polls several times a second) start no trace: no root span is a lone statement.
+    expect(collector.spans().filter((s) => !s.parentSpanId && s.name.startsWith('pg.')).map((s) => `${s.serviceName}:${s.name}`)).toEqual([]);
+  });
+});
+
 describe('metrics', () => {
   // Cumulative metrics are exported again every interval: the latest point of a series has its totals.
   const point = (points: CollectedMetricPoint[], service: string, name: string, attributes: Record<string, unknown> = {}) =>

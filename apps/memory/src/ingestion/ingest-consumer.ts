@@ -14,7 +14,7 @@ import {
 } from '@platform/contracts';
 import { isModelError } from '@platform/agent-loop';
 import { ensureStream, type Logger, type NatsConnection } from '@platform/service-kit';
-import { observeConsumerLag, recordMemoryIngestion } from '@platform/telemetry';
+import { observeConsumerLag, recordMemoryIngestion, runInMessagingBatchSpan } from '@platform/telemetry';
 import { InvalidExtractionError } from '../extraction/extractor.js';
 import type { ForegroundActivity } from './foreground-activity.js';
 import { MessageBatcher } from './message-batcher.js';
@@ -161,7 +161,10 @@ export class IngestConsumer {
       // time: ingestion's reads, writes and embeddings then fall between bursts of turns instead of
       // delaying their recalls. A full batch means turns are queueing: it goes at once.
       if (messages.length < this.settings.batchSize) await this.foreground?.quiet(this.settings.yieldMs);
-      const results = await this.ingestor.ingestBatch(valid.map((v) => v.turn));
+      // The batch's own trace: its extraction and embeddings requests and its statements are its children.
+      const results = await runInMessagingBatchSpan({ destination: MEMORY_INGEST_STREAM, consumerGroup: INGEST_CONSUMER, messageCount: valid.length }, () =>
+        this.ingestor.ingestBatch(valid.map((v) => v.turn)),
+      );
       if (this.settings.ackDelayMs > 0) await new Promise((r) => setTimeout(r, this.settings.ackDelayMs));
       const settled = await Promise.allSettled(valid.map((v, i) => this.settle(v.message, v.turn, results[i]!, started)));
       for (const s of settled) if (s.status === 'rejected') this.logger.warn({ err: (s.reason as Error).message }, 'could not acknowledge an ingested turn; its redelivery will be recognised');

@@ -1,4 +1,5 @@
-// Process B of the trace test: a gRPC server whose handler runs a pg query and an ioredis command.
+// Process B of the trace test: a gRPC server whose handler runs a pg query and an ioredis command
+// (and which runs one of each outside any trace before it listens).
 // Env: PG_URL, REDIS_URL. Prints `listening <port>` once ready.
 import { Server, ServerCredentials, type sendUnaryData, type ServerUnaryCall } from '@grpc/grpc-js';
 import { Redis } from 'ioredis';
@@ -25,6 +26,10 @@ server.addService(lookupService, {
     );
   },
 });
+// Background work outside any trace (as a service's pollers and sweepers are): it must not start traces of its own.
+await pool.query('SELECT 1 AS warm');
+await redis.ping();
+
 server.bindAsync('127.0.0.1:0', ServerCredentials.createInsecure(), (err, port) => {
   if (err) throw err;
   process.stdout.write(`listening ${port}\n`);
