@@ -15,6 +15,8 @@ export interface EgressGuardOptions {
   resolveTimeoutMs?: number;
   /** How long opening one connection may take (default 10000 ms). */
   connectTimeoutMs?: number;
+  /** Certificate authorities trusted instead of Node's (an internal receiver's private CA, tests). */
+  ca?: string | Buffer;
 }
 
 /** A fetch through the guard: no `dispatcher` (the guard's own is used) and redirects are never followed. */
@@ -106,7 +108,8 @@ export class EgressGuard {
    * switch it; TLS SNI and certificate verification still use the host name. Created once.
    */
   dispatcher(): Dispatcher {
-    this.agent ??= new Agent({ connect: guardedConnector((hostname) => this.vetHost(hostname), this.options.connectTimeoutMs ?? 10_000) });
+    const tls = this.options.ca === undefined ? {} : { ca: this.options.ca };
+    this.agent ??= new Agent({ connect: guardedConnector((hostname) => this.vetHost(hostname), { timeout: this.options.connectTimeoutMs ?? 10_000, ...tls }) });
     return this.agent;
   }
 

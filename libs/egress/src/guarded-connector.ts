@@ -7,14 +7,14 @@ import type { ResolvedAddress } from './host-resolver.js';
  * address by number. `servername` stays the host name, so TLS SNI and the certificate check are
  * made against the name the URL gave, not the address.
  */
-export function guardedConnector(vetHost: (hostname: string) => Promise<ResolvedAddress[]>, timeoutMs: number): buildConnector.connector {
-  const connect = buildConnector({ timeout: timeoutMs });
-  return (options, callback) => {
-    vetHost(options.hostname).then(
+export function guardedConnector(vetHost: (hostname: string) => Promise<ResolvedAddress[]>, options: buildConnector.BuildOptions): buildConnector.connector {
+  const connect = buildConnector(options);
+  return (target, callback) => {
+    vetHost(target.hostname).then(
       (addresses) => {
         const pinned = addresses[0]!.address;
-        const servername = options.servername ?? (isIP(options.hostname) === 0 ? options.hostname : undefined);
-        connect({ ...options, hostname: pinned, ...(servername ? { servername } : {}) }, callback);
+        const servername = target.servername ?? (isIP(target.hostname) === 0 ? target.hostname : undefined);
+        connect({ ...target, hostname: pinned, ...(servername ? { servername } : {}) }, callback);
       },
       (err: unknown) => callback(err as Error, null),
     );
