@@ -120,6 +120,10 @@ describe('EgressGuard', () => {
     await byRange.checkUrl('https://2130706433/');
     expect((await refusal(byRange.checkUrl('https://127.0.0.2/'))).reason).toBe('loopback');
     expect((await refusal(byRange.checkUrl('https://169.254.169.254/'))).reason).toBe('metadata');
+    // An address literal listed as a host opens that literal, not the names that resolve to it.
+    const byLiteral = guardWith(scripted([LOOPBACK]), { EGRESS_ALLOW_HOSTS: '127.0.0.1' });
+    await byLiteral.checkUrl('https://127.0.0.1:8443/');
+    expect((await refusal(byLiteral.checkUrl('https://points-inside.example.com/'))).reason).toBe('loopback');
     // An allowlisted range does not open userinfo or other schemes.
     expect((await refusal(byRange.checkUrl('https://u:p@127.0.0.1/'))).reason).toBe('userinfo');
   });

@@ -76,14 +76,17 @@ export class EgressGuard {
   /**
    * The addresses a host may be reached at: an address literal is judged as it is; a name is
    * resolved and refused when any of its addresses is refused (a name that answers one public
-   * and one internal address would reach inside on some connections). Allowlisted names and
-   * ranges pass.
+   * and one internal address would reach inside on some connections). Allowlisted names (an
+   * address literal listed as a host opens that literal only) and ranges pass.
    */
   async vetHost(hostname: string): Promise<ResolvedAddress[]> {
     const name = bareHost(hostname);
     const family = isIP(name);
-    if (family !== 0) return [this.vetAddress({ address: name, family: family === 6 ? 6 : 4 })];
     const allowedName = this.options.allowlist.allowsHost(name);
+    if (family !== 0) {
+      const literal: ResolvedAddress = { address: name, family: family === 6 ? 6 : 4 };
+      return [allowedName ? literal : this.vetAddress(literal)];
+    }
     if (!allowedName && isLocalhostName(name)) throw new EgressRefusedError('loopback');
     let answers: ResolvedAddress[];
     try {
