@@ -1,3 +1,4 @@
+import { egressEnv } from '@platform/egress';
 import { env, natsEnv } from '@platform/service-kit';
 import { z } from 'zod';
 import { HostPatternError, parseHostPattern } from './tools/web-fetch/host-allowlist.js';
@@ -37,6 +38,11 @@ export const RunnerConfig = z
     WEB_FETCH_TIMEOUT_MS: env.positiveInt().default(10_000),
     /** Redirects `web_fetch` follows (each hop re-checked against the allowlist); 0 follows none. */
     WEB_FETCH_MAX_REDIRECTS: env.nonNegativeInt().default(3),
+    /**
+     * Hosts matched by a wildcard entry must resolve to public addresses (libs/egress); these name
+     * internal ones reached on purpose. Entries listed exactly are reached whatever they resolve to.
+     */
+    ...egressEnv,
     /** How long in-flight calls may finish after SIGTERM. */
     SHUTDOWN_GRACE_MS: env.positiveInt().default(10_000),
     LOG_LEVEL: env.logLevel().default('info'),

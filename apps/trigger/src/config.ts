@@ -1,3 +1,4 @@
+import { egressEnv } from '@platform/egress';
 import { env, natsEnv } from '@platform/service-kit';
 import { z } from 'zod';
 
@@ -70,6 +71,11 @@ export const TriggerConfig = z.object({
   TRIGGER_WEBHOOK_RETRY_MAX_MS: env.positiveInt().default(300_000),
   /** Accept plain `http://` webhook URLs (development, tests); production requires https. */
   TRIGGER_WEBHOOK_ALLOW_HTTP: env.boolean().default(false),
+  /**
+   * Webhook URLs reach public addresses only (libs/egress); EGRESS_ALLOW_HOSTS / EGRESS_ALLOW_CIDRS
+   * name deliberate internal receivers (docs/triggers.md#webhook-url-rules).
+   */
+  ...egressEnv,
   /** Page sizes of ListTasks / ListFires. */
   TRIGGER_PAGE_SIZE: env.positiveInt().default(50),
   TRIGGER_MAX_PAGE_SIZE: env.positiveInt().default(500),

@@ -1,3 +1,4 @@
+import { compileEgressAllowlist, EgressGuard, type HostResolver } from '@platform/egress';
 import { orchestratorV1, triggerV1 } from '@platform/proto';
 import { connectNats, createGrpcClient, GrpcServer, openServiceDatabase, type Logger, type NatsConnection } from '@platform/service-kit';
 import { ToolClient } from '@platform/tool-sdk';
@@ -44,6 +45,8 @@ export interface TriggerServerOptions {
   startEngine?: boolean;
   /** Tests may replace the executors (e.g. to count calls). */
   executor?: FireExecutor;
+  /** Tests may resolve webhook hosts themselves (e.g. to play a DNS rebind); default: the system resolver. */
+  egressResolver?: HostResolver;
 }
 
 /**
@@ -106,9 +109,11 @@ export async function startTriggerServer(config: TriggerConfig, logger: Logger, 
     const expiries = new ApprovalExpiryListener(nc, db, logger);
     const runEnds = new TriggeredRunListener(nc, db, clock, config.TRIGGER_EVENTS_MAX_AGE_HOURS * 3_600_000, logger);
     const conditions = new ConditionPoller(db, tools, clock, { batchSize: 100, toolTimeoutMs: config.TRIGGER_CONDITION_TOOL_TIMEOUT_MS }, logger, () => engine.kick());
+    const egress = new EgressGuard({ allowlist: compileEgressAllowlist(config), connectTimeoutMs: config.TRIGGER_WEBHOOK_TIMEOUT_MS, ...(options.egressResolver ? { resolve: options.egressResolver } : {}) });
     const webhooks = new WebhookDispatcher(
       db,
       clock,
+      egress,
       {
         replicaId,
         timeoutMs: config.TRIGGER_WEBHOOK_TIMEOUT_MS,
@@ -125,7 +130,7 @@ export async function startTriggerServer(config: TriggerConfig, logger: Logger, 
     grpc.addService(
       TRIGGER_SERVICE_NAME,
       triggerV1.TriggerServiceService,
-      triggerServiceImplementation({ tasks, fires, events, clock, limits: config, logger, onFireRecorded: () => engine.kick(), feed }),
+      triggerServiceImplementation({ tasks, fires, events, clock, limits: config, logger, onFireRecorded: () => engine.kick(), feed, egress }),
     );
     const port = await grpc.start();
     if (options.startEngine !== false) {
@@ -155,6 +160,7 @@ export async function startTriggerServer(config: TriggerConfig, logger: Logger, 
         clearInterval(pruneTimer);
         webhooks.stop();
         conditions.stop();
+        await egress.close();
         // Fires still running after the grace are abandoned; their leases run out and another replica retries them.
         await engine.stop(config.SHUTDOWN_GRACE_MS);
         orchestrator.close();

@@ -1,4 +1,5 @@
 import { ExternalEvent, TenantId } from '@platform/contracts';
+import { EGRESS_REFUSED, egressRefusalOf, type EgressGuard } from '@platform/egress';
 import type { triggerV1 } from '@platform/proto';
 import { errors, unaryHandler, type Logger } from '@platform/service-kit';
 import { z } from 'zod';
@@ -33,10 +34,22 @@ function taskIdOf(request: { taskId: string }): string {
   return request.taskId;
 }
 
-/** Webhooks go to https endpoints unless the deployment allows plain http (development). */
-function checkWebhookUrl(spec: TaskSpec, allowHttp: boolean): TaskSpec {
-  if (spec.output.channel === 'webhook' && !allowHttp && !spec.output.url!.startsWith('https://')) {
+/**
+ * Webhooks go to https endpoints unless the deployment allows plain http (development), and reach
+ * public addresses only (the egress guard resolves the host now; deliveries are vetted again when
+ * they connect). A refusal is EGRESS_REFUSED naming the reason, never the URL or its addresses.
+ */
+async function checkWebhookUrl(spec: TaskSpec, allowHttp: boolean, egress: EgressGuard): Promise<TaskSpec> {
+  if (spec.output.channel !== 'webhook') return spec;
+  if (!allowHttp && !spec.output.url!.startsWith('https://')) {
     throw errors.invalidArgument('INVALID_TASK_SPEC', 'output.url: must be an https URL', { details: { issues: [{ field: 'output.url', message: 'must be an https URL' }] } });
+  }
+  try {
+    await egress.checkUrl(spec.output.url!);
+  } catch (err) {
+    const refused = egressRefusalOf(err);
+    if (!refused) throw err;
+    throw errors.invalidArgument(EGRESS_REFUSED, `output.url: ${refused.message}`, { details: { reason: refused.reason, issues: [{ field: 'output.url', message: refused.message }] } });
   }
   return spec;
 }
@@ -51,6 +64,8 @@ export interface TriggerServiceDeps {
   /** Called after a run-now fire is recorded, so it is claimed at once. */
   onFireRecorded: () => void;
   feed: NotificationFeed;
+  /** Checks webhook URLs when a task is created or replaced. */
+  egress: EgressGuard;
 }
 
 /** The TriggerService gRPC implementation: validates at the edge, scopes everything by tenant. */
@@ -65,7 +80,7 @@ export function triggerServiceImplementation(deps: TriggerServiceDeps): triggerV
       const tenantId = tenantOf(request);
       const userId = field(UserId, request.userId, 'INVALID_USER_ID', 'user_id');
       const requestId = field(RequestId, request.requestId, 'INVALID_REQUEST_ID', 'request_id');
-      const spec = checkWebhookUrl(parseTaskSpec(request.specJson, limits.TRIGGER_MAX_SPEC_BYTES), limits.TRIGGER_WEBHOOK_ALLOW_HTTP);
+      const spec = await checkWebhookUrl(parseTaskSpec(request.specJson, limits.TRIGGER_MAX_SPEC_BYTES), limits.TRIGGER_WEBHOOK_ALLOW_HTTP, deps.egress);
       const created = await tasks.create({ tenantId, userId, spec, requestId: requestId || null, nowMs: clock.now() });
       if (!created.duplicate) logger.info({ tenantId, taskId: created.task.task_id, trigger: spec.trigger.type, executor: spec.executor }, 'task created');
       return { task: taskView(created.task), duplicate: created.duplicate, webhookSecret: created.task.webhook_secret ?? '' };
@@ -83,7 +98,7 @@ export function triggerServiceImplementation(deps: TriggerServiceDeps): triggerV
     updateTask: unaryHandler<triggerV1.UpdateTaskRequest, triggerV1.UpdateTaskResponse>(logger, 'UpdateTask', async (request) => {
       const tenantId = tenantOf(request);
       const taskId = taskIdOf(request);
-      const spec = checkWebhookUrl(parseTaskSpec(request.specJson, limits.TRIGGER_MAX_SPEC_BYTES), limits.TRIGGER_WEBHOOK_ALLOW_HTTP);
+      const spec = await checkWebhookUrl(parseTaskSpec(request.specJson, limits.TRIGGER_MAX_SPEC_BYTES), limits.TRIGGER_WEBHOOK_ALLOW_HTTP, deps.egress);
       return { task: taskView(await tasks.update(tenantId, taskId, spec, clock.now())) };
     }),
 

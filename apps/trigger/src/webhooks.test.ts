@@ -20,7 +20,8 @@ const script = new Map<string, number[]>();
 const secrets = new Map<string, string>();
 
 beforeAll(async () => {
-  r = await startReplicas(1, '2026-06-01T12:00:00Z', { TRIGGER_WEBHOOK_ALLOW_HTTP: 'true', TRIGGER_WEBHOOK_TIMEOUT_MS: '30000', TRIGGER_WEBHOOK_RETRY_BASE_MS: '1000', TRIGGER_WEBHOOK_MAX_ATTEMPTS: '4' });
+  // The receiver listens on loopback, which the egress guard refuses unless the operator allows it.
+  r = await startReplicas(1, '2026-06-01T12:00:00Z', { TRIGGER_WEBHOOK_ALLOW_HTTP: 'true', EGRESS_ALLOW_CIDRS: '127.0.0.1/32', TRIGGER_WEBHOOK_TIMEOUT_MS: '30000', TRIGGER_WEBHOOK_RETRY_BASE_MS: '1000', TRIGGER_WEBHOOK_MAX_ATTEMPTS: '4' });
   receiver = createServer((request, response) => {
     let text = '';
     request.on('data', (chunk: Buffer) => (text += chunk.toString('utf8')));

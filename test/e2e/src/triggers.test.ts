@@ -188,3 +188,26 @@ describe('a triggered run that stops for approval', () => {
     expect(after.find((n) => n.type === 'fire.finished')).toMatchObject({ taskId, fireId: fire!.fireId, status: 'succeeded', taskStatus: 'COMPLETED', result: { response: expect.stringContaining('Archive result') } });
   });
 });
+
+describe('webhook URLs that reach inside', () => {
+  it('are refused at creation with 400 EGRESS_REFUSED in the documented envelope, naming the reason and never the secret', async () => {
+    const spec = (url: string) => ({ name: 'hook', trigger: { type: 'schedule', cron: '0 0 1 1 *' }, action: { instruction: 'x' }, output: { channel: 'webhook', url } });
+    const cases: Array<[string, string]> = [
+      [`https://127.0.0.1:${platform.ports.orchestrator}/`, 'loopback'],
+      [`https://2130706433:${platform.ports.trigger}/`, 'loopback'],
+      [`https://[::ffff:127.0.0.1]:${new URL(platform.redisUrl).port}/`, 'loopback'],
+      [`https://[::1]:${new URL(platform.natsUrl).port}/`, 'loopback'],
+      ['https://localhost/', 'loopback'],
+      ['https://0.0.0.0/', 'unspecified'],
+      ['https://169.254.169.254/latest/meta-data/', 'metadata'],
+      ['https://hookuser:hunter2-e2e@hooks.example.com/in', 'userinfo'],
+    ];
+    for (const [url, reason] of cases) {
+      const { status, body } = await api<{ error: { code: string; message: string; details?: { reason?: string } } }>(platform, 'POST', '/v1/tasks', 'wayne', spec(url));
+      expect({ url, status, code: body.error.code, reason: body.error.details?.reason }).toEqual({ url, status: 400, code: 'EGRESS_REFUSED', reason });
+      expect(body.error.message).toMatch(/^output\.url: /);
+      expect(JSON.stringify(body)).not.toMatch(/hunter2|hookuser/);
+    }
+    expect((await api<{ tasks: unknown[] }>(platform, 'GET', '/v1/tasks', 'wayne')).body.tasks.filter((t) => JSON.stringify(t).includes('"hook"'))).toEqual([]);
+  });
+});

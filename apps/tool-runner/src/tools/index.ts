@@ -14,6 +14,7 @@ export function builtinTools(config: RunnerConfig): ToolDefinition[] {
         maxBytes: config.WEB_FETCH_MAX_BYTES,
         timeoutMs: config.WEB_FETCH_TIMEOUT_MS,
         maxRedirects: config.WEB_FETCH_MAX_REDIRECTS,
+        egressAllow: { hosts: config.EGRESS_ALLOW_HOSTS, cidrs: config.EGRESS_ALLOW_CIDRS },
       }),
     );
   }

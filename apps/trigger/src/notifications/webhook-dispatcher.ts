@@ -1,3 +1,4 @@
+import { egressRefusalOf, redactUrl, redactUrlsIn, type EgressGuard } from '@platform/egress';
 import type { Logger } from '@platform/service-kit';
 import type pg from 'pg';
 import type { Clock } from '../clock.js';
@@ -21,16 +22,31 @@ interface Claimed {
   webhook_secret: string | null;
 }
 
-/** Answers worth trying again: the receiver is down or busy; anything else 4xx is final. */
+/** Answers worth trying again: the receiver is down or busy; anything else 4xx (and any 3xx: redirects are not followed) is final. */
 function retryable(status: number): boolean {
   return status >= 500 || status === 429 || status === 408;
+}
+
+/**
+ * A failed attempt as it is logged and stored on the notification: an egress refusal (final,
+ * unless the host did not resolve) or a network error by its code, with every URL in the message
+ * redacted (no user name, password or query value).
+ */
+function failedAttempt(err: unknown): { retry: boolean; error: string } {
+  const refused = egressRefusalOf(err);
+  if (refused) return { retry: refused.reason === 'unresolved', error: `EGRESS_REFUSED: ${refused.message}` };
+  const cause = (err as Error).cause as { code?: unknown; message?: unknown } | undefined;
+  const detail = typeof cause?.code === 'string' ? cause.code : typeof cause?.message === 'string' ? cause.message : '';
+  return { retry: true, error: redactUrlsIn([(err as Error).message, detail].filter(Boolean).join(': ')) };
 }
 
 /**
  * Delivers webhook notifications from the outbox: claims due ones (`FOR UPDATE SKIP LOCKED`, with
  * a lease, so a replica's death only delays them), POSTs each signed with its task's secret, and
  * records delivered / retry with exponential backoff / failed. The `webhook-id` header is the same
- * on every attempt, so receivers dedupe on it.
+ * on every attempt, so receivers dedupe on it. Every POST goes through the egress guard: the
+ * receiver's address is vetted again when the connection opens (a URL that resolves inside now is
+ * not connected to), the connection is pinned to the vetted address, and redirects are not followed.
  */
 export class WebhookDispatcher {
   private timer: NodeJS.Timeout | undefined;
@@ -39,6 +55,7 @@ export class WebhookDispatcher {
   constructor(
     private readonly db: pg.Pool,
     private readonly clock: Clock,
+    private readonly egress: EgressGuard,
     private readonly settings: WebhookSettings,
     private readonly logger: Logger,
   ) {}
@@ -84,9 +101,8 @@ export class WebhookDispatcher {
     let outcome: { delivered: true } | { delivered: false; retry: boolean; error: string };
     try {
       const timestamp = Math.floor(this.clock.now() / 1000);
-      const response = await fetch(row.url, {
+      const response = await this.egress.fetch(row.url, {
         method: 'POST',
-        redirect: 'manual',
         signal: AbortSignal.timeout(this.settings.timeoutMs),
         headers: {
           'content-type': 'application/json',
@@ -99,7 +115,7 @@ export class WebhookDispatcher {
       await response.body?.cancel();
       outcome = response.ok ? { delivered: true } : { delivered: false, retry: retryable(response.status), error: `HTTP ${response.status}` };
     } catch (err) {
-      outcome = { delivered: false, retry: true, error: (err as Error).message };
+      outcome = { delivered: false, ...failedAttempt(err) };
     }
     const now = this.clock.now();
     if (outcome.delivered) {
@@ -108,7 +124,7 @@ export class WebhookDispatcher {
     }
     const final = !outcome.retry || row.attempts >= this.settings.maxAttempts;
     const delay = Math.min(this.settings.retryMaxMs, this.settings.retryBaseMs * 2 ** (row.attempts - 1));
-    this.logger.warn({ notificationId: row.notification_id, attempt: row.attempts, error: outcome.error, final }, 'webhook delivery failed');
+    this.logger.warn({ notificationId: row.notification_id, url: redactUrl(row.url), attempt: row.attempts, error: outcome.error, final }, 'webhook delivery failed');
     await this.settle(row, final ? `status = 'failed', last_error = $3` : `status = 'pending', due_at = $4, last_error = $3`, final ? [outcome.error] : [outcome.error, new Date(now + delay)]);
   }
 

@@ -1,3 +1,5 @@
+import { egressRefusalOf, type EgressGuard } from '@platform/egress';
+import type { Response } from 'undici';
 import type { Logger } from '@platform/service-kit';
 import { ToolFailure } from '@platform/tool-sdk';
 import { describeAllowlist, findAllowingRule, type HostRule } from './host-allowlist.js';
@@ -64,13 +66,23 @@ function describeCode(code: string | undefined, host: string): string {
  * the model asked for (or an allowed host a redirect led to).
  */
 export function networkFailure(err: unknown, url: URL, logger: Logger, during = 'fetching'): ToolFailure {
+  const refused = egressRefusalOf(err);
+  if (refused) {
+    // Which address it resolved to stays out of the message: it would map the inside for the model.
+    logger.info({ url: url.href, reason: refused.reason }, 'web_fetch refused a host that resolves inside');
+    return new ToolFailure(`could not fetch ${url.href}: ${url.host} ${EGRESS_REASON_TEXT}`);
+  }
   logger.warn({ err, url: url.href }, `web_fetch network error while ${during}`);
   return new ToolFailure(`could not fetch ${url.href}: ${describeCode(errorCode(err), url.host)}`);
 }
 
+const EGRESS_REASON_TEXT = 'resolves to an address that is not public (loopback, private, link-local or metadata); web_fetch reaches such hosts only when they are listed exactly';
+
 /** What `openPage` needs besides the URL. */
 export interface OpenPageOptions {
   rules: readonly HostRule[];
+  /** Every request goes through it: vetted and pinned when it connects, no redirect followed by fetch itself. */
+  egress: EgressGuard;
   maxRedirects: number;
   signal: AbortSignal;
   logger: Logger;
@@ -92,7 +104,7 @@ export async function openPage(start: URL, options: OpenPageOptions): Promise<Op
   for (let redirects = 0; ; redirects++) {
     let response: Response;
     try {
-      response = await fetch(url, { method: 'GET', redirect: 'manual', headers: REQUEST_HEADERS, signal: options.signal });
+      response = await options.egress.fetch(url, { method: 'GET', headers: REQUEST_HEADERS, signal: options.signal });
     } catch (err) {
       if (options.signal.aborted) throw err;
       throw networkFailure(err, url, options.logger);

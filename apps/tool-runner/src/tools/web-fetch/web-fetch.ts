@@ -1,10 +1,11 @@
 import { linkSignals } from '@platform/agent-loop';
+import { compileEgressAllowlist, EgressGuard, type HostResolver } from '@platform/egress';
 import { cutText } from '@platform/contracts';
 import type { Logger } from '@platform/service-kit';
 import { defineTool, ToolFailure, type ToolDefinition } from '@platform/tool-sdk';
 import { z } from 'zod';
 import { checkTarget, networkFailure, openPage, type OpenedPage } from './fetch-page.js';
-import { describeAllowlist, parseAllowlist } from './host-allowlist.js';
+import { describeAllowlist, parseAllowlist, type HostRule } from './host-allowlist.js';
 import { htmlToText } from './html-to-text.js';
 import { bodyKind, decodeText, parseContentType, readLimited } from './response-body.js';
 
@@ -25,6 +26,29 @@ export interface WebFetchSettings {
   timeoutMs: number;
   /** Redirects followed before giving up; each hop is checked against the allowlist. */
   maxRedirects: number;
+  /** Further internal hosts and ranges reached on purpose (EGRESS_ALLOW_HOSTS / EGRESS_ALLOW_CIDRS). */
+  egressAllow?: { hosts: readonly string[]; cidrs: readonly string[] };
+  /** Resolves host names (tests); default the system resolver. */
+  resolve?: HostResolver;
+}
+
+/**
+ * The egress guard of `web_fetch`: an entry listed exactly (`docs.internal`, `127.0.0.1:8080`) is
+ * the operator's deliberate choice and reached whatever it resolves to; a host matched by a
+ * wildcard (`*.example.com`) must resolve to public addresses only, so a subdomain that points
+ * inside (internal DNS, a rebind) is not reached.
+ */
+function webFetchEgress(rules: readonly HostRule[], settings: WebFetchSettings): EgressGuard {
+  // Exact entries are allowed as hosts, also address literals: `127.0.0.1:8080` opens that literal,
+  // not every name that resolves to it.
+  const exact = rules.filter((rule) => rule.kind === 'exact').map((rule) => rule.host.replace(/^\[(.*)\]$/, '$1'));
+  const hosts = [...exact, ...(settings.egressAllow?.hosts ?? [])];
+  const cidrs = [...(settings.egressAllow?.cidrs ?? [])];
+  return new EgressGuard({
+    allowlist: compileEgressAllowlist({ EGRESS_ALLOW_HOSTS: hosts, EGRESS_ALLOW_CIDRS: cidrs }),
+    connectTimeoutMs: settings.timeoutMs,
+    ...(settings.resolve ? { resolve: settings.resolve } : {}),
+  });
 }
 
 const WebFetchInput = z.object({
@@ -82,6 +106,7 @@ async function readPage(page: OpenedPage, settings: WebFetchSettings, maxChars: 
 export function webFetchTool(settings: WebFetchSettings): ToolDefinition {
   const rules = parseAllowlist(settings.allowedHosts);
   if (rules.length === 0) throw new Error('web_fetch needs at least one allowed host');
+  const egress = webFetchEgress(rules, settings);
   const maxKiB = Math.floor(settings.maxBytes / 1024);
   return defineTool({
     name: 'web_fetch',
@@ -107,7 +132,7 @@ export function webFetchTool(settings: WebFetchSettings): ToolDefinition {
       const linked = linkSignals([context.signal, timeout.signal]);
       const { signal } = linked;
       try {
-        const page = await openPage(start, { rules, maxRedirects: settings.maxRedirects, signal, logger: context.logger });
+        const page = await openPage(start, { rules, egress, maxRedirects: settings.maxRedirects, signal, logger: context.logger });
         return await readPage(page, settings, maxChars, signal, context.logger);
       } catch (err) {
         if (err instanceof ToolFailure || !signal.aborted) throw err;
