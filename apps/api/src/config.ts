@@ -38,8 +38,20 @@ export const ApiConfig = z.object({
   AUTH_AUDIENCE: env.list().pipe(z.array(z.string()).min(1, 'must name at least one audience')).optional(),
   /** The role (in a token's `roles` claim) that opens the operators' read-only routes and the Platform-Tenant header. */
   AUTH_OPERATOR_ROLE: z.string().regex(/^[A-Za-z0-9_.:-]{1,64}$/, 'must be 1-64 letters, digits, ".", ":", "-" or "_"').default('platform-operator'),
-  /** Leeway for the `exp` and `nbf` claims, in seconds. */
+  /** Leeway for the `exp` and `nbf` claims and a future `iat` (clocks that disagree), in seconds. */
   AUTH_CLOCK_TOLERANCE_SECONDS: env.nonNegativeInt().default(5),
+  /** Longest token lifetime accepted (`exp` minus `iat`, or minus now): seconds, or a number with `s`, `m`, `h` or `d`. */
+  AUTH_MAX_TOKEN_LIFETIME: z
+    .string()
+    .trim()
+    .default('24h')
+    .transform((text, ctx) => {
+      const match = /^(\d+)\s*([smhd]?)$/.exec(text);
+      const seconds = match ? Number(match[1]) * { '': 1, s: 1, m: 60, h: 3_600, d: 86_400 }[match[2] as '' | 's' | 'm' | 'h' | 'd'] : 0;
+      if (seconds > 0) return seconds;
+      ctx.addIssue({ code: 'custom', message: 'must be a positive duration: seconds, or a number with s, m, h or d (e.g. 24h)' });
+      return z.NEVER;
+    }),
   /** Verified tokens remembered (least recently used dropped first); 0 verifies every request. */
   AUTH_TOKEN_CACHE_SIZE: env.nonNegativeInt().default(10_000),
   /** Longest a verified token is trusted without verifying it again (also bounded by its `exp`). */

@@ -45,6 +45,7 @@ export async function startApiServer(config: ApiConfig, logger: Logger): Promise
       issuer: config.AUTH_ISSUER,
       audience: config.AUTH_AUDIENCE,
       clockToleranceSeconds: config.AUTH_CLOCK_TOLERANCE_SECONDS,
+      maxTokenLifetimeSeconds: config.AUTH_MAX_TOKEN_LIFETIME,
       cache: { maxEntries: config.AUTH_TOKEN_CACHE_SIZE, maxAgeMs: config.AUTH_TOKEN_CACHE_MAX_AGE_MS },
       logger,
     }),
