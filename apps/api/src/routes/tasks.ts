@@ -129,7 +129,7 @@ export const taskOperations = {
       201: { description: 'Created.', body: CreatedTask, examples: { created: TASK_EXAMPLE } },
       200: { description: 'A retry with the same Idempotency-Key: the task it created.', body: CreatedTask },
     },
-    errors: { 400: ['INVALID_TASK_SPEC', 'INVALID_IDEMPOTENCY_KEY'], 429: ['TOO_MANY_TASKS'], 503: ['UNAVAILABLE'] },
+    errors: { 400: ['INVALID_TASK_SPEC', 'INVALID_IDEMPOTENCY_KEY'], 429: ['QUOTA_EXCEEDED'], 503: ['UNAVAILABLE'] },
   }),
   listTasks: defineOperation({
     method: 'GET',
@@ -155,7 +155,7 @@ export const taskOperations = {
     invalid: INVALID_TASK_SPEC,
     bodyExamples: { schedule: TASK_SPEC_EXAMPLE },
     responses: TaskReply,
-    errors: { ...TASK_ERRORS, 400: ['INVALID_TASK_SPEC'] },
+    errors: { ...TASK_ERRORS, 400: ['INVALID_TASK_SPEC'], 429: ['QUOTA_EXCEEDED'] },
   }),
   deleteTask: defineOperation({ method: 'DELETE', path: '/v1/tasks/{taskId}', operationId: 'deleteTask', summary: 'Delete a task', tags: ['tasks'], access: 'tenant', params: TaskPath, responses: { 204: { description: 'Deleted.' } }, errors: TASK_ERRORS }),
   pauseTask: defineOperation({ method: 'POST', path: '/v1/tasks/{taskId}/pause', operationId: 'pauseTask', summary: 'Pause a task', tags: ['tasks'], access: 'tenant', params: TaskPath, responses: TaskReply, errors: { ...TASK_ERRORS, 409: ['TASK_STATUS_CONFLICT'] } }),
@@ -255,7 +255,7 @@ function idempotencyKeyOf(request: FastifyRequest): string {
 export function registerTaskRoutes(router: OperationRouter, { trigger }: TaskRoutesOptions): void {
   router.add(taskOperations.createTask, async ({ body, request }) => {
     const principal = principalOf(request);
-    const { task, duplicate, webhookSecret } = await trigger.createTask({ tenantId: principal.tenantId, userId: principal.subject ?? '', specJson: JSON.stringify(body), requestId: idempotencyKeyOf(request) });
+    const { task, duplicate, webhookSecret } = await trigger.createTask({ tenantId: principal.tenantId, userId: principal.subject ?? '', specJson: JSON.stringify(body), requestId: idempotencyKeyOf(request), tier: principal.tier ?? '' });
     // The webhook signing secret is shown at creation only.
     return { status: duplicate ? 200 : 201, body: { ...taskBody(task!), ...(webhookSecret ? { webhookSecret } : {}) } };
   });
@@ -271,7 +271,8 @@ export function registerTaskRoutes(router: OperationRouter, { trigger }: TaskRou
   });
 
   router.add(taskOperations.updateTask, async ({ params, body, request }) => {
-    const { task } = await trigger.updateTask({ tenantId: principalOf(request).tenantId, taskId: params.taskId, specJson: JSON.stringify(body) });
+    const principal = principalOf(request);
+    const { task } = await trigger.updateTask({ tenantId: principal.tenantId, taskId: params.taskId, specJson: JSON.stringify(body), tier: principal.tier ?? '' });
     return { status: 200, body: taskBody(task!) };
   });
 
