@@ -1,4 +1,5 @@
 import { fileURLToPath } from 'node:url';
+import { TenantTiersEnv } from '@platform/contracts';
 import { env, natsEnv } from '@platform/service-kit';
 import { z } from 'zod';
 
@@ -19,6 +20,16 @@ export const ApiConfig = z.object({
   /** NATS with JetStream: the api reads run events (SSE) from the run-events stream. */
   /** NATS_URL, and NATS_USER + NATS_PASSWORD, NATS_TOKEN or NATS_CREDS_FILE when the server authenticates. */
   ...natsEnv,
+  /** Redis for the per-tenant quotas shared by every api replica (open streams, event rate); losing it lets requests through. */
+  REDIS_URL: z.string().default('redis://127.0.0.1:6379'),
+  /** Longest a Redis command waits for its reply (also while Redis is unreachable); then the quota lets the request through. */
+  REDIS_COMMAND_TIMEOUT_MS: env.positiveInt().default(1_000),
+  /** Tier limits and quotas as JSON (the same value for every service; here `concurrentStreams` and `eventsPerMinute`), see docs/operations.md. */
+  TENANT_TIERS: TenantTiersEnv,
+  /** The tier of tokens that name none (or one TENANT_TIERS does not define). */
+  DEFAULT_TIER: z.string().default('default'),
+  /** How long an open stream counts against its tenant's quota without its replica renewing it (a crashed replica's streams stop counting after it). */
+  STREAM_LEASE_MS: env.positiveInt().default(30_000),
   /** Interval of keep-alive comments on event streams. */
   SSE_HEARTBEAT_MS: env.positiveInt().default(15_000),
   /** How often an open GET /v1/notifications stream asks the trigger service for new notifications. */

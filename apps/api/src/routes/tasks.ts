@@ -8,11 +8,14 @@ import { JsonObject, NextPageToken, OptionalTimestamp } from '../openapi/common-
 import { defineOperation } from '../openapi/operation.js';
 import type { OperationRouter } from '../openapi/operation-router.js';
 import { principalOf } from '../principal.js';
+import type { EventRateQuota } from '../quotas/event-rate.js';
 
 export type TriggerClient = PromiseClient<triggerV1.TriggerServiceClient>;
 
 export interface TaskRoutesOptions {
   trigger: TriggerClient;
+  /** The tenant's events_per_minute quota (POST /v1/events). */
+  eventRate: EventRateQuota;
 }
 
 const PageQuery = z
@@ -200,7 +203,7 @@ export const taskOperations = {
     responses: {
       202: { description: 'Accepted; the tasks it fired.', body: z.object({ eventId: z.string(), firedTaskIds: z.array(z.string()) }), examples: { fired: { eventId: 'evt_1', firedTaskIds: ['task_1'] } } },
     },
-    errors: { 503: ['UNAVAILABLE'] },
+    errors: { 429: ['QUOTA_EXCEEDED'], 503: ['UNAVAILABLE'] },
   }),
 };
 
@@ -252,7 +255,7 @@ function idempotencyKeyOf(request: FastifyRequest): string {
  * body of POST and PUT is the task spec (docs/triggers.md); the trigger service validates it and
  * names the field at fault. Another tenant's task is 404, exactly like a missing one.
  */
-export function registerTaskRoutes(router: OperationRouter, { trigger }: TaskRoutesOptions): void {
+export function registerTaskRoutes(router: OperationRouter, { trigger, eventRate }: TaskRoutesOptions): void {
   router.add(taskOperations.createTask, async ({ body, request }) => {
     const principal = principalOf(request);
     const { task, duplicate, webhookSecret } = await trigger.createTask({ tenantId: principal.tenantId, userId: principal.subject ?? '', specJson: JSON.stringify(body), requestId: idempotencyKeyOf(request), tier: principal.tier ?? '' });
@@ -297,7 +300,9 @@ export function registerTaskRoutes(router: OperationRouter, { trigger }: TaskRou
   });
 
   router.add(taskOperations.publishEvent, async ({ body, request }) => {
-    const published = await trigger.publishEvent({ tenantId: principalOf(request).tenantId, eventId: body.eventId ?? '', source: body.source, type: body.type, dataJson: JSON.stringify(body.data) });
+    const principal = principalOf(request);
+    await eventRate.consume(principal);
+    const published = await trigger.publishEvent({ tenantId: principal.tenantId, eventId: body.eventId ?? '', source: body.source, type: body.type, dataJson: JSON.stringify(body.data) });
     return { status: 202, body: { eventId: published.eventId, firedTaskIds: published.firedTaskIds } };
   });
 
