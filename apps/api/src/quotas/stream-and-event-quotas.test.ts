@@ -127,7 +127,7 @@ describe('the events_per_minute quota', () => {
     const [a, b] = [replicas[0] ?? (await replica()), replicas[1] ?? (await replica())];
     const post = async (url: string, bearer: string) => {
       const response = await fetch(`${url}/v1/events`, { method: 'POST', headers: { authorization: `Bearer ${bearer}`, 'content-type': 'application/json' }, body: JSON.stringify({ source: 'gmail', type: 'message_received', data: { x: 1 } }) });
-      return { status: response.status, retryAfter: response.headers.get('retry-after'), body: (await response.json()) as unknown };
+      return { status: response.status, retryAfter: response.headers.get('retry-after'), body: (await response.json()) };
     };
     const acme = await token({ tenant: 'events-acme' });
     const statuses = [await post(a.url, acme), await post(b.url, acme), await post(a.url, acme)].map((r) => r.status);
