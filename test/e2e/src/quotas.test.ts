@@ -13,8 +13,10 @@ beforeAll(async () => {
   platform = await bootPlatform('quotas', {
     // A short heartbeat so an open stream's headers reach the client at once.
     env: { api: { ...tiers, SSE_HEARTBEAT_MS: '200' }, credential: tiers, memory: tiers, trigger: tiers },
+    // The suite boots every service; a loaded machine may need longer than the default 30 s each.
+    readyTimeoutMs: 120_000,
   });
-}, 300_000);
+}, 600_000);
 afterAll(async () => {
   await platform?.stop();
 });
@@ -84,7 +86,7 @@ describe('quotas (item 9)', () => {
       const controller = new AbortController();
       controllers.push(controller);
       const response = await fetch(`${platform.apiUrl}/v1/notifications`, { headers: { authorization: `Bearer ${bearer}` }, signal: controller.signal });
-      return { status: response.status, body: response.status === 200 ? undefined : ((await response.json()) as unknown) };
+      return { status: response.status, body: response.status === 200 ? undefined : await response.json() };
     };
     try {
       expect((await open()).status).toBe(200);
