@@ -2,6 +2,7 @@
 // Mints a development JWT for the api: `node scripts/dev-token.mjs [tenant] [ttl] [roles]`
 // (roles comma-separated, e.g. `platform-operator` for platformctl).
 // Signs with AUTH_JWT_SECRET (HS256), or the local stack's development secret when unset.
+// The api refuses tokens that live longer than AUTH_MAX_TOKEN_LIFETIME (default 24h): keep ttl within it.
 import { SignJWT } from 'jose';
 
 const DEV_SECRET = 'local-dev-secret-change-me-local-dev-secret';

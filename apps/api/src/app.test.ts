@@ -61,7 +61,7 @@ const deadProbe = new GrpcHealthProbe('127.0.0.1:1');
 
 async function token(claims: Record<string, unknown>, options: { secret?: string; expiresIn?: string } = {}): Promise<string> {
   let jwt = new SignJWT(claims).setProtectedHeader({ alg: 'HS256' }).setIssuedAt();
-  if (options.expiresIn) jwt = jwt.setExpirationTime(options.expiresIn);
+  jwt = jwt.setExpirationTime(options.expiresIn ?? '1h');
   return jwt.sign(new TextEncoder().encode(options.secret ?? SECRET));
 }
 

@@ -27,6 +27,8 @@ import { buildOpenApiDocument, type OpenApiDocument } from './openapi/document.j
 import { OperationRouter } from './openapi/operation-router.js';
 import { allOperations } from './openapi/operations.js';
 import { TurnRunner } from './turns/turn-runner.js';
+import { unlimitedEvents, type EventRateQuota } from './quotas/event-rate.js';
+import { unlimitedStreams, type StreamQuota } from './quotas/stream-leases.js';
 
 export interface AppOptions {
   logger: Logger;
@@ -41,6 +43,8 @@ export interface AppOptions {
   trigger: PromiseClient<triggerV1.TriggerServiceClient>;
   /** Run events from the run-events stream (SSE, the streaming facade). */
   events: RunEvents;
+  /** Per-tenant quotas the api enforces (open event streams, event rate); absent: none (tests). */
+  quotas?: { streams: StreamQuota; events: EventRateQuota };
   limits: {
     /** Longest message content, in characters (longer -> 413). */
     maxMessageChars: number;
@@ -107,16 +111,17 @@ export function buildApp(options: AppOptions): FastifyInstance {
   if (options.console) registerConsole(app, options.console);
   registerOpenApiRoutes(router, { document: () => (document ??= buildOpenApiDocument(allOperations)) });
   registerConversationRoutes(router, { turns, events, memory: options.memory, ...options.limits });
-  registerRunRoutes(router, { orchestrator: options.orchestrator, events, sseHeartbeatMs: options.limits.sseHeartbeatMs });
+  const streams = options.quotas?.streams ?? unlimitedStreams;
+  registerRunRoutes(router, { orchestrator: options.orchestrator, events, sseHeartbeatMs: options.limits.sseHeartbeatMs, streams });
   registerRunListRoutes(router, { orchestrator: options.orchestrator });
-  registerNotificationRoutes(router, { trigger: options.trigger, sseHeartbeatMs: options.limits.sseHeartbeatMs, pollMs: options.limits.notificationsPollMs ?? 1_000 });
+  registerNotificationRoutes(router, { trigger: options.trigger, sseHeartbeatMs: options.limits.sseHeartbeatMs, pollMs: options.limits.notificationsPollMs ?? 1_000, streams });
   registerMemoryRoutes(router, { memory: options.memory });
   registerToolRoutes(router, { orchestrator: options.orchestrator });
   registerUsageRoutes(router, { orchestrator: options.orchestrator });
   registerChatCompletionRoutes(router, { turns, events, ...options.limits });
   registerApprovalRoutes(router, { agentPool: options.agentPool, orchestrator: options.orchestrator, turns, turnWaitMs: options.limits.turnWaitMs });
   registerCredentialRoutes(router, { credentials: options.credentials });
-  registerTaskRoutes(router, { trigger: options.trigger });
+  registerTaskRoutes(router, { trigger: options.trigger, eventRate: options.quotas?.events ?? unlimitedEvents });
   registerAdminRoutes(router, { deadLetters: options.admin?.deadLetters, credentials: options.credentials });
   return app;
 }

@@ -319,6 +319,72 @@ describe('the tier claim', () => {
   });
 });
 
+describe('token lifetime (issue 34, item 7)', () => {
+  const now = (): number => Math.floor(Date.now() / 1000);
+  /** An HS256 token with exactly these registered claims (no defaults filled in). */
+  const rawToken = (claims: Record<string, unknown>): Promise<string> =>
+    new SignJWT({ sub: 'acme', ...claims }).setProtectedHeader({ alg: 'HS256' }).sign(new TextEncoder().encode(SECRET));
+
+  it('refuses a token without "exp" with 401 TOKEN_WITHOUT_EXPIRY', async () => {
+    const error = await rejection(new TokenVerifier(SECRET), await rawToken({ iat: now() }));
+    expect(error).toMatchObject({ statusCode: 401, code: 'TOKEN_WITHOUT_EXPIRY' });
+    expect(error.message).toMatch(/"exp"/);
+  });
+
+  it('refuses exp 1e20 and any lifetime past the maximum with 401 TOKEN_LIFETIME_TOO_LONG, with or without "iat"', async () => {
+    const verifier = new TokenVerifier({ secret: SECRET, maxTokenLifetimeSeconds: 3_600 });
+    for (const claims of [{ exp: 1e20 }, { iat: now(), exp: 1e20 }, { iat: now(), exp: now() + 3_601 }, { exp: now() + 3_700 }, { iat: now() - 7_200, exp: now() + 60 }]) {
+      const error = await rejection(verifier, await rawToken(claims));
+      expect(error, JSON.stringify(claims)).toMatchObject({ statusCode: 401, code: 'TOKEN_LIFETIME_TOO_LONG' });
+      expect(error.message).toMatch(/at most 1 h/);
+    }
+    await expect(verifier.verify(`Bearer ${await rawToken({ iat: now(), exp: now() + 3_600 })}`)).resolves.toMatchObject({ tenantId: 'acme' });
+    await expect(verifier.verify(`Bearer ${await rawToken({ exp: now() + 3_500 })}`)).resolves.toMatchObject({ tenantId: 'acme' });
+  });
+
+  it('defaults to 24 hours', async () => {
+    const verifier = new TokenVerifier(SECRET);
+    await expect(verifier.verify(`Bearer ${await rawToken({ iat: now(), exp: now() + 24 * 3_600 })}`)).resolves.toMatchObject({ tenantId: 'acme' });
+    expect(await rejection(verifier, await rawToken({ iat: now(), exp: now() + 24 * 3_600 + 1 }))).toMatchObject({ code: 'TOKEN_LIFETIME_TOO_LONG' });
+  });
+
+  it('refuses an "iat" in the future beyond the clock tolerance with 401 TOKEN_ISSUED_IN_FUTURE', async () => {
+    const verifier = new TokenVerifier({ secret: SECRET, clockToleranceSeconds: 30 });
+    const yearAhead = now() + 365 * 86_400;
+    for (const claims of [{ iat: yearAhead, exp: yearAhead + 60 }, { iat: now() + 120, exp: now() + 600 }]) {
+      const error = await rejection(verifier, await rawToken(claims));
+      expect(error).toMatchObject({ statusCode: 401, code: 'TOKEN_ISSUED_IN_FUTURE' });
+      expect(error.message).toMatch(/"iat".*in the future.*30 s/);
+    }
+    await expect(verifier.verify(`Bearer ${await rawToken({ iat: now() + 20, exp: now() + 600 })}`)).resolves.toMatchObject({ tenantId: 'acme' });
+  });
+
+  it('refuses a non-numeric "exp" or "iat"', async () => {
+    for (const claims of [{ exp: 'never' }, { iat: 'now', exp: now() + 60 }]) {
+      expect(await rejection(new TokenVerifier(SECRET), await rawToken(claims))).toMatchObject({ statusCode: 401, code: 'INVALID_TOKEN' });
+    }
+  });
+
+  it('reads AUTH_MAX_TOKEN_LIFETIME as seconds or a duration, default 24h, and refuses anything else', () => {
+    expect(loadConfig(ApiConfig, { AUTH_JWT_SECRET: SECRET }).AUTH_MAX_TOKEN_LIFETIME).toBe(86_400);
+    expect(loadConfig(ApiConfig, { AUTH_JWT_SECRET: SECRET, AUTH_MAX_TOKEN_LIFETIME: '900' }).AUTH_MAX_TOKEN_LIFETIME).toBe(900);
+    expect(loadConfig(ApiConfig, { AUTH_JWT_SECRET: SECRET, AUTH_MAX_TOKEN_LIFETIME: '2d' }).AUTH_MAX_TOKEN_LIFETIME).toBe(172_800);
+    for (const bad of ['0', '-5', '1w', 'forever', '1.5h']) expect(() => loadConfig(ApiConfig, { AUTH_JWT_SECRET: SECRET, AUTH_MAX_TOKEN_LIFETIME: bad })).toThrow('AUTH_MAX_TOKEN_LIFETIME');
+  });
+});
+
+describe('the tenant claim (issue 34, item 8)', () => {
+  it.each([[123], [true], [['tenant-a']], [{ id: 'tenant-a' }], [null], ['']])('refuses tenant %j even when "sub" is a valid tenant', async (tenant) => {
+    const error = await rejection(verifierWith(), await secretToken({ sub: 'tenant-a', tenant }));
+    expect(error).toMatchObject({ statusCode: 401, code: 'INVALID_TOKEN' });
+    expect(error.message).toMatch(/"tenant" claim/);
+  });
+
+  it('still takes "sub" when there is no tenant claim', async () => {
+    await expect(verifierWith().verify(`Bearer ${await secretToken({ sub: 'tenant-a' })}`)).resolves.toMatchObject({ tenantId: 'tenant-a' });
+  });
+});
+
 describe('over HTTP', () => {
   const logger = createLogger({ service: 'api-auth-test', level: 'silent' });
   const orchestrator = { listTools: async () => ({ tools: [] }) } as unknown as PromiseClient<orchestratorV1.OrchestratorServiceClient>;
@@ -357,6 +423,21 @@ describe('over HTTP', () => {
       status: 503,
       body: { error: { code: 'AUTH_UNAVAILABLE', message: expect.any(String) } },
     });
+  });
+
+  it('answers 401 in the envelope for a token that never expires, one issued a year ahead, and a wrong-typed tenant', async () => {
+    const now = Math.floor(Date.now() / 1000);
+    const sign = (claims: Record<string, unknown>): Promise<string> => new SignJWT({ sub: 'tenant-a', ...claims }).setProtectedHeader({ alg: 'HS256' }).sign(new TextEncoder().encode(SECRET));
+    const cases: [Record<string, unknown>, string][] = [
+      [{ iat: now }, 'TOKEN_WITHOUT_EXPIRY'],
+      [{ iat: now, exp: 1e20 }, 'TOKEN_LIFETIME_TOO_LONG'],
+      [{ iat: now + 365 * 86_400, exp: now + 365 * 86_400 + 60 }, 'TOKEN_ISSUED_IN_FUTURE'],
+      [{ tenant: 123, iat: now, exp: now + 60 }, 'INVALID_TOKEN'],
+    ];
+    for (const [claims, code] of cases) {
+      expect(await getTools(new TokenVerifier(SECRET), await sign(claims)), code).toEqual({ status: 401, body: { error: { code, message: expect.any(String) } } });
+    }
+    expect(await getTools(new TokenVerifier(SECRET), await sign({ iat: now, exp: now + 60 }))).toMatchObject({ status: 200 });
   });
 
   it('answers 401 INVALID_AUDIENCE for a token meant for another service', async () => {

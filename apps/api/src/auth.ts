@@ -30,6 +30,8 @@ export const KEY_SET_ALGORITHMS = ['RS256', 'RS384', 'RS512', 'PS256', 'PS384', 
 /** Letters, digits, "-" and "_", 1 to 32 characters. */
 const TIER_PATTERN = /^[A-Za-z0-9_-]{1,32}$/;
 const DEFAULT_CLOCK_TOLERANCE_SECONDS = 5;
+/** Longest a token may live, `exp` minus `iat` (or minus now without `iat`): 24 hours. */
+export const DEFAULT_MAX_TOKEN_LIFETIME_SECONDS = 24 * 60 * 60;
 const ROLE_PATTERN = /^[A-Za-z0-9_.:-]{1,64}$/;
 
 export interface TokenVerifierOptions {
@@ -41,8 +43,13 @@ export interface TokenVerifierOptions {
   issuer?: string | undefined;
   /** When set, the `aud` claim must contain at least one of these. */
   audience?: string | readonly string[] | undefined;
-  /** Leeway for `exp` and `nbf`, in seconds (default 5). */
+  /** Leeway for `exp`, `nbf` and a future `iat`, in seconds (default 5). */
   clockToleranceSeconds?: number | undefined;
+  /**
+   * Longest lifetime accepted, in seconds (default 24 h): `exp` minus `iat`, or minus now for a
+   * token without `iat`. Every token must carry `exp`.
+   */
+  maxTokenLifetimeSeconds?: number | undefined;
   /** Tuning of the key set fetches (jose's defaults: 5 s timeout, 30 s cooldown, 10 min max age). */
   jwks?: { timeoutMs?: number; cooldownMs?: number; cacheMaxAgeMs?: number } | undefined;
   /**
@@ -81,6 +88,8 @@ export class TokenVerifier {
   private readonly accepted: readonly string[];
   private readonly logger: Pick<Logger, 'warn'> | undefined;
   private readonly verified: TokenCache<Principal>;
+  private readonly clockToleranceSeconds: number;
+  private readonly maxLifetimeSeconds: number;
 
   /** `options` may be just the HS256 secret. */
   constructor(options: string | TokenVerifierOptions) {
@@ -90,8 +99,11 @@ export class TokenVerifier {
     this.secret = opts.secret ? new TextEncoder().encode(opts.secret) : undefined;
     this.keySet = opts.jwksUrl ? this.remoteKeySet(new URL(opts.jwksUrl), opts.jwks ?? {}) : undefined;
     const audience = typeof opts.audience === 'string' ? [opts.audience] : opts.audience ? [...opts.audience] : [];
+    this.clockToleranceSeconds = opts.clockToleranceSeconds ?? DEFAULT_CLOCK_TOLERANCE_SECONDS;
+    this.maxLifetimeSeconds = opts.maxTokenLifetimeSeconds ?? DEFAULT_MAX_TOKEN_LIFETIME_SECONDS;
     this.claimOptions = {
-      clockTolerance: opts.clockToleranceSeconds ?? DEFAULT_CLOCK_TOLERANCE_SECONDS,
+      clockTolerance: this.clockToleranceSeconds,
+      requiredClaims: ['exp'],
       ...(opts.issuer ? { issuer: opts.issuer } : {}),
       ...(audience.length > 0 ? { audience } : {}),
     };
@@ -111,10 +123,14 @@ export class TokenVerifier {
     const known = this.verified.get(token);
     if (known) return known;
     const payload = await this.verifiedPayload(token);
+    this.checkLifetime(payload);
 
-    const claim = typeof payload['tenant'] === 'string' ? payload['tenant'] : payload.sub;
-    const tenant = TenantId.safeParse(claim);
-    if (!tenant.success) throw new HttpError(401, 'INVALID_TOKEN', 'the token names no valid tenant (claim "tenant" or "sub")');
+    // A `tenant` claim that is present decides, valid or not: a malformed one never falls back to `sub`.
+    const named = payload['tenant'] !== undefined;
+    const tenant = TenantId.safeParse(named ? payload['tenant'] : payload.sub);
+    if (!tenant.success) {
+      throw new HttpError(401, 'INVALID_TOKEN', named ? 'the token\'s "tenant" claim is not a valid tenant id (a string of 1-128 letters, digits, ".", "_", ":" or "-")' : 'the token names no valid tenant (claim "tenant" or "sub")');
+    }
     const tier = payload['tier'];
     if (tier !== undefined && (typeof tier !== 'string' || !TIER_PATTERN.test(tier))) {
       throw new HttpError(401, 'INVALID_TOKEN', 'the token\'s "tier" claim must be 1-32 letters, digits, "-" or "_"');
@@ -126,6 +142,23 @@ export class TokenVerifier {
     const principal: Principal = Object.freeze({ tenantId: tenant.data, subject: payload.sub, ...(tier !== undefined ? { tier } : {}), ...(roles.length > 0 ? { roles: Object.freeze([...(roles as string[])]) } : {}) });
     this.verified.set(token, principal, typeof payload.exp === 'number' ? payload.exp : undefined);
     return principal;
+  }
+
+  /**
+   * Tokens must expire, within the configured lifetime: `exp` minus `iat` (or minus now, for a
+   * token without `iat`) at most the maximum, and `iat` not in the future beyond the clock leeway.
+   * (jose has already required `exp` and checked both are numbers.)
+   */
+  private checkLifetime(payload: JWTPayload): void {
+    const now = Math.floor(Date.now() / 1000);
+    const { exp, iat } = payload as { exp: number; iat?: number };
+    if (iat !== undefined && iat > now + this.clockToleranceSeconds) {
+      throw new HttpError(401, 'TOKEN_ISSUED_IN_FUTURE', `the token's "iat" claim is ${Math.round(iat - now)} s in the future (at most ${this.clockToleranceSeconds} s of clock skew is accepted)`);
+    }
+    const lifetime = exp - (iat ?? now);
+    if (lifetime > this.maxLifetimeSeconds) {
+      throw new HttpError(401, 'TOKEN_LIFETIME_TOO_LONG', `the token lives ${formatSeconds(lifetime)} ("exp" minus ${iat !== undefined ? '"iat"' : 'now'}); at most ${formatSeconds(this.maxLifetimeSeconds)} is accepted`);
+    }
   }
 
   /** Checks signature and registered claims; the `alg` header decides which key source is used. */
@@ -205,6 +238,8 @@ export class TokenVerifier {
         case 'nbf':
           return new HttpError(401, 'INVALID_TOKEN', 'the token is not valid yet ("nbf" is in the future)');
         case 'exp':
+          if (missing) return new HttpError(401, 'TOKEN_WITHOUT_EXPIRY', 'the token has no "exp" claim: every token must expire');
+          return new HttpError(401, 'INVALID_TOKEN', 'the token\'s "exp" claim is not valid');
         case 'iat':
           return new HttpError(401, 'INVALID_TOKEN', `the token's "${err.claim}" claim is not valid`);
         default:
@@ -217,4 +252,9 @@ export class TokenVerifier {
     if (err instanceof joseErrors.JWSSignatureVerificationFailed) return new HttpError(401, 'INVALID_TOKEN', 'the token\'s signature is not valid');
     return new HttpError(401, 'INVALID_TOKEN', 'the token is not valid');
   }
+}
+
+function formatSeconds(seconds: number): string {
+  if (!Number.isFinite(seconds) || seconds > 1e12) return 'forever';
+  return seconds % 3600 === 0 ? `${seconds / 3600} h` : `${Math.round(seconds)} s`;
 }

@@ -1,4 +1,5 @@
 import { fileURLToPath } from 'node:url';
+import { TenantTiersEnv } from '@platform/contracts';
 import { env, natsEnv } from '@platform/service-kit';
 import { z } from 'zod';
 
@@ -19,6 +20,16 @@ export const ApiConfig = z.object({
   /** NATS with JetStream: the api reads run events (SSE) from the run-events stream. */
   /** NATS_URL, and NATS_USER + NATS_PASSWORD, NATS_TOKEN or NATS_CREDS_FILE when the server authenticates. */
   ...natsEnv,
+  /** Redis for the per-tenant quotas shared by every api replica (open streams, event rate); losing it lets requests through. */
+  REDIS_URL: z.string().default('redis://127.0.0.1:6379'),
+  /** Longest a Redis command waits for its reply (also while Redis is unreachable); then the quota lets the request through. */
+  REDIS_COMMAND_TIMEOUT_MS: env.positiveInt().default(1_000),
+  /** Tier limits and quotas as JSON (the same value for every service; here `concurrentStreams` and `eventsPerMinute`), see docs/operations.md. */
+  TENANT_TIERS: TenantTiersEnv,
+  /** The tier of tokens that name none (or one TENANT_TIERS does not define). */
+  DEFAULT_TIER: z.string().default('default'),
+  /** How long an open stream counts against its tenant's quota without its replica renewing it (a crashed replica's streams stop counting after it). */
+  STREAM_LEASE_MS: env.positiveInt().default(30_000),
   /** Interval of keep-alive comments on event streams. */
   SSE_HEARTBEAT_MS: env.positiveInt().default(15_000),
   /** How often an open GET /v1/notifications stream asks the trigger service for new notifications. */
@@ -38,8 +49,20 @@ export const ApiConfig = z.object({
   AUTH_AUDIENCE: env.list().pipe(z.array(z.string()).min(1, 'must name at least one audience')).optional(),
   /** The role (in a token's `roles` claim) that opens the operators' read-only routes and the Platform-Tenant header. */
   AUTH_OPERATOR_ROLE: z.string().regex(/^[A-Za-z0-9_.:-]{1,64}$/, 'must be 1-64 letters, digits, ".", ":", "-" or "_"').default('platform-operator'),
-  /** Leeway for the `exp` and `nbf` claims, in seconds. */
+  /** Leeway for the `exp` and `nbf` claims and a future `iat` (clocks that disagree), in seconds. */
   AUTH_CLOCK_TOLERANCE_SECONDS: env.nonNegativeInt().default(5),
+  /** Longest token lifetime accepted (`exp` minus `iat`, or minus now): seconds, or a number with `s`, `m`, `h` or `d`. */
+  AUTH_MAX_TOKEN_LIFETIME: z
+    .string()
+    .trim()
+    .default('24h')
+    .transform((text, ctx) => {
+      const match = /^(\d+)\s*([smhd]?)$/.exec(text);
+      const seconds = match ? Number(match[1]) * { '': 1, s: 1, m: 60, h: 3_600, d: 86_400 }[match[2] as '' | 's' | 'm' | 'h' | 'd'] : 0;
+      if (seconds > 0) return seconds;
+      ctx.addIssue({ code: 'custom', message: 'must be a positive duration: seconds, or a number with s, m, h or d (e.g. 24h)' });
+      return z.NEVER;
+    }),
   /** Verified tokens remembered (least recently used dropped first); 0 verifies every request. */
   AUTH_TOKEN_CACHE_SIZE: env.nonNegativeInt().default(10_000),
   /** Longest a verified token is trusted without verifying it again (also bounded by its `exp`). */

@@ -20,7 +20,7 @@ export class CredentialCalls {
     return { metadata };
   }
 
-  save(input: { tenantId: string; service: string; account: string; secretJson: string; expectedVersion: number | undefined; subject: string | undefined }) {
+  save(input: { tenantId: string; service: string; account: string; secretJson: string; expectedVersion: number | undefined; subject: string | undefined; tier: string }) {
     const { subject, ...rest } = input;
     return this.client.saveCredential({ ...rest, grant: '', callId: '', actor: { subject: subject ?? '' } }, this.settings());
   }

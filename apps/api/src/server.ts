@@ -1,12 +1,16 @@
 import { agentPoolV1, credentialV1, memoryV1, orchestratorV1, triggerV1 } from '@platform/proto';
 import { RUN_EVENTS_STREAM, RUN_EVENTS_SUBJECT_PREFIX } from '@platform/contracts';
-import { connectNats, createGrpcClient, ensureStream, GrpcHealthProbe, type Logger } from '@platform/service-kit';
+import { connectNats, createGrpcClient, createRedis, ensureStream, GrpcHealthProbe, RateLimiter, type Logger } from '@platform/service-kit';
+import { observeGauge, PLATFORM } from '@platform/telemetry';
 import { buildApp } from './app.js';
 import { CredentialCalls } from './credential-calls.js';
 import { TokenVerifier } from './auth.js';
 import type { ApiConfig } from './config.js';
 import { DeadLetterReader } from './events/dead-letter-reader.js';
 import { RunEventReader } from './events/run-event-reader.js';
+import { RedisEventRate } from './quotas/event-rate.js';
+import { RedisStreamLeases } from './quotas/stream-leases.js';
+import { TenantQuotas } from './quotas/tenant-quotas.js';
 
 export interface ApiServer {
   readonly port: number;
@@ -36,6 +40,10 @@ export async function startApiServer(config: ApiConfig, logger: Logger): Promise
     agentPool: new GrpcHealthProbe(config.AGENT_POOL_ADDRESS),
   };
   let accepting = true;
+  const redis = createRedis({ url: config.REDIS_URL, name: 'api', logger, commandTimeoutMs: config.REDIS_COMMAND_TIMEOUT_MS });
+  const tenantQuotas = new TenantQuotas(config.TENANT_TIERS, config.DEFAULT_TIER);
+  const streams = new RedisStreamLeases({ redis, quotas: tenantQuotas, logger, leaseMs: config.STREAM_LEASE_MS });
+  const stopStreamGauge = observeGauge(PLATFORM.openStreamsMetric, { description: 'Event streams (SSE) open on this api replica', unit: '{stream}' }, () => [{ value: streams.openHere }]);
 
   const app = buildApp({
     logger,
@@ -45,6 +53,7 @@ export async function startApiServer(config: ApiConfig, logger: Logger): Promise
       issuer: config.AUTH_ISSUER,
       audience: config.AUTH_AUDIENCE,
       clockToleranceSeconds: config.AUTH_CLOCK_TOLERANCE_SECONDS,
+      maxTokenLifetimeSeconds: config.AUTH_MAX_TOKEN_LIFETIME,
       cache: { maxEntries: config.AUTH_TOKEN_CACHE_SIZE, maxAgeMs: config.AUTH_TOKEN_CACHE_MAX_AGE_MS },
       logger,
     }),
@@ -55,6 +64,7 @@ export async function startApiServer(config: ApiConfig, logger: Logger): Promise
     ...(credential ? { credentials: new CredentialCalls(credential.rpc, config.CREDENTIAL_PLATFORM_TOKEN!) } : {}),
     trigger: trigger.rpc,
     events: new RunEventReader(nc, logger),
+    quotas: { streams, events: new RedisEventRate(new RateLimiter(redis, logger, 'quota'), tenantQuotas) },
     ...(config.CONSOLE_DIR ? { console: { dir: config.CONSOLE_DIR, traceUrlTemplate: config.CONSOLE_TRACE_URL_TEMPLATE, operatorRole: config.AUTH_OPERATOR_ROLE } } : {}),
     admin: { operatorRole: config.AUTH_OPERATOR_ROLE, deadLetters: new DeadLetterReader(nc) },
     limits: { maxMessageChars: config.MAX_MESSAGE_CHARS, turnWaitMs: config.TURN_WAIT_MS, sseHeartbeatMs: config.SSE_HEARTBEAT_MS, notificationsPollMs: config.NOTIFICATIONS_POLL_MS },
@@ -87,6 +97,9 @@ export async function startApiServer(config: ApiConfig, logger: Logger): Promise
       probes.agentPool.close();
       credential?.close();
       credentialProbe?.close();
+      streams.stop();
+      stopStreamGauge();
+      redis.disconnect();
       await nc.drain();
     },
   };

@@ -1,3 +1,4 @@
+import { TenantTiersEnv } from '@platform/contracts';
 import { env } from '@platform/service-kit';
 import { z } from 'zod';
 
@@ -22,6 +23,10 @@ export const CredentialConfig = z.object({
   CREDENTIAL_GRANT_CLOCK_TOLERANCE_SECONDS: env.nonNegativeInt().default(5),
   /** Largest secret_json accepted, in bytes. */
   CREDENTIAL_MAX_SECRET_BYTES: env.positiveInt().default(64 * 1024),
+  /** Tier limits and quotas as JSON (the same value for every service; here `credentialRecords` and `credentialBytes`), see docs/operations.md. */
+  TENANT_TIERS: TenantTiersEnv,
+  /** The tier of requests that name none (or one TENANT_TIERS does not define). */
+  DEFAULT_TIER: z.string().default('default'),
   /** Audit events one page returns by default, and at most. */
   CREDENTIAL_AUDIT_PAGE_SIZE: env.positiveInt().default(100),
   CREDENTIAL_AUDIT_MAX_PAGE_SIZE: env.positiveInt().default(1_000),

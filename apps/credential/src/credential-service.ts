@@ -1,5 +1,5 @@
 import type { Metadata } from '@grpc/grpc-js';
-import { CredentialAccount, CredentialService, DEFAULT_CREDENTIAL_ACCOUNT, TenantId } from '@platform/contracts';
+import { CredentialAccount, CredentialService, DEFAULT_CREDENTIAL_ACCOUNT, quotasFor, TenantId, type TenantTiers } from '@platform/contracts';
 import type { credentialV1 } from '@platform/proto';
 import { errors, PlatformError, unaryHandler, type Logger } from '@platform/service-kit';
 import type { z } from 'zod';
@@ -7,6 +7,7 @@ import { listAudit, type AuditEntry } from './audit-log.js';
 import { checkGrantScope, grantNotAllowed, type Caller, type CallerAuth } from './caller-auth.js';
 import type { CredentialConfig } from './config.js';
 import type { CredentialDatabase } from './credential-database.js';
+import type { CredentialQuota } from './credential-quota.js';
 import type { AuditActor, CredentialInfo, CredentialKey, CredentialStore } from './credential-store.js';
 import type { KeyProvider } from './crypto/key-provider.js';
 import type { ReadAuditBatcher } from './read-audit-batcher.js';
@@ -22,6 +23,8 @@ export interface CredentialServiceDeps {
   keys: KeyProvider;
   auth: CallerAuth;
   limits: Limits;
+  /** Records and secret bytes per tenant, by tier (TENANT_TIERS, DEFAULT_TIER). */
+  tiers: { tiers: TenantTiers; defaultTier: string };
   logger: Logger;
 }
 
@@ -67,6 +70,10 @@ function parseSecret(secretJson: string, maxBytes: number): Buffer {
 /** The CredentialService gRPC implementation: authenticates the caller, checks a grant's scope, validates, then stores. */
 export function credentialServiceImplementation(deps: CredentialServiceDeps): credentialV1.CredentialServiceServer {
   const { store, auth, limits, logger } = deps;
+  const quotaOf = (tier: string): CredentialQuota => {
+    const { tier: applied, quotas } = quotasFor(deps.tiers.tiers, tier, deps.tiers.defaultTier);
+    return { maxRecords: quotas.credentialRecords, maxBytes: quotas.credentialBytes, tier: applied };
+  };
 
   /** Authenticates, and for a grant checks tenant, call and service; an out-of-scope grant is audited as denied. */
   async function authorize(key: CredentialKey, request: { grant: string; callId: string; actor?: credentialV1.Actor | undefined }, metadata: Metadata, action: AuditEntry['action']) {
@@ -94,7 +101,7 @@ export function credentialServiceImplementation(deps: CredentialServiceDeps): cr
       const secret = parseSecret(request.secretJson, limits.CREDENTIAL_MAX_SECRET_BYTES);
       if (request.expectedVersion !== undefined && request.expectedVersion < 0) throw errors.invalidArgument('INVALID_EXPECTED_VERSION', 'expected_version must not be negative');
       const actor = await authorize(key, request, call.metadata, 'save');
-      const info = await store.save(key, secret, request.expectedVersion, actor);
+      const info = await store.save(key, secret, request.expectedVersion, actor, quotaOf(request.tier ?? ''));
       return { credential: infoMessage(info) };
     }),
 

@@ -7,6 +7,7 @@ import { CredentialDecryptError } from './crypto/crypto-errors.js';
 import type { KeyProvider } from './crypto/key-provider.js';
 import { credentialNotFound, versionConflict } from './credential-errors.js';
 import type { ReadAuditBatcher } from './read-audit-batcher.js';
+import { checkCredentialQuota, type CredentialQuota } from './credential-quota.js';
 
 /** A credential without its secret. */
 export interface CredentialInfo {
@@ -54,10 +55,19 @@ export class CredentialStore {
     private readonly readAudit: ReadAuditBatcher,
   ) {}
 
-  /** Creates or replaces; `expectedVersion` 0 = create only, n = replace version n only. */
-  async save(key: CredentialKey, secret: Buffer, expectedVersion: number | undefined, actor: AuditActor): Promise<CredentialInfo> {
+  /**
+   * Creates or replaces; `expectedVersion` 0 = create only, n = replace version n only. The
+   * tenant's records and secret bytes, with this one, must stay within `quota`: the tenant's saves
+   * are serialized (a transaction lock) so two at the limit cannot both pass.
+   */
+  async save(key: CredentialKey, secret: Buffer, expectedVersion: number | undefined, actor: AuditActor, quota: CredentialQuota): Promise<CredentialInfo> {
     for (;;) {
       const outcome = await this.audited(key.tenantId, async (client) => {
+        const refusal = await checkCredentialQuota(client, key, secret.length, quota);
+        if (refusal) {
+          await appendAudit(client, key.tenantId, { ...actor, service: key.service, account: key.account, action: 'save', outcome: 'quota_exceeded' });
+          return { kind: 'refused', error: refusal } as const;
+        }
         const { rows } = await client.query<{ version: string }>({
           name: 'credential-lock',
           text: 'SELECT version FROM credentials WHERE tenant_id = $1 AND service = $2 AND account = $3 FOR UPDATE',
@@ -90,6 +100,7 @@ export class CredentialStore {
         return { kind: 'saved', info: toInfo(written.rows[0]!) } as const;
       });
       if (outcome.kind === 'saved') return outcome.info;
+      if (outcome.kind === 'refused') throw outcome.error;
       if (outcome.kind === 'conflict') throw versionConflict(key, expectedVersion ?? 0, outcome.current);
     }
   }

@@ -55,7 +55,7 @@ export async function startCredentialServer(config: CredentialConfig, logger: Lo
     });
     const store = new CredentialStore(db, keyProvider, readAudit);
     const grpc = new GrpcServer({ host: config.GRPC_HOST, port: config.GRPC_PORT, logger });
-    grpc.addService(CREDENTIAL_SERVICE_NAME, credentialV1.CredentialServiceService, credentialServiceImplementation({ store, db, readAudit, keys: keyProvider, auth, limits: config, logger }));
+    grpc.addService(CREDENTIAL_SERVICE_NAME, credentialV1.CredentialServiceService, credentialServiceImplementation({ store, db, readAudit, keys: keyProvider, auth, limits: config, tiers: { tiers: config.TENANT_TIERS, defaultTier: config.DEFAULT_TIER }, logger }));
     const port = await grpc.start();
     const rewrap = startRewrapJob(db, keyProvider, { batchSize: config.CREDENTIAL_REWRAP_BATCH_SIZE, intervalMs: config.CREDENTIAL_REWRAP_INTERVAL_MS, logger });
     logger.info({ activeKeyId: keyProvider.activeKeyId, keyIds: keyProvider.keyIds() }, 'credential keyring loaded');

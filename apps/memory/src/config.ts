@@ -1,4 +1,4 @@
-import { CollectionName } from '@platform/contracts';
+import { CollectionName, TenantTiersEnv } from '@platform/contracts';
 import { env, natsEnv } from '@platform/service-kit';
 import { z } from 'zod';
 import type { RecallSettings } from './recall/recall-engine.js';
@@ -146,6 +146,10 @@ export const MemoryConfig = z.object({
   MEMORY_WORKING_MEMORY_MAX_VALUE_BYTES: env.positiveInt().default(64 * 1024),
   /** Serve memory_search / memory_save / working_memory_* as tools over NATS. */
   MEMORY_TOOLS_ENABLED: env.boolean().default(true),
+  /** Tier limits and quotas as JSON (the same value for every service; here `facts`), see docs/operations.md. */
+  TENANT_TIERS: TenantTiersEnv,
+  /** The tier of requests that name none (or one TENANT_TIERS does not define); memory_save tool calls use it. */
+  DEFAULT_TIER: z.string().default('default'),
 
   SHUTDOWN_GRACE_MS: env.positiveInt().default(10_000),
   LOG_LEVEL: env.logLevel().default('info'),

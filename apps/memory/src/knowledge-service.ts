@@ -127,6 +127,7 @@ export function knowledgeServiceImplementation(deps: KnowledgeDependencies): Kno
         conversationId: request.conversationId ? parse(ConversationId, request.conversationId, 'INVALID_CONVERSATION_ID', 'conversation_id') : null,
         runId: request.runId ? parse(RunId, request.runId, 'INVALID_RUN_ID', 'run_id') : null,
         messageSeq: request.messageSeq > 0 ? request.messageSeq : null,
+        tier: request.tier ?? '',
       });
       return { fact: factToProto(written.fact), supersededFactIds: written.supersededIds, duplicate: written.duplicate };
     }),

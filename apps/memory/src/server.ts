@@ -1,5 +1,6 @@
 import { OpenAIEmbeddings, OpenAIStructuredOutput } from '@platform/llm';
 import { memoryV1 } from '@platform/proto';
+import { quotasFor } from '@platform/contracts';
 import { connectNats, GrpcServer, openServiceDatabase, unaryHandler, type Logger, type NatsConnection } from '@platform/service-kit';
 import type { ToolRunner } from '@platform/tool-sdk';
 import type pg from 'pg';
@@ -101,7 +102,11 @@ async function wire(config: MemoryConfig, logger: Logger, pools: { pool: pg.Pool
   const foreground = new ForegroundActivity();
   const recall = new RecallEngine(pool, vectors, recallSettings(config), logger, { trigramPool: pools.trigramPool, foreground });
   const extractionModel = llm(config.MEMORY_EXTRACTION_MODEL);
-  const saver = new FactSaver(pool, { defaultCollection: config.MEMORY_DEFAULT_COLLECTION, singleValuedPredicates: singleValued }, () => vectors);
+  const quotaOf = (tier: string) => {
+    const { tier: applied, quotas } = quotasFor(config.TENANT_TIERS, tier, config.DEFAULT_TIER);
+    return { maxFacts: quotas.facts, tier: applied };
+  };
+  const saver = new FactSaver(pool, { defaultCollection: config.MEMORY_DEFAULT_COLLECTION, singleValuedPredicates: singleValued, quotaOf }, () => vectors);
   const facts = new FactQueries(pool, () => vectors);
 
   // The consumer starts after the gRPC service is defined; DescribeMemory reads it when there is one.

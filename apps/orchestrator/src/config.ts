@@ -1,6 +1,6 @@
+import { TenantTiersEnv } from '@platform/contracts';
 import { env, natsEnv } from '@platform/service-kit';
 import { z } from 'zod';
-import { TenantTiers } from './pipeline/tiers.js';
 
 /** Environment of the orchestrator. */
 /** How a model calls tools: `native` function calling, or `text`, the ReAct text protocol for models without it. */
@@ -26,19 +26,8 @@ export const OrchestratorConfig = z.object({
   REDIS_COMMAND_TIMEOUT_MS: env.positiveInt().default(1_000),
   /** Turns one tenant may start per minute, across all replicas; 0 turns the limit off. */
   RATE_LIMIT_TURNS_PER_MINUTE: env.nonNegativeInt().default(60),
-  /** Tier limits as JSON, e.g. {"free":{"turnsPerMinute":10,"tokensPerDay":200000}} (see docs/operations.md). */
-  TENANT_TIERS: z
-    .string()
-    .default('{}')
-    .transform((text, ctx) => {
-      try {
-        return JSON.parse(text) as unknown;
-      } catch {
-        ctx.addIssue({ code: 'custom', message: 'must be a JSON object of tier name -> limits' });
-        return z.NEVER;
-      }
-    })
-    .pipe(TenantTiers),
+  /** Tier limits and quotas as JSON, e.g. {"free":{"turnsPerMinute":10,"tokensPerDay":200000}}; the same value for every service (see docs/operations.md). */
+  TENANT_TIERS: TenantTiersEnv,
   /** The tier of tokens that name none. */
   DEFAULT_TIER: z.string().default('default'),
   /** Turns this replica runs at once before new ones are refused with 503 and retry-after. */

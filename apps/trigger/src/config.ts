@@ -1,4 +1,5 @@
 import { egressEnv } from '@platform/egress';
+import { TenantTiersEnv } from '@platform/contracts';
 import { env, natsEnv } from '@platform/service-kit';
 import { z } from 'zod';
 
@@ -81,8 +82,12 @@ export const TriggerConfig = z.object({
   TRIGGER_MAX_PAGE_SIZE: env.positiveInt().default(500),
   /** Largest task spec accepted, in bytes. */
   TRIGGER_MAX_SPEC_BYTES: env.positiveInt().default(64 * 1024),
-  /** Tasks one tenant may have. */
+  /** Tasks one tenant may have, for tiers whose `tasks` quota is unset. */
   TRIGGER_MAX_TASKS_PER_TENANT: env.positiveInt().default(10_000),
+  /** Tier limits and quotas as JSON (the same value for every service; here `tasks` and `minScheduleIntervalSeconds`), see docs/operations.md. */
+  TENANT_TIERS: TenantTiersEnv,
+  /** The tier of requests that name none (or one TENANT_TIERS does not define). */
+  DEFAULT_TIER: z.string().default('default'),
   /** How long the notification feed (GET /v1/notifications) keeps a notification. */
   TRIGGER_NOTIFICATION_RETENTION_HOURS: env.positiveInt().default(168),
   SHUTDOWN_GRACE_MS: env.positiveInt().default(10_000),

@@ -20,6 +20,7 @@ import { NotificationFeed } from './notifications/notification-feed.js';
 import { WebhookDispatcher } from './notifications/webhook-dispatcher.js';
 import { FirePlanner } from './fire-planner.js';
 import { FireStore } from './fire-store.js';
+import { TaskQuotas } from './task-quotas.js';
 import { TaskStore } from './task-store.js';
 import { TriggerEngine } from './trigger-engine.js';
 import { TriggeredRunListener } from './triggered-run-listener.js';
@@ -84,7 +85,8 @@ export async function startTriggerServer(config: TriggerConfig, logger: Logger, 
       logger,
     );
     const executor = options.executor ?? new ExecutorRegistry(new OrchestratorExecutor(orchestrator.rpc, config.TRIGGER_ORCHESTRATOR_TIMEOUT_MS), custom);
-    const tasks = new TaskStore(db, config.TRIGGER_MAX_TASKS_PER_TENANT);
+    const tasks = new TaskStore(db);
+    const quotas = new TaskQuotas(config.TENANT_TIERS, config.DEFAULT_TIER, config.TRIGGER_MAX_TASKS_PER_TENANT);
     const fires = new FireStore(db, replicaId);
     const planner = new FirePlanner(db, clock, { planAheadMs: config.TRIGGER_PLAN_AHEAD_MS, misfireGraceMs: config.TRIGGER_MISFIRE_GRACE_MS, maxCatchUp: config.TRIGGER_MAX_CATCH_UP, batchSize: config.TRIGGER_PLAN_BATCH }, logger);
     const dispatcher = new FireDispatcher(
@@ -130,7 +132,7 @@ export async function startTriggerServer(config: TriggerConfig, logger: Logger, 
     grpc.addService(
       TRIGGER_SERVICE_NAME,
       triggerV1.TriggerServiceService,
-      triggerServiceImplementation({ tasks, fires, events, clock, limits: config, logger, onFireRecorded: () => engine.kick(), feed, egress }),
+      triggerServiceImplementation({ tasks, quotas, fires, events, clock, limits: config, logger, onFireRecorded: () => engine.kick(), feed, egress }),
     );
     const port = await grpc.start();
     if (options.startEngine !== false) {

@@ -1,4 +1,5 @@
-import { errors, inTransaction, jsonbText, PlatformError } from '@platform/service-kit';
+import { QUOTA_NAMES } from '@platform/contracts';
+import { errors, inTransaction, jsonbText, PlatformError, quotaExceeded } from '@platform/service-kit';
 import { randomBytes, randomUUID } from 'node:crypto';
 import type pg from 'pg';
 import { decodePageToken, encodePageToken } from './page-token.js';
@@ -14,6 +15,8 @@ export interface NewTask {
   spec: TaskSpec;
   requestId: string | null;
   nowMs: number;
+  /** The tenant's task quota (its tier's). */
+  quota: { maxTasks: number; tier: string };
 }
 
 export interface TaskPage {
@@ -38,10 +41,7 @@ export function firstFireAt(spec: TaskSpec, anchorMs: number, nowMs: number): nu
 
 /** Postgres access for tasks. Every query is scoped by tenant. */
 export class TaskStore {
-  constructor(
-    private readonly db: pg.Pool,
-    private readonly maxTasksPerTenant: number,
-  ) {}
+  constructor(private readonly db: pg.Pool) {}
 
   async create(input: NewTask): Promise<{ task: TaskRow; duplicate: boolean }> {
     if (input.requestId) {
@@ -54,8 +54,9 @@ export class TaskStore {
         // One tenant's creations are serialized so the count check holds under concurrency.
         await client.query('SELECT pg_advisory_xact_lock(hashtext($1))', [`trigger-tasks:${input.tenantId}`]);
         const { rows: counted } = await client.query<{ n: string }>('SELECT count(*) AS n FROM tasks WHERE tenant_id = $1', [input.tenantId]);
-        if (Number(counted[0]!.n) >= this.maxTasksPerTenant) {
-          throw new PlatformError('resource_exhausted', 'TOO_MANY_TASKS', `a tenant may have at most ${this.maxTasksPerTenant} tasks`);
+        const { maxTasks, tier } = input.quota;
+        if (Number(counted[0]!.n) >= maxTasks) {
+          throw quotaExceeded({ quota: QUOTA_NAMES.tasks, limit: maxTasks, tier, message: `this tenant has ${maxTasks} tasks, the most its tier allows; delete one first` });
         }
         const { rows } = await client.query<TaskRow>(
           `INSERT INTO tasks (task_id, tenant_id, user_id, name, spec, trigger_type, executor, status, next_fire_at, anchor_at, request_id, event_source, event_type, webhook_secret, next_poll_at)

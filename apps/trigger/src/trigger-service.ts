@@ -9,6 +9,7 @@ import type { EventRouter } from './event-router.js';
 import type { FireStore } from './fire-store.js';
 import type { NotificationFeed } from './notifications/notification-feed.js';
 import { parseTaskSpec, type TaskSpec } from './task-spec.js';
+import type { TaskQuotas } from './task-quotas.js';
 import type { TaskStore } from './task-store.js';
 import { fireView, taskView } from './task-views.js';
 
@@ -56,6 +57,8 @@ async function checkWebhookUrl(spec: TaskSpec, allowHttp: boolean, egress: Egres
 
 export interface TriggerServiceDeps {
   tasks: TaskStore;
+  /** Tasks per tenant and the shortest schedule interval, per tier. */
+  quotas: TaskQuotas;
   fires: FireStore;
   events: EventRouter;
   clock: Clock;
@@ -70,7 +73,7 @@ export interface TriggerServiceDeps {
 
 /** The TriggerService gRPC implementation: validates at the edge, scopes everything by tenant. */
 export function triggerServiceImplementation(deps: TriggerServiceDeps): triggerV1.TriggerServiceServer {
-  const { tasks, fires, events, clock, limits, logger } = deps;
+  const { tasks, quotas, fires, events, clock, limits, logger } = deps;
   const pageSize = (requested: number): number => {
     if (requested < 0 || requested > limits.TRIGGER_MAX_PAGE_SIZE) throw errors.invalidArgument('INVALID_PAGE_SIZE', `page_size must be between 0 and ${limits.TRIGGER_MAX_PAGE_SIZE}`);
     return requested || limits.TRIGGER_PAGE_SIZE;
@@ -81,7 +84,9 @@ export function triggerServiceImplementation(deps: TriggerServiceDeps): triggerV
       const userId = field(UserId, request.userId, 'INVALID_USER_ID', 'user_id');
       const requestId = field(RequestId, request.requestId, 'INVALID_REQUEST_ID', 'request_id');
       const spec = await checkWebhookUrl(parseTaskSpec(request.specJson, limits.TRIGGER_MAX_SPEC_BYTES), limits.TRIGGER_WEBHOOK_ALLOW_HTTP, deps.egress);
-      const created = await tasks.create({ tenantId, userId, spec, requestId: requestId || null, nowMs: clock.now() });
+      const quota = quotas.of(request.tier ?? '');
+      quotas.checkInterval(spec, quota, clock.now());
+      const created = await tasks.create({ tenantId, userId, spec, requestId: requestId || null, nowMs: clock.now(), quota });
       if (!created.duplicate) logger.info({ tenantId, taskId: created.task.task_id, trigger: spec.trigger.type, executor: spec.executor }, 'task created');
       return { task: taskView(created.task), duplicate: created.duplicate, webhookSecret: created.task.webhook_secret ?? '' };
     }),
@@ -99,6 +104,7 @@ export function triggerServiceImplementation(deps: TriggerServiceDeps): triggerV
       const tenantId = tenantOf(request);
       const taskId = taskIdOf(request);
       const spec = await checkWebhookUrl(parseTaskSpec(request.specJson, limits.TRIGGER_MAX_SPEC_BYTES), limits.TRIGGER_WEBHOOK_ALLOW_HTTP, deps.egress);
+      quotas.checkInterval(spec, quotas.of(request.tier ?? ''), clock.now());
       return { task: taskView(await tasks.update(tenantId, taskId, spec, clock.now())) };
     }),
 

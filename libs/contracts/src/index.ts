@@ -107,3 +107,4 @@ export {
 } from './memory-ingestion.js';
 export { ScheduleTrigger, EventTrigger, ConditionTrigger, TriggerSpec, MisfirePolicy, TaskAction, TaskOutput, TaskSpec, ORCHESTRATOR_EXECUTOR } from './task-spec.js';
 export { NATS_INBOX_ROOT, natsInboxPrefix } from './nats-inbox.js';
+export { TierLimits, TierName, TenantTiers, TenantTiersEnv, QUOTA_DEFAULTS, QUOTA_NAMES, limitsFor, quotasFor, type QuotaField, type QuotaName, type TierQuotas } from './tenant-tiers.js';

@@ -18,6 +18,7 @@ interface Instruments {
   turnDuration: Histogram;
   tenantTokens: Counter;
   fireLag: Histogram;
+  quotaRefusals: Counter;
 }
 
 let cached: { provider: MeterProvider; instruments: Instruments } | undefined;
@@ -60,6 +61,10 @@ function instruments(): Instruments {
       unit: 's',
       description: 'Delay between a fire\'s scheduled time and the moment a trigger replica starts it, by fire kind',
       advice: { explicitBucketBoundaries: [0.1, 0.5, 1, 2, 5, 10, 30, 60, 120, 300, 900, 3600] },
+    }),
+    quotaRefusals: meter.createCounter(PLATFORM.quotaRefusalsMetric, {
+      unit: '{request}',
+      description: 'Requests refused with QUOTA_EXCEEDED, by quota and tier',
     }),
   };
   cached = { provider, instruments: made };
@@ -131,6 +136,11 @@ export function recordTenantTokens(tenant: string, inputTokens: number, outputTo
 /** A fire started `lagS` seconds after its scheduled time (`kind`: schedule, event, condition, manual). */
 export function recordFireLag(kind: string, lagS: number): void {
   instruments().fireLag.record(Math.max(0, lagS), { [PLATFORM.fireKind]: kind });
+}
+
+/** A request refused because its tenant reached `quota` (a QUOTA_NAMES value); `tier` is a configured tier name. */
+export function recordQuotaRefusal(quota: string, tier: string): void {
+  instruments().quotaRefusals.add(1, { [PLATFORM.quota]: quota, [PLATFORM.tier]: tier });
 }
 
 /** One observation of a gauge: its value and the attributes that tell the series apart. */

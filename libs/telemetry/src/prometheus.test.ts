@@ -106,6 +106,8 @@ describe('metrics for Prometheus', () => {
       'platform_consumer_lag',
       'platform_agent_pool_entries',
       'platform_agent_pool_approvals_expiring',
+      'platform_quota_refusals_total',
+      'platform_api_streams_open',
     ]) {
       expect(names, name).toContain(name);
     }

@@ -87,4 +87,10 @@ export const PLATFORM = {
   failureKind: 'platform.failure.kind',
   failureSeverity: 'platform.failure.severity',
   failureRecovery: 'platform.failure.recovery',
+  /** Requests refused because a tenant reached a quota (QUOTA_EXCEEDED), by quota and tier. */
+  quotaRefusalsMetric: 'platform.quota.refusals',
+  /** Event streams open on this api replica (the concurrent_streams quota counts them across replicas). */
+  openStreamsMetric: 'platform.api.streams.open',
+  quota: 'platform.quota',
+  tier: 'platform.tier',
 } as const;

@@ -25,8 +25,8 @@ const TAGS = [
 const BEARER = 'bearerAuth';
 
 const SECURITY_DESCRIPTION = [
-  'A JWT (HS256 with the deployment secret, or RS*/PS*/ES* from its key set).',
-  'The tenant is the `tenant` claim (else `sub`); `tier` chooses rate limits; `roles` may hold the operator role',
+  'A JWT (HS256 with the deployment secret, or RS*/PS*/ES* from its key set) that carries `exp`, lives at most AUTH_MAX_TOKEN_LIFETIME (default 24 h) and is not issued in the future.',
+  'The tenant is the `tenant` claim (else `sub`; a `tenant` claim that is present but not a valid tenant id is refused); `tier` chooses rate limits and quotas; `roles` may hold the operator role',
   '(AUTH_OPERATOR_ROLE, default `platform-operator`), which opens the operators\' routes and lets GET requests',
   'read another tenant with the `Platform-Tenant` header. See docs/api.md#operators.',
 ].join(' ');
@@ -39,7 +39,7 @@ const PlatformTenantHeader = TenantId.optional().meta({
 
 /** What every authenticated route may answer, whatever it does. */
 const AUTH_ERRORS: ErrorCodes & { 401: readonly string[] } = {
-  401: ['MISSING_TOKEN', 'INVALID_TOKEN', 'TOKEN_EXPIRED', 'INVALID_ISSUER', 'INVALID_AUDIENCE', 'UNKNOWN_SIGNING_KEY'],
+  401: ['MISSING_TOKEN', 'INVALID_TOKEN', 'TOKEN_EXPIRED', 'TOKEN_WITHOUT_EXPIRY', 'TOKEN_LIFETIME_TOO_LONG', 'TOKEN_ISSUED_IN_FUTURE', 'INVALID_ISSUER', 'INVALID_AUDIENCE', 'UNKNOWN_SIGNING_KEY'],
   403: ['FORBIDDEN'],
   503: ['AUTH_UNAVAILABLE'],
 };

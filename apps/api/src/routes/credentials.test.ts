@@ -66,7 +66,7 @@ afterAll(async () => {
 
 const tokens = new Map<string, string>();
 async function auth(tenantId: string): Promise<string> {
-  if (!tokens.has(tenantId)) tokens.set(tenantId, `Bearer ${await new SignJWT({ tenant: tenantId, sub: `${tenantId}-user` }).setProtectedHeader({ alg: 'HS256' }).sign(new TextEncoder().encode(SECRET))}`);
+  if (!tokens.has(tenantId)) tokens.set(tenantId, `Bearer ${await new SignJWT({ tenant: tenantId, sub: `${tenantId}-user` }).setProtectedHeader({ alg: 'HS256' }).setIssuedAt().setExpirationTime('1h').sign(new TextEncoder().encode(SECRET))}`);
   return tokens.get(tenantId)!;
 }
 

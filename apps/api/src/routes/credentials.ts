@@ -71,7 +71,7 @@ export const credentialOperations = {
     invalid: INVALID_NAME,
     bodyExamples: { oauthToken: { secret: { access_token: 'ya29.a0', refresh_token: '1//0g', expires_at: 1780309800 } } },
     responses: { 200: { description: 'Stored; the secret is not echoed.', body: z.object({ credential: CredentialInfo }), examples: { stored: { credential: INFO_EXAMPLE } } } },
-    errors: { ...UNAVAILABLE, 400: ['INVALID_SECRET'], 409: ['VERSION_CONFLICT'], 413: ['SECRET_TOO_LARGE'] },
+    errors: { ...UNAVAILABLE, 400: ['INVALID_SECRET'], 409: ['VERSION_CONFLICT'], 413: ['SECRET_TOO_LARGE'], 429: ['QUOTA_EXCEEDED'] },
   }),
   listCredentials: defineOperation({
     method: 'GET',
@@ -138,8 +138,8 @@ export function registerCredentialRoutes(router: OperationRouter, options: Crede
   };
 
   router.add(credentialOperations.saveCredential, async ({ params, body, request }) => {
-    const { tenantId, subject } = principalOf(request);
-    const { credential } = await calls().save({ tenantId, ...params, secretJson: JSON.stringify(body.secret), expectedVersion: body.expectedVersion, subject });
+    const { tenantId, subject, tier } = principalOf(request);
+    const { credential } = await calls().save({ tenantId, ...params, secretJson: JSON.stringify(body.secret), expectedVersion: body.expectedVersion, subject, tier: tier ?? '' });
     return { status: 200, body: { credential: infoBody(credential) } };
   });
 

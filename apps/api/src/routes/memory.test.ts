@@ -58,7 +58,7 @@ const memory = {
 let app: FastifyInstance;
 const deadProbe = new GrpcHealthProbe('127.0.0.1:1');
 const bearer = async (claims: Record<string, unknown>) =>
-  `Bearer ${await new SignJWT(claims).setProtectedHeader({ alg: 'HS256' }).setIssuedAt().sign(new TextEncoder().encode(SECRET))}`;
+  `Bearer ${await new SignJWT(claims).setProtectedHeader({ alg: 'HS256' }).setIssuedAt().setExpirationTime('1h').sign(new TextEncoder().encode(SECRET))}`;
 let acme: string;
 
 beforeAll(async () => {

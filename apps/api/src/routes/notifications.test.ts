@@ -35,7 +35,7 @@ const deadProbe = new GrpcHealthProbe('127.0.0.1:1');
 const tokens: Record<string, string> = {};
 
 beforeAll(async () => {
-  const sign = (claims: Record<string, string>) => new SignJWT(claims).setProtectedHeader({ alg: 'HS256' }).setIssuedAt().sign(new TextEncoder().encode(SECRET));
+  const sign = (claims: Record<string, string>) => new SignJWT(claims).setProtectedHeader({ alg: 'HS256' }).setIssuedAt().setExpirationTime('1h').sign(new TextEncoder().encode(SECRET));
   tokens['alice'] = await sign({ tenant: 'acme', sub: 'alice' });
   tokens['bob'] = await sign({ tenant: 'acme', sub: 'bob' });
   tokens['globex'] = await sign({ sub: 'globex' });

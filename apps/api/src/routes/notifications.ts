@@ -7,12 +7,15 @@ import { OptionalTimestamp } from '../openapi/common-schemas.js';
 import { defineOperation, STREAMED } from '../openapi/operation.js';
 import type { OperationRouter } from '../openapi/operation-router.js';
 import { principalOf } from '../principal.js';
+import type { StreamQuota } from '../quotas/stream-leases.js';
 
 export interface NotificationRoutesOptions {
   trigger: PromiseClient<triggerV1.TriggerServiceClient>;
   sseHeartbeatMs: number;
   /** How often an open stream asks the trigger service for new notifications. */
   pollMs: number;
+  /** The tenant's concurrent_streams quota. */
+  streams: StreamQuota;
 }
 
 /** One read of the feed: as many as one page holds; a full page is followed by the next at once. */
@@ -38,7 +41,7 @@ export const notificationOperations = {
     query: z.object({ after: z.string().optional().meta({ description: 'Resume after this seq (as `Last-Event-ID`).' }) }),
     headers: z.object({ 'Last-Event-ID': z.string().optional() }),
     responses: { 200: { description: 'Notifications as they are recorded: fire results, approval requests of triggered runs, expiry notices.', events: Notification } },
-    errors: { 503: ['UNAVAILABLE'] },
+    errors: { 429: ['QUOTA_EXCEEDED'], 503: ['UNAVAILABLE'] },
   }),
 };
 
@@ -57,6 +60,8 @@ export function registerNotificationRoutes(router: OperationRouter, options: Not
     let after = lastEventIdOf(request.headers['last-event-id'], request.query);
     // The first read happens before the stream opens: a trigger service that is down is a 503.
     let page = (await options.trigger.listNotifications({ ...scope, afterSeq: after, limit: PAGE })).notifications;
+    // Counted before the stream opens, so a tenant at its quota gets a 429 in the envelope.
+    const lease = await options.streams.acquire(principal);
     const stream = new SseStream(reply, options.sseHeartbeatMs);
     const closed = stream.closedSignal();
     try {
@@ -74,6 +79,7 @@ export function registerNotificationRoutes(router: OperationRouter, options: Not
       if (!closed.aborted) stream.send('error', { error: { code: 'NOTIFICATIONS_UNAVAILABLE', message: (error as Error).message } });
     } finally {
       stream.end();
+      lease.release();
     }
     return STREAMED;
   });

@@ -9,11 +9,14 @@ import { OptionalTimestamp, Timestamp } from '../openapi/common-schemas.js';
 import { defineOperation, STREAMED } from '../openapi/operation.js';
 import type { OperationRouter } from '../openapi/operation-router.js';
 import { principalOf } from '../principal.js';
+import type { StreamQuota } from '../quotas/stream-leases.js';
 
 export interface RunRoutesOptions {
   orchestrator: PromiseClient<orchestratorV1.OrchestratorServiceClient>;
   events: RunEvents;
   sseHeartbeatMs: number;
+  /** The tenant's concurrent_streams quota (GET /v1/runs/{runId}/events). */
+  streams: StreamQuota;
 }
 
 /** The statuses of a run. */
@@ -103,7 +106,7 @@ export const runOperations = {
     headers: z.object({ 'Last-Event-ID': z.string().optional().meta({ description: 'The id of the last event the client got.' }) }),
     invalid: { params: INVALID_RUN_ID },
     responses: { 200: { description: 'The run\'s events.', events: RunEvent, headers: z.object({ 'x-run-id': z.string() }) } },
-    errors: { 404: ['RUN_NOT_FOUND'] },
+    errors: { 404: ['RUN_NOT_FOUND'], 429: ['QUOTA_EXCEEDED'] },
   }),
   cancelRun: defineOperation({
     method: 'DELETE',
@@ -150,6 +153,8 @@ export function registerRunRoutes(router: OperationRouter, options: RunRoutesOpt
     const run = await options.orchestrator.getRun({ tenantId, runId: params.runId });
     const afterId = lastEventIdOf(request.headers['last-event-id'], request.query);
     const finished = run.status !== 'queued' && run.status !== 'running';
+    // Counted before the stream opens, so a tenant at its quota gets a 429 in the envelope.
+    const lease = await options.streams.acquire(principalOf(request));
     const stream = new SseStream(reply, options.sseHeartbeatMs, { 'x-run-id': params.runId });
     const closed = stream.closedSignal();
     try {
@@ -167,6 +172,7 @@ export function registerRunRoutes(router: OperationRouter, options: RunRoutesOpt
       if (!closed.aborted) stream.send('error', { error: { code: 'EVENTS_UNAVAILABLE', message: (error as Error).message } });
     } finally {
       stream.end();
+      lease.release();
     }
     return STREAMED;
   });

@@ -79,7 +79,7 @@ let auth: string;
 let otherTenant: string;
 
 beforeAll(async () => {
-  const sign = (sub: string) => new SignJWT({ sub }).setProtectedHeader({ alg: 'HS256' }).setIssuedAt().sign(new TextEncoder().encode(SECRET));
+  const sign = (sub: string) => new SignJWT({ sub }).setProtectedHeader({ alg: 'HS256' }).setIssuedAt().setExpirationTime('1h').sign(new TextEncoder().encode(SECRET));
   auth = `Bearer ${await sign('acme')}`;
   otherTenant = `Bearer ${await sign('globex')}`;
   app = buildApp({

@@ -8,11 +8,14 @@ import { JsonObject, NextPageToken, OptionalTimestamp } from '../openapi/common-
 import { defineOperation } from '../openapi/operation.js';
 import type { OperationRouter } from '../openapi/operation-router.js';
 import { principalOf } from '../principal.js';
+import type { EventRateQuota } from '../quotas/event-rate.js';
 
 export type TriggerClient = PromiseClient<triggerV1.TriggerServiceClient>;
 
 export interface TaskRoutesOptions {
   trigger: TriggerClient;
+  /** The tenant's events_per_minute quota (POST /v1/events). */
+  eventRate: EventRateQuota;
 }
 
 const PageQuery = z
@@ -129,7 +132,7 @@ export const taskOperations = {
       201: { description: 'Created.', body: CreatedTask, examples: { created: TASK_EXAMPLE } },
       200: { description: 'A retry with the same Idempotency-Key: the task it created.', body: CreatedTask },
     },
-    errors: { 400: ['INVALID_TASK_SPEC', 'EGRESS_REFUSED', 'INVALID_IDEMPOTENCY_KEY'], 429: ['TOO_MANY_TASKS'], 503: ['UNAVAILABLE'] },
+    errors: { 400: ['INVALID_TASK_SPEC', 'EGRESS_REFUSED', 'INVALID_IDEMPOTENCY_KEY'], 429: ['QUOTA_EXCEEDED'], 503: ['UNAVAILABLE'] },
   }),
   listTasks: defineOperation({
     method: 'GET',
@@ -155,7 +158,7 @@ export const taskOperations = {
     invalid: INVALID_TASK_SPEC,
     bodyExamples: { schedule: TASK_SPEC_EXAMPLE },
     responses: TaskReply,
-    errors: { ...TASK_ERRORS, 400: ['INVALID_TASK_SPEC', 'EGRESS_REFUSED'] },
+    errors: { ...TASK_ERRORS, 400: ['INVALID_TASK_SPEC', 'EGRESS_REFUSED'], 429: ['QUOTA_EXCEEDED'] },
   }),
   deleteTask: defineOperation({ method: 'DELETE', path: '/v1/tasks/{taskId}', operationId: 'deleteTask', summary: 'Delete a task', tags: ['tasks'], access: 'tenant', params: TaskPath, responses: { 204: { description: 'Deleted.' } }, errors: TASK_ERRORS }),
   pauseTask: defineOperation({ method: 'POST', path: '/v1/tasks/{taskId}/pause', operationId: 'pauseTask', summary: 'Pause a task', tags: ['tasks'], access: 'tenant', params: TaskPath, responses: TaskReply, errors: { ...TASK_ERRORS, 409: ['TASK_STATUS_CONFLICT'] } }),
@@ -200,7 +203,7 @@ export const taskOperations = {
     responses: {
       202: { description: 'Accepted; the tasks it fired.', body: z.object({ eventId: z.string(), firedTaskIds: z.array(z.string()) }), examples: { fired: { eventId: 'evt_1', firedTaskIds: ['task_1'] } } },
     },
-    errors: { 503: ['UNAVAILABLE'] },
+    errors: { 429: ['QUOTA_EXCEEDED'], 503: ['UNAVAILABLE'] },
   }),
 };
 
@@ -252,10 +255,10 @@ function idempotencyKeyOf(request: FastifyRequest): string {
  * body of POST and PUT is the task spec (docs/triggers.md); the trigger service validates it and
  * names the field at fault. Another tenant's task is 404, exactly like a missing one.
  */
-export function registerTaskRoutes(router: OperationRouter, { trigger }: TaskRoutesOptions): void {
+export function registerTaskRoutes(router: OperationRouter, { trigger, eventRate }: TaskRoutesOptions): void {
   router.add(taskOperations.createTask, async ({ body, request }) => {
     const principal = principalOf(request);
-    const { task, duplicate, webhookSecret } = await trigger.createTask({ tenantId: principal.tenantId, userId: principal.subject ?? '', specJson: JSON.stringify(body), requestId: idempotencyKeyOf(request) });
+    const { task, duplicate, webhookSecret } = await trigger.createTask({ tenantId: principal.tenantId, userId: principal.subject ?? '', specJson: JSON.stringify(body), requestId: idempotencyKeyOf(request), tier: principal.tier ?? '' });
     // The webhook signing secret is shown at creation only.
     return { status: duplicate ? 200 : 201, body: { ...taskBody(task!), ...(webhookSecret ? { webhookSecret } : {}) } };
   });
@@ -271,7 +274,8 @@ export function registerTaskRoutes(router: OperationRouter, { trigger }: TaskRou
   });
 
   router.add(taskOperations.updateTask, async ({ params, body, request }) => {
-    const { task } = await trigger.updateTask({ tenantId: principalOf(request).tenantId, taskId: params.taskId, specJson: JSON.stringify(body) });
+    const principal = principalOf(request);
+    const { task } = await trigger.updateTask({ tenantId: principal.tenantId, taskId: params.taskId, specJson: JSON.stringify(body), tier: principal.tier ?? '' });
     return { status: 200, body: taskBody(task!) };
   });
 
@@ -296,7 +300,9 @@ export function registerTaskRoutes(router: OperationRouter, { trigger }: TaskRou
   });
 
   router.add(taskOperations.publishEvent, async ({ body, request }) => {
-    const published = await trigger.publishEvent({ tenantId: principalOf(request).tenantId, eventId: body.eventId ?? '', source: body.source, type: body.type, dataJson: JSON.stringify(body.data) });
+    const principal = principalOf(request);
+    await eventRate.consume(principal);
+    const published = await trigger.publishEvent({ tenantId: principal.tenantId, eventId: body.eventId ?? '', source: body.source, type: body.type, dataJson: JSON.stringify(body.data) });
     return { status: 202, body: { eventId: published.eventId, firedTaskIds: published.firedTaskIds } };
   });
 

@@ -37,7 +37,7 @@ async function orchestratorEdgeApp(
   });
   await app.ready();
   const key = new TextEncoder().encode(secret);
-  const bearer = async (claims: Record<string, unknown>): Promise<string> => `Bearer ${await new SignJWT(claims).setProtectedHeader({ alg: 'HS256' }).setSubject('someone').sign(key)}`;
+  const bearer = async (claims: Record<string, unknown>): Promise<string> => `Bearer ${await new SignJWT(claims).setProtectedHeader({ alg: 'HS256' }).setSubject('someone').setIssuedAt().setExpirationTime('1h').sign(key)}`;
   return { app, bearer };
 }
 

@@ -2,6 +2,8 @@ import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
 
 const IV_BYTES = 12;
 const TAG_BYTES = 16;
+/** Bytes a sealed value has beyond its plaintext (the iv and the tag). */
+export const SEALED_OVERHEAD_BYTES = IV_BYTES + TAG_BYTES;
 export const AES_KEY_BYTES = 32;
 
 /** AES-256-GCM with a fresh random 96-bit IV; output is `iv | ciphertext | tag`. */

@@ -1,5 +1,5 @@
 import { CollectionName } from '@platform/contracts';
-import type { Logger, NatsConnection } from '@platform/service-kit';
+import { isPlatformError, type Logger, type NatsConnection } from '@platform/service-kit';
 import { defineTool, serveRunner, ToolFailure, type ToolContext, type ToolDefinition, type ToolRunner } from '@platform/tool-sdk';
 import { z } from 'zod';
 import type { MemoryConfig } from '../config.js';
@@ -60,7 +60,13 @@ export function memoryTools(deps: MemoryToolDependencies): ToolDefinition[] {
       sideEffect: 'idempotent',
       timeoutMs: 10_000,
       handler: async (input, context) => {
-        const written = await deps.saver.save({ tenantId: context.tenantId, collection: input.collection, subject: input.subject, predicate: input.predicate, object: input.object, kind: input.kind, confidence: 1, conversationId: context.conversationId, runId: context.runId ?? null, messageSeq: null });
+        // Tool calls carry no tier: the default tier's fact quota applies.
+        const written = await deps.saver
+          .save({ tenantId: context.tenantId, collection: input.collection, subject: input.subject, predicate: input.predicate, object: input.object, kind: input.kind, confidence: 1, conversationId: context.conversationId, runId: context.runId ?? null, messageSeq: null, tier: '' })
+          .catch((err: unknown) => {
+            if (isPlatformError(err) && err.code === 'QUOTA_EXCEEDED') throw new ToolFailure(err.message, 'invalid');
+            throw err;
+          });
         return { factId: written.fact.fact_id, duplicate: written.duplicate, superseded: written.supersededIds };
       },
     }),

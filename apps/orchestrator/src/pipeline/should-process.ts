@@ -1,6 +1,6 @@
+import { limitsFor, type TenantTiers } from '@platform/contracts';
 import { PlatformError, type Logger, type RateLimiter, type Redis } from '@platform/service-kit';
 import { DAY_MS, utcDay } from '../utc-day.js';
-import { limitsFor, type TenantTiers } from './tiers.js';
 
 const MINUTE_MS = 60_000;
 

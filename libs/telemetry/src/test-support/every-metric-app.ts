@@ -1,6 +1,6 @@
 // Records one value of every instrument the platform defines (the helpers services call), prints
 // `ready`, then idles: a scrape of its /metrics lists every metric name the platform exports.
-import { observeConsumerLag, observeGauge, PLATFORM, recordChatCall, recordFailure, recordFireLag, recordMemoryIngestion, recordTenantTokens, recordToolCall, recordTurn } from '../index.js';
+import { observeConsumerLag, observeGauge, PLATFORM, recordChatCall, recordFailure, recordFireLag, recordMemoryIngestion, recordQuotaRefusal, recordTenantTokens, recordToolCall, recordTurn } from '../index.js';
 
 recordChatCall({ provider: 'openai', requestModel: 'sim-1', responseModel: 'sim-1', inputTokens: 12, outputTokens: 3 }, 0.02);
 recordToolCall({ toolName: 'calculator', status: 'success' }, 0.004);
@@ -14,5 +14,7 @@ observeGauge(PLATFORM.agentPoolEntriesMetric, { unit: '{entry}', description: 'e
 observeGauge(PLATFORM.agentPoolApprovalsExpiringMetric, { unit: '{approval}', description: 'expiring' }, () => [{ value: 1 }]);
 observeGauge(PLATFORM.memoryRecallConcurrencyMetric, { unit: '{recall}', description: 'recalls' }, () => [{ value: 8, attributes: { [PLATFORM.memoryRecallConcurrencyKind]: 'limit' } }]);
 recordFailure({ failureClass: 'system', kind: 'memory_recall_shed', severity: 'low', recovery: 'none' });
+recordQuotaRefusal('credential_bytes', 'default');
+observeGauge(PLATFORM.openStreamsMetric, { unit: '{stream}', description: 'streams' }, () => [{ value: 3 }]);
 process.stdout.write('ready\n');
 setInterval(() => undefined, 60_000);
