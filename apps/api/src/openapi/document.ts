@@ -113,6 +113,8 @@ function operationObject(operation: OperationSpec, eventSchemas: Map<string, z.Z
     responses[String(status) as `4${string}`] = {
       description: `${STATUS_TEXT[status] ?? 'Error'}: ${[...codes].join(', ')}`,
       content: { 'application/json': { schema: ErrorBody } },
+      // The same codes, machine-readable: clients (and the hostile-tenant suite) check answers against them.
+      'x-error-codes': [...codes],
     };
   }
   const readsAsOperator = operation.access === 'tenant' && operation.method === 'GET';
