@@ -44,15 +44,24 @@ const AUTH_ERRORS: ErrorCodes & { 401: readonly string[] } = {
   503: ['AUTH_UNAVAILABLE'],
 };
 
+/**
+ * What any request may be answered before its route runs (framework-errors.ts, input-text.ts):
+ * a URL whose percent-encoding is not UTF-8, a request Node's parser refuses, headers too large,
+ * a request that did not arrive in time.
+ */
+const EDGE_ERRORS: ErrorCodes = { 400: ['INVALID_URL', 'BAD_REQUEST'], 408: ['REQUEST_TIMEOUT'], 431: ['HEADERS_TOO_LARGE'] };
+
 const STATUS_TEXT: Record<number, string> = {
   400: 'Bad request',
   401: 'Not authenticated',
   403: 'Forbidden',
   404: 'Not found',
+  408: 'Request timeout',
   409: 'Conflict',
   413: 'Too large',
   415: 'Unsupported media type',
   429: 'Too many requests',
+  431: 'Headers too large',
   499: 'Client closed the request',
   500: 'Internal error',
   502: 'Bad gateway',
@@ -70,7 +79,12 @@ function mergeErrors(operation: OperationSpec): Map<number, Set<string>> {
     }
   };
   if (operation.access !== 'public') add(AUTH_ERRORS);
+  add(EDGE_ERRORS);
+  if (operation.params) add({ 400: ['INVALID_PATH', 'INVALID_CONTENT'] });
+  if (operation.query) add({ 400: ['INVALID_CONTENT'] });
   if (operation.body) add({ 400: ['INVALID_JSON', 'INVALID_UTF8', 'INVALID_CONTENT'], 413: ['PAYLOAD_TOO_LARGE'], 415: ['UNSUPPORTED_MEDIA_TYPE'] });
+  // A route without a body ignores one sent with it, but still reads it (its size, its media type).
+  else if (operation.method !== 'GET') add({ 413: ['PAYLOAD_TOO_LARGE'], 415: ['UNSUPPORTED_MEDIA_TYPE'] });
   for (const [part, code] of [['params', 'INVALID_PATH'], ['query', 'INVALID_QUERY'], ['body', 'INVALID_BODY']] as const) {
     if (!operation[part]) continue;
     const answer = operation.invalid?.[part];
