@@ -24,8 +24,13 @@ function isErrorEnvelope(body: unknown): body is { error: { code: string; messag
   return typeof code === 'string' && typeof message === 'string' && Object.keys(rest).length === 0 && (details === undefined || (typeof details === 'object' && details !== null && !Array.isArray(details)));
 }
 
-/** Everything wrong with one answer to a hostile request; empty when it kept the contract. */
-export function contractViolations(operation: DocumentedOperation, req: HostileRequest, answer: RawAnswer, foreign: ForeignData): string[] {
+/**
+ * Everything wrong with one answer to a hostile request; empty when it kept the contract. The
+ * other tenant's text must never appear; its ids only where the attacker wrote them itself
+ * (`namedByAttacker`: ids it sent in this or an earlier request, e.g. as an account name that its
+ * own audit then lists, or as an id an error message repeats).
+ */
+export function contractViolations(operation: DocumentedOperation, req: HostileRequest, answer: RawAnswer, foreign: ForeignData, namedByAttacker: Set<string>): string[] {
   const problems: string[] = [];
   if (answer.timedOut) {
     problems.push('no answer within the time limit');
@@ -36,10 +41,11 @@ export function contractViolations(operation: DocumentedOperation, req: HostileR
     return problems;
   }
   if (answer.status >= 500) problems.push(`answered ${answer.status} (a 5xx)`);
-  const requestText = Buffer.from(`${req.url}\n${JSON.stringify(req.headers)}\n`).toString('utf8') + (req.body ? Buffer.from(req.body).toString('utf8') : '');
+  const requestText = `${decodeURIComponentSafely(req.url)}\n${req.url}\n${JSON.stringify(req.headers)}\n${req.body ? Buffer.from(req.body).toString('utf8') : ''}`;
+  for (const id of foreign.ids) if (requestText.includes(id)) namedByAttacker.add(id);
   for (const secret of foreign.secrets) if (answer.text.includes(secret)) problems.push(`the answer holds the other tenant's text ${secret}`);
   if (answer.status < 300) {
-    for (const id of foreign.ids) if (answer.text.includes(id) && !requestText.includes(id)) problems.push(`the answer holds the other tenant's id ${id}`);
+    for (const id of foreign.ids) if (answer.text.includes(id) && !namedByAttacker.has(id)) problems.push(`the answer holds the other tenant's id ${id}`);
     return problems;
   }
   let body: unknown;
@@ -57,6 +63,14 @@ export function contractViolations(operation: DocumentedOperation, req: HostileR
   if (!codes) problems.push(`status ${answer.status} (${body.error.code}) is not documented for ${operation.operationId}`);
   else if (!codes.includes(body.error.code)) problems.push(`code ${body.error.code} is not documented for ${operation.operationId} ${answer.status} (documented: ${codes.join(', ')})`);
   return problems;
+}
+
+function decodeURIComponentSafely(text: string): string {
+  try {
+    return decodeURIComponent(text);
+  } catch {
+    return text;
+  }
 }
 
 /** Paths of the string leaves of a JSON value, e.g. `action.instruction`. */

@@ -27,6 +27,10 @@ export async function bootAttackedPlatform(): Promise<AttackedPlatform> {
       databaseUrl: await createSuiteDatabase('security'),
       redisUrl: await allocateSuiteRedis(),
       jwtSecret: JWT_SECRET,
+      // SECURITY_SERVICE_MODE=source runs the services from TypeScript (checking a change without a build).
+      mode: process.env['SECURITY_SERVICE_MODE'] === 'source' ? 'source' : 'dist',
+      // A machine busy with other suites may take long to start eight processes.
+      readyTimeoutMs: 120_000,
       env: { orchestrator: { RATE_LIMIT_TURNS_PER_MINUTE: '0' } },
       onLine: (app, line) => {
         lines.push(`[${app}] ${line}`);

@@ -46,10 +46,11 @@ const AUTH_ERRORS: ErrorCodes & { 401: readonly string[] } = {
 
 /**
  * What any request may be answered before its route runs (framework-errors.ts, input-text.ts):
- * a URL whose percent-encoding is not UTF-8, a request Node's parser refuses, headers too large,
- * a request that did not arrive in time.
+ * a URL whose percent-encoding is not UTF-8, NUL or an unpaired surrogate in any query parameter
+ * (documented or not), a request Node's parser refuses, headers too large, a request that did not
+ * arrive in time.
  */
-const EDGE_ERRORS: ErrorCodes = { 400: ['INVALID_URL', 'BAD_REQUEST'], 408: ['REQUEST_TIMEOUT'], 431: ['HEADERS_TOO_LARGE'] };
+const EDGE_ERRORS: ErrorCodes = { 400: ['INVALID_URL', 'INVALID_CONTENT', 'BAD_REQUEST'], 408: ['REQUEST_TIMEOUT'], 431: ['HEADERS_TOO_LARGE'] };
 
 const STATUS_TEXT: Record<number, string> = {
   400: 'Bad request',
@@ -80,8 +81,7 @@ function mergeErrors(operation: OperationSpec): Map<number, Set<string>> {
   };
   if (operation.access !== 'public') add(AUTH_ERRORS);
   add(EDGE_ERRORS);
-  if (operation.params) add({ 400: ['INVALID_PATH', 'INVALID_CONTENT'] });
-  if (operation.query) add({ 400: ['INVALID_CONTENT'] });
+  if (operation.params) add({ 400: ['INVALID_PATH'] });
   if (operation.body) add({ 400: ['INVALID_JSON', 'INVALID_UTF8', 'INVALID_CONTENT'], 413: ['PAYLOAD_TOO_LARGE'], 415: ['UNSUPPORTED_MEDIA_TYPE'] });
   // A route without a body ignores one sent with it, but still reads it (its size, its media type).
   else if (operation.method !== 'GET') add({ 413: ['PAYLOAD_TOO_LARGE'], 415: ['UNSUPPORTED_MEDIA_TYPE'] });
