@@ -18,13 +18,15 @@ beforeAll(async () => {
 }, 180_000);
 afterAll(async () => platform?.stop());
 
-async function raw(method: string, url: string, body?: string | Buffer, headers: Record<string, string> = {}): Promise<RawAnswer & { json: { error?: { code: string; details?: Record<string, unknown> } } & Record<string, unknown> }> {
+type AnswerJson = { error?: { code: string; details?: Record<string, unknown> } } & Record<string, unknown>;
+
+async function raw(method: string, url: string, body?: string | Buffer, headers: Record<string, string> = {}): Promise<RawAnswer & { json: AnswerJson }> {
   const answer = await send(
     platform.apiUrl,
     { method, url, headers: { ...(body !== undefined ? { 'content-type': 'application/json' } : {}), ...headers }, ...(body !== undefined ? { body: Buffer.from(body) } : {}), corruptedBody: false },
     token,
   );
-  return { ...answer, json: answer.text ? (JSON.parse(answer.text) as never) : ({} as never) };
+  return { ...answer, json: answer.text ? (JSON.parse(answer.text) as AnswerJson) : {} };
 }
 
 const TASK = { name: 'brief', trigger: { type: 'schedule', cron: '0 8 * * *' }, action: { instruction: 'Summarize my unread email.' } };

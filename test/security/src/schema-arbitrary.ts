@@ -137,7 +137,7 @@ function leafPaths(value: unknown, path: readonly string[] = []): string[][] {
 function replacedAt(value: unknown, path: readonly string[], replacement: unknown): unknown {
   const [head, ...rest] = path;
   if (head === undefined) return replacement;
-  if (Array.isArray(value)) return value.map((item, i) => (String(i) === head ? replacedAt(item, rest, replacement) : item));
+  if (Array.isArray(value)) return (value as unknown[]).map((item, i) => (String(i) === head ? replacedAt(item, rest, replacement) : item));
   return { ...(value as Record<string, unknown>), [head]: replacedAt((value as Record<string, unknown>)[head], rest, replacement) };
 }
 
