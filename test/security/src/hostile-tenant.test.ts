@@ -40,7 +40,7 @@ beforeAll(async () => {
   attacker = await seedTenant(platform.apiUrl, ATTACKER);
   foreign = foreignDataOf(victim);
   attackerToken = await tokenFor(ATTACKER);
-}, 180_000);
+}, 300_000);
 afterAll(async () => platform?.stop());
 
 function operations(): DocumentedOperation[] {
