@@ -44,6 +44,9 @@ const orchestrator = {
       stopReason: 'final_answer',
       createdAt: new Date(0),
       finishedAt: new Date(1_000),
+      source: 'trigger',
+      profile: 'concierge',
+      startedAt: new Date(10),
       resultJson: '{"response":"hi"}',
       transcriptJson: '[{"iteration":1}]',
     };
@@ -316,7 +319,7 @@ describe('GET /v1/runs/:runId', () => {
   it('returns the run with its result and transcript', async () => {
     const response = await app.inject({ method: 'GET', url: '/v1/runs/run_1', headers: { authorization: `Bearer ${await token({ sub: 'acme' })}` } });
     expect(response.statusCode).toBe(200);
-    expect(response.json()).toMatchObject({ runId: 'run_1', stopReason: 'final_answer', result: { response: 'hi' }, transcript: [{ iteration: 1 }], finishedAt: '1970-01-01T00:00:01.000Z' });
+    expect(response.json()).toMatchObject({ runId: 'run_1', stopReason: 'final_answer', result: { response: 'hi' }, transcript: [{ iteration: 1 }], finishedAt: '1970-01-01T00:00:01.000Z', source: 'trigger', profile: 'concierge', startedAt: '1970-01-01T00:00:00.010Z' });
   });
 
   it('answers 404 for another tenant, exactly as for a missing run', async () => {

@@ -4,6 +4,8 @@ import Fastify, { type FastifyBaseLogger, type FastifyInstance, type RouteOption
 import type { TokenVerifier } from './auth.js';
 import { HttpError, toHttpError } from './http-errors.js';
 import type { DeadLetterReader } from './events/dead-letter-reader.js';
+import { frameworkErrorOptions } from './framework-errors.js';
+import { registerInputTextCheck } from './input-text.js';
 import { registerStrictJsonBodies } from './json-body.js';
 import { isConsoleRoute, registerConsole, type ConsoleOptions } from './console-static.js';
 import type { RunEvents } from './events/run-event-reader.js';
@@ -81,7 +83,14 @@ const DEFAULT_OPERATOR_ROLE = 'platform-operator';
 /** The HTTP edge: JSON errors with stable codes, JWT auth on every /v1 route, and the routes. */
 export function buildApp(options: AppOptions): FastifyInstance {
   // pino's Logger and Fastify's logger type differ only in generics; the instance is the same logger.
-  const app: FastifyInstance = Fastify({ loggerInstance: options.logger as unknown as FastifyBaseLogger, bodyLimit: options.maxBodyBytes, return503OnClosing: true, keepAliveTimeout: API_KEEP_ALIVE_TIMEOUT_MS });
+  const logger = options.logger as unknown as FastifyBaseLogger;
+  const app: FastifyInstance = Fastify({
+    loggerInstance: logger,
+    bodyLimit: options.maxBodyBytes,
+    return503OnClosing: true,
+    keepAliveTimeout: API_KEEP_ALIVE_TIMEOUT_MS,
+    ...frameworkErrorOptions(logger),
+  });
 
   app.setErrorHandler((error, request, reply) => {
     const mapped = toHttpError(error);
@@ -92,6 +101,7 @@ export function buildApp(options: AppOptions): FastifyInstance {
   });
   if (options.onRoute) app.addHook('onRoute', options.onRoute);
   registerStrictJsonBodies(app);
+  registerInputTextCheck(app);
   app.setNotFoundHandler((request, reply) => {
     void reply.code(404).send({ error: { code: 'NOT_FOUND', message: `no route for ${request.method} ${request.url.split('?')[0]}` } });
   });

@@ -46,7 +46,9 @@ const fastifyCodes: Record<string, { status: number; code: string; message?: str
   FST_ERR_CTP_EMPTY_JSON_BODY: { status: 400, code: 'INVALID_JSON', message: 'the request body is empty' },
   FST_ERR_CTP_BODY_TOO_LARGE: { status: 413, code: 'PAYLOAD_TOO_LARGE', message: 'the request body is too large' },
   FST_ERR_CTP_INVALID_MEDIA_TYPE: { status: 415, code: 'UNSUPPORTED_MEDIA_TYPE', message: 'send the body as application/json' },
-  FST_ERR_CTP_INVALID_CONTENT_LENGTH: { status: 400, code: 'INVALID_CONTENT_LENGTH' },
+  FST_ERR_CTP_INVALID_CONTENT_LENGTH: { status: 400, code: 'INVALID_CONTENT_LENGTH', message: 'the content-length header does not match the body' },
+  FST_ERR_BAD_URL: { status: 400, code: 'INVALID_URL', message: 'the path is not valid percent-encoded UTF-8; encode each segment with encodeURIComponent' },
+  FST_ERR_MAX_PARAM_LENGTH: { status: 400, code: 'INVALID_PATH', message: 'a path segment is longer than the api accepts' },
 };
 
 /** Maps anything thrown in a route to a status and error body; unknown errors hide their message. */
@@ -59,7 +61,8 @@ export function toHttpError(error: unknown): { status: number; body: ErrorBody; 
     const internal = error.kind === 'internal';
     return {
       status,
-      body: { error: { code: error.code, message: internal ? 'internal error' : error.message, ...(error.details && !internal ? { details: error.details } : {}) } },
+      // An internal error's own code (e.g. a service's) stays in the logs: clients see the documented INTERNAL.
+      body: internal ? { error: { code: 'INTERNAL', message: 'internal error' } } : { error: { code: error.code, message: error.message, ...(error.details ? { details: error.details } : {}) } },
       internal,
       ...(error.retryAfterSeconds !== undefined ? { retryAfterSeconds: error.retryAfterSeconds } : {}),
     };

@@ -11,7 +11,7 @@ const orchestrator = {
   getRun: async (request: orchestratorV1.GetRunRequest) => {
     runsAsked.push(request.tenantId);
     if (request.tenantId !== 'acme') throw errors.notFound('RUN_NOT_FOUND', 'no run');
-    return { runId: 'run_1', conversationId: 'c', status: 'completed', stopReason: 'final_answer', createdAt: new Date(0), resultJson: 'null', transcriptJson: '[]', traceId: 'ab'.repeat(16) };
+    return { runId: 'run_1', conversationId: 'c', status: 'completed', stopReason: 'final_answer', createdAt: new Date(0), resultJson: 'null', transcriptJson: '[]', traceId: 'ab'.repeat(16), source: 'user', profile: 'default' };
   },
 } as unknown as PromiseClient<orchestratorV1.OrchestratorServiceClient>;
 const { inject, bearer } = useOrchestratorEdgeApp(SECRET, orchestrator);

@@ -44,10 +44,14 @@ function limitOf(limit: number, fallback: number, max: number): number {
   return limit || fallback;
 }
 
-/** Model failures in a request path: the provider's trouble is UNAVAILABLE, a bad answer is INTERNAL with a code. */
+/**
+ * Model failures in a request path are the model's, not the caller's nor ours: the provider's
+ * trouble and an answer that cannot be read (after the structured-output retries) are both
+ * UNAVAILABLE `MODEL_UNAVAILABLE` (docs/api.md, `/v1/memory/query`), worth a retry.
+ */
 function modelFailure(error: unknown): never {
   if (isModelError(error)) throw errors.unavailable('MODEL_UNAVAILABLE', `the memory model could not answer: ${error.message}`, { cause: error });
-  if (error instanceof StructuredOutputError) throw errors.internal('INVALID_MODEL_OUTPUT', `the memory model gave an invalid answer: ${error.message}`, { cause: error });
+  if (error instanceof StructuredOutputError) throw errors.unavailable('MODEL_UNAVAILABLE', 'the memory model gave an answer that could not be read; try again', { cause: error, retryAfterSeconds: 1 });
   throw error;
 }
 

@@ -265,6 +265,9 @@ export function orchestratorServiceImplementation(deps: OrchestratorDependencies
         traceId: run.traceId ?? '',
         delegationJson: JSON.stringify(await delegationOf(deps.records, run)),
         planJson: run.plan ? JSON.stringify(run.plan) : '',
+        source: run.startedBy ?? 'user',
+        profile: run.profile,
+        startedAt: run.startedAt ?? undefined,
       };
     }),
 

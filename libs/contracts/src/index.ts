@@ -79,7 +79,7 @@ export {
   PublishedExternalEvent,
 } from './trigger-events.js';
 export { cutText, shortenText } from './text.js';
-export { firstInvalidUtf8Offset, incompleteUtf8Tail, firstLoneSurrogate, findIllFormedText, repairLoneSurrogates, type IllFormedText } from './well-formed-text.js';
+export { firstInvalidUtf8Offset, incompleteUtf8Tail, firstLoneSurrogate, findUnstorableText, repairLoneSurrogates, type UnstorableText } from './well-formed-text.js';
 export {
   CredentialService,
   CredentialAccount,

@@ -1,7 +1,7 @@
 // Text that cannot be stored faithfully is found exactly where it is; well-formed text passes.
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { findIllFormedText, firstInvalidUtf8Offset, firstLoneSurrogate, incompleteUtf8Tail, repairLoneSurrogates } from './well-formed-text.js';
+import { findUnstorableText, firstInvalidUtf8Offset, firstLoneSurrogate, incompleteUtf8Tail, repairLoneSurrogates } from './well-formed-text.js';
 
 const bytes = (...values: number[]) => Uint8Array.from(values);
 
@@ -57,12 +57,25 @@ describe('firstLoneSurrogate and repairLoneSurrogates', () => {
   });
 });
 
-describe('findIllFormedText', () => {
-  it('names the path of the first bad string or key', () => {
-    expect(findIllFormedText({ content: 'fine', changes: { subject: 'x\ud800' } })).toEqual({ path: '$.changes.subject', index: 1 });
-    expect(findIllFormedText({ messages: [{ content: 'a' }, { content: '\udc00' }] })).toEqual({ path: '$.messages[1].content', index: 0 });
-    expect(findIllFormedText({ 'bad\ud800': 1 })).toEqual({ path: '$["bad\\ud800"] (key)', index: 3 });
-    expect(findIllFormedText({ a: [1, true, null, 'ok'] })).toBeUndefined();
+describe('findUnstorableText', () => {
+  it('names the path of the first bad string or key, and the character', () => {
+    expect(findUnstorableText({ content: 'fine', changes: { subject: 'x\ud800' } })).toEqual({ path: '$.changes.subject', index: 1, character: 'surrogate' });
+    expect(findUnstorableText({ messages: [{ content: 'a' }, { content: '\udc00' }] })).toEqual({ path: '$.messages[1].content', index: 0, character: 'surrogate' });
+    expect(findUnstorableText({ 'bad\ud800': 1 })).toEqual({ path: '$["bad\\ud800"] (key)', index: 3, character: 'surrogate' });
+    expect(findUnstorableText({ a: [1, true, null, 'ok'] })).toBeUndefined();
+    expect(findUnstorableText({ name: 'ab\u0000c' })).toEqual({ path: '$.name', index: 2, character: 'nul' });
+    expect(findUnstorableText({ tool: ['ok', 'x\u0000'] }, 'query')).toEqual({ path: 'query.tool[1]', index: 1, character: 'nul' });
+    expect(findUnstorableText('\ud800\u0000')).toEqual({ path: '$', index: 0, character: 'surrogate' });
+  });
+
+  it('walks any nesting without overflowing the stack', () => {
+    let deep: unknown = 'x\u0000';
+    for (let i = 0; i < 200_000; i++) deep = [deep];
+    expect(findUnstorableText(deep)?.character).toBe('nul');
+  });
+
+  it('finds nothing in well-formed text without NUL', () => {
+    fc.assert(fc.property(fc.jsonValue().filter((v) => !JSON.stringify(v).includes('\\u0000')), (value) => findUnstorableText(value) === undefined));
   });
 });
 

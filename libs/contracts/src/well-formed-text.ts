@@ -1,6 +1,7 @@
 // Text the platform cannot store or send faithfully: bytes that are not UTF-8, and strings with
 // an unpaired UTF-16 surrogate (which no UTF-8 encoder can write without replacing it by U+FFFD).
-// Input with either is refused; text from models and tools is repaired only with a diagnostic.
+// Input with either, or with NUL (which Postgres text cannot hold), is refused; text from models
+// and tools is repaired only with a diagnostic.
 
 /** Byte offset of the first byte that does not belong to well-formed UTF-8, or -1 when all do. */
 export function firstInvalidUtf8Offset(bytes: Uint8Array): number {
@@ -69,33 +70,49 @@ export function firstLoneSurrogate(text: string): number {
   return -1;
 }
 
-/** Where an unpaired surrogate stands in a JSON value: the path of the string (or key) and the index in it. */
-export interface IllFormedText {
+/** Index of the first character of `text` that cannot be stored as text (NUL, or an unpaired surrogate), or -1. */
+export function firstUnstorableChar(text: string): { index: number; character: 'nul' | 'surrogate' } | undefined {
+  const nul = text.indexOf('\u0000');
+  const surrogate = firstLoneSurrogate(text);
+  if (nul < 0 && surrogate < 0) return undefined;
+  if (surrogate < 0 || (nul >= 0 && nul < surrogate)) return { index: nul, character: 'nul' };
+  return { index: surrogate, character: 'surrogate' };
+}
+
+/** Where text that cannot be stored stands in a JSON value: the path of the string (or key), the index in it, and which character. */
+export interface UnstorableText {
   /** JSON path of the string, e.g. `$.messages[0].content`; a key is named by its object's path plus the key. */
   path: string;
   index: number;
+  /** NUL (U+0000: Postgres text and jsonb cannot hold it), or an unpaired UTF-16 surrogate (UTF-8 cannot). */
+  character: 'nul' | 'surrogate';
 }
 
-/** The first string or key of a parsed JSON value that holds an unpaired surrogate, depth first; undefined when none does. */
-export function findIllFormedText(value: unknown, path = '$'): IllFormedText | undefined {
-  if (typeof value === 'string') {
-    const index = firstLoneSurrogate(value);
-    return index < 0 ? undefined : { path, index };
-  }
-  if (Array.isArray(value)) {
-    for (let i = 0; i < value.length; i++) {
-      const found = findIllFormedText(value[i], `${path}[${i}]`);
-      if (found) return found;
-    }
-    return undefined;
-  }
-  if (value && typeof value === 'object') {
-    for (const [key, item] of Object.entries(value)) {
-      const childPath = /^[A-Za-z_$][\w$]*$/.test(key) ? `${path}.${key}` : `${path}[${JSON.stringify(key)}]`;
-      const keyIndex = firstLoneSurrogate(key);
-      if (keyIndex >= 0) return { path: `${childPath} (key)`, index: keyIndex };
-      const found = findIllFormedText(item, childPath);
-      if (found) return found;
+function childPath(path: string, key: string): string {
+  return /^[A-Za-z_$][\w$]*$/.test(key) ? `${path}.${key}` : `${path}[${JSON.stringify(key)}]`;
+}
+
+/**
+ * The first string or key of a parsed JSON value (or of parsed path parameters or a query) that
+ * holds a character which cannot be stored as text, depth first; undefined when none does. The
+ * walk keeps its own stack, so any nesting a JSON parser accepts is walked without overflowing.
+ */
+export function findUnstorableText(value: unknown, root = '$'): UnstorableText | undefined {
+  const pending: Array<{ value: unknown; path: string }> = [{ value, path: root }];
+  while (pending.length > 0) {
+    const { value: current, path } = pending.pop()!;
+    if (typeof current === 'string') {
+      const found = firstUnstorableChar(current);
+      if (found) return { path, ...found };
+    } else if (Array.isArray(current)) {
+      for (let i = current.length - 1; i >= 0; i--) pending.push({ value: current[i], path: `${path}[${i}]` });
+    } else if (current && typeof current === 'object') {
+      const entries = Object.entries(current);
+      for (const [key] of entries) {
+        const found = firstUnstorableChar(key);
+        if (found) return { path: `${childPath(path, key)} (key)`, ...found };
+      }
+      for (let i = entries.length - 1; i >= 0; i--) pending.push({ value: entries[i]![1], path: childPath(path, entries[i]![0]) });
     }
   }
   return undefined;

@@ -1,6 +1,7 @@
 import { Metadata, status, type ServiceError } from '@grpc/grpc-js';
 import { isConnectionLoss } from './connection-loss.js';
 import { ErrorKinds, PlatformError, type ErrorKind } from './errors.js';
+import { isUnstorableText } from './unstorable-text.js';
 
 /** Code of the UNAVAILABLE status sent when a handler lost a dependency's connection (see {@link isConnectionLoss}). */
 export const DEPENDENCY_UNAVAILABLE = 'DEPENDENCY_UNAVAILABLE';
@@ -35,7 +36,9 @@ export function toGrpcError(error: unknown): Partial<ServiceError> {
       ? error
       : isConnectionLoss(error)
         ? new PlatformError('unavailable', DEPENDENCY_UNAVAILABLE, 'a dependency of this service (e.g. its database) is unreachable; try again shortly', { retryAfterSeconds: 1 })
-        : undefined;
+        : isUnstorableText(error)
+          ? new PlatformError('invalid_argument', 'INVALID_CONTENT', 'the request holds text that cannot be stored (the NUL character, or characters that are not UTF-8); send well-formed Unicode without NUL')
+          : undefined;
   const metadata = new Metadata();
   if (!platformError) {
     metadata.set(ERROR_CODE_KEY, 'INTERNAL');

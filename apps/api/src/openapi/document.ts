@@ -44,15 +44,25 @@ const AUTH_ERRORS: ErrorCodes & { 401: readonly string[] } = {
   503: ['AUTH_UNAVAILABLE'],
 };
 
+/**
+ * What any request may be answered before its route runs (framework-errors.ts, input-text.ts):
+ * a URL whose percent-encoding is not UTF-8, NUL or an unpaired surrogate in any query parameter
+ * (documented or not), a request Node's parser refuses, headers too large, a request that did not
+ * arrive in time.
+ */
+const EDGE_ERRORS: ErrorCodes = { 400: ['INVALID_URL', 'INVALID_CONTENT', 'BAD_REQUEST'], 408: ['REQUEST_TIMEOUT'], 431: ['HEADERS_TOO_LARGE'] };
+
 const STATUS_TEXT: Record<number, string> = {
   400: 'Bad request',
   401: 'Not authenticated',
   403: 'Forbidden',
   404: 'Not found',
+  408: 'Request timeout',
   409: 'Conflict',
   413: 'Too large',
   415: 'Unsupported media type',
   429: 'Too many requests',
+  431: 'Headers too large',
   499: 'Client closed the request',
   500: 'Internal error',
   502: 'Bad gateway',
@@ -70,7 +80,11 @@ function mergeErrors(operation: OperationSpec): Map<number, Set<string>> {
     }
   };
   if (operation.access !== 'public') add(AUTH_ERRORS);
+  add(EDGE_ERRORS);
+  if (operation.params) add({ 400: ['INVALID_PATH'] });
   if (operation.body) add({ 400: ['INVALID_JSON', 'INVALID_UTF8', 'INVALID_CONTENT'], 413: ['PAYLOAD_TOO_LARGE'], 415: ['UNSUPPORTED_MEDIA_TYPE'] });
+  // A route without a body ignores one sent with it, but still reads it (its size, its media type).
+  else if (operation.method !== 'GET') add({ 413: ['PAYLOAD_TOO_LARGE'], 415: ['UNSUPPORTED_MEDIA_TYPE'] });
   for (const [part, code] of [['params', 'INVALID_PATH'], ['query', 'INVALID_QUERY'], ['body', 'INVALID_BODY']] as const) {
     if (!operation[part]) continue;
     const answer = operation.invalid?.[part];
@@ -113,6 +127,8 @@ function operationObject(operation: OperationSpec, eventSchemas: Map<string, z.Z
     responses[String(status) as `4${string}`] = {
       description: `${STATUS_TEXT[status] ?? 'Error'}: ${[...codes].join(', ')}`,
       content: { 'application/json': { schema: ErrorBody } },
+      // The same codes, machine-readable: clients (and the hostile-tenant suite) check answers against them.
+      'x-error-codes': [...codes],
     };
   }
   const readsAsOperator = operation.access === 'tenant' && operation.method === 'GET';

@@ -50,7 +50,7 @@ export class OperationRouter {
     this.app.route({
       method: operation.method,
       url: fastifyPath(operation.path),
-      config: { access: operation.access },
+      config: { access: operation.access, hasBody: operation.body !== undefined },
       handler: async (request, reply) => {
         if (operation.access === 'operator') requireOperator(request, this.options.operatorRole);
         // Path first, then query, then body: the first part at fault is the one named.

@@ -34,7 +34,7 @@ export interface ResponseSpec {
 }
 
 /** Error statuses an operation can answer besides the ones every route shares, each with its stable codes. */
-export type ErrorCodes = Partial<Record<400 | 403 | 404 | 409 | 413 | 415 | 429 | 499 | 502 | 503 | 504, readonly string[]>>;
+export type ErrorCodes = Partial<Record<400 | 403 | 404 | 408 | 409 | 413 | 415 | 429 | 431 | 499 | 502 | 503 | 504, readonly string[]>>;
 
 /**
  * One HTTP operation, declared once: the route registers with it and validates its input with

@@ -1,5 +1,5 @@
 import type { LoopResult } from '@platform/agent-loop';
-import type { RunLineage, RunRecord, RunStatus, RunSummary } from './run-types.js';
+import type { RunLineage, RunRecord, RunStartedBy, RunStatus, RunSummary } from './run-types.js';
 
 /** A row of the runs table as the record queries select it. */
 export interface RunRow {
@@ -24,6 +24,20 @@ export interface RunRow {
   delegation_chain: string[] | null;
   tool_scope?: string[] | null;
   plan: unknown;
+  started_at?: Date | null;
+  kind?: string;
+  source?: { kind?: string } | null;
+}
+
+/**
+ * Who started a run, from its columns: the same rule as the listing's SQL (`SOURCE_SQL` in
+ * listing/run-listing.ts), so a run reads the same in GetRun and in ListRuns.
+ */
+export function sourceOfRow(row: Pick<RunRow, 'parent_run_id' | 'kind' | 'source'>): RunStartedBy {
+  if (row.parent_run_id) return 'child';
+  if (row.source?.kind === 'trigger') return 'trigger';
+  if (row.kind === 'agent_expired') return 'notice';
+  return 'user';
 }
 
 export function lineageOf(row: Partial<Pick<RunRow, 'parent_run_id' | 'parent_call_id' | 'delegation_chain' | 'tool_scope'>>): { lineage?: RunLineage } {
@@ -51,6 +65,8 @@ export function toRecord(row: RunRow): RunRecord {
     createdAt: row.created_at,
     finishedAt: row.finished_at,
     traceId: row.trace_id ?? null,
+    startedAt: row.started_at ?? null,
+    startedBy: sourceOfRow(row),
     ...lineageOf(row),
     ...(row.plan ? { plan: row.plan } : {}),
   };

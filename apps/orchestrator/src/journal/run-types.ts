@@ -49,6 +49,10 @@ export interface RunRecord {
   finishedAt: Date | null;
   /** The trace of the request that created the run, when it had one. */
   traceId: string | null;
+  /** When an orchestrator first took the run up; null while it waits in the queue. */
+  startedAt?: Date | null;
+  /** Who started it (what the run listing calls `source`). */
+  startedBy?: RunStartedBy;
   /** Set for a child run (started by another run's delegation). */
   lineage?: RunLineage;
   /** A plan-and-execute run's plan (pipeline/plan/plan-view.ts), as it runs. */
@@ -76,6 +80,9 @@ export interface NewRun {
 }
 
 export type RunKind = 'message' | 'agent_expired';
+
+/** Who started a run: a user, a trigger task's fire, another run's delegation, or a platform notice. */
+export type RunStartedBy = 'user' | 'trigger' | 'child' | 'notice';
 
 /** Who sent a run's message: a trigger task's fire (the trigger service), or a user when absent. */
 export interface RunSource {
