@@ -4,6 +4,7 @@ import { errors, unaryHandler, type Logger } from '@platform/service-kit';
 import { z } from 'zod';
 import type { Clock } from './clock.js';
 import type { TriggerConfig } from './config.js';
+import type { FilterLimits } from './event-filter.js';
 import type { EventRouter } from './event-router.js';
 import type { FireStore } from './fire-store.js';
 import type { NotificationFeed } from './notifications/notification-feed.js';
@@ -47,6 +48,8 @@ export interface TriggerServiceDeps {
   events: EventRouter;
   clock: Clock;
   limits: Limits;
+  /** Limits on filters' and conditions' regular expressions (TRIGGER_FILTER_*), checked at creation. */
+  filterLimits?: FilterLimits;
   logger: Logger;
   /** Called after a run-now fire is recorded, so it is claimed at once. */
   onFireRecorded: () => void;
@@ -65,7 +68,7 @@ export function triggerServiceImplementation(deps: TriggerServiceDeps): triggerV
       const tenantId = tenantOf(request);
       const userId = field(UserId, request.userId, 'INVALID_USER_ID', 'user_id');
       const requestId = field(RequestId, request.requestId, 'INVALID_REQUEST_ID', 'request_id');
-      const spec = checkWebhookUrl(parseTaskSpec(request.specJson, limits.TRIGGER_MAX_SPEC_BYTES), limits.TRIGGER_WEBHOOK_ALLOW_HTTP);
+      const spec = checkWebhookUrl(parseTaskSpec(request.specJson, limits.TRIGGER_MAX_SPEC_BYTES, deps.filterLimits), limits.TRIGGER_WEBHOOK_ALLOW_HTTP);
       const created = await tasks.create({ tenantId, userId, spec, requestId: requestId || null, nowMs: clock.now() });
       if (!created.duplicate) logger.info({ tenantId, taskId: created.task.task_id, trigger: spec.trigger.type, executor: spec.executor }, 'task created');
       return { task: taskView(created.task), duplicate: created.duplicate, webhookSecret: created.task.webhook_secret ?? '' };
@@ -83,7 +86,7 @@ export function triggerServiceImplementation(deps: TriggerServiceDeps): triggerV
     updateTask: unaryHandler<triggerV1.UpdateTaskRequest, triggerV1.UpdateTaskResponse>(logger, 'UpdateTask', async (request) => {
       const tenantId = tenantOf(request);
       const taskId = taskIdOf(request);
-      const spec = checkWebhookUrl(parseTaskSpec(request.specJson, limits.TRIGGER_MAX_SPEC_BYTES), limits.TRIGGER_WEBHOOK_ALLOW_HTTP);
+      const spec = checkWebhookUrl(parseTaskSpec(request.specJson, limits.TRIGGER_MAX_SPEC_BYTES, deps.filterLimits), limits.TRIGGER_WEBHOOK_ALLOW_HTTP);
       return { task: taskView(await tasks.update(tenantId, taskId, spec, clock.now())) };
     }),
 
