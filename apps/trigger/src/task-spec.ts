@@ -25,7 +25,7 @@ function expressionProblem(expression: string, limits: FilterLimits): string | u
     return undefined;
   } catch (err) {
     const code = (err as { code?: unknown }).code;
-    return `${typeof code === 'string' ? `${code}: ` : ''}${(err as Error).message.split('\n').join(' ')}`;
+    return `${typeof code === 'string' ? `[${code}] ` : ''}${(err as Error).message.split('\n').join(' ')}`;
   }
 }
 
