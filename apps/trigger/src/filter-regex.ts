@@ -5,6 +5,9 @@ import { FilterError, FilterErrorCodes, type FilterLimits } from './filter-error
  * A filter's regular expression, compiled by RE2 (re2js, a JavaScript port of RE2): matching
  * runs in time linear in the input (at most the program size times the input length), whatever
  * the pattern, so no pattern can freeze the service the way a backtracking engine's `(a+)+$` does.
+ * Not re2-wasm: its WebAssembly heap is fixed at 16 MiB and never freed (no delete of compiled
+ * patterns), and one 14-character pattern (`\p{L}{1000}`) aborts the module, after which every
+ * match of every tenant fails until the process restarts. re2js lives on the JavaScript heap.
  */
 export interface FilterRegex {
   readonly pattern: string;
