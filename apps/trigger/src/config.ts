@@ -65,6 +65,15 @@ export const TriggerConfig = z.object({
   TRIGGER_EVENTS_MAX_AGE_HOURS: env.positiveInt().default(24),
   /** Largest event data accepted through PublishEvent, in bytes of JSON. */
   TRIGGER_MAX_EVENT_BYTES: env.positiveInt().default(256 * 1024),
+  /**
+   * Regular expressions of event filters and conditions (`~=`, RE2 syntax, linear-time matching):
+   * the longest pattern in characters, the most instructions it may compile to, and the longest
+   * text one `~=` matches (a longer one is the task's lastError FILTER_INPUT_TOO_LONG). One match
+   * costs at most about program size x text length steps, so these two bound a filter's work.
+   */
+  TRIGGER_FILTER_MAX_PATTERN_CHARS: env.positiveInt().default(1_000),
+  TRIGGER_FILTER_MAX_PATTERN_PROGRAM: env.positiveInt().default(500),
+  TRIGGER_FILTER_MAX_INPUT_CHARS: env.positiveInt().default(256 * 1024),
   /** Webhook deliveries: deadline of one POST, attempts (5xx, 429, 408 and network errors are retried), backoff. */
   TRIGGER_WEBHOOK_TIMEOUT_MS: env.positiveInt().default(10_000),
   TRIGGER_WEBHOOK_MAX_ATTEMPTS: env.positiveInt().default(8),

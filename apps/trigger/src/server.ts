@@ -106,7 +106,8 @@ export async function startTriggerServer(config: TriggerConfig, logger: Logger, 
       logger,
     );
     const engine = new TriggerEngine(planner, dispatcher, clock, { planIntervalMs: config.TRIGGER_PLAN_INTERVAL_MS, dispatchIntervalMs: config.TRIGGER_DISPATCH_INTERVAL_MS, leaseMs: config.TRIGGER_LEASE_MS }, logger);
-    const events = new EventRouter(db, clock, logger, () => engine.kick());
+    const filterLimits = { maxPatternChars: config.TRIGGER_FILTER_MAX_PATTERN_CHARS, maxPatternProgram: config.TRIGGER_FILTER_MAX_PATTERN_PROGRAM, maxInputChars: config.TRIGGER_FILTER_MAX_INPUT_CHARS };
+    const events = new EventRouter(db, clock, logger, () => engine.kick(), filterLimits);
     const listener = new EventListener(nc, events, config.TRIGGER_EVENTS_MAX_AGE_HOURS * 3_600_000, logger);
     const expiries = new ApprovalExpiryListener(nc, db, logger);
     const runEnds = new TriggeredRunListener(nc, db, clock, config.TRIGGER_EVENTS_MAX_AGE_HOURS * 3_600_000, logger);
@@ -132,7 +133,7 @@ export async function startTriggerServer(config: TriggerConfig, logger: Logger, 
     grpc.addService(
       TRIGGER_SERVICE_NAME,
       triggerV1.TriggerServiceService,
-      triggerServiceImplementation({ tasks, quotas, fires, events, clock, limits: config, logger, onFireRecorded: () => engine.kick(), feed, egress }),
+      triggerServiceImplementation({ tasks, quotas, fires, events, clock, limits: config, filterLimits, logger, onFireRecorded: () => engine.kick(), feed, egress }),
     );
     const port = await grpc.start();
     if (options.startEngine !== false) {

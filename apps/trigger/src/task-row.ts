@@ -18,6 +18,10 @@ export interface TaskRow {
   last_fire_at: Date | null;
   last_outcome: string;
   webhook_secret: string | null;
+  /** The last filter or condition evaluation that failed ('' and null when none did since the spec was set). */
+  last_error_code: string;
+  last_error_message: string;
+  last_error_at: Date | null;
   created_at: Date;
   updated_at: Date;
 }

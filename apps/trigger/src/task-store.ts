@@ -119,7 +119,8 @@ export class TaskStore {
         `UPDATE tasks SET spec = $3::jsonb, name = $4, trigger_type = $5, executor = $6, anchor_at = $7,
            next_fire_at = CASE WHEN status = 'ACTIVE' THEN $8::timestamptz ELSE NULL END, event_source = $9, event_type = $10,
            webhook_secret = CASE WHEN $11::boolean THEN coalesce(webhook_secret, $12) END,
-           next_poll_at = CASE WHEN $5 = 'condition' AND status = 'ACTIVE' THEN $7::timestamptz END, condition_met = NULL, updated_at = now()
+           next_poll_at = CASE WHEN $5 = 'condition' AND status = 'ACTIVE' THEN $7::timestamptz END, condition_met = NULL,
+           last_error_code = '', last_error_message = '', last_error_at = NULL, updated_at = now()
          WHERE tenant_id = $1 AND task_id = $2 RETURNING *`,
         [tenantId, taskId, jsonbText(spec), spec.name ?? '', spec.trigger.type, spec.executor, new Date(nowMs), dateOrNull(nextFireAt), ...eventKey(spec), spec.output.channel === 'webhook', newWebhookSecret()],
       );

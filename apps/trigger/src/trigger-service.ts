@@ -5,6 +5,7 @@ import { errors, unaryHandler, type Logger } from '@platform/service-kit';
 import { z } from 'zod';
 import type { Clock } from './clock.js';
 import type { TriggerConfig } from './config.js';
+import type { FilterLimits } from './event-filter.js';
 import type { EventRouter } from './event-router.js';
 import type { FireStore } from './fire-store.js';
 import type { NotificationFeed } from './notifications/notification-feed.js';
@@ -63,6 +64,8 @@ export interface TriggerServiceDeps {
   events: EventRouter;
   clock: Clock;
   limits: Limits;
+  /** Limits on filters' and conditions' regular expressions (TRIGGER_FILTER_*), checked at creation. */
+  filterLimits?: FilterLimits;
   logger: Logger;
   /** Called after a run-now fire is recorded, so it is claimed at once. */
   onFireRecorded: () => void;
@@ -83,7 +86,7 @@ export function triggerServiceImplementation(deps: TriggerServiceDeps): triggerV
       const tenantId = tenantOf(request);
       const userId = field(UserId, request.userId, 'INVALID_USER_ID', 'user_id');
       const requestId = field(RequestId, request.requestId, 'INVALID_REQUEST_ID', 'request_id');
-      const spec = await checkWebhookUrl(parseTaskSpec(request.specJson, limits.TRIGGER_MAX_SPEC_BYTES), limits.TRIGGER_WEBHOOK_ALLOW_HTTP, deps.egress);
+      const spec = await checkWebhookUrl(parseTaskSpec(request.specJson, limits.TRIGGER_MAX_SPEC_BYTES, deps.filterLimits), limits.TRIGGER_WEBHOOK_ALLOW_HTTP, deps.egress);
       const quota = quotas.of(request.tier ?? '');
       quotas.checkInterval(spec, quota, clock.now());
       const created = await tasks.create({ tenantId, userId, spec, requestId: requestId || null, nowMs: clock.now(), quota });
@@ -103,7 +106,7 @@ export function triggerServiceImplementation(deps: TriggerServiceDeps): triggerV
     updateTask: unaryHandler<triggerV1.UpdateTaskRequest, triggerV1.UpdateTaskResponse>(logger, 'UpdateTask', async (request) => {
       const tenantId = tenantOf(request);
       const taskId = taskIdOf(request);
-      const spec = await checkWebhookUrl(parseTaskSpec(request.specJson, limits.TRIGGER_MAX_SPEC_BYTES), limits.TRIGGER_WEBHOOK_ALLOW_HTTP, deps.egress);
+      const spec = await checkWebhookUrl(parseTaskSpec(request.specJson, limits.TRIGGER_MAX_SPEC_BYTES, deps.filterLimits), limits.TRIGGER_WEBHOOK_ALLOW_HTTP, deps.egress);
       quotas.checkInterval(spec, quotas.of(request.tier ?? ''), clock.now());
       return { task: taskView(await tasks.update(tenantId, taskId, spec, clock.now())) };
     }),

@@ -29,6 +29,15 @@ const kindByStatus = new Map<status, ErrorKind>(
   ErrorKinds.filter((k) => k !== 'payload_too_large').map((k) => [statusByKind[k], k]),
 );
 
+/**
+ * JSON with every character outside printable ASCII as a `\u` escape: a metadata value may hold
+ * printable ASCII only (grpc-js refuses anything else, and the call then ends with no answer),
+ * while details quote client text (a filter, a name) that may be any Unicode. JSON.parse reads it back unchanged.
+ */
+function asciiJson(value: unknown): string {
+  return JSON.stringify(value).replace(/[^\x20-\x7e]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+}
+
 /** Server edge: turns any thrown value into a gRPC status, keeping a PlatformError's code and details in trailers. */
 export function toGrpcError(error: unknown): Partial<ServiceError> {
   const platformError =
@@ -46,7 +55,7 @@ export function toGrpcError(error: unknown): Partial<ServiceError> {
   }
   metadata.set(ERROR_CODE_KEY, platformError.code);
   metadata.set('platform-error-kind', platformError.kind);
-  if (platformError.details) metadata.set(ERROR_DETAILS_KEY, JSON.stringify(platformError.details));
+  if (platformError.details) metadata.set(ERROR_DETAILS_KEY, asciiJson(platformError.details));
   if (platformError.retryAfterSeconds !== undefined) metadata.set(RETRY_AFTER_KEY, String(platformError.retryAfterSeconds));
   return { code: statusByKind[platformError.kind], details: platformError.message, metadata };
 }

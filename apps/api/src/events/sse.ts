@@ -22,6 +22,9 @@ export class SseStream {
       'x-accel-buffering': 'no',
       ...extraHeaders,
     });
+    // Node holds written headers back until the first body byte: a stream with nothing to send
+    // yet (an empty notification feed) would show its client nothing until the first heartbeat.
+    reply.raw.flushHeaders();
     // Comments keep proxies from closing an idle stream while a tool runs.
     this.heartbeat = setInterval(() => this.reply.raw.write(': keep-alive\n\n'), heartbeatMs);
   }

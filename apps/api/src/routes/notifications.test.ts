@@ -39,6 +39,7 @@ beforeAll(async () => {
   tokens['alice'] = await sign({ tenant: 'acme', sub: 'alice' });
   tokens['bob'] = await sign({ tenant: 'acme', sub: 'bob' });
   tokens['globex'] = await sign({ sub: 'globex' });
+  tokens['initech'] = await sign({ tenant: 'initech', sub: 'peter' });
   app = buildApp({
     checkReplies: true,
     logger: createLogger({ service: 'api-test', level: 'silent' }),
@@ -134,6 +135,21 @@ describe('GET /v1/notifications', () => {
     // Resuming from a seq of another tenant's feed reads only the caller's own after it.
     const resumed = await read('globex', 10, { 'last-event-id': '1' }, undefined, 1_000);
     expect(resumed.events.map((e) => e.id)).toEqual(['2']);
+  });
+
+  it('sends the stream headers at once, before any notification exists (the heartbeat here is a minute away)', async () => {
+    const controller = new AbortController();
+    const deadline = setTimeout(() => controller.abort(), 5_000);
+    try {
+      // fetch resolves when the status line and headers arrive; before the fix they waited for the first write.
+      const response = await fetch(`${url}/v1/notifications`, { headers: { authorization: `Bearer ${tokens['initech']}` }, signal: controller.signal });
+      expect(response.status).toBe(200);
+      expect(response.headers.get('content-type')).toContain('text/event-stream');
+      expect(controller.signal.aborted).toBe(false);
+    } finally {
+      clearTimeout(deadline);
+      controller.abort();
+    }
   });
 
   it('answers 503 with retry-after while the trigger service is down, and 401 without a token', async () => {

@@ -22,6 +22,7 @@ const task: triggerV1.Task = {
   nextFireAt: new Date('2026-06-02T08:00:00Z'),
   lastFireAt: undefined,
   lastOutcome: '',
+  lastError: { code: 'FILTER_EVALUATION_FAILED', message: 'Expected a number, but got a text instead.', at: new Date('2026-06-01T12:00:00Z') },
   createdAt: new Date('2026-06-01T00:00:00Z'),
   updatedAt: new Date('2026-06-01T00:00:00Z'),
 };
@@ -147,7 +148,10 @@ describe('/v1/tasks', () => {
 
   it('lists, reads, updates, pauses, resumes and deletes', async () => {
     expect((await call('GET', '/v1/tasks?pageSize=10')).json()).toMatchObject({ tasks: [{ taskId: TASK_ID }], nextPageToken: null });
-    expect((await call('GET', `/v1/tasks/${TASK_ID}`)).json()).toMatchObject({ taskId: TASK_ID });
+    expect((await call('GET', `/v1/tasks/${TASK_ID}`)).json()).toMatchObject({
+      taskId: TASK_ID,
+      lastError: { code: 'FILTER_EVALUATION_FAILED', message: 'Expected a number, but got a text instead.', at: '2026-06-01T12:00:00.000Z' },
+    });
     expect((await call('PUT', `/v1/tasks/${TASK_ID}`, { body: { ...SPEC, trigger: { type: 'schedule', cron: '0 9 * * *' } } })).statusCode).toBe(200);
     expect((await call('POST', `/v1/tasks/${TASK_ID}/pause`)).statusCode).toBe(200);
     expect((await call('POST', `/v1/tasks/${TASK_ID}/resume`)).statusCode).toBe(200);

@@ -49,6 +49,14 @@ const Task = z
     nextFireAt: OptionalTimestamp,
     lastFireAt: OptionalTimestamp,
     lastOutcome: z.string().nullable(),
+    lastError: z
+      .object({
+        code: z.string().meta({ description: 'FILTER_INPUT_TOO_LONG or FILTER_EVALUATION_FAILED (docs/triggers.md).' }),
+        message: z.string(),
+        at: OptionalTimestamp,
+      })
+      .nullable()
+      .meta({ description: 'The last time the task\'s filter failed on an event (the event did not fire it), and why; null when none failed since its spec was set.' }),
     userId: z.string().nullable(),
     createdAt: OptionalTimestamp,
     updatedAt: OptionalTimestamp,
@@ -92,6 +100,7 @@ const TASK_EXAMPLE: z.infer<typeof Task> = {
   nextFireAt: '2026-06-02T06:00:00.000Z',
   lastFireAt: null,
   lastOutcome: null,
+  lastError: null,
   userId: 'alice',
   createdAt: '2026-06-01T09:30:00.000Z',
   updatedAt: '2026-06-01T09:30:00.000Z',
@@ -217,6 +226,7 @@ export function taskBody(task: triggerV1.Task): z.infer<typeof Task> {
     nextFireAt: iso(task.nextFireAt),
     lastFireAt: iso(task.lastFireAt),
     lastOutcome: task.lastOutcome || null,
+    lastError: task.lastError ? { code: task.lastError.code, message: task.lastError.message, at: iso(task.lastError.at) } : null,
     userId: task.userId || null,
     createdAt: iso(task.createdAt),
     updatedAt: iso(task.updatedAt),

@@ -74,6 +74,14 @@ function TaskCard({ task, onChanged }: { task: Task; onChanged: () => void }) {
         <dd>
           {formatTime(task.lastFireAt)} {task.lastOutcome && <span className="muted">({task.lastOutcome})</span>}
         </dd>
+        {task.lastError && (
+          <>
+            <dt>Filter error</dt>
+            <dd>
+              <code>{task.lastError.code}</code> {task.lastError.message} <span className="muted">({formatTime(task.lastError.at)})</span>
+            </dd>
+          </>
+        )}
       </dl>
       {!readOnly && (
         <div className="actions">

@@ -9,6 +9,8 @@ interface Task {
   nextFireAt: string | null;
   lastFireAt: string | null;
   lastOutcome: string | null;
+  /** The latest failure of the task's filter on an event (docs/triggers.md); absent from older servers. */
+  lastError?: { code: string; message: string; at: string } | null;
 }
 
 interface Fire {
@@ -53,6 +55,7 @@ export async function showTask(api: ApiClient, taskId: string): Promise<{ json: 
       ['next fire', task.nextFireAt],
       ['last fire', task.lastFireAt],
       ['last outcome', task.lastOutcome],
+      ['last error', task.lastError ? `${task.lastError.code} ${task.lastError.message} (${task.lastError.at})` : null],
     ]),
   };
 }
