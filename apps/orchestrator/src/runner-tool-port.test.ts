@@ -9,6 +9,7 @@ import { z } from 'zod';
 import type { PoolAgents } from './agents/pool-agents.js';
 import { RunnerToolPort, toOutcome } from './runner-tool-port.js';
 import { ToolBreakers } from './tool-breakers.js';
+import { ToolGate } from './tool-gate/tool-gate.js';
 
 const logger = createLogger({ service: 'test', level: 'silent' });
 let server: NatsServerHandle;
@@ -29,7 +30,7 @@ beforeAll(async () => {
   leaving = await serveRunner({ nc: leavingConnection, name: 'leaving-tools', version: '1.0.0', tools: [echo], logger });
   catalog = new ToolCatalog({ nc, logger, discoveryWaitMs: 200, staleAfterMs: 0 });
   await catalog.refresh();
-  port = new RunnerToolPort(catalog, new ToolClient({ nc, logger }), { tenantId: 'acme', conversationId: 'c1' });
+  port = new RunnerToolPort(new ToolGate({ catalog, client: new ToolClient({ nc, logger }) }), { tenantId: 'acme', conversationId: 'c1' });
 });
 afterAll(async () => {
   await runner.stop(100);
@@ -75,7 +76,7 @@ describe('RunnerToolPort', () => {
       const started: Array<{ callId: string; approvalGate: boolean }> = [];
       const waiting: ToolOutcome = { status: 'waiting', content: 'asked', pending: { agentName: 'wipe', waitingFor: 'approval', prompt: 'ok?' } };
       const agents = { start: async (_scope: unknown, call: { id: string }, _context: unknown, approvalGate = false) => (started.push({ callId: call.id, approvalGate }), waiting) } as unknown as PoolAgents;
-      const withPool = new RunnerToolPort(catalog, new ToolClient({ nc, logger }), { tenantId: 'acme', conversationId: 'c1', agents });
+      const withPool = new RunnerToolPort(new ToolGate({ catalog, client: new ToolClient({ nc, logger }) }), { tenantId: 'acme', conversationId: 'c1', agents });
       expect(await withPool.execute({ id: 'g2', name: 'wipe', arguments: { disk: 'sda' } }, context())).toEqual(waiting);
       expect(started).toEqual([{ callId: 'g2', approvalGate: true }]);
       // A plain tool without the flag still runs directly.
@@ -106,7 +107,7 @@ describe('RunnerToolPort', () => {
     try {
       await catalog.refresh();
       const breakers = new ToolBreakers({ failureThreshold: 2, cooldownMs: 300, logger });
-      const guarded = new RunnerToolPort(catalog, new ToolClient({ nc, logger }), { tenantId: 'acme', conversationId: 'c1', breakers });
+      const guarded = new RunnerToolPort(new ToolGate({ catalog, client: new ToolClient({ nc, logger }), breakers }), { tenantId: 'acme', conversationId: 'c1' });
       const shortCall = (id: string) => guarded.execute({ id, name: 'stall', arguments: {} }, { ...context(), deadlineAt: Date.now() + 100 });
       expect(await shortCall('s1')).toMatchObject({ status: 'timeout' });
       expect(await shortCall('s2')).toMatchObject({ status: 'timeout' });
