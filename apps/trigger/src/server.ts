@@ -1,6 +1,5 @@
 import { orchestratorV1, triggerV1 } from '@platform/proto';
 import { connectNats, createGrpcClient, GrpcServer, openServiceDatabase, type Logger, type NatsConnection } from '@platform/service-kit';
-import { ToolClient } from '@platform/tool-sdk';
 import { hostname } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { systemClock, type Clock } from './clock.js';
@@ -14,6 +13,7 @@ import { CustomExecutor } from './executors/custom-executor.js';
 import { ExecutorRegistry } from './executors/executor-registry.js';
 import type { FireExecutor } from './executors/fire-executor.js';
 import { OrchestratorExecutor } from './executors/orchestrator-executor.js';
+import { OrchestratorTools } from './orchestrator-tools.js';
 import { FireDispatcher } from './fire-dispatcher.js';
 import { NotificationFeed } from './notifications/notification-feed.js';
 import { WebhookDispatcher } from './notifications/webhook-dispatcher.js';
@@ -73,13 +73,12 @@ export async function startTriggerServer(config: TriggerConfig, logger: Logger, 
   });
   try {
     nc = await connectNats({ config, name: 'trigger', logger });
-    const tools = new ToolClient({ nc, logger });
-    const custom = new BatchingCustomExecutor(
-      tools,
-      new CustomExecutor(tools, config.TRIGGER_EXECUTOR_TIMEOUT_MS),
-      { timeoutMs: config.TRIGGER_EXECUTOR_TIMEOUT_MS, maxBatch: config.TRIGGER_EXECUTOR_BATCH_MAX },
-      logger,
-    );
+    // Every tool call of a task (condition polls, custom executors) goes through the orchestrator's tool gate.
+    const tools = new OrchestratorTools(orchestrator.rpc, config.TRIGGER_TOOL_GATE_TIMEOUT_MS);
+    const custom = new BatchingCustomExecutor(tools, new CustomExecutor(tools, config.TRIGGER_EXECUTOR_TIMEOUT_MS), {
+      timeoutMs: config.TRIGGER_EXECUTOR_TIMEOUT_MS,
+      maxBatch: config.TRIGGER_EXECUTOR_BATCH_MAX,
+    });
     const executor = options.executor ?? new ExecutorRegistry(new OrchestratorExecutor(orchestrator.rpc, config.TRIGGER_ORCHESTRATOR_TIMEOUT_MS), custom);
     const tasks = new TaskStore(db, config.TRIGGER_MAX_TASKS_PER_TENANT);
     const fires = new FireStore(db, replicaId);
@@ -125,7 +124,7 @@ export async function startTriggerServer(config: TriggerConfig, logger: Logger, 
     grpc.addService(
       TRIGGER_SERVICE_NAME,
       triggerV1.TriggerServiceService,
-      triggerServiceImplementation({ tasks, fires, events, clock, limits: config, logger, onFireRecorded: () => engine.kick(), feed }),
+      triggerServiceImplementation({ tasks, fires, events, clock, limits: config, logger, onFireRecorded: () => engine.kick(), feed, tools }),
     );
     const port = await grpc.start();
     if (options.startEngine !== false) {

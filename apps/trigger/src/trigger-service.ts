@@ -7,6 +7,7 @@ import type { TriggerConfig } from './config.js';
 import type { EventRouter } from './event-router.js';
 import type { FireStore } from './fire-store.js';
 import type { NotificationFeed } from './notifications/notification-feed.js';
+import type { OrchestratorTools } from './orchestrator-tools.js';
 import { parseTaskSpec, type TaskSpec } from './task-spec.js';
 import type { TaskStore } from './task-store.js';
 import { fireView, taskView } from './task-views.js';
@@ -51,6 +52,8 @@ export interface TriggerServiceDeps {
   /** Called after a run-now fire is recorded, so it is claimed at once. */
   onFireRecorded: () => void;
   feed: NotificationFeed;
+  /** The orchestrator's tool gate: a task's condition tool and custom executor are checked against it before the task is stored. */
+  tools: Pick<OrchestratorTools, 'checkTask'>;
 }
 
 /** The TriggerService gRPC implementation: validates at the edge, scopes everything by tenant. */
@@ -66,6 +69,7 @@ export function triggerServiceImplementation(deps: TriggerServiceDeps): triggerV
       const userId = field(UserId, request.userId, 'INVALID_USER_ID', 'user_id');
       const requestId = field(RequestId, request.requestId, 'INVALID_REQUEST_ID', 'request_id');
       const spec = checkWebhookUrl(parseTaskSpec(request.specJson, limits.TRIGGER_MAX_SPEC_BYTES), limits.TRIGGER_WEBHOOK_ALLOW_HTTP);
+      await deps.tools.checkTask(tenantId, spec);
       const created = await tasks.create({ tenantId, userId, spec, requestId: requestId || null, nowMs: clock.now() });
       if (!created.duplicate) logger.info({ tenantId, taskId: created.task.task_id, trigger: spec.trigger.type, executor: spec.executor }, 'task created');
       return { task: taskView(created.task), duplicate: created.duplicate, webhookSecret: created.task.webhook_secret ?? '' };
@@ -84,6 +88,7 @@ export function triggerServiceImplementation(deps: TriggerServiceDeps): triggerV
       const tenantId = tenantOf(request);
       const taskId = taskIdOf(request);
       const spec = checkWebhookUrl(parseTaskSpec(request.specJson, limits.TRIGGER_MAX_SPEC_BYTES), limits.TRIGGER_WEBHOOK_ALLOW_HTTP);
+      await deps.tools.checkTask(tenantId, spec);
       return { task: taskView(await tasks.update(tenantId, taskId, spec, clock.now())) };
     }),
 
