@@ -160,4 +160,34 @@ describe('the engine over real tool runners', () => {
       ['c', 'invalid', 'INVALID_ARGUMENTS'],
     ]);
   });
+
+  it("denies a tool outside the profile's allowlist or a plan subtask's scope as TOOL_NOT_ALLOWED (not an unknown tool); a name nobody serves stays unknown", async () => {
+    const gate = new ToolGate({ catalog, client: new ToolClient({ nc, logger }) });
+    const echo = defineTool({ name: 'echo_again', description: 'Echoes.', input: z.object({}), handler: async () => 'echo' });
+    const extra = await serveRunner({ nc, name: 'extra-tools', version: '1.0.0', tools: [echo], logger });
+    try {
+      await catalog.refresh();
+      const profileOnly = new RunnerToolPort(gate, { tenantId: 'acme', conversationId: 'c1', allowsTool: (name) => name === 'double' });
+      const subtask = new RunnerToolPort(gate, { tenantId: 'acme', conversationId: 'c1', allowsTool: (name) => name === 'double', subtaskScope: ['double'] });
+      for (const scoped of [profileOnly, subtask]) {
+        const model = new ScriptedModel([reply.calls(['a', 'double', { n: 2 }], ['b', 'echo_again', {}], ['c', 'no_such_tool', {}]), reply.text('done')]);
+        const result = await runAgentLoop({ runId: 'run_2', messages: [{ role: 'user', content: 'go' }] }, { model, tools: scoped });
+        const results = result.messages.filter((m): m is ToolMessage => m.role === 'tool');
+        expect(results.map((r) => [r.toolCallId, r.status, r.errorCode])).toEqual([
+          ['a', 'success', undefined],
+          ['b', 'denied', 'TOOL_NOT_ALLOWED'],
+          ['c', 'invalid', 'UNKNOWN_TOOL'],
+        ]);
+        expect(results[1]!.content).not.toContain('there is no tool');
+        // The loop classifies it as the documented `not_allowed` failure (docs/plans-and-teams.md).
+        expect(result.toolCalls.find((c) => c.errorCode === 'TOOL_NOT_ALLOWED')?.failures).toEqual([expect.objectContaining({ class: 'tool', kind: 'not_allowed' })]);
+      }
+      expect(subtask.refuse('echo_again')?.content).toContain("this subtask (held to 'double')");
+      // The allowlist is applied at execution too, whoever reaches the port.
+      expect(await subtask.execute({ id: 'x', name: 'echo_again', arguments: {} }, context())).toMatchObject({ status: 'denied', errorCode: 'TOOL_NOT_ALLOWED' });
+    } finally {
+      await extra.stop(10);
+      await catalog.refresh();
+    }
+  });
 });

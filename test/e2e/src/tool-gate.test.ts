@@ -121,7 +121,7 @@ describe('trigger tasks at the tool gate', () => {
     expect(await archiveRuns()).toBe(0);
   });
 
-  it('runs a declared executor for coinciding fires of two tenants, each once under its own tenant, and a read-only condition fires it', async () => {
+  it('runs a declared executor for coinciding fires of two tenants, each once under its own tenant, and a read-only condition fires it (the profile allowlist applying to both)', async () => {
     const tenants = ['acme', 'globex', 'acme', 'globex'];
     const tasks: string[] = [];
     for (const [i, tenant] of tenants.entries()) {
@@ -136,12 +136,16 @@ describe('trigger tasks at the tool gate', () => {
       expect(await digestOf(fire.fireId)).toEqual([{ tenantId: tenants[i], kind: 'manual' }]);
     }
 
-    const watch = await api<{ taskId: string }>(platform, 'POST', '/v1/tasks', 'acme', {
+    const spec = {
       name: 'sum is four',
       trigger: { type: 'condition', tool: 'calculator', arguments: { expression: '2 + 2' }, intervalSeconds: 1, condition: 'result.result == 4' },
       executor: 'digest_executor',
-      action: { config: { items: ['x'] }, profile: 'arithmetic' },
-    });
+    };
+    // The task's profile allowlist applies to its executor too: 'arithmetic' gives only the calculator.
+    const narrow = await api<ErrorBody>(platform, 'POST', '/v1/tasks', 'acme', { ...spec, action: { config: { items: ['x'] }, profile: 'arithmetic' } });
+    expect(narrow.status).toBe(400);
+    expect(narrow.body.error).toMatchObject({ code: 'EXECUTOR_NOT_ALLOWED', details: { reason: 'TOOL_NOT_ALLOWED' } });
+    const watch = await api<{ taskId: string }>(platform, 'POST', '/v1/tasks', 'acme', { ...spec, action: { config: { items: ['x'] } } });
     expect(watch.status).toBe(201);
     const fired = await waitFor('the condition to fire', async () => (await firesOf('acme', watch.body.taskId)).find((f) => f.status === 'succeeded'), 30_000);
     expect(fired).toMatchObject({ kind: 'condition', result: { counted: 1 } });
