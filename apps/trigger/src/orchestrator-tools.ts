@@ -1,5 +1,5 @@
 import type { orchestratorV1 } from '@platform/proto';
-import { errors, isPlatformError, type PlatformError, type PromiseClient } from '@platform/service-kit';
+import { errors, isPlatformError, type PromiseClient } from '@platform/service-kit';
 import { ORCHESTRATOR_EXECUTOR, type TaskSpec } from './task-spec.js';
 
 export type OrchestratorToolClient = Pick<PromiseClient<orchestratorV1.OrchestratorServiceClient>, 'callTool' | 'callToolBatch'>;
@@ -98,5 +98,5 @@ function refusalOf(call: TaskToolCall, err: unknown): unknown {
   if (err.kind === 'unavailable' && err.code !== 'RUNNER_UNAVAILABLE') return err;
   if (err.kind === 'deadline_exceeded' || err.kind === 'internal' || err.kind === 'cancelled') return err;
   const { code, field } = TaskToolRefusal[call.caller];
-  return errors.invalidArgument(code, `${field}: ${(err as PlatformError).message}`, { details: { reason: err.code, issues: [{ field, message: err.message }] } });
+  return errors.invalidArgument(code, `${field}: ${(err).message}`, { details: { reason: err.code, issues: [{ field, message: err.message }] } });
 }

@@ -79,7 +79,7 @@ export class RelayToolGate {
   /** A standalone gRPC server with only these handlers; resolves with its address. */
   async serve(): Promise<{ address: string; stop: () => Promise<void> }> {
     const server = new GrpcServer({ host: '127.0.0.1', port: 0, logger: testLogger });
-    server.addService('orchestrator.v1.OrchestratorService', orchestratorV1.OrchestratorServiceService, this.handlers() as orchestratorV1.OrchestratorServiceServer);
+    server.addService('orchestrator.v1.OrchestratorService', orchestratorV1.OrchestratorServiceService, this.handlers());
     const port = await server.start();
     return { address: `127.0.0.1:${port}`, stop: () => server.stop(100) };
   }
