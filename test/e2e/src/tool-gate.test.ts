@@ -37,7 +37,7 @@ beforeAll(async () => {
     ],
   });
   databaseUrl = await createSuiteDatabase('tool_gate');
-  platform = await bootPlatform('tool_gate', { databaseUrl, env: { orchestrator: { AGENT_PROFILES_FILE: profiles.file } } });
+  platform = await bootPlatform('tool_gate', { databaseUrl, readyTimeoutMs: 90_000, env: { orchestrator: { AGENT_PROFILES_FILE: profiles.file } } });
   gatedRunner = await startRunnerProcess(platform, 'gated-runner', 'test/e2e/src/fixtures/gated-runner.ts');
   executorRunner = await startRunnerProcess(platform, 'executor-runner', 'test/e2e/src/fixtures/executor-runner.ts');
   await waitForCatalog(platform.apiUrl, ['archive_orders', 'digest_executor']);
