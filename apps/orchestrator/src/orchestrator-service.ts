@@ -19,6 +19,7 @@ import { runListQueryOf } from './listing/run-list-query.js';
 import type { RunnerStats } from './runner-stats.js';
 import type { ToolBreakers } from './tool-breakers.js';
 import type { MemoryRecall } from './pipeline/memory-recall.js';
+import type { TaskToolCalls } from './tool-calls/task-tool-calls.js';
 import { toolCallResult, type ToolTrials } from './tool-calls/tool-trials.js';
 
 export interface OrchestratorDependencies {
@@ -34,6 +35,8 @@ export interface OrchestratorDependencies {
   listing: RunListing;
   /** Tool calls clients try directly (CallTool, GetToolCall). */
   toolTrials: ToolTrials;
+  /** Tool calls of trigger tasks (condition polls, custom executors), through the same gate. */
+  taskToolCalls: TaskToolCalls;
   /** The runner replicas' `$SRV.STATS`, for the catalog (ListTools). */
   runnerStats: RunnerStats;
   /** This process's circuit breakers, shown with the catalog (ListTools). */
@@ -240,8 +243,19 @@ export function orchestratorServiceImplementation(deps: OrchestratorDependencies
       };
     }),
 
-    callTool: unaryHandler<orchestratorV1.CallToolRequest, orchestratorV1.CallToolResponse>(logger, 'CallTool', async (request, call) => ({
-      call: toolCallResult(await deps.toolTrials.call(request, callerGone(call))),
+    // Every caller's call passes the tool gate (tool-gate/): a client trying a tool, journaled; a
+    // trigger task's condition poll or executor fire, checked at the task's creation by a dry run.
+    callTool: unaryHandler<orchestratorV1.CallToolRequest, orchestratorV1.CallToolResponse>(logger, 'CallTool', async (request, call) => {
+      if (request.caller === '' || request.caller === 'try') return { call: toolCallResult(await deps.toolTrials.call(request, callerGone(call))) };
+      if (request.dryRun) {
+        await deps.taskToolCalls.check(request);
+        return { call: undefined };
+      }
+      return { call: await deps.taskToolCalls.call(request, callerGone(call)) };
+    }),
+
+    callToolBatch: unaryHandler<orchestratorV1.CallToolBatchRequest, orchestratorV1.CallToolBatchResponse>(logger, 'CallToolBatch', async (request, call) => ({
+      results: await deps.taskToolCalls.callBatch(request.calls, callerGone(call)),
     })),
 
     getToolCall: unaryHandler<orchestratorV1.GetToolCallRequest, orchestratorV1.GetToolCallResponse>(logger, 'GetToolCall', async (request) => ({

@@ -6,6 +6,7 @@ import { ManagedProcess, startNatsServer, workspaceRoot, type NatsServerHandle }
 import { ToolCatalog, ToolClient } from '@platform/tool-sdk';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { RunnerToolPort } from './runner-tool-port.js';
+import { ToolGate } from './tool-gate/tool-gate.js';
 
 const logger = createLogger({ service: 'test', level: 'silent' });
 let server: NatsServerHandle;
@@ -35,7 +36,7 @@ beforeAll(async () => {
   // The catalog starts before any runner exists.
   catalog = new ToolCatalog({ nc, logger, discoveryWaitMs: 300, staleAfterMs: 0 });
   await catalog.refresh();
-  port = new RunnerToolPort(catalog, new ToolClient({ nc, logger }), { tenantId: 'acme', conversationId: 'c1' });
+  port = new RunnerToolPort(new ToolGate({ catalog, client: new ToolClient({ nc, logger }) }), { tenantId: 'acme', conversationId: 'c1' });
 });
 afterEach(async () => {
   await Promise.all(processes.splice(0).map((p) => p.kill()));

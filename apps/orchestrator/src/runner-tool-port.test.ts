@@ -9,6 +9,7 @@ import { z } from 'zod';
 import type { PoolAgents } from './agents/pool-agents.js';
 import { RunnerToolPort, toOutcome } from './runner-tool-port.js';
 import { ToolBreakers } from './tool-breakers.js';
+import { ToolGate } from './tool-gate/tool-gate.js';
 
 const logger = createLogger({ service: 'test', level: 'silent' });
 let server: NatsServerHandle;
@@ -29,7 +30,7 @@ beforeAll(async () => {
   leaving = await serveRunner({ nc: leavingConnection, name: 'leaving-tools', version: '1.0.0', tools: [echo], logger });
   catalog = new ToolCatalog({ nc, logger, discoveryWaitMs: 200, staleAfterMs: 0 });
   await catalog.refresh();
-  port = new RunnerToolPort(catalog, new ToolClient({ nc, logger }), { tenantId: 'acme', conversationId: 'c1' });
+  port = new RunnerToolPort(new ToolGate({ catalog, client: new ToolClient({ nc, logger }) }), { tenantId: 'acme', conversationId: 'c1' });
 });
 afterAll(async () => {
   await runner.stop(100);
@@ -75,7 +76,7 @@ describe('RunnerToolPort', () => {
       const started: Array<{ callId: string; approvalGate: boolean }> = [];
       const waiting: ToolOutcome = { status: 'waiting', content: 'asked', pending: { agentName: 'wipe', waitingFor: 'approval', prompt: 'ok?' } };
       const agents = { start: async (_scope: unknown, call: { id: string }, _context: unknown, approvalGate = false) => (started.push({ callId: call.id, approvalGate }), waiting) } as unknown as PoolAgents;
-      const withPool = new RunnerToolPort(catalog, new ToolClient({ nc, logger }), { tenantId: 'acme', conversationId: 'c1', agents });
+      const withPool = new RunnerToolPort(new ToolGate({ catalog, client: new ToolClient({ nc, logger }) }), { tenantId: 'acme', conversationId: 'c1', agents });
       expect(await withPool.execute({ id: 'g2', name: 'wipe', arguments: { disk: 'sda' } }, context())).toEqual(waiting);
       expect(started).toEqual([{ callId: 'g2', approvalGate: true }]);
       // A plain tool without the flag still runs directly.
@@ -106,7 +107,7 @@ describe('RunnerToolPort', () => {
     try {
       await catalog.refresh();
       const breakers = new ToolBreakers({ failureThreshold: 2, cooldownMs: 300, logger });
-      const guarded = new RunnerToolPort(catalog, new ToolClient({ nc, logger }), { tenantId: 'acme', conversationId: 'c1', breakers });
+      const guarded = new RunnerToolPort(new ToolGate({ catalog, client: new ToolClient({ nc, logger }), breakers }), { tenantId: 'acme', conversationId: 'c1' });
       const shortCall = (id: string) => guarded.execute({ id, name: 'stall', arguments: {} }, { ...context(), deadlineAt: Date.now() + 100 });
       expect(await shortCall('s1')).toMatchObject({ status: 'timeout' });
       expect(await shortCall('s2')).toMatchObject({ status: 'timeout' });
@@ -158,5 +159,35 @@ describe('the engine over real tool runners', () => {
       ['b', 'failed', 'RUNNER_UNAVAILABLE'],
       ['c', 'invalid', 'INVALID_ARGUMENTS'],
     ]);
+  });
+
+  it("denies a tool outside the profile's allowlist or a plan subtask's scope as TOOL_NOT_ALLOWED (not an unknown tool); a name nobody serves stays unknown", async () => {
+    const gate = new ToolGate({ catalog, client: new ToolClient({ nc, logger }) });
+    const echo = defineTool({ name: 'echo_again', description: 'Echoes.', input: z.object({}), handler: async () => 'echo' });
+    const extra = await serveRunner({ nc, name: 'extra-tools', version: '1.0.0', tools: [echo], logger });
+    try {
+      await catalog.refresh();
+      const profileOnly = new RunnerToolPort(gate, { tenantId: 'acme', conversationId: 'c1', allowsTool: (name) => name === 'double' });
+      const subtask = new RunnerToolPort(gate, { tenantId: 'acme', conversationId: 'c1', allowsTool: (name) => name === 'double', subtaskScope: ['double'] });
+      for (const scoped of [profileOnly, subtask]) {
+        const model = new ScriptedModel([reply.calls(['a', 'double', { n: 2 }], ['b', 'echo_again', {}], ['c', 'no_such_tool', {}]), reply.text('done')]);
+        const result = await runAgentLoop({ runId: 'run_2', messages: [{ role: 'user', content: 'go' }] }, { model, tools: scoped });
+        const results = result.messages.filter((m): m is ToolMessage => m.role === 'tool');
+        expect(results.map((r) => [r.toolCallId, r.status, r.errorCode])).toEqual([
+          ['a', 'success', undefined],
+          ['b', 'denied', 'TOOL_NOT_ALLOWED'],
+          ['c', 'invalid', 'UNKNOWN_TOOL'],
+        ]);
+        expect(results[1]!.content).not.toContain('there is no tool');
+        // The loop classifies it as the documented `not_allowed` failure (docs/plans-and-teams.md).
+        expect(result.toolCalls.find((c) => c.errorCode === 'TOOL_NOT_ALLOWED')?.failures).toEqual([expect.objectContaining({ class: 'tool', kind: 'not_allowed' })]);
+      }
+      expect(subtask.refuse('echo_again')?.content).toContain("this subtask (held to 'double')");
+      // The allowlist is applied at execution too, whoever reaches the port.
+      expect(await subtask.execute({ id: 'x', name: 'echo_again', arguments: {} }, context())).toMatchObject({ status: 'denied', errorCode: 'TOOL_NOT_ALLOWED' });
+    } finally {
+      await extra.stop(10);
+      await catalog.refresh();
+    }
   });
 });

@@ -1,30 +1,27 @@
 import type { ToolCallContext, ToolCallRequest, ToolDescription, ToolOutcome, ToolPort } from '@platform/agent-loop';
-import type { ToolCallResponse } from '@platform/contracts';
-import { recordToolCall, withToolExecutionSpan } from '@platform/telemetry';
-import type { CatalogEntry, ToolCallAnswer, ToolCatalog, ToolClient } from '@platform/tool-sdk';
+import type { CatalogEntry, ToolCallAnswer } from '@platform/tool-sdk';
 import type { PoolAgents } from './agents/pool-agents.js';
 import type { RunSource } from './journal/run-records.js';
-import type { CredentialGrants } from './pipeline/credential-grants.js';
-import type { Admission, CallHealth, ToolBreakers } from './tool-breakers.js';
+import { GateRefusalCode, isGated, type GateQuestion, type GateRefusal } from './tool-gate/gate-rules.js';
+import type { CallTarget, RunnerCall, ToolGate } from './tool-gate/tool-gate.js';
+import { traced } from './tool-gate/tool-span.js';
+
+export type { RunnerCall } from './tool-gate/tool-gate.js';
 
 export interface RunnerToolPortScope {
   tenantId: string;
   conversationId: string;
   /** The agent profile's tool allowlist; tools it rejects are neither offered nor run. */
   allowsTool?: (name: string) => boolean;
+  /**
+   * Set for a plan subtask's child run held to the tools its subtask names: refusals then name the
+   * subtask's scope rather than the profile (the gate's `subtask` caller).
+   */
+  subtaskScope?: readonly string[];
   /** Agent-tools, and tools that require approval, run through the agent pool, which keeps them while they wait for the user. */
   agents?: PoolAgents;
-  /** Circuit breakers per tool: a tool that keeps failing is refused at once for a while. */
-  breakers?: ToolBreakers;
-  /** Signs a credential grant for calls of tools that declare `credentials`. */
-  grants?: CredentialGrants;
   /** The trigger task that sent the run's message; agents it starts record it (absent: a user). */
   source?: RunSource;
-}
-
-/** A plain tool whose every call the user must approve first (`platform.requires_approval`). */
-function isGated(entry: CatalogEntry): boolean {
-  return entry.kind === 'tool' && entry.requiresApproval;
 }
 
 /** As the loop sees a tool: one that may wait for the user (an agent-tool, or a gated tool) is of kind `agent`. */
@@ -48,133 +45,88 @@ export function toOutcome(response: ToolCallAnswer): ToolOutcome {
   return { status: response.status === 'busy' ? 'failed' : response.status, content, errorCode, ...diagnostics };
 }
 
-/**
- * What an answer says of the tool's health: an answer of any kind is healthy; no answer in time,
- * all replicas busy or a broken transport is not; a call its caller gave up on, or that found no
- * runner at all (answered at once, nothing to protect), says nothing.
- */
-function healthOf(response: ToolCallResponse, signal: AbortSignal): CallHealth {
-  if (signal.aborted) return 'neutral';
-  if (response.status === 'timeout' || response.status === 'busy') return 'unhealthy';
-  if (response.status !== 'failed') return 'healthy';
-  if (response.error.code === 'TRANSPORT_FAILED' || response.error.code === 'RUNNER_BUSY') return 'unhealthy';
-  return response.error.code === 'RUNNER_UNAVAILABLE' ? 'neutral' : 'healthy';
-}
-
-const ADMITTED: Admission = { allowed: true, trial: false };
-
-/** What sending a plain tool's call came to: the runner's own answer, or a refusal before it was sent. */
-export type RunnerCall = { answer: ToolCallAnswer } | { refused: ToolOutcome };
-
 /** The loop's outcome of a {@link RunnerCall}. */
 export function outcomeOf(sent: RunnerCall): ToolOutcome {
   return 'refused' in sent ? sent.refused : toOutcome(sent.answer);
 }
 
-/** Runs a tool call in its execution span and counts it in the tool metrics. */
-function traced<T>(call: ToolCallRequest, work: () => Promise<T>, outcome: (result: T) => ToolOutcome): Promise<T> {
-  return withToolExecutionSpan({ toolName: call.name, toolCallId: call.id }, async (span) => {
-    const started = performance.now();
-    const result = await work();
-    const { status, ...rest } = outcome(result);
-    const errorCode = status !== 'success' && status !== 'waiting' && 'errorCode' in rest ? rest.errorCode : undefined;
-    span.setAttribute('platform.tool.status', status);
-    if (errorCode) span.setAttribute('error.type', errorCode);
-    recordToolCall({ toolName: call.name, status, errorCode }, (performance.now() - started) / 1000);
-    return result;
-  });
+/** The loop's outcome of a gate refusal: `denied` for the rules, `failed` for a runner that is not there. */
+function refusalOutcome(refusal: GateRefusal): Extract<ToolOutcome, { errorCode: string }> {
+  if (refusal.code === GateRefusalCode.runnerUnavailable) return { status: 'failed', content: `${refusal.message} or answer without it.`, errorCode: refusal.code };
+  return { status: 'denied', content: `${refusal.message}.`, errorCode: refusal.code };
 }
 
-/** The loop's tool port over the live catalog and NATS tool runners. */
+/**
+ * The loop's tool port over the live catalog and NATS tool runners. Every call, the model's and a
+ * plan subtask's, passes the tool gate (tool-gate/): the allowlist, what needs the user, the
+ * breaker, the credential grant and the dispatch all happen there, as for every other caller.
+ */
 export class RunnerToolPort implements ToolPort {
   constructor(
-    private readonly catalog: ToolCatalog,
-    private readonly client: ToolClient,
+    private readonly gate: ToolGate,
     private readonly scope: RunnerToolPortScope,
   ) {}
 
-  private allowed(name: string): boolean {
-    return this.scope.allowsTool?.(name) ?? true;
+  private question(tool: string): GateQuestion {
+    const subtask = this.scope.subtaskScope;
+    return {
+      caller: subtask ? 'subtask' : 'model',
+      tool,
+      allowsTool: this.scope.allowsTool ?? (() => true),
+      allowlist: subtask ? `this subtask (held to ${subtask.map((t) => `'${t}'`).join(', ') || 'no tools'})` : 'the agent profile',
+    };
   }
 
   /** What the model is offered: allowed tools, minus agents their runner keeps off the model's list. */
   list(): ToolDescription[] {
-    return this.catalog
-      .list()
-      .filter((t) => this.allowed(t.name) && t.exposeToModel !== false)
+    return this.gate
+      .listed()
+      .filter((t) => (this.scope.allowsTool?.(t.name) ?? true) && t.exposeToModel !== false)
       .map(describe);
   }
 
   lookup(name: string): ToolDescription | undefined {
-    const found = this.catalog.lookup(name);
-    return found.state === 'unknown' || !this.allowed(name) ? undefined : describe(found.entry);
+    const verdict = this.gate.admit(this.question(name));
+    if (verdict.verdict === 'unknown') return undefined;
+    if (verdict.verdict === 'refused' && verdict.refusal.code === GateRefusalCode.notAllowed) return undefined;
+    return describe(verdict.entry);
+  }
+
+  /** A tool that exists but that this agent may not use is `denied` `TOOL_NOT_ALLOWED`, not unknown (docs/api.md). */
+  refuse(name: string): { status: 'denied'; errorCode: string; content: string } | undefined {
+    const verdict = this.gate.admit(this.question(name));
+    if (verdict.verdict !== 'refused' || verdict.refusal.code !== GateRefusalCode.notAllowed) return undefined;
+    return { status: 'denied', errorCode: verdict.refusal.code, content: `${verdict.refusal.message}.` };
   }
 
   execute(call: ToolCallRequest, context: ToolCallContext): Promise<ToolOutcome> {
     return traced(call, () => this.run(call, context), (outcome) => outcome);
   }
 
-  /**
-   * One call of a plain tool outside any loop (a client trying it, CallTool): the same grant,
-   * breaker, deadline and dispatch as a call the model makes, with the runner's answer as it came
-   * (argument issues included). The caller checked the tool is a plain one that needs no approval.
-   */
-  callPlainTool(entry: CatalogEntry, call: ToolCallRequest, context: ToolCallContext): Promise<RunnerCall> {
-    return traced(call, async () => this.send(entry, call, context, await this.grantFor(entry, call, context)), outcomeOf);
+  private target(context: ToolCallContext): CallTarget {
+    return { tenantId: this.scope.tenantId, conversationId: this.scope.conversationId, runId: context.runId, deadlineAt: context.deadlineAt, signal: context.signal };
   }
 
   private async run(call: ToolCallRequest, context: ToolCallContext): Promise<ToolOutcome> {
-    if (!this.allowed(call.name)) return { status: 'denied', content: `this agent may not use '${call.name}'.`, errorCode: 'TOOL_NOT_ALLOWED' };
-    const found = this.catalog.lookup(call.name);
-    if (found.state !== 'online') {
-      return { status: 'failed', content: `no runner serves '${call.name}' right now; try again later or answer without it.`, errorCode: 'RUNNER_UNAVAILABLE' };
+    const verdict = this.gate.admit(this.question(call.name));
+    switch (verdict.verdict) {
+      case 'unknown':
+        return { status: 'failed', content: `no runner serves '${call.name}' right now; try again later or answer without it.`, errorCode: 'RUNNER_UNAVAILABLE' };
+      case 'refused':
+        return refusalOutcome(verdict.refusal);
+      case 'wait_for_user': {
+        if (verdict.approval) {
+          // Never run without the user's approval: the pool holds the call until the user decides.
+          if (!this.scope.agents) return { status: 'denied', content: `'${call.name}' needs the user's approval first, and nobody can ask for it here; it was not run.`, errorCode: 'APPROVAL_UNAVAILABLE' };
+          // The gated call runs only after approval, through ResolveApproval, which brings its own grant.
+          return this.scope.agents.start(this.scope, call, context, true);
+        }
+        const credentialGrant = await this.gate.grantFor(verdict.entry, call, this.target(context));
+        if (this.scope.agents) return this.scope.agents.start(this.scope, call, context, false, credentialGrant);
+        return outcomeOf(await this.gate.send(verdict.entry, call, this.target(context)));
+      }
+      case 'send':
+        return outcomeOf(await this.gate.send(verdict.entry, call, this.target(context)));
     }
-    if (isGated(found.entry)) {
-      // Never run without the user's approval: the pool holds the call until the user decides.
-      if (!this.scope.agents) return { status: 'denied', content: `'${call.name}' needs the user's approval first, and nobody can ask for it here; it was not run.`, errorCode: 'APPROVAL_UNAVAILABLE' };
-      // The gated call runs only after approval, through ResolveApproval, which brings its own grant.
-      return this.scope.agents.start(this.scope, call, context, true);
-    }
-    const credentialGrant = await this.grantFor(found.entry, call, context);
-    if (found.entry.kind === 'agent' && this.scope.agents) return this.scope.agents.start(this.scope, call, context, false, credentialGrant);
-    return outcomeOf(await this.send(found.entry, call, context, credentialGrant));
-  }
-
-  private grantFor(entry: CatalogEntry, call: ToolCallRequest, context: ToolCallContext): Promise<string | undefined> {
-    return (
-      this.scope.grants?.forCall({
-        tenantId: this.scope.tenantId,
-        runId: context.runId,
-        callId: call.id,
-        tool: call.name,
-        services: entry.credentials ?? [],
-        deadlineAt: context.deadlineAt,
-      }) ?? Promise.resolve(undefined)
-    );
-  }
-
-  /** Sends the call to the tool's runner through its circuit breaker. */
-  private async send(entry: CatalogEntry, call: ToolCallRequest, context: ToolCallContext, credentialGrant: string | undefined): Promise<RunnerCall> {
-    const admission = this.scope.breakers?.admit(call.name) ?? ADMITTED;
-    if (!admission.allowed) {
-      const seconds = Math.max(1, Math.ceil(admission.retryInMs / 1000));
-      return { refused: { status: 'failed', content: `'${call.name}' is temporarily unavailable: it kept failing; try again in about ${seconds} s, or answer without it.`, errorCode: 'TOOL_CIRCUIT_OPEN' } };
-    }
-    const response = await this.client.call({
-      toolName: call.name,
-      arguments: call.arguments,
-      callId: call.id,
-      tenantId: this.scope.tenantId,
-      conversationId: this.scope.conversationId,
-      runId: context.runId,
-      deadlineAt: context.deadlineAt,
-      signal: context.signal,
-      // Lets the client decide whether a lost answer may be retried (see docs/tool-protocol.md).
-      sideEffect: entry.sideEffect,
-      dedupe: entry.dedupe,
-      ...(credentialGrant ? { credentialGrant } : {}),
-    });
-    this.scope.breakers?.record(call.name, healthOf(response, context.signal), admission);
-    return { answer: response };
   }
 }

@@ -21,6 +21,8 @@ import { ToolBreakers } from './tool-breakers.js';
 import { RunnerStats } from './runner-stats.js';
 import { ToolCallRecords } from './tool-calls/tool-call-records.js';
 import { ToolTrials } from './tool-calls/tool-trials.js';
+import { TaskToolCalls } from './tool-calls/task-tool-calls.js';
+import { ToolGate } from './tool-gate/tool-gate.js';
 import { CredentialGrants } from './pipeline/credential-grants.js';
 import { ReplyInterpreter } from './agents/reply-interpreter.js';
 import { AgentPoolStep } from './pipeline/agent-pool-step.js';
@@ -161,6 +163,8 @@ export async function startOrchestratorServer(config: OrchestratorConfig, logger
   });
   const toolClient = new ToolClient({ nc, logger });
   const breakers = new ToolBreakers({ failureThreshold: config.TOOL_BREAKER_FAILURES, cooldownMs: config.TOOL_BREAKER_COOLDOWN_MS, logger });
+  // The one gate every tool call of this process passes, whoever asks (README, "The tool gate").
+  const gate = new ToolGate({ catalog, client: toolClient, breakers, grants });
   const memoryRecall = new MemoryRecall(memory.rpc, memoryRecallSettings(config), logger);
   const stopRecallGauge = memoryRecall.observeConcurrency();
   const executor = new TurnExecutor({
@@ -169,15 +173,13 @@ export async function startOrchestratorServer(config: OrchestratorConfig, logger
     profiles,
     memory: memory.rpc,
     catalog,
-    tools: toolClient,
     records,
     steps,
     nc,
     shouldProcess,
     pendingAgents,
     agents: poolAgents,
-    breakers,
-    grants,
+    gate,
     memoryRecall,
     runEnds: new RunEndPublisher(nc, logger),
     triggeredRuns: new TriggeredRunPublisher(nc, 5_000, logger),
@@ -222,7 +224,8 @@ export async function startOrchestratorServer(config: OrchestratorConfig, logger
       shouldProcess,
       cancellation,
       listing: new RunListing(pool),
-      toolTrials: new ToolTrials({ catalog, client: toolClient, breakers, grants, records: new ToolCallRecords(pool), profiles, defaultTier: config.DEFAULT_TIER, logger }),
+      toolTrials: new ToolTrials({ gate, catalog, records: new ToolCallRecords(pool), profiles, defaultTier: config.DEFAULT_TIER, logger }),
+      taskToolCalls: new TaskToolCalls({ gate, profiles, defaultTier: config.DEFAULT_TIER, logger }),
       runnerStats: new RunnerStats(nc, { waitMs: config.CATALOG_DISCOVERY_WAIT_MS, logger }),
       breakers,
       memoryRecall,

@@ -3,7 +3,7 @@ import type { ChatMessage } from '@platform/contracts';
 import type { memoryV1 } from '@platform/proto';
 import type { Logger, NatsConnection, PromiseClient } from '@platform/service-kit';
 import { recordTenantTokens, recordTurn } from '@platform/telemetry';
-import type { ToolCatalog, ToolClient } from '@platform/tool-sdk';
+import type { ToolCatalog } from '@platform/tool-sdk';
 import type { OrchestratorConfig } from './config.js';
 import { RunEventPublisher } from './events/run-event-publisher.js';
 import type { ChildRuns } from './pipeline/child-runs.js';
@@ -17,7 +17,6 @@ import type { HeldLease } from './ordering/conversation-lease.js';
 import { NO_AGENT_RESULTS, withAgentResults } from './agents/agent-results.js';
 import { expiryNoticeResult } from './agents/expiry-notice.js';
 import type { PoolAgents } from './agents/pool-agents.js';
-import type { ToolBreakers } from './tool-breakers.js';
 import type { MemoryRecall } from './pipeline/memory-recall.js';
 import type { PendingAgentStep } from './pipeline/pending-agents.js';
 import { prepareContext } from './pipeline/prepare-context.js';
@@ -30,7 +29,7 @@ import type { AgentProfile, ProfileRegistry } from './profiles.js';
 import { isOutage } from './run-outage.js';
 import { runStatus } from './run-status.js';
 import { RunnerToolPort } from './runner-tool-port.js';
-import type { CredentialGrants } from './pipeline/credential-grants.js';
+import type { ToolGate } from './tool-gate/tool-gate.js';
 
 export interface TurnExecutorDependencies {
   config: OrchestratorConfig;
@@ -38,7 +37,6 @@ export interface TurnExecutorDependencies {
   profiles: ProfileRegistry;
   memory: PromiseClient<memoryV1.MemoryServiceClient>;
   catalog: ToolCatalog;
-  tools: ToolClient;
   records: RunRecords;
   steps: RunSteps;
   nc: NatsConnection;
@@ -46,10 +44,8 @@ export interface TurnExecutorDependencies {
   pendingAgents: PendingAgentStep;
   /** Agent-tool calls go to the agent pool. */
   agents: PoolAgents;
-  /** Circuit breakers of this process's tool calls, shared by every run. */
-  breakers: ToolBreakers;
-  /** Credential grants for calls of tools that declare `credentials`. */
-  grants: CredentialGrants;
+  /** The tool gate every tool call of this process passes (allowlist, approval, breakers, grants, dedupe). */
+  gate: ToolGate;
   /** The prepare-context recall step (long-term memory into the system prompt). */
   memoryRecall: MemoryRecall;
   /** Hands each finished turn to long-term memory (off the turn's path); absent = ingestion off. */
@@ -215,13 +211,12 @@ export class TurnExecutor {
       return { result: withAgentResults(planned, agents) };
     }
 
-    const runnerTools = new RunnerToolPort(this.deps.catalog, this.deps.tools, {
+    const runnerTools = new RunnerToolPort(this.deps.gate, {
       tenantId: run.tenantId,
       conversationId: run.conversationId,
       allowsTool: toolScopeOf(profile, run),
+      ...(run.lineage?.tools ? { subtaskScope: run.lineage.tools } : {}),
       agents: this.deps.agents,
-      breakers: this.deps.breakers,
-      grants: this.deps.grants,
       ...(run.source ? { source: run.source } : {}),
     });
     const { childRuns, config } = this.deps;

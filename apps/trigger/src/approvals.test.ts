@@ -17,7 +17,7 @@ beforeAll(async () => {
   nats = await startNatsServer();
   nc = await connectNats({ servers: nats.url, name: 'trigger-approvals-test', logger: testLogger });
   await ensureStream(nc, { name: AGENT_POOL_EVENTS_STREAM, subjects: [`${AGENT_POOL_EVENT_SUBJECT_PREFIX}.>`], maxAgeMs: HOUR });
-  r = await startReplicas(1, '2026-06-01T07:30:00Z', { NATS_URL: nats.url, ORCHESTRATOR_ADDRESS: await orchestrator.start() }, true);
+  r = await startReplicas(1, '2026-06-01T07:30:00Z', { NATS_URL: nats.url, ORCHESTRATOR_ADDRESS: await orchestrator.start(nats.url) }, true);
 });
 
 afterAll(async () => {

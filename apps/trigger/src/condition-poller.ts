@@ -1,15 +1,17 @@
-import { inTransaction, type Logger } from '@platform/service-kit';
-import type { ToolClient } from '@platform/tool-sdk';
+import { inTransaction, isPlatformError, type Logger } from '@platform/service-kit';
 import { randomUUID } from 'node:crypto';
 import type pg from 'pg';
 import type { Clock } from './clock.js';
-import { EventFilterCache } from './event-filter.js';
+import { EventFilterCache, type FilterLimits } from './event-filter.js';
+import type { OrchestratorTools } from './orchestrator-tools.js';
 import type { TaskRow } from './task-row.js';
 import type { ConditionTrigger } from './task-spec.js';
 
 export interface ConditionPollerSettings {
   batchSize: number;
   toolTimeoutMs: number;
+  /** The same pattern and input limits as event filters (TRIGGER_FILTER_*). */
+  filterLimits?: FilterLimits;
 }
 
 type DueCondition = Pick<TaskRow, 'task_id' | 'tenant_id' | 'spec'> & { next_poll_at: Date };
@@ -26,18 +28,20 @@ type PollResult = { met: boolean; output: unknown } | undefined;
  * anything -> false do not. A failed tool call leaves the known value as it was.
  */
 export class ConditionPoller {
-  private readonly conditions = new EventFilterCache(10_000);
+  private readonly conditions: EventFilterCache;
   private timer: NodeJS.Timeout | undefined;
   private running = false;
 
   constructor(
     private readonly db: pg.Pool,
-    private readonly tools: ToolClient,
+    private readonly tools: OrchestratorTools,
     private readonly clock: Clock,
     private readonly settings: ConditionPollerSettings,
     private readonly logger: Logger,
     private readonly onFires: () => void,
-  ) {}
+  ) {
+    this.conditions = new EventFilterCache(10_000, settings.filterLimits);
+  }
 
   start(intervalMs: number): void {
     this.timer = setInterval(() => void this.tick(), intervalMs);
@@ -80,23 +84,33 @@ export class ConditionPoller {
 
   private async poll(task: DueCondition): Promise<PollResult> {
     const trigger = task.spec.trigger as ConditionTrigger;
-    const response = await this.tools.call({
-      toolName: trigger.tool,
-      arguments: trigger.arguments,
-      callId: `poll:${task.task_id}:${task.next_poll_at.toISOString()}`,
-      tenantId: task.tenant_id,
-      conversationId: task.task_id,
-      deadlineAt: Date.now() + this.settings.toolTimeoutMs,
-      sideEffect: 'none',
-    });
-    if (response.status !== 'success') {
-      this.logger.warn({ taskId: task.task_id, tool: trigger.tool, status: response.status, code: response.error.code }, 'a condition poll failed; the condition keeps its last value');
+    let response;
+    try {
+      // Through the orchestrator's tool gate: the task's profile allowlist, read-only tools only.
+      response = await this.tools.call({
+        caller: 'condition',
+        tenantId: task.tenant_id,
+        profile: task.spec.action.profile ?? '',
+        toolName: trigger.tool,
+        arguments: trigger.arguments,
+        callId: `poll:${task.task_id}:${task.next_poll_at.toISOString()}`,
+        conversationId: task.task_id,
+        timeoutMs: this.settings.toolTimeoutMs,
+      });
+    } catch (err) {
+      const code = isPlatformError(err) ? err.code : undefined;
+      this.logger.warn({ taskId: task.task_id, tool: trigger.tool, code, err: code ? undefined : err }, 'a condition poll was refused or not answered; the condition keeps its last value');
       return undefined;
     }
+    if (response.status !== 'success') {
+      this.logger.warn({ taskId: task.task_id, tool: trigger.tool, status: response.status, code: response.errorCode }, 'a condition poll failed; the condition keeps its last value');
+      return undefined;
+    }
+    const output: unknown = response.outputJson ? JSON.parse(response.outputJson) : null;
     try {
-      const met = this.conditions.get(trigger.condition)({ result: response.output });
+      const met = this.conditions.get(trigger.condition)({ result: output });
       this.logger.debug({ taskId: task.task_id, polledAt: task.next_poll_at.toISOString(), met }, 'condition polled');
-      return { met, output: response.output };
+      return { met, output };
     } catch (err) {
       this.logger.warn({ err, taskId: task.task_id }, 'a condition could not be evaluated');
       return undefined;

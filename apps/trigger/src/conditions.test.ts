@@ -80,4 +80,33 @@ describe('condition triggers', () => {
     const error = await rejection(r.client.rpc.createTask({ tenantId: 'acme', userId: 'u', specJson: JSON.stringify(spec), requestId: '' }));
     expect(error.message).toMatch(/^trigger\.condition: not a valid condition expression/);
   });
+
+  it('asks the orchestrator\'s tool gate for every poll, as the task\'s profile, with the poll id as call id', async () => {
+    const spec = { trigger: { type: 'condition', tool: TOOL, arguments: { route: 'CDG-JFK' }, intervalSeconds: 60, condition: 'result.price < 300' }, executor: 'noop_exec', action: { profile: 'fares' } };
+    const { task } = await r.client.rpc.createTask({ tenantId: 'acme', userId: 'u', specJson: JSON.stringify(spec), requestId: '' });
+    await pollAt('CDG-JFK', 200);
+    // The check at creation (a dry run, before the task has an id), then the poll itself.
+    expect(r.gate.requests.filter((q) => q.dryRun && q.toolName === TOOL && q.profile === 'fares').map((q) => q.caller)).toEqual(['condition']);
+    const polls = r.gate.requests.filter((q) => q.conversationId === task!.taskId);
+    expect(polls.map((q) => [q.caller, q.dryRun, q.profile, q.toolName])).toEqual([['condition', false, 'fares', TOOL]]);
+    expect(polls[0]!.callId).toMatch(new RegExp(`^poll:${task!.taskId}:`));
+    expect(JSON.parse(polls[0]!.argumentsJson)).toEqual({ route: 'CDG-JFK' });
+  });
+
+  it('refuses at creation a condition tool or an executor the gate refuses, naming the field and the gate\'s reason', async () => {
+    r.gate.refused.set('archive_orders', { kind: 'failed_precondition', code: 'APPROVAL_REQUIRED' });
+    r.gate.refused.set('not_an_executor', { kind: 'failed_precondition', code: 'NOT_AN_EXECUTOR' });
+    try {
+      const gated = { trigger: { type: 'condition', tool: 'archive_orders', intervalSeconds: 1, condition: 'result.archived > 0' }, executor: 'noop_exec' };
+      const condition = await rejection(r.client.rpc.createTask({ tenantId: 'acme', userId: 'u', specJson: JSON.stringify(gated), requestId: '' }));
+      expect(condition).toMatchObject({ kind: 'invalid_argument', code: 'CONDITION_TOOL_NOT_ALLOWED', details: { reason: 'APPROVAL_REQUIRED' } });
+      expect(condition.message).toMatch(/^trigger\.tool: /);
+      const executor = await rejection(r.client.rpc.createTask({ tenantId: 'acme', userId: 'u', specJson: JSON.stringify({ trigger: { type: 'schedule', cron: '0 8 * * *' }, executor: 'not_an_executor' }), requestId: '' }));
+      expect(executor).toMatchObject({ kind: 'invalid_argument', code: 'EXECUTOR_NOT_ALLOWED', details: { reason: 'NOT_AN_EXECUTOR' } });
+      const { tasks } = await r.client.rpc.listTasks({ tenantId: 'acme', pageSize: 500, pageToken: '' });
+      expect(tasks.filter((t) => t.specJson.includes('not_an_executor') || t.specJson.includes('archive_orders'))).toEqual([]);
+    } finally {
+      r.gate.refused.clear();
+    }
+  });
 });

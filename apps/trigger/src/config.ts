@@ -61,6 +61,12 @@ export const TriggerConfig = z.object({
   /** How often a replica looks for condition triggers due for a poll, and how long one poll may take. */
   TRIGGER_CONDITION_POLL_INTERVAL_MS: env.positiveInt().default(1_000),
   TRIGGER_CONDITION_TOOL_TIMEOUT_MS: env.positiveInt().default(10_000),
+  /**
+   * Tool calls of tasks go through the orchestrator's tool gate (CallTool): how long past the
+   * call's own timeout the orchestrator may take to answer, and the deadline of the check of a
+   * task's tools at its creation.
+   */
+  TRIGGER_TOOL_GATE_TIMEOUT_MS: env.positiveInt().default(5_000),
   /** How long the external-events stream (`TRIGGER_EVENTS`) keeps events. */
   TRIGGER_EVENTS_MAX_AGE_HOURS: env.positiveInt().default(24),
   /** Largest event data accepted through PublishEvent, in bytes of JSON. */

@@ -167,11 +167,13 @@ describe('custom executor batches', () => {
     }
   });
 
-  it('a runner at its limit is back-pressure, whether it answered busy or the client reported it failed RUNNER_BUSY', () => {
-    const expected = { status: 'backpressure', code: 'EXECUTOR_BUSY', retryAfterMs: 1_000 };
-    expect(executionOutcomeOf({ status: 'busy', error: { code: 'RUNNER_BUSY', message: 'full' } })).toMatchObject(expected);
-    expect(executionOutcomeOf({ status: 'failed', error: { code: 'RUNNER_BUSY', message: 'full' } })).toMatchObject(expected);
-    expect(executionOutcomeOf({ status: 'failed', error: { code: 'HANDLER_FAILED', message: 'bug' } })).toMatchObject({ status: 'failed', retryable: false });
+  it('reads the tool gate\'s answers: a runner at its limit is back-pressure, a gate refusal is final, a missing runner is retried', () => {
+    const result = (status: string, errorCode: string) => ({ status, outputJson: '', errorCode, errorMessage: 'x' });
+    expect(executionOutcomeOf(result('failed', 'RUNNER_BUSY'))).toMatchObject({ status: 'backpressure', code: 'EXECUTOR_BUSY', retryAfterMs: 1_000 });
+    expect(executionOutcomeOf(result('failed', 'HANDLER_FAILED'))).toMatchObject({ status: 'failed', retryable: false });
+    expect(executionOutcomeOf(result('failed', 'TOOL_CIRCUIT_OPEN'))).toMatchObject({ status: 'failed', retryable: true });
+    expect(executionOutcomeOf(result('denied', 'NOT_AN_EXECUTOR'))).toMatchObject({ status: 'failed', code: 'NOT_AN_EXECUTOR', retryable: false });
+    expect(executionOutcomeOf({ status: 'success', outputJson: '{"n":1}', errorCode: '', errorMessage: '' })).toEqual({ status: 'succeeded', result: { n: 1 } });
   });
 });
 

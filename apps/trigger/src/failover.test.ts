@@ -7,6 +7,7 @@ import pg from 'pg';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { z } from 'zod';
 import { testLogger, triggerClient, type TriggerClient } from './test-support/trigger-harness.js';
+import { RelayToolGate } from './test-support/relay-tool-gate.js';
 
 const EXECUTOR = `failover_${randomBytes(4).toString('hex')}`;
 const TASKS = 6;
@@ -49,6 +50,9 @@ async function allSucceeded(taskIds: string[]): Promise<void> {
     .toBe(TASKS);
 }
 
+const gate = new RelayToolGate();
+let relay: { address: string; stop: () => Promise<void> };
+
 beforeAll(async () => {
   databaseUrl = await createSuiteDatabase('trigger_failover');
   db = new pg.Pool({ connectionString: databaseUrl, max: 2 });
@@ -71,6 +75,9 @@ beforeAll(async () => {
     },
   });
   runner = await serveRunner({ nc, name: 'failover-executor', version: '1.0.0', tools: [executor], logger: testLogger });
+  // The replicas reach the executor through the orchestrator's tool gate (a relay at the wire here).
+  await gate.connect();
+  relay = await gate.serve();
   for (const id of ['r0', 'r1', 'r2']) {
     replicas.set(
       id,
@@ -82,6 +89,7 @@ beforeAll(async () => {
           DATABASE_URL: databaseUrl,
           NATS_URL: sharedInfra().natsUrl,
           GRPC_PORT: '0',
+          ORCHESTRATOR_ADDRESS: relay.address,
           TRIGGER_REPLICA_ID: id,
           TRIGGER_LEASE_MS: '2000',
           TRIGGER_PLAN_INTERVAL_MS: '100',
@@ -100,6 +108,8 @@ afterAll(async () => {
   client?.close();
   await Promise.all([...replicas.values()].map((r) => r.stop(2_000)));
   await runner?.stop(100);
+  await relay?.stop();
+  await gate.close();
   await nc?.drain();
   await db?.end();
 });

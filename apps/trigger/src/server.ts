@@ -1,7 +1,6 @@
 import { compileEgressAllowlist, EgressGuard, type HostResolver } from '@platform/egress';
 import { orchestratorV1, triggerV1 } from '@platform/proto';
 import { connectNats, createGrpcClient, GrpcServer, openServiceDatabase, type Logger, type NatsConnection } from '@platform/service-kit';
-import { ToolClient } from '@platform/tool-sdk';
 import { hostname } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { systemClock, type Clock } from './clock.js';
@@ -15,6 +14,7 @@ import { CustomExecutor } from './executors/custom-executor.js';
 import { ExecutorRegistry } from './executors/executor-registry.js';
 import type { FireExecutor } from './executors/fire-executor.js';
 import { OrchestratorExecutor } from './executors/orchestrator-executor.js';
+import { OrchestratorTools } from './orchestrator-tools.js';
 import { FireDispatcher } from './fire-dispatcher.js';
 import { NotificationFeed } from './notifications/notification-feed.js';
 import { WebhookDispatcher } from './notifications/webhook-dispatcher.js';
@@ -77,13 +77,12 @@ export async function startTriggerServer(config: TriggerConfig, logger: Logger, 
   });
   try {
     nc = await connectNats({ config, name: 'trigger', logger });
-    const tools = new ToolClient({ nc, logger });
-    const custom = new BatchingCustomExecutor(
-      tools,
-      new CustomExecutor(tools, config.TRIGGER_EXECUTOR_TIMEOUT_MS),
-      { timeoutMs: config.TRIGGER_EXECUTOR_TIMEOUT_MS, maxBatch: config.TRIGGER_EXECUTOR_BATCH_MAX },
-      logger,
-    );
+    // Every tool call of a task (condition polls, custom executors) goes through the orchestrator's tool gate.
+    const tools = new OrchestratorTools(orchestrator.rpc, config.TRIGGER_TOOL_GATE_TIMEOUT_MS);
+    const custom = new BatchingCustomExecutor(tools, new CustomExecutor(tools, config.TRIGGER_EXECUTOR_TIMEOUT_MS), {
+      timeoutMs: config.TRIGGER_EXECUTOR_TIMEOUT_MS,
+      maxBatch: config.TRIGGER_EXECUTOR_BATCH_MAX,
+    });
     const executor = options.executor ?? new ExecutorRegistry(new OrchestratorExecutor(orchestrator.rpc, config.TRIGGER_ORCHESTRATOR_TIMEOUT_MS), custom);
     const tasks = new TaskStore(db);
     const quotas = new TaskQuotas(config.TENANT_TIERS, config.DEFAULT_TIER, config.TRIGGER_MAX_TASKS_PER_TENANT);
@@ -111,7 +110,7 @@ export async function startTriggerServer(config: TriggerConfig, logger: Logger, 
     const listener = new EventListener(nc, events, config.TRIGGER_EVENTS_MAX_AGE_HOURS * 3_600_000, logger);
     const expiries = new ApprovalExpiryListener(nc, db, logger);
     const runEnds = new TriggeredRunListener(nc, db, clock, config.TRIGGER_EVENTS_MAX_AGE_HOURS * 3_600_000, logger);
-    const conditions = new ConditionPoller(db, tools, clock, { batchSize: 100, toolTimeoutMs: config.TRIGGER_CONDITION_TOOL_TIMEOUT_MS }, logger, () => engine.kick());
+    const conditions = new ConditionPoller(db, tools, clock, { batchSize: 100, toolTimeoutMs: config.TRIGGER_CONDITION_TOOL_TIMEOUT_MS, filterLimits }, logger, () => engine.kick());
     const egress = new EgressGuard({ allowlist: compileEgressAllowlist(config), connectTimeoutMs: config.TRIGGER_WEBHOOK_TIMEOUT_MS, ...(options.egressResolver ? { resolve: options.egressResolver } : {}) });
     const webhooks = new WebhookDispatcher(
       db,
@@ -133,7 +132,7 @@ export async function startTriggerServer(config: TriggerConfig, logger: Logger, 
     grpc.addService(
       TRIGGER_SERVICE_NAME,
       triggerV1.TriggerServiceService,
-      triggerServiceImplementation({ tasks, quotas, fires, events, clock, limits: config, filterLimits, logger, onFireRecorded: () => engine.kick(), feed, egress }),
+      triggerServiceImplementation({ tasks, quotas, fires, events, clock, limits: config, filterLimits, logger, onFireRecorded: () => engine.kick(), feed, egress, tools }),
     );
     const port = await grpc.start();
     if (options.startEngine !== false) {

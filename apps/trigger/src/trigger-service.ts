@@ -9,6 +9,7 @@ import type { FilterLimits } from './event-filter.js';
 import type { EventRouter } from './event-router.js';
 import type { FireStore } from './fire-store.js';
 import type { NotificationFeed } from './notifications/notification-feed.js';
+import type { OrchestratorTools } from './orchestrator-tools.js';
 import { parseTaskSpec, type TaskSpec } from './task-spec.js';
 import type { TaskQuotas } from './task-quotas.js';
 import type { TaskStore } from './task-store.js';
@@ -72,6 +73,8 @@ export interface TriggerServiceDeps {
   feed: NotificationFeed;
   /** Checks webhook URLs when a task is created or replaced. */
   egress: EgressGuard;
+  /** The orchestrator's tool gate: a task's condition tool and custom executor are checked against it before the task is stored. */
+  tools: Pick<OrchestratorTools, 'checkTask'>;
 }
 
 /** The TriggerService gRPC implementation: validates at the edge, scopes everything by tenant. */
@@ -89,6 +92,7 @@ export function triggerServiceImplementation(deps: TriggerServiceDeps): triggerV
       const spec = await checkWebhookUrl(parseTaskSpec(request.specJson, limits.TRIGGER_MAX_SPEC_BYTES, deps.filterLimits), limits.TRIGGER_WEBHOOK_ALLOW_HTTP, deps.egress);
       const quota = quotas.of(request.tier ?? '');
       quotas.checkInterval(spec, quota, clock.now());
+      await deps.tools.checkTask(tenantId, spec);
       const created = await tasks.create({ tenantId, userId, spec, requestId: requestId || null, nowMs: clock.now(), quota });
       if (!created.duplicate) logger.info({ tenantId, taskId: created.task.task_id, trigger: spec.trigger.type, executor: spec.executor }, 'task created');
       return { task: taskView(created.task), duplicate: created.duplicate, webhookSecret: created.task.webhook_secret ?? '' };
@@ -108,6 +112,7 @@ export function triggerServiceImplementation(deps: TriggerServiceDeps): triggerV
       const taskId = taskIdOf(request);
       const spec = await checkWebhookUrl(parseTaskSpec(request.specJson, limits.TRIGGER_MAX_SPEC_BYTES, deps.filterLimits), limits.TRIGGER_WEBHOOK_ALLOW_HTTP, deps.egress);
       quotas.checkInterval(spec, quotas.of(request.tier ?? ''), clock.now());
+      await deps.tools.checkTask(tenantId, spec);
       return { task: taskView(await tasks.update(tenantId, taskId, spec, clock.now())) };
     }),
 

@@ -57,6 +57,8 @@ const noop = defineTool({
   description: 'Does nothing; records when it was called.',
   input: z.object({ taskId: z.string(), scheduledAt: z.string(), payload: z.unknown() }).passthrough(),
   sideEffect: 'none',
+  // Only a declared executor may be named as a task's executor (docs/triggers.md).
+  executor: true,
   handler: async ({ taskId, scheduledAt, payload }) => {
     const eventId = (payload as { eventId?: string } | null)?.eventId;
     if (eventId && published.has(eventId)) {

@@ -148,7 +148,7 @@ describe('discovery', () => {
   it('publishes the tools, the agent-tools and their schema versions', async () => {
     const catalog = new ToolCatalog({ nc, logger, discoveryWaitMs: 300 });
     await catalog.refresh();
-    expect(catalog.list().map((t) => t.name)).toEqual(['flight_search', 'get_weather', 'send_email']);
+    expect(catalog.list().map((t) => t.name)).toEqual(['flight_search', 'get_weather', 'send_email', 'weather_digest']);
     expect(catalog.get('flight_search')).toMatchObject({
       runner: RUNNER_NAME,
       kind: 'agent',
@@ -168,6 +168,9 @@ describe('discovery', () => {
     expect(catalog.get('send_email')?.description).toContain('[Requires user confirmation before execution]');
     expect(catalog.get('get_weather')).toMatchObject({ runner: RUNNER_NAME, kind: 'tool', sideEffect: 'none' });
     expect(catalog.get('get_weather')).not.toHaveProperty('agentSchemaVersion');
+    // Only the executor is declared one: a trigger task may name it, and no other tool, as its executor.
+    expect(catalog.get('weather_digest')).toMatchObject({ kind: 'tool', executor: true, sideEffect: 'none' });
+    for (const name of ['flight_search', 'get_weather', 'send_email']) expect(catalog.get(name)).not.toHaveProperty('executor');
   });
 
   it('tells the model the airport rule and that no field is required', async () => {

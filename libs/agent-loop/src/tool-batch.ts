@@ -78,6 +78,8 @@ function prepare(call: ToolCall, index: number, ctx: BatchContext, catalog: Map<
   const name = sanitizeToolName(call.name);
   const tool = catalog.get(name) ?? ctx.tools.lookup?.(name);
   if (!tool) {
+    const refused = ctx.tools.refuse?.(name);
+    if (refused) return { kind: 'done', message: syntheticResult(call, refused.status, refused.errorCode, refused.content) };
     const available = [...catalog.keys()].sort().join(', ') || '(none)';
     return { kind: 'done', message: syntheticResult(call, 'invalid', 'UNKNOWN_TOOL', `there is no tool named '${call.name}'. Available tools: ${available}.`) };
   }

@@ -71,6 +71,12 @@ export interface ToolPort {
    * answered "unavailable" by `execute` instead of "unknown tool".
    */
   lookup?(name: string): ToolDescription | undefined;
+  /**
+   * Why a name `lookup` does not resolve may still not be run: a tool that exists but that this
+   * agent may not use (its profile's allowlist, a plan subtask's tool scope) is `denied`
+   * `TOOL_NOT_ALLOWED`, not an unknown tool. Optional: without it, such a name is unknown.
+   */
+  refuse?(name: string): { status: 'denied'; errorCode: string; content: string } | undefined;
   /** Runs one call. Must not throw for tool failures: those are outcomes. */
   execute(call: ToolCallRequest, context: ToolCallContext): Promise<ToolOutcome>;
 }

@@ -61,6 +61,16 @@ describe('tool protocol schemas', () => {
     expect(parseToolDescriptor('add', toolEndpointMetadata(descriptor))).toEqual({ name: 'add', ...descriptor });
   });
 
+  it('reads and writes the executor declaration (platform.executor), absent unless declared', () => {
+    const descriptor = parseToolDescriptor('digest', validMetadata());
+    expect(descriptor).not.toHaveProperty('executor');
+    const declared = { ...descriptor, executor: true as const };
+    expect(toolEndpointMetadata(declared)).toMatchObject({ 'platform.executor': 'true' });
+    expect(parseToolDescriptor('digest', toolEndpointMetadata(declared))).toMatchObject({ executor: true });
+    expect(parseToolDescriptor('digest', { ...validMetadata(), 'platform.executor': 'false' })).not.toHaveProperty('executor');
+    expect(ToolEndpointMetadata.safeParse({ ...validMetadata(), 'platform.executor': 'yes' }).success).toBe(false);
+  });
+
   it('rejects metadata with an input schema that is not JSON', () => {
     const bad = { ...validMetadata(), 'platform.input_schema': '{not json' };
     const result = ToolEndpointMetadata.safeParse(bad);

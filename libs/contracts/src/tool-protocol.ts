@@ -118,6 +118,11 @@ export const ToolMetadataKey = {
   expose: 'platform.expose',
   /** Optional: the credential services the tool needs, comma-separated (`google,github`); its calls then carry a grant. */
   credentials: 'platform.credentials',
+  /**
+   * Optional: `"true"` declares the tool a custom executor of trigger tasks (docs/triggers.md): only
+   * a tool its runner declares so may be named as a task's `executor`.
+   */
+  executor: 'platform.executor',
 } as const;
 
 /** NATS headers a runner may set on its reply. */
@@ -141,6 +146,8 @@ export const ToolDescriptor = z.object({
   agentSchemaVersion: z.string().min(1).optional(),
   /** Credential services the tool declared; each call gets a grant for exactly these. */
   credentials: z.array(CredentialService).optional(),
+  /** The runner declared it a custom executor of trigger tasks (`platform.executor: "true"`). */
+  executor: z.literal(true).optional(),
 });
 export type ToolDescriptor = z.infer<typeof ToolDescriptor>;
 
@@ -179,6 +186,7 @@ export const ToolEndpointMetadata = z
           return z.NEVER;
         }
       }),
+    [ToolMetadataKey.executor]: booleanString.optional(),
   });
 export type ToolEndpointMetadata = z.input<typeof ToolEndpointMetadata>;
 
@@ -197,6 +205,7 @@ export function parseToolDescriptor(name: string, metadata: Record<string, strin
     schemaHash: m[ToolMetadataKey.schemaHash],
     ...(m[ToolMetadataKey.agentSchemaVersion] ? { agentSchemaVersion: m[ToolMetadataKey.agentSchemaVersion] } : {}),
     ...(m[ToolMetadataKey.credentials].length > 0 ? { credentials: m[ToolMetadataKey.credentials] } : {}),
+    ...(m[ToolMetadataKey.executor] ? { executor: true } : {}),
   });
 }
 
@@ -214,5 +223,6 @@ export function toolEndpointMetadata(d: Omit<ToolDescriptor, 'name'>): Record<st
     [ToolMetadataKey.schemaHash]: d.schemaHash,
     ...(d.agentSchemaVersion ? { [ToolMetadataKey.agentSchemaVersion]: d.agentSchemaVersion } : {}),
     ...(d.credentials?.length ? { [ToolMetadataKey.credentials]: d.credentials.join(',') } : {}),
+    ...(d.executor ? { [ToolMetadataKey.executor]: 'true' } : {}),
   };
 }

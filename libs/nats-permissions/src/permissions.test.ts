@@ -156,15 +156,17 @@ describe('a runner is confined to its own tools', () => {
     await expectPublishRefused('tool-runner', subject);
   });
 
-  it('a runner serves batches of its own tools, and the trigger service sends them', async () => {
+  it('a runner serves batches of its own tools, and the orchestrator sends them; the trigger service may not call tools (its tasks go through the tool gate)', async () => {
     const runner = await login('tool-runner');
     const own = runner.subscribe(toolBatchSubject('calculator'), { queue: TOOL_QUEUE_GROUP, callback: (_err, msg) => void msg.respond('{"results":[]}') });
     await runner.flush();
-    const trigger = await login('trigger');
-    const reply = await trigger.request(toolBatchSubject('calculator'), '{}', { timeout: 10_000 });
+    const orchestrator = await login('orchestrator');
+    const reply = await orchestrator.request(toolBatchSubject('calculator'), '{}', { timeout: 10_000 });
     expect(reply.string()).toBe('{"results":[]}');
     own.unsubscribe();
-    expect([...runner.violations, ...trigger.violations]).toEqual([]);
+    expect([...runner.violations, ...orchestrator.violations]).toEqual([]);
+    await expectPublishRefused('trigger', toolSubject('calculator'));
+    await expectPublishRefused('trigger', toolBatchSubject('calculator'));
   });
 
   it("a team's runner declared in a runners file serves its tool and nothing else", async () => {

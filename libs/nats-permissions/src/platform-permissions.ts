@@ -119,9 +119,10 @@ export const SERVICE_PRINCIPALS: readonly Principal[] = [
   {
     name: 'trigger',
     kind: 'service',
-    description: 'consumes external events, the ends of triggered runs and approval expiries, calls tools (conditions, custom executors)',
+    // No tool subjects: a task's condition polls and custom executors reach tools only through the
+    // orchestrator's tool gate (gRPC CallTool / CallToolBatch), never straight over NATS.
+    description: 'consumes external events, the ends of triggered runs and approval expiries; calls no tool itself (its tasks go through the orchestrator\'s tool gate)',
     publish: unique([
-      ...CALL_TOOLS,
       JETSTREAM_ACCOUNT_INFO,
       ...manageStream(TRIGGER_EVENTS_STREAM),
       ...consumeStream(TRIGGER_EVENTS_STREAM),
@@ -137,7 +138,7 @@ export const SERVICE_PRINCIPALS: readonly Principal[] = [
 /** The platform's own runners. Tool teams register theirs with `--runners <file>` (same shape). */
 export const PLATFORM_RUNNERS: readonly RunnerDeclaration[] = [
   { name: 'builtin-tools', user: 'tool-runner', tools: ['calculator', 'current_time', 'web_fetch'], description: 'apps/tool-runner: the built-in tools' },
-  { name: 'travel-runner', tools: ['flight_search', 'get_weather', 'send_email'], description: 'examples/travel-runner (optional component)' },
+  { name: 'travel-runner', tools: ['flight_search', 'get_weather', 'send_email', 'weather_digest'], description: 'examples/travel-runner (optional component)' },
 ];
 
 /** Outside clients: systems that publish external events for event triggers over JetStream. */

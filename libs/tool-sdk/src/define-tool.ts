@@ -53,6 +53,11 @@ export interface ToolSpec<I extends z.ZodObject, O extends z.ZodType | undefined
    * platform grants each call access to exactly these, for the calling tenant only.
    */
   credentials?: readonly string[];
+  /**
+   * Declares the tool a custom executor of trigger tasks (published as `platform.executor: "true"`):
+   * only a declared executor may be named as a task's `executor` (docs/triggers.md). Default false.
+   */
+  executor?: boolean;
   handler: (input: z.output<I>, context: ToolContext) => Promise<O extends z.ZodType ? z.input<O> : unknown>;
 }
 
@@ -69,6 +74,7 @@ export interface ToolDefinition {
   readonly sideEffect: SideEffect;
   readonly version: string;
   readonly credentials: readonly string[];
+  readonly executor: boolean;
   readonly handler: (input: unknown, context: ToolContext) => Promise<unknown>;
 }
 
@@ -77,6 +83,7 @@ export const TOOL_DEFAULTS = {
   requiresApproval: false,
   sideEffect: 'none',
   version: '1.0.0',
+  executor: false,
 } as const satisfies Partial<ToolSpec<z.ZodObject>>;
 
 const TOOL_NAME = /^[A-Za-z0-9_-]{1,64}$/;
@@ -97,6 +104,7 @@ export function defineTool<I extends z.ZodObject, O extends z.ZodType | undefine
     sideEffect: spec.sideEffect ?? TOOL_DEFAULTS.sideEffect,
     version: spec.version ?? TOOL_DEFAULTS.version,
     credentials,
+    executor: spec.executor ?? TOOL_DEFAULTS.executor,
     handler: spec.handler as (input: unknown, context: ToolContext) => Promise<unknown>,
   };
 }

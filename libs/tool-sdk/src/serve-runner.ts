@@ -106,6 +106,7 @@ function toolEndpoint(tool: ToolDefinition, guard: CallDedupe | undefined): Endp
         version: tool.version,
         schemaHash: schemaHash(inputSchema),
         ...(tool.credentials.length > 0 ? { credentials: [...tool.credentials] } : {}),
+        ...(tool.executor ? { executor: true as const } : {}),
       }),
       ...(guard ? { [DEDUPE_METADATA_KEY]: 'true' } : {}),
     },

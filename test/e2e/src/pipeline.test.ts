@@ -4,7 +4,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { memoryV1 } from '@platform/proto';
 import { createGrpcClient } from '@platform/service-kit';
-import { api, bootPlatform, tokenFor, type SuitePlatform } from './support.js';
+import { api, bootPlatform, historyOf, storedResultOf, tokenFor, type SuitePlatform } from './support.js';
 
 let platform: SuitePlatform;
 let profilesDir: string;
@@ -59,7 +59,7 @@ describe('per-tenant rate limit', () => {
 describe('agent profiles', () => {
   interface Turn {
     response: string;
-    toolCalls: Array<{ name: string; status: string; errorCode?: string }>;
+    toolCalls: Array<{ callId: string; name: string; status: string; errorCode?: string }>;
   }
 
   it('runs the default profile when a request names none, with every tool', async () => {
@@ -68,10 +68,13 @@ describe('agent profiles', () => {
     expect(turn.body.toolCalls).toEqual([expect.objectContaining({ name: 'calculator', status: 'success' })]);
   });
 
-  it('limits a profile to its tool allowlist', async () => {
+  it('limits a profile to its tool allowlist: a tool that exists outside it is denied TOOL_NOT_ALLOWED (not an unknown tool), and never offered', async () => {
     const turn = await api<Turn>(platform, 'POST', '/v1/conversations/p-2/messages', 'profile-tenant-2', { content: '[scenario:calculator] 12 * (3 + 4)?', profile: 'timekeeper' });
     expect(turn.status).toBe(200);
-    expect(turn.body.toolCalls).toEqual([expect.objectContaining({ name: 'calculator', status: 'invalid', errorCode: 'UNKNOWN_TOOL' })]);
+    expect(turn.body.toolCalls).toEqual([expect.objectContaining({ name: 'calculator', status: 'denied', errorCode: 'TOOL_NOT_ALLOWED' })]);
+    const result = storedResultOf(await historyOf(platform, 'profile-tenant-2', 'p-2'), turn.body.toolCalls[0]!.callId);
+    expect(result).toMatchObject({ status: 'denied' });
+    expect(result!.content).not.toContain('there is no tool');
   });
 
   it('keeps a profile to the tenants its access rules name: to another tenant it does not exist', async () => {

@@ -141,7 +141,7 @@ export const taskOperations = {
       201: { description: 'Created.', body: CreatedTask, examples: { created: TASK_EXAMPLE } },
       200: { description: 'A retry with the same Idempotency-Key: the task it created.', body: CreatedTask },
     },
-    errors: { 400: ['INVALID_TASK_SPEC', 'EGRESS_REFUSED', 'INVALID_IDEMPOTENCY_KEY'], 429: ['QUOTA_EXCEEDED'], 503: ['UNAVAILABLE'] },
+    errors: { 400: ['INVALID_TASK_SPEC', 'EGRESS_REFUSED', 'CONDITION_TOOL_NOT_ALLOWED', 'EXECUTOR_NOT_ALLOWED', 'INVALID_IDEMPOTENCY_KEY'], 429: ['QUOTA_EXCEEDED'], 503: ['UNAVAILABLE'] },
   }),
   listTasks: defineOperation({
     method: 'GET',
@@ -167,7 +167,7 @@ export const taskOperations = {
     invalid: INVALID_TASK_SPEC,
     bodyExamples: { schedule: TASK_SPEC_EXAMPLE },
     responses: TaskReply,
-    errors: { ...TASK_ERRORS, 400: ['INVALID_TASK_SPEC', 'EGRESS_REFUSED'], 429: ['QUOTA_EXCEEDED'] },
+    errors: { ...TASK_ERRORS, 400: ['INVALID_TASK_SPEC', 'EGRESS_REFUSED', 'CONDITION_TOOL_NOT_ALLOWED', 'EXECUTOR_NOT_ALLOWED'], 429: ['QUOTA_EXCEEDED'] },
   }),
   deleteTask: defineOperation({ method: 'DELETE', path: '/v1/tasks/{taskId}', operationId: 'deleteTask', summary: 'Delete a task', tags: ['tasks'], access: 'tenant', params: TaskPath, responses: { 204: { description: 'Deleted.' } }, errors: TASK_ERRORS }),
   pauseTask: defineOperation({ method: 'POST', path: '/v1/tasks/{taskId}/pause', operationId: 'pauseTask', summary: 'Pause a task', tags: ['tasks'], access: 'tenant', params: TaskPath, responses: TaskReply, errors: { ...TASK_ERRORS, 409: ['TASK_STATUS_CONFLICT'] } }),

@@ -134,6 +134,11 @@ export function registerToolRoutes(router: OperationRouter, options: ToolRoutesO
       subject: subject ?? '',
       tier: tier ?? '',
       profile: body.profile ?? '',
+      // A client trying a tool: the gate's `try` caller (only a trigger task calls as condition or executor).
+      caller: 'try',
+      conversationId: '',
+      timeoutMs: 0,
+      dryRun: false,
     });
     return { status: 200, body: toolCallBody(call) };
   });

@@ -143,6 +143,8 @@ export class RunReplay {
     return {
       list: () => inner.list(),
       ...(inner.lookup ? { lookup: (name: string) => inner.lookup!(name) } : {}),
+      // A known tool this run may not use is denied TOOL_NOT_ALLOWED, not unknown: the refusal passes through.
+      ...(inner.refuse ? { refuse: (name: string) => inner.refuse!(name) } : {}),
       execute: async (call: ToolCallRequest, context: ToolCallContext): Promise<ToolOutcome> => {
         const journaled = this.journal.tools.get(call.id);
         if (journaled) return journaled;

@@ -7,6 +7,7 @@ import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { RunnerToolPort } from '../runner-tool-port.js';
 import { CredentialGrants } from './credential-grants.js';
+import { ToolGate } from '../tool-gate/tool-gate.js';
 
 const logger = createLogger({ service: 'test', level: 'silent' });
 
@@ -72,7 +73,7 @@ describe('CredentialGrants', () => {
       })({ nc, logger });
       const { publicKey, signingKeyJson } = await keyPair();
       const grants = await CredentialGrants.create({ signingKeyJson, maxTtlSeconds: 300, slackSeconds: 5 }, logger);
-      const port = new RunnerToolPort(catalog, client, { tenantId: 'acme', conversationId: 'c1', grants });
+      const port = new RunnerToolPort(new ToolGate({ catalog, client, grants }), { tenantId: 'acme', conversationId: 'c1' });
       const context = { runId: 'run-9', deadlineAt: Date.now() + 5_000, signal: new AbortController().signal };
       await port.execute({ id: 'm1', name: 'mail', arguments: {} }, context);
       await port.execute({ id: 'm2', name: 'mail', arguments: {} }, context);

@@ -93,6 +93,10 @@ export class DelegationToolPort implements ToolPort {
     return this.inner.lookup ? this.inner.lookup(name) : this.inner.list().find((t) => t.name === name);
   }
 
+  refuse(name: string): ReturnType<NonNullable<ToolPort['refuse']>> {
+    return this.roles.has(name) || this.committees.has(name) ? undefined : this.inner.refuse?.(name);
+  }
+
   execute(call: ToolCallRequest, context: ToolCallContext): Promise<ToolOutcome> {
     const role = this.roles.get(call.name);
     if (role) return this.delegate(role, call, context);

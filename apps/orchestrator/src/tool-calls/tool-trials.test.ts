@@ -11,6 +11,7 @@ import { openJournalDatabase } from '../test-support/journal-database.js';
 import { ToolBreakers } from '../tool-breakers.js';
 import { ToolCallRecords } from './tool-call-records.js';
 import { ToolTrials } from './tool-trials.js';
+import { ToolGate } from '../tool-gate/tool-gate.js';
 
 const logger = createLogger({ service: 'test', level: 'silent' });
 // Each suite run gets its own tool names: runners of other suites share the NATS server.
@@ -52,7 +53,7 @@ beforeAll(async () => {
     },
     namesFor: (caller: { tier: string }) => (caller.tier === 'pro' ? ['default', 'math'] : ['default']),
   } as unknown as ConstructorParameters<typeof ToolTrials>[0]['profiles'];
-  trials = new ToolTrials({ catalog, client: new ToolClient({ nc, logger }), breakers, grants, records: new ToolCallRecords(pool), profiles, defaultTier: 'free', logger });
+  trials = new ToolTrials({ gate: new ToolGate({ catalog, client: new ToolClient({ nc, logger }), breakers, grants }), catalog, records: new ToolCallRecords(pool), profiles, defaultTier: 'free', logger });
 });
 afterAll(async () => {
   await runner.stop(100);
@@ -69,6 +70,10 @@ const request = (tool: string, args: unknown, id = callId(), tenantId = 'acme', 
   callId: id,
   subject: 'alice',
   tier: as.tier ?? '',
+  caller: '',
+  conversationId: '',
+  timeoutMs: 0,
+  dryRun: false,
   profile: as.profile ?? '',
 });
 

@@ -1,19 +1,21 @@
 import { TenantId, ToolName } from '@platform/contracts';
 import type { orchestratorV1 } from '@platform/proto';
-import { errors, PlatformError, type Logger } from '@platform/service-kit';
-import type { CatalogEntry, ToolCatalog, ToolClient } from '@platform/tool-sdk';
-import type { CredentialGrants } from '../pipeline/credential-grants.js';
+import { errors, type Logger } from '@platform/service-kit';
+import type { ToolCatalog } from '@platform/tool-sdk';
 import type { ProfileRegistry } from '../profiles.js';
-import { outcomeOf, RunnerToolPort, type RunnerCall } from '../runner-tool-port.js';
-import type { ToolBreakers } from '../tool-breakers.js';
-import type { ToolCallOutcome, ToolCallRecord, ToolCallRecords } from './tool-call-records.js';
+import { outcomeOf } from '../runner-tool-port.js';
+import { allowlistOf, gateError } from '../tool-gate/gate-errors.js';
+import { GateRefusalCode } from '../tool-gate/gate-rules.js';
+import type { ToolGate } from '../tool-gate/tool-gate.js';
+import { traced } from '../tool-gate/tool-span.js';
+import { argumentRefusal, argumentsOf, callOutcome } from './call-results.js';
+import type { ToolCallRecord, ToolCallRecords } from './tool-call-records.js';
 
 export interface ToolTrialDependencies {
+  /** The gate every tool call passes: a tried call meets the same allowlist, breakers and grants as a run's. */
+  gate: ToolGate;
+  /** For reading back a call whose tool may have gone (its timeout bounds `running`). */
   catalog: ToolCatalog;
-  client: ToolClient;
-  /** The same breakers the runs' calls go through: a tried call counts toward them and is refused by them. */
-  breakers: ToolBreakers;
-  grants: CredentialGrants;
   records: ToolCallRecords;
   /** The agent profiles: a tried call must pass the caller's profile's tool allowlist. */
   profiles: Pick<ProfileRegistry, 'resolve' | 'namesFor'>;
@@ -36,55 +38,6 @@ const TRY_CALL_ID = /^try_[0-9a-f-]{36}$/;
 const INTERRUPTED_AFTER_MS = 30_000;
 const UNKNOWN_TOOL_BOUND_MS = 10 * 60_000;
 
-function argumentsOf(json: string): Record<string, unknown> {
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(json || '{}');
-  } catch {
-    throw errors.invalidArgument('INVALID_ARGUMENTS', 'arguments must be a JSON object');
-  }
-  if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) throw errors.invalidArgument('INVALID_ARGUMENTS', 'arguments must be a JSON object');
-  return parsed as Record<string, unknown>;
-}
-
-/**
- * Why a tool is not tried outside a conversation: a tool that needs the user's approval never runs
- * without it, and is asked for only in a conversation (the call then waits in the approvals inbox);
- * an agent-tool talks with the user over several turns. Both run when the model calls them.
- */
-function refusalOf(entry: CatalogEntry): PlatformError | undefined {
-  if (entry.kind === 'agent') {
-    return new PlatformError('failed_precondition', 'AGENT_TOOL', `'${entry.name}' is an agent-tool: it talks with the user over several turns, so it runs only in a conversation`);
-  }
-  if (entry.requiresApproval) {
-    return new PlatformError(
-      'failed_precondition',
-      'APPROVAL_REQUIRED',
-      `'${entry.name}' needs the user's approval for every call, which is asked for in a conversation; it was not run (ask for it in a message, then approve it in the approvals inbox)`,
-    );
-  }
-  return undefined;
-}
-
-/** A runner's refusal of the arguments: the caller's fault, named field by field (400, not a tool failure). */
-function argumentRefusal(sent: RunnerCall): PlatformError | undefined {
-  if (!('answer' in sent) || sent.answer.status === 'success' || sent.answer.error.code !== 'INVALID_ARGUMENTS') return undefined;
-  const issues = sent.answer.error.issues ?? [];
-  const first = issues[0];
-  const message = first ? `arguments.${first.path}: ${first.message}` : sent.answer.error.message;
-  return errors.invalidArgument('INVALID_ARGUMENTS', message, { details: { issues: issues.map((i) => ({ field: `arguments.${i.path}`, message: i.message })) } });
-}
-
-function recordedOutcome(sent: RunnerCall, durationMs: number): ToolCallOutcome {
-  const outcome = outcomeOf(sent);
-  // A plain tool's call never waits, and guards (skipped, blocked) belong to the loop.
-  const status = outcome.status === 'waiting' || outcome.status === 'skipped' || outcome.status === 'blocked' ? 'failed' : outcome.status;
-  if ('answer' in sent && sent.answer.status === 'success') {
-    return { status, output: sent.answer.output ?? null, truncated: sent.answer.truncated ?? false, errorCode: '', errorMessage: '', durationMs };
-  }
-  return { status, output: undefined, truncated: false, errorCode: 'errorCode' in outcome ? outcome.errorCode : '', errorMessage: outcome.content, durationMs };
-}
-
 /** A journaled call as the gRPC answer carries it. */
 export function toolCallResult(record: ToolCallRecord): orchestratorV1.ToolCallResult {
   return {
@@ -105,8 +58,8 @@ export function toolCallResult(record: ToolCallRecord): orchestratorV1.ToolCallR
 
 /**
  * Calls of one tool that a client tries directly (POST /v1/tools/{name}/calls): the call goes
- * through the same port as a model's call (credential grant, circuit breaker, the tool's own
- * timeout, NATS dispatch to a runner replica), under the caller's tenant, and is journaled before
+ * through the tool gate like a model's call (profile allowlist, credential grant, circuit breaker,
+ * the tool's own timeout, NATS dispatch to a runner replica), under the caller's tenant, and is journaled before
  * it is sent and again with its outcome. See docs/api.md#trying-a-tool.
  */
 export class ToolTrials {
@@ -117,17 +70,24 @@ export class ToolTrials {
     if (!TRY_CALL_ID.test(request.callId)) throw errors.invalidArgument('INVALID_CALL_ID', 'call_id must be try_<uuid>');
     if (!ToolName.safeParse(request.toolName).success) throw errors.notFound('TOOL_NOT_FOUND', `no tool '${request.toolName}'`);
     const args = argumentsOf(request.argumentsJson);
-    const entry = await this.entryOf(request.toolName);
-    const refusal = refusalOf(entry) ?? this.profileRefusal(request, entry.name);
-    if (refusal) throw refusal;
+    // A tried call passes the gate as a model's call under the caller's profile would: a tenant
+    // cannot reach, by trying it, a tool its agents are not given.
+    const allowlist = allowlistOf(this.deps.profiles, request, this.deps.defaultTier);
+    const verdict = await this.deps.gate.admitFresh({ caller: 'try', tool: request.toolName, ...allowlist });
+    if (verdict.verdict === 'unknown') throw errors.notFound('TOOL_NOT_FOUND', `no tool '${request.toolName}'`);
+    if (verdict.verdict === 'refused') throw gateError(verdict.refusal, verdict.refusal.code === GateRefusalCode.notAllowed ? ', so it cannot be tried under it' : '');
+    if (verdict.verdict !== 'send') throw errors.internal('GATE_VERDICT', `the tool gate held a tried call of '${request.toolName}' for the user`);
+    const { entry } = verdict;
 
     const { created, record } = await this.deps.records.start({ tenantId: request.tenantId, callId: request.callId, toolName: entry.name, arguments: args, subject: request.subject, runner: entry.runner });
     // The same call id again (a retry) answers what was journaled; it is never sent twice from here.
     if (!created) return record;
-    const port = new RunnerToolPort(this.deps.catalog, this.deps.client, { tenantId: request.tenantId, conversationId: request.callId, breakers: this.deps.breakers, grants: this.deps.grants });
     const started = Date.now();
-    const sent = await port.callPlainTool(entry, { id: request.callId, name: entry.name, arguments: args }, { runId: request.callId, deadlineAt: started + entry.timeoutMs, signal });
-    const finished = await this.deps.records.finish(request.tenantId, request.callId, recordedOutcome(sent, Date.now() - started));
+    const call = { id: request.callId, name: entry.name, arguments: args };
+    // A tried call belongs to no run or conversation: its call id stands for both.
+    const target = { tenantId: request.tenantId, conversationId: request.callId, runId: request.callId, deadlineAt: started + entry.timeoutMs, signal };
+    const sent = await traced(call, () => this.deps.gate.send(entry, call, target), outcomeOf);
+    const finished = await this.deps.records.finish(request.tenantId, request.callId, callOutcome(sent, Date.now() - started));
     this.deps.logger.info({ tenantId: request.tenantId, tool: entry.name, callId: request.callId, status: finished.status }, 'tried a tool');
     const refused = argumentRefusal(sent);
     if (refused) throw refused;
@@ -143,30 +103,5 @@ export class ToolTrials {
     const found = this.deps.catalog.lookup(record.toolName);
     const timeoutMs = found.state === 'unknown' ? UNKNOWN_TOOL_BOUND_MS : found.entry.timeoutMs;
     return (await this.deps.records.interrupt(tenantId, callId, timeoutMs + INTERRUPTED_AFTER_MS)) ?? (await this.deps.records.get(tenantId, callId)) ?? record;
-  }
-
-  /**
-   * A tried call passes the same tool allowlist as a model's call under the caller's profile (the
-   * one it names, else the default, among those its tenant and tier may use): a tenant cannot
-   * reach, by trying it, a tool its agents are not given.
-   */
-  private profileRefusal(request: orchestratorV1.CallToolRequest, tool: string): PlatformError | undefined {
-    const caller = { tenantId: request.tenantId, tier: request.tier || this.deps.defaultTier };
-    const profile = this.deps.profiles.resolve(request.profile, caller);
-    if (!profile) return errors.notFound('PROFILE_NOT_FOUND', `no agent profile '${request.profile}' for you; yours: ${this.deps.profiles.namesFor(caller).join(', ')}`);
-    if (!profile.allowsTool(tool)) return new PlatformError('permission_denied', 'TOOL_NOT_ALLOWED', `the agent profile '${profile.name}' does not let its agents use '${tool}', so it cannot be tried under it`);
-    return undefined;
-  }
-
-  private async entryOf(name: string): Promise<CatalogEntry> {
-    let found = this.deps.catalog.lookup(name);
-    // Right after a boot the catalog may not have discovered the runners yet.
-    if (found.state === 'unknown' && this.deps.catalog.list().length === 0) {
-      await this.deps.catalog.refresh();
-      found = this.deps.catalog.lookup(name);
-    }
-    if (found.state === 'unknown') throw errors.notFound('TOOL_NOT_FOUND', `no tool '${name}'`);
-    if (found.state === 'offline') throw errors.unavailable('RUNNER_UNAVAILABLE', `no runner serves '${name}' right now; try again later`);
-    return found.entry;
   }
 }

@@ -1,5 +1,6 @@
 import { orchestratorV1 } from '@platform/proto';
 import { errors, GrpcServer, unaryHandler } from '@platform/service-kit';
+import { RelayToolGate } from './relay-tool-gate.js';
 import { testLogger } from './trigger-harness.js';
 
 /**
@@ -8,11 +9,15 @@ import { testLogger } from './trigger-harness.js';
  */
 export class ScriptedOrchestrator {
   readonly calls: orchestratorV1.HandleMessageRequest[] = [];
+  /** Its CallTool and CallToolBatch: the tool gate, relayed to the runners (connected at start). */
+  readonly gate = new RelayToolGate();
   answers: (() => orchestratorV1.HandleMessageResponse)[] = [];
   private readonly server = new GrpcServer({ host: '127.0.0.1', port: 0, logger: testLogger });
 
-  async start(): Promise<string> {
+  async start(natsUrl?: string): Promise<string> {
+    await this.gate.connect(natsUrl);
     this.server.addService('orchestrator.v1.OrchestratorService', orchestratorV1.OrchestratorServiceService, {
+      ...this.gate.handlers(),
       handleMessage: unaryHandler<orchestratorV1.HandleMessageRequest, orchestratorV1.HandleMessageResponse>(testLogger, 'HandleMessage', async (request) => {
         this.calls.push(request);
         const next = this.answers.shift();
@@ -23,8 +28,9 @@ export class ScriptedOrchestrator {
     return `127.0.0.1:${await this.server.start()}`;
   }
 
-  stop(): Promise<void> {
-    return this.server.stop(100);
+  async stop(): Promise<void> {
+    await this.server.stop(100);
+    await this.gate.close();
   }
 }
 

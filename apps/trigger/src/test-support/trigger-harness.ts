@@ -6,6 +6,7 @@ import { ManualClock } from '../clock.js';
 import { TriggerConfig } from '../config.js';
 import type { ExecutionOutcome, FireContext, FireExecutor } from '../executors/fire-executor.js';
 import { startTriggerServer, type TriggerServer } from '../server.js';
+import { RelayToolGate } from './relay-tool-gate.js';
 
 export const testLogger = createLogger({ service: 'trigger-test', level: (process.env['TRIGGER_TEST_LOG']) ?? 'silent' });
 
@@ -50,6 +51,8 @@ export interface Replicas {
   executor: RecordingExecutor;
   servers: TriggerServer[];
   client: TriggerClient;
+  /** The orchestrator's tool gate as these replicas reach it, unless the suite gave its own ORCHESTRATOR_ADDRESS. */
+  gate: RelayToolGate;
   /** One round on every replica at once: plan, claim, and wait for executions to settle. */
   round(): Promise<void>;
   stop(): Promise<void>;
@@ -62,8 +65,13 @@ export async function startReplicas(count: number, startAt: string, settings: Re
   const executor = new RecordingExecutor();
   const databaseUrl = await createSuiteDatabase('trigger');
   const servers: TriggerServer[] = [];
+  // Task tools are checked and called through the orchestrator's tool gate: a relay stands in for it.
+  const gate = new RelayToolGate();
+  if (!settings['ORCHESTRATOR_ADDRESS']) await gate.connect(settings['NATS_URL']);
+  const relay = settings['ORCHESTRATOR_ADDRESS'] ? undefined : await gate.serve();
+  const address: Record<string, string> = relay ? { ORCHESTRATOR_ADDRESS: relay.address } : {};
   for (let i = 0; i < count; i++) {
-    servers.push(await startTriggerServer(testTriggerConfig(databaseUrl, { TRIGGER_REPLICA_ID: `replica-${i}`, ...settings }), testLogger, { clock, startEngine: false, executor: realExecutors ? undefined : executor }));
+    servers.push(await startTriggerServer(testTriggerConfig(databaseUrl, { TRIGGER_REPLICA_ID: `replica-${i}`, ...address, ...settings }), testLogger, { clock, startEngine: false, executor: realExecutors ? undefined : executor }));
   }
   const client = triggerClient(servers[0]!.port);
   return {
@@ -72,6 +80,7 @@ export async function startReplicas(count: number, startAt: string, settings: Re
     executor,
     servers,
     client,
+    gate,
     async round() {
       await Promise.all(servers.map((s) => s.engine.planner.planDue()));
       await Promise.all(servers.map((s) => s.engine.dispatcher.dispatchDue()));
@@ -80,6 +89,8 @@ export async function startReplicas(count: number, startAt: string, settings: Re
     async stop() {
       client.close();
       await Promise.all(servers.map((s) => s.stop()));
+      await relay?.stop();
+      await gate.close();
     },
   };
 }
