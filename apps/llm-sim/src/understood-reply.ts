@@ -9,8 +9,6 @@ import { intentsOf, placeOf, type Intent } from './user-intents.js';
 export const CANNOT_ANSWER =
   'I am llm-sim, the simulated model of this platform: I can work out arithmetic with the calculator tool and tell the time anywhere with current_time, but I cannot really answer "{{question}}". Point OPENAI_BASE_URL at a real model for that.';
 
-type ToolCallMessage = Extract<ChatMessage, { role: 'assistant' }>;
-
 function parseJson(text: string): Record<string, unknown> | undefined {
   try {
     const value: unknown = JSON.parse(text);
@@ -20,17 +18,18 @@ function parseJson(text: string): Record<string, unknown> | undefined {
   }
 }
 
+const stringOr = (value: unknown, fallback: string): string => (typeof value === 'string' ? value : fallback);
 const clip = (text: string, max = 200): string => (text.length > max ? `${text.slice(0, max - 1)}…` : text);
 
 /** One sentence about one tool call and its result (or its failure, said as such). */
 function sentenceFor(name: string, args: Record<string, unknown>, result: string | undefined): string {
   const output = result === undefined ? undefined : parseJson(result);
   if (name === 'calculator') {
-    const expression = String(args['expression'] ?? '');
+    const expression = stringOr(args['expression'], '');
     return output && 'result' in output ? `${expression} = ${String(output['result'])}.` : `I could not work out ${expression}: ${clip(result ?? 'no result came back')}.`;
   }
   if (name === 'current_time') {
-    const place = placeOf(String(args['timezone'] ?? 'UTC'));
+    const place = placeOf(stringOr(args['timezone'], 'UTC'));
     return output && typeof output['local'] === 'string' ? `The current time in ${place} is ${output['local']}.` : `I could not get the time in ${place}: ${clip(result ?? 'no result came back')}.`;
   }
   return `${name} answered: ${clip(result ?? 'nothing')}.`;
@@ -39,7 +38,7 @@ function sentenceFor(name: string, args: Record<string, unknown>, result: string
 /** The final answer from the tool calls of this turn and their results. */
 function answerFromResults(turn: readonly ChatMessage[]): string {
   const results = new Map(turn.flatMap((m) => (m.role === 'tool' ? [[m.tool_call_id, contentText(m.content)] as const] : [])));
-  const calls = turn.flatMap((m) => (m.role === 'assistant' ? ((m as ToolCallMessage).tool_calls ?? []) : []));
+  const calls = turn.flatMap((m) => (m.role === 'assistant' ? (m.tool_calls ?? []) : []));
   return calls.map((call) => sentenceFor(call.function.name, parseJson(call.function.arguments) ?? {}, results.get(call.id))).join(' ');
 }
 
