@@ -56,9 +56,7 @@ describe('a port that is taken', () => {
     expect(message).toBe(`${app} cannot listen on 127.0.0.1:${taken}: the address is already in use by another process (EADDRINUSE); set ${launcherVariable} to another port to move it`);
   });
 
-  it("names the service's own variable when the launcher has none", async () => {
-    for (const [app, port, , serviceVariable] of [CASES[0]!, CASES[5]!]) {
-      expect(await startFailure(app, port)).toContain(`127.0.0.1:${taken}: the address is already in use by another process (EADDRINUSE); set ${serviceVariable} to another port`);
-    }
+  it.each([CASES[0]!, CASES[5]!])("names %s's own variable when the launcher has none", async (app, port, _launcherVariable, serviceVariable) => {
+    expect(await startFailure(app, port)).toBe(`${app} cannot listen on 127.0.0.1:${taken}: the address is already in use by another process (EADDRINUSE); set ${serviceVariable} to another port to move it`);
   });
 });
