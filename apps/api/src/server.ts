@@ -1,6 +1,6 @@
 import { agentPoolV1, credentialV1, memoryV1, orchestratorV1, triggerV1 } from '@platform/proto';
 import { RUN_EVENTS_STREAM, RUN_EVENTS_SUBJECT_PREFIX } from '@platform/contracts';
-import { connectNats, createGrpcClient, createRedis, ensureStream, GrpcHealthProbe, RateLimiter, type Logger } from '@platform/service-kit';
+import { connectNats, createGrpcClient, createRedis, ensureStream, GrpcHealthProbe, listenFailure, RateLimiter, type Logger } from '@platform/service-kit';
 import { observeGauge, PLATFORM } from '@platform/telemetry';
 import { buildApp } from './app.js';
 import { CredentialCalls } from './credential-calls.js';
@@ -79,7 +79,12 @@ export async function startApiServer(config: ApiConfig, logger: Logger): Promise
       isAccepting: () => accepting,
     },
   });
-  await app.listen({ host: config.HTTP_HOST, port: config.HTTP_PORT });
+  try {
+    await app.listen({ host: config.HTTP_HOST, port: config.HTTP_PORT });
+  } catch (err) {
+    await app.close().catch(() => undefined);
+    throw await listenFailure(config.HTTP_HOST, config.HTTP_PORT, 'HTTP_PORT', err);
+  }
   const address = app.server.address();
   const port = typeof address === 'object' && address ? address.port : config.HTTP_PORT;
   return {

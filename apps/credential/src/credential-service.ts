@@ -75,7 +75,7 @@ export function credentialServiceImplementation(deps: CredentialServiceDeps): cr
     return { maxRecords: quotas.credentialRecords, maxBytes: quotas.credentialBytes, tier: applied };
   };
 
-  /** Authenticates, and for a grant checks tenant, call and service; an out-of-scope grant is audited as denied. */
+  /** Authenticates, and for a grant checks tenant, call and service; an out-of-scope grant is audited as denied, under the grant's tenant. */
   async function authorize(key: CredentialKey, request: { grant: string; callId: string; actor?: credentialV1.Actor | undefined }, metadata: Metadata, action: AuditEntry['action']) {
     const caller = await auth.authenticate(request.grant, metadata);
     const actor = actorOf(caller, request.actor?.subject);
@@ -83,7 +83,9 @@ export function credentialServiceImplementation(deps: CredentialServiceDeps): cr
       try {
         checkGrantScope(caller.claims, { tenantId: key.tenantId, service: key.service, callId: request.callId });
       } catch (err) {
-        await store.auditDenied(key, action, actor);
+        // Recorded in the trail of the tenant whose runner tried: a grant of tenant A aimed at
+        // tenant B must not put A's run and call ids into B's audit.
+        await store.auditDenied({ ...key, tenantId: caller.claims.tid }, action, actor);
         throw err;
       }
     }

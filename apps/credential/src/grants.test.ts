@@ -59,6 +59,15 @@ describe('credential grants', () => {
     expect(await rejection(getWith(grant))).toMatchObject({ kind: 'permission_denied', code: 'GRANT_TENANT_MISMATCH' });
   });
 
+  it("audit a refused grant of another tenant under the grant's tenant, never in the tenant it reached for", async () => {
+    const grant = await fx.grant({ tenantId: 'globex', runId: 'globex-run-7', callId: 'globex-call-7' });
+    expect((await rejection(getWith(grant, { callId: 'globex-call-7' }))).code).toBe('GRANT_TENANT_MISMATCH');
+    const audit = async (tenantId: string) => (await fx.client.rpc.listAuditEvents({ tenantId, beforeId: 0, limit: 100 }, { metadata: platformMetadata() })).events;
+    // acme's trail holds none of globex's ids; globex's holds its own runner's refused attempt.
+    expect(JSON.stringify(await audit('acme'))).not.toMatch(/globex/);
+    expect((await audit('globex')).filter((e) => e.runId === 'globex-run-7').map((e) => [e.action, e.service, e.outcome, e.actorKind, e.runId, e.callId])).toEqual([['get', 'google', 'denied', 'grant', 'globex-run-7', 'globex-call-7']]);
+  });
+
   it('refuse a grant signed by a key the service does not trust, or altered', async () => {
     const stranger = await grantKeys('g1');
     const forged = await stranger.issuer.issue({ tenantId: 'acme', runId: 'run-1', callId: 'call-1', tool: 't', services: ['google'], ttlSeconds: 60 });

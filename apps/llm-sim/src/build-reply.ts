@@ -2,6 +2,7 @@ import { toolsDisabled, type ChatCompletionRequest } from './chat-request.js';
 import { toolCallId } from './ids.js';
 import type { Scenario, ScenarioStep } from './scenario-schema.js';
 import { renderArguments, renderTemplate, templateContextFrom } from './templates.js';
+import { understoodReply } from './understood-reply.js';
 
 /** Used when a scenario has no `onToolsDisabled` and the request forbids tool calls. */
 export const DEFAULT_TOOLS_DISABLED_TEXT =
@@ -31,6 +32,7 @@ export function buildReply(
   stepIndex: number,
   request: ChatCompletionRequest,
 ): AssistantReply {
+  if (step.understandsUser) return understoodReply(request, stepIndex);
   const ctx = templateContextFrom(request.messages);
   const calls = step.toolCalls ?? [];
   if (calls.length === 0 || toolsDisabled(request)) {

@@ -1,6 +1,6 @@
 // Process entry point: config from the environment, one `ready` line with the real port, and a
 // graceful stop on SIGTERM/SIGINT. Everything else lives in createLlmSim.
-import { announceReady, createLogger, type Logger } from '@platform/service-kit';
+import { announceReady, createLogger, listenFailure, type Logger } from '@platform/service-kit';
 import { loadLlmSimConfig, optionsFromConfig, type LlmSimConfig } from './config.js';
 import { createLlmSim, type LlmSim } from './server.js';
 
@@ -52,7 +52,10 @@ async function main(): Promise<void> {
   try {
     const sim = createLlmSim({ ...optionsFromConfig(config), logger });
     installSignalHandlers(sim, logger);
-    const { host, port, url } = await sim.listen();
+    const { host, port, url } = await sim.listen().catch(async (error: unknown) => {
+      await sim.close().catch(() => undefined);
+      throw await listenFailure(config.LLM_SIM_HOST, config.LLM_SIM_PORT, 'LLM_SIM_PORT', error);
+    });
     announceReady(
       logger,
       {

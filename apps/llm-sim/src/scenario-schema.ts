@@ -33,13 +33,19 @@ const StepSchema = z
     description: z.string().optional(),
     content: z.string().optional(),
     toolCalls: z.array(ToolCallSchema).min(1).optional(),
+    /**
+     * Read the user's text instead of following a script: call `calculator` for its arithmetic and
+     * `current_time` for the times it asks, then answer from the results; otherwise say honestly
+     * that the simulator cannot answer (understood-reply.ts).
+     */
+    understandsUser: z.boolean().optional(),
     finishReason: z.enum(['stop', 'length', 'content_filter']).optional(),
     delayMs: z.number().int().nonnegative().optional(),
     chunkDelayMs: z.number().int().nonnegative().optional(),
     fault: FaultSchema.optional(),
   })
-  .refine((s) => s.content !== undefined || s.toolCalls !== undefined || s.fault?.times === 'always', {
-    message: 'a step needs "content", "toolCalls", or a fault with times "always" (nothing to answer once the fault stops)',
+  .refine((s) => s.content !== undefined || s.toolCalls !== undefined || s.understandsUser === true || s.fault?.times === 'always', {
+    message: 'a step needs "content", "toolCalls", "understandsUser", or a fault with times "always" (nothing to answer once the fault stops)',
   });
 
 const TurnSchema = z.strictObject({

@@ -25,7 +25,7 @@ describe('POST /v1/chat/completions with stream: true (openai client)', () => {
     const chunks = await collect(
       await client.chat.completions.create({
         model: 'sim-1',
-        messages: [{ role: 'user', content: 'maths and Tokyo time' }],
+        messages: [{ role: 'user', content: 'What is (17 + 25) * 3, and the time in Tokyo?' }],
         tools: platformTools,
         stream: true,
       }),

@@ -1,3 +1,4 @@
+import { compositeKey } from '@platform/contracts';
 import { Cron } from 'croner';
 import type { ScheduleTrigger } from './task-spec.js';
 
@@ -41,7 +42,7 @@ function remembered(answers: Map<number, number | null>, at: number, compute: ()
 const compiled = new Map<string, CompiledCron>();
 
 function compiledCron(pattern: string, timeZone: string | undefined): CompiledCron {
-  const key = `${timeZone ?? ''}\u0000${pattern}`;
+  const key = timeZone === undefined ? compositeKey(pattern) : compositeKey(pattern, timeZone);
   let cron = compiled.get(key);
   if (!cron) {
     if (compiled.size >= MAX_PATTERNS) compiled.clear();

@@ -65,6 +65,7 @@ async function main(): Promise<void> {
         trigger: config.TRIGGER_PORT,
         llmSim: config.LLM_SIM_PORT,
       },
+      portVariables: { api: 'API_PORT', memory: 'MEMORY_PORT', credential: 'CREDENTIAL_PORT', agentPool: 'AGENT_POOL_PORT', orchestrator: 'ORCHESTRATOR_PORT', trigger: 'TRIGGER_PORT', llmSim: 'LLM_SIM_PORT' },
       credentialKeys: { ...generateCredentialKeys(), ...(config.CREDENTIAL_KEYRING ? { keyring: config.CREDENTIAL_KEYRING } : {}) },
       onLine: logTo,
     });

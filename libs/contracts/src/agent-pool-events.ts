@@ -1,23 +1,19 @@
 import { ConversationId, RunId, TenantId, ToolCallId, ToolName } from './ids.js';
 import { z } from 'zod';
+import { keyToken } from './key-encoding.js';
 
 /**
  * Events the agent pool publishes to JetStream (the orchestrator consumes them).
  *
- * Subjects: `platform.agent-pool.events.<tenant token>.<event>`, where the tenant token is the
- * tenant id with every "." written as "%2E" (tenant ids may contain dots, subject tokens may not).
+ * Subjects: `platform.agent-pool.events.<tenant token>.<event>`, where the tenant token is
+ * `keyToken(tenantId)` (key-encoding.ts: for valid tenant ids, every "." written as "%2E").
  */
 export const AGENT_POOL_EVENT_SUBJECT_PREFIX = 'platform.agent-pool.events';
 export const AGENT_POOL_EVENTS_STREAM = 'AGENT_POOL_EVENTS';
 
-/** A tenant id as one subject token: reversible, since "%" is not allowed in tenant ids. */
-export function tenantSubjectToken(tenantId: string): string {
-  return tenantId.replaceAll('.', '%2E');
-}
-
 /** The subject of an event of one tenant; `'*'` as the event matches all of that tenant's events. */
 export function agentPoolEventSubject(tenantId: string, event: 'expired' | '*'): string {
-  return `${AGENT_POOL_EVENT_SUBJECT_PREFIX}.${tenantSubjectToken(tenantId)}.${event}`;
+  return `${AGENT_POOL_EVENT_SUBJECT_PREFIX}.${keyToken(tenantId)}.${event}`;
 }
 
 /** Why an entry expired: which wait ran out. */

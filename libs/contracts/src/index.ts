@@ -1,4 +1,5 @@
 export { TenantId, ConversationId, RunId, ToolCallId, ToolName, ID_PATTERN, TOOL_CALL_ID_PATTERN } from './ids.js';
+export { keyToken, compositeKey } from './key-encoding.js';
 export { ToolResultStatus } from './tool-result-status.js';
 export { MEMORY_CONTEXT_OPEN, MEMORY_CONTEXT_CLOSE, MEMORY_CONTEXT_PREAMBLE, renderMemoryContext, memoryContextItems } from './memory-context.js';
 export { ProviderFields, ToolCall, SystemMessage, UserMessage, AssistantMessage, ToolMessage, ChatMessage } from './chat-message.js';
@@ -61,7 +62,6 @@ export {
 export {
   AGENT_POOL_EVENT_SUBJECT_PREFIX,
   AGENT_POOL_EVENTS_STREAM,
-  tenantSubjectToken,
   agentPoolEventSubject,
   AgentExpiryReason,
   AgentExpiredEvent,

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { ChatMessage } from './chat-message.js';
-import { tenantSubjectToken } from './agent-pool-events.js';
+import { compositeKey, keyToken } from './key-encoding.js';
 import { ConversationId, RunId, TenantId } from './ids.js';
 
 /**
@@ -11,7 +11,7 @@ import { ConversationId, RunId, TenantId } from './ids.js';
  * the dead-letter stream as a `MemoryDeadLetter` with its reason.
  *
  * Subjects: `platform.memory.ingest.<tenant token>.turn` and `platform.memory.dead.<tenant token>.turn`
- * (tenant token as in `tenantSubjectToken`: "." written as "%2E").
+ * (tenant token as in `keyToken`, key-encoding.ts: for valid ids, "." written as "%2E").
  */
 export const MEMORY_INGEST_STREAM = 'MEMORY_INGEST';
 export const MEMORY_INGEST_SUBJECT_PREFIX = 'platform.memory.ingest';
@@ -20,21 +20,22 @@ export const MEMORY_DEAD_LETTER_SUBJECT_PREFIX = 'platform.memory.dead';
 
 /** The subject a tenant's finished turns are published on. */
 export function memoryIngestSubject(tenantId: string): string {
-  return `${MEMORY_INGEST_SUBJECT_PREFIX}.${tenantSubjectToken(tenantId)}.turn`;
+  return `${MEMORY_INGEST_SUBJECT_PREFIX}.${keyToken(tenantId)}.turn`;
 }
 
 /** The subject a tenant's dead-lettered turns are kept on. */
 export function memoryDeadLetterSubject(tenantId: string): string {
-  return `${MEMORY_DEAD_LETTER_SUBJECT_PREFIX}.${tenantSubjectToken(tenantId)}.turn`;
+  return `${MEMORY_DEAD_LETTER_SUBJECT_PREFIX}.${keyToken(tenantId)}.turn`;
 }
 
 /**
  * The JetStream message id (`Nats-Msg-Id`) of a turn's ingestion message: a republished turn
  * (a resumed run) is dropped by the stream's duplicate window, and the consumer dedupes on
- * (tenant, run) beyond it.
+ * (tenant, run) beyond it. Encoded with `compositeKey`, so two tenants' turns never share an id
+ * (`turn:<tenant>:<run>` did: tenant `a:b` run `c` and tenant `a` run `b:c` were one message).
  */
 export function memoryIngestMessageId(tenantId: string, runId: string): string {
-  return `turn:${tenantId}:${runId}`;
+  return `turn.${compositeKey(tenantId, runId)}`;
 }
 
 /**

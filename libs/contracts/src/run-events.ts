@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { tenantSubjectToken } from './agent-pool-events.js';
+import { keyToken } from './key-encoding.js';
 import { ConversationId, RunId, TenantId } from './ids.js';
 
 /**
@@ -16,7 +16,7 @@ export const SUBJECT_SAFE_RUN_ID = /^[A-Za-z0-9_-]{1,128}$/;
 
 export function runEventsSubject(runId: string): string {
   if (!SUBJECT_SAFE_RUN_ID.test(runId)) throw new Error(`run id '${runId}' cannot name an event subject`);
-  return `${RUN_EVENTS_SUBJECT_PREFIX}.${runId}`;
+  return `${RUN_EVENTS_SUBJECT_PREFIX}.${keyToken(runId)}`; // the run id itself, for these ids
 }
 
 /** Event names (seed 000 section 10). `execution_end` is always the last event of a run. */
@@ -63,7 +63,7 @@ export type RunEventEnvelope = z.infer<typeof RunEventEnvelope>;
 export const RUN_ENDED_SUBJECT_PREFIX = 'platform.run-ended';
 
 export function runEndedSubject(tenantId: string): string {
-  return `${RUN_ENDED_SUBJECT_PREFIX}.${tenantSubjectToken(tenantId)}`;
+  return `${RUN_ENDED_SUBJECT_PREFIX}.${keyToken(tenantId)}`;
 }
 
 export const RunEnded = z.object({

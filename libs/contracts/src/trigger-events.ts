@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { tenantSubjectToken } from './agent-pool-events.js';
+import { keyToken } from './key-encoding.js';
 import { TenantId } from './ids.js';
 
 /**
@@ -12,7 +12,7 @@ export const TRIGGER_EVENTS_STREAM = 'TRIGGER_EVENTS';
 
 /** The subject one tenant's external events are published on. */
 export function triggerEventSubject(tenantId: string): string {
-  return `${TRIGGER_EVENT_SUBJECT_PREFIX}.${tenantSubjectToken(tenantId)}`;
+  return `${TRIGGER_EVENT_SUBJECT_PREFIX}.${keyToken(tenantId)}`;
 }
 
 /** Where an event comes from and what it is: short, stable names (`gmail`, `email.received`). */
@@ -47,7 +47,7 @@ export const TRIGGERED_RUN_SUBJECT_PREFIX = 'platform.trigger.runs';
 export const TRIGGERED_RUNS_STREAM = 'TRIGGER_RUNS';
 
 export function triggeredRunSubject(tenantId: string): string {
-  return `${TRIGGERED_RUN_SUBJECT_PREFIX}.${tenantSubjectToken(tenantId)}`;
+  return `${TRIGGERED_RUN_SUBJECT_PREFIX}.${keyToken(tenantId)}`;
 }
 
 export const TriggeredRunFinished = z.object({

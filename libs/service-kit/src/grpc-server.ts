@@ -10,6 +10,7 @@ import { HealthImplementation } from 'grpc-health-check';
 import type { Logger } from 'pino';
 import { GRPC_MAX_MESSAGE_BYTES } from './grpc-limits.js';
 import { isConnectionLoss } from './connection-loss.js';
+import { listenFailure } from './listen-failure.js';
 import { PlatformError } from './errors.js';
 import { toGrpcError } from './grpc-status.js';
 
@@ -20,6 +21,8 @@ export interface GrpcServerOptions {
   logger: Logger;
   /** Largest message accepted, in bytes (default GRPC_MAX_MESSAGE_BYTES). */
   maxReceiveMessageBytes?: number;
+  /** The setting a failed bind names as the way to move the port (default `GRPC_PORT`). */
+  portSetting?: string;
 }
 
 /** A gRPC server that always exposes `grpc.health.v1` and maps service errors to statuses at the edge. */
@@ -48,9 +51,13 @@ export class GrpcServer {
   /** Binds and marks every service SERVING. Resolves with the bound port. */
   async start(): Promise<number> {
     const address = `${this.options.host}:${this.options.port}`;
-    this.boundPort = await new Promise<number>((resolve, reject) => {
-      this.server.bindAsync(address, ServerCredentials.createInsecure(), (error, port) => (error ? reject(error) : resolve(port)));
-    });
+    try {
+      this.boundPort = await new Promise<number>((resolve, reject) => {
+        this.server.bindAsync(address, ServerCredentials.createInsecure(), (error, port) => (error ? reject(error) : resolve(port)));
+      });
+    } catch (error) {
+      throw await listenFailure(this.options.host, this.options.port, this.options.portSetting ?? 'GRPC_PORT', error);
+    }
     this.setServing(true);
     this.options.logger.info({ port: this.boundPort, services: this.serviceNames }, 'grpc server listening');
     return this.boundPort;

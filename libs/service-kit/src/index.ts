@@ -22,4 +22,5 @@ export { ensureStream, followSubject, lastMessageJson, type StreamSpec } from '.
 export { DurableConsumer, type DurableConsumerOptions } from './durable-consumer.js';
 export { PublishBatcher } from './publish-batcher.js';
 export { RuntimeSampler, startRuntimeDiagnostics, RuntimeDiagnosticsConfig, RUNTIME_DIAGNOSTICS_PATH, type RuntimeDiagnostics, type RuntimeSnapshot } from './runtime-diagnostics.js';
+export { listenFailure } from './listen-failure.js';
 export { quotaExceeded, type QuotaRefusal } from './quota.js';

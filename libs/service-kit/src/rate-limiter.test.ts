@@ -11,7 +11,7 @@ describe('RateLimiter', () => {
     const redis = createRedis({ url: await allocateSuiteRedis(), name: 'limiter', logger });
     const limiter = new RateLimiter(redis, logger);
     const decisions = [];
-    for (let i = 0; i < 4; i++) decisions.push(await limiter.consume('tenant-a', 3, 60_000));
+    for (let i = 0; i < 4; i++) decisions.push(await limiter.consume(['tenant-a'], 3, 60_000));
     expect(decisions.map((d) => d.allowed)).toEqual([true, true, true, false]);
     expect(decisions.map((d) => d.remaining)).toEqual([2, 1, 0, 0]);
     // The wait is until the current fixed window ends, never longer.
@@ -19,13 +19,13 @@ describe('RateLimiter', () => {
     expect(decisions[3]!.retryAfterMs).toBeGreaterThan(0);
     expect(decisions[3]!.retryAfterMs).toBeLessThanOrEqual(windowEnd - Date.now() + 50);
     // Another key has its own budget.
-    expect((await limiter.consume('tenant-b', 3, 60_000)).allowed).toBe(true);
+    expect((await limiter.consume(['tenant-b'], 3, 60_000)).allowed).toBe(true);
     redis.disconnect();
   });
 
   it('lets requests through when Redis is unreachable', async () => {
     const redis = createRedis({ url: 'redis://127.0.0.1:1', name: 'limiter', logger });
-    const decision = await new RateLimiter(redis, logger).consume('tenant-a', 1, 1_000);
+    const decision = await new RateLimiter(redis, logger).consume(['tenant-a'], 1, 1_000);
     expect(decision.allowed).toBe(true);
     redis.disconnect();
   });

@@ -1,3 +1,4 @@
+import { compositeKey } from '@platform/contracts';
 import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
 
@@ -29,13 +30,17 @@ export class RateLimiter {
     private readonly keyPrefix = 'rate',
   ) {}
 
-  async consume(key: string, limit: number, windowMs: number): Promise<RateLimitDecision> {
+  /**
+   * Counts one request against `limit` per `windowMs` for `key`: its parts (e.g. `['turns', tenantId]`)
+   * are encoded with `compositeKey`, so tenant-chosen parts can never make two keys one.
+   */
+  async consume(key: readonly string[], limit: number, windowMs: number): Promise<RateLimitDecision> {
     const now = Date.now();
     const windowId = Math.floor(now / windowMs);
     // The key lives until its window ends, so its time-to-live is exactly the wait for the next window.
     const untilWindowEnd = windowMs - (now % windowMs);
     try {
-      const [count, ttl] = (await this.redis.eval(CONSUME, 1, `${this.keyPrefix}:${key}:${windowId}`, String(untilWindowEnd))) as [number, number];
+      const [count, ttl] = (await this.redis.eval(CONSUME, 1, `${this.keyPrefix}:${compositeKey(...key, String(windowId))}`, String(untilWindowEnd))) as [number, number];
       if (count <= limit) return { allowed: true, remaining: limit - count, retryAfterMs: 0 };
       return { allowed: false, remaining: 0, retryAfterMs: ttl > 0 ? Math.min(ttl, untilWindowEnd) : untilWindowEnd };
     } catch (err) {

@@ -6,6 +6,7 @@ import type { AddressInfo } from 'node:net';
 import { constants, monitorEventLoopDelay, performance, PerformanceObserver, type IntervalHistogram, type PerformanceEntry } from 'node:perf_hooks';
 import { z } from 'zod';
 import { env } from './config.js';
+import { listenFailure } from './listen-failure.js';
 
 /** The settings (every service reads them through runService). */
 export const RuntimeDiagnosticsConfig = z.object({
@@ -125,7 +126,7 @@ export async function startRuntimeDiagnostics(settings: { port: number; host: st
     });
   } catch (err) {
     sampler.stop();
-    throw err;
+    throw await listenFailure(settings.host, settings.port, 'RUNTIME_DIAGNOSTICS_PORT', err);
   }
   return {
     port: (server.address() as AddressInfo).port,

@@ -1,6 +1,7 @@
 import { generateKeyPairSync, randomBytes } from 'node:crypto';
 import { freePort, freePorts } from './ports.js';
 import { startServiceProcess, type ServiceMode, type ServiceProcess } from './service-process.js';
+import { describeListenFailure, listenFailureIn } from './start-failure.js';
 
 /** The apps a full platform runs, in start order (each only needs the ones before it). */
 export const PLATFORM_APPS = ['llm-sim', 'memory', 'credential', 'tool-runner', 'agent-pool', 'orchestrator', 'trigger', 'api'] as const;
@@ -41,6 +42,8 @@ export interface PlatformOptions {
   model?: { baseUrl: string; apiKey: string; model: string };
   /** Fixed ports (e.g. for a local stack with stable URLs); free ports are chosen otherwise. */
   ports?: Partial<Record<PlatformPort, number>>;
+  /** The launcher's variable for each fixed port (e.g. `{ memory: 'MEMORY_PORT' }`), named when that port is taken. */
+  portVariables?: Partial<Record<PlatformPort, string>>;
   mode?: ServiceMode;
   /** Extra environment for every app, e.g. `{ OTEL_EXPORTER_OTLP_ENDPOINT: ... }`. */
   commonEnv?: Record<string, string>;
@@ -92,6 +95,12 @@ async function choosePorts(fixed: PlatformOptions['ports'] = {}): Promise<Platfo
 
 /** The port each app listens on (tool-runner listens on none). */
 const PORT_OF: Partial<Record<PlatformApp, PlatformPort>> = { 'llm-sim': 'llmSim', memory: 'memory', credential: 'credential', 'agent-pool': 'agentPool', orchestrator: 'orchestrator', trigger: 'trigger', api: 'api' };
+
+/** A start that failed because the app could not listen says where and how to move it; others pass unchanged. */
+function explainStartFailure(app: PlatformApp, err: unknown, launcherVariable: string | undefined): unknown {
+  const failure = err instanceof Error ? listenFailureIn(err.message) : undefined;
+  return failure ? new Error(describeListenFailure(app, failure, launcherVariable), { cause: err }) : err;
+}
 
 /** Starts the platform's services as separate processes against the given NATS, Postgres and Redis. */
 export async function startPlatform(options: PlatformOptions): Promise<Platform> {
@@ -188,7 +197,7 @@ export async function startPlatform(options: PlatformOptions): Promise<Platform>
         // parallel). On a first start nothing points at it yet: choose another and try again.
         const portKey = PORT_OF[app];
         const clash = /EADDRINUSE/.test(err instanceof Error ? err.message : String(err));
-        if (!clash || !portKey || options.ports?.[portKey] !== undefined || startedOnce.has(key) || attempt >= 3) throw err;
+        if (!clash || !portKey || options.ports?.[portKey] !== undefined || startedOnce.has(key) || attempt >= 3) throw explainStartFailure(app, err, portKey && replica === 0 ? options.portVariables?.[portKey] : undefined);
         if (replica > 0) orchestratorPorts[replica] = await freePort();
         else {
           ports[portKey] = await freePort();

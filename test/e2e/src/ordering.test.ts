@@ -70,3 +70,22 @@ describe('one conversation', () => {
     expect((await turns).map((t) => t.body.status)).toEqual(['completed', 'completed', 'completed', 'completed']);
   });
 });
+
+describe('conversations of different tenants', () => {
+  it('never share a lease, even when tenant and conversation ids join to the same text', async () => {
+    // (acme, eu:support) and (acme:eu, support) were one Redis key, `{acme:eu:support}`: the second
+    // turn waited for the first. Both slow model requests in flight at once proves they do not.
+    const pairs = [
+      ['acme', 'eu:support'],
+      ['acme:eu', 'support'],
+    ] as const;
+    const turns = Promise.all(pairs.map(([tenant, c]) => api<Turn>(platform, 'POST', `/v1/conversations/${c}/messages`, tenant, { content: '[scenario:slow] hi' })));
+    await waitFor('both tenants\' slow model requests in flight at once', async () => {
+      const { requests } = (await (await fetch(`${platform.llmSimUrl}/_sim/requests`)).json()) as { requests: Array<{ scenario: string; status: number | null }> };
+      return requests.filter((r) => r.scenario === 'slow' && r.status === null).length === 2 ? true : undefined;
+    });
+    expect((await turns).map((t) => t.body.status)).toEqual(['completed', 'completed']);
+    // Each tenant sees its own conversation only, with its own turn.
+    for (const [tenant, c] of pairs) expect((await history(c, tenant)).map((m) => m.message.role)).toEqual(['user', 'assistant']);
+  });
+});

@@ -60,6 +60,16 @@ describe('one message through api -> orchestrator -> tool runner and back', () =
     expect(history.body.messages.map((m) => m.message.role)).toEqual(['user', 'assistant', 'tool', 'tool', 'assistant', 'user', 'assistant']);
   });
 
+  it('answers the question npm run platform prints to try (What is 2^10?) through the real calculator', async () => {
+    const turn = await api<TurnBody>(platform, 'POST', '/v1/conversations/try-1/messages', 'acme', { content: 'What is 2^10?' });
+    expect(turn.status).toBe(200);
+    expect(turn.body.toolCalls.map((c) => [c.name, c.status])).toEqual([['calculator', 'success']]);
+    expect(turn.body.response).toBe('2^10 = 1024.');
+    const other = await api<TurnBody>(platform, 'POST', '/v1/conversations/try-1/messages', 'acme', { content: 'Who wrote Hamlet?' });
+    expect(other.body.toolCalls).toEqual([]);
+    expect(other.body.response).toMatch(/cannot really answer "Who wrote Hamlet\?"/);
+  });
+
   it('keeps each run with its transcript, readable only by its tenant', async () => {
     const turn = await api<TurnBody>(platform, 'POST', '/v1/conversations/run-1/messages', 'acme', { content: '[scenario:calculator] What is 12 * (3 + 4)?' });
     const run = await api<{ status: string; stopReason: string; result: { response: string; toolCalls: unknown[] }; transcript: Array<{ iteration: number; tools: unknown[]; view: { stage: string } }> }>(

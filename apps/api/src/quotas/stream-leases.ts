@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { QUOTA_NAMES } from '@platform/contracts';
+import { compositeKey, QUOTA_NAMES } from '@platform/contracts';
 import { quotaExceeded, type Logger, type Redis } from '@platform/service-kit';
 import type { Principal } from '../auth.js';
 import type { TenantQuotas } from './tenant-quotas.js';
@@ -106,7 +106,7 @@ export class RedisStreamLeases implements StreamQuota {
   }
 }
 
-/** The tenant's set; the tenant id is the whole rest of the key, so no two tenants share one. */
+/** The tenant's set, keyed with the one unambiguous encoding of tenant-chosen parts. */
 function streamsKey(tenantId: string): string {
-  return `quota:streams:${tenantId}`;
+  return `quota:streams:${compositeKey(tenantId)}`;
 }

@@ -1,4 +1,4 @@
-import { ChatMessage, type IngestedMessage, type TurnFinished } from '@platform/contracts';
+import { ChatMessage, type IngestedMessage, type TurnFinished, compositeKey } from '@platform/contracts';
 import type { Logger } from '@platform/service-kit';
 import type { Extractor } from '../extraction/extractor.js';
 import type { MessageStore } from '../message-store.js';
@@ -169,7 +169,7 @@ export function extractionGroups<T extends { turn: { tenantId: string }; collect
   const open = new Map<string, T[]>();
   const groups: T[][] = [];
   for (const t of turns) {
-    const key = JSON.stringify([t.turn.tenantId, t.collection]);
+    const key = compositeKey(t.turn.tenantId, t.collection);
     let group = open.get(key);
     if (!group || group.length >= perRequest) {
       group = [];

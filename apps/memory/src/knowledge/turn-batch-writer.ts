@@ -1,3 +1,4 @@
+import { compositeKey } from '@platform/contracts';
 import type { TurnFinished } from '@platform/contracts';
 import type pg from 'pg';
 import type { Extraction } from '../extraction/extraction-schema.js';
@@ -135,7 +136,7 @@ export class TurnBatchWriter {
     const merged = new Map<string, { tenantId: string; collection: string; name: string; type: string; facets: Record<string, unknown>; origin: 'conversation' | 'tool' }>();
     for (const { turn, collection, extraction } of entries) {
       for (const e of extraction.entities) {
-        const key = `${turn.tenantId}\u001f${collection}\u001f${e.name.toLowerCase()}`;
+        const key = compositeKey(turn.tenantId, collection, e.name.toLowerCase());
         const origin = e.fromTool ? 'tool' : 'conversation';
         const seen = merged.get(key);
         if (!seen) merged.set(key, { tenantId: turn.tenantId, collection, name: e.name, type: e.type, facets: { ...e.facets }, origin });

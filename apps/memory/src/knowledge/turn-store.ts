@@ -1,3 +1,4 @@
+import { compositeKey } from '@platform/contracts';
 import type pg from 'pg';
 import type { CandidateFact } from '../extraction/extractor.js';
 import { collectionPrefixSql } from './collections.js';
@@ -22,7 +23,7 @@ export function orQuery(text: string, maxWords = 40): string | undefined {
   return words.length ? words.join(' | ') : undefined;
 }
 
-export const runKey = (key: RunKey): string => `${key.tenantId}\u001f${key.runId}`;
+export const runKey = (key: RunKey): string => compositeKey(key.tenantId, key.runId);
 
 /**
  * What ingestion reads before it extracts, for a whole batch of turns at once (one statement

@@ -49,4 +49,19 @@ describe('ConversationLease', () => {
     await a.raiseTokensAbove('t', 'c3', 41);
     expect((await a.acquire('t', 'c3'))!.token).toBe(42);
   });
+
+  it('keeps tenants apart whose ids join to the same text (acme + eu:support, acme:eu + support)', async () => {
+    const a = new ConversationLease(redis, 'a', 5_000);
+    const b = new ConversationLease(redis, 'b', 5_000);
+    const first = await a.acquire('acme', 'eu:support');
+    const second = await b.acquire('acme:eu', 'support');
+    expect(second).toBeDefined(); // the other tenant's conversation is not held
+    // Each has its own fence counter: both start at 1, and raising one leaves the other alone.
+    expect([first!.token, second!.token]).toEqual([1, 1]);
+    await first!.release();
+    await second!.release();
+    await a.raiseTokensAbove('acme', 'eu:support', 9);
+    expect((await b.acquire('acme:eu', 'support'))!.token).toBe(2);
+    expect((await a.acquire('acme', 'eu:support'))!.token).toBe(10);
+  });
 });

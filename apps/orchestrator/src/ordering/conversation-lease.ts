@@ -1,3 +1,4 @@
+import { compositeKey } from '@platform/contracts';
 import type { Redis } from '@platform/service-kit';
 
 // Takes the lease when free and issues the next fencing token for the conversation.
@@ -34,8 +35,9 @@ export class ConversationLease {
   ) {}
 
   private keys(tenantId: string, conversationId: string): { lease: string; counter: string } {
-    // One hash slot for both keys, so the scripts also work on Redis Cluster.
-    const base = `${this.keyPrefix}:{${tenantId}:${conversationId}}`;
+    // One hash slot for both keys, so the scripts also work on Redis Cluster. The pair is encoded
+    // (compositeKey): `{acme:eu:support}` was both (acme, eu:support) and (acme:eu, support).
+    const base = `${this.keyPrefix}:{${compositeKey(tenantId, conversationId)}}`;
     return { lease: `${base}:lease`, counter: `${base}:fence` };
   }
 

@@ -1,3 +1,4 @@
+import { compositeKey } from '@platform/contracts';
 import { errors, type Logger } from '@platform/service-kit';
 import { isLive, type ClaimedRun, type NewRun, type RunRecord, type RunRecords } from '../journal/run-records.js';
 import type { TurnExecutor } from '../turn-executor.js';
@@ -40,7 +41,7 @@ function refuse(admission: Admission, error: unknown): never {
   throw error;
 }
 
-const key = (tenantId: string, conversationId: string): string => `${tenantId}\u0000${conversationId}`;
+const key = (tenantId: string, conversationId: string): string => compositeKey(tenantId, conversationId);
 const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 
 /**

@@ -45,6 +45,7 @@ describe('tier limits', () => {
     await admission.recordTokens('t-budget', 600);
     await admission.check(message('t-budget', 'free'));
     await admission.recordTokens('t-budget', 600);
+    expect(await redis.keys('platform:tokens:t-budget.*')).toHaveLength(1); // the key the uncounted case looks for
     const refused = await refusal(admission.check(message('t-budget', 'free')));
     expect(refused).toMatchObject({ code: 'TOKEN_BUDGET_EXCEEDED' });
     expect(refused!.retryAfterSeconds).toBeLessThanOrEqual(24 * 3600);
@@ -54,7 +55,7 @@ describe('tier limits', () => {
 
   it('counts nothing when no tier has a token budget', async () => {
     await step().recordTokens('t-uncounted', 500);
-    expect(await redis.keys('platform:tokens:t-uncounted:*')).toEqual([]);
+    expect(await redis.keys('platform:tokens:t-uncounted.*')).toEqual([]);
   });
 
   it('parses TENANT_TIERS at boot and names the variable when it is wrong', () => {

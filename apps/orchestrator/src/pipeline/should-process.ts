@@ -1,4 +1,4 @@
-import { limitsFor, type TenantTiers } from '@platform/contracts';
+import { compositeKey, limitsFor, type TenantTiers } from '@platform/contracts';
 import { PlatformError, type Logger, type RateLimiter, type Redis } from '@platform/service-kit';
 import { DAY_MS, utcDay } from '../utc-day.js';
 
@@ -50,7 +50,7 @@ export class ShouldProcess {
     const limits = limitsFor(this.options.tiers, message.tier, this.options.defaultTier);
     const turnsPerMinute = limits.turnsPerMinute ?? this.options.defaultTurnsPerMinute;
     if (turnsPerMinute > 0) {
-      const decision = await this.options.limiter.consume(`turns:${message.tenantId}`, turnsPerMinute, MINUTE_MS);
+      const decision = await this.options.limiter.consume(['turns', message.tenantId], turnsPerMinute, MINUTE_MS);
       if (!decision.allowed) {
         const seconds = retryAfter(decision.retryAfterMs);
         throw new PlatformError('resource_exhausted', 'RATE_LIMITED', `this tenant may start ${turnsPerMinute} turns per minute; try again in ${seconds} s`, {
@@ -95,6 +95,6 @@ export class ShouldProcess {
   }
 
   private tokenKey(tenantId: string): string {
-    return `platform:tokens:${tenantId}:${utcDay()}`;
+    return `platform:tokens:${compositeKey(tenantId, utcDay())}`;
   }
 }
