@@ -97,7 +97,7 @@ describe('condition triggers', () => {
     r.gate.refused.set('archive_orders', { kind: 'failed_precondition', code: 'APPROVAL_REQUIRED' });
     r.gate.refused.set('not_an_executor', { kind: 'failed_precondition', code: 'NOT_AN_EXECUTOR' });
     try {
-      const gated = { trigger: { type: 'condition', tool: 'archive_orders', intervalSeconds: 1, condition: 'result.archived > 0' }, executor: 'noop_exec' };
+      const gated = { trigger: { type: 'condition', tool: 'archive_orders', intervalSeconds: 60, condition: 'result.archived > 0' }, executor: 'noop_exec' };
       const condition = await rejection(r.client.rpc.createTask({ tenantId: 'acme', userId: 'u', specJson: JSON.stringify(gated), requestId: '' }));
       expect(condition).toMatchObject({ kind: 'invalid_argument', code: 'CONDITION_TOOL_NOT_ALLOWED', details: { reason: 'APPROVAL_REQUIRED' } });
       expect(condition.message).toMatch(/^trigger\.tool: /);

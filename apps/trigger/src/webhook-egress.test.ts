@@ -8,6 +8,7 @@ import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ManualClock } from './clock.js';
 import { startTriggerServer, type TriggerServer } from './server.js';
+import { RelayToolGate } from './test-support/relay-tool-gate.js';
 import { rejection, testTriggerConfig, triggerClient, type TriggerClient } from './test-support/trigger-harness.js';
 
 /**
@@ -30,13 +31,17 @@ const logLines: string[] = [];
 let receiver: Server;
 let receiverPort: number;
 let connections = 0;
+// The tasks' executor is checked through the orchestrator's tool gate at creation: a relay stands in for it.
+const gate = new RelayToolGate();
+let relay: { address: string; stop: () => Promise<void> } | undefined;
 
 beforeAll(async () => {
   const databaseUrl = await createSuiteDatabase('trigger');
   const capture = new PassThrough();
   capture.on('data', (chunk: Buffer) => logLines.push(...chunk.toString('utf8').split('\n').filter(Boolean)));
   const logger = createLogger({ service: 'trigger-egress-test', level: 'trace', destination: capture });
-  server = await startTriggerServer(testTriggerConfig(databaseUrl, { TRIGGER_WEBHOOK_ALLOW_HTTP: 'true', TRIGGER_WEBHOOK_MAX_ATTEMPTS: '3' }), logger, {
+  relay = await gate.serve();
+  server = await startTriggerServer(testTriggerConfig(databaseUrl, { ORCHESTRATOR_ADDRESS: relay.address, TRIGGER_WEBHOOK_ALLOW_HTTP: 'true', TRIGGER_WEBHOOK_MAX_ATTEMPTS: '3' }), logger, {
     clock,
     startEngine: false,
     executor: { execute: async () => ({ status: 'succeeded', result: { ok: true } }) },
@@ -58,6 +63,7 @@ beforeAll(async () => {
 afterAll(async () => {
   client?.close();
   await server?.stop();
+  await relay?.stop();
   await db?.end();
   await new Promise((resolve) => receiver?.close(resolve));
 });
