@@ -1,5 +1,6 @@
+import type { Logger } from 'pino';
 import { z } from 'zod';
-import { ConfigError, env } from './config.js';
+import { ConfigError, env, loadConfig } from './config.js';
 import { MutualTlsTransport, PlaintextTransport, TransportFileError, type GrpcTransport } from './grpc-transport.js';
 
 /**
@@ -51,4 +52,18 @@ export function compileGrpcTransport(config: GrpcTlsEnv): GrpcTransport {
     if (!(err instanceof TransportFileError)) throw err;
     throw new ConfigError([{ variable: VARIABLE_OF[err.file], message: err.message }]);
   }
+}
+
+/** `compileGrpcTransport`, with the warning the plaintext dev switch owes the operator, logged at boot. */
+export function openGrpcTransport(config: GrpcTlsEnv, logger: Logger): GrpcTransport {
+  const transport = compileGrpcTransport(config);
+  if (transport.kind === 'plaintext') {
+    logger.warn('GRPC_INSECURE_PLAINTEXT=true: gRPC is plaintext and every method is open to anyone who can connect; for local development only (docs/security.md)');
+  }
+  return transport;
+}
+
+/** The transport of a process that has no config schema of its own (a runner script): GRPC_TLS_* from `source`. */
+export function grpcTransportFromEnv(source: NodeJS.ProcessEnv = process.env): GrpcTransport {
+  return compileGrpcTransport(loadConfig(z.object(grpcTlsEnv), source));
 }

@@ -6,7 +6,7 @@ export { isConnectionLoss } from './connection-loss.js';
 export { callAbortSignal, GrpcServer, unaryHandler, type GrpcServerOptions } from './grpc-server.js';
 export { createGrpcClient, type PromiseClient, type CallSettings, type GrpcClientOptions, type GrpcClientHandle } from './grpc-client.js';
 export { GrpcHealthProbe } from './grpc-health.js';
-export { grpcTlsEnv, compileGrpcTransport, type GrpcTlsEnv } from './grpc-tls-config.js';
+export { grpcTlsEnv, compileGrpcTransport, openGrpcTransport, grpcTransportFromEnv, type GrpcTlsEnv } from './grpc-tls-config.js';
 export { MutualTlsTransport, PlaintextTransport, type GrpcTransport, type MutualTlsFiles } from './grpc-transport.js';
 export { ANY_PLATFORM_SERVICE, type CallerTable } from './grpc-callers.js';
 export { parseSpiffeId, spiffeId, type ServiceIdentity } from './service-identity.js';

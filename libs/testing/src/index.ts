@@ -19,3 +19,4 @@ export { startPlatform, generateCredentialKeys, PLATFORM_APPS, type Platform, ty
 export { percentile, median } from './stats.js';
 export { startFaultProxy, type FaultProxy, type FaultProxyOptions } from './fault-proxy.js';
 export { createServicePki, sharedServicePki, testCertificates, LOCAL_TRUST_DOMAIN, type ServicePki, type ServicePkiOptions, type ServiceCertificateFiles } from './service-pki.js';
+export { callerRoutedClient } from './caller-routed-client.js';

@@ -35,10 +35,12 @@ export interface ServicePkiOptions {
 
 const ECDSA_P256 = { name: 'ECDSA', namedCurve: 'P-256' } as const;
 const SIGNING = { name: 'ECDSA', hash: 'SHA-256' } as const;
-const crypto = webcrypto as unknown as Crypto;
+type X509Crypto = NonNullable<Parameters<typeof X509.X509CertificateGenerator.create>[1]>;
+type CryptoKey = webcrypto.CryptoKey;
+const crypto = webcrypto as unknown as X509Crypto;
 
-async function keyPair(): Promise<CryptoKeyPair> {
-  return crypto.subtle.generateKey(ECDSA_P256, true, ['sign', 'verify']);
+async function keyPair(): Promise<webcrypto.CryptoKeyPair> {
+  return webcrypto.subtle.generateKey(ECDSA_P256, true, ['sign', 'verify']);
 }
 
 /**
@@ -51,7 +53,7 @@ async function loadX509(): Promise<typeof X509> {
 }
 
 async function privateKeyPem(x509: typeof X509, key: CryptoKey): Promise<string> {
-  return x509.PemConverter.encode(await crypto.subtle.exportKey('pkcs8', key), 'PRIVATE KEY');
+  return x509.PemConverter.encode(await webcrypto.subtle.exportKey('pkcs8', key), 'PRIVATE KEY');
 }
 
 /** A certificate's SANs: its SPIFFE ID, and the names a local client may dial it by. */

@@ -1,5 +1,6 @@
 import { orchestratorV1 } from '@platform/proto';
-import { errors, GrpcServer, unaryHandler } from '@platform/service-kit';
+import { errors, GrpcServer, MutualTlsTransport, unaryHandler, type CallerTable } from '@platform/service-kit';
+import { testCertificates } from '@platform/testing';
 import { testLogger } from './trigger-harness.js';
 
 /**
@@ -9,9 +10,10 @@ import { testLogger } from './trigger-harness.js';
 export class ScriptedOrchestrator {
   readonly calls: orchestratorV1.HandleMessageRequest[] = [];
   answers: (() => orchestratorV1.HandleMessageResponse)[] = [];
-  private readonly server = new GrpcServer({ host: '127.0.0.1', port: 0, logger: testLogger });
+  private server: GrpcServer | undefined;
 
   async start(): Promise<string> {
+    this.server = new GrpcServer({ host: '127.0.0.1', port: 0, logger: testLogger, transport: new MutualTlsTransport(await testCertificates('orchestrator')) });
     this.server.addService('orchestrator.v1.OrchestratorService', orchestratorV1.OrchestratorServiceService, {
       handleMessage: unaryHandler<orchestratorV1.HandleMessageRequest, orchestratorV1.HandleMessageResponse>(testLogger, 'HandleMessage', async (request) => {
         this.calls.push(request);
@@ -19,14 +21,26 @@ export class ScriptedOrchestrator {
         if (!next) throw errors.internal('UNSCRIPTED', 'no answer scripted');
         return { ...next(), runId: request.runId };
       }),
-    });
+    }, SCRIPTED_CALLERS);
     return `127.0.0.1:${await this.server.start()}`;
   }
 
-  stop(): Promise<void> {
-    return this.server.stop(100);
+  async stop(): Promise<void> {
+    await this.server?.stop(100);
   }
 }
+
+/** The trigger is the caller under test (the orchestrator's own table is in apps/orchestrator). */
+const SCRIPTED_CALLERS: CallerTable<typeof orchestratorV1.OrchestratorServiceService> = {
+  handleMessage: ['trigger'],
+  getRun: [],
+  cancelRun: [],
+  listTools: [],
+  getUsage: [],
+  listRuns: [],
+  callTool: ['trigger'],
+  getToolCall: [],
+};
 
 export function runResponse(status: string, extra: Partial<orchestratorV1.HandleMessageResponse> = {}): orchestratorV1.HandleMessageResponse {
   return { runId: '', status, stopReason: 'final_answer', response: 'Done.', turns: 1, toolCalls: [], durationMs: 3, usage: undefined, pendingJson: '[]', ...extra };
