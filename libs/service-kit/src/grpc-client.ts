@@ -89,9 +89,14 @@ export function createGrpcClient<C extends Client, D extends Record<string, unkn
     'grpc.max_receive_message_length': GRPC_MAX_MESSAGE_BYTES,
     'grpc.max_send_message_length': GRPC_MAX_MESSAGE_BYTES,
     ...(namesReplicas(address) ? { 'grpc.service_config': ROUND_ROBIN } : {}),
+    // TLS names the server by its identity (SNI), not by the address it was dialled at.
+    ...(options.transport.kind === 'mtls' ? { 'grpc.ssl_target_name_override': options.server } : {}),
     ...options.channelOptions,
   };
   const raw = new Ctor(address, options.transport.channelCredentials(options.server), channelOptions);
+  // Connect now: the first call of a turn (a recall with a short deadline) should not pay for
+  // the TCP and TLS handshakes.
+  raw.getChannel().getConnectivityState(true);
   const rpc: Record<string, unknown> = {};
   for (const name of Object.keys(definition)) {
     const method = (raw as unknown as Record<string, UnaryMethod<unknown, unknown>>)[name];
