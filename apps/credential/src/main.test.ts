@@ -3,8 +3,6 @@ import { randomBytes } from 'node:crypto';
 import { ManagedProcess, workspaceRoot } from '@platform/testing';
 import { createSuiteDatabase } from '@platform/testing/vitest';
 import { describe, expect, it } from 'vitest';
-import { credentialV1 } from '@platform/proto';
-import { createGrpcClient } from '@platform/service-kit';
 import { startCredentialServer } from './server.js';
 import { configFor, credentialTestClient, grantKeys, keyringJson, PLATFORM_TOKEN, platformMetadata, testLogger } from './test-support/credential-fixture.js';
 

@@ -1,5 +1,4 @@
-import { credentialV1 } from '@platform/proto';
-import { createGrpcClient, createPgPool } from '@platform/service-kit';
+import { createPgPool } from '@platform/service-kit';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CredentialDatabase, MAINTENANCE_ROLE, RUNTIME_ROLE } from './credential-database.js';

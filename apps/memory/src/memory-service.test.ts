@@ -1,5 +1,5 @@
-import { memoryV1 } from '@platform/proto';
-import { createGrpcClient, createLogger, type GrpcClientHandle, PlatformError } from '@platform/service-kit';
+import type { memoryV1 } from '@platform/proto';
+import { createLogger, type GrpcClientHandle, PlatformError } from '@platform/service-kit';
 import { startNatsServer, type NatsServerHandle } from '@platform/testing';
 import { createSuiteDatabase } from '@platform/testing/vitest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

@@ -1,6 +1,6 @@
 import { runEndedSubject } from '@platform/contracts';
-import { memoryV1 } from '@platform/proto';
-import { connectNats, createGrpcClient, createLogger, type GrpcClientHandle, type NatsConnection } from '@platform/service-kit';
+import type { memoryV1 } from '@platform/proto';
+import { connectNats, createLogger, type GrpcClientHandle, type NatsConnection } from '@platform/service-kit';
 import { startNatsServer, type NatsServerHandle } from '@platform/testing';
 import { createSuiteDatabase } from '@platform/testing/vitest';
 import { OpenAIStructuredOutput } from '@platform/llm';

@@ -35,9 +35,7 @@ export interface ServicePkiOptions {
 
 const ECDSA_P256 = { name: 'ECDSA', namedCurve: 'P-256' } as const;
 const SIGNING = { name: 'ECDSA', hash: 'SHA-256' } as const;
-type X509Crypto = NonNullable<Parameters<typeof X509.X509CertificateGenerator.create>[1]>;
 type CryptoKey = webcrypto.CryptoKey;
-const crypto = webcrypto as unknown as X509Crypto;
 
 async function keyPair(): Promise<webcrypto.CryptoKeyPair> {
   return webcrypto.subtle.generateKey(ECDSA_P256, true, ['sign', 'verify']);
@@ -67,7 +65,7 @@ function subjectAltNames(trustDomain: string, name: string): X509.JsonGeneralNam
 }
 
 /**
- * Makes a private CA (ECDSA P-256, with @peculiar/x509 over Node's WebCrypto: no `openssl` binary,
+ * Makes a private CA (ECDSA P-256, with @peculiar/x509 over Node's WebCrypto, `globalThis.crypto`: no `openssl` binary,
  * a few milliseconds per certificate) and returns an issuer of per-service certificates.
  */
 export async function createServicePki(options: ServicePkiOptions): Promise<ServicePki> {
@@ -89,10 +87,9 @@ export async function createServicePki(options: ServicePkiOptions): Promise<Serv
       extensions: [
         new x509.BasicConstraintsExtension(true, 0, true),
         new x509.KeyUsagesExtension(x509.KeyUsageFlags.keyCertSign | x509.KeyUsageFlags.cRLSign, true),
-        await x509.SubjectKeyIdentifierExtension.create(caKeys.publicKey, false, crypto),
+        await x509.SubjectKeyIdentifierExtension.create(caKeys.publicKey),
       ],
     },
-    crypto,
   );
   const caFile = join(options.dir, 'ca.pem');
   writeFileSync(caFile, ca.toString('pem'));
@@ -114,10 +111,9 @@ export async function createServicePki(options: ServicePkiOptions): Promise<Serv
           new x509.KeyUsagesExtension(x509.KeyUsageFlags.digitalSignature, true),
           new x509.ExtendedKeyUsageExtension([x509.ExtendedKeyUsage.serverAuth, x509.ExtendedKeyUsage.clientAuth]),
           new x509.SubjectAlternativeNameExtension(subjectAltNames(trustDomain, name)),
-          await x509.AuthorityKeyIdentifierExtension.create(ca, false, crypto),
+          await x509.AuthorityKeyIdentifierExtension.create(ca),
         ],
       },
-      crypto,
     );
     const base = join(options.dir, name.replaceAll('/', '_'));
     const files = { caFile, certFile: `${base}.pem`, keyFile: `${base}-key.pem` };
