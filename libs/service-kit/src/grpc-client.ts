@@ -94,9 +94,6 @@ export function createGrpcClient<C extends Client, D extends Record<string, unkn
     ...options.channelOptions,
   };
   const raw = new Ctor(address, options.transport.channelCredentials(options.server), channelOptions);
-  // Connect now: the first call of a turn (a recall with a short deadline) should not pay for
-  // the TCP and TLS handshakes.
-  raw.getChannel().getConnectivityState(true);
   const rpc: Record<string, unknown> = {};
   for (const name of Object.keys(definition)) {
     const method = (raw as unknown as Record<string, UnaryMethod<unknown, unknown>>)[name];
