@@ -77,6 +77,7 @@ export class GrpcServer {
       new Promise<number>((resolve, reject) => {
         server.bindAsync(`${this.options.host}:${port}`, credentials, (error, bound) => (error ? reject(error) : resolve(bound)));
       });
+    await this.options.transport.whenLoaded();
     this.boundPort = await bind(this.server, this.options.port, this.options.transport.serverCredentials());
     if (this.healthServer) this.boundHealthPort = await bind(this.healthServer, this.options.healthPort!, ServerCredentials.createInsecure());
     this.setServing(true);

@@ -49,6 +49,34 @@ export class MutualTlsTransport {
     return experimental.createCertificateProviderServerCredentials(provider, provider, true);
   }
 
+  /**
+   * Resolves once the files have been read. A server binds after it: grpc-js drops every
+   * connection a certificate-provider server takes before its first read completes.
+   */
+  async whenLoaded(): Promise<void> {
+    const provider = this.certificates();
+    let ca = false;
+    let identity = false;
+    await new Promise<void>((resolve) => {
+      const settle = (): void => {
+        if (!ca || !identity) return;
+        provider.removeCaCertificateListener(onCa);
+        provider.removeIdentityCertificateListener(onIdentity);
+        resolve();
+      };
+      const onCa = (update: unknown): void => {
+        ca = update !== null;
+        settle();
+      };
+      const onIdentity = (update: unknown): void => {
+        identity = update !== null;
+        settle();
+      };
+      provider.addCaCertificateListener(onCa);
+      provider.addIdentityCertificateListener(onIdentity);
+    });
+  }
+
   /** Credentials for calling `server` (its identity name, e.g. `orchestrator`) in the same trust domain. */
   channelCredentials(server: string): ChannelCredentials {
     const provider = this.certificates();
@@ -80,6 +108,10 @@ export class PlaintextTransport {
 
   serverCredentials(): ServerCredentials {
     return ServerCredentials.createInsecure();
+  }
+
+  whenLoaded(): Promise<void> {
+    return Promise.resolve();
   }
 
   channelCredentials(_server: string): ChannelCredentials {
