@@ -111,7 +111,13 @@ describe('credential routes', () => {
     // The stored secret is exactly what was sent (read here the way a granted tool would, as a platform caller).
     const metadata = new Metadata();
     metadata.set('authorization', `Bearer ${PLATFORM_TOKEN}`);
-    const stored = await client.rpc.getCredential({ tenantId: 'acme', service: 'google', account: 'primary', grant: '', callId: '', actor: undefined }, { metadata });
+    // The api never reads a secret back (GetCredential answers runners only): the test reads it as one.
+    const reader = createGrpcClient(credentialV1.CredentialServiceClient, credentialV1.CredentialServiceService, `127.0.0.1:${String(credential.ready['grpcPort'])}`, {
+      defaultDeadlineMs: 5_000,
+      transport: new MutualTlsTransport(await testCertificates('runner/test')),
+      server: 'credential',
+    });
+    const stored = await reader.rpc.getCredential({ tenantId: 'acme', service: 'google', account: 'primary', grant: '', callId: '', actor: undefined }, { metadata }).finally(() => reader.close());
     expect(JSON.parse(stored.secretJson)).toEqual(token);
     expect((await call('DELETE', '/v1/credentials/google/primary')).status).toBe(204);
     expect((await call('GET', '/v1/credentials')).body?.credentials).toEqual([]);
