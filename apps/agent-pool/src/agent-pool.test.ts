@@ -39,7 +39,7 @@ beforeAll(async () => {
   ]);
   const config = await testPoolConfig('agent_pool', { MAX_LIVE_AGENTS_PER_TENANT: '3', SWEEP_INTERVAL_MS: '60000' });
   server = await startAgentPoolServer(config, logger);
-  client = poolClient(server.port);
+  client = await poolClient(server.port);
 });
 
 afterAll(async () => {

@@ -52,7 +52,7 @@ beforeAll(async () => {
   agents = await startFakeAgentRunner(nc, [emailAgent(AGENT)]);
   config = await testPoolConfig('agent_pool_gates', { APPROVAL_TIMEOUT_MINUTES: '15', SWEEP_INTERVAL_MS: '60000' });
   server = await startAgentPoolServer(config, logger);
-  client = poolClient(server.port);
+  client = await poolClient(server.port);
   await serveTools(V1);
 });
 
@@ -162,7 +162,7 @@ describe('a plain tool that requires approval', () => {
     await server.stop();
     server = await startAgentPoolServer({ ...config }, logger);
     client.close();
-    client = poolClient(server.port);
+    client = await poolClient(server.port);
     await server.refreshCatalog();
     expect((await decide(tenant, kept.approval!.approvalId, 'approve')).entry).toMatchObject({ status: 'completed' });
     expect(ranFor('call_g11')).toHaveLength(1);

@@ -1,4 +1,4 @@
-import { env, natsEnv } from '@platform/service-kit';
+import { env, grpcTlsEnv, natsEnv } from '@platform/service-kit';
 import { z } from 'zod';
 
 const HOUR_MS = 60 * 60 * 1000;
@@ -7,6 +7,10 @@ const HOUR_MS = 60 * 60 * 1000;
 export const AgentPoolConfig = z.object({
   GRPC_HOST: z.string().default('127.0.0.1'),
   GRPC_PORT: env.port().default(50053),
+  /** A plaintext port serving only grpc.health.v1, for probes that present no certificate (unset: none). */
+  GRPC_HEALTH_PORT: env.port().optional(),
+  /** GRPC_TLS_CA_FILE, GRPC_TLS_CERT_FILE, GRPC_TLS_KEY_FILE: mutual TLS with the platform CA (docs/security.md). */
+  ...grpcTlsEnv,
   /** Postgres, the system of record (schema `agent_pool`, migrated at boot). */
   DATABASE_URL: z.string().default('postgres://postgres@127.0.0.1:5432/platform'),
   /**

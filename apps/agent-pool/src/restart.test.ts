@@ -1,4 +1,4 @@
-import { freePort, startServiceProcess, type ServiceProcess } from '@platform/testing';
+import { freePort, sharedServicePki, startServiceProcess, type ServiceProcess } from '@platform/testing';
 import { createSuiteDatabase, sharedInfra } from '@platform/testing/vitest';
 import type { NatsConnection } from '@platform/service-kit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -27,6 +27,7 @@ beforeAll(async () => {
   runner = await startFakeAgentRunner(nc, [email]);
   port = await freePort();
   env = {
+    ...(await (await sharedServicePki()).env('agent-pool')),
     DATABASE_URL: await createSuiteDatabase('agent_pool_restart'),
     NATS_URL: sharedInfra().natsUrl,
     GRPC_PORT: String(port),
@@ -34,7 +35,7 @@ beforeAll(async () => {
     OTEL_SDK_DISABLED: 'true',
     LOG_LEVEL: 'warn',
   };
-  client = poolClient(port);
+  client = await poolClient(port);
 });
 
 afterAll(async () => {

@@ -1,11 +1,12 @@
 import { agentPoolV1 } from '@platform/proto';
-import { connectNats, GrpcServer, openServiceDatabase, type Logger, type NatsConnection } from '@platform/service-kit';
+import { connectNats, GrpcServer, openGrpcTransport, openServiceDatabase, type Logger, type NatsConnection } from '@platform/service-kit';
 import { ToolCatalog, ToolClient } from '@platform/tool-sdk';
 import { fileURLToPath } from 'node:url';
 import { AgentPool } from './agent-pool.js';
 import { agentPoolServiceImplementation } from './agent-pool-service.js';
 import { AgentStepClient } from './agent-step-client.js';
 import type { AgentPoolConfig } from './config.js';
+import { AGENT_POOL_CALLERS } from './grpc-callers.js';
 import { PoolGauges } from './pool-gauges.js';
 import { Sweeper, type SweepResult } from './sweeper.js';
 
@@ -58,8 +59,8 @@ export async function startAgentPoolServer(config: AgentPoolConfig, logger: Logg
       logger,
       onExpired: () => sweeper.kick(),
     });
-    const grpc = new GrpcServer({ host: config.GRPC_HOST, port: config.GRPC_PORT, logger });
-    grpc.addService(AGENT_POOL_SERVICE_NAME, agentPoolV1.AgentPoolServiceService, agentPoolServiceImplementation(pool, config, logger));
+    const grpc = new GrpcServer({ host: config.GRPC_HOST, port: config.GRPC_PORT, healthPort: config.GRPC_HEALTH_PORT, transport: openGrpcTransport(config, logger), logger });
+    grpc.addService(AGENT_POOL_SERVICE_NAME, agentPoolV1.AgentPoolServiceService, agentPoolServiceImplementation(pool, config, logger), AGENT_POOL_CALLERS);
     const port = await grpc.start();
     sweeper.start();
     const gauges = new PoolGauges({ db, intervalMs: config.SWEEP_INTERVAL_MS, logger });

@@ -52,7 +52,7 @@ describe('expiry sweeper in the service', () => {
   beforeAll(async () => {
     const config = await testPoolConfig('agent_pool_expiry', { AGENT_INPUT_TTL_MS: '300', SWEEP_INTERVAL_MS: '100' });
     server = await startAgentPoolServer(config, logger);
-    client = poolClient(server.port);
+    client = await poolClient(server.port);
   });
 
   afterAll(async () => {
@@ -98,7 +98,7 @@ describe('a call that finds its entry past its expiry', () => {
   beforeAll(async () => {
     const config = await testPoolConfig('agent_pool_due', { AGENT_INPUT_TTL_MS: '200', SWEEP_INTERVAL_MS: '600000' });
     server = await startAgentPoolServer(config, logger);
-    client = poolClient(server.port);
+    client = await poolClient(server.port);
   });
 
   afterAll(async () => {

@@ -17,7 +17,7 @@ let client: PoolClient;
 beforeAll(async () => {
   nc = await connectTestNats(sharedInfra().natsUrl);
   server = await startAgentPoolServer(await testPoolConfig('agent_pool_decisions', { SWEEP_INTERVAL_MS: '60000' }), logger);
-  client = poolClient(server.port);
+  client = await poolClient(server.port);
 });
 
 afterAll(async () => {

@@ -1,5 +1,5 @@
 import http from 'node:http';
-import { GrpcHealthProbe, PlatformError, createLogger, errors, type PromiseClient } from '@platform/service-kit';
+import { GrpcHealthProbe, PlaintextTransport, PlatformError, createLogger, errors, type PromiseClient } from '@platform/service-kit';
 import type { memoryV1, orchestratorV1 } from '@platform/proto';
 import type { FastifyInstance } from 'fastify';
 import { SignJWT } from 'jose';
@@ -60,7 +60,8 @@ const memory = {
 } as unknown as PromiseClient<memoryV1.MemoryServiceClient>;
 
 let app: FastifyInstance;
-const deadProbe = new GrpcHealthProbe('127.0.0.1:1');
+// Nothing listens there: the dependency is down, whatever the transport.
+const deadProbe = new GrpcHealthProbe('127.0.0.1:1', new PlaintextTransport(), 'orchestrator');
 
 async function token(claims: Record<string, unknown>, options: { secret?: string; expiresIn?: string } = {}): Promise<string> {
   let jwt = new SignJWT(claims).setProtectedHeader({ alg: 'HS256' }).setIssuedAt();

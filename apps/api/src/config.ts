@@ -1,10 +1,12 @@
 import { fileURLToPath } from 'node:url';
 import { TenantTiersEnv } from '@platform/contracts';
-import { env, natsEnv } from '@platform/service-kit';
+import { env, grpcTlsEnv, natsEnv } from '@platform/service-kit';
 import { z } from 'zod';
 
 /** Environment of the HTTP api. */
 export const ApiConfig = z.object({
+  /** GRPC_TLS_CA_FILE, GRPC_TLS_CERT_FILE, GRPC_TLS_KEY_FILE: the api's identity for the services it calls (docs/security.md). */
+  ...grpcTlsEnv,
   HTTP_HOST: z.string().default('127.0.0.1'),
   HTTP_PORT: env.port().default(8080),
   ORCHESTRATOR_ADDRESS: z.string().default('127.0.0.1:50052'),

@@ -1,6 +1,6 @@
 import { agentPoolV1, credentialV1, memoryV1, orchestratorV1, triggerV1 } from '@platform/proto';
 import { RUN_EVENTS_STREAM, RUN_EVENTS_SUBJECT_PREFIX } from '@platform/contracts';
-import { connectNats, createGrpcClient, createRedis, ensureStream, GrpcHealthProbe, listenFailure, RateLimiter, type Logger } from '@platform/service-kit';
+import { connectNats, createGrpcClient, createRedis, ensureStream, GrpcHealthProbe, listenFailure, openGrpcTransport, RateLimiter, type Logger } from '@platform/service-kit';
 import { observeGauge, PLATFORM } from '@platform/telemetry';
 import { buildApp } from './app.js';
 import { CredentialCalls } from './credential-calls.js';
@@ -19,25 +19,30 @@ export interface ApiServer {
 
 /** Wires the api: gRPC clients (orchestrator, memory, agent pool, trigger), NATS for run events, health probes, the HTTP server. */
 export async function startApiServer(config: ApiConfig, logger: Logger): Promise<ApiServer> {
+  const transport = openGrpcTransport(config, logger);
   const nc = await connectNats({ config, name: 'api', logger });
   // The orchestrator creates the stream too; whichever boots first makes it exist for the other.
   await ensureStream(nc, { name: RUN_EVENTS_STREAM, subjects: [`${RUN_EVENTS_SUBJECT_PREFIX}.>`], maxAgeMs: config.RUN_EVENTS_MAX_AGE_MS });
   const orchestrator = createGrpcClient(orchestratorV1.OrchestratorServiceClient, orchestratorV1.OrchestratorServiceService, config.ORCHESTRATOR_ADDRESS, {
     defaultDeadlineMs: config.TURN_WAIT_MS,
+    transport,
+    server: 'orchestrator',
   });
-  const memory = createGrpcClient(memoryV1.MemoryServiceClient, memoryV1.MemoryServiceService, config.MEMORY_ADDRESS, { defaultDeadlineMs: config.GRPC_DEADLINE_MS });
+  const memory = createGrpcClient(memoryV1.MemoryServiceClient, memoryV1.MemoryServiceService, config.MEMORY_ADDRESS, { defaultDeadlineMs: config.GRPC_DEADLINE_MS, transport, server: 'memory' });
   const agentPool = createGrpcClient(agentPoolV1.AgentPoolServiceClient, agentPoolV1.AgentPoolServiceService, config.AGENT_POOL_ADDRESS, {
     defaultDeadlineMs: config.GRPC_DEADLINE_MS,
+    transport,
+    server: 'agent-pool',
   });
   const credential = config.CREDENTIAL_PLATFORM_TOKEN
-    ? createGrpcClient(credentialV1.CredentialServiceClient, credentialV1.CredentialServiceService, config.CREDENTIAL_ADDRESS, { defaultDeadlineMs: config.GRPC_DEADLINE_MS })
+    ? createGrpcClient(credentialV1.CredentialServiceClient, credentialV1.CredentialServiceService, config.CREDENTIAL_ADDRESS, { defaultDeadlineMs: config.GRPC_DEADLINE_MS, transport, server: 'credential' })
     : undefined;
-  const credentialProbe = credential ? new GrpcHealthProbe(config.CREDENTIAL_ADDRESS) : undefined;
-  const trigger = createGrpcClient(triggerV1.TriggerServiceClient, triggerV1.TriggerServiceService, config.TRIGGER_ADDRESS, { defaultDeadlineMs: config.GRPC_DEADLINE_MS });
+  const credentialProbe = credential ? new GrpcHealthProbe(config.CREDENTIAL_ADDRESS, transport, 'credential') : undefined;
+  const trigger = createGrpcClient(triggerV1.TriggerServiceClient, triggerV1.TriggerServiceService, config.TRIGGER_ADDRESS, { defaultDeadlineMs: config.GRPC_DEADLINE_MS, transport, server: 'trigger' });
   const probes = {
-    orchestrator: new GrpcHealthProbe(config.ORCHESTRATOR_ADDRESS),
-    memory: new GrpcHealthProbe(config.MEMORY_ADDRESS),
-    agentPool: new GrpcHealthProbe(config.AGENT_POOL_ADDRESS),
+    orchestrator: new GrpcHealthProbe(config.ORCHESTRATOR_ADDRESS, transport, 'orchestrator'),
+    memory: new GrpcHealthProbe(config.MEMORY_ADDRESS, transport, 'memory'),
+    agentPool: new GrpcHealthProbe(config.AGENT_POOL_ADDRESS, transport, 'agent-pool'),
   };
   let accepting = true;
   const redis = createRedis({ url: config.REDIS_URL, name: 'api', logger, commandTimeoutMs: config.REDIS_COMMAND_TIMEOUT_MS });

@@ -1,5 +1,5 @@
 import { TenantTiersEnv } from '@platform/contracts';
-import { env } from '@platform/service-kit';
+import { env, grpcTlsEnv } from '@platform/service-kit';
 import { z } from 'zod';
 
 /** Environment of the credential service (docs/credentials.md has the operator's view). */
@@ -11,6 +11,10 @@ export const CredentialConfig = z.object({
   DATABASE_POOL_MAX: env.positiveInt().default(10),
   GRPC_HOST: z.string().default('127.0.0.1'),
   GRPC_PORT: env.port().default(50055),
+  /** A plaintext port serving only grpc.health.v1, for probes that present no certificate (unset: none). */
+  GRPC_HEALTH_PORT: env.port().optional(),
+  /** GRPC_TLS_CA_FILE, GRPC_TLS_CERT_FILE, GRPC_TLS_KEY_FILE: mutual TLS with the platform CA (docs/security.md). */
+  ...grpcTlsEnv,
   /** The keyring as JSON: `{"active":"k2","keys":{"k1":"<base64 32 bytes>",...}}`. Set this or the file. */
   CREDENTIAL_KEYRING: z.string().optional(),
   /** A mounted file holding the keyring JSON (e.g. a Kubernetes secret volume). */

@@ -81,7 +81,7 @@ describe('key rotation', () => {
 
   it('refuses to boot without a key a row needs, naming the key id', async () => {
     // Every row is on k2 now: a keyring holding only k3 must not start.
-    const start = startCredentialServer(configFor(fx.url, ring('k3', { k3: randomBytes(32).toString('base64') }), fx.jwks), testLogger);
+    const start = startCredentialServer(await configFor(fx.url, ring('k3', { k3: randomBytes(32).toString('base64') }), fx.jwks), testLogger);
     const err = await start.then(() => undefined, (e: unknown) => e);
     expect(err).toBeInstanceOf(MissingKeyError);
     expect((err as Error).message).toContain("'k2' (61 credentials)");
@@ -90,7 +90,7 @@ describe('key rotation', () => {
   it('refuses a retired key: a keyring that drops a key still in use fails to boot, and a row wrapped by it cannot be read', async () => {
     await fx.restart({ CREDENTIAL_KEYRING: ring('k1', { k1, k2 }) });
     await save('t9', 'old', { n: 1 });
-    const err = await startCredentialServer(configFor(fx.url, ring('k2', { k2 }), fx.jwks), testLogger).then(() => undefined, (e: unknown) => e);
+    const err = await startCredentialServer(await configFor(fx.url, ring('k2', { k2 }), fx.jwks), testLogger).then(() => undefined, (e: unknown) => e);
     expect((err as Error).message).toMatch(/'k1' \(1 credentials\)/);
     // A replica still on the old keyring is not fooled either: a key it lacks is a typed error.
     const keys = new LocalKeyring({ active: 'k2', keys: { k2 } });

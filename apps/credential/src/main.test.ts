@@ -3,10 +3,8 @@ import { randomBytes } from 'node:crypto';
 import { ManagedProcess, workspaceRoot } from '@platform/testing';
 import { createSuiteDatabase } from '@platform/testing/vitest';
 import { describe, expect, it } from 'vitest';
-import { credentialV1 } from '@platform/proto';
-import { createGrpcClient } from '@platform/service-kit';
 import { startCredentialServer } from './server.js';
-import { configFor, grantKeys, keyringJson, PLATFORM_TOKEN, platformMetadata, testLogger } from './test-support/credential-fixture.js';
+import { configFor, credentialTestClient, grantKeys, keyringJson, PLATFORM_TOKEN, platformMetadata, testLogger } from './test-support/credential-fixture.js';
 
 /** Runs the credential service's real entry point (from source) and waits for it to exit. */
 async function runMain(env: Record<string, string>): Promise<{ code: number | null; output: string }> {
@@ -46,8 +44,8 @@ describe('credential main', () => {
     const k1 = randomBytes(32).toString('base64');
     const env = { DATABASE_URL: url, CREDENTIAL_GRANT_PUBLIC_KEYS: jwks, CREDENTIAL_PLATFORM_TOKENS: PLATFORM_TOKEN, CREDENTIAL_REWRAP_INTERVAL_MS: '0' };
     // Boot once with k1 to migrate, and plant a row as the k1 keyring would have written it.
-    const server = await startCredentialServer(configFor(url, keyringJson(['k1'], 'k1', { k1 }), jwks), testLogger);
-    const client = createGrpcClient(credentialV1.CredentialServiceClient, credentialV1.CredentialServiceService, `127.0.0.1:${server.port}`, { defaultDeadlineMs: 5_000 });
+    const server = await startCredentialServer(await configFor(url, keyringJson(['k1'], 'k1', { k1 }), jwks), testLogger);
+    const client = await credentialTestClient(server.port);
     await client.rpc.saveCredential({ tenantId: 'acme', service: 'google', account: '', secretJson: '{}', expectedVersion: undefined, grant: '', callId: '', actor: undefined }, { metadata: platformMetadata() });
     client.close();
     await server.stop();

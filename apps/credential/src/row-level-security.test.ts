@@ -1,10 +1,9 @@
-import { credentialV1 } from '@platform/proto';
-import { createGrpcClient, createPgPool } from '@platform/service-kit';
+import { createPgPool } from '@platform/service-kit';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CredentialDatabase, MAINTENANCE_ROLE, RUNTIME_ROLE } from './credential-database.js';
 import { CREDENTIAL_SCHEMA, startCredentialServer } from './server.js';
-import { configFor, platformMetadata, startCredentialFixture, testLogger, type CredentialFixture } from './test-support/credential-fixture.js';
+import { configFor, credentialTestClient, platformMetadata, startCredentialFixture, testLogger, type CredentialFixture } from './test-support/credential-fixture.js';
 
 let fx: CredentialFixture;
 let admin: pg.Client;
@@ -172,9 +171,9 @@ describe('row-level security on the credential tables', () => {
     await admin.query(`CREATE ROLE ${login} LOGIN NOINHERIT IN ROLE ${RUNTIME_ROLE}, ${MAINTENANCE_ROLE}`);
     const runtimeUrl = new URL(fx.url);
     runtimeUrl.username = login;
-    const server = await startCredentialServer(configFor(runtimeUrl.toString(), fx.keyring, fx.jwks, { DATABASE_MIGRATION_URL: fx.url }), testLogger);
+    const server = await startCredentialServer(await configFor(runtimeUrl.toString(), fx.keyring, fx.jwks, { DATABASE_MIGRATION_URL: fx.url }), testLogger);
     try {
-      const client = createGrpcClient(credentialV1.CredentialServiceClient, credentialV1.CredentialServiceService, `127.0.0.1:${server.port}`, { defaultDeadlineMs: 5_000 });
+      const client = await credentialTestClient(server.port);
       try {
         const request = { tenantId: 'acme', service: 'github', account: '', grant: '', callId: '', actor: undefined };
         await client.rpc.saveCredential({ ...request, secretJson: '{"t":"SECRET"}', expectedVersion: undefined }, { metadata: platformMetadata() });

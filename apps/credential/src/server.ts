@@ -1,9 +1,10 @@
 import { credentialV1 } from '@platform/proto';
-import { createPgPool, GrpcServer, openServiceDatabase, type Logger } from '@platform/service-kit';
+import { createPgPool, GrpcServer, openGrpcTransport, openServiceDatabase, type Logger } from '@platform/service-kit';
 import type pg from 'pg';
 import { fileURLToPath } from 'node:url';
 import { CallerAuth } from './caller-auth.js';
 import type { CredentialConfig } from './config.js';
+import { CREDENTIAL_CALLERS } from './grpc-callers.js';
 import { CredentialDatabase } from './credential-database.js';
 import { credentialServiceImplementation } from './credential-service.js';
 import { CredentialStore } from './credential-store.js';
@@ -54,8 +55,8 @@ export async function startCredentialServer(config: CredentialConfig, logger: Lo
       logger,
     });
     const store = new CredentialStore(db, keyProvider, readAudit);
-    const grpc = new GrpcServer({ host: config.GRPC_HOST, port: config.GRPC_PORT, logger });
-    grpc.addService(CREDENTIAL_SERVICE_NAME, credentialV1.CredentialServiceService, credentialServiceImplementation({ store, db, readAudit, keys: keyProvider, auth, limits: config, tiers: { tiers: config.TENANT_TIERS, defaultTier: config.DEFAULT_TIER }, logger }));
+    const grpc = new GrpcServer({ host: config.GRPC_HOST, port: config.GRPC_PORT, healthPort: config.GRPC_HEALTH_PORT, transport: openGrpcTransport(config, logger), logger });
+    grpc.addService(CREDENTIAL_SERVICE_NAME, credentialV1.CredentialServiceService, credentialServiceImplementation({ store, db, readAudit, keys: keyProvider, auth, limits: config, tiers: { tiers: config.TENANT_TIERS, defaultTier: config.DEFAULT_TIER }, logger }), CREDENTIAL_CALLERS);
     const port = await grpc.start();
     const rewrap = startRewrapJob(db, keyProvider, { batchSize: config.CREDENTIAL_REWRAP_BATCH_SIZE, intervalMs: config.CREDENTIAL_REWRAP_INTERVAL_MS, logger });
     logger.info({ activeKeyId: keyProvider.activeKeyId, keyIds: keyProvider.keyIds() }, 'credential keyring loaded');

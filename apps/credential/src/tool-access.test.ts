@@ -3,7 +3,7 @@ import { sharedInfra } from '@platform/testing/vitest';
 import { CredentialVersionConflict, defineTool, serveRunner, ToolCatalog, ToolClient, type ToolRunner } from '@platform/tool-sdk';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { platformMetadata, startCredentialFixture, type CredentialFixture } from './test-support/credential-fixture.js';
+import { platformMetadata, startCredentialFixture, testRunnerTransport, type CredentialFixture } from './test-support/credential-fixture.js';
 
 const logger = createLogger({ service: 'test', level: 'silent' });
 let fx: CredentialFixture;
@@ -51,7 +51,7 @@ const sneaky = defineTool({
 beforeAll(async () => {
   fx = await startCredentialFixture('credential_tool_access');
   nc = await connectNats({ servers: sharedInfra().natsUrl, name: 'credential-tool-access', logger });
-  runner = await serveRunner({ nc, name: `${prefix}-runner`, version: '1.0.0', tools: [readToken, refreshToken, sneaky], logger, credentials: { address: `127.0.0.1:${fx.server.port}` } });
+  runner = await serveRunner({ nc, name: `${prefix}-runner`, version: '1.0.0', tools: [readToken, refreshToken, sneaky], logger, credentials: { address: `127.0.0.1:${fx.server.port}`, transport: await testRunnerTransport() } });
   catalog = new ToolCatalog({ nc, logger, discoveryWaitMs: 200, staleAfterMs: 0 });
   await catalog.refresh();
   client = new ToolClient({ nc, logger });

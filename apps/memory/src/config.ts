@@ -1,5 +1,5 @@
 import { CollectionName, TenantTiersEnv } from '@platform/contracts';
-import { env, natsEnv } from '@platform/service-kit';
+import { env, grpcTlsEnv, natsEnv } from '@platform/service-kit';
 import { z } from 'zod';
 import type { RecallSettings } from './recall/recall-engine.js';
 
@@ -9,6 +9,10 @@ export const MemoryConfig = z.object({
   DATABASE_POOL_MAX: env.positiveInt().default(10),
   GRPC_HOST: z.string().default('127.0.0.1'),
   GRPC_PORT: env.port().default(50051),
+  /** A plaintext port serving only grpc.health.v1, for probes that present no certificate (unset: none). */
+  GRPC_HEALTH_PORT: env.port().optional(),
+  /** GRPC_TLS_CA_FILE, GRPC_TLS_CERT_FILE, GRPC_TLS_KEY_FILE: mutual TLS with the platform CA (docs/security.md). */
+  ...grpcTlsEnv,
   /** NATS_URL, and NATS_USER + NATS_PASSWORD, NATS_TOKEN or NATS_CREDS_FILE when the server authenticates. */
   ...natsEnv,
   /** Messages one ListMessages call returns when the caller sets no limit, and the most it may ask for. */

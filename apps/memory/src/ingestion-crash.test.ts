@@ -6,6 +6,7 @@ import { createSuiteDatabase } from '@platform/testing/vitest';
 import pg from 'pg';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { INGEST_CONSUMER } from './ingestion/ingest-consumer.js';
+import { memoryTlsEnv } from './test-support/test-memory.js';
 import { startFakeModel } from './test-support/fake-model.js';
 
 const logger = createLogger({ service: 'memory-crash-test', level: 'silent' });
@@ -48,12 +49,12 @@ afterAll(async () => {
   await nats.stop();
 });
 
-function startMemory(extra: Record<string, string>): Promise<ServiceProcess> {
+async function startMemory(extra: Record<string, string>): Promise<ServiceProcess> {
   return startServiceProcess({
     app: 'memory',
     mode: 'source',
     telemetry: false,
-    env: { ...process.env, DATABASE_URL: databaseUrl, NATS_URL: nats.url, GRPC_PORT: '0', OPENAI_BASE_URL: model.url, OPENAI_API_KEY: 'test', MEMORY_TOOLS_ENABLED: 'false', MEMORY_SESSION_IDLE_MS: '0', LOG_LEVEL: 'warn', ...extra },
+    env: { ...process.env, ...(await memoryTlsEnv()), DATABASE_URL: databaseUrl, NATS_URL: nats.url, GRPC_PORT: '0', OPENAI_BASE_URL: model.url, OPENAI_API_KEY: 'test', MEMORY_TOOLS_ENABLED: 'false', MEMORY_SESSION_IDLE_MS: '0', LOG_LEVEL: 'warn', ...extra },
   });
 }
 

@@ -1,10 +1,11 @@
-import { memoryV1 } from '@platform/proto';
-import { createGrpcClient, createLogger, type GrpcClientHandle, PlatformError } from '@platform/service-kit';
+import type { memoryV1 } from '@platform/proto';
+import { createLogger, type GrpcClientHandle, PlatformError } from '@platform/service-kit';
 import { startNatsServer, type NatsServerHandle } from '@platform/testing';
 import { createSuiteDatabase } from '@platform/testing/vitest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MemoryConfig } from './config.js';
 import { startMemoryServer, type MemoryServer } from './server.js';
+import { memoryTestClient, memoryTlsEnv } from './test-support/test-memory.js';
 
 const logger = createLogger({ service: 'memory-test', level: 'silent' });
 let server: MemoryServer;
@@ -20,9 +21,9 @@ const toolResult = JSON.stringify({ role: 'tool', toolCallId: 'call_1', toolName
 
 beforeAll(async () => {
   nats = await startNatsServer();
-  const config = MemoryConfig.parse({ DATABASE_URL: await createSuiteDatabase('memory'), NATS_URL: nats.url, GRPC_PORT: '0', MEMORY_PAGE_SIZE: '3', MEMORY_MAX_PAGE_BYTES: String(6 * 1024 * 1024) });
+  const config = MemoryConfig.parse({ ...(await memoryTlsEnv()), DATABASE_URL: await createSuiteDatabase('memory'), NATS_URL: nats.url, GRPC_PORT: '0', MEMORY_PAGE_SIZE: '3', MEMORY_MAX_PAGE_BYTES: String(6 * 1024 * 1024) });
   server = await startMemoryServer(config, logger);
-  client = createGrpcClient(memoryV1.MemoryServiceClient, memoryV1.MemoryServiceService, `127.0.0.1:${server.port}`, { defaultDeadlineMs: 5_000 });
+  client = await memoryTestClient(server.port, 5_000);
 });
 
 afterAll(async () => {

@@ -1,11 +1,12 @@
 import { OpenAIEmbeddings, OpenAIStructuredOutput } from '@platform/llm';
 import { memoryV1 } from '@platform/proto';
 import { quotasFor } from '@platform/contracts';
-import { connectNats, GrpcServer, openServiceDatabase, unaryHandler, type Logger, type NatsConnection } from '@platform/service-kit';
+import { connectNats, GrpcServer, openGrpcTransport, openServiceDatabase, unaryHandler, type Logger, type NatsConnection } from '@platform/service-kit';
 import type { ToolRunner } from '@platform/tool-sdk';
 import type pg from 'pg';
 import { fileURLToPath } from 'node:url';
 import { memoryConnections, recallSettings, type MemoryConfig } from './config.js';
+import { MEMORY_CALLERS } from './grpc-callers.js';
 import { Extractor } from './extraction/extractor.js';
 import { ensureIngestStreams, IngestConsumer } from './ingestion/ingest-consumer.js';
 import { TurnIngestor } from './ingestion/turn-ingestor.js';
@@ -111,7 +112,7 @@ async function wire(config: MemoryConfig, logger: Logger, pools: { pool: pg.Pool
 
   // The consumer starts after the gRPC service is defined; DescribeMemory reads it when there is one.
   const started: { ingest?: IngestConsumer } = {};
-  const grpc = new GrpcServer({ host: config.GRPC_HOST, port: config.GRPC_PORT, logger });
+  const grpc = new GrpcServer({ host: config.GRPC_HOST, port: config.GRPC_PORT, healthPort: config.GRPC_HEALTH_PORT, transport: openGrpcTransport(config, logger), logger });
   grpc.addService(MEMORY_SERVICE_NAME, memoryV1.MemoryServiceService, {
     ...memoryServiceImplementation(messages, config, logger),
     ...knowledgeServiceImplementation({
@@ -133,7 +134,7 @@ async function wire(config: MemoryConfig, logger: Logger, pools: { pool: pg.Pool
         ingestLag: started.ingest?.currentLag ?? -1,
       }),
     ),
-  });
+  }, MEMORY_CALLERS);
 
   const nc: NatsConnection = await connectNats({ config, name: 'memory', logger });
   closers.push(() => nc.drain());

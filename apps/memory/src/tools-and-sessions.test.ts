@@ -1,6 +1,6 @@
 import { runEndedSubject } from '@platform/contracts';
-import { memoryV1 } from '@platform/proto';
-import { connectNats, createGrpcClient, createLogger, type GrpcClientHandle, type NatsConnection } from '@platform/service-kit';
+import type { memoryV1 } from '@platform/proto';
+import { connectNats, createLogger, type GrpcClientHandle, type NatsConnection } from '@platform/service-kit';
 import { startNatsServer, type NatsServerHandle } from '@platform/testing';
 import { createSuiteDatabase } from '@platform/testing/vitest';
 import { OpenAIStructuredOutput } from '@platform/llm';
@@ -12,6 +12,7 @@ import { WorkingMemoryStore } from './knowledge/working-memory-store.js';
 import { startMemoryServer, type MemoryServer } from './server.js';
 import { SessionSweeper } from './sessions/session-sweeper.js';
 import { startFakeModel } from './test-support/fake-model.js';
+import { memoryTestClient, memoryTlsEnv } from './test-support/test-memory.js';
 
 const logger = createLogger({ service: 'memory-tools-test', level: 'silent' });
 let nats: NatsServerHandle;
@@ -28,9 +29,9 @@ beforeAll(async () => {
     startNatsServer(),
     startFakeModel((request) => (request.schemaName === 'session_summary' ? JSON.stringify({ summary: `Session about: ${request.user.slice(0, 60)}`, topics: ['travel'] }) : 500)),
   ]);
-  config = MemoryConfig.parse({ DATABASE_URL: await createSuiteDatabase('memory_tools'), NATS_URL: nats.url, GRPC_PORT: '0', OPENAI_BASE_URL: model.url, OPENAI_API_KEY: 'test', MEMORY_SESSION_IDLE_MS: '0' });
+  config = MemoryConfig.parse({ ...(await memoryTlsEnv()), DATABASE_URL: await createSuiteDatabase('memory_tools'), NATS_URL: nats.url, GRPC_PORT: '0', OPENAI_BASE_URL: model.url, OPENAI_API_KEY: 'test', MEMORY_SESSION_IDLE_MS: '0' });
   server = await startMemoryServer(config, logger);
-  client = createGrpcClient(memoryV1.MemoryServiceClient, memoryV1.MemoryServiceService, `127.0.0.1:${server.port}`, { defaultDeadlineMs: 5_000 });
+  client = await memoryTestClient(server.port, 5_000);
   nc = await connectNats({ servers: nats.url, name: 'memory-tools-test', logger });
   tools = new ToolClient({ nc, logger });
   db = new pg.Pool({ connectionString: config.DATABASE_URL, options: '-c search_path=memory' });

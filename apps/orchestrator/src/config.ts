@@ -1,5 +1,5 @@
 import { TenantTiersEnv } from '@platform/contracts';
-import { env, natsEnv } from '@platform/service-kit';
+import { env, grpcTlsEnv, natsEnv } from '@platform/service-kit';
 import { z } from 'zod';
 
 /** Environment of the orchestrator. */
@@ -10,6 +10,10 @@ export type ToolProtocol = z.infer<typeof ToolProtocol>;
 export const OrchestratorConfig = z.object({
   GRPC_HOST: z.string().default('127.0.0.1'),
   GRPC_PORT: env.port().default(50052),
+  /** A plaintext port serving only grpc.health.v1, for probes that present no certificate (unset: none). */
+  GRPC_HEALTH_PORT: env.port().optional(),
+  /** GRPC_TLS_CA_FILE, GRPC_TLS_CERT_FILE, GRPC_TLS_KEY_FILE: mutual TLS with the platform CA (docs/security.md). */
+  ...grpcTlsEnv,
   MEMORY_ADDRESS: z.string().default('127.0.0.1:50051'),
   /** Send each finished turn to the memory service's ingestion queue (long-term knowledge extraction). */
   MEMORY_INGEST_ENABLED: env.boolean().default(true),

@@ -4,10 +4,11 @@ import { fileURLToPath } from 'node:url';
 import { RUN_EVENTS_STREAM, RUN_EVENTS_SUBJECT_PREFIX } from '@platform/contracts';
 import { OpenAIChatModel } from '@platform/llm';
 import { agentPoolV1, memoryV1, orchestratorV1 } from '@platform/proto';
-import { connectNats, createGrpcClient, createRedis, ensureStream, errors, GrpcServer, openServiceDatabase, RateLimiter, type Logger } from '@platform/service-kit';
+import { connectNats, createGrpcClient, createRedis, ensureStream, errors, GrpcServer, openGrpcTransport, openServiceDatabase, RateLimiter, type Logger } from '@platform/service-kit';
 import { ToolCatalog, ToolClient } from '@platform/tool-sdk';
 import { CancelBroadcast } from './cancel-broadcast.js';
 import type { OrchestratorConfig } from './config.js';
+import { ORCHESTRATOR_CALLERS } from './grpc-callers.js';
 import { RunRecords } from './journal/run-records.js';
 import { RunSteps } from './journal/run-steps.js';
 import { orchestratorServiceImplementation } from './orchestrator-service.js';
@@ -71,6 +72,7 @@ export async function startOrchestratorServer(config: OrchestratorConfig, logger
   const modelFor = (name: string): OpenAIChatModel =>
     new OpenAIChatModel({ baseURL: config.OPENAI_BASE_URL, apiKey: config.OPENAI_API_KEY, model: name, timeoutMs: config.LLM_TIMEOUT_MS });
   const profiles = ProfileRegistry.fromConfig(config, modelFor);
+  const transport = openGrpcTransport(config, logger);
   const pool = await openServiceDatabase({
     url: config.DATABASE_URL,
     schema: ORCHESTRATOR_SCHEMA,
@@ -82,9 +84,11 @@ export async function startOrchestratorServer(config: OrchestratorConfig, logger
   const redis = createRedis({ url: config.REDIS_URL, name: 'orchestrator', logger, commandTimeoutMs: config.REDIS_COMMAND_TIMEOUT_MS });
   const nc = await connectNats({ config, name: 'orchestrator', logger });
   await ensureStream(nc, { name: RUN_EVENTS_STREAM, subjects: [`${RUN_EVENTS_SUBJECT_PREFIX}.>`], maxAgeMs: config.RUN_EVENTS_MAX_AGE_MS });
-  const memory = createGrpcClient(memoryV1.MemoryServiceClient, memoryV1.MemoryServiceService, config.MEMORY_ADDRESS, { defaultDeadlineMs: config.GRPC_DEADLINE_MS });
+  const memory = createGrpcClient(memoryV1.MemoryServiceClient, memoryV1.MemoryServiceService, config.MEMORY_ADDRESS, { defaultDeadlineMs: config.GRPC_DEADLINE_MS, transport, server: 'memory' });
   const agentPool = createGrpcClient(agentPoolV1.AgentPoolServiceClient, agentPoolV1.AgentPoolServiceService, config.AGENT_POOL_ADDRESS, {
     defaultDeadlineMs: config.AGENT_TOOL_TIMEOUT_MS,
+    transport,
+    server: 'agent-pool',
   });
   const catalog = new ToolCatalog({ nc, logger, refreshIntervalMs: config.CATALOG_REFRESH_MS, discoveryWaitMs: config.CATALOG_DISCOVERY_WAIT_MS });
   await catalog.start();
@@ -211,7 +215,7 @@ export async function startOrchestratorServer(config: OrchestratorConfig, logger
   const expiries = new ExpiryListener(nc, records, queue, logger);
   const recovery = new RunRecovery(records, queue, { intervalMs: config.RECOVERY_INTERVAL_MS, leaseMs: config.RUN_LEASE_MS, logger });
 
-  const grpc = new GrpcServer({ host: config.GRPC_HOST, port: config.GRPC_PORT, logger });
+  const grpc = new GrpcServer({ host: config.GRPC_HOST, port: config.GRPC_PORT, healthPort: config.GRPC_HEALTH_PORT, transport, logger });
   grpc.addService(
     ORCHESTRATOR_SERVICE_NAME,
     orchestratorV1.OrchestratorServiceService,
@@ -231,6 +235,7 @@ export async function startOrchestratorServer(config: OrchestratorConfig, logger
       memoryRecall,
       logger,
     }),
+    ORCHESTRATOR_CALLERS,
   );
   const port = await grpc.start();
   recovery.start();

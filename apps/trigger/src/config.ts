@@ -1,12 +1,16 @@
 import { egressEnv } from '@platform/egress';
 import { TenantTiersEnv } from '@platform/contracts';
-import { env, natsEnv } from '@platform/service-kit';
+import { env, grpcTlsEnv, natsEnv } from '@platform/service-kit';
 import { z } from 'zod';
 
 /** Environment of the trigger service. Several replicas may run against one database. */
 export const TriggerConfig = z.object({
   GRPC_HOST: z.string().default('127.0.0.1'),
   GRPC_PORT: env.port().default(50056),
+  /** A plaintext port serving only grpc.health.v1, for probes that present no certificate (unset: none). */
+  GRPC_HEALTH_PORT: env.port().optional(),
+  /** GRPC_TLS_CA_FILE, GRPC_TLS_CERT_FILE, GRPC_TLS_KEY_FILE: mutual TLS with the platform CA (docs/security.md). */
+  ...grpcTlsEnv,
   /** Postgres, the system of record for tasks and fires (schema `trigger`, migrated at boot). */
   DATABASE_URL: z.string().default('postgres://postgres@127.0.0.1:5432/platform'),
   DATABASE_POOL_MAX: env.positiveInt().default(10),

@@ -1,5 +1,5 @@
 import { connectNats, type NatsConnection } from '@platform/service-kit';
-import { startServiceProcess, type ServiceProcess } from '@platform/testing';
+import { sharedServicePki, startServiceProcess, type ServiceProcess } from '@platform/testing';
 import { createSuiteDatabase, sharedInfra } from '@platform/testing/vitest';
 import { defineTool, serveRunner, type ToolRunner } from '@platform/tool-sdk';
 import { randomBytes } from 'node:crypto';
@@ -86,6 +86,7 @@ beforeAll(async () => {
         mode: 'source',
         telemetry: false,
         env: {
+          ...(await (await sharedServicePki()).env('trigger')),
           DATABASE_URL: databaseUrl,
           NATS_URL: sharedInfra().natsUrl,
           GRPC_PORT: '0',
@@ -101,7 +102,7 @@ beforeAll(async () => {
       }),
     );
   }
-  client = triggerClient(Number(replicas.get('r1')!.ready['grpcPort']));
+  client = await triggerClient(Number(replicas.get('r1')!.ready['grpcPort']));
 }, 90_000);
 
 afterAll(async () => {
@@ -141,7 +142,7 @@ it('the replica holding fires claimed ahead SIGKILLed before their time: the oth
   killAtFireTime = false;
   const live = [...replicas.keys()].filter((id) => id !== killed);
   client.close();
-  client = triggerClient(Number(replicas.get(live[0]!)!.ready['grpcPort']));
+  client = await triggerClient(Number(replicas.get(live[0]!)!.ready['grpcPort']));
   // Due in 6 s: planned and claimed ahead (TRIGGER_CLAIM_AHEAD_MS, 3 s by default) well before.
   const at = new Date(Date.now() + 6_000).toISOString();
   const taskIds = await createTasks(at);

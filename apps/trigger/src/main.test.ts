@@ -1,5 +1,5 @@
 import path from 'node:path';
-import { ManagedProcess, workspaceRoot } from '@platform/testing';
+import { ManagedProcess, sharedServicePki, workspaceRoot } from '@platform/testing';
 import { describe, expect, it } from 'vitest';
 
 /** Runs the trigger service's real entry point (from source) and waits for it to exit. */
@@ -17,8 +17,15 @@ describe('trigger main', () => {
     expect(output).toMatch(/GRPC_PORT: /);
   });
 
-  it('exits 1 with one fatal log line when its database is unreachable', async () => {
+  it('refuses to boot without its certificate files unless plaintext is asked for by name', async () => {
     const { code, output } = await runMain({ DATABASE_URL: 'postgres://postgres@127.0.0.1:1/none', GRPC_PORT: '0' });
+    expect(code).toBe(1);
+    expect(output).toMatch(/GRPC_TLS_CA_FILE: required/);
+    expect(output).toMatch(/GRPC_TLS_CERT_FILE: required/);
+  });
+
+  it('exits 1 with one fatal log line when its database is unreachable', async () => {
+    const { code, output } = await runMain({ ...(await (await sharedServicePki()).env('trigger')), DATABASE_URL: 'postgres://postgres@127.0.0.1:1/none', GRPC_PORT: '0' });
     expect(code).toBe(1);
     const fatal = output
       .split('\n')

@@ -1,10 +1,11 @@
 import { compileEgressAllowlist, EgressGuard, type HostResolver } from '@platform/egress';
 import { orchestratorV1, triggerV1 } from '@platform/proto';
-import { connectNats, createGrpcClient, GrpcServer, openServiceDatabase, type Logger, type NatsConnection } from '@platform/service-kit';
+import { connectNats, createGrpcClient, GrpcServer, openGrpcTransport, openServiceDatabase, type Logger, type NatsConnection } from '@platform/service-kit';
 import { hostname } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { systemClock, type Clock } from './clock.js';
 import type { TriggerConfig } from './config.js';
+import { TRIGGER_CALLERS } from './grpc-callers.js';
 import { ApprovalExpiryListener } from './approval-expiry-listener.js';
 import { ConditionPoller } from './condition-poller.js';
 import { EventListener } from './event-listener.js';
@@ -61,6 +62,7 @@ const TRIGGER_PLANNER_SETTINGS = { random_page_cost: '1.1' } as const;
 
 export async function startTriggerServer(config: TriggerConfig, logger: Logger, options: TriggerServerOptions = {}): Promise<TriggerServer> {
   const clock = options.clock ?? systemClock;
+  const transport = openGrpcTransport(config, logger);
   const replicaId = config.TRIGGER_REPLICA_ID || `${hostname()}:${process.pid}:${Math.random().toString(36).slice(2, 8)}`;
   const db = await openServiceDatabase({
     url: config.DATABASE_URL,
@@ -74,6 +76,8 @@ export async function startTriggerServer(config: TriggerConfig, logger: Logger, 
   let nc: NatsConnection | undefined;
   const orchestrator = createGrpcClient(orchestratorV1.OrchestratorServiceClient, orchestratorV1.OrchestratorServiceService, config.ORCHESTRATOR_ADDRESS, {
     defaultDeadlineMs: config.TRIGGER_ORCHESTRATOR_TIMEOUT_MS,
+    transport,
+    server: 'orchestrator',
   });
   try {
     nc = await connectNats({ config, name: 'trigger', logger });
@@ -128,11 +132,12 @@ export async function startTriggerServer(config: TriggerConfig, logger: Logger, 
       logger,
     );
     const feed = new NotificationFeed(db);
-    const grpc = new GrpcServer({ host: config.GRPC_HOST, port: config.GRPC_PORT, logger });
+    const grpc = new GrpcServer({ host: config.GRPC_HOST, port: config.GRPC_PORT, healthPort: config.GRPC_HEALTH_PORT, transport, logger });
     grpc.addService(
       TRIGGER_SERVICE_NAME,
       triggerV1.TriggerServiceService,
       triggerServiceImplementation({ tasks, quotas, fires, events, clock, limits: config, filterLimits, logger, onFireRecorded: () => engine.kick(), feed, egress, tools }),
+      TRIGGER_CALLERS,
     );
     const port = await grpc.start();
     if (options.startEngine !== false) {

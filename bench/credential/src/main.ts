@@ -9,8 +9,8 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { performance } from 'node:perf_hooks';
 import { credentialV1 } from '@platform/proto';
 import { cpuOfTree } from '@platform/bench-kit';
-import { createGrpcClient, GrpcHealthProbe } from '@platform/service-kit';
-import { generateCredentialKeys, percentile, startPostgresServer, startServiceProcess, type ServiceMode } from '@platform/testing';
+import { createGrpcClient, GrpcHealthProbe, MutualTlsTransport } from '@platform/service-kit';
+import { callerRoutedClient, generateCredentialKeys, percentile, sharedServicePki, startPostgresServer, startServiceProcess, testCertificates, type ServiceMode } from '@platform/testing';
 import { CredentialGrantIssuer } from '@platform/tool-sdk';
 import { Metadata } from '@grpc/grpc-js';
 import type { JWK } from 'jose';
@@ -45,6 +45,7 @@ async function main(): Promise<void> {
     mode: MODE,
     telemetry: false,
     env: {
+      ...(await (await sharedServicePki()).env('credential')),
       DATABASE_URL: databaseUrl,
       GRPC_PORT: '0',
       LOG_LEVEL: 'warn',
@@ -54,8 +55,12 @@ async function main(): Promise<void> {
       CREDENTIAL_REWRAP_INTERVAL_MS: '0',
     },
   });
-  const client = createGrpcClient(credentialV1.CredentialServiceClient, credentialV1.CredentialServiceService, `127.0.0.1:${String(service.ready['grpcPort'])}`, { defaultDeadlineMs: 10_000 });
-  const health = new GrpcHealthProbe(`127.0.0.1:${String(service.ready['grpcPort'])}`);
+  // The api stores (platform token), a runner reads (grant): each over mutual TLS as itself.
+  const address = `127.0.0.1:${String(service.ready['grpcPort'])}`;
+  const as = async (identity: string) =>
+    [identity, createGrpcClient(credentialV1.CredentialServiceClient, credentialV1.CredentialServiceService, address, { defaultDeadlineMs: 10_000, transport: new MutualTlsTransport(await testCertificates(identity)), server: 'credential' })] as const;
+  const client = callerRoutedClient({ saveCredential: ['api'], getCredential: ['runner/bench'] }, [await as('api'), await as('runner/bench')]);
+  const health = new GrpcHealthProbe(address, new MutualTlsTransport(await testCertificates('api')), 'credential');
   const floor = new pg.Client({ connectionString: databaseUrl });
   await floor.connect();
   try {

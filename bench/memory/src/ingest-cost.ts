@@ -13,7 +13,7 @@ import { jetstream } from '@nats-io/jetstream';
 import { cpuOfTree, sampleProcess, waitForIngestionDrain } from '@platform/bench-kit';
 import { memoryIngestSubject } from '@platform/contracts';
 import { connectNats, createLogger, type NatsConnection } from '@platform/service-kit';
-import { median, startNatsServer, startPostgresServer, startServiceProcess, workspaceRoot, type PostgresServerHandle, type ServiceProcess } from '@platform/testing';
+import { median, startNatsServer, startPostgresServer, startServiceProcess, workspaceRoot, type PostgresServerHandle, type ServiceProcess, sharedServicePki } from '@platform/testing';
 import { loadavg } from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
@@ -101,6 +101,7 @@ async function runRound(v: Variant, round: number, postgres: PostgresServerHandl
     root: v.root,
     mode: 'source',
     env: {
+      ...(await (await sharedServicePki()).env('memory')),
       DATABASE_URL: url, DATABASE_POOL_MAX: '20', NATS_URL: natsUrl, GRPC_PORT: '0', OPENAI_BASE_URL: simUrl, OPENAI_API_KEY: SIM_KEY, MEMORY_EXTRACTION_MODEL: 'sim-1',
       MEMORY_EMBEDDING_MODEL: 'sim-embed-1', MEMORY_TOOLS_ENABLED: 'false', MEMORY_SESSION_IDLE_MS: '0', LOG_LEVEL: 'warn', ...v.env,
       ...(PROFILE_DIR ? { CPU_PROFILE_DIR: PROFILE_DIR, NODE_OPTIONS: `--import ${PRELOAD}` } : {}),

@@ -5,7 +5,7 @@
 import { jetstream, jetstreamManager } from '@nats-io/jetstream';
 import { MEMORY_INGEST_STREAM, memoryIngestSubject } from '@platform/contracts';
 import { connectNats, createLogger } from '@platform/service-kit';
-import { startNatsServer, startPostgresServer, startServiceProcess, type ServiceProcess } from '@platform/testing';
+import { startNatsServer, startPostgresServer, startServiceProcess, type ServiceProcess, sharedServicePki } from '@platform/testing';
 import pg from 'pg';
 import { measureRecall } from './recall-latency.js';
 import { seed, TENANTS } from './seeding.js';
@@ -70,7 +70,7 @@ async function main(): Promise<void> {
             app: 'memory',
             mode: 'source',
             telemetry: false,
-            env: { ...process.env, DATABASE_URL: url, NATS_URL: nats.url, GRPC_PORT: '0', OPENAI_BASE_URL: simUrl, OPENAI_API_KEY: SIM_KEY, MEMORY_EMBEDDING_MODEL: hybrid ? 'sim-embed-1' : '', MEMORY_TOOLS_ENABLED: 'false', MEMORY_SESSION_IDLE_MS: '0', MEMORY_SESSION_SWEEP_MS: '3600000', LOG_LEVEL: 'warn' },
+            env: { ...process.env, ...(await (await sharedServicePki()).env('memory')), DATABASE_URL: url, NATS_URL: nats.url, GRPC_PORT: '0', OPENAI_BASE_URL: simUrl, OPENAI_API_KEY: SIM_KEY, MEMORY_EMBEDDING_MODEL: hybrid ? 'sim-embed-1' : '', MEMORY_TOOLS_ENABLED: 'false', MEMORY_SESSION_IDLE_MS: '0', MEMORY_SESSION_SWEEP_MS: '3600000', LOG_LEVEL: 'warn' },
           });
           const db = new pg.Pool({ connectionString: url, options: '-c search_path=memory', max: 4 });
           const seeded = performance.now();
@@ -91,7 +91,7 @@ async function main(): Promise<void> {
         app: 'memory',
         mode: 'source',
         telemetry: false,
-        env: { ...process.env, DATABASE_URL: url, NATS_URL: nats.url, GRPC_PORT: '0', OPENAI_BASE_URL: simUrl, OPENAI_API_KEY: SIM_KEY, MEMORY_EXTRACTION_MODEL: 'sim-1', MEMORY_INGEST_CONCURRENCY: '8', MEMORY_TOOLS_ENABLED: 'false', MEMORY_SESSION_IDLE_MS: '0', LOG_LEVEL: 'warn' },
+        env: { ...process.env, ...(await (await sharedServicePki()).env('memory')), DATABASE_URL: url, NATS_URL: nats.url, GRPC_PORT: '0', OPENAI_BASE_URL: simUrl, OPENAI_API_KEY: SIM_KEY, MEMORY_EXTRACTION_MODEL: 'sim-1', MEMORY_INGEST_CONCURRENCY: '8', MEMORY_TOOLS_ENABLED: 'false', MEMORY_SESSION_IDLE_MS: '0', LOG_LEVEL: 'warn' },
       });
       try {
         const line = await ingestion(nats.url, Number(memory.ready['grpcPort']));

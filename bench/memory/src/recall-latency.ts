@@ -1,13 +1,18 @@
 import { memoryV1 } from '@platform/proto';
-import { createGrpcClient } from '@platform/service-kit';
-import { median, percentile } from '@platform/testing';
+import { createGrpcClient, MutualTlsTransport } from '@platform/service-kit';
+import { median, percentile, testCertificates } from '@platform/testing';
 import { loadavg } from 'node:os';
 import { random, syntheticQuery } from './corpus.js';
 import { TENANTS } from './seeding.js';
 
 /** Recall latency through the memory service's gRPC API: `queries` synthetic recalls (limit 8, budget 400) after 50 warm-up, one line of p50 / p99. */
 export async function measureRecall(port: number, label: string, queries: number): Promise<string> {
-  const client = createGrpcClient(memoryV1.MemoryServiceClient, memoryV1.MemoryServiceService, `127.0.0.1:${port}`, { defaultDeadlineMs: 30_000 });
+  const client = createGrpcClient(memoryV1.MemoryServiceClient, memoryV1.MemoryServiceService, `127.0.0.1:${port}`, {
+    defaultDeadlineMs: 30_000,
+    // Recall is the orchestrator's call (memory answers it only).
+    transport: new MutualTlsTransport(await testCertificates('orchestrator')),
+    server: 'memory',
+  });
   const rnd = random(42);
   const call = async () => {
     const tenant = `tenant-${Math.floor(rnd() * TENANTS)}`;

@@ -3,7 +3,7 @@
 // SIGINT/SIGTERM, so recall-cost.ts can measure against the same rows many times without seeding
 // again. Where to reach them is written to STATE_FILE as JSON ({ url, simUrl, postgresPid, simPid }).
 // Run: SIZE=100000 STATE_FILE=/tmp/recall/state.json node --conditions=@platform/source --import tsx bench/memory/src/seeded-cluster.ts
-import { startNatsServer, startPostgresServer, startServiceProcess } from '@platform/testing';
+import { startNatsServer, startPostgresServer, startServiceProcess, sharedServicePki } from '@platform/testing';
 import { writeFile } from 'node:fs/promises';
 import pg from 'pg';
 import { seed, TENANTS } from './seeding.js';
@@ -30,7 +30,7 @@ const memory = await startServiceProcess({
   app: 'memory',
   mode: 'source',
   telemetry: false,
-  env: { DATABASE_URL: url, GRPC_PORT: '0', OPENAI_BASE_URL: simUrl, OPENAI_API_KEY: SIM_KEY, MEMORY_EMBEDDING_MODEL: VECTORS ? 'sim-embed-1' : '', MEMORY_TOOLS_ENABLED: 'false', MEMORY_SESSION_IDLE_MS: '0', LOG_LEVEL: 'warn', NATS_URL: nats.url },
+  env: { ...(await (await sharedServicePki()).env('memory')), DATABASE_URL: url, GRPC_PORT: '0', OPENAI_BASE_URL: simUrl, OPENAI_API_KEY: SIM_KEY, MEMORY_EMBEDDING_MODEL: VECTORS ? 'sim-embed-1' : '', MEMORY_TOOLS_ENABLED: 'false', MEMORY_SESSION_IDLE_MS: '0', LOG_LEVEL: 'warn', NATS_URL: nats.url },
 });
 await memory.stop();
 const db = new pg.Pool({ connectionString: url, options: '-c search_path=memory', max: 4 });

@@ -3,7 +3,7 @@
 // one sitting on the same rows, without seeding 100k facts per tenant (and their HNSW graphs) again.
 // Run: STATE_FILE=/tmp/recall/state.json MEMORY_ROOTS=before=/work/main,after=. MODES=keyword,hybrid QUERIES=400 ROUNDS=2 \
 //      node --conditions=@platform/source --import tsx bench/memory/src/seeded-latency.ts
-import { startNatsServer, startServiceProcess } from '@platform/testing';
+import { startNatsServer, startServiceProcess, sharedServicePki } from '@platform/testing';
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { measureRecall } from './recall-latency.js';
@@ -30,7 +30,7 @@ try {
           root: v.root,
           mode: 'source',
           telemetry: false,
-          env: { DATABASE_URL: state.url, NATS_URL: nats.url, GRPC_PORT: '0', OPENAI_BASE_URL: state.simUrl, OPENAI_API_KEY: SIM_KEY, MEMORY_EMBEDDING_MODEL: mode === 'hybrid' ? 'sim-embed-1' : '', MEMORY_TOOLS_ENABLED: 'false', MEMORY_SESSION_IDLE_MS: '0', MEMORY_SESSION_SWEEP_MS: '3600000', LOG_LEVEL: 'warn' },
+          env: { ...(await (await sharedServicePki()).env('memory')), DATABASE_URL: state.url, NATS_URL: nats.url, GRPC_PORT: '0', OPENAI_BASE_URL: state.simUrl, OPENAI_API_KEY: SIM_KEY, MEMORY_EMBEDDING_MODEL: mode === 'hybrid' ? 'sim-embed-1' : '', MEMORY_TOOLS_ENABLED: 'false', MEMORY_SESSION_IDLE_MS: '0', MEMORY_SESSION_SWEEP_MS: '3600000', LOG_LEVEL: 'warn' },
         });
         try {
           const line = await measureRecall(Number(memory.ready['grpcPort']), `round ${round} ${v.label} ${mode}`, QUERIES);

@@ -5,8 +5,8 @@
 // p50/p99/max, the time to drain the burst, and checks that no fire was lost or doubled.
 // Run: npx nx run bench-trigger:bench   (env: TASKS, REPLICAS, ROUNDS)
 import { triggerV1 } from '@platform/proto';
-import { connectNats, createGrpcClient, createLogger } from '@platform/service-kit';
-import { median, percentile, startNatsServer, startPostgresServer, startRedisServer, startServiceProcess, type ServiceProcess } from '@platform/testing';
+import { connectNats, createGrpcClient, createLogger, MutualTlsTransport } from '@platform/service-kit';
+import { median, percentile, sharedServicePki, startNatsServer, startPostgresServer, startRedisServer, startServiceProcess, testCertificates, type ServiceProcess } from '@platform/testing';
 import { defineTool, serveRunner } from '@platform/tool-sdk';
 import { readdirSync, readFileSync } from 'node:fs';
 import pg from 'pg';
@@ -176,6 +176,7 @@ async function pgActivity(databaseUrl: string): Promise<{ commits: number; walFl
 
 async function startReplicas(databaseUrl: string, count: number): Promise<ServiceProcess[]> {
   const env = {
+    ...(await (await sharedServicePki()).env('trigger')),
     DATABASE_URL: databaseUrl,
     NATS_URL: nats.url,
     GRPC_PORT: '0',
@@ -191,8 +192,14 @@ async function startReplicas(databaseUrl: string, count: number): Promise<Servic
   return Promise.all(Array.from({ length: count }, (_, i) => startServiceProcess({ app: 'trigger', readyTimeoutMs: 120_000, env: { ...env, TRIGGER_REPLICA_ID: `bench-${i}` } })));
 }
 
+/** A trigger client calling as the api does (mutual TLS, identity `api`). */
+async function apiTriggerClient(address: string) {
+  const transport = new MutualTlsTransport(await testCertificates('api'));
+  return createGrpcClient(triggerV1.TriggerServiceClient, triggerV1.TriggerServiceService, address, { defaultDeadlineMs: 30_000, transport, server: 'trigger' });
+}
+
 async function createTasks(port: number): Promise<number> {
-  const client = createGrpcClient(triggerV1.TriggerServiceClient, triggerV1.TriggerServiceService, `127.0.0.1:${port}`, { defaultDeadlineMs: 30_000 });
+  const client = await apiTriggerClient(`127.0.0.1:${port}`);
   const started = Date.now();
   let next = 0;
   const spec = JSON.stringify({ trigger: { type: 'schedule', cron: '* * * * *' }, executor: EXECUTOR });
@@ -293,7 +300,7 @@ async function round(replicas: number, index: number): Promise<RoundResult> {
 async function eventRound(): Promise<number[]> {
   await postgres.createDatabase('bench_events');
   const [replica] = await startReplicas(postgres.url('bench_events'), 1);
-  const client = createGrpcClient(triggerV1.TriggerServiceClient, triggerV1.TriggerServiceService, `127.0.0.1:${String(replica!.ready['grpcPort'])}`, { defaultDeadlineMs: 30_000 });
+  const client = await apiTriggerClient(`127.0.0.1:${String(replica!.ready['grpcPort'])}`);
   try {
     const spec = JSON.stringify({ trigger: { type: 'event', source: 'bench', eventType: 'tick', filter: 'n >= 0' }, executor: EXECUTOR });
     await client.rpc.createTask({ tenantId: 'events', userId: 'bench', specJson: spec, requestId: '' });

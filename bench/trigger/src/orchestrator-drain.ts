@@ -5,7 +5,7 @@
 // and checks that no fire was doubled (one fire row and one orchestrator run per task); fires that
 // did not succeed are counted by status.
 import { triggerV1 } from '@platform/proto';
-import { createGrpcClient } from '@platform/service-kit';
+import { createGrpcClient, MutualTlsTransport } from '@platform/service-kit';
 import { percentile, startPlatform, type PostgresServerHandle } from '@platform/testing';
 import pg from 'pg';
 
@@ -48,7 +48,11 @@ export async function orchestratorDrainRound(infra: Infra, tasks: number, create
     env: { orchestrator: { RATE_LIMIT_TURNS_PER_MINUTE: '0' }, 'llm-sim': { OTEL_SDK_DISABLED: 'true' } },
     readyTimeoutMs: 120_000,
   });
-  const client = createGrpcClient(triggerV1.TriggerServiceClient, triggerV1.TriggerServiceService, `127.0.0.1:${platform.ports.trigger}`, { defaultDeadlineMs: 30_000 });
+  const client = createGrpcClient(triggerV1.TriggerServiceClient, triggerV1.TriggerServiceService, `127.0.0.1:${platform.ports.trigger}`, {
+    defaultDeadlineMs: 30_000,
+    transport: new MutualTlsTransport(await platform.pki.issue('api')),
+    server: 'trigger',
+  });
   const db = new pg.Client({ connectionString: databaseUrl });
   try {
     await db.connect();

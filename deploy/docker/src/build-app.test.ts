@@ -3,7 +3,7 @@ import { existsSync, lstatSync, mkdtempSync, readdirSync, readFileSync, readlink
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { freePort, generateCredentialKeys, ManagedProcess, startNatsServer, startPostgresServer, type NatsServerHandle, type PostgresServerHandle } from '@platform/testing';
+import { freePort, generateCredentialKeys, ManagedProcess, sharedServicePki, startNatsServer, startPostgresServer, type NatsServerHandle, type PostgresServerHandle } from '@platform/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 const repoRoot = fileURLToPath(new URL('../../../', import.meta.url));
@@ -166,6 +166,7 @@ describe('deploy/docker/build-app.sh for a service with migrations', () => {
         PATH: process.env['PATH'],
         NODE_ENV: 'production',
         OTEL_SDK_DISABLED: 'true',
+        ...(await (await sharedServicePki()).env('credential')),
         DATABASE_URL: databaseUrl,
         GRPC_HOST: '127.0.0.1',
         GRPC_PORT: String(await freePort()),
@@ -200,7 +201,7 @@ describe('deploy/docker/build-app.sh for the api', () => {
     const [, ...args] = imageCommand();
     const service = ManagedProcess.start('api (built)', process.execPath, args, {
       cwd: apiOut,
-      env: { PATH: process.env['PATH'], NODE_ENV: 'production', OTEL_SDK_DISABLED: 'true', NATS_URL: nats.url, HTTP_PORT: String(port), AUTH_JWT_SECRET: 'image-check-secret-image-check-secret' },
+      env: { PATH: process.env['PATH'], NODE_ENV: 'production', OTEL_SDK_DISABLED: 'true', NATS_URL: nats.url, HTTP_PORT: String(port), AUTH_JWT_SECRET: 'image-check-secret-image-check-secret', ...(await (await sharedServicePki()).env('api')) },
     });
     try {
       await service.waitForOutput((output) => output.includes('"msg":"ready"'), 120_000);

@@ -59,7 +59,8 @@ describe.each(OVERLAYS)('the %s overlay', (overlay) => {
 
   it('matches the Kubernetes schemas object by object', async () => {
     const problems: string[] = [];
-    for (const object of objects) {
+    // cert-manager's kinds have no schema package here; the service-identity test checks them.
+    for (const object of objects.filter((o) => !o.apiVersion.startsWith('cert-manager.io/'))) {
       try {
         await validateAgainstSchema(object);
       } catch (err) {
@@ -331,14 +332,55 @@ describe.each(OVERLAYS)('the %s overlay', (overlay) => {
     }
   });
 
+  it('gives every gRPC service and runner that calls one a cert-manager certificate with its SPIFFE ID, mounted where GRPC_TLS_* point', () => {
+    type Certificate = K8sObject & { spec: { secretName: string; isCA?: boolean; uris?: string[]; usages?: string[]; privateKey?: { algorithm?: string; rotationPolicy?: string }; issuerRef: { name: string; kind: string } } };
+    const certificates = objects.filter((o) => o.kind === 'Certificate' && o.apiVersion === 'cert-manager.io/v1') as Certificate[];
+    const issuers = objects.filter((o) => o.kind === 'Issuer' && o.apiVersion === 'cert-manager.io/v1') as (K8sObject & { spec: { ca?: { secretName: string } } })[];
+    expect(issuers.find((i) => i.metadata.name === 'platform-ca')?.spec.ca?.secretName).toBe('platform-ca');
+    expect(certificates.find((c) => c.metadata.name === 'platform-ca')?.spec).toMatchObject({ isCA: true, secretName: 'platform-ca' });
+    const identityOf: Record<string, string> = { api: 'api', orchestrator: 'orchestrator', memory: 'memory', 'agent-pool': 'agent-pool', credential: 'credential', trigger: 'trigger', 'travel-runner': 'runner/travel' };
+    let checked = 0;
+    for (const { workload, container } of containers()) {
+      const app = platformAppOf(container);
+      const identity = app ? identityOf[app] : undefined;
+      if (!identity) continue;
+      checked++;
+      const env = containerEnv(container, objects).vars;
+      const file = (name: string): string => {
+        const origin = env.get(name);
+        expect(origin, `${idOf(workload)} ${name}`).toBeDefined();
+        return origin && origin.kind !== 'secret' ? origin.value : '';
+      };
+      const mount = container.volumeMounts?.find((m) => file('GRPC_TLS_CERT_FILE').startsWith(`${m.mountPath}/`));
+      expect(mount, `${idOf(workload)} mounts its certificate`).toBeDefined();
+      expect([file('GRPC_TLS_CA_FILE'), file('GRPC_TLS_CERT_FILE'), file('GRPC_TLS_KEY_FILE')]).toEqual(['ca.crt', 'tls.crt', 'tls.key'].map((key) => `${mount!.mountPath}/${key}`));
+      expect(env.has('GRPC_INSECURE_PLAINTEXT'), idOf(workload)).toBe(false);
+      const secretName = workload.spec.template.spec.volumes?.find((v) => v.name === mount!.name)?.secret?.secretName;
+      const certificate = certificates.find((c) => c.spec.secretName === secretName);
+      expect(certificate, `${idOf(workload)}: a Certificate writes Secret ${secretName}`).toBeDefined();
+      expect(certificate!.spec.uris).toEqual([`spiffe://agent-platform/${identity}`]);
+      expect(certificate!.spec.issuerRef).toEqual({ name: 'platform-ca', kind: 'Issuer' });
+      expect(certificate!.spec.usages).toContain('client auth');
+      expect(certificate!.spec.privateKey).toMatchObject({ algorithm: 'ECDSA', rotationPolicy: 'Always' });
+    }
+    expect(checked).toBeGreaterThanOrEqual(6);
+  });
+
   it('probes gRPC services over gRPC health and the api over /readyz and /healthz', () => {
     for (const { workload, container } of containers()) {
       const app = platformAppOf(container);
       if (!app) continue;
+      // The gRPC port requires a client certificate the kubelet cannot present: probes ask the
+      // plaintext health-only port (GRPC_HEALTH_PORT), which serves grpc.health.v1 and nothing else.
       const grpcPort = container.ports?.find((p) => p.name === 'grpc')?.containerPort;
       if (grpcPort) {
-        expect(container.readinessProbe?.grpc?.port, idOf(workload)).toBe(grpcPort);
-        expect(container.livenessProbe?.grpc?.port, idOf(workload)).toBe(grpcPort);
+        const env = containerEnv(container, objects).vars.get('GRPC_HEALTH_PORT');
+        const healthPort = env && env.kind !== 'secret' ? Number(env.value) : undefined;
+        expect(healthPort, `${idOf(workload)} GRPC_HEALTH_PORT`).toBeGreaterThan(0);
+        expect(healthPort).not.toBe(grpcPort);
+        expect(container.ports?.find((p) => p.name === 'grpc-health')?.containerPort, idOf(workload)).toBe(healthPort);
+        expect(container.readinessProbe?.grpc?.port, idOf(workload)).toBe(healthPort);
+        expect(container.livenessProbe?.grpc?.port, idOf(workload)).toBe(healthPort);
       }
       if (app === 'api') {
         expect(container.readinessProbe?.httpGet?.path).toBe('/readyz');

@@ -10,6 +10,8 @@ describe('TravelRunnerConfig', () => {
       REDIS_URL: 'redis://127.0.0.1:6379',
       OUTBOX_DIR: path.resolve('.outbox'),
       CREDENTIAL_ADDRESS: '127.0.0.1:50055',
+      GRPC_TLS_RELOAD_MS: 60_000,
+      GRPC_INSECURE_PLAINTEXT: false,
       SHUTDOWN_GRACE_MS: 10_000,
       LOG_LEVEL: 'info',
     });

@@ -1,5 +1,5 @@
 import path from 'node:path';
-import { env, natsEnv } from '@platform/service-kit';
+import { env, grpcTlsEnv, natsEnv } from '@platform/service-kit';
 import { z } from 'zod';
 
 /** Environment of the travel-runner example, read once at boot; a bad value stops the boot naming the variable. */
@@ -20,6 +20,8 @@ export const TravelRunnerConfig = z.object({
     .transform((dir) => path.resolve(dir)),
   /** The credential service: `send_email` reads the user's mail account token there through its call's grant. */
   CREDENTIAL_ADDRESS: z.string().min(1).default('127.0.0.1:50055'),
+  /** GRPC_TLS_CA_FILE, GRPC_TLS_CERT_FILE, GRPC_TLS_KEY_FILE: the runner's identity (`runner/travel`) for the credential service. */
+  ...grpcTlsEnv,
   /** How long in-flight calls may finish after SIGTERM. */
   SHUTDOWN_GRACE_MS: env.positiveInt().default(10_000),
   LOG_LEVEL: env.logLevel().default('info'),

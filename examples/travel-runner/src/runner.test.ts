@@ -8,13 +8,15 @@ import type { AgentStepInput, AgentStepOutput, ToolCallResponse } from '@platfor
 import { connectNats, createLogger, createRedis, loadConfig, type NatsConnection, type Redis } from '@platform/service-kit';
 import { Metadata } from '@grpc/grpc-js';
 import { credentialV1 } from '@platform/proto';
-import { createGrpcClient, type GrpcClientHandle } from '@platform/service-kit';
+import { createGrpcClient, MutualTlsTransport, type GrpcClientHandle } from '@platform/service-kit';
 import {
   generateCredentialKeys,
+  sharedServicePki,
   startNatsServer,
   startPostgresServer,
   startRedisServer,
   startServiceProcess,
+  testCertificates,
   type NatsServerHandle,
   type PostgresServerHandle,
   type RedisServerHandle,
@@ -51,6 +53,7 @@ beforeAll(async () => {
     mode: 'source',
     telemetry: false,
     env: {
+      ...(await (await sharedServicePki()).env('credential')),
       DATABASE_URL: await postgres.createDatabase('travel'),
       GRPC_PORT: '0',
       LOG_LEVEL: 'warn',
@@ -60,7 +63,11 @@ beforeAll(async () => {
     },
   });
   const credentialAddress = `127.0.0.1:${String(credentialService.ready['grpcPort'])}`;
-  credentials = createGrpcClient(credentialV1.CredentialServiceClient, credentialV1.CredentialServiceService, credentialAddress, { defaultDeadlineMs: 5_000 });
+  credentials = createGrpcClient(credentialV1.CredentialServiceClient, credentialV1.CredentialServiceService, credentialAddress, {
+    defaultDeadlineMs: 5_000,
+    transport: new MutualTlsTransport(await testCertificates('api')),
+    server: 'credential',
+  });
   issuer = await CredentialGrantIssuer.fromJwk(JSON.parse(keys.grantSigningKey) as JWK);
   // The app stored acme's Gmail token after its OAuth flow (as PUT /v1/credentials/google/primary does).
   const platform = new Metadata();
@@ -72,7 +79,7 @@ beforeAll(async () => {
   outboxDir = await mkdtemp(path.join(os.tmpdir(), 'travel-outbox-'));
   nc = await connectNats({ servers: nats.url, name: 'travel-runner-test', logger });
   redis = createRedis({ url: redisServer.url, name: 'travel-runner-test', logger });
-  const config = loadConfig(TravelRunnerConfig, { NATS_URL: nats.url, REDIS_URL: redisServer.url, OUTBOX_DIR: outboxDir, CREDENTIAL_ADDRESS: credentialAddress });
+  const config = loadConfig(TravelRunnerConfig, { NATS_URL: nats.url, REDIS_URL: redisServer.url, OUTBOX_DIR: outboxDir, CREDENTIAL_ADDRESS: credentialAddress, ...(await (await sharedServicePki()).env('runner/travel')) });
   runner = await serveTravelRunner({ nc, redis, config, logger });
   client = new ToolClient({ nc, logger });
 });

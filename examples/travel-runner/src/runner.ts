@@ -1,4 +1,4 @@
-import type { Logger, NatsConnection, Redis } from '@platform/service-kit';
+import { openGrpcTransport, type Logger, type NatsConnection, type Redis } from '@platform/service-kit';
 import { serveRunner, type ToolRunner } from '@platform/tool-sdk';
 import type { TravelRunnerConfig } from './config.js';
 import { Outbox } from './outbox.js';
@@ -35,6 +35,6 @@ export async function serveTravelRunner({ nc, redis, config, logger }: TravelRun
     agents,
     logger,
     idempotency: { redis, ttlSeconds: IDEMPOTENCY_TTL_SECONDS },
-    credentials: { address: config.CREDENTIAL_ADDRESS },
+    credentials: { address: config.CREDENTIAL_ADDRESS, transport: openGrpcTransport(config, logger) },
   });
 }

@@ -1,6 +1,6 @@
 import {
-  credentials,
   Metadata,
+  type ChannelCredentials,
   type CallOptions,
   type Client,
   type ClientOptions,
@@ -9,6 +9,7 @@ import {
 } from '@grpc/grpc-js';
 import { GRPC_MAX_MESSAGE_BYTES } from './grpc-limits.js';
 import { fromGrpcError } from './grpc-status.js';
+import type { GrpcTransport } from './grpc-transport.js';
 
 export interface CallSettings {
   /** Overrides the client's default deadline for this call. */
@@ -40,6 +41,10 @@ export type PromiseClient<C> = {
 };
 
 export interface GrpcClientOptions {
+  /** Mutual TLS (or the plaintext dev switch): the same transport as the service's servers. */
+  transport: GrpcTransport;
+  /** The identity name of the service called (`orchestrator`): the server's certificate must carry it. */
+  server: string;
   /** Deadline applied to every call that does not set its own. Every call has one. */
   defaultDeadlineMs: number;
   channelOptions?: ClientOptions;
@@ -63,11 +68,12 @@ function namesReplicas(address: string): boolean {
   return /^(dns|ipv4|ipv6):/.test(address);
 }
 
-type ClientConstructor<C> = new (address: string, creds: ReturnType<typeof credentials.createInsecure>, options?: ClientOptions) => C;
+type ClientConstructor<C> = new (address: string, creds: ChannelCredentials, options?: ClientOptions) => C;
 
 /**
- * Creates a client for a ts-proto generated service. Every call carries a deadline, and failures
- * come back as PlatformError with the server's stable code.
+ * Creates a client for a ts-proto generated service. It presents the service's certificate and
+ * talks only to a server that proves to be `options.server`; every call carries a deadline, and
+ * failures come back as PlatformError with the server's stable code.
  */
 export function createGrpcClient<C extends Client, D extends Record<string, unknown>>(
   Ctor: ClientConstructor<C>,
@@ -83,9 +89,11 @@ export function createGrpcClient<C extends Client, D extends Record<string, unkn
     'grpc.max_receive_message_length': GRPC_MAX_MESSAGE_BYTES,
     'grpc.max_send_message_length': GRPC_MAX_MESSAGE_BYTES,
     ...(namesReplicas(address) ? { 'grpc.service_config': ROUND_ROBIN } : {}),
+    // TLS names the server by its identity (SNI), not by the address it was dialled at.
+    ...(options.transport.kind === 'mtls' ? { 'grpc.ssl_target_name_override': options.server } : {}),
     ...options.channelOptions,
   };
-  const raw = new Ctor(address, credentials.createInsecure(), channelOptions);
+  const raw = new Ctor(address, options.transport.channelCredentials(options.server), channelOptions);
   const rpc: Record<string, unknown> = {};
   for (const name of Object.keys(definition)) {
     const method = (raw as unknown as Record<string, UnaryMethod<unknown, unknown>>)[name];

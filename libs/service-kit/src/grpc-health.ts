@@ -1,12 +1,13 @@
-import { credentials, loadPackageDefinition, type Client, type ServiceError } from '@grpc/grpc-js';
+import { loadPackageDefinition, type ChannelCredentials, type Client, type ServiceError } from '@grpc/grpc-js';
 import { loadSync } from '@grpc/proto-loader';
 import { protoPath } from 'grpc-health-check';
+import type { GrpcTransport } from './grpc-transport.js';
 
 type ServingStatus = 'UNKNOWN' | 'SERVING' | 'NOT_SERVING' | 'SERVICE_UNKNOWN';
 interface HealthClient extends Client {
   check(request: { service: string }, options: { deadline: number }, callback: (error: ServiceError | null, response: { status: ServingStatus }) => void): void;
 }
-type HealthClientConstructor = new (address: string, creds: ReturnType<typeof credentials.createInsecure>) => HealthClient;
+type HealthClientConstructor = new (address: string, creds: ChannelCredentials) => HealthClient;
 
 function loadHealthClientConstructor(): HealthClientConstructor {
   const definition = loadPackageDefinition(loadSync(protoPath, { keepCase: true, enums: String, defaults: true })) as unknown as {
@@ -19,9 +20,14 @@ function loadHealthClientConstructor(): HealthClientConstructor {
 export class GrpcHealthProbe {
   private readonly client: HealthClient;
 
-  constructor(readonly address: string) {
+  /** `server` is the identity the server at `address` must prove (mutual TLS), e.g. `memory`. */
+  constructor(
+    readonly address: string,
+    transport: GrpcTransport,
+    server: string,
+  ) {
     const Health = loadHealthClientConstructor();
-    this.client = new Health(address, credentials.createInsecure());
+    this.client = new Health(address, transport.channelCredentials(server));
   }
 
   /** True when `service` ('' = the whole server) reports SERVING within `timeoutMs`. */

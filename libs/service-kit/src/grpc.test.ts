@@ -1,9 +1,14 @@
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createServicePki, testCertificates } from '@platform/testing';
 import { makeGenericClientConstructor, type CallOptions, type Client, type ClientUnaryCall, type Metadata, type ServiceDefinition, type ServiceError } from '@grpc/grpc-js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { errors, PlatformError } from './errors.js';
 import { createGrpcClient, type GrpcClientHandle } from './grpc-client.js';
 import { GrpcHealthProbe } from './grpc-health.js';
 import { callAbortSignal, GrpcServer, unaryHandler } from './grpc-server.js';
+import { MutualTlsTransport, PlaintextTransport } from './grpc-transport.js';
 import { createLogger } from './logger.js';
 
 interface EchoRequest {
@@ -39,11 +44,17 @@ const logger = createLogger({ service: 'test', level: 'silent' });
 let server: GrpcServer;
 let client: GrpcClientHandle<EchoClient>;
 let address: string;
+let serverTransport: MutualTlsTransport;
+let callerTransport: MutualTlsTransport;
+/** The echo service's caller table: only `caller` may call it. */
+const callers = { echo: ['caller'] } as const;
 /** Why the last 'await-cancel' call's signal aborted, once it did. */
 let abortedWith: Promise<unknown> | undefined;
 
 beforeAll(async () => {
-  server = new GrpcServer({ host: '127.0.0.1', port: 0, logger });
+  serverTransport = new MutualTlsTransport(await testCertificates('echo'));
+  callerTransport = new MutualTlsTransport(await testCertificates('caller'));
+  server = new GrpcServer({ host: '127.0.0.1', port: 0, logger, transport: serverTransport, healthPort: 0 });
   server.addService('test.v1.EchoService', definition, {
     echo: unaryHandler<EchoRequest, EchoResponse>(logger, 'echo', async (request, call) => {
       if (request.text === 'await-cancel') {
@@ -57,9 +68,9 @@ beforeAll(async () => {
       if (request.delayMs) await new Promise((r) => setTimeout(r, request.delayMs));
       return { text: request.text.toUpperCase() };
     }),
-  });
+  }, callers);
   address = `127.0.0.1:${await server.start()}`;
-  client = createGrpcClient(EchoClient, definition, address, { defaultDeadlineMs: 2_000 });
+  client = createGrpcClient(EchoClient, definition, address, { defaultDeadlineMs: 2_000, transport: callerTransport, server: 'echo' });
 });
 
 afterAll(async () => {
@@ -110,12 +121,12 @@ describe('gRPC helpers', () => {
   it('spreads calls over every replica the address names', async () => {
     const replicas = await Promise.all(
       ['one', 'two'].map(async (name) => {
-        const replica = new GrpcServer({ host: '127.0.0.1', port: 0, logger });
-        replica.addService('test.v1.EchoService', definition, { echo: unaryHandler<EchoRequest, EchoResponse>(logger, 'echo', async () => ({ text: name })) });
+        const replica = new GrpcServer({ host: '127.0.0.1', port: 0, logger, transport: serverTransport });
+        replica.addService('test.v1.EchoService', definition, { echo: unaryHandler<EchoRequest, EchoResponse>(logger, 'echo', async () => ({ text: name })) }, callers);
         return { replica, port: await replica.start() };
       }),
     );
-    const spread = createGrpcClient(EchoClient, definition, `ipv4:${replicas.map((r) => `127.0.0.1:${r.port}`).join(',')}`, { defaultDeadlineMs: 2_000 });
+    const spread = createGrpcClient(EchoClient, definition, `ipv4:${replicas.map((r) => `127.0.0.1:${r.port}`).join(',')}`, { defaultDeadlineMs: 2_000, transport: callerTransport, server: 'echo' });
     // Round robin over the replicas that are connected: once both are, calls alternate.
     const seen = new Set<string>();
     for (let i = 0; i < 100 && seen.size < 2; i++) seen.add((await spread.rpc.echo({ text: 'who' })).text);
@@ -125,7 +136,7 @@ describe('gRPC helpers', () => {
   });
 
   it('answers grpc.health.v1 checks for the server and each service', async () => {
-    const probe = new GrpcHealthProbe(address);
+    const probe = new GrpcHealthProbe(address, callerTransport, 'echo');
     expect(await probe.isServing('', 1_000)).toBe(true);
     expect(await probe.isServing('test.v1.EchoService', 1_000)).toBe(true);
     expect(await probe.isServing('no.such.Service', 1_000)).toBe(false);
@@ -133,5 +144,54 @@ describe('gRPC helpers', () => {
     expect(await probe.isServing('test.v1.EchoService', 1_000)).toBe(false);
     server.setServing(true);
     probe.close();
+  });
+
+  it('answers health on the plaintext health port, and nothing else there', async () => {
+    const plaintext = new PlaintextTransport();
+    const probe = new GrpcHealthProbe(`127.0.0.1:${server.healthPort}`, plaintext, 'echo');
+    expect(await probe.isServing('test.v1.EchoService', 1_000)).toBe(true);
+    probe.close();
+    const sneaky = createGrpcClient(EchoClient, definition, `127.0.0.1:${server.healthPort}`, { defaultDeadlineMs: 2_000, transport: plaintext, server: 'echo' });
+    await expect(sneaky.rpc.echo({ text: 'hi' })).rejects.toThrow(/does not implement/);
+    sneaky.close();
+  });
+});
+
+describe('service identities', () => {
+  const echoOnce = async (transport: MutualTlsTransport | PlaintextTransport, server = 'echo'): Promise<unknown> => {
+    const other = createGrpcClient(EchoClient, definition, address, { defaultDeadlineMs: 2_000, transport, server });
+    try {
+      return await other.rpc.echo({ text: 'hi' });
+    } catch (err) {
+      return err;
+    } finally {
+      other.close();
+    }
+  };
+
+  it('refuses a client without TLS', async () => {
+    expect(await echoOnce(new PlaintextTransport())).toMatchObject({ kind: 'unavailable' });
+  });
+
+  it('refuses a client whose certificate another CA issued, even with an allowed name', async () => {
+    const foreign = await createServicePki({ dir: mkdtempSync(join(tmpdir(), 'foreign-pki-')) });
+    expect(await echoOnce(new MutualTlsTransport(await foreign.issue('caller')))).toMatchObject({ kind: 'unavailable' });
+  });
+
+  it('answers PERMISSION_DENIED to a platform service the method does not list', async () => {
+    expect(await echoOnce(new MutualTlsTransport(await testCertificates('intruder')))).toMatchObject({ kind: 'permission_denied' });
+  });
+
+  it('lets a listed caller through', async () => {
+    expect(await echoOnce(new MutualTlsTransport(await testCertificates('caller')))).toEqual({ text: 'HI' });
+  });
+
+  it('does not talk to a server that proves to be another service', async () => {
+    expect(await echoOnce(callerTransport, 'orchestrator')).toMatchObject({ kind: 'unavailable' });
+  });
+
+  it('refuses at registration a service whose table misses a method', () => {
+    const incomplete = new GrpcServer({ host: '127.0.0.1', port: 0, logger, transport: serverTransport });
+    expect(() => incomplete.addService('test.v1.EchoService', definition, {}, {} as typeof callers)).toThrow(/no caller allowlist for gRPC method \/test.v1.EchoService\/Echo/);
   });
 });

@@ -18,3 +18,5 @@ export { startServiceProcess, workspaceRoot, type ServiceProcess, type ServicePr
 export { startPlatform, generateCredentialKeys, PLATFORM_APPS, type Platform, type PlatformApp, type PlatformPort, type PlatformOptions, type CredentialKeys } from './platform.js';
 export { percentile, median } from './stats.js';
 export { startFaultProxy, type FaultProxy, type FaultProxyOptions } from './fault-proxy.js';
+export { createServicePki, sharedServicePki, testCertificates, LOCAL_TRUST_DOMAIN, type ServicePki, type ServicePkiOptions, type ServiceCertificateFiles } from './service-pki.js';
+export { callerRoutedClient } from './caller-routed-client.js';

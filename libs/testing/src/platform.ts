@@ -1,6 +1,7 @@
 import { generateKeyPairSync, randomBytes } from 'node:crypto';
 import { freePort, freePorts } from './ports.js';
 import { startServiceProcess, type ServiceMode, type ServiceProcess } from './service-process.js';
+import { sharedServicePki, type ServicePki } from './service-pki.js';
 import { describeListenFailure, listenFailureIn } from './start-failure.js';
 
 /** The apps a full platform runs, in start order (each only needs the ones before it). */
@@ -51,6 +52,8 @@ export interface PlatformOptions {
   env?: Partial<Record<PlatformApp, Record<string, string>>>;
   /** Keys of the credential service and its callers; fresh random ones when absent. */
   credentialKeys?: CredentialKeys;
+  /** The CA that issues each service's gRPC certificate (default: the test process's shared one). */
+  pki?: ServicePki;
   /** Which apps to start (default all, minus llm-sim when a model is given). */
   apps?: PlatformApp[];
   /**
@@ -69,6 +72,8 @@ export interface Platform {
   readonly llmSimUrl: string | undefined;
   readonly ports: Record<PlatformPort, number>;
   readonly credentialKeys: CredentialKeys;
+  /** The CA of the services' gRPC certificates: `pki.env('runner/travel')` for a runner's process. */
+  readonly pki: ServicePki;
   /** The port of each orchestrator replica (the first is `ports.orchestrator`). */
   readonly orchestratorPorts: readonly number[];
   /** A running app; `replica` picks an orchestrator replica (default the first). */
@@ -93,6 +98,9 @@ async function choosePorts(fixed: PlatformOptions['ports'] = {}): Promise<Platfo
   };
 }
 
+/** The apps that serve or call gRPC, each with its own certificate (identity = app name). */
+const GRPC_APPS = ['memory', 'credential', 'agent-pool', 'orchestrator', 'trigger', 'api'] as const;
+
 /** The port each app listens on (tool-runner listens on none). */
 const PORT_OF: Partial<Record<PlatformApp, PlatformPort>> = { 'llm-sim': 'llmSim', memory: 'memory', credential: 'credential', 'agent-pool': 'agentPool', orchestrator: 'orchestrator', trigger: 'trigger', api: 'api' };
 
@@ -114,6 +122,9 @@ export async function startPlatform(options: PlatformOptions): Promise<Platform>
   const credentialKeys = options.credentialKeys ?? generateCredentialKeys();
   const credentialAddress = (): string => `127.0.0.1:${ports.credential}`;
   const common = { NATS_URL: options.natsUrl, LOG_LEVEL: process.env['PLATFORM_LOG_LEVEL'] ?? 'info', ...options.commonEnv };
+  // Every app that serves or calls gRPC runs as itself: mutual TLS with a certificate of its own.
+  const pki = options.pki ?? (await sharedServicePki());
+  const tls = Object.fromEntries(await Promise.all(GRPC_APPS.map(async (app) => [app, await pki.env(app)] as const))) as Record<(typeof GRPC_APPS)[number], Record<string, string>>;
   // Built when an app starts, so an app started after a port was chosen again sees the new one.
   const envFor = (app: PlatformApp): Record<string, string> => {
     const model = options.model ?? { baseUrl: `http://127.0.0.1:${ports.llmSim}/v1`, apiKey: 'sim-key', model: 'sim-1' };
@@ -121,6 +132,7 @@ export async function startPlatform(options: PlatformOptions): Promise<Platform>
       'llm-sim': { ...common, LLM_SIM_PORT: String(ports.llmSim), LLM_SIM_API_KEY: model.apiKey },
       memory: {
         ...common,
+        ...tls.memory,
         DATABASE_URL: options.databaseUrl,
         GRPC_PORT: String(ports.memory),
         // Long-term memory extracts and answers with the same model as the orchestrator; with
@@ -132,6 +144,7 @@ export async function startPlatform(options: PlatformOptions): Promise<Platform>
       },
       credential: {
         ...common,
+        ...tls.credential,
         DATABASE_URL: options.databaseUrl,
         GRPC_PORT: String(ports.credential),
         CREDENTIAL_KEYRING: credentialKeys.keyring,
@@ -139,9 +152,10 @@ export async function startPlatform(options: PlatformOptions): Promise<Platform>
         CREDENTIAL_PLATFORM_TOKENS: credentialKeys.platformToken,
       },
       'tool-runner': { ...common, REDIS_URL: options.redisUrl },
-      'agent-pool': { ...common, DATABASE_URL: options.databaseUrl, GRPC_PORT: String(ports.agentPool), CATALOG_REFRESH_MS: '1000' },
+      'agent-pool': { ...common, ...tls['agent-pool'], DATABASE_URL: options.databaseUrl, GRPC_PORT: String(ports.agentPool), CATALOG_REFRESH_MS: '1000' },
       orchestrator: {
         ...common,
+        ...tls.orchestrator,
         GRPC_PORT: String(ports.orchestrator),
         MEMORY_ADDRESS: `127.0.0.1:${ports.memory}`,
         AGENT_POOL_ADDRESS: `127.0.0.1:${ports.agentPool}`,
@@ -153,9 +167,10 @@ export async function startPlatform(options: PlatformOptions): Promise<Platform>
         CATALOG_REFRESH_MS: '1000',
         CREDENTIAL_GRANT_SIGNING_KEY: credentialKeys.grantSigningKey,
       },
-      trigger: { ...common, DATABASE_URL: options.databaseUrl, GRPC_PORT: String(ports.trigger), ORCHESTRATOR_ADDRESS: orchestratorAddress() },
+      trigger: { ...common, ...tls.trigger, DATABASE_URL: options.databaseUrl, GRPC_PORT: String(ports.trigger), ORCHESTRATOR_ADDRESS: orchestratorAddress() },
       api: {
         ...common,
+        ...tls.api,
         HTTP_PORT: String(ports.api),
         TRIGGER_ADDRESS: `127.0.0.1:${ports.trigger}`,
         ORCHESTRATOR_ADDRESS: orchestratorAddress(),
@@ -232,6 +247,7 @@ export async function startPlatform(options: PlatformOptions): Promise<Platform>
     llmSimUrl: simulated ? `http://127.0.0.1:${ports.llmSim}` : undefined,
     ports,
     credentialKeys,
+    pki,
     orchestratorPorts,
     process: (app, replica) => running.get(keyOf(app, replica)),
     start,

@@ -1,6 +1,6 @@
 import { CredentialAccount, CredentialService, DEFAULT_CREDENTIAL_ACCOUNT } from '@platform/contracts';
 import { credentialV1 } from '@platform/proto';
-import { createGrpcClient, isPlatformError, type GrpcClientHandle } from '@platform/service-kit';
+import { createGrpcClient, isPlatformError, type GrpcClientHandle, type GrpcTransport } from '@platform/service-kit';
 import { decodeJwt } from 'jose';
 
 /** A connected account's credential, as the tool reads it. */
@@ -79,12 +79,17 @@ export interface CredentialClientOptions {
   address: string;
   /** Deadline of each call. Default 5 s. */
   deadlineMs?: number;
+  /**
+   * The runner's mutual-TLS identity (`spiffe://<trust-domain>/runner/<name>`): from the runner's
+   * GRPC_TLS_* settings, e.g. `grpcTransportFromEnv()` (service-kit).
+   */
+  transport: GrpcTransport;
 }
 
 export type CredentialRpc = GrpcClientHandle<credentialV1.CredentialServiceClient>;
 
 export function connectCredentialService(options: CredentialClientOptions): CredentialRpc {
-  return createGrpcClient(credentialV1.CredentialServiceClient, credentialV1.CredentialServiceService, options.address, { defaultDeadlineMs: options.deadlineMs ?? 5_000 });
+  return createGrpcClient(credentialV1.CredentialServiceClient, credentialV1.CredentialServiceService, options.address, { defaultDeadlineMs: options.deadlineMs ?? 5_000, transport: options.transport, server: 'credential' });
 }
 
 /** Checks a tool's or agent's declared services at definition time, naming the bad one. */

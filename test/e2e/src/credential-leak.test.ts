@@ -41,6 +41,7 @@ beforeAll(async () => {
       NATS_URL: platform.natsUrl,
       REDIS_URL: platform.redisUrl,
       CREDENTIAL_ADDRESS: `127.0.0.1:${platform.ports.credential}`,
+      ...(await platform.pki.env('runner/mail')),
       REFRESHED_TOKEN: REFRESHED,
       LOG_LEVEL: 'debug',
     },

@@ -3,7 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { memoryV1 } from '@platform/proto';
-import { createGrpcClient } from '@platform/service-kit';
+import { createGrpcClient, MutualTlsTransport } from '@platform/service-kit';
 import { api, bootPlatform, historyOf, storedResultOf, tokenFor, type SuitePlatform } from './support.js';
 
 let platform: SuitePlatform;
@@ -128,7 +128,12 @@ describe('time zones', () => {
 describe('a conversation with a huge history', () => {
   it('still answers, loading only what fits, and its history reads page by page (it is far beyond gRPC\'s default 4 MiB)', async () => {
     // 40 tool exchanges with 250 KB results (as web pages or files would give): 10 MB of history.
-    const memory = createGrpcClient(memoryV1.MemoryServiceClient, memoryV1.MemoryServiceService, `127.0.0.1:${platform.ports.memory}`, { defaultDeadlineMs: 10_000 });
+    // Seeded as the orchestrator writes history (memory answers AppendMessages to it only).
+    const memory = createGrpcClient(memoryV1.MemoryServiceClient, memoryV1.MemoryServiceService, `127.0.0.1:${platform.ports.memory}`, {
+      defaultDeadlineMs: 10_000,
+      transport: new MutualTlsTransport(await platform.pki.issue('orchestrator')),
+      server: 'memory',
+    });
     const exchange = (i: number) => [
       JSON.stringify({ role: 'assistant', content: null, toolCalls: [{ id: `call_big_${i}`, name: 'web_fetch', arguments: '{}' }] }),
       JSON.stringify({ role: 'tool', toolCallId: `call_big_${i}`, toolName: 'web_fetch', content: 'x'.repeat(250_000), status: 'success', isError: false }),

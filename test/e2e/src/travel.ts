@@ -27,6 +27,7 @@ export async function startTravelRunner(platform: SuitePlatform): Promise<Travel
       OUTBOX_DIR: outbox,
       LOG_LEVEL: 'warn',
       CREDENTIAL_ADDRESS: `127.0.0.1:${platform.ports.credential}`,
+      ...(await platform.pki.env('runner/travel')),
     });
   };
   await start();

@@ -2,14 +2,17 @@ import { connect } from '@nats-io/transport-node';
 import { createSuiteDatabase, sharedInfra } from '@platform/testing/vitest';
 import { AgentPoolConfig } from '../config.js';
 import { agentPoolV1 } from '@platform/proto';
-import { createGrpcClient, PlatformError, type GrpcClientHandle, type NatsConnection } from '@platform/service-kit';
+import { createGrpcClient, MutualTlsTransport, PlatformError, type GrpcClientHandle, type NatsConnection } from '@platform/service-kit';
+import { sharedServicePki, testCertificates } from '@platform/testing';
 import { expect } from 'vitest';
 import { randomBytes } from 'node:crypto';
 
 export type PoolClient = GrpcClientHandle<agentPoolV1.AgentPoolServiceClient>;
 
-export function poolClient(port: number): PoolClient {
-  return createGrpcClient(agentPoolV1.AgentPoolServiceClient, agentPoolV1.AgentPoolServiceService, `127.0.0.1:${port}`, { defaultDeadlineMs: 10_000 });
+/** A client of a pool server, calling as the orchestrator does (mutual TLS, identity `orchestrator`). */
+export async function poolClient(port: number): Promise<PoolClient> {
+  const transport = new MutualTlsTransport(await testCertificates('orchestrator'));
+  return createGrpcClient(agentPoolV1.AgentPoolServiceClient, agentPoolV1.AgentPoolServiceService, `127.0.0.1:${port}`, { defaultDeadlineMs: 10_000, transport, server: 'agent-pool' });
 }
 
 export function connectTestNats(url: string): Promise<NatsConnection> {
@@ -51,6 +54,7 @@ export function startRequest(tenantId: string, agentName: string, callId: string
  */
 export async function testPoolConfig(label: string, settings: Record<string, string> = {}): Promise<AgentPoolConfig> {
   return AgentPoolConfig.parse({
+    ...(await (await sharedServicePki()).env('agent-pool')),
     DATABASE_URL: await createSuiteDatabase(label),
     NATS_URL: sharedInfra().natsUrl,
     GRPC_PORT: '0',

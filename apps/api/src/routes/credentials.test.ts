@@ -1,8 +1,8 @@
 import { generateKeyPairSync, randomBytes } from 'node:crypto';
 import { Metadata } from '@grpc/grpc-js';
 import { credentialV1 } from '@platform/proto';
-import { createGrpcClient, createLogger, type GrpcClientHandle, type PromiseClient } from '@platform/service-kit';
-import { startServiceProcess, type ServiceProcess } from '@platform/testing';
+import { createGrpcClient, createLogger, MutualTlsTransport, type GrpcClientHandle, type PromiseClient } from '@platform/service-kit';
+import { sharedServicePki, startServiceProcess, testCertificates, type ServiceProcess } from '@platform/testing';
 import { createSuiteDatabase } from '@platform/testing/vitest';
 import type { FastifyInstance } from 'fastify';
 import { SignJWT } from 'jose';
@@ -44,6 +44,7 @@ beforeAll(async () => {
     mode: 'source',
     telemetry: false,
     env: {
+      ...(await (await sharedServicePki()).env('credential')),
       DATABASE_URL: await createSuiteDatabase('api_credentials'),
       GRPC_PORT: '0',
       LOG_LEVEL: 'warn',
@@ -52,7 +53,11 @@ beforeAll(async () => {
       CREDENTIAL_PLATFORM_TOKENS: PLATFORM_TOKEN,
     },
   });
-  client = createGrpcClient(credentialV1.CredentialServiceClient, credentialV1.CredentialServiceService, `127.0.0.1:${String(credential.ready['grpcPort'])}`, { defaultDeadlineMs: 5_000 });
+  client = createGrpcClient(credentialV1.CredentialServiceClient, credentialV1.CredentialServiceService, `127.0.0.1:${String(credential.ready['grpcPort'])}`, {
+    defaultDeadlineMs: 5_000,
+    transport: new MutualTlsTransport(await testCertificates('api')),
+    server: 'credential',
+  });
   app = appWith(new CredentialCalls(client.rpc, PLATFORM_TOKEN));
   bare = appWith(undefined);
   await app.ready();
@@ -106,7 +111,13 @@ describe('credential routes', () => {
     // The stored secret is exactly what was sent (read here the way a granted tool would, as a platform caller).
     const metadata = new Metadata();
     metadata.set('authorization', `Bearer ${PLATFORM_TOKEN}`);
-    const stored = await client.rpc.getCredential({ tenantId: 'acme', service: 'google', account: 'primary', grant: '', callId: '', actor: undefined }, { metadata });
+    // The api never reads a secret back (GetCredential answers runners only): the test reads it as one.
+    const reader = createGrpcClient(credentialV1.CredentialServiceClient, credentialV1.CredentialServiceService, `127.0.0.1:${String(credential.ready['grpcPort'])}`, {
+      defaultDeadlineMs: 5_000,
+      transport: new MutualTlsTransport(await testCertificates('runner/test')),
+      server: 'credential',
+    });
+    const stored = await reader.rpc.getCredential({ tenantId: 'acme', service: 'google', account: 'primary', grant: '', callId: '', actor: undefined }, { metadata }).finally(() => reader.close());
     expect(JSON.parse(stored.secretJson)).toEqual(token);
     expect((await call('DELETE', '/v1/credentials/google/primary')).status).toBe(204);
     expect((await call('GET', '/v1/credentials')).body?.credentials).toEqual([]);

@@ -1,5 +1,5 @@
 import type { memoryV1, orchestratorV1 } from '@platform/proto';
-import { createLogger, errors, GrpcHealthProbe, type PromiseClient } from '@platform/service-kit';
+import { createLogger, errors, GrpcHealthProbe, PlaintextTransport, type PromiseClient } from '@platform/service-kit';
 import type { FastifyInstance } from 'fastify';
 import { SignJWT } from 'jose';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
@@ -56,7 +56,8 @@ const memory = {
 } as unknown as PromiseClient<memoryV1.MemoryServiceClient>;
 
 let app: FastifyInstance;
-const deadProbe = new GrpcHealthProbe('127.0.0.1:1');
+// Nothing listens there: the dependency is down, whatever the transport.
+const deadProbe = new GrpcHealthProbe('127.0.0.1:1', new PlaintextTransport(), 'orchestrator');
 const bearer = async (claims: Record<string, unknown>) =>
   `Bearer ${await new SignJWT(claims).setProtectedHeader({ alg: 'HS256' }).setIssuedAt().setExpirationTime('1h').sign(new TextEncoder().encode(SECRET))}`;
 let acme: string;

@@ -1,5 +1,5 @@
 import type { triggerV1 } from '@platform/proto';
-import { createLogger, errors, GrpcHealthProbe, type PromiseClient } from '@platform/service-kit';
+import { createLogger, errors, GrpcHealthProbe, PlaintextTransport, type PromiseClient } from '@platform/service-kit';
 import type { FastifyInstance } from 'fastify';
 import { SignJWT } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -75,7 +75,8 @@ const trigger = new Proxy(
 const SPEC = { trigger: { type: 'schedule', cron: '0 8 * * *' }, action: { instruction: 'Summarize' } };
 
 let app: FastifyInstance;
-const deadProbe = new GrpcHealthProbe('127.0.0.1:1');
+// Nothing listens there: the dependency is down, whatever the transport.
+const deadProbe = new GrpcHealthProbe('127.0.0.1:1', new PlaintextTransport(), 'orchestrator');
 let auth: string;
 let otherTenant: string;
 

@@ -1,11 +1,13 @@
 import { randomBytes } from 'node:crypto';
 import { credentialV1 } from '@platform/proto';
-import { createGrpcClient, createLogger, type GrpcClientHandle } from '@platform/service-kit';
+import { createGrpcClient, createLogger, MutualTlsTransport, type GrpcClientHandle } from '@platform/service-kit';
+import { callerRoutedClient, sharedServicePki, testCertificates } from '@platform/testing';
 import { createSuiteDatabase } from '@platform/testing/vitest';
 import { CredentialGrantIssuer, type GrantScope } from '@platform/tool-sdk';
 import { Metadata } from '@grpc/grpc-js';
 import { exportJWK, generateKeyPair } from 'jose';
 import { CredentialConfig } from '../config.js';
+import { CREDENTIAL_CALLERS } from '../grpc-callers.js';
 import { startCredentialServer, type CredentialServer } from '../server.js';
 
 export const testLogger = createLogger({ service: 'credential-test', level: 'silent' });
@@ -45,8 +47,9 @@ export interface CredentialFixture {
   stop(): Promise<void>;
 }
 
-export function configFor(url: string, keyring: string, jwks: string, extra: Record<string, string> = {}): CredentialConfig {
+export async function configFor(url: string, keyring: string, jwks: string, extra: Record<string, string> = {}): Promise<CredentialConfig> {
   return CredentialConfig.parse({
+    ...(await (await sharedServicePki()).env('credential')),
     DATABASE_URL: url,
     GRPC_PORT: '0',
     CREDENTIAL_KEYRING: keyring,
@@ -55,6 +58,21 @@ export function configFor(url: string, keyring: string, jwks: string, extra: Rec
     CREDENTIAL_REWRAP_INTERVAL_MS: '0',
     ...extra,
   });
+}
+
+/** The mutual-TLS transport a test runner (`runner/test`) reads credentials with. */
+export async function testRunnerTransport(): Promise<MutualTlsTransport> {
+  return new MutualTlsTransport(await testCertificates('runner/test'));
+}
+
+/**
+ * A client of a credential server on `port` that calls each method as a service allowed to: the
+ * api manages records with its platform token, a runner reads with a grant.
+ */
+export async function credentialTestClient(port: number): Promise<GrpcClientHandle<credentialV1.CredentialServiceClient>> {
+  const as = async (identity: string) =>
+    [identity, createGrpcClient(credentialV1.CredentialServiceClient, credentialV1.CredentialServiceService, `127.0.0.1:${port}`, { defaultDeadlineMs: 5_000, transport: new MutualTlsTransport(await testCertificates(identity)), server: 'credential' })] as const;
+  return callerRoutedClient(CREDENTIAL_CALLERS, [await as('api'), await as('runner/test')]);
 }
 
 /** A credential service on its own database, a client for it, and a grant issuer it trusts. */
@@ -73,8 +91,8 @@ export async function startCredentialFixture(label: string, env: Record<string, 
       fixture.client?.close();
       await fixture.server?.stop();
       if (next.CREDENTIAL_KEYRING) fixture.keyring = next.CREDENTIAL_KEYRING;
-      fixture.server = await startCredentialServer(configFor(url, fixture.keyring, jwks, { ...env, ...next }), testLogger);
-      fixture.client = createGrpcClient(credentialV1.CredentialServiceClient, credentialV1.CredentialServiceService, `127.0.0.1:${fixture.server.port}`, { defaultDeadlineMs: 5_000 });
+      fixture.server = await startCredentialServer(await configFor(url, fixture.keyring, jwks, { ...env, ...next }), testLogger);
+      fixture.client = await credentialTestClient(fixture.server.port);
     },
     async stop() {
       fixture.client?.close();

@@ -1,6 +1,8 @@
 import { memoryV1 } from '@platform/proto';
-import { createGrpcClient, type GrpcClientHandle, type Logger } from '@platform/service-kit';
+import { createGrpcClient, MutualTlsTransport, type GrpcClientHandle, type Logger } from '@platform/service-kit';
+import { callerRoutedClient, sharedServicePki, testCertificates } from '@platform/testing';
 import { MemoryConfig } from '../config.js';
+import { MEMORY_CALLERS } from '../grpc-callers.js';
 import { startMemoryServer, type MemoryServer } from '../server.js';
 
 export interface TestMemory {
@@ -20,6 +22,7 @@ export async function startTestMemory(
   deadlineMs = 10_000,
 ): Promise<TestMemory> {
   const config = MemoryConfig.parse({
+    ...(await memoryTlsEnv()),
     DATABASE_URL: infra.databaseUrl,
     NATS_URL: infra.natsUrl,
     GRPC_PORT: '0',
@@ -28,6 +31,21 @@ export async function startTestMemory(
     ...settings,
   });
   const server = await startMemoryServer(config, logger);
-  const client = createGrpcClient(memoryV1.MemoryServiceClient, memoryV1.MemoryServiceService, `127.0.0.1:${server.port}`, { defaultDeadlineMs: deadlineMs });
+  const client = await memoryTestClient(server.port, deadlineMs);
   return { server, client };
+}
+
+/** The GRPC_TLS_* settings of a memory server in a test (the test process's CA). */
+export async function memoryTlsEnv(): Promise<Record<string, string>> {
+  return (await sharedServicePki()).env('memory');
+}
+
+/**
+ * A client of a memory server on `port` that calls each method as a service allowed to (the
+ * orchestrator appends and recalls, the api reads facts), over mutual TLS.
+ */
+export async function memoryTestClient(port: number, deadlineMs = 10_000): Promise<GrpcClientHandle<memoryV1.MemoryServiceClient>> {
+  const as = async (identity: string) =>
+    [identity, createGrpcClient(memoryV1.MemoryServiceClient, memoryV1.MemoryServiceService, `127.0.0.1:${port}`, { defaultDeadlineMs: deadlineMs, transport: new MutualTlsTransport(await testCertificates(identity)), server: 'memory' })] as const;
+  return callerRoutedClient(MEMORY_CALLERS, [await as('orchestrator'), await as('api')]);
 }

@@ -181,7 +181,7 @@ describe('MemoryRecall with memory stopped', () => {
     await stopped.start();
     await stopped.stop();
     // Nothing listens at its address any more: the orchestrator's client finds memory down.
-    const orphan = memoryClient(stopped.address);
+    const orphan = await memoryClient(stopped.address);
     try {
       const { block, report } = await new MemoryRecall(orphan.rpc, settings, logger).recall(query);
       expect(block).toBeUndefined();

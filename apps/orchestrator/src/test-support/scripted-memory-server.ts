@@ -1,5 +1,6 @@
 import { memoryV1 } from '@platform/proto';
-import { createGrpcClient, createLogger, GrpcServer, unaryHandler, type GrpcClientHandle } from '@platform/service-kit';
+import { createGrpcClient, createLogger, GrpcServer, MutualTlsTransport, unaryHandler, type CallerTable, type GrpcClientHandle } from '@platform/service-kit';
+import { testCertificates } from '@platform/testing';
 
 /** What the scripted memory server does with the next Recall calls. */
 export type RecallScript = (request: memoryV1.RecallRequest) => Promise<Partial<memoryV1.RecallResponse>>;
@@ -12,12 +13,12 @@ export type RecallScript = (request: memoryV1.RecallRequest) => Promise<Partial<
 export class ScriptedMemoryServer {
   readonly received: memoryV1.RecallRequest[] = [];
   script: RecallScript = () => Promise.resolve({});
-  private readonly server: GrpcServer;
+  private server: GrpcServer | undefined;
   private clientHandle: GrpcClientHandle<memoryV1.MemoryServiceClient> | undefined;
 
-  constructor() {
+  private async serve(): Promise<number> {
     const logger = createLogger({ service: 'scripted-memory', level: 'silent' });
-    this.server = new GrpcServer({ host: '127.0.0.1', port: 0, logger });
+    this.server = new GrpcServer({ host: '127.0.0.1', port: 0, logger, transport: new MutualTlsTransport(await testCertificates('memory')) });
     this.server.addService('memory.v1.MemoryService', memoryV1.MemoryServiceService, {
       recall: unaryHandler<memoryV1.RecallRequest, memoryV1.RecallResponse>(logger, 'recall', async (request) => {
         this.received.push(request);
@@ -26,7 +27,8 @@ export class ScriptedMemoryServer {
       listMessages: unaryHandler<memoryV1.ListMessagesRequest, memoryV1.ListMessagesResponse>(logger, 'listMessages', () =>
         Promise.resolve(memoryV1.ListMessagesResponse.fromPartial({ messages: [], hasMore: false })),
       ),
-    });
+    }, ORCHESTRATOR_ONLY);
+    return this.server.start();
   }
 
   /** `127.0.0.1:<port>` once started. */
@@ -34,21 +36,27 @@ export class ScriptedMemoryServer {
 
   /** Starts the server; returns a client of it (closed by stop). */
   async start(): Promise<GrpcClientHandle<memoryV1.MemoryServiceClient>> {
-    this.address = `127.0.0.1:${await this.server.start()}`;
-    this.clientHandle = memoryClient(this.address);
+    this.address = `127.0.0.1:${await this.serve()}`;
+    this.clientHandle = await memoryClient(this.address);
     return this.clientHandle;
   }
 
   async stop(): Promise<void> {
     this.clientHandle?.close();
-    await this.server.stop(100);
+    await this.server?.stop(100);
   }
 }
 
-/** A memory.v1 client of `address`, as the orchestrator makes one. */
-export function memoryClient(address: string): GrpcClientHandle<memoryV1.MemoryServiceClient> {
-  return createGrpcClient(memoryV1.MemoryServiceClient, memoryV1.MemoryServiceService, address, { defaultDeadlineMs: 5_000 });
+/** A memory.v1 client of `address`, as the orchestrator makes one (mutual TLS, identity `orchestrator`). */
+export async function memoryClient(address: string): Promise<GrpcClientHandle<memoryV1.MemoryServiceClient>> {
+  const transport = new MutualTlsTransport(await testCertificates('orchestrator'));
+  return createGrpcClient(memoryV1.MemoryServiceClient, memoryV1.MemoryServiceService, address, { defaultDeadlineMs: 5_000, transport, server: 'memory' });
 }
+
+/** The orchestrator is the caller under test (memory's own table is in apps/memory). */
+const ORCHESTRATOR_ONLY: CallerTable<typeof memoryV1.MemoryServiceService> = Object.fromEntries(
+  Object.keys(memoryV1.MemoryServiceService).map((method) => [method, ['orchestrator']]),
+) as unknown as CallerTable<typeof memoryV1.MemoryServiceService>;
 
 /** A recalled fact as the memory service returns it. */
 export function recalledFact(id: string, text: string, extra: Partial<memoryV1.RecalledItem> = {}): memoryV1.RecalledItem {

@@ -1,5 +1,6 @@
 import { orchestratorV1 } from '@platform/proto';
-import { connectNats, createLogger, errors, GrpcServer, PlatformError, unaryHandler, type NatsConnection } from '@platform/service-kit';
+import { connectNats, createLogger, errors, GrpcServer, MutualTlsTransport, PlatformError, unaryHandler, type CallerTable, type NatsConnection } from '@platform/service-kit';
+import { testCertificates } from '@platform/testing';
 import { sharedInfra } from '@platform/testing/vitest';
 import { ToolClient, type ToolCallAnswer } from '@platform/tool-sdk';
 
@@ -78,8 +79,8 @@ export class RelayToolGate {
 
   /** A standalone gRPC server with only these handlers; resolves with its address. */
   async serve(): Promise<{ address: string; stop: () => Promise<void> }> {
-    const server = new GrpcServer({ host: '127.0.0.1', port: 0, logger: testLogger });
-    server.addService('orchestrator.v1.OrchestratorService', orchestratorV1.OrchestratorServiceService, this.handlers());
+    const server = new GrpcServer({ host: '127.0.0.1', port: 0, logger: testLogger, transport: new MutualTlsTransport(await testCertificates('orchestrator')) });
+    server.addService('orchestrator.v1.OrchestratorService', orchestratorV1.OrchestratorServiceService, this.handlers(), RELAY_CALLERS);
     const port = await server.start();
     return { address: `127.0.0.1:${port}`, stop: () => server.stop(100) };
   }
@@ -91,3 +92,16 @@ function resultOf(request: orchestratorV1.CallToolRequest, answer: ToolCallAnswe
   const status = answer.status === 'busy' ? 'failed' : answer.status;
   return { ...base, status, outputJson: '', errorCode: answer.error.code, errorMessage: answer.error.message };
 }
+
+/** The trigger is the caller under test: only the gate's methods are served. */
+const RELAY_CALLERS: CallerTable<typeof orchestratorV1.OrchestratorServiceService> = {
+  handleMessage: [],
+  getRun: [],
+  cancelRun: [],
+  listTools: [],
+  getUsage: [],
+  listRuns: [],
+  callTool: ['trigger'],
+  callToolBatch: ['trigger'],
+  getToolCall: [],
+};

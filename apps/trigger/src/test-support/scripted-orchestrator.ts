@@ -1,5 +1,6 @@
 import { orchestratorV1 } from '@platform/proto';
-import { errors, GrpcServer, unaryHandler } from '@platform/service-kit';
+import { errors, GrpcServer, MutualTlsTransport, unaryHandler, type CallerTable } from '@platform/service-kit';
+import { testCertificates } from '@platform/testing';
 import { RelayToolGate } from './relay-tool-gate.js';
 import { testLogger } from './trigger-harness.js';
 
@@ -12,10 +13,11 @@ export class ScriptedOrchestrator {
   /** Its CallTool and CallToolBatch: the tool gate, relayed to the runners (connected at start). */
   readonly gate = new RelayToolGate();
   answers: (() => orchestratorV1.HandleMessageResponse)[] = [];
-  private readonly server = new GrpcServer({ host: '127.0.0.1', port: 0, logger: testLogger });
+  private server: GrpcServer | undefined;
 
   async start(natsUrl?: string): Promise<string> {
     await this.gate.connect(natsUrl);
+    this.server = new GrpcServer({ host: '127.0.0.1', port: 0, logger: testLogger, transport: new MutualTlsTransport(await testCertificates('orchestrator')) });
     this.server.addService('orchestrator.v1.OrchestratorService', orchestratorV1.OrchestratorServiceService, {
       ...this.gate.handlers(),
       handleMessage: unaryHandler<orchestratorV1.HandleMessageRequest, orchestratorV1.HandleMessageResponse>(testLogger, 'HandleMessage', async (request) => {
@@ -24,15 +26,28 @@ export class ScriptedOrchestrator {
         if (!next) throw errors.internal('UNSCRIPTED', 'no answer scripted');
         return { ...next(), runId: request.runId };
       }),
-    });
+    }, SCRIPTED_CALLERS);
     return `127.0.0.1:${await this.server.start()}`;
   }
 
   async stop(): Promise<void> {
-    await this.server.stop(100);
+    await this.server?.stop(100);
     await this.gate.close();
   }
 }
+
+/** The trigger is the caller under test (the orchestrator's own table is in apps/orchestrator). */
+const SCRIPTED_CALLERS: CallerTable<typeof orchestratorV1.OrchestratorServiceService> = {
+  handleMessage: ['trigger'],
+  getRun: [],
+  cancelRun: [],
+  listTools: [],
+  getUsage: [],
+  listRuns: [],
+  callTool: ['trigger'],
+  callToolBatch: ['trigger'],
+  getToolCall: [],
+};
 
 export function runResponse(status: string, extra: Partial<orchestratorV1.HandleMessageResponse> = {}): orchestratorV1.HandleMessageResponse {
   return { runId: '', status, stopReason: 'final_answer', response: 'Done.', turns: 1, toolCalls: [], durationMs: 3, usage: undefined, pendingJson: '[]', ...extra };

@@ -1,5 +1,6 @@
 import { triggerV1 } from '@platform/proto';
-import { createGrpcClient, createLogger, PlatformError, type GrpcClientHandle } from '@platform/service-kit';
+import { createGrpcClient, createLogger, MutualTlsTransport, PlatformError, type GrpcClientHandle } from '@platform/service-kit';
+import { sharedServicePki, testCertificates } from '@platform/testing';
 import { expect } from 'vitest';
 import { createSuiteDatabase, sharedInfra } from '@platform/testing/vitest';
 import { ManualClock } from '../clock.js';
@@ -12,13 +13,16 @@ export const testLogger = createLogger({ service: 'trigger-test', level: (proces
 
 export type TriggerClient = GrpcClientHandle<triggerV1.TriggerServiceClient>;
 
-export function triggerClient(port: number): TriggerClient {
-  return createGrpcClient(triggerV1.TriggerServiceClient, triggerV1.TriggerServiceService, `127.0.0.1:${port}`, { defaultDeadlineMs: 10_000 });
+/** A client of a trigger replica, calling as the api does (mutual TLS, identity `api`). */
+export async function triggerClient(port: number): Promise<TriggerClient> {
+  const transport = new MutualTlsTransport(await testCertificates('api'));
+  return createGrpcClient(triggerV1.TriggerServiceClient, triggerV1.TriggerServiceService, `127.0.0.1:${port}`, { defaultDeadlineMs: 10_000, transport, server: 'trigger' });
 }
 
 /** A trigger configuration for in-process test replicas: the suite's NATS, a free gRPC port, the given database. */
-export function testTriggerConfig(databaseUrl: string, settings: Record<string, string> = {}): TriggerConfig {
+export async function testTriggerConfig(databaseUrl: string, settings: Record<string, string> = {}): Promise<TriggerConfig> {
   return TriggerConfig.parse({
+    ...(await (await sharedServicePki()).env('trigger')),
     DATABASE_URL: databaseUrl,
     NATS_URL: sharedInfra().natsUrl,
     GRPC_PORT: '0',
@@ -71,9 +75,9 @@ export async function startReplicas(count: number, startAt: string, settings: Re
   const relay = settings['ORCHESTRATOR_ADDRESS'] ? undefined : await gate.serve();
   const address: Record<string, string> = relay ? { ORCHESTRATOR_ADDRESS: relay.address } : {};
   for (let i = 0; i < count; i++) {
-    servers.push(await startTriggerServer(testTriggerConfig(databaseUrl, { TRIGGER_REPLICA_ID: `replica-${i}`, ...address, ...settings }), testLogger, { clock, startEngine: false, executor: realExecutors ? undefined : executor }));
+    servers.push(await startTriggerServer(await testTriggerConfig(databaseUrl, { TRIGGER_REPLICA_ID: `replica-${i}`, ...address, ...settings }), testLogger, { clock, startEngine: false, executor: realExecutors ? undefined : executor }));
   }
-  const client = triggerClient(servers[0]!.port);
+  const client = await triggerClient(servers[0]!.port);
   return {
     clock,
     databaseUrl,

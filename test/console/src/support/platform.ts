@@ -71,7 +71,7 @@ export async function bootConsolePlatform(): Promise<ConsolePlatform> {
     });
     runner = ManagedProcess.start('travel-runner', process.execPath, ['--conditions=@platform/source', '--import', 'tsx', 'examples/travel-runner/src/main.ts'], {
       cwd: workspaceRoot(),
-      env: { ...process.env, NATS_URL: nats.url, REDIS_URL: redisUrl, OTEL_SDK_DISABLED: 'true', OUTBOX_DIR: outbox, LOG_LEVEL: 'warn', CREDENTIAL_ADDRESS: `127.0.0.1:${platform.ports.credential}` },
+      env: { ...process.env, NATS_URL: nats.url, REDIS_URL: redisUrl, OTEL_SDK_DISABLED: 'true', OUTBOX_DIR: outbox, LOG_LEVEL: 'warn', CREDENTIAL_ADDRESS: `127.0.0.1:${platform.ports.credential}`, ...(await platform.pki.env('runner/travel')) },
     });
     await runner.waitForOutput((out) => out.includes('"msg":"ready"'), 30_000);
     await waitForTools(platform.apiUrl, await tokenFor('readiness-check'), ['calculator', 'current_time', 'send_email']);

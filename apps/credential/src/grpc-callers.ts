@@ -1,0 +1,17 @@
+import type { credentialV1 } from '@platform/proto';
+import type { CallerTable } from '@platform/service-kit';
+
+/**
+ * Who may call each credential method, by service identity (docs/security.md). Runners
+ * (`runner/<name>`, one certificate per runner deployment) read and save through a grant the
+ * orchestrator signed for one call; the api manages a tenant's records with its platform token.
+ * Both keep their own check behind this one: the identity only says who may knock.
+ */
+export const CREDENTIAL_CALLERS: CallerTable<typeof credentialV1.CredentialServiceService> = {
+  saveCredential: ['api', 'runner/*'],
+  getCredential: ['runner/*'],
+  listCredentials: ['api'],
+  deleteCredential: ['api'],
+  listAuditEvents: ['api'],
+  getKeyUsage: ['api'],
+};

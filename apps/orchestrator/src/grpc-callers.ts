@@ -1,0 +1,21 @@
+import type { orchestratorV1 } from '@platform/proto';
+import type { CallerTable } from '@platform/service-kit';
+
+/**
+ * Who may call each orchestrator method, by service identity (docs/security.md). The api acts for
+ * the tenant of a verified token; the trigger fires tasks, and calls their tools through the tool
+ * gate, for their tenants on its own.
+ */
+export const ORCHESTRATOR_CALLERS: CallerTable<typeof orchestratorV1.OrchestratorServiceService> = {
+  handleMessage: ['api', 'trigger'],
+  getRun: ['api'],
+  cancelRun: ['api'],
+  listTools: ['api'],
+  getUsage: ['api'],
+  listRuns: ['api'],
+  // Tried calls come from the api; a task's condition polls and executor fires from the trigger,
+  // both through the one tool gate (tool-gate/), which applies the task's profile.
+  callTool: ['api', 'trigger'],
+  callToolBatch: ['trigger'],
+  getToolCall: ['api'],
+};
