@@ -70,7 +70,7 @@ describe('tasks per tenant', () => {
 
   it('lets exactly the quota through when creations race on two replicas', async () => {
     const other = r.servers[1]!;
-    const second = triggerClient(other.port);
+    const second = await triggerClient(other.port);
     try {
       const attempts = Array.from({ length: 12 }, (_, i) =>
         (i % 2 === 0 ? r.client : second).rpc.createTask({ tenantId: 'racing', userId: 'u', specJson: JSON.stringify(every(3_600)), requestId: '' }).then(

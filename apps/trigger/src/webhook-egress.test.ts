@@ -41,7 +41,7 @@ beforeAll(async () => {
   capture.on('data', (chunk: Buffer) => logLines.push(...chunk.toString('utf8').split('\n').filter(Boolean)));
   const logger = createLogger({ service: 'trigger-egress-test', level: 'trace', destination: capture });
   relay = await gate.serve();
-  server = await startTriggerServer(testTriggerConfig(databaseUrl, { ORCHESTRATOR_ADDRESS: relay.address, TRIGGER_WEBHOOK_ALLOW_HTTP: 'true', TRIGGER_WEBHOOK_MAX_ATTEMPTS: '3' }), logger, {
+  server = await startTriggerServer(await testTriggerConfig(databaseUrl, { ORCHESTRATOR_ADDRESS: relay.address, TRIGGER_WEBHOOK_ALLOW_HTTP: 'true', TRIGGER_WEBHOOK_MAX_ATTEMPTS: '3' }), logger, {
     clock,
     startEngine: false,
     executor: { execute: async () => ({ status: 'succeeded', result: { ok: true } }) },
@@ -52,7 +52,7 @@ beforeAll(async () => {
       return answer;
     },
   });
-  client = triggerClient(server.port);
+  client = await triggerClient(server.port);
   db = new pg.Pool({ connectionString: databaseUrl, max: 2 });
   receiver = createServer((_request, response) => response.end());
   receiver.on('connection', () => connections++);

@@ -2,6 +2,7 @@
 import { createServer, type Server } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { GrpcServer } from './grpc-server.js';
+import { PlaintextTransport } from './grpc-transport.js';
 import { ListenError, listenFailure } from './listen-failure.js';
 import { createLogger } from './logger.js';
 
@@ -18,11 +19,11 @@ afterAll(() => squatter.close());
 
 describe('listen failures', () => {
   it('a gRPC server on a taken port names the address and GRPC_PORT (or the setting it was given)', async () => {
-    const err = await new GrpcServer({ host: '127.0.0.1', port: taken, logger }).start().catch((e: unknown) => e);
+    const err = await new GrpcServer({ host: '127.0.0.1', port: taken, logger, transport: new PlaintextTransport() }).start().catch((e: unknown) => e);
     expect(err).toBeInstanceOf(ListenError);
     expect(err).toMatchObject({ code: 'ADDRESS_IN_USE', address: `127.0.0.1:${taken}`, setting: 'GRPC_PORT' });
     expect((err as Error).message).toBe(`cannot listen on 127.0.0.1:${taken}: the address is already in use by another process (EADDRINUSE); set GRPC_PORT to another port to move it`);
-    const named = await new GrpcServer({ host: '127.0.0.1', port: taken, logger, portSetting: 'MEMORY_GRPC_PORT' }).start().catch((e: unknown) => e);
+    const named = await new GrpcServer({ host: '127.0.0.1', port: taken, logger, transport: new PlaintextTransport(), portSetting: 'MEMORY_GRPC_PORT' }).start().catch((e: unknown) => e);
     expect((named as Error).message).toContain('set MEMORY_GRPC_PORT to another port');
   });
 

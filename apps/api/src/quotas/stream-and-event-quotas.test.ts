@@ -1,5 +1,5 @@
 import type { triggerV1 } from '@platform/proto';
-import { createLogger, createRedis, GrpcHealthProbe, RateLimiter, type PromiseClient, type Redis } from '@platform/service-kit';
+import { createLogger, createRedis, GrpcHealthProbe, PlaintextTransport, RateLimiter, type PromiseClient, type Redis } from '@platform/service-kit';
 import { allocateSuiteRedis } from '@platform/testing/vitest';
 import type { FastifyInstance } from 'fastify';
 import { SignJWT } from 'jose';
@@ -22,7 +22,7 @@ const trigger = {
   listNotifications: async () => ({ notifications: [] }),
   publishEvent: async (request: triggerV1.PublishEventRequest) => ({ eventId: request.eventId || 'evt_1', firedTaskIds: [] }),
 } as unknown as PromiseClient<triggerV1.TriggerServiceClient>;
-const deadProbe = new GrpcHealthProbe('127.0.0.1:1');
+const deadProbe = new GrpcHealthProbe('127.0.0.1:1', new PlaintextTransport(), 'orchestrator');
 
 let redis: Redis;
 const replicas: { app: FastifyInstance; url: string; streams: RedisStreamLeases }[] = [];
