@@ -49,9 +49,11 @@ describe('OpenAIChatModel streaming against llm-sim over HTTP', () => {
   });
 
   it.each([
-    ['calculator', [{ name: 'calculator', args: { expression: '12 * (3 + 4)' } }]],
+    ['calculator', 'go', [{ name: 'calculator', args: { expression: '12 * (3 + 4)' } }]],
     [
+      // The default scenario works out what the user asks: arithmetic and a time question.
       'demo',
+      'What is (17 + 25) * 3, and what time is it in Tokyo?',
       [
         { name: 'calculator', args: { expression: '(17 + 25) * 3' } },
         { name: 'current_time', args: { timezone: 'Asia/Tokyo' } },
@@ -59,14 +61,15 @@ describe('OpenAIChatModel streaming against llm-sim over HTTP', () => {
     ],
     [
       'parallel-three',
+      'go',
       [
         { name: 'calculator', args: { expression: '1 + 2' } },
         { name: 'current_time', args: { timezone: 'Europe/Paris' } },
         { name: 'calculator', args: { expression: '6 * 7' } },
       ],
     ],
-  ])('assembles the streamed tool-call argument deltas of %s', async (scenario, expected) => {
-    const { streamed, plain, pieces } = await bothWays(`[scenario:${scenario}] go`);
+  ])('assembles the streamed tool-call argument deltas of %s', async (scenario, content, expected) => {
+    const { streamed, plain, pieces } = await bothWays(`[scenario:${scenario}] ${content}`);
     expect(pieces).toEqual([]);
     expect(streamed.finishReason).toBe('tool_calls');
     expect(streamed.message.content).toBeNull();
