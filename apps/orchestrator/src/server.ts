@@ -8,12 +8,14 @@ import { connectNats, createGrpcClient, createRedis, ensureStream, errors, GrpcS
 import { ToolCatalog, ToolClient } from '@platform/tool-sdk';
 import { CancelBroadcast } from './cancel-broadcast.js';
 import type { OrchestratorConfig } from './config.js';
+import { RunLeaseRenewal } from './journal/run-lease-renewal.js';
 import { RunRecords } from './journal/run-records.js';
 import { RunSteps } from './journal/run-steps.js';
 import { orchestratorServiceImplementation } from './orchestrator-service.js';
 import { RunListing } from './listing/run-listing.js';
 import { ConversationLease } from './ordering/conversation-lease.js';
 import { ConversationQueue } from './ordering/conversation-queue.js';
+import { LeaseHeartbeat, leaseRenewalIntervalMs } from './ordering/lease-heartbeat.js';
 import { ExpiryListener } from './agents/expiry-listener.js';
 import { publishEndWithoutRun } from './events/run-event-publisher.js';
 import { PoolAgents } from './agents/pool-agents.js';
@@ -163,6 +165,15 @@ export async function startOrchestratorServer(config: OrchestratorConfig, logger
   const breakers = new ToolBreakers({ failureThreshold: config.TOOL_BREAKER_FAILURES, cooldownMs: config.TOOL_BREAKER_COOLDOWN_MS, logger });
   const memoryRecall = new MemoryRecall(memory.rpc, memoryRecallSettings(config), logger);
   const stopRecallGauge = memoryRecall.observeConcurrency();
+  const conversationLeases = new ConversationLease(redis, owner, config.RUN_LEASE_MS);
+  const heartbeat = new LeaseHeartbeat({
+    runLeases: new RunLeaseRenewal(pool),
+    conversationLeases,
+    owner,
+    leaseMs: config.RUN_LEASE_MS,
+    intervalMs: leaseRenewalIntervalMs(config.RUN_LEASE_MS),
+    logger,
+  });
   const executor = new TurnExecutor({
     config,
     owner,
@@ -171,6 +182,7 @@ export async function startOrchestratorServer(config: OrchestratorConfig, logger
     catalog,
     tools: toolClient,
     records,
+    heartbeat,
     steps,
     nc,
     shouldProcess,
@@ -198,7 +210,7 @@ export async function startOrchestratorServer(config: OrchestratorConfig, logger
   });
   const queue = new ConversationQueue({
     records,
-    lease: new ConversationLease(redis, owner, config.RUN_LEASE_MS),
+    lease: conversationLeases,
     executor,
     owner,
     leaseMs: config.RUN_LEASE_MS,
@@ -253,6 +265,7 @@ export async function startOrchestratorServer(config: OrchestratorConfig, logger
         await queue.idle();
       }
       await calls;
+      heartbeat.stop();
       catalog.stop();
       stopRecallGauge();
       memory.close();
