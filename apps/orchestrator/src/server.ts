@@ -16,6 +16,7 @@ import { RunListing } from './listing/run-listing.js';
 import { ConversationLease } from './ordering/conversation-lease.js';
 import { ConversationQueue } from './ordering/conversation-queue.js';
 import { LeaseHeartbeat, leaseRenewalIntervalMs } from './ordering/lease-heartbeat.js';
+import { RunEndWatch } from './ordering/run-end-watch.js';
 import { ExpiryListener } from './agents/expiry-listener.js';
 import { publishEndWithoutRun } from './events/run-event-publisher.js';
 import { PoolAgents } from './agents/pool-agents.js';
@@ -191,7 +192,6 @@ export async function startOrchestratorServer(config: OrchestratorConfig, logger
     breakers,
     grants,
     memoryRecall,
-    runEnds: new RunEndPublisher(nc, logger),
     triggeredRuns: new TriggeredRunPublisher(nc, 5_000, logger),
     childRuns,
     plans: new PlanExecutor({
@@ -215,8 +215,10 @@ export async function startOrchestratorServer(config: OrchestratorConfig, logger
     owner,
     leaseMs: config.RUN_LEASE_MS,
     pollIntervalMs: config.RUN_POLL_MS,
+    runEnds: new RunEndPublisher(nc, logger),
     logger,
   });
+  const runEndWatch = new RunEndWatch(nc, queue, logger);
   cancels.listen((runId) => executor.cancelLocal(runId, 'cancelled by request'));
   const expiries = new ExpiryListener(nc, records, queue, logger);
   const recovery = new RunRecovery(records, queue, { intervalMs: config.RECOVERY_INTERVAL_MS, leaseMs: config.RUN_LEASE_MS, logger });
@@ -244,6 +246,7 @@ export async function startOrchestratorServer(config: OrchestratorConfig, logger
   const port = await grpc.start();
   recovery.start();
   expiries.start();
+  runEndWatch.start();
   // Runs a previous process left behind are picked up now rather than at the first sweep.
   void recovery.sweep();
   return {
@@ -265,6 +268,7 @@ export async function startOrchestratorServer(config: OrchestratorConfig, logger
         await queue.idle();
       }
       await calls;
+      await runEndWatch.stop();
       heartbeat.stop();
       catalog.stop();
       stopRecallGauge();

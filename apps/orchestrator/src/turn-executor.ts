@@ -24,7 +24,6 @@ import type { PendingAgentStep } from './pipeline/pending-agents.js';
 import { prepareContext } from './pipeline/prepare-context.js';
 import { reportFailure, reportLoopFailure, SYSTEM_FAILURES } from './pipeline/failure-report.js';
 import type { FinishedTurnPublisher } from './pipeline/publish-finished-turn.js';
-import type { RunEndPublisher } from './pipeline/publish-run-end.js';
 import type { TriggeredRunPublisher } from './pipeline/publish-triggered-run.js';
 import type { ShouldProcess } from './pipeline/should-process.js';
 import type { AgentProfile, ProfileRegistry } from './profiles.js';
@@ -57,8 +56,6 @@ export interface TurnExecutorDependencies {
   memoryRecall: MemoryRecall;
   /** Hands each finished turn to long-term memory (off the turn's path); absent = ingestion off. */
   finishedTurns?: FinishedTurnPublisher;
-  /** Announces each run's end after its `execution_end` (per-run state elsewhere is dropped); absent = not announced. */
-  runEnds?: RunEndPublisher;
   /** Publishes the end of runs that trigger tasks started (absent: nobody listens). */
   triggeredRuns?: TriggeredRunPublisher;
   /** Child runs for delegations to roles; absent = profiles' roles are not offered. */
@@ -153,7 +150,6 @@ export class TurnExecutor {
       // (a write and a wake-up on each side). A publish the client refuses is logged; events lost
       // with a dropped connection are not republished (the run's outcome is in Postgres).
       events.sendNow();
-      this.deps.runEnds?.announce({ tenantId: run.tenantId, conversationId: run.conversationId, runId: run.runId, stopReason: result.stopReason });
       return finished;
     } catch (err) {
       if (err instanceof LeaseLostError || attempt.abandoned) {
