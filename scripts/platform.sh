@@ -5,6 +5,9 @@
 # console at /console) until Ctrl+C.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+# Node 24 first on PATH for everything below (scripts/ensure-node.sh installs it when the machine's is older).
+PATH="$(scripts/ensure-node.sh):$PATH"
+export PATH
 scripts/ensure-binaries.sh
 scripts/ensure-node-modules.sh
 echo "Building the services..."

@@ -14,6 +14,7 @@ import type { RequestLogEntry } from './request-log.js';
 import { resolveStep, selectScenario, stepIndexOf, turnIndexOf } from './select-step.js';
 import { sendError, type LlmSimApp, type SimState } from './sim-state.js';
 import { buildStreamChunks, writeEventStream } from './stream-completion.js';
+import type { StreamClock } from './stream-pacing.js';
 import { buildToolReply, matchToolReply } from './tool-replies.js';
 import { estimateCompletionTokens, estimatePromptTokens, usageOf } from './usage.js';
 
@@ -44,7 +45,7 @@ export function registerChatCompletions(app: LlmSimApp, state: SimState): void {
       }
       request.log.info({ structuredReply: structured.kind, misbehaviour: structured.misbehaviour ?? null }, 'structured reply');
       const answer = { content: structured.content, toolCalls: [], finishReason: 'stop' as const };
-      return sendAnswer(reply, body, answer, entry, { chunkDelayMs: 0, cutAfterChunks: undefined }, signal);
+      return sendAnswer(reply, body, answer, entry, { chunkIntervalMs: 0, cutAfterChunks: undefined, clock: state.clock }, signal);
     }
 
     const selection = selectScenario(body.messages, state.scenarios, state.defaultScenario);
@@ -65,7 +66,7 @@ export function registerChatCompletions(app: LlmSimApp, state: SimState): void {
         { scenario: toolReply.scenario.name, toolReply: toolReply.toolName, stream: body.stream === true },
         'tool reply',
       );
-      return sendAnswer(reply, body, answer, entry, { chunkDelayMs: 0, cutAfterChunks: undefined }, disconnectSignal(reply));
+      return sendAnswer(reply, body, answer, entry, { chunkIntervalMs: 0, cutAfterChunks: undefined, clock: state.clock }, disconnectSignal(reply));
     }
 
     const turnIndex = turnIndexOf(body.messages);
@@ -93,7 +94,10 @@ export function registerChatCompletions(app: LlmSimApp, state: SimState): void {
       await untilEndedOrAborted(state.faultWindow.ended(), signal);
       if (signal.aborted) return closeAbandoned(request, reply, entry, { scenario: scenario.name, turnIndex, stepIndex });
     }
-    if (!(await abortableDelay((step.delayMs ?? 0) + state.latency.delayMs, signal))) return closeAbandoned(request, reply, entry, { scenario: scenario.name, turnIndex, stepIndex });
+    const timing = state.timing.timingOf(scenario, step);
+    entry.delayMs = timing.delayMs;
+    entry.drawnDelayMs = timing.drawnMs;
+    if (!(await abortableDelay(timing.delayMs, signal))) return closeAbandoned(request, reply, entry, { scenario: scenario.name, turnIndex, stepIndex });
 
     const promptTokens = estimatePromptTokens(body);
     // Faults are counted only once the (possibly delayed) answer is due, so a request the client
@@ -131,7 +135,7 @@ export function registerChatCompletions(app: LlmSimApp, state: SimState): void {
       'chat completion',
     );
     const cutAfterChunks = fault?.kind === 'stream_cut' ? (fault.afterChunks ?? DEFAULT_CUT_AFTER_CHUNKS) : undefined;
-    return sendAnswer(reply, body, answer, entry, { chunkDelayMs: step.chunkDelayMs ?? 0, cutAfterChunks }, signal);
+    return sendAnswer(reply, body, answer, entry, { chunkIntervalMs: timing.chunkIntervalMs, cutAfterChunks, clock: state.clock }, signal);
   });
 }
 
@@ -170,7 +174,7 @@ async function sendAnswer(
   body: ChatCompletionRequest,
   answer: AssistantReply,
   entry: RequestLogEntry,
-  delivery: { chunkDelayMs: number; cutAfterChunks: number | undefined },
+  delivery: { chunkIntervalMs: number; cutAfterChunks: number | undefined; clock: StreamClock },
   signal: AbortSignal,
 ): Promise<FastifyReply> {
   const usage = usageOf(estimatePromptTokens(body), estimateCompletionTokens(outputChars(answer)));
@@ -187,7 +191,9 @@ async function sendAnswer(
   reply.hijack();
   const includeUsage = body.stream_options?.include_usage === true;
   const chunks = buildStreamChunks(answer, meta, includeUsage ? usage : undefined);
-  const completed = await writeEventStream(reply.raw, chunks, delivery.chunkDelayMs, signal, delivery.cutAfterChunks);
+  entry.chunkIntervalMs = delivery.chunkIntervalMs;
+  const pace = { intervalMs: delivery.chunkIntervalMs, clock: delivery.clock };
+  const completed = await writeEventStream(reply.raw, chunks, pace, signal, delivery.cutAfterChunks);
   if (!completed) {
     entry.status = CLIENT_CLOSED_REQUEST;
     reply.raw.destroy();

@@ -17,8 +17,32 @@ describe('config', () => {
       LLM_SIM_EMBEDDING_MODELS: ['sim-embed-1'],
       LLM_SIM_EMBEDDING_DIMENSIONS: 256,
       LLM_SIM_REQUEST_LOG_SIZE: 200,
+      LLM_SIM_DELAY_MS: 0,
+      LLM_SIM_LATENCY_MEDIAN_MS: undefined,
+      LLM_SIM_LATENCY_P99_MS: undefined,
+      LLM_SIM_LATENCY_SEED: 1,
+      LLM_SIM_TOKENS_PER_SECOND: undefined,
       LOG_LEVEL: 'info',
     });
+    expect(optionsFromConfig(config).latency).toEqual({ delayMs: 0, distribution: null, tokensPerSecond: null });
+  });
+
+  it('reads the model latency: a fixed delay, a log-normal distribution and a token rate', () => {
+    const config = loadLlmSimConfig({
+      LLM_SIM_DELAY_MS: '20',
+      LLM_SIM_LATENCY_MEDIAN_MS: '2500',
+      LLM_SIM_LATENCY_P99_MS: '8000',
+      LLM_SIM_LATENCY_SEED: '9',
+      LLM_SIM_TOKENS_PER_SECOND: '60',
+    });
+    expect(optionsFromConfig(config).latency).toEqual({ delayMs: 20, distribution: { medianMs: 2500, p99Ms: 8000, seed: 9 }, tokensPerSecond: 60 });
+  });
+
+  it('refuses half a distribution, or a p99 under the median', () => {
+    expect(() => loadLlmSimConfig({ LLM_SIM_LATENCY_MEDIAN_MS: '2500' })).toThrow(/LLM_SIM_LATENCY_P99_MS/);
+    expect(() => loadLlmSimConfig({ LLM_SIM_LATENCY_P99_MS: '2500' })).toThrow(/LLM_SIM_LATENCY_MEDIAN_MS/);
+    expect(() => loadLlmSimConfig({ LLM_SIM_LATENCY_MEDIAN_MS: '2500', LLM_SIM_LATENCY_P99_MS: '2000' })).toThrow(/LLM_SIM_LATENCY_P99_MS/);
+    expect(() => loadLlmSimConfig({ LLM_SIM_TOKENS_PER_SECOND: '0' })).toThrow(/LLM_SIM_TOKENS_PER_SECOND/);
   });
 
   it('defaults the scenarios directory to the shipped scenarios/ folder', () => {

@@ -1,6 +1,8 @@
 import { fileURLToPath } from 'node:url';
 import { env, loadConfig } from '@platform/service-kit';
 import { z } from 'zod';
+import { MAX_SAMPLED_DELAY_MS } from './latency-distribution.js';
+import { MAX_TOKENS_PER_SECOND } from './latency-setting.js';
 import type { LlmSimOptions } from './server.js';
 
 /**
@@ -26,7 +28,21 @@ export const LlmSimConfigSchema = z.object({
     .default(['sim-embed-1']),
   LLM_SIM_EMBEDDING_DIMENSIONS: env.positiveInt().max(16_000).default(256),
   LLM_SIM_REQUEST_LOG_SIZE: env.nonNegativeInt().default(200),
+  LLM_SIM_DELAY_MS: env.nonNegativeInt().max(60_000).default(0),
+  LLM_SIM_LATENCY_MEDIAN_MS: env.positiveInt().max(MAX_SAMPLED_DELAY_MS).optional(),
+  LLM_SIM_LATENCY_P99_MS: env.positiveInt().max(MAX_SAMPLED_DELAY_MS).optional(),
+  LLM_SIM_LATENCY_SEED: env.nonNegativeInt().max(0xffff_ffff).default(1),
+  LLM_SIM_TOKENS_PER_SECOND: env.positiveInt().max(MAX_TOKENS_PER_SECOND).optional(),
   LOG_LEVEL: env.logLevel().default('info'),
+}).superRefine((config, ctx) => {
+  const median = config.LLM_SIM_LATENCY_MEDIAN_MS;
+  const p99 = config.LLM_SIM_LATENCY_P99_MS;
+  if ((median === undefined) !== (p99 === undefined)) {
+    const missing = median === undefined ? 'LLM_SIM_LATENCY_MEDIAN_MS' : 'LLM_SIM_LATENCY_P99_MS';
+    ctx.addIssue({ code: 'custom', path: [missing], message: 'set both LLM_SIM_LATENCY_MEDIAN_MS and LLM_SIM_LATENCY_P99_MS, or neither' });
+  } else if (median !== undefined && p99 !== undefined && p99 < median) {
+    ctx.addIssue({ code: 'custom', path: ['LLM_SIM_LATENCY_P99_MS'], message: 'must be at least LLM_SIM_LATENCY_MEDIAN_MS' });
+  }
 });
 
 /** Parsed simulator configuration. */
@@ -49,5 +65,13 @@ export function optionsFromConfig(config: LlmSimConfig): Omit<LlmSimOptions, 'lo
     embeddingModels: config.LLM_SIM_EMBEDDING_MODELS,
     embeddingDimensions: config.LLM_SIM_EMBEDDING_DIMENSIONS,
     requestLogSize: config.LLM_SIM_REQUEST_LOG_SIZE,
+    latency: {
+      delayMs: config.LLM_SIM_DELAY_MS,
+      distribution:
+        config.LLM_SIM_LATENCY_MEDIAN_MS !== undefined && config.LLM_SIM_LATENCY_P99_MS !== undefined
+          ? { medianMs: config.LLM_SIM_LATENCY_MEDIAN_MS, p99Ms: config.LLM_SIM_LATENCY_P99_MS, seed: config.LLM_SIM_LATENCY_SEED }
+          : null,
+      tokensPerSecond: config.LLM_SIM_TOKENS_PER_SECOND ?? null,
+    },
   };
 }

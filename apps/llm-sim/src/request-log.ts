@@ -17,6 +17,12 @@ export interface RequestLogEntry {
   structuredReply: string | null;
   /** HTTP status answered; null while the answer is still pending (e.g. during a delay). */
   status: number | null;
+  /** Waited before the answer (a step's, the fixed and a drawn latency); null until a step was resolved. */
+  delayMs: number | null;
+  /** The part of `delayMs` drawn from a latency distribution; null when none applied. */
+  drawnDelayMs: number | null;
+  /** Spacing of the streamed answer's chunks, ms (null when not streamed or not yet answered). */
+  chunkIntervalMs: number | null;
   /** The fault injected into this answer, if any. */
   fault: FaultKind | 'hang' | null;
   /** The request body exactly as parsed from JSON. */
@@ -41,6 +47,9 @@ export class RequestLog {
       toolReply: null,
       structuredReply: null,
       status: null,
+      delayMs: null,
+      drawnDelayMs: null,
+      chunkIntervalMs: null,
       fault: null,
       body,
     };

@@ -1,4 +1,6 @@
 import { z } from 'zod';
+import { LatencyDistribution } from './latency-distribution.js';
+import { TokensPerSecond } from './latency-setting.js';
 import { stringsIn, unknownTemplates } from './templates.js';
 
 /** Scenario names appear in `[scenario:<name>]` markers and as file names, so keep them plain. */
@@ -71,6 +73,10 @@ export const ScenarioSchema = z
     name: z.string().regex(SCENARIO_NAME, 'must contain only letters, digits, ".", "_" and "-"'),
     description: z.string().optional(),
     contextWindowTokens: z.number().int().positive().optional(),
+    /** A delay drawn per call from this distribution, in place of the global one (`PUT /_sim/latency`). */
+    latency: LatencyDistribution.optional(),
+    /** The pace of this scenario's streamed answers, in place of the global one; a step's `chunkDelayMs` wins. */
+    tokensPerSecond: TokensPerSecond.optional(),
     whenExhausted: z.enum(['repeat-last', 'error']).default('repeat-last'),
     onToolsDisabled: z.string().optional(),
     /** The steps of every turn (a single-turn scenario). Exactly one of `steps` and `turns`. */

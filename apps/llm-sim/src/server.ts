@@ -6,7 +6,9 @@ import { DEFAULT_SCENARIOS_DIR } from './config.js';
 import { EmbeddingFaults } from './embedding-faults.js';
 import { registerEmbeddings } from './embeddings.js';
 import { FaultWindow, FaultWindowSpec } from './fault-window.js';
-import { LatencySetting } from './latency-setting.js';
+import { LatencySetting, NO_LATENCY, type ModelLatency } from './latency-setting.js';
+import { ModelTiming } from './model-timing.js';
+import { REAL_CLOCK, type StreamClock } from './stream-pacing.js';
 import { FaultBook } from './faults.js';
 import { modelNotFound, openAiError } from './openai-errors.js';
 import { RequestCounters } from './request-counters.js';
@@ -39,6 +41,10 @@ export interface LlmSimOptions {
   embeddingDimensions?: number;
   /** How many recent requests `GET /_sim/requests` keeps; default 200. */
   requestLogSize?: number;
+  /** The model's latency at boot and after a reset (`PUT /_sim/latency` replaces it); default none. */
+  latency?: ModelLatency;
+  /** The clock streamed answers are paced by; default the wall clock (tests inject their own). */
+  clock?: StreamClock;
   /** Logger for the server; default a silent one. */
   logger?: Logger;
 }
@@ -78,7 +84,8 @@ export function createLlmSim(options: LlmSimOptions = {}): LlmSim {
     apiKey: options.apiKey,
     faults: new FaultBook(),
     faultWindow: new FaultWindow(),
-    latency: { delayMs: 0 },
+    timing: new ModelTiming(options.latency ?? NO_LATENCY),
+    clock: options.clock ?? REAL_CLOCK,
     log: new RequestLog(options.requestLogSize ?? 200),
     embedding: { models: options.embeddingModels ?? ['sim-embed-1'], dimensions: options.embeddingDimensions ?? 256 },
     embeddingFaults: new EmbeddingFaults(),
@@ -122,7 +129,7 @@ export function createLlmSim(options: LlmSimOptions = {}): LlmSim {
     state.counters.clear();
     state.embeddingFaults.clear();
     state.faultWindow.close();
-    state.latency.delayMs = 0;
+    state.timing.reset();
     return { status: 'ok' };
   });
   app.post('/_sim/fault-window', (request, reply) => {
@@ -135,11 +142,14 @@ export function createLlmSim(options: LlmSimOptions = {}): LlmSim {
   });
   app.put('/_sim/latency', (request, reply) => {
     const parsed = LatencySetting.safeParse(request.body);
-    if (!parsed.success) return reply.code(400).send({ error: { message: `delayMs: ${parsed.error.issues[0]?.message ?? 'invalid'}`, type: 'invalid_request_error' } });
-    state.latency.delayMs = parsed.data.delayMs;
-    return { delayMs: state.latency.delayMs };
+    if (!parsed.success) {
+      const issue = parsed.error.issues[0];
+      return reply.code(400).send({ error: { message: `${issue?.path.join('.') || 'body'}: ${issue?.message ?? 'invalid'}`, type: 'invalid_request_error' } });
+    }
+    state.timing.set(parsed.data);
+    return state.timing.current();
   });
-  app.get('/_sim/latency', () => ({ delayMs: state.latency.delayMs }));
+  app.get('/_sim/latency', () => state.timing.current());
   app.delete('/_sim/fault-window', () => {
     state.faultWindow.close();
     return { status: 'closed' };

@@ -4,10 +4,12 @@ import type { FastifyInstance, FastifyReply } from 'fastify';
 import type { EmbeddingFaults } from './embedding-faults.js';
 import type { FaultWindow } from './fault-window.js';
 import type { FaultBook } from './faults.js';
+import type { ModelTiming } from './model-timing.js';
 import type { SimError } from './openai-errors.js';
 import type { RequestCounters } from './request-counters.js';
 import type { RequestLog, RequestLogEntry } from './request-log.js';
 import type { Scenario } from './scenario-schema.js';
+import type { StreamClock } from './stream-pacing.js';
 
 /** The fastify instance type the simulator builds (a pino logger from service-kit). */
 export type LlmSimApp = FastifyInstance<Server, IncomingMessage, ServerResponse, Logger>;
@@ -21,8 +23,10 @@ export interface SimState {
   faults: FaultBook;
   /** A fault applied to every completion for a while (`/_sim/fault-window`). */
   faultWindow: FaultWindow;
-  /** Added to every scripted step's delay (`PUT /_sim/latency`): a provider's fixed latency for benchmarks. */
-  latency: { delayMs: number };
+  /** The model's latency and streaming pace (`PUT /_sim/latency`, `LLM_SIM_LATENCY_*`, a scenario's own). */
+  timing: ModelTiming;
+  /** The clock streams are paced by (the wall clock but in tests). */
+  clock: StreamClock;
   log: RequestLog;
   /** Embedding models served and the default vector length. */
   embedding: { models: readonly string[]; dimensions: number };

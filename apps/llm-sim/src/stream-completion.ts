@@ -1,7 +1,7 @@
 import type { ServerResponse } from 'node:http';
 import type { AssistantReply } from './build-reply.js';
-import { abortableDelay } from './delay.js';
 import { SYSTEM_FINGERPRINT, type CompletionMeta } from './render-completion.js';
+import { paceChunks, type StreamPace } from './stream-pacing.js';
 import type { Usage } from './usage.js';
 
 // Small argument pieces, like the token-sized deltas of the real API, so clients must really
@@ -62,14 +62,14 @@ export function buildStreamChunks(reply: AssistantReply, meta: CompletionMeta, u
 }
 
 /**
- * Writes chunks as server-sent events ending in `data: [DONE]`. Stops quietly when `signal`
- * aborts (client disconnected). With `cutAfterChunks`, breaks the connection after that many
- * chunks instead (a stream cut short). Resolves true when the whole stream was written.
+ * Writes chunks as server-sent events ending in `data: [DONE]`, spaced by `pace`. Stops quietly
+ * when `signal` aborts (client disconnected). With `cutAfterChunks`, breaks the connection after
+ * that many chunks instead (a stream cut short). Resolves true when the whole stream was written.
  */
 export async function writeEventStream(
   res: ServerResponse,
   chunks: readonly object[],
-  chunkDelayMs: number,
+  pace: StreamPace,
   signal: AbortSignal,
   cutAfterChunks?: number,
 ): Promise<boolean> {
@@ -78,17 +78,18 @@ export async function writeEventStream(
     'cache-control': 'no-cache',
     connection: 'keep-alive',
   });
-  for (const [i, chunk] of chunks.entries()) {
-    if (i === cutAfterChunks) {
-      // Let what was written reach the client, then drop the connection mid-stream.
-      await new Promise<void>((resolve) => res.write('', () => resolve()));
-      res.destroy();
-      return false;
-    }
-    if (i > 0 && !(await abortableDelay(chunkDelayMs, signal))) return false;
-    if (signal.aborted) return false;
-    res.write(`data: ${JSON.stringify(chunk)}\n\n`);
-  }
+  const cutShort = async (): Promise<false> => {
+    // Let what was written reach the client, then drop the connection mid-stream.
+    await new Promise<void>((resolve) => res.write('', () => resolve()));
+    res.destroy();
+    return false;
+  };
+  const written = await paceChunks(Math.min(chunks.length, cutAfterChunks ?? chunks.length), pace, signal, (i) => {
+    res.write(`data: ${JSON.stringify(chunks[i])}\n\n`);
+    return true;
+  });
+  if (!written) return false;
+  if (cutAfterChunks !== undefined && cutAfterChunks < chunks.length) return cutShort();
   res.end('data: [DONE]\n\n');
   return true;
 }

@@ -9,12 +9,15 @@ import { ToolCatalog, ToolClient } from '@platform/tool-sdk';
 import { CancelBroadcast } from './cancel-broadcast.js';
 import type { OrchestratorConfig } from './config.js';
 import { ORCHESTRATOR_CALLERS } from './grpc-callers.js';
+import { RunLeaseRenewal } from './journal/run-lease-renewal.js';
 import { RunRecords } from './journal/run-records.js';
 import { RunSteps } from './journal/run-steps.js';
 import { orchestratorServiceImplementation } from './orchestrator-service.js';
 import { RunListing } from './listing/run-listing.js';
 import { ConversationLease } from './ordering/conversation-lease.js';
 import { ConversationQueue } from './ordering/conversation-queue.js';
+import { LeaseHeartbeat, leaseRenewalIntervalMs } from './ordering/lease-heartbeat.js';
+import { RunEndWatch } from './ordering/run-end-watch.js';
 import { ExpiryListener } from './agents/expiry-listener.js';
 import { publishEndWithoutRun } from './events/run-event-publisher.js';
 import { PoolAgents } from './agents/pool-agents.js';
@@ -171,6 +174,15 @@ export async function startOrchestratorServer(config: OrchestratorConfig, logger
   const gate = new ToolGate({ catalog, client: toolClient, breakers, grants });
   const memoryRecall = new MemoryRecall(memory.rpc, memoryRecallSettings(config), logger);
   const stopRecallGauge = memoryRecall.observeConcurrency();
+  const conversationLeases = new ConversationLease(redis, owner, config.RUN_LEASE_MS);
+  const heartbeat = new LeaseHeartbeat({
+    runLeases: new RunLeaseRenewal(pool),
+    conversationLeases,
+    owner,
+    leaseMs: config.RUN_LEASE_MS,
+    intervalMs: leaseRenewalIntervalMs(config.RUN_LEASE_MS),
+    logger,
+  });
   const executor = new TurnExecutor({
     config,
     owner,
@@ -178,6 +190,7 @@ export async function startOrchestratorServer(config: OrchestratorConfig, logger
     memory: memory.rpc,
     catalog,
     records,
+    heartbeat,
     steps,
     nc,
     shouldProcess,
@@ -185,7 +198,6 @@ export async function startOrchestratorServer(config: OrchestratorConfig, logger
     agents: poolAgents,
     gate,
     memoryRecall,
-    runEnds: new RunEndPublisher(nc, logger),
     triggeredRuns: new TriggeredRunPublisher(nc, 5_000, logger),
     childRuns,
     plans: new PlanExecutor({
@@ -204,13 +216,15 @@ export async function startOrchestratorServer(config: OrchestratorConfig, logger
   });
   const queue = new ConversationQueue({
     records,
-    lease: new ConversationLease(redis, owner, config.RUN_LEASE_MS),
+    lease: conversationLeases,
     executor,
     owner,
     leaseMs: config.RUN_LEASE_MS,
     pollIntervalMs: config.RUN_POLL_MS,
+    runEnds: new RunEndPublisher(nc, logger),
     logger,
   });
+  const runEndWatch = new RunEndWatch(nc, queue, logger);
   cancels.listen((runId) => executor.cancelLocal(runId, 'cancelled by request'));
   const expiries = new ExpiryListener(nc, records, queue, logger);
   const recovery = new RunRecovery(records, queue, { intervalMs: config.RECOVERY_INTERVAL_MS, leaseMs: config.RUN_LEASE_MS, logger });
@@ -240,6 +254,7 @@ export async function startOrchestratorServer(config: OrchestratorConfig, logger
   const port = await grpc.start();
   recovery.start();
   expiries.start();
+  runEndWatch.start();
   // Runs a previous process left behind are picked up now rather than at the first sweep.
   void recovery.sweep();
   return {
@@ -261,6 +276,8 @@ export async function startOrchestratorServer(config: OrchestratorConfig, logger
         await queue.idle();
       }
       await calls;
+      await runEndWatch.stop();
+      heartbeat.stop();
       catalog.stop();
       stopRecallGauge();
       memory.close();

@@ -14,6 +14,7 @@ import { RunReplay } from './journal/journaled-ports.js';
 import { LeaseLostError, type ClaimedRun, type RunRecord, type RunRecords } from './journal/run-records.js';
 import type { RunSteps } from './journal/run-steps.js';
 import type { HeldLease } from './ordering/conversation-lease.js';
+import type { LeaseHeartbeat } from './ordering/lease-heartbeat.js';
 import { NO_AGENT_RESULTS, withAgentResults } from './agents/agent-results.js';
 import { expiryNoticeResult } from './agents/expiry-notice.js';
 import type { PoolAgents } from './agents/pool-agents.js';
@@ -22,7 +23,6 @@ import type { PendingAgentStep } from './pipeline/pending-agents.js';
 import { prepareContext } from './pipeline/prepare-context.js';
 import { reportFailure, reportLoopFailure, SYSTEM_FAILURES } from './pipeline/failure-report.js';
 import type { FinishedTurnPublisher } from './pipeline/publish-finished-turn.js';
-import type { RunEndPublisher } from './pipeline/publish-run-end.js';
 import type { TriggeredRunPublisher } from './pipeline/publish-triggered-run.js';
 import type { ShouldProcess } from './pipeline/should-process.js';
 import type { AgentProfile, ProfileRegistry } from './profiles.js';
@@ -38,6 +38,8 @@ export interface TurnExecutorDependencies {
   memory: PromiseClient<memoryV1.MemoryServiceClient>;
   catalog: ToolCatalog;
   records: RunRecords;
+  /** Renews the leases of every run this replica executes, with one ticker and one statement per interval. */
+  heartbeat: LeaseHeartbeat;
   steps: RunSteps;
   nc: NatsConnection;
   shouldProcess: ShouldProcess;
@@ -50,8 +52,6 @@ export interface TurnExecutorDependencies {
   memoryRecall: MemoryRecall;
   /** Hands each finished turn to long-term memory (off the turn's path); absent = ingestion off. */
   finishedTurns?: FinishedTurnPublisher;
-  /** Announces each run's end after its `execution_end` (per-run state elsewhere is dropped); absent = not announced. */
-  runEnds?: RunEndPublisher;
   /** Publishes the end of runs that trigger tasks started (absent: nobody listens). */
   triggeredRuns?: TriggeredRunPublisher;
   /** Child runs for delegations to roles; absent = profiles' roles are not offered. */
@@ -89,8 +89,8 @@ function syntheticResult(runId: string, stopReason: LoopResult['stopReason'], re
 /**
  * Runs one claimed run through the pipeline: pending-agent step, prepare context (first attempt
  * only; a resume uses the journaled input), the ReAct loop over the journal, post-process. While
- * it works it renews the run's lease and the conversation's lease; losing either stops it
- * without writing anything more (the new holder finishes the run).
+ * it works the replica's lease heartbeat renews the run's lease and the conversation's lease;
+ * losing the run's stops it without writing anything more (the new holder finishes the run).
  */
 export class TurnExecutor {
   private readonly active = new Map<string, AttemptState>();
@@ -119,17 +119,15 @@ export class TurnExecutor {
     const control = new RunControl();
     const attempt = new AttemptState(control);
     this.active.set(run.runId, attempt);
-    const heartbeat = setInterval(() => {
-      void this.renew(run, lease).then(
-        ({ cancelRequested }) => {
-          if (cancelRequested) control.cancel('cancelled by request');
-        },
-        (err: unknown) => {
-          logger.warn({ runId: run.runId, err: (err as Error).message }, 'lost the run lease; stopping without writing');
-          attempt.abandon('lease lost');
-        },
-      );
-    }, Math.max(100, Math.floor(this.deps.config.RUN_LEASE_MS / 3)));
+    const untrack = this.deps.heartbeat.track({
+      run,
+      lease,
+      onCancelRequested: () => control.cancel('cancelled by request'),
+      onLost: (err) => {
+        logger.warn({ runId: run.runId, err: err.message }, 'lost the run lease; stopping without writing');
+        attempt.abandon('lease lost');
+      },
+    });
     if (run.cancelRequested) control.cancel('cancelled by request');
     try {
       const events = await RunEventPublisher.open(this.deps.nc, run.runId, { resumed: run.attempts > 1, includeChunks: run.stream, logger });
@@ -148,7 +146,6 @@ export class TurnExecutor {
       // (a write and a wake-up on each side). A publish the client refuses is logged; events lost
       // with a dropped connection are not republished (the run's outcome is in Postgres).
       events.sendNow();
-      this.deps.runEnds?.announce({ tenantId: run.tenantId, conversationId: run.conversationId, runId: run.runId, stopReason: result.stopReason });
       return finished;
     } catch (err) {
       if (err instanceof LeaseLostError || attempt.abandoned) {
@@ -163,17 +160,10 @@ export class TurnExecutor {
       }
       throw err;
     } finally {
-      clearInterval(heartbeat);
+      untrack();
       this.active.delete(run.runId);
       this.deps.memoryRecall.release(run.runId);
     }
-  }
-
-  private async renew(run: ClaimedRun, lease: HeldLease): Promise<{ cancelRequested: boolean }> {
-    const renewed = await this.deps.records.renew(run, this.deps.owner, this.deps.config.RUN_LEASE_MS);
-    // The conversation lease only orders new claims; the run lease (Postgres, fenced) guards this run.
-    await lease.renew().catch(() => false);
-    return renewed;
   }
 
   private async runPipeline(run: ClaimedRun, control: RunControl, events: RunEventPublisher, attempt: AttemptState): Promise<{ result: LoopResult; end?: LoopEvent }> {

@@ -7,8 +7,9 @@ export interface LinkedSignal {
 
 /**
  * Aborts when any source aborts, with that source's reason. Unlike `AbortSignal.any`, which on
- * Node 20 keeps every signal it ever made reachable (about 2 KB each, forever), the links are
- * plain listeners that `dispose` removes, so nothing outlives its use.
+ * Node 20 kept every signal it ever made reachable (about 2 KB each, forever) and still keeps its
+ * sources' bookkeeping until they are collected, the links are plain listeners that `dispose`
+ * removes, so nothing outlives its use.
  */
 export function linkSignals(sources: readonly AbortSignal[]): LinkedSignal {
   const controller = new AbortController();

@@ -28,7 +28,7 @@ function headerRecord(headers: RequestInit['headers']): Record<string, string> {
   const out: Record<string, string> = {};
   if (!headers) return out;
   if (headers instanceof Headers) headers.forEach((value, name) => (out[name] = value));
-  else if (Array.isArray(headers)) for (const [name, value] of headers as Array<[string, string]>) out[name.toLowerCase()] = value;
+  else if (Array.isArray(headers)) for (const [name, value] of headers) out[name.toLowerCase()] = value;
   else for (const [name, value] of Object.entries(headers as Record<string, string>)) out[name.toLowerCase()] = value;
   return out;
 }

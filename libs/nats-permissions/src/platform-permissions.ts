@@ -72,7 +72,7 @@ export const SERVICE_PRINCIPALS: readonly Principal[] = [
     name: 'orchestrator',
     kind: 'service',
     description:
-      "runs turns: publishes run events, finished turns, run-ended notices and the ends of triggered runs, calls tools, hears agent expiries and cancels, reads its child runs' stored events",
+      "runs turns: publishes run events, finished turns, run-ended notices and the ends of triggered runs, calls tools, hears agent expiries, cancels and other replicas' run-ended notices, reads its child runs' stored events",
     publish: unique([
       `${RUN_EVENTS_SUBJECT_PREFIX}.>`,
       `${MEMORY_INGEST_SUBJECT_PREFIX}.>`,
@@ -90,7 +90,8 @@ export const SERVICE_PRINCIPALS: readonly Principal[] = [
       ...consumeStream(RUN_EVENTS_STREAM),
       ...consumeStream(AGENT_POOL_EVENTS_STREAM),
     ]),
-    subscribe: [inboxOf('orchestrator'), ORCHESTRATOR_CANCEL_SUBJECT],
+    // Run-ended notices of the other replicas wake requests waiting here (ordering/run-end-watch.ts).
+    subscribe: [inboxOf('orchestrator'), ORCHESTRATOR_CANCEL_SUBJECT, `${RUN_ENDED_SUBJECT_PREFIX}.*`],
     allowResponses: false,
   },
   {

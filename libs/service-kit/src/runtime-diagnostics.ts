@@ -3,7 +3,7 @@
 // unless RUNTIME_DIAGNOSTICS_PORT is set: nothing is sampled or observed then.
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { constants, monitorEventLoopDelay, performance, PerformanceObserver, type IntervalHistogram, type PerformanceEntry } from 'node:perf_hooks';
+import { constants, monitorEventLoopDelay, performance, PerformanceObserver, type ELDHistogram, type PerformanceEntry } from 'node:perf_hooks';
 import { z } from 'zod';
 import { env } from './config.js';
 import { listenFailure } from './listen-failure.js';
@@ -41,7 +41,7 @@ const GC_KINDS: Record<number, string> = {
 
 /** The sampler without a server: event-loop delay and GC pauses since the last `take`. */
 export class RuntimeSampler {
-  private readonly delay: IntervalHistogram;
+  private readonly delay: ELDHistogram;
   private readonly observer: PerformanceObserver;
   private gc: RuntimeSnapshot['gc'] = RuntimeSampler.emptyGc();
   private since = performance.now();

@@ -12,9 +12,9 @@ const config = readTelemetryConfig();
 if (!config.disabled) {
   try {
     // Modules the app imports with `import` bypass require-in-the-middle; import-in-the-middle's
-    // loader hook is what lets the instrumentations patch them. Node 20 lacks the in-thread
-    // module.registerHooks iitm can use, so this is the off-thread module.register loader, and it
-    // only wraps the instrumented packages.
+    // loader hook is what lets the instrumentations patch them. This is the off-thread
+    // module.register loader (the one the OpenTelemetry packages ship as hook.mjs; Node 24 runs it
+    // as Node 20 did), and it only wraps the instrumented packages.
     register('@opentelemetry/instrumentation/hook.mjs', import.meta.url, { data: { include: hookedModules(config.instrumentations) } });
     const [{ startSdk }, { installExitHooks }] = await Promise.all([import('./start-sdk.js'), import('./exit-hooks.js')]);
     const sdk = startSdk(config);

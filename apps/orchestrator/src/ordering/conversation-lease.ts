@@ -20,6 +20,24 @@ export interface HeldLease {
   release(): Promise<void>;
 }
 
+/** A lease held in Redis: its key and value, so a replica renews all it holds in one round trip. */
+class RedisHeldLease implements HeldLease {
+  constructor(
+    readonly token: number,
+    readonly key: string,
+    readonly value: string,
+    private readonly owner: ConversationLease,
+  ) {}
+
+  renew(): Promise<boolean> {
+    return this.owner.renewAll([this]).then((renewed) => renewed === 1);
+  }
+
+  async release(): Promise<void> {
+    await this.owner.releaseKey(this.key, this.value);
+  }
+}
+
 /**
  * One holder per conversation at a time: a Redis key with a time-to-live, renewed while the
  * holder works, and a fencing token that grows with every acquisition. Redis may lose it (a
@@ -45,14 +63,27 @@ export class ConversationLease {
     const keys = this.keys(tenantId, conversationId);
     const token = Number(await this.redis.eval(ACQUIRE, 2, keys.lease, keys.counter, this.owner, String(this.ttlMs)));
     if (!token) return undefined;
-    const value = `${this.owner}|${token}`;
-    return {
-      token,
-      renew: async () => Number(await this.redis.eval(RENEW, 1, keys.lease, value, String(this.ttlMs))) === 1,
-      release: async () => {
-        await this.redis.eval(RELEASE, 1, keys.lease, value);
-      },
-    };
+    return new RedisHeldLease(token, keys.lease, `${this.owner}|${token}`, this);
+  }
+
+  /**
+   * Extends every lease of `leases` that this holder issued and still holds, in one pipelined
+   * round trip (one script per lease: each lease key lives in its own hash slot, so this also works
+   * on Redis Cluster). Leases from elsewhere (e.g. the Postgres-only fallback) are skipped.
+   * Resolves with how many were extended.
+   */
+  async renewAll(leases: readonly HeldLease[]): Promise<number> {
+    const mine = leases.filter((lease): lease is RedisHeldLease => lease instanceof RedisHeldLease);
+    if (mine.length === 0) return 0;
+    const pipeline = this.redis.pipeline();
+    for (const lease of mine) pipeline.eval(RENEW, 1, lease.key, lease.value, String(this.ttlMs));
+    const replies = (await pipeline.exec()) ?? [];
+    return replies.filter(([error, reply]) => !error && Number(reply) === 1).length;
+  }
+
+  /** Deletes the lease key while it still holds `value` (a lease taken over since is left alone). */
+  async releaseKey(key: string, value: string): Promise<void> {
+    await this.redis.eval(RELEASE, 1, key, value);
   }
 
   /** Makes the next token higher than `token` (used when Postgres has seen higher tokens than Redis remembers). */

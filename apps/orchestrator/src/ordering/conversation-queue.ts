@@ -2,6 +2,7 @@ import { compositeKey } from '@platform/contracts';
 import { errors, type Logger } from '@platform/service-kit';
 import { isLive, type ClaimedRun, type NewRun, type RunRecord, type RunRecords } from '../journal/run-records.js';
 import type { TurnExecutor } from '../turn-executor.js';
+import type { EndedRun, RunEndPublisher } from '../pipeline/publish-run-end.js';
 import type { ConversationLease, HeldLease } from './conversation-lease.js';
 
 export interface ConversationQueueOptions {
@@ -10,8 +11,14 @@ export interface ConversationQueueOptions {
   executor: TurnExecutor;
   owner: string;
   leaseMs: number;
-  /** How often a waiter re-checks its run when another process holds the conversation. */
+  /**
+   * How often a waiter re-checks its run when another process holds the conversation. A run-ended
+   * notice from that process (see {@link ConversationQueue.runEndedElsewhere}) wakes it at once;
+   * the poll is the fallback for a notice lost (core NATS) or a holder that died.
+   */
   pollIntervalMs: number;
+  /** Announces each run this replica finishes, once the conversation's lease is free when the drain ends there; absent = not announced. */
+  runEnds?: RunEndPublisher;
   logger: Logger;
 }
 
@@ -42,7 +49,18 @@ function refuse(admission: Admission, error: unknown): never {
 }
 
 const key = (tenantId: string, conversationId: string): string => compositeKey(tenantId, conversationId);
-const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
+/** Waits `ms`, or less when `wake` is called first. */
+function nap(ms: number, wakers: Set<() => void>): Promise<void> {
+  return new Promise((resolve) => {
+    const wake = (): void => {
+      clearTimeout(timer);
+      wakers.delete(wake);
+      resolve();
+    };
+    const timer = setTimeout(wake, ms);
+    wakers.add(wake);
+  });
+}
 
 /**
  * Runs each conversation's runs one at a time, in arrival order, across every orchestrator
@@ -57,6 +75,8 @@ export class ConversationQueue {
   private readonly waiters = new Map<string, Waiter[]>();
   /** Per conversation, the runs that requests here wait for and that are not finished yet. */
   private readonly waited = new Map<string, Set<string>>();
+  /** Per conversation, the waiters' polls asleep now: a run-ended notice wakes them. */
+  private readonly sleepers = new Map<string, Set<() => void>>();
 
   constructor(private readonly options: ConversationQueueOptions) {}
 
@@ -137,8 +157,10 @@ export class ConversationQueue {
     let stop = false;
     const poll = async (): Promise<RunRecord> => {
       // Another replica may be running it: look now and then, and take over when nobody drains.
+      const sleepers = this.sleepers.get(k) ?? new Set<() => void>();
+      this.sleepers.set(k, sleepers);
       while (!stop) {
-        await sleep(this.options.pollIntervalMs);
+        await nap(this.options.pollIntervalMs, sleepers);
         if (stop) break;
         // While this replica drains the conversation, the drain answers this waiter: asking
         // Postgres would only add a query to every turn slower than the interval (i.e. under load).
@@ -166,7 +188,30 @@ export class ConversationQueue {
       if (rest.length) this.waiters.set(key(tenantId, runId), rest);
       else this.waiters.delete(key(tenantId, runId));
       if (!rest.length) this.forgetWaited(k, runId);
+      if (!this.waited.has(k)) this.sleepers.delete(k);
     }
+  }
+
+  /** Whether requests here wait for runs that no drain of this replica runs (only then do run-ended notices matter here). */
+  get waitsElsewhere(): boolean {
+    for (const k of this.waited.keys()) if (!this.drains.has(k)) return true;
+    return false;
+  }
+
+  /**
+   * Another replica announced that it finished a run (`RunEnded`, core NATS): requests here that
+   * wait for that run get it now, and the other waits of its conversation look at once (their run
+   * may be next, and the conversation's lease is free: the announcing replica sends the notice of
+   * its drain's last run after letting the lease go), instead of at their next poll.
+   */
+  async runEndedElsewhere(ended: Pick<EndedRun, 'tenantId' | 'conversationId' | 'runId'>): Promise<void> {
+    const k = key(ended.tenantId, ended.conversationId);
+    if (!this.waited.has(k) || this.drains.has(k)) return;
+    if (this.waiters.has(key(ended.tenantId, ended.runId))) {
+      const record = await this.options.records.get(ended.tenantId, ended.runId);
+      if (record && !isLive(record.status)) this.notify(record);
+    }
+    for (const wake of [...(this.sleepers.get(k) ?? [])]) wake();
   }
 
   /** Waits for local drains to end (shutdown). */
@@ -218,8 +263,10 @@ export class ConversationQueue {
   }
 
   private async drain(tenantId: string, conversationId: string, drain: Drain, admission?: Admission): Promise<void> {
-    const { records, lease, executor, owner, leaseMs, logger } = this.options;
+    const { records, lease, executor, owner, leaseMs, logger, runEnds } = this.options;
     let pending = admission;
+    /** The run that ends the drain, announced once the lease is free (the others at once: the drain goes on with the lease). */
+    let lastFinished: RunRecord | undefined;
     do {
       drain.again = false;
       const admitting = pending;
@@ -265,12 +312,23 @@ export class ConversationQueue {
           if (finished) this.notify(finished);
           // Look for more only when requests here wait for more runs of this conversation (or a
           // message arrived meanwhile); a run another replica accepted is picked up by its own
-          // waiter (or the recovery sweep). That saves a query per turn.
-          if (this.closed || (!drain.again && !this.waited.has(key(tenantId, conversationId)))) break;
+          // waiter (told by the run-ended notice, or its poll) or the recovery sweep. That saves a
+          // query per turn.
+          if (this.closed || (!drain.again && !this.waited.has(key(tenantId, conversationId)))) {
+            lastFinished = finished;
+            break;
+          }
+          if (finished) runEnds?.announce(endedRun(finished));
         }
       } finally {
         await held.release().catch(() => undefined);
+        if (lastFinished) runEnds?.announce(endedRun(lastFinished));
+        lastFinished = undefined;
       }
     } while (drain.again && !this.closed);
   }
+}
+
+function endedRun(run: RunRecord): EndedRun {
+  return { tenantId: run.tenantId, conversationId: run.conversationId, runId: run.runId, stopReason: run.stopReason ?? 'unknown' };
 }

@@ -1,8 +1,10 @@
-// Mastra: an Agent with one tool (createTool), `generate` over an AI SDK v5 Chat Completions model
-// (@ai-sdk/openai), the per-turn state handed to the tool through its RuntimeContext.
-import { createOpenAI } from '@ai-sdk/openai';
+// Mastra: an Agent with one tool (createTool), `generate` over Chat Completions through Mastra's
+// own OpenAI-compatible model config (the endpoint's URL and key; Mastra 1.x types AI SDK models
+// against its own copy of @ai-sdk/provider, which the workspace's @ai-sdk/openai does not match),
+// the per-turn state handed to the tool through its RequestContext. Mastra's
+// usage telemetry (PostHog) is turned off: the bench runs offline and measures the agent alone.
 import { Agent } from '@mastra/core/agent';
-import { RuntimeContext } from '@mastra/core/runtime-context';
+import { RequestContext } from '@mastra/core/request-context';
 import { createTool } from '@mastra/core/tools';
 import { z } from 'zod';
 import { CALCULATOR_DESCRIPTION, CallLog, INSTRUCTIONS, MODEL, PROMPT, verifyTurn } from '../calculator-turn.js';
@@ -11,16 +13,18 @@ import { ownCpuMs, type ModelEndpoint, type Peer } from '../peer.js';
 const LOG_KEY = 'calculator-call-log';
 
 export function mastraPeer(endpoint: ModelEndpoint): Peer {
+  process.env['MASTRA_TELEMETRY_DISABLED'] ??= '1';
   const calculator = createTool({
     id: 'calculator',
     description: CALCULATOR_DESCRIPTION,
     inputSchema: z.object({ expression: z.string() }),
-    execute: async ({ context, runtimeContext }) => runtimeContext.get<string, CallLog>(LOG_KEY).run(context),
+    execute: async (input, { requestContext }) => requestContext.get<string, CallLog>(LOG_KEY).run(input),
   });
   const agent = new Agent({
+    id: 'calculator-agent',
     name: 'calculator agent',
     instructions: INSTRUCTIONS,
-    model: createOpenAI({ baseURL: endpoint.baseURL, apiKey: endpoint.apiKey }).chat(MODEL),
+    model: { providerId: 'llm-sim', modelId: MODEL, url: endpoint.baseURL, apiKey: endpoint.apiKey, api: 'chat' },
     tools: { calculator },
   });
   return {
@@ -28,9 +32,9 @@ export function mastraPeer(endpoint: ModelEndpoint): Peer {
     name: 'Mastra (Agent.generate)',
     async turn() {
       const log = new CallLog();
-      const runtimeContext = new RuntimeContext();
-      runtimeContext.set(LOG_KEY, log);
-      const result = await agent.generate(PROMPT, { runtimeContext, maxSteps: 5 });
+      const requestContext = new RequestContext();
+      requestContext.set(LOG_KEY, log);
+      const result = await agent.generate(PROMPT, { requestContext, maxSteps: 5 });
       verifyTurn(this.name, log, result.text);
     },
     cpuMs: async () => ownCpuMs(),

@@ -1,4 +1,5 @@
-// Vercel AI SDK: generateText with one tool, over @ai-sdk/openai's Chat Completions model.
+// Vercel AI SDK: generateText with one tool, over @ai-sdk/openai's Chat Completions model. The
+// turn's call log reaches the tool as its context (AI SDK 7's `contextSchema` / `toolsContext`).
 import { createOpenAI } from '@ai-sdk/openai';
 import { generateText, stepCountIs, tool } from 'ai';
 import { z } from 'zod';
@@ -11,7 +12,8 @@ export function vercelAiPeer(endpoint: ModelEndpoint): Peer {
     calculator: tool({
       description: CALCULATOR_DESCRIPTION,
       inputSchema: z.object({ expression: z.string() }),
-      execute: async (input, { experimental_context }) => (experimental_context as CallLog).run(input),
+      contextSchema: z.object({ log: z.instanceof(CallLog) }),
+      execute: async (input, { context }) => context.log.run(input),
     }),
   };
   return {
@@ -19,7 +21,7 @@ export function vercelAiPeer(endpoint: ModelEndpoint): Peer {
     name: 'Vercel AI SDK (generateText)',
     async turn() {
       const log = new CallLog();
-      const result = await generateText({ model, tools, system: INSTRUCTIONS, prompt: PROMPT, stopWhen: stepCountIs(5), experimental_context: log });
+      const result = await generateText({ model, tools, system: INSTRUCTIONS, prompt: PROMPT, stopWhen: stepCountIs(5), toolsContext: { calculator: { log } } });
       verifyTurn(this.name, log, result.text);
     },
     cpuMs: async () => ownCpuMs(),

@@ -1,6 +1,6 @@
 // Options of the runner generator: validation, defaults and the names the templates need.
 // Plain JavaScript with JSDoc types (checked by `tsc` with checkJs): Nx loads generators with
-// `require`, and on Node 20 without swc-node/ts-node it cannot transpile a TypeScript generator.
+// `require`, and without swc-node/ts-node it could not transpile a TypeScript generator on Node 20.
 import { getProjects, normalizePath, offsetFromRoot } from '@nx/devkit';
 
 /**
