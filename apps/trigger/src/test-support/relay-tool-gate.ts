@@ -93,15 +93,13 @@ function resultOf(request: orchestratorV1.CallToolRequest, answer: ToolCallAnswe
   return { ...base, status, outputJson: '', errorCode: answer.error.code, errorMessage: answer.error.message };
 }
 
-/** The trigger is the caller under test: only the gate's methods are served. */
-const RELAY_CALLERS: CallerTable<typeof orchestratorV1.OrchestratorServiceService> = {
-  handleMessage: [],
-  getRun: [],
-  cancelRun: [],
-  listTools: [],
-  getUsage: [],
-  listRuns: [],
-  callTool: ['trigger'],
-  callToolBatch: ['trigger'],
-  getToolCall: [],
-};
+type OrchestratorMethod = keyof typeof orchestratorV1.OrchestratorServiceService;
+
+/** A caller table for a stand-in orchestrator: the trigger (the caller under test) may call `methods`, nobody the rest. */
+export function triggerCallers(methods: readonly OrchestratorMethod[]): CallerTable<typeof orchestratorV1.OrchestratorServiceService> {
+  const table = Object.fromEntries(Object.keys(orchestratorV1.OrchestratorServiceService).map((name) => [name, methods.includes(name as OrchestratorMethod) ? ['trigger'] : []]));
+  return table as unknown as CallerTable<typeof orchestratorV1.OrchestratorServiceService>;
+}
+
+/** Only the gate's methods are served. */
+const RELAY_CALLERS = triggerCallers(['callTool', 'callToolBatch']);

@@ -1,7 +1,7 @@
 import { orchestratorV1 } from '@platform/proto';
-import { errors, GrpcServer, MutualTlsTransport, unaryHandler, type CallerTable } from '@platform/service-kit';
+import { errors, GrpcServer, MutualTlsTransport, unaryHandler } from '@platform/service-kit';
 import { testCertificates } from '@platform/testing';
-import { RelayToolGate } from './relay-tool-gate.js';
+import { RelayToolGate, triggerCallers } from './relay-tool-gate.js';
 import { testLogger } from './trigger-harness.js';
 
 /**
@@ -37,17 +37,7 @@ export class ScriptedOrchestrator {
 }
 
 /** The trigger is the caller under test (the orchestrator's own table is in apps/orchestrator). */
-const SCRIPTED_CALLERS: CallerTable<typeof orchestratorV1.OrchestratorServiceService> = {
-  handleMessage: ['trigger'],
-  getRun: [],
-  cancelRun: [],
-  listTools: [],
-  getUsage: [],
-  listRuns: [],
-  callTool: ['trigger'],
-  callToolBatch: ['trigger'],
-  getToolCall: [],
-};
+const SCRIPTED_CALLERS = triggerCallers(['handleMessage', 'callTool', 'callToolBatch']);
 
 export function runResponse(status: string, extra: Partial<orchestratorV1.HandleMessageResponse> = {}): orchestratorV1.HandleMessageResponse {
   return { runId: '', status, stopReason: 'final_answer', response: 'Done.', turns: 1, toolCalls: [], durationMs: 3, usage: undefined, pendingJson: '[]', ...extra };
