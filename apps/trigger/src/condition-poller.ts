@@ -2,7 +2,7 @@ import { inTransaction, isPlatformError, type Logger } from '@platform/service-k
 import { randomUUID } from 'node:crypto';
 import type pg from 'pg';
 import type { Clock } from './clock.js';
-import { EventFilterCache, type FilterLimits } from './event-filter.js';
+import { EventFilterCache, FilterError, FilterErrorCodes, type FilterLimits } from './event-filter.js';
 import type { OrchestratorTools } from './orchestrator-tools.js';
 import type { TaskRow } from './task-row.js';
 import type { ConditionTrigger } from './task-spec.js';
@@ -16,8 +16,11 @@ export interface ConditionPollerSettings {
 
 type DueCondition = Pick<TaskRow, 'task_id' | 'tenant_id' | 'spec'> & { next_poll_at: Date };
 
-/** What one poll found: the condition's value, or nothing when the tool failed. */
-type PollResult = { met: boolean; output: unknown } | undefined;
+/**
+ * What one poll found: the condition's value; why the condition could not be evaluated on the
+ * tool's answer (recorded as the task's lastError); or nothing when the tool failed.
+ */
+type PollResult = { met: boolean; output: unknown } | { failed: { code: string; message: string } } | undefined;
 
 /**
  * Polls the tools of condition triggers and fires on a rising edge. A round claims due tasks
@@ -112,14 +115,20 @@ export class ConditionPoller {
       this.logger.debug({ taskId: task.task_id, polledAt: task.next_poll_at.toISOString(), met }, 'condition polled');
       return { met, output };
     } catch (err) {
-      this.logger.warn({ err, taskId: task.task_id }, 'a condition could not be evaluated');
-      return undefined;
+      const known = err instanceof FilterError;
+      // Conditions are compiled at creation; one that fails on an answer keeps its last value, and the task says why.
+      if (!known) this.logger.warn({ err, taskId: task.task_id }, 'a condition could not be evaluated');
+      return { failed: { code: known ? err.code : FilterErrorCodes.evaluationFailed, message: (err as Error).message.slice(0, 500) } };
     }
   }
 
   /** Records the poll's value; on a rising edge outside the cool-down, records a fire. Returns whether it fired. */
   private async record(task: DueCondition, result: PollResult, nowMs: number): Promise<boolean> {
     if (!result) return false;
+    if ('failed' in result) {
+      await this.db.query('UPDATE tasks SET last_error_code = $2, last_error_message = $3, last_error_at = $4 WHERE task_id = $1', [task.task_id, result.failed.code, result.failed.message, new Date(nowMs)]);
+      return false;
+    }
     const trigger = task.spec.trigger as ConditionTrigger;
     return inTransaction(this.db, async (client) => {
       const { rows } = await client.query<{ condition_met: boolean | null; condition_fired_at: Date | null; status: string }>(

@@ -8,7 +8,7 @@ import { rejection, startReplicas, testLogger, type Replicas } from './test-supp
 
 const TOOL = `flight_price_${randomBytes(4).toString('hex')}`;
 /** The price the tool reports next, per route. */
-const prices = new Map<string, number | 'fail'>();
+const prices = new Map<string, number | string>();
 let nc: NatsConnection;
 let runner: ToolRunner;
 let r: Replicas;
@@ -42,7 +42,7 @@ async function conditionTask(route: string, cooldownSeconds = 0): Promise<string
 }
 
 /** One poll interval later, every replica polls at once, then fires run. */
-async function pollAt(route: string, price: number | 'fail'): Promise<void> {
+async function pollAt(route: string, price: number | string): Promise<void> {
   prices.set(route, price);
   await Promise.all(r.servers.map((s) => s.conditions.pollDue()));
   await r.round();
@@ -72,6 +72,17 @@ describe('condition triggers', () => {
     expect(r.executor.callsOf(taskId)).toHaveLength(0);
     await r.client.rpc.resumeTask({ tenantId: 'acme', taskId });
     await pollAt('LAX-SYD', 100);
+    expect(r.executor.callsOf(taskId)).toHaveLength(1);
+  });
+
+  it('a condition that fails on the tool\'s answer keeps its last value and is the task\'s lastError', async () => {
+    const taskId = await conditionTask('CDG-HND');
+    await pollAt('CDG-HND', 'cheap');
+    const { task } = await r.client.rpc.getTask({ tenantId: 'acme', taskId });
+    expect(task?.lastError).toMatchObject({ code: 'FILTER_EVALUATION_FAILED' });
+    expect(task?.lastError?.message).toBeTruthy();
+    expect(r.executor.callsOf(taskId)).toHaveLength(0);
+    await pollAt('CDG-HND', 250);
     expect(r.executor.callsOf(taskId)).toHaveLength(1);
   });
 
