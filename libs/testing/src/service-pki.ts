@@ -37,6 +37,13 @@ const ECDSA_P256 = { name: 'ECDSA', namedCurve: 'P-256' } as const;
 const SIGNING = { name: 'ECDSA', hash: 'SHA-256' } as const;
 type CryptoKey = webcrypto.CryptoKey;
 
+/**
+ * A node:crypto WebCrypto key handed to @peculiar/x509, whose declarations name the global key
+ * types: those are the DOM library's where a project compiles with it (the console's browser
+ * tests import this file), and differ there from node:crypto's types of the same objects.
+ */
+const forX509 = <T>(key: T): never => key as never;
+
 async function keyPair(): Promise<webcrypto.CryptoKeyPair> {
   return webcrypto.subtle.generateKey(ECDSA_P256, true, ['sign', 'verify']);
 }
@@ -80,14 +87,14 @@ export async function createServicePki(options: ServicePkiOptions): Promise<Serv
   const ca = await x509.X509CertificateGenerator.createSelfSigned(
     {
       name: caName,
-      keys: caKeys,
+      keys: forX509(caKeys),
       notBefore,
       notAfter,
       signingAlgorithm: SIGNING,
       extensions: [
         new x509.BasicConstraintsExtension(true, 0, true),
         new x509.KeyUsagesExtension(x509.KeyUsageFlags.keyCertSign | x509.KeyUsageFlags.cRLSign, true),
-        await x509.SubjectKeyIdentifierExtension.create(caKeys.publicKey),
+        await x509.SubjectKeyIdentifierExtension.create(forX509(caKeys.publicKey)),
       ],
     },
   );
@@ -101,8 +108,8 @@ export async function createServicePki(options: ServicePkiOptions): Promise<Serv
       {
         subject: `CN=${name}`,
         issuer: ca.subject,
-        publicKey: keys.publicKey,
-        signingKey: caKeys.privateKey,
+        publicKey: forX509(keys.publicKey),
+        signingKey: forX509(caKeys.privateKey),
         notBefore,
         notAfter,
         signingAlgorithm: SIGNING,

@@ -37,7 +37,9 @@ beforeAll(async () => {
     ],
   });
   databaseUrl = await createSuiteDatabase('tool_gate');
-  platform = await bootPlatform('tool_gate', { databaseUrl, readyTimeoutMs: 90_000, env: { orchestrator: { AGENT_PROFILES_FILE: profiles.file } } });
+  // Conditions poll every second here, below the default tier's minimum schedule interval (60 s).
+  const tiers = JSON.stringify({ default: { minScheduleIntervalSeconds: 1 } });
+  platform = await bootPlatform('tool_gate', { databaseUrl, readyTimeoutMs: 90_000, env: { orchestrator: { AGENT_PROFILES_FILE: profiles.file }, trigger: { TENANT_TIERS: tiers } } });
   gatedRunner = await startRunnerProcess(platform, 'gated-runner', 'test/e2e/src/fixtures/gated-runner.ts');
   executorRunner = await startRunnerProcess(platform, 'executor-runner', 'test/e2e/src/fixtures/executor-runner.ts');
   await waitForCatalog(platform.apiUrl, ['archive_orders', 'digest_executor']);
