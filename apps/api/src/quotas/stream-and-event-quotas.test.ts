@@ -4,9 +4,7 @@ import { allocateSuiteRedis } from '@platform/testing/vitest';
 import type { FastifyInstance } from 'fastify';
 import { SignJWT } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildApp } from '../app.js';
-import { TokenVerifier } from '../auth.js';
-import { noAgentPool, noEvents } from '../test-support/unavailable-ports.js';
+import { triggerEdgeApp } from '../test-support/trigger-edge-app.js';
 import { RedisEventRate } from './event-rate.js';
 import { RedisStreamLeases } from './stream-leases.js';
 import { TenantQuotas } from './tenant-quotas.js';
@@ -30,19 +28,10 @@ const open: AbortController[] = [];
 
 async function replica(leaseMs = 30_000): Promise<{ app: FastifyInstance; url: string; streams: RedisStreamLeases }> {
   const streams = new RedisStreamLeases({ redis, quotas, logger, leaseMs });
-  const app = buildApp({
-    checkReplies: true,
+  const app = triggerEdgeApp(SECRET, trigger, deadProbe, {
     logger,
-    verifier: new TokenVerifier(SECRET),
-    maxBodyBytes: 10_000,
-    orchestrator: noAgentPool as never,
-    memory: noAgentPool as never,
-    events: noEvents,
-    agentPool: noAgentPool,
-    trigger,
     quotas: { streams, events: new RedisEventRate(new RateLimiter(redis, logger, 'quota'), quotas) },
     limits: { maxMessageChars: 100, turnWaitMs: 1_000, sseHeartbeatMs: 50, notificationsPollMs: 20 },
-    health: { dependencies: { orchestrator: { probe: deadProbe, service: '' } }, probeTimeoutMs: 200, isAccepting: () => true },
   });
   const url = await app.listen({ host: '127.0.0.1', port: 0 });
   const made = { app, url, streams };

@@ -1,11 +1,9 @@
 import type { triggerV1 } from '@platform/proto';
-import { createLogger, errors, GrpcHealthProbe, PlaintextTransport, type PromiseClient } from '@platform/service-kit';
+import { errors, GrpcHealthProbe, PlaintextTransport, type PromiseClient } from '@platform/service-kit';
 import type { FastifyInstance } from 'fastify';
 import { SignJWT } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildApp } from '../app.js';
-import { TokenVerifier } from '../auth.js';
-import { noAgentPool, noEvents } from '../test-support/unavailable-ports.js';
+import { triggerEdgeApp } from '../test-support/trigger-edge-app.js';
 
 const SECRET = 'test-secret-that-is-at-least-32-chars-long';
 
@@ -41,19 +39,7 @@ beforeAll(async () => {
   tokens['bob'] = await sign({ tenant: 'acme', sub: 'bob' });
   tokens['globex'] = await sign({ sub: 'globex' });
   tokens['initech'] = await sign({ tenant: 'initech', sub: 'peter' });
-  app = buildApp({
-    checkReplies: true,
-    logger: createLogger({ service: 'api-test', level: 'silent' }),
-    verifier: new TokenVerifier(SECRET),
-    maxBodyBytes: 10_000,
-    orchestrator: noAgentPool as never,
-    memory: noAgentPool as never,
-    events: noEvents,
-    agentPool: noAgentPool,
-    trigger,
-    limits: { maxMessageChars: 100, turnWaitMs: 1_000, sseHeartbeatMs: 60_000, notificationsPollMs: 20 },
-    health: { dependencies: { orchestrator: { probe: deadProbe, service: '' } }, probeTimeoutMs: 200, isAccepting: () => true },
-  });
+  app = triggerEdgeApp(SECRET, trigger, deadProbe, { limits: { maxMessageChars: 100, turnWaitMs: 1_000, sseHeartbeatMs: 60_000, notificationsPollMs: 20 } });
   url = await app.listen({ host: '127.0.0.1', port: 0 });
   notify('acme', 'alice', 'fire.finished', { status: 'succeeded', result: { response: 'digest sent' } });
   notify('globex', 'globex', 'fire.finished', { status: 'succeeded', secret: 'globex only' });

@@ -1,11 +1,9 @@
 import type { triggerV1 } from '@platform/proto';
-import { createLogger, errors, GrpcHealthProbe, PlaintextTransport, type PromiseClient } from '@platform/service-kit';
+import { errors, GrpcHealthProbe, PlaintextTransport, type PromiseClient } from '@platform/service-kit';
 import type { FastifyInstance } from 'fastify';
 import { SignJWT } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildApp } from '../app.js';
-import { TokenVerifier } from '../auth.js';
-import { noAgentPool, noEvents } from '../test-support/unavailable-ports.js';
+import { triggerEdgeApp } from '../test-support/trigger-edge-app.js';
 
 const SECRET = 'test-secret-that-is-at-least-32-chars-long';
 const TASK_ID = 'task_00000000-0000-4000-8000-000000000001';
@@ -84,19 +82,7 @@ beforeAll(async () => {
   const sign = (sub: string) => new SignJWT({ sub }).setProtectedHeader({ alg: 'HS256' }).setIssuedAt().setExpirationTime('1h').sign(new TextEncoder().encode(SECRET));
   auth = `Bearer ${await sign('acme')}`;
   otherTenant = `Bearer ${await sign('globex')}`;
-  app = buildApp({
-    checkReplies: true,
-    logger: createLogger({ service: 'api-test', level: 'silent' }),
-    verifier: new TokenVerifier(SECRET),
-    maxBodyBytes: 10_000,
-    orchestrator: noAgentPool as never,
-    memory: noAgentPool as never,
-    events: noEvents,
-    agentPool: noAgentPool,
-    trigger,
-    limits: { maxMessageChars: 100, turnWaitMs: 1_000, sseHeartbeatMs: 1_000 },
-    health: { dependencies: { orchestrator: { probe: deadProbe, service: '' } }, probeTimeoutMs: 200, isAccepting: () => true },
-  });
+  app = triggerEdgeApp(SECRET, trigger, deadProbe);
   await app.ready();
 });
 afterAll(async () => {
