@@ -10,7 +10,15 @@ const infrastructureClients = ['pg', 'pg-*', 'ioredis', '@nats-io/*', '@grpc/*',
 
 export default tseslint.config(
   {
-    ignores: ['**/dist/**', '**/node_modules/**', '**/src/gen/**', '**/coverage/**', '**/.nx/**', '**/*.mjs', '**/*.cjs'],
+    ignores: [
+      '**/dist/**',
+      '**/node_modules/**',
+      '**/src/gen/**',
+      '**/coverage/**',
+      '**/.nx/**',
+      '**/*.mjs',
+      '**/*.cjs',
+    ],
   },
   js.configs.recommended,
   ...tseslint.configs.recommendedTypeChecked,
@@ -39,12 +47,27 @@ export default tseslint.config(
           allow: [],
           banTransitiveDependencies: false,
           depConstraints: [
-            { sourceTag: 'type:app', onlyDependOnLibsWithTags: ['type:lib', 'type:contracts', 'type:adapter', 'type:testing'] },
-            { sourceTag: 'type:lib', onlyDependOnLibsWithTags: ['type:lib', 'type:contracts', 'type:adapter', 'type:testing'] },
-            { sourceTag: 'type:adapter', onlyDependOnLibsWithTags: ['type:lib', 'type:contracts', 'type:adapter', 'type:testing'] },
-            { sourceTag: 'type:testing', onlyDependOnLibsWithTags: ['type:lib', 'type:contracts', 'type:adapter', 'type:testing'] },
+            {
+              sourceTag: 'type:app',
+              onlyDependOnLibsWithTags: ['type:lib', 'type:contracts', 'type:adapter', 'type:testing'],
+            },
+            {
+              sourceTag: 'type:lib',
+              onlyDependOnLibsWithTags: ['type:lib', 'type:contracts', 'type:adapter', 'type:testing'],
+            },
+            {
+              sourceTag: 'type:adapter',
+              onlyDependOnLibsWithTags: ['type:lib', 'type:contracts', 'type:adapter', 'type:testing'],
+            },
+            {
+              sourceTag: 'type:testing',
+              onlyDependOnLibsWithTags: ['type:lib', 'type:contracts', 'type:adapter', 'type:testing'],
+            },
             { sourceTag: 'type:contracts', onlyDependOnLibsWithTags: ['type:contracts'] },
-            { sourceTag: 'type:e2e', onlyDependOnLibsWithTags: ['type:lib', 'type:contracts', 'type:adapter', 'type:testing'] },
+            {
+              sourceTag: 'type:e2e',
+              onlyDependOnLibsWithTags: ['type:lib', 'type:contracts', 'type:adapter', 'type:testing'],
+            },
             { sourceTag: 'purity:no-infrastructure', bannedExternalImports: infrastructureClients },
           ],
         },
@@ -62,7 +85,14 @@ export default tseslint.config(
     files: ['apps/*/src/**/*.ts', 'libs/*/src/**/*.ts'],
     ignores: ['**/*.test.ts', '**/test-support/**', 'libs/testing/**', 'libs/bench-kit/**'],
     rules: {
-      'no-restricted-imports': ['error', { patterns: [{ group: ['@platform/testing', '@platform/testing/*'], message: 'libs/testing is for tests only.' }] }],
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            { group: ['@platform/testing', '@platform/testing/*'], message: 'libs/testing is for tests only.' },
+          ],
+        },
+      ],
     },
   },
   {

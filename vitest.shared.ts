@@ -6,7 +6,9 @@ import { defineConfig, type ViteUserConfig } from 'vitest/config';
 
 const SOURCE_CONDITION = '@platform/source';
 const sharedInfraSetup = fileURLToPath(new URL('./libs/testing/src/global-setup.ts', import.meta.url));
-const withoutPgvectorSetup = fileURLToPath(new URL('./libs/testing/src/global-setup-without-pgvector.ts', import.meta.url));
+const withoutPgvectorSetup = fileURLToPath(
+  new URL('./libs/testing/src/global-setup-without-pgvector.ts', import.meta.url),
+);
 
 export interface PlatformTestOptions {
   /**

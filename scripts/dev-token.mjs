@@ -9,7 +9,10 @@ const DEV_SECRET = 'local-dev-secret-change-me-local-dev-secret';
 const [tenant = 'demo-tenant', ttl = '12h', roles = ''] = process.argv.slice(2);
 const secret = process.env.AUTH_JWT_SECRET || DEV_SECRET;
 
-const roleList = roles.split(',').map((r) => r.trim()).filter(Boolean);
+const roleList = roles
+  .split(',')
+  .map((r) => r.trim())
+  .filter(Boolean);
 const token = await new SignJWT(roleList.length > 0 ? { tenant, roles: roleList } : { tenant })
   .setProtectedHeader({ alg: 'HS256' })
   .setSubject(`developer@${tenant}`)

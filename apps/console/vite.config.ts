@@ -13,7 +13,11 @@ export default defineConfig({
     rollupOptions: {
       // Libraries ship React Server Components' "use client" markers, meaningless in a client-only bundle.
       onwarn(warning, warn) {
-        if (warning.code === 'MODULE_LEVEL_DIRECTIVE' || (warning.code === 'SOURCEMAP_ERROR' && warning.id?.includes('node_modules'))) return;
+        if (
+          warning.code === 'MODULE_LEVEL_DIRECTIVE' ||
+          (warning.code === 'SOURCEMAP_ERROR' && warning.id?.includes('node_modules'))
+        )
+          return;
         warn(warning);
       },
     },

@@ -27,37 +27,50 @@ function tenantOf(request: { tenantId: string }): string {
 /** A JSON object from a `*_json` field; empty means `{}`. */
 function jsonObject(text: string, field: string, code: string, limits: Limits): Record<string, unknown> {
   if (text === '') return {};
-  if (Buffer.byteLength(text, 'utf8') > limits.AGENT_MAX_INPUT_BYTES) throw errors.invalidArgument(code, `${field} is larger than ${limits.AGENT_MAX_INPUT_BYTES} bytes`);
+  if (Buffer.byteLength(text, 'utf8') > limits.AGENT_MAX_INPUT_BYTES)
+    throw errors.invalidArgument(code, `${field} is larger than ${limits.AGENT_MAX_INPUT_BYTES} bytes`);
   let parsed: unknown;
   try {
     parsed = JSON.parse(text);
   } catch {
     throw errors.invalidArgument(code, `${field} is not valid JSON`);
   }
-  if (!parsed || typeof parsed !== 'object' || Array.isArray(parsed)) throw errors.invalidArgument(code, `${field} must be a JSON object`);
+  if (!parsed || typeof parsed !== 'object' || Array.isArray(parsed))
+    throw errors.invalidArgument(code, `${field} must be a JSON object`);
   return parsed as Record<string, unknown>;
 }
 
 function text(value: string, field: string, limits: Limits): string {
-  if (Buffer.byteLength(value, 'utf8') > limits.AGENT_MAX_INPUT_BYTES) throw errors.invalidArgument('INPUT_TOO_LARGE', `${field} is larger than ${limits.AGENT_MAX_INPUT_BYTES} bytes`);
+  if (Buffer.byteLength(value, 'utf8') > limits.AGENT_MAX_INPUT_BYTES)
+    throw errors.invalidArgument('INPUT_TOO_LARGE', `${field} is larger than ${limits.AGENT_MAX_INPUT_BYTES} bytes`);
   return value;
 }
 
 function sourceOf(source: agentPoolV1.AgentSource | undefined): { kind: SourceKind; taskId: string | undefined } {
   const kind = source?.kind || 'user';
-  if (kind !== 'user' && kind !== 'trigger') throw errors.invalidArgument('INVALID_SOURCE', `source.kind must be "user" or "trigger", not "${kind}"`);
+  if (kind !== 'user' && kind !== 'trigger')
+    throw errors.invalidArgument('INVALID_SOURCE', `source.kind must be "user" or "trigger", not "${kind}"`);
   const taskId = source?.taskId ? parseOrReject(TaskId, source.taskId, 'INVALID_SOURCE', 'source.task_id') : undefined;
-  if (kind === 'trigger' && !taskId) throw errors.invalidArgument('INVALID_SOURCE', 'source.task_id is required when source.kind is "trigger"');
-  if (kind === 'user' && taskId) throw errors.invalidArgument('INVALID_SOURCE', 'source.task_id is only for source.kind "trigger"');
+  if (kind === 'trigger' && !taskId)
+    throw errors.invalidArgument('INVALID_SOURCE', 'source.task_id is required when source.kind is "trigger"');
+  if (kind === 'user' && taskId)
+    throw errors.invalidArgument('INVALID_SOURCE', 'source.task_id is only for source.kind "trigger"');
   return { kind, taskId };
 }
 
 /** A decision the platform asks the user for itself (StartAgent's `user_decision`), checked at the edge. */
-function userDecisionOf(decision: agentPoolV1.UserDecision | undefined, approvalGate: boolean, limits: Limits): UserDecisionInput | undefined {
+function userDecisionOf(
+  decision: agentPoolV1.UserDecision | undefined,
+  approvalGate: boolean,
+  limits: Limits,
+): UserDecisionInput | undefined {
   if (!decision) return undefined;
-  if (approvalGate) throw errors.invalidArgument('INVALID_USER_DECISION', 'a call is either approval_gate or user_decision, not both');
-  if (!decision.actionSummary.trim()) throw errors.invalidArgument('INVALID_USER_DECISION', 'user_decision.action_summary must not be empty');
-  if (decision.expiresInMs < 1) throw errors.invalidArgument('INVALID_USER_DECISION', 'user_decision.expires_in_ms must be at least 1');
+  if (approvalGate)
+    throw errors.invalidArgument('INVALID_USER_DECISION', 'a call is either approval_gate or user_decision, not both');
+  if (!decision.actionSummary.trim())
+    throw errors.invalidArgument('INVALID_USER_DECISION', 'user_decision.action_summary must not be empty');
+  if (decision.expiresInMs < 1)
+    throw errors.invalidArgument('INVALID_USER_DECISION', 'user_decision.expires_in_ms must be at least 1');
   return {
     actionSummary: text(decision.actionSummary, 'user_decision.action_summary', limits),
     details: jsonObject(decision.detailsJson, 'user_decision.details_json', 'INVALID_USER_DECISION', limits),
@@ -117,74 +130,146 @@ export function toProtoEntry(row: EntryRow): agentPoolV1.AgentEntry {
 }
 
 /** The AgentPoolService gRPC implementation: validates at the edge, then runs the pool's logic. */
-export function agentPoolServiceImplementation(pool: AgentPool, limits: Limits, logger: Logger): agentPoolV1.AgentPoolServiceServer {
+export function agentPoolServiceImplementation(
+  pool: AgentPool,
+  limits: Limits,
+  logger: Logger,
+): agentPoolV1.AgentPoolServiceServer {
   return {
-    startAgent: unaryHandler<agentPoolV1.StartAgentRequest, agentPoolV1.StartAgentResponse>(logger, 'StartAgent', async (request, call) => {
-      const { entry, duplicate } = await pool.start({
-        tenantId: tenantOf(request),
-        conversationId: parseOrReject(ConversationId, request.conversationId, 'INVALID_CONVERSATION_ID', 'conversation_id'),
-        runId: request.runId ? parseOrReject(RunId, request.runId, 'INVALID_RUN_ID', 'run_id') : undefined,
-        callId: parseOrReject(ToolCallId, request.callId, 'INVALID_CALL_ID', 'call_id'),
-        agentName: parseOrReject(ToolName, request.agentName, 'INVALID_AGENT_NAME', 'agent_name'),
-        arguments: jsonObject(request.argumentsJson, 'arguments_json', 'INVALID_ARGUMENTS_JSON', limits),
-        source: sourceOf(request.source),
-        approvalGate: request.approvalGate,
-        deadlineAt: deadlineOf(call),
-        credentialGrant: request.credentialGrant || undefined,
-        userDecision: userDecisionOf(request.userDecision, request.approvalGate, limits),
-      });
-      return { entry: toProtoEntry(entry), duplicate };
-    }),
+    startAgent: unaryHandler<agentPoolV1.StartAgentRequest, agentPoolV1.StartAgentResponse>(
+      logger,
+      'StartAgent',
+      async (request, call) => {
+        const { entry, duplicate } = await pool.start({
+          tenantId: tenantOf(request),
+          conversationId: parseOrReject(
+            ConversationId,
+            request.conversationId,
+            'INVALID_CONVERSATION_ID',
+            'conversation_id',
+          ),
+          runId: request.runId ? parseOrReject(RunId, request.runId, 'INVALID_RUN_ID', 'run_id') : undefined,
+          callId: parseOrReject(ToolCallId, request.callId, 'INVALID_CALL_ID', 'call_id'),
+          agentName: parseOrReject(ToolName, request.agentName, 'INVALID_AGENT_NAME', 'agent_name'),
+          arguments: jsonObject(request.argumentsJson, 'arguments_json', 'INVALID_ARGUMENTS_JSON', limits),
+          source: sourceOf(request.source),
+          approvalGate: request.approvalGate,
+          deadlineAt: deadlineOf(call),
+          credentialGrant: request.credentialGrant || undefined,
+          userDecision: userDecisionOf(request.userDecision, request.approvalGate, limits),
+        });
+        return { entry: toProtoEntry(entry), duplicate };
+      },
+    ),
 
-    continueAgent: unaryHandler<agentPoolV1.ContinueAgentRequest, agentPoolV1.ContinueAgentResponse>(logger, 'ContinueAgent', async (request, call) => {
-      const entry = await pool.continue({
-        tenantId: tenantOf(request),
-        entryId: parseOrReject(EntryId, request.entryId, 'INVALID_ENTRY_ID', 'entry_id'),
-        fields: jsonObject(request.fieldsJson, 'fields_json', 'INVALID_FIELDS_JSON', limits),
-        message: text(request.message, 'message', limits),
-        deadlineAt: deadlineOf(call),
-        credentialGrant: request.credentialGrant || undefined,
-      });
-      return { entry: toProtoEntry(entry) };
-    }),
+    continueAgent: unaryHandler<agentPoolV1.ContinueAgentRequest, agentPoolV1.ContinueAgentResponse>(
+      logger,
+      'ContinueAgent',
+      async (request, call) => {
+        const entry = await pool.continue({
+          tenantId: tenantOf(request),
+          entryId: parseOrReject(EntryId, request.entryId, 'INVALID_ENTRY_ID', 'entry_id'),
+          fields: jsonObject(request.fieldsJson, 'fields_json', 'INVALID_FIELDS_JSON', limits),
+          message: text(request.message, 'message', limits),
+          deadlineAt: deadlineOf(call),
+          credentialGrant: request.credentialGrant || undefined,
+        });
+        return { entry: toProtoEntry(entry) };
+      },
+    ),
 
-    resolveApproval: unaryHandler<agentPoolV1.ResolveApprovalRequest, agentPoolV1.ResolveApprovalResponse>(logger, 'ResolveApproval', async (request, call) => {
-      const tenantId = tenantOf(request);
-      const approvalId = parseOrReject(ApprovalId, request.approvalId, 'INVALID_APPROVAL_ID', 'approval_id');
-      const decision = request.decision ? parseOrReject(ApprovalDecision, request.decision, 'INVALID_DECISION', 'decision') : undefined;
-      const changes = request.changesJson ? jsonObject(request.changesJson, 'changes_json', 'INVALID_CHANGES_JSON', limits) : undefined;
-      const reply = request.reply ? text(request.reply, 'reply', limits) : undefined;
-      if (!decision && !reply) throw errors.invalidArgument('DECISION_REQUIRED', 'give a decision, or the user\'s reply for the agent to read');
-      if (changes && decision !== 'edit') throw errors.invalidArgument('CHANGES_NEED_EDIT', 'changes_json is only accepted with decision "edit"');
-      const entry = await pool.resolve({ tenantId, approvalId, decision, changes, reply, deadlineAt: deadlineOf(call), credentialGrant: request.credentialGrant || undefined });
-      return { entry: toProtoEntry(entry) };
-    }),
+    resolveApproval: unaryHandler<agentPoolV1.ResolveApprovalRequest, agentPoolV1.ResolveApprovalResponse>(
+      logger,
+      'ResolveApproval',
+      async (request, call) => {
+        const tenantId = tenantOf(request);
+        const approvalId = parseOrReject(ApprovalId, request.approvalId, 'INVALID_APPROVAL_ID', 'approval_id');
+        const decision = request.decision
+          ? parseOrReject(ApprovalDecision, request.decision, 'INVALID_DECISION', 'decision')
+          : undefined;
+        const changes = request.changesJson
+          ? jsonObject(request.changesJson, 'changes_json', 'INVALID_CHANGES_JSON', limits)
+          : undefined;
+        const reply = request.reply ? text(request.reply, 'reply', limits) : undefined;
+        if (!decision && !reply)
+          throw errors.invalidArgument(
+            'DECISION_REQUIRED',
+            "give a decision, or the user's reply for the agent to read",
+          );
+        if (changes && decision !== 'edit')
+          throw errors.invalidArgument('CHANGES_NEED_EDIT', 'changes_json is only accepted with decision "edit"');
+        const entry = await pool.resolve({
+          tenantId,
+          approvalId,
+          decision,
+          changes,
+          reply,
+          deadlineAt: deadlineOf(call),
+          credentialGrant: request.credentialGrant || undefined,
+        });
+        return { entry: toProtoEntry(entry) };
+      },
+    ),
 
-    listPending: unaryHandler<agentPoolV1.ListPendingRequest, agentPoolV1.ListPendingResponse>(logger, 'ListPending', async (request) => {
-      const tenantId = tenantOf(request);
-      const conversationId = request.conversationId ? parseOrReject(ConversationId, request.conversationId, 'INVALID_CONVERSATION_ID', 'conversation_id') : undefined;
-      const rows = await pool.listPending(tenantId, conversationId);
-      return { entries: rows.map(toProtoEntry) };
-    }),
+    listPending: unaryHandler<agentPoolV1.ListPendingRequest, agentPoolV1.ListPendingResponse>(
+      logger,
+      'ListPending',
+      async (request) => {
+        const tenantId = tenantOf(request);
+        const conversationId = request.conversationId
+          ? parseOrReject(ConversationId, request.conversationId, 'INVALID_CONVERSATION_ID', 'conversation_id')
+          : undefined;
+        const rows = await pool.listPending(tenantId, conversationId);
+        return { entries: rows.map(toProtoEntry) };
+      },
+    ),
 
-    getAgent: unaryHandler<agentPoolV1.GetAgentRequest, agentPoolV1.GetAgentResponse>(logger, 'GetAgent', async (request) => {
-      const entry = await pool.get(tenantOf(request), parseOrReject(EntryId, request.entryId, 'INVALID_ENTRY_ID', 'entry_id'));
-      return { entry: toProtoEntry(entry) };
-    }),
+    getAgent: unaryHandler<agentPoolV1.GetAgentRequest, agentPoolV1.GetAgentResponse>(
+      logger,
+      'GetAgent',
+      async (request) => {
+        const entry = await pool.get(
+          tenantOf(request),
+          parseOrReject(EntryId, request.entryId, 'INVALID_ENTRY_ID', 'entry_id'),
+        );
+        return { entry: toProtoEntry(entry) };
+      },
+    ),
 
-    pauseAgent: unaryHandler<agentPoolV1.PauseAgentRequest, agentPoolV1.PauseAgentResponse>(logger, 'PauseAgent', async (request) => {
-      const entry = await pool.pause(tenantOf(request), parseOrReject(EntryId, request.entryId, 'INVALID_ENTRY_ID', 'entry_id'));
-      return { entry: toProtoEntry(entry) };
-    }),
+    pauseAgent: unaryHandler<agentPoolV1.PauseAgentRequest, agentPoolV1.PauseAgentResponse>(
+      logger,
+      'PauseAgent',
+      async (request) => {
+        const entry = await pool.pause(
+          tenantOf(request),
+          parseOrReject(EntryId, request.entryId, 'INVALID_ENTRY_ID', 'entry_id'),
+        );
+        return { entry: toProtoEntry(entry) };
+      },
+    ),
 
-    resumeAgent: unaryHandler<agentPoolV1.ResumeAgentRequest, agentPoolV1.ResumeAgentResponse>(logger, 'ResumeAgent', async (request) => {
-      const entry = await pool.resume(tenantOf(request), parseOrReject(EntryId, request.entryId, 'INVALID_ENTRY_ID', 'entry_id'));
-      return { entry: toProtoEntry(entry) };
-    }),
+    resumeAgent: unaryHandler<agentPoolV1.ResumeAgentRequest, agentPoolV1.ResumeAgentResponse>(
+      logger,
+      'ResumeAgent',
+      async (request) => {
+        const entry = await pool.resume(
+          tenantOf(request),
+          parseOrReject(EntryId, request.entryId, 'INVALID_ENTRY_ID', 'entry_id'),
+        );
+        return { entry: toProtoEntry(entry) };
+      },
+    ),
 
-    cancelAgent: unaryHandler<agentPoolV1.CancelAgentRequest, agentPoolV1.CancelAgentResponse>(logger, 'CancelAgent', async (request) => {
-      const entry = await pool.cancel(tenantOf(request), parseOrReject(EntryId, request.entryId, 'INVALID_ENTRY_ID', 'entry_id'));
-      return { entry: toProtoEntry(entry) };
-    }),
+    cancelAgent: unaryHandler<agentPoolV1.CancelAgentRequest, agentPoolV1.CancelAgentResponse>(
+      logger,
+      'CancelAgent',
+      async (request) => {
+        const entry = await pool.cancel(
+          tenantOf(request),
+          parseOrReject(EntryId, request.entryId, 'INVALID_ENTRY_ID', 'entry_id'),
+        );
+        return { entry: toProtoEntry(entry) };
+      },
+    ),
   };
 }

@@ -7,8 +7,21 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { deriveEntryId, stepCallId } from './entry-store.js';
 import { startAgentPoolServer, type AgentPoolServer } from './server.js';
-import { emailAgent, lookupAgent, startFakeAgentRunner, type FakeAgentRunner } from './test-support/fake-agent-runner.js';
-import { connectTestNats, poolClient, rejection, startRequest, testPoolConfig, unique, type PoolClient } from './test-support/pool-client.js';
+import {
+  emailAgent,
+  lookupAgent,
+  startFakeAgentRunner,
+  type FakeAgentRunner,
+} from './test-support/fake-agent-runner.js';
+import {
+  connectTestNats,
+  poolClient,
+  rejection,
+  startRequest,
+  testPoolConfig,
+  unique,
+  type PoolClient,
+} from './test-support/pool-client.js';
 
 const logger = createLogger({ service: 'agent-pool-test', level: 'silent' });
 const EMAIL = unique('send_email');
@@ -49,15 +62,35 @@ afterAll(async () => {
   await nc?.drain();
 });
 
-function start(tenantId: string, callId: string, args: Record<string, unknown>, agentName = EMAIL, options: Parameters<typeof startRequest>[4] = {}) {
+function start(
+  tenantId: string,
+  callId: string,
+  args: Record<string, unknown>,
+  agentName = EMAIL,
+  options: Parameters<typeof startRequest>[4] = {},
+) {
   return client.rpc.startAgent(startRequest(tenantId, agentName, callId, args, options));
 }
 
-function continueAgent(tenantId: string, entryId: string, fields: Record<string, unknown>, message = 'here you go', deadlineMs?: number) {
-  return client.rpc.continueAgent({ tenantId, entryId, fieldsJson: JSON.stringify(fields), message }, deadlineMs ? { deadlineMs } : {});
+function continueAgent(
+  tenantId: string,
+  entryId: string,
+  fields: Record<string, unknown>,
+  message = 'here you go',
+  deadlineMs?: number,
+) {
+  return client.rpc.continueAgent(
+    { tenantId, entryId, fieldsJson: JSON.stringify(fields), message },
+    deadlineMs ? { deadlineMs } : {},
+  );
 }
 
-function resolve(tenantId: string, approvalId: string, decision: string, extra: Partial<agentPoolV1.ResolveApprovalRequest> = {}) {
+function resolve(
+  tenantId: string,
+  approvalId: string,
+  decision: string,
+  extra: Partial<agentPoolV1.ResolveApprovalRequest> = {},
+) {
   return client.rpc.resolveApproval({ tenantId, approvalId, decision, changesJson: '', reply: '', ...extra });
 }
 
@@ -73,7 +106,10 @@ const callsOf = (entryId: string) => runner.calls.filter((c) => c.callId.startsW
 describe('AgentPoolService lifecycle', () => {
   it('runs start -> waiting_for_input -> continue -> waiting_for_approval -> approve -> completed', async () => {
     const tenant = unique('t');
-    const started = await start(tenant, 'call_abc', { subject: 'Quarterly report' }, EMAIL, { conversationId: 'conv-9', runId: 'run-7' });
+    const started = await start(tenant, 'call_abc', { subject: 'Quarterly report' }, EMAIL, {
+      conversationId: 'conv-9',
+      runId: 'run-7',
+    });
     expect(started.duplicate).toBe(false);
     const entry = started.entry!;
     expect(entry).toMatchObject({
@@ -94,9 +130,21 @@ describe('AgentPoolService lifecycle', () => {
     expect(JSON.parse(entry.collectedJson)).toEqual({ subject: 'Quarterly report' });
     expect(entry.expiresAt!.getTime()).toBeGreaterThan(Date.now() + 23 * 3_600_000);
 
-    const input = (await continueAgent(tenant, entry.entryId, { to: 'boss@example.com' }, 'send it to boss@example.com')).entry!;
-    expect(input).toMatchObject({ status: 'waiting_for_approval', step: 2, prompt: 'Send the email to boss@example.com?' });
-    expect(input.approval).toMatchObject({ agentName: EMAIL, actionSummary: 'Send email to boss@example.com', options: ['approve', 'edit', 'cancel'], timeoutMinutes: 30, allowModification: true });
+    const input = (
+      await continueAgent(tenant, entry.entryId, { to: 'boss@example.com' }, 'send it to boss@example.com')
+    ).entry!;
+    expect(input).toMatchObject({
+      status: 'waiting_for_approval',
+      step: 2,
+      prompt: 'Send the email to boss@example.com?',
+    });
+    expect(input.approval).toMatchObject({
+      agentName: EMAIL,
+      actionSummary: 'Send email to boss@example.com',
+      options: ['approve', 'edit', 'cancel'],
+      timeoutMinutes: 30,
+      allowModification: true,
+    });
     expect(JSON.parse(input.approval!.detailsJson)).toEqual({ to: 'boss@example.com', subject: 'Quarterly report' });
     expect(input.expiresAt!.getTime() - Date.now()).toBeGreaterThan(29 * 60_000);
     expect(input.expiresAt!.getTime() - Date.now()).toBeLessThanOrEqual(30 * 60_000);
@@ -116,8 +164,17 @@ describe('AgentPoolService lifecycle', () => {
     expect(calls.map((c) => c.request.agent?.phase)).toEqual(['start', 'input', 'approval']);
     expect(calls.every((c) => c.tenantId === tenant)).toBe(true);
     expect(calls[0]!.request.arguments).toEqual({ subject: 'Quarterly report' });
-    expect(calls[1]!.request.agent).toEqual({ phase: 'input', collected: { subject: 'Quarterly report' }, fields: { to: 'boss@example.com' }, message: 'send it to boss@example.com' });
-    expect(calls[2]!.request.agent).toEqual({ phase: 'approval', collected: { subject: 'Quarterly report', to: 'boss@example.com' }, decision: 'approve' });
+    expect(calls[1]!.request.agent).toEqual({
+      phase: 'input',
+      collected: { subject: 'Quarterly report' },
+      fields: { to: 'boss@example.com' },
+      message: 'send it to boss@example.com',
+    });
+    expect(calls[2]!.request.agent).toEqual({
+      phase: 'approval',
+      collected: { subject: 'Quarterly report', to: 'boss@example.com' },
+      decision: 'approve',
+    });
     expect(email.sent.filter((s) => s['to'] === 'boss@example.com')).toHaveLength(1);
 
     // A finished entry takes no more steps.
@@ -166,14 +223,23 @@ describe('AgentPoolService lifecycle', () => {
     expect(callsOf(done.entry!.entryId)).toHaveLength(1);
 
     const failed = await start(tenant, 'call_fail', {}, FAILING);
-    expect(failed.entry).toMatchObject({ status: 'error', errorCode: 'HANDLER_FAILED', errorMessage: 'the mail server refused the connection', step: 1 });
+    expect(failed.entry).toMatchObject({
+      status: 'error',
+      errorCode: 'HANDLER_FAILED',
+      errorMessage: 'the mail server refused the connection',
+      step: 1,
+    });
     expect((await start(tenant, 'call_fail', {}, FAILING)).duplicate).toBe(true);
   });
 
   it('passes edit changes through to the agent', async () => {
     const tenant = unique('t');
     const entry = await awaitingApproval(tenant);
-    const done = (await resolve(tenant, entry.approval!.approvalId, 'edit', { changesJson: JSON.stringify({ subject: 'Status (corrected)' }) })).entry!;
+    const done = (
+      await resolve(tenant, entry.approval!.approvalId, 'edit', {
+        changesJson: JSON.stringify({ subject: 'Status (corrected)' }),
+      })
+    ).entry!;
     expect(done.status).toBe('completed');
     expect(JSON.parse(done.resultJson)).toMatchObject({ subject: 'Status (corrected)', to: 'team@example.com' });
     expect(callsOf(entry.entryId).at(-1)!.request.agent).toEqual({
@@ -189,21 +255,35 @@ describe('AgentPoolService lifecycle', () => {
     const entry = await awaitingApproval(tenant);
     const done = (await resolve(tenant, entry.approval!.approvalId, '', { reply: 'no, do not send it' })).entry!;
     expect(done).toMatchObject({ status: 'cancelled', resultJson: JSON.stringify(USER_CANCELLED_MESSAGE) });
-    expect(callsOf(entry.entryId).at(-1)!.request.agent).toEqual({ phase: 'approval', collected: { to: 'team@example.com', subject: 'Status' }, reply: 'no, do not send it' });
+    expect(callsOf(entry.entryId).at(-1)!.request.agent).toEqual({
+      phase: 'approval',
+      collected: { to: 'team@example.com', subject: 'Status' },
+      reply: 'no, do not send it',
+    });
   });
 
   it('cancels a live entry with the user-cancelled result', async () => {
     const tenant = unique('t');
     const { entry } = await start(tenant, 'call_c', { subject: 'x' });
     const cancelled = (await client.rpc.cancelAgent({ tenantId: tenant, entryId: entry!.entryId })).entry!;
-    expect(cancelled).toMatchObject({ status: 'cancelled', resultJson: JSON.stringify(USER_CANCELLED_MESSAGE), prompt: '', step: 1 });
+    expect(cancelled).toMatchObject({
+      status: 'cancelled',
+      resultJson: JSON.stringify(USER_CANCELLED_MESSAGE),
+      prompt: '',
+      step: 1,
+    });
     expect(cancelled.expiresAt).toBeUndefined();
     // The runner keeps no state, so cancelling calls nobody.
     expect(callsOf(entry!.entryId)).toHaveLength(1);
     expect((await client.rpc.cancelAgent({ tenantId: tenant, entryId: entry!.entryId })).entry).toEqual(cancelled);
-    expect(await rejection(continueAgent(tenant, entry!.entryId, { to: 'a@b.c' }))).toMatchObject({ kind: 'failed_precondition', code: 'AGENT_NOT_WAITING' });
+    expect(await rejection(continueAgent(tenant, entry!.entryId, { to: 'a@b.c' }))).toMatchObject({
+      kind: 'failed_precondition',
+      code: 'AGENT_NOT_WAITING',
+    });
     expect((await client.rpc.listPending({ tenantId: tenant, conversationId: '' })).entries).toEqual([]);
-    expect(await rejection(client.rpc.pauseAgent({ tenantId: tenant, entryId: entry!.entryId }))).toMatchObject({ code: 'AGENT_NOT_LIVE' });
+    expect(await rejection(client.rpc.pauseAgent({ tenantId: tenant, entryId: entry!.entryId }))).toMatchObject({
+      code: 'AGENT_NOT_LIVE',
+    });
   });
 
   it('pauses and resumes, and a paused entry takes no steps', async () => {
@@ -213,11 +293,20 @@ describe('AgentPoolService lifecycle', () => {
     expect(paused).toMatchObject({ status: 'paused', pausedFrom: 'waiting_for_approval' });
     expect(paused.expiresAt!.getTime()).toBeGreaterThan(Date.now() + 6 * 24 * 3_600_000);
     expect((await client.rpc.pauseAgent({ tenantId: tenant, entryId: entry.entryId })).entry!.status).toBe('paused');
-    expect(await rejection(resolve(tenant, entry.approval!.approvalId, 'approve'))).toMatchObject({ kind: 'failed_precondition', code: 'AGENT_PAUSED' });
-    expect((await client.rpc.listPending({ tenantId: tenant, conversationId: '' })).entries.map((e) => e.status)).toEqual(['paused']);
+    expect(await rejection(resolve(tenant, entry.approval!.approvalId, 'approve'))).toMatchObject({
+      kind: 'failed_precondition',
+      code: 'AGENT_PAUSED',
+    });
+    expect(
+      (await client.rpc.listPending({ tenantId: tenant, conversationId: '' })).entries.map((e) => e.status),
+    ).toEqual(['paused']);
 
     const resumed = (await client.rpc.resumeAgent({ tenantId: tenant, entryId: entry.entryId })).entry!;
-    expect(resumed).toMatchObject({ status: 'waiting_for_approval', pausedFrom: '', approval: { approvalId: entry.approval!.approvalId } });
+    expect(resumed).toMatchObject({
+      status: 'waiting_for_approval',
+      pausedFrom: '',
+      approval: { approvalId: entry.approval!.approvalId },
+    });
     expect(resumed.expiresAt!.getTime() - Date.now()).toBeLessThanOrEqual(30 * 60_000);
     expect((await resolve(tenant, entry.approval!.approvalId, 'approve')).entry!.status).toBe('completed');
     expect(callsOf(entry.entryId)).toHaveLength(2);
@@ -227,7 +316,11 @@ describe('AgentPoolService lifecycle', () => {
     const tenant = unique('t');
     await start(tenant, 'call_d', {}, LOOKUP);
     const a = await awaitingApproval(tenant, 'call_a');
-    const b = (await start(tenant, 'call_b', { subject: 'needs a recipient' }, EMAIL, { source: { kind: 'trigger', taskId: 'task-42' } })).entry!;
+    const b = (
+      await start(tenant, 'call_b', { subject: 'needs a recipient' }, EMAIL, {
+        source: { kind: 'trigger', taskId: 'task-42' },
+      })
+    ).entry!;
     const c = (await start(tenant, 'call_c', { subject: 'elsewhere' }, EMAIL, { conversationId: 'conv-2' })).entry!;
 
     const all = (await client.rpc.listPending({ tenantId: tenant, conversationId: '' })).entries;
@@ -245,15 +338,30 @@ describe('AgentPoolService lifecycle', () => {
     const entries = [];
     for (let i = 0; i < 3; i++) entries.push((await start(tenant, `call_${i}`, { subject: 's' })).entry!);
     const refused = await rejection(start(tenant, 'call_3', { subject: 's' }));
-    expect(refused).toMatchObject({ kind: 'resource_exhausted', code: 'TOO_MANY_AGENTS', details: { live: 3, limit: 3 } });
+    expect(refused).toMatchObject({
+      kind: 'resource_exhausted',
+      code: 'TOO_MANY_AGENTS',
+      details: { live: 3, limit: 3 },
+    });
     expect(refused.message).toMatch(/limit is 3/);
-    expect(runner.calls.filter((c) => c.callId === stepCallId(deriveEntryId({ tenantId: tenant, conversationId: 'conv-1', runId: 'run-1', callId: 'call_3' }), 1))).toEqual([]);
+    expect(
+      runner.calls.filter(
+        (c) =>
+          c.callId ===
+          stepCallId(
+            deriveEntryId({ tenantId: tenant, conversationId: 'conv-1', runId: 'run-1', callId: 'call_3' }),
+            1,
+          ),
+      ),
+    ).toEqual([]);
 
     await client.rpc.cancelAgent({ tenantId: tenant, entryId: entries[0]!.entryId });
     expect((await start(tenant, 'call_3', { subject: 's' })).entry!.status).toBe('waiting_for_input');
 
     const racing = unique('t');
-    const results = await Promise.allSettled(Array.from({ length: 6 }, (_, i) => start(racing, `race_${i}`, { subject: 's' })));
+    const results = await Promise.allSettled(
+      Array.from({ length: 6 }, (_, i) => start(racing, `race_${i}`, { subject: 's' })),
+    );
     expect(results.filter((r) => r.status === 'fulfilled')).toHaveLength(3);
     for (const r of results) if (r.status === 'rejected') expect(r.reason).toMatchObject({ code: 'TOO_MANY_AGENTS' });
     expect((await client.rpc.listPending({ tenantId: racing, conversationId: '' })).entries).toHaveLength(3);
@@ -282,7 +390,9 @@ describe('AgentPoolService lifecycle', () => {
     expect(foreignApproval).toMatchObject({ kind: 'not_found', code: 'APPROVAL_NOT_FOUND' });
     expect(foreignApproval.message).toBe(absentApproval.message);
     expect((await client.rpc.listPending({ tenantId: intruder, conversationId: '' })).entries).toEqual([]);
-    expect((await client.rpc.listPending({ tenantId: intruder, conversationId: entry.conversationId })).entries).toEqual([]);
+    expect(
+      (await client.rpc.listPending({ tenantId: intruder, conversationId: entry.conversationId })).entries,
+    ).toEqual([]);
 
     const untouched = (await client.rpc.getAgent({ tenantId: owner, entryId: entry.entryId })).entry;
     expect(untouched).toEqual(entry);
@@ -294,8 +404,13 @@ describe('AgentPoolService lifecycle', () => {
     const { entry } = await start(tenant, 'call_busy', { subject: 'x' });
     runner.delay(400);
     try {
-      const results = await Promise.allSettled([continueAgent(tenant, entry!.entryId, { to: 'a@example.com' }), continueAgent(tenant, entry!.entryId, { to: 'b@example.com' })]);
-      const ok = results.filter((r): r is PromiseFulfilledResult<agentPoolV1.ContinueAgentResponse> => r.status === 'fulfilled');
+      const results = await Promise.allSettled([
+        continueAgent(tenant, entry!.entryId, { to: 'a@example.com' }),
+        continueAgent(tenant, entry!.entryId, { to: 'b@example.com' }),
+      ]);
+      const ok = results.filter(
+        (r): r is PromiseFulfilledResult<agentPoolV1.ContinueAgentResponse> => r.status === 'fulfilled',
+      );
       const failed = results.filter((r): r is PromiseRejectedResult => r.status === 'rejected');
       expect(ok).toHaveLength(1);
       expect(ok[0]!.value.entry).toMatchObject({ status: 'waiting_for_approval', step: 2 });
@@ -327,16 +442,61 @@ describe('AgentPoolService lifecycle', () => {
   });
 
   it.each([
-    ['tenant', () => client.rpc.getAgent({ tenantId: 'bad tenant', entryId: deriveEntryId({ tenantId: 'x', conversationId: 'c', runId: undefined, callId: 'y' }) }), 'INVALID_TENANT_ID'],
+    [
+      'tenant',
+      () =>
+        client.rpc.getAgent({
+          tenantId: 'bad tenant',
+          entryId: deriveEntryId({ tenantId: 'x', conversationId: 'c', runId: undefined, callId: 'y' }),
+        }),
+      'INVALID_TENANT_ID',
+    ],
     ['entry id', () => client.rpc.getAgent({ tenantId: 'acme', entryId: 'nope' }), 'INVALID_ENTRY_ID'],
     ['agent name', () => client.rpc.startAgent(startRequest('acme', 'bad name', 'c1', {})), 'INVALID_AGENT_NAME'],
     ['call id', () => client.rpc.startAgent(startRequest('acme', EMAIL, 'has space', {})), 'INVALID_CALL_ID'],
-    ['arguments', () => client.rpc.startAgent({ ...startRequest('acme', EMAIL, 'c1', {}), argumentsJson: '[1]' }), 'INVALID_ARGUMENTS_JSON'],
-    ['source', () => client.rpc.startAgent(startRequest('acme', EMAIL, 'c1', {}, { source: { kind: 'trigger', taskId: '' } })), 'INVALID_SOURCE'],
-    ['fields', () => client.rpc.continueAgent({ tenantId: 'acme', entryId: deriveEntryId({ tenantId: 'x', conversationId: 'c', runId: undefined, callId: 'y' }), fieldsJson: '{', message: '' }), 'INVALID_FIELDS_JSON'],
-    ['decision', () => resolve('acme', deriveEntryId({ tenantId: 'x', conversationId: 'c', runId: undefined, callId: 'y' }), 'maybe'), 'INVALID_DECISION'],
-    ['no decision', () => resolve('acme', deriveEntryId({ tenantId: 'x', conversationId: 'c', runId: undefined, callId: 'y' }), ''), 'DECISION_REQUIRED'],
-    ['changes without edit', () => resolve('acme', deriveEntryId({ tenantId: 'x', conversationId: 'c', runId: undefined, callId: 'y' }), 'approve', { changesJson: '{"a":1}' }), 'CHANGES_NEED_EDIT'],
+    [
+      'arguments',
+      () => client.rpc.startAgent({ ...startRequest('acme', EMAIL, 'c1', {}), argumentsJson: '[1]' }),
+      'INVALID_ARGUMENTS_JSON',
+    ],
+    [
+      'source',
+      () => client.rpc.startAgent(startRequest('acme', EMAIL, 'c1', {}, { source: { kind: 'trigger', taskId: '' } })),
+      'INVALID_SOURCE',
+    ],
+    [
+      'fields',
+      () =>
+        client.rpc.continueAgent({
+          tenantId: 'acme',
+          entryId: deriveEntryId({ tenantId: 'x', conversationId: 'c', runId: undefined, callId: 'y' }),
+          fieldsJson: '{',
+          message: '',
+        }),
+      'INVALID_FIELDS_JSON',
+    ],
+    [
+      'decision',
+      () =>
+        resolve('acme', deriveEntryId({ tenantId: 'x', conversationId: 'c', runId: undefined, callId: 'y' }), 'maybe'),
+      'INVALID_DECISION',
+    ],
+    [
+      'no decision',
+      () => resolve('acme', deriveEntryId({ tenantId: 'x', conversationId: 'c', runId: undefined, callId: 'y' }), ''),
+      'DECISION_REQUIRED',
+    ],
+    [
+      'changes without edit',
+      () =>
+        resolve(
+          'acme',
+          deriveEntryId({ tenantId: 'x', conversationId: 'c', runId: undefined, callId: 'y' }),
+          'approve',
+          { changesJson: '{"a":1}' },
+        ),
+      'CHANGES_NEED_EDIT',
+    ],
   ])('rejects a bad %s', async (_what, call, code) => {
     expect(await rejection(call())).toMatchObject({ kind: 'invalid_argument', code });
   });
@@ -344,7 +504,10 @@ describe('AgentPoolService lifecycle', () => {
   it('refuses input for an entry that waits for approval', async () => {
     const tenant = unique('t');
     const entry = await awaitingApproval(tenant);
-    await expect(continueAgent(tenant, entry.entryId, {})).rejects.toMatchObject({ kind: 'failed_precondition', code: 'AGENT_AWAITING_APPROVAL' });
+    await expect(continueAgent(tenant, entry.entryId, {})).rejects.toMatchObject({
+      kind: 'failed_precondition',
+      code: 'AGENT_AWAITING_APPROVAL',
+    });
     expect((await client.rpc.getAgent({ tenantId: tenant, entryId: entry.entryId })).entry).toEqual(entry);
   });
 
@@ -353,8 +516,13 @@ describe('AgentPoolService lifecycle', () => {
     const entry = (await start(tenant, 'call_strict', { to: 'a@example.com', subject: 's' }, STRICT)).entry!;
     expect(entry.approval).toMatchObject({ options: ['approve', 'cancel'], allowModification: false });
     const approvalId = entry.approval!.approvalId;
-    expect(await rejection(resolve(tenant, approvalId, 'edit'))).toMatchObject({ kind: 'invalid_argument', code: 'DECISION_NOT_OFFERED' });
-    expect(await rejection(resolve(tenant, approvalId, 'edit', { changesJson: '{"subject":"t"}' }))).toMatchObject({ code: 'DECISION_NOT_OFFERED' });
+    expect(await rejection(resolve(tenant, approvalId, 'edit'))).toMatchObject({
+      kind: 'invalid_argument',
+      code: 'DECISION_NOT_OFFERED',
+    });
+    expect(await rejection(resolve(tenant, approvalId, 'edit', { changesJson: '{"subject":"t"}' }))).toMatchObject({
+      code: 'DECISION_NOT_OFFERED',
+    });
     expect((await client.rpc.getAgent({ tenantId: tenant, entryId: entry.entryId })).entry).toEqual(entry);
     expect(callsOf(entry.entryId)).toHaveLength(1);
     expect((await resolve(tenant, approvalId, 'cancel')).entry!.status).toBe('cancelled');
@@ -374,16 +542,26 @@ describe('schema version guard and runner availability', () => {
     try {
       await server.refreshCatalog();
       const discarded = (await continueAgent(tenant, waitingInput.entryId, { to: 'a@example.com' })).entry!;
-      expect(discarded).toMatchObject({ status: 'error', errorCode: 'SCHEMA_VERSION_CHANGED', schemaVersion: '1', step: 1 });
+      expect(discarded).toMatchObject({
+        status: 'error',
+        errorCode: 'SCHEMA_VERSION_CHANGED',
+        schemaVersion: '1',
+        step: 1,
+      });
       expect(discarded.errorMessage).toMatch(/schema version 1, now schema version 2/);
       expect(discarded.errorMessage).toMatch(/discarded/);
       const alsoDiscarded = (await resolve(tenant, waitingApproval.approval!.approvalId, 'approve')).entry!;
       expect(alsoDiscarded).toMatchObject({ status: 'error', errorCode: 'SCHEMA_VERSION_CHANGED' });
       expect(v2.calls).toEqual([]);
       expect((await client.rpc.listPending({ tenantId: tenant, conversationId: '' })).entries).toEqual([]);
-      expect(await rejection(continueAgent(tenant, waitingInput.entryId, { to: 'a@example.com' }))).toMatchObject({ code: 'AGENT_NOT_WAITING' });
+      expect(await rejection(continueAgent(tenant, waitingInput.entryId, { to: 'a@example.com' }))).toMatchObject({
+        code: 'AGENT_NOT_WAITING',
+      });
       // A new start runs under the new version.
-      expect((await start(tenant, 'call_new', { subject: 's' }, name)).entry).toMatchObject({ status: 'waiting_for_input', schemaVersion: '2' });
+      expect((await start(tenant, 'call_new', { subject: 's' }, name)).entry).toMatchObject({
+        status: 'waiting_for_input',
+        schemaVersion: '2',
+      });
     } finally {
       await v2.stop();
     }
@@ -394,7 +572,9 @@ describe('schema version guard and runner availability', () => {
     const tenant = unique('t');
     const base = emailAgent(name, '1');
     // Publishes version 1 but answers later steps under version 2, as a runner deployed between check and call would.
-    const drifting = await startFakeAgentRunner(nc, [{ ...base, step: (request, version) => base.step(request, request.agent?.phase === 'input' ? '2' : version) }]);
+    const drifting = await startFakeAgentRunner(nc, [
+      { ...base, step: (request, version) => base.step(request, request.agent?.phase === 'input' ? '2' : version) },
+    ]);
     try {
       await server.refreshCatalog();
       const entry = (await start(tenant, 'call_drift', { subject: 's' }, name)).entry!;
@@ -412,11 +592,16 @@ describe('schema version guard and runner availability', () => {
       name: unique('plain-runner').replaceAll('_', '-'),
       version: '1.0.0',
       logger,
-      tools: [defineTool({ name, description: 'a plain tool', input: z.object({}), handler: async () => ({ ok: true }) })],
+      tools: [
+        defineTool({ name, description: 'a plain tool', input: z.object({}), handler: async () => ({ ok: true }) }),
+      ],
     });
     try {
       await server.refreshCatalog();
-      expect(await rejection(start(unique('t'), 'call_plain', {}, name))).toMatchObject({ kind: 'failed_precondition', code: 'NOT_AN_AGENT' });
+      expect(await rejection(start(unique('t'), 'call_plain', {}, name))).toMatchObject({
+        kind: 'failed_precondition',
+        code: 'NOT_AN_AGENT',
+      });
     } finally {
       await plain.stop(1_000);
     }
@@ -433,14 +618,22 @@ describe('schema version guard and runner availability', () => {
     const error = await rejection(continueAgent(tenant, entry.entryId, { to: 'a@example.com' }));
     expect(error).toMatchObject({ kind: 'unavailable', code: 'AGENT_UNAVAILABLE' });
     expect((await client.rpc.getAgent({ tenantId: tenant, entryId: entry.entryId })).entry).toEqual(entry);
-    expect(await rejection(start(tenant, 'call_off_2', { subject: 's' }, name))).toMatchObject({ kind: 'unavailable', code: 'AGENT_UNAVAILABLE' });
-    expect(await rejection(start(tenant, 'call_off_2', { subject: 's' }, name))).toMatchObject({ code: 'AGENT_UNAVAILABLE' });
+    expect(await rejection(start(tenant, 'call_off_2', { subject: 's' }, name))).toMatchObject({
+      kind: 'unavailable',
+      code: 'AGENT_UNAVAILABLE',
+    });
+    expect(await rejection(start(tenant, 'call_off_2', { subject: 's' }, name))).toMatchObject({
+      code: 'AGENT_UNAVAILABLE',
+    });
 
     // Back online: the same entry continues where it was.
     const again = await startFakeAgentRunner(nc, [emailAgent(name)]);
     try {
       await server.refreshCatalog();
-      expect((await continueAgent(tenant, entry.entryId, { to: 'a@example.com' })).entry).toMatchObject({ status: 'waiting_for_approval', step: 2 });
+      expect((await continueAgent(tenant, entry.entryId, { to: 'a@example.com' })).entry).toMatchObject({
+        status: 'waiting_for_approval',
+        step: 2,
+      });
     } finally {
       await again.stop();
     }

@@ -5,7 +5,16 @@ import type { CatalogEntry, ToolLookup } from '@platform/tool-sdk';
 import type pg from 'pg';
 import type { AgentStepCall, ApprovedToolCall, CallFailure, StepResult, ToolRunResult } from './agent-step-client.js';
 import { gateApprovalRequest, gatedArguments } from './approval-gate.js';
-import { approvalNotFound, CANCELLED, entryNotFound, notLive, notWaitingFor, SCHEMA_VERSION_CHANGED, stateOf, stateVersion } from './entry-states.js';
+import {
+  approvalNotFound,
+  CANCELLED,
+  entryNotFound,
+  notLive,
+  notWaitingFor,
+  SCHEMA_VERSION_CHANGED,
+  stateOf,
+  stateVersion,
+} from './entry-states.js';
 import type { AgentPoolConfig } from './config.js';
 import { decidedState, userDecisionState, type UserDecisionInput } from './user-decision.js';
 import {
@@ -34,7 +43,14 @@ export interface StepSender {
   runTool(call: ApprovedToolCall): Promise<ToolRunResult>;
 }
 
-export type PoolSettings = Pick<AgentPoolConfig, 'MAX_LIVE_AGENTS_PER_TENANT' | 'AGENT_INPUT_TTL_MS' | 'AGENT_PAUSED_TTL_MS' | 'AGENT_STEP_TIMEOUT_MS' | 'APPROVAL_TIMEOUT_MINUTES'>;
+export type PoolSettings = Pick<
+  AgentPoolConfig,
+  | 'MAX_LIVE_AGENTS_PER_TENANT'
+  | 'AGENT_INPUT_TTL_MS'
+  | 'AGENT_PAUSED_TTL_MS'
+  | 'AGENT_STEP_TIMEOUT_MS'
+  | 'APPROVAL_TIMEOUT_MINUTES'
+>;
 
 export interface AgentPoolOptions {
   db: pg.Pool;
@@ -116,12 +132,22 @@ export class AgentPool {
     if (existing) return { entry: existing, duplicate: true };
     await this.checkLimit(this.db, input.tenantId);
     if (input.approvalGate) return this.startGate(input);
-    if (input.userDecision) return this.startWaiting(input, 'user_decision', userDecisionState(input.agentName, input.userDecision), 'decision waits for the user');
+    if (input.userDecision)
+      return this.startWaiting(
+        input,
+        'user_decision',
+        userDecisionState(input.agentName, input.userDecision),
+        'decision waits for the user',
+      );
     const entryId = deriveEntryId(key);
     const lookup = this.options.agents.lookup(input.agentName);
     const descriptor = lookup.state === 'online' ? lookup.entry : undefined;
     if (descriptor && descriptor.kind !== 'agent') {
-      throw new PlatformError('failed_precondition', 'NOT_AN_AGENT', `'${input.agentName}' is a plain tool, not an agent-tool; call it as a tool`);
+      throw new PlatformError(
+        'failed_precondition',
+        'NOT_AN_AGENT',
+        `'${input.agentName}' is a plain tool, not an agent-tool; call it as a tool`,
+      );
     }
     return inTransaction(this.db, async (client) => {
       await entryStore.lockStart(client, key);
@@ -139,7 +165,10 @@ export class AgentPool {
         dedupe: descriptor?.dedupe,
         credentialGrant: input.credentialGrant,
       });
-      const state = { schema_version: descriptor?.agentSchemaVersion ?? '', ...this.stateAfter(result, input.agentName) };
+      const state = {
+        schema_version: descriptor?.agentSchemaVersion ?? '',
+        ...this.stateAfter(result, input.agentName),
+      };
       if (isLive(state.status)) {
         // Starts of one tenant serialize only here, for the count: the runner calls ran in parallel.
         await entryStore.lockTenantLimit(client, input.tenantId);
@@ -173,15 +202,37 @@ export class AgentPool {
   private async startGate(input: StartInput): Promise<{ entry: EntryRow; duplicate: boolean }> {
     const tool = await this.onlineEntry(input.agentName);
     if (tool.kind !== 'tool') {
-      throw new PlatformError('failed_precondition', 'NOT_A_PLAIN_TOOL', `'${input.agentName}' is an agent-tool, which asks for approval itself; start it without approval_gate`);
+      throw new PlatformError(
+        'failed_precondition',
+        'NOT_A_PLAIN_TOOL',
+        `'${input.agentName}' is an agent-tool, which asks for approval itself; start it without approval_gate`,
+      );
     }
-    const { approval, prompt } = gateApprovalRequest(input.agentName, input.arguments, this.settings.APPROVAL_TIMEOUT_MINUTES);
-    const state = { status: 'waiting_for_approval' as const, schema_version: tool.schemaHash, collected: input.arguments, prompt, approval_id: randomUUID(), approval, expires_in_ms: approval.timeoutMinutes * 60_000, step: 0 };
+    const { approval, prompt } = gateApprovalRequest(
+      input.agentName,
+      input.arguments,
+      this.settings.APPROVAL_TIMEOUT_MINUTES,
+    );
+    const state = {
+      status: 'waiting_for_approval' as const,
+      schema_version: tool.schemaHash,
+      collected: input.arguments,
+      prompt,
+      approval_id: randomUUID(),
+      approval,
+      expires_in_ms: approval.timeoutMinutes * 60_000,
+      step: 0,
+    };
     return this.startWaiting(input, 'approval_gate', state, 'tool call waits for approval');
   }
 
   /** Stores a waiting entry nobody runs (a gated call, a user decision), counted against the tenant's limit. */
-  private startWaiting(input: StartInput, kind: EntryKind, state: EntryPatch & { status: EntryStatus; schema_version: string }, what: string): Promise<{ entry: EntryRow; duplicate: boolean }> {
+  private startWaiting(
+    input: StartInput,
+    kind: EntryKind,
+    state: EntryPatch & { status: EntryStatus; schema_version: string },
+    what: string,
+  ): Promise<{ entry: EntryRow; duplicate: boolean }> {
     const key: CallKey = input;
     return inTransaction(this.db, async (client) => {
       await entryStore.lockStart(client, key);
@@ -214,29 +265,56 @@ export class AgentPool {
   continue(input: ContinueInput): Promise<EntryRow> {
     return this.change(input.tenantId, { entryId: input.entryId }, entryNotFound, async (client, row) => {
       if (row.status !== 'waiting_for_input') return { row, reject: notWaitingFor('waiting_for_input', row) };
-      return this.step(client, row, { phase: 'input', collected: row.collected, fields: input.fields, message: input.message }, input.deadlineAt, input.credentialGrant);
+      return this.step(
+        client,
+        row,
+        { phase: 'input', collected: row.collected, fields: input.fields, message: input.message },
+        input.deadlineAt,
+        input.credentialGrant,
+      );
     });
   }
 
   /** Gives a waiting_for_approval entry the user's decision (step phase `approval`). */
   resolve(input: ResolveInput): Promise<EntryRow> {
     return this.change(input.tenantId, { approvalId: input.approvalId }, approvalNotFound, async (client, row) => {
-      if (row.status !== 'waiting_for_approval' || !row.approval) return { row, reject: notWaitingFor('waiting_for_approval', row) };
+      if (row.status !== 'waiting_for_approval' || !row.approval)
+        return { row, reject: notWaitingFor('waiting_for_approval', row) };
       const approval = row.approval;
       if (input.decision && !approval.options.includes(input.decision)) {
-        return { row, reject: errors.invalidArgument('DECISION_NOT_OFFERED', `decision '${input.decision}' is not offered; the options are ${approval.options.join(', ')}`) };
+        return {
+          row,
+          reject: errors.invalidArgument(
+            'DECISION_NOT_OFFERED',
+            `decision '${input.decision}' is not offered; the options are ${approval.options.join(', ')}`,
+          ),
+        };
       }
       if (input.changes && Object.keys(input.changes).length > 0 && !approval.allowModification) {
-        return { row, reject: errors.invalidArgument('MODIFICATION_NOT_ALLOWED', 'this approval request does not accept changes') };
+        return {
+          row,
+          reject: errors.invalidArgument('MODIFICATION_NOT_ALLOWED', 'this approval request does not accept changes'),
+        };
       }
       if (row.kind === 'user_decision') {
-        const decided = await entryStore.update(client, row.entry_id, decidedState(input.decision, input.changes, input.reply));
+        const decided = await entryStore.update(
+          client,
+          row.entry_id,
+          decidedState(input.decision, input.changes, input.reply),
+        );
         this.logStep(decided, 'user decided');
         return { row: decided };
       }
       if (row.kind === 'approval_gate') {
         // Nobody is there to read a reply: a gated call takes a decision.
-        if (!input.decision) return { row, reject: errors.invalidArgument('DECISION_REQUIRED', 'a tool call waiting for approval takes a decision: approve, edit or cancel') };
+        if (!input.decision)
+          return {
+            row,
+            reject: errors.invalidArgument(
+              'DECISION_REQUIRED',
+              'a tool call waiting for approval takes a decision: approve, edit or cancel',
+            ),
+          };
         return this.decideGate(client, row, input.decision, input.changes, input.deadlineAt, input.credentialGrant);
       }
       const step: AgentStepInput = {
@@ -265,8 +343,13 @@ export class AgentPool {
   pause(tenantId: string, entryId: string): Promise<EntryRow> {
     return this.change(tenantId, { entryId }, entryNotFound, async (client, row) => {
       if (row.status === 'paused') return { row };
-      if (row.status !== 'waiting_for_input' && row.status !== 'waiting_for_approval') return { row, reject: notLive(row) };
-      const paused = await entryStore.update(client, row.entry_id, { status: 'paused', paused_from: row.status, expires_in_ms: this.settings.AGENT_PAUSED_TTL_MS });
+      if (row.status !== 'waiting_for_input' && row.status !== 'waiting_for_approval')
+        return { row, reject: notLive(row) };
+      const paused = await entryStore.update(client, row.entry_id, {
+        status: 'paused',
+        paused_from: row.status,
+        expires_in_ms: this.settings.AGENT_PAUSED_TTL_MS,
+      });
       this.logStep(paused, 'agent paused');
       return { row: paused };
     });
@@ -277,8 +360,15 @@ export class AgentPool {
     return this.change(tenantId, { entryId }, entryNotFound, async (client, row) => {
       if (row.status === 'waiting_for_input' || row.status === 'waiting_for_approval') return { row };
       if (row.status !== 'paused' || !row.paused_from) return { row, reject: notLive(row) };
-      const wait = row.paused_from === 'waiting_for_approval' && row.approval ? row.approval.timeoutMinutes * 60_000 : this.settings.AGENT_INPUT_TTL_MS;
-      const resumed = await entryStore.update(client, row.entry_id, { status: row.paused_from, paused_from: null, expires_in_ms: wait });
+      const wait =
+        row.paused_from === 'waiting_for_approval' && row.approval
+          ? row.approval.timeoutMinutes * 60_000
+          : this.settings.AGENT_INPUT_TTL_MS;
+      const resumed = await entryStore.update(client, row.entry_id, {
+        status: row.paused_from,
+        paused_from: null,
+        expires_in_ms: wait,
+      });
       this.logStep(resumed, 'agent resumed');
       return { row: resumed };
     });
@@ -323,7 +413,13 @@ export class AgentPool {
   }
 
   /** One step on a locked live entry: schema version guard, runner call, new state. */
-  private async step(client: pg.PoolClient, row: EntryRow, agent: AgentStepInput, callerDeadlineAt: number, credentialGrant?: string): Promise<Outcome> {
+  private async step(
+    client: pg.PoolClient,
+    row: EntryRow,
+    agent: AgentStepInput,
+    callerDeadlineAt: number,
+    credentialGrant?: string,
+  ): Promise<Outcome> {
     const checked = await this.checkedRunner(client, row);
     if ('discarded' in checked) return { row: checked.discarded };
     const descriptor = checked.runner;
@@ -341,13 +437,22 @@ export class AgentPool {
     });
     if (result.kind === 'output' && result.output.schemaVersion !== row.schema_version) {
       // A runner deployed between the check and the call: keep a finished action, never a mixed state.
-      if (result.output.state !== 'completed') return { row: await this.discard(client, row, result.output.schemaVersion, row.step + 1) };
+      if (result.output.state !== 'completed')
+        return { row: await this.discard(client, row, result.output.schemaVersion, row.step + 1) };
       this.options.logger.warn(
-        { entryId: row.entry_id, agent: row.agent_name, saved: row.schema_version, current: result.output.schemaVersion },
+        {
+          entryId: row.entry_id,
+          agent: row.agent_name,
+          saved: row.schema_version,
+          current: result.output.schemaVersion,
+        },
         'agent completed under a new schema version; keeping its result',
       );
     }
-    const updated = await entryStore.update(client, row.entry_id, { ...this.stateAfter(result, row.agent_name), step: row.step + 1 });
+    const updated = await entryStore.update(client, row.entry_id, {
+      ...this.stateAfter(result, row.agent_name),
+      step: row.step + 1,
+    });
     this.logStep(updated, 'agent step');
     return { row: updated };
   }
@@ -388,7 +493,14 @@ export class AgentPool {
     });
     const state: EntryPatch =
       result.kind === 'output'
-        ? { status: 'completed', result: result.output ?? null, paused_from: null, prompt: null, missing: null, expires_at: null }
+        ? {
+            status: 'completed',
+            result: result.output ?? null,
+            paused_from: null,
+            prompt: null,
+            missing: null,
+            expires_at: null,
+          }
         : this.failedState(result, row.agent_name);
     const updated = await entryStore.update(client, row.entry_id, { ...state, collected: args, step: row.step + 1 });
     this.logStep(updated, decision === 'edit' ? 'tool call ran as edited' : 'tool call ran as approved');
@@ -400,7 +512,10 @@ export class AgentPool {
    * (a mismatch discards the entry: it is never run). The catalog may lag behind a deploy
    * (either way), so it is asked again before anything is discarded.
    */
-  private async checkedRunner(client: pg.PoolClient, row: EntryRow): Promise<{ runner: CatalogEntry } | { discarded: EntryRow }> {
+  private async checkedRunner(
+    client: pg.PoolClient,
+    row: EntryRow,
+  ): Promise<{ runner: CatalogEntry } | { discarded: EntryRow }> {
     const runner = await this.onlineEntry(row.agent_name);
     if (stateVersion(row.kind, runner) === row.schema_version) return { runner };
     const again = await this.onlineEntry(row.agent_name, true);
@@ -410,10 +525,22 @@ export class AgentPool {
   }
 
   /** The entry's fields were saved under another schema version: end it, never run it. */
-  private async discard(client: pg.PoolClient, row: EntryRow, current: string | undefined, step: number): Promise<EntryRow> {
+  private async discard(
+    client: pg.PoolClient,
+    row: EntryRow,
+    current: string | undefined,
+    step: number,
+  ): Promise<EntryRow> {
     const now = current === undefined ? 'no schema version' : `schema version ${current}`;
     this.options.logger.warn(
-      { entryId: row.entry_id, tenantId: row.tenant_id, agent: row.agent_name, kind: row.kind, saved: row.schema_version, current: current ?? null },
+      {
+        entryId: row.entry_id,
+        tenantId: row.tenant_id,
+        agent: row.agent_name,
+        kind: row.kind,
+        saved: row.schema_version,
+        current: current ?? null,
+      },
       'discarded a waiting entry: its schema version changed',
     );
     const message =
@@ -442,21 +569,39 @@ export class AgentPool {
       found = this.options.agents.lookup(name);
     }
     if (found.state === 'online') return found.entry;
-    throw errors.unavailable('AGENT_UNAVAILABLE', `no runner serves '${name}' right now; the entry is unchanged, try again later`, { retryAfterSeconds: 5 });
+    throw errors.unavailable(
+      'AGENT_UNAVAILABLE',
+      `no runner serves '${name}' right now; the entry is unchanged, try again later`,
+      { retryAfterSeconds: 5 },
+    );
   }
 
   /** The new state after a step, or the error for a step that did not happen (the transaction then rolls back). */
   private stateAfter(result: StepResult, agentName: string): EntryPatch & { status: EntryStatus } {
-    return result.kind === 'output' ? stateOf(result.output, this.settings.AGENT_INPUT_TTL_MS) : this.failedState(result, agentName);
+    return result.kind === 'output'
+      ? stateOf(result.output, this.settings.AGENT_INPUT_TTL_MS)
+      : this.failedState(result, agentName);
   }
 
   /** A call the runner refused ends the entry in status error; one that did not happen is thrown (rolled back). */
   private failedState(result: CallFailure, agentName: string): EntryPatch & { status: EntryStatus } {
     switch (result.kind) {
       case 'rejected':
-        return { status: 'error', error_code: result.code, error_message: result.message, paused_from: null, prompt: null, missing: null, expires_at: null };
+        return {
+          status: 'error',
+          error_code: result.code,
+          error_message: result.message,
+          paused_from: null,
+          prompt: null,
+          missing: null,
+          expires_at: null,
+        };
       case 'unavailable':
-        throw errors.unavailable('AGENT_UNAVAILABLE', `${result.message}; the agent entry is unchanged, try again later`, { retryAfterSeconds: 1 });
+        throw errors.unavailable(
+          'AGENT_UNAVAILABLE',
+          `${result.message}; the agent entry is unchanged, try again later`,
+          { retryAfterSeconds: 1 },
+        );
       case 'timeout':
         throw new PlatformError(
           'deadline_exceeded',
@@ -485,6 +630,16 @@ export class AgentPool {
   }
 
   private logStep(row: EntryRow, msg: string): void {
-    this.options.logger.info({ entryId: row.entry_id, tenantId: row.tenant_id, agent: row.agent_name, status: row.status, step: row.step, errorCode: row.error_code ?? undefined }, msg);
+    this.options.logger.info(
+      {
+        entryId: row.entry_id,
+        tenantId: row.tenant_id,
+        agent: row.agent_name,
+        status: row.status,
+        step: row.step,
+        errorCode: row.error_code ?? undefined,
+      },
+      msg,
+    );
   }
 }

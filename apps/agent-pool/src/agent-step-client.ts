@@ -1,4 +1,10 @@
-import { AgentStepOutput, type AgentCallRequest, type AgentStepInput, type SideEffect, type ToolCallResponse } from '@platform/contracts';
+import {
+  AgentStepOutput,
+  type AgentCallRequest,
+  type AgentStepInput,
+  type SideEffect,
+  type ToolCallResponse,
+} from '@platform/contracts';
 import type { Logger } from '@platform/service-kit';
 import type { ToolClient } from '@platform/tool-sdk';
 
@@ -82,7 +88,11 @@ function failureOf(response: Exclude<ToolCallResponse, { status: 'success' }>): 
       if (NOT_TAKEN.has(response.error.code)) return { kind: 'unavailable', message: response.error.message };
       return { kind: 'rejected', code: response.error.code, message: response.error.message };
     case 'invalid':
-      return { kind: 'rejected', code: response.error.code, message: `${response.error.message}${describeIssues(response.error.issues)}` };
+      return {
+        kind: 'rejected',
+        code: response.error.code,
+        message: `${response.error.message}${describeIssues(response.error.issues)}`,
+      };
   }
 }
 
@@ -95,7 +105,10 @@ export class AgentStepClient {
   constructor(private readonly options: AgentStepClientOptions) {}
 
   async step(call: AgentStepCall): Promise<StepResult> {
-    const response = await this.send({ ...call, toolName: call.agentName, arguments: call.request.arguments }, call.request.agent);
+    const response = await this.send(
+      { ...call, toolName: call.agentName, arguments: call.request.arguments },
+      call.request.agent,
+    );
     return this.classify(call, response);
   }
 
@@ -125,8 +138,15 @@ export class AgentStepClient {
     if (response.status !== 'success') return failureOf(response);
     const output = AgentStepOutput.safeParse(this.withApprovalTimeout(response.output));
     if (output.success) return { kind: 'output', output: output.data };
-    this.options.logger.warn({ agent: call.agentName, callId: call.callId, issues: output.error.issues }, 'agent runner sent an output that breaks the agent protocol');
-    return { kind: 'rejected', code: 'AGENT_PROTOCOL_VIOLATION', message: `the agent '${call.agentName}' answered with an output that is not an agent step state` };
+    this.options.logger.warn(
+      { agent: call.agentName, callId: call.callId, issues: output.error.issues },
+      'agent runner sent an output that breaks the agent protocol',
+    );
+    return {
+      kind: 'rejected',
+      code: 'AGENT_PROTOCOL_VIOLATION',
+      message: `the agent '${call.agentName}' answered with an output that is not an agent step state`,
+    };
   }
 
   /** An approval request without `timeoutMinutes` gets the configured default instead of failing the step. */
@@ -134,7 +154,13 @@ export class AgentStepClient {
     if (!output || typeof output !== 'object') return output;
     const o = output as Record<string, unknown>;
     const approval = o['approval'];
-    if (o['state'] !== 'waiting_for_approval' || !approval || typeof approval !== 'object' || 'timeoutMinutes' in approval) return output;
+    if (
+      o['state'] !== 'waiting_for_approval' ||
+      !approval ||
+      typeof approval !== 'object' ||
+      'timeoutMinutes' in approval
+    )
+      return output;
     return { ...o, approval: { ...approval, timeoutMinutes: this.options.defaultApprovalTimeoutMinutes ?? 30 } };
   }
 }

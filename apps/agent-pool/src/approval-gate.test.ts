@@ -10,7 +10,15 @@ import { z } from 'zod';
 import type { AgentPoolConfig } from './config.js';
 import { startAgentPoolServer, type AgentPoolServer } from './server.js';
 import { emailAgent, startFakeAgentRunner, type FakeAgentRunner } from './test-support/fake-agent-runner.js';
-import { connectTestNats, poolClient, rejection, startRequest, testPoolConfig, unique, type PoolClient } from './test-support/pool-client.js';
+import {
+  connectTestNats,
+  poolClient,
+  rejection,
+  startRequest,
+  testPoolConfig,
+  unique,
+  type PoolClient,
+} from './test-support/pool-client.js';
 
 const logger = createLogger({ service: 'approval-gate-test', level: 'silent' });
 const DELETE = unique('delete_file');
@@ -43,7 +51,13 @@ let tools: Awaited<ReturnType<typeof serveRunner>>;
 let agents: FakeAgentRunner;
 
 async function serveTools(input: z.ZodObject): Promise<void> {
-  tools = await serveRunner({ nc, name: unique('gated-runner').replaceAll('_', '-'), version: '1.0.0', logger, tools: [deleteFile(input)] });
+  tools = await serveRunner({
+    nc,
+    name: unique('gated-runner').replaceAll('_', '-'),
+    version: '1.0.0',
+    logger,
+    tools: [deleteFile(input)],
+  });
   await server.refreshCatalog();
 }
 
@@ -69,7 +83,13 @@ function gate(tenantId: string, callId: string, args: Record<string, unknown>, t
 }
 
 function decide(tenantId: string, approvalId: string, decision: string, changes?: Record<string, unknown>, reply = '') {
-  return client.rpc.resolveApproval({ tenantId, approvalId, decision, changesJson: changes ? JSON.stringify(changes) : '', reply });
+  return client.rpc.resolveApproval({
+    tenantId,
+    approvalId,
+    decision,
+    changesJson: changes ? JSON.stringify(changes) : '',
+    reply,
+  });
 }
 
 const ranFor = (callId: string) => executions.filter((e) => e.callId === callId);
@@ -85,14 +105,23 @@ describe('a plain tool that requires approval', () => {
       agentName: DELETE,
       callId: 'call_g1',
       step: 0,
-      approval: { agentName: DELETE, actionSummary: `Run ${DELETE} with {"path":"/tmp/report.txt"}`, options: ['approve', 'edit', 'cancel'], allowModification: true, timeoutMinutes: 15 },
+      approval: {
+        agentName: DELETE,
+        actionSummary: `Run ${DELETE} with {"path":"/tmp/report.txt"}`,
+        options: ['approve', 'edit', 'cancel'],
+        allowModification: true,
+        timeoutMinutes: 15,
+      },
     });
     expect(JSON.parse(entry!.approval!.detailsJson)).toEqual({ path: '/tmp/report.txt' });
     expect(entry!.prompt).toContain('needs your approval');
     expect(entry!.expiresAt!.getTime() - Date.now()).toBeGreaterThan(14 * 60_000);
     expect(ranFor('call_g1')).toEqual([]);
     // A repeated start is the same entry, still waiting.
-    expect(await gate(tenant, 'call_g1', { path: '/tmp/report.txt' })).toMatchObject({ duplicate: true, entry: { entryId: entry!.entryId, status: 'waiting_for_approval' } });
+    expect(await gate(tenant, 'call_g1', { path: '/tmp/report.txt' })).toMatchObject({
+      duplicate: true,
+      entry: { entryId: entry!.entryId, status: 'waiting_for_approval' },
+    });
     const { entries } = await client.rpc.listPending({ tenantId: tenant, conversationId: '' });
     expect(entries.map((e) => e.entryId)).toEqual([entry!.entryId]);
   });
@@ -105,14 +134,17 @@ describe('a plain tool that requires approval', () => {
     expect(JSON.parse(done.resultJson)).toEqual({ deleted: '/tmp/a.txt' });
     expect(ranFor('call_g2')).toEqual([{ callId: 'call_g2', input: { path: '/tmp/a.txt', force: false } }]);
     // Decided once: a second decision is refused and runs nothing.
-    expect(await rejection(decide(tenant, entry!.approval!.approvalId, 'approve'))).toMatchObject({ code: 'AGENT_NOT_WAITING' });
+    expect(await rejection(decide(tenant, entry!.approval!.approvalId, 'approve'))).toMatchObject({
+      code: 'AGENT_NOT_WAITING',
+    });
     expect(ranFor('call_g2')).toHaveLength(1);
   });
 
   it('runs with the user\'s changes laid over the arguments after "edit"', async () => {
     const tenant = unique('t');
     const { entry } = await gate(tenant, 'call_g3', { path: '/tmp/b.txt' });
-    const done = (await decide(tenant, entry!.approval!.approvalId, 'edit', { path: '/tmp/c.txt', force: true })).entry!;
+    const done = (await decide(tenant, entry!.approval!.approvalId, 'edit', { path: '/tmp/c.txt', force: true }))
+      .entry!;
     expect(done).toMatchObject({ status: 'completed' });
     expect(JSON.parse(done.collectedJson)).toEqual({ path: '/tmp/c.txt', force: true });
     expect(ranFor('call_g3')).toEqual([{ callId: 'call_g3', input: { path: '/tmp/c.txt', force: true } }]);
@@ -129,14 +161,23 @@ describe('a plain tool that requires approval', () => {
   it('needs a decision (nobody reads a free-text reply), and keeps waiting without one', async () => {
     const tenant = unique('t');
     const { entry } = await gate(tenant, 'call_g5', { path: '/tmp/e.txt' });
-    expect(await rejection(decide(tenant, entry!.approval!.approvalId, '', undefined, 'hmm, not sure'))).toMatchObject({ kind: 'invalid_argument', code: 'DECISION_REQUIRED' });
-    expect((await client.rpc.getAgent({ tenantId: tenant, entryId: entry!.entryId })).entry).toMatchObject({ status: 'waiting_for_approval' });
+    expect(await rejection(decide(tenant, entry!.approval!.approvalId, '', undefined, 'hmm, not sure'))).toMatchObject({
+      kind: 'invalid_argument',
+      code: 'DECISION_REQUIRED',
+    });
+    expect((await client.rpc.getAgent({ tenantId: tenant, entryId: entry!.entryId })).entry).toMatchObject({
+      status: 'waiting_for_approval',
+    });
   });
 
-  it('ends in status error with the tool\'s failure, or its input problems after an edit', async () => {
+  it("ends in status error with the tool's failure, or its input problems after an edit", async () => {
     const tenant = unique('t');
     const locked = (await gate(tenant, 'call_g6', { path: '/locked' })).entry!;
-    expect((await decide(tenant, locked.approval!.approvalId, 'approve')).entry).toMatchObject({ status: 'error', errorCode: 'HANDLER_FAILED', errorMessage: 'the file is locked' });
+    expect((await decide(tenant, locked.approval!.approvalId, 'approve')).entry).toMatchObject({
+      status: 'error',
+      errorCode: 'HANDLER_FAILED',
+      errorMessage: 'the file is locked',
+    });
     const edited = (await gate(tenant, 'call_g7', { path: '/tmp/f.txt' })).entry!;
     const invalid = (await decide(tenant, edited.approval!.approvalId, 'edit', { path: 42 })).entry!;
     expect(invalid).toMatchObject({ status: 'error', errorCode: 'INVALID_ARGUMENTS' });
@@ -146,16 +187,25 @@ describe('a plain tool that requires approval', () => {
 
   it('keeps another tenant out: its approval ids are not found', async () => {
     const { entry } = await gate(unique('t'), 'call_g8', { path: '/tmp/g.txt' });
-    expect(await rejection(decide(unique('other'), entry!.approval!.approvalId, 'approve'))).toMatchObject({ kind: 'not_found', code: 'APPROVAL_NOT_FOUND' });
+    expect(await rejection(decide(unique('other'), entry!.approval!.approvalId, 'approve'))).toMatchObject({
+      kind: 'not_found',
+      code: 'APPROVAL_NOT_FOUND',
+    });
     expect(ranFor('call_g8')).toEqual([]);
   });
 
   it('is refused for an agent-tool (which asks itself) and for a tool no runner serves', async () => {
-    expect(await rejection(gate(unique('t'), 'call_g9', {}, AGENT))).toMatchObject({ kind: 'failed_precondition', code: 'NOT_A_PLAIN_TOOL' });
-    expect(await rejection(gate(unique('t'), 'call_g10', {}, unique('nobody')))).toMatchObject({ kind: 'unavailable', code: 'AGENT_UNAVAILABLE' });
+    expect(await rejection(gate(unique('t'), 'call_g9', {}, AGENT))).toMatchObject({
+      kind: 'failed_precondition',
+      code: 'NOT_A_PLAIN_TOOL',
+    });
+    expect(await rejection(gate(unique('t'), 'call_g10', {}, unique('nobody')))).toMatchObject({
+      kind: 'unavailable',
+      code: 'AGENT_UNAVAILABLE',
+    });
   });
 
-  it('survives a restart of the pool, and is discarded, never run, when the tool\'s input changed meanwhile', async () => {
+  it("survives a restart of the pool, and is discarded, never run, when the tool's input changed meanwhile", async () => {
     const tenant = unique('t');
     const kept = (await gate(tenant, 'call_g11', { path: '/tmp/h.txt' })).entry!;
     const drifting = (await gate(tenant, 'call_g12', { path: '/tmp/i.txt' })).entry!;

@@ -40,7 +40,10 @@ export const AgentPoolConfig = z.object({
   /** Finished entries are deleted this many days after their last change; 0 keeps them forever. */
   FINISHED_RETENTION_DAYS: env.nonNegativeInt().default(30),
   /** JetStream stream of the pool's events (subjects `platform.agent-pool.events.>`), created if missing. */
-  EVENTS_STREAM: z.string().regex(/^[A-Za-z0-9_-]{1,64}$/, 'must be 1-64 letters, digits, "_" or "-"').default('AGENT_POOL_EVENTS'),
+  EVENTS_STREAM: z
+    .string()
+    .regex(/^[A-Za-z0-9_-]{1,64}$/, 'must be 1-64 letters, digits, "_" or "-"')
+    .default('AGENT_POOL_EVENTS'),
   /** How long the stream keeps events. */
   EVENTS_MAX_AGE_HOURS: env.positiveInt().default(7 * 24),
   /** Runner discovery (the live catalog the schema version guard reads). */

@@ -18,17 +18,33 @@ export function approvalNotFound(): PlatformError {
 }
 
 function precondition(code: string, message: string, row: EntryRow): PlatformError {
-  return new PlatformError('failed_precondition', code, message, { details: { entryId: row.entry_id, status: row.status } });
+  return new PlatformError('failed_precondition', code, message, {
+    details: { entryId: row.entry_id, status: row.status },
+  });
 }
 
 /** Why an entry cannot take the step the caller asked for. */
 export function notWaitingFor(wanted: WaitingStatus, row: EntryRow): PlatformError {
-  if (row.status === 'paused') return precondition('AGENT_PAUSED', `the agent entry ${row.entry_id} is paused; resume it first`, row);
+  if (row.status === 'paused')
+    return precondition('AGENT_PAUSED', `the agent entry ${row.entry_id} is paused; resume it first`, row);
   if (row.status === 'waiting_for_approval') {
-    return precondition('AGENT_AWAITING_APPROVAL', `the agent entry ${row.entry_id} waits for approval; answer approval ${row.approval_id} with ResolveApproval`, row);
+    return precondition(
+      'AGENT_AWAITING_APPROVAL',
+      `the agent entry ${row.entry_id} waits for approval; answer approval ${row.approval_id} with ResolveApproval`,
+      row,
+    );
   }
-  if (row.status === 'waiting_for_input') return precondition('AGENT_AWAITING_INPUT', `the agent entry ${row.entry_id} waits for input; answer it with ContinueAgent`, row);
-  return precondition('AGENT_NOT_WAITING', `the agent entry ${row.entry_id} is ${row.status} and takes no more ${wanted === 'waiting_for_input' ? 'input' : 'decisions'}`, row);
+  if (row.status === 'waiting_for_input')
+    return precondition(
+      'AGENT_AWAITING_INPUT',
+      `the agent entry ${row.entry_id} waits for input; answer it with ContinueAgent`,
+      row,
+    );
+  return precondition(
+    'AGENT_NOT_WAITING',
+    `the agent entry ${row.entry_id} is ${row.status} and takes no more ${wanted === 'waiting_for_input' ? 'input' : 'decisions'}`,
+    row,
+  );
 }
 
 export function notLive(row: EntryRow): PlatformError {
@@ -36,15 +52,39 @@ export function notLive(row: EntryRow): PlatformError {
 }
 
 /** The state columns of an agent's answer. */
-export function stateOf(output: AgentStepOutput, inputTtlMs: number): EntryPatch & { status: EntryStatus; schema_version: string } {
-  const base = { schema_version: output.schemaVersion, collected: output.collected, paused_from: null, error_code: null, error_message: null };
+export function stateOf(
+  output: AgentStepOutput,
+  inputTtlMs: number,
+): EntryPatch & { status: EntryStatus; schema_version: string } {
+  const base = {
+    schema_version: output.schemaVersion,
+    collected: output.collected,
+    paused_from: null,
+    error_code: null,
+    error_message: null,
+  };
   switch (output.state) {
     case 'completed':
-      return { ...base, status: 'completed', result: output.result ?? null, prompt: null, missing: null, expires_at: null };
+      return {
+        ...base,
+        status: 'completed',
+        result: output.result ?? null,
+        prompt: null,
+        missing: null,
+        expires_at: null,
+      };
     case 'cancelled':
       return { ...base, status: 'cancelled', result: output.message, prompt: null, missing: null, expires_at: null };
     case 'waiting_for_input':
-      return { ...base, status: 'waiting_for_input', prompt: output.prompt, missing: output.missing, approval_id: null, approval: null, expires_in_ms: inputTtlMs };
+      return {
+        ...base,
+        status: 'waiting_for_input',
+        prompt: output.prompt,
+        missing: output.missing,
+        approval_id: null,
+        approval: null,
+        expires_in_ms: inputTtlMs,
+      };
     case 'waiting_for_approval':
       return {
         ...base,
@@ -68,4 +108,11 @@ export function stateVersion(kind: EntryKind, entry: CatalogEntry): string | und
 }
 
 /** A live entry ended by the user's cancellation (nothing ran, or nothing more will). */
-export const CANCELLED: EntryPatch & { status: EntryStatus } = { status: 'cancelled', paused_from: null, result: USER_CANCELLED_MESSAGE, prompt: null, missing: null, expires_at: null };
+export const CANCELLED: EntryPatch & { status: EntryStatus } = {
+  status: 'cancelled',
+  paused_from: null,
+  result: USER_CANCELLED_MESSAGE,
+  prompt: null,
+  missing: null,
+  expires_at: null,
+};

@@ -159,7 +159,10 @@ export const entryStore = {
   },
 
   async get(db: pg.ClientBase | pg.Pool, tenantId: string, entryId: string): Promise<EntryRow | undefined> {
-    const { rows } = await db.query<EntryRow>('SELECT * FROM entries WHERE tenant_id = $1 AND entry_id = $2', [tenantId, entryId]);
+    const { rows } = await db.query<EntryRow>('SELECT * FROM entries WHERE tenant_id = $1 AND entry_id = $2', [
+      tenantId,
+      entryId,
+    ]);
     return rows[0];
   },
 
@@ -167,7 +170,11 @@ export const entryStore = {
    * Locks an entry for a change (one step at a time per entry). NOWAIT: when another call holds
    * the lock (a step is running), this one fails at once with STEP_IN_PROGRESS.
    */
-  async lock(client: pg.ClientBase, tenantId: string, by: { entryId: string } | { approvalId: string }): Promise<LockedRow | undefined> {
+  async lock(
+    client: pg.ClientBase,
+    tenantId: string,
+    by: { entryId: string } | { approvalId: string },
+  ): Promise<LockedRow | undefined> {
     const [column, value] = 'entryId' in by ? ['entry_id', by.entryId] : ['approval_id', by.approvalId];
     try {
       const { rows } = await client.query<LockedRow>(
@@ -177,10 +184,15 @@ export const entryStore = {
       return rows[0];
     } catch (err) {
       if ((err as { code?: string }).code === '55P03') {
-        throw new PlatformError('failed_precondition', 'STEP_IN_PROGRESS', 'another call is changing this agent entry right now; retry when it has finished', {
-          cause: err,
-          retryAfterSeconds: 1,
-        });
+        throw new PlatformError(
+          'failed_precondition',
+          'STEP_IN_PROGRESS',
+          'another call is changing this agent entry right now; retry when it has finished',
+          {
+            cause: err,
+            retryAfterSeconds: 1,
+          },
+        );
       }
       throw err;
     }
@@ -197,7 +209,10 @@ export const entryStore = {
   },
 
   async countLive(db: pg.ClientBase | pg.Pool, tenantId: string): Promise<number> {
-    const { rows } = await db.query<{ n: string }>(`SELECT count(*) AS n FROM entries WHERE tenant_id = $1 AND status IN ${LIVE_SQL} AND expires_at > now()`, [tenantId]);
+    const { rows } = await db.query<{ n: string }>(
+      `SELECT count(*) AS n FROM entries WHERE tenant_id = $1 AND status IN ${LIVE_SQL} AND expires_at > now()`,
+      [tenantId],
+    );
     return Number(rows[0]!.n);
   },
 
@@ -210,9 +225,14 @@ export const entryStore = {
     return rows;
   },
 
-  async insert(client: pg.ClientBase, entry: NewEntry, state: EntryPatch & { status: EntryStatus; schema_version: string }): Promise<EntryRow> {
+  async insert(
+    client: pg.ClientBase,
+    entry: NewEntry,
+    state: EntryPatch & { status: EntryStatus; schema_version: string },
+  ): Promise<EntryRow> {
     const values: Record<string, unknown> = { ...entry };
-    for (const [key, value] of Object.entries(state)) if (value !== undefined && key !== 'expires_in_ms' && key !== 'expires_at') values[key] = value;
+    for (const [key, value] of Object.entries(state))
+      if (value !== undefined && key !== 'expires_in_ms' && key !== 'expires_at') values[key] = value;
     const columns = Object.keys(values);
     const params = columns.map((c) => sqlValue(c, values[c]));
     const placeholders = columns.map((c, i) => (JSON_COLUMNS.has(c) ? `$${i + 1}::jsonb` : `$${i + 1}`));
@@ -221,7 +241,10 @@ export const entryStore = {
       params.push(state.expires_in_ms);
       placeholders.push(`now() + $${params.length} * interval '1 millisecond'`);
     }
-    const { rows } = await client.query<EntryRow>(`INSERT INTO entries (${columns.join(', ')}) VALUES (${placeholders.join(', ')}) RETURNING *`, params);
+    const { rows } = await client.query<EntryRow>(
+      `INSERT INTO entries (${columns.join(', ')}) VALUES (${placeholders.join(', ')}) RETURNING *`,
+      params,
+    );
     return rows[0]!;
   },
 
@@ -235,13 +258,18 @@ export const entryStore = {
       if (column === 'expires_in_ms') sets.push(`expires_at = now() + ${p} * interval '1 millisecond'`);
       else sets.push(`${column} = ${JSON_COLUMNS.has(column) ? `${p}::jsonb` : p}`);
     }
-    const { rows } = await client.query<EntryRow>(`UPDATE entries SET ${sets.join(', ')} WHERE entry_id = $1 RETURNING *`, params);
+    const { rows } = await client.query<EntryRow>(
+      `UPDATE entries SET ${sets.join(', ')} WHERE entry_id = $1 RETURNING *`,
+      params,
+    );
     return rows[0]!;
   },
 
   /** Expires one locked entry whose wait ran out. */
   async expire(client: pg.ClientBase, entryId: string): Promise<EntryRow> {
-    const { rows } = await client.query<EntryRow>(`UPDATE entries SET ${EXPIRE_SET} WHERE entry_id = $1 RETURNING *`, [entryId]);
+    const { rows } = await client.query<EntryRow>(`UPDATE entries SET ${EXPIRE_SET} WHERE entry_id = $1 RETURNING *`, [
+      entryId,
+    ]);
     return rows[0]!;
   },
 
@@ -264,12 +292,16 @@ export const entryStore = {
 
   /** Locks up to `limit` entries whose expiry event is not yet published (skipping rows others hold). */
   async lockPendingEvents(client: pg.ClientBase, limit: number): Promise<EntryRow[]> {
-    const { rows } = await client.query<EntryRow>('SELECT * FROM entries WHERE event_pending ORDER BY updated_at LIMIT $1 FOR UPDATE SKIP LOCKED', [limit]);
+    const { rows } = await client.query<EntryRow>(
+      'SELECT * FROM entries WHERE event_pending ORDER BY updated_at LIMIT $1 FOR UPDATE SKIP LOCKED',
+      [limit],
+    );
     return rows;
   },
 
   async markEventsPublished(client: pg.ClientBase, entryIds: string[]): Promise<void> {
-    if (entryIds.length) await client.query('UPDATE entries SET event_pending = false WHERE entry_id = ANY($1::text[])', [entryIds]);
+    if (entryIds.length)
+      await client.query('UPDATE entries SET event_pending = false WHERE entry_id = ANY($1::text[])', [entryIds]);
   },
 
   /** Deletes up to `limit` finished entries untouched for `days` days; returns how many. */

@@ -5,7 +5,10 @@ import { describe, expect, it } from 'vitest';
 /** Runs the agent pool's real entry point (from source) and waits for it to exit. */
 async function runMain(env: Record<string, string>): Promise<{ code: number | null; output: string }> {
   const args = ['--conditions=@platform/source', '--import', 'tsx', path.join('apps', 'agent-pool', 'src', 'main.ts')];
-  const proc = ManagedProcess.start('agent-pool', process.execPath, args, { cwd: workspaceRoot(), env: { ...process.env, OTEL_SDK_DISABLED: 'true', ...env } });
+  const proc = ManagedProcess.start('agent-pool', process.execPath, args, {
+    cwd: workspaceRoot(),
+    env: { ...process.env, OTEL_SDK_DISABLED: 'true', ...env },
+  });
   const code = await proc.waitForExit();
   return { code, output: proc.recentOutput };
 }

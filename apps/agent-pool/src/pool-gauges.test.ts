@@ -72,7 +72,10 @@ describe('agent-pool gauges', () => {
     expect(entries).toEqual(
       expect.arrayContaining([
         { value: 2, attributes: { 'platform.agent.status': 'waiting_for_approval', 'platform.agent.kind': 'agent' } },
-        { value: 1, attributes: { 'platform.agent.status': 'waiting_for_approval', 'platform.agent.kind': 'approval_gate' } },
+        {
+          value: 1,
+          attributes: { 'platform.agent.status': 'waiting_for_approval', 'platform.agent.kind': 'approval_gate' },
+        },
         { value: 1, attributes: { 'platform.agent.status': 'paused', 'platform.agent.kind': 'agent' } },
       ]),
     );

@@ -21,8 +21,19 @@ export class PoolGauges {
 
   start(): void {
     this.stopObserving.push(
-      observeGauge(PLATFORM.agentPoolEntriesMetric, { unit: '{entry}', description: 'Live agent-pool entries (waiting or paused), by kind and status' }, () => this.entries),
-      observeGauge(PLATFORM.agentPoolApprovalsExpiringMetric, { unit: '{approval}', description: `Approvals waiting for the user that expire within ${APPROVAL_EXPIRY_WARNING_MINUTES} minutes` }, () => this.expiring),
+      observeGauge(
+        PLATFORM.agentPoolEntriesMetric,
+        { unit: '{entry}', description: 'Live agent-pool entries (waiting or paused), by kind and status' },
+        () => this.entries,
+      ),
+      observeGauge(
+        PLATFORM.agentPoolApprovalsExpiringMetric,
+        {
+          unit: '{approval}',
+          description: `Approvals waiting for the user that expire within ${APPROVAL_EXPIRY_WARNING_MINUTES} minutes`,
+        },
+        () => this.expiring,
+      ),
     );
     const tick = (): void => {
       void this.refresh().finally(() => {
@@ -40,7 +51,10 @@ export class PoolGauges {
            FROM entries WHERE status IN ('waiting_for_input', 'waiting_for_approval', 'paused') GROUP BY kind, status`,
         [APPROVAL_EXPIRY_WARNING_MINUTES],
       );
-      this.entries = rows.map((row) => ({ value: Number(row.n), attributes: { [PLATFORM.agentStatus]: row.status, 'platform.agent.kind': row.kind } }));
+      this.entries = rows.map((row) => ({
+        value: Number(row.n),
+        attributes: { [PLATFORM.agentStatus]: row.status, 'platform.agent.kind': row.kind },
+      }));
       this.expiring = [{ value: rows.reduce((sum, row) => sum + Number(row.expiring), 0) }];
     } catch (err) {
       this.options.logger.warn({ err }, 'could not count agent-pool entries for metrics');

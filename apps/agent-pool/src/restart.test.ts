@@ -50,17 +50,34 @@ describe('agent pool process', () => {
     const tenant = unique('t');
     const first = await boot();
     const { entry } = await client.rpc.startAgent(startRequest(tenant, EMAIL, 'call_durable', { subject: 'Launch' }));
-    const waiting = (await client.rpc.continueAgent({ tenantId: tenant, entryId: entry!.entryId, fieldsJson: '{"to":"all@example.com"}', message: '' })).entry!;
+    const waiting = (
+      await client.rpc.continueAgent({
+        tenantId: tenant,
+        entryId: entry!.entryId,
+        fieldsJson: '{"to":"all@example.com"}',
+        message: '',
+      })
+    ).entry!;
     expect(waiting.status).toBe('waiting_for_approval');
 
     // Kill the pool while the approval step runs on the runner.
     runner.delay(1_000);
     const executions = runner.executions;
-    const inFlight = client.rpc.resolveApproval({ tenantId: tenant, approvalId: waiting.approval!.approvalId, decision: 'approve', changesJson: '', reply: '' }).then(
-      () => undefined,
-      (e: unknown) => e,
-    );
-    await expect.poll(() => runner.calls.some((c) => c.callId === stepCallId(entry!.entryId, 3)), { timeout: 5_000 }).toBe(true);
+    const inFlight = client.rpc
+      .resolveApproval({
+        tenantId: tenant,
+        approvalId: waiting.approval!.approvalId,
+        decision: 'approve',
+        changesJson: '',
+        reply: '',
+      })
+      .then(
+        () => undefined,
+        (e: unknown) => e,
+      );
+    await expect
+      .poll(() => runner.calls.some((c) => c.callId === stepCallId(entry!.entryId, 3)), { timeout: 5_000 })
+      .toBe(true);
     await first.kill();
     expect(await inFlight).toMatchObject({ kind: 'unavailable' });
     await expect.poll(() => runner.executions, { timeout: 5_000 }).toBe(executions + 1);
@@ -71,9 +88,20 @@ describe('agent pool process', () => {
     expect(after).toEqual(waiting);
     expect((await client.rpc.listPending({ tenantId: tenant, conversationId: '' })).entries).toEqual([waiting]);
 
-    const done = (await client.rpc.resolveApproval({ tenantId: tenant, approvalId: waiting.approval!.approvalId, decision: 'approve', changesJson: '', reply: '' })).entry!;
+    const done = (
+      await client.rpc.resolveApproval({
+        tenantId: tenant,
+        approvalId: waiting.approval!.approvalId,
+        decision: 'approve',
+        changesJson: '',
+        reply: '',
+      })
+    ).entry!;
     expect(done).toMatchObject({ status: 'completed', step: 3 });
-    expect(runner.calls.filter((c) => c.callId === stepCallId(entry!.entryId, 3)).map((c) => c.replayed)).toEqual([false, true]);
+    expect(runner.calls.filter((c) => c.callId === stepCallId(entry!.entryId, 3)).map((c) => c.replayed)).toEqual([
+      false,
+      true,
+    ]);
     expect(email.sent).toHaveLength(1);
   });
 

@@ -1,5 +1,12 @@
 import { agentPoolV1 } from '@platform/proto';
-import { connectNats, GrpcServer, openGrpcTransport, openServiceDatabase, type Logger, type NatsConnection } from '@platform/service-kit';
+import {
+  connectNats,
+  GrpcServer,
+  openGrpcTransport,
+  openServiceDatabase,
+  type Logger,
+  type NatsConnection,
+} from '@platform/service-kit';
 import { ToolCatalog, ToolClient } from '@platform/tool-sdk';
 import { fileURLToPath } from 'node:url';
 import { AgentPool } from './agent-pool.js';
@@ -37,7 +44,12 @@ export async function startAgentPoolServer(config: AgentPoolConfig, logger: Logg
   let catalog: ToolCatalog | undefined;
   try {
     nc = await connectNats({ config, name: 'agent-pool', logger });
-    catalog = new ToolCatalog({ nc, logger, refreshIntervalMs: config.CATALOG_REFRESH_MS, discoveryWaitMs: config.CATALOG_DISCOVERY_WAIT_MS });
+    catalog = new ToolCatalog({
+      nc,
+      logger,
+      refreshIntervalMs: config.CATALOG_REFRESH_MS,
+      discoveryWaitMs: config.CATALOG_DISCOVERY_WAIT_MS,
+    });
     await catalog.start();
     const sweeper = new Sweeper({
       db,
@@ -50,17 +62,39 @@ export async function startAgentPoolServer(config: AgentPoolConfig, logger: Logg
       retentionDays: config.FINISHED_RETENTION_DAYS,
     });
     // Without JetStream the pool still serves; events wait in the outbox until the stream exists.
-    await sweeper.ensureStream().catch((err: unknown) => logger.error({ err, stream: config.EVENTS_STREAM }, 'could not create the events stream; expiry events stay pending until it can be'));
+    await sweeper
+      .ensureStream()
+      .catch((err: unknown) =>
+        logger.error(
+          { err, stream: config.EVENTS_STREAM },
+          'could not create the events stream; expiry events stay pending until it can be',
+        ),
+      );
     const pool = new AgentPool({
       db,
-      steps: new AgentStepClient({ tools: new ToolClient({ nc, logger }), logger, defaultApprovalTimeoutMinutes: config.APPROVAL_TIMEOUT_MINUTES }),
+      steps: new AgentStepClient({
+        tools: new ToolClient({ nc, logger }),
+        logger,
+        defaultApprovalTimeoutMinutes: config.APPROVAL_TIMEOUT_MINUTES,
+      }),
       agents: catalog,
       settings: config,
       logger,
       onExpired: () => sweeper.kick(),
     });
-    const grpc = new GrpcServer({ host: config.GRPC_HOST, port: config.GRPC_PORT, healthPort: config.GRPC_HEALTH_PORT, transport: openGrpcTransport(config, logger), logger });
-    grpc.addService(AGENT_POOL_SERVICE_NAME, agentPoolV1.AgentPoolServiceService, agentPoolServiceImplementation(pool, config, logger), AGENT_POOL_CALLERS);
+    const grpc = new GrpcServer({
+      host: config.GRPC_HOST,
+      port: config.GRPC_PORT,
+      healthPort: config.GRPC_HEALTH_PORT,
+      transport: openGrpcTransport(config, logger),
+      logger,
+    });
+    grpc.addService(
+      AGENT_POOL_SERVICE_NAME,
+      agentPoolV1.AgentPoolServiceService,
+      agentPoolServiceImplementation(pool, config, logger),
+      AGENT_POOL_CALLERS,
+    );
     const port = await grpc.start();
     sweeper.start();
     const gauges = new PoolGauges({ db, intervalMs: config.SWEEP_INTERVAL_MS, logger });
@@ -87,4 +121,3 @@ export async function startAgentPoolServer(config: AgentPoolConfig, logger: Logg
     throw err;
   }
 }
-

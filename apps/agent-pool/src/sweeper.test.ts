@@ -9,7 +9,14 @@ import { AGENT_POOL_EVENTS_STREAM, AgentExpiredEvent, agentPoolEventSubject } fr
 import { AGENT_POOL_SCHEMA, startAgentPoolServer, type AgentPoolServer } from './server.js';
 import { Sweeper } from './sweeper.js';
 import { emailAgent, startFakeAgentRunner, type FakeAgentRunner } from './test-support/fake-agent-runner.js';
-import { connectTestNats, poolClient, startRequest, testPoolConfig, unique, type PoolClient } from './test-support/pool-client.js';
+import {
+  connectTestNats,
+  poolClient,
+  startRequest,
+  testPoolConfig,
+  unique,
+  type PoolClient,
+} from './test-support/pool-client.js';
 
 const logger = createLogger({ service: 'agent-pool-test', level: 'silent' });
 const migrationsDir = fileURLToPath(new URL('../migrations', import.meta.url));
@@ -30,7 +37,9 @@ afterAll(async () => {
 
 /** Reads a tenant's expiry events from the stream: everything that arrives within `quietMs` after the last one. */
 async function expiryEvents(tenantId: string, atLeast: number, quietMs = 1_000): Promise<AgentExpiredEvent[]> {
-  const consumer = await jetstream(nc).consumers.get(AGENT_POOL_EVENTS_STREAM, { filter_subjects: agentPoolEventSubject(tenantId, 'expired') });
+  const consumer = await jetstream(nc).consumers.get(AGENT_POOL_EVENTS_STREAM, {
+    filter_subjects: agentPoolEventSubject(tenantId, 'expired'),
+  });
   const events: AgentExpiredEvent[] = [];
   const deadline = Date.now() + 10_000;
   for (;;) {
@@ -62,7 +71,9 @@ describe('expiry sweeper in the service', () => {
 
   it('expires an entry nobody answered and publishes one event for it', async () => {
     const tenant = unique('exp.tenant');
-    const { entry } = await client.rpc.startAgent(startRequest(tenant, EMAIL, 'call_exp', { subject: 'x' }, { conversationId: 'conv-e', runId: 'run-e' }));
+    const { entry } = await client.rpc.startAgent(
+      startRequest(tenant, EMAIL, 'call_exp', { subject: 'x' }, { conversationId: 'conv-e', runId: 'run-e' }),
+    );
     expect(entry?.status).toBe('waiting_for_input');
 
     const events = await expiryEvents(tenant, 1);
@@ -84,7 +95,14 @@ describe('expiry sweeper in the service', () => {
     const expired = (await client.rpc.getAgent({ tenantId: tenant, entryId: entry!.entryId })).entry!;
     expect(expired).toMatchObject({ status: 'expired', errorCode: 'INPUT_TIMEOUT' });
     expect((await client.rpc.listPending({ tenantId: tenant, conversationId: '' })).entries).toEqual([]);
-    await expect(client.rpc.continueAgent({ tenantId: tenant, entryId: entry!.entryId, fieldsJson: '{"to":"a@example.com"}', message: '' })).rejects.toMatchObject({
+    await expect(
+      client.rpc.continueAgent({
+        tenantId: tenant,
+        entryId: entry!.entryId,
+        fieldsJson: '{"to":"a@example.com"}',
+        message: '',
+      }),
+    ).rejects.toMatchObject({
       kind: 'failed_precondition',
       code: 'AGENT_NOT_WAITING',
     });
@@ -114,13 +132,22 @@ describe('a call that finds its entry past its expiry', () => {
     // Past its expiry it is no longer listed, even before any sweep.
     expect((await client.rpc.listPending({ tenantId: tenant, conversationId: '' })).entries).toEqual([]);
     const calls = runner.calls.length;
-    await expect(client.rpc.continueAgent({ tenantId: tenant, entryId: entry!.entryId, fieldsJson: '{"to":"a@example.com"}', message: '' })).rejects.toMatchObject({
+    await expect(
+      client.rpc.continueAgent({
+        tenantId: tenant,
+        entryId: entry!.entryId,
+        fieldsJson: '{"to":"a@example.com"}',
+        message: '',
+      }),
+    ).rejects.toMatchObject({
       kind: 'failed_precondition',
       code: 'AGENT_NOT_WAITING',
       details: { status: 'expired' },
     });
     expect(runner.calls.length).toBe(calls);
-    expect((await expiryEvents(tenant, 1)).map((e) => [e.entryId, e.reason])).toEqual([[entry!.entryId, 'input_timeout']]);
+    expect((await expiryEvents(tenant, 1)).map((e) => [e.entryId, e.reason])).toEqual([
+      [entry!.entryId, 'input_timeout'],
+    ]);
   });
 });
 
@@ -131,15 +158,40 @@ describe('sweepers side by side', () => {
   const pools: pg.Pool[] = [];
 
   function sweeper(batchSize: number): Sweeper {
-    const s = new Sweeper({ db: pools[sweepers.length % pools.length]!, nc, logger, streamName: AGENT_POOL_EVENTS_STREAM, streamMaxAgeHours: 1, intervalMs: 60_000, batchSize, retentionDays: 0 });
+    const s = new Sweeper({
+      db: pools[sweepers.length % pools.length]!,
+      nc,
+      logger,
+      streamName: AGENT_POOL_EVENTS_STREAM,
+      streamMaxAgeHours: 1,
+      intervalMs: 60_000,
+      batchSize,
+      retentionDays: 0,
+    });
     sweepers.push(s);
     return s;
   }
 
   /** Live entries already past their expiry, as if the pool had been down meanwhile. */
-  async function dueEntries(tenantId: string, count: number, status: 'waiting_for_input' | 'waiting_for_approval' = 'waiting_for_input'): Promise<string[]> {
-    const ids = Array.from({ length: count }, (_, i) => deriveEntryId({ tenantId, conversationId: 'conv', runId: undefined, callId: `call_${i}` }));
-    const approval = status === 'waiting_for_approval' ? JSON.stringify({ agentName: EMAIL, actionSummary: 'Send email to a@example.com', details: {}, options: ['approve'], timeoutMinutes: 1, allowModification: false }) : null;
+  async function dueEntries(
+    tenantId: string,
+    count: number,
+    status: 'waiting_for_input' | 'waiting_for_approval' = 'waiting_for_input',
+  ): Promise<string[]> {
+    const ids = Array.from({ length: count }, (_, i) =>
+      deriveEntryId({ tenantId, conversationId: 'conv', runId: undefined, callId: `call_${i}` }),
+    );
+    const approval =
+      status === 'waiting_for_approval'
+        ? JSON.stringify({
+            agentName: EMAIL,
+            actionSummary: 'Send email to a@example.com',
+            details: {},
+            options: ['approve'],
+            timeoutMinutes: 1,
+            allowModification: false,
+          })
+        : null;
     await db.query(
       `INSERT INTO entries (entry_id, tenant_id, conversation_id, call_id, agent_name, status, schema_version, arguments, source_kind, approval, expires_at)
        SELECT id, $2, 'conv', 'call_' || (ord - 1), $3, $4, '1', '{}', 'user', $5::jsonb, now() - interval '1 second'
@@ -151,8 +203,25 @@ describe('sweepers side by side', () => {
 
   beforeAll(async () => {
     url = await createSuiteDatabase('agent_pool_sweepers');
-    db = await openServiceDatabase({ url, schema: AGENT_POOL_SCHEMA, migrationsDir, applicationName: 'agent-pool-test', maxConnections: 4, logger });
-    for (let i = 0; i < 3; i++) pools.push(await openServiceDatabase({ url, schema: AGENT_POOL_SCHEMA, migrationsDir, applicationName: 'agent-pool-test', maxConnections: 4, logger }));
+    db = await openServiceDatabase({
+      url,
+      schema: AGENT_POOL_SCHEMA,
+      migrationsDir,
+      applicationName: 'agent-pool-test',
+      maxConnections: 4,
+      logger,
+    });
+    for (let i = 0; i < 3; i++)
+      pools.push(
+        await openServiceDatabase({
+          url,
+          schema: AGENT_POOL_SCHEMA,
+          migrationsDir,
+          applicationName: 'agent-pool-test',
+          maxConnections: 4,
+          logger,
+        }),
+      );
     await sweeper(1).ensureStream();
   });
 
@@ -167,7 +236,9 @@ describe('sweepers side by side', () => {
     const a = sweeper(7);
     const b = sweeper(7);
     const c = sweeper(7);
-    const rounds = await Promise.all(Array.from({ length: 5 }, () => [a.sweepOnce(), b.sweepOnce(), c.sweepOnce()]).flat());
+    const rounds = await Promise.all(
+      Array.from({ length: 5 }, () => [a.sweepOnce(), b.sweepOnce(), c.sweepOnce()]).flat(),
+    );
     const expired = rounds.flatMap((r) => r.expired.map((e) => e.entry_id));
     expect(expired.sort()).toEqual([...ids].sort());
 
@@ -185,14 +256,22 @@ describe('sweepers side by side', () => {
     const [id] = await dueEntries(tenant, 1, 'waiting_for_approval');
     await sweeper(10).sweepOnce();
     const [event] = await expiryEvents(tenant, 1);
-    expect(event).toMatchObject({ entryId: id, reason: 'approval_timeout', message: 'The approval request "Send email to a@example.com" was not answered in time and expired; the action was not taken.' });
+    expect(event).toMatchObject({
+      entryId: id,
+      reason: 'approval_timeout',
+      message:
+        'The approval request "Send email to a@example.com" was not answered in time and expired; the action was not taken.',
+    });
   });
 
   it('publishes an event a crash left pending, and drops a republished one as a duplicate', async () => {
     const tenant = unique('outbox');
     const [id] = await dueEntries(tenant, 1);
     // Expired, but the process died before publishing: the outbox flag is still set.
-    await db.query(`UPDATE entries SET status = 'expired', error_code = 'INPUT_TIMEOUT', error_message = 'expired', event_pending = true WHERE entry_id = $1`, [id]);
+    await db.query(
+      `UPDATE entries SET status = 'expired', error_code = 'INPUT_TIMEOUT', error_message = 'expired', event_pending = true WHERE entry_id = $1`,
+      [id],
+    );
     const s = sweeper(10);
     expect(await s.publishPending()).toBe(1);
     // Published, but the process died before clearing the flag: the repeat is a JetStream duplicate.
@@ -205,12 +284,27 @@ describe('sweepers side by side', () => {
   it('purges finished entries past retention and keeps the rest', async () => {
     const tenant = unique('purge');
     const [old, recent, live] = await dueEntries(tenant, 3);
-    await db.query(`UPDATE entries SET status = 'completed', expires_at = NULL, updated_at = now() - interval '31 days' WHERE entry_id = $1`, [old]);
+    await db.query(
+      `UPDATE entries SET status = 'completed', expires_at = NULL, updated_at = now() - interval '31 days' WHERE entry_id = $1`,
+      [old],
+    );
     await db.query(`UPDATE entries SET status = 'completed', expires_at = NULL WHERE entry_id = $1`, [recent]);
     await db.query(`UPDATE entries SET expires_at = now() + interval '1 hour' WHERE entry_id = $1`, [live]);
-    const s = new Sweeper({ db, nc, logger, streamName: AGENT_POOL_EVENTS_STREAM, streamMaxAgeHours: 1, intervalMs: 60_000, batchSize: 10, retentionDays: 30 });
+    const s = new Sweeper({
+      db,
+      nc,
+      logger,
+      streamName: AGENT_POOL_EVENTS_STREAM,
+      streamMaxAgeHours: 1,
+      intervalMs: 60_000,
+      batchSize: 10,
+      retentionDays: 30,
+    });
     expect((await s.sweepOnce()).purged).toBe(1);
-    const { rows } = await db.query<{ entry_id: string }>('SELECT entry_id FROM entries WHERE tenant_id = $1 ORDER BY entry_id', [tenant]);
+    const { rows } = await db.query<{ entry_id: string }>(
+      'SELECT entry_id FROM entries WHERE tenant_id = $1 ORDER BY entry_id',
+      [tenant],
+    );
     expect(rows.map((r) => r.entry_id)).toEqual([recent, live].sort());
   });
 });

@@ -1,9 +1,20 @@
 import { nanos } from '@nats-io/nats-core';
-import { jetstream, jetstreamManager, JetStreamApiCodes, JetStreamApiError, type JetStreamClient } from '@nats-io/jetstream';
+import {
+  jetstream,
+  jetstreamManager,
+  JetStreamApiCodes,
+  JetStreamApiError,
+  type JetStreamClient,
+} from '@nats-io/jetstream';
 import { inTransaction, type Logger, type NatsConnection } from '@platform/service-kit';
 import type pg from 'pg';
 import { entryStore, type EntryRow } from './entry-store.js';
-import { AGENT_POOL_EVENT_SUBJECT_PREFIX, AgentExpiredEvent, agentPoolEventSubject, type AgentExpiryReason } from '@platform/contracts';
+import {
+  AGENT_POOL_EVENT_SUBJECT_PREFIX,
+  AgentExpiredEvent,
+  agentPoolEventSubject,
+  type AgentExpiryReason,
+} from '@platform/contracts';
 
 export interface SweeperOptions {
   db: pg.Pool;
@@ -76,7 +87,8 @@ export class Sweeper {
     const jsm = await jetstreamManager(this.options.nc);
     try {
       const info = await jsm.streams.info(streamName);
-      if (!info.config.subjects?.includes(subject)) await jsm.streams.update(streamName, { subjects: [...(info.config.subjects ?? []), subject] });
+      if (!info.config.subjects?.includes(subject))
+        await jsm.streams.update(streamName, { subjects: [...(info.config.subjects ?? []), subject] });
     } catch (err) {
       if (!(err instanceof JetStreamApiError && err.code === JetStreamApiCodes.StreamNotFound)) throw err;
       await jsm.streams.add({
@@ -137,10 +149,16 @@ export class Sweeper {
   async sweepOnce(): Promise<SweepResult> {
     const expired = await entryStore.expireDue(this.options.db, this.options.batchSize);
     for (const row of expired) {
-      this.options.logger.info({ entryId: row.entry_id, tenantId: row.tenant_id, agent: row.agent_name, reason: row.error_code }, 'agent expired');
+      this.options.logger.info(
+        { entryId: row.entry_id, tenantId: row.tenant_id, agent: row.agent_name, reason: row.error_code },
+        'agent expired',
+      );
     }
     const published = await this.publishPending();
-    const purged = this.options.retentionDays > 0 ? await entryStore.purgeFinished(this.options.db, this.options.retentionDays, this.options.batchSize) : 0;
+    const purged =
+      this.options.retentionDays > 0
+        ? await entryStore.purgeFinished(this.options.db, this.options.retentionDays, this.options.batchSize)
+        : 0;
     if (purged > 0) this.options.logger.info({ purged }, 'purged finished agent entries past retention');
     return { expired, published, purged };
   }
@@ -157,11 +175,17 @@ export class Sweeper {
           if (!this.streamReady) await this.ensureStream();
           for (const row of rows) {
             const event = expiredEvent(row);
-            await this.js.publish(agentPoolEventSubject(row.tenant_id, 'expired'), JSON.stringify(event), { msgID: event.eventId, timeout: 5_000 });
+            await this.js.publish(agentPoolEventSubject(row.tenant_id, 'expired'), JSON.stringify(event), {
+              msgID: event.eventId,
+              timeout: 5_000,
+            });
             done.push(row.entry_id);
           }
         } catch (err) {
-          this.options.logger.warn({ err, pending: rows.length - done.length }, 'could not publish agent pool events; they stay pending');
+          this.options.logger.warn(
+            { err, pending: rows.length - done.length },
+            'could not publish agent pool events; they stay pending',
+          );
         }
         await entryStore.markEventsPublished(client, done);
         return { published: done.length, locked: rows.length };

@@ -15,7 +15,10 @@ export interface UserDecisionInput {
 const DECISION_OPTIONS: ApprovalDecision[] = ['edit', 'cancel'];
 
 /** The state a user decision waits in: an approval request that expires after `expiresInMs`. */
-export function userDecisionState(agentName: string, input: UserDecisionInput): EntryPatch & { status: EntryStatus; schema_version: string } {
+export function userDecisionState(
+  agentName: string,
+  input: UserDecisionInput,
+): EntryPatch & { status: EntryStatus; schema_version: string } {
   return {
     status: 'waiting_for_approval',
     schema_version: '',
@@ -39,7 +42,11 @@ export function userDecisionState(agentName: string, input: UserDecisionInput): 
  * The state a decided user decision ends in: `cancelled`, or `completed` with the decision as the
  * result (`{decision, changes, reply}`) for the caller that asked to apply. Nobody runs.
  */
-export function decidedState(decision: ApprovalDecision | undefined, changes: Record<string, unknown> | undefined, reply: string | undefined): EntryPatch & { status: EntryStatus } {
+export function decidedState(
+  decision: ApprovalDecision | undefined,
+  changes: Record<string, unknown> | undefined,
+  reply: string | undefined,
+): EntryPatch & { status: EntryStatus } {
   if (decision === 'cancel') return CANCELLED;
   return {
     status: 'completed',

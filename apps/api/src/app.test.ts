@@ -1,5 +1,12 @@
 import http from 'node:http';
-import { GrpcHealthProbe, PlaintextTransport, PlatformError, createLogger, errors, type PromiseClient } from '@platform/service-kit';
+import {
+  GrpcHealthProbe,
+  PlaintextTransport,
+  PlatformError,
+  createLogger,
+  errors,
+  type PromiseClient,
+} from '@platform/service-kit';
 import type { memoryV1, orchestratorV1 } from '@platform/proto';
 import type { FastifyInstance } from 'fastify';
 import { SignJWT } from 'jose';
@@ -19,7 +26,8 @@ const orchestrator = {
   handleMessage: async (request: orchestratorV1.HandleMessageRequest) => {
     seen.push(request);
     if (request.content === 'fail') throw errors.unavailable('MODEL_UNAVAILABLE', 'the model is down');
-    if (request.content === 'flood') throw new PlatformError('resource_exhausted', 'RATE_LIMITED', 'slow down', { retryAfterSeconds: 17 });
+    if (request.content === 'flood')
+      throw new PlatformError('resource_exhausted', 'RATE_LIMITED', 'slow down', { retryAfterSeconds: 17 });
     if (request.content === 'bug') throw new Error('db password is hunter2');
     return {
       runId: 'run_1',
@@ -33,10 +41,16 @@ const orchestrator = {
     };
   },
   listTools: async () => ({
-    tools: [calculatorTool({ inputSchemaJson: '{"type":"object","properties":{"expression":{"type":"string"}}}', instances: 2 })],
+    tools: [
+      calculatorTool({
+        inputSchemaJson: '{"type":"object","properties":{"expression":{"type":"string"}}}',
+        instances: 2,
+      }),
+    ],
   }),
   getRun: async (request: orchestratorV1.GetRunRequest) => {
-    if (request.tenantId !== 'acme' || request.runId !== 'run_1') throw errors.notFound('RUN_NOT_FOUND', `no run '${request.runId}'`);
+    if (request.tenantId !== 'acme' || request.runId !== 'run_1')
+      throw errors.notFound('RUN_NOT_FOUND', `no run '${request.runId}'`);
     return {
       runId: 'run_1',
       conversationId: 'conv-1',
@@ -54,7 +68,10 @@ const orchestrator = {
 } as unknown as PromiseClient<orchestratorV1.OrchestratorServiceClient>;
 const memory = {
   listMessages: async (request: memoryV1.ListMessagesRequest) => ({
-    messages: request.tenantId === 'acme' ? [{ seq: 1, runId: 'run_1', createdAt: new Date(0), messageJson: '{"role":"user","content":"hi"}' }] : [],
+    messages:
+      request.tenantId === 'acme'
+        ? [{ seq: 1, runId: 'run_1', createdAt: new Date(0), messageJson: '{"role":"user","content":"hi"}' }]
+        : [],
     hasMore: false,
   }),
 } as unknown as PromiseClient<memoryV1.MemoryServiceClient>;
@@ -63,7 +80,10 @@ let app: FastifyInstance;
 // Nothing listens there: the dependency is down, whatever the transport.
 const deadProbe = new GrpcHealthProbe('127.0.0.1:1', new PlaintextTransport(), 'orchestrator');
 
-async function token(claims: Record<string, unknown>, options: { secret?: string; expiresIn?: string } = {}): Promise<string> {
+async function token(
+  claims: Record<string, unknown>,
+  options: { secret?: string; expiresIn?: string } = {},
+): Promise<string> {
   let jwt = new SignJWT(claims).setProtectedHeader({ alg: 'HS256' }).setIssuedAt();
   jwt = jwt.setExpirationTime(options.expiresIn ?? '1h');
   return jwt.sign(new TextEncoder().encode(options.secret ?? SECRET));
@@ -81,7 +101,11 @@ beforeAll(async () => {
     agentPool: noAgentPool,
     trigger: noTrigger,
     limits: { maxMessageChars: 100, turnWaitMs: 1_000, sseHeartbeatMs: 1_000 },
-    health: { dependencies: { orchestrator: { probe: deadProbe, service: '' } }, probeTimeoutMs: 200, isAccepting: () => true },
+    health: {
+      dependencies: { orchestrator: { probe: deadProbe, service: '' } },
+      probeTimeoutMs: 200,
+      isAccepting: () => true,
+    },
   });
   await app.ready();
 });
@@ -111,12 +135,18 @@ describe('authentication', () => {
   });
 
   it('rejects a token signed with another secret', async () => {
-    const response = await post({ content: 'hi' }, `Bearer ${await token({ sub: 'acme' }, { secret: 'another-secret-another-secret-123456' })}`);
+    const response = await post(
+      { content: 'hi' },
+      `Bearer ${await token({ sub: 'acme' }, { secret: 'another-secret-another-secret-123456' })}`,
+    );
     expect(response.json()).toMatchObject({ error: { code: 'INVALID_TOKEN' } });
   });
 
   it('rejects an expired token', async () => {
-    const expired = await new SignJWT({ sub: 'acme' }).setProtectedHeader({ alg: 'HS256' }).setExpirationTime(Math.floor(Date.now() / 1000) - 60).sign(new TextEncoder().encode(SECRET));
+    const expired = await new SignJWT({ sub: 'acme' })
+      .setProtectedHeader({ alg: 'HS256' })
+      .setExpirationTime(Math.floor(Date.now() / 1000) - 60)
+      .sign(new TextEncoder().encode(SECRET));
     const response = await post({ content: 'hi' }, `Bearer ${expired}`);
     expect(response.json()).toMatchObject({ error: { code: 'TOKEN_EXPIRED' } });
   });
@@ -165,21 +195,39 @@ describe('POST /v1/conversations/:id/messages', () => {
     const data = streamed.body
       .split('\n')
       .filter((line) => line.startsWith('data: '))
-      .map((line) => JSON.parse(line.slice(6)) as { type: string; data: { result: { response: string; runId: string } } });
-    expect(data).toEqual([expect.objectContaining({ type: 'execution_end', data: expect.objectContaining({ result: expect.objectContaining({ response: 'echo: stream me', runId: 'run_1' }) }) })]);
+      .map(
+        (line) => JSON.parse(line.slice(6)) as { type: string; data: { result: { response: string; runId: string } } },
+      );
+    expect(data).toEqual([
+      expect.objectContaining({
+        type: 'execution_end',
+        data: expect.objectContaining({
+          result: expect.objectContaining({ response: 'echo: stream me', runId: 'run_1' }),
+        }),
+      }),
+    ]);
 
     const facade = await app.inject({
       method: 'POST',
       url: '/v1/chat/completions',
       headers: { authorization: auth, 'content-type': 'application/json' },
-      payload: JSON.stringify({ model: 'default', messages: [{ role: 'user', content: 'stream me too' }], stream: true }),
+      payload: JSON.stringify({
+        model: 'default',
+        messages: [{ role: 'user', content: 'stream me too' }],
+        stream: true,
+      }),
     });
     expect(facade.statusCode).toBe(200);
-    const chunks = facade.body.split('\n').filter((line) => line.startsWith('data: ')).map((line) => line.slice(6));
+    const chunks = facade.body
+      .split('\n')
+      .filter((line) => line.startsWith('data: '))
+      .map((line) => line.slice(6));
     expect(chunks.at(-1)).toBe('[DONE]');
     const text = chunks
       .slice(0, -1)
-      .map((c) => (JSON.parse(c) as { choices: Array<{ delta: { content?: string } }> }).choices[0]?.delta.content ?? '')
+      .map(
+        (c) => (JSON.parse(c) as { choices: Array<{ delta: { content?: string } }> }).choices[0]?.delta.content ?? '',
+      )
       .join('');
     expect(text).toBe('echo: stream me too');
   });
@@ -199,19 +247,27 @@ describe('POST /v1/conversations/:id/messages', () => {
 
   describe('text that cannot be stored faithfully', () => {
     const raw = (url: string, payload: string | Buffer) =>
-      app.inject({ method: 'POST', url, headers: { authorization: auth, 'content-type': 'application/json' }, payload });
+      app.inject({
+        method: 'POST',
+        url,
+        headers: { authorization: auth, 'content-type': 'application/json' },
+        payload,
+      });
 
     it.each([
       ['a lone high surrogate', '{"content":"ab\\ud800"}', { path: '$.content', index: 2 }],
       ['a lone low surrogate', '{"content":"\\udc00 hi"}', { path: '$.content', index: 0 }],
       ['a surrogate in another field', '{"content":"hi","profile":"x\\ud83d"}', { path: '$.profile', index: 1 }],
-    ])('refuses %s with 400 INVALID_CONTENT naming where it is, and sends nothing on', async (_what, payload, details) => {
-      const before = seen.length;
-      const response = await raw('/v1/conversations/conv-1/messages', payload);
-      expect(response.statusCode).toBe(400);
-      expect(response.json()).toMatchObject({ error: { code: 'INVALID_CONTENT', details } });
-      expect(seen.length).toBe(before);
-    });
+    ])(
+      'refuses %s with 400 INVALID_CONTENT naming where it is, and sends nothing on',
+      async (_what, payload, details) => {
+        const before = seen.length;
+        const response = await raw('/v1/conversations/conv-1/messages', payload);
+        expect(response.statusCode).toBe(400);
+        expect(response.json()).toMatchObject({ error: { code: 'INVALID_CONTENT', details } });
+        expect(seen.length).toBe(before);
+      },
+    );
 
     it('refuses invalid UTF-8 bytes with 400 INVALID_UTF8 naming the byte offset', async () => {
       const before = seen.length;
@@ -223,20 +279,37 @@ describe('POST /v1/conversations/:id/messages', () => {
     });
 
     it('applies the same rule to the chat-completions facade', async () => {
-      const surrogate = await raw('/v1/chat/completions', '{"model":"default","messages":[{"role":"user","content":"\\ud800"}]}');
-      expect(surrogate.json()).toMatchObject({ error: { code: 'INVALID_CONTENT', details: { path: '$.messages[0].content', index: 0 } } });
-      const bytes = await raw('/v1/chat/completions', Buffer.concat([Buffer.from('{"model":"default","messages":[{"role":"user","content":"'), Buffer.from([0xff]), Buffer.from('"}]}')]));
+      const surrogate = await raw(
+        '/v1/chat/completions',
+        '{"model":"default","messages":[{"role":"user","content":"\\ud800"}]}',
+      );
+      expect(surrogate.json()).toMatchObject({
+        error: { code: 'INVALID_CONTENT', details: { path: '$.messages[0].content', index: 0 } },
+      });
+      const bytes = await raw(
+        '/v1/chat/completions',
+        Buffer.concat([
+          Buffer.from('{"model":"default","messages":[{"role":"user","content":"'),
+          Buffer.from([0xff]),
+          Buffer.from('"}]}'),
+        ]),
+      );
       expect(bytes.json()).toMatchObject({ error: { code: 'INVALID_UTF8' } });
     });
 
     it('applies the same rule to approval edits', async () => {
       const response = await raw('/v1/approvals/appr_1', '{"decision":"edit","changes":{"subject":"Plan \\udc00"}}');
       expect(response.statusCode).toBe(400);
-      expect(response.json()).toMatchObject({ error: { code: 'INVALID_CONTENT', details: { path: '$.changes.subject', index: 5 } } });
+      expect(response.json()).toMatchObject({
+        error: { code: 'INVALID_CONTENT', details: { path: '$.changes.subject', index: 5 } },
+      });
     });
 
     it('keeps well-formed text byte for byte, astral characters included', async () => {
-      const response = await raw('/v1/conversations/conv-1/messages', JSON.stringify({ content: 'emoji \ud83d\ude00 and U+FFFD \ufffd stay' }));
+      const response = await raw(
+        '/v1/conversations/conv-1/messages',
+        JSON.stringify({ content: 'emoji \ud83d\ude00 and U+FFFD \ufffd stay' }),
+      );
       expect(response.statusCode).toBe(200);
       expect(seen.at(-1)!.content).toBe('emoji \ud83d\ude00 and U+FFFD \ufffd stay');
     });
@@ -249,7 +322,12 @@ describe('POST /v1/conversations/:id/messages', () => {
   });
 
   it('rejects a body that is not JSON', async () => {
-    const response = await app.inject({ method: 'POST', url: '/v1/conversations/c/messages', headers: { authorization: auth, 'content-type': 'application/xml' }, payload: '<content>hi</content>' });
+    const response = await app.inject({
+      method: 'POST',
+      url: '/v1/conversations/c/messages',
+      headers: { authorization: auth, 'content-type': 'application/xml' },
+      payload: '<content>hi</content>',
+    });
     expect(response.statusCode).toBe(415);
     expect(response.json()).toMatchObject({ error: { code: 'UNSUPPORTED_MEDIA_TYPE' } });
   });
@@ -273,14 +351,26 @@ describe('POST /v1/conversations/:id/messages', () => {
 
 describe('GET /v1/conversations/:id/messages', () => {
   it('returns the caller tenant history only', async () => {
-    const acme = await app.inject({ method: 'GET', url: '/v1/conversations/conv-1/messages', headers: { authorization: `Bearer ${await token({ sub: 'acme' })}` } });
+    const acme = await app.inject({
+      method: 'GET',
+      url: '/v1/conversations/conv-1/messages',
+      headers: { authorization: `Bearer ${await token({ sub: 'acme' })}` },
+    });
     expect(acme.json()).toMatchObject({ messages: [{ seq: 1, message: { role: 'user', content: 'hi' } }] });
-    const other = await app.inject({ method: 'GET', url: '/v1/conversations/conv-1/messages', headers: { authorization: `Bearer ${await token({ sub: 'globex' })}` } });
+    const other = await app.inject({
+      method: 'GET',
+      url: '/v1/conversations/conv-1/messages',
+      headers: { authorization: `Bearer ${await token({ sub: 'globex' })}` },
+    });
     expect(other.json()).toMatchObject({ messages: [] });
   });
 
   it('rejects a bad limit', async () => {
-    const response = await app.inject({ method: 'GET', url: '/v1/conversations/c/messages?limit=0', headers: { authorization: `Bearer ${await token({ sub: 'acme' })}` } });
+    const response = await app.inject({
+      method: 'GET',
+      url: '/v1/conversations/c/messages?limit=0',
+      headers: { authorization: `Bearer ${await token({ sub: 'acme' })}` },
+    });
     expect(response.statusCode).toBe(400);
     expect(response.json()).toMatchObject({ error: { code: 'INVALID_QUERY' } });
   });
@@ -288,7 +378,11 @@ describe('GET /v1/conversations/:id/messages', () => {
 
 describe('GET /v1/tools', () => {
   it('lists the live catalog with input schemas', async () => {
-    const response = await app.inject({ method: 'GET', url: '/v1/tools', headers: { authorization: `Bearer ${await token({ sub: 'acme' })}` } });
+    const response = await app.inject({
+      method: 'GET',
+      url: '/v1/tools',
+      headers: { authorization: `Bearer ${await token({ sub: 'acme' })}` },
+    });
     expect(response.statusCode).toBe(200);
     expect(response.json()).toEqual({
       tools: [
@@ -318,14 +412,35 @@ describe('GET /v1/tools', () => {
 
 describe('GET /v1/runs/:runId', () => {
   it('returns the run with its result and transcript', async () => {
-    const response = await app.inject({ method: 'GET', url: '/v1/runs/run_1', headers: { authorization: `Bearer ${await token({ sub: 'acme' })}` } });
+    const response = await app.inject({
+      method: 'GET',
+      url: '/v1/runs/run_1',
+      headers: { authorization: `Bearer ${await token({ sub: 'acme' })}` },
+    });
     expect(response.statusCode).toBe(200);
-    expect(response.json()).toMatchObject({ runId: 'run_1', stopReason: 'final_answer', result: { response: 'hi' }, transcript: [{ iteration: 1 }], finishedAt: '1970-01-01T00:00:01.000Z', source: 'trigger', profile: 'concierge', startedAt: '1970-01-01T00:00:00.010Z' });
+    expect(response.json()).toMatchObject({
+      runId: 'run_1',
+      stopReason: 'final_answer',
+      result: { response: 'hi' },
+      transcript: [{ iteration: 1 }],
+      finishedAt: '1970-01-01T00:00:01.000Z',
+      source: 'trigger',
+      profile: 'concierge',
+      startedAt: '1970-01-01T00:00:00.010Z',
+    });
   });
 
   it('answers 404 for another tenant, exactly as for a missing run', async () => {
-    const other = await app.inject({ method: 'GET', url: '/v1/runs/run_1', headers: { authorization: `Bearer ${await token({ sub: 'globex' })}` } });
-    const missing = await app.inject({ method: 'GET', url: '/v1/runs/run_2', headers: { authorization: `Bearer ${await token({ sub: 'acme' })}` } });
+    const other = await app.inject({
+      method: 'GET',
+      url: '/v1/runs/run_1',
+      headers: { authorization: `Bearer ${await token({ sub: 'globex' })}` },
+    });
+    const missing = await app.inject({
+      method: 'GET',
+      url: '/v1/runs/run_2',
+      headers: { authorization: `Bearer ${await token({ sub: 'acme' })}` },
+    });
     expect(other.statusCode).toBe(404);
     expect(other.json()).toEqual({ error: { code: 'RUN_NOT_FOUND', message: "no run 'run_1'" } });
     expect(missing.statusCode).toBe(404);
@@ -338,10 +453,12 @@ describe('connections', () => {
     const agent = new http.Agent({ keepAlive: true });
     try {
       const headers = await new Promise<http.IncomingHttpHeaders>((resolve, reject) => {
-        http.get({ host: address.hostname, port: address.port, path: '/healthz', agent }, (response) => {
-          response.resume();
-          resolve(response.headers);
-        }).on('error', reject);
+        http
+          .get({ host: address.hostname, port: address.port, path: '/healthz', agent }, (response) => {
+            response.resume();
+            resolve(response.headers);
+          })
+          .on('error', reject);
       });
       expect(headers['connection']).toBe('keep-alive');
       expect(headers['keep-alive']).toBe(`timeout=${API_KEEP_ALIVE_TIMEOUT_MS / 1000}`);

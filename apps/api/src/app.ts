@@ -103,33 +103,57 @@ export function buildApp(options: AppOptions): FastifyInstance {
   registerStrictJsonBodies(app);
   registerInputTextCheck(app);
   app.setNotFoundHandler((request, reply) => {
-    void reply.code(404).send({ error: { code: 'NOT_FOUND', message: `no route for ${request.method} ${request.url.split('?')[0]}` } });
+    void reply
+      .code(404)
+      .send({ error: { code: 'NOT_FOUND', message: `no route for ${request.method} ${request.url.split('?')[0]}` } });
   });
 
   app.addHook('onRequest', async (request) => {
     if (!request.routeOptions.url) return; // unknown route: the 404 handler answers
     if (request.routeOptions.config.access === 'public') return;
     if (isConsoleRoute(request.routeOptions.url)) return; // the page is public; its API calls carry the token
-    request.principal = actingPrincipal(await options.verifier.verify(request.headers.authorization), request, options.admin?.operatorRole ?? DEFAULT_OPERATOR_ROLE);
+    request.principal = actingPrincipal(
+      await options.verifier.verify(request.headers.authorization),
+      request,
+      options.admin?.operatorRole ?? DEFAULT_OPERATOR_ROLE,
+    );
   });
 
   const turns = new TurnRunner(options.orchestrator, options.logger);
   const { events } = options;
-  const router = new OperationRouter(app, { operatorRole: options.admin?.operatorRole ?? DEFAULT_OPERATOR_ROLE, checkReplies: options.checkReplies ?? false });
+  const router = new OperationRouter(app, {
+    operatorRole: options.admin?.operatorRole ?? DEFAULT_OPERATOR_ROLE,
+    checkReplies: options.checkReplies ?? false,
+  });
   let document: OpenApiDocument | undefined;
   registerHealthRoutes(router, options.health);
   if (options.console) registerConsole(app, options.console);
   registerOpenApiRoutes(router, { document: () => (document ??= buildOpenApiDocument(allOperations)) });
   registerConversationRoutes(router, { turns, events, memory: options.memory, ...options.limits });
   const streams = options.quotas?.streams ?? unlimitedStreams;
-  registerRunRoutes(router, { orchestrator: options.orchestrator, events, sseHeartbeatMs: options.limits.sseHeartbeatMs, streams });
+  registerRunRoutes(router, {
+    orchestrator: options.orchestrator,
+    events,
+    sseHeartbeatMs: options.limits.sseHeartbeatMs,
+    streams,
+  });
   registerRunListRoutes(router, { orchestrator: options.orchestrator });
-  registerNotificationRoutes(router, { trigger: options.trigger, sseHeartbeatMs: options.limits.sseHeartbeatMs, pollMs: options.limits.notificationsPollMs ?? 1_000, streams });
+  registerNotificationRoutes(router, {
+    trigger: options.trigger,
+    sseHeartbeatMs: options.limits.sseHeartbeatMs,
+    pollMs: options.limits.notificationsPollMs ?? 1_000,
+    streams,
+  });
   registerMemoryRoutes(router, { memory: options.memory });
   registerToolRoutes(router, { orchestrator: options.orchestrator });
   registerUsageRoutes(router, { orchestrator: options.orchestrator });
   registerChatCompletionRoutes(router, { turns, events, ...options.limits });
-  registerApprovalRoutes(router, { agentPool: options.agentPool, orchestrator: options.orchestrator, turns, turnWaitMs: options.limits.turnWaitMs });
+  registerApprovalRoutes(router, {
+    agentPool: options.agentPool,
+    orchestrator: options.orchestrator,
+    turns,
+    turnWaitMs: options.limits.turnWaitMs,
+  });
   registerCredentialRoutes(router, { credentials: options.credentials });
   registerTaskRoutes(router, { trigger: options.trigger, eventRate: options.quotas?.events ?? unlimitedEvents });
   registerAdminRoutes(router, { deadLetters: options.admin?.deadLetters, credentials: options.credentials });

@@ -43,7 +43,9 @@ class JwksServer {
         return;
       }
       response.writeHead(this.status, { 'content-type': 'application/json' });
-      response.end(this.status === 200 ? JSON.stringify({ keys: this.served.map((key) => key.jwk) }) : '{"error":"boom"}');
+      response.end(
+        this.status === 200 ? JSON.stringify({ keys: this.served.map((key) => key.jwk) }) : '{"error":"boom"}',
+      );
     });
     await new Promise<void>((resolve) => this.server!.listen(0, '127.0.0.1', resolve));
     this.port = (this.server.address() as AddressInfo).port;
@@ -79,8 +81,14 @@ async function keyToken(key: SigningKey, claims: Record<string, unknown>, option
   return jwt.sign(key.privateKey);
 }
 
-async function secretToken(claims: Record<string, unknown>, options: { secret?: Uint8Array | string; issuer?: string; audience?: string } = {}): Promise<string> {
-  const secret = typeof options.secret === 'string' || options.secret === undefined ? new TextEncoder().encode(options.secret ?? SECRET) : options.secret;
+async function secretToken(
+  claims: Record<string, unknown>,
+  options: { secret?: Uint8Array | string; issuer?: string; audience?: string } = {},
+): Promise<string> {
+  const secret =
+    typeof options.secret === 'string' || options.secret === undefined
+      ? new TextEncoder().encode(options.secret ?? SECRET)
+      : options.secret;
   return new SignJWT(claims)
     .setProtectedHeader({ alg: 'HS256', typ: 'JWT' })
     .setIssuedAt()
@@ -130,7 +138,12 @@ function verifierWith(options: Partial<TokenVerifierOptions> = {}): TokenVerifie
 }
 
 beforeAll(async () => {
-  [rsa1, rsa2, ec, stranger] = await Promise.all([signingKey('rsa-1', 'RS256'), signingKey('rsa-2', 'RS256'), signingKey('ec-1', 'ES256'), signingKey('rsa-x', 'RS256')]);
+  [rsa1, rsa2, ec, stranger] = await Promise.all([
+    signingKey('rsa-1', 'RS256'),
+    signingKey('rsa-2', 'RS256'),
+    signingKey('ec-1', 'ES256'),
+    signingKey('rsa-x', 'RS256'),
+  ]);
   await jwks.start();
 });
 afterAll(async () => {
@@ -146,13 +159,20 @@ beforeEach(() => {
 describe('TokenVerifier with a JWKS URL', () => {
   it('accepts a valid RS256 token and derives the tenant', async () => {
     const verifier = verifierWith();
-    await expect(verifier.verify(`Bearer ${await keyToken(rsa1, { sub: 'user-1', tenant: 'acme' })}`)).resolves.toEqual({ tenantId: 'acme', subject: 'user-1' });
-    await expect(verifier.verify(`Bearer ${await keyToken(rsa1, { sub: 'globex' })}`)).resolves.toEqual({ tenantId: 'globex', subject: 'globex' });
+    await expect(verifier.verify(`Bearer ${await keyToken(rsa1, { sub: 'user-1', tenant: 'acme' })}`)).resolves.toEqual(
+      { tenantId: 'acme', subject: 'user-1' },
+    );
+    await expect(verifier.verify(`Bearer ${await keyToken(rsa1, { sub: 'globex' })}`)).resolves.toEqual({
+      tenantId: 'globex',
+      subject: 'globex',
+    });
     expect(jwks.requests).toBe(1); // keys are cached between tokens
   });
 
   it('accepts a valid ES256 token', async () => {
-    await expect(verifierWith().verify(`Bearer ${await keyToken(ec, { sub: 'acme' })}`)).resolves.toMatchObject({ tenantId: 'acme' });
+    await expect(verifierWith().verify(`Bearer ${await keyToken(ec, { sub: 'acme' })}`)).resolves.toMatchObject({
+      tenantId: 'acme',
+    });
   });
 
   it('accepts a token for any one of the configured audiences', async () => {
@@ -161,13 +181,19 @@ describe('TokenVerifier with a JWKS URL', () => {
   });
 
   it('rejects a token from another issuer with 401 INVALID_ISSUER', async () => {
-    const error = await rejection(verifierWith(), await keyToken(rsa1, { sub: 'acme' }, { issuer: 'https://evil.test/' }));
+    const error = await rejection(
+      verifierWith(),
+      await keyToken(rsa1, { sub: 'acme' }, { issuer: 'https://evil.test/' }),
+    );
     expect(error).toMatchObject({ statusCode: 401, code: 'INVALID_ISSUER' });
     expect(error.message).toMatch(/"iss"/);
   });
 
   it('rejects a token without an issuer when one is configured', async () => {
-    expect(await rejection(verifierWith(), await keyToken(rsa1, { sub: 'acme' }, { issuer: null }))).toMatchObject({ statusCode: 401, code: 'INVALID_ISSUER' });
+    expect(await rejection(verifierWith(), await keyToken(rsa1, { sub: 'acme' }, { issuer: null }))).toMatchObject({
+      statusCode: 401,
+      code: 'INVALID_ISSUER',
+    });
   });
 
   it('rejects a token for another audience with 401 INVALID_AUDIENCE', async () => {
@@ -178,7 +204,9 @@ describe('TokenVerifier with a JWKS URL', () => {
 
   it('does not check issuer or audience when none is configured', async () => {
     const verifier = verifierWith({ issuer: undefined, audience: undefined });
-    await expect(verifier.verify(`Bearer ${await keyToken(rsa1, { sub: 'acme' }, { issuer: null, audience: null })}`)).resolves.toMatchObject({ tenantId: 'acme' });
+    await expect(
+      verifier.verify(`Bearer ${await keyToken(rsa1, { sub: 'acme' }, { issuer: null, audience: null })}`),
+    ).resolves.toMatchObject({ tenantId: 'acme' });
   });
 
   it('rejects an expired token with 401 TOKEN_EXPIRED', async () => {
@@ -188,7 +216,9 @@ describe('TokenVerifier with a JWKS URL', () => {
 
   it('accepts a token that expired within the clock tolerance', async () => {
     const token = await keyToken(rsa1, { sub: 'acme' }, { expiresAt: Math.floor(Date.now() / 1000) - 2 });
-    await expect(verifierWith({ clockToleranceSeconds: 30 }).verify(`Bearer ${token}`)).resolves.toMatchObject({ tenantId: 'acme' });
+    await expect(verifierWith({ clockToleranceSeconds: 30 }).verify(`Bearer ${token}`)).resolves.toMatchObject({
+      tenantId: 'acme',
+    });
     expect(await rejection(verifierWith({ clockToleranceSeconds: 0 }), token)).toMatchObject({ code: 'TOKEN_EXPIRED' });
   });
 
@@ -198,12 +228,17 @@ describe('TokenVerifier with a JWKS URL', () => {
   });
 
   it('rejects a token signed by another key under a known kid', async () => {
-    expect(await rejection(verifierWith(), await keyToken(stranger, { sub: 'acme' }, { kid: 'rsa-1' }))).toMatchObject({ statusCode: 401, code: 'INVALID_TOKEN' });
+    expect(await rejection(verifierWith(), await keyToken(stranger, { sub: 'acme' }, { kid: 'rsa-1' }))).toMatchObject({
+      statusCode: 401,
+      code: 'INVALID_TOKEN',
+    });
   });
 
   it('follows key rotation: a token with the new kid is accepted once the server serves the new key', async () => {
     const verifier = verifierWith();
-    await expect(verifier.verify(`Bearer ${await keyToken(rsa1, { sub: 'acme' })}`)).resolves.toMatchObject({ tenantId: 'acme' });
+    await expect(verifier.verify(`Bearer ${await keyToken(rsa1, { sub: 'acme' })}`)).resolves.toMatchObject({
+      tenantId: 'acme',
+    });
     const rotated = await keyToken(rsa2, { sub: 'acme' });
     expect(await rejection(verifier, rotated)).toMatchObject({ code: 'UNKNOWN_SIGNING_KEY' });
 
@@ -211,18 +246,32 @@ describe('TokenVerifier with a JWKS URL', () => {
     const before = jwks.requests;
     await expect(verifier.verify(`Bearer ${rotated}`)).resolves.toMatchObject({ tenantId: 'acme' });
     expect(jwks.requests).toBe(before + 1); // the unknown kid made it refetch
-    expect(await rejection(verifier, await keyToken(rsa1, { sub: 'acme', jti: 'signed-after-rotation' }))).toMatchObject({ code: 'UNKNOWN_SIGNING_KEY' });
+    expect(
+      await rejection(verifier, await keyToken(rsa1, { sub: 'acme', jti: 'signed-after-rotation' })),
+    ).toMatchObject({ code: 'UNKNOWN_SIGNING_KEY' });
     // A token verified before the rotation is remembered for AUTH_TOKEN_CACHE_MAX_AGE_MS at most;
     // without the cache it is refused as soon as its key is gone.
     const uncached = verifierWith({ cache: { maxEntries: 0, maxAgeMs: 60_000 } });
-    expect(await rejection(uncached, await keyToken(rsa1, { sub: 'acme' }))).toMatchObject({ code: 'UNKNOWN_SIGNING_KEY' });
+    expect(await rejection(uncached, await keyToken(rsa1, { sub: 'acme' }))).toMatchObject({
+      code: 'UNKNOWN_SIGNING_KEY',
+    });
   });
 
   it('tries every matching key when the token has no kid', async () => {
     jwks.served = [rsa1, rsa2];
-    const token = await new SignJWT({ sub: 'acme' }).setProtectedHeader({ alg: 'RS256' }).setIssuer(ISSUER).setAudience(AUDIENCE).setExpirationTime('5m').sign(rsa2.privateKey);
+    const token = await new SignJWT({ sub: 'acme' })
+      .setProtectedHeader({ alg: 'RS256' })
+      .setIssuer(ISSUER)
+      .setAudience(AUDIENCE)
+      .setExpirationTime('5m')
+      .sign(rsa2.privateKey);
     await expect(verifierWith().verify(`Bearer ${token}`)).resolves.toMatchObject({ tenantId: 'acme' });
-    const forged = await new SignJWT({ sub: 'acme' }).setProtectedHeader({ alg: 'RS256' }).setIssuer(ISSUER).setAudience(AUDIENCE).setExpirationTime('5m').sign(stranger.privateKey);
+    const forged = await new SignJWT({ sub: 'acme' })
+      .setProtectedHeader({ alg: 'RS256' })
+      .setIssuer(ISSUER)
+      .setAudience(AUDIENCE)
+      .setExpirationTime('5m')
+      .sign(stranger.privateKey);
     expect(await rejection(verifierWith(), forged)).toMatchObject({ code: 'INVALID_TOKEN' });
   });
 
@@ -236,30 +285,51 @@ describe('TokenVerifier with a JWKS URL', () => {
 
   it('answers 503 AUTH_UNAVAILABLE when the JWKS server fails', async () => {
     jwks.status = 500;
-    expect(await rejection(verifierWith(), await keyToken(rsa1, { sub: 'acme' }))).toMatchObject({ statusCode: 503, code: 'AUTH_UNAVAILABLE' });
+    expect(await rejection(verifierWith(), await keyToken(rsa1, { sub: 'acme' }))).toMatchObject({
+      statusCode: 503,
+      code: 'AUTH_UNAVAILABLE',
+    });
   });
 
   it('keeps verifying known keys from its cache while the JWKS server fails', async () => {
     const verifier = verifierWith();
-    await expect(verifier.verify(`Bearer ${await keyToken(rsa1, { sub: 'acme' })}`)).resolves.toMatchObject({ tenantId: 'acme' });
+    await expect(verifier.verify(`Bearer ${await keyToken(rsa1, { sub: 'acme' })}`)).resolves.toMatchObject({
+      tenantId: 'acme',
+    });
     jwks.status = 500;
-    await expect(verifier.verify(`Bearer ${await keyToken(rsa1, { sub: 'acme' })}`)).resolves.toMatchObject({ tenantId: 'acme' });
+    await expect(verifier.verify(`Bearer ${await keyToken(rsa1, { sub: 'acme' })}`)).resolves.toMatchObject({
+      tenantId: 'acme',
+    });
   });
 });
 
 describe('TokenVerifier with an HS256 secret', () => {
   it('still accepts HS256 tokens when only the secret is given', async () => {
     const verifier = new TokenVerifier(SECRET);
-    await expect(verifier.verify(`Bearer ${await secretToken({ sub: 'acme' })}`)).resolves.toEqual({ tenantId: 'acme', subject: 'acme' });
-    expect(await rejection(verifier, await keyToken(rsa1, { sub: 'acme' }))).toMatchObject({ statusCode: 401, code: 'INVALID_TOKEN' });
+    await expect(verifier.verify(`Bearer ${await secretToken({ sub: 'acme' })}`)).resolves.toEqual({
+      tenantId: 'acme',
+      subject: 'acme',
+    });
+    expect(await rejection(verifier, await keyToken(rsa1, { sub: 'acme' }))).toMatchObject({
+      statusCode: 401,
+      code: 'INVALID_TOKEN',
+    });
   });
 
   it('accepts HS256 and RS256 tokens side by side when both are configured', async () => {
     const verifier = verifierWith();
-    await expect(verifier.verify(`Bearer ${await secretToken({ sub: 'acme' })}`)).resolves.toMatchObject({ tenantId: 'acme' });
-    await expect(verifier.verify(`Bearer ${await keyToken(rsa1, { sub: 'globex' })}`)).resolves.toMatchObject({ tenantId: 'globex' });
-    expect(await rejection(verifier, await secretToken({ sub: 'acme' }, { secret: 'another-secret-another-secret-123456' }))).toMatchObject({ code: 'INVALID_TOKEN' });
-    expect(await rejection(verifier, await secretToken({ sub: 'acme' }, { audience: 'billing-api' }))).toMatchObject({ code: 'INVALID_AUDIENCE' });
+    await expect(verifier.verify(`Bearer ${await secretToken({ sub: 'acme' })}`)).resolves.toMatchObject({
+      tenantId: 'acme',
+    });
+    await expect(verifier.verify(`Bearer ${await keyToken(rsa1, { sub: 'globex' })}`)).resolves.toMatchObject({
+      tenantId: 'globex',
+    });
+    expect(
+      await rejection(verifier, await secretToken({ sub: 'acme' }, { secret: 'another-secret-another-secret-123456' })),
+    ).toMatchObject({ code: 'INVALID_TOKEN' });
+    expect(await rejection(verifier, await secretToken({ sub: 'acme' }, { audience: 'billing-api' }))).toMatchObject({
+      code: 'INVALID_AUDIENCE',
+    });
   });
 
   it('rejects an HS256 token signed with the RSA public key (algorithm confusion)', async () => {
@@ -275,7 +345,11 @@ describe('TokenVerifier with an HS256 secret', () => {
   });
 
   it('rejects alg "none"', async () => {
-    const unsigned = new UnsecuredJWT({ sub: 'acme' }).setIssuer(ISSUER).setAudience(AUDIENCE).setExpirationTime('5m').encode();
+    const unsigned = new UnsecuredJWT({ sub: 'acme' })
+      .setIssuer(ISSUER)
+      .setAudience(AUDIENCE)
+      .setExpirationTime('5m')
+      .encode();
     for (const verifier of [verifierWith(), new TokenVerifier(SECRET), verifierWith({ secret: undefined })]) {
       const error = await rejection(verifier, unsigned);
       expect(error).toMatchObject({ statusCode: 401, code: 'INVALID_TOKEN' });
@@ -286,7 +360,10 @@ describe('TokenVerifier with an HS256 secret', () => {
   it('refuses a token it accepted before once the token expires (verified tokens are remembered only until exp)', async () => {
     const verifier = new TokenVerifier({ secret: SECRET, clockToleranceSeconds: 0 });
     const exp = Math.floor(Date.now() / 1000) + 1;
-    const token = await new SignJWT({ sub: 'acme' }).setProtectedHeader({ alg: 'HS256' }).setExpirationTime(exp).sign(new TextEncoder().encode(SECRET));
+    const token = await new SignJWT({ sub: 'acme' })
+      .setProtectedHeader({ alg: 'HS256' })
+      .setExpirationTime(exp)
+      .sign(new TextEncoder().encode(SECRET));
     await expect(verifier.verify(`Bearer ${token}`)).resolves.toMatchObject({ tenantId: 'acme' });
     await expect(verifier.verify(`Bearer ${token}`)).resolves.toMatchObject({ tenantId: 'acme' });
     await new Promise((r) => setTimeout(r, exp * 1000 - Date.now() + 50));
@@ -304,18 +381,28 @@ describe('TokenVerifier with an HS256 secret', () => {
 describe('the tier claim', () => {
   it('is parsed into the principal', async () => {
     const verifier = verifierWith();
-    await expect(verifier.verify(`Bearer ${await keyToken(rsa1, { sub: 'acme', tier: 'gold_2024-eu' })}`)).resolves.toEqual({ tenantId: 'acme', subject: 'acme', tier: 'gold_2024-eu' });
-    await expect(verifier.verify(`Bearer ${await secretToken({ sub: 'acme', tier: 'free' })}`)).resolves.toMatchObject({ tier: 'free' });
+    await expect(
+      verifier.verify(`Bearer ${await keyToken(rsa1, { sub: 'acme', tier: 'gold_2024-eu' })}`),
+    ).resolves.toEqual({ tenantId: 'acme', subject: 'acme', tier: 'gold_2024-eu' });
+    await expect(verifier.verify(`Bearer ${await secretToken({ sub: 'acme', tier: 'free' })}`)).resolves.toMatchObject({
+      tier: 'free',
+    });
   });
 
-  it.each([['gold tier'], ['x'.repeat(33)], [''], ['gold.eu'], [42], [['gold']]])('rejects tier %j with 401', async (tier) => {
-    const error = await rejection(verifierWith(), await keyToken(rsa1, { sub: 'acme', tier }));
-    expect(error).toMatchObject({ statusCode: 401, code: 'INVALID_TOKEN' });
-    expect(error.message).toMatch(/"tier"/);
-  });
+  it.each([['gold tier'], ['x'.repeat(33)], [''], ['gold.eu'], [42], [['gold']]])(
+    'rejects tier %j with 401',
+    async (tier) => {
+      const error = await rejection(verifierWith(), await keyToken(rsa1, { sub: 'acme', tier }));
+      expect(error).toMatchObject({ statusCode: 401, code: 'INVALID_TOKEN' });
+      expect(error.message).toMatch(/"tier"/);
+    },
+  );
 
   it('keeps the tenant rule: an invalid tenant is rejected', async () => {
-    expect(await rejection(verifierWith(), await keyToken(rsa1, { sub: 'acme', tenant: 'no spaces' }))).toMatchObject({ statusCode: 401, code: 'INVALID_TOKEN' });
+    expect(await rejection(verifierWith(), await keyToken(rsa1, { sub: 'acme', tenant: 'no spaces' }))).toMatchObject({
+      statusCode: 401,
+      code: 'INVALID_TOKEN',
+    });
   });
 });
 
@@ -333,66 +420,102 @@ describe('token lifetime (issue 34, item 7)', () => {
 
   it('refuses exp 1e20 and any lifetime past the maximum with 401 TOKEN_LIFETIME_TOO_LONG, with or without "iat"', async () => {
     const verifier = new TokenVerifier({ secret: SECRET, maxTokenLifetimeSeconds: 3_600 });
-    for (const claims of [{ exp: 1e20 }, { iat: now(), exp: 1e20 }, { iat: now(), exp: now() + 3_601 }, { exp: now() + 3_700 }, { iat: now() - 7_200, exp: now() + 60 }]) {
+    for (const claims of [
+      { exp: 1e20 },
+      { iat: now(), exp: 1e20 },
+      { iat: now(), exp: now() + 3_601 },
+      { exp: now() + 3_700 },
+      { iat: now() - 7_200, exp: now() + 60 },
+    ]) {
       const error = await rejection(verifier, await rawToken(claims));
       expect(error, JSON.stringify(claims)).toMatchObject({ statusCode: 401, code: 'TOKEN_LIFETIME_TOO_LONG' });
       expect(error.message).toMatch(/at most 1 h/);
     }
-    await expect(verifier.verify(`Bearer ${await rawToken({ iat: now(), exp: now() + 3_600 })}`)).resolves.toMatchObject({ tenantId: 'acme' });
-    await expect(verifier.verify(`Bearer ${await rawToken({ exp: now() + 3_500 })}`)).resolves.toMatchObject({ tenantId: 'acme' });
+    await expect(
+      verifier.verify(`Bearer ${await rawToken({ iat: now(), exp: now() + 3_600 })}`),
+    ).resolves.toMatchObject({ tenantId: 'acme' });
+    await expect(verifier.verify(`Bearer ${await rawToken({ exp: now() + 3_500 })}`)).resolves.toMatchObject({
+      tenantId: 'acme',
+    });
   });
 
   it('defaults to 24 hours', async () => {
     const verifier = new TokenVerifier(SECRET);
-    await expect(verifier.verify(`Bearer ${await rawToken({ iat: now(), exp: now() + 24 * 3_600 })}`)).resolves.toMatchObject({ tenantId: 'acme' });
-    expect(await rejection(verifier, await rawToken({ iat: now(), exp: now() + 24 * 3_600 + 1 }))).toMatchObject({ code: 'TOKEN_LIFETIME_TOO_LONG' });
+    await expect(
+      verifier.verify(`Bearer ${await rawToken({ iat: now(), exp: now() + 24 * 3_600 })}`),
+    ).resolves.toMatchObject({ tenantId: 'acme' });
+    expect(await rejection(verifier, await rawToken({ iat: now(), exp: now() + 24 * 3_600 + 1 }))).toMatchObject({
+      code: 'TOKEN_LIFETIME_TOO_LONG',
+    });
   });
 
   it('refuses an "iat" in the future beyond the clock tolerance with 401 TOKEN_ISSUED_IN_FUTURE', async () => {
     const verifier = new TokenVerifier({ secret: SECRET, clockToleranceSeconds: 30 });
     const yearAhead = now() + 365 * 86_400;
-    for (const claims of [{ iat: yearAhead, exp: yearAhead + 60 }, { iat: now() + 120, exp: now() + 600 }]) {
+    for (const claims of [
+      { iat: yearAhead, exp: yearAhead + 60 },
+      { iat: now() + 120, exp: now() + 600 },
+    ]) {
       const error = await rejection(verifier, await rawToken(claims));
       expect(error).toMatchObject({ statusCode: 401, code: 'TOKEN_ISSUED_IN_FUTURE' });
       expect(error.message).toMatch(/"iat".*in the future.*30 s/);
     }
-    await expect(verifier.verify(`Bearer ${await rawToken({ iat: now() + 20, exp: now() + 600 })}`)).resolves.toMatchObject({ tenantId: 'acme' });
+    await expect(
+      verifier.verify(`Bearer ${await rawToken({ iat: now() + 20, exp: now() + 600 })}`),
+    ).resolves.toMatchObject({ tenantId: 'acme' });
   });
 
   it('refuses a non-numeric "exp" or "iat"', async () => {
     for (const claims of [{ exp: 'never' }, { iat: 'now', exp: now() + 60 }]) {
-      expect(await rejection(new TokenVerifier(SECRET), await rawToken(claims))).toMatchObject({ statusCode: 401, code: 'INVALID_TOKEN' });
+      expect(await rejection(new TokenVerifier(SECRET), await rawToken(claims))).toMatchObject({
+        statusCode: 401,
+        code: 'INVALID_TOKEN',
+      });
     }
   });
 
   it('reads AUTH_MAX_TOKEN_LIFETIME as seconds or a duration, default 24h, and refuses anything else', () => {
     expect(loadConfig(ApiConfig, { AUTH_JWT_SECRET: SECRET }).AUTH_MAX_TOKEN_LIFETIME).toBe(86_400);
-    expect(loadConfig(ApiConfig, { AUTH_JWT_SECRET: SECRET, AUTH_MAX_TOKEN_LIFETIME: '900' }).AUTH_MAX_TOKEN_LIFETIME).toBe(900);
-    expect(loadConfig(ApiConfig, { AUTH_JWT_SECRET: SECRET, AUTH_MAX_TOKEN_LIFETIME: '2d' }).AUTH_MAX_TOKEN_LIFETIME).toBe(172_800);
-    for (const bad of ['0', '-5', '1w', 'forever', '1.5h']) expect(() => loadConfig(ApiConfig, { AUTH_JWT_SECRET: SECRET, AUTH_MAX_TOKEN_LIFETIME: bad })).toThrow('AUTH_MAX_TOKEN_LIFETIME');
+    expect(
+      loadConfig(ApiConfig, { AUTH_JWT_SECRET: SECRET, AUTH_MAX_TOKEN_LIFETIME: '900' }).AUTH_MAX_TOKEN_LIFETIME,
+    ).toBe(900);
+    expect(
+      loadConfig(ApiConfig, { AUTH_JWT_SECRET: SECRET, AUTH_MAX_TOKEN_LIFETIME: '2d' }).AUTH_MAX_TOKEN_LIFETIME,
+    ).toBe(172_800);
+    for (const bad of ['0', '-5', '1w', 'forever', '1.5h'])
+      expect(() => loadConfig(ApiConfig, { AUTH_JWT_SECRET: SECRET, AUTH_MAX_TOKEN_LIFETIME: bad })).toThrow(
+        'AUTH_MAX_TOKEN_LIFETIME',
+      );
   });
 });
 
 describe('the tenant claim (issue 34, item 8)', () => {
-  it.each([[123], [true], [['tenant-a']], [{ id: 'tenant-a' }], [null], ['']])('refuses tenant %j even when "sub" is a valid tenant', async (tenant) => {
-    const error = await rejection(verifierWith(), await secretToken({ sub: 'tenant-a', tenant }));
-    expect(error).toMatchObject({ statusCode: 401, code: 'INVALID_TOKEN' });
-    expect(error.message).toMatch(/"tenant" claim/);
-  });
+  it.each([[123], [true], [['tenant-a']], [{ id: 'tenant-a' }], [null], ['']])(
+    'refuses tenant %j even when "sub" is a valid tenant',
+    async (tenant) => {
+      const error = await rejection(verifierWith(), await secretToken({ sub: 'tenant-a', tenant }));
+      expect(error).toMatchObject({ statusCode: 401, code: 'INVALID_TOKEN' });
+      expect(error.message).toMatch(/"tenant" claim/);
+    },
+  );
 
   it('still takes "sub" when there is no tenant claim', async () => {
-    await expect(verifierWith().verify(`Bearer ${await secretToken({ sub: 'tenant-a' })}`)).resolves.toMatchObject({ tenantId: 'tenant-a' });
+    await expect(verifierWith().verify(`Bearer ${await secretToken({ sub: 'tenant-a' })}`)).resolves.toMatchObject({
+      tenantId: 'tenant-a',
+    });
   });
 });
 
 describe('over HTTP', () => {
   const logger = createLogger({ service: 'api-auth-test', level: 'silent' });
-  const orchestrator = { listTools: async () => ({ tools: [] }) } as unknown as PromiseClient<orchestratorV1.OrchestratorServiceClient>;
+  const orchestrator = {
+    listTools: async () => ({ tools: [] }),
+  } as unknown as PromiseClient<orchestratorV1.OrchestratorServiceClient>;
   const memory = {} as unknown as PromiseClient<memoryV1.MemoryServiceClient>;
 
   async function getTools(verifier: TokenVerifier, token: string): Promise<{ status: number; body: unknown }> {
     const app = buildApp({
-    checkReplies: true,
+      checkReplies: true,
       logger,
       verifier,
       maxBodyBytes: 10_000,
@@ -427,7 +550,10 @@ describe('over HTTP', () => {
 
   it('answers 401 in the envelope for a token that never expires, one issued a year ahead, and a wrong-typed tenant', async () => {
     const now = Math.floor(Date.now() / 1000);
-    const sign = (claims: Record<string, unknown>): Promise<string> => new SignJWT({ sub: 'tenant-a', ...claims }).setProtectedHeader({ alg: 'HS256' }).sign(new TextEncoder().encode(SECRET));
+    const sign = (claims: Record<string, unknown>): Promise<string> =>
+      new SignJWT({ sub: 'tenant-a', ...claims })
+        .setProtectedHeader({ alg: 'HS256' })
+        .sign(new TextEncoder().encode(SECRET));
     const cases: [Record<string, unknown>, string][] = [
       [{ iat: now }, 'TOKEN_WITHOUT_EXPIRY'],
       [{ iat: now, exp: 1e20 }, 'TOKEN_LIFETIME_TOO_LONG'],
@@ -435,9 +561,14 @@ describe('over HTTP', () => {
       [{ tenant: 123, iat: now, exp: now + 60 }, 'INVALID_TOKEN'],
     ];
     for (const [claims, code] of cases) {
-      expect(await getTools(new TokenVerifier(SECRET), await sign(claims)), code).toEqual({ status: 401, body: { error: { code, message: expect.any(String) } } });
+      expect(await getTools(new TokenVerifier(SECRET), await sign(claims)), code).toEqual({
+        status: 401,
+        body: { error: { code, message: expect.any(String) } },
+      });
     }
-    expect(await getTools(new TokenVerifier(SECRET), await sign({ iat: now, exp: now + 60 }))).toMatchObject({ status: 200 });
+    expect(await getTools(new TokenVerifier(SECRET), await sign({ iat: now, exp: now + 60 }))).toMatchObject({
+      status: 200,
+    });
   });
 
   it('answers 401 INVALID_AUDIENCE for a token meant for another service', async () => {
@@ -462,14 +593,29 @@ describe('ApiConfig authentication settings', () => {
   });
 
   it('accepts a JWKS URL alone, with issuer, audience list and default clock tolerance', () => {
-    const config = loadConfig(ApiConfig, { AUTH_JWKS_URL: 'https://id.example.com/.well-known/jwks.json', AUTH_ISSUER: ISSUER, AUTH_AUDIENCE: 'platform-api, other-api' });
-    expect(config).toMatchObject({ AUTH_JWKS_URL: 'https://id.example.com/.well-known/jwks.json', AUTH_ISSUER: ISSUER, AUTH_AUDIENCE: ['platform-api', 'other-api'], AUTH_CLOCK_TOLERANCE_SECONDS: 5 });
+    const config = loadConfig(ApiConfig, {
+      AUTH_JWKS_URL: 'https://id.example.com/.well-known/jwks.json',
+      AUTH_ISSUER: ISSUER,
+      AUTH_AUDIENCE: 'platform-api, other-api',
+    });
+    expect(config).toMatchObject({
+      AUTH_JWKS_URL: 'https://id.example.com/.well-known/jwks.json',
+      AUTH_ISSUER: ISSUER,
+      AUTH_AUDIENCE: ['platform-api', 'other-api'],
+      AUTH_CLOCK_TOLERANCE_SECONDS: 5,
+    });
     expect(config.AUTH_JWT_SECRET).toBeUndefined();
   });
 
   it('accepts a secret alone, and both together', () => {
     expect(loadConfig(ApiConfig, { AUTH_JWT_SECRET: SECRET }).AUTH_JWT_SECRET).toBe(SECRET);
-    expect(loadConfig(ApiConfig, { AUTH_JWT_SECRET: SECRET, AUTH_JWKS_URL: 'https://id.example.com/jwks', AUTH_CLOCK_TOLERANCE_SECONDS: '0' })).toMatchObject({ AUTH_CLOCK_TOLERANCE_SECONDS: 0 });
+    expect(
+      loadConfig(ApiConfig, {
+        AUTH_JWT_SECRET: SECRET,
+        AUTH_JWKS_URL: 'https://id.example.com/jwks',
+        AUTH_CLOCK_TOLERANCE_SECONDS: '0',
+      }),
+    ).toMatchObject({ AUTH_CLOCK_TOLERANCE_SECONDS: 0 });
   });
 
   it.each([

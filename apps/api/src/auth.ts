@@ -25,7 +25,17 @@ export interface Principal {
 /** Algorithms verified with the shared secret (`AUTH_JWT_SECRET`). */
 export const SECRET_ALGORITHMS = ['HS256'] as const;
 /** Algorithms verified with a public key of the key set (`AUTH_JWKS_URL`). */
-export const KEY_SET_ALGORITHMS = ['RS256', 'RS384', 'RS512', 'PS256', 'PS384', 'PS512', 'ES256', 'ES384', 'ES512'] as const;
+export const KEY_SET_ALGORITHMS = [
+  'RS256',
+  'RS384',
+  'RS512',
+  'PS256',
+  'PS384',
+  'PS512',
+  'ES256',
+  'ES384',
+  'ES512',
+] as const;
 
 /** Letters, digits, "-" and "_", 1 to 32 characters. */
 const TIER_PATTERN = /^[A-Za-z0-9_-]{1,32}$/;
@@ -129,17 +139,36 @@ export class TokenVerifier {
     const named = payload['tenant'] !== undefined;
     const tenant = TenantId.safeParse(named ? payload['tenant'] : payload.sub);
     if (!tenant.success) {
-      throw new HttpError(401, 'INVALID_TOKEN', named ? 'the token\'s "tenant" claim is not a valid tenant id (a string of 1-128 letters, digits, ".", "_", ":" or "-")' : 'the token names no valid tenant (claim "tenant" or "sub")');
+      throw new HttpError(
+        401,
+        'INVALID_TOKEN',
+        named
+          ? 'the token\'s "tenant" claim is not a valid tenant id (a string of 1-128 letters, digits, ".", "_", ":" or "-")'
+          : 'the token names no valid tenant (claim "tenant" or "sub")',
+      );
     }
     const tier = payload['tier'];
     if (tier !== undefined && (typeof tier !== 'string' || !TIER_PATTERN.test(tier))) {
       throw new HttpError(401, 'INVALID_TOKEN', 'the token\'s "tier" claim must be 1-32 letters, digits, "-" or "_"');
     }
     const roles = payload['roles'] ?? [];
-    if (!Array.isArray(roles) || roles.length > 32 || !roles.every((role) => typeof role === 'string' && ROLE_PATTERN.test(role))) {
-      throw new HttpError(401, 'INVALID_TOKEN', 'the token\'s "roles" claim must be an array of role names (1-64 letters, digits, ".", ":", "-" or "_")');
+    if (
+      !Array.isArray(roles) ||
+      roles.length > 32 ||
+      !roles.every((role) => typeof role === 'string' && ROLE_PATTERN.test(role))
+    ) {
+      throw new HttpError(
+        401,
+        'INVALID_TOKEN',
+        'the token\'s "roles" claim must be an array of role names (1-64 letters, digits, ".", ":", "-" or "_")',
+      );
     }
-    const principal: Principal = Object.freeze({ tenantId: tenant.data, subject: payload.sub, ...(tier !== undefined ? { tier } : {}), ...(roles.length > 0 ? { roles: Object.freeze([...(roles as string[])]) } : {}) });
+    const principal: Principal = Object.freeze({
+      tenantId: tenant.data,
+      subject: payload.sub,
+      ...(tier !== undefined ? { tier } : {}),
+      ...(roles.length > 0 ? { roles: Object.freeze([...(roles as string[])]) } : {}),
+    });
     this.verified.set(token, principal, typeof payload.exp === 'number' ? payload.exp : undefined);
     return principal;
   }
@@ -153,11 +182,19 @@ export class TokenVerifier {
     const now = Math.floor(Date.now() / 1000);
     const { exp, iat } = payload as { exp: number; iat?: number };
     if (iat !== undefined && iat > now + this.clockToleranceSeconds) {
-      throw new HttpError(401, 'TOKEN_ISSUED_IN_FUTURE', `the token's "iat" claim is ${Math.round(iat - now)} s in the future (at most ${this.clockToleranceSeconds} s of clock skew is accepted)`);
+      throw new HttpError(
+        401,
+        'TOKEN_ISSUED_IN_FUTURE',
+        `the token's "iat" claim is ${Math.round(iat - now)} s in the future (at most ${this.clockToleranceSeconds} s of clock skew is accepted)`,
+      );
     }
     const lifetime = exp - (iat ?? now);
     if (lifetime > this.maxLifetimeSeconds) {
-      throw new HttpError(401, 'TOKEN_LIFETIME_TOO_LONG', `the token lives ${formatSeconds(lifetime)} ("exp" minus ${iat !== undefined ? '"iat"' : 'now'}); at most ${formatSeconds(this.maxLifetimeSeconds)} is accepted`);
+      throw new HttpError(
+        401,
+        'TOKEN_LIFETIME_TOO_LONG',
+        `the token lives ${formatSeconds(lifetime)} ("exp" minus ${iat !== undefined ? '"iat"' : 'now'}); at most ${formatSeconds(this.maxLifetimeSeconds)} is accepted`,
+      );
     }
   }
 
@@ -171,7 +208,8 @@ export class TokenVerifier {
     }
     try {
       if (typeof alg === 'string' && isSecretAlgorithm(alg) && this.secret) {
-        return (await jwtVerify(token, this.secret, { ...this.claimOptions, algorithms: [...SECRET_ALGORITHMS] })).payload;
+        return (await jwtVerify(token, this.secret, { ...this.claimOptions, algorithms: [...SECRET_ALGORITHMS] }))
+          .payload;
       }
       if (typeof alg === 'string' && isKeySetAlgorithm(alg) && this.keySet) {
         return await this.verifyWithKeySet(token, this.keySet);
@@ -179,7 +217,11 @@ export class TokenVerifier {
     } catch (err) {
       throw this.toHttpError(err);
     }
-    throw new HttpError(401, 'INVALID_TOKEN', `the token's signing algorithm is not accepted (accepted: ${this.accepted.join(', ')})`);
+    throw new HttpError(
+      401,
+      'INVALID_TOKEN',
+      `the token's signing algorithm is not accepted (accepted: ${this.accepted.join(', ')})`,
+    );
   }
 
   private async verifyWithKeySet(token: string, keySet: JWTVerifyGetKey): Promise<JWTPayload> {
@@ -215,7 +257,8 @@ export class TokenVerifier {
       try {
         return await remote(header, token);
       } catch (err) {
-        if (err instanceof joseErrors.JWKSNoMatchingKey || err instanceof joseErrors.JWKSMultipleMatchingKeys) throw err;
+        if (err instanceof joseErrors.JWKSNoMatchingKey || err instanceof joseErrors.JWKSMultipleMatchingKeys)
+          throw err;
         this.logger?.warn({ err, jwksUrl: url.origin + url.pathname }, 'cannot fetch the JSON Web Key Set');
         throw new KeySetUnavailable(err);
       }
@@ -225,31 +268,49 @@ export class TokenVerifier {
   private toHttpError(err: unknown): HttpError {
     if (err instanceof HttpError) return err;
     if (err instanceof KeySetUnavailable) {
-      return new HttpError(503, 'AUTH_UNAVAILABLE', 'the token cannot be verified right now: the signing keys are unavailable; try again later');
+      return new HttpError(
+        503,
+        'AUTH_UNAVAILABLE',
+        'the token cannot be verified right now: the signing keys are unavailable; try again later',
+      );
     }
     if (err instanceof joseErrors.JWTExpired) return new HttpError(401, 'TOKEN_EXPIRED', 'the token has expired');
     if (err instanceof joseErrors.JWTClaimValidationFailed) {
       const missing = err.reason === 'missing';
       switch (err.claim) {
         case 'iss':
-          return new HttpError(401, 'INVALID_ISSUER', missing ? 'the token has no "iss" claim' : 'the token\'s "iss" claim is not the accepted issuer');
+          return new HttpError(
+            401,
+            'INVALID_ISSUER',
+            missing ? 'the token has no "iss" claim' : 'the token\'s "iss" claim is not the accepted issuer',
+          );
         case 'aud':
-          return new HttpError(401, 'INVALID_AUDIENCE', missing ? 'the token has no "aud" claim' : 'the token\'s "aud" claim names none of the accepted audiences');
+          return new HttpError(
+            401,
+            'INVALID_AUDIENCE',
+            missing ? 'the token has no "aud" claim' : 'the token\'s "aud" claim names none of the accepted audiences',
+          );
         case 'nbf':
           return new HttpError(401, 'INVALID_TOKEN', 'the token is not valid yet ("nbf" is in the future)');
         case 'exp':
-          if (missing) return new HttpError(401, 'TOKEN_WITHOUT_EXPIRY', 'the token has no "exp" claim: every token must expire');
+          if (missing)
+            return new HttpError(401, 'TOKEN_WITHOUT_EXPIRY', 'the token has no "exp" claim: every token must expire');
           return new HttpError(401, 'INVALID_TOKEN', 'the token\'s "exp" claim is not valid');
         case 'iat':
           return new HttpError(401, 'INVALID_TOKEN', `the token's "${err.claim}" claim is not valid`);
         default:
-          return new HttpError(401, 'INVALID_TOKEN', 'the token\'s claims are not valid');
+          return new HttpError(401, 'INVALID_TOKEN', "the token's claims are not valid");
       }
     }
     if (err instanceof joseErrors.JWKSNoMatchingKey) {
-      return new HttpError(401, 'UNKNOWN_SIGNING_KEY', 'no key of the signing key set matches the token (header "kid" and "alg")');
+      return new HttpError(
+        401,
+        'UNKNOWN_SIGNING_KEY',
+        'no key of the signing key set matches the token (header "kid" and "alg")',
+      );
     }
-    if (err instanceof joseErrors.JWSSignatureVerificationFailed) return new HttpError(401, 'INVALID_TOKEN', 'the token\'s signature is not valid');
+    if (err instanceof joseErrors.JWSSignatureVerificationFailed)
+      return new HttpError(401, 'INVALID_TOKEN', "the token's signature is not valid");
     return new HttpError(401, 'INVALID_TOKEN', 'the token is not valid');
   }
 }

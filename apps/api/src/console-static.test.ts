@@ -12,7 +12,11 @@ writeFileSync(path.join(built, 'assets', 'index-abc123.js'), 'console.log("app")
 afterAll(() => rmSync(built, { recursive: true, force: true }));
 
 describe('the console, built', () => {
-  const { inject } = useOrchestratorEdgeApp(SECRET, {}, { console: { dir: built, traceUrlTemplate: 'http://jaeger.local/trace/{traceId}', operatorRole: 'ops' } });
+  const { inject } = useOrchestratorEdgeApp(
+    SECRET,
+    {},
+    { console: { dir: built, traceUrlTemplate: 'http://jaeger.local/trace/{traceId}', operatorRole: 'ops' } },
+  );
 
   it('serves its page without a token, revalidated on each load', async () => {
     for (const url of ['/console', '/console/']) {
@@ -53,7 +57,11 @@ describe('the console, built', () => {
 });
 
 describe('the console, not built', () => {
-  const { inject } = useOrchestratorEdgeApp(SECRET, {}, { console: { dir: path.join(built, 'no-such-dir'), traceUrlTemplate: '', operatorRole: 'ops' } });
+  const { inject } = useOrchestratorEdgeApp(
+    SECRET,
+    {},
+    { console: { dir: path.join(built, 'no-such-dir'), traceUrlTemplate: '', operatorRole: 'ops' } },
+  );
 
   it('says how to build it, while the API works on', async () => {
     const page = await inject({ url: '/console/runs' });

@@ -25,7 +25,8 @@ export function isConsoleRoute(url: string): boolean {
 const IMMUTABLE = 'public, max-age=31536000, immutable';
 const REVALIDATE = 'no-cache';
 const SECURITY_HEADERS = {
-  'content-security-policy': "default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; connect-src 'self'; frame-ancestors 'none'; base-uri 'self'",
+  'content-security-policy':
+    "default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; connect-src 'self'; frame-ancestors 'none'; base-uri 'self'",
   'x-content-type-options': 'nosniff',
   'referrer-policy': 'no-referrer',
 };
@@ -47,9 +48,14 @@ export function registerConsole(app: FastifyInstance, options: ConsoleOptions): 
   const built = dir !== undefined && existsSync(path.join(dir, 'index.html'));
   void app.register(
     async (scope) => {
-      scope.get('/config.json', async (_request, reply) => reply.header('cache-control', REVALIDATE).send({ traceUrlTemplate: options.traceUrlTemplate, operatorRole: options.operatorRole }));
+      scope.get('/config.json', async (_request, reply) =>
+        reply
+          .header('cache-control', REVALIDATE)
+          .send({ traceUrlTemplate: options.traceUrlTemplate, operatorRole: options.operatorRole }),
+      );
       if (!built) {
-        const notBuilt = async (_request: unknown, reply: FastifyReply) => reply.code(503).header('cache-control', REVALIDATE).type('text/html; charset=utf-8').send(NOT_BUILT_PAGE);
+        const notBuilt = async (_request: unknown, reply: FastifyReply) =>
+          reply.code(503).header('cache-control', REVALIDATE).type('text/html; charset=utf-8').send(NOT_BUILT_PAGE);
         scope.get('/', notBuilt);
         scope.get('/*', notBuilt);
         return;
@@ -61,14 +67,19 @@ export function registerConsole(app: FastifyInstance, options: ConsoleOptions): 
         serve: true,
         cacheControl: false,
         setHeaders: (reply, filePath) => {
-          void reply.headers({ ...SECURITY_HEADERS, 'cache-control': filePath.includes(`${path.sep}assets${path.sep}`) ? IMMUTABLE : REVALIDATE });
+          void reply.headers({
+            ...SECURITY_HEADERS,
+            'cache-control': filePath.includes(`${path.sep}assets${path.sep}`) ? IMMUTABLE : REVALIDATE,
+          });
         },
       });
-      const page = async (_request: unknown, reply: FastifyReply) => reply.headers({ ...SECURITY_HEADERS, 'cache-control': REVALIDATE }).sendFile('index.html');
+      const page = async (_request: unknown, reply: FastifyReply) =>
+        reply.headers({ ...SECURITY_HEADERS, 'cache-control': REVALIDATE }).sendFile('index.html');
       scope.get('/', page);
       scope.get('/*', async (request, reply) => {
         // A missing asset is a 404, not the page: a stale page asking for an old bundle should fail loudly.
-        if (request.url.startsWith(`${CONSOLE_PREFIX}/assets/`)) return reply.code(404).send({ error: { code: 'NOT_FOUND', message: `no console asset ${request.url}` } });
+        if (request.url.startsWith(`${CONSOLE_PREFIX}/assets/`))
+          return reply.code(404).send({ error: { code: 'NOT_FOUND', message: `no console asset ${request.url}` } });
         return page(request, reply);
       });
     },

@@ -20,17 +20,39 @@ export class CredentialCalls {
     return { metadata };
   }
 
-  save(input: { tenantId: string; service: string; account: string; secretJson: string; expectedVersion: number | undefined; subject: string | undefined; tier: string }) {
+  save(input: {
+    tenantId: string;
+    service: string;
+    account: string;
+    secretJson: string;
+    expectedVersion: number | undefined;
+    subject: string | undefined;
+    tier: string;
+  }) {
     const { subject, ...rest } = input;
-    return this.client.saveCredential({ ...rest, grant: '', callId: '', actor: { subject: subject ?? '' } }, this.settings());
+    return this.client.saveCredential(
+      { ...rest, grant: '', callId: '', actor: { subject: subject ?? '' } },
+      this.settings(),
+    );
   }
 
   list(input: { tenantId: string; service: string; subject: string | undefined }) {
-    return this.client.listCredentials({ tenantId: input.tenantId, service: input.service, actor: { subject: input.subject ?? '' } }, this.settings());
+    return this.client.listCredentials(
+      { tenantId: input.tenantId, service: input.service, actor: { subject: input.subject ?? '' } },
+      this.settings(),
+    );
   }
 
   remove(input: { tenantId: string; service: string; account: string; subject: string | undefined }) {
-    return this.client.deleteCredential({ tenantId: input.tenantId, service: input.service, account: input.account, actor: { subject: input.subject ?? '' } }, this.settings());
+    return this.client.deleteCredential(
+      {
+        tenantId: input.tenantId,
+        service: input.service,
+        account: input.account,
+        actor: { subject: input.subject ?? '' },
+      },
+      this.settings(),
+    );
   }
 
   audit(input: { tenantId: string; beforeId: number; limit: number }) {

@@ -15,8 +15,21 @@ export const MAX_PARAM_LENGTH = 4_096;
  * envelope (Fastify's own handler writes its shape).
  */
 function clientErrorAnswer(code: string | undefined): { status: number; body: ErrorBody } {
-  if (code === 'HPE_HEADER_OVERFLOW') return { status: 431, body: { error: { code: 'HEADERS_TOO_LARGE', message: 'the request headers (with the URL) are larger than the server accepts' } } };
-  if (code === 'ERR_HTTP_REQUEST_TIMEOUT') return { status: 408, body: { error: { code: 'REQUEST_TIMEOUT', message: 'the request was not received in time' } } };
+  if (code === 'HPE_HEADER_OVERFLOW')
+    return {
+      status: 431,
+      body: {
+        error: {
+          code: 'HEADERS_TOO_LARGE',
+          message: 'the request headers (with the URL) are larger than the server accepts',
+        },
+      },
+    };
+  if (code === 'ERR_HTTP_REQUEST_TIMEOUT')
+    return {
+      status: 408,
+      body: { error: { code: 'REQUEST_TIMEOUT', message: 'the request was not received in time' } },
+    };
   return { status: 400, body: { error: { code: 'BAD_REQUEST', message: 'the request is not valid HTTP/1.1' } } };
 }
 
@@ -25,7 +38,9 @@ function clientErrorAnswer(code: string | undefined): { status: number; body: Er
  * overlong path parameter, a request Node's parser refuses) leaves the api in the documented
  * envelope with a stable code, like the errors of the routes.
  */
-export function frameworkErrorOptions(logger: FastifyBaseLogger): Pick<FastifyServerOptions, 'frameworkErrors' | 'clientErrorHandler' | 'routerOptions'> {
+export function frameworkErrorOptions(
+  logger: FastifyBaseLogger,
+): Pick<FastifyServerOptions, 'frameworkErrors' | 'clientErrorHandler' | 'routerOptions'> {
   return {
     routerOptions: { maxParamLength: MAX_PARAM_LENGTH },
     frameworkErrors: (error: Error, _request: FastifyRequest, reply: FastifyReply) => {
@@ -39,7 +54,9 @@ export function frameworkErrorOptions(logger: FastifyBaseLogger): Pick<FastifySe
       logger.debug({ err: error.message, status }, 'malformed request refused');
       const text = JSON.stringify(body);
       if (socket.writable) {
-        socket.write(`HTTP/1.1 ${status} ${STATUS_CODES[status] ?? ''}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(text)}\r\nConnection: close\r\n\r\n${text}`);
+        socket.write(
+          `HTTP/1.1 ${status} ${STATUS_CODES[status] ?? ''}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(text)}\r\nConnection: close\r\n\r\n${text}`,
+        );
       }
       socket.destroy(error);
     },

@@ -5,9 +5,15 @@ import { isPlatformError, type ErrorKind } from '@platform/service-kit';
 export const ErrorBody = z
   .object({
     error: z.object({
-      code: z.string().meta({ description: 'Stable, machine-readable; clients branch on it (docs/api.md#errors).', example: 'INVALID_BODY' }),
+      code: z.string().meta({
+        description: 'Stable, machine-readable; clients branch on it (docs/api.md#errors).',
+        example: 'INVALID_BODY',
+      }),
       message: z.string().meta({ description: 'For people: what was wrong and what to do.' }),
-      details: z.record(z.string(), z.unknown()).optional().meta({ description: 'Fields a client can act on, when the error has any.' }),
+      details: z
+        .record(z.string(), z.unknown())
+        .optional()
+        .meta({ description: 'Fields a client can act on, when the error has any.' }),
     }),
   })
   .meta({ id: 'ErrorBody' });
@@ -45,16 +51,43 @@ const fastifyCodes: Record<string, { status: number; code: string; message?: str
   FST_ERR_CTP_INVALID_JSON_BODY: { status: 400, code: 'INVALID_JSON', message: 'the request body is not valid JSON' },
   FST_ERR_CTP_EMPTY_JSON_BODY: { status: 400, code: 'INVALID_JSON', message: 'the request body is empty' },
   FST_ERR_CTP_BODY_TOO_LARGE: { status: 413, code: 'PAYLOAD_TOO_LARGE', message: 'the request body is too large' },
-  FST_ERR_CTP_INVALID_MEDIA_TYPE: { status: 415, code: 'UNSUPPORTED_MEDIA_TYPE', message: 'send the body as application/json' },
-  FST_ERR_CTP_INVALID_CONTENT_LENGTH: { status: 400, code: 'INVALID_CONTENT_LENGTH', message: 'the content-length header does not match the body' },
-  FST_ERR_BAD_URL: { status: 400, code: 'INVALID_URL', message: 'the path is not valid percent-encoded UTF-8; encode each segment with encodeURIComponent' },
-  FST_ERR_MAX_PARAM_LENGTH: { status: 400, code: 'INVALID_PATH', message: 'a path segment is longer than the api accepts' },
+  FST_ERR_CTP_INVALID_MEDIA_TYPE: {
+    status: 415,
+    code: 'UNSUPPORTED_MEDIA_TYPE',
+    message: 'send the body as application/json',
+  },
+  FST_ERR_CTP_INVALID_CONTENT_LENGTH: {
+    status: 400,
+    code: 'INVALID_CONTENT_LENGTH',
+    message: 'the content-length header does not match the body',
+  },
+  FST_ERR_BAD_URL: {
+    status: 400,
+    code: 'INVALID_URL',
+    message: 'the path is not valid percent-encoded UTF-8; encode each segment with encodeURIComponent',
+  },
+  FST_ERR_MAX_PARAM_LENGTH: {
+    status: 400,
+    code: 'INVALID_PATH',
+    message: 'a path segment is longer than the api accepts',
+  },
 };
 
 /** Maps anything thrown in a route to a status and error body; unknown errors hide their message. */
-export function toHttpError(error: unknown): { status: number; body: ErrorBody; internal: boolean; retryAfterSeconds?: number } {
+export function toHttpError(error: unknown): {
+  status: number;
+  body: ErrorBody;
+  internal: boolean;
+  retryAfterSeconds?: number;
+} {
   if (error instanceof HttpError) {
-    return { status: error.statusCode, body: { error: { code: error.code, message: error.message, ...(error.details ? { details: error.details } : {}) } }, internal: false };
+    return {
+      status: error.statusCode,
+      body: {
+        error: { code: error.code, message: error.message, ...(error.details ? { details: error.details } : {}) },
+      },
+      internal: false,
+    };
   }
   if (isPlatformError(error)) {
     const status = statusByKind[error.kind];
@@ -62,17 +95,28 @@ export function toHttpError(error: unknown): { status: number; body: ErrorBody; 
     return {
       status,
       // An internal error's own code (e.g. a service's) stays in the logs: clients see the documented INTERNAL.
-      body: internal ? { error: { code: 'INTERNAL', message: 'internal error' } } : { error: { code: error.code, message: error.message, ...(error.details ? { details: error.details } : {}) } },
+      body: internal
+        ? { error: { code: 'INTERNAL', message: 'internal error' } }
+        : { error: { code: error.code, message: error.message, ...(error.details ? { details: error.details } : {}) } },
       internal,
       ...(error.retryAfterSeconds !== undefined ? { retryAfterSeconds: error.retryAfterSeconds } : {}),
     };
   }
   const fastifyCode = (error as { code?: string }).code;
   const known = fastifyCode ? fastifyCodes[fastifyCode] : undefined;
-  if (known) return { status: known.status, body: { error: { code: known.code, message: known.message ?? (error as Error).message } }, internal: false };
+  if (known)
+    return {
+      status: known.status,
+      body: { error: { code: known.code, message: known.message ?? (error as Error).message } },
+      internal: false,
+    };
   const statusCode = (error as { statusCode?: number }).statusCode;
   if (statusCode && statusCode >= 400 && statusCode < 500) {
-    return { status: statusCode, body: { error: { code: 'BAD_REQUEST', message: (error as Error).message } }, internal: false };
+    return {
+      status: statusCode,
+      body: { error: { code: 'BAD_REQUEST', message: (error as Error).message } },
+      internal: false,
+    };
   }
   return { status: 500, body: { error: { code: 'INTERNAL', message: 'internal error' } }, internal: true };
 }
@@ -82,5 +126,9 @@ export function parseInput<T>(schema: z.ZodType<T>, input: unknown, code: string
   const parsed = schema.safeParse(input);
   if (parsed.success) return parsed.data;
   const issue = parsed.error.issues[0];
-  throw new HttpError(400, code, issue ? `${issue.path.map(String).join('.') || 'body'}: ${issue.message}` : 'invalid input');
+  throw new HttpError(
+    400,
+    code,
+    issue ? `${issue.path.map(String).join('.') || 'body'}: ${issue.message}` : 'invalid input',
+  );
 }

@@ -19,18 +19,25 @@ export function registerInputTextCheck(app: FastifyInstance): void {
   app.addHook('preValidation', async (request) => {
     refuseBadQueryEncoding(request);
     const found =
-      findUnstorableText(request.params, 'path') ?? findUnstorableText(request.query, 'query') ?? (request.body === undefined ? undefined : findUnstorableText(request.body));
+      findUnstorableText(request.params, 'path') ??
+      findUnstorableText(request.query, 'query') ??
+      (request.body === undefined ? undefined : findUnstorableText(request.body));
     if (found) throw unstorable(found);
   });
 }
 
 function unstorable(found: UnstorableText): HttpError {
   const what = found.character === 'nul' ? 'the NUL character (U+0000)' : 'an unpaired UTF-16 surrogate';
-  return new HttpError(400, 'INVALID_CONTENT', `${found.path} holds ${what} at index ${found.index}, which cannot be stored as text; send well-formed Unicode without NUL`, {
-    path: found.path,
-    index: found.index,
-    character: found.character,
-  });
+  return new HttpError(
+    400,
+    'INVALID_CONTENT',
+    `${found.path} holds ${what} at index ${found.index}, which cannot be stored as text; send well-formed Unicode without NUL`,
+    {
+      path: found.path,
+      index: found.index,
+      character: found.character,
+    },
+  );
 }
 
 /** The query's parser keeps a bad escape as it was written: such a query would silently mean something else. */
@@ -41,7 +48,12 @@ function refuseBadQueryEncoding(request: FastifyRequest): void {
     try {
       decodeURIComponent(pair);
     } catch {
-      throw new HttpError(400, 'INVALID_URL', 'the query is not valid percent-encoded UTF-8; encode each parameter with encodeURIComponent', { part: 'query' });
+      throw new HttpError(
+        400,
+        'INVALID_URL',
+        'the query is not valid percent-encoded UTF-8; encode each parameter with encodeURIComponent',
+        { part: 'query' },
+      );
     }
   }
 }

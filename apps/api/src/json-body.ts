@@ -29,7 +29,15 @@ export function registerStrictJsonBodies(app: FastifyInstance): void {
     }
     const offset = firstInvalidUtf8Offset(bytes);
     if (offset >= 0) {
-      done(new HttpError(400, 'INVALID_UTF8', `the request body is not valid UTF-8 (byte ${offset}); send text encoded as UTF-8`, { byteOffset: offset }), undefined);
+      done(
+        new HttpError(
+          400,
+          'INVALID_UTF8',
+          `the request body is not valid UTF-8 (byte ${offset}); send text encoded as UTF-8`,
+          { byteOffset: offset },
+        ),
+        undefined,
+      );
       return;
     }
     void parseJson(request, bytes.toString('utf8'), done);

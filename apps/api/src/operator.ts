@@ -15,7 +15,12 @@ export function isOperator(principal: Principal, operatorRole: string): boolean 
 /** The caller, who must be an operator (403 FORBIDDEN otherwise). */
 export function requireOperator(request: FastifyRequest, operatorRole: string): Principal {
   const principal = principalOf(request);
-  if (!isOperator(principal, operatorRole)) throw new HttpError(403, 'FORBIDDEN', `this route is for operators: the token needs the role "${operatorRole}" in its "roles" claim`);
+  if (!isOperator(principal, operatorRole))
+    throw new HttpError(
+      403,
+      'FORBIDDEN',
+      `this route is for operators: the token needs the role "${operatorRole}" in its "roles" claim`,
+    );
   return principal;
 }
 
@@ -27,8 +32,10 @@ export function requireOperator(request: FastifyRequest, operatorRole: string): 
 export function actingPrincipal(principal: Principal, request: FastifyRequest, operatorRole: string): Principal {
   const header = request.headers[TENANT_HEADER];
   if (header === undefined) return principal;
-  if (!isOperator(principal, operatorRole)) throw new HttpError(403, 'FORBIDDEN', `only operators (role "${operatorRole}") may send ${TENANT_HEADER}`);
-  if (request.method !== 'GET' && request.method !== 'HEAD') throw new HttpError(403, 'FORBIDDEN', `${TENANT_HEADER} is accepted on read-only (GET) requests only`);
+  if (!isOperator(principal, operatorRole))
+    throw new HttpError(403, 'FORBIDDEN', `only operators (role "${operatorRole}") may send ${TENANT_HEADER}`);
+  if (request.method !== 'GET' && request.method !== 'HEAD')
+    throw new HttpError(403, 'FORBIDDEN', `${TENANT_HEADER} is accepted on read-only (GET) requests only`);
   const tenant = TenantId.safeParse(Array.isArray(header) ? header[0] : header);
   if (!tenant.success) throw new HttpError(400, 'INVALID_TENANT', `${TENANT_HEADER} is not a valid tenant id`);
   request.log.info({ operator: principal.subject, tenant: tenant.data, url: request.url }, 'operator read');

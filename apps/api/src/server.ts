@@ -1,6 +1,16 @@
 import { agentPoolV1, credentialV1, memoryV1, orchestratorV1, triggerV1 } from '@platform/proto';
 import { RUN_EVENTS_STREAM, RUN_EVENTS_SUBJECT_PREFIX } from '@platform/contracts';
-import { connectNats, createGrpcClient, createRedis, ensureStream, GrpcHealthProbe, listenFailure, openGrpcTransport, RateLimiter, type Logger } from '@platform/service-kit';
+import {
+  connectNats,
+  createGrpcClient,
+  createRedis,
+  ensureStream,
+  GrpcHealthProbe,
+  listenFailure,
+  openGrpcTransport,
+  RateLimiter,
+  type Logger,
+} from '@platform/service-kit';
 import { observeGauge, PLATFORM } from '@platform/telemetry';
 import { buildApp } from './app.js';
 import { CredentialCalls } from './credential-calls.js';
@@ -22,33 +32,72 @@ export async function startApiServer(config: ApiConfig, logger: Logger): Promise
   const transport = openGrpcTransport(config, logger);
   const nc = await connectNats({ config, name: 'api', logger });
   // The orchestrator creates the stream too; whichever boots first makes it exist for the other.
-  await ensureStream(nc, { name: RUN_EVENTS_STREAM, subjects: [`${RUN_EVENTS_SUBJECT_PREFIX}.>`], maxAgeMs: config.RUN_EVENTS_MAX_AGE_MS });
-  const orchestrator = createGrpcClient(orchestratorV1.OrchestratorServiceClient, orchestratorV1.OrchestratorServiceService, config.ORCHESTRATOR_ADDRESS, {
-    defaultDeadlineMs: config.TURN_WAIT_MS,
-    transport,
-    server: 'orchestrator',
+  await ensureStream(nc, {
+    name: RUN_EVENTS_STREAM,
+    subjects: [`${RUN_EVENTS_SUBJECT_PREFIX}.>`],
+    maxAgeMs: config.RUN_EVENTS_MAX_AGE_MS,
   });
-  const memory = createGrpcClient(memoryV1.MemoryServiceClient, memoryV1.MemoryServiceService, config.MEMORY_ADDRESS, { defaultDeadlineMs: config.GRPC_DEADLINE_MS, transport, server: 'memory' });
-  const agentPool = createGrpcClient(agentPoolV1.AgentPoolServiceClient, agentPoolV1.AgentPoolServiceService, config.AGENT_POOL_ADDRESS, {
+  const orchestrator = createGrpcClient(
+    orchestratorV1.OrchestratorServiceClient,
+    orchestratorV1.OrchestratorServiceService,
+    config.ORCHESTRATOR_ADDRESS,
+    {
+      defaultDeadlineMs: config.TURN_WAIT_MS,
+      transport,
+      server: 'orchestrator',
+    },
+  );
+  const memory = createGrpcClient(memoryV1.MemoryServiceClient, memoryV1.MemoryServiceService, config.MEMORY_ADDRESS, {
     defaultDeadlineMs: config.GRPC_DEADLINE_MS,
     transport,
-    server: 'agent-pool',
+    server: 'memory',
   });
+  const agentPool = createGrpcClient(
+    agentPoolV1.AgentPoolServiceClient,
+    agentPoolV1.AgentPoolServiceService,
+    config.AGENT_POOL_ADDRESS,
+    {
+      defaultDeadlineMs: config.GRPC_DEADLINE_MS,
+      transport,
+      server: 'agent-pool',
+    },
+  );
   const credential = config.CREDENTIAL_PLATFORM_TOKEN
-    ? createGrpcClient(credentialV1.CredentialServiceClient, credentialV1.CredentialServiceService, config.CREDENTIAL_ADDRESS, { defaultDeadlineMs: config.GRPC_DEADLINE_MS, transport, server: 'credential' })
+    ? createGrpcClient(
+        credentialV1.CredentialServiceClient,
+        credentialV1.CredentialServiceService,
+        config.CREDENTIAL_ADDRESS,
+        { defaultDeadlineMs: config.GRPC_DEADLINE_MS, transport, server: 'credential' },
+      )
     : undefined;
-  const credentialProbe = credential ? new GrpcHealthProbe(config.CREDENTIAL_ADDRESS, transport, 'credential') : undefined;
-  const trigger = createGrpcClient(triggerV1.TriggerServiceClient, triggerV1.TriggerServiceService, config.TRIGGER_ADDRESS, { defaultDeadlineMs: config.GRPC_DEADLINE_MS, transport, server: 'trigger' });
+  const credentialProbe = credential
+    ? new GrpcHealthProbe(config.CREDENTIAL_ADDRESS, transport, 'credential')
+    : undefined;
+  const trigger = createGrpcClient(
+    triggerV1.TriggerServiceClient,
+    triggerV1.TriggerServiceService,
+    config.TRIGGER_ADDRESS,
+    { defaultDeadlineMs: config.GRPC_DEADLINE_MS, transport, server: 'trigger' },
+  );
   const probes = {
     orchestrator: new GrpcHealthProbe(config.ORCHESTRATOR_ADDRESS, transport, 'orchestrator'),
     memory: new GrpcHealthProbe(config.MEMORY_ADDRESS, transport, 'memory'),
     agentPool: new GrpcHealthProbe(config.AGENT_POOL_ADDRESS, transport, 'agent-pool'),
   };
   let accepting = true;
-  const redis = createRedis({ url: config.REDIS_URL, name: 'api', logger, commandTimeoutMs: config.REDIS_COMMAND_TIMEOUT_MS });
+  const redis = createRedis({
+    url: config.REDIS_URL,
+    name: 'api',
+    logger,
+    commandTimeoutMs: config.REDIS_COMMAND_TIMEOUT_MS,
+  });
   const tenantQuotas = new TenantQuotas(config.TENANT_TIERS, config.DEFAULT_TIER);
   const streams = new RedisStreamLeases({ redis, quotas: tenantQuotas, logger, leaseMs: config.STREAM_LEASE_MS });
-  const stopStreamGauge = observeGauge(PLATFORM.openStreamsMetric, { description: 'Event streams (SSE) open on this api replica', unit: '{stream}' }, () => [{ value: streams.openHere }]);
+  const stopStreamGauge = observeGauge(
+    PLATFORM.openStreamsMetric,
+    { description: 'Event streams (SSE) open on this api replica', unit: '{stream}' },
+    () => [{ value: streams.openHere }],
+  );
 
   const app = buildApp({
     logger,
@@ -70,15 +119,30 @@ export async function startApiServer(config: ApiConfig, logger: Logger): Promise
     trigger: trigger.rpc,
     events: new RunEventReader(nc, logger),
     quotas: { streams, events: new RedisEventRate(new RateLimiter(redis, logger, 'quota'), tenantQuotas) },
-    ...(config.CONSOLE_DIR ? { console: { dir: config.CONSOLE_DIR, traceUrlTemplate: config.CONSOLE_TRACE_URL_TEMPLATE, operatorRole: config.AUTH_OPERATOR_ROLE } } : {}),
+    ...(config.CONSOLE_DIR
+      ? {
+          console: {
+            dir: config.CONSOLE_DIR,
+            traceUrlTemplate: config.CONSOLE_TRACE_URL_TEMPLATE,
+            operatorRole: config.AUTH_OPERATOR_ROLE,
+          },
+        }
+      : {}),
     admin: { operatorRole: config.AUTH_OPERATOR_ROLE, deadLetters: new DeadLetterReader(nc) },
-    limits: { maxMessageChars: config.MAX_MESSAGE_CHARS, turnWaitMs: config.TURN_WAIT_MS, sseHeartbeatMs: config.SSE_HEARTBEAT_MS, notificationsPollMs: config.NOTIFICATIONS_POLL_MS },
+    limits: {
+      maxMessageChars: config.MAX_MESSAGE_CHARS,
+      turnWaitMs: config.TURN_WAIT_MS,
+      sseHeartbeatMs: config.SSE_HEARTBEAT_MS,
+      notificationsPollMs: config.NOTIFICATIONS_POLL_MS,
+    },
     health: {
       dependencies: {
         orchestrator: { probe: probes.orchestrator, service: 'orchestrator.v1.OrchestratorService' },
         memory: { probe: probes.memory, service: 'memory.v1.MemoryService' },
         agentPool: { probe: probes.agentPool, service: 'agentpool.v1.AgentPoolService' },
-        ...(credentialProbe ? { credential: { probe: credentialProbe, service: 'credential.v1.CredentialService' } } : {}),
+        ...(credentialProbe
+          ? { credential: { probe: credentialProbe, service: 'credential.v1.CredentialService' } }
+          : {}),
       },
       probeTimeoutMs: Math.min(config.GRPC_DEADLINE_MS, 2_000),
       isAccepting: () => accepting,

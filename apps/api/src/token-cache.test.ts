@@ -1,9 +1,16 @@
 import { describe, expect, it } from 'vitest';
 import { TokenCache } from './token-cache.js';
 
-function cache(maxEntries = 3, maxAgeMs = 60_000, clockToleranceSeconds = 5): { tokens: TokenCache<string>; clock: { now: number } } {
+function cache(
+  maxEntries = 3,
+  maxAgeMs = 60_000,
+  clockToleranceSeconds = 5,
+): { tokens: TokenCache<string>; clock: { now: number } } {
   const clock = { now: 1_000_000 };
-  return { tokens: new TokenCache<string>({ maxEntries, maxAgeMs, clockToleranceSeconds, now: () => clock.now }), clock };
+  return {
+    tokens: new TokenCache<string>({ maxEntries, maxAgeMs, clockToleranceSeconds, now: () => clock.now }),
+    clock,
+  };
 }
 
 describe('TokenCache', () => {

@@ -9,7 +9,12 @@ export class TokenCache<T> {
   private readonly entries = new Map<string, { value: T; usableUntilMs: number }>();
 
   constructor(
-    private readonly options: { maxEntries: number; maxAgeMs: number; clockToleranceSeconds: number; now?: () => number },
+    private readonly options: {
+      maxEntries: number;
+      maxAgeMs: number;
+      clockToleranceSeconds: number;
+      now?: () => number;
+    },
   ) {}
 
   get(token: string): T | undefined {

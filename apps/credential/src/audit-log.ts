@@ -25,15 +25,40 @@ export async function appendAudit(client: pg.PoolClient, tenantId: string, entry
     name: 'credential-audit-append',
     text: `INSERT INTO audit_events (tenant_id, service, account, action, outcome, actor_kind, subject, tool, run_id, call_id)
            VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)`,
-    values: [tenantId, entry.service, entry.account, entry.action, entry.outcome, entry.actorKind, entry.subject, entry.tool, entry.runId, entry.callId],
+    values: [
+      tenantId,
+      entry.service,
+      entry.account,
+      entry.action,
+      entry.outcome,
+      entry.actorKind,
+      entry.subject,
+      entry.tool,
+      entry.runId,
+      entry.callId,
+    ],
   });
 }
 
 /** A page of the tenant's audit trail, newest first. */
-export async function listAudit(client: pg.PoolClient, tenantId: string, beforeId: number, limit: number): Promise<AuditEvent[]> {
+export async function listAudit(
+  client: pg.PoolClient,
+  tenantId: string,
+  beforeId: number,
+  limit: number,
+): Promise<AuditEvent[]> {
   const { rows } = await client.query<{
-    id: string; service: string; account: string; action: AuditEntry['action']; outcome: string; actor_kind: AuditEntry['actorKind'];
-    subject: string; tool: string; run_id: string; call_id: string; at: Date;
+    id: string;
+    service: string;
+    account: string;
+    action: AuditEntry['action'];
+    outcome: string;
+    actor_kind: AuditEntry['actorKind'];
+    subject: string;
+    tool: string;
+    run_id: string;
+    call_id: string;
+    at: Date;
   }>({
     name: 'credential-audit-list',
     text: `SELECT id, service, account, action, outcome, actor_kind, subject, tool, run_id, call_id, at FROM audit_events
@@ -41,7 +66,16 @@ export async function listAudit(client: pg.PoolClient, tenantId: string, beforeI
     values: [tenantId, beforeId, limit],
   });
   return rows.map((r) => ({
-    id: Number(r.id), service: r.service, account: r.account, action: r.action, outcome: r.outcome, actorKind: r.actor_kind,
-    subject: r.subject, tool: r.tool, runId: r.run_id, callId: r.call_id, at: r.at,
+    id: Number(r.id),
+    service: r.service,
+    account: r.account,
+    action: r.action,
+    outcome: r.outcome,
+    actorKind: r.actor_kind,
+    subject: r.subject,
+    tool: r.tool,
+    runId: r.run_id,
+    callId: r.call_id,
+    at: r.at,
   }));
 }

@@ -33,9 +33,13 @@ export class CallerAuth {
     } catch {
       throw new Error('CREDENTIAL_GRANT_PUBLIC_KEYS is not valid JSON');
     }
-    if (!Array.isArray(set.keys) || set.keys.length === 0) throw new Error('CREDENTIAL_GRANT_PUBLIC_KEYS must be a JWKS with at least one key');
+    if (!Array.isArray(set.keys) || set.keys.length === 0)
+      throw new Error('CREDENTIAL_GRANT_PUBLIC_KEYS must be a JWKS with at least one key');
     for (const key of set.keys) {
-      if ('d' in key) throw new Error(`CREDENTIAL_GRANT_PUBLIC_KEYS key '${key.kid ?? '?'}' holds a private part; give this service public keys only`);
+      if ('d' in key)
+        throw new Error(
+          `CREDENTIAL_GRANT_PUBLIC_KEYS key '${key.kid ?? '?'}' holds a private part; give this service public keys only`,
+        );
     }
     this.jwks = createLocalJWKSet(set);
     this.tokenDigests = options.platformTokens.map(digest);
@@ -53,8 +57,12 @@ export class CallerAuth {
         requiredClaims: ['exp', 'iat'],
       }));
     } catch (err) {
-      if (err instanceof joseErrors.JWTExpired) throw unauthenticated('GRANT_EXPIRED', 'the credential grant has expired');
-      throw unauthenticated('GRANT_INVALID', `the credential grant is not valid: ${(err as { code?: string }).code ?? 'unverifiable'}`);
+      if (err instanceof joseErrors.JWTExpired)
+        throw unauthenticated('GRANT_EXPIRED', 'the credential grant has expired');
+      throw unauthenticated(
+        'GRANT_INVALID',
+        `the credential grant is not valid: ${(err as { code?: string }).code ?? 'unverifiable'}`,
+      );
     }
     const claims = CredentialGrantClaims.safeParse(payload);
     if (!claims.success) throw unauthenticated('GRANT_INVALID', 'the credential grant lacks required claims');
@@ -82,12 +90,21 @@ export class CallerAuth {
 }
 
 /** A grant reaches only its own tenant, call and services, and only reads and saves. */
-export function checkGrantScope(claims: CredentialGrantClaims, request: { tenantId: string; service: string; callId: string }): void {
-  if (claims.tid !== request.tenantId) throw denied('GRANT_TENANT_MISMATCH', 'the credential grant is for another tenant');
-  if (claims.call !== request.callId) throw denied('GRANT_CALL_MISMATCH', 'the credential grant is for another tool call');
-  if (!claims.svc.includes(request.service)) throw denied('SERVICE_NOT_GRANTED', `the tool call was not granted service '${request.service}'`);
+export function checkGrantScope(
+  claims: CredentialGrantClaims,
+  request: { tenantId: string; service: string; callId: string },
+): void {
+  if (claims.tid !== request.tenantId)
+    throw denied('GRANT_TENANT_MISMATCH', 'the credential grant is for another tenant');
+  if (claims.call !== request.callId)
+    throw denied('GRANT_CALL_MISMATCH', 'the credential grant is for another tool call');
+  if (!claims.svc.includes(request.service))
+    throw denied('SERVICE_NOT_GRANTED', `the tool call was not granted service '${request.service}'`);
 }
 
 export function grantNotAllowed(method: string): PlatformError {
-  return denied('GRANT_NOT_ALLOWED', `${method} is for platform callers; a credential grant cannot ${method === 'ListCredentials' ? 'list' : 'use it'}`);
+  return denied(
+    'GRANT_NOT_ALLOWED',
+    `${method} is for platform callers; a credential grant cannot ${method === 'ListCredentials' ? 'list' : 'use it'}`,
+  );
 }

@@ -22,7 +22,11 @@ export const CredentialConfig = z.object({
   /** The orchestrator's grant-signing public keys as a JWKS (`{"keys":[...]}`), each with a `kid`. */
   CREDENTIAL_GRANT_PUBLIC_KEYS: z.string().min(1, 'a JWKS with the orchestrator grant public keys is required'),
   /** Bearer tokens of platform callers (the api), comma-separated, 32+ characters each. */
-  CREDENTIAL_PLATFORM_TOKENS: env.list().pipe(z.array(z.string().min(32, 'each platform token must be at least 32 characters')).min(1, 'at least one token')),
+  CREDENTIAL_PLATFORM_TOKENS: env
+    .list()
+    .pipe(
+      z.array(z.string().min(32, 'each platform token must be at least 32 characters')).min(1, 'at least one token'),
+    ),
   /** Seconds of clock skew accepted on a grant's `exp` / `iat`. */
   CREDENTIAL_GRANT_CLOCK_TOLERANCE_SECONDS: env.nonNegativeInt().default(5),
   /** Largest secret_json accepted, in bytes. */

@@ -26,7 +26,11 @@ export class CredentialDatabase {
    * does not come here: it is one statement, `credential_read` of migration 0002, which takes the
    * same two steps inside.)
    */
-  asTenant<T>(tenantId: string, fn: (client: pg.PoolClient) => Promise<T>, options: { read?: boolean } = {}): Promise<T> {
+  asTenant<T>(
+    tenantId: string,
+    fn: (client: pg.PoolClient) => Promise<T>,
+    options: { read?: boolean } = {},
+  ): Promise<T> {
     const settings = (client: pg.PoolClient): string[] => [
       `set_config('role', '${RUNTIME_ROLE}', true)`,
       `set_config('credential.tenant_id', ${client.escapeLiteral(tenantId)}, true)`,
@@ -44,7 +48,10 @@ export class CredentialDatabase {
    * BEGIN and the transaction's settings go in one round trip (a simple-protocol query of two
    * statements; the tenant id is a quoted literal, and was validated before it got here).
    */
-  private transaction<T>(settings: (client: pg.PoolClient) => string[], fn: (client: pg.PoolClient) => Promise<T>): Promise<T> {
+  private transaction<T>(
+    settings: (client: pg.PoolClient) => string[],
+    fn: (client: pg.PoolClient) => Promise<T>,
+  ): Promise<T> {
     return inTransaction(this.pool, fn, { settings });
   }
 }

@@ -7,11 +7,20 @@ interface Named {
 
 /** The same answer for "missing" and "another tenant's": nothing tells one from the other. */
 export function credentialNotFound(key: Named): PlatformError {
-  return errors.notFound('CREDENTIAL_NOT_FOUND', `no credential for service '${key.service}' account '${key.account}'`, { details: { service: key.service, account: key.account } });
+  return errors.notFound(
+    'CREDENTIAL_NOT_FOUND',
+    `no credential for service '${key.service}' account '${key.account}'`,
+    { details: { service: key.service, account: key.account } },
+  );
 }
 
 export function versionConflict(key: Named, expected: number, current: number): PlatformError {
-  return new PlatformError('failed_precondition', 'VERSION_CONFLICT', `credential '${key.service}/${key.account}' is at version ${current}, not ${expected}`, {
-    details: { service: key.service, account: key.account, expectedVersion: expected, currentVersion: current },
-  });
+  return new PlatformError(
+    'failed_precondition',
+    'VERSION_CONFLICT',
+    `credential '${key.service}/${key.account}' is at version ${current}, not ${expected}`,
+    {
+      details: { service: key.service, account: key.account, expectedVersion: expected, currentVersion: current },
+    },
+  );
 }

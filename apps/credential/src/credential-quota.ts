@@ -21,8 +21,17 @@ export interface CredentialQuota {
  * a separator), so concurrent saves of one tenant are counted one after another.
  * A save that replaces a record counts the new secret instead of the old one.
  */
-export async function checkCredentialQuota(client: pg.PoolClient, key: CredentialKey, secretBytes: number, quota: CredentialQuota): Promise<PlatformError | undefined> {
-  await client.query({ name: 'credential-quota-lock', text: "SELECT pg_advisory_xact_lock(hashtext('credential-quota'), hashtext($1))", values: [key.tenantId] });
+export async function checkCredentialQuota(
+  client: pg.PoolClient,
+  key: CredentialKey,
+  secretBytes: number,
+  quota: CredentialQuota,
+): Promise<PlatformError | undefined> {
+  await client.query({
+    name: 'credential-quota-lock',
+    text: "SELECT pg_advisory_xact_lock(hashtext('credential-quota'), hashtext($1))",
+    values: [key.tenantId],
+  });
   const { rows } = await client.query<{ others: string; other_bytes: string; exists: boolean }>({
     name: 'credential-quota-usage',
     text: `SELECT count(*) FILTER (WHERE NOT same) AS others,
@@ -34,7 +43,12 @@ export async function checkCredentialQuota(client: pg.PoolClient, key: Credentia
   const usage = rows[0]!;
   const records = Number(usage.others) + 1;
   if (!usage.exists && records > quota.maxRecords) {
-    return quotaExceeded({ quota: QUOTA_NAMES.credentialRecords, limit: quota.maxRecords, tier: quota.tier, message: `this tenant stores ${quota.maxRecords} credentials, the most its tier allows; delete one first` });
+    return quotaExceeded({
+      quota: QUOTA_NAMES.credentialRecords,
+      limit: quota.maxRecords,
+      tier: quota.tier,
+      message: `this tenant stores ${quota.maxRecords} credentials, the most its tier allows; delete one first`,
+    });
   }
   const bytes = Number(usage.other_bytes) + secretBytes;
   if (bytes > quota.maxBytes) {

@@ -13,13 +13,22 @@ afterAll(() => fx.stop());
 const asPlatform = { metadata: platformMetadata() };
 
 function save(tenantId: string, service: string, account: string, secretJson: string, expectedVersion?: number) {
-  return fx.client.rpc.saveCredential({ tenantId, service, account, secretJson, expectedVersion, grant: '', callId: '', actor: { subject: 'user-1' } }, asPlatform);
+  return fx.client.rpc.saveCredential(
+    { tenantId, service, account, secretJson, expectedVersion, grant: '', callId: '', actor: { subject: 'user-1' } },
+    asPlatform,
+  );
 }
 function get(tenantId: string, service: string, account = '') {
-  return fx.client.rpc.getCredential({ tenantId, service, account, grant: '', callId: '', actor: { subject: 'user-1' } }, asPlatform);
+  return fx.client.rpc.getCredential(
+    { tenantId, service, account, grant: '', callId: '', actor: { subject: 'user-1' } },
+    asPlatform,
+  );
 }
 async function rejection(promise: Promise<unknown>): Promise<PlatformError> {
-  const err = await promise.then(() => undefined, (e: unknown) => e);
+  const err = await promise.then(
+    () => undefined,
+    (e: unknown) => e,
+  );
   expect(err).toBeInstanceOf(PlatformError);
   return err as PlatformError;
 }
@@ -34,7 +43,10 @@ describe('CredentialService for platform callers', () => {
     const listed = await fx.client.rpc.listCredentials({ tenantId: 'acme', service: '', actor: undefined }, asPlatform);
     expect(listed.credentials.map((c) => `${c.service}/${c.account}@${c.version}`)).toContain('google/primary@1');
     expect(JSON.stringify(listed)).not.toContain('SECRET');
-    await fx.client.rpc.deleteCredential({ tenantId: 'acme', service: 'google', account: 'primary', actor: undefined }, asPlatform);
+    await fx.client.rpc.deleteCredential(
+      { tenantId: 'acme', service: 'google', account: 'primary', actor: undefined },
+      asPlatform,
+    );
     expect((await rejection(get('acme', 'google'))).code).toBe('CREDENTIAL_NOT_FOUND');
   });
 
@@ -50,7 +62,9 @@ describe('CredentialService for platform callers', () => {
 
   it('lets exactly one of many concurrent refreshes of one version win', async () => {
     await save('acme', 'slack', '', secret);
-    const results = await Promise.allSettled(Array.from({ length: 8 }, (_, i) => save('acme', 'slack', '', JSON.stringify({ n: i }), 1)));
+    const results = await Promise.allSettled(
+      Array.from({ length: 8 }, (_, i) => save('acme', 'slack', '', JSON.stringify({ n: i }), 1)),
+    );
     expect(results.filter((r) => r.status === 'fulfilled')).toHaveLength(1);
     expect((await get('acme', 'slack')).credential?.version).toBe(2);
   });
@@ -59,12 +73,23 @@ describe('CredentialService for platform callers', () => {
     await save('acme', 'dropbox', '', secret);
     for (const attempt of [
       () => get('globex', 'dropbox'),
-      () => fx.client.rpc.deleteCredential({ tenantId: 'globex', service: 'dropbox', account: '', actor: undefined }, asPlatform),
+      () =>
+        fx.client.rpc.deleteCredential(
+          { tenantId: 'globex', service: 'dropbox', account: '', actor: undefined },
+          asPlatform,
+        ),
     ]) {
       expect(await rejection(attempt())).toMatchObject({ kind: 'not_found', code: 'CREDENTIAL_NOT_FOUND' });
     }
-    expect((await fx.client.rpc.listCredentials({ tenantId: 'globex', service: '', actor: undefined }, asPlatform)).credentials).toEqual([]);
-    expect((await fx.client.rpc.listAuditEvents({ tenantId: 'globex', beforeId: 0, limit: 0 }, asPlatform)).events.every((e) => e.service !== 'dropbox' || e.outcome !== 'ok')).toBe(true);
+    expect(
+      (await fx.client.rpc.listCredentials({ tenantId: 'globex', service: '', actor: undefined }, asPlatform))
+        .credentials,
+    ).toEqual([]);
+    expect(
+      (await fx.client.rpc.listAuditEvents({ tenantId: 'globex', beforeId: 0, limit: 0 }, asPlatform)).events.every(
+        (e) => e.service !== 'dropbox' || e.outcome !== 'ok',
+      ),
+    ).toBe(true);
     // A version-guarded save from the other tenant cannot touch acme's record either.
     expect((await rejection(save('globex', 'dropbox', '', secret, 1))).code).toBe('VERSION_CONFLICT');
     expect((await get('acme', 'dropbox')).secretJson).toBe(secret);
@@ -78,15 +103,27 @@ describe('CredentialService for platform callers', () => {
     expect(notJson.code).toBe('INVALID_SECRET');
     expect(notJson.message).not.toContain('SECRET');
     expect((await rejection(save('acme', 'google', '', '["a"]'))).code).toBe('INVALID_SECRET');
-    expect((await rejection(save('acme', 'google', '', JSON.stringify({ big: 'x'.repeat(70 * 1024) })))).code).toBe('SECRET_TOO_LARGE');
+    expect((await rejection(save('acme', 'google', '', JSON.stringify({ big: 'x'.repeat(70 * 1024) })))).code).toBe(
+      'SECRET_TOO_LARGE',
+    );
     expect((await rejection(save('acme', 'google', '', secret, -1))).code).toBe('INVALID_EXPECTED_VERSION');
     expect((await rejection(get('acme', 'google'))).code).toBe('CREDENTIAL_NOT_FOUND');
   });
 
   it('refuses callers without a platform token or grant', async () => {
-    const noAuth = fx.client.rpc.getCredential({ tenantId: 'acme', service: 'google', account: '', grant: '', callId: '', actor: undefined });
+    const noAuth = fx.client.rpc.getCredential({
+      tenantId: 'acme',
+      service: 'google',
+      account: '',
+      grant: '',
+      callId: '',
+      actor: undefined,
+    });
     expect(await rejection(noAuth)).toMatchObject({ kind: 'unauthenticated', code: 'CALLER_UNAUTHENTICATED' });
-    const wrongToken = fx.client.rpc.listCredentials({ tenantId: 'acme', service: '', actor: undefined }, { metadata: platformMetadata('x'.repeat(40)) });
+    const wrongToken = fx.client.rpc.listCredentials(
+      { tenantId: 'acme', service: '', actor: undefined },
+      { metadata: platformMetadata('x'.repeat(40)) },
+    );
     expect((await rejection(wrongToken)).code).toBe('CALLER_UNAUTHENTICATED');
   });
 
@@ -101,7 +138,10 @@ describe('CredentialService for platform callers', () => {
       'save:ok:primary:platform:user-1',
     ]);
     expect(JSON.stringify(events)).not.toContain('SECRET');
-    const older = await fx.client.rpc.listAuditEvents({ tenantId: 'audited', beforeId: events[0]!.id, limit: 1 }, asPlatform);
+    const older = await fx.client.rpc.listAuditEvents(
+      { tenantId: 'audited', beforeId: events[0]!.id, limit: 1 },
+      asPlatform,
+    );
     expect(older.events.map((e) => e.id)).toEqual([events[1]!.id]);
   });
 
@@ -114,7 +154,10 @@ describe('CredentialService for platform callers', () => {
       await save('ordered', 'google', '', secret, 1);
       await get('ordered', 'google');
       await fx.restart();
-      const { events } = await fx.client.rpc.listAuditEvents({ tenantId: 'ordered', beforeId: 0, limit: 0 }, asPlatform);
+      const { events } = await fx.client.rpc.listAuditEvents(
+        { tenantId: 'ordered', beforeId: 0, limit: 0 },
+        asPlatform,
+      );
       expect(events.map((e) => `${e.action}:${e.outcome}`)).toEqual(['get:ok', 'save:ok', 'get:ok', 'save:ok']);
     } finally {
       await fx.restart();

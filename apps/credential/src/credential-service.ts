@@ -1,5 +1,12 @@
 import type { Metadata } from '@grpc/grpc-js';
-import { CredentialAccount, CredentialService, DEFAULT_CREDENTIAL_ACCOUNT, quotasFor, TenantId, type TenantTiers } from '@platform/contracts';
+import {
+  CredentialAccount,
+  CredentialService,
+  DEFAULT_CREDENTIAL_ACCOUNT,
+  quotasFor,
+  TenantId,
+  type TenantTiers,
+} from '@platform/contracts';
 import type { credentialV1 } from '@platform/proto';
 import { errors, PlatformError, unaryHandler, type Logger } from '@platform/service-kit';
 import type { z } from 'zod';
@@ -13,7 +20,10 @@ import type { KeyProvider } from './crypto/key-provider.js';
 import type { ReadAuditBatcher } from './read-audit-batcher.js';
 import { keyUsage } from './key-rotation.js';
 
-type Limits = Pick<CredentialConfig, 'CREDENTIAL_MAX_SECRET_BYTES' | 'CREDENTIAL_AUDIT_PAGE_SIZE' | 'CREDENTIAL_AUDIT_MAX_PAGE_SIZE'>;
+type Limits = Pick<
+  CredentialConfig,
+  'CREDENTIAL_MAX_SECRET_BYTES' | 'CREDENTIAL_AUDIT_PAGE_SIZE' | 'CREDENTIAL_AUDIT_MAX_PAGE_SIZE'
+>;
 
 export interface CredentialServiceDeps {
   store: CredentialStore;
@@ -38,24 +48,45 @@ function credentialKey(request: { tenantId: string; service: string; account: st
   return {
     tenantId: parseOrReject(TenantId, request.tenantId, 'INVALID_TENANT_ID', 'tenant_id'),
     service: parseOrReject(CredentialService, request.service, 'INVALID_SERVICE', 'service'),
-    account: parseOrReject(CredentialAccount, request.account || DEFAULT_CREDENTIAL_ACCOUNT, 'INVALID_ACCOUNT', 'account'),
+    account: parseOrReject(
+      CredentialAccount,
+      request.account || DEFAULT_CREDENTIAL_ACCOUNT,
+      'INVALID_ACCOUNT',
+      'account',
+    ),
   };
 }
 
 function actorOf(caller: Caller, subject: string | undefined): AuditActor {
-  if (caller.kind === 'grant') return { actorKind: 'grant', subject: '', tool: caller.claims.tool, runId: caller.claims.run, callId: caller.claims.call };
+  if (caller.kind === 'grant')
+    return {
+      actorKind: 'grant',
+      subject: '',
+      tool: caller.claims.tool,
+      runId: caller.claims.run,
+      callId: caller.claims.call,
+    };
   return { actorKind: 'platform', subject: (subject ?? '').slice(0, 200), tool: '', runId: '', callId: '' };
 }
 
 function infoMessage(info: CredentialInfo): credentialV1.CredentialInfo {
-  return { service: info.service, account: info.account, version: info.version, keyId: info.keyId, createdAt: info.createdAt, updatedAt: info.updatedAt };
+  return {
+    service: info.service,
+    account: info.account,
+    version: info.version,
+    keyId: info.keyId,
+    createdAt: info.createdAt,
+    updatedAt: info.updatedAt,
+  };
 }
 
 /** The secret must be a JSON object, stored byte for byte; anything else is refused, never rewritten. */
 function parseSecret(secretJson: string, maxBytes: number): Buffer {
   const bytes = Buffer.from(secretJson, 'utf8');
-  if (bytes.length > maxBytes) throw new PlatformError('payload_too_large', 'SECRET_TOO_LARGE', `secret_json is larger than ${maxBytes} bytes`);
-  if (bytes.toString('utf8') !== secretJson) throw errors.invalidArgument('INVALID_SECRET', 'secret_json is not valid UTF-8 text');
+  if (bytes.length > maxBytes)
+    throw new PlatformError('payload_too_large', 'SECRET_TOO_LARGE', `secret_json is larger than ${maxBytes} bytes`);
+  if (bytes.toString('utf8') !== secretJson)
+    throw errors.invalidArgument('INVALID_SECRET', 'secret_json is not valid UTF-8 text');
   let parsed: unknown;
   try {
     parsed = JSON.parse(secretJson);
@@ -63,7 +94,8 @@ function parseSecret(secretJson: string, maxBytes: number): Buffer {
     // Never quote the text or the parser's message: both may hold the secret.
     throw errors.invalidArgument('INVALID_SECRET', 'secret_json is not valid JSON');
   }
-  if (!parsed || typeof parsed !== 'object' || Array.isArray(parsed)) throw errors.invalidArgument('INVALID_SECRET', 'secret_json must be a JSON object');
+  if (!parsed || typeof parsed !== 'object' || Array.isArray(parsed))
+    throw errors.invalidArgument('INVALID_SECRET', 'secret_json must be a JSON object');
   return bytes;
 }
 
@@ -76,7 +108,12 @@ export function credentialServiceImplementation(deps: CredentialServiceDeps): cr
   };
 
   /** Authenticates, and for a grant checks tenant, call and service; an out-of-scope grant is audited as denied, under the grant's tenant. */
-  async function authorize(key: CredentialKey, request: { grant: string; callId: string; actor?: credentialV1.Actor | undefined }, metadata: Metadata, action: AuditEntry['action']) {
+  async function authorize(
+    key: CredentialKey,
+    request: { grant: string; callId: string; actor?: credentialV1.Actor | undefined },
+    metadata: Metadata,
+    action: AuditEntry['action'],
+  ) {
     const caller = await auth.authenticate(request.grant, metadata);
     const actor = actorOf(caller, request.actor?.subject);
     if (caller.kind === 'grant') {
@@ -98,52 +135,84 @@ export function credentialServiceImplementation(deps: CredentialServiceDeps): cr
   }
 
   return {
-    saveCredential: unaryHandler<credentialV1.SaveCredentialRequest, credentialV1.SaveCredentialResponse>(logger, 'SaveCredential', async (request, call) => {
-      const key = credentialKey(request);
-      const secret = parseSecret(request.secretJson, limits.CREDENTIAL_MAX_SECRET_BYTES);
-      if (request.expectedVersion !== undefined && request.expectedVersion < 0) throw errors.invalidArgument('INVALID_EXPECTED_VERSION', 'expected_version must not be negative');
-      const actor = await authorize(key, request, call.metadata, 'save');
-      const info = await store.save(key, secret, request.expectedVersion, actor, quotaOf(request.tier ?? ''));
-      return { credential: infoMessage(info) };
-    }),
+    saveCredential: unaryHandler<credentialV1.SaveCredentialRequest, credentialV1.SaveCredentialResponse>(
+      logger,
+      'SaveCredential',
+      async (request, call) => {
+        const key = credentialKey(request);
+        const secret = parseSecret(request.secretJson, limits.CREDENTIAL_MAX_SECRET_BYTES);
+        if (request.expectedVersion !== undefined && request.expectedVersion < 0)
+          throw errors.invalidArgument('INVALID_EXPECTED_VERSION', 'expected_version must not be negative');
+        const actor = await authorize(key, request, call.metadata, 'save');
+        const info = await store.save(key, secret, request.expectedVersion, actor, quotaOf(request.tier ?? ''));
+        return { credential: infoMessage(info) };
+      },
+    ),
 
-    getCredential: unaryHandler<credentialV1.GetCredentialRequest, credentialV1.GetCredentialResponse>(logger, 'GetCredential', async (request, call) => {
-      const key = credentialKey(request);
-      const actor = await authorize(key, request, call.metadata, 'get');
-      const { info, secret } = await store.get(key, actor);
-      return { credential: infoMessage(info), secretJson: secret.toString('utf8') };
-    }),
+    getCredential: unaryHandler<credentialV1.GetCredentialRequest, credentialV1.GetCredentialResponse>(
+      logger,
+      'GetCredential',
+      async (request, call) => {
+        const key = credentialKey(request);
+        const actor = await authorize(key, request, call.metadata, 'get');
+        const { info, secret } = await store.get(key, actor);
+        return { credential: infoMessage(info), secretJson: secret.toString('utf8') };
+      },
+    ),
 
-    listCredentials: unaryHandler<credentialV1.ListCredentialsRequest, credentialV1.ListCredentialsResponse>(logger, 'ListCredentials', async (request, call) => {
-      const tenantId = parseOrReject(TenantId, request.tenantId, 'INVALID_TENANT_ID', 'tenant_id');
-      const service = request.service ? parseOrReject(CredentialService, request.service, 'INVALID_SERVICE', 'service') : undefined;
-      const caller = await platformOnly('', call.metadata, 'ListCredentials');
-      const infos = await store.list(tenantId, service, actorOf(caller, request.actor?.subject));
-      return { credentials: infos.map(infoMessage) };
-    }),
+    listCredentials: unaryHandler<credentialV1.ListCredentialsRequest, credentialV1.ListCredentialsResponse>(
+      logger,
+      'ListCredentials',
+      async (request, call) => {
+        const tenantId = parseOrReject(TenantId, request.tenantId, 'INVALID_TENANT_ID', 'tenant_id');
+        const service = request.service
+          ? parseOrReject(CredentialService, request.service, 'INVALID_SERVICE', 'service')
+          : undefined;
+        const caller = await platformOnly('', call.metadata, 'ListCredentials');
+        const infos = await store.list(tenantId, service, actorOf(caller, request.actor?.subject));
+        return { credentials: infos.map(infoMessage) };
+      },
+    ),
 
-    deleteCredential: unaryHandler<credentialV1.DeleteCredentialRequest, credentialV1.DeleteCredentialResponse>(logger, 'DeleteCredential', async (request, call) => {
-      const key = credentialKey(request);
-      const caller = await platformOnly('', call.metadata, 'DeleteCredential');
-      await store.delete(key, actorOf(caller, request.actor?.subject));
-      return {};
-    }),
+    deleteCredential: unaryHandler<credentialV1.DeleteCredentialRequest, credentialV1.DeleteCredentialResponse>(
+      logger,
+      'DeleteCredential',
+      async (request, call) => {
+        const key = credentialKey(request);
+        const caller = await platformOnly('', call.metadata, 'DeleteCredential');
+        await store.delete(key, actorOf(caller, request.actor?.subject));
+        return {};
+      },
+    ),
 
-    listAuditEvents: unaryHandler<credentialV1.ListAuditEventsRequest, credentialV1.ListAuditEventsResponse>(logger, 'ListAuditEvents', async (request, call) => {
-      const tenantId = parseOrReject(TenantId, request.tenantId, 'INVALID_TENANT_ID', 'tenant_id');
-      if (request.limit < 0 || request.limit > limits.CREDENTIAL_AUDIT_MAX_PAGE_SIZE) {
-        throw errors.invalidArgument('INVALID_LIMIT', `limit must be between 0 and ${limits.CREDENTIAL_AUDIT_MAX_PAGE_SIZE}`);
-      }
-      if (request.beforeId < 0) throw errors.invalidArgument('INVALID_BEFORE_ID', 'before_id must not be negative');
-      await platformOnly('', call.metadata, 'ListAuditEvents');
-      await deps.readAudit.flush();
-      const events = await deps.db.asTenant(tenantId, (client) => listAudit(client, tenantId, request.beforeId, request.limit || limits.CREDENTIAL_AUDIT_PAGE_SIZE));
-      return { events: events.map((e) => ({ ...e, at: e.at })) };
-    }),
+    listAuditEvents: unaryHandler<credentialV1.ListAuditEventsRequest, credentialV1.ListAuditEventsResponse>(
+      logger,
+      'ListAuditEvents',
+      async (request, call) => {
+        const tenantId = parseOrReject(TenantId, request.tenantId, 'INVALID_TENANT_ID', 'tenant_id');
+        if (request.limit < 0 || request.limit > limits.CREDENTIAL_AUDIT_MAX_PAGE_SIZE) {
+          throw errors.invalidArgument(
+            'INVALID_LIMIT',
+            `limit must be between 0 and ${limits.CREDENTIAL_AUDIT_MAX_PAGE_SIZE}`,
+          );
+        }
+        if (request.beforeId < 0) throw errors.invalidArgument('INVALID_BEFORE_ID', 'before_id must not be negative');
+        await platformOnly('', call.metadata, 'ListAuditEvents');
+        await deps.readAudit.flush();
+        const events = await deps.db.asTenant(tenantId, (client) =>
+          listAudit(client, tenantId, request.beforeId, request.limit || limits.CREDENTIAL_AUDIT_PAGE_SIZE),
+        );
+        return { events: events.map((e) => ({ ...e, at: e.at })) };
+      },
+    ),
 
-    getKeyUsage: unaryHandler<credentialV1.GetKeyUsageRequest, credentialV1.GetKeyUsageResponse>(logger, 'GetKeyUsage', async (_request, call) => {
-      await platformOnly('', call.metadata, 'GetKeyUsage');
-      return { keys: await keyUsage(deps.db, deps.keys) };
-    }),
+    getKeyUsage: unaryHandler<credentialV1.GetKeyUsageRequest, credentialV1.GetKeyUsageResponse>(
+      logger,
+      'GetKeyUsage',
+      async (_request, call) => {
+        await platformOnly('', call.metadata, 'GetKeyUsage');
+        return { keys: await keyUsage(deps.db, deps.keys) };
+      },
+    ),
   };
 }

@@ -7,7 +7,13 @@ import { ReadAuditBatcher } from './read-audit-batcher.js';
 import { LocalKeyring } from './crypto/local-keyring.js';
 import { keyUsage, MissingKeyError, rewrapAll, rewrapBatch } from './key-rotation.js';
 import { CREDENTIAL_SCHEMA, startCredentialServer } from './server.js';
-import { configFor, platformMetadata, startCredentialFixture, testLogger, type CredentialFixture } from './test-support/credential-fixture.js';
+import {
+  configFor,
+  platformMetadata,
+  startCredentialFixture,
+  testLogger,
+  type CredentialFixture,
+} from './test-support/credential-fixture.js';
 
 const k1 = randomBytes(32).toString('base64');
 const k2 = randomBytes(32).toString('base64');
@@ -21,11 +27,33 @@ beforeAll(async () => {
 afterAll(() => fx.stop());
 
 const save = (tenantId: string, account: string, value: unknown, expectedVersion?: number) =>
-  fx.client.rpc.saveCredential({ tenantId, service: 'google', account, secretJson: JSON.stringify(value), expectedVersion, grant: '', callId: '', actor: undefined }, asPlatform);
-const get = (tenantId: string, account: string) => fx.client.rpc.getCredential({ tenantId, service: 'google', account, grant: '', callId: '', actor: undefined }, asPlatform);
+  fx.client.rpc.saveCredential(
+    {
+      tenantId,
+      service: 'google',
+      account,
+      secretJson: JSON.stringify(value),
+      expectedVersion,
+      grant: '',
+      callId: '',
+      actor: undefined,
+    },
+    asPlatform,
+  );
+const get = (tenantId: string, account: string) =>
+  fx.client.rpc.getCredential(
+    { tenantId, service: 'google', account, grant: '', callId: '', actor: undefined },
+    asPlatform,
+  );
 
 function replicaDatabase(): { db: CredentialDatabase; end: () => Promise<void> } {
-  const pool = createPgPool({ url: fx.url, applicationName: 'rewrap-test', searchPath: CREDENTIAL_SCHEMA, maxConnections: 4, logger: createLogger({ service: 't', level: 'silent' }) });
+  const pool = createPgPool({
+    url: fx.url,
+    applicationName: 'rewrap-test',
+    searchPath: CREDENTIAL_SCHEMA,
+    maxConnections: 4,
+    logger: createLogger({ service: 't', level: 'silent' }),
+  });
   return { db: new CredentialDatabase(pool), end: () => pool.end() };
 }
 
@@ -81,8 +109,14 @@ describe('key rotation', () => {
 
   it('refuses to boot without a key a row needs, naming the key id', async () => {
     // Every row is on k2 now: a keyring holding only k3 must not start.
-    const start = startCredentialServer(await configFor(fx.url, ring('k3', { k3: randomBytes(32).toString('base64') }), fx.jwks), testLogger);
-    const err = await start.then(() => undefined, (e: unknown) => e);
+    const start = startCredentialServer(
+      await configFor(fx.url, ring('k3', { k3: randomBytes(32).toString('base64') }), fx.jwks),
+      testLogger,
+    );
+    const err = await start.then(
+      () => undefined,
+      (e: unknown) => e,
+    );
     expect(err).toBeInstanceOf(MissingKeyError);
     expect((err as Error).message).toContain("'k2' (61 credentials)");
   });
@@ -90,16 +124,30 @@ describe('key rotation', () => {
   it('refuses a retired key: a keyring that drops a key still in use fails to boot, and a row wrapped by it cannot be read', async () => {
     await fx.restart({ CREDENTIAL_KEYRING: ring('k1', { k1, k2 }) });
     await save('t9', 'old', { n: 1 });
-    const err = await startCredentialServer(await configFor(fx.url, ring('k2', { k2 }), fx.jwks), testLogger).then(() => undefined, (e: unknown) => e);
+    const err = await startCredentialServer(await configFor(fx.url, ring('k2', { k2 }), fx.jwks), testLogger).then(
+      () => undefined,
+      (e: unknown) => e,
+    );
     expect((err as Error).message).toMatch(/'k1' \(1 credentials\)/);
     // A replica still on the old keyring is not fooled either: a key it lacks is a typed error.
     const keys = new LocalKeyring({ active: 'k2', keys: { k2 } });
     const { db, end } = replicaDatabase();
     try {
-      expect((await keyUsage(db, keys)).find((u) => u.keyId === 'k1')).toMatchObject({ credentials: 1, inKeyring: false });
+      expect((await keyUsage(db, keys)).find((u) => u.keyId === 'k1')).toMatchObject({
+        credentials: 1,
+        inKeyring: false,
+      });
       expect(await rewrapBatch(db, keys, 10)).toBe(0);
-      const readAudit = new ReadAuditBatcher(db.pool, { durable: true, flushDelayMs: 0, maxQueuedRows: 100, logger: testLogger });
-      const read = new CredentialStore(db, keys, readAudit).get({ tenantId: 't9', service: 'google', account: 'old' }, { actorKind: 'platform', subject: '', tool: '', runId: '', callId: '' });
+      const readAudit = new ReadAuditBatcher(db.pool, {
+        durable: true,
+        flushDelayMs: 0,
+        maxQueuedRows: 100,
+        logger: testLogger,
+      });
+      const read = new CredentialStore(db, keys, readAudit).get(
+        { tenantId: 't9', service: 'google', account: 'old' },
+        { actorKind: 'platform', subject: '', tool: '', runId: '', callId: '' },
+      );
       await expect(read).rejects.toMatchObject({ code: 'KEY_UNAVAILABLE', keyId: 'k1' });
     } finally {
       await end();

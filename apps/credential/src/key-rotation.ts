@@ -25,11 +25,20 @@ export class MissingKeyError extends Error {
 /** Credentials per KEK id, across tenants (the maintenance role sees key columns only). */
 export async function keyUsage(db: CredentialDatabase, keys: KeyProvider): Promise<KeyUsage[]> {
   const { rows } = await db.asMaintenance((client) =>
-    client.query<{ key_id: string; credentials: string }>('SELECT key_id, count(*) AS credentials FROM credentials GROUP BY key_id ORDER BY key_id'),
+    client.query<{ key_id: string; credentials: string }>(
+      'SELECT key_id, count(*) AS credentials FROM credentials GROUP BY key_id ORDER BY key_id',
+    ),
   );
   const held = new Set(keys.keyIds());
-  const usage = rows.map((r) => ({ keyId: r.key_id, credentials: Number(r.credentials), inKeyring: held.has(r.key_id), active: r.key_id === keys.activeKeyId }));
-  for (const keyId of held) if (!usage.some((u) => u.keyId === keyId)) usage.push({ keyId, credentials: 0, inKeyring: true, active: keyId === keys.activeKeyId });
+  const usage = rows.map((r) => ({
+    keyId: r.key_id,
+    credentials: Number(r.credentials),
+    inKeyring: held.has(r.key_id),
+    active: r.key_id === keys.activeKeyId,
+  }));
+  for (const keyId of held)
+    if (!usage.some((u) => u.keyId === keyId))
+      usage.push({ keyId, credentials: 0, inKeyring: true, active: keyId === keys.activeKeyId });
   return usage.sort((a, b) => a.keyId.localeCompare(b.keyId));
 }
 
@@ -47,14 +56,26 @@ export async function assertKeyringCoversRows(db: CredentialDatabase, keys: KeyP
  */
 export async function rewrapBatch(db: CredentialDatabase, keys: KeyProvider, batchSize: number): Promise<number> {
   return db.asMaintenance(async (client) => {
-    const { rows } = await client.query<{ tenant_id: string; service: string; account: string; version: string; key_id: string; wrapped_key: Buffer }>({
+    const { rows } = await client.query<{
+      tenant_id: string;
+      service: string;
+      account: string;
+      version: string;
+      key_id: string;
+      wrapped_key: Buffer;
+    }>({
       name: 'credential-rewrap-claim',
       text: `SELECT tenant_id, service, account, version, key_id, wrapped_key FROM credentials
              WHERE key_id <> $1 AND key_id = ANY($2::text[]) LIMIT $3 FOR UPDATE SKIP LOCKED`,
       values: [keys.activeKeyId, keys.keyIds(), batchSize],
     });
     for (const row of rows) {
-      const identity = { tenantId: row.tenant_id, service: row.service, account: row.account, version: Number(row.version) };
+      const identity = {
+        tenantId: row.tenant_id,
+        service: row.service,
+        account: row.account,
+        version: Number(row.version),
+      };
       const wrapped = await rewrapKey(keys, identity, { keyId: row.key_id, bytes: row.wrapped_key });
       await client.query({
         name: 'credential-rewrap-write',
@@ -67,7 +88,12 @@ export async function rewrapBatch(db: CredentialDatabase, keys: KeyProvider, bat
 }
 
 /** Runs batches until no row is left on an older key (a crash loses nothing: the next run carries on). */
-export async function rewrapAll(db: CredentialDatabase, keys: KeyProvider, batchSize: number, signal?: AbortSignal): Promise<number> {
+export async function rewrapAll(
+  db: CredentialDatabase,
+  keys: KeyProvider,
+  batchSize: number,
+  signal?: AbortSignal,
+): Promise<number> {
   let total = 0;
   while (!signal?.aborted) {
     const moved = await rewrapBatch(db, keys, batchSize);
@@ -78,7 +104,11 @@ export async function rewrapAll(db: CredentialDatabase, keys: KeyProvider, batch
 }
 
 /** Each replica's periodic rewrap: once at boot, then every `intervalMs`; errors are logged, never fatal. */
-export function startRewrapJob(db: CredentialDatabase, keys: KeyProvider, options: { batchSize: number; intervalMs: number; logger: Logger }): { stop(): Promise<void> } {
+export function startRewrapJob(
+  db: CredentialDatabase,
+  keys: KeyProvider,
+  options: { batchSize: number; intervalMs: number; logger: Logger },
+): { stop(): Promise<void> } {
   const abort = new AbortController();
   let running: Promise<void> = Promise.resolve();
   let busy = false;
@@ -88,7 +118,11 @@ export function startRewrapJob(db: CredentialDatabase, keys: KeyProvider, option
     running = rewrapAll(db, keys, options.batchSize, abort.signal)
       .then(
         (moved) => {
-          if (moved > 0) options.logger.info({ moved, activeKeyId: keys.activeKeyId }, 'credential data keys re-wrapped under the active key');
+          if (moved > 0)
+            options.logger.info(
+              { moved, activeKeyId: keys.activeKeyId },
+              'credential data keys re-wrapped under the active key',
+            );
         },
         (err: unknown) => options.logger.error({ err }, 'credential rewrap round failed; the next round carries on'),
       )

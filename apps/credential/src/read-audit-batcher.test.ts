@@ -15,7 +15,13 @@ beforeAll(async () => {
   admin = new pg.Client({ connectionString: fx.url });
   await admin.connect();
   await admin.query(`SET search_path TO ${CREDENTIAL_SCHEMA}`);
-  pool = createPgPool({ url: fx.url, applicationName: 'read-audit-test', searchPath: CREDENTIAL_SCHEMA, maxConnections: 2, logger: testLogger });
+  pool = createPgPool({
+    url: fx.url,
+    applicationName: 'read-audit-test',
+    searchPath: CREDENTIAL_SCHEMA,
+    maxConnections: 2,
+    logger: testLogger,
+  });
 });
 afterAll(async () => {
   await pool.end();
@@ -23,11 +29,27 @@ afterAll(async () => {
   await fx.stop();
 });
 
-const entry = (runId: string, callId: string): AuditEntry => ({ service: 'google', account: 'primary', action: 'get', outcome: 'ok', actorKind: 'grant', subject: '', tool: 'send_email', runId, callId });
-const batcher = (options: Partial<ReadAuditBatcherOptions> = {}) => new ReadAuditBatcher(pool, { durable: false, flushDelayMs: 5, maxQueuedRows: 1_000, logger: testLogger, ...options });
+const entry = (runId: string, callId: string): AuditEntry => ({
+  service: 'google',
+  account: 'primary',
+  action: 'get',
+  outcome: 'ok',
+  actorKind: 'grant',
+  subject: '',
+  tool: 'send_email',
+  runId,
+  callId,
+});
+const batcher = (options: Partial<ReadAuditBatcherOptions> = {}) =>
+  new ReadAuditBatcher(pool, { durable: false, flushDelayMs: 5, maxQueuedRows: 1_000, logger: testLogger, ...options });
 /** What is committed for a run, as the owner sees it: tenant and call id in id order. */
 const committed = async (runId: string) =>
-  (await admin.query<{ tenant_id: string; call_id: string }>('SELECT tenant_id, call_id FROM audit_events WHERE run_id = $1 ORDER BY id', [runId])).rows.map((r) => `${r.tenant_id}/${r.call_id}`);
+  (
+    await admin.query<{ tenant_id: string; call_id: string }>(
+      'SELECT tenant_id, call_id FROM audit_events WHERE run_id = $1 ORDER BY id',
+      [runId],
+    )
+  ).rows.map((r) => `${r.tenant_id}/${r.call_id}`);
 /** Makes every write of an outage run's rows fail until the returned function is called (as a database outage would). */
 async function breakAppends(): Promise<() => Promise<void>> {
   await admin.query(`ALTER TABLE audit_events ADD CONSTRAINT test_outage CHECK (run_id NOT LIKE '%outage') NOT VALID`);
@@ -37,7 +59,9 @@ async function breakAppends(): Promise<() => Promise<void>> {
 describe('the read audit batcher', () => {
   it('answers before the row is written, then writes the rows of many reads and tenants in one statement', async () => {
     const audit = batcher({ flushDelayMs: 50 });
-    await Promise.all(['acme', 'globex', 'acme'].map((tenant, i) => audit.record(tenant, entry('run-batch', `call-${i}`))));
+    await Promise.all(
+      ['acme', 'globex', 'acme'].map((tenant, i) => audit.record(tenant, entry('run-batch', `call-${i}`))),
+    );
     expect(await committed('run-batch')).toEqual([]);
     await audit.flush();
     expect((await committed('run-batch')).sort()).toEqual(['acme/call-0', 'acme/call-2', 'globex/call-1']);
@@ -61,7 +85,9 @@ describe('the read audit batcher', () => {
     } finally {
       await restore();
     }
-    await expect.poll(() => committed('run-outage'), { timeout: 10_000, interval: 50 }).toEqual(['acme/call-1', 'acme/call-2']);
+    await expect
+      .poll(() => committed('run-outage'), { timeout: 10_000, interval: 50 })
+      .toEqual(['acme/call-1', 'acme/call-2']);
     await audit.close();
   });
 

@@ -91,7 +91,10 @@ export class ReadAuditBatcher {
     try {
       await this.write(batch);
     } catch (err) {
-      this.options.logger.error({ err: (err as Error).message, rows: batch.rows.length }, 'read audit rows could not be written before shutdown and are lost');
+      this.options.logger.error(
+        { err: (err as Error).message, rows: batch.rows.length },
+        'read audit rows could not be written before shutdown and are lost',
+      );
     }
   }
 
@@ -120,12 +123,17 @@ export class ReadAuditBatcher {
       this.failures++;
       const kept = batch.rows.filter((row) => !row.awaited);
       this.open.rows.unshift(...kept);
-      this.options.logger.warn({ err: (err as Error).message, rows: batch.rows.length, retried: kept.length, failures: this.failures }, 'writing read audit rows failed; retrying');
+      this.options.logger.warn(
+        { err: (err as Error).message, rows: batch.rows.length, retried: kept.length, failures: this.failures },
+        'writing read audit rows failed; retrying',
+      );
     }
     this.writing = undefined;
     this.inflight = undefined;
     if (this.open.rows.length === 0 || (this.closed && this.failures > 0)) return;
-    this.schedule(this.failures > 0 ? Math.min(RETRY_MAX_MS, 50 * 2 ** this.failures) : this.urgent ? 0 : this.options.flushDelayMs);
+    this.schedule(
+      this.failures > 0 ? Math.min(RETRY_MAX_MS, 50 * 2 ** this.failures) : this.urgent ? 0 : this.options.flushDelayMs,
+    );
   }
 
   /** One statement, committed on its own (an implicit transaction); settles the batch's waiters. */
@@ -137,9 +145,17 @@ export class ReadAuditBatcher {
         name: 'credential-audit-append-batch',
         text: 'SELECT credential_append_audit($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::text[], $9::text[], $10::text[], $11::timestamptz[])',
         values: [
-          column((r) => r.tenantId), column((r) => r.entry.service), column((r) => r.entry.account), column((r) => r.entry.action),
-          column((r) => r.entry.outcome), column((r) => r.entry.actorKind), column((r) => r.entry.subject), column((r) => r.entry.tool),
-          column((r) => r.entry.runId), column((r) => r.entry.callId), column((r) => r.at),
+          column((r) => r.tenantId),
+          column((r) => r.entry.service),
+          column((r) => r.entry.account),
+          column((r) => r.entry.action),
+          column((r) => r.entry.outcome),
+          column((r) => r.entry.actorKind),
+          column((r) => r.entry.subject),
+          column((r) => r.entry.tool),
+          column((r) => r.entry.runId),
+          column((r) => r.entry.callId),
+          column((r) => r.at),
         ],
       });
       batch.settle();

@@ -30,15 +30,26 @@ async function openPool(config: CredentialConfig, logger: Logger): Promise<pg.Po
     return openServiceDatabase({ ...common, url: config.DATABASE_URL, maxConnections: config.DATABASE_POOL_MAX });
   }
   await (await openServiceDatabase({ ...common, url: config.DATABASE_MIGRATION_URL, maxConnections: 1 })).end();
-  return createPgPool({ url: config.DATABASE_URL, applicationName: 'credential', searchPath: CREDENTIAL_SCHEMA, maxConnections: config.DATABASE_POOL_MAX, logger });
+  return createPgPool({
+    url: config.DATABASE_URL,
+    applicationName: 'credential',
+    searchPath: CREDENTIAL_SCHEMA,
+    maxConnections: config.DATABASE_POOL_MAX,
+    logger,
+  });
 }
 
 /**
  * Starts the service. The key provider defaults to the local keyring from the environment;
  * boot fails (naming the key id) when a stored row needs a key the provider lacks.
  */
-export async function startCredentialServer(config: CredentialConfig, logger: Logger, keys?: KeyProvider): Promise<CredentialServer> {
-  const keyProvider = keys ?? LocalKeyring.load({ json: config.CREDENTIAL_KEYRING, file: config.CREDENTIAL_KEYRING_FILE });
+export async function startCredentialServer(
+  config: CredentialConfig,
+  logger: Logger,
+  keys?: KeyProvider,
+): Promise<CredentialServer> {
+  const keyProvider =
+    keys ?? LocalKeyring.load({ json: config.CREDENTIAL_KEYRING, file: config.CREDENTIAL_KEYRING_FILE });
   const auth = new CallerAuth({
     grantPublicKeys: config.CREDENTIAL_GRANT_PUBLIC_KEYS,
     platformTokens: config.CREDENTIAL_PLATFORM_TOKENS,
@@ -55,10 +66,34 @@ export async function startCredentialServer(config: CredentialConfig, logger: Lo
       logger,
     });
     const store = new CredentialStore(db, keyProvider, readAudit);
-    const grpc = new GrpcServer({ host: config.GRPC_HOST, port: config.GRPC_PORT, healthPort: config.GRPC_HEALTH_PORT, transport: openGrpcTransport(config, logger), logger });
-    grpc.addService(CREDENTIAL_SERVICE_NAME, credentialV1.CredentialServiceService, credentialServiceImplementation({ store, db, readAudit, keys: keyProvider, auth, limits: config, tiers: { tiers: config.TENANT_TIERS, defaultTier: config.DEFAULT_TIER }, logger }), CREDENTIAL_CALLERS);
+    const grpc = new GrpcServer({
+      host: config.GRPC_HOST,
+      port: config.GRPC_PORT,
+      healthPort: config.GRPC_HEALTH_PORT,
+      transport: openGrpcTransport(config, logger),
+      logger,
+    });
+    grpc.addService(
+      CREDENTIAL_SERVICE_NAME,
+      credentialV1.CredentialServiceService,
+      credentialServiceImplementation({
+        store,
+        db,
+        readAudit,
+        keys: keyProvider,
+        auth,
+        limits: config,
+        tiers: { tiers: config.TENANT_TIERS, defaultTier: config.DEFAULT_TIER },
+        logger,
+      }),
+      CREDENTIAL_CALLERS,
+    );
     const port = await grpc.start();
-    const rewrap = startRewrapJob(db, keyProvider, { batchSize: config.CREDENTIAL_REWRAP_BATCH_SIZE, intervalMs: config.CREDENTIAL_REWRAP_INTERVAL_MS, logger });
+    const rewrap = startRewrapJob(db, keyProvider, {
+      batchSize: config.CREDENTIAL_REWRAP_BATCH_SIZE,
+      intervalMs: config.CREDENTIAL_REWRAP_INTERVAL_MS,
+      logger,
+    });
     logger.info({ activeKeyId: keyProvider.activeKeyId, keyIds: keyProvider.keyIds() }, 'credential keyring loaded');
     return {
       port,

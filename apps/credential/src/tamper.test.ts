@@ -21,11 +21,27 @@ afterAll(async () => {
 });
 
 const save = (tenantId: string, service: string) =>
-  fx.client.rpc.saveCredential({ tenantId, service, account: '', secretJson: JSON.stringify({ token: SECRET }), expectedVersion: undefined, grant: '', callId: '', actor: undefined }, asPlatform);
-const get = (tenantId: string, service: string) => fx.client.rpc.getCredential({ tenantId, service, account: '', grant: '', callId: '', actor: undefined }, asPlatform);
+  fx.client.rpc.saveCredential(
+    {
+      tenantId,
+      service,
+      account: '',
+      secretJson: JSON.stringify({ token: SECRET }),
+      expectedVersion: undefined,
+      grant: '',
+      callId: '',
+      actor: undefined,
+    },
+    asPlatform,
+  );
+const get = (tenantId: string, service: string) =>
+  fx.client.rpc.getCredential({ tenantId, service, account: '', grant: '', callId: '', actor: undefined }, asPlatform);
 
 async function decryptFailure(promise: Promise<unknown>): Promise<PlatformError> {
-  const outcome = await promise.then((value) => value, (e: unknown) => e);
+  const outcome = await promise.then(
+    (value) => value,
+    (e: unknown) => e,
+  );
   expect(outcome).toBeInstanceOf(PlatformError);
   expect((outcome as PlatformError).code).toBe('CREDENTIAL_DECRYPT_FAILED');
   expect(JSON.stringify(outcome)).not.toContain(SECRET);
@@ -36,7 +52,9 @@ async function decryptFailure(promise: Promise<unknown>): Promise<PlatformError>
 describe('a tampered database', () => {
   it('one flipped byte of a stored ciphertext: a typed decrypt error, nothing returned, audited', async () => {
     await save('acme', 'google');
-    await admin.query(`UPDATE credentials SET ciphertext = set_byte(ciphertext, 20, get_byte(ciphertext, 20) # 1) WHERE tenant_id = 'acme' AND service = 'google'`);
+    await admin.query(
+      `UPDATE credentials SET ciphertext = set_byte(ciphertext, 20, get_byte(ciphertext, 20) # 1) WHERE tenant_id = 'acme' AND service = 'google'`,
+    );
     await decryptFailure(get('acme', 'google'));
     const { events } = await fx.client.rpc.listAuditEvents({ tenantId: 'acme', beforeId: 0, limit: 1 }, asPlatform);
     expect(events[0]).toMatchObject({ action: 'get', outcome: 'decrypt_failed' });
@@ -44,7 +62,9 @@ describe('a tampered database', () => {
 
   it('one flipped byte of a wrapped data key: a typed decrypt error', async () => {
     await save('acme', 'github');
-    await admin.query(`UPDATE credentials SET wrapped_key = set_byte(wrapped_key, 3, get_byte(wrapped_key, 3) # 128) WHERE tenant_id = 'acme' AND service = 'github'`);
+    await admin.query(
+      `UPDATE credentials SET wrapped_key = set_byte(wrapped_key, 3, get_byte(wrapped_key, 3) # 128) WHERE tenant_id = 'acme' AND service = 'github'`,
+    );
     await decryptFailure(get('acme', 'github'));
   });
 
@@ -55,16 +75,26 @@ describe('a tampered database', () => {
     await decryptFailure(get('globex', 'slack'));
     await admin.query(`INSERT INTO credentials (tenant_id, service, account, version, key_id, wrapped_key, ciphertext)
                        SELECT tenant_id, service, 'other', version, key_id, wrapped_key, ciphertext FROM credentials WHERE tenant_id = 'acme' AND service = 'slack'`);
-    await decryptFailure(fx.client.rpc.getCredential({ tenantId: 'acme', service: 'slack', account: 'other', grant: '', callId: '', actor: undefined }, asPlatform));
+    await decryptFailure(
+      fx.client.rpc.getCredential(
+        { tenantId: 'acme', service: 'slack', account: 'other', grant: '', callId: '', actor: undefined },
+        asPlatform,
+      ),
+    );
     // The original still decrypts.
     expect(JSON.parse((await get('acme', 'slack')).secretJson)).toEqual({ token: SECRET });
   });
 
   it('an older version restored over a newer one fails (the version is bound in)', async () => {
     await save('acme', 'dropbox');
-    const { rows } = await admin.query<{ wrapped_key: Buffer; ciphertext: Buffer }>(`SELECT wrapped_key, ciphertext FROM credentials WHERE tenant_id = 'acme' AND service = 'dropbox'`);
+    const { rows } = await admin.query<{ wrapped_key: Buffer; ciphertext: Buffer }>(
+      `SELECT wrapped_key, ciphertext FROM credentials WHERE tenant_id = 'acme' AND service = 'dropbox'`,
+    );
     await save('acme', 'dropbox');
-    await admin.query(`UPDATE credentials SET wrapped_key = $1, ciphertext = $2 WHERE tenant_id = 'acme' AND service = 'dropbox'`, [rows[0]!.wrapped_key, rows[0]!.ciphertext]);
+    await admin.query(
+      `UPDATE credentials SET wrapped_key = $1, ciphertext = $2 WHERE tenant_id = 'acme' AND service = 'dropbox'`,
+      [rows[0]!.wrapped_key, rows[0]!.ciphertext],
+    );
     await decryptFailure(get('acme', 'dropbox'));
   });
 

@@ -13,7 +13,12 @@ beforeAll(async () => {
   sim = await startSim({
     scenarios: [
       { name: 'strict-end', whenExhausted: 'error', steps: [{ content: 'only step' }] },
-      { name: 'fixed-id', steps: [{ toolCalls: [{ id: 'call_fixed', name: 'calculator', arguments: { expression: '{{userMessage}}' } }] }] },
+      {
+        name: 'fixed-id',
+        steps: [
+          { toolCalls: [{ id: 'call_fixed', name: 'calculator', arguments: { expression: '{{userMessage}}' } }] },
+        ],
+      },
       { name: 'truncated', steps: [{ content: 'cut off', finishReason: 'length' }] },
     ],
   });
@@ -68,7 +73,11 @@ describe('POST /v1/chat/completions (non-streaming, openai client)', () => {
     const first = await client.chat.completions.create({ model: 'sim-large', messages, tools: [calculatorTool] });
     const calls = functionCalls(first.choices[0]!.message.tool_calls);
     expect(calls.map((c) => parseArgs(c.function.arguments))).toEqual([{ expression: '12 * (3 + 4)' }]);
-    messages.push(first.choices[0]!.message, { role: 'tool', tool_call_id: calls[0]!.id, content: '{"expression":"12 * (3 + 4)","result":84}' });
+    messages.push(first.choices[0]!.message, {
+      role: 'tool',
+      tool_call_id: calls[0]!.id,
+      content: '{"expression":"12 * (3 + 4)","result":84}',
+    });
     const second = await client.chat.completions.create({ model: 'sim-large', messages, tools: [calculatorTool] });
     expect(second.choices[0]!.message.content).toBe('12 * (3 + 4) = 84.');
     // Past the last step the default policy replays it.
@@ -76,7 +85,9 @@ describe('POST /v1/chat/completions (non-streaming, openai client)', () => {
     const third = await client.chat.completions.create({ model: 'sim-large', messages, tools: [calculatorTool] });
     expect(third.choices[0]!.message.content).toBe('12 * (3 + 4) = 84.');
 
-    const log = (await (await fetch(`${sim.url}/_sim/requests`)).json()) as { requests: Array<{ scenario: string; stepIndex: number }> };
+    const log = (await (await fetch(`${sim.url}/_sim/requests`)).json()) as {
+      requests: Array<{ scenario: string; stepIndex: number }>;
+    };
     expect(log.requests.slice(-3).map((r) => [r.scenario, r.stepIndex])).toEqual([
       ['calculator', 0],
       ['calculator', 1],
@@ -87,9 +98,14 @@ describe('POST /v1/chat/completions (non-streaming, openai client)', () => {
   it('answers text-only scenarios and fills {{userMessage}} without the marker', async () => {
     const reply = await client.chat.completions.create({
       model: 'sim-1',
-      messages: [{ role: 'system', content: 'Be brief.' }, { role: 'user', content: 'Good morning [scenario:plain]' }],
+      messages: [
+        { role: 'system', content: 'Be brief.' },
+        { role: 'user', content: 'Good morning [scenario:plain]' },
+      ],
     });
-    expect(reply.choices[0]!.message.content).toBe('Hello! This is a plain answer from the simulated model. You said: Good morning');
+    expect(reply.choices[0]!.message.content).toBe(
+      'Hello! This is a plain answer from the simulated model. You said: Good morning',
+    );
     expect(reply.choices[0]!.finish_reason).toBe('stop');
   });
 
@@ -100,10 +116,18 @@ describe('POST /v1/chat/completions (non-streaming, openai client)', () => {
     expect(noTools.choices[0]!.message.content).toBe(
       'I kept calling the calculator without getting anywhere. The last result was (unavailable).',
     );
-    const none = await client.chat.completions.create({ model: 'sim-1', messages, tools: [calculatorTool], tool_choice: 'none' });
+    const none = await client.chat.completions.create({
+      model: 'sim-1',
+      messages,
+      tools: [calculatorTool],
+      tool_choice: 'none',
+    });
     expect(none.choices[0]!.message.tool_calls).toBeUndefined();
     // Scenarios without onToolsDisabled fall back to a generic summary.
-    const generic = await client.chat.completions.create({ model: 'sim-1', messages: [{ role: 'user', content: '[scenario:unknown-tool] go' }] });
+    const generic = await client.chat.completions.create({
+      model: 'sim-1',
+      messages: [{ role: 'user', content: '[scenario:unknown-tool] go' }],
+    });
     expect(generic.choices[0]!.message.content).toMatch(/^I cannot use tools for this request.*You asked: go/);
   });
 
@@ -154,7 +178,10 @@ describe('POST /v1/chat/completions (non-streaming, openai client)', () => {
     const call = functionCalls(fixed.choices[0]!.message.tool_calls)[0]!;
     expect(call.id).toBe('call_fixed');
     expect(JSON.parse(call.function.arguments)).toEqual({ expression: '2 + 2' });
-    const truncated = await client.chat.completions.create({ model: 'sim-1', messages: [{ role: 'user', content: '[scenario:truncated]' }] });
+    const truncated = await client.chat.completions.create({
+      model: 'sim-1',
+      messages: [{ role: 'user', content: '[scenario:truncated]' }],
+    });
     expect(truncated.choices[0]!.finish_reason).toBe('length');
   });
 
@@ -175,6 +202,8 @@ describe('POST /v1/chat/completions (non-streaming, openai client)', () => {
     expect(error).toBeInstanceOf(BadRequestError);
     const bad = error as BadRequestError;
     expect(bad.status).toBe(400);
-    expect(bad.message).toMatch(/Unknown scenario "does-not-exist"\. Available scenarios: approval-cancel, approval-mixed, auth-failure, calculator,/);
+    expect(bad.message).toMatch(
+      /Unknown scenario "does-not-exist"\. Available scenarios: approval-cancel, approval-mixed, auth-failure, calculator,/,
+    );
   });
 });

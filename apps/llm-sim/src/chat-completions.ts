@@ -43,9 +43,19 @@ export function registerChatCompletions(app: LlmSimApp, state: SimState): void {
         reply.raw.destroy();
         return reply;
       }
-      request.log.info({ structuredReply: structured.kind, misbehaviour: structured.misbehaviour ?? null }, 'structured reply');
+      request.log.info(
+        { structuredReply: structured.kind, misbehaviour: structured.misbehaviour ?? null },
+        'structured reply',
+      );
       const answer = { content: structured.content, toolCalls: [], finishReason: 'stop' as const };
-      return sendAnswer(reply, body, answer, entry, { chunkIntervalMs: 0, cutAfterChunks: undefined, clock: state.clock }, signal);
+      return sendAnswer(
+        reply,
+        body,
+        answer,
+        entry,
+        { chunkIntervalMs: 0, cutAfterChunks: undefined, clock: state.clock },
+        signal,
+      );
     }
 
     const selection = selectScenario(body.messages, state.scenarios, state.defaultScenario);
@@ -66,7 +76,14 @@ export function registerChatCompletions(app: LlmSimApp, state: SimState): void {
         { scenario: toolReply.scenario.name, toolReply: toolReply.toolName, stream: body.stream === true },
         'tool reply',
       );
-      return sendAnswer(reply, body, answer, entry, { chunkIntervalMs: 0, cutAfterChunks: undefined, clock: state.clock }, disconnectSignal(reply));
+      return sendAnswer(
+        reply,
+        body,
+        answer,
+        entry,
+        { chunkIntervalMs: 0, cutAfterChunks: undefined, clock: state.clock },
+        disconnectSignal(reply),
+      );
     }
 
     const turnIndex = turnIndexOf(body.messages);
@@ -88,34 +105,46 @@ export function registerChatCompletions(app: LlmSimApp, state: SimState): void {
     const windowFault = state.faultWindow.active();
     if (windowFault) {
       entry.fault = windowFault.kind;
-      if (windowFault.kind === 'server_error') return sendError(reply, serverError('The server is having an outage (simulated fault window).'), entry);
-      if (windowFault.kind === 'rate_limit') return sendError(reply, rateLimited(body.model, windowFault.retryAfterSeconds ?? 1), entry);
+      if (windowFault.kind === 'server_error')
+        return sendError(reply, serverError('The server is having an outage (simulated fault window).'), entry);
+      if (windowFault.kind === 'rate_limit')
+        return sendError(reply, rateLimited(body.model, windowFault.retryAfterSeconds ?? 1), entry);
       // `hang`: held unanswered until the window closes (then answered as usual) or the client gives up.
       await untilEndedOrAborted(state.faultWindow.ended(), signal);
-      if (signal.aborted) return closeAbandoned(request, reply, entry, { scenario: scenario.name, turnIndex, stepIndex });
+      if (signal.aborted)
+        return closeAbandoned(request, reply, entry, { scenario: scenario.name, turnIndex, stepIndex });
     }
     const timing = state.timing.timingOf(scenario, step);
     entry.delayMs = timing.delayMs;
     entry.drawnDelayMs = timing.drawnMs;
-    if (!(await abortableDelay(timing.delayMs, signal))) return closeAbandoned(request, reply, entry, { scenario: scenario.name, turnIndex, stepIndex });
+    if (!(await abortableDelay(timing.delayMs, signal)))
+      return closeAbandoned(request, reply, entry, { scenario: scenario.name, turnIndex, stepIndex });
 
     const promptTokens = estimatePromptTokens(body);
     // Faults are counted only once the (possibly delayed) answer is due, so a request the client
     // abandoned does not use up a `times: 1` fault meant for its retry.
     // `response_format_unsupported` concerns only requests that ask for structured output.
     const applies = step.fault && (step.fault.kind !== 'response_format_unsupported' || asksForJsonSchema(body));
-    const fault = step.fault && applies && state.faults.shouldFire(step.fault, requestFingerprint(scenario.name, body.messages, stepIndex)) ? step.fault : undefined;
+    const fault =
+      step.fault &&
+      applies &&
+      state.faults.shouldFire(step.fault, requestFingerprint(scenario.name, body.messages, stepIndex))
+        ? step.fault
+        : undefined;
     if (fault) {
       entry.fault = fault.kind;
       request.log.info({ scenario: scenario.name, turnIndex, stepIndex, fault: fault.kind }, 'injecting fault');
     }
     if (fault && fault.kind !== 'stream_cut') {
-      const error = faultError({ ...fault, kind: fault.kind }, {
-        model: body.model,
-        promptTokens,
-        contextWindowTokens: scenario.contextWindowTokens,
-        apiKey: bearerToken(request.headers.authorization),
-      });
+      const error = faultError(
+        { ...fault, kind: fault.kind },
+        {
+          model: body.model,
+          promptTokens,
+          contextWindowTokens: scenario.contextWindowTokens,
+          apiKey: bearerToken(request.headers.authorization),
+        },
+      );
       return sendError(reply, error, entry);
     }
     if (scenario.contextWindowTokens !== undefined && promptTokens > scenario.contextWindowTokens) {
@@ -135,7 +164,14 @@ export function registerChatCompletions(app: LlmSimApp, state: SimState): void {
       'chat completion',
     );
     const cutAfterChunks = fault?.kind === 'stream_cut' ? (fault.afterChunks ?? DEFAULT_CUT_AFTER_CHUNKS) : undefined;
-    return sendAnswer(reply, body, answer, entry, { chunkIntervalMs: timing.chunkIntervalMs, cutAfterChunks, clock: state.clock }, signal);
+    return sendAnswer(
+      reply,
+      body,
+      answer,
+      entry,
+      { chunkIntervalMs: timing.chunkIntervalMs, cutAfterChunks, clock: state.clock },
+      signal,
+    );
   });
 }
 
@@ -153,7 +189,12 @@ function untilEndedOrAborted(ended: Promise<void>, signal: AbortSignal): Promise
 }
 
 /** Records a request whose client hung up before its answer was due, and drops the connection. */
-function closeAbandoned(request: FastifyRequest, reply: FastifyReply, entry: RequestLogEntry, where: Record<string, unknown>): FastifyReply {
+function closeAbandoned(
+  request: FastifyRequest,
+  reply: FastifyReply,
+  entry: RequestLogEntry,
+  where: Record<string, unknown>,
+): FastifyReply {
   entry.status = CLIENT_CLOSED_REQUEST;
   request.log.info(where, 'client disconnected during delay');
   reply.hijack();

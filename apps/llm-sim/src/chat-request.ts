@@ -24,7 +24,10 @@ const ChatMessage = z.discriminatedUnion('role', [
       tool_calls: z.array(RequestToolCall).nullish(),
     })
     // As the real API: an assistant message needs content unless it carries tool calls.
-    .refine((m) => m.content != null || (m.tool_calls?.length ?? 0) > 0, { message: "Invalid value for 'content': expected a string, got null.", path: ['content'] }),
+    .refine((m) => m.content != null || (m.tool_calls?.length ?? 0) > 0, {
+      message: "Invalid value for 'content': expected a string, got null.",
+      path: ['content'],
+    }),
   z.looseObject({ role: z.literal('tool'), content: Content, tool_call_id: z.string() }),
   z.looseObject({ role: z.literal('function'), content: Content.nullable(), name: z.string() }),
 ]);

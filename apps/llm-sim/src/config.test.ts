@@ -35,13 +35,19 @@ describe('config', () => {
       LLM_SIM_LATENCY_SEED: '9',
       LLM_SIM_TOKENS_PER_SECOND: '60',
     });
-    expect(optionsFromConfig(config).latency).toEqual({ delayMs: 20, distribution: { medianMs: 2500, p99Ms: 8000, seed: 9 }, tokensPerSecond: 60 });
+    expect(optionsFromConfig(config).latency).toEqual({
+      delayMs: 20,
+      distribution: { medianMs: 2500, p99Ms: 8000, seed: 9 },
+      tokensPerSecond: 60,
+    });
   });
 
   it('refuses half a distribution, or a p99 under the median', () => {
     expect(() => loadLlmSimConfig({ LLM_SIM_LATENCY_MEDIAN_MS: '2500' })).toThrow(/LLM_SIM_LATENCY_P99_MS/);
     expect(() => loadLlmSimConfig({ LLM_SIM_LATENCY_P99_MS: '2500' })).toThrow(/LLM_SIM_LATENCY_MEDIAN_MS/);
-    expect(() => loadLlmSimConfig({ LLM_SIM_LATENCY_MEDIAN_MS: '2500', LLM_SIM_LATENCY_P99_MS: '2000' })).toThrow(/LLM_SIM_LATENCY_P99_MS/);
+    expect(() => loadLlmSimConfig({ LLM_SIM_LATENCY_MEDIAN_MS: '2500', LLM_SIM_LATENCY_P99_MS: '2000' })).toThrow(
+      /LLM_SIM_LATENCY_P99_MS/,
+    );
     expect(() => loadLlmSimConfig({ LLM_SIM_TOKENS_PER_SECOND: '0' })).toThrow(/LLM_SIM_TOKENS_PER_SECOND/);
   });
 

@@ -17,7 +17,10 @@ interface LogEntry {
   status: number | null;
 }
 
-const fn = (name: string): Tool => ({ type: 'function', function: { name, parameters: { type: 'object', properties: {} } } });
+const fn = (name: string): Tool => ({
+  type: 'function',
+  function: { name, parameters: { type: 'object', properties: {} } },
+});
 const travelTools = [fn('flight_search'), fn('get_weather'), fn('send_email')];
 const FLIGHTS = '{"flights":["UA 123 08:00","DL 456 12:30"]}';
 const WEATHER = 'sunny, 22°C';
@@ -92,8 +95,14 @@ describe('multi-turn scenarios', () => {
     });
 
     // Without waiting, the turn would end with step 2.
-    const notWaiting: Message[] = [...messages, second.choices[0]!.message, { role: 'tool', tool_call_id: email.id, content: 'sent' }];
-    expect(content(await client.chat.completions.create({ model: 'sim-1', messages: notWaiting, tools: travelTools }))).toBe('Done.');
+    const notWaiting: Message[] = [
+      ...messages,
+      second.choices[0]!.message,
+      { role: 'tool', tool_call_id: email.id, content: 'sent' },
+    ];
+    expect(
+      content(await client.chat.completions.create({ model: 'sim-1', messages: notWaiting, tools: travelTools })),
+    ).toBe('Done.');
 
     // The email waits for approval; the user says yes; the platform adds the completed exchange.
     messages.push(
@@ -117,8 +126,14 @@ describe('multi-turn scenarios', () => {
   });
 
   it('travel-missing-field: asks, maps the answer with provide_fields (no marker needed), then quotes the flights', async () => {
-    const messages: Message[] = [{ role: 'user', content: '[scenario:travel-missing-field] Find me a flight from SFO next Friday.' }];
-    const first = await client.chat.completions.create({ model: 'sim-1', messages, tools: [fn('flight_search'), fn('get_weather')] });
+    const messages: Message[] = [
+      { role: 'user', content: '[scenario:travel-missing-field] Find me a flight from SFO next Friday.' },
+    ];
+    const first = await client.chat.completions.create({
+      model: 'sim-1',
+      messages,
+      tools: [fn('flight_search'), fn('get_weather')],
+    });
     const search = callsOf(first)[0]!;
     expect([search.function.name, argsOf(search)]).toEqual(['flight_search', { origin: 'SFO', date: 'next Friday' }]);
     messages.push(
@@ -141,7 +156,9 @@ describe('multi-turn scenarios', () => {
     });
     expect(side.choices[0]!.finish_reason).toBe('tool_calls');
     expect(content(side)).toBeNull();
-    expect(callsOf(side).map((c) => [c.function.name, argsOf(c)])).toEqual([['provide_fields', { destination: 'NYC' }]]);
+    expect(callsOf(side).map((c) => [c.function.name, argsOf(c)])).toEqual([
+      ['provide_fields', { destination: 'NYC' }],
+    ]);
     expect((await lastLogEntries(1))[0]).toMatchObject({
       scenario: 'travel-missing-field',
       toolReply: 'provide_fields',
@@ -151,7 +168,11 @@ describe('multi-turn scenarios', () => {
     });
 
     messages.push(...resumedExchange(search, FLIGHTS));
-    const answer = await client.chat.completions.create({ model: 'sim-1', messages, tools: [fn('flight_search'), fn('get_weather')] });
+    const answer = await client.chat.completions.create({
+      model: 'sim-1',
+      messages,
+      tools: [fn('flight_search'), fn('get_weather')],
+    });
     expect(content(answer)).toBe(`Here are your flights: ${FLIGHTS}`);
   });
 
@@ -161,7 +182,12 @@ describe('multi-turn scenarios', () => {
     // Past turn 0's steps: replayed (not the last turn).
     turn0.push({ role: 'assistant', content: 'first turn' });
     expect(content(await client.chat.completions.create({ model: 'sim-1', messages: turn0 }))).toBe('first turn');
-    const turn2: Message[] = [...turn0, { role: 'user', content: 'b' }, { role: 'assistant', content: 'second turn' }, { role: 'user', content: 'c' }];
+    const turn2: Message[] = [
+      ...turn0,
+      { role: 'user', content: 'b' },
+      { role: 'assistant', content: 'second turn' },
+      { role: 'user', content: 'c' },
+    ];
     expect(content(await client.chat.completions.create({ model: 'sim-1', messages: turn2 }))).toBe('second turn');
     turn2.push({ role: 'assistant', content: 'second turn' });
     const error = await client.chat.completions.create({ model: 'sim-1', messages: turn2 }).catch((e: unknown) => e);
@@ -176,7 +202,10 @@ describe('toolReplies', () => {
     const reply = '[scenario:approval-mixed] Book the first one, and for the second I want a window seat.';
     const side = await client.chat.completions.create({
       model: 'sim-1',
-      messages: [{ role: 'system', content: 'Map this reply to approval decisions.' }, { role: 'user', content: reply }],
+      messages: [
+        { role: 'system', content: 'Map this reply to approval decisions.' },
+        { role: 'user', content: reply },
+      ],
       tools: [approvalTool, fn('something_else')],
       tool_choice: 'required',
     });
@@ -193,15 +222,34 @@ describe('toolReplies', () => {
     ]);
 
     // The main conversation continues after the platform ran the approved actions.
-    const booking: ToolCall = { id: 'call_book1', type: 'function', function: { name: 'book_flight', arguments: '{}' } };
-    const seat: ToolCall = { id: 'call_seat2', type: 'function', function: { name: 'book_seat', arguments: '{"seat":"window"}' } };
+    const booking: ToolCall = {
+      id: 'call_book1',
+      type: 'function',
+      function: { name: 'book_flight', arguments: '{}' },
+    };
+    const seat: ToolCall = {
+      id: 'call_seat2',
+      type: 'function',
+      function: { name: 'book_seat', arguments: '{"seat":"window"}' },
+    };
     const messages: Message[] = [
       { role: 'user', content: reply },
-      { role: 'assistant', content: null, tool_calls: [{ ...booking, id: 'call_book1:resumed' }, { ...seat, id: 'call_seat2:resumed' }] },
+      {
+        role: 'assistant',
+        content: null,
+        tool_calls: [
+          { ...booking, id: 'call_book1:resumed' },
+          { ...seat, id: 'call_seat2:resumed' },
+        ],
+      },
       { role: 'tool', tool_call_id: 'call_book1:resumed', content: 'booked' },
       { role: 'tool', tool_call_id: 'call_seat2:resumed', content: 'seat 12A' },
     ];
-    const done = await client.chat.completions.create({ model: 'sim-1', messages, tools: [fn('book_flight'), fn('book_seat')] });
+    const done = await client.chat.completions.create({
+      model: 'sim-1',
+      messages,
+      tools: [fn('book_flight'), fn('book_seat')],
+    });
     expect(content(done)).toBe('Done: both actions are handled.');
   });
 
@@ -238,7 +286,9 @@ describe('toolReplies', () => {
       tools: [calculatorTool],
       tool_choice: 'required',
     });
-    expect(callsOf(forced).map((c) => [c.function.name, argsOf(c)])).toEqual([['calculator', { expression: '12 * (3 + 4)' }]]);
+    expect(callsOf(forced).map((c) => [c.function.name, argsOf(c)])).toEqual([
+      ['calculator', { expression: '12 * (3 + 4)' }],
+    ]);
     // Two tools, tool_choice auto: not a side request even though one tool has a reply.
     const auto = await client.chat.completions.create({
       model: 'sim-1',

@@ -14,7 +14,12 @@ const EMPTY_FEATURE = '\u0000empty';
 
 /** Lower-cased words (letters and digits of any script). */
 export function wordsOf(text: string): string[] {
-  return text.toLowerCase().normalize('NFKC').match(/[\p{L}\p{N}]+/gu) ?? [];
+  return (
+    text
+      .toLowerCase()
+      .normalize('NFKC')
+      .match(/[\p{L}\p{N}]+/gu) ?? []
+  );
 }
 
 /** Character trigrams of a word padded with one space on each side (`" pa"`, `"par"`, ...). */
@@ -45,7 +50,8 @@ function addFeature(vector: Float64Array, feature: string, weight: number): void
 
 /** The unit-length embedding of `text` with `dimensions` components. */
 export function embedText(text: string, dimensions: number): number[] {
-  if (!Number.isInteger(dimensions) || dimensions < 1) throw new RangeError(`dimensions must be a positive integer, got ${dimensions}`);
+  if (!Number.isInteger(dimensions) || dimensions < 1)
+    throw new RangeError(`dimensions must be a positive integer, got ${dimensions}`);
   const vector = new Float64Array(dimensions);
   const words = wordsOf(text);
   for (const word of words) {

@@ -1,4 +1,10 @@
-import { APIConnectionError, APIConnectionTimeoutError, InternalServerError, NotFoundError, RateLimitError } from 'openai';
+import {
+  APIConnectionError,
+  APIConnectionTimeoutError,
+  InternalServerError,
+  NotFoundError,
+  RateLimitError,
+} from 'openai';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { cosineSimilarity, embedText } from './embedding-vectors.js';
 import type { RequestLogEntry } from './request-log.js';
@@ -27,7 +33,9 @@ const rawEmbeddings = (body: object) =>
 
 describe('POST /v1/embeddings', () => {
   it('answers the official client (which asks for base64) with the deterministic vectors', async () => {
-    const result = await sim.client().embeddings.create({ model: 'sim-embed-1', input: ['Alice lives in Berlin', 'Bob likes tea'] });
+    const result = await sim
+      .client()
+      .embeddings.create({ model: 'sim-embed-1', input: ['Alice lives in Berlin', 'Bob likes tea'] });
     expect(result.object).toBe('list');
     expect(result.model).toBe('sim-embed-1');
     expect(result.data.map((d) => d.index)).toEqual([0, 1]);
@@ -39,10 +47,14 @@ describe('POST /v1/embeddings', () => {
   });
 
   it('answers float and base64 encodings with the same numbers', async () => {
-    const float = (await (await rawEmbeddings({ model: 'sim-embed-1', input: 'hello world', encoding_format: 'float' })).json()) as {
+    const float = (await (
+      await rawEmbeddings({ model: 'sim-embed-1', input: 'hello world', encoding_format: 'float' })
+    ).json()) as {
       data: Array<{ embedding: number[] }>;
     };
-    const base64 = (await (await rawEmbeddings({ model: 'sim-embed-1', input: 'hello world', encoding_format: 'base64' })).json()) as {
+    const base64 = (await (
+      await rawEmbeddings({ model: 'sim-embed-1', input: 'hello world', encoding_format: 'base64' })
+    ).json()) as {
       data: Array<{ embedding: string }>;
     };
     const decoded = Array.from(new Float32Array(copyOut(Buffer.from(base64.data[0]?.embedding ?? '', 'base64'))));
@@ -73,9 +85,16 @@ describe('POST /v1/embeddings', () => {
     expect((await rawEmbeddings({ model: 'sim-embed-1', input: [] })).status).toBe(400);
     expect((await rawEmbeddings({ model: 'sim-embed-1', input: 'x', dimensions: 0 })).status).toBe(400);
     expect((await rawEmbeddings({ model: 'sim-embed-1', input: 'x', encoding_format: 'int8' })).status).toBe(400);
-    const unknown = await sim.client().embeddings.create({ model: 'sim-1', input: 'x' }).catch((e: unknown) => e);
+    const unknown = await sim
+      .client()
+      .embeddings.create({ model: 'sim-1', input: 'x' })
+      .catch((e: unknown) => e);
     expect(unknown).toBeInstanceOf(NotFoundError);
-    const noAuth = await fetch(`${sim.url}/v1/embeddings`, { method: 'POST', body: '{}', headers: { 'content-type': 'application/json' } });
+    const noAuth = await fetch(`${sim.url}/v1/embeddings`, {
+      method: 'POST',
+      body: '{}',
+      headers: { 'content-type': 'application/json' },
+    });
     expect(noAuth.status).toBe(401);
   });
 
@@ -90,10 +109,15 @@ describe('embeddings faults', () => {
   it('fires an armed fault for the next requests, then answers normally', async () => {
     expect((await armFault({ kind: 'server_error', times: 2 })).status).toBe(200);
     const client = sim.client();
-    expect(await client.embeddings.create({ model: 'sim-embed-1', input: 'a' }).catch((e: unknown) => e)).toBeInstanceOf(InternalServerError);
-    expect(await client.embeddings.create({ model: 'sim-embed-1', input: 'b' }).catch((e: unknown) => e)).toBeInstanceOf(InternalServerError);
+    expect(
+      await client.embeddings.create({ model: 'sim-embed-1', input: 'a' }).catch((e: unknown) => e),
+    ).toBeInstanceOf(InternalServerError);
+    expect(
+      await client.embeddings.create({ model: 'sim-embed-1', input: 'b' }).catch((e: unknown) => e),
+    ).toBeInstanceOf(InternalServerError);
     expect((await client.embeddings.create({ model: 'sim-embed-1', input: 'c' })).data).toHaveLength(1);
-    const log = ((await (await fetch(`${sim.url}/_sim/embeddings/requests`)).json()) as { requests: RequestLogEntry[] }).requests;
+    const log = ((await (await fetch(`${sim.url}/_sim/embeddings/requests`)).json()) as { requests: RequestLogEntry[] })
+      .requests;
     expect(log.map((e) => [e.status, e.fault])).toEqual([
       [500, 'server_error'],
       [500, 'server_error'],
@@ -110,7 +134,9 @@ describe('embeddings faults', () => {
 
     await armFault({ kind: 'stream_cut', times: 'always' });
     for (let i = 0; i < 2; i++) {
-      expect(await client.embeddings.create({ model: 'sim-embed-1', input: 'a' }).catch((e: unknown) => e)).toBeInstanceOf(APIConnectionError);
+      expect(
+        await client.embeddings.create({ model: 'sim-embed-1', input: 'a' }).catch((e: unknown) => e),
+      ).toBeInstanceOf(APIConnectionError);
     }
     await fetch(`${sim.url}/_sim/embeddings/faults`, { method: 'DELETE' });
     expect((await client.embeddings.create({ model: 'sim-embed-1', input: 'a' })).data).toHaveLength(1);

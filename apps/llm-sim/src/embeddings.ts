@@ -53,7 +53,12 @@ export function renderEmbeddings(request: EmbeddingRequest, dimensions: number) 
     };
   });
   const promptTokens = texts.reduce((sum, text) => sum + estimateCompletionTokens(text.length), 0);
-  return { object: 'list' as const, data, model: request.model, usage: { prompt_tokens: promptTokens, total_tokens: promptTokens } };
+  return {
+    object: 'list' as const,
+    data,
+    model: request.model,
+    usage: { prompt_tokens: promptTokens, total_tokens: promptTokens },
+  };
 }
 
 /** Registers `POST /v1/embeddings` and its test-only fault and log endpoints under `/_sim/embeddings`. */
@@ -64,7 +69,9 @@ export function registerEmbeddings(app: LlmSimApp, state: SimState): void {
     if (!parsed.success) {
       const issue = parsed.error.issues[0];
       const param = issue && issue.path.length > 0 ? issue.path.map(String).join('.') : null;
-      const detail = parsed.error.issues.map((i) => `${i.path.map(String).join('.') || '(body)'}: ${i.message}`).join('; ');
+      const detail = parsed.error.issues
+        .map((i) => `${i.path.map(String).join('.') || '(body)'}: ${i.message}`)
+        .join('; ');
       return sendError(reply, invalidRequest(`Invalid embeddings request: ${detail}`, param), entry);
     }
     const body = parsed.data;
@@ -86,12 +93,15 @@ export function registerEmbeddings(app: LlmSimApp, state: SimState): void {
         reply.raw.destroy();
         return reply;
       }
-      const error = faultError({ ...mishap.fault, kind: mishap.fault.kind }, {
-        model: body.model,
-        promptTokens: 0,
-        contextWindowTokens: undefined,
-        apiKey: bearerToken(request.headers.authorization),
-      });
+      const error = faultError(
+        { ...mishap.fault, kind: mishap.fault.kind },
+        {
+          model: body.model,
+          promptTokens: 0,
+          contextWindowTokens: undefined,
+          apiKey: bearerToken(request.headers.authorization),
+        },
+      );
       return sendError(reply, error, entry);
     }
     entry.status = 200;

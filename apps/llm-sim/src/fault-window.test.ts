@@ -16,16 +16,35 @@ beforeEach(async () => {
 });
 
 const openWindow = (body: unknown) =>
-  fetch(`${sim.url}/_sim/fault-window`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+  fetch(`${sim.url}/_sim/fault-window`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+  });
 const ask = (signal?: AbortSignal) =>
-  sim.client({ maxRetries: 0 }).chat.completions.create({ model: 'sim-1', messages: [{ role: 'user', content: '[scenario:hello] hi' }] }, signal ? { signal } : {});
-const failure = (promise: Promise<unknown>) => promise.then(() => undefined, (error: unknown) => error);
-const logged = async () => ((await (await fetch(`${sim.url}/_sim/requests`)).json()) as { requests: unknown[] }).requests.length;
+  sim
+    .client({ maxRetries: 0 })
+    .chat.completions.create(
+      { model: 'sim-1', messages: [{ role: 'user', content: '[scenario:hello] hi' }] },
+      signal ? { signal } : {},
+    );
+const failure = (promise: Promise<unknown>) =>
+  promise.then(
+    () => undefined,
+    (error: unknown) => error,
+  );
+const logged = async () =>
+  ((await (await fetch(`${sim.url}/_sim/requests`)).json()) as { requests: unknown[] }).requests.length;
 /** Waits until llm-sim has logged `count` requests since the last reset (a condition, not a timing guess). */
 async function untilLogged(count: number): Promise<void> {
   for (let i = 0; i < 500 && (await logged()) < count; i++) await new Promise((r) => setTimeout(r, 20));
 }
-const lastLogged = async () => ((await (await fetch(`${sim.url}/_sim/requests`)).json()) as { requests: Array<{ fault: string | null; status: number | null }> }).requests.at(-1);
+const lastLogged = async () =>
+  (
+    (await (await fetch(`${sim.url}/_sim/requests`)).json()) as {
+      requests: Array<{ fault: string | null; status: number | null }>;
+    }
+  ).requests.at(-1);
 
 describe('a fault window', () => {
   it('answers every completion with a 500 while open, and normally once closed', async () => {
@@ -60,7 +79,11 @@ describe('a fault window', () => {
   it('lets a client that gives up on a hung request go', async () => {
     await openWindow({ kind: 'hang', durationMs: 60_000 });
     // Its own connection (no keep-alive pool), dropped as a client that times out would.
-    const request = http.request(`${sim.url}/v1/chat/completions`, { method: 'POST', agent: false, headers: { 'content-type': 'application/json', authorization: 'Bearer sk-test-key' } });
+    const request = http.request(`${sim.url}/v1/chat/completions`, {
+      method: 'POST',
+      agent: false,
+      headers: { 'content-type': 'application/json', authorization: 'Bearer sk-test-key' },
+    });
     request.on('error', () => undefined);
     request.end(JSON.stringify({ model: 'sim-1', messages: [{ role: 'user', content: '[scenario:hello] hi' }] }));
     await untilLogged(1);

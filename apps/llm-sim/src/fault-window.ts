@@ -8,7 +8,11 @@ import { z } from 'zod';
 export const FaultWindowSpec = z.strictObject({
   kind: z.enum(['server_error', 'rate_limit', 'hang']),
   /** How long the window lasts from now. */
-  durationMs: z.number().int().positive().max(10 * 60_000),
+  durationMs: z
+    .number()
+    .int()
+    .positive()
+    .max(10 * 60_000),
   /** `rate_limit` only: the retry-after the 429s carry (default 1 s). */
   retryAfterSeconds: z.number().positive().max(3_600).optional(),
 });

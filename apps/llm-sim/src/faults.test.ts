@@ -11,8 +11,15 @@ let client: OpenAI;
 beforeAll(async () => {
   sim = await startSim({
     scenarios: [
-      { name: 'bad-request-twice', steps: [{ fault: { kind: 'bad_request', times: 2, message: 'nope' }, content: 'third time lucky' }] },
-      { name: 'overflow-fault', contextWindowTokens: 1000, steps: [{ fault: { kind: 'context_length_exceeded' }, content: 'ok' }] },
+      {
+        name: 'bad-request-twice',
+        steps: [{ fault: { kind: 'bad_request', times: 2, message: 'nope' }, content: 'third time lucky' }],
+      },
+      {
+        name: 'overflow-fault',
+        contextWindowTokens: 1000,
+        steps: [{ fault: { kind: 'context_length_exceeded' }, content: 'ok' }],
+      },
     ],
   });
   client = sim.client();
@@ -24,7 +31,11 @@ beforeEach(async () => {
 
 const ask = (content: string, c: OpenAI = client) =>
   c.chat.completions.create({ model: 'sim-1', messages: [{ role: 'user', content }] });
-const failure = (promise: Promise<unknown>) => promise.then(() => undefined, (error: unknown) => error);
+const failure = (promise: Promise<unknown>) =>
+  promise.then(
+    () => undefined,
+    (error: unknown) => error,
+  );
 
 describe('faults', () => {
   it('answers 429 with retry-after headers once, then succeeds on retry', async () => {
@@ -51,7 +62,9 @@ describe('faults', () => {
 
   it('forgets fault counts on POST /_sim/reset', async () => {
     expect(await failure(ask('[scenario:server-error-once] hi'))).toBeInstanceOf(InternalServerError);
-    expect((await ask('[scenario:server-error-once] hi')).choices[0]!.message.content).toBe('Answered after a server-error retry.');
+    expect((await ask('[scenario:server-error-once] hi')).choices[0]!.message.content).toBe(
+      'Answered after a server-error retry.',
+    );
     await fetch(`${sim.url}/_sim/reset`, { method: 'POST' });
     const error = await failure(ask('[scenario:server-error-once] hi'));
     expect(error).toBeInstanceOf(InternalServerError);
@@ -80,7 +93,9 @@ describe('faults', () => {
     const bad = error as BadRequestError;
     expect(bad.code).toBe('context_length_exceeded');
     expect(bad.type).toBe('invalid_request_error');
-    expect(bad.message).toMatch(/maximum context length is 1000 tokens\. However, your messages resulted in 1001 tokens/);
+    expect(bad.message).toMatch(
+      /maximum context length is 1000 tokens\. However, your messages resulted in 1001 tokens/,
+    );
   });
 });
 
@@ -97,7 +112,9 @@ describe('contextWindowTokens', () => {
     const bad = error as BadRequestError;
     expect(bad.code).toBe('context_length_exceeded');
     expect(bad.param).toBe('messages');
-    expect((bad.error as { message: string }).message).toMatch(/^This model's maximum context length is 300 tokens\. However, your messages resulted in \d+ tokens\./);
+    expect((bad.error as { message: string }).message).toMatch(
+      /^This model's maximum context length is 300 tokens\. However, your messages resulted in \d+ tokens\./,
+    );
 
     const trimmed = await client.chat.completions.create({ model: 'sim-1', messages: [...history.slice(-2), latest] });
     expect(trimmed.choices[0]!.message.content).toBe('The conversation now fits in my context window.');

@@ -73,6 +73,9 @@ export function faultError(fault: ErrorFaultSpec, ctx: FaultContext): SimError {
     case 'bad_request':
       return invalidRequest(fault.message ?? 'Invalid request (simulated bad_request fault).');
     case 'response_format_unsupported':
-      return invalidRequest(fault.message ?? "Invalid parameter: 'response_format' of type 'json_schema' is not supported with this model.", 'response_format');
+      return invalidRequest(
+        fault.message ?? "Invalid parameter: 'response_format' of type 'json_schema' is not supported with this model.",
+        'response_format',
+      );
   }
 }

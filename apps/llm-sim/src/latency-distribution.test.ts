@@ -1,5 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { createLatencySampler, LatencyDistribution, logNormalParameters, MAX_SAMPLED_DELAY_MS, seededUniform } from './latency-distribution.js';
+import {
+  createLatencySampler,
+  LatencyDistribution,
+  logNormalParameters,
+  MAX_SAMPLED_DELAY_MS,
+  seededUniform,
+} from './latency-distribution.js';
 
 /** The q-quantile of a sample (nearest rank). */
 function quantile(sorted: readonly number[], q: number): number {
@@ -16,21 +22,24 @@ describe('the latency distribution', () => {
     { medianMs: 2_500, p99Ms: 8_000 },
     { medianMs: 500, p99Ms: 5_000 },
     { medianMs: 60_000, p99Ms: 90_000 },
-  ])('draws a log-normal with median $medianMs ms and p99 $p99Ms ms (seeded sample of 200,000)', ({ medianMs, p99Ms }) => {
-    const sorted = sample(LatencyDistribution.parse({ medianMs, p99Ms, seed: 42 }), 200_000);
-    // A sample of 200,000 puts its median within about 0.5% and its p99 within about 2% of the
-    // distribution's; the tolerances leave room for that and the rounding to whole milliseconds.
-    expect(quantile(sorted, 0.5) / medianMs).toBeGreaterThan(0.98);
-    expect(quantile(sorted, 0.5) / medianMs).toBeLessThan(1.02);
-    expect(quantile(sorted, 0.99) / p99Ms).toBeGreaterThan(0.95);
-    expect(quantile(sorted, 0.99) / p99Ms).toBeLessThan(1.05);
-    // A log-normal's other quantiles follow from the same mu and sigma: check p90 too.
-    const { mu, sigma } = logNormalParameters({ medianMs, p99Ms });
-    const p90 = Math.exp(mu + 1.2815515655446004 * sigma);
-    expect(quantile(sorted, 0.9) / p90).toBeGreaterThan(0.97);
-    expect(quantile(sorted, 0.9) / p90).toBeLessThan(1.03);
-    expect(sorted[0]).toBeGreaterThan(0);
-  });
+  ])(
+    'draws a log-normal with median $medianMs ms and p99 $p99Ms ms (seeded sample of 200,000)',
+    ({ medianMs, p99Ms }) => {
+      const sorted = sample(LatencyDistribution.parse({ medianMs, p99Ms, seed: 42 }), 200_000);
+      // A sample of 200,000 puts its median within about 0.5% and its p99 within about 2% of the
+      // distribution's; the tolerances leave room for that and the rounding to whole milliseconds.
+      expect(quantile(sorted, 0.5) / medianMs).toBeGreaterThan(0.98);
+      expect(quantile(sorted, 0.5) / medianMs).toBeLessThan(1.02);
+      expect(quantile(sorted, 0.99) / p99Ms).toBeGreaterThan(0.95);
+      expect(quantile(sorted, 0.99) / p99Ms).toBeLessThan(1.05);
+      // A log-normal's other quantiles follow from the same mu and sigma: check p90 too.
+      const { mu, sigma } = logNormalParameters({ medianMs, p99Ms });
+      const p90 = Math.exp(mu + 1.2815515655446004 * sigma);
+      expect(quantile(sorted, 0.9) / p90).toBeGreaterThan(0.97);
+      expect(quantile(sorted, 0.9) / p90).toBeLessThan(1.03);
+      expect(sorted[0]).toBeGreaterThan(0);
+    },
+  );
 
   it('is reproducible: the same seed draws the same sequence, another seed another', () => {
     const distribution = LatencyDistribution.parse({ medianMs: 2_500, p99Ms: 8_000, seed: 7 });
@@ -47,7 +56,10 @@ describe('the latency distribution', () => {
 
   it('caps a draw at the longest delay allowed', () => {
     // With the p99 at the cap, about 1% of the draws would go past it.
-    const sorted = sample(LatencyDistribution.parse({ medianMs: MAX_SAMPLED_DELAY_MS / 4, p99Ms: MAX_SAMPLED_DELAY_MS }), 10_000);
+    const sorted = sample(
+      LatencyDistribution.parse({ medianMs: MAX_SAMPLED_DELAY_MS / 4, p99Ms: MAX_SAMPLED_DELAY_MS }),
+      10_000,
+    );
     expect(sorted.at(-1)).toBe(MAX_SAMPLED_DELAY_MS);
     expect(sorted.filter((ms) => ms === MAX_SAMPLED_DELAY_MS).length).toBeGreaterThan(50);
   });

@@ -24,7 +24,10 @@ export type LatencyDistribution = z.infer<typeof LatencyDistribution>;
 export type LatencySampler = () => number;
 
 /** The log-normal's parameters: ln(delay) ~ N(mu, sigma²). */
-export function logNormalParameters(distribution: Pick<LatencyDistribution, 'medianMs' | 'p99Ms'>): { mu: number; sigma: number } {
+export function logNormalParameters(distribution: Pick<LatencyDistribution, 'medianMs' | 'p99Ms'>): {
+  mu: number;
+  sigma: number;
+} {
   return { mu: Math.log(distribution.medianMs), sigma: Math.log(distribution.p99Ms / distribution.medianMs) / Z_99 };
 }
 

@@ -29,15 +29,27 @@ beforeAll(async () => {
 afterAll(() => sim.close());
 
 const setLatency = (body: unknown) =>
-  fetch(`${sim.url}/_sim/latency`, { method: 'PUT', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+  fetch(`${sim.url}/_sim/latency`, {
+    method: 'PUT',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+  });
 const getLatency = async () => (await fetch(`${sim.url}/_sim/latency`)).json();
 const reset = () => fetch(`${sim.url}/_sim/reset`, { method: 'POST' });
-const ask = (scenario = 'hello') => sim.client().chat.completions.create({ model: 'sim-1', messages: [{ role: 'user', content: `[scenario:${scenario}] hi` }] });
-const requestLog = async () => ((await (await fetch(`${sim.url}/_sim/requests`)).json()) as { requests: RequestLogEntry[] }).requests;
+const ask = (scenario = 'hello') =>
+  sim
+    .client()
+    .chat.completions.create({ model: 'sim-1', messages: [{ role: 'user', content: `[scenario:${scenario}] hi` }] });
+const requestLog = async () =>
+  ((await (await fetch(`${sim.url}/_sim/requests`)).json()) as { requests: RequestLogEntry[] }).requests;
 
 /** Streams one answer of `scenario`; returns its content chunks' texts and how many chunks came. */
 async function stream(scenario: string): Promise<{ pieces: string[]; chunks: number }> {
-  const answer = await sim.client().chat.completions.create({ model: 'sim-1', stream: true, messages: [{ role: 'user', content: `[scenario:${scenario}] hi` }] });
+  const answer = await sim.client().chat.completions.create({
+    model: 'sim-1',
+    stream: true,
+    messages: [{ role: 'user', content: `[scenario:${scenario}] hi` }],
+  });
   const pieces: string[] = [];
   let chunks = 0;
   for await (const chunk of answer) {
@@ -50,7 +62,11 @@ async function stream(scenario: string): Promise<{ pieces: string[]; chunks: num
 
 describe('the latency setting', () => {
   it('delays every completion by at least the set latency, until reset', async () => {
-    expect(await (await setLatency({ delayMs: 300 })).json()).toEqual({ delayMs: 300, distribution: null, tokensPerSecond: null });
+    expect(await (await setLatency({ delayMs: 300 })).json()).toEqual({
+      delayMs: 300,
+      distribution: null,
+      tokensPerSecond: null,
+    });
     expect(await getLatency()).toEqual({ delayMs: 300, distribution: null, tokensPerSecond: null });
     const started = performance.now();
     expect((await ask()).choices[0]!.message.content).toBe('hello there');
@@ -62,7 +78,11 @@ describe('the latency setting', () => {
 
   it('draws each call its delay from the log-normal, in the seeded sequence, again from the seed after a reset', async () => {
     const distribution = { medianMs: 2, p99Ms: 12, seed: 11 };
-    expect(await (await setLatency({ distribution })).json()).toEqual({ delayMs: 0, distribution, tokensPerSecond: null });
+    expect(await (await setLatency({ distribution })).json()).toEqual({
+      delayMs: 0,
+      distribution,
+      tokensPerSecond: null,
+    });
     const expected = Array.from({ length: 6 }, createLatencySampler(distribution));
     const drawn = async () => {
       for (let i = 0; i < 3; i++) await ask();
@@ -117,7 +137,9 @@ describe('the latency setting', () => {
     expect((await setLatency({})).status).toBe(400);
     const bad = await setLatency({ distribution: { medianMs: 100, p99Ms: 50 } });
     expect(bad.status).toBe(400);
-    expect(await bad.json()).toMatchObject({ error: { message: expect.stringContaining('distribution.p99Ms') as string } });
+    expect(await bad.json()).toMatchObject({
+      error: { message: expect.stringContaining('distribution.p99Ms') as string },
+    });
     expect((await setLatency({ tokensPerSecond: 0 })).status).toBe(400);
     expect(await getLatency()).toEqual({ delayMs: 0, distribution: null, tokensPerSecond: null });
   });
@@ -130,7 +152,11 @@ describe('the latency at boot', () => {
     try {
       const read = async () => (await fetch(`${booted.url}/_sim/latency`)).json();
       expect(await read()).toEqual(latency);
-      await fetch(`${booted.url}/_sim/latency`, { method: 'PUT', headers: { 'content-type': 'application/json' }, body: '{"delayMs":5}' });
+      await fetch(`${booted.url}/_sim/latency`, {
+        method: 'PUT',
+        headers: { 'content-type': 'application/json' },
+        body: '{"delayMs":5}',
+      });
       await fetch(`${booted.url}/_sim/reset`, { method: 'POST' });
       expect(await read()).toEqual(latency);
     } finally {

@@ -24,7 +24,11 @@ export const LatencySetting = z
   .refine((s) => s.delayMs !== undefined || s.distribution !== undefined || s.tokensPerSecond !== undefined, {
     message: 'set delayMs, distribution or tokensPerSecond',
   })
-  .transform((s): ModelLatency => ({ delayMs: s.delayMs ?? 0, distribution: s.distribution ?? null, tokensPerSecond: s.tokensPerSecond ?? null }));
+  .transform((s): ModelLatency => ({
+    delayMs: s.delayMs ?? 0,
+    distribution: s.distribution ?? null,
+    tokensPerSecond: s.tokensPerSecond ?? null,
+  }));
 /** A setting as sent (what it leaves out is off). */
 export type LatencySettingInput = z.input<typeof LatencySetting>;
 

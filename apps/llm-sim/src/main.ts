@@ -56,19 +56,16 @@ async function main(): Promise<void> {
       await sim.close().catch(() => undefined);
       throw await listenFailure(config.LLM_SIM_HOST, config.LLM_SIM_PORT, 'LLM_SIM_PORT', error);
     });
-    announceReady(
-      logger,
-      {
-        host,
-        port,
-        url,
-        models: config.LLM_SIM_MODELS,
-        embeddingModels: config.LLM_SIM_EMBEDDING_MODELS,
-        embeddingDimensions: config.LLM_SIM_EMBEDDING_DIMENSIONS,
-        defaultScenario: config.LLM_SIM_DEFAULT_SCENARIO,
-        scenarios: [...sim.scenarios.keys()].sort(),
-      },
-    );
+    announceReady(logger, {
+      host,
+      port,
+      url,
+      models: config.LLM_SIM_MODELS,
+      embeddingModels: config.LLM_SIM_EMBEDDING_MODELS,
+      embeddingDimensions: config.LLM_SIM_EMBEDDING_DIMENSIONS,
+      defaultScenario: config.LLM_SIM_DEFAULT_SCENARIO,
+      scenarios: [...sim.scenarios.keys()].sort(),
+    });
   } catch (error) {
     logger.fatal({ err: error }, `startup failed: ${(error as Error).message}`);
     exitAfterFlush(logger, 1);

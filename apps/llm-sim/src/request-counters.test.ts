@@ -11,20 +11,37 @@ beforeAll(async () => {
 afterAll(() => sim.close());
 beforeEach(() => fetch(`${sim.url}/_sim/reset`, { method: 'POST' }));
 
-const stats = async () => ((await (await fetch(`${sim.url}/_sim/stats`)).json()) as { requests: Partial<Record<RequestKind, RequestCount>> }).requests;
+const stats = async () =>
+  ((await (await fetch(`${sim.url}/_sim/stats`)).json()) as { requests: Partial<Record<RequestKind, RequestCount>> })
+    .requests;
 
 describe('GET /_sim/stats', () => {
   it('counts every answered request by kind, past what the request log keeps, until a reset', async () => {
     const client = sim.client();
-    for (let i = 0; i < 3; i++) await client.chat.completions.create({ model: 'sim-1', messages: [{ role: 'user', content: `[scenario:demo] hello ${i}` }] });
+    for (let i = 0; i < 3; i++)
+      await client.chat.completions.create({
+        model: 'sim-1',
+        messages: [{ role: 'user', content: `[scenario:demo] hello ${i}` }],
+      });
     await client.chat.completions.create({
       model: 'sim-1',
-      messages: [{ role: 'user', content: 'CURRENT FACTS (id: subject predicate object):\n(none)\n\nTURN:\n[seq 1] user: I live in Oslo' }],
+      messages: [
+        {
+          role: 'user',
+          content: 'CURRENT FACTS (id: subject predicate object):\n(none)\n\nTURN:\n[seq 1] user: I live in Oslo',
+        },
+      ],
       response_format: jsonSchemaFormat('memory_extraction', ExtractionSchema),
     });
     await client.chat.completions.create({
       model: 'sim-1',
-      messages: [{ role: 'user', content: '### TURN 1\nMESSAGES:\n[seq 1] user: I live in Oslo\n\n### TURN 2\nMESSAGES:\n[seq 1] user: I live in Rome' }],
+      messages: [
+        {
+          role: 'user',
+          content:
+            '### TURN 1\nMESSAGES:\n[seq 1] user: I live in Oslo\n\n### TURN 2\nMESSAGES:\n[seq 1] user: I live in Rome',
+        },
+      ],
       response_format: jsonSchemaFormat('memory_extraction_batch', ExtractionBatchSchema),
     });
     await client.embeddings.create({ model: 'sim-embed-1', input: ['one', 'two'] });

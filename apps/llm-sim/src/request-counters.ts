@@ -11,7 +11,8 @@ export interface RequestCount {
  * Kinds of requests counted: `chat` (a scenario's completion), the memory service's structured
  * requests by schema name (`memory_extraction_batch`: one request extracting several turns), and `embeddings`.
  */
-export type RequestKind = 'chat' | 'memory_extraction' | 'memory_extraction_batch' | 'memory_answer' | 'session_summary' | 'embeddings';
+export type RequestKind =
+  'chat' | 'memory_extraction' | 'memory_extraction_batch' | 'memory_answer' | 'session_summary' | 'embeddings';
 
 /**
  * Running totals of requests by kind since start (or the last `/_sim/reset`): unlike the bounded

@@ -6,14 +6,22 @@ import { startSim, type RunningSim } from './test-support/sim.js';
 let sim: RunningSim;
 let client: OpenAI;
 
-const planSchema = { type: 'object', properties: { steps: { type: 'array', items: { type: 'string' } } }, required: ['steps'], additionalProperties: false };
+const planSchema = {
+  type: 'object',
+  properties: { steps: { type: 'array', items: { type: 'string' } } },
+  required: ['steps'],
+  additionalProperties: false,
+};
 const SCRIPTED = '{"steps":["a","b"]}';
 
 beforeAll(async () => {
   sim = await startSim({
     scenarios: [
       { name: 'structured', steps: [{ content: SCRIPTED }] },
-      { name: 'no-structured-output', steps: [{ fault: { kind: 'response_format_unsupported', times: 'always' }, content: SCRIPTED }] },
+      {
+        name: 'no-structured-output',
+        steps: [{ fault: { kind: 'response_format_unsupported', times: 'always' }, content: SCRIPTED }],
+      },
     ],
   });
   client = sim.client();
@@ -22,8 +30,16 @@ afterAll(() => sim.close());
 
 type Format = OpenAI.Chat.Completions.ChatCompletionCreateParamsNonStreaming['response_format'];
 const ask = (scenario: string, responseFormat?: unknown) =>
-  client.chat.completions.create({ model: 'sim-1', messages: [{ role: 'user', content: `[scenario:${scenario}] plan it` }], ...(responseFormat ? { response_format: responseFormat as Format } : {}) });
-const rejection = (promise: Promise<unknown>) => promise.then(() => undefined, (error: unknown) => error as BadRequestError);
+  client.chat.completions.create({
+    model: 'sim-1',
+    messages: [{ role: 'user', content: `[scenario:${scenario}] plan it` }],
+    ...(responseFormat ? { response_format: responseFormat as Format } : {}),
+  });
+const rejection = (promise: Promise<unknown>) =>
+  promise.then(
+    () => undefined,
+    (error: unknown) => error as BadRequestError,
+  );
 const format = (jsonSchema: Record<string, unknown>) => ({ type: 'json_schema', json_schema: jsonSchema });
 
 describe('response_format', () => {
@@ -40,9 +56,28 @@ describe('response_format', () => {
       [format({ schema: planSchema }), 'response_format.json_schema.name', /Missing required parameter/],
       [format({ name: 'a plan!', schema: planSchema }), 'response_format.json_schema.name', /does not match pattern/],
       [format({ name: 'plan', schema: 'object' }), 'response_format.json_schema.schema', /expected an object/],
-      [format({ name: 'plan', schema: { type: 'array', items: {} }, strict: true }), 'response_format', /must be a JSON Schema of 'type: "object"'/],
-      [format({ name: 'plan', schema: { ...planSchema, required: [] }, strict: true }), 'response_format', /Missing 'steps'/],
-      [format({ name: 'plan', schema: { ...planSchema, properties: { steps: { type: 'array', items: { type: 'object', properties: { x: {} }, required: ['x'] } } } }, strict: true }), 'response_format', /'additionalProperties' is required/],
+      [
+        format({ name: 'plan', schema: { type: 'array', items: {} }, strict: true }),
+        'response_format',
+        /must be a JSON Schema of 'type: "object"'/,
+      ],
+      [
+        format({ name: 'plan', schema: { ...planSchema, required: [] }, strict: true }),
+        'response_format',
+        /Missing 'steps'/,
+      ],
+      [
+        format({
+          name: 'plan',
+          schema: {
+            ...planSchema,
+            properties: { steps: { type: 'array', items: { type: 'object', properties: { x: {} }, required: ['x'] } } },
+          },
+          strict: true,
+        }),
+        'response_format',
+        /'additionalProperties' is required/,
+      ],
     ];
     for (const [bad, param, message] of cases) {
       const error = await rejection(ask('structured', bad));
@@ -53,7 +88,9 @@ describe('response_format', () => {
   });
 
   it('a response_format_unsupported fault refuses only requests asking for structured output', async () => {
-    const error = await rejection(ask('no-structured-output', format({ name: 'plan', schema: planSchema, strict: true })));
+    const error = await rejection(
+      ask('no-structured-output', format({ name: 'plan', schema: planSchema, strict: true })),
+    );
     expect(error).toBeInstanceOf(BadRequestError);
     expect(error!.param).toBe('response_format');
     expect(error!.message).toMatch(/'response_format' of type 'json_schema' is not supported with this model/);

@@ -12,7 +12,15 @@ export const SCENARIO_NAME = /^[A-Za-z0-9._-]+$/;
  * `response_format_unsupported` answers only requests asking for structured output
  * (`response_format: json_schema`) with OpenAI's 400 for a model without it; others pass.
  */
-export const FAULT_KINDS = ['rate_limit', 'context_length_exceeded', 'auth', 'server_error', 'bad_request', 'response_format_unsupported', 'stream_cut'] as const;
+export const FAULT_KINDS = [
+  'rate_limit',
+  'context_length_exceeded',
+  'auth',
+  'server_error',
+  'bad_request',
+  'response_format_unsupported',
+  'stream_cut',
+] as const;
 
 export const FaultSchema = z.strictObject({
   kind: z.enum(FAULT_KINDS),
@@ -46,9 +54,14 @@ const StepSchema = z
     chunkDelayMs: z.number().int().nonnegative().optional(),
     fault: FaultSchema.optional(),
   })
-  .refine((s) => s.content !== undefined || s.toolCalls !== undefined || s.understandsUser === true || s.fault?.times === 'always', {
-    message: 'a step needs "content", "toolCalls", "understandsUser", or a fault with times "always" (nothing to answer once the fault stops)',
-  });
+  .refine(
+    (s) =>
+      s.content !== undefined || s.toolCalls !== undefined || s.understandsUser === true || s.fault?.times === 'always',
+    {
+      message:
+        'a step needs "content", "toolCalls", "understandsUser", or a fault with times "always" (nothing to answer once the fault stops)',
+    },
+  );
 
 const TurnSchema = z.strictObject({
   description: z.string().optional(),

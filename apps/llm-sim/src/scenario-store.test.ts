@@ -71,7 +71,11 @@ describe('scenario store', () => {
   it('loads every shipped scenario', () => {
     const scenarios = loadScenarioDirectory(DEFAULT_SCENARIOS_DIR);
     expect([...scenarios.keys()].sort()).toEqual(SHIPPED);
-    expect(scenarios.get('rate-limit-once')!.steps![0]!.fault).toEqual({ kind: 'rate_limit', times: 1, retryAfterSeconds: 1 });
+    expect(scenarios.get('rate-limit-once')!.steps![0]!.fault).toEqual({
+      kind: 'rate_limit',
+      times: 1,
+      retryAfterSeconds: 1,
+    });
     expect(scenarios.get('malformed-tool-args')!.steps![0]!.toolCalls![0]!.arguments).toBe('{"expression": "1 +');
     const trip = scenarios.get('travel-trip')!;
     expect(trip.steps).toBeUndefined();
@@ -85,21 +89,30 @@ describe('scenario store', () => {
 
   it('accepts exactly one of steps and turns, and checks templates in turns and toolReplies', () => {
     const steps = [{ content: 'x' }];
-    expect(loadError({ 'a.json': { name: 'a' } }).message).toMatch(/steps: a scenario needs exactly one of "steps" and "turns"/);
-    expect(loadError({ 'b.json': { name: 'b', steps, turns: [{ steps }] } }).message).toMatch(/exactly one of "steps" and "turns"/);
+    expect(loadError({ 'a.json': { name: 'a' } }).message).toMatch(
+      /steps: a scenario needs exactly one of "steps" and "turns"/,
+    );
+    expect(loadError({ 'b.json': { name: 'b', steps, turns: [{ steps }] } }).message).toMatch(
+      /exactly one of "steps" and "turns"/,
+    );
     expect(loadError({ 'c.json': { name: 'c', turns: [] } }).message).toMatch(/turns/);
     expect(loadError({ 'd.json': { name: 'd', turns: [{ steps: [] }] } }).message).toMatch(/turns\.0\.steps/);
-    expect(loadError({ 'e.json': { name: 'e', turns: [{ steps }, { steps: [{ content: '{{nope}}' }] }] } }).message).toMatch(
-      /turns\.1\.steps\.0\.content: unknown template \{\{nope\}\}/,
-    );
     expect(
-      loadError({ 'f.json': { name: 'f', steps, toolReplies: { pick: { arguments: { a: ['{{toolresult:x}}'] } } } } }).message,
+      loadError({ 'e.json': { name: 'e', turns: [{ steps }, { steps: [{ content: '{{nope}}' }] }] } }).message,
+    ).toMatch(/turns\.1\.steps\.0\.content: unknown template \{\{nope\}\}/);
+    expect(
+      loadError({ 'f.json': { name: 'f', steps, toolReplies: { pick: { arguments: { a: ['{{toolresult:x}}'] } } } } })
+        .message,
     ).toMatch(/toolReplies\.pick\.arguments: unknown template/);
     expect(loadError({ 'g.json': { name: 'g', steps, toolReplies: { pick: { args: {} } } } }).message).toMatch(/args/);
     expect(loadError({ 'h.json': { name: 'h', turns: [{ steps, extra: 1 }] } }).message).toMatch(/extra/);
     const ok = loadScenarioDirectory(
       scenarioDir({
-        'm.json': { name: 'm', turns: [{ steps }, { steps }], toolReplies: { pick: { arguments: { q: '{{userMessage}}' } }, raw: { arguments: '{' } } },
+        'm.json': {
+          name: 'm',
+          turns: [{ steps }, { steps }],
+          toolReplies: { pick: { arguments: { q: '{{userMessage}}' } }, raw: { arguments: '{' } },
+        },
       }),
     ).get('m')!;
     expect(ok.toolReplies).toEqual({ pick: { arguments: { q: '{{userMessage}}' } }, raw: { arguments: '{' } });
@@ -122,8 +135,12 @@ describe('scenario store', () => {
     expect(loadError({ 'd.json': { name: 'd', steps: [{ content: '{{toolresult:x}}' }] } }).message).toMatch(
       /unknown template \{\{toolresult:x\}\}/,
     );
-    expect(loadError({ 'e.json': { name: 'other', steps: [{ content: 'x' }] } }).message).toMatch(/must match the file name/);
-    expect(loadError({ 'f.json': { name: 'f', steps: [{ fault: { kind: 'auth' } }] } }).message).toMatch(/a step needs/);
+    expect(loadError({ 'e.json': { name: 'other', steps: [{ content: 'x' }] } }).message).toMatch(
+      /must match the file name/,
+    );
+    expect(loadError({ 'f.json': { name: 'f', steps: [{ fault: { kind: 'auth' } }] } }).message).toMatch(
+      /a step needs/,
+    );
   });
 
   it('fails createLlmSim with the file name, and when the default scenario is missing', () => {

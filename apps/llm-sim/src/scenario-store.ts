@@ -50,7 +50,9 @@ export function parseScenarioFile(file: string, text: string): Scenario {
 export function loadScenarioDirectory(dir: string): Map<string, Scenario> {
   let entries: string[];
   try {
-    entries = readdirSync(dir).filter((f) => f.endsWith('.json')).sort();
+    entries = readdirSync(dir)
+      .filter((f) => f.endsWith('.json'))
+      .sort();
   } catch (error) {
     throw new ScenarioLoadError(dir, [`cannot read scenarios directory: ${(error as Error).message}`]);
   }

@@ -20,7 +20,11 @@ const scenarios = new Map([
 ]);
 
 const toolTurn = (id: string): ChatMessage[] => [
-  { role: 'assistant', content: null, tool_calls: [{ id, type: 'function', function: { name: 'calculator', arguments: '{}' } }] },
+  {
+    role: 'assistant',
+    content: null,
+    tool_calls: [{ id, type: 'function', function: { name: 'calculator', arguments: '{}' } }],
+  },
   { role: 'tool', tool_call_id: id, content: '{"result":1}' },
 ];
 
@@ -41,7 +45,11 @@ describe('scenario selection', () => {
     ];
     const selected = selectScenario(persona, scenarios, 'demo');
     expect(selected.ok && selected.scenario.name).toBe('calculator');
-    const overridden = selectScenario([...persona.slice(0, 1), { role: 'user', content: '[scenario:plain] how much?' }], scenarios, 'demo');
+    const overridden = selectScenario(
+      [...persona.slice(0, 1), { role: 'user', content: '[scenario:plain] how much?' }],
+      scenarios,
+      'demo',
+    );
     expect(overridden.ok && overridden.scenario.name).toBe('plain');
   });
 
@@ -97,7 +105,12 @@ describe('step index', () => {
   });
 
   it('counts every assistant message when no user message starts a turn', () => {
-    expect(stepIndexOf([{ role: 'system', content: 's' }, { role: 'assistant', content: 'a' }])).toBe(1);
+    expect(
+      stepIndexOf([
+        { role: 'system', content: 's' },
+        { role: 'assistant', content: 'a' },
+      ]),
+    ).toBe(1);
   });
 
   it('skips platform-added exchanges whose tool-call ids all end in :resumed', () => {
@@ -117,7 +130,12 @@ describe('step index', () => {
     };
     expect(stepIndexOf([{ role: 'user', content: 'q' }, mixed])).toBe(1);
     // A plain assistant message (no tool calls) is a step even if its text mentions :resumed.
-    expect(stepIndexOf([{ role: 'user', content: 'q' }, { role: 'assistant', content: 'id:resumed' }])).toBe(1);
+    expect(
+      stepIndexOf([
+        { role: 'user', content: 'q' },
+        { role: 'assistant', content: 'id:resumed' },
+      ]),
+    ).toBe(1);
   });
 });
 
@@ -130,7 +148,11 @@ describe('turn index', () => {
     ];
     expect(findScenarioMarkerMessage(messages)).toEqual({ index: 2, name: 'plain' });
     expect(turnIndexOf(messages)).toBe(0);
-    messages.push(...toolTurn('a'), { role: 'user', content: 'Observation: not a turn' }, { role: 'assistant', content: 'x' });
+    messages.push(
+      ...toolTurn('a'),
+      { role: 'user', content: 'Observation: not a turn' },
+      { role: 'assistant', content: 'x' },
+    );
     expect(turnIndexOf(messages)).toBe(0);
     messages.push({ role: 'user', content: 'yes' }, ...toolTurn('b:resumed'));
     expect(turnIndexOf(messages)).toBe(1);
@@ -148,7 +170,13 @@ describe('turn index', () => {
   it('counts from the first turn-starting user message without a marker', () => {
     expect(turnIndexOf([{ role: 'system', content: 's' }])).toBe(0);
     expect(turnIndexOf([{ role: 'user', content: 'a' }])).toBe(0);
-    expect(turnIndexOf([{ role: 'user', content: 'a' }, { role: 'assistant', content: 'b' }, { role: 'user', content: 'c' }])).toBe(1);
+    expect(
+      turnIndexOf([
+        { role: 'user', content: 'a' },
+        { role: 'assistant', content: 'b' },
+        { role: 'user', content: 'c' },
+      ]),
+    ).toBe(1);
   });
 });
 
@@ -179,11 +207,21 @@ describe('resolveStep', () => {
     expect(content(resolveStep(multi('error'), 0, 0))).toBe('t0s0');
     expect(content(resolveStep(multi('error'), 1, 0))).toBe('t0s1');
     // Earlier turns replay their last step; whenExhausted only governs the last turn.
-    expect(resolveStep(multi('error'), 5, 0)).toMatchObject({ ok: true, replayed: true, turn: 0, step: { content: 't0s1' } });
+    expect(resolveStep(multi('error'), 5, 0)).toMatchObject({
+      ok: true,
+      replayed: true,
+      turn: 0,
+      step: { content: 't0s1' },
+    });
     expect(content(resolveStep(multi('error'), 0, 1))).toBe('t1s0');
     expect(resolveStep(multi('error'), 1, 1)).toEqual({ ok: false, turn: 1, stepCount: 1 });
     expect(resolveStep(multi('repeat-last'), 1, 1)).toMatchObject({ ok: true, replayed: true, turn: 1 });
-    expect(resolveStep(multi('repeat-last'), 0, 7)).toMatchObject({ ok: true, replayed: false, turn: 1, step: { content: 't1s0' } });
+    expect(resolveStep(multi('repeat-last'), 0, 7)).toMatchObject({
+      ok: true,
+      replayed: false,
+      turn: 1,
+      step: { content: 't1s0' },
+    });
     expect(resolveStep(multi('error'), 1, 7)).toEqual({ ok: false, turn: 1, stepCount: 1 });
   });
 });

@@ -1,5 +1,10 @@
 import type { ChatMessage } from './chat-request.js';
-import { contentText, isPlatformResumedExchange, isTurnStartingUserMessage, latestTurnStartIndex } from './conversation.js';
+import {
+  contentText,
+  isPlatformResumedExchange,
+  isTurnStartingUserMessage,
+  latestTurnStartIndex,
+} from './conversation.js';
 import { scenarioTurns, type Scenario, type ScenarioStep } from './scenario-schema.js';
 
 const MARKER = /\[scenario:([A-Za-z0-9._-]+)\]/g;
@@ -28,13 +33,15 @@ export function findScenarioMarker(messages: readonly ChatMessage[]): string | u
 
 /** Removes scenario markers (they steer the simulator, they are not part of what the user said). */
 export function stripScenarioMarkers(text: string): string {
-  return text.replace(MARKER, '').replace(/\s{2,}/g, ' ').trim();
+  return text
+    .replace(MARKER, '')
+    .replace(/\s{2,}/g, ' ')
+    .trim();
 }
 
 /** Outcome of scenario selection. */
 export type ScenarioSelection =
-  | { ok: true; scenario: Scenario }
-  | { ok: false; requested: string; available: string[] };
+  { ok: true; scenario: Scenario } | { ok: false; requested: string; available: string[] };
 
 const PERSONA_MARKER = /\[persona-scenario:([A-Za-z0-9._-]+)\]/;
 
@@ -104,8 +111,7 @@ export function stepIndexOf(messages: readonly ChatMessage[]): number {
 
 /** The step to serve for an index, after applying the scenario's `whenExhausted` policy. */
 export type StepResolution =
-  | { ok: true; step: ScenarioStep; replayed: boolean; turn: number }
-  | { ok: false; turn: number; stepCount: number };
+  { ok: true; step: ScenarioStep; replayed: boolean; turn: number } | { ok: false; turn: number; stepCount: number };
 
 /**
  * Maps a turn and step index onto the scenario. A turn index past the last turn uses the last turn

@@ -57,7 +57,10 @@ describe('server', () => {
   });
 
   it('requires a bearer token equal to the configured key', async () => {
-    const wrong = await sim.client({ apiKey: 'sk-wrong-key-123456' }).models.list().catch((e: unknown) => e);
+    const wrong = await sim
+      .client({ apiKey: 'sk-wrong-key-123456' })
+      .models.list()
+      .catch((e: unknown) => e);
     expect(wrong).toBeInstanceOf(AuthenticationError);
     expect((wrong as AuthenticationError).code).toBe('invalid_api_key');
     expect((wrong as AuthenticationError).type).toBe('invalid_request_error');
@@ -83,7 +86,10 @@ describe('server', () => {
     expect(noMessagesBody.error).toMatchObject({ type: 'invalid_request_error', param: 'messages', code: null });
     expect(noMessagesBody.error.message).toMatch(/^Invalid request body: messages: /);
 
-    const badRole = await post('/v1/chat/completions', JSON.stringify({ model: 'sim-1', messages: [{ role: 'robot', content: 'x' }] }));
+    const badRole = await post(
+      '/v1/chat/completions',
+      JSON.stringify({ model: 'sim-1', messages: [{ role: 'robot', content: 'x' }] }),
+    );
     expect(badRole.status).toBe(400);
     expect(((await badRole.json()) as { error: { param: string } }).error.param).toBe('messages.0.role');
 
@@ -93,14 +99,27 @@ describe('server', () => {
     // As the real API: an assistant message without content needs tool calls.
     const contentless = await post(
       '/v1/chat/completions',
-      JSON.stringify({ model: 'sim-1', messages: [{ role: 'user', content: 'hi' }, { role: 'assistant', content: null }, { role: 'user', content: 'again' }] }),
+      JSON.stringify({
+        model: 'sim-1',
+        messages: [
+          { role: 'user', content: 'hi' },
+          { role: 'assistant', content: null },
+          { role: 'user', content: 'again' },
+        ],
+      }),
     );
     expect(contentless.status).toBe(400);
-    expect(((await contentless.json()) as { error: { param: string; message: string } }).error).toMatchObject({ param: 'messages.1.content', message: expect.stringContaining("Invalid value for 'content'") });
+    expect(((await contentless.json()) as { error: { param: string; message: string } }).error).toMatchObject({
+      param: 'messages.1.content',
+      message: expect.stringContaining("Invalid value for 'content'"),
+    });
   });
 
   it('answers unknown routes with a 404 in OpenAI shape', async () => {
-    const response = await fetch(`${sim.url}/v1/completions`, { method: 'POST', headers: { authorization: 'Bearer sk-right' } });
+    const response = await fetch(`${sim.url}/v1/completions`, {
+      method: 'POST',
+      headers: { authorization: 'Bearer sk-right' },
+    });
     expect(response.status).toBe(404);
     expect(await response.json()).toMatchObject({ error: { message: 'Invalid URL (POST /v1/completions)' } });
   });
@@ -108,7 +127,10 @@ describe('server', () => {
   it('keeps the last N requests for inspection and clears them on reset', async () => {
     await fetch(`${sim.url}/_sim/reset`, { method: 'POST' });
     for (const text of ['a', 'b', 'c', 'd']) {
-      await post('/v1/chat/completions', JSON.stringify({ model: 'sim-1', messages: [{ role: 'user', content: `[scenario:plain] ${text}` }] }));
+      await post(
+        '/v1/chat/completions',
+        JSON.stringify({ model: 'sim-1', messages: [{ role: 'user', content: `[scenario:plain] ${text}` }] }),
+      );
     }
     const entries = await requestLog();
     expect(entries.map((e) => [e.seq, e.scenario, e.stepIndex, e.status])).toEqual([
@@ -126,7 +148,10 @@ describe('server', () => {
     const controller = new AbortController();
     const pending = sim
       .client({ apiKey: 'sk-right' })
-      .chat.completions.create({ model: 'sim-1', messages: [{ role: 'user', content: '[scenario:slow] hi' }] }, { signal: controller.signal });
+      .chat.completions.create(
+        { model: 'sim-1', messages: [{ role: 'user', content: '[scenario:slow] hi' }] },
+        { signal: controller.signal },
+      );
     await sleep(150);
     controller.abort();
     expect(await pending.catch((e: unknown) => e)).toBeInstanceOf(APIUserAbortError);

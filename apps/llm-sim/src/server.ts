@@ -136,7 +136,12 @@ export function createLlmSim(options: LlmSimOptions = {}): LlmSim {
     const parsed = FaultWindowSpec.safeParse(request.body);
     if (!parsed.success) {
       const issue = parsed.error.issues[0];
-      return reply.code(400).send({ error: { message: `${issue?.path.join('.') || 'body'}: ${issue?.message ?? 'invalid'}`, type: 'invalid_request_error' } });
+      return reply.code(400).send({
+        error: {
+          message: `${issue?.path.join('.') || 'body'}: ${issue?.message ?? 'invalid'}`,
+          type: 'invalid_request_error',
+        },
+      });
     }
     return { status: 'open', ...state.faultWindow.open(parsed.data) };
   });
@@ -144,7 +149,12 @@ export function createLlmSim(options: LlmSimOptions = {}): LlmSim {
     const parsed = LatencySetting.safeParse(request.body);
     if (!parsed.success) {
       const issue = parsed.error.issues[0];
-      return reply.code(400).send({ error: { message: `${issue?.path.join('.') || 'body'}: ${issue?.message ?? 'invalid'}`, type: 'invalid_request_error' } });
+      return reply.code(400).send({
+        error: {
+          message: `${issue?.path.join('.') || 'body'}: ${issue?.message ?? 'invalid'}`,
+          type: 'invalid_request_error',
+        },
+      });
     }
     state.timing.set(parsed.data);
     return state.timing.current();
@@ -202,7 +212,10 @@ function registerErrorHandlers(app: LlmSimApp): void {
     const status = error.statusCode && error.statusCode >= 400 ? error.statusCode : 500;
     if (status >= 500) {
       request.log.error({ err: error }, 'unhandled error');
-      return sendError(reply, openAiError(status, 'The server had an error while processing your request.', 'server_error'));
+      return sendError(
+        reply,
+        openAiError(status, 'The server had an error while processing your request.', 'server_error'),
+      );
     }
     return sendError(reply, openAiError(status, error.message, 'invalid_request_error'));
   });

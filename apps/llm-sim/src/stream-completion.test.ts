@@ -14,7 +14,11 @@ describe('stream chunking', () => {
 
   it('orders chunks like the real API', () => {
     const chunks = buildStreamChunks(
-      { content: 'Hi there', toolCalls: [{ id: 'call_1', name: 'calculator', arguments: '{"expression":"1+1"}' }], finishReason: 'tool_calls' },
+      {
+        content: 'Hi there',
+        toolCalls: [{ id: 'call_1', name: 'calculator', arguments: '{"expression":"1+1"}' }],
+        finishReason: 'tool_calls',
+      },
       meta,
       usageOf(3, 4),
     ) as Array<{ choices: Array<{ delta: Record<string, unknown>; finish_reason: string | null }>; usage?: unknown }>;
@@ -27,7 +31,10 @@ describe('stream chunking', () => {
     const finish = chunks.at(-2)!;
     expect(finish.choices[0]).toMatchObject({ delta: {}, finish_reason: 'tool_calls' });
     expect(finish.usage).toBeNull();
-    expect(chunks.at(-1)).toMatchObject({ choices: [], usage: { prompt_tokens: 3, completion_tokens: 4, total_tokens: 7 } });
+    expect(chunks.at(-1)).toMatchObject({
+      choices: [],
+      usage: { prompt_tokens: 3, completion_tokens: 4, total_tokens: 7 },
+    });
   });
 
   it('omits usage entirely without include_usage', () => {

@@ -52,6 +52,8 @@ describe('paceChunks', () => {
       return true;
     });
     expect([aborted, emitted]).toEqual([false, 3]);
-    expect(await paceChunks(10, { intervalMs: 5, clock: fakeClock() }, new AbortController().signal, (i) => i < 2)).toBe(false);
+    expect(
+      await paceChunks(10, { intervalMs: 5, clock: fakeClock() }, new AbortController().signal, (i) => i < 2),
+    ).toBe(false);
   });
 });

@@ -29,7 +29,12 @@ export function intervalForRate(tokensPerSecond: number): number {
  * chunk back and the stream keeps its rate. `emit` returning false stops early. Resolves false if
  * `signal` aborted or `emit` stopped, true once every chunk went out.
  */
-export async function paceChunks(count: number, pace: StreamPace, signal: AbortSignal, emit: (index: number) => boolean | Promise<boolean>): Promise<boolean> {
+export async function paceChunks(
+  count: number,
+  pace: StreamPace,
+  signal: AbortSignal,
+  emit: (index: number) => boolean | Promise<boolean>,
+): Promise<boolean> {
   const start = pace.clock.now();
   for (let i = 0; i < count; i++) {
     if (i > 0 && pace.intervalMs > 0) {

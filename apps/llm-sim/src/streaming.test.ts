@@ -88,7 +88,11 @@ describe('POST /v1/chat/completions with stream: true (openai client)', () => {
 
   it('returns faults as a plain HTTP error before any chunk', async () => {
     const error = await client.chat.completions
-      .create({ model: 'sim-1', messages: [{ role: 'user', content: '[scenario:rate-limit-once] stream' }], stream: true })
+      .create({
+        model: 'sim-1',
+        messages: [{ role: 'user', content: '[scenario:rate-limit-once] stream' }],
+        stream: true,
+      })
       .catch((e: unknown) => e);
     expect(error).toBeInstanceOf(RateLimitError);
     const retried = await collect(
@@ -102,7 +106,11 @@ describe('POST /v1/chat/completions with stream: true (openai client)', () => {
   });
 
   it('breaks a stream off mid-answer with a stream_cut fault (the client sees an error after some text), then answers whole', async () => {
-    const request = { model: 'sim-1', messages: [{ role: 'user' as const, content: '[scenario:stream-cut-once] go' }], stream: true as const };
+    const request = {
+      model: 'sim-1',
+      messages: [{ role: 'user' as const, content: '[scenario:stream-cut-once] go' }],
+      stream: true as const,
+    };
     const seen: Chunk[] = [];
     const error = await (async () => {
       for await (const chunk of await client.chat.completions.create(request)) seen.push(chunk);
@@ -111,21 +119,34 @@ describe('POST /v1/chat/completions with stream: true (openai client)', () => {
     // The role chunk and two words arrived before the connection broke.
     expect(seen.map((c) => c.choices[0]?.delta.content ?? '').join('')).toBe('The answer,');
     const retried = await collect(await client.chat.completions.create(request));
-    expect(retried.map((c) => c.choices[0]?.delta.content ?? '').join('')).toBe('The answer, streamed word by word, arrives whole on the second try.');
+    expect(retried.map((c) => c.choices[0]?.delta.content ?? '').join('')).toBe(
+      'The answer, streamed word by word, arrives whole on the second try.',
+    );
   });
 
   it('drops the connection of a non-streamed request with a stream_cut fault', async () => {
-    const error = await client.chat.completions.create({ model: 'sim-1', messages: [{ role: 'user', content: '[scenario:stream-cut-once] whole' }] }).catch((e: unknown) => e);
+    const error = await client.chat.completions
+      .create({ model: 'sim-1', messages: [{ role: 'user', content: '[scenario:stream-cut-once] whole' }] })
+      .catch((e: unknown) => e);
     expect(error).toBeInstanceOf(Error);
-    const retried = await client.chat.completions.create({ model: 'sim-1', messages: [{ role: 'user', content: '[scenario:stream-cut-once] whole' }] });
-    expect(retried.choices[0]!.message.content).toBe('The answer, streamed word by word, arrives whole on the second try.');
+    const retried = await client.chat.completions.create({
+      model: 'sim-1',
+      messages: [{ role: 'user', content: '[scenario:stream-cut-once] whole' }],
+    });
+    expect(retried.choices[0]!.message.content).toBe(
+      'The answer, streamed word by word, arrives whole on the second try.',
+    );
   });
 
   it('frames events exactly like the real API', async () => {
     const response = await fetch(`${sim.url}/v1/chat/completions`, {
       method: 'POST',
       headers: { 'content-type': 'application/json', authorization: 'Bearer sk-test' },
-      body: JSON.stringify({ model: 'sim-1', messages: [{ role: 'user', content: '[scenario:plain] hi' }], stream: true }),
+      body: JSON.stringify({
+        model: 'sim-1',
+        messages: [{ role: 'user', content: '[scenario:plain] hi' }],
+        stream: true,
+      }),
     });
     expect(response.headers.get('content-type')).toMatch(/^text\/event-stream/);
     const text = await response.text();

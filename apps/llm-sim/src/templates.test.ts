@@ -59,7 +59,10 @@ describe('templates', () => {
       'UA 123 / sent / yes',
     );
     // A resumed result whose assistant call is absent is matched through the original call id.
-    const withoutCall = templateContextFrom([...conversation.slice(0, 8), { role: 'tool', tool_call_id: 'e1:resumed', content: 'sent!' }]);
+    const withoutCall = templateContextFrom([
+      ...conversation.slice(0, 8),
+      { role: 'tool', tool_call_id: 'e1:resumed', content: 'sent!' },
+    ]);
     expect(renderTemplate('{{toolResult:send_email}}', withoutCall)).toBe('sent!');
   });
 
@@ -88,19 +91,26 @@ describe('templates', () => {
 
   it('reads the items of the long-term memory block in system messages', () => {
     const withMemory = templateContextFrom([
-      { role: 'system', content: `You are helpful.\n\n${renderMemoryContext(['user prefers window seats', 'user lives in Berlin'])}` },
+      {
+        role: 'system',
+        content: `You are helpful.\n\n${renderMemoryContext(['user prefers window seats', 'user lives in Berlin'])}`,
+      },
       { role: 'user', content: 'Which seat?' },
     ]);
-    expect(renderTemplate('I remember: {{recalledMemory}}.', withMemory)).toBe('I remember: user prefers window seats; user lives in Berlin.');
+    expect(renderTemplate('I remember: {{recalledMemory}}.', withMemory)).toBe(
+      'I remember: user prefers window seats; user lives in Berlin.',
+    );
     expect(renderTemplate('{{recalledMemory}}', ctx)).toBe('(unavailable)');
   });
 
   it('renders inside nested argument strings only', () => {
-    expect(renderArguments({ a: '{{toolResult:calculator.result}}', b: [1, '{{userMessage}}'], c: true }, ctx)).toEqual({
-      a: '126',
-      b: [1, 'What is (17 + 25) * 3 and the time in Tokyo?'],
-      c: true,
-    });
+    expect(renderArguments({ a: '{{toolResult:calculator.result}}', b: [1, '{{userMessage}}'], c: true }, ctx)).toEqual(
+      {
+        a: '126',
+        b: [1, 'What is (17 + 25) * 3 and the time in Tokyo?'],
+        c: true,
+      },
+    );
   });
 
   it('flags unknown templates', () => {

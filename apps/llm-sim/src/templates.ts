@@ -19,7 +19,12 @@ export type TemplateRef =
 
 /** Parses the inside of a `{{...}}`; undefined when it names nothing the simulator knows. */
 export function parseTemplateRef(expression: string): TemplateRef | undefined {
-  if (expression === 'userMessage' || expression === 'lastToolResult' || expression === 'lastObservation' || expression === 'recalledMemory') {
+  if (
+    expression === 'userMessage' ||
+    expression === 'lastToolResult' ||
+    expression === 'lastObservation' ||
+    expression === 'recalledMemory'
+  ) {
     return { kind: expression };
   }
   const match = TOOL_RESULT.exec(expression);
@@ -30,9 +35,7 @@ export function parseTemplateRef(expression: string): TemplateRef | undefined {
 
 /** Every `{{...}}` in `text` that is not a known template, so bad scenarios fail at load, not mid-test. */
 export function unknownTemplates(text: string): string[] {
-  return [...text.matchAll(TEMPLATE)]
-    .filter((m) => parseTemplateRef(m[1] ?? '') === undefined)
-    .map((m) => m[0]);
+  return [...text.matchAll(TEMPLATE)].filter((m) => parseTemplateRef(m[1] ?? '') === undefined).map((m) => m[0]);
 }
 
 /** The values templates can draw on, extracted once per request. */

@@ -5,7 +5,11 @@ import { buildToolReply, forcedToolNames, matchToolReply } from './tool-replies.
 
 const tool = (name: string) => ({ type: 'function', function: { name, parameters: { type: 'object' } } });
 const request = (extra: object): ChatCompletionRequest =>
-  ChatCompletionRequestSchema.parse({ model: 'sim-1', messages: [{ role: 'user', content: '[scenario:x] window seat please' }], ...extra });
+  ChatCompletionRequestSchema.parse({
+    model: 'sim-1',
+    messages: [{ role: 'user', content: '[scenario:x] window seat please' }],
+    ...extra,
+  });
 const parse = (input: ScenarioInput): Scenario => ScenarioSchema.parse(input);
 
 const plain = parse({ name: 'plain', steps: [{ content: 'x' }] });
@@ -17,8 +21,16 @@ const pick = parse({
     raw: { arguments: '{"not": json', id: 'call_fixed' },
   },
 });
-const other = parse({ name: 'a-other', steps: [{ content: 'x' }], toolReplies: { decide: { arguments: { from: 'a-other' } } } });
-const only = parse({ name: 'z-only', steps: [{ content: 'x' }], toolReplies: { fields: { arguments: { destination: 'NYC' } } } });
+const other = parse({
+  name: 'a-other',
+  steps: [{ content: 'x' }],
+  toolReplies: { decide: { arguments: { from: 'a-other' } } },
+});
+const only = parse({
+  name: 'z-only',
+  steps: [{ content: 'x' }],
+  toolReplies: { fields: { arguments: { destination: 'NYC' } } },
+});
 const all = new Map([plain, pick, other, only].map((s) => [s.name, s]));
 
 describe('forcedToolNames', () => {
@@ -58,7 +70,9 @@ describe('matchToolReply', () => {
 
   it('matches nothing when no tool is forced or no scenario has a reply for it', () => {
     expect(matchToolReply(request({ tools: [tool('decide'), tool('x')] }), pick, all)).toBeUndefined();
-    expect(matchToolReply(request({ tools: [tool('calculator')], tool_choice: 'required' }), pick, all)).toBeUndefined();
+    expect(
+      matchToolReply(request({ tools: [tool('calculator')], tool_choice: 'required' }), pick, all),
+    ).toBeUndefined();
     expect(matchToolReply(request({ tools: [tool('constructor')] }), pick, all)).toBeUndefined();
     expect(matchToolReply(request({ tools: [tool('decide')], tool_choice: 'none' }), pick, all)).toBeUndefined();
   });
@@ -74,7 +88,10 @@ describe('buildToolReply', () => {
     const call = reply.toolCalls[0]!;
     expect(call.name).toBe('decide');
     expect(call.id).toMatch(/^call_[0-9a-f]{24}$/);
-    expect(JSON.parse(call.arguments)).toEqual({ said: 'window seat please', list: [1, { nested: 'window seat please' }] });
+    expect(JSON.parse(call.arguments)).toEqual({
+      said: 'window seat please',
+      list: [1, { nested: 'window seat please' }],
+    });
     expect(buildToolReply(matchToolReply(forced, pick, all)!, forced).toolCalls[0]!.id).toBe(call.id);
 
     const rawRequest = request({ tools: [tool('raw')] });

@@ -62,11 +62,16 @@ export function matchToolReply(
 /** The single tool call answering a matched request (arguments templated like a step's). */
 export function buildToolReply(match: ToolReplyMatch, request: ChatCompletionRequest): AssistantReply {
   const args = match.reply.arguments;
-  const rendered = typeof args === 'string' ? args : JSON.stringify(renderArguments(args, templateContextFrom(request.messages)));
+  const rendered =
+    typeof args === 'string' ? args : JSON.stringify(renderArguments(args, templateContextFrom(request.messages)));
   return {
     content: null,
     toolCalls: [
-      { id: match.reply.id ?? toolReplyCallId(request.messages, match.toolName), name: match.toolName, arguments: rendered },
+      {
+        id: match.reply.id ?? toolReplyCallId(request.messages, match.toolName),
+        name: match.toolName,
+        arguments: rendered,
+      },
     ],
     finishReason: 'tool_calls',
   };

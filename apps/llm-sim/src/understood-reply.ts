@@ -26,24 +26,33 @@ function sentenceFor(name: string, args: Record<string, unknown>, result: string
   const output = result === undefined ? undefined : parseJson(result);
   if (name === 'calculator') {
     const expression = stringOr(args['expression'], '');
-    return output && 'result' in output ? `${expression} = ${String(output['result'])}.` : `I could not work out ${expression}: ${clip(result ?? 'no result came back')}.`;
+    return output && 'result' in output
+      ? `${expression} = ${String(output['result'])}.`
+      : `I could not work out ${expression}: ${clip(result ?? 'no result came back')}.`;
   }
   if (name === 'current_time') {
     const place = placeOf(stringOr(args['timezone'], 'UTC'));
-    return output && typeof output['local'] === 'string' ? `The current time in ${place} is ${output['local']}.` : `I could not get the time in ${place}: ${clip(result ?? 'no result came back')}.`;
+    return output && typeof output['local'] === 'string'
+      ? `The current time in ${place} is ${output['local']}.`
+      : `I could not get the time in ${place}: ${clip(result ?? 'no result came back')}.`;
   }
   return `${name} answered: ${clip(result ?? 'nothing')}.`;
 }
 
 /** The final answer from the tool calls of this turn and their results. */
 function answerFromResults(turn: readonly ChatMessage[]): string {
-  const results = new Map(turn.flatMap((m) => (m.role === 'tool' ? [[m.tool_call_id, contentText(m.content)] as const] : [])));
+  const results = new Map(
+    turn.flatMap((m) => (m.role === 'tool' ? [[m.tool_call_id, contentText(m.content)] as const] : [])),
+  );
   const calls = turn.flatMap((m) => (m.role === 'assistant' ? (m.tool_calls ?? []) : []));
-  return calls.map((call) => sentenceFor(call.function.name, parseJson(call.function.arguments) ?? {}, results.get(call.id))).join(' ');
+  return calls
+    .map((call) => sentenceFor(call.function.name, parseJson(call.function.arguments) ?? {}, results.get(call.id)))
+    .join(' ');
 }
 
 function cannotAnswer(question: string, missing: readonly string[]): string {
-  if (missing.length > 0) return `I would need the ${missing.join(' and ')} tool${missing.length > 1 ? 's' : ''} to answer that, and this request does not offer ${missing.length > 1 ? 'them' : 'it'}.`;
+  if (missing.length > 0)
+    return `I would need the ${missing.join(' and ')} tool${missing.length > 1 ? 's' : ''} to answer that, and this request does not offer ${missing.length > 1 ? 'them' : 'it'}.`;
   return CANNOT_ANSWER.replace('{{question}}', clip(question, 120));
 }
 
@@ -57,7 +66,8 @@ export function understoodReply(request: ChatCompletionRequest, stepIndex: numbe
   const start = latestTurnStartIndex(request.messages);
   const turn = request.messages.slice(start + 1);
   const question = start >= 0 ? stripScenarioMarkers(contentText(request.messages[start]!.content)) : '';
-  if (turn.some((m) => m.role === 'tool')) return { content: answerFromResults(turn), toolCalls: [], finishReason: 'stop' };
+  if (turn.some((m) => m.role === 'tool'))
+    return { content: answerFromResults(turn), toolCalls: [], finishReason: 'stop' };
 
   const offered = new Set(toolsDisabled(request) ? [] : (request.tools ?? []).map((t) => t.function.name));
   const intents = intentsOf(question);
@@ -68,7 +78,11 @@ export function understoodReply(request: ChatCompletionRequest, stepIndex: numbe
   }
   return {
     content: null,
-    toolCalls: usable.map((intent, callIndex) => ({ id: toolCallId(request.messages, stepIndex, callIndex), name: intent.tool, arguments: JSON.stringify(intent.arguments) })),
+    toolCalls: usable.map((intent, callIndex) => ({
+      id: toolCallId(request.messages, stepIndex, callIndex),
+      name: intent.tool,
+      arguments: JSON.stringify(intent.arguments),
+    })),
     finishReason: 'tool_calls',
   };
 }

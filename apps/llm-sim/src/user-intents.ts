@@ -53,7 +53,7 @@ function balanced(text: string): boolean {
 /** Trims what cannot end an expression (".", a dangling operator, an unmatched bracket). */
 function tidyExpression(run: string): string {
   let text = run.replace(/×/g, '*').replace(/÷/g, '/').trim();
-  for (let previous = ''; previous !== text; ) {
+  for (let previous = ''; previous !== text;) {
     previous = text;
     text = text.replace(/[\s.+\-*/^%]+$/, '').trim();
     if (!balanced(text) && text.startsWith('(')) text = text.slice(1);

@@ -16,10 +16,24 @@ beforeAll(async () => {
   nats = await startNatsServer();
   nc = await connectNats({ servers: nats.url, name: 'mcp-bridge-test', logger });
   client = new ToolClient({ nc, logger });
-  const limited = everythingServer({ name: 'limited', toolPrefix: 'lim_', include: ['echo', 'get-sum'], exclude: ['get-sum'], sideEffect: 'none' });
+  const limited = everythingServer({
+    name: 'limited',
+    toolPrefix: 'lim_',
+    include: ['echo', 'get-sum'],
+    exclude: ['get-sum'],
+    sideEffect: 'none',
+  });
   // A server that cannot start must not keep the others from serving.
-  const broken = mcpServerSchema().parse({ name: 'broken', transport: 'stdio', command: process.execPath, args: ['-e', 'process.exit(3)'] });
-  bridge = await startBridge(nc, [everythingServer(), limited, broken], { reconnectMinMs: 60_000, reconnectMaxMs: 60_000 });
+  const broken = mcpServerSchema().parse({
+    name: 'broken',
+    transport: 'stdio',
+    command: process.execPath,
+    args: ['-e', 'process.exit(3)'],
+  });
+  bridge = await startBridge(nc, [everythingServer(), limited, broken], {
+    reconnectMinMs: 60_000,
+    reconnectMaxMs: 60_000,
+  });
 });
 
 afterAll(async () => {
@@ -31,8 +45,14 @@ afterAll(async () => {
 describe('discovery', () => {
   it('reports each server and the tools it serves', () => {
     const status = bridge.status();
-    expect(status.map(({ name, state }) => [name, state])).toEqual([['everything', 'up'], ['limited', 'up'], ['broken', 'down']]);
-    expect(status[0]?.tools).toEqual(expect.arrayContaining(['everything_echo', 'everything_get-sum', 'everything_trigger-long-running-operation']));
+    expect(status.map(({ name, state }) => [name, state])).toEqual([
+      ['everything', 'up'],
+      ['limited', 'up'],
+      ['broken', 'down'],
+    ]);
+    expect(status[0]?.tools).toEqual(
+      expect.arrayContaining(['everything_echo', 'everything_get-sum', 'everything_trigger-long-running-operation']),
+    );
     // simulate-research-query requires MCP tasks: not served.
     expect(status[0]?.tools).not.toContain('everything_simulate-research-query');
     expect(status[1]?.tools).toEqual(['lim_echo']);
@@ -40,7 +60,8 @@ describe('discovery', () => {
 
   it('is visible to the official NATS services client with the MCP JSON Schema', async () => {
     const infos = [];
-    for await (const info of await new svcm.Svcm(nc).client({ strategy: 'timer', maxWait: 300 }).info('mcp-bridge')) infos.push(info);
+    for await (const info of await new svcm.Svcm(nc).client({ strategy: 'timer', maxWait: 300 }).info('mcp-bridge'))
+      infos.push(info);
     const endpoint = infos.flatMap((i) => i.endpoints).find((e) => e.name === 'everything_echo');
     expect(endpoint).toMatchObject({ subject: 'platform.tool.everything_echo', queue_group: 'platform-tool-runners' });
     expect(JSON.parse(endpoint!.metadata!['platform.input_schema']!)).toEqual({
@@ -53,7 +74,13 @@ describe('discovery', () => {
   it('lands in the ToolCatalog with description, prefix, and per-server settings', async () => {
     const catalog = new ToolCatalog({ nc, logger, discoveryWaitMs: 300 });
     await catalog.refresh();
-    expect(catalog.get('everything_echo')).toMatchObject({ runner: 'mcp-bridge', description: 'Echoes back the input string', sideEffect: 'external', timeoutMs: 30_000, version: '2.0.0' });
+    expect(catalog.get('everything_echo')).toMatchObject({
+      runner: 'mcp-bridge',
+      description: 'Echoes back the input string',
+      sideEffect: 'external',
+      timeoutMs: 30_000,
+      version: '2.0.0',
+    });
     expect(catalog.get('everything_get-sum')?.inputSchema).toMatchObject({ required: ['a', 'b'] });
     expect(catalog.get('lim_echo')).toMatchObject({ sideEffect: 'none' });
     expect(catalog.get('lim_get-sum')).toBeUndefined();
@@ -62,8 +89,14 @@ describe('discovery', () => {
 
 describe('calls', () => {
   it('echoes through the MCP server', async () => {
-    expect(await callTool(client, 'everything_echo', { message: 'hello' })).toMatchObject({ status: 'success', output: 'Echo: hello' });
-    expect(await callTool(client, 'lim_echo', { message: 'again' })).toMatchObject({ status: 'success', output: 'Echo: again' });
+    expect(await callTool(client, 'everything_echo', { message: 'hello' })).toMatchObject({
+      status: 'success',
+      output: 'Echo: hello',
+    });
+    expect(await callTool(client, 'lim_echo', { message: 'again' })).toMatchObject({
+      status: 'success',
+      output: 'Echo: again',
+    });
   });
 
   it('answers schema violations with invalid and lists the problems, without calling the server', async () => {
@@ -75,12 +108,18 @@ describe('calls', () => {
 
   it('turns an MCP tool error (isError) into failed with the server text', async () => {
     const response = await callTool(client, 'everything_get-resource-reference', { resourceId: 0 });
-    expect(response).toMatchObject({ status: 'failed', error: { code: 'HANDLER_FAILED', message: expect.stringContaining('Invalid resourceId: 0') } });
+    expect(response).toMatchObject({
+      status: 'failed',
+      error: { code: 'HANDLER_FAILED', message: expect.stringContaining('Invalid resourceId: 0') },
+    });
   });
 
   it('returns structuredContent as the output object', async () => {
     const response = await callTool(client, 'everything_get-structured-content', { location: 'Chicago' });
-    expect(response).toMatchObject({ status: 'success', output: { temperature: expect.any(Number), conditions: expect.any(String), humidity: expect.any(Number) } });
+    expect(response).toMatchObject({
+      status: 'success',
+      output: { temperature: expect.any(Number), conditions: expect.any(String), humidity: expect.any(Number) },
+    });
   });
 
   it('renders an image as a placeholder, not base64', async () => {
@@ -92,8 +131,16 @@ describe('calls', () => {
 
   it('honours the caller deadline on a long-running tool, and the server keeps serving', async () => {
     // The operation outlasts the test's own timeout: a call that waited for it fails the test.
-    const response = await callTool(client, 'everything_trigger-long-running-operation', { duration: 120, steps: 10 }, 500);
+    const response = await callTool(
+      client,
+      'everything_trigger-long-running-operation',
+      { duration: 120, steps: 10 },
+      500,
+    );
     expect(response.status).toBe('timeout');
-    expect(await callTool(client, 'everything_get-sum', { a: 2, b: 3 })).toMatchObject({ status: 'success', output: 'The sum of 2 and 3 is 5.' });
+    expect(await callTool(client, 'everything_get-sum', { a: 2, b: 3 })).toMatchObject({
+      status: 'success',
+      output: 'The sum of 2 and 3 is 5.',
+    });
   });
 });

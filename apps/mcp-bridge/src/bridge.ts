@@ -67,7 +67,13 @@ export class McpBridge {
           down: () => this.enqueue(server.name, () => this.withdraw(server.name)),
         },
       });
-      this.slots.set(server.name, { connection, runner: undefined, tools: [], claims: new Set(), queue: Promise.resolve() });
+      this.slots.set(server.name, {
+        connection,
+        runner: undefined,
+        tools: [],
+        claims: new Set(),
+        queue: Promise.resolve(),
+      });
     }
   }
 
@@ -113,7 +119,11 @@ export class McpBridge {
   private enqueue(name: string, work: () => Promise<void>): void {
     const slot = this.slots.get(name);
     if (!slot) return;
-    slot.queue = slot.queue.then(work).catch((err: unknown) => this.options.logger.error({ err, mcpServer: name }, 'could not update the tools of an MCP server'));
+    slot.queue = slot.queue
+      .then(work)
+      .catch((err: unknown) =>
+        this.options.logger.error({ err, mcpServer: name }, 'could not update the tools of an MCP server'),
+      );
   }
 
   private claimedByOthers(server: string): Map<string, string> {
@@ -127,7 +137,8 @@ export class McpBridge {
     if (!slot || this.stopping) return;
     const logger = this.options.logger.child({ mcpServer: server.name });
     const plan = planTools(server, mcpTools, this.claimedByOthers(server.name));
-    for (const skipped of plan.skipped) logger.warn({ mcpTool: skipped.mcpName }, `not serving MCP tool '${skipped.mcpName}': ${skipped.reason}`);
+    for (const skipped of plan.skipped)
+      logger.warn({ mcpTool: skipped.mcpName }, `not serving MCP tool '${skipped.mcpName}': ${skipped.reason}`);
     const missing = unmatchedIncludes(server, mcpTools);
     if (missing.length) logger.warn({ include: missing }, 'include lists tools the MCP server does not offer');
 
@@ -136,16 +147,19 @@ export class McpBridge {
     // The new runner starts before the previous one (a tool-list change) stops, so no call finds
     // nobody listening; the previous one lets its in-flight calls finish.
     const previous = slot.runner;
-    const next = tools.length === 0 ? undefined : await serveRunner({
-      nc: this.options.nc,
-      name: this.options.runnerName,
-      version: '1.0.0',
-      description: `MCP server '${server.name}' bridged by mcp-bridge`,
-      tools,
-      logger,
-      ...(this.options.maxConcurrency ? { maxConcurrency: this.options.maxConcurrency } : {}),
-      ...(this.options.maxResultBytes ? { maxResultBytes: this.options.maxResultBytes } : {}),
-    });
+    const next =
+      tools.length === 0
+        ? undefined
+        : await serveRunner({
+            nc: this.options.nc,
+            name: this.options.runnerName,
+            version: '1.0.0',
+            description: `MCP server '${server.name}' bridged by mcp-bridge`,
+            tools,
+            logger,
+            ...(this.options.maxConcurrency ? { maxConcurrency: this.options.maxConcurrency } : {}),
+            ...(this.options.maxResultBytes ? { maxResultBytes: this.options.maxResultBytes } : {}),
+          });
     slot.runner = next;
     slot.claims = new Set(tools.map((t) => t.name));
     slot.tools = [...slot.claims];

@@ -21,8 +21,12 @@ export function protocolFailure(server: string, err: unknown, signal: AbortSigna
   if (signal.aborted) return err;
   if (err instanceof ServerNotRunningError) return new ToolFailure(err.message);
   if (err instanceof McpError) {
-    if (err.code === (ErrorCode.ConnectionClosed as number)) return new ToolFailure(`MCP server '${server}' stopped during the call (connection closed); the bridge is reconnecting`);
-    if (err.code === (ErrorCode.RequestTimeout as number)) return new ToolFailure(`MCP server '${server}' did not answer in time`);
+    if (err.code === (ErrorCode.ConnectionClosed as number))
+      return new ToolFailure(
+        `MCP server '${server}' stopped during the call (connection closed); the bridge is reconnecting`,
+      );
+    if (err.code === (ErrorCode.RequestTimeout as number))
+      return new ToolFailure(`MCP server '${server}' did not answer in time`);
     return new ToolFailure(`MCP server '${server}' rejected the call: ${err.message}`);
   }
   // Transport failures (HTTP unreachable, broken pipe): say which server, keep the details in the log.
@@ -39,11 +43,20 @@ function toolVersion(serverVersion: string | undefined): string {
  * published input schema, and a handler calling `tools/call` under the call's deadline and abort
  * signal (aborting sends the server `notifications/cancelled`).
  */
-export function bridgedTool(server: McpServerConfig, planned: PlannedTool, caller: ToolCaller, serverVersion: string | undefined, logger: Logger): ToolDefinition {
+export function bridgedTool(
+  server: McpServerConfig,
+  planned: PlannedTool,
+  caller: ToolCaller,
+  serverVersion: string | undefined,
+  logger: Logger,
+): ToolDefinition {
   const { mcp, platformName } = planned;
   const input = bridgedInput(mcp.inputSchema);
   if (input.fallbackReason) {
-    logger.warn({ mcpServer: server.name, tool: mcp.name, reason: input.fallbackReason }, 'cannot convert the tool input schema to zod; accepting any object and leaving validation to the MCP server');
+    logger.warn(
+      { mcpServer: server.name, tool: mcp.name, reason: input.fallbackReason },
+      'cannot convert the tool input schema to zod; accepting any object and leaving validation to the MCP server',
+    );
   }
   return defineTool({
     name: platformName,
@@ -58,9 +71,15 @@ export function bridgedTool(server: McpServerConfig, planned: PlannedTool, calle
       const remainingMs = Math.max(1, ctx.deadlineAt - Date.now());
       let result;
       try {
-        result = await caller.callTool(mcp.name, args, { timeoutMs: remainingMs + SDK_TIMEOUT_SLACK_MS, signal: ctx.signal });
+        result = await caller.callTool(mcp.name, args, {
+          timeoutMs: remainingMs + SDK_TIMEOUT_SLACK_MS,
+          signal: ctx.signal,
+        });
       } catch (err) {
-        ctx.logger.warn({ mcpServer: server.name, mcpTool: mcp.name, err: (err as Error).message }, 'MCP tool call failed');
+        ctx.logger.warn(
+          { mcpServer: server.name, mcpTool: mcp.name, err: (err as Error).message },
+          'MCP tool call failed',
+        );
         throw protocolFailure(server.name, err, ctx.signal);
       }
       return mapCallResult(result);

@@ -17,7 +17,10 @@ function readJsonFile(path: string, ctx: z.RefinementCtx): unknown {
   try {
     text = readFileSync(path, 'utf8');
   } catch (err) {
-    ctx.addIssue({ code: 'custom', message: `cannot read '${path}': ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}` });
+    ctx.addIssue({
+      code: 'custom',
+      message: `cannot read '${path}': ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`,
+    });
     return z.NEVER;
   }
   return parseJson(text, ctx);
@@ -34,7 +37,10 @@ export function bridgeConfigSchema(environment: NodeJS.ProcessEnv = process.env)
       /** NATS_URL, and NATS_USER + NATS_PASSWORD, NATS_TOKEN or NATS_CREDS_FILE when the server authenticates. */
       ...natsEnv,
       /** Service name in discovery; replicas (and the per-server services of one instance) share it. */
-      RUNNER_NAME: z.string().regex(/^[A-Za-z0-9_-]+$/).default('mcp-bridge'),
+      RUNNER_NAME: z
+        .string()
+        .regex(/^[A-Za-z0-9_-]+$/)
+        .default('mcp-bridge'),
       /** A JSON array of server entries (see README). */
       MCP_SERVERS: z.string().transform(parseJson).pipe(servers).optional(),
       /** A path to a JSON file holding that array, instead of `MCP_SERVERS`. */
@@ -54,9 +60,17 @@ export function bridgeConfigSchema(environment: NodeJS.ProcessEnv = process.env)
     })
     .superRefine((config, ctx) => {
       if (config.MCP_SERVERS && config.MCP_SERVERS_FILE) {
-        ctx.addIssue({ code: 'custom', path: ['MCP_SERVERS_FILE'], message: 'set either MCP_SERVERS or MCP_SERVERS_FILE, not both' });
+        ctx.addIssue({
+          code: 'custom',
+          path: ['MCP_SERVERS_FILE'],
+          message: 'set either MCP_SERVERS or MCP_SERVERS_FILE, not both',
+        });
       } else if (!config.MCP_SERVERS && !config.MCP_SERVERS_FILE) {
-        ctx.addIssue({ code: 'custom', path: ['MCP_SERVERS'], message: 'required: a JSON array of MCP servers (or MCP_SERVERS_FILE, a path to one)' });
+        ctx.addIssue({
+          code: 'custom',
+          path: ['MCP_SERVERS'],
+          message: 'required: a JSON array of MCP servers (or MCP_SERVERS_FILE, a path to one)',
+        });
       }
     });
 }

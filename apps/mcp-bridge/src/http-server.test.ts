@@ -15,7 +15,9 @@ let httpServer: ManagedProcess | undefined;
 
 /** server-everything in its streamable HTTP mode, on a fixed port so a restart comes back at the same URL. */
 async function startHttpServer(): Promise<void> {
-  const proc = ManagedProcess.start('server-everything-http', process.execPath, [EVERYTHING_ENTRY, 'streamableHttp'], { env: { ...process.env, PORT: String(port) } });
+  const proc = ManagedProcess.start('server-everything-http', process.execPath, [EVERYTHING_ENTRY, 'streamableHttp'], {
+    env: { ...process.env, PORT: String(port) },
+  });
   httpServer = proc;
   await waitForPort(port, 15_000, () => proc.isAlive);
 }
@@ -47,18 +49,27 @@ afterAll(async () => {
 describe('a streamable HTTP MCP server', () => {
   it('serves its tools like a stdio one', async () => {
     expect(bridge.status()).toEqual([{ name: 'remote', transport: 'http', state: 'up', tools: ['remote_echo'] }]);
-    expect(await callTool(client, 'remote_echo', { message: 'over http' })).toMatchObject({ status: 'success', output: 'Echo: over http' });
+    expect(await callTool(client, 'remote_echo', { message: 'over http' })).toMatchObject({
+      status: 'success',
+      output: 'Echo: over http',
+    });
   });
 
   it('is noticed as down by a failed ping, and reconnected when it is back', async () => {
     await httpServer?.kill();
     await waitFor(() => bridge.status()[0]?.state !== 'up', 5_000, 'the failed ping');
     await bridge.settled();
-    expect(await callTool(client, 'remote_echo', { message: 'anyone?' })).toMatchObject({ status: 'failed', error: { code: 'RUNNER_UNAVAILABLE' } });
+    expect(await callTool(client, 'remote_echo', { message: 'anyone?' })).toMatchObject({
+      status: 'failed',
+      error: { code: 'RUNNER_UNAVAILABLE' },
+    });
 
     await startHttpServer();
     await waitFor(() => bridge.status()[0]?.state === 'up', 10_000, 'the reconnect');
     await bridge.settled();
-    expect(await callTool(client, 'remote_echo', { message: 'back' })).toMatchObject({ status: 'success', output: 'Echo: back' });
+    expect(await callTool(client, 'remote_echo', { message: 'back' })).toMatchObject({
+      status: 'success',
+      output: 'Echo: back',
+    });
   });
 });

@@ -22,7 +22,10 @@ describe('bridgedInput', () => {
   });
 
   it('forwards valid arguments unchanged: no defaults added, unknown keys kept', () => {
-    expect(bridgedInput(echoSchema).validator.parse({ message: 'hi', extra: true })).toEqual({ message: 'hi', extra: true });
+    expect(bridgedInput(echoSchema).validator.parse({ message: 'hi', extra: true })).toEqual({
+      message: 'hi',
+      extra: true,
+    });
   });
 
   it('falls back to any object when zod cannot convert the schema', () => {

@@ -30,21 +30,37 @@ function isAlive(pid: number): boolean {
 describe('the mcp-bridge process', () => {
   it('announces its servers and tools, serves them, and on SIGTERM drains and ends its MCP children', async () => {
     const lines: string[] = [];
-    const servers = [{ name: 'everything', transport: 'stdio', command: process.execPath, args: [EVERYTHING_ENTRY, 'stdio'], include: ['echo', 'get-sum'] }];
+    const servers = [
+      {
+        name: 'everything',
+        transport: 'stdio',
+        command: process.execPath,
+        args: [EVERYTHING_ENTRY, 'stdio'],
+        include: ['echo', 'get-sum'],
+      },
+    ];
     const bridge = await startServiceProcess({
       app: 'mcp-bridge',
       mode: 'source',
       env: { NATS_URL: nats.url, MCP_SERVERS: JSON.stringify(servers), LOG_LEVEL: 'info', SHUTDOWN_GRACE_MS: '1000' },
       onLine: (line) => lines.push(line),
     });
-    expect(bridge.ready).toMatchObject({ servers: [{ name: 'everything', transport: 'stdio', state: 'up' }], tools: ['everything_echo', 'everything_get-sum'] });
+    expect(bridge.ready).toMatchObject({
+      servers: [{ name: 'everything', transport: 'stdio', state: 'up' }],
+      tools: ['everything_echo', 'everything_get-sum'],
+    });
 
-    const connected = lines.map((l) => JSON.parse(l) as Record<string, unknown>).find((l) => l['msg'] === 'connected to MCP server');
+    const connected = lines
+      .map((l) => JSON.parse(l) as Record<string, unknown>)
+      .find((l) => l['msg'] === 'connected to MCP server');
     const childPid = connected?.['pid'] as number;
     expect(isAlive(childPid)).toBe(true);
 
     const client = new ToolClient({ nc, logger });
-    expect(await callTool(client, 'everything_echo', { message: 'from a process' })).toMatchObject({ status: 'success', output: 'Echo: from a process' });
+    expect(await callTool(client, 'everything_echo', { message: 'from a process' })).toMatchObject({
+      status: 'success',
+      output: 'Echo: from a process',
+    });
 
     await bridge.stop(10_000);
     expect(bridge.process.isAlive).toBe(false);
@@ -53,12 +69,20 @@ describe('the mcp-bridge process', () => {
   });
 
   it('refuses to boot with a config error naming the field', () => {
-    const result = spawnSync(process.execPath, ['--conditions=@platform/source', '--import', 'tsx', 'apps/mcp-bridge/src/main.ts'], {
-      cwd: workspaceRoot(),
-      env: { ...process.env, NATS_URL: nats.url, MCP_SERVERS: JSON.stringify([{ name: 'remote', transport: 'http', url: 'not a url' }]) },
-      encoding: 'utf8',
-      timeout: 20_000,
-    });
+    const result = spawnSync(
+      process.execPath,
+      ['--conditions=@platform/source', '--import', 'tsx', 'apps/mcp-bridge/src/main.ts'],
+      {
+        cwd: workspaceRoot(),
+        env: {
+          ...process.env,
+          NATS_URL: nats.url,
+          MCP_SERVERS: JSON.stringify([{ name: 'remote', transport: 'http', url: 'not a url' }]),
+        },
+        encoding: 'utf8',
+        timeout: 20_000,
+      },
+    );
     expect(result.status).not.toBe(0);
     expect(result.stderr).toContain('MCP_SERVERS.0.url');
   });

@@ -20,7 +20,9 @@ const bridge = new McpBridge({
   pingIntervalMs: config.MCP_PING_INTERVAL_MS,
 });
 // Registered before start: a SIGTERM during a slow first connection still closes the children.
-shutdown.add('drain tool calls and close MCP servers', () => bridge.stop(config.SHUTDOWN_GRACE_MS)).add('close nats', () => nc.drain());
+shutdown
+  .add('drain tool calls and close MCP servers', () => bridge.stop(config.SHUTDOWN_GRACE_MS))
+  .add('close nats', () => nc.drain());
 
 // Resolves after every server's first attempt; servers that failed keep retrying in the background.
 await bridge.start();

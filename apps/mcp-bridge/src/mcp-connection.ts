@@ -86,10 +86,18 @@ export class McpConnection {
   }
 
   /** Calls a tool; throws ServerNotRunningError while disconnected, McpError for protocol errors. */
-  callTool(name: string, args: Record<string, unknown>, options: { timeoutMs: number; signal: AbortSignal }): Promise<CallToolResult | CompatibilityCallToolResult> {
+  callTool(
+    name: string,
+    args: Record<string, unknown>,
+    options: { timeoutMs: number; signal: AbortSignal },
+  ): Promise<CallToolResult | CompatibilityCallToolResult> {
     const client = this.client;
-    if (!client || this.current !== 'up') return Promise.reject(new ServerNotRunningError(this.server.name, this.current !== 'closed'));
-    return client.callTool({ name, arguments: args }, undefined, { timeout: options.timeoutMs, signal: options.signal });
+    if (!client || this.current !== 'up')
+      return Promise.reject(new ServerNotRunningError(this.server.name, this.current !== 'closed'));
+    return client.callTool({ name, arguments: args }, undefined, {
+      timeout: options.timeoutMs,
+      signal: options.signal,
+    });
   }
 
   /** Stops reconnecting and closes the client (the SDK ends a stdio child: stdin closed, then SIGTERM, then SIGKILL). */
@@ -143,7 +151,10 @@ export class McpConnection {
     this.current = 'down';
     clearInterval(this.pingTimer);
     const reason = this.server.transport === 'stdio' ? 'the server process exited' : 'the connection closed';
-    this.logger.warn({ stderr: this.handle?.stderrTail() }, `MCP server '${this.server.name}' is down (${reason}); its tools are unavailable until it reconnects`);
+    this.logger.warn(
+      { stderr: this.handle?.stderrTail() },
+      `MCP server '${this.server.name}' is down (${reason}); its tools are unavailable until it reconnects`,
+    );
     this.options.listener.down(reason);
     this.scheduleReconnect();
   }

@@ -22,7 +22,9 @@ export interface McpTransportHandle {
  */
 export function createMcpTransport(server: McpServerConfig, logger: Logger): McpTransportHandle {
   if (server.transport === 'http') {
-    const transport = new StreamableHTTPClientTransport(new URL(server.url), { requestInit: { headers: server.headers } });
+    const transport = new StreamableHTTPClientTransport(new URL(server.url), {
+      requestInit: { headers: server.headers },
+    });
     return { transport, pid: undefined, stderrTail: () => [] };
   }
   const transport = new StdioClientTransport({

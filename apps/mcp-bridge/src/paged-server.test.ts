@@ -18,7 +18,9 @@ beforeAll(async () => {
   nats = await startNatsServer();
   nc = await connectNats({ servers: nats.url, name: 'mcp-bridge-paged', logger });
   client = new ToolClient({ nc, logger });
-  bridge = await startBridge(nc, [mcpServerSchema().parse({ name: 'paged', transport: 'stdio', command: process.execPath, args: [PAGED_SERVER] })]);
+  bridge = await startBridge(nc, [
+    mcpServerSchema().parse({ name: 'paged', transport: 'stdio', command: process.execPath, args: [PAGED_SERVER] }),
+  ]);
 });
 
 afterAll(async () => {
@@ -41,8 +43,14 @@ describe('a paginating MCP server with unusual tools', () => {
   });
 
   it('accepts any object for a schema zod cannot convert, and leaves validation to the server', async () => {
-    expect(await callTool(client, 'paged_exotic', { kind: 'y' })).toMatchObject({ status: 'success', output: 'kind y' });
-    expect(await callTool(client, 'paged_exotic', {})).toMatchObject({ status: 'failed', error: { message: 'exotic needs a kind' } });
+    expect(await callTool(client, 'paged_exotic', { kind: 'y' })).toMatchObject({
+      status: 'success',
+      output: 'kind y',
+    });
+    expect(await callTool(client, 'paged_exotic', {})).toMatchObject({
+      status: 'failed',
+      error: { message: 'exotic needs a kind' },
+    });
   });
 
   it('republishes its tools when the server announces a change', async () => {

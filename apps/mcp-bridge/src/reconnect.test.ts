@@ -39,7 +39,10 @@ describe('a crashed stdio MCP server', () => {
 
     process.kill(firstPid!, 'SIGKILL');
     const failed = await inFlight;
-    expect(failed).toMatchObject({ status: 'failed', error: { message: expect.stringMatching(/MCP server 'everything' (stopped during the call|is not running)/) } });
+    expect(failed).toMatchObject({
+      status: 'failed',
+      error: { message: expect.stringMatching(/MCP server 'everything' (stopped during the call|is not running)/) },
+    });
 
     // While it is down, nobody serves its tools: callers hear so at once instead of waiting.
     await waitFor(() => stateOf() !== 'up', 5_000, 'the bridge to notice the crash');
@@ -51,7 +54,10 @@ describe('a crashed stdio MCP server', () => {
     await waitFor(() => stateOf() === 'up', 15_000, 'the bridge to reconnect');
     await bridge.settled();
     expect(pidOf()).not.toBe(firstPid);
-    expect(await callTool(client, 'everything_echo', { message: 'back' })).toMatchObject({ status: 'success', output: 'Echo: back' });
+    expect(await callTool(client, 'everything_echo', { message: 'back' })).toMatchObject({
+      status: 'success',
+      output: 'Echo: back',
+    });
 
     const catalog = new ToolCatalog({ nc, logger, discoveryWaitMs: 300 });
     await catalog.refresh();
@@ -74,12 +80,18 @@ describe('a server that keeps failing to start', () => {
     const lines: Record<string, unknown>[] = [];
     const destination = new Writable({
       write(chunk: Buffer, _encoding, done) {
-        for (const line of chunk.toString('utf8').split('\n')) if (line) lines.push(JSON.parse(line) as Record<string, unknown>);
+        for (const line of chunk.toString('utf8').split('\n'))
+          if (line) lines.push(JSON.parse(line) as Record<string, unknown>);
         done();
       },
     });
     const events: string[] = [];
-    const failing = mcpServerSchema().parse({ name: 'failing', transport: 'stdio', command: process.execPath, args: ['-e', "console.error('boom: API key missing'); process.exit(3)"] });
+    const failing = mcpServerSchema().parse({
+      name: 'failing',
+      transport: 'stdio',
+      command: process.execPath,
+      args: ['-e', "console.error('boom: API key missing'); process.exit(3)"],
+    });
     const connection = new McpConnection(failing, {
       logger: createLogger({ service: 'test', level: 'info', destination }),
       listener: { up: () => events.push('up'), down: () => events.push('down') },
@@ -89,7 +101,8 @@ describe('a server that keeps failing to start', () => {
       pingIntervalMs: 0,
     });
     expect(await connection.start()).toBe(false);
-    const delays = (): number[] => lines.filter((l) => l['msg'] === 'reconnecting to MCP server after a pause').map((l) => l['delayMs'] as number);
+    const delays = (): number[] =>
+      lines.filter((l) => l['msg'] === 'reconnecting to MCP server after a pause').map((l) => l['delayMs'] as number);
     await waitFor(() => delays().length >= 4, 10_000, 'four reconnect attempts');
     await connection.close();
 

@@ -9,7 +9,14 @@ const png = Buffer.alloc(300, 1).toString('base64');
 
 describe('mapCallResult', () => {
   it('joins text parts', () => {
-    expect(mapCallResult({ content: [{ type: 'text', text: 'a' }, { type: 'text', text: 'b' }] })).toBe('a\nb');
+    expect(
+      mapCallResult({
+        content: [
+          { type: 'text', text: 'a' },
+          { type: 'text', text: 'b' },
+        ],
+      }),
+    ).toBe('a\nb');
   });
 
   it('returns structuredContent as the output object', () => {
@@ -34,7 +41,9 @@ describe('mapCallResult', () => {
   });
 
   it('throws a ToolFailure with the server text when isError is set', () => {
-    expect(() => mapCallResult({ isError: true, content: [{ type: 'text', text: 'Invalid resourceId' }] })).toThrow(new ToolFailure('Invalid resourceId'));
+    expect(() => mapCallResult({ isError: true, content: [{ type: 'text', text: 'Invalid resourceId' }] })).toThrow(
+      new ToolFailure('Invalid resourceId'),
+    );
   });
 
   it('says so when a tool returned nothing', () => {
@@ -47,7 +56,10 @@ describe('protocolFailure', () => {
   it.each([
     [new ServerNotRunningError('fs', true), "MCP server 'fs' is not running; the bridge is reconnecting to it"],
     [new McpError(ErrorCode.ConnectionClosed, 'Connection closed'), "MCP server 'fs' stopped during the call"],
-    [new McpError(ErrorCode.MethodNotFound, 'no such tool'), "MCP server 'fs' rejected the call: MCP error -32601: no such tool"],
+    [
+      new McpError(ErrorCode.MethodNotFound, 'no such tool'),
+      "MCP server 'fs' rejected the call: MCP error -32601: no such tool",
+    ],
     [new TypeError('fetch failed'), "MCP server 'fs' could not be reached: fetch failed"],
   ])('maps %s to a ToolFailure', (err, message) => {
     const mapped = protocolFailure('fs', err, live);

@@ -21,7 +21,10 @@ function commonFields() {
   return {
     name: ServerName,
     /** Prepended to every MCP tool name; default `<name>_`. */
-    toolPrefix: z.string().regex(/^[A-Za-z0-9_-]{0,32}$/, 'must be at most 32 letters, digits, "_" or "-"').optional(),
+    toolPrefix: z
+      .string()
+      .regex(/^[A-Za-z0-9_-]{0,32}$/, 'must be at most 32 letters, digits, "_" or "-"')
+      .optional(),
     /** Only these MCP tool names are served (original MCP names, before prefixing). */
     include: z.array(z.string().min(1)).optional(),
     /** These MCP tool names are never served; applied after `include`. */
@@ -66,7 +69,8 @@ export function mcpServerListSchema(env: NodeJS.ProcessEnv = process.env) {
     .superRefine((servers, ctx) => {
       const seen = new Set<string>();
       servers.forEach((server, index) => {
-        if (seen.has(server.name)) ctx.addIssue({ code: 'custom', path: [index, 'name'], message: `duplicate server name '${server.name}'` });
+        if (seen.has(server.name))
+          ctx.addIssue({ code: 'custom', path: [index, 'name'], message: `duplicate server name '${server.name}'` });
         seen.add(server.name);
       });
     });

@@ -17,20 +17,35 @@ describe('platformToolName', () => {
 describe('planTools', () => {
   it('serves every tool under the default prefix <name>_', () => {
     const plan = planTools({ name: 'everything', exclude: [] }, tools, none);
-    expect(plan.tools.map((t) => t.platformName)).toEqual(['everything_echo', 'everything_get-sum', 'everything_get-env', 'everything_get-tiny-image']);
+    expect(plan.tools.map((t) => t.platformName)).toEqual([
+      'everything_echo',
+      'everything_get-sum',
+      'everything_get-env',
+      'everything_get-tiny-image',
+    ]);
     expect(plan.skipped).toEqual([]);
   });
 
   it('applies include, then exclude, on the MCP names', () => {
-    const plan = planTools({ name: 'e', toolPrefix: '', include: ['echo', 'get-env', 'missing'], exclude: ['get-env'] }, tools, none);
+    const plan = planTools(
+      { name: 'e', toolPrefix: '', include: ['echo', 'get-env', 'missing'], exclude: ['get-env'] },
+      tools,
+      none,
+    );
     expect(plan.tools.map((t) => [t.mcp.name, t.platformName])).toEqual([['echo', 'echo']]);
     expect(unmatchedIncludes({ include: ['echo', 'missing'] }, tools)).toEqual(['missing']);
   });
 
   it('refuses a name another server already serves', () => {
-    const plan = planTools({ name: 'b', toolPrefix: 'x_', exclude: [] }, [tool('echo'), tool('other')], new Map([['x_echo', 'a']]));
+    const plan = planTools(
+      { name: 'b', toolPrefix: 'x_', exclude: [] },
+      [tool('echo'), tool('other')],
+      new Map([['x_echo', 'a']]),
+    );
     expect(plan.tools.map((t) => t.platformName)).toEqual(['x_other']);
-    expect(plan.skipped).toEqual([{ mcpName: 'echo', reason: expect.stringContaining("already served for MCP server 'a'") }]);
+    expect(plan.skipped).toEqual([
+      { mcpName: 'echo', reason: expect.stringContaining("already served for MCP server 'a'") },
+    ]);
   });
 
   it('refuses a second tool of the same server that sanitizes to the same name', () => {
@@ -49,7 +64,14 @@ describe('planTools', () => {
   });
 
   it('skips tools that require MCP tasks', () => {
-    const plan = planTools({ name: 's', exclude: [] }, [tool('research', { execution: { taskSupport: 'required' } }), tool('ok', { execution: { taskSupport: 'optional' } })], none);
+    const plan = planTools(
+      { name: 's', exclude: [] },
+      [
+        tool('research', { execution: { taskSupport: 'required' } }),
+        tool('ok', { execution: { taskSupport: 'optional' } }),
+      ],
+      none,
+    );
     expect(plan.tools.map((t) => t.mcp.name)).toEqual(['ok']);
     expect(plan.skipped[0]?.reason).toMatch(/task-based execution/);
   });

@@ -33,7 +33,11 @@ export interface ToolPlan {
  * tool of the same server after sanitizing. Refusing keeps calls unambiguous: two tools silently
  * sharing one subject would make NATS pick one at random.
  */
-export function planTools(server: Pick<McpServerConfig, 'name' | 'toolPrefix' | 'include' | 'exclude'>, mcpTools: readonly Tool[], claimedByOthers: ReadonlyMap<string, string>): ToolPlan {
+export function planTools(
+  server: Pick<McpServerConfig, 'name' | 'toolPrefix' | 'include' | 'exclude'>,
+  mcpTools: readonly Tool[],
+  claimedByOthers: ReadonlyMap<string, string>,
+): ToolPlan {
   const prefix = toolPrefixOf(server);
   const include = server.include ? new Set(server.include) : undefined;
   const exclude = new Set(server.exclude);
@@ -45,7 +49,10 @@ export function planTools(server: Pick<McpServerConfig, 'name' | 'toolPrefix' | 
     if (exclude.has(tool.name)) continue;
     // Such a tool needs the experimental MCP tasks API; a plain tools/call is refused by the SDK.
     if (tool.execution?.taskSupport === 'required') {
-      plan.skipped.push({ mcpName: tool.name, reason: 'it requires task-based execution (MCP tasks), which the bridge does not support' });
+      plan.skipped.push({
+        mcpName: tool.name,
+        reason: 'it requires task-based execution (MCP tasks), which the bridge does not support',
+      });
       continue;
     }
     const platformName = platformToolName(prefix, tool.name);
@@ -55,12 +62,18 @@ export function planTools(server: Pick<McpServerConfig, 'name' | 'toolPrefix' | 
     }
     const otherServer = claimedByOthers.get(platformName);
     if (otherServer !== undefined) {
-      plan.skipped.push({ mcpName: tool.name, reason: `its platform name '${platformName}' is already served for MCP server '${otherServer}'` });
+      plan.skipped.push({
+        mcpName: tool.name,
+        reason: `its platform name '${platformName}' is already served for MCP server '${otherServer}'`,
+      });
       continue;
     }
     const sibling = mine.get(platformName);
     if (sibling !== undefined) {
-      plan.skipped.push({ mcpName: tool.name, reason: `its platform name '${platformName}' collides with MCP tool '${sibling}' of the same server` });
+      plan.skipped.push({
+        mcpName: tool.name,
+        reason: `its platform name '${platformName}' collides with MCP tool '${sibling}' of the same server`,
+      });
       continue;
     }
     mine.set(platformName, tool.name);

@@ -16,7 +16,11 @@ let client: GrpcClientHandle<memoryV1.MemoryServiceClient>;
 beforeAll(async () => {
   nats = await startNatsServer();
   const url = await createSuiteDatabase('memory_fact_quota', { pgvector: false });
-  ({ server, client } = await startTestMemory({ databaseUrl: url, natsUrl: nats.url }, { MEMORY_TOOLS_ENABLED: 'false', TENANT_TIERS: JSON.stringify({ default: { facts: 3 }, pro: { facts: 6 } }) }, logger));
+  ({ server, client } = await startTestMemory(
+    { databaseUrl: url, natsUrl: nats.url },
+    { MEMORY_TOOLS_ENABLED: 'false', TENANT_TIERS: JSON.stringify({ default: { facts: 3 }, pro: { facts: 6 } }) },
+    logger,
+  ));
 }, 60_000);
 
 afterAll(async () => {
@@ -26,21 +30,47 @@ afterAll(async () => {
 });
 
 function save(tenantId: string, subject: string, predicate: string, object: string, tier?: string) {
-  return client.rpc.saveFact({ tenantId, collection: 'user:x', subject, predicate, object, kind: '', confidence: 0, conversationId: '', runId: '', messageSeq: 0, ...(tier !== undefined ? { tier } : {}) });
+  return client.rpc.saveFact({
+    tenantId,
+    collection: 'user:x',
+    subject,
+    predicate,
+    object,
+    kind: '',
+    confidence: 0,
+    conversationId: '',
+    runId: '',
+    messageSeq: 0,
+    ...(tier !== undefined ? { tier } : {}),
+  });
 }
 
 async function rejectionOf(promise: Promise<unknown>): Promise<PlatformError> {
-  const error = await promise.then(() => undefined, (e: unknown) => e);
+  const error = await promise.then(
+    () => undefined,
+    (e: unknown) => e,
+  );
   expect(error).toBeInstanceOf(PlatformError);
   return error as PlatformError;
 }
 
 describe('the facts quota', () => {
-  it('refuses a new fact past the tier\'s quota with QUOTA_EXCEEDED facts, and stores nothing', async () => {
+  it("refuses a new fact past the tier's quota with QUOTA_EXCEEDED facts, and stores nothing", async () => {
     for (const city of ['Oslo', 'Porto', 'Quito']) await save('full', 'Ann', 'visited', city);
     const error = await rejectionOf(save('full', 'Ann', 'visited', 'Riga'));
-    expect(error).toMatchObject({ kind: 'resource_exhausted', code: 'QUOTA_EXCEEDED', details: { quota: 'facts', limit: 3, tier: 'default' } });
-    const { facts } = await client.rpc.listFacts({ tenantId: 'full', collectionPrefix: '', subject: '', includeSuperseded: true, pageSize: 0, pageToken: '' });
+    expect(error).toMatchObject({
+      kind: 'resource_exhausted',
+      code: 'QUOTA_EXCEEDED',
+      details: { quota: 'facts', limit: 3, tier: 'default' },
+    });
+    const { facts } = await client.rpc.listFacts({
+      tenantId: 'full',
+      collectionPrefix: '',
+      subject: '',
+      includeSuperseded: true,
+      pageSize: 0,
+      pageToken: '',
+    });
     expect(facts.map((f) => f.object).sort()).toEqual(['Oslo', 'Porto', 'Quito']);
   });
 
@@ -56,7 +86,12 @@ describe('the facts quota', () => {
 
   it('follows the tier, counts each tenant apart, and lets exactly the quota through when saves race', async () => {
     const outcomes = await Promise.all(
-      Array.from({ length: 12 }, (_, i) => save('racing', 'Cleo', 'visited', `city ${i}`, 'pro').then(() => 'saved', (err: { code?: string }) => err.code ?? 'other')),
+      Array.from({ length: 12 }, (_, i) =>
+        save('racing', 'Cleo', 'visited', `city ${i}`, 'pro').then(
+          () => 'saved',
+          (err: { code?: string }) => err.code ?? 'other',
+        ),
+      ),
     );
     expect(outcomes.filter((o) => o === 'saved')).toHaveLength(6);
     expect(outcomes.filter((o) => o === 'QUOTA_EXCEEDED')).toHaveLength(6);

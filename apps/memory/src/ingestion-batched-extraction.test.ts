@@ -14,14 +14,21 @@ import { SIM_API_KEY, startLlmSim } from './test-support/llm-sim.js';
 // deterministic extraction model at the wire. Each test publishes its turns first and only then
 // starts memory, so they arrive as one ingestion batch.
 
-const logger = createLogger({ service: 'memory-batched-extraction-test', level: process.env['TEST_LOG_LEVEL'] ?? 'silent' });
+const logger = createLogger({
+  service: 'memory-batched-extraction-test',
+  level: process.env['TEST_LOG_LEVEL'] ?? 'silent',
+});
 let sim: Awaited<ReturnType<typeof startLlmSim>>;
 let nats: NatsServerHandle;
 let nc: NatsConnection;
 let databaseUrl: string;
 
 beforeAll(async () => {
-  [sim, nats, databaseUrl] = await Promise.all([startLlmSim(), startNatsServer(), createSuiteDatabase('memory_batched_extraction')]);
+  [sim, nats, databaseUrl] = await Promise.all([
+    startLlmSim(),
+    startNatsServer(),
+    createSuiteDatabase('memory_batched_extraction'),
+  ]);
   nc = await connectNats({ servers: nats.url, name: 'memory-batched-extraction-test', logger });
   await ensureIngestStreams(nc, { maxAgeMs: 3_600_000, deadLetterMaxAgeMs: 3_600_000 });
 }, 60_000);
@@ -60,13 +67,17 @@ async function publish(turns: readonly TurnSpec[]): Promise<void> {
       ],
       finishedAt: new Date().toISOString(),
     };
-    await jetstream(nc).publish(memoryIngestSubject(t.tenantId), JSON.stringify(body), { msgID: `batched-${(published += 1)}-${t.runId}` });
+    await jetstream(nc).publish(memoryIngestSubject(t.tenantId), JSON.stringify(body), {
+      msgID: `batched-${(published += 1)}-${t.runId}`,
+    });
   }
 }
 
-
 /** Publishes the turns, then runs memory (with `settings`) until it has consumed them all; returns what the facts say. */
-async function ingest(turns: readonly TurnSpec[], settings: Record<string, string> = {}): Promise<{ facts(tenantId: string, subject: string): Promise<memoryV1.Fact[]> }> {
+async function ingest(
+  turns: readonly TurnSpec[],
+  settings: Record<string, string> = {},
+): Promise<{ facts(tenantId: string, subject: string): Promise<memoryV1.Fact[]> }> {
   await publish(turns);
   const { server, client } = await startTestMemory(
     { databaseUrl, natsUrl: nats.url },
@@ -87,7 +98,14 @@ async function ingest(turns: readonly TurnSpec[], settings: Record<string, strin
     await ingestionDrained(nc);
     const found = new Map<string, memoryV1.Fact[]>();
     for (const t of turns) {
-      const all = await client.rpc.listFacts({ tenantId: t.tenantId, collectionPrefix: '', subject: '', includeSuperseded: true, pageSize: 0, pageToken: '' });
+      const all = await client.rpc.listFacts({
+        tenantId: t.tenantId,
+        collectionPrefix: '',
+        subject: '',
+        includeSuperseded: true,
+        pageSize: 0,
+        pageToken: '',
+      });
       found.set(t.tenantId, all.facts);
     }
     return { facts: async (tenantId, subject) => (found.get(tenantId) ?? []).filter((f) => f.subject === subject) };
@@ -101,10 +119,20 @@ interface SimRequest {
   structuredReply: string | null;
   body: { messages: { role: string; content: string }[] };
 }
-const simStats = async () => ((await (await fetch(`${sim.url}/_sim/stats`)).json()) as { requests: Record<string, { requests: number } | undefined> }).requests;
-const simRequests = async () => ((await (await fetch(`${sim.url}/_sim/requests`)).json()) as { requests: SimRequest[] }).requests;
+const simStats = async () =>
+  (
+    (await (await fetch(`${sim.url}/_sim/stats`)).json()) as {
+      requests: Record<string, { requests: number } | undefined>;
+    }
+  ).requests;
+const simRequests = async () =>
+  ((await (await fetch(`${sim.url}/_sim/requests`)).json()) as { requests: SimRequest[] }).requests;
 const requestsOf = async (kind: string) => (await simStats())[kind]?.requests ?? 0;
-const userText = (request: SimRequest) => request.body.messages.filter((m) => m.role === 'user').map((m) => m.content).join('\n');
+const userText = (request: SimRequest) =>
+  request.body.messages
+    .filter((m) => m.role === 'user')
+    .map((m) => m.content)
+    .join('\n');
 
 async function deadLetterOf(runId: string): Promise<MemoryDeadLetter | undefined> {
   const jsm = await jetstreamManager(nc);
@@ -118,7 +146,7 @@ async function deadLetterOf(runId: string): Promise<MemoryDeadLetter | undefined
 }
 
 describe('batched extraction', () => {
-  it('extracts several turns of one tenant with one request, each fact with its own turn\'s provenance', async () => {
+  it("extracts several turns of one tenant with one request, each fact with its own turn's provenance", async () => {
     const memory = await ingest([
       { tenantId: 'acme', runId: 'run-one-a', text: 'Alice lives in Oslo.', seq: 1 },
       { tenantId: 'acme', runId: 'run-one-b', text: 'Bruno works at Initech.', seq: 5 },
@@ -126,9 +154,28 @@ describe('batched extraction', () => {
     ]);
     expect(await requestsOf('memory_extraction_batch')).toBe(1);
     expect(await requestsOf('memory_extraction')).toBe(0);
-    expect(await memory.facts('acme', 'Alice')).toMatchObject([{ predicate: 'lives_in', object: 'Oslo', current: true, source: { runId: 'run-one-a', conversationId: 'conv-run-one-a', messageSeq: 1 } }]);
-    expect(await memory.facts('acme', 'Bruno')).toMatchObject([{ predicate: 'works_at', object: 'Initech', source: { runId: 'run-one-b', conversationId: 'conv-run-one-b', messageSeq: 5 } }]);
-    expect(await memory.facts('acme', 'Carla')).toMatchObject([{ predicate: 'lives_in', object: 'Lima', source: { runId: 'run-one-c', conversationId: 'conv-run-one-c', messageSeq: 3 } }]);
+    expect(await memory.facts('acme', 'Alice')).toMatchObject([
+      {
+        predicate: 'lives_in',
+        object: 'Oslo',
+        current: true,
+        source: { runId: 'run-one-a', conversationId: 'conv-run-one-a', messageSeq: 1 },
+      },
+    ]);
+    expect(await memory.facts('acme', 'Bruno')).toMatchObject([
+      {
+        predicate: 'works_at',
+        object: 'Initech',
+        source: { runId: 'run-one-b', conversationId: 'conv-run-one-b', messageSeq: 5 },
+      },
+    ]);
+    expect(await memory.facts('acme', 'Carla')).toMatchObject([
+      {
+        predicate: 'lives_in',
+        object: 'Lima',
+        source: { runId: 'run-one-c', conversationId: 'conv-run-one-c', messageSeq: 3 },
+      },
+    ]);
     // The request showed each turn in its own section.
     const [request] = (await simRequests()).filter((r) => r.structuredReply === 'memory_extraction_batch');
     expect(userText(request!).match(/^### TURN \d+$/gm)).toEqual(['### TURN 1', '### TURN 2', '### TURN 3']);
@@ -145,7 +192,9 @@ describe('batched extraction', () => {
     expect(await requestsOf('memory_extraction_batch')).toBe(2);
     expect(await requestsOf('memory_extraction')).toBe(1);
     const texts = (await simRequests()).filter((r) => r.structuredReply?.startsWith('memory_extraction')).map(userText);
-    expect(texts.map((t) => ['Zurich', 'Zagreb', 'Zaragoza', 'Quito', 'Quebec'].filter((w) => t.includes(w))).sort()).toEqual([['Quito', 'Quebec'], ['Zaragoza'], ['Zurich', 'Zagreb']]);
+    expect(
+      texts.map((t) => ['Zurich', 'Zagreb', 'Zaragoza', 'Quito', 'Quebec'].filter((w) => t.includes(w))).sort(),
+    ).toEqual([['Quito', 'Quebec'], ['Zaragoza'], ['Zurich', 'Zagreb']]);
     expect(await memory.facts('acme', 'Dora')).toMatchObject([{ object: 'Zurich' }]);
     expect(await memory.facts('acme', 'Emil')).toEqual([]);
     expect(await memory.facts('globex', 'Emil')).toMatchObject([{ object: 'Quito' }]);
@@ -163,8 +212,16 @@ describe('batched extraction', () => {
     expect(await requestsOf('memory_extraction_batch')).toBe(1);
     expect(await requestsOf('memory_extraction')).toBe(2);
     const alone = (await simRequests()).filter((r) => r.structuredReply === 'memory_extraction').map(userText);
-    expect(alone.map((t) => (t.includes('Turku') ? 'Turku' : t.includes('Aarhus') ? 'Aarhus' : t)).sort()).toEqual(['Aarhus', 'Turku']);
-    for (const [subject, city] of [['Ida', 'Bergen'], ['Jonas', 'Turku'], ['Karl', 'Aarhus'], ['Lena', 'Malmo']] as const) {
+    expect(alone.map((t) => (t.includes('Turku') ? 'Turku' : t.includes('Aarhus') ? 'Aarhus' : t)).sort()).toEqual([
+      'Aarhus',
+      'Turku',
+    ]);
+    for (const [subject, city] of [
+      ['Ida', 'Bergen'],
+      ['Jonas', 'Turku'],
+      ['Karl', 'Aarhus'],
+      ['Lena', 'Malmo'],
+    ] as const) {
       expect(await memory.facts('acme', subject)).toMatchObject([{ object: city }]);
     }
   });
@@ -213,7 +270,9 @@ describe('batched extraction', () => {
     expect(await requestsOf('memory_extraction_batch')).toBe(0);
     expect(await requestsOf('memory_extraction')).toBe(2);
     for (const request of await simRequests()) {
-      expect(userText(request)).toMatch(/^CURRENT FACTS \(id: subject predicate object\):\n[\s\S]*\n\nTURN:\n\[seq 1\] user: /);
+      expect(userText(request)).toMatch(
+        /^CURRENT FACTS \(id: subject predicate object\):\n[\s\S]*\n\nTURN:\n\[seq 1\] user: /,
+      );
       expect(userText(request)).not.toContain('### TURN');
     }
     expect(await memory.facts('acme', 'Tomas')).toMatchObject([{ object: 'Cork' }]);

@@ -27,13 +27,17 @@ beforeAll(async () => {
       if (request.user.includes('hold:')) await gate.promise;
       const extraction = (text: string) => {
         const city = /live in (\w+)/.exec(text)?.[1] ?? 'nowhere';
-        return { facts: [{ subject: 'user', predicate: 'lives_in', object: city, confidence: 0.9, sourceSeq: 1 }], episodeSummary: `The user said they live in ${city}.` };
+        return {
+          facts: [{ subject: 'user', predicate: 'lives_in', object: city, confidence: 0.9, sourceSeq: 1 }],
+          episodeSummary: `The user said they live in ${city}.`,
+        };
       };
       if (request.schemaName === 'memory_extraction') return JSON.stringify(extraction(request.user));
       // Several turns in one request: one entry per "### TURN n" section.
       const sections = request.user.split(/^### (TURN \d+)$/m).slice(1);
       const turns = [];
-      for (let i = 0; i < sections.length; i += 2) turns.push({ turn: sections[i], ...extraction(sections[i + 1] ?? '') });
+      for (let i = 0; i < sections.length; i += 2)
+        turns.push({ turn: sections[i], ...extraction(sections[i + 1] ?? '') });
       return JSON.stringify({ turns });
     }),
     createSuiteDatabase('memory_crash'),
@@ -54,7 +58,19 @@ async function startMemory(extra: Record<string, string>): Promise<ServiceProces
     app: 'memory',
     mode: 'source',
     telemetry: false,
-    env: { ...process.env, ...(await memoryTlsEnv()), DATABASE_URL: databaseUrl, NATS_URL: nats.url, GRPC_PORT: '0', OPENAI_BASE_URL: model.url, OPENAI_API_KEY: 'test', MEMORY_TOOLS_ENABLED: 'false', MEMORY_SESSION_IDLE_MS: '0', LOG_LEVEL: 'warn', ...extra },
+    env: {
+      ...process.env,
+      ...(await memoryTlsEnv()),
+      DATABASE_URL: databaseUrl,
+      NATS_URL: nats.url,
+      GRPC_PORT: '0',
+      OPENAI_BASE_URL: model.url,
+      OPENAI_API_KEY: 'test',
+      MEMORY_TOOLS_ENABLED: 'false',
+      MEMORY_SESSION_IDLE_MS: '0',
+      LOG_LEVEL: 'warn',
+      ...extra,
+    },
   });
 }
 
@@ -77,8 +93,19 @@ const counts = async (tenantId = 'acme') =>
   ).rows[0]!;
 
 async function publish(runId: string, text: string, tenantId = 'acme'): Promise<void> {
-  const turn = { type: 'memory.turn_finished', tenantId, conversationId: 'conv-1', runId, firstSeq: 1, lastSeq: 1, messages: [{ seq: 1, message: { role: 'user', content: text } }], finishedAt: new Date().toISOString() };
-  await jetstream(nc).publish(memoryIngestSubject(tenantId), JSON.stringify(turn), { msgID: `crash-${tenantId}-${runId}` });
+  const turn = {
+    type: 'memory.turn_finished',
+    tenantId,
+    conversationId: 'conv-1',
+    runId,
+    firstSeq: 1,
+    lastSeq: 1,
+    messages: [{ seq: 1, message: { role: 'user', content: text } }],
+    finishedAt: new Date().toISOString(),
+  };
+  await jetstream(nc).publish(memoryIngestSubject(tenantId), JSON.stringify(turn), {
+    msgID: `crash-${tenantId}-${runId}`,
+  });
 }
 
 async function waitForDrain(): Promise<void> {
@@ -99,14 +126,19 @@ it('stores nothing twice and loses nothing when memory is SIGKILLed after the co
   // While memory is down, another turn finishes: it waits in the queue.
   await publish('run-porto', 'Now I live in Porto');
   const jsm = await jetstreamManager(nc);
-  expect((await jsm.consumers.info(MEMORY_INGEST_STREAM, INGEST_CONSUMER)).num_ack_pending + (await jsm.consumers.info(MEMORY_INGEST_STREAM, INGEST_CONSUMER)).num_pending).toBe(2);
+  expect(
+    (await jsm.consumers.info(MEMORY_INGEST_STREAM, INGEST_CONSUMER)).num_ack_pending +
+      (await jsm.consumers.info(MEMORY_INGEST_STREAM, INGEST_CONSUMER)).num_pending,
+  ).toBe(2);
 
   const survivor = await startMemory({ MEMORY_INGEST_ACK_WAIT_MS: '2000' });
   try {
     await waitForDrain();
     // Lisbon was redelivered and recognised; Porto was stored once and superseded Lisbon.
     expect(await counts()).toEqual({ facts: 2, current: 1, episodes: 2, runs: 2 });
-    const { rows } = await db.query<{ object: string; current: boolean }>(`SELECT object, valid_to IS NULL AS current FROM facts ORDER BY created_at`);
+    const { rows } = await db.query<{ object: string; current: boolean }>(
+      `SELECT object, valid_to IS NULL AS current FROM facts ORDER BY created_at`,
+    );
     expect(rows).toEqual([
       { object: 'Lisbon', current: false },
       { object: 'Porto', current: true },
@@ -117,7 +149,11 @@ it('stores nothing twice and loses nothing when memory is SIGKILLed after the co
 });
 
 it('stores a batch once when memory is SIGKILLed mid-batch, after its commit (acks lost) and before it (nothing written)', async () => {
-  const batched = { MEMORY_INGEST_ACK_WAIT_MS: '2000', MEMORY_INGEST_BATCH_WAIT_MS: '1000', MEMORY_INGEST_BATCH_SIZE: '10' };
+  const batched = {
+    MEMORY_INGEST_ACK_WAIT_MS: '2000',
+    MEMORY_INGEST_BATCH_WAIT_MS: '1000',
+    MEMORY_INGEST_BATCH_SIZE: '10',
+  };
   // Three turns arrive within the batch wait: one transaction commits them, then the process dies before any ack.
   const afterCommit = await startMemory({ ...batched, MEMORY_FAULT_ACK_DELAY_MS: '60000' });
   for (const city of ['Rome', 'Oslo', 'Kyiv']) await publish(`run-${city}`, `I live in ${city}`, 'globex');
@@ -128,7 +164,9 @@ it('stores a batch once when memory is SIGKILLed mid-batch, after its commit (ac
   // Two more turns, whose extraction the model holds back: the process dies with the batch half done.
   const beforeCommit = await startMemory(batched);
   for (const city of ['Lima', 'Cusco']) await publish(`run-${city}`, `hold: I live in ${city}`, 'globex');
-  await waitFor('the held extractions', async () => (model.seen.flatMap((r) => r.user.match(/hold:/g) ?? []).length >= 2 ? true : undefined));
+  await waitFor('the held extractions', async () =>
+    model.seen.flatMap((r) => r.user.match(/hold:/g) ?? []).length >= 2 ? true : undefined,
+  );
   await beforeCommit.kill();
   expect((await counts('globex')).runs).toBe(3);
 
@@ -138,8 +176,12 @@ it('stores a batch once when memory is SIGKILLed mid-batch, after its commit (ac
     await waitForDrain();
     // Every turn once: the committed batch recognised on redelivery, the killed one stored whole.
     expect(await counts('globex')).toEqual({ facts: 5, current: 1, episodes: 5, runs: 5 });
-    const { rows } = await db.query<{ run_id: string; n: number }>(`SELECT run_id, count(*)::int AS n FROM facts WHERE tenant_id = 'globex' GROUP BY run_id ORDER BY run_id`);
-    expect(rows).toEqual(['run-Cusco', 'run-Kyiv', 'run-Lima', 'run-Oslo', 'run-Rome'].map((run_id) => ({ run_id, n: 1 })));
+    const { rows } = await db.query<{ run_id: string; n: number }>(
+      `SELECT run_id, count(*)::int AS n FROM facts WHERE tenant_id = 'globex' GROUP BY run_id ORDER BY run_id`,
+    );
+    expect(rows).toEqual(
+      ['run-Cusco', 'run-Kyiv', 'run-Lima', 'run-Oslo', 'run-Rome'].map((run_id) => ({ run_id, n: 1 })),
+    );
   } finally {
     await survivor.stop();
   }

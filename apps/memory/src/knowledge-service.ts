@@ -14,7 +14,11 @@ import type { RecallEngine } from './recall/recall-engine.js';
 
 type Limits = Pick<
   MemoryConfig,
-  'MEMORY_RECALL_DEFAULT_LIMIT' | 'MEMORY_RECALL_MAX_LIMIT' | 'MEMORY_PAGE_SIZE' | 'MEMORY_MAX_PAGE_SIZE' | 'MEMORY_WORKING_MEMORY_MAX_VALUE_BYTES'
+  | 'MEMORY_RECALL_DEFAULT_LIMIT'
+  | 'MEMORY_RECALL_MAX_LIMIT'
+  | 'MEMORY_PAGE_SIZE'
+  | 'MEMORY_MAX_PAGE_SIZE'
+  | 'MEMORY_WORKING_MEMORY_MAX_VALUE_BYTES'
 >;
 
 export interface KnowledgeDependencies {
@@ -33,9 +37,12 @@ function parse<T>(schema: z.ZodType<T>, value: unknown, code: string, what: stri
   return result.data;
 }
 
-const tenantOf = (request: { tenantId: string }): string => parse(TenantId, request.tenantId, 'INVALID_TENANT_ID', 'tenant_id');
-const prefixOf = (prefix: string): string => (prefix === '' ? '' : parse(CollectionName, prefix, 'INVALID_COLLECTION', 'collection_prefix'));
-const Text = (max: number) => z.string().trim().min(1, 'must not be empty').max(max, `must be at most ${max} characters`);
+const tenantOf = (request: { tenantId: string }): string =>
+  parse(TenantId, request.tenantId, 'INVALID_TENANT_ID', 'tenant_id');
+const prefixOf = (prefix: string): string =>
+  prefix === '' ? '' : parse(CollectionName, prefix, 'INVALID_COLLECTION', 'collection_prefix');
+const Text = (max: number) =>
+  z.string().trim().min(1, 'must not be empty').max(max, `must be at most ${max} characters`);
 const WorkingKey = z.string().regex(/^[A-Za-z0-9_.:-]{1,128}$/, 'must be 1-128 letters, digits, "_", ".", ":" or "-"');
 const PageToken = z.object({ c: z.string(), f: z.string() });
 
@@ -50,8 +57,15 @@ function limitOf(limit: number, fallback: number, max: number): number {
  * UNAVAILABLE `MODEL_UNAVAILABLE` (docs/api.md, `/v1/memory/query`), worth a retry.
  */
 function modelFailure(error: unknown): never {
-  if (isModelError(error)) throw errors.unavailable('MODEL_UNAVAILABLE', `the memory model could not answer: ${error.message}`, { cause: error });
-  if (error instanceof StructuredOutputError) throw errors.unavailable('MODEL_UNAVAILABLE', 'the memory model gave an answer that could not be read; try again', { cause: error, retryAfterSeconds: 1 });
+  if (isModelError(error))
+    throw errors.unavailable('MODEL_UNAVAILABLE', `the memory model could not answer: ${error.message}`, {
+      cause: error,
+    });
+  if (error instanceof StructuredOutputError)
+    throw errors.unavailable('MODEL_UNAVAILABLE', 'the memory model gave an answer that could not be read; try again', {
+      cause: error,
+      retryAfterSeconds: 1,
+    });
   throw error;
 }
 
@@ -59,7 +73,16 @@ function modelFailure(error: unknown): never {
 /** The RPCs this file implements. */
 export type KnowledgeRpcs = Pick<
   memoryV1.MemoryServiceServer,
-  'recall' | 'queryMemory' | 'listFacts' | 'getFact' | 'saveFact' | 'deleteFact' | 'forgetSubject' | 'setWorkingMemory' | 'getWorkingMemory' | 'clearWorkingMemory'
+  | 'recall'
+  | 'queryMemory'
+  | 'listFacts'
+  | 'getFact'
+  | 'saveFact'
+  | 'deleteFact'
+  | 'forgetSubject'
+  | 'setWorkingMemory'
+  | 'getWorkingMemory'
+  | 'clearWorkingMemory'
 >;
 
 export function knowledgeServiceImplementation(deps: KnowledgeDependencies): KnowledgeRpcs {
@@ -67,48 +90,65 @@ export function knowledgeServiceImplementation(deps: KnowledgeDependencies): Kno
   return {
     recall: unaryHandler<memoryV1.RecallRequest, memoryV1.RecallResponse>(logger, 'Recall', async (request, call) => {
       const tenantId = tenantOf(request);
-      if (request.tokenBudget < 0) throw errors.invalidArgument('INVALID_TOKEN_BUDGET', 'token_budget must not be negative');
-      return deps.recall.recall({
-        tenantId,
-        query: parse(Text(8_000), request.query, 'INVALID_QUERY', 'query'),
-        collectionPrefix: prefixOf(request.collectionPrefix),
-        limit: limitOf(request.limit, limits.MEMORY_RECALL_DEFAULT_LIMIT, limits.MEMORY_RECALL_MAX_LIMIT),
-        tokenBudget: request.tokenBudget,
-        conversationId: request.conversationId ? parse(ConversationId, request.conversationId, 'INVALID_CONVERSATION_ID', 'conversation_id') : '',
-        includeEpisodes: request.includeEpisodes,
-      }, callAbortSignal(call));
+      if (request.tokenBudget < 0)
+        throw errors.invalidArgument('INVALID_TOKEN_BUDGET', 'token_budget must not be negative');
+      return deps.recall.recall(
+        {
+          tenantId,
+          query: parse(Text(8_000), request.query, 'INVALID_QUERY', 'query'),
+          collectionPrefix: prefixOf(request.collectionPrefix),
+          limit: limitOf(request.limit, limits.MEMORY_RECALL_DEFAULT_LIMIT, limits.MEMORY_RECALL_MAX_LIMIT),
+          tokenBudget: request.tokenBudget,
+          conversationId: request.conversationId
+            ? parse(ConversationId, request.conversationId, 'INVALID_CONVERSATION_ID', 'conversation_id')
+            : '',
+          includeEpisodes: request.includeEpisodes,
+        },
+        callAbortSignal(call),
+      );
     }),
 
-    queryMemory: unaryHandler<memoryV1.QueryMemoryRequest, memoryV1.QueryMemoryResponse>(logger, 'QueryMemory', async (request) => {
-      const tenantId = tenantOf(request);
-      const question = parse(Text(2_000), request.question, 'INVALID_QUESTION', 'question');
-      const limit = limitOf(request.limit, limits.MEMORY_RECALL_DEFAULT_LIMIT, limits.MEMORY_RECALL_MAX_LIMIT);
-      return deps.answerer.answer(tenantId, question, prefixOf(request.collectionPrefix), limit).catch(modelFailure);
-    }),
+    queryMemory: unaryHandler<memoryV1.QueryMemoryRequest, memoryV1.QueryMemoryResponse>(
+      logger,
+      'QueryMemory',
+      async (request) => {
+        const tenantId = tenantOf(request);
+        const question = parse(Text(2_000), request.question, 'INVALID_QUESTION', 'question');
+        const limit = limitOf(request.limit, limits.MEMORY_RECALL_DEFAULT_LIMIT, limits.MEMORY_RECALL_MAX_LIMIT);
+        return deps.answerer.answer(tenantId, question, prefixOf(request.collectionPrefix), limit).catch(modelFailure);
+      },
+    ),
 
-    listFacts: unaryHandler<memoryV1.ListFactsRequest, memoryV1.ListFactsResponse>(logger, 'ListFacts', async (request) => {
-      const tenantId = tenantOf(request);
-      let after: { createdAt: string; factId: string } | undefined;
-      if (request.pageToken) {
-        try {
-          const token = PageToken.parse(JSON.parse(Buffer.from(request.pageToken, 'base64url').toString('utf8')));
-          after = { createdAt: token.c, factId: token.f };
-        } catch {
-          throw errors.invalidArgument('INVALID_PAGE_TOKEN', 'page_token is not one this service issued');
+    listFacts: unaryHandler<memoryV1.ListFactsRequest, memoryV1.ListFactsResponse>(
+      logger,
+      'ListFacts',
+      async (request) => {
+        const tenantId = tenantOf(request);
+        let after: { createdAt: string; factId: string } | undefined;
+        if (request.pageToken) {
+          try {
+            const token = PageToken.parse(JSON.parse(Buffer.from(request.pageToken, 'base64url').toString('utf8')));
+            after = { createdAt: token.c, factId: token.f };
+          } catch {
+            throw errors.invalidArgument('INVALID_PAGE_TOKEN', 'page_token is not one this service issued');
+          }
         }
-      }
-      const page = await deps.facts.list({
-        tenantId,
-        collectionPrefix: prefixOf(request.collectionPrefix),
-        subject: request.subject ? parse(Text(200), request.subject, 'INVALID_SUBJECT', 'subject') : '',
-        includeSuperseded: request.includeSuperseded,
-        pageSize: limitOf(request.pageSize, Math.min(limits.MEMORY_PAGE_SIZE, 100), limits.MEMORY_MAX_PAGE_SIZE),
-        after,
-      });
-      const last = page.facts.at(-1);
-      const nextPageToken = page.hasMore && last ? Buffer.from(JSON.stringify({ c: last.created_at.toISOString(), f: last.fact_id })).toString('base64url') : '';
-      return { facts: page.facts.map(factToProto), nextPageToken };
-    }),
+        const page = await deps.facts.list({
+          tenantId,
+          collectionPrefix: prefixOf(request.collectionPrefix),
+          subject: request.subject ? parse(Text(200), request.subject, 'INVALID_SUBJECT', 'subject') : '',
+          includeSuperseded: request.includeSuperseded,
+          pageSize: limitOf(request.pageSize, Math.min(limits.MEMORY_PAGE_SIZE, 100), limits.MEMORY_MAX_PAGE_SIZE),
+          after,
+        });
+        const last = page.facts.at(-1);
+        const nextPageToken =
+          page.hasMore && last
+            ? Buffer.from(JSON.stringify({ c: last.created_at.toISOString(), f: last.fact_id })).toString('base64url')
+            : '';
+        return { facts: page.facts.map(factToProto), nextPageToken };
+      },
+    ),
 
     getFact: unaryHandler<memoryV1.GetFactRequest, memoryV1.GetFactResponse>(logger, 'GetFact', async (request) => {
       const fact = await deps.facts.get(tenantOf(request), request.factId);
@@ -118,73 +158,128 @@ export function knowledgeServiceImplementation(deps: KnowledgeDependencies): Kno
 
     saveFact: unaryHandler<memoryV1.SaveFactRequest, memoryV1.SaveFactResponse>(logger, 'SaveFact', async (request) => {
       const tenantId = tenantOf(request);
-      if (request.confidence < 0 || request.confidence > 1) throw errors.invalidArgument('INVALID_CONFIDENCE', 'confidence must be between 0 and 1');
-      if (request.kind !== '' && request.kind !== 'fact' && request.kind !== 'preference') throw errors.invalidArgument('INVALID_KIND', 'kind must be "fact" or "preference"');
+      if (request.confidence < 0 || request.confidence > 1)
+        throw errors.invalidArgument('INVALID_CONFIDENCE', 'confidence must be between 0 and 1');
+      if (request.kind !== '' && request.kind !== 'fact' && request.kind !== 'preference')
+        throw errors.invalidArgument('INVALID_KIND', 'kind must be "fact" or "preference"');
       const written = await deps.saver.save({
         tenantId,
-        collection: request.collection ? parse(CollectionName, request.collection, 'INVALID_COLLECTION', 'collection') : undefined,
+        collection: request.collection
+          ? parse(CollectionName, request.collection, 'INVALID_COLLECTION', 'collection')
+          : undefined,
         subject: parse(Text(200), request.subject, 'INVALID_SUBJECT', 'subject'),
         predicate: parse(Text(64), request.predicate, 'INVALID_PREDICATE', 'predicate'),
         object: parse(Text(500), request.object, 'INVALID_OBJECT', 'object'),
         kind: request.kind === 'preference' ? 'preference' : 'fact',
         confidence: request.confidence || 1,
-        conversationId: request.conversationId ? parse(ConversationId, request.conversationId, 'INVALID_CONVERSATION_ID', 'conversation_id') : null,
+        conversationId: request.conversationId
+          ? parse(ConversationId, request.conversationId, 'INVALID_CONVERSATION_ID', 'conversation_id')
+          : null,
         runId: request.runId ? parse(RunId, request.runId, 'INVALID_RUN_ID', 'run_id') : null,
         messageSeq: request.messageSeq > 0 ? request.messageSeq : null,
         tier: request.tier ?? '',
       });
-      return { fact: factToProto(written.fact), supersededFactIds: written.supersededIds, duplicate: written.duplicate };
+      return {
+        fact: factToProto(written.fact),
+        supersededFactIds: written.supersededIds,
+        duplicate: written.duplicate,
+      };
     }),
 
-    deleteFact: unaryHandler<memoryV1.DeleteFactRequest, memoryV1.DeleteFactResponse>(logger, 'DeleteFact', async (request) => {
-      const tenantId = tenantOf(request);
-      const deleted = await deps.facts.delete(tenantId, request.factId, request.actor || 'unknown', request.reason);
-      if (!deleted) throw errors.notFound('FACT_NOT_FOUND', `no fact ${request.factId}`);
-      logger.info({ tenantId, factId: request.factId, auditId: deleted.auditId }, 'fact deleted');
-      return { auditId: deleted.auditId };
-    }),
+    deleteFact: unaryHandler<memoryV1.DeleteFactRequest, memoryV1.DeleteFactResponse>(
+      logger,
+      'DeleteFact',
+      async (request) => {
+        const tenantId = tenantOf(request);
+        const deleted = await deps.facts.delete(tenantId, request.factId, request.actor || 'unknown', request.reason);
+        if (!deleted) throw errors.notFound('FACT_NOT_FOUND', `no fact ${request.factId}`);
+        logger.info({ tenantId, factId: request.factId, auditId: deleted.auditId }, 'fact deleted');
+        return { auditId: deleted.auditId };
+      },
+    ),
 
-    forgetSubject: unaryHandler<memoryV1.ForgetSubjectRequest, memoryV1.ForgetSubjectResponse>(logger, 'ForgetSubject', async (request) => {
-      const tenantId = tenantOf(request);
-      const subject = parse(Text(200), request.subject, 'INVALID_SUBJECT', 'subject');
-      const done = await deps.facts.forgetSubject(tenantId, subject, prefixOf(request.collectionPrefix), request.actor || 'unknown', request.reason);
-      logger.info({ tenantId, auditId: done.auditId, facts: done.facts, entities: done.entities, episodes: done.episodes }, 'subject forgotten');
-      return { factsDeleted: done.facts, entitiesDeleted: done.entities, episodesDeleted: done.episodes, auditId: done.auditId };
-    }),
+    forgetSubject: unaryHandler<memoryV1.ForgetSubjectRequest, memoryV1.ForgetSubjectResponse>(
+      logger,
+      'ForgetSubject',
+      async (request) => {
+        const tenantId = tenantOf(request);
+        const subject = parse(Text(200), request.subject, 'INVALID_SUBJECT', 'subject');
+        const done = await deps.facts.forgetSubject(
+          tenantId,
+          subject,
+          prefixOf(request.collectionPrefix),
+          request.actor || 'unknown',
+          request.reason,
+        );
+        logger.info(
+          { tenantId, auditId: done.auditId, facts: done.facts, entities: done.entities, episodes: done.episodes },
+          'subject forgotten',
+        );
+        return {
+          factsDeleted: done.facts,
+          entitiesDeleted: done.entities,
+          episodesDeleted: done.episodes,
+          auditId: done.auditId,
+        };
+      },
+    ),
 
-    setWorkingMemory: unaryHandler<memoryV1.SetWorkingMemoryRequest, memoryV1.SetWorkingMemoryResponse>(logger, 'SetWorkingMemory', async (request) => {
-      const tenantId = tenantOf(request);
-      const runId = parse(RunId, request.runId, 'INVALID_RUN_ID', 'run_id');
-      const entries = request.entries.map((entry, i) => {
-        const key = parse(WorkingKey, entry.key, 'INVALID_KEY', `entries[${i}].key`);
-        if (entry.valueJson !== '') {
-          if (Buffer.byteLength(entry.valueJson) > limits.MEMORY_WORKING_MEMORY_MAX_VALUE_BYTES) throw errors.invalidArgument('VALUE_TOO_LARGE', `entries[${i}].value_json is larger than ${limits.MEMORY_WORKING_MEMORY_MAX_VALUE_BYTES} bytes`);
-          try {
-            JSON.parse(entry.valueJson);
-          } catch {
-            throw errors.invalidArgument('INVALID_VALUE', `entries[${i}].value_json is not valid JSON`);
+    setWorkingMemory: unaryHandler<memoryV1.SetWorkingMemoryRequest, memoryV1.SetWorkingMemoryResponse>(
+      logger,
+      'SetWorkingMemory',
+      async (request) => {
+        const tenantId = tenantOf(request);
+        const runId = parse(RunId, request.runId, 'INVALID_RUN_ID', 'run_id');
+        const entries = request.entries.map((entry, i) => {
+          const key = parse(WorkingKey, entry.key, 'INVALID_KEY', `entries[${i}].key`);
+          if (entry.valueJson !== '') {
+            if (Buffer.byteLength(entry.valueJson) > limits.MEMORY_WORKING_MEMORY_MAX_VALUE_BYTES)
+              throw errors.invalidArgument(
+                'VALUE_TOO_LARGE',
+                `entries[${i}].value_json is larger than ${limits.MEMORY_WORKING_MEMORY_MAX_VALUE_BYTES} bytes`,
+              );
+            try {
+              JSON.parse(entry.valueJson);
+            } catch {
+              throw errors.invalidArgument('INVALID_VALUE', `entries[${i}].value_json is not valid JSON`);
+            }
           }
-        }
-        return { key, valueJson: entry.valueJson };
-      });
-      const conversationId = request.conversationId ? parse(ConversationId, request.conversationId, 'INVALID_CONVERSATION_ID', 'conversation_id') : null;
-      const size = await deps.workingMemory.set(tenantId, runId, conversationId, entries);
-      if (size === 'too_many_keys') throw new PlatformError('resource_exhausted', 'WORKING_MEMORY_FULL', 'the run\'s working memory holds too many keys; delete some first');
-      return { size };
-    }),
+          return { key, valueJson: entry.valueJson };
+        });
+        const conversationId = request.conversationId
+          ? parse(ConversationId, request.conversationId, 'INVALID_CONVERSATION_ID', 'conversation_id')
+          : null;
+        const size = await deps.workingMemory.set(tenantId, runId, conversationId, entries);
+        if (size === 'too_many_keys')
+          throw new PlatformError(
+            'resource_exhausted',
+            'WORKING_MEMORY_FULL',
+            "the run's working memory holds too many keys; delete some first",
+          );
+        return { size };
+      },
+    ),
 
-    getWorkingMemory: unaryHandler<memoryV1.GetWorkingMemoryRequest, memoryV1.GetWorkingMemoryResponse>(logger, 'GetWorkingMemory', async (request) => {
-      const tenantId = tenantOf(request);
-      const runId = parse(RunId, request.runId, 'INVALID_RUN_ID', 'run_id');
-      const keys = request.keys.map((k, i) => parse(WorkingKey, k, 'INVALID_KEY', `keys[${i}]`));
-      const entries = await deps.workingMemory.get(tenantId, runId, keys);
-      return { entries: entries.map((e) => ({ key: e.key, valueJson: e.valueJson, updatedAt: e.updatedAt })) };
-    }),
+    getWorkingMemory: unaryHandler<memoryV1.GetWorkingMemoryRequest, memoryV1.GetWorkingMemoryResponse>(
+      logger,
+      'GetWorkingMemory',
+      async (request) => {
+        const tenantId = tenantOf(request);
+        const runId = parse(RunId, request.runId, 'INVALID_RUN_ID', 'run_id');
+        const keys = request.keys.map((k, i) => parse(WorkingKey, k, 'INVALID_KEY', `keys[${i}]`));
+        const entries = await deps.workingMemory.get(tenantId, runId, keys);
+        return { entries: entries.map((e) => ({ key: e.key, valueJson: e.valueJson, updatedAt: e.updatedAt })) };
+      },
+    ),
 
-    clearWorkingMemory: unaryHandler<memoryV1.ClearWorkingMemoryRequest, memoryV1.ClearWorkingMemoryResponse>(logger, 'ClearWorkingMemory', async (request) => {
-      const tenantId = tenantOf(request);
-      const runId = parse(RunId, request.runId, 'INVALID_RUN_ID', 'run_id');
-      return { cleared: await deps.workingMemory.clearRun(tenantId, runId) };
-    }),
+    clearWorkingMemory: unaryHandler<memoryV1.ClearWorkingMemoryRequest, memoryV1.ClearWorkingMemoryResponse>(
+      logger,
+      'ClearWorkingMemory',
+      async (request) => {
+        const tenantId = tenantOf(request);
+        const runId = parse(RunId, request.runId, 'INVALID_RUN_ID', 'run_id');
+        return { cleared: await deps.workingMemory.clearRun(tenantId, runId) };
+      },
+    ),
   };
 }

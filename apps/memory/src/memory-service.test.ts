@@ -17,11 +17,25 @@ const user = (content: string): string => JSON.stringify({ role: 'user', content
 // Unusual spacing and key order: stored and returned byte for byte.
 const assistantWithToolCall =
   '{"role":"assistant",  "content":null,"toolCalls":[{"id":"call_1","name":"calculator","arguments":"{\\"expression\\": \\"1+1\\"}","providerFields":{"thought_signature":"abc"}}],"model":"sim-1"}';
-const toolResult = JSON.stringify({ role: 'tool', toolCallId: 'call_1', toolName: 'calculator', content: '{"result":2}', status: 'success', isError: false });
+const toolResult = JSON.stringify({
+  role: 'tool',
+  toolCallId: 'call_1',
+  toolName: 'calculator',
+  content: '{"result":2}',
+  status: 'success',
+  isError: false,
+});
 
 beforeAll(async () => {
   nats = await startNatsServer();
-  const config = MemoryConfig.parse({ ...(await memoryTlsEnv()), DATABASE_URL: await createSuiteDatabase('memory'), NATS_URL: nats.url, GRPC_PORT: '0', MEMORY_PAGE_SIZE: '3', MEMORY_MAX_PAGE_BYTES: String(6 * 1024 * 1024) });
+  const config = MemoryConfig.parse({
+    ...(await memoryTlsEnv()),
+    DATABASE_URL: await createSuiteDatabase('memory'),
+    NATS_URL: nats.url,
+    GRPC_PORT: '0',
+    MEMORY_PAGE_SIZE: '3',
+    MEMORY_MAX_PAGE_BYTES: String(6 * 1024 * 1024),
+  });
   server = await startMemoryServer(config, logger);
   client = await memoryTestClient(server.port, 5_000);
 });
@@ -33,11 +47,26 @@ afterAll(async () => {
 });
 
 function append(conversationId: string, messagesJson: string[], extra: Partial<memoryV1.AppendMessagesRequest> = {}) {
-  return client.rpc.appendMessages({ tenantId: 'acme', conversationId, messagesJson, runId: 'run-1', appendId: '', ...extra });
+  return client.rpc.appendMessages({
+    tenantId: 'acme',
+    conversationId,
+    messagesJson,
+    runId: 'run-1',
+    appendId: '',
+    ...extra,
+  });
 }
 
 function list(conversationId: string, extra: Partial<memoryV1.ListMessagesRequest> = {}) {
-  return client.rpc.listMessages({ tenantId: 'acme', conversationId, afterSeq: 0, limit: 0, latest: false, maxBytes: 0, ...extra });
+  return client.rpc.listMessages({
+    tenantId: 'acme',
+    conversationId,
+    afterSeq: 0,
+    limit: 0,
+    latest: false,
+    maxBytes: 0,
+    ...extra,
+  });
 }
 
 describe('MemoryService', () => {
@@ -59,7 +88,9 @@ describe('MemoryService', () => {
 
   it('stores a turn once when the same append id arrives many times at once (a resumed run racing its zombie)', async () => {
     await append('racing', [user('before')]);
-    const results = await Promise.all(Array.from({ length: 10 }, () => append('racing', [user('x'), user('y')], { appendId: 'turn-race' })));
+    const results = await Promise.all(
+      Array.from({ length: 10 }, () => append('racing', [user('x'), user('y')], { appendId: 'turn-race' })),
+    );
     expect(results.filter((r) => !r.duplicate)).toHaveLength(1);
     expect(new Set(results.map((r) => `${r.firstSeq}-${r.lastSeq}`))).toEqual(new Set(['2-3']));
     expect((await list('racing')).messages.map((m) => m.seq)).toEqual([1, 2, 3]);
@@ -72,7 +103,10 @@ describe('MemoryService', () => {
     const { messages } = await list('concurrent', { limit: 100 });
     expect(messages.map((m) => m.seq)).toEqual(Array.from({ length: 40 }, (_, i) => i + 1));
     // Each append's two messages stay adjacent.
-    for (let i = 0; i < 40; i += 2) expect(messages[i + 1]!.messageJson).toBe(user(`${(JSON.parse(messages[i]!.messageJson) as { content: string }).content}-b`));
+    for (let i = 0; i < 40; i += 2)
+      expect(messages[i + 1]!.messageJson).toBe(
+        user(`${(JSON.parse(messages[i]!.messageJson) as { content: string }).content}-b`),
+      );
   });
 
   it('pages from the start or the end', async () => {
@@ -110,10 +144,13 @@ describe('MemoryService', () => {
   it('returns pages far beyond 4 MiB in total (grpc-js refuses larger messages by default) page by page, and refuses a larger max_bytes', async () => {
     // 30 messages of 250 KB: 7.5 MB of history.
     const big = user('x'.repeat(250_000));
-    await append('huge', Array.from({ length: 30 }, () => big));
+    await append(
+      'huge',
+      Array.from({ length: 30 }, () => big),
+    );
     const seen: number[] = [];
     let afterSeq = 0;
-    for (let more = true; more; ) {
+    for (let more = true; more;) {
       const page = await list('huge', { afterSeq, limit: 100 });
       seen.push(...page.messages.map((m) => m.seq));
       afterSeq = page.messages.at(-1)!.seq;
@@ -127,7 +164,14 @@ describe('MemoryService', () => {
 
   it('keeps tenants apart', async () => {
     await append('shared-id', [user('acme secret')]);
-    const other = await client.rpc.listMessages({ tenantId: 'globex', conversationId: 'shared-id', afterSeq: 0, limit: 0, latest: false, maxBytes: 0 });
+    const other = await client.rpc.listMessages({
+      tenantId: 'globex',
+      conversationId: 'shared-id',
+      afterSeq: 0,
+      limit: 0,
+      latest: false,
+      maxBytes: 0,
+    });
     expect(other.messages).toEqual([]);
   });
 

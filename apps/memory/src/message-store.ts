@@ -42,7 +42,13 @@ export class MessageStore {
    * two appends racing with one new append id meet at the `appends` key, and the loser, retried,
    * finds the winner's result.
    */
-  async append(tenantId: string, conversationId: string, messages: NewMessage[], runId: string | null, appendId: string | null): Promise<AppendResult> {
+  async append(
+    tenantId: string,
+    conversationId: string,
+    messages: NewMessage[],
+    runId: string | null,
+    appendId: string | null,
+  ): Promise<AppendResult> {
     for (let attempt = 0; ; attempt++) {
       try {
         return await this.appendOnce(tenantId, conversationId, messages, runId, appendId);
@@ -52,7 +58,13 @@ export class MessageStore {
     }
   }
 
-  private async appendOnce(tenantId: string, conversationId: string, messages: NewMessage[], runId: string | null, appendId: string | null): Promise<AppendResult> {
+  private async appendOnce(
+    tenantId: string,
+    conversationId: string,
+    messages: NewMessage[],
+    runId: string | null,
+    appendId: string | null,
+  ): Promise<AppendResult> {
     const { rows } = await this.pool.query<{ first_seq: string; last_seq: string; duplicate: boolean }>({
       name: 'memory-append',
       text: `WITH dup AS (
@@ -88,7 +100,12 @@ export class MessageStore {
    */
   async list(query: ListQuery): Promise<{ messages: StoredMessageRow[]; hasMore: boolean }> {
     const order = query.latest ? 'DESC' : 'ASC';
-    const { rows } = await this.pool.query<{ seq: string; message_json: string | null; run_id: string | null; created_at: Date }>({
+    const { rows } = await this.pool.query<{
+      seq: string;
+      message_json: string | null;
+      run_id: string | null;
+      created_at: Date;
+    }>({
       name: `memory-list-${order}`,
       text: `SELECT seq, CASE WHEN fits THEN message_json END AS message_json, run_id, created_at FROM (
                SELECT seq, message_json, run_id, created_at,
@@ -102,7 +119,9 @@ export class MessageStore {
     });
     let taken = 0;
     while (taken < rows.length && taken < query.limit && rows[taken]!.message_json !== null) taken += 1;
-    const page = rows.slice(0, taken).map((r) => ({ seq: Number(r.seq), json: r.message_json!, runId: r.run_id, createdAt: r.created_at }));
+    const page = rows
+      .slice(0, taken)
+      .map((r) => ({ seq: Number(r.seq), json: r.message_json!, runId: r.run_id, createdAt: r.created_at }));
     if (query.latest) page.reverse();
     return { messages: page, hasMore: rows.length > taken };
   }

@@ -12,8 +12,34 @@ import { startTestMemory } from './test-support/test-memory.js';
 // only is answered by them as before. Without statistics (a new partition) nothing is common.
 const logger = createLogger({ service: 'memory-recall-common-terms-test', level: 'silent' });
 const PEOPLE = ['Ann', 'Ben', 'Cleo', 'Dario', 'Elin', 'Farid', 'Gus', 'Hana', 'Ivo', 'Jun', 'Kofi', 'Lena'];
-const CITIES = ['Oslo', 'Porto', 'Quito', 'Riga', 'Sofia', 'Tunis', 'Utrecht', 'Vigo', 'Warsaw', 'Xian', 'York', 'Zagreb'];
-const HOBBIES = ['chess', 'tennis', 'pottery', 'karate', 'rowing', 'origami', 'fencing', 'archery', 'juggling', 'sailing', 'climbing', 'baking'];
+const CITIES = [
+  'Oslo',
+  'Porto',
+  'Quito',
+  'Riga',
+  'Sofia',
+  'Tunis',
+  'Utrecht',
+  'Vigo',
+  'Warsaw',
+  'Xian',
+  'York',
+  'Zagreb',
+];
+const HOBBIES = [
+  'chess',
+  'tennis',
+  'pottery',
+  'karate',
+  'rowing',
+  'origami',
+  'fencing',
+  'archery',
+  'juggling',
+  'sailing',
+  'climbing',
+  'baking',
+];
 let nats: NatsServerHandle;
 let server: MemoryServer;
 let client: GrpcClientHandle<memoryV1.MemoryServiceClient>;
@@ -23,17 +49,32 @@ beforeAll(async () => {
   nats = await startNatsServer();
   const url = await createSuiteDatabase('memory_recall_common_terms', { pgvector: false });
   db = new pg.Pool({ connectionString: url, options: '-c search_path=memory', max: 2 });
-  ({ server, client } = await startTestMemory({ databaseUrl: url, natsUrl: nats.url }, {
-    MEMORY_TOOLS_ENABLED: 'false',
-    MEMORY_RECALL_HALF_LIFE_DAYS: '0',
-    // 12 of the tenant's 24 facts say "lives in": more than a term may bring, so it is common once analysed.
-    MEMORY_RECALL_PER_TERM_CANDIDATES: '4',
-    // Read the statistics at every recall, so the test sees them right after ANALYZE.
-    MEMORY_RECALL_COMMON_TERMS_REFRESH_MS: '0',
-  }, logger));
+  ({ server, client } = await startTestMemory(
+    { databaseUrl: url, natsUrl: nats.url },
+    {
+      MEMORY_TOOLS_ENABLED: 'false',
+      MEMORY_RECALL_HALF_LIFE_DAYS: '0',
+      // 12 of the tenant's 24 facts say "lives in": more than a term may bring, so it is common once analysed.
+      MEMORY_RECALL_PER_TERM_CANDIDATES: '4',
+      // Read the statistics at every recall, so the test sees them right after ANALYZE.
+      MEMORY_RECALL_COMMON_TERMS_REFRESH_MS: '0',
+    },
+    logger,
+  ));
   for (const [i, person] of PEOPLE.entries()) {
     const save = (predicate: string, object: string) =>
-      client.rpc.saveFact({ tenantId: 'acme', collection: 'user:x', subject: person, predicate, object, kind: '', confidence: 0, conversationId: '', runId: '', messageSeq: 0 });
+      client.rpc.saveFact({
+        tenantId: 'acme',
+        collection: 'user:x',
+        subject: person,
+        predicate,
+        object,
+        kind: '',
+        confidence: 0,
+        conversationId: '',
+        runId: '',
+        messageSeq: 0,
+      });
     await save('lives_in', CITIES[i]!);
     await save('plays', HOBBIES[i]!);
   }
@@ -47,7 +88,17 @@ afterAll(async () => {
 });
 
 const recall = async (query: string) =>
-  (await client.rpc.recall({ tenantId: 'acme', query, collectionPrefix: '', limit: 20, tokenBudget: 0, conversationId: '', includeEpisodes: true })).items.map((i) => `${i.fact?.subject} ${i.fact?.predicate} ${i.fact?.object}`);
+  (
+    await client.rpc.recall({
+      tenantId: 'acme',
+      query,
+      collectionPrefix: '',
+      limit: 20,
+      tokenBudget: 0,
+      conversationId: '',
+      includeEpisodes: true,
+    })
+  ).items.map((i) => `${i.fact?.subject} ${i.fact?.predicate} ${i.fact?.object}`);
 
 describe('recall with a common word', () => {
   it('without statistics, every query word picks candidates (the common one an arbitrary few)', async () => {

@@ -64,7 +64,18 @@ beforeAll(async () => {
   databaseUrl = await createSuiteDatabase('memory_recall_ranking', { pgvector: false });
   ({ server, client } = await startTestMemory({ databaseUrl, natsUrl: nats.url }, SETTINGS, logger));
   for (const [subject, predicate, object] of CORPUS) {
-    await client.rpc.saveFact({ tenantId: 'acme', collection: 'user:pinned', subject, predicate, object, kind: '', confidence: 0, conversationId: '', runId: '', messageSeq: 0 });
+    await client.rpc.saveFact({
+      tenantId: 'acme',
+      collection: 'user:pinned',
+      subject,
+      predicate,
+      object,
+      kind: '',
+      confidence: 0,
+      conversationId: '',
+      runId: '',
+      messageSeq: 0,
+    });
   }
 }, 60_000);
 
@@ -76,9 +87,20 @@ afterAll(async () => {
 
 /** Each item as "score | subject predicate object | searches", best first; ties (equal scores) in text order. */
 async function ranking(query: string, recaller = client): Promise<string[]> {
-  const { items } = await recaller.rpc.recall({ tenantId: 'acme', query, collectionPrefix: '', limit: 100, tokenBudget: 0, conversationId: '', includeEpisodes: true });
+  const { items } = await recaller.rpc.recall({
+    tenantId: 'acme',
+    query,
+    collectionPrefix: '',
+    limit: 100,
+    tokenBudget: 0,
+    conversationId: '',
+    includeEpisodes: true,
+  });
   return items
-    .map((i) => ({ score: i.score, line: `${i.score.toFixed(6)} | ${i.fact?.subject} ${i.fact?.predicate} ${i.fact?.object} | ${[...i.matchedBy].sort().join(' ')}` }))
+    .map((i) => ({
+      score: i.score,
+      line: `${i.score.toFixed(6)} | ${i.fact?.subject} ${i.fact?.predicate} ${i.fact?.object} | ${[...i.matchedBy].sort().join(' ')}`,
+    }))
     .sort((a, b) => b.score - a.score || a.line.localeCompare(b.line))
     .map((i) => i.line);
 }

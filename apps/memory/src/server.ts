@@ -1,7 +1,15 @@
 import { OpenAIEmbeddings, OpenAIStructuredOutput } from '@platform/llm';
 import { memoryV1 } from '@platform/proto';
 import { quotasFor } from '@platform/contracts';
-import { connectNats, GrpcServer, openGrpcTransport, openServiceDatabase, unaryHandler, type Logger, type NatsConnection } from '@platform/service-kit';
+import {
+  connectNats,
+  GrpcServer,
+  openGrpcTransport,
+  openServiceDatabase,
+  unaryHandler,
+  type Logger,
+  type NatsConnection,
+} from '@platform/service-kit';
 import type { ToolRunner } from '@platform/tool-sdk';
 import type pg from 'pg';
 import { fileURLToPath } from 'node:url';
@@ -54,14 +62,24 @@ export async function startMemoryServer(config: MemoryConfig, logger: Logger): P
     applicationName: 'memory',
     maxConnections: connections.shared,
     // Recall's searches run on separate connections at once, so what they rely on is set per connection.
-    settings: { 'pg_trgm.word_similarity_threshold': String(config.MEMORY_RECALL_TRIGRAM_THRESHOLD), ...vectorConnectionSettings(config.MEMORY_RECALL_VECTOR_EF_SEARCH ?? config.MEMORY_RECALL_VECTOR_CANDIDATES) },
+    settings: {
+      'pg_trgm.word_similarity_threshold': String(config.MEMORY_RECALL_TRIGRAM_THRESHOLD),
+      ...vectorConnectionSettings(config.MEMORY_RECALL_VECTOR_EF_SEARCH ?? config.MEMORY_RECALL_VECTOR_CANDIDATES),
+    },
     logger,
   });
   const closers: (() => Promise<void>)[] = [() => pool.end()];
-  const trigramPool = openTrigramPool({ url: config.DATABASE_URL, schema: MEMORY_SCHEMA, connections: connections.trigram, threshold: config.MEMORY_RECALL_TRIGRAM_THRESHOLD, logger });
+  const trigramPool = openTrigramPool({
+    url: config.DATABASE_URL,
+    schema: MEMORY_SCHEMA,
+    connections: connections.trigram,
+    threshold: config.MEMORY_RECALL_TRIGRAM_THRESHOLD,
+    logger,
+  });
   if (trigramPool) closers.push(() => trigramPool.end());
   const closeAll = async () => {
-    for (const close of closers.reverse()) await close().catch((err: unknown) => logger.warn({ err: (err as Error).message }, 'error while stopping'));
+    for (const close of closers.reverse())
+      await close().catch((err: unknown) => logger.warn({ err: (err as Error).message }, 'error while stopping'));
   };
   try {
     return await wire(config, logger, { pool, trigramPool }, closers, closeAll);
@@ -71,7 +89,13 @@ export async function startMemoryServer(config: MemoryConfig, logger: Logger): P
   }
 }
 
-async function wire(config: MemoryConfig, logger: Logger, pools: { pool: pg.Pool; trigramPool: pg.Pool | undefined }, closers: (() => Promise<void>)[], closeAll: () => Promise<void>): Promise<MemoryServer> {
+async function wire(
+  config: MemoryConfig,
+  logger: Logger,
+  pools: { pool: pg.Pool; trigramPool: pg.Pool | undefined },
+  closers: (() => Promise<void>)[],
+  closeAll: () => Promise<void>,
+): Promise<MemoryServer> {
   const { pool } = pools;
   const llm = (model: string) =>
     new OpenAIStructuredOutput({
@@ -92,7 +116,12 @@ async function wire(config: MemoryConfig, logger: Logger, pools: { pool: pg.Pool
     : undefined;
   const { index: vectors, status: vectorStatus } = await VectorIndex.open(pool, embeddings, logger);
   const search: SearchStatus = { mode: vectors ? 'hybrid' : 'keyword', vectors: vectorStatus };
-  logger.info({ search }, vectors ? 'recall runs hybrid search: full text + trigram + pgvector' : `recall runs keyword search (full text + trigram): ${vectorStatus.reason}`);
+  logger.info(
+    { search },
+    vectors
+      ? 'recall runs hybrid search: full text + trigram + pgvector'
+      : `recall runs keyword search (full text + trigram): ${vectorStatus.reason}`,
+  );
 
   const singleValued = new Set(config.MEMORY_SINGLE_VALUED_PREDICATES);
   const messages = new MessageStore(pool);
@@ -101,52 +130,84 @@ async function wire(config: MemoryConfig, logger: Logger, pools: { pool: pg.Pool
   const writer = new TurnBatchWriter(pool, singleValued);
   // Recalls hold up turns; ingestion's batches let the running ones finish first (MEMORY_INGEST_YIELD_MS).
   const foreground = new ForegroundActivity();
-  const recall = new RecallEngine(pool, vectors, recallSettings(config), logger, { trigramPool: pools.trigramPool, foreground });
+  const recall = new RecallEngine(pool, vectors, recallSettings(config), logger, {
+    trigramPool: pools.trigramPool,
+    foreground,
+  });
   const extractionModel = llm(config.MEMORY_EXTRACTION_MODEL);
   const quotaOf = (tier: string) => {
     const { tier: applied, quotas } = quotasFor(config.TENANT_TIERS, tier, config.DEFAULT_TIER);
     return { maxFacts: quotas.facts, tier: applied };
   };
-  const saver = new FactSaver(pool, { defaultCollection: config.MEMORY_DEFAULT_COLLECTION, singleValuedPredicates: singleValued, quotaOf }, () => vectors);
+  const saver = new FactSaver(
+    pool,
+    { defaultCollection: config.MEMORY_DEFAULT_COLLECTION, singleValuedPredicates: singleValued, quotaOf },
+    () => vectors,
+  );
   const facts = new FactQueries(pool, () => vectors);
 
   // The consumer starts after the gRPC service is defined; DescribeMemory reads it when there is one.
   const started: { ingest?: IngestConsumer } = {};
-  const grpc = new GrpcServer({ host: config.GRPC_HOST, port: config.GRPC_PORT, healthPort: config.GRPC_HEALTH_PORT, transport: openGrpcTransport(config, logger), logger });
-  grpc.addService(MEMORY_SERVICE_NAME, memoryV1.MemoryServiceService, {
-    ...memoryServiceImplementation(messages, config, logger),
-    ...knowledgeServiceImplementation({
-      recall,
-      answerer: new MemoryAnswerer(recall, llm(config.MEMORY_QA_MODEL ?? config.MEMORY_EXTRACTION_MODEL)),
-      facts,
-      saver,
-      workingMemory,
-      limits: config,
-      logger,
-    }),
-    describeMemory: unaryHandler<memoryV1.DescribeMemoryRequest, memoryV1.DescribeMemoryResponse>(logger, 'DescribeMemory', () =>
-      Promise.resolve({
-        searchMode: search.mode,
-        vectorsEnabled: search.vectors.enabled,
-        vectorsReason: search.vectors.reason,
-        embeddingModel: search.vectors.model ?? '',
-        embeddingDimensions: search.vectors.dimensions ?? 0,
-        ingestLag: started.ingest?.currentLag ?? -1,
+  const grpc = new GrpcServer({
+    host: config.GRPC_HOST,
+    port: config.GRPC_PORT,
+    healthPort: config.GRPC_HEALTH_PORT,
+    transport: openGrpcTransport(config, logger),
+    logger,
+  });
+  grpc.addService(
+    MEMORY_SERVICE_NAME,
+    memoryV1.MemoryServiceService,
+    {
+      ...memoryServiceImplementation(messages, config, logger),
+      ...knowledgeServiceImplementation({
+        recall,
+        answerer: new MemoryAnswerer(recall, llm(config.MEMORY_QA_MODEL ?? config.MEMORY_EXTRACTION_MODEL)),
+        facts,
+        saver,
+        workingMemory,
+        limits: config,
+        logger,
       }),
-    ),
-  }, MEMORY_CALLERS);
+      describeMemory: unaryHandler<memoryV1.DescribeMemoryRequest, memoryV1.DescribeMemoryResponse>(
+        logger,
+        'DescribeMemory',
+        () =>
+          Promise.resolve({
+            searchMode: search.mode,
+            vectorsEnabled: search.vectors.enabled,
+            vectorsReason: search.vectors.reason,
+            embeddingModel: search.vectors.model ?? '',
+            embeddingDimensions: search.vectors.dimensions ?? 0,
+            ingestLag: started.ingest?.currentLag ?? -1,
+          }),
+      ),
+    },
+    MEMORY_CALLERS,
+  );
 
   const nc: NatsConnection = await connectNats({ config, name: 'memory', logger });
   closers.push(() => nc.drain());
-  await ensureIngestStreams(nc, { maxAgeMs: config.MEMORY_INGEST_MAX_AGE_MS, deadLetterMaxAgeMs: config.MEMORY_DEAD_LETTER_MAX_AGE_MS });
+  await ensureIngestStreams(nc, {
+    maxAgeMs: config.MEMORY_INGEST_MAX_AGE_MS,
+    deadLetterMaxAgeMs: config.MEMORY_DEAD_LETTER_MAX_AGE_MS,
+  });
   const ingestor = new TurnIngestor({
     messages,
     turns,
     writer,
     workingMemory,
-    extractor: new Extractor(extractionModel, { attempts: config.MEMORY_EXTRACTION_ATTEMPTS, toolResultChars: config.MEMORY_EXTRACTION_TOOL_RESULT_CHARS }),
+    extractor: new Extractor(extractionModel, {
+      attempts: config.MEMORY_EXTRACTION_ATTEMPTS,
+      toolResultChars: config.MEMORY_EXTRACTION_TOOL_RESULT_CHARS,
+    }),
     vectors,
-    settings: { defaultCollection: config.MEMORY_DEFAULT_COLLECTION, candidateFacts: 30, extractionConcurrency: config.MEMORY_INGEST_CONCURRENCY, extractionTurnsPerRequest: config.MEMORY_EXTRACTION_TURNS_PER_REQUEST },
+    settings: {
+      defaultCollection: config.MEMORY_DEFAULT_COLLECTION,
+      candidateFacts: 30,
+      extractionConcurrency: config.MEMORY_INGEST_CONCURRENCY,
+      extractionTurnsPerRequest: config.MEMORY_EXTRACTION_TURNS_PER_REQUEST,
+    },
     logger,
   });
   const consumer = new IngestConsumer(

@@ -27,9 +27,21 @@ let model: Awaited<ReturnType<typeof startFakeModel>>;
 beforeAll(async () => {
   [nats, model] = await Promise.all([
     startNatsServer(),
-    startFakeModel((request) => (request.schemaName === 'session_summary' ? JSON.stringify({ summary: `Session about: ${request.user.slice(0, 60)}`, topics: ['travel'] }) : 500)),
+    startFakeModel((request) =>
+      request.schemaName === 'session_summary'
+        ? JSON.stringify({ summary: `Session about: ${request.user.slice(0, 60)}`, topics: ['travel'] })
+        : 500,
+    ),
   ]);
-  config = MemoryConfig.parse({ ...(await memoryTlsEnv()), DATABASE_URL: await createSuiteDatabase('memory_tools'), NATS_URL: nats.url, GRPC_PORT: '0', OPENAI_BASE_URL: model.url, OPENAI_API_KEY: 'test', MEMORY_SESSION_IDLE_MS: '0' });
+  config = MemoryConfig.parse({
+    ...(await memoryTlsEnv()),
+    DATABASE_URL: await createSuiteDatabase('memory_tools'),
+    NATS_URL: nats.url,
+    GRPC_PORT: '0',
+    OPENAI_BASE_URL: model.url,
+    OPENAI_API_KEY: 'test',
+    MEMORY_SESSION_IDLE_MS: '0',
+  });
   server = await startMemoryServer(config, logger);
   client = await memoryTestClient(server.port, 5_000);
   nc = await connectNats({ servers: nats.url, name: 'memory-tools-test', logger });
@@ -48,38 +60,81 @@ afterAll(async () => {
 
 let calls = 0;
 const call = (toolName: string, args: Record<string, unknown>, scope: { tenantId?: string; runId?: string } = {}) =>
-  tools.call({ toolName, arguments: args, callId: `call-${(calls += 1)}`, tenantId: scope.tenantId ?? 'acme', conversationId: 'conv-t', runId: scope.runId ?? 'run-t', deadlineAt: Date.now() + 10_000 });
+  tools.call({
+    toolName,
+    arguments: args,
+    callId: `call-${(calls += 1)}`,
+    tenantId: scope.tenantId ?? 'acme',
+    conversationId: 'conv-t',
+    runId: scope.runId ?? 'run-t',
+    deadlineAt: Date.now() + 10_000,
+  });
 
 describe('memory tools over the tool protocol', () => {
   it('saves with memory_save and finds with memory_search, per tenant', async () => {
     const saved = await call('memory_save', { subject: 'user', predicate: 'favourite colour', object: 'teal' });
     expect(saved).toMatchObject({ status: 'success', output: { duplicate: false } });
-    const { facts } = await client.rpc.listFacts({ tenantId: 'acme', collectionPrefix: '', subject: 'user', includeSuperseded: false, pageSize: 0, pageToken: '' });
-    expect(facts[0]).toMatchObject({ predicate: 'favourite_colour', object: 'teal', source: { origin: 'saved', conversationId: 'conv-t', runId: 'run-t' } });
+    const { facts } = await client.rpc.listFacts({
+      tenantId: 'acme',
+      collectionPrefix: '',
+      subject: 'user',
+      includeSuperseded: false,
+      pageSize: 0,
+      pageToken: '',
+    });
+    expect(facts[0]).toMatchObject({
+      predicate: 'favourite_colour',
+      object: 'teal',
+      source: { origin: 'saved', conversationId: 'conv-t', runId: 'run-t' },
+    });
     const found = await call('memory_search', { query: 'what is my favourite colour' });
-    expect(found).toMatchObject({ status: 'success', output: { results: [{ text: expect.stringMatching(/teal/) as unknown }] } });
+    expect(found).toMatchObject({
+      status: 'success',
+      output: { results: [{ text: expect.stringMatching(/teal/) as unknown }] },
+    });
     const other = await call('memory_search', { query: 'what is my favourite colour' }, { tenantId: 'globex' });
     expect(other).toMatchObject({ status: 'success', output: { results: [] } });
   });
 
   it('keeps a working memory per run, invisible to other runs and tenants', async () => {
-    expect(await call('working_memory_set', { key: 'flight', value: { number: 'LH 123' } })).toMatchObject({ status: 'success', output: { keys: 1 } });
-    expect(await call('working_memory_get', {})).toMatchObject({ status: 'success', output: { flight: { number: 'LH 123' } } });
-    expect(await call('working_memory_get', {}, { runId: 'run-other' })).toMatchObject({ status: 'success', output: {} });
-    expect(await call('working_memory_get', {}, { tenantId: 'globex' })).toMatchObject({ status: 'success', output: {} });
+    expect(await call('working_memory_set', { key: 'flight', value: { number: 'LH 123' } })).toMatchObject({
+      status: 'success',
+      output: { keys: 1 },
+    });
+    expect(await call('working_memory_get', {})).toMatchObject({
+      status: 'success',
+      output: { flight: { number: 'LH 123' } },
+    });
+    expect(await call('working_memory_get', {}, { runId: 'run-other' })).toMatchObject({
+      status: 'success',
+      output: {},
+    });
+    expect(await call('working_memory_get', {}, { tenantId: 'globex' })).toMatchObject({
+      status: 'success',
+      output: {},
+    });
     expect(await call('working_memory_set', { key: 'bad key!', value: 1 })).toMatchObject({ status: 'invalid' });
     expect((await client.rpc.clearWorkingMemory({ tenantId: 'acme', runId: 'run-t' })).cleared).toBe(1);
   });
 
-  it('drops a run\'s working memory when the run-ended notice comes, for that tenant and run only', async () => {
+  it("drops a run's working memory when the run-ended notice comes, for that tenant and run only", async () => {
     await call('working_memory_set', { key: 'hotel', value: 'Ryokan' }, { runId: 'run-ending' });
     await call('working_memory_set', { key: 'hotel', value: 'kept' }, { runId: 'run-ending', tenantId: 'globex' });
     await call('working_memory_set', { key: 'hotel', value: 'kept' }, { runId: 'run-going-on' });
     nc.publish(runEndedSubject('acme'), 'not json');
-    const notice = { type: 'run.ended', tenantId: 'acme', runId: 'run-ending', conversationId: 'conv-t', stopReason: 'final_answer', endedAt: new Date().toISOString() };
+    const notice = {
+      type: 'run.ended',
+      tenantId: 'acme',
+      runId: 'run-ending',
+      conversationId: 'conv-t',
+      stopReason: 'final_answer',
+      endedAt: new Date().toISOString(),
+    };
     nc.publish(runEndedSubject('acme'), JSON.stringify(notice));
-    const keysOf = async (tenantId: string, runId: string) => (await client.rpc.getWorkingMemory({ tenantId, runId, keys: [] })).entries.length;
-    for (let i = 0; i < 200 && (await keysOf('acme', 'run-ending')) > 0; i++) await new Promise((r) => setTimeout(r, 50));
+    const keysOf = async (tenantId: string, runId: string) =>
+      (await client.rpc.getWorkingMemory({ tenantId, runId, keys: [] })).entries.length;
+    for (let i = 0; i < 200 && (await keysOf('acme', 'run-ending')) > 0; i++)
+      await new Promise((r) => setTimeout(r, 50));
     expect(await keysOf('acme', 'run-ending')).toBe(0);
     expect(await keysOf('globex', 'run-ending')).toBe(1);
     expect(await keysOf('acme', 'run-going-on')).toBe(1);
@@ -91,20 +146,39 @@ describe('sessions', () => {
     await client.rpc.appendMessages({
       tenantId: 'acme',
       conversationId: 'conv-idle',
-      messagesJson: [JSON.stringify({ role: 'user', content: 'Plan my trip to Kyoto in April' }), JSON.stringify({ role: 'assistant', content: 'Here is a plan.' })],
+      messagesJson: [
+        JSON.stringify({ role: 'user', content: 'Plan my trip to Kyoto in April' }),
+        JSON.stringify({ role: 'assistant', content: 'Here is a plan.' }),
+      ],
       runId: '',
       appendId: '',
     });
-    await db.query(`UPDATE conversations SET updated_at = now() - interval '2 hours' WHERE conversation_id = 'conv-idle'`);
+    await db.query(
+      `UPDATE conversations SET updated_at = now() - interval '2 hours' WHERE conversation_id = 'conv-idle'`,
+    );
     const settings = { ...config, MEMORY_SESSION_IDLE_MS: 60_000 };
     const llm = new OpenAIStructuredOutput({ baseURL: model.url, apiKey: 'test', model: 'fake', timeoutMs: 5_000 });
-    const sweepers = [0, 1].map(() => new SessionSweeper(db, llm, new WorkingMemoryStore(db, { maxKeys: 10 }), undefined, settings, logger));
+    const sweepers = [0, 1].map(
+      () => new SessionSweeper(db, llm, new WorkingMemoryStore(db, { maxKeys: 10 }), undefined, settings, logger),
+    );
     const written = await Promise.all(sweepers.map((s) => s.summariseIdleSessions()));
     expect(written.reduce((a, b) => a + b, 0)).toBe(1);
     await Promise.all(sweepers.map((s) => s.summariseIdleSessions()));
-    const { rows } = await db.query<{ kind: string; summary: string; first_seq: string; last_seq: string }>(`SELECT kind, summary, first_seq, last_seq FROM episodes WHERE conversation_id = 'conv-idle'`);
-    expect(rows).toEqual([{ kind: 'session', summary: expect.stringMatching(/Kyoto/) as unknown, first_seq: '1', last_seq: '2' }]);
-    const recalled = await client.rpc.recall({ tenantId: 'acme', query: 'Kyoto trip', collectionPrefix: '', limit: 0, tokenBudget: 0, conversationId: '', includeEpisodes: true });
+    const { rows } = await db.query<{ kind: string; summary: string; first_seq: string; last_seq: string }>(
+      `SELECT kind, summary, first_seq, last_seq FROM episodes WHERE conversation_id = 'conv-idle'`,
+    );
+    expect(rows).toEqual([
+      { kind: 'session', summary: expect.stringMatching(/Kyoto/) as unknown, first_seq: '1', last_seq: '2' },
+    ]);
+    const recalled = await client.rpc.recall({
+      tenantId: 'acme',
+      query: 'Kyoto trip',
+      collectionPrefix: '',
+      limit: 0,
+      tokenBudget: 0,
+      conversationId: '',
+      includeEpisodes: true,
+    });
     expect(recalled.items[0]?.episode?.kind).toBe('session');
   });
 });

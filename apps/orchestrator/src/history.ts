@@ -13,6 +13,13 @@ export async function loadHistory(
   conversationId: string,
   window: { messages: number; bytes: number },
 ): Promise<ChatMessage[]> {
-  const page = await memory.listMessages({ tenantId, conversationId, afterSeq: 0, limit: window.messages, maxBytes: window.bytes, latest: true });
+  const page = await memory.listMessages({
+    tenantId,
+    conversationId,
+    afterSeq: 0,
+    limit: window.messages,
+    maxBytes: window.bytes,
+    latest: true,
+  });
   return page.messages.map((m) => ChatMessage.parse(JSON.parse(m.messageJson)));
 }

@@ -9,7 +9,9 @@ import { orchestratorServiceImplementation, type OrchestratorDependencies } from
 const logger = createLogger({ service: 'test', level: 'silent' });
 const ENDED = new PlatformError('unavailable', 'TEST_END', 'the test ends the wait here');
 
-function service(overrides: { check?: () => Promise<void>; existingRun?: { runId: string; conversationId: string } } = {}) {
+function service(
+  overrides: { check?: () => Promise<void>; existingRun?: { runId: string; conversationId: string } } = {},
+) {
   const events: unknown[] = [];
   const deps = {
     config: { DEFAULT_TIER: 'free', MAX_CONCURRENT_TURNS: 10 },
@@ -27,7 +29,16 @@ function service(overrides: { check?: () => Promise<void>; existingRun?: { runId
   const impl = orchestratorServiceImplementation(deps);
   const handle = (request: Partial<orchestratorV1.HandleMessageRequest>) =>
     new Promise<unknown>((resolve) => {
-      const call = { request: { tenantId: 'tenant-a', conversationId: 'conv-1', content: 'Which seat should I book?', runId: 'run-1', ...request }, on: () => undefined };
+      const call = {
+        request: {
+          tenantId: 'tenant-a',
+          conversationId: 'conv-1',
+          content: 'Which seat should I book?',
+          runId: 'run-1',
+          ...request,
+        },
+        on: () => undefined,
+      };
       impl.handleMessage(call as never, (err) => resolve(err));
     });
   return { events, handle };
@@ -38,13 +49,19 @@ describe('HandleMessage and the recall prefetch', () => {
     const { events, handle } = service();
     await handle({});
     expect(events).toEqual([
-      ['prefetch', { runId: 'run-1', tenantId: 'tenant-a', conversationId: 'conv-1', query: 'Which seat should I book?' }],
+      [
+        'prefetch',
+        { runId: 'run-1', tenantId: 'tenant-a', conversationId: 'conv-1', query: 'Which seat should I book?' },
+      ],
       ['admit', 'run-1'],
     ]);
   });
 
   it('does not recall for a refused message, an approval decision or a retry attaching to its run', async () => {
-    const refused = service({ check: () => Promise.reject(new PlatformError('resource_exhausted', 'RATE_LIMITED', 'slow down', { retryAfterSeconds: 1 })) });
+    const refused = service({
+      check: () =>
+        Promise.reject(new PlatformError('resource_exhausted', 'RATE_LIMITED', 'slow down', { retryAfterSeconds: 1 })),
+    });
     await refused.handle({});
     expect(refused.events).toEqual([]);
 

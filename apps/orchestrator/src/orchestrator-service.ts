@@ -61,7 +61,14 @@ function toResponse(run: RunRecord): orchestratorV1.HandleMessageResponse {
     stopReason: run.stopReason ?? '',
     response: result?.response ?? '',
     turns: result?.turns ?? 0,
-    toolCalls: (result?.toolCalls ?? []).map((c) => ({ callId: c.callId, name: c.name, success: c.success, status: c.status, durationMs: c.durationMs, errorCode: c.errorCode ?? '' })),
+    toolCalls: (result?.toolCalls ?? []).map((c) => ({
+      callId: c.callId,
+      name: c.name,
+      success: c.success,
+      status: c.status,
+      durationMs: c.durationMs,
+      errorCode: c.errorCode ?? '',
+    })),
     durationMs: run.finishedAt ? run.finishedAt.getTime() - run.createdAt.getTime() : 0,
     usage: result?.usage ?? ZERO_USAGE,
     pendingJson: JSON.stringify(result?.pendingAgents ?? []),
@@ -77,15 +84,34 @@ const TRIGGER_TYPES = new Set(['schedule', 'event', 'condition', 'manual', 'appr
 export function runSourceOf(source: orchestratorV1.MessageSource | undefined): RunSource | undefined {
   const kind = source?.kind || 'user';
   if (kind === 'user') {
-    if (source?.taskId || source?.triggerType) throw errors.invalidArgument('INVALID_SOURCE', 'source.task_id and source.trigger_type are only for source.kind "trigger"');
+    if (source?.taskId || source?.triggerType)
+      throw errors.invalidArgument(
+        'INVALID_SOURCE',
+        'source.task_id and source.trigger_type are only for source.kind "trigger"',
+      );
     return undefined;
   }
-  if (kind !== 'trigger') throw errors.invalidArgument('INVALID_SOURCE', `source.kind must be "user" or "trigger", not "${kind}"`);
-  if (!TASK_ID.test(source?.taskId ?? '')) throw errors.invalidArgument('INVALID_SOURCE', 'source.task_id must be a task id (task_<uuid>) when source.kind is "trigger"');
-  if (!TRIGGER_TYPES.has(source?.triggerType ?? '')) throw errors.invalidArgument('INVALID_SOURCE', `source.trigger_type must be one of ${[...TRIGGER_TYPES].join(', ')}`);
+  if (kind !== 'trigger')
+    throw errors.invalidArgument('INVALID_SOURCE', `source.kind must be "user" or "trigger", not "${kind}"`);
+  if (!TASK_ID.test(source?.taskId ?? ''))
+    throw errors.invalidArgument(
+      'INVALID_SOURCE',
+      'source.task_id must be a task id (task_<uuid>) when source.kind is "trigger"',
+    );
+  if (!TRIGGER_TYPES.has(source?.triggerType ?? ''))
+    throw errors.invalidArgument(
+      'INVALID_SOURCE',
+      `source.trigger_type must be one of ${[...TRIGGER_TYPES].join(', ')}`,
+    );
   const originRunId = source?.originRunId ?? '';
-  if (originRunId && !RunId.safeParse(originRunId).success) throw errors.invalidArgument('INVALID_SOURCE', 'source.origin_run_id is not a run id');
-  return { kind: 'trigger', taskId: source!.taskId, triggerType: source!.triggerType, ...(originRunId ? { originRunId } : {}) };
+  if (originRunId && !RunId.safeParse(originRunId).success)
+    throw errors.invalidArgument('INVALID_SOURCE', 'source.origin_run_id is not a run id');
+  return {
+    kind: 'trigger',
+    taskId: source!.taskId,
+    triggerType: source!.triggerType,
+    ...(originRunId ? { originRunId } : {}),
+  };
 }
 
 /** Ends a message's wait once its call is answered (or failed): nothing reads it. */
@@ -95,7 +121,8 @@ const WAIT_OVER = new Error('the call is over');
 function approvalDecisionOf(request: orchestratorV1.HandleMessageRequest): ApprovalDecisionInput | undefined {
   if (!request.approvalId) return undefined;
   const decision = ApprovalDecision.safeParse(request.decision);
-  if (!decision.success) throw errors.invalidArgument('INVALID_DECISION', 'decision must be "approve", "edit" or "cancel"');
+  if (!decision.success)
+    throw errors.invalidArgument('INVALID_DECISION', 'decision must be "approve", "edit" or "cancel"');
   let changes: Record<string, unknown> | undefined;
   if (request.changesJson) {
     let parsed: unknown;
@@ -108,21 +135,25 @@ function approvalDecisionOf(request: orchestratorV1.HandleMessageRequest): Appro
     if (!checked.success) throw errors.invalidArgument('INVALID_CHANGES', 'changes must be a JSON object');
     changes = checked.data;
   }
-  if (decision.data === 'edit' && !changes) throw errors.invalidArgument('CHANGES_REQUIRED', 'an "edit" decision needs changes');
+  if (decision.data === 'edit' && !changes)
+    throw errors.invalidArgument('CHANGES_REQUIRED', 'an "edit" decision needs changes');
   return { approvalId: request.approvalId, decision: decision.data, ...(changes ? { changes } : {}) };
 }
 
 /** A run id the caller chose must be usable as a subject token (events) and an id. */
 function runIdOf(requested: string): string {
   if (!requested) return `run_${randomUUID()}`;
-  if (!SUBJECT_SAFE_RUN_ID.test(requested)) throw errors.invalidArgument('INVALID_RUN_ID', 'run_id must be 1-128 letters, digits, "_" or "-"');
+  if (!SUBJECT_SAFE_RUN_ID.test(requested))
+    throw errors.invalidArgument('INVALID_RUN_ID', 'run_id must be 1-128 letters, digits, "_" or "-"');
   return requested;
 }
 
 /** Where a run sits in a team: its parent and chain, and the child runs its delegations started. */
 async function delegationOf(records: RunRecords, run: RunRecord): Promise<Record<string, unknown>> {
   const children = await records.children(run.tenantId, run.runId);
-  const rootConversationId = run.lineage ? await records.rootConversationOf(run.tenantId, run.runId) : run.conversationId;
+  const rootConversationId = run.lineage
+    ? await records.rootConversationOf(run.tenantId, run.runId)
+    : run.conversationId;
   return {
     rootConversationId: rootConversationId ?? run.conversationId,
     parentRunId: run.lineage?.parentRunId ?? null,
@@ -145,161 +176,227 @@ async function delegationOf(records: RunRecords, run: RunRecord): Promise<Record
 }
 
 /** The gRPC surface: accept a message as a run and wait for it; read and cancel runs; the catalog. */
-export function orchestratorServiceImplementation(deps: OrchestratorDependencies): orchestratorV1.OrchestratorServiceServer {
+export function orchestratorServiceImplementation(
+  deps: OrchestratorDependencies,
+): orchestratorV1.OrchestratorServiceServer {
   const { config, logger } = deps;
   let inFlight = 0;
   return {
-    handleMessage: unaryHandler<orchestratorV1.HandleMessageRequest, orchestratorV1.HandleMessageResponse>(logger, 'HandleMessage', async (request, call) => {
-      const tenantId = TenantId.safeParse(request.tenantId);
-      const conversationId = ConversationId.safeParse(request.conversationId);
-      if (!tenantId.success) throw errors.invalidArgument('INVALID_TENANT_ID', 'tenant_id is invalid');
-      if (!conversationId.success) throw errors.invalidArgument('INVALID_CONVERSATION_ID', 'conversation_id is invalid');
-      const runId = runIdOf(request.runId);
-      const scope = { tenantId: tenantId.data, conversationId: conversationId.data };
+    handleMessage: unaryHandler<orchestratorV1.HandleMessageRequest, orchestratorV1.HandleMessageResponse>(
+      logger,
+      'HandleMessage',
+      async (request, call) => {
+        const tenantId = TenantId.safeParse(request.tenantId);
+        const conversationId = ConversationId.safeParse(request.conversationId);
+        if (!tenantId.success) throw errors.invalidArgument('INVALID_TENANT_ID', 'tenant_id is invalid');
+        if (!conversationId.success)
+          throw errors.invalidArgument('INVALID_CONVERSATION_ID', 'conversation_id is invalid');
+        const runId = runIdOf(request.runId);
+        const scope = { tenantId: tenantId.data, conversationId: conversationId.data };
 
-      // A retry after a lost connection attaches to its run; a new message is admitted first.
-      let existing = request.attach ? await deps.records.get(scope.tenantId, runId) : undefined;
-      let admission: NewRun | undefined;
-      if (!existing) {
-        // A child run's conversation belongs to its team: the user answers in the root conversation.
-        if (isChildConversation(scope.conversationId)) {
-          throw errors.invalidArgument('DELEGATION_CONVERSATION', `'${scope.conversationId}' is a child run's conversation; send the message to its team's conversation (GET /v1/runs/{runId}: rootConversationId)`);
+        // A retry after a lost connection attaches to its run; a new message is admitted first.
+        let existing = request.attach ? await deps.records.get(scope.tenantId, runId) : undefined;
+        let admission: NewRun | undefined;
+        if (!existing) {
+          // A child run's conversation belongs to its team: the user answers in the root conversation.
+          if (isChildConversation(scope.conversationId)) {
+            throw errors.invalidArgument(
+              'DELEGATION_CONVERSATION',
+              `'${scope.conversationId}' is a child run's conversation; send the message to its team's conversation (GET /v1/runs/{runId}: rootConversationId)`,
+            );
+          }
+          if (!request.content.trim()) throw errors.invalidArgument('EMPTY_CONTENT', 'content must not be empty');
+          // Postgres text cannot hold U+0000; no real message has one.
+          if (request.content.includes('\u0000'))
+            throw errors.invalidArgument('INVALID_CONTENT', 'content must not contain the NUL character (U+0000)');
+          const source = runSourceOf(request.source);
+          if (request.timeZone && !isTimeZone(request.timeZone))
+            throw errors.invalidArgument('INVALID_TIME_ZONE', `'${request.timeZone}' is not an IANA time zone`);
+          const caller = { tenantId: scope.tenantId, tier: request.tier || config.DEFAULT_TIER };
+          const profile = deps.profiles.resolve(request.profile, caller);
+          if (!profile)
+            throw errors.notFound(
+              'PROFILE_NOT_FOUND',
+              `no agent profile '${request.profile}' for you; yours: ${deps.profiles.namesFor(caller).join(', ')}`,
+            );
+          // Back-pressure: a saturated replica refuses new turns instead of queueing without bound.
+          if (inFlight >= config.MAX_CONCURRENT_TURNS) {
+            throw new PlatformError(
+              'unavailable',
+              'OVERLOADED',
+              `this orchestrator is running ${inFlight} turns, its limit; try again shortly`,
+              { retryAfterSeconds: 1 },
+            );
+          }
+          await deps.shouldProcess.check({
+            ...scope,
+            content: request.content,
+            tier: request.tier,
+            profile: profile.name,
+          });
+          const approval = approvalDecisionOf(request);
+          // An approval decision resumes a waiting step and asks nothing new of memory.
+          if (!approval) deps.memoryRecall?.prefetch({ runId, ...scope, query: request.content });
+          admission = {
+            runId,
+            ...scope,
+            profile: profile.name,
+            content: request.content,
+            tier: request.tier,
+            stream: request.stream,
+            timeZone: request.timeZone,
+            ...(approval ? { approval } : {}),
+            ...(source ? { source } : {}),
+            ...activeTraceId(),
+          };
         }
-        if (!request.content.trim()) throw errors.invalidArgument('EMPTY_CONTENT', 'content must not be empty');
-        // Postgres text cannot hold U+0000; no real message has one.
-        if (request.content.includes('\u0000')) throw errors.invalidArgument('INVALID_CONTENT', 'content must not contain the NUL character (U+0000)');
-        const source = runSourceOf(request.source);
-        if (request.timeZone && !isTimeZone(request.timeZone)) throw errors.invalidArgument('INVALID_TIME_ZONE', `'${request.timeZone}' is not an IANA time zone`);
-        const caller = { tenantId: scope.tenantId, tier: request.tier || config.DEFAULT_TIER };
-        const profile = deps.profiles.resolve(request.profile, caller);
-        if (!profile) throw errors.notFound('PROFILE_NOT_FOUND', `no agent profile '${request.profile}' for you; yours: ${deps.profiles.namesFor(caller).join(', ')}`);
-        // Back-pressure: a saturated replica refuses new turns instead of queueing without bound.
-        if (inFlight >= config.MAX_CONCURRENT_TURNS) {
-          throw new PlatformError('unavailable', 'OVERLOADED', `this orchestrator is running ${inFlight} turns, its limit; try again shortly`, { retryAfterSeconds: 1 });
+        if (existing && existing.conversationId !== scope.conversationId)
+          throw errors.notFound('RUN_NOT_FOUND', `no run '${runId}' in this conversation`);
+        inFlight += 1;
+        // The caller hanging up stops the wait, not the run: it is durable, and GET /v1/runs/{id} has it.
+        const hangUp = new AbortController();
+        let answered = false;
+        // grpc-js also reports 'cancelled' when a finished call closes: only a caller still waiting hung up.
+        call.on('cancelled', () => {
+          if (!answered)
+            hangUp.abort(new PlatformError('cancelled', 'CALLER_CANCELLED', 'the caller cancelled the request'));
+        });
+        try {
+          // The wait starts before the run is recorded, so the run's end cannot slip past it.
+          const finished = deps.queue.waitForRun(scope.tenantId, scope.conversationId, runId, hangUp.signal);
+          finished.catch(() => undefined); // awaited below, or abandoned when admission fails
+          if (!admission) deps.queue.kick(scope.tenantId, scope.conversationId);
+          else if (!(await deps.queue.admit(admission))) {
+            // The id exists already: the same tenant's run is attached to; another tenant's is not revealed.
+            existing = await deps.records.get(scope.tenantId, runId);
+            if (!existing)
+              throw new PlatformError('already_exists', 'RUN_ID_TAKEN', `run id '${runId}' is taken; use another`);
+            if (existing.conversationId !== scope.conversationId)
+              throw errors.notFound('RUN_NOT_FOUND', `no run '${runId}' in this conversation`);
+          }
+          return toResponse(await finished);
+        } finally {
+          answered = true;
+          hangUp.abort(WAIT_OVER);
+          inFlight -= 1;
         }
-        await deps.shouldProcess.check({ ...scope, content: request.content, tier: request.tier, profile: profile.name });
-        const approval = approvalDecisionOf(request);
-        // An approval decision resumes a waiting step and asks nothing new of memory.
-        if (!approval) deps.memoryRecall?.prefetch({ runId, ...scope, query: request.content });
-        admission = {
-          runId,
-          ...scope,
-          profile: profile.name,
-          content: request.content,
-          tier: request.tier,
-          stream: request.stream,
-          timeZone: request.timeZone,
-          ...(approval ? { approval } : {}),
-          ...(source ? { source } : {}),
-          ...activeTraceId(),
+      },
+    ),
+
+    listTools: unaryHandler<orchestratorV1.ListToolsRequest, orchestratorV1.ListToolsResponse>(
+      logger,
+      'ListTools',
+      async () => {
+        const tools = deps.catalog.list();
+        const instances = await deps.runnerStats.instancesOf(tools);
+        return {
+          tools: tools.map((t) => ({
+            name: t.name,
+            description: t.description,
+            inputSchemaJson: JSON.stringify(t.inputSchema),
+            kind: t.kind,
+            runner: t.runner,
+            version: t.version,
+            requiresApproval: t.requiresApproval,
+            timeoutMs: t.timeoutMs,
+            sideEffect: t.sideEffect,
+            instances: t.instances.length,
+            runnerInstances: instances.get(t.name) ?? [],
+            breaker: deps.breakers.view(t.name),
+          })),
         };
-      }
-      if (existing && existing.conversationId !== scope.conversationId) throw errors.notFound('RUN_NOT_FOUND', `no run '${runId}' in this conversation`);
-      inFlight += 1;
-      // The caller hanging up stops the wait, not the run: it is durable, and GET /v1/runs/{id} has it.
-      const hangUp = new AbortController();
-      let answered = false;
-      // grpc-js also reports 'cancelled' when a finished call closes: only a caller still waiting hung up.
-      call.on('cancelled', () => {
-        if (!answered) hangUp.abort(new PlatformError('cancelled', 'CALLER_CANCELLED', 'the caller cancelled the request'));
-      });
-      try {
-        // The wait starts before the run is recorded, so the run's end cannot slip past it.
-        const finished = deps.queue.waitForRun(scope.tenantId, scope.conversationId, runId, hangUp.signal);
-        finished.catch(() => undefined); // awaited below, or abandoned when admission fails
-        if (!admission) deps.queue.kick(scope.tenantId, scope.conversationId);
-        else if (!(await deps.queue.admit(admission))) {
-          // The id exists already: the same tenant's run is attached to; another tenant's is not revealed.
-          existing = await deps.records.get(scope.tenantId, runId);
-          if (!existing) throw new PlatformError('already_exists', 'RUN_ID_TAKEN', `run id '${runId}' is taken; use another`);
-          if (existing.conversationId !== scope.conversationId) throw errors.notFound('RUN_NOT_FOUND', `no run '${runId}' in this conversation`);
-        }
-        return toResponse(await finished);
-      } finally {
-        answered = true;
-        hangUp.abort(WAIT_OVER);
-        inFlight -= 1;
-      }
-    }),
-
-    listTools: unaryHandler<orchestratorV1.ListToolsRequest, orchestratorV1.ListToolsResponse>(logger, 'ListTools', async () => {
-      const tools = deps.catalog.list();
-      const instances = await deps.runnerStats.instancesOf(tools);
-      return {
-        tools: tools.map((t) => ({
-          name: t.name,
-          description: t.description,
-          inputSchemaJson: JSON.stringify(t.inputSchema),
-          kind: t.kind,
-          runner: t.runner,
-          version: t.version,
-          requiresApproval: t.requiresApproval,
-          timeoutMs: t.timeoutMs,
-          sideEffect: t.sideEffect,
-          instances: t.instances.length,
-          runnerInstances: instances.get(t.name) ?? [],
-          breaker: deps.breakers.view(t.name),
-        })),
-      };
-    }),
+      },
+    ),
 
     // Every caller's call passes the tool gate (tool-gate/): a client trying a tool, journaled; a
     // trigger task's condition poll or executor fire, checked at the task's creation by a dry run.
-    callTool: unaryHandler<orchestratorV1.CallToolRequest, orchestratorV1.CallToolResponse>(logger, 'CallTool', async (request, call) => {
-      if (request.caller === '' || request.caller === 'try') return { call: toolCallResult(await deps.toolTrials.call(request, callerGone(call))) };
-      if (request.dryRun) {
-        await deps.taskToolCalls.check(request);
-        return { call: undefined };
-      }
-      return { call: await deps.taskToolCalls.call(request, callerGone(call)) };
-    }),
+    callTool: unaryHandler<orchestratorV1.CallToolRequest, orchestratorV1.CallToolResponse>(
+      logger,
+      'CallTool',
+      async (request, call) => {
+        if (request.caller === '' || request.caller === 'try')
+          return { call: toolCallResult(await deps.toolTrials.call(request, callerGone(call))) };
+        if (request.dryRun) {
+          await deps.taskToolCalls.check(request);
+          return { call: undefined };
+        }
+        return { call: await deps.taskToolCalls.call(request, callerGone(call)) };
+      },
+    ),
 
-    callToolBatch: unaryHandler<orchestratorV1.CallToolBatchRequest, orchestratorV1.CallToolBatchResponse>(logger, 'CallToolBatch', async (request, call) => ({
-      results: await deps.taskToolCalls.callBatch(request.calls, callerGone(call)),
-    })),
+    callToolBatch: unaryHandler<orchestratorV1.CallToolBatchRequest, orchestratorV1.CallToolBatchResponse>(
+      logger,
+      'CallToolBatch',
+      async (request, call) => ({
+        results: await deps.taskToolCalls.callBatch(request.calls, callerGone(call)),
+      }),
+    ),
 
-    getToolCall: unaryHandler<orchestratorV1.GetToolCallRequest, orchestratorV1.GetToolCallResponse>(logger, 'GetToolCall', async (request) => ({
-      call: toolCallResult(await deps.toolTrials.get(request.tenantId, request.callId)),
-    })),
+    getToolCall: unaryHandler<orchestratorV1.GetToolCallRequest, orchestratorV1.GetToolCallResponse>(
+      logger,
+      'GetToolCall',
+      async (request) => ({
+        call: toolCallResult(await deps.toolTrials.get(request.tenantId, request.callId)),
+      }),
+    ),
 
-    getRun: unaryHandler<orchestratorV1.GetRunRequest, orchestratorV1.GetRunResponse>(logger, 'GetRun', async (request) => {
-      if (!TenantId.safeParse(request.tenantId).success) throw errors.invalidArgument('INVALID_TENANT_ID', 'tenant_id is invalid');
-      // Another tenant's run is reported exactly like a missing one, so ids do not leak.
-      const run = request.runId ? await deps.records.get(request.tenantId, request.runId) : undefined;
-      if (!run) throw errors.notFound('RUN_NOT_FOUND', `no run '${request.runId}'`);
-      return {
-        runId: run.runId,
-        conversationId: run.conversationId,
-        status: run.status,
-        stopReason: run.stopReason ?? '',
-        createdAt: run.createdAt,
-        finishedAt: run.finishedAt ?? undefined,
-        resultJson: JSON.stringify(run.result),
-        transcriptJson: JSON.stringify(run.transcript ?? []),
-        traceId: run.traceId ?? '',
-        delegationJson: JSON.stringify(await delegationOf(deps.records, run)),
-        planJson: run.plan ? JSON.stringify(run.plan) : '',
-        source: run.startedBy ?? 'user',
-        profile: run.profile,
-        startedAt: run.startedAt ?? undefined,
-      };
-    }),
+    getRun: unaryHandler<orchestratorV1.GetRunRequest, orchestratorV1.GetRunResponse>(
+      logger,
+      'GetRun',
+      async (request) => {
+        if (!TenantId.safeParse(request.tenantId).success)
+          throw errors.invalidArgument('INVALID_TENANT_ID', 'tenant_id is invalid');
+        // Another tenant's run is reported exactly like a missing one, so ids do not leak.
+        const run = request.runId ? await deps.records.get(request.tenantId, request.runId) : undefined;
+        if (!run) throw errors.notFound('RUN_NOT_FOUND', `no run '${request.runId}'`);
+        return {
+          runId: run.runId,
+          conversationId: run.conversationId,
+          status: run.status,
+          stopReason: run.stopReason ?? '',
+          createdAt: run.createdAt,
+          finishedAt: run.finishedAt ?? undefined,
+          resultJson: JSON.stringify(run.result),
+          transcriptJson: JSON.stringify(run.transcript ?? []),
+          traceId: run.traceId ?? '',
+          delegationJson: JSON.stringify(await delegationOf(deps.records, run)),
+          planJson: run.plan ? JSON.stringify(run.plan) : '',
+          source: run.startedBy ?? 'user',
+          profile: run.profile,
+          startedAt: run.startedAt ?? undefined,
+        };
+      },
+    ),
 
-    listRuns: unaryHandler<orchestratorV1.ListRunsRequest, orchestratorV1.ListRunsResponse>(logger, 'ListRuns', (request) => deps.listing.list(runListQueryOf(request))),
+    listRuns: unaryHandler<orchestratorV1.ListRunsRequest, orchestratorV1.ListRunsResponse>(
+      logger,
+      'ListRuns',
+      (request) => deps.listing.list(runListQueryOf(request)),
+    ),
 
-    getUsage: unaryHandler<orchestratorV1.GetUsageRequest, orchestratorV1.GetUsageResponse>(logger, 'GetUsage', async (request) => {
-      if (!TenantId.safeParse(request.tenantId).success) throw errors.invalidArgument('INVALID_TENANT_ID', 'tenant_id is invalid');
-      const { fromDay, toDay } = usageRangeOf(request.fromDay, request.toDay, new Date());
-      return { days: await deps.records.usage(request.tenantId, fromDay, toDay) };
-    }),
+    getUsage: unaryHandler<orchestratorV1.GetUsageRequest, orchestratorV1.GetUsageResponse>(
+      logger,
+      'GetUsage',
+      async (request) => {
+        if (!TenantId.safeParse(request.tenantId).success)
+          throw errors.invalidArgument('INVALID_TENANT_ID', 'tenant_id is invalid');
+        const { fromDay, toDay } = usageRangeOf(request.fromDay, request.toDay, new Date());
+        return { days: await deps.records.usage(request.tenantId, fromDay, toDay) };
+      },
+    ),
 
-    cancelRun: unaryHandler<orchestratorV1.CancelRunRequest, orchestratorV1.CancelRunResponse>(logger, 'CancelRun', async (request) => {
-      if (!TenantId.safeParse(request.tenantId).success) throw errors.invalidArgument('INVALID_TENANT_ID', 'tenant_id is invalid');
-      // Its child runs (delegations) are cancelled with it.
-      const outcome = request.runId ? await deps.cancellation.cancel(request.tenantId, request.runId) : undefined;
-      if (!outcome) throw errors.notFound('RUN_NOT_FOUND', `no run '${request.runId}'`);
-      return { runId: outcome.run.runId, status: outcome.run.status, accepted: outcome.accepted };
-    }),
+    cancelRun: unaryHandler<orchestratorV1.CancelRunRequest, orchestratorV1.CancelRunResponse>(
+      logger,
+      'CancelRun',
+      async (request) => {
+        if (!TenantId.safeParse(request.tenantId).success)
+          throw errors.invalidArgument('INVALID_TENANT_ID', 'tenant_id is invalid');
+        // Its child runs (delegations) are cancelled with it.
+        const outcome = request.runId ? await deps.cancellation.cancel(request.tenantId, request.runId) : undefined;
+        if (!outcome) throw errors.notFound('RUN_NOT_FOUND', `no run '${request.runId}'`);
+        return { runId: outcome.run.runId, status: outcome.run.status, accepted: outcome.accepted };
+      },
+    ),
   };
 }
 

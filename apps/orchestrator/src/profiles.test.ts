@@ -13,14 +13,24 @@ function file(content: unknown): string {
   writeFileSync(target, typeof content === 'string' ? content : JSON.stringify(content));
   return target;
 }
-const model = (name: string): ModelPort => ({ provider: 'test', model: name, complete: () => Promise.reject(new Error('unused')) });
-const config = (env: Record<string, string> = {}) => OrchestratorConfig.parse({ OPENAI_API_KEY: 'k', LLM_MODEL: 'base-model', MAX_TURNS: '7', ...env });
+const model = (name: string): ModelPort => ({
+  provider: 'test',
+  model: name,
+  complete: () => Promise.reject(new Error('unused')),
+});
+const config = (env: Record<string, string> = {}) =>
+  OrchestratorConfig.parse({ OPENAI_API_KEY: 'k', LLM_MODEL: 'base-model', MAX_TURNS: '7', ...env });
 
 describe('agent profiles', () => {
   it('without a profiles file, has one default profile from the orchestrator settings', () => {
     const registry = ProfileRegistry.fromConfig(config({ SYSTEM_PROMPT: 'You are Koi.' }), model);
     const profile = registry.resolve(undefined)!;
-    expect(profile).toMatchObject({ name: 'default', systemPrompt: 'You are Koi.', model: { model: 'base-model' }, loopConfig: { maxTurns: 7 } });
+    expect(profile).toMatchObject({
+      name: 'default',
+      systemPrompt: 'You are Koi.',
+      model: { model: 'base-model' },
+      loopConfig: { maxTurns: 7 },
+    });
     expect(profile.allowsTool('anything')).toBe(true);
     expect(registry.resolve('other')).toBeUndefined();
   });
@@ -30,7 +40,14 @@ describe('agent profiles', () => {
       defaultProfile: 'assistant',
       profiles: [
         { name: 'assistant', systemPrompt: 'Helpful.' },
-        { name: 'timekeeper', systemPrompt: 'Only time.', model: 'small', fallbackModels: ['tiny'], tools: ['current_*', 'calendar'], loop: { maxTurns: 3 } },
+        {
+          name: 'timekeeper',
+          systemPrompt: 'Only time.',
+          model: 'small',
+          fallbackModels: ['tiny'],
+          tools: ['current_*', 'calendar'],
+          loop: { maxTurns: 3 },
+        },
       ],
     });
     const registry = ProfileRegistry.fromConfig(config({ AGENT_PROFILES_FILE: target }), model);
@@ -41,7 +58,12 @@ describe('agent profiles', () => {
     expect(keeper.fallbackModels.map((m) => m.model)).toEqual(['tiny']);
     expect(keeper.loopConfig.maxTurns).toBe(3);
     expect(keeper.loopConfig.contextTokenLimit).toBe(128_000);
-    expect(['current_time', 'calendar', 'calculator', 'current-x'].map((t) => keeper.allowsTool(t))).toEqual([true, true, false, false]);
+    expect(['current_time', 'calendar', 'calculator', 'current-x'].map((t) => keeper.allowsTool(t))).toEqual([
+      true,
+      true,
+      false,
+      false,
+    ]);
   });
 
   it('keeps a profile with access rules to its tenants and tiers; to everyone else it does not exist', () => {
@@ -90,14 +112,54 @@ describe('agent profiles', () => {
   });
 
   it.each([
-    ['an unknown tool protocol', { defaultProfile: 'a', profiles: [{ name: 'a', systemPrompt: 'x', toolProtocol: 'xml' }] }, /profiles\.0\.toolProtocol/],
-    ['the default profile with access rules', { defaultProfile: 'a', profiles: [{ name: 'a', systemPrompt: 'x', access: { tiers: ['pro'] } }] }, /profiles\.0\.access: the default profile is for every caller/],
-    ['an empty access list', { defaultProfile: 'a', profiles: [{ name: 'a', systemPrompt: 'x' }, { name: 'b', systemPrompt: 'y', access: { tenants: [] } }] }, /profiles\.1\.access\.tenants/],
+    [
+      'an unknown tool protocol',
+      { defaultProfile: 'a', profiles: [{ name: 'a', systemPrompt: 'x', toolProtocol: 'xml' }] },
+      /profiles\.0\.toolProtocol/,
+    ],
+    [
+      'the default profile with access rules',
+      { defaultProfile: 'a', profiles: [{ name: 'a', systemPrompt: 'x', access: { tiers: ['pro'] } }] },
+      /profiles\.0\.access: the default profile is for every caller/,
+    ],
+    [
+      'an empty access list',
+      {
+        defaultProfile: 'a',
+        profiles: [
+          { name: 'a', systemPrompt: 'x' },
+          { name: 'b', systemPrompt: 'y', access: { tenants: [] } },
+        ],
+      },
+      /profiles\.1\.access\.tenants/,
+    ],
     ['not JSON', '{', /cannot read it as JSON/],
-    ['an unknown default', { defaultProfile: 'nope', profiles: [{ name: 'a', systemPrompt: 'x' }] }, /defaultProfile: no profile named 'nope'/],
-    ['a duplicate name', { defaultProfile: 'a', profiles: [{ name: 'a', systemPrompt: 'x' }, { name: 'a', systemPrompt: 'y' }] }, /profiles\.1\.name: profile 'a' is defined twice/],
-    ['an unknown field', { defaultProfile: 'a', profiles: [{ name: 'a', systemPrompt: 'x', temperature: 2 }] }, /profiles\.0/],
-    ['a bad loop option', { defaultProfile: 'a', profiles: [{ name: 'a', systemPrompt: 'x', loop: { maxTurns: 0 } }] }, /profiles\.0\.loop\.maxTurns/],
+    [
+      'an unknown default',
+      { defaultProfile: 'nope', profiles: [{ name: 'a', systemPrompt: 'x' }] },
+      /defaultProfile: no profile named 'nope'/,
+    ],
+    [
+      'a duplicate name',
+      {
+        defaultProfile: 'a',
+        profiles: [
+          { name: 'a', systemPrompt: 'x' },
+          { name: 'a', systemPrompt: 'y' },
+        ],
+      },
+      /profiles\.1\.name: profile 'a' is defined twice/,
+    ],
+    [
+      'an unknown field',
+      { defaultProfile: 'a', profiles: [{ name: 'a', systemPrompt: 'x', temperature: 2 }] },
+      /profiles\.0/,
+    ],
+    [
+      'a bad loop option',
+      { defaultProfile: 'a', profiles: [{ name: 'a', systemPrompt: 'x', loop: { maxTurns: 0 } }] },
+      /profiles\.0\.loop\.maxTurns/,
+    ],
   ])('refuses a file with %s, naming the field', (_label, content, message) => {
     const target = file(content);
     expect(() => readProfilesFile(target)).toThrow(ProfilesFileError);

@@ -6,7 +6,9 @@ import { z } from 'zod';
 import { ToolProtocol, type OrchestratorConfig } from './config.js';
 import { loopConfigFrom } from './loop-settings.js';
 
-const ProfileName = z.string().regex(/^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/, 'must be 1-64 letters, digits, ".", "_" or "-"');
+const ProfileName = z
+  .string()
+  .regex(/^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/, 'must be 1-64 letters, digits, ".", "_" or "-"');
 
 /**
  * Who may use a profile: callers pick profiles by name, so a profile with more tools or a dearer
@@ -45,7 +47,10 @@ export const DelegateSpec = z
      * Another profile that takes the task over, once, when this role's child run fails (the
      * recovery `reassign`). It is a different profile of the file; loop and depth rules apply to it.
      */
-    fallbackRole: ProfileName.regex(/^[A-Za-z0-9_-]+$/, 'a role is part of a tool name: letters, digits, "_" or "-"').optional(),
+    fallbackRole: ProfileName.regex(
+      /^[A-Za-z0-9_-]+$/,
+      'a role is part of a tool name: letters, digits, "_" or "-"',
+    ).optional(),
   })
   .strict();
 export type DelegateSpec = z.infer<typeof DelegateSpec>;
@@ -56,7 +61,9 @@ export type DelegateSpec = z.infer<typeof DelegateSpec>;
  */
 export const CommitteeSpec = z
   .object({
-    name: z.string().regex(/^[A-Za-z0-9_-]{1,40}$/, 'a committee name is part of a tool name: 1-40 letters, digits, "_" or "-"'),
+    name: z
+      .string()
+      .regex(/^[A-Za-z0-9_-]{1,40}$/, 'a committee name is part of a tool name: 1-40 letters, digits, "_" or "-"'),
     description: z.string().min(1).max(1024),
     roles: z.array(ProfileName).min(2).max(8),
     /**
@@ -72,7 +79,11 @@ export const CommitteeSpec = z
     /** Deadline of each member's child run (default DELEGATION_TIMEOUT_MS). */
     timeoutMs: z.number().int().positive().optional(),
     /** With `user`: how long the user has to decide (default 30 minutes, as approvals). */
-    decisionTimeoutMs: z.number().int().positive().default(30 * 60_000),
+    decisionTimeoutMs: z
+      .number()
+      .int()
+      .positive()
+      .default(30 * 60_000),
   })
   .strict();
 export type CommitteeSpec = z.infer<typeof CommitteeSpec>;
@@ -143,42 +154,93 @@ export const AgentProfilesFile = z
   .superRefine((file, ctx) => {
     const names = file.profiles.map((p) => p.name);
     names.forEach((name, i) => {
-      if (names.indexOf(name) !== i) ctx.addIssue({ code: 'custom', path: ['profiles', i, 'name'], message: `profile '${name}' is defined twice` });
+      if (names.indexOf(name) !== i)
+        ctx.addIssue({ code: 'custom', path: ['profiles', i, 'name'], message: `profile '${name}' is defined twice` });
     });
     file.profiles.forEach((profile, i) => {
       const roles = profile.delegates.map((d) => d.role);
       roles.forEach((role, j) => {
-        if (!names.includes(role)) ctx.addIssue({ code: 'custom', path: ['profiles', i, 'delegates', j, 'role'], message: `no profile named '${role}'` });
-        if (roles.indexOf(role) !== j) ctx.addIssue({ code: 'custom', path: ['profiles', i, 'delegates', j, 'role'], message: `role '${role}' is listed twice` });
+        if (!names.includes(role))
+          ctx.addIssue({
+            code: 'custom',
+            path: ['profiles', i, 'delegates', j, 'role'],
+            message: `no profile named '${role}'`,
+          });
+        if (roles.indexOf(role) !== j)
+          ctx.addIssue({
+            code: 'custom',
+            path: ['profiles', i, 'delegates', j, 'role'],
+            message: `role '${role}' is listed twice`,
+          });
       });
       profile.delegates.forEach(({ role, fallbackRole }, j) => {
         if (fallbackRole === undefined) return;
         const at = ['profiles', i, 'delegates', j, 'fallbackRole'];
-        if (!names.includes(fallbackRole)) ctx.addIssue({ code: 'custom', path: at, message: `no profile named '${fallbackRole}'` });
-        if (fallbackRole === role) ctx.addIssue({ code: 'custom', path: at, message: 'the fallback role must differ from the role it stands in for' });
-        if (fallbackRole === profile.name) ctx.addIssue({ code: 'custom', path: at, message: 'a profile cannot reassign a task to itself (that would loop)' });
+        if (!names.includes(fallbackRole))
+          ctx.addIssue({ code: 'custom', path: at, message: `no profile named '${fallbackRole}'` });
+        if (fallbackRole === role)
+          ctx.addIssue({
+            code: 'custom',
+            path: at,
+            message: 'the fallback role must differ from the role it stands in for',
+          });
+        if (fallbackRole === profile.name)
+          ctx.addIssue({
+            code: 'custom',
+            path: at,
+            message: 'a profile cannot reassign a task to itself (that would loop)',
+          });
       });
       profile.committees.forEach((committee, j) => {
         const at = ['profiles', i, 'committees', j];
-        if (profile.committees.findIndex((c) => c.name === committee.name) !== j) ctx.addIssue({ code: 'custom', path: [...at, 'name'], message: `committee '${committee.name}' is defined twice` });
+        if (profile.committees.findIndex((c) => c.name === committee.name) !== j)
+          ctx.addIssue({
+            code: 'custom',
+            path: [...at, 'name'],
+            message: `committee '${committee.name}' is defined twice`,
+          });
         committee.roles.forEach((role, k) => {
-          if (!names.includes(role)) ctx.addIssue({ code: 'custom', path: [...at, 'roles', k], message: `no profile named '${role}'` });
+          if (!names.includes(role))
+            ctx.addIssue({ code: 'custom', path: [...at, 'roles', k], message: `no profile named '${role}'` });
         });
-        if (committee.strategy === 'arbiter' && !committee.arbiter) ctx.addIssue({ code: 'custom', path: [...at, 'arbiter'], message: 'the arbiter strategy needs an "arbiter" role' });
-        if (committee.arbiter && !names.includes(committee.arbiter)) ctx.addIssue({ code: 'custom', path: [...at, 'arbiter'], message: `no profile named '${committee.arbiter}'` });
+        if (committee.strategy === 'arbiter' && !committee.arbiter)
+          ctx.addIssue({
+            code: 'custom',
+            path: [...at, 'arbiter'],
+            message: 'the arbiter strategy needs an "arbiter" role',
+          });
+        if (committee.arbiter && !names.includes(committee.arbiter))
+          ctx.addIssue({
+            code: 'custom',
+            path: [...at, 'arbiter'],
+            message: `no profile named '${committee.arbiter}'`,
+          });
       });
       if (profile.strategy === 'plan-and-execute' && !profile.planning) {
-        ctx.addIssue({ code: 'custom', path: ['profiles', i, 'planning'], message: 'a plan-and-execute profile needs "planning" with its executor role' });
+        ctx.addIssue({
+          code: 'custom',
+          path: ['profiles', i, 'planning'],
+          message: 'a plan-and-execute profile needs "planning" with its executor role',
+        });
       }
       if (profile.planning && !roles.includes(profile.planning.executor)) {
-        ctx.addIssue({ code: 'custom', path: ['profiles', i, 'planning', 'executor'], message: `the executor must be one of the profile's delegates (${roles.join(', ') || 'none'})` });
+        ctx.addIssue({
+          code: 'custom',
+          path: ['profiles', i, 'planning', 'executor'],
+          message: `the executor must be one of the profile's delegates (${roles.join(', ') || 'none'})`,
+        });
       }
     });
-    if (!names.includes(file.defaultProfile)) ctx.addIssue({ code: 'custom', path: ['defaultProfile'], message: `no profile named '${file.defaultProfile}'` });
+    if (!names.includes(file.defaultProfile))
+      ctx.addIssue({ code: 'custom', path: ['defaultProfile'], message: `no profile named '${file.defaultProfile}'` });
     // A request that names no profile gets the default: every caller must be allowed to use it.
     const fallback = file.profiles.findIndex((p) => p.name === file.defaultProfile);
     if (fallback >= 0 && file.profiles[fallback]!.access) {
-      ctx.addIssue({ code: 'custom', path: ['profiles', fallback, 'access'], message: 'the default profile is for every caller and takes no access rules' });
+      ctx.addIssue({
+        code: 'custom',
+        path: ['profiles', fallback, 'access'],
+        message: 'the default profile is for every caller and takes no access rules',
+      });
     }
   });
 export type AgentProfilesFile = z.infer<typeof AgentProfilesFile>;
@@ -208,7 +270,12 @@ export class ProfilesFileError extends Error {
 }
 
 function globToRegExp(pattern: string): RegExp {
-  return new RegExp(`^${pattern.split('*').map((part) => part.replace(/[.+?^${}()|[\]\\-]/g, '\\$&')).join('.*')}$`);
+  return new RegExp(
+    `^${pattern
+      .split('*')
+      .map((part) => part.replace(/[.+?^${}()|[\]\\-]/g, '\\$&'))
+      .join('.*')}$`,
+  );
 }
 
 /** Reads and checks the profiles file; every error names the file and the field at fault. */
@@ -241,7 +308,20 @@ export class ProfileRegistry {
     const base = loopConfigFrom(config);
     const file: AgentProfilesFile = config.AGENT_PROFILES_FILE
       ? readProfilesFile(config.AGENT_PROFILES_FILE)
-      : { defaultProfile: 'default', profiles: [{ name: 'default', systemPrompt: config.SYSTEM_PROMPT, tools: ['*'], delegates: [], strategy: 'react', committees: [], structuredOutput: true }] };
+      : {
+          defaultProfile: 'default',
+          profiles: [
+            {
+              name: 'default',
+              systemPrompt: config.SYSTEM_PROMPT,
+              tools: ['*'],
+              delegates: [],
+              strategy: 'react',
+              committees: [],
+              structuredOutput: true,
+            },
+          ],
+        };
     const profiles = new Map<string, AgentProfile>();
     for (const spec of file.profiles) {
       const patterns = spec.tools.map(globToRegExp);
@@ -259,7 +339,9 @@ export class ProfileRegistry {
         committees: spec.committees,
         structuredOutput: spec.structuredOutput,
         ...(spec.planning ? { planning: spec.planning } : {}),
-        allowsCaller: ({ tenantId, tier }) => (!spec.access?.tenants || spec.access.tenants.includes(tenantId)) && (!spec.access?.tiers || spec.access.tiers.includes(tier)),
+        allowsCaller: ({ tenantId, tier }) =>
+          (!spec.access?.tenants || spec.access.tenants.includes(tenantId)) &&
+          (!spec.access?.tiers || spec.access.tiers.includes(tier)),
       });
     }
     return new ProfileRegistry(profiles, file.defaultProfile);

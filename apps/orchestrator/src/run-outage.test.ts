@@ -10,7 +10,7 @@ describe('isOutage', () => {
     expect(isOutage(Object.assign(new Error('read ECONNRESET'), { code: 'ECONNRESET' }))).toBe(true);
   });
 
-  it('is false for what is the run\'s own failure', () => {
+  it("is false for what is the run's own failure", () => {
     expect(isOutage(new PlatformError('invalid_argument', 'BAD', 'bad input'))).toBe(false);
     expect(isOutage(new PlatformError('internal', 'INTERNAL', 'bug'))).toBe(false);
     expect(isOutage(new TypeError('x is undefined'))).toBe(false);

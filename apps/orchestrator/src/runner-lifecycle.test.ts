@@ -17,10 +17,15 @@ const processes: ManagedProcess[] = [];
 
 async function startRunner(name: string, prefix = ''): Promise<ManagedProcess> {
   const script = path.join('apps', 'orchestrator', 'src', 'test-support', 'fixture-runner.ts');
-  const proc = ManagedProcess.start(name, process.execPath, ['--conditions=@platform/source', '--import', 'tsx', script], {
-    cwd: workspaceRoot(),
-    env: { ...process.env, NATS_URL: server.url, RUNNER_NAME: name, TOOL_PREFIX: prefix, OTEL_SDK_DISABLED: 'true' },
-  });
+  const proc = ManagedProcess.start(
+    name,
+    process.execPath,
+    ['--conditions=@platform/source', '--import', 'tsx', script],
+    {
+      cwd: workspaceRoot(),
+      env: { ...process.env, NATS_URL: server.url, RUNNER_NAME: name, TOOL_PREFIX: prefix, OTEL_SDK_DISABLED: 'true' },
+    },
+  );
   processes.push(proc);
   await proc.waitForOutput((out) => out.includes('"msg":"ready"'), 30_000);
   return proc;
@@ -36,7 +41,10 @@ beforeAll(async () => {
   // The catalog starts before any runner exists.
   catalog = new ToolCatalog({ nc, logger, discoveryWaitMs: 300, staleAfterMs: 0 });
   await catalog.refresh();
-  port = new RunnerToolPort(new ToolGate({ catalog, client: new ToolClient({ nc, logger }) }), { tenantId: 'acme', conversationId: 'c1' });
+  port = new RunnerToolPort(new ToolGate({ catalog, client: new ToolClient({ nc, logger }) }), {
+    tenantId: 'acme',
+    conversationId: 'c1',
+  });
 });
 afterEach(async () => {
   await Promise.all(processes.splice(0).map((p) => p.kill()));
@@ -86,10 +94,14 @@ describe('runners coming and going', () => {
     // The server drops a dead client's subscriptions once it reads the closed socket, which on a
     // busy machine can come after the next request: that request reaches the dead subscription
     // and times out. From then on, calls fail fast.
-    await vi.waitFor(async () => expect(await call('whoami', {}, 500)).toMatchObject({ status: 'failed', errorCode: 'RUNNER_UNAVAILABLE' }), {
-      timeout: 10_000,
-      interval: 50,
-    });
+    await vi.waitFor(
+      async () =>
+        expect(await call('whoami', {}, 500)).toMatchObject({ status: 'failed', errorCode: 'RUNNER_UNAVAILABLE' }),
+      {
+        timeout: 10_000,
+        interval: 50,
+      },
+    );
     const second = await startRunner('phoenix');
     await catalog.refresh();
     const outcome = await call('whoami');

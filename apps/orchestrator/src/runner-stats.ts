@@ -40,15 +40,27 @@ export class RunnerStats {
   async instancesOf(tools: readonly CatalogEntry[]): Promise<Map<string, orchestratorV1.RunnerInstance[]>> {
     const replicas = new Map<string, string>();
     for (const tool of tools) for (const instance of tool.instances) replicas.set(instance, tool.runner);
-    const stats = new Map(await Promise.all([...replicas].map(async ([instance, runner]) => [instance, await this.ask(runner, instance)] as const)));
-    return new Map(tools.map((tool) => [tool.name, tool.instances.map((instance) => instanceView(instance, tool.name, stats.get(instance)))]));
+    const stats = new Map(
+      await Promise.all(
+        [...replicas].map(async ([instance, runner]) => [instance, await this.ask(runner, instance)] as const),
+      ),
+    );
+    return new Map(
+      tools.map((tool) => [
+        tool.name,
+        tool.instances.map((instance) => instanceView(instance, tool.name, stats.get(instance))),
+      ]),
+    );
   }
 
   private async ask(runner: string, instance: string): Promise<ServiceStats | undefined> {
     try {
-      const reply = await this.nc.request(`$SRV.STATS.${runner}.${instance}`, undefined, { timeout: this.options.waitMs });
+      const reply = await this.nc.request(`$SRV.STATS.${runner}.${instance}`, undefined, {
+        timeout: this.options.waitMs,
+      });
       const parsed = ServiceStats.safeParse(reply.json());
-      if (!parsed.success) this.options.logger.warn({ runner, instance }, 'a runner answered $SRV.STATS with something else');
+      if (!parsed.success)
+        this.options.logger.warn({ runner, instance }, 'a runner answered $SRV.STATS with something else');
       return parsed.success ? parsed.data : undefined;
     } catch (err) {
       this.options.logger.debug({ runner, instance, err: (err as Error).message }, 'no $SRV.STATS answer in time');
@@ -57,7 +69,11 @@ export class RunnerStats {
   }
 }
 
-function instanceView(instanceId: string, tool: string, stats: ServiceStats | undefined): orchestratorV1.RunnerInstance {
+function instanceView(
+  instanceId: string,
+  tool: string,
+  stats: ServiceStats | undefined,
+): orchestratorV1.RunnerInstance {
   const endpoint = stats?.endpoints?.find((e) => e.name === tool);
   const started = stats ? new Date(stats.started) : undefined;
   return {

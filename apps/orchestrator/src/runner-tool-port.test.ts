@@ -23,14 +23,28 @@ let port: RunnerToolPort;
 beforeAll(async () => {
   server = await startNatsServer();
   nc = await connectNats({ servers: server.url, name: 'test', logger });
-  const double = defineTool({ name: 'double', description: 'Doubles a number.', input: z.object({ n: z.number() }), handler: async ({ n }) => ({ value: n * 2 }) });
+  const double = defineTool({
+    name: 'double',
+    description: 'Doubles a number.',
+    input: z.object({ n: z.number() }),
+    handler: async ({ n }) => ({ value: n * 2 }),
+  });
   runner = await serveRunner({ nc, name: 'test-tools', version: '1.0.0', tools: [double], logger });
   leavingConnection = await connectNats({ servers: server.url, name: 'leaving', logger });
   const echo = defineTool({ name: 'echo', description: 'Echoes.', input: z.object({}), handler: async () => 'echo' });
-  leaving = await serveRunner({ nc: leavingConnection, name: 'leaving-tools', version: '1.0.0', tools: [echo], logger });
+  leaving = await serveRunner({
+    nc: leavingConnection,
+    name: 'leaving-tools',
+    version: '1.0.0',
+    tools: [echo],
+    logger,
+  });
   catalog = new ToolCatalog({ nc, logger, discoveryWaitMs: 200, staleAfterMs: 0 });
   await catalog.refresh();
-  port = new RunnerToolPort(new ToolGate({ catalog, client: new ToolClient({ nc, logger }) }), { tenantId: 'acme', conversationId: 'c1' });
+  port = new RunnerToolPort(new ToolGate({ catalog, client: new ToolClient({ nc, logger }) }), {
+    tenantId: 'acme',
+    conversationId: 'c1',
+  });
 });
 afterAll(async () => {
   await runner.stop(100);
@@ -44,7 +58,10 @@ describe('RunnerToolPort', () => {
   it('lists online tools with their schema and runs them on their runner', async () => {
     expect(port.list().map((t) => t.name)).toEqual(['double', 'echo']);
     expect(port.list()[0]).toMatchObject({ kind: 'tool', parameters: { type: 'object', required: ['n'] } });
-    expect(await port.execute({ id: 'c1', name: 'double', arguments: { n: 21 } }, context())).toEqual({ status: 'success', content: '{"value":42}' });
+    expect(await port.execute({ id: 'c1', name: 'double', arguments: { n: 21 } }, context())).toEqual({
+      status: 'success',
+      content: '{"value":42}',
+    });
   });
 
   it('reports schema violations found by the runner as invalid, with the problems', async () => {
@@ -60,27 +77,63 @@ describe('RunnerToolPort', () => {
     expect(port.list().map((t) => t.name)).toEqual(['double']);
     expect(port.lookup('echo')).toMatchObject({ name: 'echo' });
     expect(port.lookup('nothing')).toBeUndefined();
-    expect(await port.execute({ id: 'c3', name: 'echo', arguments: {} }, context())).toMatchObject({ status: 'failed', errorCode: 'RUNNER_UNAVAILABLE' });
+    expect(await port.execute({ id: 'c3', name: 'echo', arguments: {} }, context())).toMatchObject({
+      status: 'failed',
+      errorCode: 'RUNNER_UNAVAILABLE',
+    });
   });
 
   it('never runs a tool that requires approval: the pool holds the call, and without a pool it is denied', async () => {
     let ran = 0;
-    const wipe = defineTool({ name: 'wipe', description: 'Wipes a disk.', input: z.object({ disk: z.string() }), requiresApproval: true, sideEffect: 'external', handler: async () => ++ran });
+    const wipe = defineTool({
+      name: 'wipe',
+      description: 'Wipes a disk.',
+      input: z.object({ disk: z.string() }),
+      requiresApproval: true,
+      sideEffect: 'external',
+      handler: async () => ++ran,
+    });
     const gatedConnection = await connectNats({ servers: server.url, name: 'gated', logger });
-    const gated = await serveRunner({ nc: gatedConnection, name: 'gated-tools', version: '1.0.0', tools: [wipe], logger });
+    const gated = await serveRunner({
+      nc: gatedConnection,
+      name: 'gated-tools',
+      version: '1.0.0',
+      tools: [wipe],
+      logger,
+    });
     try {
       await catalog.refresh();
       // The loop sees it as a tool that may wait for the user.
       expect(port.lookup('wipe')).toMatchObject({ kind: 'agent' });
-      expect(await port.execute({ id: 'g1', name: 'wipe', arguments: { disk: 'sda' } }, context())).toMatchObject({ status: 'denied', errorCode: 'APPROVAL_UNAVAILABLE' });
+      expect(await port.execute({ id: 'g1', name: 'wipe', arguments: { disk: 'sda' } }, context())).toMatchObject({
+        status: 'denied',
+        errorCode: 'APPROVAL_UNAVAILABLE',
+      });
       const started: Array<{ callId: string; approvalGate: boolean }> = [];
-      const waiting: ToolOutcome = { status: 'waiting', content: 'asked', pending: { agentName: 'wipe', waitingFor: 'approval', prompt: 'ok?' } };
-      const agents = { start: async (_scope: unknown, call: { id: string }, _context: unknown, approvalGate = false) => (started.push({ callId: call.id, approvalGate }), waiting) } as unknown as PoolAgents;
-      const withPool = new RunnerToolPort(new ToolGate({ catalog, client: new ToolClient({ nc, logger }) }), { tenantId: 'acme', conversationId: 'c1', agents });
-      expect(await withPool.execute({ id: 'g2', name: 'wipe', arguments: { disk: 'sda' } }, context())).toEqual(waiting);
+      const waiting: ToolOutcome = {
+        status: 'waiting',
+        content: 'asked',
+        pending: { agentName: 'wipe', waitingFor: 'approval', prompt: 'ok?' },
+      };
+      const agents = {
+        start: async (_scope: unknown, call: { id: string }, _context: unknown, approvalGate = false) => (
+          started.push({ callId: call.id, approvalGate }),
+          waiting
+        ),
+      } as unknown as PoolAgents;
+      const withPool = new RunnerToolPort(new ToolGate({ catalog, client: new ToolClient({ nc, logger }) }), {
+        tenantId: 'acme',
+        conversationId: 'c1',
+        agents,
+      });
+      expect(await withPool.execute({ id: 'g2', name: 'wipe', arguments: { disk: 'sda' } }, context())).toEqual(
+        waiting,
+      );
       expect(started).toEqual([{ callId: 'g2', approvalGate: true }]);
       // A plain tool without the flag still runs directly.
-      expect(await withPool.execute({ id: 'g3', name: 'double', arguments: { n: 1 } }, context())).toMatchObject({ status: 'success' });
+      expect(await withPool.execute({ id: 'g3', name: 'double', arguments: { n: 1 } }, context())).toMatchObject({
+        status: 'success',
+      });
       expect(ran).toBe(0);
     } finally {
       await gated.stop(10);
@@ -103,12 +156,22 @@ describe('RunnerToolPort', () => {
       },
     });
     const stallConnection = await connectNats({ servers: server.url, name: 'stalling', logger });
-    const stalling = await serveRunner({ nc: stallConnection, name: 'stalling-tools', version: '1.0.0', tools: [stall], logger });
+    const stalling = await serveRunner({
+      nc: stallConnection,
+      name: 'stalling-tools',
+      version: '1.0.0',
+      tools: [stall],
+      logger,
+    });
     try {
       await catalog.refresh();
       const breakers = new ToolBreakers({ failureThreshold: 2, cooldownMs: 300, logger });
-      const guarded = new RunnerToolPort(new ToolGate({ catalog, client: new ToolClient({ nc, logger }), breakers }), { tenantId: 'acme', conversationId: 'c1' });
-      const shortCall = (id: string) => guarded.execute({ id, name: 'stall', arguments: {} }, { ...context(), deadlineAt: Date.now() + 100 });
+      const guarded = new RunnerToolPort(new ToolGate({ catalog, client: new ToolClient({ nc, logger }), breakers }), {
+        tenantId: 'acme',
+        conversationId: 'c1',
+      });
+      const shortCall = (id: string) =>
+        guarded.execute({ id, name: 'stall', arguments: {} }, { ...context(), deadlineAt: Date.now() + 100 });
       expect(await shortCall('s1')).toMatchObject({ status: 'timeout' });
       expect(await shortCall('s2')).toMatchObject({ status: 'timeout' });
       const refused = await shortCall('s3');
@@ -116,7 +179,9 @@ describe('RunnerToolPort', () => {
       expect(refused.content).toContain('temporarily unavailable');
       expect(started).toBe(2);
       // Other tools are not affected.
-      expect(await guarded.execute({ id: 's4', name: 'double', arguments: { n: 1 } }, context())).toMatchObject({ status: 'success' });
+      expect(await guarded.execute({ id: 's4', name: 'double', arguments: { n: 1 } }, context())).toMatchObject({
+        status: 'success',
+      });
       // After the cooldown one trial call goes through; it answers, and the breaker closes.
       slow = false;
       await new Promise((r) => setTimeout(r, 300));
@@ -143,15 +208,29 @@ describe('RunnerToolPort', () => {
   });
 
   it('reports a call that did not finish in time as TIMEOUT, as the loop does, and carries transport repairs', () => {
-    expect(toOutcome({ status: 'timeout', error: { code: 'DEADLINE_EXCEEDED', message: 'late' } })).toEqual({ status: 'timeout', content: 'late', errorCode: 'TIMEOUT' });
-    expect(toOutcome({ status: 'success', output: 'x', diagnostics: ['bad bytes'] })).toEqual({ status: 'success', content: 'x', diagnostics: ['bad bytes'] });
+    expect(toOutcome({ status: 'timeout', error: { code: 'DEADLINE_EXCEEDED', message: 'late' } })).toEqual({
+      status: 'timeout',
+      content: 'late',
+      errorCode: 'TIMEOUT',
+    });
+    expect(toOutcome({ status: 'success', output: 'x', diagnostics: ['bad bytes'] })).toEqual({
+      status: 'success',
+      content: 'x',
+      diagnostics: ['bad bytes'],
+    });
   });
 });
 
 describe('the engine over real tool runners', () => {
   it('runs a turn: tool calls over NATS, results in order, final answer', async () => {
-    const model = new ScriptedModel([reply.calls(['a', 'double', { n: 2 }], ['b', 'echo', {}], ['c', 'double', '{"n":']), reply.text('4, and echo is gone')]);
-    const result = await runAgentLoop({ runId: 'run_1', messages: [{ role: 'user', content: 'go' }] }, { model, tools: port });
+    const model = new ScriptedModel([
+      reply.calls(['a', 'double', { n: 2 }], ['b', 'echo', {}], ['c', 'double', '{"n":']),
+      reply.text('4, and echo is gone'),
+    ]);
+    const result = await runAgentLoop(
+      { runId: 'run_1', messages: [{ role: 'user', content: 'go' }] },
+      { model, tools: port },
+    );
     expect(result.stopReason).toBe('final_answer');
     const results = result.messages.filter((m): m is ToolMessage => m.role === 'tool');
     expect(results.map((r) => [r.toolCallId, r.status, r.errorCode])).toEqual([
@@ -163,15 +242,35 @@ describe('the engine over real tool runners', () => {
 
   it("denies a tool outside the profile's allowlist or a plan subtask's scope as TOOL_NOT_ALLOWED (not an unknown tool); a name nobody serves stays unknown", async () => {
     const gate = new ToolGate({ catalog, client: new ToolClient({ nc, logger }) });
-    const echo = defineTool({ name: 'echo_again', description: 'Echoes.', input: z.object({}), handler: async () => 'echo' });
+    const echo = defineTool({
+      name: 'echo_again',
+      description: 'Echoes.',
+      input: z.object({}),
+      handler: async () => 'echo',
+    });
     const extra = await serveRunner({ nc, name: 'extra-tools', version: '1.0.0', tools: [echo], logger });
     try {
       await catalog.refresh();
-      const profileOnly = new RunnerToolPort(gate, { tenantId: 'acme', conversationId: 'c1', allowsTool: (name) => name === 'double' });
-      const subtask = new RunnerToolPort(gate, { tenantId: 'acme', conversationId: 'c1', allowsTool: (name) => name === 'double', subtaskScope: ['double'] });
+      const profileOnly = new RunnerToolPort(gate, {
+        tenantId: 'acme',
+        conversationId: 'c1',
+        allowsTool: (name) => name === 'double',
+      });
+      const subtask = new RunnerToolPort(gate, {
+        tenantId: 'acme',
+        conversationId: 'c1',
+        allowsTool: (name) => name === 'double',
+        subtaskScope: ['double'],
+      });
       for (const scoped of [profileOnly, subtask]) {
-        const model = new ScriptedModel([reply.calls(['a', 'double', { n: 2 }], ['b', 'echo_again', {}], ['c', 'no_such_tool', {}]), reply.text('done')]);
-        const result = await runAgentLoop({ runId: 'run_2', messages: [{ role: 'user', content: 'go' }] }, { model, tools: scoped });
+        const model = new ScriptedModel([
+          reply.calls(['a', 'double', { n: 2 }], ['b', 'echo_again', {}], ['c', 'no_such_tool', {}]),
+          reply.text('done'),
+        ]);
+        const result = await runAgentLoop(
+          { runId: 'run_2', messages: [{ role: 'user', content: 'go' }] },
+          { model, tools: scoped },
+        );
         const results = result.messages.filter((m): m is ToolMessage => m.role === 'tool');
         expect(results.map((r) => [r.toolCallId, r.status, r.errorCode])).toEqual([
           ['a', 'success', undefined],
@@ -180,11 +279,16 @@ describe('the engine over real tool runners', () => {
         ]);
         expect(results[1]!.content).not.toContain('there is no tool');
         // The loop classifies it as the documented `not_allowed` failure (docs/plans-and-teams.md).
-        expect(result.toolCalls.find((c) => c.errorCode === 'TOOL_NOT_ALLOWED')?.failures).toEqual([expect.objectContaining({ class: 'tool', kind: 'not_allowed' })]);
+        expect(result.toolCalls.find((c) => c.errorCode === 'TOOL_NOT_ALLOWED')?.failures).toEqual([
+          expect.objectContaining({ class: 'tool', kind: 'not_allowed' }),
+        ]);
       }
       expect(subtask.refuse('echo_again')?.content).toContain("this subtask (held to 'double')");
       // The allowlist is applied at execution too, whoever reaches the port.
-      expect(await subtask.execute({ id: 'x', name: 'echo_again', arguments: {} }, context())).toMatchObject({ status: 'denied', errorCode: 'TOOL_NOT_ALLOWED' });
+      expect(await subtask.execute({ id: 'x', name: 'echo_again', arguments: {} }, context())).toMatchObject({
+        status: 'denied',
+        errorCode: 'TOOL_NOT_ALLOWED',
+      });
     } finally {
       await extra.stop(10);
       await catalog.refresh();

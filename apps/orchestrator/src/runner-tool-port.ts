@@ -27,7 +27,14 @@ export interface RunnerToolPortScope {
 /** As the loop sees a tool: one that may wait for the user (an agent-tool, or a gated tool) is of kind `agent`. */
 function describe(entry: CatalogEntry): ToolDescription {
   const kind = isGated(entry) ? 'agent' : entry.kind;
-  return { name: entry.name, description: entry.description, parameters: entry.inputSchema, kind, timeoutMs: entry.timeoutMs, sideEffect: entry.sideEffect };
+  return {
+    name: entry.name,
+    description: entry.description,
+    parameters: entry.inputSchema,
+    kind,
+    timeoutMs: entry.timeoutMs,
+    sideEffect: entry.sideEffect,
+  };
 }
 
 /** Maps a runner's answer (tool protocol v1) onto the loop's outcome statuses. */
@@ -52,7 +59,8 @@ export function outcomeOf(sent: RunnerCall): ToolOutcome {
 
 /** The loop's outcome of a gate refusal: `denied` for the rules, `failed` for a runner that is not there. */
 function refusalOutcome(refusal: GateRefusal): Extract<ToolOutcome, { errorCode: string }> {
-  if (refusal.code === GateRefusalCode.runnerUnavailable) return { status: 'failed', content: `${refusal.message} or answer without it.`, errorCode: refusal.code };
+  if (refusal.code === GateRefusalCode.runnerUnavailable)
+    return { status: 'failed', content: `${refusal.message} or answer without it.`, errorCode: refusal.code };
   return { status: 'denied', content: `${refusal.message}.`, errorCode: refusal.code };
 }
 
@@ -73,7 +81,9 @@ export class RunnerToolPort implements ToolPort {
       caller: subtask ? 'subtask' : 'model',
       tool,
       allowsTool: this.scope.allowsTool ?? (() => true),
-      allowlist: subtask ? `this subtask (held to ${subtask.map((t) => `'${t}'`).join(', ') || 'no tools'})` : 'the agent profile',
+      allowlist: subtask
+        ? `this subtask (held to ${subtask.map((t) => `'${t}'`).join(', ') || 'no tools'})`
+        : 'the agent profile',
     };
   }
 
@@ -100,24 +110,43 @@ export class RunnerToolPort implements ToolPort {
   }
 
   execute(call: ToolCallRequest, context: ToolCallContext): Promise<ToolOutcome> {
-    return traced(call, () => this.run(call, context), (outcome) => outcome);
+    return traced(
+      call,
+      () => this.run(call, context),
+      (outcome) => outcome,
+    );
   }
 
   private target(context: ToolCallContext): CallTarget {
-    return { tenantId: this.scope.tenantId, conversationId: this.scope.conversationId, runId: context.runId, deadlineAt: context.deadlineAt, signal: context.signal };
+    return {
+      tenantId: this.scope.tenantId,
+      conversationId: this.scope.conversationId,
+      runId: context.runId,
+      deadlineAt: context.deadlineAt,
+      signal: context.signal,
+    };
   }
 
   private async run(call: ToolCallRequest, context: ToolCallContext): Promise<ToolOutcome> {
     const verdict = this.gate.admit(this.question(call.name));
     switch (verdict.verdict) {
       case 'unknown':
-        return { status: 'failed', content: `no runner serves '${call.name}' right now; try again later or answer without it.`, errorCode: 'RUNNER_UNAVAILABLE' };
+        return {
+          status: 'failed',
+          content: `no runner serves '${call.name}' right now; try again later or answer without it.`,
+          errorCode: 'RUNNER_UNAVAILABLE',
+        };
       case 'refused':
         return refusalOutcome(verdict.refusal);
       case 'wait_for_user': {
         if (verdict.approval) {
           // Never run without the user's approval: the pool holds the call until the user decides.
-          if (!this.scope.agents) return { status: 'denied', content: `'${call.name}' needs the user's approval first, and nobody can ask for it here; it was not run.`, errorCode: 'APPROVAL_UNAVAILABLE' };
+          if (!this.scope.agents)
+            return {
+              status: 'denied',
+              content: `'${call.name}' needs the user's approval first, and nobody can ask for it here; it was not run.`,
+              errorCode: 'APPROVAL_UNAVAILABLE',
+            };
           // The gated call runs only after approval, through ResolveApproval, which brings its own grant.
           return this.scope.agents.start(this.scope, call, context, true);
         }

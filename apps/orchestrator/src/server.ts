@@ -4,7 +4,18 @@ import { fileURLToPath } from 'node:url';
 import { RUN_EVENTS_STREAM, RUN_EVENTS_SUBJECT_PREFIX } from '@platform/contracts';
 import { OpenAIChatModel } from '@platform/llm';
 import { agentPoolV1, memoryV1, orchestratorV1 } from '@platform/proto';
-import { connectNats, createGrpcClient, createRedis, ensureStream, errors, GrpcServer, openGrpcTransport, openServiceDatabase, RateLimiter, type Logger } from '@platform/service-kit';
+import {
+  connectNats,
+  createGrpcClient,
+  createRedis,
+  ensureStream,
+  errors,
+  GrpcServer,
+  openGrpcTransport,
+  openServiceDatabase,
+  RateLimiter,
+  type Logger,
+} from '@platform/service-kit';
 import { ToolCatalog, ToolClient } from '@platform/tool-sdk';
 import { CancelBroadcast } from './cancel-broadcast.js';
 import type { OrchestratorConfig } from './config.js';
@@ -73,7 +84,12 @@ async function settlesWithin(work: Promise<unknown>, ms: number): Promise<boolea
 export async function startOrchestratorServer(config: OrchestratorConfig, logger: Logger): Promise<OrchestratorServer> {
   // Profiles first: a broken profiles file stops the boot before any connection is opened.
   const modelFor = (name: string): OpenAIChatModel =>
-    new OpenAIChatModel({ baseURL: config.OPENAI_BASE_URL, apiKey: config.OPENAI_API_KEY, model: name, timeoutMs: config.LLM_TIMEOUT_MS });
+    new OpenAIChatModel({
+      baseURL: config.OPENAI_BASE_URL,
+      apiKey: config.OPENAI_API_KEY,
+      model: name,
+      timeoutMs: config.LLM_TIMEOUT_MS,
+    });
   const profiles = ProfileRegistry.fromConfig(config, modelFor);
   const transport = openGrpcTransport(config, logger);
   const pool = await openServiceDatabase({
@@ -84,16 +100,39 @@ export async function startOrchestratorServer(config: OrchestratorConfig, logger
     maxConnections: config.DATABASE_POOL_MAX,
     logger,
   });
-  const redis = createRedis({ url: config.REDIS_URL, name: 'orchestrator', logger, commandTimeoutMs: config.REDIS_COMMAND_TIMEOUT_MS });
-  const nc = await connectNats({ config, name: 'orchestrator', logger });
-  await ensureStream(nc, { name: RUN_EVENTS_STREAM, subjects: [`${RUN_EVENTS_SUBJECT_PREFIX}.>`], maxAgeMs: config.RUN_EVENTS_MAX_AGE_MS });
-  const memory = createGrpcClient(memoryV1.MemoryServiceClient, memoryV1.MemoryServiceService, config.MEMORY_ADDRESS, { defaultDeadlineMs: config.GRPC_DEADLINE_MS, transport, server: 'memory' });
-  const agentPool = createGrpcClient(agentPoolV1.AgentPoolServiceClient, agentPoolV1.AgentPoolServiceService, config.AGENT_POOL_ADDRESS, {
-    defaultDeadlineMs: config.AGENT_TOOL_TIMEOUT_MS,
-    transport,
-    server: 'agent-pool',
+  const redis = createRedis({
+    url: config.REDIS_URL,
+    name: 'orchestrator',
+    logger,
+    commandTimeoutMs: config.REDIS_COMMAND_TIMEOUT_MS,
   });
-  const catalog = new ToolCatalog({ nc, logger, refreshIntervalMs: config.CATALOG_REFRESH_MS, discoveryWaitMs: config.CATALOG_DISCOVERY_WAIT_MS });
+  const nc = await connectNats({ config, name: 'orchestrator', logger });
+  await ensureStream(nc, {
+    name: RUN_EVENTS_STREAM,
+    subjects: [`${RUN_EVENTS_SUBJECT_PREFIX}.>`],
+    maxAgeMs: config.RUN_EVENTS_MAX_AGE_MS,
+  });
+  const memory = createGrpcClient(memoryV1.MemoryServiceClient, memoryV1.MemoryServiceService, config.MEMORY_ADDRESS, {
+    defaultDeadlineMs: config.GRPC_DEADLINE_MS,
+    transport,
+    server: 'memory',
+  });
+  const agentPool = createGrpcClient(
+    agentPoolV1.AgentPoolServiceClient,
+    agentPoolV1.AgentPoolServiceService,
+    config.AGENT_POOL_ADDRESS,
+    {
+      defaultDeadlineMs: config.AGENT_TOOL_TIMEOUT_MS,
+      transport,
+      server: 'agent-pool',
+    },
+  );
+  const catalog = new ToolCatalog({
+    nc,
+    logger,
+    refreshIntervalMs: config.CATALOG_REFRESH_MS,
+    discoveryWaitMs: config.CATALOG_DISCOVERY_WAIT_MS,
+  });
   await catalog.start();
 
   // Each process is its own lease owner: a restarted process must not mistake its predecessor's leases for its own.
@@ -101,7 +140,11 @@ export async function startOrchestratorServer(config: OrchestratorConfig, logger
   const records = new RunRecords(pool);
   const steps = new RunSteps(pool);
   const grants = await CredentialGrants.create(
-    { signingKeyJson: config.CREDENTIAL_GRANT_SIGNING_KEY, maxTtlSeconds: config.CREDENTIAL_GRANT_MAX_TTL_SECONDS, slackSeconds: config.CREDENTIAL_GRANT_SLACK_SECONDS },
+    {
+      signingKeyJson: config.CREDENTIAL_GRANT_SIGNING_KEY,
+      maxTtlSeconds: config.CREDENTIAL_GRANT_MAX_TTL_SECONDS,
+      slackSeconds: config.CREDENTIAL_GRANT_SLACK_SECONDS,
+    },
     logger,
   );
   const cancels = new CancelBroadcast(nc, logger);
@@ -124,7 +167,9 @@ export async function startOrchestratorServer(config: OrchestratorConfig, logger
     pool: agentPool.rpc,
     waitingOrder: async (tenantId, runId) => {
       const run = runId ? await records.get(tenantId, runId) : undefined;
-      return run ? { createdAt: run.createdAt.getTime(), callIds: (run.result?.pendingAgents ?? []).map((p) => p.callId) } : undefined;
+      return run
+        ? { createdAt: run.createdAt.getTime(), callIds: (run.result?.pendingAgents ?? []).map((p) => p.callId) }
+        : undefined;
     },
     catalog,
     interpreter: new ReplyInterpreter(logger),
@@ -150,7 +195,9 @@ export async function startOrchestratorServer(config: OrchestratorConfig, logger
     },
     logger,
   });
-  const poolAgents = new PoolAgents(agentPool.rpc, (tenantId, conversationId) => records.markAgentsMayWait(tenantId, conversationId));
+  const poolAgents = new PoolAgents(agentPool.rpc, (tenantId, conversationId) =>
+    records.markAgentsMayWait(tenantId, conversationId),
+  );
   const pendingAgents = new WaitingCommitteesStep(waitingChildren, {
     decisions: poolAgents,
     records,
@@ -169,7 +216,11 @@ export async function startOrchestratorServer(config: OrchestratorConfig, logger
     defaultTier: config.DEFAULT_TIER,
   });
   const toolClient = new ToolClient({ nc, logger });
-  const breakers = new ToolBreakers({ failureThreshold: config.TOOL_BREAKER_FAILURES, cooldownMs: config.TOOL_BREAKER_COOLDOWN_MS, logger });
+  const breakers = new ToolBreakers({
+    failureThreshold: config.TOOL_BREAKER_FAILURES,
+    cooldownMs: config.TOOL_BREAKER_COOLDOWN_MS,
+    logger,
+  });
   // The one gate every tool call of this process passes, whoever asks (README, "The tool gate").
   const gate = new ToolGate({ catalog, client: toolClient, breakers, grants });
   const memoryRecall = new MemoryRecall(memory.rpc, memoryRecallSettings(config), logger);
@@ -211,7 +262,15 @@ export async function startOrchestratorServer(config: OrchestratorConfig, logger
       mayUseTool: (role, tool) => profiles.resolve(role)?.allowsTool(tool) ?? false,
       logger,
     }),
-    ...(config.MEMORY_INGEST_ENABLED ? { finishedTurns: new FinishedTurnPublisher(nc, { maxInlineBytes: config.MEMORY_INGEST_MAX_INLINE_BYTES, maxPending: 1_000 }, logger) } : {}),
+    ...(config.MEMORY_INGEST_ENABLED
+      ? {
+          finishedTurns: new FinishedTurnPublisher(
+            nc,
+            { maxInlineBytes: config.MEMORY_INGEST_MAX_INLINE_BYTES, maxPending: 1_000 },
+            logger,
+          ),
+        }
+      : {}),
     logger,
   });
   const queue = new ConversationQueue({
@@ -227,9 +286,19 @@ export async function startOrchestratorServer(config: OrchestratorConfig, logger
   const runEndWatch = new RunEndWatch(nc, queue, logger);
   cancels.listen((runId) => executor.cancelLocal(runId, 'cancelled by request'));
   const expiries = new ExpiryListener(nc, records, queue, logger);
-  const recovery = new RunRecovery(records, queue, { intervalMs: config.RECOVERY_INTERVAL_MS, leaseMs: config.RUN_LEASE_MS, logger });
+  const recovery = new RunRecovery(records, queue, {
+    intervalMs: config.RECOVERY_INTERVAL_MS,
+    leaseMs: config.RUN_LEASE_MS,
+    logger,
+  });
 
-  const grpc = new GrpcServer({ host: config.GRPC_HOST, port: config.GRPC_PORT, healthPort: config.GRPC_HEALTH_PORT, transport, logger });
+  const grpc = new GrpcServer({
+    host: config.GRPC_HOST,
+    port: config.GRPC_PORT,
+    healthPort: config.GRPC_HEALTH_PORT,
+    transport,
+    logger,
+  });
   grpc.addService(
     ORCHESTRATOR_SERVICE_NAME,
     orchestratorV1.OrchestratorServiceService,
@@ -242,7 +311,14 @@ export async function startOrchestratorServer(config: OrchestratorConfig, logger
       shouldProcess,
       cancellation,
       listing: new RunListing(pool),
-      toolTrials: new ToolTrials({ gate, catalog, records: new ToolCallRecords(pool), profiles, defaultTier: config.DEFAULT_TIER, logger }),
+      toolTrials: new ToolTrials({
+        gate,
+        catalog,
+        records: new ToolCallRecords(pool),
+        profiles,
+        defaultTier: config.DEFAULT_TIER,
+        logger,
+      }),
       taskToolCalls: new TaskToolCalls({ gate, profiles, defaultTier: config.DEFAULT_TIER, logger }),
       runnerStats: new RunnerStats(nc, { waitMs: config.CATALOG_DISCOVERY_WAIT_MS, logger }),
       breakers,
@@ -270,7 +346,11 @@ export async function startOrchestratorServer(config: OrchestratorConfig, logger
         // Past the grace: callers waiting here are told to go elsewhere (the api attaches again),
         // and the runs stop without writing more and release their leases, so another replica
         // resumes them from their journals at once.
-        queue.endWaits(errors.unavailable('SHUTTING_DOWN', 'this orchestrator is shutting down; the run goes on elsewhere', { retryAfterSeconds: 1 }));
+        queue.endWaits(
+          errors.unavailable('SHUTTING_DOWN', 'this orchestrator is shutting down; the run goes on elsewhere', {
+            retryAfterSeconds: 1,
+          }),
+        );
         const handedOver = executor.abandonAll('the orchestrator is shutting down');
         logger.warn({ runs: handedOver }, 'runs still under way at the end of the shutdown grace; handed over');
         await queue.idle();

@@ -27,7 +27,7 @@ describe('ToolBreakers', () => {
     expect(b.admit('other')).toEqual({ allowed: true, trial: false });
   });
 
-  it('shows each tool\'s breaker: closed with its failures, open with the time left, then half-open', () => {
+  it("shows each tool's breaker: closed with its failures, open with the time left, then half-open", () => {
     const { b, call, advance } = breakers(2, 1_000);
     expect(b.view('slow')).toEqual({ state: 'closed', consecutiveFailures: 0, retryInMs: 0 });
     call('slow', 'unhealthy');

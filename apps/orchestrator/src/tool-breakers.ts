@@ -54,7 +54,8 @@ export class ToolBreakers {
 
   admit(tool: string): Admission {
     const breaker = this.breakers.get(tool);
-    if (this.settings.failureThreshold === 0 || breaker?.openUntil === undefined) return { allowed: true, trial: false };
+    if (this.settings.failureThreshold === 0 || breaker?.openUntil === undefined)
+      return { allowed: true, trial: false };
     const waitMs = breaker.openUntil - this.now();
     if (waitMs > 0) return { allowed: false, retryInMs: waitMs };
     if (breaker.trialInFlight) return { allowed: false, retryInMs: this.settings.cooldownMs };
@@ -66,9 +67,12 @@ export class ToolBreakers {
   view(tool: string): BreakerView {
     const breaker = this.breakers.get(tool);
     if (!breaker) return { state: 'closed', consecutiveFailures: 0, retryInMs: 0 };
-    if (breaker.openUntil === undefined) return { state: 'closed', consecutiveFailures: breaker.failures, retryInMs: 0 };
+    if (breaker.openUntil === undefined)
+      return { state: 'closed', consecutiveFailures: breaker.failures, retryInMs: 0 };
     const waitMs = breaker.openUntil - this.now();
-    return waitMs > 0 ? { state: 'open', consecutiveFailures: breaker.failures, retryInMs: waitMs } : { state: 'half_open', consecutiveFailures: breaker.failures, retryInMs: 0 };
+    return waitMs > 0
+      ? { state: 'open', consecutiveFailures: breaker.failures, retryInMs: waitMs }
+      : { state: 'half_open', consecutiveFailures: breaker.failures, retryInMs: 0 };
   }
 
   /** Records how an admitted call went. */
@@ -77,7 +81,8 @@ export class ToolBreakers {
     const breaker = this.breakers.get(tool) ?? { failures: 0, openUntil: undefined, trialInFlight: false };
     if (admission.trial) breaker.trialInFlight = false;
     if (health === 'healthy') {
-      if (breaker.openUntil !== undefined) this.settings.logger.info({ tool }, 'tool answers again; its breaker is closed');
+      if (breaker.openUntil !== undefined)
+        this.settings.logger.info({ tool }, 'tool answers again; its breaker is closed');
       this.breakers.delete(tool);
       return;
     }
@@ -85,7 +90,10 @@ export class ToolBreakers {
     breaker.failures += 1;
     if (admission.trial || breaker.failures >= this.settings.failureThreshold) {
       breaker.openUntil = this.now() + this.settings.cooldownMs;
-      this.settings.logger.warn({ tool, failures: breaker.failures, cooldownMs: this.settings.cooldownMs }, 'tool keeps failing; its breaker is open');
+      this.settings.logger.warn(
+        { tool, failures: breaker.failures, cooldownMs: this.settings.cooldownMs },
+        'tool keeps failing; its breaker is open',
+      );
     }
     this.breakers.set(tool, breaker);
   }

@@ -31,7 +31,7 @@ beforeAll(async () => {
   const query = pool.query.bind(pool);
   pool.query = ((...args: Parameters<typeof query>) => {
     const [first] = args as unknown[];
-    const text = typeof first === 'string' ? first : (first as { text?: string }).text ?? '';
+    const text = typeof first === 'string' ? first : ((first as { text?: string }).text ?? '');
     if (/SET lease_until = now\(\) \+/.test(text)) renewals++;
     return query(...args);
   }) as typeof pool.query;
@@ -46,7 +46,12 @@ afterAll(async () => {
 });
 
 const leaseUntil = async (runIds: string[]) =>
-  (await pool.query<{ run_id: string; lease_until: Date }>('SELECT run_id, lease_until FROM runs WHERE run_id = ANY($1)', [runIds])).rows.map((r) => r.lease_until.getTime());
+  (
+    await pool.query<{ run_id: string; lease_until: Date }>(
+      'SELECT run_id, lease_until FROM runs WHERE run_id = ANY($1)',
+      [runIds],
+    )
+  ).rows.map((r) => r.lease_until.getTime());
 
 describe('TurnExecutor leases', () => {
   it(`renews ${IN_FLIGHT} runs in flight with one statement per interval and one timer, and stops when they end`, async () => {
@@ -58,7 +63,14 @@ describe('TurnExecutor leases', () => {
       owner,
       profiles: { resolve: () => ({ model: {} }) },
       records,
-      heartbeat: new LeaseHeartbeat({ runLeases: new RunLeaseRenewal(pool), conversationLeases: leases, owner, leaseMs: LEASE_MS, intervalMs: leaseRenewalIntervalMs(LEASE_MS), logger }),
+      heartbeat: new LeaseHeartbeat({
+        runLeases: new RunLeaseRenewal(pool),
+        conversationLeases: leases,
+        owner,
+        leaseMs: LEASE_MS,
+        intervalMs: leaseRenewalIntervalMs(LEASE_MS),
+        logger,
+      }),
       nc,
       // The run's first step waits until the test lets it answer.
       pendingAgents: { beforeLoop: () => new Promise<PendingAgentDecision>((resolve) => held.push({ resolve })) },
@@ -85,7 +97,12 @@ describe('TurnExecutor leases', () => {
     // Wait until every run's lease was renewed twice over (each renewal moves lease_until on).
     renewals = 0;
     const first = await leaseUntil(runIds);
-    await expect.poll(async () => (await leaseUntil(runIds)).every((until, i) => until > first[i]! + LEASE_MS / 3), { timeout: 20_000, interval: 50 }).toBe(true);
+    await expect
+      .poll(async () => (await leaseUntil(runIds)).every((until, i) => until > first[i]! + LEASE_MS / 3), {
+        timeout: 20_000,
+        interval: 50,
+      })
+      .toBe(true);
     // One statement per tick for all the runs: a few ticks, far fewer statements than runs (one
     // timer per run renewing its own lease would have sent at least one per run per interval).
     expect(renewals).toBeGreaterThan(0);
@@ -93,7 +110,13 @@ describe('TurnExecutor leases', () => {
 
     // The runs end (handed over): nothing is renewed any more.
     executor.abandonAll('test over');
-    for (const h of held) h.resolve({ kind: 'answer', response: 'bye', pending: [], agents: { messages: [], results: [] } } as unknown as PendingAgentDecision);
+    for (const h of held)
+      h.resolve({
+        kind: 'answer',
+        response: 'bye',
+        pending: [],
+        agents: { messages: [], results: [] },
+      } as unknown as PendingAgentDecision);
     expect(await Promise.all(executions)).toEqual(Array(IN_FLIGHT).fill(undefined));
     renewals = 0;
     await new Promise((resolve) => setTimeout(resolve, LEASE_MS));

@@ -1,4 +1,11 @@
-import { RunControl, runAgentLoop, ZERO_USAGE, type LoopEvent, type LoopResult, type ToolPort } from '@platform/agent-loop';
+import {
+  RunControl,
+  runAgentLoop,
+  ZERO_USAGE,
+  type LoopEvent,
+  type LoopResult,
+  type ToolPort,
+} from '@platform/agent-loop';
 import type { ChatMessage } from '@platform/contracts';
 import type { memoryV1 } from '@platform/proto';
 import type { Logger, NatsConnection, PromiseClient } from '@platform/service-kit';
@@ -82,8 +89,25 @@ class AttemptState {
 }
 
 /** A result the loop never produced (a profile gone, the pending-agent step answering). */
-function syntheticResult(runId: string, stopReason: LoopResult['stopReason'], response: string, error?: LoopResult['error']): LoopResult {
-  return { runId, response, stopReason, turns: 0, usage: ZERO_USAGE, durationMs: 0, pendingAgents: [], toolCalls: [], messages: [], transcript: [], ...(error ? { error } : {}) };
+function syntheticResult(
+  runId: string,
+  stopReason: LoopResult['stopReason'],
+  response: string,
+  error?: LoopResult['error'],
+): LoopResult {
+  return {
+    runId,
+    response,
+    stopReason,
+    turns: 0,
+    usage: ZERO_USAGE,
+    durationMs: 0,
+    pendingAgents: [],
+    toolCalls: [],
+    messages: [],
+    transcript: [],
+    ...(error ? { error } : {}),
+  };
 }
 
 /**
@@ -130,11 +154,26 @@ export class TurnExecutor {
     });
     if (run.cancelRequested) control.cancel('cancelled by request');
     try {
-      const events = await RunEventPublisher.open(this.deps.nc, run.runId, { resumed: run.attempts > 1, includeChunks: run.stream, logger });
+      const events = await RunEventPublisher.open(this.deps.nc, run.runId, {
+        resumed: run.attempts > 1,
+        includeChunks: run.stream,
+        logger,
+      });
       const { result, end } = await this.runPipeline(run, control, events, attempt);
       if (attempt.abandoned) {
-        if (attempt.handOver) await this.deps.records.releaseLease(run, this.deps.owner).catch((err: unknown) => logger.warn({ runId: run.runId, err: (err as Error).message }, 'could not release the run lease; it runs out instead'));
-        logger.warn({ runId: run.runId, attempt: run.attempts, reason: attempt.abandoned, handedOver: attempt.handOver }, 'attempt abandoned; the run resumes from its journal');
+        if (attempt.handOver)
+          await this.deps.records
+            .releaseLease(run, this.deps.owner)
+            .catch((err: unknown) =>
+              logger.warn(
+                { runId: run.runId, err: (err as Error).message },
+                'could not release the run lease; it runs out instead',
+              ),
+            );
+        logger.warn(
+          { runId: run.runId, attempt: run.attempts, reason: attempt.abandoned, handedOver: attempt.handOver },
+          'attempt abandoned; the run resumes from its journal',
+        );
         return undefined;
       }
       const finished = await this.postProcess(run, result);
@@ -154,9 +193,17 @@ export class TurnExecutor {
       }
       if (isOutage(err)) {
         const { RUN_RETRY_BACKOFF_MS, TURN_TIMEOUT_MS } = this.deps.config;
-        await this.deps.records.deferAfterOutage(run, this.deps.owner, RUN_RETRY_BACKOFF_MS, TURN_TIMEOUT_MS).catch(() => undefined);
-        logger.warn({ runId: run.runId, attempt: run.attempts, err: (err as Error).message }, 'a dependency is unreachable; the run is taken up again shortly');
-        reportFailure(logger, { runId: run.runId, profile: run.profile }, SYSTEM_FAILURES.outage, { attempt: run.attempts, err: (err as Error).message });
+        await this.deps.records
+          .deferAfterOutage(run, this.deps.owner, RUN_RETRY_BACKOFF_MS, TURN_TIMEOUT_MS)
+          .catch(() => undefined);
+        logger.warn(
+          { runId: run.runId, attempt: run.attempts, err: (err as Error).message },
+          'a dependency is unreachable; the run is taken up again shortly',
+        );
+        reportFailure(logger, { runId: run.runId, profile: run.profile }, SYSTEM_FAILURES.outage, {
+          attempt: run.attempts,
+          err: (err as Error).message,
+        });
       }
       throw err;
     } finally {
@@ -166,25 +213,48 @@ export class TurnExecutor {
     }
   }
 
-  private async runPipeline(run: ClaimedRun, control: RunControl, events: RunEventPublisher, attempt: AttemptState): Promise<{ result: LoopResult; end?: LoopEvent }> {
+  private async runPipeline(
+    run: ClaimedRun,
+    control: RunControl,
+    events: RunEventPublisher,
+    attempt: AttemptState,
+  ): Promise<{ result: LoopResult; end?: LoopEvent }> {
     if (run.kind === 'agent_expired') return { result: expiryNoticeResult(run.runId, run.content) };
     if (run.attempts > this.deps.config.MAX_RUN_ATTEMPTS) {
       const message = `the run failed ${run.attempts - 1} times (each holder stopped or crashed before finishing); giving up`;
       reportFailure(this.deps.logger, run, SYSTEM_FAILURES.tooManyAttempts, { attempt: run.attempts });
-      return { result: syntheticResult(run.runId, 'model_error', message, { kind: 'too_many_attempts', message, failure: SYSTEM_FAILURES.tooManyAttempts }) };
+      return {
+        result: syntheticResult(run.runId, 'model_error', message, {
+          kind: 'too_many_attempts',
+          message,
+          failure: SYSTEM_FAILURES.tooManyAttempts,
+        }),
+      };
     }
     const profile = this.deps.profiles.resolve(run.profile);
     if (!profile) {
       const message = `the agent profile '${run.profile}' no longer exists`;
       reportFailure(this.deps.logger, run, SYSTEM_FAILURES.profileMissing);
-      return { result: syntheticResult(run.runId, 'model_error', message, { kind: 'profile_missing', message, failure: SYSTEM_FAILURES.profileMissing }) };
+      return {
+        result: syntheticResult(run.runId, 'model_error', message, {
+          kind: 'profile_missing',
+          message,
+          failure: SYSTEM_FAILURES.profileMissing,
+        }),
+      };
     }
-    const decision = await this.deps.pendingAgents.beforeLoop(run, profile.model, (type, data) => events.publish(type, data));
+    const decision = await this.deps.pendingAgents.beforeLoop(run, profile.model, (type, data) =>
+      events.publish(type, data),
+    );
     if (decision.kind === 'answer') {
       // Agents still waiting: the run waits with them. None (the decision found its approval
       // already answered, e.g. a second click): the answer says so, and the run is done.
       const stopReason = decision.pending.length ? 'agent_waiting' : 'final_answer';
-      const answer = { ...syntheticResult(run.runId, stopReason, decision.response), messages: [{ role: 'assistant', content: decision.response } as const], pendingAgents: decision.pending };
+      const answer = {
+        ...syntheticResult(run.runId, stopReason, decision.response),
+        messages: [{ role: 'assistant', content: decision.response } as const],
+        pendingAgents: decision.pending,
+      };
       return { result: withAgentResults(answer, decision.agents) };
     }
     const agents = decision.kind === 'run_loop_with_agent_results' ? decision.agents : NO_AGENT_RESULTS;
@@ -216,7 +286,11 @@ export class TurnExecutor {
             runnerTools,
             childRuns,
             this.deps.profiles,
-            { maxDepth: config.MAX_DELEGATION_DEPTH, defaultTimeoutMs: config.DELEGATION_TIMEOUT_MS, defaultTier: config.DEFAULT_TIER },
+            {
+              maxDepth: config.MAX_DELEGATION_DEPTH,
+              defaultTimeoutMs: config.DELEGATION_TIMEOUT_MS,
+              defaultTier: config.DEFAULT_TIER,
+            },
             {
               run,
               delegates: profile.delegates,
@@ -233,16 +307,32 @@ export class TurnExecutor {
     const replay = new RunReplay(journal, {
       // The write holding a fresh attempt's first response also keeps the input it was asked with.
       recordModels: (models, heldTools) =>
-        this.deps.steps.recordModels(run, models, { heldTools, ...(models[0]?.[0] === 1 && !run.input ? { input } : {}) }),
+        this.deps.steps.recordModels(run, models, {
+          heldTools,
+          ...(models[0]?.[0] === 1 && !run.input ? { input } : {}),
+        }),
       recordTool: (callId, outcome) => this.deps.steps.recordTool(run, callId, outcome),
     });
     replay.onWriteFailure((err) => {
-      this.deps.logger.error({ runId: run.runId, err: (err as Error).message }, 'a journal write failed; stopping this attempt');
-      reportFailure(this.deps.logger, { runId: run.runId, profile: run.profile }, SYSTEM_FAILURES.journalWrite, { attempt: run.attempts });
+      this.deps.logger.error(
+        { runId: run.runId, err: (err as Error).message },
+        'a journal write failed; stopping this attempt',
+      );
+      reportFailure(this.deps.logger, { runId: run.runId, profile: run.profile }, SYSTEM_FAILURES.journalWrite, {
+        attempt: run.attempts,
+      });
       attempt.abandon('journal write failed');
     });
     if (resumed) {
-      this.deps.logger.info({ runId: run.runId, attempt: run.attempts, journaledModelSteps: journal.models.length, journaledToolSteps: journal.tools.size }, 'resuming run');
+      this.deps.logger.info(
+        {
+          runId: run.runId,
+          attempt: run.attempts,
+          journaledModelSteps: journal.models.length,
+          journaledToolSteps: journal.tools.size,
+        },
+        'resuming run',
+      );
       events.publish('state_change', { state: 'running', reason: 'resumed' });
     }
     // The replayed part of a resumed run published its events before; only new work is published.
@@ -273,22 +363,31 @@ export class TurnExecutor {
     return { result: turn, ...(end ? { end: { ...end, result: turn } } : {}) };
   }
 
-  private async firstInput(run: ClaimedRun, profile: AgentProfile, tools: ToolPort, agentExchanges: ChatMessage[]): Promise<ChatMessage[]> {
+  private async firstInput(
+    run: ClaimedRun,
+    profile: AgentProfile,
+    tools: ToolPort,
+    agentExchanges: ChatMessage[],
+  ): Promise<ChatMessage[]> {
     // Right after a boot (or when every runner was briefly unreachable) the catalog may be empty:
     // discover once now rather than run a turn that offers the model no tools.
     if (this.deps.catalog.list().length === 0) await this.deps.catalog.refresh();
-    const prepared = await prepareContext(this.deps.memory, { messages: this.deps.config.HISTORY_MESSAGES, bytes: this.deps.config.HISTORY_MAX_BYTES }, {
-      runId: run.runId,
-      tenantId: run.tenantId,
-      conversationId: run.conversationId,
-      content: run.content,
-      systemPrompt: profile.systemPrompt,
-      timeZone: run.timeZone || this.deps.config.DEFAULT_TIMEZONE,
-      capabilities: tools.list(),
-      now: run.createdAt,
-      agentExchanges,
-      memoryRecall: this.deps.memoryRecall,
-    });
+    const prepared = await prepareContext(
+      this.deps.memory,
+      { messages: this.deps.config.HISTORY_MESSAGES, bytes: this.deps.config.HISTORY_MAX_BYTES },
+      {
+        runId: run.runId,
+        tenantId: run.tenantId,
+        conversationId: run.conversationId,
+        content: run.content,
+        systemPrompt: profile.systemPrompt,
+        timeZone: run.timeZone || this.deps.config.DEFAULT_TIMEZONE,
+        capabilities: tools.list(),
+        now: run.createdAt,
+        agentExchanges,
+        memoryRecall: this.deps.memoryRecall,
+      },
+    );
     return prepared.messages;
   }
 
@@ -299,9 +398,11 @@ export class TurnExecutor {
    */
   private async postProcess(run: ClaimedRun, result: LoopResult): Promise<RunRecord> {
     // A run for a user's message records the message first; a platform notice (an expiry) does not.
-    const turnMessages: ChatMessage[] = run.kind === 'message' ? [{ role: 'user', content: run.content }, ...result.messages] : [...result.messages];
+    const turnMessages: ChatMessage[] =
+      run.kind === 'message' ? [{ role: 'user', content: run.content }, ...result.messages] : [...result.messages];
     // What the user was asked when agents wait belongs to the conversation (the next reply answers it).
-    if (result.stopReason === 'agent_waiting' && turnMessages.at(-1)?.role !== 'assistant') turnMessages.push({ role: 'assistant', content: result.response });
+    if (result.stopReason === 'agent_waiting' && turnMessages.at(-1)?.role !== 'assistant')
+      turnMessages.push({ role: 'assistant', content: result.response });
     const appended = await this.deps.memory.appendMessages({
       tenantId: run.tenantId,
       conversationId: run.conversationId,
@@ -309,15 +410,37 @@ export class TurnExecutor {
       runId: run.runId,
       appendId: run.runId,
     });
-    void this.deps.finishedTurns?.publish({ tenantId: run.tenantId, conversationId: run.conversationId, runId: run.runId, profile: run.profile, messages: turnMessages, firstSeq: appended.firstSeq });
+    void this.deps.finishedTurns?.publish({
+      tenantId: run.tenantId,
+      conversationId: run.conversationId,
+      runId: run.runId,
+      profile: run.profile,
+      messages: turnMessages,
+      firstSeq: appended.firstSeq,
+    });
     await this.deps.triggeredRuns?.publish(run, result);
-    const finished = await this.deps.records.finish(run, runStatus(result), result, this.deps.memoryRecall.reportFor(run.runId, run.input));
+    const finished = await this.deps.records.finish(
+      run,
+      runStatus(result),
+      result,
+      this.deps.memoryRecall.reportFor(run.runId, run.input),
+    );
     // From the message's arrival: queueing, every attempt and the pipeline, as the user waited.
-    recordTurn({ profile: run.profile, status: finished.status, stopReason: result.stopReason }, Math.max(0, Date.now() - run.createdAt.getTime()) / 1000);
+    recordTurn(
+      { profile: run.profile, status: finished.status, stopReason: result.stopReason },
+      Math.max(0, Date.now() - run.createdAt.getTime()) / 1000,
+    );
     recordTenantTokens(run.tenantId, result.usage.inputTokens, result.usage.outputTokens);
     await this.deps.shouldProcess.recordTokens(run.tenantId, result.usage.totalTokens);
     this.deps.logger.info(
-      { runId: run.runId, profile: run.profile, attempt: run.attempts, stopReason: result.stopReason, turns: result.turns, toolCalls: result.toolCalls.length },
+      {
+        runId: run.runId,
+        profile: run.profile,
+        attempt: run.attempts,
+        stopReason: result.stopReason,
+        turns: result.turns,
+        toolCalls: result.toolCalls.length,
+      },
       'turn finished',
     );
     return finished;

@@ -25,7 +25,8 @@ describe('usageRangeOf', () => {
   });
 
   it('refuses days that are not YYYY-MM-DD or do not exist, and a start after the end', () => {
-    for (const bad of ['2026-3-1', '2026-02-30', '2025-02-29', 'yesterday', '2026-03-01T00:00:00Z', '2026-13-01']) expect(codeOf(bad, '2026-03-15')).toBe('INVALID_DAY');
+    for (const bad of ['2026-3-1', '2026-02-30', '2025-02-29', 'yesterday', '2026-03-01T00:00:00Z', '2026-13-01'])
+      expect(codeOf(bad, '2026-03-15')).toBe('INVALID_DAY');
     expect(codeOf('2026-03-10', '2026-03-09')).toBe('INVALID_RANGE');
   });
 });

@@ -24,6 +24,7 @@ export function usageRangeOf(from: string, to: string, now: Date): { fromDay: st
   const start = dayOf(fromDay, 'from');
   const end = dayOf(toDay, 'to');
   if (start > end) throw errors.invalidArgument('INVALID_RANGE', `from (${fromDay}) is after to (${toDay})`);
-  if ((end - start) / DAY_MS + 1 > MAX_USAGE_DAYS) throw errors.invalidArgument('INVALID_RANGE', `a usage request covers at most ${MAX_USAGE_DAYS} days`);
+  if ((end - start) / DAY_MS + 1 > MAX_USAGE_DAYS)
+    throw errors.invalidArgument('INVALID_RANGE', `a usage request covers at most ${MAX_USAGE_DAYS} days`);
   return { fromDay, toDay };
 }

@@ -39,19 +39,36 @@ describe('web_fetch configuration', () => {
     expect(tool!.description).toContain('docs.example.com, *.example.org:8443 (any subdomain of example.org)');
   });
 
-  it.each([{}, { WEB_FETCH_ALLOWED_HOSTS: '' }, { WEB_FETCH_ALLOWED_HOSTS: ' , ' }])('fails to boot when enabled without hosts (%o)', (hosts) => {
-    const error = configError({ WEB_FETCH_ENABLED: 'yes', ...hosts });
-    expect(error.problems).toEqual([{ variable: 'WEB_FETCH_ALLOWED_HOSTS', message: expect.stringMatching(/required when WEB_FETCH_ENABLED is true/) }]);
-    expect(error.message).toContain('WEB_FETCH_ALLOWED_HOSTS: required');
-  });
+  it.each([{}, { WEB_FETCH_ALLOWED_HOSTS: '' }, { WEB_FETCH_ALLOWED_HOSTS: ' , ' }])(
+    'fails to boot when enabled without hosts (%o)',
+    (hosts) => {
+      const error = configError({ WEB_FETCH_ENABLED: 'yes', ...hosts });
+      expect(error.problems).toEqual([
+        {
+          variable: 'WEB_FETCH_ALLOWED_HOSTS',
+          message: expect.stringMatching(/required when WEB_FETCH_ENABLED is true/),
+        },
+      ]);
+      expect(error.message).toContain('WEB_FETCH_ALLOWED_HOSTS: required');
+    },
+  );
 
   it('names the variable and the entry of an unusable allowlist entry', () => {
-    const error = configError({ WEB_FETCH_ENABLED: 'true', WEB_FETCH_ALLOWED_HOSTS: 'example.com,https://bad.example/path' });
-    expect(error.problems).toEqual([{ variable: 'WEB_FETCH_ALLOWED_HOSTS', message: expect.stringContaining("'https://bad.example/path'") }]);
+    const error = configError({
+      WEB_FETCH_ENABLED: 'true',
+      WEB_FETCH_ALLOWED_HOSTS: 'example.com,https://bad.example/path',
+    });
+    expect(error.problems).toEqual([
+      { variable: 'WEB_FETCH_ALLOWED_HOSTS', message: expect.stringContaining("'https://bad.example/path'") },
+    ]);
   });
 
   it('rejects bad limits', () => {
     const error = configError({ WEB_FETCH_MAX_BYTES: '0', WEB_FETCH_TIMEOUT_MS: 'soon', WEB_FETCH_ENABLED: 'maybe' });
-    expect(error.problems.map((p) => p.variable).sort()).toEqual(['WEB_FETCH_ENABLED', 'WEB_FETCH_MAX_BYTES', 'WEB_FETCH_TIMEOUT_MS']);
+    expect(error.problems.map((p) => p.variable).sort()).toEqual([
+      'WEB_FETCH_ENABLED',
+      'WEB_FETCH_MAX_BYTES',
+      'WEB_FETCH_TIMEOUT_MS',
+    ]);
   });
 });

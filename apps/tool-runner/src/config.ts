@@ -21,7 +21,10 @@ export const RunnerConfig = z
     /** NATS_URL, and NATS_USER + NATS_PASSWORD, NATS_TOKEN or NATS_CREDS_FILE when the server authenticates. */
     ...natsEnv,
     /** Service name in discovery; replicas share it. */
-    RUNNER_NAME: z.string().regex(/^[A-Za-z0-9_-]+$/).default('builtin-tools'),
+    RUNNER_NAME: z
+      .string()
+      .regex(/^[A-Za-z0-9_-]+$/)
+      .default('builtin-tools'),
     RUNNER_MAX_CONCURRENCY: env.positiveInt().default(64),
     TOOL_MAX_RESULT_BYTES: env.positiveInt().default(256 * 1024),
     CALCULATOR_MAX_EXPRESSION_LENGTH: env.positiveInt().default(500),
@@ -52,7 +55,8 @@ export const RunnerConfig = z
       ctx.addIssue({
         code: 'custom',
         path: ['WEB_FETCH_ALLOWED_HOSTS'],
-        message: 'required when WEB_FETCH_ENABLED is true: a comma list of hosts web_fetch may reach, e.g. "docs.example.com,*.example.org"',
+        message:
+          'required when WEB_FETCH_ENABLED is true: a comma list of hosts web_fetch may reach, e.g. "docs.example.com,*.example.org"',
       });
     }
   });

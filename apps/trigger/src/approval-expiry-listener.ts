@@ -55,8 +55,16 @@ export class ApprovalExpiryListener {
         [event.tenantId, event.conversationId],
       );
       // The user is told: the task's channel gets the expiry.
-      await recordFireNotifications(client, rows.map((r) => r.fire_id), 'fire.approval_expired', Date.now());
-      this.logger.info({ tenantId: event.tenantId, taskId: event.conversationId, agent: event.agentName }, 'a triggered approval expired');
+      await recordFireNotifications(
+        client,
+        rows.map((r) => r.fire_id),
+        'fire.approval_expired',
+        Date.now(),
+      );
+      this.logger.info(
+        { tenantId: event.tenantId, taskId: event.conversationId, agent: event.agentName },
+        'a triggered approval expired',
+      );
     });
   }
 }

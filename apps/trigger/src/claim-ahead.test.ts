@@ -32,7 +32,12 @@ async function plannedTasks(tenantId: string, count: number): Promise<string[]> 
   const at = new Date(r.clock.now() + AHEAD).toISOString();
   const ids: string[] = [];
   for (let i = 0; i < count; i++) {
-    const { task } = await r.client.rpc.createTask({ tenantId, userId: 'u1', specJson: JSON.stringify({ executor: 'noop_exec', trigger: { type: 'schedule', at } }), requestId: '' });
+    const { task } = await r.client.rpc.createTask({
+      tenantId,
+      userId: 'u1',
+      specJson: JSON.stringify({ executor: 'noop_exec', trigger: { type: 'schedule', at } }),
+      requestId: '',
+    });
     ids.push(task!.taskId);
   }
   await r.servers[0]!.engine.planner.planDue();
@@ -40,10 +45,15 @@ async function plannedTasks(tenantId: string, count: number): Promise<string[]> 
 }
 
 async function firesOf(taskIds: string[]) {
-  const { rows } = await db.query<{ task_id: string; status: string; attempts: number; lease_owner: string | null; started_at: Date | null }>(
-    'SELECT task_id, status, attempts, lease_owner, started_at FROM trigger.fires WHERE task_id = ANY($1::text[])',
-    [taskIds],
-  );
+  const { rows } = await db.query<{
+    task_id: string;
+    status: string;
+    attempts: number;
+    lease_owner: string | null;
+    started_at: Date | null;
+  }>('SELECT task_id, status, attempts, lease_owner, started_at FROM trigger.fires WHERE task_id = ANY($1::text[])', [
+    taskIds,
+  ]);
   return rows;
 }
 
@@ -86,7 +96,11 @@ describe('fires claimed ahead of their time', () => {
   it('a fire claimed ahead by a replica that died before its time is run once by another, when the lease runs out', async () => {
     const [id] = await plannedTasks(tenant(), 1);
     // Replica 0 claims ahead and "dies": the claim is committed, nothing holds the fire in memory.
-    const store = (r.servers[0]!.engine.dispatcher as unknown as { store: { claimAhead(n: number, now: number, until: number, lease: number): Promise<ClaimedFire[]> } }).store;
+    const store = (
+      r.servers[0]!.engine.dispatcher as unknown as {
+        store: { claimAhead(n: number, now: number, until: number, lease: number): Promise<ClaimedFire[]> };
+      }
+    ).store;
     expect(await store.claimAhead(10, r.clock.now(), r.clock.now() + AHEAD, LEASE)).toHaveLength(1);
     r.clock.advance(AHEAD);
     await r.round();
@@ -103,8 +117,14 @@ describe('fires claimed ahead of their time', () => {
     const [running, ahead] = await plannedTasks(tenant(), 2);
     const dispatcher = r.servers[1]!.engine.dispatcher;
     let release: () => void = () => undefined;
-    r.executor.answer = (fire) => (fire.taskId === running ? new Promise((resolve) => (release = () => resolve({ status: 'succeeded', result: null }))) : { status: 'succeeded', result: null });
-    const leaseOf = async (taskId: string) => (await db.query<{ l: Date }>('SELECT lease_expires_at AS l FROM trigger.fires WHERE task_id = $1', [taskId])).rows[0]!.l.getTime();
+    r.executor.answer = (fire) =>
+      fire.taskId === running
+        ? new Promise((resolve) => (release = () => resolve({ status: 'succeeded', result: null })))
+        : { status: 'succeeded', result: null };
+    const leaseOf = async (taskId: string) =>
+      (
+        await db.query<{ l: Date }>('SELECT lease_expires_at AS l FROM trigger.fires WHERE task_id = $1', [taskId])
+      ).rows[0]!.l.getTime();
     try {
       await db.query(`UPDATE trigger.fires SET due_at = due_at + interval '1 second' WHERE task_id = $1`, [ahead]);
       r.clock.advance(AHEAD - 1_000);

@@ -97,10 +97,13 @@ export class ClaimedAheadFires {
   }
 
   private arm(dueMs: number): void {
-    const timer = setTimeout(() => {
-      this.timers.delete(dueMs);
-      void this.startDue();
-    }, Math.max(0, dueMs - this.clock.now()));
+    const timer = setTimeout(
+      () => {
+        this.timers.delete(dueMs);
+        void this.startDue();
+      },
+      Math.max(0, dueMs - this.clock.now()),
+    );
     timer.unref();
     this.timers.set(dueMs, timer);
   }
@@ -111,10 +114,17 @@ export class ClaimedAheadFires {
         chunk.map((c) => c.fire),
         nowMs,
       );
-      if (held.size < chunk.length) this.logger.debug({ dropped: chunk.length - held.size }, 'fires claimed ahead were cancelled before their time');
+      if (held.size < chunk.length)
+        this.logger.debug(
+          { dropped: chunk.length - held.size },
+          'fires claimed ahead were cancelled before their time',
+        );
       this.start(chunk.filter((c) => held.has(c.fire.fire_id)));
     } catch (err) {
-      this.logger.error({ err, fires: chunk.length }, 'could not start fires claimed ahead; they are claimed again when their leases run out');
+      this.logger.error(
+        { err, fires: chunk.length },
+        'could not start fires claimed ahead; they are claimed again when their leases run out',
+      );
     }
   }
 }

@@ -102,11 +102,17 @@ export class ConditionPoller {
       });
     } catch (err) {
       const code = isPlatformError(err) ? err.code : undefined;
-      this.logger.warn({ taskId: task.task_id, tool: trigger.tool, code, err: code ? undefined : err }, 'a condition poll was refused or not answered; the condition keeps its last value');
+      this.logger.warn(
+        { taskId: task.task_id, tool: trigger.tool, code, err: code ? undefined : err },
+        'a condition poll was refused or not answered; the condition keeps its last value',
+      );
       return undefined;
     }
     if (response.status !== 'success') {
-      this.logger.warn({ taskId: task.task_id, tool: trigger.tool, status: response.status, code: response.errorCode }, 'a condition poll failed; the condition keeps its last value');
+      this.logger.warn(
+        { taskId: task.task_id, tool: trigger.tool, status: response.status, code: response.errorCode },
+        'a condition poll failed; the condition keeps its last value',
+      );
       return undefined;
     }
     const output: unknown = response.outputJson ? JSON.parse(response.outputJson) : null;
@@ -118,7 +124,12 @@ export class ConditionPoller {
       const known = err instanceof FilterError;
       // Conditions are compiled at creation; one that fails on an answer keeps its last value, and the task says why.
       if (!known) this.logger.warn({ err, taskId: task.task_id }, 'a condition could not be evaluated');
-      return { failed: { code: known ? err.code : FilterErrorCodes.evaluationFailed, message: (err as Error).message.slice(0, 500) } };
+      return {
+        failed: {
+          code: known ? err.code : FilterErrorCodes.evaluationFailed,
+          message: (err as Error).message.slice(0, 500),
+        },
+      };
     }
   }
 
@@ -126,32 +137,42 @@ export class ConditionPoller {
   private async record(task: DueCondition, result: PollResult, nowMs: number): Promise<boolean> {
     if (!result) return false;
     if ('failed' in result) {
-      await this.db.query('UPDATE tasks SET last_error_code = $2, last_error_message = $3, last_error_at = $4 WHERE task_id = $1', [task.task_id, result.failed.code, result.failed.message, new Date(nowMs)]);
+      await this.db.query(
+        'UPDATE tasks SET last_error_code = $2, last_error_message = $3, last_error_at = $4 WHERE task_id = $1',
+        [task.task_id, result.failed.code, result.failed.message, new Date(nowMs)],
+      );
       return false;
     }
     const trigger = task.spec.trigger as ConditionTrigger;
     return inTransaction(this.db, async (client) => {
-      const { rows } = await client.query<{ condition_met: boolean | null; condition_fired_at: Date | null; status: string }>(
-        'SELECT condition_met, condition_fired_at, status FROM tasks WHERE task_id = $1 FOR UPDATE',
-        [task.task_id],
-      );
+      const { rows } = await client.query<{
+        condition_met: boolean | null;
+        condition_fired_at: Date | null;
+        status: string;
+      }>('SELECT condition_met, condition_fired_at, status FROM tasks WHERE task_id = $1 FOR UPDATE', [task.task_id]);
       const before = rows[0];
       if (!before || before.status !== 'ACTIVE') return false;
       const rising = result.met && before.condition_met !== true;
-      const cooled = !before.condition_fired_at || nowMs - before.condition_fired_at.getTime() >= trigger.cooldownSeconds * 1000;
+      const cooled =
+        !before.condition_fired_at || nowMs - before.condition_fired_at.getTime() >= trigger.cooldownSeconds * 1000;
       const fire = rising && cooled;
-      await client.query('UPDATE tasks SET condition_met = $2, condition_fired_at = CASE WHEN $3::boolean THEN $4 ELSE condition_fired_at END WHERE task_id = $1', [
-        task.task_id,
-        result.met,
-        fire,
-        new Date(nowMs),
-      ]);
+      await client.query(
+        'UPDATE tasks SET condition_met = $2, condition_fired_at = CASE WHEN $3::boolean THEN $4 ELSE condition_fired_at END WHERE task_id = $1',
+        [task.task_id, result.met, fire, new Date(nowMs)],
+      );
       if (!fire) return false;
       const polledAt = task.next_poll_at.toISOString();
       await client.query(
         `INSERT INTO fires (fire_id, task_id, tenant_id, fire_key, kind, scheduled_at, due_at, status, payload)
          VALUES ($1, $2, $3, $4, 'condition', $5, $5, 'pending', $6::jsonb) ON CONFLICT (task_id, fire_key) DO NOTHING`,
-        [`fire_${randomUUID()}`, task.task_id, task.tenant_id, `condition:${polledAt}`, new Date(nowMs), JSON.stringify({ tool: trigger.tool, condition: trigger.condition, result: result.output, polledAt })],
+        [
+          `fire_${randomUUID()}`,
+          task.task_id,
+          task.tenant_id,
+          `condition:${polledAt}`,
+          new Date(nowMs),
+          JSON.stringify({ tool: trigger.tool, condition: trigger.condition, result: result.output, polledAt }),
+        ],
       );
       return true;
     });

@@ -36,8 +36,23 @@ afterAll(async () => {
 });
 
 async function conditionTask(route: string, cooldownSeconds = 0): Promise<string> {
-  const spec = { trigger: { type: 'condition', tool: TOOL, arguments: { route }, intervalSeconds: 60, condition: 'result.price < 300', cooldownSeconds }, executor: 'noop_exec' };
-  const { task } = await r.client.rpc.createTask({ tenantId: 'acme', userId: 'u', specJson: JSON.stringify(spec), requestId: '' });
+  const spec = {
+    trigger: {
+      type: 'condition',
+      tool: TOOL,
+      arguments: { route },
+      intervalSeconds: 60,
+      condition: 'result.price < 300',
+      cooldownSeconds,
+    },
+    executor: 'noop_exec',
+  };
+  const { task } = await r.client.rpc.createTask({
+    tenantId: 'acme',
+    userId: 'u',
+    specJson: JSON.stringify(spec),
+    requestId: '',
+  });
   return task!.taskId;
 }
 
@@ -55,7 +70,10 @@ describe('condition triggers', () => {
     for (const price of [350, 280, 270, 260, 320, 290, 'fail', 250, 310] as const) await pollAt('SFO-NRT', price);
     const calls = r.executor.callsOf(taskId);
     expect(calls.map((c) => (c.payload as { result: { price: number } }).result.price)).toEqual([280, 290]);
-    expect(calls[0]).toMatchObject({ kind: 'condition', payload: { tool: TOOL, condition: 'result.price < 300', result: { route: 'SFO-NRT', price: 280 } } });
+    expect(calls[0]).toMatchObject({
+      kind: 'condition',
+      payload: { tool: TOOL, condition: 'result.price < 300', result: { route: 'SFO-NRT', price: 280 } },
+    });
   });
 
   it('a cool-down suppresses a new crossing that comes too soon', async () => {
@@ -75,7 +93,7 @@ describe('condition triggers', () => {
     expect(r.executor.callsOf(taskId)).toHaveLength(1);
   });
 
-  it('a condition that fails on the tool\'s answer keeps its last value and is the task\'s lastError', async () => {
+  it("a condition that fails on the tool's answer keeps its last value and is the task's lastError", async () => {
     const taskId = await conditionTask('CDG-HND');
     await pollAt('CDG-HND', 'cheap');
     const { task } = await r.client.rpc.getTask({ tenantId: 'acme', taskId });
@@ -87,35 +105,81 @@ describe('condition triggers', () => {
   });
 
   it('refuses a malformed condition at creation', async () => {
-    const spec = { trigger: { type: 'condition', tool: TOOL, intervalSeconds: 60, condition: 'result.price <' }, executor: 'noop_exec' };
-    const error = await rejection(r.client.rpc.createTask({ tenantId: 'acme', userId: 'u', specJson: JSON.stringify(spec), requestId: '' }));
+    const spec = {
+      trigger: { type: 'condition', tool: TOOL, intervalSeconds: 60, condition: 'result.price <' },
+      executor: 'noop_exec',
+    };
+    const error = await rejection(
+      r.client.rpc.createTask({ tenantId: 'acme', userId: 'u', specJson: JSON.stringify(spec), requestId: '' }),
+    );
     expect(error.message).toMatch(/^trigger\.condition: not a valid condition expression/);
   });
 
-  it('asks the orchestrator\'s tool gate for every poll, as the task\'s profile, with the poll id as call id', async () => {
-    const spec = { trigger: { type: 'condition', tool: TOOL, arguments: { route: 'CDG-JFK' }, intervalSeconds: 60, condition: 'result.price < 300' }, executor: 'noop_exec', action: { profile: 'fares' } };
-    const { task } = await r.client.rpc.createTask({ tenantId: 'acme', userId: 'u', specJson: JSON.stringify(spec), requestId: '' });
+  it("asks the orchestrator's tool gate for every poll, as the task's profile, with the poll id as call id", async () => {
+    const spec = {
+      trigger: {
+        type: 'condition',
+        tool: TOOL,
+        arguments: { route: 'CDG-JFK' },
+        intervalSeconds: 60,
+        condition: 'result.price < 300',
+      },
+      executor: 'noop_exec',
+      action: { profile: 'fares' },
+    };
+    const { task } = await r.client.rpc.createTask({
+      tenantId: 'acme',
+      userId: 'u',
+      specJson: JSON.stringify(spec),
+      requestId: '',
+    });
     await pollAt('CDG-JFK', 200);
     // The check at creation (a dry run, before the task has an id), then the poll itself.
-    expect(r.gate.requests.filter((q) => q.dryRun && q.toolName === TOOL && q.profile === 'fares').map((q) => q.caller)).toEqual(['condition']);
+    expect(
+      r.gate.requests.filter((q) => q.dryRun && q.toolName === TOOL && q.profile === 'fares').map((q) => q.caller),
+    ).toEqual(['condition']);
     const polls = r.gate.requests.filter((q) => q.conversationId === task!.taskId);
-    expect(polls.map((q) => [q.caller, q.dryRun, q.profile, q.toolName])).toEqual([['condition', false, 'fares', TOOL]]);
+    expect(polls.map((q) => [q.caller, q.dryRun, q.profile, q.toolName])).toEqual([
+      ['condition', false, 'fares', TOOL],
+    ]);
     expect(polls[0]!.callId).toMatch(new RegExp(`^poll:${task!.taskId}:`));
     expect(JSON.parse(polls[0]!.argumentsJson)).toEqual({ route: 'CDG-JFK' });
   });
 
-  it('refuses at creation a condition tool or an executor the gate refuses, naming the field and the gate\'s reason', async () => {
+  it("refuses at creation a condition tool or an executor the gate refuses, naming the field and the gate's reason", async () => {
     r.gate.refused.set('archive_orders', { kind: 'failed_precondition', code: 'APPROVAL_REQUIRED' });
     r.gate.refused.set('not_an_executor', { kind: 'failed_precondition', code: 'NOT_AN_EXECUTOR' });
     try {
-      const gated = { trigger: { type: 'condition', tool: 'archive_orders', intervalSeconds: 60, condition: 'result.archived > 0' }, executor: 'noop_exec' };
-      const condition = await rejection(r.client.rpc.createTask({ tenantId: 'acme', userId: 'u', specJson: JSON.stringify(gated), requestId: '' }));
-      expect(condition).toMatchObject({ kind: 'invalid_argument', code: 'CONDITION_TOOL_NOT_ALLOWED', details: { reason: 'APPROVAL_REQUIRED' } });
+      const gated = {
+        trigger: { type: 'condition', tool: 'archive_orders', intervalSeconds: 60, condition: 'result.archived > 0' },
+        executor: 'noop_exec',
+      };
+      const condition = await rejection(
+        r.client.rpc.createTask({ tenantId: 'acme', userId: 'u', specJson: JSON.stringify(gated), requestId: '' }),
+      );
+      expect(condition).toMatchObject({
+        kind: 'invalid_argument',
+        code: 'CONDITION_TOOL_NOT_ALLOWED',
+        details: { reason: 'APPROVAL_REQUIRED' },
+      });
       expect(condition.message).toMatch(/^trigger\.tool: /);
-      const executor = await rejection(r.client.rpc.createTask({ tenantId: 'acme', userId: 'u', specJson: JSON.stringify({ trigger: { type: 'schedule', cron: '0 8 * * *' }, executor: 'not_an_executor' }), requestId: '' }));
-      expect(executor).toMatchObject({ kind: 'invalid_argument', code: 'EXECUTOR_NOT_ALLOWED', details: { reason: 'NOT_AN_EXECUTOR' } });
+      const executor = await rejection(
+        r.client.rpc.createTask({
+          tenantId: 'acme',
+          userId: 'u',
+          specJson: JSON.stringify({ trigger: { type: 'schedule', cron: '0 8 * * *' }, executor: 'not_an_executor' }),
+          requestId: '',
+        }),
+      );
+      expect(executor).toMatchObject({
+        kind: 'invalid_argument',
+        code: 'EXECUTOR_NOT_ALLOWED',
+        details: { reason: 'NOT_AN_EXECUTOR' },
+      });
       const { tasks } = await r.client.rpc.listTasks({ tenantId: 'acme', pageSize: 500, pageToken: '' });
-      expect(tasks.filter((t) => t.specJson.includes('not_an_executor') || t.specJson.includes('archive_orders'))).toEqual([]);
+      expect(
+        tasks.filter((t) => t.specJson.includes('not_an_executor') || t.specJson.includes('archive_orders')),
+      ).toEqual([]);
     } finally {
       r.gate.refused.clear();
     }

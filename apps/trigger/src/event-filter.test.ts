@@ -14,7 +14,9 @@ function failure(run: () => unknown): FilterError {
 
 describe('event filters', () => {
   it('matches over nested fields with comparisons, boolean logic and membership', () => {
-    const filter = compileEventFilter('price < 300 and sender.domain == "amazon.com" and category in ("books", "music")');
+    const filter = compileEventFilter(
+      'price < 300 and sender.domain == "amazon.com" and category in ("books", "music")',
+    );
     expect(filter({ price: 250, sender: { domain: 'amazon.com' }, category: 'books' })).toBe(true);
     expect(filter({ price: 350, sender: { domain: 'amazon.com' }, category: 'books' })).toBe(false);
     expect(filter({ price: 250, sender: { domain: 'ebay.com' }, category: 'books' })).toBe(false);
@@ -34,16 +36,24 @@ describe('event filters', () => {
   });
 
   it('refuses a malformed expression', () => {
-    expect(failure(() => compileEventFilter('price <'))).toMatchObject({ code: 'FILTER_SYNTAX', message: expect.stringMatching(/Parse error/) });
+    expect(failure(() => compileEventFilter('price <'))).toMatchObject({
+      code: 'FILTER_SYNTAX',
+      message: expect.stringMatching(/Parse error/),
+    });
     expect(failure(() => compileEventFilter('price < 3)')).code).toBe('FILTER_SYNTAX');
   });
 
-  it('resolves functions at creation: filtrex\'s own only, also behind a quoted name', () => {
+  it("resolves functions at creation: filtrex's own only, also behind a quoted name", () => {
     expect(compileEventFilter('max(a, b) > 1 and abs(c) == 2 and exists(d)')({ a: 0, b: 2, c: -2, d: 1 })).toBe(true);
-    expect(failure(() => compileEventFilter('lower(subject) == "x"'))).toMatchObject({ code: 'FILTER_UNKNOWN_FUNCTION', message: expect.stringContaining('"lower"') });
-    expect(failure(() => compileEventFilter("'lower'(subject) == \"x\"")).code).toBe('FILTER_UNKNOWN_FUNCTION');
+    expect(failure(() => compileEventFilter('lower(subject) == "x"'))).toMatchObject({
+      code: 'FILTER_UNKNOWN_FUNCTION',
+      message: expect.stringContaining('"lower"'),
+    });
+    expect(failure(() => compileEventFilter('\'lower\'(subject) == "x"')).code).toBe('FILTER_UNKNOWN_FUNCTION');
     // Keywords before a parenthesis and strings that look like calls are not calls.
-    expect(compileEventFilter('not (a == 1) and b in ("x(", "y") and c == "f(x)"')({ a: 2, b: 'x(', c: 'f(x)' })).toBe(true);
+    expect(compileEventFilter('not (a == 1) and b in ("x(", "y") and c == "f(x)"')({ a: 2, b: 'x(', c: 'f(x)' })).toBe(
+      true,
+    );
   });
 
   it('compiles every ~= pattern at creation with RE2: inline flags work, lookarounds and backreferences are refused', () => {
@@ -58,11 +68,14 @@ describe('event filters', () => {
     expect(failure(() => compileEventFilter('subject ~= "a" + other')).code).toBe('FILTER_DYNAMIC_PATTERN');
   });
 
-  it('limits a pattern\'s length and program size, and the text one match reads', () => {
+  it("limits a pattern's length and program size, and the text one match reads", () => {
     const limits = { maxPatternChars: 20, maxPatternProgram: 50, maxInputChars: 100 };
     expect(failure(() => compileEventFilter(`x ~= "${'a'.repeat(21)}"`, limits)).code).toBe('FILTER_PATTERN_TOO_LARGE');
     // Seven characters, a hundred instructions: the program size, not the length, bounds the work.
-    expect(failure(() => compileEventFilter('x ~= ".{100}"', limits))).toMatchObject({ code: 'FILTER_PATTERN_TOO_LARGE', message: expect.stringMatching(/compiles to \d+ instructions, more than 50/) });
+    expect(failure(() => compileEventFilter('x ~= ".{100}"', limits))).toMatchObject({
+      code: 'FILTER_PATTERN_TOO_LARGE',
+      message: expect.stringMatching(/compiles to \d+ instructions, more than 50/),
+    });
     const filter = compileEventFilter('x ~= "b$"', limits);
     expect(filter({ x: `${'a'.repeat(99)}b` })).toBe(true);
     expect(failure(() => filter({ x: `${'a'.repeat(100)}b` })).code).toBe('FILTER_INPUT_TOO_LONG');

@@ -13,7 +13,20 @@ export { DEFAULT_FILTER_LIMITS, FilterError, FilterErrorCodes, type FilterLimits
 export type EventFilter = (data: Record<string, unknown>) => boolean;
 
 /** filtrex's own functions; anything else named in a call is refused at creation. */
-const FUNCTIONS = new Set(['abs', 'ceil', 'floor', 'log', 'log2', 'log10', 'max', 'min', 'round', 'sqrt', 'exists', 'empty']);
+const FUNCTIONS = new Set([
+  'abs',
+  'ceil',
+  'floor',
+  'log',
+  'log2',
+  'log10',
+  'max',
+  'min',
+  'round',
+  'sqrt',
+  'exists',
+  'empty',
+]);
 
 /**
  * Reads `a.b.c` as a path through the event's own properties (never inherited ones such as
@@ -29,10 +42,17 @@ function ownPath(name: string, _get: (name: string) => unknown, object: unknown)
   return value;
 }
 
-function parse(expression: string, regexMatch: (text: unknown, pattern: unknown) => boolean): (data: unknown) => unknown {
+function parse(
+  expression: string,
+  regexMatch: (text: unknown, pattern: unknown) => boolean,
+): (data: unknown) => unknown {
   try {
     // filtrex's typings require `==` and `!=` whenever operators are given: these are its own.
-    const operators = { '==': (a: unknown, b: unknown) => a === b, '!=': (a: unknown, b: unknown) => a !== b, '~=': regexMatch };
+    const operators = {
+      '==': (a: unknown, b: unknown) => a === b,
+      '!=': (a: unknown, b: unknown) => a !== b,
+      '~=': regexMatch,
+    };
     return compileExpression(expression, { customProp: ownPath, operators });
   } catch (err) {
     throw new FilterError(FilterErrorCodes.syntax, (err as Error).message.split('\n').join(' '), { cause: err });
@@ -48,8 +68,13 @@ function parse(expression: string, regexMatch: (text: unknown, pattern: unknown)
 export function compileEventFilter(expression: string, limits: FilterLimits = DEFAULT_FILTER_LIMITS): EventFilter {
   const patterns = new Map<string, FilterRegex>();
   const regexMatch = (text: unknown, pattern: unknown): boolean => {
-    if (typeof pattern !== 'string') throw new FilterError(FilterErrorCodes.dynamicPattern, 'the pattern of ~= is not text');
-    if (typeof text !== 'string') throw new FilterError(FilterErrorCodes.evaluationFailed, `~= "${pattern.slice(0, 40)}" needs text, got ${text === undefined ? 'a missing field' : typeof text}`);
+    if (typeof pattern !== 'string')
+      throw new FilterError(FilterErrorCodes.dynamicPattern, 'the pattern of ~= is not text');
+    if (typeof text !== 'string')
+      throw new FilterError(
+        FilterErrorCodes.evaluationFailed,
+        `~= "${pattern.slice(0, 40)}" needs text, got ${text === undefined ? 'a missing field' : typeof text}`,
+      );
     let regex = patterns.get(pattern);
     if (!regex) patterns.set(pattern, (regex = compileFilterRegex(pattern, limits)));
     return regex.test(text);
@@ -57,14 +82,23 @@ export function compileEventFilter(expression: string, limits: FilterLimits = DE
   const evaluate = parse(expression, regexMatch);
   const scanned = scanExpression(expression);
   const unknown = scanned.functionCalls.find((name) => !FUNCTIONS.has(name));
-  if (unknown !== undefined) throw new FilterError(FilterErrorCodes.unknownFunction, `there is no function "${unknown}" (there are ${[...FUNCTIONS].join(', ')})`);
-  if (scanned.dynamicPatterns > 0) throw new FilterError(FilterErrorCodes.dynamicPattern, 'the right side of ~= must be one string literal (a pattern in double quotes)');
+  if (unknown !== undefined)
+    throw new FilterError(
+      FilterErrorCodes.unknownFunction,
+      `there is no function "${unknown}" (there are ${[...FUNCTIONS].join(', ')})`,
+    );
+  if (scanned.dynamicPatterns > 0)
+    throw new FilterError(
+      FilterErrorCodes.dynamicPattern,
+      'the right side of ~= must be one string literal (a pattern in double quotes)',
+    );
   for (const pattern of scanned.patterns) patterns.set(pattern, compileFilterRegex(pattern, limits));
   return (data) => {
     const result: unknown = evaluate(data);
     // filtrex returns (does not throw) what went wrong during an evaluation.
     if (result instanceof FilterError) throw result;
-    if (result instanceof Error) throw new FilterError(FilterErrorCodes.evaluationFailed, result.message, { cause: result });
+    if (result instanceof Error)
+      throw new FilterError(FilterErrorCodes.evaluationFailed, result.message, { cause: result });
     return result === true || (typeof result === 'number' && result !== 0);
   };
 }

@@ -18,7 +18,8 @@ export class EventListener {
       stream: TRIGGER_EVENTS_STREAM,
       durableName: CONSUMER,
       schema: PublishedExternalEvent,
-      prepare: () => ensureStream(nc, { name: TRIGGER_EVENTS_STREAM, subjects: [`${TRIGGER_EVENT_SUBJECT_PREFIX}.>`], maxAgeMs }),
+      prepare: () =>
+        ensureStream(nc, { name: TRIGGER_EVENTS_STREAM, subjects: [`${TRIGGER_EVENT_SUBJECT_PREFIX}.>`], maxAgeMs }),
       handle: async ({ tenantId, ...event }, message) => {
         await router.route(tenantId, { ...event, eventId: event.eventId ?? `js_${message.info.streamSequence}` });
       },

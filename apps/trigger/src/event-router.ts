@@ -73,7 +73,10 @@ export class EventRouter {
       [matching, tenantId, `event:${routed.eventId}`, now, JSON.stringify(routed)],
     );
     if (fired.length > 0) this.onFires();
-    this.logger.debug({ tenantId, eventId: routed.eventId, candidates: rows.length, fired: fired.length, failed: failed.length }, 'event routed');
+    this.logger.debug(
+      { tenantId, eventId: routed.eventId, candidates: rows.length, fired: fired.length, failed: failed.length },
+      'event routed',
+    );
     return { eventId: routed.eventId, firedTaskIds: fired.map((f) => f.task_id) };
   }
 
@@ -86,7 +89,11 @@ export class EventRouter {
       const known = err instanceof FilterError;
       // Filters are compiled at creation; one that fails now does not match, and the task says why.
       if (!known) this.logger.warn({ err, taskId: task.task_id }, 'an event filter failed');
-      return { taskId: task.task_id, code: known ? err.code : FilterErrorCodes.evaluationFailed, message: (err as Error).message.slice(0, 500) };
+      return {
+        taskId: task.task_id,
+        code: known ? err.code : FilterErrorCodes.evaluationFailed,
+        message: (err as Error).message.slice(0, 500),
+      };
     }
   }
 
@@ -96,7 +103,12 @@ export class EventRouter {
     await this.db.query(
       `UPDATE tasks t SET last_error_code = f.code, last_error_message = f.message, last_error_at = $4
        FROM unnest($1::text[], $2::text[], $3::text[]) AS f(task_id, code, message) WHERE t.task_id = f.task_id`,
-      [failed.map((f) => f.taskId), failed.map((f) => f.code), failed.map((f) => f.message), new Date(this.clock.now())],
+      [
+        failed.map((f) => f.taskId),
+        failed.map((f) => f.code),
+        failed.map((f) => f.message),
+        new Date(this.clock.now()),
+      ],
     );
   }
 }

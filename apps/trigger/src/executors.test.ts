@@ -23,7 +23,14 @@ beforeAll(async () => {
   const digest = defineTool({
     name: EXECUTOR,
     description: 'A deterministic pipeline: counts the configured items.',
-    input: z.object({ fireId: z.string(), taskId: z.string(), kind: z.string(), config: z.object({ items: z.array(z.string()) }) }).passthrough(),
+    input: z
+      .object({
+        fireId: z.string(),
+        taskId: z.string(),
+        kind: z.string(),
+        config: z.object({ items: z.array(z.string()) }),
+      })
+      .passthrough(),
     sideEffect: 'external',
     handler: async (input, context) => {
       executorCalls.push({ callId: context.callId, tenantId: context.tenantId, input });
@@ -43,7 +50,12 @@ afterAll(async () => {
 });
 
 async function fireOnce(tenantId: string, spec: Record<string, unknown>) {
-  const { task } = await r.client.rpc.createTask({ tenantId, userId: 'u1', specJson: JSON.stringify(spec), requestId: '' });
+  const { task } = await r.client.rpc.createTask({
+    tenantId,
+    userId: 'u1',
+    specJson: JSON.stringify(spec),
+    requestId: '',
+  });
   const { fire } = await r.client.rpc.runTaskNow({ tenantId, taskId: task!.taskId, requestId: '' });
   await r.round();
   return { taskId: task!.taskId, fireId: fire!.fireId };
@@ -56,16 +68,34 @@ async function fireOf(tenantId: string, taskId: string) {
 
 describe('custom executor over the tool protocol', () => {
   it('is called once with the fire id as call id and the task config, without a model', async () => {
-    const { taskId, fireId } = await fireOnce('acme', { trigger: { type: 'schedule', cron: '0 0 1 1 *' }, executor: EXECUTOR, action: { config: { items: ['a', 'b', 'c'] } } });
+    const { taskId, fireId } = await fireOnce('acme', {
+      trigger: { type: 'schedule', cron: '0 0 1 1 *' },
+      executor: EXECUTOR,
+      action: { config: { items: ['a', 'b', 'c'] } },
+    });
     const calls = executorCalls.filter((c) => c.input['taskId'] === taskId);
     expect(calls).toHaveLength(1);
-    expect(calls[0]).toMatchObject({ callId: fireId, input: { fireId, kind: 'manual', config: { items: ['a', 'b', 'c'] } } });
-    expect(await fireOf('acme', taskId)).toMatchObject({ status: 'succeeded', attempts: 1, resultJson: JSON.stringify({ counted: 3 }) });
+    expect(calls[0]).toMatchObject({
+      callId: fireId,
+      input: { fireId, kind: 'manual', config: { items: ['a', 'b', 'c'] } },
+    });
+    expect(await fireOf('acme', taskId)).toMatchObject({
+      status: 'succeeded',
+      attempts: 1,
+      resultJson: JSON.stringify({ counted: 3 }),
+    });
   });
 
   it('an executor nobody serves is retried with backoff, not lost', async () => {
-    const { taskId } = await fireOnce('acme', { trigger: { type: 'schedule', cron: '0 0 1 1 *' }, executor: `missing_${randomBytes(3).toString('hex')}` });
-    expect(await fireOf('acme', taskId)).toMatchObject({ status: 'pending', attempts: 1, errorCode: 'RUNNER_UNAVAILABLE' });
+    const { taskId } = await fireOnce('acme', {
+      trigger: { type: 'schedule', cron: '0 0 1 1 *' },
+      executor: `missing_${randomBytes(3).toString('hex')}`,
+    });
+    expect(await fireOf('acme', taskId)).toMatchObject({
+      status: 'pending',
+      attempts: 1,
+      errorCode: 'RUNNER_UNAVAILABLE',
+    });
   });
 });
 
@@ -73,17 +103,29 @@ describe('custom executor batches', () => {
   it('fires that start together go to the runner as batches, each fire answered on its own, for its own tenant', async () => {
     const batches: number[] = [];
     let alone = 0;
-    const spy = nc.subscribe(toolBatchSubject(EXECUTOR), { callback: (_err, msg) => void batches.push(msg.json<ToolBatchRequest>().calls.length) });
+    const spy = nc.subscribe(toolBatchSubject(EXECUTOR), {
+      callback: (_err, msg) => void batches.push(msg.json<ToolBatchRequest>().calls.length),
+    });
     const aloneSpy = nc.subscribe(toolSubject(EXECUTOR), { callback: () => void (alone += 1) });
     await nc.flush();
     const tenantOf = (i: number): string => (i % 2 === 0 ? 'batchco' : 'otherco');
     const tasks: string[] = [];
     for (let i = 0; i < 6; i++) {
-      const { task } = await r.client.rpc.createTask({ tenantId: tenantOf(i), userId: 'u1', specJson: JSON.stringify({ trigger: { type: 'schedule', cron: '0 0 1 1 *' }, executor: EXECUTOR, action: { config: { items: Array.from({ length: i }, String) } } }), requestId: '' });
+      const { task } = await r.client.rpc.createTask({
+        tenantId: tenantOf(i),
+        userId: 'u1',
+        specJson: JSON.stringify({
+          trigger: { type: 'schedule', cron: '0 0 1 1 *' },
+          executor: EXECUTOR,
+          action: { config: { items: Array.from({ length: i }, String) } },
+        }),
+        requestId: '',
+      });
       tasks.push(task!.taskId);
     }
     const fireIds: string[] = [];
-    for (const [i, taskId] of tasks.entries()) fireIds.push((await r.client.rpc.runTaskNow({ tenantId: tenantOf(i), taskId, requestId: '' })).fire!.fireId);
+    for (const [i, taskId] of tasks.entries())
+      fireIds.push((await r.client.rpc.runTaskNow({ tenantId: tenantOf(i), taskId, requestId: '' })).fire!.fireId);
     await r.round();
     spy.unsubscribe();
     aloneSpy.unsubscribe();
@@ -94,8 +136,14 @@ describe('custom executor batches', () => {
     expect(batches.length + alone).toBeLessThanOrEqual(2);
     expect(batches.length).toBeGreaterThanOrEqual(1);
     for (const [i, taskId] of tasks.entries()) {
-      expect(executorCalls.filter((c) => c.callId === fireIds[i])).toEqual([expect.objectContaining({ tenantId: tenantOf(i) })]);
-      expect(await fireOf(tenantOf(i), taskId)).toMatchObject({ status: 'succeeded', attempts: 1, resultJson: JSON.stringify({ counted: i }) });
+      expect(executorCalls.filter((c) => c.callId === fireIds[i])).toEqual([
+        expect.objectContaining({ tenantId: tenantOf(i) }),
+      ]);
+      expect(await fireOf(tenantOf(i), taskId)).toMatchObject({
+        status: 'succeeded',
+        attempts: 1,
+        resultJson: JSON.stringify({ counted: i }),
+      });
     }
   });
 
@@ -112,14 +160,20 @@ describe('custom executor batches', () => {
     await nc.flush();
     const tasks: string[] = [];
     for (let i = 0; i < 3; i++) {
-      const { task } = await r.client.rpc.createTask({ tenantId: 'batchco', userId: 'u1', specJson: JSON.stringify({ trigger: { type: 'schedule', cron: '0 0 1 1 *' }, executor: name }), requestId: '' });
+      const { task } = await r.client.rpc.createTask({
+        tenantId: 'batchco',
+        userId: 'u1',
+        specJson: JSON.stringify({ trigger: { type: 'schedule', cron: '0 0 1 1 *' }, executor: name }),
+        requestId: '',
+      });
       tasks.push(task!.taskId);
       await r.client.rpc.runTaskNow({ tenantId: 'batchco', taskId: task!.taskId, requestId: '' });
     }
     await r.round();
     plain.unsubscribe();
     expect(answered).toHaveLength(3);
-    for (const taskId of tasks) expect(await fireOf('batchco', taskId)).toMatchObject({ status: 'succeeded', attempts: 1 });
+    for (const taskId of tasks)
+      expect(await fireOf('batchco', taskId)).toMatchObject({ status: 'succeeded', attempts: 1 });
   });
 
   it('fires a runner at its limit answered busy in a batch wait as back-pressure and then run once each', async () => {
@@ -138,27 +192,51 @@ describe('custom executor batches', () => {
       },
     });
     const own = await connectNats({ servers: sharedInfra().natsUrl, name: 'narrow-runner', logger: testLogger });
-    const narrowRunner = await serveRunner({ nc: own, name: 'narrow-runner', version: '1.0.0', tools: [narrow], logger: testLogger, maxConcurrency: 2 });
+    const narrowRunner = await serveRunner({
+      nc: own,
+      name: 'narrow-runner',
+      version: '1.0.0',
+      tools: [narrow],
+      logger: testLogger,
+      maxConcurrency: 2,
+    });
     try {
       // Two calls of someone else hold both of the runner's slots.
       const tools = new ToolClient({ nc, logger: testLogger });
-      const holders = [1, 2].map((i) => tools.call({ toolName: name, callId: `holder-${i}`, tenantId: 'other', conversationId: 'c1', arguments: {}, deadlineAt: Date.now() + 10_000 }));
+      const holders = [1, 2].map((i) =>
+        tools.call({
+          toolName: name,
+          callId: `holder-${i}`,
+          tenantId: 'other',
+          conversationId: 'c1',
+          arguments: {},
+          deadlineAt: Date.now() + 10_000,
+        }),
+      );
       await expect.poll(() => narrowRunner.inFlight).toBe(2);
       const tasks: string[] = [];
       for (let i = 0; i < 5; i++) {
-        const { task } = await r.client.rpc.createTask({ tenantId: 'batchco', userId: 'u1', specJson: JSON.stringify({ trigger: { type: 'schedule', cron: '0 0 1 1 *' }, executor: name }), requestId: '' });
+        const { task } = await r.client.rpc.createTask({
+          tenantId: 'batchco',
+          userId: 'u1',
+          specJson: JSON.stringify({ trigger: { type: 'schedule', cron: '0 0 1 1 *' }, executor: name }),
+          requestId: '',
+        });
         tasks.push(task!.taskId);
         await r.client.rpc.runTaskNow({ tenantId: 'batchco', taskId: task!.taskId, requestId: '' });
       }
       await r.round();
       const waiting = await Promise.all(tasks.map((taskId) => fireOf('batchco', taskId)));
-      expect(waiting.map((f) => [f.status, f.attempts, f.errorCode])).toEqual(tasks.map(() => ['pending', 0, 'EXECUTOR_BUSY']));
+      expect(waiting.map((f) => [f.status, f.attempts, f.errorCode])).toEqual(
+        tasks.map(() => ['pending', 0, 'EXECUTOR_BUSY']),
+      );
       expect(ran).toEqual([]);
       open();
       await Promise.all(holders);
       r.clock.advance(1_000);
       await r.round();
-      for (const taskId of tasks) expect(await fireOf('batchco', taskId)).toMatchObject({ status: 'succeeded', attempts: 1 });
+      for (const taskId of tasks)
+        expect(await fireOf('batchco', taskId)).toMatchObject({ status: 'succeeded', attempts: 1 });
       expect(ran).toHaveLength(5);
       expect(new Set(ran).size).toBe(5);
     } finally {
@@ -167,13 +245,30 @@ describe('custom executor batches', () => {
     }
   });
 
-  it('reads the tool gate\'s answers: a runner at its limit is back-pressure, a gate refusal is final, a missing runner is retried', () => {
+  it("reads the tool gate's answers: a runner at its limit is back-pressure, a gate refusal is final, a missing runner is retried", () => {
     const result = (status: string, errorCode: string) => ({ status, outputJson: '', errorCode, errorMessage: 'x' });
-    expect(executionOutcomeOf(result('failed', 'RUNNER_BUSY'))).toMatchObject({ status: 'backpressure', code: 'EXECUTOR_BUSY', retryAfterMs: 1_000 });
-    expect(executionOutcomeOf(result('failed', 'HANDLER_FAILED'))).toMatchObject({ status: 'failed', retryable: false });
-    expect(executionOutcomeOf(result('failed', 'TOOL_CIRCUIT_OPEN'))).toMatchObject({ status: 'failed', retryable: true });
-    expect(executionOutcomeOf(result('denied', 'NOT_AN_EXECUTOR'))).toMatchObject({ status: 'failed', code: 'NOT_AN_EXECUTOR', retryable: false });
-    expect(executionOutcomeOf({ status: 'success', outputJson: '{"n":1}', errorCode: '', errorMessage: '' })).toEqual({ status: 'succeeded', result: { n: 1 } });
+    expect(executionOutcomeOf(result('failed', 'RUNNER_BUSY'))).toMatchObject({
+      status: 'backpressure',
+      code: 'EXECUTOR_BUSY',
+      retryAfterMs: 1_000,
+    });
+    expect(executionOutcomeOf(result('failed', 'HANDLER_FAILED'))).toMatchObject({
+      status: 'failed',
+      retryable: false,
+    });
+    expect(executionOutcomeOf(result('failed', 'TOOL_CIRCUIT_OPEN'))).toMatchObject({
+      status: 'failed',
+      retryable: true,
+    });
+    expect(executionOutcomeOf(result('denied', 'NOT_AN_EXECUTOR'))).toMatchObject({
+      status: 'failed',
+      code: 'NOT_AN_EXECUTOR',
+      retryable: false,
+    });
+    expect(executionOutcomeOf({ status: 'success', outputJson: '{"n":1}', errorCode: '', errorMessage: '' })).toEqual({
+      status: 'succeeded',
+      result: { n: 1 },
+    });
   });
 });
 
@@ -185,14 +280,25 @@ describe('orchestrator executor', () => {
       },
       () => response('completed', { response: 'You have 2 unread emails.' }),
     ];
-    const { taskId, fireId } = await fireOnce('acme', { trigger: { type: 'schedule', cron: '0 8 * * *', timeZone: 'Europe/Paris' }, action: { instruction: 'Summarize my unread emails', profile: 'assistant' } });
+    const { taskId, fireId } = await fireOnce('acme', {
+      trigger: { type: 'schedule', cron: '0 8 * * *', timeZone: 'Europe/Paris' },
+      action: { instruction: 'Summarize my unread emails', profile: 'assistant' },
+    });
     expect(await fireOf('acme', taskId)).toMatchObject({ status: 'pending', attempts: 0, errorCode: 'RATE_LIMITED' });
     r.clock.advance(3_000);
     await r.round();
     const calls = orchestrator.calls.filter((c) => c.conversationId === taskId);
     expect(calls).toHaveLength(2);
     for (const call of calls) {
-      expect(call).toMatchObject({ tenantId: 'acme', conversationId: taskId, runId: runIdOfFire(fireId), requestId: fireId, attach: true, profile: 'assistant', timeZone: 'Europe/Paris' });
+      expect(call).toMatchObject({
+        tenantId: 'acme',
+        conversationId: taskId,
+        runId: runIdOfFire(fireId),
+        requestId: fireId,
+        attach: true,
+        profile: 'assistant',
+        timeZone: 'Europe/Paris',
+      });
       expect(call.content).toMatch(/^\[Task run on request, .*\] Summarize my unread emails$/);
     }
     const fire = await fireOf('acme', taskId);
@@ -202,9 +308,17 @@ describe('orchestrator executor', () => {
 
   it('a run waiting for approval leaves the task PENDING_APPROVAL', async () => {
     const pending = [{ callId: 'call_1', agentName: 'send_email', waitingFor: 'approval', prompt: 'Send it?' }];
-    orchestrator.answers = [() => response('waiting', { stopReason: 'waiting_for_user', pendingJson: JSON.stringify(pending) })];
-    const { taskId } = await fireOnce('acme', { trigger: { type: 'schedule', cron: '0 8 * * *' }, action: { instruction: 'Email the team' } });
+    orchestrator.answers = [
+      () => response('waiting', { stopReason: 'waiting_for_user', pendingJson: JSON.stringify(pending) }),
+    ];
+    const { taskId } = await fireOnce('acme', {
+      trigger: { type: 'schedule', cron: '0 8 * * *' },
+      action: { instruction: 'Email the team' },
+    });
     expect(await fireOf('acme', taskId)).toMatchObject({ status: 'waiting_approval' });
-    expect((await r.client.rpc.getTask({ tenantId: 'acme', taskId })).task).toMatchObject({ status: 'PENDING_APPROVAL', lastOutcome: 'waiting_approval' });
+    expect((await r.client.rpc.getTask({ tenantId: 'acme', taskId })).task).toMatchObject({
+      status: 'PENDING_APPROVAL',
+      lastOutcome: 'waiting_approval',
+    });
   });
 });

@@ -25,14 +25,23 @@ let killed: string | undefined;
 let killAtFireTime = true;
 
 async function leaseOwnerOf(fireId: string): Promise<string> {
-  const { rows } = await db.query<{ lease_owner: string }>('SELECT lease_owner FROM trigger.fires WHERE fire_id = $1', [fireId]);
+  const { rows } = await db.query<{ lease_owner: string }>('SELECT lease_owner FROM trigger.fires WHERE fire_id = $1', [
+    fireId,
+  ]);
   return rows[0]?.lease_owner ?? '';
 }
 
 /** TASKS one-time tasks due at `at`, on the failover executor. */
 async function createTasks(at: string): Promise<string[]> {
   const created = await Promise.all(
-    Array.from({ length: TASKS }, () => client.rpc.createTask({ tenantId: 'acme', userId: 'u', specJson: JSON.stringify({ trigger: { type: 'schedule', at }, executor: EXECUTOR }), requestId: '' })),
+    Array.from({ length: TASKS }, () =>
+      client.rpc.createTask({
+        tenantId: 'acme',
+        userId: 'u',
+        specJson: JSON.stringify({ trigger: { type: 'schedule', at }, executor: EXECUTOR }),
+        requestId: '',
+      }),
+    ),
   );
   return created.map(({ task }) => task!.taskId);
 }
@@ -42,7 +51,10 @@ async function allSucceeded(taskIds: string[]): Promise<void> {
   await expect
     .poll(
       async () => {
-        const { rows } = await db.query<{ n: string }>(`SELECT count(*) AS n FROM trigger.fires WHERE status = 'succeeded' AND task_id = ANY($1::text[])`, [taskIds]);
+        const { rows } = await db.query<{ n: string }>(
+          `SELECT count(*) AS n FROM trigger.fires WHERE status = 'succeeded' AND task_id = ANY($1::text[])`,
+          [taskIds],
+        );
         return Number(rows[0]!.n);
       },
       { timeout: 30_000, interval: 200 },
@@ -74,7 +86,13 @@ beforeAll(async () => {
       return { ok: true };
     },
   });
-  runner = await serveRunner({ nc, name: 'failover-executor', version: '1.0.0', tools: [executor], logger: testLogger });
+  runner = await serveRunner({
+    nc,
+    name: 'failover-executor',
+    version: '1.0.0',
+    tools: [executor],
+    logger: testLogger,
+  });
   // The replicas reach the executor through the orchestrator's tool gate (a relay at the wire here).
   await gate.connect();
   relay = await gate.serve();
@@ -120,7 +138,10 @@ it('three replicas, the claimer SIGKILLed at fire time: every task fires exactly
   const taskIds = await createTasks(at);
   // Wait for every fire to settle (the killed replica's fire waits out its lease, then another takes it).
   await allSucceeded(taskIds);
-  const { rows: fires } = await db.query<{ task_id: string; fire_id: string; attempts: number; status: string }>('SELECT task_id, fire_id, attempts, status FROM trigger.fires WHERE task_id = ANY($1::text[])', [taskIds]);
+  const { rows: fires } = await db.query<{ task_id: string; fire_id: string; attempts: number; status: string }>(
+    'SELECT task_id, fire_id, attempts, status FROM trigger.fires WHERE task_id = ANY($1::text[])',
+    [taskIds],
+  );
   // One fire per (task, time).
   expect(fires).toHaveLength(TASKS);
   expect(new Set(fires.map((f) => f.task_id)).size).toBe(TASKS);
@@ -134,7 +155,10 @@ it('three replicas, the claimer SIGKILLed at fire time: every task fires exactly
   }
   expect(calls.some((c) => c.leaseOwner === killed)).toBe(true);
   expect(fires.some((f) => f.attempts === 2)).toBe(true);
-  const { rows: tasks } = await db.query<{ status: string }>('SELECT status FROM trigger.tasks WHERE task_id = ANY($1::text[])', [taskIds]);
+  const { rows: tasks } = await db.query<{ status: string }>(
+    'SELECT status FROM trigger.tasks WHERE task_id = ANY($1::text[])',
+    [taskIds],
+  );
   expect(tasks.map((t) => t.status)).toEqual(Array(TASKS).fill('COMPLETED'));
 });
 
@@ -159,7 +183,10 @@ it('the replica holding fires claimed ahead SIGKILLed before their time: the oth
   await replicas.get(victim)!.kill();
   const callsBefore = calls.length;
   await allSucceeded(taskIds);
-  const { rows: fires } = await db.query<{ fire_id: string; attempts: number }>('SELECT fire_id, attempts FROM trigger.fires WHERE task_id = ANY($1::text[])', [taskIds]);
+  const { rows: fires } = await db.query<{ fire_id: string; attempts: number }>(
+    'SELECT fire_id, attempts FROM trigger.fires WHERE task_id = ANY($1::text[])',
+    [taskIds],
+  );
   expect(fires).toHaveLength(TASKS);
   const newCalls = calls.slice(callsBefore);
   for (const fire of fires) {

@@ -43,4 +43,8 @@ export interface FilterLimits {
 }
 
 /** The settings' defaults (config.ts), for callers that have no configuration at hand. */
-export const DEFAULT_FILTER_LIMITS: FilterLimits = { maxPatternChars: 1_000, maxPatternProgram: 500, maxInputChars: 256 * 1024 };
+export const DEFAULT_FILTER_LIMITS: FilterLimits = {
+  maxPatternChars: 1_000,
+  maxPatternProgram: 500,
+  maxInputChars: 256 * 1024,
+};

@@ -23,24 +23,37 @@ function programSizeOf(compiled: RE2JS): number {
 /** Compiles a pattern in RE2 syntax (`(?i)` and the other inline flags work); refuses what the limits do not allow. */
 export function compileFilterRegex(pattern: string, limits: FilterLimits): FilterRegex {
   if (pattern.length > limits.maxPatternChars) {
-    throw new FilterError(FilterErrorCodes.patternTooLarge, `the pattern "${pattern.slice(0, 40)}…" is longer than ${limits.maxPatternChars} characters`);
+    throw new FilterError(
+      FilterErrorCodes.patternTooLarge,
+      `the pattern "${pattern.slice(0, 40)}…" is longer than ${limits.maxPatternChars} characters`,
+    );
   }
   let compiled: RE2JS;
   try {
     compiled = RE2JS.compile(pattern);
   } catch (err) {
-    throw new FilterError(FilterErrorCodes.invalidPattern, `"${pattern}" is not a valid RE2 pattern: ${(err as Error).message}`, { cause: err });
+    throw new FilterError(
+      FilterErrorCodes.invalidPattern,
+      `"${pattern}" is not a valid RE2 pattern: ${(err as Error).message}`,
+      { cause: err },
+    );
   }
   const programSize = programSizeOf(compiled);
   if (programSize > limits.maxPatternProgram) {
-    throw new FilterError(FilterErrorCodes.patternTooLarge, `the pattern "${pattern.slice(0, 40)}" compiles to ${programSize} instructions, more than ${limits.maxPatternProgram}`);
+    throw new FilterError(
+      FilterErrorCodes.patternTooLarge,
+      `the pattern "${pattern.slice(0, 40)}" compiles to ${programSize} instructions, more than ${limits.maxPatternProgram}`,
+    );
   }
   return {
     pattern,
     programSize,
     test: (input) => {
       if (input.length > limits.maxInputChars) {
-        throw new FilterError(FilterErrorCodes.inputTooLong, `the text matched by ~= "${pattern.slice(0, 40)}" is ${input.length} characters, more than ${limits.maxInputChars}`);
+        throw new FilterError(
+          FilterErrorCodes.inputTooLong,
+          `the text matched by ~= "${pattern.slice(0, 40)}" is ${input.length} characters, more than ${limits.maxInputChars}`,
+        );
       }
       return compiled.test(input);
     },

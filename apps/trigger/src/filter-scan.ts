@@ -57,7 +57,8 @@ export function scanExpression(expression: string): ScannedExpression {
   const scanned: ScannedExpression = { functionCalls: [], patterns: [], dynamicPatterns: 0 };
   list.forEach((token, i) => {
     const next = list[i + 1];
-    if (token.kind === 'symbol' && next?.text === '(') scanned.functionCalls.push(token.text.startsWith("'") ? unquote(token.text) : token.text);
+    if (token.kind === 'symbol' && next?.text === '(')
+      scanned.functionCalls.push(token.text.startsWith("'") ? unquote(token.text) : token.text);
     if (token.text !== '~=') return;
     const after = list[i + 2];
     if (next?.kind === 'string' && !(after && TIGHTER.has(after.text))) scanned.patterns.push(unquote(next.text));

@@ -62,7 +62,12 @@ export class FireDispatcher {
     private readonly logger: Logger,
   ) {
     // Outcomes wait while fires of a burst are still being started: starting them is what is late.
-    this.settlements = new SettlementBatcher(store, clock, Math.max(1, settings.maxConcurrent), () => this.startingBurst);
+    this.settlements = new SettlementBatcher(
+      store,
+      clock,
+      Math.max(1, settings.maxConcurrent),
+      () => this.startingBurst,
+    );
     this.ahead = new ClaimedAheadFires(store, clock, (fires) => this.enqueue(fires), logger);
     // Every running execution listens to this one signal (cancelled at shutdown).
     setMaxListeners(0, this.abort.signal);
@@ -85,7 +90,10 @@ export class FireDispatcher {
     await this.ahead.startDue();
     // Outcomes waiting for their write count against a larger bound, so a slow database slows the claims down.
     const busy = this.inFlight.size + this.readyCount;
-    const free = Math.min(this.settings.maxConcurrent - busy, SETTLING_PER_SLOT * this.settings.maxConcurrent - this.settling.size - busy);
+    const free = Math.min(
+      this.settings.maxConcurrent - busy,
+      SETTLING_PER_SLOT * this.settings.maxConcurrent - this.settling.size - busy,
+    );
     if (free <= 0 || this.abort.signal.aborted) return 0;
     const claimed = await this.store.claim(free, this.clock.now(), this.settings.leaseMs);
     this.backlog = claimed.length === free;
@@ -102,20 +110,30 @@ export class FireDispatcher {
   async claimAhead(): Promise<number> {
     if (this.settings.claimAheadMs <= 0 || this.readyCount > 0 || this.abort.signal.aborted) return 0;
     const nowMs = this.clock.now();
-    const claimed = await this.store.claimAhead(this.settings.claimAheadBatch, nowMs, nowMs + this.settings.claimAheadMs, this.settings.leaseMs);
+    const claimed = await this.store.claimAhead(
+      this.settings.claimAheadBatch,
+      nowMs,
+      nowMs + this.settings.claimAheadMs,
+      this.settings.leaseMs,
+    );
     this.ahead.hold(claimed);
     return claimed.length;
   }
 
   /** Resolves when every fire this replica started has settled (tests; shutdown). */
   async idle(): Promise<void> {
-    while (this.inFlight.size > 0 || this.settling.size > 0) await Promise.all([...this.inFlight.values(), ...this.settling.values()]);
+    while (this.inFlight.size > 0 || this.settling.size > 0)
+      await Promise.all([...this.inFlight.values(), ...this.settling.values()]);
   }
 
   async renewLeases(): Promise<void> {
     const ready = this.ready.slice(this.readyHead).map((f) => f.fire.fire_id);
     // Fires claimed ahead need no renewal before their time: their lease runs until it plus `leaseMs`.
-    await this.store.renewLeases([...this.inFlight.keys(), ...this.settling.keys(), ...ready], this.clock.now(), this.settings.leaseMs);
+    await this.store.renewLeases(
+      [...this.inFlight.keys(), ...this.settling.keys(), ...ready],
+      this.clock.now(),
+      this.settings.leaseMs,
+    );
   }
 
   /**
@@ -124,7 +142,14 @@ export class FireDispatcher {
    */
   async stop(graceMs: number): Promise<void> {
     this.stopping = true;
-    await this.ahead.release().catch((err: unknown) => this.logger.warn({ err }, 'could not give back fires claimed ahead; they are claimed again when their leases run out'));
+    await this.ahead
+      .release()
+      .catch((err: unknown) =>
+        this.logger.warn(
+          { err },
+          'could not give back fires claimed ahead; they are claimed again when their leases run out',
+        ),
+      );
     const settled = this.idle();
     let timer: NodeJS.Timeout | undefined;
     await Promise.race([settled, new Promise<void>((resolve) => (timer = setTimeout(resolve, graceMs)))]);
@@ -148,7 +173,8 @@ export class FireDispatcher {
   }
 
   private pump(): void {
-    while (this.readyCount > 0 && this.inFlight.size < this.settings.maxConcurrent && !this.abort.signal.aborted) this.begin(this.ready[this.readyHead++]!);
+    while (this.readyCount > 0 && this.inFlight.size < this.settings.maxConcurrent && !this.abort.signal.aborted)
+      this.begin(this.ready[this.readyHead++]!);
     if (this.readyHead > 1024 && this.readyHead * 2 > this.ready.length) {
       this.ready = this.ready.slice(this.readyHead);
       this.readyHead = 0;
@@ -160,10 +186,17 @@ export class FireDispatcher {
     const id = item.fire.fire_id;
     const running = this.execute(item).then((settlement) => {
       this.inFlight.delete(id);
-      this.settling.set(id, this.settle(item, settlement).finally(() => this.settling.delete(id)));
+      this.settling.set(
+        id,
+        this.settle(item, settlement).finally(() => this.settling.delete(id)),
+      );
       if (this.readyCount > 0) this.pump();
       // Refill in chunks (a quarter of the slots), not one claim query per finished fire.
-      else if (this.backlog && this.settings.maxConcurrent - this.inFlight.size >= Math.ceil(this.settings.maxConcurrent / 4)) this.onBacklogSlot();
+      else if (
+        this.backlog &&
+        this.settings.maxConcurrent - this.inFlight.size >= Math.ceil(this.settings.maxConcurrent / 4)
+      )
+        this.onBacklogSlot();
     });
     this.inFlight.set(id, running);
   }
@@ -174,15 +207,28 @@ export class FireDispatcher {
     if (fire.attempts === 1) recordFireLag(fire.kind, (started - fire.scheduled_at.getTime()) / 1000);
     let settlement: FireSettlement;
     if (this.missedUnderSkip({ fire, task }, started)) {
-      settlement = { status: 'skipped', runId: '', result: null, errorCode: 'MISFIRE_SKIPPED', errorMessage: 'the fire was due while no replica could run it; the task skips misfires' };
+      settlement = {
+        status: 'skipped',
+        runId: '',
+        result: null,
+        errorCode: 'MISFIRE_SKIPPED',
+        errorMessage: 'the fire was due while no replica could run it; the task skips misfires',
+      };
     } else {
       let outcome: ExecutionOutcome;
       try {
         // Each fire starts its own trace: the run (or custom executor call) it starts is part of it.
-        const attributes = { [PLATFORM.tenant]: task.tenant_id, [PLATFORM.taskId]: task.task_id, [PLATFORM.fireId]: fire.fire_id, [PLATFORM.fireKind]: fire.kind, [PLATFORM.fireAttempt]: fire.attempts };
+        const attributes = {
+          [PLATFORM.tenant]: task.tenant_id,
+          [PLATFORM.taskId]: task.task_id,
+          [PLATFORM.fireId]: fire.fire_id,
+          [PLATFORM.fireKind]: fire.kind,
+          [PLATFORM.fireAttempt]: fire.attempts,
+        };
         outcome = await withSpan('@platform/trigger', 'trigger fire', { root: true, attributes }, async (span) => {
           const result = await this.runExecutor({ fire, task });
-          if (result.status === 'failed') recordSpanError(span, Object.assign(new Error(result.message), { name: result.code }));
+          if (result.status === 'failed')
+            recordSpanError(span, Object.assign(new Error(result.message), { name: result.code }));
           return result;
         });
       } catch (err) {
@@ -216,7 +262,11 @@ export class FireDispatcher {
   private async settle({ fire, task }: ClaimedFire, settlement: FireSettlement): Promise<void> {
     try {
       const held = await this.settlements.settle(fire, settlement);
-      if (!held) this.logger.warn({ fireId: fire.fire_id, attempt: fire.attempts }, 'fire lease was lost before it settled; another replica owns it now');
+      if (!held)
+        this.logger.warn(
+          { fireId: fire.fire_id, attempt: fire.attempts },
+          'fire lease was lost before it settled; another replica owns it now',
+        );
       else this.logger.debug({ fireId: fire.fire_id, taskId: task.task_id, status: settlement.status }, 'fire settled');
     } catch (err) {
       // The lease runs out and another replica retries the fire with the same id.
@@ -226,24 +276,61 @@ export class FireDispatcher {
 
   /** A scheduled fire first claimed long after its time, of a task that skips misfires (it waited out a downtime). */
   private missedUnderSkip({ fire, task }: ClaimedFire, nowMs: number): boolean {
-    return fire.kind === 'schedule' && fire.attempts === 1 && task.spec.misfire.policy === 'skip' && fire.scheduled_at.getTime() < nowMs - this.settings.misfireGraceMs;
+    return (
+      fire.kind === 'schedule' &&
+      fire.attempts === 1 &&
+      task.spec.misfire.policy === 'skip' &&
+      fire.scheduled_at.getTime() < nowMs - this.settings.misfireGraceMs
+    );
   }
 
   private settlementOf(outcome: ExecutionOutcome, attempt: number): FireSettlement {
     const now = this.clock.now();
     switch (outcome.status) {
       case 'succeeded':
-        return { status: 'succeeded', runId: outcome.runId ?? '', result: outcome.result, errorCode: '', errorMessage: '' };
+        return {
+          status: 'succeeded',
+          runId: outcome.runId ?? '',
+          result: outcome.result,
+          errorCode: '',
+          errorMessage: '',
+        };
       case 'waiting_approval':
-        return { status: 'waiting_approval', runId: outcome.runId, result: outcome.result, errorCode: '', errorMessage: '' };
+        return {
+          status: 'waiting_approval',
+          runId: outcome.runId,
+          result: outcome.result,
+          errorCode: '',
+          errorMessage: '',
+        };
       case 'backpressure':
-        return { status: 'retry', dueAtMs: now + outcome.retryAfterMs, countAttempt: false, runId: '', errorCode: outcome.code, errorMessage: outcome.message };
+        return {
+          status: 'retry',
+          dueAtMs: now + outcome.retryAfterMs,
+          countAttempt: false,
+          runId: '',
+          errorCode: outcome.code,
+          errorMessage: outcome.message,
+        };
       case 'failed': {
         if (outcome.retryable && attempt < this.settings.maxAttempts) {
           const delay = Math.min(this.settings.retryMaxMs, this.settings.retryBaseMs * 2 ** (attempt - 1));
-          return { status: 'retry', dueAtMs: now + delay, countAttempt: true, runId: outcome.runId ?? '', errorCode: outcome.code, errorMessage: outcome.message };
+          return {
+            status: 'retry',
+            dueAtMs: now + delay,
+            countAttempt: true,
+            runId: outcome.runId ?? '',
+            errorCode: outcome.code,
+            errorMessage: outcome.message,
+          };
         }
-        return { status: 'failed', runId: outcome.runId ?? '', result: null, errorCode: outcome.code, errorMessage: outcome.message };
+        return {
+          status: 'failed',
+          runId: outcome.runId ?? '',
+          result: null,
+          errorCode: outcome.code,
+          errorMessage: outcome.message,
+        };
       }
     }
   }

@@ -38,7 +38,13 @@ function skippedFire(schedule: Schedule, fromMs: number, beforeMs: number): Plan
 }
 
 /** What to do with the times that were missed, `[nextFireAt, missedBefore)`, under the task's policy. */
-function planMisfires(schedule: Schedule, nextFireAt: number, missedBefore: number, misfire: MisfirePolicy, settings: PlanSettings): PlannedFire[] {
+function planMisfires(
+  schedule: Schedule,
+  nextFireAt: number,
+  missedBefore: number,
+  misfire: MisfirePolicy,
+  settings: PlanSettings,
+): PlannedFire[] {
   if (misfire.policy === 'skip') return skippedFire(schedule, nextFireAt, missedBefore);
   if (misfire.policy === 'fire_once') {
     const count = schedule.countBetween(nextFireAt, missedBefore - 1, MISSED_COUNT_CAP);
@@ -75,7 +81,12 @@ function latestTimes(schedule: Schedule, fromMs: number, beforeMs: number, n: nu
  * up to the planning horizon. Pure: the same inputs always give the same plan, so two replicas
  * that (wrongly) planned the same task would record the same fire keys, and the unique key keeps one.
  */
-export function planFires(schedule: Schedule, nextFireAt: number, misfire: MisfirePolicy, settings: PlanSettings): FirePlan {
+export function planFires(
+  schedule: Schedule,
+  nextFireAt: number,
+  misfire: MisfirePolicy,
+  settings: PlanSettings,
+): FirePlan {
   const missedBefore = settings.nowMs - settings.misfireGraceMs;
   const horizon = settings.nowMs + settings.planAheadMs;
   const fires = nextFireAt < missedBefore ? planMisfires(schedule, nextFireAt, missedBefore, misfire, settings) : [];

@@ -46,7 +46,8 @@ export class FirePlanner {
       const round = await this.planBatch();
       total.tasks += round.tasks;
       total.pendingFires += round.pendingFires;
-      if (round.earliestDueMs !== null) total.earliestDueMs = Math.min(total.earliestDueMs ?? Infinity, round.earliestDueMs);
+      if (round.earliestDueMs !== null)
+        total.earliestDueMs = Math.min(total.earliestDueMs ?? Infinity, round.earliestDueMs);
       if (round.tasks < this.settings.batchSize) return total;
     }
   }
@@ -60,20 +61,33 @@ export class FirePlanner {
          ORDER BY next_fire_at LIMIT $2 FOR UPDATE SKIP LOCKED`,
         [new Date(nowMs + this.settings.planAheadMs), this.settings.batchSize],
       );
-      const fires = { ids: [] as string[], taskIds: [] as string[], tenants: [] as string[], keys: [] as string[], times: [] as Date[], statuses: [] as string[], missed: [] as number[] };
+      const fires = {
+        ids: [] as string[],
+        taskIds: [] as string[],
+        tenants: [] as string[],
+        keys: [] as string[],
+        times: [] as Date[],
+        statuses: [] as string[],
+        missed: [] as number[],
+      };
       const updates = { taskIds: [] as string[], next: [] as (Date | null)[], statuses: [] as string[] };
       let pendingFires = 0;
       let earliestDueMs: number | null = null;
       for (const task of rows) {
         const trigger = task.spec.trigger;
         if (trigger.type !== 'schedule') throw new Error(`task ${task.task_id} has a next fire time but no schedule`);
-        const plan = planFires(new Schedule(trigger, task.anchor_at.getTime()), task.next_fire_at!.getTime(), task.spec.misfire, {
-          nowMs,
-          planAheadMs: this.settings.planAheadMs,
-          misfireGraceMs: this.settings.misfireGraceMs,
-          maxCatchUp: this.settings.maxCatchUp,
-          maxPlanned: this.settings.batchSize,
-        });
+        const plan = planFires(
+          new Schedule(trigger, task.anchor_at.getTime()),
+          task.next_fire_at!.getTime(),
+          task.spec.misfire,
+          {
+            nowMs,
+            planAheadMs: this.settings.planAheadMs,
+            misfireGraceMs: this.settings.misfireGraceMs,
+            maxCatchUp: this.settings.maxCatchUp,
+            maxPlanned: this.settings.batchSize,
+          },
+        );
         let pendingOfTask = 0;
         for (const fire of plan.fires) {
           fires.ids.push(`fire_${randomUUID()}`);
@@ -92,7 +106,9 @@ export class FirePlanner {
         updates.taskIds.push(task.task_id);
         updates.next.push(plan.nextFireAt === null ? null : new Date(plan.nextFireAt));
         // A one-time task whose only time was skipped is done; otherwise its last fire completes it.
-        updates.statuses.push(plan.nextFireAt === null && pendingOfTask === 0 && task.status === 'ACTIVE' ? 'COMPLETED' : task.status);
+        updates.statuses.push(
+          plan.nextFireAt === null && pendingOfTask === 0 && task.status === 'ACTIVE' ? 'COMPLETED' : task.status,
+        );
       }
       if (fires.ids.length > 0) {
         await client.query(
@@ -100,7 +116,16 @@ export class FirePlanner {
            SELECT f.id, f.task_id, f.tenant_id, f.key, 'schedule', f.at, f.at, f.status, f.missed, CASE WHEN f.status = 'skipped' THEN $8::timestamptz END
            FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::timestamptz[], $6::text[], $7::int[]) AS f(id, task_id, tenant_id, key, at, status, missed)
            ON CONFLICT (task_id, fire_key) DO NOTHING`,
-          [fires.ids, fires.taskIds, fires.tenants, fires.keys, fires.times, fires.statuses, fires.missed, new Date(nowMs)],
+          [
+            fires.ids,
+            fires.taskIds,
+            fires.tenants,
+            fires.keys,
+            fires.times,
+            fires.statuses,
+            fires.missed,
+            new Date(nowMs),
+          ],
         );
       }
       if (updates.taskIds.length > 0) {

@@ -13,10 +13,20 @@ export interface ClaimedFire {
 
 /** How a claimed fire ends (or goes back to wait). */
 export type FireSettlement =
-  | { status: 'succeeded' | 'waiting_approval' | 'failed' | 'skipped'; runId: string; result: unknown; errorCode: string; errorMessage: string }
+  | {
+      status: 'succeeded' | 'waiting_approval' | 'failed' | 'skipped';
+      runId: string;
+      result: unknown;
+      errorCode: string;
+      errorMessage: string;
+    }
   | { status: 'retry'; dueAtMs: number; countAttempt: boolean; runId: string; errorCode: string; errorMessage: string };
 
-function claimedFire({ task_user_id, task_spec, ...fire }: FireRow & { task_user_id: string; task_spec: TaskRow['spec'] }): ClaimedFire {
+function claimedFire({
+  task_user_id,
+  task_spec,
+  ...fire
+}: FireRow & { task_user_id: string; task_spec: TaskRow['spec'] }): ClaimedFire {
   return { fire, task: { task_id: fire.task_id, tenant_id: fire.tenant_id, user_id: task_user_id, spec: task_spec } };
 }
 
@@ -122,12 +132,10 @@ export class FireStore {
    */
   async renewLeases(fireIds: string[], nowMs: number, leaseMs: number): Promise<void> {
     if (fireIds.length === 0) return;
-    await this.db.query(`UPDATE fires SET lease_expires_at = $3 WHERE fire_id = ANY($1::text[]) AND lease_owner = $2 AND status = 'running' AND lease_expires_at < $4`, [
-      fireIds,
-      this.replicaId,
-      new Date(nowMs + leaseMs),
-      new Date(nowMs + Math.floor((leaseMs * 2) / 3)),
-    ]);
+    await this.db.query(
+      `UPDATE fires SET lease_expires_at = $3 WHERE fire_id = ANY($1::text[]) AND lease_owner = $2 AND status = 'running' AND lease_expires_at < $4`,
+      [fireIds, this.replicaId, new Date(nowMs + leaseMs), new Date(nowMs + Math.floor((leaseMs * 2) / 3))],
+    );
   }
 
   /**
@@ -184,7 +192,8 @@ export class FireStore {
         const latest = new Map<string, { at: Date; status: string }>();
         for (const row of rows) {
           const seen = latest.get(row.task_id);
-          if (!seen || seen.at < row.scheduled_at) latest.set(row.task_id, { at: row.scheduled_at, status: row.status });
+          if (!seen || seen.at < row.scheduled_at)
+            latest.set(row.task_id, { at: row.scheduled_at, status: row.status });
         }
         if (latest.size > 0) {
           await client.query(
@@ -200,7 +209,12 @@ export class FireStore {
             [[...latest.keys()], [...latest.values()].map((v) => v.at), [...latest.values()].map((v) => v.status)],
           );
         }
-        await recordFireNotifications(client, rows.map((r) => r.fire_id), 'fire.finished', nowMs);
+        await recordFireNotifications(
+          client,
+          rows.map((r) => r.fire_id),
+          'fire.finished',
+          nowMs,
+        );
       }
       return items.map((i) => held.has(i.claimed.fire_id));
     });
@@ -216,11 +230,19 @@ export class FireStore {
       [`fire_${randomUUID()}`, task.task_id, task.tenant_id, key, now],
     );
     if (rows[0]) return { fire: rows[0], duplicate: false };
-    const { rows: existing } = await this.db.query<FireRow>('SELECT * FROM fires WHERE task_id = $1 AND fire_key = $2', [task.task_id, key]);
+    const { rows: existing } = await this.db.query<FireRow>(
+      'SELECT * FROM fires WHERE task_id = $1 AND fire_key = $2',
+      [task.task_id, key],
+    );
     return { fire: existing[0]!, duplicate: true };
   }
 
-  async list(tenantId: string, taskId: string, pageSize: number, pageToken: string): Promise<{ fires: FireRow[]; nextPageToken: string }> {
+  async list(
+    tenantId: string,
+    taskId: string,
+    pageSize: number,
+    pageToken: string,
+  ): Promise<{ fires: FireRow[]; nextPageToken: string }> {
     const after = decodePageToken(pageToken);
     const { rows } = await this.db.query<FireRow>(
       `SELECT * FROM fires WHERE tenant_id = $1 AND task_id = $2 AND ($3::timestamptz IS NULL OR (scheduled_at, fire_id) < ($3, $4))
@@ -229,11 +251,17 @@ export class FireStore {
     );
     const page = rows.slice(0, pageSize);
     const last = page[page.length - 1];
-    return { fires: page, nextPageToken: rows.length > pageSize && last ? encodePageToken({ at: last.scheduled_at, id: last.fire_id }) : '' };
+    return {
+      fires: page,
+      nextPageToken: rows.length > pageSize && last ? encodePageToken({ at: last.scheduled_at, id: last.fire_id }) : '',
+    };
   }
 
   async get(tenantId: string, fireId: string): Promise<FireRow> {
-    const { rows } = await this.db.query<FireRow>('SELECT * FROM fires WHERE tenant_id = $1 AND fire_id = $2', [tenantId, fireId]);
+    const { rows } = await this.db.query<FireRow>('SELECT * FROM fires WHERE tenant_id = $1 AND fire_id = $2', [
+      tenantId,
+      fireId,
+    ]);
     if (!rows[0]) throw errors.notFound('FIRE_NOT_FOUND', `no fire '${fireId}'`);
     return rows[0];
   }

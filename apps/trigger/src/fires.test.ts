@@ -16,19 +16,33 @@ afterAll(async () => {
 const tenant = () => `t-${randomBytes(4).toString('hex')}`;
 
 async function createTask(tenantId: string, spec: Record<string, unknown>): Promise<string> {
-  const { task } = await r.client.rpc.createTask({ tenantId, userId: 'u1', specJson: JSON.stringify({ executor: 'noop_exec', ...spec }), requestId: '' });
+  const { task } = await r.client.rpc.createTask({
+    tenantId,
+    userId: 'u1',
+    specJson: JSON.stringify({ executor: 'noop_exec', ...spec }),
+    requestId: '',
+  });
   return task!.taskId;
 }
 
 async function fires(tenantId: string, taskId: string) {
   const { fires } = await r.client.rpc.listFires({ tenantId, taskId, pageSize: 500, pageToken: '' });
-  return fires.map((f) => ({ at: f.scheduledAt!.toISOString().slice(11, 19), status: f.status, missed: f.missedCount, attempts: f.attempts })).reverse();
+  return fires
+    .map((f) => ({
+      at: f.scheduledAt!.toISOString().slice(11, 19),
+      status: f.status,
+      missed: f.missedCount,
+      attempts: f.attempts,
+    }))
+    .reverse();
 }
 
 describe('exactly one fire per (task, scheduled time) across replicas', () => {
   it('three replicas planning and claiming together execute each time of each task once', async () => {
     const t = tenant();
-    const ids = await Promise.all(Array.from({ length: 20 }, () => createTask(t, { trigger: { type: 'schedule', cron: '* * * * *' } })));
+    const ids = await Promise.all(
+      Array.from({ length: 20 }, () => createTask(t, { trigger: { type: 'schedule', cron: '* * * * *' } })),
+    );
     for (let minute = 0; minute < 3; minute++) {
       r.clock.advance(MINUTE);
       await r.round();
@@ -48,7 +62,9 @@ describe('exactly one fire per (task, scheduled time) across replicas', () => {
     const [a, b] = r.servers;
     await a!.engine.planner.planDue();
     // Replica a claims the fire and "dies" before executing: its claim is written, nothing runs.
-    const claimedByA = await (a!.engine.dispatcher as unknown as { store: { claim(n: number, now: number, lease: number): Promise<unknown[]> } }).store.claim(100, r.clock.now(), 15_000);
+    const claimedByA = await (
+      a!.engine.dispatcher as unknown as { store: { claim(n: number, now: number, lease: number): Promise<unknown[]> } }
+    ).store.claim(100, r.clock.now(), 15_000);
     expect(claimedByA.length).toBeGreaterThan(0);
     await r.round();
     expect(r.executor.callsOf(id)).toHaveLength(0); // the lease still holds
@@ -77,7 +93,9 @@ describe('misfire policies after ten minutes of downtime', () => {
   it('skip', async () => {
     const { t, id } = await downtime({ policy: 'skip' });
     const history = await fires(t, id);
-    expect(history.filter((f) => f.status === 'skipped')).toEqual([{ at: expect.any(String), status: 'skipped', missed: 8, attempts: 0 }]);
+    expect(history.filter((f) => f.status === 'skipped')).toEqual([
+      { at: expect.any(String), status: 'skipped', missed: 8, attempts: 0 },
+    ]);
     expect(r.executor.callsOf(id)).toHaveLength(2); // the on-time fire before, and the on-time fire now
     expect(history.map((f) => f.status)).toEqual(['succeeded', 'skipped', 'succeeded']);
   });
@@ -85,8 +103,14 @@ describe('misfire policies after ten minutes of downtime', () => {
   it('skip: a fire planned before the downtime but not run until after it is skipped at claim time, not executed late', async () => {
     r.clock.set(Math.ceil(r.clock.now() / MINUTE) * MINUTE + MINUTE / 2);
     const t = tenant();
-    const skipId = await createTask(t, { trigger: { type: 'schedule', cron: '* * * * *' }, misfire: { policy: 'skip' } });
-    const onceId = await createTask(t, { trigger: { type: 'schedule', cron: '* * * * *' }, misfire: { policy: 'fire_once' } });
+    const skipId = await createTask(t, {
+      trigger: { type: 'schedule', cron: '* * * * *' },
+      misfire: { policy: 'skip' },
+    });
+    const onceId = await createTask(t, {
+      trigger: { type: 'schedule', cron: '* * * * *' },
+      misfire: { policy: 'fire_once' },
+    });
     r.clock.advance(MINUTE / 2);
     // The fires of this minute are planned (rows, pending), then every replica stops before claiming them.
     await r.servers[0]!.engine.planner.planDue();
@@ -98,7 +122,9 @@ describe('misfire policies after ten minutes of downtime', () => {
     // The planned fire: claimed once, recorded skipped, its executor never called for that time.
     expect(history[0]).toEqual({ at: planned[0]!.at, status: 'skipped', missed: 0, attempts: 1 });
     const { fires: raw } = await r.client.rpc.listFires({ tenantId: t, taskId: skipId, pageSize: 50, pageToken: '' });
-    expect(raw.find((f) => f.scheduledAt!.toISOString().slice(11, 19) === planned[0]!.at)).toMatchObject({ errorCode: 'MISFIRE_SKIPPED' });
+    expect(raw.find((f) => f.scheduledAt!.toISOString().slice(11, 19) === planned[0]!.at)).toMatchObject({
+      errorCode: 'MISFIRE_SKIPPED',
+    });
     // The times of the downtime are one skipped fire; the on-time fire now runs.
     expect(history.slice(1).map((f) => f.status)).toEqual(['skipped', 'succeeded']);
     expect(r.executor.callsOf(skipId).map((c) => c.scheduledAt.toISOString().slice(11, 19))).toEqual([history[2]!.at]);
@@ -113,7 +139,12 @@ describe('misfire policies after ten minutes of downtime', () => {
     // The on-time fire before the downtime, then one fire for the 8 missed times and the on-time
     // fire now: those two are due together and dispatched concurrently, in either order.
     expect(calls[0]?.missedCount).toBe(0);
-    expect(calls.slice(1).map((c) => c.missedCount).sort((a, b) => a - b)).toEqual([0, 8]);
+    expect(
+      calls
+        .slice(1)
+        .map((c) => c.missedCount)
+        .sort((a, b) => a - b),
+    ).toEqual([0, 8]);
     expect((await fires(t, id)).every((f) => f.status === 'succeeded')).toBe(true);
   });
 
@@ -157,7 +188,10 @@ describe('retries and back-pressure', () => {
   it('a failure that cannot be retried ends the fire failed and is the task last outcome', async () => {
     const t = tenant();
     const id = await createTask(t, { trigger: { type: 'schedule', intervalSeconds: 86_400 } });
-    r.executor.answer = (fire) => (fire.taskId === id ? { status: 'failed', code: 'INVALID', message: 'bad config', retryable: false } : { status: 'succeeded', result: null });
+    r.executor.answer = (fire) =>
+      fire.taskId === id
+        ? { status: 'failed', code: 'INVALID', message: 'bad config', retryable: false }
+        : { status: 'succeeded', result: null };
     try {
       r.clock.advance(86_400_000);
       await r.round();

@@ -5,7 +5,10 @@ import { describe, expect, it } from 'vitest';
 /** Runs the trigger service's real entry point (from source) and waits for it to exit. */
 async function runMain(env: Record<string, string>): Promise<{ code: number | null; output: string }> {
   const args = ['--conditions=@platform/source', '--import', 'tsx', path.join('apps', 'trigger', 'src', 'main.ts')];
-  const proc = ManagedProcess.start('trigger', process.execPath, args, { cwd: workspaceRoot(), env: { ...process.env, OTEL_SDK_DISABLED: 'true', ...env } });
+  const proc = ManagedProcess.start('trigger', process.execPath, args, {
+    cwd: workspaceRoot(),
+    env: { ...process.env, OTEL_SDK_DISABLED: 'true', ...env },
+  });
   const code = await proc.waitForExit();
   return { code, output: proc.recentOutput };
 }
@@ -25,7 +28,11 @@ describe('trigger main', () => {
   });
 
   it('exits 1 with one fatal log line when its database is unreachable', async () => {
-    const { code, output } = await runMain({ ...(await (await sharedServicePki()).env('trigger')), DATABASE_URL: 'postgres://postgres@127.0.0.1:1/none', GRPC_PORT: '0' });
+    const { code, output } = await runMain({
+      ...(await (await sharedServicePki()).env('trigger')),
+      DATABASE_URL: 'postgres://postgres@127.0.0.1:1/none',
+      GRPC_PORT: '0',
+    });
     expect(code).toBe(1);
     const fatal = output
       .split('\n')

@@ -2,7 +2,10 @@ import type { orchestratorV1 } from '@platform/proto';
 import { errors, isPlatformError, type PromiseClient } from '@platform/service-kit';
 import { ORCHESTRATOR_EXECUTOR, type TaskSpec } from './task-spec.js';
 
-export type OrchestratorToolClient = Pick<PromiseClient<orchestratorV1.OrchestratorServiceClient>, 'callTool' | 'callToolBatch'>;
+export type OrchestratorToolClient = Pick<
+  PromiseClient<orchestratorV1.OrchestratorServiceClient>,
+  'callTool' | 'callToolBatch'
+>;
 
 /** Who a task's tool call is for: a condition poll, or a custom executor's fire. */
 export type TaskToolCaller = 'condition' | 'executor';
@@ -57,7 +60,10 @@ export class OrchestratorTools {
 
   /** One call. A refusal of the gate is thrown as the orchestrator's PlatformError. */
   async call(call: TaskToolCall, signal?: AbortSignal): Promise<orchestratorV1.ToolCallResult> {
-    const { call: result } = await this.orchestrator.callTool(request(call, false), { deadlineMs: call.timeoutMs + this.deadlineMs, ...(signal ? { signal } : {}) });
+    const { call: result } = await this.orchestrator.callTool(request(call, false), {
+      deadlineMs: call.timeoutMs + this.deadlineMs,
+      ...(signal ? { signal } : {}),
+    });
     if (!result) throw errors.internal('EMPTY_TOOL_RESULT', 'the orchestrator answered a tool call without its result');
     return result;
   }
@@ -65,8 +71,15 @@ export class OrchestratorTools {
   /** Executor calls of one tool that started together: one request, one result per call, in order. */
   async callBatch(calls: readonly TaskToolCall[], signal?: AbortSignal): Promise<orchestratorV1.ToolCallResult[]> {
     const longest = Math.max(...calls.map((c) => c.timeoutMs));
-    const { results } = await this.orchestrator.callToolBatch({ calls: calls.map((c) => request(c, false)) }, { deadlineMs: longest + this.deadlineMs, ...(signal ? { signal } : {}) });
-    if (results.length !== calls.length) throw errors.internal('TOOL_BATCH_MISMATCH', `the orchestrator answered ${results.length} of ${calls.length} calls`);
+    const { results } = await this.orchestrator.callToolBatch(
+      { calls: calls.map((c) => request(c, false)) },
+      { deadlineMs: longest + this.deadlineMs, ...(signal ? { signal } : {}) },
+    );
+    if (results.length !== calls.length)
+      throw errors.internal(
+        'TOOL_BATCH_MISMATCH',
+        `the orchestrator answered ${results.length} of ${calls.length} calls`,
+      );
     return results;
   }
 
@@ -79,8 +92,15 @@ export class OrchestratorTools {
   async checkTask(tenantId: string, spec: TaskSpec): Promise<void> {
     const profile = spec.action.profile ?? '';
     const base = { tenantId, profile, arguments: {}, callId: 'task-check', conversationId: 'task-check', timeoutMs: 0 };
-    if (spec.trigger.type === 'condition') await this.check({ ...base, caller: 'condition', toolName: spec.trigger.tool, arguments: spec.trigger.arguments ?? {} });
-    if (spec.executor !== ORCHESTRATOR_EXECUTOR) await this.check({ ...base, caller: 'executor', toolName: spec.executor });
+    if (spec.trigger.type === 'condition')
+      await this.check({
+        ...base,
+        caller: 'condition',
+        toolName: spec.trigger.tool,
+        arguments: spec.trigger.arguments ?? {},
+      });
+    if (spec.executor !== ORCHESTRATOR_EXECUTOR)
+      await this.check({ ...base, caller: 'executor', toolName: spec.executor });
   }
 
   private async check(call: TaskToolCall): Promise<void> {
@@ -98,5 +118,7 @@ function refusalOf(call: TaskToolCall, err: unknown): unknown {
   if (err.kind === 'unavailable' && err.code !== 'RUNNER_UNAVAILABLE') return err;
   if (err.kind === 'deadline_exceeded' || err.kind === 'internal' || err.kind === 'cancelled') return err;
   const { code, field } = TaskToolRefusal[call.caller];
-  return errors.invalidArgument(code, `${field}: ${(err).message}`, { details: { reason: err.code, issues: [{ field, message: err.message }] } });
+  return errors.invalidArgument(code, `${field}: ${err.message}`, {
+    details: { reason: err.code, issues: [{ field, message: err.message }] },
+  });
 }

@@ -14,6 +14,7 @@ export function decodePageToken(token: string): PagePosition | undefined {
   if (!token) return undefined;
   const [iso, id] = Buffer.from(token, 'base64url').toString('utf8').split('|');
   const at = iso ? new Date(iso) : undefined;
-  if (!at || Number.isNaN(at.getTime()) || !id) throw errors.invalidArgument('INVALID_PAGE_TOKEN', 'page_token is not one this service returned');
+  if (!at || Number.isNaN(at.getTime()) || !id)
+    throw errors.invalidArgument('INVALID_PAGE_TOKEN', 'page_token is not one this service returned');
   return { at, id };
 }

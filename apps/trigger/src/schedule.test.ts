@@ -3,8 +3,10 @@ import { Schedule } from './schedule.js';
 import { ScheduleTrigger } from './task-spec.js';
 
 const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
-const cron = (pattern: string, timeZone: string) => new Schedule(ScheduleTrigger.parse({ type: 'schedule', cron: pattern, timeZone }), 0);
-const times = (schedule: Schedule, from: string, to: string) => schedule.between(Date.parse(from), Date.parse(to), 100).map(iso);
+const cron = (pattern: string, timeZone: string) =>
+  new Schedule(ScheduleTrigger.parse({ type: 'schedule', cron: pattern, timeZone }), 0);
+const times = (schedule: Schedule, from: string, to: string) =>
+  schedule.between(Date.parse(from), Date.parse(to), 100).map(iso);
 
 describe('cron schedules across daylight saving', () => {
   it('fires a 02:30 job once on a spring-forward day, at the end of the gap (Europe/Berlin)', () => {
@@ -62,13 +64,20 @@ describe('interval and one-time schedules', () => {
   it('runs an interval from its creation, one interval later, in exact durations', () => {
     const created = Date.parse('2026-03-29T00:00:00Z');
     const schedule = new Schedule(ScheduleTrigger.parse({ type: 'schedule', intervalSeconds: 3600 }), created);
-    expect(times(schedule, '2026-03-29T00:00:00Z', '2026-03-29T03:00:00Z')).toEqual(['2026-03-29T01:00:00.000Z', '2026-03-29T02:00:00.000Z', '2026-03-29T03:00:00.000Z']);
+    expect(times(schedule, '2026-03-29T00:00:00Z', '2026-03-29T03:00:00Z')).toEqual([
+      '2026-03-29T01:00:00.000Z',
+      '2026-03-29T02:00:00.000Z',
+      '2026-03-29T03:00:00.000Z',
+    ]);
     expect(schedule.countBetween(created, created + 10 * 24 * 3600 * 1000, 1_000_000)).toBe(240);
     expect(iso(schedule.lastBefore(Date.parse('2026-03-29T02:30:00Z')))).toBe('2026-03-29T02:00:00.000Z');
   });
 
   it('starts an interval at startAt when given', () => {
-    const schedule = new Schedule(ScheduleTrigger.parse({ type: 'schedule', intervalSeconds: 60, startAt: '2026-01-01T00:00:30Z' }), 0);
+    const schedule = new Schedule(
+      ScheduleTrigger.parse({ type: 'schedule', intervalSeconds: 60, startAt: '2026-01-01T00:00:30Z' }),
+      0,
+    );
     expect(iso(schedule.nextAfter(Date.parse('2025-12-31T00:00:00Z')))).toBe('2026-01-01T00:00:30.000Z');
     expect(iso(schedule.nextAfter(Date.parse('2026-01-01T00:00:30Z')))).toBe('2026-01-01T00:01:30.000Z');
   });

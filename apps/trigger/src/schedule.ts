@@ -26,7 +26,11 @@ class CompiledCron {
   }
 
   lastBefore(beforeMs: number): number | null {
-    return remembered(this.previous, beforeMs, () => this.cron.previousRuns(1, new Date(beforeMs))[0]?.getTime() ?? null);
+    return remembered(
+      this.previous,
+      beforeMs,
+      () => this.cron.previousRuns(1, new Date(beforeMs))[0]?.getTime() ?? null,
+    );
   }
 }
 
@@ -120,4 +124,3 @@ export class Schedule {
     return this.between(fromMs, toMs, cap).length;
   }
 }
-

@@ -1,6 +1,14 @@
 import { compileEgressAllowlist, EgressGuard, type HostResolver } from '@platform/egress';
 import { orchestratorV1, triggerV1 } from '@platform/proto';
-import { connectNats, createGrpcClient, GrpcServer, openGrpcTransport, openServiceDatabase, type Logger, type NatsConnection } from '@platform/service-kit';
+import {
+  connectNats,
+  createGrpcClient,
+  GrpcServer,
+  openGrpcTransport,
+  openServiceDatabase,
+  type Logger,
+  type NatsConnection,
+} from '@platform/service-kit';
 import { hostname } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { systemClock, type Clock } from './clock.js';
@@ -60,10 +68,15 @@ export interface TriggerServerOptions {
  */
 const TRIGGER_PLANNER_SETTINGS = { random_page_cost: '1.1' } as const;
 
-export async function startTriggerServer(config: TriggerConfig, logger: Logger, options: TriggerServerOptions = {}): Promise<TriggerServer> {
+export async function startTriggerServer(
+  config: TriggerConfig,
+  logger: Logger,
+  options: TriggerServerOptions = {},
+): Promise<TriggerServer> {
   const clock = options.clock ?? systemClock;
   const transport = openGrpcTransport(config, logger);
-  const replicaId = config.TRIGGER_REPLICA_ID || `${hostname()}:${process.pid}:${Math.random().toString(36).slice(2, 8)}`;
+  const replicaId =
+    config.TRIGGER_REPLICA_ID || `${hostname()}:${process.pid}:${Math.random().toString(36).slice(2, 8)}`;
   const db = await openServiceDatabase({
     url: config.DATABASE_URL,
     schema: TRIGGER_SCHEMA,
@@ -74,11 +87,16 @@ export async function startTriggerServer(config: TriggerConfig, logger: Logger, 
     logger,
   });
   let nc: NatsConnection | undefined;
-  const orchestrator = createGrpcClient(orchestratorV1.OrchestratorServiceClient, orchestratorV1.OrchestratorServiceService, config.ORCHESTRATOR_ADDRESS, {
-    defaultDeadlineMs: config.TRIGGER_ORCHESTRATOR_TIMEOUT_MS,
-    transport,
-    server: 'orchestrator',
-  });
+  const orchestrator = createGrpcClient(
+    orchestratorV1.OrchestratorServiceClient,
+    orchestratorV1.OrchestratorServiceService,
+    config.ORCHESTRATOR_ADDRESS,
+    {
+      defaultDeadlineMs: config.TRIGGER_ORCHESTRATOR_TIMEOUT_MS,
+      transport,
+      server: 'orchestrator',
+    },
+  );
   try {
     nc = await connectNats({ config, name: 'trigger', logger });
     // Every tool call of a task (condition polls, custom executors) goes through the orchestrator's tool gate.
@@ -87,11 +105,23 @@ export async function startTriggerServer(config: TriggerConfig, logger: Logger, 
       timeoutMs: config.TRIGGER_EXECUTOR_TIMEOUT_MS,
       maxBatch: config.TRIGGER_EXECUTOR_BATCH_MAX,
     });
-    const executor = options.executor ?? new ExecutorRegistry(new OrchestratorExecutor(orchestrator.rpc, config.TRIGGER_ORCHESTRATOR_TIMEOUT_MS), custom);
+    const executor =
+      options.executor ??
+      new ExecutorRegistry(new OrchestratorExecutor(orchestrator.rpc, config.TRIGGER_ORCHESTRATOR_TIMEOUT_MS), custom);
     const tasks = new TaskStore(db);
     const quotas = new TaskQuotas(config.TENANT_TIERS, config.DEFAULT_TIER, config.TRIGGER_MAX_TASKS_PER_TENANT);
     const fires = new FireStore(db, replicaId);
-    const planner = new FirePlanner(db, clock, { planAheadMs: config.TRIGGER_PLAN_AHEAD_MS, misfireGraceMs: config.TRIGGER_MISFIRE_GRACE_MS, maxCatchUp: config.TRIGGER_MAX_CATCH_UP, batchSize: config.TRIGGER_PLAN_BATCH }, logger);
+    const planner = new FirePlanner(
+      db,
+      clock,
+      {
+        planAheadMs: config.TRIGGER_PLAN_AHEAD_MS,
+        misfireGraceMs: config.TRIGGER_MISFIRE_GRACE_MS,
+        maxCatchUp: config.TRIGGER_MAX_CATCH_UP,
+        batchSize: config.TRIGGER_PLAN_BATCH,
+      },
+      logger,
+    );
     const dispatcher = new FireDispatcher(
       fires,
       executor,
@@ -108,14 +138,39 @@ export async function startTriggerServer(config: TriggerConfig, logger: Logger, 
       },
       logger,
     );
-    const engine = new TriggerEngine(planner, dispatcher, clock, { planIntervalMs: config.TRIGGER_PLAN_INTERVAL_MS, dispatchIntervalMs: config.TRIGGER_DISPATCH_INTERVAL_MS, leaseMs: config.TRIGGER_LEASE_MS }, logger);
-    const filterLimits = { maxPatternChars: config.TRIGGER_FILTER_MAX_PATTERN_CHARS, maxPatternProgram: config.TRIGGER_FILTER_MAX_PATTERN_PROGRAM, maxInputChars: config.TRIGGER_FILTER_MAX_INPUT_CHARS };
+    const engine = new TriggerEngine(
+      planner,
+      dispatcher,
+      clock,
+      {
+        planIntervalMs: config.TRIGGER_PLAN_INTERVAL_MS,
+        dispatchIntervalMs: config.TRIGGER_DISPATCH_INTERVAL_MS,
+        leaseMs: config.TRIGGER_LEASE_MS,
+      },
+      logger,
+    );
+    const filterLimits = {
+      maxPatternChars: config.TRIGGER_FILTER_MAX_PATTERN_CHARS,
+      maxPatternProgram: config.TRIGGER_FILTER_MAX_PATTERN_PROGRAM,
+      maxInputChars: config.TRIGGER_FILTER_MAX_INPUT_CHARS,
+    };
     const events = new EventRouter(db, clock, logger, () => engine.kick(), filterLimits);
     const listener = new EventListener(nc, events, config.TRIGGER_EVENTS_MAX_AGE_HOURS * 3_600_000, logger);
     const expiries = new ApprovalExpiryListener(nc, db, logger);
     const runEnds = new TriggeredRunListener(nc, db, clock, config.TRIGGER_EVENTS_MAX_AGE_HOURS * 3_600_000, logger);
-    const conditions = new ConditionPoller(db, tools, clock, { batchSize: 100, toolTimeoutMs: config.TRIGGER_CONDITION_TOOL_TIMEOUT_MS, filterLimits }, logger, () => engine.kick());
-    const egress = new EgressGuard({ allowlist: compileEgressAllowlist(config), connectTimeoutMs: config.TRIGGER_WEBHOOK_TIMEOUT_MS, ...(options.egressResolver ? { resolve: options.egressResolver } : {}) });
+    const conditions = new ConditionPoller(
+      db,
+      tools,
+      clock,
+      { batchSize: 100, toolTimeoutMs: config.TRIGGER_CONDITION_TOOL_TIMEOUT_MS, filterLimits },
+      logger,
+      () => engine.kick(),
+    );
+    const egress = new EgressGuard({
+      allowlist: compileEgressAllowlist(config),
+      connectTimeoutMs: config.TRIGGER_WEBHOOK_TIMEOUT_MS,
+      ...(options.egressResolver ? { resolve: options.egressResolver } : {}),
+    });
     const webhooks = new WebhookDispatcher(
       db,
       clock,
@@ -132,11 +187,30 @@ export async function startTriggerServer(config: TriggerConfig, logger: Logger, 
       logger,
     );
     const feed = new NotificationFeed(db);
-    const grpc = new GrpcServer({ host: config.GRPC_HOST, port: config.GRPC_PORT, healthPort: config.GRPC_HEALTH_PORT, transport, logger });
+    const grpc = new GrpcServer({
+      host: config.GRPC_HOST,
+      port: config.GRPC_PORT,
+      healthPort: config.GRPC_HEALTH_PORT,
+      transport,
+      logger,
+    });
     grpc.addService(
       TRIGGER_SERVICE_NAME,
       triggerV1.TriggerServiceService,
-      triggerServiceImplementation({ tasks, quotas, fires, events, clock, limits: config, filterLimits, logger, onFireRecorded: () => engine.kick(), feed, egress, tools }),
+      triggerServiceImplementation({
+        tasks,
+        quotas,
+        fires,
+        events,
+        clock,
+        limits: config,
+        filterLimits,
+        logger,
+        onFireRecorded: () => engine.kick(),
+        feed,
+        egress,
+        tools,
+      }),
       TRIGGER_CALLERS,
     );
     const port = await grpc.start();
@@ -149,7 +223,13 @@ export async function startTriggerServer(config: TriggerConfig, logger: Logger, 
     expiries.start();
     runEnds.start();
     const retentionMs = config.TRIGGER_NOTIFICATION_RETENTION_HOURS * 3_600_000;
-    const pruneTimer = setInterval(() => void feed.prune(clock.now() - retentionMs).catch((err: unknown) => logger.warn({ err }, 'could not prune the notification feed')), 600_000);
+    const pruneTimer = setInterval(
+      () =>
+        void feed
+          .prune(clock.now() - retentionMs)
+          .catch((err: unknown) => logger.warn({ err }, 'could not prune the notification feed')),
+      600_000,
+    );
     pruneTimer.unref();
     logger.info({ replicaId }, 'trigger replica started');
     const connection = nc;

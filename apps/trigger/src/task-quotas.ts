@@ -33,14 +33,19 @@ export class TaskQuotas {
 
   of(tier: string): TaskLimits {
     const resolved = quotasFor(this.tiers, tier, this.defaultTier, { tasks: this.defaultMaxTasks });
-    return { tier: resolved.tier, maxTasks: resolved.quotas.tasks, minIntervalSeconds: resolved.quotas.minScheduleIntervalSeconds };
+    return {
+      tier: resolved.tier,
+      maxTasks: resolved.quotas.tasks,
+      minIntervalSeconds: resolved.quotas.minScheduleIntervalSeconds,
+    };
   }
 
   /** Refuses a spec that would fire or poll more often than `limits` allow. */
   checkInterval(spec: TaskSpec, limits: TaskLimits, nowMs: number): void {
     const interval = shortestIntervalSeconds(spec, nowMs);
     if (interval === undefined || interval >= limits.minIntervalSeconds) return;
-    const field = spec.trigger.type === 'schedule' && spec.trigger.cron !== undefined ? 'trigger.cron' : 'trigger.intervalSeconds';
+    const field =
+      spec.trigger.type === 'schedule' && spec.trigger.cron !== undefined ? 'trigger.cron' : 'trigger.intervalSeconds';
     throw quotaExceeded({
       quota: QUOTA_NAMES.minScheduleIntervalSeconds,
       limit: limits.minIntervalSeconds,
@@ -57,7 +62,10 @@ export function shortestIntervalSeconds(spec: TaskSpec, nowMs: number): number |
   if (trigger.type !== 'schedule') return undefined;
   if (trigger.intervalSeconds !== undefined) return trigger.intervalSeconds;
   if (trigger.cron === undefined) return undefined;
-  const runs = new Cron(trigger.cron, { timezone: trigger.timeZone, paused: true }).nextRuns(CRON_FIRES_SAMPLED, new Date(nowMs));
+  const runs = new Cron(trigger.cron, { timezone: trigger.timeZone, paused: true }).nextRuns(
+    CRON_FIRES_SAMPLED,
+    new Date(nowMs),
+  );
   let shortest: number | undefined;
   for (let i = 1; i < runs.length; i += 1) {
     const gap = (runs[i]!.getTime() - runs[i - 1]!.getTime()) / 1000;

@@ -26,7 +26,15 @@ export interface TaskRow {
   updated_at: Date;
 }
 
-export const FireStatuses = ['pending', 'running', 'succeeded', 'failed', 'skipped', 'cancelled', 'waiting_approval'] as const;
+export const FireStatuses = [
+  'pending',
+  'running',
+  'succeeded',
+  'failed',
+  'skipped',
+  'cancelled',
+  'waiting_approval',
+] as const;
 export type FireStatus = (typeof FireStatuses)[number];
 export type FireKind = 'schedule' | 'event' | 'condition' | 'manual';
 

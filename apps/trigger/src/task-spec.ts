@@ -6,7 +6,16 @@ import { compileEventFilter, DEFAULT_FILTER_LIMITS, type FilterLimits } from './
 
 // The spec's shape and its self-contained rules live in @platform/contracts (the api validates and
 // documents them too); this service adds the checks that need its engines.
-export { ConditionTrigger, EventTrigger, MisfirePolicy, ORCHESTRATOR_EXECUTOR, ScheduleTrigger, TaskAction, TaskOutput, TriggerSpec } from '@platform/contracts';
+export {
+  ConditionTrigger,
+  EventTrigger,
+  MisfirePolicy,
+  ORCHESTRATOR_EXECUTOR,
+  ScheduleTrigger,
+  TaskAction,
+  TaskOutput,
+  TriggerSpec,
+} from '@platform/contracts';
 
 function cronProblem(pattern: string, timeZone: string): string | undefined {
   try {
@@ -61,8 +70,13 @@ const schemas = new WeakMap<FilterLimits, typeof TaskSpec>();
  * Parses a task spec from JSON. Errors are INVALID_TASK_SPEC naming the field at fault
  * (`trigger.cron: not a valid cron pattern: ...`), with every problem in `details.issues`.
  */
-export function parseTaskSpec(json: string, maxBytes: number, filterLimits: FilterLimits = DEFAULT_FILTER_LIMITS): TaskSpec {
-  if (Buffer.byteLength(json, 'utf8') > maxBytes) throw errors.invalidArgument('INVALID_TASK_SPEC', `the task spec is larger than ${maxBytes} bytes`);
+export function parseTaskSpec(
+  json: string,
+  maxBytes: number,
+  filterLimits: FilterLimits = DEFAULT_FILTER_LIMITS,
+): TaskSpec {
+  if (Buffer.byteLength(json, 'utf8') > maxBytes)
+    throw errors.invalidArgument('INVALID_TASK_SPEC', `the task spec is larger than ${maxBytes} bytes`);
   let raw: unknown;
   try {
     raw = JSON.parse(json);
@@ -73,7 +87,10 @@ export function parseTaskSpec(json: string, maxBytes: number, filterLimits: Filt
   if (!schema) schemas.set(filterLimits, (schema = taskSpecSchema(filterLimits)));
   const result = schema.safeParse(raw);
   if (result.success) return result.data;
-  const issues = result.error.issues.map((issue) => ({ field: issue.path.join('.') || '(root)', message: issue.message }));
+  const issues = result.error.issues.map((issue) => ({
+    field: issue.path.join('.') || '(root)',
+    message: issue.message,
+  }));
   const first = issues[0]!;
   throw errors.invalidArgument('INVALID_TASK_SPEC', `${first.field}: ${first.message}`, { details: { issues } });
 }

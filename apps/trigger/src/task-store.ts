@@ -35,7 +35,10 @@ function taskNotFound(taskId: string): PlatformError {
 export function firstFireAt(spec: TaskSpec, anchorMs: number, nowMs: number): number | null {
   if (spec.trigger.type !== 'schedule') return null;
   const next = new Schedule(spec.trigger, anchorMs).nextAfter(nowMs - 1);
-  if (next === null) throw errors.invalidArgument('INVALID_TASK_SPEC', 'trigger.at: is in the past', { details: { issues: [{ field: 'trigger.at', message: 'is in the past' }] } });
+  if (next === null)
+    throw errors.invalidArgument('INVALID_TASK_SPEC', 'trigger.at: is in the past', {
+      details: { issues: [{ field: 'trigger.at', message: 'is in the past' }] },
+    });
   return next;
 }
 
@@ -53,10 +56,18 @@ export class TaskStore {
       const task = await inTransaction(this.db, async (client) => {
         // One tenant's creations are serialized so the count check holds under concurrency.
         await client.query('SELECT pg_advisory_xact_lock(hashtext($1))', [`trigger-tasks:${input.tenantId}`]);
-        const { rows: counted } = await client.query<{ n: string }>('SELECT count(*) AS n FROM tasks WHERE tenant_id = $1', [input.tenantId]);
+        const { rows: counted } = await client.query<{ n: string }>(
+          'SELECT count(*) AS n FROM tasks WHERE tenant_id = $1',
+          [input.tenantId],
+        );
         const { maxTasks, tier } = input.quota;
         if (Number(counted[0]!.n) >= maxTasks) {
-          throw quotaExceeded({ quota: QUOTA_NAMES.tasks, limit: maxTasks, tier, message: `this tenant has ${maxTasks} tasks, the most its tier allows; delete one first` });
+          throw quotaExceeded({
+            quota: QUOTA_NAMES.tasks,
+            limit: maxTasks,
+            tier,
+            message: `this tenant has ${maxTasks} tasks, the most its tier allows; delete one first`,
+          });
         }
         const { rows } = await client.query<TaskRow>(
           `INSERT INTO tasks (task_id, tenant_id, user_id, name, spec, trigger_type, executor, status, next_fire_at, anchor_at, request_id, event_source, event_type, webhook_secret, next_poll_at)
@@ -89,12 +100,18 @@ export class TaskStore {
   }
 
   private async byRequestId(tenantId: string, requestId: string): Promise<TaskRow | undefined> {
-    const { rows } = await this.db.query<TaskRow>('SELECT * FROM tasks WHERE tenant_id = $1 AND request_id = $2', [tenantId, requestId]);
+    const { rows } = await this.db.query<TaskRow>('SELECT * FROM tasks WHERE tenant_id = $1 AND request_id = $2', [
+      tenantId,
+      requestId,
+    ]);
     return rows[0];
   }
 
   async get(tenantId: string, taskId: string): Promise<TaskRow> {
-    const { rows } = await this.db.query<TaskRow>('SELECT * FROM tasks WHERE tenant_id = $1 AND task_id = $2', [tenantId, taskId]);
+    const { rows } = await this.db.query<TaskRow>('SELECT * FROM tasks WHERE tenant_id = $1 AND task_id = $2', [
+      tenantId,
+      taskId,
+    ]);
     if (!rows[0]) throw taskNotFound(taskId);
     return rows[0];
   }
@@ -108,7 +125,10 @@ export class TaskStore {
     );
     const page = rows.slice(0, pageSize);
     const last = page[page.length - 1];
-    return { tasks: page, nextPageToken: rows.length > pageSize && last ? encodePageToken({ at: last.created_at, id: last.task_id }) : '' };
+    return {
+      tasks: page,
+      nextPageToken: rows.length > pageSize && last ? encodePageToken({ at: last.created_at, id: last.task_id }) : '',
+    };
   }
 
   /** Replaces the spec; the schedule starts again from now and planned fires not started are cancelled. */
@@ -122,7 +142,19 @@ export class TaskStore {
            next_poll_at = CASE WHEN $5 = 'condition' AND status = 'ACTIVE' THEN $7::timestamptz END, condition_met = NULL,
            last_error_code = '', last_error_message = '', last_error_at = NULL, updated_at = now()
          WHERE tenant_id = $1 AND task_id = $2 RETURNING *`,
-        [tenantId, taskId, jsonbText(spec), spec.name ?? '', spec.trigger.type, spec.executor, new Date(nowMs), dateOrNull(nextFireAt), ...eventKey(spec), spec.output.channel === 'webhook', newWebhookSecret()],
+        [
+          tenantId,
+          taskId,
+          jsonbText(spec),
+          spec.name ?? '',
+          spec.trigger.type,
+          spec.executor,
+          new Date(nowMs),
+          dateOrNull(nextFireAt),
+          ...eventKey(spec),
+          spec.output.channel === 'webhook',
+          newWebhookSecret(),
+        ],
       );
       if (!rows[0]) throw taskNotFound(taskId);
       await cancelPlannedFires(client, taskId);
@@ -131,7 +163,10 @@ export class TaskStore {
   }
 
   async delete(tenantId: string, taskId: string): Promise<void> {
-    const { rowCount } = await this.db.query('DELETE FROM tasks WHERE tenant_id = $1 AND task_id = $2', [tenantId, taskId]);
+    const { rowCount } = await this.db.query('DELETE FROM tasks WHERE tenant_id = $1 AND task_id = $2', [
+      tenantId,
+      taskId,
+    ]);
     if (!rowCount) throw taskNotFound(taskId);
   }
 
@@ -154,7 +189,10 @@ export class TaskStore {
       if (task.status === 'ACTIVE') return task;
       if (task.status !== 'PAUSED') throw statusConflict(task, 'resumed');
       if (task.spec.trigger.type === 'condition') {
-        await client.query('UPDATE tasks SET next_poll_at = $2, condition_met = NULL WHERE task_id = $1', [taskId, new Date(nowMs)]);
+        await client.query('UPDATE tasks SET next_poll_at = $2, condition_met = NULL WHERE task_id = $1', [
+          taskId,
+          new Date(nowMs),
+        ]);
       }
       if (task.spec.trigger.type !== 'schedule') return setStatus(client, taskId, 'ACTIVE', null);
       const next = new Schedule(task.spec.trigger, task.anchor_at.getTime()).nextAfter(nowMs - 1);
@@ -178,16 +216,29 @@ function eventKey(spec: TaskSpec): [string | null, string | null] {
 }
 
 function statusConflict(task: TaskRow, verb: string): PlatformError {
-  return new PlatformError('failed_precondition', 'TASK_STATUS_CONFLICT', `task '${task.task_id}' is ${task.status} and cannot be ${verb}`, { details: { status: task.status } });
+  return new PlatformError(
+    'failed_precondition',
+    'TASK_STATUS_CONFLICT',
+    `task '${task.task_id}' is ${task.status} and cannot be ${verb}`,
+    { details: { status: task.status } },
+  );
 }
 
 async function lockTask(client: pg.PoolClient, tenantId: string, taskId: string): Promise<TaskRow> {
-  const { rows } = await client.query<TaskRow>('SELECT * FROM tasks WHERE tenant_id = $1 AND task_id = $2 FOR UPDATE', [tenantId, taskId]);
+  const { rows } = await client.query<TaskRow>('SELECT * FROM tasks WHERE tenant_id = $1 AND task_id = $2 FOR UPDATE', [
+    tenantId,
+    taskId,
+  ]);
   if (!rows[0]) throw taskNotFound(taskId);
   return rows[0];
 }
 
-async function setStatus(client: pg.PoolClient, taskId: string, status: TaskStatus, nextFireAt: number | null): Promise<TaskRow> {
+async function setStatus(
+  client: pg.PoolClient,
+  taskId: string,
+  status: TaskStatus,
+  nextFireAt: number | null,
+): Promise<TaskRow> {
   const { rows } = await client.query<TaskRow>(
     'UPDATE tasks SET status = $2, next_fire_at = $3, updated_at = now() WHERE task_id = $1 RETURNING *',
     [taskId, status, nextFireAt === null ? null : new Date(nextFireAt)],

@@ -14,7 +14,9 @@ export function taskView(row: TaskRow): triggerV1.Task {
     nextFireAt: row.next_fire_at ?? undefined,
     lastFireAt: row.last_fire_at ?? undefined,
     lastOutcome: row.last_outcome,
-    lastError: row.last_error_at ? { code: row.last_error_code, message: row.last_error_message, at: row.last_error_at } : undefined,
+    lastError: row.last_error_at
+      ? { code: row.last_error_code, message: row.last_error_message, at: row.last_error_at }
+      : undefined,
     createdAt: row.created_at,
     updatedAt: row.updated_at,
   };

@@ -38,7 +38,15 @@ export class TriggerEngine {
     this.timers.push(setInterval(() => void this.planRound(), this.settings.planIntervalMs));
     this.timers.push(setInterval(() => void this.dispatchRound(), this.settings.dispatchIntervalMs));
     this.timers.push(setInterval(() => void this.claimAheadRound(), this.settings.dispatchIntervalMs));
-    this.timers.push(setInterval(() => void this.dispatcher.renewLeases().catch((err: unknown) => this.logger.error({ err }, 'lease renewal failed')), Math.max(100, Math.floor(this.settings.leaseMs / 4))));
+    this.timers.push(
+      setInterval(
+        () =>
+          void this.dispatcher
+            .renewLeases()
+            .catch((err: unknown) => this.logger.error({ err }, 'lease renewal failed')),
+        Math.max(100, Math.floor(this.settings.leaseMs / 4)),
+      ),
+    );
     void this.planRound();
   }
 

@@ -15,7 +15,14 @@ import type { TaskQuotas } from './task-quotas.js';
 import type { TaskStore } from './task-store.js';
 import { fireView, taskView } from './task-views.js';
 
-type Limits = Pick<TriggerConfig, 'TRIGGER_PAGE_SIZE' | 'TRIGGER_MAX_PAGE_SIZE' | 'TRIGGER_MAX_SPEC_BYTES' | 'TRIGGER_MAX_EVENT_BYTES' | 'TRIGGER_WEBHOOK_ALLOW_HTTP'>;
+type Limits = Pick<
+  TriggerConfig,
+  | 'TRIGGER_PAGE_SIZE'
+  | 'TRIGGER_MAX_PAGE_SIZE'
+  | 'TRIGGER_MAX_SPEC_BYTES'
+  | 'TRIGGER_MAX_EVENT_BYTES'
+  | 'TRIGGER_WEBHOOK_ALLOW_HTTP'
+>;
 
 const TaskId = z.string().regex(/^task_[0-9a-f-]{36}$/, 'is not a task id');
 const RequestId = z.string().max(200);
@@ -33,7 +40,8 @@ function tenantOf(request: { tenantId: string }): string {
 
 /** A malformed task id cannot name a task: NOT_FOUND, like a task of another tenant. */
 function taskIdOf(request: { taskId: string }): string {
-  if (!TaskId.safeParse(request.taskId).success) throw errors.notFound('TASK_NOT_FOUND', `no task '${request.taskId.slice(0, 80)}'`);
+  if (!TaskId.safeParse(request.taskId).success)
+    throw errors.notFound('TASK_NOT_FOUND', `no task '${request.taskId.slice(0, 80)}'`);
   return request.taskId;
 }
 
@@ -45,14 +53,18 @@ function taskIdOf(request: { taskId: string }): string {
 async function checkWebhookUrl(spec: TaskSpec, allowHttp: boolean, egress: EgressGuard): Promise<TaskSpec> {
   if (spec.output.channel !== 'webhook') return spec;
   if (!allowHttp && !spec.output.url!.startsWith('https://')) {
-    throw errors.invalidArgument('INVALID_TASK_SPEC', 'output.url: must be an https URL', { details: { issues: [{ field: 'output.url', message: 'must be an https URL' }] } });
+    throw errors.invalidArgument('INVALID_TASK_SPEC', 'output.url: must be an https URL', {
+      details: { issues: [{ field: 'output.url', message: 'must be an https URL' }] },
+    });
   }
   try {
     await egress.checkUrl(spec.output.url!);
   } catch (err) {
     const refused = egressRefusalOf(err);
     if (!refused) throw err;
-    throw errors.invalidArgument(EGRESS_REFUSED, `output.url: ${refused.message}`, { details: { reason: refused.reason, issues: [{ field: 'output.url', message: refused.message }] } });
+    throw errors.invalidArgument(EGRESS_REFUSED, `output.url: ${refused.message}`, {
+      details: { reason: refused.reason, issues: [{ field: 'output.url', message: refused.message }] },
+    });
   }
   return spec;
 }
@@ -81,96 +93,175 @@ export interface TriggerServiceDeps {
 export function triggerServiceImplementation(deps: TriggerServiceDeps): triggerV1.TriggerServiceServer {
   const { tasks, quotas, fires, events, clock, limits, logger } = deps;
   const pageSize = (requested: number): number => {
-    if (requested < 0 || requested > limits.TRIGGER_MAX_PAGE_SIZE) throw errors.invalidArgument('INVALID_PAGE_SIZE', `page_size must be between 0 and ${limits.TRIGGER_MAX_PAGE_SIZE}`);
+    if (requested < 0 || requested > limits.TRIGGER_MAX_PAGE_SIZE)
+      throw errors.invalidArgument(
+        'INVALID_PAGE_SIZE',
+        `page_size must be between 0 and ${limits.TRIGGER_MAX_PAGE_SIZE}`,
+      );
     return requested || limits.TRIGGER_PAGE_SIZE;
   };
   return {
-    createTask: unaryHandler<triggerV1.CreateTaskRequest, triggerV1.CreateTaskResponse>(logger, 'CreateTask', async (request) => {
-      const tenantId = tenantOf(request);
-      const userId = field(UserId, request.userId, 'INVALID_USER_ID', 'user_id');
-      const requestId = field(RequestId, request.requestId, 'INVALID_REQUEST_ID', 'request_id');
-      const spec = await checkWebhookUrl(parseTaskSpec(request.specJson, limits.TRIGGER_MAX_SPEC_BYTES, deps.filterLimits), limits.TRIGGER_WEBHOOK_ALLOW_HTTP, deps.egress);
-      const quota = quotas.of(request.tier ?? '');
-      quotas.checkInterval(spec, quota, clock.now());
-      await deps.tools.checkTask(tenantId, spec);
-      const created = await tasks.create({ tenantId, userId, spec, requestId: requestId || null, nowMs: clock.now(), quota });
-      if (!created.duplicate) logger.info({ tenantId, taskId: created.task.task_id, trigger: spec.trigger.type, executor: spec.executor }, 'task created');
-      return { task: taskView(created.task), duplicate: created.duplicate, webhookSecret: created.task.webhook_secret ?? '' };
-    }),
+    createTask: unaryHandler<triggerV1.CreateTaskRequest, triggerV1.CreateTaskResponse>(
+      logger,
+      'CreateTask',
+      async (request) => {
+        const tenantId = tenantOf(request);
+        const userId = field(UserId, request.userId, 'INVALID_USER_ID', 'user_id');
+        const requestId = field(RequestId, request.requestId, 'INVALID_REQUEST_ID', 'request_id');
+        const spec = await checkWebhookUrl(
+          parseTaskSpec(request.specJson, limits.TRIGGER_MAX_SPEC_BYTES, deps.filterLimits),
+          limits.TRIGGER_WEBHOOK_ALLOW_HTTP,
+          deps.egress,
+        );
+        const quota = quotas.of(request.tier ?? '');
+        quotas.checkInterval(spec, quota, clock.now());
+        await deps.tools.checkTask(tenantId, spec);
+        const created = await tasks.create({
+          tenantId,
+          userId,
+          spec,
+          requestId: requestId || null,
+          nowMs: clock.now(),
+          quota,
+        });
+        if (!created.duplicate)
+          logger.info(
+            { tenantId, taskId: created.task.task_id, trigger: spec.trigger.type, executor: spec.executor },
+            'task created',
+          );
+        return {
+          task: taskView(created.task),
+          duplicate: created.duplicate,
+          webhookSecret: created.task.webhook_secret ?? '',
+        };
+      },
+    ),
 
     getTask: unaryHandler<triggerV1.GetTaskRequest, triggerV1.GetTaskResponse>(logger, 'GetTask', async (request) => ({
       task: taskView(await tasks.get(tenantOf(request), taskIdOf(request))),
     })),
 
-    listTasks: unaryHandler<triggerV1.ListTasksRequest, triggerV1.ListTasksResponse>(logger, 'ListTasks', async (request) => {
-      const page = await tasks.list(tenantOf(request), pageSize(request.pageSize), request.pageToken);
-      return { tasks: page.tasks.map(taskView), nextPageToken: page.nextPageToken };
-    }),
+    listTasks: unaryHandler<triggerV1.ListTasksRequest, triggerV1.ListTasksResponse>(
+      logger,
+      'ListTasks',
+      async (request) => {
+        const page = await tasks.list(tenantOf(request), pageSize(request.pageSize), request.pageToken);
+        return { tasks: page.tasks.map(taskView), nextPageToken: page.nextPageToken };
+      },
+    ),
 
-    updateTask: unaryHandler<triggerV1.UpdateTaskRequest, triggerV1.UpdateTaskResponse>(logger, 'UpdateTask', async (request) => {
-      const tenantId = tenantOf(request);
-      const taskId = taskIdOf(request);
-      const spec = await checkWebhookUrl(parseTaskSpec(request.specJson, limits.TRIGGER_MAX_SPEC_BYTES, deps.filterLimits), limits.TRIGGER_WEBHOOK_ALLOW_HTTP, deps.egress);
-      quotas.checkInterval(spec, quotas.of(request.tier ?? ''), clock.now());
-      await deps.tools.checkTask(tenantId, spec);
-      return { task: taskView(await tasks.update(tenantId, taskId, spec, clock.now())) };
-    }),
+    updateTask: unaryHandler<triggerV1.UpdateTaskRequest, triggerV1.UpdateTaskResponse>(
+      logger,
+      'UpdateTask',
+      async (request) => {
+        const tenantId = tenantOf(request);
+        const taskId = taskIdOf(request);
+        const spec = await checkWebhookUrl(
+          parseTaskSpec(request.specJson, limits.TRIGGER_MAX_SPEC_BYTES, deps.filterLimits),
+          limits.TRIGGER_WEBHOOK_ALLOW_HTTP,
+          deps.egress,
+        );
+        quotas.checkInterval(spec, quotas.of(request.tier ?? ''), clock.now());
+        await deps.tools.checkTask(tenantId, spec);
+        return { task: taskView(await tasks.update(tenantId, taskId, spec, clock.now())) };
+      },
+    ),
 
-    deleteTask: unaryHandler<triggerV1.DeleteTaskRequest, triggerV1.DeleteTaskResponse>(logger, 'DeleteTask', async (request) => {
-      await tasks.delete(tenantOf(request), taskIdOf(request));
-      return {};
-    }),
+    deleteTask: unaryHandler<triggerV1.DeleteTaskRequest, triggerV1.DeleteTaskResponse>(
+      logger,
+      'DeleteTask',
+      async (request) => {
+        await tasks.delete(tenantOf(request), taskIdOf(request));
+        return {};
+      },
+    ),
 
-    pauseTask: unaryHandler<triggerV1.PauseTaskRequest, triggerV1.PauseTaskResponse>(logger, 'PauseTask', async (request) => ({
-      task: taskView(await tasks.pause(tenantOf(request), taskIdOf(request))),
-    })),
+    pauseTask: unaryHandler<triggerV1.PauseTaskRequest, triggerV1.PauseTaskResponse>(
+      logger,
+      'PauseTask',
+      async (request) => ({
+        task: taskView(await tasks.pause(tenantOf(request), taskIdOf(request))),
+      }),
+    ),
 
-    resumeTask: unaryHandler<triggerV1.ResumeTaskRequest, triggerV1.ResumeTaskResponse>(logger, 'ResumeTask', async (request) => ({
-      task: taskView(await tasks.resume(tenantOf(request), taskIdOf(request), clock.now())),
-    })),
+    resumeTask: unaryHandler<triggerV1.ResumeTaskRequest, triggerV1.ResumeTaskResponse>(
+      logger,
+      'ResumeTask',
+      async (request) => ({
+        task: taskView(await tasks.resume(tenantOf(request), taskIdOf(request), clock.now())),
+      }),
+    ),
 
-    runTaskNow: unaryHandler<triggerV1.RunTaskNowRequest, triggerV1.RunTaskNowResponse>(logger, 'RunTaskNow', async (request) => {
-      const task = await tasks.get(tenantOf(request), taskIdOf(request));
-      const requestId = field(RequestId, request.requestId, 'INVALID_REQUEST_ID', 'request_id');
-      const recorded = await fires.runNow(task, requestId, clock.now());
-      deps.onFireRecorded();
-      return { fire: fireView(recorded.fire), duplicate: recorded.duplicate };
-    }),
+    runTaskNow: unaryHandler<triggerV1.RunTaskNowRequest, triggerV1.RunTaskNowResponse>(
+      logger,
+      'RunTaskNow',
+      async (request) => {
+        const task = await tasks.get(tenantOf(request), taskIdOf(request));
+        const requestId = field(RequestId, request.requestId, 'INVALID_REQUEST_ID', 'request_id');
+        const recorded = await fires.runNow(task, requestId, clock.now());
+        deps.onFireRecorded();
+        return { fire: fireView(recorded.fire), duplicate: recorded.duplicate };
+      },
+    ),
 
-    listFires: unaryHandler<triggerV1.ListFiresRequest, triggerV1.ListFiresResponse>(logger, 'ListFires', async (request) => {
-      const tenantId = tenantOf(request);
-      const taskId = taskIdOf(request);
-      await tasks.get(tenantId, taskId);
-      const page = await fires.list(tenantId, taskId, pageSize(request.pageSize), request.pageToken);
-      return { fires: page.fires.map(fireView), nextPageToken: page.nextPageToken };
-    }),
+    listFires: unaryHandler<triggerV1.ListFiresRequest, triggerV1.ListFiresResponse>(
+      logger,
+      'ListFires',
+      async (request) => {
+        const tenantId = tenantOf(request);
+        const taskId = taskIdOf(request);
+        await tasks.get(tenantId, taskId);
+        const page = await fires.list(tenantId, taskId, pageSize(request.pageSize), request.pageToken);
+        return { fires: page.fires.map(fireView), nextPageToken: page.nextPageToken };
+      },
+    ),
 
-    publishEvent: unaryHandler<triggerV1.PublishEventRequest, triggerV1.PublishEventResponse>(logger, 'PublishEvent', async (request) => {
-      const tenantId = tenantOf(request);
-      if (Buffer.byteLength(request.dataJson, 'utf8') > limits.TRIGGER_MAX_EVENT_BYTES) {
-        throw errors.invalidArgument('INVALID_EVENT', `data is larger than ${limits.TRIGGER_MAX_EVENT_BYTES} bytes`);
-      }
-      let data: unknown;
-      try {
-        data = request.dataJson ? JSON.parse(request.dataJson) : {};
-      } catch {
-        throw errors.invalidArgument('INVALID_EVENT', 'data_json is not valid JSON');
-      }
-      const event = ExternalEvent.safeParse({ ...(request.eventId ? { eventId: request.eventId } : {}), source: request.source, type: request.type, data });
-      if (!event.success) {
-        const issue = event.error.issues[0];
-        throw errors.invalidArgument('INVALID_EVENT', `${issue?.path.join('.') || '(root)'}: ${issue?.message ?? 'invalid'}`);
-      }
-      const routed = await events.route(tenantId, event.data);
-      return { eventId: routed.eventId, firedTaskIds: routed.firedTaskIds };
-    }),
+    publishEvent: unaryHandler<triggerV1.PublishEventRequest, triggerV1.PublishEventResponse>(
+      logger,
+      'PublishEvent',
+      async (request) => {
+        const tenantId = tenantOf(request);
+        if (Buffer.byteLength(request.dataJson, 'utf8') > limits.TRIGGER_MAX_EVENT_BYTES) {
+          throw errors.invalidArgument('INVALID_EVENT', `data is larger than ${limits.TRIGGER_MAX_EVENT_BYTES} bytes`);
+        }
+        let data: unknown;
+        try {
+          data = request.dataJson ? JSON.parse(request.dataJson) : {};
+        } catch {
+          throw errors.invalidArgument('INVALID_EVENT', 'data_json is not valid JSON');
+        }
+        const event = ExternalEvent.safeParse({
+          ...(request.eventId ? { eventId: request.eventId } : {}),
+          source: request.source,
+          type: request.type,
+          data,
+        });
+        if (!event.success) {
+          const issue = event.error.issues[0];
+          throw errors.invalidArgument(
+            'INVALID_EVENT',
+            `${issue?.path.join('.') || '(root)'}: ${issue?.message ?? 'invalid'}`,
+          );
+        }
+        const routed = await events.route(tenantId, event.data);
+        return { eventId: routed.eventId, firedTaskIds: routed.firedTaskIds };
+      },
+    ),
 
-    listNotifications: unaryHandler<triggerV1.ListNotificationsRequest, triggerV1.ListNotificationsResponse>(logger, 'ListNotifications', async (request) => {
-      const tenantId = tenantOf(request);
-      const userId = field(UserId, request.userId, 'INVALID_USER_ID', 'user_id');
-      if (!Number.isSafeInteger(request.afterSeq) || request.afterSeq < 0) throw errors.invalidArgument('INVALID_AFTER_SEQ', 'after_seq must be a non-negative integer');
-      const limit = request.limit < 0 || request.limit > limits.TRIGGER_MAX_PAGE_SIZE ? pageSize(request.limit) : request.limit || limits.TRIGGER_PAGE_SIZE;
-      return { notifications: await deps.feed.list(tenantId, userId, request.afterSeq, limit) };
-    }),
+    listNotifications: unaryHandler<triggerV1.ListNotificationsRequest, triggerV1.ListNotificationsResponse>(
+      logger,
+      'ListNotifications',
+      async (request) => {
+        const tenantId = tenantOf(request);
+        const userId = field(UserId, request.userId, 'INVALID_USER_ID', 'user_id');
+        if (!Number.isSafeInteger(request.afterSeq) || request.afterSeq < 0)
+          throw errors.invalidArgument('INVALID_AFTER_SEQ', 'after_seq must be a non-negative integer');
+        const limit =
+          request.limit < 0 || request.limit > limits.TRIGGER_MAX_PAGE_SIZE
+            ? pageSize(request.limit)
+            : request.limit || limits.TRIGGER_PAGE_SIZE;
+        return { notifications: await deps.feed.list(tenantId, userId, request.afterSeq, limit) };
+      },
+    ),
   };
 }

@@ -7,7 +7,11 @@ import { recordFireNotifications } from './notifications/notification-outbox.js'
 const CONSUMER = 'trigger-run-results';
 
 /** How the resumed run's status ends the fire that waited for approval. */
-const FIRE_STATUS: Record<string, 'succeeded' | 'failed'> = { completed: 'succeeded', failed: 'failed', cancelled: 'failed' };
+const FIRE_STATUS: Record<string, 'succeeded' | 'failed'> = {
+  completed: 'succeeded',
+  failed: 'failed',
+  cancelled: 'failed',
+};
 
 /**
  * Follows the ends of runs that trigger tasks started (stream `TRIGGER_RUNS`, created here, published
@@ -33,7 +37,8 @@ export class TriggeredRunListener {
       stream: TRIGGERED_RUNS_STREAM,
       durableName: CONSUMER,
       schema: TriggeredRunFinished,
-      prepare: () => ensureStream(nc, { name: TRIGGERED_RUNS_STREAM, subjects: [`${TRIGGERED_RUN_SUBJECT_PREFIX}.>`], maxAgeMs }),
+      prepare: () =>
+        ensureStream(nc, { name: TRIGGERED_RUNS_STREAM, subjects: [`${TRIGGERED_RUN_SUBJECT_PREFIX}.>`], maxAgeMs }),
       handle: (finished) => this.record(finished),
       what: 'ends of triggered runs',
       logger,
@@ -54,7 +59,14 @@ export class TriggeredRunListener {
     if (!finished.originRunId || !status) return;
     const now = this.clock.now();
     await inTransaction(this.db, async (client) => {
-      const result = { status: finished.status, stopReason: finished.stopReason, response: finished.response, turns: finished.turns, resumedRunId: finished.runId, approvalId: finished.approvalId || null };
+      const result = {
+        status: finished.status,
+        stopReason: finished.stopReason,
+        response: finished.response,
+        turns: finished.turns,
+        resumedRunId: finished.runId,
+        approvalId: finished.approvalId || null,
+      };
       const failed = status === 'failed';
       const { rows } = await client.query<{ fire_id: string }>(
         `UPDATE fires SET status = $4, result = $5::jsonb, error_code = $6, error_message = $7, finished_at = $8
@@ -81,8 +93,16 @@ export class TriggeredRunListener {
          WHERE t.tenant_id = $1 AND t.task_id = $2 AND t.status = 'PENDING_APPROVAL'`,
         [finished.tenantId, finished.taskId, status],
       );
-      await recordFireNotifications(client, rows.map((r) => r.fire_id), 'fire.finished', now);
-      this.logger.info({ tenantId: finished.tenantId, taskId: finished.taskId, runId: finished.runId, status }, 'a triggered run finished after its approval');
+      await recordFireNotifications(
+        client,
+        rows.map((r) => r.fire_id),
+        'fire.finished',
+        now,
+      );
+      this.logger.info(
+        { tenantId: finished.tenantId, taskId: finished.taskId, runId: finished.runId, status },
+        'a triggered run finished after its approval',
+      );
     });
   }
 }

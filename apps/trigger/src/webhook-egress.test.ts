@@ -41,17 +41,25 @@ beforeAll(async () => {
   capture.on('data', (chunk: Buffer) => logLines.push(...chunk.toString('utf8').split('\n').filter(Boolean)));
   const logger = createLogger({ service: 'trigger-egress-test', level: 'trace', destination: capture });
   relay = await gate.serve();
-  server = await startTriggerServer(await testTriggerConfig(databaseUrl, { ORCHESTRATOR_ADDRESS: relay.address, TRIGGER_WEBHOOK_ALLOW_HTTP: 'true', TRIGGER_WEBHOOK_MAX_ATTEMPTS: '3' }), logger, {
-    clock,
-    startEngine: false,
-    executor: { execute: async () => ({ status: 'succeeded', result: { ok: true } }) },
-    egressResolver: async (hostname) => {
-      lookups.push(hostname);
-      const answer = dns.get(hostname);
-      if (!answer) throw Object.assign(new Error(`getaddrinfo ENOTFOUND ${hostname}`), { code: 'ENOTFOUND' });
-      return answer;
+  server = await startTriggerServer(
+    await testTriggerConfig(databaseUrl, {
+      ORCHESTRATOR_ADDRESS: relay.address,
+      TRIGGER_WEBHOOK_ALLOW_HTTP: 'true',
+      TRIGGER_WEBHOOK_MAX_ATTEMPTS: '3',
+    }),
+    logger,
+    {
+      clock,
+      startEngine: false,
+      executor: { execute: async () => ({ status: 'succeeded', result: { ok: true } }) },
+      egressResolver: async (hostname) => {
+        lookups.push(hostname);
+        const answer = dns.get(hostname);
+        if (!answer) throw Object.assign(new Error(`getaddrinfo ENOTFOUND ${hostname}`), { code: 'ENOTFOUND' });
+        return answer;
+      },
     },
-  });
+  );
   client = await triggerClient(server.port);
   db = new pg.Pool({ connectionString: databaseUrl, max: 2 });
   receiver = createServer((_request, response) => response.end());
@@ -68,8 +76,15 @@ afterAll(async () => {
   await new Promise((resolve) => receiver?.close(resolve));
 });
 
-const spec = (url: string) => JSON.stringify({ name: 'hook', trigger: { type: 'schedule', cron: '0 0 1 1 *' }, executor: 'noop_exec', output: { channel: 'webhook', url } });
-const create = (url: string) => client.rpc.createTask({ tenantId: 'acme', userId: 'alice', requestId: '', specJson: spec(url) });
+const spec = (url: string) =>
+  JSON.stringify({
+    name: 'hook',
+    trigger: { type: 'schedule', cron: '0 0 1 1 *' },
+    executor: 'noop_exec',
+    output: { channel: 'webhook', url },
+  });
+const create = (url: string) =>
+  client.rpc.createTask({ tenantId: 'acme', userId: 'alice', requestId: '', specJson: spec(url) });
 
 /** Fires the task now and makes one delivery round; resolves with the stored outcome of its notification. */
 async function fireAndDeliver(taskId: string): Promise<{ status: string; last_error: string; attempts: number }> {
@@ -78,13 +93,16 @@ async function fireAndDeliver(taskId: string): Promise<{ status: string; last_er
   await server.engine.dispatcher.dispatchDue();
   await server.engine.dispatcher.idle();
   await server.webhooks.deliverDue();
-  const { rows } = await db.query<{ status: string; last_error: string; attempts: number }>('SELECT status, last_error, attempts FROM trigger.notifications WHERE task_id = $1', [taskId]);
+  const { rows } = await db.query<{ status: string; last_error: string; attempts: number }>(
+    'SELECT status, last_error, attempts FROM trigger.notifications WHERE task_id = $1',
+    [taskId],
+  );
   expect(rows).toHaveLength(1);
   return rows[0]!;
 }
 
 describe('webhook URLs at creation', () => {
-  it('refuses every spelling of loopback, the platform\'s own ports, private, link-local and metadata addresses with EGRESS_REFUSED', async () => {
+  it("refuses every spelling of loopback, the platform's own ports, private, link-local and metadata addresses with EGRESS_REFUSED", async () => {
     const { natsUrl, postgresUrl, redisUrl } = sharedInfra();
     // The platform's own NATS, Postgres and Redis of this run, and this replica's gRPC port.
     const ports = [natsUrl, postgresUrl, redisUrl].map((url) => new URL(url).port);
@@ -107,13 +125,19 @@ describe('webhook URLs at creation', () => {
     ];
     for (const url of urls) {
       const error = await rejection(create(url));
-      expect({ url, code: error.code, field: error.message.split(':')[0] }).toEqual({ url, code: 'EGRESS_REFUSED', field: 'output.url' });
+      expect({ url, code: error.code, field: error.message.split(':')[0] }).toEqual({
+        url,
+        code: 'EGRESS_REFUSED',
+        field: 'output.url',
+      });
       expect(error.details?.['reason']).toEqual(expect.any(String));
     }
     // An update cannot point an existing task inside either.
     dns.set('hooks.example.com', [PUBLIC]);
     const { task } = await create('https://hooks.example.com/in');
-    const refused = await rejection(client.rpc.updateTask({ tenantId: 'acme', taskId: task!.taskId, specJson: spec('https://[::1]:5432/') }));
+    const refused = await rejection(
+      client.rpc.updateTask({ tenantId: 'acme', taskId: task!.taskId, specJson: spec('https://[::1]:5432/') }),
+    );
     expect(refused.code).toBe('EGRESS_REFUSED');
     expect(connections).toBe(0);
   });
@@ -150,11 +174,17 @@ describe('webhook deliveries', () => {
 
   it('a task stored before the guard with a loopback URL, or one with a password in it, is never connected to, and the password is logged and stored nowhere', async () => {
     dns.set('old.example.com', [PUBLIC]);
-    const legacy = [`http://127.0.0.1:${receiverPort}/legacy`, `http://olduser:hunter2-legacy@127.0.0.1:${receiverPort}/legacy?sig=sig-s3cr3t`];
+    const legacy = [
+      `http://127.0.0.1:${receiverPort}/legacy`,
+      `http://olduser:hunter2-legacy@127.0.0.1:${receiverPort}/legacy?sig=sig-s3cr3t`,
+    ];
     for (const url of legacy) {
       const { task } = await create('https://old.example.com/hook');
       // What a task created by an earlier release may hold: the URL was never checked.
-      await db.query(`UPDATE trigger.tasks SET spec = jsonb_set(spec, '{output,url}', to_jsonb($2::text)) WHERE task_id = $1`, [task!.taskId, url]);
+      await db.query(
+        `UPDATE trigger.tasks SET spec = jsonb_set(spec, '{output,url}', to_jsonb($2::text)) WHERE task_id = $1`,
+        [task!.taskId, url],
+      );
       const outcome = await fireAndDeliver(task!.taskId);
       expect(outcome.status).toBe('failed');
       expect(outcome.last_error).toMatch(/^EGRESS_REFUSED/);

@@ -21,7 +21,13 @@ const secrets = new Map<string, string>();
 
 beforeAll(async () => {
   // The receiver listens on loopback, which the egress guard refuses unless the operator allows it.
-  r = await startReplicas(1, '2026-06-01T12:00:00Z', { TRIGGER_WEBHOOK_ALLOW_HTTP: 'true', EGRESS_ALLOW_CIDRS: '127.0.0.1/32', TRIGGER_WEBHOOK_TIMEOUT_MS: '30000', TRIGGER_WEBHOOK_RETRY_BASE_MS: '1000', TRIGGER_WEBHOOK_MAX_ATTEMPTS: '4' });
+  r = await startReplicas(1, '2026-06-01T12:00:00Z', {
+    TRIGGER_WEBHOOK_ALLOW_HTTP: 'true',
+    EGRESS_ALLOW_CIDRS: '127.0.0.1/32',
+    TRIGGER_WEBHOOK_TIMEOUT_MS: '30000',
+    TRIGGER_WEBHOOK_RETRY_BASE_MS: '1000',
+    TRIGGER_WEBHOOK_MAX_ATTEMPTS: '4',
+  });
   receiver = createServer((request, response) => {
     let text = '';
     request.on('data', (chunk: Buffer) => (text += chunk.toString('utf8')));
@@ -29,8 +35,22 @@ beforeAll(async () => {
       const header = (name: string) => String(request.headers[name] ?? '');
       const path = request.url ?? '';
       const secret = secrets.get(path) ?? '';
-      const verified = verifyWebhook(secret, { id: header(WEBHOOK_HEADERS.id), timestamp: header(WEBHOOK_HEADERS.timestamp), signature: header(WEBHOOK_HEADERS.signature) }, text, Math.floor(r.clock.now() / 1000));
-      deliveries.push({ path, id: header(WEBHOOK_HEADERS.id), verified, body: JSON.parse(text) as Record<string, unknown> });
+      const verified = verifyWebhook(
+        secret,
+        {
+          id: header(WEBHOOK_HEADERS.id),
+          timestamp: header(WEBHOOK_HEADERS.timestamp),
+          signature: header(WEBHOOK_HEADERS.signature),
+        },
+        text,
+        Math.floor(r.clock.now() / 1000),
+      );
+      deliveries.push({
+        path,
+        id: header(WEBHOOK_HEADERS.id),
+        verified,
+        body: JSON.parse(text) as Record<string, unknown>,
+      });
       response.statusCode = script.get(path)?.shift() ?? 200;
       response.end();
     });
@@ -49,7 +69,12 @@ async function webhookTask(path: string): Promise<string> {
     tenantId: 'acme',
     userId: 'alice',
     requestId: '',
-    specJson: JSON.stringify({ name: `hook ${path}`, trigger: { type: 'schedule', cron: '0 0 1 1 *' }, executor: 'noop_exec', output: { channel: 'webhook', url: `${url}${path}` } }),
+    specJson: JSON.stringify({
+      name: `hook ${path}`,
+      trigger: { type: 'schedule', cron: '0 0 1 1 *' },
+      executor: 'noop_exec',
+      output: { channel: 'webhook', url: `${url}${path}` },
+    }),
   });
   expect(webhookSecret).toMatch(/^whsec_/);
   secrets.set(path, webhookSecret);
@@ -78,7 +103,16 @@ describe('webhook notifications', () => {
     expect(seen).toHaveLength(3);
     expect(seen.every((d) => d.verified)).toBe(true);
     expect(new Set(seen.map((d) => d.id)).size).toBe(1);
-    expect(seen[0]!.body).toMatchObject({ type: 'fire.finished', taskId, taskName: 'hook /flaky', userId: 'alice', kind: 'manual', status: 'succeeded', result: { ok: true }, error: null });
+    expect(seen[0]!.body).toMatchObject({
+      type: 'fire.finished',
+      taskId,
+      taskName: 'hook /flaky',
+      userId: 'alice',
+      kind: 'manual',
+      status: 'succeeded',
+      result: { ok: true },
+      error: null,
+    });
   });
 
   it('a receiver with another secret cannot verify it, and a tampered body does not verify', async () => {
@@ -87,7 +121,9 @@ describe('webhook notifications', () => {
     const [delivery] = of('/strict');
     expect(delivery!.verified).toBe(true);
     const headers = { id: delivery!.id, timestamp: String(Math.floor(r.clock.now() / 1000)), signature: 'v1,AAAA' };
-    expect(verifyWebhook('whsec_other', headers, JSON.stringify(delivery!.body), Math.floor(r.clock.now() / 1000))).toBe(false);
+    expect(
+      verifyWebhook('whsec_other', headers, JSON.stringify(delivery!.body), Math.floor(r.clock.now() / 1000)),
+    ).toBe(false);
   });
 
   it('a 4xx answer is final; the delivery is not repeated', async () => {
@@ -100,7 +136,18 @@ describe('webhook notifications', () => {
   });
 
   it('refuses a webhook without a url', async () => {
-    const error = await rejection(r.client.rpc.createTask({ tenantId: 'acme', userId: '', requestId: '', specJson: JSON.stringify({ trigger: { type: 'schedule', cron: '0 0 1 1 *' }, executor: 'x', output: { channel: 'webhook' } }) }));
+    const error = await rejection(
+      r.client.rpc.createTask({
+        tenantId: 'acme',
+        userId: '',
+        requestId: '',
+        specJson: JSON.stringify({
+          trigger: { type: 'schedule', cron: '0 0 1 1 *' },
+          executor: 'x',
+          output: { channel: 'webhook' },
+        }),
+      }),
+    );
     expect(error.message).toBe('output.url: the webhook channel needs a url');
   });
 });

@@ -11,7 +11,10 @@ const ROUNDS = Number(process.env['ROUNDS'] ?? 5);
 const CONCURRENT = Number(process.env['CONCURRENT'] ?? 200);
 const STEPS_PER_RUN = 2;
 
-const tools = new FakeTools({ calculator: { run: () => ({ status: 'success', content: '{"result":84}' }) } }, systemClock);
+const tools = new FakeTools(
+  { calculator: { run: () => ({ status: 'success', content: '{"result":84}' }) } },
+  systemClock,
+);
 const messages = [
   { role: 'system' as const, content: 'You are a helpful assistant.' },
   { role: 'user' as const, content: 'What is 12 * (3 + 4)?' },
@@ -19,7 +22,10 @@ const messages = [
 
 function oneRun(i: number): Promise<LoopResult> {
   // A fresh model per run: its script restarts (call, then answer).
-  const model = new ScriptedModel([reply.calls([`call_${i}`, 'calculator', { expression: '12 * (3 + 4)' }]), reply.text('84')]);
+  const model = new ScriptedModel([
+    reply.calls([`call_${i}`, 'calculator', { expression: '12 * (3 + 4)' }]),
+    reply.text('84'),
+  ]);
   return runAgentLoop({ runId: `run_${i}`, messages }, { model, tools });
 }
 
@@ -37,7 +43,8 @@ async function measureSteps(): Promise<{ p50: number; p99: number; perRound: num
       const started = performance.now();
       const result = await oneRun(i);
       const elapsed = performance.now() - started;
-      if (result.stopReason !== 'final_answer' || result.turns !== STEPS_PER_RUN) throw new Error(`unexpected result: ${result.stopReason}`);
+      if (result.stopReason !== 'final_answer' || result.turns !== STEPS_PER_RUN)
+        throw new Error(`unexpected result: ${result.stopReason}`);
       roundSamples.push(elapsed / STEPS_PER_RUN);
     }
     perRound.push(median(roundSamples));
@@ -71,7 +78,10 @@ const line = (label: string, value: string): string => `  ${label.padEnd(38)} ${
 process.stdout.write(
   [
     `agent-loop engine overhead (${ROUNDS} rounds x ${RUNS} runs of ${STEPS_PER_RUN} steps, instant model and tool, node ${process.version})`,
-    line('per step p50', `${(steps.p50 * 1000).toFixed(1)} µs  (target < 200 µs: ${steps.p50 < 0.2 ? 'met' : 'NOT met'})`),
+    line(
+      'per step p50',
+      `${(steps.p50 * 1000).toFixed(1)} µs  (target < 200 µs: ${steps.p50 < 0.2 ? 'met' : 'NOT met'})`,
+    ),
     line('per step p99', `${(steps.p99 * 1000).toFixed(1)} µs`),
     line('per step p50 of each round', steps.perRound.map((v) => `${(v * 1000).toFixed(1)}`).join(' / ') + ' µs'),
     line('retained per finished run (result)', `${memory.retainedPerResultKb.toFixed(1)} KiB`),

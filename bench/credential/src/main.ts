@@ -10,7 +10,16 @@ import { performance } from 'node:perf_hooks';
 import { credentialV1 } from '@platform/proto';
 import { cpuOfTree } from '@platform/bench-kit';
 import { createGrpcClient, GrpcHealthProbe, MutualTlsTransport } from '@platform/service-kit';
-import { callerRoutedClient, generateCredentialKeys, percentile, sharedServicePki, startPostgresServer, startServiceProcess, testCertificates, type ServiceMode } from '@platform/testing';
+import {
+  callerRoutedClient,
+  generateCredentialKeys,
+  percentile,
+  sharedServicePki,
+  startPostgresServer,
+  startServiceProcess,
+  testCertificates,
+  type ServiceMode,
+} from '@platform/testing';
 import { CredentialGrantIssuer } from '@platform/tool-sdk';
 import { Metadata } from '@grpc/grpc-js';
 import type { JWK } from 'jose';
@@ -58,42 +67,101 @@ async function main(): Promise<void> {
   // The api stores (platform token), a runner reads (grant): each over mutual TLS as itself.
   const address = `127.0.0.1:${String(service.ready['grpcPort'])}`;
   const as = async (identity: string) =>
-    [identity, createGrpcClient(credentialV1.CredentialServiceClient, credentialV1.CredentialServiceService, address, { defaultDeadlineMs: 10_000, transport: new MutualTlsTransport(await testCertificates(identity)), server: 'credential' })] as const;
-  const client = callerRoutedClient({ saveCredential: ['api'], getCredential: ['runner/bench'] }, [await as('api'), await as('runner/bench')]);
+    [
+      identity,
+      createGrpcClient(credentialV1.CredentialServiceClient, credentialV1.CredentialServiceService, address, {
+        defaultDeadlineMs: 10_000,
+        transport: new MutualTlsTransport(await testCertificates(identity)),
+        server: 'credential',
+      }),
+    ] as const;
+  const client = callerRoutedClient({ saveCredential: ['api'], getCredential: ['runner/bench'] }, [
+    await as('api'),
+    await as('runner/bench'),
+  ]);
   const health = new GrpcHealthProbe(address, new MutualTlsTransport(await testCertificates('api')), 'credential');
   const floor = new pg.Client({ connectionString: databaseUrl });
   await floor.connect();
   try {
-    const secretJson = JSON.stringify({ access_token: `ya29.${randomBytes(64).toString('base64url')}`, refresh_token: randomBytes(32).toString('hex'), expires_at: 1_900_000_000 });
+    const secretJson = JSON.stringify({
+      access_token: `ya29.${randomBytes(64).toString('base64url')}`,
+      refresh_token: randomBytes(32).toString('hex'),
+      expires_at: 1_900_000_000,
+    });
     const platform = new Metadata();
     platform.set('authorization', `Bearer ${keys.platformToken}`);
-    await client.rpc.saveCredential({ tenantId: 'bench', service: 'google', account: 'primary', secretJson, expectedVersion: undefined, grant: '', callId: '', actor: undefined }, { metadata: platform });
+    await client.rpc.saveCredential(
+      {
+        tenantId: 'bench',
+        service: 'google',
+        account: 'primary',
+        secretJson,
+        expectedVersion: undefined,
+        grant: '',
+        callId: '',
+        actor: undefined,
+      },
+      { metadata: platform },
+    );
 
     // The floor: the same row shape in a plain table, read by primary key over one connection.
     await floor.query(`CREATE TABLE floor_rows (tenant_id text, service text, account text, version bigint, key_id text, wrapped_key bytea, ciphertext bytea,
                        created_at timestamptz DEFAULT now(), updated_at timestamptz DEFAULT now(), PRIMARY KEY (tenant_id, service, account))`);
-    await floor.query(`INSERT INTO floor_rows (tenant_id, service, account, version, key_id, wrapped_key, ciphertext) VALUES ('bench', 'google', 'primary', 1, 'k1', $1, $2)`, [randomBytes(60), randomBytes(secretJson.length + 28)]);
+    await floor.query(
+      `INSERT INTO floor_rows (tenant_id, service, account, version, key_id, wrapped_key, ciphertext) VALUES ('bench', 'google', 'primary', 1, 'k1', $1, $2)`,
+      [randomBytes(60), randomBytes(secretJson.length + 28)],
+    );
 
     // One grant per call, as the orchestrator issues them (signing is the orchestrator's cost, not measured here).
     const issuer = await CredentialGrantIssuer.fromJwk(JSON.parse(keys.grantSigningKey) as JWK);
     const total = N + WARMUP;
-    const grants = await Promise.all(Array.from({ length: total }, (_, i) => issuer.issue({ tenantId: 'bench', runId: 'run-1', callId: `call-${i}`, tool: 'send_email', services: ['google'], ttlSeconds: 600 })));
+    const grants = await Promise.all(
+      Array.from({ length: total }, (_, i) =>
+        issuer.issue({
+          tenantId: 'bench',
+          runId: 'run-1',
+          callId: `call-${i}`,
+          tool: 'send_email',
+          services: ['google'],
+          ttlSeconds: 600,
+        }),
+      ),
+    );
     let next = 0;
     const viaGrant = async (): Promise<void> => {
       const i = next++ % total;
-      const response = await client.rpc.getCredential({ tenantId: 'bench', service: 'google', account: 'primary', grant: grants[i]!, callId: `call-${i}`, actor: undefined });
+      const response = await client.rpc.getCredential({
+        tenantId: 'bench',
+        service: 'google',
+        account: 'primary',
+        grant: grants[i]!,
+        callId: `call-${i}`,
+        actor: undefined,
+      });
       if (response.secretJson !== secretJson) throw new Error('the credential came back different');
     };
     const plainSelect = async (): Promise<void> => {
-      const { rows } = await floor.query({ name: 'floor', text: 'SELECT * FROM floor_rows WHERE tenant_id = $1 AND service = $2 AND account = $3', values: ['bench', 'google', 'primary'] });
+      const { rows } = await floor.query({
+        name: 'floor',
+        text: 'SELECT * FROM floor_rows WHERE tenant_id = $1 AND service = $2 AND account = $3',
+        values: ['bench', 'google', 'primary'],
+      });
       if (rows.length !== 1) throw new Error('floor row missing');
     };
     const emptyRpc = async (): Promise<void> => {
       if (!(await health.isServing('', 10_000))) throw new Error('the credential service is not serving');
     };
-    const kinds = { 'Get through a grant (gRPC)': viaGrant, 'plain Postgres select': plainSelect, 'empty gRPC call': emptyRpc } as const;
+    const kinds = {
+      'Get through a grant (gRPC)': viaGrant,
+      'plain Postgres select': plainSelect,
+      'empty gRPC call': emptyRpc,
+    } as const;
     type Kind = keyof typeof kinds;
-    const samples: Record<Kind, number[]> = { 'Get through a grant (gRPC)': [], 'plain Postgres select': [], 'empty gRPC call': [] };
+    const samples: Record<Kind, number[]> = {
+      'Get through a grant (gRPC)': [],
+      'plain Postgres select': [],
+      'empty gRPC call': [],
+    };
 
     for (let i = 0; i < WARMUP; i++) {
       for (const run of Object.values(kinds)) await run();
@@ -117,7 +185,9 @@ async function main(): Promise<void> {
     const grant = stats('Get through a grant (gRPC)');
     const plain = stats('plain Postgres select');
     const hop = stats('empty gRPC call');
-    write(`credential Get vs plain Postgres select — ${N} calls each, blocks of ${BLOCK}, durable Postgres (fsync on), service from ${MODE}`);
+    write(
+      `credential Get vs plain Postgres select — ${N} calls each, blocks of ${BLOCK}, durable Postgres (fsync on), service from ${MODE}`,
+    );
     write();
     write('| kind | p50 ms | p99 ms |');
     write('|---|---|---|');
@@ -125,20 +195,34 @@ async function main(): Promise<void> {
     write(`| plain Postgres select (floor) | ${plain.p50.toFixed(3)} | ${plain.p99.toFixed(3)} |`);
     write(`| empty gRPC call (hop floor) | ${hop.p50.toFixed(3)} | ${hop.p99.toFixed(3)} |`);
     write(`| Get / select | ${(grant.p50 / plain.p50).toFixed(2)}x | ${(grant.p99 / plain.p99).toFixed(2)}x |`);
-    write(`| Get / (empty gRPC call + select) | ${(grant.p50 / (hop.p50 + plain.p50)).toFixed(2)}x | ${(grant.p99 / (hop.p99 + plain.p99)).toFixed(2)}x |`);
+    write(
+      `| Get / (empty gRPC call + select) | ${(grant.p50 / (hop.p50 + plain.p50)).toFixed(2)}x | ${(grant.p99 / (hop.p99 + plain.p99)).toFixed(2)}x |`,
+    );
     write();
-    write(`target: p50 <= ${TARGET.p50Ms} ms (${grant.p50 <= TARGET.p50Ms ? 'met' : 'NOT met'}), p50 ratio <= ${TARGET.ratio}x (${grant.p50 / plain.p50 <= TARGET.ratio ? 'met' : 'NOT met'})`);
+    write(
+      `target: p50 <= ${TARGET.p50Ms} ms (${grant.p50 <= TARGET.p50Ms ? 'met' : 'NOT met'}), p50 ratio <= ${TARGET.ratio}x (${grant.p50 / plain.p50 <= TARGET.ratio ? 'met' : 'NOT met'})`,
+    );
 
     // What one Get costs, robust to a loaded machine: CPU time of the service and of the whole
     // PostgreSQL cluster, and the service's system calls, over COST_N Gets back to back.
     const servicePid = service.pid!;
-    const before = { service: await cpuOfTree(servicePid), postgres: await cpuOfTree(postgres.pid!), syscalls: await syscalls(servicePid) };
+    const before = {
+      service: await cpuOfTree(servicePid),
+      postgres: await cpuOfTree(postgres.pid!),
+      syscalls: await syscalls(servicePid),
+    };
     for (let i = 0; i < COST_N; i++) await viaGrant();
     await sleep(100); // the last read audit batch
-    const after = { service: await cpuOfTree(servicePid), postgres: await cpuOfTree(postgres.pid!), syscalls: await syscalls(servicePid) };
+    const after = {
+      service: await cpuOfTree(servicePid),
+      postgres: await cpuOfTree(postgres.pid!),
+      syscalls: await syscalls(servicePid),
+    };
     const per = (a: number, b: number) => (((b - a) * 1000) / COST_N).toFixed(0);
     write();
-    write(`cost per Get (${COST_N} back to back): service CPU ${per(before.service, after.service)} µs, PostgreSQL CPU ${per(before.postgres, after.postgres)} µs, service read+write syscalls ${((after.syscalls - before.syscalls) / COST_N).toFixed(1)}`);
+    write(
+      `cost per Get (${COST_N} back to back): service CPU ${per(before.service, after.service)} µs, PostgreSQL CPU ${per(before.postgres, after.postgres)} µs, service read+write syscalls ${((after.syscalls - before.syscalls) / COST_N).toFixed(1)}`,
+    );
   } finally {
     await floor.end();
     health.close();

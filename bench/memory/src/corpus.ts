@@ -1,7 +1,39 @@
 /** A deterministic synthetic corpus: facts about people built from a fixed vocabulary, so runs compare. */
 
-const SYLLABLES = ['ka', 'lo', 'mi', 'ren', 'tor', 'vi', 'sa', 'ne', 'dru', 'pel', 'chi', 'bo', 'ma', 'fen', 'gu', 'la', 'zor', 'ti', 'wen', 'ha'];
-const PREDICATES = ['lives_in', 'works_at', 'likes', 'owns', 'plays', 'studies', 'visited', 'prefers_food', 'speaks', 'knows'];
+const SYLLABLES = [
+  'ka',
+  'lo',
+  'mi',
+  'ren',
+  'tor',
+  'vi',
+  'sa',
+  'ne',
+  'dru',
+  'pel',
+  'chi',
+  'bo',
+  'ma',
+  'fen',
+  'gu',
+  'la',
+  'zor',
+  'ti',
+  'wen',
+  'ha',
+];
+const PREDICATES = [
+  'lives_in',
+  'works_at',
+  'likes',
+  'owns',
+  'plays',
+  'studies',
+  'visited',
+  'prefers_food',
+  'speaks',
+  'knows',
+];
 
 /** A seeded PRNG (mulberry32): the same corpus and queries every run. */
 export function random(seed: number): () => number {

@@ -42,7 +42,8 @@ for (const [id, count] of selfSamples) {
 }
 const show = (title: string, map: Map<string, number>): void => {
   process.stdout.write(`${title} (${total} samples)\n`);
-  for (const [key, count] of [...map].sort((a, b) => b[1] - a[1]).slice(0, top)) process.stdout.write(`${((100 * count) / total).toFixed(1).padStart(5)}%  ${key}\n`);
+  for (const [key, count] of [...map].sort((a, b) => b[1] - a[1]).slice(0, top))
+    process.stdout.write(`${((100 * count) / total).toFixed(1).padStart(5)}%  ${key}\n`);
 };
 show('self time by package', packages);
 show('\nself time by function', functions);

@@ -13,7 +13,16 @@ import { jetstream } from '@nats-io/jetstream';
 import { cpuOfTree, sampleProcess, waitForIngestionDrain } from '@platform/bench-kit';
 import { memoryIngestSubject } from '@platform/contracts';
 import { connectNats, createLogger, type NatsConnection } from '@platform/service-kit';
-import { median, startNatsServer, startPostgresServer, startServiceProcess, workspaceRoot, type PostgresServerHandle, type ServiceProcess, sharedServicePki } from '@platform/testing';
+import {
+  median,
+  startNatsServer,
+  startPostgresServer,
+  startServiceProcess,
+  workspaceRoot,
+  type PostgresServerHandle,
+  type ServiceProcess,
+  sharedServicePki,
+} from '@platform/testing';
 import { loadavg } from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
@@ -55,7 +64,12 @@ interface StatementRow {
 }
 
 function variantsFromEnv(): Variant[] {
-  const extra = Object.fromEntries((process.env['MEMORY_ENV'] ?? '').split(';').filter(Boolean).map((kv) => [kv.slice(0, kv.indexOf('=')), kv.slice(kv.indexOf('=') + 1)]));
+  const extra = Object.fromEntries(
+    (process.env['MEMORY_ENV'] ?? '')
+      .split(';')
+      .filter(Boolean)
+      .map((kv) => [kv.slice(0, kv.indexOf('=')), kv.slice(kv.indexOf('=') + 1)]),
+  );
   const spec = process.env['MEMORY_ROOTS'] ?? `this=${workspaceRoot()}`;
   return spec.split(',').map((entry) => {
     const [label, root] = entry.split('=') as [string, string];
@@ -75,8 +89,25 @@ function turnMessage(i: number, prefix: string): string {
     lastSeq: 4,
     messages: [
       { seq: 1, message: { role: 'user', content: `What is 12 * (3 + 4)?${stated}` } },
-      { seq: 2, message: { role: 'assistant', content: null, toolCalls: [{ id: `call-${i}`, name: 'calculator', arguments: '{"expression":"12 * (3 + 4)"}' }] } },
-      { seq: 3, message: { role: 'tool', toolCallId: `call-${i}`, toolName: 'calculator', content: '{"result":84}', isError: false, status: 'success' } },
+      {
+        seq: 2,
+        message: {
+          role: 'assistant',
+          content: null,
+          toolCalls: [{ id: `call-${i}`, name: 'calculator', arguments: '{"expression":"12 * (3 + 4)"}' }],
+        },
+      },
+      {
+        seq: 3,
+        message: {
+          role: 'tool',
+          toolCallId: `call-${i}`,
+          toolName: 'calculator',
+          content: '{"result":84}',
+          isError: false,
+          status: 'success',
+        },
+      },
       { seq: 4, message: { role: 'assistant', content: '12 * (3 + 4) = 84.' } },
     ],
     finishedAt: new Date().toISOString(),
@@ -85,15 +116,27 @@ function turnMessage(i: number, prefix: string): string {
 
 async function publish(nc: NatsConnection, count: number, prefix: string): Promise<void> {
   const js = jetstream(nc);
-  for (let i = 0; i < count; i++) await js.publish(memoryIngestSubject(TENANT), turnMessage(i, prefix), { msgID: `${prefix}-${i}` });
+  for (let i = 0; i < count; i++)
+    await js.publish(memoryIngestSubject(TENANT), turnMessage(i, prefix), { msgID: `${prefix}-${i}` });
 }
 
 async function commitsOf(admin: pg.Client, database: string): Promise<number> {
-  const { rows } = await admin.query<{ n: string }>('SELECT xact_commit AS n FROM pg_stat_database WHERE datname = $1', [database]);
+  const { rows } = await admin.query<{ n: string }>(
+    'SELECT xact_commit AS n FROM pg_stat_database WHERE datname = $1',
+    [database],
+  );
   return Number(rows[0]?.n ?? 0);
 }
 
-async function runRound(v: Variant, round: number, postgres: PostgresServerHandle, natsUrl: string, simUrl: string, sim: ServiceProcess, admin: pg.Client): Promise<RoundResult> {
+async function runRound(
+  v: Variant,
+  round: number,
+  postgres: PostgresServerHandle,
+  natsUrl: string,
+  simUrl: string,
+  sim: ServiceProcess,
+  admin: pg.Client,
+): Promise<RoundResult> {
   const database = `cost_${v.label.replace(/[^a-z0-9]/g, '_')}_${round}`;
   const url = await postgres.createDatabase(database);
   const memory = await startServiceProcess({
@@ -102,27 +145,51 @@ async function runRound(v: Variant, round: number, postgres: PostgresServerHandl
     mode: 'source',
     env: {
       ...(await (await sharedServicePki()).env('memory')),
-      DATABASE_URL: url, DATABASE_POOL_MAX: '20', NATS_URL: natsUrl, GRPC_PORT: '0', OPENAI_BASE_URL: simUrl, OPENAI_API_KEY: SIM_KEY, MEMORY_EXTRACTION_MODEL: 'sim-1',
-      MEMORY_EMBEDDING_MODEL: 'sim-embed-1', MEMORY_TOOLS_ENABLED: 'false', MEMORY_SESSION_IDLE_MS: '0', LOG_LEVEL: 'warn', ...v.env,
+      DATABASE_URL: url,
+      DATABASE_POOL_MAX: '20',
+      NATS_URL: natsUrl,
+      GRPC_PORT: '0',
+      OPENAI_BASE_URL: simUrl,
+      OPENAI_API_KEY: SIM_KEY,
+      MEMORY_EXTRACTION_MODEL: 'sim-1',
+      MEMORY_EMBEDDING_MODEL: 'sim-embed-1',
+      MEMORY_TOOLS_ENABLED: 'false',
+      MEMORY_SESSION_IDLE_MS: '0',
+      LOG_LEVEL: 'warn',
+      ...v.env,
       ...(PROFILE_DIR ? { CPU_PROFILE_DIR: PROFILE_DIR, NODE_OPTIONS: `--import ${PRELOAD}` } : {}),
     },
   });
-  const nc = await connectNats({ servers: natsUrl, name: 'bench-ingest-cost', logger: createLogger({ service: 'bench', level: 'warn' }) });
+  const nc = await connectNats({
+    servers: natsUrl,
+    name: 'bench-ingest-cost',
+    logger: createLogger({ service: 'bench', level: 'warn' }),
+  });
   try {
     await publish(nc, WARMUP, `warm${round}${v.label}`);
     await waitForIngestionDrain(nc);
     await admin.query('SELECT pg_stat_statements_reset()');
     const commitsBefore = await commitsOf(admin, database);
     if (PROFILE_DIR) process.kill(memory.pid!, 'SIGUSR2');
-    const [m0, p0, s0] = await Promise.all([sampleProcess(memory.pid!), cpuOfTree(postgres.pid!), sampleProcess(sim.pid!)]);
+    const [m0, p0, s0] = await Promise.all([
+      sampleProcess(memory.pid!),
+      cpuOfTree(postgres.pid!),
+      sampleProcess(sim.pid!),
+    ]);
     await publish(nc, TURNS, `r${round}${v.label}`);
     await waitForIngestionDrain(nc);
     if (PROFILE_DIR) process.kill(memory.pid!, 'SIGUSR2');
-    const [m1, p1, s1] = await Promise.all([sampleProcess(memory.pid!), cpuOfTree(postgres.pid!), sampleProcess(sim.pid!)]);
+    const [m1, p1, s1] = await Promise.all([
+      sampleProcess(memory.pid!),
+      cpuOfTree(postgres.pid!),
+      sampleProcess(sim.pid!),
+    ]);
     const commits = (await commitsOf(admin, database)) - commitsBefore;
     const check = new pg.Client({ connectionString: url });
     await check.connect();
-    const stored = Number((await check.query<{ n: string }>('SELECT count(*) AS n FROM memory.ingested_runs')).rows[0]!.n);
+    const stored = Number(
+      (await check.query<{ n: string }>('SELECT count(*) AS n FROM memory.ingested_runs')).rows[0]!.n,
+    );
     await check.end();
     // A turn the service refused (dead-lettered) would make every figure meaningless.
     if (stored !== WARMUP + TURNS) throw new Error(`${v.label}: ${stored} turns stored, expected ${WARMUP + TURNS}`);
@@ -132,7 +199,14 @@ async function runRound(v: Variant, round: number, postgres: PostgresServerHandl
        FROM pg_stat_statements s JOIN pg_database d ON d.oid = s.dbid WHERE d.datname = $1 ORDER BY s.total_exec_time DESC`,
       [database],
     );
-    return { load: loadavg()[0]!, memoryMs: m1.cpuMs - m0.cpuMs, postgresMs: p1 - p0, simMs: s1.cpuMs - s0.cpuMs, commits, statements: rows.map((r) => ({ ...r, wal_bytes: Number(r.wal_bytes) })) };
+    return {
+      load: loadavg()[0]!,
+      memoryMs: m1.cpuMs - m0.cpuMs,
+      postgresMs: p1 - p0,
+      simMs: s1.cpuMs - s0.cpuMs,
+      commits,
+      statements: rows.map((r) => ({ ...r, wal_bytes: Number(r.wal_bytes) })),
+    };
   } finally {
     await nc.close();
     await memory.stop();
@@ -141,8 +215,12 @@ async function runRound(v: Variant, round: number, postgres: PostgresServerHandl
 
 function report(variants: Variant[]): void {
   const per = (n: number) => (n / TURNS).toFixed(2);
-  process.stdout.write(`\nPer ingested turn (${TURNS} turns a round, ${ROUNDS} alternating rounds, medians; every ${FACT_EVERY}th turn states a fact)\n`);
-  process.stdout.write('| variant | memory CPU ms | PostgreSQL CPU ms | llm-sim CPU ms | total ms | statements | commits | WAL bytes | blocks dirtied | load avg |\n|---|---|---|---|---|---|---|---|---|---|\n');
+  process.stdout.write(
+    `\nPer ingested turn (${TURNS} turns a round, ${ROUNDS} alternating rounds, medians; every ${FACT_EVERY}th turn states a fact)\n`,
+  );
+  process.stdout.write(
+    '| variant | memory CPU ms | PostgreSQL CPU ms | llm-sim CPU ms | total ms | statements | commits | WAL bytes | blocks dirtied | load avg |\n|---|---|---|---|---|---|---|---|---|---|\n',
+  );
   for (const v of variants) {
     const m = (f: (r: RoundResult) => number) => median(v.results.map(f));
     const statements = m((r) => r.statements.reduce((a, s) => a + s.calls, 0));
@@ -154,9 +232,13 @@ function report(variants: Variant[]): void {
   }
   for (const v of variants) {
     const last = v.results.at(-1)!;
-    process.stdout.write(`\n${v.label}, last round, top statements by total time (per turn: calls, rows, exec ms, blocks dirtied, WAL bytes)\n`);
+    process.stdout.write(
+      `\n${v.label}, last round, top statements by total time (per turn: calls, rows, exec ms, blocks dirtied, WAL bytes)\n`,
+    );
     for (const s of last.statements.slice(0, TOP)) {
-      process.stdout.write(`  ${per(s.calls).padStart(6)} ${per(s.rows).padStart(6)} ${(s.total_ms / TURNS).toFixed(3).padStart(7)} ${per(s.dirtied).padStart(6)} ${(s.wal_bytes / TURNS).toFixed(0).padStart(6)}  ${s.query}\n`);
+      process.stdout.write(
+        `  ${per(s.calls).padStart(6)} ${per(s.rows).padStart(6)} ${(s.total_ms / TURNS).toFixed(3).padStart(7)} ${per(s.dirtied).padStart(6)} ${(s.wal_bytes / TURNS).toFixed(0).padStart(6)}  ${s.query}\n`,
+      );
     }
   }
 }
@@ -164,7 +246,12 @@ function report(variants: Variant[]): void {
 async function main(): Promise<void> {
   const variants = variantsFromEnv();
   const [postgres, nats] = await Promise.all([startPostgresServer({ durability: 'durable' }), startNatsServer()]);
-  const sim = await startServiceProcess({ app: 'llm-sim', mode: 'source', telemetry: false, env: { LLM_SIM_PORT: '0', LLM_SIM_API_KEY: SIM_KEY, LOG_LEVEL: 'warn' } });
+  const sim = await startServiceProcess({
+    app: 'llm-sim',
+    mode: 'source',
+    telemetry: false,
+    env: { LLM_SIM_PORT: '0', LLM_SIM_API_KEY: SIM_KEY, LOG_LEVEL: 'warn' },
+  });
   const simUrl = `http://127.0.0.1:${String(sim.ready['port'])}/v1`;
   const admin = new pg.Client({ connectionString: postgres.url() });
   try {

@@ -5,7 +5,13 @@
 import { jetstream, jetstreamManager } from '@nats-io/jetstream';
 import { MEMORY_INGEST_STREAM, memoryIngestSubject } from '@platform/contracts';
 import { connectNats, createLogger } from '@platform/service-kit';
-import { startNatsServer, startPostgresServer, startServiceProcess, type ServiceProcess, sharedServicePki } from '@platform/testing';
+import {
+  startNatsServer,
+  startPostgresServer,
+  startServiceProcess,
+  type ServiceProcess,
+  sharedServicePki,
+} from '@platform/testing';
 import pg from 'pg';
 import { measureRecall } from './recall-latency.js';
 import { seed, TENANTS } from './seeding.js';
@@ -16,10 +22,13 @@ const HYBRID_SIZES = new Set((process.env['HYBRID_SIZES'] ?? '10000').split(',')
 const QUERIES = Number(process.env['QUERIES'] ?? 400);
 const INGEST_TURNS = Number(process.env['INGEST_TURNS'] ?? 1_000);
 
-
 /** Turns ingested per second with llm-sim extracting instantly: publish them all, time until the queue drains. */
 async function ingestion(natsUrl: string, port: number): Promise<string> {
-  const nc = await connectNats({ servers: natsUrl, name: 'bench-memory', logger: createLogger({ service: 'bench-memory', level: 'warn' }) });
+  const nc = await connectNats({
+    servers: natsUrl,
+    name: 'bench-memory',
+    logger: createLogger({ service: 'bench-memory', level: 'warn' }),
+  });
   try {
     const js = jetstream(nc);
     const jsm = await jetstreamManager(nc);
@@ -34,7 +43,13 @@ async function ingestion(natsUrl: string, port: number): Promise<string> {
         firstSeq: 1,
         lastSeq: 2,
         messages: [
-          { seq: 1, message: { role: 'user', content: `My name is Person${i}. I live in City${i % 50} and I like tea number ${i}.` } },
+          {
+            seq: 1,
+            message: {
+              role: 'user',
+              content: `My name is Person${i}. I live in City${i % 50} and I like tea number ${i}.`,
+            },
+          },
           { seq: 2, message: { role: 'assistant', content: 'Noted.' } },
         ],
         finishedAt: new Date().toISOString(),
@@ -56,7 +71,12 @@ async function ingestion(natsUrl: string, port: number): Promise<string> {
 
 async function main(): Promise<void> {
   const [postgres, nats] = await Promise.all([startPostgresServer({ durability: 'durable' }), startNatsServer()]);
-  const sim = await startServiceProcess({ app: 'llm-sim', mode: 'source', telemetry: false, env: { LLM_SIM_PORT: '0', LLM_SIM_API_KEY: SIM_KEY, LOG_LEVEL: 'warn' } });
+  const sim = await startServiceProcess({
+    app: 'llm-sim',
+    mode: 'source',
+    telemetry: false,
+    env: { LLM_SIM_PORT: '0', LLM_SIM_API_KEY: SIM_KEY, LOG_LEVEL: 'warn' },
+  });
   const simUrl = `http://127.0.0.1:${String(sim.ready['port'])}/v1`;
   const embed = embedThroughSim(simUrl);
   const lines: string[] = [];
@@ -70,14 +90,33 @@ async function main(): Promise<void> {
             app: 'memory',
             mode: 'source',
             telemetry: false,
-            env: { ...process.env, ...(await (await sharedServicePki()).env('memory')), DATABASE_URL: url, NATS_URL: nats.url, GRPC_PORT: '0', OPENAI_BASE_URL: simUrl, OPENAI_API_KEY: SIM_KEY, MEMORY_EMBEDDING_MODEL: hybrid ? 'sim-embed-1' : '', MEMORY_TOOLS_ENABLED: 'false', MEMORY_SESSION_IDLE_MS: '0', MEMORY_SESSION_SWEEP_MS: '3600000', LOG_LEVEL: 'warn' },
+            env: {
+              ...process.env,
+              ...(await (await sharedServicePki()).env('memory')),
+              DATABASE_URL: url,
+              NATS_URL: nats.url,
+              GRPC_PORT: '0',
+              OPENAI_BASE_URL: simUrl,
+              OPENAI_API_KEY: SIM_KEY,
+              MEMORY_EMBEDDING_MODEL: hybrid ? 'sim-embed-1' : '',
+              MEMORY_TOOLS_ENABLED: 'false',
+              MEMORY_SESSION_IDLE_MS: '0',
+              MEMORY_SESSION_SWEEP_MS: '3600000',
+              LOG_LEVEL: 'warn',
+            },
           });
           const db = new pg.Pool({ connectionString: url, options: '-c search_path=memory', max: 4 });
           const seeded = performance.now();
           await seed(db, size, hybrid ? embed : undefined, (line) => process.stdout.write(`${line}\n`));
           await db.end();
-          process.stdout.write(`seeded ${TENANTS} x ${size} facts${hybrid ? ' with vectors' : ''} in ${((performance.now() - seeded) / 1000).toFixed(0)} s\n`);
-          const line = await measureRecall(Number(memory.ready['grpcPort']), `${size} facts/tenant x ${TENANTS}, ${hybrid ? 'hybrid' : 'keyword'}`, QUERIES);
+          process.stdout.write(
+            `seeded ${TENANTS} x ${size} facts${hybrid ? ' with vectors' : ''} in ${((performance.now() - seeded) / 1000).toFixed(0)} s\n`,
+          );
+          const line = await measureRecall(
+            Number(memory.ready['grpcPort']),
+            `${size} facts/tenant x ${TENANTS}, ${hybrid ? 'hybrid' : 'keyword'}`,
+            QUERIES,
+          );
           process.stdout.write(`${line}\n`);
           lines.push(line);
         } finally {
@@ -91,7 +130,20 @@ async function main(): Promise<void> {
         app: 'memory',
         mode: 'source',
         telemetry: false,
-        env: { ...process.env, ...(await (await sharedServicePki()).env('memory')), DATABASE_URL: url, NATS_URL: nats.url, GRPC_PORT: '0', OPENAI_BASE_URL: simUrl, OPENAI_API_KEY: SIM_KEY, MEMORY_EXTRACTION_MODEL: 'sim-1', MEMORY_INGEST_CONCURRENCY: '8', MEMORY_TOOLS_ENABLED: 'false', MEMORY_SESSION_IDLE_MS: '0', LOG_LEVEL: 'warn' },
+        env: {
+          ...process.env,
+          ...(await (await sharedServicePki()).env('memory')),
+          DATABASE_URL: url,
+          NATS_URL: nats.url,
+          GRPC_PORT: '0',
+          OPENAI_BASE_URL: simUrl,
+          OPENAI_API_KEY: SIM_KEY,
+          MEMORY_EXTRACTION_MODEL: 'sim-1',
+          MEMORY_INGEST_CONCURRENCY: '8',
+          MEMORY_TOOLS_ENABLED: 'false',
+          MEMORY_SESSION_IDLE_MS: '0',
+          LOG_LEVEL: 'warn',
+        },
       });
       try {
         const line = await ingestion(nats.url, Number(memory.ready['grpcPort']));
@@ -105,8 +157,9 @@ async function main(): Promise<void> {
     await sim.stop();
     await Promise.all([postgres.stop(), nats.stop()]);
   }
-  process.stdout.write(`\nrecall through gRPC, ${QUERIES} queries after 50 warm-up, limit 8, budget 400 tokens:\n${lines.join('\n')}\n`);
-
+  process.stdout.write(
+    `\nrecall through gRPC, ${QUERIES} queries after 50 warm-up, limit 8, budget 400 tokens:\n${lines.join('\n')}\n`,
+  );
 }
 
 await main();

@@ -26,10 +26,22 @@ const WARMUP = Number(process.env['WARMUP'] ?? 20);
 const ROUNDS = Number(process.env['ROUNDS'] ?? 3);
 const EXPLAIN_QUERIES = Number(process.env['EXPLAIN_QUERIES'] ?? 0);
 const HYBRID = process.env['HYBRID'] !== '0';
-const SETTINGS = { search_path: 'memory', 'pg_trgm.word_similarity_threshold': '0.5', 'hnsw.iterative_scan': 'relaxed_order' };
+const SETTINGS = {
+  search_path: 'memory',
+  'pg_trgm.word_similarity_threshold': '0.5',
+  'hnsw.iterative_scan': 'relaxed_order',
+};
 
 interface EngineLike {
-  recall(q: { tenantId: string; query: string; collectionPrefix: string; limit: number; tokenBudget: number; conversationId: string; includeEpisodes: boolean }): Promise<{ items: { text: string }[]; searchMode: string }>;
+  recall(q: {
+    tenantId: string;
+    query: string;
+    collectionPrefix: string;
+    limit: number;
+    tokenBudget: number;
+    conversationId: string;
+    includeEpisodes: boolean;
+  }): Promise<{ items: { text: string }[]; searchMode: string }>;
 }
 
 interface Variant {
@@ -99,7 +111,9 @@ class StatementRouter {
   }
 
   private async explain(kind: string, text: string, values?: unknown[]): Promise<void> {
-    const { rows } = await (await this.client(`explain-${kind}`)).query<{ 'QUERY PLAN': [ExplainJson] }>(`EXPLAIN (ANALYZE, BUFFERS, FORMAT JSON) ${text}`, values);
+    const { rows } = await (
+      await this.client(`explain-${kind}`)
+    ).query<{ 'QUERY PLAN': [ExplainJson] }>(`EXPLAIN (ANALYZE, BUFFERS, FORMAT JSON) ${text}`, values);
     const plan = rows[0]!['QUERY PLAN'][0];
     const sum = this.explained!.get(kind) ?? { statements: 0, planningMs: 0, executionMs: 0, blocks: 0 };
     sum.statements += 1;
@@ -112,7 +126,9 @@ class StatementRouter {
   private async client(kind: string): Promise<pg.Client> {
     const known = this.clients.get(kind);
     if (known) return known.client;
-    const options = Object.entries(this.settings).map(([k, v]) => `-c ${k}=${v}`).join(' ');
+    const options = Object.entries(this.settings)
+      .map(([k, v]) => `-c ${k}=${v}`)
+      .join(' ');
     const client = new pg.Client({ connectionString: this.url, options });
     const entry = { client, pid: 0 };
     this.clients.set(kind, entry);
@@ -123,7 +139,8 @@ class StatementRouter {
 
   async cpu(): Promise<Map<string, number>> {
     const out = new Map<string, number>();
-    for (const [kind, { pid }] of this.clients) if (!kind.startsWith('explain-')) out.set(kind, (await sampleProcess(pid)).cpuMs);
+    for (const [kind, { pid }] of this.clients)
+      if (!kind.startsWith('explain-')) out.set(kind, (await sampleProcess(pid)).cpuMs);
     return out;
   }
 
@@ -138,27 +155,67 @@ const ownWords = (query: string): string[] => query.split(' ').filter((w) => !FI
 
 function queries(): { tenantId: string; query: string }[] {
   const rnd = random(42);
-  return Array.from({ length: WARMUP + QUERIES }, () => ({ tenantId: `tenant-${Math.floor(rnd() * TENANTS)}`, query: syntheticQuery(rnd) }));
+  return Array.from({ length: WARMUP + QUERIES }, () => ({
+    tenantId: `tenant-${Math.floor(rnd() * TENANTS)}`,
+    query: syntheticQuery(rnd),
+  }));
 }
 
 async function open(v: Variant, url: string, simUrl: string): Promise<void> {
   const recallDir = path.join(v.root, 'apps/memory/src/recall');
-  const { RecallEngine } = (await import(path.join(recallDir, 'recall-engine.ts'))) as { RecallEngine: new (...args: unknown[]) => EngineLike };
-  const { VectorIndex } = (await import(path.join(recallDir, 'vector-index.ts'))) as { VectorIndex: { open(...args: unknown[]): Promise<{ index: unknown }> } };
+  const { RecallEngine } = (await import(path.join(recallDir, 'recall-engine.ts'))) as {
+    RecallEngine: new (...args: unknown[]) => EngineLike;
+  };
+  const { VectorIndex } = (await import(path.join(recallDir, 'vector-index.ts'))) as {
+    VectorIndex: { open(...args: unknown[]): Promise<{ index: unknown }> };
+  };
   const logger = createLogger({ service: `recall-cost-${v.label}`, level: 'warn' });
   const connectionOverrides = Object.fromEntries(Object.entries(v.overrides).filter(([k]) => k.includes('.')));
-  const engineOverrides = Object.fromEntries(Object.entries(v.overrides).filter(([k]) => !k.includes('.')).map(([k, value]) => [k, Number(value)]));
+  const engineOverrides = Object.fromEntries(
+    Object.entries(v.overrides)
+      .filter(([k]) => !k.includes('.'))
+      .map(([k, value]) => [k, Number(value)]),
+  );
   v.router = new StatementRouter(url, { ...SETTINGS, ...connectionOverrides });
   const setup = new pg.Pool({ connectionString: url, options: '-c search_path=memory', max: 2 });
-  const embeddings = HYBRID ? new OpenAIEmbeddings({ baseURL: simUrl, apiKey: SIM_KEY, model: 'sim-embed-1', dimensions: 256, timeoutMs: 5_000 }) : undefined;
+  const embeddings = HYBRID
+    ? new OpenAIEmbeddings({
+        baseURL: simUrl,
+        apiKey: SIM_KEY,
+        model: 'sim-embed-1',
+        dimensions: 256,
+        timeoutMs: 5_000,
+      })
+    : undefined;
   const { index } = await VectorIndex.open(setup, embeddings, logger);
   await setup.end();
-  const settings = { k: 60, halfLifeDays: 90, candidates: 50, trigramThreshold: 0.5, trigramWords: 6, trigramTerms: 8, perTermCandidates: 200, commonTermsRefreshMs: 600_000, historyMessages: 6, embeddingTimeoutMs: 5_000, vectorMinSimilarity: 0.25, vectorCandidates: 20 };
+  const settings = {
+    k: 60,
+    halfLifeDays: 90,
+    candidates: 50,
+    trigramThreshold: 0.5,
+    trigramWords: 6,
+    trigramTerms: 8,
+    perTermCandidates: 200,
+    commonTermsRefreshMs: 600_000,
+    historyMessages: 6,
+    embeddingTimeoutMs: 5_000,
+    vectorMinSimilarity: 0.25,
+    vectorCandidates: 20,
+  };
   v.engine = new RecallEngine(v.router, index, { ...settings, ...engineOverrides }, logger);
 }
 
 async function round(v: Variant, all: { tenantId: string; query: string }[]): Promise<Round> {
-  const ask = (q: { tenantId: string; query: string }) => v.engine!.recall({ ...q, collectionPrefix: '', limit: 8, tokenBudget: 400, conversationId: '', includeEpisodes: true });
+  const ask = (q: { tenantId: string; query: string }) =>
+    v.engine!.recall({
+      ...q,
+      collectionPrefix: '',
+      limit: 8,
+      tokenBudget: 400,
+      conversationId: '',
+      includeEpisodes: true,
+    });
   for (const q of all.slice(0, WARMUP)) await ask(q);
   const counts0 = new Map(v.router!.counts);
   const cpu0 = await v.router!.cpu();
@@ -175,34 +232,59 @@ async function round(v: Variant, all: { tenantId: string; query: string }[]): Pr
   const cpu1 = await v.router!.cpu();
   const backendMs = new Map([...cpu1].map(([k, ms]) => [k, ms - (cpu0.get(k) ?? 0)]));
   const statements = new Map([...v.router!.counts].map(([k, n]) => [k, n - (counts0.get(k) ?? 0)]));
-  return { load: loadavg()[0]!, backendMs, statements, engineMs: (engine.user + engine.system) / 1000, wallMs, answers };
+  return {
+    load: loadavg()[0]!,
+    backendMs,
+    statements,
+    engineMs: (engine.user + engine.system) / 1000,
+    wallMs,
+    answers,
+  };
 }
 
 /** EXPLAIN (ANALYZE, BUFFERS) of every statement of the first queries: planning and execution time, blocks, per kind. */
 async function explainAll(v: Variant, some: { tenantId: string; query: string }[]): Promise<void> {
   v.router!.explained = new Map();
-  for (const q of some) await v.engine!.recall({ ...q, collectionPrefix: '', limit: 8, tokenBudget: 400, conversationId: '', includeEpisodes: true });
+  for (const q of some)
+    await v.engine!.recall({
+      ...q,
+      collectionPrefix: '',
+      limit: 8,
+      tokenBudget: 400,
+      conversationId: '',
+      includeEpisodes: true,
+    });
   const explained = v.router!.explained;
   v.router!.explained = undefined;
-  process.stdout.write(`\n${v.label}: EXPLAIN (ANALYZE, BUFFERS) over ${some.length} recalls, per recall (planning ms, execution ms, shared blocks, statements)\n`);
+  process.stdout.write(
+    `\n${v.label}: EXPLAIN (ANALYZE, BUFFERS) over ${some.length} recalls, per recall (planning ms, execution ms, shared blocks, statements)\n`,
+  );
   for (const [kind, e] of [...explained].sort()) {
     const per = (n: number) => (n / some.length).toFixed(2);
-    process.stdout.write(`  ${kind.padEnd(14)} planning ${per(e.planningMs)}  execution ${per(e.executionMs)}  blocks ${per(e.blocks)}  statements ${per(e.statements)}\n`);
+    process.stdout.write(
+      `  ${kind.padEnd(14)} planning ${per(e.planningMs)}  execution ${per(e.executionMs)}  blocks ${per(e.blocks)}  statements ${per(e.statements)}\n`,
+    );
   }
 }
 
 function report(variants: Variant[]): void {
   const kinds = [...new Set(variants.flatMap((v) => v.rounds.flatMap((r) => [...r.backendMs.keys()])))].sort();
   const per = (n: number) => (n / QUERIES).toFixed(2);
-  process.stdout.write(`\nPer recall (${QUERIES} queries a round, ${ROUNDS} alternating rounds, medians), ${HYBRID ? 'hybrid' : 'keyword'}:\n`);
-  process.stdout.write(`| variant | ${kinds.map((k) => `${k} backend ms`).join(' | ')} | backend total ms | statements | engine (this process) ms | wall p50 ms | load avg |\n|${'---|'.repeat(kinds.length + 6)}\n`);
+  process.stdout.write(
+    `\nPer recall (${QUERIES} queries a round, ${ROUNDS} alternating rounds, medians), ${HYBRID ? 'hybrid' : 'keyword'}:\n`,
+  );
+  process.stdout.write(
+    `| variant | ${kinds.map((k) => `${k} backend ms`).join(' | ')} | backend total ms | statements | engine (this process) ms | wall p50 ms | load avg |\n|${'---|'.repeat(kinds.length + 6)}\n`,
+  );
   for (const v of variants) {
     const m = (f: (r: Round) => number) => median(v.rounds.map(f));
     const cells = kinds.map((k) => per(m((r) => r.backendMs.get(k) ?? 0)));
     const total = per(m((r) => [...r.backendMs.values()].reduce((a, b) => a + b, 0)));
     const statements = per(m((r) => [...r.statements.values()].reduce((a, b) => a + b, 0)));
     const wall = m((r) => median([...r.wallMs].sort((a, b) => a - b)));
-    process.stdout.write(`| ${v.label} | ${cells.join(' | ')} | ${total} | ${statements} | ${per(m((r) => r.engineMs))} | ${wall.toFixed(2)} | ${v.rounds.map((r) => r.load.toFixed(1)).join(', ')} |\n`);
+    process.stdout.write(
+      `| ${v.label} | ${cells.join(' | ')} | ${total} | ${statements} | ${per(m((r) => r.engineMs))} | ${wall.toFixed(2)} | ${v.rounds.map((r) => r.load.toFixed(1)).join(', ')} |\n`,
+    );
   }
   const [first, ...others] = variants;
   for (const other of others) {
@@ -217,15 +299,33 @@ function report(variants: Variant[]): void {
       overlap += b[i]!.filter((t) => set.has(t)).length;
       items += a[i]!.length;
     }
-    process.stdout.write(`${other.label} vs ${first!.label}: identical answers ${same}/${a.length}; items in common ${overlap}/${items}\n`);
+    process.stdout.write(
+      `${other.label} vs ${first!.label}: identical answers ${same}/${a.length}; items in common ${overlap}/${items}\n`,
+    );
   }
-  const asked = queries().slice(WARMUP).map((q) => ownWords(q.query));
+  const asked = queries()
+    .slice(WARMUP)
+    .map((q) => ownWords(q.query));
   for (const v of variants) {
     const answers = v.rounds[0]!.answers;
     const items = answers.flat().length;
-    const relevant = answers.reduce((n, a, i) => n + a.filter((text) => asked[i]!.some((w) => text.toLowerCase().includes(w))).length, 0);
-    const matches = answers.reduce((n, a, i) => n + a.reduce((m, text) => m + asked[i]!.filter((w) => text.toLowerCase().includes(w)).length + (text.includes(' lives in ') ? 1 : 0), 0), 0);
-    process.stdout.write(`${v.label}: ${items} items, ${relevant} of them contain one of the query's own words (not its filler); query words matched in all items (own words + "live") ${matches}\n`);
+    const relevant = answers.reduce(
+      (n, a, i) => n + a.filter((text) => asked[i]!.some((w) => text.toLowerCase().includes(w))).length,
+      0,
+    );
+    const matches = answers.reduce(
+      (n, a, i) =>
+        n +
+        a.reduce(
+          (m, text) =>
+            m + asked[i]!.filter((w) => text.toLowerCase().includes(w)).length + (text.includes(' lives in ') ? 1 : 0),
+          0,
+        ),
+      0,
+    );
+    process.stdout.write(
+      `${v.label}: ${items} items, ${relevant} of them contain one of the query's own words (not its filler); query words matched in all items (own words + "live") ${matches}\n`,
+    );
   }
 }
 
@@ -234,7 +334,12 @@ async function main(): Promise<void> {
   const variants: Variant[] = (process.env['MEMORY_ROOTS'] ?? 'this=.').split(',').map((entry) => {
     const [label, spec] = entry.split(/=(.*)/s) as [string, string];
     const [root, query] = spec.split('?') as [string, string | undefined];
-    return { label, root: path.resolve(root), overrides: Object.fromEntries(new URLSearchParams(query ?? '')), rounds: [] };
+    return {
+      label,
+      root: path.resolve(root),
+      overrides: Object.fromEntries(new URLSearchParams(query ?? '')),
+      rounds: [],
+    };
   });
   for (const v of variants) await open(v, state.url, state.simUrl);
   const all = queries();

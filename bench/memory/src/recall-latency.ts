@@ -17,7 +17,15 @@ export async function measureRecall(port: number, label: string, queries: number
   const call = async () => {
     const tenant = `tenant-${Math.floor(rnd() * TENANTS)}`;
     const started = performance.now();
-    const response = await client.rpc.recall({ tenantId: tenant, query: syntheticQuery(rnd), collectionPrefix: '', limit: 8, tokenBudget: 400, conversationId: '', includeEpisodes: true });
+    const response = await client.rpc.recall({
+      tenantId: tenant,
+      query: syntheticQuery(rnd),
+      collectionPrefix: '',
+      limit: 8,
+      tokenBudget: 400,
+      conversationId: '',
+      includeEpisodes: true,
+    });
     return { ms: performance.now() - started, mode: response.searchMode, items: response.items.length };
   };
   for (let i = 0; i < 50; i++) await call();

@@ -14,7 +14,12 @@ const VECTORS = process.env['VECTORS'] !== '0';
 const STATE_FILE = process.env['STATE_FILE'] ?? 'seeded-cluster.json';
 
 const [postgres, nats] = await Promise.all([startPostgresServer({ durability: 'durable' }), startNatsServer()]);
-const sim = await startServiceProcess({ app: 'llm-sim', mode: 'source', telemetry: false, env: { LLM_SIM_PORT: '0', LLM_SIM_API_KEY: SIM_KEY, LOG_LEVEL: 'warn' } });
+const sim = await startServiceProcess({
+  app: 'llm-sim',
+  mode: 'source',
+  telemetry: false,
+  env: { LLM_SIM_PORT: '0', LLM_SIM_API_KEY: SIM_KEY, LOG_LEVEL: 'warn' },
+});
 const simUrl = `http://127.0.0.1:${String(sim.ready['port'])}/v1`;
 const stop = async (): Promise<void> => {
   await sim.stop();
@@ -30,14 +35,27 @@ const memory = await startServiceProcess({
   app: 'memory',
   mode: 'source',
   telemetry: false,
-  env: { ...(await (await sharedServicePki()).env('memory')), DATABASE_URL: url, GRPC_PORT: '0', OPENAI_BASE_URL: simUrl, OPENAI_API_KEY: SIM_KEY, MEMORY_EMBEDDING_MODEL: VECTORS ? 'sim-embed-1' : '', MEMORY_TOOLS_ENABLED: 'false', MEMORY_SESSION_IDLE_MS: '0', LOG_LEVEL: 'warn', NATS_URL: nats.url },
+  env: {
+    ...(await (await sharedServicePki()).env('memory')),
+    DATABASE_URL: url,
+    GRPC_PORT: '0',
+    OPENAI_BASE_URL: simUrl,
+    OPENAI_API_KEY: SIM_KEY,
+    MEMORY_EMBEDDING_MODEL: VECTORS ? 'sim-embed-1' : '',
+    MEMORY_TOOLS_ENABLED: 'false',
+    MEMORY_SESSION_IDLE_MS: '0',
+    LOG_LEVEL: 'warn',
+    NATS_URL: nats.url,
+  },
 });
 await memory.stop();
 const db = new pg.Pool({ connectionString: url, options: '-c search_path=memory', max: 4 });
 const started = performance.now();
 await seed(db, SIZE, VECTORS ? embedThroughSim(simUrl) : undefined, (line) => process.stdout.write(`${line}\n`));
 await db.end();
-process.stdout.write(`seeded ${TENANTS} x ${SIZE} facts${VECTORS ? ' with vectors' : ''} in ${((performance.now() - started) / 1000).toFixed(0)} s\n`);
+process.stdout.write(
+  `seeded ${TENANTS} x ${SIZE} facts${VECTORS ? ' with vectors' : ''} in ${((performance.now() - started) / 1000).toFixed(0)} s\n`,
+);
 await writeFile(STATE_FILE, JSON.stringify({ url, simUrl, postgresPid: postgres.pid, simPid: sim.pid }));
 process.stdout.write(`ready: ${STATE_FILE}\n`);
 await new Promise(() => undefined);

@@ -30,10 +30,26 @@ try {
           root: v.root,
           mode: 'source',
           telemetry: false,
-          env: { ...(await (await sharedServicePki()).env('memory')), DATABASE_URL: state.url, NATS_URL: nats.url, GRPC_PORT: '0', OPENAI_BASE_URL: state.simUrl, OPENAI_API_KEY: SIM_KEY, MEMORY_EMBEDDING_MODEL: mode === 'hybrid' ? 'sim-embed-1' : '', MEMORY_TOOLS_ENABLED: 'false', MEMORY_SESSION_IDLE_MS: '0', MEMORY_SESSION_SWEEP_MS: '3600000', LOG_LEVEL: 'warn' },
+          env: {
+            ...(await (await sharedServicePki()).env('memory')),
+            DATABASE_URL: state.url,
+            NATS_URL: nats.url,
+            GRPC_PORT: '0',
+            OPENAI_BASE_URL: state.simUrl,
+            OPENAI_API_KEY: SIM_KEY,
+            MEMORY_EMBEDDING_MODEL: mode === 'hybrid' ? 'sim-embed-1' : '',
+            MEMORY_TOOLS_ENABLED: 'false',
+            MEMORY_SESSION_IDLE_MS: '0',
+            MEMORY_SESSION_SWEEP_MS: '3600000',
+            LOG_LEVEL: 'warn',
+          },
         });
         try {
-          const line = await measureRecall(Number(memory.ready['grpcPort']), `round ${round} ${v.label} ${mode}`, QUERIES);
+          const line = await measureRecall(
+            Number(memory.ready['grpcPort']),
+            `round ${round} ${v.label} ${mode}`,
+            QUERIES,
+          );
           process.stdout.write(`${line}\n`);
           lines.push(line);
         } finally {
@@ -45,4 +61,6 @@ try {
 } finally {
   await nats.stop();
 }
-process.stdout.write(`\nrecall through gRPC on ${state.url.replace(/^.*\//, '')}, ${QUERIES} queries after 50 warm-up, limit 8, budget 400 tokens:\n${lines.join('\n')}\n`);
+process.stdout.write(
+  `\nrecall through gRPC on ${state.url.replace(/^.*\//, '')}, ${QUERIES} queries after 50 warm-up, limit 8, budget 400 tokens:\n${lines.join('\n')}\n`,
+);

@@ -24,7 +24,12 @@ async function searchIndexes(db: pg.Pool, tables: readonly string[]): Promise<{ 
   return rows.map((r) => ({ name: r.name, definition: r.definition.replace(' ON ONLY ', ' ON ') }));
 }
 
-export async function seed(db: pg.Pool, perTenant: number, embed: Embed | undefined, log: (line: string) => void): Promise<void> {
+export async function seed(
+  db: pg.Pool,
+  perTenant: number,
+  embed: Embed | undefined,
+  log: (line: string) => void,
+): Promise<void> {
   const indexes = await searchIndexes(db, ['facts', ...(embed ? ['embeddings_d256'] : [])]);
   for (const index of indexes) await db.query(`DROP INDEX memory.${index.name}`);
   const loading = performance.now();
@@ -58,7 +63,12 @@ export async function seed(db: pg.Pool, perTenant: number, embed: Embed | undefi
   await db.query('VACUUM ANALYZE');
 }
 
-async function storeVectors(db: pg.Pool, tenantId: string, rows: readonly { fact_id: string; search_text: string }[], embed: Embed): Promise<void> {
+async function storeVectors(
+  db: pg.Pool,
+  tenantId: string,
+  rows: readonly { fact_id: string; search_text: string }[],
+  embed: Embed,
+): Promise<void> {
   for (let i = 0; i < rows.length; i += EMBED_BATCH) {
     const slice = rows.slice(i, i + EMBED_BATCH);
     const vectors = await embed(slice.map((r) => r.search_text));

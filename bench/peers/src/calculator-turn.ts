@@ -2,7 +2,15 @@
 // `calculator` scenario) asks for `calculator` with EXPRESSION, the tool computes it, and the
 // model's answer quotes the tool's `result` (llm-sim fills it in from the tool message, so an answer
 // holding it proves the tool's output reached the model).
-import { calculate, CALCULATOR_DESCRIPTION, CALCULATOR_EXPRESSION, CALCULATOR_INSTRUCTIONS, CALCULATOR_PROMPT, CALCULATOR_RESULT, SIM_MODEL } from '@platform/bench-kit';
+import {
+  calculate,
+  CALCULATOR_DESCRIPTION,
+  CALCULATOR_EXPRESSION,
+  CALCULATOR_INSTRUCTIONS,
+  CALCULATOR_PROMPT,
+  CALCULATOR_RESULT,
+  SIM_MODEL,
+} from '@platform/bench-kit';
 
 export { calculate, CALCULATOR_DESCRIPTION };
 export const PROMPT = CALCULATOR_PROMPT;
@@ -31,13 +39,16 @@ export class TurnCheckError extends Error {
 
 /** Throws unless the tool ran exactly once with EXPRESSION and the answer quotes RESULT. */
 export function verifyTurn(peer: string, log: CallLog, answer: unknown): void {
-  if (log.calls.length !== 1) throw new TurnCheckError(`${peer}: the tool ran ${log.calls.length} times (expected once)`);
+  if (log.calls.length !== 1)
+    throw new TurnCheckError(`${peer}: the tool ran ${log.calls.length} times (expected once)`);
   const args = log.calls[0] as { expression?: unknown } | null;
-  if (args?.expression !== EXPRESSION) throw new TurnCheckError(`${peer}: the tool got ${JSON.stringify(args)} (expected expression '${EXPRESSION}')`);
+  if (args?.expression !== EXPRESSION)
+    throw new TurnCheckError(`${peer}: the tool got ${JSON.stringify(args)} (expected expression '${EXPRESSION}')`);
   verifyAnswer(peer, answer);
 }
 
 /** Throws unless the final answer quotes the tool's result. */
 export function verifyAnswer(peer: string, answer: unknown): void {
-  if (typeof answer !== 'string' || !answer.includes(`= ${RESULT}`)) throw new TurnCheckError(`${peer}: unexpected answer ${JSON.stringify(answer)?.slice(0, 200)}`);
+  if (typeof answer !== 'string' || !answer.includes(`= ${RESULT}`))
+    throw new TurnCheckError(`${peer}: unexpected answer ${JSON.stringify(answer)?.slice(0, 200)}`);
 }

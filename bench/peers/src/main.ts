@@ -4,7 +4,16 @@
 // once (the order rotated each round), medians over rounds.
 // Run: npx nx run bench-peers:bench   (env: ROUNDS, DURATION, DURATION_C1, RAMP, WARMUP,
 // CONCURRENCY, LATENCIES_MS, PEERS, FLOOR_DUTIES, BENCH_POSTGRES; see README.md)
-import { cpuCount, intEnv, intListEnv, parseDuties, postgresDurabilityFromEnv, setModelLatency, startBenchPlatform, type BenchPlatform } from '@platform/bench-kit';
+import {
+  cpuCount,
+  intEnv,
+  intListEnv,
+  parseDuties,
+  postgresDurabilityFromEnv,
+  setModelLatency,
+  startBenchPlatform,
+  type BenchPlatform,
+} from '@platform/bench-kit';
 import { loadavg } from 'node:os';
 import { measurePeer, type PeerRound } from './measure-peer.js';
 import type { Peer } from './peer.js';
@@ -42,7 +51,10 @@ function rotated<T>(items: readonly T[], by: number): T[] {
   return [...items.slice(shift), ...items.slice(0, shift)];
 }
 
-const load = (): string => loadavg().map((l) => l.toFixed(2)).join(', ');
+const load = (): string =>
+  loadavg()
+    .map((l) => l.toFixed(2))
+    .join(', ');
 const startedAt = new Date();
 const loadAtStart = load();
 let bench: BenchPlatform | undefined;
@@ -67,12 +79,22 @@ try {
         first ??= error instanceof Error ? error.message : JSON.stringify(error);
       });
     }
-    progress(`warm-up ${peer.name}: ${WARMUP - failures}/${WARMUP} turns ran${first ? `; first failure: ${first}` : ''}`);
+    progress(
+      `warm-up ${peer.name}: ${WARMUP - failures}/${WARMUP} turns ran${first ? `; first failure: ${first}` : ''}`,
+    );
     await peer.settle?.();
   }
 
-  const results = new Map<number, Map<string, PeerRound[]>>(LATENCIES.map((ms) => [ms, new Map(peers.map((p) => [p.key, []]))]));
-  const settings = { concurrency: CONCURRENCY, c1Ms: DURATION_C1 * 1000, rampMs: RAMP * 1000, loadMs: DURATION * 1000, llmSimPid };
+  const results = new Map<number, Map<string, PeerRound[]>>(
+    LATENCIES.map((ms) => [ms, new Map(peers.map((p) => [p.key, []]))]),
+  );
+  const settings = {
+    concurrency: CONCURRENCY,
+    c1Ms: DURATION_C1 * 1000,
+    rampMs: RAMP * 1000,
+    loadMs: DURATION * 1000,
+    llmSimPid,
+  };
   for (let round = 0; round < ROUNDS; round++) {
     for (const latencyMs of LATENCIES) {
       await setModelLatency(running.llmSimUrl, latencyMs);
@@ -82,7 +104,9 @@ try {
         const errors = measured.c1.errors + measured.ramp.errors + measured.load.errors;
         progress(
           `round ${round + 1}/${ROUNDS}, ${latencyMs} ms, ${peer.key}: ${measured.c1.latenciesMs.length} + ${measured.load.latenciesMs.length} turns` +
-            (errors ? `, ${errors} FAILED (${measured.c1.firstError ?? measured.ramp.firstError ?? measured.load.firstError})` : ''),
+            (errors
+              ? `, ${errors} FAILED (${measured.c1.firstError ?? measured.ramp.firstError ?? measured.load.firstError})`
+              : ''),
         );
       }
     }
@@ -100,7 +124,11 @@ try {
     out.push(...reportLatency(summaries, { latencyMs, concurrency: CONCURRENCY, rounds: ROUNDS }));
   }
   process.stdout.write(`${out.join('\n')}\n`);
-  const failed = [...results.values()].flatMap((byPeer) => [...byPeer].filter(([, rounds]) => rounds.some((r) => r.c1.errors + r.ramp.errors + r.load.errors > 0)).map(([key]) => key));
+  const failed = [...results.values()].flatMap((byPeer) =>
+    [...byPeer]
+      .filter(([, rounds]) => rounds.some((r) => r.c1.errors + r.ramp.errors + r.load.errors > 0))
+      .map(([key]) => key),
+  );
   if (failed.length) {
     progress(`FAILED: turns did not run as scripted for ${[...new Set(failed)].join(', ')}`);
     process.exitCode = 1;

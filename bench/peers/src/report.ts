@@ -9,11 +9,20 @@ export interface ReportContext {
 }
 
 const fmt = (n: number, digits = 1): string => (Number.isFinite(n) ? n.toFixed(digits) : '-');
-const ratio = (a: number, b: number): string => (Number.isFinite(a) && Number.isFinite(b) && b > 0 ? `${(a / b).toFixed(2)}x` : '-');
+const ratio = (a: number, b: number): string =>
+  Number.isFinite(a) && Number.isFinite(b) && b > 0 ? `${(a / b).toFixed(2)}x` : '-';
 /** Our rows: the engine, the platform, and the floor of the platform's design (not peers to beat). */
 const OURS = new Set(['our-engine', 'our-platform', 'our-skeleton', 'our-skeleton-duties']);
 /** The floor's processes (`skeleton <role>`) beside the platform's service doing that role's work. */
-const FLOOR_ROLE_OF: Record<string, string> = { api: 'skeleton api', orchestrator: 'skeleton orchestrator', memory: 'skeleton memory', 'tool-runner': 'skeleton tool', postgres: 'postgres', 'nats-server': 'nats-server', 'redis-server': 'redis-server' };
+const FLOOR_ROLE_OF: Record<string, string> = {
+  api: 'skeleton api',
+  orchestrator: 'skeleton orchestrator',
+  memory: 'skeleton memory',
+  'tool-runner': 'skeleton tool',
+  postgres: 'postgres',
+  'nats-server': 'nats-server',
+  'redis-server': 'redis-server',
+};
 const FLOOR_KEYS = ['our-skeleton', 'our-skeleton-duties'];
 
 export function reportLatency(summaries: readonly PeerSummary[], context: ReportContext): string[] {
@@ -26,29 +35,51 @@ export function reportLatency(summaries: readonly PeerSummary[], context: Report
   ];
   for (const s of summaries) {
     const errors = s.errors ? `**${s.errors}** in ${s.failedRounds} round(s): ${s.firstError ?? ''}` : '0';
-    lines.push(`| ${s.name} | ${fmt(s.p50c1)} | ${fmt(s.p99c1)} | ${fmt(s.throughput, 0)} | ${fmt(s.p50Load)} / ${fmt(s.p99Load)} | ${fmt(s.cpuPerTurn, 2)} | ${fmt(s.llmSimCpuPerTurn, 2)} | ${errors} |`);
+    lines.push(
+      `| ${s.name} | ${fmt(s.p50c1)} | ${fmt(s.p99c1)} | ${fmt(s.throughput, 0)} | ${fmt(s.p50Load)} / ${fmt(s.p99Load)} | ${fmt(s.cpuPerTurn, 2)} | ${fmt(s.llmSimCpuPerTurn, 2)} | ${errors} |`,
+    );
   }
   const engine = summaries.find((s) => s.key === 'our-engine');
   const platform = summaries.find((s) => s.key === 'our-platform');
   for (const ours of [engine, platform]) {
     if (!ours) continue;
-    lines.push('', `Each peer as a ratio to **${ours.name}** (latency and CPU: below 1 is less than ours; throughput: above 1 is more than ours):`, '');
+    lines.push(
+      '',
+      `Each peer as a ratio to **${ours.name}** (latency and CPU: below 1 is less than ours; throughput: above 1 is more than ours):`,
+      '',
+    );
     lines.push(`| peer | p50 c1 | p99 c1 | turns/s c${c} | CPU ms/turn |`, '|---|---|---|---|---|');
     for (const s of summaries) {
       if (s === ours) continue;
-      lines.push(`| ${s.name} | ${ratio(s.p50c1, ours.p50c1)} | ${ratio(s.p99c1, ours.p99c1)} | ${ratio(s.throughput, ours.throughput)} | ${ratio(s.cpuPerTurn, ours.cpuPerTurn)} |`);
+      lines.push(
+        `| ${s.name} | ${ratio(s.p50c1, ours.p50c1)} | ${ratio(s.p99c1, ours.p99c1)} | ${ratio(s.throughput, ours.throughput)} | ${ratio(s.cpuPerTurn, ours.cpuPerTurn)} |`,
+      );
     }
   }
   lines.push(...targets(summaries, c));
-  if (platform) lines.push(...whereCpuGoes(platform, summaries.filter((s) => FLOOR_KEYS.includes(s.key)), c));
+  if (platform)
+    lines.push(
+      ...whereCpuGoes(
+        platform,
+        summaries.filter((s) => FLOOR_KEYS.includes(s.key)),
+        c,
+      ),
+    );
   return lines;
 }
 
 /** The platform's CPU per turn by process, beside the floors' processes doing the same role's work. */
 function whereCpuGoes(platform: PeerSummary, floors: readonly PeerSummary[], c: number): string[] {
-  const lines = ['', `Where the platform's CPU goes at concurrency ${c} (ms per turn; the memory ingestion queue drained ${fmt(platform.settleMs, 0)} ms after the phase, and that work is counted)${floors.length ? ', beside the floor of its design (the same role in the skeleton; PostgreSQL, NATS and Redis are the same servers, idle platform included)' : ''}:`, ''];
+  const lines = [
+    '',
+    `Where the platform's CPU goes at concurrency ${c} (ms per turn; the memory ingestion queue drained ${fmt(platform.settleMs, 0)} ms after the phase, and that work is counted)${floors.length ? ', beside the floor of its design (the same role in the skeleton; PostgreSQL, NATS and Redis are the same servers, idle platform included)' : ''}:`,
+    '',
+  ];
   const heads = floors.map((floor) => (floor.key === 'our-skeleton' ? 'floor' : 'floor with duties'));
-  lines.push(`| process | CPU ms/turn |${heads.map((h) => ` ${h}: CPU ms/turn |`).join('')}`, `|---|---|${floors.map(() => '---|').join('')}`);
+  lines.push(
+    `| process | CPU ms/turn |${heads.map((h) => ` ${h}: CPU ms/turn |`).join('')}`,
+    `|---|---|${floors.map(() => '---|').join('')}`,
+  );
   for (const [process, ms] of [...platform.cpuPerTurnByProcess].sort((a, b) => b[1] - a[1])) {
     const role = FLOOR_ROLE_OF[process];
     const cells = floors.map((floor) => {
@@ -57,7 +88,9 @@ function whereCpuGoes(platform: PeerSummary, floors: readonly PeerSummary[], c: 
     });
     lines.push(`| ${process} | ${fmt(ms, 2)} |${cells.join('')}`);
   }
-  lines.push(`| (bench driver, the HTTP client; not counted above) | ${fmt(platform.driverCpuPerTurn, 2)} |${floors.map((floor) => ` ${fmt(floor.driverCpuPerTurn, 2)} |`).join('')}`);
+  lines.push(
+    `| (bench driver, the HTTP client; not counted above) | ${fmt(platform.driverCpuPerTurn, 2)} |${floors.map((floor) => ` ${fmt(floor.driverCpuPerTurn, 2)} |`).join('')}`,
+  );
   return lines;
 }
 
@@ -72,22 +105,38 @@ function targets(summaries: readonly PeerSummary[], c: number): string[] {
   if (engine && frameworks.length) {
     const fastestLatency = frameworks.reduce((a, b) => (b.p50c1 < a.p50c1 ? b : a));
     const cheapest = frameworks.reduce((a, b) => (b.cpuPerTurn < a.cpuPerTurn ? b : a));
-    lines.push(`- our engine at least as fast as the fastest peer per turn: p50 c1 ${fmt(engine.p50c1, 2)} ms against ${fmt(fastestLatency.p50c1, 2)} ms (${fastestLatency.name}): ${met(engine.p50c1 <= fastestLatency.p50c1)}; CPU ${fmt(engine.cpuPerTurn, 2)} ms/turn against ${fmt(cheapest.cpuPerTurn, 2)} ms (${cheapest.name}): ${met(engine.cpuPerTurn <= cheapest.cpuPerTurn)}`);
+    lines.push(
+      `- our engine at least as fast as the fastest peer per turn: p50 c1 ${fmt(engine.p50c1, 2)} ms against ${fmt(fastestLatency.p50c1, 2)} ms (${fastestLatency.name}): ${met(engine.p50c1 <= fastestLatency.p50c1)}; CPU ${fmt(engine.cpuPerTurn, 2)} ms/turn against ${fmt(cheapest.cpuPerTurn, 2)} ms (${cheapest.name}): ${met(engine.cpuPerTurn <= cheapest.cpuPerTurn)}`,
+    );
   }
   if (platform && frameworks.length) {
     const fastest = frameworks.reduce((a, b) => (b.throughput > a.throughput ? b : a));
-    lines.push(`- the platform at >= 0.5x the fastest in-process peer's throughput at c${c}: ${fmt(platform.throughput, 0)} against ${fmt(fastest.throughput, 0)} turns/s (${fastest.name}), ${ratio(platform.throughput, fastest.throughput)}: ${met(platform.throughput >= 0.5 * fastest.throughput)}`);
+    lines.push(
+      `- the platform at >= 0.5x the fastest in-process peer's throughput at c${c}: ${fmt(platform.throughput, 0)} against ${fmt(fastest.throughput, 0)} turns/s (${fastest.name}), ${ratio(platform.throughput, fastest.throughput)}: ${met(platform.throughput >= 0.5 * fastest.throughput)}`,
+    );
   }
   if (platform && langgraph) {
-    lines.push(`- the platform ahead of LangGraph.js on latency and throughput: p50 c1 ${fmt(platform.p50c1)} against ${fmt(langgraph.p50c1)} ms, ${fmt(platform.throughput, 0)} against ${fmt(langgraph.throughput, 0)} turns/s: ${met(platform.p50c1 < langgraph.p50c1 && platform.throughput > langgraph.throughput)}`);
+    lines.push(
+      `- the platform ahead of LangGraph.js on latency and throughput: p50 c1 ${fmt(platform.p50c1)} against ${fmt(langgraph.p50c1)} ms, ${fmt(platform.throughput, 0)} against ${fmt(langgraph.throughput, 0)} turns/s: ${met(platform.p50c1 < langgraph.p50c1 && platform.throughput > langgraph.throughput)}`,
+    );
   }
   for (const floor of summaries.filter((s) => FLOOR_KEYS.includes(s.key))) {
     const fastest = frameworks.length ? frameworks.reduce((a, b) => (b.throughput > a.throughput ? b : a)) : undefined;
-    const parts = [`p50 c1 ${fmt(floor.p50c1)} ms`, `${fmt(floor.throughput, 0)} turns/s`, `CPU ${fmt(floor.cpuPerTurn, 2)} ms/turn`];
-    if (langgraph) parts.push(`latency ${floor.p50c1 < langgraph.p50c1 ? 'ahead of' : 'behind'} LangGraph.js, throughput ${floor.throughput > langgraph.throughput ? 'ahead of' : 'behind'} it`);
+    const parts = [
+      `p50 c1 ${fmt(floor.p50c1)} ms`,
+      `${fmt(floor.throughput, 0)} turns/s`,
+      `CPU ${fmt(floor.cpuPerTurn, 2)} ms/turn`,
+    ];
+    if (langgraph)
+      parts.push(
+        `latency ${floor.p50c1 < langgraph.p50c1 ? 'ahead of' : 'behind'} LangGraph.js, throughput ${floor.throughput > langgraph.throughput ? 'ahead of' : 'behind'} it`,
+      );
     if (fastest) parts.push(`${ratio(floor.throughput, fastest.throughput)} the fastest in-process peer's throughput`);
     if (platform) parts.push(`the platform spends ${ratio(platform.cpuPerTurn, floor.cpuPerTurn)} its CPU per turn`);
-    const what = floor.key === 'our-skeleton' ? "what the design's own exchanges allow (the floor: same processes and exchanges, no platform code)" : "what the design allows with the product's duties (the floor doing them in their cheapest form)";
+    const what =
+      floor.key === 'our-skeleton'
+        ? "what the design's own exchanges allow (the floor: same processes and exchanges, no platform code)"
+        : "what the design allows with the product's duties (the floor doing them in their cheapest form)";
     lines.push(`- ${what}: ${parts.join('; ')}`);
   }
   return lines;

@@ -27,7 +27,10 @@ export interface PeerSummary {
 }
 
 function p99(values: readonly number[]): number {
-  return percentile([...values].sort((a, b) => a - b), 99);
+  return percentile(
+    [...values].sort((a, b) => a - b),
+    99,
+  );
 }
 
 export function summarize(key: string, name: string, rounds: readonly PeerRound[]): PeerSummary {
@@ -43,7 +46,14 @@ export function summarize(key: string, name: string, rounds: readonly PeerRound[
     throughput: median(rounds.map((r) => (r.load.latenciesMs.length / r.load.elapsedMs) * 1000)),
     p50Load: median(rounds.map((r) => median(r.load.latenciesMs))),
     p99Load: median(rounds.map((r) => p99(r.load.latenciesMs))),
-    cpuPerTurn: median(rounds.map((r) => perTurn(r, [...r.cpuMs.values()].reduce((a, b) => a + b, 0)))),
+    cpuPerTurn: median(
+      rounds.map((r) =>
+        perTurn(
+          r,
+          [...r.cpuMs.values()].reduce((a, b) => a + b, 0),
+        ),
+      ),
+    ),
     llmSimCpuPerTurn: median(rounds.map((r) => perTurn(r, r.llmSimCpuMs))),
     cpuPerTurnByProcess: new Map(processes.map((p) => [p, median(rounds.map((r) => perTurn(r, r.cpuMs.get(p) ?? 0)))])),
     driverCpuPerTurn: median(rounds.map((r) => perTurn(r, r.driverCpuMs))),

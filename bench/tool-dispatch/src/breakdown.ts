@@ -6,7 +6,15 @@
 import { Writable } from 'node:stream';
 import { performance } from 'node:perf_hooks';
 import { headers as natsHeaders, MsgHdrsImpl, TD, TE, type MsgHdrs } from '@nats-io/nats-core/internal';
-import { TOOL_PROTOCOL_VERSION, TOOL_QUEUE_GROUP, ToolCallHeader, ToolCallMeta, ToolCallRequest, ToolCallResponse, toolSubject } from '@platform/contracts';
+import {
+  TOOL_PROTOCOL_VERSION,
+  TOOL_QUEUE_GROUP,
+  ToolCallHeader,
+  ToolCallMeta,
+  ToolCallRequest,
+  ToolCallResponse,
+  toolSubject,
+} from '@platform/contracts';
 import { createLogger, headerGetter, headerSetter, type NatsConnection } from '@platform/service-kit';
 import { runInMessagingServerSpan, startMessagingClientSpan } from '@platform/telemetry';
 import { handleToolCall, RUNNER_DEFAULTS, ToolClient, truncateOutput } from '@platform/tool-sdk';
@@ -39,7 +47,11 @@ async function cost(fn: () => unknown): Promise<number> {
 }
 
 const rows: string[] = [];
-async function step(label: string, now: () => unknown, candidate?: { label: string; fn: () => unknown }): Promise<number> {
+async function step(
+  label: string,
+  now: () => unknown,
+  candidate?: { label: string; fn: () => unknown },
+): Promise<number> {
   const current = await cost(now);
   let line = `  ${label.padEnd(64)} ${current.toFixed(2).padStart(7)} µs`;
   if (candidate) {
@@ -51,7 +63,11 @@ async function step(label: string, now: () => unknown, candidate?: { label: stri
 }
 
 // ----- inputs shaped like main.ts's calls -----
-const logger = createLogger({ service: 'breakdown', level: 'warn', destination: new Writable({ write: (_c, _e, done) => done() }) });
+const logger = createLogger({
+  service: 'breakdown',
+  level: 'warn',
+  destination: new Writable({ write: (_c, _e, done) => done() }),
+});
 let seq = 0;
 const deadlineAt = (): number => Date.now() + 10_000;
 const buildHeaders = (): MsgHdrs => {
@@ -83,7 +99,15 @@ function fastMeta(get: (k: string) => string | undefined): ToolCallMeta | undefi
   const conversationId = get(ToolCallHeader.conversation);
   const runId = get(ToolCallHeader.run) || undefined;
   const deadline = Number(get(ToolCallHeader.deadline));
-  if (!callId || !CALL_ID.test(callId) || !tenantId || !ID.test(tenantId) || !conversationId || !ID.test(conversationId)) return undefined;
+  if (
+    !callId ||
+    !CALL_ID.test(callId) ||
+    !tenantId ||
+    !ID.test(tenantId) ||
+    !conversationId ||
+    !ID.test(conversationId)
+  )
+    return undefined;
   if ((runId !== undefined && !ID.test(runId)) || !Number.isSafeInteger(deadline) || deadline <= 0) return undefined;
   return { callId, tenantId, conversationId, runId, deadlineAt: deadline };
 }
@@ -96,7 +120,11 @@ function mapGetter(h: MsgHdrs): (k: string) => string | undefined {
 function fastResponse(json: unknown): boolean {
   const r = json as { status?: unknown; durationMs?: unknown; truncated?: unknown } | null;
   return (
-    typeof r === 'object' && r !== null && r.status === 'success' && (r.durationMs === undefined || (typeof r.durationMs === 'number' && r.durationMs >= 0)) && (r.truncated === undefined || typeof r.truncated === 'boolean')
+    typeof r === 'object' &&
+    r !== null &&
+    r.status === 'success' &&
+    (r.durationMs === undefined || (typeof r.durationMs === 'number' && r.durationMs >= 0)) &&
+    (r.truncated === undefined || typeof r.truncated === 'boolean')
   );
 }
 
@@ -113,7 +141,9 @@ const client = new ToolClient({ nc: stub, logger });
 const barePayload = 'x'.repeat(body.length + headerBytes.length);
 const turn = new AbortController();
 
-rows.push(`tool call cost by step, in-process (${REPEATS} x ${ITERATIONS} iterations each, median; node ${process.version}; ${libraryBuild()}; OpenTelemetry SDK ${tracingActive() ? 'loaded' : 'not loaded'})`);
+rows.push(
+  `tool call cost by step, in-process (${REPEATS} x ${ITERATIONS} iterations each, median; node ${process.version}; ${libraryBuild()}; OpenTelemetry SDK ${tracingActive() ? 'loaded' : 'not loaded'})`,
+);
 rows.push(`  ${'step'.padEnd(64)} ${'now'.padStart(10)}     candidate fix`);
 rows.push('orchestrator side (ToolClient.attempt), on top of the request itself');
 await step('6 protocol headers: natsHeaders() + set() each', buildHeaders, {
@@ -131,10 +161,14 @@ await step('6 protocol headers: natsHeaders() + set() each', buildHeaders, {
 });
 const built = buildHeaders() as MsgHdrsImpl;
 await step('encode the headers (publish does it; the bare request has none)', () => built.encode());
-await step('JSON.stringify(body) + Buffer.byteLength (span attribute)', () => Buffer.byteLength(JSON.stringify({ arguments: noopArguments })), {
-  label: 'no byteLength unless the span records',
-  fn: () => JSON.stringify({ arguments: noopArguments }),
-});
+await step(
+  'JSON.stringify(body) + Buffer.byteLength (span attribute)',
+  () => Buffer.byteLength(JSON.stringify({ arguments: noopArguments })),
+  {
+    label: 'no byteLength unless the span records',
+    fn: () => JSON.stringify({ arguments: noopArguments }),
+  },
+);
 await step('startMessagingClientSpan + inject + end (no SDK: no-op span)', () => {
   const span = startMessagingClientSpan({ subject, bodySize: body.length });
   span.inject(() => undefined);
@@ -163,45 +197,89 @@ await step('read 5 protocol headers via headerGetter (has + get, key scans)', ()
   fn: () => readAll(mapGetter(decoded)),
 });
 const getter = headerGetter(decoded);
-await step('parseMeta: ToolCallMeta.safeParse (3 id regexes, coerce)', () => ToolCallMeta.safeParse({ callId: getter(ToolCallHeader.callId), tenantId: getter(ToolCallHeader.tenant), conversationId: getter(ToolCallHeader.conversation), runId: getter(ToolCallHeader.run) || undefined, deadlineAt: getter(ToolCallHeader.deadline) }), {
-  label: 'plain checks with the same rules, zod only on failure',
-  fn: () => fastMeta(getter),
-});
+await step(
+  'parseMeta: ToolCallMeta.safeParse (3 id regexes, coerce)',
+  () =>
+    ToolCallMeta.safeParse({
+      callId: getter(ToolCallHeader.callId),
+      tenantId: getter(ToolCallHeader.tenant),
+      conversationId: getter(ToolCallHeader.conversation),
+      runId: getter(ToolCallHeader.run) || undefined,
+      deadlineAt: getter(ToolCallHeader.deadline),
+    }),
+  {
+    label: 'plain checks with the same rules, zod only on failure',
+    fn: () => fastMeta(getter),
+  },
+);
 await step('msg.string() of the body (TextDecoder)', () => TD.decode(bodyBytes));
 await step('parseBody: JSON.parse + ToolCallRequest.safeParse', () => ToolCallRequest.safeParse(JSON.parse(body)));
 await step('tool.input.safeParse(arguments)', () => noopTool.input.safeParse(noopArguments));
-await step('logger.child({ tool, callId, tenantId }) per call (pino)', () => logger.child({ tool: NOOP_TOOL, callId: 'call_1', tenantId: turnScope.tenantId }), {
-  label: 'create it lazily, when the handler first logs (noop: never)',
-  fn: () => undefined,
-});
-await step('AbortController + shutdown listener add/remove per call', () => {
-  const c = new AbortController();
-  const on = (): void => c.abort();
-  shutdown.signal.addEventListener('abort', on, { once: true });
-  shutdown.signal.removeEventListener('abort', on);
-  return c;
-}, { label: 'create it lazily on first context.signal read (noop: never)', fn: () => undefined });
+await step(
+  'logger.child({ tool, callId, tenantId }) per call (pino)',
+  () => logger.child({ tool: NOOP_TOOL, callId: 'call_1', tenantId: turnScope.tenantId }),
+  {
+    label: 'create it lazily, when the handler first logs (noop: never)',
+    fn: () => undefined,
+  },
+);
+await step(
+  'AbortController + shutdown listener add/remove per call',
+  () => {
+    const c = new AbortController();
+    const on = (): void => c.abort();
+    shutdown.signal.addEventListener('abort', on, { once: true });
+    shutdown.signal.removeEventListener('abort', on);
+    return c;
+  },
+  { label: 'create it lazily on first context.signal read (noop: never)', fn: () => undefined },
+);
 await step('deadline setTimeout + clearTimeout per call', () => clearTimeout(setTimeout(() => undefined, 10_000)));
-await step('Promise.race([handler().then(wrap), deadline]) (async)', () => {
-  const deadline = new Promise<'deadline'>(() => undefined);
-  return Promise.race([noopTool.handler({}, {} as never).then((output) => ({ output })), deadline]);
-}, { label: 'await the handler; settle the deadline from the timer', fn: () => noopTool.handler({}, {} as never) });
-await step('truncateOutput({}) + JSON.stringify(response)', () => [truncateOutput({}, RUNNER_DEFAULTS.maxResultBytes), JSON.stringify({ status: 'success', output: {}, durationMs: 0 })]);
-await step('runInMessagingServerSpan wrapper, empty body (no SDK)', () => runInMessagingServerSpan({ subject, getHeader: getter, queueGroup: TOOL_QUEUE_GROUP, bodySize: 34 }, () => 1));
+await step(
+  'Promise.race([handler().then(wrap), deadline]) (async)',
+  () => {
+    const deadline = new Promise<'deadline'>(() => undefined);
+    return Promise.race([noopTool.handler({}, {} as never).then((output) => ({ output })), deadline]);
+  },
+  { label: 'await the handler; settle the deadline from the timer', fn: () => noopTool.handler({}, {} as never) },
+);
+await step('truncateOutput({}) + JSON.stringify(response)', () => [
+  truncateOutput({}, RUNNER_DEFAULTS.maxResultBytes),
+  JSON.stringify({ status: 'success', output: {}, durationMs: 0 }),
+]);
+await step('runInMessagingServerSpan wrapper, empty body (no SDK)', () =>
+  runInMessagingServerSpan({ subject, getHeader: getter, queueGroup: TOOL_QUEUE_GROUP, bodySize: 34 }, () => 1),
+);
 
 rows.push('end to end (compare with "CPU per call" of main.ts: tool minus bare)');
 const toolClient = await step('orchestrator: ToolClient.call via a stub connection', () =>
-  client.call({ toolName: NOOP_TOOL, arguments: noopArguments, callId: callIdFor(seq++), ...turnScope, deadlineAt: deadlineAt(), signal: turn.signal, sideEffect: 'none', dedupe: false }),
+  client.call({
+    toolName: NOOP_TOOL,
+    arguments: noopArguments,
+    callId: callIdFor(seq++),
+    ...turnScope,
+    deadlineAt: deadlineAt(),
+    signal: turn.signal,
+    sideEffect: 'none',
+    dedupe: false,
+  }),
 );
-const bareClient = await step('orchestrator: bare request via the same stub', () => stub.request('bench.echo', barePayload));
+const bareClient = await step('orchestrator: bare request via the same stub', () =>
+  stub.request('bench.echo', barePayload),
+);
 const runner = await step('runner: decode headers + server span + handleToolCall + stringify', () => {
   const get = headerGetter(MsgHdrsImpl.decode(headerBytes));
-  return runInMessagingServerSpan({ subject, getHeader: get, queueGroup: TOOL_QUEUE_GROUP, bodySize: bodyBytes.length }, async (span) => {
-    const response = await handleToolCall(noopTool, get, TD.decode(bodyBytes), env);
-    span.setAttribute('platform.tool.status', response.status);
-    return JSON.stringify(response);
-  });
+  return runInMessagingServerSpan(
+    { subject, getHeader: get, queueGroup: TOOL_QUEUE_GROUP, bodySize: bodyBytes.length },
+    async (span) => {
+      const response = await handleToolCall(noopTool, get, TD.decode(bodyBytes), env);
+      span.setAttribute('platform.tool.status', response.status);
+      return JSON.stringify(response);
+    },
+  );
 });
-rows.push(`  => SDK CPU per call on top of a bare request: orchestrator ${(toolClient - bareClient).toFixed(1)} µs + runner ${runner.toFixed(1)} µs = ${(toolClient - bareClient + runner).toFixed(1)} µs`);
+rows.push(
+  `  => SDK CPU per call on top of a bare request: orchestrator ${(toolClient - bareClient).toFixed(1)} µs + runner ${runner.toFixed(1)} µs = ${(toolClient - bareClient + runner).toFixed(1)} µs`,
+);
 process.stdout.write(`${rows.join('\n')}\n`);
 if (sink < 0) process.stdout.write('unreachable\n');

@@ -9,15 +9,33 @@ import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
 import { TOOL_PROTOCOL_VERSION, ToolCallHeader } from '@platform/contracts';
 import { connectNats, createLogger, type NatsConnection } from '@platform/service-kit';
-import { ManagedProcess, median, percentile, startNatsServer, workspaceRoot, type NatsServerHandle } from '@platform/testing';
+import {
+  ManagedProcess,
+  median,
+  percentile,
+  startNatsServer,
+  workspaceRoot,
+  type NatsServerHandle,
+} from '@platform/testing';
 import { ToolCatalog, ToolClient } from '@platform/tool-sdk';
-import { benchEnv, CPU_SUBJECT, ECHO_SUBJECT, libraryBuild, NOOP_TOOL, READY_PREFIX, TELEMETRY_IMPORT, tracingActive, type RunnerReady } from './protocol.js';
+import {
+  benchEnv,
+  CPU_SUBJECT,
+  ECHO_SUBJECT,
+  libraryBuild,
+  NOOP_TOOL,
+  READY_PREFIX,
+  TELEMETRY_IMPORT,
+  tracingActive,
+  type RunnerReady,
+} from './protocol.js';
 import { callIdFor, noopArguments, turnScope } from './noop-tool.js';
 
 function intEnv(name: string, fallback: number, max: number): number {
   const raw = process.env[name];
   const value = raw === undefined || raw === '' ? fallback : Number(raw);
-  if (!Number.isInteger(value) || value < 1 || value > max) throw new Error(`${name} must be an integer from 1 to ${max} (got '${raw}')`);
+  if (!Number.isInteger(value) || value < 1 || value > max)
+    throw new Error(`${name} must be an integer from 1 to ${max} (got '${raw}')`);
   return value;
 }
 
@@ -64,14 +82,18 @@ async function runBenchmark(): Promise<void> {
   let cleaning: Promise<void> | undefined;
   const cleanup = (): Promise<void> =>
     (cleaning ??= (async () => {
-      for (const close of cleanups.reverse()) await close().catch((err: unknown) => process.stderr.write(`cleanup: ${String(err)}\n`));
+      for (const close of cleanups.reverse())
+        await close().catch((err: unknown) => process.stderr.write(`cleanup: ${String(err)}\n`));
     })());
   const abort = (why: string, code: number): void => {
     process.stderr.write(`${why}; cleaning up\n`);
     void cleanup().finally(() => process.exit(code));
   };
   for (const signal of ['SIGINT', 'SIGTERM'] as const) process.once(signal, () => abort(`got ${signal}`, 130));
-  const timeout = setTimeout(() => abort(`not finished within BENCH_TIMEOUT_MS=${BENCH_TIMEOUT_MS}`, 1), BENCH_TIMEOUT_MS);
+  const timeout = setTimeout(
+    () => abort(`not finished within BENCH_TIMEOUT_MS=${BENCH_TIMEOUT_MS}`, 1),
+    BENCH_TIMEOUT_MS,
+  );
   timeout.unref();
   let runner: ManagedProcess | undefined;
 
@@ -140,11 +162,15 @@ async function runBenchmark(): Promise<void> {
       [ToolCallHeader.protocol, TOOL_PROTOCOL_VERSION],
       ...(TRACING ? ([['traceparent', `00-${'0'.repeat(32)}-${'0'.repeat(16)}-01`]] as [string, string][]) : []),
     ];
-    const headerBytes = 'NATS/1.0\r\n\r\n'.length + headerPairs.reduce((sum, [k, v]) => sum + `${k}: ${v}\r\n`.length, 0);
-    const barePayload = JSON.stringify({ arguments: { text: 'x'.repeat(Math.max(0, headerBytes + toolBody.length - 24)) } });
+    const headerBytes =
+      'NATS/1.0\r\n\r\n'.length + headerPairs.reduce((sum, [k, v]) => sum + `${k}: ${v}\r\n`.length, 0);
+    const barePayload = JSON.stringify({
+      arguments: { text: 'x'.repeat(Math.max(0, headerBytes + toolBody.length - 24)) },
+    });
     const callBare = async (): Promise<void> => {
       const reply = await nc.request(ECHO_SUBJECT, barePayload, { timeout: CALL_TIMEOUT_MS });
-      if (reply.data.length !== barePayload.length) throw new Error(`echo answered ${reply.data.length} bytes, sent ${barePayload.length}`);
+      if (reply.data.length !== barePayload.length)
+        throw new Error(`echo answered ${reply.data.length} bytes, sent ${barePayload.length}`);
     };
     const call: Record<Kind, () => Promise<void>> = { tool: callTool, bare: callBare };
     const cpu: CpuProbe = async () => {
@@ -161,9 +187,18 @@ async function runBenchmark(): Promise<void> {
 
     const sequential = await measureSequential(call, cpu);
     const concurrent = await measureConcurrent(call);
-    printReport({ ready, natsVersion: nc.info?.version ?? '?', toolBody, headerBytes, barePayload, sequential, concurrent });
+    printReport({
+      ready,
+      natsVersion: nc.info?.version ?? '?',
+      toolBody,
+      headerBytes,
+      barePayload,
+      sequential,
+      concurrent,
+    });
   } catch (error) {
-    if (runner && !runner.isAlive) process.stderr.write(`the runner process is gone; its last output:\n${runner.recentOutput}\n`);
+    if (runner && !runner.isAlive)
+      process.stderr.write(`the runner process is gone; its last output:\n${runner.recentOutput}\n`);
     throw error;
   } finally {
     clearTimeout(timeout);
@@ -172,7 +207,10 @@ async function runBenchmark(): Promise<void> {
 }
 
 /** Concurrency 1: each round runs N calls of each kind in alternating blocks, so noise hits both alike. */
-async function measureSequential(call: Record<Kind, () => Promise<void>>, cpu: CpuProbe): Promise<Record<Kind, Sequential>> {
+async function measureSequential(
+  call: Record<Kind, () => Promise<void>>,
+  cpu: CpuProbe,
+): Promise<Record<Kind, Sequential>> {
   const all: Record<Kind, number[]> = { tool: [], bare: [] };
   const cpuUsed: Record<Kind, CpuTimes> = { tool: { bench: 0, runner: 0 }, bare: { bench: 0, runner: 0 } };
   const perRound: Record<Kind, number[]> = { tool: [], bare: [] };
@@ -233,7 +271,12 @@ async function measureConcurrent(call: Record<Kind, () => Promise<void>>): Promi
   }
   const summary = (kind: Kind): Concurrent => {
     const sorted = latencies[kind].sort((a, b) => a - b);
-    return { perSecond: median(rates[kind]), p50: percentile(sorted, 50), p99: percentile(sorted, 99), perRound: rates[kind] };
+    return {
+      perSecond: median(rates[kind]),
+      p50: percentile(sorted, 50),
+      p99: percentile(sorted, 99),
+      perRound: rates[kind],
+    };
   };
   return { tool: summary('tool'), bare: summary('bare') };
 }
@@ -253,19 +296,29 @@ function printReport(r: Report): void {
   const yesNo = (b: boolean): string => (b ? 'yes' : 'no');
   const cpus = os.cpus();
   const ratio = r.sequential.tool.p50 / r.sequential.bare.p50;
-  const roundRatios = r.sequential.tool.perRound.map((t, i) => (t / (r.sequential.bare.perRound[i] ?? Number.NaN)).toFixed(2));
-  const row = (cells: string[]): string => `  ${cells[0]!.padEnd(12)}${cells.slice(1, -1).map((c) => c.padStart(10)).join('')}   ${cells.at(-1)!}`;
+  const roundRatios = r.sequential.tool.perRound.map((t, i) =>
+    (t / (r.sequential.bare.perRound[i] ?? Number.NaN)).toFixed(2),
+  );
+  const row = (cells: string[]): string =>
+    `  ${cells[0]!.padEnd(12)}${cells
+      .slice(1, -1)
+      .map((c) => c.padStart(10))
+      .join('')}   ${cells.at(-1)!}`;
   process.stdout.write(
     [
       `tool dispatch vs bare NATS request-reply (${ROUNDS} rounds x ${N} calls of each kind, blocks of ${BLOCK}, concurrency 1, ${WARMUP} warm-up calls of each)`,
       `  node ${process.version} (bench) / ${r.ready.node} (runner); nats-server ${r.natsVersion} on 127.0.0.1; ${cpus.length} CPUs (${cpus[0]?.model.trim() ?? '?'})`,
       `  libraries: ${libraryBuild()} (bench) / ${r.ready.libraries} (runner)`,
       `  OpenTelemetry SDK loaded: bench ${yesNo(tracingActive())}, runner ${yesNo(r.ready.tracing)}` +
-        (TRACING ? '  (TRACING=1: register entry in both, no exporter: spans are recorded and dropped)' : '  (set TRACING=1 to measure with it)'),
+        (TRACING
+          ? '  (TRACING=1: register entry in both, no exporter: spans are recorded and dropped)'
+          : '  (set TRACING=1 to measure with it)'),
       `  bytes: tool request ${r.toolBody.length} body + ${r.headerBytes} headers${TRACING ? ' (incl. traceparent)' : ''}; bare request ${r.barePayload.length}, echoed back`,
       '',
       row(['kind', 'p50 µs', 'p99 µs', 'p50 µs of each round']),
-      ...(['tool', 'bare'] as const).map((k) => row([LABEL[k], us(r.sequential[k].p50), us(r.sequential[k].p99), r.sequential[k].perRound.map(us).join(' / ')])),
+      ...(['tool', 'bare'] as const).map((k) =>
+        row([LABEL[k], us(r.sequential[k].p50), us(r.sequential[k].p99), r.sequential[k].perRound.map(us).join(' / ')]),
+      ),
       `  p50 ratio tool/bare: ${ratio.toFixed(2)}  (target ≤ ${TARGET_RATIO}: ${ratio <= TARGET_RATIO ? 'met' : 'NOT met'})  each round: ${roundRatios.join(' / ')}`,
       `  tool overhead over bare at p50: ${us(r.sequential.tool.p50 - r.sequential.bare.p50)} µs per call`,
       ...(['tool', 'bare'] as const).map((k) => {
@@ -276,7 +329,13 @@ function printReport(r: Report): void {
       `concurrency ${CONCURRENCY} (${CONCURRENT_ROUNDS} rounds x ${CONCURRENT_N} calls of each kind)`,
       row(['kind', 'calls/s', 'p50 µs', 'p99 µs', 'calls/s of each round']),
       ...(['tool', 'bare'] as const).map((k) =>
-        row([LABEL[k], r.concurrent[k].perSecond.toFixed(0), us(r.concurrent[k].p50), us(r.concurrent[k].p99), r.concurrent[k].perRound.map((v) => v.toFixed(0)).join(' / ')]),
+        row([
+          LABEL[k],
+          r.concurrent[k].perSecond.toFixed(0),
+          us(r.concurrent[k].p50),
+          us(r.concurrent[k].p99),
+          r.concurrent[k].perRound.map((v) => v.toFixed(0)).join(' / '),
+        ]),
       ),
       `  throughput ratio bare/tool: ${(r.concurrent.bare.perSecond / r.concurrent.tool.perSecond).toFixed(2)}`,
       '',
@@ -287,7 +346,8 @@ function printReport(r: Report): void {
 // With TRACING=1 the benchmark runs in a child started with the telemetry register entry, as
 // services are; the runner inherits the flag, so both processes load the SDK the same way.
 if (TRACING && !tracingActive()) {
-  if (process.env['BENCH_TRACED_CHILD'] === '1') throw new Error('TRACING=1 but @platform/telemetry/register did not start an SDK');
+  if (process.env['BENCH_TRACED_CHILD'] === '1')
+    throw new Error('TRACING=1 but @platform/telemetry/register did not start an SDK');
   const child = spawn(process.execPath, [...process.execArgv, ...TELEMETRY_IMPORT, ...process.argv.slice(1)], {
     stdio: 'inherit',
     env: benchEnv({ TRACING: '1', BENCH_TRACED_CHILD: '1' }),

@@ -22,7 +22,11 @@ export interface RunnerReady {
 /** Which build of the platform libraries this process runs: TypeScript sources (through tsx) or dist. */
 export function libraryBuild(): string {
   const resolved = import.meta.resolve('@platform/tool-sdk');
-  return resolved.endsWith('/src/index.ts') ? 'TypeScript sources via tsx' : resolved.includes('/dist/') ? 'built dist/' : resolved;
+  return resolved.endsWith('/src/index.ts')
+    ? 'TypeScript sources via tsx'
+    : resolved.includes('/dist/')
+      ? 'built dist/'
+      : resolved;
 }
 
 /** Node flags that start the platform's OpenTelemetry SDK before the entry module (as services do). */
@@ -46,7 +50,13 @@ export function tracingActive(): boolean {
 export function benchEnv(extra: Record<string, string>): Record<string, string> {
   const env: Record<string, string> = {};
   for (const [key, value] of Object.entries(process.env)) {
-    if (value === undefined || key === 'OTEL_EXPORTER_OTLP_ENDPOINT' || key === 'OTEL_EXPORTER_OTLP_TRACES_ENDPOINT' || key === 'OTEL_SDK_DISABLED') continue;
+    if (
+      value === undefined ||
+      key === 'OTEL_EXPORTER_OTLP_ENDPOINT' ||
+      key === 'OTEL_EXPORTER_OTLP_TRACES_ENDPOINT' ||
+      key === 'OTEL_SDK_DISABLED'
+    )
+      continue;
     env[key] = value;
   }
   return { ...env, ...extra };

@@ -64,5 +64,11 @@ const watchdog = setInterval(() => {
 watchdog.unref();
 setTimeout(() => void shutdown('maximum lifetime reached', 1), maxLifetimeMs).unref();
 
-const ready: RunnerReady = { pid: process.pid, node: process.version, runnerId: runner.id, tracing: tracingActive(), libraries: libraryBuild() };
+const ready: RunnerReady = {
+  pid: process.pid,
+  node: process.version,
+  runnerId: runner.id,
+  tracing: tracingActive(),
+  libraries: libraryBuild(),
+};
 process.stdout.write(`${READY_PREFIX}${JSON.stringify(ready)}\n`);

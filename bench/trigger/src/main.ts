@@ -6,7 +6,17 @@
 // Run: npx nx run bench-trigger:bench   (env: TASKS, REPLICAS, ROUNDS)
 import { triggerV1 } from '@platform/proto';
 import { connectNats, createGrpcClient, createLogger, MutualTlsTransport } from '@platform/service-kit';
-import { median, percentile, sharedServicePki, startNatsServer, startPostgresServer, startRedisServer, startServiceProcess, testCertificates, type ServiceProcess } from '@platform/testing';
+import {
+  median,
+  percentile,
+  sharedServicePki,
+  startNatsServer,
+  startPostgresServer,
+  startRedisServer,
+  startServiceProcess,
+  testCertificates,
+  type ServiceProcess,
+} from '@platform/testing';
 import { defineTool, serveRunner } from '@platform/tool-sdk';
 import { readdirSync, readFileSync } from 'node:fs';
 import pg from 'pg';
@@ -17,7 +27,8 @@ import { enableStatementStats, resetStatementStats, topStatements } from '@platf
 function intEnv(name: string, fallback: number, min = 1): number {
   const raw = process.env[name];
   const value = raw ? Number(raw) : fallback;
-  if (!Number.isInteger(value) || value < min) throw new Error(`${name} must be an integer of at least ${min} (got '${raw}')`);
+  if (!Number.isInteger(value) || value < min)
+    throw new Error(`${name} must be an integer of at least ${min} (got '${raw}')`);
   return value;
 }
 
@@ -72,7 +83,14 @@ const noop = defineTool({
     return null;
   },
 });
-const runner = await serveRunner({ nc, name: 'bench-executor', version: '1.0.0', tools: [noop], logger, maxConcurrency: 4_096 });
+const runner = await serveRunner({
+  nc,
+  name: 'bench-executor',
+  version: '1.0.0',
+  tools: [noop],
+  logger,
+  maxConcurrency: 4_096,
+});
 
 interface RoundResult {
   replicas: number;
@@ -110,7 +128,10 @@ async function runningFires(databaseUrl: string, burst: number): Promise<number>
   const db = new pg.Client({ connectionString: databaseUrl });
   await db.connect();
   try {
-    const { rows } = await db.query<{ n: string }>(`SELECT count(*) AS n FROM trigger.fires WHERE scheduled_at = $1 AND status = 'running'`, [new Date(burst)]);
+    const { rows } = await db.query<{ n: string }>(
+      `SELECT count(*) AS n FROM trigger.fires WHERE scheduled_at = $1 AND status = 'running'`,
+      [new Date(burst)],
+    );
     return Number(rows[0]!.n);
   } finally {
     await db.end();
@@ -156,7 +177,9 @@ function cpuUsedMs(before: Map<number, number>, after: Map<number, number>): num
 function postgresPids(): number[] {
   const postmaster = postgres.pid;
   if (postmaster === undefined) return [];
-  const children = readdirSync('/proc').filter((name) => /^\d+$/.test(name) && procStat(name)?.[1] === String(postmaster));
+  const children = readdirSync('/proc').filter(
+    (name) => /^\d+$/.test(name) && procStat(name)?.[1] === String(postmaster),
+  );
   return [postmaster, ...children.map(Number)];
 }
 
@@ -187,15 +210,29 @@ async function startReplicas(databaseUrl: string, count: number): Promise<Servic
     DATABASE_POOL_MAX: '20',
     // e.g. BENCH_REPLICA_NODE_OPTIONS='--import=<a module that starts the inspector profiler>' profiles each replica (--cpu-prof is refused in NODE_OPTIONS).
     ...(process.env['BENCH_REPLICA_NODE_OPTIONS'] ? { NODE_OPTIONS: process.env['BENCH_REPLICA_NODE_OPTIONS'] } : {}),
-    ...(REPLICA_PROFILE_DIR ? { CPU_PROFILE_DIR: REPLICA_PROFILE_DIR, NODE_OPTIONS: `--import=${PROFILE_PRELOAD}` } : {}),
+    ...(REPLICA_PROFILE_DIR
+      ? { CPU_PROFILE_DIR: REPLICA_PROFILE_DIR, NODE_OPTIONS: `--import=${PROFILE_PRELOAD}` }
+      : {}),
   };
-  return Promise.all(Array.from({ length: count }, (_, i) => startServiceProcess({ app: 'trigger', readyTimeoutMs: 120_000, env: { ...env, TRIGGER_REPLICA_ID: `bench-${i}` } })));
+  return Promise.all(
+    Array.from({ length: count }, (_, i) =>
+      startServiceProcess({
+        app: 'trigger',
+        readyTimeoutMs: 120_000,
+        env: { ...env, TRIGGER_REPLICA_ID: `bench-${i}` },
+      }),
+    ),
+  );
 }
 
 /** A trigger client calling as the api does (mutual TLS, identity `api`). */
 async function apiTriggerClient(address: string) {
   const transport = new MutualTlsTransport(await testCertificates('api'));
-  return createGrpcClient(triggerV1.TriggerServiceClient, triggerV1.TriggerServiceService, address, { defaultDeadlineMs: 30_000, transport, server: 'trigger' });
+  return createGrpcClient(triggerV1.TriggerServiceClient, triggerV1.TriggerServiceService, address, {
+    defaultDeadlineMs: 30_000,
+    transport,
+    server: 'trigger',
+  });
 }
 
 async function createTasks(port: number): Promise<number> {
@@ -208,7 +245,12 @@ async function createTasks(port: number): Promise<number> {
       while (next < TASKS) {
         const i = next++;
         if (i % 1000 === 0) process.stdout.write(`  created ${i} tasks in ${Date.now() - started} ms\n`);
-        await client.rpc.createTask({ tenantId: `tenant-${i % TENANTS}`, userId: 'bench', specJson: spec, requestId: `task-${i}` });
+        await client.rpc.createTask({
+          tenantId: `tenant-${i % TENANTS}`,
+          userId: 'bench',
+          specJson: spec,
+          requestId: `task-${i}`,
+        });
       }
     }),
   );
@@ -250,12 +292,15 @@ async function round(replicas: number, index: number): Promise<RoundResult> {
     const executorCpu = process.cpuUsage(executorCpuAtBurst);
     const machineDrained = machineCpuMs();
     const drained = await pgActivity(databaseUrl);
-    while ((await runningFires(databaseUrl, burst)) > 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+    while ((await runningFires(databaseUrl, burst)) > 0 && Date.now() < deadline)
+      await new Promise((r) => setTimeout(r, 50));
     const settledMs = Date.now() - burst;
     const cpuSettled = cpuMs(pids);
     const pgCpuSettled = cpuMs(postgresPids());
     await new Promise((r) => setTimeout(r, 1_000)); // late duplicates would show up here
-    const lags = ofBurst().map((c) => c.lagMs).sort((a, b) => a - b);
+    const lags = ofBurst()
+      .map((c) => c.lagMs)
+      .sort((a, b) => a - b);
     const db = new pg.Client({ connectionString: databaseUrl });
     await db.connect();
     const { rows } = await db.query<{ fires: string; tasks: string; succeeded: string }>(
@@ -265,10 +310,14 @@ async function round(replicas: number, index: number): Promise<RoundResult> {
     await db.end();
     const stored = rows[0]!;
     if (PG_STATEMENTS) {
-      process.stdout.write(`  statements from the burst until 1 s after it drained (${replicas} replica(s)): total ms | calls | rows | statement\n`);
-      for (const s of await topStatements(postgres, name, 10)) process.stdout.write(`  ${s.totalMs.toFixed(0)} | ${s.calls} | ${s.rows} | ${s.query}\n`);
+      process.stdout.write(
+        `  statements from the burst until 1 s after it drained (${replicas} replica(s)): total ms | calls | rows | statement\n`,
+      );
+      for (const s of await topStatements(postgres, name, 10))
+        process.stdout.write(`  ${s.totalMs.toFixed(0)} | ${s.calls} | ${s.rows} | ${s.query}\n`);
     }
-    if (Number(stored.fires) !== Number(stored.tasks)) throw new Error(`the burst has ${stored.fires} fire rows for ${stored.tasks} tasks`);
+    if (Number(stored.fires) !== Number(stored.tasks))
+      throw new Error(`the burst has ${stored.fires} fire rows for ${stored.tasks} tasks`);
     return {
       replicas,
       createMs,
@@ -302,13 +351,22 @@ async function eventRound(): Promise<number[]> {
   const [replica] = await startReplicas(postgres.url('bench_events'), 1);
   const client = await apiTriggerClient(`127.0.0.1:${String(replica!.ready['grpcPort'])}`);
   try {
-    const spec = JSON.stringify({ trigger: { type: 'event', source: 'bench', eventType: 'tick', filter: 'n >= 0' }, executor: EXECUTOR });
+    const spec = JSON.stringify({
+      trigger: { type: 'event', source: 'bench', eventType: 'tick', filter: 'n >= 0' },
+      executor: EXECUTOR,
+    });
     await client.rpc.createTask({ tenantId: 'events', userId: 'bench', specJson: spec, requestId: '' });
     for (let i = 0; i < EVENTS; i++) {
       const eventId = `e-${i}`;
       const before = eventLatencies.length;
       published.set(eventId, Date.now());
-      await client.rpc.publishEvent({ tenantId: 'events', eventId, source: 'bench', type: 'tick', dataJson: JSON.stringify({ n: i }) });
+      await client.rpc.publishEvent({
+        tenantId: 'events',
+        eventId,
+        source: 'bench',
+        type: 'tick',
+        dataJson: JSON.stringify({ n: i }),
+      });
       const deadline = Date.now() + 10_000;
       while (eventLatencies.length === before && Date.now() < deadline) await new Promise((r) => setImmediate(r));
     }
@@ -325,25 +383,39 @@ try {
     for (let i = 0; i < ROUNDS; i++) {
       const result = await round(replicas, i);
       results.push(result);
-      process.stdout.write(`replicas=${replicas} round ${i + 1}: first ${result.min} ms, p50 ${result.p50} ms, p99 ${result.p99} ms, max ${result.max} ms, lost ${result.lost}, doubled ${result.doubled}, unsettled ${result.unsettled}; burst to drained: ${result.commitsPerFire.toFixed(3)} commits and ${result.walFlushesPerFire.toFixed(3)} WAL flushes per fire, CPU per fire: replicas ${result.replicaCpuMsPerFire.toFixed(3)} ms, PostgreSQL ${result.postgresCpuMsPerFire.toFixed(3)} ms, nats-server ${result.natsCpuMsPerFire.toFixed(3)} ms, executor (bench) ${result.executorCpuMsPerFire.toFixed(3)} ms; cores busy ${(100 * result.coresBusy).toFixed(0)}%; every outcome recorded after ${result.settledMs} ms, CPU per fire until then: replicas ${result.replicaCpuMsPerSettledFire.toFixed(3)} ms, PostgreSQL ${result.postgresCpuMsPerSettledFire.toFixed(3)} ms\n`);
+      process.stdout.write(
+        `replicas=${replicas} round ${i + 1}: first ${result.min} ms, p50 ${result.p50} ms, p99 ${result.p99} ms, max ${result.max} ms, lost ${result.lost}, doubled ${result.doubled}, unsettled ${result.unsettled}; burst to drained: ${result.commitsPerFire.toFixed(3)} commits and ${result.walFlushesPerFire.toFixed(3)} WAL flushes per fire, CPU per fire: replicas ${result.replicaCpuMsPerFire.toFixed(3)} ms, PostgreSQL ${result.postgresCpuMsPerFire.toFixed(3)} ms, nats-server ${result.natsCpuMsPerFire.toFixed(3)} ms, executor (bench) ${result.executorCpuMsPerFire.toFixed(3)} ms; cores busy ${(100 * result.coresBusy).toFixed(0)}%; every outcome recorded after ${result.settledMs} ms, CPU per fire until then: replicas ${result.replicaCpuMsPerSettledFire.toFixed(3)} ms, PostgreSQL ${result.postgresCpuMsPerSettledFire.toFixed(3)} ms\n`,
+      );
     }
   }
-  process.stdout.write(`\n${TASKS} coinciding tasks, no-op custom executor, durable PostgreSQL; medians over ${ROUNDS} round(s)\n\n`);
-  process.stdout.write('| replicas | fire lag p50 | p99 | max (= burst drained) | lost | doubled | commits / fire | WAL flushes / fire | CPU / fire: replicas | PostgreSQL | nats-server | executor | cores busy | outcomes recorded after | CPU / fire until then: replicas | PostgreSQL | creating the tasks |\n|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n');
+  process.stdout.write(
+    `\n${TASKS} coinciding tasks, no-op custom executor, durable PostgreSQL; medians over ${ROUNDS} round(s)\n\n`,
+  );
+  process.stdout.write(
+    '| replicas | fire lag p50 | p99 | max (= burst drained) | lost | doubled | commits / fire | WAL flushes / fire | CPU / fire: replicas | PostgreSQL | nats-server | executor | cores busy | outcomes recorded after | CPU / fire until then: replicas | PostgreSQL | creating the tasks |\n|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n',
+  );
   for (const replicas of REPLICA_COUNTS) {
     const mine = results.filter((r) => r.replicas === replicas);
     const med = (pick: (r: RoundResult) => number) => Math.round(median(mine.map(pick)));
     const sum = (pick: (r: RoundResult) => number) => mine.reduce((n, r) => n + pick(r), 0);
-    process.stdout.write(`| ${replicas} | ${med((r) => r.p50)} ms | ${med((r) => r.p99)} ms | ${med((r) => r.max)} ms | ${sum((r) => r.lost)} | ${sum((r) => r.doubled)} | ${median(mine.map((r) => r.commitsPerFire)).toFixed(3)} | ${median(mine.map((r) => r.walFlushesPerFire)).toFixed(3)} | ${median(mine.map((r) => r.replicaCpuMsPerFire)).toFixed(3)} ms | ${median(mine.map((r) => r.postgresCpuMsPerFire)).toFixed(3)} ms | ${median(mine.map((r) => r.natsCpuMsPerFire)).toFixed(3)} ms | ${median(mine.map((r) => r.executorCpuMsPerFire)).toFixed(3)} ms | ${(100 * median(mine.map((r) => r.coresBusy))).toFixed(0)}% | ${med((r) => r.settledMs)} ms | ${median(mine.map((r) => r.replicaCpuMsPerSettledFire)).toFixed(3)} ms | ${median(mine.map((r) => r.postgresCpuMsPerSettledFire)).toFixed(3)} ms | ${med((r) => r.createMs)} ms |\n`);
+    process.stdout.write(
+      `| ${replicas} | ${med((r) => r.p50)} ms | ${med((r) => r.p99)} ms | ${med((r) => r.max)} ms | ${sum((r) => r.lost)} | ${sum((r) => r.doubled)} | ${median(mine.map((r) => r.commitsPerFire)).toFixed(3)} | ${median(mine.map((r) => r.walFlushesPerFire)).toFixed(3)} | ${median(mine.map((r) => r.replicaCpuMsPerFire)).toFixed(3)} ms | ${median(mine.map((r) => r.postgresCpuMsPerFire)).toFixed(3)} ms | ${median(mine.map((r) => r.natsCpuMsPerFire)).toFixed(3)} ms | ${median(mine.map((r) => r.executorCpuMsPerFire)).toFixed(3)} ms | ${(100 * median(mine.map((r) => r.coresBusy))).toFixed(0)}% | ${med((r) => r.settledMs)} ms | ${median(mine.map((r) => r.replicaCpuMsPerSettledFire)).toFixed(3)} ms | ${median(mine.map((r) => r.postgresCpuMsPerSettledFire)).toFixed(3)} ms | ${med((r) => r.createMs)} ms |\n`,
+    );
   }
   if (EVENTS > 0) {
     const latencies = await eventRound();
-    process.stdout.write(`\nevent -> executor (${latencies.length} of ${EVENTS} events, one replica, posted one at a time): p50 ${percentile(latencies, 50)} ms, p99 ${percentile(latencies, 99)} ms\n`);
+    process.stdout.write(
+      `\nevent -> executor (${latencies.length} of ${EVENTS} events, one replica, posted one at a time): p50 ${percentile(latencies, 50)} ms, p99 ${percentile(latencies, 99)} ms\n`,
+    );
   }
   if (ORCH_TASKS > 0) {
     const redis = await startRedisServer();
     try {
-      const r = await orchestratorDrainRound({ natsUrl: nats.url, redisUrl: redis.url, postgres }, ORCH_TASKS, CREATE_CONCURRENCY);
+      const r = await orchestratorDrainRound(
+        { natsUrl: nats.url, redisUrl: redis.url, postgres },
+        ORCH_TASKS,
+        CREATE_CONCURRENCY,
+      );
       process.stdout.write(
         `\norchestrator executor, ${r.tasks} coinciding tasks (whole platform, llm-sim model, one trigger replica, production admission): ` +
           `burst drained in ${r.drainMs} ms; executor called p50 ${r.startLagP50} ms / p99 ${r.startLagP99} ms after the scheduled time; ` +

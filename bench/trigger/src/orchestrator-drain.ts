@@ -34,7 +34,11 @@ interface Infra {
 
 const SECRET = 'bench-trigger-secret-that-is-long-enough';
 
-export async function orchestratorDrainRound(infra: Infra, tasks: number, createConcurrency: number): Promise<DrainResult> {
+export async function orchestratorDrainRound(
+  infra: Infra,
+  tasks: number,
+  createConcurrency: number,
+): Promise<DrainResult> {
   await infra.postgres.createDatabase('bench_orchestrator');
   const databaseUrl = infra.postgres.url('bench_orchestrator');
   const platform = await startPlatform({
@@ -48,21 +52,34 @@ export async function orchestratorDrainRound(infra: Infra, tasks: number, create
     env: { orchestrator: { RATE_LIMIT_TURNS_PER_MINUTE: '0' }, 'llm-sim': { OTEL_SDK_DISABLED: 'true' } },
     readyTimeoutMs: 120_000,
   });
-  const client = createGrpcClient(triggerV1.TriggerServiceClient, triggerV1.TriggerServiceService, `127.0.0.1:${platform.ports.trigger}`, {
-    defaultDeadlineMs: 30_000,
-    transport: new MutualTlsTransport(await platform.pki.issue('api')),
-    server: 'trigger',
-  });
+  const client = createGrpcClient(
+    triggerV1.TriggerServiceClient,
+    triggerV1.TriggerServiceService,
+    `127.0.0.1:${platform.ports.trigger}`,
+    {
+      defaultDeadlineMs: 30_000,
+      transport: new MutualTlsTransport(await platform.pki.issue('api')),
+      server: 'trigger',
+    },
+  );
   const db = new pg.Client({ connectionString: databaseUrl });
   try {
     await db.connect();
-    const spec = JSON.stringify({ trigger: { type: 'schedule', cron: '* * * * *' }, action: { instruction: '[scenario:plain] Tick' } });
+    const spec = JSON.stringify({
+      trigger: { type: 'schedule', cron: '* * * * *' },
+      action: { instruction: '[scenario:plain] Tick' },
+    });
     let next = 0;
     await Promise.all(
       Array.from({ length: createConcurrency }, async () => {
         while (next < tasks) {
           const i = next++;
-          await client.rpc.createTask({ tenantId: `orch-${i % 20}`, userId: 'bench', specJson: spec, requestId: `orch-task-${i}` });
+          await client.rpc.createTask({
+            tenantId: `orch-${i % 20}`,
+            userId: 'bench',
+            specJson: spec,
+            requestId: `orch-task-${i}`,
+          });
         }
       }),
     );
@@ -71,11 +88,21 @@ export async function orchestratorDrainRound(infra: Infra, tasks: number, create
     let settled = 0;
     while (Date.now() < deadline) {
       await new Promise((r) => setTimeout(r, 250));
-      const { rows } = await db.query<{ n: string }>(`SELECT count(*) AS n FROM trigger.fires WHERE scheduled_at = $1 AND status IN ('succeeded', 'failed', 'waiting_approval')`, [new Date(burst)]);
+      const { rows } = await db.query<{ n: string }>(
+        `SELECT count(*) AS n FROM trigger.fires WHERE scheduled_at = $1 AND status IN ('succeeded', 'failed', 'waiting_approval')`,
+        [new Date(burst)],
+      );
       settled = Number(rows[0]!.n);
       if (settled >= tasks) break;
     }
-    const { rows: fires } = await db.query<{ task_id: string; started_ms: number; finished_ms: number | null; status: string; error_code: string; run_id: string }>(
+    const { rows: fires } = await db.query<{
+      task_id: string;
+      started_ms: number;
+      finished_ms: number | null;
+      status: string;
+      error_code: string;
+      run_id: string;
+    }>(
       `SELECT task_id, status, error_code, run_id, extract(epoch FROM started_at) * 1000 AS started_ms, extract(epoch FROM finished_at) * 1000 AS finished_ms
        FROM trigger.fires WHERE scheduled_at = $1`,
       [new Date(burst)],
@@ -97,7 +124,18 @@ export async function orchestratorDrainRound(infra: Infra, tasks: number, create
       settleP50: percentile(settleLags, 50),
       settleP99: percentile(settleLags, 99),
       notSucceeded: tasks - succeeded.length,
-      statuses: [...fires.reduce((m, f) => m.set(f.error_code ? `${f.status} ${f.error_code}` : f.status, (m.get(f.error_code ? `${f.status} ${f.error_code}` : f.status) ?? 0) + 1), new Map<string, number>())].map(([k, n]) => `${k} ${n}`).join(', '),
+      statuses: [
+        ...fires.reduce(
+          (m, f) =>
+            m.set(
+              f.error_code ? `${f.status} ${f.error_code}` : f.status,
+              (m.get(f.error_code ? `${f.status} ${f.error_code}` : f.status) ?? 0) + 1,
+            ),
+          new Map<string, number>(),
+        ),
+      ]
+        .map(([k, n]) => `${k} ${n}`)
+        .join(', '),
       doubled: [...perTask.values()].filter((n) => n > 1).length + runs.filter((r) => Number(r.n) > 1).length,
     };
   } finally {

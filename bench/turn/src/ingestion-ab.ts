@@ -14,8 +14,27 @@
 // calls per turn, so the difference between the variants can be traced to where it is spent.
 // PostgreSQL runs durable (fsync, synchronous_commit, full_page_writes on) unless BENCH_POSTGRES=fast.
 // Run: npx nx run bench-turn:bench-ingestion   (env: ROUNDS, N1, N64, CONCURRENCY, WARMUP, RAMP, OFF_MEMORY, BENCH_POSTGRES)
-import { BENCH_PLATFORM_ENV, calculatorTurn, closedLoop, enableStatementStats, intEnv, JsonClient, postgresDurabilityFromEnv, waitForCalculator, waitForIngestionDrain, type LoadResult } from '@platform/bench-kit';
-import { median, percentile, startInfra, startNatsServer, startPlatform, type NatsServerHandle, type Platform } from '@platform/testing';
+import {
+  BENCH_PLATFORM_ENV,
+  calculatorTurn,
+  closedLoop,
+  enableStatementStats,
+  intEnv,
+  JsonClient,
+  postgresDurabilityFromEnv,
+  waitForCalculator,
+  waitForIngestionDrain,
+  type LoadResult,
+} from '@platform/bench-kit';
+import {
+  median,
+  percentile,
+  startInfra,
+  startNatsServer,
+  startPlatform,
+  type NatsServerHandle,
+  type Platform,
+} from '@platform/testing';
 import { connectNats, createLogger, type NatsConnection } from '@platform/service-kit';
 import { SignJWT } from 'jose';
 import pg from 'pg';
@@ -23,7 +42,14 @@ import { loadavg } from 'node:os';
 import { printCostTable } from './ingestion-cost-table.js';
 import { printStatementCosts } from './statement-costs.js';
 import { captureFinishedTurns, replayFinishedTurns } from './shared-memory-seed.js';
-import { costPerTurn, pooledPerTurn, read, type MeasuredPlatform, type SharedServers, type WindowCost } from './ingestion-usage.js';
+import {
+  costPerTurn,
+  pooledPerTurn,
+  read,
+  type MeasuredPlatform,
+  type SharedServers,
+  type WindowCost,
+} from './ingestion-usage.js';
 
 const ROUNDS = intEnv('ROUNDS', 3);
 const N1 = intEnv('N1', 200);
@@ -36,7 +62,8 @@ const RECALL_TOKENS = process.env['RECALL_TOKENS'];
 const SECRET = 'bench-secret-bench-secret-bench-secret';
 /** What the "off" platform's memory holds: what "on" ingested in its warm-up ("same"), or nothing ("empty"). */
 const OFF_MEMORY = process.env['OFF_MEMORY'] ?? 'same';
-if (OFF_MEMORY !== 'same' && OFF_MEMORY !== 'empty') throw new Error(`OFF_MEMORY must be "same" or "empty", not "${OFF_MEMORY}"`);
+if (OFF_MEMORY !== 'same' && OFF_MEMORY !== 'empty')
+  throw new Error(`OFF_MEMORY must be "same" or "empty", not "${OFF_MEMORY}"`);
 
 interface Variant {
   name: 'ingestion on' | 'ingestion off';
@@ -61,7 +88,11 @@ const client = new JsonClient();
 const variants: Variant[] = [];
 const logger = createLogger({ service: 'bench', level: 'silent' });
 try {
-  const token = await new SignJWT({ tenant: 'bench' }).setProtectedHeader({ alg: 'HS256' }).setIssuedAt().setExpirationTime('2h').sign(new TextEncoder().encode(SECRET));
+  const token = await new SignJWT({ tenant: 'bench' })
+    .setProtectedHeader({ alg: 'HS256' })
+    .setIssuedAt()
+    .setExpirationTime('2h')
+    .sign(new TextEncoder().encode(SECRET));
   for (const [index, name] of (['ingestion on', 'ingestion off'] as const).entries()) {
     const nats = await startNatsServer();
     const database = `bench_ingestion_${index}`;
@@ -75,13 +106,30 @@ try {
       commonEnv: { LOG_LEVEL: 'warn' },
       env: {
         ...BENCH_PLATFORM_ENV,
-        orchestrator: { ...BENCH_PLATFORM_ENV.orchestrator, MEMORY_INGEST_ENABLED: String(name === 'ingestion on'), ...(RECALL_TOKENS ? { MEMORY_CONTEXT_TOKENS: RECALL_TOKENS } : {}) },
+        orchestrator: {
+          ...BENCH_PLATFORM_ENV.orchestrator,
+          MEMORY_INGEST_ENABLED: String(name === 'ingestion on'),
+          ...(RECALL_TOKENS ? { MEMORY_CONTEXT_TOKENS: RECALL_TOKENS } : {}),
+        },
       },
     });
     const nc = await connectNats({ servers: nats.url, name: 'bench', logger });
     let conversation = 0;
-    const turn = (): Promise<void> => calculatorTurn(client, `${platform.apiUrl}/v1/conversations/${index}-${++conversation}/messages`, token);
-    variants.push({ name, platform, nats, nc, turn, database, c1: [], c64: [], during: [], throughDrain: [], drainMs: [] });
+    const turn = (): Promise<void> =>
+      calculatorTurn(client, `${platform.apiUrl}/v1/conversations/${index}-${++conversation}/messages`, token);
+    variants.push({
+      name,
+      platform,
+      nats,
+      nc,
+      turn,
+      database,
+      c1: [],
+      c64: [],
+      during: [],
+      throughDrain: [],
+      drainMs: [],
+    });
   }
   const [on, off] = variants as [Variant, Variant];
   for (const v of variants) await waitForCalculator(v.platform.apiUrl, token);
@@ -117,10 +165,22 @@ try {
     }
   }
   report(variants);
-  printCostTable({ on: on.during, onThroughDrain: on.throughDrain, off: off.during, offThroughDrain: off.throughDrain });
-  for (const v of variants) process.stdout.write(`${v.name}: turns by recall outcome: ${JSON.stringify(await recallOutcomes(v))}\n`);
-  if (process.env['PG_STATEMENTS'] === '1') for (const v of variants) await printStatementCosts(infra.postgres, v.database, v.name, WARMUP + ROUNDS * (N1 + RAMP + N64));
-  process.stdout.write(`load average at the end: ${loadavg().map((l) => l.toFixed(1)).join(' ')}\n`);
+  printCostTable({
+    on: on.during,
+    onThroughDrain: on.throughDrain,
+    off: off.during,
+    offThroughDrain: off.throughDrain,
+  });
+  for (const v of variants)
+    process.stdout.write(`${v.name}: turns by recall outcome: ${JSON.stringify(await recallOutcomes(v))}\n`);
+  if (process.env['PG_STATEMENTS'] === '1')
+    for (const v of variants)
+      await printStatementCosts(infra.postgres, v.database, v.name, WARMUP + ROUNDS * (N1 + RAMP + N64));
+  process.stdout.write(
+    `load average at the end: ${loadavg()
+      .map((l) => l.toFixed(1))
+      .join(' ')}\n`,
+  );
 } finally {
   client.close();
   for (const v of variants) {
@@ -140,7 +200,9 @@ async function recallOutcomes(v: Variant): Promise<Record<string, number>> {
   const db = new pg.Client({ connectionString: infra.postgres.url(v.database) });
   await db.connect();
   try {
-    const { rows } = await db.query<{ status: string | null; turns: string }>(`SELECT result->'memoryRecall'->>'status' AS status, count(*) AS turns FROM orchestrator.runs GROUP BY 1 ORDER BY 2 DESC`);
+    const { rows } = await db.query<{ status: string | null; turns: string }>(
+      `SELECT result->'memoryRecall'->>'status' AS status, count(*) AS turns FROM orchestrator.runs GROUP BY 1 ORDER BY 2 DESC`,
+    );
     return Object.fromEntries(rows.map((r) => [r.status ?? 'none', Number(r.turns)]));
   } finally {
     await db.end();
@@ -153,12 +215,17 @@ function drain(v: Variant): Promise<number> {
 }
 
 function report(all: Variant[]): void {
-  const p99 = (values: readonly number[]) => percentile([...values].sort((a, b) => a - b), 99);
+  const p99 = (values: readonly number[]) =>
+    percentile(
+      [...values].sort((a, b) => a - b),
+      99,
+    );
   const fmt = (n: number, digits = 1) => n.toFixed(digits);
   const row = (v: Variant) => {
     const throughput = median(v.c64.map((r) => (r.latenciesMs.length / r.elapsedMs) * 1000));
     // Every round's turns over every round's time: with two rounds the nearest-rank median is the slower round.
-    const pooledThroughput = (v.c64.reduce((sum, r) => sum + r.latenciesMs.length, 0) / v.c64.reduce((sum, r) => sum + r.elapsedMs, 0)) * 1000;
+    const pooledThroughput =
+      (v.c64.reduce((sum, r) => sum + r.latenciesMs.length, 0) / v.c64.reduce((sum, r) => sum + r.elapsedMs, 0)) * 1000;
     const errors = [...v.c1, ...v.c64].reduce((sum, r) => sum + r.errors, 0);
     return {
       throughput,
@@ -168,23 +235,35 @@ function report(all: Variant[]): void {
         fmt(median(v.c1.map((r) => p99(r.latenciesMs)))),
         fmt(throughput, 0),
         `${fmt(median(v.c64.map((r) => median(r.latenciesMs))))} / ${fmt(median(v.c64.map((r) => p99(r.latenciesMs))))}`,
-        fmt(pooledPerTurn(v.during, (c) => c.cpuPerTurn.get('orchestrator')), 2),
-        fmt(pooledPerTurn(v.during, (c) => c.cpuPerTurn.get('memory')), 2),
+        fmt(
+          pooledPerTurn(v.during, (c) => c.cpuPerTurn.get('orchestrator')),
+          2,
+        ),
+        fmt(
+          pooledPerTurn(v.during, (c) => c.cpuPerTurn.get('memory')),
+          2,
+        ),
         fmt(median(v.drainMs), 0),
         String(errors),
       ],
     };
   };
   const rows = all.map((v) => ({ v, ...row(v) }));
-  process.stdout.write(`\nIngestion on vs off, 2-step calculator turn, ${ROUNDS} alternating rounds (latency and throughput: medians; CPU: all rounds pooled); "off" memory: ${OFF_MEMORY === 'same' ? 'what "on" ingested in its warm-up' : 'empty'}; PostgreSQL ${POSTGRES}\n`);
-  process.stdout.write('| variant | p50 c1 (ms) | p99 c1 (ms) | turns/s c64 | p50 / p99 c64 (ms) | orchestrator CPU ms/turn | memory CPU ms/turn | queue drained after (ms) | errors |\n');
+  process.stdout.write(
+    `\nIngestion on vs off, 2-step calculator turn, ${ROUNDS} alternating rounds (latency and throughput: medians; CPU: all rounds pooled); "off" memory: ${OFF_MEMORY === 'same' ? 'what "on" ingested in its warm-up' : 'empty'}; PostgreSQL ${POSTGRES}\n`,
+  );
+  process.stdout.write(
+    '| variant | p50 c1 (ms) | p99 c1 (ms) | turns/s c64 | p50 / p99 c64 (ms) | orchestrator CPU ms/turn | memory CPU ms/turn | queue drained after (ms) | errors |\n',
+  );
   process.stdout.write('|---|---|---|---|---|---|---|---|---|\n');
   for (const r of rows) process.stdout.write(`| ${r.v.name} | ${r.cells.join(' | ')} |\n`);
   const on = rows.find((r) => r.v.name === 'ingestion on');
   const off = rows.find((r) => r.v.name === 'ingestion off');
   if (on && off) {
     process.stdout.write(`\nthroughput ratio on/off: ${fmt(on.throughput / off.throughput, 3)} (target >= 0.90)\n`);
-    process.stdout.write(`throughput ratio on/off, all rounds' turns over all rounds' time: ${fmt(on.pooledThroughput / off.pooledThroughput, 3)}\n`);
+    process.stdout.write(
+      `throughput ratio on/off, all rounds' turns over all rounds' time: ${fmt(on.pooledThroughput / off.pooledThroughput, 3)}\n`,
+    );
     const byRound = (v: Variant) => v.c64.map((r) => fmt((r.latenciesMs.length / r.elapsedMs) * 1000, 1)).join(', ');
     process.stdout.write(`turns/s c64 by round, on: ${byRound(on.v)}; off: ${byRound(off.v)}\n`);
   }

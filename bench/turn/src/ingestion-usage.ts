@@ -1,7 +1,14 @@
 // What each process of the machine spent, and what each platform asked of its model and its
 // ingestion queue, between two readings: the per-process cost of one variant of the ingestion A/B.
 import { jetstreamManager } from '@nats-io/jetstream';
-import { cpuOfProcessTree, postgresCpuByDatabase, readLlmSimStats, readMachineCpu, readProcessTable, type LlmSimStats } from '@platform/bench-kit';
+import {
+  cpuOfProcessTree,
+  postgresCpuByDatabase,
+  readLlmSimStats,
+  readMachineCpu,
+  readProcessTable,
+  type LlmSimStats,
+} from '@platform/bench-kit';
 import { MEMORY_INGEST_STREAM } from '@platform/contracts';
 import type { NatsConnection } from '@platform/service-kit';
 import { PLATFORM_APPS, type Platform } from '@platform/testing';
@@ -41,7 +48,12 @@ export const SHARED_ROWS = [
 
 /** Reads CPU of `own`'s processes, the shared servers and `other` (idle), plus `own`'s llm-sim and queue totals. */
 export async function read(own: MeasuredPlatform, other: MeasuredPlatform, shared: SharedServers): Promise<Reading> {
-  const [table, machine, llmSim, queue] = await Promise.all([readProcessTable(), readMachineCpu(), readLlmSimStats(own.platform.llmSimUrl!), queueTotals(own.nc)]);
+  const [table, machine, llmSim, queue] = await Promise.all([
+    readProcessTable(),
+    readMachineCpu(),
+    readLlmSimStats(own.platform.llmSimUrl!),
+    queueTotals(own.nc),
+  ]);
   const cpuMs = new Map<string, number>();
   const platformCpu = (p: MeasuredPlatform, into: (name: string, ms: number) => void) => {
     for (const app of PLATFORM_APPS) {
@@ -68,7 +80,11 @@ async function queueTotals(nc: NatsConnection): Promise<Reading['queue']> {
   const jsm = await jetstreamManager(nc);
   const stream = await jsm.streams.info(MEMORY_INGEST_STREAM).catch(() => undefined);
   const consumer = await jsm.consumers.info(MEMORY_INGEST_STREAM, 'memory-ingest').catch(() => undefined);
-  return { published: stream?.state.last_seq ?? 0, delivered: consumer?.delivered.consumer_seq ?? 0, redelivered: consumer?.num_redelivered ?? 0 };
+  return {
+    published: stream?.state.last_seq ?? 0,
+    delivered: consumer?.delivered.consumer_seq ?? 0,
+    redelivered: consumer?.num_redelivered ?? 0,
+  };
 }
 
 /** What one measured window cost per turn: CPU ms by row, and calls per turn. */

@@ -6,7 +6,22 @@
 // Run: npx nx run bench-turn:bench   (env: ROUNDS, N1, N64, CONCURRENCY, WARMUP, RAMP, BENCH_POSTGRES)
 // BREAKDOWN=1 adds where the time goes: each phase of a turn per load window (from the services'
 // spans) and each service's event-loop delay and GC pauses (README: "Where the time goes").
-import { closedLoop, cpuCount, intEnv, parseDuties, postgresDurabilityFromEnv, setModelLatency, startBenchPlatform, startSkeleton, type Skeleton, TimeBreakdown, type BenchPlatform, type LoadResult, type PlatformProcess, type ProcessSample } from '@platform/bench-kit';
+import {
+  closedLoop,
+  cpuCount,
+  intEnv,
+  parseDuties,
+  postgresDurabilityFromEnv,
+  setModelLatency,
+  startBenchPlatform,
+  startSkeleton,
+  type Skeleton,
+  TimeBreakdown,
+  type BenchPlatform,
+  type LoadResult,
+  type PlatformProcess,
+  type ProcessSample,
+} from '@platform/bench-kit';
 import { StatementWindows } from './statement-windows.js';
 import { median, percentile, PLATFORM_APPS } from '@platform/testing';
 import { openWindowLabel, runOpenLoop } from './open-loop-phase.js';
@@ -31,7 +46,8 @@ function fractionsEnv(name: string, fallback: number[]): number[] {
   if (raw === undefined) return fallback;
   if (raw.trim() === '') return [];
   const values = raw.split(',').map(Number);
-  if (values.some((v) => !Number.isFinite(v) || v <= 0 || v > 2)) throw new Error(`${name} must be a comma-separated list of fractions in (0, 2] (got '${raw}')`);
+  if (values.some((v) => !Number.isFinite(v) || v <= 0 || v > 2))
+    throw new Error(`${name} must be a comma-separated list of fractions in (0, 2] (got '${raw}')`);
   return values;
 }
 
@@ -45,8 +61,10 @@ const PG_STATEMENTS = ['1', 'true'].includes(process.env['PG_STATEMENTS'] ?? '')
  * floor doing the product's duties too (`FLOOR_DUTIES`, all by default); the floors in open mode only.
  */
 const TARGET = process.env['BENCH_TARGET'] ?? 'platform';
-if (TARGET !== 'platform' && TARGET !== 'floor' && TARGET !== 'floor-duties') throw new Error(`BENCH_TARGET must be 'platform', 'floor' or 'floor-duties' (got '${TARGET}')`);
-if (TARGET !== 'platform' && (MODE !== 'open' || BREAKDOWN || PG_STATEMENTS)) throw new Error(`BENCH_TARGET=${TARGET} runs in MODE=open, without BREAKDOWN or PG_STATEMENTS`);
+if (TARGET !== 'platform' && TARGET !== 'floor' && TARGET !== 'floor-duties')
+  throw new Error(`BENCH_TARGET must be 'platform', 'floor' or 'floor-duties' (got '${TARGET}')`);
+if (TARGET !== 'platform' && (MODE !== 'open' || BREAKDOWN || PG_STATEMENTS))
+  throw new Error(`BENCH_TARGET=${TARGET} runs in MODE=open, without BREAKDOWN or PG_STATEMENTS`);
 const FLOOR_DUTIES = TARGET === 'floor-duties' ? parseDuties(process.env['FLOOR_DUTIES'] ?? 'all') : [];
 /** `MODEL_LATENCY_MS`: llm-sim's delay before each answer (0: instant, the default). */
 const MODEL_LATENCY_MS = intEnv('MODEL_LATENCY_MS', 0, 0);
@@ -56,7 +74,11 @@ let breakdown: TimeBreakdown | undefined;
 let skeleton: Skeleton | undefined;
 try {
   breakdown = BREAKDOWN ? await TimeBreakdown.start({ sampleEvery: intEnv('BREAKDOWN_SAMPLE_EVERY', 1) }) : undefined;
-  bench = await startBenchPlatform({ durability: POSTGRES, statementStats: PG_STATEMENTS, ...(breakdown ? { env: breakdown.env } : {}) });
+  bench = await startBenchPlatform({
+    durability: POSTGRES,
+    statementStats: PG_STATEMENTS,
+    ...(breakdown ? { env: breakdown.env } : {}),
+  });
   const running = bench;
   await setModelLatency(running.llmSimUrl, MODEL_LATENCY_MS);
   const statements = PG_STATEMENTS ? new StatementWindows(running.infra.postgres) : undefined;
@@ -65,31 +87,41 @@ try {
   skeleton = TARGET === 'platform' ? undefined : await startSkeleton(running, { duties: FLOOR_DUTIES });
   const floor = skeleton;
   const turn = (): Promise<void> => (floor ? floor.turn() : tracing ? running.turn(tracing.headers()) : running.turn());
-  const measured = <T extends { latenciesMs: number[] }>(label: string, load: () => Promise<T>): Promise<T> => (tracing ? tracing.window(label, load, (r) => r.latenciesMs.length) : load());
+  const measured = <T extends { latenciesMs: number[] }>(label: string, load: () => Promise<T>): Promise<T> =>
+    tracing ? tracing.window(label, load, (r) => r.latenciesMs.length) : load();
 
   const samples = async (): Promise<Map<Measured, ProcessSample>> => {
     const platform = await running.sample();
     const self = process.cpuUsage();
-    return new Map<Measured, ProcessSample>([...platform, ['bench driver', { cpuMs: (self.user + self.system) / 1000, rssMiB: process.memoryUsage().rss / 2 ** 20 }]]);
+    return new Map<Measured, ProcessSample>([
+      ...platform,
+      ['bench driver', { cpuMs: (self.user + self.system) / 1000, rssMiB: process.memoryUsage().rss / 2 ** 20 }],
+    ]);
   };
 
   const cold = await closedLoop(turn, 1, 1);
   if (cold.errors) throw new Error(`the first turn failed: ${cold.firstError}`);
   await closedLoop(turn, 1, WARMUP);
   if (MODE === 'open') {
-    const floorName = FLOOR_DUTIES.length ? `the floor of the platform's design doing ${FLOOR_DUTIES.join(', ')}` : "the floor of the platform's design (no platform code)";
+    const floorName = FLOOR_DUTIES.length
+      ? `the floor of the platform's design doing ${FLOOR_DUTIES.join(', ')}`
+      : "the floor of the platform's design (no platform code)";
     out(`${floor ? floorName : 'the platform'}; PostgreSQL ${POSTGRES}; ${cpuCount()} CPUs`);
-    await runOpenLoop(turn, {
-      rounds: ROUNDS,
-      concurrency: CONCURRENCY,
-      ramp: RAMP,
-      saturationTurns: N64,
-      fractions: fractionsEnv('OPEN_FRACTIONS', [0.25, 0.5, 0.75]),
-      seconds: intEnv('OPEN_SECONDS', 20),
-      p99TargetMs: intEnv('P99_TARGET_MS', 100),
-      kneeFractions: fractionsEnv('KNEE_FRACTIONS', [0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0]),
-      measured,
-    }, (line) => process.stderr.write(`${line}\n`));
+    await runOpenLoop(
+      turn,
+      {
+        rounds: ROUNDS,
+        concurrency: CONCURRENCY,
+        ramp: RAMP,
+        saturationTurns: N64,
+        fractions: fractionsEnv('OPEN_FRACTIONS', [0.25, 0.5, 0.75]),
+        seconds: intEnv('OPEN_SECONDS', 20),
+        p99TargetMs: intEnv('P99_TARGET_MS', 100),
+        kneeFractions: fractionsEnv('KNEE_FRACTIONS', [0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0]),
+        measured,
+      },
+      (line) => process.stderr.write(`${line}\n`),
+    );
     tracing?.print(referenceWindow(fractionsEnv('OPEN_FRACTIONS', [0.25, 0.5, 0.75])), out);
   } else {
     const sequential: Array<LoadResult & { cpu: Map<Measured, number> }> = [];
@@ -99,14 +131,20 @@ try {
       const beforeSequential = await samples();
       const single = await measured('concurrency 1', () => closedLoop(turn, 1, N1));
       const afterSequential = await samples();
-      sequential.push({ ...single, cpu: new Map(MEASURED.map((m) => [m, afterSequential.get(m)!.cpuMs - beforeSequential.get(m)!.cpuMs])) });
+      sequential.push({
+        ...single,
+        cpu: new Map(MEASURED.map((m) => [m, afterSequential.get(m)!.cpuMs - beforeSequential.get(m)!.cpuMs])),
+      });
       ramps.push(await closedLoop(turn, CONCURRENCY, RAMP));
       await statements?.begin();
       const before = await samples();
       const result = await measured(`concurrency ${CONCURRENCY}`, () => closedLoop(turn, CONCURRENCY, N64));
       const after = await samples();
       await statements?.end(result.latenciesMs.length);
-      concurrent.push({ ...result, cpu: new Map(MEASURED.map((m) => [m, after.get(m)!.cpuMs - before.get(m)!.cpuMs])) });
+      concurrent.push({
+        ...result,
+        cpu: new Map(MEASURED.map((m) => [m, after.get(m)!.cpuMs - before.get(m)!.cpuMs])),
+      });
       process.stderr.write(`round ${round}/${ROUNDS} done\n`);
     }
     const memory = await samples();
@@ -134,16 +172,28 @@ function fmt(n: number, digits = 1): string {
   return n.toFixed(digits);
 }
 
-function report(cold: LoadResult, sequential: Array<LoadResult & { cpu: Map<Measured, number> }>, concurrent: Array<LoadResult & { cpu: Map<Measured, number> }>, ramps: LoadResult[], memory: Map<Measured, ProcessSample>): void {
+function report(
+  cold: LoadResult,
+  sequential: Array<LoadResult & { cpu: Map<Measured, number> }>,
+  concurrent: Array<LoadResult & { cpu: Map<Measured, number> }>,
+  ramps: LoadResult[],
+  memory: Map<Measured, ProcessSample>,
+): void {
   const p50s = sequential.map((r) => median(r.latenciesMs));
-  const p99 = (values: readonly number[]): number => percentile([...values].sort((a, b) => a - b), 99);
+  const p99 = (values: readonly number[]): number =>
+    percentile(
+      [...values].sort((a, b) => a - b),
+      99,
+    );
   const p99s1 = sequential.map((r) => p99(r.latenciesMs));
   const throughputs = concurrent.map((r) => (r.latenciesMs.length / r.elapsedMs) * 1000);
   const p99s = concurrent.map((r) => p99(r.latenciesMs));
   const p50sC = concurrent.map((r) => median(r.latenciesMs));
   const errors = [...sequential, ...ramps, ...concurrent].reduce((sum, r) => sum + r.errors, 0);
   const firstError = [...sequential, ...ramps, ...concurrent].find((r) => r.firstError)?.firstError;
-  out(`\n2-step turn through the HTTP API (calculator), llm-sim ${MODEL_LATENCY_MS ? `answering after ${MODEL_LATENCY_MS} ms` : 'instant'}; PostgreSQL ${POSTGRES}; ${ROUNDS} rounds, medians; ${cpuCount()} CPUs`);
+  out(
+    `\n2-step turn through the HTTP API (calculator), llm-sim ${MODEL_LATENCY_MS ? `answering after ${MODEL_LATENCY_MS} ms` : 'instant'}; PostgreSQL ${POSTGRES}; ${ROUNDS} rounds, medians; ${cpuCount()} CPUs`,
+  );
   out('| measure | value | target |');
   out('|---|---|---|');
   out(`| cold first turn | ${fmt(cold.latenciesMs[0] ?? NaN)} ms | - |`);
@@ -155,14 +205,22 @@ function report(cold: LoadResult, sequential: Array<LoadResult & { cpu: Map<Meas
   out(`| slowest turn at concurrency ${CONCURRENCY} | ${fmt(median(maxes))} ms | - |`);
   out(`| errors | ${errors}${firstError ? ` (first: ${firstError})` : ''} | 0 |`);
   out(`\nPer process during the concurrency-${CONCURRENCY} phase, and during the concurrency-1 phase (median round):`);
-  out(`| process | CPU ms per turn | share of one core | RSS at end (MiB) | concurrency 1: CPU ms per turn | concurrency 1: share of one core |`);
+  out(
+    `| process | CPU ms per turn | share of one core | RSS at end (MiB) | concurrency 1: CPU ms per turn | concurrency 1: share of one core |`,
+  );
   out('|---|---|---|---|---|---|');
-  const perTurn = (phase: typeof concurrent, m: Measured) => median(phase.map((r) => r.cpu.get(m)! / r.latenciesMs.length));
+  const perTurn = (phase: typeof concurrent, m: Measured) =>
+    median(phase.map((r) => r.cpu.get(m)! / r.latenciesMs.length));
   const share = (phase: typeof concurrent, m: Measured) => median(phase.map((r) => r.cpu.get(m)! / r.elapsedMs));
   for (const m of MEASURED) {
     const rss = memory.get(m)!.rssMiB;
-    out(`| ${m} | ${fmt(perTurn(concurrent, m), 2)} | ${fmt(share(concurrent, m) * 100, 0)}% | ${Number.isNaN(rss) ? '-' : fmt(rss, 0)} | ${fmt(perTurn(sequential, m), 2)} | ${fmt(share(sequential, m) * 100, 0)}% |`);
+    out(
+      `| ${m} | ${fmt(perTurn(concurrent, m), 2)} | ${fmt(share(concurrent, m) * 100, 0)}% | ${Number.isNaN(rss) ? '-' : fmt(rss, 0)} | ${fmt(perTurn(sequential, m), 2)} | ${fmt(share(sequential, m) * 100, 0)}% |`,
+    );
   }
-  const total = (phase: typeof concurrent) => median(phase.map((r) => [...r.cpu.values()].reduce((a, b) => a + b, 0) / r.elapsedMs));
-  out(`| all of the above | | ${fmt(total(concurrent) * 100, 0)}% of one core (${cpuCount()} cores) | | | ${fmt(total(sequential) * 100, 0)}% |`);
+  const total = (phase: typeof concurrent) =>
+    median(phase.map((r) => [...r.cpu.values()].reduce((a, b) => a + b, 0) / r.elapsedMs));
+  out(
+    `| all of the above | | ${fmt(total(concurrent) * 100, 0)}% of one core (${cpuCount()} cores) | | | ${fmt(total(sequential) * 100, 0)}% |`,
+  );
 }

@@ -53,18 +53,25 @@ export async function runOpenLoop(turn: Turn, settings: OpenLoopSettings, log: (
       const rate = summary.fraction * throughput;
       summary.rates.push(rate);
       const offer = (): Promise<OpenLoopResult> => openLoop(turn, rate, settings.seconds * 1000);
-      summary.results.push(await (settings.measured ? settings.measured(openWindowLabel(summary.fraction), offer) : offer()));
+      summary.results.push(
+        await (settings.measured ? settings.measured(openWindowLabel(summary.fraction), offer) : offer()),
+      );
     }
     log(`open-loop round ${round}/${settings.rounds} done (saturation ${fmt(throughput, 0)} turns/s)`);
   }
   const saturation = median(saturations);
-  out(`\nOpen loop: saturation (closed loop, concurrency ${settings.concurrency}) ${fmt(saturation, 0)} turns/s (median of ${settings.rounds}); each rate offered ${settings.seconds} s; latency from the intended send time`);
+  out(
+    `\nOpen loop: saturation (closed loop, concurrency ${settings.concurrency}) ${fmt(saturation, 0)} turns/s (median of ${settings.rounds}); each rate offered ${settings.seconds} s; latency from the intended send time`,
+  );
   out('| offered (share of saturation) | answered turns/s | p50 | p99 | p99.9 | max | errors | worst send lag |');
   out('|---|---|---|---|---|---|---|---|');
   for (const s of summaries) {
     const m = (f: (r: OpenLoopResult) => number): number => median(s.results.map(f));
     out(
-      `| ${fmt(median(s.rates), 0)} turns/s (${fmt(s.fraction * 100, 0)}%) | ${fmt(m((r) => r.achievedRate), 0)} | ${fmt(m((r) => pct(r, 50)))} ms | ${fmt(m((r) => pct(r, 99)))} ms | ${fmt(m((r) => pct(r, 99.9)))} ms | ${fmt(m((r) => Math.max(...r.latenciesMs)))} ms | ${s.results.reduce((n, r) => n + r.errors, 0)} | ${fmt(m((r) => r.worstSendLagMs))} ms |`,
+      `| ${fmt(median(s.rates), 0)} turns/s (${fmt(s.fraction * 100, 0)}%) | ${fmt(
+        m((r) => r.achievedRate),
+        0,
+      )} | ${fmt(m((r) => pct(r, 50)))} ms | ${fmt(m((r) => pct(r, 99)))} ms | ${fmt(m((r) => pct(r, 99.9)))} ms | ${fmt(m((r) => Math.max(...r.latenciesMs)))} ms | ${s.results.reduce((n, r) => n + r.errors, 0)} | ${fmt(m((r) => r.worstSendLagMs))} ms |`,
     );
   }
   if (settings.kneeFractions.length === 0) return;
@@ -74,10 +81,14 @@ export async function runOpenLoop(turn: Turn, settings: OpenLoopSettings, log: (
     const p99 = pct(result, 99);
     log(`knee search: ${fmt(fraction * saturation, 0)} turns/s -> p99 ${fmt(p99)} ms`);
     if (p99 > settings.p99TargetMs) {
-      out(`\np99 passes ${settings.p99TargetMs} ms at ${fmt(result.rate, 0)} turns/s (${fmt(fraction * 100, 0)}% of saturation; p99 ${fmt(p99)} ms)${below ? `; at ${fmt(below.rate, 0)} turns/s it was ${fmt(below.p99)} ms` : ' (already at the lowest rate tried)'}`);
+      out(
+        `\np99 passes ${settings.p99TargetMs} ms at ${fmt(result.rate, 0)} turns/s (${fmt(fraction * 100, 0)}% of saturation; p99 ${fmt(p99)} ms)${below ? `; at ${fmt(below.rate, 0)} turns/s it was ${fmt(below.p99)} ms` : ' (already at the lowest rate tried)'}`,
+      );
       return;
     }
     below = { rate: result.rate, p99 };
   }
-  out(`\np99 stayed under ${settings.p99TargetMs} ms up to ${fmt(below?.rate ?? 0, 0)} turns/s (the highest rate tried)`);
+  out(
+    `\np99 stayed under ${settings.p99TargetMs} ms up to ${fmt(below?.rate ?? 0, 0)} turns/s (the highest rate tried)`,
+  );
 }

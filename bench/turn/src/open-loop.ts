@@ -46,5 +46,12 @@ export async function openLoop(turn: Turn, rate: number, durationMs: number): Pr
   }
   await Promise.all(inFlight);
   const elapsedMs = performance.now() - started;
-  return { rate, latenciesMs, errors, ...(firstError ? { firstError } : {}), achievedRate: (latenciesMs.length / elapsedMs) * 1000, worstSendLagMs };
+  return {
+    rate,
+    latenciesMs,
+    errors,
+    ...(firstError ? { firstError } : {}),
+    achievedRate: (latenciesMs.length / elapsedMs) * 1000,
+    worstSendLagMs,
+  };
 }

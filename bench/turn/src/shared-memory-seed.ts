@@ -33,7 +33,10 @@ export async function captureFinishedTurns(nc: NatsConnection): Promise<Captured
 }
 
 /** Publishes the copied messages to `nc`'s ingestion stream (each acknowledged by the stream); returns how many. */
-export async function replayFinishedTurns(nc: NatsConnection, turns: readonly { subject: string; body: Uint8Array }[]): Promise<number> {
+export async function replayFinishedTurns(
+  nc: NatsConnection,
+  turns: readonly { subject: string; body: Uint8Array }[],
+): Promise<number> {
   const js = jetstream(nc);
   for (const turn of turns) await js.publish(turn.subject, turn.body);
   return turns.length;

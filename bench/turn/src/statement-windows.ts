@@ -1,7 +1,14 @@
 // PG_STATEMENTS=1: PostgreSQL's statements per turn over the measured windows (pg_stat_statements,
 // reset at each window's start and read at its end, summed over windows) and its write commits per
 // turn (each a WAL flush when durable).
-import { nextTransactionId, postgresProcessCpu, resetStatementStats, statementTable, topStatements, type StatementShare } from '@platform/bench-kit';
+import {
+  nextTransactionId,
+  postgresProcessCpu,
+  resetStatementStats,
+  statementTable,
+  topStatements,
+  type StatementShare,
+} from '@platform/bench-kit';
 import type { PostgresServerHandle } from '@platform/testing';
 
 /** The platform's services all use the cluster's `postgres` database (libs/testing's startInfra). */
@@ -35,7 +42,20 @@ export class StatementWindows {
     this.turns += turns;
     for (const s of await topStatements(this.postgres, DATABASE, 200)) {
       const sum = this.totals.get(s.query);
-      this.totals.set(s.query, sum ? { ...sum, calls: sum.calls + s.calls, rows: sum.rows + s.rows, totalMs: sum.totalMs + s.totalMs, planMs: sum.planMs + s.planMs, blocks: sum.blocks + s.blocks, walBytes: sum.walBytes + s.walBytes } : s);
+      this.totals.set(
+        s.query,
+        sum
+          ? {
+              ...sum,
+              calls: sum.calls + s.calls,
+              rows: sum.rows + s.rows,
+              totalMs: sum.totalMs + s.totalMs,
+              planMs: sum.planMs + s.planMs,
+              blocks: sum.blocks + s.blocks,
+              walBytes: sum.walBytes + s.walBytes,
+            }
+          : s,
+      );
     }
   }
 
@@ -50,7 +70,10 @@ export class StatementWindows {
       `\nPostgreSQL CPU per turn at ${label} by session (application name) or background process (/proc; 10 ms ticks per process):`,
       '| session or process | CPU ms per turn |',
       '|---|---|',
-      ...[...this.cpuByWho].filter(([, ms]) => ms > 0).sort((a, b) => b[1] - a[1]).map(([who, ms]) => `| ${who} | ${(ms / this.turns).toFixed(2)} |`),
+      ...[...this.cpuByWho]
+        .filter(([, ms]) => ms > 0)
+        .sort((a, b) => b[1] - a[1])
+        .map(([who, ms]) => `| ${who} | ${(ms / this.turns).toFixed(2)} |`),
     ];
   }
 }

@@ -71,13 +71,17 @@ if (process.argv[2] === 'server') {
     };
     const closedLoop = async (): Promise<number> => {
       let left = CLOSED_REQUESTS;
-      await Promise.all(Array.from({ length: 64 }, async () => {
-        while (left-- > 0) await call();
-      }));
+      await Promise.all(
+        Array.from({ length: 64 }, async () => {
+          while (left-- > 0) await call();
+        }),
+      );
       return CLOSED_REQUESTS;
     };
     await closedLoop(); // warm-up: JIT, connections
-    process.stdout.write('| offered | requests | server CPU per request (us) | client CPU per request (us) |\n|---|---|---|---|\n');
+    process.stdout.write(
+      '| offered | requests | server CPU per request (us) | client CPU per request (us) |\n|---|---|---|---|\n',
+    );
     for (let round = 1; round <= ROUNDS; round++) {
       for (const rate of RATES) await measure(`${rate}/s (round ${round})`, openLoop(rate));
       await measure(`64 closed-loop clients (round ${round})`, closedLoop);

@@ -3,7 +3,16 @@ import { existsSync, lstatSync, mkdtempSync, readdirSync, readFileSync, readlink
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { freePort, generateCredentialKeys, ManagedProcess, sharedServicePki, startNatsServer, startPostgresServer, type NatsServerHandle, type PostgresServerHandle } from '@platform/testing';
+import {
+  freePort,
+  generateCredentialKeys,
+  ManagedProcess,
+  sharedServicePki,
+  startNatsServer,
+  startPostgresServer,
+  type NatsServerHandle,
+  type PostgresServerHandle,
+} from '@platform/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 const repoRoot = fileURLToPath(new URL('../../../', import.meta.url));
@@ -25,11 +34,17 @@ const out = path.join(work, 'out-tool-runner');
  * what `COPY . .` puts in the image's build stage.
  */
 function copyBuildContext(): void {
-  const files = execFileSync('git', ['ls-files', '-co', '--exclude-standard', '-z'], { cwd: repoRoot, encoding: 'utf8' })
+  const files = execFileSync('git', ['ls-files', '-co', '--exclude-standard', '-z'], {
+    cwd: repoRoot,
+    encoding: 'utf8',
+  })
     .split('\0')
     .filter((file) => file && existsSync(path.join(repoRoot, file)));
   execFileSync('mkdir', ['-p', context]);
-  execFileSync('tar', ['--null', '-T', '-', '-cf', path.join(work, 'context.tar')], { cwd: repoRoot, input: files.join('\0') });
+  execFileSync('tar', ['--null', '-T', '-', '-cf', path.join(work, 'context.tar')], {
+    cwd: repoRoot,
+    input: files.join('\0'),
+  });
   execFileSync('tar', ['-xf', path.join(work, 'context.tar'), '-C', context]);
 }
 
@@ -82,7 +97,11 @@ describe('deploy/docker/build-app.sh on a clean copy of the repository', () => {
 
   it('refuses an unknown app by name', async () => {
     const result = await new Promise<{ code: number | null; output: string }>((resolve) => {
-      const child = spawn('bash', [path.join(context, 'deploy/docker/build-app.sh'), 'no-such-app', path.join(work, 'nothing')], { stdio: ['ignore', 'pipe', 'pipe'] });
+      const child = spawn(
+        'bash',
+        [path.join(context, 'deploy/docker/build-app.sh'), 'no-such-app', path.join(work, 'nothing')],
+        { stdio: ['ignore', 'pipe', 'pipe'] },
+      );
       let output = '';
       child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
       child.once('exit', (code) => resolve({ code, output }));
@@ -95,14 +114,22 @@ describe('deploy/docker/build-app.sh on a clean copy of the repository', () => {
     expect(readlinkSync(path.join(out, 'app'))).toBe('apps/tool-runner');
     expect(existsSync(path.join(out, 'app/dist/main.js'))).toBe(true);
     expect(existsSync(path.join(out, 'app/src'))).toBe(false);
-    expect(JSON.parse(readFileSync(path.join(out, 'package.json'), 'utf8'))).toMatchObject({ name: 'agent-platform', workspaces: expect.any(Array) });
-    const libs = execFileSync('ls', [path.join(out, 'libs')], { encoding: 'utf8' }).split('\n').filter(Boolean);
+    expect(JSON.parse(readFileSync(path.join(out, 'package.json'), 'utf8'))).toMatchObject({
+      name: 'agent-platform',
+      workspaces: expect.any(Array),
+    });
+    const libs = execFileSync('ls', [path.join(out, 'libs')], { encoding: 'utf8' })
+      .split('\n')
+      .filter(Boolean);
     expect(libs).toEqual(expect.arrayContaining(['contracts', 'service-kit', 'telemetry', 'tool-sdk']));
     expect(libs).not.toContain('testing');
     for (const lib of libs) {
       expect(existsSync(path.join(out, 'libs', lib, 'dist')), `libs/${lib}/dist`).toBe(true);
       expect(existsSync(path.join(out, 'libs', lib, 'src')), `libs/${lib}/src`).toBe(false);
-      expect(lstatSync(path.join(out, 'node_modules/@platform', lib)).isSymbolicLink(), `node_modules/@platform/${lib}`).toBe(true);
+      expect(
+        lstatSync(path.join(out, 'node_modules/@platform', lib)).isSymbolicLink(),
+        `node_modules/@platform/${lib}`,
+      ).toBe(true);
     }
     expect(existsSync(path.join(out, 'apps/api'))).toBe(false);
   });
@@ -116,12 +143,18 @@ describe('deploy/docker/build-app.sh on a clean copy of the repository', () => {
     }
   });
 
-  it('starts with the image\'s command, serves, and drains on SIGTERM', async () => {
+  it("starts with the image's command, serves, and drains on SIGTERM", async () => {
     nats = await startNatsServer();
     const [, ...args] = imageCommand();
     const service = ManagedProcess.start('tool-runner (built)', process.execPath, args, {
       cwd: out,
-      env: { PATH: process.env['PATH'], NODE_ENV: 'production', NATS_URL: nats.url, RUNNER_NAME: 'image-check', OTEL_SDK_DISABLED: 'true' },
+      env: {
+        PATH: process.env['PATH'],
+        NODE_ENV: 'production',
+        NATS_URL: nats.url,
+        RUNNER_NAME: 'image-check',
+        OTEL_SDK_DISABLED: 'true',
+      },
     });
     try {
       await service.waitForOutput((output) => output.includes('"msg":"ready"'), 120_000);
@@ -201,7 +234,15 @@ describe('deploy/docker/build-app.sh for the api', () => {
     const [, ...args] = imageCommand();
     const service = ManagedProcess.start('api (built)', process.execPath, args, {
       cwd: apiOut,
-      env: { PATH: process.env['PATH'], NODE_ENV: 'production', OTEL_SDK_DISABLED: 'true', NATS_URL: nats.url, HTTP_PORT: String(port), AUTH_JWT_SECRET: 'image-check-secret-image-check-secret', ...(await (await sharedServicePki()).env('api')) },
+      env: {
+        PATH: process.env['PATH'],
+        NODE_ENV: 'production',
+        OTEL_SDK_DISABLED: 'true',
+        NATS_URL: nats.url,
+        HTTP_PORT: String(port),
+        AUTH_JWT_SECRET: 'image-check-secret-image-check-secret',
+        ...(await (await sharedServicePki()).env('api')),
+      },
     });
     try {
       await service.waitForOutput((output) => output.includes('"msg":"ready"'), 120_000);

@@ -40,8 +40,12 @@ export async function loadAppConfigSchema(app: string): Promise<AppConfigSchema>
   const dir = appDir(app);
   const moduleUrl = pathToFileURL(path.join(repoRoot, dir, 'src/config.ts')).href;
   const exports = (await import(moduleUrl)) as Record<string, unknown>;
-  const objects = Object.entries(exports).filter(([name, value]) => /Config(Schema)?$/.test(name) && isObjectSchema(value));
-  const builders = Object.entries(exports).filter(([name, value]) => /ConfigSchema$/.test(name) && typeof value === 'function');
+  const objects = Object.entries(exports).filter(
+    ([name, value]) => /Config(Schema)?$/.test(name) && isObjectSchema(value),
+  );
+  const builders = Object.entries(exports).filter(
+    ([name, value]) => /ConfigSchema$/.test(name) && typeof value === 'function',
+  );
   let schemaFor: (env: Record<string, string>) => z.ZodType;
   if (objects.length === 1) {
     const schema = objects[0]![1] as ObjectSchema;
@@ -50,7 +54,9 @@ export async function loadAppConfigSchema(app: string): Promise<AppConfigSchema>
     const build = builders[0]![1] as (env: Record<string, string>) => z.ZodType;
     schemaFor = (env) => build(env);
   } else {
-    throw new Error(`${dir}/src/config.ts must export exactly one config schema (a z.object named *Config, or a *ConfigSchema builder); found ${[...objects, ...builders].map(([n]) => n).join(', ') || 'none'}`);
+    throw new Error(
+      `${dir}/src/config.ts must export exactly one config schema (a z.object named *Config, or a *ConfigSchema builder); found ${[...objects, ...builders].map(([n]) => n).join(', ') || 'none'}`,
+    );
   }
   const shape = schemaFor({});
   if (!isObjectSchema(shape)) throw new Error(`${dir}/src/config.ts: the config schema is not a z.object`);

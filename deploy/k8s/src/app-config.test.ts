@@ -23,11 +23,14 @@ function materializeMountedFile(value: string, container: Container, workload: W
     if (!value.startsWith(`${mount.mountPath}/`)) continue;
     const volume = workload.spec.template.spec.volumes?.find((v) => v.name === mount.name);
     const configMapName = volume?.configMap?.name;
-    const configMap = objects.filter((o): o is K8sObject & { data?: Record<string, string> } => o.kind === 'ConfigMap').find((o) => o.metadata.name === configMapName);
+    const configMap = objects
+      .filter((o): o is K8sObject & { data?: Record<string, string> } => o.kind === 'ConfigMap')
+      .find((o) => o.metadata.name === configMapName);
     if (!configMap) return value;
     const key = value.slice(mount.mountPath.length + 1);
     const content = configMap.data?.[key];
-    if (content === undefined) throw new Error(`${idOf(workload)}: ${value} is not a key of ConfigMap ${configMap.metadata.name}`);
+    if (content === undefined)
+      throw new Error(`${idOf(workload)}: ${value} is not a key of ConfigMap ${configMap.metadata.name}`);
     const file = path.join(scratch, workload.metadata.name, key);
     mkdirSync(path.dirname(file), { recursive: true });
     writeFileSync(file, content);
@@ -36,7 +39,7 @@ function materializeMountedFile(value: string, container: Container, workload: W
   return value;
 }
 
-describe.each(OVERLAYS)('the %s overlay sets what each app\'s config schema requires', (overlay) => {
+describe.each(OVERLAYS)("the %s overlay sets what each app's config schema requires", (overlay) => {
   let objects: K8sObject[];
   let containers: { workload: Workload; container: Container; app: string; schema: AppConfigSchema }[];
   beforeAll(async () => {
@@ -60,7 +63,12 @@ describe.each(OVERLAYS)('the %s overlay sets what each app\'s config schema requ
       const env = containerEnv(container, objects);
       return [
         ...env.problems.map((p) => `${idOf(workload)}: ${p}`),
-        ...schema.required.filter((name) => !env.vars.has(name)).map((name) => `${idOf(workload)}: ${schema.dir}/src/config.ts requires ${name}, which no ConfigMap or Secret of the manifests sets`),
+        ...schema.required
+          .filter((name) => !env.vars.has(name))
+          .map(
+            (name) =>
+              `${idOf(workload)}: ${schema.dir}/src/config.ts requires ${name}, which no ConfigMap or Secret of the manifests sets`,
+          ),
       ];
     });
     expect(missing).toEqual([]);
@@ -73,18 +81,28 @@ describe.each(OVERLAYS)('the %s overlay sets what each app\'s config schema requ
     for (const [name, origin] of containerEnv(container, objects).vars) {
       if (origin.kind === 'secret') {
         const sample = SAMPLE_SECRET_VALUES[name];
-        if (sample === undefined) problems.push(`${idOf(workload)}: ${name} comes from Secret ${origin.secret}: add a sample value to src/sample-secrets.ts`);
+        if (sample === undefined)
+          problems.push(
+            `${idOf(workload)}: ${name} comes from Secret ${origin.secret}: add a sample value to src/sample-secrets.ts`,
+          );
         else env[name] = sample;
       } else env[name] = materializeMountedFile(origin.value, container, workload, objects);
     }
     return { env, problems };
   };
 
-  it('passes the whole environment through the app\'s schema as at boot (Secrets replaced by samples)', () => {
+  it("passes the whole environment through the app's schema as at boot (Secrets replaced by samples)", () => {
     const failures = containers.flatMap(({ workload, container, schema }) => {
       const { env, problems } = bootEnv(workload, container);
       const result = schema.schemaFor(env).safeParse(env);
-      return [...problems, ...(result.success ? [] : result.error.issues.map((issue) => `${idOf(workload)}: ${issue.path.join('.') || '(config)'}: ${issue.message}`))];
+      return [
+        ...problems,
+        ...(result.success
+          ? []
+          : result.error.issues.map(
+              (issue) => `${idOf(workload)}: ${issue.path.join('.') || '(config)'}: ${issue.message}`,
+            )),
+      ];
     });
     expect(failures).toEqual([]);
   });
@@ -94,7 +112,10 @@ describe.each(OVERLAYS)('the %s overlay sets what each app\'s config schema requ
       [...containerEnv(container, objects).vars]
         .filter(([, origin]) => origin.kind !== 'configMap' || origin.from !== SHARED_CONFIG_MAP)
         .filter(([name]) => !schema.variables.includes(name) && !name.startsWith('OTEL_'))
-        .map(([name, origin]) => `${idOf(workload)}: ${name} (${origin.kind === 'secret' ? `Secret ${origin.secret}` : origin.from}) is not a setting of ${schema.dir}`),
+        .map(
+          ([name, origin]) =>
+            `${idOf(workload)}: ${name} (${origin.kind === 'secret' ? `Secret ${origin.secret}` : origin.from}) is not a setting of ${schema.dir}`,
+        ),
     );
     expect(unknown).toEqual([]);
   });
@@ -107,7 +128,11 @@ describe.each(OVERLAYS)('the %s overlay sets what each app\'s config schema requ
       const periodMs = (workload.spec.template.spec.terminationGracePeriodSeconds ?? 30) * 1000;
       if (graceMs === undefined) return [`${idOf(workload)}: SHUTDOWN_GRACE_MS unknown`];
       // Room for the preStop window and for the process to exit after draining.
-      return periodMs >= graceMs + 5_000 ? [] : [`${idOf(workload)}: terminationGracePeriodSeconds ${periodMs / 1000} s does not outlast SHUTDOWN_GRACE_MS ${graceMs} ms by 5 s`];
+      return periodMs >= graceMs + 5_000
+        ? []
+        : [
+            `${idOf(workload)}: terminationGracePeriodSeconds ${periodMs / 1000} s does not outlast SHUTDOWN_GRACE_MS ${graceMs} ms by 5 s`,
+          ];
     });
     expect(short).toEqual([]);
   });
@@ -119,10 +144,16 @@ describe.each(OVERLAYS)('the %s overlay sets what each app\'s config schema requ
         const origin = env.get(name);
         return origin && origin.kind !== 'secret' ? origin.value : undefined;
       };
-      for (const [host, port] of [['GRPC_HOST', 'GRPC_PORT'], ['HTTP_HOST', 'HTTP_PORT']] as const) {
+      for (const [host, port] of [
+        ['GRPC_HOST', 'GRPC_PORT'],
+        ['HTTP_HOST', 'HTTP_PORT'],
+      ] as const) {
         if (!schema.variables.includes(port)) continue;
         expect(value(host), `${idOf(workload)} ${host}`).toBe('0.0.0.0');
-        expect(container.ports?.map((p) => p.containerPort), `${idOf(workload)} ${port}`).toContain(Number(value(port)));
+        expect(
+          container.ports?.map((p) => p.containerPort),
+          `${idOf(workload)} ${port}`,
+        ).toContain(Number(value(port)));
       }
     }
   });

@@ -9,7 +9,11 @@ export interface Container {
   name: string;
   image: string;
   env?: { name: string; value?: string; valueFrom?: EnvVarSource }[];
-  envFrom?: { configMapRef?: { name: string; optional?: boolean }; secretRef?: { name: string; optional?: boolean }; prefix?: string }[];
+  envFrom?: {
+    configMapRef?: { name: string; optional?: boolean };
+    secretRef?: { name: string; optional?: boolean };
+    prefix?: string;
+  }[];
   ports?: { name?: string; containerPort: number }[];
   readinessProbe?: Probe;
   livenessProbe?: Probe;
@@ -39,10 +43,18 @@ export interface PodSpec {
   terminationGracePeriodSeconds?: number;
   topologySpreadConstraints?: unknown[];
 }
-export type Workload = K8sObject & { spec: { replicas?: number; selector: { matchLabels: Record<string, string> }; template: { metadata: { labels: Record<string, string> }; spec: PodSpec } } };
+export type Workload = K8sObject & {
+  spec: {
+    replicas?: number;
+    selector: { matchLabels: Record<string, string> };
+    template: { metadata: { labels: Record<string, string> }; spec: PodSpec };
+  };
+};
 
 /** Where a variable's value comes from in the manifests. */
-export type EnvOrigin = { kind: 'literal' | 'configMap'; value: string; from: string } | { kind: 'secret'; secret: string; key: string; optional: boolean };
+export type EnvOrigin =
+  | { kind: 'literal' | 'configMap'; value: string; from: string }
+  | { kind: 'secret'; secret: string; key: string; optional: boolean };
 
 /** What a container's environment is made of, variable by variable, and the whole Secrets it imports. */
 export interface ContainerEnv {
@@ -58,7 +70,11 @@ export interface ContainerEnv {
  * problem unless optional); Secrets are not part of the manifests, so their values stay references.
  */
 export function containerEnv(container: Container, objects: K8sObject[]): ContainerEnv {
-  const configMaps = new Map(objects.filter((o) => o.kind === 'ConfigMap').map((o) => [o.metadata.name, (o as K8sObject & { data?: Record<string, string> }).data ?? {}]));
+  const configMaps = new Map(
+    objects
+      .filter((o) => o.kind === 'ConfigMap')
+      .map((o) => [o.metadata.name, (o as K8sObject & { data?: Record<string, string> }).data ?? {}]),
+  );
   const vars = new Map<string, EnvOrigin>();
   const secretRefs: ContainerEnv['secretRefs'] = [];
   const problems: string[] = [];
@@ -66,12 +82,15 @@ export function containerEnv(container: Container, objects: K8sObject[]): Contai
     if (source.configMapRef) {
       const data = configMaps.get(source.configMapRef.name);
       if (!data) {
-        if (!source.configMapRef.optional) problems.push(`envFrom names ConfigMap ${source.configMapRef.name}, which the manifests do not define`);
+        if (!source.configMapRef.optional)
+          problems.push(`envFrom names ConfigMap ${source.configMapRef.name}, which the manifests do not define`);
         continue;
       }
-      for (const [key, value] of Object.entries(data)) vars.set(`${source.prefix ?? ''}${key}`, { kind: 'configMap', value, from: source.configMapRef.name });
+      for (const [key, value] of Object.entries(data))
+        vars.set(`${source.prefix ?? ''}${key}`, { kind: 'configMap', value, from: source.configMapRef.name });
     }
-    if (source.secretRef) secretRefs.push({ name: source.secretRef.name, optional: source.secretRef.optional ?? false });
+    if (source.secretRef)
+      secretRefs.push({ name: source.secretRef.name, optional: source.secretRef.optional ?? false });
   }
   for (const entry of container.env ?? []) {
     if (entry.value !== undefined) vars.set(entry.name, { kind: 'literal', value: entry.value, from: 'env' });
@@ -82,7 +101,8 @@ export function containerEnv(container: Container, objects: K8sObject[]): Contai
       const ref = entry.valueFrom.configMapKeyRef;
       const value = configMaps.get(ref.name)?.[ref.key];
       if (value === undefined) {
-        if (!ref.optional) problems.push(`${entry.name} reads ConfigMap ${ref.name} key ${ref.key}, which the manifests do not define`);
+        if (!ref.optional)
+          problems.push(`${entry.name} reads ConfigMap ${ref.name} key ${ref.key}, which the manifests do not define`);
       } else vars.set(entry.name, { kind: 'configMap', value, from: ref.name });
     }
   }

@@ -25,13 +25,18 @@ export async function validateAgainstSchema(object: K8sObject): Promise<void> {
   try {
     models = (await import(modulePath)) as Record<string, unknown>;
   } catch {
-    throw new UnknownKindError(`${object.apiVersion} ${object.kind}: no schema package for this API group (${modulePath})`);
+    throw new UnknownKindError(
+      `${object.apiVersion} ${object.kind}: no schema package for this API group (${modulePath})`,
+    );
   }
   const Model = models[object.kind] as ModelClass | undefined;
-  if (typeof Model !== 'function') throw new UnknownKindError(`${object.apiVersion} ${object.kind}: unknown kind in ${modulePath}`);
+  if (typeof Model !== 'function')
+    throw new UnknownKindError(`${object.apiVersion} ${object.kind}: unknown kind in ${modulePath}`);
   try {
     new Model(object).validate();
   } catch (err) {
-    throw new Error(`${object.kind}/${object.metadata.name} does not match the ${object.apiVersion} schema: ${(err as Error).message}`);
+    throw new Error(
+      `${object.kind}/${object.metadata.name} does not match the ${object.apiVersion} schema: ${(err as Error).message}`,
+    );
   }
 }

@@ -19,10 +19,17 @@ export interface K8sObject {
 export function renderKustomization(dir: string): K8sObject[] {
   let text: string;
   try {
-    text = execFileSync('kubectl', ['kustomize', path.join(manifestsRoot, dir)], { encoding: 'utf8', maxBuffer: 64 * 1024 * 1024, stdio: ['ignore', 'pipe', 'pipe'] });
+    text = execFileSync('kubectl', ['kustomize', path.join(manifestsRoot, dir)], {
+      encoding: 'utf8',
+      maxBuffer: 64 * 1024 * 1024,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
   } catch (err) {
     const failure = err as NodeJS.ErrnoException & { stderr?: string };
-    if (failure.code === 'ENOENT') throw new Error('kubectl is not on PATH: the manifests are rendered with `kubectl kustomize` (kubectl 1.27+, kustomize v5)');
+    if (failure.code === 'ENOENT')
+      throw new Error(
+        'kubectl is not on PATH: the manifests are rendered with `kubectl kustomize` (kubectl 1.27+, kustomize v5)',
+      );
     throw new Error(`kubectl kustomize ${dir} failed: ${failure.stderr ?? failure.message}`);
   }
   return parseYamlObjects(text, dir);

@@ -29,7 +29,10 @@ async function call<T>(url: string, token: string, init: { method: string; body?
     body: init.body ? JSON.stringify(init.body) : undefined,
   });
   const body = (await response.json()) as T & { error?: { code: string; message: string } };
-  if (!response.ok) throw new Error(`${init.method} ${url} -> ${response.status} ${body.error?.code ?? ''}: ${body.error?.message ?? ''}`);
+  if (!response.ok)
+    throw new Error(
+      `${init.method} ${url} -> ${response.status} ${body.error?.code ?? ''}: ${body.error?.message ?? ''}`,
+    );
   return body;
 }
 
@@ -42,11 +45,14 @@ export function renderExchange(messages: ChatMessage[]): string[] {
         lines.push(`  you    › ${clip(message.content)}`);
         break;
       case 'assistant':
-        for (const tool of message.toolCalls ?? []) lines.push(`  model  › calls ${tool.name} ${clip(tool.arguments, WIDTH - 20)}`);
+        for (const tool of message.toolCalls ?? [])
+          lines.push(`  model  › calls ${tool.name} ${clip(tool.arguments, WIDTH - 20)}`);
         if (message.content) lines.push(`  model  › ${clip(message.content, 400)}`);
         break;
       case 'tool':
-        lines.push(`  tool   › ${message.toolName} ${message.isError ? '✗' : '→'} ${clip(message.content, WIDTH - 20)}`);
+        lines.push(
+          `  tool   › ${message.toolName} ${message.isError ? '✗' : '→'} ${clip(message.content, WIDTH - 20)}`,
+        );
         break;
       case 'system':
         break;
@@ -56,15 +62,28 @@ export function renderExchange(messages: ChatMessage[]): string[] {
 }
 
 /** Sends one message through the HTTP API, then prints the exchange as stored in memory. */
-export async function runDemoConversation(apiUrl: string, token: string, content: string, write: (line: string) => void): Promise<TurnResult> {
+export async function runDemoConversation(
+  apiUrl: string,
+  token: string,
+  content: string,
+  write: (line: string) => void,
+): Promise<TurnResult> {
   const conversationId = `demo-${Date.now().toString(36)}`;
-  const turn = await call<TurnResult>(`${apiUrl}/v1/conversations/${conversationId}/messages`, token, { method: 'POST', body: { content } });
-  const history = await call<History>(`${apiUrl}/v1/conversations/${conversationId}/messages`, token, { method: 'GET' });
+  const turn = await call<TurnResult>(`${apiUrl}/v1/conversations/${conversationId}/messages`, token, {
+    method: 'POST',
+    body: { content },
+  });
+  const history = await call<History>(`${apiUrl}/v1/conversations/${conversationId}/messages`, token, {
+    method: 'GET',
+  });
   write(`Demo conversation ${conversationId} (POST /v1/conversations/${conversationId}/messages):`);
   write('');
   for (const line of renderExchange(history.messages.map((m) => m.message))) write(line);
   write('');
-  const tools = turn.toolCalls.map((c) => `${c.name} ${c.success ? 'ok' : c.status} in ${c.durationMs} ms`).join(', ') || 'none';
-  write(`  run ${turn.runId}: ${turn.status} (${turn.stopReason}), ${turn.turns} model turns, tools: ${tools}, ${turn.durationMs} ms, ${turn.usage.inputTokens}+${turn.usage.outputTokens} tokens`);
+  const tools =
+    turn.toolCalls.map((c) => `${c.name} ${c.success ? 'ok' : c.status} in ${c.durationMs} ms`).join(', ') || 'none';
+  write(
+    `  run ${turn.runId}: ${turn.status} (${turn.stopReason}), ${turn.turns} model turns, tools: ${tools}, ${turn.durationMs} ms, ${turn.usage.inputTokens}+${turn.usage.outputTokens} tokens`,
+  );
   return turn;
 }

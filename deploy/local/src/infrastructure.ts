@@ -14,9 +14,18 @@ export interface Infrastructure {
 export async function provideInfrastructure(config: LocalStackConfig): Promise<Infrastructure> {
   const given = [config.NATS_URL, config.DATABASE_URL, config.REDIS_URL].filter(Boolean).length;
   if (given === 3) {
-    return { natsUrl: config.NATS_URL!, databaseUrl: config.DATABASE_URL!, redisUrl: config.REDIS_URL!, private: false, stop: async () => undefined };
+    return {
+      natsUrl: config.NATS_URL!,
+      databaseUrl: config.DATABASE_URL!,
+      redisUrl: config.REDIS_URL!,
+      private: false,
+      stop: async () => undefined,
+    };
   }
-  if (given > 0) throw new Error('set all of NATS_URL, DATABASE_URL and REDIS_URL to use your own servers, or none to start private ones');
+  if (given > 0)
+    throw new Error(
+      'set all of NATS_URL, DATABASE_URL and REDIS_URL to use your own servers, or none to start private ones',
+    );
   const infra = await startInfra();
   return {
     natsUrl: infra.nats.url,

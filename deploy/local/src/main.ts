@@ -1,7 +1,14 @@
 import { createWriteStream, mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { loadConfig } from '@platform/service-kit';
-import { generateCredentialKeys, PLATFORM_APPS, startPlatform, workspaceRoot, type Platform, type PlatformApp } from '@platform/testing';
+import {
+  generateCredentialKeys,
+  PLATFORM_APPS,
+  startPlatform,
+  workspaceRoot,
+  type Platform,
+  type PlatformApp,
+} from '@platform/testing';
 import { SignJWT } from 'jose';
 import { LocalStackConfig } from './config.js';
 import { runDemoConversation } from './demo.js';
@@ -48,8 +55,14 @@ async function main(): Promise<void> {
 
   try {
     infra = await provideInfrastructure(config);
-    write(infra.private ? `Started private NATS (${infra.natsUrl}), PostgreSQL and Redis for this session.` : 'Using the configured NATS, PostgreSQL and Redis.');
-    const model = config.OPENAI_BASE_URL ? { baseUrl: config.OPENAI_BASE_URL, apiKey: config.OPENAI_API_KEY ?? '', model: config.LLM_MODEL } : undefined;
+    write(
+      infra.private
+        ? `Started private NATS (${infra.natsUrl}), PostgreSQL and Redis for this session.`
+        : 'Using the configured NATS, PostgreSQL and Redis.',
+    );
+    const model = config.OPENAI_BASE_URL
+      ? { baseUrl: config.OPENAI_BASE_URL, apiKey: config.OPENAI_API_KEY ?? '', model: config.LLM_MODEL }
+      : undefined;
     platform = await startPlatform({
       natsUrl: infra.natsUrl,
       databaseUrl: infra.databaseUrl,
@@ -65,12 +78,25 @@ async function main(): Promise<void> {
         trigger: config.TRIGGER_PORT,
         llmSim: config.LLM_SIM_PORT,
       },
-      portVariables: { api: 'API_PORT', memory: 'MEMORY_PORT', credential: 'CREDENTIAL_PORT', agentPool: 'AGENT_POOL_PORT', orchestrator: 'ORCHESTRATOR_PORT', trigger: 'TRIGGER_PORT', llmSim: 'LLM_SIM_PORT' },
-      credentialKeys: { ...generateCredentialKeys(), ...(config.CREDENTIAL_KEYRING ? { keyring: config.CREDENTIAL_KEYRING } : {}) },
+      portVariables: {
+        api: 'API_PORT',
+        memory: 'MEMORY_PORT',
+        credential: 'CREDENTIAL_PORT',
+        agentPool: 'AGENT_POOL_PORT',
+        orchestrator: 'ORCHESTRATOR_PORT',
+        trigger: 'TRIGGER_PORT',
+        llmSim: 'LLM_SIM_PORT',
+      },
+      credentialKeys: {
+        ...generateCredentialKeys(),
+        ...(config.CREDENTIAL_KEYRING ? { keyring: config.CREDENTIAL_KEYRING } : {}),
+      },
       onLine: logTo,
     });
     await waitUntilReady(platform.apiUrl, 30_000);
-    write(`Services are up (logs in ${path.relative(process.cwd(), logDir) || logDir}/): ${PLATFORM_APPS.filter((a) => platform?.process(a)).join(', ')}.`);
+    write(
+      `Services are up (logs in ${path.relative(process.cwd(), logDir) || logDir}/): ${PLATFORM_APPS.filter((a) => platform?.process(a)).join(', ')}.`,
+    );
     write(model ? `Model: ${model.model} at ${model.baseUrl}` : `Model: llm-sim (simulated, ${platform.llmSimUrl})`);
 
     const token = await new SignJWT({ tenant: config.DEMO_TENANT })
@@ -91,9 +117,13 @@ async function main(): Promise<void> {
     write();
     write(`The platform keeps serving at ${platform.apiUrl} until you press Ctrl+C. Try it:`);
     write(`  export TOKEN=${token}`);
-    write(`  curl -s -X POST ${platform.apiUrl}/v1/conversations/my-first/messages -H "authorization: Bearer $TOKEN" -H 'content-type: application/json' -d '{"content":"What is 2^10?"}'`);
+    write(
+      `  curl -s -X POST ${platform.apiUrl}/v1/conversations/my-first/messages -H "authorization: Bearer $TOKEN" -H 'content-type: application/json' -d '{"content":"What is 2^10?"}'`,
+    );
     write(`  curl -s ${platform.apiUrl}/v1/conversations/my-first/messages -H "authorization: Bearer $TOKEN"`);
-    write(`  curl -s -X PUT ${platform.apiUrl}/v1/credentials/google/primary -H "authorization: Bearer $TOKEN" -H 'content-type: application/json' -d '{"secret":{"access_token":"..."}}'`);
+    write(
+      `  curl -s -X PUT ${platform.apiUrl}/v1/credentials/google/primary -H "authorization: Bearer $TOKEN" -H 'content-type: application/json' -d '{"secret":{"access_token":"..."}}'`,
+    );
     write(`Or open the web console at ${platform.apiUrl}/console and sign in with that token (docs/console.md).`);
     await new Promise<void>((resolve) => {
       process.once('SIGINT', resolve);

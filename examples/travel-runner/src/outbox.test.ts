@@ -28,7 +28,11 @@ describe('Outbox', () => {
 
   it('never writes a second file for the same call, even concurrently', async () => {
     const outbox = new Outbox(root);
-    const deliveries = await Promise.all([outbox.deliver(email, call), outbox.deliver(email, call), outbox.deliver({ ...email, subject: 'Other' }, call)]);
+    const deliveries = await Promise.all([
+      outbox.deliver(email, call),
+      outbox.deliver(email, call),
+      outbox.deliver({ ...email, subject: 'Other' }, call),
+    ]);
     expect(deliveries.filter((d) => !d.duplicate)).toHaveLength(1);
     expect(new Set(deliveries.map((d) => d.messageId)).size).toBe(1);
     expect(await readdir(root)).toHaveLength(1);

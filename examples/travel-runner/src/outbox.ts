@@ -48,7 +48,10 @@ export class Outbox {
 
   /** Writes the email of `call`, once; a repeat of the call gets the first delivery's message id. */
   async deliver(email: OutboxEmail, call: OutboxCall): Promise<Delivery> {
-    const key = createHash('sha256').update(JSON.stringify([call.tenantId, call.conversationId, call.callId])).digest('hex').slice(0, 32);
+    const key = createHash('sha256')
+      .update(JSON.stringify([call.tenantId, call.conversationId, call.callId]))
+      .digest('hex')
+      .slice(0, 32);
     const messageId = `${key}@travel-runner.example`;
     const file = path.join(this.dir, `${key}.json`);
     const record: OutboxRecord = { messageId, ...call, ...email, queuedAt: new Date().toISOString() };

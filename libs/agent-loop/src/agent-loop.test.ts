@@ -39,7 +39,16 @@ function harness(script: ScriptStep[], tools: Record<string, FakeTool> = {}, con
     tools: fakeTools,
     events,
     run: (overrides = {}) =>
-      clock.settle(runAgentLoop(input(), { model, tools: fakeTools, clock, config: compileLoopConfig(config), events: (e) => events.push(e), ...overrides })),
+      clock.settle(
+        runAgentLoop(input(), {
+          model,
+          tools: fakeTools,
+          clock,
+          config: compileLoopConfig(config),
+          events: (e) => events.push(e),
+          ...overrides,
+        }),
+      ),
   };
 }
 
@@ -60,14 +69,23 @@ describe('runAgentLoop: answers and tools', () => {
   it('returns the final answer and only the messages the turn produced', async () => {
     const h = harness([reply.text('hi there')]);
     const result = await h.run();
-    expect(result).toMatchObject({ response: 'hi there', stopReason: 'final_answer', turns: 1, usage: { totalTokens: 15 } });
-    expect(result.messages).toEqual([{ role: 'assistant', content: 'hi there', provider: 'scripted', model: 'script-1' }]);
+    expect(result).toMatchObject({
+      response: 'hi there',
+      stopReason: 'final_answer',
+      turns: 1,
+      usage: { totalTokens: 15 },
+    });
+    expect(result.messages).toEqual([
+      { role: 'assistant', content: 'hi there', provider: 'scripted', model: 'script-1' },
+    ]);
     expect(result.transcript).toHaveLength(1);
   });
 
   it('cuts long argument values in its records without splitting a character (Postgres refuses half an emoji in jsonb)', async () => {
     const body = `${'a'.repeat(199)}😀 and more`;
-    const h = harness([reply.calls(['e', 'mail', { body, to: 'x' }]), reply.text('sent')], { mail: { run: () => ok('queued') } });
+    const h = harness([reply.calls(['e', 'mail', { body, to: 'x' }]), reply.text('sent')], {
+      mail: { run: () => ok('queued') },
+    });
     const result = await h.run();
     const summary = result.toolCalls[0]!.argumentsSummary;
     expect(summary).toEqual({ body: `${'a'.repeat(199)}…`, to: 'x' });
@@ -106,7 +124,9 @@ describe('runAgentLoop: answers and tools', () => {
       { role: 'tool', toolCallId: 'call_0', toolName: 't', content: 'old', status: 'success', isError: false },
       { role: 'user', content: 'again' },
     ];
-    await h.clock.settle(runAgentLoop({ runId: 'run_1', messages: history }, { model: h.model, tools: h.tools, clock: h.clock }));
+    await h.clock.settle(
+      runAgentLoop({ runId: 'run_1', messages: history }, { model: h.model, tools: h.tools, clock: h.clock }),
+    );
     expect(h.tools.calls.map((c) => c.id)).toEqual([expect.stringMatching(/^call_[0-9a-f]{24}$/)]);
   });
 
@@ -118,7 +138,10 @@ describe('runAgentLoop: answers and tools', () => {
     const result = await h.run();
     // Both started before either ended: they overlapped.
     expect(h.tools.log).toEqual(['start a', 'start b', 'end b', 'end a']);
-    expect(result.messages.filter((m) => m.role === 'tool').map((m) => m.role === 'tool' && m.toolCallId)).toEqual(['a', 'b']);
+    expect(result.messages.filter((m) => m.role === 'tool').map((m) => m.role === 'tool' && m.toolCallId)).toEqual([
+      'a',
+      'b',
+    ]);
     expect(result.toolCalls.map((c) => [c.name, c.success])).toEqual([
       ['slow', true],
       ['fast', true],
@@ -132,14 +155,32 @@ describe('runAgentLoop: answers and tools', () => {
     });
     const result = await h.run();
     expect(result.stopReason).toBe('final_answer');
-    expect(result.messages[1]).toMatchObject({ role: 'tool', status: 'failed', isError: true, content: 'Error: upstream 503' });
+    expect(result.messages[1]).toMatchObject({
+      role: 'tool',
+      status: 'failed',
+      isError: true,
+      content: 'Error: upstream 503',
+    });
     expect(h.model.requests[1]!.messages.at(-1)).toMatchObject({ role: 'tool', isError: true });
   });
 
   it('answers unknown tools, bad JSON and schema violations with invalid results naming what is available', async () => {
     const h = harness(
-      [reply.calls(['a', 'nope', {}], ['b', 'add', '{"x": 1,'], ['c', 'add', { x: 'one' }], ['d', 'add<|im_end|>', { x: 1, y: 2 }]), reply.text('ok')],
-      { add: { input: z.object({ x: z.number(), y: z.number() }), run: (args) => ok(String(Number(args['x']) + Number(args['y']))) } },
+      [
+        reply.calls(
+          ['a', 'nope', {}],
+          ['b', 'add', '{"x": 1,'],
+          ['c', 'add', { x: 'one' }],
+          ['d', 'add<|im_end|>', { x: 1, y: 2 }],
+        ),
+        reply.text('ok'),
+      ],
+      {
+        add: {
+          input: z.object({ x: z.number(), y: z.number() }),
+          run: (args) => ok(String(Number(args['x']) + Number(args['y']))),
+        },
+      },
     );
     const result = await h.run();
     const tools = result.messages.filter((m): m is ToolMessage => m.role === 'tool');
@@ -155,7 +196,11 @@ describe('runAgentLoop: answers and tools', () => {
   });
 
   it('blocks calls past the per-iteration cap', async () => {
-    const h = harness([reply.calls(['a', 't', { n: 1 }], ['b', 't', { n: 2 }], ['c', 't', { n: 3 }]), reply.text('ok')], { t: { run: () => ok('x') } }, { maxToolCallsPerIteration: 2 });
+    const h = harness(
+      [reply.calls(['a', 't', { n: 1 }], ['b', 't', { n: 2 }], ['c', 't', { n: 3 }]), reply.text('ok')],
+      { t: { run: () => ok('x') } },
+      { maxToolCallsPerIteration: 2 },
+    );
     const result = await h.run();
     expect(result.toolCalls.map((c) => c.status)).toEqual(['success', 'success', 'blocked']);
     expectClosure(result.messages);
@@ -164,7 +209,11 @@ describe('runAgentLoop: answers and tools', () => {
 
 describe('runAgentLoop: stop reasons', () => {
   it('max turns: one more call without tools, with the instruction only in the request view', async () => {
-    const h = harness([reply.calls(['a', 't', { n: 1 }]), reply.calls(['b', 't', { n: 2 }]), reply.text('summary')], { t: { run: () => ok('x') } }, { maxTurns: 2 });
+    const h = harness(
+      [reply.calls(['a', 't', { n: 1 }]), reply.calls(['b', 't', { n: 2 }]), reply.text('summary')],
+      { t: { run: () => ok('x') } },
+      { maxTurns: 2 },
+    );
     const result = await h.run();
     expect(result).toMatchObject({ stopReason: 'max_turns', response: 'summary', turns: 3 });
     const last = h.model.requests.at(-1)!;
@@ -176,7 +225,11 @@ describe('runAgentLoop: stop reasons', () => {
   });
 
   it('deadline: a call still running is closed and the loop stops', async () => {
-    const h = harness([reply.calls(['a', 'forever', {}]), reply.text('never')], { forever: { takesMs: 1_000_000, run: () => ok('x') } }, { turnDeadlineMs: 10_000, toolTimeoutMs: 500_000 });
+    const h = harness(
+      [reply.calls(['a', 'forever', {}]), reply.text('never')],
+      { forever: { takesMs: 1_000_000, run: () => ok('x') } },
+      { turnDeadlineMs: 10_000, toolTimeoutMs: 500_000 },
+    );
     const result = await h.run();
     expect(result.stopReason).toBe('deadline');
     expect(result.messages[1]).toMatchObject({ role: 'tool', toolCallId: 'a', isError: true });
@@ -185,36 +238,67 @@ describe('runAgentLoop: stop reasons', () => {
   });
 
   it('tool timeout: the call gets a timeout result and the loop continues', async () => {
-    const h = harness([reply.calls(['a', 'slow', {}]), reply.text('gave up on it')], { slow: { takesMs: 60_000, run: () => ok('x') } }, { toolTimeoutMs: 1_000 });
+    const h = harness(
+      [reply.calls(['a', 'slow', {}]), reply.text('gave up on it')],
+      { slow: { takesMs: 60_000, run: () => ok('x') } },
+      { toolTimeoutMs: 1_000 },
+    );
     const result = await h.run();
     expect(result.messages[1]).toMatchObject({ status: 'timeout', errorCode: 'TIMEOUT', synthetic: true });
     expect(result.stopReason).toBe('final_answer');
   });
 
   it('agent-tools get the longer timeout', async () => {
-    const h = harness([reply.calls(['a', 'agent', {}]), reply.text('ok')], { agent: { kind: 'agent', takesMs: 5_000, run: () => ok('booked') } }, { toolTimeoutMs: 1_000, agentToolTimeoutMs: 10_000 });
+    const h = harness(
+      [reply.calls(['a', 'agent', {}]), reply.text('ok')],
+      { agent: { kind: 'agent', takesMs: 5_000, run: () => ok('booked') } },
+      { toolTimeoutMs: 1_000, agentToolTimeoutMs: 10_000 },
+    );
     const result = await h.run();
     expect(result.messages[1]).toMatchObject({ status: 'success', content: 'booked' });
   });
 
   it('repeat guard: identical calls past the threshold are skipped, then the loop stops', async () => {
-    const h = harness([reply.calls(['a', 't', { q: 'x' }]), reply.calls(['b', 't', { q: 'x' }]), reply.calls(['c', 't', { q: 'x' }]), reply.text('summary')], { t: { run: () => ok('same') } }, { repeatGuardThreshold: 2 });
+    const h = harness(
+      [
+        reply.calls(['a', 't', { q: 'x' }]),
+        reply.calls(['b', 't', { q: 'x' }]),
+        reply.calls(['c', 't', { q: 'x' }]),
+        reply.text('summary'),
+      ],
+      { t: { run: () => ok('same') } },
+      { repeatGuardThreshold: 2 },
+    );
     const result = await h.run();
     expect(result.stopReason).toBe('repeat_guard');
     expect(result.toolCalls.map((c) => c.status)).toEqual(['success', 'success', 'skipped']);
-    expect(result.messages.find((m) => m.role === 'tool' && m.toolCallId === 'c')).toMatchObject({ errorCode: 'REPEATED_CALL' });
+    expect(result.messages.find((m) => m.role === 'tool' && m.toolCallId === 'c')).toMatchObject({
+      errorCode: 'REPEATED_CALL',
+    });
     expect(result.response).toBe('summary');
     expectClosure(result.messages);
   });
 
   it('agent waiting: stops with the pending request and the prompt as the response', async () => {
-    const pending = { agentName: 'SendEmailAgent', waitingFor: 'approval' as const, prompt: 'Send the email to team@example.com?', approval: { actionSummary: 'Send email' } };
+    const pending = {
+      agentName: 'SendEmailAgent',
+      waitingFor: 'approval' as const,
+      prompt: 'Send the email to team@example.com?',
+      approval: { actionSummary: 'Send email' },
+    };
     const h = harness([reply.calls(['a', 'send_email', {}], ['b', 'weather', {}])], {
-      send_email: { kind: 'agent', run: () => ({ status: 'waiting', content: 'Waiting for the user to approve sending the email.', pending }) },
+      send_email: {
+        kind: 'agent',
+        run: () => ({ status: 'waiting', content: 'Waiting for the user to approve sending the email.', pending }),
+      },
       weather: { run: () => ok('sunny') },
     });
     const result = await h.run();
-    expect(result).toMatchObject({ stopReason: 'agent_waiting', response: 'Send the email to team@example.com?', pendingAgents: [{ callId: 'a', ...pending }] });
+    expect(result).toMatchObject({
+      stopReason: 'agent_waiting',
+      response: 'Send the email to team@example.com?',
+      pendingAgents: [{ callId: 'a', ...pending }],
+    });
     expect(h.events.some((e) => e.type === 'state_change' && e.state === 'waiting_for_approval')).toBe(true);
     expectClosure(result.messages);
   });
@@ -225,19 +309,24 @@ describe('runAgentLoop: stop reasons', () => {
       slow: {
         run: (_args, ctx) =>
           new Promise((resolve) => {
-            ctx.signal.addEventListener('abort', () => resolve({ status: 'failed', content: 'aborted', errorCode: 'ABORTED' }));
+            ctx.signal.addEventListener('abort', () =>
+              resolve({ status: 'failed', content: 'aborted', errorCode: 'ABORTED' }),
+            );
             setImmediate(() => control.cancel('user pressed stop'));
           }),
       },
     });
     const result = await h.run({ control });
     expect(result.stopReason).toBe('cancelled');
-    expect(result.messages.filter((m) => m.role === 'tool').map((m) => (m).status)).toEqual(['cancelled', 'cancelled']);
+    expect(result.messages.filter((m) => m.role === 'tool').map((m) => m.status)).toEqual(['cancelled', 'cancelled']);
     expectClosure(result.messages);
   });
 
   it('stop predicate: the FINAL_ANSWER marker ends the loop and closes calls of that response', async () => {
-    const h = harness([{ role: 'assistant', content: 'FINAL_ANSWER: 42', toolCalls: [{ id: 'x', name: 't', arguments: '{}' }] }], { t: { run: () => ok('x') } });
+    const h = harness(
+      [{ role: 'assistant', content: 'FINAL_ANSWER: 42', toolCalls: [{ id: 'x', name: 't', arguments: '{}' }] }],
+      { t: { run: () => ok('x') } },
+    );
     const result = await h.run({ stopWhen: finalAnswerMarker() });
     expect(result).toMatchObject({ stopReason: 'stop_condition', response: 'FINAL_ANSWER: 42' });
     expect(result.messages[1]).toMatchObject({ status: 'skipped', errorCode: 'STOP_CONDITION' });
@@ -254,13 +343,22 @@ describe('runAgentLoop: stop reasons', () => {
 
   it('protocol feedback: an unparseable text-protocol reply becomes an observation and the loop goes on', async () => {
     const h = harness([
-      () => ({ message: { role: 'assistant', content: 'Action: {broken' }, usage: { inputTokens: 1, outputTokens: 1, totalTokens: 2 }, finishReason: 'stop', protocolFeedback: 'Observation: Error parsing your response' }),
+      () => ({
+        message: { role: 'assistant', content: 'Action: {broken' },
+        usage: { inputTokens: 1, outputTokens: 1, totalTokens: 2 },
+        finishReason: 'stop',
+        protocolFeedback: 'Observation: Error parsing your response',
+      }),
       reply.text('Final'),
     ]);
     const result = await h.run();
     expect(result.messages.map((m) => m.role)).toEqual(['assistant', 'user', 'assistant']);
     // The feedback is the platform's, not the user's: marked so, in history too.
-    expect(result.messages[1]).toEqual({ role: 'user', content: 'Observation: Error parsing your response', synthetic: true });
+    expect(result.messages[1]).toEqual({
+      role: 'user',
+      content: 'Observation: Error parsing your response',
+      synthetic: true,
+    });
     expect(result.response).toBe('Final');
   });
 });
@@ -276,7 +374,11 @@ describe('runAgentLoop: model call recovery', () => {
   });
 
   it('backs off exponentially and gives up after the configured retries', async () => {
-    const h = harness([new ModelError('server', 'boom')], {}, { llmMaxRetries: 2, llmRetryBaseDelayMs: 1_000, llmRetryJitter: 0 });
+    const h = harness(
+      [new ModelError('server', 'boom')],
+      {},
+      { llmMaxRetries: 2, llmRetryBaseDelayMs: 1_000, llmRetryJitter: 0 },
+    );
     const result = await h.run();
     expect(result.stopReason).toBe('model_error');
     expect(h.model.requests).toHaveLength(3);
@@ -304,7 +406,14 @@ describe('runAgentLoop: model call recovery', () => {
     for (let i = 0; i < 10; i++) {
       history.push({ role: 'user', content: `question ${i}` });
       history.push({ role: 'assistant', content: null, toolCalls: [{ id: `h${i}`, name: 'search', arguments: '{}' }] });
-      history.push({ role: 'tool', toolCallId: `h${i}`, toolName: 'search', content: 'r'.repeat(5_000), status: 'success', isError: false });
+      history.push({
+        role: 'tool',
+        toolCallId: `h${i}`,
+        toolName: 'search',
+        content: 'r'.repeat(5_000),
+        status: 'success',
+        isError: false,
+      });
     }
     history.push({ role: 'user', content: 'latest' });
     const seen: Array<{ messages: number; biggestTool: number }> = [];
@@ -317,7 +426,9 @@ describe('runAgentLoop: model call recovery', () => {
       },
     ]);
     const config = compileLoopConfig({ maxHistoryMessages: 12, forceTrimMessages: 4, overflowToolResultChars: 1_000 });
-    const result = await clock.settle(runAgentLoop({ runId: 'r', messages: history }, { model, tools: new FakeTools({}, clock), clock, config }));
+    const result = await clock.settle(
+      runAgentLoop({ runId: 'r', messages: history }, { model, tools: new FakeTools({}, clock), clock, config }),
+    );
     expect(result.response).toBe('fits now');
     expect(seen[0]).toEqual({ messages: 32, biggestTool: 5_000 }); // full
     expect(seen[1]).toEqual({ messages: 13, biggestTool: 5_000 }); // trimmed: system + last 12
@@ -344,7 +455,10 @@ describe('runAgentLoop: model call recovery', () => {
 
   it('tries the fallback model with the full view when even the force-trimmed view overflows the primary', async () => {
     const h = harness([new ModelError('context_overflow', 'too long')]);
-    const fallback = new ScriptedModel([reply.text('a larger context fits it')], { provider: 'other', model: 'long-context' });
+    const fallback = new ScriptedModel([reply.text('a larger context fits it')], {
+      provider: 'other',
+      model: 'long-context',
+    });
     const result = await h.run({ fallbackModels: [fallback] });
     expect(result.response).toBe('a larger context fits it');
     expect(h.model.requests).toHaveLength(4);
@@ -368,10 +482,22 @@ describe('runAgentLoop: events', () => {
     const types = h.events.map((e) => e.type);
     expect(types[0]).toBe('execution_start');
     expect(types.at(-1)).toBe('execution_end');
-    expect(types).toEqual(expect.arrayContaining(['message_start', 'message_chunk', 'message_end', 'tool_call_start', 'tool_result', 'iteration_complete', 'state_change']));
+    expect(types).toEqual(
+      expect.arrayContaining([
+        'message_start',
+        'message_chunk',
+        'message_end',
+        'tool_call_start',
+        'tool_result',
+        'iteration_complete',
+        'state_change',
+      ]),
+    );
     expect(h.events.map((e) => e.seq)).toEqual(h.events.map((_, i) => i + 1));
     // An iteration's events in order: the model's message ends before its tool calls start.
-    const first = types.slice(types.indexOf('message_start'), types.indexOf('iteration_complete') + 1).filter((t) => t !== 'message_chunk');
+    const first = types
+      .slice(types.indexOf('message_start'), types.indexOf('iteration_complete') + 1)
+      .filter((t) => t !== 'message_chunk');
     expect(first).toEqual(['message_start', 'message_end', 'tool_call_start', 'tool_result', 'iteration_complete']);
     expect(new Set(h.events.map((e) => e.runId))).toEqual(new Set(['run-1']));
     const text = h.events.flatMap((e) => (e.type === 'message_chunk' ? [e.delta] : [])).join('');

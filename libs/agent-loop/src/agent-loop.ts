@@ -120,7 +120,11 @@ class LoopRun {
     );
     try {
       const result = await this.loop();
-      this.events.emit({ type: 'state_change', state: result.stopReason === 'cancelled' ? 'cancelled' : 'finished', reason: result.stopReason });
+      this.events.emit({
+        type: 'state_change',
+        state: result.stopReason === 'cancelled' ? 'cancelled' : 'finished',
+        reason: result.stopReason,
+      });
       this.events.emit({ type: 'execution_end', result });
       return result;
     } finally {
@@ -148,12 +152,31 @@ class LoopRun {
 
       const outcome = await this.callModel(iteration, 'auto');
       if (!outcome.ok) {
-        const stop = this.stoppedBySignal() ?? (outcome.error.kind === 'context_overflow' ? 'context_overflow' : outcome.error.kind === 'cancelled' ? 'cancelled' : 'model_error');
-        return this.finish(stop, undefined, { kind: outcome.error.kind, message: outcome.error.message, ...(outcome.failures.length ? { failure: outcome.failures.at(-1)! } : {}) });
+        const stop =
+          this.stoppedBySignal() ??
+          (outcome.error.kind === 'context_overflow'
+            ? 'context_overflow'
+            : outcome.error.kind === 'cancelled'
+              ? 'cancelled'
+              : 'model_error');
+        return this.finish(stop, undefined, {
+          kind: outcome.error.kind,
+          message: outcome.error.message,
+          ...(outcome.failures.length ? { failure: outcome.failures.at(-1)! } : {}),
+        });
       }
-      const repaired = repairModelMessage(withUsableCallIds(outcome.response.message, this.callIds, this.input.runId, iteration));
+      const repaired = repairModelMessage(
+        withUsableCallIds(outcome.response.message, this.callIds, this.input.runId, iteration),
+      );
       const response = { ...outcome.response, message: repaired.message };
-      this.textRepairs = [...(outcome.response.diagnostics ?? []).map((detail) => ({ source: 'model' as const, field: 'content' as const, detail })), ...repaired.repairs];
+      this.textRepairs = [
+        ...(outcome.response.diagnostics ?? []).map((detail) => ({
+          source: 'model' as const,
+          field: 'content' as const,
+          detail,
+        })),
+        ...repaired.repairs,
+      ];
       // The model's message is complete now: say so before any of its tool calls start.
       this.events.emit({ type: 'message_end', iteration, message: response.message, usage: response.usage });
       this.turns += 1;
@@ -162,12 +185,25 @@ class LoopRun {
       this.produced.push(message);
       const calls = message.toolCalls ?? [];
       const feedback = response.protocolFeedback;
-      const replyFailure = feedback && calls.length === 0 ? MALFORMED_OUTPUT : response.finishReason === 'content_filter' ? MODEL_REFUSAL : undefined;
-      if (replyFailure) this.modelFailed(iteration, replyFailure, `${outcome.model.provider}/${outcome.model.model}`, response.finishReason);
+      const replyFailure =
+        feedback && calls.length === 0
+          ? MALFORMED_OUTPUT
+          : response.finishReason === 'content_filter'
+            ? MODEL_REFUSAL
+            : undefined;
+      if (replyFailure)
+        this.modelFailed(
+          iteration,
+          replyFailure,
+          `${outcome.model.provider}/${outcome.model.model}`,
+          response.finishReason,
+        );
       this.replyFailure = replyFailure;
 
       if (this.deps.stopWhen?.({ iteration, response })) {
-        this.produced.push(...closeUnanswered(calls, new Set(), 'skipped', 'STOP_CONDITION', 'the run ended before this call ran.'));
+        this.produced.push(
+          ...closeUnanswered(calls, new Set(), 'skipped', 'STOP_CONDITION', 'the run ended before this call ran.'),
+        );
         await this.record(iteration, outcome, [], iterationStarted);
         return this.finish('stop_condition', message.content ?? '');
       }
@@ -219,13 +255,20 @@ class LoopRun {
     }
     if (!this.control.isPaused) return undefined;
     this.events.emit({ type: 'state_change', state: 'paused', reason: this.control.pauseReason });
-    await Promise.race([this.control.waitUntilResumed(), new Promise<void>((resolve) => this.signal.addEventListener('abort', () => resolve(), { once: true }))]);
+    await Promise.race([
+      this.control.waitUntilResumed(),
+      new Promise<void>((resolve) => this.signal.addEventListener('abort', () => resolve(), { once: true })),
+    ]);
     const stop = this.stoppedBySignal();
     if (!stop) this.events.emit({ type: 'state_change', state: 'running', reason: 'resumed' });
     return stop;
   }
 
-  private async callModel(iteration: number, toolChoice: 'auto' | 'none', instruction?: string): Promise<ModelCallOutcome> {
+  private async callModel(
+    iteration: number,
+    toolChoice: 'auto' | 'none',
+    instruction?: string,
+  ): Promise<ModelCallOutcome> {
     const raw = [...this.input.messages, ...this.produced];
     let base: ChatMessage[] = raw;
     if (this.hooks.prepareStep && toolChoice === 'auto') {
@@ -235,8 +278,13 @@ class LoopRun {
         this.events.emit({ type: 'hook_error', hook: 'prepareStep', message: (err as Error)?.message ?? String(err) });
       }
     }
-    const tools = toolChoice === 'auto' ? this.deps.tools.list().map((t) => ({ name: t.name, description: t.description, parameters: t.parameters })) : [];
-    const models = [this.deps.model, ...(this.deps.fallbackModels ?? [])].map((m) => hookedModel(m, this.hooks, iteration, this.events));
+    const tools =
+      toolChoice === 'auto'
+        ? this.deps.tools.list().map((t) => ({ name: t.name, description: t.description, parameters: t.parameters }))
+        : [];
+    const models = [this.deps.model, ...(this.deps.fallbackModels ?? [])].map((m) =>
+      hookedModel(m, this.hooks, iteration, this.events),
+    );
     this.events.emit({ type: 'message_start', iteration });
     return callModelWithRecovery({
       models,
@@ -249,7 +297,9 @@ class LoopRun {
         tools,
         toolChoice,
         signal: this.signal,
-        ...(this.deps.stream ? { onTextDelta: (delta: string) => this.events.emit({ type: 'message_chunk', iteration, delta }) } : {}),
+        ...(this.deps.stream
+          ? { onTextDelta: (delta: string) => this.events.emit({ type: 'message_chunk', iteration, delta }) }
+          : {}),
       }),
       strategies: this.strategies,
       config: this.config,
@@ -257,7 +307,11 @@ class LoopRun {
       signal: this.signal,
       onRecovery: ({ error, decision, model, failure }) => {
         if (failure) this.modelFailed(iteration, failure, model, error.message);
-        this.events.emit({ type: 'state_change', state: 'retrying_model', reason: `${model}: ${error.kind} (${decision})` });
+        this.events.emit({
+          type: 'state_change',
+          state: 'retrying_model',
+          reason: `${model}: ${error.kind} (${decision})`,
+        });
       },
     });
   }
@@ -285,14 +339,31 @@ class LoopRun {
     }
   }
 
-  private async record(iteration: number, outcome: Extract<ModelCallOutcome, { ok: true }>, results: readonly CallResult[], startedAt: number): Promise<void> {
+  private async record(
+    iteration: number,
+    outcome: Extract<ModelCallOutcome, { ok: true }>,
+    results: readonly CallResult[],
+    startedAt: number,
+  ): Promise<void> {
     const { response, view, model, retries, fallbackUsed } = outcome;
     const modelFailures = [...outcome.failures, ...(this.replyFailure ? [this.replyFailure] : [])];
     this.replyFailure = undefined;
     const record: IterationRecord = {
       iteration,
-      view: { messages: view.messages.length, estimatedTokens: view.estimatedTokens, stage: view.stage, diagnostics: view.diagnostics },
-      model: { provider: model.provider, model: model.model, finishReason: response.finishReason, retries, fallbackUsed, ...(modelFailures.length ? { failures: modelFailures } : {}) },
+      view: {
+        messages: view.messages.length,
+        estimatedTokens: view.estimatedTokens,
+        stage: view.stage,
+        diagnostics: view.diagnostics,
+      },
+      model: {
+        provider: model.provider,
+        model: model.model,
+        finishReason: response.finishReason,
+        retries,
+        fallbackUsed,
+        ...(modelFailures.length ? { failures: modelFailures } : {}),
+      },
       output: response.message,
       tools: results.map((r) => ({
         callId: r.call.id,
@@ -325,7 +396,12 @@ class LoopRun {
     if (interrupted) return this.finish(interrupted);
     const outcome = await this.callModel(this.turns + 1, 'none', this.config.finalAnswerInstruction);
     if (!outcome.ok) return this.finish(reason, stopMessages.noFinalAnswer);
-    this.events.emit({ type: 'message_end', iteration: this.turns + 1, message: outcome.response.message, usage: outcome.response.usage });
+    this.events.emit({
+      type: 'message_end',
+      iteration: this.turns + 1,
+      message: outcome.response.message,
+      usage: outcome.response.usage,
+    });
     this.turns += 1;
     this.usage = addUsage(this.usage, outcome.response.usage);
     this.produced.push(outcome.response.message);
@@ -333,9 +409,18 @@ class LoopRun {
     return this.finish(reason, outcome.response.message.content ?? stopMessages.noFinalAnswer);
   }
 
-  private finish(stopReason: StopReason, response?: string, error?: LoopResult['error'], pending: PendingAgent[] = []): AgentLoopResult {
+  private finish(
+    stopReason: StopReason,
+    response?: string,
+    error?: LoopResult['error'],
+    pending: PendingAgent[] = [],
+  ): AgentLoopResult {
     this.closeDanglingCalls();
-    if (pending.length) this.events.emit({ type: 'state_change', state: pending.some((p) => p.waitingFor === 'approval') ? 'waiting_for_approval' : 'waiting_for_input' });
+    if (pending.length)
+      this.events.emit({
+        type: 'state_change',
+        state: pending.some((p) => p.waitingFor === 'approval') ? 'waiting_for_approval' : 'waiting_for_input',
+      });
     const fallback: Record<StopReason, () => string> = {
       final_answer: () => '',
       stop_condition: () => '',
@@ -360,7 +445,9 @@ class LoopRun {
       toolCalls: this.records,
       messages: [...this.produced],
       transcript: this.transcript,
-      ...(error ? { error: { kind: error.kind, message: error.message, ...(error.failure ? { failure: error.failure } : {}) } } : {}),
+      ...(error
+        ? { error: { kind: error.kind, message: error.message, ...(error.failure ? { failure: error.failure } : {}) } }
+        : {}),
     };
   }
 
@@ -368,9 +455,13 @@ class LoopRun {
   private closeDanglingCalls(): void {
     const answered = new Set(this.produced.flatMap((m) => (m.role === 'tool' ? [m.toolCallId] : [])));
     const calls: ToolCall[] = this.produced.flatMap((m) => (m.role === 'assistant' ? (m.toolCalls ?? []) : []));
-    const reason = this.deadline.signal.aborted ? 'the time for this request ran out before this call ran.' : 'the run stopped before this call ran.';
+    const reason = this.deadline.signal.aborted
+      ? 'the time for this request ran out before this call ran.'
+      : 'the run stopped before this call ran.';
     const status = this.deadline.signal.aborted ? 'blocked' : 'cancelled';
-    this.produced.push(...closeUnanswered(calls, answered, status, status === 'blocked' ? 'DEADLINE' : 'CANCELLED', reason));
+    this.produced.push(
+      ...closeUnanswered(calls, answered, status, status === 'blocked' ? 'DEADLINE' : 'CANCELLED', reason),
+    );
   }
 }
 

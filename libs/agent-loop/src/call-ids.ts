@@ -24,7 +24,12 @@ function derivedCallId(runId: string, iteration: number, index: number): string 
  * from the run, the step and the call's position, the same on a replay of the run. `taken`
  * gains the message's ids.
  */
-export function withUsableCallIds(message: AssistantMessage, taken: Set<string>, runId: string, iteration: number): AssistantMessage {
+export function withUsableCallIds(
+  message: AssistantMessage,
+  taken: Set<string>,
+  runId: string,
+  iteration: number,
+): AssistantMessage {
   const calls = message.toolCalls;
   if (!calls?.length) return message;
   let changed = false;

@@ -5,7 +5,13 @@ import { ContextManager } from './context-manager.js';
 import { compileLoopConfig } from './loop-config.js';
 import { buildRequestView, ViewStages } from './request-view.js';
 
-const config = compileLoopConfig({ contextTokenLimit: 2_000, maxHistoryMessages: 6, forceTrimMessages: 3, maxToolResultShare: 0.25, minToolResultHeadChars: 100 });
+const config = compileLoopConfig({
+  contextTokenLimit: 2_000,
+  maxHistoryMessages: 6,
+  forceTrimMessages: 3,
+  maxToolResultShare: 0.25,
+  minToolResultHeadChars: 100,
+});
 const cm = new ContextManager(config);
 
 /** Random well-formed histories: system prompt, then user turns, assistant answers and tool exchanges. */
@@ -14,7 +20,10 @@ const history = fc
     fc.oneof(
       fc.record({ kind: fc.constant('user' as const), text: fc.string({ maxLength: 300 }) }),
       fc.record({ kind: fc.constant('answer' as const), text: fc.string({ maxLength: 300 }) }),
-      fc.record({ kind: fc.constant('tools' as const), results: fc.array(fc.string({ maxLength: 3_000 }), { minLength: 1, maxLength: 4 }) }),
+      fc.record({
+        kind: fc.constant('tools' as const),
+        results: fc.array(fc.string({ maxLength: 3_000 }), { minLength: 1, maxLength: 4 }),
+      }),
     ),
     { maxLength: 40 },
   )
@@ -26,8 +35,21 @@ const history = fc
       else if (part.kind === 'answer') messages.push({ role: 'assistant', content: part.text });
       else {
         const ids = part.results.map(() => `call_${id++}`);
-        messages.push({ role: 'assistant', content: null, toolCalls: ids.map((callId) => ({ id: callId, name: 'search', arguments: '{}' })) });
-        part.results.forEach((content, i) => messages.push({ role: 'tool', toolCallId: ids[i]!, toolName: 'search', content, status: 'success', isError: false }));
+        messages.push({
+          role: 'assistant',
+          content: null,
+          toolCalls: ids.map((callId) => ({ id: callId, name: 'search', arguments: '{}' })),
+        });
+        part.results.forEach((content, i) =>
+          messages.push({
+            role: 'tool',
+            toolCallId: ids[i]!,
+            toolName: 'search',
+            content,
+            status: 'success',
+            isError: false,
+          }),
+        );
       }
     }
     messages.push({ role: 'user', content: 'latest question' });
@@ -35,15 +57,26 @@ const history = fc
   });
 
 /** The same histories in the middle of a turn: after the question, the turn's own tool steps. */
-const midTurn = fc.tuple(history, fc.array(fc.array(fc.string({ maxLength: 500 }), { minLength: 1, maxLength: 4 }), { minLength: 1, maxLength: 12 })).map(([messages, steps]) => {
-  const out = [...messages];
-  steps.forEach((results, step) => {
-    const ids = results.map((_, i) => `turn_${step}_${i}`);
-    out.push({ role: 'assistant', content: null, toolCalls: ids.map((callId) => ({ id: callId, name: 'lookup', arguments: '{}' })) });
-    results.forEach((content, i) => out.push({ role: 'tool', toolCallId: ids[i]!, toolName: 'lookup', content, status: 'success', isError: false }));
+const midTurn = fc
+  .tuple(
+    history,
+    fc.array(fc.array(fc.string({ maxLength: 500 }), { minLength: 1, maxLength: 4 }), { minLength: 1, maxLength: 12 }),
+  )
+  .map(([messages, steps]) => {
+    const out = [...messages];
+    steps.forEach((results, step) => {
+      const ids = results.map((_, i) => `turn_${step}_${i}`);
+      out.push({
+        role: 'assistant',
+        content: null,
+        toolCalls: ids.map((callId) => ({ id: callId, name: 'lookup', arguments: '{}' })),
+      });
+      results.forEach((content, i) =>
+        out.push({ role: 'tool', toolCallId: ids[i]!, toolName: 'lookup', content, status: 'success', isError: false }),
+      );
+    });
+    return out;
   });
-  return out;
-});
 
 function pairedCorrectly(messages: readonly ChatMessage[]): boolean {
   const offered = new Set<string>();
@@ -52,7 +85,8 @@ function pairedCorrectly(messages: readonly ChatMessage[]): boolean {
     if (m.role === 'assistant') {
       const ids = (m.toolCalls ?? []).map((c) => c.id);
       const next = messages.slice(i + 1, i + 1 + ids.length);
-      if (next.length !== ids.length || next.some((r) => r.role !== 'tool' || !ids.includes(r.toolCallId))) return false;
+      if (next.length !== ids.length || next.some((r) => r.role !== 'tool' || !ids.includes(r.toolCallId)))
+        return false;
       ids.forEach((c) => offered.add(c));
     }
     if (m.role === 'tool' && !offered.has(m.toolCallId)) return false;
@@ -75,17 +109,25 @@ describe('ContextManager and request views (property-based)', () => {
     );
   });
 
-  it('keeps the turn\'s question however many steps the turn has taken, with its newest step, at every stage', () => {
+  it("keeps the turn's question however many steps the turn has taken, with its newest step, at every stage", () => {
     fc.assert(
       fc.property(midTurn, fc.constantFrom(...ViewStages), (raw, stage) => {
         const view = buildRequestView(raw, { provider: 'scripted', model: 'm' }, stage, cm, config);
         expect(pairedCorrectly(view.messages)).toBe(true);
         expect(view.messages[0]).toEqual({ role: 'system', content: 'persona' });
-        expect(view.messages.filter((m) => m.role === 'user').at(-1)).toEqual({ role: 'user', content: 'latest question' });
-        expect(view.messages.at(-1)).toMatchObject({ role: 'tool', toolCallId: (raw.at(-1) as { toolCallId: string }).toolCallId });
+        expect(view.messages.filter((m) => m.role === 'user').at(-1)).toEqual({
+          role: 'user',
+          content: 'latest question',
+        });
+        expect(view.messages.at(-1)).toMatchObject({
+          role: 'tool',
+          toolCallId: (raw.at(-1) as { toolCallId: string }).toolCallId,
+        });
         // Only whole steps of the turn are left out, newest kept: what follows the question is a suffix of the turn.
         const afterQuestion = view.messages.slice(view.messages.findLastIndex((m) => m.role === 'user') + 1);
-        expect(raw.slice(raw.length - afterQuestion.length).map((m) => m.role)).toEqual(afterQuestion.map((m) => m.role));
+        expect(raw.slice(raw.length - afterQuestion.length).map((m) => m.role)).toEqual(
+          afterQuestion.map((m) => m.role),
+        );
       }),
       { numRuns: 300 },
     );
@@ -93,21 +135,45 @@ describe('ContextManager and request views (property-based)', () => {
 
   it('keeps a view within the token budget (the trim threshold) unless the system prompt, question and newest unit alone pass it', () => {
     // Message counts loose enough that tokens are what binds.
-    const roomy = compileLoopConfig({ contextTokenLimit: 2_000, maxHistoryMessages: 100, forceTrimMessages: 50, maxToolResultShare: 0.25, minToolResultHeadChars: 100 });
+    const roomy = compileLoopConfig({
+      contextTokenLimit: 2_000,
+      maxHistoryMessages: 100,
+      forceTrimMessages: 50,
+      maxToolResultShare: 0.25,
+      minToolResultHeadChars: 100,
+    });
     const roomyCm = new ContextManager(roomy);
     const budget = roomy.contextTokenLimit * roomy.contextTrimThreshold;
     // Turns of large tool results (0.5-3 KB each): together far over the budget.
-    const bigTurns = fc.array(fc.array(fc.string({ minLength: 500, maxLength: 3_000 }), { minLength: 1, maxLength: 3 }), { minLength: 1, maxLength: 12 }).map((turns) => {
-      const messages: ChatMessage[] = [{ role: 'system', content: 'persona' }];
-      turns.forEach((results, t) => {
-        messages.push({ role: 'user', content: `question ${t}` });
-        const ids = results.map((_, i) => `big_${t}_${i}`);
-        messages.push({ role: 'assistant', content: null, toolCalls: ids.map((id) => ({ id, name: 'fetch', arguments: '{}' })) });
-        results.forEach((content, i) => messages.push({ role: 'tool', toolCallId: ids[i]!, toolName: 'fetch', content, status: 'success', isError: false }));
+    const bigTurns = fc
+      .array(fc.array(fc.string({ minLength: 500, maxLength: 3_000 }), { minLength: 1, maxLength: 3 }), {
+        minLength: 1,
+        maxLength: 12,
+      })
+      .map((turns) => {
+        const messages: ChatMessage[] = [{ role: 'system', content: 'persona' }];
+        turns.forEach((results, t) => {
+          messages.push({ role: 'user', content: `question ${t}` });
+          const ids = results.map((_, i) => `big_${t}_${i}`);
+          messages.push({
+            role: 'assistant',
+            content: null,
+            toolCalls: ids.map((id) => ({ id, name: 'fetch', arguments: '{}' })),
+          });
+          results.forEach((content, i) =>
+            messages.push({
+              role: 'tool',
+              toolCallId: ids[i]!,
+              toolName: 'fetch',
+              content,
+              status: 'success',
+              isError: false,
+            }),
+          );
+        });
+        messages.push({ role: 'user', content: 'latest question' });
+        return messages;
       });
-      messages.push({ role: 'user', content: 'latest question' });
-      return messages;
-    });
     fc.assert(
       fc.property(fc.oneof(midTurn, bigTurns), fc.constantFrom(...ViewStages), (raw, stage) => {
         const view = buildRequestView(raw, { provider: 'scripted', model: 'm' }, stage, roomyCm, roomy);

@@ -20,13 +20,16 @@ export class ContextManager {
 
   estimateTokens(messages: readonly ChatMessage[]): number {
     let tokens = 0;
-    for (const message of messages) tokens += Math.ceil(messageChars(message) / this.config.charsPerToken) + MESSAGE_OVERHEAD_TOKENS;
+    for (const message of messages)
+      tokens += Math.ceil(messageChars(message) / this.config.charsPerToken) + MESSAGE_OVERHEAD_TOKENS;
     return tokens;
   }
 
   /** The most characters one tool result may take in a request: a share of the context, under a hard cap. */
   maxToolResultChars(): number {
-    const byShare = Math.floor(this.config.contextTokenLimit * this.config.maxToolResultShare * this.config.charsPerToken);
+    const byShare = Math.floor(
+      this.config.contextTokenLimit * this.config.maxToolResultShare * this.config.charsPerToken,
+    );
     return Math.min(byShare, this.config.maxToolResultChars);
   }
 
@@ -39,7 +42,11 @@ export class ContextManager {
     let head = cutText(text, maxChars).text;
     const lastNewline = head.lastIndexOf('\n');
     if (lastNewline >= Math.max(this.config.minToolResultHeadChars, maxChars / 2)) head = head.slice(0, lastNewline);
-    return { text: `${head}\n[...truncated: showing ${head.length} of ${text.length} characters]`, truncated: true, originalChars: text.length };
+    return {
+      text: `${head}\n[...truncated: showing ${head.length} of ${text.length} characters]`,
+      truncated: true,
+      originalChars: text.length,
+    };
   }
 
   /** The tokens a request view may hold before it is trimmed: the trim threshold of the context window. */

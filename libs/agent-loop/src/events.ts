@@ -3,7 +3,8 @@ import type { StepFailure } from './failures.js';
 import type { LoopResult } from './loop-result.js';
 import type { TokenUsage } from './model-port.js';
 
-export type RunState = 'running' | 'paused' | 'waiting_for_input' | 'waiting_for_approval' | 'retrying_model' | 'cancelled' | 'finished';
+export type RunState =
+  'running' | 'paused' | 'waiting_for_input' | 'waiting_for_approval' | 'retrying_model' | 'cancelled' | 'finished';
 
 interface EventBase {
   runId: string;
@@ -20,10 +21,29 @@ export type LoopEvent = EventBase &
     | { type: 'message_chunk'; iteration: number; delta: string }
     | { type: 'message_end'; iteration: number; message: AssistantMessage; usage: TokenUsage }
     | { type: 'tool_call_start'; iteration: number; callId: string; name: string; arguments: string }
-    | { type: 'tool_result'; iteration: number; callId: string; name: string; status: ToolResultStatus; content: string; durationMs: number; synthetic: boolean; failures?: StepFailure[] }
+    | {
+        type: 'tool_result';
+        iteration: number;
+        callId: string;
+        name: string;
+        status: ToolResultStatus;
+        content: string;
+        durationMs: number;
+        synthetic: boolean;
+        failures?: StepFailure[];
+      }
     | { type: 'state_change'; state: RunState; reason?: string }
     /** A step failed (failures.ts): a model call (`model` names it) or a tool call (`callId`, `name`). */
-    | { type: 'step_failed'; iteration: number; step: 'model' | 'tool'; failure: StepFailure; model?: string; callId?: string; name?: string; message?: string }
+    | {
+        type: 'step_failed';
+        iteration: number;
+        step: 'model' | 'tool';
+        failure: StepFailure;
+        model?: string;
+        callId?: string;
+        name?: string;
+        message?: string;
+      }
     | { type: 'iteration_complete'; iteration: number; usage: TokenUsage; durationMs: number }
     | { type: 'hook_error'; hook: string; message: string }
     | { type: 'execution_end'; result: LoopResult }

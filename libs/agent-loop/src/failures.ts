@@ -47,15 +47,29 @@ const MODEL_SEVERITY: Record<ModelErrorKind, Severity> = {
  * request view), `fallback` (the next model of the profile's list), or `none` when nothing is left
  * to try (the run stops on it, so the severity is at least high). A cancelled call is no failure.
  */
-export function classifyModelFailure(kind: ModelErrorKind, decision: RetryDecision['action'], hasNextModel: boolean): StepFailure | undefined {
+export function classifyModelFailure(
+  kind: ModelErrorKind,
+  decision: RetryDecision['action'],
+  hasNextModel: boolean,
+): StepFailure | undefined {
   if (kind === 'cancelled') return undefined;
-  const recovery: Recovery = decision === 'retry' || decision === 'shrink_view' ? 'retry' : decision === 'next_model' && hasNextModel ? 'fallback' : 'none';
+  const recovery: Recovery =
+    decision === 'retry' || decision === 'shrink_view'
+      ? 'retry'
+      : decision === 'next_model' && hasNextModel
+        ? 'fallback'
+        : 'none';
   const base = MODEL_SEVERITY[kind];
   return { class: 'llm', kind, severity: recovery === 'none' && base !== 'high' ? 'high' : base, recovery };
 }
 
 /** The model's reply did not follow the protocol; it is told why and asked again. */
-export const MALFORMED_OUTPUT: StepFailure = { class: 'llm', kind: 'malformed_output', severity: 'low', recovery: 'retry' };
+export const MALFORMED_OUTPUT: StepFailure = {
+  class: 'llm',
+  kind: 'malformed_output',
+  severity: 'low',
+  recovery: 'retry',
+};
 /** The provider withheld the answer (content filter). */
 export const MODEL_REFUSAL: StepFailure = { class: 'llm', kind: 'refusal', severity: 'medium', recovery: 'none' };
 
@@ -92,12 +106,22 @@ const NOT_FAILURES = new Set(['CANCELLED', 'AWAITING_APPROVAL', 'AWAITING_INPUT'
  * `coordination` for delegations (a delegation that times out is a child timeout), `tool`
  * otherwise. Undefined for a success, a cancellation or a call that waits for the user.
  */
-export function classifyToolResult(status: ToolResultStatus, errorCode: string | undefined, toolClass: 'tool' | 'coordination' = 'tool'): StepFailure | undefined {
-  if (status === 'success' || status === 'cancelled' || (errorCode !== undefined && NOT_FAILURES.has(errorCode))) return undefined;
+export function classifyToolResult(
+  status: ToolResultStatus,
+  errorCode: string | undefined,
+  toolClass: 'tool' | 'coordination' = 'tool',
+): StepFailure | undefined {
+  if (status === 'success' || status === 'cancelled' || (errorCode !== undefined && NOT_FAILURES.has(errorCode)))
+    return undefined;
   const row = errorCode ? BY_CODE[errorCode] : undefined;
   if (row) {
     const coordinated = toolClass === 'coordination' && row.class === 'tool';
-    return { class: coordinated ? 'coordination' : row.class, kind: coordinated ? `child_${row.kind}` : row.kind, severity: row.severity, recovery: row.recovery ?? 'none' };
+    return {
+      class: coordinated ? 'coordination' : row.class,
+      kind: coordinated ? `child_${row.kind}` : row.kind,
+      severity: row.severity,
+      recovery: row.recovery ?? 'none',
+    };
   }
   return { class: toolClass, kind: (errorCode ?? status).toLowerCase(), severity: 'medium', recovery: 'none' };
 }

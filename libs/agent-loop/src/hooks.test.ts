@@ -8,19 +8,33 @@ import { FakeClock, FakeTools, reply, ScriptedModel } from './testing/index.js';
 
 const messages: ChatMessage[] = [{ role: 'user', content: 'go' }];
 
-async function run(hooks: LoopHooks, script = [reply.calls(['a', 'echo', { text: 'hi' }]), reply.text('done')], control?: RunControl) {
+async function run(
+  hooks: LoopHooks,
+  script = [reply.calls(['a', 'echo', { text: 'hi' }]), reply.text('done')],
+  control?: RunControl,
+) {
   const clock = new FakeClock();
   const model = new ScriptedModel(script);
-  const tools = new FakeTools({ echo: { run: (args) => ({ status: 'success', content: String(args['text']) }) } }, clock);
+  const tools = new FakeTools(
+    { echo: { run: (args) => ({ status: 'success', content: String(args['text']) }) } },
+    clock,
+  );
   const events: LoopEvent[] = [];
-  const result = await clock.settle(runAgentLoop({ runId: 'r', messages }, { model, tools, clock, hooks, events: (e) => events.push(e), ...(control ? { control } : {}) }));
+  const result = await clock.settle(
+    runAgentLoop(
+      { runId: 'r', messages },
+      { model, tools, clock, hooks, events: (e) => events.push(e), ...(control ? { control } : {}) },
+    ),
+  );
   const results = result.messages.filter((m): m is ToolMessage => m.role === 'tool');
   return { result, results, tools, model, events };
 }
 
 describe('tool hooks', () => {
   it('beforeTool may change the arguments', async () => {
-    const { results, tools } = await run({ beforeTool: async ({ call }) => ({ arguments: { ...call.arguments, text: 'changed' } }) });
+    const { results, tools } = await run({
+      beforeTool: async ({ call }) => ({ arguments: { ...call.arguments, text: 'changed' } }),
+    });
     expect(results[0]).toMatchObject({ status: 'success', content: 'changed' });
     expect(tools.calls[0]!.arguments).toEqual({ text: 'changed' });
   });
@@ -32,13 +46,17 @@ describe('tool hooks', () => {
   });
 
   it('beforeTool may supply the result', async () => {
-    const { results, tools } = await run({ beforeTool: async () => ({ result: { status: 'success', content: 'cached' } }) });
+    const { results, tools } = await run({
+      beforeTool: async () => ({ result: { status: 'success', content: 'cached' } }),
+    });
     expect(results[0]).toMatchObject({ status: 'success', content: 'cached' });
     expect(tools.calls).toEqual([]);
   });
 
   it('approveTool may deny a call, which the model sees as a denied result', async () => {
-    const { results, tools, model } = await run({ approveTool: async () => ({ approved: false, reason: 'the user said no' }) });
+    const { results, tools, model } = await run({
+      approveTool: async () => ({ approved: false, reason: 'the user said no' }),
+    });
     expect(results[0]).toMatchObject({ status: 'denied', isError: true, errorCode: 'DENIED', synthetic: true });
     expect(results[0]!.content).toContain('the user said no');
     expect(tools.calls).toEqual([]);
@@ -52,11 +70,15 @@ describe('tool hooks', () => {
       },
     });
     expect(results[0]!.status).toBe('denied');
-    expect(events).toContainEqual(expect.objectContaining({ type: 'hook_error', hook: 'approveTool', message: 'policy service down' }));
+    expect(events).toContainEqual(
+      expect.objectContaining({ type: 'hook_error', hook: 'approveTool', message: 'policy service down' }),
+    );
   });
 
   it('afterTool may change the result', async () => {
-    const { results } = await run({ afterTool: async ({ outcome }) => ({ ...outcome, content: `[redacted ${outcome.content.length} chars]` }) });
+    const { results } = await run({
+      afterTool: async ({ outcome }) => ({ ...outcome, content: `[redacted ${outcome.content.length} chars]` }),
+    });
     expect(results[0]!.content).toBe('[redacted 2 chars]');
   });
 });
@@ -65,8 +87,14 @@ describe('model and step hooks', () => {
   it('beforeModelCall may change the request and afterModelCall the response', async () => {
     const { result, model } = await run(
       {
-        beforeModelCall: async ({ request }) => ({ ...request, messages: [...request.messages, { role: 'system', content: 'be brief' }] }),
-        afterModelCall: async ({ response }) => ({ ...response, message: { ...response.message, content: response.message.content?.toUpperCase() ?? null } }),
+        beforeModelCall: async ({ request }) => ({
+          ...request,
+          messages: [...request.messages, { role: 'system', content: 'be brief' }],
+        }),
+        afterModelCall: async ({ response }) => ({
+          ...response,
+          message: { ...response.message, content: response.message.content?.toUpperCase() ?? null },
+        }),
       },
       [reply.text('quiet')],
     );

@@ -5,10 +5,7 @@ import type { ToolCallRequest, ToolOutcome } from './tool-port.js';
 
 /** What `beforeTool` may decide for one call. */
 export type BeforeToolDecision =
-  | undefined
-  | { arguments: Record<string, unknown> }
-  | { skip: string }
-  | { result: ToolOutcome };
+  undefined | { arguments: Record<string, unknown> } | { skip: string } | { result: ToolOutcome };
 
 /**
  * Lifecycle hooks. All are optional and async. A hook that throws is reported as a `hook_error`
@@ -19,13 +16,24 @@ export interface LoopHooks {
   /** Before each model call; may return a changed request (e.g. other tools, another model). */
   beforeModelCall?(context: { iteration: number; request: ModelRequest }): Promise<ModelRequest | undefined>;
   /** After each model call; may return a changed response. */
-  afterModelCall?(context: { iteration: number; request: ModelRequest; response: ModelResponse }): Promise<ModelResponse | undefined>;
+  afterModelCall?(context: {
+    iteration: number;
+    request: ModelRequest;
+    response: ModelResponse;
+  }): Promise<ModelResponse | undefined>;
   /** Before a call runs: change its arguments, skip it, or supply its result. */
   beforeTool?(context: { iteration: number; call: ToolCallRequest }): Promise<BeforeToolDecision>;
   /** Approval gate; a refusal gives the call a `denied` result with the reason. */
-  approveTool?(context: { iteration: number; call: ToolCallRequest }): Promise<{ approved: true } | { approved: false; reason: string }>;
+  approveTool?(context: {
+    iteration: number;
+    call: ToolCallRequest;
+  }): Promise<{ approved: true } | { approved: false; reason: string }>;
   /** After a call ran; may return a changed outcome. */
-  afterTool?(context: { iteration: number; call: ToolCallRequest; outcome: ToolOutcome }): Promise<ToolOutcome | undefined>;
+  afterTool?(context: {
+    iteration: number;
+    call: ToolCallRequest;
+    outcome: ToolOutcome;
+  }): Promise<ToolOutcome | undefined>;
   /** Asked at the start of each iteration; `pause: true` holds the run until it is resumed. */
   pauseCheck?(context: { iteration: number }): Promise<{ pause: boolean; reason?: string }>;
   /** Before the request view is built: may return the messages to build it from. */

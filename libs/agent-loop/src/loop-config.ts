@@ -55,7 +55,9 @@ export const LoopConfigSchema = z.object({
   /** Sent (in the request view only) with the last, tool-less call after the turn limit. */
   finalAnswerInstruction: z
     .string()
-    .default('You have used all the steps available for this request. Answer now, from the information gathered so far, without calling tools.'),
+    .default(
+      'You have used all the steps available for this request. Answer now, from the information gathered so far, without calling tools.',
+    ),
 });
 
 export type LoopConfig = z.infer<typeof LoopConfigSchema>;
@@ -73,7 +75,9 @@ export class LoopConfigError extends Error {
 export function compileLoopConfig(input: LoopConfigInput = {}): LoopConfig {
   const result = LoopConfigSchema.safeParse(input);
   if (result.success) return result.data;
-  throw new LoopConfigError(result.error.issues.map((i) => ({ option: i.path.join('.') || '(config)', message: i.message })));
+  throw new LoopConfigError(
+    result.error.issues.map((i) => ({ option: i.path.join('.') || '(config)', message: i.message })),
+  );
 }
 
 export const DEFAULT_LOOP_CONFIG: LoopConfig = Object.freeze(compileLoopConfig());

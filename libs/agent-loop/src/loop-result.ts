@@ -46,9 +46,23 @@ export interface IterationRecord {
   iteration: number;
   view: { messages: number; estimatedTokens: number; stage: string; diagnostics: ViewDiagnostic[] };
   /** `failures`: the failed calls of the model before this one answered, or the reply's own (absent when none). */
-  model: { provider: string; model: string; finishReason: string; retries: number; fallbackUsed: boolean; failures?: StepFailure[] };
+  model: {
+    provider: string;
+    model: string;
+    finishReason: string;
+    retries: number;
+    fallbackUsed: boolean;
+    failures?: StepFailure[];
+  };
   output: AssistantMessage;
-  tools: Array<{ callId: string; name: string; status: ToolResultStatus; durationMs: number; synthetic: boolean; failures?: StepFailure[] }>;
+  tools: Array<{
+    callId: string;
+    name: string;
+    status: ToolResultStatus;
+    durationMs: number;
+    synthetic: boolean;
+    failures?: StepFailure[];
+  }>;
   usage: TokenUsage;
   durationMs: number;
   /** Text of the model's message or of tool results that had to be repaired to be kept (absent when none). */

@@ -44,6 +44,7 @@ export function toUnits(messages: readonly ChatMessage[]): MessageUnit[] {
 /** Characters of a message as a model sees them (content plus tool-call names and arguments). */
 export function messageChars(message: ChatMessage): number {
   let chars = message.content?.length ?? 0;
-  if (message.role === 'assistant') for (const call of message.toolCalls ?? []) chars += call.name.length + call.arguments.length;
+  if (message.role === 'assistant')
+    for (const call of message.toolCalls ?? []) chars += call.name.length + call.arguments.length;
   return chars;
 }

@@ -20,14 +20,31 @@ export interface ModelCallParams {
 }
 
 export type ModelCallOutcome =
-  | { ok: true; response: ModelResponse; model: ModelPort; view: RequestView; retries: number; fallbackUsed: boolean; failures: StepFailure[] }
+  | {
+      ok: true;
+      response: ModelResponse;
+      model: ModelPort;
+      view: RequestView;
+      retries: number;
+      fallbackUsed: boolean;
+      failures: StepFailure[];
+    }
   | { ok: false; error: ModelError; view: RequestView | undefined; retries: number; failures: StepFailure[] };
 
 function asModelError(error: unknown, model: ModelPort, signal: AbortSignal): ModelError {
   if (isModelError(error)) return error;
-  if (signal.aborted) return new ModelError('cancelled', 'the model call was cancelled', { cause: error, provider: model.provider, model: model.model });
+  if (signal.aborted)
+    return new ModelError('cancelled', 'the model call was cancelled', {
+      cause: error,
+      provider: model.provider,
+      model: model.model,
+    });
   // An adapter that throws something unclassified has a bug; treat it as a provider failure.
-  return new ModelError('server', `the model call failed: ${(error as Error)?.message ?? String(error)}`, { cause: error, provider: model.provider, model: model.model });
+  return new ModelError('server', `the model call failed: ${(error as Error)?.message ?? String(error)}`, {
+    cause: error,
+    provider: model.provider,
+    model: model.model,
+  });
 }
 
 /**
@@ -56,10 +73,16 @@ export async function callModelWithRecovery(params: ModelCallParams): Promise<Mo
         const decision = params.strategies[error.kind](error, retries, params.config);
         const hasNextModel = index < params.models.length - 1;
         // Past the smallest view the overflow chain moves on like `next_model`.
-        const movesOn = decision.action === 'shrink_view' && stageIndex === ViewStages.length - 1 ? 'next_model' : decision.action;
+        const movesOn =
+          decision.action === 'shrink_view' && stageIndex === ViewStages.length - 1 ? 'next_model' : decision.action;
         const failure = classifyModelFailure(error.kind, movesOn, hasNextModel);
         if (failure) failures.push(failure);
-        params.onRecovery?.({ error, decision: decision.action, model: `${model.provider}/${model.model}`, ...(failure ? { failure } : {}) });
+        params.onRecovery?.({
+          error,
+          decision: decision.action,
+          model: `${model.provider}/${model.model}`,
+          ...(failure ? { failure } : {}),
+        });
         if (decision.action === 'give_up') return { ok: false, error, view, retries: totalRetries, failures };
         if (decision.action === 'next_model') break;
         if (decision.action === 'shrink_view') {
@@ -70,7 +93,13 @@ export async function callModelWithRecovery(params: ModelCallParams): Promise<Mo
           try {
             await params.clock.sleep(decision.delayMs, params.signal);
           } catch {
-            return { ok: false, error: new ModelError('cancelled', 'cancelled while waiting to retry the model', { cause: error }), view, retries: totalRetries, failures };
+            return {
+              ok: false,
+              error: new ModelError('cancelled', 'cancelled while waiting to retry the model', { cause: error }),
+              view,
+              retries: totalRetries,
+              failures,
+            };
           }
           retries += 1;
         }
@@ -78,5 +107,11 @@ export async function callModelWithRecovery(params: ModelCallParams): Promise<Mo
       }
     }
   }
-  return { ok: false, error: lastError ?? new ModelError('bad_request', 'no model is configured'), view: lastView, retries: totalRetries, failures };
+  return {
+    ok: false,
+    error: lastError ?? new ModelError('bad_request', 'no model is configured'),
+    view: lastView,
+    retries: totalRetries,
+    failures,
+  };
 }

@@ -23,7 +23,9 @@ function backoff(error: ModelError, retries: number, config: LoopConfig): number
 }
 
 const retryWithBackoff: RetryStrategy = (error, retries, config) =>
-  retries < config.llmMaxRetries ? { action: 'retry', delayMs: backoff(error, retries, config) } : { action: 'next_model' };
+  retries < config.llmMaxRetries
+    ? { action: 'retry', delayMs: backoff(error, retries, config) }
+    : { action: 'next_model' };
 
 /**
  * One strategy per error kind. This is the platform's single retry layer for model calls: the

@@ -43,7 +43,10 @@ function repair(raw: readonly ChatMessage[], diagnostics: ViewDiagnostic[]): Cha
     const messages = raw.slice(unit.start, unit.end);
     if (unit.kind === 'orphan_tool_result') {
       const orphan = messages[0] as ToolMessage;
-      diagnostics.push({ kind: 'orphan_tool_result_dropped', detail: `result ${orphan.toolCallId} has no matching call` });
+      diagnostics.push({
+        kind: 'orphan_tool_result_dropped',
+        detail: `result ${orphan.toolCallId} has no matching call`,
+      });
       continue;
     }
     out.push(...messages);
@@ -51,8 +54,20 @@ function repair(raw: readonly ChatMessage[], diagnostics: ViewDiagnostic[]): Cha
     const call = messages[0] as AssistantMessage;
     const answered = new Set(messages.slice(1).map((m) => (m as ToolMessage).toolCallId));
     for (const missing of (call.toolCalls ?? []).filter((c) => !answered.has(c.id))) {
-      diagnostics.push({ kind: 'missing_tool_result_filled', detail: `call ${missing.id} (${missing.name}) had no recorded result` });
-      out.push({ role: 'tool', toolCallId: missing.id, toolName: missing.name, content: 'Error: no result was recorded for this call.', status: 'failed', isError: true, synthetic: true, errorCode: 'NO_RESULT' });
+      diagnostics.push({
+        kind: 'missing_tool_result_filled',
+        detail: `call ${missing.id} (${missing.name}) had no recorded result`,
+      });
+      out.push({
+        role: 'tool',
+        toolCallId: missing.id,
+        toolName: missing.name,
+        content: 'Error: no result was recorded for this call.',
+        status: 'failed',
+        isError: true,
+        synthetic: true,
+        errorCode: 'NO_RESULT',
+      });
     }
   }
   return out;
@@ -60,7 +75,10 @@ function repair(raw: readonly ChatMessage[], diagnostics: ViewDiagnostic[]): Cha
 
 function stripProviderFields(message: AssistantMessage): AssistantMessage {
   const { providerFields: _dropped, ...rest } = message;
-  return { ...rest, ...(rest.toolCalls ? { toolCalls: rest.toolCalls.map(({ providerFields: _f, ...call }) => call) } : {}) };
+  return {
+    ...rest,
+    ...(rest.toolCalls ? { toolCalls: rest.toolCalls.map(({ providerFields: _f, ...call }) => call) } : {}),
+  };
 }
 
 /**
@@ -72,23 +90,37 @@ function mask(messages: readonly ChatMessage[], target: ViewTarget, diagnostics:
   const out: ChatMessage[] = [];
   for (const unit of toUnits(messages)) {
     const first = messages[unit.start]!;
-    const foreignProvider = first.role === 'assistant' && first.provider !== undefined && first.provider !== target.provider;
+    const foreignProvider =
+      first.role === 'assistant' && first.provider !== undefined && first.provider !== target.provider;
     if (unit.kind === 'exchange' && foreignProvider && first.role === 'assistant') {
-      const results = new Map(messages.slice(unit.start + 1, unit.end).map((m) => [(m as ToolMessage).toolCallId, m as ToolMessage]));
+      const results = new Map(
+        messages.slice(unit.start + 1, unit.end).map((m) => [(m as ToolMessage).toolCallId, m as ToolMessage]),
+      );
       const lines = (first.toolCalls ?? []).map((call) => {
         const result = results.get(call.id);
         return `[Earlier tool call ${call.name}(${call.arguments}) -> ${result ? (result.isError ? `error: ${result.content}` : result.content) : 'no result'}]`;
       });
       out.push({ role: 'assistant', content: [first.content, ...lines].filter(Boolean).join('\n') });
-      diagnostics.push({ kind: 'tool_exchange_masked', detail: `${first.toolCalls?.length ?? 0} call(s) made with ${first.provider}/${first.model ?? '?'} flattened for ${target.provider}/${target.model}` });
+      diagnostics.push({
+        kind: 'tool_exchange_masked',
+        detail: `${first.toolCalls?.length ?? 0} call(s) made with ${first.provider}/${first.model ?? '?'} flattened for ${target.provider}/${target.model}`,
+      });
       continue;
     }
     for (const message of messages.slice(unit.start, unit.end)) {
-      const foreignModel = message.role === 'assistant' && (message.provider !== undefined && (message.provider !== target.provider || message.model !== target.model));
-      const hasFields = message.role === 'assistant' && (message.providerFields !== undefined || message.toolCalls?.some((c) => c.providerFields));
+      const foreignModel =
+        message.role === 'assistant' &&
+        message.provider !== undefined &&
+        (message.provider !== target.provider || message.model !== target.model);
+      const hasFields =
+        message.role === 'assistant' &&
+        (message.providerFields !== undefined || message.toolCalls?.some((c) => c.providerFields));
       if (message.role === 'assistant' && foreignModel && hasFields) {
         out.push(stripProviderFields(message));
-        diagnostics.push({ kind: 'provider_fields_dropped', detail: `fields of ${message.provider}/${message.model ?? '?'} not sent to ${target.provider}/${target.model}` });
+        diagnostics.push({
+          kind: 'provider_fields_dropped',
+          detail: `fields of ${message.provider}/${message.model ?? '?'} not sent to ${target.provider}/${target.model}`,
+        });
       } else {
         out.push(message);
       }
@@ -98,14 +130,23 @@ function mask(messages: readonly ChatMessage[], target: ViewTarget, diagnostics:
 }
 
 /** Cuts each tool result to `maxChars`; the diagnostics are kept by the cut message, for those a trim keeps. */
-function truncateToolResults(messages: readonly ChatMessage[], cm: ContextManager, maxChars: number): { messages: ChatMessage[]; cuts: Map<ChatMessage, ViewDiagnostic> } {
+function truncateToolResults(
+  messages: readonly ChatMessage[],
+  cm: ContextManager,
+  maxChars: number,
+): { messages: ChatMessage[]; cuts: Map<ChatMessage, ViewDiagnostic> } {
   const cuts = new Map<ChatMessage, ViewDiagnostic>();
   const out = messages.map((message) => {
     if (message.role !== 'tool') return message;
     const cut = cm.truncateToolResult(message.content, maxChars);
     if (!cut.truncated) return message;
     const shortened = { ...message, content: cut.text };
-    cuts.set(shortened, { kind: 'tool_result_truncated', detail: `result of ${message.toolName} (${message.toolCallId})`, originalChars: cut.originalChars, keptChars: cut.text.length });
+    cuts.set(shortened, {
+      kind: 'tool_result_truncated',
+      detail: `result of ${message.toolName} (${message.toolCallId})`,
+      originalChars: cut.originalChars,
+      keptChars: cut.text.length,
+    });
     return shortened;
   });
   return { messages: out, cuts };
@@ -116,18 +157,31 @@ function truncateToolResults(messages: readonly ChatMessage[], cm: ContextManage
  * repair, masking across provider or model switches, trimming for the stage, and tool-result
  * truncation. The diagnostics explain every difference.
  */
-export function buildRequestView(raw: readonly ChatMessage[], target: ViewTarget, stage: ViewStage, cm: ContextManager, config: LoopConfig): RequestView {
+export function buildRequestView(
+  raw: readonly ChatMessage[],
+  target: ViewTarget,
+  stage: ViewStage,
+  cm: ContextManager,
+  config: LoopConfig,
+): RequestView {
   const diagnostics: ViewDiagnostic[] = [];
   let messages = mask(repair(raw, diagnostics), target, diagnostics);
 
   // Results are cut first, so that trimming measures what will be sent.
-  const perResult = stage === 'tool_results_truncated' || stage === 'force_trimmed' ? Math.min(config.overflowToolResultChars, cm.maxToolResultChars()) : cm.maxToolResultChars();
+  const perResult =
+    stage === 'tool_results_truncated' || stage === 'force_trimmed'
+      ? Math.min(config.overflowToolResultChars, cm.maxToolResultChars())
+      : cm.maxToolResultChars();
   const capped = truncateToolResults(messages, cm, perResult);
   const before = capped.messages.length;
   if (stage === 'full') messages = cm.trimIfNeeded(capped.messages);
   else if (stage === 'force_trimmed') messages = cm.forceTrim(capped.messages);
   else messages = cm.trim(capped.messages);
-  if (messages.length < before) diagnostics.push({ kind: 'history_trimmed', detail: `kept ${messages.length} of ${before} messages (stage ${stage})` });
+  if (messages.length < before)
+    diagnostics.push({
+      kind: 'history_trimmed',
+      detail: `kept ${messages.length} of ${before} messages (stage ${stage})`,
+    });
   for (const message of messages) {
     const cut = capped.cuts.get(message);
     if (cut) diagnostics.push(cut);

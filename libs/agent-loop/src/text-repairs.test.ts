@@ -5,10 +5,16 @@ import { runAgentLoop } from './agent-loop.js';
 import { compileLoopConfig } from './loop-config.js';
 import { FakeClock, FakeTools, reply, ScriptedModel } from './testing/index.js';
 
-async function run(script: ConstructorParameters<typeof ScriptedModel>[0], tools: ConstructorParameters<typeof FakeTools>[0]) {
+async function run(
+  script: ConstructorParameters<typeof ScriptedModel>[0],
+  tools: ConstructorParameters<typeof FakeTools>[0],
+) {
   const clock = new FakeClock();
   return clock.settle(
-    runAgentLoop({ runId: 'run-1', messages: [{ role: 'user', content: 'go' }] }, { model: new ScriptedModel(script), tools: new FakeTools(tools, clock), clock, config: compileLoopConfig({}) }),
+    runAgentLoop(
+      { runId: 'run-1', messages: [{ role: 'user', content: 'go' }] },
+      { model: new ScriptedModel(script), tools: new FakeTools(tools, clock), clock, config: compileLoopConfig({}) },
+    ),
   );
 }
 
@@ -17,14 +23,26 @@ describe('text repairs', () => {
     const result = await run([reply.text('caf\ud800é')], {});
     expect(result.response).toBe('caf\ufffdé');
     expect(result.messages[0]).toMatchObject({ content: 'caf\ufffdé' });
-    expect(result.transcript[0]!.textRepairs).toEqual([{ source: 'model', field: 'content', detail: '1 unpaired UTF-16 surrogate replaced by U+FFFD' }]);
+    expect(result.transcript[0]!.textRepairs).toEqual([
+      { source: 'model', field: 'content', detail: '1 unpaired UTF-16 surrogate replaced by U+FFFD' },
+    ]);
   });
 
   it('repairs tool arguments and results, naming the call, and keeps the pairs intact', async () => {
     // Arguments whose JSON text holds a raw unpaired surrogate (an escaped one, `\\udc00`, is faithful JSON and stays).
-    const call = { role: 'assistant' as const, content: null, toolCalls: [{ id: 'c1', name: 'lookup', arguments: '{"q":"x\udc00","r":"\\udc00"}' }] };
+    const call = {
+      role: 'assistant' as const,
+      content: null,
+      toolCalls: [{ id: 'c1', name: 'lookup', arguments: '{"q":"x\udc00","r":"\\udc00"}' }],
+    };
     const result = await run([call, reply.text('done')], {
-      lookup: { run: () => ({ status: 'success', content: 'bad \ud800 text', diagnostics: ['the runner answered with bytes that were not UTF-8'] }) },
+      lookup: {
+        run: () => ({
+          status: 'success',
+          content: 'bad \ud800 text',
+          diagnostics: ['the runner answered with bytes that were not UTF-8'],
+        }),
+      },
     });
     const [stored, toolResult] = result.messages;
     expect(stored).toMatchObject({ toolCalls: [{ id: 'c1', arguments: '{"q":"x\ufffd","r":"\\udc00"}' }] });
@@ -39,11 +57,20 @@ describe('text repairs', () => {
 
   it('records what the model adapter repaired (a reply that was not UTF-8)', async () => {
     const result = await run(
-      [() => ({ message: { role: 'assistant', content: 'caf\ufffd' }, usage: { inputTokens: 1, outputTokens: 1, totalTokens: 2 }, finishReason: 'stop', diagnostics: ['the reply was not valid UTF-8'] })],
+      [
+        () => ({
+          message: { role: 'assistant', content: 'caf\ufffd' },
+          usage: { inputTokens: 1, outputTokens: 1, totalTokens: 2 },
+          finishReason: 'stop',
+          diagnostics: ['the reply was not valid UTF-8'],
+        }),
+      ],
       {},
     );
     expect(result.response).toBe('caf\ufffd');
-    expect(result.transcript[0]!.textRepairs).toEqual([{ source: 'model', field: 'content', detail: 'the reply was not valid UTF-8' }]);
+    expect(result.transcript[0]!.textRepairs).toEqual([
+      { source: 'model', field: 'content', detail: 'the reply was not valid UTF-8' },
+    ]);
   });
 
   it('records nothing when the text is well-formed', async () => {

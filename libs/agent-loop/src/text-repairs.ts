@@ -41,8 +41,16 @@ export function repairModelMessage(message: AssistantMessage): { message: Assist
 }
 
 /** A tool's result with its text made well-formed; `transport` are repairs the tool client already made (bad bytes). */
-export function repairToolMessage(message: ToolMessage, transport: readonly string[] = []): { message: ToolMessage; repairs: TextRepair[] } {
-  const repairs: TextRepair[] = transport.map((detail) => ({ source: 'tool', callId: message.toolCallId, field: 'content', detail }));
+export function repairToolMessage(
+  message: ToolMessage,
+  transport: readonly string[] = [],
+): { message: ToolMessage; repairs: TextRepair[] } {
+  const repairs: TextRepair[] = transport.map((detail) => ({
+    source: 'tool',
+    callId: message.toolCallId,
+    field: 'content',
+    detail,
+  }));
   const fixed = repairLoneSurrogates(message.content);
   if (!fixed.replaced) return { message, repairs };
   repairs.push({ source: 'tool', callId: message.toolCallId, field: 'content', detail: unpaired(fixed.replaced) });

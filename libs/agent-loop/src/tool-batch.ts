@@ -40,12 +40,18 @@ export interface CallResult {
   failures: StepFailure[];
 }
 
-function failuresOf(message: ToolMessage, recovered: readonly StepFailure[] | undefined, toolClass: ToolDescription['failureClass']): StepFailure[] {
+function failuresOf(
+  message: ToolMessage,
+  recovered: readonly StepFailure[] | undefined,
+  toolClass: ToolDescription['failureClass'],
+): StepFailure[] {
   const own = classifyToolResult(message.status, message.errorCode, toolClass);
   return [...(recovered ?? []), ...(own ? [own] : [])];
 }
 
-type Prepared = { kind: 'run'; request: ToolCallRequest; tool: ToolDescription } | { kind: 'done'; message: ToolMessage; repeated?: boolean };
+type Prepared =
+  | { kind: 'run'; request: ToolCallRequest; tool: ToolDescription }
+  | { kind: 'done'; message: ToolMessage; repeated?: boolean };
 
 function canonical(value: unknown): string {
   if (Array.isArray(value)) return `[${value.map(canonical).join(',')}]`;
@@ -70,22 +76,55 @@ function parseArguments(text: string): Record<string, unknown> | undefined {
 /** Checks one call before it may run: caps, name, arguments, repeat guard. */
 function prepare(call: ToolCall, index: number, ctx: BatchContext, catalog: Map<string, ToolDescription>): Prepared {
   if (index >= ctx.config.maxToolCallsPerIteration) {
-    return { kind: 'done', message: syntheticResult(call, 'blocked', 'TOO_MANY_CALLS', `only ${ctx.config.maxToolCallsPerIteration} tool calls may run per step; this one was not run.`) };
+    return {
+      kind: 'done',
+      message: syntheticResult(
+        call,
+        'blocked',
+        'TOO_MANY_CALLS',
+        `only ${ctx.config.maxToolCallsPerIteration} tool calls may run per step; this one was not run.`,
+      ),
+    };
   }
   if (ctx.callsSoFar + index >= ctx.config.maxToolCallsPerTurn) {
-    return { kind: 'done', message: syntheticResult(call, 'blocked', 'TURN_CALL_LIMIT', `the limit of ${ctx.config.maxToolCallsPerTurn} tool calls per request was reached; answer with what you have.`) };
+    return {
+      kind: 'done',
+      message: syntheticResult(
+        call,
+        'blocked',
+        'TURN_CALL_LIMIT',
+        `the limit of ${ctx.config.maxToolCallsPerTurn} tool calls per request was reached; answer with what you have.`,
+      ),
+    };
   }
   const name = sanitizeToolName(call.name);
   const tool = catalog.get(name) ?? ctx.tools.lookup?.(name);
   if (!tool) {
     const refused = ctx.tools.refuse?.(name);
-    if (refused) return { kind: 'done', message: syntheticResult(call, refused.status, refused.errorCode, refused.content) };
+    if (refused)
+      return { kind: 'done', message: syntheticResult(call, refused.status, refused.errorCode, refused.content) };
     const available = [...catalog.keys()].sort().join(', ') || '(none)';
-    return { kind: 'done', message: syntheticResult(call, 'invalid', 'UNKNOWN_TOOL', `there is no tool named '${call.name}'. Available tools: ${available}.`) };
+    return {
+      kind: 'done',
+      message: syntheticResult(
+        call,
+        'invalid',
+        'UNKNOWN_TOOL',
+        `there is no tool named '${call.name}'. Available tools: ${available}.`,
+      ),
+    };
   }
   const args = parseArguments(call.arguments);
   if (!args) {
-    return { kind: 'done', message: syntheticResult(call, 'invalid', 'INVALID_ARGUMENTS', `the arguments for '${name}' are not a valid JSON object. Send a JSON object matching: ${JSON.stringify(tool.parameters)}`) };
+    return {
+      kind: 'done',
+      message: syntheticResult(
+        call,
+        'invalid',
+        'INVALID_ARGUMENTS',
+        `the arguments for '${name}' are not a valid JSON object. Send a JSON object matching: ${JSON.stringify(tool.parameters)}`,
+      ),
+    };
   }
   const key = `${name}:${canonical(args)}`;
   const seen = ctx.seenCalls.get(key) ?? 0;
@@ -98,15 +137,45 @@ function prepare(call: ToolCall, index: number, ctx: BatchContext, catalog: Map<
 }
 
 function toMessage(call: ToolCall, outcome: ToolOutcome, synthetic: boolean): ToolMessage {
-  if (outcome.status === 'success') return { role: 'tool', toolCallId: call.id, toolName: call.name, content: outcome.content, status: 'success', isError: false };
+  if (outcome.status === 'success')
+    return {
+      role: 'tool',
+      toolCallId: call.id,
+      toolName: call.name,
+      content: outcome.content,
+      status: 'success',
+      isError: false,
+    };
   if (outcome.status === 'waiting') {
     // The agent keeps the call open in its pool; the model is told it is waiting for the user.
-    return { role: 'tool', toolCallId: call.id, toolName: call.name, content: outcome.content, status: 'skipped', isError: false, synthetic: true, errorCode: outcome.pending.waitingFor === 'approval' ? 'AWAITING_APPROVAL' : 'AWAITING_INPUT' };
+    return {
+      role: 'tool',
+      toolCallId: call.id,
+      toolName: call.name,
+      content: outcome.content,
+      status: 'skipped',
+      isError: false,
+      synthetic: true,
+      errorCode: outcome.pending.waitingFor === 'approval' ? 'AWAITING_APPROVAL' : 'AWAITING_INPUT',
+    };
   }
-  return { role: 'tool', toolCallId: call.id, toolName: call.name, content: outcome.content.startsWith('Error') ? outcome.content : `Error: ${outcome.content}`, status: outcome.status, isError: true, errorCode: outcome.errorCode, ...(synthetic ? { synthetic: true } : {}) };
+  return {
+    role: 'tool',
+    toolCallId: call.id,
+    toolName: call.name,
+    content: outcome.content.startsWith('Error') ? outcome.content : `Error: ${outcome.content}`,
+    status: outcome.status,
+    isError: true,
+    errorCode: outcome.errorCode,
+    ...(synthetic ? { synthetic: true } : {}),
+  };
 }
 
-async function guarded<T>(ctx: BatchContext, hook: string, fn: () => Promise<T>): Promise<{ ok: true; value: T } | { ok: false; message: string }> {
+async function guarded<T>(
+  ctx: BatchContext,
+  hook: string,
+  fn: () => Promise<T>,
+): Promise<{ ok: true; value: T } | { ok: false; message: string }> {
   try {
     return { ok: true, value: await fn() };
   } catch (err) {
@@ -117,23 +186,56 @@ async function guarded<T>(ctx: BatchContext, hook: string, fn: () => Promise<T>)
 }
 
 /** Runs one call through the hooks and the port under its own deadline. */
-async function runOne(call: ToolCall, request: ToolCallRequest, tool: ToolDescription, ctx: BatchContext): Promise<{ outcome: ToolOutcome; synthetic: boolean }> {
+async function runOne(
+  call: ToolCall,
+  request: ToolCallRequest,
+  tool: ToolDescription,
+  ctx: BatchContext,
+): Promise<{ outcome: ToolOutcome; synthetic: boolean }> {
   const { hooks } = ctx;
   if (hooks.beforeTool) {
-    const before = await guarded(ctx, 'beforeTool', () => hooks.beforeTool!({ iteration: ctx.iteration, call: request }));
-    if (!before.ok) return { outcome: { status: 'failed', content: `a policy hook failed before '${tool.name}' could run.`, errorCode: 'HOOK_FAILED' }, synthetic: true };
+    const before = await guarded(ctx, 'beforeTool', () =>
+      hooks.beforeTool!({ iteration: ctx.iteration, call: request }),
+    );
+    if (!before.ok)
+      return {
+        outcome: {
+          status: 'failed',
+          content: `a policy hook failed before '${tool.name}' could run.`,
+          errorCode: 'HOOK_FAILED',
+        },
+        synthetic: true,
+      };
     const decision = before.value;
-    if (decision && 'skip' in decision) return { outcome: { status: 'skipped', content: decision.skip, errorCode: 'SKIPPED_BY_HOOK' }, synthetic: true };
+    if (decision && 'skip' in decision)
+      return { outcome: { status: 'skipped', content: decision.skip, errorCode: 'SKIPPED_BY_HOOK' }, synthetic: true };
     if (decision && 'result' in decision) return { outcome: decision.result, synthetic: true };
     if (decision && 'arguments' in decision) request = { ...request, arguments: decision.arguments };
   }
   if (hooks.approveTool) {
-    const approval = await guarded(ctx, 'approveTool', () => hooks.approveTool!({ iteration: ctx.iteration, call: request }));
-    const reason = !approval.ok ? 'the approval check failed' : !approval.value.approved ? approval.value.reason : undefined;
-    if (reason !== undefined) return { outcome: { status: 'denied', content: `the call to '${tool.name}' was not approved: ${reason}`, errorCode: 'DENIED' }, synthetic: true };
+    const approval = await guarded(ctx, 'approveTool', () =>
+      hooks.approveTool!({ iteration: ctx.iteration, call: request }),
+    );
+    const reason = !approval.ok
+      ? 'the approval check failed'
+      : !approval.value.approved
+        ? approval.value.reason
+        : undefined;
+    if (reason !== undefined)
+      return {
+        outcome: {
+          status: 'denied',
+          content: `the call to '${tool.name}' was not approved: ${reason}`,
+          errorCode: 'DENIED',
+        },
+        synthetic: true,
+      };
   }
 
-  const timeoutMs = Math.min(tool.kind === 'agent' ? ctx.config.agentToolTimeoutMs : ctx.config.toolTimeoutMs, tool.timeoutMs ?? Number.POSITIVE_INFINITY);
+  const timeoutMs = Math.min(
+    tool.kind === 'agent' ? ctx.config.agentToolTimeoutMs : ctx.config.toolTimeoutMs,
+    tool.timeoutMs ?? Number.POSITIVE_INFINITY,
+  );
   const deadlineAt = Math.min(ctx.deadlineAt, ctx.clock.now() + timeoutMs);
   const controller = new AbortController();
   const onRunAbort = (): void => controller.abort(ctx.signal.reason);
@@ -143,21 +245,55 @@ async function runOne(call: ToolCall, request: ToolCallRequest, tool: ToolDescri
     () => 'stopped' as const,
   );
   try {
-    const raced = await Promise.race([ctx.tools.execute(request, { runId: ctx.runId, deadlineAt, signal: controller.signal }).then((outcome) => ({ outcome })), expiry]);
+    const raced = await Promise.race([
+      ctx.tools
+        .execute(request, { runId: ctx.runId, deadlineAt, signal: controller.signal })
+        .then((outcome) => ({ outcome })),
+      expiry,
+    ]);
     if (raced === 'deadline' || raced === 'stopped') {
       controller.abort(new Error(raced));
-      if (ctx.signal.aborted) return { outcome: { status: 'cancelled', content: 'the run was cancelled before this call finished.', errorCode: 'CANCELLED' }, synthetic: true };
-      return { outcome: { status: 'timeout', content: `'${tool.name}' did not finish within ${timeoutMs} ms.`, errorCode: 'TIMEOUT' }, synthetic: true };
+      if (ctx.signal.aborted)
+        return {
+          outcome: {
+            status: 'cancelled',
+            content: 'the run was cancelled before this call finished.',
+            errorCode: 'CANCELLED',
+          },
+          synthetic: true,
+        };
+      return {
+        outcome: {
+          status: 'timeout',
+          content: `'${tool.name}' did not finish within ${timeoutMs} ms.`,
+          errorCode: 'TIMEOUT',
+        },
+        synthetic: true,
+      };
     }
     let outcome = raced.outcome;
-    if (ctx.signal.aborted && outcome.status !== 'success') outcome = { status: 'cancelled', content: 'the run was cancelled before this call finished.', errorCode: 'CANCELLED' };
+    if (ctx.signal.aborted && outcome.status !== 'success')
+      outcome = {
+        status: 'cancelled',
+        content: 'the run was cancelled before this call finished.',
+        errorCode: 'CANCELLED',
+      };
     if (hooks.afterTool) {
-      const after = await guarded(ctx, 'afterTool', () => hooks.afterTool!({ iteration: ctx.iteration, call: request, outcome }));
+      const after = await guarded(ctx, 'afterTool', () =>
+        hooks.afterTool!({ iteration: ctx.iteration, call: request, outcome }),
+      );
       if (after.ok && after.value) outcome = after.value;
     }
     return { outcome, synthetic: false };
   } catch (err) {
-    return { outcome: { status: 'failed', content: `'${tool.name}' failed: ${(err as Error)?.message ?? String(err)}`, errorCode: 'TOOL_PORT_FAILED' }, synthetic: true };
+    return {
+      outcome: {
+        status: 'failed',
+        content: `'${tool.name}' failed: ${(err as Error)?.message ?? String(err)}`,
+        errorCode: 'TOOL_PORT_FAILED',
+      },
+      synthetic: true,
+    };
   } finally {
     controller.abort(new Error('call finished'));
     ctx.signal.removeEventListener('abort', onRunAbort);
@@ -173,15 +309,32 @@ export async function runToolBatch(calls: readonly ToolCall[], ctx: BatchContext
   return Promise.all(
     calls.map(async (call, index): Promise<CallResult> => {
       const started = ctx.clock.now();
-      ctx.events.emit({ type: 'tool_call_start', iteration: ctx.iteration, callId: call.id, name: call.name, arguments: call.arguments });
+      ctx.events.emit({
+        type: 'tool_call_start',
+        iteration: ctx.iteration,
+        callId: call.id,
+        name: call.name,
+        arguments: call.arguments,
+      });
       const prepared = prepare(call, index, ctx, catalog);
       let result: CallResult;
       if (prepared.kind === 'done') {
         const failures = failuresOf(prepared.message, undefined, 'tool');
-        result = { call, message: prepared.message, durationMs: 0, resultChars: prepared.message.content.length, repeated: prepared.repeated ?? false, repairs: [], failures };
+        result = {
+          call,
+          message: prepared.message,
+          durationMs: 0,
+          resultChars: prepared.message.content.length,
+          repeated: prepared.repeated ?? false,
+          repairs: [],
+          failures,
+        };
       } else {
         const { outcome, synthetic } = await runOne(call, prepared.request, prepared.tool, ctx);
-        const { message, repairs } = repairToolMessage(toMessage(call, outcome, synthetic), 'diagnostics' in outcome ? outcome.diagnostics : undefined);
+        const { message, repairs } = repairToolMessage(
+          toMessage(call, outcome, synthetic),
+          'diagnostics' in outcome ? outcome.diagnostics : undefined,
+        );
         result = {
           call,
           message,
@@ -194,8 +347,27 @@ export async function runToolBatch(calls: readonly ToolCall[], ctx: BatchContext
         };
       }
       const m = result.message;
-      for (const failure of result.failures) ctx.events.emit({ type: 'step_failed', iteration: ctx.iteration, step: 'tool', failure, callId: call.id, name: call.name, ...(m.errorCode ? { message: m.errorCode } : {}) });
-      ctx.events.emit({ type: 'tool_result', iteration: ctx.iteration, callId: call.id, name: call.name, status: m.status, content: m.content, durationMs: result.durationMs, synthetic: m.synthetic ?? false, ...(result.failures.length ? { failures: result.failures } : {}) });
+      for (const failure of result.failures)
+        ctx.events.emit({
+          type: 'step_failed',
+          iteration: ctx.iteration,
+          step: 'tool',
+          failure,
+          callId: call.id,
+          name: call.name,
+          ...(m.errorCode ? { message: m.errorCode } : {}),
+        });
+      ctx.events.emit({
+        type: 'tool_result',
+        iteration: ctx.iteration,
+        callId: call.id,
+        name: call.name,
+        status: m.status,
+        content: m.content,
+        durationMs: result.durationMs,
+        synthetic: m.synthetic ?? false,
+        ...(result.failures.length ? { failures: result.failures } : {}),
+      });
       return result;
     }),
   );

@@ -1,7 +1,13 @@
 import { describe, expect, it } from 'vitest';
 import { assembleTurnInput, isTimeZone } from './turn-input.js';
 
-const parts = { systemPrompt: 'You help.', now: new Date('2026-03-15T23:30:00Z'), capabilities: [], history: [], userMessage: 'hi' };
+const parts = {
+  systemPrompt: 'You help.',
+  now: new Date('2026-03-15T23:30:00Z'),
+  capabilities: [],
+  history: [],
+  userMessage: 'hi',
+};
 
 describe('turn input', () => {
   it('tells IANA zones from other names, the same on a second look', () => {

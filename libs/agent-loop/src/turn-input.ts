@@ -58,9 +58,14 @@ export function assembleTurnInput(parts: TurnInputParts): ChatMessage[] {
     `You can use these capabilities:\n${capabilities}`,
   ].join('\n\n');
   const messages: ChatMessage[] = [{ role: 'system', content: system }];
-  if (parts.memories?.length) messages.push({ role: 'system', content: `Relevant things you know about the user:\n${parts.memories.map((m) => `- ${m}`).join('\n')}` });
+  if (parts.memories?.length)
+    messages.push({
+      role: 'system',
+      content: `Relevant things you know about the user:\n${parts.memories.map((m) => `- ${m}`).join('\n')}`,
+    });
   messages.push(...parts.history.filter((m) => m.role !== 'system'));
   messages.push({ role: 'user', content: parts.userMessage });
-  if (parts.agentResult) messages.push({ role: 'system', content: `Result of the task the user just completed: ${parts.agentResult}` });
+  if (parts.agentResult)
+    messages.push({ role: 'system', content: `Result of the task the user just completed: ${parts.agentResult}` });
   return messages;
 }

@@ -2,7 +2,15 @@
 // output, on private NATS, PostgreSQL (durable unless told otherwise) and Redis, with production
 // settings except what a load test must lift; and the 2-step calculator turn through its HTTP API.
 import { connect, type NatsConnection } from '@nats-io/transport-node';
-import { PLATFORM_APPS, startInfra, startPlatform, type Infra, type Platform, type PlatformApp, type PostgresDurability } from '@platform/testing';
+import {
+  PLATFORM_APPS,
+  startInfra,
+  startPlatform,
+  type Infra,
+  type Platform,
+  type PlatformApp,
+  type PostgresDurability,
+} from '@platform/testing';
 import { SignJWT } from 'jose';
 import { CALCULATOR_PROMPT, SIM_MODEL } from './calculator.js';
 import { waitForIngestionDrain } from './ingestion-queue.js';
@@ -27,7 +35,12 @@ export type PlatformProcess = PlatformApp | BenchServer;
  * model provider, whose tracing is not the platform's cost.
  */
 export const BENCH_PLATFORM_ENV: Partial<Record<PlatformApp, Record<string, string>>> = {
-  orchestrator: { RATE_LIMIT_TURNS_PER_MINUTE: '0', MAX_CONCURRENT_TURNS: '1024', DATABASE_POOL_MAX: '20', CATALOG_REFRESH_MS: '5000' },
+  orchestrator: {
+    RATE_LIMIT_TURNS_PER_MINUTE: '0',
+    MAX_CONCURRENT_TURNS: '1024',
+    DATABASE_POOL_MAX: '20',
+    CATALOG_REFRESH_MS: '5000',
+  },
   'agent-pool': { CATALOG_REFRESH_MS: '5000' },
   'llm-sim': { OTEL_SDK_DISABLED: 'true' },
   memory: { DATABASE_POOL_MAX: '20' },
@@ -85,11 +98,19 @@ export async function startBenchPlatform(options: BenchPlatformOptions): Promise
     nc = await connect({ servers: infra.descriptor.natsUrl, name: 'bench' });
     const running = platform;
     const connection = nc;
-    const token = await new SignJWT({ tenant: 'bench' }).setProtectedHeader({ alg: 'HS256' }).setIssuedAt().setExpirationTime('12h').sign(new TextEncoder().encode(SECRET));
+    const token = await new SignJWT({ tenant: 'bench' })
+      .setProtectedHeader({ alg: 'HS256' })
+      .setIssuedAt()
+      .setExpirationTime('12h')
+      .sign(new TextEncoder().encode(SECRET));
     await waitForCalculator(running.apiUrl, token);
     const llmSimUrl = running.llmSimUrl!;
     let conversation = 0;
-    const serverPids: Record<BenchServer, number | undefined> = { postgres: infra.postgres.pid, 'nats-server': infra.nats.pid, 'redis-server': infra.redis.pid };
+    const serverPids: Record<BenchServer, number | undefined> = {
+      postgres: infra.postgres.pid,
+      'nats-server': infra.nats.pid,
+      'redis-server': infra.redis.pid,
+    };
     return {
       infra,
       platform: running,
@@ -97,7 +118,12 @@ export async function startBenchPlatform(options: BenchPlatformOptions): Promise
       model: { baseURL: `${llmSimUrl}/v1`, apiKey: SIM_API_KEY, model: SIM_MODEL },
       llmSimUrl,
       async turn(headers = {}) {
-        await calculatorTurn(client, `${running.apiUrl}/v1/conversations/bench-${++conversation}/messages`, token, headers);
+        await calculatorTurn(
+          client,
+          `${running.apiUrl}/v1/conversations/bench-${++conversation}/messages`,
+          token,
+          headers,
+        );
       },
       diagnosticsPorts() {
         const ports = new Map<PlatformApp, number>();
@@ -108,8 +134,14 @@ export async function startBenchPlatform(options: BenchPlatformOptions): Promise
         return ports;
       },
       async sample() {
-        const apps = await Promise.all(PLATFORM_APPS.map(async (app) => [app, await sampleProcess(running.process(app)!.pid!)] as const));
-        const servers = await Promise.all(BENCH_SERVERS.map(async (name) => [name, { cpuMs: await cpuOfTree(serverPids[name]!), rssMiB: NaN }] as const));
+        const apps = await Promise.all(
+          PLATFORM_APPS.map(async (app) => [app, await sampleProcess(running.process(app)!.pid!)] as const),
+        );
+        const servers = await Promise.all(
+          BENCH_SERVERS.map(
+            async (name) => [name, { cpuMs: await cpuOfTree(serverPids[name]!), rssMiB: NaN }] as const,
+          ),
+        );
         return new Map<PlatformProcess, ProcessSample>([...apps, ...servers]);
       },
       drainIngestion: () => waitForIngestionDrain(connection),
@@ -130,18 +162,34 @@ export async function startBenchPlatform(options: BenchPlatformOptions): Promise
 }
 
 /** POSTs the calculator turn; throws unless the answer is 200, quotes 84, and one tool call succeeded. */
-export async function calculatorTurn(client: JsonClient, url: string, token: string, headers: Record<string, string> = {}): Promise<void> {
-  const response = await client.post(url, { ...headers, authorization: `Bearer ${token}` }, { content: CALCULATOR_PROMPT });
-  const body = response.body as { response?: string; toolCalls?: Array<{ name?: string; status?: string }>; error?: { code: string } };
+export async function calculatorTurn(
+  client: JsonClient,
+  url: string,
+  token: string,
+  headers: Record<string, string> = {},
+): Promise<void> {
+  const response = await client.post(
+    url,
+    { ...headers, authorization: `Bearer ${token}` },
+    { content: CALCULATOR_PROMPT },
+  );
+  const body = response.body as {
+    response?: string;
+    toolCalls?: Array<{ name?: string; status?: string }>;
+    error?: { code: string };
+  };
   if (response.status !== 200) throw new Error(`HTTP ${response.status} ${body.error?.code ?? ''}`);
   const call = body.toolCalls?.length === 1 ? body.toolCalls[0] : undefined;
-  if (!body.response?.includes('= 84') || call?.name !== 'calculator' || call.status !== 'success') throw new Error(`unexpected answer: ${JSON.stringify(body).slice(0, 200)}`);
+  if (!body.response?.includes('= 84') || call?.name !== 'calculator' || call.status !== 'success')
+    throw new Error(`unexpected answer: ${JSON.stringify(body).slice(0, 200)}`);
 }
 
 /** Waits until the api lists the calculator tool (the tool runner has registered). */
 export async function waitForCalculator(apiUrl: string, token: string): Promise<void> {
   for (let i = 0; i < 150; i++) {
-    const response = await fetch(`${apiUrl}/v1/tools`, { headers: { authorization: `Bearer ${token}` } }).catch(() => undefined);
+    const response = await fetch(`${apiUrl}/v1/tools`, { headers: { authorization: `Bearer ${token}` } }).catch(
+      () => undefined,
+    );
     const tools = response?.ok ? ((await response.json()) as { tools: Array<{ name: string }> }).tools : [];
     if (tools.some((t) => t.name === 'calculator')) return;
     await new Promise((r) => setTimeout(r, 200));

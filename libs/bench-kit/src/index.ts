@@ -20,10 +20,41 @@ export { phasesOfTrace, byTrace, ROOT_PHASE, type PhaseSample } from './turn-pha
 export { printPhaseReport, type PhaseWindow } from './phase-report.js';
 export { TraceTags } from './trace-tags.js';
 export { RuntimeWindows } from './runtime-windows.js';
-export { readProcessTable, treeOf, cpuOfProcessTree, postgresCpuByDatabase, readMachineCpu, parseMachineCpu, type ProcessEntry, type MachineCpu } from './process-table.js';
+export {
+  readProcessTable,
+  treeOf,
+  cpuOfProcessTree,
+  postgresCpuByDatabase,
+  readMachineCpu,
+  parseMachineCpu,
+  type ProcessEntry,
+  type MachineCpu,
+} from './process-table.js';
 export { setModelLatency } from './llm-sim-latency.js';
-export { calculate, CALCULATOR_DESCRIPTION, CALCULATOR_EXPRESSION, CALCULATOR_INSTRUCTIONS, CALCULATOR_PROMPT, CALCULATOR_RESULT, SIM_MODEL } from './calculator.js';
-export { startSkeleton, type Skeleton, type SkeletonOptions, type SkeletonRole, type SkeletonServers } from './skeleton/start-skeleton.js';
+export {
+  calculate,
+  CALCULATOR_DESCRIPTION,
+  CALCULATOR_EXPRESSION,
+  CALCULATOR_INSTRUCTIONS,
+  CALCULATOR_PROMPT,
+  CALCULATOR_RESULT,
+  SIM_MODEL,
+} from './calculator.js';
+export {
+  startSkeleton,
+  type Skeleton,
+  type SkeletonOptions,
+  type SkeletonRole,
+  type SkeletonServers,
+} from './skeleton/start-skeleton.js';
 export { parseDuties, SKELETON_DUTIES, type SkeletonDuty } from './skeleton/duties.js';
 export { readLlmSimStats, type LlmSimStats, type LlmSimRequestCount } from './llm-sim-stats.js';
-export { enableStatementStats, resetStatementStats, topStatements, nextTransactionId, postgresProcessCpu, statementTable, type StatementShare } from './pg-statement-stats.js';
+export {
+  enableStatementStats,
+  resetStatementStats,
+  topStatements,
+  nextTransactionId,
+  postgresProcessCpu,
+  statementTable,
+  type StatementShare,
+} from './pg-statement-stats.js';

@@ -19,7 +19,11 @@ const MEMORY_INGEST_QUEUE: WorkQueue = { stream: MEMORY_INGEST_STREAM, consumer:
  * `queue`'s consumer every message off its stream), so work deferred past a measured phase is not
  * hidden (nor left to run into the next one); returns how long that took.
  */
-export async function waitForIngestionDrain(nc: NatsConnection, pollMs = 50, queue: WorkQueue = MEMORY_INGEST_QUEUE): Promise<number> {
+export async function waitForIngestionDrain(
+  nc: NatsConnection,
+  pollMs = 50,
+  queue: WorkQueue = MEMORY_INGEST_QUEUE,
+): Promise<number> {
   const started = performance.now();
   const jsm = await jetstreamManager(nc);
   for (;;) {

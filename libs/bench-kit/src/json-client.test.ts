@@ -16,7 +16,9 @@ async function echoServer(keepAliveMs: number, answerAfterMs = 0): Promise<{ url
   let connections = 0;
   const server = http.createServer((req, res) => {
     req.resume();
-    req.on('end', () => setTimeout(() => res.setHeader('content-type', 'application/json').end('{"ok":true}'), answerAfterMs));
+    req.on('end', () =>
+      setTimeout(() => res.setHeader('content-type', 'application/json').end('{"ok":true}'), answerAfterMs),
+    );
   });
   server.keepAliveTimeout = keepAliveMs;
   server.on('connection', () => connections++);
@@ -32,7 +34,8 @@ describe('JsonClient', () => {
     const server = await echoServer(10_000);
     const client = new JsonClient();
     clients.push(client);
-    for (let i = 0; i < 3; i++) expect(await client.post(server.url, {}, { i })).toEqual({ status: 200, body: { ok: true } });
+    for (let i = 0; i < 3; i++)
+      expect(await client.post(server.url, {}, { i })).toEqual({ status: 200, body: { ok: true } });
     expect(server.connections()).toBe(1);
   });
 

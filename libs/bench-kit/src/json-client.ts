@@ -15,7 +15,11 @@ export class JsonClient {
   private readonly agent: http.Agent;
 
   constructor(options: { idleSocketTimeoutMs?: number } = {}) {
-    this.agent = new http.Agent({ keepAlive: true, maxSockets: Infinity, timeout: options.idleSocketTimeoutMs ?? 30_000 });
+    this.agent = new http.Agent({
+      keepAlive: true,
+      maxSockets: Infinity,
+      timeout: options.idleSocketTimeoutMs ?? 30_000,
+    });
   }
 
   post(url: string, headers: Record<string, string>, body: unknown): Promise<{ status: number; body: unknown }> {
@@ -23,7 +27,11 @@ export class JsonClient {
     return new Promise((resolve, reject) => {
       const request = http.request(
         url,
-        { method: 'POST', agent: this.agent, headers: { ...headers, 'content-type': 'application/json', 'content-length': Buffer.byteLength(payload) } },
+        {
+          method: 'POST',
+          agent: this.agent,
+          headers: { ...headers, 'content-type': 'application/json', 'content-length': Buffer.byteLength(payload) },
+        },
         (response) => {
           const chunks: Buffer[] = [];
           response.on('data', (chunk: Buffer) => chunks.push(chunk));

@@ -47,15 +47,35 @@ export async function resetStatementStats(postgres: PostgresServerHandle): Promi
 }
 
 /** The statements of `database` that took the most execution time since the last reset. */
-export async function topStatements(postgres: PostgresServerHandle, database: string, limit: number): Promise<StatementShare[]> {
+export async function topStatements(
+  postgres: PostgresServerHandle,
+  database: string,
+  limit: number,
+): Promise<StatementShare[]> {
   return withClient(postgres.url(), async (c) => {
-    const { rows } = await c.query<{ query: string; calls: string; rows: string; total_ms: number; plan_ms: number; blocks: string; wal_bytes: string }>(
+    const { rows } = await c.query<{
+      query: string;
+      calls: string;
+      rows: string;
+      total_ms: number;
+      plan_ms: number;
+      blocks: string;
+      wal_bytes: string;
+    }>(
       `SELECT left(regexp_replace(s.query, '\\s+', ' ', 'g'), 160) AS query, s.calls, s.rows, s.total_exec_time AS total_ms, s.total_plan_time AS plan_ms,
               s.shared_blks_hit + s.shared_blks_read AS blocks, s.wal_bytes
        FROM pg_stat_statements s JOIN pg_database d ON d.oid = s.dbid WHERE d.datname = $1 ORDER BY s.total_exec_time DESC LIMIT $2`,
       [database, limit],
     );
-    return rows.map((r) => ({ query: r.query, calls: Number(r.calls), rows: Number(r.rows), totalMs: r.total_ms, planMs: r.plan_ms, blocks: Number(r.blocks), walBytes: Number(r.wal_bytes) }));
+    return rows.map((r) => ({
+      query: r.query,
+      calls: Number(r.calls),
+      rows: Number(r.rows),
+      totalMs: r.total_ms,
+      planMs: r.plan_ms,
+      blocks: Number(r.blocks),
+      walBytes: Number(r.wal_bytes),
+    }));
   });
 }
 
@@ -76,7 +96,9 @@ export async function nextTransactionId(postgres: PostgresServerHandle): Promise
  * set theirs), the others by backend type (autovacuum worker, walwriter, checkpointer, ...) and the
  * postmaster. Diff two of them to see which clients a window's PostgreSQL CPU served.
  */
-export async function postgresProcessCpu(postgres: PostgresServerHandle): Promise<Map<number, { who: string; cpuMs: number }>> {
+export async function postgresProcessCpu(
+  postgres: PostgresServerHandle,
+): Promise<Map<number, { who: string; cpuMs: number }>> {
   const sessions = await withClient(postgres.url(), async (c) => {
     const { rows } = await c.query<{ pid: number; who: string }>(
       `SELECT pid, coalesce(nullif(application_name, ''), backend_type) AS who FROM pg_stat_activity WHERE pid <> pg_backend_pid()`,
@@ -100,6 +122,9 @@ export function statementTable(statements: readonly StatementShare[], turns: num
   return [
     '| statement | calls / turn | rows / turn | execution ms / turn | planning ms / turn | blocks / turn | WAL bytes / turn |',
     '|---|---|---|---|---|---|---|',
-    ...statements.map((s) => `| \`${s.query.replaceAll('|', '\\|')}\` | ${fmt(s.calls, 2)} | ${fmt(s.rows, 2)} | ${fmt(s.totalMs, 3)} | ${fmt(s.planMs, 3)} | ${fmt(s.blocks, 1)} | ${fmt(s.walBytes, 0)} |`),
+    ...statements.map(
+      (s) =>
+        `| \`${s.query.replaceAll('|', '\\|')}\` | ${fmt(s.calls, 2)} | ${fmt(s.rows, 2)} | ${fmt(s.totalMs, 3)} | ${fmt(s.planMs, 3)} | ${fmt(s.blocks, 1)} | ${fmt(s.walBytes, 0)} |`,
+    ),
   ];
 }

@@ -38,7 +38,17 @@ function statsOf(window: PhaseWindow): Map<string, PhaseStats> {
   window.turns.forEach((turn, index) => {
     for (const sample of turn) {
       let s = stats.get(sample.phase);
-      if (!s) stats.set(sample.phase, (s = { phase: sample.phase, exclusive: sample.exclusive, values: new Array<number>(window.turns.length).fill(0), present: 0, offsets: [] }));
+      if (!s)
+        stats.set(
+          sample.phase,
+          (s = {
+            phase: sample.phase,
+            exclusive: sample.exclusive,
+            values: new Array<number>(window.turns.length).fill(0),
+            present: 0,
+            offsets: [],
+          }),
+        );
       s.values[index]! += sample.durationMs;
       s.present += 1;
       s.offsets.push(sample.offsetMs);
@@ -51,17 +61,26 @@ function statsOf(window: PhaseWindow): Map<string, PhaseStats> {
  * Prints the tables (markdown) through `out`. `reference` names the window whose tail is taken
  * apart (e.g. the 50% rate).
  */
-export function printPhaseReport(windows: readonly PhaseWindow[], reference: string, out: (line: string) => void): void {
+export function printPhaseReport(
+  windows: readonly PhaseWindow[],
+  reference: string,
+  out: (line: string) => void,
+): void {
   const ref = windows.find((w) => w.label === reference) ?? windows[0];
   if (!ref) return;
   const all = windows.map((w) => ({ window: w, stats: statsOf(w) }));
   const refStats = all.find((a) => a.window === ref)!.stats;
   const phases = [...new Set(all.flatMap((a) => [...a.stats.keys()]))];
-  const order = (phase: string): number => pct(refStats.get(phase)?.offsets ?? all.find((a) => a.stats.has(phase))!.stats.get(phase)!.offsets, 50);
+  const order = (phase: string): number =>
+    pct(refStats.get(phase)?.offsets ?? all.find((a) => a.stats.has(phase))!.stats.get(phase)!.offsets, 50);
   phases.sort((a, b) => order(a) - order(b) || a.localeCompare(b));
 
-  out(`\nWhere the time goes: phases of the traced turns (from the services' spans), p50 / p99 in ms per window; "*" marks time in no other phase`);
-  out(`| phase | starts at (p50, ${ref.label}) | per turn | ${windows.map((w) => `${w.label} (${w.turns.length}/${w.traced} traces)`).join(' | ')} |`);
+  out(
+    `\nWhere the time goes: phases of the traced turns (from the services' spans), p50 / p99 in ms per window; "*" marks time in no other phase`,
+  );
+  out(
+    `| phase | starts at (p50, ${ref.label}) | per turn | ${windows.map((w) => `${w.label} (${w.turns.length}/${w.traced} traces)`).join(' | ')} |`,
+  );
   out(`|---|---|---|${windows.map(() => '---|').join('')}`);
   for (const phase of phases) {
     const first = all.find((a) => a.stats.has(phase))!.stats.get(phase)!;
@@ -70,7 +89,9 @@ export function printPhaseReport(windows: readonly PhaseWindow[], reference: str
       const s = stats.get(phase);
       return s ? `${fmt(pct(s.values, 50))} / ${fmt(pct(s.values, 99))}` : '-';
     });
-    out(`| ${first.exclusive ? '* ' : ''}${phase} | ${fmt(order(phase))} | ${fmt(perTurn, 2)} | ${cells.join(' | ')} |`);
+    out(
+      `| ${first.exclusive ? '* ' : ''}${phase} | ${fmt(order(phase))} | ${fmt(perTurn, 2)} | ${cells.join(' | ')} |`,
+    );
   }
 
   printTail(ref, refStats, out);
@@ -80,7 +101,10 @@ export function printPhaseReport(windows: readonly PhaseWindow[], reference: str
 /** Which exclusive phases the slowest 1% of turns (at least 3) spent their extra time in. */
 function printTail(ref: PhaseWindow, stats: Map<string, PhaseStats>, out: (line: string) => void): void {
   const totals = ref.turns.map((turn) => turn.find((s) => s.phase === ROOT_PHASE)?.durationMs ?? NaN);
-  const ranked = totals.map((total, index) => ({ total, index })).filter((t) => Number.isFinite(t.total)).sort((a, b) => b.total - a.total);
+  const ranked = totals
+    .map((total, index) => ({ total, index }))
+    .filter((t) => Number.isFinite(t.total))
+    .sort((a, b) => b.total - a.total);
   const tail = ranked.slice(0, Math.max(3, Math.ceil(ranked.length / 100)));
   if (tail.length === 0) return;
   const rows = [...stats.values()]
@@ -92,16 +116,30 @@ function printTail(ref: PhaseWindow, stats: Map<string, PhaseStats>, out: (line:
     })
     .sort((a, b) => b.extra - a.extra);
   const extraTotal = rows.reduce((sum, r) => sum + Math.max(0, r.extra), 0);
-  out(`\nThe slowest ${tail.length} traced turns at ${ref.label} (server side ${fmt(tail.at(-1)!.total)}-${fmt(tail[0]!.total)} ms, median turn ${fmt(pct(ranked.map((r) => r.total), 50))} ms): where their extra time went`);
-  out('| phase (time in no other phase) | median turn (ms) | slowest turns, mean (ms) | extra (ms) | share of the extra |');
+  out(
+    `\nThe slowest ${tail.length} traced turns at ${ref.label} (server side ${fmt(tail.at(-1)!.total)}-${fmt(tail[0]!.total)} ms, median turn ${fmt(
+      pct(
+        ranked.map((r) => r.total),
+        50,
+      ),
+    )} ms): where their extra time went`,
+  );
+  out(
+    '| phase (time in no other phase) | median turn (ms) | slowest turns, mean (ms) | extra (ms) | share of the extra |',
+  );
   out('|---|---|---|---|---|');
-  for (const r of rows.slice(0, 10)) out(`| ${r.phase} | ${fmt(r.median)} | ${fmt(r.inTail)} | ${fmt(r.extra)} | ${fmt((Math.max(0, r.extra) / extraTotal) * 100, 0)}% |`);
+  for (const r of rows.slice(0, 10))
+    out(
+      `| ${r.phase} | ${fmt(r.median)} | ${fmt(r.inTail)} | ${fmt(r.extra)} | ${fmt((Math.max(0, r.extra) / extraTotal) * 100, 0)}% |`,
+    );
 }
 
 function printRuntime(windows: readonly PhaseWindow[], out: (line: string) => void): void {
   const services = [...new Set(windows.flatMap((w) => [...w.runtime.keys()]))].sort();
   if (services.length === 0) return;
-  out('\nEvent-loop delay and GC pauses per service and window (RUNTIME_DIAGNOSTICS_PORT): loop delay p99 / max (ms); GC pauses count, total and longest (ms); CPU ms per answered turn');
+  out(
+    '\nEvent-loop delay and GC pauses per service and window (RUNTIME_DIAGNOSTICS_PORT): loop delay p99 / max (ms); GC pauses count, total and longest (ms); CPU ms per answered turn',
+  );
   out(`| service | ${windows.map((w) => `${w.label}: loop p99 / max | GC n / total / max | CPU/turn`).join(' | ')} |`);
   out(`|---|${windows.map(() => '---|---|---|').join('')}`);
   for (const service of services) {

@@ -1,7 +1,20 @@
 import { describe, expect, it } from 'vitest';
-import { cpuOfProcessTree, parseMachineCpu, postgresCpuByDatabase, readMachineCpu, readProcessTable, treeOf, type ProcessEntry } from './process-table.js';
+import {
+  cpuOfProcessTree,
+  parseMachineCpu,
+  postgresCpuByDatabase,
+  readMachineCpu,
+  readProcessTable,
+  treeOf,
+  type ProcessEntry,
+} from './process-table.js';
 
-const entry = (ppid: number, cpuMs: number, title: string, endedChildrenCpuMs = 0): ProcessEntry => ({ ppid, cpuMs, endedChildrenCpuMs, title });
+const entry = (ppid: number, cpuMs: number, title: string, endedChildrenCpuMs = 0): ProcessEntry => ({
+  ppid,
+  cpuMs,
+  endedChildrenCpuMs,
+  title,
+});
 
 const cluster = new Map<number, ProcessEntry>([
   [9, entry(1, 1, 'sh -c postgres', 4)],

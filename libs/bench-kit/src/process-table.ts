@@ -21,7 +21,10 @@ export async function readProcessTable(): Promise<Map<number, ProcessEntry>> {
       .filter((entry) => /^\d+$/.test(entry))
       .map(async (entry) => {
         try {
-          const [stat, cmdline] = await Promise.all([readFile(`/proc/${entry}/stat`, 'utf8'), readFile(`/proc/${entry}/cmdline`, 'utf8')]);
+          const [stat, cmdline] = await Promise.all([
+            readFile(`/proc/${entry}/stat`, 'utf8'),
+            readFile(`/proc/${entry}/cmdline`, 'utf8'),
+          ]);
           // Fields after the command name (which may contain spaces) start after the last ')'.
           const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
           const ticks = (i: number) => Number(fields[i]);
@@ -59,7 +62,10 @@ export function treeOf(table: ReadonlyMap<number, ProcessEntry>, rootPid: number
  * backend in the postmaster, which may itself be a child of the launcher's root process).
  */
 export function cpuOfProcessTree(table: ReadonlyMap<number, ProcessEntry>, rootPid: number): number {
-  return treeOf(table, rootPid).reduce((sum, pid) => sum + table.get(pid)!.cpuMs + table.get(pid)!.endedChildrenCpuMs, 0);
+  return treeOf(table, rootPid).reduce(
+    (sum, pid) => sum + table.get(pid)!.cpuMs + table.get(pid)!.endedChildrenCpuMs,
+    0,
+  );
 }
 
 /**
@@ -68,7 +74,11 @@ export function cpuOfProcessTree(table: ReadonlyMap<number, ProcessEntry>, rootP
  * (and the launcher above it), the background processes and backends that already ended are
  * `shared`. A backend that ends between two readings moves its time from its database to `shared`.
  */
-export function postgresCpuByDatabase(table: ReadonlyMap<number, ProcessEntry>, postmasterPid: number, databases: readonly string[]): Map<string, number> {
+export function postgresCpuByDatabase(
+  table: ReadonlyMap<number, ProcessEntry>,
+  postmasterPid: number,
+  databases: readonly string[],
+): Map<string, number> {
   const byDatabase = new Map<string, number>([...databases.map((d) => [d, 0] as const), ['shared', 0]]);
   for (const pid of treeOf(table, postmasterPid)) {
     const entry = table.get(pid)!;

@@ -7,7 +7,9 @@ describe('cpuOfTree', () => {
   it('keeps counting the CPU of a descendant after it exited and was waited for', async () => {
     // A shell runs a child that spins for 300 ms of CPU and exits, says so, then idles.
     const spin = `const end = process.cpuUsage().user + 300000; while (process.cpuUsage().user < end);`;
-    const shell = spawn('sh', ['-c', `"${process.execPath}" -e '${spin}'; echo gone; exec sleep 30`], { stdio: ['ignore', 'pipe', 'inherit'] });
+    const shell = spawn('sh', ['-c', `"${process.execPath}" -e '${spin}'; echo gone; exec sleep 30`], {
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
     try {
       let output = '';
       shell.stdout.setEncoding('utf8');

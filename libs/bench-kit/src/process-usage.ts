@@ -46,7 +46,11 @@ export async function cpuOfTree(rootPid: number): Promise<number> {
     }
   }
   const inTree = (pid: number): boolean => {
-    for (let current: number | undefined = pid, depth = 0; current !== undefined && current > 1 && depth < 64; depth++) {
+    for (
+      let current: number | undefined = pid, depth = 0;
+      current !== undefined && current > 1 && depth < 64;
+      depth++
+    ) {
       if (current === rootPid) return true;
       current = processes.get(current)?.ppid;
     }

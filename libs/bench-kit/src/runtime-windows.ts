@@ -29,7 +29,10 @@ export class RuntimeWindows {
 }
 
 /** Two windows of the same services as one (the same rate in two rounds): the worse delay figures, the sums of pauses and CPU. */
-export function mergeRuntime(a: Map<string, RuntimeSnapshot>, b: Map<string, RuntimeSnapshot>): Map<string, RuntimeSnapshot> {
+export function mergeRuntime(
+  a: Map<string, RuntimeSnapshot>,
+  b: Map<string, RuntimeSnapshot>,
+): Map<string, RuntimeSnapshot> {
   const merged = new Map(a);
   for (const [service, next] of b) {
     const prev = a.get(service);
@@ -40,7 +43,9 @@ export function mergeRuntime(a: Map<string, RuntimeSnapshot>, b: Map<string, Run
     const byKind = { ...prev.gc.byKind };
     for (const [kind, k] of Object.entries(next.gc.byKind)) {
       const p = byKind[kind];
-      byKind[kind] = p ? { count: p.count + k.count, totalMs: p.totalMs + k.totalMs, maxMs: Math.max(p.maxMs, k.maxMs) } : k;
+      byKind[kind] = p
+        ? { count: p.count + k.count, totalMs: p.totalMs + k.totalMs, maxMs: Math.max(p.maxMs, k.maxMs) }
+        : k;
     }
     merged.set(service, {
       pid: next.pid,
@@ -49,10 +54,18 @@ export function mergeRuntime(a: Map<string, RuntimeSnapshot>, b: Map<string, Run
         p50: Math.max(prev.eventLoopDelayMs.p50, next.eventLoopDelayMs.p50),
         p99: Math.max(prev.eventLoopDelayMs.p99, next.eventLoopDelayMs.p99),
         max: Math.max(prev.eventLoopDelayMs.max, next.eventLoopDelayMs.max),
-        mean: (prev.eventLoopDelayMs.mean * prev.eventLoopDelayMs.samples + next.eventLoopDelayMs.mean * next.eventLoopDelayMs.samples) / Math.max(1, prev.eventLoopDelayMs.samples + next.eventLoopDelayMs.samples),
+        mean:
+          (prev.eventLoopDelayMs.mean * prev.eventLoopDelayMs.samples +
+            next.eventLoopDelayMs.mean * next.eventLoopDelayMs.samples) /
+          Math.max(1, prev.eventLoopDelayMs.samples + next.eventLoopDelayMs.samples),
         samples: prev.eventLoopDelayMs.samples + next.eventLoopDelayMs.samples,
       },
-      gc: { count: prev.gc.count + next.gc.count, totalMs: prev.gc.totalMs + next.gc.totalMs, maxMs: Math.max(prev.gc.maxMs, next.gc.maxMs), byKind },
+      gc: {
+        count: prev.gc.count + next.gc.count,
+        totalMs: prev.gc.totalMs + next.gc.totalMs,
+        maxMs: Math.max(prev.gc.maxMs, next.gc.maxMs),
+        byKind,
+      },
       cpuMs: prev.cpuMs + next.cpuMs,
     });
   }

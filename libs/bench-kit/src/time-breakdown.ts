@@ -65,7 +65,9 @@ export class TimeBreakdown {
     }
     const runtime = (await this.runtime?.end()) ?? new Map<string, RuntimeSnapshot>();
     const spans = await this.settledSpans();
-    const turns = [...byTrace(spans)].flatMap(([traceId, trace]) => (this.tags.phase(traceId) === label ? [phasesOfTrace(trace)] : [])).filter((t) => t !== undefined);
+    const turns = [...byTrace(spans)]
+      .flatMap(([traceId, trace]) => (this.tags.phase(traceId) === label ? [phasesOfTrace(trace)] : []))
+      .filter((t) => t !== undefined);
     const earlier = this.windows.find((w) => w.label === label);
     // A label seen before (the same rate in another round) adds to that window.
     if (earlier) {

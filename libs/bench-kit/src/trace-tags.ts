@@ -11,7 +11,8 @@ export class TraceTags {
 
   /** @param sampleEvery trace one turn in this many (1: every turn). */
   constructor(private readonly sampleEvery = 1) {
-    if (!Number.isInteger(sampleEvery) || sampleEvery < 1) throw new Error(`sampleEvery must be a positive integer (got ${sampleEvery})`);
+    if (!Number.isInteger(sampleEvery) || sampleEvery < 1)
+      throw new Error(`sampleEvery must be a positive integer (got ${sampleEvery})`);
   }
 
   /** Turns from now on belong to `phase` (undefined: to none, and they are not traced). */

@@ -22,7 +22,14 @@ export interface PhaseSample {
 /** The phase of the turn's root span: the api's whole handling of the request. */
 export const ROOT_PHASE = 'turn (api request, server side)';
 
-const SHORT_KIND: Record<CollectedSpan['kind'], string> = { UNSPECIFIED: '', INTERNAL: '', SERVER: 'server ', CLIENT: '', PRODUCER: '', CONSUMER: 'consumer ' };
+const SHORT_KIND: Record<CollectedSpan['kind'], string> = {
+  UNSPECIFIED: '',
+  INTERNAL: '',
+  SERVER: 'server ',
+  CLIENT: '',
+  PRODUCER: '',
+  CONSUMER: 'consumer ',
+};
 
 /** First words of a statement, e.g. `INSERT INTO runs (run_id,` or `eval if redis.call('EXISTS',`. */
 function firstWords(text: string): string {
@@ -43,7 +50,8 @@ function spanLabel(span: CollectedSpan): string {
     return `${prefix} ${typeof statement === 'string' ? firstWords(statement) : span.name}`;
   }
   const url = a['url.full'] ?? a['http.url'];
-  if (span.kind === 'CLIENT' && typeof url === 'string' && URL.canParse(url)) return `HTTP ${span.name} ${new URL(url).pathname}`;
+  if (span.kind === 'CLIENT' && typeof url === 'string' && URL.canParse(url))
+    return `HTTP ${span.name} ${new URL(url).pathname}`;
   const method = /^[\w.]+\/(\w+)$/.exec(span.name);
   return `${SHORT_KIND[span.kind]}${method ? `grpc ${method[1]}` : span.name}`;
 }
@@ -68,12 +76,17 @@ function coveredMs(intervals: Array<[number, number]>): number {
  */
 export function phasesOfTrace(spans: readonly CollectedSpan[], rootService = 'api'): PhaseSample[] | undefined {
   const ids = new Set(spans.map((s) => s.spanId));
-  const root = spans.find((s) => s.serviceName === rootService && s.kind === 'SERVER' && (!s.parentSpanId || !ids.has(s.parentSpanId)));
+  const root = spans.find(
+    (s) => s.serviceName === rootService && s.kind === 'SERVER' && (!s.parentSpanId || !ids.has(s.parentSpanId)),
+  );
   if (!root || !Number.isFinite(root.durationMs)) return undefined;
   const rootEnd = root.startMs + root.durationMs;
-  const inTurn = spans.filter((s) => Number.isFinite(s.durationMs) && s.startMs <= rootEnd).sort((a, b) => a.startMs - b.startMs);
+  const inTurn = spans
+    .filter((s) => Number.isFinite(s.durationMs) && s.startMs <= rootEnd)
+    .sort((a, b) => a.startMs - b.startMs);
   const children = new Map<string, CollectedSpan[]>();
-  for (const s of inTurn) if (s.parentSpanId) children.set(s.parentSpanId, [...(children.get(s.parentSpanId) ?? []), s]);
+  for (const s of inTurn)
+    if (s.parentSpanId) children.set(s.parentSpanId, [...(children.get(s.parentSpanId) ?? []), s]);
   const seen = new Map<string, number>();
   const samples: PhaseSample[] = [];
   const add = (phase: string, durationMs: number, startMs: number, exclusive: boolean): void => {
@@ -90,12 +103,21 @@ export function phasesOfTrace(spans: readonly CollectedSpan[], rootService = 'ap
     }
     add(name, s.durationMs, s.startMs, false);
     const end = s.startMs + s.durationMs;
-    const own = Math.max(0, s.durationMs - coveredMs(below.map((c) => [Math.max(c.startMs, s.startMs), Math.min(c.startMs + c.durationMs, end)])));
+    const own = Math.max(
+      0,
+      s.durationMs -
+        coveredMs(below.map((c) => [Math.max(c.startMs, s.startMs), Math.min(c.startMs + c.durationMs, end)])),
+    );
     const remote = below.find((c) => c.serviceName !== s.serviceName && (c.kind === 'SERVER' || c.kind === 'CONSUMER'));
     // A server's own time: its CPU, event-loop waits and whatever it awaited untraced (a lease, a
     // pool checkout). A call's time outside the callee's handler: the wire, (de)serialisation and
     // waiting for either event loop to get to it.
-    const what = s.kind === 'SERVER' || s.kind === 'CONSUMER' ? 'between child spans' : remote ? `outside ${remote.serviceName ?? '?'}'s handler (hop)` : 'outside child spans';
+    const what =
+      s.kind === 'SERVER' || s.kind === 'CONSUMER'
+        ? 'between child spans'
+        : remote
+          ? `outside ${remote.serviceName ?? '?'}'s handler (hop)`
+          : 'outside child spans';
     add(`${name}: ${what}`, own, s.startMs, true);
   }
   return samples;

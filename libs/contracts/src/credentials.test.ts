@@ -23,12 +23,27 @@ describe('credential declarations in tool descriptors', () => {
   });
 
   it('refuses malformed service names, naming the key', () => {
-    expect(() => parseToolDescriptor('mail', { ...toolEndpointMetadata(descriptor), [ToolMetadataKey.credentials]: 'Google Mail' })).toThrow(/platform\.credentials/);
+    expect(() =>
+      parseToolDescriptor('mail', {
+        ...toolEndpointMetadata(descriptor),
+        [ToolMetadataKey.credentials]: 'Google Mail',
+      }),
+    ).toThrow(/platform\.credentials/);
     expect(parseCredentialServices(' google , google,slack ')).toEqual(['google', 'slack']);
   });
 
   it('grant claims require tenant, run, call, tool and at least one service', () => {
-    const claims = { iss: 'platform-orchestrator', aud: 'platform-credential', tid: 'acme', run: 'r', call: 'c', tool: 't', svc: ['google'], iat: 1, exp: 2 };
+    const claims = {
+      iss: 'platform-orchestrator',
+      aud: 'platform-credential',
+      tid: 'acme',
+      run: 'r',
+      call: 'c',
+      tool: 't',
+      svc: ['google'],
+      iat: 1,
+      exp: 2,
+    };
     expect(CredentialGrantClaims.parse(claims)).toEqual(claims);
     expect(CredentialGrantClaims.safeParse({ ...claims, svc: [] }).success).toBe(false);
     expect(CredentialGrantClaims.safeParse({ ...claims, aud: 'someone-else' }).success).toBe(false);

@@ -7,11 +7,21 @@ import { RunId, TenantId, ToolCallId, ToolName } from './ids.js';
  */
 
 /** A third-party service a credential is for, e.g. `google`, `github`, `slack`. */
-export const CredentialService = z.string().regex(/^[a-z0-9][a-z0-9._-]{0,63}$/, 'must be 1-64 lowercase letters, digits, ".", "_" or "-", starting with a letter or digit');
+export const CredentialService = z
+  .string()
+  .regex(
+    /^[a-z0-9][a-z0-9._-]{0,63}$/,
+    'must be 1-64 lowercase letters, digits, ".", "_" or "-", starting with a letter or digit',
+  );
 export type CredentialService = z.infer<typeof CredentialService>;
 
 /** One account of a service within a tenant (an address, a workspace); `primary` when unnamed. */
-export const CredentialAccount = z.string().regex(/^[A-Za-z0-9][A-Za-z0-9._@+-]{0,127}$/, 'must be 1-128 letters, digits, ".", "_", "@", "+" or "-", starting with a letter or digit');
+export const CredentialAccount = z
+  .string()
+  .regex(
+    /^[A-Za-z0-9][A-Za-z0-9._@+-]{0,127}$/,
+    'must be 1-128 letters, digits, ".", "_", "@", "+" or "-", starting with a letter or digit',
+  );
 export type CredentialAccount = z.infer<typeof CredentialAccount>;
 
 export const DEFAULT_CREDENTIAL_ACCOUNT = 'primary';
@@ -27,7 +37,10 @@ export const CREDENTIAL_GRANT_AUDIENCE = 'platform-credential';
  */
 export const CredentialGrantClaims = z.object({
   iss: z.literal(CREDENTIAL_GRANT_ISSUER),
-  aud: z.union([z.literal(CREDENTIAL_GRANT_AUDIENCE), z.array(z.string()).refine((a) => a.includes(CREDENTIAL_GRANT_AUDIENCE))]),
+  aud: z.union([
+    z.literal(CREDENTIAL_GRANT_AUDIENCE),
+    z.array(z.string()).refine((a) => a.includes(CREDENTIAL_GRANT_AUDIENCE)),
+  ]),
   tid: TenantId,
   run: RunId,
   call: ToolCallId,
@@ -41,6 +54,12 @@ export type CredentialGrantClaims = z.infer<typeof CredentialGrantClaims>;
 /** Descriptor metadata value: the services a tool needs, comma-separated (`google,github`). */
 export function parseCredentialServices(value: string | undefined): string[] {
   if (!value) return [];
-  const services = value.split(',').map((s) => s.trim()).filter(Boolean);
-  return z.array(CredentialService).max(32).parse([...new Set(services)]);
+  const services = value
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean);
+  return z
+    .array(CredentialService)
+    .max(32)
+    .parse([...new Set(services)]);
 }

@@ -3,7 +3,15 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { z } from 'zod';
 import { ChatMessage } from './chat-message.js';
-import { ToolCallHeader, ToolCallMeta, ToolCallRequest, ToolCallResponse, ToolEndpointMetadata, parseToolDescriptor, toolEndpointMetadata } from './tool-protocol.js';
+import {
+  ToolCallHeader,
+  ToolCallMeta,
+  ToolCallRequest,
+  ToolCallResponse,
+  ToolEndpointMetadata,
+  parseToolDescriptor,
+  toolEndpointMetadata,
+} from './tool-protocol.js';
 
 const fixturesDir = path.join(import.meta.dirname, 'fixtures');
 
@@ -34,7 +42,10 @@ describe('message fixtures', async () => {
 
   it('exist for every message kind', () => {
     for (const prefix of Object.keys(schemaByPrefix)) {
-      expect(files.some((f) => f.startsWith(prefix)), `no fixture for ${prefix}`).toBe(true);
+      expect(
+        files.some((f) => f.startsWith(prefix)),
+        `no fixture for ${prefix}`,
+      ).toBe(true);
     }
   });
 
@@ -67,7 +78,9 @@ describe('tool protocol schemas', () => {
     const declared = { ...descriptor, executor: true as const };
     expect(toolEndpointMetadata(declared)).toMatchObject({ 'platform.executor': 'true' });
     expect(parseToolDescriptor('digest', toolEndpointMetadata(declared))).toMatchObject({ executor: true });
-    expect(parseToolDescriptor('digest', { ...validMetadata(), 'platform.executor': 'false' })).not.toHaveProperty('executor');
+    expect(parseToolDescriptor('digest', { ...validMetadata(), 'platform.executor': 'false' })).not.toHaveProperty(
+      'executor',
+    );
     expect(ToolEndpointMetadata.safeParse({ ...validMetadata(), 'platform.executor': 'yes' }).success).toBe(false);
   });
 
@@ -83,7 +96,9 @@ describe('tool protocol schemas', () => {
   });
 
   it('rejects a tool message without a status', () => {
-    expect(ChatMessage.safeParse({ role: 'tool', toolCallId: 'c1', toolName: 'x', content: 'ok', isError: false }).success).toBe(false);
+    expect(
+      ChatMessage.safeParse({ role: 'tool', toolCallId: 'c1', toolName: 'x', content: 'ok', isError: false }).success,
+    ).toBe(false);
   });
 });
 

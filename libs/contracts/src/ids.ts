@@ -21,7 +21,9 @@ export type RunId = z.infer<typeof RunId>;
  * dedupe side effects on it. Providers use various formats; only length and printability are checked.
  */
 export const TOOL_CALL_ID_PATTERN = /^[\x21-\x7e]{1,256}$/;
-export const ToolCallId = z.string().regex(TOOL_CALL_ID_PATTERN, 'must be 1-256 printable ASCII characters without spaces');
+export const ToolCallId = z
+  .string()
+  .regex(TOOL_CALL_ID_PATTERN, 'must be 1-256 printable ASCII characters without spaces');
 export type ToolCallId = z.infer<typeof ToolCallId>;
 
 /** Tool names as models may call them (the OpenAI function-name rule); also valid as a NATS subject token. */

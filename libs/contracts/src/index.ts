@@ -1,8 +1,22 @@
 export { TenantId, ConversationId, RunId, ToolCallId, ToolName, ID_PATTERN, TOOL_CALL_ID_PATTERN } from './ids.js';
 export { keyToken, compositeKey } from './key-encoding.js';
 export { ToolResultStatus } from './tool-result-status.js';
-export { MEMORY_CONTEXT_OPEN, MEMORY_CONTEXT_CLOSE, MEMORY_CONTEXT_PREAMBLE, renderMemoryContext, memoryContextItems } from './memory-context.js';
-export { ProviderFields, ToolCall, SystemMessage, UserMessage, AssistantMessage, ToolMessage, ChatMessage } from './chat-message.js';
+export {
+  MEMORY_CONTEXT_OPEN,
+  MEMORY_CONTEXT_CLOSE,
+  MEMORY_CONTEXT_PREAMBLE,
+  renderMemoryContext,
+  memoryContextItems,
+} from './memory-context.js';
+export {
+  ProviderFields,
+  ToolCall,
+  SystemMessage,
+  UserMessage,
+  AssistantMessage,
+  ToolMessage,
+  ChatMessage,
+} from './chat-message.js';
 export {
   TOOL_PROTOCOL_VERSION,
   TOOL_SUBJECT_PREFIX,
@@ -79,7 +93,14 @@ export {
   PublishedExternalEvent,
 } from './trigger-events.js';
 export { cutText, shortenText } from './text.js';
-export { firstInvalidUtf8Offset, incompleteUtf8Tail, firstLoneSurrogate, findUnstorableText, repairLoneSurrogates, type UnstorableText } from './well-formed-text.js';
+export {
+  firstInvalidUtf8Offset,
+  incompleteUtf8Tail,
+  firstLoneSurrogate,
+  findUnstorableText,
+  repairLoneSurrogates,
+  type UnstorableText,
+} from './well-formed-text.js';
 export {
   CredentialService,
   CredentialAccount,
@@ -105,6 +126,28 @@ export {
   MemoryDeadLetterReason,
   MemoryDeadLetter,
 } from './memory-ingestion.js';
-export { ScheduleTrigger, EventTrigger, ConditionTrigger, TriggerSpec, MisfirePolicy, TaskAction, TaskOutput, TaskSpec, ORCHESTRATOR_EXECUTOR } from './task-spec.js';
+export {
+  ScheduleTrigger,
+  EventTrigger,
+  ConditionTrigger,
+  TriggerSpec,
+  MisfirePolicy,
+  TaskAction,
+  TaskOutput,
+  TaskSpec,
+  ORCHESTRATOR_EXECUTOR,
+} from './task-spec.js';
 export { NATS_INBOX_ROOT, natsInboxPrefix } from './nats-inbox.js';
-export { TierLimits, TierName, TenantTiers, TenantTiersEnv, QUOTA_DEFAULTS, QUOTA_NAMES, limitsFor, quotasFor, type QuotaField, type QuotaName, type TierQuotas } from './tenant-tiers.js';
+export {
+  TierLimits,
+  TierName,
+  TenantTiers,
+  TenantTiersEnv,
+  QUOTA_DEFAULTS,
+  QUOTA_NAMES,
+  limitsFor,
+  quotasFor,
+  type QuotaField,
+  type QuotaName,
+  type TierQuotas,
+} from './tenant-tiers.js';

@@ -15,7 +15,25 @@ const natsValidSubject = (subject: string): boolean => subject.split('.').every(
 
 // Parts built to collide: separators, escapes, empty strings, unicode (with lone surrogates) and
 // parts that are prefixes of each other.
-const SEPARATORS = [':', '.', '/', '|', '*', '>', '%', '%2E', '%3A', '%u', '{', '}', ' ', '\t', '\u0000', '\u001f', '$'];
+const SEPARATORS = [
+  ':',
+  '.',
+  '/',
+  '|',
+  '*',
+  '>',
+  '%',
+  '%2E',
+  '%3A',
+  '%u',
+  '{',
+  '}',
+  ' ',
+  '\t',
+  '\u0000',
+  '\u001f',
+  '$',
+];
 const adversarialPart = fc.oneof(
   fc.constantFrom('', 'acme', 'acme:eu', 'eu:support', 'support', 'a', 'a.b', 'a%2Eb', ...SEPARATORS),
   fc.array(fc.constantFrom('a', 'b', 'eu', ...SEPARATORS), { maxLength: 6 }).map((pieces) => pieces.join('')),
@@ -38,7 +56,11 @@ describe('compositeKey', () => {
   it('decodes back to the parts: every token is its part, and "." only separates', () => {
     fc.assert(
       fc.property(tuple, (parts) => {
-        expect(compositeKey(...parts).split('.').map(decodeKeyToken)).toEqual(parts);
+        expect(
+          compositeKey(...parts)
+            .split('.')
+            .map(decodeKeyToken),
+        ).toEqual(parts);
       }),
       { numRuns: 5_000 },
     );
@@ -47,7 +69,11 @@ describe('compositeKey', () => {
   it('makes every token a valid NATS subject token, and every subject builder a valid subject', () => {
     fc.assert(
       fc.property(tuple, adversarialPart, (parts, tenant) => {
-        expect(compositeKey(...parts).split('.').every(natsValidToken)).toBe(true);
+        expect(
+          compositeKey(...parts)
+            .split('.')
+            .every(natsValidToken),
+        ).toBe(true);
         for (const subject of [
           agentPoolEventSubject(tenant, 'expired'),
           runEndedSubject(tenant),
@@ -86,7 +112,8 @@ describe('keyToken on the ids the api accepts', () => {
   });
 
   it('refuses text it never produces when decoding', () => {
-    for (const token of ['%2', '%2e', '%41', '%u0041', '%u00E9', '%zz', 'a.b', '']) expect(decodeKeyToken(token), token).toBeUndefined();
+    for (const token of ['%2', '%2e', '%41', '%u0041', '%u00E9', '%zz', 'a.b', ''])
+      expect(decodeKeyToken(token), token).toBeUndefined();
     expect(decodeKeyToken('%u00E9')).toBeUndefined();
     expect(decodeKeyToken(keyToken('é'))).toBe('é');
   });

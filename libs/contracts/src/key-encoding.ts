@@ -46,7 +46,7 @@ export function compositeKey(...parts: readonly string[]): string {
 export function decodeKeyToken(token: string): string | undefined {
   if (token === EMPTY_TOKEN) return '';
   let part = '';
-  for (let i = 0; i < token.length; ) {
+  for (let i = 0; i < token.length;) {
     const char = token[i]!;
     if (PLAIN.test(char)) {
       part += char;

@@ -43,7 +43,9 @@ export function memoryIngestMessageId(tenantId: string, runId: string): string {
  * A prefix query for `team:eng` covers `team:eng` and `team:eng:*`, never `team:engineering`.
  */
 export const COLLECTION_PATTERN = /^[A-Za-z0-9_.@-]{1,64}(:[A-Za-z0-9_.@-]{1,64}){0,7}$/;
-export const CollectionName = z.string().regex(COLLECTION_PATTERN, 'must be 1-8 ":"-separated segments of 1-64 letters, digits, "_", ".", "@" or "-"');
+export const CollectionName = z
+  .string()
+  .regex(COLLECTION_PATTERN, 'must be 1-8 ":"-separated segments of 1-64 letters, digits, "_", ".", "@" or "-"');
 export type CollectionName = z.infer<typeof CollectionName>;
 
 /** True when `collection` is `prefix` or lies below it (an empty prefix covers every collection). */
@@ -82,7 +84,13 @@ export const TurnFinished = z.object({
 export type TurnFinished = z.infer<typeof TurnFinished>;
 
 /** Why a turn could not be ingested, kept on the dead-letter stream with the original message. */
-export const MemoryDeadLetterReason = z.enum(['malformed_message', 'invalid_extraction', 'extraction_failed', 'storage_failed', 'too_many_deliveries']);
+export const MemoryDeadLetterReason = z.enum([
+  'malformed_message',
+  'invalid_extraction',
+  'extraction_failed',
+  'storage_failed',
+  'too_many_deliveries',
+]);
 export type MemoryDeadLetterReason = z.infer<typeof MemoryDeadLetterReason>;
 
 export const MemoryDeadLetter = z.object({

@@ -9,6 +9,7 @@ describe('natsInboxPrefix', () => {
   });
 
   it('is undefined for a name that is not one subject token (dots, wildcards, spaces, empty)', () => {
-    for (const user of ['a.b', 'a*', '>', 'two words', '', 'x'.repeat(65)]) expect(natsInboxPrefix(user)).toBeUndefined();
+    for (const user of ['a.b', 'a*', '>', 'two words', '', 'x'.repeat(65)])
+      expect(natsInboxPrefix(user)).toBeUndefined();
   });
 });

@@ -34,8 +34,14 @@ export const ScheduleTrigger = z
   .strict()
   .superRefine((trigger, ctx) => {
     const kinds = [trigger.cron, trigger.intervalSeconds, trigger.at].filter((v) => v !== undefined).length;
-    if (kinds !== 1) ctx.addIssue({ code: 'custom', path: ['cron'], message: 'exactly one of cron, intervalSeconds or at is required' });
-    if (!isTimeZone(trigger.timeZone)) ctx.addIssue({ code: 'custom', path: ['timeZone'], message: `'${trigger.timeZone}' is not an IANA time zone` });
+    if (kinds !== 1)
+      ctx.addIssue({
+        code: 'custom',
+        path: ['cron'],
+        message: 'exactly one of cron, intervalSeconds or at is required',
+      });
+    if (!isTimeZone(trigger.timeZone))
+      ctx.addIssue({ code: 'custom', path: ['timeZone'], message: `'${trigger.timeZone}' is not an IANA time zone` });
     if (trigger.startAt !== undefined && trigger.intervalSeconds === undefined) {
       ctx.addIssue({ code: 'custom', path: ['startAt'], message: 'startAt is only for intervalSeconds' });
     }
@@ -119,12 +125,17 @@ export const TaskOutput = z
   .object({
     channel: z.enum(['none', 'sse', 'webhook']).default('none'),
     /** For `webhook`: where each fire's outcome is POSTed, signed (docs/triggers.md#receiving-webhooks). */
-    url: z.url({ protocol: /^https?$/ }).max(2_000).optional(),
+    url: z
+      .url({ protocol: /^https?$/ })
+      .max(2_000)
+      .optional(),
   })
   .strict()
   .superRefine((output, ctx) => {
-    if (output.channel === 'webhook' && output.url === undefined) ctx.addIssue({ code: 'custom', path: ['url'], message: 'the webhook channel needs a url' });
-    if (output.channel !== 'webhook' && output.url !== undefined) ctx.addIssue({ code: 'custom', path: ['url'], message: 'url is only for the webhook channel' });
+    if (output.channel === 'webhook' && output.url === undefined)
+      ctx.addIssue({ code: 'custom', path: ['url'], message: 'the webhook channel needs a url' });
+    if (output.channel !== 'webhook' && output.url !== undefined)
+      ctx.addIssue({ code: 'custom', path: ['url'], message: 'url is only for the webhook channel' });
   });
 export type TaskOutput = z.infer<typeof TaskOutput>;
 
@@ -144,10 +155,18 @@ export const TaskSpec = z
   .strict()
   .superRefine((spec, ctx) => {
     if (spec.executor === ORCHESTRATOR_EXECUTOR && !spec.action.instruction) {
-      ctx.addIssue({ code: 'custom', path: ['action', 'instruction'], message: 'the orchestrator executor needs an instruction' });
+      ctx.addIssue({
+        code: 'custom',
+        path: ['action', 'instruction'],
+        message: 'the orchestrator executor needs an instruction',
+      });
     }
     if (spec.executor === ORCHESTRATOR_EXECUTOR && spec.action.config !== undefined) {
-      ctx.addIssue({ code: 'custom', path: ['action', 'config'], message: 'config is for custom executors; the orchestrator takes an instruction' });
+      ctx.addIssue({
+        code: 'custom',
+        path: ['action', 'config'],
+        message: 'config is for custom executors; the orchestrator takes an instruction',
+      });
     }
   });
 export type TaskSpec = z.infer<typeof TaskSpec>;

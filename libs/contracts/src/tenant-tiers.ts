@@ -97,7 +97,12 @@ export function limitsFor(tiers: TenantTiers, tier: string, defaultTier: string)
  * The quotas of a request's tier (`tier` empty or unknown: the default tier's); `defaults`
  * replaces {@link QUOTA_DEFAULTS} where a service has its own setting (e.g. TRIGGER_MAX_TASKS_PER_TENANT).
  */
-export function quotasFor(tiers: TenantTiers, tier: string, defaultTier: string, defaults: Partial<Record<QuotaField, number>> = {}): TierQuotas {
+export function quotasFor(
+  tiers: TenantTiers,
+  tier: string,
+  defaultTier: string,
+  defaults: Partial<Record<QuotaField, number>> = {},
+): TierQuotas {
   const own = tier !== '' && Object.hasOwn(tiers, tier);
   const limits = limitsFor(tiers, own ? tier : defaultTier, defaultTier);
   const quotas = { ...QUOTA_DEFAULTS, ...defaults };

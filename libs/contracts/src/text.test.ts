@@ -3,7 +3,8 @@ import { describe, expect, it } from 'vitest';
 import { cutText, shortenText } from './text.js';
 
 /** Whether a string has a surrogate half without its partner. */
-const hasLoneSurrogate = (s: string): boolean => /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/.test(s);
+const hasLoneSurrogate = (s: string): boolean =>
+  /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/.test(s);
 
 describe('cutText and shortenText', () => {
   it('never split a surrogate pair, and keep as much as fits', () => {

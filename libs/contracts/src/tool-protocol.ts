@@ -154,40 +154,42 @@ export type ToolDescriptor = z.infer<typeof ToolDescriptor>;
 const booleanString = z.enum(['true', 'false']).transform((v) => v === 'true');
 
 /** Parses an endpoint's metadata; throws a ZodError naming the bad key when a runner publishes nonsense. */
-export const ToolEndpointMetadata = z
-  .object({
-    [ToolMetadataKey.protocol]: z.literal(TOOL_PROTOCOL_VERSION),
-    [ToolMetadataKey.kind]: z.enum(['tool', 'agent']),
-    [ToolMetadataKey.description]: z.string(),
-    [ToolMetadataKey.inputSchema]: z.string().transform((text, ctx) => {
+export const ToolEndpointMetadata = z.object({
+  [ToolMetadataKey.protocol]: z.literal(TOOL_PROTOCOL_VERSION),
+  [ToolMetadataKey.kind]: z.enum(['tool', 'agent']),
+  [ToolMetadataKey.description]: z.string(),
+  [ToolMetadataKey.inputSchema]: z.string().transform((text, ctx) => {
+    try {
+      const parsed: unknown = JSON.parse(text);
+      if (parsed && typeof parsed === 'object' && !Array.isArray(parsed)) return parsed as Record<string, unknown>;
+    } catch {
+      // reported below
+    }
+    ctx.addIssue({ code: 'custom', message: 'must be a JSON Schema object encoded as JSON' });
+    return z.NEVER;
+  }),
+  [ToolMetadataKey.timeoutMs]: z.coerce.number().int().positive(),
+  [ToolMetadataKey.requiresApproval]: booleanString,
+  [ToolMetadataKey.sideEffect]: SideEffect,
+  [ToolMetadataKey.version]: z.string().min(1),
+  [ToolMetadataKey.schemaHash]: z.string().min(1),
+  [ToolMetadataKey.agentSchemaVersion]: z.string().min(1).optional(),
+  [ToolMetadataKey.credentials]: z
+    .string()
+    .optional()
+    .transform((value, ctx) => {
       try {
-        const parsed: unknown = JSON.parse(text);
-        if (parsed && typeof parsed === 'object' && !Array.isArray(parsed)) return parsed as Record<string, unknown>;
+        return parseCredentialServices(value);
       } catch {
-        // reported below
+        ctx.addIssue({
+          code: 'custom',
+          message: 'must be comma-separated credential service names (lowercase letters, digits, ".", "_", "-")',
+        });
+        return z.NEVER;
       }
-      ctx.addIssue({ code: 'custom', message: 'must be a JSON Schema object encoded as JSON' });
-      return z.NEVER;
     }),
-    [ToolMetadataKey.timeoutMs]: z.coerce.number().int().positive(),
-    [ToolMetadataKey.requiresApproval]: booleanString,
-    [ToolMetadataKey.sideEffect]: SideEffect,
-    [ToolMetadataKey.version]: z.string().min(1),
-    [ToolMetadataKey.schemaHash]: z.string().min(1),
-    [ToolMetadataKey.agentSchemaVersion]: z.string().min(1).optional(),
-    [ToolMetadataKey.credentials]: z
-      .string()
-      .optional()
-      .transform((value, ctx) => {
-        try {
-          return parseCredentialServices(value);
-        } catch {
-          ctx.addIssue({ code: 'custom', message: 'must be comma-separated credential service names (lowercase letters, digits, ".", "_", "-")' });
-          return z.NEVER;
-        }
-      }),
-    [ToolMetadataKey.executor]: booleanString.optional(),
-  });
+  [ToolMetadataKey.executor]: booleanString.optional(),
+});
 export type ToolEndpointMetadata = z.input<typeof ToolEndpointMetadata>;
 
 /** Builds a descriptor from an endpoint name and its published metadata. */

@@ -11,5 +11,14 @@ import { z } from 'zod';
  * - `skipped`   a guard decided not to run the call (e.g. a repeated identical call)
  * - `blocked`   the call was not run because the loop stopped first (turn limit, deadline)
  */
-export const ToolResultStatus = z.enum(['success', 'failed', 'timeout', 'invalid', 'denied', 'cancelled', 'skipped', 'blocked']);
+export const ToolResultStatus = z.enum([
+  'success',
+  'failed',
+  'timeout',
+  'invalid',
+  'denied',
+  'cancelled',
+  'skipped',
+  'blocked',
+]);
 export type ToolResultStatus = z.infer<typeof ToolResultStatus>;

@@ -16,7 +16,9 @@ export function triggerEventSubject(tenantId: string): string {
 }
 
 /** Where an event comes from and what it is: short, stable names (`gmail`, `email.received`). */
-export const EventName = z.string().regex(/^[A-Za-z0-9][A-Za-z0-9._:/-]{0,99}$/, 'must be 1-100 letters, digits, ".", "_", ":", "/" or "-"');
+export const EventName = z
+  .string()
+  .regex(/^[A-Za-z0-9][A-Za-z0-9._:/-]{0,99}$/, 'must be 1-100 letters, digits, ".", "_", ":", "/" or "-"');
 export type EventName = z.infer<typeof EventName>;
 
 /**
@@ -25,7 +27,10 @@ export type EventName = z.infer<typeof EventName>;
  */
 export const ExternalEvent = z
   .object({
-    eventId: z.string().regex(/^[A-Za-z0-9][A-Za-z0-9._:-]{0,127}$/, 'must be 1-128 letters, digits, ".", "_", ":" or "-"').optional(),
+    eventId: z
+      .string()
+      .regex(/^[A-Za-z0-9][A-Za-z0-9._:-]{0,127}$/, 'must be 1-128 letters, digits, ".", "_", ":" or "-"')
+      .optional(),
     source: EventName,
     type: EventName,
     data: z.record(z.string(), z.unknown()).default({}),

@@ -1,13 +1,21 @@
 // Text that cannot be stored faithfully is found exactly where it is; well-formed text passes.
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { findUnstorableText, firstInvalidUtf8Offset, firstLoneSurrogate, incompleteUtf8Tail, repairLoneSurrogates } from './well-formed-text.js';
+import {
+  findUnstorableText,
+  firstInvalidUtf8Offset,
+  firstLoneSurrogate,
+  incompleteUtf8Tail,
+  repairLoneSurrogates,
+} from './well-formed-text.js';
 
 const bytes = (...values: number[]) => Uint8Array.from(values);
 
 describe('firstInvalidUtf8Offset', () => {
   it('accepts every well-formed string that Node encodes', () => {
-    fc.assert(fc.property(fc.string({ unit: 'grapheme' }), (text) => firstInvalidUtf8Offset(Buffer.from(text, 'utf8')) === -1));
+    fc.assert(
+      fc.property(fc.string({ unit: 'grapheme' }), (text) => firstInvalidUtf8Offset(Buffer.from(text, 'utf8')) === -1),
+    );
   });
 
   it.each([
@@ -48,23 +56,44 @@ describe('firstLoneSurrogate and repairLoneSurrogates', () => {
   });
 
   it('replaces exactly the unpaired ones and counts them', () => {
-    expect(repairLoneSurrogates('a\ud800b\ud83d\ude00\udc00')).toEqual({ text: 'a\ufffdb\ud83d\ude00\ufffd', replaced: 2 });
+    expect(repairLoneSurrogates('a\ud800b\ud83d\ude00\udc00')).toEqual({
+      text: 'a\ufffdb\ud83d\ude00\ufffd',
+      replaced: 2,
+    });
     expect(repairLoneSurrogates('fine')).toEqual({ text: 'fine', replaced: 0 });
   });
 
   it('always yields well-formed text', () => {
-    fc.assert(fc.property(fc.string({ unit: 'binary' }), (text) => firstLoneSurrogate(repairLoneSurrogates(text).text) === -1));
+    fc.assert(
+      fc.property(fc.string({ unit: 'binary' }), (text) => firstLoneSurrogate(repairLoneSurrogates(text).text) === -1),
+    );
   });
 });
 
 describe('findUnstorableText', () => {
   it('names the path of the first bad string or key, and the character', () => {
-    expect(findUnstorableText({ content: 'fine', changes: { subject: 'x\ud800' } })).toEqual({ path: '$.changes.subject', index: 1, character: 'surrogate' });
-    expect(findUnstorableText({ messages: [{ content: 'a' }, { content: '\udc00' }] })).toEqual({ path: '$.messages[1].content', index: 0, character: 'surrogate' });
-    expect(findUnstorableText({ 'bad\ud800': 1 })).toEqual({ path: '$["bad\\ud800"] (key)', index: 3, character: 'surrogate' });
+    expect(findUnstorableText({ content: 'fine', changes: { subject: 'x\ud800' } })).toEqual({
+      path: '$.changes.subject',
+      index: 1,
+      character: 'surrogate',
+    });
+    expect(findUnstorableText({ messages: [{ content: 'a' }, { content: '\udc00' }] })).toEqual({
+      path: '$.messages[1].content',
+      index: 0,
+      character: 'surrogate',
+    });
+    expect(findUnstorableText({ 'bad\ud800': 1 })).toEqual({
+      path: '$["bad\\ud800"] (key)',
+      index: 3,
+      character: 'surrogate',
+    });
     expect(findUnstorableText({ a: [1, true, null, 'ok'] })).toBeUndefined();
     expect(findUnstorableText({ name: 'ab\u0000c' })).toEqual({ path: '$.name', index: 2, character: 'nul' });
-    expect(findUnstorableText({ tool: ['ok', 'x\u0000'] }, 'query')).toEqual({ path: 'query.tool[1]', index: 1, character: 'nul' });
+    expect(findUnstorableText({ tool: ['ok', 'x\u0000'] }, 'query')).toEqual({
+      path: 'query.tool[1]',
+      index: 1,
+      character: 'nul',
+    });
     expect(findUnstorableText('\ud800\u0000')).toEqual({ path: '$', index: 0, character: 'surrogate' });
   });
 
@@ -75,7 +104,12 @@ describe('findUnstorableText', () => {
   });
 
   it('finds nothing in well-formed text without NUL', () => {
-    fc.assert(fc.property(fc.jsonValue().filter((v) => !JSON.stringify(v).includes('\\u0000')), (value) => findUnstorableText(value) === undefined));
+    fc.assert(
+      fc.property(
+        fc.jsonValue().filter((v) => !JSON.stringify(v).includes('\\u0000')),
+        (value) => findUnstorableText(value) === undefined,
+      ),
+    );
   });
 });
 

@@ -112,7 +112,8 @@ export function findUnstorableText(value: unknown, root = '$'): UnstorableText |
         const found = firstUnstorableChar(key);
         if (found) return { path: `${childPath(path, key)} (key)`, ...found };
       }
-      for (let i = entries.length - 1; i >= 0; i--) pending.push({ value: entries[i]![1], path: childPath(path, entries[i]![0]) });
+      for (let i = entries.length - 1; i >= 0; i--)
+        pending.push({ value: entries[i]![1], path: childPath(path, entries[i]![0]) });
     }
   }
   return undefined;

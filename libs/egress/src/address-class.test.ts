@@ -77,12 +77,17 @@ describe('every spelling of an inside address is refused', () => {
     expect(await verdict(url)).toBe(reason);
   });
 
-  it.each(['https://8.8.8.8/', 'https://1.1.1.1:8443/hook', 'https://93.184.215.14/', 'https://[2606:4700:4700::1111]/', 'https://[::ffff:8.8.8.8]/', 'https://[64:ff9b::8.8.8.8]/', 'http://134744072/'])(
-    'public %s is allowed',
-    async (url) => {
-      expect(await verdict(url)).toBe('allowed');
-    },
-  );
+  it.each([
+    'https://8.8.8.8/',
+    'https://1.1.1.1:8443/hook',
+    'https://93.184.215.14/',
+    'https://[2606:4700:4700::1111]/',
+    'https://[::ffff:8.8.8.8]/',
+    'https://[64:ff9b::8.8.8.8]/',
+    'http://134744072/',
+  ])('public %s is allowed', async (url) => {
+    expect(await verdict(url)).toBe('allowed');
+  });
 });
 
 /** The spellings WHATWG URL (and so fetch) accepts for one IPv4 address. */
@@ -112,23 +117,48 @@ function spellings(octets: number[]): string[] {
 const octet = fc.integer({ min: 0, max: 255 });
 const anyV4 = fc.tuple(octet, octet, octet, octet);
 type Inside = [number[], EgressRefusalReason];
-const inside = (reason: EgressRefusalReason, make: fc.Arbitrary<number[]>): fc.Arbitrary<Inside> => make.map((octets): Inside => [octets, reason]);
+const inside = (reason: EgressRefusalReason, make: fc.Arbitrary<number[]>): fc.Arbitrary<Inside> =>
+  make.map((octets): Inside => [octets, reason]);
 /** An address inside a refused IPv4 range, with the range's reason. */
 const insideV4: fc.Arbitrary<Inside> = fc.oneof(
-  inside('loopback', fc.tuple(octet, octet, octet).map(([b, c, d]) => [127, b, c, d])),
-  inside('private', fc.tuple(octet, octet, octet).map(([b, c, d]) => [10, b, c, d])),
-  inside('private', fc.tuple(fc.integer({ min: 16, max: 31 }), octet, octet).map(([b, c, d]) => [172, b, c, d])),
-  inside('private', fc.tuple(octet, octet).map(([c, d]) => [192, 168, c, d])),
-  inside('carrier_grade_nat', fc.tuple(fc.integer({ min: 64, max: 127 }), octet, octet).map(([b, c, d]) => [100, b, c, d])),
-  inside('link_local', fc.tuple(octet, octet).filter(([c, d]) => !(c === 169 && d === 254)).map(([c, d]) => [169, 254, c, d])),
-  inside('unspecified', fc.tuple(octet, octet, octet).map(([b, c, d]) => [0, b, c, d])),
+  inside(
+    'loopback',
+    fc.tuple(octet, octet, octet).map(([b, c, d]) => [127, b, c, d]),
+  ),
+  inside(
+    'private',
+    fc.tuple(octet, octet, octet).map(([b, c, d]) => [10, b, c, d]),
+  ),
+  inside(
+    'private',
+    fc.tuple(fc.integer({ min: 16, max: 31 }), octet, octet).map(([b, c, d]) => [172, b, c, d]),
+  ),
+  inside(
+    'private',
+    fc.tuple(octet, octet).map(([c, d]) => [192, 168, c, d]),
+  ),
+  inside(
+    'carrier_grade_nat',
+    fc.tuple(fc.integer({ min: 64, max: 127 }), octet, octet).map(([b, c, d]) => [100, b, c, d]),
+  ),
+  inside(
+    'link_local',
+    fc
+      .tuple(octet, octet)
+      .filter(([c, d]) => !(c === 169 && d === 254))
+      .map(([c, d]) => [169, 254, c, d]),
+  ),
+  inside(
+    'unspecified',
+    fc.tuple(octet, octet, octet).map(([b, c, d]) => [0, b, c, d]),
+  ),
   inside('multicast', fc.tuple(fc.integer({ min: 224, max: 239 }), octet, octet, octet)),
   inside('reserved', fc.tuple(fc.integer({ min: 240, max: 254 }), octet, octet, octet)),
   inside('metadata', fc.constant([169, 254, 169, 254])),
 );
 
 describe('classification does not depend on the spelling', () => {
-  it('every spelling of an address inside a refused range is refused, with that range\'s reason', async () => {
+  it("every spelling of an address inside a refused range is refused, with that range's reason", async () => {
     await fc.assert(
       fc.asyncProperty(insideV4, fc.integer({ min: 0, max: 11 }), async ([octets, reason], pick) => {
         const spelling = spellings(octets)[pick]!;
@@ -143,7 +173,8 @@ describe('classification does not depend on the spelling', () => {
       fc.asyncProperty(anyV4, async (octets) => {
         const [dotted, ...others] = spellings(octets);
         const expected = classifyAddress(dotted!) ?? 'allowed';
-        for (const spelling of others) expect({ spelling, verdict: await verdict(`https://${spelling}/`) }).toEqual({ spelling, verdict: expected });
+        for (const spelling of others)
+          expect({ spelling, verdict: await verdict(`https://${spelling}/`) }).toEqual({ spelling, verdict: expected });
       }),
       { numRuns: 1_000 },
     );
@@ -153,7 +184,8 @@ describe('classification does not depend on the spelling', () => {
     const publicV4 = anyV4.filter((o) => classifyAddress(o.join('.')) === undefined);
     await fc.assert(
       fc.asyncProperty(publicV4, async (octets) => {
-        for (const spelling of spellings(octets).slice(0, 11)) expect(await verdict(`https://${spelling}/`)).toBe('allowed');
+        for (const spelling of spellings(octets).slice(0, 11))
+          expect(await verdict(`https://${spelling}/`)).toBe('allowed');
       }),
       { numRuns: 500 },
     );

@@ -6,7 +6,13 @@ import type { EgressRefusalReason } from './refusal.js';
  * control endpoints. (169.254.169.254 and fd00:ec2::254 are link-local / unique-local anyway; they
  * are listed so the refusal names them.)
  */
-const METADATA_ADDRESSES = new Set(['169.254.169.254', '169.254.170.2', '168.63.129.16', '100.100.100.200', 'fd00:ec2::254']);
+const METADATA_ADDRESSES = new Set([
+  '169.254.169.254',
+  '169.254.170.2',
+  '168.63.129.16',
+  '100.100.100.200',
+  'fd00:ec2::254',
+]);
 
 const V4_REASONS: Record<string, EgressRefusalReason> = {
   unspecified: 'unspecified',

@@ -45,7 +45,9 @@ export interface EgressAllowlist {
 }
 
 /** Compiles the settings into the allowlist the guard consults. */
-export function compileEgressAllowlist(settings: Pick<EgressEnv, 'EGRESS_ALLOW_HOSTS' | 'EGRESS_ALLOW_CIDRS'>): EgressAllowlist {
+export function compileEgressAllowlist(
+  settings: Pick<EgressEnv, 'EGRESS_ALLOW_HOSTS' | 'EGRESS_ALLOW_CIDRS'>,
+): EgressAllowlist {
   const exact = new Set(settings.EGRESS_ALLOW_HOSTS.filter((h) => !h.startsWith('*.')));
   const suffixes = settings.EGRESS_ALLOW_HOSTS.filter((h) => h.startsWith('*.')).map((h) => h.slice(1));
   const ranges = settings.EGRESS_ALLOW_CIDRS.map((cidr) => ipaddr.parseCIDR(cidr));
@@ -59,7 +61,8 @@ export function compileEgressAllowlist(settings: Pick<EgressEnv, 'EGRESS_ALLOW_H
       if (!ipaddr.isValid(bare)) return false;
       let parsed = ipaddr.parse(bare);
       // ::ffff:127.0.0.1 is 127.0.0.1 for a range written in IPv4.
-      if (parsed.kind() === 'ipv6' && (parsed as ipaddr.IPv6).isIPv4MappedAddress()) parsed = (parsed as ipaddr.IPv6).toIPv4Address();
+      if (parsed.kind() === 'ipv6' && (parsed as ipaddr.IPv6).isIPv4MappedAddress())
+        parsed = (parsed as ipaddr.IPv6).toIPv4Address();
       return ranges.some(([range, bits]) => range.kind() === parsed.kind() && parsed.match(range, bits));
     },
   };

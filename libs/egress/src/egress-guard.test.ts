@@ -41,7 +41,10 @@ function scripted(...answers: ResolvedAddress[][]): HostResolver & { lookups: st
   return Object.assign(resolver, { lookups });
 }
 
-function guardWith(resolve: HostResolver, allow: Partial<Record<'EGRESS_ALLOW_HOSTS' | 'EGRESS_ALLOW_CIDRS', string>> = {}): EgressGuard {
+function guardWith(
+  resolve: HostResolver,
+  allow: Partial<Record<'EGRESS_ALLOW_HOSTS' | 'EGRESS_ALLOW_CIDRS', string>> = {},
+): EgressGuard {
   return new EgressGuard({ allowlist: compileEgressAllowlist(EgressEnv.parse(allow)), resolve });
 }
 
@@ -57,18 +60,37 @@ async function refusal(promise: Promise<unknown>): Promise<EgressRefusedError> {
 
 describe('EgressGuard', () => {
   it('refuses a name that resolves inside, and a name with any one inside address among public ones', async () => {
-    expect((await refusal(guardWith(scripted([LOOPBACK])).checkUrl('https://hooks.example.com/'))).reason).toBe('loopback');
-    expect((await refusal(guardWith(scripted([PUBLIC, { address: '10.0.0.7', family: 4 }])).checkUrl('https://hooks.example.com/'))).reason).toBe('private');
-    expect((await refusal(guardWith(scripted([PUBLIC, { address: 'fd00:ec2::254', family: 6 }])).checkUrl('https://hooks.example.com/'))).reason).toBe('metadata');
+    expect((await refusal(guardWith(scripted([LOOPBACK])).checkUrl('https://hooks.example.com/'))).reason).toBe(
+      'loopback',
+    );
+    expect(
+      (
+        await refusal(
+          guardWith(scripted([PUBLIC, { address: '10.0.0.7', family: 4 }])).checkUrl('https://hooks.example.com/'),
+        )
+      ).reason,
+    ).toBe('private');
+    expect(
+      (
+        await refusal(
+          guardWith(scripted([PUBLIC, { address: 'fd00:ec2::254', family: 6 }])).checkUrl('https://hooks.example.com/'),
+        )
+      ).reason,
+    ).toBe('metadata');
     expect(await guardWith(scripted([PUBLIC])).checkUrl('https://hooks.example.com/x')).toBeInstanceOf(URL);
   });
 
   it('refuses a name that does not resolve, or resolves too slowly', async () => {
-    const failing: HostResolver = () => Promise.reject(Object.assign(new Error('getaddrinfo ENOTFOUND'), { code: 'ENOTFOUND' }));
+    const failing: HostResolver = () =>
+      Promise.reject(Object.assign(new Error('getaddrinfo ENOTFOUND'), { code: 'ENOTFOUND' }));
     expect((await refusal(guardWith(failing).checkUrl('https://nowhere.example/'))).reason).toBe('unresolved');
     expect((await refusal(guardWith(scripted([])).checkUrl('https://nowhere.example/'))).reason).toBe('unresolved');
     const never: HostResolver = () => new Promise(() => undefined);
-    const slow = new EgressGuard({ allowlist: compileEgressAllowlist(EgressEnv.parse({})), resolve: never, resolveTimeoutMs: 20 });
+    const slow = new EgressGuard({
+      allowlist: compileEgressAllowlist(EgressEnv.parse({})),
+      resolve: never,
+      resolveTimeoutMs: 20,
+    });
     expect((await refusal(slow.checkUrl('https://slow.example/'))).reason).toBe('unresolved');
   });
 
@@ -85,7 +107,7 @@ describe('EgressGuard', () => {
     await guard.close();
   });
 
-  it('connects to the vetted address itself (the system resolver is never asked) and sends the URL\'s host name', async () => {
+  it("connects to the vetted address itself (the system resolver is never asked) and sends the URL's host name", async () => {
     const resolver = scripted([LOOPBACK]);
     const guard = guardWith(resolver, { EGRESS_ALLOW_CIDRS: '127.0.0.1/32' });
     const response = await guard.fetch(`http://receiver.invalid:${port}/hook`, { method: 'POST', body: '{}' });
@@ -104,7 +126,9 @@ describe('EgressGuard', () => {
     }
     // The dispatcher alone, as a later caller might use it with its own client.
     const { request } = await import('undici');
-    expect((await refusal(request(`http://127.0.0.1:${port}/`, { dispatcher: guard.dispatcher() }))).reason).toBe('loopback');
+    expect((await refusal(request(`http://127.0.0.1:${port}/`, { dispatcher: guard.dispatcher() }))).reason).toBe(
+      'loopback',
+    );
     expect(connections).toBe(before);
     await guard.close();
   });
@@ -138,15 +162,25 @@ describe('EgressGuard', () => {
   });
 
   it('refusals name the reason only, never the URL, its password or the resolved address', async () => {
-    const refused = await refusal(guardWith(scripted([{ address: '10.1.2.3', family: 4 }])).checkUrl('https://user:hunter2@hooks.example.com/?token=abc'));
+    const refused = await refusal(
+      guardWith(scripted([{ address: '10.1.2.3', family: 4 }])).checkUrl(
+        'https://user:hunter2@hooks.example.com/?token=abc',
+      ),
+    );
     expect(refused.reason).toBe('userinfo');
-    const inside = await refusal(guardWith(scripted([{ address: '10.1.2.3', family: 4 }])).checkUrl('https://hooks.example.com/?token=abc'));
+    const inside = await refusal(
+      guardWith(scripted([{ address: '10.1.2.3', family: 4 }])).checkUrl('https://hooks.example.com/?token=abc'),
+    );
     for (const error of [refused, inside]) expect(error.message).not.toMatch(/hunter2|abc|10\.1\.2\.3|hooks\.example/);
   });
 
   it('refuses settings that are not host names or ranges, naming the variable', () => {
-    expect(EgressEnv.safeParse({ EGRESS_ALLOW_CIDRS: '10.0.0.0/8,banana' }).error?.issues[0]?.path).toEqual(['EGRESS_ALLOW_CIDRS']);
-    expect(EgressEnv.safeParse({ EGRESS_ALLOW_HOSTS: 'http://x' }).error?.issues[0]?.path).toEqual(['EGRESS_ALLOW_HOSTS']);
+    expect(EgressEnv.safeParse({ EGRESS_ALLOW_CIDRS: '10.0.0.0/8,banana' }).error?.issues[0]?.path).toEqual([
+      'EGRESS_ALLOW_CIDRS',
+    ]);
+    expect(EgressEnv.safeParse({ EGRESS_ALLOW_HOSTS: 'http://x' }).error?.issues[0]?.path).toEqual([
+      'EGRESS_ALLOW_HOSTS',
+    ]);
     expect(EgressEnv.parse({})).toEqual({ EGRESS_ALLOW_HOSTS: [], EGRESS_ALLOW_CIDRS: [] });
   });
 });

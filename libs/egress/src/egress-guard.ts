@@ -112,7 +112,12 @@ export class EgressGuard {
    */
   dispatcher(): Dispatcher {
     const tls = this.options.ca === undefined ? {} : { ca: this.options.ca };
-    this.agent ??= new Agent({ connect: guardedConnector((hostname) => this.vetHost(hostname), { timeout: this.options.connectTimeoutMs ?? 10_000, ...tls }) });
+    this.agent ??= new Agent({
+      connect: guardedConnector((hostname) => this.vetHost(hostname), {
+        timeout: this.options.connectTimeoutMs ?? 10_000,
+        ...tls,
+      }),
+    });
     return this.agent;
   }
 

@@ -7,7 +7,10 @@ import type { ResolvedAddress } from './host-resolver.js';
  * address by number. `servername` stays the host name, so TLS SNI and the certificate check are
  * made against the name the URL gave, not the address.
  */
-export function guardedConnector(vetHost: (hostname: string) => Promise<ResolvedAddress[]>, options: buildConnector.BuildOptions): buildConnector.connector {
+export function guardedConnector(
+  vetHost: (hostname: string) => Promise<ResolvedAddress[]>,
+  options: buildConnector.BuildOptions,
+): buildConnector.connector {
   const connect = buildConnector(options);
   return (target, callback) => {
     vetHost(target.hostname).then(

@@ -16,7 +16,11 @@ export const systemResolver: HostResolver = async (hostname) => {
 };
 
 /** Resolves with `resolver`, failing after `timeoutMs` (getaddrinfo itself cannot be cancelled). */
-export async function resolveWithin(resolver: HostResolver, hostname: string, timeoutMs: number): Promise<ResolvedAddress[]> {
+export async function resolveWithin(
+  resolver: HostResolver,
+  hostname: string,
+  timeoutMs: number,
+): Promise<ResolvedAddress[]> {
   let timer: NodeJS.Timeout | undefined;
   const timeout = new Promise<never>((_, reject) => {
     timer = setTimeout(() => reject(new Error(`resolving took longer than ${timeoutMs} ms`)), timeoutMs);

@@ -3,4 +3,10 @@ export { egressEnv, EgressEnv, compileEgressAllowlist, type EgressAllowlist } fr
 export { EgressGuard, type EgressGuardOptions, type GuardedRequestInit } from './egress-guard.js';
 export { type HostResolver, type ResolvedAddress } from './host-resolver.js';
 export { redactUrl, redactUrlsIn } from './redact-url.js';
-export { EGRESS_REFUSED, EgressRefusalReasons, EgressRefusedError, egressRefusalOf, type EgressRefusalReason } from './refusal.js';
+export {
+  EGRESS_REFUSED,
+  EgressRefusalReasons,
+  EgressRefusedError,
+  egressRefusalOf,
+  type EgressRefusalReason,
+} from './refusal.js';

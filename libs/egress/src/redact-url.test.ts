@@ -4,7 +4,10 @@ import { redactUrl, redactUrlsIn } from './redact-url.js';
 
 describe('redactUrl', () => {
   it.each([
-    ['https://alice:hunter2@hooks.example.com/a?token=s3cr3t&x=1#frag', 'https://[redacted]@hooks.example.com/a?token=[redacted]&x=[redacted]'],
+    [
+      'https://alice:hunter2@hooks.example.com/a?token=s3cr3t&x=1#frag',
+      'https://[redacted]@hooks.example.com/a?token=[redacted]&x=[redacted]',
+    ],
     ['https://hooks.example.com/plain', 'https://hooks.example.com/plain'],
     ['http://bob@127.0.0.1:8080/', 'http://[redacted]@127.0.0.1:8080/'],
     ['no url at all hunter2', '[not a URL]'],

@@ -12,7 +12,13 @@ beforeAll(async () => {
 afterAll(async () => sim?.stop());
 
 function chatModel(options: Partial<OpenAIChatModelOptions> = {}): OpenAIChatModel {
-  return new OpenAIChatModel({ baseURL: sim.baseURL, apiKey: SIM_API_KEY, model: 'sim-1', timeoutMs: 5_000, ...options });
+  return new OpenAIChatModel({
+    baseURL: sim.baseURL,
+    apiKey: SIM_API_KEY,
+    model: 'sim-1',
+    timeoutMs: 5_000,
+    ...options,
+  });
 }
 
 describe.each([
@@ -21,12 +27,24 @@ describe.each([
 ])('OpenAIChatModel faults against llm-sim over HTTP (%s)', (mode, streaming) => {
   // The mode is part of every prompt, so the two modes never share a fault's per-fingerprint count.
   const ask = (model: OpenAIChatModel, content: string, extra: Partial<ModelRequest> = {}) =>
-    model.complete({ messages: [{ role: 'user', content: `${content} (${mode})` }], tools: [], toolChoice: 'auto', ...(streaming ? { onTextDelta: () => undefined } : {}), ...extra });
+    model.complete({
+      messages: [{ role: 'user', content: `${content} (${mode})` }],
+      tools: [],
+      toolChoice: 'auto',
+      ...(streaming ? { onTextDelta: () => undefined } : {}),
+      ...extra,
+    });
 
   it('maps a 429 to rate_limit with retry-after, and the identical retry succeeds', async () => {
     const model = chatModel();
     const error = await failure(ask(model, '[scenario:rate-limit-once] hello'));
-    expect(error).toMatchObject({ kind: 'rate_limit', status: 429, retryAfterMs: 1000, provider: 'openai', model: 'sim-1' });
+    expect(error).toMatchObject({
+      kind: 'rate_limit',
+      status: 429,
+      retryAfterMs: 1000,
+      provider: 'openai',
+      model: 'sim-1',
+    });
     expect(error.message).toContain('Retry after 1000 ms');
     const retry = await ask(model, '[scenario:rate-limit-once] hello');
     expect(retry.message.content).toBe('Answered after a rate-limit retry.');
@@ -63,17 +81,23 @@ describe.each([
   it('maps aborting request.signal mid-request to cancelled', async () => {
     const controller = new AbortController();
     setTimeout(() => controller.abort(), 100);
-    expect(await failure(ask(chatModel(), '[scenario:slow] hi', { signal: controller.signal }))).toMatchObject({ kind: 'cancelled' });
+    expect(await failure(ask(chatModel(), '[scenario:slow] hi', { signal: controller.signal }))).toMatchObject({
+      kind: 'cancelled',
+    });
   });
 
   it('maps an already aborted signal to cancelled', async () => {
-    expect(await failure(ask(chatModel(), '[scenario:plain] hi', { signal: AbortSignal.abort() }))).toMatchObject({ kind: 'cancelled' });
+    expect(await failure(ask(chatModel(), '[scenario:plain] hi', { signal: AbortSignal.abort() }))).toMatchObject({
+      kind: 'cancelled',
+    });
   });
 
   it('maps a 500 to server, and the identical retry succeeds', async () => {
     const model = chatModel();
     expect(await failure(ask(model, '[scenario:server-error-once] hi'))).toMatchObject({ kind: 'server', status: 500 });
-    expect((await ask(model, '[scenario:server-error-once] hi')).message.content).toBe('Answered after a server-error retry.');
+    expect((await ask(model, '[scenario:server-error-once] hi')).message.content).toBe(
+      'Answered after a server-error retry.',
+    );
   });
 
   it('maps an unknown model to bad_request', async () => {

@@ -14,8 +14,14 @@ beforeAll(async () => {
 afterAll(async () => sim?.stop());
 
 describe('OpenAIChatModel once the stream has started', () => {
-  const request = (extra: Partial<ModelRequest>): ModelRequest => ({ messages: [{ role: 'user', content: 'hi' }], tools: [], toolChoice: 'auto', ...extra });
-  const trickle = (timeoutMs: number) => new OpenAIChatModel({ baseURL: sim.baseURL, apiKey: SIM_API_KEY, model: 'sim-1', timeoutMs });
+  const request = (extra: Partial<ModelRequest>): ModelRequest => ({
+    messages: [{ role: 'user', content: 'hi' }],
+    tools: [],
+    toolChoice: 'auto',
+    ...extra,
+  });
+  const trickle = (timeoutMs: number) =>
+    new OpenAIChatModel({ baseURL: sim.baseURL, apiKey: SIM_API_KEY, model: 'sim-1', timeoutMs });
 
   it('applies timeoutMs between chunks, not to the whole answer', async () => {
     const pieces: string[] = [];

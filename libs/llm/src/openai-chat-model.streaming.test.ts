@@ -13,8 +13,16 @@ beforeAll(async () => {
 afterAll(async () => sim?.stop());
 
 const tools: ToolSchema[] = [
-  { name: 'calculator', description: 'math', parameters: { type: 'object', properties: { expression: { type: 'string' } } } },
-  { name: 'current_time', description: 'clock', parameters: { type: 'object', properties: { timezone: { type: 'string' } } } },
+  {
+    name: 'calculator',
+    description: 'math',
+    parameters: { type: 'object', properties: { expression: { type: 'string' } } },
+  },
+  {
+    name: 'current_time',
+    description: 'clock',
+    parameters: { type: 'object', properties: { timezone: { type: 'string' } } },
+  },
 ];
 
 function request(content: string): ModelRequest {
@@ -32,7 +40,9 @@ async function bothWays(content: string) {
 describe('OpenAIChatModel streaming against llm-sim over HTTP', () => {
   it('asks for a stream with usage', async () => {
     await model.complete({ ...request('[scenario:plain] which body?'), onTextDelta: () => undefined });
-    const log = (await (await fetch(`${sim.url}/_sim/requests`)).json()) as { requests: { body: Record<string, unknown> }[] };
+    const log = (await (await fetch(`${sim.url}/_sim/requests`)).json()) as {
+      requests: { body: Record<string, unknown> }[];
+    };
     expect(log.requests.at(-1)?.body).toMatchObject({ stream: true, stream_options: { include_usage: true } });
   });
 

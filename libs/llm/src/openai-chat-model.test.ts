@@ -7,7 +7,12 @@ let sim: ServiceProcess;
 let baseURL: string;
 
 beforeAll(async () => {
-  sim = await startServiceProcess({ app: 'llm-sim', mode: 'source', telemetry: false, env: { LLM_SIM_PORT: '0', LLM_SIM_API_KEY: 'k', LOG_LEVEL: 'warn' } });
+  sim = await startServiceProcess({
+    app: 'llm-sim',
+    mode: 'source',
+    telemetry: false,
+    env: { LLM_SIM_PORT: '0', LLM_SIM_API_KEY: 'k', LOG_LEVEL: 'warn' },
+  });
   baseURL = `http://127.0.0.1:${String(sim.ready['port'])}/v1`;
 });
 afterAll(async () => sim?.stop());
@@ -17,11 +22,22 @@ describe('OpenAIChatModel against llm-sim over HTTP', () => {
     const model = new OpenAIChatModel({ baseURL, apiKey: 'k', model: 'sim-1', timeoutMs: 5_000 });
     const response = await model.complete({
       messages: [{ role: 'user', content: '[scenario:calculator] 12 * (3 + 4)?' }],
-      tools: [{ name: 'calculator', description: 'math', parameters: { type: 'object', properties: { expression: { type: 'string' } } } }],
+      tools: [
+        {
+          name: 'calculator',
+          description: 'math',
+          parameters: { type: 'object', properties: { expression: { type: 'string' } } },
+        },
+      ],
       toolChoice: 'auto',
     });
     expect(response.finishReason).toBe('tool_calls');
-    expect(response.message).toMatchObject({ role: 'assistant', provider: 'openai', model: 'sim-1', toolCalls: [{ name: 'calculator' }] });
+    expect(response.message).toMatchObject({
+      role: 'assistant',
+      provider: 'openai',
+      model: 'sim-1',
+      toolCalls: [{ name: 'calculator' }],
+    });
     expect(JSON.parse(response.message.toolCalls![0]!.arguments)).toEqual({ expression: '12 * (3 + 4)' });
     expect(response.usage.inputTokens).toBeGreaterThan(0);
   });
@@ -39,27 +55,63 @@ describe('OpenAIChatModel against llm-sim over HTTP', () => {
 
   it('surfaces a wrong API key as an authentication error', async () => {
     const model = new OpenAIChatModel({ baseURL, apiKey: 'wrong', model: 'sim-1', timeoutMs: 5_000 });
-    await expect(model.complete({ messages: [{ role: 'user', content: 'hi' }], tools: [], toolChoice: 'auto' })).rejects.toMatchObject({ kind: 'auth', status: 401 });
+    await expect(
+      model.complete({ messages: [{ role: 'user', content: 'hi' }], tools: [], toolChoice: 'auto' }),
+    ).rejects.toMatchObject({ kind: 'auth', status: 401 });
   });
 
-  const planFormat = { type: 'json_schema' as const, name: 'plan', schema: { type: 'object', properties: { subtasks: { type: 'array', items: {} } }, required: ['subtasks'], additionalProperties: false }, strict: false };
+  const planFormat = {
+    type: 'json_schema' as const,
+    name: 'plan',
+    schema: {
+      type: 'object',
+      properties: { subtasks: { type: 'array', items: {} } },
+      required: ['subtasks'],
+      additionalProperties: false,
+    },
+    strict: false,
+  };
 
-  it('asks for structured output with the request\'s response format', async () => {
+  it("asks for structured output with the request's response format", async () => {
     const model = new OpenAIChatModel({ baseURL, apiKey: 'k', model: 'sim-1', timeoutMs: 5_000 });
-    const response = await model.complete({ messages: [{ role: 'user', content: '[scenario:plan-three] a week' }], tools: [], toolChoice: 'none', responseFormat: planFormat });
-    expect(JSON.parse(response.message.content as string)).toMatchObject({ subtasks: [{ id: 'facts' }, { id: 'booking' }, { id: 'summary' }] });
+    const response = await model.complete({
+      messages: [{ role: 'user', content: '[scenario:plan-three] a week' }],
+      tools: [],
+      toolChoice: 'none',
+      responseFormat: planFormat,
+    });
+    expect(JSON.parse(response.message.content as string)).toMatchObject({
+      subtasks: [{ id: 'facts' }, { id: 'booking' }, { id: 'summary' }],
+    });
     // A schema strict mode cannot take is refused by the provider: typed, so the caller can ask in text.
-    const strictRefused = model.complete({ messages: [{ role: 'user', content: '[scenario:plan-three] a week' }], tools: [], toolChoice: 'none', responseFormat: { ...planFormat, strict: true, schema: { type: 'object', properties: { a: {} } } } });
+    const strictRefused = model.complete({
+      messages: [{ role: 'user', content: '[scenario:plan-three] a week' }],
+      tools: [],
+      toolChoice: 'none',
+      responseFormat: { ...planFormat, strict: true, schema: { type: 'object', properties: { a: {} } } },
+    });
     await expect(strictRefused).rejects.toBeInstanceOf(ResponseFormatRejectedError);
   });
 
   it('throws ResponseFormatRejectedError (a bad_request) when the model has no structured output, streamed or not', async () => {
     const model = new OpenAIChatModel({ baseURL, apiKey: 'k', model: 'sim-1', timeoutMs: 5_000 });
-    const ask = { messages: [{ role: 'user' as const, content: '[scenario:plan-no-structured-output] a week' }], tools: [], toolChoice: 'none' as const };
+    const ask = {
+      messages: [{ role: 'user' as const, content: '[scenario:plan-no-structured-output] a week' }],
+      tools: [],
+      toolChoice: 'none' as const,
+    };
     for (const stream of [false, true]) {
-      const refused = model.complete({ ...ask, responseFormat: planFormat, ...(stream ? { onTextDelta: () => undefined } : {}) });
+      const refused = model.complete({
+        ...ask,
+        responseFormat: planFormat,
+        ...(stream ? { onTextDelta: () => undefined } : {}),
+      });
       await expect(refused).rejects.toBeInstanceOf(ResponseFormatRejectedError);
-      await expect(refused).rejects.toMatchObject({ kind: 'bad_request', status: 400, message: expect.stringContaining("'response_format' of type 'json_schema' is not supported") });
+      await expect(refused).rejects.toMatchObject({
+        kind: 'bad_request',
+        status: 400,
+        message: expect.stringContaining("'response_format' of type 'json_schema' is not supported"),
+      });
     }
     const inText = await model.complete(ask);
     expect(inText.message.content).toContain('```json');

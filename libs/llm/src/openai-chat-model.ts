@@ -1,4 +1,11 @@
-import { ModelError, ResponseFormatRejectedError, type FinishReason, type ModelPort, type ModelRequest, type ModelResponse } from '@platform/agent-loop';
+import {
+  ModelError,
+  ResponseFormatRejectedError,
+  type FinishReason,
+  type ModelPort,
+  type ModelRequest,
+  type ModelResponse,
+} from '@platform/agent-loop';
 import { withChatSpan } from '@platform/telemetry';
 import OpenAI from 'openai';
 import { classifyOpenAIError, rejectsResponseFormat, type OpenAIErrorContext } from './openai-errors.js';
@@ -25,7 +32,12 @@ export interface OpenAIChatModelOptions {
 
 type WireMessage = OpenAI.Chat.Completions.ChatCompletionMessage;
 
-const finishReasons: Record<string, FinishReason> = { stop: 'stop', tool_calls: 'tool_calls', length: 'length', content_filter: 'content_filter' };
+const finishReasons: Record<string, FinishReason> = {
+  stop: 'stop',
+  tool_calls: 'tool_calls',
+  length: 'length',
+  content_filter: 'content_filter',
+};
 
 /**
  * The model port over the official `openai` client (Chat Completions). Streams when the request
@@ -54,10 +66,17 @@ export class OpenAIChatModel implements ModelPort {
     this.apiKey = options.apiKey;
     // maxRetries 0: the loop engine (libs/agent-loop) is the single retry layer, deciding per
     // ModelError kind. Client retries underneath would multiply attempts and hide 429 retry-after.
-    const fetch = options.fetch ?? createPooledFetch(undefined, { onInvalidUtf8: (id, offset) => this.invalidUtf8.set(id, offset) });
-    this.client = new OpenAI({ baseURL: options.baseURL, apiKey: options.apiKey, timeout: options.timeoutMs, maxRetries: 0, fetch });
+    const fetch =
+      options.fetch ??
+      createPooledFetch(undefined, { onInvalidUtf8: (id, offset) => this.invalidUtf8.set(id, offset) });
+    this.client = new OpenAI({
+      baseURL: options.baseURL,
+      apiKey: options.apiKey,
+      timeout: options.timeoutMs,
+      maxRetries: 0,
+      fetch,
+    });
   }
-
 
   /**
    * Runs one request with its reply's bytes checked: a reply that was not UTF-8 (read with U+FFFD
@@ -69,7 +88,12 @@ export class OpenAIChatModel implements ModelPort {
       const response = await run({ [UTF8_WATCH_HEADER]: id });
       const offset = this.invalidUtf8.get(id);
       if (offset === undefined) return response;
-      return { ...response, diagnostics: [`the model's reply was not valid UTF-8 (first bad byte at offset ${offset} of the body); bad bytes were read as U+FFFD`] };
+      return {
+        ...response,
+        diagnostics: [
+          `the model's reply was not valid UTF-8 (first bad byte at offset ${offset} of the body); bad bytes were read as U+FFFD`,
+        ],
+      };
     } finally {
       this.invalidUtf8.delete(id);
     }
@@ -78,21 +102,42 @@ export class OpenAIChatModel implements ModelPort {
   complete(request: ModelRequest): Promise<ModelResponse> {
     const model = request.model ?? this.model;
     const serverPort = Number(this.server.port || (this.server.protocol === 'https:' ? 443 : 80));
-    return withChatSpan({ provider: this.provider, model, serverAddress: this.server.hostname, serverPort }, async (chat) => {
-      const onTextDelta = request.onTextDelta;
-      const response = await this.checked((headers) => (onTextDelta ? this.stream(request, model, onTextDelta, headers) : this.send(request, model, headers)));
-      chat.recordResponse({ model: response.message.model, inputTokens: response.usage.inputTokens, outputTokens: response.usage.outputTokens, finishReasons: [response.finishReason] });
-      return response;
-    });
+    return withChatSpan(
+      { provider: this.provider, model, serverAddress: this.server.hostname, serverPort },
+      async (chat) => {
+        const onTextDelta = request.onTextDelta;
+        const response = await this.checked((headers) =>
+          onTextDelta ? this.stream(request, model, onTextDelta, headers) : this.send(request, model, headers),
+        );
+        chat.recordResponse({
+          model: response.message.model,
+          inputTokens: response.usage.inputTokens,
+          outputTokens: response.usage.outputTokens,
+          finishReasons: [response.finishReason],
+        });
+        return response;
+      },
+    );
   }
 
   private params(request: ModelRequest, model: string): OpenAI.Chat.Completions.ChatCompletionCreateParamsNonStreaming {
     return {
       model,
       messages: toOpenAIMessages(request.messages),
-      ...(request.tools.length && request.toolChoice !== 'none' ? { tools: toOpenAITools(request.tools), tool_choice: request.toolChoice, parallel_tool_calls: true } : {}),
+      ...(request.tools.length && request.toolChoice !== 'none'
+        ? { tools: toOpenAITools(request.tools), tool_choice: request.toolChoice, parallel_tool_calls: true }
+        : {}),
       ...(request.responseFormat
-        ? { response_format: { type: 'json_schema', json_schema: { name: request.responseFormat.name, schema: request.responseFormat.schema, strict: request.responseFormat.strict } } }
+        ? {
+            response_format: {
+              type: 'json_schema',
+              json_schema: {
+                name: request.responseFormat.name,
+                schema: request.responseFormat.schema,
+                strict: request.responseFormat.strict,
+              },
+            },
+          }
         : {}),
     };
   }
@@ -101,32 +146,55 @@ export class OpenAIChatModel implements ModelPort {
   private classify(error: unknown, request: ModelRequest, context: OpenAIErrorContext): ModelError {
     const classified = classifyOpenAIError(error, context);
     if (!request.responseFormat || !rejectsResponseFormat(error)) return classified;
-    return new ResponseFormatRejectedError(`${classified.message} (the request asked for structured output "${request.responseFormat.name}"; ask again without it)`, {
-      cause: error,
-      status: classified.status,
-      provider: this.provider,
-      model: context.model,
-    });
+    return new ResponseFormatRejectedError(
+      `${classified.message} (the request asked for structured output "${request.responseFormat.name}"; ask again without it)`,
+      {
+        cause: error,
+        status: classified.status,
+        provider: this.provider,
+        model: context.model,
+      },
+    );
   }
 
   private errorContext(model: string, signal: AbortSignal | undefined): OpenAIErrorContext {
-    return { provider: this.provider, model, signal, timeoutMs: this.timeoutMs, baseURL: this.server.href, apiKeyName: this.apiKeyName, secrets: [this.apiKey] };
+    return {
+      provider: this.provider,
+      model,
+      signal,
+      timeoutMs: this.timeoutMs,
+      baseURL: this.server.href,
+      apiKeyName: this.apiKeyName,
+      secrets: [this.apiKey],
+    };
   }
 
   private async send(request: ModelRequest, model: string, headers: Record<string, string>): Promise<ModelResponse> {
     const context = this.errorContext(model, request.signal);
     let completion: OpenAI.Chat.Completions.ChatCompletion;
     try {
-      completion = await this.client.chat.completions.create(this.params(request, model), { signal: request.signal, headers });
+      completion = await this.client.chat.completions.create(this.params(request, model), {
+        signal: request.signal,
+        headers,
+      });
     } catch (error) {
       throw this.classify(error, request, context);
     }
     const choice = completion.choices[0];
-    if (!choice) throw new ModelError('server', `${this.provider} returned no choices (model "${model}"); retry later.`, { provider: this.provider, model });
+    if (!choice)
+      throw new ModelError('server', `${this.provider} returned no choices (model "${model}"); retry later.`, {
+        provider: this.provider,
+        model,
+      });
     return this.toResponse(choice.message, choice.finish_reason, completion.usage, completion.model || model);
   }
 
-  private async stream(request: ModelRequest, model: string, onTextDelta: (delta: string) => void, headers: Record<string, string>): Promise<ModelResponse> {
+  private async stream(
+    request: ModelRequest,
+    model: string,
+    onTextDelta: (delta: string) => void,
+    headers: Record<string, string>,
+  ): Promise<ModelResponse> {
     const context = this.errorContext(model, request.signal);
     let stream: ChatChunkStream;
     try {
@@ -148,7 +216,12 @@ export class OpenAIChatModel implements ModelPort {
   }
 
   /** The one conversion both paths share, so streamed and non-streamed answers are identical. */
-  private toResponse(message: WireMessage, finishReason: string | null, usage: OpenAI.CompletionUsage | undefined, model: string): ModelResponse {
+  private toResponse(
+    message: WireMessage,
+    finishReason: string | null,
+    usage: OpenAI.CompletionUsage | undefined,
+    model: string,
+  ): ModelResponse {
     return {
       message: fromOpenAIMessage(message, this.provider, model),
       usage: {

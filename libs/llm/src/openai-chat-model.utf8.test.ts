@@ -12,7 +12,9 @@ const seenHeaders: Array<Record<string, unknown>> = [];
 
 const completion = (content: Buffer) =>
   Buffer.concat([
-    Buffer.from('{"id":"c1","object":"chat.completion","created":1,"model":"m","choices":[{"index":0,"finish_reason":"stop","message":{"role":"assistant","content":"caf'),
+    Buffer.from(
+      '{"id":"c1","object":"chat.completion","created":1,"model":"m","choices":[{"index":0,"finish_reason":"stop","message":{"role":"assistant","content":"caf',
+    ),
     content,
     Buffer.from('"}}],"usage":{"prompt_tokens":1,"completion_tokens":1,"total_tokens":2}}'),
   ]);
@@ -23,7 +25,7 @@ beforeAll(async () => {
     let body = '';
     request.on('data', (c: Buffer) => (body += c.toString()));
     request.on('end', () => {
-      const wanted = (JSON.parse(body) as { messages: Array<{ content: string }>; stream?: boolean });
+      const wanted = JSON.parse(body) as { messages: Array<{ content: string }>; stream?: boolean };
       const latin1 = wanted.messages[0]!.content === 'latin1';
       const bytes = latin1 ? Buffer.from([0xe9]) : Buffer.from('é');
       if (!wanted.stream) {
@@ -31,14 +33,23 @@ beforeAll(async () => {
         return;
       }
       response.writeHead(200, { 'content-type': 'text/event-stream' });
-      const chunk = (delta: Buffer | string) => Buffer.concat([Buffer.from('data: {"id":"c1","object":"chat.completion.chunk","created":1,"model":"m","choices":[{"index":0,"delta":{"content":"'), Buffer.from(delta), Buffer.from('"},"finish_reason":null}]}\n\n')]);
+      const chunk = (delta: Buffer | string) =>
+        Buffer.concat([
+          Buffer.from(
+            'data: {"id":"c1","object":"chat.completion.chunk","created":1,"model":"m","choices":[{"index":0,"delta":{"content":"',
+          ),
+          Buffer.from(delta),
+          Buffer.from('"},"finish_reason":null}]}\n\n'),
+        ]);
       // A well-formed character split across two writes (two TCP chunks) is not a bad byte.
       const event = chunk(Buffer.concat([Buffer.from('caf'), bytes, Buffer.from('€')]));
       const split = event.indexOf(Buffer.from('€')) + 1;
       response.write(event.subarray(0, split));
       setTimeout(() => {
         response.write(event.subarray(split));
-        response.end('data: {"id":"c1","object":"chat.completion.chunk","created":1,"model":"m","choices":[{"index":0,"delta":{},"finish_reason":"stop"}]}\n\ndata: [DONE]\n\n');
+        response.end(
+          'data: {"id":"c1","object":"chat.completion.chunk","created":1,"model":"m","choices":[{"index":0,"delta":{},"finish_reason":"stop"}]}\n\ndata: [DONE]\n\n',
+        );
       }, 20);
     });
   });
@@ -60,7 +71,9 @@ describe('a reply that is not UTF-8', () => {
     const response = await ask('latin1', false);
     expect(response.message.content).toBe('caf\ufffd');
     const offset = completion(Buffer.from([0xe9])).indexOf(Buffer.from('caf')) + 3;
-    expect(response.diagnostics).toEqual([`the model's reply was not valid UTF-8 (first bad byte at offset ${offset} of the body); bad bytes were read as U+FFFD`]);
+    expect(response.diagnostics).toEqual([
+      `the model's reply was not valid UTF-8 (first bad byte at offset ${offset} of the body); bad bytes were read as U+FFFD`,
+    ]);
     expect(seenHeaders.at(-1)).not.toHaveProperty('x-platform-utf8-watch');
   });
 

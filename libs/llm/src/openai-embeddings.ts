@@ -32,14 +32,23 @@ export class OpenAIEmbeddings {
     this.model = options.model;
     this.dimensions = options.dimensions;
     this.provider = options.provider ?? 'openai';
-    this.client = new OpenAI({ baseURL: options.baseURL, apiKey: options.apiKey || 'unset', timeout: options.timeoutMs, maxRetries: 0, fetch: options.fetch ?? createPooledFetch() });
+    this.client = new OpenAI({
+      baseURL: options.baseURL,
+      apiKey: options.apiKey || 'unset',
+      timeout: options.timeoutMs,
+      maxRetries: 0,
+      fetch: options.fetch ?? createPooledFetch(),
+    });
   }
 
   async embed(texts: readonly string[], signal?: AbortSignal): Promise<number[][]> {
     if (texts.length === 0) return [];
     let response: OpenAI.Embeddings.CreateEmbeddingResponse;
     try {
-      response = await this.client.embeddings.create({ model: this.model, input: [...texts], dimensions: this.dimensions, encoding_format: 'float' }, { signal });
+      response = await this.client.embeddings.create(
+        { model: this.model, input: [...texts], dimensions: this.dimensions, encoding_format: 'float' },
+        { signal },
+      );
     } catch (error) {
       throw classifyOpenAIError(error, {
         provider: this.provider,
@@ -52,8 +61,15 @@ export class OpenAIEmbeddings {
       });
     }
     const vectors = [...response.data].sort((a, b) => a.index - b.index).map((d) => d.embedding);
-    if (vectors.length !== texts.length || vectors.some((v) => !Array.isArray(v) || v.length !== this.dimensions || v.some((x) => !Number.isFinite(x)))) {
-      throw new ModelError('server', `embeddings from ${this.provider} (model "${this.model}") did not hold ${texts.length} vectors of ${this.dimensions} numbers`, { provider: this.provider, model: this.model });
+    if (
+      vectors.length !== texts.length ||
+      vectors.some((v) => !Array.isArray(v) || v.length !== this.dimensions || v.some((x) => !Number.isFinite(x)))
+    ) {
+      throw new ModelError(
+        'server',
+        `embeddings from ${this.provider} (model "${this.model}") did not hold ${texts.length} vectors of ${this.dimensions} numbers`,
+        { provider: this.provider, model: this.model },
+      );
     }
     return vectors;
   }

@@ -50,7 +50,10 @@ function isAPIError(error: unknown): error is APIError {
 function failureOf(error: APIError): ProviderFailure {
   // The provider's own sentence, without the "<status> " prefix the client adds to error.message.
   const body: unknown = error.error;
-  const message = typeof body === 'object' && body !== null && 'message' in body && typeof body.message === 'string' ? body.message : error.message;
+  const message =
+    typeof body === 'object' && body !== null && 'message' in body && typeof body.message === 'string'
+      ? body.message
+      : error.message;
   return { status: error.status, code: error.code ?? undefined, type: error.type ?? undefined, message };
 }
 
@@ -68,7 +71,12 @@ function kindOf({ status, code, type, message }: ProviderFailure): ModelErrorKin
   return 'bad_request';
 }
 
-function describe(kind: ModelErrorKind, failure: ProviderFailure, context: OpenAIErrorContext, retryAfterMs: number | undefined): string {
+function describe(
+  kind: ModelErrorKind,
+  failure: ProviderFailure,
+  context: OpenAIErrorContext,
+  retryAfterMs: number | undefined,
+): string {
   const { provider, model } = context;
   const where = `${failure.status === undefined ? '' : `HTTP ${failure.status}, `}model "${model}"`;
   const said = redact(failure.message, context.secrets).trim().replace(/\.?$/, '.');
@@ -120,10 +128,15 @@ export function classifyOpenAIError(error: unknown, context: OpenAIErrorContext)
   const { provider, model } = context;
   const base = { cause: error, provider, model };
   // Order matters: both abort and timeout errors are APIConnectionError/APIError subclasses.
-  if (error instanceof APIUserAbortError) return new ModelError('cancelled', `The ${provider} request (model "${model}") was cancelled by the caller.`, base);
+  if (error instanceof APIUserAbortError)
+    return new ModelError('cancelled', `The ${provider} request (model "${model}") was cancelled by the caller.`, base);
   if (error instanceof APIConnectionTimeoutError) {
     const limit = context.timeoutMs === undefined ? 'in time' : `within ${context.timeoutMs} ms`;
-    return new ModelError('timeout', `${provider} did not answer ${limit} (model "${model}"): ${error.message} The provider may be slow or overloaded; retry, or raise the timeout.`, base);
+    return new ModelError(
+      'timeout',
+      `${provider} did not answer ${limit} (model "${model}"): ${error.message} The provider may be slow or overloaded; retry, or raise the timeout.`,
+      base,
+    );
   }
   // Once the response headers are in, the client no longer wraps aborts: reading the body rejects
   // with a bare AbortError, and a stream simply ends. The caller's signal is the reliable witness.
@@ -132,13 +145,21 @@ export function classifyOpenAIError(error: unknown, context: OpenAIErrorContext)
   }
   if (error instanceof APIConnectionError) {
     const detail = redact(error.message, context.secrets);
-    return new ModelError('server', `${provider} could not be reached${origin(context.baseURL)} (model "${model}"): ${detail} Check the network and the base URL; retry later.`, base);
+    return new ModelError(
+      'server',
+      `${provider} could not be reached${origin(context.baseURL)} (model "${model}"): ${detail} Check the network and the base URL; retry later.`,
+      base,
+    );
   }
   if (isAPIError(error)) {
     const failure = failureOf(error);
     const kind = kindOf(failure);
     const retryAfterMs = kind === 'rate_limit' ? parseRetryAfterMs(error.headers, context.now) : undefined;
-    return new ModelError(kind, describe(kind, failure, context, retryAfterMs), { ...base, status: error.status, retryAfterMs });
+    return new ModelError(kind, describe(kind, failure, context, retryAfterMs), {
+      ...base,
+      status: error.status,
+      retryAfterMs,
+    });
   }
   const detail = redact(error instanceof Error ? error.message : String(error), context.secrets);
   return new ModelError('server', `${provider} call failed unexpectedly (model "${model}"): ${detail}`, base);

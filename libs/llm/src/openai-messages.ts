@@ -7,7 +7,15 @@ type WireTool = OpenAI.Chat.Completions.ChatCompletionTool;
 type WireToolCall = OpenAI.Chat.Completions.ChatCompletionMessageToolCall;
 
 const KNOWN_TOOL_CALL_KEYS = new Set(['id', 'type', 'function', 'index']);
-const KNOWN_MESSAGE_KEYS = new Set(['role', 'content', 'tool_calls', 'refusal', 'annotations', 'audio', 'function_call']);
+const KNOWN_MESSAGE_KEYS = new Set([
+  'role',
+  'content',
+  'tool_calls',
+  'refusal',
+  'annotations',
+  'audio',
+  'function_call',
+]);
 
 /** Renders platform messages in the OpenAI Chat Completions format; provider fields go back verbatim. */
 export function toOpenAIMessages(messages: ChatMessage[]): WireMessage[] {
@@ -23,7 +31,11 @@ export function toOpenAIMessages(messages: ChatMessage[]): WireMessage[] {
         // The API refuses an assistant message with neither content nor tool calls (an empty reply
         // kept in history would break every later turn of the conversation).
         const content = message.content === null && !message.toolCalls?.length ? '' : message.content;
-        const wire: WireMessage & Record<string, unknown> = { ...(message.providerFields ?? {}), role: 'assistant', content };
+        const wire: WireMessage & Record<string, unknown> = {
+          ...(message.providerFields ?? {}),
+          role: 'assistant',
+          content,
+        };
         if (message.toolCalls?.length) {
           wire.tool_calls = message.toolCalls.map((call) => ({
             ...(call.providerFields ?? {}),
@@ -39,20 +51,35 @@ export function toOpenAIMessages(messages: ChatMessage[]): WireMessage[] {
 }
 
 export function toOpenAITools(tools: ToolSchema[]): WireTool[] {
-  return tools.map((tool) => ({ type: 'function', function: { name: tool.name, description: tool.description, parameters: tool.parameters } }));
+  return tools.map((tool) => ({
+    type: 'function',
+    function: { name: tool.name, description: tool.description, parameters: tool.parameters },
+  }));
 }
 
 function extraFields(object: object, known: Set<string>): Record<string, unknown> | undefined {
-  const extra = Object.fromEntries(Object.entries(object).filter(([key, value]) => !known.has(key) && value !== undefined && value !== null));
+  const extra = Object.fromEntries(
+    Object.entries(object).filter(([key, value]) => !known.has(key) && value !== undefined && value !== null),
+  );
   return Object.keys(extra).length ? extra : undefined;
 }
 
 function fromOpenAIToolCall(call: WireToolCall): ToolCall {
   if (call.type !== 'function') {
-    return { id: call.id, name: `unsupported:${call.type}`, arguments: '{}', providerFields: extraFields(call, KNOWN_TOOL_CALL_KEYS) };
+    return {
+      id: call.id,
+      name: `unsupported:${call.type}`,
+      arguments: '{}',
+      providerFields: extraFields(call, KNOWN_TOOL_CALL_KEYS),
+    };
   }
   const providerFields = extraFields(call, KNOWN_TOOL_CALL_KEYS);
-  return { id: call.id, name: call.function.name, arguments: call.function.arguments, ...(providerFields ? { providerFields } : {}) };
+  return {
+    id: call.id,
+    name: call.function.name,
+    arguments: call.function.arguments,
+    ...(providerFields ? { providerFields } : {}),
+  };
 }
 
 /**
@@ -60,7 +87,11 @@ function fromOpenAIToolCall(call: WireToolCall): ToolCall {
  * refusal (the model declined, `refusal` set and no content) is the message's text: it is what the
  * user should read.
  */
-export function fromOpenAIMessage(message: OpenAI.Chat.Completions.ChatCompletionMessage, provider: string, model: string): AssistantMessage {
+export function fromOpenAIMessage(
+  message: OpenAI.Chat.Completions.ChatCompletionMessage,
+  provider: string,
+  model: string,
+): AssistantMessage {
   const toolCalls = (message.tool_calls ?? []).map(fromOpenAIToolCall);
   const providerFields = extraFields(message, KNOWN_MESSAGE_KEYS);
   return {

@@ -6,15 +6,35 @@ import { ChatStreamAssembler } from './openai-stream-assembler.js';
 type Chunk = OpenAI.Chat.Completions.ChatCompletionChunk;
 
 function chunk(delta: Record<string, unknown>, finishReason: string | null = null): Chunk {
-  return { id: 'c', object: 'chat.completion.chunk', created: 0, model: 'm-1', choices: [{ index: 0, delta, finish_reason: finishReason, logprobs: null }] } as Chunk;
+  return {
+    id: 'c',
+    object: 'chat.completion.chunk',
+    created: 0,
+    model: 'm-1',
+    choices: [{ index: 0, delta, finish_reason: finishReason, logprobs: null }],
+  } as Chunk;
 }
 
 describe('ChatStreamAssembler', () => {
   it('concatenates text and returns each piece', () => {
     const assembler = new ChatStreamAssembler();
-    const pieces = [chunk({ role: 'assistant', content: '' }), chunk({ content: 'Hel' }), chunk({ content: 'lo' }), chunk({}, 'stop')].map((c) => assembler.add(c));
+    const pieces = [
+      chunk({ role: 'assistant', content: '' }),
+      chunk({ content: 'Hel' }),
+      chunk({ content: 'lo' }),
+      chunk({}, 'stop'),
+    ].map((c) => assembler.add(c));
     expect(pieces).toEqual(['', 'Hel', 'lo', '']);
-    expect(assembler.add({ id: 'c', object: 'chat.completion.chunk', created: 0, model: 'm-1', choices: [], usage: { prompt_tokens: 3, completion_tokens: 2, total_tokens: 5 } })).toBe('');
+    expect(
+      assembler.add({
+        id: 'c',
+        object: 'chat.completion.chunk',
+        created: 0,
+        model: 'm-1',
+        choices: [],
+        usage: { prompt_tokens: 3, completion_tokens: 2, total_tokens: 5 },
+      }),
+    ).toBe('');
     expect(assembler.result()).toEqual({
       message: { role: 'assistant', content: 'Hello', refusal: null },
       finishReason: 'stop',
@@ -23,9 +43,14 @@ describe('ChatStreamAssembler', () => {
     });
   });
 
-  it('streams a refusal as text and keeps it as the message\'s text', () => {
+  it("streams a refusal as text and keeps it as the message's text", () => {
     const assembler = new ChatStreamAssembler();
-    const pieces = [chunk({ role: 'assistant', content: null, refusal: '' }), chunk({ refusal: 'I cannot ' }), chunk({ refusal: 'help.' }), chunk({}, 'stop')].map((c) => assembler.add(c));
+    const pieces = [
+      chunk({ role: 'assistant', content: null, refusal: '' }),
+      chunk({ refusal: 'I cannot ' }),
+      chunk({ refusal: 'help.' }),
+      chunk({}, 'stop'),
+    ].map((c) => assembler.add(c));
     expect(pieces).toEqual(['', 'I cannot ', 'help.', '']);
     const { message } = assembler.result();
     expect(message).toMatchObject({ content: null, refusal: 'I cannot help.' });
@@ -38,7 +63,17 @@ describe('ChatStreamAssembler', () => {
       chunk({ role: 'assistant', content: null, reasoning_content: 'Let me ' }),
       chunk({ reasoning_content: 'think.' }),
       chunk({ tool_calls: [{ index: 1, id: 'b', type: 'function', function: { name: 'time', arguments: '' } }] }),
-      chunk({ tool_calls: [{ index: 0, id: 'a', type: 'function', function: { name: 'calc', arguments: '{"x"' }, extra_content: { google: { thought_signature: 'sig' } } }] }),
+      chunk({
+        tool_calls: [
+          {
+            index: 0,
+            id: 'a',
+            type: 'function',
+            function: { name: 'calc', arguments: '{"x"' },
+            extra_content: { google: { thought_signature: 'sig' } },
+          },
+        ],
+      }),
       chunk({ tool_calls: [{ index: 1, function: { arguments: '{}' } }] }),
       // Later deltas repeating the name must not double it.
       chunk({ tool_calls: [{ index: 0, function: { name: 'calc', arguments: ':1}' } }] }),
@@ -51,7 +86,12 @@ describe('ChatStreamAssembler', () => {
       role: 'assistant',
       content: null,
       toolCalls: [
-        { id: 'a', name: 'calc', arguments: '{"x":1}', providerFields: { extra_content: { google: { thought_signature: 'sig' } } } },
+        {
+          id: 'a',
+          name: 'calc',
+          arguments: '{"x":1}',
+          providerFields: { extra_content: { google: { thought_signature: 'sig' } } },
+        },
         { id: 'b', name: 'time', arguments: '{}' },
       ],
       provider: 'gemini',
@@ -63,7 +103,11 @@ describe('ChatStreamAssembler', () => {
   it('copes with servers that omit the tool-call index', () => {
     const assembler = new ChatStreamAssembler();
     const noIndex = (call: Record<string, unknown>) => chunk({ tool_calls: [call] });
-    for (const c of [noIndex({ id: 'a', function: { name: 'f', arguments: '{"a"' } }), noIndex({ function: { arguments: ':1}' } }), noIndex({ id: 'b', function: { name: 'g', arguments: '{}' } })]) {
+    for (const c of [
+      noIndex({ id: 'a', function: { name: 'f', arguments: '{"a"' } }),
+      noIndex({ function: { arguments: ':1}' } }),
+      noIndex({ id: 'b', function: { name: 'g', arguments: '{}' } }),
+    ]) {
       assembler.add(c);
     }
     expect(assembler.finished).toBe(false);

@@ -80,11 +80,18 @@ export class ChatStreamAssembler {
 
   private addToolCall(delta: DeltaToolCall): void {
     // Some OpenAI-compatible servers omit `index`: a delta with an id starts a call, one without continues the last.
-    const index = typeof delta.index === 'number' ? delta.index : delta.id ? this.lastIndex + 1 : Math.max(this.lastIndex, 0);
+    const index =
+      typeof delta.index === 'number' ? delta.index : delta.id ? this.lastIndex + 1 : Math.max(this.lastIndex, 0);
     this.lastIndex = Math.max(this.lastIndex, index);
     let call = this.toolCalls.get(index);
     if (!call) {
-      call = { id: delta.id ?? '', type: delta.type ?? 'function', name: delta.function?.name ?? '', arguments: '', extra: {} };
+      call = {
+        id: delta.id ?? '',
+        type: delta.type ?? 'function',
+        name: delta.function?.name ?? '',
+        arguments: '',
+        extra: {},
+      };
       this.toolCalls.set(index, call);
     } else {
       // Only the first delta is meant to carry these; fill them if it did not.
@@ -104,7 +111,15 @@ export class ChatStreamAssembler {
   result(): AssembledCompletion {
     const toolCalls = [...this.toolCalls.entries()]
       .sort(([a], [b]) => a - b)
-      .map(([, call]): WireToolCall => ({ ...call.extra, id: call.id, type: call.type, function: { name: call.name, arguments: call.arguments } }) as WireToolCall);
+      .map(
+        ([, call]): WireToolCall =>
+          ({
+            ...call.extra,
+            id: call.id,
+            type: call.type,
+            function: { name: call.name, arguments: call.arguments },
+          }) as WireToolCall,
+      );
     // Same shape as the non-streaming message: content is null when no text came (pure tool calls).
     const message = {
       ...this.extra,

@@ -66,11 +66,17 @@ export async function readChatStream(
     await chunks.return?.();
   }
   if (idle) {
-    throw options.toModelError(new APIConnectionTimeoutError({ message: `No stream data for ${options.idleTimeoutMs} ms.` }));
+    throw options.toModelError(
+      new APIConnectionTimeoutError({ message: `No stream data for ${options.idleTimeoutMs} ms.` }),
+    );
   }
   if (options.signal?.aborted) throw options.toModelError(new APIUserAbortError());
   if (!assembler.finished) {
-    throw options.toModelError(new APIConnectionError({ message: 'The response stream ended before the answer was finished (no finish_reason).' }));
+    throw options.toModelError(
+      new APIConnectionError({
+        message: 'The response stream ended before the answer was finished (no finish_reason).',
+      }),
+    );
   }
   return assembler.result();
 }

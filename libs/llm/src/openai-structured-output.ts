@@ -80,43 +80,75 @@ export class OpenAIStructuredOutput {
     this.server = new URL(options.baseURL);
     this.provider = options.provider ?? 'openai';
     this.model = options.model;
-    this.client = new OpenAI({ baseURL: options.baseURL, apiKey: options.apiKey || 'unset', timeout: options.timeoutMs, maxRetries: 0, fetch: options.fetch ?? createPooledFetch() });
+    this.client = new OpenAI({
+      baseURL: options.baseURL,
+      apiKey: options.apiKey || 'unset',
+      timeout: options.timeoutMs,
+      maxRetries: 0,
+      fetch: options.fetch ?? createPooledFetch(),
+    });
   }
 
   async complete<S extends z.ZodType>(request: StructuredRequest<S>): Promise<z.output<S>> {
     const serverPort = Number(this.server.port || (this.server.protocol === 'https:' ? 443 : 80));
-    return withChatSpan({ provider: this.provider, model: this.model, serverAddress: this.server.hostname, serverPort }, async (chat) => {
-      const messages: OpenAI.Chat.Completions.ChatCompletionMessageParam[] = [
-        { role: 'system', content: request.system },
-        { role: 'user', content: request.user },
-        ...(request.feedback ? [{ role: 'user' as const, content: `Your previous answer was invalid: ${request.feedback}. Answer again with JSON that matches the schema.` }] : []),
-      ];
-      let completion: OpenAI.Chat.Completions.ChatCompletion;
-      try {
-        completion = await this.client.chat.completions.create(
-          {
+    return withChatSpan(
+      { provider: this.provider, model: this.model, serverAddress: this.server.hostname, serverPort },
+      async (chat) => {
+        const messages: OpenAI.Chat.Completions.ChatCompletionMessageParam[] = [
+          { role: 'system', content: request.system },
+          { role: 'user', content: request.user },
+          ...(request.feedback
+            ? [
+                {
+                  role: 'user' as const,
+                  content: `Your previous answer was invalid: ${request.feedback}. Answer again with JSON that matches the schema.`,
+                },
+              ]
+            : []),
+        ];
+        let completion: OpenAI.Chat.Completions.ChatCompletion;
+        try {
+          completion = await this.client.chat.completions.create(
+            {
+              model: this.model,
+              messages,
+              response_format: {
+                type: 'json_schema',
+                json_schema: {
+                  name: request.schemaName,
+                  schema: jsonSchemaOf(request.wireSchema ?? request.schema),
+                  strict: false,
+                },
+              },
+            },
+            { signal: request.signal },
+          );
+        } catch (error) {
+          throw classifyOpenAIError(error, {
+            provider: this.provider,
             model: this.model,
-            messages,
-            response_format: { type: 'json_schema', json_schema: { name: request.schemaName, schema: jsonSchemaOf(request.wireSchema ?? request.schema), strict: false } },
-          },
-          { signal: request.signal },
-        );
-      } catch (error) {
-        throw classifyOpenAIError(error, {
-          provider: this.provider,
-          model: this.model,
-          signal: request.signal,
-          timeoutMs: this.options.timeoutMs,
-          baseURL: this.server.href,
-          apiKeyName: this.options.apiKeyName,
-          secrets: [this.options.apiKey],
+            signal: request.signal,
+            timeoutMs: this.options.timeoutMs,
+            baseURL: this.server.href,
+            apiKeyName: this.options.apiKeyName,
+            secrets: [this.options.apiKey],
+          });
+        }
+        const choice = completion.choices[0];
+        if (!choice)
+          throw new ModelError('server', `${this.provider} returned no choices (model "${this.model}")`, {
+            provider: this.provider,
+            model: this.model,
+          });
+        chat.recordResponse({
+          model: completion.model || this.model,
+          inputTokens: completion.usage?.prompt_tokens ?? 0,
+          outputTokens: completion.usage?.completion_tokens ?? 0,
+          finishReasons: [choice.finish_reason ?? 'other'],
         });
-      }
-      const choice = completion.choices[0];
-      if (!choice) throw new ModelError('server', `${this.provider} returned no choices (model "${this.model}")`, { provider: this.provider, model: this.model });
-      chat.recordResponse({ model: completion.model || this.model, inputTokens: completion.usage?.prompt_tokens ?? 0, outputTokens: completion.usage?.completion_tokens ?? 0, finishReasons: [choice.finish_reason ?? 'other'] });
-      return parseStructured(request.schema, choice.message.content ?? '');
-    });
+        return parseStructured(request.schema, choice.message.content ?? '');
+      },
+    );
   }
 }
 
@@ -132,7 +164,11 @@ export function parseStructured<S extends z.ZodType>(schema: S, raw: string): z.
   const result = schema.safeParse(json);
   if (!result.success) {
     const issue = result.error.issues[0];
-    throw new StructuredOutputError(`the answer does not match the schema: ${issue?.path.join('.') || '(root)'}: ${issue?.message ?? 'invalid'}`, raw, { cause: result.error });
+    throw new StructuredOutputError(
+      `the answer does not match the schema: ${issue?.path.join('.') || '(root)'}: ${issue?.message ?? 'invalid'}`,
+      raw,
+      { cause: result.error },
+    );
   }
   return result.data;
 }

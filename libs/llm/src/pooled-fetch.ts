@@ -78,7 +78,10 @@ export interface PooledFetchOptions {
 /** Request header that asks {@link createPooledFetch} to check the response body's UTF-8 (never sent on). */
 export const UTF8_WATCH_HEADER = 'x-platform-utf8-watch';
 
-export function createPooledFetch(dispatcher: Dispatcher = sharedDispatcher(), options: PooledFetchOptions = {}): FetchFunction {
+export function createPooledFetch(
+  dispatcher: Dispatcher = sharedDispatcher(),
+  options: PooledFetchOptions = {},
+): FetchFunction {
   return async (input, init = {}) => {
     if (input instanceof Request || !isPlainBody(init.body)) return fetch(input, init);
     const requestHeaders = headerRecord(init.headers);

@@ -13,7 +13,10 @@ const SECONDS = /^\s*\d+(\.\d+)?\s*$/;
  * Returns `undefined` when neither header is present or parseable, so callers can fall back to
  * their own backoff instead of trusting a made-up value.
  */
-export function parseRetryAfterMs(headers: HeaderLookup | undefined | null, now: number = Date.now()): number | undefined {
+export function parseRetryAfterMs(
+  headers: HeaderLookup | undefined | null,
+  now: number = Date.now(),
+): number | undefined {
   if (!headers) return undefined;
   const ms = headers.get('retry-after-ms');
   if (ms !== null && ms.trim() !== '') {

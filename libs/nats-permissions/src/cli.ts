@@ -17,12 +17,22 @@ const USAGE = `usage: platform-nats-config <command> [--runners runners.json]...
   --runners <file>     extra tool runners (JSON: [{"name","tools":[...],"user"?}]), repeatable`;
 
 function main(argv: string[]): number {
-  const { values, positionals } = parseArgs({ args: argv, allowPositionals: true, options: { runners: { type: 'string', multiple: true }, namespace: { type: 'string' }, help: { type: 'boolean', short: 'h' } } });
+  const { values, positionals } = parseArgs({
+    args: argv,
+    allowPositionals: true,
+    options: {
+      runners: { type: 'string', multiple: true },
+      namespace: { type: 'string' },
+      help: { type: 'boolean', short: 'h' },
+    },
+  });
   if (values.help || positionals.length !== 1) {
     process.stderr.write(`${USAGE}\n`);
     return values.help ? 0 : 2;
   }
-  const extra: RunnerDeclaration[] = (values.runners ?? []).flatMap((file) => parseRunnersFile(readFileSync(file, 'utf8'), file));
+  const extra: RunnerDeclaration[] = (values.runners ?? []).flatMap((file) =>
+    parseRunnersFile(readFileSync(file, 'utf8'), file),
+  );
   const principals = platformPrincipals(extra);
   switch (positionals[0]) {
     case 'config':
@@ -32,7 +42,10 @@ function main(argv: string[]): number {
       process.stdout.write(renderSecretsYaml(principals, generatePasswords(principals), values.namespace));
       return 0;
     case 'users':
-      for (const p of principals) process.stdout.write(`${p.name} (${p.kind}): ${p.description}\n  publish: ${p.publish.join(' ') || '(replies only)'}\n  subscribe: ${p.subscribe.join(' ')}\n`);
+      for (const p of principals)
+        process.stdout.write(
+          `${p.name} (${p.kind}): ${p.description}\n  publish: ${p.publish.join(' ') || '(replies only)'}\n  subscribe: ${p.subscribe.join(' ')}\n`,
+        );
       return 0;
     default:
       process.stderr.write(`unknown command '${positionals[0]}'\n${USAGE}\n`);

@@ -12,7 +12,12 @@ export function manageStream(stream: string): string[] {
 
 /** Read single messages (the last one of a subject) and the stream's info. */
 export function readStreamMessages(stream: string): string[] {
-  return [`$JS.API.STREAM.INFO.${stream}`, `$JS.API.STREAM.MSG.GET.${stream}`, `$JS.API.DIRECT.GET.${stream}`, `$JS.API.DIRECT.GET.${stream}.>`];
+  return [
+    `$JS.API.STREAM.INFO.${stream}`,
+    `$JS.API.STREAM.MSG.GET.${stream}`,
+    `$JS.API.DIRECT.GET.${stream}`,
+    `$JS.API.DIRECT.GET.${stream}.>`,
+  ];
 }
 
 /**

@@ -37,7 +37,13 @@ const connections: NatsConnection[] = [];
 /** A connection as `user`, remembering every permission violation the server reports to it. */
 async function login(user: string): Promise<NatsConnection & { violations: string[] }> {
   // As service-kit connects: replies under the user's own inbox prefix.
-  const nc = await connect({ servers: server.url, user, pass: passwords[user], name: `test-${user}`, inboxPrefix: natsInboxPrefix(user)! });
+  const nc = await connect({
+    servers: server.url,
+    user,
+    pass: passwords[user],
+    name: `test-${user}`,
+    inboxPrefix: natsInboxPrefix(user)!,
+  });
   connections.push(nc);
   const violations: string[] = [];
   void (async () => {
@@ -58,14 +64,19 @@ async function expectPublishRefused(user: string, subject: string): Promise<void
   const nc = await login(user);
   nc.publish(subject, '{"forged":true}');
   await nc.flush();
-  await until(() => nc.violations.some((v) => v.includes(`Publish to "${subject}"`)), `the server to refuse ${user} publishing to ${subject}`);
+  await until(
+    () => nc.violations.some((v) => v.includes(`Publish to "${subject}"`)),
+    `the server to refuse ${user} publishing to ${subject}`,
+  );
 }
 
 async function expectSubscribeRefused(user: string, subject: string, queue?: string): Promise<void> {
   const nc = await login(user);
   const sub = nc.subscribe(subject, queue ? { queue } : {});
   const closedWith = await sub.closed;
-  expect(closedWith?.message ?? '(subscription allowed)').toContain(`Permissions Violation for Subscription to "${subject}"`);
+  expect(closedWith?.message ?? '(subscription allowed)').toContain(
+    `Permissions Violation for Subscription to "${subject}"`,
+  );
 }
 
 beforeAll(async () => {
@@ -84,8 +95,12 @@ afterAll(async () => {
 describe('logging in', () => {
   it('refuses a client without credentials or with a wrong password', async () => {
     await expect(connect({ servers: server.url })).rejects.toThrow(/Authorization Violation/);
-    await expect(connect({ servers: server.url, user: 'orchestrator', pass: 'not-the-password' })).rejects.toThrow(/Authorization Violation/);
-    await expect(connect({ servers: server.url, user: 'tool-runner', pass: passwords['orchestrator'] })).rejects.toThrow(/Authorization Violation/);
+    await expect(connect({ servers: server.url, user: 'orchestrator', pass: 'not-the-password' })).rejects.toThrow(
+      /Authorization Violation/,
+    );
+    await expect(
+      connect({ servers: server.url, user: 'tool-runner', pass: passwords['orchestrator'] }),
+    ).rejects.toThrow(/Authorization Violation/);
   });
 });
 
@@ -93,8 +108,19 @@ describe('what is allowed works', () => {
   let runner: ToolRunner;
   beforeAll(async () => {
     const runnerConnection = await login('tool-runner');
-    const calculator = defineTool({ name: 'calculator', description: 'adds', input: z.object({ a: z.number(), b: z.number() }), handler: async ({ a, b }) => ({ sum: a + b }) });
-    runner = await serveRunner({ nc: runnerConnection, name: 'builtin-tools', version: '1.0.0', tools: [calculator], logger });
+    const calculator = defineTool({
+      name: 'calculator',
+      description: 'adds',
+      input: z.object({ a: z.number(), b: z.number() }),
+      handler: async ({ a, b }) => ({ sum: a + b }),
+    });
+    runner = await serveRunner({
+      nc: runnerConnection,
+      name: 'builtin-tools',
+      version: '1.0.0',
+      tools: [calculator],
+      logger,
+    });
   });
   afterAll(async () => runner?.stop(1_000));
 
@@ -103,19 +129,31 @@ describe('what is allowed works', () => {
     const catalog = new ToolCatalog({ nc: orchestrator, logger, discoveryWaitMs: 500 });
     await catalog.refresh();
     expect(catalog.list().map((e) => e.name)).toContain('calculator');
-    const reply = await orchestrator.request(toolSubject('calculator'), JSON.stringify({ a: 2, b: 3 }), { timeout: 10_000 });
+    const reply = await orchestrator.request(toolSubject('calculator'), JSON.stringify({ a: 2, b: 3 }), {
+      timeout: 10_000,
+    });
     expect(reply.string().length).toBeGreaterThan(0);
     expect(orchestrator.violations).toEqual([]);
   });
 
   it('the orchestrator publishes run events to the stream and the api reads them back', async () => {
     const orchestrator = await login('orchestrator');
-    await ensureStream(orchestrator, { name: RUN_EVENTS_STREAM, subjects: [`${RUN_EVENTS_SUBJECT_PREFIX}.>`], maxAgeMs: 60_000 });
+    await ensureStream(orchestrator, {
+      name: RUN_EVENTS_STREAM,
+      subjects: [`${RUN_EVENTS_SUBJECT_PREFIX}.>`],
+      maxAgeMs: 60_000,
+    });
     await jetstream(orchestrator).publish(runEventsSubject('run_perm1'), JSON.stringify({ seq: 1 }));
     const api = await login('api');
-    await ensureStream(api, { name: RUN_EVENTS_STREAM, subjects: [`${RUN_EVENTS_SUBJECT_PREFIX}.>`], maxAgeMs: 60_000 });
+    await ensureStream(api, {
+      name: RUN_EVENTS_STREAM,
+      subjects: [`${RUN_EVENTS_SUBJECT_PREFIX}.>`],
+      maxAgeMs: 60_000,
+    });
     expect(await lastMessageJson(api, RUN_EVENTS_STREAM, runEventsSubject('run_perm1'))).toEqual({ seq: 1 });
-    const consumer = await jetstream(api).consumers.get(RUN_EVENTS_STREAM, { filter_subjects: runEventsSubject('run_perm1') });
+    const consumer = await jetstream(api).consumers.get(RUN_EVENTS_STREAM, {
+      filter_subjects: runEventsSubject('run_perm1'),
+    });
     const first = await consumer.next({ expires: 5_000 });
     expect(first?.json()).toEqual({ seq: 1 });
     await consumer.delete();
@@ -158,7 +196,10 @@ describe('a runner is confined to its own tools', () => {
 
   it('a runner serves batches of its own tools, and the orchestrator sends them; the trigger service may not call tools (its tasks go through the tool gate)', async () => {
     const runner = await login('tool-runner');
-    const own = runner.subscribe(toolBatchSubject('calculator'), { queue: TOOL_QUEUE_GROUP, callback: (_err, msg) => void msg.respond('{"results":[]}') });
+    const own = runner.subscribe(toolBatchSubject('calculator'), {
+      queue: TOOL_QUEUE_GROUP,
+      callback: (_err, msg) => void msg.respond('{"results":[]}'),
+    });
     await runner.flush();
     const orchestrator = await login('orchestrator');
     const reply = await orchestrator.request(toolBatchSubject('calculator'), '{}', { timeout: 10_000 });
@@ -180,10 +221,13 @@ describe('a runner is confined to its own tools', () => {
 });
 
 describe('subjects and streams added by later features', () => {
-  it('the orchestrator publishes run-ended notices that memory hears, and reads child runs\' stored events', async () => {
+  it("the orchestrator publishes run-ended notices that memory hears, and reads child runs' stored events", async () => {
     const memory = await login('memory');
     const heard: string[] = [];
-    const sub = memory.subscribe(runEndedSubjectWildcard, { queue: 'memory-run-end', callback: (_err, msg) => void heard.push(msg.subject) });
+    const sub = memory.subscribe(runEndedSubjectWildcard, {
+      queue: 'memory-run-end',
+      callback: (_err, msg) => void heard.push(msg.subject),
+    });
     await memory.flush();
     const orchestrator = await login('orchestrator');
     orchestrator.publish(runEndedSubject('acme'), JSON.stringify({ tenantId: 'acme', runId: 'run_1' }));
@@ -191,9 +235,15 @@ describe('subjects and streams added by later features', () => {
     await until(() => heard.length === 1, 'memory to hear the run-ended notice');
     sub.unsubscribe();
     // A parent forwards its child's events from the stream (an ordered consumer of its own).
-    await ensureStream(orchestrator, { name: RUN_EVENTS_STREAM, subjects: [`${RUN_EVENTS_SUBJECT_PREFIX}.>`], maxAgeMs: 60_000 });
+    await ensureStream(orchestrator, {
+      name: RUN_EVENTS_STREAM,
+      subjects: [`${RUN_EVENTS_SUBJECT_PREFIX}.>`],
+      maxAgeMs: 60_000,
+    });
     await jetstream(orchestrator).publish(runEventsSubject('run_child1'), JSON.stringify({ seq: 1 }));
-    const consumer = await jetstream(orchestrator).consumers.get(RUN_EVENTS_STREAM, { filter_subjects: runEventsSubject('run_child1') });
+    const consumer = await jetstream(orchestrator).consumers.get(RUN_EVENTS_STREAM, {
+      filter_subjects: runEventsSubject('run_child1'),
+    });
     expect((await consumer.next({ expires: 5_000 }))?.json()).toEqual({ seq: 1 });
     await consumer.delete();
     expect([...memory.violations, ...orchestrator.violations]).toEqual([]);
@@ -201,11 +251,20 @@ describe('subjects and streams added by later features', () => {
 
   it('the trigger service keeps TRIGGER_RUNS and consumes it; the orchestrator publishes into it', async () => {
     const trigger = await login('trigger');
-    await ensureStream(trigger, { name: TRIGGERED_RUNS_STREAM, subjects: [`${TRIGGERED_RUN_SUBJECT_PREFIX}.>`], maxAgeMs: 60_000 });
+    await ensureStream(trigger, {
+      name: TRIGGERED_RUNS_STREAM,
+      subjects: [`${TRIGGERED_RUN_SUBJECT_PREFIX}.>`],
+      maxAgeMs: 60_000,
+    });
     const orchestrator = await login('orchestrator');
-    await jetstream(orchestrator).publish(triggeredRunSubject('acme'), JSON.stringify({ runId: 'run_t1' }), { msgID: 'run_t1' });
+    await jetstream(orchestrator).publish(triggeredRunSubject('acme'), JSON.stringify({ runId: 'run_t1' }), {
+      msgID: 'run_t1',
+    });
     const jsm = await jetstreamManager(trigger, { checkAPI: false });
-    await jsm.consumers.add(TRIGGERED_RUNS_STREAM, { durable_name: 'trigger-runs-test', ack_policy: AckPolicy.Explicit });
+    await jsm.consumers.add(TRIGGERED_RUNS_STREAM, {
+      durable_name: 'trigger-runs-test',
+      ack_policy: AckPolicy.Explicit,
+    });
     const consumer = await jetstream(trigger).consumers.get(TRIGGERED_RUNS_STREAM, 'trigger-runs-test');
     const message = await consumer.next({ expires: 5_000 });
     expect(message?.json()).toEqual({ runId: 'run_t1' });
@@ -270,7 +329,12 @@ describe('services keep to their own part', () => {
 
 describe('replies come to their own inbox', () => {
   it('a service that connects with the default _INBOX prefix gets no reply: its requests need the prefix of its user', async () => {
-    const plain = await connect({ servers: server.url, user: 'trigger', pass: passwords['trigger'], name: 'test-trigger-plain' });
+    const plain = await connect({
+      servers: server.url,
+      user: 'trigger',
+      pass: passwords['trigger'],
+      name: 'test-trigger-plain',
+    });
     connections.push(plain);
     const violations: string[] = [];
     void (async () => {
@@ -278,16 +342,24 @@ describe('replies come to their own inbox', () => {
     })();
     // $JS.API.INFO is a request the trigger may make; the server would answer it, but not into _INBOX.<nuid>.
     await expect(plain.request('$JS.API.INFO', '', { timeout: 1_000 })).rejects.toThrow();
-    await until(() => violations.some((v) => /subscription/i.test(v) && v.includes('_INBOX.')), 'the server to refuse the default inbox');
+    await until(
+      () => violations.some((v) => /subscription/i.test(v) && v.includes('_INBOX.')),
+      'the server to refuse the default inbox',
+    );
     const own = await login('trigger');
-    expect((await own.request('$JS.API.INFO', '', { timeout: 5_000 })).json()).toMatchObject({ type: 'io.nats.jetstream.api.v1.account_info_response' });
+    expect((await own.request('$JS.API.INFO', '', { timeout: 5_000 })).json()).toMatchObject({
+      type: 'io.nats.jetstream.api.v1.account_info_response',
+    });
     expect(own.violations).toEqual([]);
   });
 });
 
 describe('the committed configuration', () => {
-  it.each(['deploy/nats/auth.conf', 'deploy/k8s/base/nats/auth.conf'])('%s is what the generator writes (regenerate with platform-nats-config config)', (file) => {
-    const committed = readFileSync(path.join(workspaceRoot(), file), 'utf8');
-    expect(committed).toBe(renderNatsAuthorization(platformPrincipals(), { kind: 'env' }));
-  });
+  it.each(['deploy/nats/auth.conf', 'deploy/k8s/base/nats/auth.conf'])(
+    '%s is what the generator writes (regenerate with platform-nats-config config)',
+    (file) => {
+      const committed = readFileSync(path.join(workspaceRoot(), file), 'utf8');
+      expect(committed).toBe(renderNatsAuthorization(platformPrincipals(), { kind: 'env' }));
+    },
+  );
 });

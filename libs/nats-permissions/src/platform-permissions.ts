@@ -56,7 +56,8 @@ export const SERVICE_PRINCIPALS: readonly Principal[] = [
   {
     name: 'api',
     kind: 'service',
-    description: "HTTP edge: keeps the run-events stream and reads it for SSE clients (ordered consumers); reads memory's dead letters for operators",
+    description:
+      "HTTP edge: keeps the run-events stream and reads it for SSE clients (ordered consumers); reads memory's dead letters for operators",
     publish: unique([
       JETSTREAM_ACCOUNT_INFO,
       ...manageStream(RUN_EVENTS_STREAM),
@@ -98,14 +99,20 @@ export const SERVICE_PRINCIPALS: readonly Principal[] = [
     name: 'agent-pool',
     kind: 'service',
     description: 'runs agent-tool steps on runners, discovers runners, publishes expiry events',
-    publish: unique([`${AGENT_POOL_EVENT_SUBJECT_PREFIX}.>`, ...CALL_TOOLS, JETSTREAM_ACCOUNT_INFO, ...manageStream(AGENT_POOL_EVENTS_STREAM)]),
+    publish: unique([
+      `${AGENT_POOL_EVENT_SUBJECT_PREFIX}.>`,
+      ...CALL_TOOLS,
+      JETSTREAM_ACCOUNT_INFO,
+      ...manageStream(AGENT_POOL_EVENTS_STREAM),
+    ]),
     subscribe: [inboxOf('agent-pool')],
     allowResponses: false,
   },
   {
     name: 'memory',
     kind: 'service',
-    description: 'consumes finished turns (ingestion work queue), writes dead letters, hears run-ended notices (drops working memory), serves the memory tools',
+    description:
+      'consumes finished turns (ingestion work queue), writes dead letters, hears run-ended notices (drops working memory), serves the memory tools',
     publish: unique([
       `${MEMORY_DEAD_LETTER_SUBJECT_PREFIX}.>`,
       JETSTREAM_ACCOUNT_INFO,
@@ -114,7 +121,12 @@ export const SERVICE_PRINCIPALS: readonly Principal[] = [
       ...manageStream(MEMORY_DEAD_LETTER_STREAM),
       ...readStreamMessages(MEMORY_DEAD_LETTER_STREAM),
     ]),
-    subscribe: [inboxOf('memory'), `${RUN_ENDED_SUBJECT_PREFIX}.*`, ...toolSubscriptions(MEMORY_RUNNER.tools), ...discoverySubscriptions(MEMORY_RUNNER.name)],
+    subscribe: [
+      inboxOf('memory'),
+      `${RUN_ENDED_SUBJECT_PREFIX}.*`,
+      ...toolSubscriptions(MEMORY_RUNNER.tools),
+      ...discoverySubscriptions(MEMORY_RUNNER.name),
+    ],
     allowResponses: true,
   },
   {
@@ -122,7 +134,8 @@ export const SERVICE_PRINCIPALS: readonly Principal[] = [
     kind: 'service',
     // No tool subjects: a task's condition polls and custom executors reach tools only through the
     // orchestrator's tool gate (gRPC CallTool / CallToolBatch), never straight over NATS.
-    description: 'consumes external events, the ends of triggered runs and approval expiries; calls no tool itself (its tasks go through the orchestrator\'s tool gate)',
+    description:
+      "consumes external events, the ends of triggered runs and approval expiries; calls no tool itself (its tasks go through the orchestrator's tool gate)",
     publish: unique([
       JETSTREAM_ACCOUNT_INFO,
       ...manageStream(TRIGGER_EVENTS_STREAM),
@@ -138,8 +151,17 @@ export const SERVICE_PRINCIPALS: readonly Principal[] = [
 
 /** The platform's own runners. Tool teams register theirs with `--runners <file>` (same shape). */
 export const PLATFORM_RUNNERS: readonly RunnerDeclaration[] = [
-  { name: 'builtin-tools', user: 'tool-runner', tools: ['calculator', 'current_time', 'web_fetch'], description: 'apps/tool-runner: the built-in tools' },
-  { name: 'travel-runner', tools: ['flight_search', 'get_weather', 'send_email', 'weather_digest'], description: 'examples/travel-runner (optional component)' },
+  {
+    name: 'builtin-tools',
+    user: 'tool-runner',
+    tools: ['calculator', 'current_time', 'web_fetch'],
+    description: 'apps/tool-runner: the built-in tools',
+  },
+  {
+    name: 'travel-runner',
+    tools: ['flight_search', 'get_weather', 'send_email', 'weather_digest'],
+    description: 'examples/travel-runner (optional component)',
+  },
 ];
 
 /** Outside clients: systems that publish external events for event triggers over JetStream. */
@@ -156,10 +178,15 @@ export const CLIENT_PRINCIPALS: readonly Principal[] = [
 
 /** Every principal: the services, the platform's runners plus the given ones, the clients. Names must be unique. */
 export function platformPrincipals(extraRunners: readonly RunnerDeclaration[] = []): Principal[] {
-  const all = [...SERVICE_PRINCIPALS, ...[...PLATFORM_RUNNERS, ...extraRunners].map(runnerPrincipal), ...CLIENT_PRINCIPALS];
+  const all = [
+    ...SERVICE_PRINCIPALS,
+    ...[...PLATFORM_RUNNERS, ...extraRunners].map(runnerPrincipal),
+    ...CLIENT_PRINCIPALS,
+  ];
   const seen = new Set<string>();
   for (const principal of all) {
-    if (seen.has(principal.name)) throw new Error(`two principals are named '${principal.name}'; give the runner another 'user'`);
+    if (seen.has(principal.name))
+      throw new Error(`two principals are named '${principal.name}'; give the runner another 'user'`);
     seen.add(principal.name);
   }
   return all;

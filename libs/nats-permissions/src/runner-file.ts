@@ -22,6 +22,14 @@ export function parseRunnersFile(text: string, source: string): RunnerDeclaratio
     throw new Error(`${source}: not JSON: ${(err as Error).message}`);
   }
   const parsed = RunnersFile.safeParse(json);
-  if (!parsed.success) throw new Error(`${source}: ${parsed.error.issues.map((i) => `${i.path.join('.') || '(file)'}: ${i.message}`).join('; ')}`);
-  return parsed.data.map((r) => ({ name: r.name, tools: r.tools, ...(r.user ? { user: r.user } : {}), ...(r.description ? { description: r.description } : {}) }));
+  if (!parsed.success)
+    throw new Error(
+      `${source}: ${parsed.error.issues.map((i) => `${i.path.join('.') || '(file)'}: ${i.message}`).join('; ')}`,
+    );
+  return parsed.data.map((r) => ({
+    name: r.name,
+    tools: r.tools,
+    ...(r.user ? { user: r.user } : {}),
+    ...(r.description ? { description: r.description } : {}),
+  }));
 }

@@ -10,7 +10,10 @@ export function discoverySubscriptions(name: string): string[] {
 
 /** The endpoint subjects of the tools a runner serves and their batch subjects, each in the runners' queue group. */
 export function toolSubscriptions(tools: readonly string[]): string[] {
-  return tools.flatMap((tool) => [`${TOOL_SUBJECT_PREFIX}.${tool} ${TOOL_QUEUE_GROUP}`, `${TOOL_SUBJECT_PREFIX}.${tool}.${TOOL_BATCH_SUBJECT_SUFFIX} ${TOOL_QUEUE_GROUP}`]);
+  return tools.flatMap((tool) => [
+    `${TOOL_SUBJECT_PREFIX}.${tool} ${TOOL_QUEUE_GROUP}`,
+    `${TOOL_SUBJECT_PREFIX}.${tool}.${TOOL_BATCH_SUBJECT_SUFFIX} ${TOOL_QUEUE_GROUP}`,
+  ]);
 }
 
 /**
@@ -20,8 +23,15 @@ export function toolSubscriptions(tools: readonly string[]): string[] {
  */
 export function runnerPrincipal(runner: RunnerDeclaration): Principal {
   const user = runner.user ?? runner.name;
-  for (const [what, value] of [['runner name', runner.name], ['user', user], ...runner.tools.map((t) => ['tool name', t] as const)] as const) {
-    if (!NAME.test(value)) throw new Error(`runner '${runner.name}': ${what} '${value}' must be letters, digits, "_" or "-" (one NATS subject token)`);
+  for (const [what, value] of [
+    ['runner name', runner.name],
+    ['user', user],
+    ...runner.tools.map((t) => ['tool name', t] as const),
+  ] as const) {
+    if (!NAME.test(value))
+      throw new Error(
+        `runner '${runner.name}': ${what} '${value}' must be letters, digits, "_" or "-" (one NATS subject token)`,
+      );
   }
   if (runner.tools.length === 0) throw new Error(`runner '${runner.name}' declares no tools`);
   return {

@@ -12,10 +12,27 @@ export function generatePasswords(principals: readonly Principal[]): Record<stri
  * service or runner (referenced by its Deployment), and `nats-server-auth` with every
  * `NATS_PASSWORD_<USER>` for the nats-server pod (the generated configuration reads them).
  */
-export function renderSecretsYaml(principals: readonly Principal[], passwords: Readonly<Record<string, string>>, namespace?: string): string {
-  const meta = (name: string): string[] => ['metadata:', `  name: ${name}`, ...(namespace ? [`  namespace: ${namespace}`] : []), '  labels:', '    app.kubernetes.io/part-of: agent-platform'];
+export function renderSecretsYaml(
+  principals: readonly Principal[],
+  passwords: Readonly<Record<string, string>>,
+  namespace?: string,
+): string {
+  const meta = (name: string): string[] => [
+    'metadata:',
+    `  name: ${name}`,
+    ...(namespace ? [`  namespace: ${namespace}`] : []),
+    '  labels:',
+    '    app.kubernetes.io/part-of: agent-platform',
+  ];
   const secret = (name: string, data: Array<[string, string]>): string =>
-    ['apiVersion: v1', 'kind: Secret', ...meta(name), 'type: Opaque', 'stringData:', ...data.map(([k, v]) => `  ${k}: ${JSON.stringify(v)}`)].join('\n');
+    [
+      'apiVersion: v1',
+      'kind: Secret',
+      ...meta(name),
+      'type: Opaque',
+      'stringData:',
+      ...data.map(([k, v]) => `  ${k}: ${JSON.stringify(v)}`),
+    ].join('\n');
   const passwordOf = (user: string): string => {
     const password = passwords[user];
     if (!password) throw new Error(`no password for NATS user '${user}'`);

@@ -22,7 +22,9 @@ export interface ApprovalRequestView {
 function detailsOf(json: string): Record<string, unknown> {
   try {
     const parsed: unknown = JSON.parse(json || '{}');
-    return parsed !== null && typeof parsed === 'object' && !Array.isArray(parsed) ? (parsed as Record<string, unknown>) : {};
+    return parsed !== null && typeof parsed === 'object' && !Array.isArray(parsed)
+      ? (parsed as Record<string, unknown>)
+      : {};
   } catch {
     return {};
   }

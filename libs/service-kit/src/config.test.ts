@@ -12,7 +12,12 @@ const Config = z.object({
 describe('loadConfig', () => {
   it('applies defaults and coerces values', () => {
     const config = loadConfig(Config, { NATS_URL: 'nats://127.0.0.1:4222', FEATURE_ON: 'YES', HOSTS: 'a.com, b.com,' });
-    expect(config).toEqual({ PORT: 8080, NATS_URL: 'nats://127.0.0.1:4222', FEATURE_ON: true, HOSTS: ['a.com', 'b.com'] });
+    expect(config).toEqual({
+      PORT: 8080,
+      NATS_URL: 'nats://127.0.0.1:4222',
+      FEATURE_ON: true,
+      HOSTS: ['a.com', 'b.com'],
+    });
   });
 
   it('treats an empty variable as unset', () => {

@@ -53,7 +53,8 @@ describe('DurableConsumer', () => {
     consumer.start(); // before the stream exists: it keeps trying
     await new Promise((r) => setTimeout(r, 120));
     await ensureStream(nc, { name: 'WORK', subjects: ['work.>'], maxAgeMs: 60_000 });
-    for (const body of [{ n: 1 }, { n: 'not a number' }, { n: 2 }, { n: 3 }]) nc.publish('work.item', JSON.stringify(body));
+    for (const body of [{ n: 1 }, { n: 'not a number' }, { n: 2 }, { n: 3 }])
+      nc.publish('work.item', JSON.stringify(body));
     nc.publish('work.item', 'not json at all');
     await until('every valid message handled', () => seen.length === 3);
     expect([...seen].sort()).toEqual([1, 2, 3]);

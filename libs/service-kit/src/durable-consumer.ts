@@ -96,7 +96,10 @@ export class DurableConsumer<T> {
     for await (const message of messages) {
       const parsed = this.options.schema.safeParse(jsonBody(message));
       if (!parsed.success) {
-        logger.warn({ subject: message.subject, issue: parsed.error.issues[0]?.message }, `dropped a malformed message of ${what}`);
+        logger.warn(
+          { subject: message.subject, issue: parsed.error.issues[0]?.message },
+          `dropped a malformed message of ${what}`,
+        );
         message.term();
         continue;
       }
@@ -104,7 +107,10 @@ export class DurableConsumer<T> {
         await this.options.handle(parsed.data, message);
         message.ack();
       } catch (err) {
-        logger.warn({ err: (err as Error).message, subject: message.subject }, `could not handle a message of ${what}; it will be redelivered`);
+        logger.warn(
+          { err: (err as Error).message, subject: message.subject },
+          `could not handle a message of ${what}; it will be redelivered`,
+        );
         message.nak(this.retryMs);
       }
     }

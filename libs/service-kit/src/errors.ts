@@ -50,8 +50,12 @@ export function isPlatformError(error: unknown): error is PlatformError {
 
 /** Short constructors for the common kinds. */
 export const errors = {
-  invalidArgument: (code: string, message: string, options?: PlatformErrorOptions) => new PlatformError('invalid_argument', code, message, options),
-  notFound: (code: string, message: string, options?: PlatformErrorOptions) => new PlatformError('not_found', code, message, options),
-  unavailable: (code: string, message: string, options?: PlatformErrorOptions) => new PlatformError('unavailable', code, message, options),
-  internal: (code: string, message: string, options?: PlatformErrorOptions) => new PlatformError('internal', code, message, options),
+  invalidArgument: (code: string, message: string, options?: PlatformErrorOptions) =>
+    new PlatformError('invalid_argument', code, message, options),
+  notFound: (code: string, message: string, options?: PlatformErrorOptions) =>
+    new PlatformError('not_found', code, message, options),
+  unavailable: (code: string, message: string, options?: PlatformErrorOptions) =>
+    new PlatformError('unavailable', code, message, options),
+  internal: (code: string, message: string, options?: PlatformErrorOptions) =>
+    new PlatformError('internal', code, message, options),
 };

@@ -1,4 +1,11 @@
-import { Metadata, ServerInterceptingCall, status, type ServerInterceptingCallInterface, type ServerInterceptor, type ServerMethodDefinition } from '@grpc/grpc-js';
+import {
+  Metadata,
+  ServerInterceptingCall,
+  status,
+  type ServerInterceptingCallInterface,
+  type ServerInterceptor,
+  type ServerMethodDefinition,
+} from '@grpc/grpc-js';
 import type { Logger } from 'pino';
 import type { GrpcTransport } from './grpc-transport.js';
 import { identityInSubjectAltName, identityMatches, spiffeId } from './service-identity.js';
@@ -26,7 +33,9 @@ interface Refusal {
  * refused. With the plaintext dev transport there is no identity to check and nothing is refused.
  */
 export class CallerGate {
-  private readonly allowed = new Map<string, readonly string[]>(HEALTH_PATHS.map((path) => [path, [ANY_PLATFORM_SERVICE]]));
+  private readonly allowed = new Map<string, readonly string[]>(
+    HEALTH_PATHS.map((path) => [path, [ANY_PLATFORM_SERVICE]]),
+  );
 
   constructor(
     private readonly transport: GrpcTransport,
@@ -39,12 +48,16 @@ export class CallerGate {
       const path = (spec as { path?: unknown }).path;
       const list = (callers as Record<string, readonly string[] | undefined>)[method];
       if (typeof path !== 'string') continue;
-      if (!list) throw new Error(`no caller allowlist for gRPC method ${path}: add one line to the service's caller table`);
+      if (!list)
+        throw new Error(`no caller allowlist for gRPC method ${path}: add one line to the service's caller table`);
       this.allowed.set(path, list);
     }
   }
 
-  readonly interceptor: ServerInterceptor = (method: ServerMethodDefinition<unknown, unknown>, call: ServerInterceptingCallInterface) =>
+  readonly interceptor: ServerInterceptor = (
+    method: ServerMethodDefinition<unknown, unknown>,
+    call: ServerInterceptingCallInterface,
+  ) =>
     new ServerInterceptingCall(call, {
       start: (next) => {
         next({
@@ -63,12 +76,22 @@ export class CallerGate {
     const certificate = call.getAuthContext().sslPeerCertificate;
     const peer = identityInSubjectAltName(certificate?.subjectaltname);
     if (!peer || peer.trustDomain !== own.trustDomain) {
-      this.logger.warn({ method: path, peer: call.getPeer() }, 'grpc call refused: the caller presented no identity of this trust domain');
-      return { code: status.UNAUTHENTICATED, details: `a client certificate with a spiffe://${own.trustDomain}/<service> URI SAN is required` };
+      this.logger.warn(
+        { method: path, peer: call.getPeer() },
+        'grpc call refused: the caller presented no identity of this trust domain',
+      );
+      return {
+        code: status.UNAUTHENTICATED,
+        details: `a client certificate with a spiffe://${own.trustDomain}/<service> URI SAN is required`,
+      };
     }
     const allowed = this.allowed.get(path) ?? [];
-    if (allowed.some((pattern) => pattern === ANY_PLATFORM_SERVICE || identityMatches(pattern, peer.name))) return undefined;
-    this.logger.warn({ method: path, caller: spiffeId(peer) }, 'grpc call refused: the caller is not in the method allowlist');
+    if (allowed.some((pattern) => pattern === ANY_PLATFORM_SERVICE || identityMatches(pattern, peer.name)))
+      return undefined;
+    this.logger.warn(
+      { method: path, caller: spiffeId(peer) },
+      'grpc call refused: the caller is not in the method allowlist',
+    );
     return { code: status.PERMISSION_DENIED, details: `service '${peer.name}' may not call ${path}` };
   }
 }

@@ -20,7 +20,12 @@ export interface CallSettings {
 }
 
 type UnaryCallback<Res> = (error: ServiceError | null, response: Res) => void;
-type UnaryMethod<Req, Res> = (request: Req, metadata: Metadata, options: Partial<CallOptions>, callback: UnaryCallback<Res>) => ClientUnaryCall;
+type UnaryMethod<Req, Res> = (
+  request: Req,
+  metadata: Metadata,
+  options: Partial<CallOptions>,
+  callback: UnaryCallback<Res>,
+) => ClientUnaryCall;
 
 /** Matches the full (last) overload of a generated unary method and captures its message types. */
 type UnaryShape<M> = M extends (
@@ -104,17 +109,29 @@ export function createGrpcClient<C extends Client, D extends Record<string, unkn
   return { rpc: rpc as PromiseClient<C>, raw, close: () => raw.close() };
 }
 
-function callUnary<Req, Res>(method: UnaryMethod<Req, Res>, request: Req, deadlineMs: number, settings: CallSettings): Promise<Res> {
+function callUnary<Req, Res>(
+  method: UnaryMethod<Req, Res>,
+  request: Req,
+  deadlineMs: number,
+  settings: CallSettings,
+): Promise<Res> {
   return new Promise<Res>((resolve, reject) => {
     if (settings.signal?.aborted) {
-      reject(fromGrpcError(Object.assign(new Error('call cancelled before it started'), { code: 1, details: 'cancelled' })));
+      reject(
+        fromGrpcError(Object.assign(new Error('call cancelled before it started'), { code: 1, details: 'cancelled' })),
+      );
       return;
     }
-    const call = method(request, settings.metadata ?? new Metadata(), { deadline: Date.now() + deadlineMs }, (error, response) => {
-      settings.signal?.removeEventListener('abort', onAbort);
-      if (error) reject(fromGrpcError(error));
-      else resolve(response);
-    });
+    const call = method(
+      request,
+      settings.metadata ?? new Metadata(),
+      { deadline: Date.now() + deadlineMs },
+      (error, response) => {
+        settings.signal?.removeEventListener('abort', onAbort);
+        if (error) reject(fromGrpcError(error));
+        else resolve(response);
+      },
+    );
     const onAbort = (): void => call.cancel();
     settings.signal?.addEventListener('abort', onAbort, { once: true });
   });

@@ -5,12 +5,18 @@ import type { GrpcTransport } from './grpc-transport.js';
 
 type ServingStatus = 'UNKNOWN' | 'SERVING' | 'NOT_SERVING' | 'SERVICE_UNKNOWN';
 interface HealthClient extends Client {
-  check(request: { service: string }, options: { deadline: number }, callback: (error: ServiceError | null, response: { status: ServingStatus }) => void): void;
+  check(
+    request: { service: string },
+    options: { deadline: number },
+    callback: (error: ServiceError | null, response: { status: ServingStatus }) => void,
+  ): void;
 }
 type HealthClientConstructor = new (address: string, creds: ChannelCredentials) => HealthClient;
 
 function loadHealthClientConstructor(): HealthClientConstructor {
-  const definition = loadPackageDefinition(loadSync(protoPath, { keepCase: true, enums: String, defaults: true })) as unknown as {
+  const definition = loadPackageDefinition(
+    loadSync(protoPath, { keepCase: true, enums: String, defaults: true }),
+  ) as unknown as {
     grpc: { health: { v1: { Health: HealthClientConstructor } } };
   };
   return definition.grpc.health.v1.Health;
@@ -34,7 +40,9 @@ export class GrpcHealthProbe {
   async isServing(service: string, timeoutMs: number): Promise<boolean> {
     try {
       const status = await new Promise<ServingStatus>((resolve, reject) => {
-        this.client.check({ service }, { deadline: Date.now() + timeoutMs }, (error, response) => (error ? reject(error) : resolve(response.status)));
+        this.client.check({ service }, { deadline: Date.now() + timeoutMs }, (error, response) =>
+          error ? reject(error) : resolve(response.status),
+        );
       });
       return status === 'SERVING';
     } catch {

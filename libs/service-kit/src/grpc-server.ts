@@ -66,7 +66,12 @@ export class GrpcServer {
    * Registers a service; `name` is its fully-qualified name as health checks ask for it (e.g.
    * `memory.v1.MemoryService`), `callers` the identities allowed per method.
    */
-  addService<D extends ServiceDefinition>(name: string, definition: D, implementation: UntypedServiceImplementation, callers: CallerTable<D>): this {
+  addService<D extends ServiceDefinition>(
+    name: string,
+    definition: D,
+    implementation: UntypedServiceImplementation,
+    callers: CallerTable<D>,
+  ): this {
     this.gate.register(definition, callers);
     this.server.addService(definition, implementation);
     this.serviceNames.push(name);
@@ -78,7 +83,9 @@ export class GrpcServer {
   async start(): Promise<number> {
     const bind = (server: Server, port: number, credentials: ServerCredentials): Promise<number> =>
       new Promise<number>((resolve, reject) => {
-        server.bindAsync(`${this.options.host}:${port}`, credentials, (error, bound) => (error ? reject(error) : resolve(bound)));
+        server.bindAsync(`${this.options.host}:${port}`, credentials, (error, bound) =>
+          error ? reject(error) : resolve(bound),
+        );
       });
     await this.options.transport.whenLoaded();
     try {
@@ -88,7 +95,11 @@ export class GrpcServer {
     }
     if (this.healthServer) {
       try {
-        this.boundHealthPort = await bind(this.healthServer, this.options.healthPort!, ServerCredentials.createInsecure());
+        this.boundHealthPort = await bind(
+          this.healthServer,
+          this.options.healthPort!,
+          ServerCredentials.createInsecure(),
+        );
       } catch (error) {
         throw await listenFailure(this.options.host, this.options.healthPort!, 'GRPC_HEALTH_PORT', error);
       }
@@ -96,7 +107,13 @@ export class GrpcServer {
     this.setServing(true);
     const identity = this.options.transport.identity;
     this.options.logger.info(
-      { port: this.boundPort, healthPort: this.boundHealthPort, services: this.serviceNames, transport: this.options.transport.kind, ...(identity ? { identity: identity.name, trustDomain: identity.trustDomain } : {}) },
+      {
+        port: this.boundPort,
+        healthPort: this.boundHealthPort,
+        services: this.serviceNames,
+        transport: this.options.transport.kind,
+        ...(identity ? { identity: identity.name, trustDomain: identity.trustDomain } : {}),
+      },
       'grpc server listening',
     );
     return this.boundPort;
@@ -143,7 +160,10 @@ export class GrpcServer {
  */
 export function callAbortSignal(call: Pick<ServerUnaryCall<unknown, unknown>, 'cancelled' | 'once'>): AbortSignal {
   const controller = new AbortController();
-  const abort = () => controller.abort(new PlatformError('cancelled', 'CALLER_GAVE_UP', 'the caller cancelled the call or its deadline passed'));
+  const abort = () =>
+    controller.abort(
+      new PlatformError('cancelled', 'CALLER_GAVE_UP', 'the caller cancelled the call or its deadline passed'),
+    );
   if (call.cancelled) abort();
   else call.once('cancelled', abort);
   return controller.signal;
@@ -164,8 +184,13 @@ export function unaryHandler<Req, Res>(
       (response) => callback(null, response),
       (error: unknown) => {
         const grpcError = toGrpcError(error);
-        if (grpcError.details === 'internal error') logger.error({ err: error, method }, 'unhandled error in grpc handler');
-        else if (!(error instanceof PlatformError) && isConnectionLoss(error)) logger.warn({ err: (error as Error).message, method }, 'a dependency is unreachable; the caller is told to retry');
+        if (grpcError.details === 'internal error')
+          logger.error({ err: error, method }, 'unhandled error in grpc handler');
+        else if (!(error instanceof PlatformError) && isConnectionLoss(error))
+          logger.warn(
+            { err: (error as Error).message, method },
+            'a dependency is unreachable; the caller is told to retry',
+          );
         else logger.debug({ err: error, method }, 'grpc handler returned an error');
         callback(grpcError);
       },

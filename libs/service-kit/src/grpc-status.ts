@@ -44,9 +44,18 @@ export function toGrpcError(error: unknown): Partial<ServiceError> {
     error instanceof PlatformError
       ? error
       : isConnectionLoss(error)
-        ? new PlatformError('unavailable', DEPENDENCY_UNAVAILABLE, 'a dependency of this service (e.g. its database) is unreachable; try again shortly', { retryAfterSeconds: 1 })
+        ? new PlatformError(
+            'unavailable',
+            DEPENDENCY_UNAVAILABLE,
+            'a dependency of this service (e.g. its database) is unreachable; try again shortly',
+            { retryAfterSeconds: 1 },
+          )
         : isUnstorableText(error)
-          ? new PlatformError('invalid_argument', 'INVALID_CONTENT', 'the request holds text that cannot be stored (the NUL character, or characters that are not UTF-8); send well-formed Unicode without NUL')
+          ? new PlatformError(
+              'invalid_argument',
+              'INVALID_CONTENT',
+              'the request holds text that cannot be stored (the NUL character, or characters that are not UTF-8); send well-formed Unicode without NUL',
+            )
           : undefined;
   const metadata = new Metadata();
   if (!platformError) {
@@ -56,7 +65,8 @@ export function toGrpcError(error: unknown): Partial<ServiceError> {
   metadata.set(ERROR_CODE_KEY, platformError.code);
   metadata.set('platform-error-kind', platformError.kind);
   if (platformError.details) metadata.set(ERROR_DETAILS_KEY, asciiJson(platformError.details));
-  if (platformError.retryAfterSeconds !== undefined) metadata.set(RETRY_AFTER_KEY, String(platformError.retryAfterSeconds));
+  if (platformError.retryAfterSeconds !== undefined)
+    metadata.set(RETRY_AFTER_KEY, String(platformError.retryAfterSeconds));
   return { code: statusByKind[platformError.kind], details: platformError.message, metadata };
 }
 
@@ -69,11 +79,14 @@ function firstString(metadata: Metadata | undefined, key: string): string | unde
 export function fromGrpcError(error: unknown): PlatformError {
   const serviceError = error as Partial<ServiceError>;
   if (typeof serviceError?.code !== 'number') {
-    return new PlatformError('internal', 'INTERNAL', error instanceof Error ? error.message : String(error), { cause: error });
+    return new PlatformError('internal', 'INTERNAL', error instanceof Error ? error.message : String(error), {
+      cause: error,
+    });
   }
   const metadata = serviceError.metadata;
   const sentKind = firstString(metadata, 'platform-error-kind') as ErrorKind | undefined;
-  const kind = sentKind && ErrorKinds.includes(sentKind) ? sentKind : (kindByStatus.get(serviceError.code) ?? 'internal');
+  const kind =
+    sentKind && ErrorKinds.includes(sentKind) ? sentKind : (kindByStatus.get(serviceError.code) ?? 'internal');
   const code = firstString(metadata, ERROR_CODE_KEY) ?? status[serviceError.code] ?? 'INTERNAL';
   const detailsText = firstString(metadata, ERROR_DETAILS_KEY);
   const retryAfter = firstString(metadata, RETRY_AFTER_KEY);

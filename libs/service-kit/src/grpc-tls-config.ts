@@ -29,25 +29,50 @@ export interface GrpcTlsEnv {
   GRPC_INSECURE_PLAINTEXT: boolean;
 }
 
-const VARIABLE_OF = { caFile: 'GRPC_TLS_CA_FILE', certFile: 'GRPC_TLS_CERT_FILE', keyFile: 'GRPC_TLS_KEY_FILE' } as const;
+const VARIABLE_OF = {
+  caFile: 'GRPC_TLS_CA_FILE',
+  certFile: 'GRPC_TLS_CERT_FILE',
+  keyFile: 'GRPC_TLS_KEY_FILE',
+} as const;
 
 /**
  * Compiles the shared settings into the service's transport, reading and checking the files once
  * (readable, the certificate issued by the CA, one SPIFFE ID); a ConfigError names the variable.
  */
 export function compileGrpcTransport(config: GrpcTlsEnv): GrpcTransport {
-  const files = { caFile: config.GRPC_TLS_CA_FILE, certFile: config.GRPC_TLS_CERT_FILE, keyFile: config.GRPC_TLS_KEY_FILE };
+  const files = {
+    caFile: config.GRPC_TLS_CA_FILE,
+    certFile: config.GRPC_TLS_CERT_FILE,
+    keyFile: config.GRPC_TLS_KEY_FILE,
+  };
   if (config.GRPC_INSECURE_PLAINTEXT) {
     const set = Object.entries(files).filter(([, value]) => value !== undefined);
-    if (set.length > 0) throw new ConfigError(set.map(([key]) => ({ variable: VARIABLE_OF[key as keyof typeof VARIABLE_OF], message: 'set together with GRPC_INSECURE_PLAINTEXT=true: choose one' })));
+    if (set.length > 0)
+      throw new ConfigError(
+        set.map(([key]) => ({
+          variable: VARIABLE_OF[key as keyof typeof VARIABLE_OF],
+          message: 'set together with GRPC_INSECURE_PLAINTEXT=true: choose one',
+        })),
+      );
     return new PlaintextTransport();
   }
   const missing = (Object.keys(files) as Array<keyof typeof files>).filter((key) => files[key] === undefined);
   if (missing.length > 0) {
-    throw new ConfigError(missing.map((key) => ({ variable: VARIABLE_OF[key], message: 'required: gRPC between services is mutual TLS (GRPC_INSECURE_PLAINTEXT=true turns it off for local development only)' })));
+    throw new ConfigError(
+      missing.map((key) => ({
+        variable: VARIABLE_OF[key],
+        message:
+          'required: gRPC between services is mutual TLS (GRPC_INSECURE_PLAINTEXT=true turns it off for local development only)',
+      })),
+    );
   }
   try {
-    return new MutualTlsTransport({ caFile: files.caFile!, certFile: files.certFile!, keyFile: files.keyFile!, reloadMs: config.GRPC_TLS_RELOAD_MS });
+    return new MutualTlsTransport({
+      caFile: files.caFile!,
+      certFile: files.certFile!,
+      keyFile: files.keyFile!,
+      reloadMs: config.GRPC_TLS_RELOAD_MS,
+    });
   } catch (err) {
     if (!(err instanceof TransportFileError)) throw err;
     throw new ConfigError([{ variable: VARIABLE_OF[err.file], message: err.message }]);
@@ -58,7 +83,9 @@ export function compileGrpcTransport(config: GrpcTlsEnv): GrpcTransport {
 export function openGrpcTransport(config: GrpcTlsEnv, logger: Logger): GrpcTransport {
   const transport = compileGrpcTransport(config);
   if (transport.kind === 'plaintext') {
-    logger.warn('GRPC_INSECURE_PLAINTEXT=true: gRPC is plaintext and every method is open to anyone who can connect; for local development only (docs/security.md)');
+    logger.warn(
+      'GRPC_INSECURE_PLAINTEXT=true: gRPC is plaintext and every method is open to anyone who can connect; for local development only (docs/security.md)',
+    );
   }
   return transport;
 }

@@ -85,7 +85,12 @@ export class MutualTlsTransport {
       checkServerIdentity: (_host: string, certificate: PeerCertificate) => {
         const identity = identityInSubjectAltName(certificate.subjectaltname);
         if (identity && spiffeId(identity) === expected) return undefined;
-        return Object.assign(new Error(`the server at this address is ${identity ? spiffeId(identity) : 'no platform service'}, not ${expected}`), { code: 'ERR_TLS_CERT_ALTNAME_INVALID' });
+        return Object.assign(
+          new Error(
+            `the server at this address is ${identity ? spiffeId(identity) : 'no platform service'}, not ${expected}`,
+          ),
+          { code: 'ERR_TLS_CERT_ALTNAME_INVALID' },
+        );
       },
     });
   }
@@ -127,7 +132,10 @@ function readOwnIdentity(files: MutualTlsFiles): ServiceIdentity {
     try {
       return readFileSync(files[file]);
     } catch (err) {
-      throw new TransportFileError(file, `cannot read '${files[file]}': ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`);
+      throw new TransportFileError(
+        file,
+        `cannot read '${files[file]}': ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`,
+      );
     }
   };
   const parse = (file: 'caFile' | 'certFile', pem: Buffer): X509Certificate => {
@@ -139,9 +147,15 @@ function readOwnIdentity(files: MutualTlsFiles): ServiceIdentity {
   };
   const ca = parse('caFile', read('caFile'));
   const own = parse('certFile', read('certFile'));
-  if (!read('keyFile').toString('utf8').includes('PRIVATE KEY-----')) throw new TransportFileError('keyFile', `'${files.keyFile}' holds no PEM private key`);
-  if (!own.checkIssued(ca) || !own.verify(ca.publicKey)) throw new TransportFileError('certFile', `'${files.certFile}' was not issued by the CA in '${files.caFile}'`);
+  if (!read('keyFile').toString('utf8').includes('PRIVATE KEY-----'))
+    throw new TransportFileError('keyFile', `'${files.keyFile}' holds no PEM private key`);
+  if (!own.checkIssued(ca) || !own.verify(ca.publicKey))
+    throw new TransportFileError('certFile', `'${files.certFile}' was not issued by the CA in '${files.caFile}'`);
   const identity = identityInSubjectAltName(own.subjectAltName);
-  if (!identity) throw new TransportFileError('certFile', `'${files.certFile}' carries no single spiffe://<trust-domain>/<service> URI SAN`);
+  if (!identity)
+    throw new TransportFileError(
+      'certFile',
+      `'${files.certFile}' carries no single spiffe://<trust-domain>/<service> URI SAN`,
+    );
   return identity;
 }

@@ -2,7 +2,15 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createServicePki, testCertificates } from '@platform/testing';
-import { makeGenericClientConstructor, type CallOptions, type Client, type ClientUnaryCall, type Metadata, type ServiceDefinition, type ServiceError } from '@grpc/grpc-js';
+import {
+  makeGenericClientConstructor,
+  type CallOptions,
+  type Client,
+  type ClientUnaryCall,
+  type Metadata,
+  type ServiceDefinition,
+  type ServiceError,
+} from '@grpc/grpc-js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { errors, PlatformError } from './errors.js';
 import { createGrpcClient, type GrpcClientHandle } from './grpc-client.js';
@@ -36,9 +44,16 @@ const definition = {
 } satisfies ServiceDefinition;
 
 interface EchoClient extends Client {
-  echo(request: EchoRequest, metadata: Metadata, options: Partial<CallOptions>, callback: (error: ServiceError | null, response: EchoResponse) => void): ClientUnaryCall;
+  echo(
+    request: EchoRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: EchoResponse) => void,
+  ): ClientUnaryCall;
 }
-const EchoClient = makeGenericClientConstructor(definition, 'EchoService') as unknown as new (...args: ConstructorParameters<typeof Client>) => EchoClient;
+const EchoClient = makeGenericClientConstructor(definition, 'EchoService') as unknown as new (
+  ...args: ConstructorParameters<typeof Client>
+) => EchoClient;
 
 const logger = createLogger({ service: 'test', level: 'silent' });
 let server: GrpcServer;
@@ -55,22 +70,32 @@ beforeAll(async () => {
   serverTransport = new MutualTlsTransport(await testCertificates('echo'));
   callerTransport = new MutualTlsTransport(await testCertificates('caller'));
   server = new GrpcServer({ host: '127.0.0.1', port: 0, logger, transport: serverTransport, healthPort: 0 });
-  server.addService('test.v1.EchoService', definition, {
-    echo: unaryHandler<EchoRequest, EchoResponse>(logger, 'echo', async (request, call) => {
-      if (request.text === 'await-cancel') {
-        const signal = callAbortSignal(call);
-        abortedWith = new Promise((resolve) => signal.addEventListener('abort', () => resolve(signal.reason)));
-        await abortedWith;
-        return { text: 'too late' };
-      }
-      if (request.text === 'missing') throw errors.notFound('THING_NOT_FOUND', 'no such thing', { details: { thing: 'missing' } });
-      if (request.text === 'crash') throw new Error('secret internal detail');
-      if (request.delayMs) await new Promise((r) => setTimeout(r, request.delayMs));
-      return { text: request.text.toUpperCase() };
-    }),
-  }, callers);
+  server.addService(
+    'test.v1.EchoService',
+    definition,
+    {
+      echo: unaryHandler<EchoRequest, EchoResponse>(logger, 'echo', async (request, call) => {
+        if (request.text === 'await-cancel') {
+          const signal = callAbortSignal(call);
+          abortedWith = new Promise((resolve) => signal.addEventListener('abort', () => resolve(signal.reason)));
+          await abortedWith;
+          return { text: 'too late' };
+        }
+        if (request.text === 'missing')
+          throw errors.notFound('THING_NOT_FOUND', 'no such thing', { details: { thing: 'missing' } });
+        if (request.text === 'crash') throw new Error('secret internal detail');
+        if (request.delayMs) await new Promise((r) => setTimeout(r, request.delayMs));
+        return { text: request.text.toUpperCase() };
+      }),
+    },
+    callers,
+  );
   address = `127.0.0.1:${await server.start()}`;
-  client = createGrpcClient(EchoClient, definition, address, { defaultDeadlineMs: 2_000, transport: callerTransport, server: 'echo' });
+  client = createGrpcClient(EchoClient, definition, address, {
+    defaultDeadlineMs: 2_000,
+    transport: callerTransport,
+    server: 'echo',
+  });
 });
 
 afterAll(async () => {
@@ -86,7 +111,12 @@ describe('gRPC helpers', () => {
   it('carries a PlatformError code and details across the wire', async () => {
     const error = await client.rpc.echo({ text: 'missing' }).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(PlatformError);
-    expect(error).toMatchObject({ kind: 'not_found', code: 'THING_NOT_FOUND', message: 'no such thing', details: { thing: 'missing' } });
+    expect(error).toMatchObject({
+      kind: 'not_found',
+      code: 'THING_NOT_FOUND',
+      message: 'no such thing',
+      details: { thing: 'missing' },
+    });
   });
 
   it('hides unexpected errors behind INTERNAL', async () => {
@@ -96,18 +126,27 @@ describe('gRPC helpers', () => {
   });
 
   it("aborts a handler's signal when the caller's deadline passes", async () => {
-    const error = (await client.rpc.echo({ text: 'await-cancel' }, { deadlineMs: 50 }).catch((e: unknown) => e)) as PlatformError;
+    const error = (await client.rpc
+      .echo({ text: 'await-cancel' }, { deadlineMs: 50 })
+      .catch((e: unknown) => e)) as PlatformError;
     expect(error.kind).toBe('deadline_exceeded');
     await expect(abortedWith).resolves.toMatchObject({ kind: 'cancelled', code: 'CALLER_GAVE_UP' });
   });
 
   it('gives an already cancelled call an aborted signal', () => {
-    const signal = callAbortSignal({ cancelled: true, once: () => { throw new Error('not listened to when already cancelled'); } } as never);
+    const signal = callAbortSignal({
+      cancelled: true,
+      once: () => {
+        throw new Error('not listened to when already cancelled');
+      },
+    } as never);
     expect(signal.aborted).toBe(true);
   });
 
   it('puts a deadline on every call', async () => {
-    const error = (await client.rpc.echo({ text: 'slow', delayMs: 1_000 }, { deadlineMs: 50 }).catch((e: unknown) => e)) as PlatformError;
+    const error = (await client.rpc
+      .echo({ text: 'slow', delayMs: 1_000 }, { deadlineMs: 50 })
+      .catch((e: unknown) => e)) as PlatformError;
     expect(error.kind).toBe('deadline_exceeded');
   });
 
@@ -122,11 +161,21 @@ describe('gRPC helpers', () => {
     const replicas = await Promise.all(
       ['one', 'two'].map(async (name) => {
         const replica = new GrpcServer({ host: '127.0.0.1', port: 0, logger, transport: serverTransport });
-        replica.addService('test.v1.EchoService', definition, { echo: unaryHandler<EchoRequest, EchoResponse>(logger, 'echo', async () => ({ text: name })) }, callers);
+        replica.addService(
+          'test.v1.EchoService',
+          definition,
+          { echo: unaryHandler<EchoRequest, EchoResponse>(logger, 'echo', async () => ({ text: name })) },
+          callers,
+        );
         return { replica, port: await replica.start() };
       }),
     );
-    const spread = createGrpcClient(EchoClient, definition, `ipv4:${replicas.map((r) => `127.0.0.1:${r.port}`).join(',')}`, { defaultDeadlineMs: 2_000, transport: callerTransport, server: 'echo' });
+    const spread = createGrpcClient(
+      EchoClient,
+      definition,
+      `ipv4:${replicas.map((r) => `127.0.0.1:${r.port}`).join(',')}`,
+      { defaultDeadlineMs: 2_000, transport: callerTransport, server: 'echo' },
+    );
     // Round robin over the replicas that are connected: once both are, calls alternate.
     const seen = new Set<string>();
     for (let i = 0; i < 100 && seen.size < 2; i++) seen.add((await spread.rpc.echo({ text: 'who' })).text);
@@ -151,7 +200,11 @@ describe('gRPC helpers', () => {
     const probe = new GrpcHealthProbe(`127.0.0.1:${server.healthPort}`, plaintext, 'echo');
     expect(await probe.isServing('test.v1.EchoService', 1_000)).toBe(true);
     probe.close();
-    const sneaky = createGrpcClient(EchoClient, definition, `127.0.0.1:${server.healthPort}`, { defaultDeadlineMs: 2_000, transport: plaintext, server: 'echo' });
+    const sneaky = createGrpcClient(EchoClient, definition, `127.0.0.1:${server.healthPort}`, {
+      defaultDeadlineMs: 2_000,
+      transport: plaintext,
+      server: 'echo',
+    });
     await expect(sneaky.rpc.echo({ text: 'hi' })).rejects.toThrow(/does not implement/);
     sneaky.close();
   });
@@ -175,11 +228,15 @@ describe('service identities', () => {
 
   it('refuses a client whose certificate another CA issued, even with an allowed name', async () => {
     const foreign = await createServicePki({ dir: mkdtempSync(join(tmpdir(), 'foreign-pki-')) });
-    expect(await echoOnce(new MutualTlsTransport(await foreign.issue('caller')))).toMatchObject({ kind: 'unavailable' });
+    expect(await echoOnce(new MutualTlsTransport(await foreign.issue('caller')))).toMatchObject({
+      kind: 'unavailable',
+    });
   });
 
   it('answers PERMISSION_DENIED to a platform service the method does not list', async () => {
-    expect(await echoOnce(new MutualTlsTransport(await testCertificates('intruder')))).toMatchObject({ kind: 'permission_denied' });
+    expect(await echoOnce(new MutualTlsTransport(await testCertificates('intruder')))).toMatchObject({
+      kind: 'permission_denied',
+    });
   });
 
   it('lets a listed caller through', async () => {
@@ -192,6 +249,8 @@ describe('service identities', () => {
 
   it('refuses at registration a service whose table misses a method', () => {
     const incomplete = new GrpcServer({ host: '127.0.0.1', port: 0, logger, transport: serverTransport });
-    expect(() => incomplete.addService('test.v1.EchoService', definition, {}, {} as typeof callers)).toThrow(/no caller allowlist for gRPC method \/test.v1.EchoService\/Echo/);
+    expect(() => incomplete.addService('test.v1.EchoService', definition, {}, {} as typeof callers)).toThrow(
+      /no caller allowlist for gRPC method \/test.v1.EchoService\/Echo/,
+    );
   });
 });

@@ -10,7 +10,11 @@ let nc: NatsConnection;
 
 beforeAll(async () => {
   server = await startNatsServer();
-  nc = await connectNats({ servers: server.url, name: 'jetstream-test', logger: createLogger({ service: 'test', level: 'silent' }) });
+  nc = await connectNats({
+    servers: server.url,
+    name: 'jetstream-test',
+    logger: createLogger({ service: 'test', level: 'silent' }),
+  });
 });
 afterAll(async () => {
   await nc.close();

@@ -1,4 +1,12 @@
-import { DeliverPolicy, jetstream, jetstreamManager, RetentionPolicy, StorageType, type JetStreamManager, type StreamConfig } from '@nats-io/jetstream';
+import {
+  DeliverPolicy,
+  jetstream,
+  jetstreamManager,
+  RetentionPolicy,
+  StorageType,
+  type JetStreamManager,
+  type StreamConfig,
+} from '@nats-io/jetstream';
 import { nanos, type NatsConnection } from '@nats-io/nats-core';
 import { jsonBody } from './nats.js';
 
@@ -74,10 +82,18 @@ export async function lastMessageJson(nc: NatsConnection, stream: string, subjec
  * consumer of its own (no state on the server), so any number of readers can follow a subject.
  * A body that is not JSON is yielded as undefined (with its stream sequence), for the caller to skip.
  */
-export async function* followSubject(nc: NatsConnection, stream: string, subject: string, signal: AbortSignal): AsyncGenerator<{ seq: number; body: unknown }> {
+export async function* followSubject(
+  nc: NatsConnection,
+  stream: string,
+  subject: string,
+  signal: AbortSignal,
+): AsyncGenerator<{ seq: number; body: unknown }> {
   // One subject as a string: the consumer then uses `filter_subject`, which every JetStream
   // server understands (an array becomes `filter_subjects`, which needs nats-server 2.10+).
-  const consumer = await jetstream(nc).consumers.get(stream, { filter_subjects: subject, deliver_policy: DeliverPolicy.All });
+  const consumer = await jetstream(nc).consumers.get(stream, {
+    filter_subjects: subject,
+    deliver_policy: DeliverPolicy.All,
+  });
   const messages = await consumer.consume();
   const stop = (): void => void messages.close();
   signal.addEventListener('abort', stop, { once: true });

@@ -7,13 +7,18 @@ import { createPgPool } from './postgres.js';
 
 let pool: pg.Pool;
 beforeAll(async () => {
-  pool = createPgPool({ url: await createSuiteDatabase('jsonb'), applicationName: 'jsonb-test', logger: createLogger({ service: 'test', level: 'silent' }) });
+  pool = createPgPool({
+    url: await createSuiteDatabase('jsonb'),
+    applicationName: 'jsonb-test',
+    logger: createLogger({ service: 'test', level: 'silent' }),
+  });
 });
 afterAll(async () => {
   await pool.end();
 });
 
-const stored = async (value: unknown): Promise<unknown> => (await pool.query<{ v: unknown }>('SELECT $1::jsonb AS v', [jsonbText(value)])).rows[0]!.v;
+const stored = async (value: unknown): Promise<unknown> =>
+  (await pool.query<{ v: unknown }>('SELECT $1::jsonb AS v', [jsonbText(value)])).rows[0]!.v;
 
 describe('jsonbText', () => {
   it('writes values as JSON.stringify does when jsonb takes them', async () => {

@@ -47,7 +47,14 @@ function probe(host: string, port: number): Promise<string | undefined> {
 export async function listenFailure(host: string, port: number, setting: string, cause: unknown): Promise<Error> {
   const code = osCode(cause) ?? (port > 0 ? await probe(host, port) : undefined);
   const address = host.includes(':') ? `[${host}]:${port}` : `${host}:${port}`;
-  if (code === undefined) return new ListenError('LISTEN_FAILED', address, setting, `could not be bound (${(cause as Error)?.message ?? String(cause)})`, { cause });
+  if (code === undefined)
+    return new ListenError(
+      'LISTEN_FAILED',
+      address,
+      setting,
+      `could not be bound (${(cause as Error)?.message ?? String(cause)})`,
+      { cause },
+    );
   const reason = REASONS[code]!;
   return new ListenError(reason.code, address, setting, reason.says, { cause });
 }

@@ -5,14 +5,26 @@ import { createSuiteDatabase } from '@platform/testing/vitest';
 import type pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createLogger } from './logger.js';
-import { migrate, migrationChecksum, MigrationError, PINNED_MIGRATIONS_FILE, pinnedMigrationProblems, type Migration } from './migrations.js';
+import {
+  migrate,
+  migrationChecksum,
+  MigrationError,
+  PINNED_MIGRATIONS_FILE,
+  pinnedMigrationProblems,
+  type Migration,
+} from './migrations.js';
 import { createPgPool } from './postgres.js';
 
 const logger = createLogger({ service: 'test', level: 'silent' });
 let pool: pg.Pool;
 
 beforeAll(async () => {
-  pool = createPgPool({ url: await createSuiteDatabase('migrations'), applicationName: 'test', logger, maxConnections: 6 });
+  pool = createPgPool({
+    url: await createSuiteDatabase('migrations'),
+    applicationName: 'test',
+    logger,
+    maxConnections: 6,
+  });
 });
 afterAll(async () => pool.end());
 
@@ -23,7 +35,9 @@ describe('migrate', () => {
   it('applies each migration exactly once even when replicas race', async () => {
     const results = await Promise.all([1, 2, 3].map(() => migrate(pool, 'race', [first, second], logger)));
     expect(results.flat().sort()).toEqual([1, 2]);
-    const { rows } = await pool.query<{ version: number }>('SELECT version FROM race.schema_migrations ORDER BY version');
+    const { rows } = await pool.query<{ version: number }>(
+      'SELECT version FROM race.schema_migrations ORDER BY version',
+    );
     expect(rows.map((r) => r.version)).toEqual([1, 2]);
     await pool.query('INSERT INTO race.widgets (id, name) VALUES (1, $1)', ['a']);
   });
@@ -62,7 +76,11 @@ describe('pinnedMigrationProblems', () => {
   }
 
   it('finds nothing when every migration is pinned with its checksum', async () => {
-    expect(await pinnedMigrationProblems(await directory({ '0001_widgets.sql': sql }, { '0001_widgets.sql': migrationChecksum(sql) }))).toEqual([]);
+    expect(
+      await pinnedMigrationProblems(
+        await directory({ '0001_widgets.sql': sql }, { '0001_widgets.sql': migrationChecksum(sql) }),
+      ),
+    ).toEqual([]);
   });
 
   it('names a pinned migration that changed, one that is gone, and a new one not pinned yet', async () => {

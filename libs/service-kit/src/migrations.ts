@@ -38,7 +38,11 @@ export async function loadMigrations(dir: string, schema: string): Promise<Migra
   migrations.sort((a, b) => a.version - b.version);
   for (let i = 1; i < migrations.length; i++) {
     if (migrations[i]!.version === migrations[i - 1]!.version) {
-      throw new MigrationError(`two migrations share version ${migrations[i]!.version}`, schema, migrations[i]!.version);
+      throw new MigrationError(
+        `two migrations share version ${migrations[i]!.version}`,
+        schema,
+        migrations[i]!.version,
+      );
     }
   }
   return migrations;
@@ -65,16 +69,26 @@ export async function pinnedMigrationProblems(dir: string): Promise<string[]> {
   for (const file of files) {
     const sum = migrationChecksum(await readFile(path.join(dir, file), 'utf8'));
     const expected = pinned[file];
-    if (expected === undefined) problems.push(`${file} is not pinned: add "${file}": "${sum}" to ${PINNED_MIGRATIONS_FILE} (then never change the file; write a new migration instead)`);
-    else if (expected !== sum) problems.push(`${file} changed after it was pinned: databases that applied it will refuse to boot; restore it and write a new migration`);
+    if (expected === undefined)
+      problems.push(
+        `${file} is not pinned: add "${file}": "${sum}" to ${PINNED_MIGRATIONS_FILE} (then never change the file; write a new migration instead)`,
+      );
+    else if (expected !== sum)
+      problems.push(
+        `${file} changed after it was pinned: databases that applied it will refuse to boot; restore it and write a new migration`,
+      );
   }
-  for (const file of Object.keys(pinned)) if (!files.includes(file)) problems.push(`${file} is pinned but missing: a landed migration must stay`);
+  for (const file of Object.keys(pinned))
+    if (!files.includes(file)) problems.push(`${file} is pinned but missing: a landed migration must stay`);
   return problems;
 }
 
 /** A stable 63-bit advisory lock key per schema, so replicas of one service serialize and others don't wait. */
 function lockKey(schema: string): bigint {
-  return BigInt.asIntN(64, BigInt(`0x${createHash('sha256').update(`migrations:${schema}`).digest('hex').slice(0, 16)}`));
+  return BigInt.asIntN(
+    64,
+    BigInt(`0x${createHash('sha256').update(`migrations:${schema}`).digest('hex').slice(0, 16)}`),
+  );
 }
 
 function quoteIdent(name: string): string {
@@ -87,7 +101,12 @@ function quoteIdent(name: string): string {
  * `<schema>.schema_migrations`. A session advisory lock makes concurrent replicas wait for each
  * other, so a migration never runs twice. An applied migration whose file changed is an error.
  */
-export async function migrate(pool: pg.Pool, schema: string, migrations: Migration[], logger: Logger): Promise<number[]> {
+export async function migrate(
+  pool: pg.Pool,
+  schema: string,
+  migrations: Migration[],
+  logger: Logger,
+): Promise<number[]> {
   const client = await pool.connect();
   const key = lockKey(schema).toString();
   const s = quoteIdent(schema);
@@ -99,14 +118,20 @@ export async function migrate(pool: pg.Pool, schema: string, migrations: Migrati
       `CREATE TABLE IF NOT EXISTS ${s}.schema_migrations (
          version integer PRIMARY KEY, name text NOT NULL, checksum text NOT NULL, applied_at timestamptz NOT NULL DEFAULT now())`,
     );
-    const { rows } = await client.query<{ version: number; checksum: string }>(`SELECT version, checksum FROM ${s}.schema_migrations`);
+    const { rows } = await client.query<{ version: number; checksum: string }>(
+      `SELECT version, checksum FROM ${s}.schema_migrations`,
+    );
     const done = new Map(rows.map((r) => [r.version, r.checksum]));
     for (const migration of migrations) {
       const sum = migrationChecksum(migration.sql);
       const recorded = done.get(migration.version);
       if (recorded !== undefined) {
         if (recorded !== sum) {
-          throw new MigrationError(`migration ${migration.version}_${migration.name} changed after it was applied`, schema, migration.version);
+          throw new MigrationError(
+            `migration ${migration.version}_${migration.name} changed after it was applied`,
+            schema,
+            migration.version,
+          );
         }
         continue;
       }
@@ -114,11 +139,20 @@ export async function migrate(pool: pg.Pool, schema: string, migrations: Migrati
         await client.query('BEGIN');
         await client.query(`SET LOCAL search_path TO ${s}`);
         await client.query(migration.sql);
-        await client.query(`INSERT INTO ${s}.schema_migrations (version, name, checksum) VALUES ($1, $2, $3)`, [migration.version, migration.name, sum]);
+        await client.query(`INSERT INTO ${s}.schema_migrations (version, name, checksum) VALUES ($1, $2, $3)`, [
+          migration.version,
+          migration.name,
+          sum,
+        ]);
         await client.query('COMMIT');
       } catch (err) {
         await client.query('ROLLBACK').catch(() => undefined);
-        throw new MigrationError(`migration ${migration.version}_${migration.name} failed: ${(err as Error).message}`, schema, migration.version, { cause: err });
+        throw new MigrationError(
+          `migration ${migration.version}_${migration.name} failed: ${(err as Error).message}`,
+          schema,
+          migration.version,
+          { cause: err },
+        );
       }
       applied.push(migration.version);
       logger.info({ schema, version: migration.version, name: migration.name }, 'migration applied');

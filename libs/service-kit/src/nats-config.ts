@@ -52,29 +52,45 @@ export function natsConnectSettings(config: NatsEnv): NatsConnectSettings {
     .map((s) => s.trim())
     .filter(Boolean);
   if (servers.length === 0) problems.push({ variable: 'NATS_URL', message: 'names no server' });
-  const ways = [config.NATS_USER !== undefined && 'NATS_USER', config.NATS_TOKEN !== undefined && 'NATS_TOKEN', config.NATS_CREDS_FILE !== undefined && 'NATS_CREDS_FILE'].filter(
-    (w): w is string => typeof w === 'string',
-  );
-  if (ways.length > 1) problems.push({ variable: ways[1]!, message: `set only one of NATS_USER, NATS_TOKEN and NATS_CREDS_FILE (also set: ${ways.filter((w) => w !== ways[1]).join(', ')})` });
-  if (config.NATS_USER !== undefined && config.NATS_PASSWORD === undefined) problems.push({ variable: 'NATS_PASSWORD', message: 'required when NATS_USER is set' });
-  if (config.NATS_PASSWORD !== undefined && config.NATS_USER === undefined) problems.push({ variable: 'NATS_USER', message: 'required when NATS_PASSWORD is set' });
+  const ways = [
+    config.NATS_USER !== undefined && 'NATS_USER',
+    config.NATS_TOKEN !== undefined && 'NATS_TOKEN',
+    config.NATS_CREDS_FILE !== undefined && 'NATS_CREDS_FILE',
+  ].filter((w): w is string => typeof w === 'string');
+  if (ways.length > 1)
+    problems.push({
+      variable: ways[1]!,
+      message: `set only one of NATS_USER, NATS_TOKEN and NATS_CREDS_FILE (also set: ${ways.filter((w) => w !== ways[1]).join(', ')})`,
+    });
+  if (config.NATS_USER !== undefined && config.NATS_PASSWORD === undefined)
+    problems.push({ variable: 'NATS_PASSWORD', message: 'required when NATS_USER is set' });
+  if (config.NATS_PASSWORD !== undefined && config.NATS_USER === undefined)
+    problems.push({ variable: 'NATS_USER', message: 'required when NATS_PASSWORD is set' });
   let authenticator: Authenticator | undefined;
   if (config.NATS_CREDS_FILE !== undefined) {
     try {
       authenticator = credsAuthenticator(readFileSync(config.NATS_CREDS_FILE));
     } catch (err) {
-      problems.push({ variable: 'NATS_CREDS_FILE', message: `cannot read '${config.NATS_CREDS_FILE}': ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}` });
+      problems.push({
+        variable: 'NATS_CREDS_FILE',
+        message: `cannot read '${config.NATS_CREDS_FILE}': ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`,
+      });
     }
   }
   const inboxPrefix = config.NATS_USER !== undefined ? natsInboxPrefix(config.NATS_USER) : undefined;
   if (config.NATS_USER !== undefined && inboxPrefix === undefined) {
-    problems.push({ variable: 'NATS_USER', message: 'must be one NATS subject token (letters, digits, - and _): its replies come to _INBOX.<user>' });
+    problems.push({
+      variable: 'NATS_USER',
+      message: 'must be one NATS subject token (letters, digits, - and _): its replies come to _INBOX.<user>',
+    });
   }
   if (problems.length > 0) throw new ConfigError(problems);
   return {
     ...(inboxPrefix ? { inboxPrefix } : {}),
     servers,
-    ...(config.NATS_USER !== undefined && config.NATS_PASSWORD !== undefined ? { user: config.NATS_USER, pass: config.NATS_PASSWORD } : {}),
+    ...(config.NATS_USER !== undefined && config.NATS_PASSWORD !== undefined
+      ? { user: config.NATS_USER, pass: config.NATS_PASSWORD }
+      : {}),
     ...(config.NATS_TOKEN !== undefined ? { token: config.NATS_TOKEN } : {}),
     ...(authenticator ? { authenticator } : {}),
   };

@@ -24,7 +24,10 @@ describe('connectNats', () => {
     await server.restart();
     let reply: string | undefined;
     for (let attempt = 0; attempt < 100 && !reply; attempt++) {
-      reply = await nc.request('echo', 'two', { timeout: 200 }).then((m) => m.string(), () => undefined);
+      reply = await nc.request('echo', 'two', { timeout: 200 }).then(
+        (m) => m.string(),
+        () => undefined,
+      );
     }
     expect(reply).toBe('two');
     await nc.close();

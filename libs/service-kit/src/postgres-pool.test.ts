@@ -45,7 +45,14 @@ describe('createPgPool', () => {
   });
 
   it('starts every connection with the search path and settings it was given, and refuses unsafe ones', async () => {
-    const tuned = createPgPool({ url, applicationName: 'pool-test-settings', logger, maxConnections: 2, searchPath: 'public', settings: { 'pg_trgm.word_similarity_threshold': '0.7', work_mem: '8MB' } });
+    const tuned = createPgPool({
+      url,
+      applicationName: 'pool-test-settings',
+      logger,
+      maxConnections: 2,
+      searchPath: 'public',
+      settings: { 'pg_trgm.word_similarity_threshold': '0.7', work_mem: '8MB' },
+    });
     try {
       const { rows } = await tuned.query<{ threshold: string; work_mem: string; search_path: string }>(
         `SELECT current_setting('pg_trgm.word_similarity_threshold') AS threshold, current_setting('work_mem') AS work_mem, current_setting('search_path') AS search_path`,
@@ -54,6 +61,8 @@ describe('createPgPool', () => {
     } finally {
       await tuned.end();
     }
-    expect(() => createPgPool({ url, applicationName: 'x', logger, settings: { work_mem: '8MB -c fsync=off' } })).toThrow(/must be letters/);
+    expect(() =>
+      createPgPool({ url, applicationName: 'x', logger, settings: { work_mem: '8MB -c fsync=off' } }),
+    ).toThrow(/must be letters/);
   });
 });

@@ -23,7 +23,8 @@ const SAFE_SETTING = /^[A-Za-z0-9_.-]+$/;
 function connectionOptions(options: PostgresOptions): string | undefined {
   const settings = { ...(options.searchPath ? { search_path: options.searchPath } : {}), ...options.settings };
   const flags = Object.entries(settings).map(([name, value]) => {
-    if (!SAFE_SETTING.test(name) || !SAFE_SETTING.test(value)) throw new Error(`connection setting ${name}=${value} must be letters, digits, "_", "." or "-"`);
+    if (!SAFE_SETTING.test(name) || !SAFE_SETTING.test(value))
+      throw new Error(`connection setting ${name}=${value} must be letters, digits, "_", "." or "-"`);
     return `-c ${name}=${value}`;
   });
   return flags.length ? flags.join(' ') : undefined;
@@ -68,7 +69,11 @@ export interface TransactionOptions {
 }
 
 /** Runs `fn` in a transaction on one client, committing on success and rolling back on any error. */
-export async function inTransaction<T>(pool: pg.Pool, fn: (client: pg.PoolClient) => Promise<T>, options: TransactionOptions = {}): Promise<T> {
+export async function inTransaction<T>(
+  pool: pg.Pool,
+  fn: (client: pg.PoolClient) => Promise<T>,
+  options: TransactionOptions = {},
+): Promise<T> {
   const client = await pool.connect();
   try {
     const settings = options.settings?.(client) ?? [];

@@ -22,7 +22,9 @@ const nextLoopTurn = (): Promise<void> => new Promise((resolve) => setImmediate(
 describe('PublishBatcher', () => {
   it('holds publishes made across awaits until the loop turn ends, then sends them together in order', async () => {
     const sent: string[] = [];
-    const spied = Object.create(nc, { publish: { value: (subject: string) => void sent.push(subject) } }) as NatsConnection;
+    const spied = Object.create(nc, {
+      publish: { value: (subject: string) => void sent.push(subject) },
+    }) as NatsConnection;
     const batcher = PublishBatcher.of(spied);
     batcher.publish('a', '1');
     await Promise.resolve();

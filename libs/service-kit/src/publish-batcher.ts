@@ -36,7 +36,11 @@ export class PublishBatcher {
   }
 
   /** Queues a publish; `onError` hears of it if the client refuses it (closed connection, too large). */
-  publish(subject: string, payload: string | Uint8Array, options: { headers?: MsgHdrs; onError?: (err: Error) => void } = {}): void {
+  publish(
+    subject: string,
+    payload: string | Uint8Array,
+    options: { headers?: MsgHdrs; onError?: (err: Error) => void } = {},
+  ): void {
     this.queued.push({ subject, payload, headers: options.headers, onError: options.onError });
     if (this.scheduled) return;
     this.scheduled = true;
@@ -81,7 +85,11 @@ export class PublishBatcher {
     this.queued = [];
     for (const message of batch) {
       try {
-        this.connection.publish(message.subject, message.payload, message.headers ? { headers: message.headers } : undefined);
+        this.connection.publish(
+          message.subject,
+          message.payload,
+          message.headers ? { headers: message.headers } : undefined,
+        );
       } catch (err) {
         message.onError?.(err as Error);
       }

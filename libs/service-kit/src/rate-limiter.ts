@@ -40,7 +40,12 @@ export class RateLimiter {
     // The key lives until its window ends, so its time-to-live is exactly the wait for the next window.
     const untilWindowEnd = windowMs - (now % windowMs);
     try {
-      const [count, ttl] = (await this.redis.eval(CONSUME, 1, `${this.keyPrefix}:${compositeKey(...key, String(windowId))}`, String(untilWindowEnd))) as [number, number];
+      const [count, ttl] = (await this.redis.eval(
+        CONSUME,
+        1,
+        `${this.keyPrefix}:${compositeKey(...key, String(windowId))}`,
+        String(untilWindowEnd),
+      )) as [number, number];
       if (count <= limit) return { allowed: true, remaining: limit - count, retryAfterMs: 0 };
       return { allowed: false, remaining: 0, retryAfterMs: ttl > 0 ? Math.min(ttl, untilWindowEnd) : untilWindowEnd };
     } catch (err) {

@@ -11,5 +11,7 @@ export function announceReady(logger: Logger, fields: Record<string, unknown>): 
     return;
   }
   const bindings = logger.bindings();
-  process.stdout.write(`${JSON.stringify({ level: 'info', time: new Date().toISOString(), ...bindings, ...fields, msg: 'ready' })}\n`);
+  process.stdout.write(
+    `${JSON.stringify({ level: 'info', time: new Date().toISOString(), ...bindings, ...fields, msg: 'ready' })}\n`,
+  );
 }

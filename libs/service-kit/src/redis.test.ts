@@ -25,7 +25,14 @@ describe('createRedis', () => {
     await server.stop();
     await expect(redis.get('k')).rejects.toThrow();
     // A new server on the same port: the client reconnects by itself.
-    const again = ManagedProcess.start('redis-again', await locateBinary(binaries.redisServer), ['--port', String(port), '--bind', '127.0.0.1', '--save', '']);
+    const again = ManagedProcess.start('redis-again', await locateBinary(binaries.redisServer), [
+      '--port',
+      String(port),
+      '--bind',
+      '127.0.0.1',
+      '--save',
+      '',
+    ]);
     let pong: string | undefined;
     for (let i = 0; i < 100 && pong !== 'PONG'; i++) {
       pong = await redis.ping().catch(() => undefined);
@@ -41,7 +48,12 @@ describe('createRedis', () => {
     const sockets: net.Socket[] = [];
     const hung = net.createServer((socket) => void sockets.push(socket)).listen(0, '127.0.0.1');
     await once(hung, 'listening');
-    const redis = createRedis({ url: `redis://127.0.0.1:${(hung.address() as net.AddressInfo).port}`, name: 'svc-test', logger, commandTimeoutMs: 100 });
+    const redis = createRedis({
+      url: `redis://127.0.0.1:${(hung.address() as net.AddressInfo).port}`,
+      name: 'svc-test',
+      logger,
+      commandTimeoutMs: 100,
+    });
     await expect(redis.get('k')).rejects.toThrow('Command timed out');
     redis.disconnect();
     for (const socket of sockets) socket.destroy();

@@ -44,7 +44,13 @@ export async function runService<S extends z.ZodObject>(options: RunServiceOptio
   const shutdown = new GracefulShutdown({ logger, timeoutMs: config.SHUTDOWN_GRACE_MS + 5_000 }).listen();
   try {
     // Event-loop delay and GC pauses, for diagnosing latency (docs/operations.md); off unless asked for.
-    const runtime = diagnostics.RUNTIME_DIAGNOSTICS_PORT === undefined ? undefined : await startRuntimeDiagnostics({ port: diagnostics.RUNTIME_DIAGNOSTICS_PORT, host: diagnostics.RUNTIME_DIAGNOSTICS_HOST });
+    const runtime =
+      diagnostics.RUNTIME_DIAGNOSTICS_PORT === undefined
+        ? undefined
+        : await startRuntimeDiagnostics({
+            port: diagnostics.RUNTIME_DIAGNOSTICS_PORT,
+            host: diagnostics.RUNTIME_DIAGNOSTICS_HOST,
+          });
     const service = await options.start(config, logger);
     shutdown.add(`stop ${options.name}`, () => service.stop());
     if (runtime) shutdown.add('stop runtime diagnostics', () => runtime.stop());

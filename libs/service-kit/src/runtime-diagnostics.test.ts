@@ -1,5 +1,11 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { RUNTIME_DIAGNOSTICS_PATH, RuntimeDiagnosticsConfig, startRuntimeDiagnostics, type RuntimeDiagnostics, type RuntimeSnapshot } from './runtime-diagnostics.js';
+import {
+  RUNTIME_DIAGNOSTICS_PATH,
+  RuntimeDiagnosticsConfig,
+  startRuntimeDiagnostics,
+  type RuntimeDiagnostics,
+  type RuntimeSnapshot,
+} from './runtime-diagnostics.js';
 import { loadConfig, ConfigError } from './config.js';
 
 const tick = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
@@ -19,7 +25,8 @@ describe('runtime diagnostics', () => {
   });
 
   const url = (): string => `http://127.0.0.1:${running!.port}${RUNTIME_DIAGNOSTICS_PATH}`;
-  const read = async (method: 'GET' | 'POST'): Promise<RuntimeSnapshot> => (await (await fetch(url(), { method })).json()) as RuntimeSnapshot;
+  const read = async (method: 'GET' | 'POST'): Promise<RuntimeSnapshot> =>
+    (await (await fetch(url(), { method })).json()) as RuntimeSnapshot;
 
   it('reports a stall of the event loop and garbage-collection pauses, and starts a new window on POST', async () => {
     running = await startRuntimeDiagnostics({ port: 0, host: '127.0.0.1' });

@@ -3,7 +3,14 @@
 // unless RUNTIME_DIAGNOSTICS_PORT is set: nothing is sampled or observed then.
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { constants, monitorEventLoopDelay, performance, PerformanceObserver, type ELDHistogram, type PerformanceEntry } from 'node:perf_hooks';
+import {
+  constants,
+  monitorEventLoopDelay,
+  performance,
+  PerformanceObserver,
+  type ELDHistogram,
+  type PerformanceEntry,
+} from 'node:perf_hooks';
 import { z } from 'zod';
 import { env } from './config.js';
 import { listenFailure } from './listen-failure.js';
@@ -27,7 +34,12 @@ export interface RuntimeSnapshot {
   /** How late the event loop ran a 10 ms timer, in ms (the delay any callback waited on top of its own work). */
   eventLoopDelayMs: { p50: number; p99: number; max: number; mean: number; samples: number };
   /** Garbage-collection pauses (the main thread stopped), in ms, in all and by kind. */
-  gc: { count: number; totalMs: number; maxMs: number; byKind: Record<string, { count: number; totalMs: number; maxMs: number }> };
+  gc: {
+    count: number;
+    totalMs: number;
+    maxMs: number;
+    byKind: Record<string, { count: number; totalMs: number; maxMs: number }>;
+  };
   /** CPU time of the process in the window (user + system), in ms. */
   cpuMs: number;
 }
@@ -78,7 +90,15 @@ export class RuntimeSampler {
     const snapshot: RuntimeSnapshot = {
       pid: process.pid,
       windowMs: performance.now() - this.since,
-      eventLoopDelayMs: samples ? { p50: ms(this.delay.percentile(50)), p99: ms(this.delay.percentile(99)), max: ms(this.delay.max), mean: ms(this.delay.mean), samples } : { p50: 0, p99: 0, max: 0, mean: 0, samples: 0 },
+      eventLoopDelayMs: samples
+        ? {
+            p50: ms(this.delay.percentile(50)),
+            p99: ms(this.delay.percentile(99)),
+            max: ms(this.delay.max),
+            mean: ms(this.delay.mean),
+            samples,
+          }
+        : { p50: 0, p99: 0, max: 0, mean: 0, samples: 0 },
       gc: structuredClone(this.gc),
       cpuMs: (cpu.user + cpu.system) / 1000,
     };
@@ -113,7 +133,11 @@ export async function startRuntimeDiagnostics(settings: { port: number; host: st
   const server: Server = createServer((req, res) => {
     const path = req.url?.split('?')[0];
     if (path !== RUNTIME_DIAGNOSTICS_PATH || (req.method !== 'GET' && req.method !== 'POST')) {
-      res.writeHead(404, { 'content-type': 'application/json' }).end(JSON.stringify({ error: { code: 'NOT_FOUND', message: `only GET and POST ${RUNTIME_DIAGNOSTICS_PATH}` } }));
+      res
+        .writeHead(404, { 'content-type': 'application/json' })
+        .end(
+          JSON.stringify({ error: { code: 'NOT_FOUND', message: `only GET and POST ${RUNTIME_DIAGNOSTICS_PATH}` } }),
+        );
       return;
     }
     req.resume();

@@ -18,7 +18,14 @@ export interface ServiceDatabaseOptions {
 
 /** Opens a service's pool and brings its schema up to date; closes the pool again if that fails. */
 export async function openServiceDatabase(options: ServiceDatabaseOptions): Promise<pg.Pool> {
-  const pool = createPgPool({ url: options.url, applicationName: options.applicationName, searchPath: options.schema, maxConnections: options.maxConnections, ...(options.settings ? { settings: options.settings } : {}), logger: options.logger });
+  const pool = createPgPool({
+    url: options.url,
+    applicationName: options.applicationName,
+    searchPath: options.schema,
+    maxConnections: options.maxConnections,
+    ...(options.settings ? { settings: options.settings } : {}),
+    logger: options.logger,
+  });
   try {
     await migrate(pool, options.schema, await loadMigrations(options.migrationsDir, options.schema), options.logger);
     return pool;

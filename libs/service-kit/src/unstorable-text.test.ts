@@ -13,7 +13,12 @@ import { isUnstorableText } from './unstorable-text.js';
 let pool: pg.Pool;
 
 beforeAll(async () => {
-  pool = createPgPool({ url: await createSuiteDatabase('unstorable'), applicationName: 'unstorable-test', logger: createLogger({ service: 'test', level: 'silent' }), maxConnections: 1 });
+  pool = createPgPool({
+    url: await createSuiteDatabase('unstorable'),
+    applicationName: 'unstorable-test',
+    logger: createLogger({ service: 'test', level: 'silent' }),
+    maxConnections: 1,
+  });
 });
 afterAll(async () => pool.end());
 

@@ -17,7 +17,9 @@ let collector: OtlpCollector;
 beforeAll(async () => {
   await mkdir(outDir, { recursive: true });
   const tsc = createRequire(import.meta.url).resolve('typescript/bin/tsc');
-  await promisify(execFile)(process.execPath, [tsc, '-p', 'tsconfig.build.json', '--outDir', outDir], { cwd: LIB_ROOT });
+  await promisify(execFile)(process.execPath, [tsc, '-p', 'tsconfig.build.json', '--outDir', outDir], {
+    cwd: LIB_ROOT,
+  });
   collector = await startOtlpCollector();
 }, 120_000);
 
@@ -30,16 +32,23 @@ afterAll(async () => {
 
 describe('the built register entry', () => {
   it('instruments a plain-JS ESM app and exports one connected trace', async () => {
-    const env = Object.fromEntries(Object.entries(process.env).filter(([key]) => !key.startsWith('OTEL_') && key !== 'NODE_OPTIONS'));
-    const app = ManagedProcess.start('built-app', process.execPath, ['--import', path.join(outDir, 'register.js'), './src/test-support/built-app.mjs'], {
-      cwd: LIB_ROOT,
-      env: {
-        ...env,
-        OTEL_SERVICE_NAME: 'built-app',
-        OTEL_EXPORTER_OTLP_ENDPOINT: collector.endpoint,
-        TELEMETRY_MAIN: pathToFileURL(path.join(outDir, 'index.js')).href,
+    const env = Object.fromEntries(
+      Object.entries(process.env).filter(([key]) => !key.startsWith('OTEL_') && key !== 'NODE_OPTIONS'),
+    );
+    const app = ManagedProcess.start(
+      'built-app',
+      process.execPath,
+      ['--import', path.join(outDir, 'register.js'), './src/test-support/built-app.mjs'],
+      {
+        cwd: LIB_ROOT,
+        env: {
+          ...env,
+          OTEL_SERVICE_NAME: 'built-app',
+          OTEL_EXPORTER_OTLP_ENDPOINT: collector.endpoint,
+          TELEMETRY_MAIN: pathToFileURL(path.join(outDir, 'index.js')).href,
+        },
       },
-    });
+    );
     expect(await app.waitForExit()).toBe(0);
     expect(app.recentOutput).toContain('ok {"echoed":"/hello"}');
 

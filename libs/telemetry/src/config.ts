@@ -74,7 +74,9 @@ export function nearestPackageName(startDir: string): string | undefined {
 }
 
 function hasResourceServiceName(env: Env): boolean {
-  return (env['OTEL_RESOURCE_ATTRIBUTES'] ?? '').split(',').some((pair) => pair.split('=')[0]?.trim() === 'service.name');
+  return (env['OTEL_RESOURCE_ATTRIBUTES'] ?? '')
+    .split(',')
+    .some((pair) => pair.split('=')[0]?.trim() === 'service.name');
 }
 
 /**
@@ -99,9 +101,15 @@ function isInstrumentationName(name: string): name is InstrumentationName {
 function instrumentationList(env: Env, variable: string): InstrumentationName[] | undefined {
   const raw = nonEmpty(env[variable]);
   if (raw === undefined) return undefined;
-  const names = raw.split(',').map((name) => name.trim()).filter((name) => name !== '');
+  const names = raw
+    .split(',')
+    .map((name) => name.trim())
+    .filter((name) => name !== '');
   const unknown = names.filter((name) => !isInstrumentationName(name));
-  if (unknown.length > 0) throw new Error(`${variable}: unknown instrumentation '${unknown.join("', '")}' (known: ${INSTRUMENTATION_NAMES.join(', ')})`);
+  if (unknown.length > 0)
+    throw new Error(
+      `${variable}: unknown instrumentation '${unknown.join("', '")}' (known: ${INSTRUMENTATION_NAMES.join(', ')})`,
+    );
   return names.filter(isInstrumentationName);
 }
 
@@ -112,23 +120,37 @@ function enabledInstrumentations(env: Env): InstrumentationName[] {
 }
 
 /** Reads the telemetry settings; `entryScript` is the app's main module (process.argv[1]). */
-export function readTelemetryConfig(env: Env = process.env, entryScript: string | undefined = process.argv[1]): TelemetryConfig {
+export function readTelemetryConfig(
+  env: Env = process.env,
+  entryScript: string | undefined = process.argv[1],
+): TelemetryConfig {
   const disabled = nonEmpty(env['OTEL_SDK_DISABLED'])?.toLowerCase() === 'true';
   const metricsExporter = nonEmpty(env['OTEL_METRICS_EXPORTER'])?.toLowerCase();
   const prometheusPort = Number(nonEmpty(env['OTEL_EXPORTER_PROMETHEUS_PORT']) ?? DEFAULT_PROMETHEUS_PORT);
-  if (metricsExporter === 'prometheus' && !(Number.isInteger(prometheusPort) && prometheusPort >= 0 && prometheusPort <= 65_535)) {
-    throw new Error(`OTEL_EXPORTER_PROMETHEUS_PORT: must be a port number (0-65535), got '${env['OTEL_EXPORTER_PROMETHEUS_PORT']}'`);
+  if (
+    metricsExporter === 'prometheus' &&
+    !(Number.isInteger(prometheusPort) && prometheusPort >= 0 && prometheusPort <= 65_535)
+  ) {
+    throw new Error(
+      `OTEL_EXPORTER_PROMETHEUS_PORT: must be a port number (0-65535), got '${env['OTEL_EXPORTER_PROMETHEUS_PORT']}'`,
+    );
   }
   return {
     disabled,
     serviceName: disabled ? undefined : resolveServiceName(env, entryScript),
-    exportEnabled: Boolean(nonEmpty(env['OTEL_EXPORTER_OTLP_TRACES_ENDPOINT']) ?? nonEmpty(env['OTEL_EXPORTER_OTLP_ENDPOINT'])),
+    exportEnabled: Boolean(
+      nonEmpty(env['OTEL_EXPORTER_OTLP_TRACES_ENDPOINT']) ?? nonEmpty(env['OTEL_EXPORTER_OTLP_ENDPOINT']),
+    ),
     scheduledDelayMillis: positiveNumber(env['OTEL_BSP_SCHEDULE_DELAY']) ?? DEFAULT_SCHEDULE_DELAY_MS,
     metricsExportEnabled:
       metricsExporter === 'prometheus' ||
-      (metricsExporter !== 'none' && Boolean(nonEmpty(env['OTEL_EXPORTER_OTLP_METRICS_ENDPOINT']) ?? nonEmpty(env['OTEL_EXPORTER_OTLP_ENDPOINT']))),
+      (metricsExporter !== 'none' &&
+        Boolean(nonEmpty(env['OTEL_EXPORTER_OTLP_METRICS_ENDPOINT']) ?? nonEmpty(env['OTEL_EXPORTER_OTLP_ENDPOINT']))),
     metricExportIntervalMillis: positiveNumber(env['OTEL_METRIC_EXPORT_INTERVAL']) ?? DEFAULT_METRIC_EXPORT_INTERVAL_MS,
-    prometheus: metricsExporter === 'prometheus' ? { host: nonEmpty(env['OTEL_EXPORTER_PROMETHEUS_HOST']), port: prometheusPort } : undefined,
+    prometheus:
+      metricsExporter === 'prometheus'
+        ? { host: nonEmpty(env['OTEL_EXPORTER_PROMETHEUS_HOST']), port: prometheusPort }
+        : undefined,
     instrumentations: disabled ? [] : enabledInstrumentations(env),
   };
 }

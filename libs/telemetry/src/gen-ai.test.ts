@@ -12,10 +12,19 @@ beforeEach(() => tracing.reset());
 
 describe('withChatSpan', () => {
   it('creates a CLIENT span `chat <model>` with request and response metadata only', async () => {
-    const answer = await withChatSpan({ provider: 'openai', model: 'gpt-4o-mini', serverAddress: 'llm.internal', serverPort: 8080, maxTokens: 256 }, (chat) => {
-      chat.recordResponse({ model: 'gpt-4o-mini-2024-07-18', id: 'chatcmpl-1', inputTokens: 31, outputTokens: 7, finishReasons: ['tool_calls'] });
-      return 'the model said something private';
-    });
+    const answer = await withChatSpan(
+      { provider: 'openai', model: 'gpt-4o-mini', serverAddress: 'llm.internal', serverPort: 8080, maxTokens: 256 },
+      (chat) => {
+        chat.recordResponse({
+          model: 'gpt-4o-mini-2024-07-18',
+          id: 'chatcmpl-1',
+          inputTokens: 31,
+          outputTokens: 7,
+          finishReasons: ['tool_calls'],
+        });
+        return 'the model said something private';
+      },
+    );
 
     expect(answer).toBe('the model said something private');
     const span = tracing.span('chat gpt-4o-mini');
@@ -40,14 +49,21 @@ describe('withChatSpan', () => {
 
   it('omits metadata that was not reported', async () => {
     await withChatSpan({ provider: 'openai', model: 'm' }, () => undefined);
-    expect(Object.keys(tracing.span('chat m').attributes).sort()).toEqual(['gen_ai.operation.name', 'gen_ai.provider.name', 'gen_ai.request.model', 'gen_ai.system']);
+    expect(Object.keys(tracing.span('chat m').attributes).sort()).toEqual([
+      'gen_ai.operation.name',
+      'gen_ai.provider.name',
+      'gen_ai.request.model',
+      'gen_ai.system',
+    ]);
   });
 
   it('marks a failed call with error.type', async () => {
     class RateLimitError extends Error {
       override name = 'RateLimitError';
     }
-    await expect(withChatSpan({ provider: 'openai', model: 'm' }, () => Promise.reject(new RateLimitError('429')))).rejects.toThrow('429');
+    await expect(
+      withChatSpan({ provider: 'openai', model: 'm' }, () => Promise.reject(new RateLimitError('429'))),
+    ).rejects.toThrow('429');
     const span = tracing.span('chat m');
     expect(span.status.code).toBe(SpanStatusCode.ERROR);
     expect(span.attributes['error.type']).toBe('RateLimitError');
@@ -68,7 +84,11 @@ describe('withToolExecutionSpan', () => {
   });
 
   it('parents the tool span under the chat turn that is active', async () => {
-    await withChatSpan({ provider: 'openai', model: 'm' }, () => withToolExecutionSpan({ toolName: 'search' }, () => undefined));
-    expect(tracing.span('execute_tool search').parentSpanContext?.spanId).toBe(tracing.span('chat m').spanContext().spanId);
+    await withChatSpan({ provider: 'openai', model: 'm' }, () =>
+      withToolExecutionSpan({ toolName: 'search' }, () => undefined),
+    );
+    expect(tracing.span('execute_tool search').parentSpanContext?.spanId).toBe(
+      tracing.span('chat m').spanContext().spanId,
+    );
   });
 });

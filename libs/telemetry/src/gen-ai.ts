@@ -77,25 +77,37 @@ export function withChatSpan<T>(request: ChatRequestInfo, fn: (chat: ChatSpan) =
   // The call's metrics (duration, token usage) are recorded whichever way it ends.
   const record = (failure?: string): void =>
     recordChatCall(
-      { provider: request.provider, requestModel: request.model, responseModel: response?.model, inputTokens: response?.inputTokens, outputTokens: response?.outputTokens, errorType: failure },
+      {
+        provider: request.provider,
+        requestModel: request.model,
+        responseModel: response?.model,
+        inputTokens: response?.inputTokens,
+        outputTokens: response?.outputTokens,
+        errorType: failure,
+      },
       (performance.now() - started) / 1000,
     );
-  return withSpan(TRACER_NAME, `${VALUE.genAiOperationChat} ${request.model}`, { kind: SpanKind.CLIENT, attributes: chatRequestAttributes(request) }, async (span) => {
-    try {
-      const result = await fn({
-        span,
-        recordResponse: (info) => {
-          response = info;
-          span.setAttributes(chatResponseAttributes(info));
-        },
-      });
-      record();
-      return result;
-    } catch (error) {
-      record(errorType(error));
-      throw error;
-    }
-  });
+  return withSpan(
+    TRACER_NAME,
+    `${VALUE.genAiOperationChat} ${request.model}`,
+    { kind: SpanKind.CLIENT, attributes: chatRequestAttributes(request) },
+    async (span) => {
+      try {
+        const result = await fn({
+          span,
+          recordResponse: (info) => {
+            response = info;
+            span.setAttributes(chatResponseAttributes(info));
+          },
+        });
+        record();
+        return result;
+      } catch (error) {
+        record(errorType(error));
+        throw error;
+      }
+    },
+  );
 }
 
 /** The tool call being executed. */

@@ -3,7 +3,23 @@
 export { injectTraceContext, extractTraceContext, type HeaderGetter, type HeaderSetter } from './propagation.js';
 export { withSpan } from './with-span.js';
 export { errorType, recordSpanError } from './span-status.js';
-export { recordChatCall, recordToolCall, recordTurn, recordMemoryIngestion, recordFailure, type FailureRecord, observeConsumerLag, recordTenantTokens, recordFireLag, recordQuotaRefusal, observeGauge, type GaugeReading, type ChatCallRecord, type ToolCallRecord, type TurnRecord } from './metrics.js';
+export {
+  recordChatCall,
+  recordToolCall,
+  recordTurn,
+  recordMemoryIngestion,
+  recordFailure,
+  type FailureRecord,
+  observeConsumerLag,
+  recordTenantTokens,
+  recordFireLag,
+  recordQuotaRefusal,
+  observeGauge,
+  type GaugeReading,
+  type ChatCallRecord,
+  type ToolCallRecord,
+  type TurnRecord,
+} from './metrics.js';
 export {
   startMessagingClientSpan,
   runInMessagingServerSpan,

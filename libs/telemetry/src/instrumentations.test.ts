@@ -20,7 +20,10 @@ describe('createInstrumentations', () => {
   it('creates only the instrumentations it is given, in the usual order', () => {
     const some = createInstrumentations(['undici', 'http']);
     try {
-      expect(some.map((i) => i.instrumentationName)).toEqual(['@opentelemetry/instrumentation-http', '@opentelemetry/instrumentation-undici']);
+      expect(some.map((i) => i.instrumentationName)).toEqual([
+        '@opentelemetry/instrumentation-http',
+        '@opentelemetry/instrumentation-undici',
+      ]);
     } finally {
       some.forEach((i) => i.disable());
     }
@@ -30,9 +33,17 @@ describe('createInstrumentations', () => {
   it('only patches modules the ESM loader hook is told to intercept for that instrumentation', () => {
     INSTRUMENTATION_NAMES.forEach((name, index) => {
       const instrumentation = instrumentations[index]!;
-      const patched = instrumentation instanceof InstrumentationBase ? instrumentation.getModuleDefinitions().map((d) => d.name) : [];
+      const patched =
+        instrumentation instanceof InstrumentationBase ? instrumentation.getModuleDefinitions().map((d) => d.name) : [];
       expect(hookedModules([name]), name).toEqual(expect.arrayContaining(patched));
     });
-    expect(hookedModules(INSTRUMENTATION_NAMES)).toEqual(['http', 'https', '@grpc/grpc-js', 'pg', 'pg-pool', 'ioredis']);
+    expect(hookedModules(INSTRUMENTATION_NAMES)).toEqual([
+      'http',
+      'https',
+      '@grpc/grpc-js',
+      'pg',
+      'pg-pool',
+      'ioredis',
+    ]);
   });
 });

@@ -43,6 +43,8 @@ const FACTORIES: Record<InstrumentationName, () => Instrumentation> = {
 };
 
 /** Creates (and thereby enables) the given instrumentations; call before the app imports the patched modules. */
-export function createInstrumentations(enabled: readonly InstrumentationName[] = INSTRUMENTATION_NAMES): Instrumentation[] {
+export function createInstrumentations(
+  enabled: readonly InstrumentationName[] = INSTRUMENTATION_NAMES,
+): Instrumentation[] {
   return INSTRUMENTATION_NAMES.filter((name) => enabled.includes(name)).map((name) => FACTORIES[name]());
 }

@@ -11,13 +11,18 @@ beforeAll(async () => {
 });
 afterAll(() => collector?.stop());
 
-const exportTo = (service: string): Record<string, string> => ({ OTEL_SERVICE_NAME: service, OTEL_EXPORTER_OTLP_ENDPOINT: collector.endpoint });
+const exportTo = (service: string): Record<string, string> => ({
+  OTEL_SERVICE_NAME: service,
+  OTEL_EXPORTER_OTLP_ENDPOINT: collector.endpoint,
+});
 const fromService = (service: string) => collector.spans().filter((s) => s.serviceName === service);
 
 describe('a process that ends on its own', () => {
   it('flushes its spans before exiting (beforeExit)', async () => {
     // A delay far beyond the process lifetime: only the exit flush can deliver the spans.
-    const app = startApp('http-roundtrip-app.ts', { env: { ...exportTo('roundtrip'), OTEL_BSP_SCHEDULE_DELAY: '60000' } });
+    const app = startApp('http-roundtrip-app.ts', {
+      env: { ...exportTo('roundtrip'), OTEL_BSP_SCHEDULE_DELAY: '60000' },
+    });
     expect(await app.waitForExit()).toBe(0);
     expect(app.recentOutput).toContain('ok 200');
     const kinds = fromService('roundtrip').map((s) => s.kind);
@@ -56,15 +61,26 @@ describe('a messaging hop between processes', () => {
     const headersJson = /headers (\{.*\})/.exec(requester.recentOutput)?.[1];
     expect(headersJson).toContain('traceparent');
 
-    const responder = startApp('messaging-hop-app.ts', { args: ['respond'], env: { ...exportTo('responder'), MESSAGE_HEADERS: headersJson! } });
+    const responder = startApp('messaging-hop-app.ts', {
+      args: ['respond'],
+      env: { ...exportTo('responder'), MESSAGE_HEADERS: headersJson! },
+    });
     expect(await responder.waitForExit()).toBe(0);
 
     const spans = await collector.waitForSpans((all) => all.some((s) => s.serviceName === 'responder'), 10_000);
     const producer = spans.find((s) => s.serviceName === 'requester')!;
     const consumer = spans.find((s) => s.serviceName === 'responder')!;
     expect(producer).toMatchObject({ name: 'request tools.fixture', kind: 'PRODUCER' });
-    expect(consumer).toMatchObject({ name: 'process tools.fixture', kind: 'CONSUMER', traceId: producer.traceId, parentSpanId: producer.spanId });
-    expect(consumer.attributes).toMatchObject({ 'messaging.system': 'nats', 'messaging.destination.name': 'tools.fixture' });
+    expect(consumer).toMatchObject({
+      name: 'process tools.fixture',
+      kind: 'CONSUMER',
+      traceId: producer.traceId,
+      parentSpanId: producer.spanId,
+    });
+    expect(consumer.attributes).toMatchObject({
+      'messaging.system': 'nats',
+      'messaging.destination.name': 'tools.fixture',
+    });
   });
 });
 

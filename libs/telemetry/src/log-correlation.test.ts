@@ -12,7 +12,7 @@ beforeAll(() => {
 afterAll(() => tracing.uninstall());
 
 describe('traceFields', () => {
-  it('gives the active span\'s trace and span ids, across awaits, and nothing outside a span', async () => {
+  it("gives the active span's trace and span ids, across awaits, and nothing outside a span", async () => {
     expect(traceFields()).toEqual({});
     await trace.getTracer('test').startActiveSpan('outer', async (span) => {
       await new Promise((r) => setTimeout(r, 1));
@@ -22,7 +22,7 @@ describe('traceFields', () => {
     expect(traceFields()).toEqual({});
   });
 
-  it('puts them on the log lines a pino logger writes inside the span (as service-kit\'s logger does)', () => {
+  it("puts them on the log lines a pino logger writes inside the span (as service-kit's logger does)", () => {
     const lines: Array<Record<string, unknown>> = [];
     const sink = new Writable({
       write(chunk: Buffer, _encoding, done) {

@@ -71,9 +71,11 @@ describe('runInMessagingServerSpan', () => {
   });
 
   it('starts a new trace when the message carries none, and records handler errors', async () => {
-    await expect(runInMessagingServerSpan({ subject: 'tools.search', getHeader: () => undefined }, () => Promise.reject(new TypeError('bad input')))).rejects.toThrow(
-      'bad input',
-    );
+    await expect(
+      runInMessagingServerSpan({ subject: 'tools.search', getHeader: () => undefined }, () =>
+        Promise.reject(new TypeError('bad input')),
+      ),
+    ).rejects.toThrow('bad input');
     const consumer = tracing.span('process tools.search');
     expect(consumer.parentSpanContext).toBeUndefined();
     expect(consumer.status.code).toBe(SpanStatusCode.ERROR);
@@ -85,10 +87,13 @@ describe('runInMessagingBatchSpan', () => {
   it('processes a batch in a CONSUMER span of a trace of its own, with its statements and calls below it', async () => {
     const outer = trace.getTracer('test').startSpan('unrelated caller');
     const result = await context.with(trace.setSpan(context.active(), outer), () =>
-      runInMessagingBatchSpan({ destination: 'MEMORY_INGEST', consumerGroup: 'memory-ingest', messageCount: 3 }, async () => {
-        trace.getTracer('test').startSpan('pg.query:INSERT').end();
-        return 'done';
-      }),
+      runInMessagingBatchSpan(
+        { destination: 'MEMORY_INGEST', consumerGroup: 'memory-ingest', messageCount: 3 },
+        async () => {
+          trace.getTracer('test').startSpan('pg.query:INSERT').end();
+          return 'done';
+        },
+      ),
     );
     outer.end();
     expect(result).toBe('done');

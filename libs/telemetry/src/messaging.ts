@@ -28,7 +28,12 @@ export interface MessagingClientSpan {
   end(error?: unknown): void;
 }
 
-function messagingAttributes(subject: string, operationName: string, operationType: string, extra: Attributes): Attributes {
+function messagingAttributes(
+  subject: string,
+  operationName: string,
+  operationType: string,
+  extra: Attributes,
+): Attributes {
   return {
     [ATTR.messagingSystem]: VALUE.messagingSystemNats,
     [ATTR.messagingSystemName]: VALUE.messagingSystemNats,
@@ -55,7 +60,10 @@ export function startMessagingClientSpan(options: MessagingClientSpanOptions): M
   const parent = contextApi.active();
   const span = trace.getTracer(TRACER_NAME).startSpan(
     `${operation} ${options.subject}`,
-    { kind: SpanKind.PRODUCER, attributes: messagingAttributes(options.subject, operation, VALUE.messagingOperationTypeSend, extra) },
+    {
+      kind: SpanKind.PRODUCER,
+      attributes: messagingAttributes(options.subject, operation, VALUE.messagingOperationTypeSend, extra),
+    },
     parent,
   );
   const spanContext = trace.setSpan(parent, span);
@@ -87,7 +95,10 @@ export interface MessagingServerSpanOptions {
  * continuing the requester's trace from the message headers. Errors thrown by `fn` are recorded on
  * the span and rethrown.
  */
-export function runInMessagingServerSpan<T>(options: MessagingServerSpanOptions, fn: (span: Span) => T | Promise<T>): Promise<T> {
+export function runInMessagingServerSpan<T>(
+  options: MessagingServerSpanOptions,
+  fn: (span: Span) => T | Promise<T>,
+): Promise<T> {
   const extra: Attributes = {};
   if (options.queueGroup !== undefined) extra[ATTR.messagingConsumerGroupName] = options.queueGroup;
   if (options.bodySize !== undefined) extra[ATTR.messagingMessageBodySize] = options.bodySize;
@@ -117,7 +128,10 @@ export interface MessagingBatchSpanOptions {
  * that starts a trace of its own: background work that was not asked for by a traced request
  * (its statements and model calls become the span's children instead of being left untraced).
  */
-export function runInMessagingBatchSpan<T>(options: MessagingBatchSpanOptions, fn: (span: Span) => T | Promise<T>): Promise<T> {
+export function runInMessagingBatchSpan<T>(
+  options: MessagingBatchSpanOptions,
+  fn: (span: Span) => T | Promise<T>,
+): Promise<T> {
   return withSpan(
     TRACER_NAME,
     `process ${options.destination}`,

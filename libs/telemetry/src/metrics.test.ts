@@ -1,5 +1,11 @@
 import { metrics } from '@opentelemetry/api';
-import { DataPointType, MeterProvider, MetricReader, type HistogramMetricData, type MetricData } from '@opentelemetry/sdk-metrics';
+import {
+  DataPointType,
+  MeterProvider,
+  MetricReader,
+  type HistogramMetricData,
+  type MetricData,
+} from '@opentelemetry/sdk-metrics';
 import { afterAll, beforeEach, describe, expect, it } from 'vitest';
 import { withChatSpan } from './gen-ai.js';
 import { recordToolCall, recordTurn } from './metrics.js';
@@ -23,23 +29,36 @@ function install(): void {
   metrics.setGlobalMeterProvider(new MeterProvider({ readers: [reader] }));
 }
 
-async function histogram(name: string): Promise<Array<{ attributes: Record<string, unknown>; count: number; sum: number }>> {
+async function histogram(
+  name: string,
+): Promise<Array<{ attributes: Record<string, unknown>; count: number; sum: number }>> {
   const { resourceMetrics } = await reader.collect();
-  const found = resourceMetrics.scopeMetrics.flatMap((s) => s.metrics).find((m: MetricData) => m.descriptor.name === name);
+  const found = resourceMetrics.scopeMetrics
+    .flatMap((s) => s.metrics)
+    .find((m: MetricData) => m.descriptor.name === name);
   if (!found) return [];
   expect(found.dataPointType).toBe(DataPointType.HISTOGRAM);
-  return (found as HistogramMetricData).dataPoints.map((p) => ({ attributes: p.attributes, count: p.value.count, sum: p.value.sum ?? 0 }));
+  return (found as HistogramMetricData).dataPoints.map((p) => ({
+    attributes: p.attributes,
+    count: p.value.count,
+    sum: p.value.sum ?? 0,
+  }));
 }
 
 beforeEach(install);
 afterAll(() => metrics.disable());
 
 describe('platform metrics', () => {
-  it('records a model call\'s duration and its input and output tokens (GenAI conventions)', async () => {
+  it("records a model call's duration and its input and output tokens (GenAI conventions)", async () => {
     await withChatSpan({ provider: 'openai', model: 'gpt-4o-mini' }, async (chat) => {
       chat.recordResponse({ model: 'gpt-4o-mini-2024', inputTokens: 120, outputTokens: 30 });
     });
-    const base = { 'gen_ai.operation.name': 'chat', 'gen_ai.provider.name': 'openai', 'gen_ai.request.model': 'gpt-4o-mini', 'gen_ai.response.model': 'gpt-4o-mini-2024' };
+    const base = {
+      'gen_ai.operation.name': 'chat',
+      'gen_ai.provider.name': 'openai',
+      'gen_ai.request.model': 'gpt-4o-mini',
+      'gen_ai.response.model': 'gpt-4o-mini-2024',
+    };
     const durations = await histogram('gen_ai.client.operation.duration');
     expect(durations).toEqual([{ attributes: base, count: 1, sum: expect.any(Number) }]);
     expect(durations[0]!.sum).toBeGreaterThanOrEqual(0);
@@ -59,7 +78,16 @@ describe('platform metrics', () => {
       }),
     ).rejects.toThrow('slow down');
     expect(await histogram('gen_ai.client.operation.duration')).toEqual([
-      { attributes: { 'gen_ai.operation.name': 'chat', 'gen_ai.provider.name': 'openai', 'gen_ai.request.model': 'm', 'error.type': 'RateLimitError' }, count: 1, sum: expect.any(Number) },
+      {
+        attributes: {
+          'gen_ai.operation.name': 'chat',
+          'gen_ai.provider.name': 'openai',
+          'gen_ai.request.model': 'm',
+          'error.type': 'RateLimitError',
+        },
+        count: 1,
+        sum: expect.any(Number),
+      },
     ]);
     expect(await histogram('gen_ai.client.token.usage')).toEqual([]);
   });
@@ -71,10 +99,26 @@ describe('platform metrics', () => {
     recordTurn({ profile: 'default', status: 'completed', stopReason: 'final_answer' }, 0.5);
     expect(await histogram('platform.tool.duration')).toEqual([
       { attributes: { 'gen_ai.tool.name': 'calculator', 'platform.tool.status': 'success' }, count: 2, sum: 0.01 },
-      { attributes: { 'gen_ai.tool.name': 'web_fetch', 'platform.tool.status': 'timeout', 'error.type': 'DEADLINE_EXCEEDED' }, count: 1, sum: 30 },
+      {
+        attributes: {
+          'gen_ai.tool.name': 'web_fetch',
+          'platform.tool.status': 'timeout',
+          'error.type': 'DEADLINE_EXCEEDED',
+        },
+        count: 1,
+        sum: 30,
+      },
     ]);
     expect(await histogram('platform.turn.duration')).toEqual([
-      { attributes: { 'platform.profile': 'default', 'platform.run.status': 'completed', 'platform.stop_reason': 'final_answer' }, count: 1, sum: 0.5 },
+      {
+        attributes: {
+          'platform.profile': 'default',
+          'platform.run.status': 'completed',
+          'platform.stop_reason': 'final_answer',
+        },
+        count: 1,
+        sum: 0.5,
+      },
     ]);
   });
 

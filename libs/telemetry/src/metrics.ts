@@ -59,7 +59,7 @@ function instruments(): Instruments {
     }),
     fireLag: meter.createHistogram(PLATFORM.fireLagMetric, {
       unit: 's',
-      description: 'Delay between a fire\'s scheduled time and the moment a trigger replica starts it, by fire kind',
+      description: "Delay between a fire's scheduled time and the moment a trigger replica starts it, by fire kind",
       advice: { explicitBucketBoundaries: [0.1, 0.5, 1, 2, 5, 10, 30, 60, 120, 300, 900, 3600] },
     }),
     quotaRefusals: meter.createCounter(PLATFORM.quotaRefusalsMetric, {
@@ -91,8 +91,10 @@ export function recordChatCall(call: ChatCallRecord, durationS: number): void {
     ...(call.responseModel ? { [ATTR.genAiResponseModel]: call.responseModel } : {}),
   };
   chatDuration.record(durationS, call.errorType ? { ...attributes, [ATTR.errorType]: call.errorType } : attributes);
-  if (call.inputTokens !== undefined) tokenUsage.record(call.inputTokens, { ...attributes, [ATTR.genAiTokenType]: VALUE.genAiTokenTypeInput });
-  if (call.outputTokens !== undefined) tokenUsage.record(call.outputTokens, { ...attributes, [ATTR.genAiTokenType]: VALUE.genAiTokenTypeOutput });
+  if (call.inputTokens !== undefined)
+    tokenUsage.record(call.inputTokens, { ...attributes, [ATTR.genAiTokenType]: VALUE.genAiTokenTypeInput });
+  if (call.outputTokens !== undefined)
+    tokenUsage.record(call.outputTokens, { ...attributes, [ATTR.genAiTokenType]: VALUE.genAiTokenTypeOutput });
 }
 
 /** One tool call as the orchestrator saw it (`status` is the loop's result status, e.g. `success`, `timeout`). */
@@ -129,8 +131,10 @@ export function recordTurn(turn: TurnRecord, durationS: number): void {
 /** Tokens a finished turn used, for the per-tenant usage counter. */
 export function recordTenantTokens(tenant: string, inputTokens: number, outputTokens: number): void {
   const { tenantTokens } = instruments();
-  if (inputTokens > 0) tenantTokens.add(inputTokens, { [PLATFORM.tenant]: tenant, [ATTR.genAiTokenType]: VALUE.genAiTokenTypeInput });
-  if (outputTokens > 0) tenantTokens.add(outputTokens, { [PLATFORM.tenant]: tenant, [ATTR.genAiTokenType]: VALUE.genAiTokenTypeOutput });
+  if (inputTokens > 0)
+    tenantTokens.add(inputTokens, { [PLATFORM.tenant]: tenant, [ATTR.genAiTokenType]: VALUE.genAiTokenTypeInput });
+  if (outputTokens > 0)
+    tenantTokens.add(outputTokens, { [PLATFORM.tenant]: tenant, [ATTR.genAiTokenType]: VALUE.genAiTokenTypeOutput });
 }
 
 /** A fire started `lagS` seconds after its scheduled time (`kind`: schedule, event, condition, manual). */
@@ -153,7 +157,11 @@ export interface GaugeReading {
  * Reports a gauge read through `read` at each metric collection (e.g. a count a service keeps
  * up to date); `read` must be cheap (no I/O). Returns a function that stops reporting.
  */
-export function observeGauge(name: string, options: { description: string; unit: string }, read: () => readonly GaugeReading[]): () => void {
+export function observeGauge(
+  name: string,
+  options: { description: string; unit: string },
+  read: () => readonly GaugeReading[],
+): () => void {
   const gauge = metrics.getMeterProvider().getMeter(METER_NAME).createObservableGauge(name, options);
   const callback = (result: { observe(value: number, attributes?: Attributes): void }) => {
     for (const reading of read()) result.observe(reading.value, reading.attributes);
@@ -191,7 +199,11 @@ export function recordFailure(failure: FailureRecord): void {
   const meter = metrics.getMeterProvider().getMeter(METER_NAME);
   let counter = failureCounters.get(meter);
   if (!counter) {
-    counter = meter.createCounter(PLATFORM.failuresMetric, { unit: '{failure}', description: 'Classified failures of runs (model and tool calls, delegations, plans, infrastructure), by class, kind, severity and recovery' });
+    counter = meter.createCounter(PLATFORM.failuresMetric, {
+      unit: '{failure}',
+      description:
+        'Classified failures of runs (model and tool calls, delegations, plans, infrastructure), by class, kind, severity and recovery',
+    });
     failureCounters.set(meter, counter);
   }
   counter.add(1, {
@@ -210,7 +222,10 @@ const failureCounters = new WeakMap<object, Counter>();
  */
 export function observeConsumerLag(consumer: string, read: () => number | undefined): () => void {
   const meter = metrics.getMeterProvider().getMeter(METER_NAME);
-  const gauge = meter.createObservableGauge(PLATFORM.consumerLagMetric, { unit: '{message}', description: 'Messages a durable consumer has not finished (pending + unacknowledged)' });
+  const gauge = meter.createObservableGauge(PLATFORM.consumerLagMetric, {
+    unit: '{message}',
+    description: 'Messages a durable consumer has not finished (pending + unacknowledged)',
+  });
   const callback = (result: { observe(value: number, attributes?: Attributes): void }) => {
     const lag = read();
     if (lag !== undefined) result.observe(lag, { [PLATFORM.consumer]: consumer });

@@ -26,7 +26,8 @@ function seriesNames(text: string): Set<string> {
 
 function labelNames(text: string): Set<string> {
   const labels = new Set<string>();
-  for (const match of text.matchAll(/^[a-zA-Z_:][\w:]*\{([^}]*)\}/gm)) for (const pair of match[1]!.matchAll(/([a-zA-Z_]\w*)="/g)) labels.add(pair[1]!);
+  for (const match of text.matchAll(/^[a-zA-Z_:][\w:]*\{([^}]*)\}/gm))
+    for (const pair of match[1]!.matchAll(/([a-zA-Z_]\w*)="/g)) labels.add(pair[1]!);
   return labels;
 }
 
@@ -34,7 +35,19 @@ function labelNames(text: string): Set<string> {
 const SCRAPE_LABELS = new Set(['namespace', 'pod', 'job', 'instance', 'container', 'le']);
 /** Series Prometheus makes itself. */
 const PROMETHEUS_SERIES = new Set(['up']);
-const PROMQL_WORDS = new Set(['by', 'without', 'on', 'ignoring', 'group_left', 'group_right', 'and', 'or', 'unless', 'bool', 'offset']);
+const PROMQL_WORDS = new Set([
+  'by',
+  'without',
+  'on',
+  'ignoring',
+  'group_left',
+  'group_right',
+  'and',
+  'or',
+  'unless',
+  'bool',
+  'offset',
+]);
 
 /** The metric and label names one PromQL expression uses. */
 function promqlNames(expr: string): { metrics: string[]; labels: string[] } {
@@ -45,7 +58,12 @@ function promqlNames(expr: string): { metrics: string[]; labels: string[] } {
     return ' ';
   });
   rest = rest.replace(/\b(?:by|without|on|ignoring)\s*\(([^)]*)\)/g, (_m, inner: string) => {
-    labels.push(...inner.split(',').map((l) => l.trim()).filter(Boolean));
+    labels.push(
+      ...inner
+        .split(',')
+        .map((l) => l.trim())
+        .filter(Boolean),
+    );
     return ' ';
   });
   rest = rest.replace(/\[[^\]]*\]/g, ' ').replace(/(?<![\w:])\d+(?:\.\d+)?(?:e[+-]?\d+)?/gi, ' ');
@@ -61,12 +79,16 @@ function promqlNames(expr: string): { metrics: string[]; labels: string[] } {
 const observability = path.join(workspaceRoot(), 'deploy/observability');
 
 function dashboardExpressions(): string[] {
-  const dashboard = JSON.parse(readFileSync(path.join(observability, 'grafana-dashboard.json'), 'utf8')) as { panels: Array<{ targets?: Array<{ expr: string }> }> };
+  const dashboard = JSON.parse(readFileSync(path.join(observability, 'grafana-dashboard.json'), 'utf8')) as {
+    panels: Array<{ targets?: Array<{ expr: string }> }>;
+  };
   return dashboard.panels.flatMap((p) => (p.targets ?? []).map((t) => t.expr.replaceAll('$namespace', '.*')));
 }
 
 function ruleExpressions(): string[] {
-  return [...readFileSync(path.join(observability, 'prometheus-rules.yaml'), 'utf8').matchAll(/^\s+expr: (.+)$/gm)].map((m) => m[1]!);
+  return [...readFileSync(path.join(observability, 'prometheus-rules.yaml'), 'utf8').matchAll(/^\s+expr: (.+)$/gm)].map(
+    (m) => m[1]!,
+  );
 }
 
 /** GitHub's anchor of a Markdown heading. */
@@ -80,7 +102,13 @@ function anchorOf(heading: string): string {
 
 beforeAll(async () => {
   const port = await freePort();
-  app = startApp('every-metric-app.ts', { env: { OTEL_METRICS_EXPORTER: 'prometheus', OTEL_EXPORTER_PROMETHEUS_PORT: String(port), OTEL_SERVICE_NAME: 'metrics-fixture' } });
+  app = startApp('every-metric-app.ts', {
+    env: {
+      OTEL_METRICS_EXPORTER: 'prometheus',
+      OTEL_EXPORTER_PROMETHEUS_PORT: String(port),
+      OTEL_SERVICE_NAME: 'metrics-fixture',
+    },
+  });
   await app.waitForOutput((out) => out.includes('ready'), 30_000);
   for (let attempt = 0; attempt < 100 && !exposition.includes('platform_turn_duration'); attempt++) {
     exposition = await fetch(`http://127.0.0.1:${port}/metrics`)
@@ -112,7 +140,9 @@ describe('metrics for Prometheus', () => {
       expect(names, name).toContain(name);
     }
     expect(exposition).toMatch(/gen_ai_client_token_usage_count\{[^}]*gen_ai_token_type="input"/);
-    expect(exposition).toMatch(/platform_tool_duration_count\{[^}]*gen_ai_tool_name="web_fetch"[^}]*platform_tool_status="timeout"/);
+    expect(exposition).toMatch(
+      /platform_tool_duration_count\{[^}]*gen_ai_tool_name="web_fetch"[^}]*platform_tool_status="timeout"/,
+    );
     expect(exposition).toMatch(/target_info\{[^}]*service_name="metrics-fixture"/);
   });
 
@@ -127,7 +157,9 @@ describe('metrics for Prometheus', () => {
     const unknown = queries.flatMap((expr) => {
       const used = promqlNames(expr);
       return [
-        ...used.metrics.filter((m) => !exported.has(m) && !PROMETHEUS_SERIES.has(m)).map((m) => `metric ${m} in ${expr}`),
+        ...used.metrics
+          .filter((m) => !exported.has(m) && !PROMETHEUS_SERIES.has(m))
+          .map((m) => `metric ${m} in ${expr}`),
         ...used.labels.filter((l) => !labels.has(l) && !SCRAPE_LABELS.has(l)).map((l) => `label ${l} in ${expr}`),
       ];
     });
@@ -135,7 +167,11 @@ describe('metrics for Prometheus', () => {
   });
 
   it('the name check itself finds what is not exported', () => {
-    expect(promqlNames('sum by (gen_ai_tool_name) (rate(platform_tool_duraton_count{platform_tool_status!="success"}[5m])) > 0.2')).toEqual({
+    expect(
+      promqlNames(
+        'sum by (gen_ai_tool_name) (rate(platform_tool_duraton_count{platform_tool_status!="success"}[5m])) > 0.2',
+      ),
+    ).toEqual({
       metrics: ['platform_tool_duraton_count'],
       labels: ['platform_tool_status', 'gen_ai_tool_name'],
     });
@@ -147,7 +183,9 @@ describe('metrics for Prometheus', () => {
     const links = [...rules.matchAll(/runbook_url: (\S+)/g)].map((m) => m[1]!);
     expect(links).toHaveLength(alerts.length);
     const anchors = new Set(
-      [...readFileSync(path.join(workspaceRoot(), 'docs/operations.md'), 'utf8').matchAll(/^#{2,4} (.+)$/gm)].map((m) => anchorOf(m[1]!)),
+      [...readFileSync(path.join(workspaceRoot(), 'docs/operations.md'), 'utf8').matchAll(/^#{2,4} (.+)$/gm)].map((m) =>
+        anchorOf(m[1]!),
+      ),
     );
     const broken = links.filter((link) => {
       const [file, anchor] = link.split('#');

@@ -30,7 +30,12 @@ describe('injectTraceContext / extractTraceContext', () => {
   it('writes no empty header: a context whose tracestate is empty sends no tracestate', () => {
     const headers = new Map<string, string>();
     // What a parent that arrived with an empty `tracestate` (or a sampler's empty state) leaves.
-    const parent = { traceId: '0af7651916cd43dd8448eb211c80319c', spanId: 'b7ad6b7169203331', traceFlags: 1, traceState: createTraceState('') };
+    const parent = {
+      traceId: '0af7651916cd43dd8448eb211c80319c',
+      spanId: 'b7ad6b7169203331',
+      traceFlags: 1,
+      traceState: createTraceState(''),
+    };
     injectTraceContext((k, v) => headers.set(k, v), trace.setSpanContext(context.active(), parent));
     expect(headers.get('traceparent')).toBe('00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01');
     expect(headers.has('tracestate')).toBe(false);
@@ -47,7 +52,10 @@ describe('injectTraceContext / extractTraceContext', () => {
 
   it('carries baggage alongside the trace context', () => {
     const headers = new Map<string, string>();
-    const withBaggage = propagation.setBaggage(context.active(), propagation.createBaggage({ 'tenant.id': { value: 't-42' } }));
+    const withBaggage = propagation.setBaggage(
+      context.active(),
+      propagation.createBaggage({ 'tenant.id': { value: 't-42' } }),
+    );
     injectTraceContext((k, v) => headers.set(k, v), withBaggage);
     const extracted = extractTraceContext((k) => headers.get(k));
     expect(propagation.getBaggage(extracted)?.getEntry('tenant.id')?.value).toBe('t-42');
@@ -62,7 +70,9 @@ describe('injectTraceContext / extractTraceContext', () => {
 
   it('does not adopt the span active at the receiver as parent', () => {
     const unrelated = tracer().startSpan('subscription-loop');
-    const extracted = context.with(trace.setSpan(context.active(), unrelated), () => extractTraceContext(() => undefined));
+    const extracted = context.with(trace.setSpan(context.active(), unrelated), () =>
+      extractTraceContext(() => undefined),
+    );
     unrelated.end();
     expect(trace.getSpan(extracted)).toBeUndefined();
   });
@@ -79,7 +89,10 @@ describe('a NATS-style hop through serialized headers', () => {
 
     // Responder: rebuild the headers from bytes and handle the message.
     const received = new Map<string, string>(JSON.parse(wire) as [string, string][]);
-    const reply = await runInMessagingServerSpan({ subject: 'tools.calculator', getHeader: (k) => received.get(k) }, () => 'result');
+    const reply = await runInMessagingServerSpan(
+      { subject: 'tools.calculator', getHeader: (k) => received.get(k) },
+      () => 'result',
+    );
     outgoing.end();
 
     expect(reply).toBe('result');

@@ -15,13 +15,20 @@ if (!config.disabled) {
     // loader hook is what lets the instrumentations patch them. This is the off-thread
     // module.register loader (the one the OpenTelemetry packages ship as hook.mjs; Node 24 runs it
     // as Node 20 did), and it only wraps the instrumented packages.
-    register('@opentelemetry/instrumentation/hook.mjs', import.meta.url, { data: { include: hookedModules(config.instrumentations) } });
-    const [{ startSdk }, { installExitHooks }] = await Promise.all([import('./start-sdk.js'), import('./exit-hooks.js')]);
+    register('@opentelemetry/instrumentation/hook.mjs', import.meta.url, {
+      data: { include: hookedModules(config.instrumentations) },
+    });
+    const [{ startSdk }, { installExitHooks }] = await Promise.all([
+      import('./start-sdk.js'),
+      import('./exit-hooks.js'),
+    ]);
     const sdk = startSdk(config);
     let stopping: Promise<void> | undefined;
     installExitHooks(() => (stopping ??= sdk.shutdown()));
   } catch (error) {
     // Telemetry must never keep a service from starting.
-    process.emitWarning(`tracing is disabled: ${error instanceof Error ? error.message : String(error)}`, { code: 'PLATFORM_TELEMETRY' });
+    process.emitWarning(`tracing is disabled: ${error instanceof Error ? error.message : String(error)}`, {
+      code: 'PLATFORM_TELEMETRY',
+    });
   }
 }

@@ -27,7 +27,9 @@ describe('shutdownTelemetry', () => {
   it('flushes spans still buffered by the batch processor, and can be called again', async () => {
     const exporter = recordingExporter();
     // A delay far beyond the test: only the shutdown flush can deliver the span.
-    const provider = new TracerProvider({ spanProcessors: [new BatchSpanProcessor({ exporter, scheduledDelayMillis: 60_000 })] });
+    const provider = new TracerProvider({
+      spanProcessors: [new BatchSpanProcessor({ exporter, scheduledDelayMillis: 60_000 })],
+    });
     trace.setGlobalTracerProvider(provider);
 
     trace.getTracer('test').startSpan('buffered').end();

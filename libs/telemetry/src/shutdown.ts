@@ -5,7 +5,9 @@ interface ShutdownCapable {
 }
 
 function hasShutdown(value: unknown): value is ShutdownCapable {
-  return typeof value === 'object' && value !== null && typeof (value as Partial<ShutdownCapable>).shutdown === 'function';
+  return (
+    typeof value === 'object' && value !== null && typeof (value as Partial<ShutdownCapable>).shutdown === 'function'
+  );
 }
 
 /** The registered SDK provider behind the API's global proxy, if any. */
@@ -30,6 +32,9 @@ export async function shutdownTelemetry(): Promise<void> {
   try {
     await provider.shutdown();
   } catch (error) {
-    process.emitWarning(`spans may have been lost at shutdown: ${error instanceof Error ? error.message : String(error)}`, { code: 'PLATFORM_TELEMETRY' });
+    process.emitWarning(
+      `spans may have been lost at shutdown: ${error instanceof Error ? error.message : String(error)}`,
+      { code: 'PLATFORM_TELEMETRY' },
+    );
   }
 }

@@ -24,10 +24,21 @@ function metricReaders(config: TelemetryConfig): IMetricReader[] {
   if (!config.metricsExportEnabled) return [];
   if (config.prometheus) {
     // Serves /metrics for Prometheus to scrape (pods expose it as the container port `metrics`).
-    return [new PrometheusExporter({ port: config.prometheus.port, endpoint: PROMETHEUS_METRICS_PATH, ...(config.prometheus.host ? { host: config.prometheus.host } : {}) })];
+    return [
+      new PrometheusExporter({
+        port: config.prometheus.port,
+        endpoint: PROMETHEUS_METRICS_PATH,
+        ...(config.prometheus.host ? { host: config.prometheus.host } : {}),
+      }),
+    ];
   }
   // The exporter reads OTEL_EXPORTER_OTLP_(METRICS_)ENDPOINT, _HEADERS and _TIMEOUT itself; it always sends JSON.
-  return [new PeriodicExportingMetricReader({ exporter: new OTLPMetricExporter(), exportIntervalMillis: config.metricExportIntervalMillis })];
+  return [
+    new PeriodicExportingMetricReader({
+      exporter: new OTLPMetricExporter(),
+      exportIntervalMillis: config.metricExportIntervalMillis,
+    }),
+  ];
 }
 
 /** Starts tracing (and metrics, when exported) with the W3C trace-context + baggage propagators; returns the started SDK for shutdown. */
@@ -39,7 +50,9 @@ export function startSdk(config: TelemetryConfig): NodeSDK {
     // Explicit: without these, NodeSDK would start metric and log exporters from env defaults.
     metricReaders: metricReaders(config),
     logRecordProcessors: [],
-    textMapPropagator: new CompositePropagator({ propagators: [new W3CTraceContextPropagator(), new W3CBaggagePropagator()] }),
+    textMapPropagator: new CompositePropagator({
+      propagators: [new W3CTraceContextPropagator(), new W3CBaggagePropagator()],
+    }),
   });
   sdk.start();
   return sdk;

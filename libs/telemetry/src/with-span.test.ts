@@ -16,11 +16,16 @@ class QuotaError extends Error {
 
 describe('withSpan', () => {
   it('returns the result and ends the span, with the span active inside across awaits', async () => {
-    const result = await withSpan('test', 'work', { kind: SpanKind.INTERNAL, attributes: { 'work.size': 3 } }, async (span) => {
-      await new Promise((r) => setTimeout(r, 1));
-      expect(trace.getActiveSpan()).toBe(span);
-      return 42;
-    });
+    const result = await withSpan(
+      'test',
+      'work',
+      { kind: SpanKind.INTERNAL, attributes: { 'work.size': 3 } },
+      async (span) => {
+        await new Promise((r) => setTimeout(r, 1));
+        expect(trace.getActiveSpan()).toBe(span);
+        return 42;
+      },
+    );
     expect(result).toBe(42);
     const span = tracing.span('work');
     expect(span.ended).toBe(true);

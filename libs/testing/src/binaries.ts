@@ -32,8 +32,16 @@ async function postgresBinDirs(): Promise<string[]> {
 }
 
 export const binaries = {
-  natsServer: { command: 'nats-server', debianPackage: 'nats-server', extraDirs: () => Promise.resolve(['/usr/sbin', '/usr/local/bin']) },
-  redisServer: { command: 'redis-server', debianPackage: 'redis-server', extraDirs: () => Promise.resolve(['/usr/sbin', '/usr/local/bin']) },
+  natsServer: {
+    command: 'nats-server',
+    debianPackage: 'nats-server',
+    extraDirs: () => Promise.resolve(['/usr/sbin', '/usr/local/bin']),
+  },
+  redisServer: {
+    command: 'redis-server',
+    debianPackage: 'redis-server',
+    extraDirs: () => Promise.resolve(['/usr/sbin', '/usr/local/bin']),
+  },
   postgres: { command: 'postgres', debianPackage: 'postgresql', extraDirs: postgresBinDirs },
   initdb: { command: 'initdb', debianPackage: 'postgresql', extraDirs: postgresBinDirs },
 } satisfies Record<string, ServerBinary>;

@@ -65,7 +65,9 @@ describe('the fault proxy', () => {
   it('resets open connections and accepts new ones', async () => {
     const socket = await connect();
     await roundTrip(socket, 'x');
-    const closed = new Promise<string | undefined>((resolve) => socket.once('error', (err: NodeJS.ErrnoException) => resolve(err.code)));
+    const closed = new Promise<string | undefined>((resolve) =>
+      socket.once('error', (err: NodeJS.ErrnoException) => resolve(err.code)),
+    );
     expect(proxy.resetConnections()).toBeGreaterThanOrEqual(1);
     expect(await closed).toBe('ECONNRESET');
     const again = await connect();

@@ -1,5 +1,10 @@
 import { startNatsServer, type NatsServerHandle } from './nats-server.js';
-import { pgvectorInstalled, startPostgresServer, type PostgresServerHandle, type PostgresServerOptions } from './postgres-server.js';
+import {
+  pgvectorInstalled,
+  startPostgresServer,
+  type PostgresServerHandle,
+  type PostgresServerOptions,
+} from './postgres-server.js';
 import { startRedisServer, type RedisServerHandle } from './redis-server.js';
 
 /** Where a test run's private servers listen; passed from the global setup to every suite. */
@@ -28,7 +33,11 @@ export interface InfraOptions {
 
 /** Starts all three servers in parallel; if one fails, the others are stopped before the error is thrown. */
 export async function startInfra(options: InfraOptions = {}): Promise<Infra> {
-  const results = await Promise.allSettled([startNatsServer(), startPostgresServer(options.postgres), startRedisServer()]);
+  const results = await Promise.allSettled([
+    startNatsServer(),
+    startPostgresServer(options.postgres),
+    startRedisServer(),
+  ]);
   const [nats, postgres, redis] = results;
   if (nats.status !== 'fulfilled' || postgres.status !== 'fulfilled' || redis.status !== 'fulfilled') {
     const started = results.filter((r) => r.status === 'fulfilled').map((r) => r.value);

@@ -84,7 +84,11 @@ describe('a dedicated PostgreSQL', () => {
   });
 
   it('runs with the fast test settings by default', async () => {
-    expect(await settingsOf(sharedInfra().postgresUrl)).toEqual({ fsync: 'off', synchronous_commit: 'off', full_page_writes: 'off' });
+    expect(await settingsOf(sharedInfra().postgresUrl)).toEqual({
+      fsync: 'off',
+      synchronous_commit: 'off',
+      full_page_writes: 'off',
+    });
   });
 });
 
@@ -107,7 +111,11 @@ describe('a dedicated redis-server', () => {
 
 describe('locateBinary', () => {
   it('names the Debian package when a binary is missing', async () => {
-    const missing = { command: 'definitely-not-a-server-binary', debianPackage: 'some-package', extraDirs: () => Promise.resolve([]) };
+    const missing = {
+      command: 'definitely-not-a-server-binary',
+      debianPackage: 'some-package',
+      extraDirs: () => Promise.resolve([]),
+    };
     const error = await locateBinary(missing).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(MissingBinaryError);
     expect((error as Error).message).toContain('apt-get install -y some-package');

@@ -38,7 +38,16 @@ export async function startNatsServer(options: NatsServerOptions = {}): Promise<
   let proc: ManagedProcess | undefined;
 
   const launch = async (): Promise<void> => {
-    const args = [...(options.configFile ? ['-c', options.configFile] : []), '-a', '127.0.0.1', '-p', String(port), '-js', '-sd', storeDir];
+    const args = [
+      ...(options.configFile ? ['-c', options.configFile] : []),
+      '-a',
+      '127.0.0.1',
+      '-p',
+      String(port),
+      '-js',
+      '-sd',
+      storeDir,
+    ];
     proc = ManagedProcess.start('nats-server', command, args);
     const running = proc;
     await waitForPort(port, START_TIMEOUT_MS, () => running.isAlive);

@@ -7,13 +7,28 @@ function exportOf(name: string, traceId = '0af7651916cd43dd8448eb211c80319c'): s
     resourceSpans: [
       {
         resource: { attributes: [{ key: 'service.name', value: { stringValue: 'orchestrator' } }] },
-        scopeSpans: [{ scope: { name: 'test' }, spans: [{ traceId, spanId: 'b7ad6b7169203331', name, kind: 3, startTimeUnixNano: '1764036000000000000', endTimeUnixNano: '1764036000002500000' }] }],
+        scopeSpans: [
+          {
+            scope: { name: 'test' },
+            spans: [
+              {
+                traceId,
+                spanId: 'b7ad6b7169203331',
+                name,
+                kind: 3,
+                startTimeUnixNano: '1764036000000000000',
+                endTimeUnixNano: '1764036000002500000',
+              },
+            ],
+          },
+        ],
       },
     ],
   });
 }
 
-const post = (collector: OtlpCollector, body: string): Promise<Response> => fetch(`${collector.endpoint}/v1/traces`, { method: 'POST', headers: { 'content-type': 'application/json' }, body });
+const post = (collector: OtlpCollector, body: string): Promise<Response> =>
+  fetch(`${collector.endpoint}/v1/traces`, { method: 'POST', headers: { 'content-type': 'application/json' }, body });
 
 describe('the OTLP test sink', () => {
   let collector: OtlpCollector | undefined;
@@ -23,7 +38,13 @@ describe('the OTLP test sink', () => {
     collector = await startOtlpCollector();
     expect((await post(collector, exportOf('chat sim-1'))).status).toBe(200);
     const [span] = collector.spans();
-    expect(span).toMatchObject({ name: 'chat sim-1', kind: 'CLIENT', serviceName: 'orchestrator', startMs: 1_764_036_000_000, durationMs: 2.5 });
+    expect(span).toMatchObject({
+      name: 'chat sim-1',
+      kind: 'CLIENT',
+      serviceName: 'orchestrator',
+      startMs: 1_764_036_000_000,
+      durationMs: 2.5,
+    });
   });
 
   it('with deferred parsing, answers every export at once and parses on read; takeSpans forgets what it returns', async () => {

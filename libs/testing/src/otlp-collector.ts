@@ -53,7 +53,10 @@ export interface OtlpCollector {
   /** Every metric point received so far, in arrival order (each export of a cumulative metric adds its points again). */
   metricPoints(): CollectedMetricPoint[];
   /** Resolves with all metric points once `predicate` holds for them; rejects after `timeoutMs` listing the names that arrived. */
-  waitForMetricPoints(predicate: (points: CollectedMetricPoint[]) => boolean, timeoutMs?: number): Promise<CollectedMetricPoint[]>;
+  waitForMetricPoints(
+    predicate: (points: CollectedMetricPoint[]) => boolean,
+    timeoutMs?: number,
+  ): Promise<CollectedMetricPoint[]>;
   /** Every span received so far, which the sink then forgets (a long benchmark reads it phase by phase). */
   takeSpans(): CollectedSpan[];
   stop(): Promise<void>;
@@ -175,7 +178,11 @@ function flatten(request: OtlpTraceRequest): CollectedSpan[] {
   });
 }
 
-function metricPoints(metric: OtlpMetric, serviceName: string | undefined, scope: string | undefined): CollectedMetricPoint[] {
+function metricPoints(
+  metric: OtlpMetric,
+  serviceName: string | undefined,
+  scope: string | undefined,
+): CollectedMetricPoint[] {
   const [kind, points]: [CollectedMetricPoint['kind'], OtlpDataPoint[]] = metric.histogram
     ? ['histogram', metric.histogram.dataPoints ?? []]
     : metric.sum
@@ -183,7 +190,8 @@ function metricPoints(metric: OtlpMetric, serviceName: string | undefined, scope
       : metric.gauge
         ? ['gauge', metric.gauge.dataPoints ?? []]
         : ['other', []];
-  const number = (value: number | string | undefined): number | undefined => (value === undefined ? undefined : Number(value));
+  const number = (value: number | string | undefined): number | undefined =>
+    value === undefined ? undefined : Number(value);
   return points.map((point) => ({
     name: metric.name ?? '',
     unit: metric.unit,
@@ -201,13 +209,21 @@ function flattenMetrics(request: OtlpMetricsRequest): CollectedMetricPoint[] {
   return (request.resourceMetrics ?? []).flatMap((resourceMetrics) => {
     const serviceName = plainAttributes(resourceMetrics.resource?.attributes)['service.name'];
     return (resourceMetrics.scopeMetrics ?? []).flatMap((scopeMetrics) =>
-      (scopeMetrics.metrics ?? []).flatMap((metric) => metricPoints(metric, typeof serviceName === 'string' ? serviceName : undefined, scopeMetrics.scope?.name)),
+      (scopeMetrics.metrics ?? []).flatMap((metric) =>
+        metricPoints(metric, typeof serviceName === 'string' ? serviceName : undefined, scopeMetrics.scope?.name),
+      ),
     );
   });
 }
 
 /** Polls `received` until `predicate` holds for it, or fails listing what arrived. */
-async function waitFor<T>(read: () => T[], predicate: (items: T[]) => boolean, timeoutMs: number, describe: (item: T) => string, what: string): Promise<T[]> {
+async function waitFor<T>(
+  read: () => T[],
+  predicate: (items: T[]) => boolean,
+  timeoutMs: number,
+  describe: (item: T) => string,
+  what: string,
+): Promise<T[]> {
   const deadline = Date.now() + timeoutMs;
   while (!predicate([...read()])) {
     if (Date.now() > deadline) {
@@ -245,7 +261,8 @@ export async function startOtlpCollector(options: OtlpCollectorOptions = {}): Pr
   const unparsed: RawBody[] = [];
   /** The spans received, after parsing whatever exports were kept raw. */
   const spans = (): CollectedSpan[] => {
-    for (const raw of unparsed.splice(0)) for (const span of flatten(parseBody(raw) as OtlpTraceRequest)) received.push(span);
+    for (const raw of unparsed.splice(0))
+      for (const span of flatten(parseBody(raw) as OtlpTraceRequest)) received.push(span);
     return received;
   };
   const server = createServer((req, res) => {
@@ -276,9 +293,17 @@ export async function startOtlpCollector(options: OtlpCollectorOptions = {}): Pr
   return {
     endpoint: `http://127.0.0.1:${port}`,
     spans: () => [...spans()],
-    waitForSpans: (predicate, timeoutMs = 10_000) => waitFor(spans, predicate, timeoutMs, (s) => `${s.serviceName ?? '?'}:${s.name}`, 'spans'),
+    waitForSpans: (predicate, timeoutMs = 10_000) =>
+      waitFor(spans, predicate, timeoutMs, (s) => `${s.serviceName ?? '?'}:${s.name}`, 'spans'),
     metricPoints: () => [...points],
-    waitForMetricPoints: (predicate, timeoutMs = 10_000) => waitFor(() => points, predicate, timeoutMs, (p) => `${p.serviceName ?? '?'}:${p.name}`, 'metric points'),
+    waitForMetricPoints: (predicate, timeoutMs = 10_000) =>
+      waitFor(
+        () => points,
+        predicate,
+        timeoutMs,
+        (p) => `${p.serviceName ?? '?'}:${p.name}`,
+        'metric points',
+      ),
     takeSpans: () => {
       const taken = spans();
       received = [];

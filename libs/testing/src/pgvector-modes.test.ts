@@ -2,7 +2,12 @@ import { existsSync } from 'node:fs';
 import pg from 'pg';
 import { afterAll, describe, expect, it } from 'vitest';
 import { binaries, locateBinary } from './binaries.js';
-import { extensionAvailable, pgvectorInstalled, startPostgresServer, type PostgresServerHandle } from './postgres-server.js';
+import {
+  extensionAvailable,
+  pgvectorInstalled,
+  startPostgresServer,
+  type PostgresServerHandle,
+} from './postgres-server.js';
 import { describeInstallation } from './postgres-installation.js';
 import { createSuiteDatabase, pgvectorModes, sharedInfra } from './suite-resources.js';
 
@@ -39,7 +44,10 @@ describe.each(pgvectorModes())('a suite database $name', ({ pgvector, available 
         expect(rows[0]?.d).toBe(1);
       } else {
         // PostgreSQL's own error for an extension that is not installed, as on a machine without it.
-        await expect(client.query('CREATE EXTENSION vector')).rejects.toMatchObject({ code: '0A000', message: 'extension "vector" is not available' });
+        await expect(client.query('CREATE EXTENSION vector')).rejects.toMatchObject({
+          code: '0A000',
+          message: 'extension "vector" is not available',
+        });
       }
     });
   });

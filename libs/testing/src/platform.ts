@@ -5,7 +5,16 @@ import { sharedServicePki, type ServicePki } from './service-pki.js';
 import { describeListenFailure, listenFailureIn } from './start-failure.js';
 
 /** The apps a full platform runs, in start order (each only needs the ones before it). */
-export const PLATFORM_APPS = ['llm-sim', 'memory', 'credential', 'tool-runner', 'agent-pool', 'orchestrator', 'trigger', 'api'] as const;
+export const PLATFORM_APPS = [
+  'llm-sim',
+  'memory',
+  'credential',
+  'tool-runner',
+  'agent-pool',
+  'orchestrator',
+  'trigger',
+  'api',
+] as const;
 export type PlatformApp = (typeof PLATFORM_APPS)[number];
 export type PlatformPort = 'api' | 'memory' | 'credential' | 'agentPool' | 'orchestrator' | 'trigger' | 'llmSim';
 
@@ -102,7 +111,15 @@ async function choosePorts(fixed: PlatformOptions['ports'] = {}): Promise<Platfo
 const GRPC_APPS = ['memory', 'credential', 'agent-pool', 'orchestrator', 'trigger', 'api'] as const;
 
 /** The port each app listens on (tool-runner listens on none). */
-const PORT_OF: Partial<Record<PlatformApp, PlatformPort>> = { 'llm-sim': 'llmSim', memory: 'memory', credential: 'credential', 'agent-pool': 'agentPool', orchestrator: 'orchestrator', trigger: 'trigger', api: 'api' };
+const PORT_OF: Partial<Record<PlatformApp, PlatformPort>> = {
+  'llm-sim': 'llmSim',
+  memory: 'memory',
+  credential: 'credential',
+  'agent-pool': 'agentPool',
+  orchestrator: 'orchestrator',
+  trigger: 'trigger',
+  api: 'api',
+};
 
 /** A start that failed because the app could not listen says where and how to move it; others pass unchanged. */
 function explainStartFailure(app: PlatformApp, err: unknown, launcherVariable: string | undefined): unknown {
@@ -114,20 +131,33 @@ function explainStartFailure(app: PlatformApp, err: unknown, launcherVariable: s
 export async function startPlatform(options: PlatformOptions): Promise<Platform> {
   const ports = await choosePorts(options.ports);
   const replicas = options.orchestratorReplicas ?? 1;
-  if (!Number.isInteger(replicas) || replicas < 1) throw new Error(`orchestratorReplicas must be a positive integer (got ${replicas})`);
+  if (!Number.isInteger(replicas) || replicas < 1)
+    throw new Error(`orchestratorReplicas must be a positive integer (got ${replicas})`);
   const orchestratorPorts = [ports.orchestrator, ...(await freePorts(replicas - 1))];
   const orchestratorAddress = (): string =>
-    replicas === 1 ? `127.0.0.1:${ports.orchestrator}` : `ipv4:${orchestratorPorts.map((port) => `127.0.0.1:${port}`).join(',')}`;
+    replicas === 1
+      ? `127.0.0.1:${ports.orchestrator}`
+      : `ipv4:${orchestratorPorts.map((port) => `127.0.0.1:${port}`).join(',')}`;
   const simulated = !options.model;
   const credentialKeys = options.credentialKeys ?? generateCredentialKeys();
   const credentialAddress = (): string => `127.0.0.1:${ports.credential}`;
-  const common = { NATS_URL: options.natsUrl, LOG_LEVEL: process.env['PLATFORM_LOG_LEVEL'] ?? 'info', ...options.commonEnv };
+  const common = {
+    NATS_URL: options.natsUrl,
+    LOG_LEVEL: process.env['PLATFORM_LOG_LEVEL'] ?? 'info',
+    ...options.commonEnv,
+  };
   // Every app that serves or calls gRPC runs as itself: mutual TLS with a certificate of its own.
   const pki = options.pki ?? (await sharedServicePki());
-  const tls = Object.fromEntries(await Promise.all(GRPC_APPS.map(async (app) => [app, await pki.env(app)] as const))) as Record<(typeof GRPC_APPS)[number], Record<string, string>>;
+  const tls = Object.fromEntries(
+    await Promise.all(GRPC_APPS.map(async (app) => [app, await pki.env(app)] as const)),
+  ) as Record<(typeof GRPC_APPS)[number], Record<string, string>>;
   // Built when an app starts, so an app started after a port was chosen again sees the new one.
   const envFor = (app: PlatformApp): Record<string, string> => {
-    const model = options.model ?? { baseUrl: `http://127.0.0.1:${ports.llmSim}/v1`, apiKey: 'sim-key', model: 'sim-1' };
+    const model = options.model ?? {
+      baseUrl: `http://127.0.0.1:${ports.llmSim}/v1`,
+      apiKey: 'sim-key',
+      model: 'sim-1',
+    };
     const envs: Record<PlatformApp, Record<string, string>> = {
       'llm-sim': { ...common, LLM_SIM_PORT: String(ports.llmSim), LLM_SIM_API_KEY: model.apiKey },
       memory: {
@@ -152,7 +182,13 @@ export async function startPlatform(options: PlatformOptions): Promise<Platform>
         CREDENTIAL_PLATFORM_TOKENS: credentialKeys.platformToken,
       },
       'tool-runner': { ...common, REDIS_URL: options.redisUrl },
-      'agent-pool': { ...common, ...tls['agent-pool'], DATABASE_URL: options.databaseUrl, GRPC_PORT: String(ports.agentPool), CATALOG_REFRESH_MS: '1000' },
+      'agent-pool': {
+        ...common,
+        ...tls['agent-pool'],
+        DATABASE_URL: options.databaseUrl,
+        GRPC_PORT: String(ports.agentPool),
+        CATALOG_REFRESH_MS: '1000',
+      },
       orchestrator: {
         ...common,
         ...tls.orchestrator,
@@ -167,7 +203,13 @@ export async function startPlatform(options: PlatformOptions): Promise<Platform>
         CATALOG_REFRESH_MS: '1000',
         CREDENTIAL_GRANT_SIGNING_KEY: credentialKeys.grantSigningKey,
       },
-      trigger: { ...common, ...tls.trigger, DATABASE_URL: options.databaseUrl, GRPC_PORT: String(ports.trigger), ORCHESTRATOR_ADDRESS: orchestratorAddress() },
+      trigger: {
+        ...common,
+        ...tls.trigger,
+        DATABASE_URL: options.databaseUrl,
+        GRPC_PORT: String(ports.trigger),
+        ORCHESTRATOR_ADDRESS: orchestratorAddress(),
+      },
       api: {
         ...common,
         ...tls.api,
@@ -188,7 +230,8 @@ export async function startPlatform(options: PlatformOptions): Promise<Platform>
   const running = new Map<string, ServiceProcess>();
   const keyOf = (app: PlatformApp, replica = 0): string => {
     const count = app === 'orchestrator' ? replicas : 1;
-    if (!Number.isInteger(replica) || replica < 0 || replica >= count) throw new Error(`${app} has no replica ${replica} (it runs ${count})`);
+    if (!Number.isInteger(replica) || replica < 0 || replica >= count)
+      throw new Error(`${app} has no replica ${replica} (it runs ${count})`);
     return replica === 0 ? app : `${app}#${replica}`;
   };
   const startedOnce = new Set<string>();
@@ -212,7 +255,8 @@ export async function startPlatform(options: PlatformOptions): Promise<Platform>
         // parallel). On a first start nothing points at it yet: choose another and try again.
         const portKey = PORT_OF[app];
         const clash = /EADDRINUSE/.test(err instanceof Error ? err.message : String(err));
-        if (!clash || !portKey || options.ports?.[portKey] !== undefined || startedOnce.has(key) || attempt >= 3) throw explainStartFailure(app, err, portKey && replica === 0 ? options.portVariables?.[portKey] : undefined);
+        if (!clash || !portKey || options.ports?.[portKey] !== undefined || startedOnce.has(key) || attempt >= 3)
+          throw explainStartFailure(app, err, portKey && replica === 0 ? options.portVariables?.[portKey] : undefined);
         if (replica > 0) orchestratorPorts[replica] = await freePort();
         else {
           ports[portKey] = await freePort();

@@ -18,7 +18,9 @@ export function describeInstallation(postgresBinary: string): PostgresInstallati
   const bindir = path.dirname(realpathSync(postgresBinary));
   const pgConfig = path.join(bindir, 'pg_config');
   if (existsSync(pgConfig)) {
-    const [sharedir, pkglibdir] = execFileSync(pgConfig, ['--sharedir', '--pkglibdir'], { encoding: 'utf8' }).trim().split('\n');
+    const [sharedir, pkglibdir] = execFileSync(pgConfig, ['--sharedir', '--pkglibdir'], { encoding: 'utf8' })
+      .trim()
+      .split('\n');
     if (sharedir && pkglibdir) return { bindir, sharedir, pkglibdir };
   }
   const version = path.basename(path.dirname(bindir));
@@ -41,7 +43,11 @@ export function extensionInstalled(postgresBinary: string, name: string): boolea
  * installed: `pg_available_extensions` omits them and `CREATE EXTENSION` fails with PostgreSQL's
  * own "is not available" error.
  */
-export async function installationWithout(postgresBinary: string, hiddenExtensions: readonly string[], root: string): Promise<string> {
+export async function installationWithout(
+  postgresBinary: string,
+  hiddenExtensions: readonly string[],
+  root: string,
+): Promise<string> {
   const real = await realpath(postgresBinary);
   const install = describeInstallation(real);
   const binary = path.join(root, real);
@@ -53,9 +59,11 @@ export async function installationWithout(postgresBinary: string, hiddenExtensio
   for (const entry of await readdir(install.sharedir)) {
     if (entry !== 'extension') await symlink(path.join(install.sharedir, entry), path.join(sharedir, entry));
   }
-  const hidden = (file: string) => hiddenExtensions.some((name) => file === `${name}.control` || file.startsWith(`${name}--`));
+  const hidden = (file: string) =>
+    hiddenExtensions.some((name) => file === `${name}.control` || file.startsWith(`${name}--`));
   for (const entry of await readdir(path.join(install.sharedir, 'extension'))) {
-    if (!hidden(entry)) await symlink(path.join(install.sharedir, 'extension', entry), path.join(sharedir, 'extension', entry));
+    if (!hidden(entry))
+      await symlink(path.join(install.sharedir, 'extension', entry), path.join(sharedir, 'extension', entry));
   }
 
   const pkglibdir = path.join(root, install.pkglibdir);

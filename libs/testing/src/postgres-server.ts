@@ -32,7 +32,10 @@ export interface PostgresServerOptions {
 }
 
 /** The server settings of each durability mode (PostgreSQL's own defaults are the durable ones). */
-export const POSTGRES_DURABILITY_SETTINGS: Record<PostgresDurability, Record<'fsync' | 'synchronous_commit' | 'full_page_writes', 'on' | 'off'>> = {
+export const POSTGRES_DURABILITY_SETTINGS: Record<
+  PostgresDurability,
+  Record<'fsync' | 'synchronous_commit' | 'full_page_writes', 'on' | 'off'>
+> = {
   fast: { fsync: 'off', synchronous_commit: 'off', full_page_writes: 'off' },
   durable: { fsync: 'on', synchronous_commit: 'on', full_page_writes: 'on' },
 };
@@ -66,7 +69,9 @@ async function unprivilegedUser(): Promise<RunAs | undefined> {
   const line = passwd.split('\n').find((l) => l.startsWith(`${SUPERUSER}:`));
   const [, , uid, gid] = line?.split(':') ?? [];
   if (uid === undefined || gid === undefined) {
-    throw new Error(`running as root, but there is no '${SUPERUSER}' user to run PostgreSQL as; install it with: apt-get install -y postgresql`);
+    throw new Error(
+      `running as root, but there is no '${SUPERUSER}' user to run PostgreSQL as; install it with: apt-get install -y postgresql`,
+    );
   }
   return { uid: Number(uid), gid: Number(gid) };
 }
@@ -95,7 +100,9 @@ async function waitUntilAccepting(url: string, proc: ManagedProcess): Promise<vo
       await client.end().catch(() => undefined);
     }
   }
-  throw new Error(`postgres did not accept connections within ${START_TIMEOUT_MS} ms: ${String(lastError)}\n${proc.recentOutput}`);
+  throw new Error(
+    `postgres did not accept connections within ${START_TIMEOUT_MS} ms: ${String(lastError)}\n${proc.recentOutput}`,
+  );
 }
 
 /** Says whether the local PostgreSQL installation has the `vector` extension (pgvector) installed. */
@@ -118,8 +125,15 @@ export async function extensionAvailable(url: string, name: string): Promise<boo
 /** Starts a private PostgreSQL cluster (initdb into a temp dir) on a free loopback port. */
 export async function startPostgresServer(options: PostgresServerOptions = {}): Promise<PostgresServerHandle> {
   const durability = options.durability ?? 'fast';
-  const settings = Object.entries(POSTGRES_DURABILITY_SETTINGS[durability]).flatMap(([name, value]) => ['-c', `${name}=${value}`]);
-  const [realPostgres, initdb, runAs] = await Promise.all([locateBinary(binaries.postgres), locateBinary(binaries.initdb), unprivilegedUser()]);
+  const settings = Object.entries(POSTGRES_DURABILITY_SETTINGS[durability]).flatMap(([name, value]) => [
+    '-c',
+    `${name}=${value}`,
+  ]);
+  const [realPostgres, initdb, runAs] = await Promise.all([
+    locateBinary(binaries.postgres),
+    locateBinary(binaries.initdb),
+    unprivilegedUser(),
+  ]);
   const root = await mkdtemp(path.join(os.tmpdir(), 'platform-pg-'));
   if (runAs) await chown(root, runAs.uid, runAs.gid);
   const dataDir = path.join(root, 'data');
@@ -135,9 +149,19 @@ export async function startPostgresServer(options: PostgresServerOptions = {}): 
 
   const launch = async (port: number): Promise<ManagedProcess> => {
     const args = [
-      '-D', dataDir, '-p', String(port), '-k', root, '-h', '127.0.0.1',
+      '-D',
+      dataDir,
+      '-p',
+      String(port),
+      '-k',
+      root,
+      '-h',
+      '127.0.0.1',
       ...settings,
-      '-c', 'max_connections=300', '-c', 'log_min_messages=warning',
+      '-c',
+      'max_connections=300',
+      '-c',
+      'log_min_messages=warning',
     ];
     const started = ManagedProcess.start('postgres', postgres, args, { ...runAs, cwd: root });
     try {

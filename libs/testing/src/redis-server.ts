@@ -28,7 +28,20 @@ export async function startRedisServer(): Promise<RedisServerHandle> {
   const dir = await mkdtemp(path.join(os.tmpdir(), 'platform-redis-'));
   let lastError: Error | undefined;
   const launch = async (port: number): Promise<ManagedProcess> => {
-    const args = ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--dir', dir, '--databases', String(REDIS_DATABASES)];
+    const args = [
+      '--port',
+      String(port),
+      '--bind',
+      '127.0.0.1',
+      '--save',
+      '',
+      '--appendonly',
+      'no',
+      '--dir',
+      dir,
+      '--databases',
+      String(REDIS_DATABASES),
+    ];
     const started = ManagedProcess.start('redis-server', command, args);
     try {
       await waitForPort(port, START_TIMEOUT_MS, () => started.isAlive);

@@ -84,44 +84,40 @@ export async function createServicePki(options: ServicePkiOptions): Promise<Serv
   const notAfter = new Date(Date.now() + validDays * 24 * 60 * 60_000);
   const caKeys = await keyPair();
   const caName = `CN=${trustDomain} local CA`;
-  const ca = await x509.X509CertificateGenerator.createSelfSigned(
-    {
-      name: caName,
-      keys: forX509(caKeys),
-      notBefore,
-      notAfter,
-      signingAlgorithm: SIGNING,
-      extensions: [
-        new x509.BasicConstraintsExtension(true, 0, true),
-        new x509.KeyUsagesExtension(x509.KeyUsageFlags.keyCertSign | x509.KeyUsageFlags.cRLSign, true),
-        await x509.SubjectKeyIdentifierExtension.create(forX509(caKeys.publicKey)),
-      ],
-    },
-  );
+  const ca = await x509.X509CertificateGenerator.createSelfSigned({
+    name: caName,
+    keys: forX509(caKeys),
+    notBefore,
+    notAfter,
+    signingAlgorithm: SIGNING,
+    extensions: [
+      new x509.BasicConstraintsExtension(true, 0, true),
+      new x509.KeyUsagesExtension(x509.KeyUsageFlags.keyCertSign | x509.KeyUsageFlags.cRLSign, true),
+      await x509.SubjectKeyIdentifierExtension.create(forX509(caKeys.publicKey)),
+    ],
+  });
   const caFile = join(options.dir, 'ca.pem');
   writeFileSync(caFile, ca.toString('pem'));
   const issued = new Map<string, Promise<ServiceCertificateFiles>>();
 
   const issueNow = async (name: string): Promise<ServiceCertificateFiles> => {
     const keys = await keyPair();
-    const certificate = await x509.X509CertificateGenerator.create(
-      {
-        subject: `CN=${name}`,
-        issuer: ca.subject,
-        publicKey: forX509(keys.publicKey),
-        signingKey: forX509(caKeys.privateKey),
-        notBefore,
-        notAfter,
-        signingAlgorithm: SIGNING,
-        extensions: [
-          new x509.BasicConstraintsExtension(false, undefined, true),
-          new x509.KeyUsagesExtension(x509.KeyUsageFlags.digitalSignature, true),
-          new x509.ExtendedKeyUsageExtension([x509.ExtendedKeyUsage.serverAuth, x509.ExtendedKeyUsage.clientAuth]),
-          new x509.SubjectAlternativeNameExtension(subjectAltNames(trustDomain, name)),
-          await x509.AuthorityKeyIdentifierExtension.create(ca),
-        ],
-      },
-    );
+    const certificate = await x509.X509CertificateGenerator.create({
+      subject: `CN=${name}`,
+      issuer: ca.subject,
+      publicKey: forX509(keys.publicKey),
+      signingKey: forX509(caKeys.privateKey),
+      notBefore,
+      notAfter,
+      signingAlgorithm: SIGNING,
+      extensions: [
+        new x509.BasicConstraintsExtension(false, undefined, true),
+        new x509.KeyUsagesExtension(x509.KeyUsageFlags.digitalSignature, true),
+        new x509.ExtendedKeyUsageExtension([x509.ExtendedKeyUsage.serverAuth, x509.ExtendedKeyUsage.clientAuth]),
+        new x509.SubjectAlternativeNameExtension(subjectAltNames(trustDomain, name)),
+        await x509.AuthorityKeyIdentifierExtension.create(ca),
+      ],
+    });
     const base = join(options.dir, name.replaceAll('/', '_'));
     const files = { caFile, certFile: `${base}.pem`, keyFile: `${base}-key.pem` };
     writeFileSync(files.keyFile, await privateKeyPem(x509, keys.privateKey), { mode: 0o600 });

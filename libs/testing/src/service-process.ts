@@ -67,7 +67,12 @@ export async function startServiceProcess(options: ServiceProcessOptions): Promi
   for (const [key, value] of Object.entries({ ...process.env, OTEL_SERVICE_NAME: options.app, ...options.env })) {
     if (value !== undefined) env[key] = value;
   }
-  const proc = ManagedProcess.start(options.app, process.execPath, nodeArgs(options.app, mode, options.telemetry ?? true), { cwd: options.root ?? workspaceRoot(), env });
+  const proc = ManagedProcess.start(
+    options.app,
+    process.execPath,
+    nodeArgs(options.app, mode, options.telemetry ?? true),
+    { cwd: options.root ?? workspaceRoot(), env },
+  );
   if (options.onLine) {
     let partial = '';
     const forward = (chunk: Buffer): void => {

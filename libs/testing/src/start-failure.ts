@@ -14,7 +14,8 @@ export function listenFailureIn(output: string): LoggedListenFailure | undefined
     if (start < 0) continue;
     try {
       const err = (JSON.parse(line.slice(start)) as { err?: Partial<LoggedListenFailure> & { type?: string } }).err;
-      if (err?.type === 'ListenError' && err.address && err.setting && err.message && err.code) return { code: err.code, address: err.address, setting: err.setting, message: err.message };
+      if (err?.type === 'ListenError' && err.address && err.setting && err.message && err.code)
+        return { code: err.code, address: err.address, setting: err.setting, message: err.message };
     } catch {
       // not a log line
     }
@@ -27,7 +28,11 @@ export function listenFailureIn(output: string): LoggedListenFailure | undefined
  * variable that moves it (the launcher's own, e.g. `MEMORY_PORT`, when it has one; else the
  * service's, e.g. `GRPC_PORT`).
  */
-export function describeListenFailure(app: string, failure: LoggedListenFailure, launcherVariable: string | undefined): string {
+export function describeListenFailure(
+  app: string,
+  failure: LoggedListenFailure,
+  launcherVariable: string | undefined,
+): string {
   // The logged message ends with the library's own words (its cause); the launcher leaves them to the log.
   const [what] = failure.message.split(`; set ${failure.setting} `);
   return `${app} ${what}; set ${launcherVariable ?? failure.setting} to another port to move it`;

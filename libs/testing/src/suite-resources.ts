@@ -9,7 +9,8 @@ import './provided-context.js';
 /** The run's shared servers, as started by the global setup. */
 export function sharedInfra(): InfraDescriptor {
   const infra = inject('platformInfra');
-  if (!infra) throw new Error("no shared infra: add '@platform/testing/global-setup' to this project's vitest globalSetup");
+  if (!infra)
+    throw new Error("no shared infra: add '@platform/testing/global-setup' to this project's vitest globalSetup");
   return infra;
 }
 
@@ -46,17 +47,25 @@ export function pgvectorModes(): PgvectorMode[] {
 
 function clusterUrl(options: SuiteDatabaseOptions): string {
   if (options.pgvector === true && !sharedInfra().pgvector) {
-    throw new Error('pgvector is not installed on this machine (run scripts/ensure-pgvector.sh); check pgvectorModes()[n].available before asking for it');
+    throw new Error(
+      'pgvector is not installed on this machine (run scripts/ensure-pgvector.sh); check pgvectorModes()[n].available before asking for it',
+    );
   }
   if (options.pgvector !== false) return sharedInfra().postgresUrl;
   const url = inject('postgresWithoutPgvectorUrl');
-  if (!url) throw new Error("no PostgreSQL without pgvector: set postgresWithoutPgvector: true in this project's platformTestConfig");
+  if (!url)
+    throw new Error(
+      "no PostgreSQL without pgvector: set postgresWithoutPgvector: true in this project's platformTestConfig",
+    );
   return url;
 }
 
 /** Creates an empty database on the run's PostgreSQL for one suite and returns its connection string. */
 export async function createSuiteDatabase(label = 'suite', options: SuiteDatabaseOptions = {}): Promise<string> {
-  const name = `${label.toLowerCase().replace(/[^a-z0-9_]/g, '_').slice(0, 40)}_${randomBytes(4).toString('hex')}`;
+  const name = `${label
+    .toLowerCase()
+    .replace(/[^a-z0-9_]/g, '_')
+    .slice(0, 40)}_${randomBytes(4).toString('hex')}`;
   const cluster = clusterUrl(options);
   const admin = new pg.Client({ connectionString: cluster });
   await admin.connect();

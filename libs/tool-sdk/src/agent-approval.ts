@@ -18,7 +18,11 @@ function defaultSummary(agent: AgentDefinition, collected: Record<string, unknow
 }
 
 /** Completes what the agent said into a full `ApprovalRequest`. */
-export function toApprovalRequest(agent: AgentDefinition, approval: Partial<AgentApproval>, collected: Record<string, unknown>): ApprovalRequest {
+export function toApprovalRequest(
+  agent: AgentDefinition,
+  approval: Partial<AgentApproval>,
+  collected: Record<string, unknown>,
+): ApprovalRequest {
   // `edit` changes fields: without fields there is nothing to change.
   const allowModification = (approval.allowModification ?? true) && agent.fields.length > 0;
   const minutes = approval.timeoutMinutes ?? agent.approvalTimeoutMinutes;
@@ -36,7 +40,11 @@ export function toApprovalRequest(agent: AgentDefinition, approval: Partial<Agen
  * The approval this call needs, or `undefined` when it may run at once: never with
  * `approval: false`, always with `true`, and as the agent's function decides otherwise.
  */
-export async function approvalFor(agent: AgentDefinition, values: Record<string, unknown>, collected: Record<string, unknown>): Promise<ApprovalRequest | undefined> {
+export async function approvalFor(
+  agent: AgentDefinition,
+  values: Record<string, unknown>,
+  collected: Record<string, unknown>,
+): Promise<ApprovalRequest | undefined> {
   if (agent.approval === false) return undefined;
   const approval = agent.approval === true ? {} : await agent.approval(values);
   return approval === undefined ? undefined : toApprovalRequest(agent, approval, collected);
@@ -46,6 +54,10 @@ export async function approvalFor(agent: AgentDefinition, values: Record<string,
  * The request to answer in an approval step: what the agent asks for these fields, or (when it
  * would not ask now, e.g. the caller sent an approval step anyway) the default request.
  */
-export async function pendingApproval(agent: AgentDefinition, values: Record<string, unknown>, collected: Record<string, unknown>): Promise<ApprovalRequest> {
+export async function pendingApproval(
+  agent: AgentDefinition,
+  values: Record<string, unknown>,
+  collected: Record<string, unknown>,
+): Promise<ApprovalRequest> {
   return (await approvalFor(agent, values, collected)) ?? toApprovalRequest(agent, {}, collected);
 }

@@ -31,7 +31,9 @@ export function isGiven(value: unknown): boolean {
 export function checkValue(field: AgentField, value: unknown): Check {
   const parsed = field.schema.safeParse(value);
   if (!parsed.success) {
-    const reason = parsed.error.issues.map((issue) => (issue.path.length ? `${issue.path.map(String).join('.')}: ${issue.message}` : issue.message)).join('; ');
+    const reason = parsed.error.issues
+      .map((issue) => (issue.path.length ? `${issue.path.map(String).join('.')}: ${issue.message}` : issue.message))
+      .join('; ');
     return { ok: false, reason };
   }
   const problem = field.validate?.(parsed.data);
@@ -105,7 +107,10 @@ export function checkChanges(agent: AgentDefinition, changes: Record<string, unk
 }
 
 /** Applies valid `changes` to `collected`; a null change removes an optional field (its default applies again). */
-export function applyChanges(collected: Record<string, unknown>, changes: Record<string, unknown>): Record<string, unknown> {
+export function applyChanges(
+  collected: Record<string, unknown>,
+  changes: Record<string, unknown>,
+): Record<string, unknown> {
   const next = { ...collected };
   for (const [name, value] of Object.entries(changes)) {
     if (isGiven(value)) next[name] = value;

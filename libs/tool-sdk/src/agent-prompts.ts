@@ -5,7 +5,7 @@ const MAX_VALUE_CHARS = 200;
 
 /** A value as the user reads it: text as is, anything else as JSON, cut to a readable length. */
 export function showValue(value: unknown): string {
-  const text = typeof value === 'string' ? value : JSON.stringify(value) ?? String(value);
+  const text = typeof value === 'string' ? value : (JSON.stringify(value) ?? String(value));
   return shortenText(text, MAX_VALUE_CHARS);
 }
 
@@ -29,5 +29,10 @@ function answerHint(request: ApprovalRequest): string {
 /** The question for the user before an action that needs approval; `notice` explains a repeated question. */
 export function approvalPrompt(request: ApprovalRequest, notice?: string): string {
   const details = Object.entries(request.details).map(([key, value]) => `- ${key}: ${showValue(value)}`);
-  return [...(notice ? [notice] : []), `Please confirm: ${request.actionSummary}`, ...details, answerHint(request)].join('\n');
+  return [
+    ...(notice ? [notice] : []),
+    `Please confirm: ${request.actionSummary}`,
+    ...details,
+    answerHint(request),
+  ].join('\n');
 }

@@ -49,9 +49,25 @@ const bookTable = defineAgent({
   },
 });
 
-const hidden = defineAgent({ name: 'hidden_agent', description: 'Only for workflows.', fields: {}, exposeToModel: false, run: async () => 'ok' });
-const verbose = defineAgent({ name: 'verbose_agent', description: 'Returns a lot.', fields: {}, run: async () => 'x'.repeat(5_000) });
-const echo = defineTool({ name: 'echo_tool', description: 'Echoes.', input: z.object({ text: z.string() }), handler: async ({ text }) => text });
+const hidden = defineAgent({
+  name: 'hidden_agent',
+  description: 'Only for workflows.',
+  fields: {},
+  exposeToModel: false,
+  run: async () => 'ok',
+});
+const verbose = defineAgent({
+  name: 'verbose_agent',
+  description: 'Returns a lot.',
+  fields: {},
+  run: async () => 'x'.repeat(5_000),
+});
+const echo = defineTool({
+  name: 'echo_tool',
+  description: 'Echoes.',
+  input: z.object({ text: z.string() }),
+  handler: async ({ text }) => text,
+});
 
 function step(callId: string, args: Record<string, unknown>, agent?: AgentStepInput): Promise<ToolCallResponse> {
   return client.call({
@@ -68,7 +84,11 @@ function step(callId: string, args: Record<string, unknown>, agent?: AgentStepIn
 }
 
 /** Sends a request by hand, so the test sees reply headers and can send what ToolClient never would. */
-async function raw(tool: string, callId: string, body: unknown): Promise<{ response: ToolCallResponse; replayed: boolean }> {
+async function raw(
+  tool: string,
+  callId: string,
+  body: unknown,
+): Promise<{ response: ToolCallResponse; replayed: boolean }> {
   const h = natsHeaders();
   h.set('Platform-Call-Id', callId);
   h.set('Platform-Tenant', 'acme');
@@ -125,7 +145,13 @@ describe('discovery', () => {
       dedupe: true,
     });
     expect(catalog.get('book_table')).not.toHaveProperty('exposeToModel');
-    expect(catalog.get('hidden_agent')).toMatchObject({ kind: 'agent', exposeToModel: false, requiresApproval: false, sideEffect: 'none', dedupe: false });
+    expect(catalog.get('hidden_agent')).toMatchObject({
+      kind: 'agent',
+      exposeToModel: false,
+      requiresApproval: false,
+      sideEffect: 'none',
+      dedupe: false,
+    });
     expect(catalog.get('echo_tool')).toMatchObject({ kind: 'tool' });
     expect(catalog.get('echo_tool')).not.toHaveProperty('agentSchemaVersion');
     expect(catalog.get('echo_tool')).not.toHaveProperty('exposeToModel');
@@ -134,10 +160,14 @@ describe('discovery', () => {
   it('publishes platform.expose on agents', async () => {
     const { default: svcm } = await import('@nats-io/services');
     const infos = [];
-    for await (const info of await new svcm.Svcm(nc).client({ strategy: 'timer', maxWait: 300 }).info('agent-runner')) infos.push(info);
+    for await (const info of await new svcm.Svcm(nc).client({ strategy: 'timer', maxWait: 300 }).info('agent-runner'))
+      infos.push(info);
     const endpoints = infos[0]!.endpoints;
     expect(endpoints.find((e) => e.name === 'hidden_agent')!.metadata![EXPOSE_METADATA_KEY]).toBe('false');
-    expect(endpoints.find((e) => e.name === 'book_table')!.metadata).toMatchObject({ [EXPOSE_METADATA_KEY]: 'true', 'platform.kind': 'agent' });
+    expect(endpoints.find((e) => e.name === 'book_table')!.metadata).toMatchObject({
+      [EXPOSE_METADATA_KEY]: 'true',
+      'platform.kind': 'agent',
+    });
   });
 });
 
@@ -145,14 +175,34 @@ describe('the step protocol over NATS', () => {
   it('collects, asks for approval, and books exactly once', async () => {
     const before = bookings.length;
     // 1. The model called the agent-tool with what it knew; a plain tool call is a start step.
-    const start = output(await step('call-start', { restaurant: 'Chez Ada', people: 40, task_instruction: 'a quiet table' }));
-    expect(start).toMatchObject({ state: 'waiting_for_input', schemaVersion: bookTable.schemaVersion, missing: [{ name: 'people', reason: 'parties over 12 must call the restaurant' }] });
+    const start = output(
+      await step('call-start', { restaurant: 'Chez Ada', people: 40, task_instruction: 'a quiet table' }),
+    );
+    expect(start).toMatchObject({
+      state: 'waiting_for_input',
+      schemaVersion: bookTable.schemaVersion,
+      missing: [{ name: 'people', reason: 'parties over 12 must call the restaurant' }],
+    });
     if (start.state !== 'waiting_for_input') throw new Error('unreachable');
     expect(start.prompt).toContain('- people: Party size (at most 12). "40" was not accepted');
 
     // 2. The user answered; the pool extracted the field and sends what was collected so far.
-    const input = output(await step('call-input', {}, { phase: 'input', collected: start.collected, fields: { people: 4 }, message: 'we are 4' }));
-    expect(input).toMatchObject({ state: 'waiting_for_approval', approval: { agentName: 'book_table', actionSummary: 'Book Chez Ada for 4 at 19:00', options: ['approve', 'edit', 'cancel'], timeoutMinutes: 30 } });
+    const input = output(
+      await step(
+        'call-input',
+        {},
+        { phase: 'input', collected: start.collected, fields: { people: 4 }, message: 'we are 4' },
+      ),
+    );
+    expect(input).toMatchObject({
+      state: 'waiting_for_approval',
+      approval: {
+        agentName: 'book_table',
+        actionSummary: 'Book Chez Ada for 4 at 19:00',
+        options: ['approve', 'edit', 'cancel'],
+        timeoutMinutes: 30,
+      },
+    });
     expect(bookings.length).toBe(before);
 
     // 3. The user approved in their own words.
@@ -175,27 +225,54 @@ describe('the step protocol over NATS', () => {
 
   it('cancels without booking', async () => {
     const before = bookings.length;
-    const out = output(await step('call-cancel', {}, { phase: 'approval', collected: { restaurant: 'Chez Ada', people: 2 }, decision: 'cancel' }));
+    const out = output(
+      await step(
+        'call-cancel',
+        {},
+        { phase: 'approval', collected: { restaurant: 'Chez Ada', people: 2 }, decision: 'cancel' },
+      ),
+    );
     expect(out).toMatchObject({ state: 'cancelled', message: 'User cancelled this action.' });
     expect(bookings.length).toBe(before);
   });
 
   it('answers a failure of run as failed, with the ToolFailure message', async () => {
-    const response = await step('call-closed', {}, { phase: 'approval', collected: { restaurant: 'Closed', people: 2 }, decision: 'approve' });
-    expect(response).toMatchObject({ status: 'failed', error: { code: 'HANDLER_FAILED', message: 'that restaurant is closed today' } });
+    const response = await step(
+      'call-closed',
+      {},
+      { phase: 'approval', collected: { restaurant: 'Closed', people: 2 }, decision: 'approve' },
+    );
+    expect(response).toMatchObject({
+      status: 'failed',
+      error: { code: 'HANDLER_FAILED', message: 'that restaurant is closed today' },
+    });
   });
 
   it('answers a malformed step request with invalid, running nothing', async () => {
-    for (const body of [{ arguments: {}, agent: { phase: 'resume' } }, { arguments: {}, agent: { phase: 'input', fields: {} } }, { agent: { phase: 'start' } }]) {
+    for (const body of [
+      { arguments: {}, agent: { phase: 'resume' } },
+      { arguments: {}, agent: { phase: 'input', fields: {} } },
+      { agent: { phase: 'start' } },
+    ]) {
       const { response } = await raw('book_table', 'call-bad', body);
-      expect(response).toMatchObject({ status: 'invalid', error: { code: 'INVALID_REQUEST', message: "the request body is not a step of agent 'book_table'" } });
+      expect(response).toMatchObject({
+        status: 'invalid',
+        error: { code: 'INVALID_REQUEST', message: "the request body is not a step of agent 'book_table'" },
+      });
       if (response.status === 'success') throw new Error('unreachable');
       expect(response.error.issues?.length).toBeGreaterThan(0);
     }
   });
 
   it('truncates a large result inside the step output, which still parses', async () => {
-    const response = await client.call({ toolName: 'verbose_agent', arguments: {}, callId: 'call-big', tenantId: 'acme', conversationId: 'conv-1', deadlineAt: Date.now() + 3_000 });
+    const response = await client.call({
+      toolName: 'verbose_agent',
+      arguments: {},
+      callId: 'call-big',
+      tenantId: 'acme',
+      conversationId: 'conv-1',
+      deadlineAt: Date.now() + 3_000,
+    });
     expect(response).toMatchObject({ status: 'success', truncated: true });
     const out = output(response);
     expect(out.state).toBe('completed');
@@ -205,7 +282,14 @@ describe('the step protocol over NATS', () => {
   });
 
   it('keeps serving tools as before', async () => {
-    const response = await client.call({ toolName: 'echo_tool', arguments: { text: 'hi' }, callId: 'call-echo', tenantId: 'acme', conversationId: 'conv-1', deadlineAt: Date.now() + 3_000 });
+    const response = await client.call({
+      toolName: 'echo_tool',
+      arguments: { text: 'hi' },
+      callId: 'call-echo',
+      tenantId: 'acme',
+      conversationId: 'conv-1',
+      deadlineAt: Date.now() + 3_000,
+    });
     expect(response).toMatchObject({ status: 'success', output: 'hi' });
   });
 });

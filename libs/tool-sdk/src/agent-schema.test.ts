@@ -14,11 +14,20 @@ describe('model-facing schema', () => {
       properties: {
         recipient: {
           type: 'string',
-          description: 'Recipient email address (must contain @). Required: leave it out if the user has not given it, and the user will be asked.',
+          description:
+            'Recipient email address (must contain @). Required: leave it out if the user has not given it, and the user will be asked.',
         },
-        subject: { type: 'string', minLength: 1, description: 'Subject line. Required: leave it out if the user has not given it, and the user will be asked.' },
+        subject: {
+          type: 'string',
+          minLength: 1,
+          description: 'Subject line. Required: leave it out if the user has not given it, and the user will be asked.',
+        },
         body: { type: 'string', description: 'Message text. Optional; default "".' },
-        priority: { type: 'string', enum: ['low', 'normal', 'high'], description: 'How urgent it is. Optional; default "normal".' },
+        priority: {
+          type: 'string',
+          enum: ['low', 'normal', 'high'],
+          description: 'How urgent it is. Optional; default "normal".',
+        },
         cc: { type: 'string', description: 'Someone to copy. Optional.' },
         task_instruction: { type: 'string', description: TASK_INSTRUCTION_DESCRIPTION },
       },
@@ -42,12 +51,23 @@ describe('model-facing schema', () => {
     const nested = defineAgent({
       name: 'book_flight',
       description: 'Books a flight.',
-      fields: { seat: { schema: z.object({ row: z.number().int(), letter: z.enum(['A', 'B']) }), description: 'Seat', constraint: 'rows 1-40' } },
+      fields: {
+        seat: {
+          schema: z.object({ row: z.number().int(), letter: z.enum(['A', 'B']) }),
+          description: 'Seat',
+          constraint: 'rows 1-40',
+        },
+      },
       run: async () => null,
     });
     expect(nested.inputJsonSchema).toMatchObject({
       properties: {
-        seat: { type: 'object', required: ['row', 'letter'], properties: { row: { type: 'integer' } }, description: expect.stringMatching(/^Seat \(rows 1-40\)\. Required/) },
+        seat: {
+          type: 'object',
+          required: ['row', 'letter'],
+          properties: { row: { type: 'integer' } },
+          description: expect.stringMatching(/^Seat \(rows 1-40\)\. Required/),
+        },
       },
     });
   });
@@ -55,7 +75,8 @@ describe('model-facing schema', () => {
 
 describe('schema version', () => {
   type Specs = Record<string, AgentFieldSpec>;
-  const version = (fields: Specs): string => defineAgent({ name: 'v', description: 'Versioned.', fields, run: async () => null }).schemaVersion;
+  const version = (fields: Specs): string =>
+    defineAgent({ name: 'v', description: 'Versioned.', fields, run: async () => null }).schemaVersion;
   const base: Specs = {
     city: { schema: z.string(), description: 'City' },
     days: { schema: z.number().int(), description: 'Days', default: 3 },
@@ -67,7 +88,12 @@ describe('schema version', () => {
     expect(version({ days: base['days']!, city: base['city']! })).toBe(v);
     expect(
       version({
-        city: { schema: z.string().describe('changed'), description: 'The city', constraint: 'a real city', validate: () => undefined },
+        city: {
+          schema: z.string().describe('changed'),
+          description: 'The city',
+          constraint: 'a real city',
+          validate: () => undefined,
+        },
         days: { ...base['days']!, description: 'How many days' },
       }),
     ).toBe(v);

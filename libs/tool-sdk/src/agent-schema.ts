@@ -14,7 +14,10 @@ export const TASK_INSTRUCTION_DESCRIPTION =
 
 /** The JSON Schema (draft 2020-12) of one field's value, as zod generates it. */
 export function fieldJsonSchema(schema: z.ZodType): Record<string, unknown> {
-  const json = z.toJSONSchema(schema, { target: 'draft-2020-12', io: 'input', unrepresentable: 'any' }) as Record<string, unknown>;
+  const json = z.toJSONSchema(schema, { target: 'draft-2020-12', io: 'input', unrepresentable: 'any' }) as Record<
+    string,
+    unknown
+  >;
   delete json['$schema'];
   return json;
 }
@@ -49,7 +52,8 @@ export function agentToolDescription(description: string, mayNeedApproval: boole
  */
 export function agentInputJsonSchema(fields: readonly AgentField[]): Record<string, unknown> {
   const properties: Record<string, unknown> = {};
-  for (const field of fields) properties[field.name] = { ...fieldJsonSchema(field.schema), description: modelFieldDescription(field) };
+  for (const field of fields)
+    properties[field.name] = { ...fieldJsonSchema(field.schema), description: modelFieldDescription(field) };
   properties[TASK_INSTRUCTION_PARAMETER] = { type: 'string', description: TASK_INSTRUCTION_DESCRIPTION };
   return { type: 'object', properties, additionalProperties: false };
 }
@@ -65,7 +69,12 @@ export function agentSchemaVersion(fields: readonly AgentField[]): string {
     .sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))
     .map((field) => {
       const { description: _description, ...schema } = fieldJsonSchema(field.schema);
-      return { name: field.name, schema, required: field.required, ...(field.hasDefault ? { default: field.default } : {}) };
+      return {
+        name: field.name,
+        schema,
+        required: field.required,
+        ...(field.hasDefault ? { default: field.default } : {}),
+      };
     });
   return schemaHash({ agentFields: shape });
 }

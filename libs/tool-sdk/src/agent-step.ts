@@ -1,4 +1,11 @@
-import { USER_CANCELLED_MESSAGE, type AgentCallRequest, type AgentStepInput, type AgentStepOutput, type ApprovalRequest, type MissingField } from '@platform/contracts';
+import {
+  USER_CANCELLED_MESSAGE,
+  type AgentCallRequest,
+  type AgentStepInput,
+  type AgentStepOutput,
+  type ApprovalRequest,
+  type MissingField,
+} from '@platform/contracts';
 import { applyChanges, checkChanges, collectFields, mergeGiven, type Collection } from './agent-fields.js';
 import { approvalFor, pendingApproval } from './agent-approval.js';
 import { approvalPrompt, inputPrompt } from './agent-prompts.js';
@@ -13,11 +20,16 @@ export const APPROVAL_NOTICE = {
   noDecision: 'This action is waiting for your decision.',
   notModifiable: 'This action cannot be changed; approve it as it is or cancel it.',
   noChanges: 'Say which details to change.',
-  rejectedChanges: (problems: string[]): string => `The changes were not applied:\n${problems.map((p) => `- ${p}`).join('\n')}`,
+  rejectedChanges: (problems: string[]): string =>
+    `The changes were not applied:\n${problems.map((p) => `- ${p}`).join('\n')}`,
 } as const;
 
 function waitingForInput(agent: AgentDefinition, collection: Collection): AgentStepOutput {
-  const missing: MissingField[] = collection.missing.map(({ name, description, reason }) => ({ name, description, ...(reason === undefined ? {} : { reason }) }));
+  const missing: MissingField[] = collection.missing.map(({ name, description, reason }) => ({
+    name,
+    description,
+    ...(reason === undefined ? {} : { reason }),
+  }));
   return {
     state: 'waiting_for_input',
     schemaVersion: agent.schemaVersion,
@@ -27,18 +39,38 @@ function waitingForInput(agent: AgentDefinition, collection: Collection): AgentS
   };
 }
 
-function waitingForApproval(agent: AgentDefinition, collected: Record<string, unknown>, approval: ApprovalRequest, notice?: string): AgentStepOutput {
-  return { state: 'waiting_for_approval', schemaVersion: agent.schemaVersion, collected, prompt: approvalPrompt(approval, notice), approval };
+function waitingForApproval(
+  agent: AgentDefinition,
+  collected: Record<string, unknown>,
+  approval: ApprovalRequest,
+  notice?: string,
+): AgentStepOutput {
+  return {
+    state: 'waiting_for_approval',
+    schemaVersion: agent.schemaVersion,
+    collected,
+    prompt: approvalPrompt(approval, notice),
+    approval,
+  };
 }
 
 async function execute(agent: AgentDefinition, collection: Collection, context: ToolContext): Promise<AgentStepOutput> {
   const agentContext: AgentContext = { ...context, taskInstruction: collection.taskInstruction };
   const result = await agent.run(collection.values, agentContext);
-  return { state: 'completed', schemaVersion: agent.schemaVersion, collected: collection.collected, result: result ?? null };
+  return {
+    state: 'completed',
+    schemaVersion: agent.schemaVersion,
+    collected: collection.collected,
+    result: result ?? null,
+  };
 }
 
 /** Start and input steps: collect, then ask for what is missing, ask for approval, or run. */
-async function advance(agent: AgentDefinition, given: Record<string, unknown>, context: ToolContext): Promise<AgentStepOutput> {
+async function advance(
+  agent: AgentDefinition,
+  given: Record<string, unknown>,
+  context: ToolContext,
+): Promise<AgentStepOutput> {
   const collection = collectFields(agent, given);
   if (collection.missing.length > 0) return waitingForInput(agent, collection);
   const approval = await approvalFor(agent, collection.values, collection.collected);
@@ -57,19 +89,33 @@ async function decide(agent: AgentDefinition, step: ApprovalStep, context: ToolC
   const reply = decisionOf(agent, step);
   const collection = collectFields(agent, step.collected);
   if (reply?.decision === 'cancel') {
-    return { state: 'cancelled', schemaVersion: agent.schemaVersion, collected: collection.collected, message: USER_CANCELLED_MESSAGE };
+    return {
+      state: 'cancelled',
+      schemaVersion: agent.schemaVersion,
+      collected: collection.collected,
+      message: USER_CANCELLED_MESSAGE,
+    };
   }
   // The stored fields no longer hold (e.g. a validator got stricter): collect again before acting.
   if (collection.missing.length > 0) return waitingForInput(agent, collection);
   const approval = await pendingApproval(agent, collection.values, collection.collected);
-  if (!reply) return waitingForApproval(agent, collection.collected, approval, step.reply === undefined ? APPROVAL_NOTICE.noDecision : APPROVAL_NOTICE.unclear);
+  if (!reply)
+    return waitingForApproval(
+      agent,
+      collection.collected,
+      approval,
+      step.reply === undefined ? APPROVAL_NOTICE.noDecision : APPROVAL_NOTICE.unclear,
+    );
   if (reply.decision === 'approve') return execute(agent, collection, context);
 
-  if (!approval.allowModification) return waitingForApproval(agent, collection.collected, approval, APPROVAL_NOTICE.notModifiable);
+  if (!approval.allowModification)
+    return waitingForApproval(agent, collection.collected, approval, APPROVAL_NOTICE.notModifiable);
   const changes = reply.changes ?? {};
-  if (Object.keys(changes).length === 0) return waitingForApproval(agent, collection.collected, approval, APPROVAL_NOTICE.noChanges);
+  if (Object.keys(changes).length === 0)
+    return waitingForApproval(agent, collection.collected, approval, APPROVAL_NOTICE.noChanges);
   const problems = checkChanges(agent, changes);
-  if (problems.length > 0) return waitingForApproval(agent, collection.collected, approval, APPROVAL_NOTICE.rejectedChanges(problems));
+  if (problems.length > 0)
+    return waitingForApproval(agent, collection.collected, approval, APPROVAL_NOTICE.rejectedChanges(problems));
   // The user approved the action with these changes ("change the flight to a window seat"): it runs.
   const edited = collectFields(agent, applyChanges(collection.collected, changes));
   if (edited.missing.length > 0) return waitingForInput(agent, edited);
@@ -82,7 +128,11 @@ async function decide(agent: AgentDefinition, step: ApprovalStep, context: ToolC
  * `request` and goes back in the output. `arguments` is read by the start step only.
  * Throws what `run` (or a validator) throws; the runner turns that into a `failed` response.
  */
-export function runAgentStep(agent: AgentDefinition, request: AgentCallRequest, context: ToolContext): Promise<AgentStepOutput> {
+export function runAgentStep(
+  agent: AgentDefinition,
+  request: AgentCallRequest,
+  context: ToolContext,
+): Promise<AgentStepOutput> {
   const step = request.agent ?? { phase: 'start' };
   switch (step.phase) {
     case 'start':

@@ -2,14 +2,40 @@ import { describe, expect, it } from 'vitest';
 import { readApprovalReply } from './approval-reply.js';
 
 describe('readApprovalReply', () => {
-  it.each(['yes', 'Yes!', 'y', 'ok', 'OK.', 'okay thanks', 'approve', 'Approved', 'confirm', 'sure', 'go ahead', 'Go ahead, please', 'do it', 'yes please', 'yep, send it', 'lgtm', '👍 yes'])(
-    'approves "%s"',
-    (text) => expect(readApprovalReply(text)).toEqual({ decision: 'approve' }),
-  );
+  it.each([
+    'yes',
+    'Yes!',
+    'y',
+    'ok',
+    'OK.',
+    'okay thanks',
+    'approve',
+    'Approved',
+    'confirm',
+    'sure',
+    'go ahead',
+    'Go ahead, please',
+    'do it',
+    'yes please',
+    'yep, send it',
+    'lgtm',
+    '👍 yes',
+  ])('approves "%s"', (text) => expect(readApprovalReply(text)).toEqual({ decision: 'approve' }));
 
-  it.each(['no', 'No.', 'nope', 'cancel', 'Cancel it', 'stop', 'abort', "don't", "Don't do it", 'never mind', 'no thanks', 'no, cancel'])('cancels "%s"', (text) =>
-    expect(readApprovalReply(text)).toEqual({ decision: 'cancel' }),
-  );
+  it.each([
+    'no',
+    'No.',
+    'nope',
+    'cancel',
+    'Cancel it',
+    'stop',
+    'abort',
+    "don't",
+    "Don't do it",
+    'never mind',
+    'no thanks',
+    'no, cancel',
+  ])('cancels "%s"', (text) => expect(readApprovalReply(text)).toEqual({ decision: 'cancel' }));
 
   it.each([
     '',

@@ -1,13 +1,88 @@
 import type { ApprovalReply } from './define-agent.js';
 
 /** Whole replies that clearly mean one thing, after normalisation (lower case, no punctuation). */
-const APPROVE_PHRASES = new Set(['go ahead', 'do it', 'send it', 'go for it', 'sounds good', 'looks good', 'all good', 'of course']);
-const CANCEL_PHRASES = new Set(['never mind', 'dont do it', 'do not do it', 'forget it', 'dont send it', 'do not send it']);
+const APPROVE_PHRASES = new Set([
+  'go ahead',
+  'do it',
+  'send it',
+  'go for it',
+  'sounds good',
+  'looks good',
+  'all good',
+  'of course',
+]);
+const CANCEL_PHRASES = new Set([
+  'never mind',
+  'dont do it',
+  'do not do it',
+  'forget it',
+  'dont send it',
+  'do not send it',
+]);
 
-const APPROVE_WORDS = new Set(['yes', 'y', 'yeah', 'yep', 'yup', 'sure', 'ok', 'okay', 'k', 'approve', 'approved', 'confirm', 'confirmed', 'proceed', 'lgtm', 'fine', 'correct', 'right', 'ahead', 'good']);
-const CANCEL_WORDS = new Set(['no', 'n', 'nope', 'nah', 'cancel', 'cancelled', 'canceled', 'stop', 'abort', 'dont', 'not', 'never', 'nevermind', 'reject', 'rejected', 'deny', 'denied']);
+const APPROVE_WORDS = new Set([
+  'yes',
+  'y',
+  'yeah',
+  'yep',
+  'yup',
+  'sure',
+  'ok',
+  'okay',
+  'k',
+  'approve',
+  'approved',
+  'confirm',
+  'confirmed',
+  'proceed',
+  'lgtm',
+  'fine',
+  'correct',
+  'right',
+  'ahead',
+  'good',
+]);
+const CANCEL_WORDS = new Set([
+  'no',
+  'n',
+  'nope',
+  'nah',
+  'cancel',
+  'cancelled',
+  'canceled',
+  'stop',
+  'abort',
+  'dont',
+  'not',
+  'never',
+  'nevermind',
+  'reject',
+  'rejected',
+  'deny',
+  'denied',
+]);
 /** Words that carry no decision: "yes please", "ok thanks", "no, cancel it". */
-const FILLER_WORDS = new Set(['please', 'pls', 'thanks', 'thank', 'you', 'it', 'that', 'this', 'just', 'and', 'the', 'action', 'do', 'go', 'all', 'is', 'sounds', 'looks', 'send']);
+const FILLER_WORDS = new Set([
+  'please',
+  'pls',
+  'thanks',
+  'thank',
+  'you',
+  'it',
+  'that',
+  'this',
+  'just',
+  'and',
+  'the',
+  'action',
+  'do',
+  'go',
+  'all',
+  'is',
+  'sounds',
+  'looks',
+  'send',
+]);
 
 /** Longer replies are left to the caller (or a custom reader): they usually say more than yes or no. */
 const MAX_WORDS = 8;

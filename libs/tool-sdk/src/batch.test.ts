@@ -15,9 +15,18 @@ import { ToolClient } from './tool-client.js';
 const logger = createLogger({ service: 'batch-test', level: 'silent' });
 
 /** What each handler saw, per tool: call id, tenant, conversation, run. */
-const seen = new Map<string, { callId: string; tenantId: string; conversationId: string; runId: string | undefined }[]>();
-function record(tool: string, ctx: { callId: string; tenantId: string; conversationId: string; runId?: string | undefined }): void {
-  seen.set(tool, [...(seen.get(tool) ?? []), { callId: ctx.callId, tenantId: ctx.tenantId, conversationId: ctx.conversationId, runId: ctx.runId }]);
+const seen = new Map<
+  string,
+  { callId: string; tenantId: string; conversationId: string; runId: string | undefined }[]
+>();
+function record(
+  tool: string,
+  ctx: { callId: string; tenantId: string; conversationId: string; runId?: string | undefined },
+): void {
+  seen.set(tool, [
+    ...(seen.get(tool) ?? []),
+    { callId: ctx.callId, tenantId: ctx.tenantId, conversationId: ctx.conversationId, runId: ctx.runId },
+  ]);
 }
 
 const double = defineTool({
@@ -63,7 +72,13 @@ let client: ToolClient;
 const runners: ToolRunner[] = [];
 
 function calls(n: number, args: (i: number) => Record<string, unknown>, deadlineMs = 3_000): ToolBatchCall[] {
-  return Array.from({ length: n }, (_, i) => ({ callId: `call-${Math.random().toString(16).slice(2)}-${i}`, tenantId: ['acme', 'globex', 'initech'][i % 3]!, conversationId: `conv-${i}`, deadlineAt: Date.now() + deadlineMs, arguments: args(i) }));
+  return Array.from({ length: n }, (_, i) => ({
+    callId: `call-${Math.random().toString(16).slice(2)}-${i}`,
+    tenantId: ['acme', 'globex', 'initech'][i % 3]!,
+    conversationId: `conv-${i}`,
+    deadlineAt: Date.now() + deadlineMs,
+    arguments: args(i),
+  }));
 }
 
 async function answers(toolName: string, batch: ToolBatchCall[]) {
@@ -78,7 +93,17 @@ beforeAll(async () => {
   redis = createRedis({ url: await allocateSuiteRedis(), name: 'batch-test', logger });
   client = new ToolClient({ nc, logger });
   const own = await connectNats({ servers: server.url, name: 'batch-runner', logger });
-  runners.push(await serveRunner({ nc: own, logger, name: 'batcher', version: '1.0.0', tools: [double, held, charge], maxConcurrency: 4, idempotency: { redis, ttlSeconds: 60 } }));
+  runners.push(
+    await serveRunner({
+      nc: own,
+      logger,
+      name: 'batcher',
+      version: '1.0.0',
+      tools: [double, held, charge],
+      maxConcurrency: 4,
+      idempotency: { redis, ttlSeconds: 60 },
+    }),
+  );
 });
 
 afterAll(async () => {
@@ -113,9 +138,15 @@ describe('a batch of calls', () => {
   });
 
   it('answers the calls past the runner’s free slots busy, one by one, without running them', async () => {
-    const first = answers('held', calls(3, () => ({})));
+    const first = answers(
+      'held',
+      calls(3, () => ({})),
+    );
     await expect.poll(() => runners[0]!.inFlight).toBe(3);
-    const second = answers('held', calls(3, () => ({})));
+    const second = answers(
+      'held',
+      calls(3, () => ({})),
+    );
     const overflow = await Promise.race([second, new Promise<'running'>((r) => setTimeout(() => r('running'), 300))]);
     expect(runners[0]!.inFlight).toBe(4);
     expect(overflow).toBe('running');
@@ -130,7 +161,14 @@ describe('a batch of calls', () => {
     const batch = calls(2, (i) => ({ amount: 10 + i }));
     const before = charges;
     const first = await answers('charge', batch);
-    const again = await client.call({ toolName: 'charge', callId: batch[1]!.callId, tenantId: batch[1]!.tenantId, conversationId: 'conv-1', arguments: { amount: 11 }, deadlineAt: Date.now() + 3_000 });
+    const again = await client.call({
+      toolName: 'charge',
+      callId: batch[1]!.callId,
+      tenantId: batch[1]!.tenantId,
+      conversationId: 'conv-1',
+      arguments: { amount: 11 },
+      deadlineAt: Date.now() + 3_000,
+    });
     expect(charges - before).toBe(2);
     expect(again).toEqual(first[1]);
   });
@@ -139,23 +177,38 @@ describe('a batch of calls', () => {
     const before = seen.get('double')?.length ?? 0;
     const { tenantId: _dropped, ...noTenant } = calls(1, () => ({ n: 1 }))[0]!;
     const refusals = await Promise.all(
-      [JSON.stringify({ calls: [...calls(1, () => ({ n: 1 })), noTenant] }), 'not json', JSON.stringify({ calls: calls(257, () => ({ n: 1 })) })].map(async (body) =>
-        ToolBatchReply.parse((await nc.request(toolBatchSubject('double'), body, { timeout: 2_000, headers: natsHeaders() })).json()),
+      [
+        JSON.stringify({ calls: [...calls(1, () => ({ n: 1 })), noTenant] }),
+        'not json',
+        JSON.stringify({ calls: calls(257, () => ({ n: 1 })) }),
+      ].map(async (body) =>
+        ToolBatchReply.parse(
+          (await nc.request(toolBatchSubject('double'), body, { timeout: 2_000, headers: natsHeaders() })).json(),
+        ),
       ),
     );
-    expect(refusals[0]).toMatchObject({ refused: { status: 'invalid', error: { code: 'INVALID_REQUEST', issues: [{ path: 'calls.1.tenantId' }] } } });
-    expect(refusals[1]).toMatchObject({ refused: { status: 'invalid', error: { code: 'INVALID_REQUEST', issues: [{ path: '(body)' }] } } });
+    expect(refusals[0]).toMatchObject({
+      refused: { status: 'invalid', error: { code: 'INVALID_REQUEST', issues: [{ path: 'calls.1.tenantId' }] } },
+    });
+    expect(refusals[1]).toMatchObject({
+      refused: { status: 'invalid', error: { code: 'INVALID_REQUEST', issues: [{ path: '(body)' }] } },
+    });
     expect(refusals[2]).toMatchObject({ refused: { status: 'invalid', error: { issues: [{ path: 'calls' }] } } });
     expect(seen.get('double')?.length ?? 0).toBe(before);
   });
 
   it('says unsupported when no runner serves the tool’s batches', async () => {
-    expect(await client.callBatch({ toolName: 'nobody_serves_this', calls: calls(2, () => ({})) })).toEqual({ status: 'unsupported' });
+    expect(await client.callBatch({ toolName: 'nobody_serves_this', calls: calls(2, () => ({})) })).toEqual({
+      status: 'unsupported',
+    });
   });
 
   it('gives every call a timeout when the whole batch goes unanswered', async () => {
     const silent = nc.subscribe(toolBatchSubject('silent_tool'));
-    const result = await answers('silent_tool', calls(2, () => ({}), 200));
+    const result = await answers(
+      'silent_tool',
+      calls(2, () => ({}), 200),
+    );
     silent.unsubscribe();
     expect(result.map((a) => [a.status, a.status === 'success' ? '' : a.error.code])).toEqual([
       ['timeout', 'DEADLINE_EXCEEDED'],
@@ -164,17 +217,32 @@ describe('a batch of calls', () => {
   });
 
   it('reads a reply with bytes that are not UTF-8 with U+FFFD and says so on each answer', async () => {
-    const body = Buffer.concat([Buffer.from('{"results":[{"response":{"status":"success","output":"caf'), Buffer.from([0xff]), Buffer.from('"}}]}')]);
-    const mangler = nc.subscribe(toolBatchSubject('mangling_tool'), { callback: (_err, msg) => void msg.respond(body) });
-    const [answer] = await answers('mangling_tool', calls(1, () => ({})));
+    const body = Buffer.concat([
+      Buffer.from('{"results":[{"response":{"status":"success","output":"caf'),
+      Buffer.from([0xff]),
+      Buffer.from('"}}]}'),
+    ]);
+    const mangler = nc.subscribe(toolBatchSubject('mangling_tool'), {
+      callback: (_err, msg) => void msg.respond(body),
+    });
+    const [answer] = await answers(
+      'mangling_tool',
+      calls(1, () => ({})),
+    );
     mangler.unsubscribe();
     expect(answer).toMatchObject({ status: 'success', output: 'caf\uFFFD' });
     expect(answer!.diagnostics?.[0]).toMatch(/not valid UTF-8 \(first bad byte at offset \d+\)/);
   });
 
   it('reads a reply that breaks the protocol as a failed call for each, never as success', async () => {
-    const liar = nc.subscribe(toolBatchSubject('liar_tool'), { callback: (_err, msg) => void msg.respond(JSON.stringify({ results: [{ response: { status: 'success', output: 1 } }] })) });
-    const result = await answers('liar_tool', calls(2, () => ({})));
+    const liar = nc.subscribe(toolBatchSubject('liar_tool'), {
+      callback: (_err, msg) =>
+        void msg.respond(JSON.stringify({ results: [{ response: { status: 'success', output: 1 } }] })),
+    });
+    const result = await answers(
+      'liar_tool',
+      calls(2, () => ({})),
+    );
     liar.unsubscribe();
     expect(result.map((a) => [a.status, a.status === 'success' ? '' : a.error.code])).toEqual([
       ['failed', 'TRANSPORT_FAILED'],

@@ -31,7 +31,8 @@ export const IDEMPOTENCY_DEFAULTS = {
 const LOCK_MARGIN_MS = 2_000;
 
 /** Deletes the lock only if it still holds our token: an expired lock may belong to another run by now. */
-const RELEASE_SCRIPT = "if redis.call('get', KEYS[1]) == ARGV[1] then return redis.call('del', KEYS[1]) else return 0 end";
+const RELEASE_SCRIPT =
+  "if redis.call('get', KEYS[1]) == ARGV[1] then return redis.call('del', KEYS[1]) else return 0 end";
 
 /** One validated call, as the runner is about to run it. */
 export interface DedupeCall {
@@ -96,7 +97,10 @@ export class CallDedupe {
       claim = await this.claim(keys, call.deadlineAt);
     } catch (err) {
       // Serving beats refusing: without the store the call runs, and the guarantee degrades to at-least-once.
-      log.warn({ err: (err as Error).message }, 'dedupe store unavailable; running the call without the effectively-once guarantee');
+      log.warn(
+        { err: (err as Error).message },
+        'dedupe store unavailable; running the call without the effectively-once guarantee',
+      );
       return { response: await run(), replayed: false };
     }
     if (claim.kind === 'replay') {
@@ -105,7 +109,13 @@ export class CallDedupe {
     }
     if (claim.kind === 'expired') {
       log.warn("duplicate call: the first run did not finish before this request's deadline");
-      return { response: outcome.timeout('a duplicate of this call is still running; its result was not ready before the deadline', Date.now() - started), replayed: false };
+      return {
+        response: outcome.timeout(
+          'a duplicate of this call is still running; its result was not ready before the deadline',
+          Date.now() - started,
+        ),
+        replayed: false,
+      };
     }
     const response = await run();
     await this.record(keys, claim.token, response, log);
@@ -156,13 +166,21 @@ export class CallDedupe {
     return undefined;
   }
 
-  private async record(keys: { result: string; lock: string }, token: string, response: ToolCallResponse, log: Logger): Promise<void> {
+  private async record(
+    keys: { result: string; lock: string },
+    token: string,
+    response: ToolCallResponse,
+    log: Logger,
+  ): Promise<void> {
     const redis = this.options.redis;
     try {
       await this.command(redis.set(keys.result, JSON.stringify(response), 'PX', this.ttlMs));
     } catch (err) {
       // Keep the lock (it expires on its own): waiting duplicates then time out rather than run again.
-      log.error({ err: (err as Error).message }, 'could not store the result; a later duplicate of this call may run again');
+      log.error(
+        { err: (err as Error).message },
+        'could not store the result; a later duplicate of this call may run again',
+      );
       return;
     }
     try {
@@ -176,7 +194,10 @@ export class CallDedupe {
   private async command<T>(pending: Promise<T>): Promise<T> {
     let timer: NodeJS.Timeout | undefined;
     const timeout = new Promise<never>((_resolve, reject) => {
-      timer = setTimeout(() => reject(new Error(`redis did not answer within ${this.commandTimeoutMs} ms`)), this.commandTimeoutMs);
+      timer = setTimeout(
+        () => reject(new Error(`redis did not answer within ${this.commandTimeoutMs} ms`)),
+        this.commandTimeoutMs,
+      );
     });
     // A command that fails after we stopped waiting has nobody left to tell.
     pending.catch(() => undefined);

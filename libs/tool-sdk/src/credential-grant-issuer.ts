@@ -28,7 +28,10 @@ export class CredentialGrantIssuer {
   /** From a private JWK (`{"kty":"OKP","crv":"Ed25519","d":...,"x":...,"kid":"g1","alg":"EdDSA"}`). */
   static async fromJwk(jwk: JWK): Promise<CredentialGrantIssuer> {
     const alg = jwk.alg ?? (jwk.crv === 'Ed25519' ? 'EdDSA' : jwk.crv === 'P-256' ? 'ES256' : '');
-    if (!ALGORITHMS.has(alg)) throw new Error(`grant signing key must be an Ed25519 (EdDSA) or P-256 (ES256) private JWK, not '${alg || jwk.kty}'`);
+    if (!ALGORITHMS.has(alg))
+      throw new Error(
+        `grant signing key must be an Ed25519 (EdDSA) or P-256 (ES256) private JWK, not '${alg || jwk.kty}'`,
+      );
     if (!jwk.d) throw new Error('grant signing key is a public key; the issuer needs the private JWK');
     if (!jwk.kid) throw new Error('grant signing key needs a "kid" so the credential service can pick its public half');
     return new CredentialGrantIssuer(await importJWK(jwk, alg), alg, jwk.kid);

@@ -98,7 +98,8 @@ export interface AgentDefinition {
   readonly name: ToolName;
   readonly description: string;
   readonly fields: readonly AgentField[];
-  readonly approval: boolean | ((fields: Record<string, unknown>) => AgentApproval | undefined | Promise<AgentApproval | undefined>);
+  readonly approval:
+    boolean | ((fields: Record<string, unknown>) => AgentApproval | undefined | Promise<AgentApproval | undefined>);
   readonly readApprovalReply: (text: string) => ApprovalReply | undefined;
   readonly exposeToModel: boolean;
   readonly timeoutMs: number;
@@ -127,8 +128,10 @@ const FIELD_NAME = /^[A-Za-z_][A-Za-z0-9_]{0,63}$/;
 
 function compileField(agent: string, name: string, spec: AgentFieldSpec): AgentField {
   const where = `field '${name}' of agent '${agent}'`;
-  if (!FIELD_NAME.test(name)) throw new Error(`${where}: the name must be 1-64 letters, digits or '_', not starting with a digit`);
-  if (name === TASK_INSTRUCTION_PARAMETER) throw new Error(`${where}: '${TASK_INSTRUCTION_PARAMETER}' is added by the SDK`);
+  if (!FIELD_NAME.test(name))
+    throw new Error(`${where}: the name must be 1-64 letters, digits or '_', not starting with a digit`);
+  if (name === TASK_INSTRUCTION_PARAMETER)
+    throw new Error(`${where}: '${TASK_INSTRUCTION_PARAMETER}' is added by the SDK`);
   if (!spec.description.trim()) throw new Error(`${where} needs a description: the model and the user read it`);
   const hasDefault = spec.default !== undefined;
   const acceptsUndefined = spec.schema.safeParse(undefined).success;
@@ -143,7 +146,16 @@ function compileField(agent: string, name: string, spec: AgentFieldSpec): AgentF
     const problem = parsed.success ? validate?.(parsed.data) : parsed.error.issues[0]?.message;
     if (problem !== undefined) throw new Error(`${where}: the default is not a valid value (${problem})`);
   }
-  return { name, schema: spec.schema, description: spec.description, required, hasDefault, default: spec.default, validate, constraint: spec.constraint?.trim() || undefined };
+  return {
+    name,
+    schema: spec.schema,
+    description: spec.description,
+    required,
+    hasDefault,
+    default: spec.default,
+    validate,
+    constraint: spec.constraint?.trim() || undefined,
+  };
 }
 
 /**
@@ -152,12 +164,17 @@ function compileField(agent: string, name: string, spec: AgentFieldSpec): AgentF
  * by `serveRunner({ agents })` as an endpoint of kind `agent` (docs/tool-protocol.md, "Agent-tools").
  */
 export function defineAgent<T extends Record<string, z.ZodType>>(spec: AgentSpec<T>): AgentDefinition {
-  if (!AGENT_NAME.test(spec.name)) throw new Error(`agent name '${spec.name}' must be 1-64 letters, digits, '_' or '-'`);
-  if (!spec.description.trim()) throw new Error(`agent '${spec.name}' needs a description: the model chooses tools by it`);
-  const fields = Object.entries(spec.fields as Record<string, AgentFieldSpec>).map(([name, field]) => compileField(spec.name, name, field));
+  if (!AGENT_NAME.test(spec.name))
+    throw new Error(`agent name '${spec.name}' must be 1-64 letters, digits, '_' or '-'`);
+  if (!spec.description.trim())
+    throw new Error(`agent '${spec.name}' needs a description: the model chooses tools by it`);
+  const fields = Object.entries(spec.fields as Record<string, AgentFieldSpec>).map(([name, field]) =>
+    compileField(spec.name, name, field),
+  );
   const approval = (spec.approval ?? false) as AgentDefinition['approval'];
   const approvalTimeoutMinutes = spec.approvalTimeoutMinutes ?? AGENT_DEFAULTS.approvalTimeoutMinutes;
-  if (!Number.isInteger(approvalTimeoutMinutes) || approvalTimeoutMinutes <= 0) throw new Error(`agent '${spec.name}': approvalTimeoutMinutes must be a positive integer`);
+  if (!Number.isInteger(approvalTimeoutMinutes) || approvalTimeoutMinutes <= 0)
+    throw new Error(`agent '${spec.name}': approvalTimeoutMinutes must be a positive integer`);
   const mayNeedApproval = approval !== false;
   return {
     kind: 'agent',

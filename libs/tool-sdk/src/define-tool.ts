@@ -89,9 +89,12 @@ export const TOOL_DEFAULTS = {
 const TOOL_NAME = /^[A-Za-z0-9_-]{1,64}$/;
 
 /** Declares a tool. Served by `serveRunner`; the model sees its name, description and input schema. */
-export function defineTool<I extends z.ZodObject, O extends z.ZodType | undefined = undefined>(spec: ToolSpec<I, O>): ToolDefinition {
+export function defineTool<I extends z.ZodObject, O extends z.ZodType | undefined = undefined>(
+  spec: ToolSpec<I, O>,
+): ToolDefinition {
   if (!TOOL_NAME.test(spec.name)) throw new Error(`tool name '${spec.name}' must be 1-64 letters, digits, '_' or '-'`);
-  if (!spec.description.trim()) throw new Error(`tool '${spec.name}' needs a description: the model chooses tools by it`);
+  if (!spec.description.trim())
+    throw new Error(`tool '${spec.name}' needs a description: the model chooses tools by it`);
   const credentials = declaredCredentialServices(`tool '${spec.name}'`, spec.credentials);
   return {
     name: spec.name,

@@ -69,14 +69,22 @@ interface Sent {
 }
 
 /** Sends one call by hand, so the test sees the reply headers; the call id is what dedupe keys on. */
-async function send(tool: string, callId: string, args: Record<string, unknown>, options: { deadlineMs?: number; tenant?: string } = {}): Promise<Sent> {
+async function send(
+  tool: string,
+  callId: string,
+  args: Record<string, unknown>,
+  options: { deadlineMs?: number; tenant?: string } = {},
+): Promise<Sent> {
   const h = natsHeaders();
   h.set('Platform-Call-Id', callId);
   h.set('Platform-Tenant', options.tenant ?? 'acme');
   h.set('Platform-Conversation', 'conv-1');
   h.set('Platform-Deadline', String(Date.now() + (options.deadlineMs ?? 3_000)));
   h.set('Platform-Protocol', '1');
-  const reply = await nc.request(`platform.tool.${tool}`, JSON.stringify({ arguments: args }), { timeout: (options.deadlineMs ?? 3_000) + 1_000, headers: h });
+  const reply = await nc.request(`platform.tool.${tool}`, JSON.stringify({ arguments: args }), {
+    timeout: (options.deadlineMs ?? 3_000) + 1_000,
+    headers: h,
+  });
   return { response: reply.json<ToolCallResponse>(), replayed: reply.headers?.get(REPLAYED_HEADER) === 'true' };
 }
 
@@ -99,7 +107,8 @@ afterAll(async () => {
 describe('discovery', () => {
   it('publishes platform.dedupe on external tools only, and the catalog still accepts the endpoint', async () => {
     const infos = [];
-    for await (const info of await new svcm.Svcm(nc).client({ strategy: 'timer', maxWait: 300 }).info('payments')) infos.push(info);
+    for await (const info of await new svcm.Svcm(nc).client({ strategy: 'timer', maxWait: 300 }).info('payments'))
+      infos.push(info);
     const endpoints = infos[0]!.endpoints;
     const charge = endpoints.find((e) => e.name === 'charge')!;
     expect(charge.metadata?.[DEDUPE_METADATA_KEY]).toBe('true');
@@ -119,13 +128,19 @@ describe('an external tool with a result store', () => {
     const first = await send('charge', 'call_seq', { amount: 10 });
     const second = await send('charge', 'call_seq', { amount: 10 });
     expect(effects.get('charge')).toBe(before + 1);
-    expect(first).toMatchObject({ replayed: false, response: { status: 'success', output: { charged: 10, charge: before + 1 } } });
+    expect(first).toMatchObject({
+      replayed: false,
+      response: { status: 'success', output: { charged: 10, charge: before + 1 } },
+    });
     expect(second).toEqual({ replayed: true, response: first.response });
   });
 
   it('runs once when the same call id arrives twice at the same time', async () => {
     const before = effects.get('charge') ?? 0;
-    const [a, b] = await Promise.all([send('charge', 'call_par', { amount: 5, holdMs: 300 }), send('charge', 'call_par', { amount: 5, holdMs: 300 })]);
+    const [a, b] = await Promise.all([
+      send('charge', 'call_par', { amount: 5, holdMs: 300 }),
+      send('charge', 'call_par', { amount: 5, holdMs: 300 }),
+    ]);
     expect(effects.get('charge')).toBe(before + 1);
     expect(a.response).toEqual(b.response);
     expect([a.replayed, b.replayed].sort()).toEqual([false, true]);
@@ -135,7 +150,14 @@ describe('an external tool with a result store', () => {
     const client = new ToolClient({ nc, logger });
     await start({ name: 'payments', tools: [chargeTool('charge'), lookup], idempotency: { redis, ttlSeconds: 60 } });
     const before = effects.get('charge') ?? 0;
-    const call = { toolName: 'charge', arguments: { amount: 7, holdMs: 200 }, callId: 'call_replicas', tenantId: 'acme', conversationId: 'conv-1', deadlineAt: Date.now() + 3_000 };
+    const call = {
+      toolName: 'charge',
+      arguments: { amount: 7, holdMs: 200 },
+      callId: 'call_replicas',
+      tenantId: 'acme',
+      conversationId: 'conv-1',
+      deadlineAt: Date.now() + 3_000,
+    };
     const responses = await Promise.all(Array.from({ length: 6 }, () => client.call(call)));
     expect(effects.get('charge')).toBe(before + 1);
     for (const r of responses) expect(r).toEqual(responses[0]);
@@ -189,7 +211,11 @@ describe('without Redis', () => {
   it('still serves, degrading to at-least-once', async () => {
     const dead = createRedis({ url: `redis://127.0.0.1:${await freePort()}`, name: 'dead', logger });
     clients.push(dead);
-    await start({ name: 'no-store', tools: [chargeTool('charge_nostore')], idempotency: { redis: dead, commandTimeoutMs: 200 } });
+    await start({
+      name: 'no-store',
+      tools: [chargeTool('charge_nostore')],
+      idempotency: { redis: dead, commandTimeoutMs: 200 },
+    });
     const first = await send('charge_nostore', 'call_down', { amount: 1 });
     const second = await send('charge_nostore', 'call_down', { amount: 1 });
     expect(first.response).toMatchObject({ status: 'success', output: { charged: 1 } });

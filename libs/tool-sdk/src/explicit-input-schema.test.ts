@@ -10,7 +10,11 @@ import { ToolClient } from './tool-client.js';
 
 const logger = createLogger({ service: 'test', level: 'silent' });
 // As a tool bridged from elsewhere would have it: a hand-written schema, with a description zod would not produce.
-const published = { type: 'object', properties: { message: { type: 'string', description: 'Message to echo' } }, required: ['message'] };
+const published = {
+  type: 'object',
+  properties: { message: { type: 'string', description: 'Message to echo' } },
+  required: ['message'],
+};
 
 const echo = defineTool({
   name: 'explicit_echo',
@@ -54,9 +58,20 @@ describe('a tool with an explicit input JSON Schema', () => {
 
   it('still validates arguments with the zod input', async () => {
     const client = new ToolClient({ nc, logger });
-    const base = { toolName: 'explicit_echo', tenantId: 'acme', conversationId: 'conv-1', deadlineAt: Date.now() + 2_000 };
-    expect(await client.call({ ...base, callId: 'call-ok', arguments: { message: 'hi' } })).toMatchObject({ status: 'success', output: 'hi' });
+    const base = {
+      toolName: 'explicit_echo',
+      tenantId: 'acme',
+      conversationId: 'conv-1',
+      deadlineAt: Date.now() + 2_000,
+    };
+    expect(await client.call({ ...base, callId: 'call-ok', arguments: { message: 'hi' } })).toMatchObject({
+      status: 'success',
+      output: 'hi',
+    });
     const bad = await client.call({ ...base, callId: 'call-bad', arguments: { message: 7 } });
-    expect(bad).toMatchObject({ status: 'invalid', error: { code: 'INVALID_ARGUMENTS', issues: [{ path: 'message' }] } });
+    expect(bad).toMatchObject({
+      status: 'invalid',
+      error: { code: 'INVALID_ARGUMENTS', issues: [{ path: 'message' }] },
+    });
   });
 });

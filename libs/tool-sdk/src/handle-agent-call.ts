@@ -43,7 +43,14 @@ export async function handleAgentCall(
   };
   const run = async (): Promise<ToolCallResponse> => {
     const credentialCallId = grantCallId(env.credentialGrant);
-    const response = await runHandler(step, request, meta, deadlineAt, { ...env, maxResultBytes: Number.POSITIVE_INFINITY, ...(credentialCallId ? { credentialCallId } : {}) }, elapsed);
+    const response = await runHandler(
+      step,
+      request,
+      meta,
+      deadlineAt,
+      { ...env, maxResultBytes: Number.POSITIVE_INFINITY, ...(credentialCallId ? { credentialCallId } : {}) },
+      elapsed,
+    );
     return truncated && response.status === 'success' ? { ...response, truncated: true } : response;
   };
   // Each step is its own call: the key covers the step, so a repeat of one step never answers another.

@@ -1,4 +1,9 @@
-import { ToolBatchRequest, type ToolBatchReply, type ToolBatchResult, type ToolCallResponse } from '@platform/contracts';
+import {
+  ToolBatchRequest,
+  type ToolBatchReply,
+  type ToolBatchResult,
+  type ToolCallResponse,
+} from '@platform/contracts';
 import type { CallDedupe } from './call-dedupe.js';
 import { outcome } from './call-outcome.js';
 import type { ToolDefinition } from './define-tool.js';
@@ -32,7 +37,10 @@ export async function handleToolBatch(
   const started = now();
   const elapsed = (): number => now() - started;
   const request = parseRequestBody(body, ToolBatchRequest);
-  if (Array.isArray(request)) return { refused: outcome.invalid('INVALID_REQUEST', 'the request body is not a batch of tool calls', elapsed(), request) };
+  if (Array.isArray(request))
+    return {
+      refused: outcome.invalid('INVALID_REQUEST', 'the request body is not a batch of tool calls', elapsed(), request),
+    };
 
   const admitted = slots.take(request.calls.length);
   const results = request.calls.map(async (call, index): Promise<ToolBatchResult> => {
@@ -40,7 +48,10 @@ export async function handleToolBatch(
     let replayed = false;
     const guard = env.guard;
     const once = guard
-      ? async (dedupeCall: Parameters<CallDedupe['once']>[0], run: () => Promise<ToolCallResponse>): Promise<ToolCallResponse> => {
+      ? async (
+          dedupeCall: Parameters<CallDedupe['once']>[0],
+          run: () => Promise<ToolCallResponse>,
+        ): Promise<ToolCallResponse> => {
           const result = await guard.once(dedupeCall, run);
           replayed = result.replayed;
           return result.response;
@@ -50,7 +61,13 @@ export async function handleToolBatch(
       const response = await runOpenedToolCall(
         tool,
         {
-          meta: { callId: call.callId, tenantId: call.tenantId, conversationId: call.conversationId, runId: call.runId, deadlineAt: call.deadlineAt },
+          meta: {
+            callId: call.callId,
+            tenantId: call.tenantId,
+            conversationId: call.conversationId,
+            runId: call.runId,
+            deadlineAt: call.deadlineAt,
+          },
           request: { arguments: call.arguments },
           started,
           elapsed,

@@ -1,4 +1,12 @@
-import { ID_PATTERN, TOOL_CALL_ID_PATTERN, ToolCallHeader, ToolCallMeta, ToolCallRequest, type ToolCallResponse, type ToolIssue } from '@platform/contracts';
+import {
+  ID_PATTERN,
+  TOOL_CALL_ID_PATTERN,
+  ToolCallHeader,
+  ToolCallMeta,
+  ToolCallRequest,
+  type ToolCallResponse,
+  type ToolIssue,
+} from '@platform/contracts';
 import type { Logger } from '@platform/service-kit';
 import type { z } from 'zod';
 import type { DedupeCall } from './call-dedupe.js';
@@ -88,14 +96,27 @@ export interface OpenedCall<T> {
  * The checks every call starts with: protocol headers, then the body against `schema`. Returns
  * the opened call, or the `invalid` response to send (`notA` names what the body should be).
  */
-export function openCall<T>(getHeader: (key: string) => string | undefined, body: string, schema: z.ZodType<T>, notA: string, env: CallEnvironment): OpenedCall<T> | ToolCallResponse {
+export function openCall<T>(
+  getHeader: (key: string) => string | undefined,
+  body: string,
+  schema: z.ZodType<T>,
+  notA: string,
+  env: CallEnvironment,
+): OpenedCall<T> | ToolCallResponse {
   const now = env.now ?? Date.now;
   const started = now();
   const elapsed = (): number => now() - started;
   const meta = parseMeta(getHeader);
-  if (!meta.success) return outcome.invalid('INVALID_REQUEST', 'the call is missing protocol headers or has invalid ones', elapsed(), zodIssues(meta.error));
+  if (!meta.success)
+    return outcome.invalid(
+      'INVALID_REQUEST',
+      'the call is missing protocol headers or has invalid ones',
+      elapsed(),
+      zodIssues(meta.error),
+    );
   const request = parseRequestBody(body, schema);
-  if (Array.isArray(request)) return outcome.invalid('INVALID_REQUEST', `the request body is not ${notA}`, elapsed(), request);
+  if (Array.isArray(request))
+    return outcome.invalid('INVALID_REQUEST', `the request body is not ${notA}`, elapsed(), request);
   return { meta: meta.data, request, started, elapsed };
 }
 
@@ -119,12 +140,21 @@ export async function handleToolCall(
  * call of a batch): validates the arguments against the tool's schema, runs the handler under its
  * deadline, and shapes the response. Never throws.
  */
-export async function runOpenedToolCall(tool: ToolDefinition, call: OpenedCall<ToolCallRequest>, env: CallEnvironment): Promise<ToolCallResponse> {
+export async function runOpenedToolCall(
+  tool: ToolDefinition,
+  call: OpenedCall<ToolCallRequest>,
+  env: CallEnvironment,
+): Promise<ToolCallResponse> {
   const { meta, request, started, elapsed } = call;
 
   const args = tool.input.safeParse(request.arguments);
   if (!args.success) {
-    return outcome.invalid('INVALID_ARGUMENTS', `arguments do not match the input schema of '${tool.name}'`, elapsed(), zodIssues(args.error));
+    return outcome.invalid(
+      'INVALID_ARGUMENTS',
+      `arguments do not match the input schema of '${tool.name}'`,
+      elapsed(),
+      zodIssues(args.error),
+    );
   }
 
   const deadlineAt = Math.min(meta.deadlineAt, started + tool.timeoutMs);
@@ -151,7 +181,8 @@ export async function runHandler(
   if (remainingMs <= 0) return outcome.timeout('the call ran out of time before its handler could start', elapsed());
   // Created on first use: most calls never log, and a child logger per call is measurable.
   let callLogger: Logger | undefined;
-  const log = (): Logger => (callLogger ??= env.logger.child({ tool: tool.name, callId: meta.callId, tenantId: meta.tenantId }));
+  const log = (): Logger =>
+    (callLogger ??= env.logger.child({ tool: tool.name, callId: meta.callId, tenantId: meta.tenantId }));
   const controller = new AbortController();
   const onShutdown = (): void => controller.abort(new Error('runner shutting down'));
   env.shutdownSignal.addEventListener('abort', onShutdown, { once: true });
@@ -173,7 +204,12 @@ export async function runHandler(
     get logger() {
       return log();
     },
-    credentials: callCredentials(env.credentialRpc, { tenantId: meta.tenantId, callId: env.credentialCallId ?? meta.callId, declared: tool.credentials ?? [], grant: env.credentialGrant }),
+    credentials: callCredentials(env.credentialRpc, {
+      tenantId: meta.tenantId,
+      callId: env.credentialCallId ?? meta.callId,
+      declared: tool.credentials ?? [],
+      grant: env.credentialGrant,
+    }),
   };
 
   try {
@@ -200,10 +236,18 @@ export async function runHandler(
         ? outcome.invalid('INVALID_ARGUMENTS', err.message, elapsed())
         : outcome.failed('HANDLER_FAILED', err.message, elapsed());
     }
-    if (controller.signal.aborted) return outcome.timeout(`'${tool.name}' was stopped: ${String((controller.signal.reason as Error)?.message)}`, elapsed());
+    if (controller.signal.aborted)
+      return outcome.timeout(
+        `'${tool.name}' was stopped: ${String((controller.signal.reason as Error)?.message)}`,
+        elapsed(),
+      );
     // The handler's error may hold internals (hosts, queries); the caller gets a safe message, the log gets all.
     log().error({ err }, 'tool handler failed');
-    return outcome.failed('HANDLER_FAILED', `'${tool.name}' failed while running; the runner logged the details`, elapsed());
+    return outcome.failed(
+      'HANDLER_FAILED',
+      `'${tool.name}' failed while running; the runner logged the details`,
+      elapsed(),
+    );
   } finally {
     clearTimeout(timer);
     env.shutdownSignal.removeEventListener('abort', onShutdown);

@@ -6,9 +6,21 @@ export { truncateOutput, TRUNCATION_MARKER } from './truncate-output.js';
 export { inputJsonSchema, schemaHash } from './json-schema.js';
 export { ToolClient, type ToolCallAnswer, type ToolCallInput, type ToolClientOptions } from './tool-client.js';
 export { type ToolBatchInput, type ToolBatchOutcome } from './tool-batch-client.js';
-export { ToolCatalog, resolveOffers, type CatalogEntry, type ToolCatalogOptions, type ToolLookup } from './tool-catalog.js';
+export {
+  ToolCatalog,
+  resolveOffers,
+  type CatalogEntry,
+  type ToolCatalogOptions,
+  type ToolLookup,
+} from './tool-catalog.js';
 export { compareVersions } from './versions.js';
-export { CallDedupe, IDEMPOTENCY_DEFAULTS, type IdempotencyOptions, type DedupeCall, type DedupeOutcome } from './call-dedupe.js';
+export {
+  CallDedupe,
+  IDEMPOTENCY_DEFAULTS,
+  type IdempotencyOptions,
+  type DedupeCall,
+  type DedupeOutcome,
+} from './call-dedupe.js';
 export { DEDUPE_METADATA_KEY, REPLAYED_HEADER, readDedupeMetadata } from './dedupe-protocol.js';
 export { mayRetryUnanswered, TRANSPORT_RETRY_DEFAULTS, type UnansweredKind } from './retry-policy.js';
 export {
@@ -25,7 +37,13 @@ export {
 export { runAgentStep, APPROVAL_NOTICE } from './agent-step.js';
 export { handleAgentCall } from './handle-agent-call.js';
 export { readApprovalReply } from './approval-reply.js';
-export { agentInputJsonSchema, agentSchemaVersion, agentToolDescription, APPROVAL_NOTE, TASK_INSTRUCTION_DESCRIPTION } from './agent-schema.js';
+export {
+  agentInputJsonSchema,
+  agentSchemaVersion,
+  agentToolDescription,
+  APPROVAL_NOTE,
+  TASK_INSTRUCTION_DESCRIPTION,
+} from './agent-schema.js';
 export { EXPOSE_METADATA_KEY, readExposeMetadata, agentEndpointMetadata } from './agent-metadata.js';
 export { readAgentStepOutput } from './agent-client.js';
 export { CredentialGrantIssuer, type GrantScope } from './credential-grant-issuer.js';

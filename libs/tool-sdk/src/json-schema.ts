@@ -3,7 +3,10 @@ import { z } from 'zod';
 
 /** The JSON Schema (draft 2020-12) of a tool's input, as published in discovery metadata. */
 export function inputJsonSchema(input: z.ZodObject): Record<string, unknown> {
-  const schema = z.toJSONSchema(input, { target: 'draft-2020-12', io: 'input', unrepresentable: 'any' }) as Record<string, unknown>;
+  const schema = z.toJSONSchema(input, { target: 'draft-2020-12', io: 'input', unrepresentable: 'any' }) as Record<
+    string,
+    unknown
+  >;
   delete schema['$schema'];
   return schema;
 }
@@ -22,5 +25,8 @@ function canonical(value: unknown): unknown {
 
 /** A short, order-independent hash of a JSON Schema: equal hashes mean interchangeable inputs. */
 export function schemaHash(schema: Record<string, unknown>): string {
-  return `sha256:${createHash('sha256').update(JSON.stringify(canonical(schema))).digest('hex').slice(0, 16)}`;
+  return `sha256:${createHash('sha256')
+    .update(JSON.stringify(canonical(schema)))
+    .digest('hex')
+    .slice(0, 16)}`;
 }

@@ -69,7 +69,16 @@ let sdk: ToolRunner;
 let client: ToolClient;
 
 function input(toolName: string, args: Record<string, unknown>, overrides: Partial<ToolCallInput> = {}): ToolCallInput {
-  return { toolName, arguments: args, callId: `call_${Math.random().toString(16).slice(2)}`, tenantId: 'acme', conversationId: 'conv-42', runId: 'run_01', deadlineAt: Date.now() + 2_000, ...overrides };
+  return {
+    toolName,
+    arguments: args,
+    callId: `call_${Math.random().toString(16).slice(2)}`,
+    tenantId: 'acme',
+    conversationId: 'conv-42',
+    runId: 'run_01',
+    deadlineAt: Date.now() + 2_000,
+    ...overrides,
+  };
 }
 
 /** A request sent by hand, so the test controls every header. */
@@ -77,11 +86,21 @@ async function rawRequest(subject: string, body: unknown, hdrs: Record<string, s
   const h = natsHeaders();
   for (const [k, v] of Object.entries(hdrs)) h.set(k, v);
   const reply = await nc.request(subject, JSON.stringify(body), { timeout: 2_000, headers: h });
-  return { json: reply.json<Record<string, unknown>>(), code: reply.headers?.get('Nats-Service-Error-Code') ?? '', description: reply.headers?.get('Nats-Service-Error') ?? '' };
+  return {
+    json: reply.json<Record<string, unknown>>(),
+    code: reply.headers?.get('Nats-Service-Error-Code') ?? '',
+    description: reply.headers?.get('Nats-Service-Error') ?? '',
+  };
 }
 
 function protocolHeaders(deadlineAt: number): Record<string, string> {
-  return { 'Platform-Call-Id': 'call_wire_1', 'Platform-Tenant': 'acme', 'Platform-Conversation': 'conv-42', 'Platform-Deadline': String(deadlineAt), 'Platform-Protocol': '1' };
+  return {
+    'Platform-Call-Id': 'call_wire_1',
+    'Platform-Tenant': 'acme',
+    'Platform-Conversation': 'conv-42',
+    'Platform-Deadline': String(deadlineAt),
+    'Platform-Protocol': '1',
+  };
 }
 
 beforeAll(async () => {
@@ -146,7 +165,10 @@ describe('a runner written from the document with the plain NATS client', () => 
   });
 
   it('answers failed: a domain message passes, internals do not', async () => {
-    expect(await client.call(input('conf_divide', { a: 1, b: 0 }))).toMatchObject({ status: 'failed', error: { code: 'HANDLER_FAILED', message: 'division by zero' } });
+    expect(await client.call(input('conf_divide', { a: 1, b: 0 }))).toMatchObject({
+      status: 'failed',
+      error: { code: 'HANDLER_FAILED', message: 'division by zero' },
+    });
     const crash = await client.call(input('conf_crash', {}));
     expect(crash).toMatchObject({ status: 'failed', error: { code: 'HANDLER_FAILED' } });
     expect(JSON.stringify(crash)).not.toContain('db-internal');
@@ -156,7 +178,14 @@ describe('a runner written from the document with the plain NATS client', () => 
     const svc = new svcm.Svcm(nc).client({ strategy: 'timer', maxWait: 300 });
     const pings = [];
     for await (const p of await svc.ping()) pings.push(p);
-    expect(pings).toContainEqual(expect.objectContaining({ type: 'io.nats.micro.v1.ping_response', name: 'raw-runner', id: raw.id, version: '0.3.0' }));
+    expect(pings).toContainEqual(
+      expect.objectContaining({
+        type: 'io.nats.micro.v1.ping_response',
+        name: 'raw-runner',
+        id: raw.id,
+        version: '0.3.0',
+      }),
+    );
     const byId = [];
     for await (const p of await svc.ping('raw-runner', raw.id)) byId.push(p);
     expect(byId).toHaveLength(1);
@@ -165,7 +194,11 @@ describe('a runner written from the document with the plain NATS client', () => 
     for await (const info of await svc.info('raw-runner')) infos.push(info);
     expect(infos).toHaveLength(1);
     const endpoint = infos[0]!.endpoints.find((e) => e.name === 'conf_divide');
-    expect(endpoint).toMatchObject({ subject: 'platform.tool.conf_divide', queue_group: 'platform-tool-runners', metadata: { 'platform.protocol': '1', 'platform.side_effect': 'idempotent' } });
+    expect(endpoint).toMatchObject({
+      subject: 'platform.tool.conf_divide',
+      queue_group: 'platform-tool-runners',
+      metadata: { 'platform.protocol': '1', 'platform.side_effect': 'idempotent' },
+    });
 
     const stats = [];
     for await (const s of await svc.stats('raw-runner', raw.id)) stats.push(s);
@@ -176,12 +209,19 @@ describe('a runner written from the document with the plain NATS client', () => 
 
   it('answers timeout when the deadline has already passed, without running the tool', async () => {
     const [received, runs] = [raw.received.length, divideRuns];
-    const reply = await rawRequest('platform.tool.conf_divide', { arguments: { a: 1, b: 1 } }, protocolHeaders(Date.now() - 1_000));
+    const reply = await rawRequest(
+      'platform.tool.conf_divide',
+      { arguments: { a: 1, b: 1 } },
+      protocolHeaders(Date.now() - 1_000),
+    );
     expect(reply.json).toMatchObject({ status: 'timeout', error: { code: 'DEADLINE_EXCEEDED' } });
     expect(reply.code).toBe('504');
     expect([raw.received.length, divideRuns]).toEqual([received + 1, runs]);
     // The client does not even send a call whose deadline is gone.
-    expect(await client.call(input('conf_divide', { a: 1, b: 1 }, { deadlineAt: Date.now() - 1 }))).toMatchObject({ status: 'timeout', error: { code: 'DEADLINE_EXCEEDED' } });
+    expect(await client.call(input('conf_divide', { a: 1, b: 1 }, { deadlineAt: Date.now() - 1 }))).toMatchObject({
+      status: 'timeout',
+      error: { code: 'DEADLINE_EXCEEDED' },
+    });
     expect(raw.received.length).toBe(received + 1);
   });
 });
@@ -214,23 +254,35 @@ describe.each([
 
   it('a domain failure: failed HANDLER_FAILED, 500', async () => {
     const reply = await rawRequest(subject, { arguments: { a: 6, b: 0 } }, protocolHeaders(Date.now() + 2_000));
-    expect(reply).toMatchObject({ json: { status: 'failed', error: { code: 'HANDLER_FAILED', message: 'division by zero' } }, code: '500' });
+    expect(reply).toMatchObject({
+      json: { status: 'failed', error: { code: 'HANDLER_FAILED', message: 'division by zero' } },
+      code: '500',
+    });
   });
 });
 
 describe('an answer whose bytes are not UTF-8', () => {
-  it('is still the call\'s answer, read with U+FFFD, and the repair is reported, never made silently', async () => {
+  it("is still the call's answer, read with U+FFFD, and the repair is reported, never made silently", async () => {
     const subscription = rawNc.subscribe('platform.tool.conf_latin1');
     void (async () => {
       for await (const msg of subscription) {
         // "café" written in Latin-1 by a runner that does not encode its answers as UTF-8.
-        msg.respond(Buffer.concat([Buffer.from('{"status":"success","output":"caf'), Buffer.from([0xe9]), Buffer.from('"}')]));
+        msg.respond(
+          Buffer.concat([Buffer.from('{"status":"success","output":"caf'), Buffer.from([0xe9]), Buffer.from('"}')]),
+        );
       }
     })();
     // The call goes out on another connection: the server must know of this subscription first,
     // or the call finds no responder (this test failed that way once in CI).
     await rawNc.flush();
-    const answer = await client.call({ toolName: 'conf_latin1', arguments: {}, callId: 'call_latin1', tenantId: 'acme', conversationId: 'c', deadlineAt: Date.now() + 5_000 });
+    const answer = await client.call({
+      toolName: 'conf_latin1',
+      arguments: {},
+      callId: 'call_latin1',
+      tenantId: 'acme',
+      conversationId: 'c',
+      deadlineAt: Date.now() + 5_000,
+    });
     subscription.unsubscribe();
     expect(answer).toMatchObject({ status: 'success', output: 'caf\ufffd' });
     expect(answer.diagnostics).toEqual([expect.stringContaining('not valid UTF-8 (first bad byte at offset 33)')]);

@@ -53,7 +53,11 @@ const big = defineTool({
   handler: async ({ lines }) => Array.from({ length: lines }, (_, i) => `line ${i} ${'x'.repeat(40)}`).join('\n'),
 });
 
-function call(toolName: string, args: Record<string, unknown>, overrides: Partial<ToolCallInput> = {}): Promise<ReturnType<ToolClient['call']> extends Promise<infer R> ? R : never> {
+function call(
+  toolName: string,
+  args: Record<string, unknown>,
+  overrides: Partial<ToolCallInput> = {},
+): Promise<ReturnType<ToolClient['call']> extends Promise<infer R> ? R : never> {
   return client.call({
     toolName,
     arguments: args,
@@ -69,7 +73,16 @@ beforeAll(async () => {
   server = await startNatsServer();
   nc = await connectNats({ servers: server.url, name: 'test', logger });
   client = new ToolClient({ nc, logger, busyRetryDelayMs: 1 });
-  runners.push(await serveRunner({ nc, name: 'test-runner', version: '1.0.0', tools: [add, slow, broken, big], logger, maxResultBytes: 1_000 }));
+  runners.push(
+    await serveRunner({
+      nc,
+      name: 'test-runner',
+      version: '1.0.0',
+      tools: [add, slow, broken, big],
+      logger,
+      maxResultBytes: 1_000,
+    }),
+  );
 });
 
 afterEach(() => {
@@ -103,7 +116,10 @@ describe('serveRunner + ToolClient', () => {
   });
 
   it('passes a ToolFailure message through to the model', async () => {
-    expect(await call('broken', { kind: 'domain' })).toMatchObject({ status: 'failed', error: { message: 'division by zero' } });
+    expect(await call('broken', { kind: 'domain' })).toMatchObject({
+      status: 'failed',
+      error: { message: 'division by zero' },
+    });
   });
 
   it('times out at the caller deadline', async () => {
@@ -126,7 +142,9 @@ describe('serveRunner + ToolClient', () => {
   });
 
   it('rejects calls without protocol headers', async () => {
-    const reply = await nc.request('platform.tool.add', JSON.stringify({ arguments: { a: 1, b: 2 } }), { timeout: 1_000 });
+    const reply = await nc.request('platform.tool.add', JSON.stringify({ arguments: { a: 1, b: 2 } }), {
+      timeout: 1_000,
+    });
     expect(reply.json()).toMatchObject({ status: 'invalid', error: { code: 'INVALID_REQUEST' } });
   });
 });
@@ -134,32 +152,60 @@ describe('serveRunner + ToolClient', () => {
 describe('discovery', () => {
   it('is visible to the official NATS services client with tool metadata', async () => {
     const infos = [];
-    for await (const info of await new svcm.Svcm(nc).client({ strategy: 'timer', maxWait: 300 }).info('test-runner')) infos.push(info);
+    for await (const info of await new svcm.Svcm(nc).client({ strategy: 'timer', maxWait: 300 }).info('test-runner'))
+      infos.push(info);
     expect(infos).toHaveLength(1);
     const endpoint = infos[0]!.endpoints.find((e) => e.name === 'add');
     expect(endpoint).toMatchObject({ subject: 'platform.tool.add', queue_group: 'platform-tool-runners' });
-    expect(JSON.parse(endpoint!.metadata!['platform.input_schema']!)).toMatchObject({ type: 'object', required: ['a', 'b'] });
+    expect(JSON.parse(endpoint!.metadata!['platform.input_schema']!)).toMatchObject({
+      type: 'object',
+      required: ['a', 'b'],
+    });
   });
 
   it('builds a catalog of the tools runners offer', async () => {
     const catalog = new ToolCatalog({ nc, logger, discoveryWaitMs: 300 });
     await catalog.refresh();
     expect(catalog.list().map((t) => t.name)).toEqual(['add', 'big', 'broken', 'slow']);
-    expect(catalog.get('add')).toMatchObject({ runner: 'test-runner', kind: 'tool', timeoutMs: 30_000, sideEffect: 'none' });
+    expect(catalog.get('add')).toMatchObject({
+      runner: 'test-runner',
+      kind: 'tool',
+      timeoutMs: 30_000,
+      sideEffect: 'none',
+    });
   });
 });
 
 describe('discovery after a change', () => {
   it('answers a refresh asked for during a round with a newer round: a runner replaced meanwhile is seen replaced', async () => {
     const nc2 = await connectNats({ servers: server.url, name: 'versions', logger });
-    const tool = (version: string) => defineTool({ name: 'versioned', description: 'Has versions.', version, input: z.object({}), handler: async () => version });
-    const old = await serveRunner({ nc: nc2, name: 'versioned-runner', version: '1.0.0', tools: [tool('1.0.0')], logger });
+    const tool = (version: string) =>
+      defineTool({
+        name: 'versioned',
+        description: 'Has versions.',
+        version,
+        input: z.object({}),
+        handler: async () => version,
+      });
+    const old = await serveRunner({
+      nc: nc2,
+      name: 'versioned-runner',
+      version: '1.0.0',
+      tools: [tool('1.0.0')],
+      logger,
+    });
     const catalog = new ToolCatalog({ nc, logger, discoveryWaitMs: 300, staleAfterMs: 0 });
     // A round starts while the old runner serves; the runner is replaced before it ends.
     const round = catalog.refresh();
     await new Promise((r) => setTimeout(r, 50));
     await old.stop(0);
-    const replacement = await serveRunner({ nc: nc2, name: 'versioned-runner', version: '2.0.0', tools: [tool('2.0.0')], logger });
+    const replacement = await serveRunner({
+      nc: nc2,
+      name: 'versioned-runner',
+      version: '2.0.0',
+      tools: [tool('2.0.0')],
+      logger,
+    });
     await catalog.refresh();
     expect(catalog.get('versioned')?.version).toBe('2.0.0');
     await round;
@@ -171,8 +217,21 @@ describe('discovery after a change', () => {
 describe('busy runners and draining', () => {
   it('answers busy past the concurrency limit and the client gives up with a failure', async () => {
     const nc2 = await connectNats({ servers: server.url, name: 'busy', logger });
-    const tiny = defineTool({ name: 'tiny_slow', description: 'Holds its only slot.', input: z.object({}), handler: (_i, ctx) => new Promise((_r, reject) => ctx.signal.addEventListener('abort', () => reject(new Error('stopped')))) });
-    const runner = await serveRunner({ nc: nc2, name: 'tiny', version: '1.0.0', tools: [tiny], logger, maxConcurrency: 1 });
+    const tiny = defineTool({
+      name: 'tiny_slow',
+      description: 'Holds its only slot.',
+      input: z.object({}),
+      handler: (_i, ctx) =>
+        new Promise((_r, reject) => ctx.signal.addEventListener('abort', () => reject(new Error('stopped')))),
+    });
+    const runner = await serveRunner({
+      nc: nc2,
+      name: 'tiny',
+      version: '1.0.0',
+      tools: [tiny],
+      logger,
+      maxConcurrency: 1,
+    });
     const first = call('tiny_slow', {}, { deadlineAt: Date.now() + 3_000 });
     await new Promise((r) => setTimeout(r, 100));
     const second = await call('tiny_slow', {});
@@ -185,7 +244,12 @@ describe('busy runners and draining', () => {
   it('lets in-flight calls finish when stopped within the grace period', async () => {
     const nc2 = await connectNats({ servers: server.url, name: 'drain', logger });
     let release: (() => void) | undefined;
-    const held = defineTool({ name: 'held', description: 'Finishes when released.', input: z.object({}), handler: () => new Promise((r) => (release = () => r('done'))) });
+    const held = defineTool({
+      name: 'held',
+      description: 'Finishes when released.',
+      input: z.object({}),
+      handler: () => new Promise((r) => (release = () => r('done'))),
+    });
     const runner = await serveRunner({ nc: nc2, name: 'drainer', version: '1.0.0', tools: [held], logger });
     const pending = call('held', {}, { deadlineAt: Date.now() + 3_000 });
     await new Promise((r) => setTimeout(r, 100));
@@ -200,7 +264,12 @@ describe('busy runners and draining', () => {
 describe('catalog when a runner leaves', () => {
   it('remembers a departed tool as offline, and forgets it later', async () => {
     const nc2 = await connectNats({ servers: server.url, name: 'leaver', logger });
-    const echo = defineTool({ name: 'echo_once', description: 'Echoes.', input: z.object({}), handler: async () => 'hi' });
+    const echo = defineTool({
+      name: 'echo_once',
+      description: 'Echoes.',
+      input: z.object({}),
+      handler: async () => 'hi',
+    });
     const runner = await serveRunner({ nc: nc2, name: 'leaver', version: '1.0.0', tools: [echo], logger });
     const catalog = new ToolCatalog({ nc, logger, discoveryWaitMs: 300, rememberOfflineMs: 60_000, staleAfterMs: 0 });
     await catalog.refresh();
@@ -217,7 +286,12 @@ describe('catalog when a runner leaves', () => {
 describe('catalog when a runner misses a discovery round', () => {
   it('keeps its tools listed for the stale period instead of dropping them at once', async () => {
     const nc2 = await connectNats({ servers: server.url, name: 'quiet', logger });
-    const ping = defineTool({ name: 'ping_quiet', description: 'Pings.', input: z.object({}), handler: async () => 'pong' });
+    const ping = defineTool({
+      name: 'ping_quiet',
+      description: 'Pings.',
+      input: z.object({}),
+      handler: async () => 'pong',
+    });
     const runner = await serveRunner({ nc: nc2, name: 'quiet', version: '1.0.0', tools: [ping], logger });
     const patient = new ToolCatalog({ nc, logger, discoveryWaitMs: 300, staleAfterMs: 60_000 });
     const strict = new ToolCatalog({ nc, logger, discoveryWaitMs: 300, staleAfterMs: 0 });

@@ -26,7 +26,11 @@ export interface BatchSubscriptions {
  * single-call endpoint. Batches are plain queue subscriptions, not micro-service endpoints: they
  * are a transport for the tool's own calls, so discovery lists the tool once.
  */
-export function serveToolBatches(nc: NatsConnection, tools: readonly ToolDefinition[], serving: BatchServing): BatchSubscriptions {
+export function serveToolBatches(
+  nc: NatsConnection,
+  tools: readonly ToolDefinition[],
+  serving: BatchServing,
+): BatchSubscriptions {
   const { logger, guardOf, slots, track, ...env } = serving;
   const subscriptions = tools.map((tool) => {
     const subject = toolBatchSubject(tool.name);
@@ -39,12 +43,17 @@ export function serveToolBatches(nc: NatsConnection, tools: readonly ToolDefinit
           return;
         }
         const getHeader = headerGetter(msg.headers);
-        const work = runInMessagingServerSpan({ subject, getHeader, queueGroup: TOOL_QUEUE_GROUP, bodySize: msg.data.length }, async (span) => {
-          const reply = await handleToolBatch(tool, msg.string(), { ...env, logger, guard }, slots);
-          if ('refused' in reply) span.setAttribute('platform.tool.status', reply.refused.status);
-          else span.setAttribute('platform.tool.batch_size', reply.results.length);
-          msg.respond(JSON.stringify(reply));
-        }).catch((error: unknown) => logger.error({ err: error, tool: tool.name }, 'could not answer a batch of tool calls'));
+        const work = runInMessagingServerSpan(
+          { subject, getHeader, queueGroup: TOOL_QUEUE_GROUP, bodySize: msg.data.length },
+          async (span) => {
+            const reply = await handleToolBatch(tool, msg.string(), { ...env, logger, guard }, slots);
+            if ('refused' in reply) span.setAttribute('platform.tool.status', reply.refused.status);
+            else span.setAttribute('platform.tool.batch_size', reply.results.length);
+            msg.respond(JSON.stringify(reply));
+          },
+        ).catch((error: unknown) =>
+          logger.error({ err: error, tool: tool.name }, 'could not answer a batch of tool calls'),
+        );
         track(work);
       },
     });

@@ -1,4 +1,10 @@
-import { TOOL_QUEUE_GROUP, ToolCallHeader, toolEndpointMetadata, toolSubject, type ToolCallResponse } from '@platform/contracts';
+import {
+  TOOL_QUEUE_GROUP,
+  ToolCallHeader,
+  toolEndpointMetadata,
+  toolSubject,
+  type ToolCallResponse,
+} from '@platform/contracts';
 import { headerGetter, type Logger, type NatsConnection } from '@platform/service-kit';
 import { headers as natsHeaders } from '@nats-io/nats-core';
 import { runInMessagingServerSpan } from '@platform/telemetry';
@@ -88,7 +94,11 @@ interface Endpoint {
   metadata: Record<string, string>;
   /** Dedupe for this endpoint (only `external` ones, and only when the runner has a result store). */
   guard: CallDedupe | undefined;
-  handle: (getHeader: (key: string) => string | undefined, body: string, env: CallEnvironment) => Promise<ToolCallResponse>;
+  handle: (
+    getHeader: (key: string) => string | undefined,
+    body: string,
+    env: CallEnvironment,
+  ) => Promise<ToolCallResponse>;
 }
 
 function toolEndpoint(tool: ToolDefinition, guard: CallDedupe | undefined): Endpoint {
@@ -161,7 +171,9 @@ export async function serveRunner(options: RunnerOptions): Promise<ToolRunner> {
 
   const endpoints: Endpoint[] = [
     ...options.tools.map((tool) => toolEndpoint(tool, tool.sideEffect === 'external' ? dedupe : undefined)),
-    ...(options.agents ?? []).map((agent) => agentEndpoint(agent, agent.sideEffect === 'external' ? dedupe : undefined)),
+    ...(options.agents ?? []).map((agent) =>
+      agentEndpoint(agent, agent.sideEffect === 'external' ? dedupe : undefined),
+    ),
   ];
   for (const endpoint of endpoints) {
     const { name, guard } = endpoint;
@@ -180,27 +192,30 @@ export async function serveRunner(options: RunnerOptions): Promise<ToolRunner> {
           return;
         }
         const getHeader = headerGetter(msg.headers);
-        const work = runInMessagingServerSpan({ subject, getHeader, queueGroup: TOOL_QUEUE_GROUP, bodySize: msg.data.length }, async (span) => {
-          let replayed = false;
-          const once = guard
-            ? async (call: DedupeCall, run: () => Promise<ToolCallResponse>): Promise<ToolCallResponse> => {
-                const result = await guard.once(call, run);
-                replayed = result.replayed;
-                return result.response;
-              }
-            : undefined;
-          const response = await endpoint.handle(getHeader, msg.string(), {
-            logger,
-            maxResultBytes,
-            shutdownSignal: shutdown.signal,
-            once,
-            credentialRpc,
-            credentialGrant: getHeader(ToolCallHeader.credentialGrant) || undefined,
-          });
-          span.setAttribute('platform.tool.status', response.status);
-          if (replayed) span.setAttribute('platform.tool.replayed', true);
-          respond(msg, response, replayed);
-        })
+        const work = runInMessagingServerSpan(
+          { subject, getHeader, queueGroup: TOOL_QUEUE_GROUP, bodySize: msg.data.length },
+          async (span) => {
+            let replayed = false;
+            const once = guard
+              ? async (call: DedupeCall, run: () => Promise<ToolCallResponse>): Promise<ToolCallResponse> => {
+                  const result = await guard.once(call, run);
+                  replayed = result.replayed;
+                  return result.response;
+                }
+              : undefined;
+            const response = await endpoint.handle(getHeader, msg.string(), {
+              logger,
+              maxResultBytes,
+              shutdownSignal: shutdown.signal,
+              once,
+              credentialRpc,
+              credentialGrant: getHeader(ToolCallHeader.credentialGrant) || undefined,
+            });
+            span.setAttribute('platform.tool.status', response.status);
+            if (replayed) span.setAttribute('platform.tool.replayed', true);
+            respond(msg, response, replayed);
+          },
+        )
           .catch((error: unknown) => logger.error({ err: error, tool: name }, 'could not answer a tool call'))
           .finally(() => {
             slots.release();
@@ -224,7 +239,15 @@ export async function serveRunner(options: RunnerOptions): Promise<ToolRunner> {
   });
   // Make sure the server has registered every endpoint before callers are told we are up.
   await options.nc.flush();
-  logger.info({ tools: options.tools.map((t) => t.name), agents: (options.agents ?? []).map((a) => a.name), maxConcurrency, dedupe: Boolean(dedupe) }, 'tool runner serving');
+  logger.info(
+    {
+      tools: options.tools.map((t) => t.name),
+      agents: (options.agents ?? []).map((a) => a.name),
+      maxConcurrency,
+      dedupe: Boolean(dedupe),
+    },
+    'tool runner serving',
+  );
 
   return {
     id: service.info().id,

@@ -28,8 +28,14 @@ describe('resolveOffers', () => {
   });
 
   it('promises dedupe only when every replica of the chosen offer does', () => {
-    expect(resolveOffers('search', [offer('a', '1.0.0', 'h1', 'a-1', true), offer('a', '1.0.0', 'h1', 'a-2', true)], logger)?.dedupe).toBe(true);
-    expect(resolveOffers('search', [offer('a', '1.0.0', 'h1', 'a-1', true), offer('a', '1.0.0', 'h1', 'a-2', false)], logger)?.dedupe).toBe(false);
+    expect(
+      resolveOffers('search', [offer('a', '1.0.0', 'h1', 'a-1', true), offer('a', '1.0.0', 'h1', 'a-2', true)], logger)
+        ?.dedupe,
+    ).toBe(true);
+    expect(
+      resolveOffers('search', [offer('a', '1.0.0', 'h1', 'a-1', true), offer('a', '1.0.0', 'h1', 'a-2', false)], logger)
+        ?.dedupe,
+    ).toBe(false);
   });
 
   it('chooses the highest version', () => {

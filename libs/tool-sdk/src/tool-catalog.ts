@@ -42,7 +42,8 @@ export interface ToolCatalogOptions {
 }
 
 /** What the catalog knows about a name: online, recently offline, or never seen. */
-export type ToolLookup = { state: 'online'; entry: CatalogEntry } | { state: 'offline'; entry: CatalogEntry } | { state: 'unknown' };
+export type ToolLookup =
+  { state: 'online'; entry: CatalogEntry } | { state: 'offline'; entry: CatalogEntry } | { state: 'unknown' };
 
 interface Offer {
   descriptor: ToolDescriptor;
@@ -62,17 +63,26 @@ export function resolveOffers(name: string, offers: Offer[], logger: Logger): Ca
   const best = sorted[0];
   if (!best) return undefined;
   const top = sorted.filter((o) => compareVersions(o.descriptor.version, best.descriptor.version) === 0);
-  const incompatible = top.filter((o) => o.descriptor.schemaHash !== best.descriptor.schemaHash || o.runner !== best.runner);
+  const incompatible = top.filter(
+    (o) => o.descriptor.schemaHash !== best.descriptor.schemaHash || o.runner !== best.runner,
+  );
   if (incompatible.length > 0) {
     logger.error(
-      { tool: name, version: best.descriptor.version, runners: [...new Set(top.map((o) => `${o.runner}:${o.descriptor.schemaHash}`))] },
+      {
+        tool: name,
+        version: best.descriptor.version,
+        runners: [...new Set(top.map((o) => `${o.runner}:${o.descriptor.schemaHash}`))],
+      },
       'tool conflict: different runners offer the same tool name and version with different schemas; the tool is withheld until one is fixed',
     );
     return undefined;
   }
   const older = sorted.filter((o) => compareVersions(o.descriptor.version, best.descriptor.version) !== 0);
   if (older.length > 0) {
-    logger.info({ tool: name, chosen: best.descriptor.version, ignored: [...new Set(older.map((o) => o.descriptor.version))] }, 'tool offered in several versions; the highest wins');
+    logger.info(
+      { tool: name, chosen: best.descriptor.version, ignored: [...new Set(older.map((o) => o.descriptor.version))] },
+      'tool offered in several versions; the highest wins',
+    );
   }
   return {
     ...best.descriptor,
@@ -188,7 +198,10 @@ export class ToolCatalog {
           });
           offers.set(descriptor.name, list);
         } catch (err) {
-          logger.warn({ runner: info.name, instance: info.id, endpoint: endpoint.name, err: (err as Error).message }, 'ignoring an endpoint with invalid tool metadata');
+          logger.warn(
+            { runner: info.name, instance: info.id, endpoint: endpoint.name, err: (err as Error).message },
+            'ignoring an endpoint with invalid tool metadata',
+          );
         }
       }
     }
@@ -203,7 +216,8 @@ export class ToolCatalog {
     }
     // Keep tools that missed this round but were seen recently: a slow answer is not a departure.
     for (const [name, entry] of this.entries) {
-      if (!next.has(name) && !offers.has(name) && now - (this.lastSeen.get(name) ?? 0) < this.staleAfterMs) next.set(name, entry);
+      if (!next.has(name) && !offers.has(name) && now - (this.lastSeen.get(name) ?? 0) < this.staleAfterMs)
+        next.set(name, entry);
     }
     this.logChanges(next);
     for (const [name, entry] of this.entries) if (!next.has(name)) this.offline.set(name, { entry, since: now });
@@ -215,6 +229,7 @@ export class ToolCatalog {
   private logChanges(next: Map<string, CatalogEntry>): void {
     const added = [...next.keys()].filter((k) => !this.entries.has(k));
     const removed = [...this.entries.keys()].filter((k) => !next.has(k));
-    if (added.length || removed.length) this.options.logger.info({ added, removed, total: next.size }, 'tool catalog changed');
+    if (added.length || removed.length)
+      this.options.logger.info({ added, removed, total: next.size }, 'tool catalog changed');
   }
 }

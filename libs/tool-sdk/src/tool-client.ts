@@ -63,7 +63,12 @@ interface Attempt {
   unanswered?: UnansweredKind;
 }
 
-function failure(status: 'failed' | 'timeout', code: 'RUNNER_UNAVAILABLE' | 'TRANSPORT_FAILED' | 'DEADLINE_EXCEEDED', message: string, started: number): ToolCallResponseType {
+function failure(
+  status: 'failed' | 'timeout',
+  code: 'RUNNER_UNAVAILABLE' | 'TRANSPORT_FAILED' | 'DEADLINE_EXCEEDED',
+  message: string,
+  started: number,
+): ToolCallResponseType {
   return { status, error: { code, message }, durationMs: Date.now() - started };
 }
 
@@ -100,7 +105,11 @@ export class ToolClient {
     for (;;) {
       const { response, unanswered } = await this.attempt(input, started);
       // `busy` is sent before any work starts, so it is always safe to try another replica.
-      if (response.status === 'busy' && busyRetries < this.busyRetries && input.deadlineAt - Date.now() > this.busyRetryDelayMs) {
+      if (
+        response.status === 'busy' &&
+        busyRetries < this.busyRetries &&
+        input.deadlineAt - Date.now() > this.busyRetryDelayMs
+      ) {
         busyRetries++;
         await new Promise((r) => setTimeout(r, this.busyRetryDelayMs));
         continue;
@@ -114,7 +123,10 @@ export class ToolClient {
         !input.signal?.aborted;
       if (!retryUnanswered) return response.status === 'busy' ? { ...response, status: 'failed' } : response;
       transportRetries++;
-      this.options.logger.debug({ tool: input.toolName, callId: input.callId, unanswered, retry: transportRetries }, 'retrying a tool call that got no answer');
+      this.options.logger.debug(
+        { tool: input.toolName, callId: input.callId, unanswered, retry: transportRetries },
+        'retrying a tool call that got no answer',
+      );
       await new Promise((r) => setTimeout(r, delay));
     }
   }
@@ -129,8 +141,17 @@ export class ToolClient {
 
   private async attempt(input: ToolCallInput, started: number): Promise<Attempt> {
     const remaining = input.deadlineAt - Date.now();
-    if (remaining <= 0) return { response: failure('timeout', 'DEADLINE_EXCEEDED', `'${input.toolName}' ran out of time before it could be called`, started) };
-    if (input.signal?.aborted) return { response: failure('failed', 'TRANSPORT_FAILED', 'the call was cancelled before it was sent', started) };
+    if (remaining <= 0)
+      return {
+        response: failure(
+          'timeout',
+          'DEADLINE_EXCEEDED',
+          `'${input.toolName}' ran out of time before it could be called`,
+          started,
+        ),
+      };
+    if (input.signal?.aborted)
+      return { response: failure('failed', 'TRANSPORT_FAILED', 'the call was cancelled before it was sent', started) };
 
     const h = natsHeaders();
     const set = headerSetter(h);
@@ -142,7 +163,9 @@ export class ToolClient {
     set(ToolCallHeader.protocol, TOOL_PROTOCOL_VERSION);
     if (input.credentialGrant) set(ToolCallHeader.credentialGrant, input.credentialGrant);
     const subject = toolSubject(input.toolName);
-    const body = JSON.stringify(input.agent ? { arguments: input.arguments, agent: input.agent } : { arguments: input.arguments });
+    const body = JSON.stringify(
+      input.agent ? { arguments: input.arguments, agent: input.agent } : { arguments: input.arguments },
+    );
     const span = startMessagingClientSpan({ subject, bodySize: Buffer.byteLength(body) });
     span.inject(set);
 
@@ -153,24 +176,59 @@ export class ToolClient {
     } catch (error) {
       span.end(error);
       if (isNoResponders(error)) {
-        return { response: failure('failed', 'RUNNER_UNAVAILABLE', `no runner serves '${input.toolName}' right now`, started), unanswered: 'no_responders' };
+        return {
+          response: failure('failed', 'RUNNER_UNAVAILABLE', `no runner serves '${input.toolName}' right now`, started),
+          unanswered: 'no_responders',
+        };
       }
       if (error instanceof TimeoutError || (error instanceof RequestError && error.cause instanceof TimeoutError)) {
-        return { response: failure('timeout', 'DEADLINE_EXCEEDED', `'${input.toolName}' did not answer within ${remaining} ms`, started), unanswered: 'no_answer' };
+        return {
+          response: failure(
+            'timeout',
+            'DEADLINE_EXCEEDED',
+            `'${input.toolName}' did not answer within ${remaining} ms`,
+            started,
+          ),
+          unanswered: 'no_answer',
+        };
       }
-      this.options.logger.warn({ err: error, tool: input.toolName, callId: input.callId }, 'tool call transport failed');
-      return { response: failure('failed', 'TRANSPORT_FAILED', `'${input.toolName}' could not be reached: ${(error as Error).message}`, started), unanswered: 'no_answer' };
+      this.options.logger.warn(
+        { err: error, tool: input.toolName, callId: input.callId },
+        'tool call transport failed',
+      );
+      return {
+        response: failure(
+          'failed',
+          'TRANSPORT_FAILED',
+          `'${input.toolName}' could not be reached: ${(error as Error).message}`,
+          started,
+        ),
+        unanswered: 'no_answer',
+      };
     }
 
     const { json, badByte } = readReplyJson(reply);
     const parsed = ToolCallResponse.safeParse(json);
     if (!parsed.success) {
-      this.options.logger.warn({ tool: input.toolName, callId: input.callId, issues: parsed.error.issues }, 'runner sent an invalid response');
+      this.options.logger.warn(
+        { tool: input.toolName, callId: input.callId, issues: parsed.error.issues },
+        'runner sent an invalid response',
+      );
       // An answer, even a broken one, means the runner ran the call: never retried.
-      return { response: failure('failed', 'TRANSPORT_FAILED', `the runner of '${input.toolName}' sent a response that breaks the tool protocol`, started) };
+      return {
+        response: failure(
+          'failed',
+          'TRANSPORT_FAILED',
+          `the runner of '${input.toolName}' sent a response that breaks the tool protocol`,
+          started,
+        ),
+      };
     }
     if (badByte < 0) return { response: parsed.data };
-    this.options.logger.warn({ tool: input.toolName, callId: input.callId, byteOffset: badByte }, 'runner answered with bytes that are not UTF-8; read with U+FFFD');
+    this.options.logger.warn(
+      { tool: input.toolName, callId: input.callId, byteOffset: badByte },
+      'runner answered with bytes that are not UTF-8; read with U+FFFD',
+    );
     return { response: { ...parsed.data, diagnostics: [invalidUtf8Diagnostic(badByte)] } };
   }
 }

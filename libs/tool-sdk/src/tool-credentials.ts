@@ -60,7 +60,12 @@ export class CredentialVersionConflict extends CredentialAccessError {
     readonly currentVersion: number | undefined,
     options?: { cause?: unknown },
   ) {
-    super('VERSION_CONFLICT', `credential '${service}' was saved by someone else first (now version ${currentVersion ?? '?'})`, service, options);
+    super(
+      'VERSION_CONFLICT',
+      `credential '${service}' was saved by someone else first (now version ${currentVersion ?? '?'})`,
+      service,
+      options,
+    );
     this.name = 'CredentialVersionConflict';
   }
 }
@@ -89,13 +94,21 @@ export interface CredentialClientOptions {
 export type CredentialRpc = GrpcClientHandle<credentialV1.CredentialServiceClient>;
 
 export function connectCredentialService(options: CredentialClientOptions): CredentialRpc {
-  return createGrpcClient(credentialV1.CredentialServiceClient, credentialV1.CredentialServiceService, options.address, { defaultDeadlineMs: options.deadlineMs ?? 5_000, transport: options.transport, server: 'credential' });
+  return createGrpcClient(
+    credentialV1.CredentialServiceClient,
+    credentialV1.CredentialServiceService,
+    options.address,
+    { defaultDeadlineMs: options.deadlineMs ?? 5_000, transport: options.transport, server: 'credential' },
+  );
 }
 
 /** Checks a tool's or agent's declared services at definition time, naming the bad one. */
 export function declaredCredentialServices(owner: string, services: readonly string[] | undefined): string[] {
   for (const service of services ?? []) {
-    if (!CredentialService.safeParse(service).success) throw new Error(`${owner} declares credential service '${service}': use lowercase letters, digits, '.', '_' or '-'`);
+    if (!CredentialService.safeParse(service).success)
+      throw new Error(
+        `${owner} declares credential service '${service}': use lowercase letters, digits, '.', '_' or '-'`,
+      );
   }
   return [...new Set(services ?? [])];
 }
@@ -116,7 +129,9 @@ export function grantCallId(grant: string | undefined): string | undefined {
 }
 
 export function notConnectedMessage(service: string, account: string): string {
-  return account === DEFAULT_CREDENTIAL_ACCOUNT ? `Connect your ${service} account to let me do this.` : `Connect your ${service} account '${account}' to let me do this.`;
+  return account === DEFAULT_CREDENTIAL_ACCOUNT
+    ? `Connect your ${service} account to let me do this.`
+    : `Connect your ${service} account '${account}' to let me do this.`;
 }
 
 interface CallScope {
@@ -128,28 +143,72 @@ interface CallScope {
 }
 
 function failure(service: string, err: unknown): CredentialAccessError {
-  if (isPlatformError(err) && err.kind === 'permission_denied') return new CredentialAccessError('ACCESS_DENIED', `the credential service refused '${service}': ${err.code}`, service, { cause: err });
-  if (isPlatformError(err) && err.kind === 'unauthenticated') return new CredentialAccessError('ACCESS_DENIED', `the call's credential grant was refused: ${err.code}`, service, { cause: err });
+  if (isPlatformError(err) && err.kind === 'permission_denied')
+    return new CredentialAccessError(
+      'ACCESS_DENIED',
+      `the credential service refused '${service}': ${err.code}`,
+      service,
+      { cause: err },
+    );
+  if (isPlatformError(err) && err.kind === 'unauthenticated')
+    return new CredentialAccessError('ACCESS_DENIED', `the call's credential grant was refused: ${err.code}`, service, {
+      cause: err,
+    });
   const code = isPlatformError(err) ? err.code : 'UNREACHABLE';
-  return new CredentialAccessError('CREDENTIAL_UNAVAILABLE', `credential '${service}' could not be read: ${code}`, service, { cause: err });
+  return new CredentialAccessError(
+    'CREDENTIAL_UNAVAILABLE',
+    `credential '${service}' could not be read: ${code}`,
+    service,
+    { cause: err },
+  );
 }
 
 /** The credentials of one call. */
 export function callCredentials(rpc: CredentialRpc | undefined, scope: CallScope): ToolCredentials {
   function check(service: string, account: string | undefined): { service: string; account: string } {
-    if (!rpc) throw new CredentialAccessError('NO_CREDENTIAL_SERVICE', 'this runner has no credential service configured (RunnerOptions.credentials)', service);
-    if (!scope.declared.includes(service)) throw new CredentialAccessError('SERVICE_NOT_DECLARED', `the tool did not declare credentials: ['${service}']`, service);
-    if (!scope.grant) throw new CredentialAccessError('NO_GRANT', 'the call came without a credential grant (was it sent by the platform?)', service);
-    return { service: CredentialService.parse(service), account: CredentialAccount.parse(account ?? DEFAULT_CREDENTIAL_ACCOUNT) };
+    if (!rpc)
+      throw new CredentialAccessError(
+        'NO_CREDENTIAL_SERVICE',
+        'this runner has no credential service configured (RunnerOptions.credentials)',
+        service,
+      );
+    if (!scope.declared.includes(service))
+      throw new CredentialAccessError(
+        'SERVICE_NOT_DECLARED',
+        `the tool did not declare credentials: ['${service}']`,
+        service,
+      );
+    if (!scope.grant)
+      throw new CredentialAccessError(
+        'NO_GRANT',
+        'the call came without a credential grant (was it sent by the platform?)',
+        service,
+      );
+    return {
+      service: CredentialService.parse(service),
+      account: CredentialAccount.parse(account ?? DEFAULT_CREDENTIAL_ACCOUNT),
+    };
   }
   return {
     async get(service, account) {
       const key = check(service, account);
       try {
-        const response = await rpc!.rpc.getCredential({ tenantId: scope.tenantId, ...key, grant: scope.grant!, callId: scope.callId, actor: undefined });
-        return { connected: true, ...key, secret: JSON.parse(response.secretJson) as Record<string, unknown>, version: response.credential?.version ?? 0 };
+        const response = await rpc!.rpc.getCredential({
+          tenantId: scope.tenantId,
+          ...key,
+          grant: scope.grant!,
+          callId: scope.callId,
+          actor: undefined,
+        });
+        return {
+          connected: true,
+          ...key,
+          secret: JSON.parse(response.secretJson) as Record<string, unknown>,
+          version: response.credential?.version ?? 0,
+        };
       } catch (err) {
-        if (isPlatformError(err) && err.code === 'CREDENTIAL_NOT_FOUND') return { connected: false, ...key, message: notConnectedMessage(key.service, key.account) };
+        if (isPlatformError(err) && err.code === 'CREDENTIAL_NOT_FOUND')
+          return { connected: false, ...key, message: notConnectedMessage(key.service, key.account) };
         throw failure(service, err);
       }
     },

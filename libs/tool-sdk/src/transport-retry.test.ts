@@ -26,7 +26,16 @@ function scripted(failures: Error[]): { nc: NatsConnection; attempts: () => numb
 async function callWith(failures: Error[], sideEffect: SideEffect | undefined, dedupe?: boolean) {
   const { nc, attempts } = scripted(failures);
   const client = new ToolClient({ nc, logger, transportRetryDelayMs: 1 });
-  const response = await client.call({ toolName: 't', arguments: {}, callId: 'call_1', tenantId: 'acme', conversationId: 'c', deadlineAt: Date.now() + 2_000, sideEffect, dedupe });
+  const response = await client.call({
+    toolName: 't',
+    arguments: {},
+    callId: 'call_1',
+    tenantId: 'acme',
+    conversationId: 'c',
+    deadlineAt: Date.now() + 2_000,
+    sideEffect,
+    dedupe,
+  });
   return { status: response.status, attempts: attempts() };
 }
 
@@ -50,12 +59,17 @@ describe('ToolClient transport retries', () => {
   const lost = (): Error => new Error('connection lost');
 
   it('never retries when the side effect is unknown', async () => {
-    expect(await callWith([new NoRespondersError('platform.tool.t')], undefined)).toEqual({ status: 'failed', attempts: 1 });
+    expect(await callWith([new NoRespondersError('platform.tool.t')], undefined)).toEqual({
+      status: 'failed',
+      attempts: 1,
+    });
     expect(await callWith([lost()], undefined)).toEqual({ status: 'failed', attempts: 1 });
   });
 
   it('retries "no responders" briefly, then succeeds', async () => {
-    expect(await callWith([new NoRespondersError('platform.tool.t'), new NoRespondersError('platform.tool.t')], 'none')).toEqual({ status: 'success', attempts: 3 });
+    expect(
+      await callWith([new NoRespondersError('platform.tool.t'), new NoRespondersError('platform.tool.t')], 'none'),
+    ).toEqual({ status: 'success', attempts: 3 });
   });
 
   it('gives up after its retries', async () => {

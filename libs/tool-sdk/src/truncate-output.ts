@@ -14,7 +14,10 @@ export function truncateOutput(output: unknown, maxBytes: number): TruncatedOutp
   const text = typeof output === 'string' ? output : JSON.stringify(output ?? null);
   if (Buffer.byteLength(text, 'utf8') <= maxBytes) return { output, truncated: false };
   const budget = Math.max(0, maxBytes - Buffer.byteLength(TRUNCATION_MARKER, 'utf8'));
-  let cut = Buffer.from(text, 'utf8').subarray(0, budget).toString('utf8').replace(/\uFFFD$/, '');
+  let cut = Buffer.from(text, 'utf8')
+    .subarray(0, budget)
+    .toString('utf8')
+    .replace(/\uFFFD$/, '');
   const lastNewline = cut.lastIndexOf('\n');
   if (lastNewline > cut.length / 2) cut = cut.slice(0, lastNewline);
   return { output: cut + TRUNCATION_MARKER, truncated: true };

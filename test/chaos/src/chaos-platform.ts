@@ -60,7 +60,12 @@ const ORCHESTRATOR_ENV = {
 export const API_TURN_WAIT_MS = 30_000;
 
 export async function startChaosPlatform(onLine: (line: string) => void): Promise<ChaosPlatform> {
-  const [nats, postgres, redis, booksServer] = await Promise.all([startNatsServer(), startPostgresServer(), startRedisServer(), startRedisServer()]);
+  const [nats, postgres, redis, booksServer] = await Promise.all([
+    startNatsServer(),
+    startPostgresServer(),
+    startRedisServer(),
+    startRedisServer(),
+  ]);
   const postgresProxy = await startFaultProxy({ target: { port: postgres.port } });
   await postgres.createDatabase('chaos');
   const logger = createLogger({ service: 'chaos', level: 'silent' });
@@ -69,10 +74,21 @@ export async function startChaosPlatform(onLine: (line: string) => void): Promis
   database.on('error', () => undefined); // the Postgres outage case drops these connections too
   let runner: ManagedProcess | undefined;
   const startRunner = async (): Promise<void> => {
-    runner = ManagedProcess.start('counting-runner', process.execPath, ['--conditions=@platform/source', '--import', 'tsx', 'test/chaos/src/fixtures/counting-runner.ts'], {
-      cwd: workspaceRoot(),
-      env: { ...process.env, NATS_URL: nats.url, REDIS_URL: redis.url, BOOKS_REDIS_URL: booksServer.url, OTEL_SDK_DISABLED: 'true' },
-    });
+    runner = ManagedProcess.start(
+      'counting-runner',
+      process.execPath,
+      ['--conditions=@platform/source', '--import', 'tsx', 'test/chaos/src/fixtures/counting-runner.ts'],
+      {
+        cwd: workspaceRoot(),
+        env: {
+          ...process.env,
+          NATS_URL: nats.url,
+          REDIS_URL: redis.url,
+          BOOKS_REDIS_URL: booksServer.url,
+          OTEL_SDK_DISABLED: 'true',
+        },
+      },
+    );
     await runner.waitForOutput((out) => out.includes('"msg":"ready"'), 120_000);
   };
   let platform: Platform | undefined;
@@ -86,7 +102,11 @@ export async function startChaosPlatform(onLine: (line: string) => void): Promis
       // A service started again mid-load shares the machine with the load and the other services.
       readyTimeoutMs: 120_000,
       commonEnv: { LOG_LEVEL: 'warn' },
-      env: { orchestrator: ORCHESTRATOR_ENV, api: { TURN_WAIT_MS: String(API_TURN_WAIT_MS) }, 'llm-sim': { OTEL_SDK_DISABLED: 'true' } },
+      env: {
+        orchestrator: ORCHESTRATOR_ENV,
+        api: { TURN_WAIT_MS: String(API_TURN_WAIT_MS) },
+        'llm-sim': { OTEL_SDK_DISABLED: 'true' },
+      },
       onLine: (app, line) => onLine(`[${app}] ${line}`),
     });
     await startRunner();
@@ -96,7 +116,12 @@ export async function startChaosPlatform(onLine: (line: string) => void): Promis
     await Promise.all([nats.stop(), postgres.stop(), redis.stop(), booksServer.stop(), postgresProxy.stop()]);
     throw err;
   }
-  const token = await new SignJWT({ tenant: TENANT }).setProtectedHeader({ alg: 'HS256' }).setSubject('chaos-user').setIssuedAt().setExpirationTime('2h').sign(new TextEncoder().encode(JWT_SECRET));
+  const token = await new SignJWT({ tenant: TENANT })
+    .setProtectedHeader({ alg: 'HS256' })
+    .setSubject('chaos-user')
+    .setIssuedAt()
+    .setExpirationTime('2h')
+    .sign(new TextEncoder().encode(JWT_SECRET));
   const running = platform;
   return {
     platform: running,
@@ -127,8 +152,12 @@ export async function startChaosPlatform(onLine: (line: string) => void): Promis
 export async function waitForTools(chaos: ChaosPlatform, tools: string[], timeoutMs = 60_000): Promise<void> {
   const until = Date.now() + timeoutMs;
   while (Date.now() < until) {
-    const response = await fetch(`${chaos.platform.apiUrl}/v1/tools`, { headers: { authorization: `Bearer ${chaos.token}` } }).catch(() => undefined);
-    const listed = response?.ok ? ((await response.json()) as { tools: Array<{ name: string }> }).tools.map((t) => t.name) : [];
+    const response = await fetch(`${chaos.platform.apiUrl}/v1/tools`, {
+      headers: { authorization: `Bearer ${chaos.token}` },
+    }).catch(() => undefined);
+    const listed = response?.ok
+      ? ((await response.json()) as { tools: Array<{ name: string }> }).tools.map((t) => t.name)
+      : [];
     if (tools.every((t) => listed.includes(t))) return;
     await new Promise((r) => setTimeout(r, 200));
   }

@@ -37,11 +37,23 @@ const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout
 function summary(records: readonly TurnRecord[]): string {
   const byOutcome = new Map<string, number>();
   for (const r of records) {
-    const key = r.status === 200 ? `200 ${r.body?.status ?? ''}${r.body?.status === 'failed' ? ` (${r.body.stopReason})` : ''}` : r.status ? `${r.status} ${r.body?.error?.code ?? ''}` : r.hung ? 'hung' : `no answer (${r.failure})`;
+    const key =
+      r.status === 200
+        ? `200 ${r.body?.status ?? ''}${r.body?.status === 'failed' ? ` (${r.body.stopReason})` : ''}`
+        : r.status
+          ? `${r.status} ${r.body?.error?.code ?? ''}`
+          : r.hung
+            ? 'hung'
+            : `no answer (${r.failure})`;
     byOutcome.set(key, (byOutcome.get(key) ?? 0) + 1);
   }
-  const failures = [...new Set(records.filter((r) => r.body?.status === 'failed').map((r) => (r.body?.response ?? '').slice(0, 160)))];
-  return [...byOutcome].map(([k, n]) => `${k}: ${n}`).join(', ') + (failures.length ? `; failures said: ${failures.join(' | ')}` : '');
+  const failures = [
+    ...new Set(records.filter((r) => r.body?.status === 'failed').map((r) => (r.body?.response ?? '').slice(0, 160))),
+  ];
+  return (
+    [...byOutcome].map(([k, n]) => `${k}: ${n}`).join(', ') +
+    (failures.length ? `; failures said: ${failures.join(' | ')}` : '')
+  );
 }
 
 interface Fault {
@@ -55,7 +67,13 @@ interface Fault {
 
 /** Runs the load, injects the fault once turns flow, heals it, waits for recovery, checks the books. */
 async function underLoad(label: string, fault: Fault): Promise<void> {
-  const load = startLoad({ apiUrl: chaos.platform.apiUrl, token: chaos.token, label, clients: CLIENTS, deadlineMs: CLIENT_DEADLINE_MS });
+  const load = startLoad({
+    apiUrl: chaos.platform.apiUrl,
+    token: chaos.token,
+    label,
+    clients: CLIENTS,
+    deadlineMs: CLIENT_DEADLINE_MS,
+  });
   try {
     await load.untilAnswered(ANSWERED_BEFORE, 0, RECOVERY_TIMEOUT_MS);
     await fault.inject();
@@ -66,8 +84,11 @@ async function underLoad(label: string, fault: Fault): Promise<void> {
     await load.stop();
   }
   const problems = await checkBooks(chaos, label, load.records);
-  process.stderr.write(`chaos ${label}: ${load.records.length} turns (${summary(load.records)}); ${problems.length} problems\n`);
-  if (problems.length > 0) process.stderr.write(`${problems.slice(0, 20).join('\n')}\n--- service logs ---\n${lines.slice(-60).join('\n')}\n`);
+  process.stderr.write(
+    `chaos ${label}: ${load.records.length} turns (${summary(load.records)}); ${problems.length} problems\n`,
+  );
+  if (problems.length > 0)
+    process.stderr.write(`${problems.slice(0, 20).join('\n')}\n--- service logs ---\n${lines.slice(-60).join('\n')}\n`);
   expect(problems).toEqual([]);
 }
 
@@ -78,19 +99,43 @@ function crash(kill: () => Promise<void>, start: () => Promise<unknown>): Fault 
 
 describe('the books balance under load when', () => {
   it('one of two orchestrator replicas is killed (SIGKILL)', async () => {
-    await underLoad('kill-orchestrator', crash(() => chaos.platform.kill('orchestrator', 1), () => chaos.platform.start('orchestrator', 1)));
+    await underLoad(
+      'kill-orchestrator',
+      crash(
+        () => chaos.platform.kill('orchestrator', 1),
+        () => chaos.platform.start('orchestrator', 1),
+      ),
+    );
   });
 
   it('the tool runner is killed (SIGKILL)', async () => {
-    await underLoad('kill-runner', crash(() => chaos.killRunner(), () => chaos.startRunner()));
+    await underLoad(
+      'kill-runner',
+      crash(
+        () => chaos.killRunner(),
+        () => chaos.startRunner(),
+      ),
+    );
   });
 
   it('memory is killed (SIGKILL)', async () => {
-    await underLoad('kill-memory', crash(() => chaos.platform.kill('memory'), () => chaos.platform.start('memory')));
+    await underLoad(
+      'kill-memory',
+      crash(
+        () => chaos.platform.kill('memory'),
+        () => chaos.platform.start('memory'),
+      ),
+    );
   });
 
   it('the agent pool is killed (SIGKILL)', async () => {
-    await underLoad('kill-agent-pool', crash(() => chaos.platform.kill('agent-pool'), () => chaos.platform.start('agent-pool')));
+    await underLoad(
+      'kill-agent-pool',
+      crash(
+        () => chaos.platform.kill('agent-pool'),
+        () => chaos.platform.start('agent-pool'),
+      ),
+    );
   });
 
   it('the model answers 500s for a while', async () => {
@@ -136,14 +181,26 @@ describe('the books balance under load when', () => {
   });
 
   it('PostgreSQL is stopped for 5 s and restarted', async () => {
-    await underLoad('postgres-down', { inject: () => chaos.postgres.halt(), holdMs: 5_000, heal: () => chaos.postgres.start() });
+    await underLoad('postgres-down', {
+      inject: () => chaos.postgres.halt(),
+      holdMs: 5_000,
+      heal: () => chaos.postgres.start(),
+    });
   });
 });
 
-function modelWindow(spec: { kind: 'server_error' | 'rate_limit' | 'hang'; durationMs: number; retryAfterSeconds?: number }): Fault {
+function modelWindow(spec: {
+  kind: 'server_error' | 'rate_limit' | 'hang';
+  durationMs: number;
+  retryAfterSeconds?: number;
+}): Fault {
   return {
     inject: async () => {
-      const response = await fetch(`${chaos.platform.llmSimUrl}/_sim/fault-window`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(spec) });
+      const response = await fetch(`${chaos.platform.llmSimUrl}/_sim/fault-window`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify(spec),
+      });
       if (!response.ok) throw new Error(`llm-sim refused the fault window: ${response.status}`);
     },
     holdMs: spec.durationMs,

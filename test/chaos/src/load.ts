@@ -63,10 +63,29 @@ async function sendTurn(options: LoadOptions, conversationId: string, content: s
     } catch {
       body = undefined;
     }
-    return { conversationId, content, status: response.status, retryAfter: response.headers.get('retry-after'), body, startedAt, endedAt: performance.now(), hung: false };
+    return {
+      conversationId,
+      content,
+      status: response.status,
+      retryAfter: response.headers.get('retry-after'),
+      body,
+      startedAt,
+      endedAt: performance.now(),
+      hung: false,
+    };
   } catch (err) {
     const hung = (err as Error).name === 'TimeoutError';
-    return { conversationId, content, status: 0, retryAfter: null, body: undefined, startedAt, endedAt: performance.now(), hung, failure: (err as Error).message };
+    return {
+      conversationId,
+      content,
+      status: 0,
+      retryAfter: null,
+      body: undefined,
+      startedAt,
+      endedAt: performance.now(),
+      hung,
+      failure: (err as Error).message,
+    };
   }
 }
 
@@ -76,9 +95,14 @@ export function startLoad(options: LoadOptions): Load {
   const clients = Array.from({ length: options.clients }, async (_, client) => {
     const conversationId = `${options.label}-c${client}`;
     for (let n = 0; !stopping; n++) {
-      const record = await sendTurn(options, conversationId, `[scenario:counted-effect] ${options.label} client ${client} turn ${n}`);
+      const record = await sendTurn(
+        options,
+        conversationId,
+        `[scenario:counted-effect] ${options.label} client ${client} turn ${n}`,
+      );
       records.push(record);
-      if (record.status === 429 || record.status === 503) await sleep(Math.min(1_000, Number(record.retryAfter ?? 1) * 1_000));
+      if (record.status === 429 || record.status === 503)
+        await sleep(Math.min(1_000, Number(record.retryAfter ?? 1) * 1_000));
       else if (record.status !== 200) await sleep(200);
     }
   });
@@ -89,7 +113,10 @@ export function startLoad(options: LoadOptions): Load {
       for (;;) {
         const answered = records.filter((r) => r.status === 200 && r.startedAt >= since).length;
         if (answered >= count) return;
-        if (performance.now() > until) throw new Error(`only ${answered} of ${count} turns were answered within ${timeoutMs} ms; last: ${JSON.stringify(records.slice(-3))}`);
+        if (performance.now() > until)
+          throw new Error(
+            `only ${answered} of ${count} turns were answered within ${timeoutMs} ms; last: ${JSON.stringify(records.slice(-3))}`,
+          );
         await sleep(100);
       }
     },

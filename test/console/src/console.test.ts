@@ -41,7 +41,7 @@ async function open(path: string): Promise<void> {
 }
 
 describe('the web console', () => {
-  it('asks for a token, then shows the token\'s tenant', async () => {
+  it("asks for a token, then shows the token's tenant", async () => {
     await page.goto(`${stack.consoleUrl}/runs`);
     await page.getByRole('heading', { name: 'Sign in to the console' }).waitFor();
     await browser.screenshot('sign-in');
@@ -91,18 +91,30 @@ describe('the web console', () => {
     expect(text).toContain('runner');
     expect(text).toContain('(17 + 25) * 3');
     expect(text).toContain('126');
-    expect(await page.getByText(/Request view: \d+ messages/).first().isVisible()).toBe(true);
+    expect(
+      await page
+        .getByText(/Request view: \d+ messages/)
+        .first()
+        .isVisible(),
+    ).toBe(true);
     const trace = page.getByRole('link', { name: /^[0-9a-f]{32}$/ });
-    if (await trace.count()) expect(await trace.getAttribute('href')).toContain(TRACE_URL_TEMPLATE.replace('{traceId}', ''));
+    if (await trace.count())
+      expect(await trace.getAttribute('href')).toContain(TRACE_URL_TEMPLATE.replace('{traceId}', ''));
     await browser.screenshot('run');
   });
 
   it('follows a running run live, and cancels it', async () => {
     // A slow model answer keeps the run running while the page is open (the message is sent as an app would).
-    const sent = stack.api('POST', '/v1/conversations/console-slow/messages', TENANT, { content: '[scenario:slow] Take your time.' });
+    const sent = stack.api('POST', '/v1/conversations/console-slow/messages', TENANT, {
+      content: '[scenario:slow] Take your time.',
+    });
     let runId = '';
     while (!runId) {
-      const listed = await stack.api<{ runs: Array<{ runId: string; status: string }> }>('GET', '/v1/runs?conversationId=console-slow', TENANT);
+      const listed = await stack.api<{ runs: Array<{ runId: string; status: string }> }>(
+        'GET',
+        '/v1/runs?conversationId=console-slow',
+        TENANT,
+      );
       runId = listed.body.runs.find((r) => r.status === 'running')?.runId ?? '';
       if (!runId) await new Promise((r) => setTimeout(r, 100));
     }
@@ -125,7 +137,9 @@ describe('the web console', () => {
 
   it('approves a waiting action from the inbox, and the run completes', async () => {
     // What an application does after its OAuth flow: the user's mail account is connected.
-    const connected = await stack.api('PUT', '/v1/credentials/google/primary', TENANT, { secret: { access_token: 'ya29.console-test' } });
+    const connected = await stack.api('PUT', '/v1/credentials/google/primary', TENANT, {
+      secret: { access_token: 'ya29.console-test' },
+    });
     expect(connected.status).toBe(200);
     await open('/conversations/console-trip');
     await page.getByLabel('Message').fill('[scenario:travel-trip] Plan my NYC trip next Friday and email the team.');
@@ -176,7 +190,7 @@ describe('the web console', () => {
     await browser.screenshot('accounts');
   });
 
-  it('lists the catalog with runner replicas and breaker state, and tries a tool from its schema\'s form', async () => {
+  it("lists the catalog with runner replicas and breaker state, and tries a tool from its schema's form", async () => {
     await open('/tools');
     const calculator = page.locator('.card', { hasText: 'calculator' }).first();
     await calculator.locator('summary').first().click();
@@ -197,7 +211,12 @@ describe('the web console', () => {
   });
 
   it('shows usage per day as a chart; pauses, resumes and runs a task now, with its fire history', async () => {
-    const task = await stack.api('POST', '/v1/tasks', TENANT, { name: 'morning digest', trigger: { type: 'schedule', cron: '0 8 * * *', timeZone: 'Europe/Paris' }, executor: 'orchestrator', action: { instruction: 'Summarize my unread emails' } });
+    const task = await stack.api('POST', '/v1/tasks', TENANT, {
+      name: 'morning digest',
+      trigger: { type: 'schedule', cron: '0 8 * * *', timeZone: 'Europe/Paris' },
+      executor: 'orchestrator',
+      action: { instruction: 'Summarize my unread emails' },
+    });
     expect(task.status).toBe(201);
     await open('/usage');
     await page.getByRole('img', { name: /Turns and tokens per day/ }).waitFor();
@@ -218,8 +237,13 @@ describe('the web console', () => {
 
   it('shows what memory learned, with provenance and the fact a move superseded, and forgets a fact', async () => {
     // Two turns as an app sends them; memory learns from them off the turn's path.
-    for (const content of ['[scenario:memory-chat] Hi, I live in Paris.', '[scenario:memory-chat] I moved from Paris to Berlin last month.']) {
-      expect((await stack.api('POST', '/v1/conversations/console-memory/messages', TENANT, { content })).status).toBe(200);
+    for (const content of [
+      '[scenario:memory-chat] Hi, I live in Paris.',
+      '[scenario:memory-chat] I moved from Paris to Berlin last month.',
+    ]) {
+      expect((await stack.api('POST', '/v1/conversations/console-memory/messages', TENANT, { content })).status).toBe(
+        200,
+      );
     }
     await open('/memory');
     const berlin = page.getByRole('row').filter({ hasText: 'Berlin' });
@@ -227,7 +251,12 @@ describe('the web console', () => {
     // Learning is asynchronous: show the facts again until both are there.
     while ((await berlin.count()) === 0 || !((await paris.textContent()) ?? '').includes('superseded')) {
       await page.getByRole('button', { name: 'Show facts' }).click();
-      await page.waitForFunction(() => ![...document.querySelectorAll('[role="status"]')].some((status) => status.textContent?.startsWith('Loading')));
+      await page.waitForFunction(
+        () =>
+          ![...document.querySelectorAll('[role="status"]')].some((status) =>
+            status.textContent?.startsWith('Loading'),
+          ),
+      );
     }
     expect(await berlin.textContent()).toContain('current');
     expect(await berlin.getByRole('link', { name: 'console-memory' }).count()).toBe(1);
@@ -238,17 +267,37 @@ describe('the web console', () => {
   });
 
   it('labels every form control, marks its landmarks on the main pages, and skips to the content from the keyboard', async () => {
-    for (const path of ['/runs', '/conversations/console-chat', '/approvals', '/tools', '/tasks', '/memory', '/accounts', '/usage']) {
+    for (const path of [
+      '/runs',
+      '/conversations/console-chat',
+      '/approvals',
+      '/tools',
+      '/tasks',
+      '/memory',
+      '/accounts',
+      '/usage',
+    ]) {
       await open(path);
       await page.getByRole('heading', { level: 1 }).waitFor();
-      await page.waitForFunction(() => ![...document.querySelectorAll('[role="status"]')].some((status) => status.textContent?.startsWith('Loading')));
+      await page.waitForFunction(
+        () =>
+          ![...document.querySelectorAll('[role="status"]')].some((status) =>
+            status.textContent?.startsWith('Loading'),
+          ),
+      );
       const unlabelled = await page.evaluate(() =>
         [...document.querySelectorAll('input, select, textarea')]
-          .filter((control) => (control as HTMLInputElement).labels?.length === 0 && !control.getAttribute('aria-label') && !control.getAttribute('aria-labelledby'))
+          .filter(
+            (control) =>
+              (control as HTMLInputElement).labels?.length === 0 &&
+              !control.getAttribute('aria-label') &&
+              !control.getAttribute('aria-labelledby'),
+          )
           .map((control) => control.outerHTML.slice(0, 80)),
       );
       expect({ path, unlabelled }).toEqual({ path, unlabelled: [] });
-      for (const landmark of ['banner', 'navigation', 'main'] as const) expect(await page.getByRole(landmark).count(), `${path} ${landmark}`).toBe(1);
+      for (const landmark of ['banner', 'navigation', 'main'] as const)
+        expect(await page.getByRole(landmark).count(), `${path} ${landmark}`).toBe(1);
     }
     // The keyboard's first stop skips to the content.
     await open('/runs');
@@ -259,17 +308,19 @@ describe('the web console', () => {
     expect(await page.evaluate(() => document.activeElement?.id)).toBe('main');
   });
 
-  it('fits a phone\'s width', async () => {
+  it("fits a phone's width", async () => {
     await page.setViewportSize(PHONE);
     await open('/conversations/console-chat');
     await page.locator('.bubble.assistant', { hasText: '126' }).waitFor();
-    const overflow = await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
+    const overflow = await page.evaluate(
+      () => document.documentElement.scrollWidth - document.documentElement.clientWidth,
+    );
     expect(overflow).toBeLessThanOrEqual(0);
     await browser.screenshot('conversation-phone');
     await page.setViewportSize(LAPTOP);
   });
 
-  it('refuses another tenant\'s run: it is answered as one that does not exist', async () => {
+  it("refuses another tenant's run: it is answered as one that does not exist", async () => {
     await signIn(OTHER_TENANT);
     await open(`/runs/${chatRunId}`);
     const alert = page.getByRole('alert');

@@ -6,7 +6,17 @@
 import { createLogger, createRedis, type Redis } from '@platform/service-kit';
 import type { ManagedProcess } from '@platform/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { api, bootPlatform, historyOf, startRunnerProcess, storedResultOf, waitForCatalog, type ApprovalJson, type SuitePlatform, type TurnJson } from './support.js';
+import {
+  api,
+  bootPlatform,
+  historyOf,
+  startRunnerProcess,
+  storedResultOf,
+  waitForCatalog,
+  type ApprovalJson,
+  type SuitePlatform,
+  type TurnJson,
+} from './support.js';
 
 const ARCHIVE = '[scenario:gated-archive] Archive the EMEA orders older than 90 days.';
 const ASKED = { region: 'emea', olderThanDays: 90 };
@@ -18,7 +28,11 @@ let redis: Redis;
 beforeAll(async () => {
   platform = await bootPlatform('gates', { env: { orchestrator: { RATE_LIMIT_TURNS_PER_MINUTE: '0' } } });
   runner = await startRunnerProcess(platform, 'gated-runner', 'test/e2e/src/fixtures/gated-runner.ts');
-  redis = createRedis({ url: platform.redisUrl, name: 'gates-test', logger: createLogger({ service: 'test', level: 'silent' }) });
+  redis = createRedis({
+    url: platform.redisUrl,
+    name: 'gates-test',
+    logger: createLogger({ service: 'test', level: 'silent' }),
+  });
   await waitForCatalog(platform.apiUrl, ['archive_orders']);
 });
 afterAll(async () => {
@@ -27,20 +41,33 @@ afterAll(async () => {
   await platform?.stop();
 });
 
-const send = (tenant: string, conversation: string, content: string) => api<TurnJson>(platform, 'POST', `/v1/conversations/${conversation}/messages`, tenant, { content });
-const approvals = async (tenant: string) => (await api<{ approvals: ApprovalJson[] }>(platform, 'GET', '/v1/approvals', tenant)).body.approvals;
+const send = (tenant: string, conversation: string, content: string) =>
+  api<TurnJson>(platform, 'POST', `/v1/conversations/${conversation}/messages`, tenant, { content });
+const approvals = async (tenant: string) =>
+  (await api<{ approvals: ApprovalJson[] }>(platform, 'GET', '/v1/approvals', tenant)).body.approvals;
 /** The arguments each run of the call ran with (none: it never ran). */
-const runsOf = async (callId: string) => (await redis.lrange(`archive:${callId}`, 0, -1)).map((r) => JSON.parse(r) as Record<string, unknown>);
+const runsOf = async (callId: string) =>
+  (await redis.lrange(`archive:${callId}`, 0, -1)).map((r) => JSON.parse(r) as Record<string, unknown>);
 
 /** The tool's result as the model quoted it in its answer (`Archive result: <json>`). */
 const resultOf = (turn: TurnJson) => JSON.parse(turn.response.replace(/^Archive result: /, '')) as unknown;
 
 /** The tool's result quoted in an answer, or undefined when the answer quotes none. */
-const resultOfSafe = (turn: TurnJson): unknown => (turn.response?.startsWith('Archive result: ') ? resultOf(turn) : undefined);
+const resultOfSafe = (turn: TurnJson): unknown =>
+  turn.response?.startsWith('Archive result: ') ? resultOf(turn) : undefined;
 
 /** The approved call's run is on record: counted in the turn, its call and real result stored after the user's message. */
-async function expectStoredRun(tenant: string, conversation: string, turn: TurnJson, callId: string, result: unknown): Promise<void> {
-  expect(turn.toolCalls.find((c) => c.callId === `${callId}:resumed`)).toMatchObject({ name: 'archive_orders', status: 'success' });
+async function expectStoredRun(
+  tenant: string,
+  conversation: string,
+  turn: TurnJson,
+  callId: string,
+  result: unknown,
+): Promise<void> {
+  expect(turn.toolCalls.find((c) => c.callId === `${callId}:resumed`)).toMatchObject({
+    name: 'archive_orders',
+    status: 'success',
+  });
   const stored = storedResultOf(await historyOf(platform, tenant, conversation), `${callId}:resumed`);
   expect(stored).toMatchObject({ role: 'tool', status: 'success' });
   expect(JSON.parse(stored!.content!)).toEqual(result);
@@ -51,9 +78,17 @@ async function askToArchive(tenant: string, conversation: string): Promise<{ cal
   // llm-sim derives call ids from the conversation's text: each test's own words keep them apart.
   const turn = await send(tenant, conversation, `${ARCHIVE} (${conversation})`);
   expect(turn.status).toBe(200);
-  expect(turn.body).toMatchObject({ status: 'waiting', pending: [{ agentName: 'archive_orders', waitingFor: 'approval' }] });
+  expect(turn.body).toMatchObject({
+    status: 'waiting',
+    pending: [{ agentName: 'archive_orders', waitingFor: 'approval' }],
+  });
   const { callId, approval } = turn.body.pending[0]!;
-  expect(approval).toMatchObject({ agentName: 'archive_orders', details: ASKED, options: ['approve', 'edit', 'cancel'], allowModification: true });
+  expect(approval).toMatchObject({
+    agentName: 'archive_orders',
+    details: ASKED,
+    options: ['approve', 'edit', 'cancel'],
+    allowModification: true,
+  });
   expect(approval!.actionSummary).toContain('archive_orders');
   expect(turn.body.response).toContain('needs your approval');
   expect(await runsOf(callId)).toEqual([]);
@@ -74,11 +109,18 @@ describe('a plain tool that requires approval', () => {
 
   it('runs the edited call when the approvals API says "edit"', async () => {
     const { callId, approval } = await askToArchive('gate-edit', 'gate-2');
-    const edited = await api<TurnJson>(platform, 'POST', `/v1/approvals/${approval.approvalId}`, 'gate-edit', { decision: 'edit', changes: { olderThanDays: 365 } });
+    const edited = await api<TurnJson>(platform, 'POST', `/v1/approvals/${approval.approvalId}`, 'gate-edit', {
+      decision: 'edit',
+      changes: { olderThanDays: 365 },
+    });
     expect(edited.status).toBe(200);
     expect(resultOf(edited.body)).toEqual({ archived: 42, region: 'emea', olderThanDays: 365 });
     expect(await runsOf(callId)).toEqual([{ region: 'emea', olderThanDays: 365 }]);
-    await expectStoredRun('gate-edit', 'gate-2', edited.body, callId, { archived: 42, region: 'emea', olderThanDays: 365 });
+    await expectStoredRun('gate-edit', 'gate-2', edited.body, callId, {
+      archived: 42,
+      region: 'emea',
+      olderThanDays: 365,
+    });
   });
 
   it('never runs it after "no", and the model learns the user cancelled', async () => {
@@ -101,7 +143,14 @@ describe('a plain tool that requires approval', () => {
 
   it('runs once when the same approval is decided twice at once (a double click), and neither answer says "waiting"', async () => {
     const { callId, approval } = await askToArchive('gate-twice', 'gate-6');
-    const decide = () => api<TurnJson & { error?: { code: string } }>(platform, 'POST', `/v1/approvals/${approval.approvalId}`, 'gate-twice', { decision: 'approve' });
+    const decide = () =>
+      api<TurnJson & { error?: { code: string } }>(
+        platform,
+        'POST',
+        `/v1/approvals/${approval.approvalId}`,
+        'gate-twice',
+        { decision: 'approve' },
+      );
     const answers = await Promise.all([decide(), decide()]);
     expect(await runsOf(callId)).toEqual([ASKED]);
     for (const answer of answers) {
@@ -114,7 +163,9 @@ describe('a plain tool that requires approval', () => {
 
   it('cannot be decided by another tenant (404), and stays waiting for its owner', async () => {
     const { callId, approval } = await askToArchive('gate-owner', 'gate-5');
-    const attempt = await api(platform, 'POST', `/v1/approvals/${approval.approvalId}`, 'gate-intruder', { decision: 'approve' });
+    const attempt = await api(platform, 'POST', `/v1/approvals/${approval.approvalId}`, 'gate-intruder', {
+      decision: 'approve',
+    });
     expect(attempt.status).toBe(404);
     expect(attempt.body).toMatchObject({ error: { code: 'APPROVAL_NOT_FOUND' } });
     expect(await runsOf(callId)).toEqual([]);

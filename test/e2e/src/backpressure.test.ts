@@ -41,7 +41,9 @@ async function send(token: string, conversationId: string, content: string, acce
 /** Resolves once llm-sim holds an unanswered request of the scenario: that turn is in flight. */
 async function modelIsWorkingOn(scenario: string): Promise<void> {
   await waitFor(`a ${scenario} model request in flight`, async () => {
-    const { requests } = (await (await fetch(`${platform.llmSimUrl}/_sim/requests`)).json()) as { requests: SimRequest[] };
+    const { requests } = (await (await fetch(`${platform.llmSimUrl}/_sim/requests`)).json()) as {
+      requests: SimRequest[];
+    };
     return requests.some((r) => r.scenario === scenario && r.status === null) ? true : undefined;
   });
 }
@@ -74,14 +76,25 @@ describe('an orchestrator at its concurrency limit', () => {
     // The running turn is not disturbed, and once it is done the orchestrator takes turns again.
     const finished = await slow;
     expect(finished.status).toBe(200);
-    expect(await finished.json()).toMatchObject({ status: 'completed', response: 'Sorry for the wait: this is the slow answer.' });
+    expect(await finished.json()).toMatchObject({
+      status: 'completed',
+      response: 'Sorry for the wait: this is the slow answer.',
+    });
     const retried = await send(otherToken, 'other-1', '[scenario:plain] hello');
     expect(retried.status).toBe(200);
 
     // The refused messages were never stored.
-    const history = await api<{ messages: Array<{ message: { role: string } }> }>(platform, 'GET', '/v1/conversations/other-1/messages', 'other-tenant');
+    const history = await api<{ messages: Array<{ message: { role: string } }> }>(
+      platform,
+      'GET',
+      '/v1/conversations/other-1/messages',
+      'other-tenant',
+    );
     expect(history.body.messages.map((m) => m.message.role)).toEqual(['user', 'assistant']);
-    expect((await api<{ messages: unknown[] }>(platform, 'GET', '/v1/conversations/other-2/messages', 'other-tenant')).body.messages).toEqual([]);
+    expect(
+      (await api<{ messages: unknown[] }>(platform, 'GET', '/v1/conversations/other-2/messages', 'other-tenant')).body
+        .messages,
+    ).toEqual([]);
   });
 });
 
@@ -96,7 +109,9 @@ describe('tier limits', () => {
     const retryAfter = Number(refused.headers.get('retry-after'));
     expect(retryAfter).toBeGreaterThanOrEqual(1);
     expect(retryAfter).toBeLessThanOrEqual(60);
-    expect(await refused.json()).toMatchObject({ error: { code: 'RATE_LIMITED', details: { limit: 1, windowSeconds: 60, tier: 'free' } } });
+    expect(await refused.json()).toMatchObject({
+      error: { code: 'RATE_LIMITED', details: { limit: 1, windowSeconds: 60, tier: 'free' } },
+    });
 
     const refusedStream = await send(token, 'free-3', '[scenario:plain] three', 'text/event-stream');
     expect(refusedStream.status).toBe(429);

@@ -36,12 +36,15 @@ let platform: SuitePlatform;
 let runner: ManagedProcess;
 let redis: Redis;
 
-
 beforeAll(async () => {
   platform = await bootPlatform('cancel', { env: { orchestrator: { RATE_LIMIT_TURNS_PER_MINUTE: '0' } } });
   runner = await startRunnerProcess(platform, 'run-recording-runner', 'test/e2e/src/fixtures/run-recording-runner.ts');
   await waitForCatalog(platform.apiUrl, ['book_slot']);
-  redis = createRedis({ url: platform.redisUrl, name: 'cancel-test', logger: createLogger({ service: 'cancel-test', level: 'silent' }) });
+  redis = createRedis({
+    url: platform.redisUrl,
+    name: 'cancel-test',
+    logger: createLogger({ service: 'cancel-test', level: 'silent' }),
+  });
 });
 afterAll(async () => {
   redis?.disconnect();
@@ -51,7 +54,9 @@ afterAll(async () => {
 
 describe('cancelling a run while the model works', () => {
   it('accepts with 202, and the streamed run ends cancelled', async () => {
-    const response = await postMessageStream(platform, TENANT, 'cancel-model-1', { content: '[scenario:slow] take your time' });
+    const response = await postMessageStream(platform, TENANT, 'cancel-model-1', {
+      content: '[scenario:slow] take your time',
+    });
     expect(response.status).toBe(200);
     const runId = response.headers.get('x-run-id') ?? '';
     expect(runId).toMatch(/^run_/);
@@ -71,7 +76,12 @@ describe('cancelling a run while the model works', () => {
     const run = await api<Run>(platform, 'GET', `/v1/runs/${runId}`, TENANT);
     expect(run.body).toMatchObject({ runId, status: 'cancelled', stopReason: 'cancelled' });
     // Nothing the model never said is stored as its answer: the turn holds the user message only.
-    const history = await api<{ messages: Array<{ message: StoredMessage }> }>(platform, 'GET', '/v1/conversations/cancel-model-1/messages', TENANT);
+    const history = await api<{ messages: Array<{ message: StoredMessage }> }>(
+      platform,
+      'GET',
+      '/v1/conversations/cancel-model-1/messages',
+      TENANT,
+    );
     expect(history.body.messages.map((m) => m.message.role)).toEqual(['user']);
   });
 });
@@ -82,9 +92,13 @@ describe('cancelling a run while a tool works', () => {
 
   beforeAll(async () => {
     const before = new Set(await redis.keys('in-flight:*'));
-    const pending = api<Turn>(platform, 'POST', '/v1/conversations/cancel-tool-1/messages', TENANT, { content: '[scenario:slow-booking] book me tuesday at ten' });
+    const pending = api<Turn>(platform, 'POST', '/v1/conversations/cancel-tool-1/messages', TENANT, {
+      content: '[scenario:slow-booking] book me tuesday at ten',
+    });
     // The tool records the run that called it: the turn is in flight and its client still waits.
-    const key = await waitFor('the tool call to start', async () => (await redis.keys('in-flight:*')).find((k) => !before.has(k)));
+    const key = await waitFor('the tool call to start', async () =>
+      (await redis.keys('in-flight:*')).find((k) => !before.has(k)),
+    );
     runId = (await redis.get(key)) ?? '';
     expect(runId).toMatch(/^run_/);
     const cancel = await api(platform, 'DELETE', `/v1/runs/${runId}`, TENANT);
@@ -103,11 +117,21 @@ describe('cancelling a run while a tool works', () => {
   it('shows the run as cancelled', async () => {
     const run = await api<Run>(platform, 'GET', `/v1/runs/${runId}`, TENANT);
     expect(run.status).toBe(200);
-    expect(run.body).toMatchObject({ runId, status: 'cancelled', stopReason: 'cancelled', result: { stopReason: 'cancelled' } });
+    expect(run.body).toMatchObject({
+      runId,
+      status: 'cancelled',
+      stopReason: 'cancelled',
+      result: { stopReason: 'cancelled' },
+    });
   });
 
   it('stores the call in flight with exactly one result, a cancelled one', async () => {
-    const history = await api<{ messages: Array<{ runId: string; message: StoredMessage }> }>(platform, 'GET', '/v1/conversations/cancel-tool-1/messages', TENANT);
+    const history = await api<{ messages: Array<{ runId: string; message: StoredMessage }> }>(
+      platform,
+      'GET',
+      '/v1/conversations/cancel-tool-1/messages',
+      TENANT,
+    );
     const messages = history.body.messages.map((m) => m.message);
     expect(messages.map((m) => m.role)).toEqual(['user', 'assistant', 'tool']);
     expect(history.body.messages.every((m) => m.runId === runId)).toBe(true);
@@ -126,7 +150,9 @@ describe('runs that cannot be cancelled', () => {
   let finishedRunId: string;
 
   beforeAll(async () => {
-    const turn = await api<Turn>(platform, 'POST', '/v1/conversations/cancel-done-1/messages', TENANT, { content: '[scenario:plain] hello' });
+    const turn = await api<Turn>(platform, 'POST', '/v1/conversations/cancel-done-1/messages', TENANT, {
+      content: '[scenario:plain] hello',
+    });
     expect(turn.status).toBe(200);
     finishedRunId = turn.body.runId;
   });

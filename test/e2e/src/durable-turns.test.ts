@@ -18,10 +18,17 @@ let runner: ManagedProcess;
 let redis: Redis;
 const logger = createLogger({ service: 'durable-test', level: 'silent' });
 
-
 beforeAll(async () => {
   platform = await bootPlatform('durable', {
-    env: { orchestrator: { RUN_LEASE_MS: '1500', RECOVERY_INTERVAL_MS: '500', RUN_POLL_MS: '200', RATE_LIMIT_TURNS_PER_MINUTE: '0', SHUTDOWN_GRACE_MS: '500' } },
+    env: {
+      orchestrator: {
+        RUN_LEASE_MS: '1500',
+        RECOVERY_INTERVAL_MS: '500',
+        RUN_POLL_MS: '200',
+        RATE_LIMIT_TURNS_PER_MINUTE: '0',
+        SHUTDOWN_GRACE_MS: '500',
+      },
+    },
   });
   runner = await startRunnerProcess(platform, 'booking-runner', 'test/e2e/src/fixtures/booking-runner.ts');
   await waitForCatalog(platform.apiUrl, ['book_slot']);
@@ -35,7 +42,9 @@ afterAll(async () => {
 
 describe('an orchestrator killed mid-turn', () => {
   it('is replaced, the run resumes from its journal, and the caller gets the answer with the side effect done once', async () => {
-    const pending = api<Turn>(platform, 'POST', '/v1/conversations/durable-1/messages', 'durable-tenant', { content: '[scenario:slow-booking] book me tuesday at ten' });
+    const pending = api<Turn>(platform, 'POST', '/v1/conversations/durable-1/messages', 'durable-tenant', {
+      content: '[scenario:slow-booking] book me tuesday at ten',
+    });
     // The booking is under way (the tool sleeps 3 s): kill the orchestrator now, mid-call.
     const startedKey = await waitFor('the booking to start', async () => (await redis.keys('booking:started:*'))[0]);
     await platform.kill('orchestrator');
@@ -43,24 +52,41 @@ describe('an orchestrator killed mid-turn', () => {
 
     const turn = await pending;
     expect(turn.status).toBe(200);
-    expect(turn.body).toMatchObject({ status: 'completed', response: 'Booked: tuesday-10:00 (booking #1 for this call).' });
+    expect(turn.body).toMatchObject({
+      status: 'completed',
+      response: 'Booked: tuesday-10:00 (booking #1 for this call).',
+    });
     const callId = startedKey.slice('booking:started:'.length);
     expect(turn.body.toolCalls).toEqual([expect.objectContaining({ callId, name: 'book_slot', status: 'success' })]);
     // Exactly one booking: the resumed run re-sent the call with the same id and the runner deduped it.
     expect(await redis.keys('booking:done:*')).toEqual([`booking:done:${callId}`]);
     expect(await redis.get(`booking:done:${callId}`)).toBe('1');
 
-    const history = await api<{ messages: Array<{ message: { role: string; toolCallId?: string } }> }>(platform, 'GET', '/v1/conversations/durable-1/messages', 'durable-tenant');
+    const history = await api<{ messages: Array<{ message: { role: string; toolCallId?: string } }> }>(
+      platform,
+      'GET',
+      '/v1/conversations/durable-1/messages',
+      'durable-tenant',
+    );
     expect(history.body.messages.map((m) => m.message.role)).toEqual(['user', 'assistant', 'tool', 'assistant']);
-    const run = await api<{ status: string; transcript: unknown[] }>(platform, 'GET', `/v1/runs/${turn.body.runId}`, 'durable-tenant');
+    const run = await api<{ status: string; transcript: unknown[] }>(
+      platform,
+      'GET',
+      `/v1/runs/${turn.body.runId}`,
+      'durable-tenant',
+    );
     expect(run.body.status).toBe('completed');
     expect(run.body.transcript).toHaveLength(2);
   });
 
   it('hands a run over on SIGTERM when it outlasts the grace: a clean exit, the caller gets the answer, the side effect happened once', async () => {
     const before = new Set(await redis.keys('booking:started:*'));
-    const pending = api<Turn>(platform, 'POST', '/v1/conversations/durable-term/messages', 'durable-tenant', { content: '[scenario:slow-booking] book it, we are deploying' });
-    const startedKey = await waitFor('the booking to start', async () => (await redis.keys('booking:started:*')).find((k) => !before.has(k)));
+    const pending = api<Turn>(platform, 'POST', '/v1/conversations/durable-term/messages', 'durable-tenant', {
+      content: '[scenario:slow-booking] book it, we are deploying',
+    });
+    const startedKey = await waitFor('the booking to start', async () =>
+      (await redis.keys('booking:started:*')).find((k) => !before.has(k)),
+    );
     // A rolling deploy: SIGTERM while the 3 s booking runs, with a 500 ms grace.
     const stopping = platform.process('orchestrator')!.process;
     const exited = stopping.waitForExit();
@@ -70,7 +96,10 @@ describe('an orchestrator killed mid-turn', () => {
     await platform.start('orchestrator');
 
     const turn = await pending;
-    expect(turn.body).toMatchObject({ status: 'completed', response: 'Booked: tuesday-10:00 (booking #1 for this call).' });
+    expect(turn.body).toMatchObject({
+      status: 'completed',
+      response: 'Booked: tuesday-10:00 (booking #1 for this call).',
+    });
     const callId = startedKey.slice('booking:started:'.length);
     expect(await redis.get(`booking:done:${callId}`)).toBe('1');
   });
@@ -78,8 +107,17 @@ describe('an orchestrator killed mid-turn', () => {
   it('resumes a run nobody waits for any more (the caller gave up) through the recovery sweep', async () => {
     const controller = new AbortController();
     const before = new Set(await redis.keys('booking:started:*'));
-    const request = api(platform, 'POST', '/v1/conversations/durable-2/messages', 'durable-tenant', { content: '[scenario:slow-booking] book me' }, controller.signal).catch(() => undefined);
-    const startedKey = await waitFor('the booking to start', async () => (await redis.keys('booking:started:*')).find((k) => !before.has(k)));
+    const request = api(
+      platform,
+      'POST',
+      '/v1/conversations/durable-2/messages',
+      'durable-tenant',
+      { content: '[scenario:slow-booking] book me' },
+      controller.signal,
+    ).catch(() => undefined);
+    const startedKey = await waitFor('the booking to start', async () =>
+      (await redis.keys('booking:started:*')).find((k) => !before.has(k)),
+    );
     controller.abort();
     await request;
     await platform.kill('orchestrator');
@@ -87,20 +125,29 @@ describe('an orchestrator killed mid-turn', () => {
     const callId = startedKey.slice('booking:started:'.length);
     // Nobody attaches: the new orchestrator's sweep finds the run and finishes it.
     const history = await waitFor('the resumed run to be stored', async () => {
-      const page = await api<{ messages: Array<{ message: { role: string; content?: string } }> }>(platform, 'GET', '/v1/conversations/durable-2/messages', 'durable-tenant');
+      const page = await api<{ messages: Array<{ message: { role: string; content?: string } }> }>(
+        platform,
+        'GET',
+        '/v1/conversations/durable-2/messages',
+        'durable-tenant',
+      );
       return page.body.messages.length === 4 ? page.body.messages : undefined;
     });
     expect(history.at(-1)?.message.content).toBe('Booked: tuesday-10:00 (booking #1 for this call).');
     expect(await redis.get(`booking:done:${callId}`)).toBe('1');
   });
 
-  it('keeps streaming to an SSE client across the crash: the resumed run\'s events arrive and end the stream', async () => {
+  it("keeps streaming to an SSE client across the crash: the resumed run's events arrive and end the stream", async () => {
     const before = new Set(await redis.keys('booking:started:*'));
     // Its own wording: llm-sim derives call ids from the conversation, and the booking keys use them.
-    const response = await postMessageStream(platform, 'durable-tenant', 'durable-3', { content: '[scenario:slow-booking] book me a slot, streaming' });
+    const response = await postMessageStream(platform, 'durable-tenant', 'durable-3', {
+      content: '[scenario:slow-booking] book me a slot, streaming',
+    });
     expect(response.headers.get('content-type')).toContain('text/event-stream');
     const reading = readSse(response);
-    const startedKey = await waitFor('the booking to start', async () => (await redis.keys('booking:started:*')).find((k) => !before.has(k)));
+    const startedKey = await waitFor('the booking to start', async () =>
+      (await redis.keys('booking:started:*')).find((k) => !before.has(k)),
+    );
     await platform.kill('orchestrator');
     await platform.start('orchestrator');
     const events = runEventsOf(await reading);
@@ -108,7 +155,9 @@ describe('an orchestrator killed mid-turn', () => {
     expect(events.some((e) => e.type === 'state_change' && e.data['reason'] === 'resumed')).toBe(true);
     const end = events.at(-1)!;
     expect(end.type).toBe('execution_end');
-    expect((end.data['result'] as { response: string }).response).toBe('Booked: tuesday-10:00 (booking #1 for this call).');
+    expect((end.data['result'] as { response: string }).response).toBe(
+      'Booked: tuesday-10:00 (booking #1 for this call).',
+    );
     expect(await redis.get(`booking:done:${startedKey.slice('booking:started:'.length)}`)).toBe('1');
   });
 });

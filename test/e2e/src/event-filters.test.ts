@@ -10,7 +10,13 @@ let platform: Platform;
 
 beforeAll(async () => {
   nats = await startNatsServer();
-  platform = await startPlatform({ natsUrl: nats.url, databaseUrl: await createSuiteDatabase('event-filters'), redisUrl: await allocateSuiteRedis(), jwtSecret: JWT_SECRET, apps: ['trigger', 'api'] });
+  platform = await startPlatform({
+    natsUrl: nats.url,
+    databaseUrl: await createSuiteDatabase('event-filters'),
+    redisUrl: await allocateSuiteRedis(),
+    jwtSecret: JWT_SECRET,
+    apps: ['trigger', 'api'],
+  });
 });
 afterAll(async () => {
   await platform?.stop();
@@ -22,15 +28,26 @@ interface TaskJson {
   lastError: { code: string; message: string; at: string } | null;
 }
 
-const eventTask = (filter: string) => ({ trigger: { type: 'event', source: 'mail', eventType: 'received', filter }, action: { instruction: 'File it.' } });
+const eventTask = (filter: string) => ({
+  trigger: { type: 'event', source: 'mail', eventType: 'received', filter },
+  action: { instruction: 'File it.' },
+});
 
 describe('event filters through the api and the trigger service', () => {
   it('matches the pathological (a+)+$ over a 256 KiB event in linear time, and answers another tenant while it runs', async () => {
     // 28 characters took 9.2 s with the backtracking engine (3.6x per two more): 256 KiB would never end.
-    const tasks = await Promise.all(Array.from({ length: 10 }, () => api<TaskJson>(platform, 'POST', '/v1/tasks', 'redos-attacker', eventTask('x ~= "(a+)+$"'))));
+    const tasks = await Promise.all(
+      Array.from({ length: 10 }, () =>
+        api<TaskJson>(platform, 'POST', '/v1/tasks', 'redos-attacker', eventTask('x ~= "(a+)+$"')),
+      ),
+    );
     expect(tasks.map((t) => t.status)).toEqual(Array(10).fill(201));
     const x = `${'a'.repeat(256 * 1024 - 16)}!`;
-    const published = api<{ firedTaskIds: string[] }>(platform, 'POST', '/v1/events', 'redos-attacker', { source: 'mail', type: 'received', data: { x } });
+    const published = api<{ firedTaskIds: string[] }>(platform, 'POST', '/v1/events', 'redos-attacker', {
+      source: 'mail',
+      type: 'received',
+      data: { x },
+    });
     // Another tenant's request, sent while the attacker's event is being matched.
     const other = await api<{ tasks: unknown[] }>(platform, 'GET', '/v1/tasks', 'bystander');
     expect(other).toMatchObject({ status: 200, body: { tasks: [] } });
@@ -47,33 +64,63 @@ describe('event filters through the api and the trigger service', () => {
       ['subject ~= "(news"', /trigger\.filter: .*\[FILTER_INVALID_PATTERN\] "\(news" is not a valid RE2 pattern/],
       ['subject ~= "(?<!re)news"', /\[FILTER_INVALID_PATTERN\]/],
     ] as const) {
-      const refused = await api<{ error: { code: string; message: string } }>(platform, 'POST', '/v1/tasks', 'acme', eventTask(filter));
+      const refused = await api<{ error: { code: string; message: string } }>(
+        platform,
+        'POST',
+        '/v1/tasks',
+        'acme',
+        eventTask(filter),
+      );
       expect(refused.status).toBe(400);
       expect(refused.body.error.code).toBe('INVALID_TASK_SPEC');
       expect(refused.body.error.message).toMatch(problem);
     }
   });
 
-  it('fires on the docs\' (?i)newsletter example, and shows a filter that fails on an event as the task\'s lastError', async () => {
-    const newsletter = await api<TaskJson>(platform, 'POST', '/v1/tasks', 'acme', eventTask('subject ~= "(?i)newsletter"'));
+  it("fires on the docs' (?i)newsletter example, and shows a filter that fails on an event as the task's lastError", async () => {
+    const newsletter = await api<TaskJson>(
+      platform,
+      'POST',
+      '/v1/tasks',
+      'acme',
+      eventTask('subject ~= "(?i)newsletter"'),
+    );
     expect(newsletter.status).toBe(201);
-    const cheap = await api<TaskJson>(platform, 'POST', '/v1/tasks', 'acme', eventTask('subject ~= "(?i)newsletter" and price < 300'));
-    const sent = await api<{ firedTaskIds: string[] }>(platform, 'POST', '/v1/events', 'acme', { source: 'mail', type: 'received', data: { subject: 'Weekly NEWSLETTER', price: 'free' } });
+    const cheap = await api<TaskJson>(
+      platform,
+      'POST',
+      '/v1/tasks',
+      'acme',
+      eventTask('subject ~= "(?i)newsletter" and price < 300'),
+    );
+    const sent = await api<{ firedTaskIds: string[] }>(platform, 'POST', '/v1/events', 'acme', {
+      source: 'mail',
+      type: 'received',
+      data: { subject: 'Weekly NEWSLETTER', price: 'free' },
+    });
     expect(sent.body.firedTaskIds).toEqual([newsletter.body.taskId]);
     const failed = await api<TaskJson>(platform, 'GET', `/v1/tasks/${cheap.body.taskId}`, 'acme');
-    expect(failed.body.lastError).toMatchObject({ code: 'FILTER_EVALUATION_FAILED', message: expect.stringContaining('Expected a number') });
+    expect(failed.body.lastError).toMatchObject({
+      code: 'FILTER_EVALUATION_FAILED',
+      message: expect.stringContaining('Expected a number'),
+    });
     expect(Date.parse(failed.body.lastError!.at)).not.toBeNaN();
     const listed = await api<{ tasks: TaskJson[] }>(platform, 'GET', '/v1/tasks', 'acme');
-    expect(listed.body.tasks.find((t) => t.taskId === cheap.body.taskId)?.lastError?.code).toBe('FILTER_EVALUATION_FAILED');
+    expect(listed.body.tasks.find((t) => t.taskId === cheap.body.taskId)?.lastError?.code).toBe(
+      'FILTER_EVALUATION_FAILED',
+    );
     expect(listed.body.tasks.find((t) => t.taskId === newsletter.body.taskId)?.lastError).toBeNull();
   });
 
-  it('sends the notification stream\'s headers at once, before the tenant has any notification', async () => {
+  it("sends the notification stream's headers at once, before the tenant has any notification", async () => {
     const controller = new AbortController();
     // The api's heartbeat is 15 s away: before the fix nothing, not even the status line, came until then.
     const deadline = setTimeout(() => controller.abort(), 5_000);
     try {
-      const response = await fetch(`${platform.apiUrl}/v1/notifications`, { headers: { authorization: `Bearer ${await tokenFor('no-news-yet')}`, accept: 'text/event-stream' }, signal: controller.signal });
+      const response = await fetch(`${platform.apiUrl}/v1/notifications`, {
+        headers: { authorization: `Bearer ${await tokenFor('no-news-yet')}`, accept: 'text/event-stream' },
+        signal: controller.signal,
+      });
       expect(response.status).toBe(200);
       expect(response.headers.get('content-type')).toContain('text/event-stream');
     } finally {

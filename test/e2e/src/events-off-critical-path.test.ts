@@ -35,7 +35,9 @@ afterAll(async () => {
 describe('the answer and the run events', () => {
   it('answers while the NATS server is frozen, and the events arrive once it runs again', async () => {
     // Warm: every connection is up and the catalog is loaded.
-    const warm = await api<TurnBody>(platform, 'POST', '/v1/conversations/warm/messages', TENANT, { content: '[scenario:plain] hello' });
+    const warm = await api<TurnBody>(platform, 'POST', '/v1/conversations/warm/messages', TENANT, {
+      content: '[scenario:plain] hello',
+    });
     expect(warm.status).toBe(200);
 
     const pid = platform.nats.pid!;
@@ -44,7 +46,14 @@ describe('the answer and the run events', () => {
     let disconnectsByTheAnswer: number;
     try {
       // Bounded, so the server is let go even when the answer never comes (the failure this guards against).
-      turn = await api<TurnBody>(platform, 'POST', '/v1/conversations/frozen/messages', TENANT, { content: '[scenario:plain] hello again' }, AbortSignal.timeout(30_000));
+      turn = await api<TurnBody>(
+        platform,
+        'POST',
+        '/v1/conversations/frozen/messages',
+        TENANT,
+        { content: '[scenario:plain] hello again' },
+        AbortSignal.timeout(30_000),
+      );
       disconnectsByTheAnswer = orchestratorDisconnects;
     } finally {
       process.kill(pid, 'SIGCONT');

@@ -60,7 +60,9 @@ function textOf(content: unknown): string {
 
 describe('a chat completion', () => {
   it('answers with the final assistant message of a tool-using turn', async () => {
-    const { data: completion, response } = await client.chat.completions.create({ model: 'default', messages: [{ role: 'user', content: QUESTION }] }).withResponse();
+    const { data: completion, response } = await client.chat.completions
+      .create({ model: 'default', messages: [{ role: 'user', content: QUESTION }] })
+      .withResponse();
     expect(completion.object).toBe('chat.completion');
     expect(completion.model).toBe('default');
     expect(completion.choices).toHaveLength(1);
@@ -69,7 +71,9 @@ describe('a chat completion', () => {
     expect(choice?.message.content).toContain('84');
     expect(choice?.finish_reason).toBe('stop');
     expect(completion.usage?.total_tokens).toBeGreaterThan(0);
-    expect(completion.usage?.total_tokens).toBe((completion.usage?.prompt_tokens ?? 0) + (completion.usage?.completion_tokens ?? 0));
+    expect(completion.usage?.total_tokens).toBe(
+      (completion.usage?.prompt_tokens ?? 0) + (completion.usage?.completion_tokens ?? 0),
+    );
 
     // The tools ran on the platform: the run behind the completion called the calculator.
     const run = await runOf(response.headers.get('x-run-id'));
@@ -82,7 +86,9 @@ describe('a chat completion', () => {
 
 describe('a streamed chat completion', () => {
   it('streams deltas that add up to the final answer and ends with finish_reason stop', async () => {
-    const { data: stream, response } = await client.chat.completions.create({ model: 'default', messages: [{ role: 'user', content: QUESTION }], stream: true }).withResponse();
+    const { data: stream, response } = await client.chat.completions
+      .create({ model: 'default', messages: [{ role: 'user', content: QUESTION }], stream: true })
+      .withResponse();
     expect(response.headers.get('content-type')).toMatch(/^text\/event-stream/);
     const chunks = await collect(stream);
     expect(chunks.length).toBeGreaterThan(2);
@@ -95,7 +101,9 @@ describe('a streamed chat completion', () => {
     expect(choices[0]?.delta.role).toBe('assistant');
     const text = choices.map((c) => c.delta.content ?? '').join('');
     expect(text).toContain('84');
-    expect(choices.filter((c) => c.finish_reason !== null)).toEqual([expect.objectContaining({ finish_reason: 'stop' })]);
+    expect(choices.filter((c) => c.finish_reason !== null)).toEqual([
+      expect.objectContaining({ finish_reason: 'stop' }),
+    ]);
     expect(choices.at(-1)?.finish_reason).toBe('stop');
     expect(chunks.some((c) => c.usage)).toBe(false);
 
@@ -108,9 +116,16 @@ describe('a streamed chat completion', () => {
 
   it("streams the answer once when the model's stream broke off and the call was retried", async () => {
     const { data: stream, response } = await client.chat.completions
-      .create({ model: 'default', messages: [{ role: 'user', content: '[scenario:stream-cut-once] tell me' }], stream: true })
+      .create({
+        model: 'default',
+        messages: [{ role: 'user', content: '[scenario:stream-cut-once] tell me' }],
+        stream: true,
+      })
       .withResponse();
-    const text = (await collect(stream)).flatMap((c) => c.choices).map((c) => c.delta.content ?? '').join('');
+    const text = (await collect(stream))
+      .flatMap((c) => c.choices)
+      .map((c) => c.delta.content ?? '')
+      .join('');
     expect(text).toBe('The answer, streamed word by word, arrives whole on the second try.');
     expect((await runOf(response.headers.get('x-run-id'))).result.response).toBe(text);
   });
@@ -135,13 +150,17 @@ describe('a streamed chat completion', () => {
 
 describe('an unknown model', () => {
   it('is a NotFoundError (404) for a plain request', async () => {
-    const error = await client.chat.completions.create({ model: 'no-such-agent', messages: [{ role: 'user', content: 'hi' }] }).catch((err: unknown) => err);
+    const error = await client.chat.completions
+      .create({ model: 'no-such-agent', messages: [{ role: 'user', content: 'hi' }] })
+      .catch((err: unknown) => err);
     expect(error).toBeInstanceOf(NotFoundError);
     expect(error).toMatchObject({ status: 404, code: 'PROFILE_NOT_FOUND' });
   });
 
   it('is a NotFoundError (404) for a streamed request, before any chunk', async () => {
-    const error = await client.chat.completions.create({ model: 'no-such-agent', messages: [{ role: 'user', content: 'hi' }], stream: true }).catch((err: unknown) => err);
+    const error = await client.chat.completions
+      .create({ model: 'no-such-agent', messages: [{ role: 'user', content: 'hi' }], stream: true })
+      .catch((err: unknown) => err);
     expect(error).toBeInstanceOf(NotFoundError);
     expect(error).toMatchObject({ status: 404, code: 'PROFILE_NOT_FOUND' });
   });
@@ -156,12 +175,22 @@ describe('x-conversation-id', () => {
 
   it('keeps the history on the platform across requests (default headers)', async () => {
     const conversationId = 'facade-kept-1';
-    const attached = new OpenAI({ baseURL: `${platform.apiUrl}/v1`, apiKey: await tokenFor(TENANT), maxRetries: 0, defaultHeaders: { 'x-conversation-id': conversationId } });
-    const first = await attached.chat.completions.create({ model: 'default', messages: [{ role: 'user', content: '[scenario:plain] my name is Ada' }] }).withResponse();
+    const attached = new OpenAI({
+      baseURL: `${platform.apiUrl}/v1`,
+      apiKey: await tokenFor(TENANT),
+      maxRetries: 0,
+      defaultHeaders: { 'x-conversation-id': conversationId },
+    });
+    const first = await attached.chat.completions
+      .create({ model: 'default', messages: [{ role: 'user', content: '[scenario:plain] my name is Ada' }] })
+      .withResponse();
     expect(first.response.headers.get('x-conversation-id')).toBe(conversationId);
     expect(first.data.choices[0]?.message.content).toContain('my name is Ada');
     // The second request sends only its own message: the platform supplies the earlier turn.
-    const second = await attached.chat.completions.create({ model: 'default', messages: [{ role: 'user', content: '[scenario:plain] what is my name?' }] });
+    const second = await attached.chat.completions.create({
+      model: 'default',
+      messages: [{ role: 'user', content: '[scenario:plain] what is my name?' }],
+    });
     expect(second.choices[0]?.message.content).toContain('what is my name?');
 
     const messages = await history(conversationId);
@@ -171,15 +200,25 @@ describe('x-conversation-id', () => {
       ['user', '[scenario:plain] what is my name?'],
       ['assistant', second.choices[0]?.message.content],
     ]);
-    const lastModelCall = (await modelRequests()).filter((r) => r.body.messages.some((m) => textOf(m.content).includes('what is my name?'))).at(-1);
-    expect(lastModelCall?.body.messages.some((m) => m.role === 'user' && textOf(m.content).includes('my name is Ada'))).toBe(true);
+    const lastModelCall = (await modelRequests())
+      .filter((r) => r.body.messages.some((m) => textOf(m.content).includes('what is my name?')))
+      .at(-1);
+    expect(
+      lastModelCall?.body.messages.some((m) => m.role === 'user' && textOf(m.content).includes('my name is Ada')),
+    ).toBe(true);
   });
 
   it('works as a per-request header too, streamed or not', async () => {
     const conversationId = 'facade-kept-2';
     const options = { headers: { 'x-conversation-id': conversationId } };
-    const first = await client.chat.completions.create({ model: 'default', messages: [{ role: 'user', content: '[scenario:plain] one' }] }, options);
-    const stream = await client.chat.completions.create({ model: 'default', messages: [{ role: 'user', content: '[scenario:plain] two' }], stream: true }, options);
+    const first = await client.chat.completions.create(
+      { model: 'default', messages: [{ role: 'user', content: '[scenario:plain] one' }] },
+      options,
+    );
+    const stream = await client.chat.completions.create(
+      { model: 'default', messages: [{ role: 'user', content: '[scenario:plain] two' }], stream: true },
+      options,
+    );
     const streamedText = (await collect(stream))
       .flatMap((c) => c.choices)
       .map((c) => c.delta.content ?? '')
@@ -194,8 +233,12 @@ describe('x-conversation-id', () => {
   });
 
   it('without it, each request is a conversation of its own', async () => {
-    const a = await client.chat.completions.create({ model: 'default', messages: [{ role: 'user', content: '[scenario:plain] alone' }] }).withResponse();
-    const b = await client.chat.completions.create({ model: 'default', messages: [{ role: 'user', content: '[scenario:plain] alone' }] }).withResponse();
+    const a = await client.chat.completions
+      .create({ model: 'default', messages: [{ role: 'user', content: '[scenario:plain] alone' }] })
+      .withResponse();
+    const b = await client.chat.completions
+      .create({ model: 'default', messages: [{ role: 'user', content: '[scenario:plain] alone' }] })
+      .withResponse();
     const idA = a.response.headers.get('x-conversation-id') ?? '';
     const idB = b.response.headers.get('x-conversation-id') ?? '';
     expect(idA).toMatch(/^chat-/);

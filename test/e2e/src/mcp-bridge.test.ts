@@ -13,7 +13,9 @@ beforeAll(async () => {
     app: 'mcp-bridge',
     env: {
       NATS_URL: platform.natsUrl,
-      MCP_SERVERS: JSON.stringify([{ name: 'everything', transport: 'stdio', command: process.execPath, args: [everything, 'stdio'] }]),
+      MCP_SERVERS: JSON.stringify([
+        { name: 'everything', transport: 'stdio', command: process.execPath, args: [everything, 'stdio'] },
+      ]),
     },
   });
 });
@@ -32,9 +34,15 @@ describe('an MCP server behind the bridge', () => {
     }
     expect(tools).toContain('everything_echo');
 
-    const turn = await api<{ response: string; toolCalls: Array<{ name: string; success: boolean }> }>(platform, 'POST', '/v1/conversations/mcp-1/messages', 'acme', {
-      content: '[scenario:mcp-echo] Ask the MCP server to echo something.',
-    });
+    const turn = await api<{ response: string; toolCalls: Array<{ name: string; success: boolean }> }>(
+      platform,
+      'POST',
+      '/v1/conversations/mcp-1/messages',
+      'acme',
+      {
+        content: '[scenario:mcp-echo] Ask the MCP server to echo something.',
+      },
+    );
     expect(turn.status).toBe(200);
     expect(turn.body.toolCalls).toEqual([expect.objectContaining({ name: 'everything_echo', success: true })]);
     expect(turn.body.response).toContain('Echo: hello from the platform');

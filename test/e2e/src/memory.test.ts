@@ -42,7 +42,9 @@ let platform: SuitePlatform;
 
 beforeAll(async () => {
   // A small context window: by turn 30 the first turn is long trimmed out of the request view.
-  platform = await bootPlatform('memory_e2e', { env: { orchestrator: { CONTEXT_TOKEN_LIMIT: '2500', RATE_LIMIT_TURNS_PER_MINUTE: '0' } } });
+  platform = await bootPlatform('memory_e2e', {
+    env: { orchestrator: { CONTEXT_TOKEN_LIMIT: '2500', RATE_LIMIT_TURNS_PER_MINUTE: '0' } },
+  });
 });
 afterAll(() => platform?.stop());
 
@@ -61,7 +63,9 @@ async function say(content: string, tenant = TENANT): Promise<Turn> {
 }
 
 const preferenceFacts = async (tenant = TENANT) =>
-  (await api<FactsPage>(platform, 'GET', '/v1/memory/facts?subject=user', tenant)).body.facts.filter((f) => f.object.includes('window seats'));
+  (await api<FactsPage>(platform, 'GET', '/v1/memory/facts?subject=user', tenant)).body.facts.filter((f) =>
+    f.object.includes('window seats'),
+  );
 
 describe('a preference from turn 1, recalled at turn 30', () => {
   let lastTurn: Turn;
@@ -72,15 +76,23 @@ describe('a preference from turn 1, recalled at turn 30', () => {
       const facts = await preferenceFacts();
       return facts.length > 0 ? facts : undefined;
     });
-    expect(fact).toMatchObject({ subject: 'user', kind: 'preference', current: true, source: { conversationId: CONVERSATION, runId: first.runId, messageSeq: 1 } });
+    expect(fact).toMatchObject({
+      subject: 'user',
+      kind: 'preference',
+      current: true,
+      source: { conversationId: CONVERSATION, runId: first.runId, messageSeq: 1 },
+    });
   });
 
   it('reaches the model at turn 30 through recall although the request view no longer holds turn 1', async () => {
     // Turns 2..29 talk about something else (the plain scenario answers without recalled memory).
-    for (let turn = 2; turn <= 29; turn++) await say(`[scenario:plain] Filler turn ${turn}: tell me a fact about the number ${turn * 7}.`);
+    for (let turn = 2; turn <= 29; turn++)
+      await say(`[scenario:plain] Filler turn ${turn}: tell me a fact about the number ${turn * 7}.`);
     lastTurn = await say('[scenario:memory-chat] Which seat should I book for my long flights to Tokyo?');
 
-    const request = (await modelRequests()).filter((r) => r.structuredReply === null && r.scenario === 'memory-chat').at(-1);
+    const request = (await modelRequests())
+      .filter((r) => r.structuredReply === null && r.scenario === 'memory-chat')
+      .at(-1);
     expect(request).toBeDefined();
     const messages = request?.body.messages ?? [];
     // Trimmed: turn 1's words are in no conversation message of the request...
@@ -88,7 +100,10 @@ describe('a preference from turn 1, recalled at turn 30', () => {
     expect(conversation.some((text) => text.includes('Filler turn 29'))).toBe(true);
     expect(conversation.some((text) => text.includes('window seats'))).toBe(false);
     // ...but in the system prompt's long-term memory block.
-    const system = messages.filter((m) => m.role === 'system').map((m) => textOf(m.content)).join('\n');
+    const system = messages
+      .filter((m) => m.role === 'system')
+      .map((m) => textOf(m.content))
+      .join('\n');
     expect(system).toContain(MEMORY_CONTEXT_OPEN);
     expect(memoryContextItems(system).some((item) => item.includes('window seats on long flights'))).toBe(true);
     // And the answer uses it.
@@ -96,12 +111,17 @@ describe('a preference from turn 1, recalled at turn 30', () => {
   });
 
   it("says in the run's record what was injected and why", async () => {
-    const run = await api<{ result: { memoryRecall?: { status: string; searchMode: string; items: Array<{ kind: string; id: string; text: string; matchedBy: string[]; why: string }>; blockTokens: number; budgetTokens: number } } }>(
-      platform,
-      'GET',
-      `/v1/runs/${lastTurn.runId}`,
-      TENANT,
-    );
+    const run = await api<{
+      result: {
+        memoryRecall?: {
+          status: string;
+          searchMode: string;
+          items: Array<{ kind: string; id: string; text: string; matchedBy: string[]; why: string }>;
+          blockTokens: number;
+          budgetTokens: number;
+        };
+      };
+    }>(platform, 'GET', `/v1/runs/${lastTurn.runId}`, TENANT);
     const recall = run.body.result.memoryRecall;
     expect(recall).toMatchObject({ status: 'injected', budgetTokens: 400 });
     expect(recall?.blockTokens).toBeLessThanOrEqual(400);
@@ -114,8 +134,12 @@ describe('a preference from turn 1, recalled at turn 30', () => {
 });
 
 describe('the end of a run', () => {
-  it('is announced after its execution_end, so memory drops the run\'s working memory', async () => {
-    const nc = await connectNats({ servers: platform.natsUrl, name: 'memory-e2e-run-end', logger: createLogger({ service: 'memory-e2e', level: 'silent' }) });
+  it("is announced after its execution_end, so memory drops the run's working memory", async () => {
+    const nc = await connectNats({
+      servers: platform.natsUrl,
+      name: 'memory-e2e-run-end',
+      logger: createLogger({ service: 'memory-e2e', level: 'silent' }),
+    });
     try {
       const notices = nc.subscribe(runEndedSubject(TENANT));
       await nc.flush();
@@ -145,7 +169,12 @@ describe.skipIf(!sharedInfra().pgvector)('a slow memory', () => {
     try {
       const turn = await say('[scenario:memory-chat] Which seat should I book for my long flights to Osaka?');
       expect(turn.response).toContain('What I remember about you: (unavailable)');
-      const run = await api<{ result: { memoryRecall?: { status: string; items: unknown[] } } }>(platform, 'GET', `/v1/runs/${turn.runId}`, TENANT);
+      const run = await api<{ result: { memoryRecall?: { status: string; items: unknown[] } } }>(
+        platform,
+        'GET',
+        `/v1/runs/${turn.runId}`,
+        TENANT,
+      );
       expect(run.body.result.memoryRecall).toMatchObject({ status: 'timed_out', items: [] });
     } finally {
       await fetch(`${platform.llmSimUrl}/_sim/embeddings/faults`, { method: 'DELETE' });
@@ -156,7 +185,13 @@ describe.skipIf(!sharedInfra().pgvector)('a slow memory', () => {
 describe('the memory API on the real memory service', () => {
   it('answers a question with a citation of the fact', async () => {
     const [fact] = await preferenceFacts();
-    const answer = await api<{ answered: boolean; answer: string; citations: { facts: FactJson[] } }>(platform, 'POST', '/v1/memory/query', TENANT, { question: 'Which seats do I prefer on flights?' });
+    const answer = await api<{ answered: boolean; answer: string; citations: { facts: FactJson[] } }>(
+      platform,
+      'POST',
+      '/v1/memory/query',
+      TENANT,
+      { question: 'Which seats do I prefer on flights?' },
+    );
     expect(answer.status).toBe(200);
     expect(answer.body.answered).toBe(true);
     expect(answer.body.answer).toContain('window seats');
@@ -166,7 +201,13 @@ describe('the memory API on the real memory service', () => {
   it("never shows or deletes another tenant's facts", async () => {
     const [fact] = await preferenceFacts();
     expect(await preferenceFacts(OTHER)).toEqual([]);
-    const query = await api<{ answered: boolean; citations: { facts: FactJson[] } }>(platform, 'POST', '/v1/memory/query', OTHER, { question: 'Which seats do I prefer on flights?' });
+    const query = await api<{ answered: boolean; citations: { facts: FactJson[] } }>(
+      platform,
+      'POST',
+      '/v1/memory/query',
+      OTHER,
+      { question: 'Which seats do I prefer on flights?' },
+    );
     expect(query.body).toMatchObject({ answered: false, citations: { facts: [] } });
     const foreignDelete = await api(platform, 'DELETE', `/v1/memory/facts/${fact?.factId}`, OTHER);
     expect(foreignDelete.status).toBe(404);
@@ -178,17 +219,36 @@ describe('the memory API on the real memory service', () => {
 
   it('deletes a fact, then forgets a subject entirely', async () => {
     const [fact] = await preferenceFacts();
-    const deleted = await api<{ deleted: boolean; auditId: string }>(platform, 'DELETE', `/v1/memory/facts/${fact?.factId}`, TENANT);
+    const deleted = await api<{ deleted: boolean; auditId: string }>(
+      platform,
+      'DELETE',
+      `/v1/memory/facts/${fact?.factId}`,
+      TENANT,
+    );
     expect(deleted.status).toBe(200);
     expect(deleted.body.deleted).toBe(true);
     expect(await preferenceFacts()).toEqual([]);
     expect((await api(platform, 'DELETE', `/v1/memory/facts/${fact?.factId}`, TENANT)).status).toBe(404);
 
     await say('[scenario:plain] I live in Lisbon.');
-    await waitFor('the new fact', async () => ((await api<FactsPage>(platform, 'GET', '/v1/memory/facts?subject=user', TENANT)).body.facts.some((f) => f.object === 'Lisbon') ? true : undefined));
-    const forgotten = await api<{ factsDeleted: number; auditId: string }>(platform, 'DELETE', '/v1/memory/subjects/user', TENANT);
+    await waitFor('the new fact', async () =>
+      (await api<FactsPage>(platform, 'GET', '/v1/memory/facts?subject=user', TENANT)).body.facts.some(
+        (f) => f.object === 'Lisbon',
+      )
+        ? true
+        : undefined,
+    );
+    const forgotten = await api<{ factsDeleted: number; auditId: string }>(
+      platform,
+      'DELETE',
+      '/v1/memory/subjects/user',
+      TENANT,
+    );
     expect(forgotten.status).toBe(200);
     expect(forgotten.body.factsDeleted).toBeGreaterThanOrEqual(1);
-    expect((await api<FactsPage>(platform, 'GET', '/v1/memory/facts?subject=user&includeSuperseded=true', TENANT)).body.facts).toEqual([]);
+    expect(
+      (await api<FactsPage>(platform, 'GET', '/v1/memory/facts?subject=user&includeSuperseded=true', TENANT)).body
+        .facts,
+    ).toEqual([]);
   });
 });

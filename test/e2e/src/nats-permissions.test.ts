@@ -5,7 +5,16 @@ import { generatePasswords, platformPrincipals, renderNatsAuthorization } from '
 import type { ManagedProcess, PlatformApp } from '@platform/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runEventsOf, readSse, watchRun } from './sse.js';
-import { api, bootPlatform, startRunnerProcess, waitFor, waitForCatalog, type ApprovalJson, type SuitePlatform, type TurnJson } from './support.js';
+import {
+  api,
+  bootPlatform,
+  startRunnerProcess,
+  waitFor,
+  waitForCatalog,
+  type ApprovalJson,
+  type SuitePlatform,
+  type TurnJson,
+} from './support.js';
 
 /**
  * The whole platform on a nats-server that authenticates every client with the generated
@@ -18,8 +27,17 @@ import { api, bootPlatform, startRunnerProcess, waitFor, waitForCatalog, type Ap
 const GATED_RUNNER = { name: 'gated-runner', tools: ['archive_orders'] };
 const principals = platformPrincipals([GATED_RUNNER]);
 const passwords = generatePasswords(principals);
-const USER_OF: Partial<Record<PlatformApp, string>> = { api: 'api', orchestrator: 'orchestrator', memory: 'memory', 'agent-pool': 'agent-pool', trigger: 'trigger', 'tool-runner': 'tool-runner' };
-const credentials = Object.fromEntries(Object.entries(USER_OF).map(([app, user]) => [app, { NATS_USER: user, NATS_PASSWORD: passwords[user]! }]));
+const USER_OF: Partial<Record<PlatformApp, string>> = {
+  api: 'api',
+  orchestrator: 'orchestrator',
+  memory: 'memory',
+  'agent-pool': 'agent-pool',
+  trigger: 'trigger',
+  'tool-runner': 'tool-runner',
+};
+const credentials = Object.fromEntries(
+  Object.entries(USER_OF).map(([app, user]) => [app, { NATS_USER: user, NATS_PASSWORD: passwords[user]! }]),
+);
 
 let dir: string;
 let platform: SuitePlatform;
@@ -30,8 +48,16 @@ beforeAll(async () => {
   dir = mkdtempSync(path.join(os.tmpdir(), 'e2e-nats-auth-'));
   const configFile = path.join(dir, 'auth.conf');
   writeFileSync(configFile, renderNatsAuthorization(principals, { kind: 'inline', passwords }));
-  platform = await bootPlatform('nats-permissions', { env: credentials, onLine: (app, line) => lines.push(`[${app}] ${line}`) }, { configFile });
-  gatedRunner = await startRunnerProcess(platform, 'gated-runner', 'test/e2e/src/fixtures/gated-runner.ts', { NATS_USER: GATED_RUNNER.name, NATS_PASSWORD: passwords[GATED_RUNNER.name]!, LOG_LEVEL: 'info' });
+  platform = await bootPlatform(
+    'nats-permissions',
+    { env: credentials, onLine: (app, line) => lines.push(`[${app}] ${line}`) },
+    { configFile },
+  );
+  gatedRunner = await startRunnerProcess(platform, 'gated-runner', 'test/e2e/src/fixtures/gated-runner.ts', {
+    NATS_USER: GATED_RUNNER.name,
+    NATS_PASSWORD: passwords[GATED_RUNNER.name]!,
+    LOG_LEVEL: 'info',
+  });
   await waitForCatalog(platform.apiUrl, ['archive_orders']);
 });
 
@@ -43,7 +69,12 @@ afterAll(async () => {
 
 describe('the platform with per-service NATS users', () => {
   it('runs a turn with a tool call and streams its events', async () => {
-    const turn = await api<{ runId: string; status: string; response: string; toolCalls: Array<{ name: string; success: boolean }> }>(platform, 'POST', '/v1/conversations/auth-1/messages', 'acme', {
+    const turn = await api<{
+      runId: string;
+      status: string;
+      response: string;
+      toolCalls: Array<{ name: string; success: boolean }>;
+    }>(platform, 'POST', '/v1/conversations/auth-1/messages', 'acme', {
       content: '[scenario:calculator] What is 12 * (3 + 4)?',
     });
     expect(turn.status).toBe(200);
@@ -65,11 +96,20 @@ describe('the platform with per-service NATS users', () => {
     expect(created.status).toBe(201);
     const fired = await api(platform, 'POST', `/v1/tasks/${created.body.taskId}/run`, 'acme', {});
     expect(fired.status).toBe(202);
-    const status = await waitFor('the fire to settle', async () => {
-      const fires = await api<{ fires: Array<{ status: string }> }>(platform, 'GET', `/v1/tasks/${created.body.taskId}/fires`, 'acme');
-      const latest = fires.body.fires[0]?.status;
-      return latest && ['succeeded', 'failed', 'waiting_approval', 'skipped'].includes(latest) ? latest : undefined;
-    }, 60_000);
+    const status = await waitFor(
+      'the fire to settle',
+      async () => {
+        const fires = await api<{ fires: Array<{ status: string }> }>(
+          platform,
+          'GET',
+          `/v1/tasks/${created.body.taskId}/fires`,
+          'acme',
+        );
+        const latest = fires.body.fires[0]?.status;
+        return latest && ['succeeded', 'failed', 'waiting_approval', 'skipped'].includes(latest) ? latest : undefined;
+      },
+      60_000,
+    );
     expect(status).toBe('succeeded');
   });
 
@@ -83,23 +123,46 @@ describe('the platform with per-service NATS users', () => {
     expect(created.status).toBe(201);
     const taskId = created.body.taskId;
     expect((await api(platform, 'POST', `/v1/tasks/${taskId}/run`, 'wayne', {})).status).toBe(202);
-    const waiting = await waitFor('the fire to wait for approval', async () => {
-      const { body } = await api<{ fires: Array<{ fireId: string; status: string }> }>(platform, 'GET', `/v1/tasks/${taskId}/fires`, 'wayne');
-      return body.fires[0] && body.fires[0].status !== 'pending' && body.fires[0].status !== 'running' ? body.fires[0] : undefined;
-    }, 60_000);
+    const waiting = await waitFor(
+      'the fire to wait for approval',
+      async () => {
+        const { body } = await api<{ fires: Array<{ fireId: string; status: string }> }>(
+          platform,
+          'GET',
+          `/v1/tasks/${taskId}/fires`,
+          'wayne',
+        );
+        return body.fires[0] && body.fires[0].status !== 'pending' && body.fires[0].status !== 'running'
+          ? body.fires[0]
+          : undefined;
+      },
+      60_000,
+    );
     expect(waiting.status).toBe('waiting_approval');
-    const [approval] = (await api<{ approvals: ApprovalJson[] }>(platform, 'GET', '/v1/approvals', 'wayne')).body.approvals;
+    const [approval] = (await api<{ approvals: ApprovalJson[] }>(platform, 'GET', '/v1/approvals', 'wayne')).body
+      .approvals;
     expect(approval).toMatchObject({ agentName: 'archive_orders', source: { kind: 'trigger', taskId } });
 
-    const approved = await api<TurnJson>(platform, 'POST', `/v1/approvals/${approval!.approvalId}`, 'wayne', { decision: 'approve' });
+    const approved = await api<TurnJson>(platform, 'POST', `/v1/approvals/${approval!.approvalId}`, 'wayne', {
+      decision: 'approve',
+    });
     expect(approved.status).toBe(200);
     expect(approved.body).toMatchObject({ status: 'completed' });
     // The fire settles only when the trigger service consumed the run's end from TRIGGER_RUNS.
-    const settled = await waitFor('the fire to get the approved result', async () => {
-      const { body } = await api<{ fires: Array<{ fireId: string; status: string; result: { response: string } | null }> }>(platform, 'GET', `/v1/tasks/${taskId}/fires`, 'wayne');
-      return body.fires[0]?.status === 'succeeded' ? body.fires[0] : undefined;
-    }, 60_000);
-    expect(settled).toMatchObject({ fireId: waiting.fireId, result: { response: expect.stringContaining('Archive result') } });
+    const settled = await waitFor(
+      'the fire to get the approved result',
+      async () => {
+        const { body } = await api<{
+          fires: Array<{ fireId: string; status: string; result: { response: string } | null }>;
+        }>(platform, 'GET', `/v1/tasks/${taskId}/fires`, 'wayne');
+        return body.fires[0]?.status === 'succeeded' ? body.fires[0] : undefined;
+      },
+      60_000,
+    );
+    expect(settled).toMatchObject({
+      fireId: waiting.fireId,
+      result: { response: expect.stringContaining('Archive result') },
+    });
   });
 
   // Every run ends with a run-ended notice (orchestrator publish, memory queue subscription): a

@@ -24,7 +24,9 @@ beforeAll(async () => {
       ],
     }),
   );
-  platform = await bootPlatform('pipeline', { env: { orchestrator: { RATE_LIMIT_TURNS_PER_MINUTE: '2', AGENT_PROFILES_FILE: profilesFile } } });
+  platform = await bootPlatform('pipeline', {
+    env: { orchestrator: { RATE_LIMIT_TURNS_PER_MINUTE: '2', AGENT_PROFILES_FILE: profilesFile } },
+  });
 });
 afterAll(async () => {
   await platform?.stop();
@@ -51,7 +53,9 @@ describe('per-tenant rate limit', () => {
     const retryAfter = Number(refused.headers.get('retry-after'));
     expect(retryAfter).toBeGreaterThanOrEqual(1);
     expect(retryAfter).toBeLessThanOrEqual(60);
-    expect(await refused.json()).toMatchObject({ error: { code: 'RATE_LIMITED', details: { limit: 2, windowSeconds: 60 } } });
+    expect(await refused.json()).toMatchObject({
+      error: { code: 'RATE_LIMITED', details: { limit: 2, windowSeconds: 60 } },
+    });
     expect((await send('quiet-tenant')).status).toBe(200);
   });
 });
@@ -63,24 +67,40 @@ describe('agent profiles', () => {
   }
 
   it('runs the default profile when a request names none, with every tool', async () => {
-    const turn = await api<Turn>(platform, 'POST', '/v1/conversations/p-1/messages', 'profile-tenant-1', { content: '[scenario:calculator] 12 * (3 + 4)?' });
+    const turn = await api<Turn>(platform, 'POST', '/v1/conversations/p-1/messages', 'profile-tenant-1', {
+      content: '[scenario:calculator] 12 * (3 + 4)?',
+    });
     expect(turn.status).toBe(200);
     expect(turn.body.toolCalls).toEqual([expect.objectContaining({ name: 'calculator', status: 'success' })]);
   });
 
   it('limits a profile to its tool allowlist: a tool that exists outside it is denied TOOL_NOT_ALLOWED (not an unknown tool), and never offered', async () => {
-    const turn = await api<Turn>(platform, 'POST', '/v1/conversations/p-2/messages', 'profile-tenant-2', { content: '[scenario:calculator] 12 * (3 + 4)?', profile: 'timekeeper' });
+    const turn = await api<Turn>(platform, 'POST', '/v1/conversations/p-2/messages', 'profile-tenant-2', {
+      content: '[scenario:calculator] 12 * (3 + 4)?',
+      profile: 'timekeeper',
+    });
     expect(turn.status).toBe(200);
-    expect(turn.body.toolCalls).toEqual([expect.objectContaining({ name: 'calculator', status: 'denied', errorCode: 'TOOL_NOT_ALLOWED' })]);
+    expect(turn.body.toolCalls).toEqual([
+      expect.objectContaining({ name: 'calculator', status: 'denied', errorCode: 'TOOL_NOT_ALLOWED' }),
+    ]);
     const result = storedResultOf(await historyOf(platform, 'profile-tenant-2', 'p-2'), turn.body.toolCalls[0]!.callId);
     expect(result).toMatchObject({ status: 'denied' });
     expect(result!.content).not.toContain('there is no tool');
   });
 
   it('keeps a profile to the tenants its access rules name: to another tenant it does not exist', async () => {
-    const allowed = await api(platform, 'POST', '/v1/conversations/p-4/messages', 'operator-tenant', { content: '[scenario:plain] hi', profile: 'operator' });
+    const allowed = await api(platform, 'POST', '/v1/conversations/p-4/messages', 'operator-tenant', {
+      content: '[scenario:plain] hi',
+      profile: 'operator',
+    });
     expect(allowed.status).toBe(200);
-    const kept = await api<{ error: { code: string; message: string } }>(platform, 'POST', '/v1/conversations/p-4/messages', 'profile-tenant-4', { content: 'hi', profile: 'operator' });
+    const kept = await api<{ error: { code: string; message: string } }>(
+      platform,
+      'POST',
+      '/v1/conversations/p-4/messages',
+      'profile-tenant-4',
+      { content: 'hi', profile: 'operator' },
+    );
     expect(kept.status).toBe(404);
     expect(kept.body.error.code).toBe('PROFILE_NOT_FOUND');
     // The answer names the profiles this tenant may use, and says nothing of the others.
@@ -89,24 +109,43 @@ describe('agent profiles', () => {
   });
 
   it('runs tools for a model without function calling through the text protocol, telling it when a reply breaks the protocol', async () => {
-    const turn = await api<Turn & { stopReason: string }>(platform, 'POST', '/v1/conversations/p-5/messages', 'profile-tenant-5', {
-      content: '[scenario:react-calculator] What is 12 * (3 + 4)?',
-      profile: 'plain-text',
-    });
+    const turn = await api<Turn & { stopReason: string }>(
+      platform,
+      'POST',
+      '/v1/conversations/p-5/messages',
+      'profile-tenant-5',
+      {
+        content: '[scenario:react-calculator] What is 12 * (3 + 4)?',
+        profile: 'plain-text',
+      },
+    );
     expect(turn.status).toBe(200);
     expect(turn.body).toMatchObject({ stopReason: 'final_answer', response: '12 * (3 + 4) = 84.' });
     expect(turn.body.toolCalls).toEqual([expect.objectContaining({ name: 'calculator', status: 'success' })]);
     // History keeps the native shape: the call and its result as a tool exchange, and the parse
     // error the platform sent back marked as the platform's, not the user's.
-    const history = await api<{ messages: Array<{ message: Record<string, unknown> }> }>(platform, 'GET', '/v1/conversations/p-5/messages', 'profile-tenant-5');
+    const history = await api<{ messages: Array<{ message: Record<string, unknown> }> }>(
+      platform,
+      'GET',
+      '/v1/conversations/p-5/messages',
+      'profile-tenant-5',
+    );
     const messages = history.body.messages.map((m) => m.message);
-    expect(messages.filter((m) => m['role'] === 'user' && m['synthetic'] !== true).map((m) => m['content'])).toEqual(['[scenario:react-calculator] What is 12 * (3 + 4)?']);
-    expect(messages.find((m) => m['synthetic'] === true)).toMatchObject({ role: 'user', content: expect.stringContaining('Error parsing your response') });
+    expect(messages.filter((m) => m['role'] === 'user' && m['synthetic'] !== true).map((m) => m['content'])).toEqual([
+      '[scenario:react-calculator] What is 12 * (3 + 4)?',
+    ]);
+    expect(messages.find((m) => m['synthetic'] === true)).toMatchObject({
+      role: 'user',
+      content: expect.stringContaining('Error parsing your response'),
+    });
     expect(messages.find((m) => m['role'] === 'tool')).toMatchObject({ toolName: 'calculator', status: 'success' });
   });
 
   it('answers an unknown profile with 404', async () => {
-    const turn = await api(platform, 'POST', '/v1/conversations/p-3/messages', 'profile-tenant-3', { content: 'hi', profile: 'nobody' });
+    const turn = await api(platform, 'POST', '/v1/conversations/p-3/messages', 'profile-tenant-3', {
+      content: 'hi',
+      profile: 'nobody',
+    });
     expect(turn.status).toBe(404);
     expect(turn.body).toMatchObject({ error: { code: 'PROFILE_NOT_FOUND' } });
   });
@@ -114,11 +153,17 @@ describe('agent profiles', () => {
 
 describe('time zones', () => {
   it('answers a message in a known time zone, and refuses an unknown zone with 400 INVALID_TIME_ZONE, twice alike', async () => {
-    const known = await api(platform, 'POST', '/v1/conversations/tz-1/messages', 'zone-tenant', { content: 'hi', timeZone: 'Asia/Tokyo' });
+    const known = await api(platform, 'POST', '/v1/conversations/tz-1/messages', 'zone-tenant', {
+      content: 'hi',
+      timeZone: 'Asia/Tokyo',
+    });
     expect(known.status).toBe(200);
     // The second refusal comes from the remembered answer: it must say the same.
     for (const attempt of [1, 2]) {
-      const unknown = await api(platform, 'POST', `/v1/conversations/tz-${attempt + 1}/messages`, 'zone-tenant', { content: 'hi', timeZone: 'Mars/Olympus_Mons' });
+      const unknown = await api(platform, 'POST', `/v1/conversations/tz-${attempt + 1}/messages`, 'zone-tenant', {
+        content: 'hi',
+        timeZone: 'Mars/Olympus_Mons',
+      });
       expect(unknown.status).toBe(400);
       expect(unknown.body).toMatchObject({ error: { code: 'INVALID_TIME_ZONE' } });
     }
@@ -126,24 +171,52 @@ describe('time zones', () => {
 });
 
 describe('a conversation with a huge history', () => {
-  it('still answers, loading only what fits, and its history reads page by page (it is far beyond gRPC\'s default 4 MiB)', async () => {
+  it("still answers, loading only what fits, and its history reads page by page (it is far beyond gRPC's default 4 MiB)", async () => {
     // 40 tool exchanges with 250 KB results (as web pages or files would give): 10 MB of history.
     // Seeded as the orchestrator writes history (memory answers AppendMessages to it only).
-    const memory = createGrpcClient(memoryV1.MemoryServiceClient, memoryV1.MemoryServiceService, `127.0.0.1:${platform.ports.memory}`, {
-      defaultDeadlineMs: 10_000,
-      transport: new MutualTlsTransport(await platform.pki.issue('orchestrator')),
-      server: 'memory',
-    });
+    const memory = createGrpcClient(
+      memoryV1.MemoryServiceClient,
+      memoryV1.MemoryServiceService,
+      `127.0.0.1:${platform.ports.memory}`,
+      {
+        defaultDeadlineMs: 10_000,
+        transport: new MutualTlsTransport(await platform.pki.issue('orchestrator')),
+        server: 'memory',
+      },
+    );
     const exchange = (i: number) => [
-      JSON.stringify({ role: 'assistant', content: null, toolCalls: [{ id: `call_big_${i}`, name: 'web_fetch', arguments: '{}' }] }),
-      JSON.stringify({ role: 'tool', toolCallId: `call_big_${i}`, toolName: 'web_fetch', content: 'x'.repeat(250_000), status: 'success', isError: false }),
+      JSON.stringify({
+        role: 'assistant',
+        content: null,
+        toolCalls: [{ id: `call_big_${i}`, name: 'web_fetch', arguments: '{}' }],
+      }),
+      JSON.stringify({
+        role: 'tool',
+        toolCallId: `call_big_${i}`,
+        toolName: 'web_fetch',
+        content: 'x'.repeat(250_000),
+        status: 'success',
+        isError: false,
+      }),
     ];
     try {
-      await memory.rpc.appendMessages({ tenantId: 'big-tenant', conversationId: 'huge-1', messagesJson: Array.from({ length: 40 }, (_, i) => exchange(i)).flat(), runId: '', appendId: 'seed' });
+      await memory.rpc.appendMessages({
+        tenantId: 'big-tenant',
+        conversationId: 'huge-1',
+        messagesJson: Array.from({ length: 40 }, (_, i) => exchange(i)).flat(),
+        runId: '',
+        appendId: 'seed',
+      });
     } finally {
       memory.close();
     }
-    const turn = await api<{ status: string; response: string }>(platform, 'POST', '/v1/conversations/huge-1/messages', 'big-tenant', { content: '[scenario:plain] still there?' });
+    const turn = await api<{ status: string; response: string }>(
+      platform,
+      'POST',
+      '/v1/conversations/huge-1/messages',
+      'big-tenant',
+      { content: '[scenario:plain] still there?' },
+    );
     expect(turn.status).toBe(200);
     expect(turn.body.status).toBe('completed');
 
@@ -151,7 +224,12 @@ describe('a conversation with a huge history', () => {
     let pages = 0;
     let count = 0;
     for (let more = true; more; pages++) {
-      const page = await api<{ messages: Array<{ seq: number }>; hasMore: boolean }>(platform, 'GET', `/v1/conversations/huge-1/messages?afterSeq=${afterSeq}&limit=1000`, 'big-tenant');
+      const page = await api<{ messages: Array<{ seq: number }>; hasMore: boolean }>(
+        platform,
+        'GET',
+        `/v1/conversations/huge-1/messages?afterSeq=${afterSeq}&limit=1000`,
+        'big-tenant',
+      );
       expect(page.status).toBe(200);
       count += page.body.messages.length;
       afterSeq = page.body.messages.at(-1)!.seq;
@@ -161,4 +239,3 @@ describe('a conversation with a huge history', () => {
     expect(pages).toBeGreaterThan(1);
   });
 });
-

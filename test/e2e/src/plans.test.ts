@@ -7,7 +7,17 @@ import { createLogger, createRedis, type Redis } from '@platform/service-kit';
 import type { ManagedProcess } from '@platform/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { postMessageStream, readSse, runEventsOf } from './sse.js';
-import { api, bootPlatform, simRequests, startRunnerProcess, type SuitePlatform, waitFor, waitForCatalog, FAST_RECOVERY, writeProfilesFile } from './support.js';
+import {
+  api,
+  bootPlatform,
+  simRequests,
+  startRunnerProcess,
+  type SuitePlatform,
+  waitFor,
+  waitForCatalog,
+  FAST_RECOVERY,
+  writeProfilesFile,
+} from './support.js';
 
 interface Turn {
   runId: string;
@@ -31,14 +41,36 @@ interface PlanJson {
   executionOrder: string[];
   subtasks: SubtaskJson[];
   context: Record<string, string>;
-  failures: Array<{ class: string; kind: string; severity: string; recovery: string; message: string; subtaskId?: string }>;
+  failures: Array<{
+    class: string;
+    kind: string;
+    severity: string;
+    recovery: string;
+    message: string;
+    subtaskId?: string;
+  }>;
   mermaid: string;
 }
 
 type TranscriptJson = Array<
-  | { step: 'subtask'; planVersion: number; subtaskId: string; role: string; status: string; attempts: number; childRunIds: string[]; resultKey: string }
+  | {
+      step: 'subtask';
+      planVersion: number;
+      subtaskId: string;
+      role: string;
+      status: string;
+      attempts: number;
+      childRunIds: string[];
+      resultKey: string;
+    }
   | { step: 'replan'; planVersion: number; reason: string; failureKind?: string }
-  | { step?: undefined; iteration: number; plan: { call: string; planVersion: number; outputMode?: string }; view: { stage: string; diagnostics: unknown[] }; model: { model: string } }
+  | {
+      step?: undefined;
+      iteration: number;
+      plan: { call: string; planVersion: number; outputMode?: string };
+      view: { stage: string; diagnostics: unknown[] };
+      model: { model: string };
+    }
 >;
 
 interface RunJson {
@@ -47,7 +79,14 @@ interface RunJson {
   stopReason: string | null;
   plan?: PlanJson;
   transcript: TranscriptJson;
-  children: Array<{ runId: string; role: string; toolScope: string[] | null; status: string; createdAt: string; finishedAt: string | null }>;
+  children: Array<{
+    runId: string;
+    role: string;
+    toolScope: string[] | null;
+    status: string;
+    createdAt: string;
+    finishedAt: string | null;
+  }>;
 }
 
 const TENANT = 'plan-tenant';
@@ -59,23 +98,23 @@ const logger = createLogger({ service: 'plans-test', level: 'silent' });
 
 beforeAll(async () => {
   profiles = await writeProfilesFile('plans', {
-      defaultProfile: 'planner',
-      profiles: [
-        {
-          name: 'planner',
-          systemPrompt: 'You plan work for a small team.',
-          tools: [],
-          strategy: 'plan-and-execute',
-          planning: { executor: 'worker' },
-          delegates: [
-            { role: 'worker', description: 'does research and writing.' },
-            { role: 'booker', description: 'books meeting slots.' },
-          ],
-        },
-        { name: 'worker', systemPrompt: 'You do one subtask well.', tools: ['current_time'] },
-        { name: 'booker', systemPrompt: 'You book meeting slots.', tools: ['book_slot'] },
-      ],
-    });
+    defaultProfile: 'planner',
+    profiles: [
+      {
+        name: 'planner',
+        systemPrompt: 'You plan work for a small team.',
+        tools: [],
+        strategy: 'plan-and-execute',
+        planning: { executor: 'worker' },
+        delegates: [
+          { role: 'worker', description: 'does research and writing.' },
+          { role: 'booker', description: 'books meeting slots.' },
+        ],
+      },
+      { name: 'worker', systemPrompt: 'You do one subtask well.', tools: ['current_time'] },
+      { name: 'booker', systemPrompt: 'You book meeting slots.', tools: ['book_slot'] },
+    ],
+  });
   platform = await bootPlatform('plans', {
     env: {
       orchestrator: {
@@ -103,7 +142,11 @@ async function runOf(runId: string): Promise<RunJson> {
 
 /** How many model requests a child scenario got with this text in its task. */
 async function requestsFor(scenario: string, text: string): Promise<number> {
-  return (await simRequests(platform)).filter((r) => r.scenario === scenario && r.body.messages.some((m) => m.role === 'user' && typeof m.content === 'string' && m.content.includes(text))).length;
+  return (await simRequests(platform)).filter(
+    (r) =>
+      r.scenario === scenario &&
+      r.body.messages.some((m) => m.role === 'user' && typeof m.content === 'string' && m.content.includes(text)),
+  ).length;
 }
 
 const ms = (iso: string | null) => (iso ? Date.parse(iso) : Number.NaN);
@@ -132,7 +175,12 @@ describe('plan-and-execute', () => {
     const run = await runOf(runId);
     expect(run.status).toBe('completed');
     const plan = run.plan!;
-    expect(plan).toMatchObject({ status: 'completed', version: 0, replans: 0, executionOrder: ['facts', 'booking', 'summary'] });
+    expect(plan).toMatchObject({
+      status: 'completed',
+      version: 0,
+      replans: 0,
+      executionOrder: ['facts', 'booking', 'summary'],
+    });
     expect(plan.subtasks.map((s) => [s.id, s.status, s.attempts])).toEqual([
       ['facts', 'completed', 1],
       ['booking', 'completed', 1],
@@ -145,7 +193,8 @@ describe('plan-and-execute', () => {
     expect((end.data['result'] as { response: string }).response).toContain('Plan done.');
 
     // Each subtask links to its child run; the two independent ones overlapped, the summary came after both.
-    const child = (id: string) => run.children.find((c) => c.runId === plan.subtasks.find((s) => s.id === id)!.childRunIds[0])!;
+    const child = (id: string) =>
+      run.children.find((c) => c.runId === plan.subtasks.find((s) => s.id === id)!.childRunIds[0])!;
     const [facts, booking, summary] = [child('facts'), child('booking'), child('summary')];
     expect(booking.role).toBe('booker');
     // The booking subtask names its tool: its child run is held to it; the others have their role's allowlist.
@@ -155,14 +204,36 @@ describe('plan-and-execute', () => {
     expect(ms(summary.createdAt)).toBeGreaterThanOrEqual(Math.max(ms(facts.finishedAt), ms(booking.finishedAt)));
 
     // The planner asked for the plan with structured output: the JSON Schema of the zod plan schema.
-    const planner = (await simRequests(platform)).find((r) => r.scenario === 'plan-three' && JSON.stringify(r.body.messages).includes('week one'))!;
-    expect((planner.body as { response_format?: unknown }).response_format).toMatchObject({ type: 'json_schema', json_schema: { name: 'plan', strict: false, schema: { type: 'object', required: ['subtasks'] } } });
+    const planner = (await simRequests(platform)).find(
+      (r) => r.scenario === 'plan-three' && JSON.stringify(r.body.messages).includes('week one'),
+    )!;
+    expect((planner.body as { response_format?: unknown }).response_format).toMatchObject({
+      type: 'json_schema',
+      json_schema: { name: 'plan', strict: false, schema: { type: 'object', required: ['subtasks'] } },
+    });
     // The transcript: the planner call, each subtask with the child run that did it, the synthesis.
-    expect(run.transcript.map((e) => (e.step === 'subtask' ? `${e.step}:${e.subtaskId}` : e.step ? e.step : `${e.plan.call}:${e.plan.outputMode ?? ''}`))).toEqual(['planner:json_schema', 'subtask:facts', 'subtask:booking', 'subtask:summary', 'synthesis:']);
-    expect(run.transcript[0]).toMatchObject({ view: { stage: 'full', diagnostics: [] }, model: { model: expect.any(String) } });
+    expect(
+      run.transcript.map((e) =>
+        e.step === 'subtask'
+          ? `${e.step}:${e.subtaskId}`
+          : e.step
+            ? e.step
+            : `${e.plan.call}:${e.plan.outputMode ?? ''}`,
+      ),
+    ).toEqual(['planner:json_schema', 'subtask:facts', 'subtask:booking', 'subtask:summary', 'synthesis:']);
+    expect(run.transcript[0]).toMatchObject({
+      view: { stage: 'full', diagnostics: [] },
+      model: { model: expect.any(String) },
+    });
     for (const entry of run.transcript) {
       if (entry.step !== 'subtask') continue;
-      expect(entry).toMatchObject({ planVersion: 0, status: 'completed', attempts: 1, resultKey: entry.subtaskId, role: entry.subtaskId === 'booking' ? 'booker' : 'worker' });
+      expect(entry).toMatchObject({
+        planVersion: 0,
+        status: 'completed',
+        attempts: 1,
+        resultKey: entry.subtaskId,
+        role: entry.subtaskId === 'booking' ? 'booker' : 'worker',
+      });
       expect(entry.childRunIds).toEqual(plan.subtasks.find((s) => s.id === entry.subtaskId)!.childRunIds);
       const childRun = await runOf(entry.childRunIds[0]!);
       expect(childRun).toMatchObject({ runId: entry.childRunIds[0], status: 'completed' });
@@ -170,34 +241,56 @@ describe('plan-and-execute', () => {
   });
 
   it('asks in text (JSON-in-text) when the provider refuses structured output', async () => {
-    const turn = await api<Turn>(platform, 'POST', '/v1/conversations/plan-5/messages', TENANT, { content: '[scenario:plan-no-structured-output] text only' });
+    const turn = await api<Turn>(platform, 'POST', '/v1/conversations/plan-5/messages', TENANT, {
+      content: '[scenario:plan-no-structured-output] text only',
+    });
     expect(turn.body.status).toBe('completed');
     expect(turn.body.response).toContain('Plan done in text.');
     const run = await runOf(turn.body.runId);
     expect(run.transcript[0]).toMatchObject({ plan: { call: 'planner', outputMode: 'text_fallback' } });
     expect(run.plan!.subtasks.map((s) => [s.id, s.status])).toEqual([['facts', 'completed']]);
     // Refused with response_format (400), asked again without it.
-    const asked = (await simRequests(platform)).filter((r) => r.scenario === 'plan-no-structured-output' && JSON.stringify(r.body.messages).includes('text only'));
-    expect(asked.slice(0, 2).map((r) => (r.body as { response_format?: { type: string } }).response_format?.type ?? null)).toEqual(['json_schema', null]);
+    const asked = (await simRequests(platform)).filter(
+      (r) => r.scenario === 'plan-no-structured-output' && JSON.stringify(r.body.messages).includes('text only'),
+    );
+    expect(
+      asked.slice(0, 2).map((r) => (r.body as { response_format?: { type: string } }).response_format?.type ?? null),
+    ).toEqual(['json_schema', null]);
   });
 
   it('refuses a structured plan that breaks the schema as a format violation and replans', async () => {
-    const turn = await api<Turn>(platform, 'POST', '/v1/conversations/plan-6/messages', TENANT, { content: '[scenario:plan-invalid-structured] strict job' });
+    const turn = await api<Turn>(platform, 'POST', '/v1/conversations/plan-6/messages', TENANT, {
+      content: '[scenario:plan-invalid-structured] strict job',
+    });
     expect(turn.body.status).toBe('completed');
     expect(turn.body.response).toContain('Fixed plan done.');
     const run = await runOf(turn.body.runId);
     expect(run.plan).toMatchObject({ status: 'completed', version: 1, replans: 1 });
-    expect(run.plan!.failures).toEqual([expect.objectContaining({ class: 'planning', kind: 'format_violation', recovery: 'replan' })]);
+    expect(run.plan!.failures).toEqual([
+      expect.objectContaining({ class: 'planning', kind: 'format_violation', recovery: 'replan' }),
+    ]);
     expect(run.plan!.failures[0]!.message).toMatch(/expectedOutput|priority/);
-    expect(run.transcript.map((e) => e.step ?? e.plan.call)).toEqual(['planner', 'replan', 'planner', 'subtask', 'synthesis']);
+    expect(run.transcript.map((e) => e.step ?? e.plan.call)).toEqual([
+      'planner',
+      'replan',
+      'planner',
+      'subtask',
+      'synthesis',
+    ]);
     expect(run.transcript[1]).toMatchObject({ step: 'replan', planVersion: 0, failureKind: 'format_violation' });
   });
 
   it('resumes a plan after the orchestrator is SIGKILLed mid-plan without re-running finished subtasks', async () => {
     const before = new Set(await redis.keys('booking:started:*'));
-    const pending = api<Turn>(platform, 'POST', '/v1/conversations/plan-2/messages', TENANT, { content: '[scenario:plan-three] crash week' });
-    const startedKey = await waitFor('the booking to start', async () => (await redis.keys('booking:started:*')).find((k) => !before.has(k)));
-    await waitFor('the facts subtask to finish', async () => ((await requestsFor('team-research', 'crash week')) > 0 ? true : undefined));
+    const pending = api<Turn>(platform, 'POST', '/v1/conversations/plan-2/messages', TENANT, {
+      content: '[scenario:plan-three] crash week',
+    });
+    const startedKey = await waitFor('the booking to start', async () =>
+      (await redis.keys('booking:started:*')).find((k) => !before.has(k)),
+    );
+    await waitFor('the facts subtask to finish', async () =>
+      (await requestsFor('team-research', 'crash week')) > 0 ? true : undefined,
+    );
     await platform.kill('orchestrator');
     await platform.start('orchestrator');
 
@@ -218,12 +311,16 @@ describe('plan-and-execute', () => {
   });
 
   it('names a cyclic plan, replans, and succeeds with the new plan', async () => {
-    const turn = await api<Turn>(platform, 'POST', '/v1/conversations/plan-3/messages', TENANT, { content: '[scenario:plan-cycle] circular job' });
+    const turn = await api<Turn>(platform, 'POST', '/v1/conversations/plan-3/messages', TENANT, {
+      content: '[scenario:plan-cycle] circular job',
+    });
     expect(turn.body.status).toBe('completed');
     expect(turn.body.response).toContain('Replanned and done.');
     const plan = (await runOf(turn.body.runId)).plan!;
     expect(plan).toMatchObject({ status: 'completed', version: 1, replans: 1 });
-    expect(plan.failures).toEqual([expect.objectContaining({ class: 'planning', kind: 'cycle', severity: 'high', recovery: 'replan' })]);
+    expect(plan.failures).toEqual([
+      expect.objectContaining({ class: 'planning', kind: 'cycle', severity: 'high', recovery: 'replan' }),
+    ]);
     expect(plan.failures[0]!.message).toMatch(/cycle: (a → b → a|b → a → b)/);
     // The planner was told why its plan was refused.
     const replan = (await simRequests(platform)).filter((r) => r.scenario === 'plan-cycle').at(-2)!;
@@ -231,7 +328,9 @@ describe('plan-and-execute', () => {
   });
 
   it('retries a failing subtask, replans past 3 failures (and at once for a critical one), then fails gracefully after 3 replans', async () => {
-    const turn = await api<Turn>(platform, 'POST', '/v1/conversations/plan-4/messages', TENANT, { content: '[scenario:plan-failing] doomed job' });
+    const turn = await api<Turn>(platform, 'POST', '/v1/conversations/plan-4/messages', TENANT, {
+      content: '[scenario:plan-failing] doomed job',
+    });
     expect(turn.status).toBe(200);
     expect(turn.body.status).toBe('failed');
     expect(turn.body.response).toContain('please try a simpler goal');

@@ -20,7 +20,9 @@ let victimRunId: string;
 
 beforeAll(async () => {
   platform = await bootPlatform('service_identity', { env: { orchestrator: { RATE_LIMIT_TURNS_PER_MINUTE: '0' } } });
-  const turn = await api<{ runId: string }>(platform, 'POST', '/v1/conversations/identity-1/messages', VICTIM, { content: '[scenario:calculator] What is 6 * 7?' });
+  const turn = await api<{ runId: string }>(platform, 'POST', '/v1/conversations/identity-1/messages', VICTIM, {
+    content: '[scenario:calculator] What is 6 * 7?',
+  });
   expect(turn.status).toBe(200);
   victimRunId = turn.body.runId;
 });
@@ -30,11 +32,16 @@ afterAll(async () => {
 
 /** GetRun of the victim's run on the real orchestrator, as whoever `transport` makes the caller. */
 async function getRunAs(transport: GrpcTransport): Promise<unknown> {
-  const client = createGrpcClient(orchestratorV1.OrchestratorServiceClient, orchestratorV1.OrchestratorServiceService, `127.0.0.1:${platform.ports.orchestrator}`, {
-    defaultDeadlineMs: 5_000,
-    transport,
-    server: 'orchestrator',
-  });
+  const client = createGrpcClient(
+    orchestratorV1.OrchestratorServiceClient,
+    orchestratorV1.OrchestratorServiceService,
+    `127.0.0.1:${platform.ports.orchestrator}`,
+    {
+      defaultDeadlineMs: 5_000,
+      transport,
+      server: 'orchestrator',
+    },
+  );
   try {
     return await client.rpc.getRun({ tenantId: VICTIM, runId: victimRunId });
   } catch (err) {
@@ -72,23 +79,75 @@ describe('GetRun of another tenant’s run', () => {
 
 describe('the other services', () => {
   it('refuse methods to services their tables do not name', async () => {
-    const memory = createGrpcClient(memoryV1.MemoryServiceClient, memoryV1.MemoryServiceService, `127.0.0.1:${platform.ports.memory}`, { defaultDeadlineMs: 5_000, transport: await as('trigger'), server: 'memory' });
-    const pool = createGrpcClient(agentPoolV1.AgentPoolServiceClient, agentPoolV1.AgentPoolServiceService, `127.0.0.1:${platform.ports.agentPool}`, { defaultDeadlineMs: 5_000, transport: await as('api'), server: 'agent-pool' });
-    const credential = createGrpcClient(credentialV1.CredentialServiceClient, credentialV1.CredentialServiceService, `127.0.0.1:${platform.ports.credential}`, { defaultDeadlineMs: 5_000, transport: await as('orchestrator'), server: 'credential' });
-    const trigger = createGrpcClient(triggerV1.TriggerServiceClient, triggerV1.TriggerServiceService, `127.0.0.1:${platform.ports.trigger}`, { defaultDeadlineMs: 5_000, transport: await as('orchestrator'), server: 'trigger' });
+    const memory = createGrpcClient(
+      memoryV1.MemoryServiceClient,
+      memoryV1.MemoryServiceService,
+      `127.0.0.1:${platform.ports.memory}`,
+      { defaultDeadlineMs: 5_000, transport: await as('trigger'), server: 'memory' },
+    );
+    const pool = createGrpcClient(
+      agentPoolV1.AgentPoolServiceClient,
+      agentPoolV1.AgentPoolServiceService,
+      `127.0.0.1:${platform.ports.agentPool}`,
+      { defaultDeadlineMs: 5_000, transport: await as('api'), server: 'agent-pool' },
+    );
+    const credential = createGrpcClient(
+      credentialV1.CredentialServiceClient,
+      credentialV1.CredentialServiceService,
+      `127.0.0.1:${platform.ports.credential}`,
+      { defaultDeadlineMs: 5_000, transport: await as('orchestrator'), server: 'credential' },
+    );
+    const trigger = createGrpcClient(
+      triggerV1.TriggerServiceClient,
+      triggerV1.TriggerServiceService,
+      `127.0.0.1:${platform.ports.trigger}`,
+      { defaultDeadlineMs: 5_000, transport: await as('orchestrator'), server: 'trigger' },
+    );
     try {
-      const refused = (call: Promise<unknown>) => call.then(() => 'answered', (err: unknown) => err);
-      expect(await refused(memory.rpc.listMessages({ tenantId: VICTIM, conversationId: 'identity-1', afterSeq: 0, limit: 10, latest: false, maxBytes: 0 }))).toMatchObject({ kind: 'permission_denied' });
-      expect(await refused(pool.rpc.startAgent(agentPoolV1.StartAgentRequest.fromPartial({ tenantId: VICTIM, agentName: 'x', callId: 'c' })))).toMatchObject({ kind: 'permission_denied' });
-      expect(await refused(credential.rpc.listCredentials(credentialV1.ListCredentialsRequest.fromPartial({ tenantId: VICTIM })))).toMatchObject({ kind: 'permission_denied' });
-      expect(await refused(trigger.rpc.listTasks(triggerV1.ListTasksRequest.fromPartial({ tenantId: VICTIM })))).toMatchObject({ kind: 'permission_denied' });
+      const refused = (call: Promise<unknown>) =>
+        call.then(
+          () => 'answered',
+          (err: unknown) => err,
+        );
+      expect(
+        await refused(
+          memory.rpc.listMessages({
+            tenantId: VICTIM,
+            conversationId: 'identity-1',
+            afterSeq: 0,
+            limit: 10,
+            latest: false,
+            maxBytes: 0,
+          }),
+        ),
+      ).toMatchObject({ kind: 'permission_denied' });
+      expect(
+        await refused(
+          pool.rpc.startAgent(
+            agentPoolV1.StartAgentRequest.fromPartial({ tenantId: VICTIM, agentName: 'x', callId: 'c' }),
+          ),
+        ),
+      ).toMatchObject({ kind: 'permission_denied' });
+      expect(
+        await refused(
+          credential.rpc.listCredentials(credentialV1.ListCredentialsRequest.fromPartial({ tenantId: VICTIM })),
+        ),
+      ).toMatchObject({ kind: 'permission_denied' });
+      expect(
+        await refused(trigger.rpc.listTasks(triggerV1.ListTasksRequest.fromPartial({ tenantId: VICTIM }))),
+      ).toMatchObject({ kind: 'permission_denied' });
     } finally {
       [memory, pool, credential, trigger].forEach((client) => client.close());
     }
   });
 
   it('serve their real callers: a turn went through api -> orchestrator -> memory and agent-pool, and history reads back through the api', async () => {
-    const history = await api<{ messages: unknown[] }>(platform, 'GET', '/v1/conversations/identity-1/messages', VICTIM);
+    const history = await api<{ messages: unknown[] }>(
+      platform,
+      'GET',
+      '/v1/conversations/identity-1/messages',
+      VICTIM,
+    );
     expect(history.status).toBe(200);
     expect(history.body.messages.length).toBeGreaterThanOrEqual(2);
     const ready = await fetch(`${platform.apiUrl}/readyz`);

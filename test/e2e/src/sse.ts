@@ -76,23 +76,39 @@ export function runEventsOf(events: readonly SseEvent[]): RunEventEnvelope[] {
   return events.map((e) => {
     const envelope = JSON.parse(e.data) as RunEventEnvelope;
     if (e.id !== String(envelope.id)) throw new Error(`SSE id ${e.id} does not match the envelope id ${envelope.id}`);
-    if (e.event !== envelope.type) throw new Error(`SSE event ${e.event} does not match the envelope type ${envelope.type}`);
+    if (e.event !== envelope.type)
+      throw new Error(`SSE event ${e.event} does not match the envelope type ${envelope.type}`);
     return envelope;
   });
 }
 
 /** Sends a message asking for the run's events as SSE (`Accept: text/event-stream`). */
-export async function postMessageStream(platform: Platform, tenant: string, conversationId: string, body: Record<string, unknown>, signal?: AbortSignal): Promise<Response> {
+export async function postMessageStream(
+  platform: Platform,
+  tenant: string,
+  conversationId: string,
+  body: Record<string, unknown>,
+  signal?: AbortSignal,
+): Promise<Response> {
   return fetch(`${platform.apiUrl}/v1/conversations/${conversationId}/messages`, {
     method: 'POST',
-    headers: { authorization: `Bearer ${await tokenFor(tenant)}`, 'content-type': 'application/json', accept: 'text/event-stream' },
+    headers: {
+      authorization: `Bearer ${await tokenFor(tenant)}`,
+      'content-type': 'application/json',
+      accept: 'text/event-stream',
+    },
     body: JSON.stringify(body),
     ...(signal ? { signal } : {}),
   });
 }
 
 /** Watches a run's events (`GET /v1/runs/{id}/events`), optionally after `Last-Event-ID`. */
-export async function watchRun(platform: Platform, tenant: string, runId: string, lastEventId?: number): Promise<Response> {
+export async function watchRun(
+  platform: Platform,
+  tenant: string,
+  runId: string,
+  lastEventId?: number,
+): Promise<Response> {
   return fetch(`${platform.apiUrl}/v1/runs/${runId}/events`, {
     headers: {
       authorization: `Bearer ${await tokenFor(tenant)}`,

@@ -5,7 +5,17 @@ import { postMessageStream, readSse, runEventsOf, sseEvents, watchRun, type RunE
 import { api, bootPlatform, tokenFor, type SuitePlatform } from './support.js';
 
 const TENANT = 'stream-tenant';
-const EVENT_NAMES = ['execution_start', 'state_change', 'message_start', 'message_chunk', 'message_end', 'tool_call_start', 'tool_result', 'iteration_complete', 'execution_end'];
+const EVENT_NAMES = [
+  'execution_start',
+  'state_change',
+  'message_start',
+  'message_chunk',
+  'message_end',
+  'tool_call_start',
+  'tool_result',
+  'iteration_complete',
+  'execution_end',
+];
 
 interface TurnResult {
   response: string;
@@ -40,7 +50,9 @@ describe('a turn streamed as server-sent events', () => {
   let streamed: RunEventEnvelope[];
 
   beforeAll(async () => {
-    const response = await postMessageStream(platform, TENANT, 'streamed-1', { content: '[scenario:calculator] What is 12 * (3 + 4)?' });
+    const response = await postMessageStream(platform, TENANT, 'streamed-1', {
+      content: '[scenario:calculator] What is 12 * (3 + 4)?',
+    });
     expect(response.status).toBe(200);
     expect(response.headers.get('content-type')).toMatch(/^text\/event-stream/);
     runId = response.headers.get('x-run-id') ?? '';
@@ -65,7 +77,9 @@ describe('a turn streamed as server-sent events', () => {
     const end = streamed.at(-1)!.data['result'] as TurnResult;
     expect(end.stopReason).toBe('final_answer');
     expect(end.response).toContain('84');
-    expect(end.toolCalls).toEqual([expect.objectContaining({ callId: start?.data['callId'], name: 'calculator', status: 'success', success: true })]);
+    expect(end.toolCalls).toEqual([
+      expect.objectContaining({ callId: start?.data['callId'], name: 'calculator', status: 'success', success: true }),
+    ]);
     expect(end.usage.totalTokens).toBeGreaterThan(0);
   });
 
@@ -76,8 +90,10 @@ describe('a turn streamed as server-sent events', () => {
     expect(chunks.map((e) => e.data['delta']).join('')).toBe(end.response);
   });
 
-  it("voids the text of a model call whose stream broke off: a retrying_model state change comes before the whole message again", async () => {
-    const response = await postMessageStream(platform, TENANT, 'streamed-cut', { content: '[scenario:stream-cut-once] tell me' });
+  it('voids the text of a model call whose stream broke off: a retrying_model state change comes before the whole message again', async () => {
+    const response = await postMessageStream(platform, TENANT, 'streamed-cut', {
+      content: '[scenario:stream-cut-once] tell me',
+    });
     const events = runEventsOf(await readSse(response));
     const retry = events.findIndex((e) => e.type === 'state_change' && e.data['state'] === 'retrying_model');
     expect(retry).toBeGreaterThan(0);
@@ -94,7 +110,12 @@ describe('a turn streamed as server-sent events', () => {
   });
 
   it('keeps the run: GET /v1/runs/{id} has the same result', async () => {
-    const run = await api<{ status: string; stopReason: string; result: TurnResult }>(platform, 'GET', `/v1/runs/${runId}`, TENANT);
+    const run = await api<{ status: string; stopReason: string; result: TurnResult }>(
+      platform,
+      'GET',
+      `/v1/runs/${runId}`,
+      TENANT,
+    );
     expect(run.status).toBe(200);
     expect(run.body).toMatchObject({ status: 'completed', stopReason: 'final_answer' });
     expect(run.body.result.response).toBe((streamed.at(-1)!.data['result'] as TurnResult).response);
@@ -111,12 +132,16 @@ describe('a turn streamed as server-sent events', () => {
     for (const lastSeen of [1, 4, streamed.length - 1]) {
       const response = await watchRun(platform, TENANT, runId, lastSeen);
       expect(response.status).toBe(200);
-      expect(runEventsOf(await readSse(response)), `after ${lastSeen}`).toEqual(streamed.filter((e) => e.id > lastSeen));
+      expect(runEventsOf(await readSse(response)), `after ${lastSeen}`).toEqual(
+        streamed.filter((e) => e.id > lastSeen),
+      );
     }
   });
 
   it('takes the last seen id as ?after= too, for clients that cannot set headers', async () => {
-    const response = await fetch(`${platform.apiUrl}/v1/runs/${runId}/events?after=4`, { headers: { authorization: `Bearer ${await tokenFor(TENANT)}` } });
+    const response = await fetch(`${platform.apiUrl}/v1/runs/${runId}/events?after=4`, {
+      headers: { authorization: `Bearer ${await tokenFor(TENANT)}` },
+    });
     expect(response.status).toBe(200);
     expect(runEventsOf(await readSse(response))).toEqual(streamed.filter((e) => e.id > 4));
   });
@@ -130,7 +155,9 @@ describe('a turn streamed as server-sent events', () => {
 
 describe('two clients watching one run', () => {
   it('both receive the same events while it runs', async () => {
-    const response = await postMessageStream(platform, TENANT, 'watched-1', { content: '[scenario:slow] take your time' });
+    const response = await postMessageStream(platform, TENANT, 'watched-1', {
+      content: '[scenario:slow] take your time',
+    });
     expect(response.status).toBe(200);
     const runId = response.headers.get('x-run-id') ?? '';
     expect(runId).toMatch(/^run_/);
@@ -153,7 +180,13 @@ describe('two clients watching one run', () => {
 describe('a client that loses its stream', () => {
   it('does not stop the run, and picks up where it left off with Last-Event-ID', async () => {
     const controller = new AbortController();
-    const response = await postMessageStream(platform, TENANT, 'reconnect-1', { content: '[scenario:slow] take your time' }, controller.signal);
+    const response = await postMessageStream(
+      platform,
+      TENANT,
+      'reconnect-1',
+      { content: '[scenario:slow] take your time' },
+      controller.signal,
+    );
     expect(response.status).toBe(200);
     const runId = response.headers.get('x-run-id') ?? '';
     const seen: RunEventEnvelope[] = [];
@@ -167,7 +200,10 @@ describe('a client that loses its stream', () => {
     const rest = runEventsOf(await readSse(await watchRun(platform, TENANT, runId, 2)));
     const all = [...seen, ...rest];
     expectWellFormedRun(all, runId);
-    expect(all.at(-1)?.data['result']).toMatchObject({ stopReason: 'final_answer', response: 'Sorry for the wait: this is the slow answer.' });
+    expect(all.at(-1)?.data['result']).toMatchObject({
+      stopReason: 'final_answer',
+      response: 'Sorry for the wait: this is the slow answer.',
+    });
     const run = await api<{ status: string }>(platform, 'GET', `/v1/runs/${runId}`, TENANT);
     expect(run.body.status).toBe('completed');
   });

@@ -1,7 +1,16 @@
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { ManagedProcess, startNatsServer, startPlatform, workspaceRoot, type NatsServerHandle, type NatsServerOptions, type Platform, type PlatformOptions } from '@platform/testing';
+import {
+  ManagedProcess,
+  startNatsServer,
+  startPlatform,
+  workspaceRoot,
+  type NatsServerHandle,
+  type NatsServerOptions,
+  type Platform,
+  type PlatformOptions,
+} from '@platform/testing';
 import { allocateSuiteRedis, createSuiteDatabase } from '@platform/testing/vitest';
 import { SignJWT } from 'jose';
 
@@ -15,7 +24,11 @@ export type SuitePlatform = Platform & { natsUrl: string; redisUrl: string; nats
  * on a NATS server, so suites running in parallel must not share one), and a fresh database and
  * Redis database on the run's shared PostgreSQL and Redis.
  */
-export async function bootPlatform(label: string, overrides: Partial<PlatformOptions> = {}, natsOptions: NatsServerOptions = {}): Promise<SuitePlatform> {
+export async function bootPlatform(
+  label: string,
+  overrides: Partial<PlatformOptions> = {},
+  natsOptions: NatsServerOptions = {},
+): Promise<SuitePlatform> {
   const lines: string[] = [];
   const nats = await startNatsServer(natsOptions);
   const redisUrl = await allocateSuiteRedis();
@@ -53,11 +66,27 @@ export async function bootPlatform(label: string, overrides: Partial<PlatformOpt
  * Starts a tool runner from its TypeScript entry (relative to the workspace) against the suite's
  * NATS and Redis, untraced, and waits until it announces it is ready.
  */
-export async function startRunnerProcess(platform: SuitePlatform, label: string, entry: string, env: Record<string, string> = {}): Promise<ManagedProcess> {
-  const runner = ManagedProcess.start(label, process.execPath, ['--conditions=@platform/source', '--import', 'tsx', entry], {
-    cwd: workspaceRoot(),
-    env: { ...process.env, NATS_URL: platform.natsUrl, REDIS_URL: platform.redisUrl, OTEL_SDK_DISABLED: 'true', ...env },
-  });
+export async function startRunnerProcess(
+  platform: SuitePlatform,
+  label: string,
+  entry: string,
+  env: Record<string, string> = {},
+): Promise<ManagedProcess> {
+  const runner = ManagedProcess.start(
+    label,
+    process.execPath,
+    ['--conditions=@platform/source', '--import', 'tsx', entry],
+    {
+      cwd: workspaceRoot(),
+      env: {
+        ...process.env,
+        NATS_URL: platform.natsUrl,
+        REDIS_URL: platform.redisUrl,
+        OTEL_SDK_DISABLED: 'true',
+        ...env,
+      },
+    },
+  );
   await runner.waitForOutput((out) => out.includes('"msg":"ready"'), 30_000);
   return runner;
 }
@@ -67,7 +96,9 @@ export async function waitForCatalog(apiUrl: string, tools: string[]): Promise<v
   const auth = { authorization: `Bearer ${await tokenFor('readiness-check')}` };
   for (let attempt = 0; attempt < 150; attempt++) {
     const response = await fetch(`${apiUrl}/v1/tools`, { headers: auth }).catch(() => undefined);
-    const listed = response?.ok ? ((await response.json()) as { tools: Array<{ name: string }> }).tools.map((t) => t.name) : [];
+    const listed = response?.ok
+      ? ((await response.json()) as { tools: Array<{ name: string }> }).tools.map((t) => t.name)
+      : [];
     if (tools.every((t) => listed.includes(t))) return;
     await new Promise((r) => setTimeout(r, 200));
   }
@@ -75,7 +106,12 @@ export async function waitForCatalog(apiUrl: string, tools: string[]): Promise<v
 }
 
 export async function tokenFor(tenant: string): Promise<string> {
-  return new SignJWT({ tenant }).setProtectedHeader({ alg: 'HS256' }).setSubject(`user-of-${tenant}`).setIssuedAt().setExpirationTime('1h').sign(new TextEncoder().encode(JWT_SECRET));
+  return new SignJWT({ tenant })
+    .setProtectedHeader({ alg: 'HS256' })
+    .setSubject(`user-of-${tenant}`)
+    .setIssuedAt()
+    .setExpirationTime('1h')
+    .sign(new TextEncoder().encode(JWT_SECRET));
 }
 
 /**
@@ -110,11 +146,21 @@ export interface ApiResponse<T = Record<string, unknown>> {
 }
 
 /** Calls the platform's HTTP API as a client would. */
-export async function api<T = Record<string, unknown>>(platform: Platform, method: string, path: string, tenant: string, body?: unknown, signal?: AbortSignal): Promise<ApiResponse<T>> {
+export async function api<T = Record<string, unknown>>(
+  platform: Platform,
+  method: string,
+  path: string,
+  tenant: string,
+  body?: unknown,
+  signal?: AbortSignal,
+): Promise<ApiResponse<T>> {
   const response = await fetch(`${platform.apiUrl}${path}`, {
     method,
     ...(signal ? { signal } : {}),
-    headers: { authorization: `Bearer ${await tokenFor(tenant)}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+    headers: {
+      authorization: `Bearer ${await tokenFor(tenant)}`,
+      ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+    },
     body: body === undefined ? undefined : JSON.stringify(body),
   });
   return { status: response.status, body: (await response.json()) as T };
@@ -135,12 +181,27 @@ export async function waitFor<T>(what: string, probe: () => Promise<T | undefine
 export interface StoredMessageJson {
   seq: number;
   runId: string;
-  message: { role: string; content: string | null; toolCalls?: Array<{ id: string; name: string; arguments: string }>; toolCallId?: string; status?: string };
+  message: {
+    role: string;
+    content: string | null;
+    toolCalls?: Array<{ id: string; name: string; arguments: string }>;
+    toolCallId?: string;
+    status?: string;
+  };
 }
 
 /** The whole stored history of a conversation, oldest first. */
-export async function historyOf(platform: Platform, tenant: string, conversationId: string): Promise<StoredMessageJson[]> {
-  const page = await api<{ messages: StoredMessageJson[] }>(platform, 'GET', `/v1/conversations/${conversationId}/messages?limit=1000`, tenant);
+export async function historyOf(
+  platform: Platform,
+  tenant: string,
+  conversationId: string,
+): Promise<StoredMessageJson[]> {
+  const page = await api<{ messages: StoredMessageJson[] }>(
+    platform,
+    'GET',
+    `/v1/conversations/${conversationId}/messages?limit=1000`,
+    tenant,
+  );
   return page.body.messages;
 }
 
@@ -148,23 +209,42 @@ export async function historyOf(platform: Platform, tenant: string, conversation
  * Checks the history's closure (every tool call has exactly one result, and no result lacks its
  * call) and returns the stored result of the call `callId`, after its call.
  */
-export function storedResultOf(history: readonly StoredMessageJson[], callId: string): StoredMessageJson['message'] | undefined {
+export function storedResultOf(
+  history: readonly StoredMessageJson[],
+  callId: string,
+): StoredMessageJson['message'] | undefined {
   const calls = history.flatMap((m) => m.message.toolCalls?.map((c) => c.id) ?? []);
   const results = history.flatMap((m) => (m.message.toolCallId ? [m.message.toolCallId] : []));
-  if ([...results].sort().join() !== [...calls].sort().join()) throw new Error(`history breaks closure: calls ${calls.join()} / results ${results.join()}`);
+  if ([...results].sort().join() !== [...calls].sort().join())
+    throw new Error(`history breaks closure: calls ${calls.join()} / results ${results.join()}`);
   const callAt = history.findIndex((m) => m.message.toolCalls?.some((c) => c.id === callId));
   const resultAt = history.findIndex((m) => m.message.toolCallId === callId);
   return callAt >= 0 && resultAt > callAt ? history[resultAt]!.message : undefined;
 }
 
 /** The chat-completion requests llm-sim received, oldest first. */
-export async function simRequests(platform: Platform): Promise<Array<{ scenario: string | null; body: { messages: Array<{ role: string; content: unknown; tool_call_id?: string }> } }>> {
+export async function simRequests(platform: Platform): Promise<
+  Array<{
+    scenario: string | null;
+    body: { messages: Array<{ role: string; content: unknown; tool_call_id?: string }> };
+  }>
+> {
   const response = await fetch(`${platform.llmSimUrl}/_sim/requests`);
-  return ((await response.json()) as { requests: Array<{ scenario: string | null; body: { messages: Array<{ role: string; content: unknown; tool_call_id?: string }> } }> }).requests;
+  return (
+    (await response.json()) as {
+      requests: Array<{
+        scenario: string | null;
+        body: { messages: Array<{ role: string; content: unknown; tool_call_id?: string }> };
+      }>;
+    }
+  ).requests;
 }
 
 /** Agent profiles in a temporary file, for the orchestrator's AGENT_PROFILES_FILE; `remove` deletes it. */
-export async function writeProfilesFile(name: string, document: unknown): Promise<{ file: string; remove: () => Promise<void> }> {
+export async function writeProfilesFile(
+  name: string,
+  document: unknown,
+): Promise<{ file: string; remove: () => Promise<void> }> {
   const dir = await mkdtemp(join(tmpdir(), `${name}-profiles-`));
   const file = join(dir, 'profiles.json');
   await writeFile(file, JSON.stringify(document));
@@ -172,4 +252,10 @@ export async function writeProfilesFile(name: string, document: unknown): Promis
 }
 
 /** Orchestrator settings under which a killed orchestrator's runs resume within a second or two. */
-export const FAST_RECOVERY = { RUN_LEASE_MS: '1500', RECOVERY_INTERVAL_MS: '500', RUN_POLL_MS: '200', RATE_LIMIT_TURNS_PER_MINUTE: '0', SHUTDOWN_GRACE_MS: '500' } as const;
+export const FAST_RECOVERY = {
+  RUN_LEASE_MS: '1500',
+  RECOVERY_INTERVAL_MS: '500',
+  RUN_POLL_MS: '200',
+  RATE_LIMIT_TURNS_PER_MINUTE: '0',
+  SHUTDOWN_GRACE_MS: '500',
+} as const;

@@ -39,7 +39,9 @@ beforeAll(async () => {
       api: { MAX_MESSAGE_CHARS: String(MAX_MESSAGE_CHARS), MAX_BODY_BYTES: String(MAX_BODY_BYTES) },
     },
   });
-  const turn = await api<Turn>(platform, 'POST', `/v1/conversations/${SHARED_CONVERSATION}/messages`, A, { content: `[scenario:calculator] ${A_SECRET}. What is 12 * (3 + 4)?` });
+  const turn = await api<Turn>(platform, 'POST', `/v1/conversations/${SHARED_CONVERSATION}/messages`, A, {
+    content: `[scenario:calculator] ${A_SECRET}. What is 12 * (3 + 4)?`,
+  });
   expect(turn.status).toBe(200);
   aRunId = turn.body.runId;
   aHistory = (await api<History>(platform, 'GET', `/v1/conversations/${SHARED_CONVERSATION}/messages`, A)).body;
@@ -54,7 +56,11 @@ function withoutId(body: unknown, runId: string): unknown {
   return JSON.parse(JSON.stringify(body).split(runId).join('<run>'));
 }
 
-async function raw(method: string, path: string, init: { tenant?: string; headers?: Record<string, string>; body?: string } = {}): Promise<Response> {
+async function raw(
+  method: string,
+  path: string,
+  init: { tenant?: string; headers?: Record<string, string>; body?: string } = {},
+): Promise<Response> {
   return fetch(`${platform.apiUrl}${path}`, {
     method,
     headers: { ...(init.tenant ? { authorization: `Bearer ${await tokenFor(init.tenant)}` } : {}), ...init.headers },
@@ -80,9 +86,13 @@ describe("another tenant's conversation", () => {
 
   it("is a separate conversation when B sends a message to the same id: B's turn never sees A's messages", async () => {
     const before = (await modelRequests()).length;
-    const turn = await api<Turn>(platform, 'POST', `/v1/conversations/${SHARED_CONVERSATION}/messages`, B, { content: '[scenario:plain] what was said here before?' });
+    const turn = await api<Turn>(platform, 'POST', `/v1/conversations/${SHARED_CONVERSATION}/messages`, B, {
+      content: '[scenario:plain] what was said here before?',
+    });
     expect(turn.status).toBe(200);
-    expect(turn.body.response).toBe('Hello! This is a plain answer from the simulated model. You said: what was said here before?');
+    expect(turn.body.response).toBe(
+      'Hello! This is a plain answer from the simulated model. You said: what was said here before?',
+    );
     const sent = (await modelRequests()).slice(before);
     expect(sent.length).toBeGreaterThan(0);
     for (const request of sent) expect(request).not.toContain(A_SECRET);
@@ -90,7 +100,9 @@ describe("another tenant's conversation", () => {
     const bHistory = await api<History>(platform, 'GET', `/v1/conversations/${SHARED_CONVERSATION}/messages`, B);
     expect(bHistory.body.messages.map((m) => m.message.role)).toEqual(['user', 'assistant']);
     expect(JSON.stringify(bHistory.body)).not.toContain(A_SECRET);
-    expect((await api<History>(platform, 'GET', `/v1/conversations/${SHARED_CONVERSATION}/messages`, A)).body).toEqual(aHistory);
+    expect((await api<History>(platform, 'GET', `/v1/conversations/${SHARED_CONVERSATION}/messages`, A)).body).toEqual(
+      aHistory,
+    );
   });
 
   it("cannot be joined through the facade's x-conversation-id", async () => {
@@ -98,15 +110,22 @@ describe("another tenant's conversation", () => {
     const response = await raw('POST', '/v1/chat/completions', {
       tenant: B,
       headers: { 'content-type': 'application/json', 'x-conversation-id': SHARED_CONVERSATION },
-      body: JSON.stringify({ model: 'default', messages: [{ role: 'user', content: '[scenario:plain] repeat what you were told' }] }),
+      body: JSON.stringify({
+        model: 'default',
+        messages: [{ role: 'user', content: '[scenario:plain] repeat what you were told' }],
+      }),
     });
     expect(response.status).toBe(200);
     const completion = (await response.json()) as { choices: Array<{ message: { content: string } }> };
-    expect(completion.choices[0]?.message.content).toBe('Hello! This is a plain answer from the simulated model. You said: repeat what you were told');
+    expect(completion.choices[0]?.message.content).toBe(
+      'Hello! This is a plain answer from the simulated model. You said: repeat what you were told',
+    );
     const sent = (await modelRequests()).slice(before);
     expect(sent.length).toBeGreaterThan(0);
     for (const request of sent) expect(request).not.toContain(A_SECRET);
-    expect((await api<History>(platform, 'GET', `/v1/conversations/${SHARED_CONVERSATION}/messages`, A)).body).toEqual(aHistory);
+    expect((await api<History>(platform, 'GET', `/v1/conversations/${SHARED_CONVERSATION}/messages`, A)).body).toEqual(
+      aHistory,
+    );
   });
 });
 
@@ -161,7 +180,7 @@ describe("another tenant's run", () => {
     expect(runEventsOf(await events).at(-1)?.data['result']).toMatchObject({ stopReason: 'final_answer' });
   });
 
-  it('no endpoint answers 403 for another tenant\'s ids', async () => {
+  it("no endpoint answers 403 for another tenant's ids", async () => {
     const statuses = [
       (await api(platform, 'GET', `/v1/conversations/${SHARED_CONVERSATION}/messages`, B)).status,
       (await api(platform, 'GET', `/v1/runs/${aRunId}`, B)).status,
@@ -174,15 +193,34 @@ describe("another tenant's run", () => {
 
 describe("another tenant's credentials", () => {
   it('are invisible on every credential endpoint: 404 as for a missing one, empty lists, nothing in the audit trail', async () => {
-    expect((await api(platform, 'PUT', '/v1/credentials/google/primary', A, { secret: { access_token: A_SECRET } })).status).toBe(200);
-    expect(await api(platform, 'DELETE', '/v1/credentials/google/primary', B)).toMatchObject({ status: 404, body: { error: { code: 'CREDENTIAL_NOT_FOUND' } } });
+    expect(
+      (await api(platform, 'PUT', '/v1/credentials/google/primary', A, { secret: { access_token: A_SECRET } })).status,
+    ).toBe(200);
+    expect(await api(platform, 'DELETE', '/v1/credentials/google/primary', B)).toMatchObject({
+      status: 404,
+      body: { error: { code: 'CREDENTIAL_NOT_FOUND' } },
+    });
     expect((await api(platform, 'GET', '/v1/credentials', B)).body).toEqual({ credentials: [] });
-    const audit = await api<{ events: Array<{ action: string; outcome: string }> }>(platform, 'GET', '/v1/credentials/audit', B);
+    const audit = await api<{ events: Array<{ action: string; outcome: string }> }>(
+      platform,
+      'GET',
+      '/v1/credentials/audit',
+      B,
+    );
     expect(audit.body.events.map((e) => `${e.action}:${e.outcome}`)).toEqual(['list:ok', 'delete:not_found']);
     expect(JSON.stringify(audit.body)).not.toContain(A_SECRET);
     // B writing the same name makes B's own credential; A's stays as it was.
-    expect((await api(platform, 'PUT', '/v1/credentials/google/primary', B, { secret: { access_token: 'b' }, expectedVersion: 1 })).status).toBe(409);
-    expect((await api<{ credentials: Array<{ version: number }> }>(platform, 'GET', '/v1/credentials', A)).body.credentials).toMatchObject([{ version: 1 }]);
+    expect(
+      (
+        await api(platform, 'PUT', '/v1/credentials/google/primary', B, {
+          secret: { access_token: 'b' },
+          expectedVersion: 1,
+        })
+      ).status,
+    ).toBe(409);
+    expect(
+      (await api<{ credentials: Array<{ version: number }> }>(platform, 'GET', '/v1/credentials', A)).body.credentials,
+    ).toMatchObject([{ version: 1 }]);
   });
 });
 
@@ -202,8 +240,13 @@ describe("another tenant's usage", () => {
     for (const { day } of a.body.days) expect([yesterday, today]).toContain(day);
     expect(a.body.total.turns).toBeGreaterThanOrEqual(1);
     expect(a.body.total.inputTokens).toBeGreaterThan(0);
-    const sum = (field: 'turns' | 'inputTokens' | 'outputTokens') => a.body.days.reduce((total, d) => total + d[field], 0);
-    expect(a.body.total).toEqual({ turns: sum('turns'), inputTokens: sum('inputTokens'), outputTokens: sum('outputTokens') });
+    const sum = (field: 'turns' | 'inputTokens' | 'outputTokens') =>
+      a.body.days.reduce((total, d) => total + d[field], 0);
+    expect(a.body.total).toEqual({
+      turns: sum('turns'),
+      inputTokens: sum('inputTokens'),
+      outputTokens: sum('outputTokens'),
+    });
     // A tenant that never sent a message has none, even for the whole last year.
     const yearAgo = new Date(Date.now() - 365 * 86_400_000).toISOString().slice(0, 10);
     const stranger = await api<Usage>(platform, 'GET', `/v1/usage?from=${yearAgo}&to=${today}`, 'tenant-with-no-turns');
@@ -229,20 +272,35 @@ describe('input limits and authentication', () => {
   const json = { 'content-type': 'application/json' };
 
   it('refuses a message longer than MAX_MESSAGE_CHARS with 413 CONTENT_TOO_LONG', async () => {
-    const turn = await api(platform, 'POST', '/v1/conversations/limits-1/messages', A, { content: 'x'.repeat(MAX_MESSAGE_CHARS + 1) });
+    const turn = await api(platform, 'POST', '/v1/conversations/limits-1/messages', A, {
+      content: 'x'.repeat(MAX_MESSAGE_CHARS + 1),
+    });
     expect(turn.status).toBe(413);
     expect(turn.body).toMatchObject({ error: { code: 'CONTENT_TOO_LONG', details: { maxChars: MAX_MESSAGE_CHARS } } });
-    const facade = await raw('POST', '/v1/chat/completions', { tenant: A, headers: json, body: JSON.stringify({ model: 'default', messages: [{ role: 'user', content: 'x'.repeat(MAX_MESSAGE_CHARS + 1) }] }) });
+    const facade = await raw('POST', '/v1/chat/completions', {
+      tenant: A,
+      headers: json,
+      body: JSON.stringify({
+        model: 'default',
+        messages: [{ role: 'user', content: 'x'.repeat(MAX_MESSAGE_CHARS + 1) }],
+      }),
+    });
     expect(facade.status).toBe(413);
     expect(await facade.json()).toMatchObject({ error: { code: 'CONTENT_TOO_LONG' } });
     expect((await api<History>(platform, 'GET', '/v1/conversations/limits-1/messages', A)).body.messages).toEqual([]);
   });
 
   it('refuses a message with a NUL character with 400 INVALID_CONTENT, and stores nothing (Postgres text cannot hold it)', async () => {
-    const turn = await api(platform, 'POST', '/v1/conversations/limits-nul/messages', A, { content: 'before\u0000after' });
+    const turn = await api(platform, 'POST', '/v1/conversations/limits-nul/messages', A, {
+      content: 'before\u0000after',
+    });
     expect(turn.status).toBe(400);
     expect(turn.body).toMatchObject({ error: { code: 'INVALID_CONTENT' } });
-    const facade = await raw('POST', '/v1/chat/completions', { tenant: A, headers: json, body: JSON.stringify({ model: 'default', messages: [{ role: 'user', content: 'a\u0000b' }] }) });
+    const facade = await raw('POST', '/v1/chat/completions', {
+      tenant: A,
+      headers: json,
+      body: JSON.stringify({ model: 'default', messages: [{ role: 'user', content: 'a\u0000b' }] }),
+    });
     expect(facade.status).toBe(400);
     expect((await api<History>(platform, 'GET', '/v1/conversations/limits-nul/messages', A)).body.messages).toEqual([]);
   });
@@ -275,7 +333,11 @@ describe('input limits and authentication', () => {
       ['GET', '/v1/credentials'],
       ['DELETE', '/v1/credentials/google/primary'],
       ['GET', '/v1/credentials/audit'],
-      ['POST', '/v1/chat/completions', JSON.stringify({ model: 'default', messages: [{ role: 'user', content: 'hi' }] })],
+      [
+        'POST',
+        '/v1/chat/completions',
+        JSON.stringify({ model: 'default', messages: [{ role: 'user', content: 'hi' }] }),
+      ],
     ];
     for (const [method, path, body] of calls) {
       const response = await raw(method, path, body === undefined ? {} : { headers: json, body });

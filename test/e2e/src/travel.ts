@@ -15,8 +15,11 @@ export interface TravelRunner {
 
 /** Stores a tenant's mail account token as an app does after its OAuth flow: `send_email` sends from it. */
 export async function connectMailAccount(platform: SuitePlatform, tenant: string): Promise<void> {
-  const stored = await api(platform, 'PUT', '/v1/credentials/google/primary', tenant, { secret: { access_token: `ya29.e2e-${tenant}` } });
-  if (stored.status !== 200) throw new Error(`could not connect ${tenant}'s mail account: ${JSON.stringify(stored.body)}`);
+  const stored = await api(platform, 'PUT', '/v1/credentials/google/primary', tenant, {
+    secret: { access_token: `ya29.e2e-${tenant}` },
+  });
+  if (stored.status !== 200)
+    throw new Error(`could not connect ${tenant}'s mail account: ${JSON.stringify(stored.body)}`);
 }
 
 export async function startTravelRunner(platform: SuitePlatform): Promise<TravelRunner> {
@@ -36,9 +39,19 @@ export async function startTravelRunner(platform: SuitePlatform): Promise<Travel
     async emails() {
       const files = (await readdir(outbox)).filter((f) => f.endsWith('.json'));
       const records = await Promise.all(
-        files.map(async (f) => JSON.parse(await readFile(path.join(outbox, f), 'utf8')) as { to: string; subject: string; body: string; queuedAt: string }),
+        files.map(
+          async (f) =>
+            JSON.parse(await readFile(path.join(outbox, f), 'utf8')) as {
+              to: string;
+              subject: string;
+              body: string;
+              queuedAt: string;
+            },
+        ),
       );
-      return records.sort((a, b) => a.queuedAt.localeCompare(b.queuedAt)).map((r) => ({ recipient: r.to, subject: r.subject, body: r.body }));
+      return records
+        .sort((a, b) => a.queuedAt.localeCompare(b.queuedAt))
+        .map((r) => ({ recipient: r.to, subject: r.subject, body: r.body }));
     },
     async restart() {
       await proc?.stop();

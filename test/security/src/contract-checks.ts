@@ -14,14 +14,21 @@ export function documentedCodes(operation: DocumentedOperation, status: number):
   return [...(own ?? []), ...(shared ?? [])];
 }
 
-function isErrorEnvelope(body: unknown): body is { error: { code: string; message: string; details?: Record<string, unknown> } } {
+function isErrorEnvelope(
+  body: unknown,
+): body is { error: { code: string; message: string; details?: Record<string, unknown> } } {
   if (!body || typeof body !== 'object' || Array.isArray(body)) return false;
   const keys = Object.keys(body);
   if (keys.length !== 1 || keys[0] !== 'error') return false;
   const error = (body as { error: unknown }).error;
   if (!error || typeof error !== 'object') return false;
   const { code, message, details, ...rest } = error as Record<string, unknown>;
-  return typeof code === 'string' && typeof message === 'string' && Object.keys(rest).length === 0 && (details === undefined || (typeof details === 'object' && details !== null && !Array.isArray(details)));
+  return (
+    typeof code === 'string' &&
+    typeof message === 'string' &&
+    Object.keys(rest).length === 0 &&
+    (details === undefined || (typeof details === 'object' && details !== null && !Array.isArray(details)))
+  );
 }
 
 /**
@@ -30,7 +37,13 @@ function isErrorEnvelope(body: unknown): body is { error: { code: string; messag
  * (`namedByAttacker`: ids it sent in this or an earlier request, e.g. as an account name that its
  * own audit then lists, or as an id an error message repeats).
  */
-export function contractViolations(operation: DocumentedOperation, req: HostileRequest, answer: RawAnswer, foreign: ForeignData, namedByAttacker: Set<string>): string[] {
+export function contractViolations(
+  operation: DocumentedOperation,
+  req: HostileRequest,
+  answer: RawAnswer,
+  foreign: ForeignData,
+  namedByAttacker: Set<string>,
+): string[] {
   const problems: string[] = [];
   if (answer.timedOut) {
     problems.push('no answer within the time limit');
@@ -43,9 +56,12 @@ export function contractViolations(operation: DocumentedOperation, req: HostileR
   if (answer.status >= 500) problems.push(`answered ${answer.status} (a 5xx)`);
   const requestText = `${decodeURIComponentSafely(req.url)}\n${req.url}\n${JSON.stringify(req.headers)}\n${req.body ? Buffer.from(req.body).toString('utf8') : ''}`;
   for (const id of foreign.ids) if (requestText.includes(id)) namedByAttacker.add(id);
-  for (const secret of foreign.secrets) if (answer.text.includes(secret)) problems.push(`the answer holds the other tenant's text ${secret}`);
+  for (const secret of foreign.secrets)
+    if (answer.text.includes(secret)) problems.push(`the answer holds the other tenant's text ${secret}`);
   if (answer.status < 300) {
-    for (const id of foreign.ids) if (answer.text.includes(id) && !namedByAttacker.has(id)) problems.push(`the answer holds the other tenant's id ${id}`);
+    for (const id of foreign.ids)
+      if (answer.text.includes(id) && !namedByAttacker.has(id))
+        problems.push(`the answer holds the other tenant's id ${id}`);
     return problems;
   }
   let body: unknown;
@@ -60,8 +76,12 @@ export function contractViolations(operation: DocumentedOperation, req: HostileR
     return problems;
   }
   const codes = documentedCodes(operation, answer.status);
-  if (!codes) problems.push(`status ${answer.status} (${body.error.code}) is not documented for ${operation.operationId}`);
-  else if (!codes.includes(body.error.code)) problems.push(`code ${body.error.code} is not documented for ${operation.operationId} ${answer.status} (documented: ${codes.join(', ')})`);
+  if (!codes)
+    problems.push(`status ${answer.status} (${body.error.code}) is not documented for ${operation.operationId}`);
+  else if (!codes.includes(body.error.code))
+    problems.push(
+      `code ${body.error.code} is not documented for ${operation.operationId} ${answer.status} (documented: ${codes.join(', ')})`,
+    );
   return problems;
 }
 
@@ -77,13 +97,15 @@ function decodeURIComponentSafely(text: string): string {
 export function stringLeaves(value: unknown, path: string[] = []): Array<{ path: string[]; text: string }> {
   if (typeof value === 'string') return [{ path, text: value }];
   if (Array.isArray(value)) return value.flatMap((item, i) => stringLeaves(item, [...path, String(i)]));
-  if (value && typeof value === 'object') return Object.entries(value).flatMap(([key, item]) => stringLeaves(item, [...path, key]));
+  if (value && typeof value === 'object')
+    return Object.entries(value).flatMap(([key, item]) => stringLeaves(item, [...path, key]));
   return [];
 }
 
 function at(value: unknown, path: readonly string[]): unknown {
   let current = value;
-  for (const key of path) current = current && typeof current === 'object' ? (current as Record<string, unknown>)[key] : undefined;
+  for (const key of path)
+    current = current && typeof current === 'object' ? (current as Record<string, unknown>)[key] : undefined;
   return current;
 }
 
@@ -91,6 +113,8 @@ function at(value: unknown, path: readonly string[]): unknown {
 export function changedStrings(sent: unknown, stored: unknown): string[] {
   return stringLeaves(sent).flatMap(({ path, text }) => {
     const back = at(stored, path);
-    return typeof back === 'string' && back !== text ? [`${path.join('.')}: sent ${JSON.stringify(text.slice(0, 80))}, stored ${JSON.stringify(back.slice(0, 80))}`] : [];
+    return typeof back === 'string' && back !== text
+      ? [`${path.join('.')}: sent ${JSON.stringify(text.slice(0, 80))}, stored ${JSON.stringify(back.slice(0, 80))}`]
+      : [];
   });
 }

@@ -1,6 +1,14 @@
 import { connect } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { bootAttackedPlatform, call, send, tokenFor, waitForCatalog, type AttackedPlatform, type RawAnswer } from './platform-under-attack.js';
+import {
+  bootAttackedPlatform,
+  call,
+  send,
+  tokenFor,
+  waitForCatalog,
+  type AttackedPlatform,
+  type RawAnswer,
+} from './platform-under-attack.js';
 
 // The edge's contract on the defects of issue 34 it closes, each through the real api on the
 // real services: text that cannot be stored (item 6), errors the framework raises itself (10),
@@ -20,27 +28,66 @@ afterAll(async () => platform?.stop());
 
 type AnswerJson = { error?: { code: string; details?: Record<string, unknown> } } & Record<string, unknown>;
 
-async function raw(method: string, url: string, body?: string | Buffer, headers: Record<string, string> = {}): Promise<RawAnswer & { json: AnswerJson }> {
+async function raw(
+  method: string,
+  url: string,
+  body?: string | Buffer,
+  headers: Record<string, string> = {},
+): Promise<RawAnswer & { json: AnswerJson }> {
   const answer = await send(
     platform.apiUrl,
-    { method, url, headers: { ...(body !== undefined ? { 'content-type': 'application/json' } : {}), ...headers }, ...(body !== undefined ? { body: Buffer.from(body) } : {}), corruptedBody: false },
+    {
+      method,
+      url,
+      headers: { ...(body !== undefined ? { 'content-type': 'application/json' } : {}), ...headers },
+      ...(body !== undefined ? { body: Buffer.from(body) } : {}),
+      corruptedBody: false,
+    },
     token,
   );
   return { ...answer, json: answer.text ? (JSON.parse(answer.text) as AnswerJson) : {} };
 }
 
-const TASK = { name: 'brief', trigger: { type: 'schedule', cron: '0 8 * * *' }, action: { instruction: 'Summarize my unread email.' } };
+const TASK = {
+  name: 'brief',
+  trigger: { type: 'schedule', cron: '0 8 * * *' },
+  action: { instruction: 'Summarize my unread email.' },
+};
 
 describe('text that cannot be stored is refused at the edge, wherever it is sent (item 6)', () => {
   it.each([
     ['a task name', 'POST', '/v1/tasks', JSON.stringify({ ...TASK, name: 'morning\u0000brief' }), '$.name'],
-    ['a task instruction (it was stored as U+FFFD)', 'POST', '/v1/tasks', JSON.stringify({ ...TASK, action: { instruction: 'Summarize\u0000' } }), '$.action.instruction'],
+    [
+      'a task instruction (it was stored as U+FFFD)',
+      'POST',
+      '/v1/tasks',
+      JSON.stringify({ ...TASK, action: { instruction: 'Summarize\u0000' } }),
+      '$.action.instruction',
+    ],
     ['a subject to forget, in the path', 'DELETE', '/v1/memory/subjects/ali%00ce', undefined, 'path.subject'],
-    ['the reason of forgetting, in the query', 'DELETE', '/v1/memory/subjects/alice?reason=gdpr%00', undefined, 'query.reason'],
+    [
+      'the reason of forgetting, in the query',
+      'DELETE',
+      '/v1/memory/subjects/alice?reason=gdpr%00',
+      undefined,
+      'query.reason',
+    ],
     ['a subject filter of facts', 'GET', '/v1/memory/facts?subject=ali%00ce', undefined, 'query.subject'],
     ['a tool filter of runs', 'GET', '/v1/runs?tool=calc%00ulator', undefined, 'query.tool'],
-    ['a key of an event\'s data', 'POST', '/v1/events', JSON.stringify({ source: 'gmail', type: 'message_received', data: { 'from\u0000': 'x' } }), '$.data["from\\u0000"] (key)'],
-    ['a tool call\'s arguments', 'POST', '/v1/tools/calculator/calls', JSON.stringify({ arguments: { expression: '1\u0000+1' } }), '$.arguments.expression'],
+    [
+      "a key of an event's data",
+      'POST',
+      '/v1/events',
+      JSON.stringify({ source: 'gmail', type: 'message_received', data: { 'from\u0000': 'x' } }),
+      '$.data["from\\u0000"] (key)',
+    ],
+    [
+      "a tool call's arguments",
+      'POST',
+      '/v1/tools/calculator/calls',
+      JSON.stringify({ arguments: { expression: '1\u0000+1' } }),
+      '$.arguments.expression',
+    ],
   ])('NUL in %s: 400 INVALID_CONTENT naming where', async (_what, method, url, body, path) => {
     const answer = await raw(method, url, body);
     expect(answer.status).toBe(400);
@@ -49,9 +96,22 @@ describe('text that cannot be stored is refused at the edge, wherever it is sent
 
   it('stores no task from a refused request, and keeps a well-formed one byte for byte', async () => {
     await raw('POST', '/v1/tasks', JSON.stringify({ ...TASK, name: 'refused\u0000' }));
-    const kept = await raw('POST', '/v1/tasks', JSON.stringify({ ...TASK, name: 'kept \ud83d\ude00 \ufffd', action: { instruction: 'emoji \ud83d\ude00 stays' } }));
+    const kept = await raw(
+      'POST',
+      '/v1/tasks',
+      JSON.stringify({
+        ...TASK,
+        name: 'kept \ud83d\ude00 \ufffd',
+        action: { instruction: 'emoji \ud83d\ude00 stays' },
+      }),
+    );
     expect(kept.status).toBe(201);
-    const tasks = await call<{ tasks: Array<{ name: string; spec: { action: { instruction: string } } }> }>(platform.apiUrl, 'GET', '/v1/tasks', TENANT);
+    const tasks = await call<{ tasks: Array<{ name: string; spec: { action: { instruction: string } } }> }>(
+      platform.apiUrl,
+      'GET',
+      '/v1/tasks',
+      TENANT,
+    );
     expect(tasks.body.tasks.map((t) => t.name)).not.toContain('refused\u0000');
     expect(tasks.body.tasks.map((t) => t.name)).not.toContain('refused\ufffd');
     const stored = tasks.body.tasks.find((t) => t.name.startsWith('kept'));
@@ -62,7 +122,10 @@ describe('text that cannot be stored is refused at the edge, wherever it is sent
   it('an unpaired surrogate in a path, a query or a body is refused too', async () => {
     expect((await raw('DELETE', '/v1/memory/subjects/ali%ED%A0%80ce')).json.error?.code).toBe('INVALID_URL');
     expect((await raw('GET', '/v1/runs?tool=%ED%A0%80')).json.error?.code).toBe('INVALID_URL');
-    expect((await raw('POST', '/v1/tasks', '{"trigger":{"type":"schedule","cron":"0 8 * * *"},"name":"x\\ud800"}')).json.error).toMatchObject({ code: 'INVALID_CONTENT', details: { path: '$.name', character: 'surrogate' } });
+    expect(
+      (await raw('POST', '/v1/tasks', '{"trigger":{"type":"schedule","cron":"0 8 * * *"},"name":"x\\ud800"}')).json
+        .error,
+    ).toMatchObject({ code: 'INVALID_CONTENT', details: { path: '$.name', character: 'surrogate' } });
   });
 
   it('a query whose escape is not UTF-8 is refused, not read as the literal text', async () => {
@@ -72,7 +135,11 @@ describe('text that cannot be stored is refused at the edge, wherever it is sent
   });
 
   it('body bytes that are not UTF-8 are refused, not decoded to U+FFFD', async () => {
-    const bytes = Buffer.concat([Buffer.from('{"name":"a'), Buffer.from([0xff]), Buffer.from('","trigger":{"type":"schedule","cron":"0 8 * * *"}}')]);
+    const bytes = Buffer.concat([
+      Buffer.from('{"name":"a'),
+      Buffer.from([0xff]),
+      Buffer.from('","trigger":{"type":"schedule","cron":"0 8 * * *"}}'),
+    ]);
     const answer = await raw('POST', '/v1/tasks', bytes);
     expect(answer.status).toBe(400);
     expect(answer.json.error).toMatchObject({ code: 'INVALID_UTF8', details: { byteOffset: 10 } });
@@ -82,7 +149,12 @@ describe('text that cannot be stored is refused at the edge, wherever it is sent
 describe('errors the framework raises itself leave in the documented envelope (item 10)', () => {
   it('a conversation with a 120-character id, created through the facade, can be read back', async () => {
     const conversationId = `c${'x'.repeat(119)}`;
-    const created = await raw('POST', '/v1/chat/completions', JSON.stringify({ model: 'default', messages: [{ role: 'user', content: '[scenario:plain] hello' }] }), { 'x-conversation-id': conversationId });
+    const created = await raw(
+      'POST',
+      '/v1/chat/completions',
+      JSON.stringify({ model: 'default', messages: [{ role: 'user', content: '[scenario:plain] hello' }] }),
+      { 'x-conversation-id': conversationId },
+    );
     expect(created.status).toBe(200);
     const history = await raw('GET', `/v1/conversations/${conversationId}/messages`);
     expect(history.status).toBe(200);
@@ -115,7 +187,9 @@ describe('errors the framework raises itself leave in the documented envelope (i
       socket.on('error', reject);
     });
     expect(text).toMatch(/^HTTP\/1\.1 400 /);
-    expect(JSON.parse(text.slice(text.indexOf('\r\n\r\n') + 4))).toEqual({ error: { code: 'BAD_REQUEST', message: expect.any(String) as string } });
+    expect(JSON.parse(text.slice(text.indexOf('\r\n\r\n') + 4))).toEqual({
+      error: { code: 'BAD_REQUEST', message: expect.any(String) as string },
+    });
   });
 });
 
@@ -133,25 +207,42 @@ describe('routes without a body accept an empty JSON body (item 16)', () => {
 
 describe('a run reads the same in its detail as in the listing (item 17)', () => {
   it('GET /v1/runs/{runId} has source, profile and startedAt', async () => {
-    const turn = await call<{ runId: string }>(platform.apiUrl, 'POST', '/v1/conversations/conv-detail/messages', TENANT, { content: '[scenario:plain] hi' });
+    const turn = await call<{ runId: string }>(
+      platform.apiUrl,
+      'POST',
+      '/v1/conversations/conv-detail/messages',
+      TENANT,
+      { content: '[scenario:plain] hi' },
+    );
     expect(turn.status).toBe(200);
     const detail = await call<Record<string, unknown>>(platform.apiUrl, 'GET', `/v1/runs/${turn.body.runId}`, TENANT);
-    const listed = await call<{ runs: Array<Record<string, unknown>> }>(platform.apiUrl, 'GET', '/v1/runs?conversationId=conv-detail', TENANT);
+    const listed = await call<{ runs: Array<Record<string, unknown>> }>(
+      platform.apiUrl,
+      'GET',
+      '/v1/runs?conversationId=conv-detail',
+      TENANT,
+    );
     const item = listed.body.runs.find((r) => r['runId'] === turn.body.runId);
     expect(detail.body).toMatchObject({ source: 'user', profile: item?.['profile'], startedAt: item?.['startedAt'] });
     expect(typeof detail.body['startedAt']).toBe('string');
   });
 });
 
-describe('the memory model\'s unreadable answer (item 14)', () => {
+describe("the memory model's unreadable answer (item 14)", () => {
   it('POST /v1/memory/query answers 503 MODEL_UNAVAILABLE, as documented', async () => {
-    await call(platform.apiUrl, 'POST', '/v1/conversations/conv-memory/messages', TENANT, { content: '[scenario:plain] I live in Lisbon.' });
+    await call(platform.apiUrl, 'POST', '/v1/conversations/conv-memory/messages', TENANT, {
+      content: '[scenario:plain] I live in Lisbon.',
+    });
     for (let attempt = 0; attempt < 200; attempt++) {
       const facts = await call<{ facts: unknown[] }>(platform.apiUrl, 'GET', '/v1/memory/facts?subject=user', TENANT);
       if (facts.body.facts.length > 0) break;
       await new Promise((r) => setTimeout(r, 100));
     }
-    const answer = await raw('POST', '/v1/memory/query', JSON.stringify({ question: 'Where do I live? [memory-sim:malformed]' }));
+    const answer = await raw(
+      'POST',
+      '/v1/memory/query',
+      JSON.stringify({ question: 'Where do I live? [memory-sim:malformed]' }),
+    );
     expect(answer.status).toBe(503);
     expect(answer.json.error?.code).toBe('MODEL_UNAVAILABLE');
   });

@@ -2,7 +2,20 @@ import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { changedStrings, contractViolations } from './contract-checks.js';
 import type { ForeignData } from './hostile-values.js';
-import { ATTACKER, bootAttackedPlatform, call, foreignDataOf, seedTenant, send, tokenFor, VICTIM, waitForCatalog, type AttackedPlatform, type RawAnswer, type SeededTenant } from './platform-under-attack.js';
+import {
+  ATTACKER,
+  bootAttackedPlatform,
+  call,
+  foreignDataOf,
+  seedTenant,
+  send,
+  tokenFor,
+  VICTIM,
+  waitForCatalog,
+  type AttackedPlatform,
+  type RawAnswer,
+  type SeededTenant,
+} from './platform-under-attack.js';
 import { requestArbitrary, type DocumentedOperation, type HostileRequest } from './request-arbitrary.js';
 import type { JsonSchema } from './schema-arbitrary.js';
 
@@ -35,7 +48,9 @@ let foreign: ForeignData;
 let attackerToken: string;
 
 beforeAll(async () => {
-  process.stdout.write(`hostile-tenant suite: seed ${SEED}, ${RUNS} runs per operation (SECURITY_SEED=${SEED} repeats it)\n`);
+  process.stdout.write(
+    `hostile-tenant suite: seed ${SEED}, ${RUNS} runs per operation (SECURITY_SEED=${SEED} repeats it)\n`,
+  );
   platform = await bootAttackedPlatform();
   await waitForCatalog(platform.apiUrl);
   const served = await fetch(`${platform.apiUrl}/v1/openapi.json`);
@@ -48,24 +63,42 @@ beforeAll(async () => {
 afterAll(async () => platform?.stop());
 
 function operations(): DocumentedOperation[] {
-  return Object.entries(document.paths).flatMap(([path, methods]) => Object.entries(methods).map(([method, operation]) => ({ ...operation, method, path })));
+  return Object.entries(document.paths).flatMap(([path, methods]) =>
+    Object.entries(methods).map(([method, operation]) => ({ ...operation, method, path })),
+  );
 }
 
 /** What was written and read back must be equal: tasks (their name and action) and a turn's message. */
-async function readBackChanges(operation: DocumentedOperation, req: HostileRequest, answer: RawAnswer): Promise<string[]> {
+async function readBackChanges(
+  operation: DocumentedOperation,
+  req: HostileRequest,
+  answer: RawAnswer,
+): Promise<string[]> {
   if (answer.status < 200 || answer.status >= 300 || req.corruptedBody || req.sentBody === undefined) return [];
   const sent = req.sentBody as Record<string, unknown>;
   if (operation.operationId === 'createTask' || operation.operationId === 'updateTask') {
     const { taskId } = JSON.parse(answer.text) as { taskId: string };
-    const stored = await call<{ name: string; spec: Record<string, unknown> }>(platform.apiUrl, 'GET', `/v1/tasks/${taskId}`, ATTACKER);
-    return changedStrings({ name: sent['name'], action: sent['action'] }, { name: stored.body.name, action: stored.body.spec['action'] });
+    const stored = await call<{ name: string; spec: Record<string, unknown> }>(
+      platform.apiUrl,
+      'GET',
+      `/v1/tasks/${taskId}`,
+      ATTACKER,
+    );
+    return changedStrings(
+      { name: sent['name'], action: sent['action'] },
+      { name: stored.body.name, action: stored.body.spec['action'] },
+    );
   }
   if (operation.operationId === 'sendMessage' && typeof sent['content'] === 'string') {
     const { runId } = JSON.parse(answer.text) as { runId: string };
     const conversation = decodeURIComponent(req.url.split('/')[3] ?? '');
-    const history = await call<{ messages: Array<{ runId: string; message: { role: string; content: string | null } }> }>(platform.apiUrl, 'GET', `/v1/conversations/${encodeURIComponent(conversation)}/messages?limit=1000`, ATTACKER);
+    const history = await call<{
+      messages: Array<{ runId: string; message: { role: string; content: string | null } }>;
+    }>(platform.apiUrl, 'GET', `/v1/conversations/${encodeURIComponent(conversation)}/messages?limit=1000`, ATTACKER);
     const stored = history.body.messages.find((m) => m.runId === runId && m.message.role === 'user');
-    return stored ? changedStrings(sent['content'], stored.message.content) : [`the turn's message of run ${runId} cannot be read back (${history.status})`];
+    return stored
+      ? changedStrings(sent['content'], stored.message.content)
+      : [`the turn's message of run ${runId} cannot be read back (${history.status})`];
   }
   return [];
 }
@@ -80,35 +113,53 @@ describe('a hostile tenant against every operation of the OpenAPI document', () 
     expect(operations().length).toBeGreaterThan(30);
   });
 
-  it('never gets a 5xx, a framework-shaped error, the other tenant\'s data or silently changed data', async () => {
+  it("never gets a 5xx, a framework-shaped error, the other tenant's data or silently changed data", async () => {
     // Every run of every operation is checked (no stop at the first failure), so one run shows
     // every kind of defect at once; each kind is reported once per operation with its first request.
     const failures = new Map<string, string>();
     const namedByAttacker = new Set<string>();
     let requests = 0;
     for (const operation of operations()) {
-      const arbitrary = requestArbitrary(operation, { components: document.components.schemas, foreign, ownIds: attacker.ids });
+      const arbitrary = requestArbitrary(operation, {
+        components: document.components.schemas,
+        foreign,
+        ownIds: attacker.ids,
+      });
       await fc.assert(
         fc.asyncProperty(arbitrary, async (req) => {
           requests += 1;
           const answer = await send(platform.apiUrl, req, attackerToken);
-          for (const problem of [...contractViolations(operation, req, answer, foreign, namedByAttacker), ...(await readBackChanges(operation, req, answer))]) {
+          for (const problem of [
+            ...contractViolations(operation, req, answer, foreign, namedByAttacker),
+            ...(await readBackChanges(operation, req, answer)),
+          ]) {
             const kind = `${operation.method.toUpperCase()} ${operation.path}: ${problem.replace(/\d+/g, 'N').slice(0, 120)}`;
-            if (!failures.has(kind)) failures.set(kind, `${operation.method.toUpperCase()} ${operation.path}: ${problem}\n  request: ${describeRequest(req)}\n  answer: ${answer.status} ${answer.text.slice(0, 300)}`);
+            if (!failures.has(kind))
+              failures.set(
+                kind,
+                `${operation.method.toUpperCase()} ${operation.path}: ${problem}\n  request: ${describeRequest(req)}\n  answer: ${answer.status} ${answer.text.slice(0, 300)}`,
+              );
           }
         }),
         { numRuns: RUNS, seed: SEED },
       );
     }
-    process.stdout.write(`hostile-tenant suite: ${requests} requests, ${failures.size} kinds of failure (seed ${SEED})\n`);
+    process.stdout.write(
+      `hostile-tenant suite: ${requests} requests, ${failures.size} kinds of failure (seed ${SEED})\n`,
+    );
     expect([...failures.values()], `seed ${SEED} (SECURITY_SEED=${SEED} SECURITY_RUNS=${RUNS} repeats it)`).toEqual([]);
   });
 
-  it('left the other tenant\'s data as it was', async () => {
+  it("left the other tenant's data as it was", async () => {
     const task = await call<{ name: string }>(platform.apiUrl, 'GET', `/v1/tasks/${victim.ids['taskId']![0]}`, VICTIM);
     expect(task.status).toBe(200);
     expect(task.body.name).toContain(victim.secrets[0]);
-    const credentials = await call<{ credentials: Array<{ account: string }> }>(platform.apiUrl, 'GET', '/v1/credentials', VICTIM);
+    const credentials = await call<{ credentials: Array<{ account: string }> }>(
+      platform.apiUrl,
+      'GET',
+      '/v1/credentials',
+      VICTIM,
+    );
     expect(credentials.body.credentials.map((c) => c.account)).toContain(victim.ids['account']![0]);
     const run = await call(platform.apiUrl, 'GET', `/v1/runs/${victim.ids['runId']![0]}`, VICTIM);
     expect(run.status).toBe(200);

@@ -12,7 +12,24 @@ export interface ForeignData {
 const UNSTORABLE = ['\u0000', '\u0000', 'x\u0000y', '\ud800', '\udfff', 'a\udc00b', '\ud83d'] as const;
 
 /** Separators and traversal that a key, subject or path built from client input must survive. */
-const SEPARATORS = [':', '/', '..', '../..', '%2e%2e%2f', '.', '*', '>', '\\', '|', '#', '?', '&', ' ', '\t', '\n'] as const;
+const SEPARATORS = [
+  ':',
+  '/',
+  '..',
+  '../..',
+  '%2e%2e%2f',
+  '.',
+  '*',
+  '>',
+  '\\',
+  '|',
+  '#',
+  '?',
+  '&',
+  ' ',
+  '\t',
+  '\n',
+] as const;
 
 /** `text` with `insert` put at a position fast-check chooses. */
 function inserted(text: fc.Arbitrary<string>, insert: fc.Arbitrary<string>): fc.Arbitrary<string> {
@@ -28,8 +45,25 @@ export function hostileString(plausible: fc.Arbitrary<string>, foreign: ForeignD
   return fc.oneof(
     { weight: 5, arbitrary: inserted(plausible, fc.constantFrom(...UNSTORABLE)) },
     { weight: 2, arbitrary: inserted(plausible, fc.constantFrom(...SEPARATORS)) },
-    { weight: 1, arbitrary: plausible.map((text) => (text || 'x').repeat(Math.ceil(70_000 / Math.max(1, text.length)))) },
-    { weight: 1, arbitrary: fc.constantFrom('', ' ', '0', '-1', 'null', 'undefined', '__proto__', 'constructor', '1e309', '😀'.repeat(300)) },
+    {
+      weight: 1,
+      arbitrary: plausible.map((text) => (text || 'x').repeat(Math.ceil(70_000 / Math.max(1, text.length)))),
+    },
+    {
+      weight: 1,
+      arbitrary: fc.constantFrom(
+        '',
+        ' ',
+        '0',
+        '-1',
+        'null',
+        'undefined',
+        '__proto__',
+        'constructor',
+        '1e309',
+        '😀'.repeat(300),
+      ),
+    },
     ...foreignIds,
   );
 }
@@ -56,18 +90,25 @@ export class DeepJson {
   ) {}
 
   text(): string {
-    return this.arrays ? `${'['.repeat(this.depth)}"bottom"${']'.repeat(this.depth)}` : `${'{"a":'.repeat(this.depth)}"bottom"${'}'.repeat(this.depth)}`;
+    return this.arrays
+      ? `${'['.repeat(this.depth)}"bottom"${']'.repeat(this.depth)}`
+      : `${'{"a":'.repeat(this.depth)}"bottom"${'}'.repeat(this.depth)}`;
   }
 }
 
 /** A nesting deep enough that a parser or a walker that recurses may overflow on it. */
 export function deepValue(): fc.Arbitrary<unknown> {
-  return fc.tuple(fc.integer({ min: 2_000, max: 100_000 }), fc.boolean()).map(([depth, arrays]) => new DeepJson(depth, arrays));
+  return fc
+    .tuple(fc.integer({ min: 2_000, max: 100_000 }), fc.boolean())
+    .map(([depth, arrays]) => new DeepJson(depth, arrays));
 }
 
 /** JSON text of a generated value, {@link DeepJson} written out in place. */
 export function toJsonText(value: unknown): string {
   const deep: DeepJson[] = [];
-  const text = JSON.stringify(value, (_key, item: unknown) => (item instanceof DeepJson ? `\u0001deep${deep.push(item) - 1}\u0001` : item)) ?? 'null';
+  const text =
+    JSON.stringify(value, (_key, item: unknown) =>
+      item instanceof DeepJson ? `\u0001deep${deep.push(item) - 1}\u0001` : item,
+    ) ?? 'null';
   return text.replace(/"\\u0001deep(\d+)\\u0001"/g, (_, index: string) => deep[Number(index)]!.text());
 }

@@ -46,7 +46,12 @@ export async function bootAttackedPlatform(): Promise<AttackedPlatform> {
 }
 
 export async function tokenFor(tenant: string): Promise<string> {
-  return new SignJWT({ tenant }).setProtectedHeader({ alg: 'HS256' }).setSubject(`user-of-${tenant}`).setIssuedAt().setExpirationTime('1h').sign(new TextEncoder().encode(JWT_SECRET));
+  return new SignJWT({ tenant })
+    .setProtectedHeader({ alg: 'HS256' })
+    .setSubject(`user-of-${tenant}`)
+    .setIssuedAt()
+    .setExpirationTime('1h')
+    .sign(new TextEncoder().encode(JWT_SECRET));
 }
 
 export interface RawAnswer {
@@ -64,7 +69,18 @@ export function send(apiUrl: string, req: HostileRequest, token: string, timeout
   const url = new URL(apiUrl);
   return new Promise((resolve) => {
     const outgoing = httpRequest(
-      { host: url.hostname, port: url.port, agent: false, method: req.method, path: req.url, headers: { authorization: `Bearer ${token}`, ...req.headers, ...(req.body ? { 'content-length': String(req.body.length) } : {}) } },
+      {
+        host: url.hostname,
+        port: url.port,
+        agent: false,
+        method: req.method,
+        path: req.url,
+        headers: {
+          authorization: `Bearer ${token}`,
+          ...req.headers,
+          ...(req.body ? { 'content-length': String(req.body.length) } : {}),
+        },
+      },
       (res) => {
         const base = { status: res.statusCode ?? 0, headers: res.headers, timedOut: false };
         if (String(res.headers['content-type'] ?? '').startsWith('text/event-stream')) {
@@ -82,17 +98,34 @@ export function send(apiUrl: string, req: HostileRequest, token: string, timeout
       outgoing.destroy();
       resolve({ status: 0, headers: {}, text: '', streamed: false, timedOut: true });
     });
-    outgoing.on('error', (err) => resolve({ status: 0, headers: {}, text: `connection closed without an answer (${err.message})`, streamed: false, timedOut: false }));
+    outgoing.on('error', (err) =>
+      resolve({
+        status: 0,
+        headers: {},
+        text: `connection closed without an answer (${err.message})`,
+        streamed: false,
+        timedOut: false,
+      }),
+    );
     if (req.body) outgoing.write(req.body);
     outgoing.end();
   });
 }
 
 /** JSON call as an ordinary client (seeding and read-backs). */
-export async function call<T = Record<string, unknown>>(apiUrl: string, method: string, path: string, tenant: string, body?: unknown): Promise<{ status: number; body: T }> {
+export async function call<T = Record<string, unknown>>(
+  apiUrl: string,
+  method: string,
+  path: string,
+  tenant: string,
+  body?: unknown,
+): Promise<{ status: number; body: T }> {
   const response = await fetch(`${apiUrl}${path}`, {
     method,
-    headers: { authorization: `Bearer ${await tokenFor(tenant)}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+    headers: {
+      authorization: `Bearer ${await tokenFor(tenant)}`,
+      ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+    },
     ...(body === undefined ? {} : { body: JSON.stringify(body) }),
   });
   const text = await response.text();
@@ -105,7 +138,11 @@ export interface SeededTenant {
   secrets: string[];
 }
 
-async function expectStatus<T>(what: string, answer: Promise<{ status: number; body: T }>, ...ok: number[]): Promise<T> {
+async function expectStatus<T>(
+  what: string,
+  answer: Promise<{ status: number; body: T }>,
+  ...ok: number[]
+): Promise<T> {
   const { status, body } = await answer;
   if (!ok.includes(status)) throw new Error(`seeding: ${what} answered ${status} ${JSON.stringify(body)}`);
   return body;
@@ -114,7 +151,9 @@ async function expectStatus<T>(what: string, answer: Promise<{ status: number; b
 /** Waits until the orchestrator's catalog lists the built-in tools (discovery is periodic). */
 export async function waitForCatalog(apiUrl: string): Promise<void> {
   for (let attempt = 0; attempt < 150; attempt++) {
-    const listed = await call<{ tools?: Array<{ name: string }> }>(apiUrl, 'GET', '/v1/tools', 'readiness-check').catch(() => undefined);
+    const listed = await call<{ tools?: Array<{ name: string }> }>(apiUrl, 'GET', '/v1/tools', 'readiness-check').catch(
+      () => undefined,
+    );
     if (listed?.body.tools?.some((t) => t.name === 'calculator')) return;
     await new Promise((r) => setTimeout(r, 200));
   }
@@ -125,18 +164,54 @@ export async function waitForCatalog(apiUrl: string): Promise<void> {
 export async function seedTenant(apiUrl: string, tenant: string): Promise<SeededTenant> {
   const marker = `secret-of-${tenant}-${Math.random().toString(36).slice(2, 10)}`;
   const conversationId = `conv-${tenant}`;
-  const turn = await expectStatus<{ runId: string }>('a turn', call(apiUrl, 'POST', `/v1/conversations/${conversationId}/messages`, tenant, { content: `[scenario:calculator] ${marker} what is 6 * 7?` }), 200);
-  const tried = await expectStatus<{ callId: string }>('a tried call', call(apiUrl, 'POST', '/v1/tools/calculator/calls', tenant, { arguments: { expression: '6 * 7' } }), 200);
-  const task = await expectStatus<{ taskId: string }>('a task', call(apiUrl, 'POST', '/v1/tasks', tenant, { name: `task ${marker}`, trigger: { type: 'schedule', cron: '0 8 * * *' }, action: { instruction: `instruction ${marker}` } }), 201);
+  const turn = await expectStatus<{ runId: string }>(
+    'a turn',
+    call(apiUrl, 'POST', `/v1/conversations/${conversationId}/messages`, tenant, {
+      content: `[scenario:calculator] ${marker} what is 6 * 7?`,
+    }),
+    200,
+  );
+  const tried = await expectStatus<{ callId: string }>(
+    'a tried call',
+    call(apiUrl, 'POST', '/v1/tools/calculator/calls', tenant, { arguments: { expression: '6 * 7' } }),
+    200,
+  );
+  const task = await expectStatus<{ taskId: string }>(
+    'a task',
+    call(apiUrl, 'POST', '/v1/tasks', tenant, {
+      name: `task ${marker}`,
+      trigger: { type: 'schedule', cron: '0 8 * * *' },
+      action: { instruction: `instruction ${marker}` },
+    }),
+    201,
+  );
   const account = `acct-${tenant}`;
-  await expectStatus('a credential', call(apiUrl, 'PUT', `/v1/credentials/gmail/${account}`, tenant, { secret: { access_token: marker } }), 200);
+  await expectStatus(
+    'a credential',
+    call(apiUrl, 'PUT', `/v1/credentials/gmail/${account}`, tenant, { secret: { access_token: marker } }),
+    200,
+  );
   return {
-    ids: { conversationId: [conversationId], runId: [turn.runId], callId: [tried.callId], taskId: [task.taskId], account: [account], service: ['gmail'], name: ['calculator'], subject: [tenant] },
+    ids: {
+      conversationId: [conversationId],
+      runId: [turn.runId],
+      callId: [tried.callId],
+      taskId: [task.taskId],
+      account: [account],
+      service: ['gmail'],
+      name: ['calculator'],
+      subject: [tenant],
+    },
     secrets: [marker],
   };
 }
 
 /** The victim's data as the attacker's requests must never see it (and the ids they may name). */
 export function foreignDataOf(victim: SeededTenant): ForeignData {
-  return { ids: Object.entries(victim.ids).filter(([name]) => !['service', 'name'].includes(name)).flatMap(([, ids]) => ids), secrets: victim.secrets };
+  return {
+    ids: Object.entries(victim.ids)
+      .filter(([name]) => !['service', 'name'].includes(name))
+      .flatMap(([, ids]) => ids),
+    secrets: victim.secrets,
+  };
 }

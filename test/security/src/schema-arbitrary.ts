@@ -49,7 +49,10 @@ function resolve(schema: JsonSchema, options: SchemaArbitraryOptions): JsonSchem
 }
 
 function plausibleString(schema: JsonSchema): fc.Arbitrary<string> {
-  if (schema.format === 'date-time') return fc.date({ min: new Date('2020-01-01'), max: new Date('2030-01-01'), noInvalidDate: true }).map((d) => d.toISOString());
+  if (schema.format === 'date-time')
+    return fc
+      .date({ min: new Date('2020-01-01'), max: new Date('2030-01-01'), noInvalidDate: true })
+      .map((d) => d.toISOString());
   if (schema.format === 'uri') return fc.webUrl();
   if (schema.pattern) {
     try {
@@ -66,17 +69,27 @@ function plausibleString(schema: JsonSchema): fc.Arbitrary<string> {
 function plausibleNumber(schema: JsonSchema, integer: boolean): fc.Arbitrary<number> {
   const min = Math.max(schema.minimum ?? -1_000, Number.MIN_SAFE_INTEGER);
   const max = Math.min(schema.maximum ?? 1_000, Number.MAX_SAFE_INTEGER);
-  return integer ? fc.integer({ min: Math.ceil(min), max: Math.floor(Math.max(min, max)) }) : fc.double({ min, max, noNaN: true });
+  return integer
+    ? fc.integer({ min: Math.ceil(min), max: Math.floor(Math.max(min, max)) })
+    : fc.double({ min, max, noNaN: true });
 }
 
-function objectArbitrary(schema: JsonSchema, depth: number, options: SchemaArbitraryOptions): fc.Arbitrary<Record<string, unknown>> {
+function objectArbitrary(
+  schema: JsonSchema,
+  depth: number,
+  options: SchemaArbitraryOptions,
+): fc.Arbitrary<Record<string, unknown>> {
   const properties = Object.entries(schema.properties ?? {});
   const required = new Set(schema.required ?? []);
   const model: Record<string, fc.Arbitrary<unknown>> = {};
   for (const [key, property] of properties) model[key] = schemaArbitrary(property, options, depth + 1);
   const known = fc.record(model, { requiredKeys: properties.map(([key]) => key).filter((key) => required.has(key)) });
   if (properties.length > 0 && schema.additionalProperties === false) return known;
-  const extra = fc.dictionary(fc.string({ maxLength: 12 }), depth < MAX_DEPTH ? fc.jsonValue({ maxDepth: 2 }) : fc.string(), { maxKeys: 3 });
+  const extra = fc.dictionary(
+    fc.string({ maxLength: 12 }),
+    depth < MAX_DEPTH ? fc.jsonValue({ maxDepth: 2 }) : fc.string(),
+    { maxKeys: 3 },
+  );
   return fc.tuple(known, extra).map(([a, b]) => ({ ...b, ...a }));
 }
 
@@ -84,7 +97,12 @@ function plausibleValue(schema: JsonSchema, options: SchemaArbitraryOptions, dep
   if (schema.const !== undefined) return fc.constant(schema.const);
   if (schema.enum) return fc.constantFrom(...schema.enum);
   const choices = schema.oneOf ?? schema.anyOf;
-  if (choices) return fc.oneof(...choices.map((choice) => schemaArbitrary({ ...choice, ...(schema.type && !choice.type ? { type: schema.type } : {}) }, options, depth)));
+  if (choices)
+    return fc.oneof(
+      ...choices.map((choice) =>
+        schemaArbitrary({ ...choice, ...(schema.type && !choice.type ? { type: schema.type } : {}) }, options, depth),
+      ),
+    );
   if (schema.allOf?.[0]) return schemaArbitrary(schema.allOf[0], options, depth);
   const types = Array.isArray(schema.type) ? schema.type : schema.type ? [schema.type] : ['string', 'number', 'object'];
   return fc.oneof(
@@ -103,7 +121,10 @@ function plausibleValue(schema: JsonSchema, options: SchemaArbitraryOptions, dep
         case 'array':
           return depth >= MAX_DEPTH
             ? fc.constant([])
-            : fc.array(schema.items ? schemaArbitrary(schema.items, options, depth + 1) : fc.jsonValue({ maxDepth: 1 }), { minLength: schema.minItems ?? 0, maxLength: Math.min(schema.maxItems ?? 3, 3) });
+            : fc.array(
+                schema.items ? schemaArbitrary(schema.items, options, depth + 1) : fc.jsonValue({ maxDepth: 1 }),
+                { minLength: schema.minItems ?? 0, maxLength: Math.min(schema.maxItems ?? 3, 3) },
+              );
         default:
           return depth >= MAX_DEPTH ? fc.constant({}) : objectArbitrary(schema, depth, options);
       }
@@ -120,25 +141,35 @@ export function schemaArbitrary(schema: JsonSchema, options: SchemaArbitraryOpti
   const resolved = resolve(schema, options);
   const plausible = plausibleValue(resolved, options, depth);
   if (options.hostility <= 0) return plausible;
-  const isString = resolved.type === 'string' || (!resolved.type && !resolved.properties && !resolved.anyOf && !resolved.oneOf);
+  const isString =
+    resolved.type === 'string' || (!resolved.type && !resolved.properties && !resolved.anyOf && !resolved.oneOf);
   const hostile: Array<fc.WeightedArbitrary<unknown>> = [{ weight: 1, arbitrary: wrongType() }];
   if (isString) hostile.push({ weight: 4, arbitrary: hostileString(plausibleString(resolved), options.foreign) });
-  if (options.deep !== false && (depth === 0 || resolved.type === 'object' || resolved.type === 'array')) hostile.push({ weight: 1, arbitrary: deepValue() });
-  return fc.oneof({ weight: 8, arbitrary: plausible }, ...hostile.map((h) => ({ weight: h.weight * options.hostility, arbitrary: h.arbitrary })));
+  if (options.deep !== false && (depth === 0 || resolved.type === 'object' || resolved.type === 'array'))
+    hostile.push({ weight: 1, arbitrary: deepValue() });
+  return fc.oneof(
+    { weight: 8, arbitrary: plausible },
+    ...hostile.map((h) => ({ weight: h.weight * options.hostility, arbitrary: h.arbitrary })),
+  );
 }
 
 /** Paths of every leaf (string, number, boolean, null) of a JSON value. */
 function leafPaths(value: unknown, path: readonly string[] = []): string[][] {
   if (Array.isArray(value)) return value.flatMap((item, i) => leafPaths(item, [...path, String(i)]));
-  if (value && typeof value === 'object') return Object.entries(value).flatMap(([key, item]) => leafPaths(item, [...path, key]));
+  if (value && typeof value === 'object')
+    return Object.entries(value).flatMap(([key, item]) => leafPaths(item, [...path, key]));
   return [[...path]];
 }
 
 function replacedAt(value: unknown, path: readonly string[], replacement: unknown): unknown {
   const [head, ...rest] = path;
   if (head === undefined) return replacement;
-  if (Array.isArray(value)) return (value as unknown[]).map((item, i) => (String(i) === head ? replacedAt(item, rest, replacement) : item));
-  return { ...(value as Record<string, unknown>), [head]: replacedAt((value as Record<string, unknown>)[head], rest, replacement) };
+  if (Array.isArray(value))
+    return (value as unknown[]).map((item, i) => (String(i) === head ? replacedAt(item, rest, replacement) : item));
+  return {
+    ...(value as Record<string, unknown>),
+    [head]: replacedAt((value as Record<string, unknown>)[head], rest, replacement),
+  };
 }
 
 function leafAt(value: unknown, path: readonly string[]): unknown {
@@ -156,8 +187,17 @@ export function exampleArbitrary(example: unknown, options: SchemaArbitraryOptio
   const mutated = fc.nat({ max: leaves.length - 1 }).chain((index) => {
     const path = leaves[index]!;
     const leaf = leafAt(example, path);
-    const hostile = typeof leaf === 'string' ? fc.oneof({ weight: 5, arbitrary: hostileString(fc.constant(leaf), options.foreign) }, { weight: 1, arbitrary: wrongType() }) : wrongType();
+    const hostile =
+      typeof leaf === 'string'
+        ? fc.oneof(
+            { weight: 5, arbitrary: hostileString(fc.constant(leaf), options.foreign) },
+            { weight: 1, arbitrary: wrongType() },
+          )
+        : wrongType();
     return hostile.map((value) => replacedAt(example, path, value));
   });
-  return fc.oneof({ weight: 1, arbitrary: fc.constant(example) }, { weight: 4 * options.hostility, arbitrary: mutated });
+  return fc.oneof(
+    { weight: 1, arbitrary: fc.constant(example) },
+    { weight: 4 * options.hostility, arbitrary: mutated },
+  );
 }

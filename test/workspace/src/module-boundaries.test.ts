@@ -14,7 +14,10 @@ async function violations(file: string, code: string): Promise<string[]> {
 
 describe('module boundaries (eslint @nx/enforce-module-boundaries)', () => {
   it('forbids an app importing another app', async () => {
-    const found = await violations('apps/api/src/main.ts', "import { startOrchestratorServer } from '../../orchestrator/src/server.js';\nvoid startOrchestratorServer;\n");
+    const found = await violations(
+      'apps/api/src/main.ts',
+      "import { startOrchestratorServer } from '../../orchestrator/src/server.js';\nvoid startOrchestratorServer;\n",
+    );
     expect(found.some((v) => v.startsWith('@nx/enforce-module-boundaries'))).toBe(true);
   });
 
@@ -24,22 +27,34 @@ describe('module boundaries (eslint @nx/enforce-module-boundaries)', () => {
   });
 
   it('forbids libs/contracts importing an infrastructure client', async () => {
-    const found = await violations('libs/contracts/src/index.ts', "import pg from 'pg';\nexport const pool = new pg.Pool();\n");
+    const found = await violations(
+      'libs/contracts/src/index.ts',
+      "import pg from 'pg';\nexport const pool = new pg.Pool();\n",
+    );
     expect(found.some((v) => v.startsWith('@nx/enforce-module-boundaries') && v.includes('pg'))).toBe(true);
   });
 
   it('forbids libs/agent-loop importing an infrastructure client', async () => {
-    const found = await violations('libs/agent-loop/src/index.ts', "import { Redis } from 'ioredis';\nexport const redis = new Redis();\n");
+    const found = await violations(
+      'libs/agent-loop/src/index.ts',
+      "import { Redis } from 'ioredis';\nexport const redis = new Redis();\n",
+    );
     expect(found.some((v) => v.startsWith('@nx/enforce-module-boundaries'))).toBe(true);
   });
 
   it('forbids product code importing the test launchers', async () => {
-    const found = await violations('apps/memory/src/main.ts', "import { startInfra } from '@platform/testing';\nvoid startInfra;\n");
+    const found = await violations(
+      'apps/memory/src/main.ts',
+      "import { startInfra } from '@platform/testing';\nvoid startInfra;\n",
+    );
     expect(found.some((v) => v.startsWith('no-restricted-imports'))).toBe(true);
   });
 
   it('allows what the architecture allows: an app importing libraries', async () => {
-    const found = await violations('apps/memory/src/config.ts', "import { env } from '@platform/service-kit';\nexport const port = env.port();\n");
+    const found = await violations(
+      'apps/memory/src/config.ts',
+      "import { env } from '@platform/service-kit';\nexport const port = env.port();\n",
+    );
     expect(found).toEqual([]);
   });
 

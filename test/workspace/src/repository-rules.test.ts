@@ -11,13 +11,20 @@ const tracked = (...patterns: string[]): string[] =>
     .filter(Boolean);
 
 describe('repository rules', () => {
-  it('tracks no generated code (gRPC, the console\'s API types)', () => {
+  it("tracks no generated code (gRPC, the console's API types)", () => {
     expect(tracked('libs/proto/src/gen')).toEqual([]);
     expect(tracked('apps/console/src/gen')).toEqual([]);
   });
 
   it('keeps every source file under 500 lines', () => {
-    const sources = tracked('apps/*/src/*.ts', 'apps/*/src/**/*.ts', 'apps/*/src/*.tsx', 'apps/*/src/**/*.tsx', 'libs/*/src/*.ts', 'libs/*/src/**/*.ts').filter((f) => !f.endsWith('.test.ts'));
+    const sources = tracked(
+      'apps/*/src/*.ts',
+      'apps/*/src/**/*.ts',
+      'apps/*/src/*.tsx',
+      'apps/*/src/**/*.tsx',
+      'libs/*/src/*.ts',
+      'libs/*/src/**/*.ts',
+    ).filter((f) => !f.endsWith('.test.ts'));
     expect(sources.length).toBeGreaterThan(20);
     const long = sources.filter((file) => readFileSync(path.join(root, file), 'utf8').split('\n').length > 500);
     expect(long).toEqual([]);
@@ -30,14 +37,18 @@ describe('repository rules', () => {
     const apps = [...list.matchAll(/'([^']+)'/g)].map((m) => m[1]!);
     expect(apps).toContain('orchestrator');
     for (const project of ['deploy/local', 'test/e2e', 'test/chaos', 'test/console', 'bench/turn', 'bench/peers']) {
-      const config = JSON.parse(readFileSync(path.join(root, project, 'project.json'), 'utf8')) as { implicitDependencies?: string[] };
+      const config = JSON.parse(readFileSync(path.join(root, project, 'project.json'), 'utf8')) as {
+        implicitDependencies?: string[];
+      };
       const missing = apps.filter((app) => !(config.implicitDependencies ?? []).includes(app));
       expect({ project, missing }).toEqual({ project, missing: [] });
     }
   });
 
   it('keeps one copy of zod in the dependency tree', () => {
-    const lock = JSON.parse(readFileSync(path.join(root, 'package-lock.json'), 'utf8')) as { packages: Record<string, unknown> };
+    const lock = JSON.parse(readFileSync(path.join(root, 'package-lock.json'), 'utf8')) as {
+      packages: Record<string, unknown>;
+    };
     const copies = Object.keys(lock.packages).filter((p) => p.endsWith('node_modules/zod'));
     expect(copies).toEqual(['node_modules/zod']);
   });

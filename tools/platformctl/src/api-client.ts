@@ -30,7 +30,11 @@ export class ApiClient {
     let response: Response;
     try {
       response = await fetch(url, {
-        headers: { authorization: `Bearer ${this.options.token}`, accept: 'application/json', ...(this.options.tenant ? { 'platform-tenant': this.options.tenant } : {}) },
+        headers: {
+          authorization: `Bearer ${this.options.token}`,
+          accept: 'application/json',
+          ...(this.options.tenant ? { 'platform-tenant': this.options.tenant } : {}),
+        },
         signal: AbortSignal.timeout(this.options.timeoutMs ?? 30_000),
       });
     } catch (err) {
@@ -45,7 +49,11 @@ export class ApiClient {
     }
     if (!response.ok) {
       const error = (body as { error?: { code?: string; message?: string } } | undefined)?.error;
-      throw new ApiError(response.status, error?.code ?? `HTTP_${response.status}`, error?.message ?? (text.slice(0, 200) || response.statusText));
+      throw new ApiError(
+        response.status,
+        error?.code ?? `HTTP_${response.status}`,
+        error?.message ?? (text.slice(0, 200) || response.statusText),
+      );
     }
     return body as T;
   }

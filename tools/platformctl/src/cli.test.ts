@@ -35,26 +35,68 @@ describe('platformctl command line', () => {
 
   it('refuses bad usage with exit code 2 and says what is wrong', async () => {
     expect(await run(['tools'])).toMatchObject({ code: 2, err: expect.stringContaining('no token') });
-    expect(await run(['frobnicate'], { PLATFORM_TOKEN: 't' })).toMatchObject({ code: 2, err: expect.stringContaining("unknown command 'frobnicate'") });
-    expect(await run(['runs', 'show'], { PLATFORM_TOKEN: 't' })).toMatchObject({ code: 2, err: expect.stringContaining('missing <runId>') });
-    expect(await run(['runs', 'list', '--all', '--page-token', 'x'], { PLATFORM_TOKEN: 't' })).toMatchObject({ code: 2, err: expect.stringContaining('--all or --page-token') });
-    expect(await run(['runs', 'list', '--limit', 'lots'], { PLATFORM_TOKEN: 't' })).toMatchObject({ code: 2, err: expect.stringContaining('--limit') });
-    expect(await run(['tasks', 'fires', 'task_1', '--limit', 'many'], { PLATFORM_TOKEN: 't', PLATFORM_API_URL: baseUrl })).toMatchObject({ code: 2, err: expect.stringContaining('--limit') });
-    expect(await run(['tools', '--bogus'], { PLATFORM_TOKEN: 't' })).toMatchObject({ code: 2, err: expect.stringContaining('--bogus') });
+    expect(await run(['frobnicate'], { PLATFORM_TOKEN: 't' })).toMatchObject({
+      code: 2,
+      err: expect.stringContaining("unknown command 'frobnicate'"),
+    });
+    expect(await run(['runs', 'show'], { PLATFORM_TOKEN: 't' })).toMatchObject({
+      code: 2,
+      err: expect.stringContaining('missing <runId>'),
+    });
+    expect(await run(['runs', 'list', '--all', '--page-token', 'x'], { PLATFORM_TOKEN: 't' })).toMatchObject({
+      code: 2,
+      err: expect.stringContaining('--all or --page-token'),
+    });
+    expect(await run(['runs', 'list', '--limit', 'lots'], { PLATFORM_TOKEN: 't' })).toMatchObject({
+      code: 2,
+      err: expect.stringContaining('--limit'),
+    });
+    expect(
+      await run(['tasks', 'fires', 'task_1', '--limit', 'many'], { PLATFORM_TOKEN: 't', PLATFORM_API_URL: baseUrl }),
+    ).toMatchObject({ code: 2, err: expect.stringContaining('--limit') });
+    expect(await run(['tools', '--bogus'], { PLATFORM_TOKEN: 't' })).toMatchObject({
+      code: 2,
+      err: expect.stringContaining('--bogus'),
+    });
   });
 
   it("prints the api's error code and exits 1 when the api refuses", async () => {
     const result = await run(['credentials', 'keys', '--api', baseUrl, '--token', 'tok', '--tenant', 'acme']);
     expect(result).toMatchObject({ code: 1, err: 'platformctl: FORBIDDEN (HTTP 403): this route is for operators\n' });
-    expect(seen.at(-1)).toMatchObject({ url: '/v1/admin/credential-keys', headers: expect.objectContaining({ authorization: 'Bearer tok', 'platform-tenant': 'acme' }) });
+    expect(seen.at(-1)).toMatchObject({
+      url: '/v1/admin/credential-keys',
+      headers: expect.objectContaining({ authorization: 'Bearer tok', 'platform-tenant': 'acme' }),
+    });
   });
 
   it('lists runs without a conversation: filters and paging become GET /v1/runs query parameters', async () => {
-    const argv = ['runs', 'list', '--api', baseUrl, '--token', 'tok', '--status', 'failed,running', '--tool', 'search', '--since', '2026-01-01T00:00:00Z', '--source', 'trigger'];
+    const argv = [
+      'runs',
+      'list',
+      '--api',
+      baseUrl,
+      '--token',
+      'tok',
+      '--status',
+      'failed,running',
+      '--tool',
+      'search',
+      '--since',
+      '2026-01-01T00:00:00Z',
+      '--source',
+      'trigger',
+    ];
     expect((await run([...argv, '--limit', '10', '--page-token', 'abc'])).code).toBe(1);
     const url = new URL(seen.at(-1)!.url, baseUrl);
     expect(url.pathname).toBe('/v1/runs');
-    expect(Object.fromEntries(url.searchParams)).toEqual({ status: 'failed,running', tool: 'search', createdAfter: '2026-01-01T00:00:00Z', source: 'trigger', pageSize: '10', pageToken: 'abc' });
+    expect(Object.fromEntries(url.searchParams)).toEqual({
+      status: 'failed,running',
+      tool: 'search',
+      createdAfter: '2026-01-01T00:00:00Z',
+      source: 'trigger',
+      pageSize: '10',
+      pageToken: 'abc',
+    });
     await run(['runs', 'list', '--api', baseUrl, '--token', 'tok', '--conversation', 'c1']);
     expect(Object.fromEntries(new URL(seen.at(-1)!.url, baseUrl).searchParams)).toEqual({ conversationId: 'c1' });
   });

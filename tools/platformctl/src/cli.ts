@@ -76,7 +76,11 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
     }
     const token = values.token ?? io.env['PLATFORM_TOKEN'];
     if (!token) throw new UsageError('no token: pass --token or set PLATFORM_TOKEN (an operator JWT)');
-    const api = new ApiClient({ baseUrl: values.api ?? io.env['PLATFORM_API_URL'] ?? 'http://127.0.0.1:8080', token, tenant: values.tenant });
+    const api = new ApiClient({
+      baseUrl: values.api ?? io.env['PLATFORM_API_URL'] ?? 'http://127.0.0.1:8080',
+      token,
+      tenant: values.tenant,
+    });
     const number = (name: string, raw: string | undefined, fallback: number): number => {
       if (raw === undefined) return fallback;
       const n = Number(raw);
@@ -126,7 +130,11 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
         result = await listFires(api, need('<taskId>'), number('limit', values.limit, 20));
         break;
       case 'memory dead-letters':
-        result = await listDeadLetters(api, { tenant: values.tenant, limit: number('limit', values.limit, 50), afterSeq: number('after-seq', values['after-seq'], 0) });
+        result = await listDeadLetters(api, {
+          tenant: values.tenant,
+          limit: number('limit', values.limit, 50),
+          afterSeq: number('after-seq', values['after-seq'], 0),
+        });
         break;
       case 'credentials keys':
         result = await credentialKeys(api);

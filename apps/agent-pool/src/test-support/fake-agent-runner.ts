@@ -88,7 +88,11 @@ export async function startFakeAgentRunner(nc: NatsConnection, agents: FakeAgent
           const failure = agent.fail?.(request);
           const body = failure
             ? JSON.stringify({ status: failure.status, error: { code: failure.code, message: failure.message } })
-            : JSON.stringify({ status: 'success', output: await agent.step(request, agent.schemaVersion), durationMs: 1 });
+            : JSON.stringify({
+                status: 'success',
+                output: await agent.step(request, agent.schemaVersion),
+                durationMs: 1,
+              });
           answered.set(key, body);
           msg.respond(body);
         })();
@@ -115,7 +119,10 @@ export async function startFakeAgentRunner(nc: NatsConnection, agents: FakeAgent
 export function emailAgent(
   name: string,
   schemaVersion = '1',
-  approval: { options: Array<'approve' | 'edit' | 'cancel'>; allowModification: boolean } = { options: ['approve', 'edit', 'cancel'], allowModification: true },
+  approval: { options: Array<'approve' | 'edit' | 'cancel'>; allowModification: boolean } = {
+    options: ['approve', 'edit', 'cancel'],
+    allowModification: true,
+  },
 ): FakeAgentSpec & { sent: Array<Record<string, unknown>> } {
   const sent: Array<Record<string, unknown>> = [];
   return {
@@ -126,13 +133,22 @@ export function emailAgent(
       const step = request.agent ?? { phase: 'start' as const };
       let collected: Record<string, unknown>;
       if (step.phase === 'start') {
-        collected = Object.fromEntries(Object.entries(request.arguments).filter(([k]) => ['to', 'subject', 'body'].includes(k)));
+        collected = Object.fromEntries(
+          Object.entries(request.arguments).filter(([k]) => ['to', 'subject', 'body'].includes(k)),
+        );
       } else if (step.phase === 'input') {
         collected = { ...step.collected, ...step.fields };
       } else {
         collected = { ...step.collected };
-        const decision = step.decision ?? (/^(yes|ok|approve)/i.test(step.reply ?? '') ? 'approve' : /^(no|cancel)/i.test(step.reply ?? '') ? 'cancel' : undefined);
-        if (decision === 'cancel') return { state: 'cancelled', schemaVersion: version, collected, message: USER_CANCELLED_MESSAGE };
+        const decision =
+          step.decision ??
+          (/^(yes|ok|approve)/i.test(step.reply ?? '')
+            ? 'approve'
+            : /^(no|cancel)/i.test(step.reply ?? '')
+              ? 'cancel'
+              : undefined);
+        if (decision === 'cancel')
+          return { state: 'cancelled', schemaVersion: version, collected, message: USER_CANCELLED_MESSAGE };
         if (decision === 'approve' || decision === 'edit') {
           if (decision === 'edit') collected = { ...collected, ...step.changes };
           sent.push(collected);
@@ -141,10 +157,17 @@ export function emailAgent(
       }
       const missing: MissingField[] = [];
       if (typeof collected['to'] !== 'string') missing.push({ name: 'to', description: 'Recipient email address' });
-      else if (!collected['to'].includes('@')) missing.push({ name: 'to', description: 'Recipient email address', reason: 'must contain @' });
+      else if (!collected['to'].includes('@'))
+        missing.push({ name: 'to', description: 'Recipient email address', reason: 'must contain @' });
       if (typeof collected['subject'] !== 'string') missing.push({ name: 'subject', description: 'Subject line' });
       if (missing.length > 0) {
-        return { state: 'waiting_for_input', schemaVersion: version, collected, prompt: `Please give: ${missing.map((m) => m.name).join(', ')}`, missing };
+        return {
+          state: 'waiting_for_input',
+          schemaVersion: version,
+          collected,
+          prompt: `Please give: ${missing.map((m) => m.name).join(', ')}`,
+          missing,
+        };
       }
       return {
         state: 'waiting_for_approval',
@@ -169,6 +192,11 @@ export function lookupAgent(name: string): FakeAgentSpec {
   return {
     name,
     schemaVersion: '1',
-    step: (request, version) => ({ state: 'completed', schemaVersion: version, collected: request.arguments, result: { answer: 42 } }),
+    step: (request, version) => ({
+      state: 'completed',
+      schemaVersion: version,
+      collected: request.arguments,
+      result: { answer: 42 },
+    }),
   };
 }

@@ -2,7 +2,13 @@ import { connect } from '@nats-io/transport-node';
 import { createSuiteDatabase, sharedInfra } from '@platform/testing/vitest';
 import { AgentPoolConfig } from '../config.js';
 import { agentPoolV1 } from '@platform/proto';
-import { createGrpcClient, MutualTlsTransport, PlatformError, type GrpcClientHandle, type NatsConnection } from '@platform/service-kit';
+import {
+  createGrpcClient,
+  MutualTlsTransport,
+  PlatformError,
+  type GrpcClientHandle,
+  type NatsConnection,
+} from '@platform/service-kit';
 import { sharedServicePki, testCertificates } from '@platform/testing';
 import { expect } from 'vitest';
 import { randomBytes } from 'node:crypto';
@@ -12,7 +18,12 @@ export type PoolClient = GrpcClientHandle<agentPoolV1.AgentPoolServiceClient>;
 /** A client of a pool server, calling as the orchestrator does (mutual TLS, identity `orchestrator`). */
 export async function poolClient(port: number): Promise<PoolClient> {
   const transport = new MutualTlsTransport(await testCertificates('orchestrator'));
-  return createGrpcClient(agentPoolV1.AgentPoolServiceClient, agentPoolV1.AgentPoolServiceService, `127.0.0.1:${port}`, { defaultDeadlineMs: 10_000, transport, server: 'agent-pool' });
+  return createGrpcClient(
+    agentPoolV1.AgentPoolServiceClient,
+    agentPoolV1.AgentPoolServiceService,
+    `127.0.0.1:${port}`,
+    { defaultDeadlineMs: 10_000, transport, server: 'agent-pool' },
+  );
 }
 
 export function connectTestNats(url: string): Promise<NatsConnection> {
@@ -34,7 +45,13 @@ export interface StartOptions {
   userDecision?: agentPoolV1.UserDecision;
 }
 
-export function startRequest(tenantId: string, agentName: string, callId: string, args: Record<string, unknown>, options: StartOptions = {}): agentPoolV1.StartAgentRequest {
+export function startRequest(
+  tenantId: string,
+  agentName: string,
+  callId: string,
+  args: Record<string, unknown>,
+  options: StartOptions = {},
+): agentPoolV1.StartAgentRequest {
   return {
     tenantId,
     conversationId: options.conversationId ?? 'conv-1',

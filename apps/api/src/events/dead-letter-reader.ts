@@ -1,5 +1,10 @@
 import { DeliverPolicy, JetStreamApiCodes, JetStreamApiError, jetstream, jetstreamManager } from '@nats-io/jetstream';
-import { MEMORY_DEAD_LETTER_STREAM, MEMORY_DEAD_LETTER_SUBJECT_PREFIX, MemoryDeadLetter, memoryDeadLetterSubject } from '@platform/contracts';
+import {
+  MEMORY_DEAD_LETTER_STREAM,
+  MEMORY_DEAD_LETTER_SUBJECT_PREFIX,
+  MemoryDeadLetter,
+  memoryDeadLetterSubject,
+} from '@platform/contracts';
 import { jsonBody, type NatsConnection } from '@platform/service-kit';
 import { z } from 'zod';
 
@@ -21,7 +26,11 @@ export const DeadLetterPage = z.object({
   /** Dead letters the stream holds in all (of every tenant). */
   total: z.number().int().meta({ description: 'Dead letters the stream holds in all (of every tenant).' }),
   /** Pass as `afterSeq` for the next page; null on the last one. */
-  nextAfterSeq: z.number().int().nullable().meta({ description: 'Pass as `afterSeq` for the next page; null on the last one.' }),
+  nextAfterSeq: z
+    .number()
+    .int()
+    .nullable()
+    .meta({ description: 'Pass as `afterSeq` for the next page; null on the last one.' }),
 });
 export type DeadLetterPage = z.infer<typeof DeadLetterPage>;
 
@@ -38,12 +47,17 @@ export class DeadLetterReader {
     try {
       total = (await jsm.streams.info(MEMORY_DEAD_LETTER_STREAM)).state.messages;
     } catch (err) {
-      if (err instanceof JetStreamApiError && err.code === JetStreamApiCodes.StreamNotFound) return { deadLetters: [], total: 0, nextAfterSeq: null };
+      if (err instanceof JetStreamApiError && err.code === JetStreamApiCodes.StreamNotFound)
+        return { deadLetters: [], total: 0, nextAfterSeq: null };
       throw err;
     }
     const consumer = await jetstream(this.nc).consumers.get(MEMORY_DEAD_LETTER_STREAM, {
-      filter_subjects: options.tenantId ? memoryDeadLetterSubject(options.tenantId) : `${MEMORY_DEAD_LETTER_SUBJECT_PREFIX}.>`,
-      ...(options.afterSeq > 0 ? { deliver_policy: DeliverPolicy.StartSequence, opt_start_seq: options.afterSeq + 1 } : { deliver_policy: DeliverPolicy.All }),
+      filter_subjects: options.tenantId
+        ? memoryDeadLetterSubject(options.tenantId)
+        : `${MEMORY_DEAD_LETTER_SUBJECT_PREFIX}.>`,
+      ...(options.afterSeq > 0
+        ? { deliver_policy: DeliverPolicy.StartSequence, opt_start_seq: options.afterSeq + 1 }
+        : { deliver_policy: DeliverPolicy.All }),
     });
     try {
       const pending = (await consumer.info()).num_pending;
@@ -57,8 +71,26 @@ export class DeadLetterReader {
         const parsed = MemoryDeadLetter.safeParse(jsonBody(message));
         deadLetters.push(
           parsed.success
-            ? { seq: message.seq, tenantId: parsed.data.tenantId ?? null, runId: parsed.data.runId ?? null, reason: parsed.data.reason, detail: parsed.data.detail, deliveries: parsed.data.deliveries, deadAt: parsed.data.deadAt, originalSubject: parsed.data.originalSubject }
-            : { seq: message.seq, tenantId: null, runId: null, reason: 'unreadable_dead_letter', detail: 'the dead letter does not match its schema', deliveries: 0, deadAt: message.time.toISOString(), originalSubject: message.subject },
+            ? {
+                seq: message.seq,
+                tenantId: parsed.data.tenantId ?? null,
+                runId: parsed.data.runId ?? null,
+                reason: parsed.data.reason,
+                detail: parsed.data.detail,
+                deliveries: parsed.data.deliveries,
+                deadAt: parsed.data.deadAt,
+                originalSubject: parsed.data.originalSubject,
+              }
+            : {
+                seq: message.seq,
+                tenantId: null,
+                runId: null,
+                reason: 'unreadable_dead_letter',
+                detail: 'the dead letter does not match its schema',
+                deliveries: 0,
+                deadAt: message.time.toISOString(),
+                originalSubject: message.subject,
+              },
         );
       }
       return { deadLetters, total, nextAfterSeq: pending > deadLetters.length ? lastSeq : null };

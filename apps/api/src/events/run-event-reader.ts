@@ -17,7 +17,9 @@ export class RunEventReader {
 
   /** The id of the run's last stored event (0 when none is stored: not started, or expired). */
   async lastId(runId: string): Promise<number> {
-    const parsed = RunEventEnvelope.safeParse(await lastMessageJson(this.nc, RUN_EVENTS_STREAM, runEventsSubject(runId)));
+    const parsed = RunEventEnvelope.safeParse(
+      await lastMessageJson(this.nc, RUN_EVENTS_STREAM, runEventsSubject(runId)),
+    );
     return parsed.success ? parsed.data.id : 0;
   }
 

@@ -12,7 +12,9 @@ export class SseStream {
   ) {
     // Headers the route set on the reply (e.g. the facade's x-conversation-id) are not sent by a
     // hijacked reply: carry them over, then the stream's own.
-    const routeHeaders = Object.fromEntries(Object.entries(reply.getHeaders()).filter(([, value]) => value !== undefined)) as Record<string, string | number | string[]>;
+    const routeHeaders = Object.fromEntries(
+      Object.entries(reply.getHeaders()).filter(([, value]) => value !== undefined),
+    ) as Record<string, string | number | string[]>;
     reply.hijack();
     reply.raw.writeHead(200, {
       ...routeHeaders,

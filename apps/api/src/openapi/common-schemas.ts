@@ -16,7 +16,10 @@ export const TokenUsage = z
   .meta({ id: 'TokenUsage' });
 
 /** A page token to pass back for the next page; null on the last page. */
-export const NextPageToken = z.string().nullable().meta({ description: 'Pass as `pageToken` for the next page; null on the last one.' });
+export const NextPageToken = z
+  .string()
+  .nullable()
+  .meta({ description: 'Pass as `pageToken` for the next page; null on the last one.' });
 
 /** A JSON object whose shape belongs to another service (or to the client). */
 export const JsonObject = z.record(z.string(), z.unknown());

@@ -12,11 +12,16 @@ const METHODS = ['get', 'post', 'put', 'delete'] as const;
 const openApiPath = (url: string): string => url.replace(/:([A-Za-z0-9_]+)/g, '{$1}');
 
 const registered = new Set<string>();
-const { inject } = useOrchestratorEdgeApp('openapi-test-secret-at-least-32-chars-long', {}, {
-  onRoute: (route) => {
-    for (const method of [route.method].flat()) if (method !== 'HEAD') registered.add(`${method} ${openApiPath(route.url)}`);
+const { inject } = useOrchestratorEdgeApp(
+  'openapi-test-secret-at-least-32-chars-long',
+  {},
+  {
+    onRoute: (route) => {
+      for (const method of [route.method].flat())
+        if (method !== 'HEAD') registered.add(`${method} ${openApiPath(route.url)}`);
+    },
   },
-});
+);
 let document: OpenApiDocument;
 
 beforeAll(() => {
@@ -41,7 +46,8 @@ function examplesOf(doc: OpenApiDocument): Array<{ where: string; schemaPointer:
       if (!operation) continue;
       const media: Array<[string, unknown]> = [];
       const body = operation.requestBody as { content?: Record<string, unknown> } | undefined;
-      if (body?.content?.['application/json']) media.push([`requestBody/content/application~1json`, body.content['application/json']]);
+      if (body?.content?.['application/json'])
+        media.push([`requestBody/content/application~1json`, body.content['application/json']]);
       for (const [status, response] of Object.entries(operation.responses ?? {})) {
         const json = (response as { content?: Record<string, unknown> }).content?.['application/json'];
         if (json) media.push([`responses/${status}/content/application~1json`, json]);
@@ -49,7 +55,11 @@ function examplesOf(doc: OpenApiDocument): Array<{ where: string; schemaPointer:
       for (const [pointer, content] of media) {
         const { examples = {} } = content as { examples?: Record<string, { value: unknown }> };
         for (const [name, example] of Object.entries(examples)) {
-          found.push({ where: `${method.toUpperCase()} ${path} ${pointer} example "${name}"`, schemaPointer: `/paths/${escape(path)}/${method}/${pointer}/schema`, value: example.value });
+          found.push({
+            where: `${method.toUpperCase()} ${path} ${pointer} example "${name}"`,
+            schemaPointer: `/paths/${escape(path)}/${method}/${pointer}/schema`,
+            value: example.value,
+          });
         }
       }
     }
@@ -92,12 +102,18 @@ describe('the OpenAPI document', () => {
     const ajv = new Ajv2020({ strict: false, validateSchema: false });
     addFormats.default(ajv);
     ajv.addSchema(structuredClone(document), 'openapi.json');
-    const validate = ajv.compile({ $ref: 'openapi.json#/paths/~1v1~1runs~1{runId}/get/responses/200/content/application~1json/schema' });
+    const validate = ajv.compile({
+      $ref: 'openapi.json#/paths/~1v1~1runs~1{runId}/get/responses/200/content/application~1json/schema',
+    });
     expect(validate({ runId: 'run_1' })).toBe(false);
   });
 
   it('describes bearer JWT security, with public routes open', () => {
-    expect(document.components?.securitySchemes?.['bearerAuth']).toMatchObject({ type: 'http', scheme: 'bearer', bearerFormat: 'JWT' });
+    expect(document.components?.securitySchemes?.['bearerAuth']).toMatchObject({
+      type: 'http',
+      scheme: 'bearer',
+      bearerFormat: 'JWT',
+    });
     expect(document.security).toEqual([{ bearerAuth: [] }]);
     expect(document.paths?.['/healthz']?.get?.security).toEqual([]);
     expect(document.paths?.['/v1/openapi.json']?.get?.security).toEqual([]);
@@ -105,7 +121,9 @@ describe('the OpenAPI document', () => {
   });
 
   it('documents the event streams as text/event-stream with the JSON of their events', () => {
-    const stream = document.paths?.['/v1/runs/{runId}/events']?.get?.responses?.['200'] as { content: Record<string, Record<string, unknown>> };
+    const stream = document.paths?.['/v1/runs/{runId}/events']?.get?.responses?.['200'] as {
+      content: Record<string, Record<string, unknown>>;
+    };
     expect(stream.content['text/event-stream']?.['x-event-data']).toEqual({ $ref: '#/components/schemas/RunEvent' });
     expect(document.components?.schemas?.['RunEvent']).toBeDefined();
   });

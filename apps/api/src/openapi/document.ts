@@ -1,7 +1,12 @@
 import { createRequire } from 'node:module';
 import { TenantId } from '@platform/contracts';
 import { z } from 'zod';
-import { createDocument, type ZodOpenApiOperationObject, type ZodOpenApiPathsObject, type ZodOpenApiResponseObject } from 'zod-openapi';
+import {
+  createDocument,
+  type ZodOpenApiOperationObject,
+  type ZodOpenApiPathsObject,
+  type ZodOpenApiResponseObject,
+} from 'zod-openapi';
 import { ErrorBody } from '../http-errors.js';
 import type { ErrorCodes, OperationSpec, ResponseSpec } from './operation.js';
 
@@ -15,7 +20,10 @@ const TAGS = [
   { name: 'tools', description: 'The live tool catalog and trying a tool.' },
   { name: 'memory', description: 'Long-term memory: ask, list facts, delete, forget.' },
   { name: 'credentials', description: 'Connected accounts (never secrets) and their audit trail.' },
-  { name: 'tasks', description: 'Scheduled, event and condition triggers, their fires, external events, notifications.' },
+  {
+    name: 'tasks',
+    description: 'Scheduled, event and condition triggers, their fires, external events, notifications.',
+  },
   { name: 'usage', description: 'Turns and tokens per day.' },
   { name: 'openai', description: 'The OpenAI-compatible chat completions facade.' },
   { name: 'operators', description: 'Read-only views for tokens with the operator role.' },
@@ -27,19 +35,30 @@ const BEARER = 'bearerAuth';
 const SECURITY_DESCRIPTION = [
   'A JWT (HS256 with the deployment secret, or RS*/PS*/ES* from its key set) that carries `exp`, lives at most AUTH_MAX_TOKEN_LIFETIME (default 24 h) and is not issued in the future.',
   'The tenant is the `tenant` claim (else `sub`; a `tenant` claim that is present but not a valid tenant id is refused); `tier` chooses rate limits and quotas; `roles` may hold the operator role',
-  '(AUTH_OPERATOR_ROLE, default `platform-operator`), which opens the operators\' routes and lets GET requests',
+  "(AUTH_OPERATOR_ROLE, default `platform-operator`), which opens the operators' routes and lets GET requests",
   'read another tenant with the `Platform-Tenant` header. See docs/api.md#operators.',
 ].join(' ');
 
 /** Operators name the tenant they read with this header (GET requests only). */
 const PlatformTenantHeader = TenantId.optional().meta({
   id: 'PlatformTenant',
-  description: 'Operators only (the token holds the operator role), GET only: read this tenant instead of the token\'s. Anyone else sending it gets 403 FORBIDDEN.',
+  description:
+    "Operators only (the token holds the operator role), GET only: read this tenant instead of the token's. Anyone else sending it gets 403 FORBIDDEN.",
 });
 
 /** What every authenticated route may answer, whatever it does. */
 const AUTH_ERRORS: ErrorCodes & { 401: readonly string[] } = {
-  401: ['MISSING_TOKEN', 'INVALID_TOKEN', 'TOKEN_EXPIRED', 'TOKEN_WITHOUT_EXPIRY', 'TOKEN_LIFETIME_TOO_LONG', 'TOKEN_ISSUED_IN_FUTURE', 'INVALID_ISSUER', 'INVALID_AUDIENCE', 'UNKNOWN_SIGNING_KEY'],
+  401: [
+    'MISSING_TOKEN',
+    'INVALID_TOKEN',
+    'TOKEN_EXPIRED',
+    'TOKEN_WITHOUT_EXPIRY',
+    'TOKEN_LIFETIME_TOO_LONG',
+    'TOKEN_ISSUED_IN_FUTURE',
+    'INVALID_ISSUER',
+    'INVALID_AUDIENCE',
+    'UNKNOWN_SIGNING_KEY',
+  ],
   403: ['FORBIDDEN'],
   503: ['AUTH_UNAVAILABLE'],
 };
@@ -50,7 +69,11 @@ const AUTH_ERRORS: ErrorCodes & { 401: readonly string[] } = {
  * (documented or not), a request Node's parser refuses, headers too large, a request that did not
  * arrive in time.
  */
-const EDGE_ERRORS: ErrorCodes = { 400: ['INVALID_URL', 'INVALID_CONTENT', 'BAD_REQUEST'], 408: ['REQUEST_TIMEOUT'], 431: ['HEADERS_TOO_LARGE'] };
+const EDGE_ERRORS: ErrorCodes = {
+  400: ['INVALID_URL', 'INVALID_CONTENT', 'BAD_REQUEST'],
+  408: ['REQUEST_TIMEOUT'],
+  431: ['HEADERS_TOO_LARGE'],
+};
 
 const STATUS_TEXT: Record<number, string> = {
   400: 'Bad request',
@@ -82,10 +105,19 @@ function mergeErrors(operation: OperationSpec): Map<number, Set<string>> {
   if (operation.access !== 'public') add(AUTH_ERRORS);
   add(EDGE_ERRORS);
   if (operation.params) add({ 400: ['INVALID_PATH'] });
-  if (operation.body) add({ 400: ['INVALID_JSON', 'INVALID_UTF8', 'INVALID_CONTENT'], 413: ['PAYLOAD_TOO_LARGE'], 415: ['UNSUPPORTED_MEDIA_TYPE'] });
+  if (operation.body)
+    add({
+      400: ['INVALID_JSON', 'INVALID_UTF8', 'INVALID_CONTENT'],
+      413: ['PAYLOAD_TOO_LARGE'],
+      415: ['UNSUPPORTED_MEDIA_TYPE'],
+    });
   // A route without a body ignores one sent with it, but still reads it (its size, its media type).
   else if (operation.method !== 'GET') add({ 413: ['PAYLOAD_TOO_LARGE'], 415: ['UNSUPPORTED_MEDIA_TYPE'] });
-  for (const [part, code] of [['params', 'INVALID_PATH'], ['query', 'INVALID_QUERY'], ['body', 'INVALID_BODY']] as const) {
+  for (const [part, code] of [
+    ['params', 'INVALID_PATH'],
+    ['query', 'INVALID_QUERY'],
+    ['body', 'INVALID_BODY'],
+  ] as const) {
     if (!operation[part]) continue;
     const answer = operation.invalid?.[part];
     add({ [answer?.status ?? 400]: [answer?.code ?? code] });
@@ -96,13 +128,15 @@ function mergeErrors(operation: OperationSpec): Map<number, Set<string>> {
 }
 
 function examplesOf(examples: Record<string, unknown> | undefined): { examples?: Record<string, { value: unknown }> } {
-  return examples ? { examples: Object.fromEntries(Object.entries(examples).map(([name, value]) => [name, { value }])) } : {};
+  return examples
+    ? { examples: Object.fromEntries(Object.entries(examples).map(([name, value]) => [name, { value }])) }
+    : {};
 }
 
 /** The component id of an event schema (`.meta({ id })`): its JSON Schema is referenced, since only `schema` is converted. */
 function eventSchemaId(events: z.ZodType, eventSchemas: Map<string, z.ZodType>): string {
   const id = z.globalRegistry.get(events)?.id;
-  if (!id) throw new Error('an event stream\'s data schema needs .meta({ id }) to be documented');
+  if (!id) throw new Error("an event stream's data schema needs .meta({ id }) to be documented");
   eventSchemas.set(id, events);
   return id;
 }
@@ -112,17 +146,24 @@ function successResponse(response: ResponseSpec, eventSchemas: Map<string, z.Zod
   if (response.body) content['application/json'] = { schema: response.body, ...examplesOf(response.examples) };
   if (response.events) {
     content['text/event-stream'] = {
-      schema: z.string().meta({ description: 'Server-sent events; the JSON each `data:` line holds is described by `x-event-data`.' }),
+      schema: z
+        .string()
+        .meta({ description: 'Server-sent events; the JSON each `data:` line holds is described by `x-event-data`.' }),
       // The per-event JSON, for clients that parse the stream themselves.
       'x-event-data': { $ref: `#/components/schemas/${eventSchemaId(response.events, eventSchemas)}` },
     };
   }
-  return { description: response.description, ...(Object.keys(content).length ? { content } : {}), ...(response.headers ? { headers: response.headers } : {}) };
+  return {
+    description: response.description,
+    ...(Object.keys(content).length ? { content } : {}),
+    ...(response.headers ? { headers: response.headers } : {}),
+  };
 }
 
 function operationObject(operation: OperationSpec, eventSchemas: Map<string, z.ZodType>): ZodOpenApiOperationObject {
   const responses: ZodOpenApiOperationObject['responses'] = {};
-  for (const [status, response] of Object.entries(operation.responses)) responses[status as `2${string}`] = successResponse(response, eventSchemas);
+  for (const [status, response] of Object.entries(operation.responses))
+    responses[status as `2${string}`] = successResponse(response, eventSchemas);
   for (const [status, codes] of mergeErrors(operation)) {
     responses[String(status) as `4${string}`] = {
       description: `${STATUS_TEXT[status] ?? 'Error'}: ${[...codes].join(', ')}`,
@@ -132,12 +173,23 @@ function operationObject(operation: OperationSpec, eventSchemas: Map<string, z.Z
     };
   }
   const readsAsOperator = operation.access === 'tenant' && operation.method === 'GET';
-  const headers = operation.headers || readsAsOperator ? z.object({ ...(operation.headers?.shape ?? {}), ...(readsAsOperator ? { 'Platform-Tenant': PlatformTenantHeader } : {}) }) : undefined;
-  const operatorNote = operation.access === 'operator' ? '\n\nOperators only: the token\'s `roles` claim must hold the operator role (403 FORBIDDEN otherwise).' : '';
+  const headers =
+    operation.headers || readsAsOperator
+      ? z.object({
+          ...(operation.headers?.shape ?? {}),
+          ...(readsAsOperator ? { 'Platform-Tenant': PlatformTenantHeader } : {}),
+        })
+      : undefined;
+  const operatorNote =
+    operation.access === 'operator'
+      ? "\n\nOperators only: the token's `roles` claim must hold the operator role (403 FORBIDDEN otherwise)."
+      : '';
   return {
     operationId: operation.operationId,
     summary: operation.summary,
-    ...(operation.description || operatorNote ? { description: `${operation.description ?? ''}${operatorNote}`.trim() } : {}),
+    ...(operation.description || operatorNote
+      ? { description: `${operation.description ?? ''}${operatorNote}`.trim() }
+      : {}),
     tags: [...operation.tags],
     ...(operation.access === 'public' ? { security: [] } : {}),
     requestParams: {
@@ -145,7 +197,14 @@ function operationObject(operation: OperationSpec, eventSchemas: Map<string, z.Z
       ...(operation.query ? { query: operation.query } : {}),
       ...(headers ? { header: headers } : {}),
     },
-    ...(operation.body ? { requestBody: { required: true, content: { 'application/json': { schema: operation.body, ...examplesOf(operation.bodyExamples) } } } } : {}),
+    ...(operation.body
+      ? {
+          requestBody: {
+            required: true,
+            content: { 'application/json': { schema: operation.body, ...examplesOf(operation.bodyExamples) } },
+          },
+        }
+      : {}),
     responses,
   };
 }
@@ -169,13 +228,16 @@ export function buildOpenApiDocument(operations: readonly OperationSpec[]): Open
     info: {
       title: 'Agent platform HTTP API',
       version: apiVersion(),
-      description: 'The HTTP edge of the agent platform: conversations and runs, approvals, tools, memory, credentials, tasks, usage, and an OpenAI-compatible facade. Generated from the zod schemas the api validates with (docs/api.md).',
+      description:
+        'The HTTP edge of the agent platform: conversations and runs, approvals, tools, memory, credentials, tasks, usage, and an OpenAI-compatible facade. Generated from the zod schemas the api validates with (docs/api.md).',
     },
     tags: TAGS,
     security: [{ [BEARER]: [] }],
     components: {
       schemas: Object.fromEntries(eventSchemas),
-      securitySchemes: { [BEARER]: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT', description: SECURITY_DESCRIPTION } },
+      securitySchemes: {
+        [BEARER]: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT', description: SECURITY_DESCRIPTION },
+      },
     },
     paths,
   });

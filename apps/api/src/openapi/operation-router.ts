@@ -2,7 +2,13 @@ import type { FastifyInstance } from 'fastify';
 import type { z } from 'zod';
 import { HttpError } from '../http-errors.js';
 import { requireOperator } from '../operator.js';
-import { STREAMED, type Access, type InvalidInputAnswer, type OperationHandler, type OperationSpec } from './operation.js';
+import {
+  STREAMED,
+  type Access,
+  type InvalidInputAnswer,
+  type OperationHandler,
+  type OperationSpec,
+} from './operation.js';
 
 declare module 'fastify' {
   interface FastifyContextConfig {
@@ -33,8 +39,12 @@ function parsePart<T>(schema: z.ZodType<T>, input: unknown, answer: InvalidInput
   const parsed = schema.safeParse(input);
   if (parsed.success) return parsed.data;
   const issue = parsed.error.issues[0];
-  const message = answer.message ?? (issue ? `${issue.path.map(String).join('.') || 'body'}: ${issue.message}` : 'invalid input');
-  const issues = parsed.error.issues.map((i) => ({ field: i.path.map(String).join('.') || '(root)', message: i.message }));
+  const message =
+    answer.message ?? (issue ? `${issue.path.map(String).join('.') || 'body'}: ${issue.message}` : 'invalid input');
+  const issues = parsed.error.issues.map((i) => ({
+    field: i.path.map(String).join('.') || '(root)',
+    message: i.message,
+  }));
   throw new HttpError(answer.status ?? 400, answer.code, message, answer.issues ? { issues } : undefined);
 }
 
@@ -54,9 +64,15 @@ export class OperationRouter {
       handler: async (request, reply) => {
         if (operation.access === 'operator') requireOperator(request, this.options.operatorRole);
         // Path first, then query, then body: the first part at fault is the one named.
-        const params = operation.params ? parsePart(operation.params, request.params, invalid.params ?? { code: DEFAULT_CODES.params }) : undefined;
-        const query = operation.query ? parsePart(operation.query, request.query, invalid.query ?? { code: DEFAULT_CODES.query }) : undefined;
-        const body = operation.body ? parsePart(operation.body, request.body, invalid.body ?? { code: DEFAULT_CODES.body }) : undefined;
+        const params = operation.params
+          ? parsePart(operation.params, request.params, invalid.params ?? { code: DEFAULT_CODES.params })
+          : undefined;
+        const query = operation.query
+          ? parsePart(operation.query, request.query, invalid.query ?? { code: DEFAULT_CODES.query })
+          : undefined;
+        const body = operation.body
+          ? parsePart(operation.body, request.body, invalid.body ?? { code: DEFAULT_CODES.body })
+          : undefined;
         const answer = await handler({ params, query, body, request, reply } as Parameters<OperationHandler<S>>[0]);
         if (answer === STREAMED) return reply;
         const status: number = answer.status;
@@ -69,14 +85,24 @@ export class OperationRouter {
 
 function checkReply(operation: OperationSpec, status: number, body: unknown): void {
   const documented = operation.responses[status];
-  if (!documented) throw new HttpError(500, 'REPLY_NOT_AS_DOCUMENTED', `${operation.operationId} answered ${status}, which it does not document`);
+  if (!documented)
+    throw new HttpError(
+      500,
+      'REPLY_NOT_AS_DOCUMENTED',
+      `${operation.operationId} answered ${status}, which it does not document`,
+    );
   if (!documented.body) {
-    if (body !== undefined) throw new HttpError(500, 'REPLY_NOT_AS_DOCUMENTED', `${operation.operationId} documents no body for ${status}`);
+    if (body !== undefined)
+      throw new HttpError(500, 'REPLY_NOT_AS_DOCUMENTED', `${operation.operationId} documents no body for ${status}`);
     return;
   }
   const parsed = documented.body.safeParse(body);
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
-    throw new HttpError(500, 'REPLY_NOT_AS_DOCUMENTED', `${operation.operationId} ${status}: ${issue?.path.map(String).join('.') ?? ''}: ${issue?.message ?? 'differs'}`);
+    throw new HttpError(
+      500,
+      'REPLY_NOT_AS_DOCUMENTED',
+      `${operation.operationId} ${status}: ${issue?.path.map(String).join('.') ?? ''}: ${issue?.message ?? 'differs'}`,
+    );
   }
 }

@@ -34,7 +34,9 @@ export interface ResponseSpec {
 }
 
 /** Error statuses an operation can answer besides the ones every route shares, each with its stable codes. */
-export type ErrorCodes = Partial<Record<400 | 403 | 404 | 408 | 409 | 413 | 415 | 429 | 431 | 499 | 502 | 503 | 504, readonly string[]>>;
+export type ErrorCodes = Partial<
+  Record<400 | 403 | 404 | 408 | 409 | 413 | 415 | 429 | 431 | 499 | 502 | 503 | 504, readonly string[]>
+>;
 
 /**
  * One HTTP operation, declared once: the route registers with it and validates its input with
@@ -81,9 +83,16 @@ export interface OperationInput<S extends OperationSpec> {
 /** Returned by a handler that answered itself (an event stream). */
 export const STREAMED = Symbol('streamed');
 
-type ReplyFor<Status, R> = R extends { body: z.ZodType } ? { status: Status; body: z.input<R['body']> } : R extends { events: z.ZodType } ? never : { status: Status; body?: undefined };
+type ReplyFor<Status, R> = R extends { body: z.ZodType }
+  ? { status: Status; body: z.input<R['body']> }
+  : R extends { events: z.ZodType }
+    ? never
+    : { status: Status; body?: undefined };
 
 /** What a handler returns: one of the operation's documented statuses with its body, or {@link STREAMED}. */
-export type OperationReply<S extends OperationSpec> = { [Status in keyof S['responses'] & number]: ReplyFor<Status, S['responses'][Status]> }[keyof S['responses'] & number] | typeof STREAMED;
+export type OperationReply<S extends OperationSpec> =
+  | { [Status in keyof S['responses'] & number]: ReplyFor<Status, S['responses'][Status]> }[keyof S['responses'] &
+      number]
+  | typeof STREAMED;
 
 export type OperationHandler<S extends OperationSpec> = (input: OperationInput<S>) => Promise<OperationReply<S>>;

@@ -26,6 +26,12 @@ export class RedisEventRate implements EventRateQuota {
     const decision = await this.limiter.consume(['events', principal.tenantId], limit, MINUTE_MS);
     if (decision.allowed) return;
     const seconds = Math.max(1, Math.ceil(decision.retryAfterMs / 1000));
-    throw quotaExceeded({ quota: QUOTA_NAMES.eventsPerMinute, limit, tier, message: `this tenant may publish ${limit} events per minute; try again in ${seconds} s`, retryAfterSeconds: seconds });
+    throw quotaExceeded({
+      quota: QUOTA_NAMES.eventsPerMinute,
+      limit,
+      tier,
+      message: `this tenant may publish ${limit} events per minute; try again in ${seconds} s`,
+      retryAfterSeconds: seconds,
+    });
   }
 }

@@ -1,5 +1,13 @@
 import type { triggerV1 } from '@platform/proto';
-import { createLogger, createRedis, GrpcHealthProbe, PlaintextTransport, RateLimiter, type PromiseClient, type Redis } from '@platform/service-kit';
+import {
+  createLogger,
+  createRedis,
+  GrpcHealthProbe,
+  PlaintextTransport,
+  RateLimiter,
+  type PromiseClient,
+  type Redis,
+} from '@platform/service-kit';
 import { allocateSuiteRedis } from '@platform/testing/vitest';
 import type { FastifyInstance } from 'fastify';
 import { SignJWT } from 'jose';
@@ -15,10 +23,16 @@ import { TenantQuotas } from './tenant-quotas.js';
 
 const SECRET = 'test-secret-that-is-at-least-32-chars-long';
 const logger = createLogger({ service: 'api-quota-test', level: 'silent' });
-const quotas = new TenantQuotas({ default: { concurrentStreams: 2, eventsPerMinute: 3 }, pro: { concurrentStreams: 4 } }, 'default');
+const quotas = new TenantQuotas(
+  { default: { concurrentStreams: 2, eventsPerMinute: 3 }, pro: { concurrentStreams: 4 } },
+  'default',
+);
 const trigger = {
   listNotifications: async () => ({ notifications: [] }),
-  publishEvent: async (request: triggerV1.PublishEventRequest) => ({ eventId: request.eventId || 'evt_1', firedTaskIds: [] }),
+  publishEvent: async (request: triggerV1.PublishEventRequest) => ({
+    eventId: request.eventId || 'evt_1',
+    firedTaskIds: [],
+  }),
 } as unknown as PromiseClient<triggerV1.TriggerServiceClient>;
 const deadProbe = new GrpcHealthProbe('127.0.0.1:1', new PlaintextTransport(), 'orchestrator');
 
@@ -39,12 +53,23 @@ async function replica(leaseMs = 30_000): Promise<{ app: FastifyInstance; url: s
   return made;
 }
 
-const token = (claims: Record<string, string>) => new SignJWT(claims).setProtectedHeader({ alg: 'HS256' }).setIssuedAt().setExpirationTime('1h').sign(new TextEncoder().encode(SECRET));
+const token = (claims: Record<string, string>) =>
+  new SignJWT(claims)
+    .setProtectedHeader({ alg: 'HS256' })
+    .setIssuedAt()
+    .setExpirationTime('1h')
+    .sign(new TextEncoder().encode(SECRET));
 
 /** Opens GET /v1/notifications and keeps it open (until the test hangs up); the status and body of a refusal. */
-async function openStream(url: string, bearer: string): Promise<{ status: number; body?: unknown; retryAfter?: string | null; close: () => void }> {
+async function openStream(
+  url: string,
+  bearer: string,
+): Promise<{ status: number; body?: unknown; retryAfter?: string | null; close: () => void }> {
   const controller = new AbortController();
-  const response = await fetch(`${url}/v1/notifications`, { headers: { authorization: `Bearer ${bearer}` }, signal: controller.signal });
+  const response = await fetch(`${url}/v1/notifications`, {
+    headers: { authorization: `Bearer ${bearer}` },
+    signal: controller.signal,
+  });
   if (response.status !== 200) return { status: response.status, body: await response.json(), close: () => undefined };
   open.push(controller);
   return { status: 200, close: () => controller.abort() };
@@ -73,14 +98,23 @@ afterAll(async () => {
 });
 
 describe('the concurrent_streams quota', () => {
-  it('counts one tenant\'s streams across two replicas and refuses the one past its tier\'s quota with 429 QUOTA_EXCEEDED', async () => {
+  it("counts one tenant's streams across two replicas and refuses the one past its tier's quota with 429 QUOTA_EXCEEDED", async () => {
     const [a, b] = [await replica(), await replica()];
     const acme = await token({ tenant: 'streams-acme' });
     const first = await openStream(a.url, acme);
     const second = await openStream(b.url, acme);
     expect([first.status, second.status]).toEqual([200, 200]);
     const refused = await openStream(a.url, acme);
-    expect(refused).toMatchObject({ status: 429, body: { error: { code: 'QUOTA_EXCEEDED', message: expect.stringContaining('2 event streams open'), details: { quota: 'concurrent_streams', limit: 2, tier: 'default' } } } });
+    expect(refused).toMatchObject({
+      status: 429,
+      body: {
+        error: {
+          code: 'QUOTA_EXCEEDED',
+          message: expect.stringContaining('2 event streams open'),
+          details: { quota: 'concurrent_streams', limit: 2, tier: 'default' },
+        },
+      },
+    });
     expect((await openStream(b.url, acme)).status).toBe(429);
     // Another tenant has its own count; a larger tier of the same tenant has a larger quota.
     expect((await openStream(a.url, await token({ tenant: 'streams-globex' }))).status).toBe(200);
@@ -95,7 +129,7 @@ describe('the concurrent_streams quota', () => {
     });
   });
 
-  it('stops counting a crashed replica\'s streams once their leases end, and keeps counting a live replica\'s', async () => {
+  it("stops counting a crashed replica's streams once their leases end, and keeps counting a live replica's", async () => {
     const live = await replica(600);
     const crashing = await replica(600);
     const tenant = await token({ tenant: 'streams-crash' });
@@ -112,17 +146,24 @@ describe('the concurrent_streams quota', () => {
 });
 
 describe('the events_per_minute quota', () => {
-  it('refuses the event past the tier\'s rate with 429 QUOTA_EXCEEDED and retry-after, per tenant, across replicas', async () => {
+  it("refuses the event past the tier's rate with 429 QUOTA_EXCEEDED and retry-after, per tenant, across replicas", async () => {
     const [a, b] = [replicas[0] ?? (await replica()), replicas[1] ?? (await replica())];
     const post = async (url: string, bearer: string) => {
-      const response = await fetch(`${url}/v1/events`, { method: 'POST', headers: { authorization: `Bearer ${bearer}`, 'content-type': 'application/json' }, body: JSON.stringify({ source: 'gmail', type: 'message_received', data: { x: 1 } }) });
-      return { status: response.status, retryAfter: response.headers.get('retry-after'), body: (await response.json()) };
+      const response = await fetch(`${url}/v1/events`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${bearer}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ source: 'gmail', type: 'message_received', data: { x: 1 } }),
+      });
+      return { status: response.status, retryAfter: response.headers.get('retry-after'), body: await response.json() };
     };
     const acme = await token({ tenant: 'events-acme' });
     const statuses = [await post(a.url, acme), await post(b.url, acme), await post(a.url, acme)].map((r) => r.status);
     expect(statuses).toEqual([202, 202, 202]);
     const refused = await post(b.url, acme);
-    expect(refused).toMatchObject({ status: 429, body: { error: { code: 'QUOTA_EXCEEDED', details: { quota: 'events_per_minute', limit: 3, tier: 'default' } } } });
+    expect(refused).toMatchObject({
+      status: 429,
+      body: { error: { code: 'QUOTA_EXCEEDED', details: { quota: 'events_per_minute', limit: 3, tier: 'default' } } },
+    });
     expect(Number(refused.retryAfter)).toBeGreaterThanOrEqual(1);
     expect((await post(a.url, await token({ tenant: 'events-globex' }))).status).toBe(202);
   });

@@ -65,13 +65,28 @@ export class RedisStreamLeases implements StreamQuota {
     const now = Date.now();
     let granted = true;
     try {
-      granted = (await this.options.redis.eval(ACQUIRE, 1, key, String(now), String(now + this.options.leaseMs), member, String(limit), String(this.options.leaseMs * 2))) === 1;
+      granted =
+        (await this.options.redis.eval(
+          ACQUIRE,
+          1,
+          key,
+          String(now),
+          String(now + this.options.leaseMs),
+          member,
+          String(limit),
+          String(this.options.leaseMs * 2),
+        )) === 1;
     } catch (err) {
       this.options.logger.warn({ err: (err as Error).message }, 'stream quota unavailable; letting the stream through');
       return { release: () => undefined };
     }
     if (!granted) {
-      throw quotaExceeded({ quota: QUOTA_NAMES.concurrentStreams, limit, tier, message: `this tenant has ${limit} event streams open, the most its tier allows; close one first` });
+      throw quotaExceeded({
+        quota: QUOTA_NAMES.concurrentStreams,
+        limit,
+        tier,
+        message: `this tenant has ${limit} event streams open, the most its tier allows; close one first`,
+      });
     }
     this.open.set(member, key);
     let released = false;
@@ -80,7 +95,11 @@ export class RedisStreamLeases implements StreamQuota {
         if (released) return;
         released = true;
         this.open.delete(member);
-        this.options.redis.zrem(key, member).catch((err: Error) => this.options.logger.warn({ err: err.message }, 'cannot release a stream lease; it ends on its own'));
+        this.options.redis
+          .zrem(key, member)
+          .catch((err: Error) =>
+            this.options.logger.warn({ err: err.message }, 'cannot release a stream lease; it ends on its own'),
+          );
       },
     };
   }

@@ -20,8 +20,12 @@ const DeadLetterQuery = z
   .strict();
 
 const KeyUsage = z.object({
-  keys: z.array(z.object({ keyId: z.string(), credentials: z.number().int(), active: z.boolean(), inKeyring: z.boolean() })),
-  rewrap: z.object({ total: z.number().int(), onActiveKey: z.number().int(), remaining: z.number().int(), done: z.boolean() }).meta({ description: 'Rewrapping moves every credential onto the active key; done when none is left on another.' }),
+  keys: z.array(
+    z.object({ keyId: z.string(), credentials: z.number().int(), active: z.boolean(), inKeyring: z.boolean() }),
+  ),
+  rewrap: z
+    .object({ total: z.number().int(), onActiveKey: z.number().int(), remaining: z.number().int(), done: z.boolean() })
+    .meta({ description: 'Rewrapping moves every credential onto the active key; done when none is left on another.' }),
 });
 
 export const adminOperations = {
@@ -29,16 +33,35 @@ export const adminOperations = {
     method: 'GET',
     path: '/v1/admin/memory/dead-letters',
     operationId: 'listMemoryDeadLetters',
-    summary: 'Memory\'s dead-lettered ingestion work, oldest first',
+    summary: "Memory's dead-lettered ingestion work, oldest first",
     tags: ['operators'],
     access: 'operator',
     query: DeadLetterQuery,
-    invalid: { query: { code: 'INVALID_QUERY', message: 'the query takes `tenant`, `afterSeq` (>= 0) and `limit` (1-500)' } },
+    invalid: {
+      query: { code: 'INVALID_QUERY', message: 'the query takes `tenant`, `afterSeq` (>= 0) and `limit` (1-500)' },
+    },
     responses: {
       200: {
         description: 'A page of dead letters (without their bodies, which hold conversations).',
         body: DeadLetterPage,
-        examples: { one: { deadLetters: [{ seq: 1, tenantId: 'acme', runId: 'run_1', reason: 'extraction_failed', detail: 'the model answered no JSON', deliveries: 5, deadAt: '2026-06-01T09:30:00.000Z', originalSubject: 'memory.ingest.acme' }], total: 1, nextAfterSeq: null } },
+        examples: {
+          one: {
+            deadLetters: [
+              {
+                seq: 1,
+                tenantId: 'acme',
+                runId: 'run_1',
+                reason: 'extraction_failed',
+                detail: 'the model answered no JSON',
+                deliveries: 5,
+                deadAt: '2026-06-01T09:30:00.000Z',
+                originalSubject: 'memory.ingest.acme',
+              },
+            ],
+            total: 1,
+            nextAfterSeq: null,
+          },
+        },
       },
     },
     errors: { 503: ['DEAD_LETTERS_UNAVAILABLE'] },
@@ -51,7 +74,19 @@ export const adminOperations = {
     tags: ['operators'],
     access: 'operator',
     responses: {
-      200: { description: 'Credentials per key.', body: KeyUsage, examples: { rewrapping: { keys: [{ keyId: 'k2', credentials: 10, active: true, inKeyring: true }, { keyId: 'k1', credentials: 2, active: false, inKeyring: true }], rewrap: { total: 12, onActiveKey: 10, remaining: 2, done: false } } } },
+      200: {
+        description: 'Credentials per key.',
+        body: KeyUsage,
+        examples: {
+          rewrapping: {
+            keys: [
+              { keyId: 'k2', credentials: 10, active: true, inKeyring: true },
+              { keyId: 'k1', credentials: 2, active: false, inKeyring: true },
+            ],
+            rewrap: { total: 12, onActiveKey: 10, remaining: 2, done: false },
+          },
+        },
+      },
     },
     errors: { 503: ['CREDENTIALS_UNAVAILABLE', 'UNAVAILABLE'] },
   }),
@@ -63,19 +98,33 @@ export const adminOperations = {
  */
 export function registerAdminRoutes(router: OperationRouter, options: AdminRoutesOptions): void {
   router.add(adminOperations.listDeadLetters, async ({ query }) => {
-    if (!options.deadLetters) throw new HttpError(503, 'DEAD_LETTERS_UNAVAILABLE', 'the dead-letter stream is not reachable from this api');
-    return { status: 200, body: await options.deadLetters.list({ tenantId: query.tenant, afterSeq: query.afterSeq, limit: query.limit }) };
+    if (!options.deadLetters)
+      throw new HttpError(503, 'DEAD_LETTERS_UNAVAILABLE', 'the dead-letter stream is not reachable from this api');
+    return {
+      status: 200,
+      body: await options.deadLetters.list({ tenantId: query.tenant, afterSeq: query.afterSeq, limit: query.limit }),
+    };
   });
 
   router.add(adminOperations.credentialKeys, async () => {
-    if (!options.credentials) throw new HttpError(503, 'CREDENTIALS_UNAVAILABLE', 'the credential service is not configured (CREDENTIAL_PLATFORM_TOKEN)');
+    if (!options.credentials)
+      throw new HttpError(
+        503,
+        'CREDENTIALS_UNAVAILABLE',
+        'the credential service is not configured (CREDENTIAL_PLATFORM_TOKEN)',
+      );
     const { keys } = await options.credentials.keyUsage();
     const total = keys.reduce((sum, k) => sum + k.credentials, 0);
     const onActive = keys.filter((k) => k.active).reduce((sum, k) => sum + k.credentials, 0);
     return {
       status: 200,
       body: {
-        keys: keys.map((k) => ({ keyId: k.keyId, credentials: k.credentials, active: k.active, inKeyring: k.inKeyring })),
+        keys: keys.map((k) => ({
+          keyId: k.keyId,
+          credentials: k.credentials,
+          active: k.active,
+          inKeyring: k.inKeyring,
+        })),
         // Rewrapping moves every credential onto the active key; done when none is left on another.
         rewrap: { total, onActiveKey: onActive, remaining: total - onActive, done: total === onActive },
       },

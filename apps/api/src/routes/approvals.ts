@@ -39,10 +39,15 @@ function sourceOf(entry: agentPoolV1.AgentEntry): { kind: string; taskId?: strin
  * task's run, so its end reaches the trigger service (which delivers it on the task's channel).
  */
 function decisionSource(entry: agentPoolV1.AgentEntry): orchestratorV1.MessageSource | undefined {
-  return entry.source?.kind === 'trigger' && entry.source.taskId ? { kind: 'trigger', taskId: entry.source.taskId, triggerType: 'approval', originRunId: entry.runId } : undefined;
+  return entry.source?.kind === 'trigger' && entry.source.taskId
+    ? { kind: 'trigger', taskId: entry.source.taskId, triggerType: 'approval', originRunId: entry.runId }
+    : undefined;
 }
 
-const ApprovalSource = z.object({ kind: z.string().meta({ description: 'user or trigger.' }), taskId: z.string().optional() });
+const ApprovalSource = z.object({
+  kind: z.string().meta({ description: 'user or trigger.' }),
+  taskId: z.string().optional(),
+});
 
 /** An approval request as clients see it: what, why, the options, until when, and who started it. */
 const Approval = z
@@ -50,7 +55,7 @@ const Approval = z
     approvalId: z.string(),
     agentName: z.string(),
     actionSummary: z.string().meta({ description: 'One line, e.g. "Send email to team@example.com".' }),
-    details: JsonObject.meta({ description: 'The action\'s details.' }),
+    details: JsonObject.meta({ description: "The action's details." }),
     options: z.array(z.string()).meta({ description: 'The decisions offered: approve, edit, cancel.' }),
     allowModification: z.boolean(),
     timeoutMinutes: z.number(),
@@ -86,22 +91,34 @@ export const approvalOperations = {
     method: 'GET',
     path: '/v1/approvals',
     operationId: 'listApprovals',
-    summary: 'Approval requests waiting for the tenant\'s decision',
+    summary: "Approval requests waiting for the tenant's decision",
     tags: ['approvals'],
     access: 'tenant',
-    responses: { 200: { description: 'Pending approvals (paused ones included).', body: z.object({ approvals: z.array(Approval) }), examples: { one: { approvals: [APPROVAL_EXAMPLE] } } } },
+    responses: {
+      200: {
+        description: 'Pending approvals (paused ones included).',
+        body: z.object({ approvals: z.array(Approval) }),
+        examples: { one: { approvals: [APPROVAL_EXAMPLE] } },
+      },
+    },
   }),
   decideApproval: defineOperation({
     method: 'POST',
     path: '/v1/approvals/{approvalId}',
     operationId: 'decideApproval',
-    summary: 'Approve, edit or cancel: the decision runs as a turn of the approval\'s conversation',
+    summary: "Approve, edit or cancel: the decision runs as a turn of the approval's conversation",
     tags: ['approvals'],
     access: 'tenant',
     params: z.object({ approvalId: z.string() }),
     body: DecisionBody,
     bodyExamples: { approve: { decision: 'approve' }, edit: { decision: 'edit', changes: { seat: 'window' } } },
-    responses: { 200: { description: 'The turn the decision ran (as sending a message answers).', body: TurnResponse, examples: { approved: TURN_RESPONSE_EXAMPLE } } },
+    responses: {
+      200: {
+        description: 'The turn the decision ran (as sending a message answers).',
+        body: TurnResponse,
+        examples: { approved: TURN_RESPONSE_EXAMPLE },
+      },
+    },
     errors: {
       ...TURN_ERRORS,
       400: [...TURN_ERRORS[400], 'CHANGES_REQUIRED'],
@@ -124,9 +141,16 @@ function approvalBody(entry: agentPoolV1.AgentEntry): z.infer<typeof Approval> {
 }
 
 /** The tenant's entries that wait for a decision on an approval request (paused ones included). */
-async function pendingApprovals(pool: ApprovalRoutesOptions['agentPool'], tenantId: string): Promise<agentPoolV1.AgentEntry[]> {
+async function pendingApprovals(
+  pool: ApprovalRoutesOptions['agentPool'],
+  tenantId: string,
+): Promise<agentPoolV1.AgentEntry[]> {
   const { entries } = await pool.listPending({ tenantId, conversationId: '' });
-  return entries.filter((e) => e.approval && (e.status === 'waiting_for_approval' || (e.status === 'paused' && e.pausedFrom === 'waiting_for_approval')));
+  return entries.filter(
+    (e) =>
+      e.approval &&
+      (e.status === 'waiting_for_approval' || (e.status === 'paused' && e.pausedFrom === 'waiting_for_approval')),
+  );
 }
 
 /** Conversations of child runs (delegations, docs/plans-and-teams.md) are named after the run. */
@@ -137,8 +161,13 @@ const DELEGATION_CONVERSATION = 'delegation:';
  * delegation) asked for, the conversation of the run a user started at the top of the team: the
  * decision goes there, the child resumes, then its parent.
  */
-async function answeringConversation(options: ApprovalRoutesOptions, tenantId: string, entry: agentPoolV1.AgentEntry): Promise<string> {
-  if (!entry.conversationId.startsWith(DELEGATION_CONVERSATION) || !entry.runId || !options.orchestrator) return entry.conversationId;
+async function answeringConversation(
+  options: ApprovalRoutesOptions,
+  tenantId: string,
+  entry: agentPoolV1.AgentEntry,
+): Promise<string> {
+  if (!entry.conversationId.startsWith(DELEGATION_CONVERSATION) || !entry.runId || !options.orchestrator)
+    return entry.conversationId;
   const run = await options.orchestrator.getRun({ tenantId, runId: entry.runId });
   const delegation = run.delegationJson ? (JSON.parse(run.delegationJson) as { rootConversationId?: unknown }) : {};
   return typeof delegation.rootConversationId === 'string' ? delegation.rootConversationId : entry.conversationId;
@@ -166,13 +195,23 @@ export function registerApprovalRoutes(router: OperationRouter, options: Approva
   router.add(approvalOperations.decideApproval, async ({ params, body, request, reply }) => {
     const principal = principalOf(request);
     const { approvalId } = params;
-    if (body.decision === 'edit' && !body.changes) throw new HttpError(400, 'CHANGES_REQUIRED', 'an "edit" decision needs "changes"');
+    if (body.decision === 'edit' && !body.changes)
+      throw new HttpError(400, 'CHANGES_REQUIRED', 'an "edit" decision needs "changes"');
     // Another tenant's approval is not found, exactly like a missing one.
-    const entry = (await pendingApprovals(options.agentPool, principal.tenantId)).find((e) => e.approval?.approvalId === approvalId);
+    const entry = (await pendingApprovals(options.agentPool, principal.tenantId)).find(
+      (e) => e.approval?.approvalId === approvalId,
+    );
     if (!entry) throw new HttpError(404, 'APPROVAL_NOT_FOUND', `no pending approval '${approvalId}'`);
-    if (entry.status === 'paused') throw new HttpError(409, 'APPROVAL_PAUSED', 'this approval is paused; resume it first');
-    if (!entry.approval!.options.includes(body.decision)) throw new HttpError(409, 'DECISION_NOT_OFFERED', `this request offers ${entry.approval!.options.join(', ')}, not ${body.decision}`);
-    if (body.decision === 'edit' && !entry.approval!.allowModification) throw new HttpError(409, 'CHANGES_NOT_ALLOWED', 'this action cannot be changed, only approved or cancelled');
+    if (entry.status === 'paused')
+      throw new HttpError(409, 'APPROVAL_PAUSED', 'this approval is paused; resume it first');
+    if (!entry.approval!.options.includes(body.decision))
+      throw new HttpError(
+        409,
+        'DECISION_NOT_OFFERED',
+        `this request offers ${entry.approval!.options.join(', ')}, not ${body.decision}`,
+      );
+    if (body.decision === 'edit' && !entry.approval!.allowModification)
+      throw new HttpError(409, 'CHANGES_NOT_ALLOWED', 'this action cannot be changed, only approved or cancelled');
     const conversationId = await answeringConversation(options, principal.tenantId, entry);
     const result = await options.turns.run(
       {

@@ -9,7 +9,8 @@ interface FacadeMessageLike {
 
 function textOf(message: FacadeMessageLike): string {
   if (typeof message.content === 'string') return message.content;
-  if (Array.isArray(message.content)) return message.content.flatMap((p) => (p.type === 'text' && p.text ? [p.text] : [])).join('\n');
+  if (Array.isArray(message.content))
+    return message.content.flatMap((p) => (p.type === 'text' && p.text ? [p.text] : [])).join('\n');
   return '';
 }
 
@@ -18,7 +19,10 @@ function textOf(message: FacadeMessageLike): string {
  * history, so only the latest user message is sent. Without it the request stands alone: a new
  * conversation, and the earlier messages the client sent travel with the latest one as context.
  */
-export function facadeInput(messages: readonly FacadeMessageLike[], conversationHeader: string | string[] | undefined): { conversationId: string; content: string } {
+export function facadeInput(
+  messages: readonly FacadeMessageLike[],
+  conversationHeader: string | string[] | undefined,
+): { conversationId: string; content: string } {
   const lastUserIndex = messages.map((m) => m.role).lastIndexOf('user');
   if (lastUserIndex < 0) throw new HttpError(400, 'NO_USER_MESSAGE', 'messages must contain a user message');
   const latest = textOf(messages[lastUserIndex]!);

@@ -38,7 +38,11 @@ const ChatCompletionBody = z
   })
   .passthrough();
 
-const CompletionUsage = z.object({ prompt_tokens: z.number().int().min(0), completion_tokens: z.number().int().min(0), total_tokens: z.number().int().min(0) });
+const CompletionUsage = z.object({
+  prompt_tokens: z.number().int().min(0),
+  completion_tokens: z.number().int().min(0),
+  total_tokens: z.number().int().min(0),
+});
 
 const ChatCompletion = z
   .object({
@@ -64,7 +68,14 @@ const ChatCompletionChunk = z
     object: z.literal('chat.completion.chunk'),
     created: z.number().int(),
     model: z.string(),
-    choices: z.array(z.object({ index: z.number().int(), delta: z.object({ role: z.literal('assistant').optional(), content: z.string().optional() }), finish_reason: z.enum(['stop', 'length']).nullable(), logprobs: z.null() })),
+    choices: z.array(
+      z.object({
+        index: z.number().int(),
+        delta: z.object({ role: z.literal('assistant').optional(), content: z.string().optional() }),
+        finish_reason: z.enum(['stop', 'length']).nullable(),
+        logprobs: z.null(),
+      }),
+    ),
     usage: CompletionUsage.optional(),
   })
   .meta({ id: 'ChatCompletionChunk', description: 'One `data:` line of the stream; the last line is `data: [DONE]`.' });
@@ -75,11 +86,16 @@ export const chatCompletionOperations = {
     path: '/v1/chat/completions',
     operationId: 'createChatCompletion',
     summary: 'OpenAI-compatible chat completion: `model` names an agent profile',
-    description: 'Tools run on the platform; the client receives the final assistant message (streamed as deltas with `stream: true`). The conversation is `x-conversation-id` when given (history kept by the platform), else a new one per request.',
+    description:
+      'Tools run on the platform; the client receives the final assistant message (streamed as deltas with `stream: true`). The conversation is `x-conversation-id` when given (history kept by the platform), else a new one per request.',
     tags: ['openai'],
     access: 'tenant',
     body: ChatCompletionBody,
-    headers: z.object({ 'x-conversation-id': ConversationId.optional().meta({ description: 'Continue this conversation: only the latest user message is sent.' }) }),
+    headers: z.object({
+      'x-conversation-id': ConversationId.optional().meta({
+        description: 'Continue this conversation: only the latest user message is sent.',
+      }),
+    }),
     bodyExamples: { oneShot: { model: 'default', messages: [{ role: 'user', content: 'What is 2 + 2?' }] } },
     responses: {
       200: {
@@ -93,7 +109,14 @@ export const chatCompletionOperations = {
             object: 'chat.completion',
             created: 1780306200,
             model: 'default',
-            choices: [{ index: 0, message: { role: 'assistant', content: '4', refusal: null }, finish_reason: 'stop', logprobs: null }],
+            choices: [
+              {
+                index: 0,
+                message: { role: 'assistant', content: '4', refusal: null },
+                finish_reason: 'stop',
+                logprobs: null,
+              },
+            ],
             usage: { prompt_tokens: 120, completion_tokens: 2, total_tokens: 122 },
           },
         },
@@ -103,8 +126,14 @@ export const chatCompletionOperations = {
   }),
 };
 
-function usageOf(result: { usage?: { inputTokens?: number; outputTokens?: number; totalTokens?: number } }): z.infer<typeof CompletionUsage> {
-  return { prompt_tokens: result.usage?.inputTokens ?? 0, completion_tokens: result.usage?.outputTokens ?? 0, total_tokens: result.usage?.totalTokens ?? 0 };
+function usageOf(result: {
+  usage?: { inputTokens?: number; outputTokens?: number; totalTokens?: number };
+}): z.infer<typeof CompletionUsage> {
+  return {
+    prompt_tokens: result.usage?.inputTokens ?? 0,
+    completion_tokens: result.usage?.outputTokens ?? 0,
+    total_tokens: result.usage?.totalTokens ?? 0,
+  };
 }
 
 /**
@@ -117,12 +146,26 @@ export function registerChatCompletionRoutes(router: OperationRouter, options: C
   router.add(chatCompletionOperations.createChatCompletion, async ({ body, request, reply }) => {
     const principal = principalOf(request);
     const { conversationId, content } = facadeInput(body.messages, request.headers['x-conversation-id']);
-    if (content.length > options.maxMessageChars) throw new HttpError(413, 'CONTENT_TOO_LONG', `the messages are longer than ${options.maxMessageChars} characters`);
+    if (content.length > options.maxMessageChars)
+      throw new HttpError(
+        413,
+        'CONTENT_TOO_LONG',
+        `the messages are longer than ${options.maxMessageChars} characters`,
+      );
     const runId = newRunId();
     const id = `chatcmpl-${runId.slice('run_'.length)}`;
     const created = Math.floor(Date.now() / 1000);
     const model = body.model;
-    const turn = { tenantId: principal.tenantId, conversationId, content, requestId: request.id, profile: model, stream: body.stream === true, tier: principal.tier ?? '', timeZone: '' };
+    const turn = {
+      tenantId: principal.tenantId,
+      conversationId,
+      content,
+      requestId: request.id,
+      profile: model,
+      stream: body.stream === true,
+      tier: principal.tier ?? '',
+      timeZone: '',
+    };
     const deadlineAt = Date.now() + options.turnWaitMs;
     void reply.header('x-run-id', runId).header('x-conversation-id', conversationId);
 
@@ -135,14 +178,27 @@ export function registerChatCompletionRoutes(router: OperationRouter, options: C
           object: 'chat.completion',
           created,
           model,
-          choices: [{ index: 0, message: { role: 'assistant', content: result.response, refusal: null }, finish_reason: finishReasonOf(result.stopReason), logprobs: null }],
+          choices: [
+            {
+              index: 0,
+              message: { role: 'assistant', content: result.response, refusal: null },
+              finish_reason: finishReasonOf(result.stopReason),
+              logprobs: null,
+            },
+          ],
           usage: usageOf(result),
         },
       };
     }
 
     const chunk = (delta: Record<string, unknown>, finishReason: string | null = null): string =>
-      JSON.stringify({ id, object: 'chat.completion.chunk', created, model, choices: [{ index: 0, delta, finish_reason: finishReason, logprobs: null }] });
+      JSON.stringify({
+        id,
+        object: 'chat.completion.chunk',
+        created,
+        model,
+        choices: [{ index: 0, delta, finish_reason: finishReason, logprobs: null }],
+      });
     // A model message's text is held until the message ends: text written before tool calls is
     // the model thinking aloud, not the answer, a retried call's partial text is void, and the
     // streamed answer must equal the final one.
@@ -166,11 +222,18 @@ export function registerChatCompletionRoutes(router: OperationRouter, options: C
         held = [];
       }
       if (event.type !== 'execution_end') return;
-      const result = (event.data['result'] ?? {}) as { response?: string; stopReason?: string; usage?: { inputTokens?: number; outputTokens?: number; totalTokens?: number } };
+      const result = (event.data['result'] ?? {}) as {
+        response?: string;
+        stopReason?: string;
+        usage?: { inputTokens?: number; outputTokens?: number; totalTokens?: number };
+      };
       // A resumed run replays without streaming, and a stopped run answers with a stop message: send it whole.
       if (!streamedText && result.response) stream.sendData(chunk({ content: result.response }));
       stream.sendData(chunk({}, finishReasonOf(result.stopReason ?? '')));
-      if (body.stream_options?.include_usage) stream.sendData(JSON.stringify({ id, object: 'chat.completion.chunk', created, model, choices: [], usage: usageOf(result) }));
+      if (body.stream_options?.include_usage)
+        stream.sendData(
+          JSON.stringify({ id, object: 'chat.completion.chunk', created, model, choices: [], usage: usageOf(result) }),
+        );
     };
     await streamTurn(reply, {
       runner: options.turns,

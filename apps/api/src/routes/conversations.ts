@@ -66,15 +66,25 @@ export const conversationOperations = {
     path: '/v1/conversations/{conversationId}/messages',
     operationId: 'sendMessage',
     summary: 'Send a message: runs a turn and answers with its result, or streams it (SSE)',
-    description: 'With `Accept: text/event-stream` the turn streams as run events (the last is `execution_end`, whose `data.result` is the turn response); otherwise the answer is the turn response.',
+    description:
+      'With `Accept: text/event-stream` the turn streams as run events (the last is `execution_end`, whose `data.result` is the turn response); otherwise the answer is the turn response.',
     tags: ['conversations'],
     access: 'tenant',
     params: ConversationPath,
     body: PostMessageBody,
     invalid: { params: { code: 'INVALID_CONVERSATION_ID' } },
-    bodyExamples: { question: { content: 'What is 2 + 2?' }, withProfile: { content: 'Book a table for two', profile: 'concierge', timeZone: 'Europe/Berlin' } },
+    bodyExamples: {
+      question: { content: 'What is 2 + 2?' },
+      withProfile: { content: 'Book a table for two', profile: 'concierge', timeZone: 'Europe/Berlin' },
+    },
     responses: {
-      200: { description: 'The turn\'s result, or its events when streamed.', body: TurnResponse, events: RunEvent, examples: { answered: TURN_RESPONSE_EXAMPLE }, headers: z.object({ 'x-run-id': z.string().optional().meta({ description: 'Streamed turns: the run.' }) }) },
+      200: {
+        description: "The turn's result, or its events when streamed.",
+        body: TurnResponse,
+        events: RunEvent,
+        examples: { answered: TURN_RESPONSE_EXAMPLE },
+        headers: z.object({ 'x-run-id': z.string().optional().meta({ description: 'Streamed turns: the run.' }) }),
+      },
     },
     errors: TURN_ERRORS,
   }),
@@ -82,7 +92,7 @@ export const conversationOperations = {
     method: 'GET',
     path: '/v1/conversations/{conversationId}/messages',
     operationId: 'listMessages',
-    summary: 'A conversation\'s stored history, oldest first, paged by seq',
+    summary: "A conversation's stored history, oldest first, paged by seq",
     tags: ['conversations'],
     access: 'tenant',
     params: ConversationPath,
@@ -92,7 +102,20 @@ export const conversationOperations = {
       200: {
         description: 'A page of messages; `hasMore` says to ask again after the last `seq`.',
         body: z.object({ conversationId: z.string(), messages: z.array(StoredMessage), hasMore: z.boolean() }),
-        examples: { history: { conversationId: 'conv-1', messages: [{ seq: 1, runId: 'run_1', createdAt: '2026-06-01T09:30:00.000Z', message: { role: 'user', content: 'What is 2 + 2?' } }], hasMore: false } },
+        examples: {
+          history: {
+            conversationId: 'conv-1',
+            messages: [
+              {
+                seq: 1,
+                runId: 'run_1',
+                createdAt: '2026-06-01T09:30:00.000Z',
+                message: { role: 'user', content: 'What is 2 + 2?' },
+              },
+            ],
+            hasMore: false,
+          },
+        },
       },
     },
   }),
@@ -105,7 +128,9 @@ export function registerConversationRoutes(router: OperationRouter, options: Con
     const content = body.content;
     if (!content.trim()) throw new HttpError(400, 'EMPTY_CONTENT', 'content must not be empty');
     if (content.length > options.maxMessageChars) {
-      throw new HttpError(413, 'CONTENT_TOO_LONG', `content is longer than ${options.maxMessageChars} characters`, { maxChars: options.maxMessageChars });
+      throw new HttpError(413, 'CONTENT_TOO_LONG', `content is longer than ${options.maxMessageChars} characters`, {
+        maxChars: options.maxMessageChars,
+      });
     }
     const turn = {
       tenantId: principal.tenantId,
@@ -138,7 +163,14 @@ export function registerConversationRoutes(router: OperationRouter, options: Con
   router.add(conversationOperations.listMessages, async ({ params, query, request }) => {
     const { tenantId } = principalOf(request);
     // Memory ends a page at its byte limit too (hasMore then says to ask again after the last seq).
-    const page = await options.memory.listMessages({ tenantId, conversationId: params.conversationId, afterSeq: query.afterSeq, limit: query.limit, latest: false, maxBytes: 0 });
+    const page = await options.memory.listMessages({
+      tenantId,
+      conversationId: params.conversationId,
+      afterSeq: query.afterSeq,
+      limit: query.limit,
+      latest: false,
+      maxBytes: 0,
+    });
     return {
       status: 200,
       body: {

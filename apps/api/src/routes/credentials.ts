@@ -43,7 +43,14 @@ const CredentialInfo = z
   })
   .meta({ id: 'CredentialInfo' });
 
-const INFO_EXAMPLE = { service: 'gmail', account: 'me@example.com', version: 1, keyId: 'k1', createdAt: '2026-06-01T09:30:00.000Z', updatedAt: '2026-06-01T09:30:00.000Z' };
+const INFO_EXAMPLE = {
+  service: 'gmail',
+  account: 'me@example.com',
+  version: 1,
+  keyId: 'k1',
+  createdAt: '2026-06-01T09:30:00.000Z',
+  updatedAt: '2026-06-01T09:30:00.000Z',
+};
 
 const AuditEvent = z.object({
   id: z.number().int(),
@@ -51,7 +58,10 @@ const AuditEvent = z.object({
   account: z.string(),
   action: z.string(),
   outcome: z.string(),
-  actor: z.union([z.object({ kind: z.literal('tool'), tool: z.string(), runId: z.string(), callId: z.string() }), z.object({ kind: z.literal('user'), subject: z.string().nullable() })]),
+  actor: z.union([
+    z.object({ kind: z.literal('tool'), tool: z.string(), runId: z.string(), callId: z.string() }),
+    z.object({ kind: z.literal('user'), subject: z.string().nullable() }),
+  ]),
   at: OptionalTimestamp,
 });
 
@@ -63,15 +73,29 @@ export const credentialOperations = {
     method: 'PUT',
     path: '/v1/credentials/{service}/{account}',
     operationId: 'saveCredential',
-    summary: 'Store (create or replace) an account\'s credential, encrypted',
+    summary: "Store (create or replace) an account's credential, encrypted",
     tags: ['credentials'],
     access: 'tenant',
     params: Names,
     body: PutBody,
     invalid: INVALID_NAME,
-    bodyExamples: { oauthToken: { secret: { access_token: 'ya29.a0', refresh_token: '1//0g', expires_at: 1780309800 } } },
-    responses: { 200: { description: 'Stored; the secret is not echoed.', body: z.object({ credential: CredentialInfo }), examples: { stored: { credential: INFO_EXAMPLE } } } },
-    errors: { ...UNAVAILABLE, 400: ['INVALID_SECRET'], 409: ['VERSION_CONFLICT'], 413: ['SECRET_TOO_LARGE'], 429: ['QUOTA_EXCEEDED'] },
+    bodyExamples: {
+      oauthToken: { secret: { access_token: 'ya29.a0', refresh_token: '1//0g', expires_at: 1780309800 } },
+    },
+    responses: {
+      200: {
+        description: 'Stored; the secret is not echoed.',
+        body: z.object({ credential: CredentialInfo }),
+        examples: { stored: { credential: INFO_EXAMPLE } },
+      },
+    },
+    errors: {
+      ...UNAVAILABLE,
+      400: ['INVALID_SECRET'],
+      409: ['VERSION_CONFLICT'],
+      413: ['SECRET_TOO_LARGE'],
+      429: ['QUOTA_EXCEEDED'],
+    },
   }),
   listCredentials: defineOperation({
     method: 'GET',
@@ -81,7 +105,13 @@ export const credentialOperations = {
     tags: ['credentials'],
     access: 'tenant',
     query: ListQuery,
-    responses: { 200: { description: 'The tenant\'s connected accounts.', body: z.object({ credentials: z.array(CredentialInfo) }), examples: { one: { credentials: [INFO_EXAMPLE] } } } },
+    responses: {
+      200: {
+        description: "The tenant's connected accounts.",
+        body: z.object({ credentials: z.array(CredentialInfo) }),
+        examples: { one: { credentials: [INFO_EXAMPLE] } },
+      },
+    },
     errors: UNAVAILABLE,
   }),
   deleteCredential: defineOperation({
@@ -107,8 +137,30 @@ export const credentialOperations = {
     responses: {
       200: {
         description: 'Who stored, read (a tool, through a grant) or deleted which credential.',
-        body: z.object({ events: z.array(AuditEvent), nextBefore: z.number().int().nullable().meta({ description: 'Pass as `before` for the next page; null on the last one.' }) }),
-        examples: { page: { events: [{ id: 7, service: 'gmail', account: 'me@example.com', action: 'read', outcome: 'ok', actor: { kind: 'tool', tool: 'send_email', runId: 'run_1', callId: 'call_1' }, at: '2026-06-01T09:30:00.000Z' }], nextBefore: null } },
+        body: z.object({
+          events: z.array(AuditEvent),
+          nextBefore: z
+            .number()
+            .int()
+            .nullable()
+            .meta({ description: 'Pass as `before` for the next page; null on the last one.' }),
+        }),
+        examples: {
+          page: {
+            events: [
+              {
+                id: 7,
+                service: 'gmail',
+                account: 'me@example.com',
+                action: 'read',
+                outcome: 'ok',
+                actor: { kind: 'tool', tool: 'send_email', runId: 'run_1', callId: 'call_1' },
+                at: '2026-06-01T09:30:00.000Z',
+              },
+            ],
+            nextBefore: null,
+          },
+        },
       },
     },
     errors: UNAVAILABLE,
@@ -133,13 +185,21 @@ function infoBody(info: credentialV1.CredentialInfo | undefined): z.infer<typeof
  */
 export function registerCredentialRoutes(router: OperationRouter, options: CredentialRoutesOptions): void {
   const calls = (): CredentialCalls => {
-    if (!options.credentials) throw new HttpError(503, 'CREDENTIALS_UNAVAILABLE', 'this deployment has no credential service configured');
+    if (!options.credentials)
+      throw new HttpError(503, 'CREDENTIALS_UNAVAILABLE', 'this deployment has no credential service configured');
     return options.credentials;
   };
 
   router.add(credentialOperations.saveCredential, async ({ params, body, request }) => {
     const { tenantId, subject, tier } = principalOf(request);
-    const { credential } = await calls().save({ tenantId, ...params, secretJson: JSON.stringify(body.secret), expectedVersion: body.expectedVersion, subject, tier: tier ?? '' });
+    const { credential } = await calls().save({
+      tenantId,
+      ...params,
+      secretJson: JSON.stringify(body.secret),
+      expectedVersion: body.expectedVersion,
+      subject,
+      tier: tier ?? '',
+    });
     return { status: 200, body: { credential: infoBody(credential) } };
   });
 
@@ -163,12 +223,15 @@ export function registerCredentialRoutes(router: OperationRouter, options: Crede
       status: 200,
       body: {
         events: events.map((e) => ({
-        id: e.id,
-        service: e.service,
-        account: e.account,
-        action: e.action,
-        outcome: e.outcome,
-        actor: e.actorKind === 'grant' ? { kind: 'tool' as const, tool: e.tool, runId: e.runId, callId: e.callId } : { kind: 'user' as const, subject: e.subject || null },
+          id: e.id,
+          service: e.service,
+          account: e.account,
+          action: e.action,
+          outcome: e.outcome,
+          actor:
+            e.actorKind === 'grant'
+              ? { kind: 'tool' as const, tool: e.tool, runId: e.runId, callId: e.callId }
+              : { kind: 'user' as const, subject: e.subject || null },
           at: e.at?.toISOString() ?? null,
         })),
         nextBefore: events.length === limit ? (events[events.length - 1]?.id ?? null) : null,

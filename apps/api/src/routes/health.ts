@@ -13,7 +13,9 @@ export interface HealthRoutesOptions {
 
 const Readiness = z.object({
   status: z.enum(['ready', 'not ready']),
-  checks: z.record(z.string(), z.enum(['ok', 'unavailable', 'shutting down'])).meta({ description: 'Each dependency, and the api itself.' }),
+  checks: z
+    .record(z.string(), z.enum(['ok', 'unavailable', 'shutting down']))
+    .meta({ description: 'Each dependency, and the api itself.' }),
 });
 
 export const healthOperations = {
@@ -24,7 +26,13 @@ export const healthOperations = {
     summary: 'The process is alive',
     tags: ['meta'],
     access: 'public',
-    responses: { 200: { description: 'Alive.', body: z.object({ status: z.literal('ok') }), examples: { alive: { status: 'ok' } } } },
+    responses: {
+      200: {
+        description: 'Alive.',
+        body: z.object({ status: z.literal('ok') }),
+        examples: { alive: { status: 'ok' } },
+      },
+    },
   }),
   readiness: defineOperation({
     method: 'GET',
@@ -34,7 +42,13 @@ export const healthOperations = {
     tags: ['meta'],
     access: 'public',
     responses: {
-      200: { description: 'Ready.', body: Readiness, examples: { ready: { status: 'ready', checks: { orchestrator: 'ok', memory: 'ok', agentPool: 'ok', api: 'ok' } } } },
+      200: {
+        description: 'Ready.',
+        body: Readiness,
+        examples: {
+          ready: { status: 'ready', checks: { orchestrator: 'ok', memory: 'ok', agentPool: 'ok', api: 'ok' } },
+        },
+      },
       503: { description: 'Not ready: a dependency is unavailable or the api is shutting down.', body: Readiness },
     },
   }),
@@ -46,10 +60,19 @@ export function registerHealthRoutes(router: OperationRouter, options: HealthRou
 
   router.add(healthOperations.readiness, async () => {
     const names = Object.keys(options.dependencies);
-    const results = await Promise.all(names.map((name) => options.dependencies[name]!.probe.isServing(options.dependencies[name]!.service, options.probeTimeoutMs)));
-    const checks = Object.fromEntries(names.map((name, i) => [name, results[i] ? ('ok' as const) : ('unavailable' as const)]));
+    const results = await Promise.all(
+      names.map((name) =>
+        options.dependencies[name]!.probe.isServing(options.dependencies[name]!.service, options.probeTimeoutMs),
+      ),
+    );
+    const checks = Object.fromEntries(
+      names.map((name, i) => [name, results[i] ? ('ok' as const) : ('unavailable' as const)]),
+    );
     const ready = options.isAccepting() && results.every(Boolean);
-    const body = { status: ready ? ('ready' as const) : ('not ready' as const), checks: { ...checks, api: options.isAccepting() ? ('ok' as const) : ('shutting down' as const) } };
+    const body = {
+      status: ready ? ('ready' as const) : ('not ready' as const),
+      checks: { ...checks, api: options.isAccepting() ? ('ok' as const) : ('shutting down' as const) },
+    };
     return ready ? { status: 200, body } : { status: 503, body };
   });
 }

@@ -36,17 +36,31 @@ const record = (method: string) => (request: Record<string, unknown>) => {
 const memory = {
   queryMemory: async (request: memoryV1.QueryMemoryRequest) => {
     record('queryMemory')(request as unknown as Record<string, unknown>);
-    if (request.question === 'model down?') throw errors.unavailable('MODEL_UNAVAILABLE', 'the memory model could not answer');
-    return { answer: 'Alice lived in Paris.', answered: true, citedFactIds: [FACT_ID], citedEpisodeIds: [], facts: [fact], episodes: [], searchMode: 'keyword' };
+    if (request.question === 'model down?')
+      throw errors.unavailable('MODEL_UNAVAILABLE', 'the memory model could not answer');
+    return {
+      answer: 'Alice lived in Paris.',
+      answered: true,
+      citedFactIds: [FACT_ID],
+      citedEpisodeIds: [],
+      facts: [fact],
+      episodes: [],
+      searchMode: 'keyword',
+    };
   },
   listFacts: async (request: memoryV1.ListFactsRequest) => {
     record('listFacts')(request as unknown as Record<string, unknown>);
-    if (request.pageToken === 'bogus') throw errors.invalidArgument('INVALID_PAGE_TOKEN', 'page_token is not one this service issued');
-    return { facts: request.tenantId === 'acme' ? [fact] : [], nextPageToken: request.tenantId === 'acme' ? 'next-1' : '' };
+    if (request.pageToken === 'bogus')
+      throw errors.invalidArgument('INVALID_PAGE_TOKEN', 'page_token is not one this service issued');
+    return {
+      facts: request.tenantId === 'acme' ? [fact] : [],
+      nextPageToken: request.tenantId === 'acme' ? 'next-1' : '',
+    };
   },
   deleteFact: async (request: memoryV1.DeleteFactRequest) => {
     record('deleteFact')(request as unknown as Record<string, unknown>);
-    if (request.tenantId !== 'acme' || request.factId !== FACT_ID) throw errors.notFound('FACT_NOT_FOUND', `no fact ${request.factId}`);
+    if (request.tenantId !== 'acme' || request.factId !== FACT_ID)
+      throw errors.notFound('FACT_NOT_FOUND', `no fact ${request.factId}`);
     return { auditId: 'audit-1' };
   },
   forgetSubject: async (request: memoryV1.ForgetSubjectRequest) => {
@@ -74,7 +88,11 @@ beforeAll(async () => {
     events: noEvents,
     agentPool: noAgentPool,
     limits: { maxMessageChars: 100, turnWaitMs: 1_000, sseHeartbeatMs: 1_000 },
-    health: { dependencies: { orchestrator: { probe: deadProbe, service: '' } }, probeTimeoutMs: 200, isAccepting: () => true },
+    health: {
+      dependencies: { orchestrator: { probe: deadProbe, service: '' } },
+      probeTimeoutMs: 200,
+      isAccepting: () => true,
+    },
   });
   await app.ready();
   acme = await bearer({ sub: 'alice@acme', tenant: 'acme' });
@@ -88,13 +106,27 @@ beforeEach(() => {
 });
 
 const inject = (method: 'GET' | 'POST' | 'DELETE', url: string, body?: unknown, auth = acme) =>
-  app.inject({ method, url, headers: { authorization: auth, ...(body ? { 'content-type': 'application/json' } : {}) }, ...(body ? { payload: JSON.stringify(body) } : {}) });
+  app.inject({
+    method,
+    url,
+    headers: { authorization: auth, ...(body ? { 'content-type': 'application/json' } : {}) },
+    ...(body ? { payload: JSON.stringify(body) } : {}),
+  });
 
 describe('POST /v1/memory/query', () => {
   it('answers with the cited facts, asking in the caller tenant', async () => {
-    const response = await inject('POST', '/v1/memory/query', { question: 'Where did Alice live?', collectionPrefix: 'user:alice', limit: 5 });
+    const response = await inject('POST', '/v1/memory/query', {
+      question: 'Where did Alice live?',
+      collectionPrefix: 'user:alice',
+      limit: 5,
+    });
     expect(response.statusCode).toBe(200);
-    expect(calls[0]?.request).toMatchObject({ tenantId: 'acme', question: 'Where did Alice live?', collectionPrefix: 'user:alice', limit: 5 });
+    expect(calls[0]?.request).toMatchObject({
+      tenantId: 'acme',
+      question: 'Where did Alice live?',
+      collectionPrefix: 'user:alice',
+      limit: 5,
+    });
     expect(response.json()).toEqual({
       answer: 'Alice lived in Paris.',
       answered: true,
@@ -148,23 +180,43 @@ describe('POST /v1/memory/query', () => {
 
 describe('GET /v1/memory/facts', () => {
   it('passes the filters and paging, and returns the next page token', async () => {
-    const response = await inject('GET', '/v1/memory/facts?collectionPrefix=user:alice&subject=user&includeSuperseded=true&pageSize=10&pageToken=abc');
+    const response = await inject(
+      'GET',
+      '/v1/memory/facts?collectionPrefix=user:alice&subject=user&includeSuperseded=true&pageSize=10&pageToken=abc',
+    );
     expect(response.statusCode).toBe(200);
-    expect(calls[0]?.request).toEqual({ tenantId: 'acme', collectionPrefix: 'user:alice', subject: 'user', includeSuperseded: true, pageSize: 10, pageToken: 'abc' });
+    expect(calls[0]?.request).toEqual({
+      tenantId: 'acme',
+      collectionPrefix: 'user:alice',
+      subject: 'user',
+      includeSuperseded: true,
+      pageSize: 10,
+      pageToken: 'abc',
+    });
     expect(response.json()).toMatchObject({ facts: [{ factId: FACT_ID, current: false }], nextPageToken: 'next-1' });
   });
 
   it('defaults to current facts of every collection, and says when there is no next page', async () => {
     const response = await inject('GET', '/v1/memory/facts', undefined, await bearer({ sub: 'globex' }));
-    expect(calls[0]?.request).toEqual({ tenantId: 'globex', collectionPrefix: '', subject: '', includeSuperseded: false, pageSize: 0, pageToken: '' });
+    expect(calls[0]?.request).toEqual({
+      tenantId: 'globex',
+      collectionPrefix: '',
+      subject: '',
+      includeSuperseded: false,
+      pageSize: 0,
+      pageToken: '',
+    });
     expect(response.json()).toEqual({ facts: [], nextPageToken: null });
   });
 
-  it.each(['includeSuperseded=yes', 'pageSize=0', 'pageSize=501', 'collectionPrefix=a::b', 'nope=1'])('rejects ?%s with 400 INVALID_QUERY', async (query) => {
-    const response = await inject('GET', `/v1/memory/facts?${query}`);
-    expect(response.statusCode).toBe(400);
-    expect(response.json()).toMatchObject({ error: { code: 'INVALID_QUERY' } });
-  });
+  it.each(['includeSuperseded=yes', 'pageSize=0', 'pageSize=501', 'collectionPrefix=a::b', 'nope=1'])(
+    'rejects ?%s with 400 INVALID_QUERY',
+    async (query) => {
+      const response = await inject('GET', `/v1/memory/facts?${query}`);
+      expect(response.statusCode).toBe(400);
+      expect(response.json()).toMatchObject({ error: { code: 'INVALID_QUERY' } });
+    },
+  );
 
   it('passes a page token the memory service rejects through as 400 INVALID_PAGE_TOKEN', async () => {
     const response = await inject('GET', '/v1/memory/facts?pageToken=bogus');
@@ -197,13 +249,29 @@ describe('DELETE /v1/memory/subjects/{subject}', () => {
   it('forgets a subject (URL-decoded) with the counts and the audit id', async () => {
     const response = await inject('DELETE', '/v1/memory/subjects/Alice%20Smith?collectionPrefix=team:eng&reason=gdpr');
     expect(response.statusCode).toBe(200);
-    expect(response.json()).toEqual({ subject: 'Alice Smith', factsDeleted: 2, entitiesDeleted: 1, episodesDeleted: 0, auditId: 'audit-2' });
-    expect(calls[0]?.request).toEqual({ tenantId: 'acme', subject: 'Alice Smith', collectionPrefix: 'team:eng', actor: 'alice@acme', reason: 'gdpr' });
+    expect(response.json()).toEqual({
+      subject: 'Alice Smith',
+      factsDeleted: 2,
+      entitiesDeleted: 1,
+      episodesDeleted: 0,
+      auditId: 'audit-2',
+    });
+    expect(calls[0]?.request).toEqual({
+      tenantId: 'acme',
+      subject: 'Alice Smith',
+      collectionPrefix: 'team:eng',
+      actor: 'alice@acme',
+      reason: 'gdpr',
+    });
   });
 
   it('rejects a blank subject and a bad prefix', async () => {
-    expect((await inject('DELETE', '/v1/memory/subjects/%20%20')).json()).toMatchObject({ error: { code: 'INVALID_SUBJECT' } });
-    expect((await inject('DELETE', '/v1/memory/subjects/alice?collectionPrefix=%20')).json()).toMatchObject({ error: { code: 'INVALID_QUERY' } });
+    expect((await inject('DELETE', '/v1/memory/subjects/%20%20')).json()).toMatchObject({
+      error: { code: 'INVALID_SUBJECT' },
+    });
+    expect((await inject('DELETE', '/v1/memory/subjects/alice?collectionPrefix=%20')).json()).toMatchObject({
+      error: { code: 'INVALID_QUERY' },
+    });
     expect(calls).toHaveLength(0);
   });
 });

@@ -12,7 +12,9 @@ export interface MemoryRoutesOptions {
 }
 
 /** A collection prefix: a whole collection name (`team:eng` covers `team:eng:*`), or empty for all. */
-const CollectionPrefix = z.string().regex(COLLECTION_PATTERN, 'must be 1-8 ":"-separated segments of letters, digits, "_", ".", "@" or "-"');
+const CollectionPrefix = z
+  .string()
+  .regex(COLLECTION_PATTERN, 'must be 1-8 ":"-separated segments of letters, digits, "_", ".", "@" or "-"');
 const Subject = z.string().trim().min(1, 'must not be empty').max(200);
 const Reason = z.string().max(500);
 
@@ -54,7 +56,12 @@ const Fact = z
     validFrom: OptionalTimestamp,
     validTo: OptionalTimestamp,
     supersededBy: z.string().nullable(),
-    source: z.object({ origin: z.string().nullable(), conversationId: z.string().nullable(), runId: z.string().nullable(), messageSeq: z.number().int().nullable() }),
+    source: z.object({
+      origin: z.string().nullable(),
+      conversationId: z.string().nullable(),
+      runId: z.string().nullable(),
+      messageSeq: z.number().int().nullable(),
+    }),
     createdAt: OptionalTimestamp,
   })
   .meta({ id: 'Fact' });
@@ -100,8 +107,20 @@ export const memoryOperations = {
     responses: {
       200: {
         description: 'The answer with its citations.',
-        body: z.object({ answer: z.string(), answered: z.boolean(), citations: z.object({ facts: z.array(Fact), episodes: z.array(Episode) }), searchMode: z.string() }),
-        examples: { answered: { answer: 'A window seat.', answered: true, citations: { facts: [FACT_EXAMPLE], episodes: [] }, searchMode: 'hybrid' } },
+        body: z.object({
+          answer: z.string(),
+          answered: z.boolean(),
+          citations: z.object({ facts: z.array(Fact), episodes: z.array(Episode) }),
+          searchMode: z.string(),
+        }),
+        examples: {
+          answered: {
+            answer: 'A window seat.',
+            answered: true,
+            citations: { facts: [FACT_EXAMPLE], episodes: [] },
+            searchMode: 'hybrid',
+          },
+        },
       },
     },
     errors: { 503: ['MODEL_UNAVAILABLE', 'UNAVAILABLE'] },
@@ -114,7 +133,13 @@ export const memoryOperations = {
     tags: ['memory'],
     access: 'tenant',
     query: ListFactsQuery,
-    responses: { 200: { description: 'A page of facts.', body: z.object({ facts: z.array(Fact), nextPageToken: z.string().nullable() }), examples: { page: { facts: [FACT_EXAMPLE], nextPageToken: null } } } },
+    responses: {
+      200: {
+        description: 'A page of facts.',
+        body: z.object({ facts: z.array(Fact), nextPageToken: z.string().nullable() }),
+        examples: { page: { facts: [FACT_EXAMPLE], nextPageToken: null } },
+      },
+    },
     errors: { 400: ['INVALID_PAGE_TOKEN'] },
   }),
   deleteFact: defineOperation({
@@ -128,7 +153,13 @@ export const memoryOperations = {
     params: z.object({ factId: z.uuid() }),
     query: DeleteFactQuery,
     invalid: { params: { status: 404, code: 'FACT_NOT_FOUND', message: 'no such fact' } },
-    responses: { 200: { description: 'Deleted.', body: z.object({ factId: z.string(), deleted: z.literal(true), auditId: z.string() }), examples: { deleted: { factId: FACT_EXAMPLE.factId, deleted: true, auditId: 'audit_1' } } } },
+    responses: {
+      200: {
+        description: 'Deleted.',
+        body: z.object({ factId: z.string(), deleted: z.literal(true), auditId: z.string() }),
+        examples: { deleted: { factId: FACT_EXAMPLE.factId, deleted: true, auditId: 'audit_1' } },
+      },
+    },
     errors: { 404: ['FACT_NOT_FOUND'] },
   }),
   forgetSubject: defineOperation({
@@ -144,8 +175,16 @@ export const memoryOperations = {
     responses: {
       200: {
         description: 'What was forgotten.',
-        body: z.object({ subject: z.string(), factsDeleted: z.number().int(), entitiesDeleted: z.number().int(), episodesDeleted: z.number().int(), auditId: z.string() }),
-        examples: { forgotten: { subject: 'alice', factsDeleted: 3, entitiesDeleted: 1, episodesDeleted: 0, auditId: 'audit_2' } },
+        body: z.object({
+          subject: z.string(),
+          factsDeleted: z.number().int(),
+          entitiesDeleted: z.number().int(),
+          episodesDeleted: z.number().int(),
+          auditId: z.string(),
+        }),
+        examples: {
+          forgotten: { subject: 'alice', factsDeleted: 3, entitiesDeleted: 1, episodesDeleted: 0, auditId: 'audit_2' },
+        },
       },
     },
   }),
@@ -195,7 +234,12 @@ export function registerMemoryRoutes(router: OperationRouter, options: MemoryRou
 
   router.add(memoryOperations.queryMemory, async ({ body, request }) => {
     const { tenantId } = principalOf(request);
-    const answer = await memory.queryMemory({ tenantId, question: body.question, collectionPrefix: body.collectionPrefix ?? '', limit: body.limit ?? 0 });
+    const answer = await memory.queryMemory({
+      tenantId,
+      question: body.question,
+      collectionPrefix: body.collectionPrefix ?? '',
+      limit: body.limit ?? 0,
+    });
     return {
       status: 200,
       body: {
@@ -222,13 +266,24 @@ export function registerMemoryRoutes(router: OperationRouter, options: MemoryRou
 
   router.add(memoryOperations.deleteFact, async ({ params, query, request }) => {
     const { tenantId, subject } = principalOf(request);
-    const deleted = await memory.deleteFact({ tenantId, factId: params.factId, actor: subject ?? tenantId, reason: query.reason ?? '' });
+    const deleted = await memory.deleteFact({
+      tenantId,
+      factId: params.factId,
+      actor: subject ?? tenantId,
+      reason: query.reason ?? '',
+    });
     return { status: 200, body: { factId: params.factId, deleted: true, auditId: deleted.auditId } };
   });
 
   router.add(memoryOperations.forgetSubject, async ({ params, query, request }) => {
     const { tenantId, subject: actor } = principalOf(request);
-    const forgotten = await memory.forgetSubject({ tenantId, subject: params.subject, collectionPrefix: query.collectionPrefix ?? '', actor: actor ?? tenantId, reason: query.reason ?? '' });
+    const forgotten = await memory.forgetSubject({
+      tenantId,
+      subject: params.subject,
+      collectionPrefix: query.collectionPrefix ?? '',
+      actor: actor ?? tenantId,
+      reason: query.reason ?? '',
+    });
     return {
       status: 200,
       body: {

@@ -13,14 +13,28 @@ const asked: triggerV1.ListNotificationsRequest[] = [];
 let down = false;
 function notify(tenantId: string, userId: string, type: string, body: Record<string, unknown>): void {
   const seq = feed.length + 1;
-  feed.push({ tenantId, seq, notificationId: `ntf_${seq}`, type, taskId: 'task_1', userId, bodyJson: JSON.stringify({ type, ...body }), createdAt: new Date(Date.UTC(2026, 5, 1, 0, 0, seq)) });
+  feed.push({
+    tenantId,
+    seq,
+    notificationId: `ntf_${seq}`,
+    type,
+    taskId: 'task_1',
+    userId,
+    bodyJson: JSON.stringify({ type, ...body }),
+    createdAt: new Date(Date.UTC(2026, 5, 1, 0, 0, seq)),
+  });
 }
 const trigger = {
   listNotifications: async (request: triggerV1.ListNotificationsRequest) => {
     asked.push(request);
     if (down) throw errors.unavailable('TRIGGER_UNAVAILABLE', 'the trigger service is down', { retryAfterSeconds: 1 });
     const notifications = feed
-      .filter((n) => n.tenantId === request.tenantId && n.seq > request.afterSeq && (!request.userId || n.userId === request.userId || n.userId === ''))
+      .filter(
+        (n) =>
+          n.tenantId === request.tenantId &&
+          n.seq > request.afterSeq &&
+          (!request.userId || n.userId === request.userId || n.userId === ''),
+      )
       .slice(0, request.limit)
       .map(({ tenantId: _tenant, ...n }) => n);
     return { notifications };
@@ -34,12 +48,19 @@ const deadProbe = new GrpcHealthProbe('127.0.0.1:1', new PlaintextTransport(), '
 const tokens: Record<string, string> = {};
 
 beforeAll(async () => {
-  const sign = (claims: Record<string, string>) => new SignJWT(claims).setProtectedHeader({ alg: 'HS256' }).setIssuedAt().setExpirationTime('1h').sign(new TextEncoder().encode(SECRET));
+  const sign = (claims: Record<string, string>) =>
+    new SignJWT(claims)
+      .setProtectedHeader({ alg: 'HS256' })
+      .setIssuedAt()
+      .setExpirationTime('1h')
+      .sign(new TextEncoder().encode(SECRET));
   tokens['alice'] = await sign({ tenant: 'acme', sub: 'alice' });
   tokens['bob'] = await sign({ tenant: 'acme', sub: 'bob' });
   tokens['globex'] = await sign({ sub: 'globex' });
   tokens['initech'] = await sign({ tenant: 'initech', sub: 'peter' });
-  app = triggerEdgeApp(SECRET, trigger, deadProbe, { limits: { maxMessageChars: 100, turnWaitMs: 1_000, sseHeartbeatMs: 60_000, notificationsPollMs: 20 } });
+  app = triggerEdgeApp(SECRET, trigger, deadProbe, {
+    limits: { maxMessageChars: 100, turnWaitMs: 1_000, sseHeartbeatMs: 60_000, notificationsPollMs: 20 },
+  });
   url = await app.listen({ host: '127.0.0.1', port: 0 });
   notify('acme', 'alice', 'fire.finished', { status: 'succeeded', result: { response: 'digest sent' } });
   notify('globex', 'globex', 'fire.finished', { status: 'succeeded', secret: 'globex only' });
@@ -59,10 +80,19 @@ interface Received {
 }
 
 /** Opens the stream and reads until `count` events arrived (or `waitMs` passed: to show nothing more comes), then hangs up. */
-async function read(who: string, count: number, headers: Record<string, string> = {}, during?: () => void, waitMs = 5_000): Promise<{ status: number; contentType: string | null; events: Received[] }> {
+async function read(
+  who: string,
+  count: number,
+  headers: Record<string, string> = {},
+  during?: () => void,
+  waitMs = 5_000,
+): Promise<{ status: number; contentType: string | null; events: Received[] }> {
   const controller = new AbortController();
   const deadline = setTimeout(() => controller.abort(), waitMs);
-  const response = await fetch(`${url}/v1/notifications`, { headers: { authorization: `Bearer ${tokens[who]}`, ...headers }, signal: controller.signal });
+  const response = await fetch(`${url}/v1/notifications`, {
+    headers: { authorization: `Bearer ${tokens[who]}`, ...headers },
+    signal: controller.signal,
+  });
   const events: Received[] = [];
   if (response.status === 200 && response.body) {
     const reader = response.body.pipeThrough(new TextDecoderStream()).getReader();
@@ -76,8 +106,18 @@ async function read(who: string, count: number, headers: Record<string, string> 
         for (let end = buffer.indexOf('\n\n'); end >= 0; end = buffer.indexOf('\n\n')) {
           const block = buffer.slice(0, end);
           buffer = buffer.slice(end + 2);
-          const fields = Object.fromEntries(block.split('\n').filter((l) => !l.startsWith(':')).map((l) => [l.slice(0, l.indexOf(':')), l.slice(l.indexOf(':') + 2)]));
-          if (fields['data'] !== undefined) events.push({ id: fields['id'] ?? '', event: fields['event'] ?? '', data: JSON.parse(fields['data']) as Record<string, unknown> });
+          const fields = Object.fromEntries(
+            block
+              .split('\n')
+              .filter((l) => !l.startsWith(':'))
+              .map((l) => [l.slice(0, l.indexOf(':')), l.slice(l.indexOf(':') + 2)]),
+          );
+          if (fields['data'] !== undefined)
+            events.push({
+              id: fields['id'] ?? '',
+              event: fields['event'] ?? '',
+              data: JSON.parse(fields['data']) as Record<string, unknown>,
+            });
         }
       }
     } catch {
@@ -99,7 +139,13 @@ describe('GET /v1/notifications', () => {
       ['3', 'fire.approval_requested'],
       ['5', 'fire.approval_expired'],
     ]);
-    expect(events[0]!.data).toMatchObject({ seq: 1, notificationId: 'ntf_1', type: 'fire.finished', result: { response: 'digest sent' }, createdAt: '2026-06-01T00:00:01.000Z' });
+    expect(events[0]!.data).toMatchObject({
+      seq: 1,
+      notificationId: 'ntf_1',
+      type: 'fire.finished',
+      result: { response: 'digest sent' },
+      createdAt: '2026-06-01T00:00:01.000Z',
+    });
     expect(asked.at(-1)).toMatchObject({ tenantId: 'acme', userId: 'alice' });
   });
 
@@ -129,7 +175,10 @@ describe('GET /v1/notifications', () => {
     const deadline = setTimeout(() => controller.abort(), 5_000);
     try {
       // fetch resolves when the status line and headers arrive; before the fix they waited for the first write.
-      const response = await fetch(`${url}/v1/notifications`, { headers: { authorization: `Bearer ${tokens['initech']}` }, signal: controller.signal });
+      const response = await fetch(`${url}/v1/notifications`, {
+        headers: { authorization: `Bearer ${tokens['initech']}` },
+        signal: controller.signal,
+      });
       expect(response.status).toBe(200);
       expect(response.headers.get('content-type')).toContain('text/event-stream');
       expect(controller.signal.aborted).toBe(false);
@@ -142,7 +191,9 @@ describe('GET /v1/notifications', () => {
   it('answers 503 with retry-after while the trigger service is down, and 401 without a token', async () => {
     down = true;
     try {
-      const response = await fetch(`${url}/v1/notifications`, { headers: { authorization: `Bearer ${tokens['alice']}` } });
+      const response = await fetch(`${url}/v1/notifications`, {
+        headers: { authorization: `Bearer ${tokens['alice']}` },
+      });
       expect(response.status).toBe(503);
       expect(response.headers.get('retry-after')).toBe('1');
     } finally {

@@ -23,24 +23,41 @@ const PAGE = 200;
 
 /** A notification as the stream sends it in `data:`: the same JSON a webhook receives, plus its seq and id. */
 function notificationData(n: triggerV1.Notification): Record<string, unknown> {
-  return { seq: n.seq, notificationId: n.notificationId, createdAt: n.createdAt?.toISOString() ?? null, ...(JSON.parse(n.bodyJson) as Record<string, unknown>) };
+  return {
+    seq: n.seq,
+    notificationId: n.notificationId,
+    createdAt: n.createdAt?.toISOString() ?? null,
+    ...(JSON.parse(n.bodyJson) as Record<string, unknown>),
+  };
 }
 
 const Notification = z
   .looseObject({ seq: z.number().int(), notificationId: z.string(), createdAt: OptionalTimestamp })
-  .meta({ id: 'Notification', description: 'A notification: its seq (also the event id) and id, then the same JSON a webhook receives (docs/triggers.md); the event name is its type.' });
+  .meta({
+    id: 'Notification',
+    description:
+      'A notification: its seq (also the event id) and id, then the same JSON a webhook receives (docs/triggers.md); the event name is its type.',
+  });
 
 export const notificationOperations = {
   watchNotifications: defineOperation({
     method: 'GET',
     path: '/v1/notifications',
     operationId: 'watchNotifications',
-    summary: 'The tenant\'s notification stream (SSE), resuming after Last-Event-ID',
+    summary: "The tenant's notification stream (SSE), resuming after Last-Event-ID",
     tags: ['tasks'],
     access: 'tenant',
-    query: z.object({ after: z.string().optional().meta({ description: 'Resume after this seq (as `Last-Event-ID`).' }) }),
+    query: z.object({
+      after: z.string().optional().meta({ description: 'Resume after this seq (as `Last-Event-ID`).' }),
+    }),
     headers: z.object({ 'Last-Event-ID': z.string().optional() }),
-    responses: { 200: { description: 'Notifications as they are recorded: fire results, approval requests of triggered runs, expiry notices.', events: Notification } },
+    responses: {
+      200: {
+        description:
+          'Notifications as they are recorded: fire results, approval requests of triggered runs, expiry notices.',
+        events: Notification,
+      },
+    },
     errors: { 429: ['QUOTA_EXCEEDED'], 503: ['UNAVAILABLE'] },
   }),
 };
@@ -72,11 +89,13 @@ export function registerNotificationRoutes(router: OperationRouter, options: Not
         }
         if (page.length < PAGE) await sleep(options.pollMs, undefined, { signal: closed }).catch(() => undefined);
         if (closed.aborted) break;
-        page = (await options.trigger.listNotifications({ ...scope, afterSeq: after, limit: PAGE }, { signal: closed })).notifications;
+        page = (await options.trigger.listNotifications({ ...scope, afterSeq: after, limit: PAGE }, { signal: closed }))
+          .notifications;
       }
     } catch (error) {
       // The client resumes from the last id it got when it reconnects.
-      if (!closed.aborted) stream.send('error', { error: { code: 'NOTIFICATIONS_UNAVAILABLE', message: (error as Error).message } });
+      if (!closed.aborted)
+        stream.send('error', { error: { code: 'NOTIFICATIONS_UNAVAILABLE', message: (error as Error).message } });
     } finally {
       stream.end();
       lease.release();

@@ -27,13 +27,24 @@ const item: orchestratorV1.RunListItem = {
 const orchestrator = {
   listRuns: async (request: orchestratorV1.ListRunsRequest) => {
     asked.push(request);
-    if (request.pageToken === 'tampered') throw errors.invalidArgument('INVALID_PAGE_TOKEN', 'page_token is not one ListRuns returned (altered or cut); start the listing again without it');
-    return { runs: request.tenantId === 'acme' ? [item] : [], nextPageToken: request.tenantId === 'acme' ? 'next' : '' };
+    if (request.pageToken === 'tampered')
+      throw errors.invalidArgument(
+        'INVALID_PAGE_TOKEN',
+        'page_token is not one ListRuns returned (altered or cut); start the listing again without it',
+      );
+    return {
+      runs: request.tenantId === 'acme' ? [item] : [],
+      nextPageToken: request.tenantId === 'acme' ? 'next' : '',
+    };
   },
 } as unknown as PromiseClient<orchestratorV1.OrchestratorServiceClient>;
 const { inject, bearer } = useOrchestratorEdgeApp(SECRET, orchestrator);
 
-async function get(url: string, claims: Record<string, unknown> = { tenant: 'acme' }, headers: Record<string, string> = {}) {
+async function get(
+  url: string,
+  claims: Record<string, unknown> = { tenant: 'acme' },
+  headers: Record<string, string> = {},
+) {
   return inject({ method: 'GET', url, headers: { authorization: await bearer(claims), ...headers } });
 }
 
@@ -81,7 +92,14 @@ describe('GET /v1/runs', () => {
 
   it('sends no filter and the default page size without a query', async () => {
     expect((await get('/v1/runs')).statusCode).toBe(200);
-    expect(asked.at(-1)).toMatchObject({ tenantId: 'acme', statuses: [], conversationId: '', pageSize: 0, pageToken: '', createdAfter: undefined });
+    expect(asked.at(-1)).toMatchObject({
+      tenantId: 'acme',
+      statuses: [],
+      conversationId: '',
+      pageSize: 0,
+      pageToken: '',
+      createdAfter: undefined,
+    });
   });
 
   it('refuses a bad query with 400 INVALID_QUERY naming the parameter', async () => {
@@ -109,7 +127,9 @@ describe('GET /v1/runs', () => {
   it("maps the orchestrator's refusal of a page token to 400 INVALID_PAGE_TOKEN", async () => {
     const response = await get('/v1/runs?pageToken=tampered');
     expect(response.statusCode).toBe(400);
-    expect(response.json()).toMatchObject({ error: { code: 'INVALID_PAGE_TOKEN', message: expect.stringContaining('page_token') } });
+    expect(response.json()).toMatchObject({
+      error: { code: 'INVALID_PAGE_TOKEN', message: expect.stringContaining('page_token') },
+    });
   });
 
   it("scopes the listing by the token's tenant: another tenant sees only its own", async () => {
@@ -118,7 +138,11 @@ describe('GET /v1/runs', () => {
   });
 
   it("lets an operator list another tenant's runs with Platform-Tenant, and nobody else", async () => {
-    const operator = await get('/v1/runs?status=failed', { tenant: 'ops', roles: ['ops-role'] }, { 'platform-tenant': 'acme' });
+    const operator = await get(
+      '/v1/runs?status=failed',
+      { tenant: 'ops', roles: ['ops-role'] },
+      { 'platform-tenant': 'acme' },
+    );
     expect(operator.statusCode).toBe(200);
     expect(asked.at(-1)).toMatchObject({ tenantId: 'acme', statuses: ['failed'] });
     const count = asked.length;

@@ -21,7 +21,10 @@ const StatusList = z
     z
       .array(z.string())
       .min(1, 'name at least one status')
-      .refine((values) => values.every((v) => (STATUSES as readonly string[]).includes(v)), `each status must be one of ${STATUSES.join(', ')}`),
+      .refine(
+        (values) => values.every((v) => (STATUSES as readonly string[]).includes(v)),
+        `each status must be one of ${STATUSES.join(', ')}`,
+      ),
   );
 
 const Id = z.string().min(1).max(128);
@@ -34,8 +37,12 @@ const RunListQuery = z
     stopReason: z.string().min(1).max(64).optional(),
     tool: z.string().min(1).max(128).optional(),
     source: z.enum(['user', 'trigger', 'child', 'notice']).optional(),
-    createdAfter: z.iso.datetime({ offset: true, error: 'must be an ISO 8601 date-time, e.g. 2026-06-01T00:00:00Z' }).optional(),
-    createdBefore: z.iso.datetime({ offset: true, error: 'must be an ISO 8601 date-time, e.g. 2026-06-01T00:00:00Z' }).optional(),
+    createdAfter: z.iso
+      .datetime({ offset: true, error: 'must be an ISO 8601 date-time, e.g. 2026-06-01T00:00:00Z' })
+      .optional(),
+    createdBefore: z.iso
+      .datetime({ offset: true, error: 'must be an ISO 8601 date-time, e.g. 2026-06-01T00:00:00Z' })
+      .optional(),
     parentRunId: Id.optional(),
     pageSize: z.coerce.number().int().min(1).max(200).optional(),
     pageToken: z.string().min(1).max(1_000).optional(),
@@ -68,7 +75,7 @@ export const runListOperations = {
     method: 'GET',
     path: '/v1/runs',
     operationId: 'listRuns',
-    summary: 'The tenant\'s runs, newest first, filtered and paged',
+    summary: "The tenant's runs, newest first, filtered and paged",
     tags: ['runs'],
     access: 'tenant',
     query: RunListQuery,
@@ -142,7 +149,11 @@ export function registerRunListRoutes(router: OperationRouter, options: RunListR
           traceId: run.traceId || null,
           turns: run.turns,
           toolCalls: run.toolCalls,
-          usage: { inputTokens: run.usage?.inputTokens ?? 0, outputTokens: run.usage?.outputTokens ?? 0, totalTokens: run.usage?.totalTokens ?? 0 },
+          usage: {
+            inputTokens: run.usage?.inputTokens ?? 0,
+            outputTokens: run.usage?.outputTokens ?? 0,
+            totalTokens: run.usage?.totalTokens ?? 0,
+          },
         })),
         nextPageToken: page.nextPageToken || null,
       },

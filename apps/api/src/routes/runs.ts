@@ -26,14 +26,21 @@ const RunPath = z.object({ runId: RunId });
 const INVALID_RUN_ID = { code: 'INVALID_RUN_ID', message: 'runId is invalid' };
 
 /** One event of a run as its stream sends it (`data:`), also what `event:` and `id:` repeat. */
-export const RunEvent = RunEventEnvelope.meta({ id: 'RunEvent', description: 'One run event: `type` says which, `data` holds its fields (docs/api.md#streaming).' });
+export const RunEvent = RunEventEnvelope.meta({
+  id: 'RunEvent',
+  description: 'One run event: `type` says which, `data` holds its fields (docs/api.md#streaming).',
+});
 
 const ChildRun = z.object({
   runId: z.string(),
   conversationId: z.string(),
   role: z.string(),
   callId: z.string().nullable(),
-  toolScope: z.array(z.string()).nullable().optional().meta({ description: 'The only tools the child run may use, when its plan subtask named one.' }),
+  toolScope: z
+    .array(z.string())
+    .nullable()
+    .optional()
+    .meta({ description: 'The only tools the child run may use, when its plan subtask named one.' }),
   status: z.string(),
   stopReason: z.string().nullable(),
   createdAt: Timestamp,
@@ -46,22 +53,39 @@ const RunDetail = z
     conversationId: z.string(),
     status: RunStatus,
     stopReason: z.string().nullable(),
-    source: z.string().meta({ description: 'Who started the run: user, trigger, child or notice (as in the run listing).' }),
+    source: z
+      .string()
+      .meta({ description: 'Who started the run: user, trigger, child or notice (as in the run listing).' }),
     profile: z.string().meta({ description: 'The agent profile the run runs under.' }),
     createdAt: OptionalTimestamp,
-    startedAt: OptionalTimestamp.meta({ description: 'When an orchestrator first took the run up; null while it waits in the queue.' }),
+    startedAt: OptionalTimestamp.meta({
+      description: 'When an orchestrator first took the run up; null while it waits in the queue.',
+    }),
     finishedAt: OptionalTimestamp,
-    traceId: z.string().nullable().meta({ description: 'The run\'s trace, for a trace viewer (Jaeger, Tempo).' }),
-    result: z.unknown().meta({ description: 'The turn\'s result once finished (the shape of a message\'s answer); null before.' }),
-    transcript: z.array(z.unknown()).meta({ description: 'Each step: model calls with their request-view diagnostics, tool calls with arguments, result, status, duration and runner.' }),
+    traceId: z.string().nullable().meta({ description: "The run's trace, for a trace viewer (Jaeger, Tempo)." }),
+    result: z
+      .unknown()
+      .meta({ description: "The turn's result once finished (the shape of a message's answer); null before." }),
+    transcript: z.array(z.unknown()).meta({
+      description:
+        'Each step: model calls with their request-view diagnostics, tool calls with arguments, result, status, duration and runner.',
+    }),
     rootConversationId: z.string().optional(),
     parentRunId: z.string().nullable().optional(),
     parentCallId: z.string().nullable().optional(),
-    chain: z.array(z.string()).optional().meta({ description: 'The profiles from the team\'s root run down to this one.' }),
+    chain: z
+      .array(z.string())
+      .optional()
+      .meta({ description: "The profiles from the team's root run down to this one." }),
     depth: z.number().int().min(0).optional(),
-    toolScope: z.array(z.string()).nullable().optional().meta({ description: 'The only tools a plan subtask\'s child run may use, when its subtask named one; else null.' }),
-    children: z.array(ChildRun).optional().meta({ description: 'Runs this run delegated to (docs/plans-and-teams.md).' }),
-    plan: z.unknown().optional().meta({ description: 'The run\'s plan, once it has one (docs/plans-and-teams.md).' }),
+    toolScope: z.array(z.string()).nullable().optional().meta({
+      description: "The only tools a plan subtask's child run may use, when its subtask named one; else null.",
+    }),
+    children: z
+      .array(ChildRun)
+      .optional()
+      .meta({ description: 'Runs this run delegated to (docs/plans-and-teams.md).' }),
+    plan: z.unknown().optional().meta({ description: "The run's plan, once it has one (docs/plans-and-teams.md)." }),
   })
   .meta({ id: 'RunDetail' });
 
@@ -103,15 +127,25 @@ export const runOperations = {
     method: 'GET',
     path: '/v1/runs/{runId}/events',
     operationId: 'watchRunEvents',
-    summary: 'Watch a run\'s events (SSE), resuming after Last-Event-ID',
-    description: 'Every event from the start, or after `Last-Event-ID` (or `?after=`) when reconnecting; the stream ends after `execution_end`.',
+    summary: "Watch a run's events (SSE), resuming after Last-Event-ID",
+    description:
+      'Every event from the start, or after `Last-Event-ID` (or `?after=`) when reconnecting; the stream ends after `execution_end`.',
     tags: ['runs'],
     access: 'tenant',
     params: RunPath,
-    query: z.object({ after: z.string().optional().meta({ description: 'Resume after this event id (as `Last-Event-ID`); not an integer > 0 counts as 0.' }) }),
-    headers: z.object({ 'Last-Event-ID': z.string().optional().meta({ description: 'The id of the last event the client got.' }) }),
+    query: z.object({
+      after: z
+        .string()
+        .optional()
+        .meta({ description: 'Resume after this event id (as `Last-Event-ID`); not an integer > 0 counts as 0.' }),
+    }),
+    headers: z.object({
+      'Last-Event-ID': z.string().optional().meta({ description: 'The id of the last event the client got.' }),
+    }),
     invalid: { params: INVALID_RUN_ID },
-    responses: { 200: { description: 'The run\'s events.', events: RunEvent, headers: z.object({ 'x-run-id': z.string() }) } },
+    responses: {
+      200: { description: "The run's events.", events: RunEvent, headers: z.object({ 'x-run-id': z.string() }) },
+    },
     errors: { 404: ['RUN_NOT_FOUND'], 429: ['QUOTA_EXCEEDED'] },
   }),
   cancelRun: defineOperation({
@@ -123,7 +157,13 @@ export const runOperations = {
     access: 'tenant',
     params: RunPath,
     invalid: { params: INVALID_RUN_ID },
-    responses: { 202: { description: 'Cancellation accepted.', body: z.object({ runId: z.string(), status: z.string() }), examples: { accepted: { runId: 'run_1', status: 'cancelled' } } } },
+    responses: {
+      202: {
+        description: 'Cancellation accepted.',
+        body: z.object({ runId: z.string(), status: z.string() }),
+        examples: { accepted: { runId: 'run_1', status: 'cancelled' } },
+      },
+    },
     errors: { 404: ['RUN_NOT_FOUND'], 409: ['RUN_FINISHED'] },
   }),
 };
@@ -179,7 +219,8 @@ export function registerRunRoutes(router: OperationRouter, options: RunRoutesOpt
         if (lastId !== undefined && event.id >= lastId) break;
       }
     } catch (error) {
-      if (!closed.aborted) stream.send('error', { error: { code: 'EVENTS_UNAVAILABLE', message: (error as Error).message } });
+      if (!closed.aborted)
+        stream.send('error', { error: { code: 'EVENTS_UNAVAILABLE', message: (error as Error).message } });
     } finally {
       stream.end();
       lease.release();
@@ -190,7 +231,10 @@ export function registerRunRoutes(router: OperationRouter, options: RunRoutesOpt
   router.add(runOperations.cancelRun, async ({ params, request }) => {
     const { tenantId } = principalOf(request);
     const cancelled = await options.orchestrator.cancelRun({ tenantId, runId: params.runId });
-    if (!cancelled.accepted) throw new HttpError(409, 'RUN_FINISHED', `the run already finished (${cancelled.status})`, { status: cancelled.status });
+    if (!cancelled.accepted)
+      throw new HttpError(409, 'RUN_FINISHED', `the run already finished (${cancelled.status})`, {
+        status: cancelled.status,
+      });
     return { status: 202, body: { runId: cancelled.runId, status: cancelled.status } };
   });
 }

@@ -14,13 +14,21 @@ const task: triggerV1.Task = {
   tenantId: 'acme',
   userId: 'alice',
   name: 'digest',
-  specJson: JSON.stringify({ trigger: { type: 'schedule', cron: '0 8 * * *', timeZone: 'UTC' }, executor: 'orchestrator', action: { instruction: 'Summarize' } }),
+  specJson: JSON.stringify({
+    trigger: { type: 'schedule', cron: '0 8 * * *', timeZone: 'UTC' },
+    executor: 'orchestrator',
+    action: { instruction: 'Summarize' },
+  }),
   status: 'ACTIVE',
   triggerType: 'schedule',
   nextFireAt: new Date('2026-06-02T08:00:00Z'),
   lastFireAt: undefined,
   lastOutcome: '',
-  lastError: { code: 'FILTER_EVALUATION_FAILED', message: 'Expected a number, but got a text instead.', at: new Date('2026-06-01T12:00:00Z') },
+  lastError: {
+    code: 'FILTER_EVALUATION_FAILED',
+    message: 'Expected a number, but got a text instead.',
+    at: new Date('2026-06-01T12:00:00Z'),
+  },
   createdAt: new Date('2026-06-01T00:00:00Z'),
   updatedAt: new Date('2026-06-01T00:00:00Z'),
 };
@@ -43,7 +51,8 @@ const fire: triggerV1.Fire = {
 
 /** The trigger service at its port: scoped by tenant like the real one, which has its own suite. */
 function owned(request: { tenantId: string; taskId?: string }): void {
-  if (request.tenantId !== 'acme' || (request.taskId !== undefined && request.taskId !== TASK_ID)) throw errors.notFound('TASK_NOT_FOUND', `no task '${request.taskId}'`);
+  if (request.tenantId !== 'acme' || (request.taskId !== undefined && request.taskId !== TASK_ID))
+    throw errors.notFound('TASK_NOT_FOUND', `no task '${request.taskId}'`);
 }
 const trigger = new Proxy(
   {},
@@ -54,16 +63,25 @@ const trigger = new Proxy(
         const spec = JSON.parse(request['specJson'] as string) as Record<string, unknown>;
         // The trigger service's own checks (its cron engine) come after the api's.
         if ((spec['trigger'] as { cron?: string }).cron === 'every day') {
-          throw errors.invalidArgument('INVALID_TASK_SPEC', 'trigger.cron: not a valid cron pattern', { details: { issues: [{ field: 'trigger.cron', message: 'not a valid cron pattern' }] } });
+          throw errors.invalidArgument('INVALID_TASK_SPEC', 'trigger.cron: not a valid cron pattern', {
+            details: { issues: [{ field: 'trigger.cron', message: 'not a valid cron pattern' }] },
+          });
         }
-        return { task, duplicate: request['requestId'] === 'again', webhookSecret: (spec['output'] as { channel?: string } | undefined)?.channel === 'webhook' ? 'whsec_test' : '' };
+        return {
+          task,
+          duplicate: request['requestId'] === 'again',
+          webhookSecret:
+            (spec['output'] as { channel?: string } | undefined)?.channel === 'webhook' ? 'whsec_test' : '',
+        };
       }
       owned(request as { tenantId: string; taskId?: string });
       if (method === 'listTasks') return { tasks: [task], nextPageToken: '' };
       if (method === 'listFires') return { fires: [fire], nextPageToken: 'next' };
-      if (method === 'runTaskNow') return { fire: { ...fire, status: 'pending', resultJson: '', finishedAt: undefined }, duplicate: false };
+      if (method === 'runTaskNow')
+        return { fire: { ...fire, status: 'pending', resultJson: '', finishedAt: undefined }, duplicate: false };
       if (method === 'deleteTask') return {};
-      if (method === 'publishEvent') return { eventId: (request['eventId'] as string) || 'evt_assigned', firedTaskIds: [TASK_ID] };
+      if (method === 'publishEvent')
+        return { eventId: (request['eventId'] as string) || 'evt_assigned', firedTaskIds: [TASK_ID] };
       return { task };
     },
   },
@@ -79,7 +97,12 @@ let auth: string;
 let otherTenant: string;
 
 beforeAll(async () => {
-  const sign = (sub: string) => new SignJWT({ sub }).setProtectedHeader({ alg: 'HS256' }).setIssuedAt().setExpirationTime('1h').sign(new TextEncoder().encode(SECRET));
+  const sign = (sub: string) =>
+    new SignJWT({ sub })
+      .setProtectedHeader({ alg: 'HS256' })
+      .setIssuedAt()
+      .setExpirationTime('1h')
+      .sign(new TextEncoder().encode(SECRET));
   auth = `Bearer ${await sign('acme')}`;
   otherTenant = `Bearer ${await sign('globex')}`;
   app = triggerEdgeApp(SECRET, trigger, deadProbe);
@@ -90,23 +113,47 @@ afterAll(async () => {
   deadProbe.close();
 });
 
-function call(method: string, url: string, options: { body?: unknown; headers?: Record<string, string>; authorization?: string } = {}) {
+function call(
+  method: string,
+  url: string,
+  options: { body?: unknown; headers?: Record<string, string>; authorization?: string } = {},
+) {
   return app.inject({
     method: method as 'GET',
     url,
-    headers: { authorization: options.authorization ?? auth, ...(options.body !== undefined ? { 'content-type': 'application/json' } : {}), ...options.headers },
+    headers: {
+      authorization: options.authorization ?? auth,
+      ...(options.body !== undefined ? { 'content-type': 'application/json' } : {}),
+      ...options.headers,
+    },
     ...(options.body !== undefined ? { payload: JSON.stringify(options.body) } : {}),
   });
 }
 
 describe('/v1/tasks', () => {
   it('creates a task for the token tenant and user: 201, the spec back, the idempotency key forwarded', async () => {
-    const response = await call('POST', '/v1/tasks', { body: { trigger: { type: 'schedule', cron: '0 8 * * *' }, action: { instruction: 'Summarize' } }, headers: { 'idempotency-key': 'k1' } });
+    const response = await call('POST', '/v1/tasks', {
+      body: { trigger: { type: 'schedule', cron: '0 8 * * *' }, action: { instruction: 'Summarize' } },
+      headers: { 'idempotency-key': 'k1' },
+    });
     expect(response.statusCode).toBe(201);
-    expect(response.json()).toMatchObject({ taskId: TASK_ID, status: 'ACTIVE', nextFireAt: '2026-06-02T08:00:00.000Z', lastFireAt: null, spec: { executor: 'orchestrator' } });
-    expect(seen.at(-1)).toMatchObject({ method: 'createTask', request: { tenantId: 'acme', userId: 'acme', requestId: 'k1' } });
-    expect((await call('POST', '/v1/tasks', { body: SPEC, headers: { 'idempotency-key': 'again' } })).statusCode).toBe(200);
-    const hooked = await call('POST', '/v1/tasks', { body: { ...SPEC, output: { channel: 'webhook', url: 'https://example.com/h' } } });
+    expect(response.json()).toMatchObject({
+      taskId: TASK_ID,
+      status: 'ACTIVE',
+      nextFireAt: '2026-06-02T08:00:00.000Z',
+      lastFireAt: null,
+      spec: { executor: 'orchestrator' },
+    });
+    expect(seen.at(-1)).toMatchObject({
+      method: 'createTask',
+      request: { tenantId: 'acme', userId: 'acme', requestId: 'k1' },
+    });
+    expect((await call('POST', '/v1/tasks', { body: SPEC, headers: { 'idempotency-key': 'again' } })).statusCode).toBe(
+      200,
+    );
+    const hooked = await call('POST', '/v1/tasks', {
+      body: { ...SPEC, output: { channel: 'webhook', url: 'https://example.com/h' } },
+    });
     expect(hooked.json()).toMatchObject({ taskId: TASK_ID, webhookSecret: 'whsec_test' });
     expect(response.json()).not.toHaveProperty('webhookSecret');
   });
@@ -119,31 +166,71 @@ describe('/v1/tasks', () => {
       error: {
         code: 'INVALID_TASK_SPEC',
         message: expect.stringMatching(/^trigger: /),
-        details: { issues: [{ field: 'trigger', message: expect.any(String) }, { field: 'misfire.windowSeconds', message: 'catch_up needs windowSeconds' }] },
+        details: {
+          issues: [
+            { field: 'trigger', message: expect.any(String) },
+            { field: 'misfire.windowSeconds', message: 'catch_up needs windowSeconds' },
+          ],
+        },
       },
     });
-    expect((await call('POST', '/v1/tasks', { body: [1, 2] })).json()).toMatchObject({ error: { code: 'INVALID_TASK_SPEC' } });
-    expect((await call('PUT', `/v1/tasks/${TASK_ID}`, { body: { ...SPEC, action: {} } })).json()).toMatchObject({ error: { code: 'INVALID_TASK_SPEC', message: 'action.instruction: the orchestrator executor needs an instruction' } });
+    expect((await call('POST', '/v1/tasks', { body: [1, 2] })).json()).toMatchObject({
+      error: { code: 'INVALID_TASK_SPEC' },
+    });
+    expect((await call('PUT', `/v1/tasks/${TASK_ID}`, { body: { ...SPEC, action: {} } })).json()).toMatchObject({
+      error: {
+        code: 'INVALID_TASK_SPEC',
+        message: 'action.instruction: the orchestrator executor needs an instruction',
+      },
+    });
     expect(seen.length).toBe(before);
   });
 
-  it('passes on the trigger service\'s own refusal (a cron pattern its engine cannot run)', async () => {
-    const response = await call('POST', '/v1/tasks', { body: { ...SPEC, trigger: { type: 'schedule', cron: 'every day' } } });
+  it("passes on the trigger service's own refusal (a cron pattern its engine cannot run)", async () => {
+    const response = await call('POST', '/v1/tasks', {
+      body: { ...SPEC, trigger: { type: 'schedule', cron: 'every day' } },
+    });
     expect(response.statusCode).toBe(400);
-    expect(response.json()).toEqual({ error: { code: 'INVALID_TASK_SPEC', message: 'trigger.cron: not a valid cron pattern', details: { issues: [{ field: 'trigger.cron', message: 'not a valid cron pattern' }] } } });
+    expect(response.json()).toEqual({
+      error: {
+        code: 'INVALID_TASK_SPEC',
+        message: 'trigger.cron: not a valid cron pattern',
+        details: { issues: [{ field: 'trigger.cron', message: 'not a valid cron pattern' }] },
+      },
+    });
   });
 
   it('lists, reads, updates, pauses, resumes and deletes', async () => {
-    expect((await call('GET', '/v1/tasks?pageSize=10')).json()).toMatchObject({ tasks: [{ taskId: TASK_ID }], nextPageToken: null });
+    expect((await call('GET', '/v1/tasks?pageSize=10')).json()).toMatchObject({
+      tasks: [{ taskId: TASK_ID }],
+      nextPageToken: null,
+    });
     expect((await call('GET', `/v1/tasks/${TASK_ID}`)).json()).toMatchObject({
       taskId: TASK_ID,
-      lastError: { code: 'FILTER_EVALUATION_FAILED', message: 'Expected a number, but got a text instead.', at: '2026-06-01T12:00:00.000Z' },
+      lastError: {
+        code: 'FILTER_EVALUATION_FAILED',
+        message: 'Expected a number, but got a text instead.',
+        at: '2026-06-01T12:00:00.000Z',
+      },
     });
-    expect((await call('PUT', `/v1/tasks/${TASK_ID}`, { body: { ...SPEC, trigger: { type: 'schedule', cron: '0 9 * * *' } } })).statusCode).toBe(200);
+    expect(
+      (
+        await call('PUT', `/v1/tasks/${TASK_ID}`, {
+          body: { ...SPEC, trigger: { type: 'schedule', cron: '0 9 * * *' } },
+        })
+      ).statusCode,
+    ).toBe(200);
     expect((await call('POST', `/v1/tasks/${TASK_ID}/pause`)).statusCode).toBe(200);
     expect((await call('POST', `/v1/tasks/${TASK_ID}/resume`)).statusCode).toBe(200);
     expect((await call('DELETE', `/v1/tasks/${TASK_ID}`)).statusCode).toBe(204);
-    expect(seen.slice(-6).map((s) => s.method)).toEqual(['listTasks', 'getTask', 'updateTask', 'pauseTask', 'resumeTask', 'deleteTask']);
+    expect(seen.slice(-6).map((s) => s.method)).toEqual([
+      'listTasks',
+      'getTask',
+      'updateTask',
+      'pauseTask',
+      'resumeTask',
+      'deleteTask',
+    ]);
     expect((await call('GET', '/v1/tasks?pageSize=0')).json()).toMatchObject({ error: { code: 'INVALID_QUERY' } });
   });
 
@@ -175,11 +262,18 @@ describe('/v1/tasks', () => {
   });
 
   it('posts an external event for the token tenant: 202 with the tasks it fired', async () => {
-    const response = await call('POST', '/v1/events', { body: { source: 'gmail', type: 'email.received', data: { from: 'a@amazon.com' } } });
+    const response = await call('POST', '/v1/events', {
+      body: { source: 'gmail', type: 'email.received', data: { from: 'a@amazon.com' } },
+    });
     expect(response.statusCode).toBe(202);
     expect(response.json()).toEqual({ eventId: 'evt_assigned', firedTaskIds: [TASK_ID] });
-    expect(seen.at(-1)).toMatchObject({ method: 'publishEvent', request: { tenantId: 'acme', source: 'gmail', type: 'email.received', dataJson: '{"from":"a@amazon.com"}' } });
-    expect((await call('POST', '/v1/events', { body: { source: 'gmail' } })).json()).toMatchObject({ error: { code: 'INVALID_EVENT', message: expect.stringMatching(/^type: /) } });
+    expect(seen.at(-1)).toMatchObject({
+      method: 'publishEvent',
+      request: { tenantId: 'acme', source: 'gmail', type: 'email.received', dataJson: '{"from":"a@amazon.com"}' },
+    });
+    expect((await call('POST', '/v1/events', { body: { source: 'gmail' } })).json()).toMatchObject({
+      error: { code: 'INVALID_EVENT', message: expect.stringMatching(/^type: /) },
+    });
   });
 
   it('answers 404 TASK_NOT_FOUND for another tenant, and 401 without a token', async () => {

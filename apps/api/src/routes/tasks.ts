@@ -56,14 +56,19 @@ const Task = z
         at: OptionalTimestamp,
       })
       .nullable()
-      .meta({ description: 'The last time the task\'s filter failed on an event (the event did not fire it), and why; null when none failed since its spec was set.' }),
+      .meta({
+        description:
+          "The last time the task's filter failed on an event (the event did not fire it), and why; null when none failed since its spec was set.",
+      }),
     userId: z.string().nullable(),
     createdAt: OptionalTimestamp,
     updatedAt: OptionalTimestamp,
   })
   .meta({ id: 'Task' });
 
-const CreatedTask = Task.extend({ webhookSecret: z.string().optional().meta({ description: 'The webhook signing secret: shown at creation only.' }) });
+const CreatedTask = Task.extend({
+  webhookSecret: z.string().optional().meta({ description: 'The webhook signing secret: shown at creation only.' }),
+});
 
 /** A fire as clients see it. */
 const Fire = z
@@ -76,7 +81,9 @@ const Fire = z
     attempts: z.number().int(),
     missedCount: z.number().int(),
     runId: z.string().nullable(),
-    result: z.unknown().meta({ description: 'The fire\'s result (a run\'s turn response, or a custom executor\'s), null until done.' }),
+    result: z
+      .unknown()
+      .meta({ description: "The fire's result (a run's turn response, or a custom executor's), null until done." }),
     error: z.object({ code: z.string(), message: z.string() }).nullable(),
     startedAt: OptionalTimestamp,
     finishedAt: OptionalTimestamp,
@@ -88,10 +95,19 @@ const Fire = z
  * rules, and by the trigger service again with its engines (a cron pattern it can schedule,
  * filter and condition expressions it can compile), which name the field the same way.
  */
-const TaskSpecBody = TaskSpec.meta({ id: 'TaskSpec', description: 'A task (docs/triggers.md): its trigger (schedule, event or condition), what it does, where its results go.' });
+const TaskSpecBody = TaskSpec.meta({
+  id: 'TaskSpec',
+  description:
+    'A task (docs/triggers.md): its trigger (schedule, event or condition), what it does, where its results go.',
+});
 const INVALID_TASK_SPEC = { body: { code: 'INVALID_TASK_SPEC', issues: true } } as const;
 
-const TASK_SPEC_EXAMPLE = { name: 'morning brief', trigger: { type: 'schedule', cron: '0 8 * * 1-5', timeZone: 'Europe/Berlin' }, action: { instruction: 'Summarize my unread email.' }, output: { channel: 'sse' } };
+const TASK_SPEC_EXAMPLE = {
+  name: 'morning brief',
+  trigger: { type: 'schedule', cron: '0 8 * * 1-5', timeZone: 'Europe/Berlin' },
+  action: { instruction: 'Summarize my unread email.' },
+  output: { channel: 'sse' },
+};
 const TASK_EXAMPLE: z.infer<typeof Task> = {
   taskId: 'task_1',
   name: 'morning brief',
@@ -121,7 +137,11 @@ const FIRE_EXAMPLE: z.infer<typeof Fire> = {
 };
 
 const TaskPath = z.object({ taskId: z.string() });
-const IdempotencyHeader = z.object({ 'Idempotency-Key': IdempotencyKey.optional().meta({ description: 'A retry with the same key answers the first result (200) instead of acting again.' }) });
+const IdempotencyHeader = z.object({
+  'Idempotency-Key': IdempotencyKey.optional().meta({
+    description: 'A retry with the same key answers the first result (200) instead of acting again.',
+  }),
+});
 const TASK_ERRORS = { 404: ['TASK_NOT_FOUND'], 503: ['UNAVAILABLE'] } as const;
 const TaskReply = { 200: { description: 'The task.', body: Task, examples: { task: TASK_EXAMPLE } } } as const;
 
@@ -141,25 +161,51 @@ export const taskOperations = {
       201: { description: 'Created.', body: CreatedTask, examples: { created: TASK_EXAMPLE } },
       200: { description: 'A retry with the same Idempotency-Key: the task it created.', body: CreatedTask },
     },
-    errors: { 400: ['INVALID_TASK_SPEC', 'EGRESS_REFUSED', 'CONDITION_TOOL_NOT_ALLOWED', 'EXECUTOR_NOT_ALLOWED', 'INVALID_IDEMPOTENCY_KEY'], 429: ['QUOTA_EXCEEDED'], 503: ['UNAVAILABLE'] },
+    errors: {
+      400: [
+        'INVALID_TASK_SPEC',
+        'EGRESS_REFUSED',
+        'CONDITION_TOOL_NOT_ALLOWED',
+        'EXECUTOR_NOT_ALLOWED',
+        'INVALID_IDEMPOTENCY_KEY',
+      ],
+      429: ['QUOTA_EXCEEDED'],
+      503: ['UNAVAILABLE'],
+    },
   }),
   listTasks: defineOperation({
     method: 'GET',
     path: '/v1/tasks',
     operationId: 'listTasks',
-    summary: 'The tenant\'s tasks',
+    summary: "The tenant's tasks",
     tags: ['tasks'],
     access: 'tenant',
     query: PageQuery,
-    responses: { 200: { description: 'A page of tasks.', body: z.object({ tasks: z.array(Task), nextPageToken: NextPageToken }), examples: { page: { tasks: [TASK_EXAMPLE], nextPageToken: null } } } },
+    responses: {
+      200: {
+        description: 'A page of tasks.',
+        body: z.object({ tasks: z.array(Task), nextPageToken: NextPageToken }),
+        examples: { page: { tasks: [TASK_EXAMPLE], nextPageToken: null } },
+      },
+    },
     errors: { 400: ['INVALID_PAGE_TOKEN'], 503: ['UNAVAILABLE'] },
   }),
-  getTask: defineOperation({ method: 'GET', path: '/v1/tasks/{taskId}', operationId: 'getTask', summary: 'A task', tags: ['tasks'], access: 'tenant', params: TaskPath, responses: TaskReply, errors: TASK_ERRORS }),
+  getTask: defineOperation({
+    method: 'GET',
+    path: '/v1/tasks/{taskId}',
+    operationId: 'getTask',
+    summary: 'A task',
+    tags: ['tasks'],
+    access: 'tenant',
+    params: TaskPath,
+    responses: TaskReply,
+    errors: TASK_ERRORS,
+  }),
   updateTask: defineOperation({
     method: 'PUT',
     path: '/v1/tasks/{taskId}',
     operationId: 'updateTask',
-    summary: 'Replace a task\'s spec',
+    summary: "Replace a task's spec",
     tags: ['tasks'],
     access: 'tenant',
     params: TaskPath,
@@ -167,11 +213,45 @@ export const taskOperations = {
     invalid: INVALID_TASK_SPEC,
     bodyExamples: { schedule: TASK_SPEC_EXAMPLE },
     responses: TaskReply,
-    errors: { ...TASK_ERRORS, 400: ['INVALID_TASK_SPEC', 'EGRESS_REFUSED', 'CONDITION_TOOL_NOT_ALLOWED', 'EXECUTOR_NOT_ALLOWED'], 429: ['QUOTA_EXCEEDED'] },
+    errors: {
+      ...TASK_ERRORS,
+      400: ['INVALID_TASK_SPEC', 'EGRESS_REFUSED', 'CONDITION_TOOL_NOT_ALLOWED', 'EXECUTOR_NOT_ALLOWED'],
+      429: ['QUOTA_EXCEEDED'],
+    },
   }),
-  deleteTask: defineOperation({ method: 'DELETE', path: '/v1/tasks/{taskId}', operationId: 'deleteTask', summary: 'Delete a task', tags: ['tasks'], access: 'tenant', params: TaskPath, responses: { 204: { description: 'Deleted.' } }, errors: TASK_ERRORS }),
-  pauseTask: defineOperation({ method: 'POST', path: '/v1/tasks/{taskId}/pause', operationId: 'pauseTask', summary: 'Pause a task', tags: ['tasks'], access: 'tenant', params: TaskPath, responses: TaskReply, errors: { ...TASK_ERRORS, 409: ['TASK_STATUS_CONFLICT'] } }),
-  resumeTask: defineOperation({ method: 'POST', path: '/v1/tasks/{taskId}/resume', operationId: 'resumeTask', summary: 'Resume a paused task', tags: ['tasks'], access: 'tenant', params: TaskPath, responses: TaskReply, errors: { ...TASK_ERRORS, 409: ['TASK_STATUS_CONFLICT'] } }),
+  deleteTask: defineOperation({
+    method: 'DELETE',
+    path: '/v1/tasks/{taskId}',
+    operationId: 'deleteTask',
+    summary: 'Delete a task',
+    tags: ['tasks'],
+    access: 'tenant',
+    params: TaskPath,
+    responses: { 204: { description: 'Deleted.' } },
+    errors: TASK_ERRORS,
+  }),
+  pauseTask: defineOperation({
+    method: 'POST',
+    path: '/v1/tasks/{taskId}/pause',
+    operationId: 'pauseTask',
+    summary: 'Pause a task',
+    tags: ['tasks'],
+    access: 'tenant',
+    params: TaskPath,
+    responses: TaskReply,
+    errors: { ...TASK_ERRORS, 409: ['TASK_STATUS_CONFLICT'] },
+  }),
+  resumeTask: defineOperation({
+    method: 'POST',
+    path: '/v1/tasks/{taskId}/resume',
+    operationId: 'resumeTask',
+    summary: 'Resume a paused task',
+    tags: ['tasks'],
+    access: 'tenant',
+    params: TaskPath,
+    responses: TaskReply,
+    errors: { ...TASK_ERRORS, 409: ['TASK_STATUS_CONFLICT'] },
+  }),
   runTaskNow: defineOperation({
     method: 'POST',
     path: '/v1/tasks/{taskId}/run',
@@ -191,12 +271,18 @@ export const taskOperations = {
     method: 'GET',
     path: '/v1/tasks/{taskId}/fires',
     operationId: 'listFires',
-    summary: 'A task\'s fire history, newest first',
+    summary: "A task's fire history, newest first",
     tags: ['tasks'],
     access: 'tenant',
     params: TaskPath,
     query: PageQuery,
-    responses: { 200: { description: 'A page of fires.', body: z.object({ fires: z.array(Fire), nextPageToken: NextPageToken }), examples: { page: { fires: [FIRE_EXAMPLE], nextPageToken: null } } } },
+    responses: {
+      200: {
+        description: 'A page of fires.',
+        body: z.object({ fires: z.array(Fire), nextPageToken: NextPageToken }),
+        examples: { page: { fires: [FIRE_EXAMPLE], nextPageToken: null } },
+      },
+    },
     errors: { ...TASK_ERRORS, 400: ['INVALID_PAGE_TOKEN'] },
   }),
   publishEvent: defineOperation({
@@ -210,7 +296,11 @@ export const taskOperations = {
     invalid: { body: { code: 'INVALID_EVENT' } },
     bodyExamples: { mail: { source: 'gmail', type: 'message_received', data: { from: 'boss@example.com' } } },
     responses: {
-      202: { description: 'Accepted; the tasks it fired.', body: z.object({ eventId: z.string(), firedTaskIds: z.array(z.string()) }), examples: { fired: { eventId: 'evt_1', firedTaskIds: ['task_1'] } } },
+      202: {
+        description: 'Accepted; the tasks it fired.',
+        body: z.object({ eventId: z.string(), firedTaskIds: z.array(z.string()) }),
+        examples: { fired: { eventId: 'evt_1', firedTaskIds: ['task_1'] } },
+      },
     },
     errors: { 429: ['QUOTA_EXCEEDED'], 503: ['UNAVAILABLE'] },
   }),
@@ -226,7 +316,9 @@ export function taskBody(task: triggerV1.Task): z.infer<typeof Task> {
     nextFireAt: iso(task.nextFireAt),
     lastFireAt: iso(task.lastFireAt),
     lastOutcome: task.lastOutcome || null,
-    lastError: task.lastError ? { code: task.lastError.code, message: task.lastError.message, at: iso(task.lastError.at) } : null,
+    lastError: task.lastError
+      ? { code: task.lastError.code, message: task.lastError.message, at: iso(task.lastError.at) }
+      : null,
     userId: task.userId || null,
     createdAt: iso(task.createdAt),
     updatedAt: iso(task.updatedAt),
@@ -268,13 +360,23 @@ function idempotencyKeyOf(request: FastifyRequest): string {
 export function registerTaskRoutes(router: OperationRouter, { trigger, eventRate }: TaskRoutesOptions): void {
   router.add(taskOperations.createTask, async ({ body, request }) => {
     const principal = principalOf(request);
-    const { task, duplicate, webhookSecret } = await trigger.createTask({ tenantId: principal.tenantId, userId: principal.subject ?? '', specJson: JSON.stringify(body), requestId: idempotencyKeyOf(request), tier: principal.tier ?? '' });
+    const { task, duplicate, webhookSecret } = await trigger.createTask({
+      tenantId: principal.tenantId,
+      userId: principal.subject ?? '',
+      specJson: JSON.stringify(body),
+      requestId: idempotencyKeyOf(request),
+      tier: principal.tier ?? '',
+    });
     // The webhook signing secret is shown at creation only.
     return { status: duplicate ? 200 : 201, body: { ...taskBody(task!), ...(webhookSecret ? { webhookSecret } : {}) } };
   });
 
   router.add(taskOperations.listTasks, async ({ query, request }) => {
-    const page = await trigger.listTasks({ tenantId: principalOf(request).tenantId, pageSize: query.pageSize ?? 0, pageToken: query.pageToken ?? '' });
+    const page = await trigger.listTasks({
+      tenantId: principalOf(request).tenantId,
+      pageSize: query.pageSize ?? 0,
+      pageToken: query.pageToken ?? '',
+    });
     return { status: 200, body: { tasks: page.tasks.map(taskBody), nextPageToken: page.nextPageToken || null } };
   });
 
@@ -285,7 +387,12 @@ export function registerTaskRoutes(router: OperationRouter, { trigger, eventRate
 
   router.add(taskOperations.updateTask, async ({ params, body, request }) => {
     const principal = principalOf(request);
-    const { task } = await trigger.updateTask({ tenantId: principal.tenantId, taskId: params.taskId, specJson: JSON.stringify(body), tier: principal.tier ?? '' });
+    const { task } = await trigger.updateTask({
+      tenantId: principal.tenantId,
+      taskId: params.taskId,
+      specJson: JSON.stringify(body),
+      tier: principal.tier ?? '',
+    });
     return { status: 200, body: taskBody(task!) };
   });
 
@@ -305,19 +412,34 @@ export function registerTaskRoutes(router: OperationRouter, { trigger, eventRate
   });
 
   router.add(taskOperations.runTaskNow, async ({ params, request }) => {
-    const { fire, duplicate } = await trigger.runTaskNow({ tenantId: principalOf(request).tenantId, taskId: params.taskId, requestId: idempotencyKeyOf(request) });
+    const { fire, duplicate } = await trigger.runTaskNow({
+      tenantId: principalOf(request).tenantId,
+      taskId: params.taskId,
+      requestId: idempotencyKeyOf(request),
+    });
     return { status: duplicate ? 200 : 202, body: fireBody(fire!) };
   });
 
   router.add(taskOperations.publishEvent, async ({ body, request }) => {
     const principal = principalOf(request);
     await eventRate.consume(principal);
-    const published = await trigger.publishEvent({ tenantId: principal.tenantId, eventId: body.eventId ?? '', source: body.source, type: body.type, dataJson: JSON.stringify(body.data) });
+    const published = await trigger.publishEvent({
+      tenantId: principal.tenantId,
+      eventId: body.eventId ?? '',
+      source: body.source,
+      type: body.type,
+      dataJson: JSON.stringify(body.data),
+    });
     return { status: 202, body: { eventId: published.eventId, firedTaskIds: published.firedTaskIds } };
   });
 
   router.add(taskOperations.listFires, async ({ params, query, request }) => {
-    const page = await trigger.listFires({ tenantId: principalOf(request).tenantId, taskId: params.taskId, pageSize: query.pageSize ?? 0, pageToken: query.pageToken ?? '' });
+    const page = await trigger.listFires({
+      tenantId: principalOf(request).tenantId,
+      taskId: params.taskId,
+      pageSize: query.pageSize ?? 0,
+      pageToken: query.pageToken ?? '',
+    });
     return { status: 200, body: { fires: page.fires.map(fireBody), nextPageToken: page.nextPageToken || null } };
   });
 }

@@ -6,11 +6,13 @@ const RunnerInstance = z.object({
   instanceId: z.string(),
   version: z.string(),
   started: OptionalTimestamp,
-  statsAvailable: z.boolean().meta({ description: 'False when the replica did not answer `$SRV.STATS` in time (the figures are then 0).' }),
+  statsAvailable: z
+    .boolean()
+    .meta({ description: 'False when the replica did not answer `$SRV.STATS` in time (the figures are then 0).' }),
   requests: z.number().int().min(0),
   errors: z.number().int().min(0),
   lastError: z.string().nullable(),
-  processingMs: z.number().min(0).meta({ description: 'Total time spent in the tool\'s handler.' }),
+  processingMs: z.number().min(0).meta({ description: "Total time spent in the tool's handler." }),
   averageProcessingMs: z.number().min(0),
 });
 
@@ -21,14 +23,17 @@ const ToolBreaker = z
     consecutiveFailures: z.number().int().min(0),
     retryInMs: z.number().int().min(0).meta({ description: 'While open: how long calls are still refused.' }),
   })
-  .meta({ description: 'closed: calls go through; open: refused at once (TOOL_CIRCUIT_OPEN) for retryInMs; half_open: the next call is a trial. Each orchestrator replica keeps its own.' });
+  .meta({
+    description:
+      'closed: calls go through; open: refused at once (TOOL_CIRCUIT_OPEN) for retryInMs; half_open: the next call is a trial. Each orchestrator replica keeps its own.',
+  });
 
 /** A tool of the live catalog. */
 export const CatalogTool = z
   .object({
     name: z.string(),
     description: z.string(),
-    inputSchema: JsonObject.meta({ description: 'The JSON Schema of the tool\'s arguments.' }),
+    inputSchema: JsonObject.meta({ description: "The JSON Schema of the tool's arguments." }),
     kind: z.enum(['tool', 'agent']),
     runner: z.string().meta({ description: 'The service name of the runner that serves it.' }),
     version: z.string(),
@@ -46,10 +51,15 @@ export const ToolCall = z
   .object({
     callId: z.string(),
     tool: z.string(),
-    status: z.enum(['running', 'success', 'failed', 'invalid', 'timeout', 'denied', 'cancelled']).meta({ description: 'running while the call is under way (or its orchestrator stopped mid-call), then its outcome.' }),
-    output: z.unknown().optional().meta({ description: 'A successful call\'s output.' }),
+    status: z.enum(['running', 'success', 'failed', 'invalid', 'timeout', 'denied', 'cancelled']).meta({
+      description: 'running while the call is under way (or its orchestrator stopped mid-call), then its outcome.',
+    }),
+    output: z.unknown().optional().meta({ description: "A successful call's output." }),
     truncated: z.boolean(),
-    error: z.object({ code: z.string(), message: z.string() }).nullable().meta({ description: 'Why the call did not succeed (the tool call error codes of docs/api.md).' }),
+    error: z
+      .object({ code: z.string(), message: z.string() })
+      .nullable()
+      .meta({ description: 'Why the call did not succeed (the tool call error codes of docs/api.md).' }),
     durationMs: z.number().int().min(0),
     runner: z.string(),
     arguments: JsonObject,
@@ -70,7 +80,19 @@ export const CATALOG_TOOL_EXAMPLE: z.infer<typeof CatalogTool> = {
   timeoutMs: 5000,
   sideEffect: 'none',
   instances: 1,
-  runnerInstances: [{ instanceId: 'Xk3v9yQ2', version: '1.0.0', started: '2026-06-01T09:00:00.000Z', statsAvailable: true, requests: 42, errors: 1, lastError: '500:HANDLER_FAILED', processingMs: 84.5, averageProcessingMs: 2.01 }],
+  runnerInstances: [
+    {
+      instanceId: 'Xk3v9yQ2',
+      version: '1.0.0',
+      started: '2026-06-01T09:00:00.000Z',
+      statsAvailable: true,
+      requests: 42,
+      errors: 1,
+      lastError: '500:HANDLER_FAILED',
+      processingMs: 84.5,
+      averageProcessingMs: 2.01,
+    },
+  ],
   breaker: { state: 'closed', consecutiveFailures: 0, retryInMs: 0 },
 };
 

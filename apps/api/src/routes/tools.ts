@@ -19,13 +19,13 @@ const NO_SUCH_TOOL = { status: 404, code: 'TOOL_NOT_FOUND', message: 'no such to
 const ToolPath = z.object({ name: ToolName });
 const CallBody = z
   .object({
-    arguments: JsonObject.default({}).meta({ description: 'The call\'s arguments, as the tool\'s input schema describes them.' }),
-    profile: z
-      .string()
-      .min(1)
-      .max(64)
-      .optional()
-      .meta({ description: 'The agent profile whose tool allowlist the call must pass, among those the token\'s tenant and tier may use (default: the default profile).' }),
+    arguments: JsonObject.default({}).meta({
+      description: "The call's arguments, as the tool's input schema describes them.",
+    }),
+    profile: z.string().min(1).max(64).optional().meta({
+      description:
+        "The agent profile whose tool allowlist the call must pass, among those the token's tenant and tier may use (default: the default profile).",
+    }),
   })
   .strict();
 
@@ -56,23 +56,42 @@ export const toolOperations = {
     summary: 'The live tool catalog: each tool, its runner replicas with their stats, and its circuit breaker',
     tags: ['tools'],
     access: 'tenant',
-    responses: { 200: { description: 'The catalog.', body: z.object({ tools: z.array(CatalogTool) }), examples: { one: { tools: [CATALOG_TOOL_EXAMPLE] } } } },
+    responses: {
+      200: {
+        description: 'The catalog.',
+        body: z.object({ tools: z.array(CatalogTool) }),
+        examples: { one: { tools: [CATALOG_TOOL_EXAMPLE] } },
+      },
+    },
   }),
   callTool: defineOperation({
     method: 'POST',
     path: '/v1/tools/{name}/calls',
     operationId: 'callTool',
-    summary: 'Try a tool: one call under the caller\'s tenant, as a model\'s call runs',
+    summary: "Try a tool: one call under the caller's tenant, as a model's call runs",
     description:
-      'The call goes through the orchestrator like a call the model makes (the tool\'s timeout, credential grant, circuit breaker, a runner replica over NATS) and is journaled. A tool that needs the user\'s approval, and an agent-tool, run only in a conversation: 409 APPROVAL_REQUIRED or AGENT_TOOL, and nothing is run. The call must pass the tool allowlist of the caller\'s agent profile (`profile`, else the default): 403 TOOL_NOT_ALLOWED otherwise. See docs/api.md#trying-a-tool.',
+      "The call goes through the orchestrator like a call the model makes (the tool's timeout, credential grant, circuit breaker, a runner replica over NATS) and is journaled. A tool that needs the user's approval, and an agent-tool, run only in a conversation: 409 APPROVAL_REQUIRED or AGENT_TOOL, and nothing is run. The call must pass the tool allowlist of the caller's agent profile (`profile`, else the default): 403 TOOL_NOT_ALLOWED otherwise. See docs/api.md#trying-a-tool.",
     tags: ['tools'],
     access: 'tenant',
     params: ToolPath,
     body: CallBody,
     invalid: { params: NO_SUCH_TOOL },
     bodyExamples: { arithmetic: { arguments: { expression: '2 + 2' } } },
-    responses: { 200: { description: 'The call ended (its status says how: a tool\'s failure or timeout is an outcome, not an HTTP error).', body: ToolCall, examples: { answered: TOOL_CALL_EXAMPLE } } },
-    errors: { 400: ['INVALID_ARGUMENTS'], 403: ['TOOL_NOT_ALLOWED'], 404: ['TOOL_NOT_FOUND', 'PROFILE_NOT_FOUND'], 409: ['APPROVAL_REQUIRED', 'AGENT_TOOL'], 503: ['RUNNER_UNAVAILABLE', 'UNAVAILABLE'] },
+    responses: {
+      200: {
+        description:
+          "The call ended (its status says how: a tool's failure or timeout is an outcome, not an HTTP error).",
+        body: ToolCall,
+        examples: { answered: TOOL_CALL_EXAMPLE },
+      },
+    },
+    errors: {
+      400: ['INVALID_ARGUMENTS'],
+      403: ['TOOL_NOT_ALLOWED'],
+      404: ['TOOL_NOT_FOUND', 'PROFILE_NOT_FOUND'],
+      409: ['APPROVAL_REQUIRED', 'AGENT_TOOL'],
+      503: ['RUNNER_UNAVAILABLE', 'UNAVAILABLE'],
+    },
   }),
   getToolCall: defineOperation({
     method: 'GET',
@@ -118,7 +137,11 @@ export function registerToolRoutes(router: OperationRouter, options: ToolRoutesO
             processingMs: i.processingMs,
             averageProcessingMs: i.averageProcessingMs,
           })),
-          breaker: { state: (t.breaker?.state || 'closed') as 'closed' | 'open' | 'half_open', consecutiveFailures: t.breaker?.consecutiveFailures ?? 0, retryInMs: t.breaker?.retryInMs ?? 0 },
+          breaker: {
+            state: (t.breaker?.state || 'closed') as 'closed' | 'open' | 'half_open',
+            consecutiveFailures: t.breaker?.consecutiveFailures ?? 0,
+            retryInMs: t.breaker?.retryInMs ?? 0,
+          },
         })),
       },
     };
@@ -147,7 +170,8 @@ export function registerToolRoutes(router: OperationRouter, options: ToolRoutesO
     const { tenantId } = principalOf(request);
     const { call } = await options.orchestrator.getToolCall({ tenantId, callId: params.callId });
     // The call id names a call of another tool: not found, like an unknown id.
-    if (call?.toolName !== params.name) throw new HttpError(404, 'TOOL_CALL_NOT_FOUND', `no call '${params.callId}' of '${params.name}'`);
+    if (call?.toolName !== params.name)
+      throw new HttpError(404, 'TOOL_CALL_NOT_FOUND', `no call '${params.callId}' of '${params.name}'`);
     return { status: 200, body: toolCallBody(call) };
   });
 }

@@ -27,7 +27,12 @@ export const usageOperations = {
       200: {
         description: 'Usage per day and in total.',
         body: z.object({ days: z.array(DayUsage.extend({ day: z.string() })), total: DayUsage }),
-        examples: { week: { days: [{ day: '2026-06-01', turns: 12, inputTokens: 5400, outputTokens: 800 }], total: { turns: 12, inputTokens: 5400, outputTokens: 800 } } },
+        examples: {
+          week: {
+            days: [{ day: '2026-06-01', turns: 12, inputTokens: 5400, outputTokens: 800 }],
+            total: { turns: 12, inputTokens: 5400, outputTokens: 800 },
+          },
+        },
       },
     },
     errors: { 400: ['INVALID_DAY', 'INVALID_RANGE'] },
@@ -38,12 +43,34 @@ export const usageOperations = {
 export function registerUsageRoutes(router: OperationRouter, options: UsageRoutesOptions): void {
   router.add(usageOperations.getUsage, async ({ query, request }) => {
     const { tenantId } = principalOf(request);
-    const { days } = await options.orchestrator.getUsage({ tenantId, fromDay: query.from ?? '', toDay: query.to ?? '' });
-    const total = days.reduce((sum, d) => ({ turns: sum.turns + d.turns, inputTokens: sum.inputTokens + d.inputTokens, outputTokens: sum.outputTokens + d.outputTokens }), {
-      turns: 0,
-      inputTokens: 0,
-      outputTokens: 0,
+    const { days } = await options.orchestrator.getUsage({
+      tenantId,
+      fromDay: query.from ?? '',
+      toDay: query.to ?? '',
     });
-    return { status: 200, body: { days: days.map((d) => ({ day: d.day, turns: d.turns, inputTokens: d.inputTokens, outputTokens: d.outputTokens })), total } };
+    const total = days.reduce(
+      (sum, d) => ({
+        turns: sum.turns + d.turns,
+        inputTokens: sum.inputTokens + d.inputTokens,
+        outputTokens: sum.outputTokens + d.outputTokens,
+      }),
+      {
+        turns: 0,
+        inputTokens: 0,
+        outputTokens: 0,
+      },
+    );
+    return {
+      status: 200,
+      body: {
+        days: days.map((d) => ({
+          day: d.day,
+          turns: d.turns,
+          inputTokens: d.inputTokens,
+          outputTokens: d.outputTokens,
+        })),
+        total,
+      },
+    };
   });
 }

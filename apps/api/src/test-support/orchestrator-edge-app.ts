@@ -37,7 +37,8 @@ async function orchestratorEdgeApp(
   });
   await app.ready();
   const key = new TextEncoder().encode(secret);
-  const bearer = async (claims: Record<string, unknown>): Promise<string> => `Bearer ${await new SignJWT(claims).setProtectedHeader({ alg: 'HS256' }).setSubject('someone').setIssuedAt().setExpirationTime('1h').sign(key)}`;
+  const bearer = async (claims: Record<string, unknown>): Promise<string> =>
+    `Bearer ${await new SignJWT(claims).setProtectedHeader({ alg: 'HS256' }).setSubject('someone').setIssuedAt().setExpirationTime('1h').sign(key)}`;
   return { app, bearer };
 }
 
@@ -51,14 +52,18 @@ export interface OrchestratorEdge {
  * Builds the edge app once for the calling test file (before its tests, closed after them), so a
  * suite declares only its orchestrator port (and, in `extra`, any other app option it needs).
  */
-export function useOrchestratorEdgeApp(secret: string, orchestrator: Partial<PromiseClient<orchestratorV1.OrchestratorServiceClient>>, extra: Partial<AppOptions> = {}): OrchestratorEdge {
+export function useOrchestratorEdgeApp(
+  secret: string,
+  orchestrator: Partial<PromiseClient<orchestratorV1.OrchestratorServiceClient>>,
+  extra: Partial<AppOptions> = {},
+): OrchestratorEdge {
   let built: { app: FastifyInstance; bearer: OrchestratorEdge['bearer'] } | undefined;
   beforeAll(async () => {
     built = await orchestratorEdgeApp(secret, orchestrator, extra);
   });
   afterAll(async () => built?.app.close());
   const ready = (): NonNullable<typeof built> => {
-    if (!built) throw new Error('the edge app is built before the suite\'s tests run');
+    if (!built) throw new Error("the edge app is built before the suite's tests run");
     return built;
   };
   return { inject: (request) => ready().app.inject(request), bearer: (claims) => ready().bearer(claims) };

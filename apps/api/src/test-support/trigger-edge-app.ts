@@ -10,7 +10,12 @@ import { noAgentPool, noEvents } from './unavailable-ports.js';
  * unavailable (readiness asks `deadProbe`, which the test closes). `extra` adds or replaces options
  * (quotas, limits, a logger).
  */
-export function triggerEdgeApp(secret: string, trigger: PromiseClient<triggerV1.TriggerServiceClient>, deadProbe: GrpcHealthProbe, extra: Partial<AppOptions> & { logger?: Logger } = {}): FastifyInstance {
+export function triggerEdgeApp(
+  secret: string,
+  trigger: PromiseClient<triggerV1.TriggerServiceClient>,
+  deadProbe: GrpcHealthProbe,
+  extra: Partial<AppOptions> & { logger?: Logger } = {},
+): FastifyInstance {
   return buildApp({
     checkReplies: true,
     logger: createLogger({ service: 'api-test', level: 'silent' }),
@@ -22,7 +27,11 @@ export function triggerEdgeApp(secret: string, trigger: PromiseClient<triggerV1.
     agentPool: noAgentPool,
     trigger,
     limits: { maxMessageChars: 100, turnWaitMs: 1_000, sseHeartbeatMs: 1_000 },
-    health: { dependencies: { orchestrator: { probe: deadProbe, service: '' } }, probeTimeoutMs: 200, isAccepting: () => true },
+    health: {
+      dependencies: { orchestrator: { probe: deadProbe, service: '' } },
+      probeTimeoutMs: 200,
+      isAccepting: () => true,
+    },
     ...extra,
   });
 }

@@ -15,7 +15,8 @@ export const noEvents: RunEvents = {
 export const noAgentPool = new Proxy(
   {},
   {
-    get: (_target, method) => () => Promise.reject(new Error(`the agent pool (${String(method)}) is not available in this test`)),
+    get: (_target, method) => () =>
+      Promise.reject(new Error(`the agent pool (${String(method)}) is not available in this test`)),
   },
 ) as PromiseClient<agentPoolV1.AgentPoolServiceClient>;
 
@@ -23,6 +24,7 @@ export const noAgentPool = new Proxy(
 export const noTrigger = new Proxy(
   {},
   {
-    get: (_target, method) => () => Promise.reject(new Error(`the trigger service (${String(method)}) is not available in this test`)),
+    get: (_target, method) => () =>
+      Promise.reject(new Error(`the trigger service (${String(method)}) is not available in this test`)),
   },
 ) as PromiseClient<triggerV1.TriggerServiceClient>;

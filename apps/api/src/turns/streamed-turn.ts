@@ -60,7 +60,13 @@ export async function streamTurn(reply: FastifyReply, options: StreamedTurnOptio
     if (outcome.refused) throw outcome.error;
     const stream = new SseStream(reply, options.heartbeatMs, { 'x-run-id': options.runId });
     const result = turnResponseBody(outcome.response, options.request.conversationId);
-    options.render(stream, { id: 0, runId: options.runId, type: 'execution_end', at: Date.now(), data: { result, eventsUnavailable: true } });
+    options.render(stream, {
+      id: 0,
+      runId: options.runId,
+      type: 'execution_end',
+      at: Date.now(),
+      data: { result, eventsUnavailable: true },
+    });
     options.finish?.(stream);
     stream.end();
     stopReading.abort();

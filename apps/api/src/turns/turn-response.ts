@@ -7,9 +7,13 @@ export const TurnResponse = z
   .object({
     runId: z.string(),
     conversationId: z.string(),
-    status: z.string().meta({ description: 'completed, waiting (an agent-tool waits for the user), failed or cancelled.' }),
-    stopReason: z.string().meta({ description: 'Why the loop stopped, e.g. final_answer, max_turns, waiting_for_user.' }),
-    response: z.string().meta({ description: 'The assistant\'s answer.' }),
+    status: z
+      .string()
+      .meta({ description: 'completed, waiting (an agent-tool waits for the user), failed or cancelled.' }),
+    stopReason: z
+      .string()
+      .meta({ description: 'Why the loop stopped, e.g. final_answer, max_turns, waiting_for_user.' }),
+    response: z.string().meta({ description: "The assistant's answer." }),
     turns: z.number().int().min(0),
     toolCalls: z.array(
       z.object({
@@ -23,7 +27,9 @@ export const TurnResponse = z
     ),
     durationMs: z.number().min(0),
     usage: TokenUsage,
-    pending: z.array(z.unknown()).meta({ description: 'Agent-tools waiting for the user (status "waiting"): prompts and structured approval requests.' }),
+    pending: z.array(z.unknown()).meta({
+      description: 'Agent-tools waiting for the user (status "waiting"): prompts and structured approval requests.',
+    }),
   })
   .meta({ id: 'TurnResponse' });
 export type TurnResponse = z.infer<typeof TurnResponse>;

@@ -7,7 +7,8 @@ type Orchestrator = PromiseClient<orchestratorV1.OrchestratorServiceClient>;
 const logger = createLogger({ service: 'turn-runner-test', level: 'silent' });
 const request = { tenantId: 't', conversationId: 'c', content: 'hi' } as Parameters<TurnRunner['run']>[0];
 const answer = { runId: 'run_1', status: 'completed' } as orchestratorV1.HandleMessageResponse;
-const lostDatabase = () => new PlatformError('unavailable', DEPENDENCY_UNAVAILABLE, 'database unreachable', { retryAfterSeconds: 1 });
+const lostDatabase = () =>
+  new PlatformError('unavailable', DEPENDENCY_UNAVAILABLE, 'database unreachable', { retryAfterSeconds: 1 });
 
 /** An orchestrator port that fails the first `failures` calls with `error`, then answers; it records each call's attach flag. */
 function orchestratorFailing(failures: number, error: () => Error): { client: Orchestrator; attaches: boolean[] } {
@@ -37,8 +38,13 @@ describe('TurnRunner', () => {
   });
 
   it('does not send again on an answer such as a refusal', async () => {
-    const { client, attaches } = orchestratorFailing(1, () => new PlatformError('unavailable', 'OVERLOADED', 'busy', { retryAfterSeconds: 1 }));
-    await expect(new TurnRunner(client, logger).run(request, 'run_1', Date.now() + 30_000)).rejects.toMatchObject({ code: 'OVERLOADED' });
+    const { client, attaches } = orchestratorFailing(
+      1,
+      () => new PlatformError('unavailable', 'OVERLOADED', 'busy', { retryAfterSeconds: 1 }),
+    );
+    await expect(new TurnRunner(client, logger).run(request, 'run_1', Date.now() + 30_000)).rejects.toMatchObject({
+      code: 'OVERLOADED',
+    });
     expect(attaches).toEqual([false]);
   });
 });

@@ -3,7 +3,10 @@ import type { orchestratorV1 } from '@platform/proto';
 import { DEPENDENCY_UNAVAILABLE, isPlatformError, type Logger, type PromiseClient } from '@platform/service-kit';
 
 /** A turn to run; the approval fields are only for decisions on approval requests. */
-export type TurnRequest = Omit<orchestratorV1.HandleMessageRequest, 'runId' | 'attach' | 'approvalId' | 'decision' | 'changesJson' | 'source'> &
+export type TurnRequest = Omit<
+  orchestratorV1.HandleMessageRequest,
+  'runId' | 'attach' | 'approvalId' | 'decision' | 'changesJson' | 'source'
+> &
   Partial<Pick<orchestratorV1.HandleMessageRequest, 'approvalId' | 'decision' | 'changesJson' | 'source'>>;
 
 const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
@@ -16,7 +19,11 @@ const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout
  * never run twice, and one that was recorded is answered.
  */
 function isLostConnection(error: unknown): boolean {
-  return isPlatformError(error) && error.kind === 'unavailable' && (error.code === 'UNAVAILABLE' || error.code === 'SHUTTING_DOWN' || error.code === DEPENDENCY_UNAVAILABLE);
+  return (
+    isPlatformError(error) &&
+    error.kind === 'unavailable' &&
+    (error.code === 'UNAVAILABLE' || error.code === 'SHUTTING_DOWN' || error.code === DEPENDENCY_UNAVAILABLE)
+  );
 }
 
 /** Run ids the api issues; they name the run's event subject, so they stay subject-safe. */
@@ -36,14 +43,25 @@ export class TurnRunner {
     private readonly logger: Logger,
   ) {}
 
-  async run(request: TurnRequest, runId: string, deadlineAt: number, signal?: AbortSignal): Promise<orchestratorV1.HandleMessageResponse> {
+  async run(
+    request: TurnRequest,
+    runId: string,
+    deadlineAt: number,
+    signal?: AbortSignal,
+  ): Promise<orchestratorV1.HandleMessageResponse> {
     for (let attempt = 0; ; attempt++) {
       try {
-        return await this.orchestrator.handleMessage({ approvalId: '', decision: '', changesJson: '', source: undefined, ...request, runId, attach: attempt > 0 }, { deadlineMs: Math.max(1, deadlineAt - Date.now()), ...(signal ? { signal } : {}) });
+        return await this.orchestrator.handleMessage(
+          { approvalId: '', decision: '', changesJson: '', source: undefined, ...request, runId, attach: attempt > 0 },
+          { deadlineMs: Math.max(1, deadlineAt - Date.now()), ...(signal ? { signal } : {}) },
+        );
       } catch (err) {
         const backoffMs = Math.min(2_000, 100 * 2 ** attempt);
         if (!isLostConnection(err) || signal?.aborted || Date.now() + backoffMs >= deadlineAt) throw err;
-        this.logger.warn({ runId, attempt: attempt + 1 }, 'lost the orchestrator during a turn; attaching to the run again');
+        this.logger.warn(
+          { runId, attempt: attempt + 1 },
+          'lost the orchestrator during a turn; attaching to the run again',
+        );
         await sleep(backoffMs);
       }
     }

@@ -24,7 +24,12 @@ async function bodyOf<T>(call: Promise<Answer<T>>): Promise<T> {
   }
   if (answer.response.ok) return answer.data as T;
   const body = (answer.error ?? {}) as { error?: { code?: string; message?: string; details?: unknown } };
-  throw new ApiError(answer.response.status, body.error?.code ?? `HTTP_${answer.response.status}`, body.error?.message ?? answer.response.statusText, body.error?.details);
+  throw new ApiError(
+    answer.response.status,
+    body.error?.code ?? `HTTP_${answer.response.status}`,
+    body.error?.message ?? answer.response.statusText,
+    body.error?.details,
+  );
 }
 
 /** The typed client of one caller: its token on every call, `Platform-Tenant` on an operator's reads. */
@@ -32,7 +37,8 @@ function clientFor(caller: Caller): Client<paths> {
   const client = createClient<paths>({ baseUrl: '' });
   client.use({
     onRequest({ request }) {
-      for (const [name, value] of Object.entries(callerHeaders(caller, request.method))) request.headers.set(name, value);
+      for (const [name, value] of Object.entries(callerHeaders(caller, request.method)))
+        request.headers.set(name, value);
       return request;
     },
   });
@@ -62,33 +68,52 @@ export class PlatformApi {
   }
   /** The raw SSE response of a run's events (after `afterId`), for the event-stream reader. */
   runEvents(runId: string, afterId: number, signal: AbortSignal): Promise<Response> {
-    return openEventStream(this.caller, 'GET', `/v1/runs/${encodeURIComponent(runId)}/events`, { signal, headers: afterId > 0 ? { 'last-event-id': String(afterId) } : {} });
+    return openEventStream(this.caller, 'GET', `/v1/runs/${encodeURIComponent(runId)}/events`, {
+      signal,
+      headers: afterId > 0 ? { 'last-event-id': String(afterId) } : {},
+    });
   }
   history(conversationId: string, afterSeq = 0, limit = 200) {
-    return bodyOf(this.client.GET('/v1/conversations/{conversationId}/messages', { params: { path: { conversationId }, query: { afterSeq, limit } } }));
+    return bodyOf(
+      this.client.GET('/v1/conversations/{conversationId}/messages', {
+        params: { path: { conversationId }, query: { afterSeq, limit } },
+      }),
+    );
   }
   /** Sends a message and answers the SSE response of its turn (header `x-run-id` names the run). */
   sendMessageStreamed(conversationId: string, content: string, signal: AbortSignal): Promise<Response> {
-    return openEventStream(this.caller, 'POST', `/v1/conversations/${encodeURIComponent(conversationId)}/messages`, { body: { content }, signal });
+    return openEventStream(this.caller, 'POST', `/v1/conversations/${encodeURIComponent(conversationId)}/messages`, {
+      body: { content },
+      signal,
+    });
   }
   listApprovals() {
     return bodyOf(this.client.GET('/v1/approvals'));
   }
   decideApproval(approvalId: string, decision: 'approve' | 'edit' | 'cancel', changes?: Record<string, unknown>) {
-    return bodyOf(this.client.POST('/v1/approvals/{approvalId}', { params: { path: { approvalId } }, body: { decision, ...(changes ? { changes } : {}) } }));
+    return bodyOf(
+      this.client.POST('/v1/approvals/{approvalId}', {
+        params: { path: { approvalId } },
+        body: { decision, ...(changes ? { changes } : {}) },
+      }),
+    );
   }
   listTools() {
     return bodyOf(this.client.GET('/v1/tools'));
   }
   /** Runs one call of a tool under the caller's tenant (the same approval rules as a model's call). */
   tryTool(name: string, args: Record<string, unknown>) {
-    return bodyOf(this.client.POST('/v1/tools/{name}/calls', { params: { path: { name } }, body: { arguments: args } }));
+    return bodyOf(
+      this.client.POST('/v1/tools/{name}/calls', { params: { path: { name } }, body: { arguments: args } }),
+    );
   }
   listTasks() {
     return bodyOf(this.client.GET('/v1/tasks'));
   }
   taskFires(taskId: string) {
-    return bodyOf(this.client.GET('/v1/tasks/{taskId}/fires', { params: { path: { taskId }, query: { pageSize: 20 } } }));
+    return bodyOf(
+      this.client.GET('/v1/tasks/{taskId}/fires', { params: { path: { taskId }, query: { pageSize: 20 } } }),
+    );
   }
   changeTask(taskId: string, action: 'pause' | 'resume') {
     const path = action === 'pause' ? '/v1/tasks/{taskId}/pause' : '/v1/tasks/{taskId}/resume';
@@ -107,7 +132,11 @@ export class PlatformApi {
     return bodyOf(this.client.GET('/v1/credentials'));
   }
   credentialAudit(before?: number) {
-    return bodyOf(this.client.GET('/v1/credentials/audit', { params: { query: { limit: 50, ...(before === undefined ? {} : { before }) } } }));
+    return bodyOf(
+      this.client.GET('/v1/credentials/audit', {
+        params: { query: { limit: 50, ...(before === undefined ? {} : { before }) } },
+      }),
+    );
   }
   usage(from: string, to: string) {
     return bodyOf(this.client.GET('/v1/usage', { params: { query: { from, to } } }));

@@ -13,8 +13,13 @@ describe('callerHeaders', () => {
 });
 
 describe('apiErrorOf', () => {
-  it('reads the api\'s error body, and keeps the status of anything else', async () => {
-    const typed = await apiErrorOf(new Response(JSON.stringify({ error: { code: 'RUN_NOT_FOUND', message: 'no run', details: { runId: 'run_1' } } }), { status: 404 }));
+  it("reads the api's error body, and keeps the status of anything else", async () => {
+    const typed = await apiErrorOf(
+      new Response(
+        JSON.stringify({ error: { code: 'RUN_NOT_FOUND', message: 'no run', details: { runId: 'run_1' } } }),
+        { status: 404 },
+      ),
+    );
     expect(typed).toMatchObject({ status: 404, code: 'RUN_NOT_FOUND', message: 'no run', details: { runId: 'run_1' } });
     expect(remedyFor(typed)).toContain('another tenant');
     const bare = await apiErrorOf(new Response('upstream timed out', { status: 504, statusText: 'Gateway Timeout' }));

@@ -25,7 +25,12 @@ export interface StreamRequest {
  * Opens an event stream (SSE) of the api (same origin), which the typed client (endpoints.ts)
  * does not read: answers the response to read its body, or throws an {@link ApiError}.
  */
-export async function openEventStream(caller: Caller, method: 'GET' | 'POST', path: string, request: StreamRequest): Promise<Response> {
+export async function openEventStream(
+  caller: Caller,
+  method: 'GET' | 'POST',
+  path: string,
+  request: StreamRequest,
+): Promise<Response> {
   let response: Response;
   try {
     response = await fetch(path, {

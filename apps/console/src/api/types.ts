@@ -6,11 +6,26 @@ import type { components, paths } from '../gen/platform-api.js';
 
 type Schemas = components['schemas'];
 /** The JSON body of a path's GET answer (200). */
-type GetAnswer<P extends keyof paths> = paths[P] extends { get: { responses: { 200: { content: { 'application/json': infer T } } } } } ? T : never;
+type GetAnswer<P extends keyof paths> = paths[P] extends {
+  get: { responses: { 200: { content: { 'application/json': infer T } } } };
+}
+  ? T
+  : never;
 
 export type RunStatus = Schemas['RunSummary']['status'];
 export const RUN_STATUSES: readonly RunStatus[] = ['queued', 'running', 'completed', 'waiting', 'failed', 'cancelled'];
-export const STOP_REASONS = ['final_answer', 'max_turns', 'deadline', 'repeat_guard', 'agent_waiting', 'cancelled', 'context_overflow', 'model_error', 'stop_condition', 'plan_failed'] as const;
+export const STOP_REASONS = [
+  'final_answer',
+  'max_turns',
+  'deadline',
+  'repeat_guard',
+  'agent_waiting',
+  'cancelled',
+  'context_overflow',
+  'model_error',
+  'stop_condition',
+  'plan_failed',
+] as const;
 export const RUN_SOURCES = ['user', 'trigger', 'child', 'notice'] as const;
 
 export type TokenUsage = Schemas['TokenUsage'];
@@ -56,16 +71,40 @@ export interface ViewDiagnostic {
 export interface IterationRecord {
   iteration: number;
   view: { messages: number; estimatedTokens: number; stage: string; diagnostics: ViewDiagnostic[] };
-  model: { provider: string; model: string; finishReason: string; retries: number; fallbackUsed: boolean; failures?: StepFailure[] };
+  model: {
+    provider: string;
+    model: string;
+    finishReason: string;
+    retries: number;
+    fallbackUsed: boolean;
+    failures?: StepFailure[];
+  };
   output: { role: 'assistant'; content: string | null; toolCalls?: ToolCall[] };
-  tools: Array<{ callId: string; name: string; status: string; durationMs: number; synthetic: boolean; failures?: StepFailure[] }>;
+  tools: Array<{
+    callId: string;
+    name: string;
+    status: string;
+    durationMs: number;
+    synthetic: boolean;
+    failures?: StepFailure[];
+  }>;
   usage: TokenUsage;
   durationMs: number;
   plan?: { call: string; planVersion: number; outputMode?: string };
 }
 
 export type PlanStepRecord =
-  | { step: 'subtask'; planVersion: number; subtaskId: string; role: string; status: string; attempts: number; childRunIds: string[]; resultKey: string; error?: string }
+  | {
+      step: 'subtask';
+      planVersion: number;
+      subtaskId: string;
+      role: string;
+      status: string;
+      attempts: number;
+      childRunIds: string[];
+      resultKey: string;
+      error?: string;
+    }
   | { step: 'replan'; planVersion: number; reason: string; failureKind?: string };
 
 export type TranscriptEntry = IterationRecord | PlanStepRecord;

@@ -35,7 +35,12 @@ function TenantPicker() {
   return (
     <form className="tenant-picker" onSubmit={submit}>
       <label htmlFor="view-tenant">View tenant (read-only)</label>
-      <input id="view-tenant" value={value} placeholder={session.claims.tenant} onChange={(e) => setValue(e.target.value)} />
+      <input
+        id="view-tenant"
+        value={value}
+        placeholder={session.claims.tenant}
+        onChange={(e) => setValue(e.target.value)}
+      />
       <button type="submit">View</button>
     </form>
   );

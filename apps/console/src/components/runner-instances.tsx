@@ -8,8 +8,12 @@ export function BreakerState({ breaker }: { breaker: CatalogTool['breaker'] }) {
   return (
     <>
       <StatusBadge status={`breaker ${breaker.state.replace('_', ' ')}`} />
-      {breaker.consecutiveFailures > 0 && <span className="muted"> {breaker.consecutiveFailures} failures in a row</span>}
-      {breaker.state === 'open' && <span className="muted"> · calls refused for {formatDuration(breaker.retryInMs)}</span>}
+      {breaker.consecutiveFailures > 0 && (
+        <span className="muted"> {breaker.consecutiveFailures} failures in a row</span>
+      )}
+      {breaker.state === 'open' && (
+        <span className="muted"> · calls refused for {formatDuration(breaker.retryInMs)}</span>
+      )}
     </>
   );
 }
@@ -18,7 +22,10 @@ export function BreakerState({ breaker }: { breaker: CatalogTool['breaker'] }) {
 export function RunnerInstances({ tool }: { tool: CatalogTool }) {
   if (tool.runnerInstances.length === 0) return <p className="muted">No replica answered discovery.</p>;
   return (
-    <DataTable caption={`Replicas of runner ${tool.runner} ($SRV.STATS)`} columns={['Instance', 'Version', 'Started', 'Requests', 'Errors', 'Average time', 'Last error']}>
+    <DataTable
+      caption={`Replicas of runner ${tool.runner} ($SRV.STATS)`}
+      columns={['Instance', 'Version', 'Started', 'Requests', 'Errors', 'Average time', 'Last error']}
+    >
       {tool.runnerInstances.map((instance) => (
         <tr key={instance.instanceId}>
           <td>

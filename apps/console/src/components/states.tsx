@@ -47,7 +47,15 @@ export function EmptyState({ title, children }: { title: string; children: React
 }
 
 /** Shows loading, the error, or the content of a load. */
-export function LoadState<T>({ loaded, what, children }: { loaded: { data: T | undefined; error: ApiError | undefined; loading: boolean; reload: () => void }; what: string; children: (data: T) => ReactNode }) {
+export function LoadState<T>({
+  loaded,
+  what,
+  children,
+}: {
+  loaded: { data: T | undefined; error: ApiError | undefined; loading: boolean; reload: () => void };
+  what: string;
+  children: (data: T) => ReactNode;
+}) {
   if (loaded.error) return <ErrorState error={loaded.error} retry={loaded.reload} />;
   if (loaded.data === undefined) return <Loading what={what} />;
   return <>{children(loaded.data)}</>;

@@ -4,7 +4,17 @@ import type { ReactNode } from 'react';
  * A data table that scrolls sideways on narrow screens: a caption (shown, or for screen readers
  * only), column headers, and the rows the caller renders.
  */
-export function DataTable({ caption, captionHidden = false, columns, children }: { caption: string; captionHidden?: boolean; columns: readonly ReactNode[]; children: ReactNode }) {
+export function DataTable({
+  caption,
+  captionHidden = false,
+  columns,
+  children,
+}: {
+  caption: string;
+  captionHidden?: boolean;
+  columns: readonly ReactNode[];
+  children: ReactNode;
+}) {
   return (
     <div className="table-wrap">
       <table>

@@ -2,13 +2,38 @@ import { useMemo, useState, type FormEvent } from 'react';
 import type { CatalogTool } from '../api/types.js';
 import { argumentsOfForm, fieldsOfSchema, type FormField, type FormValues } from '../lib/schema-form.js';
 
-function FieldInput({ field, id, value, error, onChange }: { field: FormField; id: string; value: string; error: string | undefined; onChange: (value: string) => void }) {
-  const described = [field.description ? `${id}-help` : '', error ? `${id}-error` : ''].filter(Boolean).join(' ') || undefined;
-  const common = { id, 'aria-describedby': described, 'aria-invalid': error ? true : undefined, required: field.required && field.control !== 'checkbox' };
+function FieldInput({
+  field,
+  id,
+  value,
+  error,
+  onChange,
+}: {
+  field: FormField;
+  id: string;
+  value: string;
+  error: string | undefined;
+  onChange: (value: string) => void;
+}) {
+  const described =
+    [field.description ? `${id}-help` : '', error ? `${id}-error` : ''].filter(Boolean).join(' ') || undefined;
+  const common = {
+    id,
+    'aria-describedby': described,
+    'aria-invalid': error ? true : undefined,
+    required: field.required && field.control !== 'checkbox',
+  };
   let input;
   switch (field.control) {
     case 'checkbox':
-      input = <input {...common} type="checkbox" checked={value === 'true'} onChange={(e) => onChange(String(e.target.checked))} />;
+      input = (
+        <input
+          {...common}
+          type="checkbox"
+          checked={value === 'true'}
+          onChange={(e) => onChange(String(e.target.checked))}
+        />
+      );
       break;
     case 'select':
       input = (
@@ -21,10 +46,20 @@ function FieldInput({ field, id, value, error, onChange }: { field: FormField; i
       );
       break;
     case 'json':
-      input = <textarea {...common} rows={4} value={value} spellCheck={false} onChange={(e) => onChange(e.target.value)} />;
+      input = (
+        <textarea {...common} rows={4} value={value} spellCheck={false} onChange={(e) => onChange(e.target.value)} />
+      );
       break;
     default:
-      input = <input {...common} type={field.control === 'text' ? 'text' : 'number'} step={field.control === 'integer' ? 1 : 'any'} value={value} onChange={(e) => onChange(e.target.value)} />;
+      input = (
+        <input
+          {...common}
+          type={field.control === 'text' ? 'text' : 'number'}
+          step={field.control === 'integer' ? 1 : 'any'}
+          value={value}
+          onChange={(e) => onChange(e.target.value)}
+        />
+      );
   }
   return (
     <div className="field">
@@ -51,9 +86,19 @@ function FieldInput({ field, id, value, error, onChange }: { field: FormField; i
 }
 
 /** A tool's input schema as a form; submits the typed arguments. */
-export function ToolForm({ tool, disabled, onSubmit }: { tool: CatalogTool; disabled: boolean; onSubmit: (args: Record<string, unknown>) => void }) {
+export function ToolForm({
+  tool,
+  disabled,
+  onSubmit,
+}: {
+  tool: CatalogTool;
+  disabled: boolean;
+  onSubmit: (args: Record<string, unknown>) => void;
+}) {
   const fields = useMemo(() => fieldsOfSchema(tool.inputSchema), [tool.inputSchema]);
-  const [values, setValues] = useState<FormValues>(() => Object.fromEntries(fields.map((f) => [f.name, f.defaultValue])));
+  const [values, setValues] = useState<FormValues>(() =>
+    Object.fromEntries(fields.map((f) => [f.name, f.defaultValue])),
+  );
   const [errors, setErrors] = useState<Record<string, string>>({});
   const submit = (event: FormEvent) => {
     event.preventDefault();
@@ -65,7 +110,14 @@ export function ToolForm({ tool, disabled, onSubmit }: { tool: CatalogTool; disa
   return (
     <form className="tool-form" onSubmit={submit} aria-label={`Try ${tool.name}`} noValidate>
       {fields.map((field) => (
-        <FieldInput key={field.name} field={field} id={`tool-${tool.name}-${field.name || 'args'}`} value={values[field.name] ?? ''} error={errors[field.name]} onChange={(v) => setValues((s) => ({ ...s, [field.name]: v }))} />
+        <FieldInput
+          key={field.name}
+          field={field}
+          id={`tool-${tool.name}-${field.name || 'args'}`}
+          value={values[field.name] ?? ''}
+          error={errors[field.name]}
+          onChange={(v) => setValues((s) => ({ ...s, [field.name]: v }))}
+        />
       ))}
       <button type="submit" disabled={disabled}>
         Run {tool.name}

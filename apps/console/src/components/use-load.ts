@@ -24,8 +24,19 @@ export function useLoad<T>(key: readonly unknown[], load: () => Promise<T>, opti
     queryFn: load,
     retry: false,
     refetchOnWindowFocus: false,
-    ...(refreshMs === undefined ? {} : { refetchInterval: typeof refreshMs === 'number' ? refreshMs : (query: { state: { data: T | undefined } }) => refreshMs(query.state.data) ?? false }),
+    ...(refreshMs === undefined
+      ? {}
+      : {
+          refetchInterval:
+            typeof refreshMs === 'number'
+              ? refreshMs
+              : (query: { state: { data: T | undefined } }) => refreshMs(query.state.data) ?? false,
+        }),
   });
-  const error = query.error ? (query.error instanceof ApiError ? query.error : new ApiError(0, 'CLIENT', query.error.message)) : undefined;
+  const error = query.error
+    ? query.error instanceof ApiError
+      ? query.error
+      : new ApiError(0, 'CLIENT', query.error.message)
+    : undefined;
   return { data: query.data, error, loading: query.isFetching, reload: () => void query.refetch() };
 }

@@ -9,4 +9,3 @@ export function useNow(everyMs = 1_000): number {
   }, [everyMs]);
   return now;
 }
-

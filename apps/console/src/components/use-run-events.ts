@@ -11,7 +11,14 @@ export interface RunEventsState {
 }
 
 /** Events after which the run's page reads the run again: a step, the plan or a child run changed. */
-const CHANGES = new Set(['iteration_complete', 'tool_result', 'plan_updated', 'child_run_started', 'child_run_finished', 'state_change']);
+const CHANGES = new Set([
+  'iteration_complete',
+  'tool_result',
+  'plan_updated',
+  'child_run_started',
+  'child_run_finished',
+  'state_change',
+]);
 
 /**
  * Follows a live run's events (SSE with Last-Event-ID resume) while `follow` is true; `onChange`

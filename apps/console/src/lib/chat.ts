@@ -42,7 +42,8 @@ export function chatFromHistory(entries: readonly HistoryEntry[]): ChatItem[] {
     }
     const assistant = assistantFor(entry);
     if (message.role === 'assistant') {
-      if (message.content) assistant.text = assistant.text ? `${assistant.text}\n\n${message.content}` : message.content;
+      if (message.content)
+        assistant.text = assistant.text ? `${assistant.text}\n\n${message.content}` : message.content;
       for (const call of message.toolCalls ?? []) {
         const folded: ChatToolCall = { callId: call.id, name: call.name, arguments: call.arguments };
         calls.set(call.id, folded);
@@ -51,7 +52,12 @@ export function chatFromHistory(entries: readonly HistoryEntry[]): ChatItem[] {
       continue;
     }
     const call = calls.get(message.toolCallId);
-    if (call) Object.assign(call, { status: message.status, result: message.content, ...(message.errorCode ? { errorCode: message.errorCode } : {}) });
+    if (call)
+      Object.assign(call, {
+        status: message.status,
+        result: message.content,
+        ...(message.errorCode ? { errorCode: message.errorCode } : {}),
+      });
   }
   return items;
 }
@@ -78,7 +84,10 @@ function textOf(value: unknown, fallback = ''): string {
 }
 
 /** The live turn after one of its events (pure: the chat page keeps the state). */
-export function applyRunEvent(turn: LiveTurn, event: { type: string; data: Record<string, unknown>; runId?: string }): LiveTurn {
+export function applyRunEvent(
+  turn: LiveTurn,
+  event: { type: string; data: Record<string, unknown>; runId?: string },
+): LiveTurn {
   const data = event.data;
   const runId = turn.runId ?? event.runId ?? null;
   switch (event.type) {
@@ -93,17 +102,36 @@ export function applyRunEvent(turn: LiveTurn, event: { type: string; data: Recor
     }
     case 'state_change':
       // A retried model call streams its message again from the start.
-      return { ...turn, runId, state: textOf(data['state'], turn.state), ...(data['state'] === 'retrying_model' ? { text: '' } : {}) };
+      return {
+        ...turn,
+        runId,
+        state: textOf(data['state'], turn.state),
+        ...(data['state'] === 'retrying_model' ? { text: '' } : {}),
+      };
     case 'tool_call_start':
-      return { ...turn, runId, toolCalls: [...turn.toolCalls, { callId: textOf(data['callId']), name: textOf(data['name']), arguments: textOf(data['arguments']) }] };
+      return {
+        ...turn,
+        runId,
+        toolCalls: [
+          ...turn.toolCalls,
+          { callId: textOf(data['callId']), name: textOf(data['name']), arguments: textOf(data['arguments']) },
+        ],
+      };
     case 'tool_result':
       return {
         ...turn,
         runId,
-        toolCalls: turn.toolCalls.map((c) => (c.callId === data['callId'] ? { ...c, status: textOf(data['status']), result: textOf(data['content']) } : c)),
+        toolCalls: turn.toolCalls.map((c) =>
+          c.callId === data['callId'] ? { ...c, status: textOf(data['status']), result: textOf(data['content']) } : c,
+        ),
       };
     case 'execution_end': {
-      const result = (data['result'] ?? {}) as { response?: string; stopReason?: string; status?: string; error?: { message?: string } };
+      const result = (data['result'] ?? {}) as {
+        response?: string;
+        stopReason?: string;
+        status?: string;
+        error?: { message?: string };
+      };
       return {
         ...turn,
         runId,

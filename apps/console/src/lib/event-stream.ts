@@ -28,14 +28,22 @@ const defaultBackoff = (attempt: number): number => Math.min(500 * 2 ** (attempt
 const wait = (ms: number, signal: AbortSignal): Promise<void> =>
   new Promise((resolve) => {
     const timer = setTimeout(resolve, ms);
-    signal.addEventListener('abort', () => {
-      clearTimeout(timer);
-      resolve();
-    }, { once: true });
+    signal.addEventListener(
+      'abort',
+      () => {
+        clearTimeout(timer);
+        resolve();
+      },
+      { once: true },
+    );
   });
 
 /** Feeds one response's body to the parser; answers whether the last event was seen. */
-async function readBody(response: Response, options: FollowOptions, seen: { lastId: number; done: boolean }): Promise<void> {
+async function readBody(
+  response: Response,
+  options: FollowOptions,
+  seen: { lastId: number; done: boolean },
+): Promise<void> {
   if (!response.body) return;
   const parser = createParser({
     onEvent: (message) => {
@@ -46,7 +54,11 @@ async function readBody(response: Response, options: FollowOptions, seen: { last
       } catch {
         data = message.data;
       }
-      const event: StreamedEvent = { id: Number.isFinite(id) ? id : seen.lastId, type: message.event ?? 'message', data };
+      const event: StreamedEvent = {
+        id: Number.isFinite(id) ? id : seen.lastId,
+        type: message.event ?? 'message',
+        data,
+      };
       // A resumed stream never repeats what was seen; guard anyway so a chat never shows text twice.
       if (Number.isFinite(id) && id > 0 && id <= seen.lastId) return;
       if (Number.isFinite(id) && id > 0) seen.lastId = id;
@@ -87,7 +99,8 @@ export async function followEventStream(options: FollowOptions): Promise<number>
     }
     if (seen.done || options.signal.aborted) break;
     failuresInARow = seen.lastId > before ? 0 : failuresInARow + 1;
-    if (failuresInARow > maxReconnects) throw new ApiError(0, 'STREAM_LOST', `the event stream closed ${failuresInARow} times without new events`);
+    if (failuresInARow > maxReconnects)
+      throw new ApiError(0, 'STREAM_LOST', `the event stream closed ${failuresInARow} times without new events`);
     options.onReconnect?.(attempt + 1, seen.lastId);
     await wait((options.backoffMs ?? defaultBackoff)(Math.max(failuresInARow, 1)), options.signal);
   }

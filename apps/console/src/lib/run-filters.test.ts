@@ -15,7 +15,11 @@ describe('run filters', () => {
   });
 
   it('become the api query, with times in ISO 8601 and the page', () => {
-    const query = runListQuery({ ...NO_FILTERS, status: ['failed'], createdAfter: '2026-11-27T10:00', conversationId: '  ' }, 'tok', 10);
+    const query = runListQuery(
+      { ...NO_FILTERS, status: ['failed'], createdAfter: '2026-11-27T10:00', conversationId: '  ' },
+      'tok',
+      10,
+    );
     expect(query).toMatchObject({ status: 'failed', pageSize: 10, pageToken: 'tok', conversationId: undefined });
     expect(query['createdAfter']).toBe(new Date('2026-11-27T10:00').toISOString());
     expect(runListQuery(NO_FILTERS)['createdAfter']).toBeUndefined();

@@ -16,7 +16,15 @@ export interface RunFilters {
   createdBefore: string;
 }
 
-export const NO_FILTERS: RunFilters = { conversationId: '', status: [], stopReason: '', tool: '', source: '', createdAfter: '', createdBefore: '' };
+export const NO_FILTERS: RunFilters = {
+  conversationId: '',
+  status: [],
+  stopReason: '',
+  tool: '',
+  source: '',
+  createdAfter: '',
+  createdBefore: '',
+};
 
 /** Filters from a URL query string. */
 export function filtersFromSearch(search: string): RunFilters {
@@ -24,7 +32,10 @@ export function filtersFromSearch(search: string): RunFilters {
   const text = (name: keyof RunFilters): string => params.get(name) ?? '';
   return {
     conversationId: text('conversationId'),
-    status: params.getAll('status').flatMap((s) => s.split(',')).filter(Boolean),
+    status: params
+      .getAll('status')
+      .flatMap((s) => s.split(','))
+      .filter(Boolean),
     stopReason: text('stopReason'),
     tool: text('tool'),
     source: text('source'),

@@ -31,7 +31,9 @@ describe('a form from a JSON Schema', () => {
 
   it('turns the values into typed arguments, leaving out empty optional ones', () => {
     const fields = fieldsOfSchema(archiveSchema);
-    expect(argumentsOfForm(fields, { region: 'emea', olderThanDays: '30', dryRun: 'true', tags: '["a"]', note: '' })).toEqual({
+    expect(
+      argumentsOfForm(fields, { region: 'emea', olderThanDays: '30', dryRun: 'true', tags: '["a"]', note: '' }),
+    ).toEqual({
       ok: true,
       arguments: { region: 'emea', olderThanDays: 30, dryRun: true, tags: ['a'] },
     });
@@ -40,13 +42,24 @@ describe('a form from a JSON Schema', () => {
   it('says what is wrong with each field', () => {
     const fields = fieldsOfSchema(archiveSchema);
     const result = argumentsOfForm(fields, { region: '', olderThanDays: '1.5', ratio: 'x', tags: '[' });
-    expect(result).toEqual({ ok: false, errors: { region: 'region is required', olderThanDays: 'olderThanDays must be a whole number', ratio: 'ratio must be a number', tags: 'tags is not valid JSON' } });
+    expect(result).toEqual({
+      ok: false,
+      errors: {
+        region: 'region is required',
+        olderThanDays: 'olderThanDays must be a whole number',
+        ratio: 'ratio must be a number',
+        tags: 'tags is not valid JSON',
+      },
+    });
   });
 
   it('falls back to one JSON object field for a schema without properties', () => {
     const fields = fieldsOfSchema({ anyOf: [] });
     expect(fields).toHaveLength(1);
     expect(argumentsOfForm(fields, { '': '{"x":1}' })).toEqual({ ok: true, arguments: { x: 1 } });
-    expect(argumentsOfForm(fields, { '': '[1]' })).toEqual({ ok: false, errors: { '': 'The arguments must be a JSON object' } });
+    expect(argumentsOfForm(fields, { '': '[1]' })).toEqual({
+      ok: false,
+      errors: { '': 'The arguments must be a JSON object' },
+    });
   });
 });

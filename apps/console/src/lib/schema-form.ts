@@ -45,14 +45,26 @@ function defaultOf(schema: JsonSchema, control: FormField['control']): string {
   if (schema.default === undefined) return control === 'checkbox' ? 'false' : '';
   if (control === 'json') return JSON.stringify(schema.default, null, 2);
   const value = schema.default;
-  return typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean' ? String(value) : JSON.stringify(value);
+  return typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean'
+    ? String(value)
+    : JSON.stringify(value);
 }
 
 /** The fields of a tool's input schema (an object schema); a schema that is not one gets a single JSON field. */
 export function fieldsOfSchema(schema: unknown): FormField[] {
   const root = (schema ?? {}) as JsonSchema;
   if (!root.properties || typeof root.properties !== 'object') {
-    return [{ name: '', label: 'Arguments (JSON)', description: 'The whole arguments object.', required: true, control: 'json', options: [], defaultValue: '{}' }];
+    return [
+      {
+        name: '',
+        label: 'Arguments (JSON)',
+        description: 'The whole arguments object.',
+        required: true,
+        control: 'json',
+        options: [],
+        defaultValue: '{}',
+      },
+    ];
   }
   const required = new Set(root.required ?? []);
   return Object.entries(root.properties).map(([name, property]) => {
@@ -69,7 +81,8 @@ export function fieldsOfSchema(schema: unknown): FormField[] {
   });
 }
 
-export type ArgumentsResult = { ok: true; arguments: Record<string, unknown> } | { ok: false; errors: Record<string, string> };
+export type ArgumentsResult =
+  { ok: true; arguments: Record<string, unknown> } | { ok: false; errors: Record<string, string> };
 
 /** The tool call's arguments from the form's values, or what is wrong with each field. */
 export function argumentsOfForm(fields: readonly FormField[], values: FormValues): ArgumentsResult {
@@ -87,7 +100,8 @@ export function argumentsOfForm(fields: readonly FormField[], values: FormValues
     }
     if (field.control === 'number' || field.control === 'integer') {
       const n = Number(raw);
-      if (!Number.isFinite(n) || (field.control === 'integer' && !Number.isInteger(n))) errors[field.name] = `${field.label} must be ${field.control === 'integer' ? 'a whole number' : 'a number'}`;
+      if (!Number.isFinite(n) || (field.control === 'integer' && !Number.isInteger(n)))
+        errors[field.name] = `${field.label} must be ${field.control === 'integer' ? 'a whole number' : 'a number'}`;
       else args[field.name] = n;
       continue;
     }
@@ -95,7 +109,8 @@ export function argumentsOfForm(fields: readonly FormField[], values: FormValues
       try {
         const parsed = JSON.parse(raw) as unknown;
         if (field.name === '') {
-          if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) errors[field.name] = 'The arguments must be a JSON object';
+          if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed))
+            errors[field.name] = 'The arguments must be a JSON object';
           else Object.assign(args, parsed);
         } else args[field.name] = parsed;
       } catch {

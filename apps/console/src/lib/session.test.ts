@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { isReadOnly, loadSession, readClaims, saveSession, shownTenant } from './session.js';
 
-const b64url = (value: unknown): string => btoa(JSON.stringify(value)).replace(/\+/g, '-').replace(/\//g, '_').replace(/=+$/, '');
+const b64url = (value: unknown): string =>
+  btoa(JSON.stringify(value)).replace(/\+/g, '-').replace(/\//g, '_').replace(/=+$/, '');
 const jwt = (payload: Record<string, unknown>): string => `${b64url({ alg: 'HS256' })}.${b64url(payload)}.signature`;
 
 class MemoryStorage implements Storage {
@@ -28,7 +29,9 @@ class MemoryStorage implements Storage {
 
 describe('readClaims', () => {
   it('takes the tenant from "tenant", else "sub", with roles and expiry', () => {
-    expect(readClaims(jwt({ tenant: 'acme', sub: 'ann', roles: ['platform-operator', 7], exp: 2_000_000_000 }))).toEqual({ tenant: 'acme', subject: 'ann', roles: ['platform-operator'], expiresAt: 2_000_000_000_000 });
+    expect(
+      readClaims(jwt({ tenant: 'acme', sub: 'ann', roles: ['platform-operator', 7], exp: 2_000_000_000 })),
+    ).toEqual({ tenant: 'acme', subject: 'ann', roles: ['platform-operator'], expiresAt: 2_000_000_000_000 });
     expect(readClaims(jwt({ sub: 'solo' }))).toMatchObject({ tenant: 'solo', roles: [] });
   });
 
@@ -54,7 +57,7 @@ describe('the session', () => {
     expect(loadSession(storage)).toBeUndefined();
   });
 
-  it('is not read-only for the token\'s own tenant', () => {
+  it("is not read-only for the token's own tenant", () => {
     const token = jwt({ tenant: 'acme' });
     expect(isReadOnly({ token, claims: readClaims(token) })).toBe(false);
     expect(isReadOnly({ token, claims: readClaims(token), viewTenant: 'acme' })).toBe(false);

@@ -15,7 +15,10 @@ export class TokenFormatError extends Error {
 }
 
 function base64UrlDecode(part: string): string {
-  const base64 = part.replace(/-/g, '+').replace(/_/g, '/').padEnd(Math.ceil(part.length / 4) * 4, '=');
+  const base64 = part
+    .replace(/-/g, '+')
+    .replace(/_/g, '/')
+    .padEnd(Math.ceil(part.length / 4) * 4, '=');
   const bytes = Uint8Array.from(atob(base64), (c) => c.charCodeAt(0));
   return new TextDecoder().decode(bytes);
 }
@@ -23,17 +26,20 @@ function base64UrlDecode(part: string): string {
 /** Reads a JWT's claims as the api does (tenant from `tenant`, else `sub`); throws on what is not a JWT. */
 export function readClaims(token: string): TokenClaims {
   const parts = token.trim().split('.');
-  if (parts.length !== 3 || !parts[1]) throw new TokenFormatError('This is not a JWT: it needs three parts separated by dots.');
+  if (parts.length !== 3 || !parts[1])
+    throw new TokenFormatError('This is not a JWT: it needs three parts separated by dots.');
   let payload: Record<string, unknown>;
   try {
     payload = JSON.parse(base64UrlDecode(parts[1])) as Record<string, unknown>;
   } catch {
-    throw new TokenFormatError('The token\'s payload is not readable JSON.');
+    throw new TokenFormatError("The token's payload is not readable JSON.");
   }
   const subject = typeof payload['sub'] === 'string' ? payload['sub'] : '';
   const tenant = typeof payload['tenant'] === 'string' ? payload['tenant'] : subject;
   if (!tenant) throw new TokenFormatError('The token names no tenant (claim "tenant" or "sub").');
-  const roles = Array.isArray(payload['roles']) ? payload['roles'].filter((r): r is string => typeof r === 'string') : [];
+  const roles = Array.isArray(payload['roles'])
+    ? payload['roles'].filter((r): r is string => typeof r === 'string')
+    : [];
   const exp = typeof payload['exp'] === 'number' ? payload['exp'] * 1000 : undefined;
   return { tenant, subject, roles, ...(exp === undefined ? {} : { expiresAt: exp }) };
 }

@@ -4,7 +4,8 @@ export interface TaskSummary {
   instruction: string;
 }
 
-const record = (value: unknown): Record<string, unknown> => (typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : {});
+const record = (value: unknown): Record<string, unknown> =>
+  typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : {};
 const text = (value: unknown): string | undefined => (typeof value === 'string' ? value : undefined);
 
 /** The trigger in words (`cron 0 8 * * * (Europe/Paris)`, `once at …`, `event gmail / email.received`) and the instruction. */
@@ -19,8 +20,10 @@ export function summarizeTaskSpec(spec: Record<string, unknown>, formatTime: (is
   if (cron) described = `cron ${cron}${zone ? ` (${zone})` : ''}`;
   else if (at) described = `once at ${formatTime(at)}`;
   else if (type === 'schedule' && interval) described = `every ${interval} s`;
-  else if (type === 'event') described = `event ${text(trigger['source']) ?? '?'} / ${text(trigger['eventType']) ?? '?'}`;
-  else if (type === 'condition') described = `condition on ${text(trigger['tool']) ?? '?'}${interval ? `, checked every ${interval} s` : ''}`;
+  else if (type === 'event')
+    described = `event ${text(trigger['source']) ?? '?'} / ${text(trigger['eventType']) ?? '?'}`;
+  else if (type === 'condition')
+    described = `condition on ${text(trigger['tool']) ?? '?'}${interval ? `, checked every ${interval} s` : ''}`;
   return { trigger: described, instruction: text(record(spec['action'])['instruction']) ?? '—' };
 }
 

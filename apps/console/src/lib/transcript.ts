@@ -1,4 +1,11 @@
-import type { HistoryEntry, IterationRecord, PlanStepRecord, StepFailure, TranscriptEntry, ViewDiagnostic } from '../api/types.js';
+import type {
+  HistoryEntry,
+  IterationRecord,
+  PlanStepRecord,
+  StepFailure,
+  TranscriptEntry,
+  ViewDiagnostic,
+} from '../api/types.js';
 
 /** A tool call of a run's step: what it was asked, what it answered, how it went. */
 export interface ToolStep {
@@ -41,10 +48,18 @@ function isIteration(entry: TranscriptEntry): entry is IterationRecord {
  * the model's message, results from the stored history, runner from the catalog), and the
  * subtasks and replans of a plan.
  */
-export function transcriptSteps(transcript: readonly TranscriptEntry[], history: readonly HistoryEntry[], runners: ReadonlyMap<string, string>): TranscriptStep[] {
+export function transcriptSteps(
+  transcript: readonly TranscriptEntry[],
+  history: readonly HistoryEntry[],
+  runners: ReadonlyMap<string, string>,
+): TranscriptStep[] {
   const results = new Map<string, { content: string; errorCode?: string }>();
   for (const { message } of history) {
-    if (message.role === 'tool') results.set(message.toolCallId, { content: message.content, ...(message.errorCode ? { errorCode: message.errorCode } : {}) });
+    if (message.role === 'tool')
+      results.set(message.toolCallId, {
+        content: message.content,
+        ...(message.errorCode ? { errorCode: message.errorCode } : {}),
+      });
   }
   return transcript.map((entry): TranscriptStep => {
     if (!isIteration(entry)) return { kind: 'plan', ...entry };

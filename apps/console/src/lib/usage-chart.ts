@@ -16,12 +16,19 @@ export interface UsageBar {
 export function daysBetween(from: string, to: string): string[] {
   const days: string[] = [];
   const end = Date.parse(`${to}T00:00:00Z`);
-  for (let t = Date.parse(`${from}T00:00:00Z`); t <= end && days.length <= 366; t += 86_400_000) days.push(new Date(t).toISOString().slice(0, 10));
+  for (let t = Date.parse(`${from}T00:00:00Z`); t <= end && days.length <= 366; t += 86_400_000)
+    days.push(new Date(t).toISOString().slice(0, 10));
   return days;
 }
 
 /** The bars of a usage chart `width` x `height`: one group per day of the range (days without turns are zero). */
-export function usageBars(days: readonly UsageDay[], from: string, to: string, width: number, height: number): UsageBar[] {
+export function usageBars(
+  days: readonly UsageDay[],
+  from: string,
+  to: string,
+  width: number,
+  height: number,
+): UsageBar[] {
   const byDay = new Map(days.map((d) => [d.day, d]));
   const range = daysBetween(from, to);
   const maxTurns = Math.max(1, ...days.map((d) => d.turns));
@@ -31,6 +38,14 @@ export function usageBars(days: readonly UsageDay[], from: string, to: string, w
     const d = byDay.get(day);
     const turns = d?.turns ?? 0;
     const tokens = (d?.inputTokens ?? 0) + (d?.outputTokens ?? 0);
-    return { day, x: i * slot, width: slot, turns, tokens, turnsHeight: (turns / maxTurns) * height, tokensHeight: (tokens / maxTokens) * height };
+    return {
+      day,
+      x: i * slot,
+      width: slot,
+      turns,
+      tokens,
+      turnsHeight: (turns / maxTurns) * height,
+      tokensHeight: (tokens / maxTokens) * height,
+    };
   });
 }

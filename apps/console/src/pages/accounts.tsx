@@ -27,10 +27,16 @@ function AuditTrail() {
       <LoadState loaded={loaded} what="the audit trail">
         {({ events, nextBefore }) =>
           events.length === 0 ? (
-            <EmptyState title="No credential was read or written yet.">Every save, read, list and delete shows here, newest first.</EmptyState>
+            <EmptyState title="No credential was read or written yet.">
+              Every save, read, list and delete shows here, newest first.
+            </EmptyState>
           ) : (
             <>
-              <DataTable caption="Credential reads and writes, newest first" captionHidden columns={['When', 'Account', 'Action', 'Outcome', 'By']}>
+              <DataTable
+                caption="Credential reads and writes, newest first"
+                captionHidden
+                columns={['When', 'Account', 'Action', 'Outcome', 'By']}
+              >
                 {events.map((event) => (
                   <tr key={event.id}>
                     <td>{formatTime(event.at)}</td>
@@ -48,10 +54,20 @@ function AuditTrail() {
                 ))}
               </DataTable>
               <div className="pager">
-                <button type="button" className="secondary" disabled={before.length === 0} onClick={() => setBefore((b) => b.slice(0, -1))}>
+                <button
+                  type="button"
+                  className="secondary"
+                  disabled={before.length === 0}
+                  onClick={() => setBefore((b) => b.slice(0, -1))}
+                >
                   Newer
                 </button>
-                <button type="button" className="secondary" disabled={nextBefore === null} onClick={() => nextBefore !== null && setBefore((b) => [...b, nextBefore])}>
+                <button
+                  type="button"
+                  className="secondary"
+                  disabled={nextBefore === null}
+                  onClick={() => nextBefore !== null && setBefore((b) => [...b, nextBefore])}
+                >
                   Older
                 </button>
               </div>
@@ -73,9 +89,16 @@ export function AccountsPage() {
       <LoadState loaded={loaded} what="connected accounts">
         {({ credentials }) =>
           credentials.length === 0 ? (
-            <EmptyState title="No account is connected.">Applications store a user&apos;s third-party tokens with PUT /v1/credentials/{'{service}'}/{'{account}'} after their OAuth flow (docs/credentials.md).</EmptyState>
+            <EmptyState title="No account is connected.">
+              Applications store a user&apos;s third-party tokens with PUT /v1/credentials/{'{service}'}/{'{account}'}{' '}
+              after their OAuth flow (docs/credentials.md).
+            </EmptyState>
           ) : (
-            <DataTable caption="Connected accounts" captionHidden columns={['Service', 'Account', 'Version', 'Encryption key', 'Updated']}>
+            <DataTable
+              caption="Connected accounts"
+              captionHidden
+              columns={['Service', 'Account', 'Version', 'Encryption key', 'Updated']}
+            >
               {credentials.map((c) => (
                 <tr key={`${c.service}/${c.account}`}>
                   <td>{c.service}</td>

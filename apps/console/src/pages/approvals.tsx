@@ -16,12 +16,21 @@ function Source({ approval }: { approval: Approval }) {
   if (approval.source.kind === 'trigger') return <>task {approval.source.taskId}</>;
   return (
     <>
-      conversation <Link href={`/conversations/${encodeURIComponent(approval.conversationId)}`}>{approval.conversationId}</Link>
+      conversation{' '}
+      <Link href={`/conversations/${encodeURIComponent(approval.conversationId)}`}>{approval.conversationId}</Link>
     </>
   );
 }
 
-function ApprovalCard({ approval, now, onDecided }: { approval: Approval; now: number; onDecided: (answer: TurnAnswer) => void }) {
+function ApprovalCard({
+  approval,
+  now,
+  onDecided,
+}: {
+  approval: Approval;
+  now: number;
+  onDecided: (answer: TurnAnswer) => void;
+}) {
   const { api, readOnly } = useConsole();
   const [editing, setEditing] = useState(false);
   const [changes, setChanges] = useState(() => JSON.stringify(approval.details, null, 2));
@@ -69,7 +78,13 @@ function ApprovalCard({ approval, now, onDecided }: { approval: Approval; now: n
           <textarea rows={6} value={changes} onChange={(e) => setChanges(e.target.value)} spellCheck={false} />
         </label>
       )}
-      {typeof error === 'string' ? <p className="notice error" role="alert">{error}</p> : error && <ErrorState error={error} />}
+      {typeof error === 'string' ? (
+        <p className="notice error" role="alert">
+          {error}
+        </p>
+      ) : (
+        error && <ErrorState error={error} />
+      )}
       {!readOnly && (
         <div className="actions">
           {offered('approve') && (
@@ -78,7 +93,12 @@ function ApprovalCard({ approval, now, onDecided }: { approval: Approval; now: n
             </button>
           )}
           {offered('edit') && approval.allowModification && (
-            <button type="button" className="secondary" disabled={busy} onClick={() => (editing ? void decide('edit') : setEditing(true))}>
+            <button
+              type="button"
+              className="secondary"
+              disabled={busy}
+              onClick={() => (editing ? void decide('edit') : setEditing(true))}
+            >
               {editing ? 'Approve with changes' : 'Edit'}
             </button>
           )}
@@ -110,7 +130,8 @@ export function ApprovalsPage() {
         <ul className="notice ok" aria-live="polite">
           {decided.map((answer) => (
             <li key={answer.runId} data-testid="decided">
-              Run <Link href={`/runs/${answer.runId}`}>{answer.runId}</Link> <StatusBadge status={answer.status} />: {answer.response}
+              Run <Link href={`/runs/${answer.runId}`}>{answer.runId}</Link> <StatusBadge status={answer.status} />:{' '}
+              {answer.response}
             </li>
           ))}
         </ul>
@@ -118,7 +139,9 @@ export function ApprovalsPage() {
       <LoadState loaded={loaded} what="approvals">
         {({ approvals }) =>
           approvals.length === 0 ? (
-            <EmptyState title="Nothing waits for a decision.">Requests appear here when an agent or a tool that needs approval asks; this list refreshes by itself.</EmptyState>
+            <EmptyState title="Nothing waits for a decision.">
+              Requests appear here when an agent or a tool that needs approval asks; this list refreshes by itself.
+            </EmptyState>
           ) : (
             <ul className="cards">
               {approvals.map((approval) => (

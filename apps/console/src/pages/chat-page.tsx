@@ -7,7 +7,14 @@ import { CodeBlock, StatusBadge } from '../components/badges.js';
 import { EmptyState, ErrorState, LoadState } from '../components/states.js';
 import { useLoad } from '../components/use-load.js';
 import { useConsole } from '../console-context.js';
-import { applyRunEvent, chatFromHistory, NEW_TURN, type ChatItem, type ChatToolCall, type LiveTurn } from '../lib/chat.js';
+import {
+  applyRunEvent,
+  chatFromHistory,
+  NEW_TURN,
+  type ChatItem,
+  type ChatToolCall,
+  type LiveTurn,
+} from '../lib/chat.js';
 import { followEventStream } from '../lib/event-stream.js';
 import { plural, prettyJson } from '../lib/format.js';
 
@@ -115,14 +122,29 @@ export function ChatPage() {
           if (!runId) throw new Error('the run id is unknown, so the turn cannot be resumed');
           return api.runEvents(runId, afterId, signal);
         },
-        onEvent: (e) => setLive((turn) => applyRunEvent(turn ?? NEW_TURN, { type: e.type, data: (e.data as { data?: Record<string, unknown> }).data ?? {}, ...(runId ? { runId } : {}) })),
+        onEvent: (e) =>
+          setLive((turn) =>
+            applyRunEvent(turn ?? NEW_TURN, {
+              type: e.type,
+              data: (e.data as { data?: Record<string, unknown> }).data ?? {},
+              ...(runId ? { runId } : {}),
+            }),
+          ),
         isLast: (e) => e.type === 'execution_end',
         maxReconnects: 3,
         signal: following.current.signal,
       });
       history.reload();
     } catch (err) {
-      setError(err instanceof ApiError ? err : new ApiError(0, 'STREAM_LOST', `${(err as Error).message}; the message may have been sent: check the conversation's runs before sending it again`));
+      setError(
+        err instanceof ApiError
+          ? err
+          : new ApiError(
+              0,
+              'STREAM_LOST',
+              `${(err as Error).message}; the message may have been sent: check the conversation's runs before sending it again`,
+            ),
+      );
       setDraft(content);
     } finally {
       setBusy(false);
@@ -142,7 +164,9 @@ export function ChatPage() {
       <LoadState loaded={history} what="the conversation">
         {() =>
           items.length === 0 && !live ? (
-            <EmptyState title="No messages yet.">{readOnly ? 'This tenant has not written here.' : 'Write the first message below.'}</EmptyState>
+            <EmptyState title="No messages yet.">
+              {readOnly ? 'This tenant has not written here.' : 'Write the first message below.'}
+            </EmptyState>
           ) : (
             <ol className="messages" aria-label="Messages">
               {items.map((item) => (
@@ -162,7 +186,15 @@ export function ChatPage() {
       {!readOnly && (
         <form className="composer" onSubmit={(e) => void send(e)}>
           <label htmlFor="message">Message</label>
-          <textarea id="message" rows={3} value={draft} onChange={(e) => setDraft(e.target.value)} onKeyDown={(e) => { if (e.key === 'Enter' && (e.ctrlKey || e.metaKey)) e.currentTarget.form?.requestSubmit(); }} />
+          <textarea
+            id="message"
+            rows={3}
+            value={draft}
+            onChange={(e) => setDraft(e.target.value)}
+            onKeyDown={(e) => {
+              if (e.key === 'Enter' && (e.ctrlKey || e.metaKey)) e.currentTarget.form?.requestSubmit();
+            }}
+          />
           <button type="submit" disabled={busy}>
             Send
           </button>

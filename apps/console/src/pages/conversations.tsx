@@ -16,7 +16,8 @@ export function ConversationsPage() {
   const loaded = useLoad(['conversations'], async () => {
     const { runs } = await api.listRuns({ pageSize: 200 });
     const latest = new Map<string, string | null>();
-    for (const run of runs) if (!latest.has(run.conversationId) && run.source !== 'child') latest.set(run.conversationId, run.createdAt);
+    for (const run of runs)
+      if (!latest.has(run.conversationId) && run.source !== 'child') latest.set(run.conversationId, run.createdAt);
     return [...latest.entries()];
   });
   const start = (event: FormEvent) => {
@@ -31,7 +32,17 @@ export function ConversationsPage() {
       {!readOnly && (
         <form className="inline-form" onSubmit={start}>
           <label htmlFor="new-conversation">Conversation id</label>
-          <input id="new-conversation" value={name} onChange={(e) => { setName(e.target.value); setInvalid(false); }} placeholder="trip-42" aria-invalid={invalid || undefined} aria-describedby="new-conversation-help" />
+          <input
+            id="new-conversation"
+            value={name}
+            onChange={(e) => {
+              setName(e.target.value);
+              setInvalid(false);
+            }}
+            placeholder="trip-42"
+            aria-invalid={invalid || undefined}
+            aria-describedby="new-conversation-help"
+          />
           <button type="submit">Open</button>
           <p id="new-conversation-help" className={invalid ? 'notice error' : 'muted'}>
             Letters, digits and . _ : @ - (up to 128). A new id starts a new conversation.
@@ -46,7 +57,8 @@ export function ConversationsPage() {
             <ul className="cards">
               {conversations.map(([id, at]) => (
                 <li key={id}>
-                  <Link href={`/conversations/${encodeURIComponent(id)}`}>{id}</Link> <span className="muted">last run {formatTime(at)}</span>
+                  <Link href={`/conversations/${encodeURIComponent(id)}`}>{id}</Link>{' '}
+                  <span className="muted">last run {formatTime(at)}</span>
                 </li>
               ))}
             </ul>

@@ -59,7 +59,12 @@ function FactRow({ fact, onForgotten }: { fact: MemoryFact; onForgotten: () => v
       </td>
       <td>
         {!readOnly && (
-          <button type="button" className="danger small" onClick={forget} aria-label={`Forget ${fact.subject} ${fact.predicate} ${fact.object}`}>
+          <button
+            type="button"
+            className="danger small"
+            onClick={forget}
+            aria-label={`Forget ${fact.subject} ${fact.predicate} ${fact.object}`}
+          >
             Forget
           </button>
         )}
@@ -72,22 +77,42 @@ function FactRow({ fact, onForgotten }: { fact: MemoryFact; onForgotten: () => v
 /** Long-term memory: facts with where they came from and what replaced them; forget one. */
 export function MemoryPage() {
   const { api } = useConsole();
-  const { applied: query, draft, setDraft, apply } = useDraft<FactQuery>({ collectionPrefix: '', subject: '', includeSuperseded: true });
-  const loaded = useLoad(['facts', query], () => api.listFacts({ collectionPrefix: query.collectionPrefix || undefined, subject: query.subject || undefined, includeSuperseded: query.includeSuperseded ? 'true' : 'false', pageSize: 100 }));
+  const {
+    applied: query,
+    draft,
+    setDraft,
+    apply,
+  } = useDraft<FactQuery>({ collectionPrefix: '', subject: '', includeSuperseded: true });
+  const loaded = useLoad(['facts', query], () =>
+    api.listFacts({
+      collectionPrefix: query.collectionPrefix || undefined,
+      subject: query.subject || undefined,
+      includeSuperseded: query.includeSuperseded ? 'true' : 'false',
+      pageSize: 100,
+    }),
+  );
   return (
     <section aria-labelledby="memory-title">
       <h1 id="memory-title">Memory</h1>
       <form className="filters" onSubmit={(event) => apply(event, loaded.reload)} aria-label="Filter facts">
         <label>
           Collection prefix
-          <input value={draft.collectionPrefix} placeholder="user:alice" onChange={(e) => setDraft({ ...draft, collectionPrefix: e.target.value })} />
+          <input
+            value={draft.collectionPrefix}
+            placeholder="user:alice"
+            onChange={(e) => setDraft({ ...draft, collectionPrefix: e.target.value })}
+          />
         </label>
         <label>
           Subject
           <input value={draft.subject} onChange={(e) => setDraft({ ...draft, subject: e.target.value })} />
         </label>
         <label className="inline">
-          <input type="checkbox" checked={draft.includeSuperseded} onChange={(e) => setDraft({ ...draft, includeSuperseded: e.target.checked })} />
+          <input
+            type="checkbox"
+            checked={draft.includeSuperseded}
+            onChange={(e) => setDraft({ ...draft, includeSuperseded: e.target.checked })}
+          />
           Show superseded facts (history)
         </label>
         <div className="actions">
@@ -97,9 +122,27 @@ export function MemoryPage() {
       <LoadState loaded={loaded} what="facts">
         {({ facts }) =>
           facts.length === 0 ? (
-            <EmptyState title="Memory holds no facts here.">Facts are learned from finished conversations (docs/memory.md); widen the filters or talk to the agent first.</EmptyState>
+            <EmptyState title="Memory holds no facts here.">
+              Facts are learned from finished conversations (docs/memory.md); widen the filters or talk to the agent
+              first.
+            </EmptyState>
           ) : (
-            <DataTable caption="Facts, newest first" captionHidden columns={['Subject', 'Predicate', 'Object', 'Collection', 'Validity', 'Confidence', 'Source', <span key="actions" className="visually-hidden">Actions</span>]}>
+            <DataTable
+              caption="Facts, newest first"
+              captionHidden
+              columns={[
+                'Subject',
+                'Predicate',
+                'Object',
+                'Collection',
+                'Validity',
+                'Confidence',
+                'Source',
+                <span key="actions" className="visually-hidden">
+                  Actions
+                </span>,
+              ]}
+            >
               {facts.map((fact) => (
                 <FactRow key={fact.factId} fact={fact} onForgotten={loaded.reload} />
               ))}

@@ -32,7 +32,10 @@ async function historyOfRun(api: PlatformApi, run: RunDetail): Promise<HistoryEn
  */
 async function loadRunPage(api: PlatformApi, runId: string) {
   const run = await api.getRun(runId);
-  const [history, catalog] = await Promise.all([historyOfRun(api, run).catch(() => []), api.listTools().catch(() => ({ tools: [] }))]);
+  const [history, catalog] = await Promise.all([
+    historyOfRun(api, run).catch(() => []),
+    api.listTools().catch(() => ({ tools: [] })),
+  ]);
   return { run, history, runners: new Map(catalog.tools.map((t) => [t.name, t.runner])) };
 }
 
@@ -83,9 +86,25 @@ function RunFacts({ run, traceTemplate }: { run: RunDetail; traceTemplate: strin
         {run.result?.durationMs !== undefined && ` (${formatDuration(run.result.durationMs)})`}
       </dd>
       <dt>Usage</dt>
-      <dd>{usage ? `${run.result?.turns ?? 0} model calls · ${formatCount(usage.inputTokens)} input + ${formatCount(usage.outputTokens)} output tokens` : '—'}</dd>
+      <dd>
+        {usage
+          ? `${run.result?.turns ?? 0} model calls · ${formatCount(usage.inputTokens)} input + ${formatCount(usage.outputTokens)} output tokens`
+          : '—'}
+      </dd>
       <dt>Trace</dt>
-      <dd>{run.traceId ? trace ? <a href={trace} target="_blank" rel="noreferrer">{run.traceId}</a> : <code>{run.traceId}</code> : '—'}</dd>
+      <dd>
+        {run.traceId ? (
+          trace ? (
+            <a href={trace} target="_blank" rel="noreferrer">
+              {run.traceId}
+            </a>
+          ) : (
+            <code>{run.traceId}</code>
+          )
+        ) : (
+          '—'
+        )}
+      </dd>
       {run.parentRunId && (
         <>
           <dt>Started by</dt>
@@ -111,7 +130,9 @@ function PlanAndChildren({ run }: { run: RunDetail }) {
             {run.plan.subtasks.map((s) => (
               <li key={s.id}>
                 <strong>{s.id}</strong> {s.role && `(${s.role})`} <StatusBadge status={s.status} /> {s.description}
-                {s.dependencies && s.dependencies.length > 0 && <span className="muted"> · after {s.dependencies.join(', ')}</span>}
+                {s.dependencies && s.dependencies.length > 0 && (
+                  <span className="muted"> · after {s.dependencies.join(', ')}</span>
+                )}
                 {s.error && <span className="muted"> · {s.error}</span>}
                 {s.childRunIds.map((id) => (
                   <Link key={id} href={`/runs/${id}`} className="spaced">
@@ -129,7 +150,8 @@ function PlanAndChildren({ run }: { run: RunDetail }) {
           <ul>
             {run.children.map((child) => (
               <li key={child.runId}>
-                <Link href={`/runs/${child.runId}`}>{child.runId}</Link> {child.role} <StatusBadge status={child.status} />
+                <Link href={`/runs/${child.runId}`}>{child.runId}</Link> {child.role}{' '}
+                <StatusBadge status={child.status} />
               </li>
             ))}
           </ul>
@@ -169,11 +191,19 @@ export function RunPage() {
                 <p className="answer">{run.result.response}</p>
               </section>
             )}
-            {run.result?.error && <p className="notice error">{run.result.error.kind}: {run.result.error.message}</p>}
+            {run.result?.error && (
+              <p className="notice error">
+                {run.result.error.kind}: {run.result.error.message}
+              </p>
+            )}
             <PlanAndChildren run={run} />
             <section aria-labelledby="transcript-title">
               <h2 id="transcript-title">Transcript</h2>
-              {run.transcript && run.transcript.length > 0 ? <TranscriptView steps={transcriptSteps(run.transcript, history, runners)} /> : <p className="muted">No steps yet: the run has not called the model.</p>}
+              {run.transcript && run.transcript.length > 0 ? (
+                <TranscriptView steps={transcriptSteps(run.transcript, history, runners)} />
+              ) : (
+                <p className="muted">No steps yet: the run has not called the model.</p>
+              )}
             </section>
           </>
         )}

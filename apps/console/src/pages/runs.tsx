@@ -11,7 +11,8 @@ import { DataTable } from '../components/table.js';
 
 function FilterForm({ initial, onApply }: { initial: RunFilters; onApply: (filters: RunFilters) => void }) {
   const [filters, setFilters] = useState(initial);
-  const set = <K extends keyof RunFilters>(name: K, value: RunFilters[K]) => setFilters((f) => ({ ...f, [name]: value }));
+  const set = <K extends keyof RunFilters>(name: K, value: RunFilters[K]) =>
+    setFilters((f) => ({ ...f, [name]: value }));
   const submit = (event: FormEvent) => {
     event.preventDefault();
     onApply(filters);
@@ -26,7 +27,16 @@ function FilterForm({ initial, onApply }: { initial: RunFilters; onApply: (filte
         <legend>Status</legend>
         {RUN_STATUSES.map((status) => (
           <label key={status} className="inline">
-            <input type="checkbox" checked={filters.status.includes(status)} onChange={(e) => set('status', e.target.checked ? [...filters.status, status] : filters.status.filter((s) => s !== status))} />
+            <input
+              type="checkbox"
+              checked={filters.status.includes(status)}
+              onChange={(e) =>
+                set(
+                  'status',
+                  e.target.checked ? [...filters.status, status] : filters.status.filter((s) => s !== status),
+                )
+              }
+            />
             {status}
           </label>
         ))}
@@ -55,11 +65,19 @@ function FilterForm({ initial, onApply }: { initial: RunFilters; onApply: (filte
       </label>
       <label>
         Created after
-        <input type="datetime-local" value={filters.createdAfter} onChange={(e) => set('createdAfter', e.target.value)} />
+        <input
+          type="datetime-local"
+          value={filters.createdAfter}
+          onChange={(e) => set('createdAfter', e.target.value)}
+        />
       </label>
       <label>
         Created before
-        <input type="datetime-local" value={filters.createdBefore} onChange={(e) => set('createdBefore', e.target.value)} />
+        <input
+          type="datetime-local"
+          value={filters.createdBefore}
+          onChange={(e) => set('createdBefore', e.target.value)}
+        />
       </label>
       <div className="actions">
         <button type="submit">Apply filters</button>
@@ -73,7 +91,11 @@ function FilterForm({ initial, onApply }: { initial: RunFilters; onApply: (filte
 
 export function RunTable({ runs }: { runs: readonly RunSummary[] }) {
   return (
-    <DataTable caption="Runs, newest first" captionHidden columns={['Run', 'Status', 'Stop reason', 'Conversation', 'Source', 'Created', 'Turns', 'Tool calls', 'Tokens']}>
+    <DataTable
+      caption="Runs, newest first"
+      captionHidden
+      columns={['Run', 'Status', 'Stop reason', 'Conversation', 'Source', 'Created', 'Turns', 'Tool calls', 'Tokens']}
+    >
       {runs.map((run) => (
         <tr key={run.runId}>
           <td>
@@ -118,17 +140,33 @@ export function RunsPage() {
         {(page) =>
           page.runs.length === 0 ? (
             <EmptyState title="No runs match.">
-              {search ? 'Clear or widen the filters.' : <>Send a message on the <Link href="/conversations">Conversations</Link> page to start one.</>}
+              {search ? (
+                'Clear or widen the filters.'
+              ) : (
+                <>
+                  Send a message on the <Link href="/conversations">Conversations</Link> page to start one.
+                </>
+              )}
             </EmptyState>
           ) : (
             <>
               <RunTable runs={page.runs} />
               <div className="pager">
-                <button type="button" className="secondary" disabled={pages.length === 0} onClick={() => setPages((p) => p.slice(0, -1))}>
+                <button
+                  type="button"
+                  className="secondary"
+                  disabled={pages.length === 0}
+                  onClick={() => setPages((p) => p.slice(0, -1))}
+                >
                   Previous page
                 </button>
                 <span className="muted">Page {pages.length + 1}</span>
-                <button type="button" className="secondary" disabled={!page.nextPageToken} onClick={() => page.nextPageToken && setPages((p) => [...p, page.nextPageToken!])}>
+                <button
+                  type="button"
+                  className="secondary"
+                  disabled={!page.nextPageToken}
+                  onClick={() => page.nextPageToken && setPages((p) => [...p, page.nextPageToken!])}
+                >
                   Next page
                 </button>
               </div>

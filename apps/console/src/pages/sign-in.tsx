@@ -19,10 +19,21 @@ export function SignIn({ onSignIn }: { onSignIn: (session: Session) => void }) {
       <h1>Sign in to the console</h1>
       <form onSubmit={submit}>
         <label htmlFor="token">Bearer token (JWT)</label>
-        <textarea id="token" rows={5} value={token} onChange={(e) => setToken(e.target.value)} aria-describedby="token-help" aria-invalid={error ? true : undefined} required spellCheck={false} autoComplete="off" />
+        <textarea
+          id="token"
+          rows={5}
+          value={token}
+          onChange={(e) => setToken(e.target.value)}
+          aria-describedby="token-help"
+          aria-invalid={error ? true : undefined}
+          required
+          spellCheck={false}
+          autoComplete="off"
+        />
         <p id="token-help" className="muted">
-          Everything you see is the token&apos;s tenant. On the local stack (<code>npm run platform</code>) print a development token with <code>node scripts/dev-token.mjs my-tenant</code>; the token
-          is kept in this browser tab only and sent to the api with each request.
+          Everything you see is the token&apos;s tenant. On the local stack (<code>npm run platform</code>) print a
+          development token with <code>node scripts/dev-token.mjs my-tenant</code>; the token is kept in this browser
+          tab only and sent to the api with each request.
         </p>
         {error && (
           <p className="notice error" role="alert">

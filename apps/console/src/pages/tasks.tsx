@@ -17,14 +17,19 @@ const FIRE_REFRESH_MS = 2_000;
 function FireHistory({ taskId }: { taskId: string }) {
   const { api } = useConsole();
   // While a fire is under way, its row follows it.
-  const loaded = useLoad(['fires', taskId], () => api.taskFires(taskId), { refreshMs: (page) => (page?.fires.some((f) => UNDER_WAY.has(f.status)) ? FIRE_REFRESH_MS : undefined) });
+  const loaded = useLoad(['fires', taskId], () => api.taskFires(taskId), {
+    refreshMs: (page) => (page?.fires.some((f) => UNDER_WAY.has(f.status)) ? FIRE_REFRESH_MS : undefined),
+  });
   return (
     <LoadState loaded={loaded} what="the fire history">
       {({ fires }) =>
         fires.length === 0 ? (
           <p className="muted">It has not fired yet.</p>
         ) : (
-          <DataTable caption="Fires, latest first" columns={['Scheduled', 'Kind', 'Status', 'Attempts', 'Run', 'Outcome']}>
+          <DataTable
+            caption="Fires, latest first"
+            columns={['Scheduled', 'Kind', 'Status', 'Attempts', 'Run', 'Outcome']}
+          >
             {fires.map((fire) => (
               <tr key={fire.fireId}>
                 <td>{formatTime(fire.scheduledAt)}</td>
@@ -78,16 +83,27 @@ function TaskCard({ task, onChanged }: { task: Task; onChanged: () => void }) {
           <>
             <dt>Filter error</dt>
             <dd>
-              <code>{task.lastError.code}</code> {task.lastError.message} <span className="muted">({formatTime(task.lastError.at)})</span>
+              <code>{task.lastError.code}</code> {task.lastError.message}{' '}
+              <span className="muted">({formatTime(task.lastError.at)})</span>
             </dd>
           </>
         )}
       </dl>
       {!readOnly && (
         <div className="actions">
-          {task.status === 'ACTIVE' && <button type="button" className="secondary" onClick={act(() => api.changeTask(task.taskId, 'pause'))}>Pause</button>}
-          {task.status === 'PAUSED' && <button type="button" className="secondary" onClick={act(() => api.changeTask(task.taskId, 'resume'))}>Resume</button>}
-          <button type="button" onClick={act(() => api.runTaskNow(task.taskId))}>Run now</button>
+          {task.status === 'ACTIVE' && (
+            <button type="button" className="secondary" onClick={act(() => api.changeTask(task.taskId, 'pause'))}>
+              Pause
+            </button>
+          )}
+          {task.status === 'PAUSED' && (
+            <button type="button" className="secondary" onClick={act(() => api.changeTask(task.taskId, 'resume'))}>
+              Resume
+            </button>
+          )}
+          <button type="button" onClick={act(() => api.runTaskNow(task.taskId))}>
+            Run now
+          </button>
         </div>
       )}
       {error && <ErrorState error={error} />}
@@ -109,7 +125,9 @@ export function TasksPage() {
       <LoadState loaded={loaded} what="tasks">
         {({ tasks }) =>
           tasks.length === 0 ? (
-            <EmptyState title="No tasks yet.">Create one with POST /v1/tasks (see docs/triggers.md); it appears here with its schedule and fires.</EmptyState>
+            <EmptyState title="No tasks yet.">
+              Create one with POST /v1/tasks (see docs/triggers.md); it appears here with its schedule and fires.
+            </EmptyState>
           ) : (
             <ul className="cards">
               {tasks.map((task) => (

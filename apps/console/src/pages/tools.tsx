@@ -33,12 +33,16 @@ function TryTool({ tool }: { tool: CatalogTool }) {
         <p className="muted">Viewing another tenant is read-only: tools run as your own tenant only.</p>
       ) : tool.requiresApproval || tool.kind === 'agent' ? (
         <p className="muted">
-          {tool.kind === 'agent' ? 'An agent-tool talks with the user' : 'This tool needs the user\'s approval'}, so it runs only in a conversation (the api answers a try with{' '}
+          {tool.kind === 'agent' ? 'An agent-tool talks with the user' : "This tool needs the user's approval"}, so it
+          runs only in a conversation (the api answers a try with{' '}
           {tool.kind === 'agent' ? 'AGENT_TOOL' : 'APPROVAL_REQUIRED'} and runs nothing).
         </p>
       ) : (
         <>
-          <p className="muted">Runs one call under your tenant, as a model&apos;s call runs: the tool&apos;s timeout, credentials and circuit breaker apply.</p>
+          <p className="muted">
+            Runs one call under your tenant, as a model&apos;s call runs: the tool&apos;s timeout, credentials and
+            circuit breaker apply.
+          </p>
           <ToolForm tool={tool} disabled={busy} onSubmit={(args) => void run(args)} />
         </>
       )}
@@ -47,14 +51,20 @@ function TryTool({ tool }: { tool: CatalogTool }) {
       {outcome && (
         <div data-testid="tool-outcome" aria-live="polite">
           <p>
-            <StatusBadge status={outcome.status} /> in {formatDuration(outcome.durationMs)} on runner {outcome.runner} <span className="muted">(call {outcome.callId})</span>
+            <StatusBadge status={outcome.status} /> in {formatDuration(outcome.durationMs)} on runner {outcome.runner}{' '}
+            <span className="muted">(call {outcome.callId})</span>
           </p>
           {outcome.error && (
             <p className="notice error">
               {outcome.error.code}: {outcome.error.message}
             </p>
           )}
-          {outcome.output !== undefined && <CodeBlock label={outcome.truncated ? 'Output (truncated)' : 'Output'} text={JSON.stringify(outcome.output, null, 2)} />}
+          {outcome.output !== undefined && (
+            <CodeBlock
+              label={outcome.truncated ? 'Output (truncated)' : 'Output'}
+              text={JSON.stringify(outcome.output, null, 2)}
+            />
+          )}
         </div>
       )}
     </div>
@@ -66,8 +76,12 @@ function ToolCard({ tool }: { tool: CatalogTool }) {
     <li className="card">
       <details>
         <summary>
-          <span className="tool-name">{tool.name}</span> <span className="muted">{tool.kind} · runner {tool.runner} {tool.version} · {plural(tool.instances, 'instance')}</span>
-          {tool.requiresApproval && <span className="badge badge-waiting">needs approval</span>} <BreakerState breaker={tool.breaker} />
+          <span className="tool-name">{tool.name}</span>{' '}
+          <span className="muted">
+            {tool.kind} · runner {tool.runner} {tool.version} · {plural(tool.instances, 'instance')}
+          </span>
+          {tool.requiresApproval && <span className="badge badge-waiting">needs approval</span>}{' '}
+          <BreakerState breaker={tool.breaker} />
         </summary>
         <p>{tool.description}</p>
         <dl className="facts">
@@ -97,13 +111,19 @@ export function ToolsPage() {
       <h1 id="tools-title">Tools and runners</h1>
       <LoadState loaded={loaded} what="the tool catalog">
         {({ tools }) => {
-          if (tools.length === 0) return <EmptyState title="No tool runner answers discovery.">Start a runner (the platform&apos;s own is apps/tool-runner); tools appear here within seconds.</EmptyState>;
+          if (tools.length === 0)
+            return (
+              <EmptyState title="No tool runner answers discovery.">
+                Start a runner (the platform&apos;s own is apps/tool-runner); tools appear here within seconds.
+              </EmptyState>
+            );
           const runners = new Map<string, CatalogTool[]>();
           for (const tool of tools) runners.set(tool.runner, [...(runners.get(tool.runner) ?? []), tool]);
           return [...runners.entries()].map(([runner, served]) => (
             <section key={runner} aria-labelledby={`runner-${runner}`}>
               <h2 id={`runner-${runner}`}>
-                Runner {runner} <span className="muted">({plural(Math.max(...served.map((t) => t.instances)), 'instance')})</span>
+                Runner {runner}{' '}
+                <span className="muted">({plural(Math.max(...served.map((t) => t.instances)), 'instance')})</span>
               </h2>
               <ul className="cards">
                 {served.map((tool) => (

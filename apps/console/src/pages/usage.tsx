@@ -9,7 +9,10 @@ import { DataTable } from '../components/table.js';
 
 const CHART = { width: 720, height: 200, gap: 2 };
 const isoDay = (time: number): string => new Date(time).toISOString().slice(0, 10);
-const lastTwoWeeks = (): { from: string; to: string } => ({ from: isoDay(Date.now() - 13 * 86_400_000), to: isoDay(Date.now()) });
+const lastTwoWeeks = (): { from: string; to: string } => ({
+  from: isoDay(Date.now() - 13 * 86_400_000),
+  to: isoDay(Date.now()),
+});
 
 function UsageChart({ report, from, to }: { report: UsageReport; from: string; to: string }) {
   const bars = usageBars(report.days, from, to, CHART.width, CHART.height);
@@ -17,7 +20,8 @@ function UsageChart({ report, from, to }: { report: UsageReport; from: string; t
     <figure className="chart">
       <svg viewBox={`0 0 ${CHART.width} ${CHART.height + 20}`} role="img" aria-labelledby="usage-chart-title">
         <title id="usage-chart-title">
-          Turns and tokens per day from {from} to {to}: {formatCount(report.total.turns)} turns, {formatCount(report.total.inputTokens + report.total.outputTokens)} tokens
+          Turns and tokens per day from {from} to {to}: {formatCount(report.total.turns)} turns,{' '}
+          {formatCount(report.total.inputTokens + report.total.outputTokens)} tokens
         </title>
         {bars.map((bar) => {
           const half = Math.max((bar.width - CHART.gap * 2) / 2, 1);
@@ -26,8 +30,20 @@ function UsageChart({ report, from, to }: { report: UsageReport; from: string; t
               <title>
                 {bar.day}: {bar.turns} turns, {formatCount(bar.tokens)} tokens
               </title>
-              <rect className="bar-turns" x={bar.x + CHART.gap} y={CHART.height - bar.turnsHeight} width={half} height={bar.turnsHeight} />
-              <rect className="bar-tokens" x={bar.x + CHART.gap + half} y={CHART.height - bar.tokensHeight} width={half} height={bar.tokensHeight} />
+              <rect
+                className="bar-turns"
+                x={bar.x + CHART.gap}
+                y={CHART.height - bar.turnsHeight}
+                width={half}
+                height={bar.turnsHeight}
+              />
+              <rect
+                className="bar-tokens"
+                x={bar.x + CHART.gap + half}
+                y={CHART.height - bar.tokensHeight}
+                width={half}
+                height={bar.tokensHeight}
+              />
             </g>
           );
         })}
@@ -40,7 +56,8 @@ function UsageChart({ report, from, to }: { report: UsageReport; from: string; t
         </text>
       </svg>
       <figcaption>
-        <span className="key key-turns" /> turns · <span className="key key-tokens" /> tokens (input + output), each scaled to its own maximum
+        <span className="key key-turns" /> turns · <span className="key key-tokens" /> tokens (input + output), each
+        scaled to its own maximum
       </figcaption>
     </figure>
   );
@@ -57,7 +74,13 @@ export function UsagePage() {
       <form className="filters" onSubmit={(event) => apply(event, loaded.reload)} aria-label="Usage range">
         <label>
           From
-          <input type="date" value={draft.from} max={draft.to} onChange={(e) => setDraft({ ...draft, from: e.target.value })} required />
+          <input
+            type="date"
+            value={draft.from}
+            max={draft.to}
+            onChange={(e) => setDraft({ ...draft, from: e.target.value })}
+            required
+          />
         </label>
         <label>
           To
@@ -70,11 +93,16 @@ export function UsagePage() {
       <LoadState loaded={loaded} what="usage">
         {(report) =>
           report.days.length === 0 ? (
-            <EmptyState title="No finished turns in this range.">Pick a wider range, or send a message to start counting.</EmptyState>
+            <EmptyState title="No finished turns in this range.">
+              Pick a wider range, or send a message to start counting.
+            </EmptyState>
           ) : (
             <>
               <UsageChart report={report} from={range.from} to={range.to} />
-              <DataTable caption="Per day (days without turns left out)" columns={['Day (UTC)', 'Turns', 'Input tokens', 'Output tokens']}>
+              <DataTable
+                caption="Per day (days without turns left out)"
+                columns={['Day (UTC)', 'Turns', 'Input tokens', 'Output tokens']}
+              >
                 {report.days.map((d) => (
                   <tr key={d.day}>
                     <td>{d.day}</td>

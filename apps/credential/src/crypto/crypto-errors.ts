@@ -11,10 +11,15 @@ export class CredentialDecryptError extends PlatformError {
     readonly keyId: string,
     options: { cause?: unknown } = {},
   ) {
-    super('internal', 'CREDENTIAL_DECRYPT_FAILED', `the stored credential failed authentication at ${stage} (key ${keyId}); it was altered or moved`, {
-      cause: options.cause,
-      details: { stage, keyId },
-    });
+    super(
+      'internal',
+      'CREDENTIAL_DECRYPT_FAILED',
+      `the stored credential failed authentication at ${stage} (key ${keyId}); it was altered or moved`,
+      {
+        cause: options.cause,
+        details: { stage, keyId },
+      },
+    );
     this.name = 'CredentialDecryptError';
   }
 }

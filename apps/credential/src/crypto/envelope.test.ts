@@ -29,18 +29,24 @@ describe('envelope encryption', () => {
   it('refuses any single flipped byte of the ciphertext or the wrapped key', async () => {
     const sealed = await sealRecord(keyring, identity, plaintext);
     for (let at = 0; at < sealed.ciphertext.length; at++) {
-      await expect(openRecord(keyring, identity, { ...sealed, ciphertext: flip(sealed.ciphertext, at) })).rejects.toMatchObject({ code: 'CREDENTIAL_DECRYPT_FAILED', stage: 'decrypt' });
+      await expect(
+        openRecord(keyring, identity, { ...sealed, ciphertext: flip(sealed.ciphertext, at) }),
+      ).rejects.toMatchObject({ code: 'CREDENTIAL_DECRYPT_FAILED', stage: 'decrypt' });
     }
     for (let at = 0; at < sealed.wrappedKey.bytes.length; at++) {
       const wrappedKey = { ...sealed.wrappedKey, bytes: flip(sealed.wrappedKey.bytes, at) };
-      await expect(openRecord(keyring, identity, { ...sealed, wrappedKey })).rejects.toBeInstanceOf(CredentialDecryptError);
+      await expect(openRecord(keyring, identity, { ...sealed, wrappedKey })).rejects.toBeInstanceOf(
+        CredentialDecryptError,
+      );
     }
   });
 
   it('binds the record to its tenant, service, account and version', async () => {
     const sealed = await sealRecord(keyring, identity, plaintext);
     for (const moved of [{ tenantId: 'globex' }, { service: 'github' }, { account: 'work' }, { version: 2 }]) {
-      await expect(openRecord(keyring, { ...identity, ...moved }, sealed)).rejects.toMatchObject({ code: 'CREDENTIAL_DECRYPT_FAILED' });
+      await expect(openRecord(keyring, { ...identity, ...moved }, sealed)).rejects.toMatchObject({
+        code: 'CREDENTIAL_DECRYPT_FAILED',
+      });
     }
   });
 
@@ -58,13 +64,17 @@ describe('envelope encryption', () => {
     const wrappedKey = await rewrapKey(rotated, identity, sealed.wrappedKey);
     expect(wrappedKey.keyId).toBe('k2');
     const withoutK1 = new LocalKeyring({ active: 'k2', keys: { k2 } });
-    expect((await openRecord(withoutK1, identity, { ciphertext: sealed.ciphertext, wrappedKey })).equals(plaintext)).toBe(true);
+    expect(
+      (await openRecord(withoutK1, identity, { ciphertext: sealed.ciphertext, wrappedKey })).equals(plaintext),
+    ).toBe(true);
   });
 });
 
 describe('local keyring', () => {
   it('refuses keys of the wrong length, a missing active key, bad JSON, and two sources, without echoing key material', () => {
-    expect(() => new LocalKeyring({ active: 'k1', keys: { k1: randomBytes(16).toString('base64') } })).toThrow(/exactly 32 bytes/);
+    expect(() => new LocalKeyring({ active: 'k1', keys: { k1: randomBytes(16).toString('base64') } })).toThrow(
+      /exactly 32 bytes/,
+    );
     expect(() => new LocalKeyring({ active: 'k9', keys: { k1: key() } })).toThrow(/active key 'k9'/);
     const secretish = '{"active":"k1","keys":{"k1":"SECRET-KEY-MATERIAL"';
     expect(() => LocalKeyring.load({ json: secretish })).toThrow(KeyringError);

@@ -22,11 +22,25 @@ export interface SealedRecord {
  * fields hold (no delimiter a value could forge); the label versions the format.
  */
 export function recordContext(identity: RecordIdentity, layer: 'data' | 'key'): Buffer {
-  return Buffer.from(JSON.stringify(['platform.credential.v1', layer, identity.tenantId, identity.service, identity.account, identity.version]), 'utf8');
+  return Buffer.from(
+    JSON.stringify([
+      'platform.credential.v1',
+      layer,
+      identity.tenantId,
+      identity.service,
+      identity.account,
+      identity.version,
+    ]),
+    'utf8',
+  );
 }
 
 /** Encrypts a secret under a fresh random data key, and wraps that key with the provider's active KEK. */
-export async function sealRecord(keys: KeyProvider, identity: RecordIdentity, plaintext: Buffer): Promise<SealedRecord> {
+export async function sealRecord(
+  keys: KeyProvider,
+  identity: RecordIdentity,
+  plaintext: Buffer,
+): Promise<SealedRecord> {
   const dataKey = randomBytes(AES_KEY_BYTES);
   try {
     const ciphertext = sealAesGcm(dataKey, plaintext, recordContext(identity, 'data'));

@@ -36,19 +36,23 @@ export class LocalKeyring implements KeyProvider {
       }
       keys.set(id, key);
     }
-    if (!keys.has(document.active)) throw new KeyringError(`keyring active key '${document.active}' is not among its keys`);
+    if (!keys.has(document.active))
+      throw new KeyringError(`keyring active key '${document.active}' is not among its keys`);
     this.activeKeyId = document.active;
     this.keys = keys;
   }
 
   /** Reads and validates the keyring from exactly one of its sources. */
   static load(source: KeyringSource): LocalKeyring {
-    if (Boolean(source.json) === Boolean(source.file)) throw new KeyringError('set exactly one of CREDENTIAL_KEYRING and CREDENTIAL_KEYRING_FILE');
+    if (Boolean(source.json) === Boolean(source.file))
+      throw new KeyringError('set exactly one of CREDENTIAL_KEYRING and CREDENTIAL_KEYRING_FILE');
     let text: string;
     try {
       text = source.json ?? readFileSync(source.file!, 'utf8');
     } catch (err) {
-      throw new KeyringError(`cannot read CREDENTIAL_KEYRING_FILE: ${(err as NodeJS.ErrnoException).code ?? 'unreadable'}`);
+      throw new KeyringError(
+        `cannot read CREDENTIAL_KEYRING_FILE: ${(err as NodeJS.ErrnoException).code ?? 'unreadable'}`,
+      );
     }
     let parsed: unknown;
     try {
@@ -60,7 +64,9 @@ export class LocalKeyring implements KeyProvider {
     const document = KeyringDocument.safeParse(parsed);
     if (!document.success) {
       const issue = document.error.issues[0];
-      throw new KeyringError(`the keyring is invalid at ${issue?.path.join('.') || '(root)'}: ${issue?.message ?? 'invalid'}`);
+      throw new KeyringError(
+        `the keyring is invalid at ${issue?.path.join('.') || '(root)'}: ${issue?.message ?? 'invalid'}`,
+      );
     }
     return new LocalKeyring(document.data);
   }

@@ -47,7 +47,12 @@ export interface CredentialFixture {
   stop(): Promise<void>;
 }
 
-export async function configFor(url: string, keyring: string, jwks: string, extra: Record<string, string> = {}): Promise<CredentialConfig> {
+export async function configFor(
+  url: string,
+  keyring: string,
+  jwks: string,
+  extra: Record<string, string> = {},
+): Promise<CredentialConfig> {
   return CredentialConfig.parse({
     ...(await (await sharedServicePki()).env('credential')),
     DATABASE_URL: url,
@@ -69,14 +74,31 @@ export async function testRunnerTransport(): Promise<MutualTlsTransport> {
  * A client of a credential server on `port` that calls each method as a service allowed to: the
  * api manages records with its platform token, a runner reads with a grant.
  */
-export async function credentialTestClient(port: number): Promise<GrpcClientHandle<credentialV1.CredentialServiceClient>> {
+export async function credentialTestClient(
+  port: number,
+): Promise<GrpcClientHandle<credentialV1.CredentialServiceClient>> {
   const as = async (identity: string) =>
-    [identity, createGrpcClient(credentialV1.CredentialServiceClient, credentialV1.CredentialServiceService, `127.0.0.1:${port}`, { defaultDeadlineMs: 5_000, transport: new MutualTlsTransport(await testCertificates(identity)), server: 'credential' })] as const;
+    [
+      identity,
+      createGrpcClient(
+        credentialV1.CredentialServiceClient,
+        credentialV1.CredentialServiceService,
+        `127.0.0.1:${port}`,
+        {
+          defaultDeadlineMs: 5_000,
+          transport: new MutualTlsTransport(await testCertificates(identity)),
+          server: 'credential',
+        },
+      ),
+    ] as const;
   return callerRoutedClient(CREDENTIAL_CALLERS, [await as('api'), await as('runner/test')]);
 }
 
 /** A credential service on its own database, a client for it, and a grant issuer it trusts. */
-export async function startCredentialFixture(label: string, env: Record<string, string> = {}): Promise<CredentialFixture> {
+export async function startCredentialFixture(
+  label: string,
+  env: Record<string, string> = {},
+): Promise<CredentialFixture> {
   const url = await createSuiteDatabase(label);
   const { issuer, jwks } = await grantKeys();
   const fixture: CredentialFixture = {
@@ -86,12 +108,24 @@ export async function startCredentialFixture(label: string, env: Record<string, 
     jwks,
     server: undefined as unknown as CredentialServer,
     client: undefined as unknown as GrpcClientHandle<credentialV1.CredentialServiceClient>,
-    grant: (scope) => issuer.issue({ tenantId: 'acme', runId: 'run-1', callId: 'call-1', tool: 'send_email', services: ['google'], ttlSeconds: 60, ...scope }),
+    grant: (scope) =>
+      issuer.issue({
+        tenantId: 'acme',
+        runId: 'run-1',
+        callId: 'call-1',
+        tool: 'send_email',
+        services: ['google'],
+        ttlSeconds: 60,
+        ...scope,
+      }),
     async restart(next = {}) {
       fixture.client?.close();
       await fixture.server?.stop();
       if (next.CREDENTIAL_KEYRING) fixture.keyring = next.CREDENTIAL_KEYRING;
-      fixture.server = await startCredentialServer(await configFor(url, fixture.keyring, jwks, { ...env, ...next }), testLogger);
+      fixture.server = await startCredentialServer(
+        await configFor(url, fixture.keyring, jwks, { ...env, ...next }),
+        testLogger,
+      );
       fixture.client = await credentialTestClient(fixture.server.port);
     },
     async stop() {

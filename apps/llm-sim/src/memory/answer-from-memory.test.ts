@@ -3,11 +3,20 @@ import { MemoryAnswerSchema, SessionSummarySchema } from '../test-support/memory
 import { answerFromMemory, questionOf, summariseSession } from './answer-from-memory.js';
 
 describe('answerFromMemory', () => {
-  const facts = ['FACTS:', '[f-berlin] user lives_in Berlin (since 2026-11-01)', '[f-jazz] user likes jazz', '- [e-1] The user planned a trip to Rome'].join('\n');
+  const facts = [
+    'FACTS:',
+    '[f-berlin] user lives_in Berlin (since 2026-11-01)',
+    '[f-jazz] user likes jazz',
+    '- [e-1] The user planned a trip to Rome',
+  ].join('\n');
 
   it('answers with the best-matching facts and cites exactly them', () => {
     const answer = answerFromMemory(`${facts}\n\nQUESTION: Where does the user live?`);
-    expect(answer).toEqual({ answer: 'From memory: user lives in Berlin (since 2026-11-01).', answered: true, citedIds: ['f-berlin'] });
+    expect(answer).toEqual({
+      answer: 'From memory: user lives in Berlin (since 2026-11-01).',
+      answered: true,
+      citedIds: ['f-berlin'],
+    });
     expect(MemoryAnswerSchema.safeParse(answer).success).toBe(true);
   });
 
@@ -25,7 +34,9 @@ describe('answerFromMemory', () => {
 
 describe('summariseSession', () => {
   it('summarises what the user said, with topic words', () => {
-    const summary = summariseSession('[seq 1] user: Planning a Berlin trip\n[seq 2] assistant: ok\n[seq 3] user: Berlin hotels please');
+    const summary = summariseSession(
+      '[seq 1] user: Planning a Berlin trip\n[seq 2] assistant: ok\n[seq 3] user: Berlin hotels please',
+    );
     expect(summary.summary).toBe('Session summary: Planning a Berlin trip Berlin hotels please');
     expect(summary.topics[0]).toBe('berlin');
     expect(SessionSummarySchema.safeParse(summary).success).toBe(true);

@@ -20,17 +20,58 @@ interface Offered {
 }
 
 const OFFERED_LINE = /^(?:[-*]\s*)?(?:\[([A-Za-z0-9_:-]{1,100})\]|([A-Za-z0-9_-]{6,100}):)\s+(\S.*)$/;
-const STOP_WORDS = new Set(['the', 'a', 'an', 'is', 'are', 'was', 'does', 'do', 'did', 'what', 'where', 'who', 'when', 'which', 'how', 'of', 'to', 'in', 'on', 'at', 'for', 'and', 'or', 'my', 'me', 'i', 'you', 'your', 'user', 'about', 'with', 'now']);
+const STOP_WORDS = new Set([
+  'the',
+  'a',
+  'an',
+  'is',
+  'are',
+  'was',
+  'does',
+  'do',
+  'did',
+  'what',
+  'where',
+  'who',
+  'when',
+  'which',
+  'how',
+  'of',
+  'to',
+  'in',
+  'on',
+  'at',
+  'for',
+  'and',
+  'or',
+  'my',
+  'me',
+  'i',
+  'you',
+  'your',
+  'user',
+  'about',
+  'with',
+  'now',
+]);
 
 // Words match on their first four letters, so "live", "lives" and "lives_in" meet.
 const stem = (word: string) => word.slice(0, 4);
-const keyWords = (text: string) => new Set(wordsOf(text.replace(/_/g, ' ')).filter((w) => !STOP_WORDS.has(w)).map(stem));
+const keyWords = (text: string) =>
+  new Set(
+    wordsOf(text.replace(/_/g, ' '))
+      .filter((w) => !STOP_WORDS.has(w))
+      .map(stem),
+  );
 
 /** The question: the text after a `QUESTION:` label, else the last line ending with `?`, else the last line. */
 export function questionOf(prompt: string): string {
   const labelled = /^QUESTION:\s*(.+)$/im.exec(prompt)?.[1];
   if (labelled) return labelled.trim();
-  const lines = prompt.split('\n').map((l) => l.trim()).filter(Boolean);
+  const lines = prompt
+    .split('\n')
+    .map((l) => l.trim())
+    .filter(Boolean);
   return lines.findLast((l) => l.endsWith('?')) ?? lines.at(-1) ?? '';
 }
 
@@ -59,16 +100,27 @@ export function answerFromMemory(prompt: string): SimMemoryAnswer {
   const best = Math.max(0, ...scored.map((s) => s.score));
   const cited = scored.filter((s) => s.score === best).map((s) => s.item);
   if (cited.length === 0) return { answer: 'Memory holds nothing about that.', answered: false, citedIds: [] };
-  return { answer: `From memory: ${cited.map((c) => readable(c.text)).join('; ')}.`, answered: true, citedIds: cited.map((c) => c.id) };
+  return {
+    answer: `From memory: ${cited.map((c) => readable(c.text)).join('; ')}.`,
+    answered: true,
+    citedIds: cited.map((c) => c.id),
+  };
 }
 
 /** A summary of a session transcript: what the user said, and a few topic words. */
 export function summariseSession(prompt: string): { summary: string; topics: string[] } {
-  const said = turnLinesOf(prompt).filter((l) => l.role === 'user').map((l) => l.text.trim()).filter(Boolean);
+  const said = turnLinesOf(prompt)
+    .filter((l) => l.role === 'user')
+    .map((l) => l.text.trim())
+    .filter(Boolean);
   const text = said.length > 0 ? said.join(' ') : prompt.trim();
   const summary = `Session summary: ${text.length > 400 ? `${text.slice(0, 399)}…` : text || 'nothing was said.'}`;
   const counts = new Map<string, number>();
-  for (const word of wordsOf(text)) if (word.length > 3 && !STOP_WORDS.has(word)) counts.set(word, (counts.get(word) ?? 0) + 1);
-  const topics = [...counts.entries()].sort((a, b) => b[1] - a[1] || a[0].localeCompare(b[0])).slice(0, 5).map(([w]) => w);
+  for (const word of wordsOf(text))
+    if (word.length > 3 && !STOP_WORDS.has(word)) counts.set(word, (counts.get(word) ?? 0) + 1);
+  const topics = [...counts.entries()]
+    .sort((a, b) => b[1] - a[1] || a[0].localeCompare(b[0]))
+    .slice(0, 5)
+    .map(([w]) => w);
   return { summary, topics };
 }

@@ -36,16 +36,29 @@ describe('extractKnowledge', () => {
 
   it('supersedes the current single-valued fact a move replaces, and only that one', () => {
     const result = extractKnowledge(
-      prompt(['[seq 7] user: I moved from Paris to Berlin last month.'], ['f1: user lives_in Paris', 'f2: user likes jazz', 'f3: Bob lives_in Paris']),
+      prompt(
+        ['[seq 7] user: I moved from Paris to Berlin last month.'],
+        ['f1: user lives_in Paris', 'f2: user likes jazz', 'f3: Bob lives_in Paris'],
+      ),
     );
     expect(result.facts).toEqual([
-      { subject: 'user', predicate: 'lives_in', object: 'Berlin', confidence: 0.9, sourceSeq: 7, singleValued: true, supersedes: ['f1'] },
+      {
+        subject: 'user',
+        predicate: 'lives_in',
+        object: 'Berlin',
+        confidence: 0.9,
+        sourceSeq: 7,
+        singleValued: true,
+        supersedes: ['f1'],
+      },
     ]);
     expect(result.entities.map((e) => e.name)).toEqual(['Paris', 'Berlin']);
   });
 
   it('keeps third-person statements about a named subject, not about pronouns', () => {
-    const result = extractKnowledge(prompt(['[seq 2] user: Alice lives in Berlin. We live in Rome. Bob works for Initech.']));
+    const result = extractKnowledge(
+      prompt(['[seq 2] user: Alice lives in Berlin. We live in Rome. Bob works for Initech.']),
+    );
     expect(result.facts.map((f) => [f.subject, f.predicate, f.object])).toEqual([
       ['Alice', 'lives_in', 'Berlin'],
       ['Bob', 'works_at', 'Initech'],
@@ -54,7 +67,10 @@ describe('extractKnowledge', () => {
 
   it('takes entities from JSON tool results, marked fromTool, and ignores markers', () => {
     const result = extractKnowledge(
-      prompt(['[seq 1] user: Book me a hotel [scenario:trip] [memory-sim:delay=5]', '[seq 3] tool result of hotel_search: {"results":[{"name":"Hotel Adlon","city":"Berlin"}]}']),
+      prompt([
+        '[seq 1] user: Book me a hotel [scenario:trip] [memory-sim:delay=5]',
+        '[seq 3] tool result of hotel_search: {"results":[{"name":"Hotel Adlon","city":"Berlin"}]}',
+      ]),
     );
     expect(result.entities).toEqual([
       { name: 'Hotel Adlon', type: 'entity', facets: {}, fromTool: true },
@@ -70,7 +86,14 @@ describe('extractKnowledge', () => {
   });
 
   it('lets a new preference on the same topic replace the old one', () => {
-    const result = extractKnowledge(prompt(['[seq 4] user: Actually I prefer aisle seats.'], ['p1: user prefers_seat window seats', 'p2: user prefers_drink tea']));
-    expect(result.preferences).toEqual([{ subject: 'user', topic: 'seat', value: 'aisle seats', confidence: 0.9, sourceSeq: 4, supersedes: ['p1'] }]);
+    const result = extractKnowledge(
+      prompt(
+        ['[seq 4] user: Actually I prefer aisle seats.'],
+        ['p1: user prefers_seat window seats', 'p2: user prefers_drink tea'],
+      ),
+    );
+    expect(result.preferences).toEqual([
+      { subject: 'user', topic: 'seat', value: 'aisle seats', confidence: 0.9, sourceSeq: 4, supersedes: ['p1'] },
+    ]);
   });
 });

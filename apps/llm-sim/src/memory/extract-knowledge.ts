@@ -73,11 +73,17 @@ const PATTERNS: Pattern[] = [
     },
   },
   {
-    regex: new RegExp(String.raw`\b${SUBJECT}\s+(?:now\s+|still\s+|currently\s+)?(?:live|lives|am living|is living)\s+in\s+${OBJECT}`, 'gu'),
+    regex: new RegExp(
+      String.raw`\b${SUBJECT}\s+(?:now\s+|still\s+|currently\s+)?(?:live|lives|am living|is living)\s+in\s+${OBJECT}`,
+      'gu',
+    ),
     apply: (m, emit) => emit.fact(subjectOf(m[1]), 'lives_in', m[2] ?? '', true, 'place'),
   },
   {
-    regex: new RegExp(String.raw`\b${SUBJECT}\s+(?:now\s+)?(?:work|works|am working|is working)\s+(?:at|for)\s+${OBJECT}`, 'gu'),
+    regex: new RegExp(
+      String.raw`\b${SUBJECT}\s+(?:now\s+)?(?:work|works|am working|is working)\s+(?:at|for)\s+${OBJECT}`,
+      'gu',
+    ),
     apply: (m, emit) => emit.fact(subjectOf(m[1]), 'works_at', m[2] ?? '', true, 'organisation'),
   },
   {
@@ -112,11 +118,20 @@ function topicOf(value: string): string {
   return last.toLowerCase().replace(/(?<=[a-z]{3})s$/, '');
 }
 
-const clean = (text: string) => text.replace(/\[[a-z-]+:[^\]]*\]/g, '').replace(/\s+/g, ' ').trim();
+const clean = (text: string) =>
+  text
+    .replace(/\[[a-z-]+:[^\]]*\]/g, '')
+    .replace(/\s+/g, ' ')
+    .trim();
 const same = (a: string, b: string) => a.trim().toLowerCase() === b.trim().toLowerCase();
 
 /** Ids of current facts `subject predicate <other object>` that a single-valued fact replaces. */
-function supersededBy(candidates: readonly CandidateLine[], subject: string, predicate: string, object: string): string[] {
+function supersededBy(
+  candidates: readonly CandidateLine[],
+  subject: string,
+  predicate: string,
+  object: string,
+): string[] {
   const prefix = `${subject} ${predicate} `.toLowerCase();
   return candidates
     .filter((c) => c.text.toLowerCase().startsWith(prefix) && !same(c.text.slice(prefix.length), object))
@@ -130,25 +145,52 @@ export function extractKnowledge(prompt: string): SimExtraction {
   const out: SimExtraction = { entities: [], facts: [], preferences: [], topics: [], episodeSummary: '' };
   const addEntity = (name: string, type: string, fromTool: boolean) => {
     const trimmed = clean(name);
-    if (trimmed && !out.entities.some((e) => same(e.name, trimmed))) out.entities.push({ name: trimmed, type, facets: {}, fromTool });
+    if (trimmed && !out.entities.some((e) => same(e.name, trimmed)))
+      out.entities.push({ name: trimmed, type, facets: {}, fromTool });
   };
   for (const line of lines.filter((l) => l.role === 'user')) {
     const text = clean(line.text);
     const emit: Emitter = {
       fact(subject, predicate, object, singleValued, objectType) {
         const value = clean(object);
-        if (!value || out.facts.some((f) => same(f.subject, subject) && f.predicate === predicate && same(f.object, value))) return;
+        if (
+          !value ||
+          out.facts.some((f) => same(f.subject, subject) && f.predicate === predicate && same(f.object, value))
+        )
+          return;
         if (subject !== 'user') addEntity(subject, 'person', false);
         if (objectType) addEntity(value, objectType, false);
         const supersedes = singleValued ? supersededBy(candidates, subject, predicate, value) : [];
-        out.facts.push({ subject, predicate, object: value, confidence: STATED_CONFIDENCE, sourceSeq: line.seq, singleValued, supersedes });
+        out.facts.push({
+          subject,
+          predicate,
+          object: value,
+          confidence: STATED_CONFIDENCE,
+          sourceSeq: line.seq,
+          singleValued,
+          supersedes,
+        });
       },
       preference(topic, value) {
         const t = clean(topic).toLowerCase();
         const v = clean(value);
         if (!t || !v) return;
-        const supersedes = candidates.filter((c) => /^user prefer/i.test(c.text) && c.text.toLowerCase().includes(t) && !c.text.toLowerCase().includes(v.toLowerCase())).map((c) => c.id);
-        out.preferences.push({ subject: 'user', topic: t, value: v, confidence: STATED_CONFIDENCE, sourceSeq: line.seq, supersedes });
+        const supersedes = candidates
+          .filter(
+            (c) =>
+              /^user prefer/i.test(c.text) &&
+              c.text.toLowerCase().includes(t) &&
+              !c.text.toLowerCase().includes(v.toLowerCase()),
+          )
+          .map((c) => c.id);
+        out.preferences.push({
+          subject: 'user',
+          topic: t,
+          value: v,
+          confidence: STATED_CONFIDENCE,
+          sourceSeq: line.seq,
+          supersedes,
+        });
       },
       entity: (name, type) => addEntity(name, type, false),
     };
@@ -157,13 +199,25 @@ export function extractKnowledge(prompt: string): SimExtraction {
       for (const match of text.matchAll(pattern.regex)) pattern.apply(match, emit);
     }
   }
-  for (const line of lines.filter((l) => l.role === 'tool')) toolEntities(line, (name, type) => addEntity(name, type, true));
-  out.topics = [...new Set([...out.facts.map((f) => f.predicate.replace(/_/g, ' ')), ...out.preferences.map((p) => p.topic)])].slice(0, 20);
+  for (const line of lines.filter((l) => l.role === 'tool'))
+    toolEntities(line, (name, type) => addEntity(name, type, true));
+  out.topics = [
+    ...new Set([...out.facts.map((f) => f.predicate.replace(/_/g, ' ')), ...out.preferences.map((p) => p.topic)]),
+  ].slice(0, 20);
   out.episodeSummary = summaryOf(lines);
   return out;
 }
 
-const TOOL_ENTITY_KEYS: Record<string, string> = { name: 'entity', city: 'place', place: 'place', country: 'place', company: 'organisation', organisation: 'organisation', organization: 'organisation', person: 'person' };
+const TOOL_ENTITY_KEYS: Record<string, string> = {
+  name: 'entity',
+  city: 'place',
+  place: 'place',
+  country: 'place',
+  company: 'organisation',
+  organisation: 'organisation',
+  organization: 'organisation',
+  person: 'person',
+};
 
 /** Entities a tool result names in JSON fields such as `city` or `company` (seed 004's working memory). */
 function toolEntities(line: TurnLine, add: (name: string, type: string) => void): void {
@@ -186,7 +240,10 @@ function toolEntities(line: TurnLine, add: (name: string, type: string) => void)
 
 /** One sentence on what the user said, or empty when the turn had no user text. */
 function summaryOf(lines: readonly TurnLine[]): string {
-  const said = lines.filter((l) => l.role === 'user').map((l) => clean(l.text)).filter(Boolean);
+  const said = lines
+    .filter((l) => l.role === 'user')
+    .map((l) => clean(l.text))
+    .filter(Boolean);
   if (said.length === 0) return '';
   const text = said.join(' ');
   const cut = text.length > SUMMARY_CHARS ? `${text.slice(0, SUMMARY_CHARS - 1)}…` : text;

@@ -12,7 +12,13 @@ import { extractKnowledge, type SimExtraction } from './extract-knowledge.js';
  * - `[memory-sim:missing-in-batch]` the answer has no entry for it; a one-turn request is answered correctly.
  */
 
-const BROKEN_ENTRY = { entities: [], facts: [{ subject: 'user', predicate: 'lives in?!', object: '', confidence: 7, sourceSeq: 0 }], preferences: [], topics: [], episodeSummary: '' };
+const BROKEN_ENTRY = {
+  entities: [],
+  facts: [{ subject: 'user', predicate: 'lives in?!', object: '', confidence: 7, sourceSeq: 0 }],
+  preferences: [],
+  topics: [],
+  episodeSummary: '',
+};
 
 /** One turn's entry: its label and its extraction (or, on purpose, something the schema refuses). */
 export type SimTurnEntry = { turn: string } & (SimExtraction | typeof BROKEN_ENTRY);

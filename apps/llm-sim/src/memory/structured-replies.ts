@@ -5,7 +5,12 @@ import { extractKnowledge } from './extract-knowledge.js';
 import { extractTurns } from './extract-turns.js';
 
 /** The memory service's structured requests the simulator answers without a scenario. */
-export const STRUCTURED_REPLY_KINDS = ['memory_extraction', 'memory_extraction_batch', 'memory_answer', 'session_summary'] as const;
+export const STRUCTURED_REPLY_KINDS = [
+  'memory_extraction',
+  'memory_extraction_batch',
+  'memory_answer',
+  'session_summary',
+] as const;
 export type StructuredReplyKind = (typeof STRUCTURED_REPLY_KINDS)[number];
 
 /**
@@ -44,10 +49,13 @@ export function structuredReplyKind(request: ChatCompletionRequest): StructuredR
   const format = (request as { response_format?: { type?: unknown; json_schema?: JsonSchemaFormat } }).response_format;
   if (format?.type !== 'json_schema' || !format.json_schema) return undefined;
   const { name, schema } = format.json_schema;
-  if (typeof name === 'string' && (STRUCTURED_REPLY_KINDS as readonly string[]).includes(name)) return name as StructuredReplyKind;
+  if (typeof name === 'string' && (STRUCTURED_REPLY_KINDS as readonly string[]).includes(name))
+    return name as StructuredReplyKind;
   const properties = new Set(Object.keys(schema?.properties ?? {}));
   if (properties.has('facts') && properties.has('entities')) return 'memory_extraction';
-  const turnEntry = (schema?.properties?.['turns'] as { items?: { properties?: Record<string, unknown> } } | undefined)?.items?.properties ?? {};
+  const turnEntry =
+    (schema?.properties?.['turns'] as { items?: { properties?: Record<string, unknown> } } | undefined)?.items
+      ?.properties ?? {};
   if ('facts' in turnEntry && 'entities' in turnEntry) return 'memory_extraction_batch';
   if (properties.has('answer') && properties.has('citedIds')) return 'memory_answer';
   if (properties.has('summary') && properties.has('topics')) return 'session_summary';
@@ -61,7 +69,13 @@ function brokenAgainstSchema(kind: StructuredReplyKind): string {
     case 'memory_extraction_batch':
       return JSON.stringify({ turns: 'all of them' });
     case 'memory_extraction':
-      return JSON.stringify({ entities: [], facts: [{ subject: 'user', predicate: 'lives in?!', object: '', confidence: 7, sourceSeq: 0 }], preferences: [], topics: [], episodeSummary: '' });
+      return JSON.stringify({
+        entities: [],
+        facts: [{ subject: 'user', predicate: 'lives in?!', object: '', confidence: 7, sourceSeq: 0 }],
+        preferences: [],
+        topics: [],
+        episodeSummary: '',
+      });
     case 'memory_answer':
       return JSON.stringify({ answer: '', answered: 'yes', citedIds: 'all' });
     case 'session_summary':
@@ -91,7 +105,10 @@ export function buildStructuredReply(request: ChatCompletionRequest): Structured
   const isRetry = userTexts.length > 1;
   let misbehaviour: StructuredReply['misbehaviour'];
   let delayMs = 0;
-  for (const match of request.messages.map((m) => contentText(m.content)).join('\n').matchAll(MEMORY_SIM_MARKER)) {
+  for (const match of request.messages
+    .map((m) => contentText(m.content))
+    .join('\n')
+    .matchAll(MEMORY_SIM_MARKER)) {
     const [, what, delay] = match;
     if (delay !== undefined) delayMs = Math.min(Number(delay), MAX_DELAY_MS);
     else if (what === 'malformed' || (what === 'malformed-once' && !isRetry)) misbehaviour = 'malformed';
@@ -99,9 +116,18 @@ export function buildStructuredReply(request: ChatCompletionRequest): Structured
   }
   if (kind === 'memory_extraction_batch' && misbehaviour === undefined) {
     const answer = extractTurns(prompt);
-    return { kind, content: JSON.stringify({ turns: answer.turns }), delayMs, misbehaviour: answer.misbehaving.length > 0 ? 'invalid' : undefined };
+    return {
+      kind,
+      content: JSON.stringify({ turns: answer.turns }),
+      delayMs,
+      misbehaviour: answer.misbehaving.length > 0 ? 'invalid' : undefined,
+    };
   }
   const content =
-    misbehaviour === 'malformed' ? NOT_JSON : misbehaviour === 'invalid' ? brokenAgainstSchema(kind) : JSON.stringify(correctAnswer(kind, prompt));
+    misbehaviour === 'malformed'
+      ? NOT_JSON
+      : misbehaviour === 'invalid'
+        ? brokenAgainstSchema(kind)
+        : JSON.stringify(correctAnswer(kind, prompt));
   return { kind, content, delayMs, misbehaviour };
 }

@@ -32,7 +32,12 @@ export function turnLinesOf(prompt: string): TurnLine[] {
     const match = TURN_LINE.exec(raw);
     if (match) {
       const toolName = match[3]?.trim();
-      lines.push({ seq: Number(match[1]), role: toolName ? 'tool' : (match[2] ?? 'user'), toolName, text: match[4] ?? '' });
+      lines.push({
+        seq: Number(match[1]),
+        role: toolName ? 'tool' : (match[2] ?? 'user'),
+        toolName,
+        text: match[4] ?? '',
+      });
     } else if (lines.length > 0 && raw.trim() !== '' && !/^[A-Z ]+:$/.test(raw.trim())) {
       const last = lines[lines.length - 1];
       if (last) last.text += `\n${raw}`;

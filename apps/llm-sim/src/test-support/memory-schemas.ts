@@ -8,7 +8,14 @@ const Text = (max: number) => z.string().trim().min(1).max(max);
 
 export const ExtractionSchema = z.object({
   entities: z
-    .array(z.object({ name: Text(200), type: Text(64), facets: z.record(z.string(), z.union([z.string(), z.number(), z.boolean()])).default({}), fromTool: z.boolean().default(false) }))
+    .array(
+      z.object({
+        name: Text(200),
+        type: Text(64),
+        facets: z.record(z.string(), z.union([z.string(), z.number(), z.boolean()])).default({}),
+        fromTool: z.boolean().default(false),
+      }),
+    )
     .max(100)
     .default([]),
   facts: z
@@ -43,13 +50,22 @@ export const ExtractionSchema = z.object({
 });
 
 /** The several-turn extraction answer: one entry per `### TURN <n>` section of the prompt. */
-export const ExtractionBatchSchema = z.object({ turns: z.array(ExtractionSchema.extend({ turn: z.string() })).max(64) });
+export const ExtractionBatchSchema = z.object({
+  turns: z.array(ExtractionSchema.extend({ turn: z.string() })).max(64),
+});
 
-export const MemoryAnswerSchema = z.object({ answer: Text(4_000), answered: z.boolean(), citedIds: z.array(z.string()).max(50).default([]) });
+export const MemoryAnswerSchema = z.object({
+  answer: Text(4_000),
+  answered: z.boolean(),
+  citedIds: z.array(z.string()).max(50).default([]),
+});
 
 export const SessionSummarySchema = z.object({ summary: Text(4_000), topics: z.array(Text(64)).max(20).default([]) });
 
 /** A `response_format` as libs/llm's OpenAIStructuredOutput sends it. */
 export function jsonSchemaFormat(name: string, schema: z.ZodType) {
-  return { type: 'json_schema' as const, json_schema: { name, schema: z.toJSONSchema(schema, { io: 'input' }) as Record<string, unknown>, strict: false } };
+  return {
+    type: 'json_schema' as const,
+    json_schema: { name, schema: z.toJSONSchema(schema, { io: 'input' }) as Record<string, unknown>, strict: false },
+  };
 }

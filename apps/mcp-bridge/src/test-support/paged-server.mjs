@@ -12,7 +12,10 @@ const tools = [
   {
     name: 'exotic',
     description: 'An if/then schema zod cannot convert: the server validates.',
-    inputSchema: object({ kind: { type: 'string' } }, { if: { properties: { kind: { const: 'x' } } }, then: { required: ['x'] } }),
+    inputSchema: object(
+      { kind: { type: 'string' } },
+      { if: { properties: { kind: { const: 'x' } } }, then: { required: ['x'] } },
+    ),
   },
   { name: 'add-tool', description: 'Adds the tool "late" and announces the change.', inputSchema: object() },
 ];
@@ -27,9 +30,11 @@ server.setRequestHandler(ListToolsRequestSchema, (request) => {
 server.setRequestHandler(CallToolRequestSchema, async (request) => {
   const { name, arguments: args = {} } = request.params;
   const text = (t) => ({ content: [{ type: 'text', text: t }] });
-  if (name === 'exotic') return args.kind ? text(`kind ${args.kind}`) : { isError: true, ...text('exotic needs a kind') };
+  if (name === 'exotic')
+    return args.kind ? text(`kind ${args.kind}`) : { isError: true, ...text('exotic needs a kind') };
   if (name === 'add-tool') {
-    if (!tools.some((t) => t.name === 'late')) tools.push({ name: 'late', description: 'Added at run time.', inputSchema: object() });
+    if (!tools.some((t) => t.name === 'late'))
+      tools.push({ name: 'late', description: 'Added at run time.', inputSchema: object() });
     await server.sendToolListChanged();
     return text('added');
   }

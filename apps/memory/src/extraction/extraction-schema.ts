@@ -5,7 +5,12 @@ const Predicate = z
   .string()
   .min(1)
   .max(64)
-  .transform((p) => p.trim().toLowerCase().replace(/[\s-]+/g, '_'))
+  .transform((p) =>
+    p
+      .trim()
+      .toLowerCase()
+      .replace(/[\s-]+/g, '_'),
+  )
   .pipe(z.string().regex(/^[a-z0-9_]{1,64}$/, 'must be words joined by "_"'));
 
 const Text = (max: number) => z.string().trim().min(1).max(max);
@@ -13,7 +18,10 @@ const Text = (max: number) => z.string().trim().min(1).max(max);
 export const ExtractedEntity = z.object({
   name: Text(200),
   type: Text(64).describe('person, place, organisation, product, event, concept...'),
-  facets: z.record(z.string(), z.union([z.string(), z.number(), z.boolean()])).default({}).describe('attributes, e.g. {"role": "manager"}'),
+  facets: z
+    .record(z.string(), z.union([z.string(), z.number(), z.boolean()]))
+    .default({})
+    .describe('attributes, e.g. {"role": "manager"}'),
   /** True when the entity was only seen in a tool result. */
   fromTool: z.boolean().default(false),
 });
@@ -79,7 +87,13 @@ export const turnLabel = (n: number): string => `TURN ${n}`;
  */
 export const MultiTurnExtraction = z.object({
   turns: z
-    .array(Extraction.extend({ turn: z.string().describe('the label of the turn this entry is about, exactly as the prompt gives it, e.g. "TURN 1"') }))
+    .array(
+      Extraction.extend({
+        turn: z
+          .string()
+          .describe('the label of the turn this entry is about, exactly as the prompt gives it, e.g. "TURN 1"'),
+      }),
+    )
     .max(64),
 });
 

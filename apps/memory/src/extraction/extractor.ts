@@ -80,7 +80,11 @@ export class Extractor {
     private readonly settings: ExtractorSettings,
   ) {}
 
-  async extract(messages: readonly IngestedMessage[], candidates: readonly CandidateFact[], signal?: AbortSignal): Promise<Extraction> {
+  async extract(
+    messages: readonly IngestedMessage[],
+    candidates: readonly CandidateFact[],
+    signal?: AbortSignal,
+  ): Promise<Extraction> {
     const user = `${renderCandidates(candidates)}\n\nTURN:\n${renderTurnTranscript(messages, this.settings.toolResultChars)}`;
     const seqs = new Set(messages.map((m) => m.seq));
     const candidateIds = new Set(candidates.map((c) => c.factId));
@@ -88,7 +92,14 @@ export class Extractor {
     let last: Error | undefined;
     for (let attempt = 1; attempt <= this.settings.attempts; attempt++) {
       try {
-        const extraction = await this.model.complete({ schemaName: 'memory_extraction', schema: Extraction, system: SYSTEM_PROMPT, user, signal, ...(feedback ? { feedback } : {}) });
+        const extraction = await this.model.complete({
+          schemaName: 'memory_extraction',
+          schema: Extraction,
+          system: SYSTEM_PROMPT,
+          user,
+          signal,
+          ...(feedback ? { feedback } : {}),
+        });
         const problem = crossCheck(extraction, seqs, candidateIds);
         if (!problem) return extraction;
         last = new StructuredOutputError(problem, JSON.stringify(extraction));
@@ -98,7 +109,11 @@ export class Extractor {
       }
       feedback = last.message;
     }
-    throw new InvalidExtractionError(`extraction output stayed invalid after ${this.settings.attempts} attempts: ${last?.message ?? 'unknown'}`, this.settings.attempts, { cause: last });
+    throw new InvalidExtractionError(
+      `extraction output stayed invalid after ${this.settings.attempts} attempts: ${last?.message ?? 'unknown'}`,
+      this.settings.attempts,
+      { cause: last },
+    );
   }
 
   /**
@@ -135,15 +150,29 @@ export class Extractor {
    * The shared call: each turn's valid part, or undefined for a turn whose part is missing,
    * repeated or invalid. Throws StructuredOutputError when no answer was a list of entries.
    */
-  private async together(turns: readonly TurnToExtract[], signal: AbortSignal | undefined): Promise<(Extraction | undefined)[]> {
+  private async together(
+    turns: readonly TurnToExtract[],
+    signal: AbortSignal | undefined,
+  ): Promise<(Extraction | undefined)[]> {
     const user = turns
-      .map((t, i) => `### ${turnLabel(i + 1)}\n${renderCandidates(t.candidates)}\n\nMESSAGES:\n${renderTurnTranscript(t.messages, this.settings.toolResultChars)}`)
+      .map(
+        (t, i) =>
+          `### ${turnLabel(i + 1)}\n${renderCandidates(t.candidates)}\n\nMESSAGES:\n${renderTurnTranscript(t.messages, this.settings.toolResultChars)}`,
+      )
       .join('\n\n');
     let feedback: string | undefined;
     let last: StructuredOutputError | undefined;
     for (let attempt = 1; attempt <= this.settings.attempts; attempt++) {
       try {
-        const envelope = await this.model.complete({ schemaName: 'memory_extraction_batch', schema: MultiTurnEnvelope, wireSchema: MultiTurnExtraction, system: MULTI_TURN_SYSTEM_PROMPT, user, signal, ...(feedback ? { feedback } : {}) });
+        const envelope = await this.model.complete({
+          schemaName: 'memory_extraction_batch',
+          schema: MultiTurnEnvelope,
+          wireSchema: MultiTurnExtraction,
+          system: MULTI_TURN_SYSTEM_PROMPT,
+          user,
+          signal,
+          ...(feedback ? { feedback } : {}),
+        });
         return turns.map((turn, i) => validPart(envelope, turnLabel(i + 1), turn));
       } catch (error) {
         if (!(error instanceof StructuredOutputError)) throw error;
@@ -164,13 +193,22 @@ function validPart(envelope: MultiTurnEnvelope, label: string, turn: TurnToExtra
   const { turn: _label, ...body } = entries[0]!;
   const parsed = Extraction.safeParse(body);
   if (!parsed.success) return undefined;
-  const problem = crossCheck(parsed.data, new Set(turn.messages.map((m) => m.seq)), new Set(turn.candidates.map((c) => c.factId)));
+  const problem = crossCheck(
+    parsed.data,
+    new Set(turn.messages.map((m) => m.seq)),
+    new Set(turn.candidates.map((c) => c.factId)),
+  );
   return problem ? undefined : parsed.data;
 }
 
-function crossCheck(extraction: Extraction, seqs: ReadonlySet<number>, candidateIds: ReadonlySet<string>): string | undefined {
+function crossCheck(
+  extraction: Extraction,
+  seqs: ReadonlySet<number>,
+  candidateIds: ReadonlySet<string>,
+): string | undefined {
   for (const [i, item] of [...extraction.facts, ...extraction.preferences].entries()) {
-    if (!seqs.has(item.sourceSeq)) return `item ${i}: sourceSeq ${item.sourceSeq} is not a message of this turn (${[...seqs].join(', ')})`;
+    if (!seqs.has(item.sourceSeq))
+      return `item ${i}: sourceSeq ${item.sourceSeq} is not a message of this turn (${[...seqs].join(', ')})`;
     const unknown = item.supersedes.find((id) => !candidateIds.has(id));
     if (unknown !== undefined) return `item ${i}: supersedes "${unknown}", which is not one of the CURRENT FACTS`;
   }

@@ -44,7 +44,10 @@ describe('ForegroundActivity', () => {
     const first = heldCall(activity);
     const second = heldCall(activity);
     const woken: string[] = [];
-    const waiters = [activity.quiet(30_000).then(() => woken.push('one')), activity.quiet(30_000).then(() => woken.push('two'))];
+    const waiters = [
+      activity.quiet(30_000).then(() => woken.push('one')),
+      activity.quiet(30_000).then(() => woken.push('two')),
+    ];
     first.finish();
     await first.done;
     await new Promise((r) => setTimeout(r, 50));

@@ -42,9 +42,22 @@ export interface IngestConsumerSettings {
 }
 
 /** Creates the work-queue and dead-letter streams (idempotent; every replica may call it). */
-export async function ensureIngestStreams(nc: NatsConnection, settings: Pick<IngestConsumerSettings, 'maxAgeMs' | 'deadLetterMaxAgeMs'>): Promise<void> {
-  await ensureStream(nc, { name: MEMORY_INGEST_STREAM, subjects: [`${MEMORY_INGEST_SUBJECT_PREFIX}.>`], maxAgeMs: settings.maxAgeMs, retention: 'workqueue', duplicateWindowMs: 10 * 60_000 });
-  await ensureStream(nc, { name: MEMORY_DEAD_LETTER_STREAM, subjects: [`${MEMORY_DEAD_LETTER_SUBJECT_PREFIX}.>`], maxAgeMs: settings.deadLetterMaxAgeMs });
+export async function ensureIngestStreams(
+  nc: NatsConnection,
+  settings: Pick<IngestConsumerSettings, 'maxAgeMs' | 'deadLetterMaxAgeMs'>,
+): Promise<void> {
+  await ensureStream(nc, {
+    name: MEMORY_INGEST_STREAM,
+    subjects: [`${MEMORY_INGEST_SUBJECT_PREFIX}.>`],
+    maxAgeMs: settings.maxAgeMs,
+    retention: 'workqueue',
+    duplicateWindowMs: 10 * 60_000,
+  });
+  await ensureStream(nc, {
+    name: MEMORY_DEAD_LETTER_STREAM,
+    subjects: [`${MEMORY_DEAD_LETTER_SUBJECT_PREFIX}.>`],
+    maxAgeMs: settings.deadLetterMaxAgeMs,
+  });
 }
 
 /**
@@ -97,7 +110,9 @@ export class IngestConsumer {
     const messages = await consumer.consume({ max_messages: this.settings.batchSize });
     this.closeMessages = async () => void (await messages.close());
     this.batcher = new MessageBatcher<JsMsg>(this.settings.batchSize, this.settings.batchWaitMs, (batch) => {
-      const task = this.handleBatch(batch).catch((err: unknown) => this.logger.error({ err }, 'ingestion task failed unexpectedly'));
+      const task = this.handleBatch(batch).catch((err: unknown) =>
+        this.logger.error({ err }, 'ingestion task failed unexpectedly'),
+      );
       this.inFlight.add(task);
       void task.finally(() => this.inFlight.delete(task));
     });
@@ -150,24 +165,40 @@ export class IngestConsumer {
         valid.push({ message, turn: turn.data });
         continue;
       }
-      await this.deadLetter(message, 'malformed_message', `not a TurnFinished message: ${turn.error.issues[0]?.path.join('.') || '(root)'} ${turn.error.issues[0]?.message ?? ''}`.trim(), namedTenant(body));
+      await this.deadLetter(
+        message,
+        'malformed_message',
+        `not a TurnFinished message: ${turn.error.issues[0]?.path.join('.') || '(root)'} ${turn.error.issues[0]?.message ?? ''}`.trim(),
+        namedTenant(body),
+      );
       recordMemoryIngestion('dead_lettered', (performance.now() - started) / 1000);
     }
     if (valid.length === 0) return;
     // A slow model must not get the turns redelivered to another replica while this one works on them.
-    const heartbeat = setInterval(() => valid.forEach((v) => v.message.working()), Math.max(1_000, Math.floor(this.settings.ackWaitMs / 2)));
+    const heartbeat = setInterval(
+      () => valid.forEach((v) => v.message.working()),
+      Math.max(1_000, Math.floor(this.settings.ackWaitMs / 2)),
+    );
     try {
       // Turns wait for this replica's recalls (a turn waits for those) to end first, for a bounded
       // time: ingestion's reads, writes and embeddings then fall between bursts of turns instead of
       // delaying their recalls. A full batch means turns are queueing: it goes at once.
       if (messages.length < this.settings.batchSize) await this.foreground?.quiet(this.settings.yieldMs);
       // The batch's own trace: its extraction and embeddings requests and its statements are its children.
-      const results = await runInMessagingBatchSpan({ destination: MEMORY_INGEST_STREAM, consumerGroup: INGEST_CONSUMER, messageCount: valid.length }, () =>
-        this.ingestor.ingestBatch(valid.map((v) => v.turn)),
+      const results = await runInMessagingBatchSpan(
+        { destination: MEMORY_INGEST_STREAM, consumerGroup: INGEST_CONSUMER, messageCount: valid.length },
+        () => this.ingestor.ingestBatch(valid.map((v) => v.turn)),
       );
       if (this.settings.ackDelayMs > 0) await new Promise((r) => setTimeout(r, this.settings.ackDelayMs));
-      const settled = await Promise.allSettled(valid.map((v, i) => this.settle(v.message, v.turn, results[i]!, started)));
-      for (const s of settled) if (s.status === 'rejected') this.logger.warn({ err: (s.reason as Error).message }, 'could not acknowledge an ingested turn; its redelivery will be recognised');
+      const settled = await Promise.allSettled(
+        valid.map((v, i) => this.settle(v.message, v.turn, results[i]!, started)),
+      );
+      for (const s of settled)
+        if (s.status === 'rejected')
+          this.logger.warn(
+            { err: (s.reason as Error).message },
+            'could not acknowledge an ingested turn; its redelivery will be recognised',
+          );
     } finally {
       clearInterval(heartbeat);
     }
@@ -184,7 +215,12 @@ export class IngestConsumer {
       return;
     }
     const err = result.error;
-    const reason: MemoryDeadLetterReason = err instanceof InvalidExtractionError ? 'invalid_extraction' : isModelError(err) ? 'extraction_failed' : 'storage_failed';
+    const reason: MemoryDeadLetterReason =
+      err instanceof InvalidExtractionError
+        ? 'invalid_extraction'
+        : isModelError(err)
+          ? 'extraction_failed'
+          : 'storage_failed';
     const detail = (err as Error).message;
     if (deliveries >= this.settings.maxDeliveries) {
       await this.deadLetter(message, reason, detail, turn);
@@ -192,13 +228,21 @@ export class IngestConsumer {
       return;
     }
     const delay = Math.min(this.settings.retryBaseMs * 2 ** (deliveries - 1), 5 * 60_000);
-    this.logger.warn({ tenantId, runId, deliveries, reason, err: detail, retryInMs: delay }, 'could not ingest a turn; it will be redelivered');
+    this.logger.warn(
+      { tenantId, runId, deliveries, reason, err: detail, retryInMs: delay },
+      'could not ingest a turn; it will be redelivered',
+    );
     message.nak(delay);
     recordMemoryIngestion('retried', (performance.now() - started) / 1000);
   }
 
   /** Keeps the message on the dead-letter stream with its reason, then terminates it; if that publish fails, it is redelivered. */
-  private async deadLetter(message: JsMsg, reason: MemoryDeadLetterReason, detail: string, turn: { tenantId: string; runId?: string } | undefined): Promise<void> {
+  private async deadLetter(
+    message: JsMsg,
+    reason: MemoryDeadLetterReason,
+    detail: string,
+    turn: { tenantId: string; runId?: string } | undefined,
+  ): Promise<void> {
     const letter = MemoryDeadLetter.parse({
       type: 'memory.dead_letter',
       ...(turn ? { tenantId: turn.tenantId, ...(turn.runId ? { runId: turn.runId } : {}) } : {}),
@@ -209,14 +253,24 @@ export class IngestConsumer {
       originalBody: new TextDecoder().decode(message.data),
       deadAt: new Date().toISOString(),
     });
-    const subject = turn ? memoryDeadLetterSubject(turn.tenantId) : `${MEMORY_DEAD_LETTER_SUBJECT_PREFIX}._unknown.turn`;
+    const subject = turn
+      ? memoryDeadLetterSubject(turn.tenantId)
+      : `${MEMORY_DEAD_LETTER_SUBJECT_PREFIX}._unknown.turn`;
     try {
-      await jetstream(this.nc).publish(subject, JSON.stringify(letter), { msgID: `dead:${message.info.stream}:${message.seq}` });
+      await jetstream(this.nc).publish(subject, JSON.stringify(letter), {
+        msgID: `dead:${message.info.stream}:${message.seq}`,
+      });
       // No reason argument: servers before 2.10 ignore a "+TERM <reason>" ack; the reason is on the dead letter.
       message.term();
-      this.logger.error({ tenantId: turn?.tenantId, runId: turn?.runId, reason, detail: letter.detail, deliveries: letter.deliveries }, 'turn dead-lettered');
+      this.logger.error(
+        { tenantId: turn?.tenantId, runId: turn?.runId, reason, detail: letter.detail, deliveries: letter.deliveries },
+        'turn dead-lettered',
+      );
     } catch (err) {
-      this.logger.error({ err: (err as Error).message, reason }, 'could not dead-letter a turn; it will be redelivered');
+      this.logger.error(
+        { err: (err as Error).message, reason },
+        'could not dead-letter a turn; it will be redelivered',
+      );
       message.nak(this.settings.retryBaseMs);
     }
   }

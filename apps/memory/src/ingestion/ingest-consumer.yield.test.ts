@@ -44,12 +44,17 @@ afterEach(async () => {
 });
 
 /** Starts the consumer with a stub ingestor that stores nothing and says every turn was stored; returns when each batch reached it, and its size. */
-async function startConsumer(yieldMs: number, foreground: ForegroundActivity): Promise<{ batches: { at: number; turns: number }[] }> {
+async function startConsumer(
+  yieldMs: number,
+  foreground: ForegroundActivity,
+): Promise<{ batches: { at: number; turns: number }[] }> {
   const batches: { at: number; turns: number }[] = [];
   const ingestor = {
     ingestBatch: (turns: readonly TurnFinished[]): Promise<IngestResult[]> => {
       batches.push({ at: performance.now(), turns: turns.length });
-      return Promise.resolve(turns.map(() => ({ ok: true, outcome: { status: 'stored' as const, facts: 0, superseded: 0 } })));
+      return Promise.resolve(
+        turns.map(() => ({ ok: true, outcome: { status: 'stored' as const, facts: 0, superseded: 0 } })),
+      );
     },
   };
   consumer = new IngestConsumer(nc, ingestor, settings(yieldMs), logger, foreground);

@@ -18,7 +18,8 @@ export interface TurnIngestorSettings {
   extractionTurnsPerRequest: number;
 }
 
-export type IngestOutcome = { status: 'stored'; facts: number; superseded: number } | { status: 'duplicate' } | { status: 'empty' };
+export type IngestOutcome =
+  { status: 'stored'; facts: number; superseded: number } | { status: 'duplicate' } | { status: 'empty' };
 /** What became of one turn of a batch: an outcome once its transaction committed, or the error that stopped it. */
 export type IngestResult = { ok: true; outcome: IngestOutcome } | { ok: false; error: unknown };
 
@@ -56,21 +57,40 @@ export class TurnIngestor {
       prepared = await this.prepare(turns, signal);
     } catch (error) {
       if (turns.length === 1) return [{ ok: false, error }];
-      this.deps.logger.warn({ turns: turns.length, err: (error as Error).message }, 'could not read for a batch of turns; reading them one by one');
+      this.deps.logger.warn(
+        { turns: turns.length, err: (error as Error).message },
+        'could not read for a batch of turns; reading them one by one',
+      );
       prepared = [];
-      for (const turn of turns) prepared.push(await this.prepare([turn], signal).then((p) => p[0]!, (err: unknown) => ({ result: { ok: false, error: err } as IngestResult })));
+      for (const turn of turns)
+        prepared.push(
+          await this.prepare([turn], signal).then(
+            (p) => p[0]!,
+            (err: unknown) => ({ result: { ok: false, error: err } as IngestResult }),
+          ),
+        );
     }
     const results: (IngestResult | undefined)[] = prepared.map((p) => ('result' in p ? p.result : undefined));
     const pending = prepared.flatMap((p, i) => ('store' in p ? [{ i, entry: p.store }] : []));
     const items = await this.store(pending, results);
     if (this.deps.vectors && items.length > 0) {
-      await this.deps.vectors.indexItems(items).catch((err: unknown) => this.deps.logger.warn({ items: items.length, err: (err as Error).message }, 'could not embed ingested turns now; the backfill will'));
+      await this.deps.vectors
+        .indexItems(items)
+        .catch((err: unknown) =>
+          this.deps.logger.warn(
+            { items: items.length, err: (err as Error).message },
+            'could not embed ingested turns now; the backfill will',
+          ),
+        );
     }
     return results.map((r) => r ?? { ok: false, error: new Error('turn was neither stored nor failed') });
   }
 
   /** Writes the batch in one transaction; if that fails, each turn in its own. Fills `results`; returns what to embed. */
-  private async store(pending: readonly { i: number; entry: TurnToStore }[], results: (IngestResult | undefined)[]): Promise<StoredItem[]> {
+  private async store(
+    pending: readonly { i: number; entry: TurnToStore }[],
+    results: (IngestResult | undefined)[],
+  ): Promise<StoredItem[]> {
     if (pending.length === 0) return [];
     const { writer, logger } = this.deps;
     const groups = await writer.store(pending.map((p) => p.entry)).then(
@@ -80,10 +100,15 @@ export class TurnIngestor {
           results[pending[0]!.i] = { ok: false, error };
           return [];
         }
-        logger.warn({ turns: pending.length, err: (error as Error).message }, 'could not store a batch of turns together; storing them one by one');
+        logger.warn(
+          { turns: pending.length, err: (error as Error).message },
+          'could not store a batch of turns together; storing them one by one',
+        );
         const alone = [];
         for (const p of pending) {
-          const stored = await writer.store([p.entry]).catch((err: unknown) => void (results[p.i] = { ok: false, error: err }));
+          const stored = await writer
+            .store([p.entry])
+            .catch((err: unknown) => void (results[p.i] = { ok: false, error: err }));
           if (stored) alone.push({ members: [p], stored });
         }
         return alone;
@@ -93,7 +118,12 @@ export class TurnIngestor {
     for (const { members, stored } of groups) {
       members.forEach((p, k) => {
         const turn = stored.turns[k]!;
-        results[p.i] = { ok: true, outcome: turn.duplicate ? { status: 'duplicate' } : { status: 'stored', facts: turn.factIds.length, superseded: turn.supersededIds.length } };
+        results[p.i] = {
+          ok: true,
+          outcome: turn.duplicate
+            ? { status: 'duplicate' }
+            : { status: 'stored', facts: turn.factIds.length, superseded: turn.supersededIds.length },
+        };
       });
       items.push(...stored.items);
     }
@@ -117,15 +147,22 @@ export class TurnIngestor {
       }),
     );
     const collectionOf = (turn: TurnFinished): string => turn.collection ?? settings.defaultCollection;
-    const userText = (messages: readonly IngestedMessage[]): string => messages.map((m) => (m.message.role === 'user' ? m.message.content : '')).join(' ');
+    const userText = (messages: readonly IngestedMessage[]): string =>
+      messages.map((m) => (m.message.role === 'user' ? m.message.content : '')).join(' ');
     const candidates = await store.candidates(
       turns.map((turn, i) => {
         const entry = loaded[i]!;
-        return { tenantId: turn.tenantId, collection: collectionOf(turn), text: 'messages' in entry ? userText(entry.messages) : '' };
+        return {
+          tenantId: turn.tenantId,
+          collection: collectionOf(turn),
+          text: 'messages' in entry ? userText(entry.messages) : '',
+        };
       }),
       settings.candidateFacts,
     );
-    const prepared: Prepared[] = loaded.map((entry) => ('result' in entry ? entry : { result: { ok: false, error: new Error('turn was not extracted') } }));
+    const prepared: Prepared[] = loaded.map((entry) =>
+      'result' in entry ? entry : { result: { ok: false, error: new Error('turn was not extracted') } },
+    );
     const toExtract = turns.flatMap((turn, i) => {
       const entry = loaded[i]!;
       return 'messages' in entry ? [{ i, turn, messages: entry.messages, collection: collectionOf(turn) }] : [];
@@ -138,7 +175,9 @@ export class TurnIngestor {
       );
       group.forEach((t, k) => {
         const outcome = extracted[k]!;
-        prepared[t.i] = outcome.ok ? { store: { turn: t.turn, collection: t.collection, extraction: outcome.extraction } } : { result: { ok: false, error: outcome.error } };
+        prepared[t.i] = outcome.ok
+          ? { store: { turn: t.turn, collection: t.collection, extraction: outcome.extraction } }
+          : { result: { ok: false, error: outcome.error } };
       });
     });
     return prepared;
@@ -148,7 +187,14 @@ export class TurnIngestor {
     const out: IngestedMessage[] = [];
     let afterSeq = turn.firstSeq - 1;
     for (;;) {
-      const page = await this.deps.messages.list({ tenantId: turn.tenantId, conversationId: turn.conversationId, afterSeq, limit: 500, maxBytes: 8 * 1024 * 1024, latest: false });
+      const page = await this.deps.messages.list({
+        tenantId: turn.tenantId,
+        conversationId: turn.conversationId,
+        afterSeq,
+        limit: 500,
+        maxBytes: 8 * 1024 * 1024,
+        latest: false,
+      });
       for (const row of page.messages) {
         if (row.seq > turn.lastSeq) return out;
         out.push({ seq: row.seq, message: ChatMessage.parse(JSON.parse(row.json)) });
@@ -165,7 +211,10 @@ export class TurnIngestor {
  * could carry one tenant's words into another's knowledge) nor collections (which a tenant may use
  * to keep knowledge apart, e.g. per end user).
  */
-export function extractionGroups<T extends { turn: { tenantId: string }; collection: string }>(turns: readonly T[], perRequest: number): T[][] {
+export function extractionGroups<T extends { turn: { tenantId: string }; collection: string }>(
+  turns: readonly T[],
+  perRequest: number,
+): T[][] {
   const open = new Map<string, T[]>();
   const groups: T[][] = [];
   for (const t of turns) {

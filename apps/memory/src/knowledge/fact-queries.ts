@@ -23,7 +23,8 @@ export interface Deletion {
 }
 
 /** Audit targets name a subject by hash: the log must not keep what was forgotten. */
-const subjectDigest = (subject: string): string => `sha256:${createHash('sha256').update(subject.toLowerCase()).digest('hex').slice(0, 32)}`;
+const subjectDigest = (subject: string): string =>
+  `sha256:${createHash('sha256').update(subject.toLowerCase()).digest('hex').slice(0, 32)}`;
 
 const WORD_CHAR = '[\\p{L}\\p{N}\\p{M}_]';
 
@@ -50,14 +51,25 @@ export class FactQueries {
          AND ($4 OR valid_to IS NULL)
          AND ($6::timestamptz IS NULL OR (created_at, fact_id) < ($6::timestamptz, $7::uuid))
        ORDER BY created_at DESC, fact_id DESC LIMIT $5`,
-      [q.tenantId, q.collectionPrefix, q.subject, q.includeSuperseded, q.pageSize + 1, q.after?.createdAt ?? null, q.after?.factId ?? null],
+      [
+        q.tenantId,
+        q.collectionPrefix,
+        q.subject,
+        q.includeSuperseded,
+        q.pageSize + 1,
+        q.after?.createdAt ?? null,
+        q.after?.factId ?? null,
+      ],
     );
     return { facts: rows.slice(0, q.pageSize), hasMore: rows.length > q.pageSize };
   }
 
   async get(tenantId: string, factId: string): Promise<FactRow | undefined> {
     if (!isUuid(factId)) return undefined;
-    const { rows } = await this.pool.query<FactRow>(`SELECT ${FACT_COLUMNS} FROM facts WHERE tenant_id = $1 AND fact_id = $2`, [tenantId, factId]);
+    const { rows } = await this.pool.query<FactRow>(
+      `SELECT ${FACT_COLUMNS} FROM facts WHERE tenant_id = $1 AND fact_id = $2`,
+      [tenantId, factId],
+    );
     return rows[0];
   }
 
@@ -65,10 +77,16 @@ export class FactQueries {
   async delete(tenantId: string, factId: string, actor: string, reason: string): Promise<Deletion | undefined> {
     if (!isUuid(factId)) return undefined;
     return inTransaction(this.pool, async (client) => {
-      const { rowCount } = await client.query('DELETE FROM facts WHERE tenant_id = $1 AND fact_id = $2', [tenantId, factId]);
+      const { rowCount } = await client.query('DELETE FROM facts WHERE tenant_id = $1 AND fact_id = $2', [
+        tenantId,
+        factId,
+      ]);
       if (!rowCount) return undefined;
       // Facts it replaced keep pointing at a row that no longer exists: clear the dangling link, not their end.
-      await client.query('UPDATE facts SET superseded_by = NULL WHERE tenant_id = $1 AND superseded_by = $2', [tenantId, factId]);
+      await client.query('UPDATE facts SET superseded_by = NULL WHERE tenant_id = $1 AND superseded_by = $2', [
+        tenantId,
+        factId,
+      ]);
       await this.vectors()?.forget(client, tenantId, [factId]);
       const auditId = await this.audit(client, tenantId, 'delete_fact', `fact:${factId}`, actor, reason, { facts: 1 });
       return { auditId, facts: 1, entities: 0, episodes: 0 };
@@ -76,15 +94,27 @@ export class FactQueries {
   }
 
   /** Hard-deletes everything about a subject: its facts (as subject or object), its entity, the episodes naming it. */
-  async forgetSubject(tenantId: string, subject: string, collectionPrefix: string, actor: string, reason: string): Promise<Deletion> {
+  async forgetSubject(
+    tenantId: string,
+    subject: string,
+    collectionPrefix: string,
+    actor: string,
+    reason: string,
+  ): Promise<Deletion> {
     return inTransaction(this.pool, async (client) => {
       const facts = await client.query<{ fact_id: string }>(
         `DELETE FROM facts WHERE tenant_id = $1 AND ${collectionPrefixSql('$2')} AND (lower(subject) = lower($3) OR lower(object) = lower($3)) RETURNING fact_id`,
         [tenantId, collectionPrefix, subject],
       );
       const ids = facts.rows.map((r) => r.fact_id);
-      await client.query('UPDATE facts SET superseded_by = NULL WHERE tenant_id = $1 AND superseded_by = ANY($2::uuid[])', [tenantId, ids]);
-      const entities = await client.query(`DELETE FROM entities WHERE tenant_id = $1 AND ${collectionPrefixSql('$2')} AND lower(name) = lower($3)`, [tenantId, collectionPrefix, subject]);
+      await client.query(
+        'UPDATE facts SET superseded_by = NULL WHERE tenant_id = $1 AND superseded_by = ANY($2::uuid[])',
+        [tenantId, ids],
+      );
+      const entities = await client.query(
+        `DELETE FROM entities WHERE tenant_id = $1 AND ${collectionPrefixSql('$2')} AND lower(name) = lower($3)`,
+        [tenantId, collectionPrefix, subject],
+      );
       // An episode whose summary names the subject goes too: a summary cannot be half forgotten.
       // "Names" is a whole-word match ("Ann" is not in "Anna"): the text search narrows the rows,
       // a Unicode-aware word-boundary test decides.
@@ -94,18 +124,40 @@ export class FactQueries {
       );
       const naming = mentioning.rows.filter((r) => mentionsWholeWord(r.summary, subject)).map((r) => r.episode_id);
       if (naming.length) {
-        await client.query('DELETE FROM episodes WHERE tenant_id = $1 AND episode_id = ANY($2::uuid[])', [tenantId, naming]);
+        await client.query('DELETE FROM episodes WHERE tenant_id = $1 AND episode_id = ANY($2::uuid[])', [
+          tenantId,
+          naming,
+        ]);
         // A repeated turn episode is one row shared by every run that said it: all of them lose the link.
-        await client.query('UPDATE ingested_runs SET episode_id = NULL WHERE tenant_id = $1 AND episode_id = ANY($2::uuid[])', [tenantId, naming]);
+        await client.query(
+          'UPDATE ingested_runs SET episode_id = NULL WHERE tenant_id = $1 AND episode_id = ANY($2::uuid[])',
+          [tenantId, naming],
+        );
       }
       await this.vectors()?.forget(client, tenantId, [...ids, ...naming]);
       const counts = { facts: ids.length, entities: entities.rowCount ?? 0, episodes: naming.length };
-      const auditId = await this.audit(client, tenantId, 'forget_subject', `subject:${subjectDigest(subject)}`, actor, reason, counts);
+      const auditId = await this.audit(
+        client,
+        tenantId,
+        'forget_subject',
+        `subject:${subjectDigest(subject)}`,
+        actor,
+        reason,
+        counts,
+      );
       return { auditId, ...counts };
     });
   }
 
-  private async audit(client: pg.PoolClient, tenantId: string, action: string, target: string, actor: string, reason: string, counts: Record<string, number>): Promise<string> {
+  private async audit(
+    client: pg.PoolClient,
+    tenantId: string,
+    action: string,
+    target: string,
+    actor: string,
+    reason: string,
+    counts: Record<string, number>,
+  ): Promise<string> {
     const { rows } = await client.query<{ audit_id: string }>(
       'INSERT INTO audit_log (tenant_id, action, target, actor, reason, counts) VALUES ($1, $2, $3, $4, $5, $6) RETURNING audit_id',
       [tenantId, action, target, actor, reason, JSON.stringify(counts)],

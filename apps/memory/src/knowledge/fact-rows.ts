@@ -38,7 +38,12 @@ export function factToProto(row: FactRow): memoryV1.Fact {
     object: row.object,
     kind: row.kind,
     confidence: Number(row.confidence),
-    source: { origin: row.origin, conversationId: row.conversation_id ?? '', runId: row.run_id ?? '', messageSeq: Number(row.message_seq ?? 0) },
+    source: {
+      origin: row.origin,
+      conversationId: row.conversation_id ?? '',
+      runId: row.run_id ?? '',
+      messageSeq: Number(row.message_seq ?? 0),
+    },
     validFrom: row.valid_from,
     validTo: row.valid_to ?? undefined,
     supersededBy: row.superseded_by ?? '',

@@ -44,7 +44,11 @@ export function normalisePredicate(predicate: string): string {
 export class FactSaver {
   constructor(
     private readonly pool: pg.Pool,
-    private readonly settings: { defaultCollection: string; singleValuedPredicates: ReadonlySet<string>; quotaOf: (tier: string) => FactQuota },
+    private readonly settings: {
+      defaultCollection: string;
+      singleValuedPredicates: ReadonlySet<string>;
+      quotaOf: (tier: string) => FactQuota;
+    },
     private readonly vectors: () => VectorIndex | undefined,
   ) {}
 
@@ -56,8 +60,16 @@ export class FactSaver {
     try {
       await client.query('BEGIN');
       // Two keys, so no tenant id can meet another's lock through a separator.
-      await client.query({ name: 'fact-quota-lock', text: "SELECT pg_advisory_xact_lock(hashtext('memory-fact-quota'), hashtext($1))", values: [input.tenantId] });
-      const { rows } = await client.query<{ n: string }>({ name: 'fact-quota-count', text: 'SELECT count(*) AS n FROM facts WHERE tenant_id = $1 AND valid_to IS NULL', values: [input.tenantId] });
+      await client.query({
+        name: 'fact-quota-lock',
+        text: "SELECT pg_advisory_xact_lock(hashtext('memory-fact-quota'), hashtext($1))",
+        values: [input.tenantId],
+      });
+      const { rows } = await client.query<{ n: string }>({
+        name: 'fact-quota-count',
+        text: 'SELECT count(*) AS n FROM facts WHERE tenant_id = $1 AND valid_to IS NULL',
+        values: [input.tenantId],
+      });
       const current = Number(rows[0]!.n);
       const { tier: _tier, ...fact } = input;
       written = await writeFact(client, {
@@ -69,7 +81,12 @@ export class FactSaver {
         supersedes: [],
       });
       if (!written.duplicate && written.supersededIds.length === 0 && current >= quota.maxFacts) {
-        throw quotaExceeded({ quota: QUOTA_NAMES.facts, limit: quota.maxFacts, tier: quota.tier, message: `this tenant holds ${current} facts, the most its tier allows; delete some first (DELETE /v1/memory/facts/{factId})` });
+        throw quotaExceeded({
+          quota: QUOTA_NAMES.facts,
+          limit: quota.maxFacts,
+          tier: quota.tier,
+          message: `this tenant holds ${current} facts, the most its tier allows; delete some first (DELETE /v1/memory/facts/{factId})`,
+        });
       }
       await client.query('COMMIT');
     } catch (err) {
@@ -78,7 +95,10 @@ export class FactSaver {
     } finally {
       client.release();
     }
-    if (!written.duplicate) await this.vectors()?.indexNew(input.tenantId, [written.fact.fact_id], []).catch(() => undefined);
+    if (!written.duplicate)
+      await this.vectors()
+        ?.indexNew(input.tenantId, [written.fact.fact_id], [])
+        .catch(() => undefined);
     return written;
   }
 }

@@ -27,7 +27,8 @@ export interface WrittenFact {
   duplicate: boolean;
 }
 
-const slotOf = (fact: NewFact): string => `fact:${fact.tenantId}\u001f${fact.collection}\u001f${fact.subject.toLowerCase()}\u001f${fact.predicate}`;
+const slotOf = (fact: NewFact): string =>
+  `fact:${fact.tenantId}\u001f${fact.collection}\u001f${fact.subject.toLowerCase()}\u001f${fact.predicate}`;
 
 /**
  * Takes the transaction-scoped advisory locks of the facts' (tenant, collection, subject,
@@ -37,7 +38,10 @@ const slotOf = (fact: NewFact): string => `fact:${fact.tenantId}\u001f${fact.col
 export async function lockFactSlots(client: pg.PoolClient, facts: readonly NewFact[]): Promise<void> {
   const slots = [...new Set(facts.map(slotOf))].sort();
   if (slots.length === 0) return;
-  await client.query('SELECT pg_advisory_xact_lock(k) FROM (SELECT hashtextextended(s, 0) AS k FROM unnest($1::text[]) AS s ORDER BY 1) AS ordered', [slots]);
+  await client.query(
+    'SELECT pg_advisory_xact_lock(k) FROM (SELECT hashtextextended(s, 0) AS k FROM unnest($1::text[]) AS s ORDER BY 1) AS ordered',
+    [slots],
+  );
 }
 
 /**
@@ -46,7 +50,11 @@ export async function lockFactSlots(client: pg.PoolClient, facts: readonly NewFa
  * slot, so two turns stating two new cities cannot both stay current. Superseded facts keep
  * their rows, with `valid_to` and `superseded_by` set.
  */
-export async function writeFact(client: pg.PoolClient, fact: NewFact, options: { /** The caller took the slot's lock ({@link lockFactSlots}). */ locked?: boolean } = {}): Promise<WrittenFact> {
+export async function writeFact(
+  client: pg.PoolClient,
+  fact: NewFact,
+  options: { /** The caller took the slot's lock ({@link lockFactSlots}). */ locked?: boolean } = {},
+): Promise<WrittenFact> {
   if (!options.locked) await lockFactSlots(client, [fact]);
   const existing = await client.query<FactRow>(
     `SELECT ${FACT_COLUMNS} FROM facts
@@ -60,7 +68,19 @@ export async function writeFact(client: pg.PoolClient, fact: NewFact, options: {
     `INSERT INTO facts (tenant_id, collection, subject, predicate, object, kind, confidence, origin, conversation_id, run_id, message_seq)
      VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)
      RETURNING ${FACT_COLUMNS}`,
-    [fact.tenantId, fact.collection, fact.subject, fact.predicate, fact.object, fact.kind, fact.confidence, fact.origin, fact.conversationId, fact.runId, fact.messageSeq],
+    [
+      fact.tenantId,
+      fact.collection,
+      fact.subject,
+      fact.predicate,
+      fact.object,
+      fact.kind,
+      fact.confidence,
+      fact.origin,
+      fact.conversationId,
+      fact.runId,
+      fact.messageSeq,
+    ],
   );
   const row = inserted.rows[0]!;
   const superseded = await client.query<{ fact_id: string }>(

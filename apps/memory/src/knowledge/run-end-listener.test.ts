@@ -20,7 +20,14 @@ afterAll(async () => {
 });
 
 const notice = (tenantId: string, runId: string): string =>
-  JSON.stringify({ type: 'run.ended', tenantId, runId, conversationId: 'c', stopReason: 'final_answer', endedAt: new Date().toISOString() });
+  JSON.stringify({
+    type: 'run.ended',
+    tenantId,
+    runId,
+    conversationId: 'c',
+    stopReason: 'final_answer',
+    endedAt: new Date().toISOString(),
+  });
 
 async function until(condition: () => boolean): Promise<void> {
   for (let i = 0; i < 200 && !condition(); i++) await new Promise((r) => setTimeout(r, 25));

@@ -39,7 +39,10 @@ export class RunEndListener {
       for await (const msg of subscription) {
         const notice = RunEnded.safeParse(safeJson(msg.string()));
         if (!notice.success) {
-          this.logger.warn({ subject: msg.subject, err: notice.error.message }, 'ignoring a malformed run-ended notice');
+          this.logger.warn(
+            { subject: msg.subject, err: notice.error.message },
+            'ignoring a malformed run-ended notice',
+          );
           continue;
         }
         this.pending.push({ tenantId: notice.data.tenantId, runId: notice.data.runId });
@@ -54,7 +57,11 @@ export class RunEndListener {
       const runs = this.pending.splice(0, MAX_RUNS_PER_DELETE);
       await this.workingMemory.clearRuns(runs).then(
         (cleared) => cleared && this.logger.debug({ runs: runs.length, cleared }, 'runs ended: working memory dropped'),
-        (err: unknown) => this.logger.warn({ runs: runs.length, err: (err as Error).message }, 'could not drop the working memory of ended runs; it expires instead'),
+        (err: unknown) =>
+          this.logger.warn(
+            { runs: runs.length, err: (err as Error).message },
+            'could not drop the working memory of ended runs; it expires instead',
+          ),
       );
     }
   }

@@ -37,7 +37,8 @@ const snake = (text: string): string =>
     .slice(0, 50) || 'general';
 
 /** The text recall searches for a fact (facts.search_text), which is also what gets embedded. */
-const factSearchText = (f: Pick<NewFact, 'subject' | 'predicate' | 'object'>): string => `${f.subject} ${f.predicate.replaceAll('_', ' ')} ${f.object}`;
+const factSearchText = (f: Pick<NewFact, 'subject' | 'predicate' | 'object'>): string =>
+  `${f.subject} ${f.predicate.replaceAll('_', ' ')} ${f.object}`;
 
 const episodeOf = ({ turn, collection, extraction }: TurnToStore, i: number): TurnEpisode => ({
   i,
@@ -67,7 +68,12 @@ export class TurnBatchWriter {
   ) {}
 
   async store(batch: readonly TurnToStore[]): Promise<{ turns: StoredTurn[]; items: StoredItem[] }> {
-    const results: StoredTurn[] = batch.map(() => ({ duplicate: true, factIds: [], supersededIds: [], episodeId: undefined }));
+    const results: StoredTurn[] = batch.map(() => ({
+      duplicate: true,
+      factIds: [],
+      supersededIds: [],
+      episodeId: undefined,
+    }));
     const items: StoredItem[] = [];
     const client = await this.pool.connect();
     try {
@@ -77,32 +83,55 @@ export class TurnBatchWriter {
       const mine = batch.flatMap((entry, i) => (claimed.delete(runKey(entry.turn)) ? [{ entry, i }] : []));
       for (const { i } of mine) results[i]!.duplicate = false;
       const facts = mine.flatMap(({ entry, i }) => this.factsOf(entry).map((fact) => ({ fact, i })));
-      await lockFactSlots(client, facts.map((f) => f.fact));
+      await lockFactSlots(
+        client,
+        facts.map((f) => f.fact),
+      );
       for (const { fact, i } of facts) {
         const written = await writeFact(client, fact, { locked: true });
         if (!written.duplicate) {
           results[i]!.factIds.push(written.fact.fact_id);
-          items.push({ tenantId: fact.tenantId, kind: 'fact', id: written.fact.fact_id, text: factSearchText(written.fact) });
+          items.push({
+            tenantId: fact.tenantId,
+            kind: 'fact',
+            id: written.fact.fact_id,
+            text: factSearchText(written.fact),
+          });
         }
         results[i]!.supersededIds.push(...written.supersededIds);
       }
       const embedded = new Set<string>();
-      for (const episode of await storeTurnEpisodes(client, mine.flatMap(({ entry, i }) => (entry.extraction.episodeSummary ? [episodeOf(entry, i)] : [])))) {
+      for (const episode of await storeTurnEpisodes(
+        client,
+        mine.flatMap(({ entry, i }) => (entry.extraction.episodeSummary ? [episodeOf(entry, i)] : [])),
+      )) {
         results[episode.i]!.episodeId = episode.episodeId;
         // A repeated summary adds no row: only a new one is embedded, once however many turns of the batch said it.
         if (episode.inserted && !embedded.has(episode.episodeId)) {
           embedded.add(episode.episodeId);
-          items.push({ tenantId: batch[episode.i]!.turn.tenantId, kind: 'episode', id: episode.episodeId, text: episode.summary });
+          items.push({
+            tenantId: batch[episode.i]!.turn.tenantId,
+            kind: 'episode',
+            id: episode.episodeId,
+            text: episode.summary,
+          });
         }
       }
       // Last: entity rows are shared by many turns, so their locks are held as briefly as possible.
-      await this.upsertEntities(client, mine.map((m) => m.entry));
+      await this.upsertEntities(
+        client,
+        mine.map((m) => m.entry),
+      );
       const counted = mine.filter(({ i }) => results[i]!.factIds.length > 0);
       if (counted.length > 0) {
         await client.query(
           `UPDATE ingested_runs r SET facts_stored = c.n FROM unnest($1::text[], $2::text[], $3::int[]) AS c(tenant_id, run_id, n)
            WHERE r.tenant_id = c.tenant_id AND r.run_id = c.run_id`,
-          [counted.map((c) => c.entry.turn.tenantId), counted.map((c) => c.entry.turn.runId), counted.map((c) => results[c.i]!.factIds.length)],
+          [
+            counted.map((c) => c.entry.turn.tenantId),
+            counted.map((c) => c.entry.turn.runId),
+            counted.map((c) => results[c.i]!.factIds.length),
+          ],
         );
       }
       await client.query('COMMIT');
@@ -117,7 +146,9 @@ export class TurnBatchWriter {
 
   /** Inserts the (tenant, run) rows, in key order; returns the keys this transaction claimed (the others were stored before). */
   private async claim(client: pg.PoolClient, batch: readonly TurnToStore[]): Promise<Set<string>> {
-    const turns = [...new Map(batch.map((b) => [runKey(b.turn), b.turn])).values()].sort((a, b) => (runKey(a) < runKey(b) ? -1 : 1));
+    const turns = [...new Map(batch.map((b) => [runKey(b.turn), b.turn])).values()].sort((a, b) =>
+      runKey(a) < runKey(b) ? -1 : 1,
+    );
     const { rows } = await client.query<{ tenant_id: string; run_id: string }>(
       `INSERT INTO ingested_runs (tenant_id, run_id, conversation_id, facts_stored)
        SELECT t, r, c, 0 FROM unnest($1::text[], $2::text[], $3::text[]) AS x(t, r, c)
@@ -133,14 +164,38 @@ export class TurnBatchWriter {
    * first spelling, the last type, facets merged in order, "conversation" once any mention was.
    */
   private async upsertEntities(client: pg.PoolClient, entries: readonly TurnToStore[]): Promise<void> {
-    const merged = new Map<string, { tenantId: string; collection: string; name: string; type: string; facets: Record<string, unknown>; origin: 'conversation' | 'tool' }>();
+    const merged = new Map<
+      string,
+      {
+        tenantId: string;
+        collection: string;
+        name: string;
+        type: string;
+        facets: Record<string, unknown>;
+        origin: 'conversation' | 'tool';
+      }
+    >();
     for (const { turn, collection, extraction } of entries) {
       for (const e of extraction.entities) {
         const key = compositeKey(turn.tenantId, collection, e.name.toLowerCase());
         const origin = e.fromTool ? 'tool' : 'conversation';
         const seen = merged.get(key);
-        if (!seen) merged.set(key, { tenantId: turn.tenantId, collection, name: e.name, type: e.type, facets: { ...e.facets }, origin });
-        else merged.set(key, { ...seen, type: e.type, facets: { ...seen.facets, ...e.facets }, origin: seen.origin === 'conversation' ? 'conversation' : origin });
+        if (!seen)
+          merged.set(key, {
+            tenantId: turn.tenantId,
+            collection,
+            name: e.name,
+            type: e.type,
+            facets: { ...e.facets },
+            origin,
+          });
+        else
+          merged.set(key, {
+            ...seen,
+            type: e.type,
+            facets: { ...seen.facets, ...e.facets },
+            origin: seen.origin === 'conversation' ? 'conversation' : origin,
+          });
       }
     }
     if (merged.size === 0) return;
@@ -151,13 +206,26 @@ export class TurnBatchWriter {
        ON CONFLICT (tenant_id, collection, lower(name)) DO UPDATE
          SET facets = entities.facets || EXCLUDED.facets, entity_type = EXCLUDED.entity_type, updated_at = now(),
              origin = CASE WHEN entities.origin = 'conversation' THEN 'conversation' ELSE EXCLUDED.origin END`,
-      [rows.map((r) => r.tenantId), rows.map((r) => r.collection), rows.map((r) => r.name), rows.map((r) => r.type), rows.map((r) => JSON.stringify(r.facets)), rows.map((r) => r.origin)],
+      [
+        rows.map((r) => r.tenantId),
+        rows.map((r) => r.collection),
+        rows.map((r) => r.name),
+        rows.map((r) => r.type),
+        rows.map((r) => JSON.stringify(r.facets)),
+        rows.map((r) => r.origin),
+      ],
     );
   }
 
   /** A turn's facts and preferences as facts to write, in the order its messages stated them. */
   private factsOf({ turn, collection, extraction }: TurnToStore): NewFact[] {
-    const base = { tenantId: turn.tenantId, collection, origin: 'extracted' as const, conversationId: turn.conversationId, runId: turn.runId };
+    const base = {
+      tenantId: turn.tenantId,
+      collection,
+      origin: 'extracted' as const,
+      conversationId: turn.conversationId,
+      runId: turn.runId,
+    };
     return [
       ...extraction.facts.map((f) => ({
         ...base,

@@ -38,7 +38,10 @@ export interface StoredEpisode {
  * row names an earlier run, and this transaction has just claimed its runs as new, so only the
  * first turn of a merged group can match.
  */
-export async function storeTurnEpisodes(client: pg.PoolClient, episodes: readonly TurnEpisode[]): Promise<StoredEpisode[]> {
+export async function storeTurnEpisodes(
+  client: pg.PoolClient,
+  episodes: readonly TurnEpisode[],
+): Promise<StoredEpisode[]> {
   if (episodes.length === 0) return [];
   const col = <T>(f: (e: TurnEpisode) => T): T[] => episodes.map(f);
   const { rows } = await client.query<{ i: number; episode_id: string; inserted: boolean; summary: string }>(

@@ -55,7 +55,13 @@ export class TurnStore {
       return query ? [{ i, tenantId: q.tenantId, collection: q.collection, query }] : [];
     });
     if (asked.length === 0) return out;
-    const { rows } = await this.pool.query<{ i: number; fact_id: string; subject: string; predicate: string; object: string }>(
+    const { rows } = await this.pool.query<{
+      i: number;
+      fact_id: string;
+      subject: string;
+      predicate: string;
+      object: string;
+    }>(
       `SELECT q.i, f.fact_id, f.subject, f.predicate, f.object
        FROM unnest($1::int[], $2::text[], $3::text[], $4::text[]) AS q(i, tenant, wanted, query)
        CROSS JOIN LATERAL (
@@ -63,9 +69,16 @@ export class TurnStore {
          WHERE tenant_id = q.tenant AND ${collectionPrefixSql('q.wanted')} AND valid_to IS NULL AND search_vector @@ to_tsquery('english', q.query)
          ORDER BY rank DESC, created_at DESC LIMIT $5) AS f
        ORDER BY q.i, f.rank DESC, f.created_at DESC`,
-      [asked.map((a) => a.i), asked.map((a) => a.tenantId), asked.map((a) => a.collection), asked.map((a) => a.query), limit],
+      [
+        asked.map((a) => a.i),
+        asked.map((a) => a.tenantId),
+        asked.map((a) => a.collection),
+        asked.map((a) => a.query),
+        limit,
+      ],
     );
-    for (const r of rows) out[r.i]!.push({ factId: r.fact_id, subject: r.subject, predicate: r.predicate, object: r.object });
+    for (const r of rows)
+      out[r.i]!.push({ factId: r.fact_id, subject: r.subject, predicate: r.predicate, object: r.object });
     return out;
   }
 }

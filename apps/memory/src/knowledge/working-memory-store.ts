@@ -14,13 +14,23 @@ export class WorkingMemoryStore {
   ) {}
 
   /** Writes (or, with an empty value, deletes) keys; returns the run's key count after the write. Refuses to grow past maxKeys. */
-  async set(tenantId: string, runId: string, conversationId: string | null, entries: readonly { key: string; valueJson: string }[]): Promise<number | 'too_many_keys'> {
+  async set(
+    tenantId: string,
+    runId: string,
+    conversationId: string | null,
+    entries: readonly { key: string; valueJson: string }[],
+  ): Promise<number | 'too_many_keys'> {
     const client = await this.pool.connect();
     try {
       await client.query('BEGIN');
       await client.query('SELECT pg_advisory_xact_lock(hashtextextended($1, 0))', [`wm:${tenantId}\u001f${runId}`]);
       for (const { key, valueJson } of entries) {
-        if (valueJson === '') await client.query('DELETE FROM working_memory WHERE tenant_id = $1 AND run_id = $2 AND key = $3', [tenantId, runId, key]);
+        if (valueJson === '')
+          await client.query('DELETE FROM working_memory WHERE tenant_id = $1 AND run_id = $2 AND key = $3', [
+            tenantId,
+            runId,
+            key,
+          ]);
         else
           await client.query(
             `INSERT INTO working_memory (tenant_id, run_id, key, value_json, conversation_id) VALUES ($1, $2, $3, $4, $5)
@@ -28,7 +38,10 @@ export class WorkingMemoryStore {
             [tenantId, runId, key, valueJson, conversationId],
           );
       }
-      const { rows } = await client.query<{ n: string }>('SELECT count(*) AS n FROM working_memory WHERE tenant_id = $1 AND run_id = $2', [tenantId, runId]);
+      const { rows } = await client.query<{ n: string }>(
+        'SELECT count(*) AS n FROM working_memory WHERE tenant_id = $1 AND run_id = $2',
+        [tenantId, runId],
+      );
       const size = Number(rows[0]!.n);
       if (size > this.limits.maxKeys) {
         await client.query('ROLLBACK');
@@ -54,7 +67,10 @@ export class WorkingMemoryStore {
   }
 
   async clearRun(tenantId: string, runId: string): Promise<number> {
-    const { rowCount } = await this.pool.query('DELETE FROM working_memory WHERE tenant_id = $1 AND run_id = $2', [tenantId, runId]);
+    const { rowCount } = await this.pool.query('DELETE FROM working_memory WHERE tenant_id = $1 AND run_id = $2', [
+      tenantId,
+      runId,
+    ]);
     return rowCount ?? 0;
   }
 
@@ -70,7 +86,10 @@ export class WorkingMemoryStore {
 
   /** Drops the working memory of runs untouched for `ttlMs` (runs that never reported their end). */
   async expire(ttlMs: number): Promise<number> {
-    const { rowCount } = await this.pool.query(`DELETE FROM working_memory WHERE updated_at < now() - make_interval(secs => $1::double precision / 1000)`, [ttlMs]);
+    const { rowCount } = await this.pool.query(
+      `DELETE FROM working_memory WHERE updated_at < now() - make_interval(secs => $1::double precision / 1000)`,
+      [ttlMs],
+    );
     return rowCount ?? 0;
   }
 }

@@ -11,7 +11,10 @@ const gaveUp = new Error('the caller gave up');
 let pool: pg.Pool;
 
 beforeAll(async () => {
-  pool = new pg.Pool({ connectionString: await createSuiteDatabase('memory_abortable_queries', { pgvector: false }), max: 1 });
+  pool = new pg.Pool({
+    connectionString: await createSuiteDatabase('memory_abortable_queries', { pgvector: false }),
+    max: 1,
+  });
   await pool.query('CREATE TABLE ran (n int)');
 });
 
@@ -53,12 +56,35 @@ describe('abortableQueries', () => {
 
 describe('a recall whose caller already gave up', () => {
   it('rejects with the reason before touching the database or the embeddings endpoint', async () => {
-    const untouchable = new Proxy({}, { get: () => { throw new Error('the pool was used'); } }) as pg.Pool;
-    const engine = new RecallEngine(untouchable, undefined, {} as RecallSettings, createLogger({ service: 'test', level: 'silent' }));
+    const untouchable = new Proxy(
+      {},
+      {
+        get: () => {
+          throw new Error('the pool was used');
+        },
+      },
+    ) as pg.Pool;
+    const engine = new RecallEngine(
+      untouchable,
+      undefined,
+      {} as RecallSettings,
+      createLogger({ service: 'test', level: 'silent' }),
+    );
     const controller = new AbortController();
     controller.abort(gaveUp);
     await expect(
-      engine.recall({ tenantId: 't', query: 'where does Alice live', collectionPrefix: '', limit: 8, tokenBudget: 0, conversationId: '', includeEpisodes: true }, controller.signal),
+      engine.recall(
+        {
+          tenantId: 't',
+          query: 'where does Alice live',
+          collectionPrefix: '',
+          limit: 8,
+          tokenBudget: 0,
+          conversationId: '',
+          includeEpisodes: true,
+        },
+        controller.signal,
+      ),
     ).rejects.toBe(gaveUp);
   });
 });

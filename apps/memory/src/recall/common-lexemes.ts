@@ -20,7 +20,10 @@ export interface CommonLexemesSettings {
  * `refreshMs` in this process.
  */
 export class CommonLexemes {
-  private readonly lists = new Map<string, { lexemes: readonly string[]; readAt: number; reading?: Promise<readonly string[]> }>();
+  private readonly lists = new Map<
+    string,
+    { lexemes: readonly string[]; readAt: number; reading?: Promise<readonly string[]> }
+  >();
 
   constructor(
     private readonly db: Pick<pg.Pool, 'query'>,
@@ -29,7 +32,8 @@ export class CommonLexemes {
 
   async of(tenantId: string): Promise<readonly string[]> {
     const known = this.lists.get(tenantId);
-    if (known && (known.reading || Date.now() - known.readAt < this.settings.refreshMs)) return known.reading ?? known.lexemes;
+    if (known && (known.reading || Date.now() - known.readAt < this.settings.refreshMs))
+      return known.reading ?? known.lexemes;
     const reading = this.read(tenantId);
     this.lists.set(tenantId, { lexemes: known?.lexemes ?? [], readAt: known?.readAt ?? 0, reading });
     try {

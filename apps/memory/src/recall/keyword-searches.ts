@@ -28,7 +28,9 @@ export interface KeywordSearchSettings {
 
 /** Too common to tell facts apart: comparing them by trigram only costs time. */
 const STOP_WORDS = new Set(
-  'about above after again also and any are because been before being below between both but can did does doing down during each few for from further had has have having her here hers him his how into its just more most not now off once only other our ours out over own same she should some such than that the their them then there these they this those through too under until very was were what when where which while who whom why will with would you your yours remember tell know'.split(' '),
+  'about above after again also and any are because been before being below between both but can did does doing down during each few for from further had has have having her here hers him his how into its just more most not now off once only other our ours out over own same she should some such than that the their them then there these they this those through too under until very was were what when where which while who whom why will with would you your yours remember tell know'.split(
+    ' ',
+  ),
 );
 
 /** The query's longest distinct words, stop words left out: the ones worth a fuzzy match. */
@@ -38,7 +40,8 @@ export function trigramWords(query: string, max: number): string[] {
 }
 
 /** True when every lexeme of `wordSql` (english configuration) is in `lexemesSql`; a word with none (a stop word, which fetches nothing) counts as common. */
-const isCommonSql = (wordSql: string, lexemesSql: string): string => `tsvector_to_array(to_tsvector('english', ${wordSql})) <@ ${lexemesSql}`;
+const isCommonSql = (wordSql: string, lexemesSql: string): string =>
+  `tsvector_to_array(to_tsvector('english', ${wordSql})) <@ ${lexemesSql}`;
 
 /** True when `wordSql` has lexemes (english configuration) and all are in `lexemesSql`. */
 const hasOnlyCommonLexemesSql = (wordSql: string, lexemesSql: string): string =>
@@ -52,7 +55,12 @@ const hasOnlyCommonLexemesSql = (wordSql: string, lexemesSql: string): string =>
  * finds Alice's facts and ranks "Alice lives in Berlin" first, without reading the 10,000 facts
  * that say "lives in". A query of common terms only is served by them, as before.
  */
-export async function fulltextRanking(db: Pick<pg.Pool, 'query'>, q: KeywordQuery, common: readonly string[], settings: KeywordSearchSettings): Promise<RankedHit[]> {
+export async function fulltextRanking(
+  db: Pick<pg.Pool, 'query'>,
+  q: KeywordQuery,
+  common: readonly string[],
+  settings: KeywordSearchSettings,
+): Promise<RankedHit[]> {
   const tsquery = orQuery(q.query);
   if (!tsquery) return [];
   const prefix = collectionPrefixSql('$2');
@@ -73,7 +81,16 @@ export async function fulltextRanking(db: Pick<pg.Pool, 'query'>, q: KeywordQuer
                         WHERE $5 AND tenant_id = $1 AND ${prefix} AND search_vector @@ plainto_tsquery('english', g.t) LIMIT $7) AS e) AS c) AS hits
      ORDER BY rank DESC, at DESC, key LIMIT $4`,
     },
-    [q.tenantId, q.collectionPrefix, tsquery, settings.candidates, q.includeEpisodes, tsquery.split(' | '), settings.perTermCandidates, common],
+    [
+      q.tenantId,
+      q.collectionPrefix,
+      tsquery,
+      settings.candidates,
+      q.includeEpisodes,
+      tsquery.split(' | '),
+      settings.perTermCandidates,
+      common,
+    ],
   );
   return rows;
 }
@@ -91,7 +108,12 @@ export async function fulltextRanking(db: Pick<pg.Pool, 'query'>, q: KeywordQuer
  * match, cheaper than a similarity), as full text ranks by it; a near word whose lexeme is common
  * fetches nothing either.
  */
-export async function trigramRanking(db: Pick<pg.Pool, 'query'>, q: KeywordQuery, common: readonly string[], settings: KeywordSearchSettings): Promise<RankedHit[]> {
+export async function trigramRanking(
+  db: Pick<pg.Pool, 'query'>,
+  q: KeywordQuery,
+  common: readonly string[],
+  settings: KeywordSearchSettings,
+): Promise<RankedHit[]> {
   const words = trigramWords(q.query, settings.trigramWords);
   if (words.length === 0) return [];
   const prefix = collectionPrefixSql('$2');
@@ -121,7 +143,16 @@ export async function trigramRanking(db: Pick<pg.Pool, 'query'>, q: KeywordQuery
        ${ranked('e', 'episode_id', 'last_seen_at', 'summary', `SELECT episode_id, last_seen_at, summary, search_vector FROM episodes WHERE $5 AND tenant_id = $1 AND ${prefix}`)}) AS hits
      ORDER BY sim DESC, at DESC, key LIMIT $4`,
     },
-    [q.tenantId, q.collectionPrefix, words, settings.candidates, q.includeEpisodes, settings.trigramTerms, settings.trigramThreshold, common],
+    [
+      q.tenantId,
+      q.collectionPrefix,
+      words,
+      settings.candidates,
+      q.includeEpisodes,
+      settings.trigramTerms,
+      settings.trigramThreshold,
+      common,
+    ],
   );
   return rows;
 }

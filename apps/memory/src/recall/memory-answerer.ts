@@ -18,15 +18,41 @@ export class MemoryAnswerer {
     private readonly model: OpenAIStructuredOutput,
   ) {}
 
-  async answer(tenantId: string, question: string, collectionPrefix: string, limit: number): Promise<memoryV1.QueryMemoryResponse> {
-    const recalled = await this.recall.recall({ tenantId, query: question, collectionPrefix, limit, tokenBudget: 0, conversationId: '', includeEpisodes: true });
+  async answer(
+    tenantId: string,
+    question: string,
+    collectionPrefix: string,
+    limit: number,
+  ): Promise<memoryV1.QueryMemoryResponse> {
+    const recalled = await this.recall.recall({
+      tenantId,
+      query: question,
+      collectionPrefix,
+      limit,
+      tokenBudget: 0,
+      conversationId: '',
+      includeEpisodes: true,
+    });
     const items = recalled.items.filter((i) => i.fact || i.episode);
     if (items.length === 0) {
-      return { answer: 'Memory holds nothing about that.', answered: false, citedFactIds: [], citedEpisodeIds: [], facts: [], episodes: [], searchMode: recalled.searchMode };
+      return {
+        answer: 'Memory holds nothing about that.',
+        answered: false,
+        citedFactIds: [],
+        citedEpisodeIds: [],
+        facts: [],
+        episodes: [],
+        searchMode: recalled.searchMode,
+      };
     }
     const byId = new Map(items.map((i) => [i.fact?.factId ?? i.episode!.episodeId, i]));
     const listing = items.map((i) => `${i.fact?.factId ?? i.episode!.episodeId}: ${i.text}`).join('\n');
-    const reply = await this.model.complete({ schemaName: 'memory_answer', schema: MemoryAnswer, system: SYSTEM_PROMPT, user: `MEMORY:\n${listing}\n\nQUESTION: ${question}` });
+    const reply = await this.model.complete({
+      schemaName: 'memory_answer',
+      schema: MemoryAnswer,
+      system: SYSTEM_PROMPT,
+      user: `MEMORY:\n${listing}\n\nQUESTION: ${question}`,
+    });
     const cited = reply.citedIds.map((id) => byId.get(id)).filter((i) => i !== undefined);
     const facts = cited.flatMap((i) => (i.fact ? [i.fact] : []));
     const episodes = cited.flatMap((i) => (i.episode ? [i.episode] : []));

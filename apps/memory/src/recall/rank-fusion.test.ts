@@ -19,7 +19,10 @@ describe('fuseRankings', () => {
   });
 
   it('halves the score per half-life of age', () => {
-    const fused = fuseRankings([{ search: 'fulltext', keys: ['old', 'new'] }], (key) => (key === 'old' ? 90 : 0), { k: 60, halfLifeDays: 90 });
+    const fused = fuseRankings([{ search: 'fulltext', keys: ['old', 'new'] }], (key) => (key === 'old' ? 90 : 0), {
+      k: 60,
+      halfLifeDays: 90,
+    });
     expect(fused.map((f) => f.key)).toEqual(['new', 'old']);
     expect(fused.find((f) => f.key === 'old')!.recency).toBeCloseTo(0.5);
     expect(whyRecalled(fused[1]!)).toBe('full text rank 1; 90 days old (x0.50)');

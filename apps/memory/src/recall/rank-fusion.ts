@@ -28,7 +28,11 @@ export interface FusedItem {
  * an item found by several searches rises above one found by a single search. The decay then
  * prefers newer knowledge among equally relevant items: score x 0.5^(age / half-life).
  */
-export function fuseRankings(rankings: readonly Ranking[], ageDaysOf: (key: string) => number, settings: FusionSettings): FusedItem[] {
+export function fuseRankings(
+  rankings: readonly Ranking[],
+  ageDaysOf: (key: string) => number,
+  settings: FusionSettings,
+): FusedItem[] {
   const fused = new Map<string, { score: number; matchedBy: string[] }>();
   for (const ranking of rankings) {
     ranking.keys.forEach((key, index) => {

@@ -4,7 +4,14 @@ import type pg from 'pg';
 import { FACT_COLUMNS, factText, factToProto, type FactRow } from '../knowledge/fact-rows.js';
 import { CommonLexemes } from './common-lexemes.js';
 import { fulltextRanking, trigramRanking, type RankedHit } from './keyword-searches.js';
-import { estimateTokens, fuseRankings, whyRecalled, type FusedItem, type FusionSettings, type Ranking } from './rank-fusion.js';
+import {
+  estimateTokens,
+  fuseRankings,
+  whyRecalled,
+  type FusedItem,
+  type FusionSettings,
+  type Ranking,
+} from './rank-fusion.js';
 import type { VectorIndex } from './vector-index.js';
 import { abortableQueries } from './abortable-queries.js';
 import type { ForegroundActivity } from '../ingestion/foreground-activity.js';
@@ -61,7 +68,8 @@ interface EpisodeRow {
 /** The first load reads this many candidates per item asked for; the rest only if too few of them could be used. */
 const LOAD_WINDOW_FACTOR = 2;
 
-const EPISODE_COLUMNS = 'episode_id, collection, conversation_id, kind, summary, topics, first_seq, last_seq, run_id, created_at, occurrences, last_seen_at';
+const EPISODE_COLUMNS =
+  'episode_id, collection, conversation_id, kind, summary, topics, first_seq, last_seq, run_id, created_at, occurrences, last_seen_at';
 const DAY_MS = 86_400_000;
 /** Tenants whose common lexemes one process keeps (a few kB each). */
 const COMMON_LEXEMES_TENANTS = 10_000;
@@ -103,7 +111,11 @@ export class RecallEngine {
     private readonly logger: Logger,
     options: RecallEngineOptions = {},
   ) {
-    this.common = new CommonLexemes(pool, { perTermCandidates: settings.perTermCandidates, refreshMs: settings.commonTermsRefreshMs, maxTenants: COMMON_LEXEMES_TENANTS });
+    this.common = new CommonLexemes(pool, {
+      perTermCandidates: settings.perTermCandidates,
+      refreshMs: settings.commonTermsRefreshMs,
+      maxTenants: COMMON_LEXEMES_TENANTS,
+    });
     this.trigramPool = options.trigramPool;
     this.foreground = options.foreground;
   }
@@ -130,8 +142,22 @@ export class RecallEngine {
     const common = this.common.of(q.tenantId);
     const [fulltext, trigram, vector] = await Promise.all([
       common.then((c) => fulltextRanking(db, q, c, this.settings)),
-      common.then((c) => trigramRanking(this.trigramPool ? abortableQueries(this.trigramPool, signal) : db, q, c, this.settings)),
-      embedded.then(async ({ vector: v }) => (v && this.vectors ? this.vectors.search(db, q.tenantId, q.collectionPrefix, v, this.settings.vectorCandidates, q.includeEpisodes, this.settings.vectorMinSimilarity) : undefined)),
+      common.then((c) =>
+        trigramRanking(this.trigramPool ? abortableQueries(this.trigramPool, signal) : db, q, c, this.settings),
+      ),
+      embedded.then(async ({ vector: v }) =>
+        v && this.vectors
+          ? this.vectors.search(
+              db,
+              q.tenantId,
+              q.collectionPrefix,
+              v,
+              this.settings.vectorCandidates,
+              q.includeEpisodes,
+              this.settings.vectorMinSimilarity,
+            )
+          : undefined,
+      ),
     ]);
     const { vector: queryVector, vectorError } = await embedded;
     const times = new Map<string, Date>();
@@ -139,13 +165,26 @@ export class RecallEngine {
     const rankings: Ranking[] = [
       { search: 'fulltext', keys: keysOf(fulltext) },
       { search: 'trigram', keys: keysOf(trigram) },
-      ...(vector ? [{ search: 'vector', keys: keysOf(vector.map((n) => ({ key: `${n.kind === 'fact' ? 'f' : 'e'}:${n.id}`, at: n.at }))) }] : []),
+      ...(vector
+        ? [
+            {
+              search: 'vector',
+              keys: keysOf(vector.map((n) => ({ key: `${n.kind === 'fact' ? 'f' : 'e'}:${n.id}`, at: n.at }))),
+            },
+          ]
+        : []),
     ];
     if (times.size === 0) return this.recentHistory(db, q, vectorError);
     const now = Date.now();
     const fused = fuseRankings(rankings, (key) => (now - (times.get(key)?.getTime() ?? now)) / DAY_MS, this.settings);
     const picked = await this.pick(db, q, fused);
-    return { items: picked.items, searchMode: queryVector ? 'hybrid' : 'keyword', vectorError, droppedForBudget: picked.dropped, usedTokens: picked.used };
+    return {
+      items: picked.items,
+      searchMode: queryVector ? 'hybrid' : 'keyword',
+      vectorError,
+      droppedForBudget: picked.dropped,
+      usedTokens: picked.used,
+    };
   }
 
   /**
@@ -155,7 +194,11 @@ export class RecallEngine {
    * a window at a time (`limit` x {@link LOAD_WINDOW_FACTOR}, then the rest), so a recall reads
    * the rows it may inject rather than every candidate the searches ranked.
    */
-  private async pick(db: Pick<pg.Pool, 'query'>, q: RecallQuery, fused: readonly FusedItem[]): Promise<{ items: memoryV1.RecalledItem[]; dropped: number; used: number }> {
+  private async pick(
+    db: Pick<pg.Pool, 'query'>,
+    q: RecallQuery,
+    fused: readonly FusedItem[],
+  ): Promise<{ items: memoryV1.RecalledItem[]; dropped: number; used: number }> {
     const items: memoryV1.RecalledItem[] = [];
     const texts = new Set<string>();
     let used = 0;
@@ -164,12 +207,18 @@ export class RecallEngine {
     while (next < fused.length && items.length < q.limit) {
       const window = fused.slice(next, next === 0 ? Math.max(1, q.limit) * LOAD_WINDOW_FACTOR : fused.length);
       next += window.length;
-      const { facts, episodes } = await this.load(db, q.tenantId, window.map((item) => item.key));
+      const { facts, episodes } = await this.load(
+        db,
+        q.tenantId,
+        window.map((item) => item.key),
+      );
       for (const item of window) {
         const fact = facts.get(item.key);
         const episode = episodes.get(item.key);
         if (!fact && !episode) continue;
-        const text = fact ? factText(fact) : `earlier (${episode!.last_seen_at.toISOString().slice(0, 10)}): ${episode!.summary}`;
+        const text = fact
+          ? factText(fact)
+          : `earlier (${episode!.last_seen_at.toISOString().slice(0, 10)}): ${episode!.summary}`;
         if (texts.has(text)) continue;
         const tokens = estimateTokens(text);
         if (items.length >= q.limit || (q.tokenBudget > 0 && used + tokens > q.tokenBudget)) {
@@ -193,11 +242,17 @@ export class RecallEngine {
   }
 
   /** The query's embedding, or why there is none (no vector index, or the endpoint failed or was slow); rejects when the caller gave up. */
-  private async embed(query: string, signal: AbortSignal | undefined): Promise<{ vector?: number[]; vectorError: string }> {
+  private async embed(
+    query: string,
+    signal: AbortSignal | undefined,
+  ): Promise<{ vector?: number[]; vectorError: string }> {
     if (!this.vectors) return { vectorError: '' };
     const timeout = AbortSignal.timeout(this.settings.embeddingTimeoutMs);
     try {
-      return { vector: await this.vectors.embedQuery(query, signal ? AbortSignal.any([timeout, signal]) : timeout), vectorError: '' };
+      return {
+        vector: await this.vectors.embedQuery(query, signal ? AbortSignal.any([timeout, signal]) : timeout),
+        vectorError: '',
+      };
     } catch (err) {
       if (signal?.aborted) throw signal.reason;
       this.logger.warn({ err: (err as Error).message }, 'recall falls back to keyword + trigram');
@@ -205,14 +260,34 @@ export class RecallEngine {
     }
   }
 
-  private async load(db: Pick<pg.Pool, 'query'>, tenantId: string, keys: readonly string[]): Promise<{ facts: Map<string, FactRow>; episodes: Map<string, EpisodeRow> }> {
+  private async load(
+    db: Pick<pg.Pool, 'query'>,
+    tenantId: string,
+    keys: readonly string[],
+  ): Promise<{ facts: Map<string, FactRow>; episodes: Map<string, EpisodeRow> }> {
     const factIds = [...new Set(keys.filter((k) => k.startsWith('f:')).map((k) => k.slice(2)))];
     const episodeIds = [...new Set(keys.filter((k) => k.startsWith('e:')).map((k) => k.slice(2)))];
     // A kind with nothing to load costs no statement (and no pooled connection).
     const none = { rows: [] };
     const [factRows, episodeRows] = await Promise.all([
-      factIds.length ? db.query<FactRow>({ name: 'recall-load-facts', text: `SELECT ${FACT_COLUMNS} FROM facts WHERE tenant_id = $1 AND fact_id = ANY($2::uuid[]) AND valid_to IS NULL` }, [tenantId, factIds]) : none,
-      episodeIds.length ? db.query<EpisodeRow>({ name: 'recall-load-episodes', text: `SELECT ${EPISODE_COLUMNS} FROM episodes WHERE tenant_id = $1 AND episode_id = ANY($2::uuid[])` }, [tenantId, episodeIds]) : none,
+      factIds.length
+        ? db.query<FactRow>(
+            {
+              name: 'recall-load-facts',
+              text: `SELECT ${FACT_COLUMNS} FROM facts WHERE tenant_id = $1 AND fact_id = ANY($2::uuid[]) AND valid_to IS NULL`,
+            },
+            [tenantId, factIds],
+          )
+        : none,
+      episodeIds.length
+        ? db.query<EpisodeRow>(
+            {
+              name: 'recall-load-episodes',
+              text: `SELECT ${EPISODE_COLUMNS} FROM episodes WHERE tenant_id = $1 AND episode_id = ANY($2::uuid[])`,
+            },
+            [tenantId, episodeIds],
+          )
+        : none,
     ]);
     return {
       facts: new Map(factRows.rows.map((r) => [`f:${r.fact_id}`, r])),
@@ -221,8 +296,18 @@ export class RecallEngine {
   }
 
   /** The last fallback: the conversation's (or, without one, the tenant's) latest user and assistant messages. */
-  private async recentHistory(db: Pick<pg.Pool, 'query'>, q: RecallQuery, vectorError: string): Promise<memoryV1.RecallResponse> {
-    const { rows } = await db.query<{ conversation_id: string; seq: string; role: string; message_json: string; created_at: Date }>(
+  private async recentHistory(
+    db: Pick<pg.Pool, 'query'>,
+    q: RecallQuery,
+    vectorError: string,
+  ): Promise<memoryV1.RecallResponse> {
+    const { rows } = await db.query<{
+      conversation_id: string;
+      seq: string;
+      role: string;
+      message_json: string;
+      created_at: Date;
+    }>(
       `SELECT conversation_id, seq, role, message_json, created_at FROM messages
        WHERE tenant_id = $1 AND ($2 = '' OR conversation_id = $2) AND role IN ('user', 'assistant')
        ORDER BY created_at DESC, seq DESC LIMIT $3`,
@@ -238,7 +323,13 @@ export class RecallEngine {
       if (q.tokenBudget > 0 && used + tokens > q.tokenBudget) break;
       used += tokens;
       items.push({
-        message: { conversationId: row.conversation_id, seq: Number(row.seq), role: row.role, text: content, createdAt: row.created_at },
+        message: {
+          conversationId: row.conversation_id,
+          seq: Number(row.seq),
+          role: row.role,
+          text: content,
+          createdAt: row.created_at,
+        },
         score: 0,
         matchedBy: ['recent_history'],
         why: 'no fact or episode matched; recent history',

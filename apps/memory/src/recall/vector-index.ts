@@ -45,14 +45,23 @@ export class VectorIndex {
   }
 
   /** Opens the index, or says why vectors are unavailable (the service then recalls by keyword + trigram). */
-  static async open(pool: pg.Pool, embeddings: OpenAIEmbeddings | undefined, logger: Logger): Promise<{ index: VectorIndex | undefined; status: VectorStatus }> {
-    if (!embeddings) return { index: undefined, status: { enabled: false, reason: 'MEMORY_EMBEDDING_MODEL is not set' } };
+  static async open(
+    pool: pg.Pool,
+    embeddings: OpenAIEmbeddings | undefined,
+    logger: Logger,
+  ): Promise<{ index: VectorIndex | undefined; status: VectorStatus }> {
+    if (!embeddings)
+      return { index: undefined, status: { enabled: false, reason: 'MEMORY_EMBEDDING_MODEL is not set' } };
     const dims = embeddings.dimensions;
     const table = `embeddings_d${dims}`;
     const client = await pool.connect();
     try {
       const available = await client.query(`SELECT 1 FROM pg_available_extensions WHERE name = 'vector'`);
-      if (available.rowCount === 0) return { index: undefined, status: { enabled: false, reason: 'the pgvector extension is not installed on the database server' } };
+      if (available.rowCount === 0)
+        return {
+          index: undefined,
+          status: { enabled: false, reason: 'the pgvector extension is not installed on the database server' },
+        };
       await client.query('SELECT pg_advisory_lock(hashtextextended($1, 0))', [`memory-vector-ddl`]);
       try {
         await client.query('CREATE EXTENSION IF NOT EXISTS vector');
@@ -61,11 +70,17 @@ export class VectorIndex {
         await client.query('SELECT pg_advisory_unlock(hashtextextended($1, 0))', [`memory-vector-ddl`]);
       }
     } catch (err) {
-      return { index: undefined, status: { enabled: false, reason: `pgvector could not be set up: ${(err as Error).message}` } };
+      return {
+        index: undefined,
+        status: { enabled: false, reason: `pgvector could not be set up: ${(err as Error).message}` },
+      };
     } finally {
       client.release();
     }
-    return { index: new VectorIndex(pool, embeddings, table, logger), status: { enabled: true, reason: 'pgvector HNSW (cosine)', model: embeddings.model, dimensions: dims } };
+    return {
+      index: new VectorIndex(pool, embeddings, table, logger),
+      status: { enabled: true, reason: 'pgvector HNSW (cosine)', model: embeddings.model, dimensions: dims },
+    };
   }
 
   async embedQuery(text: string, signal?: AbortSignal): Promise<number[]> {
@@ -112,14 +127,28 @@ export class VectorIndex {
       `INSERT INTO ${this.table} (tenant_id, item_kind, item_id, model, embedding)
        SELECT t, k, i::uuid, $4, v::vector FROM unnest($1::text[], $2::text[], $3::text[], $5::text[]) AS x(t, k, i, v)
        ON CONFLICT (tenant_id, item_kind, item_id) DO UPDATE SET model = EXCLUDED.model, embedding = EXCLUDED.embedding`,
-      [items.map((i) => i.tenantId), items.map((i) => i.kind), items.map((i) => i.id), this.model, vectors.map(literal)],
+      [
+        items.map((i) => i.tenantId),
+        items.map((i) => i.kind),
+        items.map((i) => i.id),
+        this.model,
+        vectors.map(literal),
+      ],
     );
     this.logger.debug({ count: items.length }, 'embedded memory items');
     return items.length;
   }
 
   /** Items nearest to the vector among the tenant's current facts (and episodes), best first, with their times (valid_from, last_seen_at). */
-  async search(db: Pick<pg.Pool, 'query'>, tenantId: string, prefix: string, vector: readonly number[], limit: number, includeEpisodes: boolean, minSimilarity: number): Promise<{ kind: 'fact' | 'episode'; id: string; at: Date }[]> {
+  async search(
+    db: Pick<pg.Pool, 'query'>,
+    tenantId: string,
+    prefix: string,
+    vector: readonly number[],
+    limit: number,
+    includeEpisodes: boolean,
+    minSimilarity: number,
+  ): Promise<{ kind: 'fact' | 'episode'; id: string; at: Date }[]> {
     // The HNSW scan (`near`) walks the graph nearest first; an item's time comes with the check
     // that it is current and in the collection, evaluated as each neighbour is read, and `current`
     // stops reading at `limit` current items. The graph walk keeps `hnsw.ef_search` candidates
@@ -153,6 +182,10 @@ export class VectorIndex {
 
   /** Drops the vectors of deleted items. */
   async forget(client: pg.PoolClient, tenantId: string, ids: readonly string[]): Promise<void> {
-    if (ids.length) await client.query(`DELETE FROM ${this.table} WHERE tenant_id = $1 AND item_id = ANY($2::uuid[])`, [tenantId, ids]);
+    if (ids.length)
+      await client.query(`DELETE FROM ${this.table} WHERE tenant_id = $1 AND item_id = ANY($2::uuid[])`, [
+        tenantId,
+        ids,
+      ]);
   }
 }

@@ -21,11 +21,19 @@ describe.skipIf(!sharedInfra().pgvector)('vector search', () => {
   beforeAll(async () => {
     const url = await createSuiteDatabase('memory_vector_search', { pgvector: true });
     // The walk keeps 2 candidates, fewer than the items a search skips: only pgvector's iterative scan finds the rest.
-    const options = Object.entries({ search_path: MEMORY_SCHEMA, ...vectorConnectionSettings(2) }).map(([k, v]) => `-c ${k}=${v}`).join(' ');
+    const options = Object.entries({ search_path: MEMORY_SCHEMA, ...vectorConnectionSettings(2) })
+      .map(([k, v]) => `-c ${k}=${v}`)
+      .join(' ');
     pool = new pg.Pool({ connectionString: url, options, max: 2 });
     await migrate(pool, MEMORY_SCHEMA, await loadMigrations(migrationsDir, MEMORY_SCHEMA), logger);
     await pool.query('CREATE EXTENSION IF NOT EXISTS vector');
-    const embeddings = new OpenAIEmbeddings({ baseURL: 'http://127.0.0.1:9/v1', apiKey: 'unused', model: 'm', dimensions: 3, timeoutMs: 1000 });
+    const embeddings = new OpenAIEmbeddings({
+      baseURL: 'http://127.0.0.1:9/v1',
+      apiKey: 'unused',
+      model: 'm',
+      dimensions: 3,
+      timeoutMs: 1000,
+    });
     index = (await VectorIndex.open(pool, embeddings, logger)).index!;
     const fact = async (name: string, tenant: string, collection: string, vector: string, current = true) => {
       const { rows } = await pool.query<{ fact_id: string }>(
@@ -33,7 +41,10 @@ describe.skipIf(!sharedInfra().pgvector)('vector search', () => {
         [tenant, collection, name, current ? null : new Date()],
       );
       ids.set(name, rows[0]!.fact_id);
-      await pool.query(`INSERT INTO embeddings_d3 (tenant_id, item_kind, item_id, model, embedding) VALUES ($1, 'fact', $2, 'm', $3)`, [tenant, rows[0]!.fact_id, vector]);
+      await pool.query(
+        `INSERT INTO embeddings_d3 (tenant_id, item_kind, item_id, model, embedding) VALUES ($1, 'fact', $2, 'm', $3)`,
+        [tenant, rows[0]!.fact_id, vector],
+      );
     };
     await fact('nearest', 'acme', 'user:x', '[1,0,0]');
     await fact('superseded', 'acme', 'user:x', '[0.99,0.01,0]', false);
@@ -55,9 +66,23 @@ describe.skipIf(!sharedInfra().pgvector)('vector search', () => {
   });
 
   it('leaves out neighbours below the similarity floor, and has them when the floor allows', async () => {
-    expect(names(await index.search(pool, 'acme', 'user', [1, 0, 0], 10, true, 0.25))).toEqual(['nearest', 'second', 'third']);
-    expect(names(await index.search(pool, 'acme', 'user', [1, 0, 0], 10, true, -1))).toEqual(['nearest', 'second', 'third', 'unrelated']);
-    expect(names(await index.search(pool, 'acme', '', [1, 0, 0], 10, true, 0.25))).toEqual(['nearest', 'other collection', 'second', 'third']);
+    expect(names(await index.search(pool, 'acme', 'user', [1, 0, 0], 10, true, 0.25))).toEqual([
+      'nearest',
+      'second',
+      'third',
+    ]);
+    expect(names(await index.search(pool, 'acme', 'user', [1, 0, 0], 10, true, -1))).toEqual([
+      'nearest',
+      'second',
+      'third',
+      'unrelated',
+    ]);
+    expect(names(await index.search(pool, 'acme', '', [1, 0, 0], 10, true, 0.25))).toEqual([
+      'nearest',
+      'other collection',
+      'second',
+      'third',
+    ]);
   });
 
   // A generic plan of the vector search (PostgreSQL may choose one for a named statement) runs

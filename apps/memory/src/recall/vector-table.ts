@@ -9,7 +9,9 @@ import type pg from 'pg';
  * index rebuilt over the copied vectors. The caller holds the vector DDL lock.
  */
 export async function ensureVectorTable(client: pg.PoolClient, table: string, dims: number): Promise<void> {
-  const { rows } = await client.query<{ relkind: string }>(`SELECT relkind FROM pg_class WHERE oid = to_regclass($1)`, [table]);
+  const { rows } = await client.query<{ relkind: string }>(`SELECT relkind FROM pg_class WHERE oid = to_regclass($1)`, [
+    table,
+  ]);
   const existing = rows[0]?.relkind;
   if (existing === 'p') {
     await client.query(`CREATE INDEX IF NOT EXISTS ${table}_hnsw ON ${table} USING hnsw (embedding vector_cosine_ops)`);
@@ -34,10 +36,14 @@ export async function ensureVectorTable(client: pg.PoolClient, table: string, di
          PRIMARY KEY (tenant_id, item_kind, item_id)) PARTITION BY HASH (tenant_id)`,
     );
     for (let i = 0; i < partitions; i++) {
-      await client.query(`CREATE TABLE ${table}_p${String(i).padStart(2, '0')} PARTITION OF ${table} FOR VALUES WITH (MODULUS ${partitions}, REMAINDER ${i})`);
+      await client.query(
+        `CREATE TABLE ${table}_p${String(i).padStart(2, '0')} PARTITION OF ${table} FOR VALUES WITH (MODULUS ${partitions}, REMAINDER ${i})`,
+      );
     }
     if (existing === 'r') {
-      await client.query(`INSERT INTO ${table} SELECT tenant_id, item_kind, item_id, model, embedding, created_at FROM ${table}_unpartitioned`);
+      await client.query(
+        `INSERT INTO ${table} SELECT tenant_id, item_kind, item_id, model, embedding, created_at FROM ${table}_unpartitioned`,
+      );
       await client.query(`DROP TABLE ${table}_unpartitioned`);
     }
     await client.query(`CREATE INDEX ${table}_hnsw ON ${table} USING hnsw (embedding vector_cosine_ops)`);
@@ -50,7 +56,9 @@ export async function ensureVectorTable(client: pg.PoolClient, table: string, di
 
 /** How many hash partitions `facts` has (the embeddings table follows it, so both split tenants alike). */
 async function factPartitions(client: pg.PoolClient): Promise<number> {
-  const { rows } = await client.query<{ n: string }>(`SELECT count(*) AS n FROM pg_inherits WHERE inhparent = to_regclass('facts')`);
+  const { rows } = await client.query<{ n: string }>(
+    `SELECT count(*) AS n FROM pg_inherits WHERE inhparent = to_regclass('facts')`,
+  );
   const n = Number(rows[0]!.n);
   if (n === 0) throw new Error('memory.facts is not partitioned: migration 0004 has not run');
   return n;

@@ -6,7 +6,10 @@ import { SessionSummary } from '../extraction/extraction-schema.js';
 import type { WorkingMemoryStore } from '../knowledge/working-memory-store.js';
 import type { VectorIndex } from '../recall/vector-index.js';
 
-type Settings = Pick<MemoryConfig, 'MEMORY_SESSION_IDLE_MS' | 'MEMORY_SESSION_SWEEP_MS' | 'MEMORY_WORKING_MEMORY_TTL_MS' | 'MEMORY_DEFAULT_COLLECTION'>;
+type Settings = Pick<
+  MemoryConfig,
+  'MEMORY_SESSION_IDLE_MS' | 'MEMORY_SESSION_SWEEP_MS' | 'MEMORY_WORKING_MEMORY_TTL_MS' | 'MEMORY_DEFAULT_COLLECTION'
+>;
 
 const SYSTEM_PROMPT = `Summarise a conversation session for long-term memory in a few sentences: who the user is, what they wanted, what was decided or done, and open threads. Keep names, numbers and dates. Return JSON {"summary": string, "topics": [short labels]}.`;
 const MAX_SESSION_MESSAGES = 200;
@@ -35,7 +38,9 @@ export class SessionSweeper {
   start(): void {
     this.timer = setInterval(() => {
       this.running ??= this.sweep()
-        .catch((err: unknown) => this.logger.warn({ err: (err as Error).message }, 'memory upkeep failed; next sweep retries'))
+        .catch((err: unknown) =>
+          this.logger.warn({ err: (err as Error).message }, 'memory upkeep failed; next sweep retries'),
+        )
         .finally(() => (this.running = undefined));
     }, this.settings.MEMORY_SESSION_SWEEP_MS);
     this.timer.unref();
@@ -48,13 +53,21 @@ export class SessionSweeper {
 
   async sweep(): Promise<void> {
     await this.workingMemory.expire(this.settings.MEMORY_WORKING_MEMORY_TTL_MS);
-    if (this.vectors) await this.vectors.backfill(BACKFILL_PER_SWEEP).catch((err: unknown) => this.logger.debug({ err: (err as Error).message }, 'embedding backfill failed'));
+    if (this.vectors)
+      await this.vectors
+        .backfill(BACKFILL_PER_SWEEP)
+        .catch((err: unknown) => this.logger.debug({ err: (err as Error).message }, 'embedding backfill failed'));
     if (this.settings.MEMORY_SESSION_IDLE_MS > 0) await this.summariseIdleSessions();
   }
 
   /** Summarises idle conversations not yet covered up to their last message; returns how many episodes were written. */
   async summariseIdleSessions(): Promise<number> {
-    const { rows } = await this.pool.query<{ tenant_id: string; conversation_id: string; last_seq: string; from_seq: string }>(
+    const { rows } = await this.pool.query<{
+      tenant_id: string;
+      conversation_id: string;
+      last_seq: string;
+      from_seq: string;
+    }>(
       `SELECT c.tenant_id, c.conversation_id, c.next_seq - 1 AS last_seq,
               coalesce((SELECT max(e.last_seq) FROM episodes e WHERE e.tenant_id = c.tenant_id AND e.conversation_id = c.conversation_id AND e.kind = 'session'), 0) AS from_seq
        FROM conversations c
@@ -65,19 +78,31 @@ export class SessionSweeper {
     );
     let written = 0;
     for (const row of rows) {
-      if (await this.summarise(row.tenant_id, row.conversation_id, Number(row.from_seq), Number(row.last_seq))) written += 1;
+      if (await this.summarise(row.tenant_id, row.conversation_id, Number(row.from_seq), Number(row.last_seq)))
+        written += 1;
     }
     return written;
   }
 
-  private async summarise(tenantId: string, conversationId: string, fromSeq: number, lastSeq: number): Promise<boolean> {
+  private async summarise(
+    tenantId: string,
+    conversationId: string,
+    fromSeq: number,
+    lastSeq: number,
+  ): Promise<boolean> {
     const client = await this.pool.connect();
     const key = `session:${tenantId}\u001f${conversationId}`;
     try {
-      const { rows: locked } = await client.query<{ ok: boolean }>('SELECT pg_try_advisory_lock(hashtextextended($1, 0)) AS ok', [key]);
+      const { rows: locked } = await client.query<{ ok: boolean }>(
+        'SELECT pg_try_advisory_lock(hashtextextended($1, 0)) AS ok',
+        [key],
+      );
       if (!locked[0]!.ok) return false;
       try {
-        const done = await client.query(`SELECT 1 FROM episodes WHERE tenant_id = $1 AND conversation_id = $2 AND kind = 'session' AND last_seq >= $3`, [tenantId, conversationId, lastSeq]);
+        const done = await client.query(
+          `SELECT 1 FROM episodes WHERE tenant_id = $1 AND conversation_id = $2 AND kind = 'session' AND last_seq >= $3`,
+          [tenantId, conversationId, lastSeq],
+        );
         if (done.rowCount) return false;
         const { rows: messages } = await client.query<{ seq: string; role: string; message_json: string }>(
           `SELECT seq, role, message_json FROM messages WHERE tenant_id = $1 AND conversation_id = $2 AND seq > $3 AND seq <= $4 AND role IN ('user', 'assistant')
@@ -93,7 +118,12 @@ export class SessionSweeper {
           .filter(Boolean)
           .join('\n');
         if (!transcript) return false;
-        const summary = await this.model.complete({ schemaName: 'session_summary', schema: SessionSummary, system: SYSTEM_PROMPT, user: transcript });
+        const summary = await this.model.complete({
+          schemaName: 'session_summary',
+          schema: SessionSummary,
+          system: SYSTEM_PROMPT,
+          user: transcript,
+        });
         // The conversation's collection: that of the episode its latest ingested turn contributed to
         // (a repeated turn episode is stored once, under the conversation that said it first), else
         // of its latest session episode.
@@ -110,11 +140,20 @@ export class SessionSweeper {
         const inserted = await client.query<{ episode_id: string }>(
           `INSERT INTO episodes (tenant_id, collection, conversation_id, kind, summary, topics, first_seq, last_seq)
            VALUES ($1, $2, $3, 'session', $4, $5, $6, $7) ON CONFLICT DO NOTHING RETURNING episode_id`,
-          [tenantId, collection[0]?.collection ?? this.settings.MEMORY_DEFAULT_COLLECTION, conversationId, summary.summary, summary.topics, fromSeq + 1, lastSeq],
+          [
+            tenantId,
+            collection[0]?.collection ?? this.settings.MEMORY_DEFAULT_COLLECTION,
+            conversationId,
+            summary.summary,
+            summary.topics,
+            fromSeq + 1,
+            lastSeq,
+          ],
         );
         const episodeId = inserted.rows[0]?.episode_id;
         if (episodeId && this.vectors) await this.vectors.indexNew(tenantId, [], [episodeId]).catch(() => undefined);
-        if (episodeId) this.logger.info({ tenantId, conversationId, lastSeq }, 'idle session summarised into an episode');
+        if (episodeId)
+          this.logger.info({ tenantId, conversationId, lastSeq }, 'idle session summarised into an episode');
         return episodeId !== undefined;
       } finally {
         await client.query('SELECT pg_advisory_unlock(hashtextextended($1, 0))', [key]).catch(() => undefined);

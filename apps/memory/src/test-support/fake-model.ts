@@ -12,16 +12,24 @@ export interface ChatRequestSeen {
  * (a JSON document as text, or an HTTP status to fail with; a promise of either holds the answer back). Stands in until llm-sim scripts
  * extraction answers; the real `openai` client and wire format are exercised either way.
  */
-export async function startFakeModel(answer: (request: ChatRequestSeen) => string | number | Promise<string | number>): Promise<{ url: string; seen: ChatRequestSeen[]; close(): Promise<void> }> {
+export async function startFakeModel(
+  answer: (request: ChatRequestSeen) => string | number | Promise<string | number>,
+): Promise<{ url: string; seen: ChatRequestSeen[]; close(): Promise<void> }> {
   const seen: ChatRequestSeen[] = [];
   const server = http.createServer((req, res) => {
     let body = '';
     req.on('data', (chunk: Buffer) => (body += chunk.toString('utf8')));
     req.on('end', () => {
-      const parsed = JSON.parse(body) as { messages: { role: string; content: string }[]; response_format?: { json_schema?: { name?: string } } };
+      const parsed = JSON.parse(body) as {
+        messages: { role: string; content: string }[];
+        response_format?: { json_schema?: { name?: string } };
+      };
       const request = {
         system: parsed.messages.find((m) => m.role === 'system')?.content ?? '',
-        user: parsed.messages.filter((m) => m.role === 'user').map((m) => m.content).join('\n'),
+        user: parsed.messages
+          .filter((m) => m.role === 'user')
+          .map((m) => m.content)
+          .join('\n'),
         schemaName: parsed.response_format?.json_schema?.name ?? '',
       };
       seen.push(request);
@@ -32,7 +40,9 @@ export async function startFakeModel(answer: (request: ChatRequestSeen) => strin
     // A client that went away (a killed test process) gets no answer.
     if (res.destroyed) return;
     if (typeof content === 'number') {
-      res.writeHead(content, { 'content-type': 'application/json' }).end(JSON.stringify({ error: { message: 'scripted failure', type: 'server_error' } }));
+      res
+        .writeHead(content, { 'content-type': 'application/json' })
+        .end(JSON.stringify({ error: { message: 'scripted failure', type: 'server_error' } }));
       return;
     }
     res.writeHead(200, { 'content-type': 'application/json' }).end(
@@ -48,5 +58,9 @@ export async function startFakeModel(answer: (request: ChatRequestSeen) => strin
   };
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
-  return { url: `http://127.0.0.1:${port}/v1`, seen, close: () => new Promise((resolve) => server.close(() => resolve())) };
+  return {
+    url: `http://127.0.0.1:${port}/v1`,
+    seen,
+    close: () => new Promise((resolve) => server.close(() => resolve())),
+  };
 }

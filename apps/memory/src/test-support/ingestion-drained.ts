@@ -10,7 +10,10 @@ export async function ingestionDrained(nc: NatsConnection, timeoutMs = 15_000): 
   for (;;) {
     const info = await jsm.consumers.info(MEMORY_INGEST_STREAM, INGEST_CONSUMER);
     if (info.num_pending === 0 && info.num_ack_pending === 0) return;
-    if (Date.now() >= deadline) throw new Error(`ingestion did not drain: ${JSON.stringify({ pending: info.num_pending, ackPending: info.num_ack_pending, redelivered: info.num_redelivered })}`);
+    if (Date.now() >= deadline)
+      throw new Error(
+        `ingestion did not drain: ${JSON.stringify({ pending: info.num_pending, ackPending: info.num_ack_pending, redelivered: info.num_redelivered })}`,
+      );
     await new Promise((r) => setTimeout(r, 25));
   }
 }

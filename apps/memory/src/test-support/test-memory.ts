@@ -44,8 +44,18 @@ export async function memoryTlsEnv(): Promise<Record<string, string>> {
  * A client of a memory server on `port` that calls each method as a service allowed to (the
  * orchestrator appends and recalls, the api reads facts), over mutual TLS.
  */
-export async function memoryTestClient(port: number, deadlineMs = 10_000): Promise<GrpcClientHandle<memoryV1.MemoryServiceClient>> {
+export async function memoryTestClient(
+  port: number,
+  deadlineMs = 10_000,
+): Promise<GrpcClientHandle<memoryV1.MemoryServiceClient>> {
   const as = async (identity: string) =>
-    [identity, createGrpcClient(memoryV1.MemoryServiceClient, memoryV1.MemoryServiceService, `127.0.0.1:${port}`, { defaultDeadlineMs: deadlineMs, transport: new MutualTlsTransport(await testCertificates(identity)), server: 'memory' })] as const;
+    [
+      identity,
+      createGrpcClient(memoryV1.MemoryServiceClient, memoryV1.MemoryServiceService, `127.0.0.1:${port}`, {
+        defaultDeadlineMs: deadlineMs,
+        transport: new MutualTlsTransport(await testCertificates(identity)),
+        server: 'memory',
+      }),
+    ] as const;
   return callerRoutedClient(MEMORY_CALLERS, [await as('orchestrator'), await as('api')]);
 }

@@ -1,6 +1,13 @@
 import { CollectionName } from '@platform/contracts';
 import { isPlatformError, type Logger, type NatsConnection } from '@platform/service-kit';
-import { defineTool, serveRunner, ToolFailure, type ToolContext, type ToolDefinition, type ToolRunner } from '@platform/tool-sdk';
+import {
+  defineTool,
+  serveRunner,
+  ToolFailure,
+  type ToolContext,
+  type ToolDefinition,
+  type ToolRunner,
+} from '@platform/tool-sdk';
 import { z } from 'zod';
 import type { MemoryConfig } from '../config.js';
 import type { FactSaver } from '../knowledge/fact-saver.js';
@@ -21,7 +28,8 @@ export interface MemoryToolDependencies {
 const Key = z.string().regex(/^[A-Za-z0-9_.:-]{1,128}$/, 'letters, digits, "_", ".", ":" or "-" (1-128)');
 
 function runOf(context: ToolContext): string {
-  if (!context.runId) throw new ToolFailure('working memory belongs to a run, and this call carries no run id', 'invalid');
+  if (!context.runId)
+    throw new ToolFailure('working memory belongs to a run, and this call carries no run id', 'invalid');
   return context.runId;
 }
 
@@ -30,7 +38,8 @@ export function memoryTools(deps: MemoryToolDependencies): ToolDefinition[] {
   return [
     defineTool({
       name: 'memory_search',
-      description: 'Search long-term memory (facts and earlier conversations) about the user. Use it when the user refers to something from before that is not in this conversation.',
+      description:
+        'Search long-term memory (facts and earlier conversations) about the user. Use it when the user refers to something from before that is not in this conversation.',
       input: z.object({
         query: z.string().min(1).max(2_000).describe('What to look for, in words'),
         collection: CollectionName.optional().describe('Only this collection and those below it, e.g. "user:alice"'),
@@ -39,16 +48,29 @@ export function memoryTools(deps: MemoryToolDependencies): ToolDefinition[] {
       sideEffect: 'none',
       timeoutMs: 10_000,
       handler: async (input, context) => {
-        const result = await deps.recall.recall({ tenantId: context.tenantId, query: input.query, collectionPrefix: input.collection ?? '', limit: input.limit, tokenBudget: 0, conversationId: context.conversationId, includeEpisodes: true });
+        const result = await deps.recall.recall({
+          tenantId: context.tenantId,
+          query: input.query,
+          collectionPrefix: input.collection ?? '',
+          limit: input.limit,
+          tokenBudget: 0,
+          conversationId: context.conversationId,
+          includeEpisodes: true,
+        });
         return {
           searchMode: result.searchMode,
-          results: result.items.map((i) => ({ id: i.fact?.factId ?? i.episode?.episodeId ?? `${i.message?.conversationId}#${i.message?.seq}`, text: i.text, why: i.why })),
+          results: result.items.map((i) => ({
+            id: i.fact?.factId ?? i.episode?.episodeId ?? `${i.message?.conversationId}#${i.message?.seq}`,
+            text: i.text,
+            why: i.why,
+          })),
         };
       },
     }),
     defineTool({
       name: 'memory_save',
-      description: 'Remember a fact for later conversations ("remember that..."), as subject, predicate and object, e.g. user / lives_in / Berlin. A new value of a one-value predicate replaces the old one.',
+      description:
+        'Remember a fact for later conversations ("remember that..."), as subject, predicate and object, e.g. user / lives_in / Berlin. A new value of a one-value predicate replaces the old one.',
       input: z.object({
         subject: z.string().min(1).max(200),
         predicate: z.string().min(1).max(64),
@@ -62,7 +84,19 @@ export function memoryTools(deps: MemoryToolDependencies): ToolDefinition[] {
       handler: async (input, context) => {
         // Tool calls carry no tier: the default tier's fact quota applies.
         const written = await deps.saver
-          .save({ tenantId: context.tenantId, collection: input.collection, subject: input.subject, predicate: input.predicate, object: input.object, kind: input.kind, confidence: 1, conversationId: context.conversationId, runId: context.runId ?? null, messageSeq: null, tier: '' })
+          .save({
+            tenantId: context.tenantId,
+            collection: input.collection,
+            subject: input.subject,
+            predicate: input.predicate,
+            object: input.object,
+            kind: input.kind,
+            confidence: 1,
+            conversationId: context.conversationId,
+            runId: context.runId ?? null,
+            messageSeq: null,
+            tier: '',
+          })
           .catch((err: unknown) => {
             if (isPlatformError(err) && err.code === 'QUOTA_EXCEEDED') throw new ToolFailure(err.message, 'invalid');
             throw err;
@@ -72,15 +106,23 @@ export function memoryTools(deps: MemoryToolDependencies): ToolDefinition[] {
     }),
     defineTool({
       name: 'working_memory_set',
-      description: "Note a value on this run's scratchpad (working memory), e.g. an id or a partial result to use in later steps. Cleared when the run ends.",
+      description:
+        "Note a value on this run's scratchpad (working memory), e.g. an id or a partial result to use in later steps. Cleared when the run ends.",
       input: z.object({ key: Key, value: z.unknown().describe('Any JSON value; null deletes the key') }),
       sideEffect: 'idempotent',
       timeoutMs: 5_000,
       handler: async (input, context) => {
         const valueJson = input.value === null || input.value === undefined ? '' : JSON.stringify(input.value);
-        if (Buffer.byteLength(valueJson) > deps.limits.MEMORY_WORKING_MEMORY_MAX_VALUE_BYTES) throw new ToolFailure(`the value is larger than ${deps.limits.MEMORY_WORKING_MEMORY_MAX_VALUE_BYTES} bytes`, 'invalid');
-        const size = await deps.workingMemory.set(context.tenantId, runOf(context), context.conversationId, [{ key: input.key, valueJson }]);
-        if (size === 'too_many_keys') throw new ToolFailure('working memory is full; delete keys first (set them to null)', 'invalid');
+        if (Buffer.byteLength(valueJson) > deps.limits.MEMORY_WORKING_MEMORY_MAX_VALUE_BYTES)
+          throw new ToolFailure(
+            `the value is larger than ${deps.limits.MEMORY_WORKING_MEMORY_MAX_VALUE_BYTES} bytes`,
+            'invalid',
+          );
+        const size = await deps.workingMemory.set(context.tenantId, runOf(context), context.conversationId, [
+          { key: input.key, valueJson },
+        ]);
+        if (size === 'too_many_keys')
+          throw new ToolFailure('working memory is full; delete keys first (set them to null)', 'invalid');
         return { keys: size };
       },
     }),
@@ -100,5 +142,12 @@ export function memoryTools(deps: MemoryToolDependencies): ToolDefinition[] {
 
 /** Serves the memory tools as a runner (discovered like any other). */
 export function serveMemoryTools(deps: MemoryToolDependencies): Promise<ToolRunner> {
-  return serveRunner({ nc: deps.nc, name: MEMORY_RUNNER_NAME, version: '1.0.0', description: 'Long-term memory and working memory', tools: memoryTools(deps), logger: deps.logger });
+  return serveRunner({
+    nc: deps.nc,
+    name: MEMORY_RUNNER_NAME,
+    version: '1.0.0',
+    description: 'Long-term memory and working memory',
+    tools: memoryTools(deps),
+    logger: deps.logger,
+  });
 }

@@ -6,7 +6,13 @@ import { describe, expect, it } from 'vitest';
 import { agentResultsOf, NO_AGENT_RESULTS, withAgentResults } from './agent-results.js';
 
 const entry = (fields: Partial<agentPoolV1.AgentEntry>) =>
-  agentPoolV1.AgentEntry.fromPartial({ entryId: 'e1', callId: 'call_1', agentName: 'send_email', collectedJson: '{"recipient":"a@example.com"}', ...fields });
+  agentPoolV1.AgentEntry.fromPartial({
+    entryId: 'e1',
+    callId: 'call_1',
+    agentName: 'send_email',
+    collectedJson: '{"recipient":"a@example.com"}',
+    ...fields,
+  });
 
 const loopResult = (fields: Partial<LoopResult> = {}): LoopResult => ({
   runId: 'run_1',
@@ -24,25 +30,53 @@ const loopResult = (fields: Partial<LoopResult> = {}): LoopResult => ({
 
 describe('agentResultsOf', () => {
   it('pairs a completed agent with its result under the resumed call id, and records it as a success', () => {
-    const results = agentResultsOf([{ entry: entry({ status: 'completed', resultJson: '"Email sent (message id m1)"' }), durationMs: 12.6 }]);
+    const results = agentResultsOf([
+      { entry: entry({ status: 'completed', resultJson: '"Email sent (message id m1)"' }), durationMs: 12.6 },
+    ]);
     expect(results.messages).toEqual([
-      { role: 'assistant', content: null, toolCalls: [{ id: 'call_1:resumed', name: 'send_email', arguments: '{"recipient":"a@example.com"}' }] },
-      { role: 'tool', toolCallId: 'call_1:resumed', toolName: 'send_email', content: 'Email sent (message id m1)', status: 'success', isError: false },
+      {
+        role: 'assistant',
+        content: null,
+        toolCalls: [{ id: 'call_1:resumed', name: 'send_email', arguments: '{"recipient":"a@example.com"}' }],
+      },
+      {
+        role: 'tool',
+        toolCallId: 'call_1:resumed',
+        toolName: 'send_email',
+        content: 'Email sent (message id m1)',
+        status: 'success',
+        isError: false,
+      },
     ]);
     expect(results.records).toEqual([
-      expect.objectContaining({ callId: 'call_1:resumed', name: 'send_email', status: 'success', success: true, durationMs: 13, synthetic: false, argumentsSummary: { recipient: 'a@example.com' } }),
+      expect.objectContaining({
+        callId: 'call_1:resumed',
+        name: 'send_email',
+        status: 'success',
+        success: true,
+        durationMs: 13,
+        synthetic: false,
+        argumentsSummary: { recipient: 'a@example.com' },
+      }),
     ]);
   });
 
   it('records a cancelled agent as a failed call with its code', () => {
     const results = agentResultsOf([{ entry: entry({ status: 'cancelled' }), durationMs: 3 }]);
-    expect(results.messages[1]).toMatchObject({ role: 'tool', status: 'cancelled', isError: true, errorCode: 'USER_CANCELLED' });
+    expect(results.messages[1]).toMatchObject({
+      role: 'tool',
+      status: 'cancelled',
+      isError: true,
+      errorCode: 'USER_CANCELLED',
+    });
     expect(results.records[0]).toMatchObject({ status: 'cancelled', success: false, errorCode: 'USER_CANCELLED' });
   });
 
   it('cuts long argument values in the record but keeps them whole in the stored call', () => {
     const body = 'x'.repeat(5000);
-    const results = agentResultsOf([{ entry: entry({ status: 'completed', collectedJson: JSON.stringify({ body }) }), durationMs: 1 }]);
+    const results = agentResultsOf([
+      { entry: entry({ status: 'completed', collectedJson: JSON.stringify({ body }) }), durationMs: 1 },
+    ]);
     expect(String(results.records[0]!.argumentsSummary['body']).length).toBeLessThan(300);
     expect(results.messages[0]).toMatchObject({ toolCalls: [{ arguments: JSON.stringify({ body }) }] });
   });

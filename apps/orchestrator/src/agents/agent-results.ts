@@ -23,7 +23,8 @@ export const NO_AGENT_RESULTS: AgentResults = { messages: [], records: [] };
 function argumentsSummary(json: string): Record<string, unknown> {
   try {
     const parsed: unknown = JSON.parse(json || '{}');
-    if (!parsed || typeof parsed !== 'object' || Array.isArray(parsed)) return { _raw: cutText(json, SUMMARY_VALUE_CHARS).text };
+    if (!parsed || typeof parsed !== 'object' || Array.isArray(parsed))
+      return { _raw: cutText(json, SUMMARY_VALUE_CHARS).text };
     return Object.fromEntries(
       Object.entries(parsed as Record<string, unknown>).map(([key, value]) => {
         const text = typeof value === 'string' ? value : JSON.stringify(value);
@@ -61,7 +62,15 @@ export function resumedExchange(call: ResumedCall): { messages: ChatMessage[]; r
   return {
     messages: [
       { role: 'assistant', content: null, toolCalls: [{ id, name, arguments: call.argumentsJson }] },
-      { role: 'tool', toolCallId: id, toolName: name, content: outcome.content, status, isError: failed, ...(errorCode ? { errorCode } : {}) },
+      {
+        role: 'tool',
+        toolCallId: id,
+        toolName: name,
+        content: outcome.content,
+        status,
+        isError: failed,
+        ...(errorCode ? { errorCode } : {}),
+      },
     ],
     record: {
       callId: id,
@@ -84,10 +93,19 @@ export function resumedExchange(call: ResumedCall): { messages: ChatMessage[]; r
  * (`<callId>:resumed`) with the fields it ran with, and its result. `durationMs` is how long the
  * pool took to finish it.
  */
-export function agentResultsOf(finished: ReadonlyArray<{ entry: agentPoolV1.AgentEntry; durationMs: number }>): AgentResults {
+export function agentResultsOf(
+  finished: ReadonlyArray<{ entry: agentPoolV1.AgentEntry; durationMs: number }>,
+): AgentResults {
   const exchanges = finished.map(({ entry, durationMs }) => {
     const args = entry.collectedJson || '{}';
-    return resumedExchange({ id: resumedCallId(entry.callId), name: entry.agentName, argumentsJson: args, argumentsSummary: argumentsSummary(args), durationMs, outcome: entryOutcome(entry) });
+    return resumedExchange({
+      id: resumedCallId(entry.callId),
+      name: entry.agentName,
+      argumentsJson: args,
+      argumentsSummary: argumentsSummary(args),
+      durationMs,
+      outcome: entryOutcome(entry),
+    });
   });
   return { messages: exchanges.flatMap((e) => e.messages), records: exchanges.map((e) => e.record) };
 }
@@ -98,5 +116,9 @@ export function agentResultsOf(finished: ReadonlyArray<{ entry: agentPoolV1.Agen
  */
 export function withAgentResults(result: LoopResult, agents: AgentResults): LoopResult {
   if (agents.messages.length === 0 && agents.records.length === 0) return result;
-  return { ...result, messages: [...agents.messages, ...result.messages], toolCalls: [...agents.records, ...result.toolCalls] };
+  return {
+    ...result,
+    messages: [...agents.messages, ...result.messages],
+    toolCalls: [...agents.records, ...result.toolCalls],
+  };
 }

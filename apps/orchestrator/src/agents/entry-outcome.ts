@@ -21,7 +21,8 @@ export function approvalOf(entry: agentPoolV1.AgentEntry): Record<string, unknow
 
 /** The pending-agent record of a waiting entry (what the run reports as waiting). */
 export function pendingOf(entry: agentPoolV1.AgentEntry): Omit<PendingAgent, 'callId'> {
-  const waitingFor = (entry.status === 'paused' ? entry.pausedFrom : entry.status) === 'waiting_for_approval' ? 'approval' : 'input';
+  const waitingFor =
+    (entry.status === 'paused' ? entry.pausedFrom : entry.status) === 'waiting_for_approval' ? 'approval' : 'input';
   const approval = waitingFor === 'approval' ? approvalOf(entry) : undefined;
   return { agentName: entry.agentName, waitingFor, prompt: entry.prompt, ...(approval ? { approval } : {}) };
 }
@@ -40,14 +41,26 @@ export function entryOutcome(entry: agentPoolV1.AgentEntry): ToolOutcome {
     case 'completed':
       return { status: 'success', content: resultText(entry.resultJson) };
     case 'cancelled':
-      return { status: 'cancelled', content: resultText(entry.resultJson) || USER_CANCELLED_MESSAGE, errorCode: 'USER_CANCELLED' };
+      return {
+        status: 'cancelled',
+        content: resultText(entry.resultJson) || USER_CANCELLED_MESSAGE,
+        errorCode: 'USER_CANCELLED',
+      };
     case 'waiting_for_input':
     case 'waiting_for_approval':
     case 'paused':
       return { status: 'waiting', content: entry.prompt, pending: pendingOf(entry) };
     case 'expired':
-      return { status: 'timeout', content: entry.errorMessage || `the user did not answer ${entry.agentName} in time; the action was not taken.`, errorCode: entry.errorCode || 'AGENT_EXPIRED' };
+      return {
+        status: 'timeout',
+        content: entry.errorMessage || `the user did not answer ${entry.agentName} in time; the action was not taken.`,
+        errorCode: entry.errorCode || 'AGENT_EXPIRED',
+      };
     default:
-      return { status: 'failed', content: entry.errorMessage || `${entry.agentName} failed.`, errorCode: entry.errorCode || 'AGENT_FAILED' };
+      return {
+        status: 'failed',
+        content: entry.errorMessage || `${entry.agentName} failed.`,
+        errorCode: entry.errorCode || 'AGENT_FAILED',
+      };
   }
 }

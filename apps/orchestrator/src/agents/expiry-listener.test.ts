@@ -47,11 +47,17 @@ beforeAll(async () => {
   nc = await connectNats({ servers: server.url, name: 'expiry-test', logger });
   pool = await openJournalDatabase('expiry', logger, 3);
   records = new RunRecords(pool);
-  const queue = { kick: (tenantId: string, conversationId: string) => kicked.push(`${tenantId}/${conversationId}`) } as unknown as ConversationQueue;
+  const queue = {
+    kick: (tenantId: string, conversationId: string) => kicked.push(`${tenantId}/${conversationId}`),
+  } as unknown as ConversationQueue;
   listener = new ExpiryListener(nc, records, queue, logger);
   // The listener starts before the pool created its stream, and waits for it.
   listener.start();
-  await ensureStream(nc, { name: AGENT_POOL_EVENTS_STREAM, subjects: ['platform.agent-pool.events.>'], maxAgeMs: 60_000 });
+  await ensureStream(nc, {
+    name: AGENT_POOL_EVENTS_STREAM,
+    subjects: ['platform.agent-pool.events.>'],
+    maxAgeMs: 60_000,
+  });
 });
 afterAll(async () => {
   await listener.stop();
@@ -66,7 +72,9 @@ describe('ExpiryListener', () => {
     const expired = event('entry-1');
     await js.publish(agentPoolEventSubject(expired.tenantId, 'expired'), JSON.stringify(expired));
     // A republish with another message id (e.g. after the pool's outbox retried) adds no second run.
-    await js.publish(agentPoolEventSubject(expired.tenantId, 'expired'), JSON.stringify(expired), { msgID: 'another-id' });
+    await js.publish(agentPoolEventSubject(expired.tenantId, 'expired'), JSON.stringify(expired), {
+      msgID: 'another-id',
+    });
     const run = await waitFor(() => records.get('acme.eu', expiryRunId('entry-1')));
     expect(run).toMatchObject({ conversationId: 'trip-9', status: 'queued' });
     await waitFor(async () => (kicked.length >= 2 ? true : undefined));
@@ -84,16 +92,50 @@ describe('ExpiryListener', () => {
 
 describe('the notice run', () => {
   it('answers the expired call with a timeout tool result the model will read', () => {
-    const result = expiryNoticeResult('run_x', JSON.stringify({ callId: 'call_email', agentName: 'send_email', reason: 'approval_timeout', message: 'expired; not sent' }));
+    const result = expiryNoticeResult(
+      'run_x',
+      JSON.stringify({
+        callId: 'call_email',
+        agentName: 'send_email',
+        reason: 'approval_timeout',
+        message: 'expired; not sent',
+      }),
+    );
     expect(result.messages).toEqual([
-      { role: 'assistant', content: null, toolCalls: [{ id: 'call_email:resumed', name: 'send_email', arguments: '{}' }] },
-      { role: 'tool', toolCallId: 'call_email:resumed', toolName: 'send_email', content: 'expired; not sent', status: 'timeout', isError: true, synthetic: true, errorCode: 'APPROVAL_TIMEOUT' },
+      {
+        role: 'assistant',
+        content: null,
+        toolCalls: [{ id: 'call_email:resumed', name: 'send_email', arguments: '{}' }],
+      },
+      {
+        role: 'tool',
+        toolCallId: 'call_email:resumed',
+        toolName: 'send_email',
+        content: 'expired; not sent',
+        status: 'timeout',
+        isError: true,
+        synthetic: true,
+        errorCode: 'APPROVAL_TIMEOUT',
+      },
     ]);
   });
 
   it("answers a committee's expired decision with the committee's COMMITTEE_DECISION_EXPIRED timeout", () => {
-    const result = expiryNoticeResult('run_y', JSON.stringify({ callId: 'call_c', agentName: 'ask_committee_estimates', reason: 'approval_timeout', message: 'The agent expired' }));
-    expect(result.messages[1]).toMatchObject({ role: 'tool', toolCallId: 'call_c:resumed', status: 'timeout', errorCode: 'COMMITTEE_DECISION_EXPIRED' });
+    const result = expiryNoticeResult(
+      'run_y',
+      JSON.stringify({
+        callId: 'call_c',
+        agentName: 'ask_committee_estimates',
+        reason: 'approval_timeout',
+        message: 'The agent expired',
+      }),
+    );
+    expect(result.messages[1]).toMatchObject({
+      role: 'tool',
+      toolCallId: 'call_c:resumed',
+      status: 'timeout',
+      errorCode: 'COMMITTEE_DECISION_EXPIRED',
+    });
     expect(result.messages[1]!.content).toContain('did not decide for the estimates committee in time');
     expect(result.response).toContain('did not decide');
   });

@@ -53,13 +53,21 @@ export class ExpiryListener {
       tenantId: event.tenantId,
       conversationId: event.conversationId,
       profile: '',
-      content: JSON.stringify({ callId: event.callId, agentName: event.agentName, reason: event.reason, message: event.message }),
+      content: JSON.stringify({
+        callId: event.callId,
+        agentName: event.agentName,
+        reason: event.reason,
+        message: event.message,
+      }),
       tier: '',
       stream: false,
       timeZone: '',
       kind: 'agent_expired',
     });
     this.queue.kick(event.tenantId, event.conversationId);
-    this.logger.info({ entryId: event.entryId, agent: event.agentName, reason: event.reason }, 'a waiting agent expired');
+    this.logger.info(
+      { entryId: event.entryId, agent: event.agentName, reason: event.reason },
+      'a waiting agent expired',
+    );
   }
 }

@@ -11,7 +11,9 @@ export function expiryNoticeResult(runId: string, content: string): LoopResult {
   const notice = Notice.parse(JSON.parse(content));
   const id = resumedCallId(notice.callId);
   // A committee's decision put to the user (strategy `user`) expired: the call's committee result.
-  const committee = notice.agentName.startsWith(COMMITTEE_TOOL_PREFIX) ? decisionExpired(notice.agentName.slice(COMMITTEE_TOOL_PREFIX.length)) : undefined;
+  const committee = notice.agentName.startsWith(COMMITTEE_TOOL_PREFIX)
+    ? decisionExpired(notice.agentName.slice(COMMITTEE_TOOL_PREFIX.length))
+    : undefined;
   const text = committee?.content ?? notice.message;
   const errorCode = committee?.errorCode ?? notice.reason.toUpperCase();
   return {
@@ -25,7 +27,16 @@ export function expiryNoticeResult(runId: string, content: string): LoopResult {
     toolCalls: [],
     messages: [
       { role: 'assistant', content: null, toolCalls: [{ id, name: notice.agentName, arguments: '{}' }] },
-      { role: 'tool', toolCallId: id, toolName: notice.agentName, content: text, status: 'timeout', isError: true, synthetic: true, errorCode },
+      {
+        role: 'tool',
+        toolCallId: id,
+        toolName: notice.agentName,
+        content: text,
+        status: 'timeout',
+        isError: true,
+        synthetic: true,
+        errorCode,
+      },
     ],
     transcript: [],
   };

@@ -10,7 +10,10 @@ function recordingPool(seen: agentPoolV1.StartAgentRequest[]): AgentPoolClient {
   return {
     startAgent: async (request: agentPoolV1.StartAgentRequest) => {
       seen.push(request);
-      return { entry: { entryId: 'e1', status: 'waiting_for_approval', agentName: request.agentName, callId: request.callId }, duplicate: false };
+      return {
+        entry: { entryId: 'e1', status: 'waiting_for_approval', agentName: request.agentName, callId: request.callId },
+        duplicate: false,
+      };
     },
   } as unknown as AgentPoolClient;
 }
@@ -22,7 +25,11 @@ describe('the source of an agent the orchestrator starts', () => {
   it('is the trigger task when the run was triggered, and the user otherwise', async () => {
     const seen: agentPoolV1.StartAgentRequest[] = [];
     const agents = new PoolAgents(recordingPool(seen), async () => undefined);
-    await agents.start({ tenantId: 'acme', conversationId: TASK, source: { kind: 'trigger', taskId: TASK, triggerType: 'schedule' } }, call, context);
+    await agents.start(
+      { tenantId: 'acme', conversationId: TASK, source: { kind: 'trigger', taskId: TASK, triggerType: 'schedule' } },
+      call,
+      context,
+    );
     await agents.start({ tenantId: 'acme', conversationId: 'trip-42' }, call, context);
     expect(seen.map((r) => r.source)).toEqual([
       { kind: 'trigger', taskId: TASK },
@@ -33,8 +40,17 @@ describe('the source of an agent the orchestrator starts', () => {
   it('is checked at HandleMessage: kind, task id and trigger type', () => {
     expect(runSourceOf(undefined)).toBeUndefined();
     expect(runSourceOf({ kind: 'user', taskId: '', triggerType: '', originRunId: '' })).toBeUndefined();
-    expect(runSourceOf({ kind: 'trigger', taskId: TASK, triggerType: 'event', originRunId: '' })).toEqual({ kind: 'trigger', taskId: TASK, triggerType: 'event' });
-    expect(runSourceOf({ kind: 'trigger', taskId: TASK, triggerType: 'approval', originRunId: 'run_fire_1' })).toEqual({ kind: 'trigger', taskId: TASK, triggerType: 'approval', originRunId: 'run_fire_1' });
+    expect(runSourceOf({ kind: 'trigger', taskId: TASK, triggerType: 'event', originRunId: '' })).toEqual({
+      kind: 'trigger',
+      taskId: TASK,
+      triggerType: 'event',
+    });
+    expect(runSourceOf({ kind: 'trigger', taskId: TASK, triggerType: 'approval', originRunId: 'run_fire_1' })).toEqual({
+      kind: 'trigger',
+      taskId: TASK,
+      triggerType: 'approval',
+      originRunId: 'run_fire_1',
+    });
     for (const bad of [
       { kind: 'robot', taskId: '', triggerType: '', originRunId: '' },
       { kind: 'trigger', taskId: 'not-a-task', triggerType: 'schedule', originRunId: '' },

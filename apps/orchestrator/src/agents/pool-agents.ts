@@ -23,10 +23,25 @@ export class PoolAgents {
    * and it waits for the user's approval. `credentialGrant` goes to the agent with its step (the
    * pool never stores it; later steps get fresh grants from the pending-agent step).
    */
-  async start(scope: { tenantId: string; conversationId: string; source?: RunSource }, call: ToolCallRequest, context: ToolCallContext, approvalGate = false, credentialGrant?: string): Promise<ToolOutcome> {
+  async start(
+    scope: { tenantId: string; conversationId: string; source?: RunSource },
+    call: ToolCallRequest,
+    context: ToolCallContext,
+    approvalGate = false,
+    credentialGrant?: string,
+  ): Promise<ToolOutcome> {
     try {
-      const entry = await this.startEntry(scope, call, context, { approvalGate, userDecision: undefined, ...(credentialGrant ? { credentialGrant } : {}) });
-      if (!entry) return { status: 'failed', content: `the agent pool returned no entry for ${call.name}.`, errorCode: 'AGENT_POOL_FAILED' };
+      const entry = await this.startEntry(scope, call, context, {
+        approvalGate,
+        userDecision: undefined,
+        ...(credentialGrant ? { credentialGrant } : {}),
+      });
+      if (!entry)
+        return {
+          status: 'failed',
+          content: `the agent pool returned no entry for ${call.name}.`,
+          errorCode: 'AGENT_POOL_FAILED',
+        };
       return entryOutcome(entry);
     } catch (err) {
       if (!isPlatformError(err)) throw err;
@@ -48,7 +63,12 @@ export class PoolAgents {
   ): Promise<{ approvalId: string; expiresAt: string } | ToolOutcome> {
     try {
       const entry = await this.startEntry(scope, call, context, { approvalGate: false, userDecision: decision });
-      if (!entry?.approval || !entry.expiresAt) return { status: 'failed', content: `the agent pool did not keep the decision for ${call.name}.`, errorCode: 'AGENT_POOL_FAILED' };
+      if (!entry?.approval || !entry.expiresAt)
+        return {
+          status: 'failed',
+          content: `the agent pool did not keep the decision for ${call.name}.`,
+          errorCode: 'AGENT_POOL_FAILED',
+        };
       return { approvalId: entry.approval.approvalId, expiresAt: entry.expiresAt.toISOString() };
     } catch (err) {
       if (!isPlatformError(err)) throw err;
@@ -85,10 +105,20 @@ export class PoolAgents {
    * Records the user's decision on a request `askUser` registered. Undefined when recorded; the
    * pool's error when it was no longer waiting (decided already, expired, cancelled).
    */
-  async decide(tenantId: string, approvalId: string, decision: { decision?: 'edit' | 'cancel'; changes?: Record<string, unknown>; reply?: string }): Promise<{ code: string; message: string } | undefined> {
+  async decide(
+    tenantId: string,
+    approvalId: string,
+    decision: { decision?: 'edit' | 'cancel'; changes?: Record<string, unknown>; reply?: string },
+  ): Promise<{ code: string; message: string } | undefined> {
     try {
       await this.pool.resolveApproval(
-        { tenantId, approvalId, decision: decision.decision ?? '', changesJson: decision.changes ? JSON.stringify(decision.changes) : '', reply: decision.reply ?? '' },
+        {
+          tenantId,
+          approvalId,
+          decision: decision.decision ?? '',
+          changesJson: decision.changes ? JSON.stringify(decision.changes) : '',
+          reply: decision.reply ?? '',
+        },
         { deadlineMs: DECIDE_DEADLINE_MS },
       );
       return undefined;

@@ -7,8 +7,20 @@ import { ReplyInterpreter, type PendingApproval } from './reply-interpreter.js';
 
 const interpreter = new ReplyInterpreter(createLogger({ service: 'test', level: 'silent' }));
 const pending: PendingApproval[] = [
-  { approvalId: 'a1', agentName: 'send_email', actionSummary: 'Send email to team@example.com', details: {}, allowModification: true },
-  { approvalId: 'a2', agentName: 'book_flight', actionSummary: 'Book UA 100', details: { seat: 'aisle' }, allowModification: true },
+  {
+    approvalId: 'a1',
+    agentName: 'send_email',
+    actionSummary: 'Send email to team@example.com',
+    details: {},
+    allowModification: true,
+  },
+  {
+    approvalId: 'a2',
+    agentName: 'book_flight',
+    actionSummary: 'Book UA 100',
+    details: { seat: 'aisle' },
+    allowModification: true,
+  },
 ];
 const decisions = (args: unknown) => new ScriptedModel([reply.calls(['d1', 'record_approval_decisions', args])]);
 
@@ -27,8 +39,17 @@ describe('approval replies', () => {
   });
 
   it('maps a mixed reply through the model, in the order the user confirmed, numbered as shown', async () => {
-    const model = decisions({ decisions: [{ approval: 2, decision: 'edit', changes: { seat: 'window' } }, { approval: 1, decision: 'approve' }] });
-    const choices = await interpreter.approvals(model, 'approve the email, change the flight to a window seat', pending);
+    const model = decisions({
+      decisions: [
+        { approval: 2, decision: 'edit', changes: { seat: 'window' } },
+        { approval: 1, decision: 'approve' },
+      ],
+    });
+    const choices = await interpreter.approvals(
+      model,
+      'approve the email, change the flight to a window seat',
+      pending,
+    );
     expect(choices).toEqual([
       { approvalId: 'a2', decision: 'edit', changes: { seat: 'window' } },
       { approvalId: 'a1', decision: 'approve' },
@@ -40,15 +61,35 @@ describe('approval replies', () => {
   });
 
   it('ignores numbers that name no approval and repeated decisions', async () => {
-    const model = decisions({ decisions: [{ approval: 7, decision: 'approve' }, { approval: 1, decision: 'cancel' }, { approval: 1, decision: 'approve' }] });
-    expect(await interpreter.approvals(model, 'cancel the first one', pending)).toEqual([{ approvalId: 'a1', decision: 'cancel' }]);
+    const model = decisions({
+      decisions: [
+        { approval: 7, decision: 'approve' },
+        { approval: 1, decision: 'cancel' },
+        { approval: 1, decision: 'approve' },
+      ],
+    });
+    expect(await interpreter.approvals(model, 'cancel the first one', pending)).toEqual([
+      { approvalId: 'a1', decision: 'cancel' },
+    ]);
   });
 
   it('decides nothing when the model fails, answers without the tool, or sends malformed arguments', async () => {
-    expect(await interpreter.approvals(new ScriptedModel([new ModelError('server', 'down')]), 'hmm, maybe', pending)).toEqual([]);
-    expect(await interpreter.approvals(new ScriptedModel([reply.text('I am not sure')]), 'hmm, maybe', pending)).toEqual([]);
-    expect(await interpreter.approvals(decisions('{"decisions": [{"approval": "one"}]}'), 'hmm, maybe', pending)).toEqual([]);
-    expect(await interpreter.approvals(new ScriptedModel([reply.calls(['x', 'record_approval_decisions', '{not json'])]), 'hmm', pending)).toEqual([]);
+    expect(
+      await interpreter.approvals(new ScriptedModel([new ModelError('server', 'down')]), 'hmm, maybe', pending),
+    ).toEqual([]);
+    expect(
+      await interpreter.approvals(new ScriptedModel([reply.text('I am not sure')]), 'hmm, maybe', pending),
+    ).toEqual([]);
+    expect(
+      await interpreter.approvals(decisions('{"decisions": [{"approval": "one"}]}'), 'hmm, maybe', pending),
+    ).toEqual([]);
+    expect(
+      await interpreter.approvals(
+        new ScriptedModel([reply.calls(['x', 'record_approval_decisions', '{not json'])]),
+        'hmm',
+        pending,
+      ),
+    ).toEqual([]);
   });
 });
 
@@ -61,6 +102,9 @@ describe('field replies', () => {
       properties: { destination: { type: 'string', description: 'IATA code' } },
     });
     expect(fields).toEqual({ destination: 'NYC' });
-    expect(model.requests[0]?.tools[0]?.parameters).toEqual({ type: 'object', properties: { destination: { type: 'string', description: 'IATA code' } } });
+    expect(model.requests[0]?.tools[0]?.parameters).toEqual({
+      type: 'object',
+      properties: { destination: { type: 'string', description: 'IATA code' } },
+    });
   });
 });

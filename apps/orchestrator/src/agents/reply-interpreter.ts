@@ -51,9 +51,13 @@ export class ReplyInterpreter {
   async approvals(model: ModelPort, reply: string, pending: readonly PendingApproval[]): Promise<ApprovalChoice[]> {
     if (pending.length === 0) return [];
     const plain = readApprovalReply(reply);
-    if (plain && plain.decision !== 'edit' && !plain.changes) return pending.map((p) => ({ approvalId: p.approvalId, decision: plain.decision }));
+    if (plain && plain.decision !== 'edit' && !plain.changes)
+      return pending.map((p) => ({ approvalId: p.approvalId, decision: plain.decision }));
     const list = pending
-      .map((p, i) => `${i + 1}. ${p.agentName}: ${p.actionSummary} ${JSON.stringify(p.details)}${p.allowModification ? '' : ' (changes not allowed)'}`)
+      .map(
+        (p, i) =>
+          `${i + 1}. ${p.agentName}: ${p.actionSummary} ${JSON.stringify(p.details)}${p.allowModification ? '' : ' (changes not allowed)'}`,
+      )
       .join('\n');
     const args = await this.forcedCall(model, DECISIONS_TOOL, {
       system: `The user was asked to approve these actions:\n${list}\n\nCall ${DECISIONS_TOOL} with one decision per action the reply decides, in the order the user confirmed them. Use "edit" with "changes" (field -> new value) when the user wants an action changed before it runs. Leave out actions the reply does not mention.`,
@@ -67,7 +71,12 @@ export class ReplyInterpreter {
             items: {
               type: 'object',
               properties: {
-                approval: { type: 'integer', minimum: 1, maximum: pending.length, description: 'The number of the action.' },
+                approval: {
+                  type: 'integer',
+                  minimum: 1,
+                  maximum: pending.length,
+                  description: 'The number of the action.',
+                },
                 decision: { type: 'string', enum: ['approve', 'edit', 'cancel'] },
                 changes: { type: 'object', description: 'For edit: field name -> new value.' },
               },
@@ -86,7 +95,11 @@ export class ReplyInterpreter {
       const target = pending[d.approval - 1];
       if (!target || seen.has(target.approvalId)) continue;
       seen.add(target.approvalId);
-      choices.push({ approvalId: target.approvalId, decision: d.decision, ...(d.changes ? { changes: d.changes } : {}) });
+      choices.push({
+        approvalId: target.approvalId,
+        decision: d.decision,
+        ...(d.changes ? { changes: d.changes } : {}),
+      });
     }
     return choices;
   }
@@ -101,7 +114,11 @@ export class ReplyInterpreter {
     return args && typeof args === 'object' && !Array.isArray(args) ? (args as Record<string, unknown>) : {};
   }
 
-  private async forcedCall(model: ModelPort, tool: string, ask: { system: string; reply: string; description: string; parameters: Record<string, unknown> }): Promise<unknown> {
+  private async forcedCall(
+    model: ModelPort,
+    tool: string,
+    ask: { system: string; reply: string; description: string; parameters: Record<string, unknown> },
+  ): Promise<unknown> {
     try {
       const response = await model.complete({
         messages: [

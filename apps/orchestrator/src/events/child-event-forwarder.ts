@@ -5,7 +5,12 @@ import { followSubject, lastMessageJson, type Logger, type NatsConnection } from
 export type ForwardTo = (type: 'child_run_event', data: Record<string, unknown>) => void;
 
 /** Reads one run's stored events oldest first, then live ones; `each` returns false to stop. */
-async function readRunEvents(nc: NatsConnection, runId: string, each: (event: RunEventEnvelope) => boolean, signal: AbortSignal): Promise<void> {
+async function readRunEvents(
+  nc: NatsConnection,
+  runId: string,
+  each: (event: RunEventEnvelope) => boolean,
+  signal: AbortSignal,
+): Promise<void> {
   for await (const { body } of followSubject(nc, RUN_EVENTS_STREAM, runEventsSubject(runId), signal)) {
     const parsed = RunEventEnvelope.safeParse(body);
     if (parsed.success && !each(parsed.data)) return;
@@ -26,7 +31,8 @@ export async function lastForwardedId(nc: NatsConnection, parentRunId: string, c
     parentRunId,
     (event) => {
       const inner = event.data['event'] as { id?: unknown } | undefined;
-      if (event.type === 'child_run_event' && event.data['childRunId'] === childRunId && typeof inner?.id === 'number') forwarded = Math.max(forwarded, inner.id);
+      if (event.type === 'child_run_event' && event.data['childRunId'] === childRunId && typeof inner?.id === 'number')
+        forwarded = Math.max(forwarded, inner.id);
       return event.id < last.data.id;
     },
     AbortSignal.timeout(10_000),
@@ -47,18 +53,32 @@ export class ChildEventForwarder {
   private readonly end = new Promise<void>((resolve) => (this.ended = resolve));
   private readonly reading: Promise<void>;
 
-  constructor(nc: NatsConnection, childRunId: string, role: string, afterId: number, forward: ForwardTo, logger: Logger) {
+  constructor(
+    nc: NatsConnection,
+    childRunId: string,
+    role: string,
+    afterId: number,
+    forward: ForwardTo,
+    logger: Logger,
+  ) {
     this.reading = readRunEvents(
       nc,
       childRunId,
       (event) => {
-        if (event.id > afterId && event.type !== 'message_chunk') forward('child_run_event', { childRunId, role, event: { type: event.type, id: event.id, at: event.at, data: event.data } });
+        if (event.id > afterId && event.type !== 'message_chunk')
+          forward('child_run_event', {
+            childRunId,
+            role,
+            event: { type: event.type, id: event.id, at: event.at, data: event.data },
+          });
         if (event.type !== 'execution_end') return true;
         this.ended();
         return false;
       },
       this.stopped.signal,
-    ).catch((err: unknown) => logger.warn({ childRunId, err: (err as Error).message }, 'could not forward the child run\'s events'));
+    ).catch((err: unknown) =>
+      logger.warn({ childRunId, err: (err as Error).message }, "could not forward the child run's events"),
+    );
   }
 
   /**

@@ -38,7 +38,11 @@ export class RunEventPublisher {
   }
 
   /** For a resumed run, continues numbering after the last event the stream holds. */
-  static async open(nc: NatsConnection, runId: string, options: { resumed: boolean; includeChunks: boolean; logger: Logger }): Promise<RunEventPublisher> {
+  static async open(
+    nc: NatsConnection,
+    runId: string,
+    options: { resumed: boolean; includeChunks: boolean; logger: Logger },
+  ): Promise<RunEventPublisher> {
     let lastId = 0;
     if (options.resumed) {
       const last = RunEventEnvelope.safeParse(await lastMessageJson(nc, RUN_EVENTS_STREAM, runEventsSubject(runId)));
@@ -53,7 +57,8 @@ export class RunEventPublisher {
     h.set('Nats-Msg-Id', `${this.runId}:${envelope.id}`);
     this.out.publish(this.subject, JSON.stringify(envelope), {
       headers: h,
-      onError: (err) => this.logger.warn({ err: err.message, runId: this.runId, eventId: envelope.id }, 'run event not published'),
+      onError: (err) =>
+        this.logger.warn({ err: err.message, runId: this.runId, eventId: envelope.id }, 'run event not published'),
     });
   }
 
@@ -79,7 +84,12 @@ export class RunEventPublisher {
 }
 
 /** The events of a run that ended without running (cancelled while queued), so watchers see its end. */
-export async function publishEndWithoutRun(nc: NatsConnection, logger: Logger, runId: string, result: Record<string, unknown>): Promise<void> {
+export async function publishEndWithoutRun(
+  nc: NatsConnection,
+  logger: Logger,
+  runId: string,
+  result: Record<string, unknown>,
+): Promise<void> {
   const events = await RunEventPublisher.open(nc, runId, { resumed: true, includeChunks: false, logger });
   events.publish('state_change', { state: 'cancelled', reason: 'cancelled' });
   events.publish('execution_end', { result });

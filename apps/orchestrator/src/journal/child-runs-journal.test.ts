@@ -20,7 +20,11 @@ afterAll(async () => {
 });
 
 function child(runId: string, parentRunId: string, chain: string[], tenantId = 'acme'): NewRun {
-  return { ...messageRun(runId, `delegation:${runId}`, tenantId), profile: chain.at(-1)!, lineage: { parentRunId, parentCallId: `call-of-${runId}`, chain } };
+  return {
+    ...messageRun(runId, `delegation:${runId}`, tenantId),
+    profile: chain.at(-1)!,
+    lineage: { parentRunId, parentCallId: `call-of-${runId}`, chain },
+  };
 }
 
 describe('child runs in the journal', () => {
@@ -29,7 +33,11 @@ describe('child runs in the journal', () => {
     expect(await records.create(child('kid-1', 'root-1', ['default', 'researcher']))).toBe(true);
     expect(await records.create(child('kid-1', 'root-1', ['default', 'researcher']))).toBe(false); // a resumed parent finds it
     const claimed = (await records.claimNext('acme', 'delegation:kid-1', 'o1', 10_000, 1)).claimed!;
-    expect(claimed.lineage).toEqual({ parentRunId: 'root-1', parentCallId: 'call-of-kid-1', chain: ['default', 'researcher'] });
+    expect(claimed.lineage).toEqual({
+      parentRunId: 'root-1',
+      parentCallId: 'call-of-kid-1',
+      chain: ['default', 'researcher'],
+    });
     const finished = await records.finish(claimed, 'completed', answeredResult('kid-1'));
     expect(finished.lineage?.chain).toEqual(['default', 'researcher']);
     expect((await records.get('acme', 'kid-1'))?.lineage).toEqual(claimed.lineage);
@@ -40,16 +48,31 @@ describe('child runs in the journal', () => {
 
   it("keeps a child's tool scope (a plan subtask's named tool) through create and claim, so a resumed child keeps it", async () => {
     await records.create(messageRun('root-3', 'plan'));
-    const scoped: NewRun = { ...child('kid-3', 'root-3', ['planner', 'worker']), lineage: { parentRunId: 'root-3', parentCallId: 'plan0-sum-1', chain: ['planner', 'worker'], tools: ['calculator'] } };
+    const scoped: NewRun = {
+      ...child('kid-3', 'root-3', ['planner', 'worker']),
+      lineage: {
+        parentRunId: 'root-3',
+        parentCallId: 'plan0-sum-1',
+        chain: ['planner', 'worker'],
+        tools: ['calculator'],
+      },
+    };
     await records.create(scoped);
     const claimed = (await records.claimNext('acme', 'delegation:kid-3', 'o1', 10_000, 1)).claimed!;
-    expect(claimed.lineage).toEqual({ parentRunId: 'root-3', parentCallId: 'plan0-sum-1', chain: ['planner', 'worker'], tools: ['calculator'] });
+    expect(claimed.lineage).toEqual({
+      parentRunId: 'root-3',
+      parentCallId: 'plan0-sum-1',
+      chain: ['planner', 'worker'],
+      tools: ['calculator'],
+    });
     expect((await records.get('acme', 'kid-3'))?.lineage?.tools).toEqual(['calculator']);
-    const { rows } = await pool.query<{ tool_scope: string[] | null }>("SELECT tool_scope FROM runs WHERE run_id IN ('kid-1', 'kid-3') ORDER BY run_id");
+    const { rows } = await pool.query<{ tool_scope: string[] | null }>(
+      "SELECT tool_scope FROM runs WHERE run_id IN ('kid-1', 'kid-3') ORDER BY run_id",
+    );
     expect(rows.map((r) => r.tool_scope)).toEqual([null, ['calculator']]);
   });
 
-  it('lists a run\'s children for its tenant only, and finds every live run below it', async () => {
+  it("lists a run's children for its tenant only, and finds every live run below it", async () => {
     await records.create(messageRun('root-2', 'team-2'));
     await records.create(child('kid-2a', 'root-2', ['default', 'a']));
     await records.create(child('kid-2b', 'root-2', ['default', 'b']));

@@ -1,5 +1,12 @@
 // Replaying a journal: what a crashed attempt finished is not done again; the rest is.
-import { RunControl, runAgentLoop, systemClock, type ModelResponse, type ToolOutcome, type ToolPort } from '@platform/agent-loop';
+import {
+  RunControl,
+  runAgentLoop,
+  systemClock,
+  type ModelResponse,
+  type ToolOutcome,
+  type ToolPort,
+} from '@platform/agent-loop';
 import { FakeTools, reply, ScriptedModel } from '@platform/agent-loop/testing';
 import { describe, expect, it } from 'vitest';
 import { RunReplay, type StepWriter } from './journaled-ports.js';
@@ -10,10 +17,15 @@ class MemoryJournal implements StepWriter {
   readonly tools = new Map<string, ToolOutcome>();
   /** Each write, in order: what it contained. */
   readonly writes: string[] = [];
-  recordModels(models: ReadonlyArray<readonly [number, ModelResponse]>, heldTools: ReadonlyArray<readonly [string, ToolOutcome]>): Promise<void> {
+  recordModels(
+    models: ReadonlyArray<readonly [number, ModelResponse]>,
+    heldTools: ReadonlyArray<readonly [string, ToolOutcome]>,
+  ): Promise<void> {
     for (const [ordinal, response] of models) this.models[ordinal - 1] = response;
     for (const [id, outcome] of heldTools) this.tools.set(id, outcome);
-    this.writes.push([...models.map(([ordinal]) => `model ${ordinal}`), ...heldTools.map(([id]) => `tool ${id}`)].join(' + '));
+    this.writes.push(
+      [...models.map(([ordinal]) => `model ${ordinal}`), ...heldTools.map(([id]) => `tool ${id}`)].join(' + '),
+    );
     return Promise.resolve();
   }
   recordTool(callId: string, outcome: ToolOutcome): Promise<void> {
@@ -44,14 +56,18 @@ function tools() {
 
 async function run(journal: JournaledSteps, writer: StepWriter, model: ScriptedModel, port: FakeTools) {
   const replay = new RunReplay(journal, writer);
-  const result = await runAgentLoop({ runId: 'run_1', messages: [{ role: 'user', content: 'go' }] }, { model: replay.model(model), tools: replay.tools(port) });
+  const result = await runAgentLoop(
+    { runId: 'run_1', messages: [{ role: 'user', content: 'go' }] },
+    { model: replay.model(model), tools: replay.tools(port) },
+  );
   return { result, replay };
 }
 
 /** The same tools, described as side-effect free where named. */
 function withSideEffects(port: FakeTools, pure: readonly string[]): ToolPort {
   return {
-    list: () => port.list().map((t) => ({ ...t, sideEffect: pure.includes(t.name) ? ('none' as const) : ('external' as const) })),
+    list: () =>
+      port.list().map((t) => ({ ...t, sideEffect: pure.includes(t.name) ? ('none' as const) : ('external' as const) })),
     execute: (call, context) => port.execute(call, context),
   };
 }
@@ -75,10 +91,18 @@ describe('RunReplay', () => {
     const replay = new RunReplay({ models: [], tools: new Map() }, journal);
     const port = tools();
     const agentLike: ToolPort = {
-      list: () => port.list().map((t) => ({ ...t, sideEffect: 'none' as const, ...(t.name === 'send' ? { kind: 'agent' as const } : {}) })),
+      list: () =>
+        port.list().map((t) => ({
+          ...t,
+          sideEffect: 'none' as const,
+          ...(t.name === 'send' ? { kind: 'agent' as const } : {}),
+        })),
       execute: (call, context) => port.execute(call, context),
     };
-    await runAgentLoop({ runId: 'run_1', messages: [{ role: 'user', content: 'go' }] }, { model: replay.model(new ScriptedModel(script())), tools: replay.tools(agentLike) });
+    await runAgentLoop(
+      { runId: 'run_1', messages: [{ role: 'user', content: 'go' }] },
+      { model: replay.model(new ScriptedModel(script())), tools: replay.tools(agentLike) },
+    );
     expect(journal.writes).toEqual(['model 1', 'model 2 + model 3 + tool c1 + tool c2 + tool c3']);
   });
 
@@ -87,14 +111,20 @@ describe('RunReplay', () => {
     const first = new MemoryJournal();
     const firstModel = new ScriptedModel(pureScript());
     const replay = new RunReplay({ models: [], tools: new Map() }, first);
-    const firstRun = await runAgentLoop({ runId: 'run_1', messages: [{ role: 'user', content: 'go' }] }, { model: replay.model(firstModel), tools: replay.tools(withSideEffects(tools(), ['add'])) });
+    const firstRun = await runAgentLoop(
+      { runId: 'run_1', messages: [{ role: 'user', content: 'go' }] },
+      { model: replay.model(firstModel), tools: replay.tools(withSideEffects(tools(), ['add'])) },
+    );
     expect(first.writes).toEqual(['model 1 + model 2 + tool c1']);
 
     // A crash before that write left nothing: the resume asks the model again and re-runs c1 (pure).
     const model = new ScriptedModel(pureScript());
     const port = tools();
     const again = new RunReplay({ models: [], tools: new Map() }, new MemoryJournal());
-    const result = await runAgentLoop({ runId: 'run_1', messages: [{ role: 'user', content: 'go' }] }, { model: again.model(model), tools: again.tools(withSideEffects(port, ['add'])) });
+    const result = await runAgentLoop(
+      { runId: 'run_1', messages: [{ role: 'user', content: 'go' }] },
+      { model: again.model(model), tools: again.tools(withSideEffects(port, ['add'])) },
+    );
     expect(model.requests).toHaveLength(2);
     expect(port.calls.map((c) => c.id)).toEqual(['c1']);
     expect(result.messages).toEqual(firstRun.messages);
@@ -137,7 +167,10 @@ describe('RunReplay', () => {
     let wentLive = false;
     const replay = new RunReplay(first.snapshot(), new MemoryJournal());
     replay.onLive(() => (wentLive = true));
-    const result = await runAgentLoop({ runId: 'run_1', messages: [{ role: 'user', content: 'go' }] }, { model: replay.model(model), tools: replay.tools(port) });
+    const result = await runAgentLoop(
+      { runId: 'run_1', messages: [{ role: 'user', content: 'go' }] },
+      { model: replay.model(model), tools: replay.tools(port) },
+    );
     expect(model.requests).toHaveLength(0);
     expect(port.calls).toHaveLength(0);
     expect(result.messages).toEqual(firstRun.result.messages);
@@ -157,7 +190,10 @@ describe('RunReplay', () => {
       { runId: 'run_1', messages: [{ role: 'user', content: 'go' }] },
       {
         model: replay.model(model),
-        tools: { list: () => wrapped.list(), execute: async (call, ctx) => (seen.push(replay.replaying), wrapped.execute(call, ctx)) },
+        tools: {
+          list: () => wrapped.list(),
+          execute: async (call, ctx) => (seen.push(replay.replaying), wrapped.execute(call, ctx)),
+        },
       },
     );
     // Seen as each call starts: c1 and c2 come from the journal; c3 (asked by the 2nd journaled
@@ -183,14 +219,23 @@ describe('RunReplay', () => {
       failures.push((err as Error).message);
       control.cancel('journal write failed');
     });
-    const result = await runAgentLoop({ runId: 'run_1', messages: [{ role: 'user', content: 'go' }] }, { model: replay.model(model), tools: replay.tools(port), control });
+    const result = await runAgentLoop(
+      { runId: 'run_1', messages: [{ role: 'user', content: 'go' }] },
+      { model: replay.model(model), tools: replay.tools(port), control },
+    );
     expect(failures).toEqual(['connection terminated unexpectedly']);
     expect(result.stopReason).toBe('cancelled');
     // The model was asked once: it never read the unwritten outcome as a failure (and could not act on it).
     expect(model.requests).toHaveLength(1);
-    expect(result.messages.some((m) => m.role === 'tool' && m.errorCode === 'TOOL_PORT_FAILED' && m.content.includes('connection terminated'))).toBe(false);
+    expect(
+      result.messages.some(
+        (m) => m.role === 'tool' && m.errorCode === 'TOOL_PORT_FAILED' && m.content.includes('connection terminated'),
+      ),
+    ).toBe(false);
     // Nothing more goes through the replay once a write failed.
-    await expect(replay.model(model).complete({ messages: [], tools: [], toolChoice: 'auto' })).rejects.toThrow('connection terminated');
+    await expect(replay.model(model).complete({ messages: [], tools: [], toolChoice: 'auto' })).rejects.toThrow(
+      'connection terminated',
+    );
     expect(model.requests).toHaveLength(1);
   });
 });

@@ -1,4 +1,13 @@
-import type { ModelPort, ModelRequest, ModelResponse, ToolCallContext, ToolCallRequest, ToolDescription, ToolOutcome, ToolPort } from '@platform/agent-loop';
+import type {
+  ModelPort,
+  ModelRequest,
+  ModelResponse,
+  ToolCallContext,
+  ToolCallRequest,
+  ToolDescription,
+  ToolOutcome,
+  ToolPort,
+} from '@platform/agent-loop';
 import type { JournaledSteps } from './run-steps.js';
 
 /** Where journal writes go: the run's steps, fenced by the holder's epoch. */
@@ -7,7 +16,10 @@ export interface StepWriter {
    * Model responses by ordinal (the newest last, earlier ones held back), with the outcomes held
    * back since the last write (side-effect-free calls), in one write.
    */
-  recordModels(models: ReadonlyArray<readonly [number, ModelResponse]>, heldTools: ReadonlyArray<readonly [string, ToolOutcome]>): Promise<void>;
+  recordModels(
+    models: ReadonlyArray<readonly [number, ModelResponse]>,
+    heldTools: ReadonlyArray<readonly [string, ToolOutcome]>,
+  ): Promise<void>;
   recordTool(callId: string, outcome: ToolOutcome): Promise<void>;
 }
 

@@ -20,7 +20,10 @@ const newRun = (conversationId: string) => messageRun(`run_race_${++counter}`, c
 const result = (runId: string) => answeredResult(runId);
 
 async function runningRuns(conversationId: string): Promise<string[]> {
-  const { rows } = await pool.query<{ run_id: string }>("SELECT run_id FROM runs WHERE conversation_id = $1 AND status = 'running' ORDER BY run_id", [conversationId]);
+  const { rows } = await pool.query<{ run_id: string }>(
+    "SELECT run_id FROM runs WHERE conversation_id = $1 AND status = 'running' ORDER BY run_id",
+    [conversationId],
+  );
   return rows.map((r) => r.run_id);
 }
 
@@ -41,7 +44,9 @@ async function openTransaction(): Promise<{ records: RunRecords; commit(): Promi
 async function someoneWaitsForALock(): Promise<void> {
   await vi.waitFor(
     async () => {
-      const { rows } = await pool.query<{ n: number }>("SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'");
+      const { rows } = await pool.query<{ n: number }>(
+        "SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'",
+      );
       expect(rows[0]?.n).toBeGreaterThan(0);
     },
     { timeout: 10_000, interval: 10 },
@@ -94,7 +99,10 @@ describe('one running run per conversation', () => {
     await pool.query("UPDATE runs SET created_at = created_at - interval '1 minute' WHERE run_id = $1", [late.runId]);
     await new Promise((r) => setTimeout(r, 80)); // o1's lease runs out
     const resumed = await records.claimNext('acme', 'late-older', 'o2', 10_000, 2);
-    expect(resumed).toMatchObject({ next: running.runId, claimed: { runId: running.runId, attempts: 2, epoch: holder.epoch + 1 } });
+    expect(resumed).toMatchObject({
+      next: running.runId,
+      claimed: { runId: running.runId, attempts: 2, epoch: holder.epoch + 1 },
+    });
     await records.finish(resumed.claimed!, 'completed', result(running.runId));
     expect((await records.claimNext('acme', 'late-older', 'o2', 10_000, 3)).claimed?.runId).toBe(late.runId);
   });
@@ -104,15 +112,28 @@ describe('one running run per conversation', () => {
     const other = newRun('constraint');
     await records.admit(run, 'o1', 10_000, 1);
     await records.create(other);
-    await expect(pool.query("UPDATE runs SET status = 'running' WHERE run_id = $1", [other.runId])).rejects.toMatchObject({ code: '23505', constraint: 'runs_one_running' });
+    await expect(
+      pool.query("UPDATE runs SET status = 'running' WHERE run_id = $1", [other.runId]),
+    ).rejects.toMatchObject({ code: '23505', constraint: 'runs_one_running' });
   });
 });
 
 describe('migration 0004 on a database that has two running runs of a conversation', () => {
   it('keeps the oldest running and queues the other, unheld, so they resume one at a time', async () => {
-    const db = createPgPool({ url: await createSuiteDatabase('orchestrator_migration_0004'), applicationName: 'migration-0004-test', searchPath: 'orchestrator', maxConnections: 2, logger });
+    const db = createPgPool({
+      url: await createSuiteDatabase('orchestrator_migration_0004'),
+      applicationName: 'migration-0004-test',
+      searchPath: 'orchestrator',
+      maxConnections: 2,
+      logger,
+    });
     const all = await loadMigrations(fileURLToPath(new URL('../../migrations', import.meta.url)), 'orchestrator');
-    await migrate(db, 'orchestrator', all.filter((m) => m.version < 4), logger);
+    await migrate(
+      db,
+      'orchestrator',
+      all.filter((m) => m.version < 4),
+      logger,
+    );
     const insert = (runId: string, conversationId: string, secondsAgo: number) =>
       db.query(
         `INSERT INTO runs (run_id, tenant_id, conversation_id, status, created_at, lease_owner, lease_until, lease_epoch, attempts)
@@ -123,7 +144,9 @@ describe('migration 0004 on a database that has two running runs of a conversati
     await insert('run_new', 'doubled', 10);
     await insert('run_alone', 'single', 5);
     await migrate(db, 'orchestrator', all, logger);
-    const { rows } = await db.query<{ run_id: string; status: string; lease_owner: string | null }>('SELECT run_id, status, lease_owner FROM runs ORDER BY run_id');
+    const { rows } = await db.query<{ run_id: string; status: string; lease_owner: string | null }>(
+      'SELECT run_id, status, lease_owner FROM runs ORDER BY run_id',
+    );
     expect(rows).toEqual([
       { run_id: 'run_alone', status: 'running', lease_owner: 'o1' },
       { run_id: 'run_new', status: 'queued', lease_owner: null },

@@ -13,12 +13,21 @@ let steps: RunSteps;
 const logger = createLogger({ service: 'test', level: 'silent' });
 let counter = 0;
 
-const newRun = (conversationId = `c-${++counter}`, tenantId = 'acme') => messageRun(`run_${++counter}_${Date.now()}`, conversationId, tenantId);
+const newRun = (conversationId = `c-${++counter}`, tenantId = 'acme') =>
+  messageRun(`run_${++counter}_${Date.now()}`, conversationId, tenantId);
 /** Claims the conversation's oldest live run (the run given is expected to be it). */
-const claim = async (run: { tenantId: string; conversationId: string }, owner: string, leaseMs: number, token: number) =>
-  (await records.claimNext(run.tenantId, run.conversationId, owner, leaseMs, token)).claimed;
+const claim = async (
+  run: { tenantId: string; conversationId: string },
+  owner: string,
+  leaseMs: number,
+  token: number,
+) => (await records.claimNext(run.tenantId, run.conversationId, owner, leaseMs, token)).claimed;
 const result = (runId: string) => answeredResult(runId, { inputTokens: 7, outputTokens: 3 });
-const response = { message: { role: 'assistant' as const, content: 'hi' }, usage: { inputTokens: 1, outputTokens: 1, totalTokens: 2 }, finishReason: 'stop' as const };
+const response = {
+  message: { role: 'assistant' as const, content: 'hi' },
+  usage: { inputTokens: 1, outputTokens: 1, totalTokens: 2 },
+  finishReason: 'stop' as const,
+};
 
 beforeAll(async () => {
   pool = await openJournalDatabase('journal', logger, 5);
@@ -55,7 +64,10 @@ describe('accepting and claiming runs', () => {
     await pool.query("UPDATE runs SET created_at = created_at - interval '1 minute' WHERE run_id = $1", [late.runId]);
     // Another holder, with a higher token (e.g. Redis down, tokens from Postgres), must not start
     // it: the running run comes first, and its holder is alive.
-    expect(await records.claimNext('acme', 'late-insert', 'o2', 10_000, 2)).toEqual({ next: running.runId, claimed: undefined });
+    expect(await records.claimNext('acme', 'late-insert', 'o2', 10_000, 2)).toEqual({
+      next: running.runId,
+      claimed: undefined,
+    });
     await records.finish(first!, 'completed', result(running.runId));
     expect((await records.claimNext('acme', 'late-insert', 'o2', 10_000, 3)).claimed?.runId).toBe(late.runId);
   });
@@ -64,8 +76,22 @@ describe('accepting and claiming runs', () => {
     const run = { ...newRun(), approval: { approvalId: 'ap-1', decision: 'approve' as const } };
     const { created, claimed } = await records.admit(run, 'o1', 10_000, 1);
     expect(created).toBe(true);
-    expect(claimed).toMatchObject({ runId: run.runId, kind: 'message', epoch: 1, attempts: 1, input: null, cancelRequested: false, agentsMayWait: false, approval: run.approval });
-    expect(await pool.query('SELECT status, lease_owner, lease_epoch, attempts, started_at IS NOT NULL AS started FROM runs WHERE run_id = $1', [run.runId])).toMatchObject({
+    expect(claimed).toMatchObject({
+      runId: run.runId,
+      kind: 'message',
+      epoch: 1,
+      attempts: 1,
+      input: null,
+      cancelRequested: false,
+      agentsMayWait: false,
+      approval: run.approval,
+    });
+    expect(
+      await pool.query(
+        'SELECT status, lease_owner, lease_epoch, attempts, started_at IS NOT NULL AS started FROM runs WHERE run_id = $1',
+        [run.runId],
+      ),
+    ).toMatchObject({
       rows: [{ status: 'running', lease_owner: 'o1', lease_epoch: 1, attempts: 1, started: true }],
     });
     expect(await records.highestFence(run.tenantId, run.conversationId)).toBe(1);
@@ -85,7 +111,9 @@ describe('accepting and claiming runs', () => {
     // A queued run ahead is enough to wait, even with nothing running.
     await records.finish(first, 'completed', result(running.runId));
     expect(await records.admit(third, 'o1', 10_000, 2)).toEqual({ created: true, claimed: undefined });
-    expect((await records.claimNext('acme', running.conversationId, 'o1', 10_000, 2)).claimed?.runId).toBe(queued.runId);
+    expect((await records.claimNext('acme', running.conversationId, 'o1', 10_000, 2)).claimed?.runId).toBe(
+      queued.runId,
+    );
   });
 
   it('admits a message as queued, unclaimed, when the conversation token is lower than one already used', async () => {
@@ -101,8 +129,14 @@ describe('accepting and claiming runs', () => {
   it('admits nothing when the run id exists, whichever tenant has it', async () => {
     const run = newRun();
     const first = (await records.admit(run, 'o1', 10_000, 1)).claimed!;
-    expect(await records.admit({ ...run, content: 'again' }, 'o1', 10_000, 2)).toEqual({ created: false, claimed: undefined });
-    expect(await records.admit({ ...run, tenantId: 'globex', conversationId: 'elsewhere' }, 'o1', 10_000, 1)).toEqual({ created: false, claimed: undefined });
+    expect(await records.admit({ ...run, content: 'again' }, 'o1', 10_000, 2)).toEqual({
+      created: false,
+      claimed: undefined,
+    });
+    expect(await records.admit({ ...run, tenantId: 'globex', conversationId: 'elsewhere' }, 'o1', 10_000, 1)).toEqual({
+      created: false,
+      claimed: undefined,
+    });
     expect(await records.get('acme', run.runId)).toMatchObject({ status: 'running', content: 'hello' });
     expect(await records.get('globex', run.runId)).toBeUndefined();
     await records.finish(first, 'completed', result(run.runId));
@@ -130,13 +164,15 @@ describe('accepting and claiming runs', () => {
     expect(await claim(run, 'o2', 60_000, 2)).toBeUndefined();
     // Polled (a condition, not a timing guess): claimable once the backoff is over, as attempt 1 again.
     let second: Awaited<ReturnType<typeof claim>>;
-    for (let i = 0; i < 100 && !(second = await claim(run, 'o2', 60_000, 3 + i)); i++) await new Promise((r) => setTimeout(r, 50));
+    for (let i = 0; i < 100 && !(second = await claim(run, 'o2', 60_000, 3 + i)); i++)
+      await new Promise((r) => setTimeout(r, 50));
     expect(second).toMatchObject({ runId: run.runId, attempts: 1, epoch: first.epoch + 1 });
     // A run older than the refund window still counts the attempt.
     await records.deferAfterOutage({ ...run, epoch: second!.epoch }, 'o2', 1, 0);
     await new Promise((r) => setTimeout(r, 20));
     let third: Awaited<ReturnType<typeof claim>>;
-    for (let i = 0; i < 100 && !(third = await claim(run, 'o3', 60_000, 200 + i)); i++) await new Promise((r) => setTimeout(r, 20));
+    for (let i = 0; i < 100 && !(third = await claim(run, 'o3', 60_000, 200 + i)); i++)
+      await new Promise((r) => setTimeout(r, 20));
     expect(third).toMatchObject({ attempts: 2 });
     await records.finish(third!, 'completed', result(run.runId));
   });
@@ -151,7 +187,9 @@ describe('accepting and claiming runs', () => {
     const second = await claim(run, 'o2', 10_000, 3);
     expect(second).toMatchObject({ epoch: 2, attempts: 2 });
     // The first holder is fenced out of every write.
-    await expect(steps.recordModels({ ...run, epoch: first!.epoch }, [[1, response]])).rejects.toBeInstanceOf(LeaseLostError);
+    await expect(steps.recordModels({ ...run, epoch: first!.epoch }, [[1, response]])).rejects.toBeInstanceOf(
+      LeaseLostError,
+    );
     await expect(records.renew({ ...run, epoch: first!.epoch }, 'o1', 1_000)).rejects.toBeInstanceOf(LeaseLostError);
     await expect(records.finish(first!, 'completed', result(run.runId))).rejects.toBeInstanceOf(LeaseLostError);
     await steps.recordModels({ ...run, epoch: second!.epoch }, [[1, response]]);
@@ -177,7 +215,11 @@ describe('accepting and claiming runs', () => {
     const claimed = (await records.admit(run, 'o1', 10_000, 1)).claimed!;
     const odd = `binary\u0000junk and ${'😀'.slice(0, 1)} a cut emoji`;
     const clean = 'binary\uFFFDjunk and \uFFFD a cut emoji';
-    await steps.recordModels({ ...run, epoch: claimed.epoch }, [[1, { ...response, message: { role: 'assistant', content: odd } }]], { input: [{ role: 'user', content: odd }] });
+    await steps.recordModels(
+      { ...run, epoch: claimed.epoch },
+      [[1, { ...response, message: { role: 'assistant', content: odd } }]],
+      { input: [{ role: 'user', content: odd }] },
+    );
     await steps.recordTool({ ...run, epoch: claimed.epoch }, 'call-odd', { status: 'success', content: odd });
     const loaded = await steps.load(run.runId);
     expect(loaded.models[0]!.message.content).toBe(clean);
@@ -193,7 +235,10 @@ describe('accepting and claiming runs', () => {
     const input = [{ role: 'user' as const, content: 'hello' }];
     const nth = (n: number) => [n, { ...response, message: { role: 'assistant' as const, content: `r${n}` } }] as const;
     // Responses 1 and 2 in one write (1 asked only for side-effect-free calls), with the input and a held outcome.
-    await steps.recordModels({ ...run, epoch: claimed!.epoch }, [nth(1), nth(2)], { input, heldTools: [['call-pure', { status: 'success' as const, content: 'pure' }]] });
+    await steps.recordModels({ ...run, epoch: claimed!.epoch }, [nth(1), nth(2)], {
+      input,
+      heldTools: [['call-pure', { status: 'success' as const, content: 'pure' }]],
+    });
     await steps.recordModels({ ...run, epoch: claimed!.epoch }, [nth(10)]);
     await steps.recordTool({ ...run, epoch: claimed!.epoch }, 'call-1', { status: 'success', content: 'ok' });
     const loaded = await steps.load(run.runId);
@@ -206,7 +251,9 @@ describe('accepting and claiming runs', () => {
     const again = await claim(run, 'o2', 10_000, 3);
     expect(again?.input).toEqual(input);
     // The input is written with the first response only while the writer holds the run.
-    await expect(steps.recordModels({ ...run, epoch: claimed!.epoch }, [[11, response]], { input })).rejects.toBeInstanceOf(LeaseLostError);
+    await expect(
+      steps.recordModels({ ...run, epoch: claimed!.epoch }, [[11, response]], { input }),
+    ).rejects.toBeInstanceOf(LeaseLostError);
   });
 
   it('records token usage per tenant and day with each finished run', async () => {
@@ -217,7 +264,9 @@ describe('accepting and claiming runs', () => {
       await records.finish((await claim(run, 'o1', 10_000, 1))!, 'completed', result(run.runId));
     }
     const today = new Date().toISOString().slice(0, 10);
-    expect(await records.usage(tenant, today, today)).toEqual([{ day: today, turns: 2, inputTokens: 14, outputTokens: 6 }]);
+    expect(await records.usage(tenant, today, today)).toEqual([
+      { day: today, turns: 2, inputTokens: 14, outputTokens: 6 },
+    ]);
     // Earlier days come first; days outside the range and other tenants' usage stay out.
     await pool.query(
       `INSERT INTO tenant_usage (tenant_id, day, turns, input_tokens, output_tokens)
@@ -234,9 +283,14 @@ describe('accepting and claiming runs', () => {
   it("adds a finished run's usage to its session's shard: another session's open write to the tenant's day does not hold it up", async () => {
     const tenant = `usage-shards-${++counter}`;
     const today = new Date().toISOString().slice(0, 10);
-    const shardOf = async (session: pg.Pool | pg.PoolClient): Promise<number> => Number((await session.query<{ shard: number }>('SELECT pg_backend_pid() % 32 AS shard')).rows[0]!.shard);
+    const shardOf = async (session: pg.Pool | pg.PoolClient): Promise<number> =>
+      Number((await session.query<{ shard: number }>('SELECT pg_backend_pid() % 32 AS shard')).rows[0]!.shard);
     // One session, so its shard is known; a finish waiting for the other session's row fails (lock_timeout) rather than hangs.
-    const finisher = new pg.Pool({ ...pool.options, max: 1, options: `${pool.options.options ?? ''} -c lock_timeout=5s` });
+    const finisher = new pg.Pool({
+      ...pool.options,
+      max: 1,
+      options: `${pool.options.options ?? ''} -c lock_timeout=5s`,
+    });
     const colliding: pg.PoolClient[] = [];
     let holder: pg.PoolClient | undefined;
     try {
@@ -251,16 +305,32 @@ describe('accepting and claiming runs', () => {
       const held = await shardOf(holder);
       // An uncommitted write to the tenant's day, in its own shard and in the table before shards.
       await holder.query('BEGIN');
-      await holder.query(`INSERT INTO tenant_usage_shards (tenant_id, day, shard, turns, input_tokens, output_tokens) VALUES ($1, $2, $3, 1, 10, 1)`, [tenant, today, held]);
-      await holder.query(`INSERT INTO tenant_usage (tenant_id, day, turns, input_tokens, output_tokens) VALUES ($1, $2, 1, 100, 10)`, [tenant, today]);
+      await holder.query(
+        `INSERT INTO tenant_usage_shards (tenant_id, day, shard, turns, input_tokens, output_tokens) VALUES ($1, $2, $3, 1, 10, 1)`,
+        [tenant, today, held],
+      );
+      await holder.query(
+        `INSERT INTO tenant_usage (tenant_id, day, turns, input_tokens, output_tokens) VALUES ($1, $2, 1, 100, 10)`,
+        [tenant, today],
+      );
       const run = newRun(undefined, tenant);
       await records.create(run);
       await new RunRecords(finisher).finish((await claim(run, 'o1', 10_000, 1))!, 'completed', result(run.runId));
       await holder.query('COMMIT');
-      const { rows } = await pool.query('SELECT shard, turns::int FROM tenant_usage_shards WHERE tenant_id = $1 ORDER BY shard', [tenant]);
-      expect(rows).toEqual([{ shard: held, turns: 1 }, { shard: finishing, turns: 1 }].sort((a, b) => a.shard - b.shard));
+      const { rows } = await pool.query(
+        'SELECT shard, turns::int FROM tenant_usage_shards WHERE tenant_id = $1 ORDER BY shard',
+        [tenant],
+      );
+      expect(rows).toEqual(
+        [
+          { shard: held, turns: 1 },
+          { shard: finishing, turns: 1 },
+        ].sort((a, b) => a.shard - b.shard),
+      );
       // Readers sum the shards and the table before shards.
-      expect(await records.usage(tenant, today, today)).toEqual([{ day: today, turns: 3, inputTokens: 117, outputTokens: 14 }]);
+      expect(await records.usage(tenant, today, today)).toEqual([
+        { day: today, turns: 3, inputTokens: 117, outputTokens: 14 },
+      ]);
     } finally {
       await holder?.query('ROLLBACK').catch(() => undefined);
       holder?.release();
@@ -273,7 +343,10 @@ describe('writes about a running run', () => {
   /** Index tuples read so far from `index` (the session's own pending statistics flushed first). */
   const tuplesRead = async (session: pg.Pool, index: string): Promise<number> => {
     await session.query('SELECT pg_stat_force_next_flush()'); // flushed as the session goes idle
-    const { rows } = await session.query<{ n: string }>('SELECT idx_tup_read AS n FROM pg_stat_user_indexes WHERE indexrelname = $1', [index]);
+    const { rows } = await session.query<{ n: string }>(
+      'SELECT idx_tup_read AS n FROM pg_stat_user_indexes WHERE indexrelname = $1',
+      [index],
+    );
     return Number(rows[0]!.n);
   };
 
@@ -293,7 +366,10 @@ describe('writes about a running run', () => {
     const session = new pg.Pool({ ...pool.options, max: 1 }); // the writes and the counters on one session
     try {
       const before = await tuplesRead(session, 'runs_one_running');
-      await new RunSteps(session).recordModels(claimed!, [[1, response]], { input: [{ role: 'user', content: 'hello' }], heldTools: [['call-1', { status: 'success', content: '84' }]] });
+      await new RunSteps(session).recordModels(claimed!, [[1, response]], {
+        input: [{ role: 'user', content: 'hello' }],
+        heldTools: [['call-1', { status: 'success', content: '84' }]],
+      });
       await new RunRecords(session).renew(claimed!, 'o1', 60_000);
       await new RunRecords(session).finish(claimed!, 'completed', result(run.runId));
       // Four lookups of the run (the input's update, the steps' fence, the renewal, the outcome): at most one entry each.
@@ -310,7 +386,11 @@ describe('cancelling', () => {
   it('finishes a queued run as cancelled at once and flags a running one for its holder', async () => {
     const queued = newRun();
     await records.create(queued);
-    const cancelled = await records.requestCancel('acme', queued.runId, (r) => ({ ...result(r.runId), stopReason: 'cancelled', response: 'cancelled' }));
+    const cancelled = await records.requestCancel('acme', queued.runId, (r) => ({
+      ...result(r.runId),
+      stopReason: 'cancelled',
+      response: 'cancelled',
+    }));
     expect(cancelled).toMatchObject({ status: 'cancelled', stopReason: 'cancelled' });
 
     const running = newRun();
@@ -341,6 +421,9 @@ describe('recovery', () => {
     const held = newRun();
     await records.create(held);
     await claim(held, 'alive', 60_000, 1);
-    expect(await records.orphanedConversations(0, 1000)).not.toContainEqual({ tenantId: 'acme', conversationId: held.conversationId });
+    expect(await records.orphanedConversations(0, 1000)).not.toContainEqual({
+      tenantId: 'acme',
+      conversationId: held.conversationId,
+    });
   });
 });

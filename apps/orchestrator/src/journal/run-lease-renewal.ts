@@ -16,7 +16,11 @@ export class RunLeaseRenewal {
    * missing from it lost its lease. Rows are locked in run id order, so two renewals (or a renewal
    * and another statement that locks several runs in that order) never deadlock.
    */
-  async renewAll(runs: readonly RunFence[], owner: string, leaseMs: number): Promise<Map<string, { cancelRequested: boolean }>> {
+  async renewAll(
+    runs: readonly RunFence[],
+    owner: string,
+    leaseMs: number,
+  ): Promise<Map<string, { cancelRequested: boolean }>> {
     const renewed = new Map<string, { cancelRequested: boolean }>();
     if (runs.length === 0) return renewed;
     const sorted = [...runs].sort((a, b) => (a.runId < b.runId ? -1 : a.runId > b.runId ? 1 : 0));
@@ -32,7 +36,14 @@ export class RunLeaseRenewal {
        UPDATE runs r SET lease_until = now() + ($6 * interval '1 millisecond')
        FROM held WHERE r.run_id = held.run_id AND r.lease_owner = $1 AND r.status = 'running'
        RETURNING r.run_id, r.cancel_requested`,
-      values: [owner, sorted.map((r) => r.runId), sorted.map((r) => r.tenantId), sorted.map((r) => r.conversationId), sorted.map((r) => r.epoch), leaseMs],
+      values: [
+        owner,
+        sorted.map((r) => r.runId),
+        sorted.map((r) => r.tenantId),
+        sorted.map((r) => r.conversationId),
+        sorted.map((r) => r.epoch),
+        leaseMs,
+      ],
     });
     for (const row of rows) renewed.set(row.run_id, { cancelRequested: row.cancel_requested });
     return renewed;

@@ -5,7 +5,20 @@ import type pg from 'pg';
 import type { MemoryRecallReport } from '../pipeline/memory-recall.js';
 
 import { lineageOf, toRecord, type RunRow } from './run-rows.js';
-import { isLive, LeaseLostError, type ApprovalDecisionInput, type ClaimedRun, type RunFence, type DailyUsage, type NewRun, type RunKind, type RunRecord, type RunSource, type RunStatus, type RunSummary } from './run-types.js';
+import {
+  isLive,
+  LeaseLostError,
+  type ApprovalDecisionInput,
+  type ClaimedRun,
+  type RunFence,
+  type DailyUsage,
+  type NewRun,
+  type RunKind,
+  type RunRecord,
+  type RunSource,
+  type RunStatus,
+  type RunSummary,
+} from './run-types.js';
 
 export * from './run-types.js';
 
@@ -39,7 +52,18 @@ function isSecondRunningRun(err: unknown): boolean {
 
 /** The message's own columns, $1 to $10 of both statements that record a new run. */
 function messageValues(run: NewRun): unknown[] {
-  return [run.runId, run.tenantId, run.conversationId, run.profile, run.content, run.tier, run.stream, run.timeZone, run.approval ? jsonbText(run.approval) : null, run.kind ?? 'message'];
+  return [
+    run.runId,
+    run.tenantId,
+    run.conversationId,
+    run.profile,
+    run.content,
+    run.tier,
+    run.stream,
+    run.timeZone,
+    run.approval ? jsonbText(run.approval) : null,
+    run.kind ?? 'message',
+  ];
 }
 
 /**
@@ -81,7 +105,12 @@ export class RunRecords {
    * and `claimed` is undefined. `created` is false when the run id exists already (nothing is
    * written then). The caller holds the conversation's lease under `token`.
    */
-  async admit(run: NewRun, owner: string, leaseMs: number, token: number): Promise<{ created: boolean; claimed: ClaimedRun | undefined }> {
+  async admit(
+    run: NewRun,
+    owner: string,
+    leaseMs: number,
+    token: number,
+  ): Promise<{ created: boolean; claimed: ClaimedRun | undefined }> {
     try {
       return await this.admitClaimed(run, owner, leaseMs, token);
     } catch (err) {
@@ -91,8 +120,18 @@ export class RunRecords {
     }
   }
 
-  private async admitClaimed(run: NewRun, owner: string, leaseMs: number, token: number): Promise<{ created: boolean; claimed: ClaimedRun | undefined }> {
-    const { rows } = await this.pool.query<{ status: RunStatus | null; lease_epoch: number | null; created_at: Date | null; agents_may_wait: boolean }>({
+  private async admitClaimed(
+    run: NewRun,
+    owner: string,
+    leaseMs: number,
+    token: number,
+  ): Promise<{ created: boolean; claimed: ClaimedRun | undefined }> {
+    const { rows } = await this.pool.query<{
+      status: RunStatus | null;
+      lease_epoch: number | null;
+      created_at: Date | null;
+      agents_may_wait: boolean;
+    }>({
       name: 'runs-admit',
       text: `WITH ${fenceCte('$2', '$3', '$13')},
        idle AS (
@@ -137,7 +176,11 @@ export class RunRecords {
   }
 
   async get(tenantId: string, runId: string): Promise<RunRecord | undefined> {
-    const { rows } = await this.pool.query<RunRow>({ name: 'runs-get', text: 'SELECT * FROM runs WHERE tenant_id = $1 AND run_id = $2', values: [tenantId, runId] });
+    const { rows } = await this.pool.query<RunRow>({
+      name: 'runs-get',
+      text: 'SELECT * FROM runs WHERE tenant_id = $1 AND run_id = $2',
+      values: [tenantId, runId],
+    });
     return rows[0] ? toRecord(rows[0]) : undefined;
   }
 
@@ -237,10 +280,10 @@ export class RunRecords {
 
   /** Whether a conversation token is stale (a higher one claimed since): the holder lost its lease. */
   async highestFence(tenantId: string, conversationId: string): Promise<number> {
-    const { rows } = await this.pool.query<{ token: string }>('SELECT token FROM conversation_fences WHERE tenant_id = $1 AND conversation_id = $2', [
-      tenantId,
-      conversationId,
-    ]);
+    const { rows } = await this.pool.query<{ token: string }>(
+      'SELECT token FROM conversation_fences WHERE tenant_id = $1 AND conversation_id = $2',
+      [tenantId, conversationId],
+    );
     return rows[0] ? Number(rows[0].token) : 0;
   }
 
@@ -279,7 +322,12 @@ export class RunRecords {
   }
 
   /** Records the outcome and the tenant's token usage in one statement; fenced by the epoch (see {@link RunFence}). */
-  async finish(run: ClaimedRun, status: RunStatus, result: LoopResult, memoryRecall?: MemoryRecallReport): Promise<RunRecord> {
+  async finish(
+    run: ClaimedRun,
+    status: RunStatus,
+    result: LoopResult,
+    memoryRecall?: MemoryRecallReport,
+  ): Promise<RunRecord> {
     const { transcript, messages: _messages, ...loopSummary } = result;
     const summary: RunSummary = memoryRecall ? { ...loopSummary, memoryRecall } : loopSummary;
     const { rows } = await this.pool.query<{ finished_at: Date }>({
@@ -294,7 +342,18 @@ export class RunRecords {
          ON CONFLICT (tenant_id, day, shard) DO UPDATE SET turns = tenant_usage_shards.turns + 1,
            input_tokens = tenant_usage_shards.input_tokens + EXCLUDED.input_tokens, output_tokens = tenant_usage_shards.output_tokens + EXCLUDED.output_tokens)
        SELECT finished_at FROM finished`,
-      values: [run.runId, run.epoch, status, result.stopReason, jsonbText(summary), jsonbText(transcript), result.usage.inputTokens, result.usage.outputTokens, run.tenantId, run.conversationId],
+      values: [
+        run.runId,
+        run.epoch,
+        status,
+        result.stopReason,
+        jsonbText(summary),
+        jsonbText(transcript),
+        result.usage.inputTokens,
+        result.usage.outputTokens,
+        run.tenantId,
+        run.conversationId,
+      ],
     });
     if (!rows[0]) throw new LeaseLostError(run.runId);
     return {
@@ -322,7 +381,11 @@ export class RunRecords {
    * Asks a run to stop. A queued run is finished as cancelled at once (nothing ran); a running one
    * is flagged for its holder, which sees the flag on its next lease renewal (or a broadcast).
    */
-  async requestCancel(tenantId: string, runId: string, result: (record: RunRecord) => LoopResult): Promise<RunRecord | undefined> {
+  async requestCancel(
+    tenantId: string,
+    runId: string,
+    result: (record: RunRecord) => LoopResult,
+  ): Promise<RunRecord | undefined> {
     const record = await this.get(tenantId, runId);
     if (!record || !isLive(record.status)) return record;
     if (record.status === 'queued') {
@@ -335,7 +398,10 @@ export class RunRecords {
       );
       if (rowCount === 1) return this.get(tenantId, runId);
     }
-    await this.pool.query(`UPDATE runs SET cancel_requested = true WHERE tenant_id = $1 AND run_id = $2 AND status IN ('queued', 'running')`, [tenantId, runId]);
+    await this.pool.query(
+      `UPDATE runs SET cancel_requested = true WHERE tenant_id = $1 AND run_id = $2 AND status IN ('queued', 'running')`,
+      [tenantId, runId],
+    );
     return this.get(tenantId, runId);
   }
 
@@ -350,7 +416,10 @@ export class RunRecords {
 
   /** The runs a run started (its delegations), oldest first; scoped by tenant. */
   async children(tenantId: string, parentRunId: string): Promise<RunRecord[]> {
-    const { rows } = await this.pool.query<RunRow>('SELECT * FROM runs WHERE tenant_id = $1 AND parent_run_id = $2 ORDER BY created_at, run_id', [tenantId, parentRunId]);
+    const { rows } = await this.pool.query<RunRow>(
+      'SELECT * FROM runs WHERE tenant_id = $1 AND parent_run_id = $2 ORDER BY created_at, run_id',
+      [tenantId, parentRunId],
+    );
     return rows.map(toRecord);
   }
 
@@ -408,7 +477,10 @@ export class RunRecords {
   }
 
   /** Conversations with a live run nobody holds (its orchestrator died, or nobody picked it up). */
-  async orphanedConversations(olderThanMs: number, limit: number): Promise<Array<{ tenantId: string; conversationId: string }>> {
+  async orphanedConversations(
+    olderThanMs: number,
+    limit: number,
+  ): Promise<Array<{ tenantId: string; conversationId: string }>> {
     const { rows } = await this.pool.query<{ tenant_id: string; conversation_id: string }>(
       `SELECT DISTINCT tenant_id, conversation_id FROM runs
        WHERE status IN ('queued', 'running') AND (lease_until IS NULL OR lease_until < now())
@@ -421,12 +493,18 @@ export class RunRecords {
 
   /** An agent-tool is about to start in the conversation: from now on, ask the pool before each message. */
   async markAgentsMayWait(tenantId: string, conversationId: string): Promise<void> {
-    await this.pool.query('INSERT INTO conversation_agents (tenant_id, conversation_id) VALUES ($1, $2) ON CONFLICT DO NOTHING', [tenantId, conversationId]);
+    await this.pool.query(
+      'INSERT INTO conversation_agents (tenant_id, conversation_id) VALUES ($1, $2) ON CONFLICT DO NOTHING',
+      [tenantId, conversationId],
+    );
   }
 
   /** The agent pool has nothing waiting in the conversation: stop asking it on every message. */
   async clearAgentsMayWait(tenantId: string, conversationId: string): Promise<void> {
-    await this.pool.query('DELETE FROM conversation_agents WHERE tenant_id = $1 AND conversation_id = $2', [tenantId, conversationId]);
+    await this.pool.query('DELETE FROM conversation_agents WHERE tenant_id = $1 AND conversation_id = $2', [
+      tenantId,
+      conversationId,
+    ]);
   }
 
   /**
@@ -442,6 +520,11 @@ export class RunRecords {
        GROUP BY day ORDER BY day`,
       [tenantId, fromDay, toDay],
     );
-    return rows.map((row) => ({ day: row.day, turns: Number(row.turns), inputTokens: Number(row.input_tokens), outputTokens: Number(row.output_tokens) }));
+    return rows.map((row) => ({
+      day: row.day,
+      turns: Number(row.turns),
+      inputTokens: Number(row.input_tokens),
+      outputTokens: Number(row.output_tokens),
+    }));
   }
 }

@@ -40,10 +40,17 @@ export function sourceOfRow(row: Pick<RunRow, 'parent_run_id' | 'kind' | 'source
   return 'user';
 }
 
-export function lineageOf(row: Partial<Pick<RunRow, 'parent_run_id' | 'parent_call_id' | 'delegation_chain' | 'tool_scope'>>): { lineage?: RunLineage } {
+export function lineageOf(
+  row: Partial<Pick<RunRow, 'parent_run_id' | 'parent_call_id' | 'delegation_chain' | 'tool_scope'>>,
+): { lineage?: RunLineage } {
   if (!row.parent_run_id) return {};
   return {
-    lineage: { parentRunId: row.parent_run_id, parentCallId: row.parent_call_id ?? '', chain: row.delegation_chain ?? [], ...(row.tool_scope ? { tools: row.tool_scope } : {}) },
+    lineage: {
+      parentRunId: row.parent_run_id,
+      parentCallId: row.parent_call_id ?? '',
+      chain: row.delegation_chain ?? [],
+      ...(row.tool_scope ? { tools: row.tool_scope } : {}),
+    },
   };
 }
 
@@ -71,4 +78,3 @@ export function toRecord(row: RunRow): RunRecord {
     ...(row.plan ? { plan: row.plan } : {}),
   };
 }
-

@@ -40,8 +40,16 @@ export class RunSteps {
     models: ReadonlyArray<readonly [number, ModelResponse]>,
     options: { input?: readonly ChatMessage[]; heldTools?: ReadonlyArray<readonly [string, ToolOutcome]> } = {},
   ): Promise<void> {
-    const responses = models.map(([ordinal, response]) => ({ kind: 'model' as const, key: String(ordinal), payload: response }));
-    const held = (options.heldTools ?? []).map(([callId, outcome]) => ({ kind: 'tool' as const, key: callId, payload: outcome }));
+    const responses = models.map(([ordinal, response]) => ({
+      kind: 'model' as const,
+      key: String(ordinal),
+      payload: response,
+    }));
+    const held = (options.heldTools ?? []).map(([callId, outcome]) => ({
+      kind: 'tool' as const,
+      key: callId,
+      payload: outcome,
+    }));
     return this.record(run, [...responses, ...held], options.input);
   }
 
@@ -55,7 +63,10 @@ export class RunSteps {
   }
 
   async loadPipeline(runId: string, step: string): Promise<unknown> {
-    const { rows } = await this.pool.query<{ payload: unknown }>("SELECT payload FROM run_steps WHERE run_id = $1 AND kind = 'pipeline' AND step_key = $2", [runId, step]);
+    const { rows } = await this.pool.query<{ payload: unknown }>(
+      "SELECT payload FROM run_steps WHERE run_id = $1 AND kind = 'pipeline' AND step_key = $2",
+      [runId, step],
+    );
     return rows[0]?.payload;
   }
 
@@ -64,7 +75,11 @@ export class RunSteps {
    * run when given). A conflict on a key means another attempt wrote that step already, which only
    * happens to a writer that lost the run: both are reported as a lost lease.
    */
-  private async record(run: RunFence, steps: ReadonlyArray<{ kind: StepKind; key: string; payload: unknown }>, input?: readonly ChatMessage[]): Promise<void> {
+  private async record(
+    run: RunFence,
+    steps: ReadonlyArray<{ kind: StepKind; key: string; payload: unknown }>,
+    input?: readonly ChatMessage[],
+  ): Promise<void> {
     const { rowCount } = await this.pool.query({
       name: 'steps-record',
       text: `WITH saved AS (

@@ -40,41 +40,52 @@ function invalid(code: string, field: string, message: string): Error {
 
 function idOf(schema: typeof RunId, value: string, code: string, field: string): string | undefined {
   if (!value) return undefined;
-  if (!schema.safeParse(value).success) throw invalid(code, field, 'is not a valid id (1-128 letters, digits, ".", "_", ":" or "-")');
+  if (!schema.safeParse(value).success)
+    throw invalid(code, field, 'is not a valid id (1-128 letters, digits, ".", "_", ":" or "-")');
   return value;
 }
 
 function statusesOf(values: readonly string[]): RunStatus[] | undefined {
   if (values.length === 0) return undefined;
   const unknown = values.find((v) => !(RUN_STATUSES as readonly string[]).includes(v));
-  if (unknown !== undefined) throw invalid('INVALID_STATUS', 'statuses', `has '${unknown}'; each must be one of ${RUN_STATUSES.join(', ')}`);
+  if (unknown !== undefined)
+    throw invalid('INVALID_STATUS', 'statuses', `has '${unknown}'; each must be one of ${RUN_STATUSES.join(', ')}`);
   return [...new Set(values as RunStatus[])].sort();
 }
 
 function pageSizeOf(value: number): number {
   if (value === 0) return DEFAULT_PAGE_SIZE;
-  if (!Number.isInteger(value) || value < 1 || value > MAX_PAGE_SIZE) throw invalid('INVALID_PAGE_SIZE', 'page_size', `must be 1-${MAX_PAGE_SIZE} (0 means ${DEFAULT_PAGE_SIZE}), not ${value}`);
+  if (!Number.isInteger(value) || value < 1 || value > MAX_PAGE_SIZE)
+    throw invalid(
+      'INVALID_PAGE_SIZE',
+      'page_size',
+      `must be 1-${MAX_PAGE_SIZE} (0 means ${DEFAULT_PAGE_SIZE}), not ${value}`,
+    );
   return value;
 }
 
 /** Checks a ListRuns request: a clear INVALID_ARGUMENT naming the first bad field. */
 export function runListQueryOf(request: orchestratorV1.ListRunsRequest): RunListQuery {
-  if (!TenantId.safeParse(request.tenantId).success) throw errors.invalidArgument('INVALID_TENANT_ID', 'tenant_id is invalid');
+  if (!TenantId.safeParse(request.tenantId).success)
+    throw errors.invalidArgument('INVALID_TENANT_ID', 'tenant_id is invalid');
   const filters: RunListFilters = {};
   const conversationId = idOf(ConversationId, request.conversationId, 'INVALID_CONVERSATION_ID', 'conversation_id');
   if (conversationId) filters.conversationId = conversationId;
   const statuses = statusesOf(request.statuses);
   if (statuses) filters.statuses = statuses;
   if (request.stopReason) {
-    if (!(StopReasons as readonly string[]).includes(request.stopReason)) throw invalid('INVALID_STOP_REASON', 'stop_reason', `must be one of ${StopReasons.join(', ')}`);
+    if (!(StopReasons as readonly string[]).includes(request.stopReason))
+      throw invalid('INVALID_STOP_REASON', 'stop_reason', `must be one of ${StopReasons.join(', ')}`);
     filters.stopReason = request.stopReason;
   }
   if (request.toolName) {
-    if (request.toolName.length > MAX_TOOL_NAME || request.toolName.includes('\u0000')) throw invalid('INVALID_TOOL_NAME', 'tool_name', `must be 1-${MAX_TOOL_NAME} characters without NUL`);
+    if (request.toolName.length > MAX_TOOL_NAME || request.toolName.includes('\u0000'))
+      throw invalid('INVALID_TOOL_NAME', 'tool_name', `must be 1-${MAX_TOOL_NAME} characters without NUL`);
     filters.toolName = request.toolName;
   }
   if (request.source) {
-    if (!(RUN_SOURCES as readonly string[]).includes(request.source)) throw invalid('INVALID_SOURCE', 'source', `must be one of ${RUN_SOURCES.join(', ')}`);
+    if (!(RUN_SOURCES as readonly string[]).includes(request.source))
+      throw invalid('INVALID_SOURCE', 'source', `must be one of ${RUN_SOURCES.join(', ')}`);
     filters.source = request.source as RunListSource;
   }
   if (request.createdAfter) filters.createdAfter = request.createdAfter;

@@ -67,7 +67,9 @@ describe('the run listing plans', () => {
   });
 
   it('finds a rare status through runs_by_status_created, and a conversation through runs_by_conversation_created', async () => {
-    for (const plan of await plansOf({ statuses: ['failed'], pageSize: 5 })) expect(plan).toContain('runs_by_status_created');
-    for (const plan of await plansOf({ conversationId: 'c3', pageSize: 5 })) expect(plan).toContain('runs_by_conversation_created');
+    for (const plan of await plansOf({ statuses: ['failed'], pageSize: 5 }))
+      expect(plan).toContain('runs_by_status_created');
+    for (const plan of await plansOf({ conversationId: 'c3', pageSize: 5 }))
+      expect(plan).toContain('runs_by_conversation_created');
   });
 });

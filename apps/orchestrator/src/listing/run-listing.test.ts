@@ -29,8 +29,21 @@ afterAll(async () => {
 });
 
 /** What the ListRuns handler does with a request (orchestrator-service.ts). */
-async function list(request: Partial<orchestratorV1.ListRunsRequest> & { tenantId: string }): Promise<orchestratorV1.ListRunsResponse> {
-  const empty = { conversationId: '', statuses: [], stopReason: '', toolName: '', source: '', createdAfter: undefined, createdBefore: undefined, parentRunId: '', pageSize: 0, pageToken: '' };
+async function list(
+  request: Partial<orchestratorV1.ListRunsRequest> & { tenantId: string },
+): Promise<orchestratorV1.ListRunsResponse> {
+  const empty = {
+    conversationId: '',
+    statuses: [],
+    stopReason: '',
+    toolName: '',
+    source: '',
+    createdAfter: undefined,
+    createdBefore: undefined,
+    parentRunId: '',
+    pageSize: 0,
+    pageToken: '',
+  };
   return listing.list(runListQueryOf({ ...empty, ...request }));
 }
 
@@ -38,12 +51,15 @@ async function ids(request: Partial<orchestratorV1.ListRunsRequest> & { tenantId
   return (await list(request)).runs.map((r) => r.runId);
 }
 
-async function refusal(request: Partial<orchestratorV1.ListRunsRequest> & { tenantId: string }): Promise<{ code: string; message: string; details: unknown }> {
+async function refusal(
+  request: Partial<orchestratorV1.ListRunsRequest> & { tenantId: string },
+): Promise<{ code: string; message: string; details: unknown }> {
   const error: unknown = await list(request).then(
     () => undefined,
     (e: unknown) => e,
   );
-  if (!isPlatformError(error) || error.kind !== 'invalid_argument') throw new Error(`expected INVALID_ARGUMENT, got ${String(error)}`);
+  if (!isPlatformError(error) || error.kind !== 'invalid_argument')
+    throw new Error(`expected INVALID_ARGUMENT, got ${String(error)}`);
   return { code: error.code, message: error.message, details: error.details };
 }
 
@@ -53,16 +69,28 @@ async function createdAt(runId: string, at: string): Promise<void> {
 }
 
 /** Records the run (alone in its conversation), claims it, and finishes it with `status` and `stopReason`. */
-async function finish(run: NewRun, status: RunStatus, stopReason = 'final_answer', calls: string[] = []): Promise<void> {
+async function finish(
+  run: NewRun,
+  status: RunStatus,
+  stopReason = 'final_answer',
+  calls: string[] = [],
+): Promise<void> {
   await records.create(run);
   const claimed = (await records.claimNext(run.tenantId, run.conversationId, 'o1', 10_000, 1)).claimed!;
   if (calls.length > 0) await steps.recordModels({ ...run, epoch: claimed.epoch }, [[0, modelCalling(calls)]]);
-  await records.finish(claimed, status, { ...answeredResult(run.runId, { inputTokens: 3, outputTokens: 4 }), stopReason: stopReason as 'final_answer' });
+  await records.finish(claimed, status, {
+    ...answeredResult(run.runId, { inputTokens: 3, outputTokens: 4 }),
+    stopReason: stopReason as 'final_answer',
+  });
 }
 
 function modelCalling(names: string[]): ModelResponse {
   return {
-    message: { role: 'assistant', content: null, toolCalls: names.map((name, i) => ({ id: `call_${i}`, name, arguments: '{}' })) },
+    message: {
+      role: 'assistant',
+      content: null,
+      toolCalls: names.map((name, i) => ({ id: `call_${i}`, name, arguments: '{}' })),
+    },
     usage: { inputTokens: 1, outputTokens: 1, totalTokens: 2 },
     finishReason: 'tool_calls',
   };
@@ -77,8 +105,14 @@ describe('ListRuns filters', () => {
     await finish(run('f-done'), 'completed', 'final_answer', ['search']);
     await finish(run('f-failed'), 'failed', 'model_error');
     await finish(run('f-max'), 'completed', 'max_turns', ['calculator', 'search']);
-    await records.create({ ...run('f-trigger'), source: { kind: 'trigger', taskId: 'task_00000000-0000-4000-8000-000000000001', triggerType: 'schedule' } });
-    await records.create({ ...run('f-child', 'delegation:f-child'), lineage: { parentRunId: 'f-done', parentCallId: 'call_9', chain: ['default', 'researcher'] } });
+    await records.create({
+      ...run('f-trigger'),
+      source: { kind: 'trigger', taskId: 'task_00000000-0000-4000-8000-000000000001', triggerType: 'schedule' },
+    });
+    await records.create({
+      ...run('f-child', 'delegation:f-child'),
+      lineage: { parentRunId: 'f-done', parentCallId: 'call_9', chain: ['default', 'researcher'] },
+    });
     await records.create({ ...run('f-notice', 'shared-2'), kind: 'agent_expired' });
     // A live run whose model called a tool: the journal has it before the run ends.
     const live = run('f-live');
@@ -90,15 +124,39 @@ describe('ListRuns filters', () => {
   });
 
   it('lists every run of the tenant newest first, with its summary', async () => {
-    expect(await ids({ tenantId })).toEqual(['f-live', 'f-notice', 'f-child', 'f-trigger', 'f-max', 'f-failed', 'f-done', 'f-queued']);
+    expect(await ids({ tenantId })).toEqual([
+      'f-live',
+      'f-notice',
+      'f-child',
+      'f-trigger',
+      'f-max',
+      'f-failed',
+      'f-done',
+      'f-queued',
+    ]);
     const done = (await list({ tenantId })).runs.find((r) => r.runId === 'f-done')!;
-    expect(done).toMatchObject({ conversationId: 'conv-f-done', status: 'completed', stopReason: 'final_answer', source: 'user', parentRunId: '', profile: 'default', turns: 1, toolCalls: 0 });
+    expect(done).toMatchObject({
+      conversationId: 'conv-f-done',
+      status: 'completed',
+      stopReason: 'final_answer',
+      source: 'user',
+      parentRunId: '',
+      profile: 'default',
+      turns: 1,
+      toolCalls: 0,
+    });
     expect(done.usage).toEqual({ inputTokens: 3, outputTokens: 4, totalTokens: 7 });
     expect(done.createdAt).toEqual(new Date('2026-01-01T00:00:01Z'));
     expect(done.startedAt).toBeInstanceOf(Date);
     expect(done.finishedAt).toBeInstanceOf(Date);
     const queued = (await list({ tenantId })).runs.find((r) => r.runId === 'f-queued')!;
-    expect(queued).toMatchObject({ status: 'queued', stopReason: '', turns: 0, startedAt: undefined, finishedAt: undefined });
+    expect(queued).toMatchObject({
+      status: 'queued',
+      stopReason: '',
+      turns: 0,
+      startedAt: undefined,
+      finishedAt: undefined,
+    });
   });
 
   it('filters by conversation, status (one or several), stop reason and parent run', async () => {
@@ -122,13 +180,20 @@ describe('ListRuns filters', () => {
     expect(await ids({ tenantId, source: 'child' })).toEqual(['f-child']);
     expect(await ids({ tenantId, source: 'notice' })).toEqual(['f-notice']);
     expect(await ids({ tenantId, source: 'user' })).toEqual(['f-live', 'f-max', 'f-failed', 'f-done', 'f-queued']);
-    expect((await list({ tenantId, source: 'child' })).runs[0]).toMatchObject({ source: 'child', parentRunId: 'f-done' });
+    expect((await list({ tenantId, source: 'child' })).runs[0]).toMatchObject({
+      source: 'child',
+      parentRunId: 'f-done',
+    });
   });
 
   it('filters by creation time: at or after created_after, strictly before created_before', async () => {
     const after = new Date('2026-01-01T00:00:02Z');
     const before = new Date('2026-01-01T00:00:05Z');
-    expect(await ids({ tenantId, createdAfter: after, createdBefore: before })).toEqual(['f-trigger', 'f-max', 'f-failed']);
+    expect(await ids({ tenantId, createdAfter: after, createdBefore: before })).toEqual([
+      'f-trigger',
+      'f-max',
+      'f-failed',
+    ]);
     expect(await ids({ tenantId, createdAfter: new Date('2026-01-01T00:00:07Z') })).toEqual(['f-live']);
     expect(await ids({ tenantId, createdBefore: new Date('2026-01-01T00:00:01Z') })).toEqual(['f-queued']);
   });
@@ -150,14 +215,27 @@ describe('ListRuns paging', () => {
     for (let i = 0; i < 23; i++) {
       const runId = `p-${String(i).padStart(2, '0')}`;
       await records.create(messageRun(runId, `conv-${i % 4}`, tenantId));
-      await createdAt(runId, i < 10 ? '2026-02-01T00:00:00.000001Z' : i < 12 ? `2026-02-01T00:00:00.00000${i - 8}Z` : `2026-02-01T00:00:${String(i).padStart(2, '0')}Z`);
+      await createdAt(
+        runId,
+        i < 10
+          ? '2026-02-01T00:00:00.000001Z'
+          : i < 12
+            ? `2026-02-01T00:00:00.00000${i - 8}Z`
+            : `2026-02-01T00:00:${String(i).padStart(2, '0')}Z`,
+      );
     }
     await records.create(messageRun('other-tenant-run', 'conv-0', 'paging-other'));
-    const { rows } = await pool.query<{ run_id: string }>('SELECT run_id FROM runs WHERE tenant_id = $1 ORDER BY created_at DESC, run_id DESC', [tenantId]);
+    const { rows } = await pool.query<{ run_id: string }>(
+      'SELECT run_id FROM runs WHERE tenant_id = $1 ORDER BY created_at DESC, run_id DESC',
+      [tenantId],
+    );
     all.push(...rows.map((r) => r.run_id));
   });
 
-  async function walk(pageSize: number, filters: Partial<orchestratorV1.ListRunsRequest> = {}): Promise<{ seen: string[]; pages: number }> {
+  async function walk(
+    pageSize: number,
+    filters: Partial<orchestratorV1.ListRunsRequest> = {},
+  ): Promise<{ seen: string[]; pages: number }> {
     const seen: string[] = [];
     let pageToken = '';
     let pages = 0;
@@ -190,22 +268,36 @@ describe('ListRuns paging', () => {
     expect((await list({ tenantId, pageSize: 22 })).nextPageToken).not.toBe('');
   });
 
-  it('refuses a token that was altered, cut, made up, or is another tenant\'s or another listing\'s', async () => {
+  it("refuses a token that was altered, cut, made up, or is another tenant's or another listing's", async () => {
     const token = (await list({ tenantId, pageSize: 3 })).nextPageToken;
     const [payload, check] = token.split('.') as [string, string];
     const body = JSON.parse(Buffer.from(payload, 'base64url').toString('utf8')) as Record<string, unknown>;
     const forged = Buffer.from(JSON.stringify({ ...body, r: 'p-00' }), 'utf8').toString('base64url');
     for (const bad of [`${forged}.${check}`, token.slice(0, -2), payload, 'garbage', `${token}.x`]) {
-      expect(await refusal({ tenantId, pageToken: bad })).toMatchObject({ code: 'INVALID_PAGE_TOKEN', details: { field: 'page_token' }, message: expect.stringContaining('page_token is not one ListRuns returned') });
+      expect(await refusal({ tenantId, pageToken: bad })).toMatchObject({
+        code: 'INVALID_PAGE_TOKEN',
+        details: { field: 'page_token' },
+        message: expect.stringContaining('page_token is not one ListRuns returned'),
+      });
     }
-    expect(await refusal({ tenantId: 'paging-other', pageToken: token })).toMatchObject({ code: 'INVALID_PAGE_TOKEN', message: expect.stringContaining('another tenant') });
-    expect(await refusal({ tenantId, pageToken: token, statuses: ['queued'] })).toMatchObject({ code: 'INVALID_PAGE_TOKEN', message: expect.stringContaining('other filters') });
+    expect(await refusal({ tenantId: 'paging-other', pageToken: token })).toMatchObject({
+      code: 'INVALID_PAGE_TOKEN',
+      message: expect.stringContaining('another tenant'),
+    });
+    expect(await refusal({ tenantId, pageToken: token, statuses: ['queued'] })).toMatchObject({
+      code: 'INVALID_PAGE_TOKEN',
+      message: expect.stringContaining('other filters'),
+    });
   });
 
   it('takes page sizes 1-200 (0 means 50) and names page_size otherwise', async () => {
     expect((await list({ tenantId, pageSize: 200 })).runs).toHaveLength(23);
     for (const pageSize of [-1, 201, 10_000]) {
-      expect(await refusal({ tenantId, pageSize })).toMatchObject({ code: 'INVALID_PAGE_SIZE', details: { field: 'page_size' }, message: expect.stringContaining('page_size must be 1-200') });
+      expect(await refusal({ tenantId, pageSize })).toMatchObject({
+        code: 'INVALID_PAGE_SIZE',
+        details: { field: 'page_size' },
+        message: expect.stringContaining('page_size must be 1-200'),
+      });
     }
   });
 });
@@ -213,13 +305,34 @@ describe('ListRuns paging', () => {
 describe('ListRuns request checks', () => {
   it('names the bad field with a typed INVALID_ARGUMENT', async () => {
     expect(await refusal({ tenantId: 'not a tenant!' })).toMatchObject({ code: 'INVALID_TENANT_ID' });
-    expect(await refusal({ tenantId: 'acme', statuses: ['done'] })).toMatchObject({ code: 'INVALID_STATUS', details: { field: 'statuses' } });
-    expect(await refusal({ tenantId: 'acme', source: 'robot' })).toMatchObject({ code: 'INVALID_SOURCE', details: { field: 'source' } });
-    expect(await refusal({ tenantId: 'acme', stopReason: 'bored' })).toMatchObject({ code: 'INVALID_STOP_REASON', details: { field: 'stop_reason' } });
-    expect(await refusal({ tenantId: 'acme', conversationId: 'a b' })).toMatchObject({ code: 'INVALID_CONVERSATION_ID', details: { field: 'conversation_id' } });
-    expect(await refusal({ tenantId: 'acme', parentRunId: 'x/y' })).toMatchObject({ code: 'INVALID_PARENT_RUN_ID', details: { field: 'parent_run_id' } });
-    expect(await refusal({ tenantId: 'acme', toolName: 'x'.repeat(129) })).toMatchObject({ code: 'INVALID_TOOL_NAME', details: { field: 'tool_name' } });
+    expect(await refusal({ tenantId: 'acme', statuses: ['done'] })).toMatchObject({
+      code: 'INVALID_STATUS',
+      details: { field: 'statuses' },
+    });
+    expect(await refusal({ tenantId: 'acme', source: 'robot' })).toMatchObject({
+      code: 'INVALID_SOURCE',
+      details: { field: 'source' },
+    });
+    expect(await refusal({ tenantId: 'acme', stopReason: 'bored' })).toMatchObject({
+      code: 'INVALID_STOP_REASON',
+      details: { field: 'stop_reason' },
+    });
+    expect(await refusal({ tenantId: 'acme', conversationId: 'a b' })).toMatchObject({
+      code: 'INVALID_CONVERSATION_ID',
+      details: { field: 'conversation_id' },
+    });
+    expect(await refusal({ tenantId: 'acme', parentRunId: 'x/y' })).toMatchObject({
+      code: 'INVALID_PARENT_RUN_ID',
+      details: { field: 'parent_run_id' },
+    });
+    expect(await refusal({ tenantId: 'acme', toolName: 'x'.repeat(129) })).toMatchObject({
+      code: 'INVALID_TOOL_NAME',
+      details: { field: 'tool_name' },
+    });
     const at = new Date('2026-01-01T00:00:00Z');
-    expect(await refusal({ tenantId: 'acme', createdAfter: at, createdBefore: at })).toMatchObject({ code: 'INVALID_TIME_RANGE', details: { field: 'created_after' } });
+    expect(await refusal({ tenantId: 'acme', createdAfter: at, createdBefore: at })).toMatchObject({
+      code: 'INVALID_TIME_RANGE',
+      details: { field: 'created_after' },
+    });
   });
 });

@@ -76,7 +76,11 @@ function toItem(row: ListedRow): orchestratorV1.RunListItem {
     traceId: row.trace_id ?? '',
     turns: row.turns ?? 0,
     toolCalls: row.tool_calls ?? 0,
-    usage: { inputTokens: Number(row.input_tokens ?? 0), outputTokens: Number(row.output_tokens ?? 0), totalTokens: Number(row.total_tokens ?? 0) },
+    usage: {
+      inputTokens: Number(row.input_tokens ?? 0),
+      outputTokens: Number(row.output_tokens ?? 0),
+      totalTokens: Number(row.total_tokens ?? 0),
+    },
   };
 }
 
@@ -91,7 +95,9 @@ export class RunListing {
     if (after) {
       values.push(after.createdMicros, after.runId);
       const [micros, runId] = [`$${values.length - 1}`, `$${values.length}`];
-      conditions.push(`(created_at, run_id) < (timestamptz 'epoch' + ${micros}::bigint * interval '1 microsecond', ${runId}::text)`);
+      conditions.push(
+        `(created_at, run_id) < (timestamptz 'epoch' + ${micros}::bigint * interval '1 microsecond', ${runId}::text)`,
+      );
     }
     values.push(pageSize + 1);
     // Built per request with only the filters given, so each listing is planned for its own
@@ -109,7 +115,10 @@ export class RunListing {
     );
     const page = rows.slice(0, pageSize);
     const last = page.at(-1);
-    const nextPageToken = rows.length > pageSize && last ? encodeRunPageToken(tenantId, filters, { createdMicros: last.created_micros, runId: last.run_id }) : '';
+    const nextPageToken =
+      rows.length > pageSize && last
+        ? encodeRunPageToken(tenantId, filters, { createdMicros: last.created_micros, runId: last.run_id })
+        : '';
     return { runs: page.map(toItem), nextPageToken };
   }
 }

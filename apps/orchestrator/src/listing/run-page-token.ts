@@ -52,32 +52,53 @@ function filtersDigest(filters: RunListFilters): string {
  * only move within the caller's own runs.
  */
 export function encodeRunPageToken(tenantId: string, filters: RunListFilters, position: RunPagePosition): string {
-  const body: TokenBody = { v: VERSION, t: tenantId, f: filtersDigest(filters), c: position.createdMicros, r: position.runId };
+  const body: TokenBody = {
+    v: VERSION,
+    t: tenantId,
+    f: filtersDigest(filters),
+    c: position.createdMicros,
+    r: position.runId,
+  };
   const payload = Buffer.from(JSON.stringify(body), 'utf8').toString('base64url');
   return `${payload}.${digest(payload)}`;
 }
 
 function refused(message: string): Error {
-  return errors.invalidArgument('INVALID_PAGE_TOKEN', `page_token ${message}; start the listing again without it`, { details: { field: 'page_token' } });
+  return errors.invalidArgument('INVALID_PAGE_TOKEN', `page_token ${message}; start the listing again without it`, {
+    details: { field: 'page_token' },
+  });
 }
 
 function bodyOf(token: string): TokenBody {
   const [payload, check, extra] = token.split('.');
-  if (!payload || !check || extra !== undefined || digest(payload) !== check) throw refused('is not one ListRuns returned (altered or cut)');
+  if (!payload || !check || extra !== undefined || digest(payload) !== check)
+    throw refused('is not one ListRuns returned (altered or cut)');
   let body: Partial<TokenBody>;
   try {
     body = JSON.parse(Buffer.from(payload, 'base64url').toString('utf8')) as Partial<TokenBody>;
   } catch {
     throw refused('is not one ListRuns returned');
   }
-  if (body.v !== VERSION || typeof body.t !== 'string' || typeof body.f !== 'string' || typeof body.c !== 'string' || !MICROS.test(body.c) || typeof body.r !== 'string' || !body.r) {
+  if (
+    body.v !== VERSION ||
+    typeof body.t !== 'string' ||
+    typeof body.f !== 'string' ||
+    typeof body.c !== 'string' ||
+    !MICROS.test(body.c) ||
+    typeof body.r !== 'string' ||
+    !body.r
+  ) {
     throw refused('is not one ListRuns returned');
   }
   return body as TokenBody;
 }
 
 /** The position a token stands for; undefined for the first page (no token). */
-export function decodeRunPageToken(token: string, tenantId: string, filters: RunListFilters): RunPagePosition | undefined {
+export function decodeRunPageToken(
+  token: string,
+  tenantId: string,
+  filters: RunListFilters,
+): RunPagePosition | undefined {
   if (!token) return undefined;
   const body = bodyOf(token);
   if (body.t !== tenantId) throw refused('belongs to another tenant');

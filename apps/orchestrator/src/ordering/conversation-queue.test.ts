@@ -34,7 +34,15 @@ function executor(log: string[]): TurnExecutor {
 }
 
 function queue(owner: string, log: string[], leaseMs = 5_000, pollIntervalMs = 50): ConversationQueue {
-  return new ConversationQueue({ records, lease: new ConversationLease(redis, owner, leaseMs), executor: executor(log), owner, leaseMs, pollIntervalMs, logger });
+  return new ConversationQueue({
+    records,
+    lease: new ConversationLease(redis, owner, leaseMs),
+    executor: executor(log),
+    owner,
+    leaseMs,
+    pollIntervalMs,
+    logger,
+  });
 }
 
 const message = (conversationId: string): NewRun => messageRun(`run_q${++n}`, conversationId);
@@ -56,7 +64,7 @@ afterAll(async () => {
 });
 
 describe('ConversationQueue', () => {
-  it('runs a conversation\'s runs one at a time in arrival order, while another conversation runs beside them', async () => {
+  it("runs a conversation's runs one at a time in arrival order, while another conversation runs beside them", async () => {
     const log: string[] = [];
     // Waiters never poll here: one drain must carry every run waited for, not only the first.
     const q = queue('o1', log, 5_000, 600_000);
@@ -102,13 +110,27 @@ describe('ConversationQueue', () => {
   });
 
   it('keeps running conversations in order when Redis is down, fenced by Postgres alone', async () => {
-    const down = new IORedis('redis://127.0.0.1:1', { enableOfflineQueue: false, lazyConnect: true, retryStrategy: () => null });
+    const down = new IORedis('redis://127.0.0.1:1', {
+      enableOfflineQueue: false,
+      lazyConnect: true,
+      retryStrategy: () => null,
+    });
     down.on('error', () => undefined); // expected: nothing listens there
     const log: string[] = [];
-    const q = new ConversationQueue({ records, lease: new ConversationLease(down, 'o4', 5_000), executor: executor(log), owner: 'o4', leaseMs: 5_000, pollIntervalMs: 600_000, logger });
+    const q = new ConversationQueue({
+      records,
+      lease: new ConversationLease(down, 'o4', 5_000),
+      executor: executor(log),
+      owner: 'o4',
+      leaseMs: 5_000,
+      pollIntervalMs: 600_000,
+      logger,
+    });
     const ids = [await accept('no-redis'), await accept('no-redis'), await accept('no-redis')];
     const signal = new AbortController().signal;
-    const runs = await Promise.all(ids.map((id) => (q.kick('acme', 'no-redis'), q.waitForRun('acme', 'no-redis', id, signal))));
+    const runs = await Promise.all(
+      ids.map((id) => (q.kick('acme', 'no-redis'), q.waitForRun('acme', 'no-redis', id, signal))),
+    );
     expect(runs.map((r) => r.status)).toEqual(['completed', 'completed', 'completed']);
     expect(log).toEqual(ids.flatMap((id) => [`start ${id}`, `end ${id}`]));
     down.disconnect();
@@ -117,7 +139,9 @@ describe('ConversationQueue', () => {
   it('does not poll Postgres for a run while this replica drains its conversation', async () => {
     const log: string[] = [];
     let reads = 0;
-    const counting = Object.create(records, { get: { value: (tenantId: string, runId: string) => (reads++, records.get(tenantId, runId)) } }) as RunRecords;
+    const counting = Object.create(records, {
+      get: { value: (tenantId: string, runId: string) => (reads++, records.get(tenantId, runId)) },
+    }) as RunRecords;
     const slow = {
       execute: async (run: ClaimedRun) => {
         log.push(`start ${run.runId}`);
@@ -126,10 +150,20 @@ describe('ConversationQueue', () => {
       },
     } as unknown as TurnExecutor;
     // Waiters wake every 5 ms; each run takes 150 ms.
-    const q = new ConversationQueue({ records: counting, lease: new ConversationLease(redis, 'o5', 5_000), executor: slow, owner: 'o5', leaseMs: 5_000, pollIntervalMs: 5, logger });
+    const q = new ConversationQueue({
+      records: counting,
+      lease: new ConversationLease(redis, 'o5', 5_000),
+      executor: slow,
+      owner: 'o5',
+      leaseMs: 5_000,
+      pollIntervalMs: 5,
+      logger,
+    });
     const ids = [await accept('drained-here'), await accept('drained-here')];
     const signal = new AbortController().signal;
-    const runs = await Promise.all(ids.map((id) => (q.kick('acme', 'drained-here'), q.waitForRun('acme', 'drained-here', id, signal))));
+    const runs = await Promise.all(
+      ids.map((id) => (q.kick('acme', 'drained-here'), q.waitForRun('acme', 'drained-here', id, signal))),
+    );
     expect(runs.map((r) => r.status)).toEqual(['completed', 'completed']);
     expect(log).toEqual(ids.map((id) => `start ${id}`));
     expect(reads).toBe(0);
@@ -158,7 +192,9 @@ describe('ConversationQueue', () => {
     const finished = await Promise.all(waits);
     expect(finished.map((r) => r.status)).toEqual(Array(20).fill('completed'));
     // Arrival order is the order the messages were recorded in (concurrent calls have no other).
-    const { rows } = await pool.query<{ run_id: string }>("SELECT run_id FROM runs WHERE conversation_id = 'admitted' ORDER BY created_at, arrival");
+    const { rows } = await pool.query<{ run_id: string }>(
+      "SELECT run_id FROM runs WHERE conversation_id = 'admitted' ORDER BY created_at, arrival",
+    );
     expect(rows).toHaveLength(20);
     expect(log).toEqual(rows.flatMap((row) => [`start ${row.run_id}`, `end ${row.run_id}`]));
   });

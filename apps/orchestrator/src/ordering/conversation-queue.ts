@@ -113,21 +113,30 @@ export class ConversationQueue {
    * (one statement instead of a record and a claim). Resolves with false when the run id exists.
    */
   async admit(run: NewRun): Promise<boolean> {
-    if (this.closed) throw errors.unavailable('SHUTTING_DOWN', 'this orchestrator is shutting down; try another', { retryAfterSeconds: 1 });
+    if (this.closed)
+      throw errors.unavailable('SHUTTING_DOWN', 'this orchestrator is shutting down; try another', {
+        retryAfterSeconds: 1,
+      });
     const running = this.drains.get(key(run.tenantId, run.conversationId));
     if (running) {
       const created = await this.options.records.create(run);
       this.kick(run.tenantId, run.conversationId);
       return created;
     }
-    const outcome = await new Promise<{ created: boolean } | { error: unknown }>((settle) => this.startDrain(run.tenantId, run.conversationId, { run, settle }));
+    const outcome = await new Promise<{ created: boolean } | { error: unknown }>((settle) =>
+      this.startDrain(run.tenantId, run.conversationId, { run, settle }),
+    );
     if ('error' in outcome) throw outcome.error;
     return outcome.created;
   }
 
   private startDrain(tenantId: string, conversationId: string, admission?: Admission): void {
     if (this.closed) {
-      admission?.settle({ error: errors.unavailable('SHUTTING_DOWN', 'this orchestrator is shutting down; try another', { retryAfterSeconds: 1 }) });
+      admission?.settle({
+        error: errors.unavailable('SHUTTING_DOWN', 'this orchestrator is shutting down; try another', {
+          retryAfterSeconds: 1,
+        }),
+      });
       return;
     }
     const k = key(tenantId, conversationId);
@@ -135,7 +144,8 @@ export class ConversationQueue {
     drain.done = this.drain(tenantId, conversationId, drain, admission)
       .catch((err: unknown) => {
         // An admission that failed was reported to its caller; anything else is logged here.
-        if (admission?.failure !== err) this.options.logger.error({ err, tenantId, conversationId }, 'draining the conversation failed');
+        if (admission?.failure !== err)
+          this.options.logger.error({ err, tenantId, conversationId }, 'draining the conversation failed');
       })
       .finally(() => this.drains.delete(k));
     this.drains.set(k, drain);
@@ -240,7 +250,10 @@ export class ConversationQueue {
     try {
       return await this.options.lease.acquire(tenantId, conversationId);
     } catch (err) {
-      this.options.logger.warn({ err: (err as Error).message, tenantId, conversationId }, 'conversation lease unavailable (Redis); ordering by Postgres alone');
+      this.options.logger.warn(
+        { err: (err as Error).message, tenantId, conversationId },
+        'conversation lease unavailable (Redis); ordering by Postgres alone',
+      );
       const token = (await this.options.records.highestFence(tenantId, conversationId)) + 1;
       return { token, renew: () => Promise.resolve(true), release: () => Promise.resolve() };
     }
@@ -306,7 +319,11 @@ export class ConversationQueue {
             }
             claimed = found.claimed;
           }
-          if (claimed.attempts > 1) logger.info({ runId: claimed.runId, attempt: claimed.attempts }, 'claimed a run another holder left unfinished');
+          if (claimed.attempts > 1)
+            logger.info(
+              { runId: claimed.runId, attempt: claimed.attempts },
+              'claimed a run another holder left unfinished',
+            );
           drain.again = false;
           const finished = await executor.execute(claimed, held);
           if (finished) this.notify(finished);
@@ -330,5 +347,10 @@ export class ConversationQueue {
 }
 
 function endedRun(run: RunRecord): EndedRun {
-  return { tenantId: run.tenantId, conversationId: run.conversationId, runId: run.runId, stopReason: run.stopReason ?? 'unknown' };
+  return {
+    tenantId: run.tenantId,
+    conversationId: run.conversationId,
+    runId: run.runId,
+    stopReason: run.stopReason ?? 'unknown',
+  };
 }

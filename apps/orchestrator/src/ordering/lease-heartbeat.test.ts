@@ -66,32 +66,44 @@ async function inFlight(owner: string, count: number, leaseMs: number): Promise<
 }
 
 function heartbeat(owner: string, leaseMs: number, intervalMs = 600_000): LeaseHeartbeat {
-  return new LeaseHeartbeat({ runLeases: new RunLeaseRenewal(pool), conversationLeases: new ConversationLease(redis, owner, leaseMs), owner, leaseMs, intervalMs, logger });
+  return new LeaseHeartbeat({
+    runLeases: new RunLeaseRenewal(pool),
+    conversationLeases: new ConversationLease(redis, owner, leaseMs),
+    owner,
+    leaseMs,
+    intervalMs,
+    logger,
+  });
 }
 
-const leaseUntil = async (runId: string) => (await pool.query<{ lease_until: Date | null }>('SELECT lease_until FROM runs WHERE run_id = $1', [runId])).rows[0]!.lease_until;
+const leaseUntil = async (runId: string) =>
+  (await pool.query<{ lease_until: Date | null }>('SELECT lease_until FROM runs WHERE run_id = $1', [runId])).rows[0]!
+    .lease_until;
 const redisTtl = (held: { key?: string }) => redis.pttl(held.key!);
 const timers = () => process.getActiveResourcesInfo().filter((kind) => kind === 'Timeout').length;
 
 describe('LeaseHeartbeat', () => {
-  it.each([1, 50])('renews %i runs in flight with one statement and one Redis round trip per interval', async (count) => {
-    const runs = await inFlight('hb-o1', count, 2_000);
-    const beat = heartbeat('hb-o1', 60_000);
-    const untrack = runs.map((r) => beat.track(r.entry));
-    const before = await Promise.all(runs.map((r) => leaseUntil(r.claimed.runId)));
-    statements = 0;
-    redisTrips.pipelines = 0;
-    redisTrips.evals = 0;
-    for (let tick = 0; tick < 3; tick++) await beat.tick();
-    expect(statements).toBe(3);
-    expect(redisTrips).toEqual({ pipelines: 3, evals: 0 });
-    // Every run's lease was really extended, in Postgres and in Redis, and none was lost.
-    const after = await Promise.all(runs.map((r) => leaseUntil(r.claimed.runId)));
-    after.forEach((until, i) => expect(until!.getTime()).toBeGreaterThan(before[i]!.getTime() + 30_000));
-    for (const r of runs) expect(await redisTtl(r.held as { key?: string })).toBeGreaterThan(30_000);
-    expect(runs.flatMap((r) => r.lost)).toEqual([]);
-    for (const stop of untrack) stop();
-  });
+  it.each([1, 50])(
+    'renews %i runs in flight with one statement and one Redis round trip per interval',
+    async (count) => {
+      const runs = await inFlight('hb-o1', count, 2_000);
+      const beat = heartbeat('hb-o1', 60_000);
+      const untrack = runs.map((r) => beat.track(r.entry));
+      const before = await Promise.all(runs.map((r) => leaseUntil(r.claimed.runId)));
+      statements = 0;
+      redisTrips.pipelines = 0;
+      redisTrips.evals = 0;
+      for (let tick = 0; tick < 3; tick++) await beat.tick();
+      expect(statements).toBe(3);
+      expect(redisTrips).toEqual({ pipelines: 3, evals: 0 });
+      // Every run's lease was really extended, in Postgres and in Redis, and none was lost.
+      const after = await Promise.all(runs.map((r) => leaseUntil(r.claimed.runId)));
+      after.forEach((until, i) => expect(until!.getTime()).toBeGreaterThan(before[i]!.getTime() + 30_000));
+      for (const r of runs) expect(await redisTtl(r.held as { key?: string })).toBeGreaterThan(30_000);
+      expect(runs.flatMap((r) => r.lost)).toEqual([]);
+      for (const stop of untrack) stop();
+    },
+  );
 
   it('keeps one replica-wide timer however many runs are tracked, and none once they ended', async () => {
     const runs = await inFlight('hb-o2', 20, 5_000);
@@ -125,16 +137,32 @@ describe('LeaseHeartbeat', () => {
     const stops = [beat.track(taken!.entry), beat.track(kept!.entry)];
     await beat.tick();
     // The replica stalls past the lease of `taken`; another claims it (a higher epoch, its own owner).
-    await pool.query("UPDATE runs SET lease_until = now() - interval '1 second' WHERE run_id = $1", [taken!.claimed.runId]);
+    await pool.query("UPDATE runs SET lease_until = now() - interval '1 second' WHERE run_id = $1", [
+      taken!.claimed.runId,
+    ]);
     await redis.del((taken!.held as { key?: string }).key!);
-    const otherLease = await new ConversationLease(redis, 'hb-other', 5_000).acquire(taken!.claimed.tenantId, taken!.claimed.conversationId);
-    const retaken = await records.claimNext(taken!.claimed.tenantId, taken!.claimed.conversationId, 'hb-other', 5_000, otherLease!.token);
+    const otherLease = await new ConversationLease(redis, 'hb-other', 5_000).acquire(
+      taken!.claimed.tenantId,
+      taken!.claimed.conversationId,
+    );
+    const retaken = await records.claimNext(
+      taken!.claimed.tenantId,
+      taken!.claimed.conversationId,
+      'hb-other',
+      5_000,
+      otherLease!.token,
+    );
     expect(retaken.claimed?.epoch).toBeGreaterThan(taken!.claimed.epoch);
     await beat.tick();
     expect(taken!.lost).toHaveLength(1);
     expect(kept!.lost).toEqual([]);
     // The old holder's renewal did not extend the new holder's lease (fencing by owner and epoch).
-    const row = (await pool.query<{ lease_owner: string; lease_epoch: number }>('SELECT lease_owner, lease_epoch FROM runs WHERE run_id = $1', [taken!.claimed.runId])).rows[0];
+    const row = (
+      await pool.query<{ lease_owner: string; lease_epoch: number }>(
+        'SELECT lease_owner, lease_epoch FROM runs WHERE run_id = $1',
+        [taken!.claimed.runId],
+      )
+    ).rows[0];
     expect(row).toEqual({ lease_owner: 'hb-other', lease_epoch: retaken.claimed!.epoch });
     for (const stop of stops) stop();
   });
@@ -161,7 +189,11 @@ describe('LeaseHeartbeat', () => {
     });
     const stops = runs.map((r) => broken.track(r.entry));
     await broken.tick();
-    expect(runs.map((r) => r.lost.map((e) => e.message))).toEqual([['connection terminated'], ['connection terminated'], ['connection terminated']]);
+    expect(runs.map((r) => r.lost.map((e) => e.message))).toEqual([
+      ['connection terminated'],
+      ['connection terminated'],
+      ['connection terminated'],
+    ]);
     for (const stop of stops) stop();
   });
 });

@@ -86,9 +86,16 @@ export class LeaseHeartbeat {
     const { runLeases, conversationLeases, owner, leaseMs, logger } = this.options;
     // The conversation leases only order new claims; the run leases (Postgres, fenced) guard the runs.
     const [runs] = await Promise.allSettled([
-      runLeases.renewAll(entries.map((e) => e.run), owner, leaseMs),
+      runLeases.renewAll(
+        entries.map((e) => e.run),
+        owner,
+        leaseMs,
+      ),
       conversationLeases.renewAll(entries.map((e) => e.lease)).catch((err: unknown) => {
-        logger.warn({ err: (err as Error).message, runs: entries.length }, 'could not renew the conversation leases (Redis); the run leases still hold');
+        logger.warn(
+          { err: (err as Error).message, runs: entries.length },
+          'could not renew the conversation leases (Redis); the run leases still hold',
+        );
         return 0;
       }),
     ]);
@@ -100,7 +107,8 @@ export class LeaseHeartbeat {
         continue;
       }
       const renewed = runs.value.get(entry.run.runId);
-      if (!renewed) entry.onLost(new Error(`the lease on run ${entry.run.runId} was taken over by another orchestrator`));
+      if (!renewed)
+        entry.onLost(new Error(`the lease on run ${entry.run.runId} was taken over by another orchestrator`));
       else if (renewed.cancelRequested) entry.onCancelRequested();
     }
   }

@@ -75,7 +75,7 @@ const message = (conversationId: string): NewRun => messageRun(`run_w${++n}_${Da
 const signal = new AbortController().signal;
 
 describe('RunEndWatch', () => {
-  it("answers a request waiting here for a run another replica drained, as soon as that replica announces it", async () => {
+  it('answers a request waiting here for a run another replica drained, as soon as that replica announces it', async () => {
     const log: string[] = [];
     const [a, b] = [await replica('w-a1', log, 50), await replica('w-b1', log)];
     const run = message('told-at-once');
@@ -121,7 +121,12 @@ describe('RunEndWatch', () => {
     const { claimed } = await records.claimNext('acme', 'after-garbage', 'w-gone', 5_000, lease!.token);
     await records.finish(claimed!, 'completed', answeredResult(run.runId));
     await lease!.release();
-    new RunEndPublisher(nc, logger).announce({ tenantId: 'acme', conversationId: 'after-garbage', runId: run.runId, stopReason: 'final_answer' });
+    new RunEndPublisher(nc, logger).announce({
+      tenantId: 'acme',
+      conversationId: 'after-garbage',
+      runId: run.runId,
+      stopReason: 'final_answer',
+    });
     expect((await waiting).status).toBe('completed');
     expect(log).toEqual([]);
   });

@@ -31,11 +31,17 @@ export class RunEndWatch {
         if (!this.queue.waitsElsewhere) continue;
         const notice = RunEnded.safeParse(safeJson(msg.string()));
         if (!notice.success) {
-          this.logger.warn({ subject: msg.subject, err: notice.error.message }, 'ignoring a malformed run-ended notice');
+          this.logger.warn(
+            { subject: msg.subject, err: notice.error.message },
+            'ignoring a malformed run-ended notice',
+          );
           continue;
         }
         void this.queue.runEndedElsewhere(notice.data).catch((err: unknown) => {
-          this.logger.warn({ runId: notice.data.runId, err: (err as Error).message }, 'could not look at a run another replica finished; its waiters poll');
+          this.logger.warn(
+            { runId: notice.data.runId, err: (err as Error).message },
+            'could not look at a run another replica finished; its waiters poll',
+          );
         });
       }
     })();

@@ -18,7 +18,13 @@ const TRANSIENT = new Set(['unavailable', 'deadline_exceeded', 'internal', 'reso
 // journaled before they existed simply go without one.
 const Target = { entryId: z.string(), agentName: z.string().optional(), callId: z.string().optional() };
 const Action = z.discriminatedUnion('kind', [
-  z.object({ kind: z.literal('resolve'), ...Target, approvalId: z.string(), decision: z.enum(['approve', 'edit', 'cancel']), changes: z.record(z.string(), z.unknown()).optional() }),
+  z.object({
+    kind: z.literal('resolve'),
+    ...Target,
+    approvalId: z.string(),
+    decision: z.enum(['approve', 'edit', 'cancel']),
+    changes: z.record(z.string(), z.unknown()).optional(),
+  }),
   z.object({ kind: z.literal('continue'), ...Target, fields: z.record(z.string(), z.unknown()) }),
 ]);
 type Action = z.infer<typeof Action>;
@@ -79,7 +85,10 @@ export class AgentPoolStep implements PendingAgentStep {
     } else {
       // Agents only start waiting when a run of the conversation ends waiting; otherwise there is nothing to ask.
       if (!run.agentsMayWait && !run.approval) return { kind: 'run_loop' };
-      const { entries } = await this.options.pool.listPending({ tenantId: run.tenantId, conversationId: run.conversationId });
+      const { entries } = await this.options.pool.listPending({
+        tenantId: run.tenantId,
+        conversationId: run.conversationId,
+      });
       if (entries.length === 0) await this.options.noneWaiting(run.tenantId, run.conversationId);
       const planned = await this.plan(run, entries, model);
       if (planned.kind === 'answer') return planned;
@@ -93,7 +102,10 @@ export class AgentPoolStep implements PendingAgentStep {
       const entry = await this.perform(run, action);
       outcomes.push({ entry, durationMs: performance.now() - started });
     }
-    this.options.logger.info({ runId: run.runId, agents: outcomes.map(({ entry: e }) => ({ agent: e.agentName, status: e.status })) }, 'waiting agents answered');
+    this.options.logger.info(
+      { runId: run.runId, agents: outcomes.map(({ entry: e }) => ({ agent: e.agentName, status: e.status })) },
+      'waiting agents answered',
+    );
     const decision = this.decide(outcomes);
     await this.options.journal.saveDecision(run, decision);
     return decision;
@@ -109,25 +121,61 @@ export class AgentPoolStep implements PendingAgentStep {
       response: stillWaiting.map((e) => e.prompt).join('\n\n'),
       waitingFor: stillWaiting.some((e) => e.status === 'waiting_for_approval') ? 'approval' : 'input',
       agents,
-      pending: stillWaiting.map((e) => ({ callId: e.callId, agentName: e.agentName, waitingFor: e.status === 'waiting_for_approval' ? 'approval' : 'input', prompt: e.prompt, ...(approvalOf(e) ? { approval: approvalOf(e) } : {}) })),
+      pending: stillWaiting.map((e) => ({
+        callId: e.callId,
+        agentName: e.agentName,
+        waitingFor: e.status === 'waiting_for_approval' ? 'approval' : 'input',
+        prompt: e.prompt,
+        ...(approvalOf(e) ? { approval: approvalOf(e) } : {}),
+      })),
     };
   }
 
-  private async plan(run: ClaimedRun, entries: agentPoolV1.AgentEntry[], model: ModelPort): Promise<{ kind: 'plan'; plan: Action[] } | Extract<PendingAgentDecision, { kind: 'answer' }>> {
+  private async plan(
+    run: ClaimedRun,
+    entries: agentPoolV1.AgentEntry[],
+    model: ModelPort,
+  ): Promise<{ kind: 'plan'; plan: Action[] } | Extract<PendingAgentDecision, { kind: 'answer' }>> {
     if (run.approval) {
-      const target = entries.find((e) => e.status === 'waiting_for_approval' && e.approval?.approvalId === run.approval?.approvalId);
+      const target = entries.find(
+        (e) => e.status === 'waiting_for_approval' && e.approval?.approvalId === run.approval?.approvalId,
+      );
       if (!target) {
         const response = 'That approval request is no longer waiting (it was already answered, expired or cancelled).';
         return { kind: 'answer', response, waitingFor: 'approval', agents: NO_AGENT_RESULTS, pending: [] };
       }
-      return { kind: 'plan', plan: [{ kind: 'resolve', entryId: target.entryId, agentName: target.agentName, callId: target.callId, approvalId: run.approval.approvalId, decision: run.approval.decision, ...(run.approval.changes ? { changes: run.approval.changes } : {}) }] };
+      return {
+        kind: 'plan',
+        plan: [
+          {
+            kind: 'resolve',
+            entryId: target.entryId,
+            agentName: target.agentName,
+            callId: target.callId,
+            approvalId: run.approval.approvalId,
+            decision: run.approval.decision,
+            ...(run.approval.changes ? { changes: run.approval.changes } : {}),
+          },
+        ],
+      };
     }
-    const approvals = await this.inShownOrder(run.tenantId, entries.filter((e) => e.status === 'waiting_for_approval' && e.approval));
+    const approvals = await this.inShownOrder(
+      run.tenantId,
+      entries.filter((e) => e.status === 'waiting_for_approval' && e.approval),
+    );
     if (approvals.length) {
       const choices = await this.options.interpreter.approvals(
         model,
         run.content,
-        approvals.map((e) => ({ ...(approvalOf(e) as { approvalId: string; agentName: string; actionSummary: string; details: Record<string, unknown>; allowModification: boolean }) })),
+        approvals.map((e) => ({
+          ...(approvalOf(e) as {
+            approvalId: string;
+            agentName: string;
+            actionSummary: string;
+            details: Record<string, unknown>;
+            allowModification: boolean;
+          }),
+        })),
       );
       const byApproval = new Map(approvals.map((e) => [e.approval!.approvalId, e]));
       return {
@@ -137,7 +185,8 @@ export class AgentPoolStep implements PendingAgentStep {
           entryId: byApproval.get(c.approvalId)!.entryId,
           agentName: byApproval.get(c.approvalId)!.agentName,
           callId: byApproval.get(c.approvalId)!.callId,
-          approvalId: c.approvalId, decision: c.decision,
+          approvalId: c.approvalId,
+          decision: c.decision,
           ...(c.changes ? { changes: c.changes } : {}),
         })),
       };
@@ -149,10 +198,26 @@ export class AgentPoolStep implements PendingAgentStep {
     const fields = await this.options.interpreter.fields(model, run.content, {
       agentName: waitingForInput.agentName,
       prompt: waitingForInput.prompt,
-      properties: properties(schema, waitingForInput.missing.map((m) => m.name)),
+      properties: properties(
+        schema,
+        waitingForInput.missing.map((m) => m.name),
+      ),
     });
     // A reply that gives none of the fields is about something else: the agent keeps waiting.
-    return { kind: 'plan', plan: Object.keys(fields).length ? [{ kind: 'continue', entryId: waitingForInput.entryId, agentName: waitingForInput.agentName, callId: waitingForInput.callId, fields }] : [] };
+    return {
+      kind: 'plan',
+      plan: Object.keys(fields).length
+        ? [
+            {
+              kind: 'continue',
+              entryId: waitingForInput.entryId,
+              agentName: waitingForInput.agentName,
+              callId: waitingForInput.callId,
+              fields,
+            },
+          ]
+        : [],
+    };
   }
 
   /**
@@ -162,7 +227,9 @@ export class AgentPoolStep implements PendingAgentStep {
    */
   private async inShownOrder(tenantId: string, entries: agentPoolV1.AgentEntry[]): Promise<agentPoolV1.AgentEntry[]> {
     const runIds = [...new Set(entries.map((e) => e.runId))];
-    const orders = new Map(await Promise.all(runIds.map(async (id) => [id, await this.options.waitingOrder(tenantId, id)] as const)));
+    const orders = new Map(
+      await Promise.all(runIds.map(async (id) => [id, await this.options.waitingOrder(tenantId, id)] as const)),
+    );
     const key = (e: agentPoolV1.AgentEntry): [number, number] => {
       const order = orders.get(e.runId);
       const index = order?.callIds.indexOf(e.callId) ?? -1;
@@ -205,13 +272,22 @@ export class AgentPoolStep implements PendingAgentStep {
               reply: run.content,
               ...grant,
             })
-          : await pool.continueAgent({ tenantId: run.tenantId, entryId: action.entryId, fieldsJson: JSON.stringify(action.fields), message: run.content, ...grant });
+          : await pool.continueAgent({
+              tenantId: run.tenantId,
+              entryId: action.entryId,
+              fieldsJson: JSON.stringify(action.fields),
+              message: run.content,
+              ...grant,
+            });
       if (response.entry) return response.entry;
     } catch (err) {
       // Unreachable pool or agent: the run is retried later. Anything else (the entry moved on, or
       // the pool refused the action) will not change on a retry: the entry's state is the outcome.
       if (!isPlatformError(err) || TRANSIENT.has(err.kind)) throw err;
-      this.options.logger.warn({ runId: run.runId, entryId: action.entryId, code: err.code }, 'the agent pool refused an action; using the entry as it is');
+      this.options.logger.warn(
+        { runId: run.runId, entryId: action.entryId, code: err.code },
+        'the agent pool refused an action; using the entry as it is',
+      );
     }
     const { entry } = await pool.getAgent({ tenantId: run.tenantId, entryId: action.entryId });
     if (!entry) throw new Error(`agent entry ${action.entryId} vanished`);

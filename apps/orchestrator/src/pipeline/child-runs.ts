@@ -2,7 +2,14 @@ import { createHash } from 'node:crypto';
 import type { ToolOutcome } from '@platform/agent-loop';
 import type { Logger, NatsConnection } from '@platform/service-kit';
 import { ChildEventForwarder, lastForwardedId } from '../events/child-event-forwarder.js';
-import type { ApprovalDecisionInput, ClaimedRun, NewRun, RunLineage, RunRecord, RunRecords } from '../journal/run-records.js';
+import type {
+  ApprovalDecisionInput,
+  ClaimedRun,
+  NewRun,
+  RunLineage,
+  RunRecord,
+  RunRecords,
+} from '../journal/run-records.js';
 import type { ConversationQueue } from '../ordering/conversation-queue.js';
 
 /** How long a finished child's last events may trail its recorded outcome before the parent goes on. */
@@ -21,7 +28,10 @@ export interface ChildTask {
 }
 
 /** Where the parent's events go (its own run-event publisher). */
-export type ParentEvents = (type: 'child_run_started' | 'child_run_event' | 'child_run_finished', data: Record<string, unknown>) => void;
+export type ParentEvents = (
+  type: 'child_run_started' | 'child_run_event' | 'child_run_finished',
+  data: Record<string, unknown>,
+) => void;
 
 export interface ChildRunsDependencies {
   records: RunRecords;
@@ -72,10 +82,23 @@ export function outcomeOfChild(role: string, toolName: string, child: RunRecord)
       const pending = child.result?.pendingAgents ?? [];
       const approval = pending.find((p) => p.waitingFor === 'approval')?.approval;
       const prompt = answer || pending.map((p) => p.prompt).join('\n\n') || `The ${role} needs your answer to go on.`;
-      return { status: 'waiting', content: prompt, pending: { agentName: toolName, waitingFor: approval ? 'approval' : 'input', prompt, ...(approval ? { approval } : {}) } };
+      return {
+        status: 'waiting',
+        content: prompt,
+        pending: {
+          agentName: toolName,
+          waitingFor: approval ? 'approval' : 'input',
+          prompt,
+          ...(approval ? { approval } : {}),
+        },
+      };
     }
     default:
-      return { status: 'failed', content: `the ${role} could not finish (${child.stopReason ?? 'failed'}): ${answer}`, errorCode: 'CHILD_RUN_FAILED' };
+      return {
+        status: 'failed',
+        content: `the ${role} could not finish (${child.stopReason ?? 'failed'}): ${answer}`,
+        errorCode: 'CHILD_RUN_FAILED',
+      };
   }
 }
 
@@ -97,8 +120,17 @@ export class ChildRuns {
   async run(task: ChildTask, signal: AbortSignal, events: ParentEvents, keepChild: () => boolean): Promise<RunRecord> {
     const { parent } = task;
     // A reassigned task is a second child of the same call: its id must differ from the first's.
-    const runId = childRunId(parent.tenantId, parent.runId, task.reassignedFrom ? `${task.callId}:reassigned` : task.callId);
-    const lineage: RunLineage = { parentRunId: parent.runId, parentCallId: task.callId, chain: [...chainOf(parent), task.role], ...(task.tools ? { tools: task.tools } : {}) };
+    const runId = childRunId(
+      parent.tenantId,
+      parent.runId,
+      task.reassignedFrom ? `${task.callId}:reassigned` : task.callId,
+    );
+    const lineage: RunLineage = {
+      parentRunId: parent.runId,
+      parentCallId: task.callId,
+      chain: [...chainOf(parent), task.role],
+      ...(task.tools ? { tools: task.tools } : {}),
+    };
     const child: NewRun = {
       runId,
       tenantId: parent.tenantId,
@@ -119,8 +151,17 @@ export class ChildRuns {
    * child's own conversation, and waits for that run. Its id is derived from the parent's run and
    * the child's conversation, so a resumed parent finds it again.
    */
-  async answer(parent: ClaimedRun, waiting: RunRecord, approval: ApprovalDecisionInput | undefined, events: ParentEvents): Promise<RunRecord> {
-    const lineage = waiting.lineage ?? { parentRunId: parent.runId, parentCallId: '', chain: [...chainOf(parent), waiting.profile] };
+  async answer(
+    parent: ClaimedRun,
+    waiting: RunRecord,
+    approval: ApprovalDecisionInput | undefined,
+    events: ParentEvents,
+  ): Promise<RunRecord> {
+    const lineage = waiting.lineage ?? {
+      parentRunId: parent.runId,
+      parentCallId: '',
+      chain: [...chainOf(parent), waiting.profile],
+    };
     const next: NewRun = {
       runId: childRunId(parent.tenantId, parent.runId, `answer:${waiting.conversationId}`),
       tenantId: parent.tenantId,
@@ -136,19 +177,37 @@ export class ChildRuns {
     return this.runToEnd(parent, next, new AbortController().signal, events, () => true);
   }
 
-  private async runToEnd(parent: ClaimedRun, child: NewRun, signal: AbortSignal, events: ParentEvents, keepChild: () => boolean): Promise<RunRecord> {
+  private async runToEnd(
+    parent: ClaimedRun,
+    child: NewRun,
+    signal: AbortSignal,
+    events: ParentEvents,
+    keepChild: () => boolean,
+  ): Promise<RunRecord> {
     const { runId, conversationId, profile: role } = child;
     const callId = child.lineage?.parentCallId ?? '';
     const created = await this.deps.records.create(child);
-    events(created ? 'child_run_started' : 'child_run_event', created ? { childRunId: runId, role, callId, chain: child.lineage?.chain ?? [] } : { childRunId: runId, role, event: { type: 'reattached' } });
-    this.deps.logger.info({ runId: parent.runId, childRunId: runId, role, created }, created ? 'child run started' : 'waiting for a child run started before');
+    events(
+      created ? 'child_run_started' : 'child_run_event',
+      created
+        ? { childRunId: runId, role, callId, chain: child.lineage?.chain ?? [] }
+        : { childRunId: runId, role, event: { type: 'reattached' } },
+    );
+    this.deps.logger.info(
+      { runId: parent.runId, childRunId: runId, role, created },
+      created ? 'child run started' : 'waiting for a child run started before',
+    );
     // A child found again (a parent resumed after a restart) is forwarded from the first event the parent's stream lacks.
     const afterId = created ? 0 : await lastForwardedId(this.deps.nc, parent.runId, runId).catch(() => 0);
     const forward = new ChildEventForwarder(this.deps.nc, runId, role, afterId, events, this.deps.logger);
     let record: RunRecord | undefined;
     const onAbort = (): void => {
       if (keepChild()) return;
-      void this.deps.cancelRun(parent.tenantId, runId).catch((err: unknown) => this.deps.logger.warn({ childRunId: runId, err: (err as Error).message }, 'could not cancel a child run'));
+      void this.deps
+        .cancelRun(parent.tenantId, runId)
+        .catch((err: unknown) =>
+          this.deps.logger.warn({ childRunId: runId, err: (err as Error).message }, 'could not cancel a child run'),
+        );
     };
     signal.addEventListener('abort', onAbort, { once: true });
     try {

@@ -2,7 +2,9 @@ import { describe, expect, it } from 'vitest';
 import { toolScopeOf } from './child-tool-scope.js';
 
 const profile = { allowsTool: (name: string) => name.startsWith('web_') || name === 'calculator' };
-const lineage = (tools?: string[]) => ({ lineage: { parentRunId: 'run_p', parentCallId: 'c1', chain: ['lead', 'researcher'], ...(tools ? { tools } : {}) } });
+const lineage = (tools?: string[]) => ({
+  lineage: { parentRunId: 'run_p', parentCallId: 'c1', chain: ['lead', 'researcher'], ...(tools ? { tools } : {}) },
+});
 
 describe('toolScopeOf', () => {
   it("is the profile's allowlist for a run without a scope (a user's run, a delegation)", () => {

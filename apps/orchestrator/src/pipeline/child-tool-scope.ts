@@ -6,7 +6,10 @@ import type { AgentProfile } from '../profiles.js';
  * names its tools (a plan subtask that says which tool to use). A scoped tool the profile does not
  * allow stays refused: the scope only ever takes tools away.
  */
-export function toolScopeOf(profile: Pick<AgentProfile, 'allowsTool'>, run: Pick<ClaimedRun, 'lineage'>): (name: string) => boolean {
+export function toolScopeOf(
+  profile: Pick<AgentProfile, 'allowsTool'>,
+  run: Pick<ClaimedRun, 'lineage'>,
+): (name: string) => boolean {
   const scope = run.lineage?.tools;
   if (!scope) return profile.allowsTool;
   const only = new Set(scope);

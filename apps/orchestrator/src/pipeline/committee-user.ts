@@ -11,7 +11,16 @@ export const CommitteeDecisionRequest = z.object({
   committee: z.string(),
   question: z.string(),
   /** One per member that answered: the user picks one by its role. */
-  options: z.array(z.object({ role: z.string(), answer: z.string(), value: z.number().nullable(), confidence: z.number().nullable() })).min(1),
+  options: z
+    .array(
+      z.object({
+        role: z.string(),
+        answer: z.string(),
+        value: z.number().nullable(),
+        confidence: z.number().nullable(),
+      }),
+    )
+    .min(1),
   conflict: z.custom<NumericConflict>().nullable(),
   /** Every member's result, as the committee's result reports them. */
   members: z.array(z.record(z.string(), z.unknown())),
@@ -27,7 +36,10 @@ export function committeeRequestOf(pending: PendingAgent): CommitteeDecisionRequ
 }
 
 /** What the agent pool keeps for the request (`StartAgent`'s `user_decision`): listed and decided as an approval. */
-export function userDecisionOf(request: Omit<CommitteeDecisionRequest, 'kind' | 'approvalId' | 'expiresAt'>, expiresInMs: number): agentPoolV1.UserDecision {
+export function userDecisionOf(
+  request: Omit<CommitteeDecisionRequest, 'kind' | 'approvalId' | 'expiresAt'>,
+  expiresInMs: number,
+): agentPoolV1.UserDecision {
   const summary = `Choose the ${request.committee} committee's answer to: ${request.question}`;
   return {
     actionSummary: summary.length > 200 ? `${summary.slice(0, 199)}…` : summary,
@@ -45,11 +57,18 @@ export function askUser(agentName: string, request: CommitteeDecisionRequest): T
     `Reply with the role whose answer you accept (${request.options.map((o) => o.role).join(', ')}), or with your own answer; "cancel" to decide nothing. This request expires at ${request.expiresAt}.`,
   ];
   const prompt = lines.join('\n');
-  return { status: 'waiting', content: prompt, pending: { agentName, waitingFor: 'approval', prompt, approval: request } };
+  return {
+    status: 'waiting',
+    content: prompt,
+    pending: { agentName, waitingFor: 'approval', prompt, approval: request },
+  };
 }
 
 /** The committee call's result when the user did not decide in time (`COMMITTEE_DECISION_EXPIRED`). */
-export function decisionExpired(committee: string, expiresAt?: string): { status: 'timeout'; content: string; errorCode: string } {
+export function decisionExpired(
+  committee: string,
+  expiresAt?: string,
+): { status: 'timeout'; content: string; errorCode: string } {
   return {
     status: 'timeout',
     content: `the user did not decide for the ${committee} committee in time${expiresAt ? ` (the request expired at ${expiresAt})` : ''}; decide without it or ask again.`,
@@ -63,7 +82,11 @@ export interface UserReply {
   approval?: ApprovalDecisionInput;
 }
 
-const normalise = (text: string) => text.trim().toLowerCase().replace(/[.!]+$/, '');
+const normalise = (text: string) =>
+  text
+    .trim()
+    .toLowerCase()
+    .replace(/[.!]+$/, '');
 
 /**
  * The committee call's one result from the user's reply: the member they named (a reply that is
@@ -76,13 +99,22 @@ export function decideByUser(request: CommitteeDecisionRequest, reply: UserReply
   const picked: unknown = decision ? (decision.changes?.['answer'] ?? decision.changes?.['choice']) : reply.text;
   const typed = typeof picked === 'string' || typeof picked === 'number' ? String(picked) : '';
   if (decision?.decision === 'cancel' || normalise(typed) === 'cancel') {
-    return { status: 'cancelled', content: `The user cancelled the ${request.committee} committee's decision.`, errorCode: 'USER_CANCELLED' };
+    return {
+      status: 'cancelled',
+      content: `The user cancelled the ${request.committee} committee's decision.`,
+      errorCode: 'USER_CANCELLED',
+    };
   }
   const said = normalise(typed);
   const exact = request.options.find((o) => normalise(o.role) === said);
-  const named = request.options.filter((o) => new RegExp(`(^|[^a-z0-9_.-])${o.role.toLowerCase().replace(/[.*+?^${}()|[\]\\-]/g, '\\$&')}($|[^a-z0-9_.-])`).test(said));
+  const named = request.options.filter((o) =>
+    new RegExp(`(^|[^a-z0-9_.-])${o.role.toLowerCase().replace(/[.*+?^${}()|[\]\\-]/g, '\\$&')}($|[^a-z0-9_.-])`).test(
+      said,
+    ),
+  );
   const chosen = exact ?? (named.length === 1 ? named[0] : undefined);
-  if (!chosen && !said) return { status: 'invalid', content: 'the reply chose no answer', errorCode: 'INVALID_ARGUMENTS' };
+  if (!chosen && !said)
+    return { status: 'invalid', content: 'the reply chose no answer', errorCode: 'INVALID_ARGUMENTS' };
   const own = chosen ? undefined : readAnswer('user', typed.trim());
   return {
     status: 'success',

@@ -54,7 +54,12 @@ export function readAnswer(role: string, text: string): MemberAnswer {
 /** Groups answers that agree: numbers within the tolerance of the group's first, texts equal once normalised. */
 function groups(answers: readonly MemberAnswer[], tolerance: number): MemberAnswer[][] {
   const out: MemberAnswer[][] = [];
-  const norm = (t: string) => t.trim().toLowerCase().replace(/[.!\s]+$/, '').replace(/\s+/g, ' ');
+  const norm = (t: string) =>
+    t
+      .trim()
+      .toLowerCase()
+      .replace(/[.!\s]+$/, '')
+      .replace(/\s+/g, ' ');
   for (const a of answers) {
     const home = out.find((g) => {
       const first = g[0]!;
@@ -97,19 +102,41 @@ function mostConfident(answers: readonly MemberAnswer[]): MemberAnswer {
  * confident of the tied answers) or `confidence` (the most confident answer; equal confidence:
  * the first member). The arbiter strategy is decided by a role (committee.ts).
  */
-export function resolveAnswers(strategy: 'majority' | 'confidence', answers: readonly MemberAnswer[], tolerance: number): Resolution {
+export function resolveAnswers(
+  strategy: 'majority' | 'confidence',
+  answers: readonly MemberAnswer[],
+  tolerance: number,
+): Resolution {
   const conflict = numericConflict(answers, tolerance);
   if (strategy === 'confidence') {
     const best = mostConfident(answers);
-    return { answer: best.text, ...(best.value !== undefined ? { value: best.value } : {}), decidedBy: 'confidence', winners: [best.role], conflict };
+    return {
+      answer: best.text,
+      ...(best.value !== undefined ? { value: best.value } : {}),
+      decidedBy: 'confidence',
+      winners: [best.role],
+      conflict,
+    };
   }
   const ranked = groups(answers, tolerance);
   const top = ranked[0]!;
   const tied = ranked.filter((g) => g.length === top.length);
   if (tied.length > 1) {
     const best = mostConfident(tied.flat());
-    return { answer: best.text, ...(best.value !== undefined ? { value: best.value } : {}), decidedBy: 'majority-tie→confidence', winners: [best.role], conflict };
+    return {
+      answer: best.text,
+      ...(best.value !== undefined ? { value: best.value } : {}),
+      decidedBy: 'majority-tie→confidence',
+      winners: [best.role],
+      conflict,
+    };
   }
   const first = top[0]!;
-  return { answer: first.text, ...(first.value !== undefined ? { value: first.value } : {}), decidedBy: 'majority', winners: top.map((a) => a.role), conflict };
+  return {
+    answer: first.text,
+    ...(first.value !== undefined ? { value: first.value } : {}),
+    decidedBy: 'majority',
+    winners: top.map((a) => a.role),
+    conflict,
+  };
 }

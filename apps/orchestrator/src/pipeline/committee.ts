@@ -14,7 +14,13 @@ export function committeeToolName(name: string): string {
 
 const QUESTION_SCHEMA = {
   type: 'object',
-  properties: { question: { type: 'string', minLength: 1, description: 'The question, self-contained: every member sees only this text.' } },
+  properties: {
+    question: {
+      type: 'string',
+      minLength: 1,
+      description: 'The question, self-contained: every member sees only this text.',
+    },
+  },
   required: ['question'],
   additionalProperties: false,
 };
@@ -66,14 +72,32 @@ export class CommitteeTool {
   async ask(spec: CommitteeSpec, call: ToolCallRequest, context: ToolCallContext): Promise<ToolOutcome> {
     const question = call.arguments['question'];
     if (typeof question !== 'string' || !question.trim() || question.includes('\u0000')) {
-      return { status: 'invalid', content: `'${call.name}' needs a non-empty "question" string.`, errorCode: 'INVALID_ARGUMENTS' };
+      return {
+        status: 'invalid',
+        content: `'${call.name}' needs a non-empty "question" string.`,
+        errorCode: 'INVALID_ARGUMENTS',
+      };
     }
-    const members = await Promise.all(spec.roles.map((role) => this.member(role, `${call.id}-${role}`, question, context)));
+    const members = await Promise.all(
+      spec.roles.map((role) => this.member(role, `${call.id}-${role}`, question, context)),
+    );
     const answered = members.filter((m): m is MemberResult & { answer: MemberAnswer } => m.answer !== undefined);
     if (answered.length === 0) {
-      return { status: 'failed', content: `no member of the ${spec.name} committee answered: ${members.map((m) => `${m.role}: ${m.error ?? m.status}`).join('; ')}`, errorCode: 'COMMITTEE_FAILED' };
+      return {
+        status: 'failed',
+        content: `no member of the ${spec.name} committee answered: ${members.map((m) => `${m.role}: ${m.error ?? m.status}`).join('; ')}`,
+        errorCode: 'COMMITTEE_FAILED',
+      };
     }
-    const memberViews = members.map((m) => ({ role: m.role, status: m.status, childRunId: m.childRunId ?? null, answer: m.answer?.text ?? null, value: m.answer?.value ?? null, confidence: m.answer?.confidence ?? null, error: m.error ?? null }));
+    const memberViews = members.map((m) => ({
+      role: m.role,
+      status: m.status,
+      childRunId: m.childRunId ?? null,
+      answer: m.answer?.text ?? null,
+      value: m.answer?.value ?? null,
+      confidence: m.answer?.confidence ?? null,
+      error: m.error ?? null,
+    }));
     if (spec.strategy === 'user') {
       // The user decides: the answers go to them as an approval request the agent pool keeps
       // (listed by the approvals API, expired at its time); the parent's turn waits.
@@ -81,16 +105,47 @@ export class CommitteeTool {
       const request = {
         committee: spec.name,
         question,
-        options: answered.map((m) => ({ role: m.role, answer: m.answer.text, value: m.answer.value ?? null, confidence: m.answer.confidence ?? null })),
-        conflict: resolveAnswers('majority', answered.map((m) => m.answer), spec.tolerance).conflict,
+        options: answered.map((m) => ({
+          role: m.role,
+          answer: m.answer.text,
+          value: m.answer.value ?? null,
+          confidence: m.answer.confidence ?? null,
+        })),
+        conflict: resolveAnswers(
+          'majority',
+          answered.map((m) => m.answer),
+          spec.tolerance,
+        ).conflict,
         members: memberViews,
       };
-      if (!this.scope.userDecisions) return { status: 'failed', content: `the ${spec.name} committee cannot ask the user here (no agent pool)`, errorCode: 'COMMITTEE_FAILED' };
-      const registered = await this.scope.userDecisions.askUser(this.scope.parent, call, context, userDecisionOf(request, spec.decisionTimeoutMs));
+      if (!this.scope.userDecisions)
+        return {
+          status: 'failed',
+          content: `the ${spec.name} committee cannot ask the user here (no agent pool)`,
+          errorCode: 'COMMITTEE_FAILED',
+        };
+      const registered = await this.scope.userDecisions.askUser(
+        this.scope.parent,
+        call,
+        context,
+        userDecisionOf(request, spec.decisionTimeoutMs),
+      );
       if ('status' in registered) return registered;
-      return askUser(call.name, { kind: 'committee_decision', approvalId: registered.approvalId, ...request, expiresAt: registered.expiresAt });
+      return askUser(call.name, {
+        kind: 'committee_decision',
+        approvalId: registered.approvalId,
+        ...request,
+        expiresAt: registered.expiresAt,
+      });
     }
-    const resolution = spec.strategy === 'arbiter' ? await this.arbitrate(spec, call, question, answered, context) : resolveAnswers(spec.strategy, answered.map((m) => m.answer), spec.tolerance);
+    const resolution =
+      spec.strategy === 'arbiter'
+        ? await this.arbitrate(spec, call, question, answered, context)
+        : resolveAnswers(
+            spec.strategy,
+            answered.map((m) => m.answer),
+            spec.tolerance,
+          );
     if ('status' in resolution) return resolution;
     return {
       status: 'success',
@@ -106,20 +161,47 @@ export class CommitteeTool {
     };
   }
 
-  private async member(role: string, callId: string, question: string, context: ToolCallContext): Promise<MemberResult> {
+  private async member(
+    role: string,
+    callId: string,
+    question: string,
+    context: ToolCallContext,
+  ): Promise<MemberResult> {
     const refused = this.scope.refusal(role);
     if (refused) return { role, status: refused.status, error: refused.content };
     try {
-      const record: RunRecord = await this.children.run({ parent: this.scope.parent, callId, role, task: question }, context.signal, this.scope.events, this.scope.handingOver);
-      if (record.status !== 'completed') return { role, childRunId: record.runId, status: record.status, error: record.result?.response ?? record.status };
-      return { role, childRunId: record.runId, status: 'completed', answer: readAnswer(role, record.result?.response ?? '') };
+      const record: RunRecord = await this.children.run(
+        { parent: this.scope.parent, callId, role, task: question },
+        context.signal,
+        this.scope.events,
+        this.scope.handingOver,
+      );
+      if (record.status !== 'completed')
+        return {
+          role,
+          childRunId: record.runId,
+          status: record.status,
+          error: record.result?.response ?? record.status,
+        };
+      return {
+        role,
+        childRunId: record.runId,
+        status: 'completed',
+        answer: readAnswer(role, record.result?.response ?? ''),
+      };
     } catch (err) {
       return { role, status: 'failed', error: (err as Error)?.message ?? String(err) };
     }
   }
 
   /** The arbiter role reads the question and every answer and decides (seed 003: an arbitrator for conflicts). */
-  private async arbitrate(spec: CommitteeSpec, call: ToolCallRequest, question: string, answered: Array<MemberResult & { answer: MemberAnswer }>, context: ToolCallContext): Promise<Resolution | ToolOutcome> {
+  private async arbitrate(
+    spec: CommitteeSpec,
+    call: ToolCallRequest,
+    question: string,
+    answered: Array<MemberResult & { answer: MemberAnswer }>,
+    context: ToolCallContext,
+  ): Promise<Resolution | ToolOutcome> {
     const arbiter = spec.arbiter!;
     const votes = answered.map((m) => m.answer);
     const conflict = resolveAnswers('majority', votes, spec.tolerance).conflict;
@@ -130,9 +212,25 @@ export class CommitteeTool {
       `Question: ${question}`,
       ...answered.map((m) => `- ${m.role}: ${m.answer.text}`),
     ].join('\n');
-    const record = await this.children.run({ parent: this.scope.parent, callId: `${call.id}-arbiter`, role: arbiter, task: brief }, context.signal, this.scope.events, this.scope.handingOver);
-    if (record.status !== 'completed') return { status: 'failed', content: `the arbiter ${arbiter} could not decide: ${record.result?.response ?? record.status}`, errorCode: 'COMMITTEE_FAILED' };
+    const record = await this.children.run(
+      { parent: this.scope.parent, callId: `${call.id}-arbiter`, role: arbiter, task: brief },
+      context.signal,
+      this.scope.events,
+      this.scope.handingOver,
+    );
+    if (record.status !== 'completed')
+      return {
+        status: 'failed',
+        content: `the arbiter ${arbiter} could not decide: ${record.result?.response ?? record.status}`,
+        errorCode: 'COMMITTEE_FAILED',
+      };
     const decided = readAnswer(arbiter, record.result?.response ?? '');
-    return { answer: decided.text, ...(decided.value !== undefined ? { value: decided.value } : {}), decidedBy: `arbiter:${arbiter}`, winners: [arbiter], conflict };
+    return {
+      answer: decided.text,
+      ...(decided.value !== undefined ? { value: decided.value } : {}),
+      decidedBy: `arbiter:${arbiter}`,
+      winners: [arbiter],
+      conflict,
+    };
   }
 }

@@ -58,11 +58,24 @@ export class CredentialGrants {
   async forCall(request: GrantRequest, now = Date.now()): Promise<string | undefined> {
     if (request.services.length === 0) return undefined;
     if (!this.issuer) {
-      this.logger.warn({ tool: request.tool }, 'tool declares credentials but CREDENTIAL_GRANT_SIGNING_KEY is not set; its call goes without a grant');
+      this.logger.warn(
+        { tool: request.tool },
+        'tool declares credentials but CREDENTIAL_GRANT_SIGNING_KEY is not set; its call goes without a grant',
+      );
       return undefined;
     }
     const untilDeadline = Math.ceil((request.deadlineAt - now) / 1000) + this.settings.slackSeconds;
     const ttlSeconds = Math.max(1, Math.min(this.settings.maxTtlSeconds, untilDeadline));
-    return this.issuer.issue({ tenantId: request.tenantId, runId: request.runId, callId: request.callId, tool: request.tool, services: request.services, ttlSeconds }, now);
+    return this.issuer.issue(
+      {
+        tenantId: request.tenantId,
+        runId: request.runId,
+        callId: request.callId,
+        tool: request.tool,
+        services: request.services,
+        ttlSeconds,
+      },
+      now,
+    );
   }
 }

@@ -1,4 +1,12 @@
-import { classifyToolResult, withRecovery, type ToolCallContext, type ToolCallRequest, type ToolDescription, type ToolOutcome, type ToolPort } from '@platform/agent-loop';
+import {
+  classifyToolResult,
+  withRecovery,
+  type ToolCallContext,
+  type ToolCallRequest,
+  type ToolDescription,
+  type ToolOutcome,
+  type ToolPort,
+} from '@platform/agent-loop';
 import type { ClaimedRun } from '../journal/run-records.js';
 import type { CommitteeSpec, DelegateSpec, ProfileRegistry } from '../profiles.js';
 import { chainOf, outcomeOfChild, type ChildRuns, type ParentEvents } from './child-runs.js';
@@ -14,7 +22,11 @@ export function delegationToolName(role: string): string {
 const TASK_SCHEMA = {
   type: 'object',
   properties: {
-    task: { type: 'string', minLength: 1, description: 'The task, self-contained: the role sees only this text, not this conversation.' },
+    task: {
+      type: 'string',
+      minLength: 1,
+      description: 'The task, self-contained: the role sees only this text, not this conversation.',
+    },
   },
   required: ['task'],
   additionalProperties: false,
@@ -81,7 +93,10 @@ export class DelegationToolPort implements ToolPort {
   }
 
   list(): ToolDescription[] {
-    const own = [...[...this.roles.values()].map((spec) => this.describe(spec)), ...[...this.committees.values()].map((spec) => this.committee.describe(spec))];
+    const own = [
+      ...[...this.roles.values()].map((spec) => this.describe(spec)),
+      ...[...this.committees.values()].map((spec) => this.committee.describe(spec)),
+    ];
     return [...this.inner.list().filter((t) => !this.roles.has(t.name) && !this.committees.has(t.name)), ...own];
   }
 
@@ -132,13 +147,29 @@ export class DelegationToolPort implements ToolPort {
   private async delegate(spec: DelegateSpec, call: ToolCallRequest, context: ToolCallContext): Promise<ToolOutcome> {
     const { run } = this.scope;
     const task = call.arguments['task'];
-    if (typeof task !== 'string' || !task.trim()) return { status: 'invalid', content: `'${call.name}' needs a non-empty "task" string.`, errorCode: 'INVALID_ARGUMENTS' };
-    if (task.includes('\u0000')) return { status: 'invalid', content: 'the task must not contain the NUL character (U+0000).', errorCode: 'INVALID_ARGUMENTS' };
+    if (typeof task !== 'string' || !task.trim())
+      return {
+        status: 'invalid',
+        content: `'${call.name}' needs a non-empty "task" string.`,
+        errorCode: 'INVALID_ARGUMENTS',
+      };
+    if (task.includes('\u0000'))
+      return {
+        status: 'invalid',
+        content: 'the task must not contain the NUL character (U+0000).',
+        errorCode: 'INVALID_ARGUMENTS',
+      };
     const refused = this.refusal(spec.role);
     if (refused) return refused;
-    const child = await this.children.run({ parent: run, callId: call.id, role: spec.role, task }, context.signal, this.scope.events, this.scope.handingOver);
+    const child = await this.children.run(
+      { parent: run, callId: call.id, role: spec.role, task },
+      context.signal,
+      this.scope.events,
+      this.scope.handingOver,
+    );
     let outcome = outcomeOfChild(spec.role, call.name, child);
-    if (outcome.status === 'failed' && spec.fallbackRole && !context.signal.aborted) outcome = (await this.reassign(spec.fallbackRole, spec.role, call, task, outcome, context)) ?? outcome;
+    if (outcome.status === 'failed' && spec.fallbackRole && !context.signal.aborted)
+      outcome = (await this.reassign(spec.fallbackRole, spec.role, call, task, outcome, context)) ?? outcome;
     if (outcome.status === 'waiting') await this.children.markWaiting(run);
     return outcome;
   }
@@ -149,10 +180,26 @@ export class DelegationToolPort implements ToolPort {
    * outcome answers the call, and the first child's failure is recorded with it. Undefined when
    * the fallback role is refused from this run (loop, depth, access): the failure stands.
    */
-  private async reassign(fallbackRole: string, failedRole: string, call: ToolCallRequest, task: string, failed: ToolOutcome, context: ToolCallContext): Promise<ToolOutcome | undefined> {
+  private async reassign(
+    fallbackRole: string,
+    failedRole: string,
+    call: ToolCallRequest,
+    task: string,
+    failed: ToolOutcome,
+    context: ToolCallContext,
+  ): Promise<ToolOutcome | undefined> {
     if (this.refusal(fallbackRole)) return undefined;
-    const first = classifyToolResult(failed.status === 'waiting' ? 'success' : failed.status, 'errorCode' in failed ? failed.errorCode : undefined, 'coordination');
-    const child = await this.children.run({ parent: this.scope.run, callId: call.id, role: fallbackRole, task, reassignedFrom: failedRole }, context.signal, this.scope.events, this.scope.handingOver);
+    const first = classifyToolResult(
+      failed.status === 'waiting' ? 'success' : failed.status,
+      'errorCode' in failed ? failed.errorCode : undefined,
+      'coordination',
+    );
+    const child = await this.children.run(
+      { parent: this.scope.run, callId: call.id, role: fallbackRole, task, reassignedFrom: failedRole },
+      context.signal,
+      this.scope.events,
+      this.scope.handingOver,
+    );
     const outcome = outcomeOfChild(fallbackRole, call.name, child);
     return first ? { ...outcome, failures: [withRecovery(first, 'reassign')] } : outcome;
   }

@@ -7,7 +7,13 @@ import path from 'node:path';
 import { Writable } from 'node:stream';
 import { metrics } from '@opentelemetry/api';
 import { MeterProvider, MetricReader, type SumMetricData } from '@opentelemetry/sdk-metrics';
-import { compileLoopConfig, ModelError, runAgentLoop, type AgentLoopResult, type ModelPort } from '@platform/agent-loop';
+import {
+  compileLoopConfig,
+  ModelError,
+  runAgentLoop,
+  type AgentLoopResult,
+  type ModelPort,
+} from '@platform/agent-loop';
 import { FakeClock, FakeTools, reply, ScriptedModel } from '@platform/agent-loop/testing';
 import { createLogger } from '@platform/service-kit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -43,21 +49,36 @@ function profilesFile(content: unknown): string {
 const TEAM = {
   defaultProfile: 'lead',
   profiles: [
-    { name: 'lead', systemPrompt: 'Lead.', delegates: [{ role: 'researcher', description: 'finds facts', fallbackRole: 'stand-in' }, { role: 'solo', description: 'no stand-in' }] },
+    {
+      name: 'lead',
+      systemPrompt: 'Lead.',
+      delegates: [
+        { role: 'researcher', description: 'finds facts', fallbackRole: 'stand-in' },
+        { role: 'solo', description: 'no stand-in' },
+      ],
+    },
     { name: 'researcher', systemPrompt: 'Research.' },
     { name: 'stand-in', systemPrompt: 'Stands in.' },
     { name: 'solo', systemPrompt: 'Alone.' },
   ],
 };
-const unused = (name: string): ModelPort => ({ provider: 'test', model: name, complete: () => Promise.reject(new Error('unused')) });
-const registry = ProfileRegistry.fromConfig(OrchestratorConfig.parse({ OPENAI_API_KEY: 'k', AGENT_PROFILES_FILE: profilesFile(TEAM) }), unused);
+const unused = (name: string): ModelPort => ({
+  provider: 'test',
+  model: name,
+  complete: () => Promise.reject(new Error('unused')),
+});
+const registry = ProfileRegistry.fromConfig(
+  OrchestratorConfig.parse({ OPENAI_API_KEY: 'k', AGENT_PROFILES_FILE: profilesFile(TEAM) }),
+  unused,
+);
 
 /** Log lines as JSON objects. */
 function capturedLogger() {
   const lines: Array<Record<string, unknown>> = [];
   const destination = new Writable({
     write(chunk: Buffer, _encoding, done) {
-      for (const line of chunk.toString().split('\n').filter(Boolean)) lines.push(JSON.parse(line) as Record<string, unknown>);
+      for (const line of chunk.toString().split('\n').filter(Boolean))
+        lines.push(JSON.parse(line) as Record<string, unknown>);
       done();
     },
   });
@@ -69,28 +90,59 @@ function children(started: ChildTask[]): ChildRuns {
   const run = (task: ChildTask): Promise<RunRecord> => {
     started.push(task);
     const failing = task.role === 'researcher' || task.role === 'solo';
-    return Promise.resolve(finishedChild({ runId: `child-${task.role}`, conversationId: `delegation:${task.role}`, profile: task.role, content: task.task }, failing ? 'failed' : 'completed', failing ? 'model down' : `${task.role}: facts`));
+    return Promise.resolve(
+      finishedChild(
+        {
+          runId: `child-${task.role}`,
+          conversationId: `delegation:${task.role}`,
+          profile: task.role,
+          content: task.task,
+        },
+        failing ? 'failed' : 'completed',
+        failing ? 'model down' : `${task.role}: facts`,
+      ),
+    );
   };
   return { run, markWaiting: () => Promise.resolve() } as unknown as ChildRuns;
 }
 
-async function failedTurn(): Promise<{ result: AgentLoopResult; lines: Array<Record<string, unknown>>; started: ChildTask[] }> {
+async function failedTurn(): Promise<{
+  result: AgentLoopResult;
+  lines: Array<Record<string, unknown>>;
+  started: ChildTask[];
+}> {
   const { logger, lines } = capturedLogger();
   const clock = new FakeClock();
   const started: ChildTask[] = [];
   const parent = claimedRun('lead', 'find facts');
-  const inner = new FakeTools({ slow: { takesMs: 60_000, run: () => ({ status: 'success', content: 'late' }) } }, clock);
-  const tools = new DelegationToolPort(inner, children(started), registry, { maxDepth: 3, defaultTimeoutMs: 60_000, defaultTier: 'default' }, {
-    run: parent,
-    delegates: registry.resolve('lead')!.delegates,
-    events: () => undefined,
-    handingOver: () => false,
-  });
+  const inner = new FakeTools(
+    { slow: { takesMs: 60_000, run: () => ({ status: 'success', content: 'late' }) } },
+    clock,
+  );
+  const tools = new DelegationToolPort(
+    inner,
+    children(started),
+    registry,
+    { maxDepth: 3, defaultTimeoutMs: 60_000, defaultTier: 'default' },
+    {
+      run: parent,
+      delegates: registry.resolve('lead')!.delegates,
+      events: () => undefined,
+      handingOver: () => false,
+    },
+  );
   // The primary model answers 500 twice (a retry, then the profile's fallback model takes over), then recovers.
   const http500 = new ModelError('server', 'HTTP 500 from the provider', { status: 500 });
   const primary = new ScriptedModel([http500, http500, reply.text('done')], { provider: 'openai', model: 'primary' });
   const fallback = new ScriptedModel(
-    [reply.calls(['a', 'slow', {}], ['b', 'no_such_tool', {}], ['c', 'delegate_to_researcher', { task: 'facts please' }], ['d', 'delegate_to_solo', { task: 'alone' }])],
+    [
+      reply.calls(
+        ['a', 'slow', {}],
+        ['b', 'no_such_tool', {}],
+        ['c', 'delegate_to_researcher', { task: 'facts please' }],
+        ['d', 'delegate_to_solo', { task: 'alone' }],
+      ),
+    ],
     { provider: 'openai', model: 'backup' },
   );
   const result = await clock.settle(
@@ -125,18 +177,31 @@ describe('failed steps of a run, classified', () => {
       ['slow', 'timeout', [{ class: 'tool', kind: 'timeout', severity: 'medium', recovery: 'none' }]],
       ['no_such_tool', 'invalid', [{ class: 'tool', kind: 'unknown_tool', severity: 'low', recovery: 'none' }]],
       // The researcher failed; the task went to its fallback role, which answered.
-      ['delegate_to_researcher', 'success', [{ class: 'coordination', kind: 'child_failed', severity: 'medium', recovery: 'reassign' }]],
+      [
+        'delegate_to_researcher',
+        'success',
+        [{ class: 'coordination', kind: 'child_failed', severity: 'medium', recovery: 'reassign' }],
+      ],
       // No fallback role: the failure stands.
-      ['delegate_to_solo', 'failed', [{ class: 'coordination', kind: 'child_failed', severity: 'medium', recovery: 'none' }]],
+      [
+        'delegate_to_solo',
+        'failed',
+        [{ class: 'coordination', kind: 'child_failed', severity: 'medium', recovery: 'none' }],
+      ],
     ]);
-    expect(result.messages.find((m) => m.role === 'tool' && m.toolCallId === 'c')).toMatchObject({ status: 'success', content: 'stand-in: facts' });
+    expect(result.messages.find((m) => m.role === 'tool' && m.toolCallId === 'c')).toMatchObject({
+      status: 'success',
+      content: 'stand-in: facts',
+    });
     expect(started.map((t) => [t.role, t.callId, t.reassignedFrom])).toEqual([
       ['researcher', 'c', undefined],
       ['solo', 'd', undefined],
       ['stand-in', 'c', 'researcher'],
     ]);
 
-    const logged = lines.filter((l) => l['msg'] === 'run step failed').map((l) => [l['failureClass'], l['kind'], l['severity'], l['recovery'], l['runId']]);
+    const logged = lines
+      .filter((l) => l['msg'] === 'run step failed')
+      .map((l) => [l['failureClass'], l['kind'], l['severity'], l['recovery'], l['runId']]);
     expect(logged).toEqual(
       expect.arrayContaining([
         ['llm', 'server', 'medium', 'retry', 'run-1'],
@@ -150,11 +215,30 @@ describe('failed steps of a run, classified', () => {
     expect(logged).toHaveLength(6);
 
     const { resourceMetrics } = await reader.collect();
-    const counter = resourceMetrics.scopeMetrics.flatMap((s) => s.metrics).find((m) => m.descriptor.name === 'platform.failures') as SumMetricData | undefined;
-    const points = (counter?.dataPoints ?? []).map((p) => [p.attributes['platform.failure.class'], p.attributes['platform.failure.kind'], p.attributes['platform.failure.recovery'], p.value]);
-    expect(points).toEqual(expect.arrayContaining([['llm', 'server', 'fallback', 1], ['tool', 'timeout', 'none', 1], ['coordination', 'child_failed', 'reassign', 1]]));
+    const counter = resourceMetrics.scopeMetrics
+      .flatMap((s) => s.metrics)
+      .find((m) => m.descriptor.name === 'platform.failures') as SumMetricData | undefined;
+    const points = (counter?.dataPoints ?? []).map((p) => [
+      p.attributes['platform.failure.class'],
+      p.attributes['platform.failure.kind'],
+      p.attributes['platform.failure.recovery'],
+      p.value,
+    ]);
+    expect(points).toEqual(
+      expect.arrayContaining([
+        ['llm', 'server', 'fallback', 1],
+        ['tool', 'timeout', 'none', 1],
+        ['coordination', 'child_failed', 'reassign', 1],
+      ]),
+    );
     // Labels are the taxonomy only: no tenant or run ids.
-    for (const p of counter?.dataPoints ?? []) expect(Object.keys(p.attributes).sort()).toEqual(['platform.failure.class', 'platform.failure.kind', 'platform.failure.recovery', 'platform.failure.severity']);
+    for (const p of counter?.dataPoints ?? [])
+      expect(Object.keys(p.attributes).sort()).toEqual([
+        'platform.failure.class',
+        'platform.failure.kind',
+        'platform.failure.recovery',
+        'platform.failure.severity',
+      ]);
   });
 });
 
@@ -177,6 +261,8 @@ describe('fallbackRole in the profiles file', () => {
         { name: 'c', systemPrompt: 'C.' },
       ],
     });
-    expect(() => readProfilesFile(bad)).toThrow(/delegates\.0\.fallbackRole: no profile named 'ghost'.*delegates\.1\.fallbackRole: the fallback role must differ.*delegates\.2\.fallbackRole: a profile cannot reassign a task to itself/);
+    expect(() => readProfilesFile(bad)).toThrow(
+      /delegates\.0\.fallbackRole: no profile named 'ghost'.*delegates\.1\.fallbackRole: the fallback role must differ.*delegates\.2\.fallbackRole: a profile cannot reassign a task to itself/,
+    );
   });
 });

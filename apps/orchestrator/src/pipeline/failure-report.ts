@@ -13,17 +13,44 @@ export interface FailureScope {
  * `run step failed` with `failureClass`, `kind`, `severity` and `recovery`, and the counter
  * `platform.failures` labelled by those four only (no tenant or run ids: they are unbounded).
  */
-export function reportFailure(logger: Logger, scope: FailureScope, failure: StepFailure, details: Record<string, unknown> = {}): void {
+export function reportFailure(
+  logger: Logger,
+  scope: FailureScope,
+  failure: StepFailure,
+  details: Record<string, unknown> = {},
+): void {
   const level = failure.severity === 'high' || failure.severity === 'critical' ? 'error' : 'warn';
-  logger[level]({ runId: scope.runId, profile: scope.profile, failureClass: failure.class, kind: failure.kind, severity: failure.severity, recovery: failure.recovery, ...details }, 'run step failed');
-  recordFailure({ failureClass: failure.class, kind: failure.kind, severity: failure.severity, recovery: failure.recovery });
+  logger[level](
+    {
+      runId: scope.runId,
+      profile: scope.profile,
+      failureClass: failure.class,
+      kind: failure.kind,
+      severity: failure.severity,
+      recovery: failure.recovery,
+      ...details,
+    },
+    'run step failed',
+  );
+  recordFailure({
+    failureClass: failure.class,
+    kind: failure.kind,
+    severity: failure.severity,
+    recovery: failure.recovery,
+  });
 }
 
 /** Reports the failure a loop event carries (`step_failed`); other events are ignored. */
 export function reportLoopFailure(logger: Logger, scope: FailureScope, event: LoopEvent): void {
   if (event.type !== 'step_failed') return;
   const { failure, step, iteration, model, callId, name, message } = event;
-  reportFailure(logger, scope, failure, { step, iteration, ...(model ? { model } : {}), ...(callId ? { callId, tool: name } : {}), ...(message ? { err: message } : {}) });
+  reportFailure(logger, scope, failure, {
+    step,
+    iteration,
+    ...(model ? { model } : {}),
+    ...(callId ? { callId, tool: name } : {}),
+    ...(message ? { err: message } : {}),
+  });
 }
 
 /** Infrastructure failures of an attempt (the `system` class): the run is taken up again from its journal. */

@@ -1,4 +1,10 @@
-import { memoryContextItems, MEMORY_CONTEXT_CLOSE, MEMORY_CONTEXT_OPEN, renderMemoryContext, type ChatMessage } from '@platform/contracts';
+import {
+  memoryContextItems,
+  MEMORY_CONTEXT_CLOSE,
+  MEMORY_CONTEXT_OPEN,
+  renderMemoryContext,
+  type ChatMessage,
+} from '@platform/contracts';
 import { DEFAULT_LOOP_CONFIG } from '@platform/agent-loop';
 import type { memoryV1 } from '@platform/proto';
 import { observeGauge, PLATFORM, recordFailure } from '@platform/telemetry';
@@ -24,7 +30,16 @@ export interface MemoryRecallSettings {
 }
 
 /** The recall settings from the orchestrator's configuration. */
-export function memoryRecallSettings(config: Pick<OrchestratorConfig, 'MEMORY_CONTEXT_TOKENS' | 'MEMORY_RECALL_TIMEOUT_MS' | 'MEMORY_RECALL_LIMIT' | 'MEMORY_RECALL_COLLECTION_PREFIX' | 'MEMORY_RECALL_MAX_IN_FLIGHT'>): MemoryRecallSettings {
+export function memoryRecallSettings(
+  config: Pick<
+    OrchestratorConfig,
+    | 'MEMORY_CONTEXT_TOKENS'
+    | 'MEMORY_RECALL_TIMEOUT_MS'
+    | 'MEMORY_RECALL_LIMIT'
+    | 'MEMORY_RECALL_COLLECTION_PREFIX'
+    | 'MEMORY_RECALL_MAX_IN_FLIGHT'
+  >,
+): MemoryRecallSettings {
   return {
     contextTokens: config.MEMORY_CONTEXT_TOKENS,
     timeoutMs: config.MEMORY_RECALL_TIMEOUT_MS,
@@ -125,10 +140,17 @@ export class MemoryRecall {
    * `in_flight`) until the returned function is called.
    */
   observeConcurrency(): () => void {
-    return observeGauge(PLATFORM.memoryRecallConcurrencyMetric, { unit: '{recall}', description: 'Recalls in flight from this orchestrator to the memory service, and their adaptive limit' }, () => [
-      { value: this.concurrency.limit, attributes: { [PLATFORM.memoryRecallConcurrencyKind]: 'limit' } },
-      { value: this.concurrency.inFlight, attributes: { [PLATFORM.memoryRecallConcurrencyKind]: 'in_flight' } },
-    ]);
+    return observeGauge(
+      PLATFORM.memoryRecallConcurrencyMetric,
+      {
+        unit: '{recall}',
+        description: 'Recalls in flight from this orchestrator to the memory service, and their adaptive limit',
+      },
+      () => [
+        { value: this.concurrency.limit, attributes: { [PLATFORM.memoryRecallConcurrencyKind]: 'limit' } },
+        { value: this.concurrency.inFlight, attributes: { [PLATFORM.memoryRecallConcurrencyKind]: 'in_flight' } },
+      ],
+    );
   }
 
   /**
@@ -140,7 +162,8 @@ export class MemoryRecall {
   }
 
   async recall(query: RecallQuery): Promise<MemoryRecallOutcome> {
-    const outcome = await ((query.runId ? this.prefetched.take(query.runId, query) : undefined) ?? this.recallFor(query));
+    const outcome = await ((query.runId ? this.prefetched.take(query.runId, query) : undefined) ??
+      this.recallFor(query));
     if (query.runId) this.reports.set(query.runId, outcome.report);
     return outcome;
   }
@@ -174,7 +197,8 @@ export class MemoryRecall {
       ...extra,
     });
     const frameTokens = this.tokens(renderMemoryContext([]));
-    if (budgetTokens <= frameTokens || query.query.trim() === '') return { block: undefined, report: report('disabled') };
+    if (budgetTokens <= frameTokens || query.query.trim() === '')
+      return { block: undefined, report: report('disabled') };
 
     const release = this.concurrency.tryAcquire();
     if (!release) return { block: undefined, report: report('shed', { error: this.shed(query) }) };
@@ -197,8 +221,23 @@ export class MemoryRecall {
       const status = failureStatus(err);
       release(status === 'timed_out' ? 'timed_out' : 'failed');
       // A `system` failure (the taxonomy of docs/operations.md): the turn goes on without it (recovery none).
-      const failure = { failureClass: 'system', kind: status === 'timed_out' ? 'memory_timeout' : 'memory_unavailable', severity: 'low', recovery: 'none' };
-      this.logger.warn({ runId: query.runId, tenantId: query.tenantId, conversationId: query.conversationId, status, ...failure, err: (err as Error).message }, 'memory recall failed; the turn goes on without recalled memory');
+      const failure = {
+        failureClass: 'system',
+        kind: status === 'timed_out' ? 'memory_timeout' : 'memory_unavailable',
+        severity: 'low',
+        recovery: 'none',
+      };
+      this.logger.warn(
+        {
+          runId: query.runId,
+          tenantId: query.tenantId,
+          conversationId: query.conversationId,
+          status,
+          ...failure,
+          err: (err as Error).message,
+        },
+        'memory recall failed; the turn goes on without recalled memory',
+      );
       recordFailure(failure);
       return { block: undefined, report: report(status, { error: (err as Error).message }) };
     }
@@ -219,7 +258,10 @@ export class MemoryRecall {
   private shed(query: RecallQuery): string {
     const error = `not sent: ${this.concurrency.inFlight} recalls in flight reached this orchestrator's adaptive limit (${this.concurrency.limit} of at most ${this.settings.maxInFlight})`;
     const failure = { failureClass: 'system', kind: 'memory_recall_shed', severity: 'low', recovery: 'none' };
-    this.logger.debug({ runId: query.runId, tenantId: query.tenantId, conversationId: query.conversationId, ...failure, err: error }, 'memory recall shed; the turn goes on without recalled memory');
+    this.logger.debug(
+      { runId: query.runId, tenantId: query.tenantId, conversationId: query.conversationId, ...failure, err: error },
+      'memory recall shed; the turn goes on without recalled memory',
+    );
     recordFailure(failure);
     return error;
   }
@@ -251,7 +293,13 @@ export class MemoryRecall {
 }
 
 function toInjected(item: memoryV1.RecalledItem): InjectedMemoryItem {
-  const base = { text: item.text, score: item.score, matchedBy: item.matchedBy, why: item.why, tokens: item.estimatedTokens };
+  const base = {
+    text: item.text,
+    score: item.score,
+    matchedBy: item.matchedBy,
+    why: item.why,
+    tokens: item.estimatedTokens,
+  };
   if (item.fact) return { kind: 'fact', id: item.fact.factId, ...base };
   if (item.episode) return { kind: 'episode', id: item.episode.episodeId, ...base };
   return { kind: 'message', id: `${item.message?.conversationId ?? ''}#${item.message?.seq ?? 0}`, ...base };
@@ -278,7 +326,15 @@ function recoveredReport(systemPrompt: string, budgetTokens: number, charsPerTok
   const blockChars = open >= 0 && close >= 0 ? close + MEMORY_CONTEXT_CLOSE.length - open : 0;
   return {
     status: items.length > 0 ? 'recovered' : 'nothing_relevant',
-    items: items.map((text) => ({ kind: 'unknown', id: '', text, score: 0, matchedBy: [], why: 'injected by an earlier attempt of this run', tokens: Math.ceil((text.length + 3) / charsPerToken) })),
+    items: items.map((text) => ({
+      kind: 'unknown',
+      id: '',
+      text,
+      score: 0,
+      matchedBy: [],
+      why: 'injected by an earlier attempt of this run',
+      tokens: Math.ceil((text.length + 3) / charsPerToken),
+    })),
     blockTokens: Math.ceil(blockChars / charsPerToken),
     budgetTokens,
     droppedForBudget: 0,

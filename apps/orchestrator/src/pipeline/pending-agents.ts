@@ -14,7 +14,13 @@ export type PendingAgentDecision =
    * An agent still waits: its prompt is the answer and the loop does not run. Agents this message
    * finished (if any) are in `agents`, stored before the answer.
    */
-  | { kind: 'answer'; response: string; waitingFor: 'input' | 'approval'; agents: AgentResults; pending: PendingAgent[] };
+  | {
+      kind: 'answer';
+      response: string;
+      waitingFor: 'input' | 'approval';
+      agents: AgentResults;
+      pending: PendingAgent[];
+    };
 
 /**
  * The pending-agent step of the pipeline (seed 000 section 3.1, step 1): before the loop, a
@@ -30,11 +36,20 @@ export interface PendingAgentStep {
 /** A decision as journaled once its actions were performed (what a resumed run reports again). */
 export const JournaledDecision = z.discriminatedUnion('kind', [
   z.object({ kind: z.literal('run_loop_with_agent_results'), agents: AgentResults }),
-  z.object({ kind: z.literal('answer'), response: z.string(), waitingFor: z.enum(['input', 'approval']), agents: AgentResults, pending: z.array(z.custom<PendingAgent>()) }),
+  z.object({
+    kind: z.literal('answer'),
+    response: z.string(),
+    waitingFor: z.enum(['input', 'approval']),
+    agents: AgentResults,
+    pending: z.array(z.custom<PendingAgent>()),
+  }),
 ]);
 
 /** The decision an earlier attempt of this run journaled (only a resumed run has one). */
-export async function journaledDecision(run: ClaimedRun, load: (run: ClaimedRun) => Promise<unknown>): Promise<PendingAgentDecision | undefined> {
+export async function journaledDecision(
+  run: ClaimedRun,
+  load: (run: ClaimedRun) => Promise<unknown>,
+): Promise<PendingAgentDecision | undefined> {
   if (run.attempts <= 1) return undefined;
   const decided = JournaledDecision.safeParse(await load(run));
   return decided.success ? decided.data : undefined;

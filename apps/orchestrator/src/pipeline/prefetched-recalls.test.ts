@@ -6,7 +6,14 @@ import { MemoryRecall, type MemoryRecallSettings } from './memory-recall.js';
 import { PrefetchedRecalls } from './prefetched-recalls.js';
 
 const logger = createLogger({ service: 'test', level: 'silent' });
-const settings: MemoryRecallSettings = { contextTokens: 200, timeoutMs: 300, limit: 5, maxInFlight: 0, collectionPrefix: '', charsPerToken: 4 };
+const settings: MemoryRecallSettings = {
+  contextTokens: 200,
+  timeoutMs: 300,
+  limit: 5,
+  maxInFlight: 0,
+  collectionPrefix: '',
+  charsPerToken: 4,
+};
 const query = { runId: 'run-1', tenantId: 'tenant-a', conversationId: 'conv-1', query: 'Which seat should I book?' };
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -20,13 +27,19 @@ beforeAll(async () => {
 afterAll(() => server.stop());
 beforeEach(() => {
   server.received.length = 0;
-  server.script = () => Promise.resolve({ searchMode: 'keyword', items: [recalledFact('f-1', 'user prefers window seats')] });
+  server.script = () =>
+    Promise.resolve({ searchMode: 'keyword', items: [recalledFact('f-1', 'user prefers window seats')] });
 });
 
 describe('MemoryRecall.prefetch', () => {
   it('starts the recall when the message arrives, and the run takes that outcome without asking again', async () => {
     let answer: (() => void) | undefined;
-    server.script = () => new Promise((resolve) => (answer = () => resolve({ searchMode: 'keyword', items: [recalledFact('f-1', 'user prefers window seats')] })));
+    server.script = () =>
+      new Promise(
+        (resolve) =>
+          (answer = () =>
+            resolve({ searchMode: 'keyword', items: [recalledFact('f-1', 'user prefers window seats')] })),
+      );
     const recall = new MemoryRecall(client.rpc, settings, logger);
     recall.prefetch(query);
     // The search is under way before the run asks for it (admission and claim happen meanwhile).
@@ -55,7 +68,11 @@ describe('MemoryRecall.prefetch', () => {
       recall.prefetch(query);
       await recall.recall({ ...query, ...other });
       expect(server.received).toHaveLength(2);
-      expect(server.received[1]).toMatchObject({ tenantId: other.tenantId ?? 'tenant-a', query: other.query ?? query.query, conversationId: other.conversationId ?? 'conv-1' });
+      expect(server.received[1]).toMatchObject({
+        tenantId: other.tenantId ?? 'tenant-a',
+        query: other.query ?? query.query,
+        conversationId: other.conversationId ?? 'conv-1',
+      });
     }
   });
 
@@ -63,7 +80,8 @@ describe('MemoryRecall.prefetch', () => {
     const recall = new MemoryRecall(client.rpc, settings, logger, { maxAgeMs: 30, maxEntries: 10 });
     recall.prefetch(query);
     await sleep(80);
-    server.script = () => Promise.resolve({ searchMode: 'keyword', items: [recalledFact('f-2', 'user lives in Berlin')] });
+    server.script = () =>
+      Promise.resolve({ searchMode: 'keyword', items: [recalledFact('f-2', 'user lives in Berlin')] });
     const { report } = await recall.recall(query);
     expect(server.received).toHaveLength(2);
     expect(report.items.map((i) => i.id)).toEqual(['f-2']);
@@ -93,7 +111,8 @@ describe('MemoryRecall.prefetch', () => {
     expect(server.received).toHaveLength(1);
 
     server.received.length = 0;
-    server.script = () => new Promise((resolve) => setTimeout(() => resolve({ items: [recalledFact('f-1', 'late')] }), 2_000));
+    server.script = () =>
+      new Promise((resolve) => setTimeout(() => resolve({ items: [recalledFact('f-1', 'late')] }), 2_000));
     const slow = new MemoryRecall(client.rpc, { ...settings, timeoutMs: 50 }, logger);
     slow.prefetch(query);
     const started = Date.now();

@@ -53,7 +53,10 @@ export class PrefetchedRecalls {
     if (!entry) return undefined;
     this.entries.delete(runId);
     clearTimeout(entry.timer);
-    const same = entry.query.tenantId === query.tenantId && entry.query.conversationId === query.conversationId && entry.query.query === query.query;
+    const same =
+      entry.query.tenantId === query.tenantId &&
+      entry.query.conversationId === query.conversationId &&
+      entry.query.query === query.query;
     return same ? entry.outcome : undefined;
   }
 }

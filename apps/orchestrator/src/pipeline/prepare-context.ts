@@ -40,7 +40,12 @@ export async function prepareContext(
 ): Promise<PreparedContext> {
   const [history, recalled] = await Promise.all([
     loadHistory(memory, input.tenantId, input.conversationId, historyWindow),
-    input.memoryRecall?.recall({ ...(input.runId ? { runId: input.runId } : {}), tenantId: input.tenantId, conversationId: input.conversationId, query: input.content }),
+    input.memoryRecall?.recall({
+      ...(input.runId ? { runId: input.runId } : {}),
+      tenantId: input.tenantId,
+      conversationId: input.conversationId,
+      query: input.content,
+    }),
   ]);
   const assembled = assembleTurnInput({
     systemPrompt: withMemoryContext(input.systemPrompt, recalled?.block),

@@ -38,7 +38,12 @@ describe('FinishedTurnPublisher', () => {
   });
 
   it('publishes the turn with its seqs once per run, and without messages when it is too large', async () => {
-    await ensureStream(nc, { name: MEMORY_INGEST_STREAM, subjects: [`${MEMORY_INGEST_SUBJECT_PREFIX}.>`], maxAgeMs: 60_000, retention: 'workqueue' });
+    await ensureStream(nc, {
+      name: MEMORY_INGEST_STREAM,
+      subjects: [`${MEMORY_INGEST_SUBJECT_PREFIX}.>`],
+      maxAgeMs: 60_000,
+      retention: 'workqueue',
+    });
     const publisher = new FinishedTurnPublisher(nc, { maxInlineBytes: 2_000, maxPending: 10 }, logger);
     await publisher.publish(turn('run_1'));
     await publisher.publish(turn('run_1'));
@@ -46,7 +51,13 @@ describe('FinishedTurnPublisher', () => {
     const jsm = await jetstreamManager(nc);
     expect((await jsm.streams.info(MEMORY_INGEST_STREAM)).state.messages).toBe(2);
     const first = TurnFinished.parse((await jsm.streams.getMessage(MEMORY_INGEST_STREAM, { seq: 1 }))?.json());
-    expect(first).toMatchObject({ tenantId: 'acme.eu', runId: 'run_1', firstSeq: 7, lastSeq: 8, messages: [{ seq: 7 }, { seq: 8 }] });
+    expect(first).toMatchObject({
+      tenantId: 'acme.eu',
+      runId: 'run_1',
+      firstSeq: 7,
+      lastSeq: 8,
+      messages: [{ seq: 7 }, { seq: 8 }],
+    });
     const big = TurnFinished.parse((await jsm.streams.getMessage(MEMORY_INGEST_STREAM, { seq: 2 }))?.json());
     expect(big).toMatchObject({ runId: 'run_big', firstSeq: 7, lastSeq: 8 });
     expect(big.messages).toBeUndefined();

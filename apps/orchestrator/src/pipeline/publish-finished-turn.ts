@@ -41,22 +41,36 @@ export class FinishedTurnPublisher {
   publish(turn: FinishedTurn): Promise<void> {
     if (turn.messages.length === 0) return Promise.resolve();
     if (this.pending >= this.options.maxPending) {
-      this.logger.warn({ runId: turn.runId, pending: this.pending }, 'memory ingestion backlog full; this turn is not sent to long-term memory');
+      this.logger.warn(
+        { runId: turn.runId, pending: this.pending },
+        'memory ingestion backlog full; this turn is not sent to long-term memory',
+      );
       return Promise.resolve();
     }
     let body: string;
     try {
       body = this.body(turn);
     } catch (err) {
-      this.logger.error({ runId: turn.runId, err: (err as Error).message }, 'could not build the memory ingestion message');
+      this.logger.error(
+        { runId: turn.runId, err: (err as Error).message },
+        'could not build the memory ingestion message',
+      );
       return Promise.resolve();
     }
     this.pending += 1;
     return this.js
       .publish(memoryIngestSubject(turn.tenantId), body, { msgID: memoryIngestMessageId(turn.tenantId, turn.runId) })
       .then(
-        (ack) => this.logger.debug({ runId: turn.runId, seq: ack.seq, duplicate: ack.duplicate }, 'turn sent to memory ingestion'),
-        (err: unknown) => this.logger.warn({ runId: turn.runId, err: (err as Error).message }, 'could not send the turn to memory ingestion; long-term memory misses it'),
+        (ack) =>
+          this.logger.debug(
+            { runId: turn.runId, seq: ack.seq, duplicate: ack.duplicate },
+            'turn sent to memory ingestion',
+          ),
+        (err: unknown) =>
+          this.logger.warn(
+            { runId: turn.runId, err: (err as Error).message },
+            'could not send the turn to memory ingestion; long-term memory misses it',
+          ),
       )
       .finally(() => (this.pending -= 1));
   }
@@ -72,7 +86,10 @@ export class FinishedTurnPublisher {
       lastSeq: turn.firstSeq + turn.messages.length - 1,
       finishedAt: new Date().toISOString(),
     };
-    const whole = TurnFinished.parse({ ...base, messages: turn.messages.map((message, i) => ({ seq: turn.firstSeq + i, message })) });
+    const whole = TurnFinished.parse({
+      ...base,
+      messages: turn.messages.map((message, i) => ({ seq: turn.firstSeq + i, message })),
+    });
     const json = JSON.stringify(whole);
     return Buffer.byteLength(json) <= this.options.maxInlineBytes ? json : JSON.stringify(TurnFinished.parse(base));
   }

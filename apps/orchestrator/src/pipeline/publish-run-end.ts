@@ -25,7 +25,10 @@ export class RunEndPublisher {
       const notice = RunEnded.parse({ type: 'run.ended', ...run, endedAt: new Date().toISOString() });
       this.nc.publish(runEndedSubject(run.tenantId), JSON.stringify(notice));
     } catch (err) {
-      this.logger.warn({ runId: run.runId, err: (err as Error).message }, 'could not announce the end of the run; per-run state expires instead');
+      this.logger.warn(
+        { runId: run.runId, err: (err as Error).message },
+        'could not announce the end of the run; per-run state expires instead',
+      );
     }
   }
 }

@@ -49,19 +49,44 @@ const result = { stopReason: 'final_answer', response: 'Sent.', turns: 2 } as Lo
 describe('TriggeredRunPublisher', () => {
   it('never fails the turn when the trigger service has not created its stream', async () => {
     const publisher = new TriggeredRunPublisher(nc, 2_000, logger);
-    await expect(publisher.publish(run('run_1', { kind: 'trigger', taskId: TASK, triggerType: 'approval', originRunId: 'run_fire_1' }), result)).resolves.toBeUndefined();
+    await expect(
+      publisher.publish(
+        run('run_1', { kind: 'trigger', taskId: TASK, triggerType: 'approval', originRunId: 'run_fire_1' }),
+        result,
+      ),
+    ).resolves.toBeUndefined();
   });
 
   it('publishes the end of a triggered run once per run id, and nothing for a user message', async () => {
-    await ensureStream(nc, { name: TRIGGERED_RUNS_STREAM, subjects: [`${TRIGGERED_RUN_SUBJECT_PREFIX}.>`], maxAgeMs: 60_000 });
+    await ensureStream(nc, {
+      name: TRIGGERED_RUNS_STREAM,
+      subjects: [`${TRIGGERED_RUN_SUBJECT_PREFIX}.>`],
+      maxAgeMs: 60_000,
+    });
     const publisher = new TriggeredRunPublisher(nc, 2_000, logger);
-    const triggered = run('run_2', { kind: 'trigger', taskId: TASK, triggerType: 'approval', originRunId: 'run_fire_1' });
+    const triggered = run('run_2', {
+      kind: 'trigger',
+      taskId: TASK,
+      triggerType: 'approval',
+      originRunId: 'run_fire_1',
+    });
     await publisher.publish(triggered, result);
     await publisher.publish(triggered, result); // a resumed attempt publishes again: deduped
     await publisher.publish(run('run_3'), result);
     const jsm = await jetstreamManager(nc);
     expect((await jsm.streams.info(TRIGGERED_RUNS_STREAM)).state.messages).toBe(1);
-    const stored = TriggeredRunFinished.parse((await jsm.streams.getMessage(TRIGGERED_RUNS_STREAM, { seq: 1 }))?.json());
-    expect(stored).toMatchObject({ tenantId: 'acme.eu', taskId: TASK, triggerType: 'approval', runId: 'run_2', originRunId: 'run_fire_1', approvalId: 'apr_1', status: 'completed', response: 'Sent.' });
+    const stored = TriggeredRunFinished.parse(
+      (await jsm.streams.getMessage(TRIGGERED_RUNS_STREAM, { seq: 1 }))?.json(),
+    );
+    expect(stored).toMatchObject({
+      tenantId: 'acme.eu',
+      taskId: TASK,
+      triggerType: 'approval',
+      runId: 'run_2',
+      originRunId: 'run_fire_1',
+      approvalId: 'apr_1',
+      status: 'completed',
+      response: 'Sent.',
+    });
   });
 });

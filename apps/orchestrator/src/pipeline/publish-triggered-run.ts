@@ -41,9 +41,15 @@ export class TriggeredRunPublisher {
       finishedAt: new Date().toISOString(),
     };
     try {
-      await this.js.publish(triggeredRunSubject(run.tenantId), JSON.stringify(finished), { msgID: run.runId, timeout: this.timeoutMs });
+      await this.js.publish(triggeredRunSubject(run.tenantId), JSON.stringify(finished), {
+        msgID: run.runId,
+        timeout: this.timeoutMs,
+      });
     } catch (err) {
-      this.logger.warn({ runId: run.runId, taskId: run.source.taskId, err: (err as Error).message }, 'could not publish the end of a triggered run; the trigger service does not see it');
+      this.logger.warn(
+        { runId: run.runId, taskId: run.source.taskId, err: (err as Error).message },
+        'could not publish the end of a triggered run; the trigger service does not see it',
+      );
     }
   }
 }

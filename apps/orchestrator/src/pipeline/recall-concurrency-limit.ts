@@ -36,7 +36,8 @@ export class RecallConcurrencyLimit {
   private epoch = 0;
 
   constructor(options: RecallConcurrencyLimitOptions) {
-    if (!Number.isInteger(options.max) || options.max < 0) throw new RangeError(`max must be a non-negative integer, got ${options.max}`);
+    if (!Number.isInteger(options.max) || options.max < 0)
+      throw new RangeError(`max must be a non-negative integer, got ${options.max}`);
     this.max = options.max;
     this.min = Math.min(options.min ?? 1, Math.max(options.max, 1));
     this.backoff = options.backoff ?? 0.75;

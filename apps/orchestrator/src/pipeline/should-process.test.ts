@@ -11,16 +11,33 @@ let redis: Redis;
 let n = 0;
 
 function step(overrides: Partial<AdmissionOptions> = {}): ShouldProcess {
-  return new ShouldProcess({ limiter: new RateLimiter(redis, logger, `rate-${++n}`), redis, logger, defaultTurnsPerMinute: 100, tiers: {}, defaultTier: 'default', ...overrides });
+  return new ShouldProcess({
+    limiter: new RateLimiter(redis, logger, `rate-${++n}`),
+    redis,
+    logger,
+    defaultTurnsPerMinute: 100,
+    tiers: {},
+    defaultTier: 'default',
+    ...overrides,
+  });
 }
-const message = (tenantId: string, tier = ''): IncomingMessage => ({ tenantId, conversationId: 'c', content: 'hi', tier, profile: 'default' });
+const message = (tenantId: string, tier = ''): IncomingMessage => ({
+  tenantId,
+  conversationId: 'c',
+  content: 'hi',
+  tier,
+  profile: 'default',
+});
 async function refusal(promise: Promise<void>): Promise<{ code: string; retryAfterSeconds?: number } | undefined> {
   try {
     await promise;
     return undefined;
   } catch (err) {
     if (!isPlatformError(err)) throw err;
-    return { code: err.code, ...(err.retryAfterSeconds !== undefined ? { retryAfterSeconds: err.retryAfterSeconds } : {}) };
+    return {
+      code: err.code,
+      ...(err.retryAfterSeconds !== undefined ? { retryAfterSeconds: err.retryAfterSeconds } : {}),
+    };
   }
 }
 
@@ -33,7 +50,10 @@ describe('tier limits', () => {
   it('gives a tier its own turn rate, and the default tier to tokens without one', async () => {
     const admission = step({ tiers: { free: { turnsPerMinute: 1 }, default: { turnsPerMinute: 2 } } });
     await admission.check(message('t-free', 'free'));
-    expect(await refusal(admission.check(message('t-free', 'free')))).toMatchObject({ code: 'RATE_LIMITED', retryAfterSeconds: expect.any(Number) });
+    expect(await refusal(admission.check(message('t-free', 'free')))).toMatchObject({
+      code: 'RATE_LIMITED',
+      retryAfterSeconds: expect.any(Number),
+    });
     await admission.check(message('t-none'));
     await admission.check(message('t-none'));
     expect(await refusal(admission.check(message('t-none')))).toMatchObject({ code: 'RATE_LIMITED' });
@@ -60,8 +80,16 @@ describe('tier limits', () => {
 
   it('parses TENANT_TIERS at boot and names the variable when it is wrong', () => {
     const base = { OPENAI_API_KEY: 'k' };
-    expect(OrchestratorConfig.parse({ ...base, TENANT_TIERS: '{"free":{"turnsPerMinute":10,"tokensPerDay":5000}}' }).TENANT_TIERS).toEqual({ free: { turnsPerMinute: 10, tokensPerDay: 5000 } });
-    for (const bad of ['not json', '{"free":{"turnsPerMinute":-1}}', '{"free":{"seats":3}}', '{"no spaces allowed":{}}']) {
+    expect(
+      OrchestratorConfig.parse({ ...base, TENANT_TIERS: '{"free":{"turnsPerMinute":10,"tokensPerDay":5000}}' })
+        .TENANT_TIERS,
+    ).toEqual({ free: { turnsPerMinute: 10, tokensPerDay: 5000 } });
+    for (const bad of [
+      'not json',
+      '{"free":{"turnsPerMinute":-1}}',
+      '{"free":{"seats":3}}',
+      '{"no spaces allowed":{}}',
+    ]) {
       const parsed = OrchestratorConfig.safeParse({ ...base, TENANT_TIERS: bad });
       expect(parsed.success).toBe(false);
       expect(parsed.error?.issues[0]?.path[0]).toBe('TENANT_TIERS');
@@ -70,13 +98,20 @@ describe('tier limits', () => {
 });
 
 describe('safety checks', () => {
-  it('refuses a message a check refuses, after the limits, with the check\'s code', async () => {
+  it("refuses a message a check refuses, after the limits, with the check's code", async () => {
     const seen: string[] = [];
     const admission = step({
-      safetyChecks: [async (m) => (seen.push(m.content), m.content.includes('forbidden') ? { code: 'POLICY_REFUSED', message: 'not allowed here' } : undefined)],
+      safetyChecks: [
+        async (m) => (
+          seen.push(m.content),
+          m.content.includes('forbidden') ? { code: 'POLICY_REFUSED', message: 'not allowed here' } : undefined
+        ),
+      ],
     });
     await admission.check(message('t-safe'));
-    expect(await refusal(admission.check({ ...message('t-safe'), content: 'something forbidden' }))).toEqual({ code: 'POLICY_REFUSED' });
+    expect(await refusal(admission.check({ ...message('t-safe'), content: 'something forbidden' }))).toEqual({
+      code: 'POLICY_REFUSED',
+    });
     expect(seen).toEqual(['hi', 'something forbidden']);
   });
 });
@@ -84,9 +119,20 @@ describe('safety checks', () => {
 describe('when Redis is down', () => {
   it('lets messages through instead of refusing service', async () => {
     // No offline queue: commands fail at once, as they do once the shared client gave up retrying.
-    const down = new IORedis('redis://127.0.0.1:1', { enableOfflineQueue: false, lazyConnect: true, retryStrategy: () => null });
+    const down = new IORedis('redis://127.0.0.1:1', {
+      enableOfflineQueue: false,
+      lazyConnect: true,
+      retryStrategy: () => null,
+    });
     down.on('error', () => undefined); // expected: nothing listens there
-    const admission = new ShouldProcess({ limiter: new RateLimiter(down, logger), redis: down, logger, defaultTurnsPerMinute: 1, tiers: { default: { tokensPerDay: 1 } }, defaultTier: 'default' });
+    const admission = new ShouldProcess({
+      limiter: new RateLimiter(down, logger),
+      redis: down,
+      logger,
+      defaultTurnsPerMinute: 1,
+      tiers: { default: { tokensPerDay: 1 } },
+      defaultTier: 'default',
+    });
     await admission.check(message('t-down'));
     await admission.check(message('t-down'));
     await admission.recordTokens('t-down', 100);

@@ -53,10 +53,19 @@ export class ShouldProcess {
       const decision = await this.options.limiter.consume(['turns', message.tenantId], turnsPerMinute, MINUTE_MS);
       if (!decision.allowed) {
         const seconds = retryAfter(decision.retryAfterMs);
-        throw new PlatformError('resource_exhausted', 'RATE_LIMITED', `this tenant may start ${turnsPerMinute} turns per minute; try again in ${seconds} s`, {
-          retryAfterSeconds: seconds,
-          details: { limit: turnsPerMinute, windowSeconds: MINUTE_MS / 1000, tier: message.tier || this.options.defaultTier },
-        });
+        throw new PlatformError(
+          'resource_exhausted',
+          'RATE_LIMITED',
+          `this tenant may start ${turnsPerMinute} turns per minute; try again in ${seconds} s`,
+          {
+            retryAfterSeconds: seconds,
+            details: {
+              limit: turnsPerMinute,
+              windowSeconds: MINUTE_MS / 1000,
+              tier: message.tier || this.options.defaultTier,
+            },
+          },
+        );
       }
     }
     if (limits.tokensPerDay !== undefined) await this.checkTokenBudget(message, limits.tokensPerDay);
@@ -71,16 +80,24 @@ export class ShouldProcess {
     try {
       used = Number((await this.options.redis.get(this.tokenKey(message.tenantId))) ?? 0);
     } catch (err) {
-      this.options.logger.warn({ err: (err as Error).message }, 'token budget unavailable; letting the request through');
+      this.options.logger.warn(
+        { err: (err as Error).message },
+        'token budget unavailable; letting the request through',
+      );
       return;
     }
     if (used < budget) return;
     const now = Date.now();
     const seconds = retryAfter(DAY_MS - (now % DAY_MS));
-    throw new PlatformError('resource_exhausted', 'TOKEN_BUDGET_EXCEEDED', `this tenant used its ${budget} model tokens for today (UTC); try again tomorrow`, {
-      retryAfterSeconds: seconds,
-      details: { budget, used, tier: message.tier || this.options.defaultTier },
-    });
+    throw new PlatformError(
+      'resource_exhausted',
+      'TOKEN_BUDGET_EXCEEDED',
+      `this tenant used its ${budget} model tokens for today (UTC); try again tomorrow`,
+      {
+        retryAfterSeconds: seconds,
+        details: { budget, used, tier: message.tier || this.options.defaultTier },
+      },
+    );
   }
 
   /** Post-process counts a finished turn's tokens against the tenant's daily budget. */
@@ -88,9 +105,16 @@ export class ShouldProcess {
     if (tokens <= 0 || !this.budgets) return;
     const key = this.tokenKey(tenantId);
     try {
-      await this.options.redis.multi().incrby(key, tokens).pexpire(key, 2 * DAY_MS).exec();
+      await this.options.redis
+        .multi()
+        .incrby(key, tokens)
+        .pexpire(key, 2 * DAY_MS)
+        .exec();
     } catch (err) {
-      this.options.logger.warn({ err: (err as Error).message, tenantId }, 'token usage not counted in Redis (Postgres keeps the record)');
+      this.options.logger.warn(
+        { err: (err as Error).message, tenantId },
+        'token usage not counted in Redis (Postgres keeps the record)',
+      );
     }
   }
 

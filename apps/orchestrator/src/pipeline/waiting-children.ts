@@ -12,7 +12,6 @@ import { journaledDecision, type PendingAgentDecision, type PendingAgentStep } f
 const Plan = z.array(z.object({ childRunId: z.string() }));
 type Plan = z.infer<typeof Plan>;
 
-
 export interface WaitingChildrenJournal {
   load(run: ClaimedRun): Promise<unknown>;
   save(run: ClaimedRun, plan: Plan): Promise<void>;
@@ -56,7 +55,11 @@ export class WaitingChildrenStep implements PendingAgentStep {
   ) {}
 
   /** `events`: the parent's stream, where the answered children's events are forwarded while they resume. */
-  async beforeLoop(run: ClaimedRun, model: ModelPort, events: ParentEvents = () => undefined): Promise<PendingAgentDecision> {
+  async beforeLoop(
+    run: ClaimedRun,
+    model: ModelPort,
+    events: ParentEvents = () => undefined,
+  ): Promise<PendingAgentDecision> {
     const { journal, records } = this.options;
     const decided = await journaledDecision(run, (r) => journal.loadDecision(r));
     if (decided) return decided;
@@ -74,14 +77,29 @@ export class WaitingChildrenStep implements PendingAgentStep {
     }
     const answered = new Set(plan.map((p) => p.childRunId));
     // On a resume the answered children are no longer "waiting" (their answer run is later): find them by id.
-    const targets = await Promise.all(plan.map(async (p) => waiting.find((w) => w.runId === p.childRunId) ?? (await records.get(run.tenantId, p.childRunId))));
-    const outcomes = await Promise.all(
-      targets.filter((t): t is RunRecord => t !== undefined).map(async (child) => ({ task: child.content, after: await this.options.children.answer(run, child, this.approvalFor(run, child), events) })),
+    const targets = await Promise.all(
+      plan.map(
+        async (p) => waiting.find((w) => w.runId === p.childRunId) ?? (await records.get(run.tenantId, p.childRunId)),
+      ),
     );
-    const stillWaiting = [...outcomes.map((o) => o.after).filter((r) => r.status === 'waiting'), ...waiting.filter((w) => !answered.has(w.runId))];
+    const outcomes = await Promise.all(
+      targets
+        .filter((t): t is RunRecord => t !== undefined)
+        .map(async (child) => ({
+          task: child.content,
+          after: await this.options.children.answer(run, child, this.approvalFor(run, child), events),
+        })),
+    );
+    const stillWaiting = [
+      ...outcomes.map((o) => o.after).filter((r) => r.status === 'waiting'),
+      ...waiting.filter((w) => !answered.has(w.runId)),
+    ];
     const finished = outcomes.filter((o) => o.after.status !== 'waiting').map((o) => exchangeOf(o.after, o.task));
     const agents = { messages: finished.flatMap((f) => f.messages), records: finished.map((f) => f.record) };
-    this.options.logger.info({ runId: run.runId, children: outcomes.map((o) => ({ childRunId: o.after.runId, status: o.after.status })) }, 'waiting children answered');
+    this.options.logger.info(
+      { runId: run.runId, children: outcomes.map((o) => ({ childRunId: o.after.runId, status: o.after.status })) },
+      'waiting children answered',
+    );
     const decision = this.decide(agents, stillWaiting);
     await journal.saveDecision(run, decision);
     return decision;
@@ -97,7 +115,9 @@ export class WaitingChildrenStep implements PendingAgentStep {
   }
 
   private approvalIds(child: RunRecord): string[] {
-    return (child.result?.pendingAgents ?? []).map((p) => p.approval?.['approvalId']).filter((id): id is string => typeof id === 'string');
+    return (child.result?.pendingAgents ?? [])
+      .map((p) => p.approval?.['approvalId'])
+      .filter((id): id is string => typeof id === 'string');
   }
 
   private approvalFor(run: ClaimedRun, child: RunRecord): ClaimedRun['approval'] {
@@ -108,7 +128,9 @@ export class WaitingChildrenStep implements PendingAgentStep {
     if (stillWaiting.length === 0) return { kind: 'run_loop_with_agent_results', agents };
     const pending: PendingAgent[] = stillWaiting.flatMap((child) => {
       const outcome = outcomeOfChild(child.profile, delegationToolName(child.profile), child);
-      return outcome.status === 'waiting' ? [{ callId: child.lineage?.parentCallId ?? child.runId, ...outcome.pending }] : [];
+      return outcome.status === 'waiting'
+        ? [{ callId: child.lineage?.parentCallId ?? child.runId, ...outcome.pending }]
+        : [];
     });
     return {
       kind: 'answer',

@@ -27,7 +27,11 @@ function waitingRun(expiresAt: number, approvalId = APPROVAL_ID): RunRecord {
   });
   if (outcome.status !== 'waiting') throw new Error('not waiting');
   const pending: PendingAgent = { callId: 'call-7', ...outcome.pending };
-  const run = finishedChild({ runId: 'run-0', conversationId: 'c1', profile: 'lead', content: 'ask' }, 'waiting', outcome.content);
+  const run = finishedChild(
+    { runId: 'run-0', conversationId: 'c1', profile: 'lead', content: 'ask' },
+    'waiting',
+    outcome.content,
+  );
   return { ...run, result: { ...run.result!, stopReason: 'agent_waiting', pendingAgents: [pending] } };
 }
 
@@ -36,18 +40,27 @@ function poolDecisions(refuse?: { code: string; message: string }) {
   const decided: Array<{ approvalId: string; decision: unknown }> = [];
   return {
     decided,
-    decide: (_tenantId: string, approvalId: string, decision: unknown) => (decided.push({ approvalId, decision }), Promise.resolve(refuse)),
+    decide: (_tenantId: string, approvalId: string, decision: unknown) => (
+      decided.push({ approvalId, decision }),
+      Promise.resolve(refuse)
+    ),
   };
 }
 
 function setup(previous: RunRecord | undefined, refuse?: { code: string; message: string }) {
   const journal = new Map<string, unknown>();
   const decisions = poolDecisions(refuse);
-  const inner: PendingAgentStep & { calls: number } = { calls: 0, beforeLoop: () => ((inner.calls += 1), Promise.resolve({ kind: 'run_loop' })) };
+  const inner: PendingAgentStep & { calls: number } = {
+    calls: 0,
+    beforeLoop: () => ((inner.calls += 1), Promise.resolve({ kind: 'run_loop' })),
+  };
   const step = new WaitingCommitteesStep(inner, {
     decisions,
     records: { previousRun: () => Promise.resolve(previous) },
-    journal: { loadDecision: (run) => Promise.resolve(journal.get(run.runId)), saveDecision: (run, d) => Promise.resolve(void journal.set(run.runId, d)) },
+    journal: {
+      loadDecision: (run) => Promise.resolve(journal.get(run.runId)),
+      saveDecision: (run, d) => Promise.resolve(void journal.set(run.runId, d)),
+    },
     now: () => 5_000,
     logger,
   });
@@ -64,7 +77,9 @@ describe('the waiting-committee step', () => {
     expect(decisions.decided).toEqual([{ approvalId: APPROVAL_ID, decision: { reply: 'b' } }]);
     expect(decision.kind).toBe('run_loop_with_agent_results');
     const agents = (decision as Extract<PendingAgentDecision, { kind: 'run_loop_with_agent_results' }>).agents;
-    expect(agents.records).toEqual([expect.objectContaining({ callId: 'call-7:resumed', name: 'ask_committee_estimates', status: 'success' })]);
+    expect(agents.records).toEqual([
+      expect.objectContaining({ callId: 'call-7:resumed', name: 'ask_committee_estimates', status: 'success' }),
+    ]);
     const result = agents.messages.find((m) => m.role === 'tool')!;
     expect(JSON.parse(result.content)).toMatchObject({ answer: '120', value: 120, decidedBy: 'user', winners: ['b'] });
     // A resumed attempt reports the journaled decision, whatever the records say now.
@@ -84,26 +99,46 @@ describe('the waiting-committee step', () => {
     const unmarked = setup(waitingRun(10_000));
     expect(await unmarked.step.beforeLoop(claimedRun('lead', 'a'), model)).toEqual({ kind: 'run_loop' });
     expect(unmarked.inner.calls).toBe(1);
-    const answered = setup(finishedChild({ runId: 'run-0', conversationId: 'c1', profile: 'lead', content: 'x' }, 'completed', 'done'));
-    expect(await answered.step.beforeLoop(claimedRun('lead', 'a', { agentsMayWait: true }), model)).toEqual({ kind: 'run_loop' });
+    const answered = setup(
+      finishedChild({ runId: 'run-0', conversationId: 'c1', profile: 'lead', content: 'x' }, 'completed', 'done'),
+    );
+    expect(await answered.step.beforeLoop(claimedRun('lead', 'a', { agentsMayWait: true }), model)).toEqual({
+      kind: 'run_loop',
+    });
   });
 
   it('applies a decision through the approvals API once; a request decided already gives no second result', async () => {
     const approval = { approvalId: APPROVAL_ID, decision: 'edit' as const, changes: { choice: 'a' } };
     const api = setup(waitingRun(10_000));
-    const chosen = await api.step.beforeLoop(claimedRun('lead', 'Approved with changes', { agentsMayWait: true, approval }), model);
-    expect(api.decisions.decided).toEqual([{ approvalId: APPROVAL_ID, decision: { decision: 'edit', changes: { choice: 'a' } } }]);
-    const result = (chosen as Extract<PendingAgentDecision, { kind: 'run_loop_with_agent_results' }>).agents.messages.find((m) => m.role === 'tool')!;
+    const chosen = await api.step.beforeLoop(
+      claimedRun('lead', 'Approved with changes', { agentsMayWait: true, approval }),
+      model,
+    );
+    expect(api.decisions.decided).toEqual([
+      { approvalId: APPROVAL_ID, decision: { decision: 'edit', changes: { choice: 'a' } } },
+    ]);
+    const result = (
+      chosen as Extract<PendingAgentDecision, { kind: 'run_loop_with_agent_results' }>
+    ).agents.messages.find((m) => m.role === 'tool')!;
     expect(JSON.parse(result.content)).toMatchObject({ answer: '100', decidedBy: 'user', winners: ['a'] });
 
     const twice = setup(waitingRun(10_000), { code: 'AGENT_NOT_WAITING', message: 'already completed' });
-    const refused = await twice.step.beforeLoop(claimedRun('lead', 'Approved with changes', { agentsMayWait: true, approval }), model);
+    const refused = await twice.step.beforeLoop(
+      claimedRun('lead', 'Approved with changes', { agentsMayWait: true, approval }),
+      model,
+    );
     expect(refused).toMatchObject({ kind: 'answer', pending: [], agents: { records: [] } });
     expect((refused as { response: string }).response).toContain('already made');
 
     // A decision that chooses nothing leaves the request waiting, untouched.
     const empty = setup(waitingRun(10_000));
-    const none = await empty.step.beforeLoop(claimedRun('lead', 'Approved with changes', { agentsMayWait: true, approval: { ...approval, changes: { seat: 'window' } } }), model);
+    const none = await empty.step.beforeLoop(
+      claimedRun('lead', 'Approved with changes', {
+        agentsMayWait: true,
+        approval: { ...approval, changes: { seat: 'window' } },
+      }),
+      model,
+    );
     expect(none).toMatchObject({ kind: 'answer', pending: [expect.objectContaining({ callId: 'call-7' })] });
     expect(empty.decisions.decided).toEqual([]);
   });
@@ -112,7 +147,9 @@ describe('the waiting-committee step', () => {
     const { step, decisions } = setup(waitingRun(10_000));
     const cancelled = await step.beforeLoop(claimedRun('lead', 'cancel', { agentsMayWait: true }), model);
     expect(decisions.decided).toEqual([{ approvalId: APPROVAL_ID, decision: { decision: 'cancel' } }]);
-    expect((cancelled as Extract<PendingAgentDecision, { kind: 'run_loop_with_agent_results' }>).agents.records[0]).toMatchObject({ status: 'cancelled', errorCode: 'USER_CANCELLED' });
+    expect(
+      (cancelled as Extract<PendingAgentDecision, { kind: 'run_loop_with_agent_results' }>).agents.records[0],
+    ).toMatchObject({ status: 'cancelled', errorCode: 'USER_CANCELLED' });
   });
 
   it('decides a request asked before the pool held them (no pool id) without the pool', async () => {

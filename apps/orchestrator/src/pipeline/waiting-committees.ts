@@ -51,11 +51,16 @@ export class WaitingCommitteesStep implements PendingAgentStep {
     // A committee that waits marks the conversation (as agents do): other messages cost no query.
     if (run.input || (!run.agentsMayWait && !run.approval)) return this.inner.beforeLoop(run, model, events);
     const previous = await records.previousRun(run.tenantId, run.conversationId, run.runId);
-    const waiting = previous?.status === 'waiting' ? (previous.result?.pendingAgents ?? []).flatMap((p) => this.requestOf(p)) : [];
+    const waiting =
+      previous?.status === 'waiting' ? (previous.result?.pendingAgents ?? []).flatMap((p) => this.requestOf(p)) : [];
     const target = run.approval ? waiting.find((w) => w.request.approvalId === run.approval!.approvalId) : waiting[0];
     if (!target) return this.inner.beforeLoop(run, model, events);
     const now = (this.options.now ?? Date.now)();
-    const outcome = decideByUser(target.request, { text: run.content, ...(run.approval ? { approval: run.approval } : {}) }, now);
+    const outcome = decideByUser(
+      target.request,
+      { text: run.content, ...(run.approval ? { approval: run.approval } : {}) },
+      now,
+    );
     const others = waiting.filter((w) => w !== target).map((w) => w.pending);
     const unsettled = await this.settle(run, target, outcome, waiting, others);
     if (unsettled) {
@@ -71,9 +76,18 @@ export class WaitingCommitteesStep implements PendingAgentStep {
       outcome,
     });
     const agents = { messages: exchange.messages, records: [exchange.record] };
-    this.options.logger.info({ runId: run.runId, committee: target.request.committee, status: outcome.status, stillWaiting: others.length }, 'committee decided by the user');
+    this.options.logger.info(
+      { runId: run.runId, committee: target.request.committee, status: outcome.status, stillWaiting: others.length },
+      'committee decided by the user',
+    );
     const decision: PendingAgentDecision = others.length
-      ? { kind: 'answer', response: others.map((p) => p.prompt).join('\n\n'), waitingFor: 'approval', agents, pending: others }
+      ? {
+          kind: 'answer',
+          response: others.map((p) => p.prompt).join('\n\n'),
+          waitingFor: 'approval',
+          agents,
+          pending: others,
+        }
       : { kind: 'run_loop_with_agent_results', agents };
     await journal.saveDecision(run, decision);
     return decision;
@@ -86,20 +100,50 @@ export class WaitingCommitteesStep implements PendingAgentStep {
    * notice gives the call its `COMMITTEE_DECISION_EXPIRED` result), was decided already, or an
    * approvals-API decision chose no answer (the request keeps waiting).
    */
-  private async settle(run: ClaimedRun, target: WaitingCommittee, outcome: ToolOutcome, waiting: WaitingCommittee[], others: PendingAgent[]): Promise<PendingAgentDecision | undefined> {
+  private async settle(
+    run: ClaimedRun,
+    target: WaitingCommittee,
+    outcome: ToolOutcome,
+    waiting: WaitingCommittee[],
+    others: PendingAgent[],
+  ): Promise<PendingAgentDecision | undefined> {
     const { committee, approvalId, expiresAt } = target.request;
-    const answer = (response: string, pending: PendingAgent[]): PendingAgentDecision => ({ kind: 'answer', response, waitingFor: 'approval', agents: NO_AGENT_RESULTS, pending });
-    if (outcome.status === 'timeout') return answer(`The ${committee} committee's decision request expired at ${expiresAt}; nothing was decided.`, others);
+    const answer = (response: string, pending: PendingAgent[]): PendingAgentDecision => ({
+      kind: 'answer',
+      response,
+      waitingFor: 'approval',
+      agents: NO_AGENT_RESULTS,
+      pending,
+    });
+    if (outcome.status === 'timeout')
+      return answer(
+        `The ${committee} committee's decision request expired at ${expiresAt}; nothing was decided.`,
+        others,
+      );
     if (outcome.status === 'invalid' && run.approval) {
-      return answer(`Choose one of the ${committee} committee's answers with "changes": {"choice": "<role>"}, or give your own with {"answer": "<text>"}.\n\n${target.pending.prompt}`, waiting.map((w) => w.pending));
+      return answer(
+        `Choose one of the ${committee} committee's answers with "changes": {"choice": "<role>"}, or give your own with {"answer": "<text>"}.\n\n${target.pending.prompt}`,
+        waiting.map((w) => w.pending),
+      );
     }
     // A request asked before the pool held them (its id is `<runId>:<callId>`) is decided here alone.
     if (!POOL_APPROVAL_ID.test(approvalId)) return undefined;
-    const decision = outcome.status === 'cancelled' ? { decision: 'cancel' as const } : run.approval ? { decision: 'edit' as const, changes: run.approval.changes ?? {} } : { reply: run.content };
+    const decision =
+      outcome.status === 'cancelled'
+        ? { decision: 'cancel' as const }
+        : run.approval
+          ? { decision: 'edit' as const, changes: run.approval.changes ?? {} }
+          : { reply: run.content };
     const refused = await this.options.decisions.decide(run.tenantId, approvalId, decision);
     if (!refused) return undefined;
-    this.options.logger.info({ runId: run.runId, committee, approvalId, code: refused.code }, 'committee decision refused: no longer waiting');
-    return answer(`The ${committee} committee's decision was already made, or its request expired; nothing changed (${refused.code}).`, others);
+    this.options.logger.info(
+      { runId: run.runId, committee, approvalId, code: refused.code },
+      'committee decision refused: no longer waiting',
+    );
+    return answer(
+      `The ${committee} committee's decision was already made, or its request expired; nothing changed (${refused.code}).`,
+      others,
+    );
   }
 
   private requestOf(pending: PendingAgent): WaitingCommittee[] {

@@ -7,14 +7,23 @@ import { z } from 'zod';
 
 const prefix = process.env['TOOL_PREFIX'] ?? '';
 const logger = createLogger({ service: 'fixture-runner', level: 'warn' });
-const nc = await connectNats({ servers: process.env['NATS_URL'] ?? 'nats://127.0.0.1:4222', name: 'fixture-runner', logger });
+const nc = await connectNats({
+  servers: process.env['NATS_URL'] ?? 'nats://127.0.0.1:4222',
+  name: 'fixture-runner',
+  logger,
+});
 const runner = await serveRunner({
   nc,
   name: process.env['RUNNER_NAME'] ?? 'fixture-runner',
   version: '1.0.0',
   logger,
   tools: [
-    defineTool({ name: `${prefix}whoami`, description: 'Answers with the pid of the runner process.', input: z.object({}), handler: async () => ({ pid: process.pid }) }),
+    defineTool({
+      name: `${prefix}whoami`,
+      description: 'Answers with the pid of the runner process.',
+      input: z.object({}),
+      handler: async () => ({ pid: process.pid }),
+    }),
     defineTool({
       name: `${prefix}sleepy`,
       description: 'Waits for the given time.',
@@ -32,6 +41,9 @@ const runner = await serveRunner({
   ],
 });
 process.once('SIGTERM', () => {
-  void runner.stop(1_000).then(() => nc.drain()).then(() => process.exit(0));
+  void runner
+    .stop(1_000)
+    .then(() => nc.drain())
+    .then(() => process.exit(0));
 });
 announceReady(logger, { pid: process.pid });

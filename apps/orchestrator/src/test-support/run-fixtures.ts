@@ -4,11 +4,23 @@ import type { ClaimedRun, NewRun, RunRecord } from '../journal/run-records.js';
 
 /** A new user message's run in a conversation (tenant `acme` unless given). */
 export function messageRun(runId: string, conversationId: string, tenantId = 'acme'): NewRun {
-  return { runId, tenantId, conversationId, profile: 'default', content: 'hello', tier: '', stream: false, timeZone: '' };
+  return {
+    runId,
+    tenantId,
+    conversationId,
+    profile: 'default',
+    content: 'hello',
+    tier: '',
+    stream: false,
+    timeZone: '',
+  };
 }
 
 /** The result of a run that answered `done` in one model call, having used `usage`. */
-export function answeredResult(runId: string, usage: Pick<TokenUsage, 'inputTokens' | 'outputTokens'> = { inputTokens: 1, outputTokens: 1 }): LoopResult {
+export function answeredResult(
+  runId: string,
+  usage: Pick<TokenUsage, 'inputTokens' | 'outputTokens'> = { inputTokens: 1, outputTokens: 1 },
+): LoopResult {
   return {
     runId,
     response: 'done',
@@ -41,7 +53,11 @@ export function claimedRun(profile: string, content = 'hi', extra: Partial<Claim
 }
 
 /** A child run that ended with `status`, answering `response`, as the parent reads it back. */
-export function finishedChild(child: { runId: string; conversationId: string; profile: string; content: string }, status: RunRecord['status'], response: string): RunRecord {
+export function finishedChild(
+  child: { runId: string; conversationId: string; profile: string; content: string },
+  status: RunRecord['status'],
+  response: string,
+): RunRecord {
   return {
     ...child,
     tenantId: 'acme',
@@ -50,7 +66,16 @@ export function finishedChild(child: { runId: string; conversationId: string; pr
     tier: '',
     stream: false,
     timeZone: '',
-    result: { runId: child.runId, response, stopReason: 'final_answer', turns: 1, usage: { inputTokens: 0, outputTokens: 0, totalTokens: 0 }, durationMs: 1, pendingAgents: [], toolCalls: [] },
+    result: {
+      runId: child.runId,
+      response,
+      stopReason: 'final_answer',
+      turns: 1,
+      usage: { inputTokens: 0, outputTokens: 0, totalTokens: 0 },
+      durationMs: 1,
+      pendingAgents: [],
+      toolCalls: [],
+    },
     transcript: [],
     cancelRequested: false,
     createdAt: new Date(),

@@ -1,5 +1,13 @@
 import { memoryV1 } from '@platform/proto';
-import { createGrpcClient, createLogger, GrpcServer, MutualTlsTransport, unaryHandler, type CallerTable, type GrpcClientHandle } from '@platform/service-kit';
+import {
+  createGrpcClient,
+  createLogger,
+  GrpcServer,
+  MutualTlsTransport,
+  unaryHandler,
+  type CallerTable,
+  type GrpcClientHandle,
+} from '@platform/service-kit';
 import { testCertificates } from '@platform/testing';
 
 /** What the scripted memory server does with the next Recall calls. */
@@ -18,16 +26,28 @@ export class ScriptedMemoryServer {
 
   private async serve(): Promise<number> {
     const logger = createLogger({ service: 'scripted-memory', level: 'silent' });
-    this.server = new GrpcServer({ host: '127.0.0.1', port: 0, logger, transport: new MutualTlsTransport(await testCertificates('memory')) });
-    this.server.addService('memory.v1.MemoryService', memoryV1.MemoryServiceService, {
-      recall: unaryHandler<memoryV1.RecallRequest, memoryV1.RecallResponse>(logger, 'recall', async (request) => {
-        this.received.push(request);
-        return { ...memoryV1.RecallResponse.fromPartial({}), ...(await this.script(request)) };
-      }),
-      listMessages: unaryHandler<memoryV1.ListMessagesRequest, memoryV1.ListMessagesResponse>(logger, 'listMessages', () =>
-        Promise.resolve(memoryV1.ListMessagesResponse.fromPartial({ messages: [], hasMore: false })),
-      ),
-    }, ORCHESTRATOR_ONLY);
+    this.server = new GrpcServer({
+      host: '127.0.0.1',
+      port: 0,
+      logger,
+      transport: new MutualTlsTransport(await testCertificates('memory')),
+    });
+    this.server.addService(
+      'memory.v1.MemoryService',
+      memoryV1.MemoryServiceService,
+      {
+        recall: unaryHandler<memoryV1.RecallRequest, memoryV1.RecallResponse>(logger, 'recall', async (request) => {
+          this.received.push(request);
+          return { ...memoryV1.RecallResponse.fromPartial({}), ...(await this.script(request)) };
+        }),
+        listMessages: unaryHandler<memoryV1.ListMessagesRequest, memoryV1.ListMessagesResponse>(
+          logger,
+          'listMessages',
+          () => Promise.resolve(memoryV1.ListMessagesResponse.fromPartial({ messages: [], hasMore: false })),
+        ),
+      },
+      ORCHESTRATOR_ONLY,
+    );
     return this.server.start();
   }
 
@@ -50,7 +70,11 @@ export class ScriptedMemoryServer {
 /** A memory.v1 client of `address`, as the orchestrator makes one (mutual TLS, identity `orchestrator`). */
 export async function memoryClient(address: string): Promise<GrpcClientHandle<memoryV1.MemoryServiceClient>> {
   const transport = new MutualTlsTransport(await testCertificates('orchestrator'));
-  return createGrpcClient(memoryV1.MemoryServiceClient, memoryV1.MemoryServiceService, address, { defaultDeadlineMs: 5_000, transport, server: 'memory' });
+  return createGrpcClient(memoryV1.MemoryServiceClient, memoryV1.MemoryServiceService, address, {
+    defaultDeadlineMs: 5_000,
+    transport,
+    server: 'memory',
+  });
 }
 
 /** The orchestrator is the caller under test (memory's own table is in apps/memory). */
@@ -59,7 +83,11 @@ const ORCHESTRATOR_ONLY: CallerTable<typeof memoryV1.MemoryServiceService> = Obj
 ) as unknown as CallerTable<typeof memoryV1.MemoryServiceService>;
 
 /** A recalled fact as the memory service returns it. */
-export function recalledFact(id: string, text: string, extra: Partial<memoryV1.RecalledItem> = {}): memoryV1.RecalledItem {
+export function recalledFact(
+  id: string,
+  text: string,
+  extra: Partial<memoryV1.RecalledItem> = {},
+): memoryV1.RecalledItem {
   return memoryV1.RecalledItem.fromPartial({
     fact: memoryV1.Fact.fromPartial({ factId: id, subject: 'user', predicate: 'prefers', object: text, current: true }),
     score: 0.5,

@@ -32,15 +32,19 @@ interface Admitted {
 }
 
 function callerOf(request: orchestratorV1.CallToolRequest): TaskCaller {
-  if (!TASK_CALLERS.has(request.caller)) throw errors.invalidArgument('INVALID_CALLER', `caller must be one of ${[...TASK_CALLERS].join(', ')}`);
+  if (!TASK_CALLERS.has(request.caller))
+    throw errors.invalidArgument('INVALID_CALLER', `caller must be one of ${[...TASK_CALLERS].join(', ')}`);
   return request.caller as TaskCaller;
 }
 
 function validated(request: orchestratorV1.CallToolRequest): TaskCaller {
   const caller = callerOf(request);
-  if (!TenantId.safeParse(request.tenantId).success) throw errors.invalidArgument('INVALID_TENANT_ID', 'tenant_id is invalid');
-  if (!TASK_CALL_ID.test(request.callId)) throw errors.invalidArgument('INVALID_CALL_ID', 'call_id must be 1-200 printable characters');
-  if (!ToolName.safeParse(request.toolName).success) throw errors.notFound('TOOL_NOT_FOUND', `no tool '${request.toolName}'`);
+  if (!TenantId.safeParse(request.tenantId).success)
+    throw errors.invalidArgument('INVALID_TENANT_ID', 'tenant_id is invalid');
+  if (!TASK_CALL_ID.test(request.callId))
+    throw errors.invalidArgument('INVALID_CALL_ID', 'call_id must be 1-200 printable characters');
+  if (!ToolName.safeParse(request.toolName).success)
+    throw errors.notFound('TOOL_NOT_FOUND', `no tool '${request.toolName}'`);
   return caller;
 }
 
@@ -64,7 +68,9 @@ function resultOf(admitted: Admitted, sent: RunnerCall, durationMs: number): orc
 
 /** A call the gate refused, as a batch result: `denied`, or `failed` when it may succeed later. */
 function refusedResult(request: orchestratorV1.CallToolRequest, err: unknown): orchestratorV1.ToolCallResult {
-  const platform = isPlatformError(err) ? err : errors.internal('TOOL_CALL_FAILED', (err as Error)?.message ?? String(err));
+  const platform = isPlatformError(err)
+    ? err
+    : errors.internal('TOOL_CALL_FAILED', (err as Error)?.message ?? String(err));
   const status = platform.kind === 'unavailable' ? 'failed' : platform.kind === 'internal' ? 'failed' : 'denied';
   return {
     callId: request.callId,
@@ -107,7 +113,11 @@ export class TaskToolCalls {
   async call(request: orchestratorV1.CallToolRequest, signal: AbortSignal): Promise<orchestratorV1.ToolCallResult> {
     const admitted = await this.admit(request, signal);
     const started = Date.now();
-    const sent = await traced(admitted.call, () => this.deps.gate.send(admitted.entry, admitted.call, admitted.target), outcomeOf);
+    const sent = await traced(
+      admitted.call,
+      () => this.deps.gate.send(admitted.entry, admitted.call, admitted.target),
+      outcomeOf,
+    );
     return resultOf(admitted, sent, Date.now() - started);
   }
 
@@ -115,38 +125,62 @@ export class TaskToolCalls {
    * Executor calls of one tool, each admitted on its own (its tenant, its task's profile); those
    * admitted go to the runner together. Every call gets a result, in order; none is thrown.
    */
-  async callBatch(requests: readonly orchestratorV1.CallToolRequest[], signal: AbortSignal): Promise<orchestratorV1.ToolCallResult[]> {
+  async callBatch(
+    requests: readonly orchestratorV1.CallToolRequest[],
+    signal: AbortSignal,
+  ): Promise<orchestratorV1.ToolCallResult[]> {
     const first = requests[0];
     if (!first) return [];
-    if (requests.some((r) => r.toolName !== first.toolName || r.caller !== 'executor')) throw errors.invalidArgument('INVALID_BATCH', 'a batch holds executor calls of one tool');
-    const admissions = await Promise.all(requests.map(async (request) => this.admit(request, signal).catch((err: unknown) => err)));
-    const admitted = admissions.flatMap((a, index) => (a && typeof a === 'object' && 'entry' in a ? [{ index, admitted: a as Admitted }] : []));
-    const results: orchestratorV1.ToolCallResult[] = requests.map((request, index) => refusedResult(request, admissions[index]));
+    if (requests.some((r) => r.toolName !== first.toolName || r.caller !== 'executor'))
+      throw errors.invalidArgument('INVALID_BATCH', 'a batch holds executor calls of one tool');
+    const admissions = await Promise.all(
+      requests.map(async (request) => this.admit(request, signal).catch((err: unknown) => err)),
+    );
+    const admitted = admissions.flatMap((a, index) =>
+      a && typeof a === 'object' && 'entry' in a ? [{ index, admitted: a as Admitted }] : [],
+    );
+    const results: orchestratorV1.ToolCallResult[] = requests.map((request, index) =>
+      refusedResult(request, admissions[index]),
+    );
     if (admitted.length === 0) return results;
     const started = Date.now();
     const sent = await this.deps.gate.sendBatch(
       admitted[0]!.admitted.entry,
       admitted.map(({ admitted: a }) => ({ call: a.call, target: a.target })),
     );
-    for (const [i, { index, admitted: a }] of admitted.entries()) results[index] = resultOf(a, sent[i]!, Date.now() - started);
+    for (const [i, { index, admitted: a }] of admitted.entries())
+      results[index] = resultOf(a, sent[i]!, Date.now() - started);
     return results;
   }
 
-  private async admit(request: orchestratorV1.CallToolRequest, signal: AbortSignal = new AbortController().signal): Promise<Admitted> {
+  private async admit(
+    request: orchestratorV1.CallToolRequest,
+    signal: AbortSignal = new AbortController().signal,
+  ): Promise<Admitted> {
     const caller = validated(request);
     const args = argumentsOf(request.argumentsJson);
     const allowlist = allowlistOf(this.deps.profiles, request, this.deps.defaultTier);
     const verdict = await this.deps.gate.admitFresh({ caller, tool: request.toolName, ...allowlist });
     if (verdict.verdict === 'unknown') throw errors.notFound('TOOL_NOT_FOUND', `no tool '${request.toolName}'`);
     if (verdict.verdict === 'refused') throw gateError(verdict.refusal);
-    if (verdict.verdict !== 'send') throw errors.internal('GATE_VERDICT', `the tool gate held a ${caller} call of '${request.toolName}' for the user`);
+    if (verdict.verdict !== 'send')
+      throw errors.internal(
+        'GATE_VERDICT',
+        `the tool gate held a ${caller} call of '${request.toolName}' for the user`,
+      );
     const { entry } = verdict;
     const timeoutMs = request.timeoutMs > 0 ? Math.min(Number(request.timeoutMs), entry.timeoutMs) : entry.timeoutMs;
     return {
       entry,
       call: { id: request.callId, name: entry.name, arguments: args },
       // The call id stands for the run: a task's call belongs to no run.
-      target: { tenantId: request.tenantId, conversationId: request.conversationId || request.callId, runId: request.callId, deadlineAt: Date.now() + timeoutMs, signal },
+      target: {
+        tenantId: request.tenantId,
+        conversationId: request.conversationId || request.callId,
+        runId: request.callId,
+        deadlineAt: Date.now() + timeoutMs,
+        signal,
+      },
     };
   }
 }

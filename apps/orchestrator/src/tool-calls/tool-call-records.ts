@@ -24,7 +24,10 @@ export interface ToolCallRecord {
 }
 
 export type NewToolCall = Pick<ToolCallRecord, 'tenantId' | 'callId' | 'toolName' | 'arguments' | 'subject' | 'runner'>;
-export type ToolCallOutcome = Pick<ToolCallRecord, 'status' | 'output' | 'truncated' | 'errorCode' | 'errorMessage' | 'durationMs'>;
+export type ToolCallOutcome = Pick<
+  ToolCallRecord,
+  'status' | 'output' | 'truncated' | 'errorCode' | 'errorMessage' | 'durationMs'
+>;
 
 interface ToolCallRow {
   tenant_id: string;
@@ -86,7 +89,16 @@ export class ToolCallRecords {
       name: 'tool-calls-finish',
       text: `UPDATE tool_calls SET status = $3, output = $4, truncated = $5, error_code = $6, error_message = $7, duration_ms = $8, finished_at = clock_timestamp()
              WHERE tenant_id = $1 AND call_id = $2 RETURNING *`,
-      values: [tenantId, callId, outcome.status, outcome.output === undefined ? null : jsonbText(outcome.output), outcome.truncated, outcome.errorCode, outcome.errorMessage, Math.round(outcome.durationMs)],
+      values: [
+        tenantId,
+        callId,
+        outcome.status,
+        outcome.output === undefined ? null : jsonbText(outcome.output),
+        outcome.truncated,
+        outcome.errorCode,
+        outcome.errorMessage,
+        Math.round(outcome.durationMs),
+      ],
     });
     if (!rows[0]) throw new Error(`tool call ${callId} was not recorded before it finished`);
     return toRecord(rows[0]);
@@ -109,7 +121,11 @@ export class ToolCallRecords {
   }
 
   async get(tenantId: string, callId: string): Promise<ToolCallRecord | undefined> {
-    const { rows } = await this.pool.query<ToolCallRow>({ name: 'tool-calls-get', text: 'SELECT * FROM tool_calls WHERE tenant_id = $1 AND call_id = $2', values: [tenantId, callId] });
+    const { rows } = await this.pool.query<ToolCallRow>({
+      name: 'tool-calls-get',
+      text: 'SELECT * FROM tool_calls WHERE tenant_id = $1 AND call_id = $2',
+      values: [tenantId, callId],
+    });
     return rows[0] ? toRecord(rows[0]) : undefined;
   }
 }

@@ -33,27 +33,61 @@ beforeAll(async () => {
     version: '1.0.0',
     logger,
     tools: [
-      defineTool({ name: names.double, description: 'Doubles a number.', input: z.object({ n: z.number() }), handler: async ({ n }) => ((doubled += 1), { value: n * 2 }) }),
-      defineTool({ name: names.stuck, description: 'Never answers in time.', input: z.object({}), timeoutMs: 200, handler: (_args, context) => new Promise((_resolve, reject) => context.signal.addEventListener('abort', () => reject(new Error('aborted')))) }),
-      defineTool({ name: names.gated, description: 'Sends mail.', input: z.object({ to: z.string() }), requiresApproval: true, sideEffect: 'external', handler: async () => 'sent' }),
+      defineTool({
+        name: names.double,
+        description: 'Doubles a number.',
+        input: z.object({ n: z.number() }),
+        handler: async ({ n }) => ((doubled += 1), { value: n * 2 }),
+      }),
+      defineTool({
+        name: names.stuck,
+        description: 'Never answers in time.',
+        input: z.object({}),
+        timeoutMs: 200,
+        handler: (_args, context) =>
+          new Promise((_resolve, reject) =>
+            context.signal.addEventListener('abort', () => reject(new Error('aborted'))),
+          ),
+      }),
+      defineTool({
+        name: names.gated,
+        description: 'Sends mail.',
+        input: z.object({ to: z.string() }),
+        requiresApproval: true,
+        sideEffect: 'external',
+        handler: async () => 'sent',
+      }),
     ],
-    agents: [defineAgent({ name: names.agent, description: 'Talks with the user.', fields: {}, run: async () => 'done' })],
+    agents: [
+      defineAgent({ name: names.agent, description: 'Talks with the user.', fields: {}, run: async () => 'done' }),
+    ],
   });
   pool = await openJournalDatabase('tool_trials', logger);
   catalog = new ToolCatalog({ nc, logger, discoveryWaitMs: 200, staleAfterMs: 0 });
   await catalog.refresh();
   breakers = new ToolBreakers({ failureThreshold: 1, cooldownMs: 60_000, logger });
-  const grants = await CredentialGrants.create({ signingKeyJson: undefined, maxTtlSeconds: 60, slackSeconds: 5 }, logger);
+  const grants = await CredentialGrants.create(
+    { signingKeyJson: undefined, maxTtlSeconds: 60, slackSeconds: 5 },
+    logger,
+  );
   // Profiles: the default lets its agents use every tool; 'math' only the doubler, and only for tier 'pro'.
   const profiles = {
     resolve: (name: string | undefined, caller?: { tenantId: string; tier: string }) => {
       if (!name || name === 'default') return { name: 'default', allowsTool: () => true };
-      if (name === 'math' && caller?.tier === 'pro') return { name: 'math', allowsTool: (tool: string) => tool === names.double };
+      if (name === 'math' && caller?.tier === 'pro')
+        return { name: 'math', allowsTool: (tool: string) => tool === names.double };
       return undefined;
     },
     namesFor: (caller: { tier: string }) => (caller.tier === 'pro' ? ['default', 'math'] : ['default']),
   } as unknown as ConstructorParameters<typeof ToolTrials>[0]['profiles'];
-  trials = new ToolTrials({ gate: new ToolGate({ catalog, client: new ToolClient({ nc, logger }), breakers, grants }), catalog, records: new ToolCallRecords(pool), profiles, defaultTier: 'free', logger });
+  trials = new ToolTrials({
+    gate: new ToolGate({ catalog, client: new ToolClient({ nc, logger }), breakers, grants }),
+    catalog,
+    records: new ToolCallRecords(pool),
+    profiles,
+    defaultTier: 'free',
+    logger,
+  });
 });
 afterAll(async () => {
   await runner.stop(100);
@@ -63,7 +97,13 @@ afterAll(async () => {
 
 const signal = new AbortController().signal;
 const callId = (): string => `try_${randomUUID()}`;
-const request = (tool: string, args: unknown, id = callId(), tenantId = 'acme', as: { tier?: string; profile?: string } = {}) => ({
+const request = (
+  tool: string,
+  args: unknown,
+  id = callId(),
+  tenantId = 'acme',
+  as: { tier?: string; profile?: string } = {},
+) => ({
   tenantId,
   toolName: tool,
   argumentsJson: JSON.stringify(args),
@@ -77,7 +117,9 @@ const request = (tool: string, args: unknown, id = callId(), tenantId = 'acme', 
   profile: as.profile ?? '',
 });
 
-async function refusal(work: Promise<unknown>): Promise<{ kind: string; code: string; message: string; details?: Record<string, unknown> | undefined }> {
+async function refusal(
+  work: Promise<unknown>,
+): Promise<{ kind: string; code: string; message: string; details?: Record<string, unknown> | undefined }> {
   const error = await work.then(
     () => undefined,
     (err: unknown) => err,
@@ -87,10 +129,19 @@ async function refusal(work: Promise<unknown>): Promise<{ kind: string; code: st
 }
 
 describe('ToolTrials', () => {
-  it('runs a call on the tool\'s runner under the tenant and journals it, readable by that tenant only', async () => {
+  it("runs a call on the tool's runner under the tenant and journals it, readable by that tenant only", async () => {
     const id = callId();
     const call = await trials.call(request(names.double, { n: 21 }, id), signal);
-    expect(call).toMatchObject({ tenantId: 'acme', callId: id, toolName: names.double, status: 'success', output: { value: 42 }, arguments: { n: 21 }, subject: 'alice', runner: `${prefix}tools` });
+    expect(call).toMatchObject({
+      tenantId: 'acme',
+      callId: id,
+      toolName: names.double,
+      status: 'success',
+      output: { value: 42 },
+      arguments: { n: 21 },
+      subject: 'alice',
+      runner: `${prefix}tools`,
+    });
     expect(call.finishedAt).toBeInstanceOf(Date);
     expect(await trials.get('acme', id)).toEqual(call);
     expect(await refusal(trials.get('globex', id))).toMatchObject({ kind: 'not_found', code: 'TOOL_CALL_NOT_FOUND' });
@@ -107,35 +158,60 @@ describe('ToolTrials', () => {
   it('refuses arguments the runner rejects with INVALID_ARGUMENTS naming the field, and journals the call as invalid', async () => {
     const id = callId();
     const error = await refusal(trials.call(request(names.double, { n: 'x' }, id), signal));
-    expect(error).toMatchObject({ kind: 'invalid_argument', code: 'INVALID_ARGUMENTS', message: expect.stringMatching(/^arguments\.n: /) });
+    expect(error).toMatchObject({
+      kind: 'invalid_argument',
+      code: 'INVALID_ARGUMENTS',
+      message: expect.stringMatching(/^arguments\.n: /),
+    });
     expect(error.details).toEqual({ issues: [{ field: 'arguments.n', message: expect.any(String) }] });
     expect(await trials.get('acme', id)).toMatchObject({ status: 'invalid', errorCode: 'INVALID_ARGUMENTS' });
-    expect(await refusal(trials.call(request(names.double, [1]), signal))).toMatchObject({ code: 'INVALID_ARGUMENTS', message: 'arguments must be a JSON object' });
+    expect(await refusal(trials.call(request(names.double, [1]), signal))).toMatchObject({
+      code: 'INVALID_ARGUMENTS',
+      message: 'arguments must be a JSON object',
+    });
   });
 
   it('answers an unknown tool with TOOL_NOT_FOUND, and a malformed call id with INVALID_CALL_ID', async () => {
-    expect(await refusal(trials.call(request(`${prefix}nope`, {}), signal))).toMatchObject({ kind: 'not_found', code: 'TOOL_NOT_FOUND' });
-    expect(await refusal(trials.call(request('not a tool name!', {}), signal))).toMatchObject({ kind: 'not_found', code: 'TOOL_NOT_FOUND' });
-    expect(await refusal(trials.call(request(names.double, {}, 'call-1'), signal))).toMatchObject({ kind: 'invalid_argument', code: 'INVALID_CALL_ID' });
+    expect(await refusal(trials.call(request(`${prefix}nope`, {}), signal))).toMatchObject({
+      kind: 'not_found',
+      code: 'TOOL_NOT_FOUND',
+    });
+    expect(await refusal(trials.call(request('not a tool name!', {}), signal))).toMatchObject({
+      kind: 'not_found',
+      code: 'TOOL_NOT_FOUND',
+    });
+    expect(await refusal(trials.call(request(names.double, {}, 'call-1'), signal))).toMatchObject({
+      kind: 'invalid_argument',
+      code: 'INVALID_CALL_ID',
+    });
   });
 
   it('never runs a tool that needs approval: APPROVAL_REQUIRED, nothing sent or journaled', async () => {
     const id = callId();
-    expect(await refusal(trials.call(request(names.gated, { to: 'team@example.com' }, id), signal))).toMatchObject({ kind: 'failed_precondition', code: 'APPROVAL_REQUIRED' });
+    expect(await refusal(trials.call(request(names.gated, { to: 'team@example.com' }, id), signal))).toMatchObject({
+      kind: 'failed_precondition',
+      code: 'APPROVAL_REQUIRED',
+    });
     expect(await refusal(trials.get('acme', id))).toMatchObject({ code: 'TOOL_CALL_NOT_FOUND' });
   });
 
   it("passes the caller's profile's tool allowlist, as a model's call under that profile would: nothing else is sent or journaled", async () => {
-    expect(await trials.call(request(names.double, { n: 2 }, callId(), 'acme', { tier: 'pro', profile: 'math' }), signal)).toMatchObject({ status: 'success', output: { value: 4 } });
+    expect(
+      await trials.call(request(names.double, { n: 2 }, callId(), 'acme', { tier: 'pro', profile: 'math' }), signal),
+    ).toMatchObject({ status: 'success', output: { value: 4 } });
     const id = callId();
-    expect(await refusal(trials.call(request(names.stuck, {}, id, 'acme', { tier: 'pro', profile: 'math' }), signal))).toMatchObject({
+    expect(
+      await refusal(trials.call(request(names.stuck, {}, id, 'acme', { tier: 'pro', profile: 'math' }), signal)),
+    ).toMatchObject({
       kind: 'permission_denied',
       code: 'TOOL_NOT_ALLOWED',
       message: `the agent profile 'math' does not let its agents use '${names.stuck}', so it cannot be tried under it`,
     });
     expect(await refusal(trials.get('acme', id))).toMatchObject({ code: 'TOOL_CALL_NOT_FOUND' });
     // A profile the caller's tier may not use looks like one that does not exist.
-    expect(await refusal(trials.call(request(names.double, { n: 2 }, callId(), 'acme', { profile: 'math' }), signal))).toMatchObject({
+    expect(
+      await refusal(trials.call(request(names.double, { n: 2 }, callId(), 'acme', { profile: 'math' }), signal)),
+    ).toMatchObject({
       kind: 'not_found',
       code: 'PROFILE_NOT_FOUND',
       message: "no agent profile 'math' for you; yours: default",
@@ -143,13 +219,22 @@ describe('ToolTrials', () => {
   });
 
   it('never runs an agent-tool outside a conversation: AGENT_TOOL', async () => {
-    expect(await refusal(trials.call(request(names.agent, {}), signal))).toMatchObject({ kind: 'failed_precondition', code: 'AGENT_TOOL' });
+    expect(await refusal(trials.call(request(names.agent, {}), signal))).toMatchObject({
+      kind: 'failed_precondition',
+      code: 'AGENT_TOOL',
+    });
   });
 
-  it('ends a call at the tool\'s own timeout, which opens its breaker like a model\'s call would', async () => {
-    expect(await trials.call(request(names.stuck, {}), signal)).toMatchObject({ status: 'timeout', errorCode: 'TIMEOUT' });
+  it("ends a call at the tool's own timeout, which opens its breaker like a model's call would", async () => {
+    expect(await trials.call(request(names.stuck, {}), signal)).toMatchObject({
+      status: 'timeout',
+      errorCode: 'TIMEOUT',
+    });
     expect(breakers.view(names.stuck)).toMatchObject({ state: 'open', consecutiveFailures: 1 });
-    expect(await trials.call(request(names.stuck, {}), signal)).toMatchObject({ status: 'failed', errorCode: 'TOOL_CIRCUIT_OPEN' });
+    expect(await trials.call(request(names.stuck, {}), signal)).toMatchObject({
+      status: 'failed',
+      errorCode: 'TOOL_CIRCUIT_OPEN',
+    });
   });
 });
 
@@ -157,15 +242,33 @@ describe('a tried call whose orchestrator died mid-call', () => {
   it("is reported failed INTERRUPTED once it has run past its tool's timeout and a grace, and not before", async () => {
     const records = new ToolCallRecords(pool);
     const fresh = callId();
-    await records.start({ tenantId: 'acme', callId: fresh, toolName: names.double, arguments: { n: 1 }, subject: 'alice', runner: `${prefix}tools` });
+    await records.start({
+      tenantId: 'acme',
+      callId: fresh,
+      toolName: names.double,
+      arguments: { n: 1 },
+      subject: 'alice',
+      runner: `${prefix}tools`,
+    });
     expect(await trials.get('acme', fresh)).toMatchObject({ status: 'running', finishedAt: null });
 
     const stale = callId();
-    await records.start({ tenantId: 'acme', callId: stale, toolName: names.double, arguments: { n: 1 }, subject: 'alice', runner: `${prefix}tools` });
+    await records.start({
+      tenantId: 'acme',
+      callId: stale,
+      toolName: names.double,
+      arguments: { n: 1 },
+      subject: 'alice',
+      runner: `${prefix}tools`,
+    });
     // As if its orchestrator had been killed ten minutes ago, mid-call.
     await pool.query("UPDATE tool_calls SET started_at = now() - interval '10 minutes' WHERE call_id = $1", [stale]);
     const interrupted = await trials.get('acme', stale);
-    expect(interrupted).toMatchObject({ status: 'failed', errorCode: 'INTERRUPTED', errorMessage: expect.stringContaining('stopped before the tool answered') });
+    expect(interrupted).toMatchObject({
+      status: 'failed',
+      errorCode: 'INTERRUPTED',
+      errorMessage: expect.stringContaining('stopped before the tool answered'),
+    });
     expect(interrupted.finishedAt).toBeInstanceOf(Date);
     expect(interrupted.durationMs).toBeGreaterThanOrEqual(599_000);
     expect(await trials.get('acme', stale)).toEqual(interrupted);
@@ -174,13 +277,18 @@ describe('a tried call whose orchestrator died mid-call', () => {
 });
 
 describe('RunnerStats', () => {
-  it('shows each tool\'s replicas with their $SRV.STATS for its endpoint', async () => {
+  it("shows each tool's replicas with their $SRV.STATS for its endpoint", async () => {
     const stats = new RunnerStats(nc, { waitMs: 2_000, logger });
     const tools = catalog.list().filter((t) => t.name.startsWith(prefix));
     const instances = await stats.instancesOf(tools);
     const double = instances.get(names.double);
     expect(double).toHaveLength(1);
-    expect(double![0]).toMatchObject({ instanceId: tools[0]!.instances[0], version: '1.0.0', statsAvailable: true, requests: expect.any(Number) });
+    expect(double![0]).toMatchObject({
+      instanceId: tools[0]!.instances[0],
+      version: '1.0.0',
+      statsAvailable: true,
+      requests: expect.any(Number),
+    });
     expect(double![0]!.requests).toBeGreaterThanOrEqual(3);
     expect(double![0]!.started).toBeInstanceOf(Date);
   });

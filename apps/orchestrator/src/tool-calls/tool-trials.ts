@@ -66,29 +66,57 @@ export class ToolTrials {
   constructor(private readonly deps: ToolTrialDependencies) {}
 
   async call(request: orchestratorV1.CallToolRequest, signal: AbortSignal): Promise<ToolCallRecord> {
-    if (!TenantId.safeParse(request.tenantId).success) throw errors.invalidArgument('INVALID_TENANT_ID', 'tenant_id is invalid');
-    if (!TRY_CALL_ID.test(request.callId)) throw errors.invalidArgument('INVALID_CALL_ID', 'call_id must be try_<uuid>');
-    if (!ToolName.safeParse(request.toolName).success) throw errors.notFound('TOOL_NOT_FOUND', `no tool '${request.toolName}'`);
+    if (!TenantId.safeParse(request.tenantId).success)
+      throw errors.invalidArgument('INVALID_TENANT_ID', 'tenant_id is invalid');
+    if (!TRY_CALL_ID.test(request.callId))
+      throw errors.invalidArgument('INVALID_CALL_ID', 'call_id must be try_<uuid>');
+    if (!ToolName.safeParse(request.toolName).success)
+      throw errors.notFound('TOOL_NOT_FOUND', `no tool '${request.toolName}'`);
     const args = argumentsOf(request.argumentsJson);
     // A tried call passes the gate as a model's call under the caller's profile would: a tenant
     // cannot reach, by trying it, a tool its agents are not given.
     const allowlist = allowlistOf(this.deps.profiles, request, this.deps.defaultTier);
     const verdict = await this.deps.gate.admitFresh({ caller: 'try', tool: request.toolName, ...allowlist });
     if (verdict.verdict === 'unknown') throw errors.notFound('TOOL_NOT_FOUND', `no tool '${request.toolName}'`);
-    if (verdict.verdict === 'refused') throw gateError(verdict.refusal, verdict.refusal.code === GateRefusalCode.notAllowed ? ', so it cannot be tried under it' : '');
-    if (verdict.verdict !== 'send') throw errors.internal('GATE_VERDICT', `the tool gate held a tried call of '${request.toolName}' for the user`);
+    if (verdict.verdict === 'refused')
+      throw gateError(
+        verdict.refusal,
+        verdict.refusal.code === GateRefusalCode.notAllowed ? ', so it cannot be tried under it' : '',
+      );
+    if (verdict.verdict !== 'send')
+      throw errors.internal('GATE_VERDICT', `the tool gate held a tried call of '${request.toolName}' for the user`);
     const { entry } = verdict;
 
-    const { created, record } = await this.deps.records.start({ tenantId: request.tenantId, callId: request.callId, toolName: entry.name, arguments: args, subject: request.subject, runner: entry.runner });
+    const { created, record } = await this.deps.records.start({
+      tenantId: request.tenantId,
+      callId: request.callId,
+      toolName: entry.name,
+      arguments: args,
+      subject: request.subject,
+      runner: entry.runner,
+    });
     // The same call id again (a retry) answers what was journaled; it is never sent twice from here.
     if (!created) return record;
     const started = Date.now();
     const call = { id: request.callId, name: entry.name, arguments: args };
     // A tried call belongs to no run or conversation: its call id stands for both.
-    const target = { tenantId: request.tenantId, conversationId: request.callId, runId: request.callId, deadlineAt: started + entry.timeoutMs, signal };
+    const target = {
+      tenantId: request.tenantId,
+      conversationId: request.callId,
+      runId: request.callId,
+      deadlineAt: started + entry.timeoutMs,
+      signal,
+    };
     const sent = await traced(call, () => this.deps.gate.send(entry, call, target), outcomeOf);
-    const finished = await this.deps.records.finish(request.tenantId, request.callId, callOutcome(sent, Date.now() - started));
-    this.deps.logger.info({ tenantId: request.tenantId, tool: entry.name, callId: request.callId, status: finished.status }, 'tried a tool');
+    const finished = await this.deps.records.finish(
+      request.tenantId,
+      request.callId,
+      callOutcome(sent, Date.now() - started),
+    );
+    this.deps.logger.info(
+      { tenantId: request.tenantId, tool: entry.name, callId: request.callId, status: finished.status },
+      'tried a tool',
+    );
     const refused = argumentRefusal(sent);
     if (refused) throw refused;
     return finished;
@@ -96,12 +124,17 @@ export class ToolTrials {
 
   async get(tenantId: string, callId: string): Promise<ToolCallRecord> {
     // Another tenant's call is reported exactly like a missing one.
-    const record = TenantId.safeParse(tenantId).success && callId ? await this.deps.records.get(tenantId, callId) : undefined;
+    const record =
+      TenantId.safeParse(tenantId).success && callId ? await this.deps.records.get(tenantId, callId) : undefined;
     if (!record) throw errors.notFound('TOOL_CALL_NOT_FOUND', `no tool call '${callId}'`);
     if (record.status !== 'running') return record;
     // Still running long past its tool's timeout: the orchestrator that ran it is gone.
     const found = this.deps.catalog.lookup(record.toolName);
     const timeoutMs = found.state === 'unknown' ? UNKNOWN_TOOL_BOUND_MS : found.entry.timeoutMs;
-    return (await this.deps.records.interrupt(tenantId, callId, timeoutMs + INTERRUPTED_AFTER_MS)) ?? (await this.deps.records.get(tenantId, callId)) ?? record;
+    return (
+      (await this.deps.records.interrupt(tenantId, callId, timeoutMs + INTERRUPTED_AFTER_MS)) ??
+      (await this.deps.records.get(tenantId, callId)) ??
+      record
+    );
   }
 }

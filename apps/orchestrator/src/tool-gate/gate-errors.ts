@@ -27,9 +27,17 @@ export interface OutsideCaller {
  * default), among those its tenant and tier may use, as for a message under that profile. A
  * profile it may not use is 404 `PROFILE_NOT_FOUND` (the message lists its profiles).
  */
-export function allowlistOf(profiles: Pick<ProfileRegistry, 'resolve' | 'namesFor'>, caller: OutsideCaller, defaultTier: string): Pick<GateQuestion, 'allowsTool' | 'allowlist'> {
+export function allowlistOf(
+  profiles: Pick<ProfileRegistry, 'resolve' | 'namesFor'>,
+  caller: OutsideCaller,
+  defaultTier: string,
+): Pick<GateQuestion, 'allowsTool' | 'allowlist'> {
   const who = { tenantId: caller.tenantId, tier: caller.tier || defaultTier };
   const profile = profiles.resolve(caller.profile, who);
-  if (!profile) throw errors.notFound('PROFILE_NOT_FOUND', `no agent profile '${caller.profile}' for you; yours: ${profiles.namesFor(who).join(', ')}`);
+  if (!profile)
+    throw errors.notFound(
+      'PROFILE_NOT_FOUND',
+      `no agent profile '${caller.profile}' for you; yours: ${profiles.namesFor(who).join(', ')}`,
+    );
   return { allowsTool: profile.allowsTool, allowlist: `the agent profile '${profile.name}'` };
 }

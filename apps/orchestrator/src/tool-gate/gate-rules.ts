@@ -64,18 +64,33 @@ export function judge(question: GateQuestion, found: ToolLookup): GateVerdict {
   if (found.state === 'unknown') return { verdict: 'unknown' };
   const { entry } = found;
   const { caller, tool } = question;
-  if (!question.allowsTool(tool)) return refused(entry, GateRefusalCode.notAllowed, `${question.allowlist} does not let its agents use '${tool}'`);
+  if (!question.allowsTool(tool))
+    return refused(entry, GateRefusalCode.notAllowed, `${question.allowlist} does not let its agents use '${tool}'`);
   if (caller === 'executor' && entry.executor !== true) {
-    return refused(entry, GateRefusalCode.notAnExecutor, `'${tool}' is not a custom executor: its runner does not declare it one (platform.executor), so no task may run it as its executor`);
+    return refused(
+      entry,
+      GateRefusalCode.notAnExecutor,
+      `'${tool}' is not a custom executor: its runner does not declare it one (platform.executor), so no task may run it as its executor`,
+    );
   }
   const inConversation = IN_CONVERSATION.has(caller);
   if (!inConversation && isGated(entry)) {
-    return refused(entry, GateRefusalCode.approvalRequired, `'${tool}' needs the user's approval for every call, which is asked for in a conversation; it was not run (ask for it in a message, then approve it in the approvals inbox)`);
+    return refused(
+      entry,
+      GateRefusalCode.approvalRequired,
+      `'${tool}' needs the user's approval for every call, which is asked for in a conversation; it was not run (ask for it in a message, then approve it in the approvals inbox)`,
+    );
   }
   if (!inConversation && entry.kind === 'agent') {
-    return refused(entry, GateRefusalCode.agentTool, `'${tool}' is an agent-tool: it talks with the user over several turns, so it runs only in a conversation`);
+    return refused(
+      entry,
+      GateRefusalCode.agentTool,
+      `'${tool}' is an agent-tool: it talks with the user over several turns, so it runs only in a conversation`,
+    );
   }
-  if (found.state === 'offline') return refused(entry, GateRefusalCode.runnerUnavailable, `no runner serves '${tool}' right now; try again later`);
-  if (inConversation && (isGated(entry) || entry.kind === 'agent')) return { verdict: 'wait_for_user', entry, approval: isGated(entry) };
+  if (found.state === 'offline')
+    return refused(entry, GateRefusalCode.runnerUnavailable, `no runner serves '${tool}' right now; try again later`);
+  if (inConversation && (isGated(entry) || entry.kind === 'agent'))
+    return { verdict: 'wait_for_user', entry, approval: isGated(entry) };
   return { verdict: 'send', entry };
 }

@@ -77,10 +77,20 @@ export class ToolGate {
   }
 
   /** The credential grant of one call (undefined when the tool declares no credentials, or grants are off). */
-  grantFor(entry: CatalogEntry, call: ToolCallRequest, target: Pick<CallTarget, 'tenantId' | 'runId' | 'deadlineAt'>): Promise<string | undefined> {
+  grantFor(
+    entry: CatalogEntry,
+    call: ToolCallRequest,
+    target: Pick<CallTarget, 'tenantId' | 'runId' | 'deadlineAt'>,
+  ): Promise<string | undefined> {
     return (
-      this.deps.grants?.forCall({ tenantId: target.tenantId, runId: target.runId, callId: call.id, tool: call.name, services: entry.credentials ?? [], deadlineAt: target.deadlineAt }) ??
-      Promise.resolve(undefined)
+      this.deps.grants?.forCall({
+        tenantId: target.tenantId,
+        runId: target.runId,
+        callId: call.id,
+        tool: call.name,
+        services: entry.credentials ?? [],
+        deadlineAt: target.deadlineAt,
+      }) ?? Promise.resolve(undefined)
     );
   }
 
@@ -90,7 +100,9 @@ export class ToolGate {
    * id too, for a retry that comes after the first answered).
    */
   send(entry: CatalogEntry, call: ToolCallRequest, target: CallTarget): Promise<RunnerCall> {
-    return this.deduped(target.tenantId, call.id, async () => this.dispatch(entry, call, target, await this.grantFor(entry, call, target)));
+    return this.deduped(target.tenantId, call.id, async () =>
+      this.dispatch(entry, call, target, await this.grantFor(entry, call, target)),
+    );
   }
 
   /**
@@ -99,10 +111,20 @@ export class ToolGate {
    * A runner that serves no batches, and calls a runner answered `busy` in a batch, get their
    * calls one by one (with the client's busy retries, so another replica may take them).
    */
-  async sendBatch(entry: CatalogEntry, calls: ReadonlyArray<{ call: ToolCallRequest; target: CallTarget }>): Promise<RunnerCall[]> {
-    if (calls.length === 1 || (this.unbatched.get(entry.name) ?? 0) > Date.now()) return Promise.all(calls.map(({ call, target }) => this.send(entry, call, target)));
+  async sendBatch(
+    entry: CatalogEntry,
+    calls: ReadonlyArray<{ call: ToolCallRequest; target: CallTarget }>,
+  ): Promise<RunnerCall[]> {
+    if (calls.length === 1 || (this.unbatched.get(entry.name) ?? 0) > Date.now())
+      return Promise.all(calls.map(({ call, target }) => this.send(entry, call, target)));
     const results = new Array<Promise<RunnerCall>>(calls.length);
-    const fresh: Array<{ index: number; call: ToolCallRequest; target: CallTarget; admission: Extract<Admission, { allowed: true }>; resolve: (sent: RunnerCall) => void }> = [];
+    const fresh: Array<{
+      index: number;
+      call: ToolCallRequest;
+      target: CallTarget;
+      admission: Extract<Admission, { allowed: true }>;
+      resolve: (sent: RunnerCall) => void;
+    }> = [];
     for (const [index, { call, target }] of calls.entries()) {
       const joined = this.inFlight.get(keyOf(target.tenantId, call.id));
       if (joined) {
@@ -124,7 +146,12 @@ export class ToolGate {
 
   private async dispatchBatch(
     entry: CatalogEntry,
-    fresh: ReadonlyArray<{ call: ToolCallRequest; target: CallTarget; admission: Extract<Admission, { allowed: true }>; resolve: (sent: RunnerCall) => void }>,
+    fresh: ReadonlyArray<{
+      call: ToolCallRequest;
+      target: CallTarget;
+      admission: Extract<Admission, { allowed: true }>;
+      resolve: (sent: RunnerCall) => void;
+    }>,
   ): Promise<void> {
     const grants = await Promise.all(fresh.map(({ call, target }) => this.grantFor(entry, call, target)));
     const answered = await this.deps.client.callBatch({
@@ -155,7 +182,13 @@ export class ToolGate {
   }
 
   /** Sends one call to the tool's runner through its circuit breaker. */
-  private async dispatch(entry: CatalogEntry, call: ToolCallRequest, target: CallTarget, credentialGrant: string | undefined, admitted?: Extract<Admission, { allowed: true }>): Promise<RunnerCall> {
+  private async dispatch(
+    entry: CatalogEntry,
+    call: ToolCallRequest,
+    target: CallTarget,
+    credentialGrant: string | undefined,
+    admitted?: Extract<Admission, { allowed: true }>,
+  ): Promise<RunnerCall> {
     const admission = admitted ?? this.deps.breakers?.admit(call.name) ?? ADMITTED;
     if (!admission.allowed) return breakerRefusal(call.name, admission.retryInMs);
     const response = await this.deps.client.call({
@@ -195,5 +228,11 @@ function keyOf(tenantId: string, callId: string): string {
 
 function breakerRefusal(tool: string, retryInMs: number): RunnerCall {
   const seconds = Math.max(1, Math.ceil(retryInMs / 1000));
-  return { refused: { status: 'failed', content: `'${tool}' is temporarily unavailable: it kept failing; try again in about ${seconds} s, or answer without it.`, errorCode: 'TOOL_CIRCUIT_OPEN' } };
+  return {
+    refused: {
+      status: 'failed',
+      content: `'${tool}' is temporarily unavailable: it kept failing; try again in about ${seconds} s, or answer without it.`,
+      errorCode: 'TOOL_CIRCUIT_OPEN',
+    },
+  };
 }

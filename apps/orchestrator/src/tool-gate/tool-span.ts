@@ -2,7 +2,11 @@ import type { ToolCallRequest, ToolOutcome } from '@platform/agent-loop';
 import { recordToolCall, withToolExecutionSpan } from '@platform/telemetry';
 
 /** Runs a tool call in its execution span and counts it in the tool metrics. */
-export function traced<T>(call: Pick<ToolCallRequest, 'id' | 'name'>, work: () => Promise<T>, outcome: (result: T) => ToolOutcome): Promise<T> {
+export function traced<T>(
+  call: Pick<ToolCallRequest, 'id' | 'name'>,
+  work: () => Promise<T>,
+  outcome: (result: T) => ToolOutcome,
+): Promise<T> {
   return withToolExecutionSpan({ toolName: call.name, toolCallId: call.id }, async (span) => {
     const started = performance.now();
     const result = await work();

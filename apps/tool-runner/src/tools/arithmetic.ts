@@ -1,7 +1,25 @@
 import { all, create, type MathNode } from 'mathjs';
 
 /** Functions and constants an expression may use; everything else in mathjs is out of reach. */
-const ALLOWED_FUNCTIONS = new Set(['abs', 'ceil', 'floor', 'round', 'sqrt', 'cbrt', 'pow', 'exp', 'log', 'log10', 'log2', 'min', 'max', 'mod', 'sin', 'cos', 'tan']);
+const ALLOWED_FUNCTIONS = new Set([
+  'abs',
+  'ceil',
+  'floor',
+  'round',
+  'sqrt',
+  'cbrt',
+  'pow',
+  'exp',
+  'log',
+  'log10',
+  'log2',
+  'min',
+  'max',
+  'mod',
+  'sin',
+  'cos',
+  'tan',
+]);
 const ALLOWED_CONSTANTS = new Set(['pi', 'e']);
 const ALLOWED_OPERATORS = new Set(['add', 'subtract', 'multiply', 'divide', 'unaryMinus', 'unaryPlus', 'pow', 'mod']);
 
@@ -20,7 +38,8 @@ export class ArithmeticEvaluator {
   constructor(private readonly maxLength: number) {}
 
   evaluate(expression: string): number {
-    if (expression.length > this.maxLength) throw new ExpressionError(`expression is longer than ${this.maxLength} characters`);
+    if (expression.length > this.maxLength)
+      throw new ExpressionError(`expression is longer than ${this.maxLength} characters`);
     let tree: MathNode;
     try {
       tree = this.math.parse(expression);
@@ -30,20 +49,23 @@ export class ArithmeticEvaluator {
     tree.traverse((node, _path, parent) => this.check(node, parent));
     const value: unknown = tree.evaluate();
     if (typeof value !== 'number') throw new ExpressionError('the expression does not evaluate to a single number');
-    if (!Number.isFinite(value)) throw new ExpressionError('the result is not a finite number (division by zero or overflow)');
+    if (!Number.isFinite(value))
+      throw new ExpressionError('the result is not a finite number (division by zero or overflow)');
     return value;
   }
 
   private check(node: MathNode, parent: MathNode | null): void {
     switch (node.type) {
       case 'ConstantNode':
-        if (typeof (node as MathNode & { value: unknown }).value !== 'number') throw new ExpressionError('only numbers are allowed as literals');
+        if (typeof (node as MathNode & { value: unknown }).value !== 'number')
+          throw new ExpressionError('only numbers are allowed as literals');
         return;
       case 'ParenthesisNode':
         return;
       case 'OperatorNode': {
         const fn = (node as MathNode & { fn: string }).fn;
-        if (!ALLOWED_OPERATORS.has(fn)) throw new ExpressionError(`operator '${(node as MathNode & { op: string }).op}' is not allowed`);
+        if (!ALLOWED_OPERATORS.has(fn))
+          throw new ExpressionError(`operator '${(node as MathNode & { op: string }).op}' is not allowed`);
         return;
       }
       case 'FunctionNode': {

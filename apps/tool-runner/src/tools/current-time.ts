@@ -12,7 +12,10 @@ function isKnownTimeZone(timeZone: string): boolean {
 
 /** "+09:00"-style offset of `timeZone` at `at`. */
 function utcOffset(at: Date, timeZone: string): string {
-  const name = new Intl.DateTimeFormat('en-US', { timeZone, timeZoneName: 'longOffset' }).formatToParts(at).find((p) => p.type === 'timeZoneName')?.value ?? 'GMT';
+  const name =
+    new Intl.DateTimeFormat('en-US', { timeZone, timeZoneName: 'longOffset' })
+      .formatToParts(at)
+      .find((p) => p.type === 'timeZoneName')?.value ?? 'GMT';
   const offset = name.replace('GMT', '');
   return offset === '' ? '+00:00' : offset;
 }
@@ -40,7 +43,8 @@ function localTime(at: Date, timeZone: string): string {
 export function currentTimeTool(now: () => Date = () => new Date()): ToolDefinition {
   return defineTool({
     name: 'current_time',
-    description: 'Returns the current date and time. Pass an IANA time zone such as "Asia/Tokyo" or "America/New_York" for local time; default UTC.',
+    description:
+      'Returns the current date and time. Pass an IANA time zone such as "Asia/Tokyo" or "America/New_York" for local time; default UTC.',
     input: z.object({
       timezone: z.string().min(1).max(64).optional().describe('IANA time zone name, e.g. "Europe/Berlin"'),
     }),
@@ -49,7 +53,8 @@ export function currentTimeTool(now: () => Date = () => new Date()): ToolDefinit
     sideEffect: 'none',
     version: '1.0.0',
     handler: async ({ timezone = 'UTC' }) => {
-      if (!isKnownTimeZone(timezone)) throw new ToolFailure(`'${timezone}' is not a known IANA time zone (for example "Asia/Tokyo")`, 'invalid');
+      if (!isKnownTimeZone(timezone))
+        throw new ToolFailure(`'${timezone}' is not a known IANA time zone (for example "Asia/Tokyo")`, 'invalid');
       const at = now();
       return { timezone, iso: at.toISOString(), local: localTime(at, timezone), utcOffset: utcOffset(at, timezone) };
     },

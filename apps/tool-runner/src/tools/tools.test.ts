@@ -66,7 +66,11 @@ describe('current_time', () => {
   });
 
   it('defaults to UTC', async () => {
-    expect(await tool.handler({}, context)).toMatchObject({ timezone: 'UTC', utcOffset: '+00:00', local: '2026-11-21 22:30:00 (Saturday)' });
+    expect(await tool.handler({}, context)).toMatchObject({
+      timezone: 'UTC',
+      utcOffset: '+00:00',
+      local: '2026-11-21 22:30:00 (Saturday)',
+    });
   });
 
   it('rejects unknown zones with a hint', async () => {

@@ -72,7 +72,12 @@ export class BatchingCustomExecutor implements FireExecutor {
       try {
         outcome = executionOutcomeOfError(err);
       } catch (unexpected) {
-        outcome = { status: 'failed', code: 'EXECUTOR_FAILED', message: (unexpected as Error)?.message ?? String(unexpected), retryable: true };
+        outcome = {
+          status: 'failed',
+          code: 'EXECUTOR_FAILED',
+          message: (unexpected as Error)?.message ?? String(unexpected),
+          retryable: true,
+        };
       }
       for (const { resolve } of group) resolve(outcome);
     }

@@ -3,7 +3,13 @@ import { isPlatformError } from '@platform/service-kit';
 import type { OrchestratorTools, TaskToolCall } from '../orchestrator-tools.js';
 import type { ExecutionOutcome, FireContext, FireExecutor } from './fire-executor.js';
 
-const RETRYABLE_CODES = new Set(['RUNNER_UNAVAILABLE', 'TRANSPORT_FAILED', 'DEADLINE_EXCEEDED', 'TIMEOUT', 'TOOL_CIRCUIT_OPEN']);
+const RETRYABLE_CODES = new Set([
+  'RUNNER_UNAVAILABLE',
+  'TRANSPORT_FAILED',
+  'DEADLINE_EXCEEDED',
+  'TIMEOUT',
+  'TOOL_CIRCUIT_OPEN',
+]);
 /** How long a saturated executor is left alone before its fire is offered again. */
 const BUSY_RETRY_AFTER_MS = 1_000;
 /** gRPC kinds of an orchestrator that could not take the call now: back-pressure, not a failure. */
@@ -40,12 +46,22 @@ export function executorCall(fire: FireContext, timeoutMs: number): TaskToolCall
 }
 
 /** How a custom executor's answer, through the tool gate, ends the fire's attempt. */
-export function executionOutcomeOf(result: Pick<orchestratorV1.ToolCallResult, 'status' | 'outputJson' | 'errorCode' | 'errorMessage'>): ExecutionOutcome {
-  if (result.status === 'success') return { status: 'succeeded', result: result.outputJson ? (JSON.parse(result.outputJson) as unknown) : null };
+export function executionOutcomeOf(
+  result: Pick<orchestratorV1.ToolCallResult, 'status' | 'outputJson' | 'errorCode' | 'errorMessage'>,
+): ExecutionOutcome {
+  if (result.status === 'success')
+    return { status: 'succeeded', result: result.outputJson ? (JSON.parse(result.outputJson) as unknown) : null };
   // A runner at its limit ran nothing: back-pressure.
-  if (result.errorCode === 'RUNNER_BUSY') return { status: 'backpressure', code: 'EXECUTOR_BUSY', message: result.errorMessage, retryAfterMs: BUSY_RETRY_AFTER_MS };
+  if (result.errorCode === 'RUNNER_BUSY')
+    return {
+      status: 'backpressure',
+      code: 'EXECUTOR_BUSY',
+      message: result.errorMessage,
+      retryAfterMs: BUSY_RETRY_AFTER_MS,
+    };
   // The gate's refusals (`denied`: not an executor, not allowed, needs approval) never change by retrying.
-  const retryable = result.status !== 'denied' && (result.status === 'timeout' || RETRYABLE_CODES.has(result.errorCode));
+  const retryable =
+    result.status !== 'denied' && (result.status === 'timeout' || RETRYABLE_CODES.has(result.errorCode));
   return { status: 'failed', code: result.errorCode, message: result.errorMessage, retryable };
 }
 
@@ -53,8 +69,15 @@ export function executionOutcomeOf(result: Pick<orchestratorV1.ToolCallResult, '
 export function executionOutcomeOfError(err: unknown): ExecutionOutcome {
   if (!isPlatformError(err)) throw err;
   // No runner serves the executor right now (or has for a while): retried with backoff, like any failed attempt.
-  if (err.code === 'RUNNER_UNAVAILABLE' || err.code === 'TOOL_NOT_FOUND') return { status: 'failed', code: err.code, message: err.message, retryable: true };
-  if (BACKPRESSURE_KINDS.has(err.kind)) return { status: 'backpressure', code: err.code, message: err.message, retryAfterMs: Math.max(1, err.retryAfterSeconds ?? 1) * 1000 };
+  if (err.code === 'RUNNER_UNAVAILABLE' || err.code === 'TOOL_NOT_FOUND')
+    return { status: 'failed', code: err.code, message: err.message, retryable: true };
+  if (BACKPRESSURE_KINDS.has(err.kind))
+    return {
+      status: 'backpressure',
+      code: err.code,
+      message: err.message,
+      retryAfterMs: Math.max(1, err.retryAfterSeconds ?? 1) * 1000,
+    };
   return { status: 'failed', code: err.code, message: err.message, retryable: RETRYABLE_KINDS.has(err.kind) };
 }
 

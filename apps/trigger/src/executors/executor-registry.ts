@@ -9,6 +9,8 @@ export class ExecutorRegistry implements FireExecutor {
   ) {}
 
   execute(fire: FireContext, signal: AbortSignal): Promise<ExecutionOutcome> {
-    return fire.spec.executor === ORCHESTRATOR_EXECUTOR ? this.orchestrator.execute(fire, signal) : this.custom.execute(fire, signal);
+    return fire.spec.executor === ORCHESTRATOR_EXECUTOR
+      ? this.orchestrator.execute(fire, signal)
+      : this.custom.execute(fire, signal);
   }
 }

@@ -18,7 +18,10 @@ export function triggerMessage(fire: FireContext): string {
   const when = fire.scheduledAt.toISOString();
   switch (fire.kind) {
     case 'schedule': {
-      const missed = fire.missedCount > 0 ? ` This run stands for ${fire.missedCount + 1} scheduled times missed while the service was down.` : '';
+      const missed =
+        fire.missedCount > 0
+          ? ` This run stands for ${fire.missedCount + 1} scheduled times missed while the service was down.`
+          : '';
       return `[Scheduled task, due ${when}] ${instruction}${missed}`;
     }
     case 'manual':
@@ -70,16 +73,39 @@ export class OrchestratorExecutor implements FireExecutor {
         },
         { deadlineMs: this.timeoutMs, signal },
       );
-      const result = { status: response.status, stopReason: response.stopReason, response: response.response, turns: response.turns, pending: JSON.parse(response.pendingJson || '[]') as unknown };
+      const result = {
+        status: response.status,
+        stopReason: response.stopReason,
+        response: response.response,
+        turns: response.turns,
+        pending: JSON.parse(response.pendingJson || '[]') as unknown,
+      };
       if (response.status === 'completed') return { status: 'succeeded', runId, result };
       if (response.status === 'waiting') return { status: 'waiting_approval', runId, result };
-      return { status: 'failed', code: `RUN_${response.status.toUpperCase()}`, message: `the run ended ${response.status} (${response.stopReason})`, retryable: false, runId };
+      return {
+        status: 'failed',
+        code: `RUN_${response.status.toUpperCase()}`,
+        message: `the run ended ${response.status} (${response.stopReason})`,
+        retryable: false,
+        runId,
+      };
     } catch (err) {
       if (!isPlatformError(err)) throw err;
       if (BACKPRESSURE_KINDS.has(err.kind)) {
-        return { status: 'backpressure', code: err.code, message: err.message, retryAfterMs: Math.max(1, err.retryAfterSeconds ?? 1) * 1000 };
+        return {
+          status: 'backpressure',
+          code: err.code,
+          message: err.message,
+          retryAfterMs: Math.max(1, err.retryAfterSeconds ?? 1) * 1000,
+        };
       }
-      return { status: 'failed', code: err.code, message: err.message, retryable: RETRYABLE_KINDS.has(err.kind), runId };
+      return {
+        status: 'failed',
+        code: err.code,
+        message: err.message,
+        retryable: RETRYABLE_KINDS.has(err.kind),
+        runId,
+      };
     }
   }
 }

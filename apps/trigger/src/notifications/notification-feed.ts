@@ -39,7 +39,9 @@ export class NotificationFeed {
 
   /** Drops notifications older than the retention (a stream resumed after that starts from the oldest kept). */
   async prune(olderThanMs: number): Promise<number> {
-    const { rowCount } = await this.db.query('DELETE FROM notification_feed WHERE created_at < $1', [new Date(olderThanMs)]);
+    const { rowCount } = await this.db.query('DELETE FROM notification_feed WHERE created_at < $1', [
+      new Date(olderThanMs),
+    ]);
     return rowCount ?? 0;
   }
 }

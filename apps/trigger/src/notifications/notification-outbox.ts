@@ -29,7 +29,12 @@ interface PendingNotification {
  * A fire that waits for approval is announced as `fire.approval_requested`. The id is derived from
  * the fire, the event and the fire's status, so writing it twice keeps one.
  */
-export async function recordFireNotifications(client: pg.PoolClient, fireIds: string[], event: NotificationEvent, nowMs: number): Promise<void> {
+export async function recordFireNotifications(
+  client: pg.PoolClient,
+  fireIds: string[],
+  event: NotificationEvent,
+  nowMs: number,
+): Promise<void> {
   if (fireIds.length === 0) return;
   const { rows } = await client.query<PendingNotification>(
     `SELECT n.*, jsonb_build_object(
@@ -56,7 +61,15 @@ export async function recordFireNotifications(client: pg.PoolClient, fireIds: st
        SELECT id, tenant_id, task_id, fire_id, url, body, 'pending', $6
        FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $7::text[]) AS u(id, tenant_id, task_id, fire_id, url, body)
        ON CONFLICT (notification_id) DO NOTHING`,
-      [hooks.map((r) => r.id), hooks.map((r) => r.tenant_id), hooks.map((r) => r.task_id), hooks.map((r) => r.fire_id), hooks.map((r) => r.url), new Date(nowMs), hooks.map((r) => r.body)],
+      [
+        hooks.map((r) => r.id),
+        hooks.map((r) => r.tenant_id),
+        hooks.map((r) => r.task_id),
+        hooks.map((r) => r.fire_id),
+        hooks.map((r) => r.url),
+        new Date(nowMs),
+        hooks.map((r) => r.body),
+      ],
     );
   }
   if (rows.length > 0) {
@@ -66,7 +79,15 @@ export async function recordFireNotifications(client: pg.PoolClient, fireIds: st
        SELECT id, tenant_id, user_id, task_id, type, body::jsonb, $7
        FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[]) AS u(id, tenant_id, user_id, task_id, type, body)
        ON CONFLICT (notification_id) DO NOTHING`,
-      [rows.map((r) => r.id), rows.map((r) => r.tenant_id), rows.map((r) => r.user_id), rows.map((r) => r.task_id), rows.map((r) => r.type), rows.map((r) => r.body), new Date(nowMs)],
+      [
+        rows.map((r) => r.id),
+        rows.map((r) => r.tenant_id),
+        rows.map((r) => r.user_id),
+        rows.map((r) => r.task_id),
+        rows.map((r) => r.type),
+        rows.map((r) => r.body),
+        new Date(nowMs),
+      ],
     );
   }
 }

@@ -113,7 +113,9 @@ export class WebhookDispatcher {
         body: row.body,
       });
       await response.body?.cancel();
-      outcome = response.ok ? { delivered: true } : { delivered: false, retry: retryable(response.status), error: `HTTP ${response.status}` };
+      outcome = response.ok
+        ? { delivered: true }
+        : { delivered: false, retry: retryable(response.status), error: `HTTP ${response.status}` };
     } catch (err) {
       outcome = { delivered: false, ...failedAttempt(err) };
     }
@@ -124,20 +126,36 @@ export class WebhookDispatcher {
     }
     const final = !outcome.retry || row.attempts >= this.settings.maxAttempts;
     const delay = Math.min(this.settings.retryMaxMs, this.settings.retryBaseMs * 2 ** (row.attempts - 1));
-    this.logger.warn({ notificationId: row.notification_id, url: redactUrl(row.url), attempt: row.attempts, error: outcome.error, final }, 'webhook delivery failed');
-    await this.settle(row, final ? `status = 'failed', last_error = $3` : `status = 'pending', due_at = $4, last_error = $3`, final ? [outcome.error] : [outcome.error, new Date(now + delay)]);
+    this.logger.warn(
+      {
+        notificationId: row.notification_id,
+        url: redactUrl(row.url),
+        attempt: row.attempts,
+        error: outcome.error,
+        final,
+      },
+      'webhook delivery failed',
+    );
+    await this.settle(
+      row,
+      final ? `status = 'failed', last_error = $3` : `status = 'pending', due_at = $4, last_error = $3`,
+      final ? [outcome.error] : [outcome.error, new Date(now + delay)],
+    );
   }
 
   /** Fenced by (lease owner, attempt): a replica that lost the lease changes nothing. */
   private async settle(row: Claimed, set: string, values: unknown[]): Promise<void> {
     const owner = `$${3 + values.length}`;
     await this.db
-      .query(`UPDATE notifications SET ${set}, lease_owner = NULL, lease_expires_at = NULL WHERE notification_id = $1 AND attempts = $2 AND lease_owner = ${owner} AND status = 'sending'`, [
-        row.notification_id,
-        row.attempts,
-        ...values,
-        this.settings.replicaId,
-      ])
-      .catch((err: unknown) => this.logger.error({ err, notificationId: row.notification_id }, 'could not record a webhook outcome; it is retried when its lease runs out'));
+      .query(
+        `UPDATE notifications SET ${set}, lease_owner = NULL, lease_expires_at = NULL WHERE notification_id = $1 AND attempts = $2 AND lease_owner = ${owner} AND status = 'sending'`,
+        [row.notification_id, row.attempts, ...values, this.settings.replicaId],
+      )
+      .catch((err: unknown) =>
+        this.logger.error(
+          { err, notificationId: row.notification_id },
+          'could not record a webhook outcome; it is retried when its lease runs out',
+        ),
+      );
   }
 }

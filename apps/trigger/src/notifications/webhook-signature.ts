@@ -6,7 +6,11 @@ import { createHmac, timingSafeEqual } from 'node:crypto';
  * sent as `webhook-signature: v1,<base64>`. The id is stable across retries (dedupe on it), the
  * timestamp (Unix seconds) is the attempt's (refuse old ones to stop replays).
  */
-export const WEBHOOK_HEADERS = { id: 'webhook-id', timestamp: 'webhook-timestamp', signature: 'webhook-signature' } as const;
+export const WEBHOOK_HEADERS = {
+  id: 'webhook-id',
+  timestamp: 'webhook-timestamp',
+  signature: 'webhook-signature',
+} as const;
 
 export function signWebhook(secret: string, id: string, timestampSeconds: number, body: string): string {
   const mac = createHmac('sha256', secret).update(`${id}.${timestampSeconds}.${body}`).digest('base64');
@@ -14,7 +18,13 @@ export function signWebhook(secret: string, id: string, timestampSeconds: number
 }
 
 /** What a receiver does: true when one of the header's signatures matches and the timestamp is recent. */
-export function verifyWebhook(secret: string, headers: { id: string; timestamp: string; signature: string }, body: string, nowSeconds: number, toleranceSeconds = 300): boolean {
+export function verifyWebhook(
+  secret: string,
+  headers: { id: string; timestamp: string; signature: string },
+  body: string,
+  nowSeconds: number,
+  toleranceSeconds = 300,
+): boolean {
   const timestamp = Number(headers.timestamp);
   if (!Number.isInteger(timestamp) || Math.abs(nowSeconds - timestamp) > toleranceSeconds) return false;
   const expected = Buffer.from(signWebhook(secret, headers.id, timestamp, body));

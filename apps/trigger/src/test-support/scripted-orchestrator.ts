@@ -17,16 +17,30 @@ export class ScriptedOrchestrator {
 
   async start(natsUrl?: string): Promise<string> {
     await this.gate.connect(natsUrl);
-    this.server = new GrpcServer({ host: '127.0.0.1', port: 0, logger: testLogger, transport: new MutualTlsTransport(await testCertificates('orchestrator')) });
-    this.server.addService('orchestrator.v1.OrchestratorService', orchestratorV1.OrchestratorServiceService, {
-      ...this.gate.handlers(),
-      handleMessage: unaryHandler<orchestratorV1.HandleMessageRequest, orchestratorV1.HandleMessageResponse>(testLogger, 'HandleMessage', async (request) => {
-        this.calls.push(request);
-        const next = this.answers.shift();
-        if (!next) throw errors.internal('UNSCRIPTED', 'no answer scripted');
-        return { ...next(), runId: request.runId };
-      }),
-    }, SCRIPTED_CALLERS);
+    this.server = new GrpcServer({
+      host: '127.0.0.1',
+      port: 0,
+      logger: testLogger,
+      transport: new MutualTlsTransport(await testCertificates('orchestrator')),
+    });
+    this.server.addService(
+      'orchestrator.v1.OrchestratorService',
+      orchestratorV1.OrchestratorServiceService,
+      {
+        ...this.gate.handlers(),
+        handleMessage: unaryHandler<orchestratorV1.HandleMessageRequest, orchestratorV1.HandleMessageResponse>(
+          testLogger,
+          'HandleMessage',
+          async (request) => {
+            this.calls.push(request);
+            const next = this.answers.shift();
+            if (!next) throw errors.internal('UNSCRIPTED', 'no answer scripted');
+            return { ...next(), runId: request.runId };
+          },
+        ),
+      },
+      SCRIPTED_CALLERS,
+    );
     return `127.0.0.1:${await this.server.start()}`;
   }
 
@@ -39,6 +53,20 @@ export class ScriptedOrchestrator {
 /** The trigger is the caller under test (the orchestrator's own table is in apps/orchestrator). */
 const SCRIPTED_CALLERS = triggerCallers(['handleMessage', 'callTool', 'callToolBatch']);
 
-export function runResponse(status: string, extra: Partial<orchestratorV1.HandleMessageResponse> = {}): orchestratorV1.HandleMessageResponse {
-  return { runId: '', status, stopReason: 'final_answer', response: 'Done.', turns: 1, toolCalls: [], durationMs: 3, usage: undefined, pendingJson: '[]', ...extra };
+export function runResponse(
+  status: string,
+  extra: Partial<orchestratorV1.HandleMessageResponse> = {},
+): orchestratorV1.HandleMessageResponse {
+  return {
+    runId: '',
+    status,
+    stopReason: 'final_answer',
+    response: 'Done.',
+    turns: 1,
+    toolCalls: [],
+    durationMs: 3,
+    usage: undefined,
+    pendingJson: '[]',
+    ...extra,
+  };
 }

@@ -1,5 +1,11 @@
 import { triggerV1 } from '@platform/proto';
-import { createGrpcClient, createLogger, MutualTlsTransport, PlatformError, type GrpcClientHandle } from '@platform/service-kit';
+import {
+  createGrpcClient,
+  createLogger,
+  MutualTlsTransport,
+  PlatformError,
+  type GrpcClientHandle,
+} from '@platform/service-kit';
 import { sharedServicePki, testCertificates } from '@platform/testing';
 import { expect } from 'vitest';
 import { createSuiteDatabase, sharedInfra } from '@platform/testing/vitest';
@@ -9,18 +15,25 @@ import type { ExecutionOutcome, FireContext, FireExecutor } from '../executors/f
 import { startTriggerServer, type TriggerServer } from '../server.js';
 import { RelayToolGate } from './relay-tool-gate.js';
 
-export const testLogger = createLogger({ service: 'trigger-test', level: (process.env['TRIGGER_TEST_LOG']) ?? 'silent' });
+export const testLogger = createLogger({ service: 'trigger-test', level: process.env['TRIGGER_TEST_LOG'] ?? 'silent' });
 
 export type TriggerClient = GrpcClientHandle<triggerV1.TriggerServiceClient>;
 
 /** A client of a trigger replica, calling as the api does (mutual TLS, identity `api`). */
 export async function triggerClient(port: number): Promise<TriggerClient> {
   const transport = new MutualTlsTransport(await testCertificates('api'));
-  return createGrpcClient(triggerV1.TriggerServiceClient, triggerV1.TriggerServiceService, `127.0.0.1:${port}`, { defaultDeadlineMs: 10_000, transport, server: 'trigger' });
+  return createGrpcClient(triggerV1.TriggerServiceClient, triggerV1.TriggerServiceService, `127.0.0.1:${port}`, {
+    defaultDeadlineMs: 10_000,
+    transport,
+    server: 'trigger',
+  });
 }
 
 /** A trigger configuration for in-process test replicas: the suite's NATS, a free gRPC port, the given database. */
-export async function testTriggerConfig(databaseUrl: string, settings: Record<string, string> = {}): Promise<TriggerConfig> {
+export async function testTriggerConfig(
+  databaseUrl: string,
+  settings: Record<string, string> = {},
+): Promise<TriggerConfig> {
   return TriggerConfig.parse({
     ...(await (await sharedServicePki()).env('trigger')),
     DATABASE_URL: databaseUrl,
@@ -36,7 +49,10 @@ export async function testTriggerConfig(databaseUrl: string, settings: Record<st
 /** An executor that records every call and answers with what the test scripted (success by default). */
 export class RecordingExecutor implements FireExecutor {
   readonly calls: FireContext[] = [];
-  answer: (fire: FireContext) => ExecutionOutcome | Promise<ExecutionOutcome> = () => ({ status: 'succeeded', result: { ok: true } });
+  answer: (fire: FireContext) => ExecutionOutcome | Promise<ExecutionOutcome> = () => ({
+    status: 'succeeded',
+    result: { ok: true },
+  });
 
   async execute(fire: FireContext): Promise<ExecutionOutcome> {
     this.calls.push(fire);
@@ -63,7 +79,12 @@ export interface Replicas {
 }
 
 /** With `realExecutors`, replicas use the orchestrator and NATS executors; otherwise the recording one. */
-export async function startReplicas(count: number, startAt: string, settings: Record<string, string> = {}, realExecutors = false): Promise<Replicas> {
+export async function startReplicas(
+  count: number,
+  startAt: string,
+  settings: Record<string, string> = {},
+  realExecutors = false,
+): Promise<Replicas> {
   // NATS_URL in settings: a suite's own server (external events are one durable consumer per server).
   const clock = new ManualClock(Date.parse(startAt));
   const executor = new RecordingExecutor();
@@ -75,7 +96,13 @@ export async function startReplicas(count: number, startAt: string, settings: Re
   const relay = settings['ORCHESTRATOR_ADDRESS'] ? undefined : await gate.serve();
   const address: Record<string, string> = relay ? { ORCHESTRATOR_ADDRESS: relay.address } : {};
   for (let i = 0; i < count; i++) {
-    servers.push(await startTriggerServer(await testTriggerConfig(databaseUrl, { TRIGGER_REPLICA_ID: `replica-${i}`, ...address, ...settings }), testLogger, { clock, startEngine: false, executor: realExecutors ? undefined : executor }));
+    servers.push(
+      await startTriggerServer(
+        await testTriggerConfig(databaseUrl, { TRIGGER_REPLICA_ID: `replica-${i}`, ...address, ...settings }),
+        testLogger,
+        { clock, startEngine: false, executor: realExecutors ? undefined : executor },
+      ),
+    );
   }
   const client = await triggerClient(servers[0]!.port);
   return {

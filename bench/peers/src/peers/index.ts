@@ -9,10 +9,24 @@ import { ourSkeletonPeer } from './our-skeleton.js';
 import { vercelAiPeer } from './vercel-ai.js';
 
 /** Every peer, by key, in the order of the tables: the frameworks, then ours (the engine, the platform, and the floor of the platform's design without and with the product's duties). */
-export const PEER_KEYS = ['vercel-ai', 'openai-agents', 'langgraph', 'mastra', 'our-engine', 'our-platform', 'our-skeleton', 'our-skeleton-duties'] as const;
+export const PEER_KEYS = [
+  'vercel-ai',
+  'openai-agents',
+  'langgraph',
+  'mastra',
+  'our-engine',
+  'our-platform',
+  'our-skeleton',
+  'our-skeleton-duties',
+] as const;
 export type PeerKey = (typeof PEER_KEYS)[number];
 
-export function makePeer(key: PeerKey, endpoint: ModelEndpoint, platform: BenchPlatform, floorDuties: readonly SkeletonDuty[]): Peer {
+export function makePeer(
+  key: PeerKey,
+  endpoint: ModelEndpoint,
+  platform: BenchPlatform,
+  floorDuties: readonly SkeletonDuty[],
+): Peer {
   switch (key) {
     case 'vercel-ai':
       return vercelAiPeer(endpoint);

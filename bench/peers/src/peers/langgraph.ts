@@ -8,11 +8,14 @@ import { ownCpuMs, type ModelEndpoint, type Peer } from '../peer.js';
 
 export function langGraphPeer(endpoint: ModelEndpoint): Peer {
   const llm = new ChatOpenAI({ model: MODEL, apiKey: endpoint.apiKey, configuration: { baseURL: endpoint.baseURL } });
-  const calculator = tool(async (input, config) => JSON.stringify((config.configurable as { log: CallLog }).log.run(input)), {
-    name: 'calculator',
-    description: CALCULATOR_DESCRIPTION,
-    schema: z.object({ expression: z.string() }),
-  });
+  const calculator = tool(
+    async (input, config) => JSON.stringify((config.configurable as { log: CallLog }).log.run(input)),
+    {
+      name: 'calculator',
+      description: CALCULATOR_DESCRIPTION,
+      schema: z.object({ expression: z.string() }),
+    },
+  );
   const agent = createReactAgent({ llm, tools: [calculator], prompt: INSTRUCTIONS });
   return {
     key: 'langgraph',

@@ -6,14 +6,22 @@ import { CALCULATOR_DESCRIPTION, CallLog, INSTRUCTIONS, MODEL, PROMPT, verifyTur
 import { ownCpuMs, type ModelEndpoint, type Peer } from '../peer.js';
 
 export function openaiAgentsPeer(endpoint: ModelEndpoint): Peer {
-  const runner = new Runner({ modelProvider: new OpenAIProvider({ baseURL: endpoint.baseURL, apiKey: endpoint.apiKey, useResponses: false }), tracingDisabled: true });
+  const runner = new Runner({
+    modelProvider: new OpenAIProvider({ baseURL: endpoint.baseURL, apiKey: endpoint.apiKey, useResponses: false }),
+    tracingDisabled: true,
+  });
   const calculator = tool({
     name: 'calculator',
     description: CALCULATOR_DESCRIPTION,
     parameters: z.object({ expression: z.string() }),
     execute: async (input, context?: RunContext<CallLog>) => JSON.stringify(context!.context.run(input)),
   });
-  const agent = new Agent<CallLog>({ name: 'calculator agent', instructions: INSTRUCTIONS, model: MODEL, tools: [calculator] });
+  const agent = new Agent<CallLog>({
+    name: 'calculator agent',
+    instructions: INSTRUCTIONS,
+    model: MODEL,
+    tools: [calculator],
+  });
   return {
     key: 'openai-agents',
     name: 'OpenAI Agents JS (run)',

@@ -1,7 +1,15 @@
 // Our engine in process: libs/agent-loop's runAgentLoop with the real libs/llm model client
 // (OpenAIChatModel over its keep-alive pool) and an in-process tool port holding the calculator:
 // the library-to-library comparison (no services, no journal, no network but the model's).
-import { compileLoopConfig, runAgentLoop, type ToolCallContext, type ToolCallRequest, type ToolDescription, type ToolOutcome, type ToolPort } from '@platform/agent-loop';
+import {
+  compileLoopConfig,
+  runAgentLoop,
+  type ToolCallContext,
+  type ToolCallRequest,
+  type ToolDescription,
+  type ToolOutcome,
+  type ToolPort,
+} from '@platform/agent-loop';
 import { OpenAIChatModel } from '@platform/llm';
 import { z } from 'zod';
 import { CALCULATOR_DESCRIPTION, CallLog, INSTRUCTIONS, MODEL, PROMPT, verifyTurn } from '../calculator-turn.js';
@@ -13,7 +21,13 @@ const CalculatorInput = z.object({ expression: z.string() });
 class InProcessCalculatorPort implements ToolPort {
   readonly logs = new Map<string, CallLog>();
   private readonly tools: ToolDescription[] = [
-    { name: 'calculator', description: CALCULATOR_DESCRIPTION, parameters: z.toJSONSchema(CalculatorInput), kind: 'tool', sideEffect: 'none' },
+    {
+      name: 'calculator',
+      description: CALCULATOR_DESCRIPTION,
+      parameters: z.toJSONSchema(CalculatorInput),
+      kind: 'tool',
+      sideEffect: 'none',
+    },
   ];
 
   list(): ToolDescription[] {
@@ -21,7 +35,8 @@ class InProcessCalculatorPort implements ToolPort {
   }
 
   async execute(call: ToolCallRequest, context: ToolCallContext): Promise<ToolOutcome> {
-    if (call.name !== 'calculator') return { status: 'invalid', content: `unknown tool ${call.name}`, errorCode: 'UNKNOWN_TOOL' };
+    if (call.name !== 'calculator')
+      return { status: 'invalid', content: `unknown tool ${call.name}`, errorCode: 'UNKNOWN_TOOL' };
     const input = CalculatorInput.safeParse(call.arguments);
     if (!input.success) return { status: 'invalid', content: input.error.message, errorCode: 'INVALID_ARGUMENTS' };
     try {
@@ -33,7 +48,12 @@ class InProcessCalculatorPort implements ToolPort {
 }
 
 export function ourEnginePeer(endpoint: ModelEndpoint): Peer {
-  const model = new OpenAIChatModel({ baseURL: endpoint.baseURL, apiKey: endpoint.apiKey, model: MODEL, timeoutMs: 60_000 });
+  const model = new OpenAIChatModel({
+    baseURL: endpoint.baseURL,
+    apiKey: endpoint.apiKey,
+    model: MODEL,
+    timeoutMs: 60_000,
+  });
   const tools = new InProcessCalculatorPort();
   const config = compileLoopConfig({});
   let runs = 0;
@@ -45,8 +65,20 @@ export function ourEnginePeer(endpoint: ModelEndpoint): Peer {
       const log = new CallLog();
       tools.logs.set(runId, log);
       try {
-        const result = await runAgentLoop({ runId, messages: [{ role: 'system', content: INSTRUCTIONS }, { role: 'user', content: PROMPT }] }, { model, tools, config });
-        if (result.stopReason !== 'final_answer') throw new Error(`${this.name}: stopped with ${result.stopReason}${result.error ? ` (${result.error.message})` : ''}`);
+        const result = await runAgentLoop(
+          {
+            runId,
+            messages: [
+              { role: 'system', content: INSTRUCTIONS },
+              { role: 'user', content: PROMPT },
+            ],
+          },
+          { model, tools, config },
+        );
+        if (result.stopReason !== 'final_answer')
+          throw new Error(
+            `${this.name}: stopped with ${result.stopReason}${result.error ? ` (${result.error.message})` : ''}`,
+          );
         verifyTurn(this.name, log, result.response);
       } finally {
         tools.logs.delete(runId);

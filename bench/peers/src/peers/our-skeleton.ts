@@ -4,7 +4,13 @@
 // code; what this row costs is what the design's process boundaries and durable writes cost here.
 // With duties, the floor also does (some of) the product's duties besides the exchanges, each in its
 // cheapest form (README, "The floor with the product's duties").
-import { SKELETON_DUTIES, startSkeleton, type BenchPlatform, type Skeleton, type SkeletonDuty } from '@platform/bench-kit';
+import {
+  SKELETON_DUTIES,
+  startSkeleton,
+  type BenchPlatform,
+  type Skeleton,
+  type SkeletonDuty,
+} from '@platform/bench-kit';
 import type { Peer } from '../peer.js';
 
 export function ourSkeletonPeer(bench: BenchPlatform, duties: readonly SkeletonDuty[]): Peer {
@@ -27,7 +33,10 @@ export function ourSkeletonPeer(bench: BenchPlatform, duties: readonly SkeletonD
       const cpu = await started().cpuMs();
       // The same servers as the platform's (their idle polling is counted in both rows); Redis holds the duties' leases.
       const servers = await bench.sample();
-      for (const server of duties.includes('lease') ? (['postgres', 'nats-server', 'redis-server'] as const) : (['postgres', 'nats-server'] as const)) cpu.set(server, servers.get(server)!.cpuMs);
+      for (const server of duties.includes('lease')
+        ? (['postgres', 'nats-server', 'redis-server'] as const)
+        : (['postgres', 'nats-server'] as const))
+        cpu.set(server, servers.get(server)!.cpuMs);
       return cpu;
     },
     settle: () => started().drainLearning(),

@@ -21,7 +21,14 @@ export function vercelAiPeer(endpoint: ModelEndpoint): Peer {
     name: 'Vercel AI SDK (generateText)',
     async turn() {
       const log = new CallLog();
-      const result = await generateText({ model, tools, system: INSTRUCTIONS, prompt: PROMPT, stopWhen: stepCountIs(5), toolsContext: { calculator: { log } } });
+      const result = await generateText({
+        model,
+        tools,
+        system: INSTRUCTIONS,
+        prompt: PROMPT,
+        stopWhen: stepCountIs(5),
+        toolsContext: { calculator: { log } },
+      });
       verifyTurn(this.name, log, result.text);
     },
     cpuMs: async () => ownCpuMs(),

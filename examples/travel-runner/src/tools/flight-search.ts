@@ -68,11 +68,25 @@ export function fakeFlights({ origin, destination, date, passengers }: FlightQue
 export function flightSearchAgent(): AgentDefinition {
   return defineAgent({
     name: 'flight_search',
-    description: 'Searches flights between two airports on a date and returns three options with times and prices. Example runner: the flights are made up.',
+    description:
+      'Searches flights between two airports on a date and returns three options with times and prices. Example runner: the flights are made up.',
     fields: {
-      origin: { schema: z.string(), description: 'Departure airport', validate: airportCode, constraint: '3-letter IATA airport code' },
-      destination: { schema: z.string(), description: 'Arrival airport', validate: airportCode, constraint: '3-letter IATA airport code' },
-      date: { schema: z.string().trim().min(1).max(100), description: 'Day of travel as the user said it, e.g. "next Friday" or "2026-12-04"' },
+      origin: {
+        schema: z.string(),
+        description: 'Departure airport',
+        validate: airportCode,
+        constraint: '3-letter IATA airport code',
+      },
+      destination: {
+        schema: z.string(),
+        description: 'Arrival airport',
+        validate: airportCode,
+        constraint: '3-letter IATA airport code',
+      },
+      date: {
+        schema: z.string().trim().min(1).max(100),
+        description: 'Day of travel as the user said it, e.g. "next Friday" or "2026-12-04"',
+      },
       passengers: { schema: z.number().int().min(1).max(9), description: 'Number of passengers, 1-9', default: 1 },
     },
     version: '1.0.0',

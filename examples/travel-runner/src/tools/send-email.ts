@@ -19,7 +19,8 @@ export const RECIPIENT_REASON = 'must be an email address such as team@example.c
 export function sendEmailAgent(outbox: Outbox): AgentDefinition {
   return defineAgent({
     name: 'send_email',
-    description: 'Sends an email on behalf of the user. Example runner: the email is written to a local outbox directory, not to a mail server.',
+    description:
+      'Sends an email on behalf of the user. Example runner: the email is written to a local outbox directory, not to a mail server.',
     fields: {
       recipient: {
         schema: z.string().trim().min(1).max(254),
@@ -42,12 +43,20 @@ export function sendEmailAgent(outbox: Outbox): AgentDefinition {
       const { tenantId, conversationId, callId, taskInstruction } = context;
       // The user's mail account, through this call's grant: no account connected, no email.
       const mailbox = await context.credentials.get(MAIL_SERVICE);
-      if (!mailbox.connected) return `The email to ${recipient} was not sent: no ${MAIL_SERVICE} account is connected. ${mailbox.message}`;
+      if (!mailbox.connected)
+        return `The email to ${recipient} was not sent: no ${MAIL_SERVICE} account is connected. ${mailbox.message}`;
       // A real runner would hand mailbox.secret.access_token to its mail API here; the example's
       // outbox records only which account sent it, never the token.
       const from = `${mailbox.service}/${mailbox.account}`;
-      const delivery = await outbox.deliver({ to: recipient, subject, body, taskInstruction, from }, { tenantId, conversationId, callId });
-      if (delivery.duplicate) context.logger.warn({ messageId: delivery.messageId }, 'this call already wrote its email; not writing another');
+      const delivery = await outbox.deliver(
+        { to: recipient, subject, body, taskInstruction, from },
+        { tenantId, conversationId, callId },
+      );
+      if (delivery.duplicate)
+        context.logger.warn(
+          { messageId: delivery.messageId },
+          'this call already wrote its email; not writing another',
+        );
       else context.logger.info({ messageId: delivery.messageId, file: delivery.file }, 'email written to the outbox');
       return `Email sent to ${recipient} (message id ${delivery.messageId})`;
     },

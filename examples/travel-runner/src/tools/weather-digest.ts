@@ -15,7 +15,10 @@ export function weatherDigestExecutor(): ToolDefinition {
     input: z
       .object({
         fireId: z.string(),
-        config: z.object({ cities: z.array(z.string().trim().min(1).max(100)).min(1).max(20), date: z.string().trim().min(1).max(100).default('today') }),
+        config: z.object({
+          cities: z.array(z.string().trim().min(1).max(100)).min(1).max(20),
+          date: z.string().trim().min(1).max(100).default('today'),
+        }),
       })
       .passthrough(),
     timeoutMs: 2_000,

@@ -38,7 +38,12 @@ export class FakeTools implements ToolPort {
     this.calls.push(call);
     if (tool.input) {
       const parsed = tool.input.safeParse(call.arguments);
-      if (!parsed.success) return { status: 'invalid', content: `invalid arguments: ${parsed.error.issues.map((i) => i.path.join('.')).join(', ')}`, errorCode: 'INVALID_ARGUMENTS' };
+      if (!parsed.success)
+        return {
+          status: 'invalid',
+          content: `invalid arguments: ${parsed.error.issues.map((i) => i.path.join('.')).join(', ')}`,
+          errorCode: 'INVALID_ARGUMENTS',
+        };
     }
     this.log.push(`start ${call.id}`);
     try {

@@ -3,7 +3,10 @@ import type { ModelPort, ModelRequest, ModelResponse } from '../model-port.js';
 import type { ModelError } from '../model-errors.js';
 
 /** One scripted reply: an assistant message, an error to throw, or a function of the request. */
-export type ScriptStep = AssistantMessage | ModelError | ((request: ModelRequest, call: number) => ModelResponse | AssistantMessage | ModelError);
+export type ScriptStep =
+  | AssistantMessage
+  | ModelError
+  | ((request: ModelRequest, call: number) => ModelResponse | AssistantMessage | ModelError);
 
 export interface ScriptedModelOptions {
   provider?: string;
@@ -62,6 +65,10 @@ export const reply = {
   calls: (...calls: Array<[id: string, name: string, args: unknown]>): AssistantMessage => ({
     role: 'assistant',
     content: null,
-    toolCalls: calls.map(([id, name, args]) => ({ id, name, arguments: typeof args === 'string' ? args : JSON.stringify(args) })),
+    toolCalls: calls.map(([id, name, args]) => ({
+      id,
+      name,
+      arguments: typeof args === 'string' ? args : JSON.stringify(args),
+    })),
   }),
 };

@@ -11,6 +11,8 @@ describe('parseDuties', () => {
   });
 
   it('refuses a name it does not know, naming it and the known ones', () => {
-    expect(() => parseDuties('lease,logging')).toThrow(/unknown duties: logging \(known: auth, lease, events, learning, tracing, or all\)/);
+    expect(() => parseDuties('lease,logging')).toThrow(
+      /unknown duties: logging \(known: auth, lease, events, learning, tracing, or all\)/,
+    );
   });
 });

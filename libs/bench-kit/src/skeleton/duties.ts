@@ -18,6 +18,7 @@ export function parseDuties(raw: string | undefined): SkeletonDuty[] {
   if (text === 'all') return [...SKELETON_DUTIES];
   const names = text.split(',').map((name) => name.trim());
   const unknown = names.filter((name) => !(SKELETON_DUTIES as readonly string[]).includes(name));
-  if (unknown.length) throw new Error(`unknown duties: ${unknown.join(', ')} (known: ${SKELETON_DUTIES.join(', ')}, or all)`);
+  if (unknown.length)
+    throw new Error(`unknown duties: ${unknown.join(', ')} (known: ${SKELETON_DUTIES.join(', ')}, or all)`);
   return names as SkeletonDuty[];
 }

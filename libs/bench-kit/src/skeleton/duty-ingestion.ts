@@ -4,7 +4,15 @@
 // learned, and one commit storing it with its vector (HNSW-indexed, deduplicated by run), then
 // the batch's messages are acknowledged. What it learns is the user's words (llm-sim's answer is
 // not a real extraction); the exchanges and writes are the ones learning needs.
-import { AckPolicy, jetstream, jetstreamManager, RetentionPolicy, StorageType, type JetStreamClient, type JsMsg } from '@nats-io/jetstream';
+import {
+  AckPolicy,
+  jetstream,
+  jetstreamManager,
+  RetentionPolicy,
+  StorageType,
+  type JetStreamClient,
+  type JsMsg,
+} from '@nats-io/jetstream';
 import type { NatsConnection } from '@nats-io/nats-core';
 import type pg from 'pg';
 import type { WorkQueue } from '../ingestion-queue.js';
@@ -31,36 +39,68 @@ export interface FinishedTurn {
 /** Creates the table of what was learned in `db`; resolves with the schema pgvector lives in (the platform's memory may have put it in its own). */
 export async function createLearnedTable(db: Pick<pg.Client, 'query'>): Promise<string> {
   await db.query('CREATE EXTENSION IF NOT EXISTS vector');
-  const { rows } = await db.query<{ schema: string }>(`SELECT extnamespace::regnamespace::text AS schema FROM pg_extension WHERE extname = 'vector'`);
+  const { rows } = await db.query<{ schema: string }>(
+    `SELECT extnamespace::regnamespace::text AS schema FROM pg_extension WHERE extname = 'vector'`,
+  );
   const schema = rows[0]!.schema;
-  await db.query(`CREATE TABLE IF NOT EXISTS skeleton.learned (run_id uuid PRIMARY KEY, tenant text NOT NULL, fact text NOT NULL, embedding ${schema}.vector(${EMBEDDING_DIMENSIONS}) NOT NULL)`);
-  await db.query(`CREATE INDEX IF NOT EXISTS learned_by_embedding ON skeleton.learned USING hnsw (embedding ${schema}.vector_cosine_ops)`);
+  await db.query(
+    `CREATE TABLE IF NOT EXISTS skeleton.learned (run_id uuid PRIMARY KEY, tenant text NOT NULL, fact text NOT NULL, embedding ${schema}.vector(${EMBEDDING_DIMENSIONS}) NOT NULL)`,
+  );
+  await db.query(
+    `CREATE INDEX IF NOT EXISTS learned_by_embedding ON skeleton.learned USING hnsw (embedding ${schema}.vector_cosine_ops)`,
+  );
   return schema;
 }
 
 export async function ensureIngestStream(nc: NatsConnection): Promise<void> {
   const jsm = await jetstreamManager(nc);
-  await jsm.streams.add({ name: STREAM, subjects: [`${SUBJECT_PREFIX}.>`], retention: RetentionPolicy.Workqueue, storage: StorageType.File, duplicate_window: 10 * 60 * 1e9 });
-  await jsm.consumers.add(STREAM, { durable_name: CONSUMER, ack_policy: AckPolicy.Explicit, ack_wait: 30 * 1e9, max_ack_pending: 10_000 });
+  await jsm.streams.add({
+    name: STREAM,
+    subjects: [`${SUBJECT_PREFIX}.>`],
+    retention: RetentionPolicy.Workqueue,
+    storage: StorageType.File,
+    duplicate_window: 10 * 60 * 1e9,
+  });
+  await jsm.consumers.add(STREAM, {
+    durable_name: CONSUMER,
+    ack_policy: AckPolicy.Explicit,
+    ack_wait: 30 * 1e9,
+    max_ack_pending: 10_000,
+  });
 }
 
 /** The orchestrator's side: publishes a finished turn and returns at once (a failed publish is logged; the turn has its answer). */
 export class FinishedTurns {
   private readonly js: JetStreamClient;
 
-  constructor(nc: NatsConnection, private readonly traced: boolean) {
+  constructor(
+    nc: NatsConnection,
+    private readonly traced: boolean,
+  ) {
     this.js = jetstream(nc);
   }
 
   hand(turn: FinishedTurn): void {
-    this.js.publish(`${SUBJECT_PREFIX}.${turn.tenant}`, JSON.stringify(turn), { msgID: turn.runId, ...(this.traced ? { headers: tracedHeaders() } : {}) }).catch((err: unknown) => {
-      process.stderr.write(`memory ingestion publish failed for run ${turn.runId}: ${(err as Error).message}\n`);
-    });
+    this.js
+      .publish(`${SUBJECT_PREFIX}.${turn.tenant}`, JSON.stringify(turn), {
+        msgID: turn.runId,
+        ...(this.traced ? { headers: tracedHeaders() } : {}),
+      })
+      .catch((err: unknown) => {
+        process.stderr.write(`memory ingestion publish failed for run ${turn.runId}: ${(err as Error).message}\n`);
+      });
   }
 }
 
 /** Memory's side: consumes finished turns in batches until the returned function stops it. */
-export async function learnFromFinishedTurns(nc: NatsConnection, pool: pg.Pool, vectorSchema: string, modelUrl: string, authorization: string, traced: boolean): Promise<() => Promise<void>> {
+export async function learnFromFinishedTurns(
+  nc: NatsConnection,
+  pool: pg.Pool,
+  vectorSchema: string,
+  modelUrl: string,
+  authorization: string,
+  traced: boolean,
+): Promise<() => Promise<void>> {
   const model = new JsonClient();
   const consumer = await jetstream(nc).consumers.get(STREAM, CONSUMER);
   const messages = await consumer.consume({ max_messages: BATCH_SIZE * 2 });
@@ -77,14 +117,31 @@ export async function learnFromFinishedTurns(nc: NatsConnection, pool: pg.Pool, 
   async function learn(taken: JsMsg[]): Promise<void> {
     const turns = taken.map((m) => m.json<FinishedTurn>());
     const facts = turns.map((t) => t.messages.find((m) => m.role === 'user')?.content ?? '');
-    const transcript = turns.map((t, i) => `turn ${i + 1}: ${t.messages.map((m) => `${m.role}: ${m.content ?? ''}`).join('\n')}`).join('\n\n');
-    await post('/chat/completions', { model: SIM_MODEL, messages: [{ role: 'system', content: 'List what is worth remembering from each turn.' }, { role: 'user', content: transcript }] });
-    const embedded = (await post('/embeddings', { model: 'sim-embed-1', input: facts, dimensions: EMBEDDING_DIMENSIONS })) as { data: Array<{ embedding: number[] }> };
+    const transcript = turns
+      .map((t, i) => `turn ${i + 1}: ${t.messages.map((m) => `${m.role}: ${m.content ?? ''}`).join('\n')}`)
+      .join('\n\n');
+    await post('/chat/completions', {
+      model: SIM_MODEL,
+      messages: [
+        { role: 'system', content: 'List what is worth remembering from each turn.' },
+        { role: 'user', content: transcript },
+      ],
+    });
+    const embedded = (await post('/embeddings', {
+      model: 'sim-embed-1',
+      input: facts,
+      dimensions: EMBEDDING_DIMENSIONS,
+    })) as { data: Array<{ embedding: number[] }> };
     await pool.query(
       `INSERT INTO skeleton.learned (run_id, tenant, fact, embedding)
        SELECT r, t, f, e::${vectorSchema}.vector FROM unnest($1::uuid[], $2::text[], $3::text[], $4::text[]) AS x(r, t, f, e)
        ON CONFLICT (run_id) DO NOTHING`,
-      [turns.map((t) => t.runId), turns.map((t) => t.tenant), facts, embedded.data.map((d) => `[${d.embedding.join(',')}]`)],
+      [
+        turns.map((t) => t.runId),
+        turns.map((t) => t.tenant),
+        facts,
+        embedded.data.map((d) => `[${d.embedding.join(',')}]`),
+      ],
     );
   }
 

@@ -24,7 +24,11 @@ export interface Lease {
 export class ConversationLeases {
   private readonly redis: LeaseRedis;
 
-  constructor(url: string, private readonly owner: string, private readonly ttlMs = 30_000) {
+  constructor(
+    url: string,
+    private readonly owner: string,
+    private readonly ttlMs = 30_000,
+  ) {
     const redis = new Redis(url, { lazyConnect: false, maxRetriesPerRequest: 2 });
     redis.defineCommand('skeletonAcquire', { numberOfKeys: 2, lua: ACQUIRE });
     redis.defineCommand('skeletonRelease', { numberOfKeys: 1, lua: RELEASE });

@@ -16,7 +16,15 @@ export async function serveJsonGrpc(methods: UnaryMethods): Promise<{ server: gr
   const definition: Record<string, grpc.MethodDefinition<unknown, unknown>> = {};
   const implementation: grpc.UntypedServiceImplementation = {};
   for (const [method, handle] of Object.entries(methods)) {
-    definition[method] = { path: pathOf(method), requestStream: false, responseStream: false, requestSerialize: encode, requestDeserialize: decode, responseSerialize: encode, responseDeserialize: decode };
+    definition[method] = {
+      path: pathOf(method),
+      requestStream: false,
+      responseStream: false,
+      requestSerialize: encode,
+      requestDeserialize: decode,
+      responseSerialize: encode,
+      responseDeserialize: decode,
+    };
     implementation[method] = (call: grpc.ServerUnaryCall<unknown, unknown>, callback: grpc.sendUnaryData<unknown>) => {
       handle(call.request).then(
         (response) => callback(null, response),
@@ -26,7 +34,11 @@ export async function serveJsonGrpc(methods: UnaryMethods): Promise<{ server: gr
   }
   const server = new grpc.Server();
   server.addService(definition, implementation);
-  const port = await new Promise<number>((resolve, reject) => server.bindAsync('127.0.0.1:0', grpc.ServerCredentials.createInsecure(), (err, bound) => (err ? reject(err) : resolve(bound))));
+  const port = await new Promise<number>((resolve, reject) =>
+    server.bindAsync('127.0.0.1:0', grpc.ServerCredentials.createInsecure(), (err, bound) =>
+      err ? reject(err) : resolve(bound),
+    ),
+  );
   return { server, port };
 }
 
@@ -34,13 +46,23 @@ export async function serveJsonGrpc(methods: UnaryMethods): Promise<{ server: gr
 export class JsonGrpcClient {
   private readonly client: grpc.Client;
 
-  constructor(address: string, private readonly deadlineMs = 10_000) {
+  constructor(
+    address: string,
+    private readonly deadlineMs = 10_000,
+  ) {
     this.client = new grpc.Client(address, grpc.credentials.createInsecure());
   }
 
   call<T>(method: string, request: unknown): Promise<T> {
     return new Promise<T>((resolve, reject) => {
-      this.client.makeUnaryRequest(pathOf(method), encode, decode, request, { deadline: Date.now() + this.deadlineMs }, (err, response) => (err ? reject(err) : resolve(response as T)));
+      this.client.makeUnaryRequest(
+        pathOf(method),
+        encode,
+        decode,
+        request,
+        { deadline: Date.now() + this.deadlineMs },
+        (err, response) => (err ? reject(err) : resolve(response as T)),
+      );
     });
   }
 

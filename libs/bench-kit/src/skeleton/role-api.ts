@@ -16,7 +16,9 @@ const server = createServer((req, res) => {
   req.on('end', () => {
     const reply = (status: number, body: unknown): void => {
       const text = JSON.stringify(body);
-      res.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text) }).end(text);
+      res
+        .writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text) })
+        .end(text);
     };
     const tenant = keys ? keys.tenantOf(req.headers.authorization) : 'bench';
     if (!tenant) {
@@ -30,14 +32,21 @@ const server = createServer((req, res) => {
       reply(400, { error: 'body is not JSON' });
       return;
     }
-    if (req.method !== 'POST' || req.url !== '/turn' || typeof body.conversation !== 'string' || typeof body.content !== 'string') {
+    if (
+      req.method !== 'POST' ||
+      req.url !== '/turn' ||
+      typeof body.conversation !== 'string' ||
+      typeof body.content !== 'string'
+    ) {
       reply(400, { error: 'POST /turn with { conversation, content }' });
       return;
     }
-    orchestrator.call<{ response: string }>('Turn', { tenant, conversation: body.conversation, content: body.content }).then(
-      (answer) => reply(200, answer),
-      (err: unknown) => reply(503, { error: (err as Error).message }),
-    );
+    orchestrator
+      .call<{ response: string }>('Turn', { tenant, conversation: body.conversation, content: body.content })
+      .then(
+        (answer) => reply(200, answer),
+        (err: unknown) => reply(503, { error: (err as Error).message }),
+      );
   });
 });
 server.keepAliveTimeout = 72_000;

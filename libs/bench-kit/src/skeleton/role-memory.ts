@@ -17,25 +17,41 @@ const authorization = `Bearer ${required('MODEL_API_KEY')}`;
 const { server, port } = await serveJsonGrpc({
   async Recall(request) {
     const { tenant, query } = request as { tenant: string; query: string };
-    const embedded = await model.post(`${modelUrl}/embeddings`, { authorization }, { model: 'sim-embed-1', input: [query] });
+    const embedded = await model.post(
+      `${modelUrl}/embeddings`,
+      { authorization },
+      { model: 'sim-embed-1', input: [query] },
+    );
     if (embedded.status !== 200) throw new Error(`embeddings: HTTP ${embedded.status}`);
-    const { rows } = await pool.query('SELECT fact FROM skeleton.facts WHERE tenant = $1 ORDER BY fact LIMIT 8', [tenant]);
+    const { rows } = await pool.query('SELECT fact FROM skeleton.facts WHERE tenant = $1 ORDER BY fact LIMIT 8', [
+      tenant,
+    ]);
     return { facts: rows.map((r: { fact: string }) => r.fact) };
   },
   async History(request) {
     const { tenant, conversation } = request as { tenant: string; conversation: string };
-    const { rows } = await pool.query('SELECT message FROM skeleton.messages WHERE tenant = $1 AND conversation = $2 ORDER BY seq DESC LIMIT 200', [tenant, conversation]);
+    const { rows } = await pool.query(
+      'SELECT message FROM skeleton.messages WHERE tenant = $1 AND conversation = $2 ORDER BY seq DESC LIMIT 200',
+      [tenant, conversation],
+    );
     return { messages: rows.map((r: { message: unknown }) => r.message).reverse() };
   },
   async Append(request) {
     const { tenant, conversation, messages } = request as { tenant: string; conversation: string; messages: unknown[] };
-    await pool.query('INSERT INTO skeleton.messages (tenant, conversation, message) SELECT $1, $2, m FROM unnest($3::jsonb[]) AS m', [tenant, conversation, messages.map((m) => JSON.stringify(m))]);
+    await pool.query(
+      'INSERT INTO skeleton.messages (tenant, conversation, message) SELECT $1, $2, m FROM unnest($3::jsonb[]) AS m',
+      [tenant, conversation, messages.map((m) => JSON.stringify(m))],
+    );
     return {};
   },
 });
-const nc = DUTIES.has('learning') ? await connect({ servers: required('NATS_URL'), name: 'skeleton-memory' }) : undefined;
+const nc = DUTIES.has('learning')
+  ? await connect({ servers: required('NATS_URL'), name: 'skeleton-memory' })
+  : undefined;
 if (nc) await ensureIngestStream(nc);
-const stopLearning = nc ? await learnFromFinishedTurns(nc, pool, required('VECTOR_SCHEMA'), modelUrl, authorization, DUTIES.has('tracing')) : undefined;
+const stopLearning = nc
+  ? await learnFromFinishedTurns(nc, pool, required('VECTOR_SCHEMA'), modelUrl, authorization, DUTIES.has('tracing'))
+  : undefined;
 announceReady(port);
 exitOnTerm(async () => {
   server.forceShutdown();

@@ -23,7 +23,16 @@ interface ChatMessage {
   tool_call_id?: string;
 }
 
-const TOOLS = [{ type: 'function', function: { name: 'calculator', description: CALCULATOR_DESCRIPTION, parameters: { type: 'object', properties: { expression: { type: 'string' } }, required: ['expression'] } } }];
+const TOOLS = [
+  {
+    type: 'function',
+    function: {
+      name: 'calculator',
+      description: CALCULATOR_DESCRIPTION,
+      parameters: { type: 'object', properties: { expression: { type: 'string' } }, required: ['expression'] },
+    },
+  },
+];
 
 const pool = new pg.Pool({ connectionString: required('DATABASE_URL'), max: 20 });
 const memory = new JsonGrpcClient(required('MEMORY_ADDRESS'));
@@ -34,17 +43,29 @@ const authorization = `Bearer ${required('MODEL_API_KEY')}`;
 
 const EVENTS_STREAM = 'SKELETON_RUN_EVENTS';
 const EVENTS_SUBJECT_PREFIX = 'skeleton.run-events';
-const leases = DUTIES.has('lease') ? new ConversationLeases(required('REDIS_URL'), `skeleton-orchestrator-${process.pid}`) : undefined;
+const leases = DUTIES.has('lease')
+  ? new ConversationLeases(required('REDIS_URL'), `skeleton-orchestrator-${process.pid}`)
+  : undefined;
 const finishedTurns = DUTIES.has('learning') ? new FinishedTurns(nc, DUTIES.has('tracing')) : undefined;
 const traced = DUTIES.has('tracing');
 if (DUTIES.has('events')) {
   // The run's events are kept for replay (file storage), as the platform's are.
   const jsm = await jetstreamManager(nc);
-  await jsm.streams.add({ name: EVENTS_STREAM, subjects: [`${EVENTS_SUBJECT_PREFIX}.>`], retention: RetentionPolicy.Limits, storage: StorageType.File, max_age: 3_600 * 1e9 });
+  await jsm.streams.add({
+    name: EVENTS_STREAM,
+    subjects: [`${EVENTS_SUBJECT_PREFIX}.>`],
+    retention: RetentionPolicy.Limits,
+    storage: StorageType.File,
+    max_age: 3_600 * 1e9,
+  });
 }
 
 async function chat(messages: ChatMessage[]): Promise<ChatMessage> {
-  const response = await model.post(`${modelUrl}/chat/completions`, { authorization }, { model: MODEL, messages, tools: TOOLS });
+  const response = await model.post(
+    `${modelUrl}/chat/completions`,
+    { authorization },
+    { model: MODEL, messages, tools: TOOLS },
+  );
   if (response.status !== 200) throw new Error(`chat: HTTP ${response.status}`);
   const message = (response.body as { choices?: Array<{ message: ChatMessage }> }).choices?.[0]?.message;
   if (!message) throw new Error('chat: no message');
@@ -67,7 +88,11 @@ async function turn(request: unknown): Promise<{ response: string }> {
       const { response, messages } = await steps(asked, runId, lease?.token ?? null);
       if (DUTIES.has('events')) {
         const events = JSON.stringify(messages.map((message, seq) => ({ seq, type: 'message', message })));
-        nc.publish(`${EVENTS_SUBJECT_PREFIX}.${asked.tenant}.${runId}`, events, traced ? { headers: tracedHeaders() } : {});
+        nc.publish(
+          `${EVENTS_SUBJECT_PREFIX}.${asked.tenant}.${runId}`,
+          events,
+          traced ? { headers: tracedHeaders() } : {},
+        );
       }
       finishedTurns?.hand({ tenant: asked.tenant, runId, messages });
       return { response };
@@ -78,29 +103,53 @@ async function turn(request: unknown): Promise<{ response: string }> {
   return traced ? inSpan('turn', run) : run();
 }
 
-async function steps({ tenant, conversation, content }: TurnRequest, runId: string, fence: number | null): Promise<{ response: string; messages: ChatMessage[] }> {
+async function steps(
+  { tenant, conversation, content }: TurnRequest,
+  runId: string,
+  fence: number | null,
+): Promise<{ response: string; messages: ChatMessage[] }> {
   const recalled = memory.call<{ facts: string[] }>('Recall', { tenant, query: content });
   const history = (async () => {
-    await pool.query(`INSERT INTO skeleton.runs (run_id, tenant, conversation, status, input, fence) VALUES ($1, $2, $3, 'running', $4, $5)`, [runId, tenant, conversation, content, fence]);
+    await pool.query(
+      `INSERT INTO skeleton.runs (run_id, tenant, conversation, status, input, fence) VALUES ($1, $2, $3, 'running', $4, $5)`,
+      [runId, tenant, conversation, content, fence],
+    );
     return memory.call<{ messages: ChatMessage[] }>('History', { tenant, conversation });
   })();
   const [{ facts }, { messages: earlier }] = await Promise.all([recalled, history]);
-  const asked: ChatMessage[] = [{ role: 'system', content: [INSTRUCTIONS, ...facts].join('\n') }, ...earlier, { role: 'user', content }];
+  const asked: ChatMessage[] = [
+    { role: 'system', content: [INSTRUCTIONS, ...facts].join('\n') },
+    ...earlier,
+    { role: 'user', content },
+  ];
   const first = await chat(asked);
   const call = first.tool_calls?.[0];
   if (!call) throw new Error('the model asked for no tool');
-  const reply = (await nc.request(TOOL_SUBJECT, call.function.arguments, { timeout: 30_000, ...(traced ? { headers: tracedHeaders() } : {}) })).json<{ ok: boolean; output?: unknown; error?: string }>();
+  const reply = (
+    await nc.request(TOOL_SUBJECT, call.function.arguments, {
+      timeout: 30_000,
+      ...(traced ? { headers: tracedHeaders() } : {}),
+    })
+  ).json<{ ok: boolean; output?: unknown; error?: string }>();
   if (!reply.ok) throw new Error(`calculator: ${reply.error}`);
   const toolMessage: ChatMessage = { role: 'tool', tool_call_id: call.id, content: JSON.stringify(reply.output) };
   const answer = await chat([...asked, first, toolMessage]);
-  await pool.query('UPDATE skeleton.runs SET journal = $2 WHERE run_id = $1', [runId, JSON.stringify([first, toolMessage, answer])]);
+  await pool.query('UPDATE skeleton.runs SET journal = $2 WHERE run_id = $1', [
+    runId,
+    JSON.stringify([first, toolMessage, answer]),
+  ]);
   const messages: ChatMessage[] = [{ role: 'user', content }, first, toolMessage, answer];
   await memory.call('Append', { tenant, conversation, messages });
-  await pool.query(`UPDATE skeleton.runs SET status = 'done', result = $2, finished_at = now() WHERE run_id = $1`, [runId, answer.content]);
+  await pool.query(`UPDATE skeleton.runs SET status = 'done', result = $2, finished_at = now() WHERE run_id = $1`, [
+    runId,
+    answer.content,
+  ]);
   return { response: answer.content ?? '', messages };
 }
 
-const { server, port } = await serveJsonGrpc({ Turn: async (request) => ({ response: (await turn(request)).response }) });
+const { server, port } = await serveJsonGrpc({
+  Turn: async (request) => ({ response: (await turn(request)).response }),
+});
 announceReady(port);
 exitOnTerm(async () => {
   server.forceShutdown();

@@ -54,12 +54,21 @@ export interface SkeletonOptions {
   env?: Readonly<Record<string, string>>;
 }
 
-async function startRole(role: SkeletonRole, env: Record<string, string>, traced: boolean): Promise<{ process: ManagedProcess; port: number }> {
+async function startRole(
+  role: SkeletonRole,
+  env: Record<string, string>,
+  traced: boolean,
+): Promise<{ process: ManagedProcess; port: number }> {
   // Next to this module, in source (.ts, run through tsx) or built (.js) form alike.
   const entry = fileURLToPath(new URL(`./role-${role}${extname(fileURLToPath(import.meta.url))}`, import.meta.url));
   // Traced as the platform's services are: OpenTelemetry's instrumentations loaded first, spans recorded (and dropped without an OTLP endpoint, as in the bench platform).
   const tracing = traced ? ['--import', '@platform/telemetry/register'] : [];
-  const child = ManagedProcess.start(`skeleton ${role}`, process.execPath, ['--conditions=@platform/source', '--import', 'tsx', ...tracing, entry], { env: { ...process.env, ...env, OTEL_SERVICE_NAME: `skeleton-${role}` } });
+  const child = ManagedProcess.start(
+    `skeleton ${role}`,
+    process.execPath,
+    ['--conditions=@platform/source', '--import', 'tsx', ...tracing, entry],
+    { env: { ...process.env, ...env, OTEL_SERVICE_NAME: `skeleton-${role}` } },
+  );
   try {
     await child.waitForOutput((output) => /READY \d+/.test(output), 30_000);
   } catch (error) {
@@ -88,7 +97,12 @@ export async function startSkeleton(bench: SkeletonServers, options: SkeletonOpt
     MODEL_API_KEY: bench.model.apiKey,
   };
   const apiKey = randomBytes(24).toString('base64url');
-  Object.assign(env, { SKELETON_DUTIES: [...duties].join(','), REDIS_URL: bench.infra.descriptor.redisUrl, SKELETON_API_KEY: apiKey, VECTOR_SCHEMA: vectorSchema });
+  Object.assign(env, {
+    SKELETON_DUTIES: [...duties].join(','),
+    REDIS_URL: bench.infra.descriptor.redisUrl,
+    SKELETON_API_KEY: apiKey,
+    VECTOR_SCHEMA: vectorSchema,
+  });
   const headers: Record<string, string> = duties.has('auth') ? { authorization: `Bearer ${apiKey}` } : {};
   const processes = new Map<SkeletonRole, ManagedProcess>();
   const client = new JsonClient();
@@ -113,10 +127,14 @@ export async function startSkeleton(bench: SkeletonServers, options: SkeletonOpt
   return {
     apiUrl,
     async turn() {
-      const response = await client.post(apiUrl, headers, { conversation: `skeleton-${++conversation}`, content: CALCULATOR_PROMPT });
+      const response = await client.post(apiUrl, headers, {
+        conversation: `skeleton-${++conversation}`,
+        content: CALCULATOR_PROMPT,
+      });
       const body = response.body as { response?: string; error?: string };
       if (response.status !== 200) throw new Error(`HTTP ${response.status} ${body.error ?? ''}`);
-      if (!body.response?.includes(`= ${CALCULATOR_RESULT}`)) throw new Error(`unexpected answer: ${JSON.stringify(body).slice(0, 200)}`);
+      if (!body.response?.includes(`= ${CALCULATOR_RESULT}`))
+        throw new Error(`unexpected answer: ${JSON.stringify(body).slice(0, 200)}`);
     },
     async cpuMs() {
       const cpu = new Map<string, number>();

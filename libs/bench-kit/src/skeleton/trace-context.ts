@@ -14,7 +14,12 @@ export function tracedHeaders(): MsgHdrs {
 
 /** Runs `work` in a new span named `name`, child of the context in `headers` (or of the active one). */
 export function inSpan<T>(name: string, work: () => Promise<T>, headers?: MsgHdrs): Promise<T> {
-  const parent = headers ? propagation.extract(context.active(), headers, { get: (carrier, key) => carrier.get(key) || undefined, keys: (carrier) => carrier.keys() }) : context.active();
+  const parent = headers
+    ? propagation.extract(context.active(), headers, {
+        get: (carrier, key) => carrier.get(key) || undefined,
+        keys: (carrier) => carrier.keys(),
+      })
+    : context.active();
   return tracer.startActiveSpan(name, {}, parent, async (span) => {
     try {
       return await work();

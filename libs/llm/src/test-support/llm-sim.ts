@@ -20,13 +20,17 @@ export interface RunningLlmSim {
  * Starts llm-sim from source. With `scenarios`, it serves only those (written to a temporary
  * directory), the first one being the default: for stream timings no shipped scenario has.
  */
-export async function startLlmSim(scenarios?: readonly ({ name: string } & Record<string, unknown>)[]): Promise<RunningLlmSim> {
+export async function startLlmSim(
+  scenarios?: readonly ({ name: string } & Record<string, unknown>)[],
+): Promise<RunningLlmSim> {
   const dir = scenarios ? await mkdtemp(path.join(tmpdir(), 'llm-sim-scenarios-')) : undefined;
   if (dir && scenarios) {
-    for (const scenario of scenarios) await writeFile(path.join(dir, `${scenario.name}.json`), JSON.stringify(scenario));
+    for (const scenario of scenarios)
+      await writeFile(path.join(dir, `${scenario.name}.json`), JSON.stringify(scenario));
   }
   const env: Record<string, string> = { LLM_SIM_PORT: '0', LLM_SIM_API_KEY: SIM_API_KEY, LOG_LEVEL: 'warn' };
-  if (dir && scenarios?.[0]) Object.assign(env, { LLM_SIM_SCENARIOS_DIR: dir, LLM_SIM_DEFAULT_SCENARIO: scenarios[0].name });
+  if (dir && scenarios?.[0])
+    Object.assign(env, { LLM_SIM_SCENARIOS_DIR: dir, LLM_SIM_DEFAULT_SCENARIO: scenarios[0].name });
   const sim = await startServiceProcess({ app: 'llm-sim', mode: 'source', telemetry: false, env });
   const url = `http://127.0.0.1:${String(sim.ready['port'])}`;
   return {

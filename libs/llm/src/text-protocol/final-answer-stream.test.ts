@@ -10,11 +10,15 @@ function run(deltas: string[], mode: 'final-only' | 'final-or-prose'): string {
 
 describe('finalAnswerStream', () => {
   it('streams only what follows Final Answer, even when the label is split across deltas', () => {
-    expect(run(['Thought: easy.\nFinal Ans', 'wer:', ' The answer', ' is 42.'], 'final-only')).toBe('The answer is 42.');
+    expect(run(['Thought: easy.\nFinal Ans', 'wer:', ' The answer', ' is 42.'], 'final-only')).toBe(
+      'The answer is 42.',
+    );
   });
 
   it('streams nothing of an action reply', () => {
-    expect(run(['Thought: look it up\n', 'Action: {"tool": "search", ', '"arguments": {"q": "x"}}'], 'final-only')).toBe('');
+    expect(
+      run(['Thought: look it up\n', 'Action: {"tool": "search", ', '"arguments": {"q": "x"}}'], 'final-only'),
+    ).toBe('');
   });
 
   it('streams an unlabelled answer in answer-only mode', () => {

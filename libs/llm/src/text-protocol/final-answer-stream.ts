@@ -30,13 +30,19 @@ export function finalAnswerStream(onTextDelta: (delta: string) => void, mode: St
     if (streaming) return emit(delta);
     buffer += delta;
     // A label is only complete once its colon arrives; rescanning only then keeps long replies cheap.
-    const final = delta.includes(':') ? findLabels(buffer).find((label) => label.kind === 'final' && label.anchored) : undefined;
+    const final = delta.includes(':')
+      ? findLabels(buffer).find((label) => label.kind === 'final' && label.anchored)
+      : undefined;
     if (final) {
       streaming = true;
       return emit(buffer.slice(final.end));
     }
     const opening = buffer.trimStart();
-    if (mode === 'final-or-prose' && (opening.length >= DECIDE_AFTER_CHARS || opening.includes('\n')) && !OPENS_WITH_LABEL.test(opening)) {
+    if (
+      mode === 'final-or-prose' &&
+      (opening.length >= DECIDE_AFTER_CHARS || opening.includes('\n')) &&
+      !OPENS_WITH_LABEL.test(opening)
+    ) {
       streaming = true;
       leading = false;
       onTextDelta(buffer);

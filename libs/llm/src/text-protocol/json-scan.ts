@@ -44,7 +44,17 @@ function startsKey(text: string, index: number): boolean {
   return close !== -1 && /^\s*:/.test(text.slice(close + 1, close + 20));
 }
 
-const SIMPLE_ESCAPES: Record<string, string> = { n: '\n', t: '\t', r: '\r', b: '\b', f: '\f', '/': '/', '\\': '\\', '"': '"', "'": "'" };
+const SIMPLE_ESCAPES: Record<string, string> = {
+  n: '\n',
+  t: '\t',
+  r: '\r',
+  b: '\b',
+  f: '\f',
+  '/': '/',
+  '\\': '\\',
+  '"': '"',
+  "'": "'",
+};
 
 /** A string read from `start` (its opening quote); `end` is the index after the closing quote. */
 export interface ScannedString {

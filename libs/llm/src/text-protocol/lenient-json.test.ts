@@ -4,7 +4,11 @@ import { parseLenientJson } from './lenient-json.js';
 
 describe('parseLenientJson', () => {
   it('reads strict JSON exactly and says it needed no repair', () => {
-    expect(parseLenientJson('{"a": [1, 2.5, "x"], "b": null}')).toEqual({ ok: true, value: { a: [1, 2.5, 'x'], b: null }, repaired: false });
+    expect(parseLenientJson('{"a": [1, 2.5, "x"], "b": null}')).toEqual({
+      ok: true,
+      value: { a: [1, 2.5, 'x'], b: null },
+      repaired: false,
+    });
   });
 
   it.each([

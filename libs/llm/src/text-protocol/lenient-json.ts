@@ -66,7 +66,8 @@ class LenientParser {
       if (closers.includes(ch)) break;
       const key = this.key();
       this.skipSpace();
-      if (this.text[this.pos] !== ':' && this.text[this.pos] !== '=') throw new LenientSyntaxError(`expected ":" after the key "${key}"`);
+      if (this.text[this.pos] !== ':' && this.text[this.pos] !== '=')
+        throw new LenientSyntaxError(`expected ":" after the key "${key}"`);
       this.pos++;
       entries.push([key, this.value(inner)]);
     }
@@ -112,7 +113,8 @@ class LenientParser {
   /** A literal, a number, or an unquoted word (`{tool: search}`), read up to the next separator. */
   private bareValue(): JsonValue {
     const start = this.pos;
-    if (!BARE_START.test(this.text[start] ?? '')) throw new LenientSyntaxError(`unexpected "${this.text[start] ?? ''}" where a value should be`);
+    if (!BARE_START.test(this.text[start] ?? ''))
+      throw new LenientSyntaxError(`unexpected "${this.text[start] ?? ''}" where a value should be`);
     let end = start;
     while (end < this.text.length && !',}]\n'.includes(this.text[end]!) && !this.startsAfterSpace(end)) end++;
     this.pos = end;

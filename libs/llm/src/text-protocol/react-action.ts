@@ -30,7 +30,11 @@ function lookup(object: JsonObject, keys: readonly string[]): { key: string; val
 export function isFinalName(name: string, object?: JsonObject): boolean {
   const compact = name.toLowerCase().replace(/[^a-z]/g, '');
   if (compact === 'finalanswer') return true;
-  return (compact === 'final' || compact === 'finish') && object !== undefined && lookup(object, ['answer', 'final_answer']) !== undefined;
+  return (
+    (compact === 'final' || compact === 'finish') &&
+    object !== undefined &&
+    lookup(object, ['answer', 'final_answer']) !== undefined
+  );
 }
 
 /** The answer text in a final-answer value: a string, or an object holding one (`{"answer": ...}`). */
@@ -49,14 +53,18 @@ export function finalStep(value: unknown): ReActStep {
  * Normalizes tool arguments to an object. Models often JSON-encode them into a string
  * (`"arguments": "{\"q\": 1}"`, the OpenAI wire habit); an empty value means no arguments.
  */
-export function toArguments(value: unknown): { ok: true; value: JsonObject; repaired: boolean } | { ok: false; value: unknown } {
+export function toArguments(
+  value: unknown,
+): { ok: true; value: JsonObject; repaired: boolean } | { ok: false; value: unknown } {
   if (value === undefined || value === null) return { ok: true, value: {}, repaired: false };
   if (isObject(value)) return { ok: true, value, repaired: false };
   if (typeof value !== 'string') return { ok: false, value };
   const text = value.trim();
   if (!text) return { ok: true, value: {}, repaired: false };
   const parsed = parseLenientJson(text);
-  return parsed.ok && isObject(parsed.value) ? { ok: true, value: parsed.value, repaired: parsed.repaired } : { ok: false, value };
+  return parsed.ok && isObject(parsed.value)
+    ? { ok: true, value: parsed.value, repaired: parsed.repaired }
+    : { ok: false, value };
 }
 
 /** Reads `{"tool": ..., "arguments": {...}}` in any of its accepted spellings. */
@@ -81,7 +89,9 @@ function withArguments(tool: string, object: JsonObject, nameKey: string, repair
   const found = lookup(object, ARGUMENT_KEYS);
   if (found === undefined) {
     // No arguments key: the remaining keys are the arguments (`{"tool": "search", "query": "x"}`).
-    const rest = Object.fromEntries(Object.entries(object).filter(([key]) => key !== nameKey && !THOUGHT_KEYS.includes(normalizeKey(key))));
+    const rest = Object.fromEntries(
+      Object.entries(object).filter(([key]) => key !== nameKey && !THOUGHT_KEYS.includes(normalizeKey(key))),
+    );
     return { kind: 'action', tool, arguments: rest, repaired };
   }
   const args = toArguments(found.value);
@@ -97,7 +107,8 @@ function withArguments(tool: string, object: JsonObject, nameKey: string, repair
 export function interpretNamedAction(tool: string, object: JsonObject, repaired: boolean): ReActStep {
   if (isFinalName(tool)) return finalStep(object);
   const named = lookup(object, NAME_KEYS);
-  if (typeof named?.value === 'string' && named.value.trim().toLowerCase() === tool.toLowerCase()) return interpretActionObject(object, repaired);
+  if (typeof named?.value === 'string' && named.value.trim().toLowerCase() === tool.toLowerCase())
+    return interpretActionObject(object, repaired);
   return { kind: 'action', tool, arguments: object, repaired };
 }
 
@@ -112,6 +123,12 @@ export function thoughtOf(object: JsonObject): string | null {
  * answer that is itself JSON data (`{"name": "Ada", "born": 1815}`) is not taken for a tool call.
  */
 export function looksLikeAction(object: JsonObject): boolean {
-  if (lookup(object, NAME_KEYS.filter((key) => key !== 'name')) !== undefined) return true;
+  if (
+    lookup(
+      object,
+      NAME_KEYS.filter((key) => key !== 'name'),
+    ) !== undefined
+  )
+    return true;
   return lookup(object, ['name']) !== undefined && lookup(object, ARGUMENT_KEYS) !== undefined;
 }

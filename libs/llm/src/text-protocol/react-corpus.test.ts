@@ -4,7 +4,10 @@ import { describe, expect, it } from 'vitest';
 import { parseReActReply } from './react-parser.js';
 import type { ReActReply } from './react-reply.js';
 
-type Expected = { kind: 'action'; tool: string; arguments: Record<string, unknown> } | { kind: 'final'; answer: string } | { kind: 'error' };
+type Expected =
+  | { kind: 'action'; tool: string; arguments: Record<string, unknown> }
+  | { kind: 'final'; answer: string }
+  | { kind: 'error' };
 
 interface CorpusCase {
   id: string;
@@ -14,12 +17,15 @@ interface CorpusCase {
   expected: Expected;
 }
 
-const corpus = JSON.parse(readFileSync(new URL('./corpus/react-outputs.json', import.meta.url), 'utf8')) as CorpusCase[];
+const corpus = JSON.parse(
+  readFileSync(new URL('./corpus/react-outputs.json', import.meta.url), 'utf8'),
+) as CorpusCase[];
 const REQUIRED_SHARE = 0.95;
 
 function matches(reply: ReActReply, expected: Expected): boolean {
   if (reply.kind !== expected.kind) return false;
-  if (reply.kind === 'action' && expected.kind === 'action') return reply.tool === expected.tool && isDeepStrictEqual(reply.arguments, expected.arguments);
+  if (reply.kind === 'action' && expected.kind === 'action')
+    return reply.tool === expected.tool && isDeepStrictEqual(reply.arguments, expected.arguments);
   if (reply.kind === 'final' && expected.kind === 'final') return reply.answer === expected.answer;
   return true;
 }
@@ -40,7 +46,9 @@ describe('ReAct reply corpus', () => {
   it(`parses at least ${REQUIRED_SHARE * 100}% of the corpus as expected`, () => {
     const failures = corpus.flatMap((c) => {
       const reply = parseReActReply(c.text);
-      return matches(reply, c.expected) ? [] : [`${c.id} (${c.source}): expected ${JSON.stringify(c.expected)}, got ${summary(reply)}`];
+      return matches(reply, c.expected)
+        ? []
+        : [`${c.id} (${c.source}): expected ${JSON.stringify(c.expected)}, got ${summary(reply)}`];
     });
     const share = (corpus.length - failures.length) / corpus.length;
     const report = `text protocol corpus: ${corpus.length - failures.length}/${corpus.length} parsed as expected (${(share * 100).toFixed(1)}%)`;
@@ -51,7 +59,8 @@ describe('ReAct reply corpus', () => {
 
   it('never throws, whatever the text', () => {
     for (const c of corpus) {
-      for (let cut = 0; cut <= c.text.length; cut += 7) expect(() => parseReActReply(c.text.slice(0, cut))).not.toThrow();
+      for (let cut = 0; cut <= c.text.length; cut += 7)
+        expect(() => parseReActReply(c.text.slice(0, cut))).not.toThrow();
     }
   });
 });

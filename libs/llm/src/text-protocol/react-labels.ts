@@ -15,7 +15,8 @@ export interface Label {
 // Case-insensitive; tolerates markdown bold around the colon (`**Action:**`, `**Action**:`), numbered
 // labels from the ReAct paper (`Thought 2:`), and `Final_Answer`. The lookbehind keeps `reaction:` and
 // JSON keys (`"action":`) from counting.
-const LABEL = /(?<![\p{L}\p{N}_"'\\])(thought|action[ \t_-]*input|action|observation|final[ \t_-]*answer)(?:[ \t]*\d+)?[ \t]*(?:\*\*|__)?[ \t]*:(?:[ \t]*(?:\*\*|__))?[ \t]*/giu;
+const LABEL =
+  /(?<![\p{L}\p{N}_"'\\])(thought|action[ \t_-]*input|action|observation|final[ \t_-]*answer)(?:[ \t]*\d+)?[ \t]*(?:\*\*|__)?[ \t]*:(?:[ \t]*(?:\*\*|__))?[ \t]*/giu;
 const LINE_PREFIX = /^[ \t]*(?:(?:[>#*_-]+|\d+[.)])[ \t]*)*$/;
 
 function kindOf(word: string): LabelKind {
@@ -59,7 +60,12 @@ export function stripReasoning(text: string): string {
 }
 
 /** The content after `label` up to the next label accepted by `isBoundary`, or the end. */
-export function labelContent(text: string, labels: readonly Label[], label: Label, isBoundary: (next: Label) => boolean): string {
+export function labelContent(
+  text: string,
+  labels: readonly Label[],
+  label: Label,
+  isBoundary: (next: Label) => boolean,
+): string {
   const next = labels.find((other) => other.start >= label.end && isBoundary(other));
   return text.slice(label.end, next ? next.start : text.length);
 }

@@ -3,7 +3,9 @@ import { parseReActReply } from './react-parser.js';
 
 describe('parseReActReply', () => {
   it('reads a thought and an action', () => {
-    expect(parseReActReply('Thought: I need the weather.\nAction: {"tool": "get_weather", "arguments": {"city": "Oslo"}}')).toEqual({
+    expect(
+      parseReActReply('Thought: I need the weather.\nAction: {"tool": "get_weather", "arguments": {"city": "Oslo"}}'),
+    ).toEqual({
       kind: 'action',
       thought: 'I need the weather.',
       tool: 'get_weather',
@@ -13,11 +15,16 @@ describe('parseReActReply', () => {
   });
 
   it('flags an action whose JSON had to be repaired', () => {
-    expect(parseReActReply("Action: {'tool': 'search', 'arguments': {'q': 'x'},}")).toMatchObject({ kind: 'action', repaired: true });
+    expect(parseReActReply("Action: {'tool': 'search', 'arguments': {'q': 'x'},}")).toMatchObject({
+      kind: 'action',
+      repaired: true,
+    });
   });
 
   it('lets a final answer win over an action in the same reply', () => {
-    const reply = parseReActReply('Thought: t\nAction: {"tool": "search", "arguments": {}}\nObservation: made up\nFinal Answer: 42');
+    const reply = parseReActReply(
+      'Thought: t\nAction: {"tool": "search", "arguments": {}}\nObservation: made up\nFinal Answer: 42',
+    );
     expect(reply).toEqual({ kind: 'final', thought: 't', answer: '42' });
   });
 
@@ -31,15 +38,28 @@ describe('parseReActReply', () => {
   });
 
   it('reads the thought of a JSON-only reply from its object', () => {
-    expect(parseReActReply('{"thought": "why", "action": "search", "action_input": {"q": 1}}')).toMatchObject({ kind: 'action', thought: 'why', tool: 'search', arguments: { q: 1 } });
+    expect(parseReActReply('{"thought": "why", "action": "search", "action_input": {"q": 1}}')).toMatchObject({
+      kind: 'action',
+      thought: 'why',
+      tool: 'search',
+      arguments: { q: 1 },
+    });
   });
 
   it('decodes arguments given as a JSON-encoded string', () => {
-    expect(parseReActReply('Action: {"name": "s", "parameters": "{\\"q\\": 1}"}')).toMatchObject({ kind: 'action', tool: 's', arguments: { q: 1 } });
+    expect(parseReActReply('Action: {"name": "s", "parameters": "{\\"q\\": 1}"}')).toMatchObject({
+      kind: 'action',
+      tool: 's',
+      arguments: { q: 1 },
+    });
   });
 
   it('reads the tool name from the Action line and the arguments from Action Input', () => {
-    expect(parseReActReply('Action: calculator\nAction Input: {"expression": "1+1"}')).toMatchObject({ kind: 'action', tool: 'calculator', arguments: { expression: '1+1' } });
+    expect(parseReActReply('Action: calculator\nAction Input: {"expression": "1+1"}')).toMatchObject({
+      kind: 'action',
+      tool: 'calculator',
+      arguments: { expression: '1+1' },
+    });
   });
 
   it('ignores labels inside JSON strings', () => {
@@ -48,7 +68,9 @@ describe('parseReActReply', () => {
   });
 
   it('ignores hidden reasoning blocks', () => {
-    expect(parseReActReply('<think>Final Answer: draft</think>\nAction: {"tool": "t", "arguments": {}}')).toMatchObject({ kind: 'action', tool: 't' });
+    expect(parseReActReply('<think>Final Answer: draft</think>\nAction: {"tool": "t", "arguments": {}}')).toMatchObject(
+      { kind: 'action', tool: 't' },
+    );
   });
 
   it.each([

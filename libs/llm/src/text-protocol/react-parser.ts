@@ -1,8 +1,23 @@
 import { balancedObjectSpans, findBalancedEnd } from './json-scan.js';
 import { parseLenientJson } from './lenient-json.js';
-import { finalStep, interpretActionObject, interpretNamedAction, isFinalName, isObject, looksLikeAction, thoughtOf, toArguments } from './react-action.js';
+import {
+  finalStep,
+  interpretActionObject,
+  interpretNamedAction,
+  isFinalName,
+  isObject,
+  looksLikeAction,
+  thoughtOf,
+  toArguments,
+} from './react-action.js';
 import { cleanContent, findLabels, labelContent, stripReasoning, type Label } from './react-labels.js';
-import { MAX_TOOL_NAME_CHARS, parseErrors, type ReActParseError, type ReActReply, type ReActStep } from './react-reply.js';
+import {
+  MAX_TOOL_NAME_CHARS,
+  parseErrors,
+  type ReActParseError,
+  type ReActReply,
+  type ReActStep,
+} from './react-reply.js';
 
 interface ReadStep {
   step: ReActStep;
@@ -28,7 +43,10 @@ export function parseReActReply(text: string): ReActReply {
   const labels = findLabels(body);
   const { step, start, thought } = readStep(body, labels);
   // A name the ToolCall contract would reject is a parse error the model can still correct.
-  const checked: ReActStep = step.kind === 'action' && step.tool.length > MAX_TOOL_NAME_CHARS ? parseErrorStep(parseErrors.invalidToolName(step.tool)) : step;
+  const checked: ReActStep =
+    step.kind === 'action' && step.tool.length > MAX_TOOL_NAME_CHARS
+      ? parseErrorStep(parseErrors.invalidToolName(step.tool))
+      : step;
   return { ...checked, thought: labelledThought(body, labels, start) ?? thought ?? null };
 }
 
@@ -36,7 +54,9 @@ function readStep(body: string, labels: Label[]): ReadStep {
   const action = labels.find((l) => l.kind === 'action' && l.anchored) ?? labels.find((l) => l.kind === 'action');
   // An anchored final answer always wins; an inline one ("... Final Answer: 42") only when it comes
   // after the action, so "my final answer: ..." musing inside a thought does not cancel the action.
-  const final = labels.find((l) => l.kind === 'final' && l.anchored) ?? labels.find((l) => l.kind === 'final' && (!action || l.start > action.start));
+  const final =
+    labels.find((l) => l.kind === 'final' && l.anchored) ??
+    labels.find((l) => l.kind === 'final' && (!action || l.start > action.start));
   if (final) return { step: readFinal(body, labels, final), start: final.start };
   if (action) return { step: readAction(body, labels, action), start: action.start };
   return readBareJson(body) ?? { step: { kind: 'error', error: parseErrors.noActionOrFinal() }, start: body.length };
@@ -51,7 +71,11 @@ function readFinal(body: string, labels: Label[], label: Label): ReActStep {
 
 /** A tool name written on the `Action:` line itself (`Action: search`, `Action: `search` {...}`). */
 function toolNameHint(prefix: string): string | undefined {
-  const cleaned = prefix.replace(FENCE, ' ').replace(/[`*"'\u201c\u201d\u2018\u2019]/g, ' ').replace(/[(:]\s*$/, '').trim();
+  const cleaned = prefix
+    .replace(FENCE, ' ')
+    .replace(/[`*"'\u201c\u201d\u2018\u2019]/g, ' ')
+    .replace(/[(:]\s*$/, '')
+    .trim();
   if (/^final[\s_-]*answer$/i.test(cleaned)) return 'Final Answer';
   // A bare JSON literal is a malformed action, not a tool called `null`.
   return TOOL_NAME.test(cleaned) && !/^(?:null|true|false|none)$/i.test(cleaned) ? cleaned : undefined;
@@ -64,16 +88,22 @@ function readAction(body: string, labels: Label[], label: Label): ReActStep {
   if (!block.trim() && next?.kind === 'action') return readAction(body, labels, next);
   const brace = block.indexOf('{');
   const hint = toolNameHint(brace === -1 ? block : block.slice(0, brace));
-  if (next?.kind === 'actionInput' && (hint !== undefined || brace === -1)) return readActionInput(body, labels, next, hint);
+  if (next?.kind === 'actionInput' && (hint !== undefined || brace === -1))
+    return readActionInput(body, labels, next, hint);
   if (brace === -1) {
     const call = readCallSyntax(block);
     if (call) return call;
-    if (hint !== undefined) return isFinalName(hint) ? parseErrorStep(parseErrors.emptyFinalAnswer()) : { kind: 'action', tool: hint, arguments: {}, repaired: false };
+    if (hint !== undefined)
+      return isFinalName(hint)
+        ? parseErrorStep(parseErrors.emptyFinalAnswer())
+        : { kind: 'action', tool: hint, arguments: {}, repaired: false };
     return readNonObject(block);
   }
   const parsed = readObjectAt(body, label.end + brace, next ? next.start : body.length);
   if (!parsed.ok) return parseErrorStep(parsed.error);
-  return hint !== undefined ? interpretNamedAction(hint, parsed.value, parsed.repaired) : interpretActionObject(parsed.value, parsed.repaired);
+  return hint !== undefined
+    ? interpretNamedAction(hint, parsed.value, parsed.repaired)
+    : interpretActionObject(parsed.value, parsed.repaired);
 }
 
 /** `Action: <tool>` followed by `Action Input: <arguments>` (the LangChain MRKL layout). */
@@ -94,7 +124,9 @@ function readActionInput(body: string, labels: Label[], input: Label, tool: stri
   // A JSON-encoded object string is fine; plain text ("Action Input: weather in Paris") is not,
   // because only the tool's schema could say which argument it is meant for.
   const args = toArguments(strictJson(text) ?? text);
-  return args.ok ? { kind: 'action', tool, arguments: args.value, repaired: args.repaired } : parseErrorStep(parseErrors.argumentsNotObject(args.value));
+  return args.ok
+    ? { kind: 'action', tool, arguments: args.value, repaired: args.repaired }
+    : parseErrorStep(parseErrors.argumentsNotObject(args.value));
 }
 
 /** `Action: search(query="x", limit=5)`: a Python-style keyword call, as code-tuned models write. */
@@ -104,7 +136,9 @@ function readCallSyntax(block: string): ReActStep | undefined {
   const inner = match[2]!.trim();
   if (!inner) return { kind: 'action', tool: match[1]!, arguments: {}, repaired: false };
   const parsed = parseLenientJson(`{${inner}}`);
-  return parsed.ok && isObject(parsed.value) ? { kind: 'action', tool: match[1]!, arguments: parsed.value, repaired: true } : undefined;
+  return parsed.ok && isObject(parsed.value)
+    ? { kind: 'action', tool: match[1]!, arguments: parsed.value, repaired: true }
+    : undefined;
 }
 
 /** Action text with no `{`: JSON of the wrong shape (`[...]`, `"search"`) or prose. */
@@ -115,7 +149,8 @@ function readNonObject(block: string): ReActStep {
   return parseErrorStep(parseErrors.invalidJson(text, text ? 'no "{" found' : 'the action is empty'));
 }
 
-type ObjectRead = { ok: true; value: Record<string, unknown>; repaired: boolean } | { ok: false; error: ReActParseError };
+type ObjectRead =
+  { ok: true; value: Record<string, unknown>; repaired: boolean } | { ok: false; error: ReActParseError };
 
 /**
  * Parses the object opening at `start`: the brace-balanced text when it closes, else (a truncated
@@ -137,7 +172,11 @@ function readBareJson(body: string): ReadStep | undefined {
   if (start === -1) return undefined;
   const parsed = readObjectAt(body, start, body.length);
   if (!parsed.ok || !looksLikeAction(parsed.value)) return undefined;
-  return { step: interpretActionObject(parsed.value, parsed.repaired), start, thought: thoughtOf(parsed.value) ?? prose(body.slice(0, start)) };
+  return {
+    step: interpretActionObject(parsed.value, parsed.repaired),
+    start,
+    thought: thoughtOf(parsed.value) ?? prose(body.slice(0, start)),
+  };
 }
 
 /**

@@ -29,7 +29,8 @@ function argumentsJson(raw: string): string {
 /** Writes a native tool-call message as protocol text, for messages with no raw reply kept. */
 export function renderActionText(message: AssistantMessage): string {
   const lines = message.content?.trim() ? [`Thought: ${message.content.trim()}`] : [];
-  for (const call of message.toolCalls ?? []) lines.push(`Action: {"tool": ${JSON.stringify(call.name)}, "arguments": ${argumentsJson(call.arguments)}}`);
+  for (const call of message.toolCalls ?? [])
+    lines.push(`Action: {"tool": ${JSON.stringify(call.name)}, "arguments": ${argumentsJson(call.arguments)}}`);
   return lines.join('\n');
 }
 

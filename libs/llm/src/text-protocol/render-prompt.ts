@@ -3,7 +3,11 @@ import type { ToolSchema } from '@platform/agent-loop';
 /** One tool as a prompt line: name, description, and its argument schema as compact JSON. */
 export function describeTool(tool: ToolSchema): string {
   // One line per tool keeps the list scannable for small models; a trailing period is re-added once.
-  const description = tool.description.replace(/\s+/g, ' ').trim().replace(/[.\s]+$/, '') || 'No description';
+  const description =
+    tool.description
+      .replace(/\s+/g, ' ')
+      .trim()
+      .replace(/[.\s]+$/, '') || 'No description';
   return `- ${tool.name}: ${description}. Arguments (JSON Schema): ${JSON.stringify(tool.parameters)}`;
 }
 

@@ -50,9 +50,18 @@ describe('text view of the history', () => {
       role: 'assistant',
       content: null,
       toolCalls: [{ id: 'call_tp_2', name: 'read_file', arguments: '{"path":"a.txt"}' }],
-      providerFields: { textProtocol: { raw: "Thought: read it\nAction: {'tool': 'read_file', 'arguments': {'path': 'a.txt'}}" } },
+      providerFields: {
+        textProtocol: { raw: "Thought: read it\nAction: {'tool': 'read_file', 'arguments': {'path': 'a.txt'}}" },
+      },
     },
-    { role: 'tool', toolCallId: 'call_tp_2', toolName: 'read_file', content: 'no such file', status: 'failed', isError: true },
+    {
+      role: 'tool',
+      toolCallId: 'call_tp_2',
+      toolName: 'read_file',
+      content: 'no such file',
+      status: 'failed',
+      isError: true,
+    },
   ];
 
   it('appends the protocol section to the first system message', () => {
@@ -76,7 +85,10 @@ describe('text view of the history', () => {
       model: 'gpt-x',
       providerFields: { reasoning_content: 'hidden' },
     });
-    expect(view[4]).toEqual({ role: 'assistant', content: "Thought: read it\nAction: {'tool': 'read_file', 'arguments': {'path': 'a.txt'}}" });
+    expect(view[4]).toEqual({
+      role: 'assistant',
+      content: "Thought: read it\nAction: {'tool': 'read_file', 'arguments': {'path': 'a.txt'}}",
+    });
   });
 
   it('turns tool results into user observations, errors marked', () => {

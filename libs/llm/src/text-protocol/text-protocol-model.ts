@@ -30,7 +30,9 @@ type Mode = 'tools' | 'answer' | 'plain';
 
 function modeOf(request: ModelRequest): Mode {
   if (request.tools.length && request.toolChoice !== 'none') return 'tools';
-  const toolTraffic = request.messages.some((m) => m.role === 'tool' || (m.role === 'assistant' && m.toolCalls?.length));
+  const toolTraffic = request.messages.some(
+    (m) => m.role === 'tool' || (m.role === 'assistant' && m.toolCalls?.length),
+  );
   return request.tools.length || toolTraffic ? 'answer' : 'plain';
 }
 
@@ -63,9 +65,19 @@ export class TextProtocolModel implements ModelPort {
 
   async complete(request: ModelRequest): Promise<TextProtocolResponse> {
     const mode = modeOf(request);
-    const section = mode === 'tools' ? renderToolProtocol(request.tools) : mode === 'answer' ? renderAnswerOnlyProtocol() : undefined;
-    const onTextDelta = request.onTextDelta && mode !== 'plain' ? finalAnswerStream(request.onTextDelta, mode === 'tools' ? 'final-only' : 'final-or-prose') : request.onTextDelta;
-    const response = await this.inner.complete({ ...request, messages: renderTextView(request.messages, section), tools: [], toolChoice: 'none', onTextDelta });
+    const section =
+      mode === 'tools' ? renderToolProtocol(request.tools) : mode === 'answer' ? renderAnswerOnlyProtocol() : undefined;
+    const onTextDelta =
+      request.onTextDelta && mode !== 'plain'
+        ? finalAnswerStream(request.onTextDelta, mode === 'tools' ? 'final-only' : 'final-or-prose')
+        : request.onTextDelta;
+    const response = await this.inner.complete({
+      ...request,
+      messages: renderTextView(request.messages, section),
+      tools: [],
+      toolChoice: 'none',
+      onTextDelta,
+    });
     // A server that still returned native tool calls is taken at its word.
     if (mode === 'plain' || response.message.toolCalls?.length) return response;
     return mode === 'tools' ? this.readProtocolReply(response) : readAnswerReply(response);
@@ -102,4 +114,3 @@ function withRaw(message: AssistantMessage, raw: string): AssistantMessage {
   const fields: TextProtocolFields = { raw };
   return { ...rest, providerFields: { ...(message.providerFields ?? {}), [TEXT_PROTOCOL_FIELD]: fields } };
 }
-

@@ -23,13 +23,23 @@ const service = {
 const grpcServer = new Server();
 grpcServer.addService(service, { echo: (call, callback) => callback(null, { echoed: call.request.text }) });
 const grpcPort = await new Promise((resolve, reject) =>
-  grpcServer.bindAsync('127.0.0.1:0', ServerCredentials.createInsecure(), (err, port) => (err ? reject(err) : resolve(port))),
+  grpcServer.bindAsync('127.0.0.1:0', ServerCredentials.createInsecure(), (err, port) =>
+    err ? reject(err) : resolve(port),
+  ),
 );
 const EchoClient = makeGenericClientConstructor(service, 'fixture.Echo');
 const client = new EchoClient(`127.0.0.1:${grpcPort}`, credentials.createInsecure());
 
 const httpServer = http.createServer((req, res) => {
-  withSpan('built-app', 'handle', {}, () => new Promise((resolve, reject) => client.echo({ text: req.url }, (err, reply) => (err ? reject(err) : resolve(reply)))))
+  withSpan(
+    'built-app',
+    'handle',
+    {},
+    () =>
+      new Promise((resolve, reject) =>
+        client.echo({ text: req.url }, (err, reply) => (err ? reject(err) : resolve(reply))),
+      ),
+  )
     .then((reply) => res.end(JSON.stringify(reply)))
     .catch((err) => res.writeHead(500).end(String(err)));
 });

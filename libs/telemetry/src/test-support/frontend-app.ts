@@ -11,7 +11,10 @@ interface LookupClient extends Client {
 }
 
 const LookupClientCtor = makeGenericClientConstructor(lookupService, 'fixture.Lookup');
-const client = new LookupClientCtor(process.env['BACKEND_ADDRESS'] ?? '', credentials.createInsecure()) as unknown as LookupClient;
+const client = new LookupClientCtor(
+  process.env['BACKEND_ADDRESS'] ?? '',
+  credentials.createInsecure(),
+) as unknown as LookupClient;
 
 function lookup(request: LookupRequest): Promise<LookupReply | undefined> {
   return new Promise((resolve, reject) => client.lookup(request, (err, reply) => (err ? reject(err) : resolve(reply))));

@@ -8,7 +8,9 @@ export const LIB_ROOT = fileURLToPath(new URL('../..', import.meta.url));
 
 /** The parent's environment without OTEL_* settings, so only what a test passes reaches the fixture. */
 function cleanEnv(): NodeJS.ProcessEnv {
-  return Object.fromEntries(Object.entries(process.env).filter(([key]) => !key.startsWith('OTEL_') && key !== 'NODE_OPTIONS'));
+  return Object.fromEntries(
+    Object.entries(process.env).filter(([key]) => !key.startsWith('OTEL_') && key !== 'NODE_OPTIONS'),
+  );
 }
 
 export interface AppOptions {
@@ -28,7 +30,10 @@ export function startApp(fixture: string, options: AppOptions = {}): ManagedProc
     `./src/test-support/${fixture}`,
     ...(options.args ?? []),
   ];
-  return ManagedProcess.start(fixture, process.execPath, args, { cwd: LIB_ROOT, env: { ...cleanEnv(), ...options.env } });
+  return ManagedProcess.start(fixture, process.execPath, args, {
+    cwd: LIB_ROOT,
+    env: { ...cleanEnv(), ...options.env },
+  });
 }
 
 /** Waits for the fixture's `listening <port>` line and returns the port. */

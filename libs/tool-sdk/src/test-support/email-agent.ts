@@ -40,7 +40,10 @@ export function emailAgent(sent: Sent[], overrides: Partial<AgentSpec<typeof ema
     approval: (fields) =>
       fields.recipient.endsWith('@internal.test')
         ? undefined
-        : { actionSummary: `Send email to ${fields.recipient}`, details: { recipient: fields.recipient, subject: fields.subject } },
+        : {
+            actionSummary: `Send email to ${fields.recipient}`,
+            details: { recipient: fields.recipient, subject: fields.subject },
+          },
     run: async (fields, context: AgentContext) => {
       sent.push({ fields: { ...fields }, taskInstruction: context.taskInstruction, callId: context.callId });
       return { sent: true, to: fields.recipient };

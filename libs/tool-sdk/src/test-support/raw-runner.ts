@@ -2,8 +2,21 @@
 // @nats-io/services, no tool-sdk, no contracts. It is what a team in another language would build,
 // and the conformance test proves the platform side (catalog, client, NATS tooling) accepts it.
 import { createHash, randomBytes } from 'node:crypto';
-import { headers as natsHeaders, Match, type Msg, type NatsConnection, type Subscription } from '@nats-io/transport-node';
-import { readArguments, readCallHeaders, validateArguments, type CallHeaders, type FlatObjectSchema, type Issue } from './raw-validate.js';
+import {
+  headers as natsHeaders,
+  Match,
+  type Msg,
+  type NatsConnection,
+  type Subscription,
+} from '@nats-io/transport-node';
+import {
+  readArguments,
+  readCallHeaders,
+  validateArguments,
+  type CallHeaders,
+  type FlatObjectSchema,
+  type Issue,
+} from './raw-validate.js';
 
 /** A tool of the raw runner. `run` throws `RawToolError` for a failure the model may see. */
 export interface RawTool {
@@ -27,7 +40,12 @@ export interface RawRunnerOptions {
 }
 
 type Status = 'success' | 'invalid' | 'failed' | 'timeout' | 'busy';
-const SERVICE_ERROR_CODE: Record<Exclude<Status, 'success'>, number> = { invalid: 400, failed: 500, busy: 503, timeout: 504 };
+const SERVICE_ERROR_CODE: Record<Exclude<Status, 'success'>, number> = {
+  invalid: 400,
+  failed: 500,
+  busy: 503,
+  timeout: 504,
+};
 const QUEUE = 'platform-tool-runners';
 
 interface EndpointStats {
@@ -49,7 +67,10 @@ function canonical(value: unknown): string {
   if (Array.isArray(value)) return `[${value.map(canonical).join(',')}]`;
   if (value && typeof value === 'object') {
     const record = value as Record<string, unknown>;
-    return `{${Object.keys(record).sort().map((k) => `${JSON.stringify(k)}:${canonical(record[k])}`).join(',')}}`;
+    return `{${Object.keys(record)
+      .sort()
+      .map((k) => `${JSON.stringify(k)}:${canonical(record[k])}`)
+      .join(',')}}`;
   }
   return JSON.stringify(value);
 }
@@ -76,20 +97,40 @@ export async function startRawRunner(options: RawRunnerOptions): Promise<RawRunn
   const id = randomBytes(11).toString('hex').toUpperCase();
   const started = new Date().toISOString();
   const maxConcurrency = options.maxConcurrency ?? 16;
-  const stats = new Map<string, EndpointStats>(options.tools.map((t) => [t.name, { num_requests: 0, num_errors: 0, last_error: '', processing_time: 0, average_processing_time: 0 }]));
+  const stats = new Map<string, EndpointStats>(
+    options.tools.map((t) => [
+      t.name,
+      { num_requests: 0, num_errors: 0, last_error: '', processing_time: 0, average_processing_time: 0 },
+    ]),
+  );
   const received: RawRunner['received'] = [];
   const inFlight = new Set<Promise<void>>();
   const identity = { name, id, version, metadata: {} };
 
-  const endpointInfo = (t: RawTool) => ({ name: t.name, subject: `platform.tool.${t.name}`, queue_group: QUEUE, metadata: metadataOf(t) });
+  const endpointInfo = (t: RawTool) => ({
+    name: t.name,
+    subject: `platform.tool.${t.name}`,
+    queue_group: QUEUE,
+    metadata: metadataOf(t),
+  });
   const control: Record<string, () => unknown> = {
     PING: () => ({ type: 'io.nats.micro.v1.ping_response', ...identity }),
-    INFO: () => ({ type: 'io.nats.micro.v1.info_response', ...identity, description: `raw runner ${name}`, endpoints: options.tools.map(endpointInfo) }),
+    INFO: () => ({
+      type: 'io.nats.micro.v1.info_response',
+      ...identity,
+      description: `raw runner ${name}`,
+      endpoints: options.tools.map(endpointInfo),
+    }),
     STATS: () => ({
       type: 'io.nats.micro.v1.stats_response',
       ...identity,
       started,
-      endpoints: options.tools.map((t) => ({ name: t.name, subject: `platform.tool.${t.name}`, queue_group: QUEUE, ...stats.get(t.name)! })),
+      endpoints: options.tools.map((t) => ({
+        name: t.name,
+        subject: `platform.tool.${t.name}`,
+        queue_group: QUEUE,
+        ...stats.get(t.name)!,
+      })),
     }),
   };
   // Every instance answers every control request, so these subscriptions have no queue group.
@@ -119,28 +160,71 @@ export async function startRawRunner(options: RawRunnerOptions): Promise<RawRunn
     h.set('Nats-Service-Error', message);
     msg.respond(payload, { headers: h });
   };
-  const error = (code: string, message: string, issues?: Issue[]) => ({ error: { code, message, ...(issues ? { issues } : {}) } });
+  const error = (code: string, message: string, issues?: Issue[]) => ({
+    error: { code, message, ...(issues ? { issues } : {}) },
+  });
 
   const serve = async (tool: RawTool, msg: Msg, startedAt: number): Promise<void> => {
     const get = (key: string): string => msg.headers?.get(key, Match.IgnoreCase) ?? '';
-    received.push({ tool: tool.name, headers: Object.fromEntries([...(msg.headers?.keys() ?? [])].map((k) => [k, msg.headers!.get(k)])) });
+    received.push({
+      tool: tool.name,
+      headers: Object.fromEntries([...(msg.headers?.keys() ?? [])].map((k) => [k, msg.headers!.get(k)])),
+    });
     const call = readCallHeaders(get);
-    if (Array.isArray(call)) return respond(msg, tool, 'invalid', error('INVALID_REQUEST', 'the call is missing protocol headers or has invalid ones', call), startedAt);
+    if (Array.isArray(call))
+      return respond(
+        msg,
+        tool,
+        'invalid',
+        error('INVALID_REQUEST', 'the call is missing protocol headers or has invalid ones', call),
+        startedAt,
+      );
     const args = readArguments(msg.string());
-    if (Array.isArray(args)) return respond(msg, tool, 'invalid', error('INVALID_REQUEST', 'the request body is not a tool call', args), startedAt);
+    if (Array.isArray(args))
+      return respond(
+        msg,
+        tool,
+        'invalid',
+        error('INVALID_REQUEST', 'the request body is not a tool call', args),
+        startedAt,
+      );
     const issues = validateArguments(tool.inputSchema, args);
-    if (issues.length > 0) return respond(msg, tool, 'invalid', error('INVALID_ARGUMENTS', `arguments do not match the input schema of '${tool.name}'`, issues), startedAt);
+    if (issues.length > 0)
+      return respond(
+        msg,
+        tool,
+        'invalid',
+        error('INVALID_ARGUMENTS', `arguments do not match the input schema of '${tool.name}'`, issues),
+        startedAt,
+      );
     // The effective deadline is the smaller of the caller's and the tool's own timeout.
     const remainingMs = Math.min(call.deadlineAt, startedAt + tool.timeoutMs) - Date.now();
-    if (remainingMs <= 0) return respond(msg, tool, 'timeout', error('DEADLINE_EXCEEDED', 'the call arrived after its deadline'), startedAt);
+    if (remainingMs <= 0)
+      return respond(
+        msg,
+        tool,
+        'timeout',
+        error('DEADLINE_EXCEEDED', 'the call arrived after its deadline'),
+        startedAt,
+      );
     let timer: NodeJS.Timeout | undefined;
     const deadline = new Promise<'deadline'>((resolve) => (timer = setTimeout(() => resolve('deadline'), remainingMs)));
     try {
       const result = await Promise.race([tool.run(args, call).then((output) => ({ output })), deadline]);
-      if (result === 'deadline') return respond(msg, tool, 'timeout', error('DEADLINE_EXCEEDED', `'${tool.name}' did not finish within ${remainingMs} ms`), startedAt);
+      if (result === 'deadline')
+        return respond(
+          msg,
+          tool,
+          'timeout',
+          error('DEADLINE_EXCEEDED', `'${tool.name}' did not finish within ${remainingMs} ms`),
+          startedAt,
+        );
       respond(msg, tool, 'success', { output: result.output, truncated: false }, startedAt);
     } catch (err) {
-      const message = err instanceof RawToolError ? err.message : `'${tool.name}' failed while running; the runner logged the details`;
+      const message =
+        err instanceof RawToolError
+          ? err.message
+          : `'${tool.name}' failed while running; the runner logged the details`;
       respond(msg, tool, 'failed', error('HANDLER_FAILED', message), startedAt);
     } finally {
       clearTimeout(timer);
@@ -153,7 +237,14 @@ export async function startRawRunner(options: RawRunnerOptions): Promise<RawRunn
       callback: (_err, msg) => {
         const startedAt = Date.now();
         // `busy` goes out before any work starts, so callers may always retry it elsewhere.
-        if (inFlight.size >= maxConcurrency) return respond(msg, tool, 'busy', error('RUNNER_BUSY', `runner is at its concurrency limit (${maxConcurrency})`), startedAt);
+        if (inFlight.size >= maxConcurrency)
+          return respond(
+            msg,
+            tool,
+            'busy',
+            error('RUNNER_BUSY', `runner is at its concurrency limit (${maxConcurrency})`),
+            startedAt,
+          );
         const work = serve(tool, msg, startedAt).finally(() => inFlight.delete(work));
         inFlight.add(work);
       },

@@ -12,7 +12,10 @@ export interface Issue {
 /** The JSON Schema subset the raw runner publishes: a flat object of scalar properties. */
 export interface FlatObjectSchema {
   type: 'object';
-  properties: Record<string, { type: 'string' | 'number' | 'integer' | 'boolean'; description?: string; minLength?: number }>;
+  properties: Record<
+    string,
+    { type: 'string' | 'number' | 'integer' | 'boolean'; description?: string; minLength?: number }
+  >;
   required: string[];
   additionalProperties: false;
 }
@@ -35,7 +38,8 @@ export function readCallHeaders(get: (name: string) => string): CallHeaders | Is
   const need = (name: string, pattern: RegExp, optional = false): string | undefined => {
     const value = get(name);
     if (value === '' && optional) return undefined;
-    if (!pattern.test(value)) issues.push({ path: name, message: value === '' ? 'missing' : `invalid value '${value}'` });
+    if (!pattern.test(value))
+      issues.push({ path: name, message: value === '' ? 'missing' : `invalid value '${value}'` });
     return value;
   };
   const callId = need('Platform-Call-Id', CALL_ID);
@@ -44,9 +48,11 @@ export function readCallHeaders(get: (name: string) => string): CallHeaders | Is
   const run = need('Platform-Run', ID, true);
   const deadlineText = get('Platform-Deadline');
   const deadlineAt = Number(deadlineText);
-  if (!/^\d+$/.test(deadlineText) || deadlineAt <= 0) issues.push({ path: 'Platform-Deadline', message: 'must be a positive integer (epoch milliseconds)' });
+  if (!/^\d+$/.test(deadlineText) || deadlineAt <= 0)
+    issues.push({ path: 'Platform-Deadline', message: 'must be a positive integer (epoch milliseconds)' });
   const protocol = get('Platform-Protocol');
-  if (protocol !== '' && protocol !== '1') issues.push({ path: 'Platform-Protocol', message: `unsupported protocol version '${protocol}'` });
+  if (protocol !== '' && protocol !== '1')
+    issues.push({ path: 'Platform-Protocol', message: `unsupported protocol version '${protocol}'` });
   if (issues.length > 0) return issues;
   return { callId: callId!, tenant: tenant!, conversation: conversation!, run, deadlineAt };
 }
@@ -60,7 +66,8 @@ export function readArguments(body: string): Record<string, unknown> | Issue[] {
     return [{ path: '(body)', message: 'request body is not valid JSON' }];
   }
   const args = (json as { arguments?: unknown } | null)?.arguments;
-  if (!args || typeof args !== 'object' || Array.isArray(args)) return [{ path: 'arguments', message: 'must be a JSON object' }];
+  if (!args || typeof args !== 'object' || Array.isArray(args))
+    return [{ path: 'arguments', message: 'must be a JSON object' }];
   return args as Record<string, unknown>;
 }
 

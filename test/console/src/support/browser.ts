@@ -7,7 +7,16 @@ import { chromium, type BrowserContext, type Page } from 'playwright-core';
 
 export const CHROMIUM_PATH = process.env['CHROMIUM_PATH'] ?? '/usr/bin/chromium';
 
-const CHROMIUM_FLAGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
+const CHROMIUM_FLAGS = [
+  '--headless',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-quic',
+  '--no-first-run',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+];
 
 /** Screenshots of the main pages, kept as test artifacts (git-ignored). */
 export const ARTIFACTS_DIR = path.resolve(import.meta.dirname, '../../artifacts');
@@ -27,7 +36,12 @@ export async function launchConsoleBrowser(): Promise<ConsoleBrowser> {
   const profile = await mkdtemp(path.join(os.tmpdir(), 'console-chromium-'));
   await mkdir(ARTIFACTS_DIR, { recursive: true });
   // playwright passes the profile as --user-data-dir (a fresh one per run).
-  const context = await chromium.launchPersistentContext(profile, { executablePath: CHROMIUM_PATH, headless: true, args: CHROMIUM_FLAGS, viewport: LAPTOP });
+  const context = await chromium.launchPersistentContext(profile, {
+    executablePath: CHROMIUM_PATH,
+    headless: true,
+    args: CHROMIUM_FLAGS,
+    viewport: LAPTOP,
+  });
   const page = context.pages()[0] ?? (await context.newPage());
   return {
     context,

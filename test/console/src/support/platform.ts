@@ -27,8 +27,12 @@ export interface ConsolePlatform {
 
 async function waitForTools(apiUrl: string, token: string, names: string[]): Promise<void> {
   for (let attempt = 0; attempt < 150; attempt++) {
-    const response = await fetch(`${apiUrl}/v1/tools`, { headers: { authorization: `Bearer ${token}` } }).catch(() => undefined);
-    const listed = response?.ok ? ((await response.json()) as { tools: Array<{ name: string }> }).tools.map((t) => t.name) : [];
+    const response = await fetch(`${apiUrl}/v1/tools`, { headers: { authorization: `Bearer ${token}` } }).catch(
+      () => undefined,
+    );
+    const listed = response?.ok
+      ? ((await response.json()) as { tools: Array<{ name: string }> }).tools.map((t) => t.name)
+      : [];
     if (names.every((n) => listed.includes(n))) return;
     await new Promise((r) => setTimeout(r, 200));
   }
@@ -63,18 +67,39 @@ export async function bootConsolePlatform(): Promise<ConsolePlatform> {
       databaseUrl: await createSuiteDatabase('console'),
       redisUrl,
       jwtSecret: JWT_SECRET,
-      env: { api: { CONSOLE_TRACE_URL_TEMPLATE: TRACE_URL_TEMPLATE }, orchestrator: { RATE_LIMIT_TURNS_PER_MINUTE: '0' } },
+      env: {
+        api: { CONSOLE_TRACE_URL_TEMPLATE: TRACE_URL_TEMPLATE },
+        orchestrator: { RATE_LIMIT_TURNS_PER_MINUTE: '0' },
+      },
       onLine: (app, line) => {
         lines.push(`[${app}] ${line}`);
         if (process.env['E2E_SERVICE_LOGS'] === '1') process.stderr.write(`[${app}] ${line}\n`);
       },
     });
-    runner = ManagedProcess.start('travel-runner', process.execPath, ['--conditions=@platform/source', '--import', 'tsx', 'examples/travel-runner/src/main.ts'], {
-      cwd: workspaceRoot(),
-      env: { ...process.env, NATS_URL: nats.url, REDIS_URL: redisUrl, OTEL_SDK_DISABLED: 'true', OUTBOX_DIR: outbox, LOG_LEVEL: 'warn', CREDENTIAL_ADDRESS: `127.0.0.1:${platform.ports.credential}`, ...(await platform.pki.env('runner/travel')) },
-    });
+    runner = ManagedProcess.start(
+      'travel-runner',
+      process.execPath,
+      ['--conditions=@platform/source', '--import', 'tsx', 'examples/travel-runner/src/main.ts'],
+      {
+        cwd: workspaceRoot(),
+        env: {
+          ...process.env,
+          NATS_URL: nats.url,
+          REDIS_URL: redisUrl,
+          OTEL_SDK_DISABLED: 'true',
+          OUTBOX_DIR: outbox,
+          LOG_LEVEL: 'warn',
+          CREDENTIAL_ADDRESS: `127.0.0.1:${platform.ports.credential}`,
+          ...(await platform.pki.env('runner/travel')),
+        },
+      },
+    );
     await runner.waitForOutput((out) => out.includes('"msg":"ready"'), 30_000);
-    await waitForTools(platform.apiUrl, await tokenFor('readiness-check'), ['calculator', 'current_time', 'send_email']);
+    await waitForTools(platform.apiUrl, await tokenFor('readiness-check'), [
+      'calculator',
+      'current_time',
+      'send_email',
+    ]);
   } catch (err) {
     await stop();
     throw new Error(`the platform failed to start: ${(err as Error).message}\n${lines.slice(-40).join('\n')}`);
@@ -88,7 +113,10 @@ export async function bootConsolePlatform(): Promise<ConsolePlatform> {
     async api<T>(method: string, urlPath: string, tenant: string, body?: unknown) {
       const response = await fetch(`${apiUrl}${urlPath}`, {
         method,
-        headers: { authorization: `Bearer ${await tokenFor(tenant)}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+        headers: {
+          authorization: `Bearer ${await tokenFor(tenant)}`,
+          ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+        },
         ...(body === undefined ? {} : { body: JSON.stringify(body) }),
       });
       return { status: response.status, body: (response.status === 204 ? undefined : await response.json()) as T };

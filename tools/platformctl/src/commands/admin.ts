@@ -2,14 +2,29 @@ import type { ApiClient } from '../api-client.js';
 import { fields, oneLine, table } from '../format.js';
 
 interface DeadLetterPage {
-  deadLetters: Array<{ seq: number; tenantId: string | null; runId: string | null; reason: string; detail: string; deliveries: number; deadAt: string }>;
+  deadLetters: Array<{
+    seq: number;
+    tenantId: string | null;
+    runId: string | null;
+    reason: string;
+    detail: string;
+    deliveries: number;
+    deadAt: string;
+  }>;
   total: number;
   nextAfterSeq: number | null;
 }
 
 /** `memory dead-letters`: finished turns memory could not ingest (operators; all tenants unless `--tenant`). */
-export async function listDeadLetters(api: ApiClient, options: { tenant?: string | undefined; limit: number; afterSeq: number }): Promise<{ json: unknown; text: string }> {
-  const page = await api.get<DeadLetterPage>('v1/admin/memory/dead-letters', { tenant: options.tenant, limit: options.limit, afterSeq: options.afterSeq || undefined });
+export async function listDeadLetters(
+  api: ApiClient,
+  options: { tenant?: string | undefined; limit: number; afterSeq: number },
+): Promise<{ json: unknown; text: string }> {
+  const page = await api.get<DeadLetterPage>('v1/admin/memory/dead-letters', {
+    tenant: options.tenant,
+    limit: options.limit,
+    afterSeq: options.afterSeq || undefined,
+  });
   let text = table(
     ['SEQ', 'TENANT', 'RUN', 'REASON', 'DELIVERIES', 'DEAD AT', 'DETAIL'],
     page.deadLetters.map((d) => [d.seq, d.tenantId, d.runId, d.reason, d.deliveries, d.deadAt, oneLine(d.detail, 80)]),
@@ -30,7 +45,12 @@ export async function credentialKeys(api: ApiClient): Promise<{ json: unknown; t
   const text =
     table(
       ['KEY', 'ACTIVE', 'IN KEYRING', 'CREDENTIALS'],
-      status.keys.map((k) => [k.keyId, k.active ? 'yes' : 'no', k.inKeyring ? 'yes' : 'NO (cannot decrypt)', k.credentials]),
+      status.keys.map((k) => [
+        k.keyId,
+        k.active ? 'yes' : 'no',
+        k.inKeyring ? 'yes' : 'NO (cannot decrypt)',
+        k.credentials,
+      ]),
     ) +
     '\n' +
     fields([

@@ -20,7 +20,16 @@ export async function listApprovals(api: ApiClient): Promise<{ json: unknown; te
     json: body,
     text: table(
       ['APPROVAL', 'AGENT', 'STATUS', 'EXPIRES', 'CONVERSATION', 'RUN', 'SOURCE', 'ACTION'],
-      approvals.map((a) => [a.approvalId, a.agentName, a.status, a.expiresAt, a.conversationId, a.runId, a.source.kind === 'trigger' ? `task ${a.source.taskId}` : a.source.kind, oneLine(a.actionSummary, 60)]),
+      approvals.map((a) => [
+        a.approvalId,
+        a.agentName,
+        a.status,
+        a.expiresAt,
+        a.conversationId,
+        a.runId,
+        a.source.kind === 'trigger' ? `task ${a.source.taskId}` : a.source.kind,
+        oneLine(a.actionSummary, 60),
+      ]),
     ),
   };
 }

@@ -34,14 +34,18 @@ export async function showRun(api: ApiClient, runId: string): Promise<{ json: un
     ['created', run.createdAt],
     ['finished', run.finishedAt],
     ['model calls', run.result?.turns],
-    ['tokens', run.result?.usage ? `${run.result.usage.inputTokens} in / ${run.result.usage.outputTokens} out` : undefined],
+    [
+      'tokens',
+      run.result?.usage ? `${run.result.usage.inputTokens} in / ${run.result.usage.outputTokens} out` : undefined,
+    ],
     ['response', run.result?.response === undefined ? undefined : oneLine(run.result.response, 200)],
   ]);
   text += '\ntranscript:\n';
   for (const step of run.transcript) {
     text += `  #${step.iteration} ${step.model.provider}/${step.model.model} finish=${step.model.finishReason} ${step.durationMs} ms, ${step.usage.inputTokens} in / ${step.usage.outputTokens} out\n`;
     for (const call of step.output.toolCalls ?? []) text += `     calls ${call.name}(${oneLine(call.arguments, 80)})\n`;
-    for (const tool of step.tools) text += `     ${tool.name} -> ${tool.status}${tool.synthetic ? ' (synthetic)' : ''} ${tool.durationMs} ms\n`;
+    for (const tool of step.tools)
+      text += `     ${tool.name} -> ${tool.status}${tool.synthetic ? ' (synthetic)' : ''} ${tool.durationMs} ms\n`;
     if (step.output.content) text += `     says ${oneLine(step.output.content, 100)}\n`;
   }
   if (run.transcript.length === 0) text += '  (none yet)\n';
@@ -94,8 +98,20 @@ export async function listRuns(api: ApiClient, options: RunListOptions): Promise
     runs.push(...page.runs);
     next = page.nextPageToken;
   } while (all && next);
-  const rows = runs.map((r) => [r.runId, r.conversationId, r.status, r.stopReason, r.source, r.createdAt, r.toolCalls, r.traceId]);
-  let text = table(['RUN', 'CONVERSATION', 'STATUS', 'STOP REASON', 'SOURCE', 'CREATED', 'TOOL CALLS', 'TRACE ID'], rows);
+  const rows = runs.map((r) => [
+    r.runId,
+    r.conversationId,
+    r.status,
+    r.stopReason,
+    r.source,
+    r.createdAt,
+    r.toolCalls,
+    r.traceId,
+  ]);
+  let text = table(
+    ['RUN', 'CONVERSATION', 'STATUS', 'STOP REASON', 'SOURCE', 'CREATED', 'TOOL CALLS', 'TRACE ID'],
+    rows,
+  );
   if (next) text += `more: --page-token ${next} (or --all)\n`;
   return { json: { runs, nextPageToken: next }, text };
 }

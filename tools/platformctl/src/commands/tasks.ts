@@ -28,7 +28,10 @@ export async function listTasks(api: ApiClient): Promise<{ json: unknown; text: 
   const tasks: Task[] = [];
   let pageToken: string | undefined;
   do {
-    const page = await api.get<{ tasks: Task[]; nextPageToken: string | null }>('v1/tasks', { pageSize: 100, pageToken });
+    const page = await api.get<{ tasks: Task[]; nextPageToken: string | null }>('v1/tasks', {
+      pageSize: 100,
+      pageToken,
+    });
     tasks.push(...page.tasks);
     pageToken = page.nextPageToken ?? undefined;
   } while (pageToken);
@@ -36,7 +39,16 @@ export async function listTasks(api: ApiClient): Promise<{ json: unknown; text: 
     json: { tasks },
     text: table(
       ['TASK', 'NAME', 'STATUS', 'TRIGGER', 'EXECUTOR', 'NEXT FIRE', 'LAST FIRE', 'LAST OUTCOME'],
-      tasks.map((t) => [t.taskId, t.name, t.status, t.spec.trigger.cron ? `${t.spec.trigger.type} ${t.spec.trigger.cron}` : t.spec.trigger.type, t.spec.executor, t.nextFireAt, t.lastFireAt, t.lastOutcome]),
+      tasks.map((t) => [
+        t.taskId,
+        t.name,
+        t.status,
+        t.spec.trigger.cron ? `${t.spec.trigger.type} ${t.spec.trigger.cron}` : t.spec.trigger.type,
+        t.spec.executor,
+        t.nextFireAt,
+        t.lastFireAt,
+        t.lastOutcome,
+      ]),
     ),
   };
 }
@@ -61,7 +73,11 @@ export async function showTask(api: ApiClient, taskId: string): Promise<{ json: 
 }
 
 /** `tasks fires <taskId>`: the task's fires, latest scheduled time first (one page of `--limit`). */
-export async function listFires(api: ApiClient, taskId: string, limit: number): Promise<{ json: unknown; text: string }> {
+export async function listFires(
+  api: ApiClient,
+  taskId: string,
+  limit: number,
+): Promise<{ json: unknown; text: string }> {
   const page = await api.get<{ fires: Fire[] }>(`v1/tasks/${encodeURIComponent(taskId)}/fires`, { pageSize: limit });
   return {
     json: page,

@@ -19,7 +19,16 @@ export async function listTools(api: ApiClient): Promise<{ json: unknown; text: 
     json: body,
     text: table(
       ['TOOL', 'KIND', 'RUNNER', 'VERSION', 'INSTANCES', 'TIMEOUT MS', 'APPROVAL', 'SIDE EFFECT'],
-      body.tools.map((t) => [t.name, t.kind, t.runner, t.version, t.instances, t.timeoutMs, t.requiresApproval ? 'yes' : 'no', t.sideEffect]),
+      body.tools.map((t) => [
+        t.name,
+        t.kind,
+        t.runner,
+        t.version,
+        t.instances,
+        t.timeoutMs,
+        t.requiresApproval ? 'yes' : 'no',
+        t.sideEffect,
+      ]),
     ),
   };
 }

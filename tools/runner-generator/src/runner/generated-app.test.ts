@@ -19,7 +19,9 @@ const directory = `${CHECK_ROOT}/${randomBytes(6).toString('hex')}`;
  * are removed so the nested Vitest behaves as a top-level run.
  */
 async function run(bin: string, args: string[]): Promise<string> {
-  const env = Object.fromEntries(Object.entries(process.env).filter(([key]) => !key.startsWith('VITEST') && key !== 'FORCE_COLOR'));
+  const env = Object.fromEntries(
+    Object.entries(process.env).filter(([key]) => !key.startsWith('VITEST') && key !== 'FORCE_COLOR'),
+  );
   try {
     const { stdout, stderr } = await execFileAsync(path.join(workspaceRoot, 'node_modules/.bin', bin), args, {
       cwd: workspaceRoot,

@@ -54,10 +54,16 @@ describe('runner generator', () => {
       implicitDependencies: ['telemetry'],
       targets: { build: {}, typecheck: {}, lint: {}, test: {} },
     });
-    expect(readJson(tree, 'apps/weather-tools/package.json')).toMatchObject({ name: '@platform/weather-tools', type: 'module', main: './dist/main.js' });
+    expect(readJson(tree, 'apps/weather-tools/package.json')).toMatchObject({
+      name: '@platform/weather-tools',
+      type: 'module',
+      main: './dist/main.js',
+    });
     expect(readJson(tree, 'apps/weather-tools/tsconfig.json')).toMatchObject({ extends: '../../tsconfig.base.json' });
     // Two-space JSON with a final newline, like the rest of the workspace.
-    expect(tree.read('apps/weather-tools/project.json', 'utf-8')).toMatch(/^\{\n {2}"name": "weather-tools",\n[\s\S]*\}\n$/);
+    expect(tree.read('apps/weather-tools/project.json', 'utf-8')).toMatch(
+      /^\{\n {2}"name": "weather-tools",\n[\s\S]*\}\n$/,
+    );
   });
 
   it('derives the tool from the name and wires it through config, runner and tests', async () => {
@@ -66,7 +72,13 @@ describe('runner generator', () => {
     expect(read('src/config.ts')).toContain(".default('weather-tools')");
     // NATS_URL and the NATS credentials come from service-kit's shared natsEnv fragment.
     expect(read('src/config.ts')).toContain('...natsEnv,');
-    for (const variable of ['RUNNER_NAME', 'RUNNER_MAX_CONCURRENCY', 'TOOL_MAX_RESULT_BYTES', 'SHUTDOWN_GRACE_MS', 'LOG_LEVEL']) {
+    for (const variable of [
+      'RUNNER_NAME',
+      'RUNNER_MAX_CONCURRENCY',
+      'TOOL_MAX_RESULT_BYTES',
+      'SHUTDOWN_GRACE_MS',
+      'LOG_LEVEL',
+    ]) {
       expect(read('src/config.ts')).toContain(`${variable}:`);
     }
     expect(read('src/tools/weather-tools.ts')).toContain("name: 'weather_tools'");
@@ -78,18 +90,28 @@ describe('runner generator', () => {
   });
 
   it('honours toolName, description and directory', async () => {
-    await runnerGenerator(tree, { name: 'crm', toolName: 'crm_lookup', description: "Looks up the customer's record | CRM", directory: 'apps/teams/crm/' });
+    await runnerGenerator(tree, {
+      name: 'crm',
+      toolName: 'crm_lookup',
+      description: "Looks up the customer's record | CRM",
+      directory: 'apps/teams/crm/',
+    });
     expect(tree.exists('apps/teams/crm/src/tools/crm-lookup.ts')).toBe(true);
     expect(readJson(tree, 'apps/teams/crm/tsconfig.json')).toMatchObject({ extends: '../../../tsconfig.base.json' });
     expect(tree.read('apps/teams/crm/vitest.config.ts', 'utf-8')).toContain("from '../../../vitest.shared.js'");
     // Quotes survive into the TypeScript string literal.
-    expect(tree.read('apps/teams/crm/src/runner.ts', 'utf-8')).toContain("description: 'Looks up the customer\\'s record | CRM',");
-    expect(tree.read(RUNNERS_DOC, 'utf-8')).toContain("| [apps/teams/crm](../apps/teams/crm/README.md) | `crm` | `crm_lookup` (sample tool) | Looks up the customer's record \\| CRM |");
+    expect(tree.read('apps/teams/crm/src/runner.ts', 'utf-8')).toContain(
+      "description: 'Looks up the customer\\'s record | CRM',",
+    );
+    expect(tree.read(RUNNERS_DOC, 'utf-8')).toContain(
+      "| [apps/teams/crm](../apps/teams/crm/README.md) | `crm` | `crm_lookup` (sample tool) | Looks up the customer's record \\| CRM |",
+    );
   });
 
   it('adds the runner to the end of the table in docs/runners.md and changes nothing else', async () => {
     await runnerGenerator(tree, { name: 'weather-tools', description: 'Weather forecasts by city.' });
-    const row = '| [apps/weather-tools](../apps/weather-tools/README.md) | `weather-tools` | `weather_tools` (sample tool) | Weather forecasts by city. |';
+    const row =
+      '| [apps/weather-tools](../apps/weather-tools/README.md) | `weather-tools` | `weather_tools` (sample tool) | Weather forecasts by city. |';
     expect(tree.read(RUNNERS_DOC, 'utf-8')).toBe(runnersDoc.replace(ENTRIES_MARKER, `${row}\n${ENTRIES_MARKER}`));
     // The new row follows what was the table's last row.
     const before = runnersDoc.split('\n');
@@ -102,19 +124,29 @@ describe('runner generator', () => {
   it('creates docs/runners.md when it is missing', async () => {
     tree.delete(RUNNERS_DOC);
     await runnerGenerator(tree, { name: 'weather-tools' });
-    expect(tree.read(RUNNERS_DOC, 'utf-8')).toMatch(/^# Tool runners\n\n\| Runner \|.*\n\|---\|.*\n\| \[apps\/weather-tools\].*\n<!-- runner-entries/);
+    expect(tree.read(RUNNERS_DOC, 'utf-8')).toMatch(
+      /^# Tool runners\n\n\| Runner \|.*\n\|---\|.*\n\| \[apps\/weather-tools\].*\n<!-- runner-entries/,
+    );
   });
 
   it('appends after the last table row when the marker was removed', async () => {
-    tree.write(RUNNERS_DOC, '# Runners\n\n| Runner | a | b | c |\n|---|---|---|---|\n| x | y | z | w |\n\nMore text.\n');
+    tree.write(
+      RUNNERS_DOC,
+      '# Runners\n\n| Runner | a | b | c |\n|---|---|---|---|\n| x | y | z | w |\n\nMore text.\n',
+    );
     await runnerGenerator(tree, { name: 'weather-tools' });
-    expect(tree.read(RUNNERS_DOC, 'utf-8')).toMatch(/\| x \| y \| z \| w \|\n\| \[apps\/weather-tools\][^\n]*\n\nMore text\.\n$/);
+    expect(tree.read(RUNNERS_DOC, 'utf-8')).toMatch(
+      /\| x \| y \| z \| w \|\n\| \[apps\/weather-tools\][^\n]*\n\nMore text\.\n$/,
+    );
   });
 
-  it.each([['Weather'], ['weather_tools'], ['-weather'], ['weather--tools'], ['9lives'], [''], ['a'.repeat(65)]])('refuses the invalid name %j', async (name) => {
-    await expect(runnerGenerator(tree, { name })).rejects.toThrow(/Invalid runner name .*kebab-case/);
-    expect(tree.listChanges().filter((c) => c.path.startsWith('apps/'))).toEqual([]);
-  });
+  it.each([['Weather'], ['weather_tools'], ['-weather'], ['weather--tools'], ['9lives'], [''], ['a'.repeat(65)]])(
+    'refuses the invalid name %j',
+    async (name) => {
+      await expect(runnerGenerator(tree, { name })).rejects.toThrow(/Invalid runner name .*kebab-case/);
+      expect(tree.listChanges().filter((c) => c.path.startsWith('apps/'))).toEqual([]);
+    },
+  );
 
   it.each([['get weather'], ['a'.repeat(65)], ['tool.name']])('refuses the invalid tool name %j', async (toolName) => {
     await expect(runnerGenerator(tree, { name: 'weather-tools', toolName })).rejects.toThrow(/Invalid tool name/);
@@ -126,13 +158,17 @@ describe('runner generator', () => {
 
   it('refuses an existing directory', async () => {
     tree.write('apps/weather-tools/notes.txt', 'taken');
-    await expect(runnerGenerator(tree, { name: 'weather-tools' })).rejects.toThrow("Cannot create the runner in 'apps/weather-tools': it already exists");
+    await expect(runnerGenerator(tree, { name: 'weather-tools' })).rejects.toThrow(
+      "Cannot create the runner in 'apps/weather-tools': it already exists",
+    );
     expect(tree.read(RUNNERS_DOC, 'utf-8')).toBe(runnersDoc);
   });
 
   it('refuses a project name that is taken elsewhere', async () => {
     addProjectConfiguration(tree, 'weather-tools', { root: 'libs/weather-tools' });
-    await expect(runnerGenerator(tree, { name: 'weather-tools' })).rejects.toThrow("a project with that name already exists at 'libs/weather-tools'");
+    await expect(runnerGenerator(tree, { name: 'weather-tools' })).rejects.toThrow(
+      "a project with that name already exists at 'libs/weather-tools'",
+    );
   });
 
   it('rejects a multi-line description', async () => {

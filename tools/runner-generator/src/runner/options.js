@@ -47,7 +47,9 @@ export function normalizeOptions(tree, schema) {
 
   const toolName = schema.toolName?.trim() || name.replaceAll('-', '_');
   if (!TOOL_NAME.test(toolName)) {
-    throw new Error(`Invalid tool name '${toolName}': it must match ^[A-Za-z0-9_-]{1,64}$ (letters, digits, '_' or '-'), e.g. 'get_weather'.`);
+    throw new Error(
+      `Invalid tool name '${toolName}': it must match ^[A-Za-z0-9_-]{1,64}$ (letters, digits, '_' or '-'), e.g. 'get_weather'.`,
+    );
   }
 
   const description = schema.description?.trim() || `Tools of the ${name} runner.`;
@@ -55,11 +57,15 @@ export function normalizeOptions(tree, schema) {
 
   const directory = normalizeDirectory(schema.directory ?? `apps/${name}`);
   if (tree.exists(directory)) {
-    throw new Error(`Cannot create the runner in '${directory}': it already exists. Choose another name or --directory.`);
+    throw new Error(
+      `Cannot create the runner in '${directory}': it already exists. Choose another name or --directory.`,
+    );
   }
   const existing = getProjects(tree).get(name);
   if (existing) {
-    throw new Error(`Cannot create project '${name}': a project with that name already exists at '${existing.root}'. Choose another name.`);
+    throw new Error(
+      `Cannot create project '${name}': a project with that name already exists at '${existing.root}'. Choose another name.`,
+    );
   }
 
   return {
@@ -84,8 +90,15 @@ function normalizeDirectory(raw) {
     .replace(/^(\.\/)+/, '')
     .replace(/\/+$/, '');
   const segments = directory.split('/');
-  if (!directory || directory.startsWith('/') || /^[A-Za-z]:/.test(directory) || segments.some((s) => s === '..' || s === '.' || s === '')) {
-    throw new Error(`Invalid directory '${raw}': give a folder inside the workspace, relative to its root, e.g. 'apps/weather-tools'.`);
+  if (
+    !directory ||
+    directory.startsWith('/') ||
+    /^[A-Za-z]:/.test(directory) ||
+    segments.some((s) => s === '..' || s === '.' || s === '')
+  ) {
+    throw new Error(
+      `Invalid directory '${raw}': give a folder inside the workspace, relative to its root, e.g. 'apps/weather-tools'.`,
+    );
   }
   return directory;
 }
@@ -108,7 +121,9 @@ function fileStem(toolName) {
  */
 function identifier(toolName) {
   const words = toolName.split(/[-_]+/).filter(Boolean);
-  const camel = words.map((w, i) => (i === 0 ? w.charAt(0).toLowerCase() + w.slice(1) : w.charAt(0).toUpperCase() + w.slice(1))).join('');
+  const camel = words
+    .map((w, i) => (i === 0 ? w.charAt(0).toLowerCase() + w.slice(1) : w.charAt(0).toUpperCase() + w.slice(1)))
+    .join('');
   const safe = camel || 'sample';
   return /^[0-9]/.test(safe) ? `_${safe}` : safe;
 }

@@ -4,7 +4,8 @@
 export const RUNNERS_DOC = 'docs/runners.md';
 
 /** New rows go right above this line, so they land at the end of the table. */
-export const ENTRIES_MARKER = '<!-- runner-entries: `npx nx g @platform/runner-generator:runner` inserts new rows above this line -->';
+export const ENTRIES_MARKER =
+  '<!-- runner-entries: `npx nx g @platform/runner-generator:runner` inserts new rows above this line -->';
 
 const TABLE_HEADER = ['| Runner | Service name (`RUNNER_NAME`) | Tools | Purpose |', '|---|---|---|---|'];
 
@@ -32,7 +33,8 @@ export function addRunnerEntry(tree, options) {
     tree.write(RUNNERS_DOC, ['# Tool runners', '', ...TABLE_HEADER, row, ENTRIES_MARKER, ''].join('\n'));
     return 'added';
   }
-  if (current.includes(`](../${options.directory}/`) || current.includes(`](../${options.directory})`)) return 'already listed';
+  if (current.includes(`](../${options.directory}/`) || current.includes(`](../${options.directory})`))
+    return 'already listed';
 
   const lines = current.split('\n');
   let at = lines.indexOf(ENTRIES_MARKER);

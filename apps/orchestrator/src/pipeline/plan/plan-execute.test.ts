@@ -1,4 +1,9 @@
-import { DEFAULT_LOOP_CONFIG, ResponseFormatRejectedError, type ModelPort, type ModelRequest } from '@platform/agent-loop';
+import {
+  DEFAULT_LOOP_CONFIG,
+  ResponseFormatRejectedError,
+  type ModelPort,
+  type ModelRequest,
+} from '@platform/agent-loop';
 import { createLogger } from '@platform/service-kit';
 import { describe, expect, it } from 'vitest';
 import type { ClaimedRun, RunRecord } from '../../journal/run-records.js';
@@ -30,10 +35,24 @@ function scriptedModel(replies: Array<string | Error>): ModelPort & { requests: 
 const run: ClaimedRun = claimedRun('planner', 'plan my week');
 
 function record(task: ChildTask, status: RunRecord['status'], response: string): RunRecord {
-  return finishedChild({ runId: `child-${task.callId}`, conversationId: `delegation:${task.callId}`, profile: task.role, content: task.task }, status, response);
+  return finishedChild(
+    {
+      runId: `child-${task.callId}`,
+      conversationId: `delegation:${task.callId}`,
+      profile: task.role,
+      content: task.task,
+    },
+    status,
+    response,
+  );
 }
 
-function setup(replies: Array<string | Error>, answer: (task: ChildTask) => { status: RunRecord['status']; response: string }, journal = new Map<string, unknown>(), structuredOutput = true) {
+function setup(
+  replies: Array<string | Error>,
+  answer: (task: ChildTask) => { status: RunRecord['status']; response: string },
+  journal = new Map<string, unknown>(),
+  structuredOutput = true,
+) {
   const model = scriptedModel(replies);
   const tasks: ChildTask[] = [];
   const views: PlanView[] = [];
@@ -47,7 +66,10 @@ function setup(replies: Array<string | Error>, answer: (task: ChildTask) => { st
   } as unknown as ChildRuns;
   const executor = new PlanExecutor({
     children,
-    journal: { load: (_r, key) => Promise.resolve(journal.get(key)), save: (_r, key, value) => Promise.resolve(void journal.set(key, value)) },
+    journal: {
+      load: (_r, key) => Promise.resolve(journal.get(key)),
+      save: (_r, key, value) => Promise.resolve(void journal.set(key, value)),
+    },
     recordPlan: (_r, view) => Promise.resolve(void views.push(view)),
     defaultSubtaskTimeoutMs: 60_000,
     mayUseTool: (_role: string, tool: string) => tool !== 'send_email',
@@ -64,16 +86,31 @@ function setup(replies: Array<string | Error>, answer: (task: ChildTask) => { st
     structuredOutput,
   } as unknown as AgentProfile;
   const planning = { executor: 'worker', maxSubtasks: 3, maxReplans: 2, maxSubtaskFailures: 2, parallelism: 4 };
-  const go = (r: ClaimedRun = run) => executor.run({ run: r, profile, planning, signal: new AbortController().signal, events: () => undefined, handingOver: () => false });
+  const go = (r: ClaimedRun = run) =>
+    executor.run({
+      run: r,
+      profile,
+      planning,
+      signal: new AbortController().signal,
+      events: () => undefined,
+      handingOver: () => false,
+    });
   return { go, model, tasks, views, journal };
 }
 
-const planOf = (subtasks: Array<Record<string, unknown>>) => JSON.stringify({ subtasks: subtasks.map((s) => ({ expectedOutput: 'x', dependencies: [], ...s })) });
+const planOf = (subtasks: Array<Record<string, unknown>>) =>
+  JSON.stringify({ subtasks: subtasks.map((s) => ({ expectedOutput: 'x', dependencies: [], ...s })) });
 
 describe('plan executor', () => {
   it('passes results through the shared context and synthesises the answer from it', async () => {
     const { go, tasks, model } = setup(
-      [planOf([{ id: 'a', description: 'find facts' }, { id: 'b', description: 'write about {a}', dependencies: ['a'], outputKey: 'essay' }]), 'Final: done'],
+      [
+        planOf([
+          { id: 'a', description: 'find facts' },
+          { id: 'b', description: 'write about {a}', dependencies: ['a'], outputKey: 'essay' },
+        ]),
+        'Final: done',
+      ],
       (task) => ({ status: 'completed', response: task.callId.includes('-a-') ? 'blue sky' : 'an essay' }),
     );
     const result = await go();
@@ -90,8 +127,16 @@ describe('plan executor', () => {
   });
 
   it('catches over-decomposition and a reply that is no plan, feeding the problem back to the planner', async () => {
-    const tooMany = planOf([{ id: 'a', description: 'a' }, { id: 'b', description: 'b' }, { id: 'c', description: 'c' }, { id: 'd', description: 'd' }]);
-    const { go, model, views } = setup([tooMany, 'no plan, sorry', planOf([{ id: 'a', description: 'all of it' }]), 'Done'], () => ({ status: 'completed', response: 'ok' }));
+    const tooMany = planOf([
+      { id: 'a', description: 'a' },
+      { id: 'b', description: 'b' },
+      { id: 'c', description: 'c' },
+      { id: 'd', description: 'd' },
+    ]);
+    const { go, model, views } = setup(
+      [tooMany, 'no plan, sorry', planOf([{ id: 'a', description: 'all of it' }]), 'Done'],
+      () => ({ status: 'completed', response: 'ok' }),
+    );
     const result = await go();
     expect(result.stopReason).toBe('final_answer');
     const plan = views.at(-1)!;
@@ -102,19 +147,32 @@ describe('plan executor', () => {
     expect(model.requests[1]!.messages.at(-1)!.content).toContain('more than 3: merge subtasks');
   });
 
-  it("runs a subtask that names a tool as a child held to that tool, and replans one naming a tool its role may not use", async () => {
+  it('runs a subtask that names a tool as a child held to that tool, and replans one naming a tool its role may not use', async () => {
     const { go, tasks, views, model } = setup(
-      [planOf([{ id: 'mail', description: 'tell Bob', tool: 'send_email' }]), planOf([{ id: 'sum', description: 'add', tool: 'calculator', arguments: { expression: '2+2' } }, { id: 'free', description: 'think' }]), 'Done'],
+      [
+        planOf([{ id: 'mail', description: 'tell Bob', tool: 'send_email' }]),
+        planOf([
+          { id: 'sum', description: 'add', tool: 'calculator', arguments: { expression: '2+2' } },
+          { id: 'free', description: 'think' },
+        ]),
+        'Done',
+      ],
       () => ({ status: 'completed', response: 'ok' }),
     );
     expect((await go()).stopReason).toBe('final_answer');
-    expect(views.at(-1)!.failures[0]).toMatchObject({ class: 'planning', kind: 'tool_not_allowed', recovery: 'replan' });
-    expect(model.requests[1]!.messages.at(-1)!.content).toContain("names the tool 'send_email', which the role 'worker' may not use");
+    expect(views.at(-1)!.failures[0]).toMatchObject({
+      class: 'planning',
+      kind: 'tool_not_allowed',
+      recovery: 'replan',
+    });
+    expect(model.requests[1]!.messages.at(-1)!.content).toContain(
+      "names the tool 'send_email', which the role 'worker' may not use",
+    );
     expect(tasks.map((t) => [t.callId, t.tools])).toEqual([
       ['plan1-sum-1', ['calculator']],
       ['plan1-free-1', undefined],
     ]);
-    expect(tasks[0]!.task).toContain("Use the tool 'calculator' with these arguments: {\"expression\":\"2+2\"}");
+    expect(tasks[0]!.task).toContain('Use the tool \'calculator\' with these arguments: {"expression":"2+2"}');
   });
 
   it('detects a missing input ({key} no subtask wrote) and replans instead of running the subtask', async () => {
@@ -129,8 +187,18 @@ describe('plan executor', () => {
 
   it('lets the siblings of a failed critical subtask finish before replanning, and fails gracefully past the replans', async () => {
     const { go, tasks, views } = setup(
-      [planOf([{ id: 'bad', description: 'x', critical: true }, { id: 'good', description: 'y' }]), planOf([{ id: 'bad', description: 'x', critical: true }]), planOf([{ id: 'bad', description: 'x', critical: true }])],
-      (task) => (task.callId.includes('-bad-') ? { status: 'failed', response: 'boom' } : { status: 'completed', response: 'fine' }),
+      [
+        planOf([
+          { id: 'bad', description: 'x', critical: true },
+          { id: 'good', description: 'y' },
+        ]),
+        planOf([{ id: 'bad', description: 'x', critical: true }]),
+        planOf([{ id: 'bad', description: 'x', critical: true }]),
+      ],
+      (task) =>
+        task.callId.includes('-bad-')
+          ? { status: 'failed', response: 'boom' }
+          : { status: 'completed', response: 'fine' },
     );
     const result = await go();
     expect(result).toMatchObject({ stopReason: 'plan_failed', error: { kind: 'plan_failed' } });
@@ -142,7 +210,10 @@ describe('plan executor', () => {
   });
 
   it('on a resumed attempt reads the journaled planner replies instead of asking the model again', async () => {
-    const first = setup([planOf([{ id: 'a', description: 'x' }]), 'Done'], () => ({ status: 'completed', response: 'ok' }));
+    const first = setup([planOf([{ id: 'a', description: 'x' }]), 'Done'], () => ({
+      status: 'completed',
+      response: 'ok',
+    }));
     await first.go();
     const again = setup([], () => ({ status: 'completed', response: 'ok' }), first.journal);
     const result = await again.go({ ...run, attempts: 2 });
@@ -152,39 +223,88 @@ describe('plan executor', () => {
   });
 
   it('reads a planner reply journaled as text only (before transcript entries were) without asking again', async () => {
-    const journal = new Map<string, unknown>([['plan-reply:0', { text: planOf([{ id: 'a', description: 'x' }]) }], ['plan-answer', { text: 'Done' }]]);
+    const journal = new Map<string, unknown>([
+      ['plan-reply:0', { text: planOf([{ id: 'a', description: 'x' }]) }],
+      ['plan-answer', { text: 'Done' }],
+    ]);
     const again = setup([], () => ({ status: 'completed', response: 'ok' }), journal);
     const result = await again.go({ ...run, attempts: 2 });
     expect(result).toMatchObject({ stopReason: 'final_answer', response: 'Done' });
     expect(again.model.requests).toEqual([]);
-    expect(result.transcript[0]).toMatchObject({ plan: { call: 'planner', planVersion: 0 }, output: { content: expect.stringContaining('"subtasks"') } });
+    expect(result.transcript[0]).toMatchObject({
+      plan: { call: 'planner', planVersion: 0 },
+      output: { content: expect.stringContaining('"subtasks"') },
+    });
   });
 
   it('asks for the plan with structured output and keeps a transcript linking each subtask to its child runs', async () => {
-    const { go, model } = setup([planOf([{ id: 'a', description: 'x' }, { id: 'b', description: 'y', dependencies: ['a'], outputKey: 'out' }]), 'Done'], () => ({ status: 'completed', response: 'ok' }));
+    const { go, model } = setup(
+      [
+        planOf([
+          { id: 'a', description: 'x' },
+          { id: 'b', description: 'y', dependencies: ['a'], outputKey: 'out' },
+        ]),
+        'Done',
+      ],
+      () => ({ status: 'completed', response: 'ok' }),
+    );
     const result = await go();
     expect(model.requests[0]!.responseFormat).toMatchObject({ type: 'json_schema', name: 'plan', strict: false });
     expect(model.requests[1]!.responseFormat).toBeUndefined(); // the synthesis answers in prose
     expect(result.transcript).toEqual([
-      expect.objectContaining({ plan: { call: 'planner', planVersion: 0, outputMode: 'json_schema' }, model: expect.objectContaining({ model: 'planner' }), view: expect.objectContaining({ stage: 'full' }) }),
-      { step: 'subtask', planVersion: 0, subtaskId: 'a', role: 'worker', status: 'completed', attempts: 1, childRunIds: ['child-plan0-a-1'], resultKey: 'a' },
-      { step: 'subtask', planVersion: 0, subtaskId: 'b', role: 'worker', status: 'completed', attempts: 1, childRunIds: ['child-plan0-b-1'], resultKey: 'out' },
+      expect.objectContaining({
+        plan: { call: 'planner', planVersion: 0, outputMode: 'json_schema' },
+        model: expect.objectContaining({ model: 'planner' }),
+        view: expect.objectContaining({ stage: 'full' }),
+      }),
+      {
+        step: 'subtask',
+        planVersion: 0,
+        subtaskId: 'a',
+        role: 'worker',
+        status: 'completed',
+        attempts: 1,
+        childRunIds: ['child-plan0-a-1'],
+        resultKey: 'a',
+      },
+      {
+        step: 'subtask',
+        planVersion: 0,
+        subtaskId: 'b',
+        role: 'worker',
+        status: 'completed',
+        attempts: 1,
+        childRunIds: ['child-plan0-b-1'],
+        resultKey: 'out',
+      },
       expect.objectContaining({ plan: { call: 'synthesis', planVersion: 0 } }),
     ]);
   });
 
   it('asks in text when the profile has no structured output, or when the provider refuses it (logged), and records replans', async () => {
-    const plain = setup([planOf([{ id: 'a', description: 'x' }]), 'Done'], () => ({ status: 'completed', response: 'ok' }), new Map(), false);
+    const plain = setup(
+      [planOf([{ id: 'a', description: 'x' }]), 'Done'],
+      () => ({ status: 'completed', response: 'ok' }),
+      new Map(),
+      false,
+    );
     const result = await plain.go();
     expect(plain.model.requests[0]!.responseFormat).toBeUndefined();
     expect(result.transcript[0]).toMatchObject({ plan: { outputMode: 'text' } });
 
-    const refused = new ResponseFormatRejectedError("Invalid parameter: 'response_format' of type 'json_schema' is not supported with this model.");
-    const fallback = setup([refused, 'no plan', planOf([{ id: 'a', description: 'x' }]), 'Done'], () => ({ status: 'completed', response: 'ok' }));
+    const refused = new ResponseFormatRejectedError(
+      "Invalid parameter: 'response_format' of type 'json_schema' is not supported with this model.",
+    );
+    const fallback = setup([refused, 'no plan', planOf([{ id: 'a', description: 'x' }]), 'Done'], () => ({
+      status: 'completed',
+      response: 'ok',
+    }));
     const second = await fallback.go();
     expect(second.stopReason).toBe('final_answer');
     expect(fallback.model.requests.map((r) => r.responseFormat?.name ?? null)).toEqual(['plan', null, 'plan', null]);
-    expect(second.transcript.map((e) => ('step' in e ? e.step : `${e.plan?.call}:${e.plan?.outputMode ?? ''}`))).toEqual(['planner:text_fallback', 'replan', 'planner:json_schema', 'subtask', 'synthesis:']);
+    expect(
+      second.transcript.map((e) => ('step' in e ? e.step : `${e.plan?.call}:${e.plan?.outputMode ?? ''}`)),
+    ).toEqual(['planner:text_fallback', 'replan', 'planner:json_schema', 'subtask', 'synthesis:']);
     expect(second.transcript[1]).toMatchObject({ step: 'replan', planVersion: 0, failureKind: 'format_violation' });
   });
 });

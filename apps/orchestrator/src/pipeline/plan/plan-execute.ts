@@ -1,4 +1,12 @@
-import { ZERO_USAGE, type IterationRecord, type LoopResult, type PlanCallNote, type TokenUsage, type ToolCallRecord, type TranscriptEntry } from '@platform/agent-loop';
+import {
+  ZERO_USAGE,
+  type IterationRecord,
+  type LoopResult,
+  type PlanCallNote,
+  type TokenUsage,
+  type ToolCallRecord,
+  type TranscriptEntry,
+} from '@platform/agent-loop';
 import type { ChatMessage } from '@platform/contracts';
 import type { Logger } from '@platform/service-kit';
 import { recordFailure } from '@platform/telemetry';
@@ -10,7 +18,15 @@ import { delegationToolName } from '../delegation-tools.js';
 import { fillTemplates, validatePlan } from './plan-graph.js';
 import { callPlanModel, PlanModelError } from './plan-model-call.js';
 import { parsePlanText, PLAN_JSON_SCHEMA, type PlanSpec, type Subtask } from './plan-schema.js';
-import { mermaidOf, type FailureClass, type PlanFailure, type PlanView, type Recovery, type Severity, type SubtaskView } from './plan-view.js';
+import {
+  mermaidOf,
+  type FailureClass,
+  type PlanFailure,
+  type PlanView,
+  type Recovery,
+  type Severity,
+  type SubtaskView,
+} from './plan-view.js';
 
 /** What a plan-and-execute run journals: each planner reply by version, and the synthesised answer. */
 export interface PlanJournal {
@@ -43,12 +59,12 @@ export interface PlanRunContext {
 
 const PLANNER_INSTRUCTIONS = (roles: string[], executor: string, maxSubtasks: number): string =>
   [
-    'You are the planner. Break the user\'s goal into subtasks and answer with ONE JSON object and nothing else, matching this JSON Schema:',
+    "You are the planner. Break the user's goal into subtasks and answer with ONE JSON object and nothing else, matching this JSON Schema:",
     JSON.stringify(PLAN_JSON_SCHEMA),
     'Each subtask needs: "id" (short, unique), "description" (what to do, self-contained), "expectedOutput", "dependencies" (ids of subtasks whose results it needs), and optionally "tool" with "arguments", "critical" (true when much depends on it), "role" and "outputKey".',
     'Each subtask should correspond to a single, meaningful tool call or a coherent unit of thought.',
     `Roles that can do subtasks: ${roles.join(', ')} (default: ${executor}). At most ${maxSubtasks} subtasks.`,
-    'A subtask\'s result is stored in the shared context under its outputKey (default: its id); write {key} in a description or an argument to use a result there.',
+    "A subtask's result is stored in the shared context under its outputKey (default: its id); write {key} in a description or an argument to use a result there.",
   ].join('\n');
 
 interface Attempt {
@@ -58,7 +74,11 @@ interface Attempt {
 }
 
 function addUsage(a: TokenUsage, b: TokenUsage): TokenUsage {
-  return { inputTokens: a.inputTokens + b.inputTokens, outputTokens: a.outputTokens + b.outputTokens, totalTokens: a.totalTokens + b.totalTokens };
+  return {
+    inputTokens: a.inputTokens + b.inputTokens,
+    outputTokens: a.outputTokens + b.outputTokens,
+    totalTokens: a.totalTokens + b.totalTokens,
+  };
 }
 
 /**
@@ -77,29 +97,67 @@ export class PlanExecutor {
     const started = Date.now();
     const { run, profile, planning } = ctx;
     const roles = profile.delegates.map((d) => d.role);
-    const view: PlanView = { goal: run.content, status: 'planning', version: 0, replans: 0, executionOrder: [], subtasks: [], context: { original_query: run.content }, failures: [], mermaid: mermaidOf([]) };
+    const view: PlanView = {
+      goal: run.content,
+      status: 'planning',
+      version: 0,
+      replans: 0,
+      executionOrder: [],
+      subtasks: [],
+      context: { original_query: run.content },
+      failures: [],
+      mermaid: mermaidOf([]),
+    };
     const conversation: ChatMessage[] = [
-      { role: 'system', content: `${profile.systemPrompt}\n\n${PLANNER_INSTRUCTIONS(roles, planning.executor, planning.maxSubtasks)}` },
+      {
+        role: 'system',
+        content: `${profile.systemPrompt}\n\n${PLANNER_INSTRUCTIONS(roles, planning.executor, planning.maxSubtasks)}`,
+      },
       { role: 'user', content: run.content },
     ];
     let usage = ZERO_USAGE;
     const toolCalls: ToolCallRecord[] = [];
     const transcript: TranscriptEntry[] = [];
-    const finish = async (stopReason: LoopResult['stopReason'], response: string, error?: { kind: string; message: string }): Promise<LoopResult> => {
+    const finish = async (
+      stopReason: LoopResult['stopReason'],
+      response: string,
+      error?: { kind: string; message: string },
+    ): Promise<LoopResult> => {
       view.status = stopReason === 'final_answer' ? 'completed' : 'failed';
       await this.publish(ctx, view);
-      return { runId: run.runId, response, stopReason, turns: view.version + 1, usage, durationMs: Date.now() - started, pendingAgents: [], toolCalls, messages: [{ role: 'assistant', content: response }], transcript, ...(error ? { error } : {}) };
+      return {
+        runId: run.runId,
+        response,
+        stopReason,
+        turns: view.version + 1,
+        usage,
+        durationMs: Date.now() - started,
+        pendingAgents: [],
+        toolCalls,
+        messages: [{ role: 'assistant', content: response }],
+        transcript,
+        ...(error ? { error } : {}),
+      };
     };
     try {
       for (;;) {
-        const reply = await this.modelStep(ctx, `plan-reply:${view.version}`, conversation, { call: 'planner', planVersion: view.version });
+        const reply = await this.modelStep(ctx, `plan-reply:${view.version}`, conversation, {
+          call: 'planner',
+          planVersion: view.version,
+        });
         usage = addUsage(usage, reply.usage);
         transcript.push(reply.entry);
         conversation.push({ role: 'assistant', content: reply.text });
         const plan = this.readPlan(reply.text, planning, roles);
         let failure: { text: string };
         if (!plan.ok) {
-          this.fail(ctx.run.runId, view, { class: 'planning', kind: plan.kind, severity: plan.kind === 'cycle' ? 'high' : 'medium', message: plan.message, recovery: 'replan' });
+          this.fail(ctx.run.runId, view, {
+            class: 'planning',
+            kind: plan.kind,
+            severity: plan.kind === 'cycle' ? 'high' : 'medium',
+            message: plan.message,
+            recovery: 'replan',
+          });
           failure = { text: `the plan was refused: ${plan.message}. Write a corrected plan.` };
         } else {
           this.startVersion(view, plan.plan, plan.order);
@@ -107,22 +165,37 @@ export class PlanExecutor {
           const outcome = await this.execute(ctx, view, plan.plan, toolCalls);
           transcript.push(...subtaskEntries(view, planning.executor));
           if (outcome.ok) break;
-          failure = { text: `${outcome.reason}. What is done so far is in the shared context: ${JSON.stringify(view.context)}. Write a new plan for what remains (use {key} to refer to results that exist).` };
+          failure = {
+            text: `${outcome.reason}. What is done so far is in the shared context: ${JSON.stringify(view.context)}. Write a new plan for what remains (use {key} to refer to results that exist).`,
+          };
         }
         if (ctx.signal.aborted) return finish('cancelled', 'The run was cancelled before its plan finished.');
         if (view.replans >= planning.maxReplans) {
           const last = view.failures.at(-1)?.message ?? 'the plan failed';
           const escalated = view.failures.at(-1)!;
           escalated.recovery = 'escalate';
-          recordFailure({ failureClass: escalated.class, kind: escalated.kind, severity: escalated.severity, recovery: 'escalate' });
-          this.deps.logger.warn({ runId: run.runId, replans: view.replans, failures: view.failures.length }, 'plan failed past its replans');
+          recordFailure({
+            failureClass: escalated.class,
+            kind: escalated.kind,
+            severity: escalated.severity,
+            recovery: 'escalate',
+          });
+          this.deps.logger.warn(
+            { runId: run.runId, replans: view.replans, failures: view.failures.length },
+            'plan failed past its replans',
+          );
           return await finish(
             'plan_failed',
             `I could not reach this goal: after ${view.replans} new plans it still failed (${last}). Nothing more will be tried; please try a simpler goal, or split it into smaller requests.`,
             { kind: 'plan_failed', message: last },
           );
         }
-        transcript.push({ step: 'replan', planVersion: view.version, reason: failure.text, ...(view.failures.at(-1) ? { failureKind: view.failures.at(-1)!.kind } : {}) });
+        transcript.push({
+          step: 'replan',
+          planVersion: view.version,
+          reason: failure.text,
+          ...(view.failures.at(-1) ? { failureKind: view.failures.at(-1)!.kind } : {}),
+        });
         view.replans += 1;
         view.version += 1;
         view.status = 'planning';
@@ -133,14 +206,21 @@ export class PlanExecutor {
         .filter(([key]) => key !== 'original_query')
         .map(([key, value]) => `- ${key}: ${value}`)
         .join('\n');
-      conversation.push({ role: 'user', content: `Observation: every subtask is done. Results in the shared context:\n${results}\nWrite the final answer for the user from these results.` });
-      const answer = await this.modelStep(ctx, 'plan-answer', conversation, { call: 'synthesis', planVersion: view.version });
+      conversation.push({
+        role: 'user',
+        content: `Observation: every subtask is done. Results in the shared context:\n${results}\nWrite the final answer for the user from these results.`,
+      });
+      const answer = await this.modelStep(ctx, 'plan-answer', conversation, {
+        call: 'synthesis',
+        planVersion: view.version,
+      });
       usage = addUsage(usage, answer.usage);
       transcript.push(answer.entry);
       return await finish('final_answer', answer.text);
     } catch (err) {
       if (ctx.signal.aborted) return finish('cancelled', 'The run was cancelled before its plan finished.');
-      if (err instanceof PlanModelError) return finish('model_error', err.message, { kind: 'model_error', message: err.message });
+      if (err instanceof PlanModelError)
+        return finish('model_error', err.message, { kind: 'model_error', message: err.message });
       throw err;
     }
   }
@@ -149,18 +229,47 @@ export class PlanExecutor {
    * A planner (or synthesis) model call, journaled under `key` with its transcript entry: a
    * resumed run reads it instead of asking again.
    */
-  private async modelStep(ctx: PlanRunContext, key: string, messages: ChatMessage[], note: PlanCallNote): Promise<{ text: string; usage: TokenUsage; entry: IterationRecord }> {
-    const saved = ctx.run.attempts > 1 ? ((await this.deps.journal.load(ctx.run, key)) as { text?: unknown; entry?: IterationRecord } | undefined) : undefined;
-    if (typeof saved?.text === 'string') return { text: saved.text, usage: ZERO_USAGE, entry: saved.entry ?? entryWithoutRecord(ctx, saved.text, messages, note) };
-    const reply = await callPlanModel({ profile: ctx.profile, messages, note, signal: ctx.signal, runId: ctx.run.runId, logger: this.deps.logger });
+  private async modelStep(
+    ctx: PlanRunContext,
+    key: string,
+    messages: ChatMessage[],
+    note: PlanCallNote,
+  ): Promise<{ text: string; usage: TokenUsage; entry: IterationRecord }> {
+    const saved =
+      ctx.run.attempts > 1
+        ? ((await this.deps.journal.load(ctx.run, key)) as { text?: unknown; entry?: IterationRecord } | undefined)
+        : undefined;
+    if (typeof saved?.text === 'string')
+      return {
+        text: saved.text,
+        usage: ZERO_USAGE,
+        entry: saved.entry ?? entryWithoutRecord(ctx, saved.text, messages, note),
+      };
+    const reply = await callPlanModel({
+      profile: ctx.profile,
+      messages,
+      note,
+      signal: ctx.signal,
+      runId: ctx.run.runId,
+      logger: this.deps.logger,
+    });
     await this.deps.journal.save(ctx.run, key, { text: reply.text, entry: reply.entry });
     return reply;
   }
 
-  private readPlan(text: string, planning: PlanningSpec, roles: string[]): { ok: true; plan: PlanSpec; order: string[] } | { ok: false; kind: string; message: string } {
+  private readPlan(
+    text: string,
+    planning: PlanningSpec,
+    roles: string[],
+  ): { ok: true; plan: PlanSpec; order: string[] } | { ok: false; kind: string; message: string } {
     const parsed = parsePlanText(text);
     if (!parsed.ok) return { ok: false, kind: 'format_violation', message: parsed.error };
-    const checked = validatePlan(parsed.plan, { maxSubtasks: planning.maxSubtasks, roles, executor: planning.executor, mayUseTool: this.deps.mayUseTool });
+    const checked = validatePlan(parsed.plan, {
+      maxSubtasks: planning.maxSubtasks,
+      roles,
+      executor: planning.executor,
+      mayUseTool: this.deps.mayUseTool,
+    });
     if (!checked.ok) return { ok: false, kind: checked.problem.kind, message: checked.problem.message };
     return { ok: true, plan: parsed.plan, order: checked.order };
   }
@@ -172,13 +281,41 @@ export class PlanExecutor {
     view.subtasks = order.map((id) => ({ ...byId.get(id)!, status: 'pending', attempts: 0, childRunIds: [] }));
   }
 
-  private fail(runId: string, view: PlanView, failure: { subtaskId?: string; class: FailureClass; kind: string; severity: Severity; message: string; recovery: Recovery }): PlanFailure {
+  private fail(
+    runId: string,
+    view: PlanView,
+    failure: {
+      subtaskId?: string;
+      class: FailureClass;
+      kind: string;
+      severity: Severity;
+      message: string;
+      recovery: Recovery;
+    },
+  ): PlanFailure {
     const entry: PlanFailure = { planVersion: view.version, ...failure, at: Date.now() };
     view.failures.push(entry);
     // The taxonomy in the logs and the metrics too (the recovery is the one decided now; a last
     // failure past the replans is re-marked `escalate` in the plan).
-    this.deps.logger.warn({ runId, planVersion: view.version, subtaskId: failure.subtaskId, failureClass: failure.class, kind: failure.kind, severity: failure.severity, recovery: failure.recovery, err: failure.message }, 'plan step failed');
-    recordFailure({ failureClass: failure.class, kind: failure.kind, severity: failure.severity, recovery: failure.recovery });
+    this.deps.logger.warn(
+      {
+        runId,
+        planVersion: view.version,
+        subtaskId: failure.subtaskId,
+        failureClass: failure.class,
+        kind: failure.kind,
+        severity: failure.severity,
+        recovery: failure.recovery,
+        err: failure.message,
+      },
+      'plan step failed',
+    );
+    recordFailure({
+      failureClass: failure.class,
+      kind: failure.kind,
+      severity: failure.severity,
+      recovery: failure.recovery,
+    });
     return entry;
   }
 
@@ -197,7 +334,12 @@ export class PlanExecutor {
    * never cancels its siblings) and asks for a replan. Nothing ready while something is pending
    * is a deadlock.
    */
-  private async execute(ctx: PlanRunContext, view: PlanView, plan: PlanSpec, toolCalls: ToolCallRecord[]): Promise<{ ok: true } | { ok: false; reason: string }> {
+  private async execute(
+    ctx: PlanRunContext,
+    view: PlanView,
+    plan: PlanSpec,
+    toolCalls: ToolCallRecord[],
+  ): Promise<{ ok: true } | { ok: false; reason: string }> {
     const { planning } = ctx;
     const running = new Map<string, Promise<Attempt>>();
     const failures = new Map<string, number>();
@@ -218,7 +360,14 @@ export class PlanExecutor {
           if (missing.length) {
             subtask.status = 'failed';
             subtask.error = `missing inputs: ${missing.join(', ')}`;
-            this.fail(ctx.run.runId, view, { subtaskId: id, class: 'planning', kind: 'context_loss', severity: 'medium', message: `subtask '${id}' needs ${missing.map((m) => `{${m}}`).join(', ')}, which no finished subtask wrote`, recovery: 'replan' });
+            this.fail(ctx.run.runId, view, {
+              subtaskId: id,
+              class: 'planning',
+              kind: 'context_loss',
+              severity: 'medium',
+              message: `subtask '${id}' needs ${missing.map((m) => `{${m}}`).join(', ')}, which no finished subtask wrote`,
+              recovery: 'replan',
+            });
             stop = `subtask '${id}' is missing its inputs (${missing.join(', ')})`;
             break;
           }
@@ -233,13 +382,28 @@ export class PlanExecutor {
         if (stop) return { ok: false, reason: stop };
         if (view.subtasks.every((s) => s.status === 'completed')) return { ok: true };
         const stuck = view.subtasks.filter((s) => s.status !== 'completed').map((s) => s.id);
-        this.fail(ctx.run.runId, view, { class: 'planning', kind: 'dependency_deadlock', severity: 'high', message: `nothing is ready while ${stuck.join(', ')} wait`, recovery: 'replan' });
-        return { ok: false, reason: `deadlock: nothing can run while ${stuck.join(', ')} wait on subtasks that cannot finish` };
+        this.fail(ctx.run.runId, view, {
+          class: 'planning',
+          kind: 'dependency_deadlock',
+          severity: 'high',
+          message: `nothing is ready while ${stuck.join(', ')} wait`,
+          recovery: 'replan',
+        });
+        return {
+          ok: false,
+          reason: `deadlock: nothing can run while ${stuck.join(', ')} wait on subtasks that cannot finish`,
+        };
       }
       const done = await Promise.race(running.values());
       running.delete(done.id);
       const subtask = byId.get(done.id)!;
-      const outcome = done.record ? outcomeOfChild(subtask.role ?? planning.executor, delegationToolName(subtask.role ?? planning.executor), done.record) : undefined;
+      const outcome = done.record
+        ? outcomeOfChild(
+            subtask.role ?? planning.executor,
+            delegationToolName(subtask.role ?? planning.executor),
+            done.record,
+          )
+        : undefined;
       toolCalls.push(this.recordOf(view, subtask, done, outcome?.status === 'success'));
       if (outcome?.status === 'success') {
         subtask.status = 'completed';
@@ -267,7 +431,9 @@ export class PlanExecutor {
       });
       if (replan) {
         subtask.status = 'failed';
-        stop ??= subtask.critical ? `critical subtask '${done.id}' failed: ${message}` : `subtask '${done.id}' failed ${count} times: ${message}`;
+        stop ??= subtask.critical
+          ? `critical subtask '${done.id}' failed: ${message}`
+          : `subtask '${done.id}' failed ${count} times: ${message}`;
       } else {
         subtask.status = 'pending';
       }
@@ -275,16 +441,25 @@ export class PlanExecutor {
   }
 
   private missingInputs(subtask: SubtaskView, context: Record<string, string>): string[] {
-    return [...new Set([...fillTemplates(subtask.description, context).missing, ...fillTemplates(subtask.arguments ?? {}, context).missing])];
+    return [
+      ...new Set([
+        ...fillTemplates(subtask.description, context).missing,
+        ...fillTemplates(subtask.arguments ?? {}, context).missing,
+      ]),
+    ];
   }
 
   /** The task a subtask's child run is given: what to do, the inputs it needs, and the expected output. */
   private taskOf(subtask: Subtask, context: Record<string, string>): string {
     const description = fillTemplates(subtask.description, context).value as string;
     const lines = [description, `Expected output: ${subtask.expectedOutput}`];
-    if (subtask.tool) lines.push(`Use the tool '${subtask.tool}' with these arguments: ${JSON.stringify(fillTemplates(subtask.arguments ?? {}, context).value)}`);
+    if (subtask.tool)
+      lines.push(
+        `Use the tool '${subtask.tool}' with these arguments: ${JSON.stringify(fillTemplates(subtask.arguments ?? {}, context).value)}`,
+      );
     const inputs = subtask.dependencies.map((d) => [d, context[d]] as const).filter(([, v]) => v !== undefined);
-    if (inputs.length) lines.push('Results of the subtasks this one depends on:', ...inputs.map(([k, v]) => `- ${k}: ${v}`));
+    if (inputs.length)
+      lines.push('Results of the subtasks this one depends on:', ...inputs.map(([k, v]) => `- ${k}: ${v}`));
     return lines.join('\n');
   }
 
@@ -293,21 +468,47 @@ export class PlanExecutor {
     const spec = ctx.profile.delegates.find((d) => d.role === role);
     const callId = `plan${view.version}-${subtask.id}-${subtask.attempts}`;
     const timeout = new AbortController();
-    const timer = setTimeout(() => timeout.abort(new Error('subtask deadline')), spec?.timeoutMs ?? this.deps.defaultSubtaskTimeoutMs);
+    const timer = setTimeout(
+      () => timeout.abort(new Error('subtask deadline')),
+      spec?.timeoutMs ?? this.deps.defaultSubtaskTimeoutMs,
+    );
     const onRunAbort = (): void => timeout.abort(ctx.signal.reason);
     ctx.signal.addEventListener('abort', onRunAbort, { once: true });
-    const task = { parent: ctx.run, callId, role, task: this.taskOf(subtask, view.context), ...(subtask.tool ? { tools: [subtask.tool] } : {}) };
+    const task = {
+      parent: ctx.run,
+      callId,
+      role,
+      task: this.taskOf(subtask, view.context),
+      ...(subtask.tool ? { tools: [subtask.tool] } : {}),
+    };
     return this.deps.children
-      .run(task, timeout.signal, (type, data) => {
-        if (type === 'child_run_started' && typeof data['childRunId'] === 'string') subtask.childRunIds.push(data['childRunId']);
-        if (type === 'child_run_event' && (data['event'] as { type?: string } | undefined)?.type === 'reattached' && typeof data['childRunId'] === 'string' && !subtask.childRunIds.includes(data['childRunId'])) {
-          subtask.childRunIds.push(data['childRunId']);
-        }
-        ctx.events(type, { ...data, subtaskId: subtask.id });
-      }, ctx.handingOver)
+      .run(
+        task,
+        timeout.signal,
+        (type, data) => {
+          if (type === 'child_run_started' && typeof data['childRunId'] === 'string')
+            subtask.childRunIds.push(data['childRunId']);
+          if (
+            type === 'child_run_event' &&
+            (data['event'] as { type?: string } | undefined)?.type === 'reattached' &&
+            typeof data['childRunId'] === 'string' &&
+            !subtask.childRunIds.includes(data['childRunId'])
+          ) {
+            subtask.childRunIds.push(data['childRunId']);
+          }
+          ctx.events(type, { ...data, subtaskId: subtask.id });
+        },
+        ctx.handingOver,
+      )
       .then(
         (record): Attempt => ({ id: subtask.id, record }),
-        (err: unknown): Attempt => ({ id: subtask.id, error: timeout.signal.aborted && !ctx.signal.aborted ? `it did not finish in time` : (err as Error)?.message ?? String(err) }),
+        (err: unknown): Attempt => ({
+          id: subtask.id,
+          error:
+            timeout.signal.aborted && !ctx.signal.aborted
+              ? `it did not finish in time`
+              : ((err as Error)?.message ?? String(err)),
+        }),
       )
       .finally(() => {
         clearTimeout(timer);
@@ -320,9 +521,17 @@ export class PlanExecutor {
       callId: `plan${view.version}-${subtask.id}-${subtask.attempts}`,
       name: `subtask:${subtask.id}`,
       argumentsSummary: { role: subtask.role ?? null, childRunId: subtask.childRunIds.at(-1) ?? null },
-      durationMs: done.record?.finishedAt ? Math.max(0, done.record.finishedAt.getTime() - done.record.createdAt.getTime()) : 0,
+      durationMs: done.record?.finishedAt
+        ? Math.max(0, done.record.finishedAt.getTime() - done.record.createdAt.getTime())
+        : 0,
       success,
-      status: success ? 'success' : done.record?.status === 'cancelled' ? 'cancelled' : done.error ? 'timeout' : 'failed',
+      status: success
+        ? 'success'
+        : done.record?.status === 'cancelled'
+          ? 'cancelled'
+          : done.error
+            ? 'timeout'
+            : 'failed',
       ...(success ? {} : { errorCode: done.error ? 'TIMEOUT' : 'SUBTASK_FAILED' }),
       synthetic: false,
       resultChars: done.record?.result?.response.length ?? 0,
@@ -351,7 +560,12 @@ function subtaskEntries(view: PlanView, executor: string): TranscriptEntry[] {
  * The transcript entry of a reply journaled before entries were (text only): the reply is kept,
  * never asked for again (a new plan could re-run finished subtasks); what was not recorded is zero.
  */
-function entryWithoutRecord(ctx: PlanRunContext, text: string, messages: ChatMessage[], note: PlanCallNote): IterationRecord {
+function entryWithoutRecord(
+  ctx: PlanRunContext,
+  text: string,
+  messages: ChatMessage[],
+  note: PlanCallNote,
+): IterationRecord {
   const { provider, model } = ctx.profile.model;
   return {
     iteration: note.planVersion,

@@ -47,7 +47,8 @@ export function findCycle(plan: PlanSpec): string[] | undefined {
 export function executionOrder(plan: PlanSpec): { ok: true; order: string[] } | { ok: false; error: string } {
   const remaining = new Map(plan.subtasks.map((s) => [s.id, new Set(s.dependencies)]));
   const dependents = new Map<string, string[]>();
-  for (const s of plan.subtasks) for (const dep of s.dependencies) dependents.set(dep, [...(dependents.get(dep) ?? []), s.id]);
+  for (const s of plan.subtasks)
+    for (const dep of s.dependencies) dependents.set(dep, [...(dependents.get(dep) ?? []), s.id]);
   const queue = plan.subtasks.filter((s) => s.dependencies.length === 0).map((s) => s.id);
   const order: string[] = [];
   while (queue.length) {
@@ -59,7 +60,8 @@ export function executionOrder(plan: PlanSpec): { ok: true; order: string[] } | 
       if (waits.size === 0) queue.push(next);
     }
   }
-  if (order.length !== plan.subtasks.length) return { ok: false, error: 'Cycle detected in dependency graph. Cannot compute topological order.' };
+  if (order.length !== plan.subtasks.length)
+    return { ok: false, error: 'Cycle detected in dependency graph. Cannot compute topological order.' };
   return { ok: true, order };
 }
 
@@ -74,36 +76,70 @@ export interface PlanRules {
 }
 
 /** Checks a plan: unique ids, known dependencies and roles, tools its roles may use, no cycle, not too many subtasks; then its execution order. */
-export function validatePlan(plan: PlanSpec, options: PlanRules): { ok: true; order: string[] } | { ok: false; problem: PlanProblem } {
+export function validatePlan(
+  plan: PlanSpec,
+  options: PlanRules,
+): { ok: true; order: string[] } | { ok: false; problem: PlanProblem } {
   if (plan.subtasks.length > options.maxSubtasks) {
     return {
       ok: false,
-      problem: { kind: 'over_decomposition', message: `the plan has ${plan.subtasks.length} subtasks, more than ${options.maxSubtasks}: merge subtasks that use the same tool or follow one another` },
+      problem: {
+        kind: 'over_decomposition',
+        message: `the plan has ${plan.subtasks.length} subtasks, more than ${options.maxSubtasks}: merge subtasks that use the same tool or follow one another`,
+      },
     };
   }
   const ids = new Set<string>();
   for (const s of plan.subtasks) {
-    if (ids.has(s.id)) return { ok: false, problem: { kind: 'duplicate_id', message: `subtask id '${s.id}' is used twice` } };
+    if (ids.has(s.id))
+      return { ok: false, problem: { kind: 'duplicate_id', message: `subtask id '${s.id}' is used twice` } };
     ids.add(s.id);
   }
   for (const s of plan.subtasks) {
     const unknown = s.dependencies.find((d) => !ids.has(d));
-    if (unknown) return { ok: false, problem: { kind: 'unknown_dependency', message: `subtask '${s.id}' depends on '${unknown}', which is not in the plan` } };
-    if (s.role && !options.roles.includes(s.role)) return { ok: false, problem: { kind: 'unknown_role', message: `subtask '${s.id}' names the role '${s.role}'; the roles are ${options.roles.join(', ')}` } };
+    if (unknown)
+      return {
+        ok: false,
+        problem: {
+          kind: 'unknown_dependency',
+          message: `subtask '${s.id}' depends on '${unknown}', which is not in the plan`,
+        },
+      };
+    if (s.role && !options.roles.includes(s.role))
+      return {
+        ok: false,
+        problem: {
+          kind: 'unknown_role',
+          message: `subtask '${s.id}' names the role '${s.role}'; the roles are ${options.roles.join(', ')}`,
+        },
+      };
     const role = s.role ?? options.executor;
     if (s.tool && !options.mayUseTool(role, s.tool)) {
-      return { ok: false, problem: { kind: 'tool_not_allowed', message: `subtask '${s.id}' names the tool '${s.tool}', which the role '${role}' may not use: name another tool or another role` } };
+      return {
+        ok: false,
+        problem: {
+          kind: 'tool_not_allowed',
+          message: `subtask '${s.id}' names the tool '${s.tool}', which the role '${role}' may not use: name another tool or another role`,
+        },
+      };
     }
   }
   const cycle = findCycle(plan);
-  if (cycle) return { ok: false, problem: { kind: 'cycle', cycle, message: `the dependencies form a cycle: ${cycle.join(' → ')}` } };
+  if (cycle)
+    return {
+      ok: false,
+      problem: { kind: 'cycle', cycle, message: `the dependencies form a cycle: ${cycle.join(' → ')}` },
+    };
   const order = executionOrder(plan);
   if (!order.ok) return { ok: false, problem: { kind: 'cycle', cycle: [], message: order.error } };
   return { ok: true, order: order.order };
 }
 
 /** Fills `{key}` templates in strings (deeply) from the shared context; lists the keys that are missing. */
-export function fillTemplates(value: unknown, context: Readonly<Record<string, string>>): { value: unknown; missing: string[] } {
+export function fillTemplates(
+  value: unknown,
+  context: Readonly<Record<string, string>>,
+): { value: unknown; missing: string[] } {
   const missing = new Set<string>();
   const fill = (v: unknown): unknown => {
     if (typeof v === 'string') {

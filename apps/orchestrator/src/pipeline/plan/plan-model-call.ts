@@ -19,7 +19,12 @@ import type { AgentProfile } from '../../profiles.js';
 import { PLAN_JSON_SCHEMA } from './plan-schema.js';
 
 /** The plan as asked for with structured output: the schema generated from the zod plan schema. */
-export const PLAN_RESPONSE_FORMAT: JsonSchemaResponseFormat = { type: 'json_schema', name: 'plan', schema: PLAN_JSON_SCHEMA, strict: allowsStrictMode(PLAN_JSON_SCHEMA) };
+export const PLAN_RESPONSE_FORMAT: JsonSchemaResponseFormat = {
+  type: 'json_schema',
+  name: 'plan',
+  schema: PLAN_JSON_SCHEMA,
+  strict: allowsStrictMode(PLAN_JSON_SCHEMA),
+};
 
 /** The planner (or synthesis) model call failed on every model: the run fails with the message. */
 export class PlanModelError extends Error {
@@ -52,8 +57,12 @@ export async function callPlanModel(call: PlanModelCall): Promise<PlanModelReply
   const started = Date.now();
   const structured = call.note.call === 'planner' && call.profile.structuredOutput;
   const first = await attempt(call, structured ? PLAN_RESPONSE_FORMAT : undefined);
-  if (first.ok || !(first.error instanceof ResponseFormatRejectedError) || call.signal.aborted) return settle(call, first, structured ? 'json_schema' : 'text', started);
-  call.logger.warn({ runId: call.runId, planVersion: call.note.planVersion, err: first.error.message }, 'the provider refused structured output for the plan; asking for JSON in text');
+  if (first.ok || !(first.error instanceof ResponseFormatRejectedError) || call.signal.aborted)
+    return settle(call, first, structured ? 'json_schema' : 'text', started);
+  call.logger.warn(
+    { runId: call.runId, planVersion: call.note.planVersion, err: first.error.message },
+    'the provider refused structured output for the plan; asking for JSON in text',
+  );
   return settle(call, await attempt(call, undefined), 'text_fallback', started);
 }
 
@@ -63,7 +72,13 @@ async function attempt(call: PlanModelCall, responseFormat: JsonSchemaResponseFo
   return callModelWithRecovery({
     models: [profile.model, ...profile.fallbackModels] as readonly ModelPort[],
     buildView: (stage, target) => buildRequestView(call.messages, target, stage, contextManager, profile.loopConfig),
-    buildRequest: (view) => ({ messages: view.messages, tools: [], toolChoice: 'none', signal: call.signal, ...(responseFormat ? { responseFormat } : {}) }),
+    buildRequest: (view) => ({
+      messages: view.messages,
+      tools: [],
+      toolChoice: 'none',
+      signal: call.signal,
+      ...(responseFormat ? { responseFormat } : {}),
+    }),
     strategies: DEFAULT_RETRY_STRATEGIES,
     config: profile.loopConfig,
     clock: systemClock,
@@ -71,13 +86,27 @@ async function attempt(call: PlanModelCall, responseFormat: JsonSchemaResponseFo
   });
 }
 
-function settle(call: PlanModelCall, outcome: Awaited<ReturnType<typeof attempt>>, mode: PlanOutputMode, started: number): PlanModelReply {
-  if (!outcome.ok) throw new PlanModelError(`the ${call.note.call === 'planner' ? 'planner' : 'synthesis'} model failed: ${outcome.error.message}`, { cause: outcome.error });
+function settle(
+  call: PlanModelCall,
+  outcome: Awaited<ReturnType<typeof attempt>>,
+  mode: PlanOutputMode,
+  started: number,
+): PlanModelReply {
+  if (!outcome.ok)
+    throw new PlanModelError(
+      `the ${call.note.call === 'planner' ? 'planner' : 'synthesis'} model failed: ${outcome.error.message}`,
+      { cause: outcome.error },
+    );
   const { response, view, model, retries, fallbackUsed } = outcome;
   const text = typeof response.message.content === 'string' ? response.message.content : '';
   const entry: IterationRecord = {
     iteration: call.note.planVersion,
-    view: { messages: view.messages.length, estimatedTokens: view.estimatedTokens, stage: view.stage, diagnostics: view.diagnostics },
+    view: {
+      messages: view.messages.length,
+      estimatedTokens: view.estimatedTokens,
+      stage: view.stage,
+      diagnostics: view.diagnostics,
+    },
     model: { provider: model.provider, model: model.model, finishReason: response.finishReason, retries, fallbackUsed },
     output: response.message,
     tools: [],

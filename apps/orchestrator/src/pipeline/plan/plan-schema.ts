@@ -67,8 +67,12 @@ export function extractJsonObject(text: string): unknown {
 /** Reads a plan out of the planner's reply; the error says what was wrong, for the planner's next try. */
 export function parsePlanText(text: string): { ok: true; plan: PlanSpec } | { ok: false; error: string } {
   const json = extractJsonObject(text);
-  if (json === undefined) return { ok: false, error: 'the reply held no JSON object; answer with one JSON object {"subtasks": [...]}' };
+  if (json === undefined)
+    return { ok: false, error: 'the reply held no JSON object; answer with one JSON object {"subtasks": [...]}' };
   const parsed = PlanSpec.safeParse(json);
   if (parsed.success) return { ok: true, plan: parsed.data };
-  return { ok: false, error: `the plan does not match the schema: ${parsed.error.issues.map((i) => `${i.path.join('.') || '(plan)'}: ${i.message}`).join('; ')}` };
+  return {
+    ok: false,
+    error: `the plan does not match the schema: ${parsed.error.issues.map((i) => `${i.path.join('.') || '(plan)'}: ${i.message}`).join('; ')}`,
+  };
 }

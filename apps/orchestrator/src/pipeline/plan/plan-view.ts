@@ -64,7 +64,8 @@ function mermaidLabel(text: string): string {
 /** The plan's DAG as a Mermaid flowchart, each node coloured by its status. */
 export function mermaidOf(subtasks: readonly SubtaskView[]): string {
   const lines = ['flowchart TD'];
-  for (const s of subtasks) lines.push(`  ${s.id}["${s.id}: ${mermaidLabel(s.description)}"]:::${MERMAID_CLASS[s.status]}`);
+  for (const s of subtasks)
+    lines.push(`  ${s.id}["${s.id}: ${mermaidLabel(s.description)}"]:::${MERMAID_CLASS[s.status]}`);
   for (const s of subtasks) for (const dep of s.dependencies) lines.push(`  ${dep} --> ${s.id}`);
   lines.push(
     '  classDef pending fill:#eee,stroke:#999',

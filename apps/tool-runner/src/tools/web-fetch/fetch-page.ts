@@ -26,9 +26,13 @@ export function checkTarget(url: URL, rules: readonly HostRule[]): Refusal | und
   if (url.protocol !== 'http:' && url.protocol !== 'https:') {
     return { kind: 'scheme', message: `only http and https URLs can be fetched, not '${url.protocol}'` };
   }
-  if (url.username || url.password) return { kind: 'credentials', message: 'URLs with a user name or password are not fetched' };
+  if (url.username || url.password)
+    return { kind: 'credentials', message: 'URLs with a user name or password are not fetched' };
   if (!findAllowingRule(rules, url)) {
-    return { kind: 'host', message: `'${url.host}' is not on this tool's allowlist; it may fetch only: ${describeAllowlist(rules)}` };
+    return {
+      kind: 'host',
+      message: `'${url.host}' is not on this tool's allowlist; it may fetch only: ${describeAllowlist(rules)}`,
+    };
   }
   return undefined;
 }
@@ -53,10 +57,12 @@ function errorCode(err: unknown): string | undefined {
 function describeCode(code: string | undefined, host: string): string {
   if (code === 'ENOTFOUND' || code === 'EAI_AGAIN') return `the host name '${host}' could not be resolved`;
   if (code === 'ECONNREFUSED') return `${host} refused the connection`;
-  if (code === 'ECONNRESET' || code === 'EPIPE' || code === 'UND_ERR_SOCKET') return `${host} closed the connection unexpectedly`;
+  if (code === 'ECONNRESET' || code === 'EPIPE' || code === 'UND_ERR_SOCKET')
+    return `${host} closed the connection unexpectedly`;
   if (code === 'ETIMEDOUT' || code === 'UND_ERR_CONNECT_TIMEOUT') return `connecting to ${host} timed out`;
   if (code === 'EHOSTUNREACH' || code === 'ENETUNREACH') return `${host} is unreachable from here`;
-  if (code && /CERT|SSL|TLS|SELF_SIGNED|UNABLE_TO_VERIFY|UNABLE_TO_GET/.test(code)) return `the TLS certificate of ${host} was not accepted`;
+  if (code && /CERT|SSL|TLS|SELF_SIGNED|UNABLE_TO_VERIFY|UNABLE_TO_GET/.test(code))
+    return `the TLS certificate of ${host} was not accepted`;
   return `a network error occurred talking to ${host}`;
 }
 
@@ -76,7 +82,8 @@ export function networkFailure(err: unknown, url: URL, logger: Logger, during = 
   return new ToolFailure(`could not fetch ${url.href}: ${describeCode(errorCode(err), url.host)}`);
 }
 
-const EGRESS_REASON_TEXT = 'resolves to an address that is not public (loopback, private, link-local or metadata); web_fetch reaches such hosts only when they are listed exactly';
+const EGRESS_REASON_TEXT =
+  'resolves to an address that is not public (loopback, private, link-local or metadata); web_fetch reaches such hosts only when they are listed exactly';
 
 /** What `openPage` needs besides the URL. */
 export interface OpenPageOptions {
@@ -113,7 +120,8 @@ export async function openPage(start: URL, options: OpenPageOptions): Promise<Op
     if (!REDIRECT_STATUSES.has(response.status) || location === null) return { response, url };
     // The redirect's own body is never shown; cancel it so the connection is released.
     await response.body?.cancel().catch(() => undefined);
-    if (redirects >= options.maxRedirects) throw new ToolFailure(`${start.href} redirected more than ${options.maxRedirects} times; not following further`);
+    if (redirects >= options.maxRedirects)
+      throw new ToolFailure(`${start.href} redirected more than ${options.maxRedirects} times; not following further`);
     let next: URL;
     try {
       next = new URL(location, url);
@@ -124,7 +132,9 @@ export async function openPage(start: URL, options: OpenPageOptions): Promise<Op
     if (refusal) {
       // The target stays out of the message: it may name an internal host the model should not learn.
       options.logger.info({ from: url.href, to: next.href }, 'web_fetch refused a redirect');
-      throw new ToolFailure(`${url.href} redirected to ${REDIRECT_REFUSALS[refusal.kind]}; the redirect was not followed`);
+      throw new ToolFailure(
+        `${url.href} redirected to ${REDIRECT_REFUSALS[refusal.kind]}; the redirect was not followed`,
+      );
     }
     url = next;
   }

@@ -7,8 +7,17 @@ function allows(entries: string[], url: string): boolean {
 
 describe('allowlist entries', () => {
   it('normalizes hosts and reads ports', () => {
-    expect(parseHostPattern('Docs.Example.COM')).toEqual({ source: 'Docs.Example.COM', kind: 'exact', host: 'docs.example.com', port: undefined });
-    expect(parseHostPattern('*.example.com:8443')).toMatchObject({ kind: 'subdomains', host: 'example.com', port: 8443 });
+    expect(parseHostPattern('Docs.Example.COM')).toEqual({
+      source: 'Docs.Example.COM',
+      kind: 'exact',
+      host: 'docs.example.com',
+      port: undefined,
+    });
+    expect(parseHostPattern('*.example.com:8443')).toMatchObject({
+      kind: 'subdomains',
+      host: 'example.com',
+      port: 8443,
+    });
     expect(parseHostPattern('[::1]:8080')).toMatchObject({ kind: 'exact', host: '[::1]', port: 8080 });
     expect(parseHostPattern('*.bücher.de')).toMatchObject({ host: 'xn--bcher-kva.de' });
   });

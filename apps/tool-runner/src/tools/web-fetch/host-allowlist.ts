@@ -42,7 +42,8 @@ function parseHostPort(entry: string, original: string): { host: string; port: n
   const match = /^(\[[^\]]*\]|[^:]*)(?::(\d{1,5}))?$/.exec(entry);
   if (!match?.[1]) throw new HostPatternError(`'${original}' is not a host name, 'host:port', or '*.domain'`);
   const port = match[2] === undefined ? undefined : Number(match[2]);
-  if (port !== undefined && (port < 1 || port > 65_535)) throw new HostPatternError(`'${original}' has an invalid port`);
+  if (port !== undefined && (port < 1 || port > 65_535))
+    throw new HostPatternError(`'${original}' has an invalid port`);
   let url: URL;
   try {
     url = new URL(`http://${match[1]}/`);
@@ -63,8 +64,10 @@ export function parseHostPattern(entry: string): HostRule {
   if (!source.startsWith('*.')) throw new HostPatternError(`'${source}': a wildcard must be written '*.domain'`);
   const { host, port } = parseHostPort(source.slice(2), source);
   if (isIpLiteral(host)) throw new HostPatternError(`'${source}': wildcards apply to domain names, not IP addresses`);
-  if (isLoopbackName(host)) throw new HostPatternError(`'${source}': list loopback names exactly (e.g. 'localhost:8080'), not by wildcard`);
-  if (!host.includes('.')) throw new HostPatternError(`'${source}': a wildcard needs a domain with at least two labels, e.g. '*.example.com'`);
+  if (isLoopbackName(host))
+    throw new HostPatternError(`'${source}': list loopback names exactly (e.g. 'localhost:8080'), not by wildcard`);
+  if (!host.includes('.'))
+    throw new HostPatternError(`'${source}': a wildcard needs a domain with at least two labels, e.g. '*.example.com'`);
   return { source, kind: 'subdomains', host, port };
 }
 
@@ -77,7 +80,9 @@ function ruleMatches(rule: HostRule, host: string, port: number, defaultPort: nu
   if (port !== (rule.port ?? defaultPort)) return false;
   if (rule.kind === 'exact') return host === rule.host;
   // Subdomains only: `*.example.com` matches `a.example.com`, never `example.com` or `badexample.com`.
-  return host.length > rule.host.length + 1 && host.endsWith(`.${rule.host}`) && !isIpLiteral(host) && !isLoopbackName(host);
+  return (
+    host.length > rule.host.length + 1 && host.endsWith(`.${rule.host}`) && !isIpLiteral(host) && !isLoopbackName(host)
+  );
 }
 
 /** The rule that lets `url` through, or undefined. Only http(s) URLs can match. */

@@ -4,18 +4,23 @@ import { bodyKind, decodeText, parseContentType } from './response-body.js';
 
 describe('htmlToText', () => {
   it('keeps text and turns blocks into lines', () => {
-    expect(htmlToText('<div>a</div><div>b<br>c</div><p>d <i>e</i></p><table><tr><td>1</td><td>2</td></tr></table>')).toBe('a\nb\nc\n\nd e\n\n1 2');
+    expect(
+      htmlToText('<div>a</div><div>b<br>c</div><p>d <i>e</i></p><table><tr><td>1</td><td>2</td></tr></table>'),
+    ).toBe('a\nb\nc\n\nd e\n\n1 2');
   });
 
   it('drops scripts, styles, comments and other non-content, whatever their case', () => {
-    const html = '<SCRIPT type="x">var a = "</p>";</SCRIPT ><style>p{}</style><!-- <p>hidden</p> --><noscript>js off</noscript><svg><text>logo</text></svg><p>shown</p>';
+    const html =
+      '<SCRIPT type="x">var a = "</p>";</SCRIPT ><style>p{}</style><!-- <p>hidden</p> --><noscript>js off</noscript><svg><text>logo</text></svg><p>shown</p>';
     expect(htmlToText(html)).toBe('shown');
   });
 
   it('decodes entities into plain text, not markup', () => {
-    expect(htmlToText('<p>&lt;script&gt;alert(1)&lt;/script&gt; &amp; &#169; &#x1F600; &eacute;&nbsp;x &constructor; &#0;</p>')).toBe(
-      '<script>alert(1)</script> & © 😀 &eacute; x &constructor; \uFFFD',
-    );
+    expect(
+      htmlToText(
+        '<p>&lt;script&gt;alert(1)&lt;/script&gt; &amp; &#169; &#x1F600; &eacute;&nbsp;x &constructor; &#0;</p>',
+      ),
+    ).toBe('<script>alert(1)</script> & © 😀 &eacute; x &constructor; \uFFFD');
   });
 
   it('handles quoted ">" in attributes and stray "<"', () => {
@@ -30,17 +35,25 @@ describe('htmlToText', () => {
 
   it('stays linear on hostile input', () => {
     // Each of these would be quadratic for a naive lazy regex; here they finish in milliseconds.
-    for (const unit of ['<!--', '<script>', '<a title="', '<', '&#']) expect(typeof htmlToText(unit.repeat(100_000))).toBe('string');
+    for (const unit of ['<!--', '<script>', '<a title="', '<', '&#'])
+      expect(typeof htmlToText(unit.repeat(100_000))).toBe('string');
   });
 });
 
 describe('response bodies', () => {
   it('classifies content types', () => {
-    expect(parseContentType('Text/HTML; Charset="ISO-8859-1"')).toEqual({ mediaType: 'text/html', charset: 'ISO-8859-1' });
+    expect(parseContentType('Text/HTML; Charset="ISO-8859-1"')).toEqual({
+      mediaType: 'text/html',
+      charset: 'ISO-8859-1',
+    });
     expect(parseContentType(null)).toEqual({ mediaType: '', charset: undefined });
     expect(['text/html', 'application/xhtml+xml'].map(bodyKind)).toEqual(['html', 'html']);
-    expect(['text/csv', 'application/json', 'application/ld+json', 'application/xml', 'application/rss+xml'].map(bodyKind)).toEqual(Array(5).fill('text'));
-    expect(['image/png', 'application/pdf', 'application/octet-stream', ''].map(bodyKind)).toEqual(Array(4).fill(undefined));
+    expect(
+      ['text/csv', 'application/json', 'application/ld+json', 'application/xml', 'application/rss+xml'].map(bodyKind),
+    ).toEqual(Array(5).fill('text'));
+    expect(['image/png', 'application/pdf', 'application/octet-stream', ''].map(bodyKind)).toEqual(
+      Array(4).fill(undefined),
+    );
   });
 
   it('decodes with the charset, falls back to UTF-8, and drops a character cut in half', () => {

@@ -7,22 +7,97 @@
  */
 
 /** Elements whose content is never page text. */
-const SKIPPED_CONTENT = new Set(['script', 'style', 'noscript', 'template', 'svg', 'math', 'iframe', 'object', 'canvas', 'select']);
+const SKIPPED_CONTENT = new Set([
+  'script',
+  'style',
+  'noscript',
+  'template',
+  'svg',
+  'math',
+  'iframe',
+  'object',
+  'canvas',
+  'select',
+]);
 /** Elements that start a new paragraph. */
-const PARAGRAPHS = new Set(['p', 'h1', 'h2', 'h3', 'h4', 'h5', 'h6', 'blockquote', 'pre', 'table', 'ul', 'ol', 'dl', 'figure', 'hr']);
+const PARAGRAPHS = new Set([
+  'p',
+  'h1',
+  'h2',
+  'h3',
+  'h4',
+  'h5',
+  'h6',
+  'blockquote',
+  'pre',
+  'table',
+  'ul',
+  'ol',
+  'dl',
+  'figure',
+  'hr',
+]);
 /** Elements that start a new line. */
 const LINES = new Set([
-  'br', 'div', 'section', 'article', 'aside', 'header', 'footer', 'main', 'nav', 'address', 'title',
-  'tr', 'dt', 'dd', 'caption', 'figcaption', 'details', 'summary', 'form', 'fieldset', 'body', 'html',
+  'br',
+  'div',
+  'section',
+  'article',
+  'aside',
+  'header',
+  'footer',
+  'main',
+  'nav',
+  'address',
+  'title',
+  'tr',
+  'dt',
+  'dd',
+  'caption',
+  'figcaption',
+  'details',
+  'summary',
+  'form',
+  'fieldset',
+  'body',
+  'html',
 ]);
 
 // A Map, not an object literal: `&constructor;` must not find Object.prototype members.
-const NAMED_ENTITIES: ReadonlyMap<string, string> = new Map(Object.entries({
-  amp: '&', lt: '<', gt: '>', quot: '"', apos: "'", nbsp: ' ', copy: '©', reg: '®', trade: '™',
-  mdash: '—', ndash: '–', hellip: '…', lsquo: '‘', rsquo: '’', ldquo: '“', rdquo: '”', laquo: '«',
-  raquo: '»', middot: '·', bull: '•', euro: '€', pound: '£', yen: '¥', cent: '¢', times: '×',
-  divide: '÷', deg: '°', para: '¶', sect: '§', shy: '',
-}));
+const NAMED_ENTITIES: ReadonlyMap<string, string> = new Map(
+  Object.entries({
+    amp: '&',
+    lt: '<',
+    gt: '>',
+    quot: '"',
+    apos: "'",
+    nbsp: ' ',
+    copy: '©',
+    reg: '®',
+    trade: '™',
+    mdash: '—',
+    ndash: '–',
+    hellip: '…',
+    lsquo: '‘',
+    rsquo: '’',
+    ldquo: '“',
+    rdquo: '”',
+    laquo: '«',
+    raquo: '»',
+    middot: '·',
+    bull: '•',
+    euro: '€',
+    pound: '£',
+    yen: '¥',
+    cent: '¢',
+    times: '×',
+    divide: '÷',
+    deg: '°',
+    para: '¶',
+    sect: '§',
+    shy: '',
+  }),
+);
 
 const TAG_START = /<(\/?)([a-zA-Z][a-zA-Z0-9:-]*)/y;
 const closingTags = new Map<string, RegExp>();
@@ -111,12 +186,15 @@ function skipMarkup(html: string, lt: number, out: Piece[]): number {
 }
 
 function decodeEntities(text: string): string {
-  return text.replace(/&(?:#(\d{1,7})|#[xX]([0-9a-fA-F]{1,6})|([a-zA-Z][a-zA-Z0-9]{1,31}));/g, (whole: string, dec?: string, hex?: string, name?: string) => {
-    if (name !== undefined) return NAMED_ENTITIES.get(name) ?? NAMED_ENTITIES.get(name.toLowerCase()) ?? whole;
-    const code = dec !== undefined ? Number.parseInt(dec, 10) : Number.parseInt(hex ?? '', 16);
-    const valid = code > 0 && code <= 0x10ffff && (code < 0xd800 || code > 0xdfff);
-    return valid ? String.fromCodePoint(code) : '\uFFFD';
-  });
+  return text.replace(
+    /&(?:#(\d{1,7})|#[xX]([0-9a-fA-F]{1,6})|([a-zA-Z][a-zA-Z0-9]{1,31}));/g,
+    (whole: string, dec?: string, hex?: string, name?: string) => {
+      if (name !== undefined) return NAMED_ENTITIES.get(name) ?? NAMED_ENTITIES.get(name.toLowerCase()) ?? whole;
+      const code = dec !== undefined ? Number.parseInt(dec, 10) : Number.parseInt(hex ?? '', 16);
+      const valid = code > 0 && code <= 0x10ffff && (code < 0xd800 || code > 0xdfff);
+      return valid ? String.fromCodePoint(code) : '\uFFFD';
+    },
+  );
 }
 
 function tidy(text: string): string {

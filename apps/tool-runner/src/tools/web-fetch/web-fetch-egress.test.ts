@@ -15,7 +15,8 @@ const dns = new Map<string, ResolvedAddress[]>();
 
 beforeAll(async () => {
   inside = await startServer((req, res) => {
-    if (req.url === '/hop') return void res.writeHead(302, { location: `http://wiki.example.test:${inside.port}/secret` }).end();
+    if (req.url === '/hop')
+      return void res.writeHead(302, { location: `http://wiki.example.test:${inside.port}/secret` }).end();
     res.writeHead(200, { 'content-type': 'text/plain' }).end('internal page');
   });
   dns.set('wiki.example.test', [{ address: '127.0.0.1', family: 4 }]);
@@ -32,15 +33,19 @@ function tool(allowedHosts: string[], egressAllow?: { hosts: string[]; cidrs: st
     timeoutMs: 5_000,
     maxRedirects: 3,
     ...(egressAllow ? { egressAllow } : {}),
-    resolve: async (hostname) => dns.get(hostname) ?? Promise.reject(Object.assign(new Error(`ENOTFOUND ${hostname}`), { code: 'ENOTFOUND' })),
+    resolve: async (hostname) =>
+      dns.get(hostname) ?? Promise.reject(Object.assign(new Error(`ENOTFOUND ${hostname}`), { code: 'ENOTFOUND' })),
   });
 }
 
-const run = (definition: ToolDefinition, url: string) => definition.handler(definition.input.parse({ url }), testContext());
+const run = (definition: ToolDefinition, url: string) =>
+  definition.handler(definition.input.parse({ url }), testContext());
 
 describe('web_fetch: egress', () => {
   it('does not reach a wildcard-matched host that resolves to loopback, and says why without the address', async () => {
-    const failure = await failureOf(run(tool([`*.example.test:${inside.port}`]), `http://wiki.example.test:${inside.port}/secret`));
+    const failure = await failureOf(
+      run(tool([`*.example.test:${inside.port}`]), `http://wiki.example.test:${inside.port}/secret`),
+    );
     expect(failure.message).toContain('is not public');
     expect(failure.message).not.toContain('127.0.0.1');
     expect(inside.requests).toEqual([]);
@@ -54,9 +59,21 @@ describe('web_fetch: egress', () => {
   });
 
   it('reaches entries listed exactly, and wildcard hosts the operator allows with EGRESS_ALLOW_*', async () => {
-    expect(await run(tool([`docs.internal:${inside.port}`]), `http://docs.internal:${inside.port}/page`)).toMatchObject({ status: 200, text: 'internal page' });
-    expect(await run(tool([`*.example.test:${inside.port}`], { hosts: ['wiki.example.test'], cidrs: [] }), `http://wiki.example.test:${inside.port}/a`)).toMatchObject({ status: 200 });
-    expect(await run(tool([`*.example.test:${inside.port}`], { hosts: [], cidrs: ['127.0.0.0/8'] }), `http://wiki.example.test:${inside.port}/b`)).toMatchObject({ status: 200 });
+    expect(await run(tool([`docs.internal:${inside.port}`]), `http://docs.internal:${inside.port}/page`)).toMatchObject(
+      { status: 200, text: 'internal page' },
+    );
+    expect(
+      await run(
+        tool([`*.example.test:${inside.port}`], { hosts: ['wiki.example.test'], cidrs: [] }),
+        `http://wiki.example.test:${inside.port}/a`,
+      ),
+    ).toMatchObject({ status: 200 });
+    expect(
+      await run(
+        tool([`*.example.test:${inside.port}`], { hosts: [], cidrs: ['127.0.0.0/8'] }),
+        `http://wiki.example.test:${inside.port}/b`,
+      ),
+    ).toMatchObject({ status: 200 });
     expect(inside.requests).toEqual(['/page', '/a', '/b']);
   });
 });

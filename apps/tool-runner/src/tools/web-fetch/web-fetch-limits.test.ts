@@ -18,7 +18,12 @@ function redirect(res: ServerResponse, location: string, status = 302): void {
 function streamForever(res: ServerResponse): void {
   let finished = false;
   const closed = new Promise<void>((resolve) => res.on('close', resolve));
-  endless = { get finished() { return finished; }, closed };
+  endless = {
+    get finished() {
+      return finished;
+    },
+    closed,
+  };
   res.writeHead(200, { 'content-type': 'text/plain' });
   const chunk = Buffer.alloc(16 * 1024, 'a');
   let sent = 0;
@@ -38,7 +43,9 @@ function route(req: IncomingMessage, res: ServerResponse): void {
   const chain = /^\/chain\/(\d+)$/.exec(url);
   if (chain) {
     const left = Number(chain[1]);
-    return left === 0 ? void res.writeHead(200, { 'content-type': 'text/plain' }).end('end of chain') : redirect(res, `/chain/${left - 1}`, 307);
+    return left === 0
+      ? void res.writeHead(200, { 'content-type': 'text/plain' }).end('end of chain')
+      : redirect(res, `/chain/${left - 1}`, 307);
   }
   switch (url) {
     case '/text':
@@ -66,10 +73,20 @@ function route(req: IncomingMessage, res: ServerResponse): void {
 }
 
 function tool(overrides: Partial<WebFetchSettings> = {}): ToolDefinition {
-  return webFetchTool({ allowedHosts: [site.host, other.host], maxBytes: 64 * 1024, timeoutMs: 5_000, maxRedirects: 3, ...overrides });
+  return webFetchTool({
+    allowedHosts: [site.host, other.host],
+    maxBytes: 64 * 1024,
+    timeoutMs: 5_000,
+    maxRedirects: 3,
+    ...overrides,
+  });
 }
 
-async function fetchWith(definition: ToolDefinition, url: string, signal?: AbortSignal): Promise<Record<string, unknown>> {
+async function fetchWith(
+  definition: ToolDefinition,
+  url: string,
+  signal?: AbortSignal,
+): Promise<Record<string, unknown>> {
   return (await definition.handler({ url }, testContext(signal))) as Record<string, unknown>;
 }
 
@@ -82,12 +99,19 @@ afterAll(async () => {
 
 describe('web_fetch: redirects', () => {
   it('follows a redirect to another allowed host and reports the final URL', async () => {
-    expect(await fetchWith(tool(), `${site.origin}/to-other`)).toMatchObject({ url: `${other.origin}/text`, status: 200, text: `text from ${other.host}` });
+    expect(await fetchWith(tool(), `${site.origin}/to-other`)).toMatchObject({
+      url: `${other.origin}/text`,
+      status: 200,
+      text: `text from ${other.host}`,
+    });
   });
 
   it('refuses a redirect to a host not on the allowlist without requesting it or naming it', async () => {
     const failure = await failureOf(fetchWith(tool(), `${site.origin}/to-outsider`));
-    expect(failure).toMatchObject({ status: 'failed', message: `${site.origin}/to-outsider redirected to a host that is not on the allowlist; the redirect was not followed` });
+    expect(failure).toMatchObject({
+      status: 'failed',
+      message: `${site.origin}/to-outsider redirected to a host that is not on the allowlist; the redirect was not followed`,
+    });
     expect(outsider.requests).toEqual([]);
   });
 
@@ -100,14 +124,19 @@ describe('web_fetch: redirects', () => {
   });
 
   it('follows up to WEB_FETCH_MAX_REDIRECTS hops and refuses one more', async () => {
-    expect(await fetchWith(tool(), `${site.origin}/chain/3`)).toMatchObject({ url: `${site.origin}/chain/0`, text: 'end of chain' });
+    expect(await fetchWith(tool(), `${site.origin}/chain/3`)).toMatchObject({
+      url: `${site.origin}/chain/0`,
+      text: 'end of chain',
+    });
     const failure = await failureOf(fetchWith(tool(), `${site.origin}/chain/4`));
     expect(failure.message).toBe(`${site.origin}/chain/4 redirected more than 3 times; not following further`);
     expect(site.requests.filter((path) => path === '/chain/0')).toHaveLength(1); // only the successful run got there
   });
 
   it('follows no redirect when the limit is 0', async () => {
-    expect((await failureOf(fetchWith(tool({ maxRedirects: 0 }), `${site.origin}/to-other`))).message).toMatch(/more than 0 times/);
+    expect((await failureOf(fetchWith(tool({ maxRedirects: 0 }), `${site.origin}/to-other`))).message).toMatch(
+      /more than 0 times/,
+    );
   });
 });
 
@@ -125,7 +154,9 @@ describe('web_fetch: size and time limits', () => {
   });
 
   it('fails with a timeout when the body stalls', async () => {
-    expect((await failureOf(fetchWith(tool({ timeoutMs: 200 }), `${site.origin}/slow-body`))).message).toMatch(/timed out after 200 ms/);
+    expect((await failureOf(fetchWith(tool({ timeoutMs: 200 }), `${site.origin}/slow-body`))).message).toMatch(
+      /timed out after 200 ms/,
+    );
   });
 
   it('stops when the call is cancelled (context.signal)', async () => {

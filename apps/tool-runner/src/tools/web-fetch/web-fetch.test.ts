@@ -17,7 +17,9 @@ function route(req: IncomingMessage, res: ServerResponse): void {
     case '/html':
       return void res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end(PAGE);
     case '/latin1':
-      return void res.writeHead(200, { 'content-type': 'text/plain; charset=iso-8859-1' }).end(Buffer.from([0x63, 0x61, 0x66, 0xe9]));
+      return void res
+        .writeHead(200, { 'content-type': 'text/plain; charset=iso-8859-1' })
+        .end(Buffer.from([0x63, 0x61, 0x66, 0xe9]));
     case '/image':
       return void res.writeHead(200, { 'content-type': 'image/png' }).end(Buffer.from([0x89, 0x50, 0x4e, 0x47]));
     case '/untyped':
@@ -35,7 +37,13 @@ let site: TestServer;
 let outsider: TestServer;
 
 function tool(overrides: Partial<WebFetchSettings> = {}): ToolDefinition {
-  return webFetchTool({ allowedHosts: [site.host], maxBytes: 64 * 1024, timeoutMs: 5_000, maxRedirects: 3, ...overrides });
+  return webFetchTool({
+    allowedHosts: [site.host],
+    maxBytes: 64 * 1024,
+    timeoutMs: 5_000,
+    maxRedirects: 3,
+    ...overrides,
+  });
 }
 
 /** Runs the tool and checks its result against the published output schema, as the runner does. */
@@ -80,7 +88,11 @@ describe('web_fetch: content', () => {
   });
 
   it('cuts the text at maxChars and says so', async () => {
-    expect(await fetchWith(tool(), { url: `${site.origin}/text`, maxChars: 5 })).toMatchObject({ text: 'hello', truncated: true, bytes: 12 });
+    expect(await fetchWith(tool(), { url: `${site.origin}/text`, maxChars: 5 })).toMatchObject({
+      text: 'hello',
+      truncated: true,
+      bytes: 12,
+    });
   });
 
   it('refuses binary and untyped content, naming the type', async () => {
@@ -89,7 +101,11 @@ describe('web_fetch: content', () => {
   });
 
   it('returns a non-2xx status with the body, not an error', async () => {
-    expect(await fetchWith(tool(), { url: `${site.origin}/missing` })).toMatchObject({ status: 404, text: 'no such page', truncated: false });
+    expect(await fetchWith(tool(), { url: `${site.origin}/missing` })).toMatchObject({
+      status: 404,
+      text: 'no such page',
+      truncated: false,
+    });
     const broken = await fetchWith(tool(), { url: `${site.origin}/broken` });
     expect(broken).toMatchObject({ status: 500, truncated: true });
     expect((broken.text as string).length).toBeLessThanOrEqual(2_000);
@@ -125,7 +141,11 @@ describe('web_fetch: what it refuses', () => {
 
   it('reports a refused connection without internals', async () => {
     const port = await closedPort();
-    const failure = await failureOf(fetchWith(tool({ allowedHosts: [`127.0.0.1:${port}`] }), { url: `http://127.0.0.1:${port}/x` }));
-    expect(failure.message).toBe(`could not fetch http://127.0.0.1:${port}/x: 127.0.0.1:${port} refused the connection`);
+    const failure = await failureOf(
+      fetchWith(tool({ allowedHosts: [`127.0.0.1:${port}`] }), { url: `http://127.0.0.1:${port}/x` }),
+    );
+    expect(failure.message).toBe(
+      `could not fetch http://127.0.0.1:${port}/x: 127.0.0.1:${port} refused the connection`,
+    );
   });
 });

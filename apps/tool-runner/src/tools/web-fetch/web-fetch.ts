@@ -52,8 +52,18 @@ function webFetchEgress(rules: readonly HostRule[], settings: WebFetchSettings):
 }
 
 const WebFetchInput = z.object({
-  url: z.string().min(1).max(2_048).describe('Absolute http(s) URL on an allowed host, e.g. "https://docs.example.com/page"'),
-  maxChars: z.number().int().min(1).max(MAX_CHARS_LIMIT).optional().describe(`Most characters of text to return (default ${DEFAULT_MAX_CHARS})`),
+  url: z
+    .string()
+    .min(1)
+    .max(2_048)
+    .describe('Absolute http(s) URL on an allowed host, e.g. "https://docs.example.com/page"'),
+  maxChars: z
+    .number()
+    .int()
+    .min(1)
+    .max(MAX_CHARS_LIMIT)
+    .optional()
+    .describe(`Most characters of text to return (default ${DEFAULT_MAX_CHARS})`),
 });
 
 const WebFetchOutput = z.object({
@@ -70,19 +80,31 @@ function parseUrl(raw: string): URL {
   try {
     return new URL(raw);
   } catch {
-    throw new ToolFailure(`'${raw.slice(0, 200)}' is not an absolute URL (expected e.g. "https://example.com/page")`, 'invalid');
+    throw new ToolFailure(
+      `'${raw.slice(0, 200)}' is not an absolute URL (expected e.g. "https://example.com/page")`,
+      'invalid',
+    );
   }
 }
 
 /** Reads the opened page within the limits and turns it into the tool's output. */
-async function readPage(page: OpenedPage, settings: WebFetchSettings, maxChars: number, signal: AbortSignal, logger: Logger): Promise<WebFetchOutput> {
+async function readPage(
+  page: OpenedPage,
+  settings: WebFetchSettings,
+  maxChars: number,
+  signal: AbortSignal,
+  logger: Logger,
+): Promise<WebFetchOutput> {
   const { response, url } = page;
   const { mediaType, charset } = parseContentType(response.headers.get('content-type'));
   const kind = bodyKind(mediaType);
   const ok = response.status >= 200 && response.status < 300;
   if (kind === undefined) {
     await response.body?.cancel().catch(() => undefined);
-    if (ok) throw new ToolFailure(`${url.href} returned content of type '${mediaType || '(none)'}'; this tool reads only text, HTML, JSON and XML`);
+    if (ok)
+      throw new ToolFailure(
+        `${url.href} returned content of type '${mediaType || '(none)'}'; this tool reads only text, HTML, JSON and XML`,
+      );
     // An error status matters more than its unreadable body: report it.
     return { url: url.href, status: response.status, contentType: mediaType, text: '', truncated: false, bytes: 0 };
   }
@@ -96,7 +118,14 @@ async function readPage(page: OpenedPage, settings: WebFetchSettings, maxChars: 
   const decoded = decodeText(body.data, charset, body.truncated);
   const readable = kind === 'html' ? htmlToText(decoded) : decoded;
   const { text, cut } = cutText(readable, ok ? maxChars : Math.min(maxChars, ERROR_EXCERPT_CHARS));
-  return { url: url.href, status: response.status, contentType: mediaType, text, truncated: body.truncated || cut, bytes: body.data.byteLength };
+  return {
+    url: url.href,
+    status: response.status,
+    contentType: mediaType,
+    text,
+    truncated: body.truncated || cut,
+    bytes: body.data.byteLength,
+  };
 }
 
 /**
@@ -132,11 +161,18 @@ export function webFetchTool(settings: WebFetchSettings): ToolDefinition {
       const linked = linkSignals([context.signal, timeout.signal]);
       const { signal } = linked;
       try {
-        const page = await openPage(start, { rules, egress, maxRedirects: settings.maxRedirects, signal, logger: context.logger });
+        const page = await openPage(start, {
+          rules,
+          egress,
+          maxRedirects: settings.maxRedirects,
+          signal,
+          logger: context.logger,
+        });
         return await readPage(page, settings, maxChars, signal, context.logger);
       } catch (err) {
         if (err instanceof ToolFailure || !signal.aborted) throw err;
-        if (timeout.signal.aborted) throw new ToolFailure(`fetching ${start.href} timed out after ${settings.timeoutMs} ms`);
+        if (timeout.signal.aborted)
+          throw new ToolFailure(`fetching ${start.href} timed out after ${settings.timeoutMs} ms`);
         throw new ToolFailure(`fetching ${start.href} was stopped: the call was cancelled or reached its deadline`);
       } finally {
         clearTimeout(timer);
