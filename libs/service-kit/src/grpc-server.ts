@@ -180,7 +180,9 @@ export function unaryHandler<Req, Res>(
   fn: (request: Req, call: ServerUnaryCall<Req, Res>) => Promise<Res>,
 ): (call: ServerUnaryCall<Req, Res>, callback: sendUnaryData<Res>) => void {
   return (call, callback) => {
-    fn(call.request, call).then(
+    // Called inside an async function, so a handler that throws before its first await (a plain
+    // function checking its request) is answered with its status like one that rejects.
+    (async () => fn(call.request, call))().then(
       (response) => callback(null, response),
       (error: unknown) => {
         const grpcError = toGrpcError(error);

@@ -8,6 +8,7 @@ import {
   type Client,
   type ClientUnaryCall,
   type Metadata,
+  type ServerUnaryCall,
   type ServiceDefinition,
   type ServiceError,
 } from '@grpc/grpc-js';
@@ -74,18 +75,11 @@ beforeAll(async () => {
     'test.v1.EchoService',
     definition,
     {
-      echo: unaryHandler<EchoRequest, EchoResponse>(logger, 'echo', async (request, call) => {
-        if (request.text === 'await-cancel') {
-          const signal = callAbortSignal(call);
-          abortedWith = new Promise((resolve) => signal.addEventListener('abort', () => resolve(signal.reason)));
-          await abortedWith;
-          return { text: 'too late' };
-        }
-        if (request.text === 'missing')
-          throw errors.notFound('THING_NOT_FOUND', 'no such thing', { details: { thing: 'missing' } });
-        if (request.text === 'crash') throw new Error('secret internal detail');
-        if (request.delayMs) await new Promise((r) => setTimeout(r, request.delayMs));
-        return { text: request.text.toUpperCase() };
+      echo: unaryHandler<EchoRequest, EchoResponse>(logger, 'echo', (request, call) => {
+        // A plain function that refuses before it returns a promise (as a request check does).
+        if (request.text === 'refused-at-once')
+          throw errors.invalidArgument('BAD_TEXT', 'text is refused', { details: { field: 'text' } });
+        return echo(request, call);
       }),
     },
     callers,
@@ -97,6 +91,20 @@ beforeAll(async () => {
     server: 'echo',
   });
 });
+
+async function echo(request: EchoRequest, call: ServerUnaryCall<EchoRequest, EchoResponse>): Promise<EchoResponse> {
+  if (request.text === 'await-cancel') {
+    const signal = callAbortSignal(call);
+    abortedWith = new Promise((resolve) => signal.addEventListener('abort', () => resolve(signal.reason)));
+    await abortedWith;
+    return { text: 'too late' };
+  }
+  if (request.text === 'missing')
+    throw errors.notFound('THING_NOT_FOUND', 'no such thing', { details: { thing: 'missing' } });
+  if (request.text === 'crash') throw new Error('secret internal detail');
+  if (request.delayMs) await new Promise((r) => setTimeout(r, request.delayMs));
+  return { text: request.text.toUpperCase() };
+}
 
 afterAll(async () => {
   client.close();
@@ -117,6 +125,11 @@ describe('gRPC helpers', () => {
       message: 'no such thing',
       details: { thing: 'missing' },
     });
+  });
+
+  it('answers the status of a refusal thrown before the handler returns a promise', async () => {
+    const error = await client.rpc.echo({ text: 'refused-at-once' }).catch((e: unknown) => e);
+    expect(error).toMatchObject({ kind: 'invalid_argument', code: 'BAD_TEXT', details: { field: 'text' } });
   });
 
   it('hides unexpected errors behind INTERNAL', async () => {

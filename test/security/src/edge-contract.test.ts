@@ -13,7 +13,8 @@ import {
 // The edge's contract on the defects of issue 34 it closes, each through the real api on the
 // real services: text that cannot be stored (item 6), errors the framework raises itself (10),
 // the memory model's unreadable answer (14), bodiless routes with an empty JSON body (16), and
-// the run's detail with what its listing has (17).
+// the run's detail with what its listing has (17); and refusals raised while a service checks a
+// request, which once left as 500.
 const TENANT = 'tenant-edge';
 
 let platform: AttackedPlatform;
@@ -245,5 +246,16 @@ describe("the memory model's unreadable answer (item 14)", () => {
     );
     expect(answer.status).toBe(503);
     expect(answer.json.error?.code).toBe('MODEL_UNAVAILABLE');
+  });
+});
+
+describe('a refusal a service raises while checking the request (found by the hostile suite, seed 887777859)', () => {
+  it.each([
+    ['a stop reason there is none of', 'stopReason=bored', 'INVALID_STOP_REASON'],
+    ['a parent run id the orchestrator cannot read', 'parentRunId=run%23one', 'INVALID_PARENT_RUN_ID'],
+  ])('GET /v1/runs with %s: 400 with its code, not 500', async (_what, query, code) => {
+    const answer = await raw('GET', `/v1/runs?${query}`);
+    expect(answer.status).toBe(400);
+    expect(answer.json.error).toMatchObject({ code });
   });
 });

@@ -108,7 +108,16 @@ export const runListOperations = {
         },
       },
     },
-    errors: { 400: ['INVALID_PAGE_TOKEN', 'INVALID_STOP_REASON'] },
+    errors: {
+      400: [
+        'INVALID_PAGE_TOKEN',
+        'INVALID_STOP_REASON',
+        'INVALID_CONVERSATION_ID',
+        'INVALID_PARENT_RUN_ID',
+        'INVALID_TOOL_NAME',
+        'INVALID_TIME_RANGE',
+      ],
+    },
   }),
 };
 
