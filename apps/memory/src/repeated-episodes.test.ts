@@ -40,7 +40,7 @@ beforeAll(async () => {
     logger,
   ));
   db = new pg.Pool({ connectionString: url, options: '-c search_path=memory', max: 6 });
-  writer = new TurnBatchWriter(db, new Set());
+  writer = new TurnBatchWriter(db, new Set(), () => ({ maxFacts: 10_000, tier: 'default' }));
   const embeddings = new OpenAIEmbeddings({
     baseURL: sim.baseURL,
     apiKey: SIM_API_KEY,

@@ -127,7 +127,11 @@ async function wire(
   const messages = new MessageStore(pool);
   const workingMemory = new WorkingMemoryStore(pool, { maxKeys: config.MEMORY_WORKING_MEMORY_MAX_KEYS });
   const turns = new TurnStore(pool);
-  const writer = new TurnBatchWriter(pool, singleValued);
+  const quotaOf = (tier: string) => {
+    const { tier: applied, quotas } = quotasFor(config.TENANT_TIERS, tier, config.DEFAULT_TIER);
+    return { maxFacts: quotas.facts, tier: applied };
+  };
+  const writer = new TurnBatchWriter(pool, singleValued, quotaOf);
   // Recalls hold up turns; ingestion's batches let the running ones finish first (MEMORY_INGEST_YIELD_MS).
   const foreground = new ForegroundActivity();
   const recall = new RecallEngine(pool, vectors, recallSettings(config), logger, {
@@ -135,10 +139,6 @@ async function wire(
     foreground,
   });
   const extractionModel = llm(config.MEMORY_EXTRACTION_MODEL);
-  const quotaOf = (tier: string) => {
-    const { tier: applied, quotas } = quotasFor(config.TENANT_TIERS, tier, config.DEFAULT_TIER);
-    return { maxFacts: quotas.facts, tier: applied };
-  };
   const saver = new FactSaver(
     pool,
     { defaultCollection: config.MEMORY_DEFAULT_COLLECTION, singleValuedPredicates: singleValued, quotaOf },

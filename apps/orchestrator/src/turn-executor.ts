@@ -415,6 +415,7 @@ export class TurnExecutor {
       conversationId: run.conversationId,
       runId: run.runId,
       profile: run.profile,
+      tier: run.tier,
       messages: turnMessages,
       firstSeq: appended.firstSeq,
     });

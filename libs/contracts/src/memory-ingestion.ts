@@ -70,6 +70,8 @@ export const TurnFinished = z.object({
   collection: CollectionName.optional(),
   /** The agent profile that ran the turn (for operators; extraction does not depend on it). */
   profile: z.string().max(128).optional(),
+  /** The tier of the run's caller: its facts quota holds what the turn's extraction may add (absent: the default tier). */
+  tier: z.string().max(64).optional(),
   /** The turn's messages are the conversation's seqs firstSeq..lastSeq. */
   firstSeq: z.number().int().positive(),
   lastSeq: z.number().int().positive(),

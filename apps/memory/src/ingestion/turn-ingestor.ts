@@ -118,6 +118,11 @@ export class TurnIngestor {
     for (const { members, stored } of groups) {
       members.forEach((p, k) => {
         const turn = stored.turns[k]!;
+        if (turn.factsOverQuota > 0)
+          logger.warn(
+            { tenantId: p.entry.turn.tenantId, runId: p.entry.turn.runId, facts: turn.factsOverQuota },
+            'facts the turn stated were not stored: the tenant holds as many facts as its tier allows',
+          );
         results[p.i] = {
           ok: true,
           outcome: turn.duplicate

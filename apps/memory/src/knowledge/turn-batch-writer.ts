@@ -1,8 +1,11 @@
-import { compositeKey } from '@platform/contracts';
+import { compositeKey, QUOTA_NAMES } from '@platform/contracts';
 import type { TurnFinished } from '@platform/contracts';
+import { recordQuotaRefusal } from '@platform/telemetry';
 import type pg from 'pg';
 import type { Extraction } from '../extraction/extraction-schema.js';
-import { lockFactSlots, writeFact, type NewFact } from './fact-writer.js';
+import { holdFactRooms, mayOverflow, type FactRoom } from './fact-quota-room.js';
+import type { FactQuota } from './fact-saver.js';
+import { lockFactSlots, writeFact, type NewFact, type WrittenFact } from './fact-writer.js';
 import { storeTurnEpisodes, type TurnEpisode } from './turn-episodes.js';
 import { runKey } from './turn-store.js';
 
@@ -26,7 +29,12 @@ export interface StoredTurn {
   factIds: string[];
   supersededIds: string[];
   episodeId: string | undefined;
+  /** New facts the turn stated that were not stored: its tenant held as many current facts as its tier allows. */
+  factsOverQuota: number;
 }
+
+/** How a written fact changes its tenant's count of current facts. */
+const currentDelta = (written: WrittenFact): number => (written.duplicate ? 0 : 1 - written.supersededIds.length);
 
 const snake = (text: string): string =>
   text
@@ -60,11 +68,17 @@ const episodeOf = ({ turn, collection, extraction }: TurnToStore, i: number): Tu
  * per batch; a turn episode repeating a stored one is counted on it, not stored again (turn-episodes.ts); facts keep their one-by-one supersession, in message order, under advisory locks on
  * their (tenant, collection, subject, predicate) slots taken up front in one sorted order, so two
  * writers never wait on each other in opposite orders. Any error rolls the whole batch back.
+ *
+ * Learned facts count toward the tenant's facts quota as saved ones do (fact-saver.ts), under the
+ * same per-tenant lock, taken before the slot locks: a new fact (neither a duplicate nor replacing
+ * one) that would pass the quota is not stored (the rest of the turn is), and is counted as a
+ * quota refusal. A turn carries its run's tier; none means the default tier.
  */
 export class TurnBatchWriter {
   constructor(
     private readonly pool: pg.Pool,
     private readonly singleValuedPredicates: ReadonlySet<string>,
+    private readonly quotaOf: (tier: string) => FactQuota,
   ) {}
 
   async store(batch: readonly TurnToStore[]): Promise<{ turns: StoredTurn[]; items: StoredItem[] }> {
@@ -73,6 +87,7 @@ export class TurnBatchWriter {
       factIds: [],
       supersededIds: [],
       episodeId: undefined,
+      factsOverQuota: 0,
     }));
     const items: StoredItem[] = [];
     const client = await this.pool.connect();
@@ -83,12 +98,25 @@ export class TurnBatchWriter {
       const mine = batch.flatMap((entry, i) => (claimed.delete(runKey(entry.turn)) ? [{ entry, i }] : []));
       for (const { i } of mine) results[i]!.duplicate = false;
       const facts = mine.flatMap(({ entry, i }) => this.factsOf(entry).map((fact) => ({ fact, i })));
+      const tenants = new Map<string, { tier: string; pending: number }>();
+      for (const { fact, i } of facts) {
+        const seen = tenants.get(fact.tenantId) ?? { tier: batch[i]!.turn.tier ?? '', pending: 0 };
+        tenants.set(fact.tenantId, { ...seen, pending: seen.pending + 1 });
+      }
+      const rooms = await holdFactRooms(client, tenants, this.quotaOf);
       await lockFactSlots(
         client,
         facts.map((f) => f.fact),
       );
       for (const { fact, i } of facts) {
-        const written = await writeFact(client, fact, { locked: true });
+        const room = rooms.get(fact.tenantId)!;
+        const written = await this.writeWithinQuota(client, fact, room);
+        room.pending -= 1;
+        if (!written) {
+          results[i]!.factsOverQuota += 1;
+          recordQuotaRefusal(QUOTA_NAMES.facts, room.quota.tier);
+          continue;
+        }
         if (!written.duplicate) {
           results[i]!.factIds.push(written.fact.fact_id);
           items.push({
@@ -142,6 +170,33 @@ export class TurnBatchWriter {
     } finally {
       client.release();
     }
+  }
+
+  /**
+   * Writes one fact unless it would pass its tenant's quota. Only while the tenant's remaining
+   * facts could pass it is each write held in a savepoint, to be undone when it added a current fact
+   * the quota has no room for; a tenant far from its limit pays nothing extra.
+   */
+  private async writeWithinQuota(
+    client: pg.PoolClient,
+    fact: NewFact,
+    room: FactRoom,
+  ): Promise<WrittenFact | undefined> {
+    if (!mayOverflow(room)) {
+      const written = await writeFact(client, fact, { locked: true });
+      room.current += currentDelta(written);
+      return written;
+    }
+    await client.query('SAVEPOINT fact_within_quota');
+    const written = await writeFact(client, fact, { locked: true });
+    const delta = currentDelta(written);
+    if (delta > 0 && room.current >= room.quota.maxFacts) {
+      await client.query('ROLLBACK TO SAVEPOINT fact_within_quota');
+      return undefined;
+    }
+    await client.query('RELEASE SAVEPOINT fact_within_quota');
+    room.current += delta;
+    return written;
   }
 
   /** Inserts the (tenant, run) rows, in key order; returns the keys this transaction claimed (the others were stored before). */

@@ -19,11 +19,12 @@ afterAll(async () => {
   await nats.stop();
 });
 
-const turn = (runId: string, content = 'I moved to Berlin') => ({
+const turn = (runId: string, content = 'I moved to Berlin', tier = '') => ({
   tenantId: 'acme.eu',
   conversationId: 'conv-1',
   runId,
   profile: 'default',
+  tier,
   messages: [
     { role: 'user' as const, content },
     { role: 'assistant' as const, content: 'Noted.' },
@@ -47,7 +48,7 @@ describe('FinishedTurnPublisher', () => {
     const publisher = new FinishedTurnPublisher(nc, { maxInlineBytes: 2_000, maxPending: 10 }, logger);
     await publisher.publish(turn('run_1'));
     await publisher.publish(turn('run_1'));
-    await publisher.publish(turn('run_big', 'x'.repeat(5_000)));
+    await publisher.publish(turn('run_big', 'x'.repeat(5_000), 'pro'));
     const jsm = await jetstreamManager(nc);
     expect((await jsm.streams.info(MEMORY_INGEST_STREAM)).state.messages).toBe(2);
     const first = TurnFinished.parse((await jsm.streams.getMessage(MEMORY_INGEST_STREAM, { seq: 1 }))?.json());
@@ -59,7 +60,9 @@ describe('FinishedTurnPublisher', () => {
       messages: [{ seq: 7 }, { seq: 8 }],
     });
     const big = TurnFinished.parse((await jsm.streams.getMessage(MEMORY_INGEST_STREAM, { seq: 2 }))?.json());
-    expect(big).toMatchObject({ runId: 'run_big', firstSeq: 7, lastSeq: 8 });
+    // The run's tier goes with the turn (memory holds its facts to that tier's quota); none: no field.
+    expect(big).toMatchObject({ runId: 'run_big', firstSeq: 7, lastSeq: 8, tier: 'pro' });
+    expect(first.tier).toBeUndefined();
     expect(big.messages).toBeUndefined();
   });
 });

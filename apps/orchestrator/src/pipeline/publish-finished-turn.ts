@@ -7,6 +7,8 @@ export interface FinishedTurn {
   conversationId: string;
   runId: string;
   profile: string;
+  /** The run's tier (empty: the default tier): memory holds the turn's new facts to its facts quota. */
+  tier: string;
   /** The turn's messages, stored in the conversation as seqs firstSeq..firstSeq + n - 1. */
   messages: readonly ChatMessage[];
   firstSeq: number;
@@ -82,6 +84,7 @@ export class FinishedTurnPublisher {
       conversationId: turn.conversationId,
       runId: turn.runId,
       ...(turn.profile ? { profile: turn.profile } : {}),
+      ...(turn.tier ? { tier: turn.tier } : {}),
       firstSeq: turn.firstSeq,
       lastSeq: turn.firstSeq + turn.messages.length - 1,
       finishedAt: new Date().toISOString(),
