@@ -1,7 +1,7 @@
 // The trigger service under a burst: TASKS every-minute tasks (so their times coincide at each
-// minute boundary), a no-op custom
-// executor served over NATS, with 1 and with 3 replicas (separate processes, built output) on
-// private NATS and a durable PostgreSQL. Reports fire lag (scheduled time -> executor called)
+// minute boundary), a no-op custom executor served over NATS and reached through the
+// orchestrator's tool gate (a real orchestrator process), with 1 and with 3 replicas (separate
+// processes, built output) on private NATS and a durable PostgreSQL. Reports fire lag (scheduled time -> executor called)
 // p50/p99/max, the time to drain the burst, and checks that no fire was lost or doubled.
 // Run: npx nx run bench-trigger:bench   (env: TASKS, REPLICAS, ROUNDS)
 import { triggerV1 } from '@platform/proto';
@@ -22,6 +22,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import pg from 'pg';
 import { z } from 'zod';
 import { orchestratorDrainRound } from './orchestrator-drain.js';
+import { startToolGate, type ToolGateProcess } from './tool-gate-process.js';
 import { enableStatementStats, resetStatementStats, topStatements } from '@platform/bench-kit';
 
 function intEnv(name: string, fallback: number, min = 1): number {
@@ -59,6 +60,7 @@ const logger = createLogger({ service: 'bench-trigger', level: 'warn' });
 
 const nats = await startNatsServer();
 const postgres = await startPostgresServer({ durability: 'durable' });
+const redis = await startRedisServer();
 if (PG_STATEMENTS) await enableStatementStats(postgres);
 const nc = await connectNats({ servers: nats.url, name: 'bench-trigger', logger });
 /** (task, scheduled time) -> when the executor was first called for it, and how often. */
@@ -112,6 +114,8 @@ interface RoundResult {
   /** The same for nats-server, and for this process (the no-op executor answering the calls). */
   natsCpuMsPerFire: number;
   executorCpuMsPerFire: number;
+  /** The same for the orchestrator serving the tool gate (CallToolBatch) the replicas send the fires through. */
+  gateCpuMsPerFire: number;
   /** How busy the machine's cores were (every process, this bench's and any other) from the burst until drained: 1 = all of them. */
   coresBusy: number;
   /** The first fire of the burst to reach the executor: how long after the scheduled time. */
@@ -197,10 +201,11 @@ async function pgActivity(databaseUrl: string): Promise<{ commits: number; walFl
   }
 }
 
-async function startReplicas(databaseUrl: string, count: number): Promise<ServiceProcess[]> {
+async function startReplicas(databaseUrl: string, count: number, gate: ToolGateProcess): Promise<ServiceProcess[]> {
   const env = {
     ...(await (await sharedServicePki()).env('trigger')),
     DATABASE_URL: databaseUrl,
+    ORCHESTRATOR_ADDRESS: gate.address,
     NATS_URL: nats.url,
     GRPC_PORT: '0',
     LOG_LEVEL: 'warn',
@@ -235,22 +240,43 @@ async function apiTriggerClient(address: string) {
   });
 }
 
+/**
+ * Creates the first task once the gate can admit its executor: a task's executor is checked
+ * against the gate at creation, and the gate knows the bench's runner from its catalog, which it
+ * reads every CATALOG_REFRESH_MS.
+ */
+async function createWhenAdmitted(create: () => Promise<unknown>): Promise<void> {
+  const deadline = Date.now() + 60_000;
+  for (;;) {
+    try {
+      await create();
+      return;
+    } catch (err) {
+      if (Date.now() > deadline) throw err;
+      await new Promise((r) => setTimeout(r, 250));
+    }
+  }
+}
+
 async function createTasks(port: number): Promise<number> {
   const client = await apiTriggerClient(`127.0.0.1:${port}`);
-  const started = Date.now();
-  let next = 0;
   const spec = JSON.stringify({ trigger: { type: 'schedule', cron: '* * * * *' }, executor: EXECUTOR });
+  const create = (i: number) =>
+    client.rpc.createTask({
+      tenantId: `tenant-${i % TENANTS}`,
+      userId: 'bench',
+      specJson: spec,
+      requestId: `task-${i}`,
+    });
+  await createWhenAdmitted(() => create(0));
+  const started = Date.now();
+  let next = 1;
   await Promise.all(
     Array.from({ length: CREATE_CONCURRENCY }, async () => {
       while (next < TASKS) {
         const i = next++;
         if (i % 1000 === 0) process.stdout.write(`  created ${i} tasks in ${Date.now() - started} ms\n`);
-        await client.rpc.createTask({
-          tenantId: `tenant-${i % TENANTS}`,
-          userId: 'bench',
-          specJson: spec,
-          requestId: `task-${i}`,
-        });
+        await create(i);
       }
     }),
   );
@@ -262,7 +288,8 @@ async function round(replicas: number, index: number): Promise<RoundResult> {
   const name = `bench_r${replicas}_${index}`;
   await postgres.createDatabase(name);
   const databaseUrl = postgres.url(name);
-  const processes = await startReplicas(databaseUrl, replicas);
+  const gate = await startToolGate({ databaseUrl, natsUrl: nats.url, redisUrl: redis.url });
+  const processes = await startReplicas(databaseUrl, replicas, gate);
   calls = new Map();
   try {
     const createMs = await createTasks(Number(processes[0]!.ready['grpcPort']));
@@ -278,6 +305,8 @@ async function round(replicas: number, index: number): Promise<RoundResult> {
     const pgCpuAtBurst = cpuMs(pgPids);
     const natsPids = nats.pid === undefined ? [] : [nats.pid];
     const natsCpuAtBurst = cpuMs(natsPids);
+    const gatePids = gate.process.pid === undefined ? [] : [gate.process.pid];
+    const gateCpuAtBurst = cpuMs(gatePids);
     const executorCpuAtBurst = process.cpuUsage();
     const machineAtBurst = machineCpuMs();
     const atBurst = await pgActivity(databaseUrl);
@@ -289,6 +318,7 @@ async function round(replicas: number, index: number): Promise<RoundResult> {
     const cpuDrained = cpuMs(pids);
     const pgCpuDrained = cpuMs(postgresPids());
     const natsCpuDrained = cpuMs(natsPids);
+    const gateCpuDrained = cpuMs(gatePids);
     const executorCpu = process.cpuUsage(executorCpuAtBurst);
     const machineDrained = machineCpuMs();
     const drained = await pgActivity(databaseUrl);
@@ -334,6 +364,7 @@ async function round(replicas: number, index: number): Promise<RoundResult> {
       postgresCpuMsPerFire: cpuUsedMs(pgCpuAtBurst, pgCpuDrained) / TASKS,
       natsCpuMsPerFire: cpuUsedMs(natsCpuAtBurst, natsCpuDrained) / TASKS,
       executorCpuMsPerFire: (executorCpu.user + executorCpu.system) / 1_000 / TASKS,
+      gateCpuMsPerFire: cpuUsedMs(gateCpuAtBurst, gateCpuDrained) / TASKS,
       coresBusy: (machineDrained.busy - machineAtBurst.busy) / Math.max(1, machineDrained.total - machineAtBurst.total),
       min: lags[0] ?? NaN,
       settledMs,
@@ -342,20 +373,28 @@ async function round(replicas: number, index: number): Promise<RoundResult> {
     };
   } finally {
     await Promise.all(processes.map((p) => p.stop(5_000)));
+    await gate.process.stop(5_000);
   }
 }
 
 /** Event-to-executor latency: one event task, EVENTS events posted one after the other through PublishEvent. */
 async function eventRound(): Promise<number[]> {
   await postgres.createDatabase('bench_events');
-  const [replica] = await startReplicas(postgres.url('bench_events'), 1);
+  const gate = await startToolGate({
+    databaseUrl: postgres.url('bench_events'),
+    natsUrl: nats.url,
+    redisUrl: redis.url,
+  });
+  const [replica] = await startReplicas(postgres.url('bench_events'), 1, gate);
   const client = await apiTriggerClient(`127.0.0.1:${String(replica!.ready['grpcPort'])}`);
   try {
     const spec = JSON.stringify({
       trigger: { type: 'event', source: 'bench', eventType: 'tick', filter: 'n >= 0' },
       executor: EXECUTOR,
     });
-    await client.rpc.createTask({ tenantId: 'events', userId: 'bench', specJson: spec, requestId: '' });
+    await createWhenAdmitted(() =>
+      client.rpc.createTask({ tenantId: 'events', userId: 'bench', specJson: spec, requestId: 'events-task' }),
+    );
     for (let i = 0; i < EVENTS; i++) {
       const eventId = `e-${i}`;
       const before = eventLatencies.length;
@@ -374,6 +413,7 @@ async function eventRound(): Promise<number[]> {
   } finally {
     client.close();
     await replica!.stop(5_000);
+    await gate.process.stop(5_000);
   }
 }
 
@@ -384,7 +424,7 @@ try {
       const result = await round(replicas, i);
       results.push(result);
       process.stdout.write(
-        `replicas=${replicas} round ${i + 1}: first ${result.min} ms, p50 ${result.p50} ms, p99 ${result.p99} ms, max ${result.max} ms, lost ${result.lost}, doubled ${result.doubled}, unsettled ${result.unsettled}; burst to drained: ${result.commitsPerFire.toFixed(3)} commits and ${result.walFlushesPerFire.toFixed(3)} WAL flushes per fire, CPU per fire: replicas ${result.replicaCpuMsPerFire.toFixed(3)} ms, PostgreSQL ${result.postgresCpuMsPerFire.toFixed(3)} ms, nats-server ${result.natsCpuMsPerFire.toFixed(3)} ms, executor (bench) ${result.executorCpuMsPerFire.toFixed(3)} ms; cores busy ${(100 * result.coresBusy).toFixed(0)}%; every outcome recorded after ${result.settledMs} ms, CPU per fire until then: replicas ${result.replicaCpuMsPerSettledFire.toFixed(3)} ms, PostgreSQL ${result.postgresCpuMsPerSettledFire.toFixed(3)} ms\n`,
+        `replicas=${replicas} round ${i + 1}: first ${result.min} ms, p50 ${result.p50} ms, p99 ${result.p99} ms, max ${result.max} ms, lost ${result.lost}, doubled ${result.doubled}, unsettled ${result.unsettled}; burst to drained: ${result.commitsPerFire.toFixed(3)} commits and ${result.walFlushesPerFire.toFixed(3)} WAL flushes per fire, CPU per fire: replicas ${result.replicaCpuMsPerFire.toFixed(3)} ms, PostgreSQL ${result.postgresCpuMsPerFire.toFixed(3)} ms, nats-server ${result.natsCpuMsPerFire.toFixed(3)} ms, executor (bench) ${result.executorCpuMsPerFire.toFixed(3)} ms, tool gate (orchestrator) ${result.gateCpuMsPerFire.toFixed(3)} ms; cores busy ${(100 * result.coresBusy).toFixed(0)}%; every outcome recorded after ${result.settledMs} ms, CPU per fire until then: replicas ${result.replicaCpuMsPerSettledFire.toFixed(3)} ms, PostgreSQL ${result.postgresCpuMsPerSettledFire.toFixed(3)} ms\n`,
       );
     }
   }
@@ -392,14 +432,14 @@ try {
     `\n${TASKS} coinciding tasks, no-op custom executor, durable PostgreSQL; medians over ${ROUNDS} round(s)\n\n`,
   );
   process.stdout.write(
-    '| replicas | fire lag p50 | p99 | max (= burst drained) | lost | doubled | commits / fire | WAL flushes / fire | CPU / fire: replicas | PostgreSQL | nats-server | executor | cores busy | outcomes recorded after | CPU / fire until then: replicas | PostgreSQL | creating the tasks |\n|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n',
+    '| replicas | fire lag p50 | p99 | max (= burst drained) | lost | doubled | commits / fire | WAL flushes / fire | CPU / fire: replicas | PostgreSQL | nats-server | executor | tool gate | cores busy | outcomes recorded after | CPU / fire until then: replicas | PostgreSQL | creating the tasks |\n|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n',
   );
   for (const replicas of REPLICA_COUNTS) {
     const mine = results.filter((r) => r.replicas === replicas);
     const med = (pick: (r: RoundResult) => number) => Math.round(median(mine.map(pick)));
     const sum = (pick: (r: RoundResult) => number) => mine.reduce((n, r) => n + pick(r), 0);
     process.stdout.write(
-      `| ${replicas} | ${med((r) => r.p50)} ms | ${med((r) => r.p99)} ms | ${med((r) => r.max)} ms | ${sum((r) => r.lost)} | ${sum((r) => r.doubled)} | ${median(mine.map((r) => r.commitsPerFire)).toFixed(3)} | ${median(mine.map((r) => r.walFlushesPerFire)).toFixed(3)} | ${median(mine.map((r) => r.replicaCpuMsPerFire)).toFixed(3)} ms | ${median(mine.map((r) => r.postgresCpuMsPerFire)).toFixed(3)} ms | ${median(mine.map((r) => r.natsCpuMsPerFire)).toFixed(3)} ms | ${median(mine.map((r) => r.executorCpuMsPerFire)).toFixed(3)} ms | ${(100 * median(mine.map((r) => r.coresBusy))).toFixed(0)}% | ${med((r) => r.settledMs)} ms | ${median(mine.map((r) => r.replicaCpuMsPerSettledFire)).toFixed(3)} ms | ${median(mine.map((r) => r.postgresCpuMsPerSettledFire)).toFixed(3)} ms | ${med((r) => r.createMs)} ms |\n`,
+      `| ${replicas} | ${med((r) => r.p50)} ms | ${med((r) => r.p99)} ms | ${med((r) => r.max)} ms | ${sum((r) => r.lost)} | ${sum((r) => r.doubled)} | ${median(mine.map((r) => r.commitsPerFire)).toFixed(3)} | ${median(mine.map((r) => r.walFlushesPerFire)).toFixed(3)} | ${median(mine.map((r) => r.replicaCpuMsPerFire)).toFixed(3)} ms | ${median(mine.map((r) => r.postgresCpuMsPerFire)).toFixed(3)} ms | ${median(mine.map((r) => r.natsCpuMsPerFire)).toFixed(3)} ms | ${median(mine.map((r) => r.executorCpuMsPerFire)).toFixed(3)} ms | ${median(mine.map((r) => r.gateCpuMsPerFire)).toFixed(3)} ms | ${(100 * median(mine.map((r) => r.coresBusy))).toFixed(0)}% | ${med((r) => r.settledMs)} ms | ${median(mine.map((r) => r.replicaCpuMsPerSettledFire)).toFixed(3)} ms | ${median(mine.map((r) => r.postgresCpuMsPerSettledFire)).toFixed(3)} ms | ${med((r) => r.createMs)} ms |\n`,
     );
   }
   if (EVENTS > 0) {
@@ -409,25 +449,21 @@ try {
     );
   }
   if (ORCH_TASKS > 0) {
-    const redis = await startRedisServer();
-    try {
-      const r = await orchestratorDrainRound(
-        { natsUrl: nats.url, redisUrl: redis.url, postgres },
-        ORCH_TASKS,
-        CREATE_CONCURRENCY,
-      );
-      process.stdout.write(
-        `\norchestrator executor, ${r.tasks} coinciding tasks (whole platform, llm-sim model, one trigger replica, production admission): ` +
-          `burst drained in ${r.drainMs} ms; executor called p50 ${r.startLagP50} ms / p99 ${r.startLagP99} ms after the scheduled time; ` +
-          `run finished p50 ${r.settleP50} ms / p99 ${r.settleP99} ms; not succeeded ${r.notSucceeded} (${r.statuses}), doubled ${r.doubled}\n`,
-      );
-    } finally {
-      await redis.stop();
-    }
+    const r = await orchestratorDrainRound(
+      { natsUrl: nats.url, redisUrl: redis.url, postgres },
+      ORCH_TASKS,
+      CREATE_CONCURRENCY,
+    );
+    process.stdout.write(
+      `\norchestrator executor, ${r.tasks} coinciding tasks (whole platform, llm-sim model, one trigger replica, production admission): ` +
+        `burst drained in ${r.drainMs} ms; executor called p50 ${r.startLagP50} ms / p99 ${r.startLagP99} ms after the scheduled time; ` +
+        `run finished p50 ${r.settleP50} ms / p99 ${r.settleP99} ms; not succeeded ${r.notSucceeded} (${r.statuses}), doubled ${r.doubled}\n`,
+    );
   }
 } finally {
   await runner.stop(1_000);
   await nc.drain();
+  await redis.stop();
   await postgres.stop();
   await nats.stop();
 }
