@@ -6,6 +6,7 @@ import { parseChatCompletionRequest, type ChatCompletionRequest } from './chat-r
 import { abortableDelay, disconnectSignal } from './delay.js';
 import { faultError } from './faults.js';
 import { completionId, requestFingerprint } from './ids.js';
+import { ModelTimeLedger } from './model-time-ledger.js';
 import { contextLengthExceeded, invalidRequest, modelNotFound, rateLimited, serverError } from './openai-errors.js';
 import { buildStructuredReply } from './memory/structured-replies.js';
 import { renderCompletion } from './render-completion.js';
@@ -64,6 +65,12 @@ export function registerChatCompletions(app: LlmSimApp, state: SimState): void {
       return sendError(reply, invalidRequest(message, 'messages', 'unknown_scenario'), entry);
     }
     const { scenario } = selection;
+    // A tagged turn's completion counts toward its model time from here to its last byte sent.
+    const tag = ModelTimeLedger.tagOf(body);
+    if (tag !== undefined) {
+      const started = performance.now();
+      reply.raw.once('close', () => state.modelTime.add(tag, performance.now() - started));
+    }
 
     // A side request forcing a tool that some scenario has a `toolReplies` entry for is answered
     // with that tool call, without using (or counting as) a step of the conversation.

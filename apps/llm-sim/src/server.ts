@@ -11,6 +11,7 @@ import { ModelTiming } from './model-timing.js';
 import { REAL_CLOCK, type StreamClock } from './stream-pacing.js';
 import { FaultBook } from './faults.js';
 import { modelNotFound, openAiError } from './openai-errors.js';
+import { ModelTimeLedger } from './model-time-ledger.js';
 import { RequestCounters } from './request-counters.js';
 import { RequestLog } from './request-log.js';
 import type { Scenario, ScenarioInput } from './scenario-schema.js';
@@ -91,6 +92,7 @@ export function createLlmSim(options: LlmSimOptions = {}): LlmSim {
     embeddingFaults: new EmbeddingFaults(),
     embeddingLog: new RequestLog(options.requestLogSize ?? 200),
     counters: new RequestCounters(),
+    modelTime: new ModelTimeLedger(),
   };
   const allModels = [...new Set([...state.models, ...state.embedding.models])];
 
@@ -122,11 +124,13 @@ export function createLlmSim(options: LlmSimOptions = {}): LlmSim {
   // Test-only inspection endpoints: no auth, not part of the OpenAI API.
   app.get('/_sim/requests', () => ({ requests: state.log.list() }));
   app.get('/_sim/stats', () => ({ requests: state.counters.snapshot() }));
+  app.get('/_sim/model-time', () => ({ turns: state.modelTime.snapshot() }));
   app.post('/_sim/reset', () => {
     state.log.clear();
     state.faults.reset();
     state.embeddingLog.clear();
     state.counters.clear();
+    state.modelTime.clear();
     state.embeddingFaults.clear();
     state.faultWindow.close();
     state.timing.reset();

@@ -4,6 +4,7 @@ import type { FastifyInstance, FastifyReply } from 'fastify';
 import type { EmbeddingFaults } from './embedding-faults.js';
 import type { FaultWindow } from './fault-window.js';
 import type { FaultBook } from './faults.js';
+import type { ModelTimeLedger } from './model-time-ledger.js';
 import type { ModelTiming } from './model-timing.js';
 import type { SimError } from './openai-errors.js';
 import type { RequestCounters } from './request-counters.js';
@@ -35,6 +36,8 @@ export interface SimState {
   embeddingLog: RequestLog;
   /** Requests by kind since start or reset (`GET /_sim/stats`). */
   counters: RequestCounters;
+  /** Model time by tagged turn (`GET /_sim/model-time`). */
+  modelTime: ModelTimeLedger;
 }
 
 /** Sends an OpenAI-shaped error (and records its status in the request log entry, if any). */
