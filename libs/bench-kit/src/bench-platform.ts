@@ -61,6 +61,8 @@ export interface BenchPlatform {
   readonly model: { baseURL: string; apiKey: string; model: string };
   /** llm-sim's root URL, for its test-only `/_sim/*` endpoints. */
   readonly llmSimUrl: string;
+  /** A bearer token of the bench's tenant (`bench`), for requests of the bench's own. */
+  readonly token: string;
   /** One calculator turn in a new conversation; throws unless it answered 200 with the tool's result. */
   turn(headers?: Record<string, string>): Promise<void>;
   /** Each platform service's runtime diagnostics port, when started with RUNTIME_DIAGNOSTICS_PORT. */
@@ -78,10 +80,25 @@ export interface BenchPlatformOptions {
   env?: Record<string, string>;
   /** Preload pg_stat_statements in the private PostgreSQL before any service connects (`pg-statement-stats.ts`). */
   statementStats?: boolean;
+  /** Settings of single apps over {@link BENCH_PLATFORM_ENV}'s (e.g. the orchestrator's admission limit). */
+  appEnv?: Partial<Record<PlatformApp, Record<string, string>>>;
+  /** Serve NATS's monitoring endpoint (`infra.nats.monitorUrl`), for message counts. */
+  natsMonitor?: boolean;
+}
+
+/** {@link BENCH_PLATFORM_ENV} with `overrides` laid over it, app by app. */
+function benchEnv(
+  overrides: Partial<Record<PlatformApp, Record<string, string>>> = {},
+): Partial<Record<PlatformApp, Record<string, string>>> {
+  const apps = new Set([...Object.keys(BENCH_PLATFORM_ENV), ...Object.keys(overrides)]) as Set<PlatformApp>;
+  return Object.fromEntries([...apps].map((app) => [app, { ...BENCH_PLATFORM_ENV[app], ...overrides[app] }]));
 }
 
 export async function startBenchPlatform(options: BenchPlatformOptions): Promise<BenchPlatform> {
-  const infra = await startInfra({ postgres: { durability: options.durability } });
+  const infra = await startInfra({
+    postgres: { durability: options.durability },
+    ...(options.natsMonitor ? { nats: { monitor: true } } : {}),
+  });
   const client = new JsonClient();
   let platform: Platform | undefined;
   let nc: NatsConnection | undefined;
@@ -93,7 +110,7 @@ export async function startBenchPlatform(options: BenchPlatformOptions): Promise
       redisUrl: infra.descriptor.redisUrl,
       jwtSecret: SECRET,
       commonEnv: { LOG_LEVEL: 'warn', ...options.env },
-      env: BENCH_PLATFORM_ENV,
+      env: benchEnv(options.appEnv),
     });
     nc = await connect({ servers: infra.descriptor.natsUrl, name: 'bench' });
     const running = platform;
@@ -117,6 +134,7 @@ export async function startBenchPlatform(options: BenchPlatformOptions): Promise
       durability: options.durability,
       model: { baseURL: `${llmSimUrl}/v1`, apiKey: SIM_API_KEY, model: SIM_MODEL },
       llmSimUrl,
+      token,
       async turn(headers = {}) {
         await calculatorTurn(
           client,

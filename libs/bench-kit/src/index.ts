@@ -58,3 +58,9 @@ export {
   statementTable,
   type StatementShare,
 } from './pg-statement-stats.js';
+export {
+  readSharedTierCounters,
+  sharedTierRates,
+  type SharedTierCounters,
+  type SharedTierEndpoints,
+} from './shared-tier-counters.js';

@@ -1,4 +1,4 @@
-import { startNatsServer, type NatsServerHandle } from './nats-server.js';
+import { startNatsServer, type NatsServerHandle, type NatsServerOptions } from './nats-server.js';
 import {
   pgvectorInstalled,
   startPostgresServer,
@@ -29,12 +29,14 @@ export interface Infra {
 export interface InfraOptions {
   /** PostgreSQL's settings; tests keep the default (`fast`), benchmarks run `durable`. */
   postgres?: PostgresServerOptions;
+  /** NATS's settings (e.g. `monitor` for a benchmark's message counts). */
+  nats?: NatsServerOptions;
 }
 
 /** Starts all three servers in parallel; if one fails, the others are stopped before the error is thrown. */
 export async function startInfra(options: InfraOptions = {}): Promise<Infra> {
   const results = await Promise.allSettled([
-    startNatsServer(),
+    startNatsServer(options.nats),
     startPostgresServer(options.postgres),
     startRedisServer(),
   ]);

@@ -12,6 +12,8 @@ const START_ATTEMPTS = 3;
 export interface NatsServerHandle {
   readonly url: string;
   readonly port: number;
+  /** The HTTP monitoring endpoint (`/varz`, `/jsz`, …) when started with `monitor: true`. */
+  readonly monitorUrl: string | undefined;
   /** The server's process id; undefined while stopped. */
   readonly pid: number | undefined;
   /** Stops the server (keeping its store) and starts it again on the same port. */
@@ -29,12 +31,15 @@ export interface NatsServerOptions {
    * launcher's own flags still choose the address, port and JetStream store.
    */
   configFile?: string;
+  /** Serve nats-server's HTTP monitoring endpoint on a free port (benchmarks read message counts there). */
+  monitor?: boolean;
 }
 
 export async function startNatsServer(options: NatsServerOptions = {}): Promise<NatsServerHandle> {
   const command = await locateBinary(binaries.natsServer);
   const storeDir = await mkdtemp(path.join(os.tmpdir(), 'platform-nats-'));
   let port = 0;
+  let monitorPort = 0;
   let proc: ManagedProcess | undefined;
 
   const launch = async (): Promise<void> => {
@@ -47,6 +52,7 @@ export async function startNatsServer(options: NatsServerOptions = {}): Promise<
       '-js',
       '-sd',
       storeDir,
+      ...(options.monitor ? ['-m', String(monitorPort)] : []),
     ];
     proc = ManagedProcess.start('nats-server', command, args);
     const running = proc;
@@ -56,6 +62,7 @@ export async function startNatsServer(options: NatsServerOptions = {}): Promise<
   let lastError: Error | undefined;
   for (let attempt = 0; attempt < START_ATTEMPTS; attempt++) {
     port = await freePort();
+    if (options.monitor) monitorPort = await freePort();
     try {
       await launch();
       lastError = undefined;
@@ -73,6 +80,7 @@ export async function startNatsServer(options: NatsServerOptions = {}): Promise<
   return {
     url: `nats://127.0.0.1:${port}`,
     port,
+    monitorUrl: options.monitor ? `http://127.0.0.1:${monitorPort}` : undefined,
     get pid() {
       return proc?.isAlive ? proc.pid : undefined;
     },

@@ -1,0 +1,218 @@
+// The platform where real agents live (issue 40): turns offered open-loop to hold IN_FLIGHT turns
+// in flight at multi-second model calls (llm-sim: log-normal latency per call, answers streamed at
+// a token rate), then WAITING runs held on a slow model. Reports sustained turns/s, overhead (turn
+// time minus model time) as a share of model time, CPU per turn and memory per in-flight turn per
+// process, the shared tier's rates, and the share of turns that skipped a duty (a phase where more
+// than 5% did is marked invalid).
+// Run: npx nx run bench-capacity:bench   (env: see bench/capacity/README.md)
+import {
+  intEnv,
+  postgresDurabilityFromEnv,
+  readSharedTierCounters,
+  sharedTierRates,
+  startBenchPlatform,
+  type BenchPlatform,
+  type PlatformProcess,
+  type ProcessSample,
+} from '@platform/bench-kit';
+import { freePort, percentile } from '@platform/testing';
+import { readDutyCounters, skippedTurns } from './duty-skips.js';
+import { modelTimes, offerTurns } from './in-flight-phase.js';
+import { streamedTurn } from './streamed-turn.js';
+
+const IN_FLIGHT = intEnv('IN_FLIGHT', 1_000);
+const MODEL_MEDIAN_MS = intEnv('MODEL_MEDIAN_MS', 2_500);
+const MODEL_P99_MS = intEnv('MODEL_P99_MS', 8_000);
+const TOKENS_PER_SECOND = intEnv('TOKENS_PER_SECOND', 40);
+const DURATION_S = intEnv('DURATION_S', 120);
+const WAITING = intEnv('WAITING', 10_000, 0);
+const WAIT_MS = intEnv('WAIT_MS', 60_000);
+/** The most a phase may skip of its turns' duties and still be valid. */
+const VALID_SKIP_SHARE = 0.05;
+/** Words of the scenario's streamed answer (llm-sim streams one chunk per word). */
+const ANSWER_WORDS = 66;
+
+/** Log-normal mean from median and p99 (p99 = median * e^(2.326 sigma)). */
+function lognormalMean(median: number, p99: number): number {
+  const sigma = Math.log(p99 / median) / 2.326;
+  return median * Math.exp((sigma * sigma) / 2);
+}
+/** A turn's expected time: two model calls, plus the answer streamed at the token rate. */
+const expectedTurnMs = 2 * lognormalMean(MODEL_MEDIAN_MS, MODEL_P99_MS) + (1000 * ANSWER_WORDS) / TOKENS_PER_SECOND;
+/** Little's law: the arrival rate that holds IN_FLIGHT in flight (RATE overrides it). */
+const RATE = process.env['RATE'] ? Number(process.env['RATE']) : IN_FLIGHT / (expectedTurnMs / 1000);
+
+async function putLatency(llmSimUrl: string, setting: object): Promise<void> {
+  const response = await fetch(`${llmSimUrl}/_sim/latency`, {
+    method: 'PUT',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify(setting),
+  });
+  if (!response.ok) throw new Error(`llm-sim refused the latency setting: HTTP ${response.status}`);
+}
+
+const cpuDelta = (a: Map<PlatformProcess, ProcessSample>, b: Map<PlatformProcess, ProcessSample>) =>
+  new Map([...b].map(([name, s]) => [name, s.cpuMs - (a.get(name)?.cpuMs ?? 0)] as const));
+
+function processTable(
+  title: string,
+  rows: Map<PlatformProcess, { cpu: number; memory: number }>,
+  units: { cpu: string; memory: string },
+): string {
+  let out = `\n${title}\n\n| process | ${units.cpu} | ${units.memory} |\n|---|---|---|\n`;
+  let cpu = 0;
+  for (const [name, row] of rows) {
+    cpu += row.cpu;
+    out += `| ${name} | ${row.cpu.toFixed(3)} | ${Number.isNaN(row.memory) ? '—' : row.memory.toFixed(3)} |\n`;
+  }
+  return `${out}| **all** | **${cpu.toFixed(3)}** | |\n`;
+}
+
+async function inFlightPhase(bench: BenchPlatform, metricsUrl: string): Promise<void> {
+  await putLatency(bench.llmSimUrl, {
+    distribution: { medianMs: MODEL_MEDIAN_MS, p99Ms: MODEL_P99_MS, seed: 1 },
+    tokensPerSecond: TOKENS_PER_SECOND,
+  });
+  const endpoints = tierEndpoints(bench);
+  const idle = await bench.sample();
+  const dutiesBefore = await readDutyCounters(metricsUrl, bench.infra.descriptor.natsUrl);
+  const tierBefore = await readSharedTierCounters(endpoints);
+  let peak = idle;
+  const peakSampler = setInterval(() => void bench.sample().then((s) => (peak = s)), 5_000);
+  const load = await offerTurns(
+    { apiUrl: bench.platform.apiUrl, token: bench.token },
+    { prefix: 'cap', rate: RATE, durationMs: DURATION_S * 1000 },
+  );
+  clearInterval(peakSampler);
+  const tierAfter = await readSharedTierCounters(endpoints);
+  const after = await bench.sample();
+  await bench.drainIngestion();
+  const dutiesAfter = await readDutyCounters(metricsUrl, bench.infra.descriptor.natsUrl);
+  const model = await modelTimes(bench.llmSimUrl);
+  const overheads: number[] = [];
+  const shares: number[] = [];
+  for (const turn of load.turns) {
+    const modelMs = model.get(turn.tag);
+    if (modelMs === undefined) continue;
+    overheads.push(turn.ms - modelMs);
+    shares.push((turn.ms - modelMs) / modelMs);
+  }
+  overheads.sort((a, b) => a - b);
+  shares.sort((a, b) => a - b);
+  const answered = load.turns.length;
+  const skipped = skippedTurns(dutiesBefore, dutiesAfter, answered);
+  const skipShare = answered === 0 ? 1 : skipped.turns / answered;
+  const inFlight = load.inFlightSamples.slice(Math.floor(load.inFlightSamples.length / 2));
+  const meanInFlight = inFlight.reduce((a, b) => a + b, 0) / Math.max(1, inFlight.length);
+  const rates = sharedTierRates(tierBefore, tierAfter);
+  const cpu = cpuDelta(idle, after);
+  process.stdout.write(
+    `\n## In flight: offered ${RATE.toFixed(1)} turns/s for ${DURATION_S} s (target ${IN_FLIGHT} in flight; model median ${MODEL_MEDIAN_MS} ms, p99 ${MODEL_P99_MS} ms, ${TOKENS_PER_SECOND} tokens/s)\n\n` +
+      `- ${skipShare > VALID_SKIP_SHARE ? '**INVALID**' : 'valid'}: ${skipped.turns} of ${answered} turns (${(100 * skipShare).toFixed(1)}%) skipped a duty (${skipped.recall} recalls shed or timed out, ${skipped.unpublished} turns not sent to memory)\n` +
+      `- answered ${answered}, failed ${load.errors}${load.firstError ? ` (first: ${load.firstError})` : ''}; sustained ${((1000 * answered) / load.elapsedMs).toFixed(1)} turns/s\n` +
+      `- in flight (second half of the offering): mean ${meanInFlight.toFixed(0)}, max ${Math.max(0, ...inFlight)}\n` +
+      `- turn time p50 ${percentile(
+        load.turns.map((t) => t.ms).sort((a, b) => a - b),
+        50,
+      ).toFixed(
+        0,
+      )} ms; overhead (turn time minus model time) p50 ${percentile(overheads, 50).toFixed(0)} ms, p99 ${percentile(overheads, 99).toFixed(0)} ms; as a share of model time p50 ${(100 * percentile(shares, 50)).toFixed(2)}%, p99 ${(100 * percentile(shares, 99)).toFixed(2)}%\n` +
+      `- shared tier: PostgreSQL ${rates.postgresCommitsPerSecond.toFixed(0)} commits/s, NATS ${rates.natsMessagesPerSecond.toFixed(0)} messages/s, Redis ${rates.redisCommandsPerSecond.toFixed(0)} commands/s; the driver sent late by at most ${load.worstSendLagMs.toFixed(0)} ms\n`,
+  );
+  const rows = new Map(
+    [...cpu].map(([name, ms]) => {
+      const rss = (peak.get(name)?.rssMiB ?? NaN) - (idle.get(name)?.rssMiB ?? NaN);
+      return [name, { cpu: ms / Math.max(1, answered), memory: (1024 * rss) / Math.max(1, meanInFlight) }] as const;
+    }),
+  );
+  process.stdout.write(processTable('Per process', rows, { cpu: 'CPU ms / turn', memory: 'KiB RSS / turn in flight' }));
+}
+
+async function waitingPhase(bench: BenchPlatform): Promise<void> {
+  await putLatency(bench.llmSimUrl, { delayMs: WAIT_MS });
+  const endpoints = tierEndpoints(bench);
+  const idle = await bench.sample();
+  const target = { apiUrl: bench.platform.apiUrl, token: bench.token };
+  const abort = new AbortController();
+  let failed = 0;
+  let firstError: string | undefined;
+  const sent = Date.now();
+  const turns = Array.from({ length: WAITING }, (_, i) =>
+    streamedTurn(target, `wait-${i}`, abort.signal).catch((err: unknown) => {
+      failed += 1;
+      firstError ??= (err as Error).message;
+    }),
+  );
+  // Every run has reached the model (llm-sim holds each call WAIT_MS) once the ramp is over.
+  const window = Math.max(10_000, Math.floor(WAIT_MS / 3));
+  await new Promise((r) => setTimeout(r, Math.min(WAIT_MS / 3, 20_000)));
+  const t0 = await bench.sample();
+  const tier0 = await readSharedTierCounters(endpoints);
+  await new Promise((r) => setTimeout(r, window / 2));
+  const t1 = await bench.sample();
+  await new Promise((r) => setTimeout(r, window / 2));
+  const t2 = await bench.sample();
+  const tier2 = await readSharedTierCounters(endpoints);
+  const rates = sharedTierRates(tier0, tier2);
+  await putLatency(bench.llmSimUrl, { delayMs: 0 });
+  await Promise.all(turns);
+  const firstHalf = cpuDelta(t0, t1);
+  const secondHalf = cpuDelta(t1, t2);
+  const runSeconds = (WAITING * window) / 2 / 1000;
+  process.stdout.write(
+    `\n## Waiting: ${WAITING} runs on a model that answers after ${WAIT_MS} ms\n\n` +
+      `- failed ${failed}${firstError ? ` (first: ${firstError})` : ''}; all answered ${((Date.now() - sent) / 1000).toFixed(0)} s after the first was sent\n` +
+      `- while waiting: PostgreSQL ${rates.postgresCommitsPerSecond.toFixed(1)} commits/s, NATS ${rates.natsMessagesPerSecond.toFixed(1)} messages/s, Redis ${rates.redisCommandsPerSecond.toFixed(1)} commands/s\n`,
+  );
+  const rows = new Map(
+    [...secondHalf].map(([name, ms]) => {
+      const rss = (t2.get(name)?.rssMiB ?? NaN) - (idle.get(name)?.rssMiB ?? NaN);
+      return [name, { cpu: (1000 * ms) / runSeconds, memory: (1024 * rss) / WAITING }] as const;
+    }),
+  );
+  process.stdout.write(
+    processTable('Per process, second half of the wait', rows, {
+      cpu: 'CPU µs / waiting run-second',
+      memory: 'KiB RSS / waiting run',
+    }),
+  );
+  const first = [...firstHalf.values()].reduce((a, b) => a + b, 0);
+  const second = [...secondHalf.values()].reduce((a, b) => a + b, 0);
+  process.stdout.write(
+    `\nCPU of the wait's first half against its second: ${first.toFixed(0)} ms and ${second.toFixed(0)} ms (a cost that grows with wait time would show as a larger second half)\n`,
+  );
+}
+
+function tierEndpoints(bench: BenchPlatform) {
+  return {
+    postgresUrl: bench.infra.descriptor.postgresUrl,
+    redisUrl: bench.infra.descriptor.redisUrl,
+    natsMonitorUrl: bench.infra.nats.monitorUrl!,
+  };
+}
+
+const metricsPort = await freePort();
+const bench = await startBenchPlatform({
+  durability: postgresDurabilityFromEnv(),
+  natsMonitor: true,
+  appEnv: {
+    orchestrator: {
+      // Admission sized for the phase with the most turns at once.
+      MAX_CONCURRENT_TURNS: String(Math.ceil(1.5 * Math.max(IN_FLIGHT, WAITING))),
+      OTEL_METRICS_EXPORTER: 'prometheus',
+      OTEL_EXPORTER_PROMETHEUS_HOST: '127.0.0.1',
+      OTEL_EXPORTER_PROMETHEUS_PORT: String(metricsPort),
+    },
+  },
+});
+try {
+  process.stdout.write(
+    `# bench/capacity, ${new Date().toISOString()}, PostgreSQL ${bench.durability}, Node ${process.version}\n`,
+  );
+  // One turn first: the scenario, the tool and the stream work before any load.
+  await streamedTurn({ apiUrl: bench.platform.apiUrl, token: bench.token }, 'warm-up');
+  await inFlightPhase(bench, `http://127.0.0.1:${metricsPort}/metrics`);
+  if (WAITING > 0) await waitingPhase(bench);
+} finally {
+  await bench.stop();
+}
