@@ -4,7 +4,7 @@
 // their users write an agent on them (their own examples do the same with the OpenAI SDK).
 import OpenAI from 'openai';
 import type { ChatCompletionMessageParam, ChatCompletionTool } from 'openai/resources/chat/completions';
-import { CALCULATOR_DESCRIPTION, CallLog, INSTRUCTIONS, MODEL, PROMPT } from '../calculator-turn.js';
+import { CALCULATOR_DESCRIPTION, INSTRUCTIONS, MODEL, PROMPT, type CallLog } from '../calculator-turn.js';
 import type { ModelEndpoint } from '../peer.js';
 
 /** Runs `fn` as one durable step named `name` and returns its (journaled) result. */
