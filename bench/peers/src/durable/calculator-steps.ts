@@ -8,7 +8,7 @@ import { CALCULATOR_DESCRIPTION, INSTRUCTIONS, MODEL, PROMPT, type CallLog } fro
 import type { ModelEndpoint } from '../peer.js';
 
 /** Runs `fn` as one durable step named `name` and returns its (journaled) result. */
-export type DurableStep = <T>(name: string, fn: () => Promise<T>) => Promise<T>;
+type DurableStep = <T>(name: string, fn: () => Promise<T>) => Promise<T>;
 
 /** The steps a turn of the scenario takes: model, calculator, model. */
 export const STEPS_PER_TURN = 3;

@@ -3,6 +3,7 @@
 // committed before the next step starts: what LangGraph calls its durable mode; the default,
 // `async`, writes it while the next step runs). The checkpoints go to a database of their own on
 // the bench's PostgreSQL.
+import { randomUUID } from 'node:crypto';
 import { PostgresSaver } from '@langchain/langgraph-checkpoint-postgres';
 import pg from 'pg';
 import { CallLog, PROMPT, verifyTurn } from '../calculator-turn.js';
@@ -36,7 +37,7 @@ export function langGraphPostgresPeer(endpoint: ModelEndpoint, store: DurableSto
       const state = await agent.invoke(
         { messages: [{ role: 'user', content: PROMPT }] },
         {
-          configurable: { log, thread_id: `turn-${turns + 1}-${Math.random().toString(36).slice(2)}` },
+          configurable: { log, thread_id: randomUUID() },
           durability: 'sync',
         },
       );

@@ -7,6 +7,7 @@
 import { Mastra } from '@mastra/core';
 import { Memory } from '@mastra/memory';
 import { PostgresStore } from '@mastra/pg';
+import { randomUUID } from 'node:crypto';
 import { PROMPT, RESULT, verifyTurn } from '../calculator-turn.js';
 import { queryRows, type DurableStore } from '../durable/durable-store.js';
 import { ownCpuMs, type ModelEndpoint, type Peer } from '../peer.js';
@@ -34,7 +35,7 @@ export function mastraPgPeer(endpoint: ModelEndpoint, store: DurableStore): Peer
     async turn() {
       if (!agent) throw new Error('mastra-pg was not prepared');
       const { log, requestContext } = turnContext();
-      const thread = `turn-${turns + 1}-${Math.random().toString(36).slice(2)}`;
+      const thread = randomUUID();
       const result = await agent.generate(PROMPT, {
         requestContext,
         maxSteps: 5,
