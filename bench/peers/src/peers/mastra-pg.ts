@@ -1,9 +1,11 @@
 // Mastra durable: the same Agent with a Memory on @mastra/pg's PostgresStore, registered in a
 // Mastra instance with that store as its storage. Each turn is its own thread: Mastra creates the
 // thread, reads its history (empty) and stores the turn's messages (the user's, then the model's:
-// the tool call with its result and the answer) in PostgreSQL before `generate` returns. Memory's
-// defaults otherwise (the last 10 messages, no semantic recall, no title generation). Its own
-// database on the bench's PostgreSQL.
+// the tool call with its result and the answer) in PostgreSQL, with `savePerStep` (documented as
+// "save messages incrementally on step finish"; by default Mastra stores them once, when the
+// generation ends). Memory's defaults otherwise (the last
+// 10 messages, no semantic recall, no title generation). Its own database on the bench's
+// PostgreSQL.
 import { Mastra } from '@mastra/core';
 import { Memory } from '@mastra/memory';
 import { PostgresStore } from '@mastra/pg';
@@ -40,6 +42,7 @@ export function mastraPgPeer(endpoint: ModelEndpoint, store: DurableStore): Peer
         requestContext,
         maxSteps: 5,
         memory: { thread, resource: 'bench' },
+        savePerStep: true,
       });
       verifyTurn(this.name, log, result.text);
       turns += 1;
