@@ -69,8 +69,9 @@ try {
   const running = bench;
   const store = durableStoreOf(bench.infra.postgres);
   const peers: Peer[] = SELECTED.map((key) => makePeer(key, endpoint, running, store, FLOOR_DUTIES));
-  for (const peer of peers) await peer.prepare?.();
+  // Set first: a peer whose preparation fails is stopped with the rest (its own processes too).
   stopPeers = () => Promise.all(peers.map((peer) => (peer.stop ? peer.stop() : Promise.resolve())));
+  for (const peer of peers) await peer.prepare?.();
 
   await setModelLatency(bench.llmSimUrl, 0);
   for (const peer of peers) {

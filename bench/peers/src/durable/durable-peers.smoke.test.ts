@@ -54,8 +54,8 @@ describe('the durable peers', () => {
 
   it.each(DURABLE_PEER_KEYS)('%s stores every turn it answers', async (key) => {
     const peer = makeDurablePeer(key, endpoint, store);
-    await peer.prepare?.();
     try {
+      await peer.prepare?.();
       for (let i = 0; i < TURNS; i++) await peer.turn();
       const check = await peer.persisted!();
       process.stderr.write(`${key}: ${check.turns} turns; ${check.detail}\n`);

@@ -100,8 +100,9 @@ export function restatePeer(endpoint: ModelEndpoint): Peer {
     },
     async stop() {
       client.close();
-      await new Promise<void>((resolve) => (sdk ? sdk.close(() => resolve()) : resolve()));
+      // The server first: it holds HTTP/2 sessions to the endpoint, which the endpoint's close waits for.
       await server?.stop();
+      await new Promise<void>((resolve) => (sdk ? sdk.close(() => resolve()) : resolve()));
     },
   };
 }
