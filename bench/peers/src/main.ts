@@ -1,5 +1,6 @@
 // The same 2-step turn (the model asks for `calculator`, then answers) through peer agent
-// frameworks, our engine in process and our platform end to end, against ONE llm-sim process (the
+// frameworks in process, durable peers (their state in storage), our engine in process and our
+// platform end to end, against ONE llm-sim process (the
 // platform's), side by side in one run: for each model latency, rounds in which every peer runs
 // once (the order rotated each round), medians over rounds.
 // Run: npx nx run bench-peers:bench   (env: ROUNDS, DURATION, DURATION_C1, RAMP, WARMUP,
@@ -16,9 +17,10 @@ import {
 } from '@platform/bench-kit';
 import { loadavg } from 'node:os';
 import { measurePeer, type PeerRound } from './measure-peer.js';
-import type { Peer } from './peer.js';
+import { durableStoreOf } from './durable/durable-store.js';
+import { persistedAll, type Peer, type PersistenceCheck } from './peer.js';
 import { makePeer, PEER_KEYS, type PeerKey } from './peers/index.js';
-import { reportLatency } from './report.js';
+import { reportLatency, reportPersistence } from './report.js';
 import { summarize } from './summary.js';
 
 const ROUNDS = intEnv('ROUNDS', 3);
@@ -65,9 +67,11 @@ try {
   const llmSimPid = bench.platform.process('llm-sim')!.pid!;
   const endpoint = { baseURL: bench.model.baseURL, apiKey: bench.model.apiKey };
   const running = bench;
-  const peers: Peer[] = SELECTED.map((key) => makePeer(key, endpoint, running, FLOOR_DUTIES));
-  for (const peer of peers) await peer.prepare?.();
+  const store = durableStoreOf(bench.infra.postgres);
+  const peers: Peer[] = SELECTED.map((key) => makePeer(key, endpoint, running, store, FLOOR_DUTIES));
+  // Set first: a peer whose preparation fails is stopped with the rest (its own processes too).
   stopPeers = () => Promise.all(peers.map((peer) => (peer.stop ? peer.stop() : Promise.resolve())));
+  for (const peer of peers) await peer.prepare?.();
 
   await setModelLatency(bench.llmSimUrl, 0);
   for (const peer of peers) {
@@ -112,6 +116,9 @@ try {
     }
   }
   await setModelLatency(running.llmSimUrl, 0);
+  // The durable peers' storage, read back: every turn each one answered must be there, complete.
+  const persistence = new Map<string, PersistenceCheck>();
+  for (const peer of peers) if (peer.persisted) persistence.set(peer.key, await peer.persisted());
 
   const out: string[] = [
     `## bench/peers: the 2-step calculator turn side by side`,
@@ -123,6 +130,7 @@ try {
     const summaries = peers.map((p) => summarize(p.key, p.name, results.get(latencyMs)!.get(p.key)!));
     out.push(...reportLatency(summaries, { latencyMs, concurrency: CONCURRENCY, rounds: ROUNDS }));
   }
+  if (persistence.size) out.push(...reportPersistence(peers, persistence));
   process.stdout.write(`${out.join('\n')}\n`);
   const failed = [...results.values()].flatMap((byPeer) =>
     [...byPeer]
@@ -131,6 +139,11 @@ try {
   );
   if (failed.length) {
     progress(`FAILED: turns did not run as scripted for ${[...new Set(failed)].join(', ')}`);
+    process.exitCode = 1;
+  }
+  const unpersisted = [...persistence].filter(([, check]) => !persistedAll(check)).map(([key]) => key);
+  if (unpersisted.length) {
+    progress(`FAILED: turns answered but not found complete in storage for ${unpersisted.join(', ')}`);
     process.exitCode = 1;
   }
 } finally {

@@ -20,6 +20,26 @@ export interface Peer {
   prepare?(): Promise<void>;
   /** Stops what `prepare` started. */
   stop?(): Promise<void>;
+  /**
+   * Durable peers only: reads back from the peer's storage what its turns left there and checks
+   * that every turn that ran is stored, complete (README, "The durable peers").
+   */
+  persisted?(): Promise<PersistenceCheck>;
+}
+
+/** What a durable peer's storage holds for the turns it answered, read back after the run. */
+export interface PersistenceCheck {
+  /** Turns the peer answered (and `verifyTurn` passed) since it was prepared. */
+  turns: number;
+  /** Turns whose whole state (every step) was found in storage. */
+  stored: number;
+  /** Where and what, e.g. `PostgreSQL: 120 threads, 480 checkpoints (4.0 per turn)`. */
+  detail: string;
+}
+
+/** A durable peer passes when every turn it answered was found complete in its storage. */
+export function persistedAll(check: PersistenceCheck): boolean {
+  return check.turns > 0 && check.stored >= check.turns;
 }
 
 /** CPU of this process (user + system), for peers that run in it. */

@@ -1,5 +1,7 @@
 // The side-by-side tables (markdown): figures, ratios to ours, the issue's targets, and where the
 // platform's CPU goes, process by process beside the floor of its design.
+import { persistedAll, type Peer, type PersistenceCheck } from './peer.js';
+import { DURABLE_PEER_KEYS } from './peers/durable.js';
 import type { PeerSummary } from './summary.js';
 
 export interface ReportContext {
@@ -24,6 +26,8 @@ const FLOOR_ROLE_OF: Record<string, string> = {
   'redis-server': 'redis-server',
 };
 const FLOOR_KEYS = ['our-skeleton', 'our-skeleton-duties'];
+/** The peers that keep their state in storage (the in-process frameworks keep nothing). */
+const DURABLE = new Set<string>(DURABLE_PEER_KEYS);
 
 export function reportLatency(summaries: readonly PeerSummary[], context: ReportContext): string[] {
   const c = context.concurrency;
@@ -98,10 +102,19 @@ function whereCpuGoes(platform: PeerSummary, floors: readonly PeerSummary[], c: 
 function targets(summaries: readonly PeerSummary[], c: number): string[] {
   const engine = summaries.find((s) => s.key === 'our-engine');
   const platform = summaries.find((s) => s.key === 'our-platform');
-  const frameworks = summaries.filter((s) => !OURS.has(s.key) && s.errors === 0);
+  const frameworks = summaries.filter((s) => !OURS.has(s.key) && !DURABLE.has(s.key) && s.errors === 0);
+  const durable = summaries.filter((s) => DURABLE.has(s.key) && s.errors === 0);
   const langgraph = summaries.find((s) => s.key === 'langgraph');
-  const lines = ['', 'Targets (issue 16):', ''];
+  const lines = ['', 'Targets (issue 16; the durable peers: issue 40):', ''];
   const met = (ok: boolean): string => (ok ? 'met' : 'NOT met');
+  if (platform && durable.length) {
+    const fastest = durable.reduce((a, b) => (b.throughput > a.throughput ? b : a));
+    const quickest = durable.reduce((a, b) => (b.p50c1 < a.p50c1 ? b : a));
+    lines.push(
+      `- the platform ahead of every durable peer on throughput at c${c}: ${fmt(platform.throughput, 0)} against ${fmt(fastest.throughput, 0)} turns/s (${fastest.name}), ${ratio(platform.throughput, fastest.throughput)}: ${met(platform.throughput >= fastest.throughput)}`,
+      `- the platform's p50 at c1 at most the best durable peer's: ${fmt(platform.p50c1)} against ${fmt(quickest.p50c1)} ms (${quickest.name}), ${ratio(platform.p50c1, quickest.p50c1)}: ${met(platform.p50c1 <= quickest.p50c1)}`,
+    );
+  }
   if (engine && frameworks.length) {
     const fastestLatency = frameworks.reduce((a, b) => (b.p50c1 < a.p50c1 ? b : a));
     const cheapest = frameworks.reduce((a, b) => (b.cpuPerTurn < a.cpuPerTurn ? b : a));
@@ -138,6 +151,25 @@ function targets(summaries: readonly PeerSummary[], c: number): string[] {
         ? "what the design's own exchanges allow (the floor: same processes and exchanges, no platform code)"
         : "what the design allows with the product's duties (the floor doing them in their cheapest form)";
     lines.push(`- ${what}: ${parts.join('; ')}`);
+  }
+  return lines;
+}
+
+/** What each durable peer's storage held after the run, against the turns it answered. */
+export function reportPersistence(peers: readonly Peer[], checks: ReadonlyMap<string, PersistenceCheck>): string[] {
+  const lines = [
+    '',
+    '### What the durable peers stored (read back after the run)',
+    '',
+    '| peer | turns answered | turns found complete in storage | where and what | verdict |',
+    '|---|---|---|---|---|',
+  ];
+  for (const peer of peers) {
+    const check = checks.get(peer.key);
+    if (!check) continue;
+    lines.push(
+      `| ${peer.name} | ${check.turns} | ${check.stored} | ${check.detail} | ${persistedAll(check) ? 'every turn stored' : '**NOT every turn stored**'} |`,
+    );
   }
   return lines;
 }

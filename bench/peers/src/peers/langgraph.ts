@@ -1,4 +1,7 @@
 // LangGraph.js: the prebuilt createReactAgent with one tool, over @langchain/openai's ChatOpenAI.
+// Without a checkpointer it keeps nothing (this row); with PostgresSaver it is the durable row
+// (langgraph-postgres.ts).
+import type { BaseCheckpointSaver } from '@langchain/langgraph';
 import { tool } from '@langchain/core/tools';
 import { createReactAgent } from '@langchain/langgraph/prebuilt';
 import { ChatOpenAI } from '@langchain/openai';
@@ -6,7 +9,8 @@ import { z } from 'zod';
 import { CALCULATOR_DESCRIPTION, CallLog, INSTRUCTIONS, MODEL, PROMPT, verifyTurn } from '../calculator-turn.js';
 import { ownCpuMs, type ModelEndpoint, type Peer } from '../peer.js';
 
-export function langGraphPeer(endpoint: ModelEndpoint): Peer {
+/** The calculator agent; `checkpointer` makes every step of a thread a checkpoint. */
+export function calculatorReactAgent(endpoint: ModelEndpoint, checkpointer?: BaseCheckpointSaver) {
   const llm = new ChatOpenAI({ model: MODEL, apiKey: endpoint.apiKey, configuration: { baseURL: endpoint.baseURL } });
   const calculator = tool(
     async (input, config) => JSON.stringify((config.configurable as { log: CallLog }).log.run(input)),
@@ -16,7 +20,16 @@ export function langGraphPeer(endpoint: ModelEndpoint): Peer {
       schema: z.object({ expression: z.string() }),
     },
   );
-  const agent = createReactAgent({ llm, tools: [calculator], prompt: INSTRUCTIONS });
+  return createReactAgent({
+    llm,
+    tools: [calculator],
+    prompt: INSTRUCTIONS,
+    ...(checkpointer ? { checkpointer } : {}),
+  });
+}
+
+export function langGraphPeer(endpoint: ModelEndpoint): Peer {
+  const agent = calculatorReactAgent(endpoint);
   return {
     key: 'langgraph',
     name: 'LangGraph.js (createReactAgent)',
