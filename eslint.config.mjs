@@ -81,9 +81,9 @@ export default tseslint.config(
   },
   {
     // Production code never reaches for the test launchers; only tests, test-support and the
-    // benchmarks' kit do.
-    files: ['apps/*/src/**/*.ts', 'libs/*/src/**/*.ts'],
-    ignores: ['**/*.test.ts', '**/test-support/**', 'libs/testing/**', 'libs/bench-kit/**'],
+    // benchmarks (bench/, whose kit is bench/kit) do.
+    files: ['apps/*/src/**/*.ts', 'libs/*/src/**/*.ts', 'tools/*/src/**/*.ts'],
+    ignores: ['**/*.test.ts', '**/test-support/**', 'libs/testing/**'],
     rules: {
       'no-restricted-imports': [
         'error',

@@ -3,8 +3,8 @@
 # that tests and `npm run platform` use. In order:
 #   1. already installed (vector.control in the server's extension folder): nothing to do;
 #   2. the distribution packages it (`postgresql-15-pgvector`, e.g. from the PGDG apt repository): apt-get install;
-#   3. the upstream source is vendored beside the repository (../shared/vendor/pgvector-<v>.tar.gz,
-#      or PGVECTOR_SOURCE=/path/to/pgvector.tar.gz): build it against postgresql-server-dev-15 and install;
+#   3. the upstream source vendored in the repository (third_party/pgvector/pgvector-<v>.tar.gz, or
+#      PGVECTOR_SOURCE=/path/to/pgvector.tar.gz): build it against postgresql-server-dev-15 and install;
 #   4. otherwise: say why and what to do, and exit 1.
 # Idempotent, and instant once installed. Installing needs root (or sudo).
 set -euo pipefail
@@ -14,15 +14,8 @@ PG_BIN="/usr/lib/postgresql/${PG_MAJOR}/bin"
 REPO_ROOT="$(cd "$(dirname "$0")/.." && pwd)"
 SOURCE="${PGVECTOR_SOURCE:-}"
 if [ -z "$SOURCE" ]; then
-  # shared/ sits beside the clone; a git worktree also looks beside its main checkout.
-  roots=("$REPO_ROOT")
-  common="$(git -C "$REPO_ROOT" rev-parse --path-format=absolute --git-common-dir 2>/dev/null || true)"
-  [ -n "$common" ] && roots+=("$(dirname "$common")")
-  for root in "${roots[@]}"; do
-    # The newest vendored release wins (sort -V orders 0.8.10 after 0.8.6).
-    SOURCE="$(ls "$root"/../shared/vendor/pgvector-*.tar.gz 2>/dev/null | sort -V | tail -n 1 || true)"
-    [ -n "$SOURCE" ] && break
-  done
+  # The newest vendored release wins (sort -V orders 0.8.10 after 0.8.6).
+  SOURCE="$(ls "$REPO_ROOT"/third_party/pgvector/pgvector-*.tar.gz 2>/dev/null | sort -V | tail -n 1 || true)"
 fi
 
 extension_dir() {
@@ -95,7 +88,7 @@ cat >&2 <<MSG
 ensure-pgvector: cannot make the pgvector extension available:
   - apt knows no '$package' package (add the PGDG apt repository, https://wiki.postgresql.org/wiki/Apt, or use a
     distribution that ships it), and
-  - no pgvector source archive was found (looked for ../shared/vendor/pgvector-*.tar.gz beside the repository;
+  - no pgvector source archive was found (looked for third_party/pgvector/pgvector-*.tar.gz in the repository;
     set PGVECTOR_SOURCE=/path/to/pgvector-<version>.tar.gz to build from another copy).
 Without pgvector the memory service falls back to keyword + trigram recall, and tests of the vector path are skipped.
 MSG

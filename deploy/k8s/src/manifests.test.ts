@@ -47,7 +47,7 @@ const CONTAINER_FIELDS = new Set([
   'tty',
 ]);
 
-/** The NATS users of the permission model (libs/nats-permissions), the one source of truth. */
+/** The NATS users of the permission model (tools/nats-permissions), the one source of truth. */
 const MODEL_USERS = new Set(platformPrincipals().map((p) => p.name));
 /** The platform's runners by image name: the user each logs in as and its discovery name. */
 const RUNNER_OF_APP: Record<string, { user: string; name: string }> = Object.fromEntries(

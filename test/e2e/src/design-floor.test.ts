@@ -1,4 +1,4 @@
-// The floor of the platform's design (libs/bench-kit skeleton/, bench/peers README): benchmarks
+// The floor of the platform's design (bench/kit skeleton/, bench/peers README): benchmarks
 // compare the platform with it, so it must really make the exchanges and durable writes it claims,
 // and a broken part must fail a turn rather than hang it. With the product's duties on, each duty
 // must really be done: the caller's key checked, the lease held and its token written, the events

@@ -1,5 +1,5 @@
 // Our platform end to end: the calculator turn through the HTTP API of every service running as
-// its own process (bench/turn's set-up from libs/bench-kit, PostgreSQL durable by default). Its CPU
+// its own process (bench/turn's set-up from bench/kit, PostgreSQL durable by default). Its CPU
 // is that of every service and shared server but llm-sim (the model, which every peer shares and
 // which is counted apart); the bench process's own CPU (the HTTP client) is reported apart too.
 import type { BenchPlatform } from '@platform/bench-kit';

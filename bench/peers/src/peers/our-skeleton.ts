@@ -1,5 +1,5 @@
 // The floor of our platform's design: the same processes and the same exchanges per turn as the
-// platform end to end, with none of the platform's code between them (libs/bench-kit's
+// platform end to end, with none of the platform's code between them (bench/kit's
 // skeleton/; README, "The floor of the design"). Whatever the platform costs beyond this row is its
 // code; what this row costs is what the design's process boundaries and durable writes cost here.
 // With duties, the floor also does (some of) the product's duties besides the exchanges, each in its

@@ -4,9 +4,9 @@ import { mkdir, rm, rmdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
-import { createTreeWithEmptyWorkspace } from '@nx/devkit/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import runnerGenerator from './generator.js';
+import { createPrettierWorkspace } from './test-support/prettier-tree.js';
 
 const execFileAsync = promisify(execFile);
 const workspaceRoot = fileURLToPath(new URL('../../../../', import.meta.url));
@@ -39,7 +39,7 @@ async function run(bin: string, args: string[]): Promise<string> {
 // workspace (under tmp/), so `@platform/*`, `zod`, `vitest`, tsconfig.base.json and
 // vitest.shared.ts resolve exactly as for an app under apps/. docs/runners.md is not touched.
 beforeAll(async () => {
-  const tree = createTreeWithEmptyWorkspace();
+  const tree = createPrettierWorkspace();
   await runnerGenerator(tree, { name: 'check-runner', description: "A runner's compile check.", directory });
   for (const change of tree.listChanges()) {
     if (change.type !== 'CREATE' || !change.path.startsWith(`${directory}/`) || !change.content) continue;
@@ -58,6 +58,12 @@ afterAll(async () => {
 describe('a generated runner app', () => {
   it('type-checks with the workspace settings (strict, NodeNext, library sources)', async () => {
     await run('tsc', ['-p', `${directory}/tsconfig.json`, '--noEmit']);
+  });
+
+  it('is formatted as the workspace requires (prettier --check, as workspace-checks:lint runs it)', async () => {
+    // Only .prettierignore: by default Prettier also skips what .gitignore lists, and tmp/ is there.
+    const output = await run('prettier', ['--check', '--ignore-path', '.prettierignore', directory]);
+    expect(output).toMatch(/All matched files use Prettier code style!/);
   });
 
   it('passes its own tests: the tool unit test and the runner test over a private NATS', async () => {

@@ -1,7 +1,7 @@
 // `npx nx g @platform/runner-generator:runner <name>`: a new tool runner app, shaped like
 // apps/tool-runner but with one sample tool, and its row in docs/runners.md.
 import { fileURLToPath } from 'node:url';
-import { generateFiles, logger, writeJson } from '@nx/devkit';
+import { formatFiles, generateFiles, logger, writeJson } from '@nx/devkit';
 import { normalizeOptions } from './options.js';
 import { addRunnerEntry } from './runners-doc.js';
 
@@ -20,8 +20,7 @@ function tsString(text) {
 
 /**
  * Writes the JSON files. They are written as data rather than templates so they are always valid
- * JSON with the workspace's formatting (2 spaces, final newline); the workspace has no Prettier for
- * `formatFiles` to apply.
+ * JSON; `formatFiles` then gives them the workspace's Prettier formatting like every other file.
  * @param {import('@nx/devkit').Tree} tree
  * @param {import('./options.js').NormalizedOptions} o
  */
@@ -78,6 +77,9 @@ export default async function runnerGenerator(tree, schema) {
   writeJsonFiles(tree, options);
   const entry = addRunnerEntry(tree, options);
   if (entry === 'already listed') logger.warn(`docs/runners.md already lists ${options.directory}; left it unchanged.`);
+  // The workspace's Prettier (.prettierrc.json) over everything written: the app, and the table in
+  // docs/runners.md, whose columns Prettier pads, so `workspace-checks:lint` passes on the result.
+  await formatFiles(tree);
 
   // Runs after the files are written (never on --dry-run).
   return () => {

@@ -1,17 +1,35 @@
 import { readFileSync } from 'node:fs';
 import { addProjectConfiguration, readJson, type Tree } from '@nx/devkit';
-import { createTreeWithEmptyWorkspace } from '@nx/devkit/testing';
 import { beforeEach, describe, expect, it } from 'vitest';
 import runnerGenerator from './generator.js';
 import { ENTRIES_MARKER, RUNNERS_DOC } from './runners-doc.js';
+import { createPrettierWorkspace, formatLikeWorkspace } from './test-support/prettier-tree.js';
 
 /** The real list of runners, so the test sees where a new row lands in it. */
 const runnersDoc = readFileSync(new URL('../../../../docs/runners.md', import.meta.url), 'utf8');
 
+/**
+ * A Markdown text with its table padding taken out (`|  a   | b |` → `| a | b |`, `| --- |` →
+ * `|---|`), so a row can be compared by its cells whatever width Prettier padded the columns to.
+ */
+function unpadTables(markdown: string): string {
+  return markdown
+    .split('\n')
+    .map((line) =>
+      line.startsWith('|')
+        ? line
+            .replace(/ +\|/g, ' |')
+            .replace(/\| +/g, '| ')
+            .replace(/\| -+ (?=\|)/g, '|---')
+        : line,
+    )
+    .join('\n');
+}
+
 let tree: Tree;
 
 beforeEach(() => {
-  tree = createTreeWithEmptyWorkspace();
+  tree = createPrettierWorkspace();
   tree.write(RUNNERS_DOC, runnersDoc);
 });
 
@@ -99,33 +117,42 @@ describe('runner generator', () => {
     expect(tree.exists('apps/teams/crm/src/tools/crm-lookup.ts')).toBe(true);
     expect(readJson(tree, 'apps/teams/crm/tsconfig.json')).toMatchObject({ extends: '../../../tsconfig.base.json' });
     expect(tree.read('apps/teams/crm/vitest.config.ts', 'utf-8')).toContain("from '../../../vitest.shared.js'");
-    // Quotes survive into the TypeScript string literal.
+    // Quotes survive into the TypeScript string literal (which Prettier turns into a double-quoted one).
     expect(tree.read('apps/teams/crm/src/runner.ts', 'utf-8')).toContain(
-      "description: 'Looks up the customer\\'s record | CRM',",
+      'description: "Looks up the customer\'s record | CRM",',
     );
-    expect(tree.read(RUNNERS_DOC, 'utf-8')).toContain(
+    expect(unpadTables(tree.read(RUNNERS_DOC, 'utf-8')!)).toContain(
       "| [apps/teams/crm](../apps/teams/crm/README.md) | `crm` | `crm_lookup` (sample tool) | Looks up the customer's record \\| CRM |",
     );
   });
 
-  it('adds the runner to the end of the table in docs/runners.md and changes nothing else', async () => {
+  it('adds the runner to the end of the table in docs/runners.md, formatted, and changes nothing else', async () => {
     await runnerGenerator(tree, { name: 'weather-tools', description: 'Weather forecasts by city.' });
     const row =
       '| [apps/weather-tools](../apps/weather-tools/README.md) | `weather-tools` | `weather_tools` (sample tool) | Weather forecasts by city. |';
-    expect(tree.read(RUNNERS_DOC, 'utf-8')).toBe(runnersDoc.replace(ENTRIES_MARKER, `${row}\n${ENTRIES_MARKER}`));
-    // The new row follows what was the table's last row.
+    const after = tree.read(RUNNERS_DOC, 'utf-8')!;
+    // Exactly the doc with the row added after the table's last row, as `prettier --write` leaves it.
+    const withRow = runnersDoc.replace(`\n\n${ENTRIES_MARKER}`, `\n${row}\n\n${ENTRIES_MARKER}`);
+    expect(withRow).not.toBe(runnersDoc);
+    expect(after).toBe(await formatLikeWorkspace(withRow, RUNNERS_DOC));
+    // Nothing else changed: one more line, the new row, right after what was the table's last row;
+    // the other lines are the same but for the table's padding.
     const before = runnersDoc.split('\n');
-    const lastRow = before[before.findIndex((l) => l.startsWith(ENTRIES_MARKER)) - 1];
-    const lines = tree.read(RUNNERS_DOC, 'utf-8')!.split('\n');
-    expect(lastRow).toMatch(/^\| \[/);
-    expect(lines[lines.indexOf(row) - 1]).toBe(lastRow);
+    const lines = after.split('\n');
+    expect(lines).toHaveLength(before.length + 1);
+    const at = lines.findIndex((l) => l.startsWith(ENTRIES_MARKER)) - 2;
+    expect(lines[at + 1]).toBe('');
+    expect(unpadTables(lines[at]!)).toBe(row);
+    expect(lines[at - 1]).toMatch(/^\| \[/);
+    expect(unpadTables([...lines.slice(0, at), ...lines.slice(at + 1)].join('\n'))).toBe(unpadTables(runnersDoc));
+    expect(lines.filter((l) => !l.startsWith('|'))).toEqual(before.filter((l) => !l.startsWith('|')));
   });
 
   it('creates docs/runners.md when it is missing', async () => {
     tree.delete(RUNNERS_DOC);
     await runnerGenerator(tree, { name: 'weather-tools' });
-    expect(tree.read(RUNNERS_DOC, 'utf-8')).toMatch(
-      /^# Tool runners\n\n\| Runner \|.*\n\|---\|.*\n\| \[apps\/weather-tools\].*\n<!-- runner-entries/,
+    expect(unpadTables(tree.read(RUNNERS_DOC, 'utf-8')!)).toMatch(
+      /^# Tool runners\n\n\| Runner \|.*\n\|---\|.*\n\| \[apps\/weather-tools\].*\n\n<!-- runner-entries/,
     );
   });
 
@@ -135,7 +162,7 @@ describe('runner generator', () => {
       '# Runners\n\n| Runner | a | b | c |\n|---|---|---|---|\n| x | y | z | w |\n\nMore text.\n',
     );
     await runnerGenerator(tree, { name: 'weather-tools' });
-    expect(tree.read(RUNNERS_DOC, 'utf-8')).toMatch(
+    expect(unpadTables(tree.read(RUNNERS_DOC, 'utf-8')!)).toMatch(
       /\| x \| y \| z \| w \|\n\| \[apps\/weather-tools\][^\n]*\n\nMore text\.\n$/,
     );
   });

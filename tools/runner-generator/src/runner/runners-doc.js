@@ -3,7 +3,10 @@
 /** Workspace-relative path of the list of runners. */
 export const RUNNERS_DOC = 'docs/runners.md';
 
-/** New rows go right above this line, so they land at the end of the table. */
+/**
+ * New rows go at the end of the table that ends above this line. Prettier keeps a blank line
+ * between the table and the marker, so a row goes above that blank line, not right above the marker.
+ */
 export const ENTRIES_MARKER =
   '<!-- runner-entries: `npx nx g @platform/runner-generator:runner` inserts new rows above this line -->';
 
@@ -30,7 +33,7 @@ export function addRunnerEntry(tree, options) {
   const row = runnerEntry(options);
   const current = tree.read(RUNNERS_DOC, 'utf-8');
   if (current === null) {
-    tree.write(RUNNERS_DOC, ['# Tool runners', '', ...TABLE_HEADER, row, ENTRIES_MARKER, ''].join('\n'));
+    tree.write(RUNNERS_DOC, ['# Tool runners', '', ...TABLE_HEADER, row, '', ENTRIES_MARKER, ''].join('\n'));
     return 'added';
   }
   if (current.includes(`](../${options.directory}/`) || current.includes(`](../${options.directory})`))
@@ -38,6 +41,8 @@ export function addRunnerEntry(tree, options) {
 
   const lines = current.split('\n');
   let at = lines.indexOf(ENTRIES_MARKER);
+  // Above the blank lines between the table and the marker, so the row joins the table.
+  while (at > 0 && lines[at - 1] === '') at -= 1;
   if (at < 0) {
     // Someone removed the marker: append after the table's last row.
     const lastRow = lines.findLastIndex((line) => line.startsWith('|'));
