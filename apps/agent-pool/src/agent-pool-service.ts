@@ -1,7 +1,7 @@
 import type { ServerUnaryCall } from '@grpc/grpc-js';
-import { ApprovalDecision, ConversationId, RunId, TenantId, ToolCallId, ToolName } from '@platform/contracts';
+import { ApprovalDecision, ConversationId, RunId, ToolCallId, ToolName } from '@platform/contracts';
 import type { agentPoolV1 } from '@platform/proto';
-import { errors, unaryHandler, type Logger } from '@platform/service-kit';
+import { errors, parseOrReject, tenantOf, unaryHandler, type Logger } from '@platform/service-kit';
 import { z } from 'zod';
 import type { AgentPool } from './agent-pool.js';
 import type { AgentPoolConfig } from './config.js';
@@ -13,16 +13,6 @@ type Limits = Pick<AgentPoolConfig, 'AGENT_MAX_INPUT_BYTES'>;
 const TaskId = z.string().min(1).max(256);
 const EntryId = z.string().regex(UUID_PATTERN, 'must be an entry id as the pool returned it');
 const ApprovalId = z.string().regex(UUID_PATTERN, 'must be an approval id as the pool returned it');
-
-function parseOrReject<T>(schema: z.ZodType<T>, value: unknown, code: string, what: string): T {
-  const result = schema.safeParse(value);
-  if (!result.success) throw errors.invalidArgument(code, `${what}: ${result.error.issues[0]?.message ?? 'invalid'}`);
-  return result.data;
-}
-
-function tenantOf(request: { tenantId: string }): string {
-  return parseOrReject(TenantId, request.tenantId, 'INVALID_TENANT_ID', 'tenant_id');
-}
 
 /** A JSON object from a `*_json` field; empty means `{}`. */
 function jsonObject(text: string, field: string, code: string, limits: Limits): Record<string, unknown> {

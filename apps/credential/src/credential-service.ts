@@ -4,12 +4,10 @@ import {
   CredentialService,
   DEFAULT_CREDENTIAL_ACCOUNT,
   quotasFor,
-  TenantId,
   type TenantTiers,
 } from '@platform/contracts';
 import type { credentialV1 } from '@platform/proto';
-import { errors, PlatformError, unaryHandler, type Logger } from '@platform/service-kit';
-import type { z } from 'zod';
+import { errors, parseOrReject, PlatformError, tenantOf, unaryHandler, type Logger } from '@platform/service-kit';
 import { listAudit, type AuditEntry } from './audit-log.js';
 import { checkGrantScope, grantNotAllowed, type Caller, type CallerAuth } from './caller-auth.js';
 import type { CredentialConfig } from './config.js';
@@ -38,15 +36,9 @@ export interface CredentialServiceDeps {
   logger: Logger;
 }
 
-function parseOrReject<T>(schema: z.ZodType<T>, value: unknown, code: string, what: string): T {
-  const result = schema.safeParse(value);
-  if (!result.success) throw errors.invalidArgument(code, `${what}: ${result.error.issues[0]?.message ?? 'invalid'}`);
-  return result.data;
-}
-
 function credentialKey(request: { tenantId: string; service: string; account: string }): CredentialKey {
   return {
-    tenantId: parseOrReject(TenantId, request.tenantId, 'INVALID_TENANT_ID', 'tenant_id'),
+    tenantId: tenantOf(request),
     service: parseOrReject(CredentialService, request.service, 'INVALID_SERVICE', 'service'),
     account: parseOrReject(
       CredentialAccount,
@@ -164,7 +156,7 @@ export function credentialServiceImplementation(deps: CredentialServiceDeps): cr
       logger,
       'ListCredentials',
       async (request, call) => {
-        const tenantId = parseOrReject(TenantId, request.tenantId, 'INVALID_TENANT_ID', 'tenant_id');
+        const tenantId = tenantOf(request);
         const service = request.service
           ? parseOrReject(CredentialService, request.service, 'INVALID_SERVICE', 'service')
           : undefined;
@@ -189,7 +181,7 @@ export function credentialServiceImplementation(deps: CredentialServiceDeps): cr
       logger,
       'ListAuditEvents',
       async (request, call) => {
-        const tenantId = parseOrReject(TenantId, request.tenantId, 'INVALID_TENANT_ID', 'tenant_id');
+        const tenantId = tenantOf(request);
         if (request.limit < 0 || request.limit > limits.CREDENTIAL_AUDIT_MAX_PAGE_SIZE) {
           throw errors.invalidArgument(
             'INVALID_LIMIT',

@@ -1,6 +1,6 @@
-import { ChatMessage, ConversationId, RunId, TenantId } from '@platform/contracts';
+import { ChatMessage, ConversationId, RunId } from '@platform/contracts';
 import type { memoryV1 } from '@platform/proto';
-import { errors, unaryHandler, type Logger } from '@platform/service-kit';
+import { errors, parseOrReject, tenantOf, unaryHandler, type Logger } from '@platform/service-kit';
 import { z } from 'zod';
 import type { MemoryConfig } from './config.js';
 import type { MessageStore } from './message-store.js';
@@ -16,15 +16,9 @@ type Limits = Pick<
 
 const AppendId = z.string().min(1).max(200);
 
-function parseOrReject<T>(schema: z.ZodType<T>, value: unknown, code: string, what: string): T {
-  const result = schema.safeParse(value);
-  if (!result.success) throw errors.invalidArgument(code, `${what}: ${result.error.issues[0]?.message ?? 'invalid'}`);
-  return result.data;
-}
-
 function scope(request: { tenantId: string; conversationId: string }): { tenantId: string; conversationId: string } {
   return {
-    tenantId: parseOrReject(TenantId, request.tenantId, 'INVALID_TENANT_ID', 'tenant_id'),
+    tenantId: tenantOf(request),
     conversationId: parseOrReject(ConversationId, request.conversationId, 'INVALID_CONVERSATION_ID', 'conversation_id'),
   };
 }

@@ -1,7 +1,7 @@
-import { ExternalEvent, TenantId } from '@platform/contracts';
+import { ExternalEvent } from '@platform/contracts';
 import { EGRESS_REFUSED, egressRefusalOf, type EgressGuard } from '@platform/egress';
 import type { triggerV1 } from '@platform/proto';
-import { errors, unaryHandler, type Logger } from '@platform/service-kit';
+import { errors, parseOrReject, tenantOf, unaryHandler, type Logger } from '@platform/service-kit';
 import { z } from 'zod';
 import type { Clock } from './clock.js';
 import type { TriggerConfig } from './config.js';
@@ -27,16 +27,6 @@ type Limits = Pick<
 const TaskId = z.string().regex(/^task_[0-9a-f-]{36}$/, 'is not a task id');
 const RequestId = z.string().max(200);
 const UserId = z.string().max(200);
-
-function field<T>(schema: z.ZodType<T>, value: unknown, code: string, name: string): T {
-  const result = schema.safeParse(value);
-  if (!result.success) throw errors.invalidArgument(code, `${name}: ${result.error.issues[0]?.message ?? 'invalid'}`);
-  return result.data;
-}
-
-function tenantOf(request: { tenantId: string }): string {
-  return field(TenantId, request.tenantId, 'INVALID_TENANT_ID', 'tenant_id');
-}
 
 /** A malformed task id cannot name a task: NOT_FOUND, like a task of another tenant. */
 function taskIdOf(request: { taskId: string }): string {
@@ -106,8 +96,8 @@ export function triggerServiceImplementation(deps: TriggerServiceDeps): triggerV
       'CreateTask',
       async (request) => {
         const tenantId = tenantOf(request);
-        const userId = field(UserId, request.userId, 'INVALID_USER_ID', 'user_id');
-        const requestId = field(RequestId, request.requestId, 'INVALID_REQUEST_ID', 'request_id');
+        const userId = parseOrReject(UserId, request.userId, 'INVALID_USER_ID', 'user_id');
+        const requestId = parseOrReject(RequestId, request.requestId, 'INVALID_REQUEST_ID', 'request_id');
         const spec = await checkWebhookUrl(
           parseTaskSpec(request.specJson, limits.TRIGGER_MAX_SPEC_BYTES, deps.filterLimits),
           limits.TRIGGER_WEBHOOK_ALLOW_HTTP,
@@ -197,7 +187,7 @@ export function triggerServiceImplementation(deps: TriggerServiceDeps): triggerV
       'RunTaskNow',
       async (request) => {
         const task = await tasks.get(tenantOf(request), taskIdOf(request));
-        const requestId = field(RequestId, request.requestId, 'INVALID_REQUEST_ID', 'request_id');
+        const requestId = parseOrReject(RequestId, request.requestId, 'INVALID_REQUEST_ID', 'request_id');
         const recorded = await fires.runNow(task, requestId, clock.now());
         deps.onFireRecorded();
         return { fire: fireView(recorded.fire), duplicate: recorded.duplicate };
@@ -253,7 +243,7 @@ export function triggerServiceImplementation(deps: TriggerServiceDeps): triggerV
       'ListNotifications',
       async (request) => {
         const tenantId = tenantOf(request);
-        const userId = field(UserId, request.userId, 'INVALID_USER_ID', 'user_id');
+        const userId = parseOrReject(UserId, request.userId, 'INVALID_USER_ID', 'user_id');
         if (!Number.isSafeInteger(request.afterSeq) || request.afterSeq < 0)
           throw errors.invalidArgument('INVALID_AFTER_SEQ', 'after_seq must be a non-negative integer');
         const limit =
