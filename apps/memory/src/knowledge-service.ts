@@ -12,7 +12,6 @@ import {
   type Logger,
 } from '@platform/service-kit';
 import { z } from 'zod';
-import type { MemoryConfig } from './config.js';
 import { factToProto } from './knowledge/fact-rows.js';
 import type { FactQueries } from './knowledge/fact-queries.js';
 import type { FactSaver } from './knowledge/fact-saver.js';
@@ -20,14 +19,17 @@ import type { WorkingMemoryStore } from './knowledge/working-memory-store.js';
 import type { MemoryAnswerer } from './recall/memory-answerer.js';
 import type { RecallEngine } from './recall/recall-engine.js';
 
-type Limits = Pick<
-  MemoryConfig,
-  | 'MEMORY_RECALL_DEFAULT_LIMIT'
-  | 'MEMORY_RECALL_MAX_LIMIT'
-  | 'MEMORY_PAGE_SIZE'
-  | 'MEMORY_MAX_PAGE_SIZE'
-  | 'MEMORY_WORKING_MEMORY_MAX_VALUE_BYTES'
->;
+/** What the knowledge RPCs accept and return at most, compiled from the environment at boot (server.ts). */
+export interface KnowledgeLimits {
+  /** Memories one recall returns when the caller sets no limit, and the most it may ask for. */
+  recallDefaultLimit: number;
+  recallMaxLimit: number;
+  /** The default page size (fact listings default to at most 100), and the most a caller may ask for. */
+  pageSize: number;
+  maxPageSize: number;
+  /** Largest working-memory value, in bytes of JSON. */
+  workingMemoryMaxValueBytes: number;
+}
 
 export interface KnowledgeDependencies {
   recall: RecallEngine;
@@ -35,7 +37,7 @@ export interface KnowledgeDependencies {
   facts: FactQueries;
   saver: FactSaver;
   workingMemory: WorkingMemoryStore;
-  limits: Limits;
+  limits: KnowledgeLimits;
   logger: Logger;
 }
 
@@ -97,7 +99,7 @@ export function knowledgeServiceImplementation(deps: KnowledgeDependencies): Kno
           tenantId,
           query: parseOrReject(Text(8_000), request.query, 'INVALID_QUERY', 'query'),
           collectionPrefix: prefixOf(request.collectionPrefix),
-          limit: limitOf(request.limit, limits.MEMORY_RECALL_DEFAULT_LIMIT, limits.MEMORY_RECALL_MAX_LIMIT),
+          limit: limitOf(request.limit, limits.recallDefaultLimit, limits.recallMaxLimit),
           tokenBudget: request.tokenBudget,
           conversationId: request.conversationId
             ? parseOrReject(ConversationId, request.conversationId, 'INVALID_CONVERSATION_ID', 'conversation_id')
@@ -114,7 +116,7 @@ export function knowledgeServiceImplementation(deps: KnowledgeDependencies): Kno
       async (request) => {
         const tenantId = tenantOf(request);
         const question = parseOrReject(Text(2_000), request.question, 'INVALID_QUESTION', 'question');
-        const limit = limitOf(request.limit, limits.MEMORY_RECALL_DEFAULT_LIMIT, limits.MEMORY_RECALL_MAX_LIMIT);
+        const limit = limitOf(request.limit, limits.recallDefaultLimit, limits.recallMaxLimit);
         return deps.answerer.answer(tenantId, question, prefixOf(request.collectionPrefix), limit).catch(modelFailure);
       },
     ),
@@ -138,7 +140,7 @@ export function knowledgeServiceImplementation(deps: KnowledgeDependencies): Kno
           collectionPrefix: prefixOf(request.collectionPrefix),
           subject: request.subject ? parseOrReject(Text(200), request.subject, 'INVALID_SUBJECT', 'subject') : '',
           includeSuperseded: request.includeSuperseded,
-          pageSize: limitOf(request.pageSize, Math.min(limits.MEMORY_PAGE_SIZE, 100), limits.MEMORY_MAX_PAGE_SIZE),
+          pageSize: limitOf(request.pageSize, Math.min(limits.pageSize, 100), limits.maxPageSize),
           after,
         });
         const last = page.facts.at(-1);
@@ -233,10 +235,10 @@ export function knowledgeServiceImplementation(deps: KnowledgeDependencies): Kno
         const entries = request.entries.map((entry, i) => {
           const key = parseOrReject(WorkingKey, entry.key, 'INVALID_KEY', `entries[${i}].key`);
           if (entry.valueJson !== '') {
-            if (Buffer.byteLength(entry.valueJson) > limits.MEMORY_WORKING_MEMORY_MAX_VALUE_BYTES)
+            if (Buffer.byteLength(entry.valueJson) > limits.workingMemoryMaxValueBytes)
               throw errors.invalidArgument(
                 'VALUE_TOO_LARGE',
-                `entries[${i}].value_json is larger than ${limits.MEMORY_WORKING_MEMORY_MAX_VALUE_BYTES} bytes`,
+                `entries[${i}].value_json is larger than ${limits.workingMemoryMaxValueBytes} bytes`,
               );
             try {
               JSON.parse(entry.valueJson);
