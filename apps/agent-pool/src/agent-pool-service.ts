@@ -1,34 +1,32 @@
 import type { ServerUnaryCall } from '@grpc/grpc-js';
-import { ApprovalDecision, ConversationId, RunId, TenantId, ToolCallId, ToolName } from '@platform/contracts';
+import { ApprovalDecision, ConversationId, RunId, ToolCallId, ToolName } from '@platform/contracts';
 import type { agentPoolV1 } from '@platform/proto';
-import { errors, unaryHandler, type Logger } from '@platform/service-kit';
+import { errors, parseOrReject, tenantOf, unaryHandler, type Logger } from '@platform/service-kit';
 import { z } from 'zod';
 import type { AgentPool } from './agent-pool.js';
-import type { AgentPoolConfig } from './config.js';
 import { UUID_PATTERN, type EntryRow, type SourceKind } from './entry-store.js';
 import type { UserDecisionInput } from './user-decision.js';
 
-type Limits = Pick<AgentPoolConfig, 'AGENT_MAX_INPUT_BYTES'>;
+/** What the service accepts at most, compiled from the environment at boot (server.ts). */
+export interface AgentPoolServiceLimits {
+  /** Largest fields_json / changes_json / message / arguments_json / user decision text, in bytes. */
+  maxInputBytes: number;
+}
 
 const TaskId = z.string().min(1).max(256);
 const EntryId = z.string().regex(UUID_PATTERN, 'must be an entry id as the pool returned it');
 const ApprovalId = z.string().regex(UUID_PATTERN, 'must be an approval id as the pool returned it');
 
-function parseOrReject<T>(schema: z.ZodType<T>, value: unknown, code: string, what: string): T {
-  const result = schema.safeParse(value);
-  if (!result.success) throw errors.invalidArgument(code, `${what}: ${result.error.issues[0]?.message ?? 'invalid'}`);
-  return result.data;
-}
-
-function tenantOf(request: { tenantId: string }): string {
-  return parseOrReject(TenantId, request.tenantId, 'INVALID_TENANT_ID', 'tenant_id');
-}
-
 /** A JSON object from a `*_json` field; empty means `{}`. */
-function jsonObject(text: string, field: string, code: string, limits: Limits): Record<string, unknown> {
+function jsonObject(
+  text: string,
+  field: string,
+  code: string,
+  limits: AgentPoolServiceLimits,
+): Record<string, unknown> {
   if (text === '') return {};
-  if (Buffer.byteLength(text, 'utf8') > limits.AGENT_MAX_INPUT_BYTES)
-    throw errors.invalidArgument(code, `${field} is larger than ${limits.AGENT_MAX_INPUT_BYTES} bytes`);
+  if (Buffer.byteLength(text, 'utf8') > limits.maxInputBytes)
+    throw errors.invalidArgument(code, `${field} is larger than ${limits.maxInputBytes} bytes`);
   let parsed: unknown;
   try {
     parsed = JSON.parse(text);
@@ -40,9 +38,9 @@ function jsonObject(text: string, field: string, code: string, limits: Limits): 
   return parsed as Record<string, unknown>;
 }
 
-function text(value: string, field: string, limits: Limits): string {
-  if (Buffer.byteLength(value, 'utf8') > limits.AGENT_MAX_INPUT_BYTES)
-    throw errors.invalidArgument('INPUT_TOO_LARGE', `${field} is larger than ${limits.AGENT_MAX_INPUT_BYTES} bytes`);
+function text(value: string, field: string, limits: AgentPoolServiceLimits): string {
+  if (Buffer.byteLength(value, 'utf8') > limits.maxInputBytes)
+    throw errors.invalidArgument('INPUT_TOO_LARGE', `${field} is larger than ${limits.maxInputBytes} bytes`);
   return value;
 }
 
@@ -62,7 +60,7 @@ function sourceOf(source: agentPoolV1.AgentSource | undefined): { kind: SourceKi
 function userDecisionOf(
   decision: agentPoolV1.UserDecision | undefined,
   approvalGate: boolean,
-  limits: Limits,
+  limits: AgentPoolServiceLimits,
 ): UserDecisionInput | undefined {
   if (!decision) return undefined;
   if (approvalGate)
@@ -132,7 +130,7 @@ export function toProtoEntry(row: EntryRow): agentPoolV1.AgentEntry {
 /** The AgentPoolService gRPC implementation: validates at the edge, then runs the pool's logic. */
 export function agentPoolServiceImplementation(
   pool: AgentPool,
-  limits: Limits,
+  limits: AgentPoolServiceLimits,
   logger: Logger,
 ): agentPoolV1.AgentPoolServiceServer {
   return {

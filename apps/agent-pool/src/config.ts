@@ -1,23 +1,20 @@
-import { env, grpcTlsEnv, natsEnv } from '@platform/service-kit';
+import { env, grpcServerEnv, grpcTlsEnv, loggingEnv, natsEnv, postgresEnv, shutdownEnv } from '@platform/service-kit';
 import { z } from 'zod';
 
 const HOUR_MS = 60 * 60 * 1000;
 
 /** Environment of the agent pool. */
 export const AgentPoolConfig = z.object({
-  GRPC_HOST: z.string().default('127.0.0.1'),
-  GRPC_PORT: env.port().default(50053),
-  /** A plaintext port serving only grpc.health.v1, for probes that present no certificate (unset: none). */
-  GRPC_HEALTH_PORT: env.port().optional(),
+  /** GRPC_HOST, GRPC_PORT, and GRPC_HEALTH_PORT (plaintext, grpc.health.v1 only, for probes without a certificate; unset: none). */
+  ...grpcServerEnv({ port: 50053 }),
   /** GRPC_TLS_CA_FILE, GRPC_TLS_CERT_FILE, GRPC_TLS_KEY_FILE: mutual TLS with the platform CA (docs/security.md). */
   ...grpcTlsEnv,
-  /** Postgres, the system of record (schema `agent_pool`, migrated at boot). */
-  DATABASE_URL: z.string().default('postgres://postgres@127.0.0.1:5432/platform'),
   /**
-   * Connections per replica. A running agent step holds one (its row lock) until the runner
+   * Postgres, the system of record (schema `agent_pool`, migrated at boot). DATABASE_POOL_MAX:
+   * connections per replica. A running agent step holds one (its row lock) until the runner
    * answers, so this also bounds the steps one replica runs at once.
    */
-  DATABASE_POOL_MAX: env.positiveInt().default(20),
+  ...postgresEnv({ poolMax: 20 }),
   /** NATS: agent-tool calls (request-reply), runner discovery, and the JetStream event stream. */
   /** NATS_URL, and NATS_USER + NATS_PASSWORD, NATS_TOKEN or NATS_CREDS_FILE when the server authenticates. */
   ...natsEnv,
@@ -49,7 +46,7 @@ export const AgentPoolConfig = z.object({
   /** Runner discovery (the live catalog the schema version guard reads). */
   CATALOG_REFRESH_MS: env.positiveInt().default(5_000),
   CATALOG_DISCOVERY_WAIT_MS: env.positiveInt().default(300),
-  SHUTDOWN_GRACE_MS: env.positiveInt().default(10_000),
-  LOG_LEVEL: env.logLevel().default('info'),
+  ...shutdownEnv(),
+  ...loggingEnv,
 });
 export type AgentPoolConfig = z.infer<typeof AgentPoolConfig>;

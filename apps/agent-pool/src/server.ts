@@ -10,7 +10,8 @@ import {
 import { ToolCatalog, ToolClient } from '@platform/tool-sdk';
 import { fileURLToPath } from 'node:url';
 import { AgentPool } from './agent-pool.js';
-import { agentPoolServiceImplementation } from './agent-pool-service.js';
+import type { PoolSettings } from './agent-pool-types.js';
+import { agentPoolServiceImplementation, type AgentPoolServiceLimits } from './agent-pool-service.js';
 import { AgentStepClient } from './agent-step-client.js';
 import type { AgentPoolConfig } from './config.js';
 import { AGENT_POOL_CALLERS } from './grpc-callers.js';
@@ -29,6 +30,22 @@ export interface AgentPoolServer {
   /** Runs one sweep round now (tests; the sweeper runs on its own every SWEEP_INTERVAL_MS). */
   sweepOnce(): Promise<SweepResult>;
   stop(): Promise<void>;
+}
+
+/** The pool's tuning, from its environment variables. */
+function compilePoolSettings(config: AgentPoolConfig): PoolSettings {
+  return {
+    maxLivePerTenant: config.MAX_LIVE_AGENTS_PER_TENANT,
+    inputTtlMs: config.AGENT_INPUT_TTL_MS,
+    pausedTtlMs: config.AGENT_PAUSED_TTL_MS,
+    stepTimeoutMs: config.AGENT_STEP_TIMEOUT_MS,
+    approvalTimeoutMinutes: config.APPROVAL_TIMEOUT_MINUTES,
+  };
+}
+
+/** What the gRPC edge accepts at most, from its environment variables. */
+function compileServiceLimits(config: AgentPoolConfig): AgentPoolServiceLimits {
+  return { maxInputBytes: config.AGENT_MAX_INPUT_BYTES };
 }
 
 export async function startAgentPoolServer(config: AgentPoolConfig, logger: Logger): Promise<AgentPoolServer> {
@@ -78,7 +95,7 @@ export async function startAgentPoolServer(config: AgentPoolConfig, logger: Logg
         defaultApprovalTimeoutMinutes: config.APPROVAL_TIMEOUT_MINUTES,
       }),
       agents: catalog,
-      settings: config,
+      settings: compilePoolSettings(config),
       logger,
       onExpired: () => sweeper.kick(),
     });
@@ -92,7 +109,7 @@ export async function startAgentPoolServer(config: AgentPoolConfig, logger: Logg
     grpc.addService(
       AGENT_POOL_SERVICE_NAME,
       agentPoolV1.AgentPoolServiceService,
-      agentPoolServiceImplementation(pool, config, logger),
+      agentPoolServiceImplementation(pool, compileServiceLimits(config), logger),
       AGENT_POOL_CALLERS,
     );
     const port = await grpc.start();

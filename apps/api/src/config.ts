@@ -1,6 +1,6 @@
 import { fileURLToPath } from 'node:url';
 import { TenantTiersEnv } from '@platform/contracts';
-import { env, grpcTlsEnv, natsEnv } from '@platform/service-kit';
+import { env, grpcTlsEnv, loggingEnv, natsEnv, shutdownEnv } from '@platform/service-kit';
 import { z } from 'zod';
 
 /** Environment of the HTTP api. */
@@ -96,8 +96,8 @@ export const ApiConfig = z
         'must be an http(s) URL containing {traceId}, or empty',
       )
       .default(''),
-    SHUTDOWN_GRACE_MS: env.positiveInt().default(30_000),
-    LOG_LEVEL: env.logLevel().default('info'),
+    ...shutdownEnv({ graceMs: 30_000 }),
+    ...loggingEnv,
   })
   .refine((config) => config.AUTH_JWT_SECRET !== undefined || config.AUTH_JWKS_URL !== undefined, {
     message: 'set AUTH_JWT_SECRET (HS256 tokens) or AUTH_JWKS_URL (RS256/ES256 tokens), or both',

@@ -1,18 +1,15 @@
 import { TenantTiersEnv } from '@platform/contracts';
-import { env, grpcTlsEnv } from '@platform/service-kit';
+import { env, grpcServerEnv, grpcTlsEnv, loggingEnv, postgresEnv, shutdownEnv } from '@platform/service-kit';
 import { z } from 'zod';
 
 /** Environment of the credential service (docs/credentials.md has the operator's view). */
 export const CredentialConfig = z.object({
-  /** Postgres for requests. Its role needs membership in credential_runtime and credential_maintenance. */
-  DATABASE_URL: z.string().default('postgres://postgres@127.0.0.1:5432/platform'),
+  /** Postgres for requests (DATABASE_URL, DATABASE_POOL_MAX). Its role needs membership in credential_runtime and credential_maintenance. */
+  ...postgresEnv(),
   /** Postgres for migrations at boot (the schema owner); defaults to DATABASE_URL. */
   DATABASE_MIGRATION_URL: z.string().optional(),
-  DATABASE_POOL_MAX: env.positiveInt().default(10),
-  GRPC_HOST: z.string().default('127.0.0.1'),
-  GRPC_PORT: env.port().default(50055),
-  /** A plaintext port serving only grpc.health.v1, for probes that present no certificate (unset: none). */
-  GRPC_HEALTH_PORT: env.port().optional(),
+  /** GRPC_HOST, GRPC_PORT, and GRPC_HEALTH_PORT (plaintext, grpc.health.v1 only, for probes without a certificate; unset: none). */
+  ...grpcServerEnv({ port: 50055 }),
   /** GRPC_TLS_CA_FILE, GRPC_TLS_CERT_FILE, GRPC_TLS_KEY_FILE: mutual TLS with the platform CA (docs/security.md). */
   ...grpcTlsEnv,
   /** The keyring as JSON: `{"active":"k2","keys":{"k1":"<base64 32 bytes>",...}}`. Set this or the file. */
@@ -53,7 +50,7 @@ export const CredentialConfig = z.object({
   CREDENTIAL_READ_AUDIT_FLUSH_MS: env.nonNegativeInt().default(5),
   /** Read audit rows queued at most (a database outage); beyond them a Get waits for its row's commit. */
   CREDENTIAL_READ_AUDIT_MAX_QUEUED: env.positiveInt().default(10_000),
-  SHUTDOWN_GRACE_MS: env.positiveInt().default(10_000),
-  LOG_LEVEL: env.logLevel().default('info'),
+  ...shutdownEnv(),
+  ...loggingEnv,
 });
 export type CredentialConfig = z.infer<typeof CredentialConfig>;

@@ -4,15 +4,12 @@ import {
   CredentialService,
   DEFAULT_CREDENTIAL_ACCOUNT,
   quotasFor,
-  TenantId,
   type TenantTiers,
 } from '@platform/contracts';
 import type { credentialV1 } from '@platform/proto';
-import { errors, PlatformError, unaryHandler, type Logger } from '@platform/service-kit';
-import type { z } from 'zod';
+import { errors, parseOrReject, PlatformError, tenantOf, unaryHandler, type Logger } from '@platform/service-kit';
 import { listAudit, type AuditEntry } from './audit-log.js';
 import { checkGrantScope, grantNotAllowed, type Caller, type CallerAuth } from './caller-auth.js';
-import type { CredentialConfig } from './config.js';
 import type { CredentialDatabase } from './credential-database.js';
 import type { CredentialQuota } from './credential-quota.js';
 import type { AuditActor, CredentialInfo, CredentialKey, CredentialStore } from './credential-store.js';
@@ -20,10 +17,14 @@ import type { KeyProvider } from './crypto/key-provider.js';
 import type { ReadAuditBatcher } from './read-audit-batcher.js';
 import { keyUsage } from './key-rotation.js';
 
-type Limits = Pick<
-  CredentialConfig,
-  'CREDENTIAL_MAX_SECRET_BYTES' | 'CREDENTIAL_AUDIT_PAGE_SIZE' | 'CREDENTIAL_AUDIT_MAX_PAGE_SIZE'
->;
+/** What the service accepts and returns at most, compiled from the environment at boot (server.ts). */
+export interface CredentialServiceLimits {
+  /** Largest secret_json accepted, in bytes. */
+  maxSecretBytes: number;
+  /** Audit events one page returns by default, and at most. */
+  auditPageSize: number;
+  auditMaxPageSize: number;
+}
 
 export interface CredentialServiceDeps {
   store: CredentialStore;
@@ -32,21 +33,15 @@ export interface CredentialServiceDeps {
   readAudit: Pick<ReadAuditBatcher, 'flush'>;
   keys: KeyProvider;
   auth: CallerAuth;
-  limits: Limits;
-  /** Records and secret bytes per tenant, by tier (TENANT_TIERS, DEFAULT_TIER). */
+  limits: CredentialServiceLimits;
+  /** Records and secret bytes per tenant, by tier. */
   tiers: { tiers: TenantTiers; defaultTier: string };
   logger: Logger;
 }
 
-function parseOrReject<T>(schema: z.ZodType<T>, value: unknown, code: string, what: string): T {
-  const result = schema.safeParse(value);
-  if (!result.success) throw errors.invalidArgument(code, `${what}: ${result.error.issues[0]?.message ?? 'invalid'}`);
-  return result.data;
-}
-
 function credentialKey(request: { tenantId: string; service: string; account: string }): CredentialKey {
   return {
-    tenantId: parseOrReject(TenantId, request.tenantId, 'INVALID_TENANT_ID', 'tenant_id'),
+    tenantId: tenantOf(request),
     service: parseOrReject(CredentialService, request.service, 'INVALID_SERVICE', 'service'),
     account: parseOrReject(
       CredentialAccount,
@@ -140,7 +135,7 @@ export function credentialServiceImplementation(deps: CredentialServiceDeps): cr
       'SaveCredential',
       async (request, call) => {
         const key = credentialKey(request);
-        const secret = parseSecret(request.secretJson, limits.CREDENTIAL_MAX_SECRET_BYTES);
+        const secret = parseSecret(request.secretJson, limits.maxSecretBytes);
         if (request.expectedVersion !== undefined && request.expectedVersion < 0)
           throw errors.invalidArgument('INVALID_EXPECTED_VERSION', 'expected_version must not be negative');
         const actor = await authorize(key, request, call.metadata, 'save');
@@ -164,7 +159,7 @@ export function credentialServiceImplementation(deps: CredentialServiceDeps): cr
       logger,
       'ListCredentials',
       async (request, call) => {
-        const tenantId = parseOrReject(TenantId, request.tenantId, 'INVALID_TENANT_ID', 'tenant_id');
+        const tenantId = tenantOf(request);
         const service = request.service
           ? parseOrReject(CredentialService, request.service, 'INVALID_SERVICE', 'service')
           : undefined;
@@ -189,18 +184,15 @@ export function credentialServiceImplementation(deps: CredentialServiceDeps): cr
       logger,
       'ListAuditEvents',
       async (request, call) => {
-        const tenantId = parseOrReject(TenantId, request.tenantId, 'INVALID_TENANT_ID', 'tenant_id');
-        if (request.limit < 0 || request.limit > limits.CREDENTIAL_AUDIT_MAX_PAGE_SIZE) {
-          throw errors.invalidArgument(
-            'INVALID_LIMIT',
-            `limit must be between 0 and ${limits.CREDENTIAL_AUDIT_MAX_PAGE_SIZE}`,
-          );
+        const tenantId = tenantOf(request);
+        if (request.limit < 0 || request.limit > limits.auditMaxPageSize) {
+          throw errors.invalidArgument('INVALID_LIMIT', `limit must be between 0 and ${limits.auditMaxPageSize}`);
         }
         if (request.beforeId < 0) throw errors.invalidArgument('INVALID_BEFORE_ID', 'before_id must not be negative');
         await platformOnly('', call.metadata, 'ListAuditEvents');
         await deps.readAudit.flush();
         const events = await deps.db.asTenant(tenantId, (client) =>
-          listAudit(client, tenantId, request.beforeId, request.limit || limits.CREDENTIAL_AUDIT_PAGE_SIZE),
+          listAudit(client, tenantId, request.beforeId, request.limit || limits.auditPageSize),
         );
         return { events: events.map((e) => ({ ...e, at: e.at })) };
       },

@@ -6,7 +6,7 @@ import { CallerAuth } from './caller-auth.js';
 import type { CredentialConfig } from './config.js';
 import { CREDENTIAL_CALLERS } from './grpc-callers.js';
 import { CredentialDatabase } from './credential-database.js';
-import { credentialServiceImplementation } from './credential-service.js';
+import { credentialServiceImplementation, type CredentialServiceLimits } from './credential-service.js';
 import { CredentialStore } from './credential-store.js';
 import { ReadAuditBatcher } from './read-audit-batcher.js';
 import type { KeyProvider } from './crypto/key-provider.js';
@@ -43,6 +43,15 @@ async function openPool(config: CredentialConfig, logger: Logger): Promise<pg.Po
  * Starts the service. The key provider defaults to the local keyring from the environment;
  * boot fails (naming the key id) when a stored row needs a key the provider lacks.
  */
+/** What the gRPC edge accepts and returns at most, from its environment variables. */
+function compileServiceLimits(config: CredentialConfig): CredentialServiceLimits {
+  return {
+    maxSecretBytes: config.CREDENTIAL_MAX_SECRET_BYTES,
+    auditPageSize: config.CREDENTIAL_AUDIT_PAGE_SIZE,
+    auditMaxPageSize: config.CREDENTIAL_AUDIT_MAX_PAGE_SIZE,
+  };
+}
+
 export async function startCredentialServer(
   config: CredentialConfig,
   logger: Logger,
@@ -82,7 +91,7 @@ export async function startCredentialServer(
         readAudit,
         keys: keyProvider,
         auth,
-        limits: config,
+        limits: compileServiceLimits(config),
         tiers: { tiers: config.TENANT_TIERS, defaultTier: config.DEFAULT_TIER },
         logger,
       }),

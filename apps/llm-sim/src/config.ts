@@ -1,5 +1,5 @@
 import { fileURLToPath } from 'node:url';
-import { env, loadConfig } from '@platform/service-kit';
+import { env, loadConfig, loggingEnv } from '@platform/service-kit';
 import { z } from 'zod';
 import { MAX_SAMPLED_DELAY_MS } from './latency-distribution.js';
 import { MAX_TOKENS_PER_SECOND } from './latency-setting.js';
@@ -34,7 +34,7 @@ export const LlmSimConfigSchema = z
     LLM_SIM_LATENCY_P99_MS: env.positiveInt().max(MAX_SAMPLED_DELAY_MS).optional(),
     LLM_SIM_LATENCY_SEED: env.nonNegativeInt().max(0xffff_ffff).default(1),
     LLM_SIM_TOKENS_PER_SECOND: env.positiveInt().max(MAX_TOKENS_PER_SECOND).optional(),
-    LOG_LEVEL: env.logLevel().default('info'),
+    ...loggingEnv,
   })
   .superRefine((config, ctx) => {
     const median = config.LLM_SIM_LATENCY_MEDIAN_MS;

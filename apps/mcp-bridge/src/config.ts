@@ -1,5 +1,5 @@
 import { readFileSync } from 'node:fs';
-import { env, loadConfig, natsEnv } from '@platform/service-kit';
+import { env, loadConfig, loggingEnv, natsEnv, shutdownEnv } from '@platform/service-kit';
 import { z } from 'zod';
 import { mcpServerListSchema, type McpServerConfig } from './server-config.js';
 
@@ -55,8 +55,8 @@ export function bridgeConfigSchema(environment: NodeJS.ProcessEnv = process.env)
       RUNNER_MAX_CONCURRENCY: env.positiveInt().default(64),
       TOOL_MAX_RESULT_BYTES: env.positiveInt().default(256 * 1024),
       /** How long in-flight calls may finish after SIGTERM. */
-      SHUTDOWN_GRACE_MS: env.positiveInt().default(10_000),
-      LOG_LEVEL: env.logLevel().default('info'),
+      ...shutdownEnv(),
+      ...loggingEnv,
     })
     .superRefine((config, ctx) => {
       if (config.MCP_SERVERS && config.MCP_SERVERS_FILE) {

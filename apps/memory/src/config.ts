@@ -1,17 +1,15 @@
 import { CollectionName, TenantTiersEnv } from '@platform/contracts';
-import { env, grpcTlsEnv, natsEnv } from '@platform/service-kit';
+import { env, grpcServerEnv, grpcTlsEnv, loggingEnv, natsEnv, postgresEnv, shutdownEnv } from '@platform/service-kit';
 import { z } from 'zod';
 import type { RecallSettings } from './recall/recall-engine.js';
 
 /** Environment of the memory service. */
 export const MemoryConfig = z
   .object({
-    DATABASE_URL: z.string().default('postgres://postgres@127.0.0.1:5432/platform'),
-    DATABASE_POOL_MAX: env.positiveInt().default(10),
-    GRPC_HOST: z.string().default('127.0.0.1'),
-    GRPC_PORT: env.port().default(50051),
-    /** A plaintext port serving only grpc.health.v1, for probes that present no certificate (unset: none). */
-    GRPC_HEALTH_PORT: env.port().optional(),
+    /** DATABASE_URL, DATABASE_POOL_MAX. */
+    ...postgresEnv(),
+    /** GRPC_HOST, GRPC_PORT, and GRPC_HEALTH_PORT (plaintext, grpc.health.v1 only, for probes without a certificate; unset: none). */
+    ...grpcServerEnv({ port: 50051 }),
     /** GRPC_TLS_CA_FILE, GRPC_TLS_CERT_FILE, GRPC_TLS_KEY_FILE: mutual TLS with the platform CA (docs/security.md). */
     ...grpcTlsEnv,
     /** NATS_URL, and NATS_USER + NATS_PASSWORD, NATS_TOKEN or NATS_CREDS_FILE when the server authenticates. */
@@ -169,8 +167,8 @@ export const MemoryConfig = z
     /** The tier of requests that name none (or one TENANT_TIERS does not define); memory_save tool calls use it. */
     DEFAULT_TIER: z.string().default('default'),
 
-    SHUTDOWN_GRACE_MS: env.positiveInt().default(10_000),
-    LOG_LEVEL: env.logLevel().default('info'),
+    ...shutdownEnv(),
+    ...loggingEnv,
   })
   .refine(
     (config) =>

@@ -1,10 +1,17 @@
-import { CollectionName, ConversationId, RunId, TenantId } from '@platform/contracts';
+import { CollectionName, ConversationId, RunId } from '@platform/contracts';
 import { isModelError } from '@platform/agent-loop';
 import { StructuredOutputError } from '@platform/llm';
 import type { memoryV1 } from '@platform/proto';
-import { callAbortSignal, errors, PlatformError, unaryHandler, type Logger } from '@platform/service-kit';
+import {
+  callAbortSignal,
+  errors,
+  parseOrReject,
+  PlatformError,
+  tenantOf,
+  unaryHandler,
+  type Logger,
+} from '@platform/service-kit';
 import { z } from 'zod';
-import type { MemoryConfig } from './config.js';
 import { factToProto } from './knowledge/fact-rows.js';
 import type { FactQueries } from './knowledge/fact-queries.js';
 import type { FactSaver } from './knowledge/fact-saver.js';
@@ -12,14 +19,17 @@ import type { WorkingMemoryStore } from './knowledge/working-memory-store.js';
 import type { MemoryAnswerer } from './recall/memory-answerer.js';
 import type { RecallEngine } from './recall/recall-engine.js';
 
-type Limits = Pick<
-  MemoryConfig,
-  | 'MEMORY_RECALL_DEFAULT_LIMIT'
-  | 'MEMORY_RECALL_MAX_LIMIT'
-  | 'MEMORY_PAGE_SIZE'
-  | 'MEMORY_MAX_PAGE_SIZE'
-  | 'MEMORY_WORKING_MEMORY_MAX_VALUE_BYTES'
->;
+/** What the knowledge RPCs accept and return at most, compiled from the environment at boot (server.ts). */
+export interface KnowledgeLimits {
+  /** Memories one recall returns when the caller sets no limit, and the most it may ask for. */
+  recallDefaultLimit: number;
+  recallMaxLimit: number;
+  /** The default page size (fact listings default to at most 100), and the most a caller may ask for. */
+  pageSize: number;
+  maxPageSize: number;
+  /** Largest working-memory value, in bytes of JSON. */
+  workingMemoryMaxValueBytes: number;
+}
 
 export interface KnowledgeDependencies {
   recall: RecallEngine;
@@ -27,20 +37,12 @@ export interface KnowledgeDependencies {
   facts: FactQueries;
   saver: FactSaver;
   workingMemory: WorkingMemoryStore;
-  limits: Limits;
+  limits: KnowledgeLimits;
   logger: Logger;
 }
 
-function parse<T>(schema: z.ZodType<T>, value: unknown, code: string, what: string): T {
-  const result = schema.safeParse(value);
-  if (!result.success) throw errors.invalidArgument(code, `${what}: ${result.error.issues[0]?.message ?? 'invalid'}`);
-  return result.data;
-}
-
-const tenantOf = (request: { tenantId: string }): string =>
-  parse(TenantId, request.tenantId, 'INVALID_TENANT_ID', 'tenant_id');
 const prefixOf = (prefix: string): string =>
-  prefix === '' ? '' : parse(CollectionName, prefix, 'INVALID_COLLECTION', 'collection_prefix');
+  prefix === '' ? '' : parseOrReject(CollectionName, prefix, 'INVALID_COLLECTION', 'collection_prefix');
 const Text = (max: number) =>
   z.string().trim().min(1, 'must not be empty').max(max, `must be at most ${max} characters`);
 const WorkingKey = z.string().regex(/^[A-Za-z0-9_.:-]{1,128}$/, 'must be 1-128 letters, digits, "_", ".", ":" or "-"');
@@ -95,12 +97,12 @@ export function knowledgeServiceImplementation(deps: KnowledgeDependencies): Kno
       return deps.recall.recall(
         {
           tenantId,
-          query: parse(Text(8_000), request.query, 'INVALID_QUERY', 'query'),
+          query: parseOrReject(Text(8_000), request.query, 'INVALID_QUERY', 'query'),
           collectionPrefix: prefixOf(request.collectionPrefix),
-          limit: limitOf(request.limit, limits.MEMORY_RECALL_DEFAULT_LIMIT, limits.MEMORY_RECALL_MAX_LIMIT),
+          limit: limitOf(request.limit, limits.recallDefaultLimit, limits.recallMaxLimit),
           tokenBudget: request.tokenBudget,
           conversationId: request.conversationId
-            ? parse(ConversationId, request.conversationId, 'INVALID_CONVERSATION_ID', 'conversation_id')
+            ? parseOrReject(ConversationId, request.conversationId, 'INVALID_CONVERSATION_ID', 'conversation_id')
             : '',
           includeEpisodes: request.includeEpisodes,
         },
@@ -113,8 +115,8 @@ export function knowledgeServiceImplementation(deps: KnowledgeDependencies): Kno
       'QueryMemory',
       async (request) => {
         const tenantId = tenantOf(request);
-        const question = parse(Text(2_000), request.question, 'INVALID_QUESTION', 'question');
-        const limit = limitOf(request.limit, limits.MEMORY_RECALL_DEFAULT_LIMIT, limits.MEMORY_RECALL_MAX_LIMIT);
+        const question = parseOrReject(Text(2_000), request.question, 'INVALID_QUESTION', 'question');
+        const limit = limitOf(request.limit, limits.recallDefaultLimit, limits.recallMaxLimit);
         return deps.answerer.answer(tenantId, question, prefixOf(request.collectionPrefix), limit).catch(modelFailure);
       },
     ),
@@ -136,9 +138,9 @@ export function knowledgeServiceImplementation(deps: KnowledgeDependencies): Kno
         const page = await deps.facts.list({
           tenantId,
           collectionPrefix: prefixOf(request.collectionPrefix),
-          subject: request.subject ? parse(Text(200), request.subject, 'INVALID_SUBJECT', 'subject') : '',
+          subject: request.subject ? parseOrReject(Text(200), request.subject, 'INVALID_SUBJECT', 'subject') : '',
           includeSuperseded: request.includeSuperseded,
-          pageSize: limitOf(request.pageSize, Math.min(limits.MEMORY_PAGE_SIZE, 100), limits.MEMORY_MAX_PAGE_SIZE),
+          pageSize: limitOf(request.pageSize, Math.min(limits.pageSize, 100), limits.maxPageSize),
           after,
         });
         const last = page.facts.at(-1);
@@ -165,17 +167,17 @@ export function knowledgeServiceImplementation(deps: KnowledgeDependencies): Kno
       const written = await deps.saver.save({
         tenantId,
         collection: request.collection
-          ? parse(CollectionName, request.collection, 'INVALID_COLLECTION', 'collection')
+          ? parseOrReject(CollectionName, request.collection, 'INVALID_COLLECTION', 'collection')
           : undefined,
-        subject: parse(Text(200), request.subject, 'INVALID_SUBJECT', 'subject'),
-        predicate: parse(Text(64), request.predicate, 'INVALID_PREDICATE', 'predicate'),
-        object: parse(Text(500), request.object, 'INVALID_OBJECT', 'object'),
+        subject: parseOrReject(Text(200), request.subject, 'INVALID_SUBJECT', 'subject'),
+        predicate: parseOrReject(Text(64), request.predicate, 'INVALID_PREDICATE', 'predicate'),
+        object: parseOrReject(Text(500), request.object, 'INVALID_OBJECT', 'object'),
         kind: request.kind === 'preference' ? 'preference' : 'fact',
         confidence: request.confidence || 1,
         conversationId: request.conversationId
-          ? parse(ConversationId, request.conversationId, 'INVALID_CONVERSATION_ID', 'conversation_id')
+          ? parseOrReject(ConversationId, request.conversationId, 'INVALID_CONVERSATION_ID', 'conversation_id')
           : null,
-        runId: request.runId ? parse(RunId, request.runId, 'INVALID_RUN_ID', 'run_id') : null,
+        runId: request.runId ? parseOrReject(RunId, request.runId, 'INVALID_RUN_ID', 'run_id') : null,
         messageSeq: request.messageSeq > 0 ? request.messageSeq : null,
         tier: request.tier ?? '',
       });
@@ -203,7 +205,7 @@ export function knowledgeServiceImplementation(deps: KnowledgeDependencies): Kno
       'ForgetSubject',
       async (request) => {
         const tenantId = tenantOf(request);
-        const subject = parse(Text(200), request.subject, 'INVALID_SUBJECT', 'subject');
+        const subject = parseOrReject(Text(200), request.subject, 'INVALID_SUBJECT', 'subject');
         const done = await deps.facts.forgetSubject(
           tenantId,
           subject,
@@ -229,14 +231,14 @@ export function knowledgeServiceImplementation(deps: KnowledgeDependencies): Kno
       'SetWorkingMemory',
       async (request) => {
         const tenantId = tenantOf(request);
-        const runId = parse(RunId, request.runId, 'INVALID_RUN_ID', 'run_id');
+        const runId = parseOrReject(RunId, request.runId, 'INVALID_RUN_ID', 'run_id');
         const entries = request.entries.map((entry, i) => {
-          const key = parse(WorkingKey, entry.key, 'INVALID_KEY', `entries[${i}].key`);
+          const key = parseOrReject(WorkingKey, entry.key, 'INVALID_KEY', `entries[${i}].key`);
           if (entry.valueJson !== '') {
-            if (Buffer.byteLength(entry.valueJson) > limits.MEMORY_WORKING_MEMORY_MAX_VALUE_BYTES)
+            if (Buffer.byteLength(entry.valueJson) > limits.workingMemoryMaxValueBytes)
               throw errors.invalidArgument(
                 'VALUE_TOO_LARGE',
-                `entries[${i}].value_json is larger than ${limits.MEMORY_WORKING_MEMORY_MAX_VALUE_BYTES} bytes`,
+                `entries[${i}].value_json is larger than ${limits.workingMemoryMaxValueBytes} bytes`,
               );
             try {
               JSON.parse(entry.valueJson);
@@ -247,7 +249,7 @@ export function knowledgeServiceImplementation(deps: KnowledgeDependencies): Kno
           return { key, valueJson: entry.valueJson };
         });
         const conversationId = request.conversationId
-          ? parse(ConversationId, request.conversationId, 'INVALID_CONVERSATION_ID', 'conversation_id')
+          ? parseOrReject(ConversationId, request.conversationId, 'INVALID_CONVERSATION_ID', 'conversation_id')
           : null;
         const size = await deps.workingMemory.set(tenantId, runId, conversationId, entries);
         if (size === 'too_many_keys')
@@ -265,8 +267,8 @@ export function knowledgeServiceImplementation(deps: KnowledgeDependencies): Kno
       'GetWorkingMemory',
       async (request) => {
         const tenantId = tenantOf(request);
-        const runId = parse(RunId, request.runId, 'INVALID_RUN_ID', 'run_id');
-        const keys = request.keys.map((k, i) => parse(WorkingKey, k, 'INVALID_KEY', `keys[${i}]`));
+        const runId = parseOrReject(RunId, request.runId, 'INVALID_RUN_ID', 'run_id');
+        const keys = request.keys.map((k, i) => parseOrReject(WorkingKey, k, 'INVALID_KEY', `keys[${i}]`));
         const entries = await deps.workingMemory.get(tenantId, runId, keys);
         return { entries: entries.map((e) => ({ key: e.key, valueJson: e.valueJson, updatedAt: e.updatedAt })) };
       },
@@ -277,7 +279,7 @@ export function knowledgeServiceImplementation(deps: KnowledgeDependencies): Kno
       'ClearWorkingMemory',
       async (request) => {
         const tenantId = tenantOf(request);
-        const runId = parse(RunId, request.runId, 'INVALID_RUN_ID', 'run_id');
+        const runId = parseOrReject(RunId, request.runId, 'INVALID_RUN_ID', 'run_id');
         return { cleared: await deps.workingMemory.clearRun(tenantId, runId) };
       },
     ),

@@ -1,30 +1,26 @@
-import { ChatMessage, ConversationId, RunId, TenantId } from '@platform/contracts';
+import { ChatMessage, ConversationId, RunId } from '@platform/contracts';
 import type { memoryV1 } from '@platform/proto';
-import { errors, unaryHandler, type Logger } from '@platform/service-kit';
+import { errors, parseOrReject, tenantOf, unaryHandler, type Logger } from '@platform/service-kit';
 import { z } from 'zod';
-import type { MemoryConfig } from './config.js';
 import type { MessageStore } from './message-store.js';
 
-type Limits = Pick<
-  MemoryConfig,
-  | 'MEMORY_PAGE_SIZE'
-  | 'MEMORY_MAX_PAGE_SIZE'
-  | 'MEMORY_MAX_PAGE_BYTES'
-  | 'MEMORY_MAX_APPEND_MESSAGES'
-  | 'MEMORY_MAX_MESSAGE_BYTES'
->;
+/** What the history RPCs accept and return at most, compiled from the environment at boot (server.ts). */
+export interface HistoryLimits {
+  /** Messages one ListMessages call returns when the caller sets no limit, and the most it may ask for. */
+  pageSize: number;
+  maxPageSize: number;
+  /** Message bytes one ListMessages page holds at most; also the most a caller may ask for. */
+  maxPageBytes: number;
+  /** Most messages one AppendMessages call may carry, and the largest single message in bytes. */
+  maxAppendMessages: number;
+  maxMessageBytes: number;
+}
 
 const AppendId = z.string().min(1).max(200);
 
-function parseOrReject<T>(schema: z.ZodType<T>, value: unknown, code: string, what: string): T {
-  const result = schema.safeParse(value);
-  if (!result.success) throw errors.invalidArgument(code, `${what}: ${result.error.issues[0]?.message ?? 'invalid'}`);
-  return result.data;
-}
-
 function scope(request: { tenantId: string; conversationId: string }): { tenantId: string; conversationId: string } {
   return {
-    tenantId: parseOrReject(TenantId, request.tenantId, 'INVALID_TENANT_ID', 'tenant_id'),
+    tenantId: tenantOf(request),
     conversationId: parseOrReject(ConversationId, request.conversationId, 'INVALID_CONVERSATION_ID', 'conversation_id'),
   };
 }
@@ -32,7 +28,7 @@ function scope(request: { tenantId: string; conversationId: string }): { tenantI
 /** The history RPCs of MemoryService: validates at the edge, then stores raw messages verbatim. */
 export function memoryServiceImplementation(
   store: MessageStore,
-  limits: Limits,
+  limits: HistoryLimits,
   logger: Logger,
 ): Pick<memoryV1.MemoryServiceServer, 'appendMessages' | 'listMessages'> {
   return {
@@ -45,17 +41,14 @@ export function memoryServiceImplementation(
         const appendId = request.appendId
           ? parseOrReject(AppendId, request.appendId, 'INVALID_APPEND_ID', 'append_id')
           : null;
-        if (request.messagesJson.length > limits.MEMORY_MAX_APPEND_MESSAGES) {
-          throw errors.invalidArgument(
-            'TOO_MANY_MESSAGES',
-            `at most ${limits.MEMORY_MAX_APPEND_MESSAGES} messages per append`,
-          );
+        if (request.messagesJson.length > limits.maxAppendMessages) {
+          throw errors.invalidArgument('TOO_MANY_MESSAGES', `at most ${limits.maxAppendMessages} messages per append`);
         }
         const messages = request.messagesJson.map((json, index) => {
-          if (Buffer.byteLength(json, 'utf8') > limits.MEMORY_MAX_MESSAGE_BYTES) {
+          if (Buffer.byteLength(json, 'utf8') > limits.maxMessageBytes) {
             throw errors.invalidArgument(
               'MESSAGE_TOO_LARGE',
-              `messages_json[${index}] is larger than ${limits.MEMORY_MAX_MESSAGE_BYTES} bytes`,
+              `messages_json[${index}] is larger than ${limits.maxMessageBytes} bytes`,
             );
           }
           let parsed: unknown;
@@ -83,22 +76,19 @@ export function memoryServiceImplementation(
       'ListMessages',
       async (request) => {
         const { tenantId, conversationId } = scope(request);
-        if (request.limit < 0 || request.limit > limits.MEMORY_MAX_PAGE_SIZE) {
-          throw errors.invalidArgument('INVALID_LIMIT', `limit must be between 0 and ${limits.MEMORY_MAX_PAGE_SIZE}`);
+        if (request.limit < 0 || request.limit > limits.maxPageSize) {
+          throw errors.invalidArgument('INVALID_LIMIT', `limit must be between 0 and ${limits.maxPageSize}`);
         }
         if (request.afterSeq < 0) throw errors.invalidArgument('INVALID_AFTER_SEQ', 'after_seq must not be negative');
-        if (request.maxBytes < 0 || request.maxBytes > limits.MEMORY_MAX_PAGE_BYTES) {
-          throw errors.invalidArgument(
-            'INVALID_MAX_BYTES',
-            `max_bytes must be between 0 and ${limits.MEMORY_MAX_PAGE_BYTES}`,
-          );
+        if (request.maxBytes < 0 || request.maxBytes > limits.maxPageBytes) {
+          throw errors.invalidArgument('INVALID_MAX_BYTES', `max_bytes must be between 0 and ${limits.maxPageBytes}`);
         }
         const page = await store.list({
           tenantId,
           conversationId,
           afterSeq: request.afterSeq,
-          limit: request.limit || limits.MEMORY_PAGE_SIZE,
-          maxBytes: request.maxBytes || limits.MEMORY_MAX_PAGE_BYTES,
+          limit: request.limit || limits.pageSize,
+          maxBytes: request.maxBytes || limits.maxPageBytes,
           latest: request.latest,
         });
         return {

@@ -24,8 +24,8 @@ import { RunEndListener } from './knowledge/run-end-listener.js';
 import { TurnBatchWriter } from './knowledge/turn-batch-writer.js';
 import { TurnStore } from './knowledge/turn-store.js';
 import { WorkingMemoryStore } from './knowledge/working-memory-store.js';
-import { knowledgeServiceImplementation } from './knowledge-service.js';
-import { memoryServiceImplementation } from './memory-service.js';
+import { knowledgeServiceImplementation, type KnowledgeLimits } from './knowledge-service.js';
+import { memoryServiceImplementation, type HistoryLimits } from './memory-service.js';
 import { MessageStore } from './message-store.js';
 import { MemoryAnswerer } from './recall/memory-answerer.js';
 import { RecallEngine } from './recall/recall-engine.js';
@@ -51,6 +51,28 @@ export interface MemoryServer {
   readonly search: SearchStatus;
   readonly ingest: IngestConsumer;
   stop(): Promise<void>;
+}
+
+/** What the history RPCs accept and return at most, from the environment variables. */
+function compileHistoryLimits(config: MemoryConfig): HistoryLimits {
+  return {
+    pageSize: config.MEMORY_PAGE_SIZE,
+    maxPageSize: config.MEMORY_MAX_PAGE_SIZE,
+    maxPageBytes: config.MEMORY_MAX_PAGE_BYTES,
+    maxAppendMessages: config.MEMORY_MAX_APPEND_MESSAGES,
+    maxMessageBytes: config.MEMORY_MAX_MESSAGE_BYTES,
+  };
+}
+
+/** What the knowledge RPCs and memory tools accept and return at most, from the environment variables. */
+function compileKnowledgeLimits(config: MemoryConfig): KnowledgeLimits {
+  return {
+    recallDefaultLimit: config.MEMORY_RECALL_DEFAULT_LIMIT,
+    recallMaxLimit: config.MEMORY_RECALL_MAX_LIMIT,
+    pageSize: config.MEMORY_PAGE_SIZE,
+    maxPageSize: config.MEMORY_MAX_PAGE_SIZE,
+    workingMemoryMaxValueBytes: config.MEMORY_WORKING_MEMORY_MAX_VALUE_BYTES,
+  };
 }
 
 export async function startMemoryServer(config: MemoryConfig, logger: Logger): Promise<MemoryServer> {
@@ -159,14 +181,14 @@ async function wire(
     MEMORY_SERVICE_NAME,
     memoryV1.MemoryServiceService,
     {
-      ...memoryServiceImplementation(messages, config, logger),
+      ...memoryServiceImplementation(messages, compileHistoryLimits(config), logger),
       ...knowledgeServiceImplementation({
         recall,
         answerer: new MemoryAnswerer(recall, llm(config.MEMORY_QA_MODEL ?? config.MEMORY_EXTRACTION_MODEL)),
         facts,
         saver,
         workingMemory,
-        limits: config,
+        limits: compileKnowledgeLimits(config),
         logger,
       }),
       describeMemory: unaryHandler<memoryV1.DescribeMemoryRequest, memoryV1.DescribeMemoryResponse>(
@@ -238,7 +260,14 @@ async function wire(
 
   let runner: ToolRunner | undefined;
   if (config.MEMORY_TOOLS_ENABLED) {
-    runner = await serveMemoryTools({ nc, recall, saver, workingMemory, logger, limits: config });
+    runner = await serveMemoryTools({
+      nc,
+      recall,
+      saver,
+      workingMemory,
+      logger,
+      limits: compileKnowledgeLimits(config),
+    });
     const started = runner;
     closers.push(() => started.stop(config.SHUTDOWN_GRACE_MS));
   }

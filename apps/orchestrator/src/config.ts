@@ -1,5 +1,5 @@
 import { TenantTiersEnv } from '@platform/contracts';
-import { env, grpcTlsEnv, natsEnv } from '@platform/service-kit';
+import { env, grpcServerEnv, grpcTlsEnv, loggingEnv, natsEnv, postgresEnv, shutdownEnv } from '@platform/service-kit';
 import { z } from 'zod';
 
 /** Environment of the orchestrator. */
@@ -9,10 +9,8 @@ export type ToolProtocol = z.infer<typeof ToolProtocol>;
 
 export const OrchestratorConfig = z
   .object({
-    GRPC_HOST: z.string().default('127.0.0.1'),
-    GRPC_PORT: env.port().default(50052),
-    /** A plaintext port serving only grpc.health.v1, for probes that present no certificate (unset: none). */
-    GRPC_HEALTH_PORT: env.port().optional(),
+    /** GRPC_HOST, GRPC_PORT, and GRPC_HEALTH_PORT (plaintext, grpc.health.v1 only, for probes without a certificate; unset: none). */
+    ...grpcServerEnv({ port: 50052 }),
     /** GRPC_TLS_CA_FILE, GRPC_TLS_CERT_FILE, GRPC_TLS_KEY_FILE: mutual TLS with the platform CA (docs/security.md). */
     ...grpcTlsEnv,
     MEMORY_ADDRESS: z.string().default('127.0.0.1:50051'),
@@ -23,8 +21,7 @@ export const OrchestratorConfig = z
     /** The agent pool: agent-tools that wait for the user, and approvals. */
     AGENT_POOL_ADDRESS: z.string().default('127.0.0.1:50053'),
     /** Postgres for the run records (schema `orchestrator`, migrated at boot). */
-    DATABASE_URL: z.string().default('postgres://postgres@127.0.0.1:5432/platform'),
-    DATABASE_POOL_MAX: env.positiveInt().default(10),
+    ...postgresEnv(),
     /** Redis for per-tenant rate limits (losing it costs no data: limits then let requests through). */
     REDIS_URL: z.string().default('redis://127.0.0.1:6379'),
     /** Longest a Redis command waits for its reply (also while Redis is unreachable); then it fails. */
@@ -128,8 +125,8 @@ export const OrchestratorConfig = z
     CATALOG_DISCOVERY_WAIT_MS: env.positiveInt().default(300),
     /** Deadline of calls to other services (memory). */
     GRPC_DEADLINE_MS: env.positiveInt().default(10_000),
-    SHUTDOWN_GRACE_MS: env.positiveInt().default(30_000),
-    LOG_LEVEL: env.logLevel().default('info'),
+    ...shutdownEnv({ graceMs: 30_000 }),
+    ...loggingEnv,
   })
   .refine((config) => config.MEMORY_CONTEXT_TOKENS <= config.CONTEXT_TOKEN_LIMIT / 4, {
     // The block sits in the system prompt, which a request view never trims: it must leave the

@@ -1,7 +1,7 @@
 import { ConfigError, loadConfig } from '@platform/service-kit';
 import { describe, expect, it } from 'vitest';
 import { RunnerConfig } from './config.js';
-import { builtinTools } from './tools/index.js';
+import { builtinTools } from './builtin-tools.js';
 
 function configError(environment: NodeJS.ProcessEnv): ConfigError {
   try {

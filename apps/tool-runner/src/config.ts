@@ -1,5 +1,5 @@
 import { egressEnv } from '@platform/egress';
-import { env, natsEnv } from '@platform/service-kit';
+import { env, loggingEnv, natsEnv, shutdownEnv } from '@platform/service-kit';
 import { z } from 'zod';
 import { HostPatternError, parseHostPattern } from './tools/web-fetch/host-allowlist.js';
 
@@ -47,8 +47,8 @@ export const RunnerConfig = z
      */
     ...egressEnv,
     /** How long in-flight calls may finish after SIGTERM. */
-    SHUTDOWN_GRACE_MS: env.positiveInt().default(10_000),
-    LOG_LEVEL: env.logLevel().default('info'),
+    ...shutdownEnv(),
+    ...loggingEnv,
   })
   .superRefine((config, ctx) => {
     if (config.WEB_FETCH_ENABLED && config.WEB_FETCH_ALLOWED_HOSTS.length === 0) {

@@ -1,7 +1,7 @@
 import { connectNats, runService } from '@platform/service-kit';
 import { serveRunner } from '@platform/tool-sdk';
 import { RunnerConfig } from './config.js';
-import { builtinTools } from './tools/index.js';
+import { builtinTools } from './builtin-tools.js';
 
 await runService({
   name: 'tool-runner',

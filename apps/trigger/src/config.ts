@@ -1,19 +1,16 @@
 import { egressEnv } from '@platform/egress';
 import { TenantTiersEnv } from '@platform/contracts';
-import { env, grpcTlsEnv, natsEnv } from '@platform/service-kit';
+import { env, grpcServerEnv, grpcTlsEnv, loggingEnv, natsEnv, postgresEnv, shutdownEnv } from '@platform/service-kit';
 import { z } from 'zod';
 
 /** Environment of the trigger service. Several replicas may run against one database. */
 export const TriggerConfig = z.object({
-  GRPC_HOST: z.string().default('127.0.0.1'),
-  GRPC_PORT: env.port().default(50056),
-  /** A plaintext port serving only grpc.health.v1, for probes that present no certificate (unset: none). */
-  GRPC_HEALTH_PORT: env.port().optional(),
+  /** GRPC_HOST, GRPC_PORT, and GRPC_HEALTH_PORT (plaintext, grpc.health.v1 only, for probes without a certificate; unset: none). */
+  ...grpcServerEnv({ port: 50056 }),
   /** GRPC_TLS_CA_FILE, GRPC_TLS_CERT_FILE, GRPC_TLS_KEY_FILE: mutual TLS with the platform CA (docs/security.md). */
   ...grpcTlsEnv,
-  /** Postgres, the system of record for tasks and fires (schema `trigger`, migrated at boot). */
-  DATABASE_URL: z.string().default('postgres://postgres@127.0.0.1:5432/platform'),
-  DATABASE_POOL_MAX: env.positiveInt().default(10),
+  /** Postgres (DATABASE_URL, DATABASE_POOL_MAX), the system of record for tasks and fires (schema `trigger`, migrated at boot). */
+  ...postgresEnv(),
   /** NATS: custom executors are called over the tool protocol. */
   /** NATS_URL, and NATS_USER + NATS_PASSWORD, NATS_TOKEN or NATS_CREDS_FILE when the server authenticates. */
   ...natsEnv,
@@ -109,7 +106,7 @@ export const TriggerConfig = z.object({
   DEFAULT_TIER: z.string().default('default'),
   /** How long the notification feed (GET /v1/notifications) keeps a notification. */
   TRIGGER_NOTIFICATION_RETENTION_HOURS: env.positiveInt().default(168),
-  SHUTDOWN_GRACE_MS: env.positiveInt().default(10_000),
-  LOG_LEVEL: env.logLevel().default('info'),
+  ...shutdownEnv(),
+  ...loggingEnv,
 });
 export type TriggerConfig = z.infer<typeof TriggerConfig>;

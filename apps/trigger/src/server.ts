@@ -33,7 +33,7 @@ import { TaskQuotas } from './task-quotas.js';
 import { TaskStore } from './task-store.js';
 import { TriggerEngine } from './trigger-engine.js';
 import { TriggeredRunListener } from './triggered-run-listener.js';
-import { triggerServiceImplementation } from './trigger-service.js';
+import { triggerServiceImplementation, type TriggerServiceLimits } from './trigger-service.js';
 
 export const TRIGGER_SCHEMA = 'trigger';
 export const TRIGGER_SERVICE_NAME = 'trigger.v1.TriggerService';
@@ -67,6 +67,17 @@ export interface TriggerServerOptions {
  * settled fire (bench/trigger, "Batched executor calls").
  */
 const TRIGGER_PLANNER_SETTINGS = { random_page_cost: '1.1' } as const;
+
+/** What the gRPC edge accepts and returns at most, from its environment variables. */
+function compileServiceLimits(config: TriggerConfig): TriggerServiceLimits {
+  return {
+    pageSize: config.TRIGGER_PAGE_SIZE,
+    maxPageSize: config.TRIGGER_MAX_PAGE_SIZE,
+    maxSpecBytes: config.TRIGGER_MAX_SPEC_BYTES,
+    maxEventBytes: config.TRIGGER_MAX_EVENT_BYTES,
+    webhookAllowHttp: config.TRIGGER_WEBHOOK_ALLOW_HTTP,
+  };
+}
 
 export async function startTriggerServer(
   config: TriggerConfig,
@@ -203,7 +214,7 @@ export async function startTriggerServer(
         fires,
         events,
         clock,
-        limits: config,
+        limits: compileServiceLimits(config),
         filterLimits,
         logger,
         onFireRecorded: () => engine.kick(),

@@ -1,10 +1,9 @@
-import { ExternalEvent, TenantId } from '@platform/contracts';
+import { ExternalEvent } from '@platform/contracts';
 import { EGRESS_REFUSED, egressRefusalOf, type EgressGuard } from '@platform/egress';
 import type { triggerV1 } from '@platform/proto';
-import { errors, unaryHandler, type Logger } from '@platform/service-kit';
+import { errors, parseOrReject, tenantOf, unaryHandler, type Logger } from '@platform/service-kit';
 import { z } from 'zod';
 import type { Clock } from './clock.js';
-import type { TriggerConfig } from './config.js';
 import type { FilterLimits } from './event-filter.js';
 import type { EventRouter } from './event-router.js';
 import type { FireStore } from './fire-store.js';
@@ -15,28 +14,22 @@ import type { TaskQuotas } from './task-quotas.js';
 import type { TaskStore } from './task-store.js';
 import { fireView, taskView } from './task-views.js';
 
-type Limits = Pick<
-  TriggerConfig,
-  | 'TRIGGER_PAGE_SIZE'
-  | 'TRIGGER_MAX_PAGE_SIZE'
-  | 'TRIGGER_MAX_SPEC_BYTES'
-  | 'TRIGGER_MAX_EVENT_BYTES'
-  | 'TRIGGER_WEBHOOK_ALLOW_HTTP'
->;
+/** What the service accepts and returns at most, compiled from the environment at boot (server.ts). */
+export interface TriggerServiceLimits {
+  /** Tasks or fires one page returns by default, and at most. */
+  pageSize: number;
+  maxPageSize: number;
+  /** Largest task spec accepted, in bytes. */
+  maxSpecBytes: number;
+  /** Largest event data accepted through PublishEvent, in bytes of JSON. */
+  maxEventBytes: number;
+  /** Accept plain `http://` webhook URLs (development, tests); otherwise https only. */
+  webhookAllowHttp: boolean;
+}
 
 const TaskId = z.string().regex(/^task_[0-9a-f-]{36}$/, 'is not a task id');
 const RequestId = z.string().max(200);
 const UserId = z.string().max(200);
-
-function field<T>(schema: z.ZodType<T>, value: unknown, code: string, name: string): T {
-  const result = schema.safeParse(value);
-  if (!result.success) throw errors.invalidArgument(code, `${name}: ${result.error.issues[0]?.message ?? 'invalid'}`);
-  return result.data;
-}
-
-function tenantOf(request: { tenantId: string }): string {
-  return field(TenantId, request.tenantId, 'INVALID_TENANT_ID', 'tenant_id');
-}
 
 /** A malformed task id cannot name a task: NOT_FOUND, like a task of another tenant. */
 function taskIdOf(request: { taskId: string }): string {
@@ -76,8 +69,8 @@ export interface TriggerServiceDeps {
   fires: FireStore;
   events: EventRouter;
   clock: Clock;
-  limits: Limits;
-  /** Limits on filters' and conditions' regular expressions (TRIGGER_FILTER_*), checked at creation. */
+  limits: TriggerServiceLimits;
+  /** Limits on filters' and conditions' regular expressions, checked at creation. */
   filterLimits?: FilterLimits;
   logger: Logger;
   /** Called after a run-now fire is recorded, so it is claimed at once. */
@@ -93,12 +86,9 @@ export interface TriggerServiceDeps {
 export function triggerServiceImplementation(deps: TriggerServiceDeps): triggerV1.TriggerServiceServer {
   const { tasks, quotas, fires, events, clock, limits, logger } = deps;
   const pageSize = (requested: number): number => {
-    if (requested < 0 || requested > limits.TRIGGER_MAX_PAGE_SIZE)
-      throw errors.invalidArgument(
-        'INVALID_PAGE_SIZE',
-        `page_size must be between 0 and ${limits.TRIGGER_MAX_PAGE_SIZE}`,
-      );
-    return requested || limits.TRIGGER_PAGE_SIZE;
+    if (requested < 0 || requested > limits.maxPageSize)
+      throw errors.invalidArgument('INVALID_PAGE_SIZE', `page_size must be between 0 and ${limits.maxPageSize}`);
+    return requested || limits.pageSize;
   };
   return {
     createTask: unaryHandler<triggerV1.CreateTaskRequest, triggerV1.CreateTaskResponse>(
@@ -106,11 +96,11 @@ export function triggerServiceImplementation(deps: TriggerServiceDeps): triggerV
       'CreateTask',
       async (request) => {
         const tenantId = tenantOf(request);
-        const userId = field(UserId, request.userId, 'INVALID_USER_ID', 'user_id');
-        const requestId = field(RequestId, request.requestId, 'INVALID_REQUEST_ID', 'request_id');
+        const userId = parseOrReject(UserId, request.userId, 'INVALID_USER_ID', 'user_id');
+        const requestId = parseOrReject(RequestId, request.requestId, 'INVALID_REQUEST_ID', 'request_id');
         const spec = await checkWebhookUrl(
-          parseTaskSpec(request.specJson, limits.TRIGGER_MAX_SPEC_BYTES, deps.filterLimits),
-          limits.TRIGGER_WEBHOOK_ALLOW_HTTP,
+          parseTaskSpec(request.specJson, limits.maxSpecBytes, deps.filterLimits),
+          limits.webhookAllowHttp,
           deps.egress,
         );
         const quota = quotas.of(request.tier ?? '');
@@ -157,8 +147,8 @@ export function triggerServiceImplementation(deps: TriggerServiceDeps): triggerV
         const tenantId = tenantOf(request);
         const taskId = taskIdOf(request);
         const spec = await checkWebhookUrl(
-          parseTaskSpec(request.specJson, limits.TRIGGER_MAX_SPEC_BYTES, deps.filterLimits),
-          limits.TRIGGER_WEBHOOK_ALLOW_HTTP,
+          parseTaskSpec(request.specJson, limits.maxSpecBytes, deps.filterLimits),
+          limits.webhookAllowHttp,
           deps.egress,
         );
         quotas.checkInterval(spec, quotas.of(request.tier ?? ''), clock.now());
@@ -197,7 +187,7 @@ export function triggerServiceImplementation(deps: TriggerServiceDeps): triggerV
       'RunTaskNow',
       async (request) => {
         const task = await tasks.get(tenantOf(request), taskIdOf(request));
-        const requestId = field(RequestId, request.requestId, 'INVALID_REQUEST_ID', 'request_id');
+        const requestId = parseOrReject(RequestId, request.requestId, 'INVALID_REQUEST_ID', 'request_id');
         const recorded = await fires.runNow(task, requestId, clock.now());
         deps.onFireRecorded();
         return { fire: fireView(recorded.fire), duplicate: recorded.duplicate };
@@ -221,8 +211,8 @@ export function triggerServiceImplementation(deps: TriggerServiceDeps): triggerV
       'PublishEvent',
       async (request) => {
         const tenantId = tenantOf(request);
-        if (Buffer.byteLength(request.dataJson, 'utf8') > limits.TRIGGER_MAX_EVENT_BYTES) {
-          throw errors.invalidArgument('INVALID_EVENT', `data is larger than ${limits.TRIGGER_MAX_EVENT_BYTES} bytes`);
+        if (Buffer.byteLength(request.dataJson, 'utf8') > limits.maxEventBytes) {
+          throw errors.invalidArgument('INVALID_EVENT', `data is larger than ${limits.maxEventBytes} bytes`);
         }
         let data: unknown;
         try {
@@ -253,13 +243,13 @@ export function triggerServiceImplementation(deps: TriggerServiceDeps): triggerV
       'ListNotifications',
       async (request) => {
         const tenantId = tenantOf(request);
-        const userId = field(UserId, request.userId, 'INVALID_USER_ID', 'user_id');
+        const userId = parseOrReject(UserId, request.userId, 'INVALID_USER_ID', 'user_id');
         if (!Number.isSafeInteger(request.afterSeq) || request.afterSeq < 0)
           throw errors.invalidArgument('INVALID_AFTER_SEQ', 'after_seq must be a non-negative integer');
         const limit =
-          request.limit < 0 || request.limit > limits.TRIGGER_MAX_PAGE_SIZE
+          request.limit < 0 || request.limit > limits.maxPageSize
             ? pageSize(request.limit)
-            : request.limit || limits.TRIGGER_PAGE_SIZE;
+            : request.limit || limits.pageSize;
         return { notifications: await deps.feed.list(tenantId, userId, request.afterSeq, limit) };
       },
     ),

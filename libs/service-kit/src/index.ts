@@ -30,6 +30,7 @@ export { MutualTlsTransport, PlaintextTransport, type GrpcTransport, type Mutual
 export { ANY_PLATFORM_SERVICE, type CallerTable } from './grpc-callers.js';
 export { parseSpiffeId, spiffeId, type ServiceIdentity } from './service-identity.js';
 export { GRPC_MAX_MESSAGE_BYTES } from './grpc-limits.js';
+export { grpcServerEnv, postgresEnv, shutdownEnv, loggingEnv } from './service-env.js';
 export { natsEnv, natsConnectSettings, type NatsEnv, type NatsConnectSettings } from './nats-config.js';
 export { connectNats, headerGetter, headerSetter, jsonBody, type NatsConnection, type NatsOptions } from './nats.js';
 export { createPgPool, inTransaction, type PostgresOptions, type TransactionOptions } from './postgres.js';
@@ -62,3 +63,4 @@ export {
 } from './runtime-diagnostics.js';
 export { listenFailure } from './listen-failure.js';
 export { quotaExceeded, type QuotaRefusal } from './quota.js';
+export { parseOrReject, tenantOf } from './request-fields.js';

@@ -9,7 +9,6 @@ import {
   type ToolRunner,
 } from '@platform/tool-sdk';
 import { z } from 'zod';
-import type { MemoryConfig } from '../config.js';
 import type { FactSaver } from '../knowledge/fact-saver.js';
 import type { WorkingMemoryStore } from '../knowledge/working-memory-store.js';
 import type { RecallEngine } from '../recall/recall-engine.js';
@@ -22,7 +21,8 @@ export interface MemoryToolDependencies {
   saver: FactSaver;
   workingMemory: WorkingMemoryStore;
   logger: Logger;
-  limits: Pick<MemoryConfig, 'MEMORY_RECALL_MAX_LIMIT' | 'MEMORY_WORKING_MEMORY_MAX_VALUE_BYTES'>;
+  /** The most memories memory_search returns, and the largest working-memory value in bytes (as for the RPCs). */
+  limits: { recallMaxLimit: number; workingMemoryMaxValueBytes: number };
 }
 
 const Key = z.string().regex(/^[A-Za-z0-9_.:-]{1,128}$/, 'letters, digits, "_", ".", ":" or "-" (1-128)');
@@ -43,7 +43,7 @@ export function memoryTools(deps: MemoryToolDependencies): ToolDefinition[] {
       input: z.object({
         query: z.string().min(1).max(2_000).describe('What to look for, in words'),
         collection: CollectionName.optional().describe('Only this collection and those below it, e.g. "user:alice"'),
-        limit: z.number().int().min(1).max(deps.limits.MEMORY_RECALL_MAX_LIMIT).default(5),
+        limit: z.number().int().min(1).max(deps.limits.recallMaxLimit).default(5),
       }),
       sideEffect: 'none',
       timeoutMs: 10_000,
@@ -113,11 +113,8 @@ export function memoryTools(deps: MemoryToolDependencies): ToolDefinition[] {
       timeoutMs: 5_000,
       handler: async (input, context) => {
         const valueJson = input.value === null || input.value === undefined ? '' : JSON.stringify(input.value);
-        if (Buffer.byteLength(valueJson) > deps.limits.MEMORY_WORKING_MEMORY_MAX_VALUE_BYTES)
-          throw new ToolFailure(
-            `the value is larger than ${deps.limits.MEMORY_WORKING_MEMORY_MAX_VALUE_BYTES} bytes`,
-            'invalid',
-          );
+        if (Buffer.byteLength(valueJson) > deps.limits.workingMemoryMaxValueBytes)
+          throw new ToolFailure(`the value is larger than ${deps.limits.workingMemoryMaxValueBytes} bytes`, 'invalid');
         const size = await deps.workingMemory.set(context.tenantId, runOf(context), context.conversationId, [
           { key: input.key, valueJson },
         ]);

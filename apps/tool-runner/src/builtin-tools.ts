@@ -1,10 +1,13 @@
 import type { ToolDefinition } from '@platform/tool-sdk';
-import type { RunnerConfig } from '../config.js';
-import { calculatorTool } from './calculator.js';
-import { currentTimeTool } from './current-time.js';
-import { webFetchTool } from './web-fetch/web-fetch.js';
+import type { RunnerConfig } from './config.js';
+import { calculatorTool } from './tools/calculator.js';
+import { currentTimeTool } from './tools/current-time.js';
+import { webFetchTool } from './tools/web-fetch/web-fetch.js';
 
-/** The tools this runner serves, configured from its environment; `web_fetch` only when enabled. */
+/**
+ * The tools this runner serves, their options compiled from its environment at boot (the tools
+ * themselves never see a variable name); `web_fetch` only when enabled.
+ */
 export function builtinTools(config: RunnerConfig): ToolDefinition[] {
   const tools = [calculatorTool({ maxExpressionLength: config.CALCULATOR_MAX_EXPRESSION_LENGTH }), currentTimeTool()];
   if (config.WEB_FETCH_ENABLED) {
