@@ -30,6 +30,7 @@ import {
   type LockedRow,
   type SourceKind,
 } from './entry-store.js';
+import { ErrorCodes } from './error-codes.js';
 
 /** The live catalog of runners, as far as the pool needs it (tool-sdk's ToolCatalog). */
 export interface AgentDirectory {
@@ -145,7 +146,7 @@ export class AgentPool {
     if (descriptor && descriptor.kind !== 'agent') {
       throw new PlatformError(
         'failed_precondition',
-        'NOT_AN_AGENT',
+        ErrorCodes.NOT_AN_AGENT,
         `'${input.agentName}' is a plain tool, not an agent-tool; call it as a tool`,
       );
     }
@@ -204,7 +205,7 @@ export class AgentPool {
     if (tool.kind !== 'tool') {
       throw new PlatformError(
         'failed_precondition',
-        'NOT_A_PLAIN_TOOL',
+        ErrorCodes.NOT_A_PLAIN_TOOL,
         `'${input.agentName}' is an agent-tool, which asks for approval itself; start it without approval_gate`,
       );
     }
@@ -285,7 +286,7 @@ export class AgentPool {
         return {
           row,
           reject: errors.invalidArgument(
-            'DECISION_NOT_OFFERED',
+            ErrorCodes.DECISION_NOT_OFFERED,
             `decision '${input.decision}' is not offered; the options are ${approval.options.join(', ')}`,
           ),
         };
@@ -293,7 +294,10 @@ export class AgentPool {
       if (input.changes && Object.keys(input.changes).length > 0 && !approval.allowModification) {
         return {
           row,
-          reject: errors.invalidArgument('MODIFICATION_NOT_ALLOWED', 'this approval request does not accept changes'),
+          reject: errors.invalidArgument(
+            ErrorCodes.MODIFICATION_NOT_ALLOWED,
+            'this approval request does not accept changes',
+          ),
         };
       }
       if (row.kind === 'user_decision') {
@@ -311,7 +315,7 @@ export class AgentPool {
           return {
             row,
             reject: errors.invalidArgument(
-              'DECISION_REQUIRED',
+              ErrorCodes.DECISION_REQUIRED,
               'a tool call waiting for approval takes a decision: approve, edit or cancel',
             ),
           };
@@ -570,7 +574,7 @@ export class AgentPool {
     }
     if (found.state === 'online') return found.entry;
     throw errors.unavailable(
-      'AGENT_UNAVAILABLE',
+      ErrorCodes.AGENT_UNAVAILABLE,
       `no runner serves '${name}' right now; the entry is unchanged, try again later`,
       { retryAfterSeconds: 5 },
     );
@@ -598,14 +602,14 @@ export class AgentPool {
         };
       case 'unavailable':
         throw errors.unavailable(
-          'AGENT_UNAVAILABLE',
+          ErrorCodes.AGENT_UNAVAILABLE,
           `${result.message}; the agent entry is unchanged, try again later`,
           { retryAfterSeconds: 1 },
         );
       case 'timeout':
         throw new PlatformError(
           'deadline_exceeded',
-          'AGENT_STEP_TIMEOUT',
+          ErrorCodes.AGENT_STEP_TIMEOUT,
           `${result.message}; the agent entry is unchanged, and a retry sends the same step call id so the runner can answer it without running the step twice (agent '${agentName}')`,
         );
     }
@@ -622,7 +626,7 @@ export class AgentPool {
     if (live >= limit) {
       throw new PlatformError(
         'resource_exhausted',
-        'TOO_MANY_AGENTS',
+        ErrorCodes.TOO_MANY_AGENTS,
         `this tenant already has ${live} agents waiting for the user (the limit is ${limit}); answer, cancel or let some expire before starting another`,
         { details: { live, limit } },
       );

@@ -11,6 +11,7 @@ import type { FactSaver } from './knowledge/fact-saver.js';
 import type { WorkingMemoryStore } from './knowledge/working-memory-store.js';
 import type { MemoryAnswerer } from './recall/memory-answerer.js';
 import type { RecallEngine } from './recall/recall-engine.js';
+import { ErrorCodes } from './error-codes.js';
 
 type Limits = Pick<
   MemoryConfig,
@@ -38,16 +39,17 @@ function parse<T>(schema: z.ZodType<T>, value: unknown, code: string, what: stri
 }
 
 const tenantOf = (request: { tenantId: string }): string =>
-  parse(TenantId, request.tenantId, 'INVALID_TENANT_ID', 'tenant_id');
+  parse(TenantId, request.tenantId, ErrorCodes.INVALID_TENANT_ID, 'tenant_id');
 const prefixOf = (prefix: string): string =>
-  prefix === '' ? '' : parse(CollectionName, prefix, 'INVALID_COLLECTION', 'collection_prefix');
+  prefix === '' ? '' : parse(CollectionName, prefix, ErrorCodes.INVALID_COLLECTION, 'collection_prefix');
 const Text = (max: number) =>
   z.string().trim().min(1, 'must not be empty').max(max, `must be at most ${max} characters`);
 const WorkingKey = z.string().regex(/^[A-Za-z0-9_.:-]{1,128}$/, 'must be 1-128 letters, digits, "_", ".", ":" or "-"');
 const PageToken = z.object({ c: z.string(), f: z.string() });
 
 function limitOf(limit: number, fallback: number, max: number): number {
-  if (limit < 0 || limit > max) throw errors.invalidArgument('INVALID_LIMIT', `limit must be between 0 and ${max}`);
+  if (limit < 0 || limit > max)
+    throw errors.invalidArgument(ErrorCodes.INVALID_LIMIT, `limit must be between 0 and ${max}`);
   return limit || fallback;
 }
 
@@ -58,14 +60,18 @@ function limitOf(limit: number, fallback: number, max: number): number {
  */
 function modelFailure(error: unknown): never {
   if (isModelError(error))
-    throw errors.unavailable('MODEL_UNAVAILABLE', `the memory model could not answer: ${error.message}`, {
+    throw errors.unavailable(ErrorCodes.MODEL_UNAVAILABLE, `the memory model could not answer: ${error.message}`, {
       cause: error,
     });
   if (error instanceof StructuredOutputError)
-    throw errors.unavailable('MODEL_UNAVAILABLE', 'the memory model gave an answer that could not be read; try again', {
-      cause: error,
-      retryAfterSeconds: 1,
-    });
+    throw errors.unavailable(
+      ErrorCodes.MODEL_UNAVAILABLE,
+      'the memory model gave an answer that could not be read; try again',
+      {
+        cause: error,
+        retryAfterSeconds: 1,
+      },
+    );
   throw error;
 }
 
@@ -91,16 +97,16 @@ export function knowledgeServiceImplementation(deps: KnowledgeDependencies): Kno
     recall: unaryHandler<memoryV1.RecallRequest, memoryV1.RecallResponse>(logger, 'Recall', async (request, call) => {
       const tenantId = tenantOf(request);
       if (request.tokenBudget < 0)
-        throw errors.invalidArgument('INVALID_TOKEN_BUDGET', 'token_budget must not be negative');
+        throw errors.invalidArgument(ErrorCodes.INVALID_TOKEN_BUDGET, 'token_budget must not be negative');
       return deps.recall.recall(
         {
           tenantId,
-          query: parse(Text(8_000), request.query, 'INVALID_QUERY', 'query'),
+          query: parse(Text(8_000), request.query, ErrorCodes.INVALID_QUERY, 'query'),
           collectionPrefix: prefixOf(request.collectionPrefix),
           limit: limitOf(request.limit, limits.MEMORY_RECALL_DEFAULT_LIMIT, limits.MEMORY_RECALL_MAX_LIMIT),
           tokenBudget: request.tokenBudget,
           conversationId: request.conversationId
-            ? parse(ConversationId, request.conversationId, 'INVALID_CONVERSATION_ID', 'conversation_id')
+            ? parse(ConversationId, request.conversationId, ErrorCodes.INVALID_CONVERSATION_ID, 'conversation_id')
             : '',
           includeEpisodes: request.includeEpisodes,
         },
@@ -113,7 +119,7 @@ export function knowledgeServiceImplementation(deps: KnowledgeDependencies): Kno
       'QueryMemory',
       async (request) => {
         const tenantId = tenantOf(request);
-        const question = parse(Text(2_000), request.question, 'INVALID_QUESTION', 'question');
+        const question = parse(Text(2_000), request.question, ErrorCodes.INVALID_QUESTION, 'question');
         const limit = limitOf(request.limit, limits.MEMORY_RECALL_DEFAULT_LIMIT, limits.MEMORY_RECALL_MAX_LIMIT);
         return deps.answerer.answer(tenantId, question, prefixOf(request.collectionPrefix), limit).catch(modelFailure);
       },
@@ -130,13 +136,13 @@ export function knowledgeServiceImplementation(deps: KnowledgeDependencies): Kno
             const token = PageToken.parse(JSON.parse(Buffer.from(request.pageToken, 'base64url').toString('utf8')));
             after = { createdAt: token.c, factId: token.f };
           } catch {
-            throw errors.invalidArgument('INVALID_PAGE_TOKEN', 'page_token is not one this service issued');
+            throw errors.invalidArgument(ErrorCodes.INVALID_PAGE_TOKEN, 'page_token is not one this service issued');
           }
         }
         const page = await deps.facts.list({
           tenantId,
           collectionPrefix: prefixOf(request.collectionPrefix),
-          subject: request.subject ? parse(Text(200), request.subject, 'INVALID_SUBJECT', 'subject') : '',
+          subject: request.subject ? parse(Text(200), request.subject, ErrorCodes.INVALID_SUBJECT, 'subject') : '',
           includeSuperseded: request.includeSuperseded,
           pageSize: limitOf(request.pageSize, Math.min(limits.MEMORY_PAGE_SIZE, 100), limits.MEMORY_MAX_PAGE_SIZE),
           after,
@@ -152,30 +158,30 @@ export function knowledgeServiceImplementation(deps: KnowledgeDependencies): Kno
 
     getFact: unaryHandler<memoryV1.GetFactRequest, memoryV1.GetFactResponse>(logger, 'GetFact', async (request) => {
       const fact = await deps.facts.get(tenantOf(request), request.factId);
-      if (!fact) throw errors.notFound('FACT_NOT_FOUND', `no fact ${request.factId}`);
+      if (!fact) throw errors.notFound(ErrorCodes.FACT_NOT_FOUND, `no fact ${request.factId}`);
       return { fact: factToProto(fact) };
     }),
 
     saveFact: unaryHandler<memoryV1.SaveFactRequest, memoryV1.SaveFactResponse>(logger, 'SaveFact', async (request) => {
       const tenantId = tenantOf(request);
       if (request.confidence < 0 || request.confidence > 1)
-        throw errors.invalidArgument('INVALID_CONFIDENCE', 'confidence must be between 0 and 1');
+        throw errors.invalidArgument(ErrorCodes.INVALID_CONFIDENCE, 'confidence must be between 0 and 1');
       if (request.kind !== '' && request.kind !== 'fact' && request.kind !== 'preference')
-        throw errors.invalidArgument('INVALID_KIND', 'kind must be "fact" or "preference"');
+        throw errors.invalidArgument(ErrorCodes.INVALID_KIND, 'kind must be "fact" or "preference"');
       const written = await deps.saver.save({
         tenantId,
         collection: request.collection
-          ? parse(CollectionName, request.collection, 'INVALID_COLLECTION', 'collection')
+          ? parse(CollectionName, request.collection, ErrorCodes.INVALID_COLLECTION, 'collection')
           : undefined,
-        subject: parse(Text(200), request.subject, 'INVALID_SUBJECT', 'subject'),
-        predicate: parse(Text(64), request.predicate, 'INVALID_PREDICATE', 'predicate'),
-        object: parse(Text(500), request.object, 'INVALID_OBJECT', 'object'),
+        subject: parse(Text(200), request.subject, ErrorCodes.INVALID_SUBJECT, 'subject'),
+        predicate: parse(Text(64), request.predicate, ErrorCodes.INVALID_PREDICATE, 'predicate'),
+        object: parse(Text(500), request.object, ErrorCodes.INVALID_OBJECT, 'object'),
         kind: request.kind === 'preference' ? 'preference' : 'fact',
         confidence: request.confidence || 1,
         conversationId: request.conversationId
-          ? parse(ConversationId, request.conversationId, 'INVALID_CONVERSATION_ID', 'conversation_id')
+          ? parse(ConversationId, request.conversationId, ErrorCodes.INVALID_CONVERSATION_ID, 'conversation_id')
           : null,
-        runId: request.runId ? parse(RunId, request.runId, 'INVALID_RUN_ID', 'run_id') : null,
+        runId: request.runId ? parse(RunId, request.runId, ErrorCodes.INVALID_RUN_ID, 'run_id') : null,
         messageSeq: request.messageSeq > 0 ? request.messageSeq : null,
         tier: request.tier ?? '',
       });
@@ -192,7 +198,7 @@ export function knowledgeServiceImplementation(deps: KnowledgeDependencies): Kno
       async (request) => {
         const tenantId = tenantOf(request);
         const deleted = await deps.facts.delete(tenantId, request.factId, request.actor || 'unknown', request.reason);
-        if (!deleted) throw errors.notFound('FACT_NOT_FOUND', `no fact ${request.factId}`);
+        if (!deleted) throw errors.notFound(ErrorCodes.FACT_NOT_FOUND, `no fact ${request.factId}`);
         logger.info({ tenantId, factId: request.factId, auditId: deleted.auditId }, 'fact deleted');
         return { auditId: deleted.auditId };
       },
@@ -203,7 +209,7 @@ export function knowledgeServiceImplementation(deps: KnowledgeDependencies): Kno
       'ForgetSubject',
       async (request) => {
         const tenantId = tenantOf(request);
-        const subject = parse(Text(200), request.subject, 'INVALID_SUBJECT', 'subject');
+        const subject = parse(Text(200), request.subject, ErrorCodes.INVALID_SUBJECT, 'subject');
         const done = await deps.facts.forgetSubject(
           tenantId,
           subject,
@@ -229,31 +235,31 @@ export function knowledgeServiceImplementation(deps: KnowledgeDependencies): Kno
       'SetWorkingMemory',
       async (request) => {
         const tenantId = tenantOf(request);
-        const runId = parse(RunId, request.runId, 'INVALID_RUN_ID', 'run_id');
+        const runId = parse(RunId, request.runId, ErrorCodes.INVALID_RUN_ID, 'run_id');
         const entries = request.entries.map((entry, i) => {
-          const key = parse(WorkingKey, entry.key, 'INVALID_KEY', `entries[${i}].key`);
+          const key = parse(WorkingKey, entry.key, ErrorCodes.INVALID_KEY, `entries[${i}].key`);
           if (entry.valueJson !== '') {
             if (Buffer.byteLength(entry.valueJson) > limits.MEMORY_WORKING_MEMORY_MAX_VALUE_BYTES)
               throw errors.invalidArgument(
-                'VALUE_TOO_LARGE',
+                ErrorCodes.VALUE_TOO_LARGE,
                 `entries[${i}].value_json is larger than ${limits.MEMORY_WORKING_MEMORY_MAX_VALUE_BYTES} bytes`,
               );
             try {
               JSON.parse(entry.valueJson);
             } catch {
-              throw errors.invalidArgument('INVALID_VALUE', `entries[${i}].value_json is not valid JSON`);
+              throw errors.invalidArgument(ErrorCodes.INVALID_VALUE, `entries[${i}].value_json is not valid JSON`);
             }
           }
           return { key, valueJson: entry.valueJson };
         });
         const conversationId = request.conversationId
-          ? parse(ConversationId, request.conversationId, 'INVALID_CONVERSATION_ID', 'conversation_id')
+          ? parse(ConversationId, request.conversationId, ErrorCodes.INVALID_CONVERSATION_ID, 'conversation_id')
           : null;
         const size = await deps.workingMemory.set(tenantId, runId, conversationId, entries);
         if (size === 'too_many_keys')
           throw new PlatformError(
             'resource_exhausted',
-            'WORKING_MEMORY_FULL',
+            ErrorCodes.WORKING_MEMORY_FULL,
             "the run's working memory holds too many keys; delete some first",
           );
         return { size };
@@ -265,8 +271,8 @@ export function knowledgeServiceImplementation(deps: KnowledgeDependencies): Kno
       'GetWorkingMemory',
       async (request) => {
         const tenantId = tenantOf(request);
-        const runId = parse(RunId, request.runId, 'INVALID_RUN_ID', 'run_id');
-        const keys = request.keys.map((k, i) => parse(WorkingKey, k, 'INVALID_KEY', `keys[${i}]`));
+        const runId = parse(RunId, request.runId, ErrorCodes.INVALID_RUN_ID, 'run_id');
+        const keys = request.keys.map((k, i) => parse(WorkingKey, k, ErrorCodes.INVALID_KEY, `keys[${i}]`));
         const entries = await deps.workingMemory.get(tenantId, runId, keys);
         return { entries: entries.map((e) => ({ key: e.key, valueJson: e.valueJson, updatedAt: e.updatedAt })) };
       },
@@ -277,7 +283,7 @@ export function knowledgeServiceImplementation(deps: KnowledgeDependencies): Kno
       'ClearWorkingMemory',
       async (request) => {
         const tenantId = tenantOf(request);
-        const runId = parse(RunId, request.runId, 'INVALID_RUN_ID', 'run_id');
+        const runId = parse(RunId, request.runId, ErrorCodes.INVALID_RUN_ID, 'run_id');
         return { cleared: await deps.workingMemory.clearRun(tenantId, runId) };
       },
     ),

@@ -4,6 +4,7 @@ import { errors, unaryHandler, type Logger } from '@platform/service-kit';
 import { z } from 'zod';
 import type { MemoryConfig } from './config.js';
 import type { MessageStore } from './message-store.js';
+import { ErrorCodes } from './error-codes.js';
 
 type Limits = Pick<
   MemoryConfig,
@@ -24,8 +25,13 @@ function parseOrReject<T>(schema: z.ZodType<T>, value: unknown, code: string, wh
 
 function scope(request: { tenantId: string; conversationId: string }): { tenantId: string; conversationId: string } {
   return {
-    tenantId: parseOrReject(TenantId, request.tenantId, 'INVALID_TENANT_ID', 'tenant_id'),
-    conversationId: parseOrReject(ConversationId, request.conversationId, 'INVALID_CONVERSATION_ID', 'conversation_id'),
+    tenantId: parseOrReject(TenantId, request.tenantId, ErrorCodes.INVALID_TENANT_ID, 'tenant_id'),
+    conversationId: parseOrReject(
+      ConversationId,
+      request.conversationId,
+      ErrorCodes.INVALID_CONVERSATION_ID,
+      'conversation_id',
+    ),
   };
 }
 
@@ -41,20 +47,20 @@ export function memoryServiceImplementation(
       'AppendMessages',
       async (request) => {
         const { tenantId, conversationId } = scope(request);
-        const runId = request.runId ? parseOrReject(RunId, request.runId, 'INVALID_RUN_ID', 'run_id') : null;
+        const runId = request.runId ? parseOrReject(RunId, request.runId, ErrorCodes.INVALID_RUN_ID, 'run_id') : null;
         const appendId = request.appendId
-          ? parseOrReject(AppendId, request.appendId, 'INVALID_APPEND_ID', 'append_id')
+          ? parseOrReject(AppendId, request.appendId, ErrorCodes.INVALID_APPEND_ID, 'append_id')
           : null;
         if (request.messagesJson.length > limits.MEMORY_MAX_APPEND_MESSAGES) {
           throw errors.invalidArgument(
-            'TOO_MANY_MESSAGES',
+            ErrorCodes.TOO_MANY_MESSAGES,
             `at most ${limits.MEMORY_MAX_APPEND_MESSAGES} messages per append`,
           );
         }
         const messages = request.messagesJson.map((json, index) => {
           if (Buffer.byteLength(json, 'utf8') > limits.MEMORY_MAX_MESSAGE_BYTES) {
             throw errors.invalidArgument(
-              'MESSAGE_TOO_LARGE',
+              ErrorCodes.MESSAGE_TOO_LARGE,
               `messages_json[${index}] is larger than ${limits.MEMORY_MAX_MESSAGE_BYTES} bytes`,
             );
           }
@@ -62,13 +68,13 @@ export function memoryServiceImplementation(
           try {
             parsed = JSON.parse(json);
           } catch {
-            throw errors.invalidArgument('INVALID_MESSAGE', `messages_json[${index}] is not valid JSON`);
+            throw errors.invalidArgument(ErrorCodes.INVALID_MESSAGE, `messages_json[${index}] is not valid JSON`);
           }
           const message = ChatMessage.safeParse(parsed);
           if (!message.success) {
             const issue = message.error.issues[0];
             throw errors.invalidArgument(
-              'INVALID_MESSAGE',
+              ErrorCodes.INVALID_MESSAGE,
               `messages_json[${index}] is not a chat message: ${issue?.path.join('.') || '(root)'} ${issue?.message ?? ''}`.trim(),
             );
           }
@@ -84,12 +90,16 @@ export function memoryServiceImplementation(
       async (request) => {
         const { tenantId, conversationId } = scope(request);
         if (request.limit < 0 || request.limit > limits.MEMORY_MAX_PAGE_SIZE) {
-          throw errors.invalidArgument('INVALID_LIMIT', `limit must be between 0 and ${limits.MEMORY_MAX_PAGE_SIZE}`);
+          throw errors.invalidArgument(
+            ErrorCodes.INVALID_LIMIT,
+            `limit must be between 0 and ${limits.MEMORY_MAX_PAGE_SIZE}`,
+          );
         }
-        if (request.afterSeq < 0) throw errors.invalidArgument('INVALID_AFTER_SEQ', 'after_seq must not be negative');
+        if (request.afterSeq < 0)
+          throw errors.invalidArgument(ErrorCodes.INVALID_AFTER_SEQ, 'after_seq must not be negative');
         if (request.maxBytes < 0 || request.maxBytes > limits.MEMORY_MAX_PAGE_BYTES) {
           throw errors.invalidArgument(
-            'INVALID_MAX_BYTES',
+            ErrorCodes.INVALID_MAX_BYTES,
             `max_bytes must be between 0 and ${limits.MEMORY_MAX_PAGE_BYTES}`,
           );
         }

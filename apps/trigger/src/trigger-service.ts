@@ -14,6 +14,7 @@ import { parseTaskSpec, type TaskSpec } from './task-spec.js';
 import type { TaskQuotas } from './task-quotas.js';
 import type { TaskStore } from './task-store.js';
 import { fireView, taskView } from './task-views.js';
+import { ErrorCodes } from './error-codes.js';
 
 type Limits = Pick<
   TriggerConfig,
@@ -35,13 +36,13 @@ function field<T>(schema: z.ZodType<T>, value: unknown, code: string, name: stri
 }
 
 function tenantOf(request: { tenantId: string }): string {
-  return field(TenantId, request.tenantId, 'INVALID_TENANT_ID', 'tenant_id');
+  return field(TenantId, request.tenantId, ErrorCodes.INVALID_TENANT_ID, 'tenant_id');
 }
 
 /** A malformed task id cannot name a task: NOT_FOUND, like a task of another tenant. */
 function taskIdOf(request: { taskId: string }): string {
   if (!TaskId.safeParse(request.taskId).success)
-    throw errors.notFound('TASK_NOT_FOUND', `no task '${request.taskId.slice(0, 80)}'`);
+    throw errors.notFound(ErrorCodes.TASK_NOT_FOUND, `no task '${request.taskId.slice(0, 80)}'`);
   return request.taskId;
 }
 
@@ -53,7 +54,7 @@ function taskIdOf(request: { taskId: string }): string {
 async function checkWebhookUrl(spec: TaskSpec, allowHttp: boolean, egress: EgressGuard): Promise<TaskSpec> {
   if (spec.output.channel !== 'webhook') return spec;
   if (!allowHttp && !spec.output.url!.startsWith('https://')) {
-    throw errors.invalidArgument('INVALID_TASK_SPEC', 'output.url: must be an https URL', {
+    throw errors.invalidArgument(ErrorCodes.INVALID_TASK_SPEC, 'output.url: must be an https URL', {
       details: { issues: [{ field: 'output.url', message: 'must be an https URL' }] },
     });
   }
@@ -95,7 +96,7 @@ export function triggerServiceImplementation(deps: TriggerServiceDeps): triggerV
   const pageSize = (requested: number): number => {
     if (requested < 0 || requested > limits.TRIGGER_MAX_PAGE_SIZE)
       throw errors.invalidArgument(
-        'INVALID_PAGE_SIZE',
+        ErrorCodes.INVALID_PAGE_SIZE,
         `page_size must be between 0 and ${limits.TRIGGER_MAX_PAGE_SIZE}`,
       );
     return requested || limits.TRIGGER_PAGE_SIZE;
@@ -106,8 +107,8 @@ export function triggerServiceImplementation(deps: TriggerServiceDeps): triggerV
       'CreateTask',
       async (request) => {
         const tenantId = tenantOf(request);
-        const userId = field(UserId, request.userId, 'INVALID_USER_ID', 'user_id');
-        const requestId = field(RequestId, request.requestId, 'INVALID_REQUEST_ID', 'request_id');
+        const userId = field(UserId, request.userId, ErrorCodes.INVALID_USER_ID, 'user_id');
+        const requestId = field(RequestId, request.requestId, ErrorCodes.INVALID_REQUEST_ID, 'request_id');
         const spec = await checkWebhookUrl(
           parseTaskSpec(request.specJson, limits.TRIGGER_MAX_SPEC_BYTES, deps.filterLimits),
           limits.TRIGGER_WEBHOOK_ALLOW_HTTP,
@@ -197,7 +198,7 @@ export function triggerServiceImplementation(deps: TriggerServiceDeps): triggerV
       'RunTaskNow',
       async (request) => {
         const task = await tasks.get(tenantOf(request), taskIdOf(request));
-        const requestId = field(RequestId, request.requestId, 'INVALID_REQUEST_ID', 'request_id');
+        const requestId = field(RequestId, request.requestId, ErrorCodes.INVALID_REQUEST_ID, 'request_id');
         const recorded = await fires.runNow(task, requestId, clock.now());
         deps.onFireRecorded();
         return { fire: fireView(recorded.fire), duplicate: recorded.duplicate };
@@ -222,13 +223,16 @@ export function triggerServiceImplementation(deps: TriggerServiceDeps): triggerV
       async (request) => {
         const tenantId = tenantOf(request);
         if (Buffer.byteLength(request.dataJson, 'utf8') > limits.TRIGGER_MAX_EVENT_BYTES) {
-          throw errors.invalidArgument('INVALID_EVENT', `data is larger than ${limits.TRIGGER_MAX_EVENT_BYTES} bytes`);
+          throw errors.invalidArgument(
+            ErrorCodes.INVALID_EVENT,
+            `data is larger than ${limits.TRIGGER_MAX_EVENT_BYTES} bytes`,
+          );
         }
         let data: unknown;
         try {
           data = request.dataJson ? JSON.parse(request.dataJson) : {};
         } catch {
-          throw errors.invalidArgument('INVALID_EVENT', 'data_json is not valid JSON');
+          throw errors.invalidArgument(ErrorCodes.INVALID_EVENT, 'data_json is not valid JSON');
         }
         const event = ExternalEvent.safeParse({
           ...(request.eventId ? { eventId: request.eventId } : {}),
@@ -239,7 +243,7 @@ export function triggerServiceImplementation(deps: TriggerServiceDeps): triggerV
         if (!event.success) {
           const issue = event.error.issues[0];
           throw errors.invalidArgument(
-            'INVALID_EVENT',
+            ErrorCodes.INVALID_EVENT,
             `${issue?.path.join('.') || '(root)'}: ${issue?.message ?? 'invalid'}`,
           );
         }
@@ -253,9 +257,9 @@ export function triggerServiceImplementation(deps: TriggerServiceDeps): triggerV
       'ListNotifications',
       async (request) => {
         const tenantId = tenantOf(request);
-        const userId = field(UserId, request.userId, 'INVALID_USER_ID', 'user_id');
+        const userId = field(UserId, request.userId, ErrorCodes.INVALID_USER_ID, 'user_id');
         if (!Number.isSafeInteger(request.afterSeq) || request.afterSeq < 0)
-          throw errors.invalidArgument('INVALID_AFTER_SEQ', 'after_seq must be a non-negative integer');
+          throw errors.invalidArgument(ErrorCodes.INVALID_AFTER_SEQ, 'after_seq must be a non-negative integer');
         const limit =
           request.limit < 0 || request.limit > limits.TRIGGER_MAX_PAGE_SIZE
             ? pageSize(request.limit)

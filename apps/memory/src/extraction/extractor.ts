@@ -2,6 +2,7 @@ import type { IngestedMessage } from '@platform/contracts';
 import { StructuredOutputError, type OpenAIStructuredOutput } from '@platform/llm';
 import { Extraction, MultiTurnEnvelope, MultiTurnExtraction, turnLabel } from './extraction-schema.js';
 import { renderTurnTranscript } from './turn-transcript.js';
+import { ErrorCodes } from '../error-codes.js';
 
 /** A current fact shown to the extractor so it can judge what a new statement supersedes. */
 export interface CandidateFact {
@@ -19,7 +20,7 @@ export interface ExtractorSettings {
 
 /** The model kept answering with output that fails validation; nothing of the turn is stored. */
 export class InvalidExtractionError extends Error {
-  readonly code = 'INVALID_EXTRACTION';
+  readonly code = ErrorCodes.INVALID_EXTRACTION;
 
   constructor(
     message: string,
