@@ -12,6 +12,7 @@ import {
 import { HttpError } from './http-errors.js';
 import { TokenCache } from './token-cache.js';
 import { ApiErrorCodes } from './error-codes.js';
+import { NamedError } from '@platform/contracts';
 
 /** Who is calling, as established from the verified token. */
 export interface Principal {
@@ -73,10 +74,9 @@ export interface TokenVerifierOptions {
 }
 
 /** The key set could not be fetched or used: the identity provider's side, not the token's. */
-class KeySetUnavailable extends Error {
+class KeySetUnavailable extends NamedError {
   constructor(cause: unknown) {
     super('the JSON Web Key Set is unavailable', { cause });
-    this.name = 'KeySetUnavailable';
   }
 }
 

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { isPlatformError, type ErrorKind } from '@platform/service-kit';
 import { ApiErrorCodes, type ApiErrorCode } from './error-codes.js';
+import { NamedError } from '@platform/contracts';
 
 /** The JSON body of every error response: a stable machine-readable code and a human message. */
 export const ErrorBody = z
@@ -20,7 +21,7 @@ export const ErrorBody = z
   .meta({ id: 'ErrorBody' });
 export type ErrorBody = z.infer<typeof ErrorBody>;
 
-export class HttpError extends Error {
+export class HttpError extends NamedError {
   constructor(
     readonly statusCode: number,
     readonly code: ApiErrorCode,
@@ -28,7 +29,6 @@ export class HttpError extends Error {
     readonly details?: Record<string, unknown>,
   ) {
     super(message);
-    this.name = 'HttpError';
   }
 }
 

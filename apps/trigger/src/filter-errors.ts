@@ -1,3 +1,4 @@
+import { NamedError } from '@platform/contracts';
 /**
  * Why a filter (or condition) expression cannot be compiled, or why one evaluation failed. The
  * code is stable: creation problems reach the client in INVALID_TASK_SPEC's message and issues,
@@ -21,14 +22,13 @@ export const FilterErrorCodes = {
 } as const;
 export type FilterErrorCode = (typeof FilterErrorCodes)[keyof typeof FilterErrorCodes];
 
-export class FilterError extends Error {
+export class FilterError extends NamedError {
   constructor(
     readonly code: FilterErrorCode,
     message: string,
     options?: { cause?: unknown },
   ) {
     super(message, options);
-    this.name = 'FilterError';
   }
 }
 

@@ -1,5 +1,6 @@
 import { PlatformError } from '@platform/service-kit';
 import { ErrorCodes } from '../error-codes.js';
+import { NamedError } from '@platform/contracts';
 
 /**
  * A ciphertext or wrapped key failed authentication: it was altered, or it was moved to another
@@ -21,7 +22,6 @@ export class CredentialDecryptError extends PlatformError {
         details: { stage, keyId },
       },
     );
-    this.name = 'CredentialDecryptError';
   }
 }
 
@@ -31,15 +31,13 @@ export class KeyUnavailableError extends PlatformError {
     super('internal', ErrorCodes.KEY_UNAVAILABLE, `key-encryption key '${keyId}' is not in the keyring`, {
       details: { keyId },
     });
-    this.name = 'KeyUnavailableError';
   }
 }
 
 /** The keyring's own configuration is unusable (bad JSON, wrong key length, no active key). */
-export class KeyringError extends Error {
+export class KeyringError extends NamedError {
   readonly code = ErrorCodes.KEYRING_INVALID;
   constructor(message: string) {
     super(message);
-    this.name = 'KeyringError';
   }
 }
