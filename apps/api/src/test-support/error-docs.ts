@@ -28,4 +28,4 @@ export function apiErrorTable(catalogue: Record<string, ApiErrorSpec> = apiError
 }
 
 /** Every table the api's docs generate from its error catalogue. */
-export const apiErrorDocTables: readonly DocTable[] = [apiErrorTable()];
+export const errorDocTables: readonly DocTable[] = [apiErrorTable()];
