@@ -53,6 +53,30 @@ export const fireErrorCatalogue = {
   APPROVAL_EXPIRED: { description: "The triggered run's approval expired before anyone answered it." },
 } as const satisfies Record<string, Pick<ErrorCodeSpec, 'description'>>;
 
+/**
+ * Why a filter (or condition) expression cannot be compiled (`creation`: the code is in
+ * INVALID_TASK_SPEC's message and issues), or why one evaluation failed (`evaluation`: the task's
+ * `lastError`). docs/triggers.md's table of creation codes is generated from this list.
+ */
+export const filterErrorCatalogue = {
+  FILTER_SYNTAX: { at: 'creation', problem: 'the expression does not parse (`Parse error …`)' },
+  FILTER_UNKNOWN_FUNCTION: { at: 'creation', problem: 'a call of a function the language does not have' },
+  FILTER_INVALID_PATTERN: {
+    at: 'creation',
+    problem: 'a `~=` pattern that is not RE2 (a lookaround, a backreference, an unclosed group)',
+  },
+  FILTER_DYNAMIC_PATTERN: { at: 'creation', problem: 'a `~=` whose pattern is not one string literal' },
+  FILTER_PATTERN_TOO_LARGE: { at: 'creation', problem: 'a pattern over the length or compiled-size limit' },
+  FILTER_INPUT_TOO_LONG: {
+    at: 'evaluation',
+    problem: 'the text matched by `~=` is longer than TRIGGER_FILTER_MAX_INPUT_CHARS',
+  },
+  FILTER_EVALUATION_FAILED: {
+    at: 'evaluation',
+    problem: 'the expression failed on the event (e.g. `price < 300` where `price` is text)',
+  },
+} as const satisfies Record<string, { at: 'creation' | 'evaluation'; problem: string }>;
+
 /** Codes by name, the shared ones included: throw sites write `ErrorCodes.TASK_NOT_FOUND`. */
 export const ErrorCodes = {
   ...SharedErrorCodes,

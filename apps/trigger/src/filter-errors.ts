@@ -1,4 +1,6 @@
 import { NamedError } from '@platform/contracts';
+import type { filterErrorCatalogue } from './error-codes.js';
+
 /**
  * Why a filter (or condition) expression cannot be compiled, or why one evaluation failed. The
  * code is stable: creation problems reach the client in INVALID_TASK_SPEC's message and issues,
@@ -19,7 +21,7 @@ export const FilterErrorCodes = {
   inputTooLong: 'FILTER_INPUT_TOO_LONG',
   /** At fire time: the expression failed on the event (e.g. `price < 300` where price is text). */
   evaluationFailed: 'FILTER_EVALUATION_FAILED',
-} as const;
+} as const satisfies Record<string, keyof typeof filterErrorCatalogue>;
 export type FilterErrorCode = (typeof FilterErrorCodes)[keyof typeof FilterErrorCodes];
 
 export class FilterError extends NamedError {
