@@ -5,65 +5,74 @@ import { codesOf, SharedErrorCodes, type ErrorCodeSpec } from '@platform/service
  * with the kind it is raised with and what it means.
  */
 export const agentPoolErrorCatalogue = {
-  INPUT_TOO_LARGE: { kind: 'invalid_argument', description: '… is larger than … bytes.' },
-  INVALID_SOURCE: { kind: 'invalid_argument', description: 'Source.kind must be "user" or "trigger", not "…".' },
+  INVALID_CALL_ID: { kind: 'invalid_argument', description: '`call_id` is not a valid tool call id.' },
+  INVALID_AGENT_NAME: { kind: 'invalid_argument', description: '`agent_name` is not a valid tool name.' },
+  INVALID_ENTRY_ID: { kind: 'invalid_argument', description: '`entry_id` is not a valid entry id.' },
+  INVALID_APPROVAL_ID: { kind: 'invalid_argument', description: '`approval_id` is not a valid approval id.' },
+  INVALID_ARGUMENTS_JSON: { kind: 'invalid_argument', description: '`arguments_json` is not a JSON object.' },
+  INVALID_FIELDS_JSON: { kind: 'invalid_argument', description: '`fields_json` is not a JSON object.' },
+  INVALID_CHANGES_JSON: { kind: 'invalid_argument', description: '`changes_json` is not a JSON object.' },
+  INVALID_SOURCE: {
+    kind: 'invalid_argument',
+    description: '`source` is neither a user nor a trigger, or its `task_id` is missing, extra or not valid.',
+  },
+  INVALID_DECISION: { kind: 'invalid_argument', description: '`decision` is not an approval decision.' },
   INVALID_USER_DECISION: {
     kind: 'invalid_argument',
-    description: 'A call is either approval_gate or user_decision, not both.',
+    description:
+      'A `user_decision` that is not well formed (with `approval_gate`, without a summary, with no expiry, or details that are not an object).',
   },
-  INVALID_CALL_ID: { kind: 'invalid_argument', description: '`call_id` is not valid.' },
-  INVALID_AGENT_NAME: { kind: 'invalid_argument', description: '`agent_name` is not valid.' },
-  INVALID_ARGUMENTS_JSON: { kind: 'invalid_argument', description: 'TODO' },
-  INVALID_ENTRY_ID: { kind: 'invalid_argument', description: '`entry_id` is not valid.' },
-  INVALID_FIELDS_JSON: { kind: 'invalid_argument', description: 'TODO' },
-  INVALID_APPROVAL_ID: { kind: 'invalid_argument', description: '`approval_id` is not valid.' },
-  INVALID_DECISION: { kind: 'invalid_argument', description: '`decision` is not valid.' },
-  INVALID_CHANGES_JSON: { kind: 'invalid_argument', description: 'TODO' },
   DECISION_REQUIRED: {
     kind: 'invalid_argument',
-    description: "Give a decision, or the user's reply for the agent to read.",
+    description: "An answer with neither a decision nor the user's reply for the agent to read.",
   },
-  CHANGES_NEED_EDIT: { kind: 'invalid_argument', description: 'Changes_json is only accepted with decision "edit".' },
+  CHANGES_NEED_EDIT: { kind: 'invalid_argument', description: '`changes_json` with a decision other than "edit".' },
+  DECISION_NOT_OFFERED: { kind: 'invalid_argument', description: 'A decision the approval request does not offer.' },
+  MODIFICATION_NOT_ALLOWED: {
+    kind: 'invalid_argument',
+    description: 'Changes to an approval request that takes none.',
+  },
+  INPUT_TOO_LARGE: { kind: 'invalid_argument', description: 'A JSON field larger than AGENT_MAX_INPUT_BYTES.' },
+  AGENT_NOT_FOUND: { kind: 'not_found', description: 'No agent entry of this id for this tenant.' },
+  APPROVAL_NOT_FOUND: { kind: 'not_found', description: 'No approval request of this id for this tenant.' },
+  STEP_IN_PROGRESS: {
+    kind: 'failed_precondition',
+    description: 'Another call is running a step of (or changing) this entry; retry after it.',
+  },
+  AGENT_PAUSED: { kind: 'failed_precondition', description: 'The entry is paused; resume it first.' },
+  AGENT_AWAITING_APPROVAL: {
+    kind: 'failed_precondition',
+    description: 'The entry waits for approval; answer its approval request instead.',
+  },
+  AGENT_AWAITING_INPUT: {
+    kind: 'failed_precondition',
+    description: 'The entry waits for input; continue it instead.',
+  },
+  AGENT_NOT_WAITING: {
+    kind: 'failed_precondition',
+    description: 'The entry no longer waits for the input or decision sent.',
+  },
+  AGENT_NOT_LIVE: { kind: 'failed_precondition', description: 'The entry already ended.' },
   NOT_AN_AGENT: {
     kind: 'failed_precondition',
-    description: "'…' is a plain tool, not an agent-tool; call it as a tool.",
+    description: '`StartAgent` of a name the catalog lists as a plain tool (without `approval_gate`).',
   },
   NOT_A_PLAIN_TOOL: {
     kind: 'failed_precondition',
-    description: "'…' is an agent-tool, which asks for approval itself; start it without approval_gate.",
+    description: '`StartAgent` with `approval_gate` of an agent-tool, which asks for approval itself.',
   },
-  DECISION_NOT_OFFERED: { kind: 'invalid_argument', description: "Decision '…' is not offered; the options are …." },
-  MODIFICATION_NOT_ALLOWED: { kind: 'invalid_argument', description: 'This approval request does not accept changes.' },
+  TOO_MANY_AGENTS: {
+    kind: 'resource_exhausted',
+    description: 'The tenant has MAX_LIVE_AGENTS_PER_TENANT agents waiting for the user already.',
+  },
   AGENT_UNAVAILABLE: {
     kind: 'unavailable',
-    description: "No runner serves '…' right now; the entry is unchanged, try again later.",
+    description: 'No runner serves the agent, all replicas are busy, or NATS is unreachable; the entry is unchanged.',
   },
   AGENT_STEP_TIMEOUT: {
     kind: 'deadline_exceeded',
     description:
-      "…; the agent entry is unchanged, and a retry sends the same step call id so the runner can answer it without running the step twice (agent '…').",
-  },
-  TOO_MANY_AGENTS: {
-    kind: 'resource_exhausted',
-    description:
-      'This tenant already has … agents waiting for the user (the limit is …); answer, cancel or let some expire before starting another.',
-  },
-  AGENT_NOT_FOUND: { kind: 'not_found', description: 'No such agent entry.' },
-  APPROVAL_NOT_FOUND: { kind: 'not_found', description: 'No such approval request.' },
-  AGENT_PAUSED: { kind: 'failed_precondition', description: 'The agent entry … is paused; resume it first.' },
-  AGENT_AWAITING_APPROVAL: {
-    kind: 'failed_precondition',
-    description: 'The agent entry … waits for approval; answer approval … with ResolveApproval.',
-  },
-  AGENT_AWAITING_INPUT: {
-    kind: 'failed_precondition',
-    description: 'The agent entry … waits for input; answer it with ContinueAgent.',
-  },
-  AGENT_NOT_WAITING: { kind: 'failed_precondition', description: 'The agent entry … is … and takes no more ….' },
-  AGENT_NOT_LIVE: { kind: 'failed_precondition', description: 'The agent entry … is already ….' },
-  STEP_IN_PROGRESS: {
-    kind: 'failed_precondition',
-    description: 'Another call is changing this agent entry right now; retry when it has finished.',
+      'The runner did not answer the step in time; the step may have run, and a retry sends the same call id.',
   },
 } as const satisfies Record<string, ErrorCodeSpec>;
 

@@ -44,7 +44,10 @@ export const credentialErrorCatalogue = {
     kind: 'internal',
     description: 'Key rotation: a stored record names a key-encryption key that is not in the keyring.',
   },
-  KEYRING_INVALID: { kind: 'internal', description: 'The configured keyring cannot be read.' },
+  KEYRING_INVALID: {
+    kind: 'internal',
+    description: "The keyring's own configuration is unusable (bad JSON, wrong key length, no active key).",
+  },
 } as const satisfies Record<string, ErrorCodeSpec>;
 
 /** Codes by name, the shared ones included: throw sites write `ErrorCodes.TASK_NOT_FOUND`. */
