@@ -5,7 +5,7 @@ import type { CatalogEntry } from '@platform/tool-sdk';
 import type { ProfileRegistry } from '../profiles.js';
 import { outcomeOf, type RunnerCall } from '../runner-tool-port.js';
 import { allowlistOf, gateError } from '../tool-gate/gate-errors.js';
-import type { ToolCaller } from '../tool-gate/gate-rules.js';
+import { GateRefusalCode, type ToolCaller } from '../tool-gate/gate-rules.js';
 import type { CallTarget, ToolGate } from '../tool-gate/tool-gate.js';
 import { traced } from '../tool-gate/tool-span.js';
 import { argumentsOf, callOutcome } from './call-results.js';
@@ -105,7 +105,7 @@ export class TaskToolCalls {
       await this.admit(request);
     } catch (err) {
       // A tool whose runner is down right now may still be named: the rules are what is checked.
-      if (isPlatformError(err) && err.code === 'RUNNER_UNAVAILABLE') return;
+      if (isPlatformError(err) && err.code === GateRefusalCode.runnerUnavailable) return;
       throw err;
     }
   }
