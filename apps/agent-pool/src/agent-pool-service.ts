@@ -6,6 +6,7 @@ import { z } from 'zod';
 import type { AgentPool } from './agent-pool.js';
 import { UUID_PATTERN, type EntryRow, type SourceKind } from './entry-store.js';
 import type { UserDecisionInput } from './user-decision.js';
+import { ErrorCodes } from './error-codes.js';
 
 /** What the service accepts at most, compiled from the environment at boot (server.ts). */
 export interface AgentPoolServiceLimits {
@@ -40,19 +41,21 @@ function jsonObject(
 
 function text(value: string, field: string, limits: AgentPoolServiceLimits): string {
   if (Buffer.byteLength(value, 'utf8') > limits.maxInputBytes)
-    throw errors.invalidArgument('INPUT_TOO_LARGE', `${field} is larger than ${limits.maxInputBytes} bytes`);
+    throw errors.invalidArgument(ErrorCodes.INPUT_TOO_LARGE, `${field} is larger than ${limits.maxInputBytes} bytes`);
   return value;
 }
 
 function sourceOf(source: agentPoolV1.AgentSource | undefined): { kind: SourceKind; taskId: string | undefined } {
   const kind = source?.kind || 'user';
   if (kind !== 'user' && kind !== 'trigger')
-    throw errors.invalidArgument('INVALID_SOURCE', `source.kind must be "user" or "trigger", not "${kind}"`);
-  const taskId = source?.taskId ? parseOrReject(TaskId, source.taskId, 'INVALID_SOURCE', 'source.task_id') : undefined;
+    throw errors.invalidArgument(ErrorCodes.INVALID_SOURCE, `source.kind must be "user" or "trigger", not "${kind}"`);
+  const taskId = source?.taskId
+    ? parseOrReject(TaskId, source.taskId, ErrorCodes.INVALID_SOURCE, 'source.task_id')
+    : undefined;
   if (kind === 'trigger' && !taskId)
-    throw errors.invalidArgument('INVALID_SOURCE', 'source.task_id is required when source.kind is "trigger"');
+    throw errors.invalidArgument(ErrorCodes.INVALID_SOURCE, 'source.task_id is required when source.kind is "trigger"');
   if (kind === 'user' && taskId)
-    throw errors.invalidArgument('INVALID_SOURCE', 'source.task_id is only for source.kind "trigger"');
+    throw errors.invalidArgument(ErrorCodes.INVALID_SOURCE, 'source.task_id is only for source.kind "trigger"');
   return { kind, taskId };
 }
 
@@ -64,14 +67,17 @@ function userDecisionOf(
 ): UserDecisionInput | undefined {
   if (!decision) return undefined;
   if (approvalGate)
-    throw errors.invalidArgument('INVALID_USER_DECISION', 'a call is either approval_gate or user_decision, not both');
+    throw errors.invalidArgument(
+      ErrorCodes.INVALID_USER_DECISION,
+      'a call is either approval_gate or user_decision, not both',
+    );
   if (!decision.actionSummary.trim())
-    throw errors.invalidArgument('INVALID_USER_DECISION', 'user_decision.action_summary must not be empty');
+    throw errors.invalidArgument(ErrorCodes.INVALID_USER_DECISION, 'user_decision.action_summary must not be empty');
   if (decision.expiresInMs < 1)
-    throw errors.invalidArgument('INVALID_USER_DECISION', 'user_decision.expires_in_ms must be at least 1');
+    throw errors.invalidArgument(ErrorCodes.INVALID_USER_DECISION, 'user_decision.expires_in_ms must be at least 1');
   return {
     actionSummary: text(decision.actionSummary, 'user_decision.action_summary', limits),
-    details: jsonObject(decision.detailsJson, 'user_decision.details_json', 'INVALID_USER_DECISION', limits),
+    details: jsonObject(decision.detailsJson, 'user_decision.details_json', ErrorCodes.INVALID_USER_DECISION, limits),
     prompt: text(decision.prompt, 'user_decision.prompt', limits),
     expiresInMs: decision.expiresInMs,
   };
@@ -143,13 +149,13 @@ export function agentPoolServiceImplementation(
           conversationId: parseOrReject(
             ConversationId,
             request.conversationId,
-            'INVALID_CONVERSATION_ID',
+            ErrorCodes.INVALID_CONVERSATION_ID,
             'conversation_id',
           ),
-          runId: request.runId ? parseOrReject(RunId, request.runId, 'INVALID_RUN_ID', 'run_id') : undefined,
-          callId: parseOrReject(ToolCallId, request.callId, 'INVALID_CALL_ID', 'call_id'),
-          agentName: parseOrReject(ToolName, request.agentName, 'INVALID_AGENT_NAME', 'agent_name'),
-          arguments: jsonObject(request.argumentsJson, 'arguments_json', 'INVALID_ARGUMENTS_JSON', limits),
+          runId: request.runId ? parseOrReject(RunId, request.runId, ErrorCodes.INVALID_RUN_ID, 'run_id') : undefined,
+          callId: parseOrReject(ToolCallId, request.callId, ErrorCodes.INVALID_CALL_ID, 'call_id'),
+          agentName: parseOrReject(ToolName, request.agentName, ErrorCodes.INVALID_AGENT_NAME, 'agent_name'),
+          arguments: jsonObject(request.argumentsJson, 'arguments_json', ErrorCodes.INVALID_ARGUMENTS_JSON, limits),
           source: sourceOf(request.source),
           approvalGate: request.approvalGate,
           deadlineAt: deadlineOf(call),
@@ -166,8 +172,8 @@ export function agentPoolServiceImplementation(
       async (request, call) => {
         const entry = await pool.continue({
           tenantId: tenantOf(request),
-          entryId: parseOrReject(EntryId, request.entryId, 'INVALID_ENTRY_ID', 'entry_id'),
-          fields: jsonObject(request.fieldsJson, 'fields_json', 'INVALID_FIELDS_JSON', limits),
+          entryId: parseOrReject(EntryId, request.entryId, ErrorCodes.INVALID_ENTRY_ID, 'entry_id'),
+          fields: jsonObject(request.fieldsJson, 'fields_json', ErrorCodes.INVALID_FIELDS_JSON, limits),
           message: text(request.message, 'message', limits),
           deadlineAt: deadlineOf(call),
           credentialGrant: request.credentialGrant || undefined,
@@ -181,21 +187,24 @@ export function agentPoolServiceImplementation(
       'ResolveApproval',
       async (request, call) => {
         const tenantId = tenantOf(request);
-        const approvalId = parseOrReject(ApprovalId, request.approvalId, 'INVALID_APPROVAL_ID', 'approval_id');
+        const approvalId = parseOrReject(ApprovalId, request.approvalId, ErrorCodes.INVALID_APPROVAL_ID, 'approval_id');
         const decision = request.decision
-          ? parseOrReject(ApprovalDecision, request.decision, 'INVALID_DECISION', 'decision')
+          ? parseOrReject(ApprovalDecision, request.decision, ErrorCodes.INVALID_DECISION, 'decision')
           : undefined;
         const changes = request.changesJson
-          ? jsonObject(request.changesJson, 'changes_json', 'INVALID_CHANGES_JSON', limits)
+          ? jsonObject(request.changesJson, 'changes_json', ErrorCodes.INVALID_CHANGES_JSON, limits)
           : undefined;
         const reply = request.reply ? text(request.reply, 'reply', limits) : undefined;
         if (!decision && !reply)
           throw errors.invalidArgument(
-            'DECISION_REQUIRED',
+            ErrorCodes.DECISION_REQUIRED,
             "give a decision, or the user's reply for the agent to read",
           );
         if (changes && decision !== 'edit')
-          throw errors.invalidArgument('CHANGES_NEED_EDIT', 'changes_json is only accepted with decision "edit"');
+          throw errors.invalidArgument(
+            ErrorCodes.CHANGES_NEED_EDIT,
+            'changes_json is only accepted with decision "edit"',
+          );
         const entry = await pool.resolve({
           tenantId,
           approvalId,
@@ -215,7 +224,7 @@ export function agentPoolServiceImplementation(
       async (request) => {
         const tenantId = tenantOf(request);
         const conversationId = request.conversationId
-          ? parseOrReject(ConversationId, request.conversationId, 'INVALID_CONVERSATION_ID', 'conversation_id')
+          ? parseOrReject(ConversationId, request.conversationId, ErrorCodes.INVALID_CONVERSATION_ID, 'conversation_id')
           : undefined;
         const rows = await pool.listPending(tenantId, conversationId);
         return { entries: rows.map(toProtoEntry) };
@@ -228,7 +237,7 @@ export function agentPoolServiceImplementation(
       async (request) => {
         const entry = await pool.get(
           tenantOf(request),
-          parseOrReject(EntryId, request.entryId, 'INVALID_ENTRY_ID', 'entry_id'),
+          parseOrReject(EntryId, request.entryId, ErrorCodes.INVALID_ENTRY_ID, 'entry_id'),
         );
         return { entry: toProtoEntry(entry) };
       },
@@ -240,7 +249,7 @@ export function agentPoolServiceImplementation(
       async (request) => {
         const entry = await pool.pause(
           tenantOf(request),
-          parseOrReject(EntryId, request.entryId, 'INVALID_ENTRY_ID', 'entry_id'),
+          parseOrReject(EntryId, request.entryId, ErrorCodes.INVALID_ENTRY_ID, 'entry_id'),
         );
         return { entry: toProtoEntry(entry) };
       },
@@ -252,7 +261,7 @@ export function agentPoolServiceImplementation(
       async (request) => {
         const entry = await pool.resume(
           tenantOf(request),
-          parseOrReject(EntryId, request.entryId, 'INVALID_ENTRY_ID', 'entry_id'),
+          parseOrReject(EntryId, request.entryId, ErrorCodes.INVALID_ENTRY_ID, 'entry_id'),
         );
         return { entry: toProtoEntry(entry) };
       },
@@ -264,7 +273,7 @@ export function agentPoolServiceImplementation(
       async (request) => {
         const entry = await pool.cancel(
           tenantOf(request),
-          parseOrReject(EntryId, request.entryId, 'INVALID_ENTRY_ID', 'entry_id'),
+          parseOrReject(EntryId, request.entryId, ErrorCodes.INVALID_ENTRY_ID, 'entry_id'),
         );
         return { entry: toProtoEntry(entry) };
       },

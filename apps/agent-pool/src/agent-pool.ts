@@ -8,6 +8,7 @@ import { EntryStarts } from './entry-starts.js';
 import { entryStore, isLive, type EntryRow, type LockedRow } from './entry-store.js';
 import { RunnerCalls } from './runner-calls.js';
 import { decidedState } from './user-decision.js';
+import { ErrorCodes } from './error-codes.js';
 
 /**
  * The pool's lifecycle logic. Every change locks its entry's row for the whole step (runner call
@@ -57,7 +58,7 @@ export class AgentPool {
         return {
           row,
           reject: errors.invalidArgument(
-            'DECISION_NOT_OFFERED',
+            ErrorCodes.DECISION_NOT_OFFERED,
             `decision '${input.decision}' is not offered; the options are ${approval.options.join(', ')}`,
           ),
         };
@@ -65,7 +66,10 @@ export class AgentPool {
       if (input.changes && Object.keys(input.changes).length > 0 && !approval.allowModification) {
         return {
           row,
-          reject: errors.invalidArgument('MODIFICATION_NOT_ALLOWED', 'this approval request does not accept changes'),
+          reject: errors.invalidArgument(
+            ErrorCodes.MODIFICATION_NOT_ALLOWED,
+            'this approval request does not accept changes',
+          ),
         };
       }
       if (row.kind === 'user_decision') {
@@ -83,7 +87,7 @@ export class AgentPool {
           return {
             row,
             reject: errors.invalidArgument(
-              'DECISION_REQUIRED',
+              ErrorCodes.DECISION_REQUIRED,
               'a tool call waiting for approval takes a decision: approve, edit or cancel',
             ),
           };

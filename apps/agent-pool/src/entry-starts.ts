@@ -18,6 +18,7 @@ import {
 } from './entry-store.js';
 import type { RunnerCalls } from './runner-calls.js';
 import { userDecisionState } from './user-decision.js';
+import { ErrorCodes } from './error-codes.js';
 
 type Started = { entry: EntryRow; duplicate: boolean };
 
@@ -57,7 +58,7 @@ export class EntryStarts {
     if (descriptor && descriptor.kind !== 'agent') {
       throw new PlatformError(
         'failed_precondition',
-        'NOT_AN_AGENT',
+        ErrorCodes.NOT_AN_AGENT,
         `'${input.agentName}' is a plain tool, not an agent-tool; call it as a tool`,
       );
     }
@@ -101,7 +102,7 @@ export class EntryStarts {
     if (tool.kind !== 'tool') {
       throw new PlatformError(
         'failed_precondition',
-        'NOT_A_PLAIN_TOOL',
+        ErrorCodes.NOT_A_PLAIN_TOOL,
         `'${input.agentName}' is an agent-tool, which asks for approval itself; start it without approval_gate`,
       );
     }
@@ -149,7 +150,7 @@ export class EntryStarts {
     if (live >= limit) {
       throw new PlatformError(
         'resource_exhausted',
-        'TOO_MANY_AGENTS',
+        ErrorCodes.TOO_MANY_AGENTS,
         `this tenant already has ${live} agents waiting for the user (the limit is ${limit}); answer, cancel or let some expire before starting another`,
         { details: { live, limit } },
       );

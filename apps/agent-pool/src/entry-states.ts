@@ -3,6 +3,7 @@ import { USER_CANCELLED_MESSAGE, type AgentStepOutput } from '@platform/contract
 import { errors, PlatformError } from '@platform/service-kit';
 import type { CatalogEntry } from '@platform/tool-sdk';
 import type { EntryKind, EntryPatch, EntryRow, EntryStatus, WaitingStatus } from './entry-store.js';
+import { ErrorCodes } from './error-codes.js';
 
 // What the pool's calls answer about entries: the errors of a call an entry cannot take, and the
 // state columns an outcome writes.
@@ -10,11 +11,11 @@ import type { EntryKind, EntryPatch, EntryRow, EntryStatus, WaitingStatus } from
 export const SCHEMA_VERSION_CHANGED = 'SCHEMA_VERSION_CHANGED';
 
 export function entryNotFound(): PlatformError {
-  return errors.notFound('AGENT_NOT_FOUND', 'no such agent entry');
+  return errors.notFound(ErrorCodes.AGENT_NOT_FOUND, 'no such agent entry');
 }
 
 export function approvalNotFound(): PlatformError {
-  return errors.notFound('APPROVAL_NOT_FOUND', 'no such approval request');
+  return errors.notFound(ErrorCodes.APPROVAL_NOT_FOUND, 'no such approval request');
 }
 
 function precondition(code: string, message: string, row: EntryRow): PlatformError {
@@ -26,29 +27,29 @@ function precondition(code: string, message: string, row: EntryRow): PlatformErr
 /** Why an entry cannot take the step the caller asked for. */
 export function notWaitingFor(wanted: WaitingStatus, row: EntryRow): PlatformError {
   if (row.status === 'paused')
-    return precondition('AGENT_PAUSED', `the agent entry ${row.entry_id} is paused; resume it first`, row);
+    return precondition(ErrorCodes.AGENT_PAUSED, `the agent entry ${row.entry_id} is paused; resume it first`, row);
   if (row.status === 'waiting_for_approval') {
     return precondition(
-      'AGENT_AWAITING_APPROVAL',
+      ErrorCodes.AGENT_AWAITING_APPROVAL,
       `the agent entry ${row.entry_id} waits for approval; answer approval ${row.approval_id} with ResolveApproval`,
       row,
     );
   }
   if (row.status === 'waiting_for_input')
     return precondition(
-      'AGENT_AWAITING_INPUT',
+      ErrorCodes.AGENT_AWAITING_INPUT,
       `the agent entry ${row.entry_id} waits for input; answer it with ContinueAgent`,
       row,
     );
   return precondition(
-    'AGENT_NOT_WAITING',
+    ErrorCodes.AGENT_NOT_WAITING,
     `the agent entry ${row.entry_id} is ${row.status} and takes no more ${wanted === 'waiting_for_input' ? 'input' : 'decisions'}`,
     row,
   );
 }
 
 export function notLive(row: EntryRow): PlatformError {
-  return precondition('AGENT_NOT_LIVE', `the agent entry ${row.entry_id} is already ${row.status}`, row);
+  return precondition(ErrorCodes.AGENT_NOT_LIVE, `the agent entry ${row.entry_id} is already ${row.status}`, row);
 }
 
 /** The state columns of an agent's answer. */

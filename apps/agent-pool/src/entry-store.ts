@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import type { ApprovalRequest, MissingField } from '@platform/contracts';
 import { jsonbText, PlatformError } from '@platform/service-kit';
 import type pg from 'pg';
+import { ErrorCodes } from './error-codes.js';
 
 export const LIVE_STATUSES = ['waiting_for_input', 'waiting_for_approval', 'paused'] as const;
 export const FINISHED_STATUSES = ['completed', 'cancelled', 'expired', 'error'] as const;
@@ -186,7 +187,7 @@ export const entryStore = {
       if ((err as { code?: string }).code === '55P03') {
         throw new PlatformError(
           'failed_precondition',
-          'STEP_IN_PROGRESS',
+          ErrorCodes.STEP_IN_PROGRESS,
           'another call is changing this agent entry right now; retry when it has finished',
           {
             cause: err,

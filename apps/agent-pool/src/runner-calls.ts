@@ -8,6 +8,7 @@ import { gatedArguments } from './approval-gate.js';
 import { CANCELLED, SCHEMA_VERSION_CHANGED, stateOf, stateVersion } from './entry-states.js';
 import { logEntry } from './entry-log.js';
 import { entryStore, stepCallId, type EntryPatch, type EntryRow, type EntryStatus } from './entry-store.js';
+import { ErrorCodes } from './error-codes.js';
 
 /** The runner call ends this long before the caller's deadline, so the answer can still be stored and sent. */
 const DEADLINE_MARGIN_MS = 100;
@@ -127,7 +128,7 @@ export class RunnerCalls {
     }
     if (found.state === 'online') return found.entry;
     throw errors.unavailable(
-      'AGENT_UNAVAILABLE',
+      ErrorCodes.AGENT_UNAVAILABLE,
       `no runner serves '${name}' right now; the entry is unchanged, try again later`,
       { retryAfterSeconds: 5 },
     );
@@ -215,14 +216,14 @@ export class RunnerCalls {
         };
       case 'unavailable':
         throw errors.unavailable(
-          'AGENT_UNAVAILABLE',
+          ErrorCodes.AGENT_UNAVAILABLE,
           `${result.message}; the agent entry is unchanged, try again later`,
           { retryAfterSeconds: 1 },
         );
       case 'timeout':
         throw new PlatformError(
           'deadline_exceeded',
-          'AGENT_STEP_TIMEOUT',
+          ErrorCodes.AGENT_STEP_TIMEOUT,
           `${result.message}; the agent entry is unchanged, and a retry sends the same step call id so the runner can answer it without running the step twice (agent '${agentName}')`,
         );
     }

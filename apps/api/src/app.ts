@@ -31,6 +31,7 @@ import { allOperations } from './openapi/operations.js';
 import { TurnRunner } from './turns/turn-runner.js';
 import { unlimitedEvents, type EventRateQuota } from './quotas/event-rate.js';
 import { unlimitedStreams, type StreamQuota } from './quotas/stream-leases.js';
+import { ApiErrorCodes } from './error-codes.js';
 
 export interface AppOptions {
   logger: Logger;
@@ -103,9 +104,12 @@ export function buildApp(options: AppOptions): FastifyInstance {
   registerStrictJsonBodies(app);
   registerInputTextCheck(app);
   app.setNotFoundHandler((request, reply) => {
-    void reply
-      .code(404)
-      .send({ error: { code: 'NOT_FOUND', message: `no route for ${request.method} ${request.url.split('?')[0]}` } });
+    void reply.code(404).send({
+      error: {
+        code: ApiErrorCodes.NOT_FOUND,
+        message: `no route for ${request.method} ${request.url.split('?')[0]}`,
+      },
+    });
   });
 
   app.addHook('onRequest', async (request) => {

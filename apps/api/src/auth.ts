@@ -11,6 +11,8 @@ import {
 } from 'jose';
 import { HttpError } from './http-errors.js';
 import { TokenCache } from './token-cache.js';
+import { ApiErrorCodes } from './error-codes.js';
+import { NamedError } from '@platform/contracts';
 
 /** Who is calling, as established from the verified token. */
 export interface Principal {
@@ -72,10 +74,9 @@ export interface TokenVerifierOptions {
 }
 
 /** The key set could not be fetched or used: the identity provider's side, not the token's. */
-class KeySetUnavailable extends Error {
+class KeySetUnavailable extends NamedError {
   constructor(cause: unknown) {
     super('the JSON Web Key Set is unavailable', { cause });
-    this.name = 'KeySetUnavailable';
   }
 }
 
@@ -126,9 +127,11 @@ export class TokenVerifier {
   }
 
   async verify(authorization: string | undefined): Promise<Principal> {
-    if (!authorization) throw new HttpError(401, 'MISSING_TOKEN', 'send an Authorization: Bearer <token> header');
+    if (!authorization)
+      throw new HttpError(401, ApiErrorCodes.MISSING_TOKEN, 'send an Authorization: Bearer <token> header');
     const match = /^Bearer\s+(\S+)$/i.exec(authorization);
-    if (!match) throw new HttpError(401, 'INVALID_TOKEN', 'the Authorization header must be "Bearer <token>"');
+    if (!match)
+      throw new HttpError(401, ApiErrorCodes.INVALID_TOKEN, 'the Authorization header must be "Bearer <token>"');
     const token = match[1]!;
     const known = this.verified.get(token);
     if (known) return known;
@@ -141,7 +144,7 @@ export class TokenVerifier {
     if (!tenant.success) {
       throw new HttpError(
         401,
-        'INVALID_TOKEN',
+        ApiErrorCodes.INVALID_TOKEN,
         named
           ? 'the token\'s "tenant" claim is not a valid tenant id (a string of 1-128 letters, digits, ".", "_", ":" or "-")'
           : 'the token names no valid tenant (claim "tenant" or "sub")',
@@ -149,7 +152,11 @@ export class TokenVerifier {
     }
     const tier = payload['tier'];
     if (tier !== undefined && (typeof tier !== 'string' || !TIER_PATTERN.test(tier))) {
-      throw new HttpError(401, 'INVALID_TOKEN', 'the token\'s "tier" claim must be 1-32 letters, digits, "-" or "_"');
+      throw new HttpError(
+        401,
+        ApiErrorCodes.INVALID_TOKEN,
+        'the token\'s "tier" claim must be 1-32 letters, digits, "-" or "_"',
+      );
     }
     const roles = payload['roles'] ?? [];
     if (
@@ -159,7 +166,7 @@ export class TokenVerifier {
     ) {
       throw new HttpError(
         401,
-        'INVALID_TOKEN',
+        ApiErrorCodes.INVALID_TOKEN,
         'the token\'s "roles" claim must be an array of role names (1-64 letters, digits, ".", ":", "-" or "_")',
       );
     }
@@ -184,7 +191,7 @@ export class TokenVerifier {
     if (iat !== undefined && iat > now + this.clockToleranceSeconds) {
       throw new HttpError(
         401,
-        'TOKEN_ISSUED_IN_FUTURE',
+        ApiErrorCodes.TOKEN_ISSUED_IN_FUTURE,
         `the token's "iat" claim is ${Math.round(iat - now)} s in the future (at most ${this.clockToleranceSeconds} s of clock skew is accepted)`,
       );
     }
@@ -192,7 +199,7 @@ export class TokenVerifier {
     if (lifetime > this.maxLifetimeSeconds) {
       throw new HttpError(
         401,
-        'TOKEN_LIFETIME_TOO_LONG',
+        ApiErrorCodes.TOKEN_LIFETIME_TOO_LONG,
         `the token lives ${formatSeconds(lifetime)} ("exp" minus ${iat !== undefined ? '"iat"' : 'now'}); at most ${formatSeconds(this.maxLifetimeSeconds)} is accepted`,
       );
     }
@@ -204,7 +211,7 @@ export class TokenVerifier {
     try {
       ({ alg } = decodeProtectedHeader(token));
     } catch {
-      throw new HttpError(401, 'INVALID_TOKEN', 'the token is not a well-formed JWT');
+      throw new HttpError(401, ApiErrorCodes.INVALID_TOKEN, 'the token is not a well-formed JWT');
     }
     try {
       if (typeof alg === 'string' && isSecretAlgorithm(alg) && this.secret) {
@@ -219,7 +226,7 @@ export class TokenVerifier {
     }
     throw new HttpError(
       401,
-      'INVALID_TOKEN',
+      ApiErrorCodes.INVALID_TOKEN,
       `the token's signing algorithm is not accepted (accepted: ${this.accepted.join(', ')})`,
     );
   }
@@ -270,48 +277,53 @@ export class TokenVerifier {
     if (err instanceof KeySetUnavailable) {
       return new HttpError(
         503,
-        'AUTH_UNAVAILABLE',
+        ApiErrorCodes.AUTH_UNAVAILABLE,
         'the token cannot be verified right now: the signing keys are unavailable; try again later',
       );
     }
-    if (err instanceof joseErrors.JWTExpired) return new HttpError(401, 'TOKEN_EXPIRED', 'the token has expired');
+    if (err instanceof joseErrors.JWTExpired)
+      return new HttpError(401, ApiErrorCodes.TOKEN_EXPIRED, 'the token has expired');
     if (err instanceof joseErrors.JWTClaimValidationFailed) {
       const missing = err.reason === 'missing';
       switch (err.claim) {
         case 'iss':
           return new HttpError(
             401,
-            'INVALID_ISSUER',
+            ApiErrorCodes.INVALID_ISSUER,
             missing ? 'the token has no "iss" claim' : 'the token\'s "iss" claim is not the accepted issuer',
           );
         case 'aud':
           return new HttpError(
             401,
-            'INVALID_AUDIENCE',
+            ApiErrorCodes.INVALID_AUDIENCE,
             missing ? 'the token has no "aud" claim' : 'the token\'s "aud" claim names none of the accepted audiences',
           );
         case 'nbf':
-          return new HttpError(401, 'INVALID_TOKEN', 'the token is not valid yet ("nbf" is in the future)');
+          return new HttpError(401, ApiErrorCodes.INVALID_TOKEN, 'the token is not valid yet ("nbf" is in the future)');
         case 'exp':
           if (missing)
-            return new HttpError(401, 'TOKEN_WITHOUT_EXPIRY', 'the token has no "exp" claim: every token must expire');
-          return new HttpError(401, 'INVALID_TOKEN', 'the token\'s "exp" claim is not valid');
+            return new HttpError(
+              401,
+              ApiErrorCodes.TOKEN_WITHOUT_EXPIRY,
+              'the token has no "exp" claim: every token must expire',
+            );
+          return new HttpError(401, ApiErrorCodes.INVALID_TOKEN, 'the token\'s "exp" claim is not valid');
         case 'iat':
-          return new HttpError(401, 'INVALID_TOKEN', `the token's "${err.claim}" claim is not valid`);
+          return new HttpError(401, ApiErrorCodes.INVALID_TOKEN, `the token's "${err.claim}" claim is not valid`);
         default:
-          return new HttpError(401, 'INVALID_TOKEN', "the token's claims are not valid");
+          return new HttpError(401, ApiErrorCodes.INVALID_TOKEN, "the token's claims are not valid");
       }
     }
     if (err instanceof joseErrors.JWKSNoMatchingKey) {
       return new HttpError(
         401,
-        'UNKNOWN_SIGNING_KEY',
+        ApiErrorCodes.UNKNOWN_SIGNING_KEY,
         'no key of the signing key set matches the token (header "kid" and "alg")',
       );
     }
     if (err instanceof joseErrors.JWSSignatureVerificationFailed)
-      return new HttpError(401, 'INVALID_TOKEN', "the token's signature is not valid");
-    return new HttpError(401, 'INVALID_TOKEN', 'the token is not valid');
+      return new HttpError(401, ApiErrorCodes.INVALID_TOKEN, "the token's signature is not valid");
+    return new HttpError(401, ApiErrorCodes.INVALID_TOKEN, 'the token is not valid');
   }
 }
 

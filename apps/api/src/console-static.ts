@@ -2,6 +2,7 @@ import { existsSync } from 'node:fs';
 import path from 'node:path';
 import fastifyStatic from '@fastify/static';
 import type { FastifyInstance, FastifyReply } from 'fastify';
+import { ApiErrorCodes } from './error-codes.js';
 
 /** Where the console is served; its routes need no token (the API calls it makes do). */
 export const CONSOLE_PREFIX = '/console';
@@ -79,7 +80,9 @@ export function registerConsole(app: FastifyInstance, options: ConsoleOptions): 
       scope.get('/*', async (request, reply) => {
         // A missing asset is a 404, not the page: a stale page asking for an old bundle should fail loudly.
         if (request.url.startsWith(`${CONSOLE_PREFIX}/assets/`))
-          return reply.code(404).send({ error: { code: 'NOT_FOUND', message: `no console asset ${request.url}` } });
+          return reply
+            .code(404)
+            .send({ error: { code: ApiErrorCodes.NOT_FOUND, message: `no console asset ${request.url}` } });
         return page(request, reply);
       });
     },

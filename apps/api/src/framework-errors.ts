@@ -2,6 +2,7 @@ import type { Socket } from 'node:net';
 import { STATUS_CODES } from 'node:http';
 import type { FastifyBaseLogger, FastifyReply, FastifyRequest, FastifyServerOptions } from 'fastify';
 import { toHttpError, type ErrorBody } from './http-errors.js';
+import { ApiErrorCodes } from './error-codes.js';
 
 /**
  * Longest path parameter the router accepts, in characters as sent (percent-encoded). Fastify's
@@ -20,7 +21,7 @@ function clientErrorAnswer(code: string | undefined): { status: number; body: Er
       status: 431,
       body: {
         error: {
-          code: 'HEADERS_TOO_LARGE',
+          code: ApiErrorCodes.HEADERS_TOO_LARGE,
           message: 'the request headers (with the URL) are larger than the server accepts',
         },
       },
@@ -28,9 +29,12 @@ function clientErrorAnswer(code: string | undefined): { status: number; body: Er
   if (code === 'ERR_HTTP_REQUEST_TIMEOUT')
     return {
       status: 408,
-      body: { error: { code: 'REQUEST_TIMEOUT', message: 'the request was not received in time' } },
+      body: { error: { code: ApiErrorCodes.REQUEST_TIMEOUT, message: 'the request was not received in time' } },
     };
-  return { status: 400, body: { error: { code: 'BAD_REQUEST', message: 'the request is not valid HTTP/1.1' } } };
+  return {
+    status: 400,
+    body: { error: { code: ApiErrorCodes.BAD_REQUEST, message: 'the request is not valid HTTP/1.1' } },
+  };
 }
 
 /**

@@ -1,5 +1,7 @@
 import { z } from 'zod';
 import { isPlatformError, type ErrorKind } from '@platform/service-kit';
+import { ApiErrorCodes, type ApiErrorCode } from './error-codes.js';
+import { NamedError } from '@platform/contracts';
 
 /** The JSON body of every error response: a stable machine-readable code and a human message. */
 export const ErrorBody = z
@@ -19,15 +21,14 @@ export const ErrorBody = z
   .meta({ id: 'ErrorBody' });
 export type ErrorBody = z.infer<typeof ErrorBody>;
 
-export class HttpError extends Error {
+export class HttpError extends NamedError {
   constructor(
     readonly statusCode: number,
-    readonly code: string,
+    readonly code: ApiErrorCode,
     message: string,
     readonly details?: Record<string, unknown>,
   ) {
     super(message);
-    this.name = 'HttpError';
   }
 }
 
@@ -47,28 +48,36 @@ const statusByKind: Record<ErrorKind, number> = {
 };
 
 /** Fastify's own errors that reach the error handler, mapped to our codes. */
-const fastifyCodes: Record<string, { status: number; code: string; message?: string }> = {
-  FST_ERR_CTP_INVALID_JSON_BODY: { status: 400, code: 'INVALID_JSON', message: 'the request body is not valid JSON' },
-  FST_ERR_CTP_EMPTY_JSON_BODY: { status: 400, code: 'INVALID_JSON', message: 'the request body is empty' },
-  FST_ERR_CTP_BODY_TOO_LARGE: { status: 413, code: 'PAYLOAD_TOO_LARGE', message: 'the request body is too large' },
+const fastifyCodes: Record<string, { status: number; code: ApiErrorCode; message?: string }> = {
+  FST_ERR_CTP_INVALID_JSON_BODY: {
+    status: 400,
+    code: ApiErrorCodes.INVALID_JSON,
+    message: 'the request body is not valid JSON',
+  },
+  FST_ERR_CTP_EMPTY_JSON_BODY: { status: 400, code: ApiErrorCodes.INVALID_JSON, message: 'the request body is empty' },
+  FST_ERR_CTP_BODY_TOO_LARGE: {
+    status: 413,
+    code: ApiErrorCodes.PAYLOAD_TOO_LARGE,
+    message: 'the request body is too large',
+  },
   FST_ERR_CTP_INVALID_MEDIA_TYPE: {
     status: 415,
-    code: 'UNSUPPORTED_MEDIA_TYPE',
+    code: ApiErrorCodes.UNSUPPORTED_MEDIA_TYPE,
     message: 'send the body as application/json',
   },
   FST_ERR_CTP_INVALID_CONTENT_LENGTH: {
     status: 400,
-    code: 'INVALID_CONTENT_LENGTH',
+    code: ApiErrorCodes.INVALID_CONTENT_LENGTH,
     message: 'the content-length header does not match the body',
   },
   FST_ERR_BAD_URL: {
     status: 400,
-    code: 'INVALID_URL',
+    code: ApiErrorCodes.INVALID_URL,
     message: 'the path is not valid percent-encoded UTF-8; encode each segment with encodeURIComponent',
   },
   FST_ERR_MAX_PARAM_LENGTH: {
     status: 400,
-    code: 'INVALID_PATH',
+    code: ApiErrorCodes.INVALID_PATH,
     message: 'a path segment is longer than the api accepts',
   },
 };
@@ -96,7 +105,7 @@ export function toHttpError(error: unknown): {
       status,
       // An internal error's own code (e.g. a service's) stays in the logs: clients see the documented INTERNAL.
       body: internal
-        ? { error: { code: 'INTERNAL', message: 'internal error' } }
+        ? { error: { code: ApiErrorCodes.INTERNAL, message: 'internal error' } }
         : { error: { code: error.code, message: error.message, ...(error.details ? { details: error.details } : {}) } },
       internal,
       ...(error.retryAfterSeconds !== undefined ? { retryAfterSeconds: error.retryAfterSeconds } : {}),
@@ -114,15 +123,15 @@ export function toHttpError(error: unknown): {
   if (statusCode && statusCode >= 400 && statusCode < 500) {
     return {
       status: statusCode,
-      body: { error: { code: 'BAD_REQUEST', message: (error as Error).message } },
+      body: { error: { code: ApiErrorCodes.BAD_REQUEST, message: (error as Error).message } },
       internal: false,
     };
   }
-  return { status: 500, body: { error: { code: 'INTERNAL', message: 'internal error' } }, internal: true };
+  return { status: 500, body: { error: { code: ApiErrorCodes.INTERNAL, message: 'internal error' } }, internal: true };
 }
 
 /** Checks request input against a schema; the first problem becomes a 400 with `code`. */
-export function parseInput<T>(schema: z.ZodType<T>, input: unknown, code: string): T {
+export function parseInput<T>(schema: z.ZodType<T>, input: unknown, code: ApiErrorCode): T {
   const parsed = schema.safeParse(input);
   if (parsed.success) return parsed.data;
   const issue = parsed.error.issues[0];

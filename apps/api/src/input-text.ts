@@ -1,6 +1,7 @@
 import { findUnstorableText, type UnstorableText } from '@platform/contracts';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { HttpError } from './http-errors.js';
+import { ApiErrorCodes } from './error-codes.js';
 
 /**
  * The one check every string a client sends passes, in the path, the query and the body alike:
@@ -30,7 +31,7 @@ function unstorable(found: UnstorableText): HttpError {
   const what = found.character === 'nul' ? 'the NUL character (U+0000)' : 'an unpaired UTF-16 surrogate';
   return new HttpError(
     400,
-    'INVALID_CONTENT',
+    ApiErrorCodes.INVALID_CONTENT,
     `${found.path} holds ${what} at index ${found.index}, which cannot be stored as text; send well-formed Unicode without NUL`,
     {
       path: found.path,
@@ -50,7 +51,7 @@ function refuseBadQueryEncoding(request: FastifyRequest): void {
     } catch {
       throw new HttpError(
         400,
-        'INVALID_URL',
+        ApiErrorCodes.INVALID_URL,
         'the query is not valid percent-encoded UTF-8; encode each parameter with encodeURIComponent',
         { part: 'query' },
       );

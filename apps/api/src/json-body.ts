@@ -1,6 +1,7 @@
 import { firstInvalidUtf8Offset } from '@platform/contracts';
 import type { FastifyInstance } from 'fastify';
 import { HttpError } from './http-errors.js';
+import { ApiErrorCodes } from './error-codes.js';
 
 declare module 'fastify' {
   interface FastifyContextConfig {
@@ -32,7 +33,7 @@ export function registerStrictJsonBodies(app: FastifyInstance): void {
       done(
         new HttpError(
           400,
-          'INVALID_UTF8',
+          ApiErrorCodes.INVALID_UTF8,
           `the request body is not valid UTF-8 (byte ${offset}); send text encoded as UTF-8`,
           { byteOffset: offset },
         ),

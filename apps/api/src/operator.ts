@@ -3,6 +3,7 @@ import { TenantId } from '@platform/contracts';
 import type { Principal } from './auth.js';
 import { HttpError } from './http-errors.js';
 import { principalOf } from './principal.js';
+import { ApiErrorCodes } from './error-codes.js';
 
 /** The header with which an operator reads another tenant's data (read-only requests only). */
 export const TENANT_HEADER = 'platform-tenant';
@@ -37,7 +38,8 @@ export function actingPrincipal(principal: Principal, request: FastifyRequest, o
   if (request.method !== 'GET' && request.method !== 'HEAD')
     throw new HttpError(403, 'FORBIDDEN', `${TENANT_HEADER} is accepted on read-only (GET) requests only`);
   const tenant = TenantId.safeParse(Array.isArray(header) ? header[0] : header);
-  if (!tenant.success) throw new HttpError(400, 'INVALID_TENANT', `${TENANT_HEADER} is not a valid tenant id`);
+  if (!tenant.success)
+    throw new HttpError(400, ApiErrorCodes.INVALID_TENANT, `${TENANT_HEADER} is not a valid tenant id`);
   request.log.info({ operator: principal.subject, tenant: tenant.data, url: request.url }, 'operator read');
   return Object.freeze({ ...principal, tenantId: tenant.data });
 }

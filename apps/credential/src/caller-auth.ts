@@ -3,6 +3,7 @@ import type { Metadata } from '@grpc/grpc-js';
 import { CREDENTIAL_GRANT_AUDIENCE, CREDENTIAL_GRANT_ISSUER, CredentialGrantClaims } from '@platform/contracts';
 import { PlatformError } from '@platform/service-kit';
 import { createLocalJWKSet, errors as joseErrors, jwtVerify, type JSONWebKeySet } from 'jose';
+import { ErrorCodes } from './error-codes.js';
 
 /** Signature algorithms accepted on grants: asymmetric only, so this service can verify but never mint. */
 export const GRANT_ALGORITHMS = ['EdDSA', 'ES256'];
@@ -58,14 +59,14 @@ export class CallerAuth {
       }));
     } catch (err) {
       if (err instanceof joseErrors.JWTExpired)
-        throw unauthenticated('GRANT_EXPIRED', 'the credential grant has expired');
+        throw unauthenticated(ErrorCodes.GRANT_EXPIRED, 'the credential grant has expired');
       throw unauthenticated(
-        'GRANT_INVALID',
+        ErrorCodes.GRANT_INVALID,
         `the credential grant is not valid: ${(err as { code?: string }).code ?? 'unverifiable'}`,
       );
     }
     const claims = CredentialGrantClaims.safeParse(payload);
-    if (!claims.success) throw unauthenticated('GRANT_INVALID', 'the credential grant lacks required claims');
+    if (!claims.success) throw unauthenticated(ErrorCodes.GRANT_INVALID, 'the credential grant lacks required claims');
     return claims.data;
   }
 
@@ -78,7 +79,7 @@ export class CallerAuth {
     const header = metadata.get('authorization')[0];
     const token = typeof header === 'string' && header.startsWith('Bearer ') ? header.slice('Bearer '.length) : '';
     if (token && this.isPlatformToken(token)) return { kind: 'platform' };
-    throw unauthenticated('CALLER_UNAUTHENTICATED', 'send a credential grant or a platform token');
+    throw unauthenticated(ErrorCodes.CALLER_UNAUTHENTICATED, 'send a credential grant or a platform token');
   }
 
   private isPlatformToken(token: string): boolean {
@@ -95,16 +96,16 @@ export function checkGrantScope(
   request: { tenantId: string; service: string; callId: string },
 ): void {
   if (claims.tid !== request.tenantId)
-    throw denied('GRANT_TENANT_MISMATCH', 'the credential grant is for another tenant');
+    throw denied(ErrorCodes.GRANT_TENANT_MISMATCH, 'the credential grant is for another tenant');
   if (claims.call !== request.callId)
-    throw denied('GRANT_CALL_MISMATCH', 'the credential grant is for another tool call');
+    throw denied(ErrorCodes.GRANT_CALL_MISMATCH, 'the credential grant is for another tool call');
   if (!claims.svc.includes(request.service))
-    throw denied('SERVICE_NOT_GRANTED', `the tool call was not granted service '${request.service}'`);
+    throw denied(ErrorCodes.SERVICE_NOT_GRANTED, `the tool call was not granted service '${request.service}'`);
 }
 
 export function grantNotAllowed(method: string): PlatformError {
   return denied(
-    'GRANT_NOT_ALLOWED',
+    ErrorCodes.GRANT_NOT_ALLOWED,
     `${method} is for platform callers; a credential grant cannot ${method === 'ListCredentials' ? 'list' : 'use it'}`,
   );
 }

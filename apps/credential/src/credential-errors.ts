@@ -1,4 +1,5 @@
 import { PlatformError, errors } from '@platform/service-kit';
+import { ErrorCodes } from './error-codes.js';
 
 interface Named {
   service: string;
@@ -8,7 +9,7 @@ interface Named {
 /** The same answer for "missing" and "another tenant's": nothing tells one from the other. */
 export function credentialNotFound(key: Named): PlatformError {
   return errors.notFound(
-    'CREDENTIAL_NOT_FOUND',
+    ErrorCodes.CREDENTIAL_NOT_FOUND,
     `no credential for service '${key.service}' account '${key.account}'`,
     { details: { service: key.service, account: key.account } },
   );
@@ -17,7 +18,7 @@ export function credentialNotFound(key: Named): PlatformError {
 export function versionConflict(key: Named, expected: number, current: number): PlatformError {
   return new PlatformError(
     'failed_precondition',
-    'VERSION_CONFLICT',
+    ErrorCodes.VERSION_CONFLICT,
     `credential '${key.service}/${key.account}' is at version ${current}, not ${expected}`,
     {
       details: { service: key.service, account: key.account, expectedVersion: expected, currentVersion: current },

@@ -16,6 +16,7 @@ import type { AuditActor, CredentialInfo, CredentialKey, CredentialStore } from 
 import type { KeyProvider } from './crypto/key-provider.js';
 import type { ReadAuditBatcher } from './read-audit-batcher.js';
 import { keyUsage } from './key-rotation.js';
+import { ErrorCodes } from './error-codes.js';
 
 /** What the service accepts and returns at most, compiled from the environment at boot (server.ts). */
 export interface CredentialServiceLimits {
@@ -42,11 +43,11 @@ export interface CredentialServiceDeps {
 function credentialKey(request: { tenantId: string; service: string; account: string }): CredentialKey {
   return {
     tenantId: tenantOf(request),
-    service: parseOrReject(CredentialService, request.service, 'INVALID_SERVICE', 'service'),
+    service: parseOrReject(CredentialService, request.service, ErrorCodes.INVALID_SERVICE, 'service'),
     account: parseOrReject(
       CredentialAccount,
       request.account || DEFAULT_CREDENTIAL_ACCOUNT,
-      'INVALID_ACCOUNT',
+      ErrorCodes.INVALID_ACCOUNT,
       'account',
     ),
   };
@@ -79,18 +80,22 @@ function infoMessage(info: CredentialInfo): credentialV1.CredentialInfo {
 function parseSecret(secretJson: string, maxBytes: number): Buffer {
   const bytes = Buffer.from(secretJson, 'utf8');
   if (bytes.length > maxBytes)
-    throw new PlatformError('payload_too_large', 'SECRET_TOO_LARGE', `secret_json is larger than ${maxBytes} bytes`);
+    throw new PlatformError(
+      'payload_too_large',
+      ErrorCodes.SECRET_TOO_LARGE,
+      `secret_json is larger than ${maxBytes} bytes`,
+    );
   if (bytes.toString('utf8') !== secretJson)
-    throw errors.invalidArgument('INVALID_SECRET', 'secret_json is not valid UTF-8 text');
+    throw errors.invalidArgument(ErrorCodes.INVALID_SECRET, 'secret_json is not valid UTF-8 text');
   let parsed: unknown;
   try {
     parsed = JSON.parse(secretJson);
   } catch {
     // Never quote the text or the parser's message: both may hold the secret.
-    throw errors.invalidArgument('INVALID_SECRET', 'secret_json is not valid JSON');
+    throw errors.invalidArgument(ErrorCodes.INVALID_SECRET, 'secret_json is not valid JSON');
   }
   if (!parsed || typeof parsed !== 'object' || Array.isArray(parsed))
-    throw errors.invalidArgument('INVALID_SECRET', 'secret_json must be a JSON object');
+    throw errors.invalidArgument(ErrorCodes.INVALID_SECRET, 'secret_json must be a JSON object');
   return bytes;
 }
 
@@ -137,7 +142,7 @@ export function credentialServiceImplementation(deps: CredentialServiceDeps): cr
         const key = credentialKey(request);
         const secret = parseSecret(request.secretJson, limits.maxSecretBytes);
         if (request.expectedVersion !== undefined && request.expectedVersion < 0)
-          throw errors.invalidArgument('INVALID_EXPECTED_VERSION', 'expected_version must not be negative');
+          throw errors.invalidArgument(ErrorCodes.INVALID_EXPECTED_VERSION, 'expected_version must not be negative');
         const actor = await authorize(key, request, call.metadata, 'save');
         const info = await store.save(key, secret, request.expectedVersion, actor, quotaOf(request.tier ?? ''));
         return { credential: infoMessage(info) };
@@ -161,7 +166,7 @@ export function credentialServiceImplementation(deps: CredentialServiceDeps): cr
       async (request, call) => {
         const tenantId = tenantOf(request);
         const service = request.service
-          ? parseOrReject(CredentialService, request.service, 'INVALID_SERVICE', 'service')
+          ? parseOrReject(CredentialService, request.service, ErrorCodes.INVALID_SERVICE, 'service')
           : undefined;
         const caller = await platformOnly('', call.metadata, 'ListCredentials');
         const infos = await store.list(tenantId, service, actorOf(caller, request.actor?.subject));
@@ -186,9 +191,13 @@ export function credentialServiceImplementation(deps: CredentialServiceDeps): cr
       async (request, call) => {
         const tenantId = tenantOf(request);
         if (request.limit < 0 || request.limit > limits.auditMaxPageSize) {
-          throw errors.invalidArgument('INVALID_LIMIT', `limit must be between 0 and ${limits.auditMaxPageSize}`);
+          throw errors.invalidArgument(
+            ErrorCodes.INVALID_LIMIT,
+            `limit must be between 0 and ${limits.auditMaxPageSize}`,
+          );
         }
-        if (request.beforeId < 0) throw errors.invalidArgument('INVALID_BEFORE_ID', 'before_id must not be negative');
+        if (request.beforeId < 0)
+          throw errors.invalidArgument(ErrorCodes.INVALID_BEFORE_ID, 'before_id must not be negative');
         await platformOnly('', call.metadata, 'ListAuditEvents');
         await deps.readAudit.flush();
         const events = await deps.db.asTenant(tenantId, (client) =>

@@ -2,6 +2,8 @@ import type { Logger } from '@platform/service-kit';
 import type { CredentialDatabase } from './credential-database.js';
 import { rewrapKey } from './crypto/envelope.js';
 import type { KeyProvider } from './crypto/key-provider.js';
+import { ErrorCodes } from './error-codes.js';
+import { NamedError } from '@platform/contracts';
 
 export interface KeyUsage {
   keyId: string;
@@ -11,14 +13,13 @@ export interface KeyUsage {
 }
 
 /** A row needs a key-encryption key the keyring does not hold: the service must not start. */
-export class MissingKeyError extends Error {
-  readonly code = 'KEY_MISSING_FROM_KEYRING';
+export class MissingKeyError extends NamedError {
+  readonly code = ErrorCodes.KEY_MISSING_FROM_KEYRING;
   constructor(readonly missing: ReadonlyArray<{ keyId: string; credentials: number }>) {
     super(
       `the keyring lacks key-encryption key(s) that stored credentials need: ${missing.map((m) => `'${m.keyId}' (${m.credentials} credentials)`).join(', ')}; ` +
         'put the key(s) back in the keyring (a key may be retired only after the rewrap has moved every row off it)',
     );
-    this.name = 'MissingKeyError';
   }
 }
 

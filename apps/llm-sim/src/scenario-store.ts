@@ -1,9 +1,10 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import { ScenarioSchema, type Scenario, type ScenarioInput } from './scenario-schema.js';
+import { NamedError } from '@platform/contracts';
 
 /** A scenario source (file or programmatic input) that could not be loaded; fails startup. */
-export class ScenarioLoadError extends Error {
+export class ScenarioLoadError extends NamedError {
   readonly code = 'SCENARIO_INVALID';
   constructor(
     /** The file (or `<programmatic:name>`) at fault. */
@@ -12,7 +13,6 @@ export class ScenarioLoadError extends Error {
     readonly problems: readonly string[],
   ) {
     super(`invalid scenario ${source}:\n${problems.map((p) => `  ${p}`).join('\n')}`);
-    this.name = 'ScenarioLoadError';
   }
 }
 

@@ -3,6 +3,7 @@ import type { CallToolResult, CompatibilityCallToolResult, Tool } from '@modelco
 import type { Logger } from '@platform/service-kit';
 import { createMcpTransport, type McpTransportHandle } from './mcp-transport.js';
 import type { McpServerConfig } from './server-config.js';
+import { NamedError } from '@platform/contracts';
 
 /** Reported to MCP servers in `initialize`. */
 export const BRIDGE_CLIENT_INFO = { name: 'platform-mcp-bridge', version: '1.0.0' } as const;
@@ -30,10 +31,9 @@ export interface ConnectionOptions {
 }
 
 /** A call to a server that is not connected right now. */
-export class ServerNotRunningError extends Error {
+export class ServerNotRunningError extends NamedError {
   constructor(server: string, reconnecting: boolean) {
     super(`MCP server '${server}' is not running${reconnecting ? '; the bridge is reconnecting to it' : ''}`);
-    this.name = 'ServerNotRunningError';
   }
 }
 

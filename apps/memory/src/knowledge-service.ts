@@ -18,6 +18,7 @@ import type { FactSaver } from './knowledge/fact-saver.js';
 import type { WorkingMemoryStore } from './knowledge/working-memory-store.js';
 import type { MemoryAnswerer } from './recall/memory-answerer.js';
 import type { RecallEngine } from './recall/recall-engine.js';
+import { ErrorCodes } from './error-codes.js';
 
 /** What the knowledge RPCs accept and return at most, compiled from the environment at boot (server.ts). */
 export interface KnowledgeLimits {
@@ -42,14 +43,15 @@ export interface KnowledgeDependencies {
 }
 
 const prefixOf = (prefix: string): string =>
-  prefix === '' ? '' : parseOrReject(CollectionName, prefix, 'INVALID_COLLECTION', 'collection_prefix');
+  prefix === '' ? '' : parseOrReject(CollectionName, prefix, ErrorCodes.INVALID_COLLECTION, 'collection_prefix');
 const Text = (max: number) =>
   z.string().trim().min(1, 'must not be empty').max(max, `must be at most ${max} characters`);
 const WorkingKey = z.string().regex(/^[A-Za-z0-9_.:-]{1,128}$/, 'must be 1-128 letters, digits, "_", ".", ":" or "-"');
 const PageToken = z.object({ c: z.string(), f: z.string() });
 
 function limitOf(limit: number, fallback: number, max: number): number {
-  if (limit < 0 || limit > max) throw errors.invalidArgument('INVALID_LIMIT', `limit must be between 0 and ${max}`);
+  if (limit < 0 || limit > max)
+    throw errors.invalidArgument(ErrorCodes.INVALID_LIMIT, `limit must be between 0 and ${max}`);
   return limit || fallback;
 }
 
@@ -60,14 +62,18 @@ function limitOf(limit: number, fallback: number, max: number): number {
  */
 function modelFailure(error: unknown): never {
   if (isModelError(error))
-    throw errors.unavailable('MODEL_UNAVAILABLE', `the memory model could not answer: ${error.message}`, {
+    throw errors.unavailable(ErrorCodes.MODEL_UNAVAILABLE, `the memory model could not answer: ${error.message}`, {
       cause: error,
     });
   if (error instanceof StructuredOutputError)
-    throw errors.unavailable('MODEL_UNAVAILABLE', 'the memory model gave an answer that could not be read; try again', {
-      cause: error,
-      retryAfterSeconds: 1,
-    });
+    throw errors.unavailable(
+      ErrorCodes.MODEL_UNAVAILABLE,
+      'the memory model gave an answer that could not be read; try again',
+      {
+        cause: error,
+        retryAfterSeconds: 1,
+      },
+    );
   throw error;
 }
 
@@ -93,16 +99,21 @@ export function knowledgeServiceImplementation(deps: KnowledgeDependencies): Kno
     recall: unaryHandler<memoryV1.RecallRequest, memoryV1.RecallResponse>(logger, 'Recall', async (request, call) => {
       const tenantId = tenantOf(request);
       if (request.tokenBudget < 0)
-        throw errors.invalidArgument('INVALID_TOKEN_BUDGET', 'token_budget must not be negative');
+        throw errors.invalidArgument(ErrorCodes.INVALID_TOKEN_BUDGET, 'token_budget must not be negative');
       return deps.recall.recall(
         {
           tenantId,
-          query: parseOrReject(Text(8_000), request.query, 'INVALID_QUERY', 'query'),
+          query: parseOrReject(Text(8_000), request.query, ErrorCodes.INVALID_QUERY, 'query'),
           collectionPrefix: prefixOf(request.collectionPrefix),
           limit: limitOf(request.limit, limits.recallDefaultLimit, limits.recallMaxLimit),
           tokenBudget: request.tokenBudget,
           conversationId: request.conversationId
-            ? parseOrReject(ConversationId, request.conversationId, 'INVALID_CONVERSATION_ID', 'conversation_id')
+            ? parseOrReject(
+                ConversationId,
+                request.conversationId,
+                ErrorCodes.INVALID_CONVERSATION_ID,
+                'conversation_id',
+              )
             : '',
           includeEpisodes: request.includeEpisodes,
         },
@@ -115,7 +126,7 @@ export function knowledgeServiceImplementation(deps: KnowledgeDependencies): Kno
       'QueryMemory',
       async (request) => {
         const tenantId = tenantOf(request);
-        const question = parseOrReject(Text(2_000), request.question, 'INVALID_QUESTION', 'question');
+        const question = parseOrReject(Text(2_000), request.question, ErrorCodes.INVALID_QUESTION, 'question');
         const limit = limitOf(request.limit, limits.recallDefaultLimit, limits.recallMaxLimit);
         return deps.answerer.answer(tenantId, question, prefixOf(request.collectionPrefix), limit).catch(modelFailure);
       },
@@ -132,13 +143,15 @@ export function knowledgeServiceImplementation(deps: KnowledgeDependencies): Kno
             const token = PageToken.parse(JSON.parse(Buffer.from(request.pageToken, 'base64url').toString('utf8')));
             after = { createdAt: token.c, factId: token.f };
           } catch {
-            throw errors.invalidArgument('INVALID_PAGE_TOKEN', 'page_token is not one this service issued');
+            throw errors.invalidArgument(ErrorCodes.INVALID_PAGE_TOKEN, 'page_token is not one this service issued');
           }
         }
         const page = await deps.facts.list({
           tenantId,
           collectionPrefix: prefixOf(request.collectionPrefix),
-          subject: request.subject ? parseOrReject(Text(200), request.subject, 'INVALID_SUBJECT', 'subject') : '',
+          subject: request.subject
+            ? parseOrReject(Text(200), request.subject, ErrorCodes.INVALID_SUBJECT, 'subject')
+            : '',
           includeSuperseded: request.includeSuperseded,
           pageSize: limitOf(request.pageSize, Math.min(limits.pageSize, 100), limits.maxPageSize),
           after,
@@ -154,30 +167,30 @@ export function knowledgeServiceImplementation(deps: KnowledgeDependencies): Kno
 
     getFact: unaryHandler<memoryV1.GetFactRequest, memoryV1.GetFactResponse>(logger, 'GetFact', async (request) => {
       const fact = await deps.facts.get(tenantOf(request), request.factId);
-      if (!fact) throw errors.notFound('FACT_NOT_FOUND', `no fact ${request.factId}`);
+      if (!fact) throw errors.notFound(ErrorCodes.FACT_NOT_FOUND, `no fact ${request.factId}`);
       return { fact: factToProto(fact) };
     }),
 
     saveFact: unaryHandler<memoryV1.SaveFactRequest, memoryV1.SaveFactResponse>(logger, 'SaveFact', async (request) => {
       const tenantId = tenantOf(request);
       if (request.confidence < 0 || request.confidence > 1)
-        throw errors.invalidArgument('INVALID_CONFIDENCE', 'confidence must be between 0 and 1');
+        throw errors.invalidArgument(ErrorCodes.INVALID_CONFIDENCE, 'confidence must be between 0 and 1');
       if (request.kind !== '' && request.kind !== 'fact' && request.kind !== 'preference')
-        throw errors.invalidArgument('INVALID_KIND', 'kind must be "fact" or "preference"');
+        throw errors.invalidArgument(ErrorCodes.INVALID_KIND, 'kind must be "fact" or "preference"');
       const written = await deps.saver.save({
         tenantId,
         collection: request.collection
-          ? parseOrReject(CollectionName, request.collection, 'INVALID_COLLECTION', 'collection')
+          ? parseOrReject(CollectionName, request.collection, ErrorCodes.INVALID_COLLECTION, 'collection')
           : undefined,
-        subject: parseOrReject(Text(200), request.subject, 'INVALID_SUBJECT', 'subject'),
-        predicate: parseOrReject(Text(64), request.predicate, 'INVALID_PREDICATE', 'predicate'),
-        object: parseOrReject(Text(500), request.object, 'INVALID_OBJECT', 'object'),
+        subject: parseOrReject(Text(200), request.subject, ErrorCodes.INVALID_SUBJECT, 'subject'),
+        predicate: parseOrReject(Text(64), request.predicate, ErrorCodes.INVALID_PREDICATE, 'predicate'),
+        object: parseOrReject(Text(500), request.object, ErrorCodes.INVALID_OBJECT, 'object'),
         kind: request.kind === 'preference' ? 'preference' : 'fact',
         confidence: request.confidence || 1,
         conversationId: request.conversationId
-          ? parseOrReject(ConversationId, request.conversationId, 'INVALID_CONVERSATION_ID', 'conversation_id')
+          ? parseOrReject(ConversationId, request.conversationId, ErrorCodes.INVALID_CONVERSATION_ID, 'conversation_id')
           : null,
-        runId: request.runId ? parseOrReject(RunId, request.runId, 'INVALID_RUN_ID', 'run_id') : null,
+        runId: request.runId ? parseOrReject(RunId, request.runId, ErrorCodes.INVALID_RUN_ID, 'run_id') : null,
         messageSeq: request.messageSeq > 0 ? request.messageSeq : null,
         tier: request.tier ?? '',
       });
@@ -194,7 +207,7 @@ export function knowledgeServiceImplementation(deps: KnowledgeDependencies): Kno
       async (request) => {
         const tenantId = tenantOf(request);
         const deleted = await deps.facts.delete(tenantId, request.factId, request.actor || 'unknown', request.reason);
-        if (!deleted) throw errors.notFound('FACT_NOT_FOUND', `no fact ${request.factId}`);
+        if (!deleted) throw errors.notFound(ErrorCodes.FACT_NOT_FOUND, `no fact ${request.factId}`);
         logger.info({ tenantId, factId: request.factId, auditId: deleted.auditId }, 'fact deleted');
         return { auditId: deleted.auditId };
       },
@@ -205,7 +218,7 @@ export function knowledgeServiceImplementation(deps: KnowledgeDependencies): Kno
       'ForgetSubject',
       async (request) => {
         const tenantId = tenantOf(request);
-        const subject = parseOrReject(Text(200), request.subject, 'INVALID_SUBJECT', 'subject');
+        const subject = parseOrReject(Text(200), request.subject, ErrorCodes.INVALID_SUBJECT, 'subject');
         const done = await deps.facts.forgetSubject(
           tenantId,
           subject,
@@ -231,9 +244,9 @@ export function knowledgeServiceImplementation(deps: KnowledgeDependencies): Kno
       'SetWorkingMemory',
       async (request) => {
         const tenantId = tenantOf(request);
-        const runId = parseOrReject(RunId, request.runId, 'INVALID_RUN_ID', 'run_id');
+        const runId = parseOrReject(RunId, request.runId, ErrorCodes.INVALID_RUN_ID, 'run_id');
         const entries = request.entries.map((entry, i) => {
-          const key = parseOrReject(WorkingKey, entry.key, 'INVALID_KEY', `entries[${i}].key`);
+          const key = parseOrReject(WorkingKey, entry.key, ErrorCodes.INVALID_KEY, `entries[${i}].key`);
           if (entry.valueJson !== '') {
             if (Buffer.byteLength(entry.valueJson) > limits.workingMemoryMaxValueBytes)
               throw errors.invalidArgument(
@@ -243,19 +256,19 @@ export function knowledgeServiceImplementation(deps: KnowledgeDependencies): Kno
             try {
               JSON.parse(entry.valueJson);
             } catch {
-              throw errors.invalidArgument('INVALID_VALUE', `entries[${i}].value_json is not valid JSON`);
+              throw errors.invalidArgument(ErrorCodes.INVALID_VALUE, `entries[${i}].value_json is not valid JSON`);
             }
           }
           return { key, valueJson: entry.valueJson };
         });
         const conversationId = request.conversationId
-          ? parseOrReject(ConversationId, request.conversationId, 'INVALID_CONVERSATION_ID', 'conversation_id')
+          ? parseOrReject(ConversationId, request.conversationId, ErrorCodes.INVALID_CONVERSATION_ID, 'conversation_id')
           : null;
         const size = await deps.workingMemory.set(tenantId, runId, conversationId, entries);
         if (size === 'too_many_keys')
           throw new PlatformError(
             'resource_exhausted',
-            'WORKING_MEMORY_FULL',
+            ErrorCodes.WORKING_MEMORY_FULL,
             "the run's working memory holds too many keys; delete some first",
           );
         return { size };
@@ -267,8 +280,8 @@ export function knowledgeServiceImplementation(deps: KnowledgeDependencies): Kno
       'GetWorkingMemory',
       async (request) => {
         const tenantId = tenantOf(request);
-        const runId = parseOrReject(RunId, request.runId, 'INVALID_RUN_ID', 'run_id');
-        const keys = request.keys.map((k, i) => parseOrReject(WorkingKey, k, 'INVALID_KEY', `keys[${i}]`));
+        const runId = parseOrReject(RunId, request.runId, ErrorCodes.INVALID_RUN_ID, 'run_id');
+        const keys = request.keys.map((k, i) => parseOrReject(WorkingKey, k, ErrorCodes.INVALID_KEY, `keys[${i}]`));
         const entries = await deps.workingMemory.get(tenantId, runId, keys);
         return { entries: entries.map((e) => ({ key: e.key, valueJson: e.valueJson, updatedAt: e.updatedAt })) };
       },
@@ -279,7 +292,7 @@ export function knowledgeServiceImplementation(deps: KnowledgeDependencies): Kno
       'ClearWorkingMemory',
       async (request) => {
         const tenantId = tenantOf(request);
-        const runId = parseOrReject(RunId, request.runId, 'INVALID_RUN_ID', 'run_id');
+        const runId = parseOrReject(RunId, request.runId, ErrorCodes.INVALID_RUN_ID, 'run_id');
         return { cleared: await deps.workingMemory.clearRun(tenantId, runId) };
       },
     ),

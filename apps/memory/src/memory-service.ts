@@ -3,6 +3,7 @@ import type { memoryV1 } from '@platform/proto';
 import { errors, parseOrReject, tenantOf, unaryHandler, type Logger } from '@platform/service-kit';
 import { z } from 'zod';
 import type { MessageStore } from './message-store.js';
+import { ErrorCodes } from './error-codes.js';
 
 /** What the history RPCs accept and return at most, compiled from the environment at boot (server.ts). */
 export interface HistoryLimits {
@@ -21,7 +22,12 @@ const AppendId = z.string().min(1).max(200);
 function scope(request: { tenantId: string; conversationId: string }): { tenantId: string; conversationId: string } {
   return {
     tenantId: tenantOf(request),
-    conversationId: parseOrReject(ConversationId, request.conversationId, 'INVALID_CONVERSATION_ID', 'conversation_id'),
+    conversationId: parseOrReject(
+      ConversationId,
+      request.conversationId,
+      ErrorCodes.INVALID_CONVERSATION_ID,
+      'conversation_id',
+    ),
   };
 }
 
@@ -37,12 +43,15 @@ export function memoryServiceImplementation(
       'AppendMessages',
       async (request) => {
         const { tenantId, conversationId } = scope(request);
-        const runId = request.runId ? parseOrReject(RunId, request.runId, 'INVALID_RUN_ID', 'run_id') : null;
+        const runId = request.runId ? parseOrReject(RunId, request.runId, ErrorCodes.INVALID_RUN_ID, 'run_id') : null;
         const appendId = request.appendId
-          ? parseOrReject(AppendId, request.appendId, 'INVALID_APPEND_ID', 'append_id')
+          ? parseOrReject(AppendId, request.appendId, ErrorCodes.INVALID_APPEND_ID, 'append_id')
           : null;
         if (request.messagesJson.length > limits.maxAppendMessages) {
-          throw errors.invalidArgument('TOO_MANY_MESSAGES', `at most ${limits.maxAppendMessages} messages per append`);
+          throw errors.invalidArgument(
+            ErrorCodes.TOO_MANY_MESSAGES,
+            `at most ${limits.maxAppendMessages} messages per append`,
+          );
         }
         const messages = request.messagesJson.map((json, index) => {
           if (Buffer.byteLength(json, 'utf8') > limits.maxMessageBytes) {
@@ -55,13 +64,13 @@ export function memoryServiceImplementation(
           try {
             parsed = JSON.parse(json);
           } catch {
-            throw errors.invalidArgument('INVALID_MESSAGE', `messages_json[${index}] is not valid JSON`);
+            throw errors.invalidArgument(ErrorCodes.INVALID_MESSAGE, `messages_json[${index}] is not valid JSON`);
           }
           const message = ChatMessage.safeParse(parsed);
           if (!message.success) {
             const issue = message.error.issues[0];
             throw errors.invalidArgument(
-              'INVALID_MESSAGE',
+              ErrorCodes.INVALID_MESSAGE,
               `messages_json[${index}] is not a chat message: ${issue?.path.join('.') || '(root)'} ${issue?.message ?? ''}`.trim(),
             );
           }
@@ -77,11 +86,15 @@ export function memoryServiceImplementation(
       async (request) => {
         const { tenantId, conversationId } = scope(request);
         if (request.limit < 0 || request.limit > limits.maxPageSize) {
-          throw errors.invalidArgument('INVALID_LIMIT', `limit must be between 0 and ${limits.maxPageSize}`);
+          throw errors.invalidArgument(ErrorCodes.INVALID_LIMIT, `limit must be between 0 and ${limits.maxPageSize}`);
         }
-        if (request.afterSeq < 0) throw errors.invalidArgument('INVALID_AFTER_SEQ', 'after_seq must not be negative');
+        if (request.afterSeq < 0)
+          throw errors.invalidArgument(ErrorCodes.INVALID_AFTER_SEQ, 'after_seq must not be negative');
         if (request.maxBytes < 0 || request.maxBytes > limits.maxPageBytes) {
-          throw errors.invalidArgument('INVALID_MAX_BYTES', `max_bytes must be between 0 and ${limits.maxPageBytes}`);
+          throw errors.invalidArgument(
+            ErrorCodes.INVALID_MAX_BYTES,
+            `max_bytes must be between 0 and ${limits.maxPageBytes}`,
+          );
         }
         const page = await store.list({
           tenantId,

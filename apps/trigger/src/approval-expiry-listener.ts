@@ -2,6 +2,7 @@ import { AGENT_POOL_EVENT_SUBJECT_PREFIX, AGENT_POOL_EVENTS_STREAM, AgentExpired
 import { DurableConsumer, inTransaction, type Logger, type NatsConnection } from '@platform/service-kit';
 import type pg from 'pg';
 import { recordFireNotifications } from './notifications/notification-outbox.js';
+import { ErrorCodes } from './error-codes.js';
 
 const CONSUMER = 'trigger-approval-expiry';
 
@@ -44,9 +45,9 @@ export class ApprovalExpiryListener {
     if (event.reason !== 'approval_timeout') return;
     await inTransaction(this.db, async (client) => {
       const { rows } = await client.query<{ fire_id: string }>(
-        `UPDATE fires SET status = 'failed', error_code = 'APPROVAL_EXPIRED', error_message = $3
+        `UPDATE fires SET status = 'failed', error_code = $4, error_message = $3
          WHERE tenant_id = $1 AND task_id = $2 AND status = 'waiting_approval' RETURNING fire_id`,
-        [event.tenantId, event.conversationId, event.message],
+        [event.tenantId, event.conversationId, event.message, ErrorCodes.APPROVAL_EXPIRED],
       );
       if (rows.length === 0) return;
       await client.query(

@@ -1,3 +1,6 @@
+import { NamedError } from '@platform/contracts';
+import type { filterErrorCatalogue } from './error-codes.js';
+
 /**
  * Why a filter (or condition) expression cannot be compiled, or why one evaluation failed. The
  * code is stable: creation problems reach the client in INVALID_TASK_SPEC's message and issues,
@@ -18,17 +21,16 @@ export const FilterErrorCodes = {
   inputTooLong: 'FILTER_INPUT_TOO_LONG',
   /** At fire time: the expression failed on the event (e.g. `price < 300` where price is text). */
   evaluationFailed: 'FILTER_EVALUATION_FAILED',
-} as const;
+} as const satisfies Record<string, keyof typeof filterErrorCatalogue>;
 export type FilterErrorCode = (typeof FilterErrorCodes)[keyof typeof FilterErrorCodes];
 
-export class FilterError extends Error {
+export class FilterError extends NamedError {
   constructor(
     readonly code: FilterErrorCode,
     message: string,
     options?: { cause?: unknown },
   ) {
     super(message, options);
-    this.name = 'FilterError';
   }
 }
 

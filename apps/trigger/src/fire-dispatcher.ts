@@ -6,6 +6,7 @@ import type { Clock } from './clock.js';
 import type { ExecutionOutcome, FireExecutor } from './executors/fire-executor.js';
 import type { ClaimedFire, FireSettlement, FireStore } from './fire-store.js';
 import { SettlementBatcher } from './settlement-batcher.js';
+import { ErrorCodes } from './error-codes.js';
 
 /** Outcomes that may wait for their write per execution slot before claiming pauses. */
 const SETTLING_PER_SLOT = 4;
@@ -211,7 +212,7 @@ export class FireDispatcher {
         status: 'skipped',
         runId: '',
         result: null,
-        errorCode: 'MISFIRE_SKIPPED',
+        errorCode: ErrorCodes.MISFIRE_SKIPPED,
         errorMessage: 'the fire was due while no replica could run it; the task skips misfires',
       };
     } else {
@@ -233,7 +234,12 @@ export class FireDispatcher {
         });
       } catch (err) {
         this.logger.error({ err, fireId: fire.fire_id }, 'executor threw');
-        outcome = { status: 'failed', code: 'EXECUTOR_ERROR', message: (err as Error).message, retryable: true };
+        outcome = {
+          status: 'failed',
+          code: ErrorCodes.EXECUTOR_ERROR,
+          message: (err as Error).message,
+          retryable: true,
+        };
       }
       settlement = this.settlementOf(outcome, fire.attempts);
     }

@@ -4,6 +4,7 @@ import type pg from 'pg';
 import { decodePageToken, encodePageToken } from './page-token.js';
 import { recordFireNotifications } from './notifications/notification-outbox.js';
 import type { FireRow, TaskRow } from './task-row.js';
+import { ErrorCodes } from './error-codes.js';
 
 /** A fire claimed by this replica, with what its execution needs of its task. */
 export interface ClaimedFire {
@@ -262,7 +263,7 @@ export class FireStore {
       tenantId,
       fireId,
     ]);
-    if (!rows[0]) throw errors.notFound('FIRE_NOT_FOUND', `no fire '${fireId}'`);
+    if (!rows[0]) throw errors.notFound(ErrorCodes.FIRE_NOT_FOUND, `no fire '${fireId}'`);
     return rows[0];
   }
 }

@@ -1,6 +1,7 @@
 import type { orchestratorV1 } from '@platform/proto';
 import { errors, isPlatformError, type PromiseClient } from '@platform/service-kit';
 import { ORCHESTRATOR_EXECUTOR, type TaskSpec } from './task-spec.js';
+import { ErrorCodes } from './error-codes.js';
 
 export type OrchestratorToolClient = Pick<
   PromiseClient<orchestratorV1.OrchestratorServiceClient>,
@@ -27,8 +28,8 @@ export interface TaskToolCall {
 
 /** The codes a task is refused with at creation (docs/api.md), by the part of the task at fault. */
 export const TaskToolRefusal = {
-  condition: { code: 'CONDITION_TOOL_NOT_ALLOWED', field: 'trigger.tool' },
-  executor: { code: 'EXECUTOR_NOT_ALLOWED', field: 'executor' },
+  condition: { code: ErrorCodes.CONDITION_TOOL_NOT_ALLOWED, field: 'trigger.tool' },
+  executor: { code: ErrorCodes.EXECUTOR_NOT_ALLOWED, field: 'executor' },
 } as const;
 
 function request(call: TaskToolCall, dryRun: boolean): orchestratorV1.CallToolRequest {
@@ -64,7 +65,8 @@ export class OrchestratorTools {
       deadlineMs: call.timeoutMs + this.deadlineMs,
       ...(signal ? { signal } : {}),
     });
-    if (!result) throw errors.internal('EMPTY_TOOL_RESULT', 'the orchestrator answered a tool call without its result');
+    if (!result)
+      throw errors.internal(ErrorCodes.EMPTY_TOOL_RESULT, 'the orchestrator answered a tool call without its result');
     return result;
   }
 
@@ -77,7 +79,7 @@ export class OrchestratorTools {
     );
     if (results.length !== calls.length)
       throw errors.internal(
-        'TOOL_BATCH_MISMATCH',
+        ErrorCodes.TOOL_BATCH_MISMATCH,
         `the orchestrator answered ${results.length} of ${calls.length} calls`,
       );
     return results;

@@ -1,4 +1,5 @@
 import { errors } from '@platform/service-kit';
+import { ErrorCodes } from './error-codes.js';
 
 /** A keyset position (a timestamp and an id), opaque to callers. */
 export interface PagePosition {
@@ -15,6 +16,6 @@ export function decodePageToken(token: string): PagePosition | undefined {
   const [iso, id] = Buffer.from(token, 'base64url').toString('utf8').split('|');
   const at = iso ? new Date(iso) : undefined;
   if (!at || Number.isNaN(at.getTime()) || !id)
-    throw errors.invalidArgument('INVALID_PAGE_TOKEN', 'page_token is not one this service returned');
+    throw errors.invalidArgument(ErrorCodes.INVALID_PAGE_TOKEN, 'page_token is not one this service returned');
   return { at, id };
 }

@@ -3,6 +3,7 @@ import { errors } from '@platform/service-kit';
 import { Cron } from 'croner';
 import type { z } from 'zod';
 import { compileEventFilter, DEFAULT_FILTER_LIMITS, type FilterLimits } from './event-filter.js';
+import { ErrorCodes } from './error-codes.js';
 
 // The spec's shape and its self-contained rules live in @platform/contracts (the api validates and
 // documents them too); this service adds the checks that need its engines.
@@ -76,12 +77,12 @@ export function parseTaskSpec(
   filterLimits: FilterLimits = DEFAULT_FILTER_LIMITS,
 ): TaskSpec {
   if (Buffer.byteLength(json, 'utf8') > maxBytes)
-    throw errors.invalidArgument('INVALID_TASK_SPEC', `the task spec is larger than ${maxBytes} bytes`);
+    throw errors.invalidArgument(ErrorCodes.INVALID_TASK_SPEC, `the task spec is larger than ${maxBytes} bytes`);
   let raw: unknown;
   try {
     raw = JSON.parse(json);
   } catch {
-    throw errors.invalidArgument('INVALID_TASK_SPEC', 'the task spec is not valid JSON');
+    throw errors.invalidArgument(ErrorCodes.INVALID_TASK_SPEC, 'the task spec is not valid JSON');
   }
   let schema = schemas.get(filterLimits);
   if (!schema) schemas.set(filterLimits, (schema = taskSpecSchema(filterLimits)));
@@ -92,5 +93,7 @@ export function parseTaskSpec(
     message: issue.message,
   }));
   const first = issues[0]!;
-  throw errors.invalidArgument('INVALID_TASK_SPEC', `${first.field}: ${first.message}`, { details: { issues } });
+  throw errors.invalidArgument(ErrorCodes.INVALID_TASK_SPEC, `${first.field}: ${first.message}`, {
+    details: { issues },
+  });
 }

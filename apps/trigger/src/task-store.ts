@@ -6,6 +6,7 @@ import { decodePageToken, encodePageToken } from './page-token.js';
 import { Schedule } from './schedule.js';
 import type { TaskRow, TaskStatus } from './task-row.js';
 import type { TaskSpec } from './task-spec.js';
+import { ErrorCodes } from './error-codes.js';
 
 const UNIQUE_VIOLATION = '23505';
 
@@ -25,7 +26,7 @@ export interface TaskPage {
 }
 
 function taskNotFound(taskId: string): PlatformError {
-  return errors.notFound('TASK_NOT_FOUND', `no task '${taskId}'`);
+  return errors.notFound(ErrorCodes.TASK_NOT_FOUND, `no task '${taskId}'`);
 }
 
 /**
@@ -36,7 +37,7 @@ export function firstFireAt(spec: TaskSpec, anchorMs: number, nowMs: number): nu
   if (spec.trigger.type !== 'schedule') return null;
   const next = new Schedule(spec.trigger, anchorMs).nextAfter(nowMs - 1);
   if (next === null)
-    throw errors.invalidArgument('INVALID_TASK_SPEC', 'trigger.at: is in the past', {
+    throw errors.invalidArgument(ErrorCodes.INVALID_TASK_SPEC, 'trigger.at: is in the past', {
       details: { issues: [{ field: 'trigger.at', message: 'is in the past' }] },
     });
   return next;
@@ -218,7 +219,7 @@ function eventKey(spec: TaskSpec): [string | null, string | null] {
 function statusConflict(task: TaskRow, verb: string): PlatformError {
   return new PlatformError(
     'failed_precondition',
-    'TASK_STATUS_CONFLICT',
+    ErrorCodes.TASK_STATUS_CONFLICT,
     `task '${task.task_id}' is ${task.status} and cannot be ${verb}`,
     { details: { status: task.status } },
   );

@@ -13,6 +13,7 @@ import { parseTaskSpec, type TaskSpec } from './task-spec.js';
 import type { TaskQuotas } from './task-quotas.js';
 import type { TaskStore } from './task-store.js';
 import { fireView, taskView } from './task-views.js';
+import { ErrorCodes } from './error-codes.js';
 
 /** What the service accepts and returns at most, compiled from the environment at boot (server.ts). */
 export interface TriggerServiceLimits {
@@ -34,7 +35,7 @@ const UserId = z.string().max(200);
 /** A malformed task id cannot name a task: NOT_FOUND, like a task of another tenant. */
 function taskIdOf(request: { taskId: string }): string {
   if (!TaskId.safeParse(request.taskId).success)
-    throw errors.notFound('TASK_NOT_FOUND', `no task '${request.taskId.slice(0, 80)}'`);
+    throw errors.notFound(ErrorCodes.TASK_NOT_FOUND, `no task '${request.taskId.slice(0, 80)}'`);
   return request.taskId;
 }
 
@@ -46,7 +47,7 @@ function taskIdOf(request: { taskId: string }): string {
 async function checkWebhookUrl(spec: TaskSpec, allowHttp: boolean, egress: EgressGuard): Promise<TaskSpec> {
   if (spec.output.channel !== 'webhook') return spec;
   if (!allowHttp && !spec.output.url!.startsWith('https://')) {
-    throw errors.invalidArgument('INVALID_TASK_SPEC', 'output.url: must be an https URL', {
+    throw errors.invalidArgument(ErrorCodes.INVALID_TASK_SPEC, 'output.url: must be an https URL', {
       details: { issues: [{ field: 'output.url', message: 'must be an https URL' }] },
     });
   }
@@ -87,7 +88,10 @@ export function triggerServiceImplementation(deps: TriggerServiceDeps): triggerV
   const { tasks, quotas, fires, events, clock, limits, logger } = deps;
   const pageSize = (requested: number): number => {
     if (requested < 0 || requested > limits.maxPageSize)
-      throw errors.invalidArgument('INVALID_PAGE_SIZE', `page_size must be between 0 and ${limits.maxPageSize}`);
+      throw errors.invalidArgument(
+        ErrorCodes.INVALID_PAGE_SIZE,
+        `page_size must be between 0 and ${limits.maxPageSize}`,
+      );
     return requested || limits.pageSize;
   };
   return {
@@ -96,8 +100,8 @@ export function triggerServiceImplementation(deps: TriggerServiceDeps): triggerV
       'CreateTask',
       async (request) => {
         const tenantId = tenantOf(request);
-        const userId = parseOrReject(UserId, request.userId, 'INVALID_USER_ID', 'user_id');
-        const requestId = parseOrReject(RequestId, request.requestId, 'INVALID_REQUEST_ID', 'request_id');
+        const userId = parseOrReject(UserId, request.userId, ErrorCodes.INVALID_USER_ID, 'user_id');
+        const requestId = parseOrReject(RequestId, request.requestId, ErrorCodes.INVALID_REQUEST_ID, 'request_id');
         const spec = await checkWebhookUrl(
           parseTaskSpec(request.specJson, limits.maxSpecBytes, deps.filterLimits),
           limits.webhookAllowHttp,
@@ -187,7 +191,7 @@ export function triggerServiceImplementation(deps: TriggerServiceDeps): triggerV
       'RunTaskNow',
       async (request) => {
         const task = await tasks.get(tenantOf(request), taskIdOf(request));
-        const requestId = parseOrReject(RequestId, request.requestId, 'INVALID_REQUEST_ID', 'request_id');
+        const requestId = parseOrReject(RequestId, request.requestId, ErrorCodes.INVALID_REQUEST_ID, 'request_id');
         const recorded = await fires.runNow(task, requestId, clock.now());
         deps.onFireRecorded();
         return { fire: fireView(recorded.fire), duplicate: recorded.duplicate };
@@ -212,13 +216,13 @@ export function triggerServiceImplementation(deps: TriggerServiceDeps): triggerV
       async (request) => {
         const tenantId = tenantOf(request);
         if (Buffer.byteLength(request.dataJson, 'utf8') > limits.maxEventBytes) {
-          throw errors.invalidArgument('INVALID_EVENT', `data is larger than ${limits.maxEventBytes} bytes`);
+          throw errors.invalidArgument(ErrorCodes.INVALID_EVENT, `data is larger than ${limits.maxEventBytes} bytes`);
         }
         let data: unknown;
         try {
           data = request.dataJson ? JSON.parse(request.dataJson) : {};
         } catch {
-          throw errors.invalidArgument('INVALID_EVENT', 'data_json is not valid JSON');
+          throw errors.invalidArgument(ErrorCodes.INVALID_EVENT, 'data_json is not valid JSON');
         }
         const event = ExternalEvent.safeParse({
           ...(request.eventId ? { eventId: request.eventId } : {}),
@@ -229,7 +233,7 @@ export function triggerServiceImplementation(deps: TriggerServiceDeps): triggerV
         if (!event.success) {
           const issue = event.error.issues[0];
           throw errors.invalidArgument(
-            'INVALID_EVENT',
+            ErrorCodes.INVALID_EVENT,
             `${issue?.path.join('.') || '(root)'}: ${issue?.message ?? 'invalid'}`,
           );
         }
@@ -243,9 +247,9 @@ export function triggerServiceImplementation(deps: TriggerServiceDeps): triggerV
       'ListNotifications',
       async (request) => {
         const tenantId = tenantOf(request);
-        const userId = parseOrReject(UserId, request.userId, 'INVALID_USER_ID', 'user_id');
+        const userId = parseOrReject(UserId, request.userId, ErrorCodes.INVALID_USER_ID, 'user_id');
         if (!Number.isSafeInteger(request.afterSeq) || request.afterSeq < 0)
-          throw errors.invalidArgument('INVALID_AFTER_SEQ', 'after_seq must be a non-negative integer');
+          throw errors.invalidArgument(ErrorCodes.INVALID_AFTER_SEQ, 'after_seq must be a non-negative integer');
         const limit =
           request.limit < 0 || request.limit > limits.maxPageSize
             ? pageSize(request.limit)

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { AgentLoopError } from './agent-loop-error.js';
 
 /**
  * Every tunable of the loop, in one place, with its default. Nothing else in the engine holds a
@@ -63,11 +64,10 @@ export const LoopConfigSchema = z.object({
 export type LoopConfig = z.infer<typeof LoopConfigSchema>;
 export type LoopConfigInput = z.input<typeof LoopConfigSchema>;
 
-export class LoopConfigError extends Error {
+export class LoopConfigError extends AgentLoopError {
   readonly code = 'LOOP_CONFIG_INVALID';
   constructor(readonly problems: Array<{ option: string; message: string }>) {
     super(`invalid loop configuration: ${problems.map((p) => `${p.option}: ${p.message}`).join('; ')}`);
-    this.name = 'LoopConfigError';
   }
 }
 

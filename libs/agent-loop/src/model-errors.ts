@@ -1,3 +1,4 @@
+import { AgentLoopError } from './agent-loop-error.js';
 /**
  * The one family of model-call failures. Adapters (libs/llm) classify every provider error into
  * exactly one kind; the loop's retry strategies are registered per kind (see model-retry.ts), so
@@ -33,7 +34,7 @@ export interface ModelErrorOptions {
   model?: string;
 }
 
-export class ModelError extends Error {
+export class ModelError extends AgentLoopError {
   readonly status: number | undefined;
   readonly retryAfterMs: number | undefined;
   readonly provider: string | undefined;
@@ -45,7 +46,6 @@ export class ModelError extends Error {
     options: ModelErrorOptions = {},
   ) {
     super(message, { cause: options.cause });
-    this.name = 'ModelError';
     this.status = options.status;
     this.retryAfterMs = options.retryAfterMs;
     this.provider = options.provider;
@@ -65,6 +65,5 @@ export function isModelError(error: unknown): error is ModelError {
 export class ResponseFormatRejectedError extends ModelError {
   constructor(message: string, options: ModelErrorOptions = {}) {
     super('bad_request', message, options);
-    this.name = 'ResponseFormatRejectedError';
   }
 }

@@ -151,3 +151,4 @@ export {
   type QuotaName,
   type TierQuotas,
 } from './tenant-tiers.js';
+export { NamedError } from './named-error.js';

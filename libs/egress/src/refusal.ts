@@ -1,3 +1,4 @@
+import { NamedError } from '@platform/contracts';
 /**
  * Why the guard refuses a URL or an address. Stable strings: they travel in error details
  * (`details.reason`) and in docs/security.md, so clients and operators may branch on them.
@@ -28,7 +29,7 @@ export const EGRESS_REFUSED = 'EGRESS_REFUSED';
  * A URL or connection the guard refused. The message names the reason only: never the URL (it may
  * carry a password or a token), never the resolved address (it would map the inside for a tenant).
  */
-export class EgressRefusedError extends Error {
+export class EgressRefusedError extends NamedError {
   readonly code = EGRESS_REFUSED;
 
   constructor(
@@ -36,7 +37,6 @@ export class EgressRefusedError extends Error {
     options: { cause?: unknown } = {},
   ) {
     super(`the URL ${EgressRefusalReasons[reason]}; outbound calls may reach public addresses only`, options);
-    this.name = 'EgressRefusedError';
   }
 }
 

@@ -4,6 +4,7 @@ import OpenAI from 'openai';
 import { z } from 'zod';
 import { classifyOpenAIError } from './openai-errors.js';
 import { createPooledFetch, type FetchFunction } from './pooled-fetch.js';
+import { LlmError } from './llm-error.js';
 
 export interface OpenAIStructuredOutputOptions {
   baseURL: string;
@@ -48,7 +49,7 @@ export interface StructuredRequest<S extends z.ZodType> {
 }
 
 /** The model answered, but not with JSON that the schema accepts ("model misbehaved"). */
-export class StructuredOutputError extends Error {
+export class StructuredOutputError extends LlmError {
   readonly code = 'INVALID_MODEL_OUTPUT';
 
   constructor(
@@ -58,7 +59,6 @@ export class StructuredOutputError extends Error {
     options: { cause?: unknown } = {},
   ) {
     super(message, options);
-    this.name = 'StructuredOutputError';
   }
 }
 

@@ -1,14 +1,14 @@
 import { z } from 'zod';
+import { ServiceKitError } from './errors.js';
 
 /** Raised at boot when the environment does not satisfy a component's config schema. */
-export class ConfigError extends Error {
+export class ConfigError extends ServiceKitError {
   readonly code = 'CONFIG_INVALID';
   constructor(
     /** One entry per offending variable: its name and what was wrong with it. */
     readonly problems: ReadonlyArray<{ variable: string; message: string }>,
   ) {
     super(`invalid configuration:\n${problems.map((p) => `  ${p.variable}: ${p.message}`).join('\n')}`);
-    this.name = 'ConfigError';
   }
 }
 

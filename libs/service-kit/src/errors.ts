@@ -1,3 +1,5 @@
+import { NamedError } from '@platform/contracts';
+
 /**
  * The error family every service uses for failures a caller should see. Each carries a stable
  * `code` (e.g. `CONVERSATION_NOT_FOUND`) and a `kind` that the edges map to a gRPC status or an
@@ -27,7 +29,10 @@ export interface PlatformErrorOptions {
   retryAfterSeconds?: number;
 }
 
-export class PlatformError extends Error {
+/** The root of service-kit's errors (`PlatformError`, `ConfigError`, …); each is named after its class. */
+export class ServiceKitError extends NamedError {}
+
+export class PlatformError extends ServiceKitError {
   readonly details: Record<string, unknown> | undefined;
   readonly retryAfterSeconds: number | undefined;
 
@@ -38,7 +43,6 @@ export class PlatformError extends Error {
     options: PlatformErrorOptions = {},
   ) {
     super(message, { cause: options.cause });
-    this.name = 'PlatformError';
     this.details = options.details;
     this.retryAfterSeconds = options.retryAfterSeconds;
   }

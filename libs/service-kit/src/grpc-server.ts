@@ -14,6 +14,7 @@ import type { GrpcTransport } from './grpc-transport.js';
 import { isConnectionLoss } from './connection-loss.js';
 import { listenFailure } from './listen-failure.js';
 import { PlatformError } from './errors.js';
+import { SharedErrorCodes } from './error-catalogue.js';
 import { toGrpcError } from './grpc-status.js';
 
 export interface GrpcServerOptions {
@@ -162,7 +163,11 @@ export function callAbortSignal(call: Pick<ServerUnaryCall<unknown, unknown>, 'c
   const controller = new AbortController();
   const abort = () =>
     controller.abort(
-      new PlatformError('cancelled', 'CALLER_GAVE_UP', 'the caller cancelled the call or its deadline passed'),
+      new PlatformError(
+        'cancelled',
+        SharedErrorCodes.CALLER_GAVE_UP,
+        'the caller cancelled the call or its deadline passed',
+      ),
     );
   if (call.cancelled) abort();
   else call.once('cancelled', abort);

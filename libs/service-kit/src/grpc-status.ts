@@ -1,10 +1,11 @@
 import { Metadata, status, type ServiceError } from '@grpc/grpc-js';
 import { isConnectionLoss } from './connection-loss.js';
+import { SharedErrorCodes } from './error-catalogue.js';
 import { ErrorKinds, PlatformError, type ErrorKind } from './errors.js';
 import { isUnstorableText } from './unstorable-text.js';
 
 /** Code of the UNAVAILABLE status sent when a handler lost a dependency's connection (see {@link isConnectionLoss}). */
-export const DEPENDENCY_UNAVAILABLE = 'DEPENDENCY_UNAVAILABLE';
+export const DEPENDENCY_UNAVAILABLE = SharedErrorCodes.DEPENDENCY_UNAVAILABLE;
 
 const ERROR_CODE_KEY = 'platform-error-code';
 const ERROR_DETAILS_KEY = 'platform-error-details';
@@ -53,13 +54,13 @@ export function toGrpcError(error: unknown): Partial<ServiceError> {
         : isUnstorableText(error)
           ? new PlatformError(
               'invalid_argument',
-              'INVALID_CONTENT',
+              SharedErrorCodes.INVALID_CONTENT,
               'the request holds text that cannot be stored (the NUL character, or characters that are not UTF-8); send well-formed Unicode without NUL',
             )
           : undefined;
   const metadata = new Metadata();
   if (!platformError) {
-    metadata.set(ERROR_CODE_KEY, 'INTERNAL');
+    metadata.set(ERROR_CODE_KEY, SharedErrorCodes.INTERNAL);
     return { code: status.INTERNAL, details: 'internal error', metadata };
   }
   metadata.set(ERROR_CODE_KEY, platformError.code);
@@ -79,15 +80,20 @@ function firstString(metadata: Metadata | undefined, key: string): string | unde
 export function fromGrpcError(error: unknown): PlatformError {
   const serviceError = error as Partial<ServiceError>;
   if (typeof serviceError?.code !== 'number') {
-    return new PlatformError('internal', 'INTERNAL', error instanceof Error ? error.message : String(error), {
-      cause: error,
-    });
+    return new PlatformError(
+      'internal',
+      SharedErrorCodes.INTERNAL,
+      error instanceof Error ? error.message : String(error),
+      {
+        cause: error,
+      },
+    );
   }
   const metadata = serviceError.metadata;
   const sentKind = firstString(metadata, 'platform-error-kind') as ErrorKind | undefined;
   const kind =
     sentKind && ErrorKinds.includes(sentKind) ? sentKind : (kindByStatus.get(serviceError.code) ?? 'internal');
-  const code = firstString(metadata, ERROR_CODE_KEY) ?? status[serviceError.code] ?? 'INTERNAL';
+  const code = firstString(metadata, ERROR_CODE_KEY) ?? status[serviceError.code] ?? SharedErrorCodes.INTERNAL;
   const detailsText = firstString(metadata, ERROR_DETAILS_KEY);
   const retryAfter = firstString(metadata, RETRY_AFTER_KEY);
   let details: Record<string, unknown> | undefined;

@@ -3,6 +3,7 @@ import { readFileSync } from 'node:fs';
 import type { PeerCertificate } from 'node:tls';
 import { credentials, experimental, ServerCredentials, type ChannelCredentials } from '@grpc/grpc-js';
 import { identityInSubjectAltName, spiffeId, type ServiceIdentity } from './service-identity.js';
+import { ServiceKitError } from './errors.js';
 
 /** The PEM files of one service's identity and of the CA that issued every service's certificate. */
 export interface MutualTlsFiles {
@@ -17,14 +18,13 @@ export interface MutualTlsFiles {
 }
 
 /** Why a transport cannot be built from its files; `file` says which one. */
-export class TransportFileError extends Error {
+export class TransportFileError extends ServiceKitError {
   readonly code = 'GRPC_TLS_FILE_INVALID';
   constructor(
     readonly file: 'caFile' | 'certFile' | 'keyFile',
     message: string,
   ) {
     super(message);
-    this.name = 'TransportFileError';
   }
 }
 

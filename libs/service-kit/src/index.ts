@@ -8,6 +8,13 @@ export {
   type ErrorKind,
   type PlatformErrorOptions,
 } from './errors.js';
+export {
+  codesOf,
+  sharedErrorCatalogue,
+  SharedErrorCodes,
+  type ErrorCodeSpec,
+  type ErrorCodesOf,
+} from './error-catalogue.js';
 export { toGrpcError, fromGrpcError, DEPENDENCY_UNAVAILABLE } from './grpc-status.js';
 export { isConnectionLoss } from './connection-loss.js';
 export { callAbortSignal, GrpcServer, unaryHandler, type GrpcServerOptions } from './grpc-server.js';

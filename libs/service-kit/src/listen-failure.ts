@@ -1,4 +1,5 @@
 import { createServer } from 'node:net';
+import { ServiceKitError } from './errors.js';
 
 /** Why a server could not bind its address, as the operating system said it. */
 const REASONS: Record<string, { code: string; says: string }> = {
@@ -13,8 +14,7 @@ const REASONS: Record<string, { code: string; says: string }> = {
  * `code`, `address` and `setting` are fields, so the JSON log line of a failed start carries them
  * and a launcher can say which of its own variables moves the port.
  */
-export class ListenError extends Error {
-  override readonly name = 'ListenError';
+export class ListenError extends ServiceKitError {
   constructor(
     readonly code: string,
     readonly address: string,

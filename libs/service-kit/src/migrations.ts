@@ -3,6 +3,7 @@ import { readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import type pg from 'pg';
 import type { Logger } from 'pino';
+import { ServiceKitError } from './errors.js';
 
 /** One versioned SQL migration. Files are named `<version>_<name>.sql`, e.g. `0001_messages.sql`. */
 export interface Migration {
@@ -11,7 +12,7 @@ export interface Migration {
   sql: string;
 }
 
-export class MigrationError extends Error {
+export class MigrationError extends ServiceKitError {
   readonly code = 'MIGRATION_FAILED';
   constructor(
     message: string,
@@ -20,7 +21,6 @@ export class MigrationError extends Error {
     options?: { cause?: unknown },
   ) {
     super(message, options);
-    this.name = 'MigrationError';
   }
 }
 

@@ -1,4 +1,5 @@
 import { recordQuotaRefusal } from '@platform/telemetry';
+import { SharedErrorCodes } from './error-catalogue.js';
 import { PlatformError } from './errors.js';
 
 /** What a quota refusal says: which quota, its limit, the tier whose limit it is, and why. */
@@ -21,7 +22,7 @@ export interface QuotaRefusal {
  */
 export function quotaExceeded(refusal: QuotaRefusal): PlatformError {
   recordQuotaRefusal(refusal.quota, refusal.tier);
-  return new PlatformError('resource_exhausted', 'QUOTA_EXCEEDED', refusal.message, {
+  return new PlatformError('resource_exhausted', SharedErrorCodes.QUOTA_EXCEEDED, refusal.message, {
     details: { quota: refusal.quota, limit: refusal.limit, tier: refusal.tier },
     ...(refusal.retryAfterSeconds !== undefined ? { retryAfterSeconds: refusal.retryAfterSeconds } : {}),
   });

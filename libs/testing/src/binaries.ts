@@ -17,7 +17,7 @@ export class MissingBinaryError extends Error {
     readonly debianPackage: string,
   ) {
     super(`'${command}' was not found on PATH; install it with: apt-get install -y ${debianPackage}`);
-    this.name = 'MissingBinaryError';
+    this.name = new.target.name;
   }
 }
 

@@ -2,6 +2,7 @@ import { CredentialAccount, CredentialService, DEFAULT_CREDENTIAL_ACCOUNT } from
 import { credentialV1 } from '@platform/proto';
 import { createGrpcClient, isPlatformError, type GrpcClientHandle, type GrpcTransport } from '@platform/service-kit';
 import { decodeJwt } from 'jose';
+import { ToolSdkError } from './tool-sdk-error.js';
 
 /** A connected account's credential, as the tool reads it. */
 export interface ConnectedCredential {
@@ -41,7 +42,7 @@ export type CredentialAccessCode =
   | 'CREDENTIAL_UNAVAILABLE';
 
 /** Reading or saving a credential failed for a reason other than "not connected". Never carries the secret. */
-export class CredentialAccessError extends Error {
+export class CredentialAccessError extends ToolSdkError {
   constructor(
     readonly code: CredentialAccessCode,
     message: string,
@@ -49,7 +50,6 @@ export class CredentialAccessError extends Error {
     options?: { cause?: unknown },
   ) {
     super(message, options);
-    this.name = 'CredentialAccessError';
   }
 }
 
@@ -66,7 +66,6 @@ export class CredentialVersionConflict extends CredentialAccessError {
       service,
       options,
     );
-    this.name = 'CredentialVersionConflict';
   }
 }
 

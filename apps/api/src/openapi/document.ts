@@ -7,6 +7,7 @@ import {
   type ZodOpenApiPathsObject,
   type ZodOpenApiResponseObject,
 } from 'zod-openapi';
+import type { ApiErrorCode } from '../error-codes.js';
 import { ErrorBody } from '../http-errors.js';
 import type { ErrorCodes, OperationSpec, ResponseSpec } from './operation.js';
 
@@ -47,7 +48,7 @@ const PlatformTenantHeader = TenantId.optional().meta({
 });
 
 /** What every authenticated route may answer, whatever it does. */
-const AUTH_ERRORS: ErrorCodes & { 401: readonly string[] } = {
+const AUTH_ERRORS: ErrorCodes & { 401: readonly ApiErrorCode[] } = {
   401: [
     'MISSING_TOKEN',
     'INVALID_TOKEN',

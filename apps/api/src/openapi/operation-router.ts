@@ -9,6 +9,7 @@ import {
   type OperationHandler,
   type OperationSpec,
 } from './operation.js';
+import { ApiErrorCodes } from '../error-codes.js';
 
 declare module 'fastify' {
   interface FastifyContextConfig {
@@ -28,7 +29,11 @@ export interface OperationRouterOptions {
   checkReplies?: boolean;
 }
 
-const DEFAULT_CODES = { params: 'INVALID_PATH', query: 'INVALID_QUERY', body: 'INVALID_BODY' } as const;
+const DEFAULT_CODES = {
+  params: ApiErrorCodes.INVALID_PATH,
+  query: ApiErrorCodes.INVALID_QUERY,
+  body: ApiErrorCodes.INVALID_BODY,
+} as const;
 
 /** `/v1/runs/{runId}` as Fastify writes it: `/v1/runs/:runId`. */
 export function fastifyPath(openApiPath: string): string {
@@ -88,12 +93,16 @@ function checkReply(operation: OperationSpec, status: number, body: unknown): vo
   if (!documented)
     throw new HttpError(
       500,
-      'REPLY_NOT_AS_DOCUMENTED',
+      ApiErrorCodes.REPLY_NOT_AS_DOCUMENTED,
       `${operation.operationId} answered ${status}, which it does not document`,
     );
   if (!documented.body) {
     if (body !== undefined)
-      throw new HttpError(500, 'REPLY_NOT_AS_DOCUMENTED', `${operation.operationId} documents no body for ${status}`);
+      throw new HttpError(
+        500,
+        ApiErrorCodes.REPLY_NOT_AS_DOCUMENTED,
+        `${operation.operationId} documents no body for ${status}`,
+      );
     return;
   }
   const parsed = documented.body.safeParse(body);
@@ -101,7 +110,7 @@ function checkReply(operation: OperationSpec, status: number, body: unknown): vo
     const issue = parsed.error.issues[0];
     throw new HttpError(
       500,
-      'REPLY_NOT_AS_DOCUMENTED',
+      ApiErrorCodes.REPLY_NOT_AS_DOCUMENTED,
       `${operation.operationId} ${status}: ${issue?.path.map(String).join('.') ?? ''}: ${issue?.message ?? 'differs'}`,
     );
   }

@@ -1,5 +1,6 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { z } from 'zod';
+import type { ApiErrorCode } from '../error-codes.js';
 
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'DELETE';
 
@@ -13,7 +14,7 @@ export type Access = 'public' | 'tenant' | 'operator';
 /** How a request part that fails its schema is answered: 400 with `code` and the first issue, unless told otherwise. */
 export interface InvalidInputAnswer {
   status?: 400 | 404;
-  code: string;
+  code: ApiErrorCode;
   /** A fixed message instead of the first issue. */
   message?: string;
   /** Also list every issue in `details.issues` (`[{field, message}]`), as the trigger service does for task specs. */
@@ -35,7 +36,7 @@ export interface ResponseSpec {
 
 /** Error statuses an operation can answer besides the ones every route shares, each with its stable codes. */
 export type ErrorCodes = Partial<
-  Record<400 | 403 | 404 | 408 | 409 | 413 | 415 | 429 | 431 | 499 | 502 | 503 | 504, readonly string[]>
+  Record<400 | 403 | 404 | 408 | 409 | 413 | 415 | 429 | 431 | 499 | 502 | 503 | 504, readonly ApiErrorCode[]>
 >;
 
 /**

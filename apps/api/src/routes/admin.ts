@@ -5,6 +5,7 @@ import { DeadLetterPage, type DeadLetterReader } from '../events/dead-letter-rea
 import { HttpError } from '../http-errors.js';
 import { defineOperation } from '../openapi/operation.js';
 import type { OperationRouter } from '../openapi/operation-router.js';
+import { ApiErrorCodes } from '../error-codes.js';
 
 export interface AdminRoutesOptions {
   deadLetters?: DeadLetterReader | undefined;
@@ -38,7 +39,10 @@ export const adminOperations = {
     access: 'operator',
     query: DeadLetterQuery,
     invalid: {
-      query: { code: 'INVALID_QUERY', message: 'the query takes `tenant`, `afterSeq` (>= 0) and `limit` (1-500)' },
+      query: {
+        code: ApiErrorCodes.INVALID_QUERY,
+        message: 'the query takes `tenant`, `afterSeq` (>= 0) and `limit` (1-500)',
+      },
     },
     responses: {
       200: {
@@ -99,7 +103,11 @@ export const adminOperations = {
 export function registerAdminRoutes(router: OperationRouter, options: AdminRoutesOptions): void {
   router.add(adminOperations.listDeadLetters, async ({ query }) => {
     if (!options.deadLetters)
-      throw new HttpError(503, 'DEAD_LETTERS_UNAVAILABLE', 'the dead-letter stream is not reachable from this api');
+      throw new HttpError(
+        503,
+        ApiErrorCodes.DEAD_LETTERS_UNAVAILABLE,
+        'the dead-letter stream is not reachable from this api',
+      );
     return {
       status: 200,
       body: await options.deadLetters.list({ tenantId: query.tenant, afterSeq: query.afterSeq, limit: query.limit }),
@@ -110,7 +118,7 @@ export function registerAdminRoutes(router: OperationRouter, options: AdminRoute
     if (!options.credentials)
       throw new HttpError(
         503,
-        'CREDENTIALS_UNAVAILABLE',
+        ApiErrorCodes.CREDENTIALS_UNAVAILABLE,
         'the credential service is not configured (CREDENTIAL_PLATFORM_TOKEN)',
       );
     const { keys } = await options.credentials.keyUsage();

@@ -10,6 +10,7 @@ import { clientGone } from '../turns/client-gone.js';
 import { newRunId, type TurnRunner } from '../turns/turn-runner.js';
 import { TURN_RESPONSE_EXAMPLE, TurnResponse, turnResponseBody } from '../turns/turn-response.js';
 import { TURN_ERRORS } from './conversations.js';
+import { ApiErrorCodes } from '../error-codes.js';
 
 export interface ApprovalRoutesOptions {
   agentPool: PromiseClient<agentPoolV1.AgentPoolServiceClient>;
@@ -196,22 +197,26 @@ export function registerApprovalRoutes(router: OperationRouter, options: Approva
     const principal = principalOf(request);
     const { approvalId } = params;
     if (body.decision === 'edit' && !body.changes)
-      throw new HttpError(400, 'CHANGES_REQUIRED', 'an "edit" decision needs "changes"');
+      throw new HttpError(400, ApiErrorCodes.CHANGES_REQUIRED, 'an "edit" decision needs "changes"');
     // Another tenant's approval is not found, exactly like a missing one.
     const entry = (await pendingApprovals(options.agentPool, principal.tenantId)).find(
       (e) => e.approval?.approvalId === approvalId,
     );
-    if (!entry) throw new HttpError(404, 'APPROVAL_NOT_FOUND', `no pending approval '${approvalId}'`);
+    if (!entry) throw new HttpError(404, ApiErrorCodes.APPROVAL_NOT_FOUND, `no pending approval '${approvalId}'`);
     if (entry.status === 'paused')
-      throw new HttpError(409, 'APPROVAL_PAUSED', 'this approval is paused; resume it first');
+      throw new HttpError(409, ApiErrorCodes.APPROVAL_PAUSED, 'this approval is paused; resume it first');
     if (!entry.approval!.options.includes(body.decision))
       throw new HttpError(
         409,
-        'DECISION_NOT_OFFERED',
+        ApiErrorCodes.DECISION_NOT_OFFERED,
         `this request offers ${entry.approval!.options.join(', ')}, not ${body.decision}`,
       );
     if (body.decision === 'edit' && !entry.approval!.allowModification)
-      throw new HttpError(409, 'CHANGES_NOT_ALLOWED', 'this action cannot be changed, only approved or cancelled');
+      throw new HttpError(
+        409,
+        ApiErrorCodes.CHANGES_NOT_ALLOWED,
+        'this action cannot be changed, only approved or cancelled',
+      );
     const conversationId = await answeringConversation(options, principal.tenantId, entry);
     const result = await options.turns.run(
       {

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { ConversationId } from '@platform/contracts';
 import { HttpError } from '../http-errors.js';
+import { ApiErrorCodes } from '../error-codes.js';
 
 interface FacadeMessageLike {
   role: string;
@@ -24,13 +25,15 @@ export function facadeInput(
   conversationHeader: string | string[] | undefined,
 ): { conversationId: string; content: string } {
   const lastUserIndex = messages.map((m) => m.role).lastIndexOf('user');
-  if (lastUserIndex < 0) throw new HttpError(400, 'NO_USER_MESSAGE', 'messages must contain a user message');
+  if (lastUserIndex < 0)
+    throw new HttpError(400, ApiErrorCodes.NO_USER_MESSAGE, 'messages must contain a user message');
   const latest = textOf(messages[lastUserIndex]!);
-  if (!latest.trim()) throw new HttpError(400, 'EMPTY_CONTENT', 'the last user message is empty');
+  if (!latest.trim()) throw new HttpError(400, ApiErrorCodes.EMPTY_CONTENT, 'the last user message is empty');
   const header = Array.isArray(conversationHeader) ? conversationHeader[0] : conversationHeader;
   if (header !== undefined) {
     const parsed = ConversationId.safeParse(header);
-    if (!parsed.success) throw new HttpError(400, 'INVALID_CONVERSATION_ID', 'x-conversation-id is invalid');
+    if (!parsed.success)
+      throw new HttpError(400, ApiErrorCodes.INVALID_CONVERSATION_ID, 'x-conversation-id is invalid');
     return { conversationId: parsed.data, content: latest };
   }
   const earlier = messages

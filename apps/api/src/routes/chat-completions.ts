@@ -11,6 +11,7 @@ import { clientGone } from '../turns/client-gone.js';
 import { newRunId, type TurnRunner } from '../turns/turn-runner.js';
 import { facadeInput, finishReasonOf } from './chat-completions-input.js';
 import { TURN_ERRORS } from './conversations.js';
+import { ApiErrorCodes } from '../error-codes.js';
 
 export interface ChatCompletionRoutesOptions {
   turns: TurnRunner;
@@ -149,7 +150,7 @@ export function registerChatCompletionRoutes(router: OperationRouter, options: C
     if (content.length > options.maxMessageChars)
       throw new HttpError(
         413,
-        'CONTENT_TOO_LONG',
+        ApiErrorCodes.CONTENT_TOO_LONG,
         `the messages are longer than ${options.maxMessageChars} characters`,
       );
     const runId = newRunId();

@@ -14,6 +14,7 @@ import { clientGone } from '../turns/client-gone.js';
 import { newRunId, type TurnRunner } from '../turns/turn-runner.js';
 import { TURN_RESPONSE_EXAMPLE, TurnResponse, turnResponseBody } from '../turns/turn-response.js';
 import { RunEvent } from './runs.js';
+import { ApiErrorCodes } from '../error-codes.js';
 
 export interface ConversationRoutesOptions {
   turns: TurnRunner;
@@ -72,7 +73,7 @@ export const conversationOperations = {
     access: 'tenant',
     params: ConversationPath,
     body: PostMessageBody,
-    invalid: { params: { code: 'INVALID_CONVERSATION_ID' } },
+    invalid: { params: { code: ApiErrorCodes.INVALID_CONVERSATION_ID } },
     bodyExamples: {
       question: { content: 'What is 2 + 2?' },
       withProfile: { content: 'Book a table for two', profile: 'concierge', timeZone: 'Europe/Berlin' },
@@ -97,7 +98,7 @@ export const conversationOperations = {
     access: 'tenant',
     params: ConversationPath,
     query: ListQuery,
-    invalid: { params: { code: 'INVALID_CONVERSATION_ID' } },
+    invalid: { params: { code: ApiErrorCodes.INVALID_CONVERSATION_ID } },
     responses: {
       200: {
         description: 'A page of messages; `hasMore` says to ask again after the last `seq`.',
@@ -126,11 +127,16 @@ export function registerConversationRoutes(router: OperationRouter, options: Con
   router.add(conversationOperations.sendMessage, async ({ params, body, request, reply }) => {
     const principal = principalOf(request);
     const content = body.content;
-    if (!content.trim()) throw new HttpError(400, 'EMPTY_CONTENT', 'content must not be empty');
+    if (!content.trim()) throw new HttpError(400, ApiErrorCodes.EMPTY_CONTENT, 'content must not be empty');
     if (content.length > options.maxMessageChars) {
-      throw new HttpError(413, 'CONTENT_TOO_LONG', `content is longer than ${options.maxMessageChars} characters`, {
-        maxChars: options.maxMessageChars,
-      });
+      throw new HttpError(
+        413,
+        ApiErrorCodes.CONTENT_TOO_LONG,
+        `content is longer than ${options.maxMessageChars} characters`,
+        {
+          maxChars: options.maxMessageChars,
+        },
+      );
     }
     const turn = {
       tenantId: principal.tenantId,

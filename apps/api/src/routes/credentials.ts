@@ -7,6 +7,7 @@ import { defineOperation } from '../openapi/operation.js';
 import type { OperationRouter } from '../openapi/operation-router.js';
 import { principalOf } from '../principal.js';
 import type { CredentialCalls } from '../credential-calls.js';
+import { ApiErrorCodes } from '../error-codes.js';
 
 export interface CredentialRoutesOptions {
   /** Absent when the api has no credential service configured: every route answers 503. */
@@ -65,7 +66,7 @@ const AuditEvent = z.object({
   at: OptionalTimestamp,
 });
 
-const INVALID_NAME = { params: { code: 'INVALID_CREDENTIAL_NAME' } };
+const INVALID_NAME = { params: { code: ApiErrorCodes.INVALID_CREDENTIAL_NAME } };
 const UNAVAILABLE = { 503: ['CREDENTIALS_UNAVAILABLE', 'UNAVAILABLE'] } as const;
 
 export const credentialOperations = {
@@ -186,7 +187,11 @@ function infoBody(info: credentialV1.CredentialInfo | undefined): z.infer<typeof
 export function registerCredentialRoutes(router: OperationRouter, options: CredentialRoutesOptions): void {
   const calls = (): CredentialCalls => {
     if (!options.credentials)
-      throw new HttpError(503, 'CREDENTIALS_UNAVAILABLE', 'this deployment has no credential service configured');
+      throw new HttpError(
+        503,
+        ApiErrorCodes.CREDENTIALS_UNAVAILABLE,
+        'this deployment has no credential service configured',
+      );
     return options.credentials;
   };
 

@@ -6,6 +6,7 @@ import { OptionalTimestamp } from '../openapi/common-schemas.js';
 import { defineOperation } from '../openapi/operation.js';
 import type { OperationRouter } from '../openapi/operation-router.js';
 import { principalOf } from '../principal.js';
+import { ApiErrorCodes } from '../error-codes.js';
 
 export interface MemoryRoutesOptions {
   memory: PromiseClient<memoryV1.MemoryServiceClient>;
@@ -152,7 +153,7 @@ export const memoryOperations = {
     // A malformed id names no fact of any tenant: the same 404 as an unknown or another tenant's id.
     params: z.object({ factId: z.uuid() }),
     query: DeleteFactQuery,
-    invalid: { params: { status: 404, code: 'FACT_NOT_FOUND', message: 'no such fact' } },
+    invalid: { params: { status: 404, code: ApiErrorCodes.FACT_NOT_FOUND, message: 'no such fact' } },
     responses: {
       200: {
         description: 'Deleted.',
@@ -171,7 +172,7 @@ export const memoryOperations = {
     access: 'tenant',
     params: z.object({ subject: Subject }),
     query: ForgetQuery,
-    invalid: { params: { code: 'INVALID_SUBJECT' } },
+    invalid: { params: { code: ApiErrorCodes.INVALID_SUBJECT } },
     responses: {
       200: {
         description: 'What was forgotten.',

@@ -8,6 +8,7 @@ import { defineOperation, STREAMED } from '../openapi/operation.js';
 import type { OperationRouter } from '../openapi/operation-router.js';
 import { principalOf } from '../principal.js';
 import type { StreamQuota } from '../quotas/stream-leases.js';
+import { ApiErrorCodes } from '../error-codes.js';
 
 export interface NotificationRoutesOptions {
   trigger: PromiseClient<triggerV1.TriggerServiceClient>;
@@ -95,7 +96,9 @@ export function registerNotificationRoutes(router: OperationRouter, options: Not
     } catch (error) {
       // The client resumes from the last id it got when it reconnects.
       if (!closed.aborted)
-        stream.send('error', { error: { code: 'NOTIFICATIONS_UNAVAILABLE', message: (error as Error).message } });
+        stream.send('error', {
+          error: { code: ApiErrorCodes.NOTIFICATIONS_UNAVAILABLE, message: (error as Error).message },
+        });
     } finally {
       stream.end();
       lease.release();

@@ -10,6 +10,7 @@ import { defineOperation, STREAMED } from '../openapi/operation.js';
 import type { OperationRouter } from '../openapi/operation-router.js';
 import { principalOf } from '../principal.js';
 import type { StreamQuota } from '../quotas/stream-leases.js';
+import { ApiErrorCodes } from '../error-codes.js';
 
 export interface RunRoutesOptions {
   orchestrator: PromiseClient<orchestratorV1.OrchestratorServiceClient>;
@@ -23,7 +24,7 @@ export interface RunRoutesOptions {
 export const RunStatus = z.enum(['queued', 'running', 'completed', 'waiting', 'failed', 'cancelled']);
 
 const RunPath = z.object({ runId: RunId });
-const INVALID_RUN_ID = { code: 'INVALID_RUN_ID', message: 'runId is invalid' };
+const INVALID_RUN_ID = { code: ApiErrorCodes.INVALID_RUN_ID, message: 'runId is invalid' };
 
 /** One event of a run as its stream sends it (`data:`), also what `event:` and `id:` repeat. */
 export const RunEvent = RunEventEnvelope.meta({
@@ -220,7 +221,7 @@ export function registerRunRoutes(router: OperationRouter, options: RunRoutesOpt
       }
     } catch (error) {
       if (!closed.aborted)
-        stream.send('error', { error: { code: 'EVENTS_UNAVAILABLE', message: (error as Error).message } });
+        stream.send('error', { error: { code: ApiErrorCodes.EVENTS_UNAVAILABLE, message: (error as Error).message } });
     } finally {
       stream.end();
       lease.release();
@@ -232,7 +233,7 @@ export function registerRunRoutes(router: OperationRouter, options: RunRoutesOpt
     const { tenantId } = principalOf(request);
     const cancelled = await options.orchestrator.cancelRun({ tenantId, runId: params.runId });
     if (!cancelled.accepted)
-      throw new HttpError(409, 'RUN_FINISHED', `the run already finished (${cancelled.status})`, {
+      throw new HttpError(409, ApiErrorCodes.RUN_FINISHED, `the run already finished (${cancelled.status})`, {
         status: cancelled.status,
       });
     return { status: 202, body: { runId: cancelled.runId, status: cancelled.status } };

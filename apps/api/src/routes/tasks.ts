@@ -9,6 +9,7 @@ import { defineOperation } from '../openapi/operation.js';
 import type { OperationRouter } from '../openapi/operation-router.js';
 import { principalOf } from '../principal.js';
 import type { EventRateQuota } from '../quotas/event-rate.js';
+import { ApiErrorCodes } from '../error-codes.js';
 
 export type TriggerClient = PromiseClient<triggerV1.TriggerServiceClient>;
 
@@ -100,7 +101,7 @@ const TaskSpecBody = TaskSpec.meta({
   description:
     'A task (docs/triggers.md): its trigger (schedule, event or condition), what it does, where its results go.',
 });
-const INVALID_TASK_SPEC = { body: { code: 'INVALID_TASK_SPEC', issues: true } } as const;
+const INVALID_TASK_SPEC = { body: { code: ApiErrorCodes.INVALID_TASK_SPEC, issues: true } } as const;
 
 const TASK_SPEC_EXAMPLE = {
   name: 'morning brief',
@@ -293,7 +294,7 @@ export const taskOperations = {
     tags: ['tasks'],
     access: 'tenant',
     body: EventBody,
-    invalid: { body: { code: 'INVALID_EVENT' } },
+    invalid: { body: { code: ApiErrorCodes.INVALID_EVENT } },
     bodyExamples: { mail: { source: 'gmail', type: 'message_received', data: { from: 'boss@example.com' } } },
     responses: {
       202: {
@@ -347,7 +348,8 @@ function idempotencyKeyOf(request: FastifyRequest): string {
   const header = request.headers['idempotency-key'];
   if (header === undefined) return '';
   const parsed = IdempotencyKey.safeParse(header);
-  if (!parsed.success) throw new HttpError(400, 'INVALID_IDEMPOTENCY_KEY', 'idempotency-key must be 1-200 characters');
+  if (!parsed.success)
+    throw new HttpError(400, ApiErrorCodes.INVALID_IDEMPOTENCY_KEY, 'idempotency-key must be 1-200 characters');
   return parsed.data;
 }
 

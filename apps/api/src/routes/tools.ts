@@ -9,13 +9,14 @@ import { defineOperation } from '../openapi/operation.js';
 import type { OperationRouter } from '../openapi/operation-router.js';
 import { principalOf } from '../principal.js';
 import { CATALOG_TOOL_EXAMPLE, CatalogTool, TOOL_CALL_EXAMPLE, ToolCall } from './tool-catalog-schemas.js';
+import { ApiErrorCodes } from '../error-codes.js';
 
 export interface ToolRoutesOptions {
   orchestrator: PromiseClient<orchestratorV1.OrchestratorServiceClient>;
 }
 
 /** A malformed tool name names no tool: the same 404 as an unknown one. */
-const NO_SUCH_TOOL = { status: 404, code: 'TOOL_NOT_FOUND', message: 'no such tool' } as const;
+const NO_SUCH_TOOL = { status: 404, code: ApiErrorCodes.TOOL_NOT_FOUND, message: 'no such tool' } as const;
 const ToolPath = z.object({ name: ToolName });
 const CallBody = z
   .object({
@@ -101,7 +102,7 @@ export const toolOperations = {
     tags: ['tools'],
     access: 'tenant',
     params: ToolPath.extend({ callId: z.string().min(1).max(64) }),
-    invalid: { params: { status: 404, code: 'TOOL_CALL_NOT_FOUND', message: 'no such tool call' } },
+    invalid: { params: { status: 404, code: ApiErrorCodes.TOOL_CALL_NOT_FOUND, message: 'no such tool call' } },
     responses: { 200: { description: 'The call.', body: ToolCall, examples: { answered: TOOL_CALL_EXAMPLE } } },
     errors: { 404: ['TOOL_CALL_NOT_FOUND'] },
   }),
@@ -171,7 +172,7 @@ export function registerToolRoutes(router: OperationRouter, options: ToolRoutesO
     const { call } = await options.orchestrator.getToolCall({ tenantId, callId: params.callId });
     // The call id names a call of another tool: not found, like an unknown id.
     if (call?.toolName !== params.name)
-      throw new HttpError(404, 'TOOL_CALL_NOT_FOUND', `no call '${params.callId}' of '${params.name}'`);
+      throw new HttpError(404, ApiErrorCodes.TOOL_CALL_NOT_FOUND, `no call '${params.callId}' of '${params.name}'`);
     return { status: 200, body: toolCallBody(call) };
   });
 }

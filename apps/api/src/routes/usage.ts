@@ -4,6 +4,7 @@ import { z } from 'zod';
 import { defineOperation } from '../openapi/operation.js';
 import type { OperationRouter } from '../openapi/operation-router.js';
 import { principalOf } from '../principal.js';
+import { ApiErrorCodes } from '../error-codes.js';
 
 export interface UsageRoutesOptions {
   orchestrator: PromiseClient<orchestratorV1.OrchestratorServiceClient>;
@@ -22,7 +23,9 @@ export const usageOperations = {
     tags: ['usage'],
     access: 'tenant',
     query: UsageQuery,
-    invalid: { query: { code: 'INVALID_QUERY', message: 'the query takes only `from` and `to`, days as YYYY-MM-DD' } },
+    invalid: {
+      query: { code: ApiErrorCodes.INVALID_QUERY, message: 'the query takes only `from` and `to`, days as YYYY-MM-DD' },
+    },
     responses: {
       200: {
         description: 'Usage per day and in total.',

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { orchestratorV1 } from '@platform/proto';
 import { DEPENDENCY_UNAVAILABLE, isPlatformError, type Logger, type PromiseClient } from '@platform/service-kit';
+import { ApiErrorCodes } from '../error-codes.js';
 
 /** A turn to run; the approval fields are only for decisions on approval requests. */
 export type TurnRequest = Omit<
@@ -22,7 +23,9 @@ function isLostConnection(error: unknown): boolean {
   return (
     isPlatformError(error) &&
     error.kind === 'unavailable' &&
-    (error.code === 'UNAVAILABLE' || error.code === 'SHUTTING_DOWN' || error.code === DEPENDENCY_UNAVAILABLE)
+    (error.code === ApiErrorCodes.UNAVAILABLE ||
+      error.code === 'SHUTTING_DOWN' ||
+      error.code === DEPENDENCY_UNAVAILABLE)
   );
 }
 

@@ -1,4 +1,6 @@
 import { PlatformError } from '@platform/service-kit';
+import { ErrorCodes } from '../error-codes.js';
+import { NamedError } from '@platform/contracts';
 
 /**
  * A ciphertext or wrapped key failed authentication: it was altered, or it was moved to another
@@ -13,30 +15,29 @@ export class CredentialDecryptError extends PlatformError {
   ) {
     super(
       'internal',
-      'CREDENTIAL_DECRYPT_FAILED',
+      ErrorCodes.CREDENTIAL_DECRYPT_FAILED,
       `the stored credential failed authentication at ${stage} (key ${keyId}); it was altered or moved`,
       {
         cause: options.cause,
         details: { stage, keyId },
       },
     );
-    this.name = 'CredentialDecryptError';
   }
 }
 
 /** A record is wrapped by a key-encryption key the key provider does not hold. */
 export class KeyUnavailableError extends PlatformError {
   constructor(readonly keyId: string) {
-    super('internal', 'KEY_UNAVAILABLE', `key-encryption key '${keyId}' is not in the keyring`, { details: { keyId } });
-    this.name = 'KeyUnavailableError';
+    super('internal', ErrorCodes.KEY_UNAVAILABLE, `key-encryption key '${keyId}' is not in the keyring`, {
+      details: { keyId },
+    });
   }
 }
 
 /** The keyring's own configuration is unusable (bad JSON, wrong key length, no active key). */
-export class KeyringError extends Error {
-  readonly code = 'KEYRING_INVALID';
+export class KeyringError extends NamedError {
+  readonly code = ErrorCodes.KEYRING_INVALID;
   constructor(message: string) {
     super(message);
-    this.name = 'KeyringError';
   }
 }

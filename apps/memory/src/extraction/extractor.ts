@@ -2,6 +2,8 @@ import type { IngestedMessage } from '@platform/contracts';
 import { StructuredOutputError, type OpenAIStructuredOutput } from '@platform/llm';
 import { Extraction, MultiTurnEnvelope, MultiTurnExtraction, turnLabel } from './extraction-schema.js';
 import { renderTurnTranscript } from './turn-transcript.js';
+import { ErrorCodes } from '../error-codes.js';
+import { NamedError } from '@platform/contracts';
 
 /** A current fact shown to the extractor so it can judge what a new statement supersedes. */
 export interface CandidateFact {
@@ -18,8 +20,8 @@ export interface ExtractorSettings {
 }
 
 /** The model kept answering with output that fails validation; nothing of the turn is stored. */
-export class InvalidExtractionError extends Error {
-  readonly code = 'INVALID_EXTRACTION';
+export class InvalidExtractionError extends NamedError {
+  readonly code = ErrorCodes.INVALID_EXTRACTION;
 
   constructor(
     message: string,
@@ -27,7 +29,6 @@ export class InvalidExtractionError extends Error {
     options: { cause?: unknown } = {},
   ) {
     super(message, options);
-    this.name = 'InvalidExtractionError';
   }
 }
 

@@ -12,6 +12,7 @@ import { z } from 'zod';
 import type { FactSaver } from '../knowledge/fact-saver.js';
 import type { WorkingMemoryStore } from '../knowledge/working-memory-store.js';
 import type { RecallEngine } from '../recall/recall-engine.js';
+import { ErrorCodes } from '../error-codes.js';
 
 export const MEMORY_RUNNER_NAME = 'memory-tools';
 
@@ -98,7 +99,8 @@ export function memoryTools(deps: MemoryToolDependencies): ToolDefinition[] {
             tier: '',
           })
           .catch((err: unknown) => {
-            if (isPlatformError(err) && err.code === 'QUOTA_EXCEEDED') throw new ToolFailure(err.message, 'invalid');
+            if (isPlatformError(err) && err.code === ErrorCodes.QUOTA_EXCEEDED)
+              throw new ToolFailure(err.message, 'invalid');
             throw err;
           });
         return { factId: written.fact.fact_id, duplicate: written.duplicate, superseded: written.supersededIds };

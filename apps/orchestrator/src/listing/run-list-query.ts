@@ -3,6 +3,7 @@ import { ConversationId, RunId, TenantId } from '@platform/contracts';
 import type { orchestratorV1 } from '@platform/proto';
 import { errors } from '@platform/service-kit';
 import type { RunStatus } from '../journal/run-types.js';
+import { ErrorCodes } from '../error-codes.js';
 
 export const RUN_STATUSES: readonly RunStatus[] = ['queued', 'running', 'completed', 'waiting', 'failed', 'cancelled'];
 /** Who started a run, as listings show it (see `sourceSql` in run-listing.ts). */
@@ -49,7 +50,11 @@ function statusesOf(values: readonly string[]): RunStatus[] | undefined {
   if (values.length === 0) return undefined;
   const unknown = values.find((v) => !(RUN_STATUSES as readonly string[]).includes(v));
   if (unknown !== undefined)
-    throw invalid('INVALID_STATUS', 'statuses', `has '${unknown}'; each must be one of ${RUN_STATUSES.join(', ')}`);
+    throw invalid(
+      ErrorCodes.INVALID_STATUS,
+      'statuses',
+      `has '${unknown}'; each must be one of ${RUN_STATUSES.join(', ')}`,
+    );
   return [...new Set(values as RunStatus[])].sort();
 }
 
@@ -57,7 +62,7 @@ function pageSizeOf(value: number): number {
   if (value === 0) return DEFAULT_PAGE_SIZE;
   if (!Number.isInteger(value) || value < 1 || value > MAX_PAGE_SIZE)
     throw invalid(
-      'INVALID_PAGE_SIZE',
+      ErrorCodes.INVALID_PAGE_SIZE,
       'page_size',
       `must be 1-${MAX_PAGE_SIZE} (0 means ${DEFAULT_PAGE_SIZE}), not ${value}`,
     );
@@ -67,33 +72,38 @@ function pageSizeOf(value: number): number {
 /** Checks a ListRuns request: a clear INVALID_ARGUMENT naming the first bad field. */
 export function runListQueryOf(request: orchestratorV1.ListRunsRequest): RunListQuery {
   if (!TenantId.safeParse(request.tenantId).success)
-    throw errors.invalidArgument('INVALID_TENANT_ID', 'tenant_id is invalid');
+    throw errors.invalidArgument(ErrorCodes.INVALID_TENANT_ID, 'tenant_id is invalid');
   const filters: RunListFilters = {};
-  const conversationId = idOf(ConversationId, request.conversationId, 'INVALID_CONVERSATION_ID', 'conversation_id');
+  const conversationId = idOf(
+    ConversationId,
+    request.conversationId,
+    ErrorCodes.INVALID_CONVERSATION_ID,
+    'conversation_id',
+  );
   if (conversationId) filters.conversationId = conversationId;
   const statuses = statusesOf(request.statuses);
   if (statuses) filters.statuses = statuses;
   if (request.stopReason) {
     if (!(StopReasons as readonly string[]).includes(request.stopReason))
-      throw invalid('INVALID_STOP_REASON', 'stop_reason', `must be one of ${StopReasons.join(', ')}`);
+      throw invalid(ErrorCodes.INVALID_STOP_REASON, 'stop_reason', `must be one of ${StopReasons.join(', ')}`);
     filters.stopReason = request.stopReason;
   }
   if (request.toolName) {
     if (request.toolName.length > MAX_TOOL_NAME || request.toolName.includes('\u0000'))
-      throw invalid('INVALID_TOOL_NAME', 'tool_name', `must be 1-${MAX_TOOL_NAME} characters without NUL`);
+      throw invalid(ErrorCodes.INVALID_TOOL_NAME, 'tool_name', `must be 1-${MAX_TOOL_NAME} characters without NUL`);
     filters.toolName = request.toolName;
   }
   if (request.source) {
     if (!(RUN_SOURCES as readonly string[]).includes(request.source))
-      throw invalid('INVALID_SOURCE', 'source', `must be one of ${RUN_SOURCES.join(', ')}`);
+      throw invalid(ErrorCodes.INVALID_SOURCE, 'source', `must be one of ${RUN_SOURCES.join(', ')}`);
     filters.source = request.source as RunListSource;
   }
   if (request.createdAfter) filters.createdAfter = request.createdAfter;
   if (request.createdBefore) filters.createdBefore = request.createdBefore;
   if (filters.createdAfter && filters.createdBefore && filters.createdAfter >= filters.createdBefore) {
-    throw invalid('INVALID_TIME_RANGE', 'created_after', 'must be before created_before');
+    throw invalid(ErrorCodes.INVALID_TIME_RANGE, 'created_after', 'must be before created_before');
   }
-  const parentRunId = idOf(RunId, request.parentRunId, 'INVALID_PARENT_RUN_ID', 'parent_run_id');
+  const parentRunId = idOf(RunId, request.parentRunId, ErrorCodes.INVALID_PARENT_RUN_ID, 'parent_run_id');
   if (parentRunId) filters.parentRunId = parentRunId;
   return { tenantId: request.tenantId, filters, pageSize: pageSizeOf(request.pageSize), pageToken: request.pageToken };
 }

@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { errors } from '@platform/service-kit';
 import type { RunListFilters } from './run-list-query.js';
+import { ErrorCodes } from '../error-codes.js';
 
 /**
  * Where a listing stopped: the last run's creation time in microseconds since the epoch (as text:
@@ -64,9 +65,13 @@ export function encodeRunPageToken(tenantId: string, filters: RunListFilters, po
 }
 
 function refused(message: string): Error {
-  return errors.invalidArgument('INVALID_PAGE_TOKEN', `page_token ${message}; start the listing again without it`, {
-    details: { field: 'page_token' },
-  });
+  return errors.invalidArgument(
+    ErrorCodes.INVALID_PAGE_TOKEN,
+    `page_token ${message}; start the listing again without it`,
+    {
+      details: { field: 'page_token' },
+    },
+  );
 }
 
 function bodyOf(token: string): TokenBody {

@@ -1,6 +1,7 @@
 import { errors, type PlatformError } from '@platform/service-kit';
 import { outcomeOf, type RunnerCall } from '../runner-tool-port.js';
 import type { ToolCallOutcome } from './tool-call-records.js';
+import { ErrorCodes } from '../error-codes.js';
 
 /** Parses a call's `arguments_json`: a JSON object, else 400 `INVALID_ARGUMENTS`. */
 export function argumentsOf(json: string): Record<string, unknown> {
@@ -8,10 +9,10 @@ export function argumentsOf(json: string): Record<string, unknown> {
   try {
     parsed = JSON.parse(json || '{}');
   } catch {
-    throw errors.invalidArgument('INVALID_ARGUMENTS', 'arguments must be a JSON object');
+    throw errors.invalidArgument(ErrorCodes.INVALID_ARGUMENTS, 'arguments must be a JSON object');
   }
   if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed))
-    throw errors.invalidArgument('INVALID_ARGUMENTS', 'arguments must be a JSON object');
+    throw errors.invalidArgument(ErrorCodes.INVALID_ARGUMENTS, 'arguments must be a JSON object');
   return parsed as Record<string, unknown>;
 }
 
@@ -22,7 +23,7 @@ export function argumentRefusal(sent: RunnerCall): PlatformError | undefined {
   const issues = sent.answer.error.issues ?? [];
   const first = issues[0];
   const message = first ? `arguments.${first.path}: ${first.message}` : sent.answer.error.message;
-  return errors.invalidArgument('INVALID_ARGUMENTS', message, {
+  return errors.invalidArgument(ErrorCodes.INVALID_ARGUMENTS, message, {
     details: { issues: issues.map((i) => ({ field: `arguments.${i.path}`, message: i.message })) },
   });
 }

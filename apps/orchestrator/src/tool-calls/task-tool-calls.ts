@@ -5,10 +5,11 @@ import type { CatalogEntry } from '@platform/tool-sdk';
 import type { ProfileRegistry } from '../profiles.js';
 import { outcomeOf, type RunnerCall } from '../runner-tool-port.js';
 import { allowlistOf, gateError } from '../tool-gate/gate-errors.js';
-import type { ToolCaller } from '../tool-gate/gate-rules.js';
+import { GateRefusalCode, type ToolCaller } from '../tool-gate/gate-rules.js';
 import type { CallTarget, ToolGate } from '../tool-gate/tool-gate.js';
 import { traced } from '../tool-gate/tool-span.js';
 import { argumentsOf, callOutcome } from './call-results.js';
+import { ErrorCodes } from '../error-codes.js';
 
 export interface TaskToolCallDependencies {
   gate: ToolGate;
@@ -33,18 +34,18 @@ interface Admitted {
 
 function callerOf(request: orchestratorV1.CallToolRequest): TaskCaller {
   if (!TASK_CALLERS.has(request.caller))
-    throw errors.invalidArgument('INVALID_CALLER', `caller must be one of ${[...TASK_CALLERS].join(', ')}`);
+    throw errors.invalidArgument(ErrorCodes.INVALID_CALLER, `caller must be one of ${[...TASK_CALLERS].join(', ')}`);
   return request.caller as TaskCaller;
 }
 
 function validated(request: orchestratorV1.CallToolRequest): TaskCaller {
   const caller = callerOf(request);
   if (!TenantId.safeParse(request.tenantId).success)
-    throw errors.invalidArgument('INVALID_TENANT_ID', 'tenant_id is invalid');
+    throw errors.invalidArgument(ErrorCodes.INVALID_TENANT_ID, 'tenant_id is invalid');
   if (!TASK_CALL_ID.test(request.callId))
-    throw errors.invalidArgument('INVALID_CALL_ID', 'call_id must be 1-200 printable characters');
+    throw errors.invalidArgument(ErrorCodes.INVALID_CALL_ID, 'call_id must be 1-200 printable characters');
   if (!ToolName.safeParse(request.toolName).success)
-    throw errors.notFound('TOOL_NOT_FOUND', `no tool '${request.toolName}'`);
+    throw errors.notFound(ErrorCodes.TOOL_NOT_FOUND, `no tool '${request.toolName}'`);
   return caller;
 }
 
@@ -70,7 +71,7 @@ function resultOf(admitted: Admitted, sent: RunnerCall, durationMs: number): orc
 function refusedResult(request: orchestratorV1.CallToolRequest, err: unknown): orchestratorV1.ToolCallResult {
   const platform = isPlatformError(err)
     ? err
-    : errors.internal('TOOL_CALL_FAILED', (err as Error)?.message ?? String(err));
+    : errors.internal(ErrorCodes.TOOL_CALL_FAILED, (err as Error)?.message ?? String(err));
   const status = platform.kind === 'unavailable' ? 'failed' : platform.kind === 'internal' ? 'failed' : 'denied';
   return {
     callId: request.callId,
@@ -104,7 +105,7 @@ export class TaskToolCalls {
       await this.admit(request);
     } catch (err) {
       // A tool whose runner is down right now may still be named: the rules are what is checked.
-      if (isPlatformError(err) && err.code === 'RUNNER_UNAVAILABLE') return;
+      if (isPlatformError(err) && err.code === GateRefusalCode.runnerUnavailable) return;
       throw err;
     }
   }
@@ -132,7 +133,7 @@ export class TaskToolCalls {
     const first = requests[0];
     if (!first) return [];
     if (requests.some((r) => r.toolName !== first.toolName || r.caller !== 'executor'))
-      throw errors.invalidArgument('INVALID_BATCH', 'a batch holds executor calls of one tool');
+      throw errors.invalidArgument(ErrorCodes.INVALID_BATCH, 'a batch holds executor calls of one tool');
     const admissions = await Promise.all(
       requests.map(async (request) => this.admit(request, signal).catch((err: unknown) => err)),
     );
@@ -161,11 +162,12 @@ export class TaskToolCalls {
     const args = argumentsOf(request.argumentsJson);
     const allowlist = allowlistOf(this.deps.profiles, request, this.deps.defaultTier);
     const verdict = await this.deps.gate.admitFresh({ caller, tool: request.toolName, ...allowlist });
-    if (verdict.verdict === 'unknown') throw errors.notFound('TOOL_NOT_FOUND', `no tool '${request.toolName}'`);
+    if (verdict.verdict === 'unknown')
+      throw errors.notFound(ErrorCodes.TOOL_NOT_FOUND, `no tool '${request.toolName}'`);
     if (verdict.verdict === 'refused') throw gateError(verdict.refusal);
     if (verdict.verdict !== 'send')
       throw errors.internal(
-        'GATE_VERDICT',
+        ErrorCodes.GATE_VERDICT,
         `the tool gate held a ${caller} call of '${request.toolName}' for the user`,
       );
     const { entry } = verdict;

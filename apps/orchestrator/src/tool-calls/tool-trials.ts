@@ -10,6 +10,7 @@ import type { ToolGate } from '../tool-gate/tool-gate.js';
 import { traced } from '../tool-gate/tool-span.js';
 import { argumentRefusal, argumentsOf, callOutcome } from './call-results.js';
 import type { ToolCallRecord, ToolCallRecords } from './tool-call-records.js';
+import { ErrorCodes } from '../error-codes.js';
 
 export interface ToolTrialDependencies {
   /** The gate every tool call passes: a tried call meets the same allowlist, breakers and grants as a run's. */
@@ -67,24 +68,28 @@ export class ToolTrials {
 
   async call(request: orchestratorV1.CallToolRequest, signal: AbortSignal): Promise<ToolCallRecord> {
     if (!TenantId.safeParse(request.tenantId).success)
-      throw errors.invalidArgument('INVALID_TENANT_ID', 'tenant_id is invalid');
+      throw errors.invalidArgument(ErrorCodes.INVALID_TENANT_ID, 'tenant_id is invalid');
     if (!TRY_CALL_ID.test(request.callId))
-      throw errors.invalidArgument('INVALID_CALL_ID', 'call_id must be try_<uuid>');
+      throw errors.invalidArgument(ErrorCodes.INVALID_CALL_ID, 'call_id must be try_<uuid>');
     if (!ToolName.safeParse(request.toolName).success)
-      throw errors.notFound('TOOL_NOT_FOUND', `no tool '${request.toolName}'`);
+      throw errors.notFound(ErrorCodes.TOOL_NOT_FOUND, `no tool '${request.toolName}'`);
     const args = argumentsOf(request.argumentsJson);
     // A tried call passes the gate as a model's call under the caller's profile would: a tenant
     // cannot reach, by trying it, a tool its agents are not given.
     const allowlist = allowlistOf(this.deps.profiles, request, this.deps.defaultTier);
     const verdict = await this.deps.gate.admitFresh({ caller: 'try', tool: request.toolName, ...allowlist });
-    if (verdict.verdict === 'unknown') throw errors.notFound('TOOL_NOT_FOUND', `no tool '${request.toolName}'`);
+    if (verdict.verdict === 'unknown')
+      throw errors.notFound(ErrorCodes.TOOL_NOT_FOUND, `no tool '${request.toolName}'`);
     if (verdict.verdict === 'refused')
       throw gateError(
         verdict.refusal,
         verdict.refusal.code === GateRefusalCode.notAllowed ? ', so it cannot be tried under it' : '',
       );
     if (verdict.verdict !== 'send')
-      throw errors.internal('GATE_VERDICT', `the tool gate held a tried call of '${request.toolName}' for the user`);
+      throw errors.internal(
+        ErrorCodes.GATE_VERDICT,
+        `the tool gate held a tried call of '${request.toolName}' for the user`,
+      );
     const { entry } = verdict;
 
     const { created, record } = await this.deps.records.start({
@@ -126,7 +131,7 @@ export class ToolTrials {
     // Another tenant's call is reported exactly like a missing one.
     const record =
       TenantId.safeParse(tenantId).success && callId ? await this.deps.records.get(tenantId, callId) : undefined;
-    if (!record) throw errors.notFound('TOOL_CALL_NOT_FOUND', `no tool call '${callId}'`);
+    if (!record) throw errors.notFound(ErrorCodes.TOOL_CALL_NOT_FOUND, `no tool call '${callId}'`);
     if (record.status !== 'running') return record;
     // Still running long past its tool's timeout: the orchestrator that ran it is gone.
     const found = this.deps.catalog.lookup(record.toolName);

@@ -1,6 +1,7 @@
 import { errors, PlatformError } from '@platform/service-kit';
 import type { ProfileRegistry } from '../profiles.js';
 import { GateRefusalCode, type GateQuestion, type GateRefusal } from './gate-rules.js';
+import { ErrorCodes } from '../error-codes.js';
 
 /** A gate refusal as the gRPC edge answers it (the api maps the kind to 403, 409 or 503). */
 export function gateError(refusal: GateRefusal, suffix = ''): PlatformError {
@@ -36,7 +37,7 @@ export function allowlistOf(
   const profile = profiles.resolve(caller.profile, who);
   if (!profile)
     throw errors.notFound(
-      'PROFILE_NOT_FOUND',
+      ErrorCodes.PROFILE_NOT_FOUND,
       `no agent profile '${caller.profile}' for you; yours: ${profiles.namesFor(who).join(', ')}`,
     );
   return { allowsTool: profile.allowsTool, allowlist: `the agent profile '${profile.name}'` };

@@ -1,4 +1,5 @@
 import { all, create, type MathNode } from 'mathjs';
+import { NamedError } from '@platform/contracts';
 
 /** Functions and constants an expression may use; everything else in mathjs is out of reach. */
 const ALLOWED_FUNCTIONS = new Set([
@@ -23,9 +24,7 @@ const ALLOWED_FUNCTIONS = new Set([
 const ALLOWED_CONSTANTS = new Set(['pi', 'e']);
 const ALLOWED_OPERATORS = new Set(['add', 'subtract', 'multiply', 'divide', 'unaryMinus', 'unaryPlus', 'pow', 'mod']);
 
-export class ExpressionError extends Error {
-  override readonly name = 'ExpressionError';
-}
+export class ExpressionError extends NamedError {}
 
 /**
  * Evaluates an arithmetic expression without `eval`: mathjs parses it into a tree, every node is

@@ -1,6 +1,7 @@
 import type { OrchestratorTools } from '../orchestrator-tools.js';
 import { executionOutcomeOf, executionOutcomeOfError, executorCall, type CustomExecutor } from './custom-executor.js';
 import type { ExecutionOutcome, FireContext, FireExecutor } from './fire-executor.js';
+import { ErrorCodes } from '../error-codes.js';
 
 interface Waiting {
   fire: FireContext;
@@ -74,7 +75,7 @@ export class BatchingCustomExecutor implements FireExecutor {
       } catch (unexpected) {
         outcome = {
           status: 'failed',
-          code: 'EXECUTOR_FAILED',
+          code: ErrorCodes.EXECUTOR_FAILED,
           message: (unexpected as Error)?.message ?? String(unexpected),
           retryable: true,
         };

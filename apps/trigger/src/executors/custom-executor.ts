@@ -2,6 +2,7 @@ import type { orchestratorV1 } from '@platform/proto';
 import { isPlatformError } from '@platform/service-kit';
 import type { OrchestratorTools, TaskToolCall } from '../orchestrator-tools.js';
 import type { ExecutionOutcome, FireContext, FireExecutor } from './fire-executor.js';
+import { ErrorCodes } from '../error-codes.js';
 
 const RETRYABLE_CODES = new Set([
   'RUNNER_UNAVAILABLE',
@@ -55,7 +56,7 @@ export function executionOutcomeOf(
   if (result.errorCode === 'RUNNER_BUSY')
     return {
       status: 'backpressure',
-      code: 'EXECUTOR_BUSY',
+      code: ErrorCodes.EXECUTOR_BUSY,
       message: result.errorMessage,
       retryAfterMs: BUSY_RETRY_AFTER_MS,
     };

@@ -1,3 +1,4 @@
+import { NamedError } from '@platform/contracts';
 /**
  * The hosts `web_fetch` may reach. Entries are `host`, `host:port`, `*.domain` or `*.domain:port`;
  * every host is normalized by the WHATWG URL parser (lowercase, punycode, IPv4 forms such as
@@ -17,9 +18,7 @@ export interface HostRule {
 }
 
 /** Raised for an allowlist entry that cannot be understood; config validation shows its message. */
-export class HostPatternError extends Error {
-  override readonly name = 'HostPatternError';
-}
+export class HostPatternError extends NamedError {}
 
 const DEFAULT_PORTS: Readonly<Record<string, number>> = { 'http:': 80, 'https:': 443 };
 

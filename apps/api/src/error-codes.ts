@@ -1,0 +1,123 @@
+import { codesOf } from '@platform/service-kit';
+
+/**
+ * Every code the HTTP API answers (`error.code` of the error envelope), with its status: raised by
+ * the api itself, or passed through from a service behind it (the orchestrator's RUN_NOT_FOUND,
+ * the credential service's CREDENTIAL_NOT_FOUND, …). The order is the docs' order: docs/api.md's
+ * "Errors" table is generated from this list (`npx nx run api:error-docs`), and a test fails when
+ * the two differ.
+ */
+export interface ApiErrorSpec {
+  /** The HTTP status the code is answered with; `event` for a code sent only as an SSE `error` event. */
+  readonly status: number | 'event';
+  /** What the docs' table says after the code, in brackets. */
+  readonly doc?: string;
+  /** Left out of the docs' table (an answer only tests can see). */
+  readonly undocumented?: true;
+}
+
+export const apiErrorCatalogue = {
+  INVALID_JSON: { status: 400 },
+  INVALID_UTF8: { status: 400 },
+  INVALID_URL: { status: 400, doc: 'percent-encoding in the path or query that is not UTF-8' },
+  BAD_REQUEST: { status: 400, doc: 'not valid HTTP/1.1' },
+  INVALID_CONTENT_LENGTH: { status: 400 },
+  INVALID_BODY: { status: 400 },
+  INVALID_CREDENTIAL_NAME: { status: 400 },
+  INVALID_SECRET: { status: 400 },
+  EMPTY_CONTENT: { status: 400 },
+  INVALID_CONTENT: {
+    status: 400,
+    doc: 'a NUL character or an unpaired surrogate, anywhere in the path, query or body',
+  },
+  INVALID_CONVERSATION_ID: { status: 400 },
+  INVALID_RUN_ID: { status: 400 },
+  INVALID_QUERY: { status: 400 },
+  INVALID_TIME_ZONE: { status: 400 },
+  INVALID_DAY: { status: 400 },
+  INVALID_RANGE: { status: 400 },
+  CHANGES_REQUIRED: { status: 400 },
+  NO_USER_MESSAGE: { status: 400 },
+  INVALID_TASK_SPEC: { status: 400 },
+  EGRESS_REFUSED: { status: 400, doc: 'a webhook URL that reaches inside, `details.reason` says why' },
+  CONDITION_TOOL_NOT_ALLOWED: { status: 400 },
+  EXECUTOR_NOT_ALLOWED: { status: 400, doc: "a task's tool or executor refused by the tool gate" },
+  INVALID_PAGE_TOKEN: { status: 400 },
+  INVALID_STOP_REASON: { status: 400 },
+  INVALID_TOOL_NAME: { status: 400 },
+  INVALID_PARENT_RUN_ID: { status: 400 },
+  INVALID_TIME_RANGE: { status: 400 },
+  INVALID_IDEMPOTENCY_KEY: { status: 400 },
+  INVALID_SUBJECT: { status: 400 },
+  INVALID_EVENT: { status: 400 },
+  INVALID_TENANT: { status: 400, doc: '`Platform-Tenant`' },
+  INVALID_ARGUMENTS: { status: 400, doc: 'trying a tool' },
+  INVALID_PATH: {
+    status: 400,
+    doc: 'a malformed path parameter without a code of its own, or one longer than 4096 characters as sent',
+  },
+  DELEGATION_CONVERSATION: {
+    status: 400,
+    doc: "a message to a child run's conversation: answer in the team's conversation",
+  },
+  MISSING_TOKEN: { status: 401 },
+  INVALID_TOKEN: { status: 401 },
+  TOKEN_EXPIRED: { status: 401 },
+  TOKEN_WITHOUT_EXPIRY: { status: 401 },
+  TOKEN_LIFETIME_TOO_LONG: { status: 401 },
+  TOKEN_ISSUED_IN_FUTURE: { status: 401 },
+  INVALID_ISSUER: { status: 401 },
+  INVALID_AUDIENCE: { status: 401 },
+  UNKNOWN_SIGNING_KEY: { status: 401, doc: '[authentication](operations.md#authentication)' },
+  FORBIDDEN: { status: 403, doc: 'an operator route or the `Platform-Tenant` header without the operator role' },
+  TOOL_NOT_ALLOWED: { status: 403, doc: 'trying a tool the profile does not give its agents' },
+  NOT_FOUND: { status: 404, doc: 'route' },
+  RUN_NOT_FOUND: { status: 404 },
+  PROFILE_NOT_FOUND: { status: 404 },
+  APPROVAL_NOT_FOUND: { status: 404 },
+  CREDENTIAL_NOT_FOUND: { status: 404 },
+  TASK_NOT_FOUND: { status: 404 },
+  FACT_NOT_FOUND: { status: 404 },
+  TOOL_NOT_FOUND: { status: 404 },
+  TOOL_CALL_NOT_FOUND: { status: 404 },
+  REQUEST_TIMEOUT: { status: 408, doc: 'the request did not arrive in time' },
+  RUN_FINISHED: { status: 409 },
+  CHANGES_NOT_ALLOWED: { status: 409 },
+  DECISION_NOT_OFFERED: { status: 409 },
+  APPROVAL_PAUSED: { status: 409 },
+  VERSION_CONFLICT: { status: 409 },
+  TASK_STATUS_CONFLICT: { status: 409 },
+  APPROVAL_REQUIRED: { status: 409 },
+  AGENT_TOOL: { status: 409, doc: 'trying a tool' },
+  CONTENT_TOO_LONG: { status: 413 },
+  PAYLOAD_TOO_LARGE: { status: 413 },
+  SECRET_TOO_LARGE: { status: 413 },
+  UNSUPPORTED_MEDIA_TYPE: { status: 415 },
+  RATE_LIMITED: { status: 429 },
+  TOKEN_BUDGET_EXCEEDED: { status: 429, doc: 'with `retry-after`' },
+  QUOTA_EXCEEDED: {
+    status: 429,
+    doc: '`details.quota` names it, see [Quotas](#quotas); `events_per_minute` with `retry-after`',
+  },
+  HEADERS_TOO_LARGE: { status: 431, doc: 'the request line and headers are larger than the server accepts, 16 KiB' },
+  OVERLOADED: { status: 503, doc: 'with `retry-after`' },
+  AUTH_UNAVAILABLE: { status: 503 },
+  UNAVAILABLE: { status: 503, doc: 'a dependency is down' },
+  CREDENTIALS_UNAVAILABLE: { status: 503 },
+  MODEL_UNAVAILABLE: { status: 503, doc: "memory's model, for `/v1/memory/query`" },
+  RUNNER_UNAVAILABLE: { status: 503, doc: 'trying a tool no runner serves right now' },
+  DEAD_LETTERS_UNAVAILABLE: { status: 503, doc: 'the dead-letter stream, for operators' },
+  INTERNAL: { status: 500, doc: "details, and any service's own code, only in the logs" },
+  EVENTS_UNAVAILABLE: { status: 'event', doc: "a run's event stream broke off" },
+  NOTIFICATIONS_UNAVAILABLE: { status: 'event', doc: 'the notification stream broke off' },
+  REPLY_NOT_AS_DOCUMENTED: {
+    status: 500,
+    doc: "a handler's reply differs from its documented schema (only with `checkReplies`, in tests)",
+    undocumented: true,
+  },
+} as const satisfies Record<string, ApiErrorSpec>;
+
+export type ApiErrorCode = keyof typeof apiErrorCatalogue;
+
+/** The api's codes by name: throw sites write `ApiErrorCodes.INVALID_BODY`. */
+export const ApiErrorCodes = codesOf(apiErrorCatalogue);
