@@ -11,7 +11,7 @@ import { RunLeaseRenewal } from './journal/run-lease-renewal.js';
 import { RunRecords, type ClaimedRun } from './journal/run-records.js';
 import { ConversationLease } from './ordering/conversation-lease.js';
 import { LeaseHeartbeat, leaseRenewalIntervalMs } from './ordering/lease-heartbeat.js';
-import type { PendingAgentDecision } from './pipeline/pending-agents.js';
+import type { PendingAgentDecision } from './agents/pending-agents.js';
 import { openJournalDatabase } from './test-support/journal-database.js';
 import { messageRun } from './test-support/run-fixtures.js';
 import { TurnExecutor, type TurnExecutorDependencies } from './turn-executor.js';

@@ -2,7 +2,7 @@ import type { LoopResult } from '@platform/agent-loop';
 import type { ChatMessage } from '@platform/contracts';
 import { jsonbText } from '@platform/service-kit';
 import type pg from 'pg';
-import type { MemoryRecallReport } from '../pipeline/memory-recall.js';
+import type { MemoryRecallReport } from '../recall/recall-report.js';
 
 import { lineageOf, toRecord, type RunRow } from './run-rows.js';
 import {

@@ -1,14 +1,15 @@
 import { compositeKey } from '@platform/contracts';
 import { errors, type Logger } from '@platform/service-kit';
 import { isLive, type ClaimedRun, type NewRun, type RunRecord, type RunRecords } from '../journal/run-records.js';
-import type { TurnExecutor } from '../turn-executor.js';
-import type { EndedRun, RunEndPublisher } from '../pipeline/publish-run-end.js';
+import type { RunExecutor } from './run-executor.js';
+import type { EndedRun, RunEndPublisher } from '../events/publish-run-end.js';
 import type { ConversationLease, HeldLease } from './conversation-lease.js';
 
 export interface ConversationQueueOptions {
   records: RunRecords;
   lease: ConversationLease;
-  executor: TurnExecutor;
+  /** Runs each claimed run (the turn); an interface of the queue's own, so it never imports the turn. */
+  executor: RunExecutor;
   owner: string;
   leaseMs: number;
   /**
