@@ -93,7 +93,7 @@ describe('turn runner leases', () => {
           new PendingAgentToolsStep({
             beforeLoop: () => new Promise<PendingAgentDecision>((resolve) => held.push({ resolve })),
           }),
-        ) as unknown as TurnRunnerSteps['prepare'],
+        ),
       finish: TurnSteps.of<TurnResult>() as unknown as TurnRunnerSteps['finish'],
     });
 

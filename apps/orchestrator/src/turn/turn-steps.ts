@@ -38,7 +38,7 @@ export class TurnSteps<In, Out> {
 
   /** The list with `step` appended. */
   then<Next>(step: TurnStep<Exclude<Out, TurnResult>, Next>): TurnSteps<In, Next | Extract<Out, TurnResult>> {
-    return new TurnSteps([...this.steps, step as Untyped]);
+    return new TurnSteps([...this.steps, step]);
   }
 }
 
