@@ -17,3 +17,6 @@ export async function settlesWithin(work: Promise<unknown>, ms: number): Promise
     clearTimeout(timer);
   }
 }
+
+/** What a caller still waiting past the grace is told: try again (another replica) after this long. */
+export const SHUTDOWN_RETRY_AFTER_SECONDS = 1;

@@ -16,7 +16,7 @@ import { FINISHED_TURN_MAX_PENDING, FinishedTurnPublisher } from './events/publi
 import { RunEndPublisher } from './events/publish-run-end.js';
 import { TRIGGERED_RUN_PUBLISH_TIMEOUT_MS, TriggeredRunPublisher } from './events/publish-triggered-run.js';
 import { publishEndWithoutRun } from './events/run-event-publisher.js';
-import { HAND_OVER_MS, settlesWithin } from './graceful-stop.js';
+import { HAND_OVER_MS, settlesWithin, SHUTDOWN_RETRY_AFTER_SECONDS } from './graceful-stop.js';
 import { ORCHESTRATOR_CALLERS } from './grpc-callers.js';
 import { RunLeaseRenewal } from './journal/run-lease-renewal.js';
 import { RunRecords } from './journal/run-records.js';
@@ -345,7 +345,7 @@ async function wire(
         // resumes them from their journals at once.
         queue.endWaits(
           errors.unavailable('SHUTTING_DOWN', 'this orchestrator is shutting down; the run goes on elsewhere', {
-            retryAfterSeconds: 1,
+            retryAfterSeconds: SHUTDOWN_RETRY_AFTER_SECONDS,
           }),
         );
         const handedOver = attempts.abandonAll('the orchestrator is shutting down');
