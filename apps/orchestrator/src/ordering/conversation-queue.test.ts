@@ -30,7 +30,7 @@ function executor(log: string[]): TurnExecutor {
       log.push(`end ${run.runId}`);
       return records.finish(run, 'completed', result(run.runId));
     },
-  } as unknown as TurnExecutor;
+  };
 }
 
 function queue(owner: string, log: string[], leaseMs = 5_000, pollIntervalMs = 50): ConversationQueue {
