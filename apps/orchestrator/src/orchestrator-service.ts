@@ -28,27 +28,32 @@ import type { MemoryRecall } from './recall/memory-recall.js';
 import type { TaskToolCalls } from './tool-calls/task-tool-calls.js';
 import { toolCallResult, type ToolTrials } from './tool-calls/tool-trials.js';
 
-export interface OrchestratorDependencies {
-  config: OrchestratorConfig;
-  profiles: ProfileRegistry;
-  catalog: ToolCatalog;
-  records: RunRecords;
-  queue: ConversationQueue;
-  shouldProcess: ShouldProcess;
+/** What the calls other than HandleMessage use: cancelling and listing runs, the catalog, tool calls. */
+export interface RunAndToolCalls {
   /** Cancels a run and its child runs. */
   cancellation: RunCancellation;
   /** Lists a tenant's runs (ListRuns). */
   listing: RunListing;
-  /** Tool calls clients try directly (CallTool, GetToolCall). */
-  toolTrials: ToolTrials;
-  /** Tool calls of trigger tasks (condition polls, custom executors), through the same gate. */
-  taskToolCalls: TaskToolCalls;
+  catalog: ToolCatalog;
   /** The runner replicas' `$SRV.STATS`, for the catalog (ListTools). */
   runnerStats: RunnerStats;
   /** This process's circuit breakers, shown with the catalog (ListTools). */
   breakers: ToolBreakers;
+  /** Tool calls clients try directly (CallTool, GetToolCall). */
+  toolTrials: ToolTrials;
+  /** Tool calls of trigger tasks (condition polls, custom executors), through the same gate. */
+  taskToolCalls: TaskToolCalls;
+}
+
+export interface OrchestratorDependencies {
+  config: OrchestratorConfig;
+  profiles: ProfileRegistry;
+  records: RunRecords;
+  queue: ConversationQueue;
+  shouldProcess: ShouldProcess;
   /** Starts a new message's recall as it arrives (absent: the run recalls when it starts). */
   memoryRecall?: Pick<MemoryRecall, 'prefetch'>;
+  calls: RunAndToolCalls;
   logger: Logger;
 }
 
@@ -167,8 +172,8 @@ export function orchestratorServiceImplementation(
       logger,
       'ListTools',
       async () => {
-        const tools = deps.catalog.list();
-        const instances = await deps.runnerStats.instancesOf(tools);
+        const tools = deps.calls.catalog.list();
+        const instances = await deps.calls.runnerStats.instancesOf(tools);
         return {
           tools: tools.map((t) => ({
             name: t.name,
@@ -182,7 +187,7 @@ export function orchestratorServiceImplementation(
             sideEffect: t.sideEffect,
             instances: t.instances.length,
             runnerInstances: instances.get(t.name) ?? [],
-            breaker: deps.breakers.view(t.name),
+            breaker: deps.calls.breakers.view(t.name),
           })),
         };
       },
@@ -195,12 +200,12 @@ export function orchestratorServiceImplementation(
       'CallTool',
       async (request, call) => {
         if (request.caller === '' || request.caller === 'try')
-          return { call: toolCallResult(await deps.toolTrials.call(request, callerGone(call))) };
+          return { call: toolCallResult(await deps.calls.toolTrials.call(request, callerGone(call))) };
         if (request.dryRun) {
-          await deps.taskToolCalls.check(request);
+          await deps.calls.taskToolCalls.check(request);
           return { call: undefined };
         }
-        return { call: await deps.taskToolCalls.call(request, callerGone(call)) };
+        return { call: await deps.calls.taskToolCalls.call(request, callerGone(call)) };
       },
     ),
 
@@ -208,7 +213,7 @@ export function orchestratorServiceImplementation(
       logger,
       'CallToolBatch',
       async (request, call) => ({
-        results: await deps.taskToolCalls.callBatch(request.calls, callerGone(call)),
+        results: await deps.calls.taskToolCalls.callBatch(request.calls, callerGone(call)),
       }),
     ),
 
@@ -216,7 +221,7 @@ export function orchestratorServiceImplementation(
       logger,
       'GetToolCall',
       async (request) => ({
-        call: toolCallResult(await deps.toolTrials.get(request.tenantId, request.callId)),
+        call: toolCallResult(await deps.calls.toolTrials.get(request.tenantId, request.callId)),
       }),
     ),
 
@@ -251,7 +256,7 @@ export function orchestratorServiceImplementation(
     listRuns: unaryHandler<orchestratorV1.ListRunsRequest, orchestratorV1.ListRunsResponse>(
       logger,
       'ListRuns',
-      (request) => deps.listing.list(runListQueryOf(request)),
+      (request) => deps.calls.listing.list(runListQueryOf(request)),
     ),
 
     getUsage: unaryHandler<orchestratorV1.GetUsageRequest, orchestratorV1.GetUsageResponse>(
@@ -272,7 +277,9 @@ export function orchestratorServiceImplementation(
         if (!TenantId.safeParse(request.tenantId).success)
           throw errors.invalidArgument('INVALID_TENANT_ID', 'tenant_id is invalid');
         // Its child runs (delegations) are cancelled with it.
-        const outcome = request.runId ? await deps.cancellation.cancel(request.tenantId, request.runId) : undefined;
+        const outcome = request.runId
+          ? await deps.calls.cancellation.cancel(request.tenantId, request.runId)
+          : undefined;
         if (!outcome) throw errors.notFound('RUN_NOT_FOUND', `no run '${request.runId}'`);
         return { runId: outcome.run.runId, status: outcome.run.status, accepted: outcome.accepted };
       },
