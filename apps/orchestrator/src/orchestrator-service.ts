@@ -1,179 +1,64 @@
-import { traceFields } from '@platform/telemetry';
-import { randomUUID } from 'node:crypto';
-import { isTimeZone, ZERO_USAGE } from '@platform/agent-loop';
-import { ApprovalDecision, ConversationId, RunId, SUBJECT_SAFE_RUN_ID, TenantId } from '@platform/contracts';
+import { isTimeZone } from '@platform/agent-loop';
+import { ConversationId, TenantId } from '@platform/contracts';
 import type { orchestratorV1 } from '@platform/proto';
 import { errors, PlatformError, unaryHandler, type Logger } from '@platform/service-kit';
 import type { ToolCatalog } from '@platform/tool-sdk';
 import type { OrchestratorConfig } from './config.js';
-import { z } from 'zod';
-import type { ApprovalDecisionInput, NewRun, RunRecord, RunRecords, RunSource } from './journal/run-records.js';
+import type { NewRun, RunRecords } from './journal/run-records.js';
 import type { ConversationQueue } from './ordering/conversation-queue.js';
-import type { ShouldProcess } from './pipeline/should-process.js';
+import type { ShouldProcess } from './admission/should-process.js';
 import type { ProfileRegistry } from './profiles.js';
 import type { RunCancellation } from './run-cancellation.js';
-import { isChildConversation } from './pipeline/child-runs.js';
+import { isChildConversation } from './teams/child-runs.js';
+import {
+  activeTraceId,
+  approvalDecisionOf,
+  callerGone,
+  delegationOf,
+  runIdOf,
+  runSourceOf,
+  toResponse,
+} from './grpc-messages.js';
 import { usageRangeOf } from './usage-range.js';
 import type { RunListing } from './listing/run-listing.js';
 import { runListQueryOf } from './listing/run-list-query.js';
 import type { RunnerStats } from './runner-stats.js';
 import type { ToolBreakers } from './tool-breakers.js';
-import type { MemoryRecall } from './pipeline/memory-recall.js';
+import type { MemoryRecall } from './recall/memory-recall.js';
 import type { TaskToolCalls } from './tool-calls/task-tool-calls.js';
 import { toolCallResult, type ToolTrials } from './tool-calls/tool-trials.js';
 
-export interface OrchestratorDependencies {
-  config: OrchestratorConfig;
-  profiles: ProfileRegistry;
-  catalog: ToolCatalog;
-  records: RunRecords;
-  queue: ConversationQueue;
-  shouldProcess: ShouldProcess;
+/** What the calls other than HandleMessage use: cancelling and listing runs, the catalog, tool calls. */
+export interface RunAndToolCalls {
   /** Cancels a run and its child runs. */
   cancellation: RunCancellation;
   /** Lists a tenant's runs (ListRuns). */
   listing: RunListing;
-  /** Tool calls clients try directly (CallTool, GetToolCall). */
-  toolTrials: ToolTrials;
-  /** Tool calls of trigger tasks (condition polls, custom executors), through the same gate. */
-  taskToolCalls: TaskToolCalls;
+  catalog: ToolCatalog;
   /** The runner replicas' `$SRV.STATS`, for the catalog (ListTools). */
   runnerStats: RunnerStats;
   /** This process's circuit breakers, shown with the catalog (ListTools). */
   breakers: ToolBreakers;
+  /** Tool calls clients try directly (CallTool, GetToolCall). */
+  toolTrials: ToolTrials;
+  /** Tool calls of trigger tasks (condition polls, custom executors), through the same gate. */
+  taskToolCalls: TaskToolCalls;
+}
+
+export interface OrchestratorDependencies {
+  config: OrchestratorConfig;
+  profiles: ProfileRegistry;
+  records: RunRecords;
+  queue: ConversationQueue;
+  shouldProcess: ShouldProcess;
   /** Starts a new message's recall as it arrives (absent: the run recalls when it starts). */
   memoryRecall?: Pick<MemoryRecall, 'prefetch'>;
+  calls: RunAndToolCalls;
   logger: Logger;
-}
-
-/** An AbortSignal that fires when the gRPC caller goes away. */
-function callerGone(call: { on(event: 'cancelled', listener: () => void): unknown }): AbortSignal {
-  const controller = new AbortController();
-  call.on('cancelled', () => controller.abort(new Error('the caller went away')));
-  return controller.signal;
-}
-
-function toResponse(run: RunRecord): orchestratorV1.HandleMessageResponse {
-  const result = run.result;
-  return {
-    runId: run.runId,
-    status: run.status,
-    stopReason: run.stopReason ?? '',
-    response: result?.response ?? '',
-    turns: result?.turns ?? 0,
-    toolCalls: (result?.toolCalls ?? []).map((c) => ({
-      callId: c.callId,
-      name: c.name,
-      success: c.success,
-      status: c.status,
-      durationMs: c.durationMs,
-      errorCode: c.errorCode ?? '',
-    })),
-    durationMs: run.finishedAt ? run.finishedAt.getTime() - run.createdAt.getTime() : 0,
-    usage: result?.usage ?? ZERO_USAGE,
-    pendingJson: JSON.stringify(result?.pendingAgents ?? []),
-  };
-}
-
-const Changes = z.record(z.string(), z.unknown());
-
-const TASK_ID = /^task_[0-9a-f-]{36}$/;
-const TRIGGER_TYPES = new Set(['schedule', 'event', 'condition', 'manual', 'approval']);
-
-/** Who sent the message, checked: undefined for a user (the default), a trigger task's fire otherwise. */
-export function runSourceOf(source: orchestratorV1.MessageSource | undefined): RunSource | undefined {
-  const kind = source?.kind || 'user';
-  if (kind === 'user') {
-    if (source?.taskId || source?.triggerType)
-      throw errors.invalidArgument(
-        'INVALID_SOURCE',
-        'source.task_id and source.trigger_type are only for source.kind "trigger"',
-      );
-    return undefined;
-  }
-  if (kind !== 'trigger')
-    throw errors.invalidArgument('INVALID_SOURCE', `source.kind must be "user" or "trigger", not "${kind}"`);
-  if (!TASK_ID.test(source?.taskId ?? ''))
-    throw errors.invalidArgument(
-      'INVALID_SOURCE',
-      'source.task_id must be a task id (task_<uuid>) when source.kind is "trigger"',
-    );
-  if (!TRIGGER_TYPES.has(source?.triggerType ?? ''))
-    throw errors.invalidArgument(
-      'INVALID_SOURCE',
-      `source.trigger_type must be one of ${[...TRIGGER_TYPES].join(', ')}`,
-    );
-  const originRunId = source?.originRunId ?? '';
-  if (originRunId && !RunId.safeParse(originRunId).success)
-    throw errors.invalidArgument('INVALID_SOURCE', 'source.origin_run_id is not a run id');
-  return {
-    kind: 'trigger',
-    taskId: source!.taskId,
-    triggerType: source!.triggerType,
-    ...(originRunId ? { originRunId } : {}),
-  };
 }
 
 /** Ends a message's wait once its call is answered (or failed): nothing reads it. */
 const WAIT_OVER = new Error('the call is over');
-
-/** The approval decision a message carries (the approvals API), checked. */
-function approvalDecisionOf(request: orchestratorV1.HandleMessageRequest): ApprovalDecisionInput | undefined {
-  if (!request.approvalId) return undefined;
-  const decision = ApprovalDecision.safeParse(request.decision);
-  if (!decision.success)
-    throw errors.invalidArgument('INVALID_DECISION', 'decision must be "approve", "edit" or "cancel"');
-  let changes: Record<string, unknown> | undefined;
-  if (request.changesJson) {
-    let parsed: unknown;
-    try {
-      parsed = JSON.parse(request.changesJson);
-    } catch {
-      throw errors.invalidArgument('INVALID_CHANGES', 'changes must be a JSON object');
-    }
-    const checked = Changes.safeParse(parsed);
-    if (!checked.success) throw errors.invalidArgument('INVALID_CHANGES', 'changes must be a JSON object');
-    changes = checked.data;
-  }
-  if (decision.data === 'edit' && !changes)
-    throw errors.invalidArgument('CHANGES_REQUIRED', 'an "edit" decision needs changes');
-  return { approvalId: request.approvalId, decision: decision.data, ...(changes ? { changes } : {}) };
-}
-
-/** A run id the caller chose must be usable as a subject token (events) and an id. */
-function runIdOf(requested: string): string {
-  if (!requested) return `run_${randomUUID()}`;
-  if (!SUBJECT_SAFE_RUN_ID.test(requested))
-    throw errors.invalidArgument('INVALID_RUN_ID', 'run_id must be 1-128 letters, digits, "_" or "-"');
-  return requested;
-}
-
-/** Where a run sits in a team: its parent and chain, and the child runs its delegations started. */
-async function delegationOf(records: RunRecords, run: RunRecord): Promise<Record<string, unknown>> {
-  const children = await records.children(run.tenantId, run.runId);
-  const rootConversationId = run.lineage
-    ? await records.rootConversationOf(run.tenantId, run.runId)
-    : run.conversationId;
-  return {
-    rootConversationId: rootConversationId ?? run.conversationId,
-    parentRunId: run.lineage?.parentRunId ?? null,
-    parentCallId: run.lineage?.parentCallId ?? null,
-    chain: run.lineage?.chain ?? [run.profile],
-    depth: run.lineage ? run.lineage.chain.length - 1 : 0,
-    toolScope: run.lineage?.tools ?? null,
-    children: children.map((c) => ({
-      runId: c.runId,
-      conversationId: c.conversationId,
-      role: c.profile,
-      callId: c.lineage?.parentCallId ?? null,
-      toolScope: c.lineage?.tools ?? null,
-      status: c.status,
-      stopReason: c.stopReason,
-      createdAt: c.createdAt.toISOString(),
-      finishedAt: c.finishedAt?.toISOString() ?? null,
-    })),
-  };
-}
 
 /** The gRPC surface: accept a message as a run and wait for it; read and cancel runs; the catalog. */
 export function orchestratorServiceImplementation(
@@ -287,8 +172,8 @@ export function orchestratorServiceImplementation(
       logger,
       'ListTools',
       async () => {
-        const tools = deps.catalog.list();
-        const instances = await deps.runnerStats.instancesOf(tools);
+        const tools = deps.calls.catalog.list();
+        const instances = await deps.calls.runnerStats.instancesOf(tools);
         return {
           tools: tools.map((t) => ({
             name: t.name,
@@ -302,7 +187,7 @@ export function orchestratorServiceImplementation(
             sideEffect: t.sideEffect,
             instances: t.instances.length,
             runnerInstances: instances.get(t.name) ?? [],
-            breaker: deps.breakers.view(t.name),
+            breaker: deps.calls.breakers.view(t.name),
           })),
         };
       },
@@ -315,12 +200,12 @@ export function orchestratorServiceImplementation(
       'CallTool',
       async (request, call) => {
         if (request.caller === '' || request.caller === 'try')
-          return { call: toolCallResult(await deps.toolTrials.call(request, callerGone(call))) };
+          return { call: toolCallResult(await deps.calls.toolTrials.call(request, callerGone(call))) };
         if (request.dryRun) {
-          await deps.taskToolCalls.check(request);
+          await deps.calls.taskToolCalls.check(request);
           return { call: undefined };
         }
-        return { call: await deps.taskToolCalls.call(request, callerGone(call)) };
+        return { call: await deps.calls.taskToolCalls.call(request, callerGone(call)) };
       },
     ),
 
@@ -328,7 +213,7 @@ export function orchestratorServiceImplementation(
       logger,
       'CallToolBatch',
       async (request, call) => ({
-        results: await deps.taskToolCalls.callBatch(request.calls, callerGone(call)),
+        results: await deps.calls.taskToolCalls.callBatch(request.calls, callerGone(call)),
       }),
     ),
 
@@ -336,7 +221,7 @@ export function orchestratorServiceImplementation(
       logger,
       'GetToolCall',
       async (request) => ({
-        call: toolCallResult(await deps.toolTrials.get(request.tenantId, request.callId)),
+        call: toolCallResult(await deps.calls.toolTrials.get(request.tenantId, request.callId)),
       }),
     ),
 
@@ -371,7 +256,7 @@ export function orchestratorServiceImplementation(
     listRuns: unaryHandler<orchestratorV1.ListRunsRequest, orchestratorV1.ListRunsResponse>(
       logger,
       'ListRuns',
-      (request) => deps.listing.list(runListQueryOf(request)),
+      (request) => deps.calls.listing.list(runListQueryOf(request)),
     ),
 
     getUsage: unaryHandler<orchestratorV1.GetUsageRequest, orchestratorV1.GetUsageResponse>(
@@ -392,16 +277,12 @@ export function orchestratorServiceImplementation(
         if (!TenantId.safeParse(request.tenantId).success)
           throw errors.invalidArgument('INVALID_TENANT_ID', 'tenant_id is invalid');
         // Its child runs (delegations) are cancelled with it.
-        const outcome = request.runId ? await deps.cancellation.cancel(request.tenantId, request.runId) : undefined;
+        const outcome = request.runId
+          ? await deps.calls.cancellation.cancel(request.tenantId, request.runId)
+          : undefined;
         if (!outcome) throw errors.notFound('RUN_NOT_FOUND', `no run '${request.runId}'`);
         return { runId: outcome.run.runId, status: outcome.run.status, accepted: outcome.accepted };
       },
     ),
   };
-}
-
-/** The trace id of the active span (the HandleMessage call's), to keep with the run. */
-function activeTraceId(): { traceId?: string } {
-  const traceId = traceFields().trace_id;
-  return traceId ? { traceId } : {};
 }

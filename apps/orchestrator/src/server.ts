@@ -1,83 +1,66 @@
 import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
-import { fileURLToPath } from 'node:url';
-import { RUN_EVENTS_STREAM, RUN_EVENTS_SUBJECT_PREFIX } from '@platform/contracts';
 import { OpenAIChatModel } from '@platform/llm';
-import { agentPoolV1, memoryV1, orchestratorV1 } from '@platform/proto';
-import {
-  connectNats,
-  createGrpcClient,
-  createRedis,
-  ensureStream,
-  errors,
-  GrpcServer,
-  openGrpcTransport,
-  openServiceDatabase,
-  RateLimiter,
-  type Logger,
-} from '@platform/service-kit';
-import { ToolCatalog, ToolClient } from '@platform/tool-sdk';
+import { orchestratorV1 } from '@platform/proto';
+import { errors, GrpcServer, RateLimiter, type Logger } from '@platform/service-kit';
+import { ToolClient } from '@platform/tool-sdk';
+import { ShouldProcess } from './admission/should-process.js';
+import { AgentPoolStep } from './agents/agent-pool-step.js';
+import { ExpiryListener } from './agents/expiry-listener.js';
+import { PoolAgents } from './agents/pool-agents.js';
+import { ReplyInterpreter } from './agents/reply-interpreter.js';
 import { CancelBroadcast } from './cancel-broadcast.js';
 import type { OrchestratorConfig } from './config.js';
+import { openConnections, type OrchestratorConnections } from './connections.js';
+import { FINISHED_TURN_MAX_PENDING, FinishedTurnPublisher } from './events/publish-finished-turn.js';
+import { RunEndPublisher } from './events/publish-run-end.js';
+import { TRIGGERED_RUN_PUBLISH_TIMEOUT_MS, TriggeredRunPublisher } from './events/publish-triggered-run.js';
+import { publishEndWithoutRun } from './events/run-event-publisher.js';
+import { HAND_OVER_MS, settlesWithin, SHUTDOWN_RETRY_AFTER_SECONDS } from './graceful-stop.js';
 import { ORCHESTRATOR_CALLERS } from './grpc-callers.js';
 import { RunLeaseRenewal } from './journal/run-lease-renewal.js';
 import { RunRecords } from './journal/run-records.js';
 import { RunSteps } from './journal/run-steps.js';
-import { orchestratorServiceImplementation } from './orchestrator-service.js';
 import { RunListing } from './listing/run-listing.js';
+import { orchestratorServiceImplementation } from './orchestrator-service.js';
 import { ConversationLease } from './ordering/conversation-lease.js';
 import { ConversationQueue } from './ordering/conversation-queue.js';
 import { LeaseHeartbeat, leaseRenewalIntervalMs } from './ordering/lease-heartbeat.js';
 import { RunEndWatch } from './ordering/run-end-watch.js';
-import { ExpiryListener } from './agents/expiry-listener.js';
-import { publishEndWithoutRun } from './events/run-event-publisher.js';
-import { PoolAgents } from './agents/pool-agents.js';
-import { ToolBreakers } from './tool-breakers.js';
+import { ProfileRegistry } from './profiles.js';
+import { MemoryRecall, memoryRecallSettings } from './recall/memory-recall.js';
+import { RunCancellation } from './run-cancellation.js';
+import { RunRecovery } from './run-recovery.js';
 import { RunnerStats } from './runner-stats.js';
+import { ChildRuns } from './teams/child-runs.js';
+import { DelegationPorts } from './teams/delegation-ports.js';
+import { PlanExecutor } from './teams/plan/plan-execute.js';
+import { PlanStep } from './teams/plan-step.js';
+import { WaitingChildrenStep } from './teams/waiting-children.js';
+import { WaitingCommitteesStep } from './teams/waiting-committees.js';
+import { ToolBreakers } from './tool-breakers.js';
+import { TaskToolCalls } from './tool-calls/task-tool-calls.js';
 import { ToolCallRecords } from './tool-calls/tool-call-records.js';
 import { ToolTrials } from './tool-calls/tool-trials.js';
-import { TaskToolCalls } from './tool-calls/task-tool-calls.js';
+import { CredentialGrants } from './tool-gate/credential-grants.js';
 import { ToolGate } from './tool-gate/tool-gate.js';
-import { CredentialGrants } from './pipeline/credential-grants.js';
-import { ReplyInterpreter } from './agents/reply-interpreter.js';
-import { AgentPoolStep } from './pipeline/agent-pool-step.js';
-import { MemoryRecall, memoryRecallSettings } from './pipeline/memory-recall.js';
-import { ShouldProcess } from './pipeline/should-process.js';
-import { FinishedTurnPublisher } from './pipeline/publish-finished-turn.js';
-import { RunEndPublisher } from './pipeline/publish-run-end.js';
-import { TriggeredRunPublisher } from './pipeline/publish-triggered-run.js';
-import { ProfileRegistry } from './profiles.js';
-import { RunRecovery } from './run-recovery.js';
-import { RunCancellation } from './run-cancellation.js';
-import { ChildRuns } from './pipeline/child-runs.js';
-import { WaitingChildrenStep } from './pipeline/waiting-children.js';
-import { WaitingCommitteesStep } from './pipeline/waiting-committees.js';
-import { PlanExecutor } from './pipeline/plan/plan-execute.js';
-import { TurnExecutor } from './turn-executor.js';
+import { AdmissionStep } from './turn/admission.js';
+import { AttemptStep, type TurnAttempt } from './turn/attempt.js';
+import { ContextStep } from './turn/context.js';
+import { LoopStep } from './turn/loop.js';
+import { PendingAgentToolsStep } from './turn/pending-agent-tools.js';
+import { PostProcessStep } from './turn/post-process.js';
+import { PublishStep } from './turn/publish.js';
+import { ToolPortsStep } from './turn/tool-ports.js';
+import { TurnRunner } from './turn/turn-runner.js';
+import { TurnSteps, type TurnResult } from './turn/turn-steps.js';
 
+export { ORCHESTRATOR_SCHEMA } from './connections.js';
 export const ORCHESTRATOR_SERVICE_NAME = 'orchestrator.v1.OrchestratorService';
-export const ORCHESTRATOR_SCHEMA = 'orchestrator';
-const migrationsDir = fileURLToPath(new URL('../migrations', import.meta.url));
 
 export interface OrchestratorServer {
   readonly port: number;
   stop(): Promise<void>;
-}
-
-/** How long handing runs over may take after the shutdown grace (answering callers, releasing leases). */
-const HAND_OVER_MS = 2_000;
-
-/** Whether `work` settles within `ms`. */
-async function settlesWithin(work: Promise<unknown>, ms: number): Promise<boolean> {
-  let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<false>((resolve) => {
-    timer = setTimeout(() => resolve(false), ms);
-  });
-  try {
-    return await Promise.race([work.then(() => true), timeout]);
-  } finally {
-    clearTimeout(timer);
-  }
 }
 
 /** Wires the orchestrator: journal (Postgres), leases and limits (Redis), NATS (tools, events), model, gRPC. */
@@ -91,50 +74,23 @@ export async function startOrchestratorServer(config: OrchestratorConfig, logger
       timeoutMs: config.LLM_TIMEOUT_MS,
     });
   const profiles = ProfileRegistry.fromConfig(config, modelFor);
-  const transport = openGrpcTransport(config, logger);
-  const pool = await openServiceDatabase({
-    url: config.DATABASE_URL,
-    schema: ORCHESTRATOR_SCHEMA,
-    migrationsDir,
-    applicationName: 'orchestrator',
-    maxConnections: config.DATABASE_POOL_MAX,
-    logger,
-  });
-  const redis = createRedis({
-    url: config.REDIS_URL,
-    name: 'orchestrator',
-    logger,
-    commandTimeoutMs: config.REDIS_COMMAND_TIMEOUT_MS,
-  });
-  const nc = await connectNats({ config, name: 'orchestrator', logger });
-  await ensureStream(nc, {
-    name: RUN_EVENTS_STREAM,
-    subjects: [`${RUN_EVENTS_SUBJECT_PREFIX}.>`],
-    maxAgeMs: config.RUN_EVENTS_MAX_AGE_MS,
-  });
-  const memory = createGrpcClient(memoryV1.MemoryServiceClient, memoryV1.MemoryServiceService, config.MEMORY_ADDRESS, {
-    defaultDeadlineMs: config.GRPC_DEADLINE_MS,
-    transport,
-    server: 'memory',
-  });
-  const agentPool = createGrpcClient(
-    agentPoolV1.AgentPoolServiceClient,
-    agentPoolV1.AgentPoolServiceService,
-    config.AGENT_POOL_ADDRESS,
-    {
-      defaultDeadlineMs: config.AGENT_TOOL_TIMEOUT_MS,
-      transport,
-      server: 'agent-pool',
-    },
-  );
-  const catalog = new ToolCatalog({
-    nc,
-    logger,
-    refreshIntervalMs: config.CATALOG_REFRESH_MS,
-    discoveryWaitMs: config.CATALOG_DISCOVERY_WAIT_MS,
-  });
-  await catalog.start();
+  const connections = await openConnections(config, logger);
+  try {
+    return await wire(config, logger, profiles, connections);
+  } catch (err) {
+    // A failed boot leaves nothing open.
+    await connections.close();
+    throw err;
+  }
+}
 
+async function wire(
+  config: OrchestratorConfig,
+  logger: Logger,
+  profiles: ProfileRegistry,
+  connections: OrchestratorConnections,
+): Promise<OrchestratorServer> {
+  const { pool, redis, nc, memory, agentPool, catalog, transport } = connections;
   // Each process is its own lease owner: a restarted process must not mistake its predecessor's leases for its own.
   const owner = `${hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`;
   const records = new RunRecords(pool);
@@ -147,21 +103,54 @@ export async function startOrchestratorServer(config: OrchestratorConfig, logger
     },
     logger,
   );
+  const memoryRecall = new MemoryRecall(memory.rpc, memoryRecallSettings(config), logger);
+  const conversationLeases = new ConversationLease(redis, owner, config.RUN_LEASE_MS);
+  const heartbeat = new LeaseHeartbeat({
+    runLeases: new RunLeaseRenewal(pool),
+    conversationLeases,
+    owner,
+    leaseMs: config.RUN_LEASE_MS,
+    intervalMs: leaseRenewalIntervalMs(config.RUN_LEASE_MS),
+    logger,
+  });
+  // The turn's first step; it knows the attempts under way here (cancel, hand over).
+  const attempts = new AttemptStep({
+    owner,
+    records,
+    heartbeat,
+    nc,
+    outage: { retryBackoffMs: config.RUN_RETRY_BACKOFF_MS, turnTimeoutMs: config.TURN_TIMEOUT_MS },
+    ended: (runId) => memoryRecall.release(runId),
+    logger,
+  });
   const cancels = new CancelBroadcast(nc, logger);
   const cancellation = new RunCancellation({
     records,
     cancels,
-    cancelLocal: (runId) => executor.cancelLocal(runId, 'cancelled by request'),
+    cancelLocal: (runId) => attempts.cancelLocal(runId, 'cancelled by request'),
     announceCancelled: (run) => publishEndWithoutRun(nc, logger, run.runId, { ...run.result }),
     logger,
   });
-  const childRuns: ChildRuns = new ChildRuns({
+  // The queue is served by the turn runner below (the teams' child runs go through the queue).
+  const queue = new ConversationQueue({
     records,
-    queue: (): ConversationQueue => queue,
+    lease: conversationLeases,
+    owner,
+    leaseMs: config.RUN_LEASE_MS,
+    pollIntervalMs: config.RUN_POLL_MS,
+    runEnds: new RunEndPublisher(nc, logger),
+    logger,
+  });
+  const childRuns = new ChildRuns({
+    records,
+    queue,
     nc,
     cancelRun: async (tenantId, runId) => void (await cancellation.cancel(tenantId, runId)),
     logger,
   });
+  const poolAgents = new PoolAgents(agentPool.rpc, (tenantId, conversationId) =>
+    records.markAgentsMayWait(tenantId, conversationId),
+  );
   const agentPoolStep = new AgentPoolStep({
     grants,
     pool: agentPool.rpc,
@@ -195,9 +184,6 @@ export async function startOrchestratorServer(config: OrchestratorConfig, logger
     },
     logger,
   });
-  const poolAgents = new PoolAgents(agentPool.rpc, (tenantId, conversationId) =>
-    records.markAgentsMayWait(tenantId, conversationId),
-  );
   const pendingAgents = new WaitingCommitteesStep(waitingChildren, {
     decisions: poolAgents,
     records,
@@ -207,6 +193,24 @@ export async function startOrchestratorServer(config: OrchestratorConfig, logger
     },
     logger,
   });
+  const plans = new PlanExecutor({
+    children: childRuns,
+    journal: {
+      load: (run, key) => steps.loadPipeline(run.runId, key),
+      save: (run, key, value) => steps.recordPipeline(run, key, value),
+    },
+    recordPlan: (run, view) => records.recordPlan(run, view),
+    defaultSubtaskTimeoutMs: config.DELEGATION_TIMEOUT_MS,
+    mayUseTool: (role, tool) => profiles.resolve(role)?.allowsTool(tool) ?? false,
+    logger,
+  });
+  const breakers = new ToolBreakers({
+    failureThreshold: config.TOOL_BREAKER_FAILURES,
+    cooldownMs: config.TOOL_BREAKER_COOLDOWN_MS,
+    logger,
+  });
+  // The one gate every tool call of this process passes, whoever asks (README, "The tool gate").
+  const gate = new ToolGate({ catalog, client: new ToolClient({ nc, logger }), breakers, grants });
   const shouldProcess = new ShouldProcess({
     limiter: new RateLimiter(redis, logger),
     redis,
@@ -215,76 +219,68 @@ export async function startOrchestratorServer(config: OrchestratorConfig, logger
     tiers: config.TENANT_TIERS,
     defaultTier: config.DEFAULT_TIER,
   });
-  const toolClient = new ToolClient({ nc, logger });
-  const breakers = new ToolBreakers({
-    failureThreshold: config.TOOL_BREAKER_FAILURES,
-    cooldownMs: config.TOOL_BREAKER_COOLDOWN_MS,
-    logger,
+
+  // The turn, step by step (README, "The path of a turn"); a new step is one line here.
+  const runner = new TurnRunner({
+    attempt: attempts,
+    prepare: TurnSteps.of<TurnAttempt>()
+      .then(new AdmissionStep({ profiles, maxAttempts: config.MAX_RUN_ATTEMPTS, logger }))
+      .then(new PendingAgentToolsStep(pendingAgents))
+      .then(new PlanStep(plans))
+      .then(
+        new ToolPortsStep({
+          gate,
+          agents: poolAgents,
+          decorators: [
+            new DelegationPorts({
+              childRuns,
+              profiles,
+              settings: {
+                maxDepth: config.MAX_DELEGATION_DEPTH,
+                defaultTimeoutMs: config.DELEGATION_TIMEOUT_MS,
+                defaultTier: config.DEFAULT_TIER,
+              },
+              userDecisions: poolAgents,
+            }),
+          ],
+        }),
+      )
+      .then(
+        new ContextStep({
+          memory: memory.rpc,
+          catalog,
+          history: { messages: config.HISTORY_MESSAGES, bytes: config.HISTORY_MAX_BYTES },
+          defaultTimeZone: config.DEFAULT_TIMEZONE,
+          memoryRecall,
+        }),
+      )
+      .then(new LoopStep(steps, logger)),
+    finish: TurnSteps.of<TurnResult>()
+      .then(
+        new PostProcessStep({
+          memory: memory.rpc,
+          records,
+          memoryRecall,
+          shouldProcess,
+          triggeredRuns: new TriggeredRunPublisher(nc, TRIGGERED_RUN_PUBLISH_TIMEOUT_MS, logger),
+          ...(config.MEMORY_INGEST_ENABLED
+            ? {
+                finishedTurns: new FinishedTurnPublisher(
+                  nc,
+                  { maxInlineBytes: config.MEMORY_INGEST_MAX_INLINE_BYTES, maxPending: FINISHED_TURN_MAX_PENDING },
+                  logger,
+                ),
+              }
+            : {}),
+          logger,
+        }),
+      )
+      .then(new PublishStep()),
   });
-  // The one gate every tool call of this process passes, whoever asks (README, "The tool gate").
-  const gate = new ToolGate({ catalog, client: toolClient, breakers, grants });
-  const memoryRecall = new MemoryRecall(memory.rpc, memoryRecallSettings(config), logger);
-  const stopRecallGauge = memoryRecall.observeConcurrency();
-  const conversationLeases = new ConversationLease(redis, owner, config.RUN_LEASE_MS);
-  const heartbeat = new LeaseHeartbeat({
-    runLeases: new RunLeaseRenewal(pool),
-    conversationLeases,
-    owner,
-    leaseMs: config.RUN_LEASE_MS,
-    intervalMs: leaseRenewalIntervalMs(config.RUN_LEASE_MS),
-    logger,
-  });
-  const executor = new TurnExecutor({
-    config,
-    owner,
-    profiles,
-    memory: memory.rpc,
-    catalog,
-    records,
-    heartbeat,
-    steps,
-    nc,
-    shouldProcess,
-    pendingAgents,
-    agents: poolAgents,
-    gate,
-    memoryRecall,
-    triggeredRuns: new TriggeredRunPublisher(nc, 5_000, logger),
-    childRuns,
-    plans: new PlanExecutor({
-      children: childRuns,
-      journal: {
-        load: (run, key) => steps.loadPipeline(run.runId, key),
-        save: (run, key, value) => steps.recordPipeline(run, key, value),
-      },
-      recordPlan: (run, view) => records.recordPlan(run, view),
-      defaultSubtaskTimeoutMs: config.DELEGATION_TIMEOUT_MS,
-      mayUseTool: (role, tool) => profiles.resolve(role)?.allowsTool(tool) ?? false,
-      logger,
-    }),
-    ...(config.MEMORY_INGEST_ENABLED
-      ? {
-          finishedTurns: new FinishedTurnPublisher(
-            nc,
-            { maxInlineBytes: config.MEMORY_INGEST_MAX_INLINE_BYTES, maxPending: 1_000 },
-            logger,
-          ),
-        }
-      : {}),
-    logger,
-  });
-  const queue = new ConversationQueue({
-    records,
-    lease: conversationLeases,
-    executor,
-    owner,
-    leaseMs: config.RUN_LEASE_MS,
-    pollIntervalMs: config.RUN_POLL_MS,
-    runEnds: new RunEndPublisher(nc, logger),
-    logger,
-  });
+  queue.serve(runner);
+
   const runEndWatch = new RunEndWatch(nc, queue, logger);
-  cancels.listen((runId) => executor.cancelLocal(runId, 'cancelled by request'));
+  cancels.listen((runId) => attempts.cancelLocal(runId, 'cancelled by request'));
   const expiries = new ExpiryListener(nc, records, queue, logger);
   const recovery = new RunRecovery(records, queue, {
     intervalMs: config.RECOVERY_INTERVAL_MS,
@@ -305,29 +301,32 @@ export async function startOrchestratorServer(config: OrchestratorConfig, logger
     orchestratorServiceImplementation({
       config,
       profiles,
-      catalog,
       records,
       queue,
       shouldProcess,
-      cancellation,
-      listing: new RunListing(pool),
-      toolTrials: new ToolTrials({
-        gate,
-        catalog,
-        records: new ToolCallRecords(pool),
-        profiles,
-        defaultTier: config.DEFAULT_TIER,
-        logger,
-      }),
-      taskToolCalls: new TaskToolCalls({ gate, profiles, defaultTier: config.DEFAULT_TIER, logger }),
-      runnerStats: new RunnerStats(nc, { waitMs: config.CATALOG_DISCOVERY_WAIT_MS, logger }),
-      breakers,
       memoryRecall,
+      calls: {
+        cancellation,
+        listing: new RunListing(pool),
+        catalog,
+        runnerStats: new RunnerStats(nc, { waitMs: config.CATALOG_DISCOVERY_WAIT_MS, logger }),
+        breakers,
+        toolTrials: new ToolTrials({
+          gate,
+          catalog,
+          records: new ToolCallRecords(pool),
+          profiles,
+          defaultTier: config.DEFAULT_TIER,
+          logger,
+        }),
+        taskToolCalls: new TaskToolCalls({ gate, profiles, defaultTier: config.DEFAULT_TIER, logger }),
+      },
       logger,
     }),
     ORCHESTRATOR_CALLERS,
   );
   const port = await grpc.start();
+  const stopRecallGauge = memoryRecall.observeConcurrency();
   recovery.start();
   expiries.start();
   runEndWatch.start();
@@ -348,23 +347,18 @@ export async function startOrchestratorServer(config: OrchestratorConfig, logger
         // resumes them from their journals at once.
         queue.endWaits(
           errors.unavailable('SHUTTING_DOWN', 'this orchestrator is shutting down; the run goes on elsewhere', {
-            retryAfterSeconds: 1,
+            retryAfterSeconds: SHUTDOWN_RETRY_AFTER_SECONDS,
           }),
         );
-        const handedOver = executor.abandonAll('the orchestrator is shutting down');
+        const handedOver = attempts.abandonAll('the orchestrator is shutting down');
         logger.warn({ runs: handedOver }, 'runs still under way at the end of the shutdown grace; handed over');
         await queue.idle();
       }
       await calls;
       await runEndWatch.stop();
       heartbeat.stop();
-      catalog.stop();
       stopRecallGauge();
-      memory.close();
-      agentPool.close();
-      await nc.drain();
-      await pool.end();
-      redis.disconnect();
+      await connections.close({ drain: true });
     },
   };
 }

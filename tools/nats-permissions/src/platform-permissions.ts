@@ -77,9 +77,9 @@ export const SERVICE_PRINCIPALS: readonly Principal[] = [
     publish: unique([
       `${RUN_EVENTS_SUBJECT_PREFIX}.>`,
       `${MEMORY_INGEST_SUBJECT_PREFIX}.>`,
-      // Core NATS notice for memory (apps/orchestrator/src/pipeline/publish-run-end.ts).
+      // Core NATS notice for memory (apps/orchestrator/src/events/publish-run-end.ts).
       `${RUN_ENDED_SUBJECT_PREFIX}.>`,
-      // JetStream publish into the trigger service's stream (pipeline/publish-triggered-run.ts).
+      // JetStream publish into the trigger service's stream (apps/orchestrator/src/events/publish-triggered-run.ts).
       `${TRIGGERED_RUN_SUBJECT_PREFIX}.>`,
       ORCHESTRATOR_CANCEL_SUBJECT,
       ...CALL_TOOLS,

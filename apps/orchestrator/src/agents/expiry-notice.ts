@@ -1,8 +1,8 @@
 import { ZERO_USAGE, type LoopResult } from '@platform/agent-loop';
 import { z } from 'zod';
 import { resumedCallId } from '@platform/contracts';
-import { COMMITTEE_TOOL_PREFIX } from '../pipeline/committee.js';
-import { decisionExpired } from '../pipeline/committee-user.js';
+import { COMMITTEE_TOOL_PREFIX } from '../teams/committee.js';
+import { decisionExpired } from '../teams/committee-user.js';
 
 const Notice = z.object({ callId: z.string(), agentName: z.string(), reason: z.string(), message: z.string() });
 

@@ -1,6 +1,6 @@
 import type { agentPoolV1 } from '@platform/proto';
 import { describe, expect, it } from 'vitest';
-import { runSourceOf } from '../orchestrator-service.js';
+import { runSourceOf } from '../grpc-messages.js';
 import { PoolAgents, type AgentPoolClient } from './pool-agents.js';
 
 const TASK = 'task_00000000-0000-4000-8000-000000000001';

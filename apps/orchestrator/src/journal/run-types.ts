@@ -1,6 +1,6 @@
 import type { LoopResult } from '@platform/agent-loop';
 import type { ChatMessage } from '@platform/contracts';
-import type { MemoryRecallReport } from '../pipeline/memory-recall.js';
+import type { MemoryRecallReport } from '../recall/recall-report.js';
 
 /** Statuses of a run: queued and running are live; the rest are final. */
 export const LIVE_STATUSES = ['queued', 'running'] as const;
@@ -55,7 +55,7 @@ export interface RunRecord {
   startedBy?: RunStartedBy;
   /** Set for a child run (started by another run's delegation). */
   lineage?: RunLineage;
-  /** A plan-and-execute run's plan (pipeline/plan/plan-view.ts), as it runs. */
+  /** A plan-and-execute run's plan (teams/plan/plan-view.ts), as it runs. */
   plan?: unknown;
 }
 

@@ -7,7 +7,7 @@ import type pg from 'pg';
 import { Redis as IORedis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { RunRecords, type ClaimedRun, type NewRun } from '../journal/run-records.js';
-import type { TurnExecutor } from '../turn-executor.js';
+import type { RunExecutor as TurnExecutor } from './run-executor.js';
 import { ConversationLease } from './conversation-lease.js';
 import { ConversationQueue } from './conversation-queue.js';
 import { openJournalDatabase } from '../test-support/journal-database.js';
@@ -30,7 +30,7 @@ function executor(log: string[]): TurnExecutor {
       log.push(`end ${run.runId}`);
       return records.finish(run, 'completed', result(run.runId));
     },
-  } as unknown as TurnExecutor;
+  };
 }
 
 function queue(owner: string, log: string[], leaseMs = 5_000, pollIntervalMs = 50): ConversationQueue {

@@ -1,14 +1,18 @@
 import { compositeKey } from '@platform/contracts';
 import { errors, type Logger } from '@platform/service-kit';
 import { isLive, type ClaimedRun, type NewRun, type RunRecord, type RunRecords } from '../journal/run-records.js';
-import type { TurnExecutor } from '../turn-executor.js';
-import type { EndedRun, RunEndPublisher } from '../pipeline/publish-run-end.js';
+import type { RunExecutor } from './run-executor.js';
+import type { EndedRun, RunEndPublisher } from '../events/publish-run-end.js';
 import type { ConversationLease, HeldLease } from './conversation-lease.js';
 
 export interface ConversationQueueOptions {
   records: RunRecords;
   lease: ConversationLease;
-  executor: TurnExecutor;
+  /**
+   * Runs each claimed run (the turn); an interface of the queue's own, so it never imports the
+   * turn. Absent here, it is given by {@link ConversationQueue.serve} before the first run.
+   */
+  executor?: RunExecutor;
   owner: string;
   leaseMs: number;
   /**
@@ -78,10 +82,21 @@ export class ConversationQueue {
   /** Per conversation, the waiters' polls asleep now: a run-ended notice wakes them. */
   private readonly sleepers = new Map<string, Set<() => void>>();
 
-  constructor(private readonly options: ConversationQueueOptions) {}
+  constructor(private readonly options: ConversationQueueOptions) {
+    this.executor = options.executor;
+  }
 
   /** Set by close(): no drain starts and none goes on to a next run (the process is stopping). */
   private closed = false;
+  private executor: RunExecutor | undefined;
+
+  /**
+   * Gives the queue the executor of its runs. server.ts builds the queue before the turn's steps
+   * (the teams' child runs go through the queue), then the turn runner, then hands it over here.
+   */
+  serve(executor: RunExecutor): void {
+    this.executor = executor;
+  }
 
   /**
    * Stops taking work: no conversation starts draining here any more, and running drains stop
@@ -276,7 +291,7 @@ export class ConversationQueue {
   }
 
   private async drain(tenantId: string, conversationId: string, drain: Drain, admission?: Admission): Promise<void> {
-    const { records, lease, executor, owner, leaseMs, logger, runEnds } = this.options;
+    const { records, lease, owner, leaseMs, logger, runEnds } = this.options;
     let pending = admission;
     /** The run that ends the drain, announced once the lease is free (the others at once: the drain goes on with the lease). */
     let lastFinished: RunRecord | undefined;
@@ -325,7 +340,8 @@ export class ConversationQueue {
               'claimed a run another holder left unfinished',
             );
           drain.again = false;
-          const finished = await executor.execute(claimed, held);
+          if (!this.executor) throw new Error('the conversation queue has no executor (serve() was not called)');
+          const finished = await this.executor.execute(claimed, held);
           if (finished) this.notify(finished);
           // Look for more only when requests here wait for more runs of this conversation (or a
           // message arrived meanwhile); a run another replica accepted is picked up by its own

@@ -5,7 +5,7 @@ import { defineAgent, defineTool, serveRunner, ToolCatalog, ToolClient, type Too
 import type pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { CredentialGrants } from '../pipeline/credential-grants.js';
+import { CredentialGrants } from '../tool-gate/credential-grants.js';
 import { RunnerStats } from '../runner-stats.js';
 import { openJournalDatabase } from '../test-support/journal-database.js';
 import { ToolBreakers } from '../tool-breakers.js';

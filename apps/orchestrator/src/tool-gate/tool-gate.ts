@@ -1,7 +1,7 @@
 import type { ToolCallRequest, ToolOutcome } from '@platform/agent-loop';
 import type { ToolCallResponse } from '@platform/contracts';
 import type { CatalogEntry, ToolCallAnswer, ToolCatalog, ToolClient } from '@platform/tool-sdk';
-import type { CredentialGrants } from '../pipeline/credential-grants.js';
+import type { CredentialGrants } from './credential-grants.js';
 import type { Admission, CallHealth, ToolBreakers } from '../tool-breakers.js';
 import { judge, type GateQuestion, type GateVerdict } from './gate-rules.js';
 

@@ -1,4 +1,4 @@
-import type { MemoryRecallOutcome, RecallQuery } from './memory-recall.js';
+import type { MemoryRecallOutcome, RecallQuery } from './recall-report.js';
 
 export interface PrefetchLimits {
   /** How long a prefetched recall waits for its run; a run that starts later recalls afresh. */

@@ -6,7 +6,7 @@ import { resumedExchange, type AgentResults } from '../agents/agent-results.js';
 import type { ClaimedRun, RunRecord, RunRecords } from '../journal/run-records.js';
 import { outcomeOfChild, type ChildRuns, type ParentEvents } from './child-runs.js';
 import { delegationToolName } from './delegation-tools.js';
-import { journaledDecision, type PendingAgentDecision, type PendingAgentStep } from './pending-agents.js';
+import { journaledDecision, type PendingAgentDecision, type PendingAgentStep } from '../agents/pending-agents.js';
 
 /** Which waiting children this message answers, decided before answering (journaled, for a resume). */
 const Plan = z.array(z.object({ childRunId: z.string() }));

@@ -4,7 +4,7 @@ import { createLogger, errors, type GrpcClientHandle } from '@platform/service-k
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { memoryClient, recalledFact, ScriptedMemoryServer } from '../test-support/scripted-memory-server.js';
 import { MemoryRecall, withMemoryContext, type MemoryRecallSettings } from './memory-recall.js';
-import { prepareContext } from './prepare-context.js';
+import { prepareContext } from '../context/prepare-context.js';
 
 const logger = createLogger({ service: 'test', level: 'silent' });
 const settings: MemoryRecallSettings = {

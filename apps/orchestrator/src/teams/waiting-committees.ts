@@ -6,7 +6,7 @@ import type { PoolAgents } from '../agents/pool-agents.js';
 import type { ClaimedRun, RunRecords } from '../journal/run-records.js';
 import type { ParentEvents } from './child-runs.js';
 import { committeeRequestOf, decideByUser, type CommitteeDecisionRequest } from './committee-user.js';
-import { journaledDecision, type PendingAgentDecision, type PendingAgentStep } from './pending-agents.js';
+import { journaledDecision, type PendingAgentDecision, type PendingAgentStep } from '../agents/pending-agents.js';
 
 /** The ids the agent pool gives approval requests (UUIDs). */
 const POOL_APPROVAL_ID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;

@@ -3,12 +3,12 @@ import type { agentPoolV1 } from '@platform/proto';
 import { isPlatformError, type Logger } from '@platform/service-kit';
 import type { ToolCatalog } from '@platform/tool-sdk';
 import { z } from 'zod';
-import { agentResultsOf, NO_AGENT_RESULTS } from '../agents/agent-results.js';
-import { approvalOf, isWaiting } from '../agents/entry-outcome.js';
-import type { AgentPoolClient } from '../agents/pool-agents.js';
-import type { ReplyInterpreter } from '../agents/reply-interpreter.js';
+import { agentResultsOf, NO_AGENT_RESULTS } from './agent-results.js';
+import { approvalOf, isWaiting } from './entry-outcome.js';
+import type { AgentPoolClient } from './pool-agents.js';
+import type { ReplyInterpreter } from './reply-interpreter.js';
 import type { ClaimedRun } from '../journal/run-records.js';
-import type { CredentialGrants } from './credential-grants.js';
+import type { CredentialGrants } from '../tool-gate/credential-grants.js';
 import { journaledDecision, type PendingAgentDecision, type PendingAgentStep } from './pending-agents.js';
 
 const TRANSIENT = new Set(['unavailable', 'deadline_exceeded', 'internal', 'resource_exhausted']);

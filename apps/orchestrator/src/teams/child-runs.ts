@@ -35,8 +35,8 @@ export type ParentEvents = (
 
 export interface ChildRunsDependencies {
   records: RunRecords;
-  /** The conversation queue (it runs the child like any run); a getter, as it is built after the executor. */
-  queue: () => ConversationQueue;
+  /** The conversation queue (it runs the child like any run). */
+  queue: Pick<ConversationQueue, 'waitForRun' | 'kick'>;
   nc: NatsConnection;
   /** Asks a run to stop (the cancel flag, and this process or the broadcast for a running one). */
   cancelRun: (tenantId: string, runId: string) => Promise<void>;
@@ -211,7 +211,7 @@ export class ChildRuns {
     };
     signal.addEventListener('abort', onAbort, { once: true });
     try {
-      const queue = this.deps.queue();
+      const { queue } = this.deps;
       const finished = queue.waitForRun(parent.tenantId, conversationId, runId, signal);
       queue.kick(parent.tenantId, conversationId);
       record = await finished;

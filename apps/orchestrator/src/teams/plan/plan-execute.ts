@@ -10,23 +10,15 @@ import {
 import type { ChatMessage } from '@platform/contracts';
 import type { Logger } from '@platform/service-kit';
 import { recordFailure } from '@platform/telemetry';
-import type { ClaimedRun, RunRecord } from '../../journal/run-records.js';
-import type { AgentProfile, PlanningSpec } from '../../profiles.js';
-import type { ChildRuns, ParentEvents } from '../child-runs.js';
-import { outcomeOfChild } from '../child-runs.js';
-import { delegationToolName } from '../delegation-tools.js';
-import { fillTemplates, validatePlan } from './plan-graph.js';
+import type { ClaimedRun } from '../../journal/run-records.js';
+import type { PlanningSpec } from '../../profiles.js';
+import type { ChildRuns } from '../child-runs.js';
+import { validatePlan } from './plan-graph.js';
 import { callPlanModel, PlanModelError } from './plan-model-call.js';
-import { parsePlanText, PLAN_JSON_SCHEMA, type PlanSpec, type Subtask } from './plan-schema.js';
-import {
-  mermaidOf,
-  type FailureClass,
-  type PlanFailure,
-  type PlanView,
-  type Recovery,
-  type Severity,
-  type SubtaskView,
-} from './plan-view.js';
+import { recordPlanFailure, type PlanRunContext } from './plan-run.js';
+import { parsePlanText, PLAN_JSON_SCHEMA, type PlanSpec } from './plan-schema.js';
+import { mermaidOf, type PlanView } from './plan-view.js';
+import { SubtaskRuns } from './subtask-runs.js';
 
 /** What a plan-and-execute run journals: each planner reply by version, and the synthesised answer. */
 export interface PlanJournal {
@@ -46,17 +38,6 @@ export interface PlanExecutorDependencies {
   logger: Logger;
 }
 
-export interface PlanRunContext {
-  run: ClaimedRun;
-  profile: AgentProfile;
-  planning: PlanningSpec;
-  /** Aborts when the run is cancelled (or its attempt stops). */
-  signal: AbortSignal;
-  events: ParentEvents & ((type: 'plan_updated', data: Record<string, unknown>) => void);
-  /** True while the attempt is only being handed over (children go on). */
-  handingOver: () => boolean;
-}
-
 const PLANNER_INSTRUCTIONS = (roles: string[], executor: string, maxSubtasks: number): string =>
   [
     "You are the planner. Break the user's goal into subtasks and answer with ONE JSON object and nothing else, matching this JSON Schema:",
@@ -66,12 +47,6 @@ const PLANNER_INSTRUCTIONS = (roles: string[], executor: string, maxSubtasks: nu
     `Roles that can do subtasks: ${roles.join(', ')} (default: ${executor}). At most ${maxSubtasks} subtasks.`,
     "A subtask's result is stored in the shared context under its outputKey (default: its id); write {key} in a description or an argument to use a result there.",
   ].join('\n');
-
-interface Attempt {
-  id: string;
-  record?: RunRecord;
-  error?: string;
-}
 
 function addUsage(a: TokenUsage, b: TokenUsage): TokenUsage {
   return {
@@ -91,7 +66,16 @@ function addUsage(a: TokenUsage, b: TokenUsage): TokenUsage {
  * and finds finished subtasks finished: none runs twice.
  */
 export class PlanExecutor {
-  constructor(private readonly deps: PlanExecutorDependencies) {}
+  private readonly subtasks: SubtaskRuns;
+
+  constructor(private readonly deps: PlanExecutorDependencies) {
+    this.subtasks = new SubtaskRuns({
+      children: deps.children,
+      defaultSubtaskTimeoutMs: deps.defaultSubtaskTimeoutMs,
+      publish: (ctx, view) => this.publish(ctx, view),
+      logger: deps.logger,
+    });
+  }
 
   async run(ctx: PlanRunContext): Promise<LoopResult> {
     const started = Date.now();
@@ -151,7 +135,7 @@ export class PlanExecutor {
         const plan = this.readPlan(reply.text, planning, roles);
         let failure: { text: string };
         if (!plan.ok) {
-          this.fail(ctx.run.runId, view, {
+          recordPlanFailure(this.deps.logger, ctx.run.runId, view, {
             class: 'planning',
             kind: plan.kind,
             severity: plan.kind === 'cycle' ? 'high' : 'medium',
@@ -162,7 +146,7 @@ export class PlanExecutor {
         } else {
           this.startVersion(view, plan.plan, plan.order);
           await this.publish(ctx, view);
-          const outcome = await this.execute(ctx, view, plan.plan, toolCalls);
+          const outcome = await this.subtasks.execute(ctx, view, plan.plan, toolCalls);
           transcript.push(...subtaskEntries(view, planning.executor));
           if (outcome.ok) break;
           failure = {
@@ -281,263 +265,11 @@ export class PlanExecutor {
     view.subtasks = order.map((id) => ({ ...byId.get(id)!, status: 'pending', attempts: 0, childRunIds: [] }));
   }
 
-  private fail(
-    runId: string,
-    view: PlanView,
-    failure: {
-      subtaskId?: string;
-      class: FailureClass;
-      kind: string;
-      severity: Severity;
-      message: string;
-      recovery: Recovery;
-    },
-  ): PlanFailure {
-    const entry: PlanFailure = { planVersion: view.version, ...failure, at: Date.now() };
-    view.failures.push(entry);
-    // The taxonomy in the logs and the metrics too (the recovery is the one decided now; a last
-    // failure past the replans is re-marked `escalate` in the plan).
-    this.deps.logger.warn(
-      {
-        runId,
-        planVersion: view.version,
-        subtaskId: failure.subtaskId,
-        failureClass: failure.class,
-        kind: failure.kind,
-        severity: failure.severity,
-        recovery: failure.recovery,
-        err: failure.message,
-      },
-      'plan step failed',
-    );
-    recordFailure({
-      failureClass: failure.class,
-      kind: failure.kind,
-      severity: failure.severity,
-      recovery: failure.recovery,
-    });
-    return entry;
-  }
-
   private async publish(ctx: PlanRunContext, view: PlanView): Promise<void> {
     view.mermaid = mermaidOf(view.subtasks);
     const snapshot = structuredClone(view);
     await this.deps.recordPlan(ctx.run, snapshot);
     ctx.events('plan_updated', { plan: snapshot });
-  }
-
-  /**
-   * Runs one plan version: subtasks whose dependencies are done start (up to `parallelism` at
-   * once) as child runs; a success writes the result into the context and may make others
-   * ready; a failure is retried as a new attempt, and past `maxSubtaskFailures` (a critical
-   * subtask: at once) the version stops once the subtasks under way have finished (a failure
-   * never cancels its siblings) and asks for a replan. Nothing ready while something is pending
-   * is a deadlock.
-   */
-  private async execute(
-    ctx: PlanRunContext,
-    view: PlanView,
-    plan: PlanSpec,
-    toolCalls: ToolCallRecord[],
-  ): Promise<{ ok: true } | { ok: false; reason: string }> {
-    const { planning } = ctx;
-    const running = new Map<string, Promise<Attempt>>();
-    const failures = new Map<string, number>();
-    const byId = new Map(view.subtasks.map((s) => [s.id, s]));
-    let stop: string | undefined;
-    const statusOf = (id: string) => byId.get(id)?.status;
-    for (;;) {
-      if (!stop && !ctx.signal.aborted) {
-        for (const id of view.executionOrder) {
-          const subtask = byId.get(id)!;
-          if (running.size >= planning.parallelism) break;
-          if (subtask.status !== 'pending' && subtask.status !== 'blocked') continue;
-          if (subtask.dependencies.some((d) => statusOf(d) !== 'completed')) {
-            subtask.status = 'blocked';
-            continue;
-          }
-          const missing = this.missingInputs(subtask, view.context);
-          if (missing.length) {
-            subtask.status = 'failed';
-            subtask.error = `missing inputs: ${missing.join(', ')}`;
-            this.fail(ctx.run.runId, view, {
-              subtaskId: id,
-              class: 'planning',
-              kind: 'context_loss',
-              severity: 'medium',
-              message: `subtask '${id}' needs ${missing.map((m) => `{${m}}`).join(', ')}, which no finished subtask wrote`,
-              recovery: 'replan',
-            });
-            stop = `subtask '${id}' is missing its inputs (${missing.join(', ')})`;
-            break;
-          }
-          subtask.status = 'executing';
-          subtask.attempts += 1;
-          running.set(id, this.startSubtask(ctx, view, subtask));
-        }
-        await this.publish(ctx, view);
-      }
-      if (running.size === 0) {
-        if (ctx.signal.aborted) return { ok: false, reason: 'the run was cancelled' };
-        if (stop) return { ok: false, reason: stop };
-        if (view.subtasks.every((s) => s.status === 'completed')) return { ok: true };
-        const stuck = view.subtasks.filter((s) => s.status !== 'completed').map((s) => s.id);
-        this.fail(ctx.run.runId, view, {
-          class: 'planning',
-          kind: 'dependency_deadlock',
-          severity: 'high',
-          message: `nothing is ready while ${stuck.join(', ')} wait`,
-          recovery: 'replan',
-        });
-        return {
-          ok: false,
-          reason: `deadlock: nothing can run while ${stuck.join(', ')} wait on subtasks that cannot finish`,
-        };
-      }
-      const done = await Promise.race(running.values());
-      running.delete(done.id);
-      const subtask = byId.get(done.id)!;
-      const outcome = done.record
-        ? outcomeOfChild(
-            subtask.role ?? planning.executor,
-            delegationToolName(subtask.role ?? planning.executor),
-            done.record,
-          )
-        : undefined;
-      toolCalls.push(this.recordOf(view, subtask, done, outcome?.status === 'success'));
-      if (outcome?.status === 'success') {
-        subtask.status = 'completed';
-        delete subtask.error;
-        view.context[subtask.outputKey ?? subtask.id] = outcome.content;
-        continue;
-      }
-      const message = done.error ?? outcome?.content ?? 'the subtask failed';
-      subtask.error = message;
-      if (ctx.signal.aborted) {
-        subtask.status = 'failed';
-        continue;
-      }
-      const count = (failures.get(done.id) ?? 0) + 1;
-      failures.set(done.id, count);
-      const replan = subtask.critical || count >= planning.maxSubtaskFailures;
-      const timedOut = done.record?.status === 'cancelled';
-      this.fail(ctx.run.runId, view, {
-        subtaskId: done.id,
-        class: timedOut ? 'coordination' : 'tool',
-        kind: timedOut ? 'unresponsive_agent' : 'subtask_failed',
-        severity: subtask.critical ? 'high' : 'medium',
-        message: `subtask '${done.id}' failed (attempt ${subtask.attempts}): ${message}`,
-        recovery: replan ? 'replan' : 'retry',
-      });
-      if (replan) {
-        subtask.status = 'failed';
-        stop ??= subtask.critical
-          ? `critical subtask '${done.id}' failed: ${message}`
-          : `subtask '${done.id}' failed ${count} times: ${message}`;
-      } else {
-        subtask.status = 'pending';
-      }
-    }
-  }
-
-  private missingInputs(subtask: SubtaskView, context: Record<string, string>): string[] {
-    return [
-      ...new Set([
-        ...fillTemplates(subtask.description, context).missing,
-        ...fillTemplates(subtask.arguments ?? {}, context).missing,
-      ]),
-    ];
-  }
-
-  /** The task a subtask's child run is given: what to do, the inputs it needs, and the expected output. */
-  private taskOf(subtask: Subtask, context: Record<string, string>): string {
-    const description = fillTemplates(subtask.description, context).value as string;
-    const lines = [description, `Expected output: ${subtask.expectedOutput}`];
-    if (subtask.tool)
-      lines.push(
-        `Use the tool '${subtask.tool}' with these arguments: ${JSON.stringify(fillTemplates(subtask.arguments ?? {}, context).value)}`,
-      );
-    const inputs = subtask.dependencies.map((d) => [d, context[d]] as const).filter(([, v]) => v !== undefined);
-    if (inputs.length)
-      lines.push('Results of the subtasks this one depends on:', ...inputs.map(([k, v]) => `- ${k}: ${v}`));
-    return lines.join('\n');
-  }
-
-  private startSubtask(ctx: PlanRunContext, view: PlanView, subtask: SubtaskView): Promise<Attempt> {
-    const role = subtask.role ?? ctx.planning.executor;
-    const spec = ctx.profile.delegates.find((d) => d.role === role);
-    const callId = `plan${view.version}-${subtask.id}-${subtask.attempts}`;
-    const timeout = new AbortController();
-    const timer = setTimeout(
-      () => timeout.abort(new Error('subtask deadline')),
-      spec?.timeoutMs ?? this.deps.defaultSubtaskTimeoutMs,
-    );
-    const onRunAbort = (): void => timeout.abort(ctx.signal.reason);
-    ctx.signal.addEventListener('abort', onRunAbort, { once: true });
-    const task = {
-      parent: ctx.run,
-      callId,
-      role,
-      task: this.taskOf(subtask, view.context),
-      ...(subtask.tool ? { tools: [subtask.tool] } : {}),
-    };
-    return this.deps.children
-      .run(
-        task,
-        timeout.signal,
-        (type, data) => {
-          if (type === 'child_run_started' && typeof data['childRunId'] === 'string')
-            subtask.childRunIds.push(data['childRunId']);
-          if (
-            type === 'child_run_event' &&
-            (data['event'] as { type?: string } | undefined)?.type === 'reattached' &&
-            typeof data['childRunId'] === 'string' &&
-            !subtask.childRunIds.includes(data['childRunId'])
-          ) {
-            subtask.childRunIds.push(data['childRunId']);
-          }
-          ctx.events(type, { ...data, subtaskId: subtask.id });
-        },
-        ctx.handingOver,
-      )
-      .then(
-        (record): Attempt => ({ id: subtask.id, record }),
-        (err: unknown): Attempt => ({
-          id: subtask.id,
-          error:
-            timeout.signal.aborted && !ctx.signal.aborted
-              ? `it did not finish in time`
-              : ((err as Error)?.message ?? String(err)),
-        }),
-      )
-      .finally(() => {
-        clearTimeout(timer);
-        ctx.signal.removeEventListener('abort', onRunAbort);
-      });
-  }
-
-  private recordOf(view: PlanView, subtask: SubtaskView, done: Attempt, success: boolean): ToolCallRecord {
-    return {
-      callId: `plan${view.version}-${subtask.id}-${subtask.attempts}`,
-      name: `subtask:${subtask.id}`,
-      argumentsSummary: { role: subtask.role ?? null, childRunId: subtask.childRunIds.at(-1) ?? null },
-      durationMs: done.record?.finishedAt
-        ? Math.max(0, done.record.finishedAt.getTime() - done.record.createdAt.getTime())
-        : 0,
-      success,
-      status: success
-        ? 'success'
-        : done.record?.status === 'cancelled'
-          ? 'cancelled'
-          : done.error
-            ? 'timeout'
-            : 'failed',
-      ...(success ? {} : { errorCode: done.error ? 'TIMEOUT' : 'SUBTASK_FAILED' }),
-      synthetic: false,
-      resultChars: done.record?.result?.response.length ?? 0,
-      turnUsage: ZERO_USAGE,
-      iteration: view.version,
-    };
   }
 }
 

@@ -21,6 +21,9 @@ export interface FinishedTurnPublisherOptions {
   maxPending: number;
 }
 
+/** Publishes in flight at most (`maxPending`): memory ingestion is off the turn's path, and a burst is shed, not queued. */
+export const FINISHED_TURN_MAX_PENDING = 1_000;
+
 /**
  * The post-process step that hands a finished turn to long-term memory: one message on the memory
  * ingestion work queue (JetStream), fire-and-forget. The publish is acknowledged by the stream

@@ -21,8 +21,8 @@ import { OrchestratorConfig } from '../config.js';
 import type { RunRecord } from '../journal/run-records.js';
 import { ProfileRegistry, readProfilesFile } from '../profiles.js';
 import { claimedRun, finishedChild } from '../test-support/run-fixtures.js';
-import type { ChildRuns, ChildTask } from './child-runs.js';
-import { DelegationToolPort } from './delegation-tools.js';
+import type { ChildRuns, ChildTask } from '../teams/child-runs.js';
+import { DelegationToolPort } from '../teams/delegation-tools.js';
 import { reportLoopFailure } from './failure-report.js';
 
 class CollectingReader extends MetricReader {

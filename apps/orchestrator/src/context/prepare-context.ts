@@ -2,8 +2,9 @@ import { assembleTurnInput, type ToolDescription } from '@platform/agent-loop';
 import type { ChatMessage } from '@platform/contracts';
 import type { memoryV1 } from '@platform/proto';
 import type { PromiseClient } from '@platform/service-kit';
-import { loadHistory } from '../history.js';
-import { withMemoryContext, type MemoryRecall, type MemoryRecallReport } from './memory-recall.js';
+import { loadHistory } from './history.js';
+import { withMemoryContext, type MemoryRecall } from '../recall/memory-recall.js';
+import type { MemoryRecallReport } from '../recall/recall-report.js';
 
 export interface PrepareContextInput {
   /** The run being prepared (its recall report is kept for the run's record). */

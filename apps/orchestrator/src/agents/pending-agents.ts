@@ -1,8 +1,8 @@
 import type { ModelPort, PendingAgent } from '@platform/agent-loop';
 import { z } from 'zod';
-import { AgentResults } from '../agents/agent-results.js';
+import { AgentResults } from './agent-results.js';
 import type { ClaimedRun } from '../journal/run-records.js';
-import type { ParentEvents } from './child-runs.js';
+import type { ParentEvents } from '../teams/child-runs.js';
 
 /** What the pending-agent step decided for a message. */
 export type PendingAgentDecision =

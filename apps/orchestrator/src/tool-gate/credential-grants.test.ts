@@ -7,7 +7,7 @@ import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { RunnerToolPort } from '../runner-tool-port.js';
 import { CredentialGrants } from './credential-grants.js';
-import { ToolGate } from '../tool-gate/tool-gate.js';
+import { ToolGate } from './tool-gate.js';
 
 const logger = createLogger({ service: 'test', level: 'silent' });
 

@@ -13,6 +13,9 @@ import { runStatus } from '../run-status.js';
  * again when the run is resumed (the stream dedupes the run id); a publish that fails is logged and
  * never fails the turn. Runs of users' messages publish nothing.
  */
+/** How long a publish waits for the stream's ack before it is logged as lost (the trigger's stream). */
+export const TRIGGERED_RUN_PUBLISH_TIMEOUT_MS = 5_000;
+
 export class TriggeredRunPublisher {
   private readonly js: JetStreamClient;
 

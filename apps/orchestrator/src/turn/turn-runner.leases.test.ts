@@ -1,4 +1,4 @@
-// Runs in flight through the real TurnExecutor, against real Postgres, Redis and NATS: however
+// Runs in flight through the real turn runner (its attempt step), against real Postgres, Redis and NATS: however
 // many there are, their leases cost one renewal statement per interval and one timer, and once
 // they end nothing is renewed any more. Each run is held at its first step (the pending-agent
 // step answers only when the test lets it) and handed over at the end.
@@ -6,15 +6,19 @@ import { connectNats, createLogger, createRedis, type NatsConnection, type Redis
 import { allocateSuiteRedis, sharedInfra } from '@platform/testing/vitest';
 import type pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import type { OrchestratorConfig } from './config.js';
-import { RunLeaseRenewal } from './journal/run-lease-renewal.js';
-import { RunRecords, type ClaimedRun } from './journal/run-records.js';
-import { ConversationLease } from './ordering/conversation-lease.js';
-import { LeaseHeartbeat, leaseRenewalIntervalMs } from './ordering/lease-heartbeat.js';
-import type { PendingAgentDecision } from './pipeline/pending-agents.js';
-import { openJournalDatabase } from './test-support/journal-database.js';
-import { messageRun } from './test-support/run-fixtures.js';
-import { TurnExecutor, type TurnExecutorDependencies } from './turn-executor.js';
+import { RunLeaseRenewal } from '../journal/run-lease-renewal.js';
+import { RunRecords, type ClaimedRun } from '../journal/run-records.js';
+import { ConversationLease } from '../ordering/conversation-lease.js';
+import { LeaseHeartbeat, leaseRenewalIntervalMs } from '../ordering/lease-heartbeat.js';
+import type { PendingAgentDecision } from '../agents/pending-agents.js';
+import type { ProfileRegistry } from '../profiles.js';
+import { openJournalDatabase } from '../test-support/journal-database.js';
+import { messageRun } from '../test-support/run-fixtures.js';
+import { AdmissionStep } from './admission.js';
+import { AttemptStep, type TurnAttempt } from './attempt.js';
+import { PendingAgentToolsStep } from './pending-agent-tools.js';
+import { TurnRunner, type TurnRunnerSteps } from './turn-runner.js';
+import { TurnSteps, type TurnResult } from './turn-steps.js';
 
 const logger = createLogger({ service: 'test', level: 'silent' });
 const LEASE_MS = 600;
@@ -53,15 +57,13 @@ const leaseUntil = async (runIds: string[]) =>
     )
   ).rows.map((r) => r.lease_until.getTime());
 
-describe('TurnExecutor leases', () => {
+describe('turn runner leases', () => {
   it(`renews ${IN_FLIGHT} runs in flight with one statement per interval and one timer, and stops when they end`, async () => {
     const owner = 'exec-o1';
     const leases = new ConversationLease(redis, owner, LEASE_MS);
     const held: Array<{ resolve: (decision: PendingAgentDecision) => void }> = [];
-    const executor = new TurnExecutor({
-      config: { RUN_LEASE_MS: LEASE_MS, MAX_RUN_ATTEMPTS: 5 } as OrchestratorConfig,
+    const attempts = new AttemptStep({
       owner,
-      profiles: { resolve: () => ({ model: {} }) },
       records,
       heartbeat: new LeaseHeartbeat({
         runLeases: new RunLeaseRenewal(pool),
@@ -72,11 +74,28 @@ describe('TurnExecutor leases', () => {
         logger,
       }),
       nc,
-      // The run's first step waits until the test lets it answer.
-      pendingAgents: { beforeLoop: () => new Promise<PendingAgentDecision>((resolve) => held.push({ resolve })) },
-      memoryRecall: { release: () => undefined },
+      outage: { retryBackoffMs: 1_000, turnTimeoutMs: 60_000 },
+      ended: () => undefined,
       logger,
-    } as unknown as TurnExecutorDependencies);
+    });
+    const executor = new TurnRunner({
+      attempt: attempts,
+      prepare: TurnSteps.of<TurnAttempt>()
+        .then(
+          new AdmissionStep({
+            profiles: { resolve: () => ({ model: {} }) } as unknown as ProfileRegistry,
+            maxAttempts: 5,
+            logger,
+          }),
+        )
+        // The run's first step waits until the test lets it answer.
+        .then(
+          new PendingAgentToolsStep({
+            beforeLoop: () => new Promise<PendingAgentDecision>((resolve) => held.push({ resolve })),
+          }),
+        ),
+      finish: TurnSteps.of<TurnResult>() as unknown as TurnRunnerSteps['finish'],
+    });
 
     const intervals = vi.spyOn(globalThis, 'setInterval');
     const claimed: ClaimedRun[] = [];
@@ -109,7 +128,7 @@ describe('TurnExecutor leases', () => {
     expect(renewals).toBeLessThan(IN_FLIGHT / 3);
 
     // The runs end (handed over): nothing is renewed any more.
-    executor.abandonAll('test over');
+    attempts.abandonAll('test over');
     for (const h of held)
       h.resolve({
         kind: 'answer',

@@ -1,0 +1,54 @@
+import { jsonbText } from '@platform/service-kit';
+import type { NewRun } from './run-types.js';
+
+// The SQL pieces and values the runs table's writes share (run-records.ts).
+
+/**
+ * The CTE `fence` both claims start with: records the conversation token unless a higher one
+ * claimed before, and returns a row only when it did (a claim goes ahead only then).
+ */
+export function fenceCte(tenantId: string, conversationId: string, token: string): string {
+  return `fence AS (
+         INSERT INTO conversation_fences (tenant_id, conversation_id, token) VALUES (${tenantId}, ${conversationId}, ${token})
+         ON CONFLICT (tenant_id, conversation_id) DO UPDATE SET token = EXCLUDED.token
+           WHERE conversation_fences.token <= EXCLUDED.token
+         RETURNING token)`;
+}
+
+/**
+ * The order a conversation's live runs are taken in: a run already running first (its holder may
+ * have died mid-turn; it finishes before anything else starts), then arrival order.
+ */
+export const LIVE_ORDER = "ORDER BY status = 'running' DESC, created_at, arrival";
+
+/**
+ * Whether a write failed because its conversation has a running run already: the unique index
+ * `runs_one_running` (migration 0004) refuses a second one even when the first is not committed
+ * yet, which the statement's own check (a snapshot) cannot see.
+ */
+export function isSecondRunningRun(err: unknown): boolean {
+  const { code, constraint } = err as { code?: unknown; constraint?: unknown };
+  return code === '23505' && constraint === 'runs_one_running';
+}
+
+/** The message's own columns, $1 to $10 of both statements that record a new run. */
+export function messageValues(run: NewRun): unknown[] {
+  return [
+    run.runId,
+    run.tenantId,
+    run.conversationId,
+    run.profile,
+    run.content,
+    run.tier,
+    run.stream,
+    run.timeZone,
+    run.approval ? jsonbText(run.approval) : null,
+    run.kind ?? 'message',
+  ];
+}
+
+/**
+ * How many rows a tenant's token usage of a day is spread over (migration 0011): a finish adds to
+ * the shard of its database session, so concurrent finishes of one tenant do not queue on one row.
+ */
+export const USAGE_SHARDS = 32;

@@ -1,0 +1,28 @@
+import { withAgentResults } from '../agents/agent-results.js';
+import type { SettledTurn } from '../turn/pending-agent-tools.js';
+import { TurnResult, type TurnStep } from '../turn/turn-steps.js';
+import type { PlanExecutor } from './plan/plan-execute.js';
+
+/**
+ * The teams' step in the turn: a plan-and-execute profile runs its plan (`plan/`, subtasks as child
+ * runs) instead of the ReAct loop; every other turn passes on unchanged.
+ */
+export class PlanStep implements TurnStep<SettledTurn, SettledTurn | TurnResult> {
+  readonly name = 'plan-and-execute';
+
+  constructor(private readonly plans: Pick<PlanExecutor, 'run'>) {}
+
+  async run(turn: SettledTurn): Promise<SettledTurn | TurnResult> {
+    const { attempt, profile, agents } = turn;
+    if (profile.strategy !== 'plan-and-execute' || !profile.planning) return turn;
+    const planned = await this.plans.run({
+      run: attempt.run,
+      profile,
+      planning: profile.planning,
+      signal: attempt.control.signal,
+      events: (type, data) => attempt.events.publish(type, data),
+      handingOver: attempt.handingOver,
+    });
+    return new TurnResult(attempt, withAgentResults(planned, agents));
+  }
+}

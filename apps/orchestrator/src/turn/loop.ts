@@ -1,0 +1,83 @@
+import { runAgentLoop, type LoopEvent } from '@platform/agent-loop';
+import type { Logger } from '@platform/service-kit';
+import { withAgentResults } from '../agents/agent-results.js';
+import { RunReplay } from '../journal/journaled-ports.js';
+import type { RunSteps } from '../journal/run-steps.js';
+import type { PreparedTurn } from './context.js';
+import { reportFailure, reportLoopFailure, SYSTEM_FAILURES } from './failure-report.js';
+import { TurnResult, type TurnStep } from './turn-steps.js';
+
+/**
+ * The loop step: the ReAct loop over the run's journal. A resumed run replays its journaled model
+ * and tool steps (publishing nothing of them again) and goes on live from there; every new step is
+ * journaled, and a failed journal write abandons the attempt.
+ */
+export class LoopStep implements TurnStep<PreparedTurn, TurnResult> {
+  readonly name = 'loop';
+
+  constructor(
+    private readonly steps: RunSteps,
+    private readonly logger: Logger,
+  ) {}
+
+  async run({ attempt, profile, tools, input, agents }: PreparedTurn): Promise<TurnResult> {
+    const { run, events, control } = attempt;
+    const { steps, logger } = this;
+    const resumed = run.attempts > 1;
+    const journal = resumed ? await steps.load(run.runId) : { models: [], tools: new Map() };
+    const replay = new RunReplay(journal, {
+      // The write holding a fresh attempt's first response also keeps the input it was asked with.
+      recordModels: (models, heldTools) =>
+        steps.recordModels(run, models, {
+          heldTools,
+          ...(models[0]?.[0] === 1 && !run.input ? { input } : {}),
+        }),
+      recordTool: (callId, outcome) => steps.recordTool(run, callId, outcome),
+    });
+    replay.onWriteFailure((err) => {
+      logger.error({ runId: run.runId, err: (err as Error).message }, 'a journal write failed; stopping this attempt');
+      reportFailure(logger, { runId: run.runId, profile: run.profile }, SYSTEM_FAILURES.journalWrite, {
+        attempt: run.attempts,
+      });
+      attempt.abandon('journal write failed');
+    });
+    if (resumed) {
+      logger.info(
+        {
+          runId: run.runId,
+          attempt: run.attempts,
+          journaledModelSteps: journal.models.length,
+          journaledToolSteps: journal.tools.size,
+        },
+        'resuming run',
+      );
+      events.publish('state_change', { state: 'running', reason: 'resumed' });
+    }
+    // The replayed part of a resumed run published its events before; only new work is published.
+    let end: Extract<LoopEvent, { type: 'execution_end' }> | undefined;
+    const sink = (event: LoopEvent): void => {
+      // An abandoned attempt says nothing more: its stop is not the run's (the next attempt goes on).
+      if (attempt.abandoned) return;
+      if (event.type === 'execution_end') end = event;
+      else if (!replay.replaying) {
+        events.sink(event);
+        reportLoopFailure(logger, { runId: run.runId, profile: run.profile }, event);
+      }
+    };
+    const result = await runAgentLoop(
+      { runId: run.runId, messages: input },
+      {
+        model: replay.model(profile.model),
+        fallbackModels: profile.fallbackModels.map((m) => replay.model(m)),
+        tools: replay.tools(tools),
+        config: profile.loopConfig,
+        control,
+        events: sink,
+        stream: run.stream,
+      },
+    );
+    // The agents' exchanges happened before the loop: the turn reports and stores them first.
+    const turn = withAgentResults(result, agents);
+    return new TurnResult(attempt, turn, end ? { ...end, result: turn } : undefined);
+  }
+}
