@@ -49,4 +49,4 @@ export {
   type ServiceCertificateFiles,
 } from './service-pki.js';
 export { callerRoutedClient } from './caller-routed-client.js';
-export { renderDocTable, replaceDocTable, staleDocTables, writeDocTables, type DocTable } from './doc-tables.js';
+export { staleDocTables, writeDocTables, type DocTable } from './doc-tables.js';
