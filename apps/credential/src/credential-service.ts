@@ -15,7 +15,8 @@ import { checkGrantScope, grantNotAllowed, type Caller, type CallerAuth } from '
 import type { CredentialConfig } from './config.js';
 import type { CredentialDatabase } from './credential-database.js';
 import type { CredentialQuota } from './credential-quota.js';
-import type { AuditActor, CredentialInfo, CredentialKey, CredentialStore } from './credential-store.js';
+import type { CredentialKey } from './credential-key.js';
+import type { AuditActor, CredentialInfo, CredentialStore } from './credential-store.js';
 import type { KeyProvider } from './crypto/key-provider.js';
 import type { ReadAuditBatcher } from './read-audit-batcher.js';
 import { keyUsage } from './key-rotation.js';

@@ -1,6 +1,13 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { basename, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { ScenarioSchema, type Scenario, type ScenarioInput } from './scenario-schema.js';
+
+/**
+ * The app's shipped `scenarios/` folder. It sits next to both `src/` and `dist/`, so resolving
+ * `../scenarios/` from this module works whether it runs from TypeScript or from the build.
+ */
+export const DEFAULT_SCENARIOS_DIR = fileURLToPath(new URL('../scenarios/', import.meta.url));
 
 /** A scenario source (file or programmatic input) that could not be loaded; fails startup. */
 export class ScenarioLoadError extends Error {

@@ -1,7 +1,7 @@
 import { memoryContextItems, RESUMED_CALL_ID_SUFFIX } from '@platform/contracts';
 import type { ChatMessage } from './chat-request.js';
 import { contentText, latestTurnStartIndex, OBSERVATION_PREFIX } from './conversation.js';
-import { stripScenarioMarkers } from './select-step.js';
+import { stripScenarioMarkers } from './scenario-markers.js';
 
 /** What a template resolves to when the conversation does not hold the value it names. */
 export const UNAVAILABLE = '(unavailable)';

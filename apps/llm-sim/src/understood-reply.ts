@@ -1,8 +1,8 @@
-import type { AssistantReply } from './build-reply.js';
+import type { AssistantReply } from './assistant-reply.js';
 import { toolsDisabled, type ChatCompletionRequest, type ChatMessage } from './chat-request.js';
 import { contentText, latestTurnStartIndex } from './conversation.js';
 import { toolCallId } from './ids.js';
-import { stripScenarioMarkers } from './select-step.js';
+import { stripScenarioMarkers } from './scenario-markers.js';
 import { intentsOf, placeOf, type Intent } from './user-intents.js';
 
 /** What the simulated model says when the text asks for nothing it can work out. */

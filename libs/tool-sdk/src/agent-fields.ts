@@ -1,6 +1,7 @@
 import { TASK_INSTRUCTION_PARAMETER } from '@platform/contracts';
 import { fieldDescription } from './agent-schema.js';
-import type { AgentDefinition, AgentField } from './define-agent.js';
+import type { AgentField } from './agent-schema.js';
+import type { AgentDefinition } from './define-agent.js';
 
 /** A field the agent still needs; `given` is the rejected value, if one was given. */
 export interface Missing {

@@ -1,7 +1,18 @@
 import { TASK_INSTRUCTION_PARAMETER } from '@platform/contracts';
 import { z } from 'zod';
-import type { AgentField } from './define-agent.js';
 import { schemaHash } from './json-schema.js';
+
+/** A field with its defaults resolved. */
+export interface AgentField {
+  readonly name: string;
+  readonly schema: z.ZodType;
+  readonly description: string;
+  readonly required: boolean;
+  readonly hasDefault: boolean;
+  readonly default: unknown;
+  readonly validate: ((value: unknown) => string | undefined) | undefined;
+  readonly constraint: string | undefined;
+}
 
 /** Appended to the description of an agent that may ask the user before acting (seed 000, 4.3). */
 export const APPROVAL_NOTE = '[Requires user confirmation before execution]';

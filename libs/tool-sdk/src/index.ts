@@ -4,8 +4,8 @@ export { serveRunner, RUNNER_DEFAULTS, type RunnerOptions, type ToolRunner } fro
 export { handleToolCall, type CallEnvironment } from './handle-call.js';
 export { truncateOutput, TRUNCATION_MARKER } from './truncate-output.js';
 export { inputJsonSchema, schemaHash } from './json-schema.js';
-export { ToolClient, type ToolCallAnswer, type ToolCallInput, type ToolClientOptions } from './tool-client.js';
-export { type ToolBatchInput, type ToolBatchOutcome } from './tool-batch-client.js';
+export { ToolClient, type ToolCallInput, type ToolClientOptions } from './tool-client.js';
+export { type ToolBatchInput, type ToolBatchOutcome, type ToolCallAnswer } from './tool-batch-client.js';
 export {
   ToolCatalog,
   resolveOffers,
@@ -28,21 +28,20 @@ export {
   AGENT_DEFAULTS,
   type AgentSpec,
   type AgentFieldSpec,
-  type AgentField,
   type AgentDefinition,
   type AgentContext,
   type AgentApproval,
-  type ApprovalReply,
 } from './define-agent.js';
 export { runAgentStep, APPROVAL_NOTICE } from './agent-step.js';
 export { handleAgentCall } from './handle-agent-call.js';
-export { readApprovalReply } from './approval-reply.js';
+export { readApprovalReply, type ApprovalReply } from './approval-reply.js';
 export {
   agentInputJsonSchema,
   agentSchemaVersion,
   agentToolDescription,
   APPROVAL_NOTE,
   TASK_INSTRUCTION_DESCRIPTION,
+  type AgentField,
 } from './agent-schema.js';
 export { EXPOSE_METADATA_KEY, readExposeMetadata, agentEndpointMetadata } from './agent-metadata.js';
 export { readAgentStepOutput } from './agent-client.js';
