@@ -124,6 +124,25 @@ export default tseslint.config(
     },
   },
   {
+    // The api's openapi/ is the machinery under the routes (routes define operations with it); the
+    // list of every operation and the document writer sit above both (src/api-operations.ts).
+    files: ['apps/api/src/openapi/**/*.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            { group: ['@platform/testing', '@platform/testing/*'], message: 'libs/testing is for tests only.' },
+            {
+              group: ['../routes/*', '../app.js', '../api-operations.js'],
+              message: 'openapi/ must not depend on the routes; the routes depend on it.',
+            },
+          ],
+        },
+      ],
+    },
+  },
+  {
     // Tool configuration may reach the workspace's shared config files.
     files: ['**/vitest.config.ts'],
     rules: { '@nx/enforce-module-boundaries': 'off' },

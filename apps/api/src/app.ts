@@ -27,7 +27,7 @@ import { registerUsageRoutes } from './routes/usage.js';
 import { registerOpenApiRoutes } from './routes/openapi.js';
 import { buildOpenApiDocument, type OpenApiDocument } from './openapi/document.js';
 import { OperationRouter } from './openapi/operation-router.js';
-import { allOperations } from './openapi/operations.js';
+import { allOperations } from './api-operations.js';
 import { TurnRunner } from './turns/turn-runner.js';
 import { unlimitedEvents, type EventRateQuota } from './quotas/event-rate.js';
 import { unlimitedStreams, type StreamQuota } from './quotas/stream-leases.js';
