@@ -88,7 +88,10 @@ export default tseslint.config(
       'import-x/extensions': ['.ts', '.tsx'],
       'import-x/parsers': { '@typescript-eslint/parser': ['.ts', '.tsx'] },
       'import-x/resolver-next': [
-        createTypeScriptImportResolver({ project: '{apps,libs,bench,test,tools,deploy,examples}/*/tsconfig.json' }),
+        createTypeScriptImportResolver({
+          project: '{apps,libs,bench,test,tools,deploy,examples}/*/tsconfig.json',
+          noWarnOnMultipleProjects: true,
+        }),
       ],
     },
     rules: {

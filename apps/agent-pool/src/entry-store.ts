@@ -3,8 +3,8 @@ import type { ApprovalRequest, MissingField } from '@platform/contracts';
 import { jsonbText, PlatformError } from '@platform/service-kit';
 import type pg from 'pg';
 
-export const LIVE_STATUSES = ['waiting_for_input', 'waiting_for_approval', 'paused'] as const;
-export const FINISHED_STATUSES = ['completed', 'cancelled', 'expired', 'error'] as const;
+const LIVE_STATUSES = ['waiting_for_input', 'waiting_for_approval', 'paused'] as const;
+const FINISHED_STATUSES = ['completed', 'cancelled', 'expired', 'error'] as const;
 export type WaitingStatus = 'waiting_for_input' | 'waiting_for_approval';
 export type LiveStatus = (typeof LIVE_STATUSES)[number];
 export type EntryStatus = LiveStatus | (typeof FINISHED_STATUSES)[number];

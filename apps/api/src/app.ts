@@ -159,5 +159,3 @@ export function buildApp(options: AppOptions): FastifyInstance {
   registerAdminRoutes(router, { deadLetters: options.admin?.deadLetters, credentials: options.credentials });
   return app;
 }
-
-export { HttpError };

@@ -122,7 +122,7 @@ export function toHttpError(error: unknown): {
 }
 
 /** Checks request input against a schema; the first problem becomes a 400 with `code`. */
-export function parseInput<T>(schema: z.ZodType<T>, input: unknown, code: string): T {
+function parseInput<T>(schema: z.ZodType<T>, input: unknown, code: string): T {
   const parsed = schema.safeParse(input);
   if (parsed.success) return parsed.data;
   const issue = parsed.error.issues[0];

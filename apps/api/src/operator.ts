@@ -5,10 +5,10 @@ import { HttpError } from './http-errors.js';
 import { principalOf } from './principal.js';
 
 /** The header with which an operator reads another tenant's data (read-only requests only). */
-export const TENANT_HEADER = 'platform-tenant';
+const TENANT_HEADER = 'platform-tenant';
 
 /** Whether the verified caller holds the operator role. */
-export function isOperator(principal: Principal, operatorRole: string): boolean {
+function isOperator(principal: Principal, operatorRole: string): boolean {
   return principal.roles?.includes(operatorRole) ?? false;
 }
 

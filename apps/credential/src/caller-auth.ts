@@ -5,7 +5,7 @@ import { PlatformError } from '@platform/service-kit';
 import { createLocalJWKSet, errors as joseErrors, jwtVerify, type JSONWebKeySet } from 'jose';
 
 /** Signature algorithms accepted on grants: asymmetric only, so this service can verify but never mint. */
-export const GRANT_ALGORITHMS = ['EdDSA', 'ES256'];
+const GRANT_ALGORITHMS = ['EdDSA', 'ES256'];
 
 export interface CallerAuthOptions {
   grantPublicKeys: string;

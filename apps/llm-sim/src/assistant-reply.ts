@@ -1,12 +1,12 @@
 /** One tool call of a reply, arguments already serialised. */
-export interface ReplyToolCall {
+interface ReplyToolCall {
   id: string;
   name: string;
   arguments: string;
 }
 
 /** Why the model stopped, as OpenAI reports it. */
-export type FinishReason = 'stop' | 'length' | 'content_filter' | 'tool_calls';
+type FinishReason = 'stop' | 'length' | 'content_filter' | 'tool_calls';
 
 /** The assistant's answer, independent of streaming or not. */
 export interface AssistantReply {

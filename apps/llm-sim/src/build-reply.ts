@@ -6,7 +6,7 @@ import { renderArguments, renderTemplate, templateContextFrom } from './template
 import { understoodReply } from './understood-reply.js';
 
 /** Used when a scenario has no `onToolsDisabled` and the request forbids tool calls. */
-export const DEFAULT_TOOLS_DISABLED_TEXT =
+const DEFAULT_TOOLS_DISABLED_TEXT =
   'I cannot use tools for this request, so here is a summary of what I have. You asked: {{userMessage}} The latest tool result was: {{lastToolResult}}';
 
 /** Turns a scenario step into a concrete reply for this request (templates rendered, ids assigned). */

@@ -30,7 +30,7 @@ export const LatencySetting = z
     tokensPerSecond: s.tokensPerSecond ?? null,
   }));
 /** A setting as sent (what it leaves out is off). */
-export type LatencySettingInput = z.input<typeof LatencySetting>;
+type LatencySettingInput = z.input<typeof LatencySetting>;
 
 /** The model latency in force: every part filled in. */
 export interface ModelLatency {

@@ -34,7 +34,7 @@ function validate(source: string, input: unknown): Scenario {
 }
 
 /** Parses and validates one scenario file's text; the file name must match the scenario's `name`. */
-export function parseScenarioFile(file: string, text: string): Scenario {
+function parseScenarioFile(file: string, text: string): Scenario {
   let json: unknown;
   try {
     json = JSON.parse(text);

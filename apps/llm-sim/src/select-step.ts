@@ -20,7 +20,7 @@ const PERSONA_MARKER = /\[persona-scenario:([A-Za-z0-9._-]+)\]/;
  * scripted model (e.g. the roles of a committee, all asked the same question). A plain
  * `[scenario:…]` in a system prompt is ignored (recalled memories quote conversation text there).
  */
-export function findPersonaScenarioMarker(messages: readonly ChatMessage[]): string | undefined {
+function findPersonaScenarioMarker(messages: readonly ChatMessage[]): string | undefined {
   const system = messages.find((m) => m.role === 'system');
   return system ? PERSONA_MARKER.exec(contentText(system.content))?.[1] : undefined;
 }

@@ -21,8 +21,6 @@ import {
 } from './scenario-store.js';
 import { sendError, type LlmSimApp, type SimState } from './sim-state.js';
 
-export type { LlmSimApp } from './sim-state.js';
-
 /** Options of {@link createLlmSim}; every field has a default suited to tests. */
 export interface LlmSimOptions {
   /** Interface to bind; default `127.0.0.1`. */

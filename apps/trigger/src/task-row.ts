@@ -1,6 +1,6 @@
 import type { TaskSpec } from './task-spec.js';
 
-export const TaskStatuses = ['ACTIVE', 'PAUSED', 'DISABLED', 'COMPLETED', 'PENDING_APPROVAL', 'EXPIRED'] as const;
+const TaskStatuses = ['ACTIVE', 'PAUSED', 'DISABLED', 'COMPLETED', 'PENDING_APPROVAL', 'EXPIRED'] as const;
 export type TaskStatus = (typeof TaskStatuses)[number];
 
 /** A task as stored. */
@@ -26,16 +26,8 @@ export interface TaskRow {
   updated_at: Date;
 }
 
-export const FireStatuses = [
-  'pending',
-  'running',
-  'succeeded',
-  'failed',
-  'skipped',
-  'cancelled',
-  'waiting_approval',
-] as const;
-export type FireStatus = (typeof FireStatuses)[number];
+const FireStatuses = ['pending', 'running', 'succeeded', 'failed', 'skipped', 'cancelled', 'waiting_approval'] as const;
+type FireStatus = (typeof FireStatuses)[number];
 export type FireKind = 'schedule' | 'event' | 'condition' | 'manual';
 
 /** A fire as stored. */

@@ -3,7 +3,7 @@
  * exactly one kind; the loop's retry strategies are registered per kind (see model-retry.ts), so
  * no code outside the adapters inspects provider-specific status codes or messages.
  */
-export const ModelErrorKinds = [
+const ModelErrorKinds = [
   /** Too many requests; `retryAfterMs` when the provider said how long to wait. */
   'rate_limit',
   /** The account's quota or credit is used up: retrying will not help. */

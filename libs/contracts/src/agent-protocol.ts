@@ -11,7 +11,7 @@ import { z } from 'zod';
  * Reply: a tool-protocol `success` response whose `output` is an `AgentStepOutput`; validation
  * errors of the step itself (not of the fields) are `invalid` responses as for tools.
  */
-export const AGENT_PROTOCOL_VERSION = '1';
+const AGENT_PROTOCOL_VERSION = '1';
 
 /** The parameter every agent-tool schema adds for context that fits no field. */
 export const TASK_INSTRUCTION_PARAMETER = 'task_instruction';

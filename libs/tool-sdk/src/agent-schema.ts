@@ -24,7 +24,7 @@ export const TASK_INSTRUCTION_DESCRIPTION =
   'so pass the recipient and subject as parameters and task_instruction: "keep the message short and friendly".';
 
 /** The JSON Schema (draft 2020-12) of one field's value, as zod generates it. */
-export function fieldJsonSchema(schema: z.ZodType): Record<string, unknown> {
+function fieldJsonSchema(schema: z.ZodType): Record<string, unknown> {
   const json = z.toJSONSchema(schema, { target: 'draft-2020-12', io: 'input', unrepresentable: 'any' }) as Record<
     string,
     unknown
@@ -44,7 +44,7 @@ export function fieldDescription(field: AgentField): string {
 }
 
 /** The parameter description the model reads: description, ` (constraint)`, and whether it is required. */
-export function modelFieldDescription(field: AgentField): string {
+function modelFieldDescription(field: AgentField): string {
   const base = sentence(fieldDescription(field));
   if (field.required) return `${base} Required: leave it out if the user has not given it, and the user will be asked.`;
   if (field.hasDefault) return `${base} Optional; default ${JSON.stringify(field.default)}.`;

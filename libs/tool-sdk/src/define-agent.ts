@@ -97,7 +97,7 @@ export interface AgentDefinition {
   readonly run: (fields: Record<string, unknown>, context: AgentContext) => Promise<unknown>;
 }
 
-export const AGENT_DEFAULTS = {
+const AGENT_DEFAULTS = {
   timeoutMs: 120_000,
   approvalTimeoutMinutes: 30,
   version: '1.0.0',

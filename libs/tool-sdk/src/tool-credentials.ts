@@ -4,7 +4,7 @@ import { createGrpcClient, isPlatformError, type GrpcClientHandle, type GrpcTran
 import { decodeJwt } from 'jose';
 
 /** A connected account's credential, as the tool reads it. */
-export interface ConnectedCredential {
+interface ConnectedCredential {
   connected: true;
   service: string;
   account: string;
@@ -15,7 +15,7 @@ export interface ConnectedCredential {
 }
 
 /** No credential is stored: the tool should tell the user to connect the account. */
-export interface NotConnected {
+interface NotConnected {
   connected: false;
   service: string;
   account: string;
@@ -23,9 +23,9 @@ export interface NotConnected {
   message: string;
 }
 
-export type CredentialLookup = ConnectedCredential | NotConnected;
+type CredentialLookup = ConnectedCredential | NotConnected;
 
-export interface SaveCredentialOptions {
+interface SaveCredentialOptions {
   account?: string;
   /** The version read before refreshing: the save fails with `CredentialVersionConflict` if another replica saved first. */
   expectedVersion?: number;
@@ -128,7 +128,7 @@ export function grantCallId(grant: string | undefined): string | undefined {
   }
 }
 
-export function notConnectedMessage(service: string, account: string): string {
+function notConnectedMessage(service: string, account: string): string {
   return account === DEFAULT_CREDENTIAL_ACCOUNT
     ? `Connect your ${service} account to let me do this.`
     : `Connect your ${service} account '${account}' to let me do this.`;

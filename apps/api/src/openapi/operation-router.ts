@@ -31,7 +31,7 @@ export interface OperationRouterOptions {
 const DEFAULT_CODES = { params: 'INVALID_PATH', query: 'INVALID_QUERY', body: 'INVALID_BODY' } as const;
 
 /** `/v1/runs/{runId}` as Fastify writes it: `/v1/runs/:runId`. */
-export function fastifyPath(openApiPath: string): string {
+function fastifyPath(openApiPath: string): string {
   return openApiPath.replace(/\{([^}]+)\}/g, ':$1');
 }
 

@@ -10,7 +10,7 @@ import type { OperationRouter } from '../openapi/operation-router.js';
 import { principalOf } from '../principal.js';
 import type { EventRateQuota } from '../quotas/event-rate.js';
 
-export type TriggerClient = PromiseClient<triggerV1.TriggerServiceClient>;
+type TriggerClient = PromiseClient<triggerV1.TriggerServiceClient>;
 
 export interface TaskRoutesOptions {
   trigger: TriggerClient;
@@ -307,7 +307,7 @@ export const taskOperations = {
 };
 
 /** A task as clients see it. */
-export function taskBody(task: triggerV1.Task): z.infer<typeof Task> {
+function taskBody(task: triggerV1.Task): z.infer<typeof Task> {
   return {
     taskId: task.taskId,
     name: task.name,
@@ -326,7 +326,7 @@ export function taskBody(task: triggerV1.Task): z.infer<typeof Task> {
 }
 
 /** A fire as clients see it. */
-export function fireBody(fire: triggerV1.Fire): z.infer<typeof Fire> {
+function fireBody(fire: triggerV1.Fire): z.infer<typeof Fire> {
   return {
     fireId: fire.fireId,
     taskId: fire.taskId,

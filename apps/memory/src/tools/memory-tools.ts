@@ -14,7 +14,7 @@ import type { FactSaver } from '../knowledge/fact-saver.js';
 import type { WorkingMemoryStore } from '../knowledge/working-memory-store.js';
 import type { RecallEngine } from '../recall/recall-engine.js';
 
-export const MEMORY_RUNNER_NAME = 'memory-tools';
+const MEMORY_RUNNER_NAME = 'memory-tools';
 
 export interface MemoryToolDependencies {
   nc: NatsConnection;
@@ -34,7 +34,7 @@ function runOf(context: ToolContext): string {
 }
 
 /** The memory tools: long-term search and explicit saves, and the run's working memory scratchpad. */
-export function memoryTools(deps: MemoryToolDependencies): ToolDefinition[] {
+function memoryTools(deps: MemoryToolDependencies): ToolDefinition[] {
   return [
     defineTool({
       name: 'memory_search',
