@@ -2,7 +2,7 @@ import type { agentPoolV1, memoryV1, orchestratorV1, triggerV1 } from '@platform
 import type { Logger, PromiseClient } from '@platform/service-kit';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance, type RouteOptions } from 'fastify';
 import type { TokenVerifier } from './auth.js';
-import { HttpError, toHttpError } from './http-errors.js';
+import { toHttpError } from './http-errors.js';
 import type { DeadLetterReader } from './events/dead-letter-reader.js';
 import { frameworkErrorOptions } from './framework-errors.js';
 import { registerInputTextCheck } from './input-text.js';

@@ -141,8 +141,6 @@ export type ToolReplySpec = z.infer<typeof ToolReplySchema>;
 export type FaultSpec = NonNullable<ScenarioStep['fault']>;
 /** One of {@link FAULT_KINDS}. */
 export type FaultKind = FaultSpec['kind'];
-/** One validated scripted tool call. */
-type ToolCallSpec = NonNullable<ScenarioStep['toolCalls']>[number];
 
 /**
  * The turns of a scenario: its `turns`, or its `steps` as the one turn (which every later turn

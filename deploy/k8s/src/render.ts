@@ -50,7 +50,3 @@ export const OVERLAYS = ['overlays/dev', 'overlays/prod'] as const;
 
 /** `Kind/name` of an object, for messages. */
 export const idOf = (object: K8sObject): string => `${object.kind}/${object.metadata.name}`;
-
-function objectsOfKind<T = K8sObject>(objects: K8sObject[], kind: string): (K8sObject & T)[] {
-  return objects.filter((o) => o.kind === kind) as (K8sObject & T)[];
-}

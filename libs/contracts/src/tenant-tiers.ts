@@ -77,7 +77,6 @@ export const QUOTA_NAMES = {
   tasks: 'tasks',
   minScheduleIntervalSeconds: 'min_schedule_interval_seconds',
 } as const satisfies Record<QuotaField, string>;
-type QuotaName = (typeof QUOTA_NAMES)[QuotaField];
 
 /** A request's tier resolved against the configuration: the tier whose limits apply, and them. */
 export interface TierQuotas {

@@ -49,10 +49,6 @@ export const ToolCallRequest = z.object({
 });
 export type ToolCallRequest = z.infer<typeof ToolCallRequest>;
 
-/** Statuses a runner answers with. `busy` means "at my concurrency limit, try another replica". */
-const RunnerStatus = z.enum(['success', 'invalid', 'failed', 'timeout', 'busy']);
-type RunnerStatus = z.infer<typeof RunnerStatus>;
-
 /** Stable error codes in tool responses. */
 export const ToolErrorCode = z.enum([
   'INVALID_REQUEST',

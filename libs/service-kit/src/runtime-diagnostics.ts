@@ -21,7 +21,6 @@ export const RuntimeDiagnosticsConfig = z.object({
   RUNTIME_DIAGNOSTICS_PORT: env.port().optional(),
   RUNTIME_DIAGNOSTICS_HOST: z.string().default('127.0.0.1'),
 });
-type RuntimeDiagnosticsSettings = z.infer<typeof RuntimeDiagnosticsConfig>;
 
 /** The path of the snapshot (GET reads it; POST reads it and starts a new window). */
 export const RUNTIME_DIAGNOSTICS_PATH = '/diagnostics/runtime';

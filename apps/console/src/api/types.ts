@@ -30,23 +30,18 @@ export const RUN_SOURCES = ['user', 'trigger', 'child', 'notice'] as const;
 
 type TokenUsage = Schemas['TokenUsage'];
 export type RunSummary = Schemas['RunSummary'];
-type RunPage = GetAnswer<'/v1/runs'>;
 type HistoryPage = GetAnswer<'/v1/conversations/{conversationId}/messages'>;
 export type HistoryEntry = HistoryPage['messages'][number];
 export type ChatMessage = HistoryEntry['message'];
 export type Approval = Schemas['Approval'];
 export type TurnAnswer = Schemas['TurnResponse'];
 export type CatalogTool = Schemas['CatalogTool'];
-type RunnerInstance = CatalogTool['runnerInstances'][number];
 export type ToolTrial = Schemas['ToolCall'];
 export type Task = Schemas['Task'];
-type TaskFire = Schemas['Fire'];
 export type MemoryFact = Schemas['Fact'];
-type Credential = Schemas['CredentialInfo'];
 export type CredentialAuditEvent = GetAnswer<'/v1/credentials/audit'>['events'][number];
 export type UsageReport = GetAnswer<'/v1/usage'>;
 export type UsageDay = UsageReport['days'][number];
-type RunEvent = Schemas['RunEvent'];
 
 export interface StepFailure {
   class: string;
