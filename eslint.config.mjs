@@ -5,6 +5,9 @@ import js from '@eslint/js';
 import nx from '@nx/eslint-plugin';
 import tseslint from 'typescript-eslint';
 import reactHooks from 'eslint-plugin-react-hooks';
+import importX from 'eslint-plugin-import-x';
+import { createTypeScriptImportResolver } from 'eslint-import-resolver-typescript';
+import { noTypeImportCycle } from './scripts/lint/no-type-import-cycle.mjs';
 
 const infrastructureClients = ['pg', 'pg-*', 'ioredis', '@nats-io/*', '@grpc/*', 'fastify', 'openai'];
 
@@ -75,6 +78,28 @@ export default tseslint.config(
     },
   },
   {
+    // No import circles inside a package (issue 35). `import-x/no-cycle` finds the circles that exist
+    // at run time (the TypeScript resolver maps the `.js` specifiers to the `.ts` sources); it skips
+    // type-only imports, which `platform/no-type-import-cycle` (scripts/lint/) counts too. Other
+    // packages are not followed: nx already forbids circles between projects.
+    files: ['**/*.ts', '**/*.tsx'],
+    plugins: { 'import-x': importX, platform: { rules: { 'no-type-import-cycle': noTypeImportCycle } } },
+    settings: {
+      'import-x/extensions': ['.ts', '.tsx'],
+      'import-x/parsers': { '@typescript-eslint/parser': ['.ts', '.tsx'] },
+      'import-x/resolver-next': [
+        createTypeScriptImportResolver({
+          project: '{apps,libs,bench,test,tools,deploy,examples}/*/tsconfig.json',
+          noWarnOnMultipleProjects: true,
+        }),
+      ],
+    },
+    rules: {
+      'import-x/no-cycle': ['error', { ignoreExternal: true }],
+      'platform/no-type-import-cycle': 'error',
+    },
+  },
+  {
     // The web console (React): the rules of hooks, and the browser's console is no log.
     files: ['apps/console/src/**/*.ts', 'apps/console/src/**/*.tsx'],
     ...reactHooks.configs.flat.recommended,
@@ -90,6 +115,25 @@ export default tseslint.config(
         {
           patterns: [
             { group: ['@platform/testing', '@platform/testing/*'], message: 'libs/testing is for tests only.' },
+          ],
+        },
+      ],
+    },
+  },
+  {
+    // The api's openapi/ is the machinery under the routes (routes define operations with it); the
+    // list of every operation and the document writer sit above both (src/api-operations.ts).
+    files: ['apps/api/src/openapi/**/*.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            { group: ['@platform/testing', '@platform/testing/*'], message: 'libs/testing is for tests only.' },
+            {
+              group: ['../routes/*', '../app.js', '../api-operations.js'],
+              message: 'openapi/ must not depend on the routes; the routes depend on it.',
+            },
           ],
         },
       ],

@@ -94,7 +94,7 @@ function json(value: unknown): string {
 }
 
 /** An entry as the API shows it. */
-export function toProtoEntry(row: EntryRow): agentPoolV1.AgentEntry {
+function toProtoEntry(row: EntryRow): agentPoolV1.AgentEntry {
   const finishedWithResult = row.status === 'completed' || row.status === 'cancelled';
   return {
     entryId: row.entry_id,

@@ -7,13 +7,13 @@ import type { CallKey, EntryRow, SourceKind } from './entry-store.js';
 import type { UserDecisionInput } from './user-decision.js';
 
 /** The live catalog of runners, as far as the pool needs it (tool-sdk's ToolCatalog). */
-export interface AgentDirectory {
+interface AgentDirectory {
   lookup(name: string): ToolLookup;
   refresh(): Promise<void>;
 }
 
 /** Sends one agent step, or a gated tool's approved call, to a runner (AgentStepClient). */
-export interface StepSender {
+interface StepSender {
   step(call: AgentStepCall): Promise<StepResult>;
   runTool(call: ApprovedToolCall): Promise<ToolRunResult>;
 }

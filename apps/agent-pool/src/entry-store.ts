@@ -4,11 +4,10 @@ import { jsonbText, PlatformError } from '@platform/service-kit';
 import type pg from 'pg';
 import { ErrorCodes } from './error-codes.js';
 
-export const LIVE_STATUSES = ['waiting_for_input', 'waiting_for_approval', 'paused'] as const;
-export const FINISHED_STATUSES = ['completed', 'cancelled', 'expired', 'error'] as const;
+const LIVE_STATUSES = ['waiting_for_input', 'waiting_for_approval', 'paused'] as const;
 export type WaitingStatus = 'waiting_for_input' | 'waiting_for_approval';
 export type LiveStatus = (typeof LIVE_STATUSES)[number];
-export type EntryStatus = LiveStatus | (typeof FINISHED_STATUSES)[number];
+export type EntryStatus = LiveStatus | 'completed' | 'cancelled' | 'expired' | 'error';
 export type SourceKind = 'user' | 'trigger';
 /**
  * `agent`: an agent-tool's call; `approval_gate`: a plain tool's call held for approval;

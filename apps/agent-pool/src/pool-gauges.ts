@@ -3,7 +3,7 @@ import { observeGauge, PLATFORM, type GaugeReading } from '@platform/telemetry';
 import type pg from 'pg';
 
 /** Approvals that expire within this window count as "near expiry" (the alert and the dashboard). */
-export const APPROVAL_EXPIRY_WARNING_MINUTES = 10;
+const APPROVAL_EXPIRY_WARNING_MINUTES = 10;
 
 /**
  * The pool's size for metrics: live entries by kind and status (`platform.agent_pool.entries`)

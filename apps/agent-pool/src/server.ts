@@ -19,7 +19,7 @@ import { PoolGauges } from './pool-gauges.js';
 import { Sweeper, type SweepResult } from './sweeper.js';
 
 export const AGENT_POOL_SCHEMA = 'agent_pool';
-export const AGENT_POOL_SERVICE_NAME = 'agentpool.v1.AgentPoolService';
+const AGENT_POOL_SERVICE_NAME = 'agentpool.v1.AgentPoolService';
 const migrationsDir = fileURLToPath(new URL('../migrations', import.meta.url));
 
 /** A started agent pool: migrated database, NATS, runner catalog, sweeper, gRPC server listening. */

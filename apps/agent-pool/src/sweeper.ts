@@ -44,7 +44,7 @@ const REASON_BY_CODE: Record<string, AgentExpiryReason> = {
 };
 
 /** The event of an expired entry; its id is stable, so a republished event is a JetStream duplicate. */
-export function expiredEvent(row: EntryRow): AgentExpiredEvent {
+function expiredEvent(row: EntryRow): AgentExpiredEvent {
   return AgentExpiredEvent.parse({
     type: 'agent.expired',
     eventId: `${row.entry_id}:expired`,

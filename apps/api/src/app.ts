@@ -2,7 +2,7 @@ import type { agentPoolV1, memoryV1, orchestratorV1, triggerV1 } from '@platform
 import type { Logger, PromiseClient } from '@platform/service-kit';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance, type RouteOptions } from 'fastify';
 import type { TokenVerifier } from './auth.js';
-import { HttpError, toHttpError } from './http-errors.js';
+import { toHttpError } from './http-errors.js';
 import type { DeadLetterReader } from './events/dead-letter-reader.js';
 import { frameworkErrorOptions } from './framework-errors.js';
 import { registerInputTextCheck } from './input-text.js';
@@ -27,7 +27,7 @@ import { registerUsageRoutes } from './routes/usage.js';
 import { registerOpenApiRoutes } from './routes/openapi.js';
 import { buildOpenApiDocument, type OpenApiDocument } from './openapi/document.js';
 import { OperationRouter } from './openapi/operation-router.js';
-import { allOperations } from './openapi/operations.js';
+import { allOperations } from './api-operations.js';
 import { TurnRunner } from './turns/turn-runner.js';
 import { unlimitedEvents, type EventRateQuota } from './quotas/event-rate.js';
 import { unlimitedStreams, type StreamQuota } from './quotas/stream-leases.js';
@@ -163,5 +163,3 @@ export function buildApp(options: AppOptions): FastifyInstance {
   registerAdminRoutes(router, { deadLetters: options.admin?.deadLetters, credentials: options.credentials });
   return app;
 }
-
-export { HttpError };

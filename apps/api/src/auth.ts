@@ -25,25 +25,15 @@ export interface Principal {
 }
 
 /** Algorithms verified with the shared secret (`AUTH_JWT_SECRET`). */
-export const SECRET_ALGORITHMS = ['HS256'] as const;
+const SECRET_ALGORITHMS = ['HS256'] as const;
 /** Algorithms verified with a public key of the key set (`AUTH_JWKS_URL`). */
-export const KEY_SET_ALGORITHMS = [
-  'RS256',
-  'RS384',
-  'RS512',
-  'PS256',
-  'PS384',
-  'PS512',
-  'ES256',
-  'ES384',
-  'ES512',
-] as const;
+const KEY_SET_ALGORITHMS = ['RS256', 'RS384', 'RS512', 'PS256', 'PS384', 'PS512', 'ES256', 'ES384', 'ES512'] as const;
 
 /** Letters, digits, "-" and "_", 1 to 32 characters. */
 const TIER_PATTERN = /^[A-Za-z0-9_-]{1,32}$/;
 const DEFAULT_CLOCK_TOLERANCE_SECONDS = 5;
 /** Longest a token may live, `exp` minus `iat` (or minus now without `iat`): 24 hours. */
-export const DEFAULT_MAX_TOKEN_LIFETIME_SECONDS = 24 * 60 * 60;
+const DEFAULT_MAX_TOKEN_LIFETIME_SECONDS = 24 * 60 * 60;
 const ROLE_PATTERN = /^[A-Za-z0-9_.:-]{1,64}$/;
 
 export interface TokenVerifierOptions {

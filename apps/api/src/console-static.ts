@@ -5,7 +5,7 @@ import type { FastifyInstance, FastifyReply } from 'fastify';
 import { ApiErrorCodes } from './error-codes.js';
 
 /** Where the console is served; its routes need no token (the API calls it makes do). */
-export const CONSOLE_PREFIX = '/console';
+const CONSOLE_PREFIX = '/console';
 
 export interface ConsoleOptions {
   /** The console's built files (apps/console/dist); absent or missing: /console says how to build it. */

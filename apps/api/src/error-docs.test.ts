@@ -2,7 +2,7 @@ import { staleDocTables } from '@platform/testing';
 import { describe, expect, it } from 'vitest';
 import { apiErrorCatalogue } from './error-codes.js';
 import { buildOpenApiDocument } from './openapi/document.js';
-import { allOperations } from './openapi/operations.js';
+import { allOperations } from './api-operations.js';
 import { errorDocTables, apiErrorTable } from './test-support/error-docs.js';
 
 /** Each code the OpenAPI document lists under `x-error-codes`, with the statuses it is listed under. */

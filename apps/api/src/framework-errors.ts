@@ -9,7 +9,7 @@ import { ApiErrorCodes } from './error-codes.js';
  * default, 100, is shorter than ids the API documents (a conversation id may have 128 characters,
  * a subject 200, each up to 12 characters once encoded); the operations' schemas bound each one.
  */
-export const MAX_PARAM_LENGTH = 4_096;
+const MAX_PARAM_LENGTH = 4_096;
 
 /**
  * Errors Node's HTTP parser raises before Fastify sees a request, each answered in the documented

@@ -129,15 +129,3 @@ export function toHttpError(error: unknown): {
   }
   return { status: 500, body: { error: { code: ApiErrorCodes.INTERNAL, message: 'internal error' } }, internal: true };
 }
-
-/** Checks request input against a schema; the first problem becomes a 400 with `code`. */
-export function parseInput<T>(schema: z.ZodType<T>, input: unknown, code: ApiErrorCode): T {
-  const parsed = schema.safeParse(input);
-  if (parsed.success) return parsed.data;
-  const issue = parsed.error.issues[0];
-  throw new HttpError(
-    400,
-    code,
-    issue ? `${issue.path.map(String).join('.') || 'body'}: ${issue.message}` : 'invalid input',
-  );
-}

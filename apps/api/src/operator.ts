@@ -6,10 +6,10 @@ import { principalOf } from './principal.js';
 import { ApiErrorCodes } from './error-codes.js';
 
 /** The header with which an operator reads another tenant's data (read-only requests only). */
-export const TENANT_HEADER = 'platform-tenant';
+const TENANT_HEADER = 'platform-tenant';
 
 /** Whether the verified caller holds the operator role. */
-export function isOperator(principal: Principal, operatorRole: string): boolean {
+function isOperator(principal: Principal, operatorRole: string): boolean {
   return principal.roles?.includes(operatorRole) ?? false;
 }
 

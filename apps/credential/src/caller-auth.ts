@@ -6,7 +6,7 @@ import { createLocalJWKSet, errors as joseErrors, jwtVerify, type JSONWebKeySet 
 import { ErrorCodes } from './error-codes.js';
 
 /** Signature algorithms accepted on grants: asymmetric only, so this service can verify but never mint. */
-export const GRANT_ALGORITHMS = ['EdDSA', 'ES256'];
+const GRANT_ALGORITHMS = ['EdDSA', 'ES256'];
 
 export interface CallerAuthOptions {
   grantPublicKeys: string;

@@ -2,7 +2,7 @@ import { QUOTA_NAMES } from '@platform/contracts';
 import { quotaExceeded, type PlatformError } from '@platform/service-kit';
 import type pg from 'pg';
 import { SEALED_OVERHEAD_BYTES } from './crypto/aes-gcm.js';
-import type { CredentialKey } from './credential-store.js';
+import type { CredentialKey } from './credential-key.js';
 
 /** A tenant's credential quotas (its tier's, TENANT_TIERS). */
 export interface CredentialQuota {

@@ -2,6 +2,7 @@ import type pg from 'pg';
 import type { AuditEntry } from './audit-log.js';
 import { appendAudit } from './audit-log.js';
 import type { CredentialDatabase } from './credential-database.js';
+import type { CredentialKey } from './credential-key.js';
 import { openRecord, sealRecord, type RecordIdentity } from './crypto/envelope.js';
 import { CredentialDecryptError } from './crypto/crypto-errors.js';
 import type { KeyProvider } from './crypto/key-provider.js';
@@ -17,12 +18,6 @@ export interface CredentialInfo {
   keyId: string;
   createdAt: Date;
   updatedAt: Date;
-}
-
-export interface CredentialKey {
-  tenantId: string;
-  service: string;
-  account: string;
 }
 
 /** Who acts, recorded with every audit row. */

@@ -4,7 +4,7 @@ import { codesOf, SharedErrorCodes, type ErrorCodeSpec } from '@platform/service
  * Every error code this service raises besides service-kit's shared ones (`SharedErrorCodes`),
  * with the kind it is raised with and what it means.
  */
-export const credentialErrorCatalogue = {
+const credentialErrorCatalogue = {
   CREDENTIAL_NOT_FOUND: { kind: 'not_found', description: 'No credential for this tenant, service and account.' },
   VERSION_CONFLICT: {
     kind: 'failed_precondition',

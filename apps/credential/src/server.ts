@@ -14,7 +14,7 @@ import { LocalKeyring } from './crypto/local-keyring.js';
 import { assertKeyringCoversRows, startRewrapJob } from './key-rotation.js';
 
 export const CREDENTIAL_SCHEMA = 'credential';
-export const CREDENTIAL_SERVICE_NAME = 'credential.v1.CredentialService';
+const CREDENTIAL_SERVICE_NAME = 'credential.v1.CredentialService';
 const migrationsDir = fileURLToPath(new URL('../migrations', import.meta.url));
 
 /** A started credential service: migrated database, keyring checked against the rows, gRPC listening. */

@@ -1,29 +1,13 @@
 import { toolsDisabled, type ChatCompletionRequest } from './chat-request.js';
+import type { AssistantReply } from './assistant-reply.js';
 import { toolCallId } from './ids.js';
 import type { Scenario, ScenarioStep } from './scenario-schema.js';
 import { renderArguments, renderTemplate, templateContextFrom } from './templates.js';
 import { understoodReply } from './understood-reply.js';
 
 /** Used when a scenario has no `onToolsDisabled` and the request forbids tool calls. */
-export const DEFAULT_TOOLS_DISABLED_TEXT =
+const DEFAULT_TOOLS_DISABLED_TEXT =
   'I cannot use tools for this request, so here is a summary of what I have. You asked: {{userMessage}} The latest tool result was: {{lastToolResult}}';
-
-/** One tool call of a reply, arguments already serialised. */
-export interface ReplyToolCall {
-  id: string;
-  name: string;
-  arguments: string;
-}
-
-/** Why the model stopped, as OpenAI reports it. */
-export type FinishReason = 'stop' | 'length' | 'content_filter' | 'tool_calls';
-
-/** The assistant's answer, independent of streaming or not. */
-export interface AssistantReply {
-  content: string | null;
-  toolCalls: ReplyToolCall[];
-  finishReason: FinishReason;
-}
 
 /** Turns a scenario step into a concrete reply for this request (templates rendered, ids assigned). */
 export function buildReply(

@@ -1,7 +1,8 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { CLIENT_CLOSED_REQUEST } from './delay.js';
 import { bearerToken } from './auth.js';
-import { buildReply, outputChars, type AssistantReply } from './build-reply.js';
+import type { AssistantReply } from './assistant-reply.js';
+import { buildReply, outputChars } from './build-reply.js';
 import { parseChatCompletionRequest, type ChatCompletionRequest } from './chat-request.js';
 import { abortableDelay, disconnectSignal } from './delay.js';
 import { faultError } from './faults.js';

@@ -2,7 +2,8 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { ConfigError } from '@platform/service-kit';
 import { describe, expect, it } from 'vitest';
-import { DEFAULT_SCENARIOS_DIR, loadLlmSimConfig, optionsFromConfig } from './config.js';
+import { loadLlmSimConfig, optionsFromConfig } from './config.js';
+import { DEFAULT_SCENARIOS_DIR } from './scenario-store.js';
 
 describe('config', () => {
   it('has defaults for everything', () => {

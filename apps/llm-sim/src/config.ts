@@ -1,18 +1,12 @@
-import { fileURLToPath } from 'node:url';
 import { env, loadConfig, loggingEnv } from '@platform/service-kit';
 import { z } from 'zod';
 import { MAX_SAMPLED_DELAY_MS } from './latency-distribution.js';
 import { MAX_TOKENS_PER_SECOND } from './latency-setting.js';
+import { DEFAULT_SCENARIOS_DIR } from './scenario-store.js';
 import type { LlmSimOptions } from './server.js';
 
-/**
- * The app's shipped `scenarios/` folder. It sits next to both `src/` and `dist/`, so resolving
- * `../scenarios/` from this module works whether it runs from TypeScript or from the build.
- */
-export const DEFAULT_SCENARIOS_DIR = fileURLToPath(new URL('../scenarios/', import.meta.url));
-
 /** Environment variables of the simulator; keys are the variable names. */
-export const LlmSimConfigSchema = z
+const LlmSimConfigSchema = z
   .object({
     LLM_SIM_HOST: z.string().min(1).default('127.0.0.1'),
     LLM_SIM_PORT: env.port().default(4010),

@@ -6,7 +6,7 @@
  */
 
 /** Weights of the two feature families; words dominate, trigrams catch typos and word forms. */
-export const EMBEDDING_FEATURE_WEIGHTS = { word: 1, trigram: 0.5 } as const;
+const EMBEDDING_FEATURE_WEIGHTS = { word: 1, trigram: 0.5 } as const;
 
 // Any unit vector works for a text without features; a fixed feature keeps it deterministic and
 // avoids the zero vector, whose cosine distance is undefined (NaN in pgvector).

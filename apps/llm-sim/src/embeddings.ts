@@ -10,14 +10,14 @@ import { sendError, type LlmSimApp, type SimState } from './sim-state.js';
 import { estimateCompletionTokens } from './usage.js';
 
 /** Largest `dimensions` a request may ask for (pgvector's `vector` type stores up to 16,000). */
-export const MAX_EMBEDDING_DIMENSIONS = 16_000;
+const MAX_EMBEDDING_DIMENSIONS = 16_000;
 /** OpenAI's limit on inputs per request. */
-export const MAX_EMBEDDING_INPUTS = 2048;
+const MAX_EMBEDDING_INPUTS = 2048;
 
 const TokenIds = z.array(z.number().int().nonnegative()).min(1);
 
 /** The OpenAI embeddings request body (unknown fields pass, as real clients send extras). */
-export const EmbeddingRequestSchema = z.looseObject({
+const EmbeddingRequestSchema = z.looseObject({
   model: z.string().min(1),
   input: z.union([
     z.string().min(1),
@@ -31,10 +31,10 @@ export const EmbeddingRequestSchema = z.looseObject({
 });
 
 /** A validated embeddings request. */
-export type EmbeddingRequest = z.infer<typeof EmbeddingRequestSchema>;
+type EmbeddingRequest = z.infer<typeof EmbeddingRequestSchema>;
 
 /** Inputs as texts: token-id arrays are embedded as their ids joined by spaces (deterministic). */
-export function inputTexts(input: EmbeddingRequest['input']): string[] {
+function inputTexts(input: EmbeddingRequest['input']): string[] {
   if (typeof input === 'string') return [input];
   if (input.length === 0) return [];
   if (typeof input[0] === 'number') return [(input as number[]).join(' ')];
@@ -42,7 +42,7 @@ export function inputTexts(input: EmbeddingRequest['input']): string[] {
 }
 
 /** Renders the OpenAI `list` of embeddings for one validated request. */
-export function renderEmbeddings(request: EmbeddingRequest, dimensions: number) {
+function renderEmbeddings(request: EmbeddingRequest, dimensions: number) {
   const texts = inputTexts(request.input);
   const data = texts.map((text, index) => {
     const vector = embedText(text, dimensions);

@@ -29,8 +29,6 @@ export const LatencySetting = z
     distribution: s.distribution ?? null,
     tokensPerSecond: s.tokensPerSecond ?? null,
   }));
-/** A setting as sent (what it leaves out is off). */
-export type LatencySettingInput = z.input<typeof LatencySetting>;
 
 /** The model latency in force: every part filled in. */
 export interface ModelLatency {

@@ -1,4 +1,4 @@
-import type { AssistantReply } from './build-reply.js';
+import type { AssistantReply } from './assistant-reply.js';
 import type { Usage } from './usage.js';
 
 /** Fields shared by a completion and all of its stream chunks. */

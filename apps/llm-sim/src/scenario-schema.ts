@@ -4,7 +4,7 @@ import { TokensPerSecond } from './latency-setting.js';
 import { stringsIn, unknownTemplates } from './templates.js';
 
 /** Scenario names appear in `[scenario:<name>]` markers and as file names, so keep them plain. */
-export const SCENARIO_NAME = /^[A-Za-z0-9._-]+$/;
+const SCENARIO_NAME = /^[A-Za-z0-9._-]+$/;
 
 /**
  * The faults a step can inject: OpenAI errors, or `stream_cut`, a connection that breaks after
@@ -22,7 +22,7 @@ export const FAULT_KINDS = [
   'stream_cut',
 ] as const;
 
-export const FaultSchema = z.strictObject({
+const FaultSchema = z.strictObject({
   kind: z.enum(FAULT_KINDS),
   times: z.union([z.number().int().positive(), z.literal('always')]).default(1),
   retryAfterSeconds: z.number().nonnegative().optional(),
@@ -141,8 +141,6 @@ export type ToolReplySpec = z.infer<typeof ToolReplySchema>;
 export type FaultSpec = NonNullable<ScenarioStep['fault']>;
 /** One of {@link FAULT_KINDS}. */
 export type FaultKind = FaultSpec['kind'];
-/** One validated scripted tool call. */
-export type ToolCallSpec = NonNullable<ScenarioStep['toolCalls']>[number];
 
 /**
  * The turns of a scenario: its `turns`, or its `steps` as the one turn (which every later turn

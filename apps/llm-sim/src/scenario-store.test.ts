@@ -1,6 +1,5 @@
 import { afterAll, describe, expect, it } from 'vitest';
-import { DEFAULT_SCENARIOS_DIR } from './config.js';
-import { loadScenarioDirectory, ScenarioLoadError } from './scenario-store.js';
+import { DEFAULT_SCENARIOS_DIR, loadScenarioDirectory, ScenarioLoadError } from './scenario-store.js';
 import { createLlmSim } from './server.js';
 import { removeScenarioDirs, scenarioDir } from './test-support/sim.js';
 

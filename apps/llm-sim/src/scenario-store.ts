@@ -1,7 +1,14 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { basename, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { ScenarioSchema, type Scenario, type ScenarioInput } from './scenario-schema.js';
 import { NamedError } from '@platform/contracts';
+
+/**
+ * The app's shipped `scenarios/` folder. It sits next to both `src/` and `dist/`, so resolving
+ * `../scenarios/` from this module works whether it runs from TypeScript or from the build.
+ */
+export const DEFAULT_SCENARIOS_DIR = fileURLToPath(new URL('../scenarios/', import.meta.url));
 
 /** A scenario source (file or programmatic input) that could not be loaded; fails startup. */
 export class ScenarioLoadError extends NamedError {
@@ -27,7 +34,7 @@ function validate(source: string, input: unknown): Scenario {
 }
 
 /** Parses and validates one scenario file's text; the file name must match the scenario's `name`. */
-export function parseScenarioFile(file: string, text: string): Scenario {
+function parseScenarioFile(file: string, text: string): Scenario {
   let json: unknown;
   try {
     json = JSON.parse(text);

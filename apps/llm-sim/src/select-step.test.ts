@@ -1,15 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import type { ChatMessage } from './chat-request.js';
 import { ScenarioSchema, type Scenario } from './scenario-schema.js';
-import {
-  findScenarioMarker,
-  findScenarioMarkerMessage,
-  resolveStep,
-  selectScenario,
-  stepIndexOf,
-  stripScenarioMarkers,
-  turnIndexOf,
-} from './select-step.js';
+import { findScenarioMarker, findScenarioMarkerMessage, stripScenarioMarkers } from './scenario-markers.js';
+import { resolveStep, selectScenario, stepIndexOf, turnIndexOf } from './select-step.js';
 
 const scenario = (name: string, extra: object = {}): Scenario =>
   ScenarioSchema.parse({ name, steps: [{ content: 'one' }, { content: 'two' }], ...extra });

@@ -5,39 +5,8 @@ import {
   isTurnStartingUserMessage,
   latestTurnStartIndex,
 } from './conversation.js';
+import { findScenarioMarker, findScenarioMarkerMessage, SCENARIO_MARKER } from './scenario-markers.js';
 import { scenarioTurns, type Scenario, type ScenarioStep } from './scenario-schema.js';
-
-const MARKER = /\[scenario:([A-Za-z0-9._-]+)\]/g;
-
-/** The latest user message carrying a `[scenario:<name>]` marker, as its index and the name it selects. */
-export function findScenarioMarkerMessage(
-  messages: readonly ChatMessage[],
-): { index: number; name: string } | undefined {
-  for (let i = messages.length - 1; i >= 0; i--) {
-    const message = messages[i];
-    if (message?.role !== 'user') continue;
-    const names = [...contentText(message.content).matchAll(MARKER)].map((m) => m[1]);
-    const name = names.at(-1);
-    if (name) return { index: i, name };
-  }
-  return undefined;
-}
-
-/**
- * The scenario named by the latest user message carrying a `[scenario:<name>]` marker
- * (within one message the last marker wins), or undefined when no user message has one.
- */
-export function findScenarioMarker(messages: readonly ChatMessage[]): string | undefined {
-  return findScenarioMarkerMessage(messages)?.name;
-}
-
-/** Removes scenario markers (they steer the simulator, they are not part of what the user said). */
-export function stripScenarioMarkers(text: string): string {
-  return text
-    .replace(MARKER, '')
-    .replace(/\s{2,}/g, ' ')
-    .trim();
-}
 
 /** Outcome of scenario selection. */
 export type ScenarioSelection =
@@ -51,7 +20,7 @@ const PERSONA_MARKER = /\[persona-scenario:([A-Za-z0-9._-]+)\]/;
  * scripted model (e.g. the roles of a committee, all asked the same question). A plain
  * `[scenario:…]` in a system prompt is ignored (recalled memories quote conversation text there).
  */
-export function findPersonaScenarioMarker(messages: readonly ChatMessage[]): string | undefined {
+function findPersonaScenarioMarker(messages: readonly ChatMessage[]): string | undefined {
   const system = messages.find((m) => m.role === 'system');
   return system ? PERSONA_MARKER.exec(contentText(system.content))?.[1] : undefined;
 }
@@ -90,7 +59,7 @@ function firstMarkerOfRun(messages: readonly ChatMessage[], latest: { index: num
   for (let i = latest.index - 1; i >= 0; i--) {
     const message = messages[i];
     if (message?.role !== 'user') continue;
-    const name = [...contentText(message.content).matchAll(MARKER)].map((m) => m[1]).at(-1);
+    const name = [...contentText(message.content).matchAll(SCENARIO_MARKER)].map((m) => m[1]).at(-1);
     if (name === undefined) continue;
     if (name !== latest.name) break;
     anchor = i;

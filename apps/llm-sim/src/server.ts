@@ -2,7 +2,6 @@ import { createLogger, type Logger } from '@platform/service-kit';
 import Fastify, { LogController, type FastifyError } from 'fastify';
 import { checkAuthorization } from './auth.js';
 import { registerChatCompletions } from './chat-completions.js';
-import { DEFAULT_SCENARIOS_DIR } from './config.js';
 import { EmbeddingFaults } from './embedding-faults.js';
 import { registerEmbeddings } from './embeddings.js';
 import { FaultWindow, FaultWindowSpec } from './fault-window.js';
@@ -15,10 +14,13 @@ import { ModelTimeLedger } from './model-time-ledger.js';
 import { RequestCounters } from './request-counters.js';
 import { RequestLog } from './request-log.js';
 import type { Scenario, ScenarioInput } from './scenario-schema.js';
-import { loadScenarioDirectory, ScenarioLoadError, validateScenarios } from './scenario-store.js';
+import {
+  DEFAULT_SCENARIOS_DIR,
+  loadScenarioDirectory,
+  ScenarioLoadError,
+  validateScenarios,
+} from './scenario-store.js';
 import { sendError, type LlmSimApp, type SimState } from './sim-state.js';
-
-export type { LlmSimApp } from './sim-state.js';
 
 /** Options of {@link createLlmSim}; every field has a default suited to tests. */
 export interface LlmSimOptions {

@@ -1,5 +1,5 @@
 import type { ServerResponse } from 'node:http';
-import type { AssistantReply } from './build-reply.js';
+import type { AssistantReply } from './assistant-reply.js';
 import { SYSTEM_FINGERPRINT, type CompletionMeta } from './render-completion.js';
 import { paceChunks, type StreamPace } from './stream-pacing.js';
 import type { Usage } from './usage.js';

@@ -1,16 +1,16 @@
 import { memoryContextItems, RESUMED_CALL_ID_SUFFIX } from '@platform/contracts';
 import type { ChatMessage } from './chat-request.js';
 import { contentText, latestTurnStartIndex, OBSERVATION_PREFIX } from './conversation.js';
-import { stripScenarioMarkers } from './select-step.js';
+import { stripScenarioMarkers } from './scenario-markers.js';
 
 /** What a template resolves to when the conversation does not hold the value it names. */
-export const UNAVAILABLE = '(unavailable)';
+const UNAVAILABLE = '(unavailable)';
 
 const TEMPLATE = /\{\{\s*([^{}]*?)\s*\}\}/g;
 const TOOL_RESULT = /^toolResult:([^.\s]+)((?:\.[^.\s]+)*)$/;
 
 /** A parsed `{{...}}` reference. */
-export type TemplateRef =
+type TemplateRef =
   | { kind: 'userMessage' }
   | { kind: 'lastToolResult' }
   | { kind: 'lastObservation' }
@@ -18,7 +18,7 @@ export type TemplateRef =
   | { kind: 'toolResult'; tool: string; path: string[] };
 
 /** Parses the inside of a `{{...}}`; undefined when it names nothing the simulator knows. */
-export function parseTemplateRef(expression: string): TemplateRef | undefined {
+function parseTemplateRef(expression: string): TemplateRef | undefined {
   if (
     expression === 'userMessage' ||
     expression === 'lastToolResult' ||

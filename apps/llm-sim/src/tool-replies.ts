@@ -1,4 +1,4 @@
-import type { AssistantReply } from './build-reply.js';
+import type { AssistantReply } from './assistant-reply.js';
 import { toolsDisabled, type ChatCompletionRequest } from './chat-request.js';
 import { toolReplyCallId } from './ids.js';
 import type { Scenario, ToolReplySpec } from './scenario-schema.js';

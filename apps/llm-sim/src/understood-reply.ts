@@ -1,12 +1,12 @@
-import type { AssistantReply } from './build-reply.js';
+import type { AssistantReply } from './assistant-reply.js';
 import { toolsDisabled, type ChatCompletionRequest, type ChatMessage } from './chat-request.js';
 import { contentText, latestTurnStartIndex } from './conversation.js';
 import { toolCallId } from './ids.js';
-import { stripScenarioMarkers } from './select-step.js';
+import { stripScenarioMarkers } from './scenario-markers.js';
 import { intentsOf, placeOf, type Intent } from './user-intents.js';
 
 /** What the simulated model says when the text asks for nothing it can work out. */
-export const CANNOT_ANSWER =
+const CANNOT_ANSWER =
   'I am llm-sim, the simulated model of this platform: I can work out arithmetic with the calculator tool and tell the time anywhere with current_time, but I cannot really answer "{{question}}". Point OPENAI_BASE_URL at a real model for that.';
 
 function parseJson(text: string): Record<string, unknown> | undefined {

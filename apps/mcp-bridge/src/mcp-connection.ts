@@ -6,14 +6,14 @@ import type { McpServerConfig } from './server-config.js';
 import { NamedError } from '@platform/contracts';
 
 /** Reported to MCP servers in `initialize`. */
-export const BRIDGE_CLIENT_INFO = { name: 'platform-mcp-bridge', version: '1.0.0' } as const;
+const BRIDGE_CLIENT_INFO = { name: 'platform-mcp-bridge', version: '1.0.0' } as const;
 /** A server paginating forever (or looping on one cursor) must not hang the bridge. */
 const MAX_TOOL_PAGES = 100;
 
 export type ConnectionState = 'connecting' | 'up' | 'down' | 'closed';
 
 /** Told about a server's availability; calls are made in order, and the listener should serialize its work. */
-export interface ConnectionListener {
+interface ConnectionListener {
   /** Connected (or its tool list changed): these are all its tools now. */
   up(tools: Tool[], serverVersion: string | undefined): void;
   /** Gone: its calls fail until `up` again. */
@@ -38,7 +38,7 @@ export class ServerNotRunningError extends NamedError {
 }
 
 /** Every tool of a server, following `nextCursor` pages. */
-export async function listAllTools(client: Client, timeoutMs: number): Promise<Tool[]> {
+async function listAllTools(client: Client, timeoutMs: number): Promise<Tool[]> {
   const tools: Tool[] = [];
   let cursor: string | undefined;
   for (let page = 0; page < MAX_TOOL_PAGES; page++) {

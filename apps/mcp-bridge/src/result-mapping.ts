@@ -11,7 +11,7 @@ function base64Bytes(data: string): number {
  * Renders one MCP content block as text for the model. Binary data (images, audio, blobs) becomes
  * a short placeholder: base64 would cost many tokens and mean nothing to a text model.
  */
-export function renderContent(block: ContentBlock): string {
+function renderContent(block: ContentBlock): string {
   switch (block.type) {
     case 'text':
       return block.text;
@@ -35,7 +35,7 @@ export function renderContent(block: ContentBlock): string {
 }
 
 /** The text of all content blocks, one block per paragraph. */
-export function renderContentBlocks(content: readonly ContentBlock[] | undefined): string {
+function renderContentBlocks(content: readonly ContentBlock[] | undefined): string {
   return (content ?? []).map(renderContent).join('\n');
 }
 

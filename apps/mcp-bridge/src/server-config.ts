@@ -58,8 +58,6 @@ export function mcpServerSchema(env: NodeJS.ProcessEnv = process.env) {
 }
 
 export type McpServerConfig = z.output<ReturnType<typeof mcpServerSchema>>;
-export type StdioServerConfig = Extract<McpServerConfig, { transport: 'stdio' }>;
-export type HttpServerConfig = Extract<McpServerConfig, { transport: 'http' }>;
 
 /** A non-empty list of servers with unique names (their tools would otherwise fight over prefixes). */
 export function mcpServerListSchema(env: NodeJS.ProcessEnv = process.env) {

@@ -2,7 +2,7 @@ import type { Tool } from '@modelcontextprotocol/sdk/types.js';
 import { toolPrefixOf, type McpServerConfig } from './server-config.js';
 
 /** The platform's tool-name alphabet and length (see `defineTool`). */
-export const MAX_TOOL_NAME_LENGTH = 64;
+const MAX_TOOL_NAME_LENGTH = 64;
 
 /** Turns `prefix + mcpName` into a valid platform tool name: other characters become `_`, then it is cut to 64. */
 export function platformToolName(prefix: string, mcpName: string): string {
@@ -16,7 +16,7 @@ export interface PlannedTool {
 }
 
 /** An MCP tool the bridge will not serve, and why (logged once per listing). */
-export interface SkippedTool {
+interface SkippedTool {
   mcpName: string;
   reason: string;
 }

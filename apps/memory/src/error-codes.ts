@@ -4,7 +4,7 @@ import { codesOf, SharedErrorCodes, type ErrorCodeSpec } from '@platform/service
  * Every error code this service raises besides service-kit's shared ones (`SharedErrorCodes`),
  * with the kind it is raised with and what it means.
  */
-export const memoryErrorCatalogue = {
+const memoryErrorCatalogue = {
   INVALID_APPEND_ID: { kind: 'invalid_argument', description: '`append_id` is not a valid append id.' },
   TOO_MANY_MESSAGES: {
     kind: 'invalid_argument',

@@ -36,11 +36,11 @@ import { SessionSweeper } from './sessions/session-sweeper.js';
 import { serveMemoryTools } from './tools/memory-tools.js';
 
 export const MEMORY_SCHEMA = 'memory';
-export const MEMORY_SERVICE_NAME = 'memory.v1.MemoryService';
+const MEMORY_SERVICE_NAME = 'memory.v1.MemoryService';
 const migrationsDir = fileURLToPath(new URL('../migrations', import.meta.url));
 
 /** Which recall this process runs: "hybrid" (full text + trigram + pgvector) or "keyword" (full text + trigram). */
-export interface SearchStatus {
+interface SearchStatus {
   mode: 'hybrid' | 'keyword';
   vectors: VectorStatus;
 }

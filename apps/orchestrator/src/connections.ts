@@ -17,7 +17,7 @@ import { ToolCatalog } from '@platform/tool-sdk';
 import type pg from 'pg';
 import type { OrchestratorConfig } from './config.js';
 
-export const ORCHESTRATOR_SCHEMA = 'orchestrator';
+const ORCHESTRATOR_SCHEMA = 'orchestrator';
 const migrationsDir = fileURLToPath(new URL('../migrations', import.meta.url));
 
 /** What the orchestrator talks to: its journal (Postgres), leases and limits (Redis), NATS, memory, the agent pool. */

@@ -6,7 +6,7 @@ import { codesOf, SharedErrorCodes, type ErrorCodeSpec } from '@platform/service
  * services use it; the turn's code (turn-executor.ts, pipeline/, agents/, journal/, ordering/) still
  * spells its codes at the throw sites and moves onto it with the orchestrator's new layout.
  */
-export const orchestratorErrorCatalogue = {
+const orchestratorErrorCatalogue = {
   PROFILE_NOT_FOUND: {
     kind: 'not_found',
     description: 'No agent profile of this name that the caller may use; the message lists those it may.',

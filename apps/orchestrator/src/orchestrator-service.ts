@@ -29,7 +29,7 @@ import type { TaskToolCalls } from './tool-calls/task-tool-calls.js';
 import { toolCallResult, type ToolTrials } from './tool-calls/tool-trials.js';
 
 /** What the calls other than HandleMessage use: cancelling and listing runs, the catalog, tool calls. */
-export interface RunAndToolCalls {
+interface RunAndToolCalls {
   /** Cancels a run and its child runs. */
   cancellation: RunCancellation;
   /** Lists a tenant's runs (ListRuns). */

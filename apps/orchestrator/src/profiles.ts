@@ -14,7 +14,7 @@ const ProfileName = z
  * Who may use a profile: callers pick profiles by name, so a profile with more tools or a dearer
  * model can be kept to some tenants or tiers. Absent: everyone.
  */
-export const ProfileAccess = z
+const ProfileAccess = z
   .object({
     /** Tenants (the token's tenant) that may use it; absent: every tenant. */
     tenants: z.array(TenantId).min(1).optional(),
@@ -22,7 +22,7 @@ export const ProfileAccess = z
     tiers: z.array(z.string().min(1)).min(1).optional(),
   })
   .strict();
-export type ProfileAccess = z.infer<typeof ProfileAccess>;
+type ProfileAccess = z.infer<typeof ProfileAccess>;
 
 /** Who asks for a profile. */
 export interface ProfileCaller {
@@ -106,7 +106,7 @@ export const PlanningSpec = z
 export type PlanningSpec = z.infer<typeof PlanningSpec>;
 
 /** One agent profile as written in the profiles file. */
-export const AgentProfileSpec = z
+const AgentProfileSpec = z
   .object({
     name: ProfileName,
     /** The persona. */
@@ -143,7 +143,7 @@ export const AgentProfileSpec = z
     committees: z.array(CommitteeSpec).default([]),
   })
   .strict();
-export type AgentProfileSpec = z.infer<typeof AgentProfileSpec>;
+type AgentProfileSpec = z.infer<typeof AgentProfileSpec>;
 
 export const AgentProfilesFile = z
   .object({

@@ -55,8 +55,7 @@ import { ToolPortsStep } from './turn/tool-ports.js';
 import { TurnRunner } from './turn/turn-runner.js';
 import { TurnSteps, type TurnResult } from './turn/turn-steps.js';
 
-export { ORCHESTRATOR_SCHEMA } from './connections.js';
-export const ORCHESTRATOR_SERVICE_NAME = 'orchestrator.v1.OrchestratorService';
+const ORCHESTRATOR_SERVICE_NAME = 'orchestrator.v1.OrchestratorService';
 
 export interface OrchestratorServer {
   readonly port: number;

@@ -2,7 +2,7 @@ import { errors } from '@platform/service-kit';
 import { DAY_MS, utcDay } from './utc-day.js';
 
 /** The longest range one usage request may ask for. */
-export const MAX_USAGE_DAYS = 366;
+const MAX_USAGE_DAYS = 366;
 
 function dayOf(value: string, name: string): number {
   const match = /^(\d{4})-(\d{2})-(\d{2})$/.exec(value);

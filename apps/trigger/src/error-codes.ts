@@ -4,7 +4,7 @@ import { codesOf, SharedErrorCodes, type ErrorCodeSpec } from '@platform/service
  * Every error code this service raises besides service-kit's shared ones (`SharedErrorCodes`),
  * with the kind it is raised with and what it means.
  */
-export const triggerErrorCatalogue = {
+const triggerErrorCatalogue = {
   INVALID_TASK_SPEC: {
     kind: 'invalid_argument',
     description:
@@ -41,7 +41,7 @@ export const triggerErrorCatalogue = {
 } as const satisfies Record<string, ErrorCodeSpec>;
 
 /** The `errorCode` a fire ends with when the platform, not the run, decided its outcome. */
-export const fireErrorCatalogue = {
+const fireErrorCatalogue = {
   EXECUTOR_BUSY: {
     description: "The custom executor's runner was at its limit and ran nothing; the fire is offered again.",
   },

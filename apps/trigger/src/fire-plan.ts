@@ -2,7 +2,7 @@ import type { Schedule } from './schedule.js';
 import type { MisfirePolicy } from './task-spec.js';
 
 /** A fire to record for a scheduled time. */
-export interface PlannedFire {
+interface PlannedFire {
   scheduledAt: number;
   /** `pending` fires are executed; `skipped` ones only record missed times. */
   status: 'pending' | 'skipped';

@@ -9,7 +9,7 @@ export type OrchestratorToolClient = Pick<
 >;
 
 /** Who a task's tool call is for: a condition poll, or a custom executor's fire. */
-export type TaskToolCaller = 'condition' | 'executor';
+type TaskToolCaller = 'condition' | 'executor';
 
 /** One tool call of a task, as the orchestrator's tool gate gets it. */
 export interface TaskToolCall {
@@ -27,7 +27,7 @@ export interface TaskToolCall {
 }
 
 /** The codes a task is refused with at creation (docs/api.md), by the part of the task at fault. */
-export const TaskToolRefusal = {
+const TaskToolRefusal = {
   condition: { code: ErrorCodes.CONDITION_TOOL_NOT_ALLOWED, field: 'trigger.tool' },
   executor: { code: ErrorCodes.EXECUTOR_NOT_ALLOWED, field: 'executor' },
 } as const;

@@ -35,8 +35,8 @@ import { TriggerEngine } from './trigger-engine.js';
 import { TriggeredRunListener } from './triggered-run-listener.js';
 import { triggerServiceImplementation, type TriggerServiceLimits } from './trigger-service.js';
 
-export const TRIGGER_SCHEMA = 'trigger';
-export const TRIGGER_SERVICE_NAME = 'trigger.v1.TriggerService';
+const TRIGGER_SCHEMA = 'trigger';
+const TRIGGER_SERVICE_NAME = 'trigger.v1.TriggerService';
 const migrationsDir = fileURLToPath(new URL('../migrations', import.meta.url));
 
 /** A started trigger replica: migrated database, NATS, orchestrator client, engine, gRPC server. */

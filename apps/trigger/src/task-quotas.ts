@@ -56,7 +56,7 @@ export class TaskQuotas {
 }
 
 /** How often a task fires or polls at most, in seconds; undefined for tasks without a schedule (events, one `at`). */
-export function shortestIntervalSeconds(spec: TaskSpec, nowMs: number): number | undefined {
+function shortestIntervalSeconds(spec: TaskSpec, nowMs: number): number | undefined {
   const trigger = spec.trigger;
   if (trigger.type === 'condition') return trigger.intervalSeconds;
   if (trigger.type !== 'schedule') return undefined;

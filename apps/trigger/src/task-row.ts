@@ -1,7 +1,6 @@
 import type { TaskSpec } from './task-spec.js';
 
-export const TaskStatuses = ['ACTIVE', 'PAUSED', 'DISABLED', 'COMPLETED', 'PENDING_APPROVAL', 'EXPIRED'] as const;
-export type TaskStatus = (typeof TaskStatuses)[number];
+export type TaskStatus = 'ACTIVE' | 'PAUSED' | 'DISABLED' | 'COMPLETED' | 'PENDING_APPROVAL' | 'EXPIRED';
 
 /** A task as stored. */
 export interface TaskRow {
@@ -26,16 +25,7 @@ export interface TaskRow {
   updated_at: Date;
 }
 
-export const FireStatuses = [
-  'pending',
-  'running',
-  'succeeded',
-  'failed',
-  'skipped',
-  'cancelled',
-  'waiting_approval',
-] as const;
-export type FireStatus = (typeof FireStatuses)[number];
+type FireStatus = 'pending' | 'running' | 'succeeded' | 'failed' | 'skipped' | 'cancelled' | 'waiting_approval';
 export type FireKind = 'schedule' | 'event' | 'condition' | 'manual';
 
 /** A fire as stored. */

@@ -7,16 +7,7 @@ import { ErrorCodes } from './error-codes.js';
 
 // The spec's shape and its self-contained rules live in @platform/contracts (the api validates and
 // documents them too); this service adds the checks that need its engines.
-export {
-  ConditionTrigger,
-  EventTrigger,
-  MisfirePolicy,
-  ORCHESTRATOR_EXECUTOR,
-  ScheduleTrigger,
-  TaskAction,
-  TaskOutput,
-  TriggerSpec,
-} from '@platform/contracts';
+export { ConditionTrigger, MisfirePolicy, ORCHESTRATOR_EXECUTOR, ScheduleTrigger } from '@platform/contracts';
 
 function cronProblem(pattern: string, timeZone: string): string | undefined {
   try {

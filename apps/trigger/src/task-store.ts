@@ -33,7 +33,7 @@ function taskNotFound(taskId: string): PlatformError {
  * The first time a schedule task fires from `nowMs` on (inclusive), or refuses a schedule that
  * never fires; null for tasks that fire on events, not at times.
  */
-export function firstFireAt(spec: TaskSpec, anchorMs: number, nowMs: number): number | null {
+function firstFireAt(spec: TaskSpec, anchorMs: number, nowMs: number): number | null {
   if (spec.trigger.type !== 'schedule') return null;
   const next = new Schedule(spec.trigger, anchorMs).nextAfter(nowMs - 1);
   if (next === null)

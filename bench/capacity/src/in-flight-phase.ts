@@ -4,7 +4,7 @@
 import { performance } from 'node:perf_hooks';
 import { streamedTurn, type StreamedTurnTarget } from './streamed-turn.js';
 
-export interface TurnSample {
+interface TurnSample {
   tag: string;
   ms: number;
 }

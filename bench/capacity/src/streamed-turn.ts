@@ -3,7 +3,7 @@
 // result. The turn's message carries its `[turn:<tag>]`, so llm-sim files the model time under it.
 
 /** The prompt of the capacity scenario (llm-sim `capacity-calculator`: a calculator call, then a ~60-word answer). */
-export const CAPACITY_PROMPT = '[scenario:capacity-calculator] What is 12 * (3 + 4)?';
+const CAPACITY_PROMPT = '[scenario:capacity-calculator] What is 12 * (3 + 4)?';
 
 export interface StreamedTurnTarget {
   apiUrl: string;

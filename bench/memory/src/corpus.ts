@@ -55,7 +55,7 @@ function word(n: number): string {
 }
 
 /** 8000 distinct words. */
-export const VOCABULARY = Array.from({ length: 8_000 }, (_, i) => word(i));
+const VOCABULARY = Array.from({ length: 8_000 }, (_, i) => word(i));
 
 export interface SyntheticFact {
   subject: string;

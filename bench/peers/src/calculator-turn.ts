@@ -12,9 +12,9 @@ import {
   SIM_MODEL,
 } from '@platform/bench-kit';
 
-export { calculate, CALCULATOR_DESCRIPTION };
+export { CALCULATOR_DESCRIPTION };
 export const PROMPT = CALCULATOR_PROMPT;
-export const EXPRESSION = CALCULATOR_EXPRESSION;
+const EXPRESSION = CALCULATOR_EXPRESSION;
 export const RESULT = CALCULATOR_RESULT;
 export const INSTRUCTIONS = CALCULATOR_INSTRUCTIONS;
 export const MODEL = SIM_MODEL;
@@ -33,7 +33,7 @@ export class CallLog {
 }
 
 /** Thrown when a turn did not do what the scenario scripts. */
-export class TurnCheckError extends Error {
+class TurnCheckError extends Error {
   override readonly name = 'TurnCheckError';
 }
 
@@ -48,7 +48,7 @@ export function verifyTurn(peer: string, log: CallLog, answer: unknown): void {
 }
 
 /** Throws unless the final answer quotes the tool's result. */
-export function verifyAnswer(peer: string, answer: unknown): void {
+function verifyAnswer(peer: string, answer: unknown): void {
   if (typeof answer !== 'string' || !answer.includes(`= ${RESULT}`))
     throw new TurnCheckError(`${peer}: unexpected answer ${JSON.stringify(answer)?.slice(0, 200)}`);
 }

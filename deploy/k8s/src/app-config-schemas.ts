@@ -18,7 +18,7 @@ export interface AppConfigSchema {
 }
 
 /** apps/<app> or examples/<app> (the image name agent-platform/<app> names the same folder). */
-export function appDir(app: string): string {
+function appDir(app: string): string {
   for (const parent of ['apps', 'examples']) {
     const dir = path.join(parent, app);
     if (existsSync(path.join(repoRoot, dir, 'src/config.ts'))) return dir;

@@ -1,6 +1,6 @@
 import type { K8sObject } from './render.js';
 
-export interface EnvVarSource {
+interface EnvVarSource {
   configMapKeyRef?: { name: string; key: string; optional?: boolean };
   secretKeyRef?: { name: string; key: string; optional?: boolean };
   fieldRef?: { fieldPath: string };
@@ -29,13 +29,13 @@ export interface Container {
   };
   volumeMounts?: { name: string; mountPath: string; subPath?: string }[];
 }
-export interface Probe {
+interface Probe {
   grpc?: { port: number; service?: string };
   httpGet?: { path: string; port: number | string };
   exec?: { command: string[] };
   tcpSocket?: { port: number | string };
 }
-export interface PodSpec {
+interface PodSpec {
   containers: Container[];
   volumes?: { name: string; configMap?: { name: string }; secret?: { secretName: string }; emptyDir?: object }[];
   securityContext?: { runAsNonRoot?: boolean; runAsUser?: number };
@@ -52,7 +52,7 @@ export type Workload = K8sObject & {
 };
 
 /** Where a variable's value comes from in the manifests. */
-export type EnvOrigin =
+type EnvOrigin =
   | { kind: 'literal' | 'configMap'; value: string; from: string }
   | { kind: 'secret'; secret: string; key: string; optional: boolean };
 

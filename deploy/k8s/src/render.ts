@@ -5,7 +5,7 @@ import { parseAllDocuments } from 'yaml';
 
 /** The repository root and this project's folder. */
 export const repoRoot = fileURLToPath(new URL('../../../', import.meta.url));
-export const manifestsRoot = path.join(repoRoot, 'deploy/k8s');
+const manifestsRoot = path.join(repoRoot, 'deploy/k8s');
 
 /** A Kubernetes object as rendered (kind, apiVersion, metadata, then anything). */
 export interface K8sObject {
@@ -36,7 +36,7 @@ export function renderKustomization(dir: string): K8sObject[] {
 }
 
 /** Every document of a multi-document YAML text; a syntax error names the source. */
-export function parseYamlObjects(text: string, source: string): K8sObject[] {
+function parseYamlObjects(text: string, source: string): K8sObject[] {
   const objects: K8sObject[] = [];
   for (const doc of parseAllDocuments(text)) {
     if (doc.errors.length > 0) throw new Error(`${source}: ${doc.errors.map((e) => e.message).join('; ')}`);
@@ -50,7 +50,3 @@ export const OVERLAYS = ['overlays/dev', 'overlays/prod'] as const;
 
 /** `Kind/name` of an object, for messages. */
 export const idOf = (object: K8sObject): string => `${object.kind}/${object.metadata.name}`;
-
-export function objectsOfKind<T = K8sObject>(objects: K8sObject[], kind: string): (K8sObject & T)[] {
-  return objects.filter((o) => o.kind === kind) as (K8sObject & T)[];
-}

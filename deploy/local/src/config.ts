@@ -2,7 +2,7 @@ import { env } from '@platform/service-kit';
 import { z } from 'zod';
 
 /** A development secret: only for the local stack, never for a deployment. */
-export const DEV_JWT_SECRET = 'local-dev-secret-change-me-local-dev-secret';
+const DEV_JWT_SECRET = 'local-dev-secret-change-me-local-dev-secret';
 
 /** Environment of the local stack (`npm run platform`). */
 export const LocalStackConfig = z.object({

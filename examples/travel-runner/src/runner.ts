@@ -7,9 +7,9 @@ import { travelTools } from './tools/index.js';
 /** The service name in discovery; every replica uses it. */
 export const RUNNER_NAME = 'travel-runner';
 /** The runner's version (semver) in discovery. Each tool has its own version as well. */
-export const RUNNER_VERSION = '0.1.0';
+const RUNNER_VERSION = '0.1.0';
 /** How long a finished `send_email` step is replayed to repeats instead of running again. */
-export const IDEMPOTENCY_TTL_SECONDS = 24 * 60 * 60;
+const IDEMPOTENCY_TTL_SECONDS = 24 * 60 * 60;
 
 export interface TravelRunnerDeps {
   nc: NatsConnection;

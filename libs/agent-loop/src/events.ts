@@ -3,7 +3,7 @@ import type { StepFailure } from './failures.js';
 import type { LoopResult } from './loop-result.js';
 import type { TokenUsage } from './model-port.js';
 
-export type RunState =
+type RunState =
   'running' | 'paused' | 'waiting_for_input' | 'waiting_for_approval' | 'retrying_model' | 'cancelled' | 'finished';
 
 interface EventBase {

@@ -8,20 +8,17 @@ import type { RetryDecision } from './model-retry.js';
  * whole platform: the loop classifies model and tool failures here, the orchestrator its
  * delegation, plan and infrastructure failures.
  */
-export const FailureClasses = ['llm', 'tool', 'planning', 'coordination', 'system'] as const;
-export type FailureClass = (typeof FailureClasses)[number];
+export type FailureClass = 'llm' | 'tool' | 'planning' | 'coordination' | 'system';
 
 /** low: the run goes on unharmed; medium: a step was lost; high: the run's answer suffers or it stopped; critical: a person must act. */
-export const Severities = ['low', 'medium', 'high', 'critical'] as const;
-export type Severity = (typeof Severities)[number];
+export type Severity = 'low' | 'medium' | 'high' | 'critical';
 
 /**
  * What was done about it: `retry` the same step again, `fallback` to another model, `replan` the
  * plan, `reassign` the task to another role, `escalate` to the user, `none` (the failure is the
  * step's result: the model sees it and decides).
  */
-export const Recoveries = ['retry', 'fallback', 'replan', 'reassign', 'escalate', 'none'] as const;
-export type Recovery = (typeof Recoveries)[number];
+export type Recovery = 'retry' | 'fallback' | 'replan' | 'reassign' | 'escalate' | 'none';
 
 /** One classified failure of a step. `kind` is a short snake_case name (`timeout`, `unknown_tool`...). */
 export interface StepFailure {

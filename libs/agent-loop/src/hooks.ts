@@ -4,7 +4,7 @@ import type { ModelRequest, ModelResponse } from './model-port.js';
 import type { ToolCallRequest, ToolOutcome } from './tool-port.js';
 
 /** What `beforeTool` may decide for one call. */
-export type BeforeToolDecision =
+type BeforeToolDecision =
   undefined | { arguments: Record<string, unknown> } | { skip: string } | { result: ToolOutcome };
 
 /**

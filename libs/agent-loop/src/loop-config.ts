@@ -64,7 +64,7 @@ export const LoopConfigSchema = z.object({
 export type LoopConfig = z.infer<typeof LoopConfigSchema>;
 export type LoopConfigInput = z.input<typeof LoopConfigSchema>;
 
-export class LoopConfigError extends AgentLoopError {
+class LoopConfigError extends AgentLoopError {
   readonly code = 'LOOP_CONFIG_INVALID';
   constructor(readonly problems: Array<{ option: string; message: string }>) {
     super(`invalid loop configuration: ${problems.map((p) => `${p.option}: ${p.message}`).join('; ')}`);

@@ -90,7 +90,7 @@ export interface PlanCallNote {
  * A transcript entry of a plan-and-execute run that is not a model call: a subtask (with the
  * child runs that did it) or a replan (why the plan was made again).
  */
-export type PlanStepRecord =
+type PlanStepRecord =
   | {
       step: 'subtask';
       planVersion: number;

@@ -4,25 +4,23 @@ import { AgentLoopError } from './agent-loop-error.js';
  * exactly one kind; the loop's retry strategies are registered per kind (see model-retry.ts), so
  * no code outside the adapters inspects provider-specific status codes or messages.
  */
-export const ModelErrorKinds = [
+export type ModelErrorKind =
   /** Too many requests; `retryAfterMs` when the provider said how long to wait. */
-  'rate_limit',
+  | 'rate_limit'
   /** The account's quota or credit is used up: retrying will not help. */
-  'quota_exhausted',
+  | 'quota_exhausted'
   /** The request is larger than the model's context window. */
-  'context_overflow',
+  | 'context_overflow'
   /** Bad or missing credentials, or no access to the model. */
-  'auth',
+  | 'auth'
   /** No answer within the request timeout. */
-  'timeout',
+  | 'timeout'
   /** The provider failed (5xx, overloaded, connection reset). */
-  'server',
+  | 'server'
   /** The provider rejected the request as malformed (other 4xx): our fault, not transient. */
-  'bad_request',
+  | 'bad_request'
   /** The caller cancelled the request. */
-  'cancelled',
-] as const;
-export type ModelErrorKind = (typeof ModelErrorKinds)[number];
+  | 'cancelled';
 
 export interface ModelErrorOptions {
   cause?: unknown;

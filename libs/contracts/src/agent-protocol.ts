@@ -1,6 +1,6 @@
 import { z } from 'zod';
 
-/**
+/*
  * The agent-tool step protocol (version 1), layered on the tool protocol: an agent-tool is an
  * endpoint of kind `agent` on `toolSubject(name)`, called with the same headers. A runner keeps no
  * state between calls: every request carries what was collected so far, and every reply says
@@ -11,7 +11,6 @@ import { z } from 'zod';
  * Reply: a tool-protocol `success` response whose `output` is an `AgentStepOutput`; validation
  * errors of the step itself (not of the fields) are `invalid` responses as for tools.
  */
-export const AGENT_PROTOCOL_VERSION = '1';
 
 /** The parameter every agent-tool schema adds for context that fits no field. */
 export const TASK_INSTRUCTION_PARAMETER = 'task_instruction';

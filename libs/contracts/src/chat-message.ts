@@ -6,8 +6,8 @@ import { ToolResultStatus } from './tool-result-status.js';
  * Fields a model provider attached to a message or tool call that the platform does not interpret
  * (e.g. reasoning signatures). Kept verbatim in raw history; request views decide whether to send them.
  */
-export const ProviderFields = z.record(z.string(), z.unknown());
-export type ProviderFields = z.infer<typeof ProviderFields>;
+const ProviderFields = z.record(z.string(), z.unknown());
+type ProviderFields = z.infer<typeof ProviderFields>;
 
 /** A tool call as the model produced it. `arguments` is the raw JSON text, unparsed and unrepaired. */
 export const ToolCall = z.object({
@@ -18,13 +18,13 @@ export const ToolCall = z.object({
 });
 export type ToolCall = z.infer<typeof ToolCall>;
 
-export const SystemMessage = z.object({
+const SystemMessage = z.object({
   role: z.literal('system'),
   content: z.string(),
 });
-export type SystemMessage = z.infer<typeof SystemMessage>;
+type SystemMessage = z.infer<typeof SystemMessage>;
 
-export const UserMessage = z.object({
+const UserMessage = z.object({
   role: z.literal('user'),
   content: z.string(),
   /**
@@ -33,7 +33,7 @@ export const UserMessage = z.object({
    */
   synthetic: z.boolean().optional(),
 });
-export type UserMessage = z.infer<typeof UserMessage>;
+type UserMessage = z.infer<typeof UserMessage>;
 
 export const AssistantMessage = z.object({
   role: z.literal('assistant'),

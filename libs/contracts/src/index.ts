@@ -1,22 +1,13 @@
 export { TenantId, ConversationId, RunId, ToolCallId, ToolName, ID_PATTERN, TOOL_CALL_ID_PATTERN } from './ids.js';
-export { keyToken, compositeKey } from './key-encoding.js';
+export { compositeKey } from './key-encoding.js';
 export { ToolResultStatus } from './tool-result-status.js';
 export {
   MEMORY_CONTEXT_OPEN,
   MEMORY_CONTEXT_CLOSE,
-  MEMORY_CONTEXT_PREAMBLE,
   renderMemoryContext,
   memoryContextItems,
 } from './memory-context.js';
-export {
-  ProviderFields,
-  ToolCall,
-  SystemMessage,
-  UserMessage,
-  AssistantMessage,
-  ToolMessage,
-  ChatMessage,
-} from './chat-message.js';
+export { ToolCall, AssistantMessage, ToolMessage, ChatMessage } from './chat-message.js';
 export {
   TOOL_PROTOCOL_VERSION,
   TOOL_SUBJECT_PREFIX,
@@ -25,24 +16,18 @@ export {
   ToolCallHeader,
   ToolCallMeta,
   ToolCallRequest,
-  RunnerStatus,
   ToolErrorCode,
   ToolIssue,
-  ToolError,
-  ToolSuccessResponse,
-  ToolFailureResponse,
   ToolCallResponse,
   SideEffect,
   ToolMetadataKey,
   ToolReplyHeader,
   ToolDescriptor,
-  ToolEndpointMetadata,
   parseToolDescriptor,
   toolEndpointMetadata,
 } from './tool-protocol.js';
 export {
   TOOL_BATCH_SUBJECT_SUFFIX,
-  TOOL_BATCH_MAX_CALLS,
   toolBatchSubject,
   ToolBatchCall,
   ToolBatchRequest,
@@ -50,7 +35,6 @@ export {
   ToolBatchReply,
 } from './tool-batch.js';
 export {
-  AGENT_PROTOCOL_VERSION,
   TASK_INSTRUCTION_PARAMETER,
   ApprovalDecision,
   AgentStepInput,
@@ -88,7 +72,6 @@ export {
   triggeredRunSubject,
   TriggeredRunFinished,
   triggerEventSubject,
-  EventName,
   ExternalEvent,
   PublishedExternalEvent,
 } from './trigger-events.js';
@@ -96,7 +79,6 @@ export { cutText, shortenText } from './text.js';
 export {
   firstInvalidUtf8Offset,
   incompleteUtf8Tail,
-  firstLoneSurrogate,
   findUnstorableText,
   repairLoneSurrogates,
   type UnstorableText,
@@ -108,7 +90,6 @@ export {
   CREDENTIAL_GRANT_ISSUER,
   CREDENTIAL_GRANT_AUDIENCE,
   CredentialGrantClaims,
-  parseCredentialServices,
 } from './credentials.js';
 export {
   MEMORY_INGEST_STREAM,
@@ -120,7 +101,6 @@ export {
   memoryIngestMessageId,
   COLLECTION_PATTERN,
   CollectionName,
-  collectionMatchesPrefix,
   IngestedMessage,
   TurnFinished,
   MemoryDeadLetterReason,
@@ -128,27 +108,12 @@ export {
 } from './memory-ingestion.js';
 export {
   ScheduleTrigger,
-  EventTrigger,
   ConditionTrigger,
   TriggerSpec,
   MisfirePolicy,
-  TaskAction,
-  TaskOutput,
   TaskSpec,
   ORCHESTRATOR_EXECUTOR,
 } from './task-spec.js';
-export { NATS_INBOX_ROOT, natsInboxPrefix } from './nats-inbox.js';
-export {
-  TierLimits,
-  TierName,
-  TenantTiers,
-  TenantTiersEnv,
-  QUOTA_DEFAULTS,
-  QUOTA_NAMES,
-  limitsFor,
-  quotasFor,
-  type QuotaField,
-  type QuotaName,
-  type TierQuotas,
-} from './tenant-tiers.js';
+export { natsInboxPrefix } from './nats-inbox.js';
+export { TenantTiers, TenantTiersEnv, QUOTA_NAMES, limitsFor, quotasFor, type TierQuotas } from './tenant-tiers.js';
 export { NamedError } from './named-error.js';

@@ -9,7 +9,7 @@ export const MEMORY_CONTEXT_OPEN = '<long_term_memory>';
 export const MEMORY_CONTEXT_CLOSE = '</long_term_memory>';
 
 /** The line under the opening tag: how the model should treat what follows. */
-export const MEMORY_CONTEXT_PREAMBLE =
+const MEMORY_CONTEXT_PREAMBLE =
   'Recalled from long-term memory for this message, most relevant first. Use it when it helps; the conversation wins when they disagree, and never mention this block.';
 
 /** Renders the block from one line per recalled item (each becomes a `- ` item). */

@@ -4,7 +4,7 @@
  * its own prefix only, so no service (or outside client) can read the replies meant for another
  * (tool results for the orchestrator, JetStream acks, discovery answers).
  */
-export const NATS_INBOX_ROOT = '_INBOX';
+const NATS_INBOX_ROOT = '_INBOX';
 
 /** A user name usable as one subject token: letters, digits, `-` and `_`. */
 const SUBJECT_TOKEN = /^[A-Za-z0-9_-]{1,64}$/;

@@ -52,7 +52,7 @@ export type ScheduleTrigger = z.infer<typeof ScheduleTrigger>;
  * An event trigger: external events of the tenant with this `source` and `eventType`, whose data
  * matches `filter` (a filtrex expression over the event's data; absent = every such event).
  */
-export const EventTrigger = z
+const EventTrigger = z
   .object({
     type: z.literal('event'),
     source: EventName,
@@ -60,7 +60,7 @@ export const EventTrigger = z
     filter: z.string().min(1).max(2_000).optional(),
   })
   .strict();
-export type EventTrigger = z.infer<typeof EventTrigger>;
+type EventTrigger = z.infer<typeof EventTrigger>;
 
 /**
  * A condition trigger: `tool` is called with `arguments` every `intervalSeconds` (through the
@@ -106,7 +106,7 @@ export const MisfirePolicy = z
 export type MisfirePolicy = z.infer<typeof MisfirePolicy>;
 
 /** The orchestrator executor's action: the instruction the agent gets, and optionally its profile. */
-export const TaskAction = z
+const TaskAction = z
   .object({
     instruction: z.string().min(1).max(16_000).optional(),
     profile: z.string().min(1).max(64).optional(),
@@ -114,14 +114,14 @@ export const TaskAction = z
     config: z.record(z.string(), z.unknown()).optional(),
   })
   .strict();
-export type TaskAction = z.infer<typeof TaskAction>;
+type TaskAction = z.infer<typeof TaskAction>;
 
 /**
  * Where a fire's result goes. `none` keeps it in the fire history only; `sse` puts it on the
  * tenant's notification stream (GET /v1/notifications); `webhook` POSTs it, signed, and puts it on
  * the stream too. Approval requests and expiries of triggered runs reach the stream whatever the output.
  */
-export const TaskOutput = z
+const TaskOutput = z
   .object({
     channel: z.enum(['none', 'sse', 'webhook']).default('none'),
     /** For `webhook`: where each fire's outcome is POSTed, signed (docs/triggers.md#receiving-webhooks). */
@@ -137,7 +137,7 @@ export const TaskOutput = z
     if (output.channel !== 'webhook' && output.url !== undefined)
       ctx.addIssue({ code: 'custom', path: ['url'], message: 'url is only for the webhook channel' });
   });
-export type TaskOutput = z.infer<typeof TaskOutput>;
+type TaskOutput = z.infer<typeof TaskOutput>;
 
 export const ORCHESTRATOR_EXECUTOR = 'orchestrator';
 

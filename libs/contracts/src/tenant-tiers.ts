@@ -34,7 +34,7 @@ export const TierLimits = z
 export type TierLimits = z.infer<typeof TierLimits>;
 
 /** Tier names: 1-32 letters, digits, "_" or "-" (the token's `tier` claim has the same shape). */
-export const TierName = z.string().regex(/^[A-Za-z0-9_-]{1,32}$/, 'tier names are 1-32 letters, digits, "_" or "-"');
+const TierName = z.string().regex(/^[A-Za-z0-9_-]{1,32}$/, 'tier names are 1-32 letters, digits, "_" or "-"');
 
 /** `TENANT_TIERS`: a JSON object of tier name -> limits, e.g. `{"free":{"turnsPerMinute":10,"facts":1000}}`. */
 export const TenantTiers = z.record(TierName, TierLimits);
@@ -77,7 +77,6 @@ export const QUOTA_NAMES = {
   tasks: 'tasks',
   minScheduleIntervalSeconds: 'min_schedule_interval_seconds',
 } as const satisfies Record<QuotaField, string>;
-export type QuotaName = (typeof QUOTA_NAMES)[QuotaField];
 
 /** A request's tier resolved against the configuration: the tier whose limits apply, and them. */
 export interface TierQuotas {

@@ -19,7 +19,7 @@ import type { ToolName } from './ids.js';
 export const TOOL_BATCH_SUBJECT_SUFFIX = 'batch';
 
 /** Calls one batch may carry; a larger batch is refused whole as `invalid`. */
-export const TOOL_BATCH_MAX_CALLS = 256;
+const TOOL_BATCH_MAX_CALLS = 256;
 
 /** The subject a tool's batch endpoint listens on (in the same queue group as its single calls). */
 export function toolBatchSubject(toolName: ToolName): string {

@@ -49,10 +49,6 @@ export const ToolCallRequest = z.object({
 });
 export type ToolCallRequest = z.infer<typeof ToolCallRequest>;
 
-/** Statuses a runner answers with. `busy` means "at my concurrency limit, try another replica". */
-export const RunnerStatus = z.enum(['success', 'invalid', 'failed', 'timeout', 'busy']);
-export type RunnerStatus = z.infer<typeof RunnerStatus>;
-
 /** Stable error codes in tool responses. */
 export const ToolErrorCode = z.enum([
   'INVALID_REQUEST',
@@ -69,28 +65,28 @@ export type ToolErrorCode = z.infer<typeof ToolErrorCode>;
 export const ToolIssue = z.object({ path: z.string(), message: z.string() });
 export type ToolIssue = z.infer<typeof ToolIssue>;
 
-export const ToolError = z.object({
+const ToolError = z.object({
   code: ToolErrorCode,
   message: z.string(),
   issues: z.array(ToolIssue).optional(),
 });
-export type ToolError = z.infer<typeof ToolError>;
+type ToolError = z.infer<typeof ToolError>;
 
-export const ToolSuccessResponse = z.object({
+const ToolSuccessResponse = z.object({
   status: z.literal('success'),
   output: z.unknown(),
   /** The runner cut the output to its size limit. */
   truncated: z.boolean().optional(),
   durationMs: z.number().nonnegative().optional(),
 });
-export type ToolSuccessResponse = z.infer<typeof ToolSuccessResponse>;
+type ToolSuccessResponse = z.infer<typeof ToolSuccessResponse>;
 
-export const ToolFailureResponse = z.object({
+const ToolFailureResponse = z.object({
   status: z.enum(['invalid', 'failed', 'timeout', 'busy']),
   error: ToolError,
   durationMs: z.number().nonnegative().optional(),
 });
-export type ToolFailureResponse = z.infer<typeof ToolFailureResponse>;
+type ToolFailureResponse = z.infer<typeof ToolFailureResponse>;
 
 export const ToolCallResponse = z.discriminatedUnion('status', [ToolSuccessResponse, ToolFailureResponse]);
 export type ToolCallResponse = z.infer<typeof ToolCallResponse>;

@@ -71,7 +71,7 @@ export function firstLoneSurrogate(text: string): number {
 }
 
 /** Index of the first character of `text` that cannot be stored as text (NUL, or an unpaired surrogate), or -1. */
-export function firstUnstorableChar(text: string): { index: number; character: 'nul' | 'surrogate' } | undefined {
+function firstUnstorableChar(text: string): { index: number; character: 'nul' | 'surrogate' } | undefined {
   const nul = text.indexOf('\u0000');
   const surrogate = firstLoneSurrogate(text);
   if (nul < 0 && surrogate < 0) return undefined;

@@ -3,7 +3,7 @@ import { NamedError } from '@platform/contracts';
  * Why the guard refuses a URL or an address. Stable strings: they travel in error details
  * (`details.reason`) and in docs/security.md, so clients and operators may branch on them.
  */
-export const EgressRefusalReasons = {
+const EgressRefusalReasons = {
   invalid_url: 'is not a valid URL',
   scheme: 'must be an http or https URL',
   userinfo: 'must not contain a user name or password',

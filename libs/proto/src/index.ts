@@ -3,6 +3,6 @@
 export * as memoryV1 from './gen/memory/v1/memory.js';
 export * as orchestratorV1 from './gen/orchestrator/v1/orchestrator.js';
 export * as agentPoolV1 from './gen/agentpool/v1/agent_pool.js';
-export { approvalRequestOf, type ApprovalRequestView } from './approval-request.js';
+export { approvalRequestOf } from './approval-request.js';
 export * as credentialV1 from './gen/credential/v1/credential.js';
 export * as triggerV1 from './gen/trigger/v1/trigger.js';

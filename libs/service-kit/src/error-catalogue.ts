@@ -8,7 +8,9 @@ export interface ErrorCodeSpec {
   readonly description: string;
 }
 
-/** A catalogue's codes by name: `{ INVALID_SOURCE: 'INVALID_SOURCE', … }`, each typed as its literal. */
+/** A catalogue's codes by name: `{ INVALID_SOURCE: 'INVALID_SOURCE', … }`, each typed as its literal.
+ * @public Named by every service's inferred `ErrorCodes` type (TS2742 without this export).
+ */
 export type ErrorCodesOf<C> = { readonly [K in keyof C & string]: K };
 
 /**

@@ -18,7 +18,7 @@ import { identityInSubjectAltName, identityMatches, spiffeId } from './service-i
 export type CallerTable<D> = { readonly [K in keyof D]: readonly string[] };
 
 /** `grpc.health.v1` answers any service of the platform (the api's readiness probe, operators' tools). */
-export const ANY_PLATFORM_SERVICE = '*';
+const ANY_PLATFORM_SERVICE = '*';
 
 const HEALTH_PATHS = ['/grpc.health.v1.Health/Check', '/grpc.health.v1.Health/Watch', '/grpc.health.v1.Health/List'];
 

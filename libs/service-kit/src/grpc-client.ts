@@ -11,7 +11,7 @@ import { GRPC_MAX_MESSAGE_BYTES } from './grpc-limits.js';
 import { fromGrpcError } from './grpc-status.js';
 import type { GrpcTransport } from './grpc-transport.js';
 
-export interface CallSettings {
+interface CallSettings {
   /** Overrides the client's default deadline for this call. */
   deadlineMs?: number;
   /** Cancels the call when aborted. */

@@ -7,7 +7,7 @@ import { RuntimeDiagnosticsConfig, startRuntimeDiagnostics } from './runtime-dia
 import { GracefulShutdown } from './shutdown.js';
 
 /** What a service's start function hands back: how to stop it, and what to announce when ready. */
-export interface StartedService {
+interface StartedService {
   stop(): Promise<void>;
   ready: Record<string, unknown>;
 }

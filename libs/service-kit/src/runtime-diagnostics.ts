@@ -21,7 +21,6 @@ export const RuntimeDiagnosticsConfig = z.object({
   RUNTIME_DIAGNOSTICS_PORT: env.port().optional(),
   RUNTIME_DIAGNOSTICS_HOST: z.string().default('127.0.0.1'),
 });
-export type RuntimeDiagnosticsSettings = z.infer<typeof RuntimeDiagnosticsConfig>;
 
 /** The path of the snapshot (GET reads it; POST reads it and starts a new window). */
 export const RUNTIME_DIAGNOSTICS_PATH = '/diagnostics/runtime';
@@ -52,7 +51,7 @@ const GC_KINDS: Record<number, string> = {
 };
 
 /** The sampler without a server: event-loop delay and GC pauses since the last `take`. */
-export class RuntimeSampler {
+class RuntimeSampler {
   private readonly delay: ELDHistogram;
   private readonly observer: PerformanceObserver;
   private gc: RuntimeSnapshot['gc'] = RuntimeSampler.emptyGc();

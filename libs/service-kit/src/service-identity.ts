@@ -12,7 +12,7 @@ export interface ServiceIdentity {
 const SPIFFE_ID = /^spiffe:\/\/([a-z0-9._-]+)\/([A-Za-z0-9._-]+(?:\/[A-Za-z0-9._-]+)*)$/;
 
 /** Parses one SPIFFE ID; undefined when it is not one (wrong scheme, empty path, odd characters). */
-export function parseSpiffeId(uri: string): ServiceIdentity | undefined {
+function parseSpiffeId(uri: string): ServiceIdentity | undefined {
   const match = SPIFFE_ID.exec(uri);
   if (!match) return undefined;
   return { trustDomain: match[1]!, name: match[2]! };

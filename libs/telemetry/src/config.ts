@@ -41,7 +41,7 @@ export interface TelemetryConfig {
 }
 
 /** Port of the Prometheus endpoint when OTEL_EXPORTER_PROMETHEUS_PORT is unset (the exporter's registered default). */
-export const DEFAULT_PROMETHEUS_PORT = 9464;
+const DEFAULT_PROMETHEUS_PORT = 9464;
 /** Path Prometheus scrapes. */
 export const PROMETHEUS_METRICS_PATH = '/metrics';
 
@@ -58,7 +58,7 @@ function positiveNumber(value: string | undefined): number | undefined {
 }
 
 /** Name of the nearest package.json at or above `startDir`, i.e. the service's own package. */
-export function nearestPackageName(startDir: string): string | undefined {
+function nearestPackageName(startDir: string): string | undefined {
   let dir = path.resolve(startDir);
   for (;;) {
     try {

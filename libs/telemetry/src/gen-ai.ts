@@ -19,7 +19,7 @@ export interface ChatRequestInfo {
 }
 
 /** What the provider reported back. */
-export interface ChatResponseInfo {
+interface ChatResponseInfo {
   /** Model that actually answered. */
   readonly model?: string;
   readonly id?: string;
@@ -41,7 +41,7 @@ function defined(attributes: Record<string, string | number | readonly string[] 
 }
 
 /** Attributes of a chat span known at request time. */
-export function chatRequestAttributes(request: ChatRequestInfo): Attributes {
+function chatRequestAttributes(request: ChatRequestInfo): Attributes {
   return defined({
     [ATTR.genAiOperationName]: VALUE.genAiOperationChat,
     [ATTR.genAiProviderName]: request.provider,
@@ -55,7 +55,7 @@ export function chatRequestAttributes(request: ChatRequestInfo): Attributes {
 }
 
 /** Attributes of a chat span taken from the provider's response. */
-export function chatResponseAttributes(response: ChatResponseInfo): Attributes {
+function chatResponseAttributes(response: ChatResponseInfo): Attributes {
   return defined({
     [ATTR.genAiResponseModel]: response.model,
     [ATTR.genAiResponseId]: response.id,
@@ -121,7 +121,7 @@ export interface ToolExecutionInfo {
 }
 
 /** Attributes of a tool-execution span. */
-export function toolExecutionAttributes(tool: ToolExecutionInfo): Attributes {
+function toolExecutionAttributes(tool: ToolExecutionInfo): Attributes {
   return defined({
     [ATTR.genAiOperationName]: VALUE.genAiOperationExecuteTool,
     [ATTR.genAiToolName]: tool.toolName,

@@ -6,7 +6,7 @@
  * this). Kept in its own import-free file so the register entry can read it before loading
  * anything it would have to hook.
  */
-export const INSTRUMENTED_MODULES = {
+const INSTRUMENTED_MODULES = {
   http: ['http', 'https'],
   grpc: ['@grpc/grpc-js'],
   pg: ['pg', 'pg-pool'],

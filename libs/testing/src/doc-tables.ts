@@ -21,7 +21,7 @@ const start = (name: string): string => `<!-- generated:${name} -->`;
 const end = (name: string): string => `<!-- /generated:${name} -->`;
 
 /** The table as Prettier writes it (the tree is formatted by Prettier, so the doc stays formatted). */
-export async function renderDocTable(table: DocTable): Promise<string> {
+async function renderDocTable(table: DocTable): Promise<string> {
   const { format, resolveConfig } = await import('prettier');
   const line = (cells: readonly string[]): string => `| ${cells.map((c) => c.replace(/\|/g, '\\|')).join(' | ')} |`;
   const markdown = [line(table.header), line(table.header.map(() => '---')), ...table.rows().map(line)].join('\n');
@@ -30,7 +30,7 @@ export async function renderDocTable(table: DocTable): Promise<string> {
 }
 
 /** `text` with the table's generated block replaced by `rendered`; throws when the doc has no such block. */
-export function replaceDocTable(text: string, table: DocTable, rendered: string): string {
+function replaceDocTable(text: string, table: DocTable, rendered: string): string {
   const from = text.indexOf(start(table.name));
   const to = text.indexOf(end(table.name));
   if (from < 0 || to < from) throw new Error(`${table.file} has no ${start(table.name)} … ${end(table.name)} block`);

@@ -1,18 +1,10 @@
-export { binaries, locateBinary, MissingBinaryError, type ServerBinary } from './binaries.js';
+export { binaries, locateBinary } from './binaries.js';
 export { ManagedProcess } from './managed-process.js';
 export { freePort, waitForPort } from './ports.js';
 export { startNatsServer, type NatsServerHandle, type NatsServerOptions } from './nats-server.js';
-export {
-  startPostgresServer,
-  pgvectorInstalled,
-  extensionAvailable,
-  POSTGRES_DURABILITY_SETTINGS,
-  type PostgresDurability,
-  type PostgresServerHandle,
-  type PostgresServerOptions,
-} from './postgres-server.js';
-export { startRedisServer, REDIS_DATABASES, type RedisServerHandle } from './redis-server.js';
-export { startInfra, type Infra, type InfraDescriptor, type InfraOptions } from './infra.js';
+export { startPostgresServer, type PostgresDurability, type PostgresServerHandle } from './postgres-server.js';
+export { startRedisServer, type RedisServerHandle } from './redis-server.js';
+export { startInfra, type Infra } from './infra.js';
 export {
   startOtlpCollector,
   type CollectedMetricPoint,
@@ -25,7 +17,6 @@ export {
   type ServiceProcess,
   type ServiceProcessOptions,
   type ServiceMode,
-  type ReadyLine,
 } from './service-process.js';
 export {
   startPlatform,
@@ -33,20 +24,10 @@ export {
   PLATFORM_APPS,
   type Platform,
   type PlatformApp,
-  type PlatformPort,
   type PlatformOptions,
-  type CredentialKeys,
 } from './platform.js';
 export { percentile, median } from './stats.js';
-export { startFaultProxy, type FaultProxy, type FaultProxyOptions } from './fault-proxy.js';
-export {
-  createServicePki,
-  sharedServicePki,
-  testCertificates,
-  LOCAL_TRUST_DOMAIN,
-  type ServicePki,
-  type ServicePkiOptions,
-  type ServiceCertificateFiles,
-} from './service-pki.js';
+export { startFaultProxy, type FaultProxy } from './fault-proxy.js';
+export { createServicePki, sharedServicePki, testCertificates } from './service-pki.js';
 export { callerRoutedClient } from './caller-routed-client.js';
 export { staleDocTables, writeDocTables, type DocTable } from './doc-tables.js';

@@ -16,7 +16,7 @@ export const PLATFORM_APPS = [
   'api',
 ] as const;
 export type PlatformApp = (typeof PLATFORM_APPS)[number];
-export type PlatformPort = 'api' | 'memory' | 'credential' | 'agentPool' | 'orchestrator' | 'trigger' | 'llmSim';
+type PlatformPort = 'api' | 'memory' | 'credential' | 'agentPool' | 'orchestrator' | 'trigger' | 'llmSim';
 
 /** The secrets that tie the credential service to its callers (docs/credentials.md). */
 export interface CredentialKeys {

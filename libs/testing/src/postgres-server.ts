@@ -32,7 +32,7 @@ export interface PostgresServerOptions {
 }
 
 /** The server settings of each durability mode (PostgreSQL's own defaults are the durable ones). */
-export const POSTGRES_DURABILITY_SETTINGS: Record<
+const POSTGRES_DURABILITY_SETTINGS: Record<
   PostgresDurability,
   Record<'fsync' | 'synchronous_commit' | 'full_page_writes', 'on' | 'off'>
 > = {

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import type * as X509 from '@peculiar/x509';
 
 /** The trust domain of the local stack and tests: identities are `spiffe://agent-platform/<service>`. */
-export const LOCAL_TRUST_DOMAIN = 'agent-platform';
+const LOCAL_TRUST_DOMAIN = 'agent-platform';
 
 /** The PEM files one service points GRPC_TLS_CA_FILE, GRPC_TLS_CERT_FILE and GRPC_TLS_KEY_FILE at. */
 export interface ServiceCertificateFiles {

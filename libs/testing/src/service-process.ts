@@ -25,7 +25,7 @@ export interface ServiceProcessOptions {
 }
 
 /** The JSON log line a service prints when it is ready; carries its ports. */
-export type ReadyLine = Record<string, unknown> & { msg: 'ready' };
+type ReadyLine = Record<string, unknown> & { msg: 'ready' };
 
 /** A platform service running as its own OS process. */
 export interface ServiceProcess {

@@ -5,7 +5,7 @@ import type { AgentApproval, AgentDefinition } from './define-agent.js';
 const MAX_SUMMARY_CHARS = 200;
 
 /** The collected fields without `task_instruction`: what the user is shown by default. */
-export function fieldDetails(collected: Record<string, unknown>): Record<string, unknown> {
+function fieldDetails(collected: Record<string, unknown>): Record<string, unknown> {
   const { [TASK_INSTRUCTION_PARAMETER]: _instruction, ...details } = collected;
   return details;
 }
@@ -18,7 +18,7 @@ function defaultSummary(agent: AgentDefinition, collected: Record<string, unknow
 }
 
 /** Completes what the agent said into a full `ApprovalRequest`. */
-export function toApprovalRequest(
+function toApprovalRequest(
   agent: AgentDefinition,
   approval: Partial<AgentApproval>,
   collected: Record<string, unknown>,

@@ -1,6 +1,7 @@
 import { TASK_INSTRUCTION_PARAMETER } from '@platform/contracts';
 import { fieldDescription } from './agent-schema.js';
-import type { AgentDefinition, AgentField } from './define-agent.js';
+import type { AgentField } from './agent-schema.js';
+import type { AgentDefinition } from './define-agent.js';
 
 /** A field the agent still needs; `given` is the rejected value, if one was given. */
 export interface Missing {
@@ -23,12 +24,12 @@ export interface Collection {
 type Check = { ok: true; value: unknown } | { ok: false; reason: string };
 
 /** A value counts as given unless it is `undefined` or `null` (models often send null for "unknown"). */
-export function isGiven(value: unknown): boolean {
+function isGiven(value: unknown): boolean {
   return value !== undefined && value !== null;
 }
 
 /** Checks one given value: the field's schema first, then its validator. */
-export function checkValue(field: AgentField, value: unknown): Check {
+function checkValue(field: AgentField, value: unknown): Check {
   const parsed = field.schema.safeParse(value);
   if (!parsed.success) {
     const reason = parsed.error.issues

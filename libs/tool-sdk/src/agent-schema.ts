@@ -1,7 +1,18 @@
 import { TASK_INSTRUCTION_PARAMETER } from '@platform/contracts';
 import { z } from 'zod';
-import type { AgentField } from './define-agent.js';
 import { schemaHash } from './json-schema.js';
+
+/** A field with its defaults resolved. */
+export interface AgentField {
+  readonly name: string;
+  readonly schema: z.ZodType;
+  readonly description: string;
+  readonly required: boolean;
+  readonly hasDefault: boolean;
+  readonly default: unknown;
+  readonly validate: ((value: unknown) => string | undefined) | undefined;
+  readonly constraint: string | undefined;
+}
 
 /** Appended to the description of an agent that may ask the user before acting (seed 000, 4.3). */
 export const APPROVAL_NOTE = '[Requires user confirmation before execution]';
@@ -13,7 +24,7 @@ export const TASK_INSTRUCTION_DESCRIPTION =
   'so pass the recipient and subject as parameters and task_instruction: "keep the message short and friendly".';
 
 /** The JSON Schema (draft 2020-12) of one field's value, as zod generates it. */
-export function fieldJsonSchema(schema: z.ZodType): Record<string, unknown> {
+function fieldJsonSchema(schema: z.ZodType): Record<string, unknown> {
   const json = z.toJSONSchema(schema, { target: 'draft-2020-12', io: 'input', unrepresentable: 'any' }) as Record<
     string,
     unknown
@@ -33,7 +44,7 @@ export function fieldDescription(field: AgentField): string {
 }
 
 /** The parameter description the model reads: description, ` (constraint)`, and whether it is required. */
-export function modelFieldDescription(field: AgentField): string {
+function modelFieldDescription(field: AgentField): string {
   const base = sentence(fieldDescription(field));
   if (field.required) return `${base} Required: leave it out if the user has not given it, and the user will be asked.`;
   if (field.hasDefault) return `${base} Optional; default ${JSON.stringify(field.default)}.`;

@@ -9,7 +9,8 @@ import {
 import { applyChanges, checkChanges, collectFields, mergeGiven, type Collection } from './agent-fields.js';
 import { approvalFor, pendingApproval } from './agent-approval.js';
 import { approvalPrompt, inputPrompt } from './agent-prompts.js';
-import type { AgentContext, AgentDefinition, ApprovalReply } from './define-agent.js';
+import type { ApprovalReply } from './approval-reply.js';
+import type { AgentContext, AgentDefinition } from './define-agent.js';
 import type { ToolContext } from './define-tool.js';
 
 type ApprovalStep = Extract<AgentStepInput, { phase: 'approval' }>;

@@ -1,4 +1,11 @@
-import type { ApprovalReply } from './define-agent.js';
+import type { ApprovalDecision } from '@platform/contracts';
+
+/** A decision read from the user's reply to an approval request. */
+export interface ApprovalReply {
+  decision: ApprovalDecision;
+  /** For `edit`: the fields to change. */
+  changes?: Record<string, unknown>;
+}
 
 /** Whole replies that clearly mean one thing, after normalisation (lower case, no punctuation). */
 const APPROVE_PHRASES = new Set([

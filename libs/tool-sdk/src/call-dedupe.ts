@@ -20,7 +20,7 @@ export interface IdempotencyOptions {
   keyPrefix?: string;
 }
 
-export const IDEMPOTENCY_DEFAULTS = {
+const IDEMPOTENCY_DEFAULTS = {
   ttlSeconds: 24 * 60 * 60,
   commandTimeoutMs: 1_000,
   pollIntervalMs: 50,

@@ -1,7 +1,7 @@
-import { TASK_INSTRUCTION_PARAMETER, type ApprovalDecision, type SideEffect, type ToolName } from '@platform/contracts';
+import { TASK_INSTRUCTION_PARAMETER, type SideEffect, type ToolName } from '@platform/contracts';
 import type { z } from 'zod';
-import { agentInputJsonSchema, agentSchemaVersion, agentToolDescription } from './agent-schema.js';
-import { readApprovalReply as defaultReplyReader } from './approval-reply.js';
+import { agentInputJsonSchema, agentSchemaVersion, agentToolDescription, type AgentField } from './agent-schema.js';
+import { readApprovalReply as defaultReplyReader, type ApprovalReply } from './approval-reply.js';
 import type { ToolContext } from './define-tool.js';
 import { declaredCredentialServices } from './tool-credentials.js';
 
@@ -42,13 +42,6 @@ export interface AgentApproval {
   timeoutMinutes?: number;
 }
 
-/** A decision read from the user's reply to an approval request. */
-export interface ApprovalReply {
-  decision: ApprovalDecision;
-  /** For `edit`: the fields to change. */
-  changes?: Record<string, unknown>;
-}
-
 type FieldValues<T extends Record<string, z.ZodType>> = { [K in keyof T]: z.output<T[K]> };
 
 export interface AgentSpec<T extends Record<string, z.ZodType>> {
@@ -80,18 +73,6 @@ export interface AgentSpec<T extends Record<string, z.ZodType>> {
   run: (fields: FieldValues<T>, context: AgentContext) => Promise<unknown>;
 }
 
-/** A field with its defaults resolved. */
-export interface AgentField {
-  readonly name: string;
-  readonly schema: z.ZodType;
-  readonly description: string;
-  readonly required: boolean;
-  readonly hasDefault: boolean;
-  readonly default: unknown;
-  readonly validate: ((value: unknown) => string | undefined) | undefined;
-  readonly constraint: string | undefined;
-}
-
 /** An agent with its defaults applied, ready to serve (`serveRunner({ agents })`). */
 export interface AgentDefinition {
   readonly kind: 'agent';
@@ -116,7 +97,7 @@ export interface AgentDefinition {
   readonly run: (fields: Record<string, unknown>, context: AgentContext) => Promise<unknown>;
 }
 
-export const AGENT_DEFAULTS = {
+const AGENT_DEFAULTS = {
   timeoutMs: 120_000,
   approvalTimeoutMinutes: 30,
   version: '1.0.0',

@@ -78,7 +78,7 @@ export interface ToolDefinition {
   readonly handler: (input: unknown, context: ToolContext) => Promise<unknown>;
 }
 
-export const TOOL_DEFAULTS = {
+const TOOL_DEFAULTS = {
   timeoutMs: 30_000,
   requiresApproval: false,
   sideEffect: 'none',

@@ -36,7 +36,7 @@ export interface CallEnvironment {
   credentialCallId?: string | undefined;
 }
 
-export function zodIssues(error: z.ZodError): ToolIssue[] {
+function zodIssues(error: z.ZodError): ToolIssue[] {
   return error.issues.map((issue) => ({ path: issue.path.map(String).join('.') || '(root)', message: issue.message }));
 }
 
@@ -44,7 +44,7 @@ export function zodIssues(error: z.ZodError): ToolIssue[] {
  * Reads the protocol headers. Well-formed calls (nearly all) take a plain check; only a bad call
  * goes through zod, to list what is wrong. This runs on every call, so it is kept cheap.
  */
-export function parseMeta(getHeader: (key: string) => string | undefined): z.ZodSafeParseResult<ToolCallMeta> {
+function parseMeta(getHeader: (key: string) => string | undefined): z.ZodSafeParseResult<ToolCallMeta> {
   const callId = getHeader(ToolCallHeader.callId);
   const tenantId = getHeader(ToolCallHeader.tenant);
   const conversationId = getHeader(ToolCallHeader.conversation);

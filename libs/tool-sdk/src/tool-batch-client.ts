@@ -11,7 +11,12 @@ import type { Logger, NatsConnection } from '@platform/service-kit';
 import { headerSetter } from '@platform/service-kit';
 import { startMessagingClientSpan } from '@platform/telemetry';
 import { invalidUtf8Diagnostic, readReplyJson } from './read-reply.js';
-import type { ToolCallAnswer } from './tool-client.js';
+
+/**
+ * A runner's answer as the client read it. `diagnostics` say what had to be repaired to read it
+ * (bytes that were not UTF-8 decode as U+FFFD): the caller records them with the call.
+ */
+export type ToolCallAnswer = ToolCallResponse & { diagnostics?: string[] };
 
 export interface ToolBatchInput {
   toolName: string;

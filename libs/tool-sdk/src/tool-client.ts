@@ -11,7 +11,7 @@ import {
 import type { Logger, NatsConnection } from '@platform/service-kit';
 import { headerSetter } from '@platform/service-kit';
 import { startMessagingClientSpan } from '@platform/telemetry';
-import { callToolBatch, type ToolBatchInput, type ToolBatchOutcome } from './tool-batch-client.js';
+import { callToolBatch, type ToolBatchInput, type ToolBatchOutcome, type ToolCallAnswer } from './tool-batch-client.js';
 import { invalidUtf8Diagnostic, readReplyJson } from './read-reply.js';
 import { mayRetryUnanswered, TRANSPORT_RETRY_DEFAULTS, type UnansweredKind } from './retry-policy.js';
 
@@ -52,11 +52,6 @@ export interface ToolClientOptions {
 }
 
 /** One attempt's answer, plus how it failed when no runner answered. */
-/**
- * A runner's answer as the client read it. `diagnostics` say what had to be repaired to read it
- * (bytes that were not UTF-8 decode as U+FFFD): the caller records them with the call.
- */
-export type ToolCallAnswer = ToolCallResponseType & { diagnostics?: string[] };
 
 interface Attempt {
   response: ToolCallAnswer;

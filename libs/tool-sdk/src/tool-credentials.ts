@@ -5,7 +5,7 @@ import { decodeJwt } from 'jose';
 import { ToolSdkError } from './tool-sdk-error.js';
 
 /** A connected account's credential, as the tool reads it. */
-export interface ConnectedCredential {
+interface ConnectedCredential {
   connected: true;
   service: string;
   account: string;
@@ -16,7 +16,7 @@ export interface ConnectedCredential {
 }
 
 /** No credential is stored: the tool should tell the user to connect the account. */
-export interface NotConnected {
+interface NotConnected {
   connected: false;
   service: string;
   account: string;
@@ -24,9 +24,9 @@ export interface NotConnected {
   message: string;
 }
 
-export type CredentialLookup = ConnectedCredential | NotConnected;
+type CredentialLookup = ConnectedCredential | NotConnected;
 
-export interface SaveCredentialOptions {
+interface SaveCredentialOptions {
   account?: string;
   /** The version read before refreshing: the save fails with `CredentialVersionConflict` if another replica saved first. */
   expectedVersion?: number;
@@ -127,7 +127,7 @@ export function grantCallId(grant: string | undefined): string | undefined {
   }
 }
 
-export function notConnectedMessage(service: string, account: string): string {
+function notConnectedMessage(service: string, account: string): string {
   return account === DEFAULT_CREDENTIAL_ACCOUNT
     ? `Connect your ${service} account to let me do this.`
     : `Connect your ${service} account '${account}' to let me do this.`;

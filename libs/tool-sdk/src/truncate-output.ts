@@ -1,5 +1,5 @@
 /** Marker appended to output cut at the source, so the model knows it saw only a part. */
-export const TRUNCATION_MARKER = '\n[...truncated by the tool runner]';
+const TRUNCATION_MARKER = '\n[...truncated by the tool runner]';
 
 export interface TruncatedOutput {
   output: unknown;

@@ -95,7 +95,7 @@ async function checkEffects(chaos: ChaosPlatform, records: readonly TurnRecord[]
 }
 
 /** Runs of the case still queued or running (none may be left once the platform recovered). */
-export async function unfinishedRuns(
+async function unfinishedRuns(
   chaos: ChaosPlatform,
   label: string,
 ): Promise<Array<{ run_id: string; status: string; lease_until: Date | null }>> {

@@ -19,8 +19,8 @@ import {
 import { SignJWT } from 'jose';
 import pg from 'pg';
 
-export const JWT_SECRET = 'chaos-secret-chaos-secret-chaos-secret';
-export const TENANT = 'chaos-tenant';
+const JWT_SECRET = 'chaos-secret-chaos-secret-chaos-secret';
+const TENANT = 'chaos-tenant';
 
 export interface ChaosPlatform {
   readonly platform: Platform;

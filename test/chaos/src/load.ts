@@ -4,7 +4,7 @@
 import { performance } from 'node:perf_hooks';
 
 /** A turn's answer, as far as the books read it. */
-export interface TurnBody {
+interface TurnBody {
   runId?: string;
   status?: string;
   stopReason?: string;

@@ -6,7 +6,7 @@ import type { DocumentedOperation, HostileRequest } from './request-arbitrary.js
 const ROUTE_CODES: Record<number, readonly string[]> = { 404: ['NOT_FOUND'] };
 
 /** The codes the document lists for `status` of `operation` (`x-error-codes`), or undefined when the status is not documented. */
-export function documentedCodes(operation: DocumentedOperation, status: number): readonly string[] | undefined {
+function documentedCodes(operation: DocumentedOperation, status: number): readonly string[] | undefined {
   const response = operation.responses[String(status)];
   const own = response?.['x-error-codes'];
   const shared = ROUTE_CODES[status];
@@ -94,7 +94,7 @@ function decodeURIComponentSafely(text: string): string {
 }
 
 /** Paths of the string leaves of a JSON value, e.g. `action.instruction`. */
-export function stringLeaves(value: unknown, path: string[] = []): Array<{ path: string[]; text: string }> {
+function stringLeaves(value: unknown, path: string[] = []): Array<{ path: string[]; text: string }> {
   if (typeof value === 'string') return [{ path, text: value }];
   if (Array.isArray(value)) return value.flatMap((item, i) => stringLeaves(item, [...path, String(i)]));
   if (value && typeof value === 'object')

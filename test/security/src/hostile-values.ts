@@ -83,7 +83,7 @@ export function wrongType(): fc.Arbitrary<unknown> {
 }
 
 /** An array or object nested `depth` deep; {@link toJsonText} writes it out (building it as a value would overflow the generator's own stack). */
-export class DeepJson {
+class DeepJson {
   constructor(
     readonly depth: number,
     readonly arrays: boolean,

@@ -36,7 +36,7 @@ export interface RequestArbitraryOptions {
  * UTF-8 (like encodeURIComponent), an unpaired surrogate as its three WTF-8 bytes (which
  * encodeURIComponent refuses to write).
  */
-export function percentEncode(text: string): string {
+function percentEncode(text: string): string {
   let out = '';
   for (const char of text) {
     const unit = char.charCodeAt(0);

@@ -67,3 +67,23 @@ describe('module boundaries (eslint @nx/enforce-module-boundaries)', () => {
     expect(found.some((v) => v.startsWith('@typescript-eslint/consistent-type-imports'))).toBe(true);
   });
 });
+
+describe('import circles (import-x/no-cycle, platform/no-type-import-cycle)', () => {
+  // truncate-output.ts is imported by handle-call.ts; importing handle-call back closes a circle.
+  it('forbids a circle of run-time imports inside a package', async () => {
+    const found = await violations(
+      'libs/tool-sdk/src/truncate-output.ts',
+      "import { handleToolCall } from './handle-call.js';\nexport const probe = handleToolCall;\n",
+    );
+    expect(found.some((v) => v.startsWith('import-x/no-cycle'))).toBe(true);
+    expect(found.some((v) => v.startsWith('platform/no-type-import-cycle'))).toBe(true);
+  });
+
+  it('forbids a circle made of type-only imports', async () => {
+    const found = await violations(
+      'libs/tool-sdk/src/truncate-output.ts',
+      "import type { CallEnvironment } from './handle-call.js';\nexport type Probe = CallEnvironment;\n",
+    );
+    expect(found.some((v) => v.startsWith('platform/no-type-import-cycle'))).toBe(true);
+  });
+});

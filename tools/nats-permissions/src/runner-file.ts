@@ -4,7 +4,7 @@ import type { RunnerDeclaration } from './model.js';
 const Token = z.string().regex(/^[A-Za-z0-9_-]+$/, 'must be letters, digits, "_" or "-"');
 
 /** A runners file: `[{"name": "weather-tools", "tools": ["get_forecast"], "user": "weather"}]`. */
-export const RunnersFile = z.array(
+const RunnersFile = z.array(
   z.strictObject({
     name: Token,
     user: Token.optional(),

@@ -6,7 +6,7 @@ import { listRuns, showRun } from './commands/runs.js';
 import { listFires, listTasks, showTask } from './commands/tasks.js';
 import { listTools } from './commands/tools.js';
 
-export const USAGE = `platformctl: the agent platform's operator CLI (read-only, through the HTTP API)
+const USAGE = `platformctl: the agent platform's operator CLI (read-only, through the HTTP API)
 
 usage: platformctl [options] <command>
 

@@ -9,7 +9,7 @@ import { jsonBody, type NatsConnection } from '@platform/service-kit';
 import { z } from 'zod';
 
 /** One dead-lettered turn as operators see it (the original body is left out: it holds the conversation). */
-export const DeadLetterView = z.object({
+const DeadLetterView = z.object({
   seq: z.number().int(),
   tenantId: z.string().nullable(),
   runId: z.string().nullable(),
@@ -19,7 +19,7 @@ export const DeadLetterView = z.object({
   deadAt: z.string(),
   originalSubject: z.string(),
 });
-export type DeadLetterView = z.infer<typeof DeadLetterView>;
+type DeadLetterView = z.infer<typeof DeadLetterView>;
 
 export const DeadLetterPage = z.object({
   deadLetters: z.array(DeadLetterView),

@@ -36,7 +36,7 @@ const DEFAULT_CODES = {
 } as const;
 
 /** `/v1/runs/{runId}` as Fastify writes it: `/v1/runs/:runId`. */
-export function fastifyPath(openApiPath: string): string {
+function fastifyPath(openApiPath: string): string {
   return openApiPath.replace(/\{([^}]+)\}/g, ':$1');
 }
 

@@ -2,7 +2,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { z } from 'zod';
 import type { ApiErrorCode } from '../error-codes.js';
 
-export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'DELETE';
+type HttpMethod = 'GET' | 'POST' | 'PUT' | 'DELETE';
 
 /**
  * Who may call an operation: anyone (`public`), any verified token, answered for its tenant
@@ -73,7 +73,7 @@ export function defineOperation<const S extends OperationSpec>(spec: S): S {
 type Parsed<T> = T extends z.ZodType ? z.output<T> : undefined;
 
 /** What a handler receives: its request's parts, parsed by the operation's schemas. */
-export interface OperationInput<S extends OperationSpec> {
+interface OperationInput<S extends OperationSpec> {
   params: Parsed<S['params']>;
   query: Parsed<S['query']>;
   body: Parsed<S['body']>;
@@ -91,7 +91,7 @@ type ReplyFor<Status, R> = R extends { body: z.ZodType }
     : { status: Status; body?: undefined };
 
 /** What a handler returns: one of the operation's documented statuses with its body, or {@link STREAMED}. */
-export type OperationReply<S extends OperationSpec> =
+type OperationReply<S extends OperationSpec> =
   | { [Status in keyof S['responses'] & number]: ReplyFor<Status, S['responses'][Status]> }[keyof S['responses'] &
       number]
   | typeof STREAMED;

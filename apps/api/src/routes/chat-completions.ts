@@ -28,7 +28,7 @@ const FacadeMessage = z
     content: z.union([z.string(), z.array(ContentPart), z.null()]).optional(),
   })
   .passthrough();
-export type FacadeMessage = z.infer<typeof FacadeMessage>;
+type FacadeMessage = z.infer<typeof FacadeMessage>;
 
 const ChatCompletionBody = z
   .object({

@@ -25,7 +25,7 @@ export interface ConversationRoutesOptions {
   sseHeartbeatMs: number;
 }
 
-export function wantsEventStream(request: FastifyRequest): boolean {
+function wantsEventStream(request: FastifyRequest): boolean {
   return (request.headers.accept ?? '').includes('text/event-stream');
 }
 

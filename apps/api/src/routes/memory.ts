@@ -192,7 +192,7 @@ export const memoryOperations = {
 };
 
 /** A fact as the API shows it. */
-export function factJson(fact: memoryV1.Fact): z.infer<typeof Fact> {
+function factJson(fact: memoryV1.Fact): z.infer<typeof Fact> {
   return {
     factId: fact.factId,
     collection: fact.collection,

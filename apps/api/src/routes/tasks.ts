@@ -11,7 +11,7 @@ import { principalOf } from '../principal.js';
 import type { EventRateQuota } from '../quotas/event-rate.js';
 import { ApiErrorCodes } from '../error-codes.js';
 
-export type TriggerClient = PromiseClient<triggerV1.TriggerServiceClient>;
+type TriggerClient = PromiseClient<triggerV1.TriggerServiceClient>;
 
 export interface TaskRoutesOptions {
   trigger: TriggerClient;
@@ -308,7 +308,7 @@ export const taskOperations = {
 };
 
 /** A task as clients see it. */
-export function taskBody(task: triggerV1.Task): z.infer<typeof Task> {
+function taskBody(task: triggerV1.Task): z.infer<typeof Task> {
   return {
     taskId: task.taskId,
     name: task.name,
@@ -327,7 +327,7 @@ export function taskBody(task: triggerV1.Task): z.infer<typeof Task> {
 }
 
 /** A fire as clients see it. */
-export function fireBody(fire: triggerV1.Fire): z.infer<typeof Fire> {
+function fireBody(fire: triggerV1.Fire): z.infer<typeof Fire> {
   return {
     fireId: fire.fireId,
     taskId: fire.taskId,

@@ -28,25 +28,20 @@ export const STOP_REASONS = [
 ] as const;
 export const RUN_SOURCES = ['user', 'trigger', 'child', 'notice'] as const;
 
-export type TokenUsage = Schemas['TokenUsage'];
+type TokenUsage = Schemas['TokenUsage'];
 export type RunSummary = Schemas['RunSummary'];
-export type RunPage = GetAnswer<'/v1/runs'>;
-export type HistoryPage = GetAnswer<'/v1/conversations/{conversationId}/messages'>;
+type HistoryPage = GetAnswer<'/v1/conversations/{conversationId}/messages'>;
 export type HistoryEntry = HistoryPage['messages'][number];
 export type ChatMessage = HistoryEntry['message'];
 export type Approval = Schemas['Approval'];
 export type TurnAnswer = Schemas['TurnResponse'];
 export type CatalogTool = Schemas['CatalogTool'];
-export type RunnerInstance = CatalogTool['runnerInstances'][number];
 export type ToolTrial = Schemas['ToolCall'];
 export type Task = Schemas['Task'];
-export type TaskFire = Schemas['Fire'];
 export type MemoryFact = Schemas['Fact'];
-export type Credential = Schemas['CredentialInfo'];
 export type CredentialAuditEvent = GetAnswer<'/v1/credentials/audit'>['events'][number];
 export type UsageReport = GetAnswer<'/v1/usage'>;
 export type UsageDay = UsageReport['days'][number];
-export type RunEvent = Schemas['RunEvent'];
 
 export interface StepFailure {
   class: string;
@@ -55,7 +50,7 @@ export interface StepFailure {
   recovery: string;
 }
 
-export interface ToolCall {
+interface ToolCall {
   id: string;
   name: string;
   arguments: string;
@@ -109,7 +104,7 @@ export type PlanStepRecord =
 
 export type TranscriptEntry = IterationRecord | PlanStepRecord;
 
-export interface ToolCallOutcome {
+interface ToolCallOutcome {
   callId: string;
   name: string;
   status: string;
@@ -119,7 +114,7 @@ export interface ToolCallOutcome {
   argumentsSummary?: Record<string, unknown>;
 }
 
-export interface RunResult {
+interface RunResult {
   response?: string;
   stopReason?: string;
   turns?: number;
@@ -129,7 +124,7 @@ export interface RunResult {
   error?: { kind: string; message: string; failure?: StepFailure };
 }
 
-export interface PlanSubtask {
+interface PlanSubtask {
   id: string;
   role?: string;
   description?: string;
@@ -140,7 +135,7 @@ export interface PlanSubtask {
   childRunIds: string[];
 }
 
-export interface RunPlan {
+interface RunPlan {
   goal?: string;
   status: string;
   version: number;

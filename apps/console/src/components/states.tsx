@@ -2,7 +2,7 @@ import { useContext, type ReactNode } from 'react';
 import { remedyFor, type ApiError } from '../api/api-error.js';
 import { ConsoleContext } from '../console-context.js';
 
-export function Loading({ what }: { what: string }) {
+function Loading({ what }: { what: string }) {
   return (
     <p className="muted" role="status" aria-live="polite">
       Loading {what}…

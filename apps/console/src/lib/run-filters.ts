@@ -57,7 +57,7 @@ export function searchOfFilters(filters: RunFilters): string {
 }
 
 /** A `datetime-local` value as the ISO 8601 time the api takes (with `Z`); empty stays empty. */
-export function localToIso(value: string): string {
+function localToIso(value: string): string {
   if (!value) return '';
   const date = new Date(value);
   return Number.isNaN(date.getTime()) ? '' : date.toISOString();

@@ -89,7 +89,7 @@ function FilterForm({ initial, onApply }: { initial: RunFilters; onApply: (filte
   );
 }
 
-export function RunTable({ runs }: { runs: readonly RunSummary[] }) {
+function RunTable({ runs }: { runs: readonly RunSummary[] }) {
   return (
     <DataTable
       caption="Runs, newest first"

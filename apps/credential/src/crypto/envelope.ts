@@ -21,7 +21,7 @@ export interface SealedRecord {
  * The associated data of both layers. JSON of an array is unambiguous whatever characters the
  * fields hold (no delimiter a value could forge); the label versions the format.
  */
-export function recordContext(identity: RecordIdentity, layer: 'data' | 'key'): Buffer {
+function recordContext(identity: RecordIdentity, layer: 'data' | 'key'): Buffer {
   return Buffer.from(
     JSON.stringify([
       'platform.credential.v1',

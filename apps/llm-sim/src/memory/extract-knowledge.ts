@@ -6,13 +6,13 @@ import { candidatesOf, turnLinesOf, type CandidateLine, type TurnLine } from './
  * recognises is extracted; the assistant's words are ignored, tool results contribute entities.
  */
 
-export interface SimEntity {
+interface SimEntity {
   name: string;
   type: string;
   facets: Record<string, string>;
   fromTool: boolean;
 }
-export interface SimFact {
+interface SimFact {
   subject: string;
   predicate: string;
   object: string;
@@ -21,7 +21,7 @@ export interface SimFact {
   singleValued: boolean;
   supersedes: string[];
 }
-export interface SimPreference {
+interface SimPreference {
   subject: string;
   topic: string;
   value: string;

@@ -21,7 +21,7 @@ const BROKEN_ENTRY = {
 };
 
 /** One turn's entry: its label and its extraction (or, on purpose, something the schema refuses). */
-export type SimTurnEntry = { turn: string } & (SimExtraction | typeof BROKEN_ENTRY);
+type SimTurnEntry = { turn: string } & (SimExtraction | typeof BROKEN_ENTRY);
 
 export interface SimTurnsAnswer {
   turns: SimTurnEntry[];

@@ -5,13 +5,13 @@ import { extractKnowledge } from './extract-knowledge.js';
 import { extractTurns } from './extract-turns.js';
 
 /** The memory service's structured requests the simulator answers without a scenario. */
-export const STRUCTURED_REPLY_KINDS = [
+const STRUCTURED_REPLY_KINDS = [
   'memory_extraction',
   'memory_extraction_batch',
   'memory_answer',
   'session_summary',
 ] as const;
-export type StructuredReplyKind = (typeof STRUCTURED_REPLY_KINDS)[number];
+type StructuredReplyKind = (typeof STRUCTURED_REPLY_KINDS)[number];
 
 /**
  * Markers a test puts in conversation text (it reaches the memory service's prompt) to script how
@@ -26,7 +26,7 @@ export type StructuredReplyKind = (typeof STRUCTURED_REPLY_KINDS)[number];
  * extract-turns.ts): `invalid-in-batch` and `missing-in-batch`; `malformed`, `malformed-once` and
  * `delay` still act on the whole answer.
  */
-export const MEMORY_SIM_MARKER = /\[memory-sim:(malformed-once|malformed|invalid|delay=(\d{1,5}))\]/g;
+const MEMORY_SIM_MARKER = /\[memory-sim:(malformed-once|malformed|invalid|delay=(\d{1,5}))\]/g;
 const MAX_DELAY_MS = 60_000;
 
 /** What to send for a structured request. */
@@ -45,7 +45,7 @@ interface JsonSchemaFormat {
 }
 
 /** Which structured request this is, by `response_format.json_schema` name or, failing that, its properties. */
-export function structuredReplyKind(request: ChatCompletionRequest): StructuredReplyKind | undefined {
+function structuredReplyKind(request: ChatCompletionRequest): StructuredReplyKind | undefined {
   const format = (request as { response_format?: { type?: unknown; json_schema?: JsonSchemaFormat } }).response_format;
   if (format?.type !== 'json_schema' || !format.json_schema) return undefined;
   const { name, schema } = format.json_schema;

@@ -75,7 +75,7 @@ export const calculatorTool = {
 } as const;
 
 /** A current_time tool definition as the platform would send it. */
-export const currentTimeTool = {
+const currentTimeTool = {
   type: 'function',
   function: {
     name: 'current_time',

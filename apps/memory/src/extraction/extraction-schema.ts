@@ -15,7 +15,7 @@ const Predicate = z
 
 const Text = (max: number) => z.string().trim().min(1).max(max);
 
-export const ExtractedEntity = z.object({
+const ExtractedEntity = z.object({
   name: Text(200),
   type: Text(64).describe('person, place, organisation, product, event, concept...'),
   facets: z
@@ -25,9 +25,9 @@ export const ExtractedEntity = z.object({
   /** True when the entity was only seen in a tool result. */
   fromTool: z.boolean().default(false),
 });
-export type ExtractedEntity = z.infer<typeof ExtractedEntity>;
+type ExtractedEntity = z.infer<typeof ExtractedEntity>;
 
-export const ExtractedFact = z.object({
+const ExtractedFact = z.object({
   subject: Text(200).describe('who or what the fact is about; "user" for the person talking'),
   predicate: Predicate.describe('lower snake case relation, e.g. lives_in, works_at, likes'),
   object: Text(500),
@@ -39,9 +39,9 @@ export const ExtractedFact = z.object({
   /** Ids of candidate facts (given in the prompt) that this fact makes no longer true. */
   supersedes: z.array(z.string()).max(20).default([]),
 });
-export type ExtractedFact = z.infer<typeof ExtractedFact>;
+type ExtractedFact = z.infer<typeof ExtractedFact>;
 
-export const ExtractedPreference = z.object({
+const ExtractedPreference = z.object({
   subject: Text(200).default('user'),
   /** What the preference is about, e.g. "seat", "language". */
   topic: Text(200),
@@ -50,7 +50,7 @@ export const ExtractedPreference = z.object({
   sourceSeq: z.number().int().positive(),
   supersedes: z.array(z.string()).max(20).default([]),
 });
-export type ExtractedPreference = z.infer<typeof ExtractedPreference>;
+type ExtractedPreference = z.infer<typeof ExtractedPreference>;
 
 /** The whole answer of one extraction call. Validated before anything is stored. */
 export const Extraction = z.object({

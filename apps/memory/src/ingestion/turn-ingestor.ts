@@ -18,7 +18,7 @@ export interface TurnIngestorSettings {
   extractionTurnsPerRequest: number;
 }
 
-export type IngestOutcome =
+type IngestOutcome =
   { status: 'stored'; facts: number; superseded: number } | { status: 'duplicate' } | { status: 'empty' };
 /** What became of one turn of a batch: an outcome once its transaction committed, or the error that stopped it. */
 export type IngestResult = { ok: true; outcome: IngestOutcome } | { ok: false; error: unknown };
@@ -216,7 +216,7 @@ export class TurnIngestor {
  * could carry one tenant's words into another's knowledge) nor collections (which a tenant may use
  * to keep knowledge apart, e.g. per end user).
  */
-export function extractionGroups<T extends { turn: { tenantId: string }; collection: string }>(
+function extractionGroups<T extends { turn: { tenantId: string }; collection: string }>(
   turns: readonly T[],
   perRequest: number,
 ): T[][] {

@@ -22,13 +22,6 @@ export interface FactRow {
 export const FACT_COLUMNS =
   'fact_id, collection, subject, predicate, object, kind, confidence, origin, conversation_id, run_id, message_seq, valid_from, valid_to, superseded_by, created_at';
 
-/** `FACT_COLUMNS` qualified by a table alias. */
-export function factColumns(alias: string): string {
-  return FACT_COLUMNS.split(', ')
-    .map((c) => `${alias}.${c}`)
-    .join(', ');
-}
-
 export function factToProto(row: FactRow): memoryV1.Fact {
   return {
     factId: row.fact_id,

@@ -26,7 +26,7 @@ export interface SaveFactInput {
 }
 
 /** Predicates as stored: lower snake case. */
-export function normalisePredicate(predicate: string): string {
+function normalisePredicate(predicate: string): string {
   return predicate
     .trim()
     .toLowerCase()

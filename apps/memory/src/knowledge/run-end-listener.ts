@@ -3,7 +3,7 @@ import type { Logger, NatsConnection } from '@platform/service-kit';
 import type { WorkingMemoryStore } from './working-memory-store.js';
 
 /** Queue group: each notice is handled by one memory replica. */
-export const RUN_END_QUEUE = 'memory-run-end';
+const RUN_END_QUEUE = 'memory-run-end';
 
 /** Runs whose working memory one statement drops at most. */
 const MAX_RUNS_PER_DELETE = 500;

@@ -34,7 +34,7 @@ const STOP_WORDS = new Set(
 );
 
 /** The query's longest distinct words, stop words left out: the ones worth a fuzzy match. */
-export function trigramWords(query: string, max: number): string[] {
+function trigramWords(query: string, max: number): string[] {
   const words = new Set((query.toLowerCase().match(/[\p{L}\p{N}]{3,}/gu) ?? []).filter((w) => !STOP_WORDS.has(w)));
   return [...words].sort((a, b) => b.length - a.length || a.localeCompare(b)).slice(0, max);
 }

@@ -74,7 +74,7 @@ const DAY_MS = 86_400_000;
 /** Tenants whose common lexemes one process keeps (a few kB each). */
 const COMMON_LEXEMES_TENANTS = 10_000;
 
-export function episodeToProto(row: EpisodeRow): memoryV1.Episode {
+function episodeToProto(row: EpisodeRow): memoryV1.Episode {
   return {
     episodeId: row.episode_id,
     collection: row.collection,

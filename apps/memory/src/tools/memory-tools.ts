@@ -14,7 +14,7 @@ import type { WorkingMemoryStore } from '../knowledge/working-memory-store.js';
 import type { RecallEngine } from '../recall/recall-engine.js';
 import { ErrorCodes } from '../error-codes.js';
 
-export const MEMORY_RUNNER_NAME = 'memory-tools';
+const MEMORY_RUNNER_NAME = 'memory-tools';
 
 export interface MemoryToolDependencies {
   nc: NatsConnection;
@@ -35,7 +35,7 @@ function runOf(context: ToolContext): string {
 }
 
 /** The memory tools: long-term search and explicit saves, and the run's working memory scratchpad. */
-export function memoryTools(deps: MemoryToolDependencies): ToolDefinition[] {
+function memoryTools(deps: MemoryToolDependencies): ToolDefinition[] {
   return [
     defineTool({
       name: 'memory_search',

@@ -17,7 +17,7 @@ export interface IncomingMessage {
  * A safety check (moderation, policy, abuse detection...): return a refusal to stop the message
  * before a run is created, or nothing to let it through. Checks run in order after the limits.
  */
-export type SafetyCheck = (message: IncomingMessage) => Promise<{ code: string; message: string } | undefined>;
+type SafetyCheck = (message: IncomingMessage) => Promise<{ code: string; message: string } | undefined>;
 
 export interface AdmissionOptions {
   limiter: RateLimiter;

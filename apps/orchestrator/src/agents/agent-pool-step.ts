@@ -34,7 +34,7 @@ const Plan = z.array(Action);
  * Journal of the step: its plan before acting (so a resumed run finishes it instead of deciding
  * again) and its decision after (so a resumed run reports the same results and durations).
  */
-export interface PlanJournal {
+interface PlanJournal {
   load(run: ClaimedRun): Promise<unknown>;
   save(run: ClaimedRun, plan: Action[]): Promise<void>;
   loadDecision(run: ClaimedRun): Promise<unknown>;

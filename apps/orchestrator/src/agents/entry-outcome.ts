@@ -3,7 +3,7 @@ import { USER_CANCELLED_MESSAGE } from '@platform/contracts';
 import { approvalRequestOf, type agentPoolV1 } from '@platform/proto';
 
 /** An agent's result as the model reads it: text as is, anything else as JSON. */
-export function resultText(resultJson: string): string {
+function resultText(resultJson: string): string {
   if (!resultJson) return '';
   try {
     const parsed: unknown = JSON.parse(resultJson);
@@ -20,7 +20,7 @@ export function approvalOf(entry: agentPoolV1.AgentEntry): Record<string, unknow
 }
 
 /** The pending-agent record of a waiting entry (what the run reports as waiting). */
-export function pendingOf(entry: agentPoolV1.AgentEntry): Omit<PendingAgent, 'callId'> {
+function pendingOf(entry: agentPoolV1.AgentEntry): Omit<PendingAgent, 'callId'> {
   const waitingFor =
     (entry.status === 'paused' ? entry.pausedFrom : entry.status) === 'waiting_for_approval' ? 'approval' : 'input';
   const approval = waitingFor === 'approval' ? approvalOf(entry) : undefined;

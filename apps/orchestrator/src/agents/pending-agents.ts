@@ -34,7 +34,7 @@ export interface PendingAgentStep {
 }
 
 /** A decision as journaled once its actions were performed (what a resumed run reports again). */
-export const JournaledDecision = z.discriminatedUnion('kind', [
+const JournaledDecision = z.discriminatedUnion('kind', [
   z.object({ kind: z.literal('run_loop_with_agent_results'), agents: AgentResults }),
   z.object({
     kind: z.literal('answer'),

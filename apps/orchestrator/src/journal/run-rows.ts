@@ -33,7 +33,7 @@ export interface RunRow {
  * Who started a run, from its columns: the same rule as the listing's SQL (`SOURCE_SQL` in
  * listing/run-listing.ts), so a run reads the same in GetRun and in ListRuns.
  */
-export function sourceOfRow(row: Pick<RunRow, 'parent_run_id' | 'kind' | 'source'>): RunStartedBy {
+function sourceOfRow(row: Pick<RunRow, 'parent_run_id' | 'kind' | 'source'>): RunStartedBy {
   if (row.parent_run_id) return 'child';
   if (row.source?.kind === 'trigger') return 'trigger';
   if (row.kind === 'agent_expired') return 'notice';

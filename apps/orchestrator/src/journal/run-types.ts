@@ -3,7 +3,7 @@ import type { ChatMessage } from '@platform/contracts';
 import type { MemoryRecallReport } from '../recall/recall-report.js';
 
 /** Statuses of a run: queued and running are live; the rest are final. */
-export const LIVE_STATUSES = ['queued', 'running'] as const;
+const LIVE_STATUSES = ['queued', 'running'] as const;
 export type RunStatus = 'queued' | 'running' | 'completed' | 'waiting' | 'failed' | 'cancelled';
 
 /** A finished run's result as stored: the loop's result, plus what the recall step injected. */

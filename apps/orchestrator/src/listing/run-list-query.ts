@@ -5,13 +5,13 @@ import { errors } from '@platform/service-kit';
 import type { RunStatus } from '../journal/run-types.js';
 import { ErrorCodes } from '../error-codes.js';
 
-export const RUN_STATUSES: readonly RunStatus[] = ['queued', 'running', 'completed', 'waiting', 'failed', 'cancelled'];
+const RUN_STATUSES: readonly RunStatus[] = ['queued', 'running', 'completed', 'waiting', 'failed', 'cancelled'];
 /** Who started a run, as listings show it (see `sourceSql` in run-listing.ts). */
-export const RUN_SOURCES = ['user', 'trigger', 'child', 'notice'] as const;
+const RUN_SOURCES = ['user', 'trigger', 'child', 'notice'] as const;
 export type RunListSource = (typeof RUN_SOURCES)[number];
 
-export const DEFAULT_PAGE_SIZE = 50;
-export const MAX_PAGE_SIZE = 200;
+const DEFAULT_PAGE_SIZE = 50;
+const MAX_PAGE_SIZE = 200;
 const MAX_TOOL_NAME = 128;
 
 /** The filters of a listing: every one optional, combined with AND. */

@@ -53,7 +53,7 @@ export function childRunId(tenantId: string, parentRunId: string, callId: string
 }
 
 /** A child run has its own conversation (its own history and transcript), named after the run. */
-export function childConversationId(runId: string): string {
+function childConversationId(runId: string): string {
   return `delegation:${runId}`;
 }
 

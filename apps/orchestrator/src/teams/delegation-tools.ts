@@ -13,7 +13,7 @@ import { chainOf, outcomeOfChild, type ChildRuns, type ParentEvents } from './ch
 import { committeeToolName, CommitteeTool, type CommitteeScope } from './committee.js';
 
 /** The tool a role appears as. */
-export const DELEGATION_TOOL_PREFIX = 'delegate_to_';
+const DELEGATION_TOOL_PREFIX = 'delegate_to_';
 
 export function delegationToolName(role: string): string {
   return `${DELEGATION_TOOL_PREFIX}${role}`;

@@ -12,7 +12,7 @@ import { journaledDecision, type PendingAgentDecision, type PendingAgentStep } f
 const Plan = z.array(z.object({ childRunId: z.string() }));
 type Plan = z.infer<typeof Plan>;
 
-export interface WaitingChildrenJournal {
+interface WaitingChildrenJournal {
   load(run: ClaimedRun): Promise<unknown>;
   save(run: ClaimedRun, plan: Plan): Promise<void>;
   loadDecision(run: ClaimedRun): Promise<unknown>;

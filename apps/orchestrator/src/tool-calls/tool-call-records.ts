@@ -2,7 +2,7 @@ import { jsonbText } from '@platform/service-kit';
 import type pg from 'pg';
 
 /** `running` until the call ends, then its outcome as the loop's tool results have it (`invalid`: the runner refused the arguments). */
-export type ToolCallStatus = 'running' | 'success' | 'failed' | 'invalid' | 'timeout' | 'denied' | 'cancelled';
+type ToolCallStatus = 'running' | 'success' | 'failed' | 'invalid' | 'timeout' | 'denied' | 'cancelled';
 
 /** A tool call a client tried directly (CallTool), as journaled. */
 export interface ToolCallRecord {

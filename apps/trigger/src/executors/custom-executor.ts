@@ -18,7 +18,7 @@ const BACKPRESSURE_KINDS = new Set(['resource_exhausted', 'unavailable']);
 const RETRYABLE_KINDS = new Set(['deadline_exceeded', 'internal', 'cancelled']);
 
 /** The arguments a custom executor gets for a fire (docs/triggers.md, "Writing a custom executor"). */
-export function executorArguments(fire: FireContext): Record<string, unknown> {
+function executorArguments(fire: FireContext): Record<string, unknown> {
   return {
     taskId: fire.taskId,
     fireId: fire.fireId,

@@ -13,7 +13,7 @@ export function runIdOfFire(fireId: string): string {
 }
 
 /** The message the agent reads for a fire. */
-export function triggerMessage(fire: FireContext): string {
+function triggerMessage(fire: FireContext): string {
   const instruction = fire.spec.action.instruction ?? '';
   const when = fire.scheduledAt.toISOString();
   switch (fire.kind) {

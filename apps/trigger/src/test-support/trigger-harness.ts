@@ -47,7 +47,7 @@ export async function testTriggerConfig(
 }
 
 /** An executor that records every call and answers with what the test scripted (success by default). */
-export class RecordingExecutor implements FireExecutor {
+class RecordingExecutor implements FireExecutor {
   readonly calls: FireContext[] = [];
   answer: (fire: FireContext) => ExecutionOutcome | Promise<ExecutionOutcome> = () => ({
     status: 'succeeded',

@@ -28,7 +28,7 @@ export const LEARNING_QUEUE: WorkQueue = { stream: STREAM, consumer: CONSUMER };
 /** As the platform's memory defaults (MEMORY_INGEST_BATCH_SIZE, MEMORY_INGEST_BATCH_WAIT_MS). */
 const BATCH_SIZE = 50;
 const BATCH_WAIT_MS = 200;
-export const EMBEDDING_DIMENSIONS = 256;
+const EMBEDDING_DIMENSIONS = 256;
 
 export interface FinishedTurn {
   tenant: string;

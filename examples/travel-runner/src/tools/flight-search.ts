@@ -14,7 +14,7 @@ function airportCode(value: string): string | undefined {
   return IATA_CODE.test(value) ? undefined : AIRPORT_CODE_REASON;
 }
 
-export interface FlightOption {
+interface FlightOption {
   flight: string;
   origin: string;
   destination: string;
@@ -25,7 +25,7 @@ export interface FlightOption {
   summary: string;
 }
 
-export interface FlightSearchResult {
+interface FlightSearchResult {
   notice: string;
   date: string;
   passengers: number;
@@ -40,7 +40,7 @@ interface FlightQuery {
 }
 
 /** Three made-up flights for the query: the same route and date always give the same ones. */
-export function fakeFlights({ origin, destination, date, passengers }: FlightQuery): FlightSearchResult {
+function fakeFlights({ origin, destination, date, passengers }: FlightQuery): FlightSearchResult {
   const options = DEPARTURE_WINDOWS.map((firstHour, slot) => {
     const seed = (what: string): string[] => [origin, destination, date.trim().toLowerCase(), String(slot), what];
     const airline = AIRLINES[fakeNumber(AIRLINES.length, ...seed('airline'))] ?? AIRLINES[0];

@@ -3,9 +3,9 @@ import { z } from 'zod';
 import type { Outbox } from '../outbox.js';
 
 /** Characters of the body the user sees in the approval request. */
-export const BODY_PREVIEW_CHARS = 200;
+const BODY_PREVIEW_CHARS = 200;
 /** The credential service whose account the email is sent from (the user connects it through their app's OAuth flow). */
-export const MAIL_SERVICE = 'google';
+const MAIL_SERVICE = 'google';
 
 /** What the user is told when the recipient is not an address. */
 export const RECIPIENT_REASON = 'must be an email address such as team@example.com';

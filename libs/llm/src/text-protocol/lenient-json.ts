@@ -1,7 +1,7 @@
 import { isQuote, scanString } from './json-scan.js';
 
 /** A value as JSON can express it. */
-export type JsonValue = null | boolean | number | string | JsonValue[] | { [key: string]: JsonValue };
+type JsonValue = null | boolean | number | string | JsonValue[] | { [key: string]: JsonValue };
 
 /** The outcome of a lenient parse: the value (and whether it needed repair), or why the text could not be read. */
 export type LenientJsonResult = { ok: true; value: JsonValue; repaired: boolean } | { ok: false; error: string };

@@ -1,7 +1,7 @@
 import { balancedObjectSpans } from './json-scan.js';
 
 /** The ReAct labels a reply is divided by. */
-export type LabelKind = 'thought' | 'action' | 'actionInput' | 'observation' | 'final';
+type LabelKind = 'thought' | 'action' | 'actionInput' | 'observation' | 'final';
 
 /** One label occurrence: `start` is where the label (with its markdown prefix) begins, `end` where its content begins. */
 export interface Label {

@@ -1,7 +1,7 @@
 import { cutText } from '@platform/contracts';
 
 /** Why a reply could not be read as a ReAct step. */
-export type ReActParseErrorCode =
+type ReActParseErrorCode =
   | 'no_action_or_final'
   | 'invalid_json'
   | 'not_object'

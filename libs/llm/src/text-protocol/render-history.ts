@@ -10,7 +10,7 @@ export interface TextProtocolFields {
 }
 
 /** The raw reply kept on an assistant message by this adapter, if any. */
-export function rawReplyOf(message: AssistantMessage): string | undefined {
+function rawReplyOf(message: AssistantMessage): string | undefined {
   const fields = message.providerFields?.[TEXT_PROTOCOL_FIELD];
   if (typeof fields !== 'object' || fields === null) return undefined;
   const raw = (fields as Partial<TextProtocolFields>).raw;
@@ -27,7 +27,7 @@ function argumentsJson(raw: string): string {
 }
 
 /** Writes a native tool-call message as protocol text, for messages with no raw reply kept. */
-export function renderActionText(message: AssistantMessage): string {
+function renderActionText(message: AssistantMessage): string {
   const lines = message.content?.trim() ? [`Thought: ${message.content.trim()}`] : [];
   for (const call of message.toolCalls ?? [])
     lines.push(`Action: {"tool": ${JSON.stringify(call.name)}, "arguments": ${argumentsJson(call.arguments)}}`);
@@ -35,7 +35,7 @@ export function renderActionText(message: AssistantMessage): string {
 }
 
 /** A tool result as the observation the model reads next. */
-export function renderObservation(message: ToolMessage): string {
+function renderObservation(message: ToolMessage): string {
   const content = message.content.trim() ? message.content : '(no output)';
   // Results the platform made are often already worded "Error: ..."; say it once.
   if (message.isError && !/^error\b/i.test(content.trimStart())) return `Observation: Error: ${content}`;

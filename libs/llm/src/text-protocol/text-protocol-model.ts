@@ -37,7 +37,7 @@ function modeOf(request: ModelRequest): Mode {
 }
 
 /** The observation that tells the model what was wrong with its reply and what shape is expected. */
-export function protocolFeedbackFor(error: ReActParseError): string {
+function protocolFeedbackFor(error: ReActParseError): string {
   return `Observation: Error parsing your response: ${error.message}. Reply with Thought: then either Action: {"tool": "<tool name>", "arguments": {...}} or Final Answer: <your answer>.`;
 }
 

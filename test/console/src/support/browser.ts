@@ -5,7 +5,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { chromium, type BrowserContext, type Page } from 'playwright-core';
 
-export const CHROMIUM_PATH = process.env['CHROMIUM_PATH'] ?? '/usr/bin/chromium';
+const CHROMIUM_PATH = process.env['CHROMIUM_PATH'] ?? '/usr/bin/chromium';
 
 const CHROMIUM_FLAGS = [
   '--headless',
@@ -19,7 +19,7 @@ const CHROMIUM_FLAGS = [
 ];
 
 /** Screenshots of the main pages, kept as test artifacts (git-ignored). */
-export const ARTIFACTS_DIR = path.resolve(import.meta.dirname, '../../artifacts');
+const ARTIFACTS_DIR = path.resolve(import.meta.dirname, '../../artifacts');
 
 export const LAPTOP = { width: 1280, height: 800 };
 export const PHONE = { width: 390, height: 844 };

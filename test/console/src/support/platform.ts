@@ -8,8 +8,6 @@ import { allocateSuiteRedis, createSuiteDatabase } from '@platform/testing/vites
 import { SignJWT } from 'jose';
 
 const JWT_SECRET = 'console-browser-secret-console-browser-secret';
-/** The operator role the api is started with (its default). */
-export const OPERATOR_ROLE = 'platform-operator';
 /** Where the console links a run's trace (a Jaeger URL in production; nothing answers it here). */
 export const TRACE_URL_TEMPLATE = 'http://jaeger.invalid/trace/{traceId}';
 

@@ -10,7 +10,7 @@ interface Iteration {
   durationMs: number;
 }
 
-export interface RunView {
+interface RunView {
   runId: string;
   conversationId: string;
   status: string;

@@ -17,7 +17,7 @@ const TABLE_HEADER = ['| Runner | Service name (`RUNNER_NAME`) | Tools | Purpose
  * @param {import('./options.js').NormalizedOptions} options
  * @returns {string}
  */
-export function runnerEntry(options) {
+function runnerEntry(options) {
   const cell = (/** @type {string} */ text) => text.replaceAll('|', '\\|');
   return `| [${options.directory}](../${options.directory}/README.md) | \`${options.name}\` | \`${options.toolName}\` (sample tool) | ${cell(options.description)} |`;
 }

@@ -21,7 +21,7 @@ import { mermaidOf, type PlanView } from './plan-view.js';
 import { SubtaskRuns } from './subtask-runs.js';
 
 /** What a plan-and-execute run journals: each planner reply by version, and the synthesised answer. */
-export interface PlanJournal {
+interface PlanJournal {
   load(run: ClaimedRun, key: string): Promise<unknown>;
   save(run: ClaimedRun, key: string, value: unknown): Promise<void>;
 }

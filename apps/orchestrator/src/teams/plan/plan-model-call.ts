@@ -19,7 +19,7 @@ import type { AgentProfile } from '../../profiles.js';
 import { PLAN_JSON_SCHEMA } from './plan-schema.js';
 
 /** The plan as asked for with structured output: the schema generated from the zod plan schema. */
-export const PLAN_RESPONSE_FORMAT: JsonSchemaResponseFormat = {
+const PLAN_RESPONSE_FORMAT: JsonSchemaResponseFormat = {
   type: 'json_schema',
   name: 'plan',
   schema: PLAN_JSON_SCHEMA,

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 
 /** A subtask id: short and plain, as it appears in `{key}` templates, Mermaid node names and child-run call ids. */
-export const SubtaskId = z.string().regex(/^[A-Za-z0-9_-]{1,64}$/, 'must be 1-64 letters, digits, "_" or "-"');
+const SubtaskId = z.string().regex(/^[A-Za-z0-9_-]{1,64}$/, 'must be 1-64 letters, digits, "_" or "-"');
 
 /** One subtask of a plan, as the planner model writes it (seed 003's fields). */
 export const Subtask = z

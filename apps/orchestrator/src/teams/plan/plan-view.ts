@@ -1,7 +1,7 @@
 import type { FailureClass, Recovery as AgentLoopRecovery, Severity } from '@platform/agent-loop';
 import type { Subtask } from './plan-schema.js';
 
-export type SubtaskStatus = 'pending' | 'blocked' | 'executing' | 'completed' | 'failed' | 'skipped';
+type SubtaskStatus = 'pending' | 'blocked' | 'executing' | 'completed' | 'failed' | 'skipped';
 
 /** The failure classes of seed 003 §7 (one taxonomy for every run: @platform/agent-loop failures.ts). */
 export type { FailureClass, Severity } from '@platform/agent-loop';

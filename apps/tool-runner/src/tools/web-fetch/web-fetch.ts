@@ -10,9 +10,9 @@ import { htmlToText } from './html-to-text.js';
 import { bodyKind, decodeText, parseContentType, readLimited } from './response-body.js';
 
 /** Text returned when the call does not ask for a size: about 5k tokens, plenty for most pages. */
-export const DEFAULT_MAX_CHARS = 20_000;
+const DEFAULT_MAX_CHARS = 20_000;
 /** Upper bound for `maxChars`, so one call cannot blow past the runner's result size limit by much. */
-export const MAX_CHARS_LIMIT = 100_000;
+const MAX_CHARS_LIMIT = 100_000;
 /** A non-2xx body is context for the status, not content: only its start is returned. */
 const ERROR_EXCERPT_CHARS = 2_000;
 

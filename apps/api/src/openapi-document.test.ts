@@ -2,9 +2,9 @@ import { Validator } from '@seriousme/openapi-schema-validator';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import addFormats from 'ajv-formats';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { useOrchestratorEdgeApp } from '../test-support/orchestrator-edge-app.js';
-import { buildOpenApiDocument, type OpenApiDocument } from './document.js';
-import { allOperations } from './operations.js';
+import { useOrchestratorEdgeApp } from './test-support/orchestrator-edge-app.js';
+import { buildOpenApiDocument, type OpenApiDocument } from './openapi/document.js';
+import { allOperations } from './api-operations.js';
 
 const METHODS = ['get', 'post', 'put', 'delete'] as const;
 

@@ -1,0 +1,36 @@
+import { adminOperations } from './routes/admin.js';
+import { approvalOperations } from './routes/approvals.js';
+import { chatCompletionOperations } from './routes/chat-completions.js';
+import { conversationOperations } from './routes/conversations.js';
+import { credentialOperations } from './routes/credentials.js';
+import { healthOperations } from './routes/health.js';
+import { memoryOperations } from './routes/memory.js';
+import { notificationOperations } from './routes/notifications.js';
+import { openApiOperations } from './routes/openapi.js';
+import { runListOperations } from './routes/run-list.js';
+import { runOperations } from './routes/runs.js';
+import { taskOperations } from './routes/tasks.js';
+import { toolOperations } from './routes/tools.js';
+import { usageOperations } from './routes/usage.js';
+import type { OperationSpec } from './openapi/operation.js';
+
+/**
+ * Every operation of the HTTP API, in the order the document lists them. It sits above both the
+ * routes (which define the operations) and `openapi/` (which turns operations into a document).
+ */
+export const allOperations: readonly OperationSpec[] = [
+  healthOperations,
+  openApiOperations,
+  conversationOperations,
+  runListOperations,
+  runOperations,
+  approvalOperations,
+  toolOperations,
+  memoryOperations,
+  credentialOperations,
+  taskOperations,
+  notificationOperations,
+  usageOperations,
+  chatCompletionOperations,
+  adminOperations,
+].flatMap((group) => Object.values(group) as OperationSpec[]);
