@@ -54,6 +54,7 @@ import { PublishStep } from './turn/publish.js';
 import { ToolPortsStep } from './turn/tool-ports.js';
 import { TurnRunner } from './turn/turn-runner.js';
 import { TurnSteps, type TurnResult } from './turn/turn-steps.js';
+import { ErrorCodes } from './error-codes.js';
 
 export { ORCHESTRATOR_SCHEMA } from './connections.js';
 export const ORCHESTRATOR_SERVICE_NAME = 'orchestrator.v1.OrchestratorService';
@@ -346,9 +347,13 @@ async function wire(
         // and the runs stop without writing more and release their leases, so another replica
         // resumes them from their journals at once.
         queue.endWaits(
-          errors.unavailable('SHUTTING_DOWN', 'this orchestrator is shutting down; the run goes on elsewhere', {
-            retryAfterSeconds: SHUTDOWN_RETRY_AFTER_SECONDS,
-          }),
+          errors.unavailable(
+            ErrorCodes.SHUTTING_DOWN,
+            'this orchestrator is shutting down; the run goes on elsewhere',
+            {
+              retryAfterSeconds: SHUTDOWN_RETRY_AFTER_SECONDS,
+            },
+          ),
         );
         const handedOver = attempts.abandonAll('the orchestrator is shutting down');
         logger.warn({ runs: handedOver }, 'runs still under way at the end of the shutdown grace; handed over');
