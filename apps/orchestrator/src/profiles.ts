@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { compileLoopConfig, LoopConfigSchema, type LoopConfig, type ModelPort } from '@platform/agent-loop';
-import { TenantId } from '@platform/contracts';
+import { NamedError, TenantId } from '@platform/contracts';
 import { TextProtocolModel } from '@platform/llm';
 import { z } from 'zod';
 import { ToolProtocol, type OrchestratorConfig } from './config.js';
@@ -264,9 +264,8 @@ export interface AgentProfile {
   structuredOutput: boolean;
 }
 
-export class ProfilesFileError extends Error {
+export class ProfilesFileError extends NamedError {
   readonly code = 'PROFILES_INVALID';
-  override readonly name = 'ProfilesFileError';
 }
 
 function globToRegExp(pattern: string): RegExp {
