@@ -3,7 +3,6 @@ import { ConversationId, TenantId } from '@platform/contracts';
 import type { orchestratorV1 } from '@platform/proto';
 import { errors, PlatformError, unaryHandler, type Logger } from '@platform/service-kit';
 import type { ToolCatalog } from '@platform/tool-sdk';
-import type { OrchestratorConfig } from './config.js';
 import type { NewRun, RunRecords } from './journal/run-records.js';
 import type { ConversationQueue } from './ordering/conversation-queue.js';
 import type { ShouldProcess } from './admission/should-process.js';
@@ -46,8 +45,16 @@ export interface RunAndToolCalls {
   taskToolCalls: TaskToolCalls;
 }
 
+/** The service's own settings. */
+export interface OrchestratorServiceOptions {
+  /** The tier of a message that names none. */
+  defaultTier: string;
+  /** New messages are refused (OVERLOADED) while this many turns run in this replica. */
+  maxConcurrentTurns: number;
+}
+
 export interface OrchestratorDependencies {
-  config: OrchestratorConfig;
+  options: OrchestratorServiceOptions;
   profiles: ProfileRegistry;
   records: RunRecords;
   queue: ConversationQueue;
@@ -65,7 +72,7 @@ const WAIT_OVER = new Error('the call is over');
 export function orchestratorServiceImplementation(
   deps: OrchestratorDependencies,
 ): orchestratorV1.OrchestratorServiceServer {
-  const { config, logger } = deps;
+  const { options, logger } = deps;
   let inFlight = 0;
   return {
     handleMessage: unaryHandler<orchestratorV1.HandleMessageRequest, orchestratorV1.HandleMessageResponse>(
@@ -105,7 +112,7 @@ export function orchestratorServiceImplementation(
               ErrorCodes.INVALID_TIME_ZONE,
               `'${request.timeZone}' is not an IANA time zone`,
             );
-          const caller = { tenantId: scope.tenantId, tier: request.tier || config.DEFAULT_TIER };
+          const caller = { tenantId: scope.tenantId, tier: request.tier || options.defaultTier };
           const profile = deps.profiles.resolve(request.profile, caller);
           if (!profile)
             throw errors.notFound(
@@ -113,7 +120,7 @@ export function orchestratorServiceImplementation(
               `no agent profile '${request.profile}' for you; yours: ${deps.profiles.namesFor(caller).join(', ')}`,
             );
           // Back-pressure: a saturated replica refuses new turns instead of queueing without bound.
-          if (inFlight >= config.MAX_CONCURRENT_TURNS) {
+          if (inFlight >= options.maxConcurrentTurns) {
             throw new PlatformError(
               'unavailable',
               ErrorCodes.OVERLOADED,
