@@ -272,7 +272,19 @@ async function wire(
     closers.push(() => started.stop(config.SHUTDOWN_GRACE_MS));
   }
 
-  const sweeper = new SessionSweeper(pool, extractionModel, workingMemory, vectors, config, logger);
+  const sweeper = new SessionSweeper(
+    pool,
+    extractionModel,
+    workingMemory,
+    vectors,
+    {
+      sessionIdleMs: config.MEMORY_SESSION_IDLE_MS,
+      sweepIntervalMs: config.MEMORY_SESSION_SWEEP_MS,
+      workingMemoryTtlMs: config.MEMORY_WORKING_MEMORY_TTL_MS,
+      defaultCollection: config.MEMORY_DEFAULT_COLLECTION,
+    },
+    logger,
+  );
   sweeper.start();
   closers.push(() => sweeper.stop());
 

@@ -156,7 +156,12 @@ describe('sessions', () => {
     await db.query(
       `UPDATE conversations SET updated_at = now() - interval '2 hours' WHERE conversation_id = 'conv-idle'`,
     );
-    const settings = { ...config, MEMORY_SESSION_IDLE_MS: 60_000 };
+    const settings = {
+      sessionIdleMs: 60_000,
+      sweepIntervalMs: config.MEMORY_SESSION_SWEEP_MS,
+      workingMemoryTtlMs: config.MEMORY_WORKING_MEMORY_TTL_MS,
+      defaultCollection: config.MEMORY_DEFAULT_COLLECTION,
+    };
     const llm = new OpenAIStructuredOutput({ baseURL: model.url, apiKey: 'test', model: 'fake', timeoutMs: 5_000 });
     const sweepers = [0, 1].map(
       () => new SessionSweeper(db, llm, new WorkingMemoryStore(db, { maxKeys: 10 }), undefined, settings, logger),

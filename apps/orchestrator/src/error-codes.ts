@@ -2,9 +2,9 @@ import { codesOf, SharedErrorCodes, type ErrorCodeSpec } from '@platform/service
 
 /**
  * Every error code this service raises besides service-kit's shared ones (`SharedErrorCodes`),
- * with the kind it is raised with and what it means. The tool gate, the listings and the tool-call
- * services use it; the turn's code (turn-executor.ts, pipeline/, agents/, journal/, ordering/) still
- * spells its codes at the throw sites and moves onto it with the orchestrator's new layout.
+ * with the kind it is raised with and what it means. Every throw site of the service writes
+ * `ErrorCodes.X`; the codes a tool result carries (`errorCode` of a tool's outcome) are the model's to
+ * read and are not raised as errors.
  */
 const orchestratorErrorCatalogue = {
   PROFILE_NOT_FOUND: {
@@ -26,7 +26,7 @@ const orchestratorErrorCatalogue = {
   },
   INVALID_SOURCE: {
     kind: 'invalid_argument',
-    description: 'A run listing filtered by a source that runs do not have.',
+    description: "A message's source (or a run listing's source filter) that is not a user or a trigger of valid form.",
   },
   INVALID_TIME_RANGE: {
     kind: 'invalid_argument',
@@ -62,6 +62,48 @@ const orchestratorErrorCatalogue = {
     description: 'The tool gate held a call for the user where the caller has nobody to ask (a gate defect).',
   },
   TOOL_CALL_NOT_FOUND: { kind: 'not_found', description: 'No tool call of this id for this tenant.' },
+  RUN_NOT_FOUND: { kind: 'not_found', description: 'No run of this id (in this conversation, when one is named).' },
+  RUN_ID_TAKEN: {
+    kind: 'already_exists',
+    description: "A new message's run id belongs to another conversation's run; use another.",
+  },
+  CALLER_CANCELLED: {
+    kind: 'cancelled',
+    description: 'The caller hung up a message before its turn was admitted; the turn does not start.',
+  },
+  DELEGATION_CONVERSATION: {
+    kind: 'invalid_argument',
+    description: "A message sent to a child run's conversation; its team's root conversation takes the messages.",
+  },
+  EMPTY_CONTENT: { kind: 'invalid_argument', description: 'A message whose content is empty or only whitespace.' },
+  INVALID_TIME_ZONE: { kind: 'invalid_argument', description: "A message's time zone that is not an IANA time zone." },
+  INVALID_DECISION: {
+    kind: 'invalid_argument',
+    description: 'An approval decision that is not "approve", "edit" or "cancel".',
+  },
+  INVALID_CHANGES: { kind: 'invalid_argument', description: 'An "edit" decision whose changes are not a JSON object.' },
+  CHANGES_REQUIRED: { kind: 'invalid_argument', description: 'An "edit" decision without changes.' },
+  OVERLOADED: {
+    kind: 'unavailable',
+    description: 'This replica runs MAX_CONCURRENT_TURNS turns already; try again shortly (`retryAfterSeconds`).',
+  },
+  SHUTTING_DOWN: {
+    kind: 'unavailable',
+    description: 'This replica is shutting down: a new message is refused, a waiting one goes on elsewhere.',
+  },
+  RATE_LIMITED: {
+    kind: 'resource_exhausted',
+    description: "The tenant started its tier's turns per minute; `details` has the limit and window.",
+  },
+  TOKEN_BUDGET_EXCEEDED: {
+    kind: 'resource_exhausted',
+    description: "The tenant used its tier's model tokens for the UTC day; `details` has the budget and use.",
+  },
+  INVALID_DAY: { kind: 'invalid_argument', description: 'A usage request day that is not YYYY-MM-DD.' },
+  INVALID_RANGE: {
+    kind: 'invalid_argument',
+    description: 'A usage request whose `from` is after its `to`, or that covers more days than allowed.',
+  },
 } as const satisfies Record<string, ErrorCodeSpec>;
 
 /** Codes by name, the shared ones included: throw sites write `ErrorCodes.TASK_NOT_FOUND`. */

@@ -7,6 +7,7 @@ import type { orchestratorV1 } from '@platform/proto';
 import { errors } from '@platform/service-kit';
 import { z } from 'zod';
 import type { ApprovalDecisionInput, RunRecord, RunRecords, RunSource } from './journal/run-records.js';
+import { ErrorCodes } from './error-codes.js';
 
 /** An AbortSignal that fires when the gRPC caller goes away. */
 export function callerGone(call: { on(event: 'cancelled', listener: () => void): unknown }): AbortSignal {
@@ -48,26 +49,26 @@ export function runSourceOf(source: orchestratorV1.MessageSource | undefined): R
   if (kind === 'user') {
     if (source?.taskId || source?.triggerType)
       throw errors.invalidArgument(
-        'INVALID_SOURCE',
+        ErrorCodes.INVALID_SOURCE,
         'source.task_id and source.trigger_type are only for source.kind "trigger"',
       );
     return undefined;
   }
   if (kind !== 'trigger')
-    throw errors.invalidArgument('INVALID_SOURCE', `source.kind must be "user" or "trigger", not "${kind}"`);
+    throw errors.invalidArgument(ErrorCodes.INVALID_SOURCE, `source.kind must be "user" or "trigger", not "${kind}"`);
   if (!TASK_ID.test(source?.taskId ?? ''))
     throw errors.invalidArgument(
-      'INVALID_SOURCE',
+      ErrorCodes.INVALID_SOURCE,
       'source.task_id must be a task id (task_<uuid>) when source.kind is "trigger"',
     );
   if (!TRIGGER_TYPES.has(source?.triggerType ?? ''))
     throw errors.invalidArgument(
-      'INVALID_SOURCE',
+      ErrorCodes.INVALID_SOURCE,
       `source.trigger_type must be one of ${[...TRIGGER_TYPES].join(', ')}`,
     );
   const originRunId = source?.originRunId ?? '';
   if (originRunId && !RunId.safeParse(originRunId).success)
-    throw errors.invalidArgument('INVALID_SOURCE', 'source.origin_run_id is not a run id');
+    throw errors.invalidArgument(ErrorCodes.INVALID_SOURCE, 'source.origin_run_id is not a run id');
   return {
     kind: 'trigger',
     taskId: source!.taskId,
@@ -81,21 +82,21 @@ export function approvalDecisionOf(request: orchestratorV1.HandleMessageRequest)
   if (!request.approvalId) return undefined;
   const decision = ApprovalDecision.safeParse(request.decision);
   if (!decision.success)
-    throw errors.invalidArgument('INVALID_DECISION', 'decision must be "approve", "edit" or "cancel"');
+    throw errors.invalidArgument(ErrorCodes.INVALID_DECISION, 'decision must be "approve", "edit" or "cancel"');
   let changes: Record<string, unknown> | undefined;
   if (request.changesJson) {
     let parsed: unknown;
     try {
       parsed = JSON.parse(request.changesJson);
     } catch {
-      throw errors.invalidArgument('INVALID_CHANGES', 'changes must be a JSON object');
+      throw errors.invalidArgument(ErrorCodes.INVALID_CHANGES, 'changes must be a JSON object');
     }
     const checked = Changes.safeParse(parsed);
-    if (!checked.success) throw errors.invalidArgument('INVALID_CHANGES', 'changes must be a JSON object');
+    if (!checked.success) throw errors.invalidArgument(ErrorCodes.INVALID_CHANGES, 'changes must be a JSON object');
     changes = checked.data;
   }
   if (decision.data === 'edit' && !changes)
-    throw errors.invalidArgument('CHANGES_REQUIRED', 'an "edit" decision needs changes');
+    throw errors.invalidArgument(ErrorCodes.CHANGES_REQUIRED, 'an "edit" decision needs changes');
   return { approvalId: request.approvalId, decision: decision.data, ...(changes ? { changes } : {}) };
 }
 
@@ -103,7 +104,7 @@ export function approvalDecisionOf(request: orchestratorV1.HandleMessageRequest)
 export function runIdOf(requested: string): string {
   if (!requested) return `run_${randomUUID()}`;
   if (!SUBJECT_SAFE_RUN_ID.test(requested))
-    throw errors.invalidArgument('INVALID_RUN_ID', 'run_id must be 1-128 letters, digits, "_" or "-"');
+    throw errors.invalidArgument(ErrorCodes.INVALID_RUN_ID, 'run_id must be 1-128 letters, digits, "_" or "-"');
   return requested;
 }
 

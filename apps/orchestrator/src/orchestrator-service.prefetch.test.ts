@@ -14,7 +14,7 @@ function service(
 ) {
   const events: unknown[] = [];
   const deps = {
-    config: { DEFAULT_TIER: 'free', MAX_CONCURRENT_TURNS: 10 },
+    options: { defaultTier: 'free', maxConcurrentTurns: 10 },
     profiles: { resolve: () => ({ name: 'assistant' }), namesFor: () => ['assistant'] },
     shouldProcess: { check: overrides.check ?? (() => Promise.resolve()) },
     records: { get: () => Promise.resolve(overrides.existingRun) },

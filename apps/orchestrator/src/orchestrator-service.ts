@@ -3,7 +3,6 @@ import { ConversationId, TenantId } from '@platform/contracts';
 import type { orchestratorV1 } from '@platform/proto';
 import { errors, PlatformError, unaryHandler, type Logger } from '@platform/service-kit';
 import type { ToolCatalog } from '@platform/tool-sdk';
-import type { OrchestratorConfig } from './config.js';
 import type { NewRun, RunRecords } from './journal/run-records.js';
 import type { ConversationQueue } from './ordering/conversation-queue.js';
 import type { ShouldProcess } from './admission/should-process.js';
@@ -27,6 +26,7 @@ import type { ToolBreakers } from './tool-breakers.js';
 import type { MemoryRecall } from './recall/memory-recall.js';
 import type { TaskToolCalls } from './tool-calls/task-tool-calls.js';
 import { toolCallResult, type ToolTrials } from './tool-calls/tool-trials.js';
+import { ErrorCodes } from './error-codes.js';
 
 /** What the calls other than HandleMessage use: cancelling and listing runs, the catalog, tool calls. */
 interface RunAndToolCalls {
@@ -45,8 +45,16 @@ interface RunAndToolCalls {
   taskToolCalls: TaskToolCalls;
 }
 
+/** The service's own settings. */
+export interface OrchestratorServiceOptions {
+  /** The tier of a message that names none. */
+  defaultTier: string;
+  /** New messages are refused (OVERLOADED) while this many turns run in this replica. */
+  maxConcurrentTurns: number;
+}
+
 export interface OrchestratorDependencies {
-  config: OrchestratorConfig;
+  options: OrchestratorServiceOptions;
   profiles: ProfileRegistry;
   records: RunRecords;
   queue: ConversationQueue;
@@ -64,7 +72,7 @@ const WAIT_OVER = new Error('the call is over');
 export function orchestratorServiceImplementation(
   deps: OrchestratorDependencies,
 ): orchestratorV1.OrchestratorServiceServer {
-  const { config, logger } = deps;
+  const { options, logger } = deps;
   let inFlight = 0;
   return {
     handleMessage: unaryHandler<orchestratorV1.HandleMessageRequest, orchestratorV1.HandleMessageResponse>(
@@ -73,9 +81,9 @@ export function orchestratorServiceImplementation(
       async (request, call) => {
         const tenantId = TenantId.safeParse(request.tenantId);
         const conversationId = ConversationId.safeParse(request.conversationId);
-        if (!tenantId.success) throw errors.invalidArgument('INVALID_TENANT_ID', 'tenant_id is invalid');
+        if (!tenantId.success) throw errors.invalidArgument(ErrorCodes.INVALID_TENANT_ID, 'tenant_id is invalid');
         if (!conversationId.success)
-          throw errors.invalidArgument('INVALID_CONVERSATION_ID', 'conversation_id is invalid');
+          throw errors.invalidArgument(ErrorCodes.INVALID_CONVERSATION_ID, 'conversation_id is invalid');
         const runId = runIdOf(request.runId);
         const scope = { tenantId: tenantId.data, conversationId: conversationId.data };
 
@@ -86,29 +94,36 @@ export function orchestratorServiceImplementation(
           // A child run's conversation belongs to its team: the user answers in the root conversation.
           if (isChildConversation(scope.conversationId)) {
             throw errors.invalidArgument(
-              'DELEGATION_CONVERSATION',
+              ErrorCodes.DELEGATION_CONVERSATION,
               `'${scope.conversationId}' is a child run's conversation; send the message to its team's conversation (GET /v1/runs/{runId}: rootConversationId)`,
             );
           }
-          if (!request.content.trim()) throw errors.invalidArgument('EMPTY_CONTENT', 'content must not be empty');
+          if (!request.content.trim())
+            throw errors.invalidArgument(ErrorCodes.EMPTY_CONTENT, 'content must not be empty');
           // Postgres text cannot hold U+0000; no real message has one.
           if (request.content.includes('\u0000'))
-            throw errors.invalidArgument('INVALID_CONTENT', 'content must not contain the NUL character (U+0000)');
+            throw errors.invalidArgument(
+              ErrorCodes.INVALID_CONTENT,
+              'content must not contain the NUL character (U+0000)',
+            );
           const source = runSourceOf(request.source);
           if (request.timeZone && !isTimeZone(request.timeZone))
-            throw errors.invalidArgument('INVALID_TIME_ZONE', `'${request.timeZone}' is not an IANA time zone`);
-          const caller = { tenantId: scope.tenantId, tier: request.tier || config.DEFAULT_TIER };
+            throw errors.invalidArgument(
+              ErrorCodes.INVALID_TIME_ZONE,
+              `'${request.timeZone}' is not an IANA time zone`,
+            );
+          const caller = { tenantId: scope.tenantId, tier: request.tier || options.defaultTier };
           const profile = deps.profiles.resolve(request.profile, caller);
           if (!profile)
             throw errors.notFound(
-              'PROFILE_NOT_FOUND',
+              ErrorCodes.PROFILE_NOT_FOUND,
               `no agent profile '${request.profile}' for you; yours: ${deps.profiles.namesFor(caller).join(', ')}`,
             );
           // Back-pressure: a saturated replica refuses new turns instead of queueing without bound.
-          if (inFlight >= config.MAX_CONCURRENT_TURNS) {
+          if (inFlight >= options.maxConcurrentTurns) {
             throw new PlatformError(
               'unavailable',
-              'OVERLOADED',
+              ErrorCodes.OVERLOADED,
               `this orchestrator is running ${inFlight} turns, its limit; try again shortly`,
               { retryAfterSeconds: 1 },
             );
@@ -136,7 +151,7 @@ export function orchestratorServiceImplementation(
           };
         }
         if (existing && existing.conversationId !== scope.conversationId)
-          throw errors.notFound('RUN_NOT_FOUND', `no run '${runId}' in this conversation`);
+          throw errors.notFound(ErrorCodes.RUN_NOT_FOUND, `no run '${runId}' in this conversation`);
         inFlight += 1;
         // The caller hanging up stops the wait, not the run: it is durable, and GET /v1/runs/{id} has it.
         const hangUp = new AbortController();
@@ -144,7 +159,9 @@ export function orchestratorServiceImplementation(
         // grpc-js also reports 'cancelled' when a finished call closes: only a caller still waiting hung up.
         call.on('cancelled', () => {
           if (!answered)
-            hangUp.abort(new PlatformError('cancelled', 'CALLER_CANCELLED', 'the caller cancelled the request'));
+            hangUp.abort(
+              new PlatformError('cancelled', ErrorCodes.CALLER_CANCELLED, 'the caller cancelled the request'),
+            );
         });
         try {
           // The wait starts before the run is recorded, so the run's end cannot slip past it.
@@ -155,9 +172,13 @@ export function orchestratorServiceImplementation(
             // The id exists already: the same tenant's run is attached to; another tenant's is not revealed.
             existing = await deps.records.get(scope.tenantId, runId);
             if (!existing)
-              throw new PlatformError('already_exists', 'RUN_ID_TAKEN', `run id '${runId}' is taken; use another`);
+              throw new PlatformError(
+                'already_exists',
+                ErrorCodes.RUN_ID_TAKEN,
+                `run id '${runId}' is taken; use another`,
+              );
             if (existing.conversationId !== scope.conversationId)
-              throw errors.notFound('RUN_NOT_FOUND', `no run '${runId}' in this conversation`);
+              throw errors.notFound(ErrorCodes.RUN_NOT_FOUND, `no run '${runId}' in this conversation`);
           }
           return toResponse(await finished);
         } finally {
@@ -230,10 +251,10 @@ export function orchestratorServiceImplementation(
       'GetRun',
       async (request) => {
         if (!TenantId.safeParse(request.tenantId).success)
-          throw errors.invalidArgument('INVALID_TENANT_ID', 'tenant_id is invalid');
+          throw errors.invalidArgument(ErrorCodes.INVALID_TENANT_ID, 'tenant_id is invalid');
         // Another tenant's run is reported exactly like a missing one, so ids do not leak.
         const run = request.runId ? await deps.records.get(request.tenantId, request.runId) : undefined;
-        if (!run) throw errors.notFound('RUN_NOT_FOUND', `no run '${request.runId}'`);
+        if (!run) throw errors.notFound(ErrorCodes.RUN_NOT_FOUND, `no run '${request.runId}'`);
         return {
           runId: run.runId,
           conversationId: run.conversationId,
@@ -264,7 +285,7 @@ export function orchestratorServiceImplementation(
       'GetUsage',
       async (request) => {
         if (!TenantId.safeParse(request.tenantId).success)
-          throw errors.invalidArgument('INVALID_TENANT_ID', 'tenant_id is invalid');
+          throw errors.invalidArgument(ErrorCodes.INVALID_TENANT_ID, 'tenant_id is invalid');
         const { fromDay, toDay } = usageRangeOf(request.fromDay, request.toDay, new Date());
         return { days: await deps.records.usage(request.tenantId, fromDay, toDay) };
       },
@@ -275,12 +296,12 @@ export function orchestratorServiceImplementation(
       'CancelRun',
       async (request) => {
         if (!TenantId.safeParse(request.tenantId).success)
-          throw errors.invalidArgument('INVALID_TENANT_ID', 'tenant_id is invalid');
+          throw errors.invalidArgument(ErrorCodes.INVALID_TENANT_ID, 'tenant_id is invalid');
         // Its child runs (delegations) are cancelled with it.
         const outcome = request.runId
           ? await deps.calls.cancellation.cancel(request.tenantId, request.runId)
           : undefined;
-        if (!outcome) throw errors.notFound('RUN_NOT_FOUND', `no run '${request.runId}'`);
+        if (!outcome) throw errors.notFound(ErrorCodes.RUN_NOT_FOUND, `no run '${request.runId}'`);
         return { runId: outcome.run.runId, status: outcome.run.status, accepted: outcome.accepted };
       },
     ),

@@ -5,6 +5,7 @@ import type { ModelPort } from '@platform/agent-loop';
 import { TextProtocolModel } from '@platform/llm';
 import { describe, expect, it } from 'vitest';
 import { OrchestratorConfig } from './config.js';
+import { compileProfileRegistryOptions } from './profile-options.js';
 import { ProfileRegistry, ProfilesFileError, readProfilesFile } from './profiles.js';
 
 const dir = mkdtempSync(path.join(os.tmpdir(), 'profiles-'));
@@ -23,7 +24,10 @@ const config = (env: Record<string, string> = {}) =>
 
 describe('agent profiles', () => {
   it('without a profiles file, has one default profile from the orchestrator settings', () => {
-    const registry = ProfileRegistry.fromConfig(config({ SYSTEM_PROMPT: 'You are Koi.' }), model);
+    const registry = ProfileRegistry.fromOptions(
+      compileProfileRegistryOptions(config({ SYSTEM_PROMPT: 'You are Koi.' })),
+      model,
+    );
     const profile = registry.resolve(undefined)!;
     expect(profile).toMatchObject({
       name: 'default',
@@ -50,7 +54,10 @@ describe('agent profiles', () => {
         },
       ],
     });
-    const registry = ProfileRegistry.fromConfig(config({ AGENT_PROFILES_FILE: target }), model);
+    const registry = ProfileRegistry.fromOptions(
+      compileProfileRegistryOptions(config({ AGENT_PROFILES_FILE: target })),
+      model,
+    );
     expect(registry.namesFor({ tenantId: 'acme', tier: 'default' })).toEqual(['assistant', 'timekeeper']);
     expect(registry.resolve('')?.name).toBe('assistant');
     const keeper = registry.resolve('timekeeper')!;
@@ -76,7 +83,10 @@ describe('agent profiles', () => {
         { name: 'acme-pro', systemPrompt: 'Both.', access: { tenants: ['acme'], tiers: ['pro'] } },
       ],
     });
-    const registry = ProfileRegistry.fromConfig(config({ AGENT_PROFILES_FILE: target }), model);
+    const registry = ProfileRegistry.fromOptions(
+      compileProfileRegistryOptions(config({ AGENT_PROFILES_FILE: target })),
+      model,
+    );
     const acmeFree = { tenantId: 'acme', tier: 'free' };
     const acmePro = { tenantId: 'acme', tier: 'pro' };
     const globexPro = { tenantId: 'globex', tier: 'pro' };
@@ -100,13 +110,19 @@ describe('agent profiles', () => {
         { name: 'local', systemPrompt: 'y', model: 'llama', fallbackModels: ['mistral'], toolProtocol: 'text' },
       ],
     });
-    const registry = ProfileRegistry.fromConfig(config({ AGENT_PROFILES_FILE: target }), model);
+    const registry = ProfileRegistry.fromOptions(
+      compileProfileRegistryOptions(config({ AGENT_PROFILES_FILE: target })),
+      model,
+    );
     expect(registry.resolve('native')!.model).not.toBeInstanceOf(TextProtocolModel);
     const local = registry.resolve('local')!;
     expect(local.model).toBeInstanceOf(TextProtocolModel);
     expect(local.model.model).toBe('llama');
     expect(local.fallbackModels.map((m) => [m instanceof TextProtocolModel, m.model])).toEqual([[true, 'mistral']]);
-    const everywhere = ProfileRegistry.fromConfig(config({ LLM_TOOL_PROTOCOL: 'text' }), model);
+    const everywhere = ProfileRegistry.fromOptions(
+      compileProfileRegistryOptions(config({ LLM_TOOL_PROTOCOL: 'text' })),
+      model,
+    );
     expect(everywhere.resolve(undefined)!.model).toBeInstanceOf(TextProtocolModel);
     expect(() => config({ LLM_TOOL_PROTOCOL: 'smoke-signals' })).toThrow(/LLM_TOOL_PROTOCOL/);
   });

@@ -1,10 +1,9 @@
 import { readFileSync } from 'node:fs';
 import { compileLoopConfig, LoopConfigSchema, type LoopConfig, type ModelPort } from '@platform/agent-loop';
-import { TenantId } from '@platform/contracts';
+import { NamedError, TenantId } from '@platform/contracts';
 import { TextProtocolModel } from '@platform/llm';
 import { z } from 'zod';
-import { ToolProtocol, type OrchestratorConfig } from './config.js';
-import { loopConfigFrom } from './loop-settings.js';
+import { ToolProtocol } from './config.js';
 
 const ProfileName = z
   .string()
@@ -245,6 +244,22 @@ export const AgentProfilesFile = z
   });
 export type AgentProfilesFile = z.infer<typeof AgentProfilesFile>;
 
+/** How the profiles are made: the file, or the settings of the one `default` profile (and every profile's defaults). */
+export interface ProfileRegistryOptions {
+  /** The profiles file (JSON); absent: one `default` profile of the settings below. */
+  profilesFile?: string;
+  /** The default profile's system prompt. */
+  systemPrompt: string;
+  /** How tools reach the model, for profiles that do not say. */
+  toolProtocol: ToolProtocol;
+  /** The model, for profiles that do not name one. */
+  model: string;
+  /** The models tried in turn when the model fails, for profiles that do not name theirs. */
+  fallbackModels: string[];
+  /** The engine's settings; a profile's `loop` overrides some of them. */
+  loopConfig: LoopConfig;
+}
+
 /** A profile ready to run turns. */
 export interface AgentProfile {
   name: string;
@@ -264,9 +279,8 @@ export interface AgentProfile {
   structuredOutput: boolean;
 }
 
-export class ProfilesFileError extends Error {
+export class ProfilesFileError extends NamedError {
   readonly code = 'PROFILES_INVALID';
-  override readonly name = 'ProfilesFileError';
 }
 
 function globToRegExp(pattern: string): RegExp {
@@ -301,19 +315,18 @@ export class ProfileRegistry {
 
   /**
    * From the profiles file when one is configured; otherwise one `default` profile made of the
-   * orchestrator's own settings (SYSTEM_PROMPT, LLM_MODEL, LLM_FALLBACK_MODELS,
-   * LLM_TOOL_PROTOCOL, loop settings).
+   * orchestrator's own settings (system prompt, model, fallback models, tool protocol, loop settings).
    */
-  static fromConfig(config: OrchestratorConfig, modelFor: (name: string) => ModelPort): ProfileRegistry {
-    const base = loopConfigFrom(config);
-    const file: AgentProfilesFile = config.AGENT_PROFILES_FILE
-      ? readProfilesFile(config.AGENT_PROFILES_FILE)
+  static fromOptions(options: ProfileRegistryOptions, modelFor: (name: string) => ModelPort): ProfileRegistry {
+    const base = options.loopConfig;
+    const file: AgentProfilesFile = options.profilesFile
+      ? readProfilesFile(options.profilesFile)
       : {
           defaultProfile: 'default',
           profiles: [
             {
               name: 'default',
-              systemPrompt: config.SYSTEM_PROMPT,
+              systemPrompt: options.systemPrompt,
               tools: ['*'],
               delegates: [],
               strategy: 'react',
@@ -325,13 +338,13 @@ export class ProfileRegistry {
     const profiles = new Map<string, AgentProfile>();
     for (const spec of file.profiles) {
       const patterns = spec.tools.map(globToRegExp);
-      const text = (spec.toolProtocol ?? config.LLM_TOOL_PROTOCOL) === 'text';
+      const text = (spec.toolProtocol ?? options.toolProtocol) === 'text';
       const modelOf = (name: string): ModelPort => (text ? new TextProtocolModel(modelFor(name)) : modelFor(name));
       profiles.set(spec.name, {
         name: spec.name,
         systemPrompt: spec.systemPrompt,
-        model: modelOf(spec.model ?? config.LLM_MODEL),
-        fallbackModels: (spec.fallbackModels ?? config.LLM_FALLBACK_MODELS).map(modelOf),
+        model: modelOf(spec.model ?? options.model),
+        fallbackModels: (spec.fallbackModels ?? options.fallbackModels).map(modelOf),
         loopConfig: spec.loop ? compileLoopConfig({ ...base, ...spec.loop }) : base,
         allowsTool: (name) => patterns.some((p) => p.test(name)),
         delegates: spec.delegates,

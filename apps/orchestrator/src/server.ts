@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
+import { DEFAULT_LOOP_CONFIG } from '@platform/agent-loop';
 import { OpenAIChatModel } from '@platform/llm';
 import { orchestratorV1 } from '@platform/proto';
 import { errors, GrpcServer, RateLimiter, type Logger } from '@platform/service-kit';
@@ -27,8 +28,9 @@ import { ConversationLease } from './ordering/conversation-lease.js';
 import { ConversationQueue } from './ordering/conversation-queue.js';
 import { LeaseHeartbeat, leaseRenewalIntervalMs } from './ordering/lease-heartbeat.js';
 import { RunEndWatch } from './ordering/run-end-watch.js';
+import { compileProfileRegistryOptions } from './profile-options.js';
 import { ProfileRegistry } from './profiles.js';
-import { MemoryRecall, memoryRecallSettings } from './recall/memory-recall.js';
+import { MemoryRecall } from './recall/memory-recall.js';
 import { RunCancellation } from './run-cancellation.js';
 import { RunRecovery } from './run-recovery.js';
 import { RunnerStats } from './runner-stats.js';
@@ -54,6 +56,7 @@ import { PublishStep } from './turn/publish.js';
 import { ToolPortsStep } from './turn/tool-ports.js';
 import { TurnRunner } from './turn/turn-runner.js';
 import { TurnSteps, type TurnResult } from './turn/turn-steps.js';
+import { ErrorCodes } from './error-codes.js';
 
 const ORCHESTRATOR_SERVICE_NAME = 'orchestrator.v1.OrchestratorService';
 
@@ -72,7 +75,7 @@ export async function startOrchestratorServer(config: OrchestratorConfig, logger
       model: name,
       timeoutMs: config.LLM_TIMEOUT_MS,
     });
-  const profiles = ProfileRegistry.fromConfig(config, modelFor);
+  const profiles = ProfileRegistry.fromOptions(compileProfileRegistryOptions(config), modelFor);
   const connections = await openConnections(config, logger);
   try {
     return await wire(config, logger, profiles, connections);
@@ -102,7 +105,18 @@ async function wire(
     },
     logger,
   );
-  const memoryRecall = new MemoryRecall(memory.rpc, memoryRecallSettings(config), logger);
+  const memoryRecall = new MemoryRecall(
+    memory.rpc,
+    {
+      contextTokens: config.MEMORY_CONTEXT_TOKENS,
+      timeoutMs: config.MEMORY_RECALL_TIMEOUT_MS,
+      limit: config.MEMORY_RECALL_LIMIT,
+      maxInFlight: config.MEMORY_RECALL_MAX_IN_FLIGHT,
+      collectionPrefix: config.MEMORY_RECALL_COLLECTION_PREFIX,
+      charsPerToken: DEFAULT_LOOP_CONFIG.charsPerToken,
+    },
+    logger,
+  );
   const conversationLeases = new ConversationLease(redis, owner, config.RUN_LEASE_MS);
   const heartbeat = new LeaseHeartbeat({
     runLeases: new RunLeaseRenewal(pool),
@@ -298,7 +312,7 @@ async function wire(
     ORCHESTRATOR_SERVICE_NAME,
     orchestratorV1.OrchestratorServiceService,
     orchestratorServiceImplementation({
-      config,
+      options: { defaultTier: config.DEFAULT_TIER, maxConcurrentTurns: config.MAX_CONCURRENT_TURNS },
       profiles,
       records,
       queue,
@@ -345,9 +359,13 @@ async function wire(
         // and the runs stop without writing more and release their leases, so another replica
         // resumes them from their journals at once.
         queue.endWaits(
-          errors.unavailable('SHUTTING_DOWN', 'this orchestrator is shutting down; the run goes on elsewhere', {
-            retryAfterSeconds: SHUTDOWN_RETRY_AFTER_SECONDS,
-          }),
+          errors.unavailable(
+            ErrorCodes.SHUTTING_DOWN,
+            'this orchestrator is shutting down; the run goes on elsewhere',
+            {
+              retryAfterSeconds: SHUTDOWN_RETRY_AFTER_SECONDS,
+            },
+          ),
         );
         const handedOver = attempts.abandonAll('the orchestrator is shutting down');
         logger.warn({ runs: handedOver }, 'runs still under way at the end of the shutdown grace; handed over');

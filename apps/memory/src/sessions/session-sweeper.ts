@@ -1,15 +1,21 @@
 import type { OpenAIStructuredOutput } from '@platform/llm';
 import type { Logger } from '@platform/service-kit';
 import type pg from 'pg';
-import type { MemoryConfig } from '../config.js';
 import { SessionSummary } from '../extraction/extraction-schema.js';
 import type { WorkingMemoryStore } from '../knowledge/working-memory-store.js';
 import type { VectorIndex } from '../recall/vector-index.js';
 
-type Settings = Pick<
-  MemoryConfig,
-  'MEMORY_SESSION_IDLE_MS' | 'MEMORY_SESSION_SWEEP_MS' | 'MEMORY_WORKING_MEMORY_TTL_MS' | 'MEMORY_DEFAULT_COLLECTION'
->;
+/** How the upkeep runs (compiled from the environment in server.ts). */
+export interface SessionSweeperOptions {
+  /** A conversation idle this long gets its session episode; 0 writes none. */
+  sessionIdleMs: number;
+  /** Time between two sweeps. */
+  sweepIntervalMs: number;
+  /** Working memory of runs that never reported their end is dropped after this long. */
+  workingMemoryTtlMs: number;
+  /** The collection of a session episode whose conversation stored nothing yet. */
+  defaultCollection: string;
+}
 
 const SYSTEM_PROMPT = `Summarise a conversation session for long-term memory in a few sentences: who the user is, what they wanted, what was decided or done, and open threads. Keep names, numbers and dates. Return JSON {"summary": string, "topics": [short labels]}.`;
 const MAX_SESSION_MESSAGES = 200;
@@ -18,7 +24,7 @@ const BACKFILL_PER_SWEEP = 200;
 
 /**
  * Periodic upkeep on every replica: session episodes for conversations idle past
- * MEMORY_SESSION_IDLE_MS (each written once: a session advisory lock per conversation keeps two
+ * `sessionIdleMs` (each written once: a session advisory lock per conversation keeps two
  * replicas from summarising it together, and a unique index keeps the episode single even so),
  * working memory of runs that never reported their end, and embeddings the ingestion could not make.
  */
@@ -31,7 +37,7 @@ export class SessionSweeper {
     private readonly model: OpenAIStructuredOutput,
     private readonly workingMemory: WorkingMemoryStore,
     private readonly vectors: VectorIndex | undefined,
-    private readonly settings: Settings,
+    private readonly settings: SessionSweeperOptions,
     private readonly logger: Logger,
   ) {}
 
@@ -42,7 +48,7 @@ export class SessionSweeper {
           this.logger.warn({ err: (err as Error).message }, 'memory upkeep failed; next sweep retries'),
         )
         .finally(() => (this.running = undefined));
-    }, this.settings.MEMORY_SESSION_SWEEP_MS);
+    }, this.settings.sweepIntervalMs);
     this.timer.unref();
   }
 
@@ -52,12 +58,12 @@ export class SessionSweeper {
   }
 
   async sweep(): Promise<void> {
-    await this.workingMemory.expire(this.settings.MEMORY_WORKING_MEMORY_TTL_MS);
+    await this.workingMemory.expire(this.settings.workingMemoryTtlMs);
     if (this.vectors)
       await this.vectors
         .backfill(BACKFILL_PER_SWEEP)
         .catch((err: unknown) => this.logger.debug({ err: (err as Error).message }, 'embedding backfill failed'));
-    if (this.settings.MEMORY_SESSION_IDLE_MS > 0) await this.summariseIdleSessions();
+    if (this.settings.sessionIdleMs > 0) await this.summariseIdleSessions();
   }
 
   /** Summarises idle conversations not yet covered up to their last message; returns how many episodes were written. */
@@ -74,7 +80,7 @@ export class SessionSweeper {
        WHERE c.updated_at < now() - make_interval(secs => $1::double precision / 1000) AND c.next_seq > 1
          AND NOT EXISTS (SELECT 1 FROM episodes e WHERE e.tenant_id = c.tenant_id AND e.conversation_id = c.conversation_id AND e.kind = 'session' AND e.last_seq >= c.next_seq - 1)
        ORDER BY c.updated_at LIMIT $2`,
-      [this.settings.MEMORY_SESSION_IDLE_MS, SESSIONS_PER_SWEEP],
+      [this.settings.sessionIdleMs, SESSIONS_PER_SWEEP],
     );
     let written = 0;
     for (const row of rows) {
@@ -142,7 +148,7 @@ export class SessionSweeper {
            VALUES ($1, $2, $3, 'session', $4, $5, $6, $7) ON CONFLICT DO NOTHING RETURNING episode_id`,
           [
             tenantId,
-            collection[0]?.collection ?? this.settings.MEMORY_DEFAULT_COLLECTION,
+            collection[0]?.collection ?? this.settings.defaultCollection,
             conversationId,
             summary.summary,
             summary.topics,

@@ -1,6 +1,7 @@
 import { compositeKey, limitsFor, type TenantTiers } from '@platform/contracts';
 import { PlatformError, type Logger, type RateLimiter, type Redis } from '@platform/service-kit';
 import { DAY_MS, utcDay } from '../utc-day.js';
+import { ErrorCodes } from '../error-codes.js';
 
 const MINUTE_MS = 60_000;
 
@@ -55,7 +56,7 @@ export class ShouldProcess {
         const seconds = retryAfter(decision.retryAfterMs);
         throw new PlatformError(
           'resource_exhausted',
-          'RATE_LIMITED',
+          ErrorCodes.RATE_LIMITED,
           `this tenant may start ${turnsPerMinute} turns per minute; try again in ${seconds} s`,
           {
             retryAfterSeconds: seconds,
@@ -91,7 +92,7 @@ export class ShouldProcess {
     const seconds = retryAfter(DAY_MS - (now % DAY_MS));
     throw new PlatformError(
       'resource_exhausted',
-      'TOKEN_BUDGET_EXCEEDED',
+      ErrorCodes.TOKEN_BUDGET_EXCEEDED,
       `this tenant used its ${budget} model tokens for today (UTC); try again tomorrow`,
       {
         retryAfterSeconds: seconds,

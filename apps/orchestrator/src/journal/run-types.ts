@@ -1,5 +1,5 @@
 import type { LoopResult } from '@platform/agent-loop';
-import type { ChatMessage } from '@platform/contracts';
+import { NamedError, type ChatMessage } from '@platform/contracts';
 import type { MemoryRecallReport } from '../recall/recall-report.js';
 
 /** Statuses of a run: queued and running are live; the rest are final. */
@@ -124,10 +124,9 @@ export interface ClaimedRun extends NewRun {
 export type RunFence = Pick<ClaimedRun, 'runId' | 'tenantId' | 'conversationId' | 'epoch'>;
 
 /** Thrown when another orchestrator took the run over: this one must stop writing about it. */
-export class LeaseLostError extends Error {
+export class LeaseLostError extends NamedError {
   constructor(runId: string) {
     super(`the lease on run ${runId} was taken over by another orchestrator`);
-    this.name = 'LeaseLostError';
   }
 }
 

@@ -4,6 +4,7 @@ import { isLive, type ClaimedRun, type NewRun, type RunRecord, type RunRecords }
 import type { RunExecutor } from './run-executor.js';
 import type { EndedRun, RunEndPublisher } from '../events/publish-run-end.js';
 import type { ConversationLease, HeldLease } from './conversation-lease.js';
+import { ErrorCodes } from '../error-codes.js';
 
 export interface ConversationQueueOptions {
   records: RunRecords;
@@ -129,7 +130,7 @@ export class ConversationQueue {
    */
   async admit(run: NewRun): Promise<boolean> {
     if (this.closed)
-      throw errors.unavailable('SHUTTING_DOWN', 'this orchestrator is shutting down; try another', {
+      throw errors.unavailable(ErrorCodes.SHUTTING_DOWN, 'this orchestrator is shutting down; try another', {
         retryAfterSeconds: 1,
       });
     const running = this.drains.get(key(run.tenantId, run.conversationId));
@@ -148,7 +149,7 @@ export class ConversationQueue {
   private startDrain(tenantId: string, conversationId: string, admission?: Admission): void {
     if (this.closed) {
       admission?.settle({
-        error: errors.unavailable('SHUTTING_DOWN', 'this orchestrator is shutting down; try another', {
+        error: errors.unavailable(ErrorCodes.SHUTTING_DOWN, 'this orchestrator is shutting down; try another', {
           retryAfterSeconds: 1,
         }),
       });

@@ -5,11 +5,9 @@ import {
   renderMemoryContext,
   type ChatMessage,
 } from '@platform/contracts';
-import { DEFAULT_LOOP_CONFIG } from '@platform/agent-loop';
 import type { memoryV1 } from '@platform/proto';
 import { observeGauge, PLATFORM, recordFailure } from '@platform/telemetry';
 import { PlatformError, type Logger, type PromiseClient } from '@platform/service-kit';
-import type { OrchestratorConfig } from '../config.js';
 import { DEFAULT_PREFETCH_LIMITS, PrefetchedRecalls, type PrefetchLimits } from './prefetched-recalls.js';
 import { RecallConcurrencyLimit } from './recall-concurrency-limit.js';
 import type {
@@ -20,7 +18,7 @@ import type {
   RecallQuery,
 } from './recall-report.js';
 
-/** How the recall step behaves; from MEMORY_CONTEXT_TOKENS, MEMORY_RECALL_* (see config.ts). */
+/** How the recall step behaves (compiled from the environment in server.ts). */
 export interface MemoryRecallSettings {
   /** Token budget of the whole injected block, delimiters included; 0 turns recall off. */
   contextTokens: number;
@@ -34,27 +32,6 @@ export interface MemoryRecallSettings {
   collectionPrefix: string;
   /** The same estimate the engine's context manager uses. */
   charsPerToken: number;
-}
-
-/** The recall settings from the orchestrator's configuration. */
-export function memoryRecallSettings(
-  config: Pick<
-    OrchestratorConfig,
-    | 'MEMORY_CONTEXT_TOKENS'
-    | 'MEMORY_RECALL_TIMEOUT_MS'
-    | 'MEMORY_RECALL_LIMIT'
-    | 'MEMORY_RECALL_COLLECTION_PREFIX'
-    | 'MEMORY_RECALL_MAX_IN_FLIGHT'
-  >,
-): MemoryRecallSettings {
-  return {
-    contextTokens: config.MEMORY_CONTEXT_TOKENS,
-    timeoutMs: config.MEMORY_RECALL_TIMEOUT_MS,
-    limit: config.MEMORY_RECALL_LIMIT,
-    maxInFlight: config.MEMORY_RECALL_MAX_IN_FLIGHT,
-    collectionPrefix: config.MEMORY_RECALL_COLLECTION_PREFIX,
-    charsPerToken: DEFAULT_LOOP_CONFIG.charsPerToken,
-  };
 }
 
 type Recaller = Pick<PromiseClient<memoryV1.MemoryServiceClient>, 'recall'>;

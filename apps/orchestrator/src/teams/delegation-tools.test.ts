@@ -5,6 +5,7 @@ import type { ModelPort, ToolCallContext, ToolPort } from '@platform/agent-loop'
 import { describe, expect, it } from 'vitest';
 import { OrchestratorConfig } from '../config.js';
 import type { ClaimedRun, RunRecord } from '../journal/run-records.js';
+import { compileProfileRegistryOptions } from '../profile-options.js';
 import { ProfileRegistry, readProfilesFile } from '../profiles.js';
 import { claimedRun, finishedChild } from '../test-support/run-fixtures.js';
 import { childRunId, outcomeOfChild, type ChildRuns, type ChildTask } from './child-runs.js';
@@ -40,8 +41,10 @@ const TEAM = {
     { name: 'secret', systemPrompt: 'Secret.', access: { tenants: ['other'] } },
   ],
 };
-const registry = ProfileRegistry.fromConfig(
-  OrchestratorConfig.parse({ OPENAI_API_KEY: 'k', AGENT_PROFILES_FILE: profilesFile(TEAM) }),
+const registry = ProfileRegistry.fromOptions(
+  compileProfileRegistryOptions(
+    OrchestratorConfig.parse({ OPENAI_API_KEY: 'k', AGENT_PROFILES_FILE: profilesFile(TEAM) }),
+  ),
   model,
 );
 

@@ -19,6 +19,7 @@ import { createLogger } from '@platform/service-kit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { OrchestratorConfig } from '../config.js';
 import type { RunRecord } from '../journal/run-records.js';
+import { compileProfileRegistryOptions } from '../profile-options.js';
 import { ProfileRegistry, readProfilesFile } from '../profiles.js';
 import { claimedRun, finishedChild } from '../test-support/run-fixtures.js';
 import type { ChildRuns, ChildTask } from '../teams/child-runs.js';
@@ -67,8 +68,10 @@ const unused = (name: string): ModelPort => ({
   model: name,
   complete: () => Promise.reject(new Error('unused')),
 });
-const registry = ProfileRegistry.fromConfig(
-  OrchestratorConfig.parse({ OPENAI_API_KEY: 'k', AGENT_PROFILES_FILE: profilesFile(TEAM) }),
+const registry = ProfileRegistry.fromOptions(
+  compileProfileRegistryOptions(
+    OrchestratorConfig.parse({ OPENAI_API_KEY: 'k', AGENT_PROFILES_FILE: profilesFile(TEAM) }),
+  ),
   unused,
 );
 

@@ -13,7 +13,7 @@ import {
   type PlanOutputMode,
   type TokenUsage,
 } from '@platform/agent-loop';
-import type { ChatMessage } from '@platform/contracts';
+import { NamedError, type ChatMessage } from '@platform/contracts';
 import type { Logger } from '@platform/service-kit';
 import type { AgentProfile } from '../../profiles.js';
 import { PLAN_JSON_SCHEMA } from './plan-schema.js';
@@ -27,9 +27,7 @@ const PLAN_RESPONSE_FORMAT: JsonSchemaResponseFormat = {
 };
 
 /** The planner (or synthesis) model call failed on every model: the run fails with the message. */
-export class PlanModelError extends Error {
-  override readonly name = 'PlanModelError';
-}
+export class PlanModelError extends NamedError {}
 
 export interface PlanModelReply {
   text: string;
