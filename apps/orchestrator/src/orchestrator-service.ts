@@ -46,7 +46,7 @@ interface RunAndToolCalls {
 }
 
 /** The service's own settings. */
-export interface OrchestratorServiceOptions {
+interface OrchestratorServiceOptions {
   /** The tier of a message that names none. */
   defaultTier: string;
   /** New messages are refused (OVERLOADED) while this many turns run in this replica. */
