@@ -1,7 +1,8 @@
-import { ZERO_USAGE, type LoopResult } from '@platform/agent-loop';
+import type { LoopResult } from '@platform/agent-loop';
 import type { Logger } from '@platform/service-kit';
 import type { CancelBroadcast } from './cancel-broadcast.js';
 import { isLive, type RunRecord, type RunRecords } from './journal/run-records.js';
+import { syntheticResult } from './turn/turn-steps.js';
 
 export interface RunCancellationDependencies {
   records: RunRecords;
@@ -14,18 +15,7 @@ export interface RunCancellationDependencies {
 }
 
 function cancelledBeforeRunning(record: RunRecord): LoopResult {
-  return {
-    runId: record.runId,
-    response: 'This message was cancelled before it was processed.',
-    stopReason: 'cancelled',
-    turns: 0,
-    usage: ZERO_USAGE,
-    durationMs: 0,
-    pendingAgents: [],
-    toolCalls: [],
-    messages: [],
-    transcript: [],
-  };
+  return syntheticResult(record.runId, 'cancelled', 'This message was cancelled before it was processed.');
 }
 
 /**
