@@ -26,6 +26,7 @@ export {
   parseToolDescriptor,
   toolEndpointMetadata,
 } from './tool-protocol.js';
+export { toolErrorCatalogue, type ToolErrorCodeName } from './tool-error-codes.js';
 export {
   TOOL_BATCH_SUBJECT_SUFFIX,
   toolBatchSubject,

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { CredentialService, parseCredentialServices } from './credentials.js';
 import { ConversationId, RunId, TenantId, ToolCallId, ToolName } from './ids.js';
+import { toolErrorCodes } from './tool-error-codes.js';
 
 /**
  * The tool-runner wire protocol, version 1 (specified for other languages in docs/tool-protocol.md).
@@ -49,17 +50,8 @@ export const ToolCallRequest = z.object({
 });
 export type ToolCallRequest = z.infer<typeof ToolCallRequest>;
 
-/** Stable error codes in tool responses. */
-export const ToolErrorCode = z.enum([
-  'INVALID_REQUEST',
-  'INVALID_ARGUMENTS',
-  'HANDLER_FAILED',
-  'DEADLINE_EXCEEDED',
-  'RUNNER_BUSY',
-  'UNKNOWN_TOOL',
-  'RUNNER_UNAVAILABLE',
-  'TRANSPORT_FAILED',
-]);
+/** Stable error codes in tool responses (`toolErrorCatalogue` says what each means). */
+export const ToolErrorCode = z.enum(toolErrorCodes);
 export type ToolErrorCode = z.infer<typeof ToolErrorCode>;
 
 export const ToolIssue = z.object({ path: z.string(), message: z.string() });
