@@ -77,6 +77,28 @@ export const filterErrorCatalogue = {
   },
 } as const satisfies Record<string, { at: 'creation' | 'evaluation'; problem: string }>;
 
+/**
+ * Who a task's tool is checked for at the tool gate, the code the task is refused with, and the field
+ * the refusal names. docs/triggers.md's tool gate table is generated from this and `gateReasonCatalogue`.
+ */
+export const taskToolRefusals = {
+  condition: { code: 'CONDITION_TOOL_NOT_ALLOWED', field: 'trigger.tool' },
+  executor: { code: 'EXECUTOR_NOT_ALLOWED', field: 'executor' },
+} as const satisfies Record<string, { code: keyof typeof triggerErrorCatalogue; field: string }>;
+
+/**
+ * The orchestrator's tool gate codes a task's tool is refused with (its refusal's `details.reason`):
+ * for which callers, and what the code means there (said once, at the first caller it refuses).
+ */
+export const gateReasonCatalogue = {
+  NOT_AN_EXECUTOR: { callers: ['executor'], note: 'its runner does not declare it an executor' },
+  APPROVAL_REQUIRED: { callers: ['condition', 'executor'], note: "every call needs the user's approval" },
+  AGENT_TOOL: { callers: ['condition', 'executor'], note: 'it talks with the user' },
+  TOOL_NOT_ALLOWED: { callers: ['condition', 'executor'], note: "outside the task's profile" },
+  TOOL_NOT_FOUND: { callers: ['condition', 'executor'] },
+  PROFILE_NOT_FOUND: { callers: ['condition', 'executor'] },
+} as const satisfies Record<string, { callers: ReadonlyArray<keyof typeof taskToolRefusals>; note?: string }>;
+
 /** Codes by name, the shared ones included: throw sites write `ErrorCodes.TASK_NOT_FOUND`. */
 export const ErrorCodes = {
   ...SharedErrorCodes,

@@ -1,7 +1,7 @@
 import type { orchestratorV1 } from '@platform/proto';
 import { errors, isPlatformError, type PromiseClient } from '@platform/service-kit';
 import { ORCHESTRATOR_EXECUTOR, type TaskSpec } from './task-spec.js';
-import { ErrorCodes } from './error-codes.js';
+import { ErrorCodes, taskToolRefusals } from './error-codes.js';
 
 export type OrchestratorToolClient = Pick<
   PromiseClient<orchestratorV1.OrchestratorServiceClient>,
@@ -25,12 +25,6 @@ export interface TaskToolCall {
   conversationId: string;
   timeoutMs: number;
 }
-
-/** The codes a task is refused with at creation (docs/api.md), by the part of the task at fault. */
-const TaskToolRefusal = {
-  condition: { code: ErrorCodes.CONDITION_TOOL_NOT_ALLOWED, field: 'trigger.tool' },
-  executor: { code: ErrorCodes.EXECUTOR_NOT_ALLOWED, field: 'executor' },
-} as const;
 
 function request(call: TaskToolCall, dryRun: boolean): orchestratorV1.CallToolRequest {
   return {
@@ -119,7 +113,7 @@ function refusalOf(call: TaskToolCall, err: unknown): unknown {
   if (!isPlatformError(err)) return err;
   if (err.kind === 'unavailable' && err.code !== 'RUNNER_UNAVAILABLE') return err;
   if (err.kind === 'deadline_exceeded' || err.kind === 'internal' || err.kind === 'cancelled') return err;
-  const { code, field } = TaskToolRefusal[call.caller];
+  const { code, field } = taskToolRefusals[call.caller];
   return errors.invalidArgument(code, `${field}: ${err.message}`, {
     details: { reason: err.code, issues: [{ field, message: err.message }] },
   });
