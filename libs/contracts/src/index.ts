@@ -26,7 +26,8 @@ export {
   parseToolDescriptor,
   toolEndpointMetadata,
 } from './tool-protocol.js';
-export { toolErrorCatalogue, type ToolErrorCodeName } from './tool-error-codes.js';
+export { toolErrorCatalogue } from './tool-error-codes.js';
+export { toolResultCodeCatalogue } from './tool-result-codes.js';
 export {
   TOOL_BATCH_SUBJECT_SUFFIX,
   toolBatchSubject,

@@ -54,7 +54,7 @@ export const toolErrorCatalogue = {
 >;
 
 /** A code of the tool protocol's error responses. */
-export type ToolErrorCodeName = keyof typeof toolErrorCatalogue;
+type ToolErrorCodeName = keyof typeof toolErrorCatalogue;
 
 /** The codes in the catalogue's order. */
 export const toolErrorCodes = Object.keys(toolErrorCatalogue) as [ToolErrorCodeName, ...ToolErrorCodeName[]];

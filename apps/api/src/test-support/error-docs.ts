@@ -1,3 +1,4 @@
+import { toolResultCodeCatalogue } from '@platform/contracts';
 import type { DocTable } from '@platform/testing';
 import { apiErrorCatalogue, type ApiErrorSpec } from '../error-codes.js';
 
@@ -27,5 +28,29 @@ export function apiErrorTable(catalogue: Record<string, ApiErrorSpec> = apiError
   };
 }
 
-/** Every table the api's docs generate from its error catalogue. */
-export const errorDocTables: readonly DocTable[] = [apiErrorTable()];
+type ToolResultCodeCatalogue = Record<string, { status: string; happened: string; codeNote?: string }>;
+
+/**
+ * docs/api.md's "Tool call error codes" table: one row per run of consecutive codes with the same
+ * status and description.
+ */
+export function toolResultCodeTable(catalogue: ToolResultCodeCatalogue = toolResultCodeCatalogue): DocTable {
+  return {
+    file: 'docs/api.md',
+    name: 'api-tool-call-error-codes',
+    header: ['`status`', '`errorCode`', 'What happened'],
+    rows: () => {
+      const rows: { status: string; happened: string; codes: string[] }[] = [];
+      for (const [code, spec] of Object.entries(catalogue)) {
+        const cell = spec.codeNote ? `\`${code}\` (${spec.codeNote})` : `\`${code}\``;
+        const last = rows.at(-1);
+        if (last && last.status === spec.status && last.happened === spec.happened) last.codes.push(cell);
+        else rows.push({ status: spec.status, happened: spec.happened, codes: [cell] });
+      }
+      return rows.map((row) => [`\`${row.status}\``, row.codes.join(', '), row.happened]);
+    },
+  };
+}
+
+/** Every table the api's docs generate from the error catalogues. */
+export const errorDocTables: readonly DocTable[] = [apiErrorTable(), toolResultCodeTable()];
