@@ -8,6 +8,7 @@ const SHIPPED = [
   'approval-mixed',
   'auth-failure',
   'calculator',
+  'capacity-calculator',
   'context-overflow',
   'counted-effect',
   'credential-inbox',
