@@ -6,7 +6,7 @@ import { DEFAULT_SCENARIOS_DIR } from './scenario-store.js';
 import type { LlmSimOptions } from './server.js';
 
 /** Environment variables of the simulator; keys are the variable names. */
-const LlmSimConfigSchema = z
+export const LlmSimConfigSchema = z
   .object({
     LLM_SIM_HOST: z.string().min(1).default('127.0.0.1'),
     LLM_SIM_PORT: env.port().default(4010),

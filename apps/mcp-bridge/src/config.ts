@@ -30,7 +30,7 @@ function readJsonFile(path: string, ctx: z.RefinementCtx): unknown {
  * The bridge's environment. The keys are the variable names, so an error in a server entry reads
  * `MCP_SERVERS.0.url: ...` (index 0 of the array; of the file's array for `MCP_SERVERS_FILE`).
  */
-function bridgeConfigSchema(environment: NodeJS.ProcessEnv = process.env) {
+export function bridgeConfigSchema(environment: NodeJS.ProcessEnv = process.env) {
   const servers = mcpServerListSchema(environment);
   return z
     .object({
