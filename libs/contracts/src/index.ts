@@ -119,3 +119,15 @@ export {
 export { natsInboxPrefix } from './nats-inbox.js';
 export { TenantTiers, TenantTiersEnv, QUOTA_NAMES, limitsFor, quotasFor, type TierQuotas } from './tenant-tiers.js';
 export { NamedError } from './named-error.js';
+export {
+  AgentName,
+  AgentId,
+  BUILT_IN_AGENT_PREFIX,
+  DelegateSpec,
+  CommitteeSpec,
+  PlanningSpec,
+  AgentAccess,
+  AgentSpec,
+  type AgentSpecInput,
+  RunOverrides,
+} from './agent-spec.js';

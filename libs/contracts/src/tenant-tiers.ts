@@ -29,6 +29,16 @@ export const TierLimits = z
     tasks: count().optional(),
     /** Shortest time between two fires of a schedule or two polls of a condition task, in seconds. */
     minScheduleIntervalSeconds: z.number().int().min(1).optional(),
+    /** Agents a tenant of this tier may define (deleted ones not counted). */
+    agents: count().optional(),
+    /** Versions one agent may have (drafts included). */
+    agentVersions: count().optional(),
+    /** Model connections a tenant may register (0 turns bringing one's own model off). */
+    modelConnections: count().optional(),
+    /** Models a tenant agent of this tier may name (`*` matches any run of characters); absent: any. */
+    agentModels: z.array(z.string().min(1).max(200)).optional(),
+    /** Tool patterns a tenant agent of this tier may list: each of its patterns must match one of these; absent: any. */
+    agentTools: z.array(z.string().min(1).max(128)).optional(),
   })
   .strict();
 export type TierLimits = z.infer<typeof TierLimits>;
@@ -63,7 +73,10 @@ export const QUOTA_DEFAULTS = {
   eventsPerMinute: 600,
   tasks: 10_000,
   minScheduleIntervalSeconds: 60,
-} as const satisfies Required<Omit<TierLimits, 'turnsPerMinute' | 'tokensPerDay'>>;
+  agents: 100,
+  agentVersions: 1_000,
+  modelConnections: 10,
+} as const satisfies Required<Omit<TierLimits, 'turnsPerMinute' | 'tokensPerDay' | 'agentModels' | 'agentTools'>>;
 
 export type QuotaField = keyof typeof QUOTA_DEFAULTS;
 
@@ -76,6 +89,9 @@ export const QUOTA_NAMES = {
   eventsPerMinute: 'events_per_minute',
   tasks: 'tasks',
   minScheduleIntervalSeconds: 'min_schedule_interval_seconds',
+  agents: 'agents',
+  agentVersions: 'agent_versions',
+  modelConnections: 'model_connections',
 } as const satisfies Record<QuotaField, string>;
 
 /** A request's tier resolved against the configuration: the tier whose limits apply, and them. */
