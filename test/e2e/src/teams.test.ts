@@ -158,6 +158,7 @@ const BOOKED = 'Booked: tuesday-10:00 (booking #1 for this call).';
 describe('delegation to roles as child runs', () => {
   it('runs two delegations of one step concurrently as child runs and survives an orchestrator killed mid-child, never re-running the finished child', async () => {
     const before = new Set(await redis.keys('booking:started:*'));
+    const since = new Date().toISOString();
     const pending = api<Turn>(platform, 'POST', '/v1/conversations/team-1/messages', TENANT, {
       content: '[scenario:team-lead-parallel] sort out my week',
     });
@@ -165,9 +166,17 @@ describe('delegation to roles as child runs', () => {
     const startedKey = await waitFor('the booking to start', async () =>
       (await redis.keys('booking:started:*')).find((k) => !before.has(k)),
     );
-    await waitFor('the researcher child to finish', async () =>
-      (await simRequests(platform)).some((r) => r.scenario === 'team-research') ? true : undefined,
-    );
+    // Finished means its run is completed, not only that the model was asked (a kill in between
+    // would resume the child and ask the model again).
+    await waitFor('the researcher child to finish', async () => {
+      const children = await api<{ runs: Array<{ profile: string }> }>(
+        platform,
+        'GET',
+        `/v1/runs?source=child&status=completed&createdAfter=${encodeURIComponent(since)}`,
+        TENANT,
+      );
+      return children.body.runs.some((r) => r.profile === 'researcher') ? true : undefined;
+    });
     await platform.kill('orchestrator');
     await platform.start('orchestrator');
 

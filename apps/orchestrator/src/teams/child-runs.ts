@@ -1,7 +1,9 @@
 import { createHash } from 'node:crypto';
 import type { ToolOutcome } from '@platform/agent-loop';
 import type { Logger, NatsConnection } from '@platform/service-kit';
+import type { RunEventType } from '@platform/contracts';
 import { ChildEventForwarder, lastForwardedId } from '../events/child-event-forwarder.js';
+import type { RunEventPublisher } from '../events/run-event-publisher.js';
 import type {
   ApprovalDecisionInput,
   ClaimedRun,
@@ -27,11 +29,26 @@ export interface ChildTask {
   tools?: string[];
 }
 
-/** Where the parent's events go (its own run-event publisher). */
+/**
+ * Where the parent's events go (its own run-event publisher). A child's start and end may return a
+ * promise that settles once the parent's stream holds them: the parent awaits it before it goes on
+ * (and journals the delegation's outcome), so a parent killed after that point never resumes with
+ * its stream missing the child's start or end.
+ */
 export type ParentEvents = (
   type: 'child_run_started' | 'child_run_event' | 'child_run_finished',
   data: Record<string, unknown>,
-) => void;
+) => void | Promise<void>;
+
+/** The parent's events through its publisher, a child's start and end awaited until the stream has them. */
+export function parentEventsOf(
+  publisher: Pick<RunEventPublisher, 'publish' | 'flush'>,
+): (type: RunEventType, data: Record<string, unknown>) => void | Promise<void> {
+  return (type, data) => {
+    publisher.publish(type, data);
+    return type === 'child_run_started' || type === 'child_run_finished' ? publisher.flush() : undefined;
+  };
+}
 
 export interface ChildRunsDependencies {
   records: RunRecords;
@@ -187,7 +204,7 @@ export class ChildRuns {
     const { runId, conversationId, profile: role } = child;
     const callId = child.lineage?.parentCallId ?? '';
     const created = await this.deps.records.create(child);
-    events(
+    await events(
       created ? 'child_run_started' : 'child_run_event',
       created
         ? { childRunId: runId, role, callId, chain: child.lineage?.chain ?? [] }
@@ -220,7 +237,12 @@ export class ChildRuns {
       // A finished child's last events (its `execution_end`) go to the parent's stream before `child_run_finished`.
       await (record ? forward.stop(FORWARD_GRACE_MS) : forward.cancel());
     }
-    events('child_run_finished', { childRunId: runId, role, status: record.status, stopReason: record.stopReason });
+    await events('child_run_finished', {
+      childRunId: runId,
+      role,
+      status: record.status,
+      stopReason: record.stopReason,
+    });
     return record;
   }
 

@@ -3,7 +3,7 @@ import type { PoolAgents } from '../agents/pool-agents.js';
 import type { ProfileRegistry } from '../profiles.js';
 import type { SettledTurn } from '../turn/pending-agent-tools.js';
 import type { ToolPortDecorator } from '../turn/tool-ports.js';
-import type { ChildRuns } from './child-runs.js';
+import { parentEventsOf, type ChildRuns } from './child-runs.js';
 import { DelegationToolPort, type DelegationSettings } from './delegation-tools.js';
 
 export interface DelegationPortsOptions {
@@ -28,7 +28,7 @@ export class DelegationPorts implements ToolPortDecorator {
       run: attempt.run,
       delegates: profile.delegates,
       committees: profile.committees,
-      events: (type, data) => attempt.events.publish(type, data),
+      events: parentEventsOf(attempt.events),
       handingOver: attempt.handingOver,
       userDecisions,
     });

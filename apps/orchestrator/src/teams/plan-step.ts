@@ -1,6 +1,7 @@
 import { withAgentResults } from '../agents/agent-results.js';
 import type { SettledTurn } from '../turn/pending-agent-tools.js';
 import { TurnResult, type TurnStep } from '../turn/turn-steps.js';
+import { parentEventsOf } from './child-runs.js';
 import type { PlanExecutor } from './plan/plan-execute.js';
 
 /**
@@ -20,7 +21,7 @@ export class PlanStep implements TurnStep<SettledTurn, SettledTurn | TurnResult>
       profile,
       planning: profile.planning,
       signal: attempt.control.signal,
-      events: (type, data) => attempt.events.publish(type, data),
+      events: parentEventsOf(attempt.events),
       handingOver: attempt.handingOver,
     });
     return new TurnResult(attempt, withAgentResults(planned, agents));
