@@ -139,6 +139,23 @@ export function agentPoolServiceImplementation(
   limits: AgentPoolServiceLimits,
   logger: Logger,
 ): agentPoolV1.AgentPoolServiceServer {
+  /** A call on one entry of the tenant (get, pause, resume, cancel): its entry id checked, the entry it leaves answered. */
+  const entryHandler = (
+    method: string,
+    act: (tenantId: string, entryId: string) => Promise<EntryRow>,
+  ): ReturnType<typeof unaryHandler<{ tenantId: string; entryId: string }, { entry: agentPoolV1.AgentEntry }>> =>
+    unaryHandler<{ tenantId: string; entryId: string }, { entry: agentPoolV1.AgentEntry }>(
+      logger,
+      method,
+      async (request) => ({
+        entry: toProtoEntry(
+          await act(
+            tenantOf(request),
+            parseOrReject(EntryId, request.entryId, ErrorCodes.INVALID_ENTRY_ID, 'entry_id'),
+          ),
+        ),
+      }),
+    );
   return {
     startAgent: unaryHandler<agentPoolV1.StartAgentRequest, agentPoolV1.StartAgentResponse>(
       logger,
@@ -231,52 +248,9 @@ export function agentPoolServiceImplementation(
       },
     ),
 
-    getAgent: unaryHandler<agentPoolV1.GetAgentRequest, agentPoolV1.GetAgentResponse>(
-      logger,
-      'GetAgent',
-      async (request) => {
-        const entry = await pool.get(
-          tenantOf(request),
-          parseOrReject(EntryId, request.entryId, ErrorCodes.INVALID_ENTRY_ID, 'entry_id'),
-        );
-        return { entry: toProtoEntry(entry) };
-      },
-    ),
-
-    pauseAgent: unaryHandler<agentPoolV1.PauseAgentRequest, agentPoolV1.PauseAgentResponse>(
-      logger,
-      'PauseAgent',
-      async (request) => {
-        const entry = await pool.pause(
-          tenantOf(request),
-          parseOrReject(EntryId, request.entryId, ErrorCodes.INVALID_ENTRY_ID, 'entry_id'),
-        );
-        return { entry: toProtoEntry(entry) };
-      },
-    ),
-
-    resumeAgent: unaryHandler<agentPoolV1.ResumeAgentRequest, agentPoolV1.ResumeAgentResponse>(
-      logger,
-      'ResumeAgent',
-      async (request) => {
-        const entry = await pool.resume(
-          tenantOf(request),
-          parseOrReject(EntryId, request.entryId, ErrorCodes.INVALID_ENTRY_ID, 'entry_id'),
-        );
-        return { entry: toProtoEntry(entry) };
-      },
-    ),
-
-    cancelAgent: unaryHandler<agentPoolV1.CancelAgentRequest, agentPoolV1.CancelAgentResponse>(
-      logger,
-      'CancelAgent',
-      async (request) => {
-        const entry = await pool.cancel(
-          tenantOf(request),
-          parseOrReject(EntryId, request.entryId, ErrorCodes.INVALID_ENTRY_ID, 'entry_id'),
-        );
-        return { entry: toProtoEntry(entry) };
-      },
-    ),
+    getAgent: entryHandler('GetAgent', (tenantId, entryId) => pool.get(tenantId, entryId)),
+    pauseAgent: entryHandler('PauseAgent', (tenantId, entryId) => pool.pause(tenantId, entryId)),
+    resumeAgent: entryHandler('ResumeAgent', (tenantId, entryId) => pool.resume(tenantId, entryId)),
+    cancelAgent: entryHandler('CancelAgent', (tenantId, entryId) => pool.cancel(tenantId, entryId)),
   };
 }
