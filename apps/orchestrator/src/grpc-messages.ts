@@ -35,7 +35,6 @@ export function toResponse(run: RunRecord): orchestratorV1.HandleMessageResponse
     durationMs: run.finishedAt ? run.finishedAt.getTime() - run.createdAt.getTime() : 0,
     usage: result?.usage ?? ZERO_USAGE,
     pendingJson: JSON.stringify(result?.pendingAgents ?? []),
-    outputJson: '',
     agentId: run.agent?.id ?? '',
     agentVersion: run.agent?.version ?? 0,
   };

@@ -24,7 +24,7 @@ function service(
         }),
     },
     shouldProcess: { check: overrides.check ?? (() => Promise.resolve()) },
-    records: { get: () => Promise.resolve(overrides.existingRun) },
+    records: { get: () => Promise.resolve(overrides.existingRun), latestRun: () => Promise.resolve(undefined) },
     queue: {
       waitForRun: () => Promise.reject(ENDED),
       admit: (admission: { runId: string }) => (events.push(['admit', admission.runId]), Promise.resolve(true)),

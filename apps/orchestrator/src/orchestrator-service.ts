@@ -114,13 +114,16 @@ export function orchestratorServiceImplementation(
               `'${request.timeZone}' is not an IANA time zone`,
             );
           // The agent and version the run will run under, fixed now (tenant-agents/agent-resolver.ts).
+          // The answer to a run that waits for the user (an approval, an agent-tool) goes on under its version.
+          const latest = await deps.records.latestRun(scope.tenantId, scope.conversationId);
           const resolved = await deps.agents.forMessage({
+            ...(latest?.status === 'waiting' && latest.agent ? { continues: latest.agent } : {}),
             ...scope,
             tier: request.tier || options.defaultTier,
-            subject: request.subject,
+            subject: request.subject ?? '',
             ref: request.profile,
-            version: request.agentVersion,
-            overridesJson: request.overridesJson,
+            version: request.agentVersion ?? 0,
+            overridesJson: request.overridesJson ?? '',
           });
           const profile = resolved.profile;
           // Back-pressure: a saturated replica refuses new turns instead of queueing without bound.

@@ -1,4 +1,6 @@
-import { PlatformError, type ErrorKind, type PlatformErrorOptions } from '@platform/service-kit';
+import { PlatformError, type ErrorKind } from '@platform/service-kit';
+
+type PlatformErrorOptions = ConstructorParameters<typeof PlatformError>[3];
 import { ErrorCodes } from '../error-codes.js';
 
 /**

@@ -33,6 +33,8 @@ export interface AgentRequest {
   /** 0: the conversation's pin, else the active version. */
   version: number;
   overridesJson: string;
+  /** The agent version of the run this message answers (it waits for the user): it goes on under it. */
+  continues?: { id: string; version: number };
 }
 
 /** What a message runs under, recorded on its run. */
@@ -84,8 +86,9 @@ export class AgentResolver {
     const { tenantId } = request;
     const caller = { tenantId, tier: request.tier, ...(request.subject ? { subject: request.subject } : {}) };
     const overrides = parseOverrides(request.overridesJson);
-    const pin = await this.deps.directory.pin(tenantId, request.conversationId);
-    const ref = pin ? pin.agentId : request.ref;
+    const continues = request.version ? undefined : request.continues;
+    const pin = continues ? undefined : await this.deps.directory.pin(tenantId, request.conversationId);
+    const ref = continues?.id ?? pin?.agentId ?? request.ref;
     const tenantAgent =
       ref && !ref.startsWith(BUILT_IN_AGENT_PREFIX) ? await this.deps.directory.agent(tenantId, ref) : undefined;
     if (!tenantAgent) {
@@ -93,7 +96,7 @@ export class AgentResolver {
       return this.builtIn(ref, request.version, overrides, caller);
     }
     if (tenantAgent.deletedAt) throw agentDeleted(ref);
-    const version = request.version || pin?.version || tenantAgent.activeVersion;
+    const version = continues?.version || request.version || pin?.version || tenantAgent.activeVersion;
     if (!version)
       throw agentError(
         'not_found',

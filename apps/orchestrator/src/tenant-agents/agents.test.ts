@@ -632,7 +632,7 @@ describe('agents at message time', () => {
     expect(prompt).toContain('VERSION-MARKER v1.');
     expect(prompt).toContain('OVERRIDE-MARKER');
     const run = await orchestrators[0]!.rpc.getRun({ tenantId: tenant, runId: applied.runId });
-    expect(JSON.parse(run.overridesJson)).toEqual(overrides);
+    expect(JSON.parse(run.overridesJson ?? '')).toEqual(overrides);
 
     const refused = async (value: unknown) =>
       failure(message(tenant, 'c-over', 'x', { profile: 'strict', overridesJson: JSON.stringify(value) }));
