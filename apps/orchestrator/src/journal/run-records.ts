@@ -325,6 +325,9 @@ export class RunRecords extends RunReads {
       finishedAt: rows[0].finished_at,
       traceId: run.traceId ?? null,
       ...(run.lineage ? { lineage: run.lineage } : {}),
+      ...(run.agent ? { agent: run.agent } : {}),
+      ...(run.overrides ? { overrides: run.overrides } : {}),
+      ...(run.subject ? { subject: run.subject } : {}),
     };
   }
 
