@@ -231,7 +231,7 @@ describe('agents: create, read, update, delete', () => {
       [1, false],
     ]);
     const { version } = await agents().getAgentVersion({ caller: caller(tenant), agent: v1.agentId, version: 1 });
-    expect(JSON.parse(version!.specJson).instructions).toContain('VERSION-MARKER v1.');
+    expect((JSON.parse(version!.specJson) as { instructions: string }).instructions).toContain('VERSION-MARKER v1.');
     expect(version!.publishedAt).toBeInstanceOf(Date);
     expect(
       await failure(agents().getAgentVersion({ caller: caller(tenant), agent: 'writer', version: 3 })),
@@ -340,7 +340,7 @@ describe('publish, rollback and If-Match', () => {
       })
     ).agent!;
     expect(published.activeVersion).toBe(3);
-    expect(JSON.parse(published.specJson).instructions).toContain('v3');
+    expect((JSON.parse(published.specJson) as { instructions: string }).instructions).toContain('v3');
     expect(
       (await agents().rollbackAgent({ caller: caller(tenant), agent: 'flip', ifMatch: 0 })).agent!.activeVersion,
     ).toBe(1);
@@ -680,8 +680,8 @@ describe('agents at message time', () => {
         return sentAt;
       }),
     );
-    console.info(
-      `replica 0 ran v2 for a message sent ${seen[0]} ms after the publication, replica 1 for one sent after ${seen[1]} ms`,
+    process.stdout.write(
+      `replica 0 ran v2 for a message sent ${seen[0]} ms after the publication, replica 1 for one sent after ${seen[1]} ms\n`,
     );
   });
 });
