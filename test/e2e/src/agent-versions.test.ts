@@ -59,9 +59,11 @@ const spec = (marker: string) =>
 async function systemPrompts(tag: string): Promise<string[]> {
   const response = await fetch(`${platform.llmSimUrl}/_sim/requests`);
   const { requests } = (await response.json()) as {
-    requests: { body: { messages: { role: string; content: string | null }[] } }[];
+    requests: { structuredReply: string | null; body: { messages: { role: string; content: string | null }[] } }[];
   };
+  // The chat completions of turns, not memory's extraction of them (which quotes the conversation).
   return requests
+    .filter((r) => r.structuredReply === null)
     .filter((r) => r.body.messages.some((m) => m.role === 'user' && (m.content ?? '').includes(tag)))
     .map((r) => r.body.messages.find((m) => m.role === 'system')?.content ?? '');
 }

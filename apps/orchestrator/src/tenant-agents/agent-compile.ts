@@ -21,7 +21,7 @@ const matcher = (patterns: string[]): ((name: string) => boolean) => {
 };
 
 /** Whether `caller` may use an agent of these access rules (tiers, end users; tenants for a built-in one). */
-export function allowsCallerOf(access: AgentSpec['access']): (caller: ProfileCaller) => boolean {
+function allowsCallerOf(access: AgentSpec['access']): (caller: ProfileCaller) => boolean {
   return ({ tenantId, tier, subject }) =>
     (!access?.tenants || access.tenants.includes(tenantId)) &&
     (!access?.tiers || access.tiers.includes(tier)) &&

@@ -5,7 +5,7 @@ import type { AgentStore } from './agent-store.js';
 import type { AgentRecord, ConversationPinRecord } from './agent-types.js';
 
 /** Where writes to a tenant's agents (and pins) are announced: `<prefix>.<compositeKey(tenant)>`. */
-export const AGENTS_CHANGED_SUBJECT_PREFIX = 'platform.orchestrator.agents.changed';
+const AGENTS_CHANGED_SUBJECT_PREFIX = 'platform.orchestrator.agents.changed';
 
 export function agentsChangedSubject(tenantId: string): string {
   return `${AGENTS_CHANGED_SUBJECT_PREFIX}.${compositeKey(tenantId)}`;

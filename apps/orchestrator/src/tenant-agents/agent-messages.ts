@@ -24,7 +24,7 @@ export function agentMessage(agent: AgentRecord): agentsV1.Agent {
  * A built-in agent (a profile of the operator's file) in the shape of a tenant agent's spec. Its
  * `access.tenants` is left out: other tenants' ids are not a tenant's to read.
  */
-export function builtInSpec(spec: AgentProfileSpec): Record<string, unknown> {
+function builtInSpec(spec: AgentProfileSpec): Record<string, unknown> {
   const tiers = spec.access?.tiers;
   return {
     name: spec.name,

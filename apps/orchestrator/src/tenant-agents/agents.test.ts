@@ -132,6 +132,7 @@ function message(
 }
 
 interface SimRequest {
+  structuredReply: string | null;
   body: { messages: { role: string; content: string | null }[] };
   status: number | null;
 }
@@ -140,7 +141,9 @@ interface SimRequest {
 async function systemPromptsFor(tag: string): Promise<string[]> {
   const response = await fetch(`${llmSim}/_sim/requests`);
   const { requests } = (await response.json()) as { requests: SimRequest[] };
+  // The chat completions of turns, not memory's extraction of them (which quotes the conversation).
   return requests
+    .filter((r) => r.structuredReply === null)
     .filter((r) => r.body.messages.some((m) => m.role === 'user' && (m.content ?? '').includes(tag)))
     .map((r) => r.body.messages.find((m) => m.role === 'system')?.content ?? '');
 }
