@@ -50,6 +50,8 @@ import { AdmissionStep } from './turn/admission.js';
 import { AttemptStep, type TurnAttempt } from './turn/attempt.js';
 import { ContextStep } from './turn/context.js';
 import { LoopStep } from './turn/loop.js';
+import { OutputCheckStep } from './turn/output-check.js';
+import { OutputSchemas } from './structured/output-schemas.js';
 import { PendingAgentToolsStep } from './turn/pending-agent-tools.js';
 import { PostProcessStep } from './turn/post-process.js';
 import { PublishStep } from './turn/publish.js';
@@ -59,6 +61,8 @@ import { TurnSteps, type TurnResult } from './turn/turn-steps.js';
 import { ErrorCodes } from './error-codes.js';
 
 const ORCHESTRATOR_SERVICE_NAME = 'orchestrator.v1.OrchestratorService';
+/** An answer that is not valid against the run's output schema is asked for again this many times. */
+const OUTPUT_RETRIES = 1;
 
 export interface OrchestratorServer {
   readonly port: number;
@@ -97,6 +101,8 @@ async function wire(
   const owner = `${hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`;
   const records = new RunRecords(pool);
   const steps = new RunSteps(pool);
+  // Output schemas compile once each, for the messages that send them and the turns that check answers.
+  const outputSchemas = new OutputSchemas();
   const grants = await CredentialGrants.create(
     {
       signingKeyJson: config.CREDENTIAL_GRANT_SIGNING_KEY,
@@ -267,6 +273,7 @@ async function wire(
           memoryRecall,
         }),
       )
+      .then(new OutputCheckStep({ schemas: outputSchemas, retries: OUTPUT_RETRIES, logger }))
       .then(new LoopStep(steps, logger)),
     finish: TurnSteps.of<TurnResult>()
       .then(
@@ -318,6 +325,7 @@ async function wire(
       queue,
       shouldProcess,
       memoryRecall,
+      outputSchemas,
       calls: {
         cancellation,
         listing: new RunListing(pool),

@@ -77,6 +77,8 @@ export interface NewRun {
   traceId?: string;
   /** Set for a child run (started by another run's delegation). */
   lineage?: RunLineage;
+  /** The JSON Schema its answer must be valid against (the message's, else the profile's; migrations/0013). */
+  outputSchema?: Record<string, unknown>;
 }
 
 export type RunKind = 'message' | 'agent_expired';
