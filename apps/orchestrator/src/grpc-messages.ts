@@ -36,7 +36,7 @@ export function toResponse(run: RunRecord): orchestratorV1.HandleMessageResponse
     usage: result?.usage ?? ZERO_USAGE,
     pendingJson: JSON.stringify(result?.pendingAgents ?? []),
     // The structured answer (valid against the run's output schema); empty without one.
-    outputJson: result?.output !== undefined ? JSON.stringify(result.output) : '',
+    ...(result?.output !== undefined ? { outputJson: JSON.stringify(result.output) } : {}),
   };
 }
 

@@ -4,6 +4,7 @@ import { runAgentLoop } from './agent-loop.js';
 import type { AnswerVerdict, LoopHooks } from './hooks.js';
 import type { LoopEvent } from './events.js';
 import { compileLoopConfig } from './loop-config.js';
+import type { IterationRecord } from './loop-result.js';
 import type { JsonSchemaResponseFormat } from './model-port.js';
 import { FakeClock, FakeTools, reply, ScriptedModel, type ScriptStep } from './testing/index.js';
 
@@ -36,6 +37,8 @@ function jsonObjects(
     };
   };
 }
+
+const verdicts = (transcript: readonly IterationRecord[]) => transcript.map((t) => t.answerCheck?.verdict);
 
 async function run(script: ScriptStep[], hooks: LoopHooks, events: LoopEvent[] = []) {
   const clock = new FakeClock();
@@ -83,7 +86,7 @@ describe('runAgentLoop: checking the final answer (hooks.checkAnswer)', () => {
       { role: 'assistant', content: 'sunny' },
       { role: 'system', content: 'not a JSON object: sunny' },
     ]);
-    expect(result.transcript.map((t) => t.answerCheck?.verdict)).toEqual(['retry', undefined]);
+    expect(verdicts(result.transcript)).toEqual(['retry', undefined]);
   });
 
   it('stops with invalid_output, the last answer and the issues, when the hook allows no more retries', async () => {
@@ -101,7 +104,7 @@ describe('runAgentLoop: checking the final answer (hooks.checkAnswer)', () => {
       },
     });
     expect(result.output).toBeUndefined();
-    expect(result.transcript.map((t) => t.answerCheck?.verdict)).toEqual(['retry', 'rejected']);
+    expect(verdicts(result.transcript)).toEqual(['retry', 'rejected']);
   });
 
   it('accepts the answer when the hook throws, and reports it as a hook_error', async () => {

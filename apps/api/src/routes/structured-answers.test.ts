@@ -22,7 +22,7 @@ const ANSWER = { city: 'Berlin', celsius: 21 };
 const orchestrator = {
   handleMessage: async (request: orchestratorV1.HandleMessageRequest) => {
     seen.push(request);
-    if (request.outputSchemaJson.includes('"strnig"'))
+    if (request.outputSchemaJson?.includes('"strnig"'))
       throw errors.invalidArgument(
         'INVALID_OUTPUT_SCHEMA',
         'outputSchema (output_schema_json): the output schema does not compile',
@@ -30,7 +30,7 @@ const orchestrator = {
           details: { field: 'outputSchema' },
         },
       );
-    const structured = request.outputSchemaJson !== '';
+    const structured = !!request.outputSchemaJson;
     return {
       runId: 'run_1',
       status: 'completed',
@@ -42,7 +42,7 @@ const orchestrator = {
       durationMs: 5,
       usage: { inputTokens: 10, outputTokens: 2, totalTokens: 12 },
       pendingJson: '[]',
-      outputJson: structured ? JSON.stringify(ANSWER) : '',
+      ...(structured ? { outputJson: JSON.stringify(ANSWER) } : {}),
     };
   },
 } as unknown as PromiseClient<orchestratorV1.OrchestratorServiceClient>;
@@ -95,7 +95,7 @@ describe('the facade honours response_format', () => {
     const message = completion.choices[0]!.message;
     expect(message.content).toBe(JSON.stringify(ANSWER));
     expect(message.parsed).toEqual(ANSWER);
-    expect(JSON.parse(seen.at(-1)!.outputSchemaJson)).toEqual(format.json_schema.schema);
+    expect(JSON.parse(seen.at(-1)!.outputSchemaJson!)).toEqual(format.json_schema.schema);
   });
 
   it('json_object: any JSON object; text and no format: no output schema, the text as before', async () => {
@@ -104,7 +104,7 @@ describe('the facade honours response_format', () => {
       messages: [{ role: 'user', content: 'Weather in Berlin, as JSON?' }],
       response_format: { type: 'json_object' },
     });
-    expect(JSON.parse(seen.at(-1)!.outputSchemaJson)).toEqual({ type: 'object' });
+    expect(JSON.parse(seen.at(-1)!.outputSchemaJson!)).toEqual({ type: 'object' });
     for (const format of [{ response_format: { type: 'text' as const } }, {}]) {
       const completion = await client.chat.completions.create({
         model: 'default',
@@ -112,7 +112,7 @@ describe('the facade honours response_format', () => {
         ...format,
       });
       expect(completion.choices[0]!.message.content).toBe('echo: hi');
-      expect(seen.at(-1)!.outputSchemaJson).toBe('');
+      expect(seen.at(-1)!.outputSchemaJson).toBeUndefined();
     }
   });
 
@@ -167,10 +167,10 @@ describe("a message's outputSchema", () => {
   it("is sent as the run's output schema, and the turn response carries the structured answer as output", async () => {
     const response = await send({ content: 'Weather in Berlin?', outputSchema: weatherSchema });
     expect(response.statusCode).toBe(200);
-    expect(JSON.parse(seen.at(-1)!.outputSchemaJson)).toEqual(weatherSchema);
+    expect(JSON.parse(seen.at(-1)!.outputSchemaJson!)).toEqual(weatherSchema);
     expect(response.json()).toMatchObject({ stopReason: 'final_answer', output: ANSWER });
     const plain = await send({ content: 'hi' });
-    expect(seen.at(-1)!.outputSchemaJson).toBe('');
+    expect(seen.at(-1)!.outputSchemaJson).toBeUndefined();
     expect(plain.json()).not.toHaveProperty('output');
   });
 

@@ -3,30 +3,12 @@ import type { orchestratorV1 } from '@platform/proto';
 import { DEPENDENCY_UNAVAILABLE, isPlatformError, type Logger, type PromiseClient } from '@platform/service-kit';
 import { ApiErrorCodes } from '../error-codes.js';
 
-/** Fields of a turn that most callers leave empty: approval decisions, agent versions, overrides, output schemas. */
-type OptionalTurnFields =
-  | 'approvalId'
-  | 'decision'
-  | 'changesJson'
-  | 'source'
-  | 'agentVersion'
-  | 'overridesJson'
-  | 'outputSchemaJson'
-  | 'subject';
-
 /** A turn to run; the approval fields are only for decisions on approval requests. */
-export type TurnRequest = Omit<orchestratorV1.HandleMessageRequest, 'runId' | 'attach' | OptionalTurnFields> &
-  Partial<Pick<orchestratorV1.HandleMessageRequest, OptionalTurnFields>>;
-
-const EMPTY_TURN_FIELDS: Required<Pick<orchestratorV1.HandleMessageRequest, Exclude<OptionalTurnFields, 'source'>>> = {
-  approvalId: '',
-  decision: '',
-  changesJson: '',
-  agentVersion: 0,
-  overridesJson: '',
-  outputSchemaJson: '',
-  subject: '',
-};
+export type TurnRequest = Omit<
+  orchestratorV1.HandleMessageRequest,
+  'runId' | 'attach' | 'approvalId' | 'decision' | 'changesJson' | 'source'
+> &
+  Partial<Pick<orchestratorV1.HandleMessageRequest, 'approvalId' | 'decision' | 'changesJson' | 'source'>>;
 
 const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -73,7 +55,7 @@ export class TurnRunner {
     for (let attempt = 0; ; attempt++) {
       try {
         return await this.orchestrator.handleMessage(
-          { ...EMPTY_TURN_FIELDS, source: undefined, ...request, runId, attach: attempt > 0 },
+          { approvalId: '', decision: '', changesJson: '', source: undefined, ...request, runId, attach: attempt > 0 },
           { deadlineMs: Math.max(1, deadlineAt - Date.now()), ...(signal ? { signal } : {}) },
         );
       } catch (err) {

@@ -43,16 +43,19 @@ export interface CompiledOutputSchema {
  * it. References must be local (`#/$defs/…`): nothing is fetched.
  */
 export class OutputSchemas {
-  private readonly ajv2020 = new Ajv2020({ allErrors: true, strict: false });
-  private readonly ajv07 = new Ajv({ allErrors: true, strict: false });
+  // Made on first use: a compiler costs its meta-schemas' compilation, and most processes never need draft-07.
+  private ajv2020: Ajv2020 | undefined;
+  private ajv07: Ajv | undefined;
   private readonly compiled = new Map<string, CompiledOutputSchema>();
 
   constructor(private readonly options: OutputSchemaOptions = DEFAULT_OUTPUT_SCHEMA_OPTIONS) {}
 
   /** The compiler of the schema's dialect: draft 2020-12 (also when it names none) or draft-07. */
   private compilerFor(dialect: unknown): Ajv | Ajv2020 {
-    if (dialect === undefined || dialect === DRAFT_2020_12 || dialect === `${DRAFT_2020_12}#`) return this.ajv2020;
-    if (typeof dialect === 'string' && DRAFT_07.test(dialect)) return this.ajv07;
+    if (dialect === undefined || dialect === DRAFT_2020_12 || dialect === `${DRAFT_2020_12}#`)
+      return (this.ajv2020 ??= new Ajv2020({ allErrors: true, strict: false }));
+    if (typeof dialect === 'string' && DRAFT_07.test(dialect))
+      return (this.ajv07 ??= new Ajv({ allErrors: true, strict: false }));
     throw new OutputSchemaError(
       `the output schema's $schema ${JSON.stringify(dialect)} is not supported: use JSON Schema draft 2020-12 (${DRAFT_2020_12}, the default) or draft-07`,
     );
