@@ -34,6 +34,10 @@ export const apiErrorCatalogue = {
   INVALID_RUN_ID: { status: 400 },
   INVALID_QUERY: { status: 400 },
   INVALID_TIME_ZONE: { status: 400 },
+  INVALID_OUTPUT_SCHEMA: {
+    status: 400,
+    doc: 'not a JSON Schema (draft 2020-12) that compiles; `details.field` names it',
+  },
   INVALID_DAY: { status: 400 },
   INVALID_RANGE: { status: 400 },
   CHANGES_REQUIRED: { status: 400 },

@@ -77,6 +77,11 @@ const orchestratorErrorCatalogue = {
   },
   EMPTY_CONTENT: { kind: 'invalid_argument', description: 'A message whose content is empty or only whitespace.' },
   INVALID_TIME_ZONE: { kind: 'invalid_argument', description: "A message's time zone that is not an IANA time zone." },
+  INVALID_OUTPUT_SCHEMA: {
+    kind: 'invalid_argument',
+    description:
+      "A message's output schema that is not a JSON Schema (draft 2020-12) that compiles, or longer than 64 KiB; `details.field` names it.",
+  },
   INVALID_DECISION: {
     kind: 'invalid_argument',
     description: 'An approval decision that is not "approve", "edit" or "cancel".',

@@ -37,6 +37,8 @@ export function toResponse(run: RunRecord): orchestratorV1.HandleMessageResponse
     pendingJson: JSON.stringify(result?.pendingAgents ?? []),
     agentId: run.agent?.id ?? '',
     agentVersion: run.agent?.version ?? 0,
+    // The structured answer (valid against the run's output schema); empty without one.
+    ...(result?.output !== undefined ? { outputJson: JSON.stringify(result.output) } : {}),
   };
 }
 

@@ -27,6 +27,7 @@ import type { MemoryRecall } from './recall/memory-recall.js';
 import type { TaskToolCalls } from './tool-calls/task-tool-calls.js';
 import { toolCallResult, type ToolTrials } from './tool-calls/tool-trials.js';
 import { ErrorCodes } from './error-codes.js';
+import { OutputSchemaError, type OutputSchemas } from './structured/output-schemas.js';
 
 /** What the calls other than HandleMessage use: cancelling and listing runs, the catalog, tool calls. */
 interface RunAndToolCalls {
@@ -62,8 +63,28 @@ export interface OrchestratorDependencies {
   shouldProcess: ShouldProcess;
   /** Starts a new message's recall as it arrives (absent: the run recalls when it starts). */
   memoryRecall?: Pick<MemoryRecall, 'prefetch'>;
+  /** Compiles a message's output schema (refused here when it does not compile). */
+  outputSchemas: Pick<OutputSchemas, 'fromJson'>;
   calls: RunAndToolCalls;
   logger: Logger;
+}
+
+/** A message's own output schema (compiled once, so a broken one is refused now); undefined when it has none. */
+function outputSchemaOf(
+  schemas: Pick<OutputSchemas, 'fromJson'>,
+  json: string | undefined,
+): Record<string, unknown> | undefined {
+  if (!json) return undefined;
+  try {
+    return schemas.fromJson(json).schema;
+  } catch (err) {
+    if (!(err instanceof OutputSchemaError)) throw err;
+    throw errors.invalidArgument(
+      ErrorCodes.INVALID_OUTPUT_SCHEMA,
+      `outputSchema (output_schema_json): ${err.message}`,
+      { details: { field: 'outputSchema' } },
+    );
+  }
 }
 
 /** Ends a message's wait once its call is answered (or failed): nothing reads it. */
@@ -113,6 +134,7 @@ export function orchestratorServiceImplementation(
               ErrorCodes.INVALID_TIME_ZONE,
               `'${request.timeZone}' is not an IANA time zone`,
             );
+          const outputSchema = outputSchemaOf(deps.outputSchemas, request.outputSchemaJson);
           // The agent and version the run will run under, fixed now (tenant-agents/agent-resolver.ts).
           // The answer to a run that waits for the user (an approval, an agent-tool) goes on under its version.
           const latest = await deps.records.latestRun(scope.tenantId, scope.conversationId);
@@ -141,6 +163,8 @@ export function orchestratorServiceImplementation(
             tier: request.tier,
             profile: profile.name,
           });
+          // The message's output schema wins over the profile's.
+          const runSchema = outputSchema ?? profile.outputSchema;
           const approval = approvalDecisionOf(request);
           // An approval decision resumes a waiting step and asks nothing new of memory.
           if (!approval && profile.recall !== false)
@@ -155,6 +179,8 @@ export function orchestratorServiceImplementation(
             timeZone: request.timeZone,
             ...(approval ? { approval } : {}),
             ...(source ? { source } : {}),
+            // Kept with the run: a resumed turn checks against the schema it was asked with.
+            ...(runSchema ? { outputSchema: runSchema } : {}),
             ...activeTraceId(),
             agent: resolved.agent,
             ...(resolved.overrides ? { overrides: resolved.overrides } : {}),

@@ -73,6 +73,23 @@ describe('agent profiles', () => {
     ]);
   });
 
+  it("keeps a profile's output schema (none: free text)", () => {
+    const schema = { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] };
+    const target = file({
+      defaultProfile: 'a',
+      profiles: [
+        { name: 'a', systemPrompt: 'x' },
+        { name: 'weather', systemPrompt: 'y', outputSchema: schema },
+      ],
+    });
+    const registry = ProfileRegistry.fromOptions(
+      compileProfileRegistryOptions(config({ AGENT_PROFILES_FILE: target })),
+      model,
+    );
+    expect(registry.resolve('weather')!.outputSchema).toEqual(schema);
+    expect(registry.resolve('a')!.outputSchema).toBeUndefined();
+  });
+
   it('keeps a profile with access rules to its tenants and tiers; to everyone else it does not exist', () => {
     const target = file({
       defaultProfile: 'assistant',
@@ -175,6 +192,16 @@ describe('agent profiles', () => {
       'a bad loop option',
       { defaultProfile: 'a', profiles: [{ name: 'a', systemPrompt: 'x', loop: { maxTurns: 0 } }] },
       /profiles\.0\.loop\.maxTurns/,
+    ],
+    [
+      'an output schema that does not compile',
+      { defaultProfile: 'a', profiles: [{ name: 'a', systemPrompt: 'x', outputSchema: { type: 'strnig' } }] },
+      /profiles\.0\.outputSchema: the output schema does not compile/,
+    ],
+    [
+      'an output schema that is not an object',
+      { defaultProfile: 'a', profiles: [{ name: 'a', systemPrompt: 'x', outputSchema: ['string'] }] },
+      /profiles\.0\.outputSchema/,
     ],
   ])('refuses a file with %s, naming the field', (_label, content, message) => {
     const target = file(content);

@@ -1,9 +1,10 @@
 import { readFileSync } from 'node:fs';
 import { compileLoopConfig, LoopConfigSchema, type LoopConfig, type ModelPort } from '@platform/agent-loop';
-import { CommitteeSpec, DelegateSpec, NamedError, PlanningSpec, TenantId } from '@platform/contracts';
+import { CommitteeSpec, DelegateSpec, NamedError, OutputSchema, PlanningSpec, TenantId } from '@platform/contracts';
 import { TextProtocolModel } from '@platform/llm';
 import { z } from 'zod';
 import { ToolProtocol } from './config.js';
+import { OutputSchemas } from './structured/output-schemas.js';
 
 const ProfileName = z
   .string()
@@ -72,6 +73,12 @@ const AgentProfileSpec = z
     planning: PlanningSpec.optional(),
     /** Committees this agent may ask (see docs/plans-and-teams.md). */
     committees: z.array(CommitteeSpec).default([]),
+    /**
+     * A JSON Schema (draft 2020-12) its answers must be valid against: the run's result then
+     * carries the answer as `output` (docs/agent-loop.md, "Structured answers"). A message's own
+     * output schema wins over it.
+     */
+    outputSchema: OutputSchema.optional(),
   })
   .strict();
 export type AgentProfileSpec = z.infer<typeof AgentProfileSpec>;
@@ -162,6 +169,16 @@ export const AgentProfilesFile = z
         });
       }
     });
+    // Checked once here, with the same compiler the turns use, so a file with a broken schema does not boot.
+    const schemas = new OutputSchemas();
+    file.profiles.forEach((profile, i) => {
+      if (!profile.outputSchema) return;
+      try {
+        schemas.compile(profile.outputSchema);
+      } catch (err) {
+        ctx.addIssue({ code: 'custom', path: ['profiles', i, 'outputSchema'], message: (err as Error).message });
+      }
+    });
     if (!names.includes(file.defaultProfile))
       ctx.addIssue({ code: 'custom', path: ['defaultProfile'], message: `no profile named '${file.defaultProfile}'` });
     // A request that names no profile gets the default: every caller must be allowed to use it.
@@ -207,9 +224,9 @@ export interface AgentProfile {
   strategy: 'react' | 'plan-and-execute';
   planning?: PlanningSpec;
   committees: CommitteeSpec[];
-  /** Whether its models accept structured output (the planner asks for its plan with it). */
+  /** Whether its models accept structured output (the planner asks for its plan with it; so do output schemas). */
   structuredOutput: boolean;
-  /** The JSON Schema a run's answer must be valid against (a tenant agent's `outputSchema`); carried for the structured-answer step. */
+  /** A JSON Schema its answers must be valid against (a message's own wins); absent: free text. */
   outputSchema?: Record<string, unknown>;
   /** Whether a turn recalls long-term memory (a tenant agent's `memory.recall`; absent: it does). */
   recall?: boolean;
@@ -290,6 +307,7 @@ export class ProfileRegistry {
         strategy: spec.strategy,
         committees: spec.committees,
         structuredOutput: spec.structuredOutput,
+        ...(spec.outputSchema ? { outputSchema: spec.outputSchema } : {}),
         ...(spec.planning ? { planning: spec.planning } : {}),
         allowsCaller: ({ tenantId, tier }) =>
           (!spec.access?.tenants || spec.access.tenants.includes(tenantId)) &&

@@ -12,6 +12,7 @@ export function runStatus(result: LoopResult): RunStatus {
     case 'context_overflow':
     case 'deadline':
     case 'plan_failed':
+    case 'invalid_output':
       return 'failed';
     default:
       return 'completed';

@@ -57,6 +57,8 @@ import { AgentValidation } from './tenant-agents/agent-validation.js';
 import { AttemptStep, type TurnAttempt } from './turn/attempt.js';
 import { ContextStep } from './turn/context.js';
 import { LoopStep } from './turn/loop.js';
+import { OutputCheckStep } from './turn/output-check.js';
+import { OutputSchemas } from './structured/output-schemas.js';
 import { PendingAgentToolsStep } from './turn/pending-agent-tools.js';
 import { PostProcessStep } from './turn/post-process.js';
 import { PublishStep } from './turn/publish.js';
@@ -67,6 +69,8 @@ import { ErrorCodes } from './error-codes.js';
 
 const ORCHESTRATOR_SERVICE_NAME = 'orchestrator.v1.OrchestratorService';
 const AGENT_SERVICE_NAME = 'orchestrator.v1.AgentService';
+/** An answer that is not valid against the run's output schema is asked for again this many times. */
+const OUTPUT_RETRIES = 1;
 
 export interface OrchestratorServer {
   readonly port: number;
@@ -124,6 +128,8 @@ async function wire(
   const owner = `${hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`;
   const records = new RunRecords(pool);
   const steps = new RunSteps(pool);
+  // Output schemas compile once each, for the messages that send them and the turns that check answers.
+  const outputSchemas = new OutputSchemas();
   const grants = await CredentialGrants.create(
     {
       signingKeyJson: config.CREDENTIAL_GRANT_SIGNING_KEY,
@@ -296,6 +302,7 @@ async function wire(
           memoryRecall,
         }),
       )
+      .then(new OutputCheckStep({ schemas: outputSchemas, retries: OUTPUT_RETRIES, logger }))
       .then(new LoopStep(steps, logger)),
     finish: TurnSteps.of<TurnResult>()
       .then(
@@ -347,6 +354,7 @@ async function wire(
       queue,
       shouldProcess,
       memoryRecall,
+      outputSchemas,
       calls: {
         cancellation,
         listing: new RunListing(pool),

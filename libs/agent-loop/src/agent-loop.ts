@@ -3,13 +3,13 @@ import { systemClock, type Clock } from './clock.js';
 import { ContextManager } from './context-manager.js';
 import { EventEmitter, type EventSink } from './events.js';
 import { MALFORMED_OUTPUT, MODEL_REFUSAL, type StepFailure } from './failures.js';
-import type { LoopHooks, StopPredicate } from './hooks.js';
+import type { AnswerVerdict, LoopHooks, StopPredicate } from './hooks.js';
 import { hookedModel } from './hooked-model.js';
 import { DEFAULT_LOOP_CONFIG, type LoopConfig } from './loop-config.js';
 import type { AgentLoopResult, LoopResult, IterationRecord, StopReason, ToolCallRecord } from './loop-result.js';
 import { callModelWithRecovery, type ModelCallOutcome } from './model-call.js';
 import type { ModelErrorKind } from './model-errors.js';
-import { addUsage, ZERO_USAGE, type ModelPort, type TokenUsage } from './model-port.js';
+import { addUsage, ZERO_USAGE, type JsonSchemaResponseFormat, type ModelPort, type TokenUsage } from './model-port.js';
 import { DEFAULT_RETRY_STRATEGIES, type RetryStrategy } from './model-retry.js';
 import { buildRequestView, type RequestView, type ViewStage, type ViewTarget } from './request-view.js';
 import { linkSignals, type LinkedSignal } from './linked-signal.js';
@@ -48,6 +48,8 @@ export interface LoopDependencies {
   retryStrategies?: Partial<Record<ModelErrorKind, RetryStrategy>>;
   /** Stream model text as message_chunk events. */
   stream?: boolean;
+  /** Structured output asked of every model call (the answer's shape; hooks.checkAnswer checks it). */
+  responseFormat?: JsonSchemaResponseFormat;
 }
 
 /** Argument values longer than the limit are cut in records (records are for display, not replay). */
@@ -90,6 +92,8 @@ class LoopRun {
   private readonly callIds: Set<string>;
   private usage: TokenUsage = ZERO_USAGE;
   private turns = 0;
+  /** Final answers hooks.checkAnswer refused so far. */
+  private refusedAnswers = 0;
   private readonly startedAt: number;
 
   constructor(
@@ -214,8 +218,26 @@ class LoopRun {
         continue;
       }
       if (calls.length === 0) {
-        await this.record(iteration, outcome, [], iterationStarted);
-        return this.finish('final_answer', message.content ?? '');
+        const content = message.content ?? '';
+        const verdict = await this.checkAnswer(iteration, content);
+        if (verdict.accept) {
+          await this.record(iteration, outcome, [], iterationStarted);
+          return this.finish('final_answer', content, undefined, [], verdict.output);
+        }
+        this.refusedAnswers += 1;
+        const answerCheck = {
+          verdict: verdict.retry ? ('retry' as const) : ('rejected' as const),
+          issues: verdict.issues,
+        };
+        // A system message: the user did not write it, and the request view keeps it when it trims.
+        if (verdict.retry) this.produced.push({ role: 'system', content: verdict.feedback });
+        await this.record(iteration, outcome, [], iterationStarted, answerCheck);
+        if (verdict.retry) continue;
+        return this.finish('invalid_output', content, {
+          kind: 'invalid_output',
+          message: verdict.feedback,
+          issues: verdict.issues,
+        });
       }
 
       const results = await runToolBatch(calls, {
@@ -297,6 +319,7 @@ class LoopRun {
         tools,
         toolChoice,
         signal: this.signal,
+        ...(this.deps.responseFormat ? { responseFormat: this.deps.responseFormat } : {}),
         ...(this.deps.stream
           ? { onTextDelta: (delta: string) => this.events.emit({ type: 'message_chunk', iteration, delta }) }
           : {}),
@@ -314,6 +337,17 @@ class LoopRun {
         });
       },
     });
+  }
+
+  /** The caller's check of a final answer; without one, or when it throws, the answer is accepted. */
+  private async checkAnswer(iteration: number, content: string): Promise<AnswerVerdict> {
+    if (!this.hooks.checkAnswer) return { accept: true };
+    try {
+      return await this.hooks.checkAnswer({ iteration, content, refused: this.refusedAnswers });
+    } catch (err) {
+      this.events.emit({ type: 'hook_error', hook: 'checkAnswer', message: (err as Error)?.message ?? String(err) });
+      return { accept: true };
+    }
   }
 
   private modelFailed(iteration: number, failure: StepFailure, model: string, message: string): void {
@@ -344,6 +378,7 @@ class LoopRun {
     outcome: Extract<ModelCallOutcome, { ok: true }>,
     results: readonly CallResult[],
     startedAt: number,
+    answerCheck?: IterationRecord['answerCheck'],
   ): Promise<void> {
     const { response, view, model, retries, fallbackUsed } = outcome;
     const modelFailures = [...outcome.failures, ...(this.replyFailure ? [this.replyFailure] : [])];
@@ -376,6 +411,7 @@ class LoopRun {
       usage: response.usage,
       durationMs: this.clock.now() - startedAt,
     };
+    if (answerCheck) record.answerCheck = answerCheck;
     const repairs = [...this.textRepairs, ...results.flatMap((r) => r.repairs)];
     if (repairs.length) record.textRepairs = repairs;
     this.textRepairs = [];
@@ -414,6 +450,7 @@ class LoopRun {
     response?: string,
     error?: LoopResult['error'],
     pending: PendingAgent[] = [],
+    output?: unknown,
   ): AgentLoopResult {
     this.closeDanglingCalls();
     if (pending.length)
@@ -431,6 +468,7 @@ class LoopRun {
       deadline: () => stopMessages.deadline,
       context_overflow: () => stopMessages.contextOverflow,
       model_error: () => stopMessages.modelError(error?.message ?? 'unknown error'),
+      invalid_output: () => stopMessages.invalidOutput,
       // Never the loop's own stop (a plan-and-execute run's); listed for completeness.
       plan_failed: () => error?.message ?? '',
     };
@@ -445,8 +483,16 @@ class LoopRun {
       toolCalls: this.records,
       messages: [...this.produced],
       transcript: this.transcript,
+      ...(output !== undefined ? { output } : {}),
       ...(error
-        ? { error: { kind: error.kind, message: error.message, ...(error.failure ? { failure: error.failure } : {}) } }
+        ? {
+            error: {
+              kind: error.kind,
+              message: error.message,
+              ...(error.failure ? { failure: error.failure } : {}),
+              ...(error.issues ? { issues: error.issues } : {}),
+            },
+          }
         : {}),
     };
   }

@@ -1,11 +1,19 @@
 import type { ChatMessage } from '@platform/contracts';
-import type { IterationRecord } from './loop-result.js';
+import type { AnswerIssue, IterationRecord } from './loop-result.js';
 import type { ModelRequest, ModelResponse } from './model-port.js';
 import type { ToolCallRequest, ToolOutcome } from './tool-port.js';
 
 /** What `beforeTool` may decide for one call. */
 type BeforeToolDecision =
   undefined | { arguments: Record<string, unknown> } | { skip: string } | { result: ToolOutcome };
+
+/**
+ * What `checkAnswer` decides about a final answer: accept it (with the value read from it, kept as
+ * the result's `output`), or refuse it: `retry` sends `feedback` to the model as the next message
+ * (a system message, kept in the turn's messages) and goes on; otherwise the loop stops with `invalid_output` and the issues.
+ */
+export type AnswerVerdict =
+  { accept: true; output?: unknown } | { accept: false; retry: boolean; feedback: string; issues: AnswerIssue[] };
 
 /**
  * Lifecycle hooks. All are optional and async. A hook that throws is reported as a `hook_error`
@@ -38,6 +46,12 @@ export interface LoopHooks {
   pauseCheck?(context: { iteration: number }): Promise<{ pause: boolean; reason?: string }>;
   /** Before the request view is built: may return the messages to build it from. */
   prepareStep?(context: { iteration: number; messages: ChatMessage[] }): Promise<ChatMessage[] | undefined>;
+  /**
+   * On each final answer (a reply without tool calls), before the loop ends with it. `refused`
+   * counts the answers this hook refused earlier in the run, so the hook decides how many
+   * retries it allows. A hook that throws accepts the answer.
+   */
+  checkAnswer?(context: { iteration: number; content: string; refused: number }): Promise<AnswerVerdict>;
   /** After each iteration, with its record. */
   stepFinished?(context: { record: IterationRecord }): Promise<void>;
 }

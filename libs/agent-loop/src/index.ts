@@ -21,6 +21,7 @@ export type {
   PendingAgent,
 } from './tool-port.js';
 export type { LoopEvent } from './events.js';
+export type { LoopHooks, AnswerVerdict } from './hooks.js';
 export {
   classifyToolResult,
   withRecovery,
@@ -32,6 +33,7 @@ export {
 export {
   StopReasons,
   type LoopResult,
+  type AnswerIssue,
   type ToolCallRecord,
   type IterationRecord,
   type AgentLoopResult,

@@ -16,10 +16,19 @@ export const StopReasons = [
   'context_overflow',
   'model_error',
   'stop_condition',
+  // The answer failed the caller's check (hooks.checkAnswer) after its retries: e.g. not valid
+  // against the run's output schema.
+  'invalid_output',
   // Not the loop's own: a plan-and-execute run (orchestrator) that failed past its replans.
   'plan_failed',
 ] as const;
 export type StopReason = (typeof StopReasons)[number];
+
+/** What was wrong with an answer (hooks.checkAnswer): where (a JSON pointer, "" = the whole answer) and what. */
+export interface AnswerIssue {
+  path: string;
+  message: string;
+}
 
 /** One tool call of the turn, for analytics and display. */
 export interface ToolCallRecord {
@@ -67,6 +76,11 @@ export interface IterationRecord {
   durationMs: number;
   /** Text of the model's message or of tool results that had to be repaired to be kept (absent when none). */
   textRepairs?: TextRepair[];
+  /**
+   * Set when the answer was checked (hooks.checkAnswer) and refused: `retry` (the model was told
+   * why and asked again) or `rejected` (the run stopped with `invalid_output`).
+   */
+  answerCheck?: { verdict: 'retry' | 'rejected'; issues: AnswerIssue[] };
   /** Set on the model calls of a plan-and-execute run (orchestrator): the planner's and the synthesis. */
   plan?: PlanCallNote;
 }
@@ -123,8 +137,16 @@ export interface LoopResult {
   /** The raw messages this turn produced, in order (to append to history as they are). */
   messages: ChatMessage[];
   transcript: TranscriptEntry[];
-  /** Set when the loop stopped on an error; `failure` classifies it (failures.ts) when it is one. */
-  error?: { kind: string; message: string; failure?: StepFailure };
+  /**
+   * The answer as the caller's check read it (hooks.checkAnswer accepted it with a value): e.g.
+   * the JSON value valid against the run's output schema. Absent without a check.
+   */
+  output?: unknown;
+  /**
+   * Set when the loop stopped on an error; `failure` classifies it (failures.ts) when it is one,
+   * `issues` says what was wrong with a refused answer (`invalid_output`).
+   */
+  error?: { kind: string; message: string; failure?: StepFailure; issues?: AnswerIssue[] };
 }
 
 /** What the ReAct loop returns: its transcript is made of model calls only. */

@@ -9,5 +9,6 @@ export const stopMessages = {
   modelError: (message: string): string => `The model could not be reached (${message}). Please try again later.`,
   noFinalAnswer:
     'I reached the step limit for this request before finishing. Here is where things stand: the tool results above are what I gathered.',
+  invalidOutput: 'The answer did not match the format this request asked for, even after a retry.',
   agentWaiting: (pending: readonly PendingAgent[]): string => pending.map((p) => p.prompt).join('\n\n'),
 };

@@ -127,6 +127,7 @@ export {
   CommitteeSpec,
   PlanningSpec,
   AgentAccess,
+  OutputSchema,
   AgentSpec,
   type AgentSpecInput,
   RunOverrides,

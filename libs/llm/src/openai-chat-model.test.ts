@@ -93,6 +93,47 @@ describe('OpenAIChatModel against llm-sim over HTTP', () => {
     await expect(strictRefused).rejects.toBeInstanceOf(ResponseFormatRejectedError);
   });
 
+  it('sends the response format on the wire with the tools, streamed or not (a run with an output schema)', async () => {
+    const model = new OpenAIChatModel({ baseURL, apiKey: 'k', model: 'sim-1', timeoutMs: 5_000 });
+    const weather = {
+      type: 'json_schema' as const,
+      name: 'output',
+      schema: {
+        type: 'object',
+        properties: { city: { type: 'string' }, celsius: { type: 'number' } },
+        required: ['city', 'celsius'],
+        additionalProperties: false,
+      },
+      strict: true,
+    };
+    const simUrl = baseURL.replace(/\/v1$/, '');
+    for (const stream of [false, true]) {
+      const response = await model.complete({
+        messages: [{ role: 'user', content: '[scenario:structured-valid] weather in Berlin?' }],
+        tools: [{ name: 'calculator', description: 'math', parameters: { type: 'object' } }],
+        toolChoice: 'auto',
+        responseFormat: weather,
+        ...(stream ? { onTextDelta: () => undefined } : {}),
+      });
+      expect(JSON.parse(response.message.content as string)).toEqual({ city: 'Berlin', celsius: 21 });
+    }
+    const log = (await (await fetch(`${simUrl}/_sim/requests`)).json()) as {
+      requests: Array<{
+        scenario: string | null;
+        body: { stream?: boolean; tools?: unknown[]; response_format?: unknown };
+      }>;
+    };
+    const requests = log.requests.filter((r) => r.scenario === 'structured-valid');
+    expect(requests.map((r) => r.body.stream ?? false)).toEqual([false, true]);
+    for (const { body } of requests) {
+      expect(body.tools).toHaveLength(1);
+      expect(body.response_format).toEqual({
+        type: 'json_schema',
+        json_schema: { name: 'output', schema: weather.schema, strict: true },
+      });
+    }
+  });
+
   it('throws ResponseFormatRejectedError (a bad_request) when the model has no structured output, streamed or not', async () => {
     const model = new OpenAIChatModel({ baseURL, apiKey: 'k', model: 'sim-1', timeoutMs: 5_000 });
     const ask = {

@@ -10,6 +10,7 @@ import { streamTurn } from '../turns/streamed-turn.js';
 import { clientGone } from '../turns/client-gone.js';
 import { newRunId, type TurnRunner } from '../turns/turn-runner.js';
 import { facadeInput, finishReasonOf } from './chat-completions-input.js';
+import { FacadeResponseFormat, outputSchemaOfFormat } from './chat-completions-format.js';
 import { TURN_ERRORS } from './conversations.js';
 import { ApiErrorCodes } from '../error-codes.js';
 
@@ -36,6 +37,7 @@ const ChatCompletionBody = z
     messages: z.array(FacadeMessage).min(1, 'send at least one message'),
     stream: z.boolean().optional(),
     stream_options: z.object({ include_usage: z.boolean().optional() }).passthrough().nullish(),
+    response_format: FacadeResponseFormat.nullish(),
   })
   .passthrough();
 
@@ -88,7 +90,7 @@ export const chatCompletionOperations = {
     operationId: 'createChatCompletion',
     summary: 'OpenAI-compatible chat completion: `model` names an agent profile',
     description:
-      'Tools run on the platform; the client receives the final assistant message (streamed as deltas with `stream: true`). The conversation is `x-conversation-id` when given (history kept by the platform), else a new one per request.',
+      'Tools run on the platform; the client receives the final assistant message (streamed as deltas with `stream: true`; with a JSON `response_format`, the checked JSON in one delta at the end). The conversation is `x-conversation-id` when given (history kept by the platform), else a new one per request.',
     tags: ['openai'],
     access: 'tenant',
     body: ChatCompletionBody,
@@ -97,7 +99,26 @@ export const chatCompletionOperations = {
         description: 'Continue this conversation: only the latest user message is sent.',
       }),
     }),
-    bodyExamples: { oneShot: { model: 'default', messages: [{ role: 'user', content: 'What is 2 + 2?' }] } },
+    bodyExamples: {
+      oneShot: { model: 'default', messages: [{ role: 'user', content: 'What is 2 + 2?' }] },
+      jsonSchema: {
+        model: 'default',
+        messages: [{ role: 'user', content: 'What is 2 + 2?' }],
+        response_format: {
+          type: 'json_schema',
+          json_schema: {
+            name: 'sum',
+            schema: {
+              type: 'object',
+              properties: { sum: { type: 'number' } },
+              required: ['sum'],
+              additionalProperties: false,
+            },
+            strict: true,
+          },
+        },
+      },
+    },
     responses: {
       200: {
         description: 'The completion, or its chunks when `stream` is true.',
@@ -157,6 +178,7 @@ export function registerChatCompletionRoutes(router: OperationRouter, options: C
     const id = `chatcmpl-${runId.slice('run_'.length)}`;
     const created = Math.floor(Date.now() / 1000);
     const model = body.model;
+    const outputSchema = outputSchemaOfFormat(body.response_format);
     const turn = {
       tenantId: principal.tenantId,
       conversationId,
@@ -166,6 +188,7 @@ export function registerChatCompletionRoutes(router: OperationRouter, options: C
       stream: body.stream === true,
       tier: principal.tier ?? '',
       timeZone: '',
+      ...(outputSchema ? { outputSchemaJson: JSON.stringify(outputSchema) } : {}),
     };
     const deadlineAt = Date.now() + options.turnWaitMs;
     void reply.header('x-run-id', runId).header('x-conversation-id', conversationId);
@@ -182,7 +205,8 @@ export function registerChatCompletionRoutes(router: OperationRouter, options: C
           choices: [
             {
               index: 0,
-              message: { role: 'assistant', content: result.response, refusal: null },
+              // A JSON response format: the answer as JSON (a fence the model put around it is gone).
+              message: { role: 'assistant', content: result.outputJson || result.response, refusal: null },
               finish_reason: finishReasonOf(result.stopReason),
               logprobs: null,
             },
@@ -213,7 +237,9 @@ export function registerChatCompletionRoutes(router: OperationRouter, options: C
       }
       // A model call retried (or moved to a fallback model) streams its message again from the start.
       if (event.type === 'state_change' && event.data['state'] === 'retrying_model') held = [];
-      if (event.type === 'message_chunk' && typeof event.data['delta'] === 'string') held.push(event.data['delta']);
+      // A JSON response format's answer is sent whole at the end: the checked JSON, not the model's text.
+      if (event.type === 'message_chunk' && !outputSchema && typeof event.data['delta'] === 'string')
+        held.push(event.data['delta']);
       if (event.type === 'message_end') {
         const message = event.data['message'] as { toolCalls?: unknown[] } | undefined;
         if (!message?.toolCalls?.length) {
@@ -225,11 +251,13 @@ export function registerChatCompletionRoutes(router: OperationRouter, options: C
       if (event.type !== 'execution_end') return;
       const result = (event.data['result'] ?? {}) as {
         response?: string;
+        output?: unknown;
         stopReason?: string;
         usage?: { inputTokens?: number; outputTokens?: number; totalTokens?: number };
       };
       // A resumed run replays without streaming, and a stopped run answers with a stop message: send it whole.
-      if (!streamedText && result.response) stream.sendData(chunk({ content: result.response }));
+      const content = result.output !== undefined ? JSON.stringify(result.output) : result.response;
+      if (!streamedText && content) stream.sendData(chunk({ content }));
       stream.sendData(chunk({}, finishReasonOf(result.stopReason ?? '')));
       if (body.stream_options?.include_usage)
         stream.sendData(

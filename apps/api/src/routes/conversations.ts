@@ -1,4 +1,4 @@
-import { ChatMessage, ConversationId } from '@platform/contracts';
+import { ChatMessage, ConversationId, OutputSchema } from '@platform/contracts';
 import type { memoryV1 } from '@platform/proto';
 import type { PromiseClient } from '@platform/service-kit';
 import type { FastifyRequest } from 'fastify';
@@ -36,6 +36,10 @@ const PostMessageBody = z
     profile: z.string().min(1).max(64).optional(),
     /** The user's IANA time zone, for the current time the agent is told. */
     timeZone: z.string().min(1).max(64).optional(),
+    outputSchema: OutputSchema.optional().meta({
+      description:
+        "A JSON Schema (draft 2020-12) the answer must be valid against; the turn response's `output` is then the answer as JSON. Wins over the agent's own. One that does not compile is refused (400 INVALID_OUTPUT_SCHEMA).",
+    }),
   })
   .strict();
 const ListQuery = z.object({
@@ -45,7 +49,7 @@ const ListQuery = z.object({
 
 /** What running a turn may answer besides success (the orchestrator's refusals). */
 export const TURN_ERRORS = {
-  400: ['EMPTY_CONTENT', 'INVALID_CONTENT', 'INVALID_TIME_ZONE', 'DELEGATION_CONVERSATION'],
+  400: ['EMPTY_CONTENT', 'INVALID_CONTENT', 'INVALID_TIME_ZONE', 'INVALID_OUTPUT_SCHEMA', 'DELEGATION_CONVERSATION'],
   404: ['PROFILE_NOT_FOUND'],
   413: ['CONTENT_TOO_LONG'],
   429: ['RATE_LIMITED', 'TOKEN_BUDGET_EXCEEDED'],
@@ -77,6 +81,15 @@ export const conversationOperations = {
     bodyExamples: {
       question: { content: 'What is 2 + 2?' },
       withProfile: { content: 'Book a table for two', profile: 'concierge', timeZone: 'Europe/Berlin' },
+      structured: {
+        content: 'What is the weather in Berlin?',
+        outputSchema: {
+          type: 'object',
+          properties: { city: { type: 'string' }, celsius: { type: 'number' } },
+          required: ['city', 'celsius'],
+          additionalProperties: false,
+        },
+      },
     },
     responses: {
       200: {
@@ -147,6 +160,7 @@ export function registerConversationRoutes(router: OperationRouter, options: Con
       stream: wantsEventStream(request),
       tier: principal.tier ?? '',
       timeZone: body.timeZone ?? '',
+      ...(body.outputSchema ? { outputSchemaJson: JSON.stringify(body.outputSchema) } : {}),
     };
     const runId = newRunId();
     const deadlineAt = Date.now() + options.turnWaitMs;

@@ -64,9 +64,10 @@ const RunDetail = z
     }),
     finishedAt: OptionalTimestamp,
     traceId: z.string().nullable().meta({ description: "The run's trace, for a trace viewer (Jaeger, Tempo)." }),
-    result: z
-      .unknown()
-      .meta({ description: "The turn's result once finished (the shape of a message's answer); null before." }),
+    result: z.unknown().meta({
+      description:
+        "The turn's result once finished (the shape of a message's answer; `output` holds a structured answer, `error.issues` why one was refused); null before.",
+    }),
     transcript: z.array(z.unknown()).meta({
       description:
         'Each step: model calls with their request-view diagnostics, tool calls with arguments, result, status, duration and runner.',

@@ -12,7 +12,7 @@ export const TurnResponse = z
       .meta({ description: 'completed, waiting (an agent-tool waits for the user), failed or cancelled.' }),
     stopReason: z
       .string()
-      .meta({ description: 'Why the loop stopped, e.g. final_answer, max_turns, waiting_for_user.' }),
+      .meta({ description: 'Why the loop stopped, e.g. final_answer, max_turns, agent_waiting, invalid_output.' }),
     response: z.string().meta({ description: "The assistant's answer." }),
     turns: z.number().int().min(0),
     toolCalls: z.array(
@@ -29,6 +29,10 @@ export const TurnResponse = z
     usage: TokenUsage,
     pending: z.array(z.unknown()).meta({
       description: 'Agent-tools waiting for the user (status "waiting"): prompts and structured approval requests.',
+    }),
+    output: z.unknown().optional().meta({
+      description:
+        "The structured answer: a JSON value valid against the run's output schema (the message's `outputSchema`, else its agent's). Absent without one, or when the answer never validated (stopReason `invalid_output`).",
     }),
   })
   .meta({ id: 'TurnResponse' });
@@ -68,5 +72,6 @@ export function turnResponseBody(result: orchestratorV1.HandleMessageResponse, c
     usage: result.usage ?? { inputTokens: 0, outputTokens: 0, totalTokens: 0 },
     // Agent-tools waiting for the user (status "waiting"): prompts and structured approval requests.
     pending: JSON.parse(result.pendingJson || '[]') as unknown[],
+    ...(result.outputJson ? { output: JSON.parse(result.outputJson) as unknown } : {}),
   };
 }

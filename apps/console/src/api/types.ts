@@ -24,6 +24,7 @@ export const STOP_REASONS = [
   'context_overflow',
   'model_error',
   'stop_condition',
+  'invalid_output',
   'plan_failed',
 ] as const;
 export const RUN_SOURCES = ['user', 'trigger', 'child', 'notice'] as const;

@@ -80,6 +80,8 @@ export interface NewRun {
   traceId?: string;
   /** Set for a child run (started by another run's delegation). */
   lineage?: RunLineage;
+  /** The JSON Schema its answer must be valid against (the message's, else the profile's; migrations/0013). */
+  outputSchema?: Record<string, unknown>;
   /** The agent version it runs under (migrations/0012): `builtin:<name>` and 0 for a built-in agent. */
   agent?: RunAgent;
   /** The message's per-run overrides (libs/contracts RunOverrides). */

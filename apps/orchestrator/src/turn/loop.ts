@@ -3,16 +3,17 @@ import type { Logger } from '@platform/service-kit';
 import { withAgentResults } from '../agents/agent-results.js';
 import { RunReplay } from '../journal/journaled-ports.js';
 import type { RunSteps } from '../journal/run-steps.js';
-import type { PreparedTurn } from './context.js';
 import { reportFailure, reportLoopFailure, SYSTEM_FAILURES } from './failure-report.js';
+import type { CheckedTurn } from './output-check.js';
 import { TurnResult, type TurnStep } from './turn-steps.js';
 
 /**
  * The loop step: the ReAct loop over the run's journal. A resumed run replays its journaled model
  * and tool steps (publishing nothing of them again) and goes on live from there; every new step is
- * journaled, and a failed journal write abandons the attempt.
+ * journaled, and a failed journal write abandons the attempt. A run with an output schema asks
+ * for it and has its final answers checked (output-check.ts).
  */
-export class LoopStep implements TurnStep<PreparedTurn, TurnResult> {
+export class LoopStep implements TurnStep<CheckedTurn, TurnResult> {
   readonly name = 'loop';
 
   constructor(
@@ -20,7 +21,7 @@ export class LoopStep implements TurnStep<PreparedTurn, TurnResult> {
     private readonly logger: Logger,
   ) {}
 
-  async run({ attempt, profile, tools, input, agents }: PreparedTurn): Promise<TurnResult> {
+  async run({ attempt, profile, tools, input, agents, answer }: CheckedTurn): Promise<TurnResult> {
     const { run, events, control } = attempt;
     const { steps, logger } = this;
     const resumed = run.attempts > 1;
@@ -74,6 +75,10 @@ export class LoopStep implements TurnStep<PreparedTurn, TurnResult> {
         control,
         events: sink,
         stream: run.stream,
+        ...(answer?.responseFormat ? { responseFormat: answer.responseFormat } : {}),
+        ...(answer
+          ? { hooks: { checkAnswer: (context: { content: string; refused: number }) => answer.check(context) } }
+          : {}),
       },
     );
     // The agents' exchanges happened before the loop: the turn reports and stores them first.

@@ -46,3 +46,16 @@ export function renderAnswerOnlyProtocol(): string {
     'Final Answer: <your answer for the user>',
   ].join('\n');
 }
+
+/**
+ * The rule added to the reply format when the answer must match a JSON Schema (a request's
+ * `responseFormat`): the protocol's own text replies cannot be held to the schema by the provider,
+ * so the final answer's shape is asked for here, and the caller checks it.
+ */
+export function renderAnswerSchemaRule(schema: Record<string, unknown>): string {
+  return [
+    '# Answer format',
+    'Your final answer (the text after "Final Answer:") must be one JSON value and nothing else, valid against this JSON Schema:',
+    JSON.stringify(schema),
+  ].join('\n');
+}

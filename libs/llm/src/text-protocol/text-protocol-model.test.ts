@@ -149,6 +149,31 @@ describe('TextProtocolModel', () => {
     expect(inner.requests[0]).toMatchObject({ tools: [], toolChoice: 'none' });
   });
 
+  it('asks for a response format in the prompt when the reply may be an action, and passes it on when the reply is the answer', async () => {
+    const schema = { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] };
+    const responseFormat = { type: 'json_schema' as const, name: 'output', schema, strict: false };
+    const inner = new ScriptedModel(['Thought: known\nFinal Answer: {"city": "Berlin"}', '{"city": "Berlin"}']);
+    const model = new TextProtocolModel(inner);
+    const answered = await model.complete({
+      messages: [
+        { role: 'system', content: 'S' },
+        { role: 'user', content: 'x' },
+      ],
+      tools: [calculator],
+      toolChoice: 'auto',
+      responseFormat,
+    });
+    expect(answered.message.content).toBe('{"city": "Berlin"}');
+    expect(inner.requests[0]!.responseFormat).toBeUndefined();
+    const system = inner.requests[0]!.messages[0]!.content!;
+    expect(system).toContain('Final Answer:');
+    expect(system).toContain(`valid against this JSON Schema:\n${JSON.stringify(schema)}`);
+
+    await model.complete({ messages: [{ role: 'user', content: 'x' }], tools: [], toolChoice: 'auto', responseFormat });
+    expect(inner.requests[1]!.responseFormat).toEqual(responseFormat);
+    expect(inner.requests[1]!.messages).toEqual([{ role: 'user', content: 'x' }]);
+  });
+
   it('passes a plain chat without tools through untouched', async () => {
     const inner = new ScriptedModel(['Hello! The final answer: nothing to do.']);
     const response = await new TextProtocolModel(inner).complete({

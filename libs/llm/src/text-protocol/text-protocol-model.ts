@@ -5,7 +5,7 @@ import { finalAnswerStream } from './final-answer-stream.js';
 import { parseReActReply } from './react-parser.js';
 import type { ReActParseError } from './react-reply.js';
 import { TEXT_PROTOCOL_FIELD, renderTextView, type TextProtocolFields } from './render-history.js';
-import { renderAnswerOnlyProtocol, renderToolProtocol } from './render-prompt.js';
+import { renderAnswerOnlyProtocol, renderAnswerSchemaRule, renderToolProtocol } from './render-prompt.js';
 
 /**
  * A model response under the text protocol. `protocolFeedback` is set when the reply could not be
@@ -65,14 +65,20 @@ export class TextProtocolModel implements ModelPort {
 
   async complete(request: ModelRequest): Promise<TextProtocolResponse> {
     const mode = modeOf(request);
-    const section =
+    const protocol =
       mode === 'tools' ? renderToolProtocol(request.tools) : mode === 'answer' ? renderAnswerOnlyProtocol() : undefined;
+    // Structured output cannot hold a reply that may be an action (Thought / Action / Final
+    // Answer): with tools, the schema is asked for in the prompt instead. Answer-only and plain
+    // replies are the answer itself, so the response format goes on to the model.
+    const { responseFormat, ...rest } = request;
+    const inPrompt = mode === 'tools' && responseFormat !== undefined;
+    const section = inPrompt ? `${protocol ?? ''}\n\n${renderAnswerSchemaRule(responseFormat.schema)}` : protocol;
     const onTextDelta =
       request.onTextDelta && mode !== 'plain'
         ? finalAnswerStream(request.onTextDelta, mode === 'tools' ? 'final-only' : 'final-or-prose')
         : request.onTextDelta;
     const response = await this.inner.complete({
-      ...request,
+      ...(inPrompt ? rest : request),
       messages: renderTextView(request.messages, section),
       tools: [],
       toolChoice: 'none',
