@@ -49,6 +49,11 @@ const orchestratorErrorCatalogue = {
     description: 'A task or tried tool call with a call id of the wrong form.',
   },
   TOOL_NOT_FOUND: { kind: 'not_found', description: 'No tool of this name in the catalog.' },
+  NOT_PERMITTED_BY_TIER: {
+    kind: 'permission_denied',
+    description:
+      "What the tenant's tier does not allow (`details.what`), e.g. model connections where its `modelConnections` is 0.",
+  },
   TOOL_CALL_FAILED: {
     kind: 'internal',
     description: 'A task tool call failed in a way that names no code of its own.',

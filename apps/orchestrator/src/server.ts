@@ -31,6 +31,7 @@ import { RunEndWatch } from './ordering/run-end-watch.js';
 import { compileProfileRegistryOptions } from './profile-options.js';
 import { ProfileRegistry } from './profiles.js';
 import { MemoryRecall } from './recall/memory-recall.js';
+import { openModelConnections } from './model-connections/open-model-connections.js';
 import { RunCancellation } from './run-cancellation.js';
 import { RunRecovery } from './run-recovery.js';
 import { RunnerStats } from './runner-stats.js';
@@ -93,6 +94,11 @@ async function wire(
   connections: OrchestratorConnections,
 ): Promise<OrchestratorServer> {
   const { pool, redis, nc, memory, agentPool, catalog, transport } = connections;
+  // Tenants' own model endpoints (docs/models.md, "Models the tenant brings"): the port the agent
+  // store and the turn's model step take (s22/orch-agents builds them); absent without a
+  // CREDENTIAL_PLATFORM_TOKEN, and then agents cannot name a connection.
+  const modelConnections = openModelConnections(config, { nc, transport, logger });
+  await modelConnections?.ready;
   // Each process is its own lease owner: a restarted process must not mistake its predecessor's leases for its own.
   const owner = `${hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`;
   const records = new RunRecords(pool);
@@ -375,6 +381,7 @@ async function wire(
       await runEndWatch.stop();
       heartbeat.stop();
       stopRecallGauge();
+      await modelConnections?.close();
       await connections.close({ drain: true });
     },
   };
