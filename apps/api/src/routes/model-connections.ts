@@ -86,7 +86,12 @@ export const modelConnectionOperations = {
     body: CreateBody,
     invalid: INVALID,
     bodyExamples: {
-      connection: { name: 'acme-llm', baseUrl: 'https://llm.acme.example/v1', apiKey: 'sk-…', models: ['acme-large'] },
+      connection: {
+        name: 'acme-llm',
+        baseUrl: 'https://llm.acme.example/v1',
+        apiKey: 'sk-example-key-0123',
+        models: ['acme-large'],
+      },
     },
     responses: {
       201: {
@@ -141,7 +146,9 @@ export const modelConnectionOperations = {
     params: NamePath,
     body: ReplaceBody,
     invalid: INVALID,
-    bodyExamples: { rotate: { baseUrl: 'https://llm.acme.example/v1', apiKey: 'sk-new…', models: ['acme-large'] } },
+    bodyExamples: {
+      rotate: { baseUrl: 'https://llm.acme.example/v1', apiKey: 'sk-example-key-4567', models: ['acme-large'] },
+    },
     responses: {
       200: {
         description: 'Replaced; the version grew by one.',

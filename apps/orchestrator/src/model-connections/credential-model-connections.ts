@@ -7,6 +7,7 @@ import type { credentialV1 } from '@platform/proto';
 import { isPlatformError, PlatformError, type PromiseClient } from '@platform/service-kit';
 import { ErrorCodes } from '../error-codes.js';
 import type { ConnectionCache } from './connection-cache.js';
+import { ConnectionModel } from './connection-model.js';
 import type { ModelConnection, ModelConnections } from './model-connections.js';
 
 export interface CredentialModelConnectionsOptions {
@@ -71,6 +72,14 @@ export class CredentialModelConnections implements ModelConnections {
     };
     this.options.cache.set(tenantId, connection, epoch);
     return connection;
+  }
+
+  async exists(tenantId: string, tier: string, name: string): Promise<boolean> {
+    return (await this.resolve(tenantId, name, { tier })) !== undefined;
+  }
+
+  modelFor(tenantId: string, name: string, model: string): Promise<ModelPort> {
+    return Promise.resolve(new ConnectionModel(this, tenantId, name, model));
   }
 
   chatModel(connection: ModelConnection, model: string): ModelPort {

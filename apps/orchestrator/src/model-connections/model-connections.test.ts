@@ -60,7 +60,7 @@ beforeAll(async () => {
     telemetry: false,
     env: { LLM_SIM_PORT: String(await freePort()), LLM_SIM_API_KEY: TENANT_KEY, LOG_LEVEL: 'warn' },
   });
-  endpointUrl = String(endpoint.ready['url']);
+  endpointUrl = `${String(endpoint.ready['url'])}/v1`;
   credential = createGrpcClient(
     credentialV1.CredentialServiceClient,
     credentialV1.CredentialServiceService,
@@ -163,6 +163,14 @@ describe('the model connections port', () => {
       const connection = await port.resolve('rotator', 'llm');
       await port.chatModel(connection!, 'sim-1').complete(hello);
     }
+    // What a compiled agent version holds: it keeps the model object, and must still follow the key.
+    const held = await replicas[0]!.port.modelFor('rotator', 'llm', 'sim-1');
+    await held.complete(hello);
+    expect(await replicas[0]!.port.exists('rotator', 'default', 'llm')).toBe(true);
+    expect(await replicas[0]!.port.exists('someone-else', 'default', 'llm')).toBe(false);
+    await expect(replicas[0]!.port.exists('rotator', 'off', 'llm')).rejects.toMatchObject({
+      code: 'NOT_PERMITTED_BY_TIER',
+    });
     // A wrong key: the endpoint must refuse the next call of every replica.
     const rotated = await api('PUT', '/v1/model-connections/llm', 'rotator', {
       baseUrl: endpointUrl,
@@ -176,12 +184,17 @@ describe('the model connections port', () => {
       expect(connection?.apiKey).toBe('sk-not-the-endpoints-key-0000');
       await expect(port.chatModel(connection!, 'sim-1').complete(hello)).rejects.toMatchObject({ kind: 'auth' });
     }
+    await expect(held.complete(hello)).rejects.toMatchObject({ kind: 'auth' });
     // Deleted: gone for the port as soon as the notice arrives.
     expect((await api('DELETE', '/v1/model-connections/llm', 'rotator')).status).toBe(204);
     for (const { cache, port } of replicas) {
       await eventually('the delete notice', () => cache.get('rotator', 'llm') === undefined);
       expect(await port.resolve('rotator', 'llm')).toBeUndefined();
     }
+    await expect(held.complete(hello)).rejects.toMatchObject({
+      kind: 'auth',
+      message: expect.stringContaining('does not exist'),
+    });
   });
 
   it('refuses a loopback or private URL at write, and a URL the guard does not admit at call time', async () => {

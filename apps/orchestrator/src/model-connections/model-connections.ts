@@ -28,4 +28,14 @@ export interface ModelConnections {
   ): Promise<ModelConnection | undefined>;
   /** A chat model calling `model` at the connection's endpoint with its key, every connection vetted by the egress guard. */
   chatModel(connection: ModelConnection, model: string): ModelPort;
+  /**
+   * For the agent store (write time): whether the tenant has this connection. Throws the
+   * `NOT_PERMITTED_BY_TIER` refusal when `tier` may use none.
+   */
+  exists(tenantId: string, tier: string, name: string): Promise<boolean>;
+  /**
+   * For a compiled agent version: `model` through the tenant's connection, looked up again at
+   * every call (a rotated key or changed URL is used by the next call).
+   */
+  modelFor(tenantId: string, name: string, model: string): Promise<ModelPort>;
 }
