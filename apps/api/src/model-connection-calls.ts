@@ -5,7 +5,7 @@ import type { PromiseClient } from '@platform/service-kit';
 type Client = PromiseClient<credentialV1.CredentialServiceClient>;
 
 /** Tells the orchestrators' caches that a connection changed (a core NATS notice; see server.ts). */
-export type ModelConnectionAnnouncer = (tenantId: string, name: string) => void;
+type ModelConnectionAnnouncer = (tenantId: string, name: string) => void;
 
 /**
  * The api's calls for model connections to the credential service, with the api's platform token

@@ -9,7 +9,7 @@ import type { OperationRouter } from '../openapi/operation-router.js';
 import { principalOf } from '../principal.js';
 import { ApiErrorCodes } from '../error-codes.js';
 
-export interface ModelConnectionRoutesOptions {
+interface ModelConnectionRoutesOptions {
   /** Absent when the api has no credential service configured: every route answers 503. */
   connections: ModelConnectionCalls | undefined;
 }

@@ -4,7 +4,7 @@ import { errors, PlatformError } from '@platform/service-kit';
 import { ErrorCodes } from '../error-codes.js';
 
 /** The bounds of a model connection's fields (docs/models.md). */
-export const MODEL_CONNECTION_LIMITS = {
+const MODEL_CONNECTION_LIMITS = {
   maxBaseUrlChars: 2_048,
   maxApiKeyChars: 4_096,
   maxModels: 64,

@@ -11,7 +11,7 @@ import { apiKey, baseUrl, connectionName, models } from './model-connection-inpu
 import type { ModelConnectionInfo, ModelConnectionQuota, ModelConnectionStore } from './model-connection-store.js';
 
 /** The CredentialService methods of model connections (proto/credential/v1/credential.proto). */
-export type ModelConnectionMethods = Pick<
+type ModelConnectionMethods = Pick<
   credentialV1.CredentialServiceServer,
   | 'createModelConnection'
   | 'updateModelConnection'
@@ -21,7 +21,7 @@ export type ModelConnectionMethods = Pick<
   | 'resolveModelConnection'
 >;
 
-export interface ModelConnectionServiceDeps {
+interface ModelConnectionServiceDeps {
   store: ModelConnectionStore;
   auth: CallerAuth;
   /** Checks base URLs when they are written. */

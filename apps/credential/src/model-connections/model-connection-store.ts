@@ -25,7 +25,7 @@ export interface ModelConnectionInfo {
 }
 
 /** What a create writes (already validated, the URL through the egress guard). */
-export interface NewModelConnection {
+interface NewModelConnection {
   tenantId: string;
   name: string;
   baseUrl: string;
@@ -34,7 +34,7 @@ export interface NewModelConnection {
 }
 
 /** What an update changes; absent fields stay. */
-export interface ModelConnectionChanges {
+interface ModelConnectionChanges {
   baseUrl?: string;
   apiKey?: string;
   models?: string[];
@@ -75,7 +75,7 @@ function toInfo(row: InfoRow): ModelConnectionInfo {
 const PREVIEW_MIN_KEY_LENGTH = 12;
 
 /** What list and get show of a key: its last 4 characters. */
-export function keyPreview(apiKey: string): string {
+function keyPreview(apiKey: string): string {
   return apiKey.length >= PREVIEW_MIN_KEY_LENGTH ? `…${apiKey.slice(-4)}` : '…';
 }
 

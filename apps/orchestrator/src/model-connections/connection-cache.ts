@@ -3,7 +3,7 @@ import { jsonBody, type Logger, type NatsConnection } from '@platform/service-ki
 import type { ModelConnection } from './model-connections.js';
 
 /** How many connections a replica keeps and for how long (MODEL_CONNECTION_CACHE_SIZE, _TTL_MS). */
-export interface ConnectionCacheOptions {
+interface ConnectionCacheOptions {
   maxEntries: number;
   ttlMs: number;
   /** Milliseconds now; tests pass their own clock. */

@@ -7,7 +7,8 @@ import type { ModelConnections } from './model-connections.js';
  * at every call (from the replica's cache), so a key or URL changed through the api is used by the
  * next call even though the agent's compiled version keeps this object. A connection that is gone,
  * or that the tier may no longer use, fails the call as `auth` (no retry helps); a credential
- * service that cannot answer fails it as `server` (the loop retries).
+ * service that cannot answer fails it as `server` (the loop retries). A model the connection does
+ * not list (when it lists any) is a `bad_request`.
  */
 export class ConnectionModel implements ModelPort {
   readonly provider = 'openai-compatible';
@@ -37,6 +38,12 @@ export class ConnectionModel implements ModelPort {
         provider: this.provider,
         model: this.model,
       });
-    return this.connections.chatModel(connection, this.model).complete(request);
+    const model = request.model ?? this.model;
+    if (connection.models?.length && !connection.models.includes(model))
+      throw new ModelError('bad_request', `model connection '${this.name}' does not serve the model '${model}'`, {
+        provider: this.provider,
+        model,
+      });
+    return this.connections.chatModel(connection, model).complete(request);
   }
 }

@@ -10,7 +10,7 @@ import type { ConnectionCache } from './connection-cache.js';
 import { ConnectionModel } from './connection-model.js';
 import type { ModelConnection, ModelConnections } from './model-connections.js';
 
-export interface CredentialModelConnectionsOptions {
+interface CredentialModelConnectionsOptions {
   client: PromiseClient<credentialV1.CredentialServiceClient>;
   /** The orchestrator's platform token for the credential service (CREDENTIAL_PLATFORM_TOKEN). */
   platformToken: string;

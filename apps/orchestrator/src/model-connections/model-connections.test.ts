@@ -150,6 +150,10 @@ describe('the model connections port', () => {
     // The same name in another tenant: nothing, and nothing is cached for it either.
     expect(await port.resolve('globex', 'own-llm')).toBeUndefined();
     expect(await port.resolve('globex', 'own-llm')).toBeUndefined();
+    // Through the agent store's model: a model the connection does not list never reaches the endpoint.
+    const other = await port.modelFor('acme', 'own-llm', 'not-served');
+    await expect(other.complete(hello)).rejects.toMatchObject({ kind: 'bad_request' });
+    expect(await simRequestCount()).toBe(before + 1);
     // A tier with connections turned off gets none, though the connection is cached.
     await expect(port.resolve('acme', 'own-llm', { tier: 'off' })).rejects.toMatchObject({
       code: 'NOT_PERMITTED_BY_TIER',
