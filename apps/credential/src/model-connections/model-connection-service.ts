@@ -66,7 +66,7 @@ export function modelConnectionServiceImplementation(deps: ModelConnectionServic
   return {
     createModelConnection: unaryHandler<
       credentialV1.CreateModelConnectionRequest,
-      credentialV1.ModelConnectionResponse
+      credentialV1.CreateModelConnectionResponse
     >(logger, 'CreateModelConnection', async (request, call) => {
       const tenantId = tenantOf(request);
       await platform(call.metadata);
@@ -84,7 +84,7 @@ export function modelConnectionServiceImplementation(deps: ModelConnectionServic
 
     updateModelConnection: unaryHandler<
       credentialV1.UpdateModelConnectionRequest,
-      credentialV1.ModelConnectionResponse
+      credentialV1.UpdateModelConnectionResponse
     >(logger, 'UpdateModelConnection', async (request, call) => {
       const tenantId = tenantOf(request);
       await platform(call.metadata);
@@ -101,7 +101,7 @@ export function modelConnectionServiceImplementation(deps: ModelConnectionServic
       return { connection: infoMessage(info) };
     }),
 
-    getModelConnection: unaryHandler<credentialV1.GetModelConnectionRequest, credentialV1.ModelConnectionResponse>(
+    getModelConnection: unaryHandler<credentialV1.GetModelConnectionRequest, credentialV1.GetModelConnectionResponse>(
       logger,
       'GetModelConnection',
       async (request, call) => {

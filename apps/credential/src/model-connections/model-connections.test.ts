@@ -103,6 +103,15 @@ describe('model connections in the credential service', () => {
         "SELECT string_agg(m::text, ' ') AS dump FROM model_connections m WHERE tenant_id = 'sealed'",
       );
       expect(stored[0]!.dump).not.toContain('SECRET');
+      // The runtime role, as another tenant, sees none of these rows (RLS on the new table).
+      await admin.query('BEGIN');
+      try {
+        await admin.query('SET LOCAL ROLE credential_runtime');
+        await admin.query("SELECT set_config('credential.tenant_id', 'someone-else', true)");
+        expect((await admin.query('SELECT name FROM model_connections')).rows).toEqual([]);
+      } finally {
+        await admin.query('ROLLBACK');
+      }
       // One connection's sealed key copied onto another's row: it does not open there.
       await admin.query(
         `UPDATE credentials SET ciphertext = src.ciphertext, wrapped_key = src.wrapped_key, key_id = src.key_id, version = src.version
