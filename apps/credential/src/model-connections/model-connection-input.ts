@@ -1,6 +1,6 @@
 import { ModelConnectionModel, ModelConnectionName } from '@platform/contracts';
 import { EGRESS_REFUSED, egressRefusalOf, type EgressGuard } from '@platform/egress';
-import { errors, PlatformError } from '@platform/service-kit';
+import { errors, type PlatformError } from '@platform/service-kit';
 import { ErrorCodes } from '../error-codes.js';
 
 /** The bounds of a model connection's fields (docs/models.md). */

@@ -112,7 +112,7 @@ async function api(method: string, path: string, tenant: string, body?: unknown)
     ...(body ? { body: JSON.stringify(body) } : {}),
   });
   const text = await response.text();
-  return { status: response.status, body: text ? (JSON.parse(text) as Record<string, any>) : undefined };
+  return { status: response.status, body: text ? (JSON.parse(text) as Record<string, unknown>) : undefined };
 }
 
 const hello: ModelRequest = { messages: [{ role: 'user', content: 'hello' }], tools: [], toolChoice: 'auto' };
