@@ -5,6 +5,7 @@ import { conversationOperations } from './routes/conversations.js';
 import { credentialOperations } from './routes/credentials.js';
 import { healthOperations } from './routes/health.js';
 import { memoryOperations } from './routes/memory.js';
+import { modelConnectionOperations } from './routes/model-connections.js';
 import { notificationOperations } from './routes/notifications.js';
 import { openApiOperations } from './routes/openapi.js';
 import { runListOperations } from './routes/run-list.js';
@@ -28,6 +29,7 @@ export const allOperations: readonly OperationSpec[] = [
   toolOperations,
   memoryOperations,
   credentialOperations,
+  modelConnectionOperations,
   taskOperations,
   notificationOperations,
   usageOperations,

@@ -17,6 +17,8 @@ import { registerChatCompletionRoutes } from './routes/chat-completions.js';
 import { registerConversationRoutes } from './routes/conversations.js';
 import { registerCredentialRoutes } from './routes/credentials.js';
 import type { CredentialCalls } from './credential-calls.js';
+import type { ModelConnectionCalls } from './model-connection-calls.js';
+import { registerModelConnectionRoutes } from './routes/model-connections.js';
 import { registerMemoryRoutes } from './routes/memory.js';
 import { registerHealthRoutes, type HealthRoutesOptions } from './routes/health.js';
 import { registerRunRoutes } from './routes/runs.js';
@@ -42,6 +44,8 @@ export interface AppOptions {
   agentPool: PromiseClient<agentPoolV1.AgentPoolServiceClient>;
   /** The credential service (store/list/delete/audit); absent: the credential routes answer 503. */
   credentials?: CredentialCalls;
+  /** Model connections, in the credential service; absent: their routes answer 503. */
+  modelConnections?: ModelConnectionCalls;
   /** The trigger service, for the tasks endpoints. */
   trigger: PromiseClient<triggerV1.TriggerServiceClient>;
   /** Run events from the run-events stream (SSE, the streaming facade). */
@@ -159,6 +163,7 @@ export function buildApp(options: AppOptions): FastifyInstance {
     turnWaitMs: options.limits.turnWaitMs,
   });
   registerCredentialRoutes(router, { credentials: options.credentials });
+  registerModelConnectionRoutes(router, { connections: options.modelConnections });
   registerTaskRoutes(router, { trigger: options.trigger, eventRate: options.quotas?.events ?? unlimitedEvents });
   registerAdminRoutes(router, { deadLetters: options.admin?.deadLetters, credentials: options.credentials });
   return app;

@@ -1,5 +1,5 @@
 import { agentPoolV1, credentialV1, memoryV1, orchestratorV1, triggerV1 } from '@platform/proto';
-import { RUN_EVENTS_STREAM, RUN_EVENTS_SUBJECT_PREFIX } from '@platform/contracts';
+import { modelConnectionChangedSubject, RUN_EVENTS_STREAM, RUN_EVENTS_SUBJECT_PREFIX } from '@platform/contracts';
 import {
   connectNats,
   createGrpcClient,
@@ -14,6 +14,7 @@ import {
 import { observeGauge, PLATFORM } from '@platform/telemetry';
 import { buildApp } from './app.js';
 import { CredentialCalls } from './credential-calls.js';
+import { ModelConnectionCalls } from './model-connection-calls.js';
 import { TokenVerifier } from './auth.js';
 import type { ApiConfig } from './config.js';
 import { DeadLetterReader } from './events/dead-letter-reader.js';
@@ -115,7 +116,25 @@ export async function startApiServer(config: ApiConfig, logger: Logger): Promise
     orchestrator: orchestrator.rpc,
     memory: memory.rpc,
     agentPool: agentPool.rpc,
-    ...(credential ? { credentials: new CredentialCalls(credential.rpc, config.CREDENTIAL_PLATFORM_TOKEN!) } : {}),
+    ...(credential
+      ? {
+          credentials: new CredentialCalls(credential.rpc, config.CREDENTIAL_PLATFORM_TOKEN!),
+          // Each write is announced to the orchestrators' connection caches (core NATS: a lost
+          // notice is healed by the caches' own expiry).
+          modelConnections: new ModelConnectionCalls(
+            credential.rpc,
+            config.CREDENTIAL_PLATFORM_TOKEN!,
+            (tenantId, name) => {
+              try {
+                nc.publish(modelConnectionChangedSubject(tenantId, name), JSON.stringify({ tenantId, name }));
+              } catch (err) {
+                // The write stands; the orchestrators' copies expire by themselves.
+                logger.warn({ err: (err as Error).message }, 'could not announce a model connection change');
+              }
+            },
+          ),
+        }
+      : {}),
     trigger: trigger.rpc,
     events: new RunEventReader(nc, logger),
     quotas: { streams, events: new RedisEventRate(new RateLimiter(redis, logger, 'quota'), tenantQuotas) },

@@ -12,6 +12,7 @@ import { ApprovalsPage } from './pages/approvals.js';
 import { ChatPage } from './pages/chat-page.js';
 import { ConversationsPage } from './pages/conversations.js';
 import { MemoryPage } from './pages/memory.js';
+import { ModelConnectionsPage } from './pages/model-connections.js';
 import { RunPage } from './pages/run-page.js';
 import { RunsPage } from './pages/runs.js';
 import { SignIn } from './pages/sign-in.js';
@@ -34,6 +35,7 @@ function Pages() {
       <Route path="/tasks" component={TasksPage} />
       <Route path="/memory" component={MemoryPage} />
       <Route path="/accounts" component={AccountsPage} />
+      <Route path="/model-connections" component={ModelConnectionsPage} />
       <Route path="/usage" component={UsagePage} />
       <Route>
         <EmptyState title="There is no such page.">Pick a page from the menu.</EmptyState>

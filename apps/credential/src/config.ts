@@ -1,4 +1,5 @@
 import { TenantTiersEnv } from '@platform/contracts';
+import { egressEnv } from '@platform/egress';
 import { env, grpcServerEnv, grpcTlsEnv, loggingEnv, postgresEnv, shutdownEnv } from '@platform/service-kit';
 import { z } from 'zod';
 
@@ -50,6 +51,12 @@ export const CredentialConfig = z.object({
   CREDENTIAL_READ_AUDIT_FLUSH_MS: env.nonNegativeInt().default(5),
   /** Read audit rows queued at most (a database outage); beyond them a Get waits for its row's commit. */
   CREDENTIAL_READ_AUDIT_MAX_QUEUED: env.positiveInt().default(10_000),
+  /**
+   * Model connection base URLs reach public addresses only (libs/egress, checked on every write);
+   * EGRESS_ALLOW_HOSTS / EGRESS_ALLOW_CIDRS admit deliberate internal endpoints (docs/security.md).
+   * Keep them equal to the orchestrator's, which vets the same URLs again when it connects.
+   */
+  ...egressEnv,
   ...shutdownEnv(),
   ...loggingEnv,
 });

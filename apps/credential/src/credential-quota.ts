@@ -19,7 +19,8 @@ export interface CredentialQuota {
  * save stay within its quota; returns the refusal, or nothing. The transaction first takes a lock
  * of the tenant's credential saves (two keys, so no tenant id can collide with another's through
  * a separator), so concurrent saves of one tenant are counted one after another.
- * A save that replaces a record counts the new secret instead of the old one.
+ * A save that replaces a record counts the new secret instead of the old one. Model connection
+ * keys (service `@model-connection`) are not credentials: their own quota counts them.
  */
 export async function checkCredentialQuota(
   client: pg.PoolClient,
@@ -37,7 +38,7 @@ export async function checkCredentialQuota(
     text: `SELECT count(*) FILTER (WHERE NOT same) AS others,
                   coalesce(sum(octet_length(ciphertext) - $4) FILTER (WHERE NOT same), 0) AS other_bytes,
                   bool_or(same) IS TRUE AS exists
-             FROM (SELECT ciphertext, (service = $2 AND account = $3) AS same FROM credentials WHERE tenant_id = $1) mine`,
+             FROM (SELECT ciphertext, (service = $2 AND account = $3) AS same FROM credentials WHERE tenant_id = $1 AND service NOT LIKE '@%') mine`,
     values: [key.tenantId, key.service, key.account, SEALED_OVERHEAD_BYTES],
   });
   const usage = rows[0]!;

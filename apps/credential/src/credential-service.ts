@@ -100,8 +100,14 @@ function parseSecret(secretJson: string, maxBytes: number): Buffer {
   return bytes;
 }
 
+/** The credential methods of the CredentialService (model connections: model-connections/model-connection-service.ts). */
+type CredentialMethods = Pick<
+  credentialV1.CredentialServiceServer,
+  'saveCredential' | 'getCredential' | 'listCredentials' | 'deleteCredential' | 'listAuditEvents' | 'getKeyUsage'
+>;
+
 /** The CredentialService gRPC implementation: authenticates the caller, checks a grant's scope, validates, then stores. */
-export function credentialServiceImplementation(deps: CredentialServiceDeps): credentialV1.CredentialServiceServer {
+export function credentialServiceImplementation(deps: CredentialServiceDeps): CredentialMethods {
   const { store, auth, limits, logger } = deps;
   const quotaOf = (tier: string): CredentialQuota => {
     const { tier: applied, quotas } = quotasFor(deps.tiers.tiers, tier, deps.tiers.defaultTier);

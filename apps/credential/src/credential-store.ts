@@ -187,7 +187,7 @@ export class CredentialStore {
       async (client) => {
         const { rows } = await client.query<InfoRow>({
           name: 'credential-list',
-          text: `SELECT ${INFO_COLUMNS} FROM credentials WHERE tenant_id = $1 AND ($2::text IS NULL OR service = $2) ORDER BY service, account`,
+          text: `SELECT ${INFO_COLUMNS} FROM credentials WHERE tenant_id = $1 AND service NOT LIKE '@%' AND ($2::text IS NULL OR service = $2) ORDER BY service, account`,
           values: [tenantId, service ?? null],
         });
         await appendAudit(client, tenantId, {

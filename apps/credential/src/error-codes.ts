@@ -44,6 +44,21 @@ const credentialErrorCatalogue = {
     kind: 'internal',
     description: 'Key rotation: a stored record names a key-encryption key that is not in the keyring.',
   },
+  MODEL_CONNECTION_NOT_FOUND: { kind: 'not_found', description: 'No model connection of this name for this tenant.' },
+  MODEL_CONNECTION_EXISTS: { kind: 'already_exists', description: 'The tenant has a model connection of this name.' },
+  INVALID_MODEL_CONNECTION: {
+    kind: 'invalid_argument',
+    description: 'A model connection field is not valid (`details.field` names it: name, base_url, api_key, models).',
+  },
+  NOT_PERMITTED_BY_TIER: {
+    kind: 'permission_denied',
+    description:
+      "The tenant's tier does not allow this (`details.what`; for model connections a `modelConnections` limit of 0).",
+  },
+  EGRESS_REFUSED: {
+    kind: 'invalid_argument',
+    description: 'A model connection base URL reaches inside the platform or is not http(s) (`details.reason`).',
+  },
   KEYRING_INVALID: {
     kind: 'internal',
     description: "The keyring's own configuration is unusable (bad JSON, wrong key length, no active key).",

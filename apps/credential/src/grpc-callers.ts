@@ -5,7 +5,8 @@ import type { CallerTable } from '@platform/service-kit';
  * Who may call each credential method, by service identity (docs/security.md). Runners
  * (`runner/<name>`, one certificate per runner deployment) read and save through a grant the
  * orchestrator signed for one call; the api manages a tenant's records with its platform token.
- * Both keep their own check behind this one: the identity only says who may knock.
+ * Both keep their own check behind this one: the identity only says who may knock. The
+ * orchestrator reads a tenant's model connection (its URL and key) to call the tenant's model.
  */
 export const CREDENTIAL_CALLERS: CallerTable<typeof credentialV1.CredentialServiceService> = {
   saveCredential: ['api', 'runner/*'],
@@ -14,4 +15,11 @@ export const CREDENTIAL_CALLERS: CallerTable<typeof credentialV1.CredentialServi
   deleteCredential: ['api'],
   listAuditEvents: ['api'],
   getKeyUsage: ['api'],
+  createModelConnection: ['api'],
+  updateModelConnection: ['api'],
+  getModelConnection: ['api'],
+  listModelConnections: ['api'],
+  deleteModelConnection: ['api'],
+  // The only method that returns a model connection's key: for the orchestrator, to call the model.
+  resolveModelConnection: ['orchestrator'],
 };

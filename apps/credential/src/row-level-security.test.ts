@@ -57,10 +57,10 @@ describe('row-level security on the credential tables', () => {
   it('is forced, and neither runtime role owns a table', async () => {
     const { rows } = await admin.query<{ relname: string; owner: string; rls: boolean; forced: boolean }>(
       `SELECT c.relname, pg_get_userbyid(c.relowner) AS owner, c.relrowsecurity AS rls, c.relforcerowsecurity AS forced
-       FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace WHERE n.nspname = $1 AND c.relname IN ('credentials', 'audit_events') ORDER BY 1`,
+       FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace WHERE n.nspname = $1 AND c.relname IN ('credentials', 'audit_events', 'model_connections') ORDER BY 1`,
       [CREDENTIAL_SCHEMA],
     );
-    expect(rows.map((r) => r.relname)).toEqual(['audit_events', 'credentials']);
+    expect(rows.map((r) => r.relname)).toEqual(['audit_events', 'credentials', 'model_connections']);
     for (const row of rows) {
       expect(row).toMatchObject({ rls: true, forced: true });
       expect([RUNTIME_ROLE, MAINTENANCE_ROLE]).not.toContain(row.owner);

@@ -1,3 +1,4 @@
+import { compileEgressAllowlist, EgressGuard } from '@platform/egress';
 import { credentialV1 } from '@platform/proto';
 import { createPgPool, GrpcServer, openGrpcTransport, openServiceDatabase, type Logger } from '@platform/service-kit';
 import type pg from 'pg';
@@ -12,6 +13,8 @@ import { ReadAuditBatcher } from './read-audit-batcher.js';
 import type { KeyProvider } from './crypto/key-provider.js';
 import { LocalKeyring } from './crypto/local-keyring.js';
 import { assertKeyringCoversRows, startRewrapJob } from './key-rotation.js';
+import { modelConnectionServiceImplementation } from './model-connections/model-connection-service.js';
+import { ModelConnectionStore } from './model-connections/model-connection-store.js';
 
 export const CREDENTIAL_SCHEMA = 'credential';
 const CREDENTIAL_SERVICE_NAME = 'credential.v1.CredentialService';
@@ -82,21 +85,30 @@ export async function startCredentialServer(
       transport: openGrpcTransport(config, logger),
       logger,
     });
-    grpc.addService(
-      CREDENTIAL_SERVICE_NAME,
-      credentialV1.CredentialServiceService,
-      credentialServiceImplementation({
+    // Model connection base URLs are checked on every write (docs/security.md, egress).
+    const egress = new EgressGuard({ allowlist: compileEgressAllowlist(config) });
+    const tiers = { tiers: config.TENANT_TIERS, defaultTier: config.DEFAULT_TIER };
+    // Typed as the whole service, so a method of the proto that nobody implements does not compile.
+    const implementation: credentialV1.CredentialServiceServer = {
+      ...credentialServiceImplementation({
         store,
         db,
         readAudit,
         keys: keyProvider,
         auth,
         limits: compileServiceLimits(config),
-        tiers: { tiers: config.TENANT_TIERS, defaultTier: config.DEFAULT_TIER },
+        tiers,
         logger,
       }),
-      CREDENTIAL_CALLERS,
-    );
+      ...modelConnectionServiceImplementation({
+        store: new ModelConnectionStore(db, keyProvider),
+        auth,
+        egress,
+        tiers,
+        logger,
+      }),
+    };
+    grpc.addService(CREDENTIAL_SERVICE_NAME, credentialV1.CredentialServiceService, implementation, CREDENTIAL_CALLERS);
     const port = await grpc.start();
     const rewrap = startRewrapJob(db, keyProvider, {
       batchSize: config.CREDENTIAL_REWRAP_BATCH_SIZE,
@@ -110,6 +122,7 @@ export async function startCredentialServer(
         await grpc.stop(config.SHUTDOWN_GRACE_MS);
         await readAudit.close();
         await rewrap.stop();
+        await egress.close();
         await pool.end();
       },
     };

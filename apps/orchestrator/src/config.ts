@@ -1,4 +1,5 @@
 import { TenantTiersEnv } from '@platform/contracts';
+import { egressEnv } from '@platform/egress';
 import { env, grpcServerEnv, grpcTlsEnv, loggingEnv, natsEnv, postgresEnv, shutdownEnv } from '@platform/service-kit';
 import { z } from 'zod';
 
@@ -87,6 +88,23 @@ export const OrchestratorConfig = z
     CREDENTIAL_GRANT_MAX_TTL_SECONDS: env.positiveInt().default(300),
     /** Seconds a grant outlives its call's deadline. */
     CREDENTIAL_GRANT_SLACK_SECONDS: env.nonNegativeInt().default(5),
+    /** The credential service, where tenants' model connections live (docs/models.md, "Models the tenant brings"). */
+    CREDENTIAL_ADDRESS: z.string().default('127.0.0.1:50055'),
+    /**
+     * The orchestrator's platform token for the credential service (one of its
+     * CREDENTIAL_PLATFORM_TOKENS), to read model connections. Unset: agents cannot name one.
+     */
+    CREDENTIAL_PLATFORM_TOKEN: z.string().min(32, 'must be at least 32 characters').optional(),
+    /** Model connections kept per replica (least recently used dropped first). */
+    MODEL_CONNECTION_CACHE_SIZE: env.positiveInt().default(1_000),
+    /** Longest a cached model connection is used without reading it again (change notices drop it at once). */
+    MODEL_CONNECTION_CACHE_TTL_MS: env.positiveInt().default(60_000),
+    /**
+     * Tenants' model endpoints are reached through the egress guard (public addresses only);
+     * EGRESS_ALLOW_HOSTS / EGRESS_ALLOW_CIDRS admit deliberate internal ones. Keep them equal to the
+     * credential service's, which checks the same URLs when they are written.
+     */
+    ...egressEnv,
     MAX_TOOL_CALLS_PER_TURN: env.positiveInt().default(64),
     /** Deepest delegation: a run a user started is depth 0, its child 1, ... (see docs/plans-and-teams.md). */
     MAX_DELEGATION_DEPTH: env.nonNegativeInt().default(3),

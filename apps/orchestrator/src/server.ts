@@ -31,6 +31,7 @@ import { RunEndWatch } from './ordering/run-end-watch.js';
 import { compileProfileRegistryOptions } from './profile-options.js';
 import { ProfileRegistry } from './profiles.js';
 import { MemoryRecall } from './recall/memory-recall.js';
+import { openModelConnections } from './model-connections/open-model-connections.js';
 import { RunCancellation } from './run-cancellation.js';
 import { RunRecovery } from './run-recovery.js';
 import { RunnerStats } from './runner-stats.js';
@@ -113,6 +114,11 @@ async function wire(
   connections: OrchestratorConnections,
 ): Promise<OrchestratorServer> {
   const { pool, redis, nc, memory, agentPool, catalog, transport } = connections;
+  // Tenants' own model endpoints (docs/models.md, "Models the tenant brings"): the port the agent
+  // validation and the agent resolver take; absent without a
+  // CREDENTIAL_PLATFORM_TOKEN, and then agents cannot name a connection.
+  const modelConnections = openModelConnections(config, { nc, transport, logger });
+  await modelConnections?.ready;
   // Tenant agents: stored in Postgres, looked up per replica, invalidated over NATS (tenant-agents/).
   const agentStore = new AgentStore(pool);
   const agentDirectory = new AgentDirectory(agentStore, nc, logger);
@@ -123,6 +129,7 @@ async function wire(
     defaults,
     defaultTier: config.DEFAULT_TIER,
     modelFor,
+    ...(modelConnections ? { modelConnections: modelConnections.connections } : {}),
   });
   // Each process is its own lease owner: a restarted process must not mistake its predecessor's leases for its own.
   const owner = `${hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`;
@@ -385,6 +392,7 @@ async function wire(
         liveNames: (tenantId, names) => agentStore.liveNames(tenantId, names),
         tiers: config.TENANT_TIERS,
         defaultTier: config.DEFAULT_TIER,
+        ...(modelConnections ? { modelConnections: modelConnections.connections } : {}),
       }),
       directory: agentDirectory,
       profiles,
@@ -433,6 +441,7 @@ async function wire(
       agentDirectory.stop();
       heartbeat.stop();
       stopRecallGauge();
+      await modelConnections?.close();
       await connections.close({ drain: true });
     },
   };

@@ -132,3 +132,10 @@ export {
   type AgentSpecInput,
   RunOverrides,
 } from './agent-spec.js';
+export {
+  ModelConnectionName,
+  ModelConnectionModel,
+  MODEL_CONNECTION_CHANGED_SUBJECT_PREFIX,
+  modelConnectionChangedSubject,
+  ModelConnectionChanged,
+} from './model-connections.js';

@@ -11,6 +11,7 @@ import OpenAI from 'openai';
 import { classifyOpenAIError, rejectsResponseFormat, type OpenAIErrorContext } from './openai-errors.js';
 import { fromOpenAIMessage, toOpenAIMessages, toOpenAITools } from './openai-messages.js';
 import { readChatStream, type ChatChunkStream } from './openai-stream-reader.js';
+import type { Dispatcher } from 'undici';
 import { createPooledFetch, UTF8_WATCH_HEADER, type FetchFunction } from './pooled-fetch.js';
 
 export interface OpenAIChatModelOptions {
@@ -28,6 +29,11 @@ export interface OpenAIChatModelOptions {
   apiKeyName?: string;
   /** The HTTP client under the `openai` client (default: {@link createPooledFetch}, a keep-alive pool). */
   fetch?: FetchFunction;
+  /**
+   * The connection pool under the default fetch (default: one shared keep-alive pool). A tenant's
+   * own endpoint passes the egress guard's dispatcher, which vets every connection as it opens.
+   */
+  dispatcher?: Dispatcher;
 }
 
 type WireMessage = OpenAI.Chat.Completions.ChatCompletionMessage;
@@ -68,7 +74,7 @@ export class OpenAIChatModel implements ModelPort {
     // ModelError kind. Client retries underneath would multiply attempts and hide 429 retry-after.
     const fetch =
       options.fetch ??
-      createPooledFetch(undefined, { onInvalidUtf8: (id, offset) => this.invalidUtf8.set(id, offset) });
+      createPooledFetch(options.dispatcher, { onInvalidUtf8: (id, offset) => this.invalidUtf8.set(id, offset) });
     this.client = new OpenAI({
       baseURL: options.baseURL,
       apiKey: options.apiKey,

@@ -202,6 +202,9 @@ export async function startPlatform(options: PlatformOptions): Promise<Platform>
         LLM_MODEL: model.model,
         CATALOG_REFRESH_MS: '1000',
         CREDENTIAL_GRANT_SIGNING_KEY: credentialKeys.grantSigningKey,
+        // Tenants' model connections (docs/models.md).
+        CREDENTIAL_ADDRESS: credentialAddress(),
+        CREDENTIAL_PLATFORM_TOKEN: credentialKeys.platformToken,
       },
       trigger: {
         ...common,

@@ -308,6 +308,40 @@ describe('the web console', () => {
     expect(await page.evaluate(() => document.activeElement?.id)).toBe('main');
   });
 
+  it('adds a model connection, shows only the end of its key, rotates the key and deletes it', async () => {
+    await open('/model-connections');
+    await page.getByText('No model connection yet.').waitFor();
+    const form = page.getByRole('form', { name: 'Add a model connection' });
+    // A URL that reaches inside the network is refused, with the reason.
+    await form.getByLabel('Name').fill('console-llm');
+    await form.getByLabel('Base URL').fill('http://10.0.0.1/v1');
+    await form.getByLabel('API key').fill('sk-console-FIRST-key-1234');
+    await form.getByRole('button', { name: 'Add connection' }).click();
+    await form.getByRole('alert').filter({ hasText: 'EGRESS_REFUSED' }).waitFor();
+    await form.getByLabel('Base URL').fill('http://127.0.0.1:9/v1');
+    await form.getByRole('button', { name: 'Add connection' }).click();
+    const row = page.getByRole('row').filter({ hasText: 'console-llm' });
+    await row.getByText('…1234').waitFor();
+    expect(await page.locator('main').textContent()).not.toContain('FIRST');
+    expect(await form.getByLabel('API key').inputValue()).toBe('');
+    await browser.screenshot('model-connections');
+
+    await row.getByRole('button', { name: 'Rotate key' }).click();
+    await row.getByLabel('New API key').fill('sk-console-SECOND-key-9876');
+    await row.getByRole('button', { name: 'Save key' }).click();
+    await row.getByText('…9876').waitFor();
+    const listed = await stack.api<{ connections: Array<{ name: string; version: number }> }>(
+      'GET',
+      '/v1/model-connections',
+      TENANT,
+    );
+    expect(listed.body.connections).toEqual([expect.objectContaining({ name: 'console-llm', version: 2 })]);
+
+    page.once('dialog', (dialog) => void dialog.accept());
+    await row.getByRole('button', { name: 'Delete console-llm' }).click();
+    await page.getByText('No model connection yet.').waitFor();
+  });
+
   it("fits a phone's width", async () => {
     await page.setViewportSize(PHONE);
     await open('/conversations/console-chat');

@@ -5,6 +5,7 @@ import {
   MEMORY_DEAD_LETTER_SUBJECT_PREFIX,
   MEMORY_INGEST_STREAM,
   MEMORY_INGEST_SUBJECT_PREFIX,
+  MODEL_CONNECTION_CHANGED_SUBJECT_PREFIX,
   RUN_ENDED_SUBJECT_PREFIX,
   RUN_EVENTS_STREAM,
   RUN_EVENTS_SUBJECT_PREFIX,
@@ -57,9 +58,11 @@ export const SERVICE_PRINCIPALS: readonly Principal[] = [
     name: 'api',
     kind: 'service',
     description:
-      "HTTP edge: keeps the run-events stream and reads it for SSE clients (ordered consumers); reads memory's dead letters for operators",
+      "HTTP edge: keeps the run-events stream and reads it for SSE clients (ordered consumers); reads memory's dead letters for operators; announces model connection changes",
     publish: unique([
       JETSTREAM_ACCOUNT_INFO,
+      // Core NATS notices for the orchestrators' model connection caches (apps/api/src/model-connection-calls.ts).
+      `${MODEL_CONNECTION_CHANGED_SUBJECT_PREFIX}.>`,
       ...manageStream(RUN_EVENTS_STREAM),
       ...readStreamMessages(RUN_EVENTS_STREAM),
       ...consumeStream(RUN_EVENTS_STREAM),
@@ -92,7 +95,13 @@ export const SERVICE_PRINCIPALS: readonly Principal[] = [
       ...consumeStream(AGENT_POOL_EVENTS_STREAM),
     ]),
     // Run-ended notices of the other replicas wake requests waiting here (ordering/run-end-watch.ts).
-    subscribe: [inboxOf('orchestrator'), ORCHESTRATOR_CANCEL_SUBJECT, `${RUN_ENDED_SUBJECT_PREFIX}.*`],
+    // Model connection change notices drop cached connections (model-connections/connection-cache.ts).
+    subscribe: [
+      inboxOf('orchestrator'),
+      ORCHESTRATOR_CANCEL_SUBJECT,
+      `${RUN_ENDED_SUBJECT_PREFIX}.*`,
+      `${MODEL_CONNECTION_CHANGED_SUBJECT_PREFIX}.>`,
+    ],
     allowResponses: false,
   },
   {

@@ -7,13 +7,17 @@ import { runCli } from './cli.js';
 // file covers the command line itself: usage errors, and how api failures reach the operator.
 let server: Server;
 let baseUrl: string;
-const seen: Array<{ url: string; headers: Record<string, unknown> }> = [];
+const seen: Array<{ method: string; url: string; headers: Record<string, unknown>; body: string }> = [];
 
 beforeAll(async () => {
   server = createServer((request, response) => {
-    seen.push({ url: request.url ?? '', headers: request.headers });
-    response.writeHead(403, { 'content-type': 'application/json' });
-    response.end(JSON.stringify({ error: { code: 'FORBIDDEN', message: 'this route is for operators' } }));
+    let body = '';
+    request.on('data', (chunk: Buffer) => (body += chunk.toString('utf8')));
+    request.on('end', () => {
+      seen.push({ method: request.method ?? '', url: request.url ?? '', headers: request.headers, body });
+      response.writeHead(403, { 'content-type': 'application/json' });
+      response.end(JSON.stringify({ error: { code: 'FORBIDDEN', message: 'this route is for operators' } }));
+    });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
@@ -99,6 +103,36 @@ describe('platformctl command line', () => {
     });
     await run(['runs', 'list', '--api', baseUrl, '--token', 'tok', '--conversation', 'c1']);
     expect(Object.fromEntries(new URL(seen.at(-1)!.url, baseUrl).searchParams)).toEqual({ conversationId: 'c1' });
+  });
+
+  it("adds a model connection with the key from the environment only, for the token's own tenant", async () => {
+    const argv = ['model-connections', 'add', 'acme-llm', '--base-url', 'https://llm.example/v1', '--models', 'a, b'];
+    expect(await run(argv, { PLATFORM_TOKEN: 't', PLATFORM_API_URL: baseUrl })).toMatchObject({
+      code: 2,
+      err: expect.stringContaining('MODEL_CONNECTION_API_KEY'),
+    });
+    const sent = await run([...argv, '--tenant', 'other'], {
+      PLATFORM_TOKEN: 't',
+      PLATFORM_API_URL: baseUrl,
+      MODEL_CONNECTION_API_KEY: 'sk-from-env',
+    });
+    expect(sent.code).toBe(1);
+    const request = seen.at(-1)!;
+    expect(request).toMatchObject({ method: 'POST', url: '/v1/model-connections' });
+    expect(JSON.parse(request.body)).toEqual({
+      name: 'acme-llm',
+      baseUrl: 'https://llm.example/v1',
+      apiKey: 'sk-from-env',
+      models: ['a', 'b'],
+    });
+    // Writes act for the token's tenant: the operators' read header is not sent with them.
+    expect(request.headers['platform-tenant']).toBeUndefined();
+    expect(
+      await run(['model-connections', 'add', 'x'], { PLATFORM_TOKEN: 't', MODEL_CONNECTION_API_KEY: 'k' }),
+    ).toMatchObject({
+      code: 2,
+      err: expect.stringContaining('--base-url'),
+    });
   });
 
   it('says the api is unreachable (exit 1)', async () => {

@@ -5,8 +5,16 @@ import { listApprovals } from './commands/approvals.js';
 import { listRuns, showRun } from './commands/runs.js';
 import { listFires, listTasks, showTask } from './commands/tasks.js';
 import { listTools } from './commands/tools.js';
+import {
+  addModelConnection,
+  API_KEY_VARIABLE,
+  deleteModelConnection,
+  listModelConnections,
+  showModelConnection,
+  updateModelConnection,
+} from './commands/model-connections.js';
 
-const USAGE = `platformctl: the agent platform's operator CLI (read-only, through the HTTP API)
+const USAGE = `platformctl: the agent platform's CLI, through the HTTP API (read-only but for model connections)
 
 usage: platformctl [options] <command>
 
@@ -26,6 +34,13 @@ commands:
   memory dead-letters [--limit n] [--after-seq n]
                                      turns memory could not ingest (all tenants unless --tenant)
   credentials keys                   key-encryption keys, credentials per key, rewrap progress
+  model-connections [list]           the token's tenant's model connections (never a key)
+  model-connections show <name>      one connection
+  model-connections add <name> --base-url <url> [--models a,b]
+                                     register one; the API key is read from $${API_KEY_VARIABLE}
+  model-connections update <name> [--base-url <url>] [--models a,b]
+  model-connections rotate <name>    a new key, read from $${API_KEY_VARIABLE}
+  model-connections delete <name>
 
 options:
   --api <url>        the api's base URL (env PLATFORM_API_URL; default http://127.0.0.1:8080)
@@ -67,6 +82,8 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
         all: { type: 'boolean', default: false },
         limit: { type: 'string' },
         'after-seq': { type: 'string' },
+        'base-url': { type: 'string' },
+        models: { type: 'string' },
         help: { type: 'boolean', short: 'h', default: false },
       },
     });
@@ -92,6 +109,18 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
       if (!arg) throw new UsageError(`missing ${what}`);
       return arg;
     };
+    const apiKey = (): string => {
+      const key = io.env[API_KEY_VARIABLE];
+      if (!key) throw new UsageError(`set ${API_KEY_VARIABLE} to the API key (a key never goes on the command line)`);
+      return key;
+    };
+    const modelList = (raw: string | undefined): string[] | undefined =>
+      raw === undefined
+        ? undefined
+        : raw
+            .split(',')
+            .map((m) => m.trim())
+            .filter(Boolean);
     let result: { json: unknown; text: string };
     switch (`${group} ${action ?? ''}`.trim()) {
       case 'runs show':
@@ -138,6 +167,36 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
         break;
       case 'credentials keys':
         result = await credentialKeys(api);
+        break;
+      case 'model-connections':
+      case 'model-connections list':
+        result = await listModelConnections(api);
+        break;
+      case 'model-connections show':
+        result = await showModelConnection(api, need('<name>'));
+        break;
+      case 'model-connections add':
+        if (!values['base-url']) throw new UsageError('missing --base-url');
+        result = await addModelConnection(api, {
+          name: need('<name>'),
+          baseUrl: values['base-url'],
+          apiKey: apiKey(),
+          models: modelList(values.models) ?? [],
+        });
+        break;
+      case 'model-connections update': {
+        const models = modelList(values.models);
+        result = await updateModelConnection(api, need('<name>'), {
+          ...(values['base-url'] ? { baseUrl: values['base-url'] } : {}),
+          ...(models ? { models } : {}),
+        });
+        break;
+      }
+      case 'model-connections rotate':
+        result = await updateModelConnection(api, need('<name>'), { apiKey: apiKey() });
+        break;
+      case 'model-connections delete':
+        result = await deleteModelConnection(api, need('<name>'));
         break;
       default:
         throw new UsageError(`unknown command '${positionals.join(' ')}'`);

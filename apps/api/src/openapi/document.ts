@@ -22,6 +22,11 @@ const TAGS = [
   { name: 'memory', description: 'Long-term memory: ask, list facts, delete, forget.' },
   { name: 'credentials', description: 'Connected accounts (never secrets) and their audit trail.' },
   {
+    name: 'model-connections',
+    description:
+      'Models the tenant brings: OpenAI-compatible endpoints and their keys (never returned) for its agents.',
+  },
+  {
     name: 'tasks',
     description: 'Scheduled, event and condition triggers, their fires, external events, notifications.',
   },

@@ -131,6 +131,22 @@ export class PlatformApi {
   listCredentials() {
     return bodyOf(this.client.GET('/v1/credentials'));
   }
+  listModelConnections() {
+    return bodyOf(this.client.GET('/v1/model-connections'));
+  }
+  createModelConnection(body: { name: string; baseUrl: string; apiKey: string; models: string[] }) {
+    return bodyOf(this.client.POST('/v1/model-connections', { body }));
+  }
+  /** Replaces a connection's URL and models; with `apiKey` it also rotates the key. */
+  replaceModelConnection(
+    name: string,
+    body: { baseUrl: string; models: string[]; apiKey?: string; expectedVersion?: number },
+  ) {
+    return bodyOf(this.client.PUT('/v1/model-connections/{name}', { params: { path: { name } }, body }));
+  }
+  deleteModelConnection(name: string) {
+    return bodyOf(this.client.DELETE('/v1/model-connections/{name}', { params: { path: { name } } }));
+  }
   credentialAudit(before?: number) {
     return bodyOf(
       this.client.GET('/v1/credentials/audit', {

@@ -41,6 +41,7 @@ export type ToolTrial = Schemas['ToolCall'];
 export type Task = Schemas['Task'];
 export type MemoryFact = Schemas['Fact'];
 export type CredentialAuditEvent = GetAnswer<'/v1/credentials/audit'>['events'][number];
+export type ModelConnection = GetAnswer<'/v1/model-connections'>['connections'][number];
 export type UsageReport = GetAnswer<'/v1/usage'>;
 export type UsageDay = UsageReport['days'][number];
 

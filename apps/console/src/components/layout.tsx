@@ -10,6 +10,7 @@ const PAGES: Array<[path: string, label: string]> = [
   ['/tasks', 'Tasks'],
   ['/memory', 'Memory'],
   ['/accounts', 'Accounts'],
+  ['/model-connections', 'Models'],
   ['/usage', 'Usage'],
 ];
 

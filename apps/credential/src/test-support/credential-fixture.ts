@@ -72,7 +72,8 @@ export async function testRunnerTransport(): Promise<MutualTlsTransport> {
 
 /**
  * A client of a credential server on `port` that calls each method as a service allowed to: the
- * api manages records with its platform token, a runner reads with a grant.
+ * api manages records with its platform token, a runner reads with a grant, the orchestrator
+ * resolves model connections.
  */
 export async function credentialTestClient(
   port: number,
@@ -91,7 +92,7 @@ export async function credentialTestClient(
         },
       ),
     ] as const;
-  return callerRoutedClient(CREDENTIAL_CALLERS, [await as('api'), await as('runner/test')]);
+  return callerRoutedClient(CREDENTIAL_CALLERS, [await as('api'), await as('runner/test'), await as('orchestrator')]);
 }
 
 /** A credential service on its own database, a client for it, and a grant issuer it trusts. */

@@ -68,6 +68,8 @@ export async function bootConsolePlatform(): Promise<ConsolePlatform> {
       env: {
         api: { CONSOLE_TRACE_URL_TEMPLATE: TRACE_URL_TEMPLATE },
         orchestrator: { RATE_LIMIT_TURNS_PER_MINUTE: '0' },
+        // The model connections page registers endpoints on loopback: the operator admits that one address.
+        credential: { EGRESS_ALLOW_CIDRS: '127.0.0.1/32' },
       },
       onLine: (app, line) => {
         lines.push(`[${app}] ${line}`);
