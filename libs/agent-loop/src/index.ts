@@ -21,7 +21,7 @@ export type {
   PendingAgent,
 } from './tool-port.js';
 export type { LoopEvent } from './events.js';
-export type { LoopHooks, AnswerVerdict } from './hooks.js';
+export type { AnswerVerdict } from './hooks.js';
 export {
   classifyToolResult,
   withRecovery,

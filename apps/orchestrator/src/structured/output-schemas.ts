@@ -13,7 +13,7 @@ export interface OutputSchemaOptions {
   maxIssues: number;
 }
 
-export const DEFAULT_OUTPUT_SCHEMA_OPTIONS: OutputSchemaOptions = {
+const DEFAULT_OUTPUT_SCHEMA_OPTIONS: OutputSchemaOptions = {
   maxChars: 65_536,
   cacheEntries: 256,
   maxIssues: 10,

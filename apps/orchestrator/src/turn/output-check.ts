@@ -7,7 +7,7 @@ import type { PreparedTurn } from './context.js';
 import { syntheticResult, TurnResult, type TurnStep } from './turn-steps.js';
 
 /** How a turn's answer must look: what the loop asks the model for, and its check of the final answer. */
-export interface AnswerContract {
+interface AnswerContract {
   /** Structured output, when the profile's models have it; absent = the schema is in the instructions. */
   responseFormat?: JsonSchemaResponseFormat;
   check(context: { content: string; refused: number }): Promise<AnswerVerdict>;
