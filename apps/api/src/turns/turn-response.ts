@@ -1,5 +1,6 @@
 import type { orchestratorV1 } from '@platform/proto';
 import { z } from 'zod';
+import { RunAgent, runAgentOf } from '../agents/agent-json.js';
 import { TokenUsage } from '../openapi/common-schemas.js';
 
 /** A finished turn as clients see it (also the `result` of a streamed turn's last event). */
@@ -30,6 +31,7 @@ export const TurnResponse = z
     pending: z.array(z.unknown()).meta({
       description: 'Agent-tools waiting for the user (status "waiting"): prompts and structured approval requests.',
     }),
+    agent: RunAgent.optional(),
   })
   .meta({ id: 'TurnResponse' });
 export type TurnResponse = z.infer<typeof TurnResponse>;
@@ -45,6 +47,7 @@ export const TURN_RESPONSE_EXAMPLE: TurnResponse = {
   durationMs: 41,
   usage: { inputTokens: 210, outputTokens: 18, totalTokens: 228 },
   pending: [],
+  agent: { id: 'agt_0b7c4c57-5f0c-4d47-9a59-2f3f4d9b8d01', version: 2 },
 };
 
 /** The JSON shape of a finished turn (also the last event of a streamed one). */
@@ -68,5 +71,6 @@ export function turnResponseBody(result: orchestratorV1.HandleMessageResponse, c
     usage: result.usage ?? { inputTokens: 0, outputTokens: 0, totalTokens: 0 },
     // Agent-tools waiting for the user (status "waiting"): prompts and structured approval requests.
     pending: JSON.parse(result.pendingJson || '[]') as unknown[],
+    agent: runAgentOf(result.agentId ?? '', result.agentVersion ?? 0),
   };
 }
