@@ -1,12 +1,16 @@
+import { readFile } from 'node:fs/promises';
 import { parseArgs } from 'node:util';
+import { AGENT_USAGE, runAgentCommand } from './agent-commands.js';
 import { ApiClient, ApiError } from './api-client.js';
 import { credentialKeys, listDeadLetters } from './commands/admin.js';
 import { listApprovals } from './commands/approvals.js';
 import { listRuns, showRun } from './commands/runs.js';
 import { listFires, listTasks, showTask } from './commands/tasks.js';
 import { listTools } from './commands/tools.js';
+import { UsageError } from './usage-error.js';
 
-const USAGE = `platformctl: the agent platform's operator CLI (read-only, through the HTTP API)
+const USAGE = `platformctl: the agent platform's command line, through the HTTP API (operators' views read-only;
+agents as the token's tenant)
 
 usage: platformctl [options] <command>
 
@@ -26,22 +30,24 @@ commands:
   memory dead-letters [--limit n] [--after-seq n]
                                      turns memory could not ingest (all tenants unless --tenant)
   credentials keys                   key-encryption keys, credentials per key, rewrap progress
+${AGENT_USAGE}
 
 options:
   --api <url>        the api's base URL (env PLATFORM_API_URL; default http://127.0.0.1:8080)
-  --token <jwt>      an operator token (env PLATFORM_TOKEN): a JWT with "roles": ["platform-operator"]
-  --tenant <id>      read this tenant's data (sent as the Platform-Tenant header)
+  --token <jwt>      a token (env PLATFORM_TOKEN): an operator's, a JWT with "roles": ["platform-operator"];
+                     for agents, the tenant's own (writes act as the token's tenant)
+  --tenant <id>      read this tenant's data (sent as the Platform-Tenant header, on reads only)
   --json             print the api's JSON instead of a table
   -h, --help         this text
 
 exit codes: 0 done, 1 the api refused or failed (its error code is printed), 2 bad usage`;
 
-class UsageError extends Error {}
-
 export interface CliIo {
   env: NodeJS.ProcessEnv;
   out: (text: string) => void;
   err: (text: string) => void;
+  /** Reads a spec file (`-f`); default: the file system. */
+  readFile?: (path: string) => Promise<string>;
 }
 
 /** Runs one command line; returns the exit code. */
@@ -67,6 +73,13 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
         all: { type: 'boolean', default: false },
         limit: { type: 'string' },
         'after-seq': { type: 'string' },
+        file: { type: 'string', short: 'f' },
+        draft: { type: 'boolean', default: false },
+        'if-match': { type: 'string' },
+        version: { type: 'string' },
+        search: { type: 'string' },
+        label: { type: 'string', multiple: true },
+        'include-deleted': { type: 'boolean', default: false },
         help: { type: 'boolean', short: 'h', default: false },
       },
     });
@@ -75,7 +88,10 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
       return values.help ? 0 : 2;
     }
     const token = values.token ?? io.env['PLATFORM_TOKEN'];
-    if (!token) throw new UsageError('no token: pass --token or set PLATFORM_TOKEN (an operator JWT)');
+    if (!token)
+      throw new UsageError(
+        'no token: pass --token or set PLATFORM_TOKEN (an operator JWT, or for agents a tenant token)',
+      );
     const api = new ApiClient({
       baseUrl: values.api ?? io.env['PLATFORM_API_URL'] ?? 'http://127.0.0.1:8080',
       token,
@@ -93,55 +109,72 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
       return arg;
     };
     let result: { json: unknown; text: string };
-    switch (`${group} ${action ?? ''}`.trim()) {
-      case 'runs show':
-        result = await showRun(api, need('<runId>'));
-        break;
-      case 'runs list':
-        if (values.all && values['page-token']) throw new UsageError('give --all or --page-token, not both');
-        result = await listRuns(api, {
-          conversationId: values.conversation,
-          status: values.status,
-          stopReason: values['stop-reason'],
-          tool: values.tool,
-          source: values.source,
-          createdAfter: values.since,
-          createdBefore: values.until,
-          parentRunId: values.parent,
-          pageSize: values.limit === undefined ? undefined : number('limit', values.limit, 50),
-          pageToken: values['page-token'],
-          all: values.all,
-        });
-        break;
-      case 'approvals':
-        result = await listApprovals(api);
-        break;
-      case 'tools':
-        result = await listTools(api);
-        break;
-      case 'tasks':
-      case 'tasks list':
-        result = await listTasks(api);
-        break;
-      case 'tasks show':
-        result = await showTask(api, need('<taskId>'));
-        break;
-      case 'tasks fires':
-        result = await listFires(api, need('<taskId>'), number('limit', values.limit, 20));
-        break;
-      case 'memory dead-letters':
-        result = await listDeadLetters(api, {
-          tenant: values.tenant,
+    if (group === 'agents') {
+      result = await runAgentCommand(
+        api,
+        positionals.slice(1),
+        {
+          file: values.file,
+          draft: values.draft,
+          ifMatch: values['if-match'],
+          version: values.version,
+          search: values.search,
+          labels: values.label ?? [],
+          includeDeleted: values['include-deleted'],
           limit: number('limit', values.limit, 50),
-          afterSeq: number('after-seq', values['after-seq'], 0),
-        });
-        break;
-      case 'credentials keys':
-        result = await credentialKeys(api);
-        break;
-      default:
-        throw new UsageError(`unknown command '${positionals.join(' ')}'`);
-    }
+        },
+        io.readFile ?? ((path) => readFile(path, 'utf8')),
+      );
+    } else
+      switch (`${group} ${action ?? ''}`.trim()) {
+        case 'runs show':
+          result = await showRun(api, need('<runId>'));
+          break;
+        case 'runs list':
+          if (values.all && values['page-token']) throw new UsageError('give --all or --page-token, not both');
+          result = await listRuns(api, {
+            conversationId: values.conversation,
+            status: values.status,
+            stopReason: values['stop-reason'],
+            tool: values.tool,
+            source: values.source,
+            createdAfter: values.since,
+            createdBefore: values.until,
+            parentRunId: values.parent,
+            pageSize: values.limit === undefined ? undefined : number('limit', values.limit, 50),
+            pageToken: values['page-token'],
+            all: values.all,
+          });
+          break;
+        case 'approvals':
+          result = await listApprovals(api);
+          break;
+        case 'tools':
+          result = await listTools(api);
+          break;
+        case 'tasks':
+        case 'tasks list':
+          result = await listTasks(api);
+          break;
+        case 'tasks show':
+          result = await showTask(api, need('<taskId>'));
+          break;
+        case 'tasks fires':
+          result = await listFires(api, need('<taskId>'), number('limit', values.limit, 20));
+          break;
+        case 'memory dead-letters':
+          result = await listDeadLetters(api, {
+            tenant: values.tenant,
+            limit: number('limit', values.limit, 50),
+            afterSeq: number('after-seq', values['after-seq'], 0),
+          });
+          break;
+        case 'credentials keys':
+          result = await credentialKeys(api);
+          break;
+        default:
+          throw new UsageError(`unknown command '${positionals.join(' ')}'`);
+      }
     io.out(values.json ? `${JSON.stringify(result.json, null, 2)}\n` : result.text);
     return 0;
   } catch (err) {
