@@ -41,6 +41,9 @@ export type Task = Schemas['Task'];
 export type MemoryFact = Schemas['Fact'];
 export type CredentialAuditEvent = GetAnswer<'/v1/credentials/audit'>['events'][number];
 export type UsageReport = GetAnswer<'/v1/usage'>;
+export type Agent = Schemas['Agent'];
+export type AgentVersion = Schemas['AgentVersion'];
+export type AgentVersionDiff = Schemas['AgentVersionDiff'];
 export type UsageDay = UsageReport['days'][number];
 
 export interface StepFailure {
