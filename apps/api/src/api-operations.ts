@@ -1,4 +1,7 @@
 import { adminOperations } from './routes/admin.js';
+import { agentOperations } from './routes/agents.js';
+import { agentVersionOperations } from './routes/agent-versions.js';
+import { conversationPinOperations } from './routes/conversation-pins.js';
 import { approvalOperations } from './routes/approvals.js';
 import { chatCompletionOperations } from './routes/chat-completions.js';
 import { conversationOperations } from './routes/conversations.js';
@@ -22,6 +25,9 @@ import type { OperationSpec } from './openapi/operation.js';
 export const allOperations: readonly OperationSpec[] = [
   healthOperations,
   openApiOperations,
+  agentOperations,
+  agentVersionOperations,
+  conversationPinOperations,
   conversationOperations,
   runListOperations,
   runOperations,

@@ -14,7 +14,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { API_KEEP_ALIVE_TIMEOUT_MS, buildApp } from './app.js';
 import { TokenVerifier } from './auth.js';
 import { calculatorTool } from './test-support/catalog-fixtures.js';
-import { noAgentPool, noEvents, noTrigger } from './test-support/unavailable-ports.js';
+import { noAgentPool, noAgents, noEvents, noTrigger } from './test-support/unavailable-ports.js';
 
 const SECRET = 'test-secret-that-is-at-least-32-chars-long';
 const logger = createLogger({ service: 'api-test', level: 'silent' });
@@ -99,6 +99,7 @@ beforeAll(async () => {
     memory,
     events: noEvents,
     agentPool: noAgentPool,
+    agents: noAgents,
     trigger: noTrigger,
     limits: { maxMessageChars: 100, turnWaitMs: 1_000, sseHeartbeatMs: 1_000 },
     health: {

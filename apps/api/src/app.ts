@@ -1,4 +1,4 @@
-import type { agentPoolV1, memoryV1, orchestratorV1, triggerV1 } from '@platform/proto';
+import type { agentPoolV1, agentsV1, memoryV1, orchestratorV1, triggerV1 } from '@platform/proto';
 import type { Logger, PromiseClient } from '@platform/service-kit';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance, type RouteOptions } from 'fastify';
 import type { TokenVerifier } from './auth.js';
@@ -11,6 +11,9 @@ import { isConsoleRoute, registerConsole, type ConsoleOptions } from './console-
 import type { RunEvents } from './events/run-event-reader.js';
 import { actingPrincipal } from './operator.js';
 import { registerAdminRoutes } from './routes/admin.js';
+import { registerAgentRoutes } from './routes/agents.js';
+import { registerAgentVersionRoutes } from './routes/agent-versions.js';
+import { registerConversationPinRoutes } from './routes/conversation-pins.js';
 import { registerApprovalRoutes } from './routes/approvals.js';
 import { registerNotificationRoutes } from './routes/notifications.js';
 import { registerChatCompletionRoutes } from './routes/chat-completions.js';
@@ -40,6 +43,8 @@ export interface AppOptions {
   verifier: TokenVerifier;
   maxBodyBytes: number;
   orchestrator: PromiseClient<orchestratorV1.OrchestratorServiceClient>;
+  /** The orchestrator's AgentService: tenant agents, their versions, conversation pins. */
+  agents: PromiseClient<agentsV1.AgentServiceClient>;
   memory: PromiseClient<memoryV1.MemoryServiceClient>;
   agentPool: PromiseClient<agentPoolV1.AgentPoolServiceClient>;
   /** The credential service (store/list/delete/audit); absent: the credential routes answer 503. */
@@ -138,6 +143,9 @@ export function buildApp(options: AppOptions): FastifyInstance {
   if (options.console) registerConsole(app, options.console);
   registerOpenApiRoutes(router, { document: () => (document ??= buildOpenApiDocument(allOperations)) });
   registerConversationRoutes(router, { turns, events, memory: options.memory, ...options.limits });
+  registerAgentRoutes(router, { agents: options.agents });
+  registerAgentVersionRoutes(router, { agents: options.agents });
+  registerConversationPinRoutes(router, { agents: options.agents });
   const streams = options.quotas?.streams ?? unlimitedStreams;
   registerRunRoutes(router, {
     orchestrator: options.orchestrator,

@@ -47,6 +47,47 @@ const statusByKind: Record<ErrorKind, number> = {
   internal: 500,
 };
 
+/**
+ * Codes a service sends whose HTTP status is not its gRPC status's (`statusByKind`): gRPC has no
+ * "gone" or "precondition failed" of HTTP's kind (a stale `If-Match` is FAILED_PRECONDITION there,
+ * 412 here; a deleted agent FAILED_PRECONDITION or NOT_FOUND there, 410 here).
+ */
+const statusByCode: Readonly<Record<string, number>> = {
+  STALE_REVISION: 412,
+  PRECONDITION_REQUIRED: 428,
+  AGENT_DELETED: 410,
+};
+
+/** A stable code at the start of a status message (`STALE_REVISION: revision 3 is not 4`). */
+const LEADING_CODE = /^([A-Z][A-Z0-9_]{2,63}): /;
+
+/**
+ * The stable code of a service's error: the one its trailers carry, else (a status sent without
+ * them, so the code is the bare status name) the code its message starts with.
+ */
+function codeOf(error: { code: string; message: string }): string {
+  if (!GRPC_STATUS_NAMES.has(error.code)) return error.code;
+  return LEADING_CODE.exec(error.message)?.[1] ?? error.code;
+}
+const GRPC_STATUS_NAMES = new Set([
+  'CANCELLED',
+  'UNKNOWN',
+  'INVALID_ARGUMENT',
+  'DEADLINE_EXCEEDED',
+  'NOT_FOUND',
+  'ALREADY_EXISTS',
+  'PERMISSION_DENIED',
+  'RESOURCE_EXHAUSTED',
+  'FAILED_PRECONDITION',
+  'ABORTED',
+  'OUT_OF_RANGE',
+  'UNIMPLEMENTED',
+  'INTERNAL',
+  'UNAVAILABLE',
+  'DATA_LOSS',
+  'UNAUTHENTICATED',
+]);
+
 /** Fastify's own errors that reach the error handler, mapped to our codes. */
 const fastifyCodes: Record<string, { status: number; code: ApiErrorCode; message?: string }> = {
   FST_ERR_CTP_INVALID_JSON_BODY: {
@@ -99,14 +140,15 @@ export function toHttpError(error: unknown): {
     };
   }
   if (isPlatformError(error)) {
-    const status = statusByKind[error.kind];
     const internal = error.kind === 'internal';
+    const code = codeOf(error);
+    const status = statusByCode[code] ?? statusByKind[error.kind];
     return {
       status,
       // An internal error's own code (e.g. a service's) stays in the logs: clients see the documented INTERNAL.
       body: internal
         ? { error: { code: ApiErrorCodes.INTERNAL, message: 'internal error' } }
-        : { error: { code: error.code, message: error.message, ...(error.details ? { details: error.details } : {}) } },
+        : { error: { code, message: error.message, ...(error.details ? { details: error.details } : {}) } },
       internal,
       ...(error.retryAfterSeconds !== undefined ? { retryAfterSeconds: error.retryAfterSeconds } : {}),
     };

@@ -1,4 +1,4 @@
-import { agentPoolV1, credentialV1, memoryV1, orchestratorV1, triggerV1 } from '@platform/proto';
+import { agentPoolV1, agentsV1, credentialV1, memoryV1, orchestratorV1, triggerV1 } from '@platform/proto';
 import { modelConnectionChangedSubject, RUN_EVENTS_STREAM, RUN_EVENTS_SUBJECT_PREFIX } from '@platform/contracts';
 import {
   connectNats,
@@ -47,6 +47,13 @@ export async function startApiServer(config: ApiConfig, logger: Logger): Promise
       transport,
       server: 'orchestrator',
     },
+  );
+  // The orchestrator serves the AgentService on the same address as its OrchestratorService.
+  const agents = createGrpcClient(
+    agentsV1.AgentServiceClient,
+    agentsV1.AgentServiceService,
+    config.ORCHESTRATOR_ADDRESS,
+    { defaultDeadlineMs: config.GRPC_DEADLINE_MS, transport, server: 'orchestrator' },
   );
   const memory = createGrpcClient(memoryV1.MemoryServiceClient, memoryV1.MemoryServiceService, config.MEMORY_ADDRESS, {
     defaultDeadlineMs: config.GRPC_DEADLINE_MS,
@@ -114,6 +121,7 @@ export async function startApiServer(config: ApiConfig, logger: Logger): Promise
     }),
     maxBodyBytes: config.MAX_BODY_BYTES,
     orchestrator: orchestrator.rpc,
+    agents: agents.rpc,
     memory: memory.rpc,
     agentPool: agentPool.rpc,
     ...(credential
@@ -182,6 +190,7 @@ export async function startApiServer(config: ApiConfig, logger: Logger): Promise
       // Fastify stops accepting, answers new requests with 503 and waits for in-flight ones.
       await app.close();
       orchestrator.close();
+      agents.close();
       memory.close();
       agentPool.close();
       trigger.close();

@@ -8,6 +8,8 @@ import { EmptyState } from './components/states.js';
 import { ConsoleContext, type ConsoleContextValue } from './console-context.js';
 import { isReadOnly, loadSession, saveSession, type Session } from './lib/session.js';
 import { AccountsPage } from './pages/accounts.js';
+import { AgentPage, NewAgentPage } from './pages/agent-page.js';
+import { AgentsPage } from './pages/agents.js';
 import { ApprovalsPage } from './pages/approvals.js';
 import { ChatPage } from './pages/chat-page.js';
 import { ConversationsPage } from './pages/conversations.js';
@@ -28,6 +30,9 @@ function Pages() {
       </Route>
       <Route path="/runs" component={RunsPage} />
       <Route path="/runs/:runId" component={RunPage} />
+      <Route path="/agents" component={AgentsPage} />
+      <Route path="/agents/new" component={NewAgentPage} />
+      <Route path="/agents/:agent" component={AgentPage} />
       <Route path="/conversations" component={ConversationsPage} />
       <Route path="/conversations/:conversationId" component={ChatPage} />
       <Route path="/approvals" component={ApprovalsPage} />

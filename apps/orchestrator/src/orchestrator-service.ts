@@ -168,7 +168,12 @@ export function orchestratorServiceImplementation(
           const approval = approvalDecisionOf(request);
           // An approval decision resumes a waiting step and asks nothing new of memory.
           if (!approval && profile.recall !== false)
-            deps.memoryRecall?.prefetch({ runId, ...scope, query: request.content });
+            deps.memoryRecall?.prefetch({
+              runId,
+              ...scope,
+              query: request.content,
+              ...(profile.recallBudgetTokens !== undefined ? { budgetTokens: profile.recallBudgetTokens } : {}),
+            });
           admission = {
             runId,
             ...scope,

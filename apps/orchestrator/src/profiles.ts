@@ -230,6 +230,8 @@ export interface AgentProfile {
   outputSchema?: Record<string, unknown>;
   /** Whether a turn recalls long-term memory (a tenant agent's `memory.recall`; absent: it does). */
   recall?: boolean;
+  /** Most tokens of recalled memory (a tenant agent's `memory.budgetTokens`; absent: MEMORY_CONTEXT_TOKENS). */
+  recallBudgetTokens?: number;
   /** Set for a tenant agent: the agent and version this profile was compiled from. */
   agent?: { id: string; version: number };
 }

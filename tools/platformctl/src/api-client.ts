@@ -4,6 +4,7 @@ export class ApiError extends Error {
     readonly status: number,
     readonly code: string,
     message: string,
+    readonly details?: unknown,
   ) {
     super(message);
     this.name = 'ApiError';
@@ -13,34 +14,50 @@ export class ApiError extends Error {
 export interface ApiClientOptions {
   /** Base URL of the api, e.g. `https://agents.example.com`. */
   baseUrl: string;
-  /** An operator's bearer token (a JWT with the operator role in its `roles` claim). */
+  /** A bearer token: an operator's (a JWT with the operator role) for the operators' views, a tenant's for its agents. */
   token: string;
-  /** Read this tenant's data (the `Platform-Tenant` header; operators only, read-only). */
+  /** Read this tenant's data (the `Platform-Tenant` header; operators only, on reads only). */
   tenant?: string | undefined;
   timeoutMs?: number;
+}
+
+type Query = Record<string, string | number | boolean | readonly string[] | undefined>;
+
+export interface ApiRequest {
+  query?: Query;
+  body?: unknown;
+  headers?: Record<string, string>;
+}
+
+/** An answer of the api: its JSON body and its headers (e.g. an agent's `etag`). */
+export interface ApiAnswer<T> {
+  body: T;
+  headers: Headers;
 }
 
 /** Calls to the platform's HTTP API (docs/api.md). */
 export class ApiClient {
   constructor(private readonly options: ApiClientOptions) {}
 
-  get<T>(path: string, query: Record<string, string | number | undefined> = {}): Promise<T> {
-    return this.request<T>('GET', path, query);
+  async get<T>(path: string, query: Query = {}): Promise<T> {
+    return (await this.request<T>('GET', path, { query })).body;
   }
 
   /** A write for the token's own tenant (the Platform-Tenant header is for reads only, and not sent). */
-  send<T>(method: 'POST' | 'PUT' | 'DELETE', path: string, body?: unknown): Promise<T> {
-    return this.request<T>(method, path, {}, body);
+  async send<T>(method: 'POST' | 'PUT' | 'DELETE', path: string, body?: unknown): Promise<T> {
+    return (await this.request<T>(method, path, body === undefined ? {} : { body })).body;
   }
 
-  private async request<T>(
+  async request<T>(
     method: 'GET' | 'POST' | 'PUT' | 'DELETE',
     path: string,
-    query: Record<string, string | number | undefined>,
-    body?: unknown,
-  ): Promise<T> {
+    request: ApiRequest = {},
+  ): Promise<ApiAnswer<T>> {
     const url = new URL(path, this.options.baseUrl.endsWith('/') ? this.options.baseUrl : `${this.options.baseUrl}/`);
-    for (const [key, value] of Object.entries(query)) if (value !== undefined) url.searchParams.set(key, String(value));
+    for (const [key, value] of Object.entries(request.query ?? {})) {
+      if (value === undefined) continue;
+      for (const item of Array.isArray(value) ? value : [value]) url.searchParams.append(key, String(item));
+    }
     let response: Response;
     try {
       response = await fetch(url, {
@@ -48,30 +65,33 @@ export class ApiClient {
         headers: {
           authorization: `Bearer ${this.options.token}`,
           accept: 'application/json',
-          ...(method === 'GET' && this.options.tenant ? { 'platform-tenant': this.options.tenant } : {}),
-          ...(body !== undefined ? { 'content-type': 'application/json' } : {}),
+          // The api takes Platform-Tenant on reads only: an operator writes as its own tenant.
+          ...(this.options.tenant && method === 'GET' ? { 'platform-tenant': this.options.tenant } : {}),
+          ...(request.body !== undefined ? { 'content-type': 'application/json' } : {}),
+          ...request.headers,
         },
-        ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
+        ...(request.body !== undefined ? { body: JSON.stringify(request.body) } : {}),
         signal: AbortSignal.timeout(this.options.timeoutMs ?? 30_000),
       });
     } catch (err) {
       throw new ApiError(0, 'UNREACHABLE', `cannot reach ${url.origin}: ${(err as Error).message}`);
     }
     const text = await response.text();
-    let answer: unknown;
+    let body: unknown;
     try {
-      answer = text ? JSON.parse(text) : undefined;
+      body = text ? JSON.parse(text) : undefined;
     } catch {
-      answer = undefined;
+      body = undefined;
     }
     if (!response.ok) {
-      const error = (answer as { error?: { code?: string; message?: string } } | undefined)?.error;
+      const error = (body as { error?: { code?: string; message?: string; details?: unknown } } | undefined)?.error;
       throw new ApiError(
         response.status,
         error?.code ?? `HTTP_${response.status}`,
         error?.message ?? (text.slice(0, 200) || response.statusText),
+        error?.details,
       );
     }
-    return answer as T;
+    return { body: body as T, headers: response.headers };
   }
 }

@@ -1,4 +1,6 @@
+import { readFile } from 'node:fs/promises';
 import { parseArgs } from 'node:util';
+import { AGENT_USAGE, runAgentCommand } from './agent-commands.js';
 import { ApiClient, ApiError } from './api-client.js';
 import { credentialKeys, listDeadLetters } from './commands/admin.js';
 import { listApprovals } from './commands/approvals.js';
@@ -14,7 +16,10 @@ import {
   updateModelConnection,
 } from './commands/model-connections.js';
 
-const USAGE = `platformctl: the agent platform's CLI, through the HTTP API (read-only but for model connections)
+import { UsageError } from './usage-error.js';
+
+const USAGE = `platformctl: the agent platform's command line, through the HTTP API (operators' views read-only;
+agents and model connections as the token's tenant)
 
 usage: platformctl [options] <command>
 
@@ -34,6 +39,7 @@ commands:
   memory dead-letters [--limit n] [--after-seq n]
                                      turns memory could not ingest (all tenants unless --tenant)
   credentials keys                   key-encryption keys, credentials per key, rewrap progress
+${AGENT_USAGE}
   model-connections [list]           the token's tenant's model connections (never a key)
   model-connections show <name>      one connection
   model-connections add <name> --base-url <url> [--models a,b]
@@ -44,19 +50,20 @@ commands:
 
 options:
   --api <url>        the api's base URL (env PLATFORM_API_URL; default http://127.0.0.1:8080)
-  --token <jwt>      an operator token (env PLATFORM_TOKEN): a JWT with "roles": ["platform-operator"]
-  --tenant <id>      read this tenant's data (sent as the Platform-Tenant header)
+  --token <jwt>      a token (env PLATFORM_TOKEN): an operator's, a JWT with "roles": ["platform-operator"];
+                     for agents, the tenant's own (writes act as the token's tenant)
+  --tenant <id>      read this tenant's data (sent as the Platform-Tenant header, on reads only)
   --json             print the api's JSON instead of a table
   -h, --help         this text
 
 exit codes: 0 done, 1 the api refused or failed (its error code is printed), 2 bad usage`;
 
-class UsageError extends Error {}
-
 export interface CliIo {
   env: NodeJS.ProcessEnv;
   out: (text: string) => void;
   err: (text: string) => void;
+  /** Reads a spec file (`-f`); default: the file system. */
+  readFile?: (path: string) => Promise<string>;
 }
 
 /** Runs one command line; returns the exit code. */
@@ -84,6 +91,13 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
         'after-seq': { type: 'string' },
         'base-url': { type: 'string' },
         models: { type: 'string' },
+        file: { type: 'string', short: 'f' },
+        draft: { type: 'boolean', default: false },
+        'if-match': { type: 'string' },
+        version: { type: 'string' },
+        search: { type: 'string' },
+        label: { type: 'string', multiple: true },
+        'include-deleted': { type: 'boolean', default: false },
         help: { type: 'boolean', short: 'h', default: false },
       },
     });
@@ -92,7 +106,10 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
       return values.help ? 0 : 2;
     }
     const token = values.token ?? io.env['PLATFORM_TOKEN'];
-    if (!token) throw new UsageError('no token: pass --token or set PLATFORM_TOKEN (an operator JWT)');
+    if (!token)
+      throw new UsageError(
+        'no token: pass --token or set PLATFORM_TOKEN (an operator JWT, or for agents a tenant token)',
+      );
     const api = new ApiClient({
       baseUrl: values.api ?? io.env['PLATFORM_API_URL'] ?? 'http://127.0.0.1:8080',
       token,
@@ -122,85 +139,102 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
             .map((m) => m.trim())
             .filter(Boolean);
     let result: { json: unknown; text: string };
-    switch (`${group} ${action ?? ''}`.trim()) {
-      case 'runs show':
-        result = await showRun(api, need('<runId>'));
-        break;
-      case 'runs list':
-        if (values.all && values['page-token']) throw new UsageError('give --all or --page-token, not both');
-        result = await listRuns(api, {
-          conversationId: values.conversation,
-          status: values.status,
-          stopReason: values['stop-reason'],
-          tool: values.tool,
-          source: values.source,
-          createdAfter: values.since,
-          createdBefore: values.until,
-          parentRunId: values.parent,
-          pageSize: values.limit === undefined ? undefined : number('limit', values.limit, 50),
-          pageToken: values['page-token'],
-          all: values.all,
-        });
-        break;
-      case 'approvals':
-        result = await listApprovals(api);
-        break;
-      case 'tools':
-        result = await listTools(api);
-        break;
-      case 'tasks':
-      case 'tasks list':
-        result = await listTasks(api);
-        break;
-      case 'tasks show':
-        result = await showTask(api, need('<taskId>'));
-        break;
-      case 'tasks fires':
-        result = await listFires(api, need('<taskId>'), number('limit', values.limit, 20));
-        break;
-      case 'memory dead-letters':
-        result = await listDeadLetters(api, {
-          tenant: values.tenant,
+    if (group === 'agents') {
+      result = await runAgentCommand(
+        api,
+        positionals.slice(1),
+        {
+          file: values.file,
+          draft: values.draft,
+          ifMatch: values['if-match'],
+          version: values.version,
+          search: values.search,
+          labels: values.label ?? [],
+          includeDeleted: values['include-deleted'],
           limit: number('limit', values.limit, 50),
-          afterSeq: number('after-seq', values['after-seq'], 0),
-        });
-        break;
-      case 'credentials keys':
-        result = await credentialKeys(api);
-        break;
-      case 'model-connections':
-      case 'model-connections list':
-        result = await listModelConnections(api);
-        break;
-      case 'model-connections show':
-        result = await showModelConnection(api, need('<name>'));
-        break;
-      case 'model-connections add':
-        if (!values['base-url']) throw new UsageError('missing --base-url');
-        result = await addModelConnection(api, {
-          name: need('<name>'),
-          baseUrl: values['base-url'],
-          apiKey: apiKey(),
-          models: modelList(values.models) ?? [],
-        });
-        break;
-      case 'model-connections update': {
-        const models = modelList(values.models);
-        result = await updateModelConnection(api, need('<name>'), {
-          ...(values['base-url'] ? { baseUrl: values['base-url'] } : {}),
-          ...(models ? { models } : {}),
-        });
-        break;
+        },
+        io.readFile ?? ((path) => readFile(path, 'utf8')),
+      );
+    } else
+      switch (`${group} ${action ?? ''}`.trim()) {
+        case 'runs show':
+          result = await showRun(api, need('<runId>'));
+          break;
+        case 'runs list':
+          if (values.all && values['page-token']) throw new UsageError('give --all or --page-token, not both');
+          result = await listRuns(api, {
+            conversationId: values.conversation,
+            status: values.status,
+            stopReason: values['stop-reason'],
+            tool: values.tool,
+            source: values.source,
+            createdAfter: values.since,
+            createdBefore: values.until,
+            parentRunId: values.parent,
+            pageSize: values.limit === undefined ? undefined : number('limit', values.limit, 50),
+            pageToken: values['page-token'],
+            all: values.all,
+          });
+          break;
+        case 'approvals':
+          result = await listApprovals(api);
+          break;
+        case 'tools':
+          result = await listTools(api);
+          break;
+        case 'tasks':
+        case 'tasks list':
+          result = await listTasks(api);
+          break;
+        case 'tasks show':
+          result = await showTask(api, need('<taskId>'));
+          break;
+        case 'tasks fires':
+          result = await listFires(api, need('<taskId>'), number('limit', values.limit, 20));
+          break;
+        case 'memory dead-letters':
+          result = await listDeadLetters(api, {
+            tenant: values.tenant,
+            limit: number('limit', values.limit, 50),
+            afterSeq: number('after-seq', values['after-seq'], 0),
+          });
+          break;
+        case 'credentials keys':
+          result = await credentialKeys(api);
+          break;
+        case 'model-connections':
+        case 'model-connections list':
+          result = await listModelConnections(api);
+          break;
+        case 'model-connections show':
+          result = await showModelConnection(api, need('<name>'));
+          break;
+        case 'model-connections add':
+          if (!values['base-url']) throw new UsageError('missing --base-url');
+          result = await addModelConnection(api, {
+            name: need('<name>'),
+            baseUrl: values['base-url'],
+            apiKey: apiKey(),
+            models: modelList(values.models) ?? [],
+          });
+          break;
+        case 'model-connections update': {
+          const models = modelList(values.models);
+          result = await updateModelConnection(api, need('<name>'), {
+            ...(values['base-url'] ? { baseUrl: values['base-url'] } : {}),
+            ...(models ? { models } : {}),
+          });
+          break;
+        }
+        case 'model-connections rotate':
+          result = await updateModelConnection(api, need('<name>'), { apiKey: apiKey() });
+          break;
+        case 'model-connections delete':
+          result = await deleteModelConnection(api, need('<name>'));
+          break;
+        default:
+          throw new UsageError(`unknown command '${positionals.join(' ')}'`);
       }
-      case 'model-connections rotate':
-        result = await updateModelConnection(api, need('<name>'), { apiKey: apiKey() });
-        break;
-      case 'model-connections delete':
-        result = await deleteModelConnection(api, need('<name>'));
-        break;
-      default:
-        throw new UsageError(`unknown command '${positionals.join(' ')}'`);
-    }
     io.out(values.json ? `${JSON.stringify(result.json, null, 2)}\n` : result.text);
     return 0;
   } catch (err) {

@@ -15,6 +15,10 @@ import type { ErrorCodes, OperationSpec, ResponseSpec } from './operation.js';
 export type OpenApiDocument = ReturnType<typeof createDocument>;
 
 const TAGS = [
+  {
+    name: 'agents',
+    description: 'Agents the tenant defines: immutable versions, publish and roll back, conversation pins.',
+  },
   { name: 'conversations', description: 'Send a message (a turn), stream it, read the history.' },
   { name: 'runs', description: 'Runs: list, read with transcript and plan, watch events, cancel.' },
   { name: 'approvals', description: 'Structured approval requests waiting for a decision.' },
@@ -88,8 +92,11 @@ const STATUS_TEXT: Record<number, string> = {
   404: 'Not found',
   408: 'Request timeout',
   409: 'Conflict',
+  410: 'Gone',
+  412: 'Precondition failed',
   413: 'Too large',
   415: 'Unsupported media type',
+  428: 'Precondition required',
   429: 'Too many requests',
   431: 'Headers too large',
   499: 'Client closed the request',
@@ -235,7 +242,7 @@ export function buildOpenApiDocument(operations: readonly OperationSpec[]): Open
       title: 'Agent platform HTTP API',
       version: apiVersion(),
       description:
-        'The HTTP edge of the agent platform: conversations and runs, approvals, tools, memory, credentials, tasks, usage, and an OpenAI-compatible facade. Generated from the zod schemas the api validates with (docs/api.md).',
+        'The HTTP edge of the agent platform: agents and their versions, conversations and runs, approvals, tools, memory, credentials, tasks, usage, and an OpenAI-compatible facade. Generated from the zod schemas the api validates with (docs/api.md).',
     },
     tags: TAGS,
     security: [{ [BEARER]: [] }],

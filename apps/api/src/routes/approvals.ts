@@ -225,6 +225,7 @@ export function registerApprovalRoutes(router: OperationRouter, options: Approva
         content: decisionText(body, entry.approval!.actionSummary),
         requestId: request.id,
         profile: body.profile ?? '',
+        subject: principal.subject ?? '',
         stream: false,
         tier: principal.tier ?? '',
         timeZone: '',

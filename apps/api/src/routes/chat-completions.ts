@@ -33,7 +33,9 @@ type FacadeMessage = z.infer<typeof FacadeMessage>;
 
 const ChatCompletionBody = z
   .object({
-    model: z.string().min(1, 'name an agent profile as the model'),
+    model: z.string().min(1, 'name an agent as the model').meta({
+      description: 'The agent: an id (`agt_…`, `builtin:…`) or a name (a tenant agent wins over a built-in one).',
+    }),
     messages: z.array(FacadeMessage).min(1, 'send at least one message'),
     stream: z.boolean().optional(),
     stream_options: z.object({ include_usage: z.boolean().optional() }).passthrough().nullish(),
@@ -88,7 +90,7 @@ export const chatCompletionOperations = {
     method: 'POST',
     path: '/v1/chat/completions',
     operationId: 'createChatCompletion',
-    summary: 'OpenAI-compatible chat completion: `model` names an agent profile',
+    summary: 'OpenAI-compatible chat completion: `model` names an agent',
     description:
       'Tools run on the platform; the client receives the final assistant message (streamed as deltas with `stream: true`; with a JSON `response_format`, the checked JSON in one delta at the end). The conversation is `x-conversation-id` when given (history kept by the platform), else a new one per request.',
     tags: ['openai'],
@@ -159,8 +161,8 @@ function usageOf(result: {
 }
 
 /**
- * The OpenAI-compatible facade: `model` names an agent profile, so any OpenAI chat client can talk
- * to an agent. Tools run on the platform; the client receives the final assistant message
+ * The OpenAI-compatible facade: `model` names an agent (an id or a name, a tenant's own or a
+ * built-in one), so any OpenAI chat client can talk to it. Tools run on the platform; the client receives the final assistant message
  * (streamed as deltas when asked). The conversation is the `x-conversation-id` header when given
  * (history kept by the platform), else a new one per request made from the messages sent.
  */
@@ -185,6 +187,7 @@ export function registerChatCompletionRoutes(router: OperationRouter, options: C
       content,
       requestId: request.id,
       profile: model,
+      subject: principal.subject ?? '',
       stream: body.stream === true,
       tier: principal.tier ?? '',
       timeZone: '',

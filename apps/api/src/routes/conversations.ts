@@ -9,6 +9,7 @@ import { OptionalTimestamp } from '../openapi/common-schemas.js';
 import { defineOperation, STREAMED } from '../openapi/operation.js';
 import type { OperationRouter } from '../openapi/operation-router.js';
 import { principalOf } from '../principal.js';
+import { agentTurnFields, AgentChoiceFields } from '../turns/agent-choice.js';
 import { streamTurn } from '../turns/streamed-turn.js';
 import { clientGone } from '../turns/client-gone.js';
 import { newRunId, type TurnRunner } from '../turns/turn-runner.js';
@@ -32,8 +33,7 @@ function wantsEventStream(request: FastifyRequest): boolean {
 const PostMessageBody = z
   .object({
     content: z.string(),
-    /** The agent profile to talk to; omitted = the default profile. */
-    profile: z.string().min(1).max(64).optional(),
+    ...AgentChoiceFields,
     /** The user's IANA time zone, for the current time the agent is told. */
     timeZone: z.string().min(1).max(64).optional(),
     outputSchema: OutputSchema.optional().meta({
@@ -49,8 +49,16 @@ const ListQuery = z.object({
 
 /** What running a turn may answer besides success (the orchestrator's refusals). */
 export const TURN_ERRORS = {
-  400: ['EMPTY_CONTENT', 'INVALID_CONTENT', 'INVALID_TIME_ZONE', 'INVALID_OUTPUT_SCHEMA', 'DELEGATION_CONVERSATION'],
-  404: ['PROFILE_NOT_FOUND'],
+  400: [
+    'EMPTY_CONTENT',
+    'INVALID_CONTENT',
+    'INVALID_TIME_ZONE',
+    'INVALID_OUTPUT_SCHEMA',
+    'DELEGATION_CONVERSATION',
+    'OVERRIDE_NOT_ALLOWED',
+  ],
+  404: ['PROFILE_NOT_FOUND', 'AGENT_NOT_FOUND', 'AGENT_VERSION_NOT_FOUND'],
+  410: ['AGENT_DELETED'],
   413: ['CONTENT_TOO_LONG'],
   429: ['RATE_LIMITED', 'TOKEN_BUDGET_EXCEEDED'],
   503: ['OVERLOADED', 'UNAVAILABLE'],
@@ -80,7 +88,13 @@ export const conversationOperations = {
     invalid: { params: { code: ApiErrorCodes.INVALID_CONVERSATION_ID } },
     bodyExamples: {
       question: { content: 'What is 2 + 2?' },
-      withProfile: { content: 'Book a table for two', profile: 'concierge', timeZone: 'Europe/Berlin' },
+      withAgent: { content: 'Book a table for two', agent: 'concierge', timeZone: 'Europe/Berlin' },
+      tryDraft: {
+        content: 'Where is my invoice?',
+        agent: 'support-bot',
+        agentVersion: 3,
+        overrides: { model: 'gpt-4o', maxTurns: 4 },
+      },
       structured: {
         content: 'What is the weather in Berlin?',
         outputSchema: {
@@ -156,7 +170,8 @@ export function registerConversationRoutes(router: OperationRouter, options: Con
       conversationId: params.conversationId,
       content,
       requestId: request.id,
-      profile: body.profile ?? '',
+      ...agentTurnFields(body),
+      subject: principal.subject ?? '',
       stream: wantsEventStream(request),
       tier: principal.tier ?? '',
       timeZone: body.timeZone ?? '',

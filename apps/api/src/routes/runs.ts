@@ -1,4 +1,5 @@
-import { RunEventEnvelope, RunId } from '@platform/contracts';
+import { RunEventEnvelope, RunId, RunOverrides } from '@platform/contracts';
+import { RunAgent, runAgentOf } from '../agents/agent-json.js';
 import type { orchestratorV1 } from '@platform/proto';
 import type { PromiseClient } from '@platform/service-kit';
 import { z } from 'zod';
@@ -57,7 +58,14 @@ const RunDetail = z
     source: z
       .string()
       .meta({ description: 'Who started the run: user, trigger, child or notice (as in the run listing).' }),
-    profile: z.string().meta({ description: 'The agent profile the run runs under.' }),
+    profile: z
+      .string()
+      .meta({ description: 'The agent the run runs under, as the message named it (`agent` or `profile`).' }),
+    agent: RunAgent.optional(),
+    overrides: RunOverrides.nullable()
+      .optional()
+      .meta({ description: "The run's overrides (the message's `overrides`); null when none." }),
+    subject: z.string().nullable().optional().meta({ description: "The end user the run is for (the token's `sub`)." }),
     createdAt: OptionalTimestamp,
     startedAt: OptionalTimestamp.meta({
       description: 'When an orchestrator first took the run up; null while it waits in the queue.',
@@ -112,7 +120,10 @@ export const runOperations = {
             status: 'completed',
             stopReason: 'final_answer',
             source: 'user',
-            profile: 'default',
+            profile: 'support-bot',
+            agent: { id: 'agt_0b7c4c57-5f0c-4d47-9a59-2f3f4d9b8d01', version: 2 },
+            overrides: { maxTurns: 4 },
+            subject: 'alice',
             createdAt: '2026-06-01T09:30:00.000Z',
             startedAt: '2026-06-01T09:30:00.010Z',
             finishedAt: '2026-06-01T09:30:02.000Z',
@@ -185,6 +196,9 @@ export function registerRunRoutes(router: OperationRouter, options: RunRoutesOpt
         // An older orchestrator sends neither: a user's run under an unnamed profile.
         source: run.source || 'user',
         profile: run.profile,
+        agent: runAgentOf(run.agentId ?? '', run.agentVersion ?? 0),
+        overrides: run.overridesJson ? (JSON.parse(run.overridesJson) as RunOverrides) : null,
+        subject: run.subject || null,
         createdAt: run.createdAt?.toISOString() ?? null,
         startedAt: run.startedAt?.toISOString() ?? null,
         finishedAt: run.finishedAt?.toISOString() ?? null,

@@ -13,7 +13,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { buildApp } from '../app.js';
 import { TokenVerifier } from '../auth.js';
-import { noAgentPool, noEvents, noTrigger } from '../test-support/unavailable-ports.js';
+import { noAgentPool, noAgents, noEvents, noTrigger } from '../test-support/unavailable-ports.js';
 
 const SECRET = 'structured-secret-structured-secret-1234';
 const seen: orchestratorV1.HandleMessageRequest[] = [];
@@ -58,6 +58,7 @@ beforeAll(async () => {
     verifier: new TokenVerifier(SECRET),
     maxBodyBytes: 100_000,
     orchestrator,
+    agents: noAgents,
     memory: {} as never,
     events: noEvents,
     agentPool: noAgentPool,

@@ -3,7 +3,7 @@ import { createLogger, type GrpcHealthProbe, type Logger, type PromiseClient } f
 import type { FastifyInstance } from 'fastify';
 import { buildApp, type AppOptions } from '../app.js';
 import { TokenVerifier } from '../auth.js';
-import { noAgentPool, noEvents } from './unavailable-ports.js';
+import { noAgentPool, noAgents, noEvents } from './unavailable-ports.js';
 
 /**
  * The api with only a trigger behind it (tasks, events, notifications): every other service is
@@ -25,6 +25,7 @@ export function triggerEdgeApp(
     memory: noAgentPool as never,
     events: noEvents,
     agentPool: noAgentPool,
+    agents: noAgents,
     trigger,
     limits: { maxMessageChars: 100, turnWaitMs: 1_000, sseHeartbeatMs: 1_000 },
     health: {

@@ -1,4 +1,4 @@
-import type { agentPoolV1, triggerV1 } from '@platform/proto';
+import type { agentPoolV1, agentsV1, triggerV1 } from '@platform/proto';
 import type { PromiseClient } from '@platform/service-kit';
 import type { RunEvents } from '../events/run-event-reader.js';
 
@@ -28,3 +28,12 @@ export const noTrigger = new Proxy(
       Promise.reject(new Error(`the trigger service (${String(method)}) is not available in this test`)),
   },
 ) as PromiseClient<triggerV1.TriggerServiceClient>;
+
+/** For HTTP-edge tests that never touch agents: any call to the agent service fails the test loudly. */
+export const noAgents = new Proxy(
+  {},
+  {
+    get: (_target, method) => () =>
+      Promise.reject(new Error(`the agent service (${String(method)}) is not available in this test`)),
+  },
+) as PromiseClient<agentsV1.AgentServiceClient>;

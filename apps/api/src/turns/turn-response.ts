@@ -1,5 +1,6 @@
 import type { orchestratorV1 } from '@platform/proto';
 import { z } from 'zod';
+import { RunAgent, runAgentOf } from '../agents/agent-json.js';
 import { TokenUsage } from '../openapi/common-schemas.js';
 
 /** A finished turn as clients see it (also the `result` of a streamed turn's last event). */
@@ -34,6 +35,7 @@ export const TurnResponse = z
       description:
         "The structured answer: a JSON value valid against the run's output schema (the message's `outputSchema`, else its agent's). Absent without one, or when the answer never validated (stopReason `invalid_output`).",
     }),
+    agent: RunAgent.optional(),
   })
   .meta({ id: 'TurnResponse' });
 export type TurnResponse = z.infer<typeof TurnResponse>;
@@ -49,6 +51,7 @@ export const TURN_RESPONSE_EXAMPLE: TurnResponse = {
   durationMs: 41,
   usage: { inputTokens: 210, outputTokens: 18, totalTokens: 228 },
   pending: [],
+  agent: { id: 'agt_0b7c4c57-5f0c-4d47-9a59-2f3f4d9b8d01', version: 2 },
 };
 
 /** The JSON shape of a finished turn (also the last event of a streamed one). */
@@ -73,5 +76,6 @@ export function turnResponseBody(result: orchestratorV1.HandleMessageResponse, c
     // Agent-tools waiting for the user (status "waiting"): prompts and structured approval requests.
     pending: JSON.parse(result.pendingJson || '[]') as unknown[],
     ...(result.outputJson ? { output: JSON.parse(result.outputJson) as unknown } : {}),
+    agent: runAgentOf(result.agentId ?? '', result.agentVersion ?? 0),
   };
 }

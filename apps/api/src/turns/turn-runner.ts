@@ -3,12 +3,19 @@ import type { orchestratorV1 } from '@platform/proto';
 import { DEPENDENCY_UNAVAILABLE, isPlatformError, type Logger, type PromiseClient } from '@platform/service-kit';
 import { ApiErrorCodes } from '../error-codes.js';
 
-/** A turn to run; the approval fields are only for decisions on approval requests. */
-export type TurnRequest = Omit<
-  orchestratorV1.HandleMessageRequest,
-  'runId' | 'attach' | 'approvalId' | 'decision' | 'changesJson' | 'source'
-> &
-  Partial<Pick<orchestratorV1.HandleMessageRequest, 'approvalId' | 'decision' | 'changesJson' | 'source'>>;
+/** Fields a turn may leave out: the approval ones (decisions on approval requests only). */
+type ApprovalField = 'approvalId' | 'decision' | 'changesJson' | 'source';
+
+/** A turn to run (the agent fields are optional in the contract: unset, the orchestrator's defaults). */
+export type TurnRequest = Omit<orchestratorV1.HandleMessageRequest, 'runId' | 'attach' | ApprovalField> &
+  Partial<Pick<orchestratorV1.HandleMessageRequest, ApprovalField>>;
+
+const APPROVAL_DEFAULTS = {
+  approvalId: '',
+  decision: '',
+  changesJson: '',
+  source: undefined,
+} satisfies Pick<orchestratorV1.HandleMessageRequest, ApprovalField>;
 
 const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -55,7 +62,7 @@ export class TurnRunner {
     for (let attempt = 0; ; attempt++) {
       try {
         return await this.orchestrator.handleMessage(
-          { approvalId: '', decision: '', changesJson: '', source: undefined, ...request, runId, attach: attempt > 0 },
+          { ...APPROVAL_DEFAULTS, ...request, runId, attach: attempt > 0 },
           { deadlineMs: Math.max(1, deadlineAt - Date.now()), ...(signal ? { signal } : {}) },
         );
       } catch (err) {

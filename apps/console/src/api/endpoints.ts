@@ -4,7 +4,7 @@ import createClient, { type Client } from 'openapi-fetch';
 import type { paths } from '../gen/platform-api.js';
 import { ApiError } from './api-error.js';
 import { callerHeaders, openEventStream, type Caller } from './http-client.js';
-import type { ConsoleConfig, RunDetail } from './types.js';
+import type { ConsoleConfig, RunDetail, TurnAnswer } from './types.js';
 
 /** What an openapi-fetch call answers. */
 interface Answer<T> {
@@ -44,6 +44,21 @@ function clientFor(caller: Caller): Client<paths> {
   });
   return client;
 }
+
+/** The answer's body and its `ETag` (an agent's, for the next write's `If-Match`). */
+async function bodyAndEtag<T>(call: Promise<Answer<T>>): Promise<{ body: T; etag: string }> {
+  let etag = '';
+  const body = await bodyOf(
+    call.then((answer) => {
+      etag = answer.response.headers.get('etag') ?? '';
+      return answer;
+    }),
+  );
+  return { body, etag };
+}
+
+/** An AgentSpec as the editor holds it (the api checks it). */
+type SpecBody = paths['/v1/agents']['post']['requestBody']['content']['application/json'];
 
 /** The filters and page of `GET /v1/runs`. */
 export type RunListQuery = NonNullable<paths['/v1/runs']['get']['parameters']['query']>;
@@ -153,6 +168,73 @@ export class PlatformApi {
         params: { query: { limit: 50, ...(before === undefined ? {} : { before }) } },
       }),
     );
+  }
+  /** The api's OpenAPI document (the agent editor builds its form from the AgentSpec schema in it). */
+  async openApiDocument(): Promise<{ components?: { schemas?: Record<string, unknown> } }> {
+    return (await bodyOf(this.client.GET('/v1/openapi.json'))) as {
+      components?: { schemas?: Record<string, unknown> };
+    };
+  }
+  listAgents(includeDeleted = false) {
+    return bodyOf(
+      this.client.GET('/v1/agents', {
+        params: { query: { limit: 200, includeDeleted: includeDeleted ? 'true' : 'false' } },
+      }),
+    );
+  }
+  getAgent(agent: string) {
+    return bodyAndEtag(this.client.GET('/v1/agents/{agent}', { params: { path: { agent } } }));
+  }
+  createAgent(spec: Record<string, unknown>, draft: boolean) {
+    return bodyAndEtag(
+      this.client.POST('/v1/agents', {
+        params: { query: { draft: draft ? 'true' : 'false' } },
+        body: spec as SpecBody,
+      }),
+    );
+  }
+  /** A new version of the agent; `etag` is the one it was read with (a stale one is 412 STALE_REVISION). */
+  updateAgent(agent: string, spec: Record<string, unknown>, etag: string, draft: boolean) {
+    return bodyAndEtag(
+      this.client.PUT('/v1/agents/{agent}', {
+        params: { path: { agent }, query: { draft: draft ? 'true' : 'false' }, header: { 'If-Match': etag } },
+        body: spec as SpecBody,
+      }),
+    );
+  }
+  agentVersions(agent: string) {
+    return bodyOf(
+      this.client.GET('/v1/agents/{agent}/versions', { params: { path: { agent }, query: { limit: 200 } } }),
+    );
+  }
+  diffVersions(agent: string, version: number, against: number) {
+    return bodyOf(
+      this.client.GET('/v1/agents/{agent}/versions/{version}/diff', {
+        params: { path: { agent, version }, query: { against } },
+      }),
+    );
+  }
+  publishVersion(agent: string, version: number, etag: string) {
+    return bodyAndEtag(
+      this.client.POST('/v1/agents/{agent}/versions/{version}/publish', {
+        params: { path: { agent, version }, header: { 'If-Match': etag } },
+      }),
+    );
+  }
+  rollbackAgent(agent: string, etag: string) {
+    return bodyAndEtag(
+      this.client.POST('/v1/agents/{agent}/rollback', { params: { path: { agent }, header: { 'If-Match': etag } } }),
+    );
+  }
+  /** Sends a message to one version of an agent (a draft included) and waits for the answer: "try this version". */
+  async tryAgentVersion(conversationId: string, agent: string, agentVersion: number, content: string) {
+    // Not streamed (no Accept: text/event-stream): the answer is the turn's JSON.
+    return (await bodyOf(
+      this.client.POST('/v1/conversations/{conversationId}/messages', {
+        params: { path: { conversationId } },
+        body: { content, agent, agentVersion },
+      }),
+    )) as TurnAnswer;
   }
   usage(from: string, to: string) {
     return bodyOf(this.client.GET('/v1/usage', { params: { query: { from, to } } }));

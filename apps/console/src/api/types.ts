@@ -43,6 +43,9 @@ export type MemoryFact = Schemas['Fact'];
 export type CredentialAuditEvent = GetAnswer<'/v1/credentials/audit'>['events'][number];
 export type ModelConnection = GetAnswer<'/v1/model-connections'>['connections'][number];
 export type UsageReport = GetAnswer<'/v1/usage'>;
+export type Agent = Schemas['Agent'];
+export type AgentVersion = Schemas['AgentVersion'];
+export type AgentVersionDiff = Schemas['AgentVersionDiff'];
 export type UsageDay = UsageReport['days'][number];
 
 export interface StepFailure {

@@ -4,6 +4,7 @@ import { useConsole } from '../console-context.js';
 
 const PAGES: Array<[path: string, label: string]> = [
   ['/runs', 'Runs'],
+  ['/agents', 'Agents'],
   ['/conversations', 'Conversations'],
   ['/approvals', 'Approvals'],
   ['/tools', 'Tools'],

@@ -4,8 +4,8 @@ export interface FormField {
   label: string;
   description: string;
   required: boolean;
-  /** `json`: anything the form cannot show as one input (objects, arrays, unions), typed as JSON. */
-  control: 'text' | 'number' | 'integer' | 'checkbox' | 'select' | 'json';
+  /** `json`: anything the form cannot show as one input (objects, arrays, unions), typed as JSON; `longtext`: text of many lines. */
+  control: 'text' | 'longtext' | 'number' | 'integer' | 'checkbox' | 'select' | 'json';
   options: string[];
   defaultValue: string;
 }

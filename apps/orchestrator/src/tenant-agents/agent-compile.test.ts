@@ -17,7 +17,7 @@ const spec = AgentSpec.parse({
   fallbackModels: ['sim-2'],
   tools: ['calc*', 'current_time'],
   loop: { maxTurns: 4 },
-  memory: { recall: false },
+  memory: { recall: false, budgetTokens: 300 },
   outputSchema: { type: 'object' },
   access: { subjects: ['alice'] },
   overrides: { models: ['sim-3'] },
@@ -33,6 +33,7 @@ describe('a tenant agent compiled into a profile', () => {
       model: { model: 'sim-1' },
       fallbackModels: [{ model: 'sim-2' }],
       recall: false,
+      recallBudgetTokens: 300,
       outputSchema: { type: 'object' },
       agent: { id: 'agt_x', version: 3 },
     });

@@ -54,6 +54,7 @@ export class ContextStep implements TurnStep<EquippedTurn, PreparedTurn> {
       agentExchanges: agents.messages,
       // A tenant agent may turn recall off (its `memory.recall`).
       ...(profile.recall === false ? {} : { memoryRecall }),
+      ...(profile.recallBudgetTokens !== undefined ? { recallBudgetTokens: profile.recallBudgetTokens } : {}),
     });
     return prepared.messages;
   }
