@@ -132,12 +132,17 @@ export function agentServiceImplementation(deps: AgentServiceDependencies): agen
     listAgents: unaryHandler(logger, 'ListAgents', async (request: agentsV1.ListAgentsRequest) => {
       const caller = callerOf(request.caller, deps.defaultTier);
       const limit = pageSizeOf(request.pageSize);
-      const after = decodeToken(request.pageToken);
+      const token = decodeToken(request.pageToken);
+      // "<name> <agent id>" of the previous page's last agent (names and ids hold no space).
+      const after =
+        token === undefined ? undefined : { name: token.split(' ')[0]!, agentId: token.split(' ')[1] ?? '' };
+      const isAfter = (a: { name: string; agentId: string }): boolean =>
+        !after || a.name > after.name || (a.name === after.name && a.agentId > after.agentId);
       const labels = labelsOf(request.labels);
       const search = request.search.toLowerCase();
       const tenantAgents = await store.list(caller.tenantId, {
         limit: limit + 1,
-        ...(after !== undefined ? { afterName: after } : {}),
+        ...(after !== undefined ? { after } : {}),
         ...(request.search ? { search: request.search } : {}),
         labels,
         includeDeleted: request.includeDeleted,
@@ -147,17 +152,19 @@ export function agentServiceImplementation(deps: AgentServiceDependencies): agen
         ? []
         : profiles
             .names()
-            .filter((name) => (after === undefined || name > after) && (!search || name.toLowerCase().includes(search)))
+            .filter((name) => !search || name.toLowerCase().includes(search))
             .map((name) => builtIn(caller, name))
             .filter((spec) => spec !== undefined)
-            .map(builtInMessage);
+            .map(builtInMessage)
+            .filter(isAfter);
       const merged = [...tenantAgents.map(agentMessage), ...builtIns].sort((a, b) =>
         a.name < b.name ? -1 : a.name > b.name ? 1 : a.agentId < b.agentId ? -1 : 1,
       );
       const page = merged.slice(0, limit);
       return {
         agents: page,
-        nextPageToken: merged.length > limit ? encodeToken(page[page.length - 1]!.name) : '',
+        nextPageToken:
+          merged.length > limit ? encodeToken(`${page[page.length - 1]!.name} ${page[page.length - 1]!.agentId}`) : '',
       };
     }),
 

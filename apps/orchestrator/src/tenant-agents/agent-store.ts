@@ -81,8 +81,8 @@ function isUniqueViolation(err: unknown): boolean {
 /** What a listing asks for. */
 export interface AgentListQuery {
   limit: number;
-  /** The last name of the previous page. */
-  afterName?: string;
+  /** The last agent of the previous page (name, then id: a deleted agent may share a live one's name). */
+  after?: { name: string; agentId: string };
   search?: string;
   labels: [string, string][];
   includeDeleted: boolean;
@@ -119,9 +119,9 @@ export class AgentStore {
     const values: unknown[] = [tenantId, query.limit];
     const where = ['a.tenant_id = $1'];
     if (!query.includeDeleted) where.push('a.deleted_at IS NULL');
-    if (query.afterName !== undefined) {
-      values.push(query.afterName);
-      where.push(`a.name COLLATE "C" > $${values.length}`);
+    if (query.after !== undefined) {
+      values.push(query.after.name, query.after.agentId);
+      where.push(`(a.name COLLATE "C", a.agent_id COLLATE "C") > ($${values.length - 1}, $${values.length})`);
     }
     const outer: string[] = [];
     if (query.search) {
@@ -135,7 +135,7 @@ export class AgentStore {
     const { rows } = await this.pool.query<AgentRow>(
       `SELECT * FROM (SELECT ${AGENT_COLUMNS} FROM agents a WHERE ${where.join(' AND ')}) AS listed
        ${outer.length ? `WHERE ${outer.join(' AND ')}` : ''}
-       ORDER BY name COLLATE "C", agent_id LIMIT $2`,
+       ORDER BY name COLLATE "C", agent_id COLLATE "C" LIMIT $2`,
       values,
     );
     return rows.map(toAgent);

@@ -198,24 +198,36 @@ describe('agents: create, read, update, delete', () => {
     expect(bySearch.nextPageToken).toBe('');
   });
 
-  it('pages through the agents by name', async () => {
+  it('pages through the agents by name, a deleted one beside a live one of the same name included', async () => {
     const tenant = `paging-${randomUUID().slice(0, 8)}`;
     for (const name of ['a-one', 'b-two', 'c-three']) await create(tenant, name);
-    const names: string[] = [];
-    let pageToken = '';
-    do {
-      const page = await agents().listAgents({
-        caller: caller(tenant),
-        pageSize: 2,
-        pageToken,
-        search: '',
-        labels: [],
-        includeDeleted: false,
-      });
-      names.push(...page.agents.map((a) => a.name));
-      pageToken = page.nextPageToken;
-    } while (pageToken);
-    expect(names).toEqual(['a-one', 'b-two', 'c-three', 'default']);
+    await agents().deleteAgent({ caller: caller(tenant), agent: 'b-two', ifMatch: 0 });
+    await create(tenant, 'b-two');
+    const listAll = async (pageSize: number, includeDeleted: boolean) => {
+      const ids: string[] = [];
+      const names: string[] = [];
+      let pageToken = '';
+      do {
+        const page = await agents().listAgents({
+          caller: caller(tenant),
+          pageSize,
+          pageToken,
+          search: '',
+          labels: [],
+          includeDeleted,
+        });
+        expect(page.agents.length).toBeLessThanOrEqual(pageSize);
+        ids.push(...page.agents.map((a) => a.agentId));
+        names.push(...page.agents.map((a) => a.name));
+        pageToken = page.nextPageToken;
+      } while (pageToken);
+      expect(new Set(ids).size).toBe(ids.length);
+      return names;
+    };
+    for (const size of [1, 2, 50]) {
+      expect(await listAll(size, false)).toEqual(['a-one', 'b-two', 'c-three', 'default']);
+      expect(await listAll(size, true)).toEqual(['a-one', 'b-two', 'b-two', 'c-three', 'default']);
+    }
   });
 
   it('writes every update as a new immutable version, newest first', async () => {
