@@ -120,7 +120,7 @@ const orchestratorErrorCatalogue = {
   NOT_PERMITTED_BY_TIER: {
     kind: 'permission_denied',
     description:
-      "The tenant's tier does not permit a model, tool pattern or model connection an agent names (the message names it), or model connections at all where its `modelConnections` is 0.",
+      "The tenant's tier does not permit a model, tool pattern or model connection an agent names (or model connections at all: its `modelConnections` is 0); the message names it.",
   },
   BUILT_IN_AGENT: {
     kind: 'permission_denied',

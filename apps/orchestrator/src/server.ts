@@ -114,9 +114,8 @@ async function wire(
   connections: OrchestratorConnections,
 ): Promise<OrchestratorServer> {
   const { pool, redis, nc, memory, agentPool, catalog, transport } = connections;
-  // Tenants' own model endpoints (docs/models.md, "Models the tenant brings"): the port the agent
-  // validation and the agent resolver take; absent without a
-  // CREDENTIAL_PLATFORM_TOKEN, and then agents cannot name a connection.
+  // Tenants' own model endpoints (docs/models.md, "Models the tenant brings"): the agents' port;
+  // absent without a CREDENTIAL_PLATFORM_TOKEN, and then agents cannot name a connection.
   const modelConnections = openModelConnections(config, { nc, transport, logger });
   await modelConnections?.ready;
   // Tenant agents: stored in Postgres, looked up per replica, invalidated over NATS (tenant-agents/).
