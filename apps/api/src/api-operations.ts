@@ -1,4 +1,7 @@
 import { adminOperations } from './routes/admin.js';
+import { auditOperations } from './routes/audit.js';
+import { keyOperations } from './routes/keys.js';
+import { meOperations } from './routes/me.js';
 import { approvalOperations } from './routes/approvals.js';
 import { chatCompletionOperations } from './routes/chat-completions.js';
 import { conversationOperations } from './routes/conversations.js';
@@ -32,5 +35,8 @@ export const allOperations: readonly OperationSpec[] = [
   notificationOperations,
   usageOperations,
   chatCompletionOperations,
+  meOperations,
+  keyOperations,
+  auditOperations,
   adminOperations,
 ].flatMap((group) => Object.values(group) as OperationSpec[]);

@@ -1,4 +1,4 @@
-import type { agentPoolV1, memoryV1, orchestratorV1, triggerV1 } from '@platform/proto';
+import type { agentPoolV1, agentsV1, memoryV1, orchestratorV1, triggerV1 } from '@platform/proto';
 import type { Logger, PromiseClient } from '@platform/service-kit';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance, type RouteOptions } from 'fastify';
 import type { TokenVerifier } from './auth.js';
@@ -9,7 +9,13 @@ import { registerInputTextCheck } from './input-text.js';
 import { registerStrictJsonBodies } from './json-body.js';
 import { isConsoleRoute, registerConsole, type ConsoleOptions } from './console-static.js';
 import type { RunEvents } from './events/run-event-reader.js';
-import { actingPrincipal } from './operator.js';
+import { authenticate } from './access/authenticate.js';
+import { registerAdminAudit } from './access/admin-audit.js';
+import type { ApiKeyVerifier } from './access/api-keys.js';
+import { requireRole } from './access/role-check.js';
+import { registerKeyRoutes, type KeyRevocations } from './routes/keys.js';
+import { registerAuditRoutes } from './routes/audit.js';
+import { registerMeRoutes } from './routes/me.js';
 import { registerAdminRoutes } from './routes/admin.js';
 import { registerApprovalRoutes } from './routes/approvals.js';
 import { registerNotificationRoutes } from './routes/notifications.js';
@@ -40,6 +46,8 @@ export interface AppOptions {
   orchestrator: PromiseClient<orchestratorV1.OrchestratorServiceClient>;
   memory: PromiseClient<memoryV1.MemoryServiceClient>;
   agentPool: PromiseClient<agentPoolV1.AgentPoolServiceClient>;
+  /** The orchestrator's AgentService (an agent version's `approverRoles`, docs/access.md#approvals); absent: agents name none. */
+  agents?: PromiseClient<agentsV1.AgentServiceClient>;
   /** The credential service (store/list/delete/audit); absent: the credential routes answer 503. */
   credentials?: CredentialCalls;
   /** The trigger service, for the tasks endpoints. */
@@ -63,6 +71,11 @@ export interface AppOptions {
   console?: ConsoleOptions;
   /** Operators' read-only views (docs/api.md#operators). */
   admin?: { operatorRole: string; deadLetters?: DeadLetterReader | undefined };
+  /**
+   * API keys (docs/access.md#api-keys): the verifier (cache in front of the credential service)
+   * and where revocations are announced to every replica; absent: keys are refused.
+   */
+  apiKeys?: { verifier: ApiKeyVerifier; revocations: KeyRevocations };
   /** Check every JSON reply against its documented schema (tests: the OpenAPI document cannot drift from the handlers). */
   checkReplies?: boolean;
   /** Sees every route as it is registered (tests and tooling: which routes the api serves). */
@@ -116,12 +129,17 @@ export function buildApp(options: AppOptions): FastifyInstance {
     if (!request.routeOptions.url) return; // unknown route: the 404 handler answers
     if (request.routeOptions.config.access === 'public') return;
     if (isConsoleRoute(request.routeOptions.url)) return; // the page is public; its API calls carry the token
-    request.principal = actingPrincipal(
-      await options.verifier.verify(request.headers.authorization),
-      request,
-      options.admin?.operatorRole ?? DEFAULT_OPERATOR_ROLE,
-    );
+    const principal = await authenticate(request, {
+      verifier: options.verifier,
+      keys: options.apiKeys?.verifier,
+      operatorRole: options.admin?.operatorRole ?? DEFAULT_OPERATOR_ROLE,
+    });
+    request.principal = principal;
+    const { access, role, operationId } = request.routeOptions.config;
+    // Before the body is read: a caller below the operation's role learns nothing about its input.
+    if (access === 'tenant' && role) requireRole(principal, role, operationId ?? request.routeOptions.url);
   });
+  registerAdminAudit(app, options.credentials, options.logger);
 
   const turns = new TurnRunner(options.orchestrator, options.logger);
   const { events } = options;
@@ -155,11 +173,15 @@ export function buildApp(options: AppOptions): FastifyInstance {
   registerApprovalRoutes(router, {
     agentPool: options.agentPool,
     orchestrator: options.orchestrator,
+    ...(options.agents ? { agents: options.agents } : {}),
     turns,
     turnWaitMs: options.limits.turnWaitMs,
   });
   registerCredentialRoutes(router, { credentials: options.credentials });
   registerTaskRoutes(router, { trigger: options.trigger, eventRate: options.quotas?.events ?? unlimitedEvents });
+  registerMeRoutes(router, { operatorRole: options.admin?.operatorRole ?? DEFAULT_OPERATOR_ROLE });
+  registerKeyRoutes(router, { credentials: options.credentials, revocations: options.apiKeys?.revocations });
+  registerAuditRoutes(router, { credentials: options.credentials });
   registerAdminRoutes(router, { deadLetters: options.admin?.deadLetters, credentials: options.credentials });
   return app;
 }

@@ -1,4 +1,4 @@
-import { agentPoolV1, credentialV1, memoryV1, orchestratorV1, triggerV1 } from '@platform/proto';
+import { agentPoolV1, agentsV1, credentialV1, memoryV1, orchestratorV1, triggerV1 } from '@platform/proto';
 import { RUN_EVENTS_STREAM, RUN_EVENTS_SUBJECT_PREFIX } from '@platform/contracts';
 import {
   connectNats,
@@ -15,6 +15,8 @@ import { observeGauge, PLATFORM } from '@platform/telemetry';
 import { buildApp } from './app.js';
 import { CredentialCalls } from './credential-calls.js';
 import { TokenVerifier } from './auth.js';
+import { ApiKeyVerifier } from './access/api-keys.js';
+import { NatsKeyRevocations } from './access/key-revocations.js';
 import type { ApiConfig } from './config.js';
 import { DeadLetterReader } from './events/dead-letter-reader.js';
 import { RunEventReader } from './events/run-event-reader.js';
@@ -43,6 +45,17 @@ export async function startApiServer(config: ApiConfig, logger: Logger): Promise
     config.ORCHESTRATOR_ADDRESS,
     {
       defaultDeadlineMs: config.TURN_WAIT_MS,
+      transport,
+      server: 'orchestrator',
+    },
+  );
+  // The orchestrator serves the AgentService too (an agent version's approver roles).
+  const agents = createGrpcClient(
+    agentsV1.AgentServiceClient,
+    agentsV1.AgentServiceService,
+    config.ORCHESTRATOR_ADDRESS,
+    {
+      defaultDeadlineMs: config.GRPC_DEADLINE_MS,
       transport,
       server: 'orchestrator',
     },
@@ -99,6 +112,22 @@ export async function startApiServer(config: ApiConfig, logger: Logger): Promise
     () => [{ value: streams.openHere }],
   );
 
+  const credentialCalls = credential
+    ? new CredentialCalls(credential.rpc, config.CREDENTIAL_PLATFORM_TOKEN!)
+    : undefined;
+  const keyVerifier = credentialCalls
+    ? new ApiKeyVerifier(credentialCalls, {
+        cacheMs: config.API_KEY_CACHE_MS,
+        maxEntries: config.API_KEY_CACHE_SIZE,
+        useFlushMs: config.API_KEY_USE_FLUSH_MS,
+        logger,
+      })
+    : undefined;
+  const revocations = keyVerifier
+    ? new NatsKeyRevocations(nc, (keyId) => keyVerifier.forget(keyId), logger)
+    : undefined;
+  revocations?.listen();
+
   const app = buildApp({
     logger,
     verifier: new TokenVerifier({
@@ -109,13 +138,16 @@ export async function startApiServer(config: ApiConfig, logger: Logger): Promise
       clockToleranceSeconds: config.AUTH_CLOCK_TOLERANCE_SECONDS,
       maxTokenLifetimeSeconds: config.AUTH_MAX_TOKEN_LIFETIME,
       cache: { maxEntries: config.AUTH_TOKEN_CACHE_SIZE, maxAgeMs: config.AUTH_TOKEN_CACHE_MAX_AGE_MS },
+      defaultRole: config.AUTH_DEFAULT_TENANT_ROLE,
       logger,
     }),
+    ...(keyVerifier && revocations ? { apiKeys: { verifier: keyVerifier, revocations } } : {}),
     maxBodyBytes: config.MAX_BODY_BYTES,
     orchestrator: orchestrator.rpc,
     memory: memory.rpc,
     agentPool: agentPool.rpc,
-    ...(credential ? { credentials: new CredentialCalls(credential.rpc, config.CREDENTIAL_PLATFORM_TOKEN!) } : {}),
+    agents: agents.rpc,
+    ...(credentialCalls ? { credentials: credentialCalls } : {}),
     trigger: trigger.rpc,
     events: new RunEventReader(nc, logger),
     quotas: { streams, events: new RedisEventRate(new RateLimiter(redis, logger, 'quota'), tenantQuotas) },
@@ -162,7 +194,9 @@ export async function startApiServer(config: ApiConfig, logger: Logger): Promise
       accepting = false;
       // Fastify stops accepting, answers new requests with 503 and waits for in-flight ones.
       await app.close();
+      await keyVerifier?.close();
       orchestrator.close();
+      agents.close();
       memory.close();
       agentPool.close();
       trigger.close();

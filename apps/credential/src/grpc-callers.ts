@@ -14,4 +14,11 @@ export const CREDENTIAL_CALLERS: CallerTable<typeof credentialV1.CredentialServi
   deleteCredential: ['api'],
   listAuditEvents: ['api'],
   getKeyUsage: ['api'],
+  createApiKey: ['api'],
+  listApiKeys: ['api'],
+  revokeApiKey: ['api'],
+  verifyApiKey: ['api'],
+  recordKeyUse: ['api'],
+  recordAdminAction: ['api'],
+  listAdminActions: ['api'],
 };

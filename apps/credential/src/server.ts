@@ -9,6 +9,8 @@ import { CredentialDatabase } from './credential-database.js';
 import { credentialServiceImplementation, type CredentialServiceLimits } from './credential-service.js';
 import { CredentialStore } from './credential-store.js';
 import { ReadAuditBatcher } from './read-audit-batcher.js';
+import { ApiKeyStore } from './api-key-store.js';
+import { AdminAuditStore } from './admin-audit-store.js';
 import type { KeyProvider } from './crypto/key-provider.js';
 import { LocalKeyring } from './crypto/local-keyring.js';
 import { assertKeyringCoversRows, startRewrapJob } from './key-rotation.js';
@@ -87,6 +89,7 @@ export async function startCredentialServer(
       credentialV1.CredentialServiceService,
       credentialServiceImplementation({
         store,
+        access: { keys: new ApiKeyStore(db), audit: new AdminAuditStore(db) },
         db,
         readAudit,
         keys: keyProvider,

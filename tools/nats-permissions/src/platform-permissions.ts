@@ -1,4 +1,5 @@
 import {
+  API_KEY_REVOKED_SUBJECT,
   AGENT_POOL_EVENT_SUBJECT_PREFIX,
   AGENT_POOL_EVENTS_STREAM,
   MEMORY_DEAD_LETTER_STREAM,
@@ -57,8 +58,9 @@ export const SERVICE_PRINCIPALS: readonly Principal[] = [
     name: 'api',
     kind: 'service',
     description:
-      "HTTP edge: keeps the run-events stream and reads it for SSE clients (ordered consumers); reads memory's dead letters for operators",
+      "HTTP edge: keeps the run-events stream and reads it for SSE clients (ordered consumers); reads memory's dead letters for operators; tells the other replicas of revoked API keys",
     publish: unique([
+      API_KEY_REVOKED_SUBJECT,
       JETSTREAM_ACCOUNT_INFO,
       ...manageStream(RUN_EVENTS_STREAM),
       ...readStreamMessages(RUN_EVENTS_STREAM),
@@ -66,7 +68,7 @@ export const SERVICE_PRINCIPALS: readonly Principal[] = [
       ...readStreamMessages(MEMORY_DEAD_LETTER_STREAM),
       ...consumeStream(MEMORY_DEAD_LETTER_STREAM),
     ]),
-    subscribe: [inboxOf('api')],
+    subscribe: [inboxOf('api'), API_KEY_REVOKED_SUBJECT],
     allowResponses: false,
   },
   {

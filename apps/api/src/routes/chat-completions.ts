@@ -91,6 +91,7 @@ export const chatCompletionOperations = {
       'Tools run on the platform; the client receives the final assistant message (streamed as deltas with `stream: true`). The conversation is `x-conversation-id` when given (history kept by the platform), else a new one per request.',
     tags: ['openai'],
     access: 'tenant',
+    role: 'member',
     body: ChatCompletionBody,
     headers: z.object({
       'x-conversation-id': ConversationId.optional().meta({
