@@ -13,48 +13,68 @@ export class ApiError extends Error {
 export interface ApiClientOptions {
   /** Base URL of the api, e.g. `https://agents.example.com`. */
   baseUrl: string;
-  /** An operator's bearer token (a JWT with the operator role in its `roles` claim). */
+  /** The bearer credential: a JWT (an operator's, or a tenant admin's) or an API key (`plk_…`). */
   token: string;
   /** Read this tenant's data (the `Platform-Tenant` header; operators only, read-only). */
   tenant?: string | undefined;
   timeoutMs?: number;
 }
 
-/** Read-only calls to the platform's HTTP API (docs/api.md). */
+/** Calls to the platform's HTTP API (docs/api.md): reads, and the key commands' writes. */
 export class ApiClient {
   constructor(private readonly options: ApiClientOptions) {}
 
-  async get<T>(path: string, query: Record<string, string | number | undefined> = {}): Promise<T> {
+  get<T>(path: string, query: Record<string, string | number | undefined> = {}): Promise<T> {
+    return this.send<T>('GET', path, query);
+  }
+
+  post<T>(path: string, body: unknown): Promise<T> {
+    return this.send<T>('POST', path, {}, body);
+  }
+
+  delete<T>(path: string): Promise<T> {
+    return this.send<T>('DELETE', path, {});
+  }
+
+  private async send<T>(
+    method: 'GET' | 'POST' | 'DELETE',
+    path: string,
+    query: Record<string, string | number | undefined>,
+    body?: unknown,
+  ): Promise<T> {
     const url = new URL(path, this.options.baseUrl.endsWith('/') ? this.options.baseUrl : `${this.options.baseUrl}/`);
     for (const [key, value] of Object.entries(query)) if (value !== undefined) url.searchParams.set(key, String(value));
     let response: Response;
     try {
       response = await fetch(url, {
+        method,
         headers: {
           authorization: `Bearer ${this.options.token}`,
           accept: 'application/json',
+          ...(body !== undefined ? { 'content-type': 'application/json' } : {}),
           ...(this.options.tenant ? { 'platform-tenant': this.options.tenant } : {}),
         },
+        ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
         signal: AbortSignal.timeout(this.options.timeoutMs ?? 30_000),
       });
     } catch (err) {
       throw new ApiError(0, 'UNREACHABLE', `cannot reach ${url.origin}: ${(err as Error).message}`);
     }
     const text = await response.text();
-    let body: unknown;
+    let answer: unknown;
     try {
-      body = text ? JSON.parse(text) : undefined;
+      answer = text ? JSON.parse(text) : undefined;
     } catch {
-      body = undefined;
+      answer = undefined;
     }
     if (!response.ok) {
-      const error = (body as { error?: { code?: string; message?: string } } | undefined)?.error;
+      const error = (answer as { error?: { code?: string; message?: string } } | undefined)?.error;
       throw new ApiError(
         response.status,
         error?.code ?? `HTTP_${response.status}`,
         error?.message ?? (text.slice(0, 200) || response.statusText),
       );
     }
-    return body as T;
+    return answer as T;
   }
 }

@@ -7,11 +7,11 @@ import { runCli } from './cli.js';
 // file covers the command line itself: usage errors, and how api failures reach the operator.
 let server: Server;
 let baseUrl: string;
-const seen: Array<{ url: string; headers: Record<string, unknown> }> = [];
+const seen: Array<{ url: string; headers: Record<string, unknown>; method: string }> = [];
 
 beforeAll(async () => {
   server = createServer((request, response) => {
-    seen.push({ url: request.url ?? '', headers: request.headers });
+    seen.push({ url: request.url ?? '', headers: request.headers, method: request.method ?? '' });
     response.writeHead(403, { 'content-type': 'application/json' });
     response.end(JSON.stringify({ error: { code: 'FORBIDDEN', message: 'this route is for operators' } }));
   });
@@ -99,6 +99,31 @@ describe('platformctl command line', () => {
     });
     await run(['runs', 'list', '--api', baseUrl, '--token', 'tok', '--conversation', 'c1']);
     expect(Object.fromEntries(new URL(seen.at(-1)!.url, baseUrl).searchParams)).toEqual({ conversationId: 'c1' });
+  });
+
+  it('takes an API key with --key or PLATFORM_API_KEY and sends it as the bearer', async () => {
+    expect((await run(['keys', 'list', '--api', baseUrl, '--key', 'plk_k1'])).code).toBe(1);
+    expect(seen.at(-1)).toMatchObject({ url: '/v1/keys', method: 'GET' });
+    expect(seen.at(-1)!.headers).toMatchObject({ authorization: 'Bearer plk_k1' });
+    await run(['keys', 'revoke', '0123456789abcdef', '--api', baseUrl], { PLATFORM_API_KEY: 'plk_k2' });
+    expect(seen.at(-1)).toMatchObject({ url: '/v1/keys/0123456789abcdef', method: 'DELETE' });
+    expect(seen.at(-1)!.headers).toMatchObject({ authorization: 'Bearer plk_k2' });
+    expect(await run(['keys', 'list', '--key', 'plk_a', '--token', 't'])).toMatchObject({
+      code: 2,
+      err: expect.stringContaining('--key or --token'),
+    });
+  });
+
+  it('creates a key with POST /v1/keys, and refuses keys create without --name and --role', async () => {
+    expect(await run(['keys', 'create', '--role', 'member'], { PLATFORM_TOKEN: 't' })).toMatchObject({
+      code: 2,
+      err: expect.stringContaining('--name and --role'),
+    });
+    expect(
+      (await run(['keys', 'create', '--name', 'b', '--role', 'member', '--api', baseUrl, '--token', 't'])).code,
+    ).toBe(1);
+    expect(seen.at(-1)).toMatchObject({ url: '/v1/keys', method: 'POST' });
+    expect(seen.at(-1)!.headers).toMatchObject({ 'content-type': 'application/json' });
   });
 
   it('says the api is unreachable (exit 1)', async () => {

@@ -5,8 +5,9 @@ import { listApprovals } from './commands/approvals.js';
 import { listRuns, showRun } from './commands/runs.js';
 import { listFires, listTasks, showTask } from './commands/tasks.js';
 import { listTools } from './commands/tools.js';
+import { createKey, listAudit, listKeys, revokeKey } from './commands/keys.js';
 
-const USAGE = `platformctl: the agent platform's operator CLI (read-only, through the HTTP API)
+const USAGE = `platformctl: the agent platform's operator and tenant-admin CLI (through the HTTP API)
 
 usage: platformctl [options] <command>
 
@@ -26,10 +27,18 @@ commands:
   memory dead-letters [--limit n] [--after-seq n]
                                      turns memory could not ingest (all tenants unless --tenant)
   credentials keys                   key-encryption keys, credentials per key, rewrap progress
+  keys create --name <n> --role <r> [--expires <time>]
+                                     a tenant admin's new API key (viewer|member|developer|admin);
+                                     its secret is printed once
+  keys list                          the tenant's API keys (never a secret)
+  keys revoke <keyId>                revoke a key (refused on every api replica within a second)
+  audit [--limit n]                  the tenant's administrative actions, newest first (admins)
 
 options:
   --api <url>        the api's base URL (env PLATFORM_API_URL; default http://127.0.0.1:8080)
-  --token <jwt>      an operator token (env PLATFORM_TOKEN): a JWT with "roles": ["platform-operator"]
+  --token <jwt>      a token (env PLATFORM_TOKEN): an operator's JWT ("roles": ["platform-operator"]),
+                     or a tenant admin's for keys and audit
+  --key <key>        an API key (plk_…, env PLATFORM_API_KEY) instead of a token (docs/access.md)
   --tenant <id>      read this tenant's data (sent as the Platform-Tenant header)
   --json             print the api's JSON instead of a table
   -h, --help         this text
@@ -53,6 +62,10 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
       options: {
         api: { type: 'string' },
         token: { type: 'string' },
+        key: { type: 'string' },
+        name: { type: 'string' },
+        role: { type: 'string' },
+        expires: { type: 'string' },
         tenant: { type: 'string' },
         json: { type: 'boolean', default: false },
         conversation: { type: 'string' },
@@ -74,8 +87,13 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
       io.out(`${USAGE}\n`);
       return values.help ? 0 : 2;
     }
-    const token = values.token ?? io.env['PLATFORM_TOKEN'];
-    if (!token) throw new UsageError('no token: pass --token or set PLATFORM_TOKEN (an operator JWT)');
+    const key = values.key ?? io.env['PLATFORM_API_KEY'];
+    if (values.key && values.token) throw new UsageError('give --key or --token, not both');
+    const token = values.key ?? values.token ?? key ?? io.env['PLATFORM_TOKEN'];
+    if (!token)
+      throw new UsageError(
+        'no token: pass --token or set PLATFORM_TOKEN (a JWT), or --key or set PLATFORM_API_KEY (an API key)',
+      );
     const api = new ApiClient({
       baseUrl: values.api ?? io.env['PLATFORM_API_URL'] ?? 'http://127.0.0.1:8080',
       token,
@@ -138,6 +156,20 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
         break;
       case 'credentials keys':
         result = await credentialKeys(api);
+        break;
+      case 'keys create':
+        if (!values.name || !values.role) throw new UsageError('keys create needs --name and --role');
+        result = await createKey(api, { name: values.name, role: values.role, expiresAt: values.expires });
+        break;
+      case 'keys':
+      case 'keys list':
+        result = await listKeys(api);
+        break;
+      case 'keys revoke':
+        result = await revokeKey(api, need('<keyId>'));
+        break;
+      case 'audit':
+        result = await listAudit(api, number('limit', values.limit, 50));
         break;
       default:
         throw new UsageError(`unknown command '${positionals.join(' ')}'`);
