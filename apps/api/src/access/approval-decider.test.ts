@@ -107,7 +107,7 @@ async function decide(approvalId: string, sub: string, roles: string[] = []) {
     headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
     payload: { decision: 'approve' },
   });
-  return { status: response.statusCode, body: response.json() as { error?: { code: string; details?: unknown } } };
+  return { status: response.statusCode, body: response.json<{ error?: { code: string; details?: unknown } }>() };
 }
 
 describe('who decides an approval', () => {

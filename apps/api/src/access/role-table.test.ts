@@ -1,4 +1,4 @@
-import { TENANT_ROLES, roleAtLeast, TenantRole } from '@platform/contracts';
+import { TENANT_ROLES, roleAtLeast, type TenantRole } from '@platform/contracts';
 import { staleDocTables } from '@platform/testing';
 import { describe, expect, it } from 'vitest';
 import { allOperations } from '../api-operations.js';
@@ -72,9 +72,13 @@ describe('the role table', () => {
       const authorization = await bearer({ tenant: 'acme', roles: [role] });
       const wrong: string[] = [];
       for (const op of operations) {
-        const response = await inject({ method: op.method as 'GET', url: urlOf(op.path), headers: { authorization } });
+        const response = await inject({
+          method: op.method,
+          url: urlOf(op.path),
+          headers: { authorization },
+        });
         const body = response.headers['content-type']?.includes('json')
-          ? (response.json() as { error?: { code?: string; details?: { requiredRole?: string } } })
+          ? response.json<{ error?: { code?: string; details?: { requiredRole?: string } } }>()
           : {};
         const refused = response.statusCode === 403 && body.error?.code === 'FORBIDDEN_ROLE';
         const shouldRefuse = op.role !== undefined && !roleAtLeast(role, op.role);
