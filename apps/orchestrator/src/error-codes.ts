@@ -104,6 +104,47 @@ const orchestratorErrorCatalogue = {
     kind: 'invalid_argument',
     description: 'A usage request whose `from` is after its `to`, or that covers more days than allowed.',
   },
+  INVALID_AGENT_SPEC: {
+    kind: 'invalid_argument',
+    description: "An agent spec that is not valid JSON or breaks the spec's rules; `details.issues` names each field.",
+  },
+  INVALID_AGENT: {
+    kind: 'invalid_argument',
+    description: 'An agent reference (id or name) or version of the wrong form.',
+  },
+  NOT_PERMITTED_BY_TIER: {
+    kind: 'permission_denied',
+    description:
+      "The tenant's tier does not permit a model, tool pattern or model connection an agent names; the message names it.",
+  },
+  BUILT_IN_AGENT: {
+    kind: 'permission_denied',
+    description: "A write to a built-in agent (the operator's profiles): those are read-only.",
+  },
+  AGENT_NOT_FOUND: { kind: 'not_found', description: 'No agent of this id or name that the caller may use.' },
+  AGENT_VERSION_NOT_FOUND: { kind: 'not_found', description: 'The agent has no version of this number.' },
+  AGENT_NAME_TAKEN: {
+    kind: 'already_exists',
+    description: 'Another live agent of the tenant, or a built-in agent, has the name.',
+  },
+  STALE_REVISION: {
+    kind: 'failed_precondition',
+    description: "The agent's revision is not the one `if_match` names: someone wrote it since; read it again.",
+  },
+  PRECONDITION_REQUIRED: { kind: 'failed_precondition', description: 'An agent update without `if_match`.' },
+  AGENT_DELETED: {
+    kind: 'failed_precondition',
+    description: 'The agent is deleted: it answers no new messages and takes no writes; its runs stay readable.',
+  },
+  NOTHING_TO_ROLL_BACK: {
+    kind: 'failed_precondition',
+    description: 'A rollback of an agent with no earlier publication to go back to.',
+  },
+  OVERRIDE_NOT_ALLOWED: {
+    kind: 'invalid_argument',
+    description: "A message's overrides that are not valid or that the agent does not allow; the message names which.",
+  },
+  CONVERSATION_NOT_PINNED: { kind: 'not_found', description: 'The conversation has no agent pin.' },
 } as const satisfies Record<string, ErrorCodeSpec>;
 
 /** Codes by name, the shared ones included: throw sites write `ErrorCodes.TASK_NOT_FOUND`. */

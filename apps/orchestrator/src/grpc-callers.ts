@@ -1,4 +1,4 @@
-import type { orchestratorV1 } from '@platform/proto';
+import type { agentsV1, orchestratorV1 } from '@platform/proto';
 import type { CallerTable } from '@platform/service-kit';
 
 /**
@@ -18,4 +18,20 @@ export const ORCHESTRATOR_CALLERS: CallerTable<typeof orchestratorV1.Orchestrato
   callTool: ['api', 'trigger'],
   callToolBatch: ['trigger'],
   getToolCall: ['api'],
+};
+
+/** The AgentService is the api's: it acts for the tenant of a verified token. */
+export const AGENT_CALLERS: CallerTable<typeof agentsV1.AgentServiceService> = {
+  createAgent: ['api'],
+  getAgent: ['api'],
+  listAgents: ['api'],
+  updateAgent: ['api'],
+  deleteAgent: ['api'],
+  listAgentVersions: ['api'],
+  getAgentVersion: ['api'],
+  publishAgentVersion: ['api'],
+  rollbackAgent: ['api'],
+  pinConversation: ['api'],
+  getConversationPin: ['api'],
+  unpinConversation: ['api'],
 };

@@ -35,6 +35,8 @@ export function toResponse(run: RunRecord): orchestratorV1.HandleMessageResponse
     durationMs: run.finishedAt ? run.finishedAt.getTime() - run.createdAt.getTime() : 0,
     usage: result?.usage ?? ZERO_USAGE,
     pendingJson: JSON.stringify(result?.pendingAgents ?? []),
+    agentId: run.agent?.id ?? '',
+    agentVersion: run.agent?.version ?? 0,
   };
 }
 

@@ -15,9 +15,16 @@ function service(
   const events: unknown[] = [];
   const deps = {
     options: { defaultTier: 'free', maxConcurrentTurns: 10 },
-    profiles: { resolve: () => ({ name: 'assistant' }), namesFor: () => ['assistant'] },
+    agents: {
+      forMessage: () =>
+        Promise.resolve({
+          name: 'assistant',
+          agent: { id: 'builtin:assistant', version: 0 },
+          profile: { name: 'assistant' },
+        }),
+    },
     shouldProcess: { check: overrides.check ?? (() => Promise.resolve()) },
-    records: { get: () => Promise.resolve(overrides.existingRun) },
+    records: { get: () => Promise.resolve(overrides.existingRun), latestRun: () => Promise.resolve(undefined) },
     queue: {
       waitForRun: () => Promise.reject(ENDED),
       admit: (admission: { runId: string }) => (events.push(['admit', admission.runId]), Promise.resolve(true)),

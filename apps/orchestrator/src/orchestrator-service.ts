@@ -6,7 +6,7 @@ import type { ToolCatalog } from '@platform/tool-sdk';
 import type { NewRun, RunRecords } from './journal/run-records.js';
 import type { ConversationQueue } from './ordering/conversation-queue.js';
 import type { ShouldProcess } from './admission/should-process.js';
-import type { ProfileRegistry } from './profiles.js';
+import type { AgentResolver } from './tenant-agents/agent-resolver.js';
 import type { RunCancellation } from './run-cancellation.js';
 import { isChildConversation } from './teams/child-runs.js';
 import {
@@ -55,7 +55,8 @@ interface OrchestratorServiceOptions {
 
 export interface OrchestratorDependencies {
   options: OrchestratorServiceOptions;
-  profiles: ProfileRegistry;
+  /** What a message names, resolved to the agent version its run runs under. */
+  agents: Pick<AgentResolver, 'forMessage'>;
   records: RunRecords;
   queue: ConversationQueue;
   shouldProcess: ShouldProcess;
@@ -112,13 +113,19 @@ export function orchestratorServiceImplementation(
               ErrorCodes.INVALID_TIME_ZONE,
               `'${request.timeZone}' is not an IANA time zone`,
             );
-          const caller = { tenantId: scope.tenantId, tier: request.tier || options.defaultTier };
-          const profile = deps.profiles.resolve(request.profile, caller);
-          if (!profile)
-            throw errors.notFound(
-              ErrorCodes.PROFILE_NOT_FOUND,
-              `no agent profile '${request.profile}' for you; yours: ${deps.profiles.namesFor(caller).join(', ')}`,
-            );
+          // The agent and version the run will run under, fixed now (tenant-agents/agent-resolver.ts).
+          // The answer to a run that waits for the user (an approval, an agent-tool) goes on under its version.
+          const latest = await deps.records.latestRun(scope.tenantId, scope.conversationId);
+          const resolved = await deps.agents.forMessage({
+            ...(latest?.status === 'waiting' && latest.agent ? { continues: latest.agent } : {}),
+            ...scope,
+            tier: request.tier || options.defaultTier,
+            subject: request.subject ?? '',
+            ref: request.profile,
+            version: request.agentVersion ?? 0,
+            overridesJson: request.overridesJson ?? '',
+          });
+          const profile = resolved.profile;
           // Back-pressure: a saturated replica refuses new turns instead of queueing without bound.
           if (inFlight >= options.maxConcurrentTurns) {
             throw new PlatformError(
@@ -136,11 +143,17 @@ export function orchestratorServiceImplementation(
           });
           const approval = approvalDecisionOf(request);
           // An approval decision resumes a waiting step and asks nothing new of memory.
-          if (!approval) deps.memoryRecall?.prefetch({ runId, ...scope, query: request.content });
+          if (!approval && profile.recall !== false)
+            deps.memoryRecall?.prefetch({
+              runId,
+              ...scope,
+              query: request.content,
+              ...(profile.recallBudgetTokens !== undefined ? { budgetTokens: profile.recallBudgetTokens } : {}),
+            });
           admission = {
             runId,
             ...scope,
-            profile: profile.name,
+            profile: resolved.name,
             content: request.content,
             tier: request.tier,
             stream: request.stream,
@@ -148,6 +161,9 @@ export function orchestratorServiceImplementation(
             ...(approval ? { approval } : {}),
             ...(source ? { source } : {}),
             ...activeTraceId(),
+            agent: resolved.agent,
+            ...(resolved.overrides ? { overrides: resolved.overrides } : {}),
+            ...(request.subject ? { subject: request.subject } : {}),
           };
         }
         if (existing && existing.conversationId !== scope.conversationId)
@@ -270,6 +286,10 @@ export function orchestratorServiceImplementation(
           source: run.startedBy ?? 'user',
           profile: run.profile,
           startedAt: run.startedAt ?? undefined,
+          agentId: run.agent?.id ?? '',
+          agentVersion: run.agent?.version ?? 0,
+          overridesJson: run.overrides ? JSON.stringify(run.overrides) : '',
+          subject: run.subject ?? '',
         };
       },
     ),

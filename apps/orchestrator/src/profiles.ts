@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { compileLoopConfig, LoopConfigSchema, type LoopConfig, type ModelPort } from '@platform/agent-loop';
-import { NamedError, TenantId } from '@platform/contracts';
+import { CommitteeSpec, DelegateSpec, NamedError, PlanningSpec, TenantId } from '@platform/contracts';
 import { TextProtocolModel } from '@platform/llm';
 import { z } from 'zod';
 import { ToolProtocol } from './config.js';
@@ -28,81 +28,13 @@ export interface ProfileCaller {
   tenantId: string;
   /** The caller's tier, already defaulted (DEFAULT_TIER when the token has none). */
   tier: string;
+  /** The end user (the token's `sub`), for a tenant agent's `access.subjects`; absent: unknown. */
+  subject?: string;
 }
 
-/**
- * A role a profile may delegate to: another profile of the file, offered to the model as the tool
- * `delegate_to_<role>` whose call runs the task as a child run under that profile.
- */
-export const DelegateSpec = z
-  .object({
-    /** The profile that does the work; names used as roles must also be valid tool-name parts. */
-    role: ProfileName.regex(/^[A-Za-z0-9_-]+$/, 'a role is part of a tool name: letters, digits, "_" or "-"'),
-    /** What the model is told the role is for (the tool's description). */
-    description: z.string().min(1).max(1024),
-    /** This delegation's deadline (default DELEGATION_TIMEOUT_MS). */
-    timeoutMs: z.number().int().positive().optional(),
-    /**
-     * Another profile that takes the task over, once, when this role's child run fails (the
-     * recovery `reassign`). It is a different profile of the file; loop and depth rules apply to it.
-     */
-    fallbackRole: ProfileName.regex(
-      /^[A-Za-z0-9_-]+$/,
-      'a role is part of a tool name: letters, digits, "_" or "-"',
-    ).optional(),
-  })
-  .strict();
-export type DelegateSpec = z.infer<typeof DelegateSpec>;
-
-/**
- * A committee: several roles asked the same question in parallel (as child runs), their answers
- * resolved by a strategy; offered to the model as the tool `ask_committee_<name>`.
- */
-export const CommitteeSpec = z
-  .object({
-    name: z
-      .string()
-      .regex(/^[A-Za-z0-9_-]{1,40}$/, 'a committee name is part of a tool name: 1-40 letters, digits, "_" or "-"'),
-    description: z.string().min(1).max(1024),
-    roles: z.array(ProfileName).min(2).max(8),
-    /**
-     * `majority` (numeric answers within the tolerance count as one), `confidence` (the most
-     * confident answer), `arbiter` (a role decides), `user` (the answers are put to the user, who
-     * picks one or types their own; the parent's turn waits).
-     */
-    strategy: z.enum(['majority', 'confidence', 'arbiter', 'user']).default('majority'),
-    /** The role that decides with `arbiter`. */
-    arbiter: ProfileName.optional(),
-    /** Numeric answers further apart than this share of the larger are a conflict (0.05: 5%). */
-    tolerance: z.number().min(0).max(1).default(0.05),
-    /** Deadline of each member's child run (default DELEGATION_TIMEOUT_MS). */
-    timeoutMs: z.number().int().positive().optional(),
-    /** With `user`: how long the user has to decide (default 30 minutes, as approvals). */
-    decisionTimeoutMs: z
-      .number()
-      .int()
-      .positive()
-      .default(30 * 60_000),
-  })
-  .strict();
-export type CommitteeSpec = z.infer<typeof CommitteeSpec>;
-
-/** How a plan-and-execute profile plans (see docs/plans-and-teams.md). */
-export const PlanningSpec = z
-  .object({
-    /** The role (one of the profile's delegates) that does subtasks naming no role. */
-    executor: ProfileName,
-    /** More subtasks than this is over-decomposition: the plan is refused and made again. */
-    maxSubtasks: z.number().int().positive().max(100).default(20),
-    /** Replans after the first plan before the run fails gracefully. */
-    maxReplans: z.number().int().nonnegative().max(10).default(3),
-    /** Failures of one subtask before the plan is made again (a critical subtask: the first). */
-    maxSubtaskFailures: z.number().int().positive().max(10).default(3),
-    /** Subtasks run at once. */
-    parallelism: z.number().int().positive().max(32).default(4),
-  })
-  .strict();
-export type PlanningSpec = z.infer<typeof PlanningSpec>;
+// The roles, committees and planning of a profile are an agent's (libs/contracts agent-spec.ts):
+// the profiles file and a tenant's agents share one definition.
+export { DelegateSpec, CommitteeSpec, PlanningSpec };
 
 /** One agent profile as written in the profiles file. */
 const AgentProfileSpec = z
@@ -142,7 +74,7 @@ const AgentProfileSpec = z
     committees: z.array(CommitteeSpec).default([]),
   })
   .strict();
-type AgentProfileSpec = z.infer<typeof AgentProfileSpec>;
+export type AgentProfileSpec = z.infer<typeof AgentProfileSpec>;
 
 export const AgentProfilesFile = z
   .object({
@@ -277,13 +209,21 @@ export interface AgentProfile {
   committees: CommitteeSpec[];
   /** Whether its models accept structured output (the planner asks for its plan with it). */
   structuredOutput: boolean;
+  /** The JSON Schema a run's answer must be valid against (a tenant agent's `outputSchema`); carried for the structured-answer step. */
+  outputSchema?: Record<string, unknown>;
+  /** Whether a turn recalls long-term memory (a tenant agent's `memory.recall`; absent: it does). */
+  recall?: boolean;
+  /** Most tokens of recalled memory (a tenant agent's `memory.budgetTokens`; absent: MEMORY_CONTEXT_TOKENS). */
+  recallBudgetTokens?: number;
+  /** Set for a tenant agent: the agent and version this profile was compiled from. */
+  agent?: { id: string; version: number };
 }
 
 export class ProfilesFileError extends NamedError {
   readonly code = 'PROFILES_INVALID';
 }
 
-function globToRegExp(pattern: string): RegExp {
+export function globToRegExp(pattern: string): RegExp {
   return new RegExp(
     `^${pattern
       .split('*')
@@ -311,6 +251,7 @@ export class ProfileRegistry {
   private constructor(
     private readonly byName: Map<string, AgentProfile>,
     readonly defaultName: string,
+    private readonly specs: Map<string, AgentProfileSpec>,
   ) {}
 
   /**
@@ -357,7 +298,7 @@ export class ProfileRegistry {
           (!spec.access?.tiers || spec.access.tiers.includes(tier)),
       });
     }
-    return new ProfileRegistry(profiles, file.defaultProfile);
+    return new ProfileRegistry(profiles, file.defaultProfile, new Map(file.profiles.map((p) => [p.name, p])));
   }
 
   /**
@@ -368,6 +309,16 @@ export class ProfileRegistry {
   resolve(name: string | undefined, caller?: ProfileCaller): AgentProfile | undefined {
     const profile = this.byName.get(name || this.defaultName);
     return profile && (!caller || profile.allowsCaller(caller)) ? profile : undefined;
+  }
+
+  /** The profile as the file writes it (what a tenant reads of a built-in agent), or undefined. */
+  specOf(name: string): AgentProfileSpec | undefined {
+    return this.specs.get(name);
+  }
+
+  /** Every profile's name. */
+  names(): string[] {
+    return [...this.byName.keys()];
   }
 
   /** The profiles this caller may use. */

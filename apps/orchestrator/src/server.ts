@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
 import { DEFAULT_LOOP_CONFIG } from '@platform/agent-loop';
 import { OpenAIChatModel } from '@platform/llm';
-import { orchestratorV1 } from '@platform/proto';
+import { agentsV1, orchestratorV1 } from '@platform/proto';
 import { errors, GrpcServer, RateLimiter, type Logger } from '@platform/service-kit';
 import { ToolClient } from '@platform/tool-sdk';
 import { ShouldProcess } from './admission/should-process.js';
@@ -18,7 +18,7 @@ import { RunEndPublisher } from './events/publish-run-end.js';
 import { TRIGGERED_RUN_PUBLISH_TIMEOUT_MS, TriggeredRunPublisher } from './events/publish-triggered-run.js';
 import { publishEndWithoutRun } from './events/run-event-publisher.js';
 import { HAND_OVER_MS, settlesWithin, SHUTDOWN_RETRY_AFTER_SECONDS } from './graceful-stop.js';
-import { ORCHESTRATOR_CALLERS } from './grpc-callers.js';
+import { AGENT_CALLERS, ORCHESTRATOR_CALLERS } from './grpc-callers.js';
 import { RunLeaseRenewal } from './journal/run-lease-renewal.js';
 import { RunRecords } from './journal/run-records.js';
 import { RunSteps } from './journal/run-steps.js';
@@ -47,6 +47,13 @@ import { ToolTrials } from './tool-calls/tool-trials.js';
 import { CredentialGrants } from './tool-gate/credential-grants.js';
 import { ToolGate } from './tool-gate/tool-gate.js';
 import { AdmissionStep } from './turn/admission.js';
+import { AgentResolutionStep } from './turn/agent-resolution.js';
+import type { AgentCompileDefaults } from './tenant-agents/agent-compile.js';
+import { AgentDirectory } from './tenant-agents/agent-directory.js';
+import { AgentResolver } from './tenant-agents/agent-resolver.js';
+import { agentServiceImplementation } from './tenant-agents/agent-service.js';
+import { AgentStore } from './tenant-agents/agent-store.js';
+import { AgentValidation } from './tenant-agents/agent-validation.js';
 import { AttemptStep, type TurnAttempt } from './turn/attempt.js';
 import { ContextStep } from './turn/context.js';
 import { LoopStep } from './turn/loop.js';
@@ -59,6 +66,7 @@ import { TurnSteps, type TurnResult } from './turn/turn-steps.js';
 import { ErrorCodes } from './error-codes.js';
 
 const ORCHESTRATOR_SERVICE_NAME = 'orchestrator.v1.OrchestratorService';
+const AGENT_SERVICE_NAME = 'orchestrator.v1.AgentService';
 
 export interface OrchestratorServer {
   readonly port: number;
@@ -75,10 +83,11 @@ export async function startOrchestratorServer(config: OrchestratorConfig, logger
       model: name,
       timeoutMs: config.LLM_TIMEOUT_MS,
     });
-  const profiles = ProfileRegistry.fromOptions(compileProfileRegistryOptions(config), modelFor);
+  const profileOptions = compileProfileRegistryOptions(config);
+  const profiles = ProfileRegistry.fromOptions(profileOptions, modelFor);
   const connections = await openConnections(config, logger);
   try {
-    return await wire(config, logger, profiles, connections);
+    return await wire(config, logger, { profiles, defaults: profileOptions, modelFor }, connections);
   } catch (err) {
     // A failed boot leaves nothing open.
     await connections.close();
@@ -86,13 +95,31 @@ export async function startOrchestratorServer(config: OrchestratorConfig, logger
   }
 }
 
+/** The built-in agents (the profiles file) and what a tenant agent's spec falls back to. */
+interface AgentSetup {
+  profiles: ProfileRegistry;
+  defaults: AgentCompileDefaults;
+  modelFor: (name: string) => OpenAIChatModel;
+}
+
 async function wire(
   config: OrchestratorConfig,
   logger: Logger,
-  profiles: ProfileRegistry,
+  { profiles, defaults, modelFor }: AgentSetup,
   connections: OrchestratorConnections,
 ): Promise<OrchestratorServer> {
   const { pool, redis, nc, memory, agentPool, catalog, transport } = connections;
+  // Tenant agents: stored in Postgres, looked up per replica, invalidated over NATS (tenant-agents/).
+  const agentStore = new AgentStore(pool);
+  const agentDirectory = new AgentDirectory(agentStore, nc, logger);
+  const agents = new AgentResolver({
+    profiles,
+    directory: agentDirectory,
+    store: agentStore,
+    defaults,
+    defaultTier: config.DEFAULT_TIER,
+    modelFor,
+  });
   // Each process is its own lease owner: a restarted process must not mistake its predecessor's leases for its own.
   const owner = `${hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`;
   const records = new RunRecords(pool);
@@ -159,6 +186,7 @@ async function wire(
     queue,
     nc,
     cancelRun: async (tenantId, runId) => void (await cancellation.cancel(tenantId, runId)),
+    agentOfRole: (parent, role) => agents.agentOfRole(parent, role),
     logger,
   });
   const poolAgents = new PoolAgents(agentPool.rpc, (tenantId, conversationId) =>
@@ -237,7 +265,8 @@ async function wire(
   const runner = new TurnRunner({
     attempt: attempts,
     prepare: TurnSteps.of<TurnAttempt>()
-      .then(new AdmissionStep({ profiles, maxAttempts: config.MAX_RUN_ATTEMPTS, logger }))
+      .then(new AdmissionStep({ maxAttempts: config.MAX_RUN_ATTEMPTS, logger }))
+      .then(new AgentResolutionStep({ agents, logger }))
       .then(new PendingAgentToolsStep(pendingAgents))
       .then(new PlanStep(plans))
       .then(
@@ -313,7 +342,7 @@ async function wire(
     orchestratorV1.OrchestratorServiceService,
     orchestratorServiceImplementation({
       options: { defaultTier: config.DEFAULT_TIER, maxConcurrentTurns: config.MAX_CONCURRENT_TURNS },
-      profiles,
+      agents,
       records,
       queue,
       shouldProcess,
@@ -338,6 +367,26 @@ async function wire(
     }),
     ORCHESTRATOR_CALLERS,
   );
+  grpc.addService(
+    AGENT_SERVICE_NAME,
+    agentsV1.AgentServiceService,
+    agentServiceImplementation({
+      store: agentStore,
+      validation: new AgentValidation({
+        profiles,
+        liveNames: (tenantId, names) => agentStore.liveNames(tenantId, names),
+        tiers: config.TENANT_TIERS,
+        defaultTier: config.DEFAULT_TIER,
+      }),
+      directory: agentDirectory,
+      profiles,
+      tiers: config.TENANT_TIERS,
+      defaultTier: config.DEFAULT_TIER,
+      logger,
+    }),
+    AGENT_CALLERS,
+  );
+  agentDirectory.start();
   const port = await grpc.start();
   const stopRecallGauge = memoryRecall.observeConcurrency();
   recovery.start();
@@ -373,6 +422,7 @@ async function wire(
       }
       await calls;
       await runEndWatch.stop();
+      agentDirectory.stop();
       heartbeat.stop();
       stopRecallGauge();
       await connections.close({ drain: true });

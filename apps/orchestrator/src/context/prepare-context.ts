@@ -20,6 +20,8 @@ export interface PrepareContextInput {
   agentExchanges?: readonly ChatMessage[];
   /** Recalls long-term memory for the message into the system prompt; absent: no recall. */
   memoryRecall?: MemoryRecall;
+  /** The agent's recall budget in tokens; absent: the recall's own (MEMORY_CONTEXT_TOKENS). */
+  recallBudgetTokens?: number;
 }
 
 /** The turn's input messages, and what the recall step injected (absent without recall). */
@@ -46,6 +48,7 @@ export async function prepareContext(
       tenantId: input.tenantId,
       conversationId: input.conversationId,
       query: input.content,
+      ...(input.recallBudgetTokens !== undefined ? { budgetTokens: input.recallBudgetTokens } : {}),
     }),
   ]);
   const assembled = assembleTurnInput({

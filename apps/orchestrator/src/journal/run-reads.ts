@@ -66,6 +66,16 @@ export class RunReads {
     return rows[0] ? toRecord(rows[0]) : undefined;
   }
 
+  /** The conversation's newest run (a run waiting for the user: its answer continues under the same agent version). */
+  async latestRun(tenantId: string, conversationId: string): Promise<RunRecord | undefined> {
+    const { rows } = await this.pool.query<RunRow>({
+      name: 'runs-latest',
+      text: `SELECT * FROM runs WHERE tenant_id = $1 AND conversation_id = $2 ORDER BY created_at DESC, run_id DESC LIMIT 1`,
+      values: [tenantId, conversationId],
+    });
+    return rows[0] ? toRecord(rows[0]) : undefined;
+  }
+
   /** The conversation of the run a user started at the top of this run's delegation chain. */
   async rootConversationOf(tenantId: string, runId: string): Promise<string | undefined> {
     const { rows } = await this.pool.query<{ conversation_id: string }>(

@@ -4,8 +4,15 @@ import { jsonbText } from '@platform/service-kit';
 import type { MemoryRecallReport } from '../recall/recall-report.js';
 
 import { RunReads } from './run-reads.js';
-import { fenceCte, isSecondRunningRun, LIVE_ORDER, messageValues, USAGE_SHARDS } from './run-statements.js';
-import { lineageOf, type RunRow } from './run-rows.js';
+import {
+  agentValues,
+  fenceCte,
+  isSecondRunningRun,
+  LIVE_ORDER,
+  messageValues,
+  USAGE_SHARDS,
+} from './run-statements.js';
+import { agentOf, lineageOf, type RunRow } from './run-rows.js';
 import {
   isLive,
   LeaseLostError,
@@ -29,8 +36,9 @@ export class RunRecords extends RunReads {
     const { rowCount } = await this.pool.query({
       name: 'runs-create',
       text: `INSERT INTO runs (run_id, tenant_id, conversation_id, status, profile, content, tier, stream, time_zone, approval, kind, source, created_at, trace_id,
-               parent_run_id, parent_call_id, delegation_chain, depth, tool_scope)
-             VALUES ($1, $2, $3, 'queued', $4, $5, $6, $7, $8, $9, $10, $11, clock_timestamp(), $12, $13, $14, coalesce($15::text[], '{}'), $16, $17::text[])
+               parent_run_id, parent_call_id, delegation_chain, depth, tool_scope, agent_id, agent_version, overrides, subject)
+             VALUES ($1, $2, $3, 'queued', $4, $5, $6, $7, $8, $9, $10, $11, clock_timestamp(), $12, $13, $14, coalesce($15::text[], '{}'), $16, $17::text[],
+               $18, $19, $20::jsonb, $21)
              ON CONFLICT (run_id) DO NOTHING`,
       values: [
         ...messageValues(run),
@@ -41,6 +49,7 @@ export class RunRecords extends RunReads {
         run.lineage?.chain ?? null,
         run.lineage ? Math.max(0, run.lineage.chain.length - 1) : 0,
         run.lineage?.tools ?? null,
+        ...agentValues(run),
       ],
     });
     return rowCount === 1;
@@ -87,10 +96,11 @@ export class RunRecords extends RunReads {
            AND NOT EXISTS (SELECT 1 FROM runs WHERE tenant_id = $2 AND conversation_id = $3 AND status IN ('queued', 'running')) AS yes),
        admitted AS (
          INSERT INTO runs (run_id, tenant_id, conversation_id, status, profile, content, tier, stream, time_zone, approval, kind, source, created_at,
-           lease_owner, lease_until, lease_epoch, attempts, started_at, trace_id)
+           lease_owner, lease_until, lease_epoch, attempts, started_at, trace_id, agent_id, agent_version, overrides, subject)
          SELECT $1, $2, $3, CASE WHEN yes THEN 'running' ELSE 'queued' END, $4, $5, $6, $7, $8, $9, $10, $14, clock_timestamp(),
            CASE WHEN yes THEN $11 END, CASE WHEN yes THEN now() + ($12 * interval '1 millisecond') END,
-           CASE WHEN yes THEN 1 ELSE 0 END, CASE WHEN yes THEN 1 ELSE 0 END, CASE WHEN yes THEN now() END, $15
+           CASE WHEN yes THEN 1 ELSE 0 END, CASE WHEN yes THEN 1 ELSE 0 END, CASE WHEN yes THEN now() END, $15,
+           $16, $17, $18::jsonb, $19
          FROM idle
          ON CONFLICT (run_id) DO NOTHING
          RETURNING status, lease_epoch, created_at)
@@ -103,6 +113,7 @@ export class RunRecords extends RunReads {
         token,
         run.source ? jsonbText(run.source) : null,
         run.traceId ?? null,
+        ...agentValues(run),
       ],
     });
     const row = rows[0];
@@ -207,6 +218,7 @@ export class RunRecords extends RunReads {
         kind: row.kind ?? 'message',
         ...(row.source ? { source: row.source } : {}),
         ...lineageOf(row),
+        ...agentOf(row),
         agentsMayWait: row.agents_may_wait,
         epoch: row.lease_epoch ?? 0,
         input: row.input,
@@ -313,6 +325,9 @@ export class RunRecords extends RunReads {
       finishedAt: rows[0].finished_at,
       traceId: run.traceId ?? null,
       ...(run.lineage ? { lineage: run.lineage } : {}),
+      ...(run.agent ? { agent: run.agent } : {}),
+      ...(run.overrides ? { overrides: run.overrides } : {}),
+      ...(run.subject ? { subject: run.subject } : {}),
     };
   }
 

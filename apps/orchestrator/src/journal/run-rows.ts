@@ -1,4 +1,5 @@
 import type { LoopResult } from '@platform/agent-loop';
+import type { RunOverrides } from '@platform/contracts';
 import type { RunLineage, RunRecord, RunStartedBy, RunStatus, RunSummary } from './run-types.js';
 
 /** A row of the runs table as the record queries select it. */
@@ -27,6 +28,21 @@ export interface RunRow {
   started_at?: Date | null;
   kind?: string;
   source?: { kind?: string } | null;
+  agent_id?: string | null;
+  agent_version?: number | null;
+  overrides?: RunOverrides | null;
+  subject?: string | null;
+}
+
+/** The agent, overrides and subject columns (migrations/0012) as a run's fields. */
+export function agentOf(
+  row: Partial<Pick<RunRow, 'agent_id' | 'agent_version' | 'overrides' | 'subject'>>,
+): Pick<RunRecord, 'agent' | 'overrides' | 'subject'> {
+  return {
+    ...(row.agent_id ? { agent: { id: row.agent_id, version: row.agent_version ?? 0 } } : {}),
+    ...(row.overrides ? { overrides: row.overrides } : {}),
+    ...(row.subject ? { subject: row.subject } : {}),
+  };
 }
 
 /**
@@ -76,5 +92,6 @@ export function toRecord(row: RunRow): RunRecord {
     startedBy: sourceOfRow(row),
     ...lineageOf(row),
     ...(row.plan ? { plan: row.plan } : {}),
+    ...agentOf(row),
   };
 }

@@ -47,6 +47,16 @@ export function messageValues(run: NewRun): unknown[] {
   ];
 }
 
+/** The agent, version, overrides and subject of a new run (migrations/0012), in that order. */
+export function agentValues(run: NewRun): unknown[] {
+  return [
+    run.agent?.id ?? null,
+    run.agent?.version ?? null,
+    run.overrides ? JSON.stringify(run.overrides) : null,
+    run.subject || null,
+  ];
+}
+
 /**
  * How many rows a tenant's token usage of a day is spread over (migration 0011): a finish adds to
  * the shard of its database session, so concurrent finishes of one tenant do not queue on one row.

@@ -1,5 +1,5 @@
 import type { LoopResult } from '@platform/agent-loop';
-import { NamedError, type ChatMessage } from '@platform/contracts';
+import { NamedError, type ChatMessage, type RunOverrides } from '@platform/contracts';
 import type { MemoryRecallReport } from '../recall/recall-report.js';
 
 /** Statuses of a run: queued and running are live; the rest are final. */
@@ -57,6 +57,9 @@ export interface RunRecord {
   lineage?: RunLineage;
   /** A plan-and-execute run's plan (teams/plan/plan-view.ts), as it runs. */
   plan?: unknown;
+  agent?: RunAgent;
+  overrides?: RunOverrides;
+  subject?: string;
 }
 
 export interface NewRun {
@@ -77,6 +80,18 @@ export interface NewRun {
   traceId?: string;
   /** Set for a child run (started by another run's delegation). */
   lineage?: RunLineage;
+  /** The agent version it runs under (migrations/0012): `builtin:<name>` and 0 for a built-in agent. */
+  agent?: RunAgent;
+  /** The message's per-run overrides (libs/contracts RunOverrides). */
+  overrides?: RunOverrides;
+  /** The end user who sent the message (the token's `sub`). */
+  subject?: string;
+}
+
+/** The agent and version a run runs under, fixed when it is created (a resume keeps them). */
+export interface RunAgent {
+  id: string;
+  version: number;
 }
 
 export type RunKind = 'message' | 'agent_expired';

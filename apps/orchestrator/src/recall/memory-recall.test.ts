@@ -86,6 +86,16 @@ describe('MemoryRecall', () => {
     expect(report.droppedForBudget).toBe(1);
   });
 
+  it("takes an agent's smaller budget, never one above the orchestrator's", async () => {
+    const recall = new MemoryRecall(client.rpc, settings, logger);
+    expect((await recall.recall({ ...query, budgetTokens: 120 })).report.budgetTokens).toBe(120);
+    expect((await recall.recall({ ...query, budgetTokens: 5_000 })).report.budgetTokens).toBe(200);
+    const [smaller, capped] = server.received.map((r) => r.tokenBudget);
+    expect(smaller).toBeLessThan(120);
+    expect(capped).toBeGreaterThan(120);
+    expect(capped).toBeLessThan(200);
+  });
+
   it('injects nothing when nothing is relevant, and says so', async () => {
     server.script = () => Promise.resolve({ searchMode: 'recent_history', items: [] });
     const { block, report } = await new MemoryRecall(client.rpc, settings, logger).recall(query);

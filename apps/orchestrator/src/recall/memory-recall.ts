@@ -109,7 +109,7 @@ export class MemoryRecall {
   }
 
   private async recallFor(query: RecallQuery): Promise<MemoryRecallOutcome> {
-    const budgetTokens = this.settings.contextTokens;
+    const budgetTokens = Math.min(this.settings.contextTokens, query.budgetTokens ?? this.settings.contextTokens);
     const started = performance.now();
     const report = (status: MemoryRecallStatus, extra: Partial<MemoryRecallReport> = {}): MemoryRecallReport => ({
       status,

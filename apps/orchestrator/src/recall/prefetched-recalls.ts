@@ -56,7 +56,8 @@ export class PrefetchedRecalls {
     const same =
       entry.query.tenantId === query.tenantId &&
       entry.query.conversationId === query.conversationId &&
-      entry.query.query === query.query;
+      entry.query.query === query.query &&
+      entry.query.budgetTokens === query.budgetTokens;
     return same ? entry.outcome : undefined;
   }
 }

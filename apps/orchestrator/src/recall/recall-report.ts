@@ -58,4 +58,6 @@ export interface RecallQuery {
   conversationId: string;
   /** The user's message. */
   query: string;
+  /** The agent's recall budget (its `memory.budgetTokens`), at most MEMORY_CONTEXT_TOKENS; absent: that. */
+  budgetTokens?: number;
 }

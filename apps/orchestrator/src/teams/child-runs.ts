@@ -6,6 +6,7 @@ import type {
   ApprovalDecisionInput,
   ClaimedRun,
   NewRun,
+  RunAgent,
   RunLineage,
   RunRecord,
   RunRecords,
@@ -40,6 +41,11 @@ export interface ChildRunsDependencies {
   nc: NatsConnection;
   /** Asks a run to stop (the cancel flag, and this process or the broadcast for a running one). */
   cancelRun: (tenantId: string, runId: string) => Promise<void>;
+  /**
+   * The agent version a new child of this role runs under, fixed at its creation (a tenant agent's
+   * active version, else the built-in profile); absent or undefined: none recorded (a built-in profile by name).
+   */
+  agentOfRole?: (parent: ClaimedRun, role: string) => Promise<RunAgent | undefined>;
   logger: Logger;
 }
 
@@ -131,6 +137,8 @@ export class ChildRuns {
       chain: [...chainOf(parent), task.role],
       ...(task.tools ? { tools: task.tools } : {}),
     };
+    // A child found again (its parent resumed) keeps the version it was created with: create does not overwrite.
+    const agent = await this.deps.agentOfRole?.(parent, task.role);
     const child: NewRun = {
       runId,
       tenantId: parent.tenantId,
@@ -141,6 +149,8 @@ export class ChildRuns {
       stream: false,
       timeZone: parent.timeZone,
       lineage,
+      ...(agent ? { agent } : {}),
+      ...(parent.subject ? { subject: parent.subject } : {}),
     };
     return this.runToEnd(parent, child, signal, events, keepChild);
   }
@@ -173,6 +183,9 @@ export class ChildRuns {
       timeZone: parent.timeZone,
       ...(approval ? { approval } : {}),
       lineage: { ...lineage, parentRunId: parent.runId },
+      // The answer runs under the version the waiting child ran under.
+      ...(waiting.agent ? { agent: waiting.agent } : {}),
+      ...(parent.subject ? { subject: parent.subject } : {}),
     };
     return this.runToEnd(parent, next, new AbortController().signal, events, () => true);
   }

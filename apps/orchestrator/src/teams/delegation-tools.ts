@@ -138,7 +138,12 @@ export class DelegationToolPort implements ToolPort {
         errorCode: 'DELEGATION_DEPTH_EXCEEDED',
       };
     }
-    if (!this.profiles.resolve(role, { tenantId: run.tenantId, tier: run.tier || this.settings.defaultTier })) {
+    // A tenant agent's roles were checked when it was written; the child's agent is fixed at its creation.
+    const tenantAgent = run.agent !== undefined && !run.agent.id.startsWith('builtin:');
+    if (
+      !tenantAgent &&
+      !this.profiles.resolve(role, { tenantId: run.tenantId, tier: run.tier || this.settings.defaultTier })
+    ) {
       return { status: 'failed', content: `the ${role} is not available to you.`, errorCode: 'ROLE_UNAVAILABLE' };
     }
     return undefined;

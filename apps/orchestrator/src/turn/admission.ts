@@ -1,18 +1,15 @@
 import type { Logger } from '@platform/service-kit';
 import { expiryNoticeResult } from '../agents/expiry-notice.js';
-import type { AgentProfile, ProfileRegistry } from '../profiles.js';
 import type { TurnAttempt } from './attempt.js';
 import { reportFailure, SYSTEM_FAILURES } from './failure-report.js';
 import { syntheticResult, TurnResult, type TurnStep } from './turn-steps.js';
 
-/** The admission step's output: an attempt that may run, with its agent profile. */
-export interface AdmittedTurn {
+/** The admission step's output: an attempt that may run (the agent-resolution step gives it its profile). */
+export interface AdmittedAttempt {
   attempt: TurnAttempt;
-  profile: AgentProfile;
 }
 
 export interface AdmissionStepOptions {
-  profiles: Pick<ProfileRegistry, 'resolve'>;
   /** A run that failed this many attempts is given up (MAX_RUN_ATTEMPTS). */
   maxAttempts: number;
   logger: Logger;
@@ -20,14 +17,14 @@ export interface AdmissionStepOptions {
 
 /**
  * The admission step: whether the attempt runs a turn at all. An agent's expiry is a notice, not a
- * turn; a run that failed too many attempts, or whose profile is gone, ends with a failure.
+ * turn; a run that failed too many attempts ends with a failure.
  */
-export class AdmissionStep implements TurnStep<TurnAttempt, AdmittedTurn | TurnResult> {
+export class AdmissionStep implements TurnStep<TurnAttempt, AdmittedAttempt | TurnResult> {
   readonly name = 'admission';
 
   constructor(private readonly options: AdmissionStepOptions) {}
 
-  async run(attempt: TurnAttempt): Promise<AdmittedTurn | TurnResult> {
+  async run(attempt: TurnAttempt): Promise<AdmittedAttempt | TurnResult> {
     const { run } = attempt;
     if (run.kind === 'agent_expired') return new TurnResult(attempt, expiryNoticeResult(run.runId, run.content));
     if (run.attempts > this.options.maxAttempts) {
@@ -42,19 +39,6 @@ export class AdmissionStep implements TurnStep<TurnAttempt, AdmittedTurn | TurnR
         }),
       );
     }
-    const profile = this.options.profiles.resolve(run.profile);
-    if (!profile) {
-      const message = `the agent profile '${run.profile}' no longer exists`;
-      reportFailure(this.options.logger, run, SYSTEM_FAILURES.profileMissing);
-      return new TurnResult(
-        attempt,
-        syntheticResult(run.runId, 'model_error', message, {
-          kind: 'profile_missing',
-          message,
-          failure: SYSTEM_FAILURES.profileMissing,
-        }),
-      );
-    }
-    return { attempt, profile };
+    return { attempt };
   }
 }

@@ -52,7 +52,9 @@ export class ContextStep implements TurnStep<EquippedTurn, PreparedTurn> {
       capabilities: tools.list(),
       now: run.createdAt,
       agentExchanges: agents.messages,
-      memoryRecall,
+      // A tenant agent may turn recall off (its `memory.recall`).
+      ...(profile.recall === false ? {} : { memoryRecall }),
+      ...(profile.recallBudgetTokens !== undefined ? { recallBudgetTokens: profile.recallBudgetTokens } : {}),
     });
     return prepared.messages;
   }

@@ -1,6 +1,6 @@
 import { NO_AGENT_RESULTS, withAgentResults, type AgentResults } from '../agents/agent-results.js';
 import type { PendingAgentStep } from '../agents/pending-agents.js';
-import type { AdmittedTurn } from './admission.js';
+import type { AdmittedTurn } from './agent-resolution.js';
 import { syntheticResult, TurnResult, type TurnStep } from './turn-steps.js';
 
 /** The pending agent-tools step's output: the turn goes on, with the agents' exchanges of this message. */

@@ -69,8 +69,10 @@ export class PostProcessStep implements TurnStep<TurnResult, RecordedTurn> {
     await triggeredRuns?.publish(run, result);
     const finished = await records.finish(run, runStatus(result), result, memoryRecall.reportFor(run.runId, run.input));
     // From the message's arrival: queueing, every attempt and the pipeline, as the user waited.
+    // Tenant agents' names are the tenants' to choose: the metric counts them as one (a bounded label).
+    const profile = run.agent && !run.agent.id.startsWith('builtin:') ? 'tenant-agent' : run.profile;
     recordTurn(
-      { profile: run.profile, status: finished.status, stopReason: result.stopReason },
+      { profile, status: finished.status, stopReason: result.stopReason },
       Math.max(0, Date.now() - run.createdAt.getTime()) / 1000,
     );
     recordTenantTokens(run.tenantId, result.usage.inputTokens, result.usage.outputTokens);

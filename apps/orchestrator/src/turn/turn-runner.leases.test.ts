@@ -11,10 +11,11 @@ import { RunRecords, type ClaimedRun } from '../journal/run-records.js';
 import { ConversationLease } from '../ordering/conversation-lease.js';
 import { LeaseHeartbeat, leaseRenewalIntervalMs } from '../ordering/lease-heartbeat.js';
 import type { PendingAgentDecision } from '../agents/pending-agents.js';
-import type { ProfileRegistry } from '../profiles.js';
+import type { AgentProfile } from '../profiles.js';
 import { openJournalDatabase } from '../test-support/journal-database.js';
 import { messageRun } from '../test-support/run-fixtures.js';
 import { AdmissionStep } from './admission.js';
+import { AgentResolutionStep } from './agent-resolution.js';
 import { AttemptStep, type TurnAttempt } from './attempt.js';
 import { PendingAgentToolsStep } from './pending-agent-tools.js';
 import { TurnRunner, type TurnRunnerSteps } from './turn-runner.js';
@@ -83,8 +84,13 @@ describe('turn runner leases', () => {
       prepare: TurnSteps.of<TurnAttempt>()
         .then(
           new AdmissionStep({
-            profiles: { resolve: () => ({ model: {} }) } as unknown as ProfileRegistry,
             maxAttempts: 5,
+            logger,
+          }),
+        )
+        .then(
+          new AgentResolutionStep({
+            agents: { forRun: () => Promise.resolve({ model: {} } as unknown as AgentProfile) },
             logger,
           }),
         )
