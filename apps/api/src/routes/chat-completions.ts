@@ -166,6 +166,9 @@ export function registerChatCompletionRoutes(router: OperationRouter, options: C
       profile: model,
       stream: body.stream === true,
       tier: principal.tier ?? '',
+      // The end user (the token's sub, or the user a key acts for): the run records it, and only
+      // that user (or an admin) decides the run's approvals (docs/access.md#approvals).
+      subject: principal.subject ?? '',
       timeZone: '',
     };
     const deadlineAt = Date.now() + options.turnWaitMs;

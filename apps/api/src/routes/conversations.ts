@@ -148,6 +148,9 @@ export function registerConversationRoutes(router: OperationRouter, options: Con
       profile: body.profile ?? '',
       stream: wantsEventStream(request),
       tier: principal.tier ?? '',
+      // The end user (the token's sub, or the user a key acts for): the run records it, and only
+      // that user (or an admin) decides the run's approvals (docs/access.md#approvals).
+      subject: principal.subject ?? '',
       timeZone: body.timeZone ?? '',
     };
     const runId = newRunId();
