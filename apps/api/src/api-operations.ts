@@ -2,6 +2,9 @@ import { adminOperations } from './routes/admin.js';
 import { agentOperations } from './routes/agents.js';
 import { agentVersionOperations } from './routes/agent-versions.js';
 import { conversationPinOperations } from './routes/conversation-pins.js';
+import { auditOperations } from './routes/audit.js';
+import { keyOperations } from './routes/keys.js';
+import { meOperations } from './routes/me.js';
 import { approvalOperations } from './routes/approvals.js';
 import { chatCompletionOperations } from './routes/chat-completions.js';
 import { conversationOperations } from './routes/conversations.js';
@@ -40,5 +43,8 @@ export const allOperations: readonly OperationSpec[] = [
   notificationOperations,
   usageOperations,
   chatCompletionOperations,
+  meOperations,
+  keyOperations,
+  auditOperations,
   adminOperations,
 ].flatMap((group) => Object.values(group) as OperationSpec[]);

@@ -9,7 +9,13 @@ import { registerInputTextCheck } from './input-text.js';
 import { registerStrictJsonBodies } from './json-body.js';
 import { isConsoleRoute, registerConsole, type ConsoleOptions } from './console-static.js';
 import type { RunEvents } from './events/run-event-reader.js';
-import { actingPrincipal } from './operator.js';
+import { authenticate } from './access/authenticate.js';
+import { registerAdminAudit } from './access/admin-audit.js';
+import type { ApiKeyVerifier } from './access/api-keys.js';
+import { requireRole } from './access/role-check.js';
+import { registerKeyRoutes, type KeyRevocations } from './routes/keys.js';
+import { registerAuditRoutes } from './routes/audit.js';
+import { registerMeRoutes } from './routes/me.js';
 import { registerAdminRoutes } from './routes/admin.js';
 import { registerAgentRoutes } from './routes/agents.js';
 import { registerAgentVersionRoutes } from './routes/agent-versions.js';
@@ -43,7 +49,7 @@ export interface AppOptions {
   verifier: TokenVerifier;
   maxBodyBytes: number;
   orchestrator: PromiseClient<orchestratorV1.OrchestratorServiceClient>;
-  /** The orchestrator's AgentService: tenant agents, their versions, conversation pins. */
+  /** The orchestrator's AgentService: tenant agents, their versions, conversation pins (and an agent version's `approverRoles`). */
   agents: PromiseClient<agentsV1.AgentServiceClient>;
   memory: PromiseClient<memoryV1.MemoryServiceClient>;
   agentPool: PromiseClient<agentPoolV1.AgentPoolServiceClient>;
@@ -72,6 +78,11 @@ export interface AppOptions {
   console?: ConsoleOptions;
   /** Operators' read-only views (docs/api.md#operators). */
   admin?: { operatorRole: string; deadLetters?: DeadLetterReader | undefined };
+  /**
+   * API keys (docs/access.md#api-keys): the verifier (cache in front of the credential service)
+   * and where revocations are announced to every replica; absent: keys are refused.
+   */
+  apiKeys?: { verifier: ApiKeyVerifier; revocations: KeyRevocations };
   /** Check every JSON reply against its documented schema (tests: the OpenAPI document cannot drift from the handlers). */
   checkReplies?: boolean;
   /** Sees every route as it is registered (tests and tooling: which routes the api serves). */
@@ -125,12 +136,17 @@ export function buildApp(options: AppOptions): FastifyInstance {
     if (!request.routeOptions.url) return; // unknown route: the 404 handler answers
     if (request.routeOptions.config.access === 'public') return;
     if (isConsoleRoute(request.routeOptions.url)) return; // the page is public; its API calls carry the token
-    request.principal = actingPrincipal(
-      await options.verifier.verify(request.headers.authorization),
-      request,
-      options.admin?.operatorRole ?? DEFAULT_OPERATOR_ROLE,
-    );
+    const principal = await authenticate(request, {
+      verifier: options.verifier,
+      keys: options.apiKeys?.verifier,
+      operatorRole: options.admin?.operatorRole ?? DEFAULT_OPERATOR_ROLE,
+    });
+    request.principal = principal;
+    const { access, role, operationId } = request.routeOptions.config;
+    // Before the body is read: a caller below the operation's role learns nothing about its input.
+    if (access === 'tenant' && role) requireRole(principal, role, operationId ?? request.routeOptions.url);
   });
+  registerAdminAudit(app, options.credentials, options.logger);
 
   const turns = new TurnRunner(options.orchestrator, options.logger);
   const { events } = options;
@@ -167,12 +183,16 @@ export function buildApp(options: AppOptions): FastifyInstance {
   registerApprovalRoutes(router, {
     agentPool: options.agentPool,
     orchestrator: options.orchestrator,
+    agents: options.agents,
     turns,
     turnWaitMs: options.limits.turnWaitMs,
   });
   registerCredentialRoutes(router, { credentials: options.credentials });
   registerModelConnectionRoutes(router, { connections: options.modelConnections });
   registerTaskRoutes(router, { trigger: options.trigger, eventRate: options.quotas?.events ?? unlimitedEvents });
+  registerMeRoutes(router, { operatorRole: options.admin?.operatorRole ?? DEFAULT_OPERATOR_ROLE });
+  registerKeyRoutes(router, { credentials: options.credentials, revocations: options.apiKeys?.revocations });
+  registerAuditRoutes(router, { credentials: options.credentials });
   registerAdminRoutes(router, { deadLetters: options.admin?.deadLetters, credentials: options.credentials });
   return app;
 }

@@ -160,11 +160,12 @@ describe('TokenVerifier with a JWKS URL', () => {
   it('accepts a valid RS256 token and derives the tenant', async () => {
     const verifier = verifierWith();
     await expect(verifier.verify(`Bearer ${await keyToken(rsa1, { sub: 'user-1', tenant: 'acme' })}`)).resolves.toEqual(
-      { tenantId: 'acme', subject: 'user-1' },
+      { tenantId: 'acme', subject: 'user-1', role: 'member' },
     );
     await expect(verifier.verify(`Bearer ${await keyToken(rsa1, { sub: 'globex' })}`)).resolves.toEqual({
       tenantId: 'globex',
       subject: 'globex',
+      role: 'member',
     });
     expect(jwks.requests).toBe(1); // keys are cached between tokens
   });
@@ -309,6 +310,7 @@ describe('TokenVerifier with an HS256 secret', () => {
     await expect(verifier.verify(`Bearer ${await secretToken({ sub: 'acme' })}`)).resolves.toEqual({
       tenantId: 'acme',
       subject: 'acme',
+      role: 'member',
     });
     expect(await rejection(verifier, await keyToken(rsa1, { sub: 'acme' }))).toMatchObject({
       statusCode: 401,
@@ -378,12 +380,37 @@ describe('TokenVerifier with an HS256 secret', () => {
   });
 });
 
+describe('the tenant role', () => {
+  it('is the highest tenant role the roles claim names, else the default (member, or as configured)', async () => {
+    const verifier = new TokenVerifier(SECRET);
+    await expect(
+      verifier.verify(
+        `Bearer ${await secretToken({ sub: 'acme', roles: ['platform-operator', 'developer', 'viewer'] })}`,
+      ),
+    ).resolves.toMatchObject({ role: 'developer', roles: ['platform-operator', 'developer', 'viewer'] });
+    await expect(
+      verifier.verify(`Bearer ${await secretToken({ sub: 'acme', roles: ['ops'] })}`),
+    ).resolves.toMatchObject({
+      role: 'member',
+    });
+    const readOnly = new TokenVerifier({ secret: SECRET, defaultRole: 'viewer' });
+    await expect(readOnly.verify(`Bearer ${await secretToken({ sub: 'acme' })}`)).resolves.toMatchObject({
+      role: 'viewer',
+    });
+    await expect(
+      readOnly.verify(`Bearer ${await secretToken({ sub: 'acme', roles: ['admin'] })}`),
+    ).resolves.toMatchObject({
+      role: 'admin',
+    });
+  });
+});
+
 describe('the tier claim', () => {
   it('is parsed into the principal', async () => {
     const verifier = verifierWith();
     await expect(
       verifier.verify(`Bearer ${await keyToken(rsa1, { sub: 'acme', tier: 'gold_2024-eu' })}`),
-    ).resolves.toEqual({ tenantId: 'acme', subject: 'acme', tier: 'gold_2024-eu' });
+    ).resolves.toEqual({ tenantId: 'acme', subject: 'acme', tier: 'gold_2024-eu', role: 'member' });
     await expect(verifier.verify(`Bearer ${await secretToken({ sub: 'acme', tier: 'free' })}`)).resolves.toMatchObject({
       tier: 'free',
     });

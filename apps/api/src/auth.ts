@@ -1,4 +1,4 @@
-import { TenantId } from '@platform/contracts';
+import { highestTenantRole, TenantId, type TenantRole } from '@platform/contracts';
 import type { Logger } from '@platform/service-kit';
 import {
   createRemoteJWKSet,
@@ -22,6 +22,15 @@ export interface Principal {
   tier?: string;
   /** Roles the token grants (claim `roles`, an array of strings), e.g. `platform-operator`. */
   roles?: readonly string[];
+  /**
+   * The caller's role within its tenant (docs/access.md): the highest tenant role its `roles`
+   * claim names, else the default (AUTH_DEFAULT_TENANT_ROLE, `member`); a key's own role.
+   */
+  role: TenantRole;
+  /** The API key the caller authenticated with (its id), when it used one. */
+  keyId?: string;
+  /** The end user a key acts for (the `Platform-User` header); `subject` is then that user. */
+  actingUser?: string;
 }
 
 /** Algorithms verified with the shared secret (`AUTH_JWT_SECRET`). */
@@ -61,6 +70,8 @@ export interface TokenVerifierOptions {
   cache?: { maxEntries: number; maxAgeMs: number } | undefined;
   /** Receives a warning when the key set cannot be fetched (the client only sees 503 AUTH_UNAVAILABLE). */
   logger?: Pick<Logger, 'warn'> | undefined;
+  /** The tenant role of a token whose `roles` claim names none (default `member`, AUTH_DEFAULT_TENANT_ROLE). */
+  defaultRole?: TenantRole | undefined;
 }
 
 /** The key set could not be fetched or used: the identity provider's side, not the token's. */
@@ -91,12 +102,14 @@ export class TokenVerifier {
   private readonly verified: TokenCache<Principal>;
   private readonly clockToleranceSeconds: number;
   private readonly maxLifetimeSeconds: number;
+  private readonly defaultRole: TenantRole;
 
   /** `options` may be just the HS256 secret. */
   constructor(options: string | TokenVerifierOptions) {
     const opts: TokenVerifierOptions = typeof options === 'string' ? { secret: options } : options;
     if (!opts.secret && !opts.jwksUrl) throw new Error('TokenVerifier needs an HS256 secret or a JWKS URL (or both)');
     this.logger = opts.logger;
+    this.defaultRole = opts.defaultRole ?? 'member';
     this.secret = opts.secret ? new TextEncoder().encode(opts.secret) : undefined;
     this.keySet = opts.jwksUrl ? this.remoteKeySet(new URL(opts.jwksUrl), opts.jwks ?? {}) : undefined;
     const audience = typeof opts.audience === 'string' ? [opts.audience] : opts.audience ? [...opts.audience] : [];
@@ -165,6 +178,7 @@ export class TokenVerifier {
       subject: payload.sub,
       ...(tier !== undefined ? { tier } : {}),
       ...(roles.length > 0 ? { roles: Object.freeze([...(roles as string[])]) } : {}),
+      role: highestTenantRole(roles as string[]) ?? this.defaultRole,
     });
     this.verified.set(token, principal, typeof payload.exp === 'number' ? payload.exp : undefined);
     return principal;

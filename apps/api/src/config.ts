@@ -1,5 +1,5 @@
 import { fileURLToPath } from 'node:url';
-import { TenantTiersEnv } from '@platform/contracts';
+import { TenantRole, TenantTiersEnv } from '@platform/contracts';
 import { env, grpcTlsEnv, loggingEnv, natsEnv, shutdownEnv } from '@platform/service-kit';
 import { z } from 'zod';
 
@@ -55,6 +55,14 @@ export const ApiConfig = z
       .string()
       .regex(/^[A-Za-z0-9_.:-]{1,64}$/, 'must be 1-64 letters, digits, ".", ":", "-" or "_"')
       .default('platform-operator'),
+    /** The tenant role of a token whose `roles` claim names none of admin, developer, member, viewer (docs/access.md#roles). */
+    AUTH_DEFAULT_TENANT_ROLE: TenantRole.default('member'),
+    /** Longest a verified API key is trusted without asking the credential service again (a revocation reaches every replica over NATS sooner). */
+    API_KEY_CACHE_MS: env.positiveInt().default(60_000),
+    /** Verified API keys remembered per replica; 0 asks the credential service on every request. */
+    API_KEY_CACHE_SIZE: env.nonNegativeInt().default(10_000),
+    /** How often a replica sends its API keys' last uses to the credential service (one call, not one per request). */
+    API_KEY_USE_FLUSH_MS: env.positiveInt().default(60_000),
     /** Leeway for the `exp` and `nbf` claims and a future `iat` (clocks that disagree), in seconds. */
     AUTH_CLOCK_TOLERANCE_SECONDS: env.nonNegativeInt().default(5),
     /** Longest token lifetime accepted (`exp` minus `iat`, or minus now): seconds, or a number with `s`, `m`, `h` or `d`. */

@@ -59,6 +59,45 @@ export class CredentialCalls {
     return this.client.listAuditEvents(input, this.settings());
   }
 
+  createKey(input: {
+    tenantId: string;
+    name: string;
+    role: string;
+    expiresAt: Date | undefined;
+    subject: string | undefined;
+    tier: string;
+  }) {
+    const { subject, ...rest } = input;
+    return this.client.createApiKey({ ...rest, actor: { subject: subject ?? '' } }, this.settings());
+  }
+
+  listKeys(tenantId: string) {
+    return this.client.listApiKeys({ tenantId }, this.settings());
+  }
+
+  revokeKey(input: { tenantId: string; keyId: string; subject: string | undefined }) {
+    return this.client.revokeApiKey(
+      { tenantId: input.tenantId, keyId: input.keyId, actor: { subject: input.subject ?? '' } },
+      this.settings(),
+    );
+  }
+
+  verifyKey(key: string) {
+    return this.client.verifyApiKey({ key }, this.settings());
+  }
+
+  recordKeyUse(uses: credentialV1.KeyUse[]) {
+    return this.client.recordKeyUse({ uses }, this.settings());
+  }
+
+  recordAdminAction(tenantId: string, action: Omit<credentialV1.AdminAction, 'id' | 'at'>) {
+    return this.client.recordAdminAction({ tenantId, action: { ...action, id: 0, at: undefined } }, this.settings());
+  }
+
+  listAdminActions(input: { tenantId: string; beforeId: number; limit: number }) {
+    return this.client.listAdminActions(input, this.settings());
+  }
+
   /** Credentials per key-encryption key (operators: key status and rewrap progress). */
   keyUsage() {
     return this.client.getKeyUsage({}, this.settings());

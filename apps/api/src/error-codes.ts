@@ -67,6 +67,8 @@ export const apiErrorCatalogue = {
     status: 400,
     doc: 'a malformed path parameter without a code of its own, or one longer than 4096 characters as sent',
   },
+  INVALID_ACTING_USER: { status: 400, doc: '`Platform-User`: not a valid subject' },
+  INVALID_KEY_EXPIRY: { status: 400, doc: "a key's `expiresAt` in the past" },
   DELEGATION_CONVERSATION: {
     status: 400,
     doc: "a message to a child run's conversation: answer in the team's conversation",
@@ -80,7 +82,17 @@ export const apiErrorCatalogue = {
   INVALID_ISSUER: { status: 401 },
   INVALID_AUDIENCE: { status: 401 },
   UNKNOWN_SIGNING_KEY: { status: 401, doc: '[authentication](operations.md#authentication)' },
-  FORBIDDEN: { status: 403, doc: 'an operator route or the `Platform-Tenant` header without the operator role' },
+  INVALID_API_KEY: { status: 401, doc: '[API keys](access.md#api-keys)' },
+  API_KEY_REVOKED: { status: 401 },
+  API_KEY_EXPIRED: { status: 401 },
+  FORBIDDEN: {
+    status: 403,
+    doc: 'an operator route or the `Platform-Tenant` header without the operator role; `Platform-User` with a token instead of a key',
+  },
+  FORBIDDEN_ROLE: {
+    status: 403,
+    doc: "the caller's tenant role is below the operation's (`details.requiredRole`, [roles](access.md#roles)); deciding another user's approval",
+  },
   TOOL_NOT_ALLOWED: { status: 403, doc: 'trying a tool the profile does not give its agents' },
   NOT_PERMITTED_BY_TIER: {
     status: 403,
@@ -100,6 +112,7 @@ export const apiErrorCatalogue = {
   FACT_NOT_FOUND: { status: 404 },
   TOOL_NOT_FOUND: { status: 404 },
   TOOL_CALL_NOT_FOUND: { status: 404 },
+  API_KEY_NOT_FOUND: { status: 404 },
   REQUEST_TIMEOUT: { status: 408, doc: 'the request did not arrive in time' },
   RUN_FINISHED: { status: 409 },
   CHANGES_NOT_ALLOWED: { status: 409 },

@@ -41,5 +41,6 @@ export function actingPrincipal(principal: Principal, request: FastifyRequest, o
   if (!tenant.success)
     throw new HttpError(400, ApiErrorCodes.INVALID_TENANT, `${TENANT_HEADER} is not a valid tenant id`);
   request.log.info({ operator: principal.subject, tenant: tenant.data, url: request.url }, 'operator read');
-  return Object.freeze({ ...principal, tenantId: tenant.data });
+  // In another tenant an operator reads, with the rights of a viewer (docs/access.md).
+  return Object.freeze({ ...principal, tenantId: tenant.data, role: 'viewer' });
 }

@@ -16,6 +16,8 @@ import { buildApp } from './app.js';
 import { CredentialCalls } from './credential-calls.js';
 import { ModelConnectionCalls } from './model-connection-calls.js';
 import { TokenVerifier } from './auth.js';
+import { ApiKeyVerifier } from './access/api-keys.js';
+import { NatsKeyRevocations } from './access/key-revocations.js';
 import type { ApiConfig } from './config.js';
 import { DeadLetterReader } from './events/dead-letter-reader.js';
 import { RunEventReader } from './events/run-event-reader.js';
@@ -107,6 +109,22 @@ export async function startApiServer(config: ApiConfig, logger: Logger): Promise
     () => [{ value: streams.openHere }],
   );
 
+  const credentialCalls = credential
+    ? new CredentialCalls(credential.rpc, config.CREDENTIAL_PLATFORM_TOKEN!)
+    : undefined;
+  const keyVerifier = credentialCalls
+    ? new ApiKeyVerifier(credentialCalls, {
+        cacheMs: config.API_KEY_CACHE_MS,
+        maxEntries: config.API_KEY_CACHE_SIZE,
+        useFlushMs: config.API_KEY_USE_FLUSH_MS,
+        logger,
+      })
+    : undefined;
+  const revocations = keyVerifier
+    ? new NatsKeyRevocations(nc, (keyId) => keyVerifier.forget(keyId), logger)
+    : undefined;
+  revocations?.listen();
+
   const app = buildApp({
     logger,
     verifier: new TokenVerifier({
@@ -117,16 +135,18 @@ export async function startApiServer(config: ApiConfig, logger: Logger): Promise
       clockToleranceSeconds: config.AUTH_CLOCK_TOLERANCE_SECONDS,
       maxTokenLifetimeSeconds: config.AUTH_MAX_TOKEN_LIFETIME,
       cache: { maxEntries: config.AUTH_TOKEN_CACHE_SIZE, maxAgeMs: config.AUTH_TOKEN_CACHE_MAX_AGE_MS },
+      defaultRole: config.AUTH_DEFAULT_TENANT_ROLE,
       logger,
     }),
+    ...(keyVerifier && revocations ? { apiKeys: { verifier: keyVerifier, revocations } } : {}),
     maxBodyBytes: config.MAX_BODY_BYTES,
     orchestrator: orchestrator.rpc,
     agents: agents.rpc,
     memory: memory.rpc,
     agentPool: agentPool.rpc,
-    ...(credential
+    ...(credentialCalls && credential
       ? {
-          credentials: new CredentialCalls(credential.rpc, config.CREDENTIAL_PLATFORM_TOKEN!),
+          credentials: credentialCalls,
           // Each write is announced to the orchestrators' connection caches (core NATS: a lost
           // notice is healed by the caches' own expiry).
           modelConnections: new ModelConnectionCalls(
@@ -189,6 +209,7 @@ export async function startApiServer(config: ApiConfig, logger: Logger): Promise
       accepting = false;
       // Fastify stops accepting, answers new requests with 503 and waits for in-flight ones.
       await app.close();
+      await keyVerifier?.close();
       orchestrator.close();
       agents.close();
       memory.close();

@@ -1,5 +1,5 @@
 import { QueryClient, QueryClientProvider } from '@tanstack/react-query';
-import { useEffect, useMemo, useState } from 'react';
+import { useEffect, useMemo, useState, type ReactNode } from 'react';
 import { Redirect, Route, Router, Switch } from 'wouter';
 import { loadConsoleConfig, PlatformApi } from './api/endpoints.js';
 import type { ConsoleConfig } from './api/types.js';
@@ -21,6 +21,22 @@ import { SignIn } from './pages/sign-in.js';
 import { TasksPage } from './pages/tasks.js';
 import { ToolsPage } from './pages/tools.js';
 import { UsagePage } from './pages/usage.js';
+import { KeysPage } from './pages/keys.js';
+import { AuditPage } from './pages/audit.js';
+import { roleAtLeast, roleFromClaims, type TenantRole } from './lib/roles.js';
+import { useConsole } from './console-context.js';
+
+/** A page for callers of at least `role`; others are told which role it needs (the api refuses them anyway). */
+function ForRole({ role, children }: { role: TenantRole; children: ReactNode }) {
+  const { can } = useConsole();
+  if (!can(role))
+    return (
+      <EmptyState title="This page is not for your role.">
+        It needs the tenant role {role} (docs/access.md#roles); ask an admin of the tenant.
+      </EmptyState>
+    );
+  return <>{children}</>;
+}
 
 function Pages() {
   return (
@@ -42,6 +58,16 @@ function Pages() {
       <Route path="/accounts" component={AccountsPage} />
       <Route path="/model-connections" component={ModelConnectionsPage} />
       <Route path="/usage" component={UsagePage} />
+      <Route path="/keys">
+        <ForRole role="admin">
+          <KeysPage />
+        </ForRole>
+      </Route>
+      <Route path="/audit">
+        <ForRole role="admin">
+          <AuditPage />
+        </ForRole>
+      </Route>
       <Route>
         <EmptyState title="There is no such page.">Pick a page from the menu.</EmptyState>
       </Route>
@@ -63,18 +89,31 @@ export function App() {
   // A cache per signed-in view: another token or tenant never sees what this one loaded. The pages
   // mount again with it (a mounted query stays on the client it started with).
   const viewKey = `${session?.token ?? ''}|${session?.viewTenant ?? ''}`;
+  // The role the api gives this caller (GET /v1/me, as the viewed tenant for an operator).
+  const [me, setMe] = useState<{ key: string; role: TenantRole } | undefined>();
+  useEffect(() => {
+    if (!session) return;
+    const key = viewKey;
+    new PlatformApi({ token: session.token, viewTenant: isReadOnly(session) ? session.viewTenant : undefined })
+      .me()
+      .then((answer) => setMe({ key, role: answer.role }))
+      .catch(() => undefined); // the pages show the api's refusal themselves
+  }, [viewKey]); // eslint-disable-line react-hooks/exhaustive-deps
   const queries = useMemo(() => (viewKey ? new QueryClient() : undefined), [viewKey]);
   const context = useMemo((): ConsoleContextValue | undefined => {
     if (!session) return undefined;
+    const role = me?.key === viewKey ? me.role : roleFromClaims(session.claims.roles);
     return {
       session,
       config,
       api: new PlatformApi({ token: session.token, viewTenant: isReadOnly(session) ? session.viewTenant : undefined }),
-      readOnly: isReadOnly(session),
+      readOnly: isReadOnly(session) || role === 'viewer',
+      role,
+      can: (required) => roleAtLeast(role, required),
       viewTenant: (tenant) => change({ ...session, viewTenant: tenant }),
       signOut: () => change(undefined),
     };
-  }, [session, config]);
+  }, [session, config, me, viewKey]);
   return (
     <Router base={import.meta.env.BASE_URL.replace(/\/$/, '')}>
       {context && queries ? (

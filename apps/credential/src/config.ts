@@ -5,7 +5,7 @@ import { z } from 'zod';
 
 /** Environment of the credential service (docs/credentials.md has the operator's view). */
 export const CredentialConfig = z.object({
-  /** Postgres for requests (DATABASE_URL, DATABASE_POOL_MAX). Its role needs membership in credential_runtime and credential_maintenance. */
+  /** Postgres for requests (DATABASE_URL, DATABASE_POOL_MAX). Its role needs membership in credential_runtime, credential_maintenance and credential_key_lookup. */
   ...postgresEnv(),
   /** Postgres for migrations at boot (the schema owner); defaults to DATABASE_URL. */
   DATABASE_MIGRATION_URL: z.string().optional(),

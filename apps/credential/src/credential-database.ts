@@ -44,6 +44,11 @@ export class CredentialDatabase {
     return this.transaction(() => [`set_config('role', '${MAINTENANCE_ROLE}', true)`], fn);
   }
 
+  /** Runs `fn` as another role of the schema, with no tenant (API key verification, migration 0003). */
+  asRole<T>(role: string, fn: (client: pg.PoolClient) => Promise<T>): Promise<T> {
+    return this.transaction((client) => [`set_config('role', ${client.escapeLiteral(role)}, true)`], fn);
+  }
+
   /**
    * BEGIN and the transaction's settings go in one round trip (a simple-protocol query of two
    * statements; the tenant id is a quoted literal, and was validated before it got here).

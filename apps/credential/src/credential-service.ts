@@ -18,6 +18,9 @@ import type { KeyProvider } from './crypto/key-provider.js';
 import type { ReadAuditBatcher } from './read-audit-batcher.js';
 import { keyUsage } from './key-rotation.js';
 import { ErrorCodes } from './error-codes.js';
+import { accessServiceMethods } from './access-service.js';
+import type { AdminAuditStore } from './admin-audit-store.js';
+import type { ApiKeyStore } from './api-key-store.js';
 
 /** What the service accepts and returns at most, compiled from the environment at boot (server.ts). */
 export interface CredentialServiceLimits {
@@ -30,6 +33,8 @@ export interface CredentialServiceLimits {
 
 export interface CredentialServiceDeps {
   store: CredentialStore;
+  /** API keys and the audit of administrative actions (docs/access.md). */
+  access: { keys: ApiKeyStore; audit: AdminAuditStore };
   db: CredentialDatabase;
   /** Flushed before the audit trail is read, so it shows every read this replica answered. */
   readAudit: Pick<ReadAuditBatcher, 'flush'>;
@@ -142,6 +147,13 @@ export function credentialServiceImplementation(deps: CredentialServiceDeps): Cr
   }
 
   return {
+    ...accessServiceMethods({
+      ...deps.access,
+      auth,
+      tiers: deps.tiers,
+      limits: { auditPageSize: limits.auditPageSize, auditMaxPageSize: limits.auditMaxPageSize },
+      logger,
+    }),
     saveCredential: unaryHandler<credentialV1.SaveCredentialRequest, credentialV1.SaveCredentialResponse>(
       logger,
       'SaveCredential',

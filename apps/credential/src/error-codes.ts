@@ -19,6 +19,28 @@ const credentialErrorCatalogue = {
   INVALID_SECRET: { kind: 'invalid_argument', description: '`secret_json` is not UTF-8, not JSON, or not an object.' },
   INVALID_EXPECTED_VERSION: { kind: 'invalid_argument', description: '`expected_version` is negative.' },
   INVALID_BEFORE_ID: { kind: 'invalid_argument', description: '`before_id` is negative.' },
+  INVALID_KEY_NAME: {
+    kind: 'invalid_argument',
+    description: 'An API key `name` is not 1-64 letters, digits, ".", "_", " " or "-".',
+  },
+  INVALID_KEY_ROLE: {
+    kind: 'invalid_argument',
+    description: 'An API key `role` is not viewer, member, developer or admin.',
+  },
+  INVALID_KEY_EXPIRY: { kind: 'invalid_argument', description: "An API key's `expires_at` is not in the future." },
+  INVALID_KEY_ID: { kind: 'invalid_argument', description: '`key_id` is not 16 lower-case hex digits.' },
+  INVALID_ADMIN_ACTION: {
+    kind: 'invalid_argument',
+    description:
+      'A recorded administrative action lacks its operation, method, status or role, or a field is too long.',
+  },
+  API_KEY_NOT_FOUND: { kind: 'not_found', description: 'No API key with this id for this tenant.' },
+  INVALID_API_KEY: {
+    kind: 'unauthenticated',
+    description: 'The presented API key is malformed, unknown, or its secret is wrong (the answer does not say which).',
+  },
+  API_KEY_REVOKED: { kind: 'unauthenticated', description: 'The presented API key was revoked.' },
+  API_KEY_EXPIRED: { kind: 'unauthenticated', description: 'The presented API key has expired.' },
   GRANT_EXPIRED: { kind: 'unauthenticated', description: 'The credential grant has expired.' },
   GRANT_INVALID: {
     kind: 'unauthenticated',

@@ -22,4 +22,11 @@ export const CREDENTIAL_CALLERS: CallerTable<typeof credentialV1.CredentialServi
   deleteModelConnection: ['api'],
   // The only method that returns a model connection's key: for the orchestrator, to call the model.
   resolveModelConnection: ['orchestrator'],
+  createApiKey: ['api'],
+  listApiKeys: ['api'],
+  revokeApiKey: ['api'],
+  verifyApiKey: ['api'],
+  recordKeyUse: ['api'],
+  recordAdminAction: ['api'],
+  listAdminActions: ['api'],
 };

@@ -10,6 +10,8 @@ import { CredentialDatabase } from './credential-database.js';
 import { credentialServiceImplementation, type CredentialServiceLimits } from './credential-service.js';
 import { CredentialStore } from './credential-store.js';
 import { ReadAuditBatcher } from './read-audit-batcher.js';
+import { ApiKeyStore } from './api-key-store.js';
+import { AdminAuditStore } from './admin-audit-store.js';
 import type { KeyProvider } from './crypto/key-provider.js';
 import { LocalKeyring } from './crypto/local-keyring.js';
 import { assertKeyringCoversRows, startRewrapJob } from './key-rotation.js';
@@ -92,6 +94,7 @@ export async function startCredentialServer(
     const implementation: credentialV1.CredentialServiceServer = {
       ...credentialServiceImplementation({
         store,
+        access: { keys: new ApiKeyStore(db), audit: new AdminAuditStore(db) },
         db,
         readAudit,
         keys: keyProvider,

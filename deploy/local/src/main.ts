@@ -105,6 +105,13 @@ async function main(): Promise<void> {
       .setIssuedAt()
       .setExpirationTime('12h')
       .sign(new TextEncoder().encode(config.AUTH_JWT_SECRET));
+    // The tenant's administrator: API keys, the audit, erasing memory (docs/access.md#roles).
+    const adminToken = await new SignJWT({ tenant: config.DEMO_TENANT, roles: ['admin'] })
+      .setProtectedHeader({ alg: 'HS256' })
+      .setSubject('local-admin')
+      .setIssuedAt()
+      .setExpirationTime('12h')
+      .sign(new TextEncoder().encode(config.AUTH_JWT_SECRET));
 
     if (config.DEMO) {
       write();
@@ -125,6 +132,11 @@ async function main(): Promise<void> {
       `  curl -s -X PUT ${platform.apiUrl}/v1/credentials/google/primary -H "authorization: Bearer $TOKEN" -H 'content-type: application/json' -d '{"secret":{"access_token":"..."}}'`,
     );
     write(`Or open the web console at ${platform.apiUrl}/console and sign in with that token (docs/console.md).`);
+    write(`An admin of the tenant (API keys, the audit; docs/access.md):`);
+    write(`  export ADMIN_TOKEN=${adminToken}`);
+    write(
+      `  curl -s -X POST ${platform.apiUrl}/v1/keys -H "authorization: Bearer $ADMIN_TOKEN" -H 'content-type: application/json' -d '{"name":"my-backend","role":"member"}'`,
+    );
     await new Promise<void>((resolve) => {
       process.once('SIGINT', resolve);
       process.once('SIGTERM', resolve);

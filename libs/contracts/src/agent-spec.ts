@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { TenantId } from './ids.js';
+import { TenantRole } from './tenant-roles.js';
 
 // An agent as a tenant writes it (POST/PUT /v1/agents, the orchestrator's AgentService) and as the
 // operator's profiles file holds the built-in ones: the shape and the rules that need nothing but
@@ -183,6 +184,11 @@ export const AgentSpec = z
     /** The run's answer must be JSON valid against it; the result carries it as `output`. */
     outputSchema: OutputSchema.optional(),
     access: AgentAccess.optional(),
+    /**
+     * Who may decide this agent's approval requests besides the end user whose run asked: callers
+     * holding one of these tenant roles (docs/access.md). Absent: the end user or a tenant admin.
+     */
+    approverRoles: z.array(TenantRole).min(1).max(4).optional(),
     overrides: AgentOverridePolicy.optional(),
   })
   .strict()
@@ -247,3 +253,9 @@ export const RunOverrides = z
   })
   .strict();
 export type RunOverrides = z.infer<typeof RunOverrides>;
+
+/**
+ * Where the orchestrators announce writes to a tenant's agents and conversation pins (after the
+ * commit): `<prefix>.<compositeKey(tenant)>`; every replica forgets that tenant's cached entries.
+ */
+export const AGENTS_CHANGED_SUBJECT_PREFIX = 'platform.orchestrator.agents.changed';

@@ -119,8 +119,11 @@ export {
 export { natsInboxPrefix } from './nats-inbox.js';
 export { TenantTiers, TenantTiersEnv, QUOTA_NAMES, limitsFor, quotasFor, type TierQuotas } from './tenant-tiers.js';
 export { NamedError } from './named-error.js';
+export { API_KEY_REVOKED_SUBJECT, ApiKeyRevoked } from './api-keys.js';
+export { TENANT_ROLES, TenantRole, roleAtLeast, highestTenantRole } from './tenant-roles.js';
 export {
   AgentName,
+  AGENTS_CHANGED_SUBJECT_PREFIX,
   AgentId,
   BUILT_IN_AGENT_PREFIX,
   DelegateSpec,

@@ -35,6 +35,8 @@ export const TierLimits = z
     agentVersions: count().optional(),
     /** Model connections a tenant may register (0 turns bringing one's own model off). */
     modelConnections: count().optional(),
+    /** API keys a tenant may hold (live ones: not revoked, not expired; POST /v1/keys). */
+    apiKeys: count().optional(),
     /** Models a tenant agent of this tier may name (`*` matches any run of characters); absent: any. */
     agentModels: z.array(z.string().min(1).max(200)).optional(),
     /** Tool patterns a tenant agent of this tier may list: each of its patterns must match one of these; absent: any. */
@@ -76,6 +78,7 @@ export const QUOTA_DEFAULTS = {
   agents: 100,
   agentVersions: 1_000,
   modelConnections: 10,
+  apiKeys: 50,
 } as const satisfies Required<Omit<TierLimits, 'turnsPerMinute' | 'tokensPerDay' | 'agentModels' | 'agentTools'>>;
 
 export type QuotaField = keyof typeof QUOTA_DEFAULTS;
@@ -92,6 +95,7 @@ export const QUOTA_NAMES = {
   agents: 'agents',
   agentVersions: 'agent_versions',
   modelConnections: 'model_connections',
+  apiKeys: 'api_keys',
 } as const satisfies Record<QuotaField, string>;
 
 /** A request's tier resolved against the configuration: the tier whose limits apply, and them. */

@@ -70,6 +70,8 @@ export interface PlatformOptions {
    * spreads calls over all of them (`ipv4:` target, round robin), as in a scaled deployment.
    */
   orchestratorReplicas?: number;
+  /** api replicas (default 1): each on its own HTTP port (`apiUrls`), sharing NATS, Redis and the services. */
+  apiReplicas?: number;
   /** How long each app may take to log `ready` (default 30 s; a loaded machine may need more). */
   readyTimeoutMs?: number;
   onLine?: (app: PlatformApp, line: string) => void;
@@ -78,6 +80,8 @@ export interface PlatformOptions {
 /** A running platform: every service its own OS process, reachable on loopback. */
 export interface Platform {
   readonly apiUrl: string;
+  /** Every api replica's base URL (the first is `apiUrl`). */
+  readonly apiUrls: readonly string[];
   readonly llmSimUrl: string | undefined;
   readonly ports: Record<PlatformPort, number>;
   readonly credentialKeys: CredentialKeys;
@@ -85,7 +89,7 @@ export interface Platform {
   readonly pki: ServicePki;
   /** The port of each orchestrator replica (the first is `ports.orchestrator`). */
   readonly orchestratorPorts: readonly number[];
-  /** A running app; `replica` picks an orchestrator replica (default the first). */
+  /** A running app; `replica` picks an orchestrator or api replica (default the first). */
   process(app: PlatformApp, replica?: number): ServiceProcess | undefined;
   /** Starts an app (again) with the same configuration and ports. */
   start(app: PlatformApp, replica?: number): Promise<ServiceProcess>;
@@ -134,6 +138,12 @@ export async function startPlatform(options: PlatformOptions): Promise<Platform>
   if (!Number.isInteger(replicas) || replicas < 1)
     throw new Error(`orchestratorReplicas must be a positive integer (got ${replicas})`);
   const orchestratorPorts = [ports.orchestrator, ...(await freePorts(replicas - 1))];
+  const apiReplicas = options.apiReplicas ?? 1;
+  if (!Number.isInteger(apiReplicas) || apiReplicas < 1)
+    throw new Error(`apiReplicas must be a positive integer (got ${apiReplicas})`);
+  const apiPorts = [ports.api, ...(await freePorts(apiReplicas - 1))];
+  const replicasOf = (app: PlatformApp): number =>
+    app === 'orchestrator' ? replicas : app === 'api' ? apiReplicas : 1;
   const orchestratorAddress = (): string =>
     replicas === 1
       ? `127.0.0.1:${ports.orchestrator}`
@@ -232,7 +242,7 @@ export async function startPlatform(options: PlatformOptions): Promise<Platform>
   /** Running processes by app and replica (`orchestrator#1` is the second orchestrator). */
   const running = new Map<string, ServiceProcess>();
   const keyOf = (app: PlatformApp, replica = 0): string => {
-    const count = app === 'orchestrator' ? replicas : 1;
+    const count = replicasOf(app);
     if (!Number.isInteger(replica) || replica < 0 || replica >= count)
       throw new Error(`${app} has no replica ${replica} (it runs ${count})`);
     return replica === 0 ? app : `${app}#${replica}`;
@@ -242,7 +252,12 @@ export async function startPlatform(options: PlatformOptions): Promise<Platform>
     const key = keyOf(app, replica);
     for (let attempt = 1; ; attempt++) {
       try {
-        const replicaEnv = replica > 0 ? { GRPC_PORT: String(orchestratorPorts[replica]) } : {};
+        const replicaEnv =
+          replica === 0
+            ? {}
+            : app === 'api'
+              ? { HTTP_PORT: String(apiPorts[replica]) }
+              : { GRPC_PORT: String(orchestratorPorts[replica]) };
         const proc = await startServiceProcess({
           app,
           mode: options.mode ?? 'dist',
@@ -260,10 +275,12 @@ export async function startPlatform(options: PlatformOptions): Promise<Platform>
         const clash = /EADDRINUSE/.test(err instanceof Error ? err.message : String(err));
         if (!clash || !portKey || options.ports?.[portKey] !== undefined || startedOnce.has(key) || attempt >= 3)
           throw explainStartFailure(app, err, portKey && replica === 0 ? options.portVariables?.[portKey] : undefined);
-        if (replica > 0) orchestratorPorts[replica] = await freePort();
+        if (replica > 0 && app === 'api') apiPorts[replica] = await freePort();
+        else if (replica > 0) orchestratorPorts[replica] = await freePort();
         else {
           ports[portKey] = await freePort();
           if (app === 'orchestrator') orchestratorPorts[0] = ports.orchestrator;
+          if (app === 'api') apiPorts[0] = ports.api;
         }
       }
     }
@@ -282,7 +299,7 @@ export async function startPlatform(options: PlatformOptions): Promise<Platform>
   try {
     for (const app of PLATFORM_APPS) {
       if (!apps.includes(app)) continue;
-      const count = app === 'orchestrator' ? replicas : 1;
+      const count = replicasOf(app);
       for (let replica = 0; replica < count; replica++) await start(app, replica);
     }
   } catch (err) {
@@ -291,6 +308,9 @@ export async function startPlatform(options: PlatformOptions): Promise<Platform>
   }
   return {
     apiUrl: `http://127.0.0.1:${ports.api}`,
+    get apiUrls() {
+      return apiPorts.map((port) => `http://127.0.0.1:${port}`);
+    },
     llmSimUrl: simulated ? `http://127.0.0.1:${ports.llmSim}` : undefined,
     ports,
     credentialKeys,

@@ -245,6 +245,8 @@ describe('the web console', () => {
         200,
       );
     }
+    // Forgetting memory is for the tenant's admins (docs/access.md#roles).
+    await signIn(TENANT, ['admin']);
     await open('/memory');
     const berlin = page.getByRole('row').filter({ hasText: 'Berlin' });
     const paris = page.getByRole('row').filter({ hasText: 'Paris' });
@@ -361,6 +363,39 @@ describe('the web console', () => {
     await alert.waitFor();
     expect(await alert.textContent()).toContain('RUN_NOT_FOUND');
     await browser.screenshot('other-tenant-refused');
+  });
+
+  it('shows a member no admin page, and an admin the keys and the audit', async () => {
+    await signIn(TENANT);
+    const nav = page.getByRole('navigation', { name: 'Console' });
+    expect(await page.getByTestId('role').textContent()).toBe('member');
+    expect(await nav.getByRole('link', { name: 'API keys' }).count()).toBe(0);
+    expect(await nav.getByRole('link', { name: 'Audit' }).count()).toBe(0);
+    await open('/keys');
+    await page.getByText('This page is not for your role.').waitFor();
+    expect(await page.getByRole('button', { name: 'Create key' }).count()).toBe(0);
+
+    await signIn(TENANT, ['admin']);
+    expect(await page.getByTestId('role').textContent()).toBe('admin');
+    await nav.getByRole('link', { name: 'API keys' }).click();
+    await page.getByRole('heading', { name: 'API keys', level: 1 }).waitFor();
+    await page.getByLabel('Key name').fill('console backend');
+    await page.getByLabel('Key role').selectOption('member');
+    await page.getByRole('button', { name: 'Create key' }).click();
+    const secret = (await page.getByTestId('new-key').locator('pre').textContent()) ?? '';
+    expect(secret).toMatch(/^plk_[0-9a-f]{16}_/);
+    const row = page.getByRole('row').filter({ hasText: 'console backend' });
+    await row.waitFor();
+    expect(await row.textContent()).not.toContain(secret.slice('plk_'.length + 17));
+    await browser.screenshot('api-keys');
+    page.once('dialog', (dialog) => void dialog.accept());
+    await row.getByRole('button', { name: 'Revoke console backend' }).click();
+    await row.getByText(/^revoked/).waitFor();
+
+    await nav.getByRole('link', { name: 'Audit' }).click();
+    await page.getByTestId('audit-row').filter({ hasText: 'revokeApiKey' }).waitFor();
+    expect(await page.getByTestId('audit-row').filter({ hasText: 'createApiKey' }).count()).toBeGreaterThan(0);
+    await browser.screenshot('audit');
   });
 
   it('lets an operator view a tenant read-only', async () => {

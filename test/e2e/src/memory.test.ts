@@ -10,6 +10,9 @@ import { api, bootPlatform, waitFor, type SuitePlatform } from './support.js';
 
 const TENANT = 'memory-tenant';
 const OTHER = 'memory-other-tenant';
+/** Erasing memory is for a tenant's admins (docs/access.md#roles); end users' tokens are members. */
+const ADMIN = { tenant: TENANT, roles: ['admin'] };
+const OTHER_ADMIN = { tenant: OTHER, roles: ['admin'] };
 const CONVERSATION = 'long-trip-chat';
 const PREFERENCE = 'I prefer window seats on long flights.';
 
@@ -209,26 +212,34 @@ describe('the memory API on the real memory service', () => {
       { question: 'Which seats do I prefer on flights?' },
     );
     expect(query.body).toMatchObject({ answered: false, citations: { facts: [] } });
-    const foreignDelete = await api(platform, 'DELETE', `/v1/memory/facts/${fact?.factId}`, OTHER);
+    const foreignDelete = await api(platform, 'DELETE', `/v1/memory/facts/${fact?.factId}`, OTHER_ADMIN);
     expect(foreignDelete.status).toBe(404);
     expect(foreignDelete.body).toMatchObject({ error: { code: 'FACT_NOT_FOUND' } });
-    const forgotElsewhere = await api<{ factsDeleted: number }>(platform, 'DELETE', '/v1/memory/subjects/user', OTHER);
+    const forgotElsewhere = await api<{ factsDeleted: number }>(
+      platform,
+      'DELETE',
+      '/v1/memory/subjects/user',
+      OTHER_ADMIN,
+    );
     expect(forgotElsewhere.body.factsDeleted).toBe(0);
     expect(await preferenceFacts()).toHaveLength(1);
   });
 
   it('deletes a fact, then forgets a subject entirely', async () => {
     const [fact] = await preferenceFacts();
+    const byMember = await api(platform, 'DELETE', `/v1/memory/facts/${fact?.factId}`, TENANT);
+    expect(byMember.status).toBe(403);
+    expect(byMember.body).toMatchObject({ error: { code: 'FORBIDDEN_ROLE', details: { requiredRole: 'admin' } } });
     const deleted = await api<{ deleted: boolean; auditId: string }>(
       platform,
       'DELETE',
       `/v1/memory/facts/${fact?.factId}`,
-      TENANT,
+      ADMIN,
     );
     expect(deleted.status).toBe(200);
     expect(deleted.body.deleted).toBe(true);
     expect(await preferenceFacts()).toEqual([]);
-    expect((await api(platform, 'DELETE', `/v1/memory/facts/${fact?.factId}`, TENANT)).status).toBe(404);
+    expect((await api(platform, 'DELETE', `/v1/memory/facts/${fact?.factId}`, ADMIN)).status).toBe(404);
 
     await say('[scenario:plain] I live in Lisbon.');
     await waitFor('the new fact', async () =>
@@ -242,7 +253,7 @@ describe('the memory API on the real memory service', () => {
       platform,
       'DELETE',
       '/v1/memory/subjects/user',
-      TENANT,
+      ADMIN,
     );
     expect(forgotten.status).toBe(200);
     expect(forgotten.body.factsDeleted).toBeGreaterThanOrEqual(1);

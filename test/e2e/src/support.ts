@@ -105,10 +105,14 @@ export async function waitForCatalog(apiUrl: string, tools: string[]): Promise<v
   throw new Error(`the tool catalog never listed ${tools.join(', ')}`);
 }
 
-export async function tokenFor(tenant: string): Promise<string> {
-  return new SignJWT({ tenant })
+/** Who calls in a suite: a tenant's end user (role `member`, the default), or with roles and a subject of its own. */
+export type Caller = string | { tenant: string; roles?: string[]; subject?: string };
+
+export async function tokenFor(caller: Caller): Promise<string> {
+  const { tenant, roles, subject } = typeof caller === 'string' ? { tenant: caller } : caller;
+  return new SignJWT({ tenant, ...(roles ? { roles } : {}) })
     .setProtectedHeader({ alg: 'HS256' })
-    .setSubject(`user-of-${tenant}`)
+    .setSubject(subject ?? `user-of-${tenant}`)
     .setIssuedAt()
     .setExpirationTime('1h')
     .sign(new TextEncoder().encode(JWT_SECRET));
@@ -150,7 +154,7 @@ export async function api<T = Record<string, unknown>>(
   platform: Platform,
   method: string,
   path: string,
-  tenant: string,
+  tenant: Caller,
   body?: unknown,
   signal?: AbortSignal,
 ): Promise<ApiResponse<T>> {

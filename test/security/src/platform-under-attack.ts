@@ -45,8 +45,12 @@ export async function bootAttackedPlatform(): Promise<AttackedPlatform> {
   }
 }
 
+/**
+ * A tenant's admin token: a hostile tenant holds every right within its own tenant (docs/access.md),
+ * so the suites attack with the most a tenant can have.
+ */
 export async function tokenFor(tenant: string): Promise<string> {
-  return new SignJWT({ tenant })
+  return new SignJWT({ tenant, roles: ['admin'] })
     .setProtectedHeader({ alg: 'HS256' })
     .setSubject(`user-of-${tenant}`)
     .setIssuedAt()

@@ -136,6 +136,15 @@ describe('what is allowed works', () => {
     expect(orchestrator.violations).toEqual([]);
   });
 
+  it("an api replica hears another's API key revocation", async () => {
+    const [one, other] = [await login('api'), await login('api')];
+    const sub = other.subscribe('platform.api-keys.revoked', { max: 1 });
+    await other.flush();
+    one.publish('platform.api-keys.revoked', JSON.stringify({ keyId: '0123456789abcdef' }));
+    for await (const message of sub) expect(message.json()).toEqual({ keyId: '0123456789abcdef' });
+    expect([...one.violations, ...other.violations]).toEqual([]);
+  });
+
   it('the orchestrator publishes run events to the stream and the api reads them back', async () => {
     const orchestrator = await login('orchestrator');
     await ensureStream(orchestrator, {
@@ -279,6 +288,9 @@ describe('subjects and streams added by later features', () => {
     ['api', 'platform.trigger.runs.acme'],
     ['trigger', 'platform.trigger.runs.acme'],
     ['memory', `$JS.API.CONSUMER.CREATE.${TRIGGERED_RUNS_STREAM}`],
+    // Only the api tells its replicas of revoked API keys (docs/access.md#api-keys).
+    ['orchestrator', 'platform.api-keys.revoked'],
+    ['tool-runner', 'platform.api-keys.revoked'],
   ])('%s may not publish to %s', async (user, subject) => {
     await expectPublishRefused(user, subject);
   });
@@ -287,6 +299,7 @@ describe('subjects and streams added by later features', () => {
     ['tool-runner', 'platform.run-ended.*'],
     ['api', 'platform.run-ended.*'],
     ['trigger', 'platform.trigger.runs.>'],
+    ['tool-runner', 'platform.api-keys.revoked'],
   ])('%s may not subscribe to %s', async (user, subject) => {
     await expectSubscribeRefused(user, subject);
   });

@@ -1,4 +1,6 @@
 import {
+  AGENTS_CHANGED_SUBJECT_PREFIX,
+  API_KEY_REVOKED_SUBJECT,
   AGENT_POOL_EVENT_SUBJECT_PREFIX,
   AGENT_POOL_EVENTS_STREAM,
   MEMORY_DEAD_LETTER_STREAM,
@@ -58,8 +60,9 @@ export const SERVICE_PRINCIPALS: readonly Principal[] = [
     name: 'api',
     kind: 'service',
     description:
-      "HTTP edge: keeps the run-events stream and reads it for SSE clients (ordered consumers); reads memory's dead letters for operators; announces model connection changes",
+      "HTTP edge: keeps the run-events stream and reads it for SSE clients (ordered consumers); reads memory's dead letters for operators; announces model connection changes; tells the other replicas of revoked API keys",
     publish: unique([
+      API_KEY_REVOKED_SUBJECT,
       JETSTREAM_ACCOUNT_INFO,
       // Core NATS notices for the orchestrators' model connection caches (apps/api/src/model-connection-calls.ts).
       `${MODEL_CONNECTION_CHANGED_SUBJECT_PREFIX}.>`,
@@ -69,14 +72,14 @@ export const SERVICE_PRINCIPALS: readonly Principal[] = [
       ...readStreamMessages(MEMORY_DEAD_LETTER_STREAM),
       ...consumeStream(MEMORY_DEAD_LETTER_STREAM),
     ]),
-    subscribe: [inboxOf('api')],
+    subscribe: [inboxOf('api'), API_KEY_REVOKED_SUBJECT],
     allowResponses: false,
   },
   {
     name: 'orchestrator',
     kind: 'service',
     description:
-      "runs turns: publishes run events, finished turns, run-ended notices and the ends of triggered runs, calls tools, hears agent expiries, cancels and other replicas' run-ended notices, reads its child runs' stored events",
+      "runs turns: publishes run events, finished turns, run-ended notices and the ends of triggered runs and writes to tenants' agents, calls tools, hears agent expiries, cancels and other replicas' run-ended notices, reads its child runs' stored events",
     publish: unique([
       `${RUN_EVENTS_SUBJECT_PREFIX}.>`,
       `${MEMORY_INGEST_SUBJECT_PREFIX}.>`,
@@ -85,6 +88,8 @@ export const SERVICE_PRINCIPALS: readonly Principal[] = [
       // JetStream publish into the trigger service's stream (apps/orchestrator/src/events/publish-triggered-run.ts).
       `${TRIGGERED_RUN_SUBJECT_PREFIX}.>`,
       ORCHESTRATOR_CANCEL_SUBJECT,
+      // Core NATS notices of writes to a tenant's agents (apps/orchestrator/src/tenant-agents/agent-directory.ts).
+      `${AGENTS_CHANGED_SUBJECT_PREFIX}.>`,
       ...CALL_TOOLS,
       JETSTREAM_ACCOUNT_INFO,
       ...manageStream(RUN_EVENTS_STREAM),
@@ -101,6 +106,7 @@ export const SERVICE_PRINCIPALS: readonly Principal[] = [
       ORCHESTRATOR_CANCEL_SUBJECT,
       `${RUN_ENDED_SUBJECT_PREFIX}.*`,
       `${MODEL_CONNECTION_CHANGED_SUBJECT_PREFIX}.>`,
+      `${AGENTS_CHANGED_SUBJECT_PREFIX}.>`,
     ],
     allowResponses: false,
   },

@@ -14,7 +14,7 @@ export class ApiError extends Error {
 export interface ApiClientOptions {
   /** Base URL of the api, e.g. `https://agents.example.com`. */
   baseUrl: string;
-  /** A bearer token: an operator's (a JWT with the operator role) for the operators' views, a tenant's for its agents. */
+  /** The bearer credential: a JWT (an operator's, or a tenant admin's) or an API key (`plk_…`). */
   token: string;
   /** Read this tenant's data (the `Platform-Tenant` header; operators only, on reads only). */
   tenant?: string | undefined;
@@ -46,6 +46,14 @@ export class ApiClient {
   /** A write for the token's own tenant (the Platform-Tenant header is for reads only, and not sent). */
   async send<T>(method: 'POST' | 'PUT' | 'DELETE', path: string, body?: unknown): Promise<T> {
     return (await this.request<T>(method, path, body === undefined ? {} : { body })).body;
+  }
+
+  post<T>(path: string, body: unknown): Promise<T> {
+    return this.send<T>('POST', path, body);
+  }
+
+  delete<T>(path: string): Promise<T> {
+    return this.send<T>('DELETE', path);
   }
 
   async request<T>(

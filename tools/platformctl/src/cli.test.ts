@@ -135,6 +135,31 @@ describe('platformctl command line', () => {
     });
   });
 
+  it('takes an API key with --key or PLATFORM_API_KEY and sends it as the bearer', async () => {
+    expect((await run(['keys', 'list', '--api', baseUrl, '--key', 'plk_k1'])).code).toBe(1);
+    expect(seen.at(-1)).toMatchObject({ url: '/v1/keys', method: 'GET' });
+    expect(seen.at(-1)!.headers).toMatchObject({ authorization: 'Bearer plk_k1' });
+    await run(['keys', 'revoke', '0123456789abcdef', '--api', baseUrl], { PLATFORM_API_KEY: 'plk_k2' });
+    expect(seen.at(-1)).toMatchObject({ url: '/v1/keys/0123456789abcdef', method: 'DELETE' });
+    expect(seen.at(-1)!.headers).toMatchObject({ authorization: 'Bearer plk_k2' });
+    expect(await run(['keys', 'list', '--key', 'plk_a', '--token', 't'])).toMatchObject({
+      code: 2,
+      err: expect.stringContaining('--key or --token'),
+    });
+  });
+
+  it('creates a key with POST /v1/keys, and refuses keys create without --name and --role', async () => {
+    expect(await run(['keys', 'create', '--role', 'member'], { PLATFORM_TOKEN: 't' })).toMatchObject({
+      code: 2,
+      err: expect.stringContaining('--name and --role'),
+    });
+    expect(
+      (await run(['keys', 'create', '--name', 'b', '--role', 'member', '--api', baseUrl, '--token', 't'])).code,
+    ).toBe(1);
+    expect(seen.at(-1)).toMatchObject({ url: '/v1/keys', method: 'POST' });
+    expect(seen.at(-1)!.headers).toMatchObject({ 'content-type': 'application/json' });
+  });
+
   it('says the api is unreachable (exit 1)', async () => {
     const result = await run(['tools', '--api', 'http://127.0.0.1:1', '--token', 'tok']);
     expect(result.code).toBe(1);

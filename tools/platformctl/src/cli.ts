@@ -15,11 +15,11 @@ import {
   showModelConnection,
   updateModelConnection,
 } from './commands/model-connections.js';
-
+import { createKey, listAudit, listKeys, revokeKey } from './commands/keys.js';
 import { UsageError } from './usage-error.js';
 
 const USAGE = `platformctl: the agent platform's command line, through the HTTP API (operators' views read-only;
-agents and model connections as the token's tenant)
+agents, model connections, keys and the audit as the token's tenant)
 
 usage: platformctl [options] <command>
 
@@ -47,12 +47,19 @@ ${AGENT_USAGE}
   model-connections update <name> [--base-url <url>] [--models a,b]
   model-connections rotate <name>    a new key, read from $${API_KEY_VARIABLE}
   model-connections delete <name>
+  keys create --name <n> --role <r> [--expires <time>]
+                                     a tenant admin's new API key (viewer|member|developer|admin);
+                                     its secret is printed once
+  keys list                          the tenant's API keys (never a secret)
+  keys revoke <keyId>                revoke a key (refused on every api replica within a second)
+  audit [--limit n]                  the tenant's administrative actions, newest first (admins)
 
 options:
   --api <url>        the api's base URL (env PLATFORM_API_URL; default http://127.0.0.1:8080)
-  --token <jwt>      a token (env PLATFORM_TOKEN): an operator's, a JWT with "roles": ["platform-operator"];
-                     for agents, the tenant's own (writes act as the token's tenant)
-  --tenant <id>      read this tenant's data (sent as the Platform-Tenant header, on reads only)
+  --token <jwt>      a token (env PLATFORM_TOKEN): an operator's JWT ("roles": ["platform-operator"]),
+                     or a tenant's (agents, model connections; an admin's for keys and audit)
+  --key <key>        an API key (plk_…, env PLATFORM_API_KEY) instead of a token (docs/access.md)
+  --tenant <id>      read this tenant's data (sent as the Platform-Tenant header)
   --json             print the api's JSON instead of a table
   -h, --help         this text
 
@@ -75,6 +82,10 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
       options: {
         api: { type: 'string' },
         token: { type: 'string' },
+        key: { type: 'string' },
+        name: { type: 'string' },
+        role: { type: 'string' },
+        expires: { type: 'string' },
         tenant: { type: 'string' },
         json: { type: 'boolean', default: false },
         conversation: { type: 'string' },
@@ -105,10 +116,12 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
       io.out(`${USAGE}\n`);
       return values.help ? 0 : 2;
     }
-    const token = values.token ?? io.env['PLATFORM_TOKEN'];
+    const key = values.key ?? io.env['PLATFORM_API_KEY'];
+    if (values.key && values.token) throw new UsageError('give --key or --token, not both');
+    const token = values.key ?? values.token ?? key ?? io.env['PLATFORM_TOKEN'];
     if (!token)
       throw new UsageError(
-        'no token: pass --token or set PLATFORM_TOKEN (an operator JWT, or for agents a tenant token)',
+        'no token: pass --token or set PLATFORM_TOKEN (a JWT), or --key or set PLATFORM_API_KEY (an API key)',
       );
     const api = new ApiClient({
       baseUrl: values.api ?? io.env['PLATFORM_API_URL'] ?? 'http://127.0.0.1:8080',
@@ -231,6 +244,20 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
           break;
         case 'model-connections delete':
           result = await deleteModelConnection(api, need('<name>'));
+          break;
+        case 'keys create':
+          if (!values.name || !values.role) throw new UsageError('keys create needs --name and --role');
+          result = await createKey(api, { name: values.name, role: values.role, expiresAt: values.expires });
+          break;
+        case 'keys':
+        case 'keys list':
+          result = await listKeys(api);
+          break;
+        case 'keys revoke':
+          result = await revokeKey(api, need('<keyId>'));
+          break;
+        case 'audit':
+          result = await listAudit(api, number('limit', values.limit, 50));
           break;
         default:
           throw new UsageError(`unknown command '${positionals.join(' ')}'`);

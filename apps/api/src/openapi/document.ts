@@ -36,6 +36,10 @@ const TAGS = [
   },
   { name: 'usage', description: 'Turns and tokens per day.' },
   { name: 'openai', description: 'The OpenAI-compatible chat completions facade.' },
+  {
+    name: 'access',
+    description: 'Who calls (tenant role), API keys for servers, the audit of administrative actions.',
+  },
   { name: 'operators', description: 'Read-only views for tokens with the operator role.' },
   { name: 'meta', description: 'Health, readiness and this document.' },
 ];
@@ -47,6 +51,8 @@ const SECURITY_DESCRIPTION = [
   'The tenant is the `tenant` claim (else `sub`; a `tenant` claim that is present but not a valid tenant id is refused); `tier` chooses rate limits and quotas; `roles` may hold the operator role',
   "(AUTH_OPERATOR_ROLE, default `platform-operator`), which opens the operators' routes and lets GET requests",
   'read another tenant with the `Platform-Tenant` header. See docs/api.md#operators.',
+  'Within the tenant, `roles` may name a tenant role (viewer, member, developer, admin; none: member): each operation names the least it needs (`x-required-role`, 403 FORBIDDEN_ROLE below it).',
+  'An API key (`plk_…`, POST /v1/keys) is accepted in its place, as its tenant with its role; with `Platform-User` it acts for that end user. See docs/access.md.',
 ].join(' ');
 
 /** Operators name the tenant they read with this header (GET requests only). */
@@ -68,7 +74,11 @@ const AUTH_ERRORS: ErrorCodes & { 401: readonly ApiErrorCode[] } = {
     'INVALID_ISSUER',
     'INVALID_AUDIENCE',
     'UNKNOWN_SIGNING_KEY',
+    'INVALID_API_KEY',
+    'API_KEY_REVOKED',
+    'API_KEY_EXPIRED',
   ],
+  400: ['INVALID_ACTING_USER'],
   403: ['FORBIDDEN'],
   503: ['AUTH_UNAVAILABLE'],
 };
@@ -116,6 +126,7 @@ function mergeErrors(operation: OperationSpec): Map<number, Set<string>> {
     }
   };
   if (operation.access !== 'public') add(AUTH_ERRORS);
+  if (operation.access === 'tenant' && operation.role !== 'viewer') add({ 403: ['FORBIDDEN_ROLE'] });
   add(EDGE_ERRORS);
   if (operation.params) add({ 400: ['INVALID_PATH'] });
   if (operation.body)
@@ -196,7 +207,9 @@ function operationObject(operation: OperationSpec, eventSchemas: Map<string, z.Z
   const operatorNote =
     operation.access === 'operator'
       ? "\n\nOperators only: the token's `roles` claim must hold the operator role (403 FORBIDDEN otherwise)."
-      : '';
+      : operation.access === 'tenant'
+        ? `\n\nRole: \`${operation.role}\` or above (docs/access.md; 403 FORBIDDEN_ROLE otherwise).`
+        : '';
   return {
     operationId: operation.operationId,
     summary: operation.summary,
@@ -204,6 +217,7 @@ function operationObject(operation: OperationSpec, eventSchemas: Map<string, z.Z
       ? { description: `${operation.description ?? ''}${operatorNote}`.trim() }
       : {}),
     tags: [...operation.tags],
+    ...(operation.access === 'tenant' ? { 'x-required-role': operation.role } : {}),
     ...(operation.access === 'public' ? { security: [] } : {}),
     requestParams: {
       ...(operation.params ? { path: operation.params } : {}),

@@ -1,3 +1,4 @@
+import type { TenantRole } from '@platform/contracts';
 import type { FastifyInstance } from 'fastify';
 import type { z } from 'zod';
 import { HttpError } from '../http-errors.js';
@@ -15,6 +16,10 @@ declare module 'fastify' {
   interface FastifyContextConfig {
     /** Who may call the route (the auth hook skips `public` ones). */
     access?: Access;
+    /** The least tenant role a `tenant` route needs (the auth hook answers 403 FORBIDDEN_ROLE below it). */
+    role?: TenantRole;
+    /** The operation's id (the audit names it). */
+    operationId?: string;
   }
 }
 
@@ -65,7 +70,12 @@ export class OperationRouter {
     this.app.route({
       method: operation.method,
       url: fastifyPath(operation.path),
-      config: { access: operation.access, hasBody: operation.body !== undefined },
+      config: {
+        access: operation.access,
+        ...(operation.access === 'tenant' ? { role: operation.role } : {}),
+        operationId: operation.operationId,
+        hasBody: operation.body !== undefined,
+      },
       handler: async (request, reply) => {
         if (operation.access === 'operator') requireOperator(request, this.options.operatorRole);
         // Path first, then query, then body: the first part at fault is the one named.

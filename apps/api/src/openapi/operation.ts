@@ -1,5 +1,6 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { z } from 'zod';
+import type { TenantRole } from '@platform/contracts';
 import type { ApiErrorCode } from '../error-codes.js';
 
 type HttpMethod = 'GET' | 'POST' | 'PUT' | 'DELETE';
@@ -43,10 +44,19 @@ export type ErrorCodes = Partial<
 >;
 
 /**
+ * Who may call the operation. A `tenant` operation must name the least tenant role it needs
+ * (docs/access.md): the type refuses one without it, the api answers 403 FORBIDDEN_ROLE to a
+ * caller below it, and docs/access.md's role table is generated from these declarations.
+ */
+type OperationAccess = { access: 'public' | 'operator'; role?: never } | { access: 'tenant'; role: TenantRole };
+
+/**
  * One HTTP operation, declared once: the route registers with it and validates its input with
  * these very schemas, and the OpenAPI document is generated from it.
  */
-export interface OperationSpec {
+export type OperationSpec = OperationFields & OperationAccess;
+
+interface OperationFields {
   method: HttpMethod;
   /** OpenAPI style: `/v1/runs/{runId}`. */
   path: string;

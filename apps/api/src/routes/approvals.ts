@@ -1,4 +1,4 @@
-import { approvalRequestOf, type agentPoolV1, type orchestratorV1 } from '@platform/proto';
+import { approvalRequestOf, type agentPoolV1, type agentsV1, type orchestratorV1 } from '@platform/proto';
 import type { PromiseClient } from '@platform/service-kit';
 import { z } from 'zod';
 import { HttpError } from '../http-errors.js';
@@ -11,11 +11,14 @@ import { newRunId, type TurnRunner } from '../turns/turn-runner.js';
 import { TURN_RESPONSE_EXAMPLE, TurnResponse, turnResponseBody } from '../turns/turn-response.js';
 import { TURN_ERRORS } from './conversations.js';
 import { ApiErrorCodes } from '../error-codes.js';
+import { checkDecider } from '../access/approval-decider.js';
 
 export interface ApprovalRoutesOptions {
   agentPool: PromiseClient<agentPoolV1.AgentPoolServiceClient>;
   /** Finds the conversation a delegated run's approval is answered in (its team's root). */
   orchestrator?: PromiseClient<orchestratorV1.OrchestratorServiceClient>;
+  /** Reads the approver roles of the agent version a run runs under (docs/access.md#approvals); absent: none. */
+  agents?: PromiseClient<agentsV1.AgentServiceClient>;
   turns: TurnRunner;
   turnWaitMs: number;
 }
@@ -95,6 +98,7 @@ export const approvalOperations = {
     summary: "Approval requests waiting for the tenant's decision",
     tags: ['approvals'],
     access: 'tenant',
+    role: 'viewer',
     responses: {
       200: {
         description: 'Pending approvals (paused ones included).',
@@ -110,6 +114,7 @@ export const approvalOperations = {
     summary: "Approve, edit or cancel: the decision runs as a turn of the approval's conversation",
     tags: ['approvals'],
     access: 'tenant',
+    role: 'member',
     params: z.object({ approvalId: z.string() }),
     body: DecisionBody,
     bodyExamples: { approve: { decision: 'approve' }, edit: { decision: 'edit', changes: { seat: 'window' } } },
@@ -203,6 +208,8 @@ export function registerApprovalRoutes(router: OperationRouter, options: Approva
       (e) => e.approval?.approvalId === approvalId,
     );
     if (!entry) throw new HttpError(404, ApiErrorCodes.APPROVAL_NOT_FOUND, `no pending approval '${approvalId}'`);
+    // Only the run's end user, an approver the agent names, or an admin (403 FORBIDDEN_ROLE).
+    await checkDecider(principal, entry.runId, options);
     if (entry.status === 'paused')
       throw new HttpError(409, ApiErrorCodes.APPROVAL_PAUSED, 'this approval is paused; resume it first');
     if (!entry.approval!.options.includes(body.decision))
@@ -225,10 +232,11 @@ export function registerApprovalRoutes(router: OperationRouter, options: Approva
         content: decisionText(body, entry.approval!.actionSummary),
         requestId: request.id,
         profile: body.profile ?? '',
-        subject: principal.subject ?? '',
         stream: false,
         tier: principal.tier ?? '',
         timeZone: '',
+        // The decider is the decision turn's subject: the run's transcript names who decided.
+        subject: principal.subject ?? '',
         approvalId,
         decision: body.decision,
         changesJson: body.changes ? JSON.stringify(body.changes) : '',

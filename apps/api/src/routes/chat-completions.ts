@@ -95,6 +95,7 @@ export const chatCompletionOperations = {
       'Tools run on the platform; the client receives the final assistant message (streamed as deltas with `stream: true`; with a JSON `response_format`, the checked JSON in one delta at the end). The conversation is `x-conversation-id` when given (history kept by the platform), else a new one per request.',
     tags: ['openai'],
     access: 'tenant',
+    role: 'member',
     body: ChatCompletionBody,
     headers: z.object({
       'x-conversation-id': ConversationId.optional().meta({
@@ -187,9 +188,11 @@ export function registerChatCompletionRoutes(router: OperationRouter, options: C
       content,
       requestId: request.id,
       profile: model,
-      subject: principal.subject ?? '',
       stream: body.stream === true,
       tier: principal.tier ?? '',
+      // The end user (the token's sub, or the user a key acts for): the run records it, and only
+      // that user (or an admin) decides the run's approvals (docs/access.md#approvals).
+      subject: principal.subject ?? '',
       timeZone: '',
       ...(outputSchema ? { outputSchemaJson: JSON.stringify(outputSchema) } : {}),
     };

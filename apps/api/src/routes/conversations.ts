@@ -83,6 +83,7 @@ export const conversationOperations = {
       'With `Accept: text/event-stream` the turn streams as run events (the last is `execution_end`, whose `data.result` is the turn response); otherwise the answer is the turn response.',
     tags: ['conversations'],
     access: 'tenant',
+    role: 'member',
     params: ConversationPath,
     body: PostMessageBody,
     invalid: { params: { code: ApiErrorCodes.INVALID_CONVERSATION_ID } },
@@ -123,6 +124,7 @@ export const conversationOperations = {
     summary: "A conversation's stored history, oldest first, paged by seq",
     tags: ['conversations'],
     access: 'tenant',
+    role: 'viewer',
     params: ConversationPath,
     query: ListQuery,
     invalid: { params: { code: ApiErrorCodes.INVALID_CONVERSATION_ID } },
@@ -171,9 +173,11 @@ export function registerConversationRoutes(router: OperationRouter, options: Con
       content,
       requestId: request.id,
       ...agentTurnFields(body),
-      subject: principal.subject ?? '',
       stream: wantsEventStream(request),
       tier: principal.tier ?? '',
+      // The end user (the token's sub, or the user a key acts for): the run records it, and only
+      // that user (or an admin) decides the run's approvals (docs/access.md#approvals).
+      subject: principal.subject ?? '',
       timeZone: body.timeZone ?? '',
       ...(body.outputSchema ? { outputSchemaJson: JSON.stringify(body.outputSchema) } : {}),
     };

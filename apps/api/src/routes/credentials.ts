@@ -77,6 +77,7 @@ export const credentialOperations = {
     summary: "Store (create or replace) an account's credential, encrypted",
     tags: ['credentials'],
     access: 'tenant',
+    role: 'member',
     params: Names,
     body: PutBody,
     invalid: INVALID_NAME,
@@ -105,6 +106,7 @@ export const credentialOperations = {
     summary: 'Connected accounts (never secrets)',
     tags: ['credentials'],
     access: 'tenant',
+    role: 'viewer',
     query: ListQuery,
     responses: {
       200: {
@@ -122,6 +124,7 @@ export const credentialOperations = {
     summary: 'Disconnect an account',
     tags: ['credentials'],
     access: 'tenant',
+    role: 'member',
     params: Names,
     invalid: INVALID_NAME,
     responses: { 204: { description: 'Deleted.' } },
@@ -134,6 +137,7 @@ export const credentialOperations = {
     summary: 'The credential audit trail, newest first',
     tags: ['credentials'],
     access: 'tenant',
+    role: 'viewer',
     query: AuditQuery,
     responses: {
       200: {

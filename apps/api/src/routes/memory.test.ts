@@ -96,7 +96,8 @@ beforeAll(async () => {
     },
   });
   await app.ready();
-  acme = await bearer({ sub: 'alice@acme', tenant: 'acme' });
+  // Erasing memory needs the admin role (docs/access.md#roles); reads need less.
+  acme = await bearer({ sub: 'alice@acme', tenant: 'acme', roles: ['admin'] });
 });
 afterAll(async () => {
   await app.close();
@@ -235,7 +236,12 @@ describe('DELETE /v1/memory/facts/{id}', () => {
   });
 
   it('answers 404 FACT_NOT_FOUND for another tenant, an unknown id, or a malformed one', async () => {
-    const other = await inject('DELETE', `/v1/memory/facts/${FACT_ID}`, undefined, await bearer({ sub: 'globex' }));
+    const other = await inject(
+      'DELETE',
+      `/v1/memory/facts/${FACT_ID}`,
+      undefined,
+      await bearer({ sub: 'globex', roles: ['admin'] }),
+    );
     const unknown = await inject('DELETE', '/v1/memory/facts/00000000-0000-4000-8000-000000000000');
     const malformed = await inject('DELETE', '/v1/memory/facts/not-a-uuid');
     for (const response of [other, unknown, malformed]) {
@@ -264,6 +270,14 @@ describe('DELETE /v1/memory/subjects/{subject}', () => {
       actor: 'alice@acme',
       reason: 'gdpr',
     });
+  });
+
+  it("refuses a member's token (erasing a member's data is for admins), before calling memory", async () => {
+    const member = await bearer({ sub: 'alice@acme', tenant: 'acme' });
+    const response = await inject('DELETE', '/v1/memory/subjects/bob', undefined, member);
+    expect(response.statusCode).toBe(403);
+    expect(response.json()).toMatchObject({ error: { code: 'FORBIDDEN_ROLE', details: { requiredRole: 'admin' } } });
+    expect(calls).toHaveLength(0);
   });
 
   it('rejects a blank subject and a bad prefix', async () => {

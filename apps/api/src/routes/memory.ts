@@ -103,6 +103,7 @@ export const memoryOperations = {
     summary: 'Ask long-term memory a question; the answer cites facts and episodes',
     tags: ['memory'],
     access: 'tenant',
+    role: 'viewer',
     body: QueryBody,
     bodyExamples: { seat: { question: 'Which seat does Alice prefer?' } },
     responses: {
@@ -133,6 +134,7 @@ export const memoryOperations = {
     summary: 'Facts memory holds, with provenance (superseded ones on request)',
     tags: ['memory'],
     access: 'tenant',
+    role: 'viewer',
     query: ListFactsQuery,
     responses: {
       200: {
@@ -150,6 +152,7 @@ export const memoryOperations = {
     summary: 'Delete one fact (audited)',
     tags: ['memory'],
     access: 'tenant',
+    role: 'admin',
     // A malformed id names no fact of any tenant: the same 404 as an unknown or another tenant's id.
     params: z.object({ factId: z.uuid() }),
     query: DeleteFactQuery,
@@ -170,6 +173,7 @@ export const memoryOperations = {
     summary: 'Forget everything memory holds about a subject (audited)',
     tags: ['memory'],
     access: 'tenant',
+    role: 'admin',
     params: z.object({ subject: Subject }),
     query: ForgetQuery,
     invalid: { params: { code: ApiErrorCodes.INVALID_SUBJECT } },

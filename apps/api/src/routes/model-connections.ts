@@ -83,6 +83,7 @@ export const modelConnectionOperations = {
     summary: 'Register an OpenAI-compatible endpoint and its API key for your agents',
     tags: TAGS,
     access: 'tenant',
+    role: 'admin',
     body: CreateBody,
     invalid: INVALID,
     bodyExamples: {
@@ -115,6 +116,7 @@ export const modelConnectionOperations = {
     summary: "The tenant's model connections (never a key)",
     tags: TAGS,
     access: 'tenant',
+    role: 'viewer',
     responses: {
       200: {
         description: 'By name.',
@@ -131,6 +133,7 @@ export const modelConnectionOperations = {
     summary: 'One model connection (never its key)',
     tags: TAGS,
     access: 'tenant',
+    role: 'viewer',
     params: NamePath,
     invalid: INVALID,
     responses: { 200: { description: 'The connection.', body: Reply, examples: { one: { connection: EXAMPLE } } } },
@@ -143,6 +146,7 @@ export const modelConnectionOperations = {
     summary: "Change a connection's URL or models, or rotate its key",
     tags: TAGS,
     access: 'tenant',
+    role: 'admin',
     params: NamePath,
     body: ReplaceBody,
     invalid: INVALID,
@@ -170,6 +174,7 @@ export const modelConnectionOperations = {
     summary: 'Delete a model connection and its key',
     tags: TAGS,
     access: 'tenant',
+    role: 'admin',
     params: NamePath,
     invalid: INVALID,
     responses: { 204: { description: "Deleted; agents naming it fail their next turn until they're changed." } },

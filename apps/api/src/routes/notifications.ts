@@ -48,6 +48,7 @@ export const notificationOperations = {
     summary: "The tenant's notification stream (SSE), resuming after Last-Event-ID",
     tags: ['tasks'],
     access: 'tenant',
+    role: 'viewer',
     query: z.object({
       after: z.string().optional().meta({ description: 'Resume after this seq (as `Last-Event-ID`).' }),
     }),

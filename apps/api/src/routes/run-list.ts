@@ -78,6 +78,7 @@ export const runListOperations = {
     summary: "The tenant's runs, newest first, filtered and paged",
     tags: ['runs'],
     access: 'tenant',
+    role: 'viewer',
     query: RunListQuery,
     responses: {
       200: {

@@ -107,6 +107,7 @@ export const runOperations = {
     summary: 'A run: status, result, transcript, delegation and plan',
     tags: ['runs'],
     access: 'tenant',
+    role: 'viewer',
     params: RunPath,
     invalid: { params: INVALID_RUN_ID },
     responses: {
@@ -145,6 +146,7 @@ export const runOperations = {
       'Every event from the start, or after `Last-Event-ID` (or `?after=`) when reconnecting; the stream ends after `execution_end`.',
     tags: ['runs'],
     access: 'tenant',
+    role: 'viewer',
     params: RunPath,
     query: z.object({
       after: z
@@ -168,6 +170,7 @@ export const runOperations = {
     summary: 'Cancel a run',
     tags: ['runs'],
     access: 'tenant',
+    role: 'member',
     params: RunPath,
     invalid: { params: INVALID_RUN_ID },
     responses: {

@@ -57,6 +57,7 @@ export const toolOperations = {
     summary: 'The live tool catalog: each tool, its runner replicas with their stats, and its circuit breaker',
     tags: ['tools'],
     access: 'tenant',
+    role: 'viewer',
     responses: {
       200: {
         description: 'The catalog.',
@@ -74,6 +75,7 @@ export const toolOperations = {
       "The call goes through the orchestrator like a call the model makes (the tool's timeout, credential grant, circuit breaker, a runner replica over NATS) and is journaled. A tool that needs the user's approval, and an agent-tool, run only in a conversation: 409 APPROVAL_REQUIRED or AGENT_TOOL, and nothing is run. The call must pass the tool allowlist of the caller's agent profile (`profile`, else the default): 403 TOOL_NOT_ALLOWED otherwise. See docs/api.md#trying-a-tool.",
     tags: ['tools'],
     access: 'tenant',
+    role: 'member',
     params: ToolPath,
     body: CallBody,
     invalid: { params: NO_SUCH_TOOL },
@@ -101,6 +103,7 @@ export const toolOperations = {
     summary: 'A tried call of the tool, with its outcome',
     tags: ['tools'],
     access: 'tenant',
+    role: 'viewer',
     params: ToolPath.extend({ callId: z.string().min(1).max(64) }),
     invalid: { params: { status: 404, code: ApiErrorCodes.TOOL_CALL_NOT_FOUND, message: 'no such tool call' } },
     responses: { 200: { description: 'The call.', body: ToolCall, examples: { answered: TOOL_CALL_EXAMPLE } } },

@@ -22,6 +22,7 @@ export const usageOperations = {
     summary: 'Turns and tokens per UTC day (at most 366 days)',
     tags: ['usage'],
     access: 'tenant',
+    role: 'viewer',
     query: UsageQuery,
     invalid: {
       query: { code: ApiErrorCodes.INVALID_QUERY, message: 'the query takes only `from` and `to`, days as YYYY-MM-DD' },

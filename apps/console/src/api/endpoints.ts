@@ -5,6 +5,7 @@ import type { paths } from '../gen/platform-api.js';
 import { ApiError } from './api-error.js';
 import { callerHeaders, openEventStream, type Caller } from './http-client.js';
 import type { ConsoleConfig, RunDetail, TurnAnswer } from './types.js';
+import type { TenantRole } from '../lib/roles.js';
 
 /** What an openapi-fetch call answers. */
 interface Answer<T> {
@@ -235,6 +236,23 @@ export class PlatformApi {
         body: { content, agent, agentVersion },
       }),
     )) as TurnAnswer;
+  }
+  me() {
+    return bodyOf(this.client.GET('/v1/me'));
+  }
+  listKeys() {
+    return bodyOf(this.client.GET('/v1/keys'));
+  }
+  createKey(name: string, role: TenantRole, expiresAt?: string) {
+    return bodyOf(this.client.POST('/v1/keys', { body: { name, role, ...(expiresAt ? { expiresAt } : {}) } }));
+  }
+  revokeKey(keyId: string) {
+    return bodyOf(this.client.DELETE('/v1/keys/{keyId}', { params: { path: { keyId } } }));
+  }
+  adminAudit(before?: number) {
+    return bodyOf(
+      this.client.GET('/v1/audit', { params: { query: { limit: 50, ...(before === undefined ? {} : { before }) } } }),
+    );
   }
   usage(from: string, to: string) {
     return bodyOf(this.client.GET('/v1/usage', { params: { query: { from, to } } }));

@@ -1,18 +1,22 @@
 import { useEffect, useRef, useState, type FormEvent, type ReactNode } from 'react';
 import { Link, useLocation, useRoute } from 'wouter';
 import { useConsole } from '../console-context.js';
+import type { TenantRole } from '../lib/roles.js';
 
-const PAGES: Array<[path: string, label: string]> = [
-  ['/runs', 'Runs'],
-  ['/agents', 'Agents'],
-  ['/conversations', 'Conversations'],
-  ['/approvals', 'Approvals'],
-  ['/tools', 'Tools'],
-  ['/tasks', 'Tasks'],
-  ['/memory', 'Memory'],
-  ['/accounts', 'Accounts'],
-  ['/model-connections', 'Models'],
-  ['/usage', 'Usage'],
+/** The menu: each page with the least role that sees it (docs/access.md#roles). */
+const PAGES: Array<[path: string, label: string, role: TenantRole]> = [
+  ['/runs', 'Runs', 'viewer'],
+  ['/agents', 'Agents', 'viewer'],
+  ['/conversations', 'Conversations', 'viewer'],
+  ['/approvals', 'Approvals', 'viewer'],
+  ['/tools', 'Tools', 'viewer'],
+  ['/tasks', 'Tasks', 'viewer'],
+  ['/memory', 'Memory', 'viewer'],
+  ['/accounts', 'Accounts', 'viewer'],
+  ['/model-connections', 'Models', 'admin'],
+  ['/usage', 'Usage', 'viewer'],
+  ['/keys', 'API keys', 'admin'],
+  ['/audit', 'Audit', 'admin'],
 ];
 
 function NavLink({ path, label }: { path: string; label: string }) {
@@ -69,7 +73,7 @@ function useFocusOnNavigation() {
 }
 
 export function Layout({ children }: { children: ReactNode }) {
-  const { session, config, readOnly, signOut } = useConsole();
+  const { session, config, readOnly, role, can, signOut } = useConsole();
   const main = useFocusOnNavigation();
   const operator = session.claims.roles.includes(config.operatorRole);
   return (
@@ -83,6 +87,9 @@ export function Layout({ children }: { children: ReactNode }) {
           Tenant <strong data-testid="tenant">{session.viewTenant || session.claims.tenant}</strong>
           {readOnly && <span className="badge badge-readonly">read-only</span>}
           {session.claims.subject && <span className="muted"> as {session.claims.subject}</span>}
+          <span className="badge" data-testid="role">
+            {role}
+          </span>
         </p>
         {operator && <TenantPicker />}
         <button type="button" className="link-button" onClick={signOut}>
@@ -91,7 +98,7 @@ export function Layout({ children }: { children: ReactNode }) {
       </header>
       <nav aria-label="Console">
         <ul>
-          {PAGES.map(([path, label]) => (
+          {PAGES.filter(([, , needed]) => can(needed)).map(([path, label]) => (
             <NavLink key={path} path={path} label={label} />
           ))}
         </ul>

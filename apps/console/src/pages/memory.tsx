@@ -37,7 +37,7 @@ function Provenance({ fact }: { fact: MemoryFact }) {
 }
 
 function FactRow({ fact, onForgotten }: { fact: MemoryFact; onForgotten: () => void }) {
-  const { api, readOnly } = useConsole();
+  const { api, readOnly, can } = useConsole();
   const [error, setError] = useState<ApiError | undefined>();
   const forget = () => {
     if (!window.confirm(`Forget "${fact.subject} ${fact.predicate} ${fact.object}"? This cannot be undone.`)) return;
@@ -58,7 +58,7 @@ function FactRow({ fact, onForgotten }: { fact: MemoryFact; onForgotten: () => v
         <Provenance fact={fact} />
       </td>
       <td>
-        {!readOnly && (
+        {!readOnly && can('admin') && (
           <button
             type="button"
             className="danger small"

@@ -1,12 +1,10 @@
-import { compositeKey } from '@platform/contracts';
+import { AGENTS_CHANGED_SUBJECT_PREFIX, compositeKey } from '@platform/contracts';
 import { jsonBody, type Logger, type NatsConnection } from '@platform/service-kit';
 import { z } from 'zod';
 import type { AgentStore } from './agent-store.js';
 import type { AgentRecord, ConversationPinRecord } from './agent-types.js';
 
 /** Where writes to a tenant's agents (and pins) are announced: `<prefix>.<compositeKey(tenant)>`. */
-const AGENTS_CHANGED_SUBJECT_PREFIX = 'platform.orchestrator.agents.changed';
-
 export function agentsChangedSubject(tenantId: string): string {
   return `${AGENTS_CHANGED_SUBJECT_PREFIX}.${compositeKey(tenantId)}`;
 }
