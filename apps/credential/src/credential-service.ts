@@ -112,7 +112,9 @@ type CredentialMethods = Pick<
 >;
 
 /** The CredentialService gRPC implementation: authenticates the caller, checks a grant's scope, validates, then stores. */
-export function credentialServiceImplementation(deps: CredentialServiceDeps): CredentialMethods {
+export function credentialServiceImplementation(
+  deps: CredentialServiceDeps,
+): CredentialMethods & ReturnType<typeof accessServiceMethods> {
   const { store, auth, limits, logger } = deps;
   const quotaOf = (tier: string): CredentialQuota => {
     const { tier: applied, quotas } = quotasFor(deps.tiers.tiers, tier, deps.tiers.defaultTier);
