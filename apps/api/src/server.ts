@@ -17,6 +17,7 @@ import { CredentialCalls } from './credential-calls.js';
 import { TokenVerifier } from './auth.js';
 import type { ApiConfig } from './config.js';
 import { DeadLetterReader } from './events/dead-letter-reader.js';
+import { RunEventFeed } from './events/run-event-feed.js';
 import { RunEventReader } from './events/run-event-reader.js';
 import { RedisEventRate } from './quotas/event-rate.js';
 import { RedisStreamLeases } from './quotas/stream-leases.js';
@@ -37,6 +38,8 @@ export async function startApiServer(config: ApiConfig, logger: Logger): Promise
     subjects: [`${RUN_EVENTS_SUBJECT_PREFIX}.>`],
     maxAgeMs: config.RUN_EVENTS_MAX_AGE_MS,
   });
+  // One consumer of the run-events stream for every event stream this replica serves.
+  const feed = await RunEventFeed.start(nc, logger);
   const orchestrator = createGrpcClient(
     orchestratorV1.OrchestratorServiceClient,
     orchestratorV1.OrchestratorServiceService,
@@ -117,7 +120,7 @@ export async function startApiServer(config: ApiConfig, logger: Logger): Promise
     agentPool: agentPool.rpc,
     ...(credential ? { credentials: new CredentialCalls(credential.rpc, config.CREDENTIAL_PLATFORM_TOKEN!) } : {}),
     trigger: trigger.rpc,
-    events: new RunEventReader(nc, logger),
+    events: new RunEventReader(nc, feed, logger),
     quotas: { streams, events: new RedisEventRate(new RateLimiter(redis, logger, 'quota'), tenantQuotas) },
     ...(config.CONSOLE_DIR
       ? {
@@ -174,6 +177,7 @@ export async function startApiServer(config: ApiConfig, logger: Logger): Promise
       streams.stop();
       stopStreamGauge();
       redis.disconnect();
+      await feed.stop();
       await nc.drain();
     },
   };
