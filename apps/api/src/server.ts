@@ -152,7 +152,7 @@ export async function startApiServer(config: ApiConfig, logger: Logger): Promise
     },
   });
   try {
-    await app.listen({ host: config.HTTP_HOST, port: config.HTTP_PORT });
+    await app.listen({ host: config.HTTP_HOST, port: config.HTTP_PORT, backlog: config.HTTP_BACKLOG });
   } catch (err) {
     await app.close().catch(() => undefined);
     throw await listenFailure(config.HTTP_HOST, config.HTTP_PORT, 'HTTP_PORT', err);
