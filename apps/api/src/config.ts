@@ -10,6 +10,12 @@ export const ApiConfig = z
     ...grpcTlsEnv,
     HTTP_HOST: z.string().default('127.0.0.1'),
     HTTP_PORT: env.port().default(8080),
+    /**
+     * Connections the kernel queues for the api before it accepts them (the listen backlog; the
+     * kernel caps it at net.core.somaxconn). Node's 511 overflows when thousands of clients connect
+     * at once: their SYNs are dropped and retried after 1, 3 and 7 s, and clients give up.
+     */
+    HTTP_BACKLOG: env.positiveInt().default(4096),
     ORCHESTRATOR_ADDRESS: z.string().default('127.0.0.1:50052'),
     MEMORY_ADDRESS: z.string().default('127.0.0.1:50051'),
     /** The agent pool, for the approvals endpoints. */

@@ -20,6 +20,7 @@ import { ApiKeyVerifier } from './access/api-keys.js';
 import { NatsKeyRevocations } from './access/key-revocations.js';
 import type { ApiConfig } from './config.js';
 import { DeadLetterReader } from './events/dead-letter-reader.js';
+import { RunEventFeed } from './events/run-event-feed.js';
 import { RunEventReader } from './events/run-event-reader.js';
 import { RedisEventRate } from './quotas/event-rate.js';
 import { RedisStreamLeases } from './quotas/stream-leases.js';
@@ -40,6 +41,8 @@ export async function startApiServer(config: ApiConfig, logger: Logger): Promise
     subjects: [`${RUN_EVENTS_SUBJECT_PREFIX}.>`],
     maxAgeMs: config.RUN_EVENTS_MAX_AGE_MS,
   });
+  // One consumer of the run-events stream for every event stream this replica serves.
+  const feed = await RunEventFeed.start(nc, logger);
   const orchestrator = createGrpcClient(
     orchestratorV1.OrchestratorServiceClient,
     orchestratorV1.OrchestratorServiceService,
@@ -164,7 +167,7 @@ export async function startApiServer(config: ApiConfig, logger: Logger): Promise
         }
       : {}),
     trigger: trigger.rpc,
-    events: new RunEventReader(nc, logger),
+    events: new RunEventReader(nc, feed, logger),
     quotas: { streams, events: new RedisEventRate(new RateLimiter(redis, logger, 'quota'), tenantQuotas) },
     ...(config.CONSOLE_DIR
       ? {
@@ -196,7 +199,7 @@ export async function startApiServer(config: ApiConfig, logger: Logger): Promise
     },
   });
   try {
-    await app.listen({ host: config.HTTP_HOST, port: config.HTTP_PORT });
+    await app.listen({ host: config.HTTP_HOST, port: config.HTTP_PORT, backlog: config.HTTP_BACKLOG });
   } catch (err) {
     await app.close().catch(() => undefined);
     throw await listenFailure(config.HTTP_HOST, config.HTTP_PORT, 'HTTP_PORT', err);
@@ -223,6 +226,7 @@ export async function startApiServer(config: ApiConfig, logger: Logger): Promise
       streams.stop();
       stopStreamGauge();
       redis.disconnect();
+      await feed.stop();
       await nc.drain();
     },
   };

@@ -176,7 +176,9 @@ export function createLlmSim(options: LlmSimOptions = {}): LlmSim {
     app,
     scenarios,
     async listen() {
-      await app.listen({ host, port: options.port ?? 0 });
+      // A model provider does not refuse connections: a backlog past Node's 511 keeps bursts of
+      // thousands of calls at once (bench/capacity's waiting runs) from dropping SYNs.
+      await app.listen({ host, port: options.port ?? 0, backlog: 4096 });
       const address = app.server.address();
       const port = typeof address === 'object' && address ? address.port : (options.port ?? 0);
       return { host, port, url: `http://${host.includes(':') ? `[${host}]` : host}:${port}` };

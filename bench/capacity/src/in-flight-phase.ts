@@ -2,6 +2,7 @@
 // it was due), each streamed and tagged, while the number in flight is sampled; afterwards each
 // turn's model time is read from llm-sim's ledger, so overhead = turn time - model time.
 import { performance } from 'node:perf_hooks';
+import { FailureTally } from '@platform/bench-kit';
 import { streamedTurn, type StreamedTurnTarget } from './streamed-turn.js';
 
 interface TurnSample {
@@ -13,7 +14,8 @@ export interface OfferedLoad {
   /** Turns answered, with their times from due to last event. */
   turns: TurnSample[];
   errors: number;
-  firstError?: string;
+  /** The failures by kind (the message and its causes' codes: what gave up, and where). */
+  failures: FailureTally;
   /** From the first due time to the last answer. */
   elapsedMs: number;
   /** Turns in flight, sampled every 250 ms over the offering window (not the drain after it). */
@@ -30,8 +32,7 @@ export async function offerTurns(
   const turns: TurnSample[] = [];
   const pending = new Set<Promise<void>>();
   const inFlightSamples: number[] = [];
-  let errors = 0;
-  let firstError: string | undefined;
+  const failures = new FailureTally();
   let worstSendLagMs = 0;
   const sampler = setInterval(() => inFlightSamples.push(pending.size), 250);
   const started = performance.now();
@@ -44,10 +45,7 @@ export async function offerTurns(
       const tag = `${options.prefix}-${i}`;
       const turn = streamedTurn(target, tag).then(
         () => void turns.push({ tag, ms: performance.now() - dueAt }),
-        (err: unknown) => {
-          errors += 1;
-          firstError ??= (err as Error).message;
-        },
+        (err: unknown) => failures.add(err),
       );
       const tracked = turn.finally(() => pending.delete(tracked));
       pending.add(tracked);
@@ -58,18 +56,18 @@ export async function offerTurns(
   await Promise.all(pending);
   return {
     turns,
-    errors,
-    ...(firstError ? { firstError } : {}),
+    errors: failures.total,
+    failures,
     elapsedMs: performance.now() - started,
     inFlightSamples,
     worstSendLagMs,
   };
 }
 
-/** Model time by turn tag, as llm-sim served it (`GET /_sim/model-time`). */
-export async function modelTimes(llmSimUrl: string): Promise<Map<string, number>> {
+/** Model calls and time by turn tag, as llm-sim served them (`GET /_sim/model-time`). */
+export async function modelTimes(llmSimUrl: string): Promise<Map<string, { calls: number; ms: number }>> {
   const body = (await (await fetch(`${llmSimUrl}/_sim/model-time`)).json()) as {
     turns: Record<string, { calls: number; ms: number }>;
   };
-  return new Map(Object.entries(body.turns).map(([tag, t]) => [tag, t.ms]));
+  return new Map(Object.entries(body.turns));
 }

@@ -6,6 +6,7 @@
 // than 5% did is marked invalid).
 // Run: npx nx run bench-capacity:bench   (env: see bench/capacity/README.md)
 import {
+  FailureTally,
   intEnv,
   postgresDurabilityFromEnv,
   readSharedTierCounters,
@@ -15,10 +16,13 @@ import {
   type PlatformProcess,
   type ProcessSample,
 } from '@platform/bench-kit';
+import { loadavg } from 'node:os';
 import { freePort, percentile } from '@platform/testing';
 import { readDutyCounters, skippedTurns } from './duty-skips.js';
 import { modelTimes, offerTurns } from './in-flight-phase.js';
 import { streamedTurn } from './streamed-turn.js';
+import { ListenQueueSampler } from './listen-queues.js';
+import { breakdownRates, readTierBreakdown } from './tier-breakdown.js';
 
 const IN_FLIGHT = intEnv('IN_FLIGHT', 1_000);
 const MODEL_MEDIAN_MS = intEnv('MODEL_MEDIAN_MS', 2_500);
@@ -77,14 +81,18 @@ async function inFlightPhase(bench: BenchPlatform, metricsUrl: string): Promise<
   const idle = await bench.sample();
   const dutiesBefore = await readDutyCounters(metricsUrl, bench.infra.descriptor.natsUrl);
   const tierBefore = await readSharedTierCounters(endpoints);
+  const breakdownBefore = await readTierBreakdown(endpoints);
   let peak = idle;
   const peakSampler = setInterval(() => void bench.sample().then((s) => (peak = s)), 5_000);
+  const queues = new ListenQueueSampler(listeners(bench));
   const load = await offerTurns(
     { apiUrl: bench.platform.apiUrl, token: bench.token },
     { prefix: 'cap', rate: RATE, durationMs: DURATION_S * 1000 },
   );
   clearInterval(peakSampler);
+  const queueReport = await queues.stop();
   const tierAfter = await readSharedTierCounters(endpoints);
+  const breakdownAfter = await readTierBreakdown(endpoints);
   const after = await bench.sample();
   await bench.drainIngestion();
   const dutiesAfter = await readDutyCounters(metricsUrl, bench.infra.descriptor.natsUrl);
@@ -92,7 +100,7 @@ async function inFlightPhase(bench: BenchPlatform, metricsUrl: string): Promise<
   const overheads: number[] = [];
   const shares: number[] = [];
   for (const turn of load.turns) {
-    const modelMs = model.get(turn.tag);
+    const modelMs = model.get(turn.tag)?.ms;
     if (modelMs === undefined) continue;
     overheads.push(turn.ms - modelMs);
     shares.push((turn.ms - modelMs) / modelMs);
@@ -100,6 +108,9 @@ async function inFlightPhase(bench: BenchPlatform, metricsUrl: string): Promise<
   overheads.sort((a, b) => a - b);
   shares.sort((a, b) => a - b);
   const answered = load.turns.length;
+  // Turns the platform ran to their end (llm-sim answered both of their model calls), whether or
+  // not their client was still there to read the answer: the work the CPU figures divide.
+  const ran = Math.max(answered, [...model].filter(([tag, t]) => tag.startsWith('cap-') && t.calls >= 2).length);
   const skipped = skippedTurns(dutiesBefore, dutiesAfter, answered);
   const skipShare = answered === 0 ? 1 : skipped.turns / answered;
   const inFlight = load.inFlightSamples.slice(Math.floor(load.inFlightSamples.length / 2));
@@ -109,7 +120,7 @@ async function inFlightPhase(bench: BenchPlatform, metricsUrl: string): Promise<
   process.stdout.write(
     `\n## In flight: offered ${RATE.toFixed(1)} turns/s for ${DURATION_S} s (target ${IN_FLIGHT} in flight; model median ${MODEL_MEDIAN_MS} ms, p99 ${MODEL_P99_MS} ms, ${TOKENS_PER_SECOND} tokens/s)\n\n` +
       `- ${skipShare > VALID_SKIP_SHARE ? '**INVALID**' : 'valid'}: ${skipped.turns} of ${answered} turns (${(100 * skipShare).toFixed(1)}%) skipped a duty (${skipped.recall} recalls shed or timed out, ${skipped.unpublished} turns not sent to memory)\n` +
-      `- answered ${answered}, failed ${load.errors}${load.firstError ? ` (first: ${load.firstError})` : ''}; sustained ${((1000 * answered) / load.elapsedMs).toFixed(1)} turns/s\n` +
+      `- answered ${answered}, failed ${load.errors} (${load.failures.toString()}); sustained ${((1000 * answered) / load.elapsedMs).toFixed(1)} turns/s; the platform ran ${ran} turns to their second model call\n` +
       `- in flight (second half of the offering): mean ${meanInFlight.toFixed(0)}, max ${Math.max(0, ...inFlight)}\n` +
       `- turn time p50 ${percentile(
         load.turns.map((t) => t.ms).sort((a, b) => a - b),
@@ -117,15 +128,25 @@ async function inFlightPhase(bench: BenchPlatform, metricsUrl: string): Promise<
       ).toFixed(
         0,
       )} ms; overhead (turn time minus model time) p50 ${percentile(overheads, 50).toFixed(0)} ms, p99 ${percentile(overheads, 99).toFixed(0)} ms; as a share of model time p50 ${(100 * percentile(shares, 50)).toFixed(2)}%, p99 ${(100 * percentile(shares, 99)).toFixed(2)}%\n` +
-      `- shared tier: PostgreSQL ${rates.postgresCommitsPerSecond.toFixed(0)} commits/s, NATS ${rates.natsMessagesPerSecond.toFixed(0)} messages/s, Redis ${rates.redisCommandsPerSecond.toFixed(0)} commands/s; the driver sent late by at most ${load.worstSendLagMs.toFixed(0)} ms\n`,
+      `- shared tier: PostgreSQL ${rates.postgresCommitsPerSecond.toFixed(0)} commits/s, NATS ${rates.natsMessagesPerSecond.toFixed(0)} messages/s, Redis ${rates.redisCommandsPerSecond.toFixed(0)} commands/s; the driver sent late by at most ${load.worstSendLagMs.toFixed(0)} ms\n` +
+      breakdownRates(breakdownBefore, breakdownAfter, (tierAfter.at - tierBefore.at) / 1000) +
+      `- load average after: ${loadavg()
+        .map((l) => l.toFixed(2))
+        .join(' ')}\n` +
+      `- ${queueReport}\n`,
   );
   const rows = new Map(
     [...cpu].map(([name, ms]) => {
       const rss = (peak.get(name)?.rssMiB ?? NaN) - (idle.get(name)?.rssMiB ?? NaN);
-      return [name, { cpu: ms / Math.max(1, answered), memory: (1024 * rss) / Math.max(1, meanInFlight) }] as const;
+      return [name, { cpu: ms / Math.max(1, ran), memory: (1024 * rss) / Math.max(1, meanInFlight) }] as const;
     }),
   );
-  process.stdout.write(processTable('Per process', rows, { cpu: 'CPU ms / turn', memory: 'KiB RSS / turn in flight' }));
+  process.stdout.write(
+    processTable('Per process (CPU divided by the turns the platform ran)', rows, {
+      cpu: 'CPU ms / turn',
+      memory: 'KiB RSS / turn in flight',
+    }),
+  );
 }
 
 async function waitingPhase(bench: BenchPlatform): Promise<void> {
@@ -134,35 +155,40 @@ async function waitingPhase(bench: BenchPlatform): Promise<void> {
   const idle = await bench.sample();
   const target = { apiUrl: bench.platform.apiUrl, token: bench.token };
   const abort = new AbortController();
-  let failed = 0;
-  let firstError: string | undefined;
+  const failures = new FailureTally();
+  const queues = new ListenQueueSampler(listeners(bench));
   const sent = Date.now();
   const turns = Array.from({ length: WAITING }, (_, i) =>
-    streamedTurn(target, `wait-${i}`, abort.signal).catch((err: unknown) => {
-      failed += 1;
-      firstError ??= (err as Error).message;
-    }),
+    streamedTurn(target, `wait-${i}`, abort.signal).catch((err: unknown) => failures.add(err)),
   );
   // Every run has reached the model (llm-sim holds each call WAIT_MS) once the ramp is over.
   const window = Math.max(10_000, Math.floor(WAIT_MS / 3));
   await new Promise((r) => setTimeout(r, Math.min(WAIT_MS / 3, 20_000)));
   const t0 = await bench.sample();
   const tier0 = await readSharedTierCounters(endpoints);
+  const breakdown0 = await readTierBreakdown(endpoints);
   await new Promise((r) => setTimeout(r, window / 2));
   const t1 = await bench.sample();
   await new Promise((r) => setTimeout(r, window / 2));
   const t2 = await bench.sample();
   const tier2 = await readSharedTierCounters(endpoints);
+  const breakdown2 = await readTierBreakdown(endpoints);
   const rates = sharedTierRates(tier0, tier2);
   await putLatency(bench.llmSimUrl, { delayMs: 0 });
   await Promise.all(turns);
+  const queueReport = await queues.stop();
   const firstHalf = cpuDelta(t0, t1);
   const secondHalf = cpuDelta(t1, t2);
   const runSeconds = (WAITING * window) / 2 / 1000;
   process.stdout.write(
     `\n## Waiting: ${WAITING} runs on a model that answers after ${WAIT_MS} ms\n\n` +
-      `- failed ${failed}${firstError ? ` (first: ${firstError})` : ''}; all answered ${((Date.now() - sent) / 1000).toFixed(0)} s after the first was sent\n` +
-      `- while waiting: PostgreSQL ${rates.postgresCommitsPerSecond.toFixed(1)} commits/s, NATS ${rates.natsMessagesPerSecond.toFixed(1)} messages/s, Redis ${rates.redisCommandsPerSecond.toFixed(1)} commands/s\n`,
+      `- failed ${failures.total} (${failures.toString()}); all answered ${((Date.now() - sent) / 1000).toFixed(0)} s after the first was sent\n` +
+      `- while waiting: PostgreSQL ${rates.postgresCommitsPerSecond.toFixed(1)} commits/s, NATS ${rates.natsMessagesPerSecond.toFixed(1)} messages/s, Redis ${rates.redisCommandsPerSecond.toFixed(1)} commands/s\n` +
+      breakdownRates(breakdown0, breakdown2, (tier2.at - tier0.at) / 1000) +
+      `- load average after: ${loadavg()
+        .map((l) => l.toFixed(2))
+        .join(' ')}\n` +
+      `- ${queueReport}\n`,
   );
   const rows = new Map(
     [...secondHalf].map(([name, ms]) => {
@@ -183,6 +209,14 @@ async function waitingPhase(bench: BenchPlatform): Promise<void> {
   );
 }
 
+/** The listening ports whose accept queues the phases watch: the api's (the driver's connections) and llm-sim's (the orchestrator's). */
+function listeners(bench: BenchPlatform): Map<string, number> {
+  return new Map([
+    ['api', Number(new URL(bench.platform.apiUrl).port)],
+    ['llm-sim', Number(new URL(bench.llmSimUrl).port)],
+  ]);
+}
+
 function tierEndpoints(bench: BenchPlatform) {
   return {
     postgresUrl: bench.infra.descriptor.postgresUrl,
@@ -191,12 +225,28 @@ function tierEndpoints(bench: BenchPlatform) {
   };
 }
 
+/** `CPU_PROFILE_DIR`: the api and the orchestrator write V8 CPU profiles there when they stop (read them with `--cpu-prof`'s tools). */
+const CPU_PROFILE_DIR = process.env['CPU_PROFILE_DIR'];
+const profiled: Record<string, string> = CPU_PROFILE_DIR
+  ? { NODE_OPTIONS: `--cpu-prof --cpu-prof-dir=${CPU_PROFILE_DIR}` }
+  : {};
+
+// A waiting run's model call takes WAIT_MS: the orchestrator's model timeout (60 s by default, the
+// longest llm-sim holds a call) must outlast it, or every waiting run times its call out just as
+// the model answers and tries again; its turn timeout and the api's wait follow.
+const LLM_TIMEOUT_MS = Math.max(60_000, WAIT_MS + 30_000);
+const TURN_TIMEOUT_MS = Math.max(120_000, LLM_TIMEOUT_MS + 60_000);
+
 const metricsPort = await freePort();
 const bench = await startBenchPlatform({
   durability: postgresDurabilityFromEnv(),
   natsMonitor: true,
   appEnv: {
+    api: { ...profiled, TURN_WAIT_MS: String(TURN_TIMEOUT_MS + 30_000) },
     orchestrator: {
+      ...profiled,
+      LLM_TIMEOUT_MS: String(LLM_TIMEOUT_MS),
+      TURN_TIMEOUT_MS: String(TURN_TIMEOUT_MS),
       // Admission sized for the phase with the most turns at once.
       MAX_CONCURRENT_TURNS: String(Math.ceil(1.5 * Math.max(IN_FLIGHT, WAITING))),
       OTEL_METRICS_EXPORTER: 'prometheus',
@@ -207,7 +257,9 @@ const bench = await startBenchPlatform({
 });
 try {
   process.stdout.write(
-    `# bench/capacity, ${new Date().toISOString()}, PostgreSQL ${bench.durability}, Node ${process.version}\n`,
+    `# bench/capacity, ${new Date().toISOString()}, PostgreSQL ${bench.durability}, Node ${process.version}, load average ${loadavg()
+      .map((l) => l.toFixed(2))
+      .join(' ')}\n`,
   );
   // One turn first: the scenario, the tool and the stream work before any load.
   await streamedTurn({ apiUrl: bench.platform.apiUrl, token: bench.token }, 'warm-up');

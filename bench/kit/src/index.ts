@@ -64,3 +64,4 @@ export {
   type SharedTierCounters,
   type SharedTierEndpoints,
 } from './shared-tier-counters.js';
+export { failureKind, FailureTally } from './failure-kinds.js';

@@ -24,7 +24,7 @@ export { announceReady } from './ready.js';
 export { openServiceDatabase } from './service-database.js';
 export { runService } from './run-service.js';
 export { RateLimiter } from './rate-limiter.js';
-export { ensureStream, followSubject, lastMessageJson } from './jetstream.js';
+export { ensureStream, followSubject, lastMessage, lastMessageJson } from './jetstream.js';
 export { DurableConsumer } from './durable-consumer.js';
 export { PublishBatcher } from './publish-batcher.js';
 export { RUNTIME_DIAGNOSTICS_PATH, type RuntimeSnapshot } from './runtime-diagnostics.js';

@@ -66,14 +66,22 @@ function managerOf(nc: NatsConnection): Promise<JetStreamManager> {
 
 /** The JSON body of the last message a stream holds on `subject`; undefined when none (or not JSON). */
 export async function lastMessageJson(nc: NatsConnection, stream: string, subject: string): Promise<unknown> {
+  return (await lastMessage(nc, stream, subject).catch(() => undefined))?.body;
+}
+
+/**
+ * The stream sequence and JSON body (undefined when not JSON) of the last message a stream holds
+ * on `subject`; undefined when it holds none. Rejects when the stream cannot be asked.
+ */
+export async function lastMessage(
+  nc: NatsConnection,
+  stream: string,
+  subject: string,
+): Promise<{ seq: number; body: unknown } | undefined> {
   const jsm = await managerOf(nc);
-  const last = await jsm.streams.getMessage(stream, { last_by_subj: subject }).catch(() => null);
+  const last = await jsm.streams.getMessage(stream, { last_by_subj: subject });
   if (!last) return undefined;
-  try {
-    return last.json();
-  } catch {
-    return undefined;
-  }
+  return { seq: last.seq, body: jsonBody(last) };
 }
 
 /**

@@ -28,9 +28,11 @@ export interface StreamedTurnOptions {
  */
 export async function streamTurn(reply: FastifyReply, options: StreamedTurnOptions): Promise<void> {
   const stopReading = new AbortController();
+  // The read begins before the run does (the run id is new), so it needs nothing the stream
+  // stored before it: the run's events reach it from the replica's feed as they are stored.
+  const events = options.reader.read(options.runId, 0, stopReading.signal, { fresh: true })[Symbol.asyncIterator]();
   // A client that goes away stops the wait (and the attaching after a lost orchestrator), not the run.
   const turn = options.runner.run(options.request, options.runId, options.deadlineAt, clientGone(reply));
-  const events = options.reader.read(options.runId, 0, stopReading.signal)[Symbol.asyncIterator]();
   // The first read stays pending while the race below runs: it is the stream's first event
   // whichever side wins (asking the generator again would skip it).
   const firstRead = events.next();

@@ -5,7 +5,7 @@ import { createLogger, createRedis, type Redis } from '@platform/service-kit';
 import { allocateSuiteRedis } from '@platform/testing/vitest';
 import type pg from 'pg';
 import { Redis as IORedis } from 'ioredis';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { RunRecords, type ClaimedRun, type NewRun } from '../journal/run-records.js';
 import type { RunExecutor as TurnExecutor } from './run-executor.js';
 import { ConversationLease } from './conversation-lease.js';
@@ -167,6 +167,43 @@ describe('ConversationQueue', () => {
     expect(runs.map((r) => r.status)).toEqual(['completed', 'completed']);
     expect(log).toEqual(ids.map((id) => `start ${id}`));
     expect(reads).toBe(0);
+  });
+
+  it('sets no timer for a waiting run while this replica drains its conversation (thousands wait on their model at once)', async () => {
+    let release!: () => void;
+    const held = new Promise<void>((resolve) => (release = resolve));
+    const blocked = {
+      execute: async (run: ClaimedRun) => {
+        await held;
+        return records.finish(run, 'completed', result(run.runId));
+      },
+    } as unknown as TurnExecutor;
+    const POLL_MS = 7; // a delay no other timer here uses, to count the waiters' naps by
+    const q = new ConversationQueue({
+      records,
+      lease: new ConversationLease(redis, 'o7', 5_000),
+      executor: blocked,
+      owner: 'o7',
+      leaseMs: 5_000,
+      pollIntervalMs: POLL_MS,
+      logger,
+    });
+    const conversations = ['held-1', 'held-2', 'held-3'];
+    const ids = await Promise.all(conversations.map((c) => accept(c)));
+    const signal = new AbortController().signal;
+    const naps = vi.spyOn(globalThis, 'setTimeout');
+    try {
+      const waits = conversations.map((c, i) => (q.kick('acme', c), q.waitForRun('acme', c, ids[i]!, signal)));
+      // Long enough for a waiter that polls every 7 ms to have napped many times.
+      await new Promise((resolve) => setTimeout(resolve, 120));
+      expect(naps.mock.calls.filter(([, ms]) => ms === POLL_MS)).toHaveLength(0);
+      release();
+      expect((await Promise.all(waits)).map((r) => r.status)).toEqual(['completed', 'completed', 'completed']);
+    } finally {
+      naps.mockRestore();
+      release();
+      await q.idle();
+    }
   });
 
   it('stops waiting (not the run) when the caller gives up', async () => {

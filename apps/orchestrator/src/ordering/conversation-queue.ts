@@ -186,10 +186,16 @@ export class ConversationQueue {
       const sleepers = this.sleepers.get(k) ?? new Set<() => void>();
       this.sleepers.set(k, sleepers);
       while (!stop) {
+        // While this replica drains the conversation, the drain answers this waiter: no poll (a
+        // timer per waiting run, every interval, is what thousands of runs waiting on their model
+        // would cost) until that drain ends, and no query to Postgres.
+        const local = this.drains.get(k);
+        if (local) {
+          await local.done;
+          continue;
+        }
         await nap(this.options.pollIntervalMs, sleepers);
         if (stop) break;
-        // While this replica drains the conversation, the drain answers this waiter: asking
-        // Postgres would only add a query to every turn slower than the interval (i.e. under load).
         if (this.drains.has(k)) continue;
         const record = await this.options.records.get(tenantId, runId);
         if (record && !isLive(record.status)) return record;
