@@ -10,7 +10,7 @@ import { promisify } from 'node:util';
 const run = promisify(execFile);
 
 /** The kernel's count of connections dropped because an accept queue was full (whole machine). */
-export async function listenOverflows(): Promise<number> {
+async function listenOverflows(): Promise<number> {
   const text = await readFile('/proc/net/netstat', 'utf8');
   const lines = text.split('\n').filter((l) => l.startsWith('TcpExt:'));
   const names = lines[0]?.split(/\s+/) ?? [];
@@ -20,7 +20,7 @@ export async function listenOverflows(): Promise<number> {
 }
 
 /** `ss -ltnH` lines as port -> queued connections and backlog. */
-export function parseListeners(output: string): Map<number, { queued: number; backlog: number }> {
+function parseListeners(output: string): Map<number, { queued: number; backlog: number }> {
   const out = new Map<number, { queued: number; backlog: number }>();
   for (const line of output.split('\n')) {
     const [state, recvQ, sendQ, local] = line.trim().split(/\s+/);

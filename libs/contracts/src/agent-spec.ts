@@ -78,7 +78,7 @@ export const PlanningSpec = z
 export type PlanningSpec = z.infer<typeof PlanningSpec>;
 
 /** Who may use an agent. Absent: every caller of the tenant (or, for a built-in agent, every tenant). */
-export const AgentAccess = z
+const AgentAccess = z
   .object({
     /** Tenants that may use it (built-in agents only: a tenant agent is its own tenant's). */
     tenants: z.array(TenantId).min(1).optional(),
@@ -88,20 +88,18 @@ export const AgentAccess = z
     subjects: z.array(z.string().min(1).max(256)).min(1).max(1000).optional(),
   })
   .strict();
-export type AgentAccess = z.infer<typeof AgentAccess>;
 
 /** Model parameters sent with every model call of the agent. */
-export const ModelParameters = z
+const ModelParameters = z
   .object({
     temperature: z.number().min(0).max(2).optional(),
     topP: z.number().gt(0).max(1).optional(),
     maxOutputTokens: z.number().int().positive().max(1_000_000).optional(),
   })
   .strict();
-export type ModelParameters = z.infer<typeof ModelParameters>;
 
 /** What the agent remembers and recalls (docs/memory.md). */
-export const AgentMemorySettings = z
+const AgentMemorySettings = z
   .object({
     /** Whether a turn recalls long-term memory before the model is asked (default true). */
     recall: z.boolean().default(true),
@@ -109,10 +107,9 @@ export const AgentMemorySettings = z
     budgetTokens: z.number().int().positive().max(100_000).optional(),
   })
   .strict();
-export type AgentMemorySettings = z.infer<typeof AgentMemorySettings>;
 
 /** The loop settings an agent may change (docs/agent-loop.md has them all). */
-export const AgentLoopSettings = z
+const AgentLoopSettings = z
   .object({
     maxTurns: z.number().int().positive().max(100).optional(),
     turnDeadlineMs: z.number().int().positive().max(3_600_000).optional(),
@@ -124,7 +121,6 @@ export const AgentLoopSettings = z
     maxHistoryMessages: z.number().int().positive().max(10_000).optional(),
   })
   .strict();
-export type AgentLoopSettings = z.infer<typeof AgentLoopSettings>;
 
 /** A JSON Schema (an object; the orchestrator checks it compiles, draft 2020-12), at most 64 KiB as JSON. */
 export const OutputSchema = z
@@ -132,7 +128,7 @@ export const OutputSchema = z
   .refine((schema) => JSON.stringify(schema).length <= 65_536, 'an output schema is at most 64 KiB of JSON');
 
 /** What a run may change of the agent it runs under (RunOverrides), beyond what every run may. */
-export const AgentOverridePolicy = z
+const AgentOverridePolicy = z
   .object({
     /** Models a run may pick instead of the agent's `model` (its `model` and `fallbackModels` always may be picked). */
     models: z.array(z.string().min(1).max(200)).max(32).default([]),
@@ -142,7 +138,7 @@ export const AgentOverridePolicy = z
   .strict();
 
 /** Labels: up to 32 `key: value` pairs to find agents by. */
-export const AgentLabels = z
+const AgentLabels = z
   .record(
     z
       .string()
@@ -234,7 +230,6 @@ export const AgentSpec = z
       });
   });
 export type AgentSpec = z.infer<typeof AgentSpec>;
-export type AgentSpecInput = z.input<typeof AgentSpec>;
 
 /**
  * What one run may change of its agent (the message's `overrides`), within what the agent allows:

@@ -129,10 +129,8 @@ export {
   DelegateSpec,
   CommitteeSpec,
   PlanningSpec,
-  AgentAccess,
   OutputSchema,
   AgentSpec,
-  type AgentSpecInput,
   RunOverrides,
 } from './agent-spec.js';
 export {

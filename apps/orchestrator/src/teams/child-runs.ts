@@ -229,7 +229,9 @@ export class ChildRuns {
     );
     // A child found again (a parent resumed after a restart) is forwarded from the first event the parent's stream lacks.
     const afterId = created ? 0 : await lastForwardedId(this.deps.nc, parent.runId, runId).catch(() => 0);
-    const forward = new ChildEventForwarder(this.deps.nc, runId, role, afterId, events, this.deps.logger);
+    // Forwarded events are not awaited one by one: only a child's start and end are.
+    const forwardTo = (type: 'child_run_event', data: Record<string, unknown>): void => void events(type, data);
+    const forward = new ChildEventForwarder(this.deps.nc, runId, role, afterId, forwardTo, this.deps.logger);
     let record: RunRecord | undefined;
     const onAbort = (): void => {
       if (keepChild()) return;

@@ -198,7 +198,7 @@ export class SubtaskRuns {
           ) {
             subtask.childRunIds.push(data['childRunId']);
           }
-          ctx.events(type, { ...data, subtaskId: subtask.id });
+          return ctx.events(type, { ...data, subtaskId: subtask.id });
         },
         ctx.handingOver,
       )
