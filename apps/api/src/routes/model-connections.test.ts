@@ -37,7 +37,13 @@ afterAll(async () => {
 });
 
 async function auth(tenantId: string, tier?: string): Promise<string> {
-  const jwt = await new SignJWT({ tenant: tenantId, sub: `${tenantId}-user`, ...(tier ? { tier } : {}) })
+  // An admin: model connections' writes need that role (docs/access.md).
+  const jwt = await new SignJWT({
+    tenant: tenantId,
+    sub: `${tenantId}-user`,
+    roles: ['admin'],
+    ...(tier ? { tier } : {}),
+  })
     .setProtectedHeader({ alg: 'HS256' })
     .setIssuedAt()
     .setExpirationTime('1h')

@@ -165,8 +165,9 @@ export function useAgentEdgeApp(secret: string): AgentEdge {
       if (!app) throw new Error("the edge app is built before the suite's tests run");
       return app.inject(request);
     },
+    // A developer: the agents' writes need that role (docs/access.md); roles have their own tests.
     bearer: async (tenant, sub = 'alice', tier) =>
-      `Bearer ${await new SignJWT({ tenant, ...(tier ? { tier } : {}) })
+      `Bearer ${await new SignJWT({ tenant, roles: ['developer'], ...(tier ? { tier } : {}) })
         .setProtectedHeader({ alg: 'HS256' })
         .setSubject(sub)
         .setIssuedAt()
