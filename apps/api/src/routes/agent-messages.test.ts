@@ -77,6 +77,15 @@ describe('POST /v1/conversations/{id}/messages with an agent', () => {
     }
   });
 
+  it('answers an agent that is not there as AGENT_NOT_FOUND when named with `agent`, PROFILE_NOT_FOUND with `profile`', async () => {
+    const byAgent = await send({ agent: 'nobody' });
+    expect(byAgent.statusCode).toBe(404);
+    expect(byAgent.json().error).toMatchObject({ code: 'AGENT_NOT_FOUND', details: { field: 'agent' } });
+    const byProfile = await send({ profile: 'nobody' });
+    expect(byProfile.statusCode).toBe(404);
+    expect(byProfile.json().error.code).toBe('PROFILE_NOT_FOUND');
+  });
+
   it("answers the orchestrator's refusals: a deleted agent 410 AGENT_DELETED, an override not allowed 400", async () => {
     const deleted = await send({ agent: 'gone-bot' });
     expect(deleted.statusCode).toBe(410);

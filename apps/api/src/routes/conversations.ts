@@ -9,7 +9,7 @@ import { OptionalTimestamp } from '../openapi/common-schemas.js';
 import { defineOperation, STREAMED } from '../openapi/operation.js';
 import type { OperationRouter } from '../openapi/operation-router.js';
 import { principalOf } from '../principal.js';
-import { agentTurnFields, AgentChoiceFields } from '../turns/agent-choice.js';
+import { agentTurnFields, AgentChoiceFields, runnerFor } from '../turns/agent-choice.js';
 import { streamTurn } from '../turns/streamed-turn.js';
 import { clientGone } from '../turns/client-gone.js';
 import { newRunId, type TurnRunner } from '../turns/turn-runner.js';
@@ -181,11 +181,12 @@ export function registerConversationRoutes(router: OperationRouter, options: Con
       timeZone: body.timeZone ?? '',
       ...(body.outputSchema ? { outputSchemaJson: JSON.stringify(body.outputSchema) } : {}),
     };
+    const runner = runnerFor(options.turns, body);
     const runId = newRunId();
     const deadlineAt = Date.now() + options.turnWaitMs;
     if (turn.stream) {
       await streamTurn(reply, {
-        runner: options.turns,
+        runner,
         reader: options.events,
         request: turn,
         runId,
@@ -195,7 +196,7 @@ export function registerConversationRoutes(router: OperationRouter, options: Con
       });
       return STREAMED;
     }
-    const result = await options.turns.run(turn, runId, deadlineAt, clientGone(reply));
+    const result = await runner.run(turn, runId, deadlineAt, clientGone(reply));
     return { status: 200, body: turnResponseBody(result, params.conversationId) };
   });
 

@@ -27,6 +27,8 @@ interface TestOrchestrator {
 function handleMessage(seen: TestOrchestrator) {
   return async (request: orchestratorV1.HandleMessageRequest): Promise<orchestratorV1.HandleMessageResponse> => {
     seen.messages.push(request);
+    if (request.profile === 'nobody')
+      throw new PlatformError('not_found', 'PROFILE_NOT_FOUND', "no agent profile 'nobody'");
     if (request.profile === 'gone-bot')
       throw new PlatformError('failed_precondition', 'AGENT_DELETED', "AGENT_DELETED: 'gone-bot' is deleted");
     if (request.overridesJson?.includes('"forbidden"'))

@@ -1,9 +1,10 @@
 import { AgentSpec, RunOverrides } from '@platform/contracts';
+import { isPlatformError } from '@platform/service-kit';
 import { z } from 'zod';
 import { AgentRef } from '../agents/agent-paths.js';
 import { ApiErrorCodes } from '../error-codes.js';
 import { HttpError } from '../http-errors.js';
-import type { TurnRequest } from './turn-runner.js';
+import type { TurnRequest, TurnRunner } from './turn-runner.js';
 
 /** The fields of a message that choose the agent it runs under and shape the run (docs/agents.md). */
 export const AgentChoiceFields = {
@@ -54,5 +55,27 @@ export function agentTurnFields(
     ...(choice.agentVersion !== undefined ? { agentVersion: choice.agentVersion } : {}),
     ...(choice.overrides ? { overridesJson: JSON.stringify(choice.overrides) } : {}),
     ...(choice.outputSchema ? { outputSchemaJson: JSON.stringify(choice.outputSchema) } : {}),
+  };
+}
+
+/**
+ * The runner a message's turn goes through: the orchestrator knows only `profile` (HandleMessage
+ * has no other name field), so its PROFILE_NOT_FOUND for a message that named the agent with
+ * `agent` is answered as AGENT_NOT_FOUND, the code of the newer field; `profile` keeps its own.
+ */
+export function runnerFor(turns: Pick<TurnRunner, 'run'>, choice: AgentChoice): Pick<TurnRunner, 'run'> {
+  if (choice.agent === undefined) return turns;
+  return {
+    run: async (...args) => {
+      try {
+        return await turns.run(...args);
+      } catch (error) {
+        if (isPlatformError(error) && error.code === ApiErrorCodes.PROFILE_NOT_FOUND)
+          throw new HttpError(404, ApiErrorCodes.AGENT_NOT_FOUND, `agent: no agent '${choice.agent}' for this tenant`, {
+            field: 'agent',
+          });
+        throw error;
+      }
+    },
   };
 }

@@ -8,7 +8,7 @@ import type { TurnRequest, TurnRunner } from './turn-runner.js';
 import { turnResponseBody } from './turn-response.js';
 
 export interface StreamedTurnOptions {
-  runner: TurnRunner;
+  runner: Pick<TurnRunner, 'run'>;
   reader: RunEvents;
   request: TurnRequest;
   runId: string;

@@ -65,7 +65,7 @@ export function AgentVersions({
   const picker = (label: string, value: number, set: (v: number) => void) => (
     <label>
       {label}{' '}
-      <select value={value} onChange={(e) => set(Number(e.target.value))}>
+      <select aria-label={label} value={value} onChange={(e) => set(Number(e.target.value))}>
         {versions.map((v) => (
           <option key={v.version} value={v.version}>
             v{v.version}
@@ -109,8 +109,8 @@ export function AgentVersions({
       </DataTable>
       {versions.length > 1 && (
         <div className="actions">
-          {picker('Compare', from, setFrom)}
-          {picker('with', to, setTo)}
+          {picker('Compare version', from, setFrom)}
+          {picker('with version', to, setTo)}
           <button type="button" className="secondary" onClick={compare}>
             Show changes
           </button>

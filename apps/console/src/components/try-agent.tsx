@@ -34,17 +34,15 @@ export function TryAgent({ agentId, versions }: { agentId: string; versions: rea
     <section aria-labelledby="try-title">
       <h2 id="try-title">Try a version</h2>
       <form className="composer" onSubmit={(e) => void send(e)}>
-        <label>
-          Version{' '}
-          <select value={version} onChange={(e) => setVersion(Number(e.target.value))}>
-            {versions.map((v) => (
-              <option key={v.version} value={v.version}>
-                v{v.version}
-                {v.active ? ' (active)' : v.publishedAt ? '' : ' (draft)'}
-              </option>
-            ))}
-          </select>
-        </label>
+        <label htmlFor="try-version">Version to try</label>
+        <select id="try-version" value={version} onChange={(e) => setVersion(Number(e.target.value))}>
+          {versions.map((v) => (
+            <option key={v.version} value={v.version}>
+              v{v.version}
+              {v.active ? ' (active)' : v.publishedAt ? '' : ' (draft)'}
+            </option>
+          ))}
+        </select>
         <label htmlFor="try-message">Message to try</label>
         <textarea id="try-message" rows={2} value={content} onChange={(e) => setContent(e.target.value)} />
         <button type="submit" disabled={busy}>
