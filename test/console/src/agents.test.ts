@@ -17,7 +17,7 @@ beforeAll(async () => {
   browser = await launchConsoleBrowser();
   page = browser.page;
   await page.goto(`${stack.consoleUrl}/`);
-  await page.getByLabel('Bearer token (JWT)').fill(await stack.tokenFor(TENANT));
+  await page.getByLabel('Bearer token (JWT)').fill(await stack.tokenFor(TENANT, ['developer']));
   await page.getByRole('button', { name: 'Sign in' }).click();
   await page.getByRole('heading', { name: 'Runs', level: 1 }).waitFor();
 });
@@ -86,13 +86,13 @@ describe('the agent editor', () => {
 
   it('shows a stale write as STALE_REVISION when someone else wrote meanwhile', async () => {
     const read = await fetch(`${stack.platform.apiUrl}/v1/agents/console-bot`, {
-      headers: { authorization: `Bearer ${await stack.tokenFor(TENANT)}` },
+      headers: { authorization: `Bearer ${await stack.tokenFor(TENANT, ['developer'])}` },
     });
     // Another writer (an application) writes v3 behind the page's back.
     const other = await fetch(`${stack.platform.apiUrl}/v1/agents/console-bot`, {
       method: 'PUT',
       headers: {
-        authorization: `Bearer ${await stack.tokenFor(TENANT)}`,
+        authorization: `Bearer ${await stack.tokenFor(TENANT, ['developer'])}`,
         'content-type': 'application/json',
         'if-match': read.headers.get('etag')!,
       },

@@ -311,6 +311,8 @@ describe('the web console', () => {
   });
 
   it('adds a model connection, shows only the end of its key, rotates the key and deletes it', async () => {
+    // Model connections are written by the tenant's admins (docs/access.md).
+    await signIn(TENANT, ['admin']);
     await open('/model-connections');
     await page.getByText('No model connection yet.').waitFor();
     const form = page.getByRole('form', { name: 'Add a model connection' });

@@ -41,7 +41,8 @@ async function call(
   const response = await fetch(`${platform.apiUrl}${path}`, {
     method,
     headers: {
-      authorization: `Bearer ${await tokenFor(tenant)}`,
+      // A developer: the agents' writes need that role (docs/access.md).
+      authorization: `Bearer ${await tokenFor({ tenant, roles: ['developer'] })}`,
       ...(options.body === undefined ? {} : { 'content-type': 'application/json' }),
       ...(options.ifMatch ? { 'if-match': options.ifMatch } : {}),
     },

@@ -11,6 +11,8 @@ import { api, bootPlatform, type SuitePlatform, type TurnJson } from './support.
 
 const OWNER = 'byom-owner';
 const OTHER = 'byom-other';
+/** Model connections are written by the tenant's admins (docs/access.md). */
+const OWNER_ADMIN = { tenant: OWNER, roles: ['admin'] };
 const TENANT_KEY = `sk-byom-${randomBytes(12).toString('hex')}`;
 
 let platform: SuitePlatform;
@@ -73,7 +75,7 @@ async function answeredTurnWith(simUrl: string, marker: string): Promise<boolean
 
 describe('an agent on the model its tenant brings', () => {
   it("answers from the tenant's endpoint with the tenant's key, not from the platform's model", async () => {
-    const created = await api(platform, 'POST', '/v1/model-connections', OWNER, {
+    const created = await api(platform, 'POST', '/v1/model-connections', OWNER_ADMIN, {
       name: 'own-llm',
       baseUrl: endpointUrl,
       apiKey: TENANT_KEY,
@@ -119,7 +121,7 @@ describe('an agent on the model its tenant brings', () => {
   it('refuses a loopback or private URL at write', async () => {
     const port = new URL(endpointUrl).port;
     for (const baseUrl of [`http://localhost:${port}/v1`, 'http://10.9.8.7/v1', 'http://169.254.169.254/v1']) {
-      const answer = await api<{ error: { code: string } }>(platform, 'POST', '/v1/model-connections', OWNER, {
+      const answer = await api<{ error: { code: string } }>(platform, 'POST', '/v1/model-connections', OWNER_ADMIN, {
         name: 'inside',
         baseUrl,
         apiKey: TENANT_KEY,
