@@ -212,9 +212,11 @@ export async function startPlatform(options: PlatformOptions): Promise<Platform>
         LLM_MODEL: model.model,
         CATALOG_REFRESH_MS: '1000',
         CREDENTIAL_GRANT_SIGNING_KEY: credentialKeys.grantSigningKey,
-        // Tenants' model connections (docs/models.md).
-        CREDENTIAL_ADDRESS: credentialAddress(),
-        CREDENTIAL_PLATFORM_TOKEN: credentialKeys.platformToken,
+        // Tenants' model connections (docs/models.md), when the platform runs the credential service:
+        // without it the orchestrator has none, and agents cannot name a connection.
+        ...(!options.apps || options.apps.includes('credential')
+          ? { CREDENTIAL_ADDRESS: credentialAddress(), CREDENTIAL_PLATFORM_TOKEN: credentialKeys.platformToken }
+          : {}),
       },
       trigger: {
         ...common,

@@ -53,7 +53,12 @@ export const conversationPinOperations = {
     invalid: INVALID_CONVERSATION,
     bodyExamples: { version: { agent: 'support-bot', version: 2 }, followActive: { agent: 'support-bot' } },
     responses: { 200: PinReply },
-    errors: { 404: ['AGENT_NOT_FOUND', 'AGENT_VERSION_NOT_FOUND'], 410: ['AGENT_DELETED'], 503: ['UNAVAILABLE'] },
+    errors: {
+      403: ['BUILT_IN_AGENT'],
+      404: ['AGENT_NOT_FOUND', 'AGENT_VERSION_NOT_FOUND'],
+      410: ['AGENT_DELETED'],
+      503: ['UNAVAILABLE'],
+    },
   }),
   getConversationPin: defineOperation({
     method: 'GET',

@@ -101,7 +101,8 @@ async function replicaPort(allowlist = LOOPBACK_ONLY) {
 }
 
 async function api(method: string, path: string, tenant: string, body?: unknown) {
-  const token = await new SignJWT({ tenant, sub: `${tenant}-user` })
+  // An admin: model connections' writes need that role (docs/access.md).
+  const token = await new SignJWT({ tenant, sub: `${tenant}-user`, roles: ['admin'] })
     .setProtectedHeader({ alg: 'HS256' })
     .setIssuedAt()
     .setExpirationTime('1h')
