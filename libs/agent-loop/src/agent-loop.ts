@@ -1,4 +1,4 @@
-import { cutText, type AssistantMessage, type ChatMessage, type ToolCall } from '@platform/contracts';
+import { type AssistantMessage, type ChatMessage, type ToolCall } from '@platform/contracts';
 import { systemClock, type Clock } from './clock.js';
 import { ContextManager } from './context-manager.js';
 import { EventEmitter, type EventSink } from './events.js';
@@ -20,15 +20,13 @@ import { closeUnanswered } from './synthetic-results.js';
 import { repairModelMessage, type TextRepair } from './text-repairs.js';
 import { runToolBatch, type CallResult } from './tool-batch.js';
 import type { PendingAgent, ToolPort } from './tool-port.js';
+import { summarizeArguments } from './argument-summary.js';
+import type { LoopInput } from './loop-input.js';
+
+export type { LoopInput } from './loop-input.js';
 
 /** Why the turn-deadline timer stops when the run ends (nobody reads it). */
 const DEADLINE_TIMER_DONE = new Error('the run ended before its deadline');
-
-export interface LoopInput {
-  runId: string;
-  /** The assembled input (see assembleTurnInput): system prompt, history, the new message. */
-  messages: readonly ChatMessage[];
-}
 
 export interface LoopDependencies {
   model: ModelPort;
@@ -50,22 +48,6 @@ export interface LoopDependencies {
   stream?: boolean;
   /** Structured output asked of every model call (the answer's shape; hooks.checkAnswer checks it). */
   responseFormat?: JsonSchemaResponseFormat;
-}
-
-/** Argument values longer than the limit are cut in records (records are for display, not replay). */
-function summarizeArguments(text: string, limit: number): Record<string, unknown> {
-  try {
-    const parsed: unknown = JSON.parse(text);
-    if (!parsed || typeof parsed !== 'object' || Array.isArray(parsed)) return { _raw: cutText(text, limit).text };
-    return Object.fromEntries(
-      Object.entries(parsed as Record<string, unknown>).map(([k, v]) => {
-        const json = typeof v === 'string' ? v : JSON.stringify(v);
-        return [k, json.length > limit ? `${cutText(json, limit).text}…` : v];
-      }),
-    );
-  } catch {
-    return { _raw: cutText(text, limit).text };
-  }
 }
 
 /** One run of the loop; a class only to keep the run's state out of long parameter lists. */
