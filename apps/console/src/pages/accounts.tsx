@@ -7,6 +7,7 @@ import { useLoad } from '../components/use-load.js';
 import { useConsole } from '../console-context.js';
 import { formatTime } from '../lib/format.js';
 import { DataTable } from '../components/table.js';
+import { NewerOlderPager } from '../components/newer-older-pager.js';
 
 function Actor({ actor }: { actor: CredentialAuditEvent['actor'] }) {
   if (actor.kind === 'user') return <>user {actor.subject}</>;
@@ -53,24 +54,7 @@ function AuditTrail() {
                   </tr>
                 ))}
               </DataTable>
-              <div className="pager">
-                <button
-                  type="button"
-                  className="secondary"
-                  disabled={before.length === 0}
-                  onClick={() => setBefore((b) => b.slice(0, -1))}
-                >
-                  Newer
-                </button>
-                <button
-                  type="button"
-                  className="secondary"
-                  disabled={nextBefore === null}
-                  onClick={() => nextBefore !== null && setBefore((b) => [...b, nextBefore])}
-                >
-                  Older
-                </button>
-              </div>
+              <NewerOlderPager before={before} nextBefore={nextBefore} setBefore={setBefore} />
             </>
           )
         }

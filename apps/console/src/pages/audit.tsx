@@ -4,6 +4,7 @@ import { DataTable } from '../components/table.js';
 import { useLoad } from '../components/use-load.js';
 import { useConsole } from '../console-context.js';
 import { formatTime } from '../lib/format.js';
+import { NewerOlderPager } from '../components/newer-older-pager.js';
 
 /** The audit of administrative actions (docs/access.md#audit), newest first, page by page. Admins only. */
 export function AuditPage() {
@@ -41,24 +42,7 @@ export function AuditPage() {
                   </tr>
                 ))}
               </DataTable>
-              <div className="pager">
-                <button
-                  type="button"
-                  className="secondary"
-                  disabled={before.length === 0}
-                  onClick={() => setBefore((b) => b.slice(0, -1))}
-                >
-                  Newer
-                </button>
-                <button
-                  type="button"
-                  className="secondary"
-                  disabled={nextBefore === null}
-                  onClick={() => nextBefore !== null && setBefore((b) => [...b, nextBefore])}
-                >
-                  Older
-                </button>
-              </div>
+              <NewerOlderPager before={before} nextBefore={nextBefore} setBefore={setBefore} />
             </>
           )
         }
