@@ -40,6 +40,10 @@ const orchestratorErrorCatalogue = {
     kind: 'invalid_argument',
     description: "A tool call's arguments are not a JSON object, or fail the tool's input schema.",
   },
+  INVALID_ROLE: {
+    kind: 'invalid_argument',
+    description: "A message's sender role that is not a tenant role (viewer, member, developer, admin).",
+  },
   INVALID_CALLER: {
     kind: 'invalid_argument',
     description: 'A task tool call names a caller other than a condition or an executor.',

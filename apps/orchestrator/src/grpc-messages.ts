@@ -2,7 +2,7 @@
 import { traceFields } from '@platform/telemetry';
 import { randomUUID } from 'node:crypto';
 import { ZERO_USAGE } from '@platform/agent-loop';
-import { ApprovalDecision, RunId, SUBJECT_SAFE_RUN_ID } from '@platform/contracts';
+import { ApprovalDecision, RunId, SUBJECT_SAFE_RUN_ID, TenantRole } from '@platform/contracts';
 import type { orchestratorV1 } from '@platform/proto';
 import { errors } from '@platform/service-kit';
 import { z } from 'zod';
@@ -143,4 +143,15 @@ export async function delegationOf(records: RunRecords, run: RunRecord): Promise
 export function activeTraceId(): { traceId?: string } {
   const traceId = traceFields().trace_id;
   return traceId ? { traceId } : {};
+}
+
+/** The sender's tenant role of a HandleMessage (empty: none, which decides as a member); anything else is a 400. */
+export function senderRoleOf(role: string | undefined): { senderRole?: TenantRole } {
+  if (!role) return {};
+  const parsed = TenantRole.safeParse(role);
+  if (!parsed.success)
+    throw errors.invalidArgument(ErrorCodes.INVALID_ROLE, `role '${role.slice(0, 64)}' is not a tenant role`, {
+      details: { field: 'role' },
+    });
+  return { senderRole: parsed.data };
 }

@@ -16,6 +16,7 @@ import {
   delegationOf,
   runIdOf,
   runSourceOf,
+  senderRoleOf,
   toResponse,
 } from './grpc-messages.js';
 import { usageRangeOf } from './usage-range.js';
@@ -190,6 +191,7 @@ export function orchestratorServiceImplementation(
             agent: resolved.agent,
             ...(resolved.overrides ? { overrides: resolved.overrides } : {}),
             ...(request.subject ? { subject: request.subject } : {}),
+            ...senderRoleOf(request.role),
           };
         }
         if (existing && existing.conversationId !== scope.conversationId)

@@ -6,6 +6,7 @@ import { agentsV1, orchestratorV1 } from '@platform/proto';
 import { errors, GrpcServer, RateLimiter, type Logger } from '@platform/service-kit';
 import { ToolClient } from '@platform/tool-sdk';
 import { ShouldProcess } from './admission/should-process.js';
+import { ApprovalDeciders } from './agents/approval-deciders.js';
 import { AgentPoolStep } from './agents/agent-pool-step.js';
 import { ExpiryListener } from './agents/expiry-listener.js';
 import { PoolAgents } from './agents/pool-agents.js';
@@ -206,6 +207,10 @@ async function wire(
   );
   const agentPoolStep = new AgentPoolStep({
     grants,
+    deciders: new ApprovalDeciders({
+      runOf: (tenantId, runId) => records.get(tenantId, runId),
+      approverRolesOf: (tenantId, agent) => agents.approverRolesOf(tenantId, agent),
+    }),
     pool: agentPool.rpc,
     waitingOrder: async (tenantId, runId) => {
       const run = runId ? await records.get(tenantId, runId) : undefined;

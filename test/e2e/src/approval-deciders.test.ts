@@ -1,8 +1,9 @@
 // Who decides an approval, through the real services (docs/access.md#approvals): a gated call
 // waits for approval in alice's run; bob, another member of the tenant, is refused with
 // 403 FORBIDDEN_ROLE and nothing runs; a viewer is refused; alice decides, and the tool runs once;
-// a tenant admin may decide a user's approval too. Needs the run to record its end user (the
-// orchestrator stores HandleMessage's `subject`, GetRun returns it: s22/orch-agents).
+// a tenant admin may decide a user's approval too. A reply in the conversation meets the same rule
+// in the orchestrator: when the agent names developers as its approvers, the user's own "yes"
+// decides nothing and the approval keeps waiting for a developer.
 import type { ManagedProcess } from '@platform/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
@@ -34,9 +35,10 @@ afterAll(async () => {
   await platform?.stop();
 });
 
-async function askToArchive(who: Caller, conversation: string): Promise<ApprovalJson> {
+async function askToArchive(who: Caller, conversation: string, agent?: string): Promise<ApprovalJson> {
   const turn = await api<TurnJson>(platform, 'POST', `/v1/conversations/${conversation}/messages`, who, {
     content: `${ARCHIVE} (${conversation})`,
+    ...(agent ? { agent } : {}),
   });
   expect(turn.body).toMatchObject({ status: 'waiting', pending: [{ waitingFor: 'approval' }] });
   return turn.body.pending[0]!.approval!;
@@ -72,5 +74,31 @@ describe('who decides an approval', () => {
     const byAdmin = await decide({ tenant: TENANT, subject: 'carol-admin', roles: ['admin'] }, approval.approvalId);
     expect(byAdmin.status).toBe(200);
     expect(byAdmin.body.status).toBe('completed');
+  });
+
+  it("keeps the approval waiting when the user's own reply would decide what the agent leaves to developers", async () => {
+    const developer: Caller = { tenant: TENANT, subject: 'dave-dev', roles: ['developer'] };
+    const created = await api(platform, 'POST', '/v1/agents', developer, {
+      name: 'deciders-ops-bot',
+      instructions: 'You archive orders when asked.',
+      tools: ['archive_orders'],
+      approverRoles: ['developer'],
+    });
+    expect(created.status).toBe(201);
+    const approval = await askToArchive(ALICE, 'deciders-3', 'deciders-ops-bot');
+    const reply = await api<TurnJson>(platform, 'POST', '/v1/conversations/deciders-3/messages', ALICE, {
+      content: 'yes',
+    });
+    expect(reply.status).toBe(200);
+    expect(reply.body).toMatchObject({
+      status: 'waiting',
+      pending: [{ approval: { approvalId: approval.approvalId } }],
+    });
+    expect(reply.body.response).toContain('decided by developer');
+    const waiting = await api<{ approvals: ApprovalJson[] }>(platform, 'GET', '/v1/approvals', ALICE);
+    expect(waiting.body.approvals.map((a) => a.approvalId)).toContain(approval.approvalId);
+    const byDeveloper = await decide(developer, approval.approvalId);
+    expect(byDeveloper.status).toBe(200);
+    expect(byDeveloper.body.status).toBe('completed');
   });
 });

@@ -1,4 +1,4 @@
-import { AgentSpec, BUILT_IN_AGENT_PREFIX, roleAtLeast, TENANT_ROLES, type TenantRole } from '@platform/contracts';
+import { AgentSpec, approvalRefusal, BUILT_IN_AGENT_PREFIX, type TenantRole } from '@platform/contracts';
 import type { agentsV1, orchestratorV1 } from '@platform/proto';
 import type { PromiseClient } from '@platform/service-kit';
 import type { Principal } from '../auth.js';
@@ -32,11 +32,9 @@ async function approverRolesOf(
 }
 
 /**
- * Who may decide an approval (docs/access.md#approvals): a tenant admin always; when the run's
- * agent names `approverRoles`, a caller holding one of them (or a higher role) instead of the end
- * user; otherwise the end user whose run asked (the run's `subject`). A run that recorded no end
- * user (a trigger's, or one from before subjects were recorded) may be decided by any member.
- * Anyone else: 403 FORBIDDEN_ROLE.
+ * Who may decide an approval (docs/access.md#approvals): the rule of libs/contracts
+ * `approvalRefusal`, over the run that asked (its end user, its agent version's `approverRoles`).
+ * Anyone it refuses: 403 FORBIDDEN_ROLE.
  */
 export async function checkDecider(principal: Principal, runId: string, lookups: DeciderLookups): Promise<void> {
   if (principal.role === 'admin') return;
@@ -45,17 +43,15 @@ export async function checkDecider(principal: Principal, runId: string, lookups:
       ? await lookups.orchestrator.getRun({ tenantId: principal.tenantId, runId })
       : undefined;
   const approverRoles = run ? await approverRolesOf(lookups, principal, run) : undefined;
-  if (approverRoles && approverRoles.length > 0) {
-    if (approverRoles.some((role) => roleAtLeast(principal.role, role))) return;
-    const lowest = TENANT_ROLES.find((role) => approverRoles.includes(role))!;
+  const refusal = approvalRefusal(principal, { runSubject: run?.subject, approverRoles });
+  if (!refusal) return;
+  if (refusal.reason === 'approver_role')
     throw new HttpError(
       403,
       ApiErrorCodes.FORBIDDEN_ROLE,
-      `this agent's approvals are decided by ${approverRoles.join(' or ')} (or an admin); the caller has "${principal.role}"`,
-      { requiredRole: lowest, role: principal.role, approverRoles: [...approverRoles] },
+      `this agent's approvals are decided by ${refusal.approverRoles.join(' or ')} (or an admin); the caller has "${principal.role}"`,
+      { requiredRole: refusal.requiredRole, role: principal.role, approverRoles: refusal.approverRoles },
     );
-  }
-  if (!run?.subject || run.subject === principal.subject) return;
   throw new HttpError(
     403,
     ApiErrorCodes.FORBIDDEN_ROLE,

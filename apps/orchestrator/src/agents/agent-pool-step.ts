@@ -1,10 +1,11 @@
-import type { ModelPort } from '@platform/agent-loop';
+import type { ModelPort, PendingAgent } from '@platform/agent-loop';
 import type { agentPoolV1 } from '@platform/proto';
 import { isPlatformError, type Logger } from '@platform/service-kit';
 import type { ToolCatalog } from '@platform/tool-sdk';
 import { z } from 'zod';
 import { agentResultsOf, NO_AGENT_RESULTS } from './agent-results.js';
 import { approvalOf, isWaiting } from './entry-outcome.js';
+import { refusalText, type ApprovalDeciders } from './approval-deciders.js';
 import type { AgentPoolClient } from './pool-agents.js';
 import type { ReplyInterpreter } from './reply-interpreter.js';
 import type { ClaimedRun } from '../journal/run-records.js';
@@ -52,6 +53,8 @@ export interface AgentPoolStepOptions {
   noneWaiting: (tenantId: string, conversationId: string) => Promise<void>;
   /** Credential grants for agents that declare credentials (their steps run now, so they need one now). */
   grants?: CredentialGrants;
+  /** Who may decide an approval with a message; absent: whoever sends it (tests of the pool alone). */
+  deciders?: Pick<ApprovalDeciders, 'refusal'>;
   logger: Logger;
 }
 
@@ -121,14 +124,13 @@ export class AgentPoolStep implements PendingAgentStep {
       response: stillWaiting.map((e) => e.prompt).join('\n\n'),
       waitingFor: stillWaiting.some((e) => e.status === 'waiting_for_approval') ? 'approval' : 'input',
       agents,
-      pending: stillWaiting.map((e) => ({
-        callId: e.callId,
-        agentName: e.agentName,
-        waitingFor: e.status === 'waiting_for_approval' ? 'approval' : 'input',
-        prompt: e.prompt,
-        ...(approvalOf(e) ? { approval: approvalOf(e) } : {}),
-      })),
+      pending: stillWaiting.map(pendingOf),
     };
+  }
+
+  /** Why the message's sender may not decide this approval (undefined: they may). */
+  private async refusalFor(run: ClaimedRun, entry: agentPoolV1.AgentEntry) {
+    return this.options.deciders?.refusal(run, entry);
   }
 
   private async plan(
@@ -144,6 +146,8 @@ export class AgentPoolStep implements PendingAgentStep {
         const response = 'That approval request is no longer waiting (it was already answered, expired or cancelled).';
         return { kind: 'answer', response, waitingFor: 'approval', agents: NO_AGENT_RESULTS, pending: [] };
       }
+      const refusal = await this.refusalFor(run, target);
+      if (refusal) return refused([target], [refusalText(target.approval!.actionSummary, refusal)]);
       return {
         kind: 'plan',
         plan: [
@@ -178,18 +182,30 @@ export class AgentPoolStep implements PendingAgentStep {
         })),
       );
       const byApproval = new Map(approvals.map((e) => [e.approval!.approvalId, e]));
-      return {
-        kind: 'plan',
-        plan: choices.map((c) => ({
+      // A reply decides only what its sender may decide (docs/access.md#approvals); the rest keeps waiting.
+      const plan: Action[] = [];
+      const refusals: string[] = [];
+      const kept: agentPoolV1.AgentEntry[] = [];
+      for (const c of choices) {
+        const entry = byApproval.get(c.approvalId)!;
+        const refusal = await this.refusalFor(run, entry);
+        if (refusal) {
+          refusals.push(refusalText(entry.approval!.actionSummary, refusal));
+          kept.push(entry);
+          continue;
+        }
+        plan.push({
           kind: 'resolve',
-          entryId: byApproval.get(c.approvalId)!.entryId,
-          agentName: byApproval.get(c.approvalId)!.agentName,
-          callId: byApproval.get(c.approvalId)!.callId,
+          entryId: entry.entryId,
+          agentName: entry.agentName,
+          callId: entry.callId,
           approvalId: c.approvalId,
           decision: c.decision,
           ...(c.changes ? { changes: c.changes } : {}),
-        })),
-      };
+        });
+      }
+      if (plan.length === 0 && refusals.length) return refused(kept, refusals);
+      return { kind: 'plan', plan };
     }
     const waitingForInput = entries.find((e) => e.status === 'waiting_for_input');
     if (!waitingForInput) return { kind: 'plan', plan: [] };
@@ -293,4 +309,29 @@ export class AgentPoolStep implements PendingAgentStep {
     if (!entry) throw new Error(`agent entry ${action.entryId} vanished`);
     return entry;
   }
+}
+
+/** A waiting entry as the run's result lists it. */
+function pendingOf(e: agentPoolV1.AgentEntry): PendingAgent {
+  return {
+    callId: e.callId,
+    agentName: e.agentName,
+    waitingFor: e.status === 'waiting_for_approval' ? 'approval' : 'input',
+    prompt: e.prompt,
+    ...(approvalOf(e) ? { approval: approvalOf(e) } : {}),
+  };
+}
+
+/** The answer to a message that would decide approvals its sender may not: they keep waiting. */
+function refused(
+  entries: agentPoolV1.AgentEntry[],
+  reasons: string[],
+): Extract<PendingAgentDecision, { kind: 'answer' }> {
+  return {
+    kind: 'answer',
+    response: reasons.join('\n\n'),
+    waitingFor: 'approval',
+    agents: NO_AGENT_RESULTS,
+    pending: entries.map(pendingOf),
+  };
 }

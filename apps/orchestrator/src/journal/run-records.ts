@@ -36,10 +36,10 @@ export class RunRecords extends RunReads {
     const { rowCount } = await this.pool.query({
       name: 'runs-create',
       text: `INSERT INTO runs (run_id, tenant_id, conversation_id, status, profile, content, tier, stream, time_zone, approval, kind, source, created_at, trace_id,
-               parent_run_id, parent_call_id, delegation_chain, depth, tool_scope, agent_id, agent_version, overrides, subject,
+               parent_run_id, parent_call_id, delegation_chain, depth, tool_scope, agent_id, agent_version, overrides, subject, sender_role,
                output_schema)
              VALUES ($1, $2, $3, 'queued', $4, $5, $6, $7, $8, $9, $10, $11, clock_timestamp(), $12, $13, $14, coalesce($15::text[], '{}'), $16, $17::text[],
-               $18, $19, $20::jsonb, $21, $22::jsonb)
+               $18, $19, $20::jsonb, $21, $22, $23::jsonb)
              ON CONFLICT (run_id) DO NOTHING`,
       values: [
         ...messageValues(run),
@@ -98,12 +98,12 @@ export class RunRecords extends RunReads {
            AND NOT EXISTS (SELECT 1 FROM runs WHERE tenant_id = $2 AND conversation_id = $3 AND status IN ('queued', 'running')) AS yes),
        admitted AS (
          INSERT INTO runs (run_id, tenant_id, conversation_id, status, profile, content, tier, stream, time_zone, approval, kind, source, created_at,
-           lease_owner, lease_until, lease_epoch, attempts, started_at, trace_id, agent_id, agent_version, overrides, subject,
+           lease_owner, lease_until, lease_epoch, attempts, started_at, trace_id, agent_id, agent_version, overrides, subject, sender_role,
            output_schema)
          SELECT $1, $2, $3, CASE WHEN yes THEN 'running' ELSE 'queued' END, $4, $5, $6, $7, $8, $9, $10, $14, clock_timestamp(),
            CASE WHEN yes THEN $11 END, CASE WHEN yes THEN now() + ($12 * interval '1 millisecond') END,
            CASE WHEN yes THEN 1 ELSE 0 END, CASE WHEN yes THEN 1 ELSE 0 END, CASE WHEN yes THEN now() END, $15,
-           $16, $17, $18::jsonb, $19, $20::jsonb
+           $16, $17, $18::jsonb, $19, $20, $21::jsonb
          FROM idle
          ON CONFLICT (run_id) DO NOTHING
          RETURNING status, lease_epoch, created_at)

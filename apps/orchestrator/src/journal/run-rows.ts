@@ -1,5 +1,5 @@
 import type { LoopResult } from '@platform/agent-loop';
-import type { RunOverrides } from '@platform/contracts';
+import { TenantRole, type RunOverrides } from '@platform/contracts';
 import type { RunLineage, RunRecord, RunStartedBy, RunStatus, RunSummary } from './run-types.js';
 
 /** A row of the runs table as the record queries select it. */
@@ -32,16 +32,19 @@ export interface RunRow {
   agent_version?: number | null;
   overrides?: RunOverrides | null;
   subject?: string | null;
+  sender_role?: string | null;
 }
 
-/** The agent, overrides and subject columns (migrations/0012) as a run's fields. */
+/** The agent, overrides, subject (migrations/0012) and sender role (0020) columns as a run's fields. */
 export function agentOf(
-  row: Partial<Pick<RunRow, 'agent_id' | 'agent_version' | 'overrides' | 'subject'>>,
-): Pick<RunRecord, 'agent' | 'overrides' | 'subject'> {
+  row: Partial<Pick<RunRow, 'agent_id' | 'agent_version' | 'overrides' | 'subject' | 'sender_role'>>,
+): Pick<RunRecord, 'agent' | 'overrides' | 'subject' | 'senderRole'> {
+  const senderRole = TenantRole.safeParse(row.sender_role);
   return {
     ...(row.agent_id ? { agent: { id: row.agent_id, version: row.agent_version ?? 0 } } : {}),
     ...(row.overrides ? { overrides: row.overrides } : {}),
     ...(row.subject ? { subject: row.subject } : {}),
+    ...(senderRole.success ? { senderRole: senderRole.data } : {}),
   };
 }
 

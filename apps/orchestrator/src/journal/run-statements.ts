@@ -47,13 +47,14 @@ export function messageValues(run: NewRun): unknown[] {
   ];
 }
 
-/** The agent, version, overrides and subject of a new run (migrations/0012), in that order. */
+/** The agent, version, overrides, subject (migrations/0012) and sender role (0020) of a new run, in that order. */
 export function agentValues(run: NewRun): unknown[] {
   return [
     run.agent?.id ?? null,
     run.agent?.version ?? null,
     run.overrides ? JSON.stringify(run.overrides) : null,
     run.subject || null,
+    run.senderRole ?? null,
   ];
 }
 

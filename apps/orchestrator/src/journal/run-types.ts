@@ -1,5 +1,5 @@
 import type { LoopResult } from '@platform/agent-loop';
-import { NamedError, type ChatMessage, type RunOverrides } from '@platform/contracts';
+import { NamedError, type ChatMessage, type RunOverrides, type TenantRole } from '@platform/contracts';
 import type { MemoryRecallReport } from '../recall/recall-report.js';
 
 /** Statuses of a run: queued and running are live; the rest are final. */
@@ -60,6 +60,8 @@ export interface RunRecord {
   agent?: RunAgent;
   overrides?: RunOverrides;
   subject?: string;
+  /** The sender's tenant role (migrations/0020). */
+  senderRole?: TenantRole;
 }
 
 export interface NewRun {
@@ -88,6 +90,8 @@ export interface NewRun {
   overrides?: RunOverrides;
   /** The end user who sent the message (the token's `sub`). */
   subject?: string;
+  /** The sender's tenant role (migrations/0020); absent: a member's. */
+  senderRole?: TenantRole;
 }
 
 /** The agent and version a run runs under, fixed when it is created (a resume keeps them). */

@@ -1,4 +1,4 @@
-import { BUILT_IN_AGENT_PREFIX, compositeKey, RunOverrides } from '@platform/contracts';
+import { BUILT_IN_AGENT_PREFIX, compositeKey, RunOverrides, type TenantRole } from '@platform/contracts';
 import { errors, isPlatformError } from '@platform/service-kit';
 import { ErrorCodes } from '../error-codes.js';
 import type { AgentProfile, ProfileRegistry } from '../profiles.js';
@@ -138,6 +138,15 @@ export class AgentResolver {
       }
     }
     return run.overrides ? withOverrides(compiled.profile, run.overrides, compiled.modelOf) : compiled.profile;
+  }
+
+  /** The roles a run's tenant agent version names as its approvers (`approverRoles`); undefined for a built-in agent or none named. */
+  async approverRolesOf(
+    tenantId: string,
+    agent: { id: string; version: number },
+  ): Promise<readonly TenantRole[] | undefined> {
+    if (agent.id.startsWith(BUILT_IN_AGENT_PREFIX) || agent.version <= 0) return undefined;
+    return (await this.deps.store.version(tenantId, agent.id, agent.version))?.spec.approverRoles;
   }
 
   /**
