@@ -130,6 +130,7 @@ function toProtoEntry(row: EntryRow): agentPoolV1.AgentEntry {
     updatedAt: row.updated_at,
     expiresAt: row.expires_at ?? undefined,
     kind: row.kind,
+    ...(row.decided_by ? { decidedBy: row.decided_by } : {}),
   };
 }
 
@@ -230,6 +231,7 @@ export function agentPoolServiceImplementation(
           reply,
           deadlineAt: deadlineOf(call),
           credentialGrant: request.credentialGrant || undefined,
+          decidedBy: request.decidedBy ? text(request.decidedBy, 'decided_by', limits) : undefined,
         });
         return { entry: toProtoEntry(entry) };
       },

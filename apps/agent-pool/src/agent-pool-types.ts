@@ -74,6 +74,8 @@ export interface ResolveInput {
   reply: string | undefined;
   deadlineAt: number;
   credentialGrant?: string | undefined;
+  /** The end user who decided (kept on the entry once the decision is taken). */
+  decidedBy?: string | undefined;
 }
 
 /** What a locked change comes to: the row as it now is, and an error to give the caller after the commit. */

@@ -51,64 +51,75 @@ export class AgentPool {
   /** Gives a waiting_for_approval entry the user's decision (step phase `approval`). */
   resolve(input: ResolveInput): Promise<EntryRow> {
     return this.change(input.tenantId, { approvalId: input.approvalId }, approvalNotFound, async (client, row) => {
-      if (row.status !== 'waiting_for_approval' || !row.approval)
-        return { row, reject: notWaitingFor('waiting_for_approval', row) };
-      const approval = row.approval;
-      if (input.decision && !approval.options.includes(input.decision)) {
-        return {
-          row,
-          reject: errors.invalidArgument(
-            ErrorCodes.DECISION_NOT_OFFERED,
-            `decision '${input.decision}' is not offered; the options are ${approval.options.join(', ')}`,
-          ),
-        };
-      }
-      if (input.changes && Object.keys(input.changes).length > 0 && !approval.allowModification) {
-        return {
-          row,
-          reject: errors.invalidArgument(
-            ErrorCodes.MODIFICATION_NOT_ALLOWED,
-            'this approval request does not accept changes',
-          ),
-        };
-      }
-      if (row.kind === 'user_decision') {
-        const decided = await entryStore.update(
-          client,
-          row.entry_id,
-          decidedState(input.decision, input.changes, input.reply),
-        );
-        logEntry(this.options.logger, decided, 'user decided');
-        return { row: decided };
-      }
-      if (row.kind === 'approval_gate') {
-        // Nobody is there to read a reply: a gated call takes a decision.
-        if (!input.decision)
-          return {
-            row,
-            reject: errors.invalidArgument(
-              ErrorCodes.DECISION_REQUIRED,
-              'a tool call waiting for approval takes a decision: approve, edit or cancel',
-            ),
-          };
-        return this.runner.decideGate(
-          client,
-          row,
-          input.decision,
-          input.changes,
-          input.deadlineAt,
-          input.credentialGrant,
-        );
-      }
-      const step: AgentStepInput = {
-        phase: 'approval',
-        collected: row.collected,
-        ...(input.decision ? { decision: input.decision } : {}),
-        ...(input.changes ? { changes: input.changes } : {}),
-        ...(input.reply !== undefined ? { reply: input.reply } : {}),
+      const outcome = await this.decide(client, row, input);
+      // The decider is kept once the decision is taken (a refused one leaves the entry as it was).
+      if (outcome.reject || !input.decidedBy || outcome.row.status === 'waiting_for_approval') return outcome;
+      return {
+        ...outcome,
+        row: await entryStore.update(client, outcome.row.entry_id, { decided_by: input.decidedBy }),
       };
-      return this.runner.step(client, row, step, input.deadlineAt, input.credentialGrant);
     });
+  }
+
+  /** The decision on a locked waiting_for_approval entry (step phase `approval`), or why it is refused. */
+  private async decide(client: pg.PoolClient, row: EntryRow, input: ResolveInput): Promise<Outcome> {
+    if (row.status !== 'waiting_for_approval' || !row.approval)
+      return { row, reject: notWaitingFor('waiting_for_approval', row) };
+    const approval = row.approval;
+    if (input.decision && !approval.options.includes(input.decision)) {
+      return {
+        row,
+        reject: errors.invalidArgument(
+          ErrorCodes.DECISION_NOT_OFFERED,
+          `decision '${input.decision}' is not offered; the options are ${approval.options.join(', ')}`,
+        ),
+      };
+    }
+    if (input.changes && Object.keys(input.changes).length > 0 && !approval.allowModification) {
+      return {
+        row,
+        reject: errors.invalidArgument(
+          ErrorCodes.MODIFICATION_NOT_ALLOWED,
+          'this approval request does not accept changes',
+        ),
+      };
+    }
+    if (row.kind === 'user_decision') {
+      const decided = await entryStore.update(
+        client,
+        row.entry_id,
+        decidedState(input.decision, input.changes, input.reply),
+      );
+      logEntry(this.options.logger, decided, 'user decided');
+      return { row: decided };
+    }
+    if (row.kind === 'approval_gate') {
+      // Nobody is there to read a reply: a gated call takes a decision.
+      if (!input.decision)
+        return {
+          row,
+          reject: errors.invalidArgument(
+            ErrorCodes.DECISION_REQUIRED,
+            'a tool call waiting for approval takes a decision: approve, edit or cancel',
+          ),
+        };
+      return this.runner.decideGate(
+        client,
+        row,
+        input.decision,
+        input.changes,
+        input.deadlineAt,
+        input.credentialGrant,
+      );
+    }
+    const step: AgentStepInput = {
+      phase: 'approval',
+      collected: row.collected,
+      ...(input.decision ? { decision: input.decision } : {}),
+      ...(input.changes ? { changes: input.changes } : {}),
+      ...(input.reply !== undefined ? { reply: input.reply } : {}),
+    };
+    return this.runner.step(client, row, step, input.deadlineAt, input.credentialGrant);
   }
 
   async get(tenantId: string, entryId: string): Promise<EntryRow> {

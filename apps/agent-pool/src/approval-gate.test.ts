@@ -140,6 +140,36 @@ describe('a plain tool that requires approval', () => {
     expect(ranFor('call_g2')).toHaveLength(1);
   });
 
+  it('keeps who decided once the decision is taken, and nobody for a refused one', async () => {
+    const tenant = unique('t');
+    const { entry } = await gate(tenant, 'call_g2b', { path: '/tmp/a2.txt' });
+    const approvalId = entry!.approval!.approvalId;
+    const refused = client.rpc.resolveApproval({
+      tenantId: tenant,
+      approvalId,
+      decision: '',
+      changesJson: '',
+      reply: 'hmm, not sure',
+      decidedBy: 'mallory',
+    });
+    expect(await rejection(refused)).toMatchObject({ code: 'DECISION_REQUIRED' });
+    const waiting = (await client.rpc.getAgent({ tenantId: tenant, entryId: entry!.entryId })).entry!;
+    expect(waiting).toMatchObject({ status: 'waiting_for_approval' });
+    expect(waiting.decidedBy).toBeUndefined();
+    const done = (
+      await client.rpc.resolveApproval({
+        tenantId: tenant,
+        approvalId,
+        decision: 'approve',
+        changesJson: '',
+        reply: '',
+        decidedBy: 'alice',
+      })
+    ).entry!;
+    expect(done).toMatchObject({ status: 'completed', decidedBy: 'alice' });
+    expect((await client.rpc.getAgent({ tenantId: tenant, entryId: entry!.entryId })).entry?.decidedBy).toBe('alice');
+  });
+
   it('runs with the user\'s changes laid over the arguments after "edit"', async () => {
     const tenant = unique('t');
     const { entry } = await gate(tenant, 'call_g3', { path: '/tmp/b.txt' });

@@ -46,6 +46,8 @@ export interface EntryRow {
   updated_at: Date;
   expires_at: Date | null;
   event_pending: boolean;
+  /** Who decided its approval (migrations/0006); null while it waits or when nobody did. */
+  decided_by?: string | null;
 }
 
 /** A locked row, plus whether its wait ran out (by the database clock). */
@@ -57,6 +59,7 @@ export type LockedRow = EntryRow & { due: boolean };
  */
 export interface EntryPatch {
   status?: EntryStatus;
+  decided_by?: string | null;
   paused_from?: WaitingStatus | null;
   schema_version?: string;
   collected?: Record<string, unknown>;

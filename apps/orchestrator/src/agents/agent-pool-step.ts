@@ -286,6 +286,8 @@ export class AgentPoolStep implements PendingAgentStep {
               decision: action.decision,
               changesJson: action.decision === 'edit' ? JSON.stringify(action.changes ?? {}) : '',
               reply: run.content,
+              // Who decided: the approval keeps the message's end user (docs/access.md#approvals).
+              ...(run.subject ? { decidedBy: run.subject } : {}),
               ...grant,
             })
           : await pool.continueAgent({
