@@ -411,7 +411,9 @@ describe.each(OVERLAYS)('the %s overlay', (overlay) => {
       expect(callersOf('memory')).toEqual(['api', 'orchestrator']);
       expect(callersOf('agent-pool')).toEqual(['api', 'orchestrator']);
       expect(callersOf('trigger')).toEqual(['api']);
-      expect(callersOf('credential')).toEqual(overlay === 'overlays/dev' ? ['api', 'travel-runner'] : ['api']);
+      expect(callersOf('credential')).toEqual(
+        overlay === 'overlays/dev' ? ['api', 'orchestrator', 'travel-runner'] : ['api', 'orchestrator'],
+      );
       expect(callersOf('api')).toEqual([]);
       expect(callersOf('tool-runner')).toEqual([]);
     });
