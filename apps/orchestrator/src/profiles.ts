@@ -1,5 +1,11 @@
 import { readFileSync } from 'node:fs';
-import { compileLoopConfig, LoopConfigSchema, type LoopConfig, type ModelPort } from '@platform/agent-loop';
+import {
+  compileLoopConfig,
+  LoopConfigSchema,
+  type LoopConfig,
+  type ModelPort,
+  type SamplingParameters,
+} from '@platform/agent-loop';
 import { CommitteeSpec, DelegateSpec, NamedError, OutputSchema, PlanningSpec, TenantId } from '@platform/contracts';
 import { TextProtocolModel } from '@platform/llm';
 import { z } from 'zod';
@@ -234,6 +240,8 @@ export interface AgentProfile {
   recallBudgetTokens?: number;
   /** Set for a tenant agent: the agent and version this profile was compiled from. */
   agent?: { id: string; version: number };
+  /** Sampling settings sent with its model calls (a tenant agent's `modelParameters`); absent: the provider's. */
+  sampling?: SamplingParameters;
 }
 
 export class ProfilesFileError extends NamedError {

@@ -9,7 +9,14 @@ import { DEFAULT_LOOP_CONFIG, type LoopConfig } from './loop-config.js';
 import type { AgentLoopResult, LoopResult, IterationRecord, StopReason, ToolCallRecord } from './loop-result.js';
 import { callModelWithRecovery, type ModelCallOutcome } from './model-call.js';
 import type { ModelErrorKind } from './model-errors.js';
-import { addUsage, ZERO_USAGE, type JsonSchemaResponseFormat, type ModelPort, type TokenUsage } from './model-port.js';
+import {
+  addUsage,
+  ZERO_USAGE,
+  type JsonSchemaResponseFormat,
+  type ModelPort,
+  type SamplingParameters,
+  type TokenUsage,
+} from './model-port.js';
 import { DEFAULT_RETRY_STRATEGIES, type RetryStrategy } from './model-retry.js';
 import { buildRequestView, type RequestView, type ViewStage, type ViewTarget } from './request-view.js';
 import { linkSignals, type LinkedSignal } from './linked-signal.js';
@@ -48,6 +55,8 @@ export interface LoopDependencies {
   stream?: boolean;
   /** Structured output asked of every model call (the answer's shape; hooks.checkAnswer checks it). */
   responseFormat?: JsonSchemaResponseFormat;
+  /** Sampling settings sent with every model call (the agent's `modelParameters`). */
+  sampling?: SamplingParameters;
 }
 
 /** One run of the loop; a class only to keep the run's state out of long parameter lists. */
@@ -302,6 +311,7 @@ class LoopRun {
         toolChoice,
         signal: this.signal,
         ...(this.deps.responseFormat ? { responseFormat: this.deps.responseFormat } : {}),
+        ...(this.deps.sampling ? { sampling: this.deps.sampling } : {}),
         ...(this.deps.stream
           ? { onTextDelta: (delta: string) => this.events.emit({ type: 'message_chunk', iteration, delta }) }
           : {}),

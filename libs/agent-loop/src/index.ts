@@ -7,6 +7,7 @@ export {
   type ModelPort,
   type FinishReason,
   type JsonSchemaResponseFormat,
+  type SamplingParameters,
 } from './model-port.js';
 export { ModelError, ResponseFormatRejectedError, isModelError, type ModelErrorKind } from './model-errors.js';
 export { allowsStrictMode } from './strict-schema.js';

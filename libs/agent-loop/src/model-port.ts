@@ -58,6 +58,16 @@ export interface ModelRequest {
    * rejects it throws {@link ResponseFormatRejectedError} so the caller can ask in text instead.
    */
   responseFormat?: JsonSchemaResponseFormat;
+  /** The agent's sampling settings (its `modelParameters`); what is absent is the provider's default. */
+  sampling?: SamplingParameters;
+}
+
+/** Sampling settings an agent may set for its model calls. */
+export interface SamplingParameters {
+  temperature?: number;
+  topP?: number;
+  /** Most tokens of the model's answer (the provider's `max_completion_tokens`). */
+  maxOutputTokens?: number;
 }
 
 export type FinishReason = 'stop' | 'tool_calls' | 'length' | 'content_filter' | 'other';

@@ -5,6 +5,7 @@ import {
   type ModelPort,
   type ModelRequest,
   type ModelResponse,
+  type SamplingParameters,
 } from '@platform/agent-loop';
 import { withChatSpan } from '@platform/telemetry';
 import OpenAI from 'openai';
@@ -145,6 +146,7 @@ export class OpenAIChatModel implements ModelPort {
             },
           }
         : {}),
+      ...samplingParams(request.sampling),
     };
   }
 
@@ -238,4 +240,19 @@ export class OpenAIChatModel implements ModelPort {
       finishReason: (finishReason && finishReasons[finishReason]) || 'other',
     };
   }
+}
+
+/** The agent's sampling settings as the Chat Completions fields; absent ones are left out (the provider's defaults). */
+function samplingParams(
+  sampling: SamplingParameters | undefined,
+): Pick<
+  OpenAI.Chat.Completions.ChatCompletionCreateParamsNonStreaming,
+  'temperature' | 'top_p' | 'max_completion_tokens'
+> {
+  if (!sampling) return {};
+  return {
+    ...(sampling.temperature !== undefined ? { temperature: sampling.temperature } : {}),
+    ...(sampling.topP !== undefined ? { top_p: sampling.topP } : {}),
+    ...(sampling.maxOutputTokens !== undefined ? { max_completion_tokens: sampling.maxOutputTokens } : {}),
+  };
 }

@@ -133,19 +133,28 @@ function message(
 
 interface SimRequest {
   structuredReply: string | null;
-  body: { messages: { role: string; content: string | null }[] };
+  body: {
+    messages: { role: string; content: string | null }[];
+    temperature?: number;
+    top_p?: number;
+    max_completion_tokens?: number;
+  };
   status: number | null;
 }
 
-/** The system prompts of the model calls whose user message holds `tag`. */
-async function systemPromptsFor(tag: string): Promise<string[]> {
+/** The model calls of turns whose user message holds `tag`. */
+async function turnRequestsFor(tag: string): Promise<SimRequest[]> {
   const response = await fetch(`${llmSim}/_sim/requests`);
   const { requests } = (await response.json()) as { requests: SimRequest[] };
   // The chat completions of turns, not memory's extraction of them (which quotes the conversation).
   return requests
     .filter((r) => r.structuredReply === null)
-    .filter((r) => r.body.messages.some((m) => m.role === 'user' && (m.content ?? '').includes(tag)))
-    .map((r) => r.body.messages.find((m) => m.role === 'system')?.content ?? '');
+    .filter((r) => r.body.messages.some((m) => m.role === 'user' && (m.content ?? '').includes(tag)));
+}
+
+/** The system prompts of the model calls whose user message holds `tag`. */
+async function systemPromptsFor(tag: string): Promise<string[]> {
+  return (await turnRequestsFor(tag)).map((r) => r.body.messages.find((m) => m.role === 'system')?.content ?? '');
 }
 
 describe('agents: create, read, update, delete', () => {
@@ -538,6 +547,24 @@ describe('agents at message time', () => {
       kind: 'not_found',
       code: 'PROFILE_NOT_FOUND',
     });
+  });
+
+  it("sends the agent's model parameters with its model calls, and none for an agent without them", async () => {
+    const tenant = `sampling-${randomUUID().slice(0, 8)}`;
+    await create(tenant, 'precise', 'v1', { modelParameters: { temperature: 0.2, topP: 0.9, maxOutputTokens: 300 } });
+    await create(tenant, 'plain', 'v1');
+    expect(await message(tenant, 'c-sampling', '[scenario:plain] tag-s1', { profile: 'precise' })).toMatchObject({
+      status: 'completed',
+    });
+    expect(await message(tenant, 'c-sampling-2', '[scenario:plain] tag-s2', { profile: 'plain' })).toMatchObject({
+      status: 'completed',
+    });
+    const [precise] = await turnRequestsFor('tag-s1');
+    expect(precise?.body).toMatchObject({ temperature: 0.2, top_p: 0.9, max_completion_tokens: 300 });
+    const [plain] = await turnRequestsFor('tag-s2');
+    expect(plain?.body).not.toHaveProperty('temperature');
+    expect(plain?.body).not.toHaveProperty('top_p');
+    expect(plain?.body).not.toHaveProperty('max_completion_tokens');
   });
 
   it('keeps a run in flight on v1 while v2 is published', async () => {

@@ -75,6 +75,7 @@ export class LoopStep implements TurnStep<CheckedTurn, TurnResult> {
         control,
         events: sink,
         stream: run.stream,
+        ...(profile.sampling ? { sampling: profile.sampling } : {}),
         ...(answer?.responseFormat ? { responseFormat: answer.responseFormat } : {}),
         ...(answer
           ? { hooks: { checkAnswer: (context: { content: string; refused: number }) => answer.check(context) } }
