@@ -41,6 +41,7 @@ const SHIPPED = [
   'structured-fix',
   'structured-fix-slow',
   'structured-invalid-twice',
+  'structured-refused',
   'structured-valid',
   'team-deeper',
   'team-lead-archive',

@@ -1,22 +1,15 @@
 import { type AssistantMessage, type ChatMessage, type ToolCall } from '@platform/contracts';
 import { systemClock, type Clock } from './clock.js';
 import { ContextManager } from './context-manager.js';
-import { EventEmitter, type EventSink } from './events.js';
+import { EventEmitter } from './events.js';
 import { MALFORMED_OUTPUT, MODEL_REFUSAL, type StepFailure } from './failures.js';
-import type { AnswerVerdict, LoopHooks, StopPredicate } from './hooks.js';
+import type { AnswerVerdict, LoopHooks } from './hooks.js';
 import { hookedModel } from './hooked-model.js';
 import { DEFAULT_LOOP_CONFIG, type LoopConfig } from './loop-config.js';
 import type { AgentLoopResult, LoopResult, IterationRecord, StopReason, ToolCallRecord } from './loop-result.js';
 import { callModelWithRecovery, type ModelCallOutcome } from './model-call.js';
-import type { ModelErrorKind } from './model-errors.js';
-import {
-  addUsage,
-  ZERO_USAGE,
-  type JsonSchemaResponseFormat,
-  type ModelPort,
-  type SamplingParameters,
-  type TokenUsage,
-} from './model-port.js';
+import { ResponseFormatRejectedError, type ModelErrorKind } from './model-errors.js';
+import { addUsage, ZERO_USAGE, type TokenUsage } from './model-port.js';
 import { DEFAULT_RETRY_STRATEGIES, type RetryStrategy } from './model-retry.js';
 import { buildRequestView, type RequestView, type ViewStage, type ViewTarget } from './request-view.js';
 import { linkSignals, type LinkedSignal } from './linked-signal.js';
@@ -26,38 +19,17 @@ import { callIdsIn, withUsableCallIds } from './call-ids.js';
 import { closeUnanswered } from './synthetic-results.js';
 import { repairModelMessage, type TextRepair } from './text-repairs.js';
 import { runToolBatch, type CallResult } from './tool-batch.js';
-import type { PendingAgent, ToolPort } from './tool-port.js';
+import type { PendingAgent } from './tool-port.js';
 import { summarizeArguments } from './argument-summary.js';
 import type { LoopInput } from './loop-input.js';
+import type { LoopDependencies } from './loop-dependencies.js';
+import { withSystemInstruction } from './system-instruction.js';
 
 export type { LoopInput } from './loop-input.js';
+export type { LoopDependencies } from './loop-dependencies.js';
 
 /** Why the turn-deadline timer stops when the run ends (nobody reads it). */
 const DEADLINE_TIMER_DONE = new Error('the run ended before its deadline');
-
-export interface LoopDependencies {
-  model: ModelPort;
-  /** Tried in order when the model fails in a way its retry strategy cannot recover. */
-  fallbackModels?: readonly ModelPort[];
-  tools: ToolPort;
-  config?: LoopConfig;
-  clock?: Clock;
-  events?: EventSink;
-  hooks?: LoopHooks;
-  stopWhen?: StopPredicate;
-  /** Pause, resume and cancel from outside. */
-  control?: RunControl;
-  /** Another way to cancel (e.g. the caller's request signal). */
-  signal?: AbortSignal;
-  /** Overrides of the per-kind retry strategies. */
-  retryStrategies?: Partial<Record<ModelErrorKind, RetryStrategy>>;
-  /** Stream model text as message_chunk events. */
-  stream?: boolean;
-  /** Structured output asked of every model call (the answer's shape; hooks.checkAnswer checks it). */
-  responseFormat?: JsonSchemaResponseFormat;
-  /** Sampling settings sent with every model call (the agent's `modelParameters`). */
-  sampling?: SamplingParameters;
-}
 
 /** One run of the loop; a class only to keep the run's state out of long parameter lists. */
 class LoopRun {
@@ -85,6 +57,8 @@ class LoopRun {
   private turns = 0;
   /** Final answers hooks.checkAnswer refused so far. */
   private refusedAnswers = 0;
+  /** Set once the provider refused structured output: the run asks for JSON in text from then on. */
+  private textFallback: string | undefined;
   private readonly startedAt: number;
 
   constructor(
@@ -299,10 +273,13 @@ class LoopRun {
       hookedModel(m, this.hooks, iteration, this.events),
     );
     this.events.emit({ type: 'message_start', iteration });
-    return callModelWithRecovery({
+    const outcome = await callModelWithRecovery({
       models,
       buildView: (stage: ViewStage, target: ViewTarget): RequestView => {
-        const view = buildRequestView(base, target, stage, this.contextManager, this.config);
+        const built = buildRequestView(base, target, stage, this.contextManager, this.config);
+        const view = this.textFallback
+          ? { ...built, messages: withSystemInstruction(built.messages, this.textFallback) }
+          : built;
         return instruction ? { ...view, messages: [...view.messages, { role: 'user', content: instruction }] } : view;
       },
       buildRequest: (view) => ({
@@ -310,7 +287,7 @@ class LoopRun {
         tools,
         toolChoice,
         signal: this.signal,
-        ...(this.deps.responseFormat ? { responseFormat: this.deps.responseFormat } : {}),
+        ...(this.deps.responseFormat && !this.textFallback ? { responseFormat: this.deps.responseFormat } : {}),
         ...(this.deps.sampling ? { sampling: this.deps.sampling } : {}),
         ...(this.deps.stream
           ? { onTextDelta: (delta: string) => this.events.emit({ type: 'message_chunk', iteration, delta }) }
@@ -329,6 +306,16 @@ class LoopRun {
         });
       },
     });
+    // The provider refused structured output: ask again, and from now on, for JSON in text.
+    if (outcome.ok || !(outcome.error instanceof ResponseFormatRejectedError) || this.textFallback) return outcome;
+    if (!this.deps.textFallback || this.signal.aborted) return outcome;
+    this.textFallback = this.deps.textFallback;
+    this.events.emit({
+      type: 'state_change',
+      state: 'retrying_model',
+      reason: 'structured output refused: JSON in text',
+    });
+    return this.callModel(iteration, toolChoice, instruction);
   }
 
   /** The caller's check of a final answer; without one, or when it throws, the answer is accepted. */

@@ -160,6 +160,15 @@ describe('a run with an output schema', () => {
     expect(String(system.content)).toContain('"celsius"');
   });
 
+  it('asks again for JSON in text when the provider refuses response_format at run time', async () => {
+    const turn = await send({ content: '[scenario:structured-refused] Berlin?', outputSchema: WEATHER });
+    expect(turn.body).toMatchObject({ status: 'completed', output: { city: 'Berlin', celsius: 21 } });
+    const [refused, asked] = await sentFor('structured-refused');
+    expect(refused?.response_format).toMatchObject({ type: 'json_schema' });
+    expect(asked?.response_format).toBeUndefined();
+    expect(String(asked?.messages[0]?.content)).toContain('valid against this JSON Schema');
+  });
+
   it('refuses a schema that does not compile with 400 INVALID_OUTPUT_SCHEMA naming the field, before any run', async () => {
     // Memory's own model requests (ingesting earlier turns) may arrive meanwhile: count this scenario's.
     const before = (await sentFor('structured-valid')).length;

@@ -77,6 +77,7 @@ export class LoopStep implements TurnStep<CheckedTurn, TurnResult> {
         stream: run.stream,
         ...(profile.sampling ? { sampling: profile.sampling } : {}),
         ...(answer?.responseFormat ? { responseFormat: answer.responseFormat } : {}),
+        ...(answer?.textFallback ? { textFallback: answer.textFallback } : {}),
         ...(answer
           ? { hooks: { checkAnswer: (context: { content: string; refused: number }) => answer.check(context) } }
           : {}),

@@ -10,6 +10,8 @@ import { syntheticResult, TurnResult, type TurnStep } from './turn-steps.js';
 interface AnswerContract {
   /** Structured output, when the profile's models have it; absent = the schema is in the instructions. */
   responseFormat?: JsonSchemaResponseFormat;
+  /** With responseFormat: the schema as an instruction, for a provider that refuses structured output at run time. */
+  textFallback?: string;
   check(context: { content: string; refused: number }): Promise<AnswerVerdict>;
 }
 
@@ -88,6 +90,7 @@ export class OutputCheckStep implements TurnStep<PreparedTurn, CheckedTurn | Tur
         ...turn,
         answer: {
           responseFormat: { type: 'json_schema', name: SCHEMA_NAME, schema, strict: strictAllowed(schema) },
+          textFallback: schemaInstruction(schema),
           check,
         },
       };

@@ -1,0 +1,41 @@
+import type { Clock } from './clock.js';
+import type { EventSink } from './events.js';
+import type { LoopHooks, StopPredicate } from './hooks.js';
+import type { LoopConfig } from './loop-config.js';
+import type { ModelErrorKind } from './model-errors.js';
+import type { JsonSchemaResponseFormat, ModelPort, SamplingParameters } from './model-port.js';
+import type { RetryStrategy } from './model-retry.js';
+import type { RunControl } from './run-control.js';
+import type { ToolPort } from './tool-port.js';
+
+/** What a run of the loop works with: its model and tools, and how it is configured, watched and controlled. */
+export interface LoopDependencies {
+  model: ModelPort;
+  /** Tried in order when the model fails in a way its retry strategy cannot recover. */
+  fallbackModels?: readonly ModelPort[];
+  tools: ToolPort;
+  config?: LoopConfig;
+  clock?: Clock;
+  events?: EventSink;
+  hooks?: LoopHooks;
+  stopWhen?: StopPredicate;
+  /** Pause, resume and cancel from outside. */
+  control?: RunControl;
+  /** Another way to cancel (e.g. the caller's request signal). */
+  signal?: AbortSignal;
+  /** Overrides of the per-kind retry strategies. */
+  retryStrategies?: Partial<Record<ModelErrorKind, RetryStrategy>>;
+  /** Stream model text as message_chunk events. */
+  stream?: boolean;
+  /** Structured output asked of every model call (the answer's shape; hooks.checkAnswer checks it). */
+  responseFormat?: JsonSchemaResponseFormat;
+  /**
+   * What the model is told instead when its provider refuses `responseFormat` (a
+   * ResponseFormatRejectedError): the loop asks again, and for the rest of the run, with this
+   * instruction added to the system prompt of its requests (JSON in text) and no responseFormat.
+   * Absent: a refusal fails the model call like any bad request.
+   */
+  textFallback?: string;
+  /** Sampling settings sent with every model call (the agent's `modelParameters`). */
+  sampling?: SamplingParameters;
+}
