@@ -259,7 +259,12 @@ async function wire(
     },
     recordPlan: (run, view) => records.recordPlan(run, view),
     defaultSubtaskTimeoutMs: config.DELEGATION_TIMEOUT_MS,
-    mayUseTool: (role, tool) => profiles.resolve(role)?.allowsTool(tool) ?? false,
+    toolsOfRoles: async (run, roles) => {
+      const byRole = new Map(
+        await Promise.all(roles.map(async (r) => [r, await agents.profileOfRole(run, r)] as const)),
+      );
+      return (role, tool) => byRole.get(role)?.allowsTool(tool) ?? false;
+    },
     logger,
   });
   const breakers = new ToolBreakers({

@@ -163,6 +163,12 @@ export class AgentResolver {
     return profile ? { id: `${BUILT_IN_AGENT_PREFIX}${profile.name}`, version: 0 } : undefined;
   }
 
+  /** The profile a child run of this role would run under (agentOfRole, compiled), for what it allows. */
+  async profileOfRole(run: { tenantId: string; tier: string }, role: string): Promise<AgentProfile | undefined> {
+    const agent = await this.agentOfRole(run, role);
+    return agent ? this.forRun({ tenantId: run.tenantId, profile: role, agent }) : undefined;
+  }
+
   private builtIn(
     ref: string,
     version: number,

@@ -72,7 +72,7 @@ function setup(
     },
     recordPlan: (_r, view) => Promise.resolve(void views.push(view)),
     defaultSubtaskTimeoutMs: 60_000,
-    mayUseTool: (_role: string, tool: string) => tool !== 'send_email',
+    toolsOfRoles: () => Promise.resolve((_role: string, tool: string) => tool !== 'send_email'),
     logger,
   });
   const profile = {

@@ -33,8 +33,12 @@ export interface PlanExecutorDependencies {
   recordPlan: (run: ClaimedRun, view: PlanView) => Promise<void>;
   /** Default deadline of one subtask (a child run) when its role names none. */
   defaultSubtaskTimeoutMs: number;
-  /** Whether a role's profile allows a tool: a subtask that names a tool runs its child with that tool only. */
-  mayUseTool: (role: string, tool: string) => boolean;
+  /**
+   * Whether a role's agent allows a tool (a subtask that names a tool runs its child with that tool
+   * only), read once per plan for the run's roles: the tenant's agent of that name, else the
+   * built-in profile, as the role's child run will resolve it.
+   */
+  toolsOfRoles: (run: ClaimedRun, roles: readonly string[]) => Promise<(role: string, tool: string) => boolean>;
   logger: Logger;
 }
 
@@ -123,6 +127,7 @@ export class PlanExecutor {
         ...(error ? { error } : {}),
       };
     };
+    let mayUseTool: ((role: string, tool: string) => boolean) | undefined;
     try {
       for (;;) {
         const reply = await this.modelStep(ctx, `plan-reply:${view.version}`, conversation, {
@@ -132,7 +137,8 @@ export class PlanExecutor {
         usage = addUsage(usage, reply.usage);
         transcript.push(reply.entry);
         conversation.push({ role: 'assistant', content: reply.text });
-        const plan = this.readPlan(reply.text, planning, roles);
+        mayUseTool ??= await this.deps.toolsOfRoles(ctx.run, [...new Set([...roles, planning.executor])]);
+        const plan = this.readPlan(reply.text, planning, roles, mayUseTool);
         let failure: { text: string };
         if (!plan.ok) {
           recordPlanFailure(this.deps.logger, ctx.run.runId, view, {
@@ -245,6 +251,7 @@ export class PlanExecutor {
     text: string,
     planning: PlanningSpec,
     roles: string[],
+    mayUseTool: (role: string, tool: string) => boolean,
   ): { ok: true; plan: PlanSpec; order: string[] } | { ok: false; kind: string; message: string } {
     const parsed = parsePlanText(text);
     if (!parsed.ok) return { ok: false, kind: 'format_violation', message: parsed.error };
@@ -252,7 +259,7 @@ export class PlanExecutor {
       maxSubtasks: planning.maxSubtasks,
       roles,
       executor: planning.executor,
-      mayUseTool: this.deps.mayUseTool,
+      mayUseTool,
     });
     if (!checked.ok) return { ok: false, kind: checked.problem.kind, message: checked.problem.message };
     return { ok: true, plan: parsed.plan, order: checked.order };
