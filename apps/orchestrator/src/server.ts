@@ -290,7 +290,7 @@ async function wire(
       .then(new AdmissionStep({ maxAttempts: config.MAX_RUN_ATTEMPTS, logger }))
       .then(new AgentResolutionStep({ agents, logger }))
       .then(new PendingAgentToolsStep(pendingAgents))
-      .then(new PlanStep(plans))
+      .then(new PlanStep(plans, { schemas: outputSchemas, retries: OUTPUT_RETRIES }))
       .then(
         new ToolPortsStep({
           gate,

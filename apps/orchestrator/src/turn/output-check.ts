@@ -1,7 +1,7 @@
 import { allowsStrictMode, type AnswerVerdict, type JsonSchemaResponseFormat } from '@platform/agent-loop';
 import type { ChatMessage } from '@platform/contracts';
 import type { Logger } from '@platform/service-kit';
-import { readAnswerJson } from '../structured/answer-json.js';
+import { answerVerdict } from '../structured/answer-verdict.js';
 import type { CompiledOutputSchema, OutputSchemas } from '../structured/output-schemas.js';
 import type { PreparedTurn } from './context.js';
 import { syntheticResult, TurnResult, type TurnStep } from './turn-steps.js';
@@ -40,15 +40,6 @@ export function schemaInstruction(schema: Record<string, unknown>): string {
   ].join('\n');
 }
 
-/** What the model is told of an answer that did not validate, so it can answer again. */
-function feedbackOf(issues: readonly { message: string }[]): string {
-  return [
-    'Your answer is not valid against the JSON Schema this request requires:',
-    ...issues.map((i) => `- ${i.message}`),
-    'Answer again with one JSON value (and nothing else) that is valid against the schema.',
-  ].join('\n');
-}
-
 /**
  * The output check step: a run with an output schema (its message's, else its profile's; kept on
  * the run, so a resumed turn checks against the same one) asks the model for structured output
@@ -84,7 +75,7 @@ export class OutputCheckStep implements TurnStep<PreparedTurn, CheckedTurn | Tur
       );
     }
     const check = (context: { content: string; refused: number }): Promise<AnswerVerdict> =>
-      Promise.resolve(this.verdict(compiled, context));
+      Promise.resolve(answerVerdict(compiled, this.options.retries, context));
     if (turn.profile.structuredOutput)
       return {
         ...turn,
@@ -96,16 +87,6 @@ export class OutputCheckStep implements TurnStep<PreparedTurn, CheckedTurn | Tur
       };
     const input = run.input ? turn.input : withInstruction(turn.input, schemaInstruction(schema));
     return { ...turn, input, answer: { check } };
-  }
-
-  private verdict(
-    schema: CompiledOutputSchema,
-    { content, refused }: { content: string; refused: number },
-  ): AnswerVerdict {
-    const read = readAnswerJson(content);
-    const issues = read.ok ? schema.issuesOf(read.value) : [{ path: '', message: read.message }];
-    if (read.ok && issues.length === 0) return { accept: true, output: read.value };
-    return { accept: false, retry: refused < this.options.retries, feedback: feedbackOf(issues), issues };
   }
 }
 

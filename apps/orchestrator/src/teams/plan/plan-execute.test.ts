@@ -12,6 +12,9 @@ import { claimedRun, finishedChild } from '../../test-support/run-fixtures.js';
 import type { ChildRuns, ChildTask } from '../child-runs.js';
 import { PlanExecutor } from './plan-execute.js';
 import type { PlanView } from './plan-view.js';
+import type { PlanRunContext } from './plan-run.js';
+import { answerVerdict } from '../../structured/answer-verdict.js';
+import { OutputSchemas } from '../../structured/output-schemas.js';
 
 const logger = createLogger({ service: 'test', level: 'silent' });
 const usage = { inputTokens: 1, outputTokens: 1, totalTokens: 2 };
@@ -86,7 +89,7 @@ function setup(
     structuredOutput,
   } as unknown as AgentProfile;
   const planning = { executor: 'worker', maxSubtasks: 3, maxReplans: 2, maxSubtaskFailures: 2, parallelism: 4 };
-  const go = (r: ClaimedRun = run) =>
+  const go = (r: ClaimedRun = run, answer: Pick<PlanRunContext, 'answerCheck' | 'answerInstruction'> = {}) =>
     executor.run({
       run: r,
       profile,
@@ -94,12 +97,44 @@ function setup(
       signal: new AbortController().signal,
       events: () => undefined,
       handingOver: () => false,
+      ...answer,
     });
   return { go, model, tasks, views, journal };
 }
 
 const planOf = (subtasks: Array<Record<string, unknown>>) =>
   JSON.stringify({ subtasks: subtasks.map((s) => ({ expectedOutput: 'x', dependencies: [], ...s })) });
+
+const CITY = new OutputSchemas().compile({
+  type: 'object',
+  properties: { city: { type: 'string' } },
+  required: ['city'],
+});
+const cityCheck = {
+  answerCheck: (context: { content: string; refused: number }) => answerVerdict(CITY, 1, context),
+  answerInstruction: 'Answer with JSON {"city": …}.',
+};
+
+describe('plan executor: an output schema', () => {
+  const plan = planOf([{ id: 'a', description: 'find the city' }]);
+  const worker = () => ({ status: 'completed' as const, response: 'Berlin' });
+
+  it('asks the synthesis for the schema, asks again with the errors, and answers with output', async () => {
+    const { go, model } = setup([plan, 'It is Berlin.', '{"city": "Berlin"}'], worker);
+    const result = await go(run, cityCheck);
+    expect(result).toMatchObject({ stopReason: 'final_answer', output: { city: 'Berlin' } });
+    expect(String(model.requests[1]!.messages.at(-1)!.content)).toContain('Answer with JSON {"city": …}.');
+    expect(String(model.requests[2]!.messages.at(-1)!.content)).toContain('not valid against the JSON Schema');
+  });
+
+  it('ends with invalid_output and the issues when the answer is invalid twice', async () => {
+    const { go } = setup([plan, 'It is Berlin.', '{"town": "Berlin"}'], worker);
+    const result = await go(run, cityCheck);
+    expect(result.stopReason).toBe('invalid_output');
+    expect(result.error).toMatchObject({ kind: 'invalid_output', issues: [expect.objectContaining({})] });
+    expect(result.output).toBeUndefined();
+  });
+});
 
 describe('plan executor', () => {
   it('passes results through the shared context and synthesises the answer from it', async () => {

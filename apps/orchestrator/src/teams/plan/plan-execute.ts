@@ -109,7 +109,8 @@ export class PlanExecutor {
     const finish = async (
       stopReason: LoopResult['stopReason'],
       response: string,
-      error?: { kind: string; message: string },
+      error?: LoopResult['error'],
+      output?: { value: unknown },
     ): Promise<LoopResult> => {
       view.status = stopReason === 'final_answer' ? 'completed' : 'failed';
       await this.publish(ctx, view);
@@ -125,6 +126,7 @@ export class PlanExecutor {
         messages: [{ role: 'assistant', content: response }],
         transcript,
         ...(error ? { error } : {}),
+        ...(output ? { output: output.value } : {}),
       };
     };
     let mayUseTool: ((role: string, tool: string) => boolean) | undefined;
@@ -198,15 +200,27 @@ export class PlanExecutor {
         .join('\n');
       conversation.push({
         role: 'user',
-        content: `Observation: every subtask is done. Results in the shared context:\n${results}\nWrite the final answer for the user from these results.`,
+        content: `Observation: every subtask is done. Results in the shared context:\n${results}\nWrite the final answer for the user from these results.${ctx.answerInstruction ? `\n\n${ctx.answerInstruction}` : ''}`,
       });
-      const answer = await this.modelStep(ctx, 'plan-answer', conversation, {
-        call: 'synthesis',
-        planVersion: view.version,
-      });
-      usage = addUsage(usage, answer.usage);
-      transcript.push(answer.entry);
-      return await finish('final_answer', answer.text);
+      // With an output schema, the answer is checked as a loop's is: asked again with the errors, then invalid_output.
+      for (let refused = 0; ; refused += 1) {
+        const answer = await this.modelStep(ctx, refused ? `plan-answer:${refused}` : 'plan-answer', conversation, {
+          call: 'synthesis',
+          planVersion: view.version,
+        });
+        usage = addUsage(usage, answer.usage);
+        transcript.push(answer.entry);
+        const verdict = ctx.answerCheck?.({ content: answer.text, refused });
+        if (!verdict) return await finish('final_answer', answer.text);
+        if (verdict.accept) return await finish('final_answer', answer.text, undefined, { value: verdict.output });
+        if (!verdict.retry)
+          return await finish('invalid_output', answer.text, {
+            kind: 'invalid_output',
+            message: 'the answer is not valid against the output schema',
+            ...(verdict.issues ? { issues: verdict.issues } : {}),
+          });
+        conversation.push({ role: 'assistant', content: answer.text }, { role: 'user', content: verdict.feedback });
+      }
     } catch (err) {
       if (ctx.signal.aborted) return finish('cancelled', 'The run was cancelled before its plan finished.');
       if (err instanceof PlanModelError)

@@ -1,3 +1,4 @@
+import type { AnswerVerdict } from '@platform/agent-loop';
 import type { Logger } from '@platform/service-kit';
 import { recordFailure } from '@platform/telemetry';
 import type { ClaimedRun } from '../../journal/run-records.js';
@@ -15,6 +16,10 @@ export interface PlanRunContext {
   events: ParentEvents & ((type: 'plan_updated', data: Record<string, unknown>) => void);
   /** True while the attempt is only being handed over (children go on). */
   handingOver: () => boolean;
+  /** The check of the synthesised answer, for a run with an output schema (turn/output-check.ts's rule). */
+  answerCheck?: (context: { content: string; refused: number }) => AnswerVerdict;
+  /** What the synthesis is told of the answer's shape (the schema), with answerCheck. */
+  answerInstruction?: string;
 }
 
 /** Records a failure in the plan (the failure taxonomy), in the logs and in the metrics. */
