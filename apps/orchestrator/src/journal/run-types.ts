@@ -88,6 +88,17 @@ export interface NewRun {
   overrides?: RunOverrides;
   /** The end user who sent the message (the token's `sub`). */
   subject?: string;
+  /** The client's Idempotency-Key, recorded by the statement that records the run (migrations/0014). */
+  idempotency?: IdempotencyClaim;
+}
+
+/** An Idempotency-Key a new run claims: recorded with the run, or the run is not recorded at all. */
+export interface IdempotencyClaim {
+  key: string;
+  /** The SHA-256 (hex) of the request it was sent with. */
+  fingerprint: string;
+  /** How long the key names the run. */
+  ttlMs: number;
 }
 
 /** The agent and version a run runs under, fixed when it is created (a resume keeps them). */
