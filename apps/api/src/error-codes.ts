@@ -34,6 +34,7 @@ export const apiErrorCatalogue = {
   INVALID_RUN_ID: { status: 400 },
   INVALID_QUERY: { status: 400 },
   INVALID_TIME_ZONE: { status: 400 },
+  INVALID_IDEMPOTENCY_KEY: { status: 400, doc: 'an `Idempotency-Key` that is not 1 to 255 characters of `A-Z a-z 0-9 - _ . : ~ + / =`' },
   INVALID_OUTPUT_SCHEMA: {
     status: 400,
     doc: 'not a JSON Schema (draft 2020-12) that compiles; `details.field` names it',
@@ -131,6 +132,10 @@ export const apiErrorCatalogue = {
   PAYLOAD_TOO_LARGE: { status: 413 },
   SECRET_TOO_LARGE: { status: 413 },
   UNSUPPORTED_MEDIA_TYPE: { status: 415 },
+  IDEMPOTENCY_KEY_REUSED: {
+    status: 422,
+    doc: "an `Idempotency-Key` sent within its 24 h with a different body or conversation; `details.runId` is the first send's run",
+  },
   PRECONDITION_REQUIRED: { status: 428, doc: 'a write that needs `If-Match`' },
   RATE_LIMITED: { status: 429 },
   TOKEN_BUDGET_EXCEEDED: { status: 429, doc: 'with `retry-after`' },

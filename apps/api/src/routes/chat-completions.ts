@@ -11,7 +11,13 @@ import { clientGone } from '../turns/client-gone.js';
 import { newRunId, type TurnRunner } from '../turns/turn-runner.js';
 import { facadeInput, finishReasonOf } from './chat-completions-input.js';
 import { FacadeResponseFormat, outputSchemaOfFormat } from './chat-completions-format.js';
-import { TURN_ERRORS } from './conversations.js';
+import { KEYED_TURN_ERRORS } from './conversations.js';
+import {
+  idempotencyFields,
+  IdempotencyKeyHeader,
+  idempotencyKeyOf,
+  requestFingerprint,
+} from '../turns/idempotency-key.js';
 import { ApiErrorCodes } from '../error-codes.js';
 
 export interface ChatCompletionRoutesOptions {
@@ -101,6 +107,7 @@ export const chatCompletionOperations = {
       'x-conversation-id': ConversationId.optional().meta({
         description: 'Continue this conversation: only the latest user message is sent.',
       }),
+      'idempotency-key': IdempotencyKeyHeader,
     }),
     bodyExamples: {
       oneShot: { model: 'default', messages: [{ role: 'user', content: 'What is 2 + 2?' }] },
@@ -147,7 +154,7 @@ export const chatCompletionOperations = {
         },
       },
     },
-    errors: { ...TURN_ERRORS, 400: [...TURN_ERRORS[400], 'NO_USER_MESSAGE', 'INVALID_CONVERSATION_ID'] },
+    errors: { ...KEYED_TURN_ERRORS, 400: [...KEYED_TURN_ERRORS[400], 'NO_USER_MESSAGE', 'INVALID_CONVERSATION_ID'] },
   }),
 };
 
@@ -170,6 +177,7 @@ function usageOf(result: {
 export function registerChatCompletionRoutes(router: OperationRouter, options: ChatCompletionRoutesOptions): void {
   router.add(chatCompletionOperations.createChatCompletion, async ({ body, request, reply }) => {
     const principal = principalOf(request);
+    const idempotencyKey = idempotencyKeyOf(request);
     const { conversationId, content } = facadeInput(body.messages, request.headers['x-conversation-id']);
     if (content.length > options.maxMessageChars)
       throw new HttpError(
@@ -178,7 +186,9 @@ export function registerChatCompletionRoutes(router: OperationRouter, options: C
         `the messages are longer than ${options.maxMessageChars} characters`,
       );
     const runId = newRunId();
-    const id = `chatcmpl-${runId.slice('run_'.length)}`;
+    // A keyed repeat is answered by the first send's run, and so with its completion id.
+    const completionId = (run: string): string => `chatcmpl-${run.slice('run_'.length)}`;
+    let id = completionId(runId);
     const created = Math.floor(Date.now() / 1000);
     const model = body.model;
     const outputSchema = outputSchemaOfFormat(body.response_format);
@@ -195,12 +205,19 @@ export function registerChatCompletionRoutes(router: OperationRouter, options: C
       subject: principal.subject ?? '',
       timeZone: '',
       ...(outputSchema ? { outputSchemaJson: JSON.stringify(outputSchema) } : {}),
+      // Without `stream`: streamed or not, a retry is the same request.
+      ...idempotencyFields(idempotencyKey, () => {
+        const { stream: _stream, stream_options: _options, ...asked } = body;
+        return requestFingerprint('createChatCompletion', conversationId, asked);
+      }),
     };
     const deadlineAt = Date.now() + options.turnWaitMs;
     void reply.header('x-run-id', runId).header('x-conversation-id', conversationId);
 
     if (!turn.stream) {
       const result = await options.turns.run(turn, runId, deadlineAt, clientGone(reply));
+      id = completionId(result.runId || runId);
+      void reply.header('x-run-id', result.runId || runId);
       return {
         status: 200,
         body: {
@@ -279,6 +296,10 @@ export function registerChatCompletionRoutes(router: OperationRouter, options: C
       heartbeatMs: options.sseHeartbeatMs,
       render,
       finish: (stream) => stream.sendData('[DONE]'),
+      onRunId: (answering) => {
+        id = completionId(answering);
+        void reply.header('x-run-id', answering);
+      },
     });
     return STREAMED;
   });
