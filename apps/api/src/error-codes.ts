@@ -34,7 +34,6 @@ export const apiErrorCatalogue = {
   INVALID_RUN_ID: { status: 400 },
   INVALID_QUERY: { status: 400 },
   INVALID_TIME_ZONE: { status: 400 },
-  INVALID_IDEMPOTENCY_KEY: { status: 400, doc: 'an `Idempotency-Key` that is not 1 to 255 characters of `A-Z a-z 0-9 - _ . : ~ + / =`' },
   INVALID_OUTPUT_SCHEMA: {
     status: 400,
     doc: 'not a JSON Schema (draft 2020-12) that compiles; `details.field` names it',
