@@ -8,14 +8,10 @@ import { HttpError } from '../http-errors.js';
 const KEY_PATTERN = /^[A-Za-z0-9\-_.:~+/=]{1,255}$/;
 
 /** The request header as the operations document it. */
-export const IdempotencyKeyHeader = z
-  .string()
-  .regex(KEY_PATTERN)
-  .optional()
-  .meta({
-    description:
-      "Makes the send safe to retry (docs/conversations.md, \"Idempotent sends\"): for 24 h a repeat with this key is answered with the first send's run (waited for while it runs, streamed when asked), never a second turn; the key with a different body is 422 IDEMPOTENCY_KEY_REUSED. 1 to 255 characters of `A-Z a-z 0-9 - _ . : ~ + / =` (400 INVALID_IDEMPOTENCY_KEY otherwise). Keys are the tenant's own: another tenant's same key is another key.",
-  });
+export const IdempotencyKeyHeader = z.string().regex(KEY_PATTERN).optional().meta({
+  description:
+    "Makes the send safe to retry (docs/conversations.md, \"Idempotent sends\"): for 24 h a repeat with this key is answered with the first send's run (waited for while it runs, streamed when asked), never a second turn; the key with a different body is 422 IDEMPOTENCY_KEY_REUSED. 1 to 255 characters of `A-Z a-z 0-9 - _ . : ~ + / =` (400 INVALID_IDEMPOTENCY_KEY otherwise). Keys are the tenant's own: another tenant's same key is another key.",
+});
 
 /** The answers a keyed send may have besides the turn's own. */
 export const IDEMPOTENCY_ERRORS = { 400: ['INVALID_IDEMPOTENCY_KEY'], 422: ['IDEMPOTENCY_KEY_REUSED'] } as const;

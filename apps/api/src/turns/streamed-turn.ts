@@ -73,7 +73,11 @@ export async function streamTurn(reply: FastifyReply, options: StreamedTurnOptio
     clientGone(reply),
     keyed ? nameRun : undefined,
   );
-  if (keyed) turn.then((response) => nameRun(response.runId), () => undefined);
+  if (keyed)
+    turn.then(
+      (response) => nameRun(response.runId),
+      () => undefined,
+    );
   // The first read stays pending while the race below runs: it is the stream's first event
   // whichever side wins (asking the generator again would skip it).
   const firstRead = events.next();
