@@ -16,6 +16,7 @@ import {
   idempotencyFields,
   IdempotencyKeyHeader,
   idempotencyKeyOf,
+  keyedConversationId,
   requestFingerprint,
 } from '../turns/idempotency-key.js';
 import { ApiErrorCodes } from '../error-codes.js';
@@ -158,6 +159,15 @@ export const chatCompletionOperations = {
   }),
 };
 
+/** The fingerprint of a keyed completion: its body but `stream` and `stream_options`, and the conversation it names. */
+function facadeFingerprint(body: z.infer<typeof ChatCompletionBody>, conversationHeader: unknown): string {
+  const asked = Object.fromEntries(
+    Object.entries(body).filter(([field]) => field !== 'stream' && field !== 'stream_options'),
+  );
+  const named = typeof conversationHeader === 'string' ? conversationHeader : '';
+  return requestFingerprint('createChatCompletion', named, asked);
+}
+
 function usageOf(result: {
   usage?: { inputTokens?: number; outputTokens?: number; totalTokens?: number };
 }): z.infer<typeof CompletionUsage> {
@@ -178,7 +188,14 @@ export function registerChatCompletionRoutes(router: OperationRouter, options: C
   router.add(chatCompletionOperations.createChatCompletion, async ({ body, request, reply }) => {
     const principal = principalOf(request);
     const idempotencyKey = idempotencyKeyOf(request);
-    const { conversationId, content } = facadeInput(body.messages, request.headers['x-conversation-id']);
+    const conversationHeader = request.headers['x-conversation-id'];
+    // What is asked, without how the answer is delivered (`stream`): streamed or not, a retry is the same request.
+    const fingerprint = idempotencyKey ? facadeFingerprint(body, conversationHeader) : undefined;
+    const { conversationId, content } = facadeInput(
+      body.messages,
+      conversationHeader,
+      ...(idempotencyKey && fingerprint ? [keyedConversationId(idempotencyKey, fingerprint)] : []),
+    );
     if (content.length > options.maxMessageChars)
       throw new HttpError(
         413,
@@ -205,11 +222,7 @@ export function registerChatCompletionRoutes(router: OperationRouter, options: C
       subject: principal.subject ?? '',
       timeZone: '',
       ...(outputSchema ? { outputSchemaJson: JSON.stringify(outputSchema) } : {}),
-      // Without `stream`: streamed or not, a retry is the same request.
-      ...idempotencyFields(idempotencyKey, () => {
-        const { stream: _stream, stream_options: _options, ...asked } = body;
-        return requestFingerprint('createChatCompletion', conversationId, asked);
-      }),
+      ...idempotencyFields(idempotencyKey, () => fingerprint ?? ''),
     };
     const deadlineAt = Date.now() + options.turnWaitMs;
     void reply.header('x-run-id', runId).header('x-conversation-id', conversationId);

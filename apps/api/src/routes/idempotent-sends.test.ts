@@ -104,7 +104,7 @@ describe('Idempotency-Key on POST /v1/conversations/{conversationId}/messages', 
 });
 
 describe('Idempotency-Key on the OpenAI-compatible facade', () => {
-  async function complete(body: Record<string, unknown>, key?: string) {
+  async function complete(body: Record<string, unknown>, key?: string, conversation: string | null = 'chat-1') {
     seen.length = 0;
     const response = await inject({
       method: 'POST',
@@ -112,7 +112,7 @@ describe('Idempotency-Key on the OpenAI-compatible facade', () => {
       headers: {
         authorization: await bearer({ tenant: 'acme' }),
         'content-type': 'application/json',
-        'x-conversation-id': 'chat-1',
+        ...(conversation ? { 'x-conversation-id': conversation } : {}),
         ...(key !== undefined ? { 'idempotency-key': key } : {}),
       },
       payload: JSON.stringify({ model: 'default', messages: [{ role: 'user', content: 'hi' }], ...body }),
@@ -131,6 +131,22 @@ describe('Idempotency-Key on the OpenAI-compatible facade', () => {
     expect(withOptions.sent?.requestFingerprint).toBe(sent?.requestFingerprint);
     const otherModel = await complete({ model: 'support-bot' }, 'facade-1');
     expect(otherModel.sent?.requestFingerprint).not.toBe(sent?.requestFingerprint);
+  });
+
+  it("sends a keyed retry without x-conversation-id to the first send's conversation (a new one per key)", async () => {
+    const first = await complete({}, 'facade-2', null);
+    const retry = await complete({ stream: false }, 'facade-2', null);
+    expect(retry.sent?.conversationId).toBe(first.sent?.conversationId);
+    expect(retry.sent?.requestFingerprint).toBe(first.sent?.requestFingerprint);
+    expect(first.sent?.conversationId).toMatch(/^chat-[0-9a-f-]{36}$/);
+    const otherKey = await complete({}, 'facade-3', null);
+    expect(otherKey.sent?.conversationId).not.toBe(first.sent?.conversationId);
+    // Without a key every such request is a conversation of its own, as before.
+    const [a, b] = [await complete({}, undefined, null), await complete({}, undefined, null)];
+    expect(a.sent?.conversationId).not.toBe(b.sent?.conversationId);
+    // Naming the conversation is part of the request.
+    const named = await complete({}, 'facade-2', 'chat-9');
+    expect(named.sent?.requestFingerprint).not.toBe(first.sent?.requestFingerprint);
   });
 
   it('refuses a malformed key with 400 and sends nothing', async () => {

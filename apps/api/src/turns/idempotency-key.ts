@@ -59,3 +59,13 @@ export function idempotencyFields(
 ): { idempotencyKey?: string; requestFingerprint?: string } {
   return key ? { idempotencyKey: key, requestFingerprint: fingerprint() } : {};
 }
+
+/**
+ * The conversation of a keyed facade request that names none (no `x-conversation-id`): made from
+ * the key and the request, so a retry lands in the conversation of the first send (a random one
+ * would make every retry another request).
+ */
+export function keyedConversationId(key: string, fingerprint: string): string {
+  const h = createHash('sha256').update(`${key}\u0000${fingerprint}`).digest('hex');
+  return `chat-${h.slice(0, 8)}-${h.slice(8, 12)}-${h.slice(12, 16)}-${h.slice(16, 20)}-${h.slice(20, 32)}`;
+}

@@ -36,7 +36,10 @@ export function idempotencyClaimOf(
  * another question.
  */
 export async function runOfKey(
-  deps: { keys: Pick<IdempotencyKeys, 'find'>; runs: { get(tenantId: string, runId: string): Promise<RunRecord | undefined> } },
+  deps: {
+    keys: Pick<IdempotencyKeys, 'find'>;
+    runs: { get(tenantId: string, runId: string): Promise<RunRecord | undefined> };
+  },
   scope: { tenantId: string; conversationId: string },
   claim: Pick<IdempotencyClaim, 'key' | 'fingerprint'>,
 ): Promise<RunRecord | undefined> {
