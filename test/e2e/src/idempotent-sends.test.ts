@@ -5,7 +5,7 @@
 // same run; the same key with another body is 422.
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { bootPlatform, historyOf, simRequests, tokenFor, type SuitePlatform, type TurnJson } from './support.js';
+import { bootPlatform, historyOf, tokenFor, type SuitePlatform, type TurnJson } from './support.js';
 
 const TENANT = 'idem-acme';
 
@@ -58,11 +58,19 @@ async function send(
   return { status: response.status, body: envelope.data.result, runIdHeader };
 }
 
-/** The turns that reached the model with `tag` in their message (each turn's first model call). */
+/** The turns that reached the model with `tag` in their message (each turn's first model call; not memory's calls). */
 async function turnsFor(tag: string): Promise<number> {
-  return (await simRequests(platform)).filter((r) => {
+  const { requests } = (await (await fetch(`${platform.llmSimUrl}/_sim/requests`)).json()) as {
+    requests: Array<{ structuredReply: string | null; body: { messages: Array<{ role: string; content: unknown }> } }>;
+  };
+  return requests.filter((r) => {
     const last = r.body.messages.at(-1);
-    return last?.role === 'user' && typeof last.content === 'string' && last.content.includes(tag);
+    return (
+      r.structuredReply === null &&
+      last?.role === 'user' &&
+      typeof last.content === 'string' &&
+      last.content.includes(tag)
+    );
   }).length;
 }
 
