@@ -39,7 +39,7 @@ const orchestrator = {
   },
 };
 
-const { inject, bearer } = useOrchestratorEdgeApp(SECRET, orchestrator as never);
+const { inject, bearer } = useOrchestratorEdgeApp(SECRET, orchestrator);
 
 async function sendMessage(body: unknown, headers: Record<string, string> = {}, conversation = 'conv-1') {
   seen.length = 0;
