@@ -16,7 +16,7 @@ beforeAll(async () => {
     apiReplicas: 2,
     env: { orchestrator: { RATE_LIMIT_TURNS_PER_MINUTE: '0' } },
   });
-});
+}, 240_000);
 afterAll(async () => platform?.stop());
 
 interface Sent {
