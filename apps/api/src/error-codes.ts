@@ -131,6 +131,10 @@ export const apiErrorCatalogue = {
   PAYLOAD_TOO_LARGE: { status: 413 },
   SECRET_TOO_LARGE: { status: 413 },
   UNSUPPORTED_MEDIA_TYPE: { status: 415 },
+  IDEMPOTENCY_KEY_REUSED: {
+    status: 422,
+    doc: "an `Idempotency-Key` sent within its 24 h with a different body or conversation; `details.runId` is the first send's run",
+  },
   PRECONDITION_REQUIRED: { status: 428, doc: 'a write that needs `If-Match`' },
   RATE_LIMITED: { status: 429 },
   TOKEN_BUDGET_EXCEEDED: { status: 429, doc: 'with `retry-after`' },

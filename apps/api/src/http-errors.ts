@@ -56,6 +56,7 @@ const statusByCode: Readonly<Record<string, number>> = {
   STALE_REVISION: 412,
   PRECONDITION_REQUIRED: 428,
   AGENT_DELETED: 410,
+  IDEMPOTENCY_KEY_REUSED: 422,
 };
 
 /** A stable code at the start of a status message (`STALE_REVISION: revision 3 is not 4`). */

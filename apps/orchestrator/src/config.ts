@@ -41,6 +41,10 @@ export const OrchestratorConfig = z
     RUN_POLL_MS: env.positiveInt().default(500),
     /** How often unfinished runs whose holder died are looked for (and resumed). */
     RECOVERY_INTERVAL_MS: env.positiveInt().default(5_000),
+    /** How long an Idempotency-Key names the run its first message started (docs/conversations.md). */
+    IDEMPOTENCY_KEY_TTL_MS: env.positiveInt().default(24 * 60 * 60_000),
+    /** How often expired Idempotency-Keys are deleted (in batches; an expired key is ignored before that). */
+    IDEMPOTENCY_SWEEP_INTERVAL_MS: env.positiveInt().default(10 * 60_000),
     /** How long run events are kept in the run-events stream (replay for reconnecting clients). */
     RUN_EVENTS_MAX_AGE_MS: env.positiveInt().default(24 * 60 * 60_000),
     /** Attempts at a run (first + resumes) before it is failed instead of resumed again. */

@@ -67,6 +67,16 @@ const orchestratorErrorCatalogue = {
   },
   TOOL_CALL_NOT_FOUND: { kind: 'not_found', description: 'No tool call of this id for this tenant.' },
   RUN_NOT_FOUND: { kind: 'not_found', description: 'No run of this id (in this conversation, when one is named).' },
+  INVALID_IDEMPOTENCY_KEY: {
+    kind: 'invalid_argument',
+    description:
+      'An Idempotency-Key that is not 1 to 255 characters of A-Z a-z 0-9 - _ . : ~ + / =, or one sent without a request fingerprint (64 hex digits).',
+  },
+  IDEMPOTENCY_KEY_REUSED: {
+    kind: 'failed_precondition',
+    description:
+      "An Idempotency-Key the tenant used, within its lifetime, for a different request (another body or conversation); the first request's run is not answered with.",
+  },
   RUN_ID_TAKEN: {
     kind: 'already_exists',
     description: "A new message's run id belongs to another conversation's run; use another.",

@@ -14,7 +14,8 @@ function service(
 ) {
   const events: unknown[] = [];
   const deps = {
-    options: { defaultTier: 'free', maxConcurrentTurns: 10 },
+    options: { defaultTier: 'free', maxConcurrentTurns: 10, idempotencyKeyTtlMs: 60_000 },
+    idempotencyKeys: { find: () => Promise.resolve(undefined) },
     agents: {
       forMessage: () =>
         Promise.resolve({

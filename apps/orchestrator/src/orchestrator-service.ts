@@ -29,6 +29,9 @@ import type { TaskToolCalls } from './tool-calls/task-tool-calls.js';
 import { toolCallResult, type ToolTrials } from './tool-calls/tool-trials.js';
 import { ErrorCodes } from './error-codes.js';
 import { OutputSchemaError, type OutputSchemas } from './structured/output-schemas.js';
+import type { IdempotencyKeys } from './idempotency/idempotency-keys.js';
+import { idempotencyClaimOf, runOfKey } from './idempotency/idempotent-send.js';
+import { announceRunId } from './idempotency/run-id-header.js';
 
 /** What the calls other than HandleMessage use: cancelling and listing runs, the catalog, tool calls. */
 interface RunAndToolCalls {
@@ -53,6 +56,8 @@ interface OrchestratorServiceOptions {
   defaultTier: string;
   /** New messages are refused (OVERLOADED) while this many turns run in this replica. */
   maxConcurrentTurns: number;
+  /** How long an Idempotency-Key names its run. */
+  idempotencyKeyTtlMs: number;
 }
 
 export interface OrchestratorDependencies {
@@ -60,6 +65,8 @@ export interface OrchestratorDependencies {
   /** What a message names, resolved to the agent version its run runs under. */
   agents: Pick<AgentResolver, 'forMessage'>;
   records: RunRecords;
+  /** The tenants' Idempotency-Keys (a keyed message's run is recorded with its key). */
+  idempotencyKeys: Pick<IdempotencyKeys, 'find'>;
   queue: ConversationQueue;
   shouldProcess: ShouldProcess;
   /** Starts a new message's recall as it arrives (absent: the run recalls when it starts). */
@@ -109,9 +116,13 @@ export function orchestratorServiceImplementation(
           throw errors.invalidArgument(ErrorCodes.INVALID_CONVERSATION_ID, 'conversation_id is invalid');
         const runId = runIdOf(request.runId);
         const scope = { tenantId: tenantId.data, conversationId: conversationId.data };
+        const claim = idempotencyClaimOf(request, options.idempotencyKeyTtlMs);
+        const keyed = { keys: deps.idempotencyKeys, runs: deps.records };
 
         // A retry after a lost connection attaches to its run; a new message is admitted first.
         let existing = request.attach ? await deps.records.get(scope.tenantId, runId) : undefined;
+        // A repeat of a keyed message is answered with the run its key started (docs/conversations.md).
+        if (!existing && claim) existing = await runOfKey(keyed, scope, claim);
         let admission: NewRun | undefined;
         if (!existing) {
           // A child run's conversation belongs to its team: the user answers in the root conversation.
@@ -192,6 +203,7 @@ export function orchestratorServiceImplementation(
             ...(resolved.overrides ? { overrides: resolved.overrides } : {}),
             ...(request.subject ? { subject: request.subject } : {}),
             ...senderRoleOf(request.role),
+            ...(claim ? { idempotency: claim } : {}),
           };
         }
         if (existing && existing.conversationId !== scope.conversationId)
@@ -209,10 +221,26 @@ export function orchestratorServiceImplementation(
         });
         try {
           // The wait starts before the run is recorded, so the run's end cannot slip past it.
-          const finished = deps.queue.waitForRun(scope.tenantId, scope.conversationId, runId, hangUp.signal);
+          const ownWait = new AbortController();
+          let finished = deps.queue.waitForRun(
+            scope.tenantId,
+            scope.conversationId,
+            existing?.runId ?? runId,
+            AbortSignal.any([hangUp.signal, ownWait.signal]),
+          );
           finished.catch(() => undefined); // awaited below, or abandoned when admission fails
           if (!admission) deps.queue.kick(scope.tenantId, scope.conversationId);
           else if (!(await deps.queue.admit(admission))) {
+            // A keyed message that lost the race for its key: the winner's run is the answer.
+            const winner = claim ? await runOfKey(keyed, scope, claim) : undefined;
+            if (winner && winner.runId !== runId) {
+              ownWait.abort(WAIT_OVER);
+              finished = deps.queue.waitForRun(scope.tenantId, scope.conversationId, winner.runId, hangUp.signal);
+              finished.catch(() => undefined);
+              deps.queue.kick(scope.tenantId, scope.conversationId);
+              announceRunId(call, claim, winner.runId);
+              return toResponse(await finished);
+            }
             // The id exists already: the same tenant's run is attached to; another tenant's is not revealed.
             existing = await deps.records.get(scope.tenantId, runId);
             if (!existing)
@@ -224,6 +252,7 @@ export function orchestratorServiceImplementation(
             if (existing.conversationId !== scope.conversationId)
               throw errors.notFound(ErrorCodes.RUN_NOT_FOUND, `no run '${runId}' in this conversation`);
           }
+          announceRunId(call, claim, existing?.runId ?? runId);
           return toResponse(await finished);
         } finally {
           answered = true;

@@ -22,6 +22,7 @@ import { HAND_OVER_MS, settlesWithin, SHUTDOWN_RETRY_AFTER_SECONDS } from './gra
 import { AGENT_CALLERS, ORCHESTRATOR_CALLERS } from './grpc-callers.js';
 import { RunLeaseRenewal } from './journal/run-lease-renewal.js';
 import { RunRecords } from './journal/run-records.js';
+import { IdempotencyKeys } from './idempotency/idempotency-keys.js';
 import { RunSteps } from './journal/run-steps.js';
 import { RunListing } from './listing/run-listing.js';
 import { orchestratorServiceImplementation } from './orchestrator-service.js';
@@ -134,6 +135,7 @@ async function wire(
   // Each process is its own lease owner: a restarted process must not mistake its predecessor's leases for its own.
   const owner = `${hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`;
   const records = new RunRecords(pool);
+  const idempotencyKeys = new IdempotencyKeys(pool, { sweepIntervalMs: config.IDEMPOTENCY_SWEEP_INTERVAL_MS, logger });
   const steps = new RunSteps(pool);
   // Output schemas compile once each, for the messages that send them and the turns that check answers.
   const outputSchemas = new OutputSchemas();
@@ -364,9 +366,14 @@ async function wire(
     ORCHESTRATOR_SERVICE_NAME,
     orchestratorV1.OrchestratorServiceService,
     orchestratorServiceImplementation({
-      options: { defaultTier: config.DEFAULT_TIER, maxConcurrentTurns: config.MAX_CONCURRENT_TURNS },
+      options: {
+        defaultTier: config.DEFAULT_TIER,
+        maxConcurrentTurns: config.MAX_CONCURRENT_TURNS,
+        idempotencyKeyTtlMs: config.IDEMPOTENCY_KEY_TTL_MS,
+      },
       agents,
       records,
+      idempotencyKeys,
       queue,
       shouldProcess,
       memoryRecall,
@@ -415,6 +422,7 @@ async function wire(
   const port = await grpc.start();
   const stopRecallGauge = memoryRecall.observeConcurrency();
   recovery.start();
+  idempotencyKeys.start();
   expiries.start();
   runEndWatch.start();
   // Runs a previous process left behind are picked up now rather than at the first sweep.
@@ -423,6 +431,7 @@ async function wire(
     port,
     async stop() {
       recovery.stop();
+      idempotencyKeys.stop();
       await expiries.stop();
       // No new calls, no new runs; the runs under way get the grace period to finish.
       queue.close();

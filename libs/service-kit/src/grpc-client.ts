@@ -17,6 +17,8 @@ interface CallSettings {
   /** Cancels the call when aborted. */
   signal?: AbortSignal;
   metadata?: Metadata;
+  /** Called with the server's initial metadata (its headers) when it sends them, before the answer. */
+  onHeaders?: (headers: Metadata) => void;
 }
 
 type UnaryCallback<Res> = (error: ServiceError | null, response: Res) => void;
@@ -132,6 +134,7 @@ function callUnary<Req, Res>(
         else resolve(response);
       },
     );
+    if (settings.onHeaders) call.on('metadata', settings.onHeaders);
     const onAbort = (): void => call.cancel();
     settings.signal?.addEventListener('abort', onAbort, { once: true });
   });

@@ -23,6 +23,8 @@ function textOf(message: FacadeMessageLike): string {
 export function facadeInput(
   messages: readonly FacadeMessageLike[],
   conversationHeader: string | string[] | undefined,
+  /** The conversation to use without the header (default: a new random one). */
+  newConversationId: string = `chat-${randomUUID()}`,
 ): { conversationId: string; content: string } {
   const lastUserIndex = messages.map((m) => m.role).lastIndexOf('user');
   if (lastUserIndex < 0)
@@ -42,7 +44,7 @@ export function facadeInput(
     .map((m) => `${m.role === 'developer' ? 'system' : m.role}: ${textOf(m)}`)
     .filter((line) => !line.endsWith(': '));
   const content = earlier.length ? `Conversation so far:\n${earlier.join('\n')}\n\nLatest message:\n${latest}` : latest;
-  return { conversationId: `chat-${randomUUID()}`, content };
+  return { conversationId: newConversationId, content };
 }
 
 /** OpenAI's finish reason for a run's stop reason. */

@@ -11,7 +11,14 @@ import { clientGone } from '../turns/client-gone.js';
 import { newRunId, type TurnRunner } from '../turns/turn-runner.js';
 import { facadeInput, finishReasonOf } from './chat-completions-input.js';
 import { FacadeResponseFormat, outputSchemaOfFormat } from './chat-completions-format.js';
-import { TURN_ERRORS } from './conversations.js';
+import { KEYED_TURN_ERRORS } from './conversations.js';
+import {
+  idempotencyFields,
+  IdempotencyKeyHeader,
+  idempotencyKeyOf,
+  keyedConversationId,
+  requestFingerprint,
+} from '../turns/idempotency-key.js';
 import { ApiErrorCodes } from '../error-codes.js';
 
 export interface ChatCompletionRoutesOptions {
@@ -101,6 +108,7 @@ export const chatCompletionOperations = {
       'x-conversation-id': ConversationId.optional().meta({
         description: 'Continue this conversation: only the latest user message is sent.',
       }),
+      'idempotency-key': IdempotencyKeyHeader,
     }),
     bodyExamples: {
       oneShot: { model: 'default', messages: [{ role: 'user', content: 'What is 2 + 2?' }] },
@@ -147,9 +155,18 @@ export const chatCompletionOperations = {
         },
       },
     },
-    errors: { ...TURN_ERRORS, 400: [...TURN_ERRORS[400], 'NO_USER_MESSAGE', 'INVALID_CONVERSATION_ID'] },
+    errors: { ...KEYED_TURN_ERRORS, 400: [...KEYED_TURN_ERRORS[400], 'NO_USER_MESSAGE', 'INVALID_CONVERSATION_ID'] },
   }),
 };
+
+/** The fingerprint of a keyed completion: its body but `stream` and `stream_options`, and the conversation it names. */
+function facadeFingerprint(body: z.infer<typeof ChatCompletionBody>, conversationHeader: unknown): string {
+  const asked = Object.fromEntries(
+    Object.entries(body).filter(([field]) => field !== 'stream' && field !== 'stream_options'),
+  );
+  const named = typeof conversationHeader === 'string' ? conversationHeader : '';
+  return requestFingerprint('createChatCompletion', named, asked);
+}
 
 function usageOf(result: {
   usage?: { inputTokens?: number; outputTokens?: number; totalTokens?: number };
@@ -170,7 +187,15 @@ function usageOf(result: {
 export function registerChatCompletionRoutes(router: OperationRouter, options: ChatCompletionRoutesOptions): void {
   router.add(chatCompletionOperations.createChatCompletion, async ({ body, request, reply }) => {
     const principal = principalOf(request);
-    const { conversationId, content } = facadeInput(body.messages, request.headers['x-conversation-id']);
+    const idempotencyKey = idempotencyKeyOf(request);
+    const conversationHeader = request.headers['x-conversation-id'];
+    // What is asked, without how the answer is delivered (`stream`): streamed or not, a retry is the same request.
+    const fingerprint = idempotencyKey ? facadeFingerprint(body, conversationHeader) : undefined;
+    const { conversationId, content } = facadeInput(
+      body.messages,
+      conversationHeader,
+      ...(idempotencyKey && fingerprint ? [keyedConversationId(idempotencyKey, fingerprint)] : []),
+    );
     if (content.length > options.maxMessageChars)
       throw new HttpError(
         413,
@@ -178,7 +203,9 @@ export function registerChatCompletionRoutes(router: OperationRouter, options: C
         `the messages are longer than ${options.maxMessageChars} characters`,
       );
     const runId = newRunId();
-    const id = `chatcmpl-${runId.slice('run_'.length)}`;
+    // A keyed repeat is answered by the first send's run, and so with its completion id.
+    const completionId = (run: string): string => `chatcmpl-${run.slice('run_'.length)}`;
+    let id = completionId(runId);
     const created = Math.floor(Date.now() / 1000);
     const model = body.model;
     const outputSchema = outputSchemaOfFormat(body.response_format);
@@ -197,12 +224,15 @@ export function registerChatCompletionRoutes(router: OperationRouter, options: C
       role: principal.role,
       timeZone: '',
       ...(outputSchema ? { outputSchemaJson: JSON.stringify(outputSchema) } : {}),
+      ...idempotencyFields(idempotencyKey, () => fingerprint ?? ''),
     };
     const deadlineAt = Date.now() + options.turnWaitMs;
     void reply.header('x-run-id', runId).header('x-conversation-id', conversationId);
 
     if (!turn.stream) {
       const result = await options.turns.run(turn, runId, deadlineAt, clientGone(reply));
+      id = completionId(result.runId || runId);
+      void reply.header('x-run-id', result.runId || runId);
       return {
         status: 200,
         body: {
@@ -281,6 +311,10 @@ export function registerChatCompletionRoutes(router: OperationRouter, options: C
       heartbeatMs: options.sseHeartbeatMs,
       render,
       finish: (stream) => stream.sendData('[DONE]'),
+      onRunId: (answering) => {
+        id = completionId(answering);
+        void reply.header('x-run-id', answering);
+      },
     });
     return STREAMED;
   });

@@ -14,6 +14,13 @@ import { streamTurn } from '../turns/streamed-turn.js';
 import { clientGone } from '../turns/client-gone.js';
 import { newRunId, type TurnRunner } from '../turns/turn-runner.js';
 import { TURN_RESPONSE_EXAMPLE, TurnResponse, turnResponseBody } from '../turns/turn-response.js';
+import {
+  IDEMPOTENCY_ERRORS,
+  idempotencyFields,
+  IdempotencyKeyHeader,
+  idempotencyKeyOf,
+  requestFingerprint,
+} from '../turns/idempotency-key.js';
 import { RunEvent } from './runs.js';
 import { ApiErrorCodes } from '../error-codes.js';
 
@@ -64,6 +71,13 @@ export const TURN_ERRORS = {
   503: ['OVERLOADED', 'UNAVAILABLE'],
 } as const;
 
+/** A turn's answers when the send may carry an Idempotency-Key (sendMessage, the facade). */
+export const KEYED_TURN_ERRORS = {
+  ...TURN_ERRORS,
+  400: [...TURN_ERRORS[400], ...IDEMPOTENCY_ERRORS[400]],
+  422: IDEMPOTENCY_ERRORS[422],
+} as const;
+
 const ConversationPath = z.object({ conversationId: ConversationId });
 
 const StoredMessage = z.object({
@@ -80,12 +94,13 @@ export const conversationOperations = {
     operationId: 'sendMessage',
     summary: 'Send a message: runs a turn and answers with its result, or streams it (SSE)',
     description:
-      'With `Accept: text/event-stream` the turn streams as run events (the last is `execution_end`, whose `data.result` is the turn response); otherwise the answer is the turn response.',
+      'With `Accept: text/event-stream` the turn streams as run events (the last is `execution_end`, whose `data.result` is the turn response); otherwise the answer is the turn response. With an `Idempotency-Key` a retry is answered with the first send\'s run instead of starting another turn (docs/conversations.md, "Idempotent sends").',
     tags: ['conversations'],
     access: 'tenant',
     role: 'member',
     params: ConversationPath,
     body: PostMessageBody,
+    headers: z.object({ 'idempotency-key': IdempotencyKeyHeader }),
     invalid: { params: { code: ApiErrorCodes.INVALID_CONVERSATION_ID } },
     bodyExamples: {
       question: { content: 'What is 2 + 2?' },
@@ -115,7 +130,7 @@ export const conversationOperations = {
         headers: z.object({ 'x-run-id': z.string().optional().meta({ description: 'Streamed turns: the run.' }) }),
       },
     },
-    errors: TURN_ERRORS,
+    errors: KEYED_TURN_ERRORS,
   }),
   listMessages: defineOperation({
     method: 'GET',
@@ -155,6 +170,7 @@ export const conversationOperations = {
 export function registerConversationRoutes(router: OperationRouter, options: ConversationRoutesOptions): void {
   router.add(conversationOperations.sendMessage, async ({ params, body, request, reply }) => {
     const principal = principalOf(request);
+    const idempotencyKey = idempotencyKeyOf(request);
     const content = body.content;
     if (!content.trim()) throw new HttpError(400, ApiErrorCodes.EMPTY_CONTENT, 'content must not be empty');
     if (content.length > options.maxMessageChars) {
@@ -182,6 +198,7 @@ export function registerConversationRoutes(router: OperationRouter, options: Con
       role: principal.role,
       timeZone: body.timeZone ?? '',
       ...(body.outputSchema ? { outputSchemaJson: JSON.stringify(body.outputSchema) } : {}),
+      ...idempotencyFields(idempotencyKey, () => requestFingerprint('sendMessage', params.conversationId, body)),
     };
     const runner = runnerFor(options.turns, body);
     const runId = newRunId();

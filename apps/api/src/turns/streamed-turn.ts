@@ -18,6 +18,27 @@ export interface StreamedTurnOptions {
   render: (stream: SseStream, event: RunEventEnvelope) => void;
   /** Writes the end of the stream after `execution_end` (e.g. OpenAI's `[DONE]`). */
   finish?: (stream: SseStream) => void;
+  /** Told the run that answers, before the stream opens: `runId`, or for a keyed repeat the first send's run. */
+  onRunId?: (runId: string) => void;
+}
+
+/**
+ * The events of a keyed turn's run: which run answers is known only once the orchestrator names
+ * it (its own new run, or the run an earlier send with the key started, which may have run for a
+ * while), so the read starts then, from the run's first stored event.
+ */
+async function* keyedRunEvents(
+  reader: RunEvents,
+  runId: Promise<string | undefined>,
+  signal: AbortSignal,
+): AsyncGenerator<RunEventEnvelope> {
+  const stopped = new Promise<undefined>((resolve) => {
+    if (signal.aborted) resolve(undefined);
+    signal.addEventListener('abort', () => resolve(undefined), { once: true });
+  });
+  const id = await Promise.race([runId, stopped]);
+  if (id === undefined) return;
+  yield* reader.read(id, 0, signal);
 }
 
 /**
@@ -28,11 +49,35 @@ export interface StreamedTurnOptions {
  */
 export async function streamTurn(reply: FastifyReply, options: StreamedTurnOptions): Promise<void> {
   const stopReading = new AbortController();
+  let runId = options.runId;
+  let named!: (runId: string) => void;
+  const answeringRun = new Promise<string>((resolve) => (named = resolve));
+  const keyed = Boolean(options.request.idempotencyKey);
   // The read begins before the run does (the run id is new), so it needs nothing the stream
   // stored before it: the run's events reach it from the replica's feed as they are stored.
-  const events = options.reader.read(options.runId, 0, stopReading.signal, { fresh: true })[Symbol.asyncIterator]();
+  // A keyed turn may be answered by an earlier send's run: its read waits for the run's name.
+  const events = (
+    keyed
+      ? keyedRunEvents(options.reader, answeringRun, stopReading.signal)
+      : options.reader.read(options.runId, 0, stopReading.signal, { fresh: true })
+  )[Symbol.asyncIterator]();
+  const nameRun = (id: string): void => {
+    runId = id;
+    named(id);
+  };
   // A client that goes away stops the wait (and the attaching after a lost orchestrator), not the run.
-  const turn = options.runner.run(options.request, options.runId, options.deadlineAt, clientGone(reply));
+  const turn = options.runner.run(
+    options.request,
+    options.runId,
+    options.deadlineAt,
+    clientGone(reply),
+    keyed ? nameRun : undefined,
+  );
+  if (keyed)
+    turn.then(
+      (response) => nameRun(response.runId),
+      () => undefined,
+    );
   // The first read stays pending while the race below runs: it is the stream's first event
   // whichever side wins (asking the generator again would skip it).
   const firstRead = events.next();
@@ -60,11 +105,13 @@ export async function streamTurn(reply: FastifyReply, options: StreamedTurnOptio
       (error: unknown) => ({ refused: true as const, error }),
     );
     if (outcome.refused) throw outcome.error;
-    const stream = new SseStream(reply, options.heartbeatMs, { 'x-run-id': options.runId });
+    runId = outcome.response.runId || runId;
+    options.onRunId?.(runId);
+    const stream = new SseStream(reply, options.heartbeatMs, { 'x-run-id': runId });
     const result = turnResponseBody(outcome.response, options.request.conversationId);
     options.render(stream, {
       id: 0,
-      runId: options.runId,
+      runId,
       type: 'execution_end',
       at: Date.now(),
       data: { result, eventsUnavailable: true },
@@ -75,7 +122,8 @@ export async function streamTurn(reply: FastifyReply, options: StreamedTurnOptio
     return;
   }
 
-  const stream = new SseStream(reply, options.heartbeatMs, { 'x-run-id': options.runId });
+  options.onRunId?.(runId);
+  const stream = new SseStream(reply, options.heartbeatMs, { 'x-run-id': runId });
   stream.closedSignal().addEventListener('abort', () => stopReading.abort(), { once: true });
   // If the final event never arrives (events were lost), the stream closes soon after the run ends.
   let ended = false;

@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import type { Metadata } from '@grpc/grpc-js';
 import type { orchestratorV1 } from '@platform/proto';
 import { DEPENDENCY_UNAVAILABLE, isPlatformError, type Logger, type PromiseClient } from '@platform/service-kit';
 import { ApiErrorCodes } from '../error-codes.js';
@@ -18,6 +19,20 @@ const APPROVAL_DEFAULTS = {
 } satisfies Pick<orchestratorV1.HandleMessageRequest, ApprovalField>;
 
 const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** The orchestrator's header naming the run a keyed message is answered with (before the run ends). */
+const RUN_ID_HEADER = 'x-run-id';
+
+/** Calls `onRunId` with the run a keyed message's headers name. */
+function runIdHeaderReader(onRunId: ((runId: string) => void) | undefined): { onHeaders?: (h: Metadata) => void } {
+  if (!onRunId) return {};
+  return {
+    onHeaders: (headers) => {
+      const value = headers.get(RUN_ID_HEADER)[0];
+      if (typeof value === 'string' && value) onRunId(value);
+    },
+  };
+}
 
 /**
  * The orchestrator is gone or going (it died, restarts, or shuts down and takes no new runs), or it
@@ -58,12 +73,18 @@ export class TurnRunner {
     runId: string,
     deadlineAt: number,
     signal?: AbortSignal,
+    /** A keyed message (`idempotencyKey`): told which run answers it, `runId` or an earlier send's, once known. */
+    onRunId?: (runId: string) => void,
   ): Promise<orchestratorV1.HandleMessageResponse> {
     for (let attempt = 0; ; attempt++) {
       try {
         return await this.orchestrator.handleMessage(
           { ...APPROVAL_DEFAULTS, ...request, runId, attach: attempt > 0 },
-          { deadlineMs: Math.max(1, deadlineAt - Date.now()), ...(signal ? { signal } : {}) },
+          {
+            deadlineMs: Math.max(1, deadlineAt - Date.now()),
+            ...(signal ? { signal } : {}),
+            ...runIdHeaderReader(onRunId),
+          },
         );
       } catch (err) {
         const backoffMs = Math.min(2_000, 100 * 2 ** attempt);

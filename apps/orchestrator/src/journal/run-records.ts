@@ -7,7 +7,10 @@ import { RunReads } from './run-reads.js';
 import {
   agentValues,
   fenceCte,
+  idempotencyValues,
   isSecondRunningRun,
+  keyedCte,
+  keyedGuard,
   LIVE_ORDER,
   messageValues,
   USAGE_SHARDS,
@@ -35,11 +38,13 @@ export class RunRecords extends RunReads {
   async create(run: NewRun): Promise<boolean> {
     const { rowCount } = await this.pool.query({
       name: 'runs-create',
-      text: `INSERT INTO runs (run_id, tenant_id, conversation_id, status, profile, content, tier, stream, time_zone, approval, kind, source, created_at, trace_id,
+      text: `WITH ${keyedCte('$1', '$2', '$24', '$25', '$26')}
+             INSERT INTO runs (run_id, tenant_id, conversation_id, status, profile, content, tier, stream, time_zone, approval, kind, source, created_at, trace_id,
                parent_run_id, parent_call_id, delegation_chain, depth, tool_scope, agent_id, agent_version, overrides, subject, sender_role,
                output_schema)
-             VALUES ($1, $2, $3, 'queued', $4, $5, $6, $7, $8, $9, $10, $11, clock_timestamp(), $12, $13, $14, coalesce($15::text[], '{}'), $16, $17::text[],
-               $18, $19, $20::jsonb, $21, $22, $23::jsonb)
+             SELECT $1, $2, $3, 'queued', $4, $5, $6, $7, $8, $9, $10, $11, clock_timestamp(), $12, $13, $14, coalesce($15::text[], '{}'), $16, $17::text[],
+               $18, $19, $20::jsonb, $21, $22, $23::jsonb
+             WHERE ${keyedGuard('$24')}
              ON CONFLICT (run_id) DO NOTHING`,
       values: [
         ...messageValues(run),
@@ -52,6 +57,7 @@ export class RunRecords extends RunReads {
         run.lineage?.tools ?? null,
         ...agentValues(run),
         run.outputSchema ? jsonbText(run.outputSchema) : null,
+        ...idempotencyValues(run),
       ],
     });
     return rowCount === 1;
@@ -92,7 +98,7 @@ export class RunRecords extends RunReads {
       agents_may_wait: boolean;
     }>({
       name: 'runs-admit',
-      text: `WITH ${fenceCte('$2', '$3', '$13')},
+      text: `WITH ${fenceCte('$2', '$3', '$13')}, ${keyedCte('$1', '$2', '$22', '$23', '$24')},
        idle AS (
          SELECT EXISTS (SELECT 1 FROM fence)
            AND NOT EXISTS (SELECT 1 FROM runs WHERE tenant_id = $2 AND conversation_id = $3 AND status IN ('queued', 'running')) AS yes),
@@ -105,6 +111,7 @@ export class RunRecords extends RunReads {
            CASE WHEN yes THEN 1 ELSE 0 END, CASE WHEN yes THEN 1 ELSE 0 END, CASE WHEN yes THEN now() END, $15,
            $16, $17, $18::jsonb, $19, $20, $21::jsonb
          FROM idle
+         WHERE ${keyedGuard('$22')}
          ON CONFLICT (run_id) DO NOTHING
          RETURNING status, lease_epoch, created_at)
        SELECT admitted.*, EXISTS (SELECT 1 FROM conversation_agents WHERE tenant_id = $2 AND conversation_id = $3) AS agents_may_wait
@@ -118,6 +125,7 @@ export class RunRecords extends RunReads {
         run.traceId ?? null,
         ...agentValues(run),
         run.outputSchema ? jsonbText(run.outputSchema) : null,
+        ...idempotencyValues(run),
       ],
     });
     const row = rows[0];

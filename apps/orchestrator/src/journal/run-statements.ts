@@ -59,6 +59,34 @@ export function agentValues(run: NewRun): unknown[] {
 }
 
 /**
+ * The CTE `keyed` of both statements that record a new run: records the run's Idempotency-Key
+ * (migrations/0014) unless the tenant's key names a run already (an expired one is taken over).
+ * `$runId`, `$tenantId`: the run's; the last three parameters are {@link idempotencyValues}. With
+ * a key the run is recorded only when this returns a row ({@link KEYED_GUARD}).
+ */
+export function keyedCte(runId: string, tenantId: string, key: string, fingerprint: string, ttlMs: string): string {
+  return `keyed AS (
+         INSERT INTO idempotency_keys (tenant_id, idempotency_key, fingerprint, run_id, created_at, expires_at)
+         SELECT ${tenantId}, ${key}::text, ${fingerprint}::text, ${runId}, now(), now() + (${ttlMs}::bigint * interval '1 millisecond')
+         WHERE ${key}::text IS NOT NULL AND NOT EXISTS (SELECT 1 FROM runs WHERE run_id = ${runId})
+         ON CONFLICT (tenant_id, idempotency_key) DO UPDATE SET fingerprint = EXCLUDED.fingerprint,
+           run_id = EXCLUDED.run_id, created_at = EXCLUDED.created_at, expires_at = EXCLUDED.expires_at
+           WHERE idempotency_keys.expires_at <= now()
+         RETURNING 1)`;
+}
+
+/** The condition a keyed run's insert is under: no key, or {@link keyedCte} recorded it. */
+export function keyedGuard(key: string): string {
+  return `(${key}::text IS NULL OR EXISTS (SELECT 1 FROM keyed))`;
+}
+
+/** The key, fingerprint and lifetime of {@link keyedCte}, all null without a key. */
+export function idempotencyValues(run: NewRun): unknown[] {
+  const claim = run.idempotency;
+  return claim ? [claim.key, claim.fingerprint, claim.ttlMs] : [null, null, null];
+}
+
+/**
  * How many rows a tenant's token usage of a day is spread over (migration 0011): a finish adds to
  * the shard of its database session, so concurrent finishes of one tenant do not queue on one row.
  */

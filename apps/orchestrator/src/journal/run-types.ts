@@ -92,6 +92,17 @@ export interface NewRun {
   subject?: string;
   /** The sender's tenant role (migrations/0020); absent: a member's. */
   senderRole?: TenantRole;
+  /** The client's Idempotency-Key, recorded by the statement that records the run (migrations/0014). */
+  idempotency?: IdempotencyClaim;
+}
+
+/** An Idempotency-Key a new run claims: recorded with the run, or the run is not recorded at all. */
+export interface IdempotencyClaim {
+  key: string;
+  /** The SHA-256 (hex) of the request it was sent with. */
+  fingerprint: string;
+  /** How long the key names the run. */
+  ttlMs: number;
 }
 
 /** The agent and version a run runs under, fixed when it is created (a resume keeps them). */
