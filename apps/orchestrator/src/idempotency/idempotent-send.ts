@@ -4,7 +4,7 @@ import type { IdempotencyClaim, RunRecord } from '../journal/run-types.js';
 import type { IdempotencyKeys } from './idempotency-keys.js';
 
 /** What a tenant may choose as an Idempotency-Key: 1 to 255 characters, URL- and header-safe. */
-export const IDEMPOTENCY_KEY_PATTERN = /^[A-Za-z0-9\-_.:~+/=]{1,255}$/;
+const IDEMPOTENCY_KEY_PATTERN = /^[A-Za-z0-9\-_.:~+/=]{1,255}$/;
 const FINGERPRINT_PATTERN = /^[0-9a-f]{64}$/;
 
 /** The message's key as a claim its run records, or undefined when it has none (refused when malformed). */
