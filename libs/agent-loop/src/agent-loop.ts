@@ -14,7 +14,7 @@ import { DEFAULT_RETRY_STRATEGIES, type RetryStrategy } from './model-retry.js';
 import { buildRequestView, type RequestView, type ViewStage, type ViewTarget } from './request-view.js';
 import { linkSignals, type LinkedSignal } from './linked-signal.js';
 import { RunControl } from './run-control.js';
-import { stopMessages } from './stop-messages.js';
+import { fallbackResponse, stopMessages } from './stop-messages.js';
 import { callIdsIn, withUsableCallIds } from './call-ids.js';
 import { closeUnanswered } from './synthetic-results.js';
 import { repairModelMessage, type TextRepair } from './text-repairs.js';
@@ -38,8 +38,14 @@ export interface LoopDependencies {
   events?: EventSink;
   hooks?: LoopHooks;
   stopWhen?: StopPredicate;
-  /** Pause, resume and cancel from outside. */
+  /** Pause, resume, interrupt and cancel from outside. */
   control?: RunControl;
+  /**
+   * Whether an interrupt may stop the loop now (checked at each step boundary, before a model
+   * call); absent = always. A caller replaying a journal answers false while it replays, so the
+   * completed steps are rebuilt before the run stops.
+   */
+  mayInterrupt?: () => boolean;
   /** Another way to cancel (e.g. the caller's request signal). */
   signal?: AbortSignal;
   /** Overrides of the per-kind retry strategies. */
@@ -132,7 +138,7 @@ class LoopRun {
 
   private async loop(): Promise<AgentLoopResult> {
     for (let iteration = 1; iteration <= this.config.maxTurns; iteration++) {
-      const interrupted = (await this.waitIfPaused(iteration)) ?? this.stoppedBySignal();
+      const interrupted = (await this.waitIfPaused(iteration)) ?? this.stoppedBySignal() ?? this.interruptNow();
       if (interrupted) return this.finish(interrupted);
       const iterationStarted = this.clock.now();
 
@@ -246,6 +252,11 @@ class LoopRun {
       if (results.every((r) => r.repeated)) return this.finishWithSummary('repeat_guard');
     }
     return this.finishWithSummary('max_turns');
+  }
+
+  /** The safe point: between steps, every tool call of the last one answered. */
+  private interruptNow(): 'interrupted' | undefined {
+    return this.control.interruptRequested && (this.deps.mayInterrupt?.() ?? true) ? 'interrupted' : undefined;
   }
 
   private async waitIfPaused(iteration: number): Promise<StopReason | undefined> {
@@ -440,23 +451,9 @@ class LoopRun {
         type: 'state_change',
         state: pending.some((p) => p.waitingFor === 'approval') ? 'waiting_for_approval' : 'waiting_for_input',
       });
-    const fallback: Record<StopReason, () => string> = {
-      final_answer: () => '',
-      stop_condition: () => '',
-      max_turns: () => stopMessages.noFinalAnswer,
-      repeat_guard: () => stopMessages.noFinalAnswer,
-      agent_waiting: () => stopMessages.agentWaiting(pending),
-      cancelled: () => stopMessages.cancelled,
-      deadline: () => stopMessages.deadline,
-      context_overflow: () => stopMessages.contextOverflow,
-      model_error: () => stopMessages.modelError(error?.message ?? 'unknown error'),
-      invalid_output: () => stopMessages.invalidOutput,
-      // Never the loop's own stop (a plan-and-execute run's); listed for completeness.
-      plan_failed: () => error?.message ?? '',
-    };
     return {
       runId: this.input.runId,
-      response: response ?? fallback[stopReason](),
+      response: response ?? fallbackResponse(stopReason, pending, error),
       stopReason,
       turns: this.turns,
       usage: this.usage,
