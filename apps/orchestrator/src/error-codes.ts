@@ -63,6 +63,15 @@ const orchestratorErrorCatalogue = {
   },
   TOOL_CALL_NOT_FOUND: { kind: 'not_found', description: 'No tool call of this id for this tenant.' },
   RUN_NOT_FOUND: { kind: 'not_found', description: 'No run of this id (in this conversation, when one is named).' },
+  RUN_IN_PROGRESS: {
+    kind: 'failed_precondition',
+    description:
+      'A message sent with the `reject` policy while a run of its conversation is in flight; `details.runId` names that run.',
+  },
+  INVALID_MULTITASK: {
+    kind: 'invalid_argument',
+    description: "A message's `multitask` that is not enqueue, reject, interrupt, rollback or steer.",
+  },
   RUN_ID_TAKEN: {
     kind: 'already_exists',
     description: "A new message's run id belongs to another conversation's run; use another.",

@@ -1,6 +1,14 @@
 import { readFileSync } from 'node:fs';
 import { compileLoopConfig, LoopConfigSchema, type LoopConfig, type ModelPort } from '@platform/agent-loop';
-import { CommitteeSpec, DelegateSpec, NamedError, OutputSchema, PlanningSpec, TenantId } from '@platform/contracts';
+import {
+  CommitteeSpec,
+  DelegateSpec,
+  MultitaskPolicy,
+  NamedError,
+  OutputSchema,
+  PlanningSpec,
+  TenantId,
+} from '@platform/contracts';
 import { TextProtocolModel } from '@platform/llm';
 import { z } from 'zod';
 import { ToolProtocol } from './config.js';
@@ -79,6 +87,8 @@ const AgentProfileSpec = z
      * output schema wins over it.
      */
     outputSchema: OutputSchema.optional(),
+    /** What a message does while a run is in flight, when it names no policy (default `enqueue`; docs/conversations.md). */
+    multitask: MultitaskPolicy.optional(),
   })
   .strict();
 export type AgentProfileSpec = z.infer<typeof AgentProfileSpec>;
@@ -234,6 +244,8 @@ export interface AgentProfile {
   recallBudgetTokens?: number;
   /** Set for a tenant agent: the agent and version this profile was compiled from. */
   agent?: { id: string; version: number };
+  /** A message's policy while a run is in flight, when it names none (absent: `enqueue`). */
+  multitask?: MultitaskPolicy;
 }
 
 export class ProfilesFileError extends NamedError {
@@ -311,6 +323,7 @@ export class ProfileRegistry {
         structuredOutput: spec.structuredOutput,
         ...(spec.outputSchema ? { outputSchema: spec.outputSchema } : {}),
         ...(spec.planning ? { planning: spec.planning } : {}),
+        ...(spec.multitask ? { multitask: spec.multitask } : {}),
         allowsCaller: ({ tenantId, tier }) =>
           (!spec.access?.tenants || spec.access.tenants.includes(tenantId)) &&
           (!spec.access?.tiers || spec.access.tiers.includes(tier)),

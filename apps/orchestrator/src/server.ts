@@ -33,6 +33,9 @@ import { ProfileRegistry } from './profiles.js';
 import { MemoryRecall } from './recall/memory-recall.js';
 import { openModelConnections } from './model-connections/open-model-connections.js';
 import { RunCancellation } from './run-cancellation.js';
+import { RunStops } from './journal/run-stops.js';
+import { MultitaskAdmission } from './ordering/multitask.js';
+import { HistorySealStep } from './turn/history-seal.js';
 import { RunRecovery } from './run-recovery.js';
 import { RunnerStats } from './runner-stats.js';
 import { ChildRuns } from './teams/child-runs.js';
@@ -176,10 +179,13 @@ async function wire(
     logger,
   });
   const cancels = new CancelBroadcast(nc, logger);
+  const stops = new RunStops(pool);
   const cancellation = new RunCancellation({
     records,
+    stops,
     cancels,
     cancelLocal: (runId) => attempts.cancelLocal(runId, 'cancelled by request'),
+    interruptLocal: (runId) => attempts.interruptLocal(runId),
     announceCancelled: (run) => publishEndWithoutRun(nc, logger, run.runId, { ...run.result }),
     logger,
   });
@@ -311,6 +317,7 @@ async function wire(
       .then(new OutputCheckStep({ schemas: outputSchemas, retries: OUTPUT_RETRIES, logger }))
       .then(new LoopStep(steps, logger)),
     finish: TurnSteps.of<TurnResult>()
+      .then(new HistorySealStep(stops))
       .then(
         new PostProcessStep({
           memory: memory.rpc,
@@ -335,7 +342,9 @@ async function wire(
   queue.serve(runner);
 
   const runEndWatch = new RunEndWatch(nc, queue, logger);
-  cancels.listen((runId) => attempts.cancelLocal(runId, 'cancelled by request'));
+  cancels.listen((runId, mode) =>
+    mode === 'interrupt' ? attempts.interruptLocal(runId) : attempts.cancelLocal(runId, 'cancelled by request'),
+  );
   const expiries = new ExpiryListener(nc, records, queue, logger);
   const recovery = new RunRecovery(records, queue, {
     intervalMs: config.RECOVERY_INTERVAL_MS,
@@ -377,6 +386,7 @@ async function wire(
         }),
         taskToolCalls: new TaskToolCalls({ gate, profiles, defaultTier: config.DEFAULT_TIER, logger }),
       },
+      multitask: new MultitaskAdmission({ stops, cancellation }),
       logger,
     }),
     ORCHESTRATOR_CALLERS,

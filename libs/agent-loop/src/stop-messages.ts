@@ -12,7 +12,8 @@ export const stopMessages = {
     'I reached the step limit for this request before finishing. Here is where things stand: the tool results above are what I gathered.',
   invalidOutput: 'The answer did not match the format this request asked for, even after a retry.',
   agentWaiting: (pending: readonly PendingAgent[]): string => pending.map((p) => p.prompt).join('\n\n'),
-  interrupted: 'This request was interrupted by a newer message before it finished; the steps above are what it completed.',
+  interrupted:
+    'This request was interrupted by a newer message before it finished; the steps above are what it completed.',
   rolledBack: 'This request was withdrawn by a newer message; nothing it did was kept in the conversation.',
 };
 

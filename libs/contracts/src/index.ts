@@ -133,6 +133,7 @@ export {
   AgentSpec,
   RunOverrides,
 } from './agent-spec.js';
+export { MultitaskPolicy } from './multitask.js';
 export {
   ModelConnectionName,
   ModelConnectionModel,

@@ -32,6 +32,8 @@ export interface RunRow {
   agent_version?: number | null;
   overrides?: RunOverrides | null;
   subject?: string | null;
+  stop_requested?: string | null;
+  stopped_by?: string | null;
 }
 
 /** The agent, overrides and subject columns (migrations/0012) as a run's fields. */
@@ -93,5 +95,17 @@ export function toRecord(row: RunRow): RunRecord {
     ...lineageOf(row),
     ...(row.plan ? { plan: row.plan } : {}),
     ...agentOf(row),
+    ...stopOf(row),
+  };
+}
+
+/** A newer message's request that the run stop (migrations/0016) as the run's fields. */
+export function stopOf(
+  row: Pick<RunRow, 'stop_requested' | 'stopped_by'>,
+): Pick<RunRecord, 'stopRequested' | 'stoppedBy'> {
+  const requested = row.stop_requested;
+  return {
+    ...(requested === 'interrupt' || requested === 'rollback' ? { stopRequested: requested } : {}),
+    ...(row.stopped_by ? { stoppedBy: row.stopped_by } : {}),
   };
 }

@@ -67,6 +67,7 @@ export function compileAgent(
       structuredOutput: spec.structuredOutput,
       ...(spec.planning ? { planning: spec.planning } : {}),
       ...(spec.outputSchema ? { outputSchema: spec.outputSchema } : {}),
+      ...(spec.multitask ? { multitask: spec.multitask } : {}),
       recall: spec.memory?.recall ?? true,
       ...(spec.memory?.budgetTokens !== undefined ? { recallBudgetTokens: spec.memory.budgetTokens } : {}),
       agent,
