@@ -8,14 +8,3 @@ ALTER TABLE runs ADD COLUMN IF NOT EXISTS stop_requested text CHECK (stop_reques
 ALTER TABLE runs ADD COLUMN IF NOT EXISTS stopped_by text;
 ALTER TABLE runs ADD COLUMN IF NOT EXISTS history_sealed boolean NOT NULL DEFAULT false;
 
--- `steer`: messages that join a running loop before its next model call. `taken_at` is the step
--- (iteration) whose model call first saw it, set once: a resumed attempt puts it at the same place.
-CREATE TABLE IF NOT EXISTS run_steers (
-  tenant_id text NOT NULL,
-  run_id text NOT NULL,
-  steer_run_id text NOT NULL,
-  content text NOT NULL,
-  created_at timestamptz NOT NULL DEFAULT now(),
-  taken_at integer,
-  PRIMARY KEY (tenant_id, run_id, steer_run_id)
-);

@@ -70,7 +70,7 @@ const orchestratorErrorCatalogue = {
   },
   INVALID_MULTITASK: {
     kind: 'invalid_argument',
-    description: "A message's `multitask` that is not enqueue, reject, interrupt, rollback or steer.",
+    description: "A message's `multitask` that is not enqueue, reject, interrupt or rollback.",
   },
   RUN_ID_TAKEN: {
     kind: 'already_exists',

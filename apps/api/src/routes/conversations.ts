@@ -42,7 +42,7 @@ const PostMessageBody = z
     }),
     multitask: MultitaskPolicy.optional().meta({
       description:
-        "What this message does while a run of the conversation is in flight (docs/conversations.md): `enqueue` waits its turn, `reject` is refused (409 RUN_IN_PROGRESS naming the run), `interrupt` stops the run at its next step boundary and follows it, `rollback` withdraws the run (nothing of it stays in history) and takes its place, `steer` joins the running loop before its next model call and answers with that run. Default: the agent's `multitask`, else `enqueue`.",
+        "What this message does while a run of the conversation is in flight (docs/conversations.md): `enqueue` waits its turn, `reject` is refused (409 RUN_IN_PROGRESS naming the run), `interrupt` stops the run at its next step boundary and follows it, `rollback` withdraws the run (nothing of it stays in history) and takes its place. Default: the agent's `multitask`, else `enqueue`.",
     }),
   })
   .strict();
