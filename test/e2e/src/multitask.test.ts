@@ -74,15 +74,16 @@ async function bookingStarted(seen: Set<string>): Promise<string> {
 /** Starts a slow booking in `conversationId` (streamed, so its run id is known at once) and waits for its tool call to run. */
 async function startBooking(conversationId: string, seen: Set<string>) {
   for (const key of await redis.keys('booking:started:*')) seen.add(key);
+  // Its own wording: llm-sim derives call ids from the conversation, and the booking keys use them.
   const response = await postMessageStream(platform, TENANT, conversationId, {
-    content: '[scenario:slow-booking] book me tuesday at ten',
+    content: `[scenario:slow-booking] book me tuesday at ten (${conversationId})`,
   });
   expect(response.status).toBe(200);
   const runId = response.headers.get('x-run-id') ?? '';
   const events = readSse(response).then(runEventsOf);
   events.catch(() => undefined); // read by the tests that keep the orchestrator alive
-  await bookingStarted(seen);
-  return { runId, events };
+  const startedKey = await bookingStarted(seen);
+  return { runId, events, startedKey };
 }
 
 const send = (conversationId: string, content: string, multitask: string) =>
@@ -204,14 +205,18 @@ describe('an orchestrator SIGKILLed during an interrupt', () => {
     expect(await getRun(first.runId)).toMatchObject({ stopReason: 'interrupted', stoppedBy: turn.body.runId });
     expectInterruptedThenAnswered(await history('mt-kill-interrupt-1'), first.runId, turn.body.runId);
     // The resumed step re-sent its call under the same id: booked once.
-    const callId = [...seen][0]!.slice('booking:started:'.length);
+    const callId = first.startedKey.slice('booking:started:'.length);
     expect(await redis.get(`booking:done:${callId}`)).toBe('1');
   });
 
   it("while the newer message's run works: the interrupted run's history stays as it was, the newer one completes once", async () => {
     const seen = new Set<string>();
     const first = await startBooking('mt-kill-interrupt-2', seen);
-    const pending = send('mt-kill-interrupt-2', '[scenario:slow-booking] book wednesday instead', 'interrupt');
+    const pending = send(
+      'mt-kill-interrupt-2',
+      '[scenario:slow-booking] book wednesday instead (interrupting)',
+      'interrupt',
+    );
     await bookingStarted(seen); // the newer message's own booking: the interrupted run has ended
     await platform.kill('orchestrator');
     await platform.start('orchestrator');
@@ -241,7 +246,11 @@ describe('an orchestrator SIGKILLed during a rollback', () => {
   it("while the newer message's run works: still nothing of the rolled-back run, the newer one completes once", async () => {
     const seen = new Set<string>();
     const first = await startBooking('mt-kill-rollback-2', seen);
-    const pending = send('mt-kill-rollback-2', '[scenario:slow-booking] book wednesday instead', 'rollback');
+    const pending = send(
+      'mt-kill-rollback-2',
+      '[scenario:slow-booking] book wednesday instead (rolling back)',
+      'rollback',
+    );
     await bookingStarted(seen);
     await platform.kill('orchestrator');
     await platform.start('orchestrator');
