@@ -115,6 +115,10 @@ export const apiErrorCatalogue = {
   API_KEY_NOT_FOUND: { status: 404 },
   REQUEST_TIMEOUT: { status: 408, doc: 'the request did not arrive in time' },
   RUN_FINISHED: { status: 409 },
+  RUN_IN_PROGRESS: {
+    status: 409,
+    doc: 'a message sent with `multitask: "reject"` while a run is in flight; `details.runId` names that run',
+  },
   CHANGES_NOT_ALLOWED: { status: 409 },
   DECISION_NOT_OFFERED: { status: 409 },
   APPROVAL_PAUSED: { status: 409 },

@@ -77,6 +77,15 @@ const orchestratorErrorCatalogue = {
     description:
       "An Idempotency-Key the tenant used, within its lifetime, for a different request (another body or conversation); the first request's run is not answered with.",
   },
+  RUN_IN_PROGRESS: {
+    kind: 'failed_precondition',
+    description:
+      'A message sent with the `reject` policy while a run of its conversation is in flight; `details.runId` names that run.',
+  },
+  INVALID_MULTITASK: {
+    kind: 'invalid_argument',
+    description: "A message's `multitask` that is not enqueue, reject, interrupt or rollback.",
+  },
   RUN_ID_TAKEN: {
     kind: 'already_exists',
     description: "A new message's run id belongs to another conversation's run; use another.",

@@ -32,6 +32,7 @@ function service(
       kick: () => undefined,
     },
     memoryRecall: { prefetch: (query: unknown) => events.push(['prefetch', query]) },
+    multitask: { before: () => Promise.resolve(undefined), after: () => Promise.resolve() },
     logger,
   } as unknown as OrchestratorDependencies;
   const impl = orchestratorServiceImplementation(deps);

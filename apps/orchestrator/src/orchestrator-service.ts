@@ -1,5 +1,5 @@
 import { isTimeZone } from '@platform/agent-loop';
-import { ConversationId, TenantId } from '@platform/contracts';
+import { ConversationId, TenantId, type MultitaskPolicy } from '@platform/contracts';
 import type { orchestratorV1 } from '@platform/proto';
 import { errors, PlatformError, unaryHandler, type Logger } from '@platform/service-kit';
 import type { ToolCatalog } from '@platform/tool-sdk';
@@ -20,6 +20,8 @@ import {
   toResponse,
 } from './grpc-messages.js';
 import { usageRangeOf } from './usage-range.js';
+import { multitaskPolicyOf, type MultitaskAdmission } from './ordering/multitask.js';
+import type { RunRecord } from './journal/run-records.js';
 import type { RunListing } from './listing/run-listing.js';
 import { runListQueryOf } from './listing/run-list-query.js';
 import type { RunnerStats } from './runner-stats.js';
@@ -74,6 +76,8 @@ export interface OrchestratorDependencies {
   /** Compiles a message's output schema (refused here when it does not compile). */
   outputSchemas: Pick<OutputSchemas, 'fromJson'>;
   calls: RunAndToolCalls;
+  /** What a message does about its conversation's run in flight (its `multitask` policy). */
+  multitask: MultitaskAdmission;
   logger: Logger;
 }
 
@@ -124,6 +128,7 @@ export function orchestratorServiceImplementation(
         // A repeat of a keyed message is answered with the run its key started (docs/conversations.md).
         if (!existing && claim) existing = await runOfKey(keyed, scope, claim);
         let admission: NewRun | undefined;
+        let multitask: { policy: MultitaskPolicy; inFlight: RunRecord | undefined } | undefined;
         if (!existing) {
           // A child run's conversation belongs to its team: the user answers in the root conversation.
           if (isChildConversation(scope.conversationId)) {
@@ -169,6 +174,10 @@ export function orchestratorServiceImplementation(
               { retryAfterSeconds: 1 },
             );
           }
+          const approval = approvalDecisionOf(request);
+          // An approval decision answers a waiting run: it is never a second message in flight.
+          const policy = approval ? 'enqueue' : multitaskPolicyOf(request.multitask, profile.multitask);
+          multitask = { policy, inFlight: await deps.multitask.before(policy, scope) };
           await deps.shouldProcess.check({
             ...scope,
             content: request.content,
@@ -177,7 +186,6 @@ export function orchestratorServiceImplementation(
           });
           // The message's output schema wins over the profile's.
           const runSchema = outputSchema ?? profile.outputSchema;
-          const approval = approvalDecisionOf(request);
           // An approval decision resumes a waiting step and asks nothing new of memory.
           if (!approval && profile.recall !== false)
             deps.memoryRecall?.prefetch({
@@ -251,7 +259,7 @@ export function orchestratorServiceImplementation(
               );
             if (existing.conversationId !== scope.conversationId)
               throw errors.notFound(ErrorCodes.RUN_NOT_FOUND, `no run '${runId}' in this conversation`);
-          }
+          } else if (multitask) await deps.multitask.after(multitask.policy, multitask.inFlight, runId);
           announceRunId(call, claim, existing?.runId ?? runId);
           return toResponse(await finished);
         } finally {
@@ -347,6 +355,8 @@ export function orchestratorServiceImplementation(
           agentVersion: run.agent?.version ?? 0,
           overridesJson: run.overrides ? JSON.stringify(run.overrides) : '',
           subject: run.subject ?? '',
+          stopRequested: run.stopRequested ?? '',
+          stoppedBy: run.stoppedBy ?? '',
         };
       },
     ),

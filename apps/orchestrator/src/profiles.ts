@@ -6,7 +6,15 @@ import {
   type ModelPort,
   type SamplingParameters,
 } from '@platform/agent-loop';
-import { CommitteeSpec, DelegateSpec, NamedError, OutputSchema, PlanningSpec, TenantId } from '@platform/contracts';
+import {
+  CommitteeSpec,
+  DelegateSpec,
+  MultitaskPolicy,
+  NamedError,
+  OutputSchema,
+  PlanningSpec,
+  TenantId,
+} from '@platform/contracts';
 import { TextProtocolModel } from '@platform/llm';
 import { z } from 'zod';
 import { ToolProtocol } from './config.js';
@@ -85,6 +93,8 @@ const AgentProfileSpec = z
      * output schema wins over it.
      */
     outputSchema: OutputSchema.optional(),
+    /** What a message does while a run is in flight, when it names no policy (default `enqueue`; docs/conversations.md). */
+    multitask: MultitaskPolicy.optional(),
   })
   .strict();
 export type AgentProfileSpec = z.infer<typeof AgentProfileSpec>;
@@ -242,6 +252,8 @@ export interface AgentProfile {
   agent?: { id: string; version: number };
   /** Sampling settings sent with its model calls (a tenant agent's `modelParameters`); absent: the provider's. */
   sampling?: SamplingParameters;
+  /** A message's policy while a run is in flight, when it names none (absent: `enqueue`). */
+  multitask?: MultitaskPolicy;
 }
 
 export class ProfilesFileError extends NamedError {
@@ -319,6 +331,7 @@ export class ProfileRegistry {
         structuredOutput: spec.structuredOutput,
         ...(spec.outputSchema ? { outputSchema: spec.outputSchema } : {}),
         ...(spec.planning ? { planning: spec.planning } : {}),
+        ...(spec.multitask ? { multitask: spec.multitask } : {}),
         allowsCaller: ({ tenantId, tier }) =>
           (!spec.access?.tenants || spec.access.tenants.includes(tenantId)) &&
           (!spec.access?.tiers || spec.access.tiers.includes(tier)),

@@ -7,6 +7,7 @@ export function runStatus(result: LoopResult): RunStatus {
     case 'agent_waiting':
       return 'waiting';
     case 'cancelled':
+    case 'rolled_back':
       return 'cancelled';
     case 'model_error':
     case 'context_overflow':

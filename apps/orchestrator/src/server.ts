@@ -35,6 +35,9 @@ import { ProfileRegistry } from './profiles.js';
 import { MemoryRecall } from './recall/memory-recall.js';
 import { openModelConnections } from './model-connections/open-model-connections.js';
 import { RunCancellation } from './run-cancellation.js';
+import { RunStops } from './journal/run-stops.js';
+import { MultitaskAdmission } from './ordering/multitask.js';
+import { HistorySealStep } from './turn/history-seal.js';
 import { RunRecovery } from './run-recovery.js';
 import { RunnerStats } from './runner-stats.js';
 import { ChildRuns } from './teams/child-runs.js';
@@ -179,10 +182,13 @@ async function wire(
     logger,
   });
   const cancels = new CancelBroadcast(nc, logger);
+  const stops = new RunStops(pool);
   const cancellation = new RunCancellation({
     records,
+    stops,
     cancels,
     cancelLocal: (runId) => attempts.cancelLocal(runId, 'cancelled by request'),
+    interruptLocal: (runId) => attempts.interruptLocal(runId),
     announceCancelled: (run) => publishEndWithoutRun(nc, logger, run.runId, { ...run.result }),
     logger,
   });
@@ -323,6 +329,7 @@ async function wire(
       .then(new OutputCheckStep({ schemas: outputSchemas, retries: OUTPUT_RETRIES, logger }))
       .then(new LoopStep(steps, logger)),
     finish: TurnSteps.of<TurnResult>()
+      .then(new HistorySealStep(stops))
       .then(
         new PostProcessStep({
           memory: memory.rpc,
@@ -347,7 +354,9 @@ async function wire(
   queue.serve(runner);
 
   const runEndWatch = new RunEndWatch(nc, queue, logger);
-  cancels.listen((runId) => attempts.cancelLocal(runId, 'cancelled by request'));
+  cancels.listen((runId, mode) =>
+    mode === 'interrupt' ? attempts.interruptLocal(runId) : attempts.cancelLocal(runId, 'cancelled by request'),
+  );
   const expiries = new ExpiryListener(nc, records, queue, logger);
   const recovery = new RunRecovery(records, queue, {
     intervalMs: config.RECOVERY_INTERVAL_MS,
@@ -394,6 +403,7 @@ async function wire(
         }),
         taskToolCalls: new TaskToolCalls({ gate, profiles, defaultTier: config.DEFAULT_TIER, logger }),
       },
+      multitask: new MultitaskAdmission({ stops, cancellation }),
       logger,
     }),
     ORCHESTRATOR_CALLERS,

@@ -14,7 +14,7 @@ import { DEFAULT_RETRY_STRATEGIES, type RetryStrategy } from './model-retry.js';
 import { buildRequestView, type RequestView, type ViewStage, type ViewTarget } from './request-view.js';
 import { linkSignals, type LinkedSignal } from './linked-signal.js';
 import { RunControl } from './run-control.js';
-import { stopMessages } from './stop-messages.js';
+import { fallbackResponse, stopMessages } from './stop-messages.js';
 import { callIdsIn, withUsableCallIds } from './call-ids.js';
 import { closeUnanswered } from './synthetic-results.js';
 import { repairModelMessage, type TextRepair } from './text-repairs.js';
@@ -115,7 +115,7 @@ class LoopRun {
 
   private async loop(): Promise<AgentLoopResult> {
     for (let iteration = 1; iteration <= this.config.maxTurns; iteration++) {
-      const interrupted = (await this.waitIfPaused(iteration)) ?? this.stoppedBySignal();
+      const interrupted = (await this.waitIfPaused(iteration)) ?? this.stoppedBySignal() ?? this.interruptNow();
       if (interrupted) return this.finish(interrupted);
       const iterationStarted = this.clock.now();
 
@@ -229,6 +229,11 @@ class LoopRun {
       if (results.every((r) => r.repeated)) return this.finishWithSummary('repeat_guard');
     }
     return this.finishWithSummary('max_turns');
+  }
+
+  /** The safe point: between steps, every tool call of the last one answered. */
+  private interruptNow(): 'interrupted' | undefined {
+    return this.control.interruptRequested && (this.deps.mayInterrupt?.() ?? true) ? 'interrupted' : undefined;
   }
 
   private async waitIfPaused(iteration: number): Promise<StopReason | undefined> {
@@ -437,23 +442,9 @@ class LoopRun {
         type: 'state_change',
         state: pending.some((p) => p.waitingFor === 'approval') ? 'waiting_for_approval' : 'waiting_for_input',
       });
-    const fallback: Record<StopReason, () => string> = {
-      final_answer: () => '',
-      stop_condition: () => '',
-      max_turns: () => stopMessages.noFinalAnswer,
-      repeat_guard: () => stopMessages.noFinalAnswer,
-      agent_waiting: () => stopMessages.agentWaiting(pending),
-      cancelled: () => stopMessages.cancelled,
-      deadline: () => stopMessages.deadline,
-      context_overflow: () => stopMessages.contextOverflow,
-      model_error: () => stopMessages.modelError(error?.message ?? 'unknown error'),
-      invalid_output: () => stopMessages.invalidOutput,
-      // Never the loop's own stop (a plan-and-execute run's); listed for completeness.
-      plan_failed: () => error?.message ?? '',
-    };
     return {
       runId: this.input.runId,
-      response: response ?? fallback[stopReason](),
+      response: response ?? fallbackResponse(stopReason, pending, error),
       stopReason,
       turns: this.turns,
       usage: this.usage,

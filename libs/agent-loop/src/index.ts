@@ -46,6 +46,7 @@ export { ContextManager } from './context-manager.js';
 export { buildRequestView } from './request-view.js';
 export { DEFAULT_RETRY_STRATEGIES } from './model-retry.js';
 export { RunControl } from './run-control.js';
+export { stopMessages } from './stop-messages.js';
 export { linkSignals } from './linked-signal.js';
 export { assembleTurnInput, isTimeZone } from './turn-input.js';
 export { runAgentLoop } from './agent-loop.js';

@@ -19,8 +19,14 @@ export interface LoopDependencies {
   events?: EventSink;
   hooks?: LoopHooks;
   stopWhen?: StopPredicate;
-  /** Pause, resume and cancel from outside. */
+  /** Pause, resume, interrupt and cancel from outside. */
   control?: RunControl;
+  /**
+   * Whether an interrupt may stop the loop now (checked at each step boundary, before a model
+   * call); absent = always. A caller replaying a journal answers false while it replays, so the
+   * completed steps are rebuilt before the run stops.
+   */
+  mayInterrupt?: () => boolean;
   /** Another way to cancel (e.g. the caller's request signal). */
   signal?: AbortSignal;
   /** Overrides of the per-kind retry strategies. */

@@ -21,6 +21,11 @@ export const StopReasons = [
   'invalid_output',
   // Not the loop's own: a plan-and-execute run (orchestrator) that failed past its replans.
   'plan_failed',
+  // A newer message interrupted the run (RunControl.interrupt): it stopped at a step boundary,
+  // every tool call answered, and what it completed stays in history.
+  'interrupted',
+  // Not the loop's own: a newer message rolled the run back (orchestrator); nothing of it is kept.
+  'rolled_back',
 ] as const;
 export type StopReason = (typeof StopReasons)[number];
 

@@ -1,11 +1,12 @@
 /**
- * Pause, resume and cancel for a running loop. Cancelling aborts `signal`; pausing holds the
+ * Pause, resume, interrupt and cancel for a running loop. Cancelling aborts `signal`; pausing holds the
  * loop at the start of its next iteration until `resume()` (or cancellation).
  */
 export class RunControl {
   private readonly controller = new AbortController();
   private pausedReason: string | undefined;
   private resumeWaiters: Array<() => void> = [];
+  private interrupted = false;
 
   get signal(): AbortSignal {
     return this.controller.signal;
@@ -28,6 +29,20 @@ export class RunControl {
     const waiters = this.resumeWaiters;
     this.resumeWaiters = [];
     for (const wake of waiters) wake();
+  }
+
+  /** Set by interrupt(): the loop stops at its next step boundary (`interrupted`). */
+  get interruptRequested(): boolean {
+    return this.interrupted;
+  }
+
+  /**
+   * Asks the loop to stop at its next safe point: after the step in progress (its tool calls
+   * answered), before the next model call. Unlike cancel(), the step in progress is not aborted.
+   */
+  interrupt(): void {
+    this.interrupted = true;
+    this.resume();
   }
 
   cancel(reason = 'cancelled'): void {

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { MultitaskPolicy } from './multitask.js';
 import { TenantId } from './ids.js';
 import { TenantRole } from './tenant-roles.js';
 
@@ -186,6 +187,8 @@ export const AgentSpec = z
      */
     approverRoles: z.array(TenantRole).min(1).max(4).optional(),
     overrides: AgentOverridePolicy.optional(),
+    /** What a message does while a run of the conversation is in flight, when it names no policy (default `enqueue`). */
+    multitask: MultitaskPolicy.optional(),
   })
   .strict()
   .superRefine((spec, ctx) => {

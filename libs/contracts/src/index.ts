@@ -134,6 +134,7 @@ export {
   AgentSpec,
   RunOverrides,
 } from './agent-spec.js';
+export { MultitaskPolicy } from './multitask.js';
 export {
   ModelConnectionName,
   ModelConnectionModel,

@@ -127,6 +127,25 @@ describe('the web console', () => {
     expect((await sent).body).toMatchObject({ status: 'cancelled' });
   });
 
+  it('offers a policy when sending while a run is in flight: rolling it back keeps nothing of it', async () => {
+    await signIn(TENANT);
+    await open('/conversations/console-multitask');
+    await page.getByLabel('Message').fill('[scenario:slow] Take your time.');
+    await page.getByRole('button', { name: 'Send' }).click();
+    // The slow answer is on its way: the choice shows while the run is in flight.
+    await page.getByLabel('While a run is in flight').selectOption('rollback');
+    await page.getByLabel('Message').fill('[scenario:plain] Never mind.');
+    await page.getByRole('button', { name: 'Send' }).click();
+    await page.locator('.bubble.assistant', { hasText: 'You said' }).waitFor();
+    const history = await stack.api<{ messages: Array<{ message: { content?: string } }> }>(
+      'GET',
+      '/v1/conversations/console-multitask/messages',
+      TENANT,
+    );
+    expect(history.body.messages.map((m) => m.message.content ?? '').join('\n')).not.toContain('Take your time');
+    expect(history.body.messages).toHaveLength(2);
+  });
+
   it('finds the run by the tool it called, and not by another', async () => {
     await open('/runs?tool=calculator');
     await page.getByRole('link', { name: chatRunId }).waitFor();

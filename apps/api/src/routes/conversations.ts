@@ -1,4 +1,4 @@
-import { ChatMessage, ConversationId, OutputSchema } from '@platform/contracts';
+import { ChatMessage, ConversationId, MultitaskPolicy, OutputSchema } from '@platform/contracts';
 import type { memoryV1 } from '@platform/proto';
 import type { PromiseClient } from '@platform/service-kit';
 import type { FastifyRequest } from 'fastify';
@@ -46,6 +46,10 @@ const PostMessageBody = z
     outputSchema: OutputSchema.optional().meta({
       description:
         "A JSON Schema (draft 2020-12) the answer must be valid against; the turn response's `output` is then the answer as JSON. Wins over the agent's own. One that does not compile is refused (400 INVALID_OUTPUT_SCHEMA).",
+    }),
+    multitask: MultitaskPolicy.optional().meta({
+      description:
+        "What this message does while a run of the conversation is in flight (docs/conversations.md): `enqueue` waits its turn, `reject` is refused (409 RUN_IN_PROGRESS naming the run), `interrupt` stops the run at its next step boundary and follows it, `rollback` withdraws the run (nothing of it stays in history) and takes its place. Default: the agent's `multitask`, else `enqueue`.",
     }),
   })
   .strict();
@@ -105,6 +109,7 @@ export const conversationOperations = {
     bodyExamples: {
       question: { content: 'What is 2 + 2?' },
       withAgent: { content: 'Book a table for two', agent: 'concierge', timeZone: 'Europe/Berlin' },
+      interrupt: { content: 'Actually, make it a table for three', multitask: 'interrupt' },
       tryDraft: {
         content: 'Where is my invoice?',
         agent: 'support-bot',
@@ -130,7 +135,7 @@ export const conversationOperations = {
         headers: z.object({ 'x-run-id': z.string().optional().meta({ description: 'Streamed turns: the run.' }) }),
       },
     },
-    errors: KEYED_TURN_ERRORS,
+    errors: { ...KEYED_TURN_ERRORS, 409: ['RUN_IN_PROGRESS'] },
   }),
   listMessages: defineOperation({
     method: 'GET',
@@ -199,6 +204,7 @@ export function registerConversationRoutes(router: OperationRouter, options: Con
       timeZone: body.timeZone ?? '',
       ...(body.outputSchema ? { outputSchemaJson: JSON.stringify(body.outputSchema) } : {}),
       ...idempotencyFields(idempotencyKey, () => requestFingerprint('sendMessage', params.conversationId, body)),
+      ...(body.multitask ? { multitask: body.multitask } : {}),
     };
     const runner = runnerFor(options.turns, body);
     const runId = newRunId();

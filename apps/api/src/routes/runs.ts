@@ -66,6 +66,11 @@ const RunDetail = z
       .optional()
       .meta({ description: "The run's overrides (the message's `overrides`); null when none." }),
     subject: z.string().nullable().optional().meta({ description: "The end user the run is for (the token's `sub`)." }),
+    stopRequested: z.enum(['interrupt', 'rollback']).nullable().optional().meta({
+      description:
+        'Set when a newer message asked the run to stop (its `multitask`, docs/conversations.md): `interrupt` or `rollback`.',
+    }),
+    stoppedBy: z.string().nullable().optional().meta({ description: 'The run of the message that asked it to stop.' }),
     createdAt: OptionalTimestamp,
     startedAt: OptionalTimestamp.meta({
       description: 'When an orchestrator first took the run up; null while it waits in the queue.',
@@ -202,6 +207,8 @@ export function registerRunRoutes(router: OperationRouter, options: RunRoutesOpt
         agent: runAgentOf(run.agentId ?? '', run.agentVersion ?? 0),
         overrides: run.overridesJson ? (JSON.parse(run.overridesJson) as RunOverrides) : null,
         subject: run.subject || null,
+        stopRequested: run.stopRequested === 'interrupt' || run.stopRequested === 'rollback' ? run.stopRequested : null,
+        stoppedBy: run.stoppedBy || null,
         createdAt: run.createdAt?.toISOString() ?? null,
         startedAt: run.startedAt?.toISOString() ?? null,
         finishedAt: run.finishedAt?.toISOString() ?? null,

@@ -7,6 +7,9 @@ import { callerHeaders, openEventStream, type Caller } from './http-client.js';
 import type { ConsoleConfig, RunDetail, TurnAnswer } from './types.js';
 import type { TenantRole } from '../lib/roles.js';
 
+/** What a message sent while a run is in flight does to it (the api's `multitask`). */
+export type MultitaskChoice = 'enqueue' | 'reject' | 'interrupt' | 'rollback';
+
 /** What an openapi-fetch call answers. */
 interface Answer<T> {
   data?: T;
@@ -97,9 +100,15 @@ export class PlatformApi {
     );
   }
   /** Sends a message and answers the SSE response of its turn (header `x-run-id` names the run). */
-  sendMessageStreamed(conversationId: string, content: string, signal: AbortSignal): Promise<Response> {
+  /** Sends a message and opens its turn's event stream; `multitask`: what it does to a run in flight (docs/conversations.md). */
+  sendMessageStreamed(
+    conversationId: string,
+    content: string,
+    signal: AbortSignal,
+    multitask?: MultitaskChoice,
+  ): Promise<Response> {
     return openEventStream(this.caller, 'POST', `/v1/conversations/${encodeURIComponent(conversationId)}/messages`, {
-      body: { content },
+      body: { content, ...(multitask ? { multitask } : {}) },
       signal,
     });
   }

@@ -26,6 +26,8 @@ export const STOP_REASONS = [
   'stop_condition',
   'invalid_output',
   'plan_failed',
+  'interrupted',
+  'rolled_back',
 ] as const;
 export const RUN_SOURCES = ['user', 'trigger', 'child', 'notice'] as const;
 

@@ -1,7 +1,7 @@
 import { useEffect, useRef, useState, type FormEvent } from 'react';
 import { Link, useParams } from 'wouter';
 import { ApiError } from '../api/api-error.js';
-import type { PlatformApi } from '../api/endpoints.js';
+import type { MultitaskChoice, PlatformApi } from '../api/endpoints.js';
 import type { HistoryEntry } from '../api/types.js';
 import { CodeBlock, StatusBadge } from '../components/badges.js';
 import { EmptyState, ErrorState, LoadState } from '../components/states.js';
@@ -94,7 +94,10 @@ export function ChatPage() {
   const [sent, setSent] = useState<string | undefined>();
   const [live, setLive] = useState<LiveTurn | undefined>();
   const [error, setError] = useState<ApiError | undefined>();
-  const [busy, setBusy] = useState(false);
+  // Turns this page follows (a message sent while one is in flight follows its own from then on).
+  const [inFlight, setInFlight] = useState(0);
+  const busy = inFlight > 0;
+  const [multitask, setMultitask] = useState<MultitaskChoice>('enqueue');
   // Leaving the page stops following the turn (the run goes on; its page shows it).
   const following = useRef<AbortController | undefined>(undefined);
   useEffect(() => () => following.current?.abort(), []);
@@ -102,21 +105,27 @@ export function ChatPage() {
   const send = async (event: FormEvent) => {
     event.preventDefault();
     const content = draft.trim();
-    if (!content || busy) return;
-    setBusy(true);
+    if (!content) return;
+    // Sent while a run is in flight: the chosen policy goes with it (docs/conversations.md).
+    const policy = busy ? multitask : undefined;
+    const previous = following.current;
+    const mine = new AbortController();
+    following.current = mine;
+    setInFlight((n) => n + 1);
     setError(undefined);
-    setSent(content);
     setDraft('');
-    setLive(NEW_TURN);
     let runId: string | null = null;
-    following.current = new AbortController();
     try {
       await followEventStream({
         // The first connection sends the message; a reconnection watches its run from the last event seen.
         open: async (afterId, attempt, signal) => {
           if (attempt === 0) {
-            const response = await api.sendMessageStreamed(id, content, signal);
+            const response = await api.sendMessageStreamed(id, content, signal, policy);
             runId = response.headers.get('x-run-id');
+            // Accepted: this page follows the new turn; the earlier one goes on (or stops) as the policy says.
+            previous?.abort();
+            setSent(content);
+            setLive(NEW_TURN);
             return response;
           }
           if (!runId) throw new Error('the run id is unknown, so the turn cannot be resumed');
@@ -132,10 +141,16 @@ export function ChatPage() {
           ),
         isLast: (e) => e.type === 'execution_end',
         maxReconnects: 3,
-        signal: following.current.signal,
+        signal: mine.signal,
       });
       history.reload();
     } catch (err) {
+      // A turn this page stopped following (a newer message took over) ends quietly.
+      if (mine.signal.aborted) {
+        history.reload();
+        return;
+      }
+      if (following.current === mine) following.current = previous;
       setError(
         err instanceof ApiError
           ? err
@@ -147,7 +162,7 @@ export function ChatPage() {
       );
       setDraft(content);
     } finally {
-      setBusy(false);
+      setInFlight((n) => n - 1);
     }
   };
 
@@ -195,9 +210,18 @@ export function ChatPage() {
               if (e.key === 'Enter' && (e.ctrlKey || e.metaKey)) e.currentTarget.form?.requestSubmit();
             }}
           />
-          <button type="submit" disabled={busy}>
-            Send
-          </button>
+          {busy && (
+            <label>
+              While a run is in flight{' '}
+              <select value={multitask} onChange={(e) => setMultitask(e.target.value as MultitaskChoice)}>
+                <option value="enqueue">Queue after it</option>
+                <option value="interrupt">Interrupt it (keep what it did)</option>
+                <option value="rollback">Roll it back (keep nothing of it)</option>
+                <option value="reject">Do not send if it is still running</option>
+              </select>
+            </label>
+          )}
+          <button type="submit">Send</button>
           <p className="muted">Ctrl+Enter sends. The answer streams in as the agent works; tool calls fold under it.</p>
         </form>
       )}

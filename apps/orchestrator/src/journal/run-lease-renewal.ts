@@ -1,6 +1,12 @@
 import type pg from 'pg';
 import type { RunFence } from './run-types.js';
 
+/** A renewed run, and whether it was asked to stop meanwhile (cancelled, or interrupted by a newer message). */
+export interface RenewedRun {
+  cancelRequested: boolean;
+  interruptRequested: boolean;
+}
+
 /**
  * Renews the run leases one replica holds, all of them in one statement, so the cost of keeping
  * runs in flight is one commit per replica per interval, not one per run. Each run stays fenced as
@@ -16,15 +22,15 @@ export class RunLeaseRenewal {
    * missing from it lost its lease. Rows are locked in run id order, so two renewals (or a renewal
    * and another statement that locks several runs in that order) never deadlock.
    */
-  async renewAll(
-    runs: readonly RunFence[],
-    owner: string,
-    leaseMs: number,
-  ): Promise<Map<string, { cancelRequested: boolean }>> {
-    const renewed = new Map<string, { cancelRequested: boolean }>();
+  async renewAll(runs: readonly RunFence[], owner: string, leaseMs: number): Promise<Map<string, RenewedRun>> {
+    const renewed = new Map<string, RenewedRun>();
     if (runs.length === 0) return renewed;
     const sorted = [...runs].sort((a, b) => (a.runId < b.runId ? -1 : a.runId > b.runId ? 1 : 0));
-    const { rows } = await this.pool.query<{ run_id: string; cancel_requested: boolean }>({
+    const { rows } = await this.pool.query<{
+      run_id: string;
+      cancel_requested: boolean;
+      stop_requested: string | null;
+    }>({
       name: 'runs-renew-leases',
       text: `WITH held AS (
          SELECT r.run_id FROM runs r
@@ -35,7 +41,7 @@ export class RunLeaseRenewal {
          FOR UPDATE OF r)
        UPDATE runs r SET lease_until = now() + ($6 * interval '1 millisecond')
        FROM held WHERE r.run_id = held.run_id AND r.lease_owner = $1 AND r.status = 'running'
-       RETURNING r.run_id, r.cancel_requested`,
+       RETURNING r.run_id, r.cancel_requested, r.stop_requested`,
       values: [
         owner,
         sorted.map((r) => r.runId),
@@ -45,7 +51,11 @@ export class RunLeaseRenewal {
         leaseMs,
       ],
     });
-    for (const row of rows) renewed.set(row.run_id, { cancelRequested: row.cancel_requested });
+    for (const row of rows)
+      renewed.set(row.run_id, {
+        cancelRequested: row.cancel_requested,
+        interruptRequested: row.stop_requested === 'interrupt',
+      });
     return renewed;
   }
 }

@@ -15,7 +15,7 @@ import {
   messageValues,
   USAGE_SHARDS,
 } from './run-statements.js';
-import { agentOf, lineageOf, type RunRow } from './run-rows.js';
+import { agentOf, lineageOf, stopOf, type RunRow } from './run-rows.js';
 import {
   isLive,
   LeaseLostError,
@@ -238,6 +238,7 @@ export class RunRecords extends RunReads {
         input: row.input,
         attempts: row.attempts ?? 1,
         cancelRequested: row.cancel_requested ?? false,
+        ...stopOf(row),
         createdAt: row.created_at ?? new Date(),
       },
     };
@@ -360,9 +361,9 @@ export class RunRecords extends RunReads {
       const cancelled = result(record);
       const { transcript, messages: _messages, ...summary } = cancelled;
       const { rowCount } = await this.pool.query(
-        `UPDATE runs SET status = 'cancelled', stop_reason = 'cancelled', result = $3, transcript = $4, finished_at = now(), cancel_requested = true
+        `UPDATE runs SET status = 'cancelled', stop_reason = $5, result = $3, transcript = $4, finished_at = now(), cancel_requested = true
          WHERE tenant_id = $1 AND run_id = $2 AND status = 'queued' AND lease_owner IS NULL`,
-        [tenantId, runId, jsonbText(summary), jsonbText(transcript)],
+        [tenantId, runId, jsonbText(summary), jsonbText(transcript), cancelled.stopReason],
       );
       if (rowCount === 1) return this.get(tenantId, runId);
     }

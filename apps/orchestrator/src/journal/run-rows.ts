@@ -33,6 +33,8 @@ export interface RunRow {
   overrides?: RunOverrides | null;
   subject?: string | null;
   sender_role?: string | null;
+  stop_requested?: string | null;
+  stopped_by?: string | null;
 }
 
 /** The agent, overrides, subject (migrations/0012) and sender role (0020) columns as a run's fields. */
@@ -96,5 +98,17 @@ export function toRecord(row: RunRow): RunRecord {
     ...lineageOf(row),
     ...(row.plan ? { plan: row.plan } : {}),
     ...agentOf(row),
+    ...stopOf(row),
+  };
+}
+
+/** A newer message's request that the run stop (migrations/0016) as the run's fields. */
+export function stopOf(
+  row: Pick<RunRow, 'stop_requested' | 'stopped_by'>,
+): Pick<RunRecord, 'stopRequested' | 'stoppedBy'> {
+  const requested = row.stop_requested;
+  return {
+    ...(requested === 'interrupt' || requested === 'rollback' ? { stopRequested: requested } : {}),
+    ...(row.stopped_by ? { stoppedBy: row.stopped_by } : {}),
   };
 }

@@ -31,6 +31,9 @@ export interface RunLineage {
   tools?: string[];
 }
 
+/** What a newer message asked of the run in flight: stop at a step boundary, or be rolled back. */
+export type RunStopRequest = 'interrupt' | 'rollback';
+
 export interface RunRecord {
   runId: string;
   tenantId: string;
@@ -57,6 +60,10 @@ export interface RunRecord {
   lineage?: RunLineage;
   /** A plan-and-execute run's plan (teams/plan/plan-view.ts), as it runs. */
   plan?: unknown;
+  /** A newer message asked the run to stop (docs/conversations.md): at its next step boundary, or rolled back. */
+  stopRequested?: RunStopRequest;
+  /** The run of that newer message. */
+  stoppedBy?: string;
   agent?: RunAgent;
   overrides?: RunOverrides;
   subject?: string;
@@ -143,6 +150,8 @@ export interface ClaimedRun extends NewRun {
   input: ChatMessage[] | null;
   attempts: number;
   cancelRequested: boolean;
+  /** Set when a newer message asked the run to stop before this attempt claimed it. */
+  stopRequested?: RunStopRequest;
   createdAt: Date;
 }
 

@@ -59,7 +59,13 @@ async function inFlight(owner: string, count: number, leaseMs: number): Promise<
     const { claimed } = await records.admit(run, owner, leaseMs, held.token);
     const lost: Error[] = [];
     const state = { claimed: claimed!, held, lost, cancels: 0 } as InFlight;
-    state.entry = { run: claimed!, lease: held, onLost: (e) => lost.push(e), onCancelRequested: () => state.cancels++ };
+    state.entry = {
+      run: claimed!,
+      lease: held,
+      onLost: (e) => lost.push(e),
+      onCancelRequested: () => state.cancels++,
+      onInterruptRequested: () => undefined,
+    };
     runs.push(state);
   }
   return runs;

@@ -15,6 +15,8 @@ export interface HeartbeatRun {
   lease: HeldLease;
   /** The run was asked to stop (the flag in Postgres, seen at a renewal). */
   onCancelRequested(): void;
+  /** A newer message asked the run to stop at its next step boundary (`interrupt`). */
+  onInterruptRequested(): void;
   /** The run's lease is lost (another holder took it, or the renewal failed): stop without writing. */
   onLost(error: Error): void;
 }
@@ -110,6 +112,7 @@ export class LeaseHeartbeat {
       if (!renewed)
         entry.onLost(new Error(`the lease on run ${entry.run.runId} was taken over by another orchestrator`));
       else if (renewed.cancelRequested) entry.onCancelRequested();
+      else if (renewed.interruptRequested) entry.onInterruptRequested();
     }
   }
 }

@@ -29,6 +29,10 @@ export class PlanStep implements TurnStep<SettledTurn, SettledTurn | TurnResult>
   async run(turn: SettledTurn): Promise<SettledTurn | TurnResult> {
     const { attempt, profile, agents } = turn;
     if (profile.strategy !== 'plan-and-execute' || !profile.planning) return turn;
+    // A plan has no step boundary of the loop's: an interrupt cancels its subtasks still running
+    // (their child runs settle as cancelled) and keeps what the plan completed.
+    attempt.cancelsOnInterrupt = true;
+    if (attempt.control.interruptRequested) attempt.interrupt();
     // Compiled when the message or the agent was accepted: one that no longer compiles ends the run as the output check would.
     const schema = attempt.run.outputSchema ?? profile.outputSchema;
     let compiled: CompiledOutputSchema | undefined;

@@ -21,6 +21,7 @@ const spec = AgentSpec.parse({
   outputSchema: { type: 'object' },
   access: { subjects: ['alice'] },
   overrides: { models: ['sim-3'] },
+  multitask: 'interrupt',
 });
 
 describe('a tenant agent compiled into a profile', () => {
@@ -36,6 +37,7 @@ describe('a tenant agent compiled into a profile', () => {
       recallBudgetTokens: 300,
       outputSchema: { type: 'object' },
       agent: { id: 'agt_x', version: 3 },
+      multitask: 'interrupt',
     });
     expect(profile.loopConfig.maxTurns).toBe(4);
     expect(['calculator', 'current_time', 'web_search'].map(profile.allowsTool)).toEqual([true, true, false]);
@@ -70,5 +72,14 @@ describe('a tenant agent compiled into a profile', () => {
     expect(overrideRefusal({ ...spec, overrides: { models: [], instructions: false } }, { instructions: 'x' })).toMatch(
       /^overrides\.instructions:/,
     );
+  });
+});
+
+describe("an agent's multitask default", () => {
+  it('is one of the policies, or absent', () => {
+    expect(AgentSpec.safeParse({ name: 'a', instructions: 'x' }).success).toBe(true);
+    const refused = AgentSpec.safeParse({ name: 'a', instructions: 'x', multitask: 'shout' });
+    expect(refused.success).toBe(false);
+    expect(refused.error?.issues.map((i) => i.path.join('.'))).toEqual(['multitask']);
   });
 });

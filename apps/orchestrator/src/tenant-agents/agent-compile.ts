@@ -68,6 +68,7 @@ export function compileAgent(
       ...(spec.planning ? { planning: spec.planning } : {}),
       ...(spec.outputSchema ? { outputSchema: spec.outputSchema } : {}),
       ...(spec.modelParameters && Object.keys(spec.modelParameters).length ? { sampling: spec.modelParameters } : {}),
+      ...(spec.multitask ? { multitask: spec.multitask } : {}),
       recall: spec.memory?.recall ?? true,
       ...(spec.memory?.budgetTokens !== undefined ? { recallBudgetTokens: spec.memory.budgetTokens } : {}),
       agent,

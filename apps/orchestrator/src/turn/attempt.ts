@@ -24,6 +24,13 @@ export class TurnAttempt {
   /** The run is still this process's to hand over: its lease is released at once, not left to run out. */
   handOver = false;
   readonly control = new RunControl();
+  /**
+   * Set by a step whose work is not the loop's (a plan): an interrupt cancels it instead, and the
+   * cancelled result counts as interrupted (see {@link interruptCancelled}).
+   */
+  cancelsOnInterrupt = false;
+  /** The attempt was cancelled because of an interrupt (a plan run). */
+  interruptCancelled = false;
   private publisher: RunEventPublisher | undefined;
 
   constructor(readonly run: ClaimedRun) {}
@@ -36,6 +43,14 @@ export class TurnAttempt {
 
   opened(events: RunEventPublisher): void {
     this.publisher = events;
+  }
+
+  /** A newer message asked the run to stop at its next step boundary (docs/conversations.md). */
+  interrupt(): void {
+    this.control.interrupt();
+    if (!this.cancelsOnInterrupt || this.control.signal.aborted) return;
+    this.interruptCancelled = true;
+    this.control.cancel('interrupted by a newer message');
   }
 
   abandon(reason: string, options: { handOver?: boolean } = {}): void {
@@ -81,6 +96,13 @@ export class AttemptStep {
     return attempt !== undefined;
   }
 
+  /** Interrupts a run this process is executing (at its next step boundary); false when it runs elsewhere. */
+  interruptLocal(runId: string): boolean {
+    const attempt = this.active.get(runId);
+    attempt?.interrupt();
+    return attempt !== undefined;
+  }
+
   /**
    * Stops every run this process executes without writing more of it, and hands each over: its
    * lease is released, so another replica resumes it from its journal at once (shutdown).
@@ -102,12 +124,14 @@ export class AttemptStep {
       run,
       lease,
       onCancelRequested: () => attempt.control.cancel('cancelled by request'),
+      onInterruptRequested: () => attempt.interrupt(),
       onLost: (err) => {
         logger.warn({ runId: run.runId, err: err.message }, 'lost the run lease; stopping without writing');
         attempt.abandon('lease lost');
       },
     });
     if (run.cancelRequested) attempt.control.cancel('cancelled by request');
+    else if (run.stopRequested === 'interrupt') attempt.interrupt();
     try {
       attempt.opened(
         await RunEventPublisher.open(this.options.nc, run.runId, {

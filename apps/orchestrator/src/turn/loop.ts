@@ -73,6 +73,8 @@ export class LoopStep implements TurnStep<CheckedTurn, TurnResult> {
         tools: replay.tools(tools),
         config: profile.loopConfig,
         control,
+        // An interrupt stops the run only past its journal: the completed steps are rebuilt first.
+        mayInterrupt: () => !replay.replaying,
         events: sink,
         stream: run.stream,
         ...(profile.sampling ? { sampling: profile.sampling } : {}),

@@ -50,22 +50,25 @@ export class PostProcessStep implements TurnStep<TurnResult, RecordedTurn> {
     // What the user was asked when agents wait belongs to the conversation (the next reply answers it).
     if (result.stopReason === 'agent_waiting' && turnMessages.at(-1)?.role !== 'assistant')
       turnMessages.push({ role: 'assistant', content: result.response });
-    const appended = await memory.appendMessages({
-      tenantId: run.tenantId,
-      conversationId: run.conversationId,
-      messagesJson: turnMessages.map((m) => JSON.stringify(m)),
-      runId: run.runId,
-      appendId: run.runId,
-    });
-    void finishedTurns?.publish({
-      tenantId: run.tenantId,
-      conversationId: run.conversationId,
-      runId: run.runId,
-      profile: run.profile,
-      tier: run.tier,
-      messages: turnMessages,
-      firstSeq: appended.firstSeq,
-    });
+    // A rolled-back run (history-seal.ts) leaves nothing in history, nor in long-term memory.
+    if (turn.history === 'append') {
+      const appended = await memory.appendMessages({
+        tenantId: run.tenantId,
+        conversationId: run.conversationId,
+        messagesJson: turnMessages.map((m) => JSON.stringify(m)),
+        runId: run.runId,
+        appendId: run.runId,
+      });
+      void finishedTurns?.publish({
+        tenantId: run.tenantId,
+        conversationId: run.conversationId,
+        runId: run.runId,
+        profile: run.profile,
+        tier: run.tier,
+        messages: turnMessages,
+        firstSeq: appended.firstSeq,
+      });
+    }
     await triggeredRuns?.publish(run, result);
     const finished = await records.finish(run, runStatus(result), result, memoryRecall.reportFor(run.runId, run.input));
     // From the message's arrival: queueing, every attempt and the pipeline, as the user waited.

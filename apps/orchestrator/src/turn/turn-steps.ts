@@ -19,6 +19,8 @@ export class TurnResult {
     readonly result: LoopResult,
     /** The loop's own `execution_end`, when the loop ran (its result is the turn's); absent = one is made up. */
     readonly end?: LoopEvent,
+    /** `withheld`: nothing of the turn goes to history (a newer message rolled the run back). */
+    readonly history: 'append' | 'withheld' = 'append',
   ) {}
 }
 
