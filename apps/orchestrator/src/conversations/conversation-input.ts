@@ -14,9 +14,13 @@ function charsOf(text: string): number {
 function unstorable(text: unknown, code: string, what: string): void {
   const found = findUnstorableText(text, what);
   if (found)
-    throw errors.invalidArgument(code, `${found.path} holds a character that cannot be stored as text (NUL or an unpaired surrogate)`, {
-      details: { path: found.path, index: found.index },
-    });
+    throw errors.invalidArgument(
+      code,
+      `${found.path} holds a character that cannot be stored as text (NUL or an unpaired surrogate)`,
+      {
+        details: { path: found.path, index: found.index },
+      },
+    );
 }
 
 /** A title to store: '' removes it; at most `titleChars` characters. */
@@ -73,15 +77,27 @@ export function checkedMetadata(json: string): string {
       { details: { maxBytes: CONVERSATION_LIMITS.metadataBytes } },
     );
   let value: unknown;
+  let inexact: string | undefined;
   try {
-    value = JSON.parse(json);
+    // A number a client's JSON parser cannot hold exactly (an integer past 2^53, 1e400) would
+    // come back as another number: refused, so what is read back is what was written.
+    value = JSON.parse(json, (_key, parsed: unknown, context?: { source?: string }) => {
+      const source = context?.source;
+      if (typeof parsed === 'number' && source !== undefined && inexact === undefined)
+        if (!Number.isFinite(parsed) || (/^-?\d+$/.test(source) && !Number.isSafeInteger(parsed))) inexact = source;
+      return parsed;
+    });
   } catch {
     throw errors.invalidArgument(ErrorCodes.INVALID_CONVERSATION_METADATA, 'metadata_json is not JSON');
   }
+  if (inexact !== undefined)
+    throw errors.invalidArgument(
+      ErrorCodes.INVALID_CONVERSATION_METADATA,
+      `metadata holds the number ${inexact.slice(0, 40)}, which JSON readers cannot keep exactly; send it as a string`,
+    );
   if (!value || typeof value !== 'object' || Array.isArray(value))
     throw errors.invalidArgument(ErrorCodes.INVALID_CONVERSATION_METADATA, 'metadata must be a JSON object');
   unstorable(value, ErrorCodes.INVALID_CONVERSATION_METADATA, 'metadata');
-  // Stored as sent (jsonb keeps numbers exactly; re-serializing in JS would round large ones).
   return json;
 }
 

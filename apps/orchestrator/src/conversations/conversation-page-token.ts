@@ -27,9 +27,13 @@ function digest(text: string): string {
 }
 
 function refused(message: string): Error {
-  return errors.invalidArgument(ErrorCodes.INVALID_PAGE_TOKEN, `page_token ${message}; start the listing again without it`, {
-    details: { field: 'page_token' },
-  });
+  return errors.invalidArgument(
+    ErrorCodes.INVALID_PAGE_TOKEN,
+    `page_token ${message}; start the listing again without it`,
+    {
+      details: { field: 'page_token' },
+    },
+  );
 }
 
 /**
@@ -42,7 +46,13 @@ export function encodeConversationPageToken(
   filtersKey: string,
   position: ConversationPagePosition,
 ): string {
-  const body: TokenBody = { v: 1, t: tenantId, f: digest(filtersKey), a: position.activityMicros, c: position.conversationId };
+  const body: TokenBody = {
+    v: 1,
+    t: tenantId,
+    f: digest(filtersKey),
+    a: position.activityMicros,
+    c: position.conversationId,
+  };
   const payload = Buffer.from(JSON.stringify(body), 'utf8').toString('base64url');
   return `${payload}.${digest(payload)}`;
 }

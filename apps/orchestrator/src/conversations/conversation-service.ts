@@ -109,13 +109,17 @@ export function conversationServiceImplementation(
       },
     ),
 
-    getConversation: unaryHandler(logger, 'GetConversation', async (request: conversationsV1.GetConversationRequest) => {
-      const reader = readerOfCaller(request.caller);
-      const conversationId = conversationIdOf(request.conversationId);
-      const record = await store.get(reader, conversationId);
-      if (!record) throw notFound(conversationId);
-      return { conversation: conversationMessage(record) };
-    }),
+    getConversation: unaryHandler(
+      logger,
+      'GetConversation',
+      async (request: conversationsV1.GetConversationRequest) => {
+        const reader = readerOfCaller(request.caller);
+        const conversationId = conversationIdOf(request.conversationId);
+        const record = await store.get(reader, conversationId);
+        if (!record) throw notFound(conversationId);
+        return { conversation: conversationMessage(record) };
+      },
+    ),
 
     updateConversation: unaryHandler(
       logger,
