@@ -41,4 +41,5 @@ export const CONVERSATION_CALLERS: CallerTable<typeof conversationsV1.Conversati
   listConversations: ['api'],
   getConversation: ['api'],
   updateConversation: ['api'],
+  checkConversationAccess: ['api'],
 };

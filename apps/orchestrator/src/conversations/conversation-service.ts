@@ -121,6 +121,15 @@ export function conversationServiceImplementation(
       },
     ),
 
+    checkConversationAccess: unaryHandler(
+      logger,
+      'CheckConversationAccess',
+      async (request: conversationsV1.CheckConversationAccessRequest) => {
+        const reader = readerOfCaller(request.caller);
+        return { allowed: await store.allows(reader, conversationIdOf(request.conversationId)) };
+      },
+    ),
+
     updateConversation: unaryHandler(
       logger,
       'UpdateConversation',

@@ -63,8 +63,11 @@ const COLUMNS = `conversation_id, title, labels, metadata, owner_subject, shared
   run_count, created_at, last_activity_at, updated_at,
   (extract(epoch FROM last_activity_at) * 1000000)::bigint::text AS activity_micros`;
 
-/** Whether the reader ($1 tenant, $2 sees all, $3 subject) reaches a row. */
-const REACHES = `tenant_id = $1 AND ($2 OR owner_subject = $3 OR shared)`;
+/**
+ * Whether the reader ($1 tenant, $2 sees all, $3 subject) reaches a row: theirs, shared, or one no
+ * user started (a trigger task's, or one from before owners were recorded), which is everyone's.
+ */
+const REACHES = `tenant_id = $1 AND ($2 OR owner_subject = $3 OR shared OR owner_subject = '')`;
 
 function recordOf(row: ConversationRow): ConversationRecord {
   return {
@@ -139,6 +142,17 @@ export class ConversationStore {
       values: [reader.tenantId, reader.seesAll, reader.subject, conversationId],
     });
     return rows[0] ? recordOf(rows[0]) : undefined;
+  }
+
+  /** Whether the reader may read the conversation's history: it reaches it, or there is no such conversation. */
+  async allows(reader: ConversationReader, conversationId: string): Promise<boolean> {
+    const { rows } = await this.pool.query<{ allowed: boolean }>({
+      name: 'conversations-allows',
+      text: `SELECT NOT EXISTS (SELECT 1 FROM conversations WHERE tenant_id = $1 AND conversation_id = $4
+          AND NOT ($2 OR owner_subject = $3 OR shared OR owner_subject = '')) AS allowed`,
+      values: [reader.tenantId, reader.seesAll, reader.subject, conversationId],
+    });
+    return rows[0]?.allowed ?? false;
   }
 
   /**

@@ -34,7 +34,12 @@ beforeAll(async () => {
     'orchestrator.v1.ConversationService',
     conversationsV1.ConversationServiceService,
     conversationServiceImplementation({ store: new ConversationStore(pool), logger }),
-    { listConversations: ['api'], getConversation: ['api'], updateConversation: ['api'] },
+    {
+      listConversations: ['api'],
+      getConversation: ['api'],
+      updateConversation: ['api'],
+      checkConversationAccess: ['api'],
+    },
   );
   const port = await server.start();
   client = createGrpcClient(
@@ -144,6 +149,22 @@ describe('the statements that record runs keep the conversation', () => {
     await records.admit(answer, 'o1', 10_000, ++token);
     const answering = await rpc().getConversation({ caller: caller('t-wait', 'alice'), conversationId: 'c-w' });
     expect(answering.conversation?.waitingForUser).toBe(false);
+  });
+
+  it("lets every member reach a conversation no user started (a trigger task's), and says who may read a history", async () => {
+    await turn(message('t-trig', 'task-1', '', true));
+    await turn(message('t-trig', 'c-alice', 'alice'));
+    const bob = caller('t-trig', 'bob');
+    await turn(message('t-trig', 'task-1', 'bob'));
+    expect((await rpc().getConversation({ caller: bob, conversationId: 'task-1' })).conversation?.owner).toBe('');
+    const allowed = async (who: ReturnType<typeof caller>, conversationId: string) =>
+      (await rpc().checkConversationAccess({ caller: who, conversationId })).allowed;
+    expect(await allowed(bob, 'task-1')).toBe(true);
+    expect(await allowed(bob, 'c-none-yet')).toBe(true);
+    expect(await allowed(bob, 'c-alice')).toBe(false);
+    expect(await allowed(caller('t-trig', 'alice'), 'c-alice')).toBe(true);
+    expect(await allowed(caller('t-trig', 'x', 'admin'), 'c-alice')).toBe(true);
+    expect(await allowed(caller('t-other', 'bob'), 'c-alice')).toBe(true);
   });
 
   it('keeps child runs and notices (no conversation entry) out of the table', async () => {

@@ -15,7 +15,7 @@ export interface ConversationParams {
 /**
  * The CTEs `conv` and `gate`: the message's conversation is created (owned by its sender) or has
  * its activity, run count and agent brought up to date, but only when the sender reaches it (its
- * owner, a shared conversation, or a sender who sees all). `gate.open` is false when it does not:
+ * owner, a shared conversation, one no user started, or a sender who sees all). `gate.open` is false when it does not:
  * the run must then not be recorded. A run with no conversation entry (a child run, a notice)
  * touches nothing and is always open.
  */
@@ -30,7 +30,7 @@ export function conversationCtes(p: ConversationParams): string {
          ON CONFLICT (tenant_id, conversation_id) DO UPDATE SET run_count = c.run_count + 1,
            last_activity_at = greatest(c.last_activity_at, EXCLUDED.last_activity_at),
            agent_id = EXCLUDED.agent_id, agent_name = EXCLUDED.agent_name, waiting_for_user = false
-           WHERE c.owner_subject = EXCLUDED.owner_subject OR c.shared OR ${seesAll}
+           WHERE c.owner_subject = EXCLUDED.owner_subject OR c.shared OR c.owner_subject = '' OR ${seesAll}
          RETURNING 1),
        gate AS (SELECT NOT ${applies} OR EXISTS (SELECT 1 FROM conv) AS open)`;
 }
