@@ -237,6 +237,8 @@ export function registerApprovalRoutes(router: OperationRouter, options: Approva
         timeZone: '',
         // The decider is the decision turn's subject: the run's transcript names who decided.
         subject: principal.subject ?? '',
+        // No role: the decider was checked above (the run's user, an admin or an approver role), and
+        // a decision goes into the run's conversation whoever owns it.
         approvalId,
         decision: body.decision,
         changesJson: body.changes ? JSON.stringify(body.changes) : '',
