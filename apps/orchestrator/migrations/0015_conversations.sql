@@ -2,8 +2,6 @@
 -- the statement that records each new message's run (journal/run-records.ts) and by the one that
 -- finishes a run (whether it now waits for the user). The owner is the end user (`sub`) whose
 -- message started it; a member reaches only their own conversations and shared ones.
-CREATE EXTENSION IF NOT EXISTS pg_trgm;
-
 CREATE TABLE IF NOT EXISTS conversations (
   tenant_id        text        NOT NULL,
   conversation_id  text        NOT NULL,
@@ -28,13 +26,14 @@ CREATE INDEX IF NOT EXISTS conversations_by_activity
   ON conversations (tenant_id, last_activity_at DESC, conversation_id DESC);
 CREATE INDEX IF NOT EXISTS conversations_by_owner
   ON conversations (tenant_id, owner_subject, last_activity_at DESC, conversation_id DESC);
--- Search in titles (ILIKE '%…%'), label and metadata filters.
-CREATE INDEX IF NOT EXISTS conversations_title_trgm ON conversations USING gin (title gin_trgm_ops);
+-- Label and metadata filters. Title search (ILIKE '%…%') reads the tenant's rows in activity order:
+-- a trigram index would need pg_trgm, which the memory service creates in its own schema (the
+-- services may share a database), so its operator classes are not visible here.
 CREATE INDEX IF NOT EXISTS conversations_labels ON conversations USING gin (labels);
 CREATE INDEX IF NOT EXISTS conversations_metadata ON conversations USING gin (metadata jsonb_path_ops);
 
 -- Backfill from the runs of the conversations users talk in (a child run's conversation belongs to
--- its team's): the owner is the subject of the first run, the agent the latest run's.
+-- its team's): the owner is the first subject its runs recorded, the agent the latest run's.
 INSERT INTO conversations (tenant_id, conversation_id, owner_subject, agent_id, agent_name, waiting_for_user, run_count,
   created_at, last_activity_at)
 SELECT r.tenant_id, r.conversation_id,
