@@ -64,9 +64,9 @@ type SpecBody = paths['/v1/agents']['post']['requestBody']['content']['applicati
 /** The filters and page of `GET /v1/runs`. */
 export type RunListQuery = NonNullable<paths['/v1/runs']['get']['parameters']['query']>;
 /** The filters and page of `GET /v1/conversations`. */
-export type ConversationListQuery = NonNullable<paths['/v1/conversations']['get']['parameters']['query']>;
+type ConversationListQuery = NonNullable<paths['/v1/conversations']['get']['parameters']['query']>;
 /** What `PATCH /v1/conversations/{conversationId}` writes. */
-export type ConversationChanges = NonNullable<
+type ConversationChanges = NonNullable<
   paths['/v1/conversations/{conversationId}']['patch']['requestBody']
 >['content']['application/json'];
 type FactQuery = NonNullable<paths['/v1/memory/facts']['get']['parameters']['query']>;

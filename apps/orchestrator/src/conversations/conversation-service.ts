@@ -40,7 +40,7 @@ function notFound(conversationId: string): Error {
 }
 
 /** A conversation as the service answers it. */
-export function conversationMessage(record: ConversationRecord): conversationsV1.Conversation {
+function conversationMessage(record: ConversationRecord): conversationsV1.Conversation {
   return {
     conversationId: record.conversationId,
     title: record.title ?? '',
