@@ -8,6 +8,7 @@ import { meOperations } from './routes/me.js';
 import { approvalOperations } from './routes/approvals.js';
 import { chatCompletionOperations } from './routes/chat-completions.js';
 import { conversationOperations } from './routes/conversations.js';
+import { conversationResourceOperations } from './routes/conversation-resources.js';
 import { credentialOperations } from './routes/credentials.js';
 import { healthOperations } from './routes/health.js';
 import { memoryOperations } from './routes/memory.js';
@@ -31,6 +32,7 @@ export const allOperations: readonly OperationSpec[] = [
   agentOperations,
   agentVersionOperations,
   conversationPinOperations,
+  conversationResourceOperations,
   conversationOperations,
   runListOperations,
   runOperations,

@@ -7,7 +7,7 @@ import {
   errors,
   type PromiseClient,
 } from '@platform/service-kit';
-import type { memoryV1, orchestratorV1 } from '@platform/proto';
+import type { memoryV1, orchestratorV1, conversationsV1 } from '@platform/proto';
 import type { FastifyInstance } from 'fastify';
 import { SignJWT } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -100,6 +100,10 @@ beforeAll(async () => {
     events: noEvents,
     agentPool: noAgentPool,
     agents: noAgents,
+    // Every history may be read here (who may read which is the conversations suite's).
+    conversations: {
+      checkConversationAccess: () => Promise.resolve({ allowed: true }),
+    } as unknown as PromiseClient<conversationsV1.ConversationServiceClient>,
     trigger: noTrigger,
     limits: { maxMessageChars: 100, turnWaitMs: 1_000, sseHeartbeatMs: 1_000 },
     health: {

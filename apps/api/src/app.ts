@@ -1,4 +1,4 @@
-import type { agentPoolV1, agentsV1, memoryV1, orchestratorV1, triggerV1 } from '@platform/proto';
+import type { agentPoolV1, agentsV1, conversationsV1, memoryV1, orchestratorV1, triggerV1 } from '@platform/proto';
 import type { Logger, PromiseClient } from '@platform/service-kit';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance, type RouteOptions } from 'fastify';
 import type { TokenVerifier } from './auth.js';
@@ -24,6 +24,7 @@ import { registerApprovalRoutes } from './routes/approvals.js';
 import { registerNotificationRoutes } from './routes/notifications.js';
 import { registerChatCompletionRoutes } from './routes/chat-completions.js';
 import { registerConversationRoutes } from './routes/conversations.js';
+import { registerConversationResourceRoutes } from './routes/conversation-resources.js';
 import { registerCredentialRoutes } from './routes/credentials.js';
 import type { CredentialCalls } from './credential-calls.js';
 import type { ModelConnectionCalls } from './model-connection-calls.js';
@@ -51,6 +52,8 @@ export interface AppOptions {
   orchestrator: PromiseClient<orchestratorV1.OrchestratorServiceClient>;
   /** The orchestrator's AgentService: tenant agents, their versions, conversation pins (and an agent version's `approverRoles`). */
   agents: PromiseClient<agentsV1.AgentServiceClient>;
+  /** The orchestrator's ConversationService: conversations as resources, and who may read a history. */
+  conversations: PromiseClient<conversationsV1.ConversationServiceClient>;
   memory: PromiseClient<memoryV1.MemoryServiceClient>;
   agentPool: PromiseClient<agentPoolV1.AgentPoolServiceClient>;
   /** The credential service (store/list/delete/audit); absent: the credential routes answer 503. */
@@ -158,7 +161,14 @@ export function buildApp(options: AppOptions): FastifyInstance {
   registerHealthRoutes(router, options.health);
   if (options.console) registerConsole(app, options.console);
   registerOpenApiRoutes(router, { document: () => (document ??= buildOpenApiDocument(allOperations)) });
-  registerConversationRoutes(router, { turns, events, memory: options.memory, ...options.limits });
+  registerConversationRoutes(router, {
+    turns,
+    events,
+    memory: options.memory,
+    conversations: options.conversations,
+    ...options.limits,
+  });
+  registerConversationResourceRoutes(router, { conversations: options.conversations });
   registerAgentRoutes(router, { agents: options.agents });
   registerAgentVersionRoutes(router, { agents: options.agents });
   registerConversationPinRoutes(router, { agents: options.agents });

@@ -8,7 +8,7 @@ import { buildApp } from './app.js';
 import { TokenVerifier, type Principal, type TokenVerifierOptions } from './auth.js';
 import { ApiConfig } from './config.js';
 import { HttpError } from './http-errors.js';
-import { noAgentPool, noAgents, noEvents, noTrigger } from './test-support/unavailable-ports.js';
+import { noAgentPool, noAgents, noConversations, noEvents, noTrigger } from './test-support/unavailable-ports.js';
 
 const SECRET = 'test-secret-that-is-at-least-32-chars-long';
 const ISSUER = 'https://issuer.test/';
@@ -551,6 +551,7 @@ describe('over HTTP', () => {
       events: noEvents,
       agentPool: noAgentPool,
       agents: noAgents,
+      conversations: noConversations,
       trigger: noTrigger,
       limits: { maxMessageChars: 100, turnWaitMs: 1_000, sseHeartbeatMs: 1_000 },
       health: { dependencies: {}, probeTimeoutMs: 200, isAccepting: () => true },

@@ -29,6 +29,8 @@ export interface Principal {
   role: TenantRole;
   /** The API key the caller authenticated with (its id), when it used one. */
   keyId?: string;
+  /** Set when an operator reads another tenant's data (`Platform-Tenant`, GET only): it sees all of it. */
+  operatorRead?: boolean;
   /** The end user a key acts for (the `Platform-User` header); `subject` is then that user. */
   actingUser?: string;
 }

@@ -6,7 +6,7 @@ import { useOrchestratorEdgeApp } from './test-support/orchestrator-edge-app.js'
 import { buildOpenApiDocument, type OpenApiDocument } from './openapi/document.js';
 import { allOperations } from './api-operations.js';
 
-const METHODS = ['get', 'post', 'put', 'delete'] as const;
+const METHODS = ['get', 'post', 'put', 'patch', 'delete'] as const;
 
 /** `/v1/runs/:runId` as OpenAPI writes it. */
 const openApiPath = (url: string): string => url.replace(/:([A-Za-z0-9_]+)/g, '{$1}');

@@ -42,5 +42,5 @@ export function actingPrincipal(principal: Principal, request: FastifyRequest, o
     throw new HttpError(400, ApiErrorCodes.INVALID_TENANT, `${TENANT_HEADER} is not a valid tenant id`);
   request.log.info({ operator: principal.subject, tenant: tenant.data, url: request.url }, 'operator read');
   // In another tenant an operator reads, with the rights of a viewer (docs/access.md).
-  return Object.freeze({ ...principal, tenantId: tenant.data, role: 'viewer' });
+  return Object.freeze({ ...principal, tenantId: tenant.data, role: 'viewer', operatorRead: true });
 }

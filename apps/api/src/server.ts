@@ -1,4 +1,12 @@
-import { agentPoolV1, agentsV1, credentialV1, memoryV1, orchestratorV1, triggerV1 } from '@platform/proto';
+import {
+  agentPoolV1,
+  agentsV1,
+  conversationsV1,
+  credentialV1,
+  memoryV1,
+  orchestratorV1,
+  triggerV1,
+} from '@platform/proto';
 import { modelConnectionChangedSubject, RUN_EVENTS_STREAM, RUN_EVENTS_SUBJECT_PREFIX } from '@platform/contracts';
 import {
   connectNats,
@@ -57,6 +65,12 @@ export async function startApiServer(config: ApiConfig, logger: Logger): Promise
   const agents = createGrpcClient(
     agentsV1.AgentServiceClient,
     agentsV1.AgentServiceService,
+    config.ORCHESTRATOR_ADDRESS,
+    { defaultDeadlineMs: config.GRPC_DEADLINE_MS, transport, server: 'orchestrator' },
+  );
+  const conversations = createGrpcClient(
+    conversationsV1.ConversationServiceClient,
+    conversationsV1.ConversationServiceService,
     config.ORCHESTRATOR_ADDRESS,
     { defaultDeadlineMs: config.GRPC_DEADLINE_MS, transport, server: 'orchestrator' },
   );
@@ -145,6 +159,7 @@ export async function startApiServer(config: ApiConfig, logger: Logger): Promise
     maxBodyBytes: config.MAX_BODY_BYTES,
     orchestrator: orchestrator.rpc,
     agents: agents.rpc,
+    conversations: conversations.rpc,
     memory: memory.rpc,
     agentPool: agentPool.rpc,
     ...(credentialCalls && credential

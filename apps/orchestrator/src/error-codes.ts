@@ -173,6 +173,31 @@ const orchestratorErrorCatalogue = {
     description: "A message's overrides that are not valid or that the agent does not allow; the message names which.",
   },
   CONVERSATION_NOT_PINNED: { kind: 'not_found', description: 'The conversation has no agent pin.' },
+  CONVERSATION_NOT_FOUND: {
+    kind: 'not_found',
+    description:
+      "No conversation of this id that the caller may reach: none in the tenant, or another user's that is not shared (the two look the same).",
+  },
+  INVALID_CONVERSATION_TITLE: {
+    kind: 'invalid_argument',
+    description: 'A conversation title longer than its limit (docs/conversations.md).',
+  },
+  INVALID_CONVERSATION_LABELS: {
+    kind: 'invalid_argument',
+    description: 'Conversation labels beyond their limits or of the wrong form; the message names the label.',
+  },
+  INVALID_CONVERSATION_METADATA: {
+    kind: 'invalid_argument',
+    description: 'Conversation metadata that is not a JSON object or is larger than its limit.',
+  },
+  INVALID_CONVERSATION_FILTER: {
+    kind: 'invalid_argument',
+    description: 'A conversation listing filter of the wrong form (a metadata filter that is not key=value, a search too long).',
+  },
+  CONVERSATION_SHARE_FORBIDDEN: {
+    kind: 'permission_denied',
+    description: "Sharing or unsharing a conversation by someone who is neither its owner nor a tenant admin.",
+  },
 } as const satisfies Record<string, ErrorCodeSpec>;
 
 /** Codes by name, the shared ones included: throw sites write `ErrorCodes.TASK_NOT_FOUND`. */

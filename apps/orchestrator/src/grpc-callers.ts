@@ -1,4 +1,4 @@
-import type { agentsV1, orchestratorV1 } from '@platform/proto';
+import type { agentsV1, conversationsV1, orchestratorV1 } from '@platform/proto';
 import type { CallerTable } from '@platform/service-kit';
 
 /**
@@ -34,4 +34,12 @@ export const AGENT_CALLERS: CallerTable<typeof agentsV1.AgentServiceService> = {
   pinConversation: ['api'],
   getConversationPin: ['api'],
   unpinConversation: ['api'],
+};
+
+/** The ConversationService is the api's: it acts for the tenant (and user, and role) of a verified token. */
+export const CONVERSATION_CALLERS: CallerTable<typeof conversationsV1.ConversationServiceService> = {
+  listConversations: ['api'],
+  getConversation: ['api'],
+  updateConversation: ['api'],
+  checkConversationAccess: ['api'],
 };

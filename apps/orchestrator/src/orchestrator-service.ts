@@ -3,7 +3,8 @@ import { ConversationId, TenantId, type MultitaskPolicy } from '@platform/contra
 import type { orchestratorV1 } from '@platform/proto';
 import { errors, PlatformError, unaryHandler, type Logger } from '@platform/service-kit';
 import type { ToolCatalog } from '@platform/tool-sdk';
-import type { NewRun, RunRecords } from './journal/run-records.js';
+import { ConversationClosedError, type NewRun, type RunRecords } from './journal/run-records.js';
+import { readerOf } from './conversations/conversation-access.js';
 import type { ConversationQueue } from './ordering/conversation-queue.js';
 import type { ShouldProcess } from './admission/should-process.js';
 import type { AgentResolver } from './tenant-agents/agent-resolver.js';
@@ -101,6 +102,20 @@ function outputSchemaOf(
 
 /** Ends a message's wait once its call is answered (or failed): nothing reads it. */
 const WAIT_OVER = new Error('the call is over');
+
+/**
+ * Records the message's run (queue.admit); a conversation the sender may not reach is answered as
+ * one that does not exist, so its id tells nothing (docs/conversations.md#who-can-see-a-conversation).
+ */
+async function admitted(deps: OrchestratorDependencies, admission: NewRun): Promise<boolean> {
+  try {
+    return await deps.queue.admit(admission);
+  } catch (error) {
+    if (error instanceof ConversationClosedError)
+      throw errors.notFound(ErrorCodes.CONVERSATION_NOT_FOUND, `no conversation '${error.conversationId}'`);
+    throw error;
+  }
+}
 
 /** The gRPC surface: accept a message as a run and wait for it; read and cancel runs; the catalog. */
 export function orchestratorServiceImplementation(
@@ -212,6 +227,14 @@ export function orchestratorServiceImplementation(
             ...(request.subject ? { subject: request.subject } : {}),
             ...senderRoleOf(request.role),
             ...(claim ? { idempotency: claim } : {}),
+            // Recorded with the run: the conversation's owner, activity and agent, if the sender reaches
+            // it. An approval decision reaches the run's conversation whoever decides (the api checked the decider).
+            conversation: {
+              sender: request.subject ?? '',
+              agentName: resolved.name,
+              seesAll:
+                approval !== undefined || readerOf(scope.tenantId, request.subject ?? '', request.role ?? '').seesAll,
+            },
           };
         }
         if (existing && existing.conversationId !== scope.conversationId)
@@ -238,7 +261,7 @@ export function orchestratorServiceImplementation(
           );
           finished.catch(() => undefined); // awaited below, or abandoned when admission fails
           if (!admission) deps.queue.kick(scope.tenantId, scope.conversationId);
-          else if (!(await deps.queue.admit(admission))) {
+          else if (!(await admitted(deps, admission))) {
             // A keyed message that lost the race for its key: the winner's run is the answer.
             const winner = claim ? await runOfKey(keyed, scope, claim) : undefined;
             if (winner && winner.runId !== runId) {

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
 import { DEFAULT_LOOP_CONFIG } from '@platform/agent-loop';
 import { OpenAIChatModel } from '@platform/llm';
-import { agentsV1, orchestratorV1 } from '@platform/proto';
+import { agentsV1, conversationsV1, orchestratorV1 } from '@platform/proto';
 import { errors, GrpcServer, RateLimiter, type Logger } from '@platform/service-kit';
 import { ToolClient } from '@platform/tool-sdk';
 import { ShouldProcess } from './admission/should-process.js';
@@ -19,7 +19,7 @@ import { RunEndPublisher } from './events/publish-run-end.js';
 import { TRIGGERED_RUN_PUBLISH_TIMEOUT_MS, TriggeredRunPublisher } from './events/publish-triggered-run.js';
 import { publishEndWithoutRun } from './events/run-event-publisher.js';
 import { HAND_OVER_MS, settlesWithin, SHUTDOWN_RETRY_AFTER_SECONDS } from './graceful-stop.js';
-import { AGENT_CALLERS, ORCHESTRATOR_CALLERS } from './grpc-callers.js';
+import { AGENT_CALLERS, CONVERSATION_CALLERS, ORCHESTRATOR_CALLERS } from './grpc-callers.js';
 import { RunLeaseRenewal } from './journal/run-lease-renewal.js';
 import { RunRecords } from './journal/run-records.js';
 import { IdempotencyKeys } from './idempotency/idempotency-keys.js';
@@ -58,6 +58,8 @@ import type { AgentCompileDefaults } from './tenant-agents/agent-compile.js';
 import { AgentDirectory } from './tenant-agents/agent-directory.js';
 import { AgentResolver } from './tenant-agents/agent-resolver.js';
 import { agentServiceImplementation } from './tenant-agents/agent-service.js';
+import { conversationServiceImplementation } from './conversations/conversation-service.js';
+import { ConversationStore } from './conversations/conversation-store.js';
 import { AgentStore } from './tenant-agents/agent-store.js';
 import { AgentValidation } from './tenant-agents/agent-validation.js';
 import { AttemptStep, type TurnAttempt } from './turn/attempt.js';
@@ -75,6 +77,7 @@ import { ErrorCodes } from './error-codes.js';
 
 const ORCHESTRATOR_SERVICE_NAME = 'orchestrator.v1.OrchestratorService';
 const AGENT_SERVICE_NAME = 'orchestrator.v1.AgentService';
+const CONVERSATION_SERVICE_NAME = 'orchestrator.v1.ConversationService';
 /** An answer that is not valid against the run's output schema is asked for again this many times. */
 const OUTPUT_RETRIES = 1;
 
@@ -427,6 +430,12 @@ async function wire(
       logger,
     }),
     AGENT_CALLERS,
+  );
+  grpc.addService(
+    CONVERSATION_SERVICE_NAME,
+    conversationsV1.ConversationServiceService,
+    conversationServiceImplementation({ store: new ConversationStore(pool), logger }),
+    CONVERSATION_CALLERS,
   );
   agentDirectory.start();
   const port = await grpc.start();

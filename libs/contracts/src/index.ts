@@ -122,6 +122,7 @@ export { NamedError } from './named-error.js';
 export { API_KEY_REVOKED_SUBJECT, ApiKeyRevoked } from './api-keys.js';
 export { TENANT_ROLES, TenantRole, roleAtLeast, highestTenantRole } from './tenant-roles.js';
 export { approvalRefusal, type ApprovalCaller, type ApprovalOwner, type ApprovalRefusal } from './approval-deciders.js';
+export { CONVERSATION_LIMITS, CONVERSATION_LABEL_PATTERN } from './conversation-limits.js';
 export {
   AgentName,
   AGENTS_CHANGED_SUBJECT_PREFIX,

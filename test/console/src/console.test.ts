@@ -80,6 +80,37 @@ describe('the web console', () => {
     expect(chatRunId).toMatch(/^run_/);
   });
 
+  it('renames and labels a conversation, then finds it by search and filters', async () => {
+    expect(
+      (await stack.api('POST', '/v1/conversations/console-other/messages', TENANT, { content: '[scenario:plain] hi' }))
+        .status,
+    ).toBe(200);
+    await open('/conversations/console-chat');
+    await page.getByRole('button', { name: 'Rename or label' }).click();
+    await page.getByLabel('Title', { exact: true }).fill('Tokyo maths');
+    await page.getByLabel('Labels (comma-separated)').fill('maths, travel');
+    await page.getByRole('button', { name: 'Save' }).click();
+    await page.getByTestId('conversation-title').filter({ hasText: 'Tokyo maths' }).waitFor();
+
+    await open('/conversations');
+    const rows = page.getByTestId('conversation-row');
+    await rows.filter({ hasText: 'console-other' }).waitFor();
+    expect(await rows.count()).toBeGreaterThanOrEqual(2);
+    await page.getByLabel('Title contains').fill('TOKYO');
+    await page.getByRole('button', { name: 'Find' }).click();
+    await rows.filter({ hasText: 'Tokyo maths' }).waitFor();
+    await page.waitForFunction(() => document.querySelectorAll('[data-testid="conversation-row"]').length === 1);
+    await page.getByLabel('Title contains').fill('');
+    await page.getByLabel('Label').fill('travel');
+    await page.getByLabel('Waiting for the user').selectOption('false');
+    await page.getByRole('button', { name: 'Find' }).click();
+    await page.waitForFunction(() => document.querySelectorAll('[data-testid="conversation-row"]').length === 1);
+    expect(await rows.first().textContent()).toContain('maths, travel');
+    await page.getByLabel('Label').fill('no-such-label');
+    await page.getByRole('button', { name: 'Find' }).click();
+    await page.getByText('No conversation matches.').waitFor();
+  });
+
   it('opens the run: its transcript shows the tool call with arguments, result, status and runner', async () => {
     await open(`/runs/${chatRunId}`);
     await page.getByRole('heading', { name: 'Transcript' }).waitFor();

@@ -44,7 +44,7 @@ export class ApiClient {
   }
 
   /** A write for the token's own tenant (the Platform-Tenant header is for reads only, and not sent). */
-  async send<T>(method: 'POST' | 'PUT' | 'DELETE', path: string, body?: unknown): Promise<T> {
+  async send<T>(method: 'POST' | 'PUT' | 'PATCH' | 'DELETE', path: string, body?: unknown): Promise<T> {
     return (await this.request<T>(method, path, body === undefined ? {} : { body })).body;
   }
 
@@ -57,7 +57,7 @@ export class ApiClient {
   }
 
   async request<T>(
-    method: 'GET' | 'POST' | 'PUT' | 'DELETE',
+    method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE',
     path: string,
     request: ApiRequest = {},
   ): Promise<ApiAnswer<T>> {

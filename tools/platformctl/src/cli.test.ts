@@ -105,6 +105,47 @@ describe('platformctl command line', () => {
     expect(Object.fromEntries(new URL(seen.at(-1)!.url, baseUrl).searchParams)).toEqual({ conversationId: 'c1' });
   });
 
+  it('lists conversations: filters and paging become GET /v1/conversations query parameters', async () => {
+    const base = ['conversations', 'list', '--api', baseUrl, '--token', 'tok'];
+    const filters = ['--agent', 'helper', '--user', 'alice', '--label', 'billing', '--metadata', 'crm=T-1'];
+    expect((await run([...base, ...filters, '--waiting', '--search', 'refund', '--limit', '5'])).code).toBe(1);
+    const url = new URL(seen.at(-1)!.url, baseUrl);
+    expect(url.pathname).toBe('/v1/conversations');
+    expect(Object.fromEntries(url.searchParams)).toEqual({
+      agent: 'helper',
+      user: 'alice',
+      label: 'billing',
+      metadata: 'crm=T-1',
+      waitingForUser: 'true',
+      search: 'refund',
+      pageSize: '5',
+    });
+    expect(await run([...base, '--waiting', '--not-waiting'])).toMatchObject({ code: 2 });
+  });
+
+  it('gets and updates a conversation with GET and PATCH /v1/conversations/{id}', async () => {
+    const auth = ['--api', baseUrl, '--token', 'tok'];
+    await run(['conversations', 'get', 'conv 1', ...auth]);
+    expect(seen.at(-1)).toMatchObject({ method: 'GET', url: '/v1/conversations/conv%201' });
+    const update = ['conversations', 'update', 'c1', ...auth];
+    await run([...update, '--title', 'Refund', '--label', 'a', '--label', 'b', '--metadata', 'k=v', '--share']);
+    expect(seen.at(-1)).toMatchObject({ method: 'PATCH', url: '/v1/conversations/c1' });
+    expect(JSON.parse(seen.at(-1)!.body)).toEqual({
+      title: 'Refund',
+      labels: ['a', 'b'],
+      metadata: { k: 'v' },
+      shared: true,
+    });
+    await run([...update, '--no-labels', '--unshare']);
+    expect(JSON.parse(seen.at(-1)!.body)).toEqual({ labels: [], shared: false });
+    expect(await run(update)).toMatchObject({ code: 2, err: expect.stringContaining('needs --title') });
+    expect(await run([...update, '--metadata', 'nokey'])).toMatchObject({ code: 2 });
+    expect(await run(['conversations', 'get', ...auth])).toMatchObject({
+      code: 2,
+      err: expect.stringContaining('missing'),
+    });
+  });
+
   it("adds a model connection with the key from the environment only, for the token's own tenant", async () => {
     const argv = ['model-connections', 'add', 'acme-llm', '--base-url', 'https://llm.example/v1', '--models', 'a, b'];
     expect(await run(argv, { PLATFORM_TOKEN: 't', PLATFORM_API_URL: baseUrl })).toMatchObject({

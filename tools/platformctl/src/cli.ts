@@ -5,6 +5,7 @@ import { ApiClient, ApiError } from './api-client.js';
 import { credentialKeys, listDeadLetters } from './commands/admin.js';
 import { listApprovals } from './commands/approvals.js';
 import { listRuns, showRun } from './commands/runs.js';
+import { getConversation, listConversations, updateConversation } from './commands/conversations.js';
 import { listFires, listTasks, showTask } from './commands/tasks.js';
 import { listTools } from './commands/tools.js';
 import {
@@ -31,6 +32,14 @@ commands:
                (statuses: queued, running, completed, waiting, failed, cancelled; times ISO 8601,
                --since inclusive, --until exclusive)
       paging:  --limit n (page size 1-200, default 50)  --page-token <t> (the next page)  --all
+  conversations list [filters] [paging]
+                                     conversations, most recent activity first (a member's own)
+      filters: --agent <id|name>  --user <sub>  --label <l>  --metadata k=v (repeat)  --waiting
+               --not-waiting  --search <text in titles>;  paging as for runs list
+  conversations get <id>             title, labels, metadata, owner, agent, waiting, activity
+  conversations update <id> [--title <t>] [--label <l> ... | --no-labels] [--metadata k=v ...]
+                       [--share | --unshare]
+                                     set what is given (docs/conversations.md has the limits)
   approvals                          pending approvals, soonest to expire first
   tools                              the live tool catalog: runner, version, live instances
   tasks                              tasks with their next and last fire
@@ -109,6 +118,15 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
         search: { type: 'string' },
         label: { type: 'string', multiple: true },
         'include-deleted': { type: 'boolean', default: false },
+        agent: { type: 'string' },
+        user: { type: 'string' },
+        metadata: { type: 'string', multiple: true },
+        waiting: { type: 'boolean' },
+        'not-waiting': { type: 'boolean' },
+        title: { type: 'string' },
+        'no-labels': { type: 'boolean', default: false },
+        share: { type: 'boolean' },
+        unshare: { type: 'boolean' },
         help: { type: 'boolean', short: 'h', default: false },
       },
     });
@@ -187,6 +205,36 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
             pageSize: values.limit === undefined ? undefined : number('limit', values.limit, 50),
             pageToken: values['page-token'],
             all: values.all,
+          });
+          break;
+        case 'conversations':
+        case 'conversations list':
+          if (values.all && values['page-token']) throw new UsageError('give --all or --page-token, not both');
+          if (values.waiting && values['not-waiting'])
+            throw new UsageError('give --waiting or --not-waiting, not both');
+          result = await listConversations(api, {
+            agent: values.agent,
+            user: values.user,
+            label: values.label?.[0],
+            metadata: values.metadata,
+            waiting: values.waiting ? true : values['not-waiting'] ? false : undefined,
+            search: values.search,
+            pageSize: values.limit === undefined ? undefined : number('limit', values.limit, 50),
+            pageToken: values['page-token'],
+            all: values.all,
+          });
+          break;
+        case 'conversations get':
+          result = await getConversation(api, need('<conversationId>'));
+          break;
+        case 'conversations update':
+          if (values.share && values.unshare) throw new UsageError('give --share or --unshare, not both');
+          if (values['no-labels'] && values.label) throw new UsageError('give --label or --no-labels, not both');
+          result = await updateConversation(api, need('<conversationId>'), {
+            title: values.title,
+            labels: values['no-labels'] ? [] : values.label,
+            metadata: values.metadata,
+            shared: values.share ? true : values.unshare ? false : undefined,
           });
           break;
         case 'approvals':

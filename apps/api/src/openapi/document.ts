@@ -246,7 +246,7 @@ export function buildOpenApiDocument(operations: readonly OperationSpec[]): Open
   const eventSchemas = new Map<string, z.ZodType>();
   for (const operation of operations) {
     const item = (paths[operation.path] ??= {});
-    const method = operation.method.toLowerCase() as 'get' | 'post' | 'put' | 'delete';
+    const method = operation.method.toLowerCase() as 'get' | 'post' | 'put' | 'patch' | 'delete';
     if (item[method]) throw new Error(`two operations for ${operation.method} ${operation.path}`);
     item[method] = operationObject(operation, eventSchemas);
   }

@@ -3,7 +3,7 @@ import type { z } from 'zod';
 import type { TenantRole } from '@platform/contracts';
 import type { ApiErrorCode } from '../error-codes.js';
 
-type HttpMethod = 'GET' | 'POST' | 'PUT' | 'DELETE';
+type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 
 /**
  * Who may call an operation: anyone (`public`), any verified token, answered for its tenant

@@ -237,7 +237,8 @@ export function registerApprovalRoutes(router: OperationRouter, options: Approva
         timeZone: '',
         // The decider is the decision turn's subject: the run's transcript names who decided.
         subject: principal.subject ?? '',
-        // Its role: a reply that reads as an approval decision decides only what the role may.
+        // Its role: a reply that reads as an approval decision decides only what the role may. The
+        // decision reaches the run's conversation whoever owns it (the decider was checked above).
         role: principal.role,
         approvalId,
         decision: body.decision,

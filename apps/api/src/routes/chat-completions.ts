@@ -220,7 +220,8 @@ export function registerChatCompletionRoutes(router: OperationRouter, options: C
       // The end user (the token's sub, or the user a key acts for): the run records it, and only
       // that user (or an admin) decides the run's approvals (docs/access.md#approvals).
       subject: principal.subject ?? '',
-      // Its role: a reply that reads as an approval decision decides only what the role may.
+      // Its role: the orchestrator lets a member send only to their own conversations and shared
+      // ones, and a reply that reads as an approval decision decides only what the role may.
       role: principal.role,
       timeZone: '',
       ...(outputSchema ? { outputSchemaJson: JSON.stringify(outputSchema) } : {}),

@@ -23,11 +23,13 @@ import {
 } from '../turns/idempotency-key.js';
 import { RunEvent } from './runs.js';
 import { ApiErrorCodes } from '../error-codes.js';
+import { requireHistoryAccess, type ConversationClient } from '../access/conversation-caller.js';
 
 export interface ConversationRoutesOptions {
   turns: TurnRunner;
   events: RunEvents;
   memory: PromiseClient<memoryV1.MemoryServiceClient>;
+  conversations: ConversationClient;
   maxMessageChars: number;
   turnWaitMs: number;
   sseHeartbeatMs: number;
@@ -68,7 +70,7 @@ export const TURN_ERRORS = {
     'DELEGATION_CONVERSATION',
     'OVERRIDE_NOT_ALLOWED',
   ],
-  404: ['PROFILE_NOT_FOUND', 'AGENT_NOT_FOUND', 'AGENT_VERSION_NOT_FOUND'],
+  404: ['PROFILE_NOT_FOUND', 'AGENT_NOT_FOUND', 'AGENT_VERSION_NOT_FOUND', 'CONVERSATION_NOT_FOUND'],
   410: ['AGENT_DELETED'],
   413: ['CONTENT_TOO_LONG'],
   429: ['RATE_LIMITED', 'TOKEN_BUDGET_EXCEEDED'],
@@ -168,6 +170,7 @@ export const conversationOperations = {
         },
       },
     },
+    errors: { 404: ['CONVERSATION_NOT_FOUND'], 503: ['UNAVAILABLE'] },
   }),
 };
 
@@ -199,7 +202,8 @@ export function registerConversationRoutes(router: OperationRouter, options: Con
       // The end user (the token's sub, or the user a key acts for): the run records it, and only
       // that user (or an admin) decides the run's approvals (docs/access.md#approvals).
       subject: principal.subject ?? '',
-      // Its role: a reply that reads as an approval decision decides only what the role may.
+      // Its role: the orchestrator lets a member send only to their own conversations and shared
+      // ones, and a reply that reads as an approval decision decides only what the role may.
       role: principal.role,
       timeZone: body.timeZone ?? '',
       ...(body.outputSchema ? { outputSchemaJson: JSON.stringify(body.outputSchema) } : {}),
@@ -227,6 +231,7 @@ export function registerConversationRoutes(router: OperationRouter, options: Con
 
   router.add(conversationOperations.listMessages, async ({ params, query, request }) => {
     const { tenantId } = principalOf(request);
+    await requireHistoryAccess(options.conversations, request, params.conversationId);
     // Memory ends a page at its byte limit too (hasMore then says to ask again after the last seq).
     const page = await options.memory.listMessages({
       tenantId,

@@ -16,7 +16,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApp } from '../app.js';
 import { TokenVerifier } from '../auth.js';
 import { CredentialCalls } from '../credential-calls.js';
-import { noAgentPool, noAgents, noEvents, noTrigger } from '../test-support/unavailable-ports.js';
+import { noAgentPool, noAgents, noConversations, noEvents, noTrigger } from '../test-support/unavailable-ports.js';
 
 const SECRET = 'test-secret-that-is-at-least-32-chars-long';
 const PLATFORM_TOKEN = randomBytes(24).toString('hex');
@@ -37,6 +37,7 @@ function appWith(credentials: CredentialCalls | undefined): FastifyInstance {
     events: noEvents,
     agentPool: noAgentPool,
     agents: noAgents,
+    conversations: noConversations,
     trigger: noTrigger,
     ...(credentials ? { credentials } : {}),
     limits: { maxMessageChars: 100, turnWaitMs: 1_000, sseHeartbeatMs: 1_000 },

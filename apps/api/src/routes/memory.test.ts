@@ -5,7 +5,7 @@ import { SignJWT } from 'jose';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { buildApp } from '../app.js';
 import { TokenVerifier } from '../auth.js';
-import { noAgentPool, noAgents, noEvents, noTrigger } from '../test-support/unavailable-ports.js';
+import { noAgentPool, noAgents, noConversations, noEvents, noTrigger } from '../test-support/unavailable-ports.js';
 
 // The memory port is a plain object: these tests are about the HTTP edge (validation, mapping,
 // error codes, the tenant and actor sent). test/e2e/memory.test.ts drives the real memory service,
@@ -88,6 +88,7 @@ beforeAll(async () => {
     events: noEvents,
     agentPool: noAgentPool,
     agents: noAgents,
+    conversations: noConversations,
     limits: { maxMessageChars: 100, turnWaitMs: 1_000, sseHeartbeatMs: 1_000 },
     health: {
       dependencies: { orchestrator: { probe: deadProbe, service: '' } },

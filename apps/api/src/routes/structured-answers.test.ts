@@ -13,7 +13,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { buildApp } from '../app.js';
 import { TokenVerifier } from '../auth.js';
-import { noAgentPool, noAgents, noEvents, noTrigger } from '../test-support/unavailable-ports.js';
+import { noAgentPool, noAgents, noConversations, noEvents, noTrigger } from '../test-support/unavailable-ports.js';
 
 const SECRET = 'structured-secret-structured-secret-1234';
 const seen: orchestratorV1.HandleMessageRequest[] = [];
@@ -59,6 +59,7 @@ beforeAll(async () => {
     maxBodyBytes: 100_000,
     orchestrator,
     agents: noAgents,
+    conversations: noConversations,
     memory: {} as never,
     events: noEvents,
     agentPool: noAgentPool,

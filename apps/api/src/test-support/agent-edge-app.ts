@@ -14,7 +14,7 @@ import { afterAll, beforeAll } from 'vitest';
 import { buildApp } from '../app.js';
 import { TokenVerifier } from '../auth.js';
 import { InMemoryAgents } from './in-memory-agents.js';
-import { noAgentPool, noEvents, noTrigger } from './unavailable-ports.js';
+import { noAgentPool, noConversations, noEvents, noTrigger } from './unavailable-ports.js';
 
 const logger = createLogger({ service: 'api-test', level: 'silent' });
 
@@ -147,6 +147,7 @@ export function useAgentEdgeApp(secret: string): AgentEdge {
       maxBodyBytes: 100_000,
       orchestrator: orchestrator.rpc,
       agents: agents.rpc,
+      conversations: noConversations,
       memory: {} as never,
       events: noEvents,
       agentPool: noAgentPool,

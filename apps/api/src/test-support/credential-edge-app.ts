@@ -12,7 +12,7 @@ import { createSuiteDatabase } from '@platform/testing/vitest';
 import type { FastifyInstance } from 'fastify';
 import { buildApp, type AppOptions } from '../app.js';
 import { TokenVerifier } from '../auth.js';
-import { noAgentPool, noAgents, noEvents, noTrigger } from './unavailable-ports.js';
+import { noAgentPool, noAgents, noConversations, noEvents, noTrigger } from './unavailable-ports.js';
 
 /** A real credential service process on its own database, and the api's client of it. */
 export interface CredentialEdge {
@@ -82,6 +82,7 @@ export function credentialEdgeApp(secret: string, extra: Partial<AppOptions>): F
     events: noEvents,
     agentPool: noAgentPool,
     agents: noAgents,
+    conversations: noConversations,
     trigger: noTrigger,
     limits: { maxMessageChars: 100, turnWaitMs: 1_000, sseHeartbeatMs: 1_000 },
     health: { dependencies: {}, probeTimeoutMs: 200, isAccepting: () => true },

@@ -5,7 +5,7 @@ import { SignJWT } from 'jose';
 import { afterAll, beforeAll } from 'vitest';
 import { buildApp, type AppOptions } from '../app.js';
 import { TokenVerifier } from '../auth.js';
-import { noAgentPool, noAgents, noEvents, noTrigger } from './unavailable-ports.js';
+import { noAgentPool, noAgents, noConversations, noEvents, noTrigger } from './unavailable-ports.js';
 
 /** The operator role of the apps this builds. */
 export const EDGE_OPERATOR_ROLE = 'ops-role';
@@ -30,6 +30,7 @@ async function orchestratorEdgeApp(
     events: noEvents,
     agentPool: noAgentPool,
     agents: noAgents,
+    conversations: noConversations,
     trigger: noTrigger,
     limits: { maxMessageChars: 100, turnWaitMs: 1_000, sseHeartbeatMs: 1_000 },
     health: { dependencies: {}, probeTimeoutMs: 200, isAccepting: () => true },

@@ -3,7 +3,7 @@ import { createLogger, type GrpcHealthProbe, type Logger, type PromiseClient } f
 import type { FastifyInstance } from 'fastify';
 import { buildApp, type AppOptions } from '../app.js';
 import { TokenVerifier } from '../auth.js';
-import { noAgentPool, noAgents, noEvents } from './unavailable-ports.js';
+import { noAgentPool, noAgents, noConversations, noEvents } from './unavailable-ports.js';
 
 /**
  * The api with only a trigger behind it (tasks, events, notifications): every other service is
@@ -26,6 +26,7 @@ export function triggerEdgeApp(
     events: noEvents,
     agentPool: noAgentPool,
     agents: noAgents,
+    conversations: noConversations,
     trigger,
     limits: { maxMessageChars: 100, turnWaitMs: 1_000, sseHeartbeatMs: 1_000 },
     health: {

@@ -1,4 +1,4 @@
-import type { agentPoolV1, agentsV1, triggerV1 } from '@platform/proto';
+import type { agentPoolV1, agentsV1, conversationsV1, triggerV1 } from '@platform/proto';
 import type { PromiseClient } from '@platform/service-kit';
 import type { RunEvents } from '../events/run-event-reader.js';
 
@@ -37,3 +37,12 @@ export const noAgents = new Proxy(
       Promise.reject(new Error(`the agent service (${String(method)}) is not available in this test`)),
   },
 ) as PromiseClient<agentsV1.AgentServiceClient>;
+
+/** For HTTP-edge tests that never touch conversations: any call to the conversation service fails the test loudly. */
+export const noConversations = new Proxy(
+  {},
+  {
+    get: (_target, method) => () =>
+      Promise.reject(new Error(`the conversation service (${String(method)}) is not available in this test`)),
+  },
+) as PromiseClient<conversationsV1.ConversationServiceClient>;

@@ -66,6 +66,12 @@ type SpecBody = paths['/v1/agents']['post']['requestBody']['content']['applicati
 
 /** The filters and page of `GET /v1/runs`. */
 export type RunListQuery = NonNullable<paths['/v1/runs']['get']['parameters']['query']>;
+/** The filters and page of `GET /v1/conversations`. */
+type ConversationListQuery = NonNullable<paths['/v1/conversations']['get']['parameters']['query']>;
+/** What `PATCH /v1/conversations/{conversationId}` writes. */
+type ConversationChanges = NonNullable<
+  paths['/v1/conversations/{conversationId}']['patch']['requestBody']
+>['content']['application/json'];
 type FactQuery = NonNullable<paths['/v1/memory/facts']['get']['parameters']['query']>;
 
 /** The platform API as the signed-in user (or an operator viewing a tenant) calls it. */
@@ -76,6 +82,17 @@ export class PlatformApi {
     this.client = clientFor(caller);
   }
 
+  listConversations(query: ConversationListQuery) {
+    return bodyOf(this.client.GET('/v1/conversations', { params: { query } }));
+  }
+  getConversation(conversationId: string) {
+    return bodyOf(this.client.GET('/v1/conversations/{conversationId}', { params: { path: { conversationId } } }));
+  }
+  updateConversation(conversationId: string, body: ConversationChanges) {
+    return bodyOf(
+      this.client.PATCH('/v1/conversations/{conversationId}', { params: { path: { conversationId } }, body }),
+    );
+  }
   listRuns(query: RunListQuery) {
     return bodyOf(this.client.GET('/v1/runs', { params: { query } }));
   }

@@ -2,16 +2,17 @@ import type { Dispatch, SetStateAction } from 'react';
 
 /**
  * Newer / Older buttons over a listing paged by a `before` cursor: `before` is the stack of cursors
- * that led to this page, `nextBefore` the cursor of the next older page (null on the last).
+ * that led to this page, `nextBefore` the cursor of the next older page (null on the last); a
+ * cursor is a number (a seq) or an opaque page token.
  */
-export function NewerOlderPager({
+export function NewerOlderPager<Cursor extends number | string = number>({
   before,
   nextBefore,
   setBefore,
 }: {
-  before: readonly number[];
-  nextBefore: number | null;
-  setBefore: Dispatch<SetStateAction<number[]>>;
+  before: readonly Cursor[];
+  nextBefore: Cursor | null;
+  setBefore: Dispatch<SetStateAction<Cursor[]>>;
 }) {
   return (
     <div className="pager">

@@ -6,6 +6,7 @@ import type { HistoryEntry } from '../api/types.js';
 import { CodeBlock, StatusBadge } from '../components/badges.js';
 import { EmptyState, ErrorState, LoadState } from '../components/states.js';
 import { useLoad } from '../components/use-load.js';
+import { ConversationDetails } from '../components/conversation-details.js';
 import { useConsole } from '../console-context.js';
 import {
   applyRunEvent,
@@ -173,6 +174,7 @@ export function ChatPage() {
       <h1 id="chat-title">
         Conversation <code>{id}</code>
       </h1>
+      <ConversationDetails conversationId={id} />
       <p>
         <Link href={`/runs?conversationId=${encodeURIComponent(id)}`}>Runs of this conversation</Link>
       </p>

@@ -16,7 +16,9 @@ import {
   USAGE_SHARDS,
 } from './run-statements.js';
 import { agentOf, lineageOf, stopOf, type RunRow } from './run-rows.js';
+import { conversationCtes, conversationEndCte, conversationValues } from './conversation-statements.js';
 import {
+  ConversationClosedError,
   isLive,
   LeaseLostError,
   type ApprovalDecisionInput,
@@ -36,16 +38,20 @@ export * from './run-types.js';
 export class RunRecords extends RunReads {
   /** Records an accepted message as a queued run; false when the run id already exists. */
   async create(run: NewRun): Promise<boolean> {
-    const { rowCount } = await this.pool.query({
+    const { rows } = await this.pool.query<{ open: boolean; created: boolean }>({
       name: 'runs-create',
-      text: `WITH ${keyedCte('$1', '$2', '$24', '$25', '$26')}
-             INSERT INTO runs (run_id, tenant_id, conversation_id, status, profile, content, tier, stream, time_zone, approval, kind, source, created_at, trace_id,
+      text: `WITH ${conversationCtes({ tenantId: '$2', conversationId: '$3', agentId: '$18', first: 27 })},
+       ${keyedCte('$1', '$2', '$24', '$25', '$26', '(SELECT open FROM gate)')},
+       created AS (
+         INSERT INTO runs (run_id, tenant_id, conversation_id, status, profile, content, tier, stream, time_zone, approval, kind, source, created_at, trace_id,
                parent_run_id, parent_call_id, delegation_chain, depth, tool_scope, agent_id, agent_version, overrides, subject, sender_role,
                output_schema)
-             SELECT $1, $2, $3, 'queued', $4, $5, $6, $7, $8, $9, $10, $11, clock_timestamp(), $12, $13, $14, coalesce($15::text[], '{}'), $16, $17::text[],
+         SELECT $1, $2, $3, 'queued', $4, $5, $6, $7, $8, $9, $10, $11, clock_timestamp(), $12, $13, $14, coalesce($15::text[], '{}'), $16, $17::text[],
                $18, $19, $20::jsonb, $21, $22, $23::jsonb
-             WHERE ${keyedGuard('$24')}
-             ON CONFLICT (run_id) DO NOTHING`,
+         FROM gate WHERE gate.open AND ${keyedGuard('$24')}
+         ON CONFLICT (run_id) DO NOTHING
+         RETURNING 1)
+       SELECT (SELECT open FROM gate) AS open, EXISTS (SELECT 1 FROM created) AS created`,
       values: [
         ...messageValues(run),
         run.source ? jsonbText(run.source) : null,
@@ -58,9 +64,11 @@ export class RunRecords extends RunReads {
         ...agentValues(run),
         run.outputSchema ? jsonbText(run.outputSchema) : null,
         ...idempotencyValues(run),
+        ...conversationValues(run),
       ],
     });
-    return rowCount === 1;
+    if (!rows[0]?.open) throw new ConversationClosedError(run.conversationId);
+    return rows[0].created;
   }
 
   /**
@@ -96,11 +104,14 @@ export class RunRecords extends RunReads {
       lease_epoch: number | null;
       created_at: Date | null;
       agents_may_wait: boolean;
+      conversation_open: boolean;
     }>({
       name: 'runs-admit',
-      text: `WITH ${fenceCte('$2', '$3', '$13')}, ${keyedCte('$1', '$2', '$22', '$23', '$24')},
+      text: `WITH ${fenceCte('$2', '$3', '$13')},
+       ${conversationCtes({ tenantId: '$2', conversationId: '$3', agentId: '$16', first: 25 })},
+       ${keyedCte('$1', '$2', '$22', '$23', '$24', '(SELECT open FROM gate)')},
        idle AS (
-         SELECT EXISTS (SELECT 1 FROM fence)
+         SELECT EXISTS (SELECT 1 FROM fence) AND (SELECT open FROM gate)
            AND NOT EXISTS (SELECT 1 FROM runs WHERE tenant_id = $2 AND conversation_id = $3 AND status IN ('queued', 'running')) AS yes),
        admitted AS (
          INSERT INTO runs (run_id, tenant_id, conversation_id, status, profile, content, tier, stream, time_zone, approval, kind, source, created_at,
@@ -110,11 +121,11 @@ export class RunRecords extends RunReads {
            CASE WHEN yes THEN $11 END, CASE WHEN yes THEN now() + ($12 * interval '1 millisecond') END,
            CASE WHEN yes THEN 1 ELSE 0 END, CASE WHEN yes THEN 1 ELSE 0 END, CASE WHEN yes THEN now() END, $15,
            $16, $17, $18::jsonb, $19, $20, $21::jsonb
-         FROM idle
-         WHERE ${keyedGuard('$22')}
+         FROM idle WHERE (SELECT open FROM gate) AND ${keyedGuard('$22')}
          ON CONFLICT (run_id) DO NOTHING
          RETURNING status, lease_epoch, created_at)
-       SELECT admitted.*, EXISTS (SELECT 1 FROM conversation_agents WHERE tenant_id = $2 AND conversation_id = $3) AS agents_may_wait
+       SELECT admitted.*, EXISTS (SELECT 1 FROM conversation_agents WHERE tenant_id = $2 AND conversation_id = $3) AS agents_may_wait,
+         (SELECT open FROM gate) AS conversation_open
        FROM (SELECT 1) AS one LEFT JOIN admitted ON true`,
       values: [
         ...messageValues(run),
@@ -126,9 +137,11 @@ export class RunRecords extends RunReads {
         ...agentValues(run),
         run.outputSchema ? jsonbText(run.outputSchema) : null,
         ...idempotencyValues(run),
+        ...conversationValues(run),
       ],
     });
     const row = rows[0];
+    if (row && !row.conversation_open) throw new ConversationClosedError(run.conversationId);
     if (!row?.status) return { created: false, claimed: undefined };
     if (row.status !== 'running') return { created: true, claimed: undefined };
     return {
@@ -301,7 +314,8 @@ export class RunRecords extends RunReads {
       text: `WITH finished AS (
          UPDATE runs SET status = $3, stop_reason = $4, result = $5, transcript = $6, finished_at = now(), lease_owner = NULL, lease_until = NULL
          WHERE run_id = $1 AND tenant_id = $9 AND conversation_id = $10 AND lease_epoch = $2 AND status = 'running'
-         RETURNING tenant_id, finished_at),
+         RETURNING tenant_id, conversation_id, finished_at),
+       ${conversationEndCte('$3')},
        usage AS (
          INSERT INTO tenant_usage_shards (tenant_id, day, shard, turns, input_tokens, output_tokens)
          SELECT tenant_id, (now() AT TIME ZONE 'UTC')::date, pg_backend_pid() % ${USAGE_SHARDS}, 1, $7, $8 FROM finished

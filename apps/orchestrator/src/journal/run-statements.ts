@@ -64,11 +64,19 @@ export function agentValues(run: NewRun): unknown[] {
  * `$runId`, `$tenantId`: the run's; the last three parameters are {@link idempotencyValues}. With
  * a key the run is recorded only when this returns a row ({@link KEYED_GUARD}).
  */
-export function keyedCte(runId: string, tenantId: string, key: string, fingerprint: string, ttlMs: string): string {
+export function keyedCte(
+  runId: string,
+  tenantId: string,
+  key: string,
+  fingerprint: string,
+  ttlMs: string,
+  /** A further condition of recording the key (the conversation's gate: a run the sender may not record keeps no key). */
+  when = 'true',
+): string {
   return `keyed AS (
          INSERT INTO idempotency_keys (tenant_id, idempotency_key, fingerprint, run_id, created_at, expires_at)
          SELECT ${tenantId}, ${key}::text, ${fingerprint}::text, ${runId}, now(), now() + (${ttlMs}::bigint * interval '1 millisecond')
-         WHERE ${key}::text IS NOT NULL AND NOT EXISTS (SELECT 1 FROM runs WHERE run_id = ${runId})
+         WHERE ${key}::text IS NOT NULL AND NOT EXISTS (SELECT 1 FROM runs WHERE run_id = ${runId}) AND ${when}
          ON CONFLICT (tenant_id, idempotency_key) DO UPDATE SET fingerprint = EXCLUDED.fingerprint,
            run_id = EXCLUDED.run_id, created_at = EXCLUDED.created_at, expires_at = EXCLUDED.expires_at
            WHERE idempotency_keys.expires_at <= now()

@@ -101,6 +101,12 @@ export interface NewRun {
   senderRole?: TenantRole;
   /** The client's Idempotency-Key, recorded by the statement that records the run (migrations/0014). */
   idempotency?: IdempotencyClaim;
+  /**
+   * Set for a message sent into a conversation (not a child run, not a notice): the statement
+   * that records the run also creates or touches the conversation (migrations/0015), and records
+   * nothing when the sender may not reach it (docs/conversations.md).
+   */
+  conversation?: ConversationEntry;
 }
 
 /** An Idempotency-Key a new run claims: recorded with the run, or the run is not recorded at all. */
@@ -110,6 +116,23 @@ export interface IdempotencyClaim {
   fingerprint: string;
   /** How long the key names the run. */
   ttlMs: number;
+}
+
+/** What recording a message's run writes to its conversation, and who may. */
+export interface ConversationEntry {
+  /** The sender ('' for none): the owner of a conversation it starts. */
+  sender: string;
+  /** The name of the agent the run runs under. */
+  agentName: string;
+  /** Whether the sender reaches every conversation of the tenant (a developer, an admin, a platform service). */
+  seesAll: boolean;
+}
+
+/** A message to a conversation the sender may not reach: no run was recorded. */
+export class ConversationClosedError extends NamedError {
+  constructor(readonly conversationId: string) {
+    super(`no conversation '${conversationId}'`);
+  }
 }
 
 /** The agent and version a run runs under, fixed when it is created (a resume keeps them). */
