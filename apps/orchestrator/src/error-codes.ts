@@ -82,6 +82,14 @@ const orchestratorErrorCatalogue = {
     description:
       "A message's output schema that is not a JSON Schema (draft 2020-12) that compiles, or longer than 64 KiB; `details.field` names it.",
   },
+  INVALID_WEBHOOK_URL: {
+    kind: 'invalid_argument',
+    description: 'A run webhook URL that is not an https URL of at most 2048 characters; `details.field` names it.',
+  },
+  EGRESS_REFUSED: {
+    kind: 'invalid_argument',
+    description: 'A run webhook URL that reaches inside (loopback, private, metadata, ...); `details.reason` says why.',
+  },
   INVALID_DECISION: {
     kind: 'invalid_argument',
     description: 'An approval decision that is not "approve", "edit" or "cancel".',

@@ -31,6 +31,8 @@ function service(
       kick: () => undefined,
     },
     memoryRecall: { prefetch: (query: unknown) => events.push(['prefetch', query]) },
+    // No webhook on these messages, none in the tenant's settings.
+    webhooks: { targetFor: () => Promise.resolve(undefined), handlers: () => ({}) },
     logger,
   } as unknown as OrchestratorDependencies;
   const impl = orchestratorServiceImplementation(deps);

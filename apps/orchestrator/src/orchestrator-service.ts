@@ -28,6 +28,7 @@ import type { TaskToolCalls } from './tool-calls/task-tool-calls.js';
 import { toolCallResult, type ToolTrials } from './tool-calls/tool-trials.js';
 import { ErrorCodes } from './error-codes.js';
 import { OutputSchemaError, type OutputSchemas } from './structured/output-schemas.js';
+import type { RunWebhooks } from './webhooks/run-webhooks.js';
 
 /** What the calls other than HandleMessage use: cancelling and listing runs, the catalog, tool calls. */
 interface RunAndToolCalls {
@@ -66,6 +67,8 @@ export interface OrchestratorDependencies {
   /** Compiles a message's output schema (refused here when it does not compile). */
   outputSchemas: Pick<OutputSchemas, 'fromJson'>;
   calls: RunAndToolCalls;
+  /** Webhooks when a run ends: a new run's target, and the settings and deliveries calls. */
+  webhooks: Pick<RunWebhooks, 'targetFor' | 'store' | 'handlers'>;
   logger: Logger;
 }
 
@@ -97,6 +100,7 @@ export function orchestratorServiceImplementation(
   const { options, logger } = deps;
   let inFlight = 0;
   return {
+    ...deps.webhooks.handlers(),
     handleMessage: unaryHandler<orchestratorV1.HandleMessageRequest, orchestratorV1.HandleMessageResponse>(
       logger,
       'HandleMessage',
@@ -112,6 +116,7 @@ export function orchestratorServiceImplementation(
         // A retry after a lost connection attaches to its run; a new message is admitted first.
         let existing = request.attach ? await deps.records.get(scope.tenantId, runId) : undefined;
         let admission: NewRun | undefined;
+        let webhookUrl: string | undefined;
         if (!existing) {
           // A child run's conversation belongs to its team: the user answers in the root conversation.
           if (isChildConversation(scope.conversationId)) {
@@ -135,6 +140,7 @@ export function orchestratorServiceImplementation(
               `'${request.timeZone}' is not an IANA time zone`,
             );
           const outputSchema = outputSchemaOf(deps.outputSchemas, request.outputSchemaJson);
+          webhookUrl = await deps.webhooks.targetFor(scope.tenantId, request.webhookUrl);
           // The agent and version the run will run under, fixed now (tenant-agents/agent-resolver.ts).
           // The answer to a run that waits for the user (an approval, an agent-tool) goes on under its version.
           const latest = await deps.records.latestRun(scope.tenantId, scope.conversationId);
@@ -209,6 +215,8 @@ export function orchestratorServiceImplementation(
           // The wait starts before the run is recorded, so the run's end cannot slip past it.
           const finished = deps.queue.waitForRun(scope.tenantId, scope.conversationId, runId, hangUp.signal);
           finished.catch(() => undefined); // awaited below, or abandoned when admission fails
+          // The target is written before the run, so a run that exists has it (its end writes the delivery).
+          if (admission && webhookUrl) await deps.webhooks.store.recordTarget(scope.tenantId, runId, webhookUrl);
           if (!admission) deps.queue.kick(scope.tenantId, scope.conversationId);
           else if (!(await deps.queue.admit(admission))) {
             // The id exists already: the same tenant's run is attached to; another tenant's is not revealed.

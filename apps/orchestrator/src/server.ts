@@ -67,6 +67,7 @@ import { ToolPortsStep } from './turn/tool-ports.js';
 import { TurnRunner } from './turn/turn-runner.js';
 import { TurnSteps, type TurnResult } from './turn/turn-steps.js';
 import { ErrorCodes } from './error-codes.js';
+import { RunWebhooks } from './webhooks/run-webhooks.js';
 
 const ORCHESTRATOR_SERVICE_NAME = 'orchestrator.v1.OrchestratorService';
 const AGENT_SERVICE_NAME = 'orchestrator.v1.AgentService';
@@ -335,6 +336,7 @@ async function wire(
   queue.serve(runner);
 
   const runEndWatch = new RunEndWatch(nc, queue, logger);
+  const webhooks = new RunWebhooks(pool, config, logger);
   cancels.listen((runId) => attempts.cancelLocal(runId, 'cancelled by request'));
   const expiries = new ExpiryListener(nc, records, queue, logger);
   const recovery = new RunRecovery(records, queue, {
@@ -377,6 +379,7 @@ async function wire(
         }),
         taskToolCalls: new TaskToolCalls({ gate, profiles, defaultTier: config.DEFAULT_TIER, logger }),
       },
+      webhooks,
       logger,
     }),
     ORCHESTRATOR_CALLERS,
@@ -407,6 +410,7 @@ async function wire(
   recovery.start();
   expiries.start();
   runEndWatch.start();
+  webhooks.start();
   // Runs a previous process left behind are picked up now rather than at the first sweep.
   void recovery.sweep();
   return {
@@ -437,6 +441,7 @@ async function wire(
       }
       await calls;
       await runEndWatch.stop();
+      await webhooks.stop();
       agentDirectory.stop();
       heartbeat.stop();
       stopRecallGauge();
