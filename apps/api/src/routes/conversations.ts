@@ -40,6 +40,14 @@ const PostMessageBody = z
       description:
         "A JSON Schema (draft 2020-12) the answer must be valid against; the turn response's `output` is then the answer as JSON. Wins over the agent's own. One that does not compile is refused (400 INVALID_OUTPUT_SCHEMA).",
     }),
+    webhook: z
+      .object({ url: z.string().min(1).max(2048) })
+      .strict()
+      .optional()
+      .meta({
+        description:
+          "Where the run's result goes when it ends (signed, retried; docs/conversations.md). https only; a URL that reaches inside is refused (400 EGRESS_REFUSED). Absent: the tenant's default, if any.",
+      }),
   })
   .strict();
 const ListQuery = z.object({
@@ -115,7 +123,7 @@ export const conversationOperations = {
         headers: z.object({ 'x-run-id': z.string().optional().meta({ description: 'Streamed turns: the run.' }) }),
       },
     },
-    errors: TURN_ERRORS,
+    errors: { ...TURN_ERRORS, 400: [...TURN_ERRORS[400], 'INVALID_WEBHOOK_URL', 'EGRESS_REFUSED'] },
   }),
   listMessages: defineOperation({
     method: 'GET',
@@ -180,6 +188,7 @@ export function registerConversationRoutes(router: OperationRouter, options: Con
       subject: principal.subject ?? '',
       timeZone: body.timeZone ?? '',
       ...(body.outputSchema ? { outputSchemaJson: JSON.stringify(body.outputSchema) } : {}),
+      ...(body.webhook ? { webhookUrl: body.webhook.url } : {}),
     };
     const runner = runnerFor(options.turns, body);
     const runId = newRunId();
