@@ -55,7 +55,8 @@ beforeAll(async () => {
       },
     },
   });
-});
+  // Eight services boot one after another: on a loaded machine that takes longer than the hook's default.
+}, 300_000);
 afterAll(async () => {
   await platform?.stop();
   await new Promise<void>((resolve) => receiver?.close(() => resolve()));
