@@ -17,6 +17,7 @@ import { notificationOperations } from './routes/notifications.js';
 import { openApiOperations } from './routes/openapi.js';
 import { runListOperations } from './routes/run-list.js';
 import { runOperations } from './routes/runs.js';
+import { runWebhookOperations } from './routes/run-webhooks.js';
 import { taskOperations } from './routes/tasks.js';
 import { toolOperations } from './routes/tools.js';
 import { usageOperations } from './routes/usage.js';
@@ -36,6 +37,7 @@ export const allOperations: readonly OperationSpec[] = [
   conversationOperations,
   runListOperations,
   runOperations,
+  runWebhookOperations,
   approvalOperations,
   toolOperations,
   memoryOperations,

@@ -32,6 +32,7 @@ import { registerModelConnectionRoutes } from './routes/model-connections.js';
 import { registerMemoryRoutes } from './routes/memory.js';
 import { registerHealthRoutes, type HealthRoutesOptions } from './routes/health.js';
 import { registerRunRoutes } from './routes/runs.js';
+import { registerRunWebhookRoutes } from './routes/run-webhooks.js';
 import { registerRunListRoutes } from './routes/run-list.js';
 import { registerTaskRoutes } from './routes/tasks.js';
 import { registerToolRoutes } from './routes/tools.js';
@@ -180,6 +181,7 @@ export function buildApp(options: AppOptions): FastifyInstance {
     streams,
   });
   registerRunListRoutes(router, { orchestrator: options.orchestrator });
+  registerRunWebhookRoutes(router, { orchestrator: options.orchestrator });
   registerNotificationRoutes(router, {
     trigger: options.trigger,
     sseHeartbeatMs: options.limits.sseHeartbeatMs,

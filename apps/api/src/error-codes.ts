@@ -43,6 +43,7 @@ export const apiErrorCatalogue = {
   CHANGES_REQUIRED: { status: 400 },
   NO_USER_MESSAGE: { status: 400 },
   INVALID_TASK_SPEC: { status: 400 },
+  INVALID_WEBHOOK_URL: { status: 400, doc: 'a run webhook URL that is not https, or longer than 2048 characters' },
   EGRESS_REFUSED: {
     status: 400,
     doc: 'a webhook or model connection URL that reaches inside, `details.reason` says why',

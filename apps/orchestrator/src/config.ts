@@ -109,6 +109,15 @@ export const OrchestratorConfig = z
      * credential service's, which checks the same URLs when they are written.
      */
     ...egressEnv,
+    /** Run webhooks (docs/conversations.md): one POST's limit, tries, backoff, how often the outbox is read, retention. */
+    RUN_WEBHOOK_TIMEOUT_MS: env.positiveInt().default(10_000),
+    RUN_WEBHOOK_MAX_ATTEMPTS: env.positiveInt().default(8),
+    RUN_WEBHOOK_RETRY_BASE_MS: env.positiveInt().default(1_000),
+    RUN_WEBHOOK_RETRY_MAX_MS: env.positiveInt().default(300_000),
+    RUN_WEBHOOK_INTERVAL_MS: env.positiveInt().default(1_000),
+    RUN_WEBHOOK_RETENTION_DAYS: env.positiveInt().default(7),
+    /** Accept plain `http://` run webhook URLs (development, tests); otherwise https only. */
+    RUN_WEBHOOK_ALLOW_HTTP: env.boolean().default(false),
     MAX_TOOL_CALLS_PER_TURN: env.positiveInt().default(64),
     /** Deepest delegation: a run a user started is depth 0, its child 1, ... (see docs/plans-and-teams.md). */
     MAX_DELEGATION_DEPTH: env.nonNegativeInt().default(3),

@@ -105,6 +105,14 @@ const orchestratorErrorCatalogue = {
     description:
       "A message's output schema that is not a JSON Schema (draft 2020-12) that compiles, or longer than 64 KiB; `details.field` names it.",
   },
+  INVALID_WEBHOOK_URL: {
+    kind: 'invalid_argument',
+    description: 'A run webhook URL that is not an https URL of at most 2048 characters; `details.field` names it.',
+  },
+  EGRESS_REFUSED: {
+    kind: 'invalid_argument',
+    description: 'A run webhook URL that reaches inside (loopback, private, metadata, ...); `details.reason` says why.',
+  },
   INVALID_DECISION: {
     kind: 'invalid_argument',
     description: 'An approval decision that is not "approve", "edit" or "cancel".',
@@ -192,11 +200,12 @@ const orchestratorErrorCatalogue = {
   },
   INVALID_CONVERSATION_FILTER: {
     kind: 'invalid_argument',
-    description: 'A conversation listing filter of the wrong form (a metadata filter that is not key=value, a search too long).',
+    description:
+      'A conversation listing filter of the wrong form (a metadata filter that is not key=value, a search too long).',
   },
   CONVERSATION_SHARE_FORBIDDEN: {
     kind: 'permission_denied',
-    description: "Sharing or unsharing a conversation by someone who is neither its owner nor a tenant admin.",
+    description: 'Sharing or unsharing a conversation by someone who is neither its owner nor a tenant admin.',
   },
 } as const satisfies Record<string, ErrorCodeSpec>;
 

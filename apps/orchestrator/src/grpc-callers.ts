@@ -18,6 +18,9 @@ export const ORCHESTRATOR_CALLERS: CallerTable<typeof orchestratorV1.Orchestrato
   callTool: ['api', 'trigger'],
   callToolBatch: ['trigger'],
   getToolCall: ['api'],
+  listRunWebhookDeliveries: ['api'],
+  getWebhookSettings: ['api'],
+  updateWebhookSettings: ['api'],
 };
 
 /** The AgentService is the api's: it acts for the tenant of a verified token. */

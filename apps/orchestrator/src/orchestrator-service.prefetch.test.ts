@@ -33,6 +33,8 @@ function service(
     },
     memoryRecall: { prefetch: (query: unknown) => events.push(['prefetch', query]) },
     multitask: { before: () => Promise.resolve(undefined), after: () => Promise.resolve() },
+    // No webhook on these messages, none in the tenant's settings.
+    webhooks: { targetFor: () => Promise.resolve(undefined), handlers: () => ({}) },
     logger,
   } as unknown as OrchestratorDependencies;
   const impl = orchestratorServiceImplementation(deps);

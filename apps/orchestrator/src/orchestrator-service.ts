@@ -35,6 +35,7 @@ import { OutputSchemaError, type OutputSchemas } from './structured/output-schem
 import type { IdempotencyKeys } from './idempotency/idempotency-keys.js';
 import { idempotencyClaimOf, runOfKey } from './idempotency/idempotent-send.js';
 import { announceRunId } from './idempotency/run-id-header.js';
+import type { RunWebhooks } from './webhooks/run-webhooks.js';
 
 /** What the calls other than HandleMessage use: cancelling and listing runs, the catalog, tool calls. */
 interface RunAndToolCalls {
@@ -79,6 +80,8 @@ export interface OrchestratorDependencies {
   calls: RunAndToolCalls;
   /** What a message does about its conversation's run in flight (its `multitask` policy). */
   multitask: MultitaskAdmission;
+  /** Webhooks when a run ends: a new run's target, and the settings and deliveries calls. */
+  webhooks: Pick<RunWebhooks, 'targetFor' | 'store' | 'handlers'>;
   logger: Logger;
 }
 
@@ -124,6 +127,7 @@ export function orchestratorServiceImplementation(
   const { options, logger } = deps;
   let inFlight = 0;
   return {
+    ...deps.webhooks.handlers(),
     handleMessage: unaryHandler<orchestratorV1.HandleMessageRequest, orchestratorV1.HandleMessageResponse>(
       logger,
       'HandleMessage',
@@ -144,6 +148,7 @@ export function orchestratorServiceImplementation(
         if (!existing && claim) existing = await runOfKey(keyed, scope, claim);
         let admission: NewRun | undefined;
         let multitask: { policy: MultitaskPolicy; inFlight: RunRecord | undefined } | undefined;
+        let webhookUrl: string | undefined;
         if (!existing) {
           // A child run's conversation belongs to its team: the user answers in the root conversation.
           if (isChildConversation(scope.conversationId)) {
@@ -167,6 +172,7 @@ export function orchestratorServiceImplementation(
               `'${request.timeZone}' is not an IANA time zone`,
             );
           const outputSchema = outputSchemaOf(deps.outputSchemas, request.outputSchemaJson);
+          webhookUrl = await deps.webhooks.targetFor(scope.tenantId, request.webhookUrl);
           // The agent and version the run will run under, fixed now (tenant-agents/agent-resolver.ts).
           // The answer to a run that waits for the user (an approval, an agent-tool) goes on under its version.
           const latest = await deps.records.latestRun(scope.tenantId, scope.conversationId);
@@ -260,6 +266,8 @@ export function orchestratorServiceImplementation(
             AbortSignal.any([hangUp.signal, ownWait.signal]),
           );
           finished.catch(() => undefined); // awaited below, or abandoned when admission fails
+          // The target is written before the run, so a run that exists has it (its end writes the delivery).
+          if (admission && webhookUrl) await deps.webhooks.store.recordTarget(scope.tenantId, runId, webhookUrl);
           if (!admission) deps.queue.kick(scope.tenantId, scope.conversationId);
           else if (!(await admitted(deps, admission))) {
             // A keyed message that lost the race for its key: the winner's run is the answer.

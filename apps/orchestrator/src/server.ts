@@ -74,6 +74,7 @@ import { ToolPortsStep } from './turn/tool-ports.js';
 import { TurnRunner } from './turn/turn-runner.js';
 import { TurnSteps, type TurnResult } from './turn/turn-steps.js';
 import { ErrorCodes } from './error-codes.js';
+import { RunWebhooks } from './webhooks/run-webhooks.js';
 
 const ORCHESTRATOR_SERVICE_NAME = 'orchestrator.v1.OrchestratorService';
 const AGENT_SERVICE_NAME = 'orchestrator.v1.AgentService';
@@ -357,6 +358,7 @@ async function wire(
   queue.serve(runner);
 
   const runEndWatch = new RunEndWatch(nc, queue, logger);
+  const webhooks = new RunWebhooks(pool, config, logger);
   cancels.listen((runId, mode) =>
     mode === 'interrupt' ? attempts.interruptLocal(runId) : attempts.cancelLocal(runId, 'cancelled by request'),
   );
@@ -407,6 +409,7 @@ async function wire(
         taskToolCalls: new TaskToolCalls({ gate, profiles, defaultTier: config.DEFAULT_TIER, logger }),
       },
       multitask: new MultitaskAdmission({ stops, cancellation }),
+      webhooks,
       logger,
     }),
     ORCHESTRATOR_CALLERS,
@@ -444,6 +447,7 @@ async function wire(
   idempotencyKeys.start();
   expiries.start();
   runEndWatch.start();
+  webhooks.start();
   // Runs a previous process left behind are picked up now rather than at the first sweep.
   void recovery.sweep();
   return {
@@ -475,6 +479,7 @@ async function wire(
       }
       await calls;
       await runEndWatch.stop();
+      await webhooks.stop();
       agentDirectory.stop();
       heartbeat.stop();
       stopRecallGauge();

@@ -26,7 +26,8 @@ import { OrchestratorExecutor } from './executors/orchestrator-executor.js';
 import { OrchestratorTools } from './orchestrator-tools.js';
 import { FireDispatcher } from './fire-dispatcher.js';
 import { NotificationFeed } from './notifications/notification-feed.js';
-import { WebhookDispatcher } from './notifications/webhook-dispatcher.js';
+import { triggerWebhookOutbox } from './notifications/webhook-outbox.js';
+import { WebhookDispatcher } from '@platform/webhooks';
 import { FirePlanner } from './fire-planner.js';
 import { FireStore } from './fire-store.js';
 import { TaskQuotas } from './task-quotas.js';
@@ -183,8 +184,8 @@ export async function startTriggerServer(
       ...(options.egressResolver ? { resolve: options.egressResolver } : {}),
     });
     const webhooks = new WebhookDispatcher(
-      db,
-      clock,
+      triggerWebhookOutbox(db),
+      () => clock.now(),
       egress,
       {
         replicaId,

@@ -1,6 +1,7 @@
 import { QUOTA_NAMES } from '@platform/contracts';
 import { errors, inTransaction, jsonbText, PlatformError, quotaExceeded } from '@platform/service-kit';
-import { randomBytes, randomUUID } from 'node:crypto';
+import { newWebhookSecret } from '@platform/webhooks';
+import { randomUUID } from 'node:crypto';
 import type pg from 'pg';
 import { decodePageToken, encodePageToken } from './page-token.js';
 import { Schedule } from './schedule.js';
@@ -200,11 +201,6 @@ export class TaskStore {
       return setStatus(client, taskId, next === null ? 'COMPLETED' : 'ACTIVE', next);
     });
   }
-}
-
-/** A task's webhook signing secret: 192 random bits. */
-function newWebhookSecret(): string {
-  return `whsec_${randomBytes(24).toString('base64url')}`;
 }
 
 function dateOrNull(ms: number | null): Date | null {

@@ -1,7 +1,7 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { verifyWebhook, WEBHOOK_HEADERS } from './notifications/webhook-signature.js';
+import { verifyWebhook, WEBHOOK_HEADERS } from '@platform/webhooks';
 import { rejection, startReplicas, type Replicas } from './test-support/trigger-harness.js';
 
 interface Delivery {

@@ -6,6 +6,7 @@ import { credentialKeys, listDeadLetters } from './commands/admin.js';
 import { listApprovals } from './commands/approvals.js';
 import { listRuns, showRun } from './commands/runs.js';
 import { getConversation, listConversations, updateConversation } from './commands/conversations.js';
+import { listRunDeliveries, webhookSettings } from './commands/run-webhooks.js';
 import { listFires, listTasks, showTask } from './commands/tasks.js';
 import { listTools } from './commands/tools.js';
 import {
@@ -40,6 +41,8 @@ commands:
   conversations update <id> [--title <t>] [--label <l> ... | --no-labels] [--metadata k=v ...]
                        [--share | --unshare]
                                      set what is given (docs/conversations.md has the limits)
+  runs deliveries <runId>            the webhook deliveries of a run's end: status, attempts, last error
+  webhook-settings [--rotate-secret] the tenant's default run webhook URL and signing secret (admins)
   approvals                          pending approvals, soonest to expire first
   tools                              the live tool catalog: runner, version, live instances
   tasks                              tasks with their next and last fire
@@ -107,6 +110,7 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
         parent: { type: 'string' },
         'page-token': { type: 'string' },
         all: { type: 'boolean', default: false },
+        'rotate-secret': { type: 'boolean', default: false },
         limit: { type: 'string' },
         'after-seq': { type: 'string' },
         'base-url': { type: 'string' },
@@ -190,6 +194,12 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
       switch (`${group} ${action ?? ''}`.trim()) {
         case 'runs show':
           result = await showRun(api, need('<runId>'));
+          break;
+        case 'runs deliveries':
+          result = await listRunDeliveries(api, need('<runId>'));
+          break;
+        case 'webhook-settings':
+          result = await webhookSettings(api, values['rotate-secret']);
           break;
         case 'runs list':
           if (values.all && values['page-token']) throw new UsageError('give --all or --page-token, not both');

@@ -53,6 +53,14 @@ const PostMessageBody = z
       description:
         "What this message does while a run of the conversation is in flight (docs/conversations.md): `enqueue` waits its turn, `reject` is refused (409 RUN_IN_PROGRESS naming the run), `interrupt` stops the run at its next step boundary and follows it, `rollback` withdraws the run (nothing of it stays in history) and takes its place. Default: the agent's `multitask`, else `enqueue`.",
     }),
+    webhook: z
+      .object({ url: z.string().min(1).max(2048) })
+      .strict()
+      .optional()
+      .meta({
+        description:
+          "Where the run's result goes when it ends (signed, retried; docs/conversations.md). https only; a URL that reaches inside is refused (400 EGRESS_REFUSED). Absent: the tenant's default, if any.",
+      }),
   })
   .strict();
 const ListQuery = z.object({
@@ -137,7 +145,11 @@ export const conversationOperations = {
         headers: z.object({ 'x-run-id': z.string().optional().meta({ description: 'Streamed turns: the run.' }) }),
       },
     },
-    errors: { ...KEYED_TURN_ERRORS, 409: ['RUN_IN_PROGRESS'] },
+    errors: {
+      ...KEYED_TURN_ERRORS,
+      400: [...KEYED_TURN_ERRORS[400], 'INVALID_WEBHOOK_URL', 'EGRESS_REFUSED'],
+      409: ['RUN_IN_PROGRESS'],
+    },
   }),
   listMessages: defineOperation({
     method: 'GET',
@@ -209,6 +221,7 @@ export function registerConversationRoutes(router: OperationRouter, options: Con
       ...(body.outputSchema ? { outputSchemaJson: JSON.stringify(body.outputSchema) } : {}),
       ...idempotencyFields(idempotencyKey, () => requestFingerprint('sendMessage', params.conversationId, body)),
       ...(body.multitask ? { multitask: body.multitask } : {}),
+      ...(body.webhook ? { webhookUrl: body.webhook.url } : {}),
     };
     const runner = runnerFor(options.turns, body);
     const runId = newRunId();

@@ -99,6 +99,10 @@ export class PlatformApi {
   async getRun(runId: string): Promise<RunDetail> {
     return (await bodyOf(this.client.GET('/v1/runs/{runId}', { params: { path: { runId } } }))) as RunDetail;
   }
+  /** The webhook deliveries of a run's end (docs/conversations.md). */
+  listRunWebhookDeliveries(runId: string) {
+    return bodyOf(this.client.GET('/v1/runs/{runId}/webhook-deliveries', { params: { path: { runId } } }));
+  }
   cancelRun(runId: string) {
     return bodyOf(this.client.DELETE('/v1/runs/{runId}', { params: { path: { runId } } }));
   }

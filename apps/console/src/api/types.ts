@@ -151,6 +151,9 @@ interface RunPlan {
   mermaid?: string;
 }
 
+/** One webhook delivery of a run's end. */
+export type RunWebhookDelivery = Schemas['RunWebhookDelivery'];
+
 /** A run as its page reads it: the document's RunDetail, with its open fields given their documented shapes. */
 export type RunDetail = Omit<Schemas['RunDetail'], 'result' | 'transcript' | 'plan'> & {
   result: RunResult | null;

@@ -8,6 +8,7 @@ import { ErrorState, LoadState } from '../components/states.js';
 import { TranscriptView } from '../components/transcript-view.js';
 import { useLoad } from '../components/use-load.js';
 import { useRunEvents } from '../components/use-run-events.js';
+import { WebhookDeliveries } from '../components/webhook-deliveries.js';
 import { useConsole } from '../console-context.js';
 import { formatCount, formatDuration, formatTime, traceLink } from '../lib/format.js';
 import { transcriptSteps } from '../lib/transcript.js';
@@ -197,6 +198,7 @@ export function RunPage() {
               </p>
             )}
             <PlanAndChildren run={run} />
+            <WebhookDeliveries runId={run.runId} live={live} />
             <section aria-labelledby="transcript-title">
               <h2 id="transcript-title">Transcript</h2>
               {run.transcript && run.transcript.length > 0 ? (

@@ -1,8 +1,9 @@
-import { createHmac, timingSafeEqual } from 'node:crypto';
+import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 
 /**
  * Webhook signatures, after the Standard Webhooks scheme: the signed content is
- * `<webhook-id>.<webhook-timestamp>.<body>`, the signature HMAC-SHA256 with the task's secret,
+ * `<webhook-id>.<webhook-timestamp>.<body>`, the signature HMAC-SHA256 keyed with the secret's
+ * bytes as written (the whole `whsec_…` string, UTF-8),
  * sent as `webhook-signature: v1,<base64>`. The id is stable across retries (dedupe on it), the
  * timestamp (Unix seconds) is the attempt's (refuse old ones to stop replays).
  */
@@ -32,4 +33,9 @@ export function verifyWebhook(
     const given = Buffer.from(candidate);
     return given.length === expected.length && timingSafeEqual(given, expected);
   });
+}
+
+/** A webhook signing secret: `whsec_` and 192 random bits (base64url). */
+export function newWebhookSecret(): string {
+  return `whsec_${randomBytes(24).toString('base64url')}`;
 }

@@ -1,0 +1,125 @@
+import { compileEgressAllowlist, EgressGuard, type HostResolver } from '@platform/egress';
+import type { orchestratorV1 } from '@platform/proto';
+import { errors, unaryHandler, type Logger } from '@platform/service-kit';
+import { WebhookDispatcher } from '@platform/webhooks';
+import { TenantId } from '@platform/contracts';
+import { hostname } from 'node:os';
+import type pg from 'pg';
+import type { OrchestratorConfig } from '../config.js';
+import { ErrorCodes } from '../error-codes.js';
+import { RunWebhookStore } from './run-webhook-store.js';
+import { checkWebhookUrl } from './webhook-url-check.js';
+
+/** How often deliveries older than the retention are dropped. */
+const PRUNE_INTERVAL_MS = 3_600_000;
+
+/**
+ * Webhooks when a run ends (docs/conversations.md): where a new run's end goes (the message's URL,
+ * else the tenant's default), the settings and deliveries calls, and the dispatcher that delivers
+ * the outbox the run's end writes (libs/webhooks, one path with the trigger's notifications).
+ */
+export class RunWebhooks {
+  readonly store: RunWebhookStore;
+  readonly dispatcher: WebhookDispatcher;
+  private readonly egress: EgressGuard;
+  private pruneTimer: NodeJS.Timeout | undefined;
+
+  constructor(
+    pool: pg.Pool,
+    private readonly config: OrchestratorConfig,
+    private readonly logger: Logger,
+    resolve?: HostResolver,
+  ) {
+    this.store = new RunWebhookStore(pool);
+    this.egress = new EgressGuard({
+      allowlist: compileEgressAllowlist(config),
+      connectTimeoutMs: config.RUN_WEBHOOK_TIMEOUT_MS,
+      ...(resolve ? { resolve } : {}),
+    });
+    this.dispatcher = new WebhookDispatcher(
+      this.store.outbox(),
+      () => Date.now(),
+      this.egress,
+      {
+        replicaId: `${hostname()}:${process.pid}`,
+        timeoutMs: config.RUN_WEBHOOK_TIMEOUT_MS,
+        maxAttempts: config.RUN_WEBHOOK_MAX_ATTEMPTS,
+        retryBaseMs: config.RUN_WEBHOOK_RETRY_BASE_MS,
+        retryMaxMs: config.RUN_WEBHOOK_RETRY_MAX_MS,
+        batchSize: 64,
+        leaseMs: config.RUN_WEBHOOK_TIMEOUT_MS * 2,
+      },
+      logger,
+    );
+  }
+
+  start(): void {
+    this.dispatcher.start(this.config.RUN_WEBHOOK_INTERVAL_MS);
+    const prune = (): void =>
+      void this.store
+        .prune(Date.now() - this.config.RUN_WEBHOOK_RETENTION_DAYS * 86_400_000)
+        .catch((err: unknown) => this.logger.warn({ err }, 'could not prune old run webhook deliveries'));
+    prune();
+    this.pruneTimer = setInterval(prune, PRUNE_INTERVAL_MS);
+  }
+
+  async stop(): Promise<void> {
+    this.dispatcher.stop();
+    clearInterval(this.pruneTimer);
+    await this.egress.close();
+  }
+
+  /**
+   * Where a new message's run sends its end: the message's URL (checked now: a typed
+   * INVALID_WEBHOOK_URL / EGRESS_REFUSED), else the tenant's default; undefined for none.
+   */
+  async targetFor(tenantId: string, requested: string | undefined): Promise<string | undefined> {
+    if (requested) return checkWebhookUrl(requested, 'webhook.url', this.config.RUN_WEBHOOK_ALLOW_HTTP, this.egress);
+    const { url } = await this.store.settings(tenantId);
+    return url || undefined;
+  }
+
+  /** The gRPC calls of run webhooks (the end of the OrchestratorService). */
+  handlers(): Pick<
+    orchestratorV1.OrchestratorServiceServer,
+    'listRunWebhookDeliveries' | 'getWebhookSettings' | 'updateWebhookSettings'
+  > {
+    const { logger, store } = this;
+    return {
+      listRunWebhookDeliveries: unaryHandler<
+        orchestratorV1.ListRunWebhookDeliveriesRequest,
+        orchestratorV1.ListRunWebhookDeliveriesResponse
+      >(logger, 'ListRunWebhookDeliveries', async (request) => ({
+        deliveries: await store.deliveries(tenantOf(request.tenantId), request.runId),
+      })),
+      getWebhookSettings: unaryHandler<
+        orchestratorV1.GetWebhookSettingsRequest,
+        orchestratorV1.GetWebhookSettingsResponse
+      >(logger, 'GetWebhookSettings', async (request) => ({
+        settings: await store.settings(tenantOf(request.tenantId)),
+      })),
+      updateWebhookSettings: unaryHandler<
+        orchestratorV1.UpdateWebhookSettingsRequest,
+        orchestratorV1.UpdateWebhookSettingsResponse
+      >(logger, 'UpdateWebhookSettings', async (request) => {
+        const tenantId = tenantOf(request.tenantId);
+        const url =
+          request.url === undefined || request.url === ''
+            ? request.url
+            : await checkWebhookUrl(request.url, 'url', this.config.RUN_WEBHOOK_ALLOW_HTTP, this.egress);
+        return {
+          settings: await store.update(tenantId, {
+            ...(url !== undefined ? { url } : {}),
+            rotateSecret: request.rotateSecret,
+          }),
+        };
+      }),
+    };
+  }
+}
+
+function tenantOf(tenantId: string): string {
+  if (!TenantId.safeParse(tenantId).success)
+    throw errors.invalidArgument(ErrorCodes.INVALID_TENANT_ID, 'tenant_id is invalid');
+  return tenantId;
+}

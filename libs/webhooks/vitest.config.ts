@@ -1,0 +1,3 @@
+import { platformTestConfig } from '../../vitest.shared.js';
+
+export default platformTestConfig();
