@@ -150,6 +150,16 @@ const orchestratorErrorCatalogue = {
     description: "A message's overrides that are not valid or that the agent does not allow; the message names which.",
   },
   CONVERSATION_NOT_PINNED: { kind: 'not_found', description: 'The conversation has no agent pin.' },
+  CONVERSATION_DELETING: {
+    kind: 'failed_precondition',
+    description:
+      'A message to a conversation that is being deleted; once the deletion completes the id may be used again.',
+  },
+  DELETION_NOT_FOUND: { kind: 'not_found', description: 'No conversation deletion of this id for this tenant.' },
+  INVALID_SUBJECT: {
+    kind: 'invalid_argument',
+    description: "An end user's subject that is empty or longer than 256 characters.",
+  },
 } as const satisfies Record<string, ErrorCodeSpec>;
 
 /** Codes by name, the shared ones included: throw sites write `ErrorCodes.TASK_NOT_FOUND`. */

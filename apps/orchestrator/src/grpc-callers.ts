@@ -1,4 +1,4 @@
-import type { agentsV1, orchestratorV1 } from '@platform/proto';
+import type { agentsV1, erasureV1, orchestratorV1 } from '@platform/proto';
 import type { CallerTable } from '@platform/service-kit';
 
 /**
@@ -34,4 +34,11 @@ export const AGENT_CALLERS: CallerTable<typeof agentsV1.AgentServiceService> = {
   pinConversation: ['api'],
   getConversationPin: ['api'],
   unpinConversation: ['api'],
+};
+
+/** The ErasureService is the api's: deletions and erasures asked for by a tenant's verified token. */
+export const ERASURE_CALLERS: CallerTable<typeof erasureV1.ErasureServiceService> = {
+  deleteConversation: ['api'],
+  getConversationDeletion: ['api'],
+  eraseEndUser: ['api'],
 };
