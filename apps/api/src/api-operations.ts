@@ -8,6 +8,7 @@ import { meOperations } from './routes/me.js';
 import { approvalOperations } from './routes/approvals.js';
 import { chatCompletionOperations } from './routes/chat-completions.js';
 import { conversationOperations } from './routes/conversations.js';
+import { conversationDeletionOperations } from './routes/conversation-deletions.js';
 import { credentialOperations } from './routes/credentials.js';
 import { healthOperations } from './routes/health.js';
 import { memoryOperations } from './routes/memory.js';
@@ -32,6 +33,7 @@ export const allOperations: readonly OperationSpec[] = [
   agentVersionOperations,
   conversationPinOperations,
   conversationOperations,
+  conversationDeletionOperations,
   runListOperations,
   runOperations,
   approvalOperations,

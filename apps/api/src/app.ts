@@ -1,4 +1,4 @@
-import type { agentPoolV1, agentsV1, memoryV1, orchestratorV1, triggerV1 } from '@platform/proto';
+import type { agentPoolV1, agentsV1, erasureV1, memoryV1, orchestratorV1, triggerV1 } from '@platform/proto';
 import type { Logger, PromiseClient } from '@platform/service-kit';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance, type RouteOptions } from 'fastify';
 import type { TokenVerifier } from './auth.js';
@@ -20,6 +20,7 @@ import { registerAdminRoutes } from './routes/admin.js';
 import { registerAgentRoutes } from './routes/agents.js';
 import { registerAgentVersionRoutes } from './routes/agent-versions.js';
 import { registerConversationPinRoutes } from './routes/conversation-pins.js';
+import { registerConversationDeletionRoutes } from './routes/conversation-deletions.js';
 import { registerApprovalRoutes } from './routes/approvals.js';
 import { registerNotificationRoutes } from './routes/notifications.js';
 import { registerChatCompletionRoutes } from './routes/chat-completions.js';
@@ -52,6 +53,8 @@ export interface AppOptions {
   /** The orchestrator's AgentService: tenant agents, their versions, conversation pins (and an agent version's `approverRoles`). */
   agents: PromiseClient<agentsV1.AgentServiceClient>;
   memory: PromiseClient<memoryV1.MemoryServiceClient>;
+  /** The orchestrator's ErasureService (conversation deletion, end-user erasure); absent: those routes answer 503. */
+  erasure?: PromiseClient<erasureV1.ErasureServiceClient>;
   agentPool: PromiseClient<agentPoolV1.AgentPoolServiceClient>;
   /** The credential service (store/list/delete/audit); absent: the credential routes answer 503. */
   credentials?: CredentialCalls;
@@ -162,6 +165,7 @@ export function buildApp(options: AppOptions): FastifyInstance {
   registerAgentRoutes(router, { agents: options.agents });
   registerAgentVersionRoutes(router, { agents: options.agents });
   registerConversationPinRoutes(router, { agents: options.agents });
+  registerConversationDeletionRoutes(router, { erasure: options.erasure, memory: options.memory });
   const streams = options.quotas?.streams ?? unlimitedStreams;
   registerRunRoutes(router, {
     orchestrator: options.orchestrator,

@@ -1,4 +1,4 @@
-import { agentPoolV1, agentsV1, credentialV1, memoryV1, orchestratorV1, triggerV1 } from '@platform/proto';
+import { agentPoolV1, agentsV1, credentialV1, erasureV1, memoryV1, orchestratorV1, triggerV1 } from '@platform/proto';
 import { modelConnectionChangedSubject, RUN_EVENTS_STREAM, RUN_EVENTS_SUBJECT_PREFIX } from '@platform/contracts';
 import {
   connectNats,
@@ -57,6 +57,12 @@ export async function startApiServer(config: ApiConfig, logger: Logger): Promise
   const agents = createGrpcClient(
     agentsV1.AgentServiceClient,
     agentsV1.AgentServiceService,
+    config.ORCHESTRATOR_ADDRESS,
+    { defaultDeadlineMs: config.GRPC_DEADLINE_MS, transport, server: 'orchestrator' },
+  );
+  const erasure = createGrpcClient(
+    erasureV1.ErasureServiceClient,
+    erasureV1.ErasureServiceService,
     config.ORCHESTRATOR_ADDRESS,
     { defaultDeadlineMs: config.GRPC_DEADLINE_MS, transport, server: 'orchestrator' },
   );
@@ -145,6 +151,7 @@ export async function startApiServer(config: ApiConfig, logger: Logger): Promise
     maxBodyBytes: config.MAX_BODY_BYTES,
     orchestrator: orchestrator.rpc,
     agents: agents.rpc,
+    erasure: erasure.rpc,
     memory: memory.rpc,
     agentPool: agentPool.rpc,
     ...(credentialCalls && credential
@@ -215,6 +222,7 @@ export async function startApiServer(config: ApiConfig, logger: Logger): Promise
       await keyVerifier?.close();
       orchestrator.close();
       agents.close();
+      erasure.close();
       memory.close();
       agentPool.close();
       trigger.close();
