@@ -23,3 +23,13 @@ ON CONFLICT DO NOTHING;
 CREATE INDEX ingested_runs_by_conversation ON ingested_runs (tenant_id, conversation_id);
 CREATE INDEX episodes_by_conversation ON episodes (tenant_id, conversation_id);
 CREATE INDEX working_memory_by_conversation ON working_memory (tenant_id, conversation_id) WHERE conversation_id IS NOT NULL;
+
+-- Deleted conversations. A turn of a deleted conversation may still be on its way through the
+-- ingestion stream; ingestion skips a turn whose conversation was deleted and has no history again
+-- (a conversation id used again after its deletion is ingested as usual). Ids only, no content.
+CREATE TABLE deleted_conversations (
+  tenant_id       text        NOT NULL,
+  conversation_id text        NOT NULL,
+  deleted_at      timestamptz NOT NULL DEFAULT now(),
+  PRIMARY KEY (tenant_id, conversation_id)
+);

@@ -21,6 +21,10 @@ export interface CollectionsErased {
   auditId: string;
 }
 
+/** The advisory lock a conversation's deletion takes exclusively and its ingestion shared. */
+export const conversationLockKey = (tenantId: string, conversationId: string): string =>
+  `memory-conversation\u001f${tenantId}\u001f${conversationId}`;
+
 interface Who {
   tenantId: string;
   actor: string;
@@ -44,7 +48,11 @@ export class ConversationErasure {
   async deleteConversation(who: Who, conversationId: string): Promise<ConversationErased> {
     const t = who.tenantId;
     return inTransaction(this.pool, async (client) => {
-      // Serialises with the same conversation's appends (they lock this row) and with a second deletion.
+      // Serialises with the ingestion of the conversation's turns (they take this lock shared, see
+      // turn-batch-writer.ts), with its appends (they lock its row) and with a second deletion.
+      await client.query('SELECT pg_advisory_xact_lock(hashtextextended($1, 0))', [
+        conversationLockKey(t, conversationId),
+      ]);
       await client.query('SELECT 1 FROM conversations WHERE tenant_id = $1 AND conversation_id = $2 FOR UPDATE', [
         t,
         conversationId,
