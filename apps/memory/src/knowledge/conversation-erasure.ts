@@ -82,6 +82,12 @@ export class ConversationErasure {
         t,
         conversationId,
       ]);
+      // A turn of it still in the ingestion stream is skipped (migrations/0006 `deleted_conversations`).
+      await client.query(
+        `INSERT INTO deleted_conversations (tenant_id, conversation_id) VALUES ($1, $2)
+         ON CONFLICT (tenant_id, conversation_id) DO UPDATE SET deleted_at = now()`,
+        [t, conversationId],
+      );
       const counts = {
         messages: messages.rowCount ?? 0,
         factsDeleted: facts.deleted,
