@@ -254,5 +254,22 @@ export function agentPoolServiceImplementation(
     pauseAgent: entryHandler('PauseAgent', (tenantId, entryId) => pool.pause(tenantId, entryId)),
     resumeAgent: entryHandler('ResumeAgent', (tenantId, entryId) => pool.resume(tenantId, entryId)),
     cancelAgent: entryHandler('CancelAgent', (tenantId, entryId) => pool.cancel(tenantId, entryId)),
+
+    deleteConversation: unaryHandler<agentPoolV1.DeleteConversationRequest, agentPoolV1.DeleteConversationResponse>(
+      logger,
+      'DeleteConversation',
+      async (request) => {
+        const tenantId = tenantOf(request);
+        const conversationId = parseOrReject(
+          ConversationId,
+          request.conversationId,
+          ErrorCodes.INVALID_CONVERSATION_ID,
+          'conversation_id',
+        );
+        const done = await pool.deleteConversation(tenantId, conversationId);
+        logger.info({ tenantId, conversationId, ...done }, 'conversation entries deleted');
+        return { entriesCancelled: done.cancelled, entriesDeleted: done.deleted };
+      },
+    ),
   };
 }

@@ -5,6 +5,7 @@ import type { AgentPoolOptions, ContinueInput, Outcome, ResolveInput, StartInput
 import { approvalNotFound, CANCELLED, entryNotFound, notLive, notWaitingFor } from './entry-states.js';
 import { logEntry } from './entry-log.js';
 import { EntryStarts } from './entry-starts.js';
+import { deleteConversationEntries } from './conversation-deletion.js';
 import { entryStore, isLive, type EntryRow, type LockedRow } from './entry-store.js';
 import { RunnerCalls } from './runner-calls.js';
 import { decidedState } from './user-decision.js';
@@ -177,6 +178,11 @@ export class AgentPool {
       logEntry(this.options.logger, cancelled, 'agent cancelled');
       return { row: cancelled };
     });
+  }
+
+  /** Cancels the live entries of a conversation and deletes all of its entries (conversation-deletion.ts). */
+  deleteConversation(tenantId: string, conversationId: string): Promise<{ cancelled: number; deleted: number }> {
+    return deleteConversationEntries(this.options.db, this.options.logger, tenantId, conversationId);
   }
 
   /**

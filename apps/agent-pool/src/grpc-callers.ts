@@ -15,4 +15,5 @@ export const AGENT_POOL_CALLERS: CallerTable<typeof agentPoolV1.AgentPoolService
   pauseAgent: ['orchestrator'],
   resumeAgent: ['orchestrator'],
   cancelAgent: ['orchestrator'],
+  deleteConversation: ['orchestrator'],
 };

@@ -9,6 +9,7 @@ import { approvalOperations } from './routes/approvals.js';
 import { chatCompletionOperations } from './routes/chat-completions.js';
 import { conversationOperations } from './routes/conversations.js';
 import { conversationResourceOperations } from './routes/conversation-resources.js';
+import { conversationDeletionOperations } from './routes/conversation-deletions.js';
 import { credentialOperations } from './routes/credentials.js';
 import { healthOperations } from './routes/health.js';
 import { memoryOperations } from './routes/memory.js';
@@ -35,6 +36,7 @@ export const allOperations: readonly OperationSpec[] = [
   conversationPinOperations,
   conversationResourceOperations,
   conversationOperations,
+  conversationDeletionOperations,
   runListOperations,
   runOperations,
   runWebhookOperations,

@@ -1,4 +1,12 @@
-import type { agentPoolV1, agentsV1, conversationsV1, memoryV1, orchestratorV1, triggerV1 } from '@platform/proto';
+import type {
+  agentPoolV1,
+  agentsV1,
+  conversationsV1,
+  erasureV1,
+  memoryV1,
+  orchestratorV1,
+  triggerV1,
+} from '@platform/proto';
 import type { Logger, PromiseClient } from '@platform/service-kit';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance, type RouteOptions } from 'fastify';
 import type { TokenVerifier } from './auth.js';
@@ -20,6 +28,7 @@ import { registerAdminRoutes } from './routes/admin.js';
 import { registerAgentRoutes } from './routes/agents.js';
 import { registerAgentVersionRoutes } from './routes/agent-versions.js';
 import { registerConversationPinRoutes } from './routes/conversation-pins.js';
+import { registerConversationDeletionRoutes } from './routes/conversation-deletions.js';
 import { registerApprovalRoutes } from './routes/approvals.js';
 import { registerNotificationRoutes } from './routes/notifications.js';
 import { registerChatCompletionRoutes } from './routes/chat-completions.js';
@@ -56,6 +65,8 @@ export interface AppOptions {
   /** The orchestrator's ConversationService: conversations as resources, and who may read a history. */
   conversations: PromiseClient<conversationsV1.ConversationServiceClient>;
   memory: PromiseClient<memoryV1.MemoryServiceClient>;
+  /** The orchestrator's ErasureService (conversation deletion, end-user erasure); absent: those routes answer 503. */
+  erasure?: PromiseClient<erasureV1.ErasureServiceClient>;
   agentPool: PromiseClient<agentPoolV1.AgentPoolServiceClient>;
   /** The credential service (store/list/delete/audit); absent: the credential routes answer 503. */
   credentials?: CredentialCalls;
@@ -173,6 +184,7 @@ export function buildApp(options: AppOptions): FastifyInstance {
   registerAgentRoutes(router, { agents: options.agents });
   registerAgentVersionRoutes(router, { agents: options.agents });
   registerConversationPinRoutes(router, { agents: options.agents });
+  registerConversationDeletionRoutes(router, { erasure: options.erasure, memory: options.memory });
   const streams = options.quotas?.streams ?? unlimitedStreams;
   registerRunRoutes(router, {
     orchestrator: options.orchestrator,

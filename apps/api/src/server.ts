@@ -3,6 +3,7 @@ import {
   agentsV1,
   conversationsV1,
   credentialV1,
+  erasureV1,
   memoryV1,
   orchestratorV1,
   triggerV1,
@@ -71,6 +72,12 @@ export async function startApiServer(config: ApiConfig, logger: Logger): Promise
   const conversations = createGrpcClient(
     conversationsV1.ConversationServiceClient,
     conversationsV1.ConversationServiceService,
+    config.ORCHESTRATOR_ADDRESS,
+    { defaultDeadlineMs: config.GRPC_DEADLINE_MS, transport, server: 'orchestrator' },
+  );
+  const erasure = createGrpcClient(
+    erasureV1.ErasureServiceClient,
+    erasureV1.ErasureServiceService,
     config.ORCHESTRATOR_ADDRESS,
     { defaultDeadlineMs: config.GRPC_DEADLINE_MS, transport, server: 'orchestrator' },
   );
@@ -160,6 +167,7 @@ export async function startApiServer(config: ApiConfig, logger: Logger): Promise
     orchestrator: orchestrator.rpc,
     agents: agents.rpc,
     conversations: conversations.rpc,
+    erasure: erasure.rpc,
     memory: memory.rpc,
     agentPool: agentPool.rpc,
     ...(credentialCalls && credential
@@ -230,6 +238,8 @@ export async function startApiServer(config: ApiConfig, logger: Logger): Promise
       await keyVerifier?.close();
       orchestrator.close();
       agents.close();
+      conversations.close();
+      erasure.close();
       memory.close();
       agentPool.close();
       trigger.close();

@@ -19,4 +19,6 @@ export const MEMORY_CALLERS: CallerTable<typeof memoryV1.MemoryServiceService> =
   getWorkingMemory: ['orchestrator'],
   clearWorkingMemory: ['orchestrator'],
   describeMemory: ['orchestrator', 'api'],
+  deleteConversation: ['orchestrator'],
+  deleteCollections: ['orchestrator'],
 };

@@ -19,6 +19,8 @@ import { Extractor } from './extraction/extractor.js';
 import { ensureIngestStreams, IngestConsumer } from './ingestion/ingest-consumer.js';
 import { TurnIngestor } from './ingestion/turn-ingestor.js';
 import { FactQueries } from './knowledge/fact-queries.js';
+import { ConversationErasure } from './knowledge/conversation-erasure.js';
+import { erasureServiceImplementation } from './erasure-service.js';
 import { FactSaver } from './knowledge/fact-saver.js';
 import { RunEndListener } from './knowledge/run-end-listener.js';
 import { TurnBatchWriter } from './knowledge/turn-batch-writer.js';
@@ -182,6 +184,7 @@ async function wire(
     memoryV1.MemoryServiceService,
     {
       ...memoryServiceImplementation(messages, compileHistoryLimits(config), logger),
+      ...erasureServiceImplementation(new ConversationErasure(pool, () => vectors), logger),
       ...knowledgeServiceImplementation({
         recall,
         answerer: new MemoryAnswerer(recall, llm(config.MEMORY_QA_MODEL ?? config.MEMORY_EXTRACTION_MODEL)),

@@ -45,6 +45,14 @@ export const OrchestratorConfig = z
     IDEMPOTENCY_KEY_TTL_MS: env.positiveInt().default(24 * 60 * 60_000),
     /** How often expired Idempotency-Keys are deleted (in batches; an expired key is ignored before that). */
     IDEMPOTENCY_SWEEP_INTERVAL_MS: env.positiveInt().default(10 * 60_000),
+    /** How often open conversation deletions are looked for (a new one starts at once on the replica that records it). */
+    ERASURE_POLL_MS: env.positiveInt().default(5_000),
+    /** How long a replica holds a deletion job between steps before another may take it over (it died). */
+    ERASURE_LEASE_MS: env.positiveInt().default(60_000),
+    /** How long a deletion whose step failed (a service down) waits before it is tried again. */
+    ERASURE_RETRY_MS: env.positiveInt().default(5_000),
+    /** How often the retention sweep looks for idle conversations (tiers' `conversationRetentionSeconds`). */
+    RETENTION_SWEEP_MS: env.positiveInt().default(60 * 60_000),
     /** How long run events are kept in the run-events stream (replay for reconnecting clients). */
     RUN_EVENTS_MAX_AGE_MS: env.positiveInt().default(24 * 60 * 60_000),
     /** Attempts at a run (first + resumes) before it is failed instead of resumed again. */

@@ -207,6 +207,16 @@ const orchestratorErrorCatalogue = {
     kind: 'permission_denied',
     description: 'Sharing or unsharing a conversation by someone who is neither its owner nor a tenant admin.',
   },
+  CONVERSATION_DELETING: {
+    kind: 'failed_precondition',
+    description:
+      'A message to a conversation that is being deleted; once the deletion completes the id may be used again.',
+  },
+  DELETION_NOT_FOUND: { kind: 'not_found', description: 'No conversation deletion of this id for this tenant.' },
+  INVALID_SUBJECT: {
+    kind: 'invalid_argument',
+    description: "An end user's subject that is empty or longer than 256 characters.",
+  },
 } as const satisfies Record<string, ErrorCodeSpec>;
 
 /** Codes by name, the shared ones included: throw sites write `ErrorCodes.TASK_NOT_FOUND`. */

@@ -1,4 +1,4 @@
-import type { agentsV1, conversationsV1, orchestratorV1 } from '@platform/proto';
+import type { agentsV1, conversationsV1, erasureV1, orchestratorV1 } from '@platform/proto';
 import type { CallerTable } from '@platform/service-kit';
 
 /**
@@ -45,4 +45,11 @@ export const CONVERSATION_CALLERS: CallerTable<typeof conversationsV1.Conversati
   getConversation: ['api'],
   updateConversation: ['api'],
   checkConversationAccess: ['api'],
+};
+
+/** The ErasureService is the api's: deletions and erasures asked for by a tenant's verified token. */
+export const ERASURE_CALLERS: CallerTable<typeof erasureV1.ErasureServiceService> = {
+  deleteConversation: ['api'],
+  getConversationDeletion: ['api'],
+  eraseEndUser: ['api'],
 };

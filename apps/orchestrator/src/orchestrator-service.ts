@@ -28,6 +28,7 @@ import { runListQueryOf } from './listing/run-list-query.js';
 import type { RunnerStats } from './runner-stats.js';
 import type { ToolBreakers } from './tool-breakers.js';
 import type { MemoryRecall } from './recall/memory-recall.js';
+import type { DeletionStore } from './erasure/deletion-store.js';
 import type { TaskToolCalls } from './tool-calls/task-tool-calls.js';
 import { toolCallResult, type ToolTrials } from './tool-calls/tool-trials.js';
 import { ErrorCodes } from './error-codes.js';
@@ -82,6 +83,8 @@ export interface OrchestratorDependencies {
   multitask: MultitaskAdmission;
   /** Webhooks when a run ends: a new run's target, and the settings and deliveries calls. */
   webhooks: Pick<RunWebhooks, 'targetFor' | 'store' | 'handlers'>;
+  /** Conversations being deleted take no new message (erasure/). */
+  deletions?: Pick<DeletionStore, 'isDeleting'>;
   logger: Logger;
 }
 
@@ -157,6 +160,12 @@ export function orchestratorServiceImplementation(
               `'${scope.conversationId}' is a child run's conversation; send the message to its team's conversation (GET /v1/runs/{runId}: rootConversationId)`,
             );
           }
+          if (await deps.deletions?.isDeleting(scope.tenantId, scope.conversationId))
+            throw new PlatformError(
+              'failed_precondition',
+              ErrorCodes.CONVERSATION_DELETING,
+              `conversation '${scope.conversationId}' is being deleted; send again once its deletion completed`,
+            );
           if (!request.content.trim())
             throw errors.invalidArgument(ErrorCodes.EMPTY_CONTENT, 'content must not be empty');
           // Postgres text cannot hold U+0000; no real message has one.

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
 import { DEFAULT_LOOP_CONFIG } from '@platform/agent-loop';
 import { OpenAIChatModel } from '@platform/llm';
-import { agentsV1, conversationsV1, orchestratorV1 } from '@platform/proto';
+import { agentsV1, conversationsV1, erasureV1, orchestratorV1 } from '@platform/proto';
 import { errors, GrpcServer, RateLimiter, type Logger } from '@platform/service-kit';
 import { ToolClient } from '@platform/tool-sdk';
 import { ShouldProcess } from './admission/should-process.js';
@@ -19,7 +19,8 @@ import { RunEndPublisher } from './events/publish-run-end.js';
 import { TRIGGERED_RUN_PUBLISH_TIMEOUT_MS, TriggeredRunPublisher } from './events/publish-triggered-run.js';
 import { publishEndWithoutRun } from './events/run-event-publisher.js';
 import { HAND_OVER_MS, settlesWithin, SHUTDOWN_RETRY_AFTER_SECONDS } from './graceful-stop.js';
-import { AGENT_CALLERS, CONVERSATION_CALLERS, ORCHESTRATOR_CALLERS } from './grpc-callers.js';
+import { AGENT_CALLERS, CONVERSATION_CALLERS, ERASURE_CALLERS, ORCHESTRATOR_CALLERS } from './grpc-callers.js';
+import { openErasure } from './erasure/erasure-setup.js';
 import { RunLeaseRenewal } from './journal/run-lease-renewal.js';
 import { RunRecords } from './journal/run-records.js';
 import { IdempotencyKeys } from './idempotency/idempotency-keys.js';
@@ -79,6 +80,7 @@ import { RunWebhooks } from './webhooks/run-webhooks.js';
 const ORCHESTRATOR_SERVICE_NAME = 'orchestrator.v1.OrchestratorService';
 const AGENT_SERVICE_NAME = 'orchestrator.v1.AgentService';
 const CONVERSATION_SERVICE_NAME = 'orchestrator.v1.ConversationService';
+const ERASURE_SERVICE_NAME = 'orchestrator.v1.ErasureService';
 /** An answer that is not valid against the run's output schema is asked for again this many times. */
 const OUTPUT_RETRIES = 1;
 
@@ -194,6 +196,16 @@ async function wire(
     cancelLocal: (runId) => attempts.cancelLocal(runId, 'cancelled by request'),
     interruptLocal: (runId) => attempts.interruptLocal(runId),
     announceCancelled: (run) => publishEndWithoutRun(nc, logger, run.runId, { ...run.result }),
+    logger,
+  });
+  const erasure = openErasure(config, {
+    pool,
+    redis,
+    nc,
+    memory: memory.rpc,
+    agentPool: agentPool.rpc,
+    cancellation,
+    owner,
     logger,
   });
   // The queue is served by the turn runner below (the teams' child runs go through the queue).
@@ -392,6 +404,7 @@ async function wire(
       shouldProcess,
       memoryRecall,
       outputSchemas,
+      deletions: erasure.store,
       calls: {
         cancellation,
         listing: new RunListing(pool),
@@ -440,8 +453,10 @@ async function wire(
     conversationServiceImplementation({ store: new ConversationStore(pool), logger }),
     CONVERSATION_CALLERS,
   );
+  grpc.addService(ERASURE_SERVICE_NAME, erasureV1.ErasureServiceService, erasure.service, ERASURE_CALLERS);
   agentDirectory.start();
   const port = await grpc.start();
+  erasure.start();
   const stopRecallGauge = memoryRecall.observeConcurrency();
   recovery.start();
   idempotencyKeys.start();
@@ -456,6 +471,7 @@ async function wire(
       recovery.stop();
       idempotencyKeys.stop();
       await expiries.stop();
+      await erasure.stop();
       // No new calls, no new runs; the runs under way get the grace period to finish.
       queue.close();
       // Calls get a little longer than the runs: past the grace they are answered (below), not cut.

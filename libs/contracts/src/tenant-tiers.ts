@@ -37,6 +37,12 @@ export const TierLimits = z
     modelConnections: count().optional(),
     /** API keys a tenant may hold (live ones: not revoked, not expired; POST /v1/keys). */
     apiKeys: count().optional(),
+    /**
+     * Retention: a conversation idle (no run started or ended) for longer than this many seconds is
+     * deleted everywhere by the orchestrator's retention sweep (docs/conversations.md, "Retention");
+     * absent: kept until deleted.
+     */
+    conversationRetentionSeconds: z.number().int().min(1).optional(),
     /** Models a tenant agent of this tier may name (`*` matches any run of characters); absent: any. */
     agentModels: z.array(z.string().min(1).max(200)).optional(),
     /** Tool patterns a tenant agent of this tier may list: each of its patterns must match one of these; absent: any. */
@@ -79,7 +85,9 @@ export const QUOTA_DEFAULTS = {
   agentVersions: 1_000,
   modelConnections: 10,
   apiKeys: 50,
-} as const satisfies Required<Omit<TierLimits, 'turnsPerMinute' | 'tokensPerDay' | 'agentModels' | 'agentTools'>>;
+} as const satisfies Required<
+  Omit<TierLimits, 'turnsPerMinute' | 'tokensPerDay' | 'agentModels' | 'agentTools' | 'conversationRetentionSeconds'>
+>;
 
 export type QuotaField = keyof typeof QUOTA_DEFAULTS;
 

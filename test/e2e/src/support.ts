@@ -17,7 +17,12 @@ import { SignJWT } from 'jose';
 export const JWT_SECRET = 'e2e-secret-e2e-secret-e2e-secret-e2e';
 
 /** A suite's platform, with the suite's own NATS server and Redis database. */
-export type SuitePlatform = Platform & { natsUrl: string; redisUrl: string; nats: NatsServerHandle };
+export type SuitePlatform = Platform & {
+  natsUrl: string;
+  redisUrl: string;
+  databaseUrl: string;
+  nats: NatsServerHandle;
+};
 
 /**
  * Boots every service for one suite: its own NATS server (tool runners and discovery are global
@@ -33,9 +38,10 @@ export async function bootPlatform(
   const nats = await startNatsServer(natsOptions);
   const redisUrl = await allocateSuiteRedis();
   try {
+    const databaseUrl = await createSuiteDatabase(label);
     const platform = await startPlatform({
       natsUrl: nats.url,
-      databaseUrl: await createSuiteDatabase(label),
+      databaseUrl,
       redisUrl,
       jwtSecret: JWT_SECRET,
       onLine: (app, line) => {
@@ -50,6 +56,7 @@ export async function bootPlatform(
     return Object.assign(platform, {
       natsUrl: nats.url,
       redisUrl,
+      databaseUrl,
       nats,
       stop: async () => {
         await stopServices();
@@ -106,11 +113,11 @@ export async function waitForCatalog(apiUrl: string, tools: string[]): Promise<v
 }
 
 /** Who calls in a suite: a tenant's end user (role `member`, the default), or with roles and a subject of its own. */
-export type Caller = string | { tenant: string; roles?: string[]; subject?: string };
+export type Caller = string | { tenant: string; roles?: string[]; subject?: string; tier?: string };
 
 export async function tokenFor(caller: Caller): Promise<string> {
-  const { tenant, roles, subject } = typeof caller === 'string' ? { tenant: caller } : caller;
-  return new SignJWT({ tenant, ...(roles ? { roles } : {}) })
+  const { tenant, roles, subject, tier } = typeof caller === 'string' ? { tenant: caller } : caller;
+  return new SignJWT({ tenant, ...(roles ? { roles } : {}), ...(tier ? { tier } : {}) })
     .setProtectedHeader({ alg: 'HS256' })
     .setSubject(subject ?? `user-of-${tenant}`)
     .setIssuedAt()

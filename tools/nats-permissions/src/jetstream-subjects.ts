@@ -1,6 +1,7 @@
 /**
  * The JetStream API subjects one use of one stream needs, so a principal is granted its own
- * streams and nothing else: no stream delete or purge, no other stream's messages or consumers.
+ * streams and nothing else: no stream delete, no purge but where data is deleted ({@link purgeStream}),
+ * no other stream's messages or consumers.
  * `$JS.API.INFO` (account info) is asked by every JetStream client when it starts.
  */
 export const JETSTREAM_ACCOUNT_INFO = '$JS.API.INFO';
@@ -35,4 +36,9 @@ export function consumeStream(stream: string): string[] {
     `$JS.API.CONSUMER.MSG.NEXT.${stream}.*`,
     `$JS.ACK.${stream}.>`,
   ];
+}
+
+/** Purge messages of the stream (by subject): the orchestrator deleting a conversation's run events. */
+export function purgeStream(stream: string): string[] {
+  return [`$JS.API.STREAM.PURGE.${stream}`];
 }

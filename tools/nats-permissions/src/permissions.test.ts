@@ -316,7 +316,8 @@ describe('services keep to their own part', () => {
     ['memory', 'platform.memory.ingest.acme.turn'],
     ['event-publisher', 'platform.tool.calculator'],
     ['api', `$JS.API.STREAM.DELETE.${RUN_EVENTS_STREAM}`],
-    ['orchestrator', `$JS.API.STREAM.PURGE.${RUN_EVENTS_STREAM}`],
+    // It may purge the run-events stream (a deleted conversation's events), no other stream.
+    ['orchestrator', '$JS.API.STREAM.PURGE.MEMORY_INGEST'],
     ['orchestrator', '$JS.API.STREAM.INFO.MEMORY_INGEST_DEAD'],
     ['trigger', '$JS.API.CONSUMER.CREATE.MEMORY_INGEST'],
   ])('%s may not publish to %s', async (user, subject) => {

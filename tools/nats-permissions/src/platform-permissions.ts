@@ -18,7 +18,13 @@ import {
   TRIGGERED_RUNS_STREAM,
   natsInboxPrefix,
 } from '@platform/contracts';
-import { consumeStream, JETSTREAM_ACCOUNT_INFO, manageStream, readStreamMessages } from './jetstream-subjects.js';
+import {
+  consumeStream,
+  JETSTREAM_ACCOUNT_INFO,
+  manageStream,
+  purgeStream,
+  readStreamMessages,
+} from './jetstream-subjects.js';
 import type { Principal, RunnerDeclaration } from './model.js';
 import { discoverySubscriptions, runnerPrincipal, toolSubscriptions } from './runner-subjects.js';
 
@@ -98,6 +104,8 @@ export const SERVICE_PRINCIPALS: readonly Principal[] = [
       // events/child-event-forwarder.ts) to forward them, from any point after a restart.
       ...consumeStream(RUN_EVENTS_STREAM),
       ...consumeStream(AGENT_POOL_EVENTS_STREAM),
+      // A deleted conversation's run events, purged by run subject (erasure/deletion-steps.ts).
+      ...purgeStream(RUN_EVENTS_STREAM),
     ]),
     // Run-ended notices of the other replicas wake requests waiting here (ordering/run-end-watch.ts).
     // Model connection change notices drop cached connections (model-connections/connection-cache.ts).

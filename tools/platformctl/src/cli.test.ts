@@ -32,6 +32,20 @@ async function run(argv: string[], env: NodeJS.ProcessEnv = {}): Promise<{ code:
 }
 
 describe('platformctl command line', () => {
+  it('sends a conversation deletion, a deletion read and an end-user erasure to their routes', async () => {
+    const env = { PLATFORM_TOKEN: 't', PLATFORM_API_URL: baseUrl };
+    expect((await run(['conversations', 'delete', 'chat 1'], env)).code).toBe(1);
+    expect(seen.at(-1)).toMatchObject({ method: 'DELETE', url: '/v1/conversations/chat%201' });
+    expect((await run(['conversations', 'deletion', 'del_1'], env)).code).toBe(1);
+    expect(seen.at(-1)).toMatchObject({ method: 'GET', url: '/v1/conversation-deletions/del_1' });
+    expect((await run(['users', 'erase', 'erin'], env)).code).toBe(1);
+    expect(seen.at(-1)).toMatchObject({ method: 'POST', url: '/v1/end-users/erin/erasure' });
+    expect(await run(['users', 'erase'], env)).toMatchObject({
+      code: 2,
+      err: expect.stringContaining('missing <subject>'),
+    });
+  });
+
   it('prints its usage with --help and exits 2 without a command', async () => {
     expect(await run(['--help'])).toMatchObject({ code: 0, out: expect.stringContaining('runs show <runId>') });
     expect((await run([])).code).toBe(2);

@@ -4,6 +4,7 @@ import { AGENT_USAGE, runAgentCommand } from './agent-commands.js';
 import { ApiClient, ApiError } from './api-client.js';
 import { credentialKeys, listDeadLetters } from './commands/admin.js';
 import { listApprovals } from './commands/approvals.js';
+import { deleteConversation, eraseUser, showDeletion } from './commands/conversation-deletions.js';
 import { listRuns, showRun } from './commands/runs.js';
 import { getConversation, listConversations, updateConversation } from './commands/conversations.js';
 import { listRunDeliveries, webhookSettings } from './commands/run-webhooks.js';
@@ -44,6 +45,10 @@ commands:
   runs deliveries <runId>            the webhook deliveries of a run's end: status, attempts, last error
   webhook-settings [--rotate-secret] the tenant's default run webhook URL and signing secret (admins)
   approvals                          pending approvals, soonest to expire first
+  conversations delete <id>          delete a conversation everywhere (a job; prints its id and status)
+  conversations deletion <deletionId>
+                                     a deletion's status and what it removed
+  users erase <subject>              erase an end user (their token's sub): every conversation, their memory (admins)
   tools                              the live tool catalog: runner, version, live instances
   tasks                              tasks with their next and last fire
   tasks show <taskId>                one task
@@ -249,6 +254,15 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
           break;
         case 'approvals':
           result = await listApprovals(api);
+          break;
+        case 'conversations delete':
+          result = await deleteConversation(api, need('<conversationId>'));
+          break;
+        case 'conversations deletion':
+          result = await showDeletion(api, need('<deletionId>'));
+          break;
+        case 'users erase':
+          result = await eraseUser(api, need('<subject>'));
           break;
         case 'tools':
           result = await listTools(api);

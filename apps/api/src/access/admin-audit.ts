@@ -13,9 +13,13 @@ declare module 'fastify' {
 /** The roles whose operations are administrative: their successful writes are audited. */
 const AUDITED_ROLES: ReadonlySet<TenantRole> = new Set(['developer', 'admin']);
 
+/** Operations recorded whatever their role: deleting a conversation is a member's, and must leave a trace (never its content). */
+const ALWAYS_AUDITED: ReadonlySet<string> = new Set(['deleteConversation']);
+
 /** Whether an operation of this method and role is recorded in the audit (docs/access.md#audit). */
-function isAuditedOperation(method: string, role: TenantRole | undefined): boolean {
-  return role !== undefined && AUDITED_ROLES.has(role) && method !== 'GET' && method !== 'HEAD';
+function isAuditedOperation(method: string, role: TenantRole | undefined, operationId: string): boolean {
+  if (method === 'GET' || method === 'HEAD') return false;
+  return ALWAYS_AUDITED.has(operationId) || (role !== undefined && AUDITED_ROLES.has(role));
 }
 
 /** Names what a handler created, for the audit row of its request. */
@@ -44,7 +48,7 @@ export function registerAdminAudit(
 ): void {
   app.addHook('onSend', async (request, reply, payload) => {
     const { role, operationId, access } = request.routeOptions.config;
-    if (access !== 'tenant' || !operationId || !isAuditedOperation(request.method, role)) return payload;
+    if (access !== 'tenant' || !operationId || !isAuditedOperation(request.method, role, operationId)) return payload;
     if (reply.statusCode < 200 || reply.statusCode >= 400 || !request.principal) return payload;
     const principal = request.principal;
     const action = {

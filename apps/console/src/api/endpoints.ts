@@ -190,6 +190,12 @@ export class PlatformApi {
   ) {
     return bodyOf(this.client.PUT('/v1/model-connections/{name}', { params: { path: { name } }, body }));
   }
+  deleteConversation(conversationId: string) {
+    return bodyOf(this.client.DELETE('/v1/conversations/{conversationId}', { params: { path: { conversationId } } }));
+  }
+  getConversationDeletion(deletionId: string) {
+    return bodyOf(this.client.GET('/v1/conversation-deletions/{deletionId}', { params: { path: { deletionId } } }));
+  }
   deleteModelConnection(name: string) {
     return bodyOf(this.client.DELETE('/v1/model-connections/{name}', { params: { path: { name } } }));
   }

@@ -1,9 +1,10 @@
 import { useEffect, useRef, useState, type FormEvent } from 'react';
-import { Link, useParams } from 'wouter';
+import { Link, useLocation, useParams } from 'wouter';
 import { ApiError } from '../api/api-error.js';
 import type { MultitaskChoice, PlatformApi } from '../api/endpoints.js';
 import type { HistoryEntry } from '../api/types.js';
 import { CodeBlock, StatusBadge } from '../components/badges.js';
+import { DeleteConversation } from '../components/delete-conversation.js';
 import { EmptyState, ErrorState, LoadState } from '../components/states.js';
 import { useLoad } from '../components/use-load.js';
 import { ConversationDetails } from '../components/conversation-details.js';
@@ -90,6 +91,7 @@ export function ChatPage() {
   const { conversationId = '' } = useParams<{ conversationId: string }>();
   const id = decodeURIComponent(conversationId);
   const { api, readOnly } = useConsole();
+  const [, navigate] = useLocation();
   const history = useLoad(['history', id], () => wholeHistory(api, id));
   const [draft, setDraft] = useState('');
   const [sent, setSent] = useState<string | undefined>();
@@ -178,6 +180,7 @@ export function ChatPage() {
       <p>
         <Link href={`/runs?conversationId=${encodeURIComponent(id)}`}>Runs of this conversation</Link>
       </p>
+      <DeleteConversation conversationId={id} onDeleted={() => navigate('/conversations')} />
       <LoadState loaded={history} what="the conversation">
         {() =>
           items.length === 0 && !live ? (

@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import { inTransaction } from '@platform/service-kit';
 import type pg from 'pg';
 import type { VectorIndex } from '../recall/vector-index.js';
+import { writeAudit } from './audit-log.js';
 import { collectionPrefixSql } from './collections.js';
 import { FACT_COLUMNS, isUuid, type FactRow } from './fact-rows.js';
 
@@ -87,6 +88,7 @@ export class FactQueries {
         tenantId,
         factId,
       ]);
+      await client.query('DELETE FROM fact_sources WHERE tenant_id = $1 AND fact_id = $2', [tenantId, factId]);
       await this.vectors()?.forget(client, tenantId, [factId]);
       const auditId = await this.audit(client, tenantId, 'delete_fact', `fact:${factId}`, actor, reason, { facts: 1 });
       return { auditId, facts: 1, entities: 0, episodes: 0 };
@@ -111,6 +113,10 @@ export class FactQueries {
         'UPDATE facts SET superseded_by = NULL WHERE tenant_id = $1 AND superseded_by = ANY($2::uuid[])',
         [tenantId, ids],
       );
+      await client.query('DELETE FROM fact_sources WHERE tenant_id = $1 AND fact_id = ANY($2::uuid[])', [
+        tenantId,
+        ids,
+      ]);
       const entities = await client.query(
         `DELETE FROM entities WHERE tenant_id = $1 AND ${collectionPrefixSql('$2')} AND lower(name) = lower($3)`,
         [tenantId, collectionPrefix, subject],
@@ -149,7 +155,7 @@ export class FactQueries {
     });
   }
 
-  private async audit(
+  private audit(
     client: pg.PoolClient,
     tenantId: string,
     action: string,
@@ -158,10 +164,6 @@ export class FactQueries {
     reason: string,
     counts: Record<string, number>,
   ): Promise<string> {
-    const { rows } = await client.query<{ audit_id: string }>(
-      'INSERT INTO audit_log (tenant_id, action, target, actor, reason, counts) VALUES ($1, $2, $3, $4, $5, $6) RETURNING audit_id',
-      [tenantId, action, target, actor, reason, JSON.stringify(counts)],
-    );
-    return rows[0]!.audit_id;
+    return writeAudit(client, { tenantId, action, target, actor, reason }, counts);
   }
 }

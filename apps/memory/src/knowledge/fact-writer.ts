@@ -44,6 +44,16 @@ export async function lockFactSlots(client: pg.PoolClient, facts: readonly NewFa
   );
 }
 
+/** Records that the fact's conversation taught it (migrations/0006: every conversation, not only the first). */
+async function addFactSource(client: pg.PoolClient, fact: NewFact, factId: string): Promise<void> {
+  if (!fact.conversationId) return;
+  await client.query(
+    `INSERT INTO fact_sources (tenant_id, fact_id, conversation_id, run_id) VALUES ($1, $2, $3, $4)
+     ON CONFLICT DO NOTHING`,
+    [fact.tenantId, factId, fact.conversationId, fact.runId],
+  );
+}
+
 /**
  * Writes one fact inside the caller's transaction, with supersession: a transaction-scoped
  * advisory lock per (tenant, collection, subject, predicate) serialises writers of the same
@@ -62,7 +72,10 @@ export async function writeFact(
      LIMIT 1`,
     [fact.tenantId, fact.collection, fact.subject, fact.predicate, fact.object],
   );
-  if (existing.rows[0]) return { fact: existing.rows[0], supersededIds: [], duplicate: true };
+  if (existing.rows[0]) {
+    await addFactSource(client, fact, existing.rows[0].fact_id);
+    return { fact: existing.rows[0], supersededIds: [], duplicate: true };
+  }
 
   const inserted = await client.query<FactRow>(
     `INSERT INTO facts (tenant_id, collection, subject, predicate, object, kind, confidence, origin, conversation_id, run_id, message_seq)
@@ -83,6 +96,7 @@ export async function writeFact(
     ],
   );
   const row = inserted.rows[0]!;
+  await addFactSource(client, fact, row.fact_id);
   const superseded = await client.query<{ fact_id: string }>(
     `UPDATE facts SET valid_to = now(), superseded_by = $2
      WHERE tenant_id = $1 AND valid_to IS NULL AND fact_id <> $2

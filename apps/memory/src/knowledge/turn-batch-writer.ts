@@ -5,6 +5,7 @@ import type pg from 'pg';
 import type { Extraction } from '../extraction/extraction-schema.js';
 import { holdFactRooms, mayOverflow, type FactRoom } from './fact-quota-room.js';
 import type { FactQuota } from './fact-saver.js';
+import { conversationLockKey } from './conversation-erasure.js';
 import { lockFactSlots, writeFact, type NewFact, type WrittenFact } from './fact-writer.js';
 import { storeTurnEpisodes, type TurnEpisode } from './turn-episodes.js';
 import { runKey } from './turn-store.js';
@@ -204,9 +205,16 @@ export class TurnBatchWriter {
     const turns = [...new Map(batch.map((b) => [runKey(b.turn), b.turn])).values()].sort((a, b) =>
       runKey(a) < runKey(b) ? -1 : 1,
     );
+    // A conversation being deleted is waited for; one deleted (and not used again since) is skipped.
+    await client.query(
+      'SELECT pg_advisory_xact_lock_shared(k) FROM (SELECT DISTINCT hashtextextended(s, 0) AS k FROM unnest($1::text[]) AS s ORDER BY 1) AS ordered',
+      [turns.map((t) => conversationLockKey(t.tenantId, t.conversationId))],
+    );
     const { rows } = await client.query<{ tenant_id: string; run_id: string }>(
       `INSERT INTO ingested_runs (tenant_id, run_id, conversation_id, facts_stored)
        SELECT t, r, c, 0 FROM unnest($1::text[], $2::text[], $3::text[]) AS x(t, r, c)
+       WHERE NOT EXISTS (SELECT 1 FROM deleted_conversations d WHERE d.tenant_id = x.t AND d.conversation_id = x.c
+                         AND NOT EXISTS (SELECT 1 FROM conversations v WHERE v.tenant_id = x.t AND v.conversation_id = x.c))
        ON CONFLICT DO NOTHING RETURNING tenant_id, run_id`,
       [turns.map((t) => t.tenantId), turns.map((t) => t.runId), turns.map((t) => t.conversationId)],
     );
