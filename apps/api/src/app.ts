@@ -184,7 +184,11 @@ export function buildApp(options: AppOptions): FastifyInstance {
   registerAgentRoutes(router, { agents: options.agents });
   registerAgentVersionRoutes(router, { agents: options.agents });
   registerConversationPinRoutes(router, { agents: options.agents });
-  registerConversationDeletionRoutes(router, { erasure: options.erasure, memory: options.memory });
+  registerConversationDeletionRoutes(router, {
+    erasure: options.erasure,
+    memory: options.memory,
+    conversations: options.conversations,
+  });
   const streams = options.quotas?.streams ?? unlimitedStreams;
   registerRunRoutes(router, {
     orchestrator: options.orchestrator,

@@ -120,6 +120,7 @@ async function rowsOf(tenant: string, conversation: string, runIds: string[]): P
     'orchestrator.conversation_fences',
     'orchestrator.conversation_agents',
     'orchestrator.conversation_agent_pins',
+    'orchestrator.conversations',
     'memory.conversations',
     'memory.messages',
     'memory.appends',
@@ -138,6 +139,10 @@ async function rowsOf(tenant: string, conversation: string, runIds: string[]): P
     runIds,
   ]);
   rows['agent_pool.entries (by run)'] = await count('agent_pool.entries WHERE run_id = ANY($1::text[])', [runIds]);
+  for (const table of ['idempotency_keys', 'run_webhook_deliveries', 'run_webhook_targets'])
+    rows[`orchestrator.${table} (by run)`] = await count(`orchestrator.${table} WHERE run_id = ANY($1::text[])`, [
+      runIds,
+    ]);
   return rows;
 }
 
@@ -177,6 +182,7 @@ const NOTHING = (runIds: string[]) => ({
       'orchestrator.conversation_fences',
       'orchestrator.conversation_agents',
       'orchestrator.conversation_agent_pins',
+      'orchestrator.conversations',
       'memory.conversations',
       'memory.messages',
       'memory.appends',
@@ -189,6 +195,9 @@ const NOTHING = (runIds: string[]) => ({
       'orchestrator.run_steps',
       'memory.working_memory (by run)',
       'agent_pool.entries (by run)',
+      'orchestrator.idempotency_keys (by run)',
+      'orchestrator.run_webhook_deliveries (by run)',
+      'orchestrator.run_webhook_targets (by run)',
     ].map((t) => [t, 0]),
   ),
   runs: runIds.length,

@@ -1,3 +1,4 @@
+import { requireOwnConversation, type ConversationClient } from '../access/conversation-caller.js';
 import { ConversationId } from '@platform/contracts';
 import type { erasureV1, memoryV1 } from '@platform/proto';
 import type { PromiseClient } from '@platform/service-kit';
@@ -12,6 +13,8 @@ export interface ConversationDeletionRoutesOptions {
   /** The orchestrator's ErasureService; absent: these routes answer 503. */
   erasure: PromiseClient<erasureV1.ErasureServiceClient> | undefined;
   memory: Pick<PromiseClient<memoryV1.MemoryServiceClient>, 'forgetSubject'>;
+  /** Who owns a conversation (a member deletes only their own); absent: not checked (tests of the routes alone). */
+  conversations?: Pick<ConversationClient, 'getConversation'> | undefined;
 }
 
 const ConversationDeletion = z
@@ -135,16 +138,16 @@ export function deletionJson(d: erasureV1.ConversationDeletion): ConversationDel
 /** Deleting conversations and erasing end users (docs/conversations.md). */
 export function registerConversationDeletionRoutes(
   router: OperationRouter,
-  { erasure, memory }: ConversationDeletionRoutesOptions,
+  { erasure, memory, conversations }: ConversationDeletionRoutesOptions,
 ): void {
   const service = (): PromiseClient<erasureV1.ErasureServiceClient> => {
     if (!erasure) throw new HttpError(503, ApiErrorCodes.UNAVAILABLE, 'conversation deletion is not configured');
     return erasure;
   };
 
-  // MERGE(s23/conversations): a member may delete their own conversations only, once conversations have owners;
-  // today any member of the tenant may delete any of its conversations.
+  // A member deletes their own conversations (and those no user started); developers and admins any of the tenant's.
   router.add(conversationDeletionOperations.deleteConversation, async ({ params, request, reply }) => {
+    if (conversations) await requireOwnConversation(conversations, request, params.conversationId);
     const { tenantId, subject } = principalOf(request);
     const { deletion } = await service().deleteConversation({
       tenantId,

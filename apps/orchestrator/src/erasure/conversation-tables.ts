@@ -20,12 +20,21 @@ export async function deleteConversationRows(
           conversationIds,
         ])
       ).rowCount ?? 0;
+    // What names the runs by id: their Idempotency-Keys (migration 0014), their webhook targets and
+    // deliveries (0019: the delivered body holds the run's answer).
+    for (const table of ['idempotency_keys', 'run_webhook_deliveries', 'run_webhook_targets'])
+      await client.query(
+        `DELETE FROM ${table} WHERE tenant_id = $1 AND run_id IN
+           (SELECT run_id FROM runs WHERE tenant_id = $1 AND conversation_id = ANY($2::text[]))`,
+        [tenantId, conversationIds],
+      );
     // run_steps (the journal: model responses, tool calls and their results) go with their runs (ON DELETE CASCADE).
     const runs = await del('runs');
     await del('conversation_fences');
     await del('conversation_agents');
     await del('conversation_agent_pins');
-    // MERGE(s23/conversations): delete from the orchestrator's `conversations` table (migration 0015) here.
+    // The conversation itself (migration 0015): its title, labels, metadata, owner and activity.
+    await del('conversations');
     return { runs };
   });
 }
