@@ -19,4 +19,5 @@ export const MEMORY_CALLERS: CallerTable<typeof memoryV1.MemoryServiceService> =
   getWorkingMemory: ['orchestrator'],
   clearWorkingMemory: ['orchestrator'],
   describeMemory: ['orchestrator', 'api'],
+  forkConversation: ['api', 'orchestrator'],
 };

@@ -26,6 +26,7 @@ import { TurnStore } from './knowledge/turn-store.js';
 import { WorkingMemoryStore } from './knowledge/working-memory-store.js';
 import { knowledgeServiceImplementation, type KnowledgeLimits } from './knowledge-service.js';
 import { memoryServiceImplementation, type HistoryLimits } from './memory-service.js';
+import { ConversationForks } from './conversation-forks.js';
 import { MessageStore } from './message-store.js';
 import { MemoryAnswerer } from './recall/memory-answerer.js';
 import { RecallEngine } from './recall/recall-engine.js';
@@ -181,7 +182,12 @@ async function wire(
     MEMORY_SERVICE_NAME,
     memoryV1.MemoryServiceService,
     {
-      ...memoryServiceImplementation(messages, compileHistoryLimits(config), logger),
+      ...memoryServiceImplementation(
+        messages,
+        new ConversationForks(pool, messages),
+        compileHistoryLimits(config),
+        logger,
+      ),
       ...knowledgeServiceImplementation({
         recall,
         answerer: new MemoryAnswerer(recall, llm(config.MEMORY_QA_MODEL ?? config.MEMORY_EXTRACTION_MODEL)),
