@@ -19,6 +19,7 @@ import { registerMeRoutes } from './routes/me.js';
 import { registerAdminRoutes } from './routes/admin.js';
 import { registerAgentRoutes } from './routes/agents.js';
 import { registerAgentVersionRoutes } from './routes/agent-versions.js';
+import { registerConversationForkRoutes } from './routes/conversation-forks.js';
 import { registerConversationPinRoutes } from './routes/conversation-pins.js';
 import { registerApprovalRoutes } from './routes/approvals.js';
 import { registerNotificationRoutes } from './routes/notifications.js';
@@ -162,6 +163,7 @@ export function buildApp(options: AppOptions): FastifyInstance {
   registerAgentRoutes(router, { agents: options.agents });
   registerAgentVersionRoutes(router, { agents: options.agents });
   registerConversationPinRoutes(router, { agents: options.agents });
+  registerConversationForkRoutes(router, { memory: options.memory });
   const streams = options.quotas?.streams ?? unlimitedStreams;
   registerRunRoutes(router, {
     orchestrator: options.orchestrator,
