@@ -4,6 +4,7 @@ import { AGENT_USAGE, runAgentCommand } from './agent-commands.js';
 import { ApiClient, ApiError } from './api-client.js';
 import { credentialKeys, listDeadLetters } from './commands/admin.js';
 import { listApprovals } from './commands/approvals.js';
+import { forkConversation } from './commands/conversations.js';
 import { listRuns, showRun } from './commands/runs.js';
 import { listFires, listTasks, showTask } from './commands/tasks.js';
 import { listTools } from './commands/tools.js';
@@ -31,6 +32,9 @@ commands:
                (statuses: queued, running, completed, waiting, failed, cancelled; times ISO 8601,
                --since inclusive, --until exclusive)
       paging:  --limit n (page size 1-200, default 50)  --page-token <t> (the next page)  --all
+  conversations fork <conversationId> [--at-seq n]
+                                     a new conversation with the history up to message n
+                                     (default: all of it), read from the parent, not copied
   approvals                          pending approvals, soonest to expire first
   tools                              the live tool catalog: runner, version, live instances
   tasks                              tasks with their next and last fire
@@ -100,6 +104,7 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
         all: { type: 'boolean', default: false },
         limit: { type: 'string' },
         'after-seq': { type: 'string' },
+        'at-seq': { type: 'string' },
         'base-url': { type: 'string' },
         models: { type: 'string' },
         file: { type: 'string', short: 'f' },
@@ -241,6 +246,13 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
         }
         case 'model-connections rotate':
           result = await updateModelConnection(api, need('<name>'), { apiKey: apiKey() });
+          break;
+        case 'conversations fork':
+          result = await forkConversation(
+            api,
+            need('<conversationId>'),
+            values['at-seq'] === undefined ? undefined : number('at-seq', values['at-seq'], 0),
+          );
           break;
         case 'model-connections delete':
           result = await deleteModelConnection(api, need('<name>'));
