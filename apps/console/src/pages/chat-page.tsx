@@ -4,6 +4,7 @@ import { ApiError } from '../api/api-error.js';
 import type { PlatformApi } from '../api/endpoints.js';
 import type { HistoryEntry } from '../api/types.js';
 import { CodeBlock, StatusBadge } from '../components/badges.js';
+import { ForkActions } from '../components/fork-actions.js';
 import { EmptyState, ErrorState, LoadState } from '../components/states.js';
 import { useLoad } from '../components/use-load.js';
 import { useConsole } from '../console-context.js';
@@ -49,7 +50,7 @@ function FoldedToolCalls({ calls }: { calls: readonly ChatToolCall[] }) {
   );
 }
 
-function Bubble({ item }: { item: ChatItem }) {
+function Bubble({ item, conversationId }: { item: ChatItem; conversationId?: string }) {
   return (
     <li className={`bubble ${item.kind}`}>
       <p className="who-said">
@@ -59,6 +60,7 @@ function Bubble({ item }: { item: ChatItem }) {
             run
           </Link>
         )}
+        {conversationId && <ForkActions conversationId={conversationId} item={item} />}
       </p>
       {item.text && <p className="said">{item.text}</p>}
       {item.kind === 'assistant' && <FoldedToolCalls calls={item.toolCalls} />}
@@ -91,6 +93,8 @@ export function ChatPage() {
   const { api, readOnly } = useConsole();
   const history = useLoad(['history', id], () => wholeHistory(api, id));
   const [draft, setDraft] = useState('');
+  // An edit opened in a fork arrives with its text ready to send (components/fork-actions.tsx).
+  useEffect(() => setDraft((window.history.state as { draft?: string } | null)?.draft ?? ''), [id]);
   const [sent, setSent] = useState<string | undefined>();
   const [live, setLive] = useState<LiveTurn | undefined>();
   const [error, setError] = useState<ApiError | undefined>();
@@ -170,7 +174,7 @@ export function ChatPage() {
           ) : (
             <ol className="messages" aria-label="Messages">
               {items.map((item) => (
-                <Bubble key={item.key} item={item} />
+                <Bubble key={item.key} item={item} conversationId={readOnly ? undefined : id} />
               ))}
               {live && !historyHasTurn && (
                 <>
