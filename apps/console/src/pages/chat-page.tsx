@@ -92,9 +92,14 @@ export function ChatPage() {
   const id = decodeURIComponent(conversationId);
   const { api, readOnly } = useConsole();
   const history = useLoad(['history', id], () => wholeHistory(api, id));
-  const [draft, setDraft] = useState('');
   // An edit opened in a fork arrives with its text ready to send (components/fork-actions.tsx).
-  useEffect(() => setDraft((window.history.state as { draft?: string } | null)?.draft ?? ''), [id]);
+  const arrivingDraft = () => (window.history.state as { draft?: string } | null)?.draft ?? '';
+  const [draft, setDraft] = useState(arrivingDraft);
+  const [draftFor, setDraftFor] = useState(id);
+  if (draftFor !== id) {
+    setDraftFor(id);
+    setDraft(arrivingDraft());
+  }
   const [sent, setSent] = useState<string | undefined>();
   const [live, setLive] = useState<LiveTurn | undefined>();
   const [error, setError] = useState<ApiError | undefined>();
