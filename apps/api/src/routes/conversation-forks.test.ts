@@ -37,6 +37,11 @@ const memory = {
 } as unknown as PromiseClient<memoryV1.MemoryServiceClient>;
 
 let app: FastifyInstance;
+interface Reply {
+  json: () => unknown;
+}
+const errorOf = (reply: Reply) => (reply.json() as { error: { code: string; details?: unknown } }).error;
+
 const deadProbe = new GrpcHealthProbe('127.0.0.1:1', new PlaintextTransport(), 'orchestrator');
 const bearer = async (claims: Record<string, unknown>) =>
   `Bearer ${await new SignJWT(claims).setProtectedHeader({ alg: 'HS256' }).setIssuedAt().setExpirationTime('1h').sign(new TextEncoder().encode(SECRET))}`;
@@ -97,7 +102,7 @@ describe('POST /v1/conversations/{conversationId}/fork', () => {
     });
     // Without atSeq: the latest message (0 to memory); two forks never share an id.
     const latest = await fork({});
-    expect(latest.json().atSeq).toBe(6);
+    expect(latest.json<{ atSeq: number }>().atSeq).toBe(6);
     expect(calls[1]!.atSeq).toBe(0);
     expect(calls[1]!.newConversationId).not.toBe(calls[0]!.newConversationId);
   });
@@ -105,19 +110,19 @@ describe('POST /v1/conversations/{conversationId}/fork', () => {
   it("maps memory's refusals: an unknown seq is 404, a cutoff inside a tool call 409", async () => {
     const far = await fork({ atSeq: 99 });
     expect(far.statusCode).toBe(404);
-    expect(far.json().error).toMatchObject({ code: 'MESSAGE_NOT_FOUND', details: { latestSeq: 6 } });
+    expect(errorOf(far)).toMatchObject({ code: 'MESSAGE_NOT_FOUND', details: { latestSeq: 6 } });
     const inside = await fork({ atSeq: 3 });
     expect(inside.statusCode).toBe(409);
-    expect(inside.json().error.code).toBe('FORK_INSIDE_TOOL_CALL');
+    expect(errorOf(inside).code).toBe('FORK_INSIDE_TOOL_CALL');
   });
 
   it('refuses bad input before memory hears of it, and a viewer (forking is for members)', async () => {
     for (const body of [{ atSeq: 0 }, { atSeq: 1.5 }, { atSeq: '2' }, { atSeq: 2, extra: true }]) {
       const response = await fork(body);
       expect(response.statusCode).toBe(400);
-      expect(response.json().error.code).toBe('INVALID_BODY');
+      expect(errorOf(response).code).toBe('INVALID_BODY');
     }
-    expect((await fork({}, member, 'bad%20id')).json().error.code).toBe('INVALID_CONVERSATION_ID');
+    expect(errorOf(await fork({}, member, 'bad%20id')).code).toBe('INVALID_CONVERSATION_ID');
     const refused = await fork({ atSeq: 2 }, viewer);
     expect(refused.statusCode).toBe(403);
     expect(calls).toEqual([]);
