@@ -1,6 +1,7 @@
 import { adminOperations } from './routes/admin.js';
 import { agentOperations } from './routes/agents.js';
 import { agentVersionOperations } from './routes/agent-versions.js';
+import { conversationForkOperations } from './routes/conversation-forks.js';
 import { conversationPinOperations } from './routes/conversation-pins.js';
 import { auditOperations } from './routes/audit.js';
 import { keyOperations } from './routes/keys.js';
@@ -37,6 +38,7 @@ export const allOperations: readonly OperationSpec[] = [
   conversationResourceOperations,
   conversationOperations,
   conversationDeletionOperations,
+  conversationForkOperations,
   runListOperations,
   runOperations,
   runWebhookOperations,

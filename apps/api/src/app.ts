@@ -27,6 +27,7 @@ import { registerMeRoutes } from './routes/me.js';
 import { registerAdminRoutes } from './routes/admin.js';
 import { registerAgentRoutes } from './routes/agents.js';
 import { registerAgentVersionRoutes } from './routes/agent-versions.js';
+import { registerConversationForkRoutes } from './routes/conversation-forks.js';
 import { registerConversationPinRoutes } from './routes/conversation-pins.js';
 import { registerConversationDeletionRoutes } from './routes/conversation-deletions.js';
 import { registerApprovalRoutes } from './routes/approvals.js';
@@ -189,6 +190,7 @@ export function buildApp(options: AppOptions): FastifyInstance {
     memory: options.memory,
     conversations: options.conversations,
   });
+  registerConversationForkRoutes(router, { memory: options.memory, conversations: options.conversations });
   const streams = options.quotas?.streams ?? unlimitedStreams;
   registerRunRoutes(router, {
     orchestrator: options.orchestrator,

@@ -37,6 +37,19 @@ const memoryErrorCatalogue = {
     kind: 'resource_exhausted',
     description: "The run's working memory holds too many keys; delete some first.",
   },
+  CONVERSATION_NOT_FOUND: { kind: 'not_found', description: 'No conversation with this id for this tenant.' },
+  MESSAGE_NOT_FOUND: { kind: 'not_found', description: 'A fork at a seq the conversation has no message at.' },
+  CONVERSATION_EXISTS: { kind: 'already_exists', description: "A fork's new conversation id is already taken." },
+  FORK_TOO_DEEP: {
+    kind: 'failed_precondition',
+    description: 'A fork of a fork already MAX_FORK_DEPTH (10) forks from its root conversation.',
+  },
+  FORK_INSIDE_TOOL_CALL: {
+    kind: 'failed_precondition',
+    description:
+      'A fork at a message between a tool call and its results (the fork would start with an unanswered tool call).',
+  },
+  INVALID_SEQ: { kind: 'invalid_argument', description: '`at_seq` is negative.' },
   INVALID_EXTRACTION: {
     kind: 'internal',
     description:

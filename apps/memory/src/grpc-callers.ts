@@ -21,4 +21,5 @@ export const MEMORY_CALLERS: CallerTable<typeof memoryV1.MemoryServiceService> =
   describeMemory: ['orchestrator', 'api'],
   deleteConversation: ['orchestrator'],
   deleteCollections: ['orchestrator'],
+  forkConversation: ['api', 'orchestrator'],
 };

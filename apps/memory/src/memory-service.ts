@@ -2,6 +2,7 @@ import { ChatMessage, ConversationId, RunId } from '@platform/contracts';
 import type { memoryV1 } from '@platform/proto';
 import { errors, parseOrReject, tenantOf, unaryHandler, type Logger } from '@platform/service-kit';
 import { z } from 'zod';
+import type { ConversationForks } from './conversation-forks.js';
 import type { MessageStore } from './message-store.js';
 import { ErrorCodes } from './error-codes.js';
 
@@ -34,10 +35,27 @@ function scope(request: { tenantId: string; conversationId: string }): { tenantI
 /** The history RPCs of MemoryService: validates at the edge, then stores raw messages verbatim. */
 export function memoryServiceImplementation(
   store: MessageStore,
+  forks: ConversationForks,
   limits: HistoryLimits,
   logger: Logger,
-): Pick<memoryV1.MemoryServiceServer, 'appendMessages' | 'listMessages'> {
+): Pick<memoryV1.MemoryServiceServer, 'appendMessages' | 'listMessages' | 'forkConversation'> {
   return {
+    forkConversation: unaryHandler<memoryV1.ForkConversationRequest, memoryV1.ForkConversationResponse>(
+      logger,
+      'ForkConversation',
+      async (request) => {
+        const { tenantId, conversationId } = scope(request);
+        const newConversationId = parseOrReject(
+          ConversationId,
+          request.newConversationId,
+          ErrorCodes.INVALID_CONVERSATION_ID,
+          'new_conversation_id',
+        );
+        if (request.atSeq < 0) throw errors.invalidArgument(ErrorCodes.INVALID_SEQ, 'at_seq must not be negative');
+        return forks.fork({ tenantId, conversationId, atSeq: request.atSeq, newConversationId });
+      },
+    ),
+
     appendMessages: unaryHandler<memoryV1.AppendMessagesRequest, memoryV1.AppendMessagesResponse>(
       logger,
       'AppendMessages',

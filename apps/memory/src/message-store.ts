@@ -28,6 +28,9 @@ export interface ListQuery {
   latest: boolean;
 }
 
+/** How many forks may lie between a conversation and its root (documented in docs/conversations.md). */
+export const MAX_FORK_DEPTH = 10;
+
 /** Postgres error code of a unique-key violation. */
 const UNIQUE_VIOLATION = '23505';
 
@@ -97,6 +100,11 @@ export class MessageStore {
    * A page of messages in ascending order; `latest` pages from the end instead of the start. The
    * page ends at `limit` messages or `maxBytes` bytes, whichever comes first (but holds at least
    * one message). Bytes are summed in Postgres, so messages past the budget are never read out.
+   *
+   * A fork's history is its ancestors' prefixes and then its own messages: the chain of parents
+   * (at most MAX_FORK_DEPTH) gives one seq range per conversation, the ranges are disjoint, and
+   * each range is read through the primary key with the page's limit, so a fork of a long
+   * conversation reads no more rows than the page needs from each range (nothing is copied).
    */
   async list(query: ListQuery): Promise<{ messages: StoredMessageRow[]; hasMore: boolean }> {
     const order = query.latest ? 'DESC' : 'ASC';
@@ -106,16 +114,29 @@ export class MessageStore {
       run_id: string | null;
       created_at: Date;
     }>({
-      name: `memory-list-${order}`,
-      text: `SELECT seq, CASE WHEN fits THEN message_json END AS message_json, run_id, created_at FROM (
+      name: `memory-list-forks-${order}`,
+      text: `WITH RECURSIVE chain AS (
+               SELECT conversation_id, parent_conversation_id, parent_seq,
+                      9223372036854775807::bigint AS hi, 0 AS depth
+               FROM conversations WHERE tenant_id = $1 AND conversation_id = $2
+               UNION ALL
+               SELECT c.conversation_id, c.parent_conversation_id, c.parent_seq,
+                      LEAST(chain.hi, chain.parent_seq), chain.depth + 1
+               FROM chain JOIN conversations c
+                 ON c.tenant_id = $1 AND c.conversation_id = chain.parent_conversation_id
+               WHERE chain.depth < $6)
+             SELECT seq, CASE WHEN fits THEN message_json END AS message_json, run_id, created_at FROM (
                SELECT seq, message_json, run_id, created_at,
                  row_number() OVER w = 1 OR sum(octet_length(message_json)) OVER w <= $5 AS fits
-               FROM messages
-               WHERE tenant_id = $1 AND conversation_id = $2 AND seq > $3
+               FROM chain CROSS JOIN LATERAL (
+                 SELECT m.seq, m.message_json, m.run_id, m.created_at FROM messages m
+                 WHERE m.tenant_id = $1 AND m.conversation_id = chain.conversation_id
+                   AND m.seq > $3 AND m.seq <= chain.hi
+                 ORDER BY m.seq ${order} LIMIT $4) AS part
                WINDOW w AS (ORDER BY seq ${order} ROWS UNBOUNDED PRECEDING)
                ORDER BY seq ${order} LIMIT $4) AS page
              ORDER BY seq ${order}`,
-      values: [query.tenantId, query.conversationId, query.afterSeq, query.limit + 1, query.maxBytes],
+      values: [query.tenantId, query.conversationId, query.afterSeq, query.limit + 1, query.maxBytes, MAX_FORK_DEPTH],
     });
     let taken = 0;
     while (taken < rows.length && taken < query.limit && rows[taken]!.message_json !== null) taken += 1;

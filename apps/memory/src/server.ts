@@ -28,6 +28,7 @@ import { TurnStore } from './knowledge/turn-store.js';
 import { WorkingMemoryStore } from './knowledge/working-memory-store.js';
 import { knowledgeServiceImplementation, type KnowledgeLimits } from './knowledge-service.js';
 import { memoryServiceImplementation, type HistoryLimits } from './memory-service.js';
+import { ConversationForks } from './conversation-forks.js';
 import { MessageStore } from './message-store.js';
 import { MemoryAnswerer } from './recall/memory-answerer.js';
 import { RecallEngine } from './recall/recall-engine.js';
@@ -183,7 +184,12 @@ async function wire(
     MEMORY_SERVICE_NAME,
     memoryV1.MemoryServiceService,
     {
-      ...memoryServiceImplementation(messages, compileHistoryLimits(config), logger),
+      ...memoryServiceImplementation(
+        messages,
+        new ConversationForks(pool, messages),
+        compileHistoryLimits(config),
+        logger,
+      ),
       ...erasureServiceImplementation(new ConversationErasure(pool, () => vectors), logger),
       ...knowledgeServiceImplementation({
         recall,

@@ -215,6 +215,19 @@ describe('platformctl command line', () => {
     expect(seen.at(-1)!.headers).toMatchObject({ 'content-type': 'application/json' });
   });
 
+  it('forks a conversation with POST …/fork, sending --at-seq as atSeq (and nothing without it)', async () => {
+    expect(
+      (await run(['conversations', 'fork', 'conv-1', '--at-seq', '4', '--api', baseUrl, '--token', 't'])).code,
+    ).toBe(1);
+    expect(seen.at(-1)).toMatchObject({ url: '/v1/conversations/conv-1/fork', method: 'POST', body: '{"atSeq":4}' });
+    await run(['conversations', 'fork', 'conv-1', '--api', baseUrl, '--token', 't']);
+    expect(seen.at(-1)).toMatchObject({ url: '/v1/conversations/conv-1/fork', body: '{}' });
+    expect(await run(['conversations', 'fork', '--token', 't'])).toMatchObject({
+      code: 2,
+      err: expect.stringContaining('<conversationId>'),
+    });
+  });
+
   it('says the api is unreachable (exit 1)', async () => {
     const result = await run(['tools', '--api', 'http://127.0.0.1:1', '--token', 'tok']);
     expect(result.code).toBe(1);

@@ -5,6 +5,7 @@ import { ApiClient, ApiError } from './api-client.js';
 import { credentialKeys, listDeadLetters } from './commands/admin.js';
 import { listApprovals } from './commands/approvals.js';
 import { deleteConversation, eraseUser, showDeletion } from './commands/conversation-deletions.js';
+import { forkConversation } from './commands/conversation-forks.js';
 import { listRuns, showRun } from './commands/runs.js';
 import { getConversation, listConversations, updateConversation } from './commands/conversations.js';
 import { listRunDeliveries, webhookSettings } from './commands/run-webhooks.js';
@@ -44,6 +45,9 @@ commands:
                                      set what is given (docs/conversations.md has the limits)
   runs deliveries <runId>            the webhook deliveries of a run's end: status, attempts, last error
   webhook-settings [--rotate-secret] the tenant's default run webhook URL and signing secret (admins)
+  conversations fork <conversationId> [--at-seq n]
+                                     a new conversation with the history up to message n
+                                     (default: all of it), read from the parent, not copied
   approvals                          pending approvals, soonest to expire first
   conversations delete <id>          delete a conversation everywhere (a job; prints its id and status)
   conversations deletion <deletionId>
@@ -118,6 +122,7 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
         'rotate-secret': { type: 'boolean', default: false },
         limit: { type: 'string' },
         'after-seq': { type: 'string' },
+        'at-seq': { type: 'string' },
         'base-url': { type: 'string' },
         models: { type: 'string' },
         file: { type: 'string', short: 'f' },
@@ -313,6 +318,13 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
         }
         case 'model-connections rotate':
           result = await updateModelConnection(api, need('<name>'), { apiKey: apiKey() });
+          break;
+        case 'conversations fork':
+          result = await forkConversation(
+            api,
+            need('<conversationId>'),
+            values['at-seq'] === undefined ? undefined : number('at-seq', values['at-seq'], 0),
+          );
           break;
         case 'model-connections delete':
           result = await deleteModelConnection(api, need('<name>'));

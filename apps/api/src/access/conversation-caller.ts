@@ -21,7 +21,7 @@ export function conversationCallerOf(request: FastifyRequest): conversationsV1.C
  * Developers and admins reach every conversation of the tenant: nothing to ask.
  */
 export async function requireHistoryAccess(
-  conversations: ConversationClient,
+  conversations: Pick<ConversationClient, 'checkConversationAccess'>,
   request: FastifyRequest,
   conversationId: string,
 ): Promise<void> {

@@ -273,6 +273,15 @@ export class PlatformApi {
       }),
     )) as TurnAnswer;
   }
+  /** A new conversation with this one's history up to message `atSeq` (docs/conversations.md#forks-and-edits). */
+  forkConversation(conversationId: string, atSeq: number) {
+    return bodyOf(
+      this.client.POST('/v1/conversations/{conversationId}/fork', {
+        params: { path: { conversationId } },
+        body: { atSeq },
+      }),
+    );
+  }
   me() {
     return bodyOf(this.client.GET('/v1/me'));
   }

@@ -32,12 +32,14 @@ describe('chatFromHistory', () => {
       entry(7, 'run_2', { role: 'assistant', content: 'You are welcome.' }),
     ]);
     expect(items).toEqual([
-      { kind: 'user', key: 'u-1', text: 'What is 6*7?', runId: 'run_1' },
+      { kind: 'user', key: 'u-1', text: 'What is 6*7?', runId: 'run_1', seq: 1 },
       {
         kind: 'assistant',
         key: 'a-2',
         text: '6*7 = 42.',
         runId: 'run_1',
+        // Where "Fork from here" cuts: the bubble's last message, after its tool results.
+        seq: 4,
         toolCalls: [
           {
             callId: 'c1',
@@ -48,8 +50,8 @@ describe('chatFromHistory', () => {
           },
         ],
       },
-      { kind: 'user', key: 'u-6', text: 'Thanks', runId: 'run_2' },
-      { kind: 'assistant', key: 'a-7', text: 'You are welcome.', runId: 'run_2', toolCalls: [] },
+      { kind: 'user', key: 'u-6', text: 'Thanks', runId: 'run_2', seq: 6 },
+      { kind: 'assistant', key: 'a-7', text: 'You are welcome.', runId: 'run_2', toolCalls: [], seq: 7 },
     ]);
   });
 });

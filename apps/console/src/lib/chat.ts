@@ -12,8 +12,16 @@ export interface ChatToolCall {
 
 /** One bubble of a chat. */
 export type ChatItem =
-  | { kind: 'user'; key: string; text: string; runId: string | null }
-  | { kind: 'assistant'; key: string; text: string; runId: string | null; toolCalls: ChatToolCall[] };
+  | { kind: 'user'; key: string; text: string; runId: string | null; seq?: number }
+  | {
+      kind: 'assistant';
+      key: string;
+      text: string;
+      runId: string | null;
+      toolCalls: ChatToolCall[];
+      /** The seq of the bubble's last stored message (where "Fork from here" cuts). */
+      seq?: number;
+    };
 
 /**
  * A conversation's stored history as a chat: user messages, and per run the assistant's text
@@ -36,11 +44,12 @@ export function chatFromHistory(entries: readonly HistoryEntry[]): ChatItem[] {
     if (message.role === 'system') continue;
     if (message.role === 'user') {
       if (message.synthetic) continue;
-      items.push({ kind: 'user', key: `u-${entry.seq}`, text: message.content, runId: entry.runId });
+      items.push({ kind: 'user', key: `u-${entry.seq}`, text: message.content, runId: entry.runId, seq: entry.seq });
       current = undefined;
       continue;
     }
     const assistant = assistantFor(entry);
+    assistant.seq = entry.seq;
     if (message.role === 'assistant') {
       if (message.content)
         assistant.text = assistant.text ? `${assistant.text}\n\n${message.content}` : message.content;

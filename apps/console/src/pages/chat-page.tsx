@@ -5,6 +5,7 @@ import type { MultitaskChoice, PlatformApi } from '../api/endpoints.js';
 import type { HistoryEntry } from '../api/types.js';
 import { CodeBlock, StatusBadge } from '../components/badges.js';
 import { DeleteConversation } from '../components/delete-conversation.js';
+import { ForkActions } from '../components/fork-actions.js';
 import { EmptyState, ErrorState, LoadState } from '../components/states.js';
 import { useLoad } from '../components/use-load.js';
 import { ConversationDetails } from '../components/conversation-details.js';
@@ -51,7 +52,7 @@ function FoldedToolCalls({ calls }: { calls: readonly ChatToolCall[] }) {
   );
 }
 
-function Bubble({ item }: { item: ChatItem }) {
+function Bubble({ item, conversationId }: { item: ChatItem; conversationId?: string }) {
   return (
     <li className={`bubble ${item.kind}`}>
       <p className="who-said">
@@ -61,6 +62,7 @@ function Bubble({ item }: { item: ChatItem }) {
             run
           </Link>
         )}
+        {conversationId && <ForkActions conversationId={conversationId} item={item} />}
       </p>
       {item.text && <p className="said">{item.text}</p>}
       {item.kind === 'assistant' && <FoldedToolCalls calls={item.toolCalls} />}
@@ -93,7 +95,14 @@ export function ChatPage() {
   const { api, readOnly } = useConsole();
   const [, navigate] = useLocation();
   const history = useLoad(['history', id], () => wholeHistory(api, id));
-  const [draft, setDraft] = useState('');
+  // An edit opened in a fork arrives with its text ready to send (components/fork-actions.tsx).
+  const arrivingDraft = () => (window.history.state as { draft?: string } | null)?.draft ?? '';
+  const [draft, setDraft] = useState(arrivingDraft);
+  const [draftFor, setDraftFor] = useState(id);
+  if (draftFor !== id) {
+    setDraftFor(id);
+    setDraft(arrivingDraft());
+  }
   const [sent, setSent] = useState<string | undefined>();
   const [live, setLive] = useState<LiveTurn | undefined>();
   const [error, setError] = useState<ApiError | undefined>();
@@ -190,7 +199,7 @@ export function ChatPage() {
           ) : (
             <ol className="messages" aria-label="Messages">
               {items.map((item) => (
-                <Bubble key={item.key} item={item} />
+                <Bubble key={item.key} item={item} conversationId={readOnly ? undefined : id} />
               ))}
               {live && !historyHasTurn && (
                 <>

@@ -1,3 +1,4 @@
+import { detachForks } from './fork-detachment.js';
 import { inTransaction } from '@platform/service-kit';
 import type pg from 'pg';
 import type { VectorIndex } from '../recall/vector-index.js';
@@ -73,6 +74,8 @@ export class ConversationErasure {
         'DELETE FROM working_memory WHERE tenant_id = $1 AND (conversation_id = $2 OR run_id = ANY($3::text[]))',
         [t, conversationId, runIds],
       );
+      // Its forks keep the history they read from it, as their own copy.
+      await detachForks(client, t, conversationId);
       const messages = await client.query('DELETE FROM messages WHERE tenant_id = $1 AND conversation_id = $2', [
         t,
         conversationId,
