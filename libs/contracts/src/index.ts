@@ -121,7 +121,7 @@ export { TenantTiers, TenantTiersEnv, QUOTA_NAMES, limitsFor, quotasFor, type Ti
 export { NamedError } from './named-error.js';
 export { API_KEY_REVOKED_SUBJECT, ApiKeyRevoked } from './api-keys.js';
 export { TENANT_ROLES, TenantRole, roleAtLeast, highestTenantRole } from './tenant-roles.js';
-export { approvalRefusal, type ApprovalCaller, type ApprovalOwner, type ApprovalRefusal } from './approval-deciders.js';
+export { approvalRefusal, type ApprovalRefusal } from './approval-deciders.js';
 export { CONVERSATION_LIMITS, CONVERSATION_LABEL_PATTERN } from './conversation-limits.js';
 export {
   AgentName,

@@ -120,7 +120,7 @@ export const conversationDeletionOperations = {
   }),
 };
 
-export function deletionJson(d: erasureV1.ConversationDeletion): ConversationDeletion {
+function deletionJson(d: erasureV1.ConversationDeletion): ConversationDeletion {
   return {
     deletionId: d.deletionId,
     conversationId: d.conversationId,

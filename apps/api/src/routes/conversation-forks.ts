@@ -43,7 +43,7 @@ const Fork = z
   .meta({ id: 'ConversationFork' });
 
 /** A fork's id: chosen here, so that two forks never meet. */
-export function newForkId(): string {
+function newForkId(): string {
   return `conv_${randomUUID()}`;
 }
 

@@ -6,7 +6,7 @@ import type { ChatItem } from '../lib/chat.js';
 import { ErrorState } from './states.js';
 
 /** Where a fork opens: its chat, with the edited text (if any) ready to send in the composer. */
-export function forkHref(conversationId: string): string {
+function forkHref(conversationId: string): string {
   return `/conversations/${encodeURIComponent(conversationId)}`;
 }
 

@@ -7,7 +7,7 @@ import { DataTable } from './table.js';
 import { useLoad } from './use-load.js';
 
 /** The rows of a run's webhook deliveries: where, how it went, and when it is tried next. */
-export function WebhookDeliveryTable({ deliveries }: { deliveries: RunWebhookDelivery[] }) {
+function WebhookDeliveryTable({ deliveries }: { deliveries: RunWebhookDelivery[] }) {
   if (deliveries.length === 0) return <p className="muted">The run named no webhook.</p>;
   return (
     <DataTable

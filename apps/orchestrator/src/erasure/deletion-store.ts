@@ -2,8 +2,8 @@ import { randomUUID } from 'node:crypto';
 import { inTransaction } from '@platform/service-kit';
 import type pg from 'pg';
 
-export type DeletionReason = 'request' | 'end_user_erasure' | 'retention';
-export type DeletionStatus = 'pending' | 'running' | 'completed';
+type DeletionReason = 'request' | 'end_user_erasure' | 'retention';
+type DeletionStatus = 'pending' | 'running' | 'completed';
 
 /** One row of `conversation_deletions` (migrations/0017). */
 export interface DeletionRow {

@@ -21,7 +21,7 @@ export interface ErasureServiceDependencies {
 
 const Subject = z.string().min(1, 'must not be empty').max(256, 'must be at most 256 characters');
 
-export function deletionToProto(row: DeletionRow): erasureV1.ConversationDeletion {
+function deletionToProto(row: DeletionRow): erasureV1.ConversationDeletion {
   return {
     deletionId: row.deletion_id,
     conversationId: row.conversation_id,

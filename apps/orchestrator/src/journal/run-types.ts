@@ -32,7 +32,7 @@ export interface RunLineage {
 }
 
 /** What a newer message asked of the run in flight: stop at a step boundary, or be rolled back. */
-export type RunStopRequest = 'interrupt' | 'rollback';
+type RunStopRequest = 'interrupt' | 'rollback';
 
 export interface RunRecord {
   runId: string;
@@ -119,7 +119,7 @@ export interface IdempotencyClaim {
 }
 
 /** What recording a message's run writes to its conversation, and who may. */
-export interface ConversationEntry {
+interface ConversationEntry {
   /** The sender ('' for none): the owner of a conversation it starts. */
   sender: string;
   /** The name of the agent the run runs under. */

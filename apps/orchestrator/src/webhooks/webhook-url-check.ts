@@ -3,7 +3,7 @@ import { errors } from '@platform/service-kit';
 import { ErrorCodes } from '../error-codes.js';
 
 /** The longest run webhook URL accepted. */
-export const MAX_WEBHOOK_URL_LENGTH = 2048;
+const MAX_WEBHOOK_URL_LENGTH = 2048;
 
 /**
  * A run webhook URL as a tenant sets it (on a message or in its settings): https unless the
