@@ -113,26 +113,37 @@ async function deleteConversation(tenant: string, conversation: string): Promise
   );
 }
 
-/** Every row of the conversation in every service's tables, by table (the test's own list, from the migrations). */
+/** The tables that hold rows of a conversation, read back by its tenant and conversation id (the test's own list, from the migrations). */
+const BY_CONVERSATION = [
+  'orchestrator.runs',
+  'orchestrator.conversation_fences',
+  'orchestrator.conversation_agents',
+  'orchestrator.conversation_agent_pins',
+  'orchestrator.conversations',
+  'memory.conversations',
+  'memory.messages',
+  'memory.appends',
+  'memory.ingested_runs',
+  'memory.facts',
+  'memory.fact_sources',
+  'memory.episodes',
+  'memory.working_memory',
+  'agent_pool.entries',
+];
+/** The tables read back by the conversation's run ids. */
+const BY_RUN = [
+  'orchestrator.run_steps',
+  'memory.working_memory (by run)',
+  'agent_pool.entries (by run)',
+  'orchestrator.idempotency_keys (by run)',
+  'orchestrator.run_webhook_deliveries (by run)',
+  'orchestrator.run_webhook_targets (by run)',
+];
+
+/** Every row of the conversation in every service's tables, by table. */
 async function rowsOf(tenant: string, conversation: string, runIds: string[]): Promise<Record<string, number>> {
-  const byConversation = [
-    'orchestrator.runs',
-    'orchestrator.conversation_fences',
-    'orchestrator.conversation_agents',
-    'orchestrator.conversation_agent_pins',
-    'orchestrator.conversations',
-    'memory.conversations',
-    'memory.messages',
-    'memory.appends',
-    'memory.ingested_runs',
-    'memory.facts',
-    'memory.fact_sources',
-    'memory.episodes',
-    'memory.working_memory',
-    'agent_pool.entries',
-  ];
   const rows: Record<string, number> = {};
-  for (const table of byConversation)
+  for (const table of BY_CONVERSATION)
     rows[table] = await count(`${table} WHERE tenant_id = $1 AND conversation_id = $2`, [tenant, conversation]);
   rows['orchestrator.run_steps'] = await count('orchestrator.run_steps WHERE run_id = ANY($1::text[])', [runIds]);
   rows['memory.working_memory (by run)'] = await count('memory.working_memory WHERE run_id = ANY($1::text[])', [
@@ -176,30 +187,7 @@ async function redisKeysOf(tenant: string, conversation: string, runIds: string[
 }
 
 const NOTHING = (runIds: string[]) => ({
-  ...Object.fromEntries(
-    [
-      'orchestrator.runs',
-      'orchestrator.conversation_fences',
-      'orchestrator.conversation_agents',
-      'orchestrator.conversation_agent_pins',
-      'orchestrator.conversations',
-      'memory.conversations',
-      'memory.messages',
-      'memory.appends',
-      'memory.ingested_runs',
-      'memory.facts',
-      'memory.fact_sources',
-      'memory.episodes',
-      'memory.working_memory',
-      'agent_pool.entries',
-      'orchestrator.run_steps',
-      'memory.working_memory (by run)',
-      'agent_pool.entries (by run)',
-      'orchestrator.idempotency_keys (by run)',
-      'orchestrator.run_webhook_deliveries (by run)',
-      'orchestrator.run_webhook_targets (by run)',
-    ].map((t) => [t, 0]),
-  ),
+  ...Object.fromEntries([...BY_CONVERSATION, ...BY_RUN].map((t) => [t, 0])),
   runs: runIds.length,
 });
 
