@@ -12,6 +12,7 @@ const SHIPPED = [
   'context-overflow',
   'counted-effect',
   'credential-inbox',
+  'deletion-notes',
   'demo',
   'estimator-a',
   'estimator-b',
