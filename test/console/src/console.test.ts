@@ -66,7 +66,7 @@ describe('the web console', () => {
     await page.getByLabel('Conversation id').fill('console-chat');
     await page.getByRole('button', { name: 'Open' }).click();
     await page.getByText('No messages yet.').waitFor();
-    await page.getByLabel('Message').fill('What is (17 + 25) * 3, and what time is it in Tokyo?');
+    await page.getByLabel('Message', { exact: true }).fill('What is (17 + 25) * 3, and what time is it in Tokyo?');
     await page.getByRole('button', { name: 'Send' }).click();
     const answer = page.getByTestId('live-answer').or(page.locator('.bubble.assistant').last());
     await page.locator('.bubble.assistant', { hasText: '(17 + 25) * 3 = 126' }).waitFor();
@@ -161,11 +161,11 @@ describe('the web console', () => {
   it('offers a policy when sending while a run is in flight: rolling it back keeps nothing of it', async () => {
     await signIn(TENANT);
     await open('/conversations/console-multitask');
-    await page.getByLabel('Message').fill('[scenario:slow] Take your time.');
+    await page.getByLabel('Message', { exact: true }).fill('[scenario:slow] Take your time.');
     await page.getByRole('button', { name: 'Send' }).click();
     // The slow answer is on its way: the choice shows while the run is in flight.
     await page.getByLabel('While a run is in flight').selectOption('rollback');
-    await page.getByLabel('Message').fill('[scenario:plain] Never mind.');
+    await page.getByLabel('Message', { exact: true }).fill('[scenario:plain] Never mind.');
     await page.getByRole('button', { name: 'Send' }).click();
     await page.locator('.bubble.assistant', { hasText: 'You said' }).waitFor();
     const history = await stack.api<{ messages: Array<{ message: { content?: string } }> }>(
@@ -192,7 +192,9 @@ describe('the web console', () => {
     });
     expect(connected.status).toBe(200);
     await open('/conversations/console-trip');
-    await page.getByLabel('Message').fill('[scenario:travel-trip] Plan my NYC trip next Friday and email the team.');
+    await page
+      .getByLabel('Message', { exact: true })
+      .fill('[scenario:travel-trip] Plan my NYC trip next Friday and email the team.');
     await page.getByRole('button', { name: 'Send' }).click();
     await page.locator('.bubble.assistant', { hasText: /approv/i }).waitFor();
 
@@ -216,7 +218,9 @@ describe('the web console', () => {
 
   it('approves an action with changes, edited as JSON', async () => {
     await open('/conversations/console-trip-edit');
-    await page.getByLabel('Message').fill('[scenario:travel-trip] Plan my NYC trip and email the team, please.');
+    await page
+      .getByLabel('Message', { exact: true })
+      .fill('[scenario:travel-trip] Plan my NYC trip and email the team, please.');
     await page.getByRole('button', { name: 'Send' }).click();
     await page.locator('.bubble.assistant', { hasText: /approv/i }).waitFor();
     await open('/approvals');
