@@ -58,11 +58,10 @@ import { AgentResolutionStep } from './turn/agent-resolution.js';
 import type { AgentCompileDefaults } from './tenant-agents/agent-compile.js';
 import { AgentDirectory } from './tenant-agents/agent-directory.js';
 import { AgentResolver } from './tenant-agents/agent-resolver.js';
-import { agentServiceImplementation } from './tenant-agents/agent-service.js';
+import { agentServiceOf } from './tenant-agents/agent-service-wiring.js';
 import { conversationServiceImplementation } from './conversations/conversation-service.js';
 import { ConversationStore } from './conversations/conversation-store.js';
 import { AgentStore } from './tenant-agents/agent-store.js';
-import { AgentValidation } from './tenant-agents/agent-validation.js';
 import { AttemptStep, type TurnAttempt } from './turn/attempt.js';
 import { ContextStep } from './turn/context.js';
 import { LoopStep } from './turn/loop.js';
@@ -430,19 +429,13 @@ async function wire(
   grpc.addService(
     AGENT_SERVICE_NAME,
     agentsV1.AgentServiceService,
-    agentServiceImplementation({
+    agentServiceOf({
       store: agentStore,
-      validation: new AgentValidation({
-        profiles,
-        liveNames: (tenantId, names) => agentStore.liveNames(tenantId, names),
-        tiers: config.TENANT_TIERS,
-        defaultTier: config.DEFAULT_TIER,
-        ...(modelConnections ? { modelConnections: modelConnections.connections } : {}),
-      }),
-      directory: agentDirectory,
       profiles,
+      directory: agentDirectory,
       tiers: config.TENANT_TIERS,
       defaultTier: config.DEFAULT_TIER,
+      modelConnections: modelConnections?.connections,
       logger,
     }),
     AGENT_CALLERS,
