@@ -188,7 +188,6 @@ export function buildApp(options: AppOptions): FastifyInstance {
   registerConversationDeletionRoutes(router, {
     erasure: options.erasure,
     memory: options.memory,
-    conversations: options.conversations,
   });
   registerConversationForkRoutes(router, { memory: options.memory, conversations: options.conversations });
   const streams = options.quotas?.streams ?? unlimitedStreams;

@@ -108,6 +108,10 @@ export const apiErrorCatalogue = {
   },
   BUILT_IN_AGENT: { status: 403, doc: 'writing a built-in agent' },
   CONVERSATION_SHARE_FORBIDDEN: { status: 403, doc: "sharing someone else's conversation, unless an admin" },
+  CONVERSATION_DELETE_FORBIDDEN: {
+    status: 403,
+    doc: "deleting another user's shared conversation, unless its owner, a developer or an admin",
+  },
   NOT_FOUND: { status: 404, doc: 'route' },
   RUN_NOT_FOUND: { status: 404 },
   PROFILE_NOT_FOUND: { status: 404 },

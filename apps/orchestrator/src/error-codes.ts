@@ -207,6 +207,11 @@ const orchestratorErrorCatalogue = {
     kind: 'permission_denied',
     description: 'Sharing or unsharing a conversation by someone who is neither its owner nor a tenant admin.',
   },
+  CONVERSATION_DELETE_FORBIDDEN: {
+    kind: 'permission_denied',
+    description:
+      "Deleting another user's shared conversation by someone who is neither its owner nor a developer or admin.",
+  },
   CONVERSATION_DELETING: {
     kind: 'failed_precondition',
     description:

@@ -95,7 +95,7 @@ const factsOf = async (tenant: string, object: string): Promise<Array<{ conversa
   ).rows;
 
 /** Deletes a conversation and waits for its job to complete. */
-async function deleteConversation(tenant: string, conversation: string): Promise<Deletion> {
+async function deleteConversation(tenant: Caller, conversation: string): Promise<Deletion> {
   const accepted = await api<Deletion>(platform, 'DELETE', `/v1/conversations/${conversation}`, tenant);
   expect(accepted.status).toBe(202);
   return waitFor(
@@ -281,6 +281,46 @@ describe('deleting a conversation', () => {
     const job = await api(platform, 'GET', `/v1/conversation-deletions/${deletion.deletionId}`, OTHER);
     expect(job).toMatchObject({ status: 404, body: { error: { code: 'DELETION_NOT_FOUND' } } });
   });
+});
+
+describe('who may delete a conversation', () => {
+  const TEAM = 'del-owners';
+  const ALICE = { tenant: TEAM, subject: 'alice' };
+  const BOB = { tenant: TEAM, subject: 'bob' };
+  const DEVELOPER = { tenant: TEAM, subject: 'dana', roles: ['developer'] };
+  const del = (caller: Caller, conversation: string) =>
+    api<Deletion & { error?: { code: string } }>(platform, 'DELETE', `/v1/conversations/${conversation}`, caller);
+
+  it("refuses a member another user's conversation: 404 while it is private, 403 once shared", async () => {
+    await send(ALICE, 'alice-private', 'hello');
+    expect(await del(BOB, 'alice-private')).toMatchObject({
+      status: 404,
+      body: { error: { code: 'CONVERSATION_NOT_FOUND' } },
+    });
+    const shared = await api(platform, 'PATCH', '/v1/conversations/alice-private', ALICE, { shared: true });
+    expect(shared.status).toBe(200);
+    expect(await del(BOB, 'alice-private')).toMatchObject({
+      status: 403,
+      body: { error: { code: 'CONVERSATION_DELETE_FORBIDDEN' } },
+    });
+    expect(await count('orchestrator.conversation_deletions WHERE tenant_id = $1', [TEAM])).toBe(0);
+    expect(await runIdsOf(TEAM, 'alice-private')).toHaveLength(1);
+  }, 60_000);
+
+  it('lets the owner delete it, and again after it is gone (the same job), while it stays 404 to others', async () => {
+    const first = await deleteConversation(ALICE, 'alice-private');
+    expect(await runIdsOf(TEAM, 'alice-private')).toEqual([]);
+    const again = await del(ALICE, 'alice-private');
+    expect(again).toMatchObject({ status: 202, body: { deletionId: first.deletionId, status: 'completed' } });
+    expect(await del(BOB, 'alice-private')).toMatchObject({ status: 404 });
+  }, 60_000);
+
+  it("lets a developer delete any member's conversation", async () => {
+    await send(BOB, 'bob-private', 'hello');
+    const done = await deleteConversation(DEVELOPER, 'bob-private');
+    expect(done).toMatchObject({ conversationId: 'bob-private', status: 'completed' });
+    expect(await runIdsOf(TEAM, 'bob-private')).toEqual([]);
+  }, 60_000);
 });
 
 describe('a deletion interrupted by a crash', () => {

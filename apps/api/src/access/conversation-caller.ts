@@ -30,26 +30,3 @@ export async function requireHistoryAccess(
   const { allowed } = await conversations.checkConversationAccess({ caller, conversationId });
   if (!allowed) throw new HttpError(404, ApiErrorCodes.CONVERSATION_NOT_FOUND, `no conversation '${conversationId}'`);
 }
-
-/**
- * Refuses a member the deletion of a conversation that is not theirs (docs/conversations.md): one
- * they cannot reach is 404 as if it did not exist; another user's shared one is 403. A conversation
- * no user started (a trigger task's) is the tenant's, and any member may delete it. Developers and
- * admins delete any conversation of the tenant.
- */
-export async function requireOwnConversation(
-  conversations: Pick<ConversationClient, 'getConversation'>,
-  request: FastifyRequest,
-  conversationId: string,
-): Promise<void> {
-  const caller = conversationCallerOf(request);
-  if (caller.role === 'developer' || caller.role === 'admin') return;
-  const { conversation } = await conversations.getConversation({ caller, conversationId });
-  if (conversation?.owner && conversation.owner !== caller.subject)
-    throw new HttpError(
-      403,
-      ApiErrorCodes.FORBIDDEN_ROLE,
-      "only its owner (or a developer or admin) may delete another user's shared conversation",
-      { requiredRole: 'developer', role: caller.role, reason: 'not_the_owner' },
-    );
-}

@@ -1,4 +1,4 @@
-import { requireOwnConversation, type ConversationClient } from '../access/conversation-caller.js';
+import { conversationCallerOf } from '../access/conversation-caller.js';
 import { ConversationId } from '@platform/contracts';
 import type { erasureV1, memoryV1 } from '@platform/proto';
 import type { PromiseClient } from '@platform/service-kit';
@@ -13,8 +13,6 @@ export interface ConversationDeletionRoutesOptions {
   /** The orchestrator's ErasureService; absent: these routes answer 503. */
   erasure: PromiseClient<erasureV1.ErasureServiceClient> | undefined;
   memory: Pick<PromiseClient<memoryV1.MemoryServiceClient>, 'forgetSubject'>;
-  /** Who owns a conversation (a member deletes only their own); absent: not checked (tests of the routes alone). */
-  conversations?: Pick<ConversationClient, 'getConversation'> | undefined;
 }
 
 const ConversationDeletion = z
@@ -74,7 +72,7 @@ export const conversationDeletionOperations = {
         examples: { accepted: { ...DELETION_EXAMPLE, status: 'pending', step: '', counts: {}, completedAt: null } },
       },
     },
-    errors: { 503: ['UNAVAILABLE'] },
+    errors: { 403: ['CONVERSATION_DELETE_FORBIDDEN'], 404: ['CONVERSATION_NOT_FOUND'], 503: ['UNAVAILABLE'] },
   }),
   getConversationDeletion: defineOperation({
     method: 'GET',
@@ -138,21 +136,23 @@ function deletionJson(d: erasureV1.ConversationDeletion): ConversationDeletion {
 /** Deleting conversations and erasing end users (docs/conversations.md). */
 export function registerConversationDeletionRoutes(
   router: OperationRouter,
-  { erasure, memory, conversations }: ConversationDeletionRoutesOptions,
+  { erasure, memory }: ConversationDeletionRoutesOptions,
 ): void {
   const service = (): PromiseClient<erasureV1.ErasureServiceClient> => {
     if (!erasure) throw new HttpError(503, ApiErrorCodes.UNAVAILABLE, 'conversation deletion is not configured');
     return erasure;
   };
 
-  // A member deletes their own conversations (and those no user started); developers and admins any of the tenant's.
+  // A member deletes their own conversations (and those no user started); developers and admins any
+  // of the tenant's. The orchestrator decides, in the transaction that records the job.
   router.add(conversationDeletionOperations.deleteConversation, async ({ params, request, reply }) => {
-    if (conversations) await requireOwnConversation(conversations, request, params.conversationId);
-    const { tenantId, subject } = principalOf(request);
+    const { tenantId, subject, role } = conversationCallerOf(request);
     const { deletion } = await service().deleteConversation({
       tenantId,
       conversationId: params.conversationId,
-      actor: subject ?? tenantId,
+      actor: subject || tenantId,
+      role,
+      subject,
     });
     void reply.header('location', `/v1/conversation-deletions/${deletion!.deletionId}`);
     return { status: 202, body: deletionJson(deletion!) };

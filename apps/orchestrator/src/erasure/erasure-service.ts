@@ -1,9 +1,10 @@
 import { ConversationId } from '@platform/contracts';
 import type { erasureV1 } from '@platform/proto';
-import { errors, parseOrReject, tenantOf, unaryHandler, type Logger } from '@platform/service-kit';
+import { errors, parseOrReject, PlatformError, tenantOf, unaryHandler, type Logger } from '@platform/service-kit';
 import { z } from 'zod';
+import { readerOf } from '../conversations/conversation-access.js';
 import { ErrorCodes } from '../error-codes.js';
-import type { DeletionRow, DeletionStore } from './deletion-store.js';
+import type { DeletionRefusal, DeletionRow, DeletionStore } from './deletion-store.js';
 
 export interface ErasureServiceDependencies {
   store: DeletionStore;
@@ -36,6 +37,16 @@ function deletionToProto(row: DeletionRow): erasureV1.ConversationDeletion {
   };
 }
 
+function refusalError(refused: DeletionRefusal, conversationId: string): Error {
+  return refused === 'not_the_owner'
+    ? new PlatformError(
+        'permission_denied',
+        ErrorCodes.CONVERSATION_DELETE_FORBIDDEN,
+        "only its owner (or a developer or admin) may delete another user's shared conversation",
+      )
+    : errors.notFound(ErrorCodes.CONVERSATION_NOT_FOUND, `no conversation '${conversationId}'`);
+}
+
 /** The ErasureService (proto/orchestrator/v1/erasure.proto): records deletion jobs and reads them. */
 export function erasureServiceImplementation(deps: ErasureServiceDependencies): erasureV1.ErasureServiceServer {
   const { store, logger } = deps;
@@ -51,12 +62,14 @@ export function erasureServiceImplementation(deps: ErasureServiceDependencies): 
           ErrorCodes.INVALID_CONVERSATION_ID,
           'conversation_id',
         );
-        const { row, created } = await store.open({
+        const opened = await store.openAs(readerOf(tenantId, request.subject, request.role), {
           tenantId,
           conversationId,
           reason: 'request',
           actor: request.actor,
         });
+        if ('refused' in opened) throw refusalError(opened.refused, conversationId);
+        const { row, created } = opened;
         if (created) deps.recorded();
         logger.info({ tenantId, deletionId: row.deletion_id, created }, 'conversation deletion requested');
         return { deletion: deletionToProto(row), created };
