@@ -11,6 +11,7 @@ import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { IdempotencyKeys } from './idempotency-keys.js';
 import { RUN_ID_HEADER } from './run-id-header.js';
+import { handleMessageRequest } from '../test-support/handle-message-request.js';
 
 let nats: NatsServerHandle;
 let platform: Platform;
@@ -68,25 +69,13 @@ interface Send {
 /** A keyed message as the api sends it, each send under a run id of its own (as two api replicas would). */
 function send(s: Send) {
   return orchestrators[s.replica ?? 0]!.rpc.handleMessage(
-    {
+    handleMessageRequest({
       tenantId: s.tenantId,
       conversationId: s.conversationId,
       content: s.content,
-      requestId: '',
-      profile: '',
-      runId: `run_${randomUUID()}`,
-      stream: false,
-      tier: '',
-      timeZone: '',
-      attach: false,
-      approvalId: '',
-      decision: '',
-      changesJson: '',
-      source: undefined,
-      subject: 'user-1',
       idempotencyKey: s.key,
       requestFingerprint: s.fingerprint ?? fingerprintOf(s.content),
-    },
+    }),
     { deadlineMs: 60_000, ...(s.onHeaders ? { onHeaders: s.onHeaders } : {}) },
   );
 }

@@ -7,6 +7,7 @@ import { createGrpcClient, MutualTlsTransport, type GrpcClientHandle } from '@pl
 import { startNatsServer, startPlatform, type NatsServerHandle, type Platform } from '@platform/testing';
 import { allocateSuiteRedis, createSuiteDatabase } from '@platform/testing/vitest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { handleMessageRequest } from '../test-support/handle-message-request.js';
 
 const TIERS = {
   small: { agents: 2, agentVersions: 3, agentModels: ['sim-*'], agentTools: ['calc*', 'current_time'] },
@@ -106,27 +107,15 @@ function message(
   replica = 0,
 ) {
   return orchestrators[replica]!.rpc.handleMessage(
-    {
+    handleMessageRequest({
       tenantId,
       conversationId,
       content,
-      requestId: '',
-      profile: '',
-      runId: `run_${randomUUID()}`,
-      stream: false,
-      tier: '',
-      timeZone: '',
-      attach: false,
-      approvalId: '',
-      decision: '',
-      changesJson: '',
-      source: undefined,
       agentVersion: 0,
       overridesJson: '',
       outputSchemaJson: '',
-      subject: 'user-1',
       ...more,
-    },
+    }),
     { deadlineMs: 60_000 },
   );
 }

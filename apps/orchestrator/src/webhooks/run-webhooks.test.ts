@@ -11,6 +11,7 @@ import { createGrpcClient, MutualTlsTransport, type GrpcClientHandle } from '@pl
 import { startNatsServer, startPlatform, type NatsServerHandle, type Platform } from '@platform/testing';
 import { allocateSuiteRedis, createSuiteDatabase } from '@platform/testing/vitest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { handleMessageRequest } from '../test-support/handle-message-request.js';
 
 const RETRY_BASE_MS = 300;
 
@@ -86,24 +87,7 @@ afterAll(async () => {
 
 function message(tenantId: string, content: string, more: Partial<orchestratorV1.HandleMessageRequest> = {}) {
   return client.rpc.handleMessage(
-    {
-      tenantId,
-      conversationId: `conv-${randomUUID()}`,
-      content,
-      requestId: '',
-      profile: '',
-      runId: `run_${randomUUID()}`,
-      stream: false,
-      tier: '',
-      timeZone: '',
-      attach: false,
-      approvalId: '',
-      decision: '',
-      changesJson: '',
-      source: undefined,
-      subject: 'user-1',
-      ...more,
-    },
+    handleMessageRequest({ tenantId, conversationId: `conv-${randomUUID()}`, content, ...more }),
     { deadlineMs: 60_000 },
   );
 }
