@@ -251,6 +251,15 @@ export function agentPoolServiceImplementation(
     ),
 
     getAgent: entryHandler('GetAgent', (tenantId, entryId) => pool.get(tenantId, entryId)),
+    getApproval: unaryHandler<agentPoolV1.GetApprovalRequest, agentPoolV1.GetApprovalResponse>(
+      logger,
+      'GetApproval',
+      async (request) => {
+        const tenantId = tenantOf(request);
+        const approvalId = parseOrReject(ApprovalId, request.approvalId, ErrorCodes.INVALID_APPROVAL_ID, 'approval_id');
+        return { entry: toProtoEntry(await pool.getByApproval(tenantId, approvalId)) };
+      },
+    ),
     pauseAgent: entryHandler('PauseAgent', (tenantId, entryId) => pool.pause(tenantId, entryId)),
     resumeAgent: entryHandler('ResumeAgent', (tenantId, entryId) => pool.resume(tenantId, entryId)),
     cancelAgent: entryHandler('CancelAgent', (tenantId, entryId) => pool.cancel(tenantId, entryId)),

@@ -129,6 +129,13 @@ export class AgentPool {
     return row;
   }
 
+  /** The entry holding an approval request, in any status. */
+  async getByApproval(tenantId: string, approvalId: string): Promise<EntryRow> {
+    const row = await entryStore.getByApproval(this.options.db, tenantId, approvalId);
+    if (!row) throw approvalNotFound();
+    return row;
+  }
+
   /** Live entries not past their expiry, oldest first. */
   listPending(tenantId: string, conversationId: string | undefined): Promise<EntryRow[]> {
     return entryStore.listLive(this.options.db, tenantId, conversationId);

@@ -169,6 +169,14 @@ export const entryStore = {
     return rows[0];
   },
 
+  async getByApproval(db: pg.ClientBase | pg.Pool, tenantId: string, approvalId: string): Promise<EntryRow | undefined> {
+    const { rows } = await db.query<EntryRow>('SELECT * FROM entries WHERE tenant_id = $1 AND approval_id = $2', [
+      tenantId,
+      approvalId,
+    ]);
+    return rows[0];
+  },
+
   /**
    * Locks an entry for a change (one step at a time per entry). NOWAIT: when another call holds
    * the lock (a step is running), this one fails at once with STEP_IN_PROGRESS.

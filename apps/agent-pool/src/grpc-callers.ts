@@ -12,6 +12,7 @@ export const AGENT_POOL_CALLERS: CallerTable<typeof agentPoolV1.AgentPoolService
   resolveApproval: ['orchestrator'],
   listPending: ['orchestrator', 'api'],
   getAgent: ['orchestrator', 'api'],
+  getApproval: ['api'],
   pauseAgent: ['orchestrator'],
   resumeAgent: ['orchestrator'],
   cancelAgent: ['orchestrator'],

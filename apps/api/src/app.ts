@@ -213,6 +213,7 @@ export function buildApp(options: AppOptions): FastifyInstance {
     agentPool: options.agentPool,
     orchestrator: options.orchestrator,
     agents: options.agents,
+    conversations: options.conversations,
     turns,
     turnWaitMs: options.limits.turnWaitMs,
   });

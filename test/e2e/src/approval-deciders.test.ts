@@ -1,7 +1,8 @@
-// Who decides an approval, through the real services (docs/access.md#approvals): a gated call
-// waits for approval in alice's run; bob, another member of the tenant, is refused with
-// 403 FORBIDDEN_ROLE and nothing runs; a viewer is refused; alice decides, and the tool runs once;
-// a tenant admin may decide a user's approval too. A reply in the conversation meets the same rule
+// Who sees and decides an approval, through the real services (docs/access.md#approvals): a gated
+// call waits for approval in alice's run; bob, another member of the tenant, neither lists nor finds
+// it while alice's conversation is private (404), and once she shares it he sees it but is refused
+// with 403 FORBIDDEN_ROLE and nothing runs; a viewer is refused; alice decides, the tool runs once
+// and the approval names her as its decider; a tenant admin may decide a user's approval too. A reply in the conversation meets the same rule
 // in the orchestrator: when the agent names developers as its approvers, the user's own "yes"
 // decides nothing and the approval keeps waiting for a developer.
 import type { ManagedProcess } from '@platform/testing';
@@ -54,8 +55,33 @@ const decide = (who: Caller, approvalId: string) =>
   );
 
 describe('who decides an approval', () => {
-  it("refuses another member and a viewer the user's approval; the user decides it", async () => {
+  it("hides a private conversation's approval from another member: not listed, 404 to read and to decide", async () => {
+    const approval = await askToArchive(ALICE, 'deciders-0');
+    const listed = (who: Caller) =>
+      api<{ approvals: ApprovalJson[] }>(platform, 'GET', '/v1/approvals', who).then((r) =>
+        r.body.approvals.map((a) => a.approvalId),
+      );
+    expect(await listed(BOB)).not.toContain(approval.approvalId);
+    expect(await listed(ALICE)).toContain(approval.approvalId);
+    expect(await listed({ tenant: TENANT, subject: 'carol-admin', roles: ['admin'] })).toContain(approval.approvalId);
+    expect(await api(platform, 'GET', `/v1/approvals/${approval.approvalId}`, BOB)).toMatchObject({
+      status: 404,
+      body: { error: { code: 'APPROVAL_NOT_FOUND' } },
+    });
+    expect(await decide(BOB, approval.approvalId)).toMatchObject({
+      status: 404,
+      body: { error: { code: 'APPROVAL_NOT_FOUND' } },
+    });
+    expect(await api(platform, 'GET', `/v1/approvals/${approval.approvalId}`, ALICE)).toMatchObject({
+      status: 200,
+      body: { approvalId: approval.approvalId, status: 'waiting_for_approval', decidedBy: null },
+    });
+  });
+
+  it("refuses another member and a viewer the user's approval once shared; the user decides it, and is named", async () => {
     const approval = await askToArchive(ALICE, 'deciders-1');
+    const shared = await api(platform, 'PATCH', '/v1/conversations/deciders-1', ALICE, { shared: true });
+    expect(shared.status).toBe(200);
     const byBob = await decide(BOB, approval.approvalId);
     expect(byBob.status).toBe(403);
     expect(byBob.body.error).toMatchObject({
@@ -67,6 +93,13 @@ describe('who decides an approval', () => {
     const byAlice = await decide(ALICE, approval.approvalId);
     expect(byAlice.status).toBe(200);
     expect(byAlice.body.status).toBe('completed');
+    const decided = await api<ApprovalJson & { decidedBy: string | null }>(
+      platform,
+      'GET',
+      `/v1/approvals/${approval.approvalId}`,
+      BOB,
+    );
+    expect(decided).toMatchObject({ status: 200, body: { approvalId: approval.approvalId, decidedBy: 'alice' } });
   });
 
   it("lets a tenant admin decide a user's approval", async () => {

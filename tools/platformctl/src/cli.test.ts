@@ -46,6 +46,16 @@ describe('platformctl command line', () => {
     });
   });
 
+  it('reads one approval with GET /v1/approvals/{id}, and refuses approvals show without an id', async () => {
+    const env = { PLATFORM_TOKEN: 't', PLATFORM_API_URL: baseUrl };
+    expect((await run(['approvals', 'show', '0b5c2f3e-1d1a-4c1e-9a57-8d0c2b7d9e11'], env)).code).toBe(1);
+    expect(seen.at(-1)).toMatchObject({ method: 'GET', url: '/v1/approvals/0b5c2f3e-1d1a-4c1e-9a57-8d0c2b7d9e11' });
+    expect(await run(['approvals', 'show'], env)).toMatchObject({
+      code: 2,
+      err: expect.stringContaining('missing <approvalId>'),
+    });
+  });
+
   it('prints its usage with --help and exits 2 without a command', async () => {
     expect(await run(['--help'])).toMatchObject({ code: 0, out: expect.stringContaining('runs show <runId>') });
     expect((await run([])).code).toBe(2);

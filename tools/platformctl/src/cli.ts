@@ -3,7 +3,7 @@ import { parseArgs } from 'node:util';
 import { AGENT_USAGE, runAgentCommand } from './agent-commands.js';
 import { ApiClient, ApiError } from './api-client.js';
 import { credentialKeys, listDeadLetters } from './commands/admin.js';
-import { listApprovals } from './commands/approvals.js';
+import { listApprovals, showApproval } from './commands/approvals.js';
 import { deleteConversation, eraseUser, showDeletion } from './commands/conversation-deletions.js';
 import { forkConversation } from './commands/conversation-forks.js';
 import { listRuns, showRun } from './commands/runs.js';
@@ -49,6 +49,7 @@ commands:
                                      a new conversation with the history up to message n
                                      (default: all of it), read from the parent, not copied
   approvals                          pending approvals, soonest to expire first
+  approvals show <approvalId>        one approval, waiting or decided, with who decided it
   conversations delete <id>          delete a conversation everywhere (a job; prints its id and status)
   conversations deletion <deletionId>
                                      a deletion's status and what it removed
@@ -259,6 +260,9 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
           break;
         case 'approvals':
           result = await listApprovals(api);
+          break;
+        case 'approvals show':
+          result = await showApproval(api, need('<approvalId>'));
           break;
         case 'conversations delete':
           result = await deleteConversation(api, need('<conversationId>'));

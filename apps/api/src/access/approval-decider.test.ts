@@ -1,11 +1,12 @@
-import type { agentPoolV1, agentsV1, orchestratorV1 } from '@platform/proto';
+import type { agentPoolV1, agentsV1, conversationsV1, orchestratorV1 } from '@platform/proto';
 import type { PromiseClient } from '@platform/service-kit';
 import { SignJWT } from 'jose';
 import { describe, expect, it } from 'vitest';
 import { useOrchestratorEdgeApp } from '../test-support/orchestrator-edge-app.js';
 
 // Who may decide an approval (docs/access.md#approvals), at the HTTP edge with the services'
-// answers given: the run's end user, an admin, or the roles the run's agent names instead.
+// answers given: the run's end user, an admin, or the roles the run's agent names instead; and
+// who sees it at all (a member: the approvals of conversations they reach).
 const SECRET = 'approval-decider-secret-at-least-32-chars';
 const decided: string[] = [];
 
@@ -14,6 +15,7 @@ const RUNS: Record<string, { subject: string; agentId: string; agentVersion: num
   run_alice: { subject: 'alice', agentId: '', agentVersion: 0 },
   run_trigger: { subject: '', agentId: '', agentVersion: 0 },
   run_four_eyes: { subject: 'alice', agentId: 'agt_00000000-0000-4000-8000-000000000001', agentVersion: 2 },
+  run_private: { subject: 'alice', agentId: '', agentVersion: 0 },
 };
 
 const entry = (approvalId: string, runId: string): agentPoolV1.AgentEntry =>
@@ -55,10 +57,18 @@ const agentPool = {
             entry('appr_alice', 'run_alice'),
             entry('appr_trigger', 'run_trigger'),
             entry('appr_four_eyes', 'run_four_eyes'),
+            entry('appr_private', 'run_private'),
           ]
         : [],
   }),
 } as unknown as PromiseClient<agentPoolV1.AgentPoolServiceClient>;
+
+/** Alice's conversation of `appr_private` is not shared: only she (and developers, admins) reach it; the others are shared. */
+const conversations = {
+  checkConversationAccess: async ({ caller, conversationId }: conversationsV1.CheckConversationAccessRequest) => ({
+    allowed: conversationId !== 'conv-appr_private' || caller?.subject === 'alice',
+  }),
+} as unknown as PromiseClient<conversationsV1.ConversationServiceClient>;
 
 const agents = {
   getAgentVersion: async (request: agentsV1.GetAgentVersionRequest) => ({
@@ -92,7 +102,7 @@ const orchestrator = {
   },
 } as unknown as PromiseClient<orchestratorV1.OrchestratorServiceClient>;
 
-const { inject } = useOrchestratorEdgeApp(SECRET, orchestrator, { agentPool, agents });
+const { inject } = useOrchestratorEdgeApp(SECRET, orchestrator, { agentPool, agents, conversations });
 
 async function decide(approvalId: string, sub: string, roles: string[] = []) {
   const token = await new SignJWT({ tenant: 'acme', roles })
@@ -143,6 +153,15 @@ describe('who decides an approval', () => {
     });
     expect((await decide('appr_four_eyes', 'dave', ['developer'])).status).toBe(200);
     expect((await decide('appr_four_eyes', 'erin', ['admin'])).status).toBe(200);
+  });
+
+  it("answers an approval of another user's private conversation 404 to a member, as one that does not exist", async () => {
+    const bob = await decide('appr_private', 'bob');
+    expect(bob).toMatchObject({ status: 404, body: { error: { code: 'APPROVAL_NOT_FOUND' } } });
+    expect((await decide('appr_private', 'dave', ['developer'])).body.error).toMatchObject({
+      code: 'FORBIDDEN_ROLE',
+    });
+    expect((await decide('appr_private', 'alice')).status).toBe(200);
   });
 
   it("answers another tenant's approval 404, before any role check", async () => {

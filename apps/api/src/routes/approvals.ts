@@ -1,5 +1,6 @@
 import { approvalRequestOf, type agentPoolV1, type agentsV1, type orchestratorV1 } from '@platform/proto';
 import type { PromiseClient } from '@platform/service-kit';
+import type { FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import { HttpError } from '../http-errors.js';
 import { JsonObject, OptionalTimestamp } from '../openapi/common-schemas.js';
@@ -12,6 +13,8 @@ import { TURN_RESPONSE_EXAMPLE, TurnResponse, turnResponseBody } from '../turns/
 import { TURN_ERRORS } from './conversations.js';
 import { ApiErrorCodes } from '../error-codes.js';
 import { checkDecider } from '../access/approval-decider.js';
+import { visibleApprovals } from '../access/approval-visibility.js';
+import type { ConversationClient } from '../access/conversation-caller.js';
 
 export interface ApprovalRoutesOptions {
   agentPool: PromiseClient<agentPoolV1.AgentPoolServiceClient>;
@@ -19,6 +22,8 @@ export interface ApprovalRoutesOptions {
   orchestrator?: PromiseClient<orchestratorV1.OrchestratorServiceClient>;
   /** Reads the approver roles of the agent version a run runs under (docs/access.md#approvals); absent: none. */
   agents?: PromiseClient<agentsV1.AgentServiceClient>;
+  /** Which conversations a member reaches (they see those conversations' approvals); absent: every approval of the tenant. */
+  conversations?: Pick<ConversationClient, 'checkConversationAccess'> | undefined;
   turns: TurnRunner;
   turnWaitMs: number;
 }
@@ -70,6 +75,10 @@ const Approval = z
     runId: z.string().nullable(),
     source: ApprovalSource,
     createdAt: OptionalTimestamp,
+    decidedBy: z.string().nullable().meta({
+      description:
+        "Who decided it (the decider's token `sub`); null while it waits, or when it expired or was cancelled.",
+    }),
   })
   .meta({ id: 'Approval' });
 
@@ -88,6 +97,7 @@ const APPROVAL_EXAMPLE: z.infer<typeof Approval> = {
   runId: 'run_1',
   source: { kind: 'user' },
   createdAt: '2026-06-01T09:30:00.000Z',
+  decidedBy: null,
 };
 
 export const approvalOperations = {
@@ -101,11 +111,32 @@ export const approvalOperations = {
     role: 'viewer',
     responses: {
       200: {
-        description: 'Pending approvals (paused ones included).',
+        description:
+          "Pending approvals (paused ones included) of the conversations the caller reaches: a member's own, shared ones and those no user started; a developer's or admin's every one.",
         body: z.object({ approvals: z.array(Approval) }),
         examples: { one: { approvals: [APPROVAL_EXAMPLE] } },
       },
     },
+  }),
+  getApproval: defineOperation({
+    method: 'GET',
+    path: '/v1/approvals/{approvalId}',
+    operationId: 'getApproval',
+    summary: 'One approval request, waiting or decided, with who decided it',
+    tags: ['approvals'],
+    access: 'tenant',
+    role: 'viewer',
+    params: z.object({ approvalId: z.uuid() }),
+    invalid: { params: { status: 404, code: ApiErrorCodes.APPROVAL_NOT_FOUND, message: 'no such approval' } },
+    responses: {
+      200: {
+        description:
+          "The approval; `status` is its entry's (`waiting_for_approval`, `paused`, or where the decision led: `completed`, `cancelled`, `expired`, ...).",
+        body: Approval,
+        examples: { decided: { ...APPROVAL_EXAMPLE, status: 'completed', decidedBy: 'alice' } },
+      },
+    },
+    errors: { 404: ['APPROVAL_NOT_FOUND'] },
   }),
   decideApproval: defineOperation({
     method: 'POST',
@@ -143,6 +174,7 @@ function approvalBody(entry: agentPoolV1.AgentEntry): z.infer<typeof Approval> {
     runId: entry.runId || null,
     source: sourceOf(entry),
     createdAt: entry.createdAt?.toISOString() ?? null,
+    decidedBy: entry.decidedBy ?? null,
   };
 }
 
@@ -192,10 +224,24 @@ function decisionText(decision: z.infer<typeof DecisionBody>, summary: string): 
  * continues, so the answer has the same shape as a message's.
  */
 export function registerApprovalRoutes(router: OperationRouter, options: ApprovalRoutesOptions): void {
+  const visible = (request: FastifyRequest, entries: agentPoolV1.AgentEntry[]): Promise<agentPoolV1.AgentEntry[]> =>
+    visibleApprovals(options.conversations, request, entries, (entry) =>
+      answeringConversation(options, principalOf(request).tenantId, entry),
+    );
+
   router.add(approvalOperations.listApprovals, async ({ request }) => {
     const { tenantId } = principalOf(request);
-    const entries = await pendingApprovals(options.agentPool, tenantId);
+    const entries = await visible(request, await pendingApprovals(options.agentPool, tenantId));
     return { status: 200, body: { approvals: entries.map((entry) => approvalBody(entry)) } };
+  });
+
+  // An approval of a conversation the caller does not reach is answered as one that does not exist.
+  router.add(approvalOperations.getApproval, async ({ params, request }) => {
+    const { tenantId } = principalOf(request);
+    const { entry } = await options.agentPool.getApproval({ tenantId, approvalId: params.approvalId });
+    const [shown] = entry?.approval ? await visible(request, [entry]) : [];
+    if (!shown) throw new HttpError(404, ApiErrorCodes.APPROVAL_NOT_FOUND, `no approval '${params.approvalId}'`);
+    return { status: 200, body: approvalBody(shown) };
   });
 
   router.add(approvalOperations.decideApproval, async ({ params, body, request, reply }) => {
@@ -203,10 +249,12 @@ export function registerApprovalRoutes(router: OperationRouter, options: Approva
     const { approvalId } = params;
     if (body.decision === 'edit' && !body.changes)
       throw new HttpError(400, ApiErrorCodes.CHANGES_REQUIRED, 'an "edit" decision needs "changes"');
-    // Another tenant's approval is not found, exactly like a missing one.
-    const entry = (await pendingApprovals(options.agentPool, principal.tenantId)).find(
+    // Another tenant's approval, or one of a conversation the caller does not reach, is not found,
+    // exactly like a missing one.
+    const found = (await pendingApprovals(options.agentPool, principal.tenantId)).find(
       (e) => e.approval?.approvalId === approvalId,
     );
+    const [entry] = found ? await visible(request, [found]) : [];
     if (!entry) throw new HttpError(404, ApiErrorCodes.APPROVAL_NOT_FOUND, `no pending approval '${approvalId}'`);
     // Only the run's end user, an approver the agent names, or an admin (403 FORBIDDEN_ROLE).
     await checkDecider(principal, entry.runId, options);

@@ -10,6 +10,7 @@ interface Approval {
   conversationId: string;
   runId: string;
   source: { kind: string; taskId?: string };
+  decidedBy: string | null;
 }
 
 /** `approvals`: the tenant's pending approvals, soonest to expire first. */
@@ -30,6 +31,18 @@ export async function listApprovals(api: ApiClient): Promise<{ json: unknown; te
         a.source.kind === 'trigger' ? `task ${a.source.taskId}` : a.source.kind,
         oneLine(a.actionSummary, 60),
       ]),
+    ),
+  };
+}
+
+/** `approvals show <approvalId>`: one approval, waiting or decided, with who decided it. */
+export async function showApproval(api: ApiClient, approvalId: string): Promise<{ json: unknown; text: string }> {
+  const a = await api.get<Approval>(`v1/approvals/${encodeURIComponent(approvalId)}`);
+  return {
+    json: a,
+    text: table(
+      ['APPROVAL', 'AGENT', 'STATUS', 'DECIDED BY', 'CONVERSATION', 'RUN', 'ACTION'],
+      [[a.approvalId, a.agentName, a.status, a.decidedBy, a.conversationId, a.runId, oneLine(a.actionSummary, 60)]],
     ),
   };
 }
