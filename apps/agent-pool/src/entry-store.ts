@@ -169,7 +169,11 @@ export const entryStore = {
     return rows[0];
   },
 
-  async getByApproval(db: pg.ClientBase | pg.Pool, tenantId: string, approvalId: string): Promise<EntryRow | undefined> {
+  async getByApproval(
+    db: pg.ClientBase | pg.Pool,
+    tenantId: string,
+    approvalId: string,
+  ): Promise<EntryRow | undefined> {
     const { rows } = await db.query<EntryRow>('SELECT * FROM entries WHERE tenant_id = $1 AND approval_id = $2', [
       tenantId,
       approvalId,
