@@ -1,12 +1,12 @@
 // A tenant agent's version survives a wait and a restart (issue 36): a run waiting on an approval
-// keeps v1 while v2 is published and the orchestrator is killed and started again; the user's
+// keeps v1 while v2 is published and every service of the platform is killed and started again; the user's
 // "yes" goes on under v1; a new conversation then runs under v2. The agent is written through the
 // orchestrator's AgentService as the api does (the REST routes are the api's); messages go through
 // the api, naming the agent with `profile`.
 import { agentsV1, orchestratorV1 } from '@platform/proto';
 import { createGrpcClient, MutualTlsTransport, type GrpcClientHandle } from '@platform/service-kit';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import type { ManagedProcess } from '@platform/testing';
+import { PLATFORM_APPS, type ManagedProcess } from '@platform/testing';
 import { api, bootPlatform, startRunnerProcess, waitForCatalog, type SuitePlatform, type TurnJson } from './support.js';
 
 const TENANT = 'agent-versions';
@@ -90,8 +90,10 @@ it('keeps a run waiting on an approval on v1 across a restart while v2 is publis
     })
   ).agent!;
   expect(v2.activeVersion).toBe(2);
-  await platform.kill('orchestrator');
-  await platform.start('orchestrator');
+  // Every service of the platform is killed (SIGKILL) and started again; only the simulated model stays.
+  const services = PLATFORM_APPS.filter((app) => app !== 'llm-sim');
+  for (const app of [...services].reverse()) await platform.kill(app);
+  for (const app of services) await platform.start(app);
   await waitForCatalog(platform.apiUrl, ['archive_orders']);
 
   const yes = await send('versions-1', 'yes');
