@@ -6,6 +6,8 @@
 // than 5% did is marked invalid).
 // Run: npx nx run bench-capacity:bench   (env: see bench/capacity/README.md)
 import {
+  describeDutySkips,
+  dutySkips,
   FailureTally,
   intEnv,
   postgresDurabilityFromEnv,
@@ -17,8 +19,7 @@ import {
   type ProcessSample,
 } from '@platform/bench-kit';
 import { loadavg } from 'node:os';
-import { freePort, percentile } from '@platform/testing';
-import { readDutyCounters, skippedTurns } from './duty-skips.js';
+import { percentile } from '@platform/testing';
 import { modelTimes, offerTurns } from './in-flight-phase.js';
 import { streamedTurn } from './streamed-turn.js';
 import { ListenQueueSampler } from './listen-queues.js';
@@ -31,8 +32,6 @@ const TOKENS_PER_SECOND = intEnv('TOKENS_PER_SECOND', 40);
 const DURATION_S = intEnv('DURATION_S', 120);
 const WAITING = intEnv('WAITING', 10_000, 0);
 const WAIT_MS = intEnv('WAIT_MS', 60_000);
-/** The most a phase may skip of its turns' duties and still be valid. */
-const VALID_SKIP_SHARE = 0.05;
 /** Words of the scenario's streamed answer (llm-sim streams one chunk per word). */
 const ANSWER_WORDS = 66;
 
@@ -72,14 +71,14 @@ function processTable(
   return `${out}| **all** | **${cpu.toFixed(3)}** | |\n`;
 }
 
-async function inFlightPhase(bench: BenchPlatform, metricsUrl: string): Promise<void> {
+async function inFlightPhase(bench: BenchPlatform): Promise<void> {
   await putLatency(bench.llmSimUrl, {
     distribution: { medianMs: MODEL_MEDIAN_MS, p99Ms: MODEL_P99_MS, seed: 1 },
     tokensPerSecond: TOKENS_PER_SECOND,
   });
   const endpoints = tierEndpoints(bench);
   const idle = await bench.sample();
-  const dutiesBefore = await readDutyCounters(metricsUrl, bench.infra.descriptor.natsUrl);
+  const dutiesBefore = await bench.duties();
   const tierBefore = await readSharedTierCounters(endpoints);
   const breakdownBefore = await readTierBreakdown(endpoints);
   let peak = idle;
@@ -95,7 +94,7 @@ async function inFlightPhase(bench: BenchPlatform, metricsUrl: string): Promise<
   const breakdownAfter = await readTierBreakdown(endpoints);
   const after = await bench.sample();
   await bench.drainIngestion();
-  const dutiesAfter = await readDutyCounters(metricsUrl, bench.infra.descriptor.natsUrl);
+  const dutiesAfter = await bench.duties();
   const model = await modelTimes(bench.llmSimUrl);
   const overheads: number[] = [];
   const shares: number[] = [];
@@ -111,15 +110,14 @@ async function inFlightPhase(bench: BenchPlatform, metricsUrl: string): Promise<
   // Turns the platform ran to their end (llm-sim answered both of their model calls), whether or
   // not their client was still there to read the answer: the work the CPU figures divide.
   const ran = Math.max(answered, [...model].filter(([tag, t]) => tag.startsWith('cap-') && t.calls >= 2).length);
-  const skipped = skippedTurns(dutiesBefore, dutiesAfter, answered);
-  const skipShare = answered === 0 ? 1 : skipped.turns / answered;
+  const skipped = dutySkips(dutiesBefore, dutiesAfter, answered);
   const inFlight = load.inFlightSamples.slice(Math.floor(load.inFlightSamples.length / 2));
   const meanInFlight = inFlight.reduce((a, b) => a + b, 0) / Math.max(1, inFlight.length);
   const rates = sharedTierRates(tierBefore, tierAfter);
   const cpu = cpuDelta(idle, after);
   process.stdout.write(
     `\n## In flight: offered ${RATE.toFixed(1)} turns/s for ${DURATION_S} s (target ${IN_FLIGHT} in flight; model median ${MODEL_MEDIAN_MS} ms, p99 ${MODEL_P99_MS} ms, ${TOKENS_PER_SECOND} tokens/s)\n\n` +
-      `- ${skipShare > VALID_SKIP_SHARE ? '**INVALID**' : 'valid'}: ${skipped.turns} of ${answered} turns (${(100 * skipShare).toFixed(1)}%) skipped a duty (${skipped.recall} recalls shed or timed out, ${skipped.unpublished} turns not sent to memory)\n` +
+      `- ${describeDutySkips(skipped)}\n` +
       `- answered ${answered}, failed ${load.errors} (${load.failures.toString()}); sustained ${((1000 * answered) / load.elapsedMs).toFixed(1)} turns/s; the platform ran ${ran} turns to their second model call\n` +
       `- in flight (second half of the offering): mean ${meanInFlight.toFixed(0)}, max ${Math.max(0, ...inFlight)}\n` +
       `- turn time p50 ${percentile(
@@ -237,10 +235,10 @@ const profiled: Record<string, string> = CPU_PROFILE_DIR
 const LLM_TIMEOUT_MS = Math.max(60_000, WAIT_MS + 30_000);
 const TURN_TIMEOUT_MS = Math.max(120_000, LLM_TIMEOUT_MS + 60_000);
 
-const metricsPort = await freePort();
 const bench = await startBenchPlatform({
   durability: postgresDurabilityFromEnv(),
   natsMonitor: true,
+  dutyCounters: true,
   appEnv: {
     api: { ...profiled, TURN_WAIT_MS: String(TURN_TIMEOUT_MS + 30_000) },
     orchestrator: {
@@ -249,9 +247,6 @@ const bench = await startBenchPlatform({
       TURN_TIMEOUT_MS: String(TURN_TIMEOUT_MS),
       // Admission sized for the phase with the most turns at once.
       MAX_CONCURRENT_TURNS: String(Math.ceil(1.5 * Math.max(IN_FLIGHT, WAITING))),
-      OTEL_METRICS_EXPORTER: 'prometheus',
-      OTEL_EXPORTER_PROMETHEUS_HOST: '127.0.0.1',
-      OTEL_EXPORTER_PROMETHEUS_PORT: String(metricsPort),
     },
   },
 });
@@ -263,7 +258,7 @@ try {
   );
   // One turn first: the scenario, the tool and the stream work before any load.
   await streamedTurn({ apiUrl: bench.platform.apiUrl, token: bench.token }, 'warm-up');
-  await inFlightPhase(bench, `http://127.0.0.1:${metricsPort}/metrics`);
+  await inFlightPhase(bench);
   if (WAITING > 0) await waitingPhase(bench);
 } finally {
   await bench.stop();

@@ -3,6 +3,7 @@
 // settings except what a load test must lift; and the 2-step calculator turn through its HTTP API.
 import { connect, type NatsConnection } from '@nats-io/transport-node';
 import {
+  freePort,
   PLATFORM_APPS,
   startInfra,
   startPlatform,
@@ -13,6 +14,7 @@ import {
 } from '@platform/testing';
 import { SignJWT } from 'jose';
 import { CALCULATOR_PROMPT, SIM_MODEL } from './calculator.js';
+import { readDutyCounters, type DutyCounters } from './duty-skips.js';
 import { waitForIngestionDrain } from './ingestion-queue.js';
 import { JsonClient } from './json-client.js';
 import { enableStatementStats } from './pg-statement-stats.js';
@@ -71,6 +73,8 @@ export interface BenchPlatform {
   sample(): Promise<Map<PlatformProcess, ProcessSample>>;
   /** Waits until memory's ingestion queue is empty; returns how long that took. */
   drainIngestion(): Promise<number>;
+  /** The counters of duties turns skip (recall shed or timed out, turns not sent to memory); needs `dutyCounters`. */
+  duties(): Promise<DutyCounters>;
   stop(): Promise<void>;
 }
 
@@ -84,6 +88,11 @@ export interface BenchPlatformOptions {
   appEnv?: Partial<Record<PlatformApp, Record<string, string>>>;
   /** Serve NATS's monitoring endpoint (`infra.nats.monitorUrl`), for message counts. */
   natsMonitor?: boolean;
+  /**
+   * Export the orchestrator's metrics (Prometheus, on a private port), for {@link BenchPlatform.duties}:
+   * what share of turns skipped a duty. Production exports metrics too.
+   */
+  dutyCounters?: boolean;
 }
 
 /** {@link BENCH_PLATFORM_ENV} with `overrides` laid over it, app by app. */
@@ -104,13 +113,21 @@ export async function startBenchPlatform(options: BenchPlatformOptions): Promise
   let nc: NatsConnection | undefined;
   try {
     if (options.statementStats) await enableStatementStats(infra.postgres);
+    const metricsPort = options.dutyCounters ? await freePort() : undefined;
+    const metrics: Record<string, string> = metricsPort
+      ? {
+          OTEL_METRICS_EXPORTER: 'prometheus',
+          OTEL_EXPORTER_PROMETHEUS_HOST: '127.0.0.1',
+          OTEL_EXPORTER_PROMETHEUS_PORT: String(metricsPort),
+        }
+      : {};
     platform = await startPlatform({
       natsUrl: infra.descriptor.natsUrl,
       databaseUrl: infra.descriptor.postgresUrl,
       redisUrl: infra.descriptor.redisUrl,
       jwtSecret: SECRET,
       commonEnv: { LOG_LEVEL: 'warn', ...options.env },
-      env: benchEnv(options.appEnv),
+      env: benchEnv({ ...options.appEnv, orchestrator: { ...metrics, ...options.appEnv?.orchestrator } }),
     });
     nc = await connect({ servers: infra.descriptor.natsUrl, name: 'bench' });
     const running = platform;
@@ -163,6 +180,10 @@ export async function startBenchPlatform(options: BenchPlatformOptions): Promise
         return new Map<PlatformProcess, ProcessSample>([...apps, ...servers]);
       },
       drainIngestion: () => waitForIngestionDrain(connection),
+      duties() {
+        if (!metricsPort) throw new Error('startBenchPlatform({ dutyCounters: true }) reads the duties turns skip');
+        return readDutyCounters(`http://127.0.0.1:${metricsPort}/metrics`, infra.descriptor.natsUrl);
+      },
       async stop() {
         client.close();
         await connection.close().catch(() => undefined);

@@ -65,3 +65,12 @@ export {
   type SharedTierEndpoints,
 } from './shared-tier-counters.js';
 export { failureKind, FailureTally } from './failure-kinds.js';
+export {
+  readDutyCounters,
+  skippedTurns,
+  dutySkips,
+  describeDutySkips,
+  VALID_SKIP_SHARE,
+  type DutyCounters,
+  type DutySkips,
+} from './duty-skips.js';

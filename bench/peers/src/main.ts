@@ -63,7 +63,7 @@ let bench: BenchPlatform | undefined;
 let stopPeers: () => Promise<unknown> = () => Promise.resolve();
 try {
   progress(`starting the platform (PostgreSQL ${POSTGRES})`);
-  bench = await startBenchPlatform({ durability: POSTGRES });
+  bench = await startBenchPlatform({ durability: POSTGRES, dutyCounters: true });
   const llmSimPid = bench.platform.process('llm-sim')!.pid!;
   const endpoint = { baseURL: bench.model.baseURL, apiKey: bench.model.apiKey };
   const running = bench;

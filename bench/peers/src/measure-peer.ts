@@ -1,6 +1,6 @@
 // One round of one peer at one model latency: latency at concurrency 1, then (after an unmeasured
 // ramp) throughput at full concurrency with the CPU it took, per process.
-import { closedLoopFor, sampleProcess, type LoadResult } from '@platform/bench-kit';
+import { closedLoopFor, dutySkips, sampleProcess, type DutySkips, type LoadResult } from '@platform/bench-kit';
 import { performance } from 'node:perf_hooks';
 import type { Peer } from './peer.js';
 
@@ -27,6 +27,8 @@ export interface PeerRound {
   driverCpuMs: number;
   /** How long deferred work took to finish after the throughput phase. */
   settleMs: number;
+  /** The duties the throughput phase's turns skipped (peers that count them: the platform). */
+  skips?: DutySkips;
 }
 
 function gc(): void {
@@ -45,6 +47,7 @@ export async function measurePeer(peer: Peer, settings: PhaseSettings): Promise<
   const ramp = await closedLoopFor(turn, settings.concurrency, settings.rampMs);
   await peer.settle?.();
   gc();
+  const dutiesBefore = await peer.duties?.();
   const before = await peer.cpuMs();
   const simBefore = (await sampleProcess(settings.llmSimPid)).cpuMs;
   const driverBefore = ownCpu();
@@ -56,5 +59,16 @@ export async function measurePeer(peer: Peer, settings: PhaseSettings): Promise<
   const llmSimCpuMs = (await sampleProcess(settings.llmSimPid)).cpuMs - simBefore;
   const after = await peer.cpuMs();
   const cpuMs = new Map([...after].map(([process, ms]) => [process, ms - (before.get(process) ?? 0)]));
-  return { c1, ramp, load, cpuMs, llmSimCpuMs, driverCpuMs: cpuMs.has('bench process') ? 0 : driverCpuMs, settleMs };
+  const skips =
+    dutiesBefore && peer.duties ? dutySkips(dutiesBefore, await peer.duties(), load.latenciesMs.length) : undefined;
+  return {
+    c1,
+    ramp,
+    load,
+    cpuMs,
+    llmSimCpuMs,
+    driverCpuMs: cpuMs.has('bench process') ? 0 : driverCpuMs,
+    settleMs,
+    ...(skips ? { skips } : {}),
+  };
 }

@@ -1,3 +1,5 @@
+import type { DutyCounters } from '@platform/bench-kit';
+
 /** Where a peer's model calls go: llm-sim's OpenAI-compatible endpoint. */
 export interface ModelEndpoint {
   /** `…/v1` */
@@ -16,6 +18,8 @@ export interface Peer {
   cpuMs(): Promise<Map<string, number>>;
   /** Waits for work the peer deferred past its last answer (the platform's memory ingestion). */
   settle?(): Promise<void>;
+  /** The platform only: the counters of duties its turns skip under load (recall shed, turns not sent to memory). */
+  duties?(): Promise<DutyCounters>;
   /** Starts what the peer runs on besides the shared platform (its own processes), before its warm-up. */
   prepare?(): Promise<void>;
   /** Stops what `prepare` started. */

@@ -34,13 +34,13 @@ export function reportLatency(summaries: readonly PeerSummary[], context: Report
   const lines = [
     `\n### Model latency ${context.latencyMs} ms (medians of ${context.rounds} rounds)`,
     '',
-    `| peer | p50 c1 (ms) | p99 c1 (ms) | turns/s c${c} | p50 / p99 c${c} (ms) | CPU ms/turn | llm-sim CPU ms/turn | failed turns |`,
-    '|---|---|---|---|---|---|---|---|',
+    `| peer | p50 c1 (ms) | p99 c1 (ms) | turns/s c${c} | p50 / p99 c${c} (ms) | CPU ms/turn | llm-sim CPU ms/turn | failed turns | turns that skipped a duty c${c} |`,
+    '|---|---|---|---|---|---|---|---|---|',
   ];
   for (const s of summaries) {
     const errors = s.errors ? `**${s.errors}** in ${s.failedRounds} round(s): ${s.firstError ?? ''}` : '0';
     lines.push(
-      `| ${s.name} | ${fmt(s.p50c1)} | ${fmt(s.p99c1)} | ${fmt(s.throughput, 0)} | ${fmt(s.p50Load)} / ${fmt(s.p99Load)} | ${fmt(s.cpuPerTurn, 2)} | ${fmt(s.llmSimCpuPerTurn, 2)} | ${errors} |`,
+      `| ${s.name} | ${fmt(s.p50c1)} | ${fmt(s.p99c1)} | ${fmt(s.throughput, 0)} | ${fmt(s.p50Load)} / ${fmt(s.p99Load)} | ${fmt(s.cpuPerTurn, 2)} | ${fmt(s.llmSimCpuPerTurn, 2)} | ${errors} | ${dutyCell(s)} |`,
     );
   }
   const engine = summaries.find((s) => s.key === 'our-engine');
@@ -172,4 +172,17 @@ export function reportPersistence(peers: readonly Peer[], checks: ReadonlyMap<st
     );
   }
   return lines;
+}
+
+/**
+ * The platform's share of throughput-phase turns that skipped a duty, per round: `-` for peers
+ * that do not count them (they have no such duties to shed). The row's figures come from its valid
+ * rounds (at most 5% skipped); when none was valid the row is marked INVALID.
+ */
+function dutyCell(s: PeerSummary): string {
+  if (!s.duties) return '-';
+  const shares = s.duties.shares.map((share) => `${fmt(100 * share)}%`).join(', ');
+  if (s.duties.allInvalid) return `**INVALID** (${shares}: every round past 5%)`;
+  const left = s.duties.shares.length - s.duties.validRounds;
+  return left ? `${shares} (${left} round(s) past 5% left out)` : shares;
 }

@@ -24,6 +24,12 @@ export interface PeerSummary {
   errors: number;
   failedRounds: number;
   firstError?: string;
+  /**
+   * Peers that count the duties their turns skip (the platform): each round's share of
+   * throughput-phase turns that skipped one, and how many rounds were valid (at most 5%). The
+   * figures above come from the valid rounds only, or from all when none was (`allInvalid`).
+   */
+  duties?: { shares: number[]; validRounds: number; allInvalid: boolean };
 }
 
 function p99(values: readonly number[]): number {
@@ -33,7 +39,10 @@ function p99(values: readonly number[]): number {
   );
 }
 
-export function summarize(key: string, name: string, rounds: readonly PeerRound[]): PeerSummary {
+export function summarize(key: string, name: string, measuredRounds: readonly PeerRound[]): PeerSummary {
+  const counted = measuredRounds.filter((r) => r.skips);
+  const valid = measuredRounds.filter((r) => !r.skips || r.skips.valid);
+  const rounds = valid.length ? valid : measuredRounds;
   const perTurn = (r: PeerRound, ms: number): number => ms / Math.max(1, r.load.latenciesMs.length);
   const processes = [...new Set(rounds.flatMap((r) => [...r.cpuMs.keys()]))];
   const phases = rounds.flatMap((r) => [r.c1, r.ramp, r.load]);
@@ -61,5 +70,14 @@ export function summarize(key: string, name: string, rounds: readonly PeerRound[
     errors: phases.reduce((sum, r) => sum + r.errors, 0),
     failedRounds: rounds.filter((r) => r.c1.errors + r.ramp.errors + r.load.errors > 0).length,
     ...(phases.find((r) => r.firstError) ? { firstError: phases.find((r) => r.firstError)!.firstError } : {}),
+    ...(counted.length
+      ? {
+          duties: {
+            shares: counted.map((r) => r.skips!.share),
+            validRounds: counted.filter((r) => r.skips!.valid).length,
+            allInvalid: valid.length === 0,
+          },
+        }
+      : {}),
   };
 }

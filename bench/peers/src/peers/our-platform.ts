@@ -18,5 +18,6 @@ export function ourPlatformPeer(bench: BenchPlatform): Peer {
     async settle() {
       await bench.drainIngestion();
     },
+    duties: () => bench.duties(),
   };
 }
