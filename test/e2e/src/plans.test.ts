@@ -352,3 +352,76 @@ describe('plan-and-execute', () => {
     expect(run.children.every((c) => c.status === 'failed')).toBe(true);
   });
 });
+
+// A newer message while a plan runs (docs/conversations.md, "Plans and delegations"): the plan has
+// no loop step to stop at, so the stop settles its children: every live subtask's child run is
+// cancelled, and the plan's run ends interrupted (its completed part kept) or rolled back (nothing
+// of it in history). The newer message names a plain agent of the tenant (`worker`).
+describe('a newer message while a plan runs', () => {
+  interface Stored {
+    runId: string | null;
+    message: { role: string; toolCalls?: Array<{ id: string }>; toolCallId?: string };
+  }
+  const history = async (conversationId: string): Promise<Stored[]> =>
+    (await api<{ messages: Stored[] }>(platform, 'GET', `/v1/conversations/${conversationId}/messages`, TENANT)).body
+      .messages;
+
+  /** Starts plan-three in the conversation and waits until its booking subtask's child run is working. */
+  async function planWithBookingUnderWay(conversationId: string): Promise<{ runId: string; bookingChild: string }> {
+    const before = new Set(await redis.keys('booking:started:*'));
+    const response = await postMessageStream(platform, TENANT, conversationId, {
+      content: `[scenario:plan-three] ${conversationId}`,
+    });
+    const runId = response.headers.get('x-run-id') ?? '';
+    void readSse(response).catch(() => undefined);
+    await waitFor('the booking to start', async () =>
+      (await redis.keys('booking:started:*')).find((k) => !before.has(k)),
+    );
+    const bookingChild = await waitFor(
+      "the plan to record the booking's child run",
+      async () => (await runOf(runId)).plan?.subtasks.find((s) => s.id === 'booking')?.childRunIds[0],
+    );
+    return { runId, bookingChild };
+  }
+
+  const newer = (conversationId: string, multitask: string) =>
+    api<Turn>(platform, 'POST', `/v1/conversations/${conversationId}/messages`, TENANT, {
+      content: 'What time is it?',
+      profile: 'worker',
+      multitask,
+    });
+
+  it('interrupt: cancels the live subtasks, ends the plan interrupted, then runs the message', async () => {
+    const { runId, bookingChild } = await planWithBookingUnderWay('plan-interrupted');
+    const turn = await newer('plan-interrupted', 'interrupt');
+    expect(turn.body.status).toBe('completed');
+    const stopped = await waitFor('the plan to end', async () => {
+      const run = await runOf(runId);
+      return run.status === 'running' ? undefined : run;
+    });
+    expect(stopped).toMatchObject({ status: 'completed', stopReason: 'interrupted' });
+    expect((await runOf(bookingChild)).status).toBe('cancelled');
+    const messages = await history('plan-interrupted');
+    expect(messages.filter((m) => m.runId === runId).map((m) => m.message.role)[0]).toBe('user');
+    expect(messages.at(-1)).toMatchObject({ runId: turn.body.runId, message: { role: 'assistant' } });
+    // No tool call without its one result (the plan's own steps are its children's, not in this history).
+    for (const id of messages.flatMap((m) => (m.message.toolCalls ?? []).map((c) => c.id)))
+      expect(messages.filter((m) => m.message.toolCallId === id)).toHaveLength(1);
+  });
+
+  it('rollback: cancels the live subtasks, and nothing of the plan reaches history', async () => {
+    const { runId, bookingChild } = await planWithBookingUnderWay('plan-rolled-back');
+    const turn = await newer('plan-rolled-back', 'rollback');
+    expect(turn.body.status).toBe('completed');
+    const stopped = await waitFor('the plan to end', async () => {
+      const run = await runOf(runId);
+      return run.status === 'running' ? undefined : run;
+    });
+    expect(stopped.stopReason).toBe('rolled_back');
+    expect((await runOf(bookingChild)).status).toBe('cancelled');
+    const messages = await history('plan-rolled-back');
+    expect(messages.filter((m) => m.runId === runId)).toEqual([]);
+    expect(messages.every((m) => m.runId === turn.body.runId)).toBe(true);
+    expect([messages[0]?.message.role, messages.at(-1)?.message.role]).toEqual(['user', 'assistant']);
+  });
+});
