@@ -102,6 +102,23 @@ describe('who decides an approval', () => {
     expect(decided).toMatchObject({ status: 200, body: { approvalId: approval.approvalId, decidedBy: 'alice' } });
   });
 
+  it('takes a reply sent with any multitask policy as the decision: a waiting run is not in flight', async () => {
+    for (const multitask of ['reject', 'rollback']) {
+      const conversation = `deciders-${multitask}`;
+      const approval = await askToArchive(ALICE, conversation);
+      // Nothing is in flight: the run waits for this very reply, whatever the policy says.
+      const reply = await api<TurnJson>(platform, 'POST', `/v1/conversations/${conversation}/messages`, ALICE, {
+        content: 'yes',
+        multitask,
+      });
+      expect(reply.status).toBe(200);
+      expect(reply.body.status).toBe('completed');
+      expect(await api(platform, 'GET', `/v1/approvals/${approval.approvalId}`, ALICE)).toMatchObject({
+        body: { decidedBy: 'alice' },
+      });
+    }
+  });
+
   it("lets a tenant admin decide a user's approval", async () => {
     const approval = await askToArchive(ALICE, 'deciders-2');
     const byAdmin = await decide({ tenant: TENANT, subject: 'carol-admin', roles: ['admin'] }, approval.approvalId);
