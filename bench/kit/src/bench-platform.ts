@@ -65,8 +65,13 @@ export interface BenchPlatform {
   readonly llmSimUrl: string;
   /** A bearer token of the bench's tenant (`bench`), for requests of the bench's own. */
   readonly token: string;
-  /** One calculator turn in a new conversation; throws unless it answered 200 with the tool's result. */
-  turn(headers?: Record<string, string>): Promise<void>;
+  /** A token of the bench's tenant with the `developer` role (to write agents). */
+  readonly developerToken: string;
+  /**
+   * One calculator turn in a new conversation; throws unless it answered 200 with the tool's
+   * result. `fields` go into the message's body beside its content (e.g. `{ agent: … }`).
+   */
+  turn(headers?: Record<string, string>, fields?: Record<string, unknown>): Promise<void>;
   /** Each platform service's runtime diagnostics port, when started with RUNTIME_DIAGNOSTICS_PORT. */
   diagnosticsPorts(): Map<PlatformApp, number>;
   /** CPU and memory so far of every platform app and shared server. */
@@ -132,11 +137,14 @@ export async function startBenchPlatform(options: BenchPlatformOptions): Promise
     nc = await connect({ servers: infra.descriptor.natsUrl, name: 'bench' });
     const running = platform;
     const connection = nc;
-    const token = await new SignJWT({ tenant: 'bench' })
-      .setProtectedHeader({ alg: 'HS256' })
-      .setIssuedAt()
-      .setExpirationTime('12h')
-      .sign(new TextEncoder().encode(SECRET));
+    const sign = (claims: Record<string, unknown>) =>
+      new SignJWT({ tenant: 'bench', ...claims })
+        .setProtectedHeader({ alg: 'HS256' })
+        .setIssuedAt()
+        .setExpirationTime('12h')
+        .sign(new TextEncoder().encode(SECRET));
+    const token = await sign({});
+    const developerToken = await sign({ roles: ['developer'] });
     await waitForCalculator(running.apiUrl, token);
     const llmSimUrl = running.llmSimUrl!;
     let conversation = 0;
@@ -152,12 +160,14 @@ export async function startBenchPlatform(options: BenchPlatformOptions): Promise
       model: { baseURL: `${llmSimUrl}/v1`, apiKey: SIM_API_KEY, model: SIM_MODEL },
       llmSimUrl,
       token,
-      async turn(headers = {}) {
+      developerToken,
+      async turn(headers = {}, fields = {}) {
         await calculatorTurn(
           client,
           `${running.apiUrl}/v1/conversations/bench-${++conversation}/messages`,
           token,
           headers,
+          fields,
         );
       },
       diagnosticsPorts() {
@@ -206,11 +216,12 @@ export async function calculatorTurn(
   url: string,
   token: string,
   headers: Record<string, string> = {},
+  fields: Record<string, unknown> = {},
 ): Promise<void> {
   const response = await client.post(
     url,
     { ...headers, authorization: `Bearer ${token}` },
-    { content: CALCULATOR_PROMPT },
+    { ...fields, content: CALCULATOR_PROMPT },
   );
   const body = response.body as {
     response?: string;
