@@ -34,7 +34,11 @@ const Conversation = z
     createdAt: z.string(),
     lastActivityAt: z.string(),
     updatedAt: OptionalTimestamp.meta({
-      description: 'When its title, labels, metadata or sharing were last written.',
+      description: 'When its title, labels, metadata, sharing or webhook URL were last written.',
+    }),
+    webhookUrl: z.string().nullable().meta({
+      description:
+        "Where a run's end is POSTed when its message names no webhook (before the tenant's default); its user name, password and query values redacted. Null: none.",
     }),
   })
   .meta({ id: 'Conversation' });
@@ -53,6 +57,7 @@ const CONVERSATION_EXAMPLE: z.infer<typeof Conversation> = {
   createdAt: '2026-06-01T09:30:00.000Z',
   lastActivityAt: '2026-06-01T09:42:10.000Z',
   updatedAt: '2026-06-01T09:35:00.000Z',
+  webhookUrl: 'https://hooks.example.com/runs?token=[redacted]',
 };
 
 /** `metadata=k=v` once or repeated. */
@@ -108,6 +113,10 @@ const PatchBody = z
       .boolean()
       .optional()
       .meta({ description: 'Share with every member of the tenant (its owner or an admin only).' }),
+    webhookUrl: z.string().max(2048).nullable().optional().meta({
+      description:
+        "Where its runs' ends are POSTed when their message names no webhook: https, reaching a public address (the egress guard); null clears it.",
+    }),
   })
   .strict()
   .meta({ id: 'UpdateConversationBody' });
@@ -156,7 +165,7 @@ export const conversationResourceOperations = {
     method: 'PATCH',
     path: '/v1/conversations/{conversationId}',
     operationId: 'updateConversation',
-    summary: "Set a conversation's title, labels, metadata or sharing (the fields given; the others stay)",
+    summary: "Set a conversation's title, labels, metadata, sharing or webhook URL (the fields given; the others stay)",
     tags: ['conversations'],
     access: 'tenant',
     role: 'member',
@@ -167,10 +176,17 @@ export const conversationResourceOperations = {
       rename: { title: 'Refund for order 1042' },
       tag: { labels: ['billing', 'vip'], metadata: { crmTicket: 'T-88' } },
       share: { shared: true },
+      webhook: { webhookUrl: 'https://hooks.example.com/runs' },
     },
     responses: { 200: ConversationReply },
     errors: {
-      400: ['INVALID_CONVERSATION_TITLE', 'INVALID_CONVERSATION_LABELS', 'INVALID_CONVERSATION_METADATA'],
+      400: [
+        'INVALID_CONVERSATION_TITLE',
+        'INVALID_CONVERSATION_LABELS',
+        'INVALID_CONVERSATION_METADATA',
+        'INVALID_WEBHOOK_URL',
+        'EGRESS_REFUSED',
+      ],
       403: ['CONVERSATION_SHARE_FORBIDDEN'],
       404: ['CONVERSATION_NOT_FOUND'],
       503: ['UNAVAILABLE'],
@@ -193,6 +209,7 @@ function conversationBody(c: conversationsV1.Conversation): z.infer<typeof Conve
     createdAt: c.createdAt!.toISOString(),
     lastActivityAt: c.lastActivityAt!.toISOString(),
     updatedAt: c.updatedAt?.toISOString() ?? null,
+    webhookUrl: c.webhookUrl || null,
   };
 }
 
@@ -236,6 +253,7 @@ export function registerConversationResourceRoutes(
       labels: body.labels ?? [],
       ...(body.metadata !== undefined ? { metadataJson: JSON.stringify(body.metadata) } : {}),
       ...(body.shared !== undefined ? { shared: body.shared } : {}),
+      ...(body.webhookUrl !== undefined ? { webhookUrl: body.webhookUrl ?? '' } : {}),
     });
     return { status: 200, body: conversationBody(conversation!) };
   });
