@@ -1,8 +1,10 @@
-import { CONVERSATION_LIMITS, ConversationId } from '@platform/contracts';
+import { CONVERSATION_LIMITS, ConversationId, findInexactNumber } from '@platform/contracts';
 import type { conversationsV1 } from '@platform/proto';
 import { z } from 'zod';
 import { conversationCallerOf, type ConversationClient } from '../access/conversation-caller.js';
 import { ApiErrorCodes } from '../error-codes.js';
+import { HttpError } from '../http-errors.js';
+import { jsonBodyText } from '../json-body.js';
 import { NextPageToken, OptionalTimestamp } from '../openapi/common-schemas.js';
 import { defineOperation } from '../openapi/operation.js';
 import type { OperationRouter } from '../openapi/operation-router.js';
@@ -245,6 +247,15 @@ export function registerConversationResourceRoutes(
   });
 
   router.add(conversationResourceOperations.updateConversation, async ({ params, body, request }) => {
+    // The parsed body holds numbers already rounded: the text says whether each was kept exactly.
+    const inexact = body.metadata !== undefined ? findInexactNumber(jsonBodyText(request) ?? '') : undefined;
+    if (inexact)
+      throw new HttpError(
+        400,
+        ApiErrorCodes.INVALID_CONVERSATION_METADATA,
+        `${inexact.path} is the number ${inexact.source}, which JSON readers cannot keep exactly (past ±2^53−1, out of range, or more digits than a double holds); send it as a string`,
+        { path: inexact.path },
+      );
     const { conversation } = await conversations.updateConversation({
       caller: conversationCallerOf(request),
       conversationId: params.conversationId,

@@ -365,6 +365,8 @@ describe('reading and writing one conversation', () => {
       [{ metadataJson: '{"a":"\\u0000"}' }, 'INVALID_CONVERSATION_METADATA'],
       [{ metadataJson: '{"n":12345678901234567890}' }, 'INVALID_CONVERSATION_METADATA'],
       [{ metadataJson: '{"n":1e400}' }, 'INVALID_CONVERSATION_METADATA'],
+      [{ metadataJson: '{"n":{"f":0.1000000000000000000001}}' }, 'metadata.n.f is the number'],
+      [{ metadataJson: '{"n":[9007199254740993]}' }, 'metadata.n[0] is the number'],
     ];
     for (const [fields, code] of cases) {
       const got = await errorOf(update(tenant, alice, 'c-1', { ...fields, shared: undefined }));
