@@ -305,6 +305,20 @@ describe('listing and searching', () => {
       `SELECT indexdef FROM pg_indexes WHERE tablename = 'conversations' AND indexname = 'conversations_title_trigram'`,
     );
     expect(rows[0]?.indexdef).toMatch(/USING gin \(title [a-z_]+\.gin_trgm_ops\)/);
+    // A tenant with many conversations: the listing's search reads the index, not every row.
+    await pool.query(
+      `INSERT INTO conversations (tenant_id, conversation_id, title, last_activity_at)
+       SELECT 't-many', 'c-' || i, 'Conversation ' || md5(i::text), now() - i * interval '1 second'
+       FROM generate_series(1, 5000) i`,
+    );
+    // VACUUM merges the GIN index's pending entries, as autovacuum does in a running database.
+    await pool.query('VACUUM ANALYZE conversations');
+    const plan = await pool.query<{ 'QUERY PLAN': string }>(
+      `EXPLAIN SELECT conversation_id FROM conversations
+       WHERE tenant_id = 't-many' AND title ILIKE '%needle in it%'
+       ORDER BY last_activity_at DESC, conversation_id DESC LIMIT 51`,
+    );
+    expect(plan.rows.map((r) => r['QUERY PLAN']).join('\n')).toContain('conversations_title_trigram');
   });
 
   it('reads metadata back as written', async () => {
