@@ -60,7 +60,10 @@ export const apiErrorCatalogue = {
     status: 400,
     doc: 'more than 20, a repeat, or one not 1-64 letters, digits or `-_.:/`',
   },
-  INVALID_CONVERSATION_METADATA: { status: 400, doc: 'not an object, or over 8 KiB of JSON' },
+  INVALID_CONVERSATION_METADATA: {
+    status: 400,
+    doc: 'not an object, over 8 KiB of JSON, or a number JSON readers cannot keep exactly',
+  },
   INVALID_CONVERSATION_FILTER: { status: 400 },
   INVALID_STOP_REASON: { status: 400 },
   INVALID_TOOL_NAME: { status: 400 },

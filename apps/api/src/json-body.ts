@@ -1,5 +1,5 @@
 import { firstInvalidUtf8Offset } from '@platform/contracts';
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { HttpError } from './http-errors.js';
 import { ApiErrorCodes } from './error-codes.js';
 
@@ -8,6 +8,17 @@ declare module 'fastify' {
     /** The route reads a JSON body; a route without one ignores what is sent (an empty body declared as JSON included). */
     hasBody?: boolean;
   }
+}
+
+/** Each request's JSON body as it was written, for checks the parsed value cannot answer (jsonBodyText). */
+const bodyTexts = new WeakMap<FastifyRequest, string>();
+
+/**
+ * The request's JSON body as the client wrote it: JSON.parse has already rounded a number it cannot
+ * hold (an integer past 2^53, 1e400), so a route that must refuse those reads them here.
+ */
+export function jsonBodyText(request: FastifyRequest): string | undefined {
+  return bodyTexts.get(request);
 }
 
 /**
@@ -41,6 +52,8 @@ export function registerStrictJsonBodies(app: FastifyInstance): void {
       );
       return;
     }
-    void parseJson(request, bytes.toString('utf8'), done);
+    const text = bytes.toString('utf8');
+    bodyTexts.set(request, text);
+    void parseJson(request, text, done);
   });
 }

@@ -34,7 +34,11 @@ function service(
     memoryRecall: { prefetch: (query: unknown) => events.push(['prefetch', query]) },
     multitask: { before: () => Promise.resolve(undefined), after: () => Promise.resolve() },
     // No webhook on these messages, none in the tenant's settings.
-    webhooks: { targetFor: () => Promise.resolve(undefined), handlers: () => ({}) },
+    webhooks: {
+      checkUrl: (url: string) => Promise.resolve(url),
+      recordTarget: () => Promise.resolve(),
+      handlers: () => ({}),
+    },
     logger,
   } as unknown as OrchestratorDependencies;
   const impl = orchestratorServiceImplementation(deps);

@@ -82,7 +82,7 @@ export interface OrchestratorDependencies {
   /** What a message does about its conversation's run in flight (its `multitask` policy). */
   multitask: MultitaskAdmission;
   /** Webhooks when a run ends: a new run's target, and the settings and deliveries calls. */
-  webhooks: Pick<RunWebhooks, 'targetFor' | 'store' | 'handlers'>;
+  webhooks: Pick<RunWebhooks, 'checkUrl' | 'recordTarget' | 'handlers'>;
   /** Conversations being deleted take no new message (erasure/). */
   deletions?: Pick<DeletionStore, 'isDeleting'>;
   logger: Logger;
@@ -181,7 +181,7 @@ export function orchestratorServiceImplementation(
               `'${request.timeZone}' is not an IANA time zone`,
             );
           const outputSchema = outputSchemaOf(deps.outputSchemas, request.outputSchemaJson);
-          webhookUrl = await deps.webhooks.targetFor(scope.tenantId, request.webhookUrl);
+          if (request.webhookUrl) webhookUrl = await deps.webhooks.checkUrl(request.webhookUrl, 'webhook.url');
           // The agent and version the run will run under, fixed now (tenant-agents/agent-resolver.ts).
           // The answer to a run that waits for the user (an approval, an agent-tool) goes on under its version.
           const latest = await deps.records.latestRun(scope.tenantId, scope.conversationId);
@@ -275,8 +275,9 @@ export function orchestratorServiceImplementation(
             AbortSignal.any([hangUp.signal, ownWait.signal]),
           );
           finished.catch(() => undefined); // awaited below, or abandoned when admission fails
-          // The target is written before the run, so a run that exists has it (its end writes the delivery).
-          if (admission && webhookUrl) await deps.webhooks.store.recordTarget(scope.tenantId, runId, webhookUrl);
+          // The target (the message's, the conversation's or the tenant's URL) is written before the run,
+          // so a run that exists has it (its end writes the delivery).
+          if (admission) await deps.webhooks.recordTarget(scope.tenantId, scope.conversationId, runId, webhookUrl);
           if (!admission) deps.queue.kick(scope.tenantId, scope.conversationId);
           else if (!(await admitted(deps, admission))) {
             // A keyed message that lost the race for its key: the winner's run is the answer.

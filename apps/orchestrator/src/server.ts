@@ -443,7 +443,7 @@ async function wire(
   grpc.addService(
     CONVERSATION_SERVICE_NAME,
     conversationsV1.ConversationServiceService,
-    conversationServiceImplementation({ store: new ConversationStore(pool), logger }),
+    conversationServiceImplementation({ store: new ConversationStore(pool), logger, webhooks }),
     CONVERSATION_CALLERS,
   );
   grpc.addService(ERASURE_SERVICE_NAME, erasureV1.ErasureServiceService, erasure.service, ERASURE_CALLERS);

@@ -88,7 +88,8 @@ export interface UnstorableText {
   character: 'nul' | 'surrogate';
 }
 
-function childPath(path: string, key: string): string {
+/** The JSON path of `key` in the object at `path`: `$.a`, or `$["a b"]` when it is not a plain name. */
+export function childPath(path: string, key: string): string {
   return /^[A-Za-z_$][\w$]*$/.test(key) ? `${path}.${key}` : `${path}[${JSON.stringify(key)}]`;
 }
 

@@ -142,3 +142,70 @@ describe('titles, labels and search', () => {
     });
   });
 });
+
+describe('what cannot be stored faithfully, and searching for % and _', () => {
+  /** A PATCH with the body exactly as written (JSON.stringify could not write 12345678901234567890). */
+  const patchRaw = async (conversationId: string, json: string) => {
+    const response = await fetch(`${platform.apiUrl}/v1/conversations/${conversationId}`, {
+      method: 'PATCH',
+      headers: { authorization: `Bearer ${await tokenFor(ALICE)}`, 'content-type': 'application/json' },
+      body: json,
+    });
+    return {
+      status: response.status,
+      body: (await response.json()) as { metadata?: unknown; error?: { code: string; details?: { path?: string } } },
+    };
+  };
+
+  it('refuses a metadata number JavaScript would round, naming its key, and stores nothing of the request', async () => {
+    const kept = await patchRaw('alice-2', '{"metadata":{"orderId":9007199254740991,"ratio":12.5,"t":1.50}}');
+    expect(kept).toMatchObject({ status: 200, body: { metadata: { orderId: 9007199254740991, ratio: 12.5, t: 1.5 } } });
+    for (const [json, path] of [
+      ['{"title":"never","metadata":{"orderId":12345678901234567890}}', '$.metadata.orderId'],
+      ['{"metadata":{"list":[1,{"huge":1e400}]}}', '$.metadata.list[1].huge'],
+      ['{"metadata":{"tiny":1e-400}}', '$.metadata.tiny'],
+      ['{"metadata":{"digits":0.1000000000000000000001}}', '$.metadata.digits'],
+    ]) {
+      const refused = await patchRaw('alice-2', json!);
+      expect(refused.status, json).toBe(400);
+      expect(refused.body.error, json).toMatchObject({ code: 'INVALID_CONVERSATION_METADATA', details: { path } });
+    }
+    const read = await api<ConversationJson & { metadata: unknown }>(
+      platform,
+      'GET',
+      '/v1/conversations/alice-2',
+      ALICE,
+    );
+    expect(read.body).toMatchObject({ title: null, metadata: { orderId: 9007199254740991, ratio: 12.5, t: 1.5 } });
+  });
+
+  it('refuses NUL and unpaired surrogates in the title, labels and metadata strings and keys', async () => {
+    for (const [json, path] of [
+      ['{"title":"a\\u0000b"}', '$.title'],
+      ['{"title":"half \\ud83d"}', '$.title'],
+      ['{"labels":["ok","\\udc00"]}', '$.labels[1]'],
+      ['{"metadata":{"note":"x\\u0000"}}', '$.metadata.note'],
+      ['{"metadata":{"k\\u0000":"v"}}', '$.metadata["k\\u0000"] (key)'],
+    ]) {
+      const refused = await patchRaw('alice-2', json!);
+      expect(refused.status, json).toBe(400);
+      expect(refused.body.error, json).toMatchObject({ code: 'INVALID_CONTENT', details: { path } });
+    }
+  });
+
+  it('searches titles for % and _ as themselves', async () => {
+    expect((await send(ALICE, 'alice-3')).status).toBe(200);
+    for (const [id, title] of [
+      ['alice-2', 'Save 50% now'],
+      ['alice-3', 'Route 500 closed'],
+    ])
+      expect((await api(platform, 'PATCH', `/v1/conversations/${id}`, ALICE, { title })).status).toBe(200);
+    expect(ids((await list(ALICE, `?search=${encodeURIComponent('50%')}`)).body)).toEqual(['alice-2']);
+    expect(ids((await list(ALICE, `?search=${encodeURIComponent('50')}`)).body).sort()).toEqual(['alice-2', 'alice-3']);
+    expect(ids((await list(ALICE, `?search=${encodeURIComponent('Route_500')}`)).body)).toEqual([]);
+    expect(ids((await list(ALICE, `?search=${encodeURIComponent('e 5')}`)).body).sort()).toEqual([
+      'alice-2',
+      'alice-3',
+    ]);
+  });
+});

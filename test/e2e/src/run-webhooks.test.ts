@@ -1,7 +1,9 @@
 // Webhooks when a run ends, through the real services (api, orchestrator, memory, agent pool, a
 // tool runner, llm-sim): a message's `webhook` receives the run's result signed with the tenant's
 // secret (read by an admin from the api), its delivery is listed for a viewer, a 500 is retried
-// under the same webhook-id, and a URL that reaches inside is refused with a typed 400. The
+// under the same webhook-id, a conversation's `webhookUrl` receives the end of its runs whose
+// message names none (a message's URL winning over it), and a URL that reaches inside is refused
+// with a typed 400. The
 // receiver is a real HTTP server on loopback, which this suite's egress allowlist admits.
 import { createHmac } from 'node:crypto';
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
@@ -24,6 +26,7 @@ interface DeliveryJson {
   status: string;
   attempts: number;
   lastError: string | null;
+  url: string;
 }
 
 const received: Received[] = [];
@@ -122,5 +125,70 @@ describe('webhooks when a run ends', () => {
     expect(set.body.error.code).toBe('EGRESS_REFUSED');
     // Setting the tenant's webhook is an admin's: a member is refused.
     expect((await api(platform, 'PUT', '/v1/webhook-settings', TENANT, { rotateSecret: true })).status).toBe(403);
+  });
+
+  it("sends a run's end to its conversation's URL when the message names none; a message's URL wins", async () => {
+    const first = await api<TurnJson>(platform, 'POST', '/v1/conversations/hooks-3/messages', TENANT, {
+      content: '[scenario:plain] start it',
+    });
+    expect(first.status).toBe(200);
+    const conversationHook = `${receiverUrl}/hooks/conversation?token=t0ps3cret`;
+    const set = await api<{ webhookUrl: string | null }>(platform, 'PATCH', '/v1/conversations/hooks-3', TENANT, {
+      webhookUrl: conversationHook,
+    });
+    expect(set.status).toBe(200);
+    expect(set.body.webhookUrl).toBe(`${receiverUrl}/hooks/conversation?token=[redacted]`);
+    const read = await api<{ webhookUrl: string | null }>(platform, 'GET', '/v1/conversations/hooks-3', VIEWER);
+    expect(read.body.webhookUrl).toBe(`${receiverUrl}/hooks/conversation?token=[redacted]`);
+
+    const plain = await api<TurnJson>(platform, 'POST', '/v1/conversations/hooks-3/messages', TENANT, {
+      content: '[scenario:plain] no webhook named',
+    });
+    expect(plain.status).toBe(200);
+    const [delivery] = await settled(plain.body.runId);
+    expect(delivery).toMatchObject({ status: 'delivered', url: `${receiverUrl}/hooks/conversation?token=[redacted]` });
+    const got = received.filter((r) => r.path === '/hooks/conversation?token=t0ps3cret');
+    expect(got.map((r) => JSON.parse(r.body) as { data: { runId: string } }).map((b) => b.data.runId)).toEqual([
+      plain.body.runId,
+    ]);
+
+    const named = await api<TurnJson>(platform, 'POST', '/v1/conversations/hooks-3/messages', TENANT, {
+      content: '[scenario:plain] this one names its own',
+      webhook: { url: `${receiverUrl}/hooks/message` },
+    });
+    expect(named.status).toBe(200);
+    const [own] = await settled(named.body.runId);
+    expect(own).toMatchObject({ status: 'delivered', url: `${receiverUrl}/hooks/message` });
+    expect(received.filter((r) => r.path === '/hooks/conversation?token=t0ps3cret')).toHaveLength(1);
+    expect(received.filter((r) => r.path === '/hooks/message')).toHaveLength(1);
+
+    // Inside URLs are refused and the URL stays; null clears it.
+    for (const url of ['http://10.0.0.7/hook', 'http://169.254.169.254/latest/meta-data']) {
+      const refused = await api<{ error: { code: string; details?: { reason?: string } } }>(
+        platform,
+        'PATCH',
+        '/v1/conversations/hooks-3',
+        TENANT,
+        { webhookUrl: url },
+      );
+      expect(refused.status).toBe(400);
+      expect(refused.body.error.code).toBe('EGRESS_REFUSED');
+    }
+    const kept = await api<{ webhookUrl: string | null }>(platform, 'GET', '/v1/conversations/hooks-3', TENANT);
+    expect(kept.body.webhookUrl).toBe(`${receiverUrl}/hooks/conversation?token=[redacted]`);
+    const cleared = await api<{ webhookUrl: string | null }>(platform, 'PATCH', '/v1/conversations/hooks-3', TENANT, {
+      webhookUrl: null,
+    });
+    expect(cleared.body.webhookUrl).toBeNull();
+    const quiet = await api<TurnJson>(platform, 'POST', '/v1/conversations/hooks-3/messages', TENANT, {
+      content: '[scenario:plain] nothing now',
+    });
+    const none = await api<{ deliveries: DeliveryJson[] }>(
+      platform,
+      'GET',
+      `/v1/runs/${quiet.body.runId}/webhook-deliveries`,
+      VIEWER,
+    );
+    expect(none.body.deliveries).toEqual([]);
   });
 });

@@ -162,6 +162,13 @@ describe('platformctl command line', () => {
     });
     await run([...update, '--no-labels', '--unshare']);
     expect(JSON.parse(seen.at(-1)!.body)).toEqual({ labels: [], shared: false });
+    await run([...update, '--webhook-url', 'https://hooks.example.com/runs']);
+    expect(JSON.parse(seen.at(-1)!.body)).toEqual({ webhookUrl: 'https://hooks.example.com/runs' });
+    await run([...update, '--no-webhook-url']);
+    expect(JSON.parse(seen.at(-1)!.body)).toEqual({ webhookUrl: null });
+    expect(await run([...update, '--no-webhook-url', '--webhook-url', 'https://h.example/x'])).toMatchObject({
+      code: 2,
+    });
     expect(await run(update)).toMatchObject({ code: 2, err: expect.stringContaining('needs --title') });
     expect(await run([...update, '--metadata', 'nokey'])).toMatchObject({ code: 2 });
     expect(await run(['conversations', 'get', ...auth])).toMatchObject({

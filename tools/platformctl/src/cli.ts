@@ -41,7 +41,7 @@ commands:
                --not-waiting  --search <text in titles>;  paging as for runs list
   conversations get <id>             title, labels, metadata, owner, agent, waiting, activity
   conversations update <id> [--title <t>] [--label <l> ... | --no-labels] [--metadata k=v ...]
-                       [--share | --unshare]
+                       [--share | --unshare] [--webhook-url <https url> | --no-webhook-url]
                                      set what is given (docs/conversations.md has the limits)
   runs deliveries <runId>            the webhook deliveries of a run's end: status, attempts, last error
   webhook-settings [--rotate-secret] the tenant's default run webhook URL and signing secret (admins)
@@ -142,6 +142,8 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
         'no-labels': { type: 'boolean', default: false },
         share: { type: 'boolean' },
         unshare: { type: 'boolean' },
+        'webhook-url': { type: 'string' },
+        'no-webhook-url': { type: 'boolean', default: false },
         help: { type: 'boolean', short: 'h', default: false },
       },
     });
@@ -251,11 +253,14 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
         case 'conversations update':
           if (values.share && values.unshare) throw new UsageError('give --share or --unshare, not both');
           if (values['no-labels'] && values.label) throw new UsageError('give --label or --no-labels, not both');
+          if (values['no-webhook-url'] && values['webhook-url'] !== undefined)
+            throw new UsageError('give --webhook-url or --no-webhook-url, not both');
           result = await updateConversation(api, need('<conversationId>'), {
             title: values.title,
             labels: values['no-labels'] ? [] : values.label,
             metadata: values.metadata,
             shared: values.share ? true : values.unshare ? false : undefined,
+            webhookUrl: values['no-webhook-url'] ? null : values['webhook-url'],
           });
           break;
         case 'approvals':

@@ -1,8 +1,10 @@
-import { CONVERSATION_LIMITS, ConversationId } from '@platform/contracts';
+import { CONVERSATION_LIMITS, ConversationId, findInexactNumber } from '@platform/contracts';
 import type { conversationsV1 } from '@platform/proto';
 import { z } from 'zod';
 import { conversationCallerOf, type ConversationClient } from '../access/conversation-caller.js';
 import { ApiErrorCodes } from '../error-codes.js';
+import { HttpError } from '../http-errors.js';
+import { jsonBodyText } from '../json-body.js';
 import { NextPageToken, OptionalTimestamp } from '../openapi/common-schemas.js';
 import { defineOperation } from '../openapi/operation.js';
 import type { OperationRouter } from '../openapi/operation-router.js';
@@ -34,7 +36,11 @@ const Conversation = z
     createdAt: z.string(),
     lastActivityAt: z.string(),
     updatedAt: OptionalTimestamp.meta({
-      description: 'When its title, labels, metadata or sharing were last written.',
+      description: 'When its title, labels, metadata, sharing or webhook URL were last written.',
+    }),
+    webhookUrl: z.string().nullable().meta({
+      description:
+        "Where a run's end is POSTed when its message names no webhook (before the tenant's default); its user name, password and query values redacted. Null: none.",
     }),
   })
   .meta({ id: 'Conversation' });
@@ -53,6 +59,7 @@ const CONVERSATION_EXAMPLE: z.infer<typeof Conversation> = {
   createdAt: '2026-06-01T09:30:00.000Z',
   lastActivityAt: '2026-06-01T09:42:10.000Z',
   updatedAt: '2026-06-01T09:35:00.000Z',
+  webhookUrl: 'https://hooks.example.com/runs?token=[redacted]',
 };
 
 /** `metadata=k=v` once or repeated. */
@@ -108,6 +115,10 @@ const PatchBody = z
       .boolean()
       .optional()
       .meta({ description: 'Share with every member of the tenant (its owner or an admin only).' }),
+    webhookUrl: z.string().max(2048).nullable().optional().meta({
+      description:
+        "Where its runs' ends are POSTed when their message names no webhook: https, reaching a public address (the egress guard); null clears it.",
+    }),
   })
   .strict()
   .meta({ id: 'UpdateConversationBody' });
@@ -156,7 +167,7 @@ export const conversationResourceOperations = {
     method: 'PATCH',
     path: '/v1/conversations/{conversationId}',
     operationId: 'updateConversation',
-    summary: "Set a conversation's title, labels, metadata or sharing (the fields given; the others stay)",
+    summary: "Set a conversation's title, labels, metadata, sharing or webhook URL (the fields given; the others stay)",
     tags: ['conversations'],
     access: 'tenant',
     role: 'member',
@@ -167,10 +178,17 @@ export const conversationResourceOperations = {
       rename: { title: 'Refund for order 1042' },
       tag: { labels: ['billing', 'vip'], metadata: { crmTicket: 'T-88' } },
       share: { shared: true },
+      webhook: { webhookUrl: 'https://hooks.example.com/runs' },
     },
     responses: { 200: ConversationReply },
     errors: {
-      400: ['INVALID_CONVERSATION_TITLE', 'INVALID_CONVERSATION_LABELS', 'INVALID_CONVERSATION_METADATA'],
+      400: [
+        'INVALID_CONVERSATION_TITLE',
+        'INVALID_CONVERSATION_LABELS',
+        'INVALID_CONVERSATION_METADATA',
+        'INVALID_WEBHOOK_URL',
+        'EGRESS_REFUSED',
+      ],
       403: ['CONVERSATION_SHARE_FORBIDDEN'],
       404: ['CONVERSATION_NOT_FOUND'],
       503: ['UNAVAILABLE'],
@@ -193,6 +211,7 @@ function conversationBody(c: conversationsV1.Conversation): z.infer<typeof Conve
     createdAt: c.createdAt!.toISOString(),
     lastActivityAt: c.lastActivityAt!.toISOString(),
     updatedAt: c.updatedAt?.toISOString() ?? null,
+    webhookUrl: c.webhookUrl || null,
   };
 }
 
@@ -228,6 +247,15 @@ export function registerConversationResourceRoutes(
   });
 
   router.add(conversationResourceOperations.updateConversation, async ({ params, body, request }) => {
+    // The parsed body holds numbers already rounded: the text says whether each was kept exactly.
+    const inexact = body.metadata !== undefined ? findInexactNumber(jsonBodyText(request) ?? '') : undefined;
+    if (inexact)
+      throw new HttpError(
+        400,
+        ApiErrorCodes.INVALID_CONVERSATION_METADATA,
+        `${inexact.path} is the number ${inexact.source}, which JSON readers cannot keep exactly (past ±2^53−1, out of range, or more digits than a double holds); send it as a string`,
+        { path: inexact.path },
+      );
     const { conversation } = await conversations.updateConversation({
       caller: conversationCallerOf(request),
       conversationId: params.conversationId,
@@ -236,6 +264,7 @@ export function registerConversationResourceRoutes(
       labels: body.labels ?? [],
       ...(body.metadata !== undefined ? { metadataJson: JSON.stringify(body.metadata) } : {}),
       ...(body.shared !== undefined ? { shared: body.shared } : {}),
+      ...(body.webhookUrl !== undefined ? { webhookUrl: body.webhookUrl ?? '' } : {}),
     });
     return { status: 200, body: conversationBody(conversation!) };
   });

@@ -59,7 +59,7 @@ const PostMessageBody = z
       .optional()
       .meta({
         description:
-          "Where the run's result goes when it ends (signed, retried; docs/conversations.md). https only; a URL that reaches inside is refused (400 EGRESS_REFUSED). Absent: the tenant's default, if any.",
+          "Where the run's result goes when it ends (signed, retried; docs/conversations.md). https only; a URL that reaches inside is refused (400 EGRESS_REFUSED). Absent: the conversation's `webhookUrl`, else the tenant's default, if any.",
       }),
   })
   .strict();

@@ -5,8 +5,9 @@ import { ErrorState } from './states.js';
 import { useLoad } from './use-load.js';
 
 /**
- * A conversation's title and labels, and a form to change them (docs/conversations.md). A
- * conversation that has no message yet has no record: nothing shows until the first one.
+ * A conversation's title, labels and run webhook URL, and forms to change them
+ * (docs/conversations.md). A conversation that has no message yet has no record: nothing shows
+ * until the first one.
  */
 export function ConversationDetails({ conversationId }: { conversationId: string }) {
   const { api, readOnly } = useConsole();
@@ -19,30 +20,45 @@ export function ConversationDetails({ conversationId }: { conversationId: string
   const [editing, setEditing] = useState(false);
   const [title, setTitle] = useState('');
   const [labels, setLabels] = useState('');
+  const [editingWebhook, setEditingWebhook] = useState(false);
+  const [webhookUrl, setWebhookUrl] = useState('');
   const [error, setError] = useState<ApiError | undefined>();
   const conversation = loaded.data ?? null;
   if (!conversation) return null;
-  const save = async (event: FormEvent) => {
-    event.preventDefault();
+  const write = async (changes: Parameters<typeof api.updateConversation>[1], done: () => void) => {
     setError(undefined);
     try {
-      await api.updateConversation(conversationId, {
-        title: title.trim() || null,
-        labels: labels
-          .split(',')
-          .map((l) => l.trim())
-          .filter(Boolean),
-      });
-      setEditing(false);
+      await api.updateConversation(conversationId, changes);
+      done();
       loaded.reload();
     } catch (caught) {
       setError(caught as ApiError);
     }
   };
+  const save = (event: FormEvent) => {
+    event.preventDefault();
+    const changes = {
+      title: title.trim() || null,
+      labels: labels
+        .split(',')
+        .map((l) => l.trim())
+        .filter(Boolean),
+    };
+    return write(changes, () => setEditing(false));
+  };
+  const saveWebhook = (event: FormEvent) => {
+    event.preventDefault();
+    return write({ webhookUrl: webhookUrl.trim() || null }, () => setEditingWebhook(false));
+  };
   return (
     <div className="conversation-details">
       {conversation.title && <p data-testid="conversation-title">{conversation.title}</p>}
       {conversation.labels.length > 0 && <p className="muted">Labels: {conversation.labels.join(', ')}</p>}
+      {conversation.webhookUrl && (
+        <p className="muted" data-testid="conversation-webhook">
+          Run webhook: {conversation.webhookUrl}
+        </p>
+      )}
       {!readOnly && !editing && (
         <button
           type="button"
@@ -55,6 +71,39 @@ export function ConversationDetails({ conversationId }: { conversationId: string
         >
           Rename or label
         </button>
+      )}
+      {!readOnly && !editingWebhook && (
+        <button
+          type="button"
+          className="secondary"
+          onClick={() => {
+            setWebhookUrl('');
+            setEditingWebhook(true);
+          }}
+        >
+          Run webhook
+        </button>
+      )}
+      {editingWebhook && (
+        <form className="inline-form" onSubmit={(e) => void saveWebhook(e)} aria-label="Run webhook">
+          <label htmlFor="conversation-webhook-input">Webhook URL (https; empty removes it)</label>
+          <input
+            id="conversation-webhook-input"
+            type="url"
+            value={webhookUrl}
+            maxLength={2048}
+            placeholder="https://hooks.example.com/runs"
+            aria-describedby="conversation-webhook-help"
+            onChange={(e) => setWebhookUrl(e.target.value)}
+          />
+          <button type="submit">Save</button>
+          <button type="button" className="secondary" onClick={() => setEditingWebhook(false)}>
+            Cancel
+          </button>
+          <p id="conversation-webhook-help" className="muted">
+            Runs whose message names no webhook POST their end here, before the tenant's default.
+          </p>
+        </form>
       )}
       {editing && (
         <form className="inline-form" onSubmit={(e) => void save(e)} aria-label="Title and labels">

@@ -1,4 +1,9 @@
-import { CONVERSATION_LABEL_PATTERN, CONVERSATION_LIMITS, findUnstorableText } from '@platform/contracts';
+import {
+  CONVERSATION_LABEL_PATTERN,
+  CONVERSATION_LIMITS,
+  findInexactNumber,
+  findUnstorableText,
+} from '@platform/contracts';
 import { errors } from '@platform/service-kit';
 import { ErrorCodes } from '../error-codes.js';
 
@@ -77,23 +82,19 @@ export function checkedMetadata(json: string): string {
       { details: { maxBytes: CONVERSATION_LIMITS.metadataBytes } },
     );
   let value: unknown;
-  let inexact: string | undefined;
   try {
-    // A number a client's JSON parser cannot hold exactly (an integer past 2^53, 1e400) would
-    // come back as another number: refused, so what is read back is what was written.
-    value = JSON.parse(json, (_key, parsed: unknown, context?: { source?: string }) => {
-      const source = context?.source;
-      if (typeof parsed === 'number' && source !== undefined && inexact === undefined)
-        if (!Number.isFinite(parsed) || (/^-?\d+$/.test(source) && !Number.isSafeInteger(parsed))) inexact = source;
-      return parsed;
-    });
+    value = JSON.parse(json);
   } catch {
     throw errors.invalidArgument(ErrorCodes.INVALID_CONVERSATION_METADATA, 'metadata_json is not JSON');
   }
-  if (inexact !== undefined)
+  // A number a client's JSON parser cannot hold exactly (an integer past 2^53, 1e400, 0.1000000000000000000001)
+  // would come back as another number: refused, so what is read back is what was written.
+  const inexact = findInexactNumber(json, 'metadata');
+  if (inexact)
     throw errors.invalidArgument(
       ErrorCodes.INVALID_CONVERSATION_METADATA,
-      `metadata holds the number ${inexact.slice(0, 40)}, which JSON readers cannot keep exactly; send it as a string`,
+      `${inexact.path} is the number ${inexact.source}, which JSON readers cannot keep exactly; send it as a string`,
+      { details: { path: inexact.path } },
     );
   if (!value || typeof value !== 'object' || Array.isArray(value))
     throw errors.invalidArgument(ErrorCodes.INVALID_CONVERSATION_METADATA, 'metadata must be a JSON object');

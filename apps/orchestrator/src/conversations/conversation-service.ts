@@ -1,4 +1,5 @@
 import { ConversationId, TenantId } from '@platform/contracts';
+import { redactUrl } from '@platform/egress';
 import type { conversationsV1 } from '@platform/proto';
 import { errors, PlatformError, unaryHandler, type Logger } from '@platform/service-kit';
 import { ErrorCodes } from '../error-codes.js';
@@ -13,6 +14,7 @@ import {
 } from './conversation-input.js';
 import { decodeConversationPageToken, encodeConversationPageToken } from './conversation-page-token.js';
 import type { ConversationFilters, ConversationRecord, ConversationStore } from './conversation-store.js';
+import type { RunWebhooks } from '../webhooks/run-webhooks.js';
 
 const DEFAULT_PAGE_SIZE = 50;
 const MAX_PAGE_SIZE = 200;
@@ -20,6 +22,8 @@ const MAX_PAGE_SIZE = 200;
 export interface ConversationServiceDependencies {
   store: ConversationStore;
   logger: Logger;
+  /** Checks a run webhook URL as a tenant sets it, by the egress guard (webhooks/run-webhooks.ts). */
+  webhooks: Pick<RunWebhooks, 'checkUrl'>;
 }
 
 function readerOfCaller(caller: conversationsV1.ConversationCaller | undefined): ConversationReader {
@@ -55,6 +59,8 @@ function conversationMessage(record: ConversationRecord): conversationsV1.Conver
     createdAt: record.createdAt,
     lastActivityAt: record.lastActivityAt,
     updatedAt: record.updatedAt ?? undefined,
+    // Whoever reaches the conversation reads it: a token in its query is not shown.
+    webhookUrl: record.webhookUrl ? redactUrl(record.webhookUrl) : '',
   };
 }
 
@@ -79,7 +85,7 @@ function filtersOf(request: conversationsV1.ListConversationsRequest): Conversat
 export function conversationServiceImplementation(
   deps: ConversationServiceDependencies,
 ): conversationsV1.ConversationServiceServer {
-  const { store, logger } = deps;
+  const { store, logger, webhooks } = deps;
   return {
     listConversations: unaryHandler(
       logger,
@@ -141,6 +147,9 @@ export function conversationServiceImplementation(
           ...(request.setLabels ? { labels: checkedLabels(request.labels) } : {}),
           ...(request.metadataJson !== undefined ? { metadataJson: checkedMetadata(request.metadataJson) } : {}),
           ...(request.shared !== undefined ? { shared: request.shared } : {}),
+          ...(request.webhookUrl !== undefined
+            ? { webhookUrl: request.webhookUrl && (await webhooks.checkUrl(request.webhookUrl, 'webhookUrl')) }
+            : {}),
         });
         if ('record' in outcome) return { conversation: conversationMessage(outcome.record) };
         if (outcome.refused === 'share_forbidden')

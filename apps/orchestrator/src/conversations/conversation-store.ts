@@ -17,6 +17,8 @@ export interface ConversationRecord {
   createdAt: Date;
   lastActivityAt: Date;
   updatedAt: Date | null;
+  /** Where its runs' ends go when their message names no webhook (migrations/0024). */
+  webhookUrl: string | null;
   /** The activity time in microseconds since the epoch (the listing's cursor). */
   activityMicros: string;
 }
@@ -40,6 +42,8 @@ export interface ConversationChanges {
   labels?: string[];
   metadataJson?: string;
   shared?: boolean;
+  /** Checked by the egress guard; '' clears it. */
+  webhookUrl?: string;
 }
 
 interface ConversationRow {
@@ -56,11 +60,12 @@ interface ConversationRow {
   created_at: Date;
   last_activity_at: Date;
   updated_at: Date | null;
+  webhook_url: string | null;
   activity_micros: string;
 }
 
 const COLUMNS = `conversation_id, title, labels, metadata, owner_subject, shared, agent_id, agent_name, waiting_for_user,
-  run_count, created_at, last_activity_at, updated_at,
+  run_count, created_at, last_activity_at, updated_at, webhook_url,
   (extract(epoch FROM last_activity_at) * 1000000)::bigint::text AS activity_micros`;
 
 /**
@@ -84,6 +89,7 @@ function recordOf(row: ConversationRow): ConversationRecord {
     createdAt: row.created_at,
     lastActivityAt: row.last_activity_at,
     updatedAt: row.updated_at,
+    webhookUrl: row.webhook_url,
     activityMicros: row.activity_micros,
   };
 }
@@ -171,6 +177,7 @@ export class ConversationStore {
           labels = coalesce($6::text[], labels),
           metadata = coalesce($7::jsonb, metadata),
           shared = coalesce($8::boolean, shared),
+          webhook_url = CASE WHEN $10::text IS NULL THEN webhook_url ELSE nullif($10::text, '') END,
           updated_at = now()
         WHERE ${REACHES} AND conversation_id = $4
           AND ($8::boolean IS NULL OR $9 OR owner_subject = $3)
@@ -185,6 +192,7 @@ export class ConversationStore {
         changes.metadataJson ?? null,
         changes.shared ?? null,
         reader.isAdmin,
+        changes.webhookUrl ?? null,
       ],
     });
     if (rows[0]) return { record: recordOf(rows[0]) };

@@ -11,29 +11,37 @@ import {
 } from '@platform/service-kit';
 import type pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { OrchestratorConfig } from '../config.js';
 import { ConversationClosedError, RunRecords, type NewRun } from '../journal/run-records.js';
 import { openJournalDatabase } from '../test-support/journal-database.js';
 import { answeredResult, messageRun } from '../test-support/run-fixtures.js';
 import { conversationServiceImplementation } from './conversation-service.js';
 import { ConversationStore } from './conversation-store.js';
+import { RunWebhooks } from '../webhooks/run-webhooks.js';
 
 const logger = createLogger({ service: 'test', level: 'silent' });
 let pool: pg.Pool;
 let records: RunRecords;
 let server: GrpcServer;
 let client: GrpcClientHandle<conversationsV1.ConversationServiceClient>;
+let webhooks: RunWebhooks;
 let counter = 0;
 let token = 0;
 
 beforeAll(async () => {
   pool = await openJournalDatabase('conversations', logger, 5);
   records = new RunRecords(pool);
+  // Every host resolves to a public address but inside.example, which resolves to a private one.
+  const config = OrchestratorConfig.parse({ OPENAI_API_KEY: 'k', LLM_MODEL: 'm' });
+  webhooks = new RunWebhooks(pool, config, logger, (host) =>
+    Promise.resolve([{ address: host === 'inside.example' ? '10.0.0.7' : '93.184.216.34', family: 4 }]),
+  );
   const transport = new PlaintextTransport();
   server = new GrpcServer({ host: '127.0.0.1', port: 0, transport, logger });
   server.addService(
     'orchestrator.v1.ConversationService',
     conversationsV1.ConversationServiceService,
-    conversationServiceImplementation({ store: new ConversationStore(pool), logger }),
+    conversationServiceImplementation({ store: new ConversationStore(pool), logger, webhooks }),
     {
       listConversations: ['api'],
       getConversation: ['api'],
@@ -52,6 +60,7 @@ beforeAll(async () => {
 afterAll(async () => {
   client?.close();
   await server?.stop(1_000);
+  await webhooks?.stop();
   await pool?.end();
 });
 
@@ -291,6 +300,27 @@ describe('listing and searching', () => {
     expect(ids(await list(tenant, bob, { search: 'invoice' }))).toEqual([]);
   });
 
+  it('finds titles through a trigram index (migrations/0024)', async () => {
+    const { rows } = await pool.query<{ indexdef: string }>(
+      `SELECT indexdef FROM pg_indexes WHERE tablename = 'conversations' AND indexname = 'conversations_title_trigram'`,
+    );
+    expect(rows[0]?.indexdef).toMatch(/USING gin \(title [a-z_]+\.gin_trgm_ops\)/);
+    // A tenant with many conversations: the listing's search reads the index, not every row.
+    await pool.query(
+      `INSERT INTO conversations (tenant_id, conversation_id, title, last_activity_at)
+       SELECT 't-many', 'c-' || i, 'Conversation ' || md5(i::text), now() - i * interval '1 second'
+       FROM generate_series(1, 5000) i`,
+    );
+    // VACUUM merges the GIN index's pending entries, as autovacuum does in a running database.
+    await pool.query('VACUUM ANALYZE conversations');
+    const plan = await pool.query<{ 'QUERY PLAN': string }>(
+      `EXPLAIN SELECT conversation_id FROM conversations
+       WHERE tenant_id = 't-many' AND title ILIKE '%needle in it%'
+       ORDER BY last_activity_at DESC, conversation_id DESC LIMIT 51`,
+    );
+    expect(plan.rows.map((r) => r['QUERY PLAN']).join('\n')).toContain('conversations_title_trigram');
+  });
+
   it('reads metadata back as written', async () => {
     const { conversation } = await rpc().getConversation({
       caller: { tenantId: tenant, ...alice },
@@ -349,6 +379,8 @@ describe('reading and writing one conversation', () => {
       [{ metadataJson: '{"a":"\\u0000"}' }, 'INVALID_CONVERSATION_METADATA'],
       [{ metadataJson: '{"n":12345678901234567890}' }, 'INVALID_CONVERSATION_METADATA'],
       [{ metadataJson: '{"n":1e400}' }, 'INVALID_CONVERSATION_METADATA'],
+      [{ metadataJson: '{"n":{"f":0.1000000000000000000001}}' }, 'metadata.n.f is the number'],
+      [{ metadataJson: '{"n":[9007199254740993]}' }, 'metadata.n[0] is the number'],
     ];
     for (const [fields, code] of cases) {
       const got = await errorOf(update(tenant, alice, 'c-1', { ...fields, shared: undefined }));
@@ -391,5 +423,53 @@ describe('reading and writing one conversation', () => {
     expect((await errorOf(rpc().getConversation({ conversationId: 'c-1' } as never))).message).toContain(
       'INVALID_TENANT_ID',
     );
+  });
+});
+
+describe("a conversation's run webhook", () => {
+  const tenant = 't-hook';
+  const alice = { subject: 'alice', role: 'member' };
+  const target = async (runId: string) =>
+    (await pool.query<{ url: string }>('SELECT url FROM run_webhook_targets WHERE run_id = $1', [runId])).rows[0]?.url;
+
+  beforeAll(async () => {
+    await turn(message(tenant, 'c-hook', 'alice'));
+  });
+
+  it('is set, shown redacted, and chosen after the message and before the tenant default; cleared with ""', async () => {
+    const url = 'https://hooks.example.com/runs?token=s3cret';
+    const { conversation } = await update(tenant, alice, 'c-hook', { webhookUrl: url });
+    expect(conversation!.webhookUrl).toBe('https://hooks.example.com/runs?token=[redacted]');
+    await webhooks.store.update(tenant, { url: 'https://default.example.com/all', rotateSecret: false });
+    await webhooks.recordTarget(tenant, 'c-hook', 'run_hook_1', undefined);
+    expect(await target('run_hook_1')).toBe(url);
+    await webhooks.recordTarget(tenant, 'c-hook', 'run_hook_2', 'https://message.example.com/x');
+    expect(await target('run_hook_2')).toBe('https://message.example.com/x');
+    // Another conversation of the tenant, or another tenant's conversation of the same id, does not take it.
+    await webhooks.recordTarget(tenant, 'c-other', 'run_hook_3', undefined);
+    expect(await target('run_hook_3')).toBe('https://default.example.com/all');
+    await webhooks.recordTarget('t-hook-2', 'c-hook', 'run_hook_4', undefined);
+    expect(await target('run_hook_4')).toBeUndefined();
+    const cleared = await update(tenant, alice, 'c-hook', { webhookUrl: '' });
+    expect(cleared.conversation!.webhookUrl).toBe('');
+    await webhooks.recordTarget(tenant, 'c-hook', 'run_hook_5', undefined);
+    expect(await target('run_hook_5')).toBe('https://default.example.com/all');
+  });
+
+  it('refuses a URL that reaches inside or is not https, and keeps the one it had', async () => {
+    await update(tenant, alice, 'c-hook', { webhookUrl: 'https://hooks.example.com/kept' });
+    for (const [url, code] of [
+      ['https://inside.example/x', 'EGRESS_REFUSED'],
+      ['https://10.1.2.3/x', 'EGRESS_REFUSED'],
+      ['https://user:pw@hooks.example.com/x', 'EGRESS_REFUSED'],
+      ['http://hooks.example.com/x', 'INVALID_WEBHOOK_URL'],
+      [`https://hooks.example.com/${'x'.repeat(2048)}`, 'INVALID_WEBHOOK_URL'],
+    ] as const)
+      expect((await errorOf(update(tenant, alice, 'c-hook', { webhookUrl: url }))).message).toContain(code);
+    const { conversation } = await rpc().getConversation({
+      caller: { tenantId: tenant, ...alice },
+      conversationId: 'c-hook',
+    });
+    expect(conversation!.webhookUrl).toBe('https://hooks.example.com/kept');
   });
 });

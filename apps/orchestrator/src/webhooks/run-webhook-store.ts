@@ -84,13 +84,22 @@ export class RunWebhookStore {
     return settingsOf(rows[0]!);
   }
 
-  /** Where the run's end goes; written before the run, and the tenant's secret made now. */
-  async recordTarget(tenantId: string, runId: string, url: string): Promise<void> {
-    await this.settings(tenantId);
-    await this.db.query(
-      `INSERT INTO run_webhook_targets (run_id, tenant_id, url) VALUES ($1, $2, $3) ON CONFLICT (run_id) DO NOTHING`,
-      [runId, tenantId, url],
+  /**
+   * Where the run's end goes, decided in one statement: the message's URL (checked), else the
+   * conversation's, else the tenant's default; nothing when none is set. Written before the run,
+   * and the tenant's secret made then.
+   */
+  async recordTarget(tenantId: string, conversationId: string, runId: string, messageUrl: string | undefined) {
+    const { rowCount } = await this.db.query(
+      `INSERT INTO run_webhook_targets (run_id, tenant_id, url)
+       SELECT $1, $2, target.url FROM (SELECT coalesce($3::text,
+           (SELECT c.webhook_url FROM conversations c WHERE c.tenant_id = $2 AND c.conversation_id = $4),
+           (SELECT s.url FROM tenant_webhook_settings s WHERE s.tenant_id = $2)) AS url) target
+       WHERE target.url IS NOT NULL
+       ON CONFLICT (run_id) DO NOTHING`,
+      [runId, tenantId, messageUrl ?? null, conversationId],
     );
+    if (rowCount) await this.settings(tenantId);
   }
 
   /** A run's deliveries, oldest first, their URLs redacted (no user name, password or query value). */

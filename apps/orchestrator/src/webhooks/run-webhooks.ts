@@ -15,7 +15,7 @@ const PRUNE_INTERVAL_MS = 3_600_000;
 
 /**
  * Webhooks when a run ends (docs/conversations.md): where a new run's end goes (the message's URL,
- * else the tenant's default), the settings and deliveries calls, and the dispatcher that delivers
+ * else the conversation's, else the tenant's default), the settings and deliveries calls, and the dispatcher that delivers
  * the outbox the run's end writes (libs/webhooks, one path with the trigger's notifications).
  */
 export class RunWebhooks {
@@ -69,14 +69,17 @@ export class RunWebhooks {
     await this.egress.close();
   }
 
+  /** A URL a tenant sets (on a message, a conversation or its settings), checked: INVALID_WEBHOOK_URL / EGRESS_REFUSED. */
+  checkUrl(url: string, field: string): Promise<string> {
+    return checkWebhookUrl(url, field, this.config.RUN_WEBHOOK_ALLOW_HTTP, this.egress);
+  }
+
   /**
-   * Where a new message's run sends its end: the message's URL (checked now: a typed
-   * INVALID_WEBHOOK_URL / EGRESS_REFUSED), else the tenant's default; undefined for none.
+   * Where a new message's run sends its end, recorded before the run: the message's URL (checked
+   * already, by checkUrl), else its conversation's, else the tenant's default (run-webhook-store.ts).
    */
-  async targetFor(tenantId: string, requested: string | undefined): Promise<string | undefined> {
-    if (requested) return checkWebhookUrl(requested, 'webhook.url', this.config.RUN_WEBHOOK_ALLOW_HTTP, this.egress);
-    const { url } = await this.store.settings(tenantId);
-    return url || undefined;
+  recordTarget(tenantId: string, conversationId: string, runId: string, messageUrl: string | undefined): Promise<void> {
+    return this.store.recordTarget(tenantId, conversationId, runId, messageUrl);
   }
 
   /** The gRPC calls of run webhooks (the end of the OrchestratorService). */
@@ -104,9 +107,7 @@ export class RunWebhooks {
       >(logger, 'UpdateWebhookSettings', async (request) => {
         const tenantId = tenantOf(request.tenantId);
         const url =
-          request.url === undefined || request.url === ''
-            ? request.url
-            : await checkWebhookUrl(request.url, 'url', this.config.RUN_WEBHOOK_ALLOW_HTTP, this.egress);
+          request.url === undefined || request.url === '' ? request.url : await this.checkUrl(request.url, 'url');
         return {
           settings: await store.update(tenantId, {
             ...(url !== undefined ? { url } : {}),

@@ -37,8 +37,11 @@ async function waitForTools(apiUrl: string, token: string, names: string[]): Pro
   throw new Error(`the tool catalog never listed ${names.join(', ')}`);
 }
 
-/** Boots NATS, every service and the travel runner on the run's shared PostgreSQL and Redis. */
-export async function bootConsolePlatform(): Promise<ConsolePlatform> {
+/**
+ * Boots NATS, every service and the travel runner on the run's shared PostgreSQL and Redis;
+ * `orchestratorEnv` adds to the orchestrator's settings (a suite's run webhook receiver, say).
+ */
+export async function bootConsolePlatform(orchestratorEnv: Record<string, string> = {}): Promise<ConsolePlatform> {
   const lines: string[] = [];
   const nats = await startNatsServer();
   const redisUrl = await allocateSuiteRedis();
@@ -67,7 +70,7 @@ export async function bootConsolePlatform(): Promise<ConsolePlatform> {
       jwtSecret: JWT_SECRET,
       env: {
         api: { CONSOLE_TRACE_URL_TEMPLATE: TRACE_URL_TEMPLATE },
-        orchestrator: { RATE_LIMIT_TURNS_PER_MINUTE: '0' },
+        orchestrator: { RATE_LIMIT_TURNS_PER_MINUTE: '0', ...orchestratorEnv },
         // The model connections page registers endpoints on loopback: the operator admits that one address.
         credential: { EGRESS_ALLOW_CIDRS: '127.0.0.1/32' },
       },

@@ -17,6 +17,7 @@ interface ConversationView {
   createdAt: string;
   lastActivityAt: string;
   updatedAt: string | null;
+  webhookUrl: string | null;
 }
 
 interface ConversationPage {
@@ -43,6 +44,8 @@ export interface ConversationUpdateOptions {
   labels?: string[] | undefined;
   metadata?: string[] | undefined;
   shared?: boolean | undefined;
+  /** null clears it. */
+  webhookUrl?: string | null | undefined;
 }
 
 const path = (id: string) => `v1/conversations/${encodeURIComponent(id)}`;
@@ -61,6 +64,7 @@ function details(c: ConversationView): string {
     ['created', c.createdAt],
     ['last activity', c.lastActivityAt],
     ['updated', c.updatedAt],
+    ['webhook', c.webhookUrl],
   ]);
 }
 
@@ -115,7 +119,7 @@ function metadataOf(pairs: string[]): Record<string, string> {
   return metadata;
 }
 
-/** `conversations update <id> [--title t] [--label l ...] [--metadata k=v ...] [--share|--unshare]`. */
+/** `conversations update <id> [--title t] [--label l ...] [--metadata k=v ...] [--share|--unshare] [--webhook-url u|--no-webhook-url]`. */
 export async function updateConversation(
   api: ApiClient,
   id: string,
@@ -126,9 +130,12 @@ export async function updateConversation(
     ...(options.labels !== undefined ? { labels: options.labels } : {}),
     ...(options.metadata !== undefined ? { metadata: metadataOf(options.metadata) } : {}),
     ...(options.shared !== undefined ? { shared: options.shared } : {}),
+    ...(options.webhookUrl !== undefined ? { webhookUrl: options.webhookUrl } : {}),
   };
   if (Object.keys(body).length === 0)
-    throw new UsageError('conversations update needs --title, --label, --no-labels, --metadata, --share or --unshare');
+    throw new UsageError(
+      'conversations update needs --title, --label, --no-labels, --metadata, --share, --unshare, --webhook-url or --no-webhook-url',
+    );
   const conversation = await api.send<ConversationView>('PATCH', path(id), body);
   return { json: conversation, text: details(conversation) };
 }
