@@ -384,6 +384,12 @@ describe('a newer message while a plan runs', () => {
     return { runId, bookingChild };
   }
 
+  const planEnded = (runId: string): Promise<RunJson> =>
+    waitFor('the plan to end', async () => {
+      const run = await runOf(runId);
+      return run.status === 'running' ? undefined : run;
+    });
+
   const newer = (conversationId: string, multitask: string) =>
     api<Turn>(platform, 'POST', `/v1/conversations/${conversationId}/messages`, TENANT, {
       content: 'What time is it?',
@@ -395,10 +401,7 @@ describe('a newer message while a plan runs', () => {
     const { runId, bookingChild } = await planWithBookingUnderWay('plan-interrupted');
     const turn = await newer('plan-interrupted', 'interrupt');
     expect(turn.body.status).toBe('completed');
-    const stopped = await waitFor('the plan to end', async () => {
-      const run = await runOf(runId);
-      return run.status === 'running' ? undefined : run;
-    });
+    const stopped = await planEnded(runId);
     expect(stopped).toMatchObject({ status: 'completed', stopReason: 'interrupted' });
     expect((await runOf(bookingChild)).status).toBe('cancelled');
     const messages = await history('plan-interrupted');
@@ -413,10 +416,7 @@ describe('a newer message while a plan runs', () => {
     const { runId, bookingChild } = await planWithBookingUnderWay('plan-rolled-back');
     const turn = await newer('plan-rolled-back', 'rollback');
     expect(turn.body.status).toBe('completed');
-    const stopped = await waitFor('the plan to end', async () => {
-      const run = await runOf(runId);
-      return run.status === 'running' ? undefined : run;
-    });
+    const stopped = await planEnded(runId);
     expect(stopped.stopReason).toBe('rolled_back');
     expect((await runOf(bookingChild)).status).toBe('cancelled');
     const messages = await history('plan-rolled-back');
