@@ -7,7 +7,7 @@ import { useLoad } from '../components/use-load.js';
 import { useConsole } from '../console-context.js';
 import { formatTime } from '../lib/format.js';
 import { DataTable } from '../components/table.js';
-import { NewerOlderPager } from '../components/newer-older-pager.js';
+import { PagedTable } from '../components/paged-table.js';
 
 function Actor({ actor }: { actor: CredentialAuditEvent['actor'] }) {
   if (actor.kind === 'user') return <>user {actor.subject}</>;
@@ -26,38 +26,36 @@ function AuditTrail() {
     <section aria-labelledby="audit-title">
       <h2 id="audit-title">Audit trail</h2>
       <LoadState loaded={loaded} what="the audit trail">
-        {({ events, nextBefore }) =>
-          events.length === 0 ? (
-            <EmptyState title="No credential was read or written yet.">
-              Every save, read, list and delete shows here, newest first.
-            </EmptyState>
-          ) : (
-            <>
-              <DataTable
-                caption="Credential reads and writes, newest first"
-                captionHidden
-                columns={['When', 'Account', 'Action', 'Outcome', 'By']}
-              >
-                {events.map((event) => (
-                  <tr key={event.id}>
-                    <td>{formatTime(event.at)}</td>
-                    <td>
-                      {event.service}/{event.account}
-                    </td>
-                    <td>{event.action}</td>
-                    <td>
-                      <StatusBadge status={event.outcome} />
-                    </td>
-                    <td>
-                      <Actor actor={event.actor} />
-                    </td>
-                  </tr>
-                ))}
-              </DataTable>
-              <NewerOlderPager before={before} nextBefore={nextBefore} setBefore={setBefore} />
-            </>
-          )
-        }
+        {({ events, nextBefore }) => (
+          <PagedTable
+            rows={events}
+            empty={
+              <EmptyState title="No credential was read or written yet.">
+                Every save, read, list and delete shows here, newest first.
+              </EmptyState>
+            }
+            caption="Credential reads and writes, newest first"
+            columns={['When', 'Account', 'Action', 'Outcome', 'By']}
+            row={(event) => (
+              <tr key={event.id}>
+                <td>{formatTime(event.at)}</td>
+                <td>
+                  {event.service}/{event.account}
+                </td>
+                <td>{event.action}</td>
+                <td>
+                  <StatusBadge status={event.outcome} />
+                </td>
+                <td>
+                  <Actor actor={event.actor} />
+                </td>
+              </tr>
+            )}
+            before={before}
+            nextBefore={nextBefore}
+            setBefore={setBefore}
+          />
+        )}
       </LoadState>
     </section>
   );

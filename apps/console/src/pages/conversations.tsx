@@ -1,8 +1,7 @@
 import { useState, type FormEvent } from 'react';
 import { Link, useLocation } from 'wouter';
-import { NewerOlderPager } from '../components/newer-older-pager.js';
+import { PagedTable } from '../components/paged-table.js';
 import { EmptyState, LoadState } from '../components/states.js';
-import { DataTable } from '../components/table.js';
 import { useLoad } from '../components/use-load.js';
 import { useConsole } from '../console-context.js';
 import { formatTime } from '../lib/format.js';
@@ -108,43 +107,41 @@ export function ConversationsPage() {
         <button type="submit">Find</button>
       </form>
       <LoadState loaded={loaded} what="conversations">
-        {({ conversations, nextBefore }) =>
-          conversations.length === 0 ? (
-            filtered ? (
-              <EmptyState title="No conversation matches.">Change the search or the filters.</EmptyState>
-            ) : (
-              <EmptyState title="No conversations yet.">
-                Open one above by its id and send the first message.
-              </EmptyState>
-            )
-          ) : (
-            <>
-              <DataTable
-                caption="Conversations, most recent activity first"
-                captionHidden
-                columns={['Conversation', 'Labels', 'User', 'Agent', 'Last activity']}
-              >
-                {conversations.map((c) => (
-                  <tr key={c.conversationId} data-testid="conversation-row">
-                    <td>
-                      <Link href={`/conversations/${encodeURIComponent(c.conversationId)}`}>
-                        {c.title ?? c.conversationId}
-                      </Link>
-                      {c.title && <span className="muted"> {c.conversationId}</span>}
-                      {c.waitingForUser && <span className="badge"> waiting for you</span>}
-                      {c.shared && <span className="muted"> shared</span>}
-                    </td>
-                    <td>{c.labels.join(', ')}</td>
-                    <td>{c.owner ?? <span className="muted">no user</span>}</td>
-                    <td>{c.agentName ?? c.agentId}</td>
-                    <td>{formatTime(c.lastActivityAt)}</td>
-                  </tr>
-                ))}
-              </DataTable>
-              <NewerOlderPager before={before} nextBefore={nextBefore} setBefore={setBefore} />
-            </>
-          )
-        }
+        {({ conversations, nextBefore }) => (
+          <PagedTable
+            rows={conversations}
+            empty={
+              filtered ? (
+                <EmptyState title="No conversation matches.">Change the search or the filters.</EmptyState>
+              ) : (
+                <EmptyState title="No conversations yet.">
+                  Open one above by its id and send the first message.
+                </EmptyState>
+              )
+            }
+            caption="Conversations, most recent activity first"
+            columns={['Conversation', 'Labels', 'User', 'Agent', 'Last activity']}
+            row={(c) => (
+              <tr key={c.conversationId} data-testid="conversation-row">
+                <td>
+                  <Link href={`/conversations/${encodeURIComponent(c.conversationId)}`}>
+                    {c.title ?? c.conversationId}
+                  </Link>
+                  {c.title && <span className="muted"> {c.conversationId}</span>}
+                  {c.waitingForUser && <span className="badge"> waiting for you</span>}
+                  {c.shared && <span className="muted"> shared</span>}
+                </td>
+                <td>{c.labels.join(', ')}</td>
+                <td>{c.owner ?? <span className="muted">no user</span>}</td>
+                <td>{c.agentName ?? c.agentId}</td>
+                <td>{formatTime(c.lastActivityAt)}</td>
+              </tr>
+            )}
+            before={before}
+            nextBefore={nextBefore}
+            setBefore={setBefore}
+          />
+        )}
       </LoadState>
     </section>
   );
