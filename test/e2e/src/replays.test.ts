@@ -10,10 +10,10 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import {
   api,
   bootPlatform,
-  historyOf,
   tokenFor,
   waitFor,
   type Caller,
+  type StoredMessageJson,
   type SuitePlatform,
   type TurnJson,
 } from './support.js';
@@ -93,6 +93,18 @@ const getRun = (runId: string) => api<RunJson>(platform, 'GET', `/v1/runs/${runI
 const send = (conversation: string, content: string) =>
   api<TurnJson>(platform, 'POST', `/v1/conversations/${conversation}/messages`, DEV, { content, agent: 'replayer' });
 
+/** A conversation's stored history as its owner (the developer) reads it. */
+const history = async (conversationId: string): Promise<StoredMessageJson[]> => {
+  const page = await api<{ messages: StoredMessageJson[] }>(
+    platform,
+    'GET',
+    `/v1/conversations/${conversationId}/messages?limit=1000`,
+    DEV,
+  );
+  expect(page.status).toBe(200);
+  return page.body.messages;
+};
+
 let original: RunJson;
 
 beforeAll(async () => {
@@ -120,7 +132,7 @@ beforeAll(async () => {
 });
 
 it('replays from the step after the tool result with another model: nothing replayed is asked or run again', async () => {
-  const historyBefore = await historyOf(platform, TENANT, 'replay-1');
+  const historyBefore = await history('replay-1');
   const callsBefore = (await modelCalls('tag-r1')).length;
   const runnerBefore = await calculatorCalls();
 
@@ -155,7 +167,7 @@ it('replays from the step after the tool result with another model: nothing repl
   });
   expect(run.transcript).toHaveLength(2);
   // The replay's conversation: the prelude, then the replay's own turn.
-  const fork = await historyOf(platform, TENANT, replayed.body.conversationId);
+  const fork = await history(replayed.body.conversationId);
   expect(fork.slice(0, 2).map((m) => m.message.content)).toEqual(
     historyBefore.slice(0, 2).map((m) => m.message.content),
   );
@@ -163,7 +175,7 @@ it('replays from the step after the tool result with another model: nothing repl
   expect(fork.slice(2).every((m) => m.runId === replayed.body.runId)).toBe(true);
 
   // The original: unchanged, and it lists its replay; so does the run list.
-  expect(await historyOf(platform, TENANT, 'replay-1')).toEqual(historyBefore);
+  expect(await history('replay-1')).toEqual(historyBefore);
   const after = (await getRun(original.runId)).body;
   expect(after).toMatchObject({ status: original.status, transcript: original.transcript, replayOf: null });
   expect(after.replays).toContain(replayed.body.runId);
