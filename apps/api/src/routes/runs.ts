@@ -104,15 +104,9 @@ const RunDetail = z
     replayOf: z.string().nullable().optional().meta({
       description: 'Set for a replay: the run it replays (docs/conversations.md#replaying-a-run).',
     }),
-    replayFromStep: z
-      .number()
-      .int()
-      .min(0)
-      .nullable()
-      .optional()
-      .meta({
-        description: "A replay's first live step: the steps before it were answered from the original's journal.",
-      }),
+    replayFromStep: z.number().int().min(0).nullable().optional().meta({
+      description: "A replay's first live step: the steps before it were answered from the original's journal.",
+    }),
     replays: z.array(z.string()).optional().meta({ description: 'The runs that replay this one, oldest first.' }),
   })
   .meta({ id: 'RunDetail' });
