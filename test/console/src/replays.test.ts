@@ -37,14 +37,15 @@ it('replays a run from the step after its tool result and opens the replay', asy
   const original = turn.body.runId;
   await page.goto(`${stack.consoleUrl}/runs/${original}`);
   await page.getByRole('heading', { name: 'Replay from step' }).waitFor();
-  // A completed run's last step is its answer: the control offers up to the step before it.
-  expect(await page.getByLabel('Step to replay from').getAttribute('max')).toBe('1');
-  await page.getByLabel('Step to replay from').fill('1');
+  // Step 2 is the run's answer: the control offers to go live from it at the latest (fromStep 1).
+  const steps = page.getByLabel('Replay live from');
+  expect(await steps.locator('option').allTextContents()).toEqual(['Step 1', 'Step 2']);
+  await steps.selectOption({ label: 'Step 2' });
   await page.getByRole('button', { name: 'Replay' }).click();
 
   await page.waitForURL((url) => url.pathname.includes('/runs/') && !url.pathname.endsWith(original));
   await page.getByRole('link', { name: original }).waitFor();
-  expect(await page.getByText('from step 1').count()).toBe(1);
+  expect(await page.getByText('live from step 2').count()).toBe(1);
   await page.getByText('12 * (3 + 4) = 84.').first().waitFor();
   const replay = page.url().split('/').pop()!;
   await browser.screenshot('run-replay');

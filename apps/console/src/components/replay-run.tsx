@@ -49,15 +49,15 @@ export function ReplayRun({ runId, steps, answered }: { runId: string; steps: nu
         rest runs live, in a new conversation forked before this run&apos;s message. This run stays as it is.
       </p>
       <form className="composer" onSubmit={(e) => void replay(e)}>
-        <label htmlFor="replay-step">Step to replay from</label>
-        <input
-          id="replay-step"
-          type="number"
-          min={0}
-          max={last}
-          value={fromStep}
-          onChange={(e) => setFromStep(Number(e.target.value))}
-        />
+        {/* The transcript numbers its steps from 1; the api's fromStep counts the steps kept, from 0. */}
+        <label htmlFor="replay-step">Replay live from</label>
+        <select id="replay-step" value={fromStep} onChange={(e) => setFromStep(Number(e.target.value))}>
+          {Array.from({ length: last + 1 }, (_, step) => (
+            <option key={step} value={step}>
+              Step {step + 1}
+            </option>
+          ))}
+        </select>
         <label htmlFor="replay-version">Agent version (empty: the run&apos;s)</label>
         <input
           id="replay-version"

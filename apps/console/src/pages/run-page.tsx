@@ -111,7 +111,7 @@ function RunFacts({ run, traceTemplate }: { run: RunDetail; traceTemplate: strin
         <>
           <dt>Replay of</dt>
           <dd>
-            <Link href={`/runs/${run.replayOf}`}>{run.replayOf}</Link> from step {run.replayFromStep ?? 0}
+            <Link href={`/runs/${run.replayOf}`}>{run.replayOf}</Link>, live from step {(run.replayFromStep ?? 0) + 1}
           </dd>
         </>
       )}
