@@ -110,12 +110,12 @@ describe('RunReplays.prepare', () => {
     expect(
       await codeOf(replays.prepare(request({ tier: 'basic', overridesJson: JSON.stringify({ model: 'gpt-4o' }) }))),
     ).toBe('NOT_PERMITTED_BY_TIER');
-    const running = replaysWith({ ...original, status: 'running' } as RunRecord).replays;
+    const running = replaysWith({ ...original, status: 'running' }).replays;
     expect(await codeOf(running.prepare(request({})))).toBe('RUN_NOT_FINISHED');
     const child = replaysWith({
       ...original,
       lineage: { parentRunId: 'p', parentCallId: 'c', chain: [] },
-    } as RunRecord);
+    });
     expect(await codeOf(child.replays.prepare(request({})))).toBe('REPLAY_UNSUPPORTED');
   });
 });
