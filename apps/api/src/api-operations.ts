@@ -19,6 +19,7 @@ import { notificationOperations } from './routes/notifications.js';
 import { openApiOperations } from './routes/openapi.js';
 import { runListOperations } from './routes/run-list.js';
 import { runOperations } from './routes/runs.js';
+import { runReplayOperations } from './routes/run-replays.js';
 import { runWebhookOperations } from './routes/run-webhooks.js';
 import { taskOperations } from './routes/tasks.js';
 import { toolOperations } from './routes/tools.js';
@@ -41,6 +42,7 @@ export const allOperations: readonly OperationSpec[] = [
   conversationForkOperations,
   runListOperations,
   runOperations,
+  runReplayOperations,
   runWebhookOperations,
   approvalOperations,
   toolOperations,

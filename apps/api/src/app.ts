@@ -42,6 +42,7 @@ import { registerModelConnectionRoutes } from './routes/model-connections.js';
 import { registerMemoryRoutes } from './routes/memory.js';
 import { registerHealthRoutes, type HealthRoutesOptions } from './routes/health.js';
 import { registerRunRoutes } from './routes/runs.js';
+import { registerRunReplayRoutes } from './routes/run-replays.js';
 import { registerRunWebhookRoutes } from './routes/run-webhooks.js';
 import { registerRunListRoutes } from './routes/run-list.js';
 import { registerTaskRoutes } from './routes/tasks.js';
@@ -198,6 +199,7 @@ export function buildApp(options: AppOptions): FastifyInstance {
     streams,
   });
   registerRunListRoutes(router, { orchestrator: options.orchestrator });
+  registerRunReplayRoutes(router, { turns, events, ...options.limits });
   registerRunWebhookRoutes(router, { orchestrator: options.orchestrator });
   registerNotificationRoutes(router, {
     trigger: options.trigger,

@@ -52,6 +52,10 @@ export const apiErrorCatalogue = {
   INVALID_AGENT_SPEC: { status: 400, doc: '`details.issues` lists `[{ field, message }]`' },
   INVALID_IF_MATCH: { status: 400, doc: 'not an ETag this api gives (`"<revision>"`)' },
   OVERRIDE_NOT_ALLOWED: { status: 400, doc: "a run's `overrides` beyond what its agent allows" },
+  INVALID_FROM_STEP: {
+    status: 400,
+    doc: "a replay's `fromStep` past the run's steps or between a tool call and its result (`details.field`)",
+  },
   CONDITION_TOOL_NOT_ALLOWED: { status: 400 },
   EXECUTOR_NOT_ALLOWED: { status: 400, doc: "a task's tool or executor refused by the tool gate" },
   INVALID_PAGE_TOKEN: { status: 400 },
@@ -137,6 +141,11 @@ export const apiErrorCatalogue = {
   API_KEY_NOT_FOUND: { status: 404 },
   REQUEST_TIMEOUT: { status: 408, doc: 'the request did not arrive in time' },
   RUN_FINISHED: { status: 409 },
+  RUN_NOT_FINISHED: { status: 409, doc: 'a replay of a run still queued or running' },
+  REPLAY_UNSUPPORTED: {
+    status: 409,
+    doc: "a replay of a delegation's child run, a plan-and-execute run, or a run not in its conversation's history",
+  },
   RUN_IN_PROGRESS: {
     status: 409,
     doc: 'a message sent with `multitask: "reject"` while a run is in flight; `details.runId` names that run',

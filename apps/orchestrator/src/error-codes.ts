@@ -77,6 +77,20 @@ const orchestratorErrorCatalogue = {
     description:
       "An Idempotency-Key the tenant used, within its lifetime, for a different request (another body or conversation); the first request's run is not answered with.",
   },
+  RUN_NOT_FINISHED: {
+    kind: 'failed_precondition',
+    description: 'A replay of a run still queued or running: a run is replayed once it has finished.',
+  },
+  INVALID_FROM_STEP: {
+    kind: 'invalid_argument',
+    description:
+      "A replay's `fromStep` past the run's steps, or between a tool call and its result (the message names the furthest step allowed).",
+  },
+  REPLAY_UNSUPPORTED: {
+    kind: 'failed_precondition',
+    description:
+      "A replay of a run that cannot be replayed: a delegation's child run, a plan-and-execute run, or a run whose message is not in its conversation's history.",
+  },
   RUN_IN_PROGRESS: {
     kind: 'failed_precondition',
     description:

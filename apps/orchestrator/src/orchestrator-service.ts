@@ -37,6 +37,7 @@ import type { IdempotencyKeys } from './idempotency/idempotency-keys.js';
 import { idempotencyClaimOf, runOfKey } from './idempotency/idempotent-send.js';
 import { announceRunId } from './idempotency/run-id-header.js';
 import type { RunWebhooks } from './webhooks/run-webhooks.js';
+import type { RunReplays } from './replays/run-replays.js';
 
 /** What the calls other than HandleMessage use: cancelling and listing runs, the catalog, tool calls. */
 interface RunAndToolCalls {
@@ -85,6 +86,8 @@ export interface OrchestratorDependencies {
   webhooks: Pick<RunWebhooks, 'checkUrl' | 'recordTarget' | 'handlers'>;
   /** Conversations being deleted take no new message (erasure/). */
   deletions?: Pick<DeletionStore, 'isDeleting'>;
+  /** A message that replays a run (`replay_of`): checked, given the run's content and agent, its conversation forked. */
+  replays?: Pick<RunReplays, 'prepare'>;
   logger: Logger;
 }
 
@@ -134,12 +137,15 @@ export function orchestratorServiceImplementation(
     handleMessage: unaryHandler<orchestratorV1.HandleMessageRequest, orchestratorV1.HandleMessageResponse>(
       logger,
       'HandleMessage',
-      async (request, call) => {
-        const tenantId = TenantId.safeParse(request.tenantId);
-        const conversationId = ConversationId.safeParse(request.conversationId);
+      async (received, call) => {
+        const tenantId = TenantId.safeParse(received.tenantId);
+        const conversationId = ConversationId.safeParse(received.conversationId);
         if (!tenantId.success) throw errors.invalidArgument(ErrorCodes.INVALID_TENANT_ID, 'tenant_id is invalid');
         if (!conversationId.success)
           throw errors.invalidArgument(ErrorCodes.INVALID_CONVERSATION_ID, 'conversation_id is invalid');
+        // A replay (replays/) is the original run's message again, with the request's changes.
+        const replay = await deps.replays?.prepare(received);
+        const request = replay ? { ...received, ...replay.message } : received;
         const runId = runIdOf(request.runId);
         const scope = { tenantId: tenantId.data, conversationId: conversationId.data };
         const claim = idempotencyClaimOf(request, options.idempotencyKeyTtlMs);
@@ -214,6 +220,8 @@ export function orchestratorServiceImplementation(
             tier: request.tier,
             profile: profile.name,
           });
+          // Every check passed: the replay's conversation is forked now, before its run exists.
+          await replay?.fork();
           // The message's output schema wins over the profile's.
           const runSchema = outputSchema ?? profile.outputSchema;
           // An approval decision resumes a waiting step and asks nothing new of memory.
@@ -242,6 +250,7 @@ export function orchestratorServiceImplementation(
             ...(request.subject ? { subject: request.subject } : {}),
             ...senderRoleOf(request.role),
             ...(claim ? { idempotency: claim } : {}),
+            ...(replay ? { replay: replay.record } : {}),
             // Recorded with the run: the conversation's owner, activity and agent, if the sender reaches
             // it. An approval decision reaches the run's conversation whoever decides (the api checked the decider).
             conversation: {
@@ -398,6 +407,9 @@ export function orchestratorServiceImplementation(
           subject: run.subject ?? '',
           stopRequested: run.stopRequested ?? '',
           stoppedBy: run.stoppedBy ?? '',
+          replayOf: run.replay?.runId ?? '',
+          replayFromStep: run.replay?.fromStep ?? 0,
+          replays: await deps.records.replaysOf(run.tenantId, run.runId),
         };
       },
     ),

@@ -65,6 +65,7 @@ import { AgentStore } from './tenant-agents/agent-store.js';
 import { AttemptStep, type TurnAttempt } from './turn/attempt.js';
 import { ContextStep } from './turn/context.js';
 import { LoopStep } from './turn/loop.js';
+import { RunReplays } from './replays/run-replays.js';
 import { OutputCheckStep } from './turn/output-check.js';
 import { OutputSchemas } from './structured/output-schemas.js';
 import { PendingAgentToolsStep } from './turn/pending-agent-tools.js';
@@ -297,15 +298,14 @@ async function wire(
   });
   // The one gate every tool call of this process passes, whoever asks (README, "The tool gate").
   const gate = new ToolGate({ catalog, client: new ToolClient({ nc, logger }), breakers, grants });
+  const tiers = { tiers: config.TENANT_TIERS, defaultTier: config.DEFAULT_TIER };
   const shouldProcess = new ShouldProcess({
     limiter: new RateLimiter(redis, logger),
     redis,
     logger,
     defaultTurnsPerMinute: config.RATE_LIMIT_TURNS_PER_MINUTE,
-    tiers: config.TENANT_TIERS,
-    defaultTier: config.DEFAULT_TIER,
+    ...tiers,
   });
-
   // The turn, step by step (README, "The path of a turn"); a new step is one line here.
   const runner = new TurnRunner({
     attempt: attempts,
@@ -404,6 +404,7 @@ async function wire(
       memoryRecall,
       outputSchemas,
       deletions: erasure.store,
+      replays: new RunReplays({ records, steps, memory: memory.rpc, ...tiers }),
       calls: {
         cancellation,
         listing: new RunListing(pool),
@@ -433,8 +434,7 @@ async function wire(
       store: agentStore,
       profiles,
       directory: agentDirectory,
-      tiers: config.TENANT_TIERS,
-      defaultTier: config.DEFAULT_TIER,
+      ...tiers,
       modelConnections: modelConnections?.connections,
       logger,
     }),

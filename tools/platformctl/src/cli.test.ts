@@ -245,6 +245,33 @@ describe('platformctl command line', () => {
     });
   });
 
+  it('replays a run with POST /v1/runs/{runId}/replays, sending what is given', async () => {
+    await run(['runs', 'replay', 'run_1', '--from-step', '2', '--model', 'gpt-4o', '--api', baseUrl, '--token', 't']);
+    expect(seen.at(-1)).toMatchObject({
+      url: '/v1/runs/run_1/replays',
+      method: 'POST',
+      body: '{"fromStep":2,"model":"gpt-4o"}',
+    });
+    await run([
+      'runs',
+      'replay',
+      'run_1',
+      '--from-step',
+      '0',
+      '--agent-version',
+      '3',
+      '--api',
+      baseUrl,
+      '--token',
+      't',
+    ]);
+    expect(seen.at(-1)).toMatchObject({ body: '{"fromStep":0,"agentVersion":3}' });
+    expect(await run(['runs', 'replay', 'run_1', '--token', 't'])).toMatchObject({
+      code: 2,
+      err: expect.stringContaining('--from-step'),
+    });
+  });
+
   it('says the api is unreachable (exit 1)', async () => {
     const result = await run(['tools', '--api', 'http://127.0.0.1:1', '--token', 'tok']);
     expect(result.code).toBe(1);

@@ -6,6 +6,7 @@ import { credentialKeys, listDeadLetters } from './commands/admin.js';
 import { listApprovals, showApproval } from './commands/approvals.js';
 import { deleteConversation, eraseUser, showDeletion } from './commands/conversation-deletions.js';
 import { forkConversation } from './commands/conversation-forks.js';
+import { replayRun } from './commands/run-replays.js';
 import { listRuns, showRun } from './commands/runs.js';
 import { getConversation, listConversations, updateConversation } from './commands/conversations.js';
 import { listRunDeliveries, webhookSettings } from './commands/run-webhooks.js';
@@ -43,6 +44,9 @@ commands:
   conversations update <id> [--title <t>] [--label <l> ... | --no-labels] [--metadata k=v ...]
                        [--share | --unshare] [--webhook-url <https url> | --no-webhook-url]
                                      set what is given (docs/conversations.md has the limits)
+  runs replay <runId> --from-step n [--agent-version k] [--model m]
+                                     a new run (in a fork of its conversation) replaying the run's
+                                     steps before n from its journal, then live (developers)
   runs deliveries <runId>            the webhook deliveries of a run's end: status, attempts, last error
   webhook-settings [--rotate-secret] the tenant's default run webhook URL and signing secret (admins)
   conversations fork <conversationId> [--at-seq n]
@@ -124,6 +128,9 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
         limit: { type: 'string' },
         'after-seq': { type: 'string' },
         'at-seq': { type: 'string' },
+        'from-step': { type: 'string' },
+        'agent-version': { type: 'string' },
+        model: { type: 'string' },
         'base-url': { type: 'string' },
         models: { type: 'string' },
         file: { type: 'string', short: 'f' },
@@ -327,6 +334,15 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
         }
         case 'model-connections rotate':
           result = await updateModelConnection(api, need('<name>'), { apiKey: apiKey() });
+          break;
+        case 'runs replay':
+          if (values['from-step'] === undefined) throw new UsageError('runs replay needs --from-step');
+          result = await replayRun(api, need('<runId>'), {
+            fromStep: number('from-step', values['from-step'], 0),
+            agentVersion:
+              values['agent-version'] === undefined ? undefined : number('agent-version', values['agent-version'], 0),
+            model: values.model,
+          });
           break;
         case 'conversations fork':
           result = await forkConversation(

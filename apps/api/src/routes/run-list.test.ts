@@ -71,6 +71,8 @@ describe('GET /v1/runs', () => {
           turns: 2,
           toolCalls: 1,
           usage: { inputTokens: 5, outputTokens: 6, totalTokens: 11 },
+          replayOf: null,
+          replayFromStep: null,
         },
       ],
       nextPageToken: 'next',

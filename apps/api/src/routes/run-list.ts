@@ -67,6 +67,12 @@ const RunSummary = z
     turns: z.number().int().min(0),
     toolCalls: z.number().int().min(0),
     usage: TokenUsage,
+    replayOf: z
+      .string()
+      .nullable()
+      .optional()
+      .meta({ description: 'Set for a replay: the run it replays, from step `replayFromStep`.' }),
+    replayFromStep: z.number().int().min(0).nullable().optional(),
   })
   .meta({ id: 'RunSummary' });
 
@@ -164,6 +170,8 @@ export function registerRunListRoutes(router: OperationRouter, options: RunListR
             outputTokens: run.usage?.outputTokens ?? 0,
             totalTokens: run.usage?.totalTokens ?? 0,
           },
+          replayOf: run.replayOf || null,
+          replayFromStep: run.replayOf ? (run.replayFromStep ?? 0) : null,
         })),
         nextPageToken: page.nextPageToken || null,
       },

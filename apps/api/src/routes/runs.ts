@@ -101,6 +101,13 @@ const RunDetail = z
       .optional()
       .meta({ description: 'Runs this run delegated to (docs/plans-and-teams.md).' }),
     plan: z.unknown().optional().meta({ description: "The run's plan, once it has one (docs/plans-and-teams.md)." }),
+    replayOf: z.string().nullable().optional().meta({
+      description: 'Set for a replay: the run it replays (docs/conversations.md#replaying-a-run).',
+    }),
+    replayFromStep: z.number().int().min(0).nullable().optional().meta({
+      description: "A replay's first live step: the steps before it were answered from the original's journal.",
+    }),
+    replays: z.array(z.string()).optional().meta({ description: 'The runs that replay this one, oldest first.' }),
   })
   .meta({ id: 'RunDetail' });
 
@@ -218,6 +225,9 @@ export function registerRunRoutes(router: OperationRouter, options: RunRoutesOpt
         // Older orchestrators send no delegation part.
         ...(run.delegationJson ? (JSON.parse(run.delegationJson) as Record<string, never>) : {}),
         ...(run.planJson ? { plan: JSON.parse(run.planJson) as unknown } : {}),
+        replayOf: run.replayOf || null,
+        replayFromStep: run.replayOf ? (run.replayFromStep ?? 0) : null,
+        replays: run.replays,
       },
     };
   });

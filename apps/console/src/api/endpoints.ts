@@ -103,6 +103,19 @@ export class PlatformApi {
   listRunWebhookDeliveries(runId: string) {
     return bodyOf(this.client.GET('/v1/runs/{runId}/webhook-deliveries', { params: { path: { runId } } }));
   }
+  /** A finished run again from step `fromStep`, as a new run (docs/conversations.md#replaying-a-run). */
+  async replayRun(
+    runId: string,
+    body: { fromStep: number; agentVersion?: number; model?: string },
+  ): Promise<TurnAnswer & { replayOf: string; replayFromStep: number }> {
+    // Not streamed: the answer is the replay's turn response.
+    return (await bodyOf(
+      this.client.POST('/v1/runs/{runId}/replays', { params: { path: { runId } }, body }),
+    )) as TurnAnswer & {
+      replayOf: string;
+      replayFromStep: number;
+    };
+  }
   cancelRun(runId: string) {
     return bodyOf(this.client.DELETE('/v1/runs/{runId}', { params: { path: { runId } } }));
   }

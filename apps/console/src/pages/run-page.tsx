@@ -9,6 +9,7 @@ import { TranscriptView } from '../components/transcript-view.js';
 import { useLoad } from '../components/use-load.js';
 import { useRunEvents } from '../components/use-run-events.js';
 import { WebhookDeliveries } from '../components/webhook-deliveries.js';
+import { ReplayRun } from '../components/replay-run.js';
 import { useConsole } from '../console-context.js';
 import { formatCount, formatDuration, formatTime, traceLink } from '../lib/format.js';
 import { transcriptSteps } from '../lib/transcript.js';
@@ -106,6 +107,26 @@ function RunFacts({ run, traceTemplate }: { run: RunDetail; traceTemplate: strin
           '—'
         )}
       </dd>
+      {run.replayOf && (
+        <>
+          <dt>Replay of</dt>
+          <dd>
+            <Link href={`/runs/${run.replayOf}`}>{run.replayOf}</Link>, live from step {(run.replayFromStep ?? 0) + 1}
+          </dd>
+        </>
+      )}
+      {run.replays && run.replays.length > 0 && (
+        <>
+          <dt>Replays</dt>
+          <dd>
+            {run.replays.map((id) => (
+              <Link key={id} href={`/runs/${id}`} className="spaced">
+                {id}
+              </Link>
+            ))}
+          </dd>
+        </>
+      )}
       {run.parentRunId && (
         <>
           <dt>Started by</dt>
@@ -165,7 +186,7 @@ function PlanAndChildren({ run }: { run: RunDetail }) {
 /** One run: facts, live events while it runs, plan and child runs, and its transcript step by step. */
 export function RunPage() {
   const { runId = '' } = useParams<{ runId: string }>();
-  const { api, config, readOnly } = useConsole();
+  const { api, config, readOnly, can } = useConsole();
   const loaded = useLoad(['run', runId], () => loadRunPage(api, runId));
   const [cancelError, setCancelError] = useState<ApiError | undefined>();
   const live = loaded.data ? loaded.data.run.status === 'queued' || loaded.data.run.status === 'running' : false;
@@ -199,6 +220,9 @@ export function RunPage() {
             )}
             <PlanAndChildren run={run} />
             <WebhookDeliveries runId={run.runId} live={live} />
+            {!live && !readOnly && can('developer') && run.transcript && run.transcript.length > 0 && (
+              <ReplayRun runId={run.runId} steps={run.transcript.length} answered={run.status === 'completed'} />
+            )}
             <section aria-labelledby="transcript-title">
               <h2 id="transcript-title">Transcript</h2>
               {run.transcript && run.transcript.length > 0 ? (

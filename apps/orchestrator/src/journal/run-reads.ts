@@ -19,6 +19,16 @@ export class RunReads {
   }
 
   /** The runs a run started (its delegations), oldest first; scoped by tenant. */
+  /** The runs that replay this one (migrations/0022), oldest first. */
+  async replaysOf(tenantId: string, runId: string): Promise<string[]> {
+    const { rows } = await this.pool.query<{ run_id: string }>({
+      name: 'runs-replays-of',
+      text: 'SELECT run_id FROM runs WHERE tenant_id = $1 AND replay_of = $2 ORDER BY created_at, run_id',
+      values: [tenantId, runId],
+    });
+    return rows.map((r) => r.run_id);
+  }
+
   async children(tenantId: string, parentRunId: string): Promise<RunRecord[]> {
     const { rows } = await this.pool.query<RunRow>(
       'SELECT * FROM runs WHERE tenant_id = $1 AND parent_run_id = $2 ORDER BY created_at, run_id',

@@ -35,6 +35,8 @@ export interface RunRow {
   sender_role?: string | null;
   stop_requested?: string | null;
   stopped_by?: string | null;
+  replay_of?: string | null;
+  replay_from_step?: number | null;
 }
 
 /** The agent, overrides, subject (migrations/0012) and sender role (0020) columns as a run's fields. */
@@ -99,7 +101,13 @@ export function toRecord(row: RunRow): RunRecord {
     ...(row.plan ? { plan: row.plan } : {}),
     ...agentOf(row),
     ...stopOf(row),
+    ...replayOfRow(row),
   };
+}
+
+/** The replay columns (migrations/0022) as the run's field. */
+export function replayOfRow(row: Pick<RunRow, 'replay_of' | 'replay_from_step'>): Pick<RunRecord, 'replay'> {
+  return row.replay_of ? { replay: { runId: row.replay_of, fromStep: row.replay_from_step ?? 0 } } : {};
 }
 
 /** A newer message's request that the run stop (migrations/0016) as the run's fields. */

@@ -58,6 +58,11 @@ export function agentValues(run: NewRun): unknown[] {
   ];
 }
 
+/** The replay columns (migrations/0022) of a new run: the original run and the step it goes live from. */
+export function replayValues(run: NewRun): unknown[] {
+  return [run.replay?.runId ?? null, run.replay?.fromStep ?? null];
+}
+
 /**
  * The CTE `keyed` of both statements that record a new run: records the run's Idempotency-Key
  * (migrations/0014) unless the tenant's key names a run already (an expired one is taken over).

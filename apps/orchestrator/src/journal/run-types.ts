@@ -69,6 +69,14 @@ export interface RunRecord {
   subject?: string;
   /** The sender's tenant role (migrations/0020). */
   senderRole?: TenantRole;
+  /** Set for a replay of another run (migrations/0022). */
+  replay?: RunReplayOf;
+}
+
+/** A replay's original run and how many of its steps the replay answers from the original's journal. */
+export interface RunReplayOf {
+  runId: string;
+  fromStep: number;
 }
 
 export interface NewRun {
@@ -99,6 +107,8 @@ export interface NewRun {
   subject?: string;
   /** The sender's tenant role (migrations/0020); absent: a member's. */
   senderRole?: TenantRole;
+  /** Set for a replay of another run (migrations/0022). */
+  replay?: RunReplayOf;
   /** The client's Idempotency-Key, recorded by the statement that records the run (migrations/0014). */
   idempotency?: IdempotencyClaim;
   /**

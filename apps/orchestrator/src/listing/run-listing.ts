@@ -32,6 +32,8 @@ interface ListedRow {
   output_tokens: string | null;
   total_tokens: string | null;
   created_micros: string;
+  replay_of: string | null;
+  replay_from_step: number | null;
 }
 
 /** The WHERE clause of a listing, its values numbered from $1 (the tenant, always first). */
@@ -81,6 +83,8 @@ function toItem(row: ListedRow): orchestratorV1.RunListItem {
       outputTokens: Number(row.output_tokens ?? 0),
       totalTokens: Number(row.total_tokens ?? 0),
     },
+    replayOf: row.replay_of ?? '',
+    replayFromStep: row.replay_from_step ?? 0,
   };
 }
 
@@ -104,7 +108,7 @@ export class RunListing {
     // filters (an index fits `tenant_id = $1 AND conversation_id = $2`, not `$2 IS NULL OR ...`).
     const { rows } = await this.pool.query<ListedRow>(
       `SELECT run_id, conversation_id, status, stop_reason, (${SOURCE_SQL}) AS source, parent_run_id, profile,
-         created_at, started_at, finished_at, trace_id,
+         created_at, started_at, finished_at, trace_id, replay_of, replay_from_step,
          (result->>'turns')::int AS turns, jsonb_array_length(result->'toolCalls') AS tool_calls,
          result->'usage'->>'inputTokens' AS input_tokens, result->'usage'->>'outputTokens' AS output_tokens, result->'usage'->>'totalTokens' AS total_tokens,
          (extract(epoch FROM created_at) * 1000000)::bigint::text AS created_micros

@@ -67,6 +67,12 @@ function permitted(patterns: string[] | undefined, value: string): boolean {
   return !patterns || patterns.some((p) => globToRegExp(p).test(value));
 }
 
+/** Refuses a model the tier does not permit its agents (NOT_PERMITTED_BY_TIER): in a spec, or a replay's model. */
+export function checkModelTier(tiers: TenantTiers, defaultTier: string, tier: string, model: string): void {
+  if (!permitted(limitsFor(tiers, tier, defaultTier).agentModels, model))
+    throw notPermittedByTier(`the model '${model}' is not permitted for tier '${tier}'`);
+}
+
 /**
  * The checks of a tenant's spec that need the platform: the name is not a built-in agent's;
  * every role names a live agent of the tenant or a built-in one it may use; the tier permits the
@@ -89,9 +95,7 @@ export class AgentValidation {
     const models = [spec.model, ...(spec.fallbackModels ?? []), ...(spec.overrides?.models ?? [])].filter(
       (m): m is string => m !== undefined,
     );
-    for (const model of models)
-      if (!permitted(limits.agentModels, model))
-        throw notPermittedByTier(`the model '${model}' is not permitted for tier '${author.tier}'`);
+    for (const model of models) checkModelTier(this.deps.tiers, this.deps.defaultTier, author.tier, model);
     for (const tool of spec.tools)
       if (!permitted(limits.agentTools, tool))
         throw notPermittedByTier(`the tool pattern '${tool}' is not permitted for tier '${author.tier}'`);

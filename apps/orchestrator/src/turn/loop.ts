@@ -3,6 +3,7 @@ import type { Logger } from '@platform/service-kit';
 import { withAgentResults } from '../agents/agent-results.js';
 import { RunReplay } from '../journal/journaled-ports.js';
 import type { RunSteps } from '../journal/run-steps.js';
+import { journalFor } from '../replays/replay-journal.js';
 import { reportFailure, reportLoopFailure, SYSTEM_FAILURES } from './failure-report.js';
 import type { CheckedTurn } from './output-check.js';
 import { TurnResult, type TurnStep } from './turn-steps.js';
@@ -25,13 +26,14 @@ export class LoopStep implements TurnStep<CheckedTurn, TurnResult> {
     const { run, events, control } = attempt;
     const { steps, logger } = this;
     const resumed = run.attempts > 1;
-    const journal = resumed ? await steps.load(run.runId) : { models: [], tools: new Map() };
+    // A replay of another run (replays/) starts with the original's steps before its `fromStep`.
+    const { journal, replayed } = await journalFor(steps, run);
     const replay = new RunReplay(journal, {
-      // The write holding a fresh attempt's first response also keeps the input it was asked with.
+      // The write holding a fresh attempt's first own response also keeps the input it was asked with.
       recordModels: (models, heldTools) =>
         steps.recordModels(run, models, {
           heldTools,
-          ...(models[0]?.[0] === 1 && !run.input ? { input } : {}),
+          ...(models[0]?.[0] === replayed + 1 && !run.input ? { input } : {}),
         }),
       recordTool: (callId, outcome) => steps.recordTool(run, callId, outcome),
     });
