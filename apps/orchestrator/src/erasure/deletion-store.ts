@@ -62,7 +62,10 @@ export class DeletionStore {
    * conversation's row, or once it is deleted the owner its last job recorded, so the owner deleting
    * again gets the same job back.
    */
-  async openAs(requester: ConversationReader, request: DeletionRequest): Promise<Opened | { refused: DeletionRefusal }> {
+  async openAs(
+    requester: ConversationReader,
+    request: DeletionRequest,
+  ): Promise<Opened | { refused: DeletionRefusal }> {
     return inTransaction(this.pool, async (client) => {
       await lockConversation(client, request);
       if (!requester.seesAll) {

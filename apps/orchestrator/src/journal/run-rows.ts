@@ -35,6 +35,7 @@ export interface RunRow {
   sender_role?: string | null;
   stop_requested?: string | null;
   stopped_by?: string | null;
+  steers?: string | null;
 }
 
 /** The agent, overrides, subject (migrations/0012) and sender role (0020) columns as a run's fields. */
@@ -99,6 +100,7 @@ export function toRecord(row: RunRow): RunRecord {
     ...(row.plan ? { plan: row.plan } : {}),
     ...agentOf(row),
     ...stopOf(row),
+    ...(row.steers ? { steers: row.steers } : {}),
   };
 }
 
