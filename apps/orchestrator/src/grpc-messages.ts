@@ -37,9 +37,6 @@ export function toResponse(run: RunRecord): orchestratorV1.HandleMessageResponse
     pendingJson: JSON.stringify(result?.pendingAgents ?? []),
     agentId: run.agent?.id ?? '',
     agentVersion: run.agent?.version ?? 0,
-    // Set by ordering/steered-answer.ts when the message joined another run.
-    steered: false,
-    messageRunId: '',
     // The structured answer (valid against the run's output schema); empty without one.
     ...(result?.output !== undefined ? { outputJson: JSON.stringify(result.output) } : {}),
   };
