@@ -18,7 +18,6 @@ import {
   runIdOf,
   runSourceOf,
   senderRoleOf,
-  toResponse,
 } from './grpc-messages.js';
 import { usageRangeOf } from './usage-range.js';
 import { multitaskPolicyOf, type MultitaskAdmission } from './ordering/multitask.js';
