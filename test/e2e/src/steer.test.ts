@@ -101,7 +101,7 @@ async function history(conversationId: string): Promise<Stored[]> {
 /** The message's own run as Postgres keeps it: the run it steers and where it joined. */
 async function steerRow(conversationId: string, content: string) {
   const { rows } = await db.query<{ run_id: string; status: string; steers: string | null; steered_at: number | null }>(
-    'SELECT run_id, status, steers, steered_at FROM runs WHERE tenant_id = $1 AND conversation_id = $2 AND content = $3',
+    'SELECT run_id, status, steers, steered_at FROM orchestrator.runs WHERE tenant_id = $1 AND conversation_id = $2 AND content = $3',
     [TENANT, conversationId, content],
   );
   return rows;
