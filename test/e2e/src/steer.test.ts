@@ -2,7 +2,8 @@
 // services: a message sent with `multitask: steer` while a run works joins that run before its
 // next model call (the model sees it, the run's answer reflects it, history has it once in
 // order); the orchestrator SIGKILLed after the steer is recorded and before the run took it; a
-// steer with nothing in flight; a steer that comes while the run makes its last model call.
+// steer with nothing in flight; a steer that comes while the run makes its last model call; the
+// orchestrator SIGKILLed after the run took the steer, before the model answered it.
 import type { ManagedProcess } from '@platform/testing';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -185,8 +186,8 @@ describe('steer', () => {
   });
 });
 
-describe('an orchestrator SIGKILLed after a steer is recorded and before the run took it', () => {
-  it('resumes the run, which takes the steer at its next model call: in history once, in order', async () => {
+describe('an orchestrator SIGKILLed during a steer', () => {
+  it('before the run took it: the resumed run takes it at its next model call; in history once, in order', async () => {
     const first = await startBooking('st-kill');
     const steer = 'make it for four people';
     const pending = send('st-kill', steer);
@@ -205,5 +206,25 @@ describe('an orchestrator SIGKILLed after a steer is recorded and before the run
     expect(await steerRow('st-kill', steer)).toEqual([
       { run_id: recorded.run_id, status: 'completed', steers: first.runId, steered_at: 2 },
     ]);
+  });
+
+  it('after the run took it: the resumed run replays it at the same place from Postgres, once', async () => {
+    const first = await startBooking('st-kill-taken');
+    const steer = 'make it for five people';
+    const pending = send('st-kill-taken', steer);
+    const taken = await waitFor('the steer to be taken', async () => {
+      const rows = await steerRow('st-kill-taken', steer);
+      return rows[0]?.steered_at ? rows[0] : undefined;
+    });
+    // Taken before the model call that answers it (llm-sim holds that call 2 s).
+    expect(taken).toMatchObject({ status: 'completed', steers: first.runId, steered_at: 2 });
+    await platform.kill('orchestrator');
+    await platform.start('orchestrator');
+    const turn = await pending;
+    expect(turn.status).toBe(200);
+    expect(turn.body).toMatchObject({ runId: first.runId, status: 'completed', steered: true });
+    expect(turn.body.response).toContain(`noted: ${steer}`);
+    expectJoined(await history('st-kill-taken'), first.runId, steer);
+    expect(await steerRow('st-kill-taken', steer)).toEqual([taken]);
   });
 });
