@@ -38,6 +38,7 @@ const SHIPPED = [
   'server-error-once',
   'slow',
   'slow-booking',
+  'steer-booking',
   'stream-cut-once',
   'structured-fix',
   'structured-fix-slow',

@@ -2,13 +2,19 @@ import { jsonBody, type Logger, type NatsConnection } from '@platform/service-ki
 import { z } from 'zod';
 
 const CANCEL_SUBJECT = 'platform.orchestrator.cancel';
-/** `interrupt`: stop at the next step boundary instead (a newer message's `interrupt` policy). */
-const CancelMessage = z.object({ runId: z.string(), mode: z.enum(['cancel', 'interrupt']).default('cancel') });
-type CancelMode = 'cancel' | 'interrupt';
+/**
+ * `interrupt`: stop at the next step boundary instead (a newer message's `interrupt` policy);
+ * `steer`: a message waits to join the run before its next model call (the `steer` policy).
+ */
+const CancelMessage = z.object({ runId: z.string(), mode: z.enum(['cancel', 'interrupt', 'steer']).default('cancel') });
+/** What a replica holding the run is told. */
+export type RunNotice = z.infer<typeof CancelMessage>['mode'];
 
 /**
- * Tells every orchestrator replica to cancel (or interrupt) a run; the one executing it stops it. The flag in
- * Postgres is the durable signal (seen at the next lease renewal); this makes it immediate.
+ * Tells every orchestrator replica to cancel (or interrupt) a run, or that a steering message waits
+ * for it; the one executing it acts. The record in Postgres is the durable signal (a cancel is
+ * seen at the next lease renewal, a steer when the run's attempt starts, or it runs as its own turn);
+ * this makes it immediate.
  */
 export class CancelBroadcast {
   constructor(
@@ -16,11 +22,11 @@ export class CancelBroadcast {
     private readonly logger: Logger,
   ) {}
 
-  publish(runId: string, mode: CancelMode = 'cancel'): void {
+  publish(runId: string, mode: RunNotice = 'cancel'): void {
     this.nc.publish(CANCEL_SUBJECT, JSON.stringify(mode === 'cancel' ? { runId } : { runId, mode }));
   }
 
-  listen(onCancel: (runId: string, mode: CancelMode) => void): void {
+  listen(onCancel: (runId: string, mode: RunNotice) => void): void {
     const sub = this.nc.subscribe(CANCEL_SUBJECT);
     void (async () => {
       for await (const msg of sub) {

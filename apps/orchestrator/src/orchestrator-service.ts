@@ -18,10 +18,10 @@ import {
   runIdOf,
   runSourceOf,
   senderRoleOf,
-  toResponse,
 } from './grpc-messages.js';
 import { usageRangeOf } from './usage-range.js';
 import { multitaskPolicyOf, type MultitaskAdmission } from './ordering/multitask.js';
+import { answerOf } from './ordering/steered-answer.js';
 import type { RunRecord } from './journal/run-records.js';
 import type { RunListing } from './listing/run-listing.js';
 import { runListQueryOf } from './listing/run-list-query.js';
@@ -284,6 +284,7 @@ export function orchestratorServiceImplementation(
             AbortSignal.any([hangUp.signal, ownWait.signal]),
           );
           finished.catch(() => undefined); // awaited below, or abandoned when admission fails
+          let host: RunRecord | undefined;
           // The target (the message's, the conversation's or the tenant's URL) is written before the run,
           // so a run that exists has it (its end writes the delivery).
           if (admission) await deps.webhooks.recordTarget(scope.tenantId, scope.conversationId, runId, webhookUrl);
@@ -297,7 +298,12 @@ export function orchestratorServiceImplementation(
               finished.catch(() => undefined);
               deps.queue.kick(scope.tenantId, scope.conversationId);
               announceRunId(call, claim, winner.runId);
-              return toResponse(await finished);
+              return await answerOf(deps, {
+                ...scope,
+                messageRunId: winner.runId,
+                own: finished,
+                signal: hangUp.signal,
+              });
             }
             // The id exists already: the same tenant's run is attached to; another tenant's is not revealed.
             existing = await deps.records.get(scope.tenantId, runId);
@@ -309,9 +315,11 @@ export function orchestratorServiceImplementation(
               );
             if (existing.conversationId !== scope.conversationId)
               throw errors.notFound(ErrorCodes.RUN_NOT_FOUND, `no run '${runId}' in this conversation`);
-          } else if (multitask) await deps.multitask.after(multitask.policy, multitask.inFlight, runId);
+          } else if (multitask) host = await deps.multitask.after(multitask.policy, multitask.inFlight, runId);
           announceRunId(call, claim, existing?.runId ?? runId);
-          return toResponse(await finished);
+          // A steering message is answered by the run it joined (ordering/steered-answer.ts).
+          const messageRunId = existing?.runId ?? runId;
+          return await answerOf(deps, { ...scope, messageRunId, own: finished, host, signal: hangUp.signal });
         } finally {
           answered = true;
           hangUp.abort(WAIT_OVER);

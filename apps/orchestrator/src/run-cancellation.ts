@@ -1,19 +1,20 @@
 import type { LoopResult } from '@platform/agent-loop';
 import type { Logger } from '@platform/service-kit';
-import type { CancelBroadcast } from './cancel-broadcast.js';
+import type { CancelBroadcast, RunNotice } from './cancel-broadcast.js';
 import { isLive, type RunRecord, type RunRecords } from './journal/run-records.js';
 import type { RunStops } from './journal/run-stops.js';
+import type { RunSteers } from './journal/run-steers.js';
 import { syntheticResult } from './turn/turn-steps.js';
 
 export interface RunCancellationDependencies {
   records: RunRecords;
   /** A newer message's requests that a run stop (interrupt, rollback). */
   stops: Pick<RunStops, 'requestInterrupt' | 'requestRollback'>;
+  /** A steering message's request to join a run. */
+  steers: Pick<RunSteers, 'request'>;
   cancels: CancelBroadcast;
-  /** Cancels a run if this replica executes it. */
-  cancelLocal: (runId: string) => boolean;
-  /** Interrupts a run if this replica executes it. */
-  interruptLocal: (runId: string) => boolean;
+  /** Cancels, interrupts or tells of a steer a run this replica executes; false when it runs elsewhere. */
+  local: (runId: string, notice: RunNotice) => boolean;
   /** Publishes the final events of a run that was cancelled before it ran. */
   announceCancelled: (run: RunRecord) => Promise<void>;
   logger: Logger;
@@ -55,7 +56,7 @@ export class RunCancellation {
    */
   async interrupt(tenantId: string, runId: string, byRunId: string): Promise<boolean> {
     if (!(await this.deps.stops.requestInterrupt(tenantId, runId, byRunId))) return false;
-    if (!this.deps.interruptLocal(runId)) this.deps.cancels.publish(runId, 'interrupt');
+    if (!this.deps.local(runId, 'interrupt')) this.deps.cancels.publish(runId, 'interrupt');
     for (const child of await this.deps.records.liveDescendants(tenantId, runId)) await this.cancelOne(tenantId, child);
     this.deps.logger.info({ runId, byRunId }, 'run interrupt requested');
     return true;
@@ -72,9 +73,21 @@ export class RunCancellation {
     return true;
   }
 
+  /**
+   * A steering message (its run `messageRunId`, recorded queued) asks to join the run `runId`
+   * before its next model call; its holder is told (here, or by the broadcast). False when the
+   * message's run is not queued any more: it runs as its own turn.
+   */
+  async steer(tenantId: string, runId: string, messageRunId: string): Promise<boolean> {
+    if (!(await this.deps.steers.request(tenantId, messageRunId, runId))) return false;
+    if (!this.deps.local(runId, 'steer')) this.deps.cancels.publish(runId, 'steer');
+    this.deps.logger.info({ runId, messageRunId }, 'run steer requested');
+    return true;
+  }
+
   private async cancelOne(tenantId: string, runId: string): Promise<RunRecord | undefined> {
     const after = await this.deps.records.requestCancel(tenantId, runId, cancelledBeforeRunning);
-    if (after?.status === 'running' && !this.deps.cancelLocal(runId)) this.deps.cancels.publish(runId);
+    if (after?.status === 'running' && !this.deps.local(runId, 'cancel')) this.deps.cancels.publish(runId);
     if (after?.status === 'cancelled') await this.deps.announceCancelled(after);
     this.deps.logger.info({ runId, status: after?.status }, 'run cancellation requested');
     return after;

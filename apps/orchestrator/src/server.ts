@@ -37,6 +37,7 @@ import { MemoryRecall } from './recall/memory-recall.js';
 import { openModelConnections } from './model-connections/open-model-connections.js';
 import { RunCancellation } from './run-cancellation.js';
 import { RunStops } from './journal/run-stops.js';
+import { RunSteers } from './journal/run-steers.js';
 import { MultitaskAdmission } from './ordering/multitask.js';
 import { HistorySealStep } from './turn/history-seal.js';
 import { RunRecovery } from './run-recovery.js';
@@ -189,12 +190,13 @@ async function wire(
   });
   const cancels = new CancelBroadcast(nc, logger);
   const stops = new RunStops(pool);
+  const steers = new RunSteers(pool);
   const cancellation = new RunCancellation({
     records,
     stops,
+    steers,
     cancels,
-    cancelLocal: (runId) => attempts.cancelLocal(runId, 'cancelled by request'),
-    interruptLocal: (runId) => attempts.interruptLocal(runId),
+    local: (runId, notice) => attempts.notice(runId, notice),
     announceCancelled: (run) => publishEndWithoutRun(nc, logger, run.runId, { ...run.result }),
     logger,
   });
@@ -342,7 +344,7 @@ async function wire(
         }),
       )
       .then(new OutputCheckStep({ schemas: outputSchemas, retries: OUTPUT_RETRIES, logger }))
-      .then(new LoopStep(steps, logger)),
+      .then(new LoopStep(steps, steers, logger)),
     finish: TurnSteps.of<TurnResult>()
       .then(new HistorySealStep(stops))
       .then(
@@ -370,9 +372,7 @@ async function wire(
 
   const runEndWatch = new RunEndWatch(nc, queue, logger);
   const webhooks = new RunWebhooks(pool, config, logger);
-  cancels.listen((runId, mode) =>
-    mode === 'interrupt' ? attempts.interruptLocal(runId) : attempts.cancelLocal(runId, 'cancelled by request'),
-  );
+  cancels.listen((runId, notice) => attempts.notice(runId, notice));
   const expiries = new ExpiryListener(nc, records, queue, logger);
   const recovery = new RunRecovery(records, queue, {
     intervalMs: config.RECOVERY_INTERVAL_MS,

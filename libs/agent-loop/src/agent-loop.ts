@@ -117,6 +117,7 @@ class LoopRun {
     for (let iteration = 1; iteration <= this.config.maxTurns; iteration++) {
       const interrupted = (await this.waitIfPaused(iteration)) ?? this.stoppedBySignal() ?? this.interruptNow();
       if (interrupted) return this.finish(interrupted);
+      await this.takeIncoming(iteration);
       const iterationStarted = this.clock.now();
 
       const outcome = await this.callModel(iteration, 'auto');
@@ -229,6 +230,16 @@ class LoopRun {
       if (results.every((r) => r.repeated)) return this.finishWithSummary('repeat_guard');
     }
     return this.finishWithSummary('max_turns');
+  }
+
+  /** Messages that joined the run (deps.incoming), added before this iteration's model call. */
+  private async takeIncoming(iteration: number): Promise<void> {
+    if (!this.deps.incoming) return;
+    try {
+      this.produced.push(...(await this.deps.incoming({ iteration })));
+    } catch {
+      // The caller's own failure: it stops the run through its control if it must.
+    }
   }
 
   /** The safe point: between steps, every tool call of the last one answered. */

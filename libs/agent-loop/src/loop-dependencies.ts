@@ -1,3 +1,4 @@
+import type { ChatMessage } from '@platform/contracts';
 import type { Clock } from './clock.js';
 import type { EventSink } from './events.js';
 import type { LoopHooks, StopPredicate } from './hooks.js';
@@ -44,4 +45,14 @@ export interface LoopDependencies {
   textFallback?: string;
   /** Sampling settings sent with every model call (the agent's `modelParameters`). */
   sampling?: SamplingParameters;
+  /**
+   * Messages to add before the next model call (steering: a user's message that joins the run
+   * while it works). Asked at each step boundary of the loop, after the interrupt check and
+   * before the model call, so an added message never falls between a tool call and its result;
+   * what it answers is appended to the run's messages in order and the model sees it in that call.
+   * It should answer at once when nothing is waiting (it is asked before every model call). One
+   * that throws stops nothing: the loop goes on without messages (the caller decides what a
+   * failure means, e.g. it cancels the run through its control).
+   */
+  incoming?: (context: { iteration: number }) => Promise<readonly ChatMessage[]> | readonly ChatMessage[];
 }

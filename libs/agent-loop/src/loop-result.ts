@@ -26,6 +26,9 @@ export const StopReasons = [
   'interrupted',
   // Not the loop's own: a newer message rolled the run back (orchestrator); nothing of it is kept.
   'rolled_back',
+  // Not the loop's own: the message joined its conversation's run in flight (orchestrator,
+  // `steer`) and is answered by that run.
+  'steered',
 ] as const;
 export type StopReason = (typeof StopReasons)[number];
 

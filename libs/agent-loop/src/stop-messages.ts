@@ -36,8 +36,9 @@ export function fallbackResponse(
     invalid_output: () => stopMessages.invalidOutput,
     interrupted: () => stopMessages.interrupted,
     rolled_back: () => stopMessages.rolledBack,
-    // Never the loop's own stop (a plan-and-execute run's); listed for completeness.
+    // Never the loop's own stops (a plan-and-execute run's, a steering message's); listed for completeness.
     plan_failed: () => error?.message ?? '',
+    steered: () => '',
   };
   return fallback[stopReason]();
 }

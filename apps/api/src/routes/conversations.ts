@@ -51,7 +51,7 @@ const PostMessageBody = z
     }),
     multitask: MultitaskPolicy.optional().meta({
       description:
-        "What this message does while a run of the conversation is in flight (docs/conversations.md): `enqueue` waits its turn, `reject` is refused (409 RUN_IN_PROGRESS naming the run), `interrupt` stops the run at its next step boundary and follows it, `rollback` withdraws the run (nothing of it stays in history) and takes its place. Default: the agent's `multitask`, else `enqueue`.",
+        "What this message does while a run of the conversation is in flight (docs/conversations.md): `enqueue` waits its turn, `reject` is refused (409 RUN_IN_PROGRESS naming the run), `interrupt` stops the run at its next step boundary and follows it, `rollback` withdraws the run (nothing of it stays in history) and takes its place, `steer` joins the running run before its next model call (the answer is that run's, with `steered: true` and `messageRunId`; a run that ends before taking it leaves the message to run as its own turn). Default: the agent's `multitask`, else `enqueue`.",
     }),
     webhook: z
       .object({ url: z.string().min(1).max(2048) })
@@ -120,6 +120,7 @@ export const conversationOperations = {
       question: { content: 'What is 2 + 2?' },
       withAgent: { content: 'Book a table for two', agent: 'concierge', timeZone: 'Europe/Berlin' },
       interrupt: { content: 'Actually, make it a table for three', multitask: 'interrupt' },
+      steer: { content: 'Make it a window table', multitask: 'steer' },
       tryDraft: {
         content: 'Where is my invoice?',
         agent: 'support-bot',

@@ -105,21 +105,20 @@ export async function streamTurn(reply: FastifyReply, options: StreamedTurnOptio
       (error: unknown) => ({ refused: true as const, error }),
     );
     if (outcome.refused) throw outcome.error;
-    runId = outcome.response.runId || runId;
-    options.onRunId?.(runId);
-    const stream = new SseStream(reply, options.heartbeatMs, { 'x-run-id': runId });
-    const result = turnResponseBody(outcome.response, options.request.conversationId);
-    options.render(stream, {
-      id: 0,
-      runId,
-      type: 'execution_end',
-      at: Date.now(),
-      data: { result, eventsUnavailable: true },
-    });
-    options.finish?.(stream);
-    stream.end();
+    endAlone(reply, options, outcome.response, { eventsUnavailable: true });
     stopReading.abort();
     return;
+  }
+  if (first.kind === 'finished') {
+    // A steering message that joined the run in flight has no events of its own: its stream is
+    // the joined run's end (that run's events are its own stream, GET /v1/runs/{runId}/events).
+    const response = await turn;
+    if (response.steered) {
+      stopReading.abort();
+      await events.return?.(undefined);
+      endAlone(reply, options, response, { steered: true });
+      return;
+    }
   }
 
   options.onRunId?.(runId);
@@ -157,4 +156,20 @@ export async function streamTurn(reply: FastifyReply, options: StreamedTurnOptio
     stopReading.abort();
     void events.return?.(undefined).catch(() => undefined);
   }
+}
+
+/** Streams a finished turn as its last event alone (the events cannot be read, or the message joined another run). */
+function endAlone(
+  reply: FastifyReply,
+  options: StreamedTurnOptions,
+  response: Awaited<ReturnType<TurnRunner['run']>>,
+  extra: Record<string, unknown>,
+): void {
+  const runId = response.runId || options.runId;
+  options.onRunId?.(runId);
+  const stream = new SseStream(reply, options.heartbeatMs, { 'x-run-id': runId });
+  const result = turnResponseBody(response, options.request.conversationId);
+  options.render(stream, { id: 0, runId, type: 'execution_end', at: Date.now(), data: { result, ...extra } });
+  options.finish?.(stream);
+  stream.end();
 }

@@ -36,6 +36,13 @@ export const TurnResponse = z
         "The structured answer: a JSON value valid against the run's output schema (the message's `outputSchema`, else its agent's). Absent without one, or when the answer never validated (stopReason `invalid_output`).",
     }),
     agent: RunAgent.optional(),
+    steered: z.literal(true).optional().meta({
+      description:
+        "Present when the message (multitask `steer`) joined the run in flight of its conversation before its next model call: `runId` and the rest are that run's outcome, which answers the message too.",
+    }),
+    messageRunId: z.string().optional().meta({
+      description: "With `steered`: the message's own run (GET /v1/runs/{runId}: completed, stopReason `steered`).",
+    }),
   })
   .meta({ id: 'TurnResponse' });
 export type TurnResponse = z.infer<typeof TurnResponse>;
@@ -77,5 +84,6 @@ export function turnResponseBody(result: orchestratorV1.HandleMessageResponse, c
     pending: JSON.parse(result.pendingJson || '[]') as unknown[],
     ...(result.outputJson ? { output: JSON.parse(result.outputJson) as unknown } : {}),
     agent: runAgentOf(result.agentId ?? '', result.agentVersion ?? 0),
+    ...(result.steered ? { steered: true as const, messageRunId: result.messageRunId } : {}),
   };
 }

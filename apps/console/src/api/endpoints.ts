@@ -8,7 +8,7 @@ import type { ConsoleConfig, RunDetail, TurnAnswer } from './types.js';
 import type { TenantRole } from '../lib/roles.js';
 
 /** What a message sent while a run is in flight does to it (the api's `multitask`). */
-export type MultitaskChoice = 'enqueue' | 'reject' | 'interrupt' | 'rollback';
+export type MultitaskChoice = 'enqueue' | 'reject' | 'interrupt' | 'rollback' | 'steer';
 
 /** What an openapi-fetch call answers. */
 interface Answer<T> {

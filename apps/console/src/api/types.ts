@@ -28,6 +28,7 @@ export const STOP_REASONS = [
   'plan_failed',
   'interrupted',
   'rolled_back',
+  'steered',
 ] as const;
 export const RUN_SOURCES = ['user', 'trigger', 'child', 'notice'] as const;
 

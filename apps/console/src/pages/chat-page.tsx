@@ -229,6 +229,7 @@ export function ChatPage() {
               While a run is in flight{' '}
               <select value={multitask} onChange={(e) => setMultitask(e.target.value as MultitaskChoice)}>
                 <option value="enqueue">Queue after it</option>
+                <option value="steer">Steer it (join it before its next step)</option>
                 <option value="interrupt">Interrupt it (keep what it did)</option>
                 <option value="rollback">Roll it back (keep nothing of it)</option>
                 <option value="reject">Do not send if it is still running</option>

@@ -37,6 +37,7 @@ export interface RunRow {
   stopped_by?: string | null;
   replay_of?: string | null;
   replay_from_step?: number | null;
+  steers?: string | null;
 }
 
 /** The agent, overrides, subject (migrations/0012) and sender role (0020) columns as a run's fields. */
@@ -102,6 +103,7 @@ export function toRecord(row: RunRow): RunRecord {
     ...agentOf(row),
     ...stopOf(row),
     ...replayOfRow(row),
+    ...(row.steers ? { steers: row.steers } : {}),
   };
 }
 

@@ -64,6 +64,8 @@ export interface RunRecord {
   stopRequested?: RunStopRequest;
   /** The run of that newer message. */
   stoppedBy?: string;
+  /** A steering message's run: the run it asked to join (migrations/0023); it joined when `stopReason` is `steered`. */
+  steers?: string;
   agent?: RunAgent;
   overrides?: RunOverrides;
   subject?: string;

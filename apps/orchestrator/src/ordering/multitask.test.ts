@@ -15,6 +15,7 @@ function admission(inFlight: RunRecord | undefined) {
     cancellation: {
       interrupt: (_t, runId, by) => (asked.push(`interrupt ${runId} by ${by}`), Promise.resolve(true)),
       rollback: (_t, runId, by) => (asked.push(`rollback ${runId} by ${by}`), Promise.resolve(true)),
+      steer: (_t, runId, by) => (asked.push(`steer ${runId} by ${by}`), Promise.resolve(by !== 'run-late')),
     },
   });
   return { multitask, asked };
@@ -39,7 +40,7 @@ describe('MultitaskAdmission', () => {
 
   it('lets every policy through when nothing is in flight, and asks nothing', async () => {
     const { multitask, asked } = admission(undefined);
-    for (const policy of ['reject', 'interrupt', 'rollback'] as const) {
+    for (const policy of ['reject', 'interrupt', 'rollback', 'steer'] as const) {
       const inFlight = await multitask.before(policy, running);
       await multitask.after(policy, inFlight, 'run-b');
     }
@@ -52,5 +53,13 @@ describe('MultitaskAdmission', () => {
       await multitask.after(policy, await multitask.before(policy, running), 'run-b');
     await multitask.after('interrupt', running, 'run-a');
     expect(asked).toEqual(['interrupt run-a by run-b', 'rollback run-a by run-b']);
+  });
+
+  it('asks the run in flight to take a steer and names it; a steer it can no longer take runs on its own', async () => {
+    const { multitask, asked } = admission(running);
+    expect(await multitask.after('steer', await multitask.before('steer', running), 'run-b')).toBe(running);
+    expect(await multitask.after('steer', running, 'run-late')).toBeUndefined();
+    expect(await multitask.after('interrupt', running, 'run-c')).toBeUndefined();
+    expect(asked).toEqual(['steer run-a by run-b', 'steer run-a by run-late', 'interrupt run-a by run-c']);
   });
 });

@@ -7,7 +7,7 @@ import { ErrorCodes } from '../error-codes.js';
 
 export interface MultitaskDependencies {
   stops: Pick<RunStops, 'inFlight'>;
-  cancellation: Pick<RunCancellation, 'interrupt' | 'rollback'>;
+  cancellation: Pick<RunCancellation, 'interrupt' | 'rollback' | 'steer'>;
 }
 
 interface Scope {
@@ -35,8 +35,9 @@ export function multitaskPolicyOf(
  * What a message does about its conversation's run in flight (docs/conversations.md, "Sending
  * while a run is in flight"), in two halves around its admission: `before` looks the run up and
  * refuses the message for `reject`; `after` (once the message is recorded, so a crash between the
- * two leaves it queued: an `enqueue`) asks the run to stop for `interrupt` and `rollback`. A run
- * waiting for the user is not in flight: the message answers it, whatever the policy.
+ * two leaves it queued: an `enqueue`) asks the run to stop for `interrupt` and `rollback`, and to
+ * take the message before its next model call for `steer`. A run waiting for the user is not in
+ * flight: the message answers it, whatever the policy.
  */
 export class MultitaskAdmission {
   constructor(private readonly deps: MultitaskDependencies) {}
@@ -55,10 +56,16 @@ export class MultitaskAdmission {
     return inFlight;
   }
 
-  /** Asks the run in flight to stop for the message's run `runId` (`interrupt`, `rollback`). */
-  async after(policy: MultitaskPolicy, inFlight: RunRecord | undefined, runId: string): Promise<void> {
-    if (!inFlight || inFlight.runId === runId) return;
+  /**
+   * Asks the run in flight to stop for the message's run `runId` (`interrupt`, `rollback`), or to
+   * take it (`steer`): then the run asked to take it, else undefined (the message runs on its own).
+   */
+  async after(policy: MultitaskPolicy, inFlight: RunRecord | undefined, runId: string): Promise<RunRecord | undefined> {
+    if (!inFlight || inFlight.runId === runId) return undefined;
     if (policy === 'interrupt') await this.deps.cancellation.interrupt(inFlight.tenantId, inFlight.runId, runId);
     else if (policy === 'rollback') await this.deps.cancellation.rollback(inFlight.tenantId, inFlight.runId, runId);
+    else if (policy === 'steer' && (await this.deps.cancellation.steer(inFlight.tenantId, inFlight.runId, runId)))
+      return inFlight;
+    return undefined;
   }
 }

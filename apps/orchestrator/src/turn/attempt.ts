@@ -5,7 +5,9 @@ import { LeaseLostError, type ClaimedRun, type RunRecord, type RunRecords } from
 import type { HeldLease } from '../ordering/conversation-lease.js';
 import type { LeaseHeartbeat } from '../ordering/lease-heartbeat.js';
 import { isOutage } from '../run-outage.js';
+import type { RunNotice } from '../cancel-broadcast.js';
 import { reportFailure, SYSTEM_FAILURES } from './failure-report.js';
+import { SteerNotices } from './steering.js';
 
 /** The attempt step's input: a run the conversation queue claimed, under the conversation's lease. */
 export interface ClaimedTurn {
@@ -31,6 +33,8 @@ export class TurnAttempt {
   cancelsOnInterrupt = false;
   /** The attempt was cancelled because of an interrupt (a plan run). */
   interruptCancelled = false;
+  /** Whether a steering message may wait to join the run (turn/steering.ts). */
+  readonly steering = new SteerNotices();
   private publisher: RunEventPublisher | undefined;
 
   constructor(readonly run: ClaimedRun) {}
@@ -89,17 +93,15 @@ export class AttemptStep {
 
   constructor(private readonly options: AttemptStepOptions) {}
 
-  /** Cancels a run this process is executing; false when it runs elsewhere (or not at all). */
-  cancelLocal(runId: string, reason: string): boolean {
+  /**
+   * Cancels a run this process is executing, interrupts it (at its next step boundary), or tells it
+   * that a steering message waits for it; false when it runs elsewhere (or not at all).
+   */
+  notice(runId: string, notice: RunNotice): boolean {
     const attempt = this.active.get(runId);
-    attempt?.control.cancel(reason);
-    return attempt !== undefined;
-  }
-
-  /** Interrupts a run this process is executing (at its next step boundary); false when it runs elsewhere. */
-  interruptLocal(runId: string): boolean {
-    const attempt = this.active.get(runId);
-    attempt?.interrupt();
+    if (notice === 'cancel') attempt?.control.cancel('cancelled by request');
+    else if (notice === 'interrupt') attempt?.interrupt();
+    else attempt?.steering.notice();
     return attempt !== undefined;
   }
 
