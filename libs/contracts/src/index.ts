@@ -85,7 +85,7 @@ export {
   repairLoneSurrogates,
   type UnstorableText,
 } from './well-formed-text.js';
-export { findInexactNumber, type InexactNumber } from './exact-json-numbers.js';
+export { findInexactNumber } from './exact-json-numbers.js';
 export {
   CredentialService,
   CredentialAccount,
