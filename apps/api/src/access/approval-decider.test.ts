@@ -164,6 +164,24 @@ describe('who decides an approval', () => {
     expect((await decide('appr_private', 'alice')).status).toBe(200);
   });
 
+  it('answers an id the agent pool never makes (not a lowercase UUID) 404 without asking it', async () => {
+    const token = await new SignJWT({ tenant: 'acme' })
+      .setProtectedHeader({ alg: 'HS256' })
+      .setSubject('alice')
+      .setIssuedAt()
+      .setExpirationTime('1h')
+      .sign(new TextEncoder().encode(SECRET));
+    for (const id of ['EECCAAC6-7F7D-3CDD-BCE1-E9AAB2B2FBCA', 'appr_alice']) {
+      const response = await inject({
+        method: 'GET',
+        url: `/v1/approvals/${id}`,
+        headers: { authorization: `Bearer ${token}` },
+      });
+      expect(response.statusCode).toBe(404);
+      expect(response.json()).toMatchObject({ error: { code: 'APPROVAL_NOT_FOUND' } });
+    }
+  });
+
   it("answers another tenant's approval 404, before any role check", async () => {
     const token = await new SignJWT({ tenant: 'globex' })
       .setProtectedHeader({ alg: 'HS256' })

@@ -28,6 +28,9 @@ export interface ApprovalRoutesOptions {
   turnWaitMs: number;
 }
 
+/** An approval id as the agent pool makes them (a lowercase UUID). */
+const APPROVAL_ID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+
 const DecisionBody = z
   .object({
     decision: z.enum(['approve', 'edit', 'cancel']),
@@ -126,7 +129,8 @@ export const approvalOperations = {
     tags: ['approvals'],
     access: 'tenant',
     role: 'viewer',
-    params: z.object({ approvalId: z.uuid() }),
+    // The agent pool's approval ids: lowercase UUIDs; anything else is no approval of the tenant's.
+    params: z.object({ approvalId: z.string().regex(APPROVAL_ID) }),
     invalid: { params: { status: 404, code: ApiErrorCodes.APPROVAL_NOT_FOUND, message: 'no such approval' } },
     responses: {
       200: {
