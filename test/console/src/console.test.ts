@@ -6,6 +6,7 @@ import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { launchConsoleBrowser, PHONE, LAPTOP, type ConsoleBrowser } from './support/browser.js';
 import { bootConsolePlatform, TRACE_URL_TEMPLATE, type ConsolePlatform } from './support/platform.js';
+import { signIn as signInAs } from './support/sign-in.js';
 
 const TENANT = 'console-acme';
 const OTHER_TENANT = 'console-globex';
@@ -26,14 +27,7 @@ afterAll(async () => {
   await stack?.stop();
 });
 
-async function signIn(tenant: string, roles: string[] = []): Promise<void> {
-  await page.goto(`${stack.consoleUrl}/`);
-  const signOut = page.getByRole('button', { name: 'Sign out' });
-  if (await signOut.isVisible()) await signOut.click();
-  await page.getByLabel('Bearer token (JWT)').fill(await stack.tokenFor(tenant, roles));
-  await page.getByRole('button', { name: 'Sign in' }).click();
-  await page.getByRole('heading', { name: 'Runs', level: 1 }).waitFor();
-}
+const signIn = (tenant: string, roles: string[] = []): Promise<void> => signInAs(page, stack, tenant, roles);
 
 /** Goes to a console page by its path (client routing from the address bar, as a bookmark would). */
 async function open(path: string): Promise<void> {

@@ -9,6 +9,7 @@ import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { launchConsoleBrowser, type ConsoleBrowser } from './support/browser.js';
 import { bootConsolePlatform, type ConsolePlatform } from './support/platform.js';
+import { signIn } from './support/sign-in.js';
 
 const TENANT = 'console-conversations';
 
@@ -37,10 +38,7 @@ beforeAll(async () => {
   });
   browser = await launchConsoleBrowser();
   page = browser.page;
-  await page.goto(`${stack.consoleUrl}/`);
-  await page.getByLabel('Bearer token (JWT)').fill(await stack.tokenFor(TENANT));
-  await page.getByRole('button', { name: 'Sign in' }).click();
-  await page.getByRole('heading', { name: 'Runs', level: 1 }).waitFor();
+  await signIn(page, stack, TENANT);
 });
 afterAll(async () => {
   await browser?.close();

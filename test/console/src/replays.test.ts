@@ -5,6 +5,7 @@ import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { launchConsoleBrowser, type ConsoleBrowser } from './support/browser.js';
 import { bootConsolePlatform, type ConsolePlatform } from './support/platform.js';
+import { signIn } from './support/sign-in.js';
 
 const TENANT = 'console-replays';
 
@@ -16,10 +17,7 @@ beforeAll(async () => {
   stack = await bootConsolePlatform();
   browser = await launchConsoleBrowser();
   page = browser.page;
-  await page.goto(`${stack.consoleUrl}/`);
-  await page.getByLabel('Bearer token (JWT)').fill(await stack.tokenFor(TENANT, ['developer']));
-  await page.getByRole('button', { name: 'Sign in' }).click();
-  await page.getByRole('heading', { name: 'Runs', level: 1 }).waitFor();
+  await signIn(page, stack, TENANT, ['developer']);
 });
 afterAll(async () => {
   await browser?.close();

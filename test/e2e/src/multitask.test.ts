@@ -7,7 +7,15 @@ import { createLogger, createRedis, type Redis } from '@platform/service-kit';
 import type { ManagedProcess } from '@platform/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { postMessageStream, readSse, runEventsOf } from './sse.js';
-import { api, bootPlatform, startRunnerProcess, type SuitePlatform, waitFor, waitForCatalog } from './support.js';
+import {
+  FAST_RECOVERY,
+  api,
+  bootPlatform,
+  startRunnerProcess,
+  type SuitePlatform,
+  waitFor,
+  waitForCatalog,
+} from './support.js';
 
 const TENANT = 'multitask-tenant';
 const INTERRUPTED =
@@ -39,13 +47,7 @@ let redis: Redis;
 beforeAll(async () => {
   platform = await bootPlatform('multitask', {
     env: {
-      orchestrator: {
-        RUN_LEASE_MS: '1500',
-        RECOVERY_INTERVAL_MS: '500',
-        RUN_POLL_MS: '200',
-        RATE_LIMIT_TURNS_PER_MINUTE: '0',
-        SHUTDOWN_GRACE_MS: '500',
-      },
+      orchestrator: FAST_RECOVERY,
     },
   });
   runner = await startRunnerProcess(platform, 'booking-runner', 'test/e2e/src/fixtures/booking-runner.ts');

@@ -7,6 +7,7 @@ import { createLogger, createRedis, type Redis } from '@platform/service-kit';
 import type { ManagedProcess } from '@platform/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { postMessageStream, readSse, runEventsOf } from './sse.js';
+import { PLAN_TEAM_PROFILES } from './plan-team.js';
 import {
   api,
   bootPlatform,
@@ -97,24 +98,7 @@ let profiles: { file: string; remove: () => Promise<void> };
 const logger = createLogger({ service: 'plans-test', level: 'silent' });
 
 beforeAll(async () => {
-  profiles = await writeProfilesFile('plans', {
-    defaultProfile: 'planner',
-    profiles: [
-      {
-        name: 'planner',
-        systemPrompt: 'You plan work for a small team.',
-        tools: [],
-        strategy: 'plan-and-execute',
-        planning: { executor: 'worker' },
-        delegates: [
-          { role: 'worker', description: 'does research and writing.' },
-          { role: 'booker', description: 'books meeting slots.' },
-        ],
-      },
-      { name: 'worker', systemPrompt: 'You do one subtask well.', tools: ['current_time'] },
-      { name: 'booker', systemPrompt: 'You book meeting slots.', tools: ['book_slot'] },
-    ],
-  });
+  profiles = await writeProfilesFile('plans', PLAN_TEAM_PROFILES);
   platform = await bootPlatform('plans', {
     env: {
       orchestrator: {

@@ -4,6 +4,7 @@
 import type { ManagedProcess } from '@platform/testing';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { postMessageStream, readSse, runEventsOf } from './sse.js';
+import { PLAN_TEAM_PROFILES } from './plan-team.js';
 import {
   api,
   bootPlatform,
@@ -22,24 +23,7 @@ let runner: ManagedProcess;
 let profiles: { file: string; remove: () => Promise<void> };
 
 beforeAll(async () => {
-  profiles = await writeProfilesFile('steer-plan', {
-    defaultProfile: 'planner',
-    profiles: [
-      {
-        name: 'planner',
-        systemPrompt: 'You plan work for a small team.',
-        tools: [],
-        strategy: 'plan-and-execute',
-        planning: { executor: 'worker' },
-        delegates: [
-          { role: 'worker', description: 'does research and writing.' },
-          { role: 'booker', description: 'books meeting slots.' },
-        ],
-      },
-      { name: 'worker', systemPrompt: 'You do one subtask well.', tools: ['current_time'] },
-      { name: 'booker', systemPrompt: 'You book meeting slots.', tools: ['book_slot'] },
-    ],
-  });
+  profiles = await writeProfilesFile('steer-plan', PLAN_TEAM_PROFILES);
   platform = await bootPlatform('steer_plan', {
     env: { orchestrator: { AGENT_PROFILES_FILE: profiles.file, ...FAST_RECOVERY } },
   });

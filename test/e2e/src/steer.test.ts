@@ -8,7 +8,15 @@ import type { ManagedProcess } from '@platform/testing';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { postMessageStream, readSse, runEventsOf } from './sse.js';
-import { api, bootPlatform, startRunnerProcess, type SuitePlatform, waitFor, waitForCatalog } from './support.js';
+import {
+  FAST_RECOVERY,
+  api,
+  bootPlatform,
+  startRunnerProcess,
+  type SuitePlatform,
+  waitFor,
+  waitForCatalog,
+} from './support.js';
 
 const TENANT = 'steer-tenant';
 
@@ -39,13 +47,7 @@ let db: pg.Pool;
 beforeAll(async () => {
   platform = await bootPlatform('steer', {
     env: {
-      orchestrator: {
-        RUN_LEASE_MS: '1500',
-        RECOVERY_INTERVAL_MS: '500',
-        RUN_POLL_MS: '200',
-        RATE_LIMIT_TURNS_PER_MINUTE: '0',
-        SHUTDOWN_GRACE_MS: '500',
-      },
+      orchestrator: FAST_RECOVERY,
     },
   });
   runner = await startRunnerProcess(platform, 'booking-runner', 'test/e2e/src/fixtures/booking-runner.ts');
@@ -106,6 +108,19 @@ async function steerRow(conversationId: string, content: string) {
     [TENANT, conversationId, content],
   );
   return rows;
+}
+
+/** Waits until the steering message's row is as `until` says (recorded, taken), and returns it. */
+function steerRowWhen(
+  conversationId: string,
+  content: string,
+  what: string,
+  until: (row: Awaited<ReturnType<typeof steerRow>>[number]) => boolean,
+) {
+  return waitFor(what, async () => {
+    const [row] = await steerRow(conversationId, content);
+    return row && until(row) ? row : undefined;
+  });
 }
 
 /** The booking, the steer and the answer that quotes it: each once, in order, all the joined run's. */
@@ -191,10 +206,7 @@ describe('an orchestrator SIGKILLed during a steer', () => {
     const first = await startBooking('st-kill');
     const steer = 'make it for four people';
     const pending = send('st-kill', steer);
-    const recorded = await waitFor('the steer to be recorded', async () => {
-      const rows = await steerRow('st-kill', steer);
-      return rows[0]?.steers ? rows[0] : undefined;
-    });
+    const recorded = await steerRowWhen('st-kill', steer, 'the steer to be recorded', (row) => row.steers !== null);
     expect(recorded).toMatchObject({ status: 'queued', steers: first.runId, steered_at: null });
     await platform.kill('orchestrator');
     await platform.start('orchestrator');
@@ -212,10 +224,7 @@ describe('an orchestrator SIGKILLed during a steer', () => {
     const first = await startBooking('st-kill-taken');
     const steer = 'make it for five people';
     const pending = send('st-kill-taken', steer);
-    const taken = await waitFor('the steer to be taken', async () => {
-      const rows = await steerRow('st-kill-taken', steer);
-      return rows[0]?.steered_at ? rows[0] : undefined;
-    });
+    const taken = await steerRowWhen('st-kill-taken', steer, 'the steer to be taken', (row) => row.steered_at !== null);
     // Taken before the model call that answers it (llm-sim holds that call 2 s).
     expect(taken).toMatchObject({ status: 'completed', steers: first.runId, steered_at: 2 });
     await platform.kill('orchestrator');
