@@ -44,6 +44,10 @@ const orchestratorErrorCatalogue = {
     kind: 'invalid_argument',
     description: "A message's sender role that is not a tenant role (viewer, member, developer, admin).",
   },
+  INVALID_PROTOCOL: {
+    kind: 'invalid_argument',
+    description: "A message's or a run listing's protocol that is not one of the platform's (docs/protocols.md).",
+  },
   INVALID_CALLER: {
     kind: 'invalid_argument',
     description: 'A task tool call names a caller other than a condition or an executor.',

@@ -2,7 +2,7 @@
 import { traceFields } from '@platform/telemetry';
 import { randomUUID } from 'node:crypto';
 import { ZERO_USAGE } from '@platform/agent-loop';
-import { ApprovalDecision, RunId, SUBJECT_SAFE_RUN_ID, TenantRole } from '@platform/contracts';
+import { ApprovalDecision, RunId, RunProtocol, SUBJECT_SAFE_RUN_ID, TenantRole } from '@platform/contracts';
 import type { orchestratorV1 } from '@platform/proto';
 import { errors } from '@platform/service-kit';
 import { z } from 'zod';
@@ -154,4 +154,15 @@ export function senderRoleOf(role: string | undefined): { senderRole?: TenantRol
       details: { field: 'role' },
     });
   return { senderRole: parsed.data };
+}
+
+/** The edge protocol of a HandleMessage (empty: none, a message the platform sends itself); anything else is a 400. */
+export function protocolOf(protocol: string | undefined): { protocol?: RunProtocol } {
+  if (!protocol) return {};
+  const parsed = RunProtocol.safeParse(protocol);
+  if (!parsed.success)
+    throw errors.invalidArgument(ErrorCodes.INVALID_PROTOCOL, `protocol '${protocol.slice(0, 64)}' is not known`, {
+      details: { field: 'protocol' },
+    });
+  return { protocol: parsed.data };
 }

@@ -17,6 +17,7 @@ import {
   delegationOf,
   runIdOf,
   runSourceOf,
+  protocolOf,
   senderRoleOf,
 } from './grpc-messages.js';
 import { usageRangeOf } from './usage-range.js';
@@ -143,6 +144,7 @@ export function orchestratorServiceImplementation(
         if (!tenantId.success) throw errors.invalidArgument(ErrorCodes.INVALID_TENANT_ID, 'tenant_id is invalid');
         if (!conversationId.success)
           throw errors.invalidArgument(ErrorCodes.INVALID_CONVERSATION_ID, 'conversation_id is invalid');
+        const protocol = protocolOf(received.protocol);
         // A replay (replays/) is the original run's message again, with the request's changes.
         const replay = await deps.replays?.prepare(received);
         const request = replay ? { ...received, ...replay.message } : received;
@@ -249,6 +251,7 @@ export function orchestratorServiceImplementation(
             ...(resolved.overrides ? { overrides: resolved.overrides } : {}),
             ...(request.subject ? { subject: request.subject } : {}),
             ...senderRoleOf(request.role),
+            ...protocol,
             ...(claim ? { idempotency: claim } : {}),
             ...(replay ? { replay: replay.record } : {}),
             // Recorded with the run: the conversation's owner, activity and agent, if the sender reaches
@@ -418,6 +421,7 @@ export function orchestratorServiceImplementation(
           replayOf: run.replay?.runId ?? '',
           replayFromStep: run.replay?.fromStep ?? 0,
           replays: await deps.records.replaysOf(run.tenantId, run.runId),
+          ...(run.protocol ? { protocol: run.protocol } : {}),
         };
       },
     ),

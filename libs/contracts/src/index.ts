@@ -137,6 +137,7 @@ export {
   RunOverrides,
 } from './agent-spec.js';
 export { MultitaskPolicy } from './multitask.js';
+export { RunProtocol } from './run-protocols.js';
 export {
   ModelConnectionName,
   ModelConnectionModel,

@@ -109,6 +109,8 @@ describe('the web console', () => {
     await open(`/runs/${chatRunId}`);
     await page.getByRole('heading', { name: 'Transcript' }).waitFor();
     expect(await page.locator('.facts').first().textContent()).toContain('completed');
+    // The console's chat sends through the REST API, and the run says so.
+    expect(await page.getByTestId('run-protocol').textContent()).toBe('REST API');
     const call = page.getByTestId('tool-call').filter({ hasText: 'calculator' });
     await call.locator('summary').click();
     const text = await call.textContent();
@@ -176,6 +178,17 @@ describe('the web console', () => {
     await page.getByRole('link', { name: chatRunId }).waitFor();
     await browser.screenshot('runs');
     await open('/runs?tool=send_email');
+    await page.getByText('No runs match.').waitFor();
+  });
+
+  it('filters runs by the protocol their message came in by', async () => {
+    await open('/runs?tool=calculator');
+    await page.getByLabel('Protocol').selectOption({ label: 'REST API' });
+    await page.getByRole('button', { name: 'Apply filters' }).click();
+    await page.getByRole('link', { name: chatRunId }).waitFor();
+    expect(await page.getByRole('row').filter({ hasText: chatRunId }).textContent()).toContain('REST API');
+    await page.getByLabel('Protocol').selectOption({ label: 'MCP' });
+    await page.getByRole('button', { name: 'Apply filters' }).click();
     await page.getByText('No runs match.').waitFor();
   });
 

@@ -11,6 +11,7 @@ const QUESTION = '[scenario:calculator] What is 12 * (3 + 4)?';
 interface Run {
   status: string;
   conversationId: string;
+  protocol: string | null;
   result: { response: string; toolCalls: Array<{ name: string; status: string }> };
 }
 interface History {
@@ -81,6 +82,27 @@ describe('a chat completion', () => {
     expect(run.result.response).toBe(choice?.message.content);
     expect(run.result.toolCalls).toEqual([expect.objectContaining({ name: 'calculator', status: 'success' })]);
     expect(run.conversationId).toBe(response.headers.get('x-conversation-id'));
+  });
+
+  it('records the protocol with the run, which the run list filters on', async () => {
+    const { response } = await client.chat.completions
+      .create({ model: 'default', messages: [{ role: 'user', content: 'hello' }] })
+      .withResponse();
+    const facadeRun = response.headers.get('x-run-id')!;
+    expect((await runOf(facadeRun)).protocol).toBe('chat_completions');
+    const sent = await api<{ runId: string }>(platform, 'POST', '/v1/conversations/protocol-rest/messages', TENANT, {
+      content: 'hello',
+    });
+    expect(sent.status).toBe(200);
+    expect((await runOf(sent.body.runId)).protocol).toBe('rest');
+
+    type Listed = { runs: Array<{ runId: string; protocol: string | null }> };
+    const listed = await api<Listed>(platform, 'GET', '/v1/runs?protocol=chat_completions&pageSize=200', TENANT);
+    expect(listed.body.runs.map((r) => r.runId)).toContain(facadeRun);
+    expect(listed.body.runs.every((r) => r.protocol === 'chat_completions')).toBe(true);
+    expect(listed.body.runs.map((r) => r.runId)).not.toContain(sent.body.runId);
+    const refused = await api(platform, 'GET', '/v1/runs?protocol=smtp', TENANT);
+    expect(refused.status).toBe(400);
   });
 });
 

@@ -1,3 +1,4 @@
+import { RunProtocol } from '@platform/contracts';
 import { z } from 'zod';
 
 /** An instant as the api writes it (ISO 8601, UTC). */
@@ -23,3 +24,15 @@ export const NextPageToken = z
 
 /** A JSON object whose shape belongs to another service (or to the client). */
 export const JsonObject = z.record(z.string(), z.unknown());
+
+/** The edge protocol a run's message came in by; null for a message the platform sent itself. */
+export const RunProtocolField = RunProtocol.nullable().meta({
+  description:
+    "The protocol the run's message came in by (docs/protocols.md): rest, chat_completions, responses, mcp, a2a or ag_ui; null for a message the platform sent itself (a trigger's fire, a child run).",
+});
+
+/** A protocol the orchestrator sent, as the API shows it: one it does not know (a newer build's) reads as null. */
+export function runProtocolOf(protocol: string | undefined): RunProtocol | null {
+  const parsed = RunProtocol.safeParse(protocol);
+  return parsed.success ? parsed.data : null;
+}

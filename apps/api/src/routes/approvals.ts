@@ -284,6 +284,7 @@ export function registerApprovalRoutes(router: OperationRouter, options: Approva
         content: decisionText(body, entry.approval!.actionSummary),
         requestId: request.id,
         profile: body.profile ?? '',
+        protocol: 'rest',
         stream: false,
         tier: principal.tier ?? '',
         timeZone: '',

@@ -210,6 +210,7 @@ export function registerChatCompletionRoutes(router: OperationRouter, options: C
     const model = body.model;
     const outputSchema = outputSchemaOfFormat(body.response_format);
     const turn = {
+      protocol: 'chat_completions' as const,
       tenantId: principal.tenantId,
       conversationId,
       content,

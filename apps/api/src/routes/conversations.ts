@@ -205,6 +205,7 @@ export function registerConversationRoutes(router: OperationRouter, options: Con
       );
     }
     const turn = {
+      protocol: 'rest' as const,
       tenantId: principal.tenantId,
       conversationId: params.conversationId,
       content,

@@ -1,7 +1,14 @@
 import type { orchestratorV1 } from '@platform/proto';
 import type { PromiseClient } from '@platform/service-kit';
 import { z } from 'zod';
-import { NextPageToken, OptionalTimestamp, TokenUsage } from '../openapi/common-schemas.js';
+import { RunProtocol } from '@platform/contracts';
+import {
+  NextPageToken,
+  OptionalTimestamp,
+  RunProtocolField,
+  runProtocolOf,
+  TokenUsage,
+} from '../openapi/common-schemas.js';
 import { defineOperation } from '../openapi/operation.js';
 import type { OperationRouter } from '../openapi/operation-router.js';
 import { principalOf } from '../principal.js';
@@ -44,6 +51,7 @@ const RunListQuery = z
       .datetime({ offset: true, error: 'must be an ISO 8601 date-time, e.g. 2026-06-01T00:00:00Z' })
       .optional(),
     parentRunId: Id.optional(),
+    protocol: RunProtocol.optional(),
     pageSize: z.coerce.number().int().min(1).max(200).optional(),
     pageToken: z.string().min(1).max(1_000).optional(),
   })
@@ -73,6 +81,7 @@ const RunSummary = z
       .optional()
       .meta({ description: 'Set for a replay: the run it replays, from step `replayFromStep`.' }),
     replayFromStep: z.number().int().min(0).nullable().optional(),
+    protocol: RunProtocolField.optional(),
   })
   .meta({ id: 'RunSummary' });
 
@@ -147,6 +156,7 @@ export function registerRunListRoutes(router: OperationRouter, options: RunListR
       parentRunId: query.parentRunId ?? '',
       pageSize: query.pageSize ?? 0,
       pageToken: query.pageToken ?? '',
+      protocol: query.protocol ?? '',
     });
     return {
       status: 200,
@@ -172,6 +182,7 @@ export function registerRunListRoutes(router: OperationRouter, options: RunListR
           },
           replayOf: run.replayOf || null,
           replayFromStep: run.replayOf ? (run.replayFromStep ?? 0) : null,
+          protocol: runProtocolOf(run.protocol),
         })),
         nextPageToken: page.nextPageToken || null,
       },

@@ -99,6 +99,7 @@ export function registerRunReplayRoutes(router: OperationRouter, options: RunRep
     // The replay's conversation: forked by the orchestrator once every check passed.
     const conversationId = `conv_${randomUUID()}`;
     const turn = {
+      protocol: 'rest' as const,
       tenantId: principal.tenantId,
       conversationId,
       // The orchestrator gives the replay the original's message and agent.

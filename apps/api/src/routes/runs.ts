@@ -6,7 +6,7 @@ import { z } from 'zod';
 import type { RunEvents } from '../events/run-event-reader.js';
 import { lastEventIdOf, SseStream } from '../events/sse.js';
 import { HttpError } from '../http-errors.js';
-import { OptionalTimestamp, Timestamp } from '../openapi/common-schemas.js';
+import { OptionalTimestamp, RunProtocolField, runProtocolOf, Timestamp } from '../openapi/common-schemas.js';
 import { defineOperation, STREAMED } from '../openapi/operation.js';
 import type { OperationRouter } from '../openapi/operation-router.js';
 import { principalOf } from '../principal.js';
@@ -108,6 +108,7 @@ const RunDetail = z
       description: "A replay's first live step: the steps before it were answered from the original's journal.",
     }),
     replays: z.array(z.string()).optional().meta({ description: 'The runs that replay this one, oldest first.' }),
+    protocol: RunProtocolField.optional(),
   })
   .meta({ id: 'RunDetail' });
 
@@ -228,6 +229,7 @@ export function registerRunRoutes(router: OperationRouter, options: RunRoutesOpt
         replayOf: run.replayOf || null,
         replayFromStep: run.replayOf ? (run.replayFromStep ?? 0) : null,
         replays: run.replays,
+        protocol: runProtocolOf(run.protocol),
       },
     };
   });

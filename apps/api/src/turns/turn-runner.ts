@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { Metadata } from '@grpc/grpc-js';
+import type { RunProtocol } from '@platform/contracts';
 import type { orchestratorV1 } from '@platform/proto';
 import { DEPENDENCY_UNAVAILABLE, isPlatformError, type Logger, type PromiseClient } from '@platform/service-kit';
 import { ApiErrorCodes } from '../error-codes.js';
@@ -7,9 +8,12 @@ import { ApiErrorCodes } from '../error-codes.js';
 /** Fields a turn may leave out: the approval ones (decisions on approval requests only). */
 type ApprovalField = 'approvalId' | 'decision' | 'changesJson' | 'source';
 
-/** A turn to run (the agent fields are optional in the contract: unset, the orchestrator's defaults). */
-export type TurnRequest = Omit<orchestratorV1.HandleMessageRequest, 'runId' | 'attach' | ApprovalField> &
-  Partial<Pick<orchestratorV1.HandleMessageRequest, ApprovalField>>;
+/**
+ * A turn to run (the agent fields are optional in the contract: unset, the orchestrator's defaults).
+ * Every adapter names the protocol it speaks: the run records it (docs/protocols.md).
+ */
+export type TurnRequest = Omit<orchestratorV1.HandleMessageRequest, 'runId' | 'attach' | 'protocol' | ApprovalField> &
+  Partial<Pick<orchestratorV1.HandleMessageRequest, ApprovalField>> & { protocol: RunProtocol };
 
 const APPROVAL_DEFAULTS = {
   approvalId: '',

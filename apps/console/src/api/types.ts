@@ -31,6 +31,8 @@ export const STOP_REASONS = [
   'steered',
 ] as const;
 export const RUN_SOURCES = ['user', 'trigger', 'child', 'notice'] as const;
+export const RUN_PROTOCOLS = ['rest', 'chat_completions', 'responses', 'mcp', 'a2a', 'ag_ui'] as const;
+export type RunProtocol = (typeof RUN_PROTOCOLS)[number];
 
 type TokenUsage = Schemas['TokenUsage'];
 export type RunSummary = Schemas['RunSummary'];

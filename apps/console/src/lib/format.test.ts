@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { formatCountdown, formatDuration, plural, prettyJson, traceLink } from './format.js';
+import { formatCountdown, formatDuration, formatProtocol, plural, prettyJson, traceLink } from './format.js';
 
 describe('format', () => {
   it('writes durations for people', () => {
@@ -32,5 +32,15 @@ describe('format', () => {
   it('pretty-prints JSON and leaves other text alone', () => {
     expect(prettyJson('{"a":1}')).toBe('{\n  "a": 1\n}');
     expect(prettyJson('plain words')).toBe('plain words');
+  });
+});
+
+describe('formatProtocol', () => {
+  it('names each protocol as people do, and none as a dash', () => {
+    expect(formatProtocol('chat_completions')).toBe('Chat Completions');
+    expect(formatProtocol('ag_ui')).toBe('AG-UI');
+    expect(formatProtocol('rest')).toBe('REST API');
+    expect(formatProtocol(null)).toBe('—');
+    expect(formatProtocol(undefined)).toBe('—');
   });
 });

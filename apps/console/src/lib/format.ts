@@ -1,3 +1,5 @@
+import type { RunProtocol } from '../api/types.js';
+
 /** A duration for people: `850 ms`, `4.2 s`, `3 min 5 s`. */
 export function formatDuration(ms: number): string {
   if (ms < 1_000) return `${Math.round(ms)} ms`;
@@ -50,4 +52,18 @@ export function traceLink(template: string, traceId: string | null | undefined):
 /** `1 instance`, `2 instances`. */
 export function plural(count: number, noun: string): string {
   return `${count} ${noun}${count === 1 ? '' : 's'}`;
+}
+
+const PROTOCOL_NAMES: Record<RunProtocol, string> = {
+  rest: 'REST API',
+  chat_completions: 'Chat Completions',
+  responses: 'Responses API',
+  mcp: 'MCP',
+  a2a: 'A2A',
+  ag_ui: 'AG-UI',
+};
+
+/** The protocol a run's message came in by, as people name it; `—` when none (the platform sent it, or an older run). */
+export function formatProtocol(protocol: RunProtocol | null | undefined): string {
+  return protocol ? PROTOCOL_NAMES[protocol] : '—';
 }

@@ -24,4 +24,10 @@ describe('run filters', () => {
     expect(query['createdAfter']).toBe(new Date('2026-11-27T10:00').toISOString());
     expect(runListQuery(NO_FILTERS)['createdAfter']).toBeUndefined();
   });
+
+  it('pass a known protocol on and drop one the api does not take', () => {
+    expect(runListQuery({ ...NO_FILTERS, protocol: 'mcp' })['protocol']).toBe('mcp');
+    expect(runListQuery({ ...NO_FILTERS, protocol: 'gopher' })['protocol']).toBeUndefined();
+    expect(filtersFromSearch('?protocol=a2a').protocol).toBe('a2a');
+  });
 });

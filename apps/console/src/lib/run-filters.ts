@@ -1,8 +1,9 @@
 import type { RunListQuery } from '../api/endpoints.js';
-import { RUN_SOURCES } from '../api/types.js';
+import { RUN_PROTOCOLS, RUN_SOURCES, type RunProtocol } from '../api/types.js';
 
 type RunSource = (typeof RUN_SOURCES)[number];
 const isSource = (value: string): value is RunSource => (RUN_SOURCES as readonly string[]).includes(value);
+const isProtocol = (value: string): value is RunProtocol => (RUN_PROTOCOLS as readonly string[]).includes(value);
 
 /** The run list's filters, as the page's URL carries them (so a filtered list can be shared). */
 export interface RunFilters {
@@ -11,6 +12,7 @@ export interface RunFilters {
   stopReason: string;
   tool: string;
   source: string;
+  protocol: string;
   /** `datetime-local` values (the browser's time zone). */
   createdAfter: string;
   createdBefore: string;
@@ -22,6 +24,7 @@ export const NO_FILTERS: RunFilters = {
   stopReason: '',
   tool: '',
   source: '',
+  protocol: '',
   createdAfter: '',
   createdBefore: '',
 };
@@ -39,6 +42,7 @@ export function filtersFromSearch(search: string): RunFilters {
     stopReason: text('stopReason'),
     tool: text('tool'),
     source: text('source'),
+    protocol: text('protocol'),
     createdAfter: text('createdAfter'),
     createdBefore: text('createdBefore'),
   };
@@ -71,6 +75,7 @@ export function runListQuery(filters: RunFilters, pageToken?: string, pageSize =
     stopReason: filters.stopReason || undefined,
     tool: filters.tool.trim() || undefined,
     source: isSource(filters.source) ? filters.source : undefined,
+    protocol: isProtocol(filters.protocol) ? filters.protocol : undefined,
     createdAfter: localToIso(filters.createdAfter) || undefined,
     createdBefore: localToIso(filters.createdBefore) || undefined,
     pageSize,

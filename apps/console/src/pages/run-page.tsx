@@ -11,7 +11,7 @@ import { useRunEvents } from '../components/use-run-events.js';
 import { WebhookDeliveries } from '../components/webhook-deliveries.js';
 import { ReplayRun } from '../components/replay-run.js';
 import { useConsole } from '../console-context.js';
-import { formatCount, formatDuration, formatTime, traceLink } from '../lib/format.js';
+import { formatCount, formatDuration, formatProtocol, formatTime, traceLink } from '../lib/format.js';
 import { transcriptSteps } from '../lib/transcript.js';
 
 /** The run's messages in its conversation's stored history (read page by page, up to 20 pages of 500). */
@@ -82,6 +82,8 @@ function RunFacts({ run, traceTemplate }: { run: RunDetail; traceTemplate: strin
       <dd>
         <Link href={`/conversations/${encodeURIComponent(run.conversationId)}`}>{run.conversationId}</Link>
       </dd>
+      <dt>Came in by</dt>
+      <dd data-testid="run-protocol">{formatProtocol(run.protocol)}</dd>
       <dt>Created / finished</dt>
       <dd>
         {formatTime(run.createdAt)} / {formatTime(run.finishedAt)}

@@ -1,11 +1,11 @@
 import { useState, type FormEvent } from 'react';
 import { Link, useLocation, useSearch } from 'wouter';
-import { RUN_SOURCES, RUN_STATUSES, STOP_REASONS, type RunSummary } from '../api/types.js';
+import { RUN_PROTOCOLS, RUN_SOURCES, RUN_STATUSES, STOP_REASONS, type RunSummary } from '../api/types.js';
 import { StatusBadge } from '../components/badges.js';
 import { EmptyState, LoadState } from '../components/states.js';
 import { useLoad } from '../components/use-load.js';
 import { useConsole } from '../console-context.js';
-import { formatCount, formatTime } from '../lib/format.js';
+import { formatCount, formatProtocol, formatTime } from '../lib/format.js';
 import { filtersFromSearch, NO_FILTERS, runListQuery, searchOfFilters, type RunFilters } from '../lib/run-filters.js';
 import { DataTable } from '../components/table.js';
 
@@ -64,6 +64,17 @@ function FilterForm({ initial, onApply }: { initial: RunFilters; onApply: (filte
         </select>
       </label>
       <label>
+        Protocol
+        <select value={filters.protocol} onChange={(e) => set('protocol', e.target.value)}>
+          <option value="">any</option>
+          {RUN_PROTOCOLS.map((protocol) => (
+            <option key={protocol} value={protocol}>
+              {formatProtocol(protocol)}
+            </option>
+          ))}
+        </select>
+      </label>
+      <label>
         Created after
         <input
           type="datetime-local"
@@ -94,7 +105,18 @@ function RunTable({ runs }: { runs: readonly RunSummary[] }) {
     <DataTable
       caption="Runs, newest first"
       captionHidden
-      columns={['Run', 'Status', 'Stop reason', 'Conversation', 'Source', 'Created', 'Turns', 'Tool calls', 'Tokens']}
+      columns={[
+        'Run',
+        'Status',
+        'Stop reason',
+        'Conversation',
+        'Source',
+        'Protocol',
+        'Created',
+        'Turns',
+        'Tool calls',
+        'Tokens',
+      ]}
     >
       {runs.map((run) => (
         <tr key={run.runId}>
@@ -109,6 +131,7 @@ function RunTable({ runs }: { runs: readonly RunSummary[] }) {
             <Link href={`/conversations/${encodeURIComponent(run.conversationId)}`}>{run.conversationId}</Link>
           </td>
           <td>{run.source}</td>
+          <td>{formatProtocol(run.protocol)}</td>
           <td>{formatTime(run.createdAt)}</td>
           <td>{run.turns}</td>
           <td>{run.toolCalls}</td>

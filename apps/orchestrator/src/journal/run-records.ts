@@ -13,7 +13,7 @@ import {
   keyedGuard,
   LIVE_ORDER,
   messageValues,
-  replayValues,
+  provenanceValues,
   USAGE_SHARDS,
 } from './run-statements.js';
 import { agentOf, lineageOf, replayOfRow, stopOf, type RunRow } from './run-rows.js';
@@ -46,9 +46,9 @@ export class RunRecords extends RunReads {
        created AS (
          INSERT INTO runs (run_id, tenant_id, conversation_id, status, profile, content, tier, stream, time_zone, approval, kind, source, created_at, trace_id,
                parent_run_id, parent_call_id, delegation_chain, depth, tool_scope, agent_id, agent_version, overrides, subject, sender_role,
-               output_schema, replay_of, replay_from_step)
+               output_schema, replay_of, replay_from_step, protocol)
          SELECT $1, $2, $3, 'queued', $4, $5, $6, $7, $8, $9, $10, $11, clock_timestamp(), $12, $13, $14, coalesce($15::text[], '{}'), $16, $17::text[],
-               $18, $19, $20::jsonb, $21, $22, $23::jsonb, $31, $32
+               $18, $19, $20::jsonb, $21, $22, $23::jsonb, $31, $32, $33
          FROM gate WHERE gate.open AND ${keyedGuard('$24')}
          ON CONFLICT (run_id) DO NOTHING
          RETURNING 1)
@@ -66,7 +66,7 @@ export class RunRecords extends RunReads {
         run.outputSchema ? jsonbText(run.outputSchema) : null,
         ...idempotencyValues(run),
         ...conversationValues(run),
-        ...replayValues(run),
+        ...provenanceValues(run),
       ],
     });
     if (!rows[0]?.open) throw new ConversationClosedError(run.conversationId);
@@ -118,11 +118,11 @@ export class RunRecords extends RunReads {
        admitted AS (
          INSERT INTO runs (run_id, tenant_id, conversation_id, status, profile, content, tier, stream, time_zone, approval, kind, source, created_at,
            lease_owner, lease_until, lease_epoch, attempts, started_at, trace_id, agent_id, agent_version, overrides, subject, sender_role,
-           output_schema, replay_of, replay_from_step)
+           output_schema, replay_of, replay_from_step, protocol)
          SELECT $1, $2, $3, CASE WHEN yes THEN 'running' ELSE 'queued' END, $4, $5, $6, $7, $8, $9, $10, $14, clock_timestamp(),
            CASE WHEN yes THEN $11 END, CASE WHEN yes THEN now() + ($12 * interval '1 millisecond') END,
            CASE WHEN yes THEN 1 ELSE 0 END, CASE WHEN yes THEN 1 ELSE 0 END, CASE WHEN yes THEN now() END, $15,
-           $16, $17, $18::jsonb, $19, $20, $21::jsonb, $29, $30
+           $16, $17, $18::jsonb, $19, $20, $21::jsonb, $29, $30, $31
          FROM idle WHERE (SELECT open FROM gate) AND ${keyedGuard('$22')}
          ON CONFLICT (run_id) DO NOTHING
          RETURNING status, lease_epoch, created_at)
@@ -140,7 +140,7 @@ export class RunRecords extends RunReads {
         run.outputSchema ? jsonbText(run.outputSchema) : null,
         ...idempotencyValues(run),
         ...conversationValues(run),
-        ...replayValues(run),
+        ...provenanceValues(run),
       ],
     });
     const row = rows[0];

@@ -1,5 +1,5 @@
 import type { LoopResult } from '@platform/agent-loop';
-import { TenantRole, type RunOverrides } from '@platform/contracts';
+import { RunProtocol, TenantRole, type RunOverrides } from '@platform/contracts';
 import type { RunLineage, RunRecord, RunStartedBy, RunStatus, RunSummary } from './run-types.js';
 
 /** A row of the runs table as the record queries select it. */
@@ -37,6 +37,7 @@ export interface RunRow {
   stopped_by?: string | null;
   replay_of?: string | null;
   replay_from_step?: number | null;
+  protocol?: string | null;
   steers?: string | null;
 }
 
@@ -103,6 +104,7 @@ export function toRecord(row: RunRow): RunRecord {
     ...agentOf(row),
     ...stopOf(row),
     ...replayOfRow(row),
+    ...protocolOfRow(row),
     ...(row.steers ? { steers: row.steers } : {}),
   };
 }
@@ -110,6 +112,12 @@ export function toRecord(row: RunRow): RunRecord {
 /** The replay columns (migrations/0022) as the run's field. */
 export function replayOfRow(row: Pick<RunRow, 'replay_of' | 'replay_from_step'>): Pick<RunRecord, 'replay'> {
   return row.replay_of ? { replay: { runId: row.replay_of, fromStep: row.replay_from_step ?? 0 } } : {};
+}
+
+/** The protocol column (migrations/0025) as the run's field; a value this build does not know is left out. */
+function protocolOfRow(row: Pick<RunRow, 'protocol'>): Pick<RunRecord, 'protocol'> {
+  const protocol = RunProtocol.safeParse(row.protocol);
+  return protocol.success ? { protocol: protocol.data } : {};
 }
 
 /** A newer message's request that the run stop (migrations/0016) as the run's fields. */

@@ -58,9 +58,12 @@ export function agentValues(run: NewRun): unknown[] {
   ];
 }
 
-/** The replay columns (migrations/0022) of a new run: the original run and the step it goes live from. */
-export function replayValues(run: NewRun): unknown[] {
-  return [run.replay?.runId ?? null, run.replay?.fromStep ?? null];
+/**
+ * Where a new run's message came from, in the order of the columns `replay_of`, `replay_from_step`
+ * (migrations/0022: the run it replays and the step it goes live from) and `protocol` (0025).
+ */
+export function provenanceValues(run: NewRun): unknown[] {
+  return [run.replay?.runId ?? null, run.replay?.fromStep ?? null, run.protocol ?? null];
 }
 
 /**

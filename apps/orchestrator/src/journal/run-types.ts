@@ -1,5 +1,11 @@
 import type { LoopResult } from '@platform/agent-loop';
-import { NamedError, type ChatMessage, type RunOverrides, type TenantRole } from '@platform/contracts';
+import {
+  NamedError,
+  type ChatMessage,
+  type RunOverrides,
+  type RunProtocol,
+  type TenantRole,
+} from '@platform/contracts';
 import type { MemoryRecallReport } from '../recall/recall-report.js';
 
 /** Statuses of a run: queued and running are live; the rest are final. */
@@ -73,6 +79,8 @@ export interface RunRecord {
   senderRole?: TenantRole;
   /** Set for a replay of another run (migrations/0022). */
   replay?: RunReplayOf;
+  /** The edge protocol its message came in by (migrations/0025); absent for a message the platform sent. */
+  protocol?: RunProtocol;
 }
 
 /** A replay's original run and how many of its steps the replay answers from the original's journal. */
@@ -111,6 +119,8 @@ export interface NewRun {
   senderRole?: TenantRole;
   /** Set for a replay of another run (migrations/0022). */
   replay?: RunReplayOf;
+  /** The edge protocol its message came in by (migrations/0025); absent for a message the platform sent. */
+  protocol?: RunProtocol;
   /** The client's Idempotency-Key, recorded by the statement that records the run (migrations/0014). */
   idempotency?: IdempotencyClaim;
   /**

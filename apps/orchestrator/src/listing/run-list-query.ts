@@ -1,5 +1,5 @@
 import { StopReasons } from '@platform/agent-loop';
-import { ConversationId, RunId, TenantId } from '@platform/contracts';
+import { ConversationId, RunId, RunProtocol, TenantId } from '@platform/contracts';
 import type { orchestratorV1 } from '@platform/proto';
 import { errors } from '@platform/service-kit';
 import type { RunStatus } from '../journal/run-types.js';
@@ -24,6 +24,7 @@ export interface RunListFilters {
   createdAfter?: Date;
   createdBefore?: Date;
   parentRunId?: string;
+  protocol?: RunProtocol;
 }
 
 /** A checked ListRuns request. */
@@ -105,5 +106,11 @@ export function runListQueryOf(request: orchestratorV1.ListRunsRequest): RunList
   }
   const parentRunId = idOf(RunId, request.parentRunId, ErrorCodes.INVALID_PARENT_RUN_ID, 'parent_run_id');
   if (parentRunId) filters.parentRunId = parentRunId;
+  if (request.protocol) {
+    const protocol = RunProtocol.safeParse(request.protocol);
+    if (!protocol.success)
+      throw invalid(ErrorCodes.INVALID_PROTOCOL, 'protocol', `must be one of ${RunProtocol.options.join(', ')}`);
+    filters.protocol = protocol.data;
+  }
   return { tenantId: request.tenantId, filters, pageSize: pageSizeOf(request.pageSize), pageToken: request.pageToken };
 }

@@ -43,6 +43,7 @@ const empty: Omit<orchestratorV1.ListRunsRequest, 'tenantId'> = {
   createdBefore: undefined,
   parentRunId: '',
   pageSize: 50,
+  protocol: '',
   pageToken: '',
 };
 

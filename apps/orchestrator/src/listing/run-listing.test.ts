@@ -43,6 +43,7 @@ async function list(
     parentRunId: '',
     pageSize: 0,
     pageToken: '',
+    protocol: '',
   };
   return listing.list(runListQueryOf({ ...empty, ...request }));
 }
@@ -102,9 +103,9 @@ describe('ListRuns filters', () => {
 
   beforeAll(async () => {
     await records.create(run('f-queued', 'shared'));
-    await finish(run('f-done'), 'completed', 'final_answer', ['search']);
+    await finish({ ...run('f-done'), protocol: 'mcp' }, 'completed', 'final_answer', ['search']);
     await finish(run('f-failed'), 'failed', 'model_error');
-    await finish(run('f-max'), 'completed', 'max_turns', ['calculator', 'search']);
+    await finish({ ...run('f-max'), protocol: 'rest' }, 'completed', 'max_turns', ['calculator', 'search']);
     await records.create({
       ...run('f-trigger'),
       source: { kind: 'trigger', taskId: 'task_00000000-0000-4000-8000-000000000001', triggerType: 'schedule' },
@@ -184,6 +185,17 @@ describe('ListRuns filters', () => {
       source: 'child',
       parentRunId: 'f-done',
     });
+  });
+
+  it('filters by the protocol the message came in by, and shows it', async () => {
+    expect(await ids({ tenantId, protocol: 'mcp' })).toEqual(['f-done']);
+    expect(await ids({ tenantId, protocol: 'rest' })).toEqual(['f-max']);
+    expect(await ids({ tenantId, protocol: 'a2a' })).toEqual([]);
+    const runs = (await list({ tenantId })).runs;
+    expect(runs.find((r) => r.runId === 'f-done')?.protocol).toBe('mcp');
+    // A run whose message the platform sent itself (a trigger's fire) has none.
+    expect(runs.find((r) => r.runId === 'f-trigger')?.protocol).toBeUndefined();
+    expect((await records.get(tenantId, 'f-done'))?.protocol).toBe('mcp');
   });
 
   it('filters by creation time: at or after created_after, strictly before created_before', async () => {
@@ -312,6 +324,10 @@ describe('ListRuns request checks', () => {
     expect(await refusal({ tenantId: 'acme', source: 'robot' })).toMatchObject({
       code: 'INVALID_SOURCE',
       details: { field: 'source' },
+    });
+    expect(await refusal({ tenantId: 'acme', protocol: 'smtp' })).toMatchObject({
+      code: 'INVALID_PROTOCOL',
+      details: { field: 'protocol' },
     });
     expect(await refusal({ tenantId: 'acme', stopReason: 'bored' })).toMatchObject({
       code: 'INVALID_STOP_REASON',

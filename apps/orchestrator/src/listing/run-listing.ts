@@ -34,6 +34,7 @@ interface ListedRow {
   created_micros: string;
   replay_of: string | null;
   replay_from_step: number | null;
+  protocol: string | null;
 }
 
 /** The WHERE clause of a listing, its values numbered from $1 (the tenant, always first). */
@@ -51,6 +52,7 @@ function whereOf(tenantId: string, filters: RunListFilters): { conditions: strin
   if (filters.createdAfter) add((p) => `created_at >= ${p}`, filters.createdAfter);
   if (filters.createdBefore) add((p) => `created_at < ${p}`, filters.createdBefore);
   if (filters.parentRunId) add((p) => `parent_run_id = ${p}`, filters.parentRunId);
+  if (filters.protocol) add((p) => `protocol = ${p}`, filters.protocol);
   // The calls the model made, as journaled with each model response (run_steps, migration 0002):
   // one probe of the run_steps primary key per run the scan reaches (see migration 0008).
   if (filters.toolName) {
@@ -85,6 +87,7 @@ function toItem(row: ListedRow): orchestratorV1.RunListItem {
     },
     replayOf: row.replay_of ?? '',
     replayFromStep: row.replay_from_step ?? 0,
+    ...(row.protocol ? { protocol: row.protocol } : {}),
   };
 }
 
@@ -108,7 +111,7 @@ export class RunListing {
     // filters (an index fits `tenant_id = $1 AND conversation_id = $2`, not `$2 IS NULL OR ...`).
     const { rows } = await this.pool.query<ListedRow>(
       `SELECT run_id, conversation_id, status, stop_reason, (${SOURCE_SQL}) AS source, parent_run_id, profile,
-         created_at, started_at, finished_at, trace_id, replay_of, replay_from_step,
+         created_at, started_at, finished_at, trace_id, replay_of, replay_from_step, protocol,
          (result->>'turns')::int AS turns, jsonb_array_length(result->'toolCalls') AS tool_calls,
          result->'usage'->>'inputTokens' AS input_tokens, result->'usage'->>'outputTokens' AS output_tokens, result->'usage'->>'totalTokens' AS total_tokens,
          (extract(epoch FROM created_at) * 1000000)::bigint::text AS created_micros

@@ -42,6 +42,8 @@ function filtersDigest(filters: RunListFilters): string {
       filters.createdAfter?.toISOString() ?? null,
       filters.createdBefore?.toISOString() ?? null,
       filters.parentRunId ?? null,
+      // Only when set, so the tokens of listings from before this filter existed still read.
+      ...(filters.protocol ? [filters.protocol] : []),
     ]),
   );
 }
