@@ -107,9 +107,11 @@ describe('platformctl against the running platform', () => {
     const listed = await platformctl(['runs', 'list', '--conversation', 'ops-1', '--tenant', 'acme']);
     expect(listed.code).toBe(0);
     expect(listed.stdout.split('\n')[0]).toMatch(
-      /^RUN +CONVERSATION +STATUS +STOP REASON +SOURCE +CREATED +TOOL CALLS +TRACE ID/,
+      /^RUN +CONVERSATION +STATUS +STOP REASON +SOURCE +PROTOCOL +CREATED +TOOL CALLS +TRACE ID/,
     );
-    expect(listed.stdout).toMatch(new RegExp(`${runId} +ops-1 +completed +final_answer +user +\\S+ +1 +[0-9a-f]{32}`));
+    expect(listed.stdout).toMatch(
+      new RegExp(`${runId} +ops-1 +completed +final_answer +user +rest +\\S+ +1 +[0-9a-f]{32}`),
+    );
     expect(listed.stdout.trim().split('\n')).toHaveLength(2);
   });
 
@@ -126,6 +128,11 @@ describe('platformctl against the running platform', () => {
     expect((await platformctl(['runs', 'list', '--tenant', 'acme', '--source', 'trigger'])).stdout).not.toContain(
       runId,
     );
+    // The trigger's fire came in by no protocol; the user's message by REST.
+    expect(rows[0]).toMatch(/ trigger +- /);
+    const byProtocol = await platformctl(['runs', 'list', '--tenant', 'acme', '--protocol', 'rest']);
+    expect(byProtocol.stdout).toContain(runId);
+    expect(byProtocol.stdout).not.toContain(triggerRunId);
     const byTool = await platformctl([
       'runs',
       'list',

@@ -30,9 +30,10 @@ usage: platformctl [options] <command>
 
 commands:
   runs show <runId>                  status, stop reason, trace id and transcript of a run
-  runs list [filters] [paging]       runs, newest first: status, stop reason, source, trace id
+  runs list [filters] [paging]       runs, newest first: status, stop reason, source, protocol, trace id
       filters: --conversation <id>  --status <s[,s]>  --stop-reason <r>  --tool <name>
                --source user|trigger|child|notice  --since <time>  --until <time>  --parent <runId>
+               --protocol rest|chat_completions|responses|mcp|a2a|ag_ui
                (statuses: queued, running, completed, waiting, failed, cancelled; times ISO 8601,
                --since inclusive, --until exclusive)
       paging:  --limit n (page size 1-200, default 50)  --page-token <t> (the next page)  --all
@@ -119,6 +120,7 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
         'stop-reason': { type: 'string' },
         tool: { type: 'string' },
         source: { type: 'string' },
+        protocol: { type: 'string' },
         since: { type: 'string' },
         until: { type: 'string' },
         parent: { type: 'string' },
@@ -229,6 +231,7 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
             stopReason: values['stop-reason'],
             tool: values.tool,
             source: values.source,
+            protocol: values.protocol,
             createdAfter: values.since,
             createdBefore: values.until,
             parentRunId: values.parent,

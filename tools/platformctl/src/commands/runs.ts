@@ -59,6 +59,7 @@ interface RunSummary {
   status: string;
   stopReason: string | null;
   source: string;
+  protocol?: string | null;
   parentRunId: string | null;
   createdAt: string | null;
   finishedAt: string | null;
@@ -79,6 +80,7 @@ export interface RunListOptions {
   stopReason?: string | undefined;
   tool?: string | undefined;
   source?: string | undefined;
+  protocol?: string | undefined;
   createdAfter?: string | undefined;
   createdBefore?: string | undefined;
   parentRunId?: string | undefined;
@@ -104,12 +106,13 @@ export async function listRuns(api: ApiClient, options: RunListOptions): Promise
     r.status,
     r.stopReason,
     r.source,
+    r.protocol ?? '-',
     r.createdAt,
     r.toolCalls,
     r.traceId,
   ]);
   let text = table(
-    ['RUN', 'CONVERSATION', 'STATUS', 'STOP REASON', 'SOURCE', 'CREATED', 'TOOL CALLS', 'TRACE ID'],
+    ['RUN', 'CONVERSATION', 'STATUS', 'STOP REASON', 'SOURCE', 'PROTOCOL', 'CREATED', 'TOOL CALLS', 'TRACE ID'],
     rows,
   );
   if (next) text += `more: --page-token ${next} (or --all)\n`;
