@@ -1,7 +1,8 @@
 import type { orchestratorV1 } from '@platform/proto';
 import { createLogger, PlatformError } from '@platform/service-kit';
 import { describe, expect, it } from 'vitest';
-import { orchestratorServiceImplementation, type OrchestratorDependencies } from './orchestrator-service.js';
+import { orchestratorServiceImplementation } from './orchestrator-service.js';
+import type { OrchestratorDependencies } from './orchestrator-dependencies.js';
 
 // HandleMessage starts a new message's memory recall before the run is admitted (so the search
 // overlaps admission, lease and claim), and only for messages that will run a turn.
