@@ -3,14 +3,9 @@ import { hostname } from 'node:os';
 import { DEFAULT_LOOP_CONFIG } from '@platform/agent-loop';
 import { OpenAIChatModel } from '@platform/llm';
 import { agentsV1, conversationsV1, erasureV1, orchestratorV1 } from '@platform/proto';
-import { errors, GrpcServer, RateLimiter, type Logger } from '@platform/service-kit';
-import { ToolClient } from '@platform/tool-sdk';
+import { GrpcServer, RateLimiter, type Logger } from '@platform/service-kit';
 import { ShouldProcess } from './admission/should-process.js';
-import { ApprovalDeciders } from './agents/approval-deciders.js';
-import { AgentPoolStep } from './agents/agent-pool-step.js';
 import { ExpiryListener } from './agents/expiry-listener.js';
-import { PoolAgents } from './agents/pool-agents.js';
-import { ReplyInterpreter } from './agents/reply-interpreter.js';
 import { CancelBroadcast } from './cancel-broadcast.js';
 import type { OrchestratorConfig } from './config.js';
 import { openConnections, type OrchestratorConnections } from './connections.js';
@@ -18,7 +13,7 @@ import { FINISHED_TURN_MAX_PENDING, FinishedTurnPublisher } from './events/publi
 import { RunEndPublisher } from './events/publish-run-end.js';
 import { TRIGGERED_RUN_PUBLISH_TIMEOUT_MS, TriggeredRunPublisher } from './events/publish-triggered-run.js';
 import { publishEndWithoutRun } from './events/run-event-publisher.js';
-import { HAND_OVER_MS, settlesWithin, SHUTDOWN_RETRY_AFTER_SECONDS } from './graceful-stop.js';
+import { shutDown } from './shutdown.js';
 import { AGENT_CALLERS, CONVERSATION_CALLERS, ERASURE_CALLERS, ORCHESTRATOR_CALLERS } from './grpc-callers.js';
 import { openErasure } from './erasure/erasure-setup.js';
 import { RunLeaseRenewal } from './journal/run-lease-renewal.js';
@@ -42,18 +37,14 @@ import { MultitaskAdmission } from './ordering/multitask.js';
 import { HistorySealStep } from './turn/history-seal.js';
 import { RunRecovery } from './run-recovery.js';
 import { RunnerStats } from './runner-stats.js';
-import { ChildRuns } from './teams/child-runs.js';
+import { wireTeams } from './teams/team-wiring.js';
 import { DelegationPorts } from './teams/delegation-ports.js';
-import { PlanExecutor } from './teams/plan/plan-execute.js';
 import { PlanStep } from './teams/plan-step.js';
-import { WaitingChildrenStep } from './teams/waiting-children.js';
-import { WaitingCommitteesStep } from './teams/waiting-committees.js';
-import { ToolBreakers } from './tool-breakers.js';
 import { TaskToolCalls } from './tool-calls/task-tool-calls.js';
 import { ToolCallRecords } from './tool-calls/tool-call-records.js';
 import { ToolTrials } from './tool-calls/tool-trials.js';
 import { CredentialGrants } from './tool-gate/credential-grants.js';
-import { ToolGate } from './tool-gate/tool-gate.js';
+import { wireToolGate } from './tool-gate/gate-wiring.js';
 import { AdmissionStep } from './turn/admission.js';
 import { AgentResolutionStep } from './turn/agent-resolution.js';
 import type { AgentCompileDefaults } from './tenant-agents/agent-compile.js';
@@ -68,22 +59,19 @@ import { ContextStep } from './turn/context.js';
 import { LoopStep } from './turn/loop.js';
 import { RunReplays } from './replays/run-replays.js';
 import { OutputCheckStep } from './turn/output-check.js';
-import { OutputSchemas } from './structured/output-schemas.js';
+import { OUTPUT_RETRIES, OutputSchemas } from './structured/output-schemas.js';
 import { PendingAgentToolsStep } from './turn/pending-agent-tools.js';
 import { PostProcessStep } from './turn/post-process.js';
 import { PublishStep } from './turn/publish.js';
 import { ToolPortsStep } from './turn/tool-ports.js';
 import { TurnRunner } from './turn/turn-runner.js';
 import { TurnSteps, type TurnResult } from './turn/turn-steps.js';
-import { ErrorCodes } from './error-codes.js';
 import { RunWebhooks } from './webhooks/run-webhooks.js';
 
 const ORCHESTRATOR_SERVICE_NAME = 'orchestrator.v1.OrchestratorService';
 const AGENT_SERVICE_NAME = 'orchestrator.v1.AgentService';
 const CONVERSATION_SERVICE_NAME = 'orchestrator.v1.ConversationService';
 const ERASURE_SERVICE_NAME = 'orchestrator.v1.ErasureService';
-/** An answer that is not valid against the run's output schema is asked for again this many times. */
-const OUTPUT_RETRIES = 1;
 
 export interface OrchestratorServer {
   readonly port: number;
@@ -220,86 +208,15 @@ async function wire(
     runEnds: new RunEndPublisher(nc, logger),
     logger,
   });
-  const childRuns = new ChildRuns({
-    records,
-    queue,
-    nc,
-    cancelRun: async (tenantId, runId) => void (await cancellation.cancel(tenantId, runId)),
-    agentOfRole: (parent, role) => agents.agentOfRole(parent, role),
-    logger,
-  });
-  const poolAgents = new PoolAgents(agentPool.rpc, (tenantId, conversationId) =>
-    records.markAgentsMayWait(tenantId, conversationId),
+  // What waits for the user (agent-tools, committees, children waiting) and what delegates (teams/).
+  const { childRuns, poolAgents, pendingAgents, plans } = wireTeams(
+    { records, steps, queue, cancellation, agents, grants, connections, logger },
+    { delegationTimeoutMs: config.DELEGATION_TIMEOUT_MS },
   );
-  const agentPoolStep = new AgentPoolStep({
-    grants,
-    deciders: new ApprovalDeciders({
-      runOf: (tenantId, runId) => records.get(tenantId, runId),
-      approverRolesOf: (tenantId, agent) => agents.approverRolesOf(tenantId, agent),
-    }),
-    pool: agentPool.rpc,
-    waitingOrder: async (tenantId, runId) => {
-      const run = runId ? await records.get(tenantId, runId) : undefined;
-      return run
-        ? { createdAt: run.createdAt.getTime(), callIds: (run.result?.pendingAgents ?? []).map((p) => p.callId) }
-        : undefined;
-    },
-    catalog,
-    interpreter: new ReplyInterpreter(logger),
-    noneWaiting: (tenantId, conversationId) => records.clearAgentsMayWait(tenantId, conversationId),
-    journal: {
-      load: (run) => steps.loadPipeline(run.runId, 'pending-agents'),
-      save: (run, plan) => steps.recordPipeline(run, 'pending-agents', plan),
-      loadDecision: (run) => steps.loadPipeline(run.runId, 'pending-agents-decision'),
-      saveDecision: (run, decision) => steps.recordPipeline(run, 'pending-agents-decision', decision),
-    },
-    logger,
-  });
-  // A message first decides a committee put to the user, else answers a child run (a delegation)
-  // that waits for the user, then waiting agents.
-  const waitingChildren = new WaitingChildrenStep(agentPoolStep, {
-    records,
-    children: childRuns,
-    journal: {
-      load: (run) => steps.loadPipeline(run.runId, 'waiting-children'),
-      save: (run, plan) => steps.recordPipeline(run, 'waiting-children', plan),
-      loadDecision: (run) => steps.loadPipeline(run.runId, 'waiting-children-decision'),
-      saveDecision: (run, decision) => steps.recordPipeline(run, 'waiting-children-decision', decision),
-    },
-    logger,
-  });
-  const pendingAgents = new WaitingCommitteesStep(waitingChildren, {
-    decisions: poolAgents,
-    records,
-    journal: {
-      loadDecision: (run) => steps.loadPipeline(run.runId, 'waiting-committee-decision'),
-      saveDecision: (run, decision) => steps.recordPipeline(run, 'waiting-committee-decision', decision),
-    },
-    logger,
-  });
-  const plans = new PlanExecutor({
-    children: childRuns,
-    journal: {
-      load: (run, key) => steps.loadPipeline(run.runId, key),
-      save: (run, key, value) => steps.recordPipeline(run, key, value),
-    },
-    recordPlan: (run, view) => records.recordPlan(run, view),
-    defaultSubtaskTimeoutMs: config.DELEGATION_TIMEOUT_MS,
-    toolsOfRoles: async (run, roles) => {
-      const byRole = new Map(
-        await Promise.all(roles.map(async (r) => [r, await agents.profileOfRole(run, r)] as const)),
-      );
-      return (role, tool) => byRole.get(role)?.allowsTool(tool) ?? false;
-    },
-    logger,
-  });
-  const breakers = new ToolBreakers({
-    failureThreshold: config.TOOL_BREAKER_FAILURES,
-    cooldownMs: config.TOOL_BREAKER_COOLDOWN_MS,
-    logger,
-  });
-  // The one gate every tool call of this process passes, whoever asks (README, "The tool gate").
-  const gate = new ToolGate({ catalog, client: new ToolClient({ nc, logger }), breakers, grants });
+  const { gate, breakers } = wireToolGate(
+    { nc, catalog, grants, logger },
+    { failureThreshold: config.TOOL_BREAKER_FAILURES, cooldownMs: config.TOOL_BREAKER_COOLDOWN_MS },
+  );
   const tiers = { tiers: config.TENANT_TIERS, defaultTier: config.DEFAULT_TIER };
   const shouldProcess = new ShouldProcess({
     limiter: new RateLimiter(redis, logger),
@@ -460,40 +377,23 @@ async function wire(
   void recovery.sweep();
   return {
     port,
-    async stop() {
-      recovery.stop();
-      idempotencyKeys.stop();
-      await expiries.stop();
-      await erasure.stop();
-      // No new calls, no new runs; the runs under way get the grace period to finish.
-      queue.close();
-      // Calls get a little longer than the runs: past the grace they are answered (below), not cut.
-      const calls = grpc.stop(config.SHUTDOWN_GRACE_MS + HAND_OVER_MS);
-      if (!(await settlesWithin(queue.idle(), config.SHUTDOWN_GRACE_MS))) {
-        // Past the grace: callers waiting here are told to go elsewhere (the api attaches again),
-        // and the runs stop without writing more and release their leases, so another replica
-        // resumes them from their journals at once.
-        queue.endWaits(
-          errors.unavailable(
-            ErrorCodes.SHUTTING_DOWN,
-            'this orchestrator is shutting down; the run goes on elsewhere',
-            {
-              retryAfterSeconds: SHUTDOWN_RETRY_AFTER_SECONDS,
-            },
-          ),
-        );
-        const handedOver = attempts.abandonAll('the orchestrator is shutting down');
-        logger.warn({ runs: handedOver }, 'runs still under way at the end of the shutdown grace; handed over');
-        await queue.idle();
-      }
-      await calls;
-      await runEndWatch.stop();
-      await webhooks.stop();
-      agentDirectory.stop();
-      heartbeat.stop();
-      stopRecallGauge();
-      await modelConnections?.close();
-      await connections.close({ drain: true });
-    },
+    stop: () =>
+      shutDown({
+        first: [recovery, idempotencyKeys, expiries, erasure],
+        queue,
+        grpc,
+        attempts,
+        last: [
+          runEndWatch,
+          webhooks,
+          agentDirectory,
+          heartbeat,
+          { stop: stopRecallGauge },
+          { stop: () => modelConnections?.close() },
+          { stop: () => connections.close({ drain: true }) },
+        ],
+        graceMs: config.SHUTDOWN_GRACE_MS,
+        logger,
+      }),
   };
 }

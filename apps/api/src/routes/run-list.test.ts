@@ -20,6 +20,7 @@ const item: orchestratorV1.RunListItem = {
   startedAt: new Date('2026-06-01T00:00:01Z'),
   finishedAt: undefined,
   traceId: '',
+  protocol: 'chat_completions',
   turns: 2,
   toolCalls: 1,
   usage: { inputTokens: 5, outputTokens: 6, totalTokens: 11 },
@@ -51,7 +52,7 @@ async function get(
 describe('GET /v1/runs', () => {
   it("lists the token tenant's runs with every filter passed on, and the next page token", async () => {
     const response = await get(
-      '/v1/runs?conversationId=c1&status=failed,running&status=queued&stopReason=max_turns&tool=search&source=trigger&createdAfter=2026-06-01T00:00:00Z&createdBefore=2026-06-02T00:00:00%2B02:00&parentRunId=run_0&pageSize=10&pageToken=abc',
+      '/v1/runs?conversationId=c1&status=failed,running&status=queued&stopReason=max_turns&tool=search&source=trigger&createdAfter=2026-06-01T00:00:00Z&createdBefore=2026-06-02T00:00:00%2B02:00&parentRunId=run_0&protocol=chat_completions&pageSize=10&pageToken=abc',
     );
     expect(response.statusCode).toBe(200);
     expect(response.json()).toEqual({
@@ -73,6 +74,7 @@ describe('GET /v1/runs', () => {
           usage: { inputTokens: 5, outputTokens: 6, totalTokens: 11 },
           replayOf: null,
           replayFromStep: null,
+          protocol: 'chat_completions',
         },
       ],
       nextPageToken: 'next',
@@ -87,6 +89,7 @@ describe('GET /v1/runs', () => {
       createdAfter: new Date('2026-06-01T00:00:00Z'),
       createdBefore: new Date('2026-06-01T22:00:00Z'),
       parentRunId: 'run_0',
+      protocol: 'chat_completions',
       pageSize: 10,
       pageToken: 'abc',
     });

@@ -42,6 +42,9 @@ export interface CompiledOutputSchema {
  * kept by the schema's text, so every message of a profile or a caller with the same schema reuses
  * it. References must be local (`#/$defs/…`): nothing is fetched.
  */
+/** An answer that is not valid against the run's output schema is asked for again this many times. */
+export const OUTPUT_RETRIES = 1;
+
 export class OutputSchemas {
   // Made on first use: a compiler costs its meta-schemas' compilation, and most processes never need draft-07.
   private ajv2020: Ajv2020 | undefined;
