@@ -36,6 +36,12 @@ beforeAll(async () => {
       options,
     ),
   );
+  // Each replica discovers the runner on its own: the api's catalog answers from one of them, and a
+  // replica still without `book_slot` would end the booking at once with an unknown-tool result.
+  for (const replica of replicas)
+    await waitFor('the replica to list book_slot', async () =>
+      (await replica.rpc.listTools({ tenantId: TENANT })).tools.some((t) => t.name === 'book_slot') ? true : undefined,
+    );
 });
 afterAll(async () => {
   for (const replica of replicas) replica.close();
