@@ -5,7 +5,7 @@ import type { ConversationQueue } from './ordering/conversation-queue.js';
 import type { AttemptStep } from './turn/attempt.js';
 
 /** A part of the process with something to stop (a sweep, a consumer, a watch, a connection). */
-export interface Stoppable {
+interface Stoppable {
   stop(): void | Promise<void>;
 }
 
