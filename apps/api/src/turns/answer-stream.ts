@@ -10,6 +10,11 @@ export interface StreamedResult {
   usage?: { inputTokens?: number; outputTokens?: number; totalTokens?: number };
 }
 
+/** A finished turn's answer as text: a structured answer as its JSON, else the assistant's message. */
+export function answerTextOf(result: StreamedResult): string {
+  return result.output !== undefined ? JSON.stringify(result.output) : (result.response ?? '');
+}
+
 export interface AnswerStreamHandlers {
   /** With an output schema the answer is sent whole at the end: the checked JSON, not the model's text. */
   structured: boolean;
@@ -53,7 +58,6 @@ export function answerStream(handlers: AnswerStreamHandlers): (stream: SseStream
     }
     if (event.type !== 'execution_end') return;
     const result = (event.data['result'] ?? {}) as StreamedResult;
-    const content = result.output !== undefined ? JSON.stringify(result.output) : (result.response ?? '');
-    handlers.end(stream, result, streamedText ? '' : content);
+    handlers.end(stream, result, streamedText ? '' : answerTextOf(result));
   };
 }
