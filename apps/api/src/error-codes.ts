@@ -32,6 +32,15 @@ export const apiErrorCatalogue = {
   },
   INVALID_CONVERSATION_ID: { status: 400 },
   INVALID_RUN_ID: { status: 400 },
+  INVALID_RESPONSE_ID: { status: 400, doc: 'an OpenAI Responses API response id (a run id)' },
+  UNSUPPORTED_INPUT_ITEM: {
+    status: 400,
+    doc: 'a Responses `input` item other than a user, system or developer message of text; `details.field`',
+  },
+  CLIENT_TOOLS_NOT_SUPPORTED: {
+    status: 400,
+    doc: "`tools` in a Responses request: the agent's tools run on the platform",
+  },
   INVALID_QUERY: { status: 400 },
   INVALID_TIME_ZONE: { status: 400 },
   INVALID_OUTPUT_SCHEMA: {

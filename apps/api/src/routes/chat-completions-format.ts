@@ -7,6 +7,9 @@ import { z } from 'zod';
  * checks the answer itself (ajv, draft 2020-12), whatever `strict` says, and asks the model again
  * once with the errors when it does not validate.
  */
+/** The name of a JSON schema format (OpenAI's rule). */
+export const FormatName = z.string().regex(/^[a-zA-Z0-9_-]{1,64}$/, 'must be 1-64 letters, digits, "_" or "-"');
+
 export const FacadeResponseFormat = z
   .discriminatedUnion('type', [
     z.object({ type: z.literal('text') }).strict(),
@@ -16,7 +19,7 @@ export const FacadeResponseFormat = z
         type: z.literal('json_schema'),
         json_schema: z
           .object({
-            name: z.string().regex(/^[a-zA-Z0-9_-]{1,64}$/, 'must be 1-64 letters, digits, "_" or "-"'),
+            name: FormatName,
             description: z.string().max(4096).optional(),
             schema: OutputSchema.optional(),
             strict: z.boolean().nullish(),
@@ -29,7 +32,7 @@ export const FacadeResponseFormat = z
     description:
       '`text` (default), `json_object` (the answer is a JSON object) or `json_schema` (the answer is JSON valid against `json_schema.schema`, draft 2020-12). With a JSON format, `content` is the answer as JSON.',
   });
-type FacadeResponseFormat = z.infer<typeof FacadeResponseFormat>;
+export type FacadeResponseFormat = z.infer<typeof FacadeResponseFormat>;
 
 /** Any JSON object: what `json_object` asks for. */
 const ANY_OBJECT = { type: 'object' };

@@ -1,11 +1,10 @@
-import { ConversationId, type RunEventEnvelope } from '@platform/contracts';
+import { ConversationId } from '@platform/contracts';
 import { z } from 'zod';
 import type { RunEvents } from '../events/run-event-reader.js';
-import type { SseStream } from '../events/sse.js';
-import { HttpError } from '../http-errors.js';
 import { defineOperation, STREAMED } from '../openapi/operation.js';
 import type { OperationRouter } from '../openapi/operation-router.js';
-import { principalOf } from '../principal.js';
+import { answerStream, type StreamedResult } from '../turns/answer-stream.js';
+import { facadeTurn } from '../turns/facade-turn.js';
 import { streamTurn } from '../turns/streamed-turn.js';
 import { clientGone } from '../turns/client-gone.js';
 import { newRunId, type TurnRunner } from '../turns/turn-runner.js';
@@ -13,13 +12,11 @@ import { facadeInput, finishReasonOf } from './chat-completions-input.js';
 import { FacadeResponseFormat, outputSchemaOfFormat } from './chat-completions-format.js';
 import { KEYED_TURN_ERRORS } from './conversations.js';
 import {
-  idempotencyFields,
+  askedFingerprint,
   IdempotencyKeyHeader,
   idempotencyKeyOf,
   keyedConversationId,
-  requestFingerprint,
 } from '../turns/idempotency-key.js';
-import { ApiErrorCodes } from '../error-codes.js';
 
 export interface ChatCompletionRoutesOptions {
   turns: TurnRunner;
@@ -159,18 +156,7 @@ export const chatCompletionOperations = {
   }),
 };
 
-/** The fingerprint of a keyed completion: its body but `stream` and `stream_options`, and the conversation it names. */
-function facadeFingerprint(body: z.infer<typeof ChatCompletionBody>, conversationHeader: unknown): string {
-  const asked = Object.fromEntries(
-    Object.entries(body).filter(([field]) => field !== 'stream' && field !== 'stream_options'),
-  );
-  const named = typeof conversationHeader === 'string' ? conversationHeader : '';
-  return requestFingerprint('createChatCompletion', named, asked);
-}
-
-function usageOf(result: {
-  usage?: { inputTokens?: number; outputTokens?: number; totalTokens?: number };
-}): z.infer<typeof CompletionUsage> {
+function usageOf(result: { usage?: StreamedResult['usage'] }): z.infer<typeof CompletionUsage> {
   return {
     prompt_tokens: result.usage?.inputTokens ?? 0,
     completion_tokens: result.usage?.outputTokens ?? 0,
@@ -186,22 +172,17 @@ function usageOf(result: {
  */
 export function registerChatCompletionRoutes(router: OperationRouter, options: ChatCompletionRoutesOptions): void {
   router.add(chatCompletionOperations.createChatCompletion, async ({ body, request, reply }) => {
-    const principal = principalOf(request);
     const idempotencyKey = idempotencyKeyOf(request);
     const conversationHeader = request.headers['x-conversation-id'];
     // What is asked, without how the answer is delivered (`stream`): streamed or not, a retry is the same request.
-    const fingerprint = idempotencyKey ? facadeFingerprint(body, conversationHeader) : undefined;
+    const fingerprint = idempotencyKey
+      ? askedFingerprint('createChatCompletion', body, ['stream', 'stream_options'], conversationHeader)
+      : undefined;
     const { conversationId, content } = facadeInput(
       body.messages,
       conversationHeader,
       ...(idempotencyKey && fingerprint ? [keyedConversationId(idempotencyKey, fingerprint)] : []),
     );
-    if (content.length > options.maxMessageChars)
-      throw new HttpError(
-        413,
-        ApiErrorCodes.CONTENT_TOO_LONG,
-        `the messages are longer than ${options.maxMessageChars} characters`,
-      );
     const runId = newRunId();
     // A keyed repeat is answered by the first send's run, and so with its completion id.
     const completionId = (run: string): string => `chatcmpl-${run.slice('run_'.length)}`;
@@ -209,25 +190,17 @@ export function registerChatCompletionRoutes(router: OperationRouter, options: C
     const created = Math.floor(Date.now() / 1000);
     const model = body.model;
     const outputSchema = outputSchemaOfFormat(body.response_format);
-    const turn = {
-      protocol: 'chat_completions' as const,
-      tenantId: principal.tenantId,
+    const turn = facadeTurn(request, {
+      protocol: 'chat_completions',
       conversationId,
       content,
-      requestId: request.id,
-      profile: model,
+      model,
       stream: body.stream === true,
-      tier: principal.tier ?? '',
-      // The end user (the token's sub, or the user a key acts for): the run records it, and only
-      // that user (or an admin) decides the run's approvals (docs/access.md#approvals).
-      subject: principal.subject ?? '',
-      // Its role: the orchestrator lets a member send only to their own conversations and shared
-      // ones, and a reply that reads as an approval decision decides only what the role may.
-      role: principal.role,
-      timeZone: '',
-      ...(outputSchema ? { outputSchemaJson: JSON.stringify(outputSchema) } : {}),
-      ...idempotencyFields(idempotencyKey, () => fingerprint ?? ''),
-    };
+      maxMessageChars: options.maxMessageChars,
+      outputSchema,
+      idempotencyKey,
+      fingerprint,
+    });
     const deadlineAt = Date.now() + options.turnWaitMs;
     void reply.header('x-run-id', runId).header('x-conversation-id', conversationId);
 
@@ -264,46 +237,26 @@ export function registerChatCompletionRoutes(router: OperationRouter, options: C
         model,
         choices: [{ index: 0, delta, finish_reason: finishReason, logprobs: null }],
       });
-    // A model message's text is held until the message ends: text written before tool calls is
-    // the model thinking aloud, not the answer, a retried call's partial text is void, and the
-    // streamed answer must equal the final one.
-    let held: string[] = [];
-    let streamedText = false;
-    let started = false;
-    const render = (stream: SseStream, event: RunEventEnvelope): void => {
-      if (!started) {
-        started = true;
-        stream.sendData(chunk({ role: 'assistant', content: '' }));
-      }
-      // A model call retried (or moved to a fallback model) streams its message again from the start.
-      if (event.type === 'state_change' && event.data['state'] === 'retrying_model') held = [];
-      // A JSON response format's answer is sent whole at the end: the checked JSON, not the model's text.
-      if (event.type === 'message_chunk' && !outputSchema && typeof event.data['delta'] === 'string')
-        held.push(event.data['delta']);
-      if (event.type === 'message_end') {
-        const message = event.data['message'] as { toolCalls?: unknown[] } | undefined;
-        if (!message?.toolCalls?.length) {
-          for (const delta of held) stream.sendData(chunk({ content: delta }));
-          streamedText ||= held.length > 0;
-        }
-        held = [];
-      }
-      if (event.type !== 'execution_end') return;
-      const result = (event.data['result'] ?? {}) as {
-        response?: string;
-        output?: unknown;
-        stopReason?: string;
-        usage?: { inputTokens?: number; outputTokens?: number; totalTokens?: number };
-      };
-      // A resumed run replays without streaming, and a stopped run answers with a stop message: send it whole.
-      const content = result.output !== undefined ? JSON.stringify(result.output) : result.response;
-      if (!streamedText && content) stream.sendData(chunk({ content }));
-      stream.sendData(chunk({}, finishReasonOf(result.stopReason ?? '')));
-      if (body.stream_options?.include_usage)
-        stream.sendData(
-          JSON.stringify({ id, object: 'chat.completion.chunk', created, model, choices: [], usage: usageOf(result) }),
-        );
-    };
+    const render = answerStream({
+      structured: outputSchema !== undefined,
+      start: (stream) => stream.sendData(chunk({ role: 'assistant', content: '' })),
+      delta: (stream, text) => stream.sendData(chunk({ content: text })),
+      end: (stream, result, rest) => {
+        if (rest) stream.sendData(chunk({ content: rest }));
+        stream.sendData(chunk({}, finishReasonOf(result.stopReason ?? '')));
+        if (body.stream_options?.include_usage)
+          stream.sendData(
+            JSON.stringify({
+              id,
+              object: 'chat.completion.chunk',
+              created,
+              model,
+              choices: [],
+              usage: usageOf(result),
+            }),
+          );
+      },
+    });
     await streamTurn(reply, {
       runner: options.turns,
       reader: options.events,

@@ -52,6 +52,20 @@ export function requestFingerprint(operation: string, conversationId: string, bo
   return createHash('sha256').update(canonicalJson({ operation, conversationId, body })).digest('hex');
 }
 
+/**
+ * The fingerprint of a keyed OpenAI-style request: its body but the fields that only say how the
+ * answer is delivered (`stream`, `stream_options`), and the conversation it names.
+ */
+export function askedFingerprint(
+  operation: string,
+  body: Record<string, unknown>,
+  deliveryFields: readonly string[],
+  conversation: unknown,
+): string {
+  const asked = Object.fromEntries(Object.entries(body).filter(([field]) => !deliveryFields.includes(field)));
+  return requestFingerprint(operation, typeof conversation === 'string' ? conversation : '', asked);
+}
+
 /** The fields a keyed turn carries to the orchestrator (none without a key). */
 export function idempotencyFields(
   key: string | undefined,
