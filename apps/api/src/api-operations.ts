@@ -8,6 +8,7 @@ import { keyOperations } from './routes/keys.js';
 import { meOperations } from './routes/me.js';
 import { approvalOperations } from './routes/approvals.js';
 import { chatCompletionOperations } from './routes/chat-completions.js';
+import { agUiOperations } from './routes/ag-ui.js';
 import { conversationOperations } from './routes/conversations.js';
 import { conversationResourceOperations } from './routes/conversation-resources.js';
 import { conversationDeletionOperations } from './routes/conversation-deletions.js';
@@ -53,6 +54,7 @@ export const allOperations: readonly OperationSpec[] = [
   notificationOperations,
   usageOperations,
   chatCompletionOperations,
+  agUiOperations,
   meOperations,
   keyOperations,
   auditOperations,

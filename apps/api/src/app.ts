@@ -33,6 +33,7 @@ import { registerConversationDeletionRoutes } from './routes/conversation-deleti
 import { registerApprovalRoutes } from './routes/approvals.js';
 import { registerNotificationRoutes } from './routes/notifications.js';
 import { registerChatCompletionRoutes } from './routes/chat-completions.js';
+import { registerAgUiRoutes } from './routes/ag-ui.js';
 import { registerConversationRoutes } from './routes/conversations.js';
 import { registerConversationResourceRoutes } from './routes/conversation-resources.js';
 import { registerCredentialRoutes } from './routes/credentials.js';
@@ -211,6 +212,7 @@ export function buildApp(options: AppOptions): FastifyInstance {
   registerToolRoutes(router, { orchestrator: options.orchestrator });
   registerUsageRoutes(router, { orchestrator: options.orchestrator });
   registerChatCompletionRoutes(router, { turns, events, ...options.limits });
+  registerAgUiRoutes(router, { turns, events, conversations: options.conversations, ...options.limits });
   registerApprovalRoutes(router, {
     agentPool: options.agentPool,
     orchestrator: options.orchestrator,
