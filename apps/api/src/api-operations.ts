@@ -9,6 +9,7 @@ import { meOperations } from './routes/me.js';
 import { approvalOperations } from './routes/approvals.js';
 import { chatCompletionOperations } from './routes/chat-completions.js';
 import { responseOperations } from './routes/responses.js';
+import { agUiOperations } from './routes/ag-ui.js';
 import { conversationOperations } from './routes/conversations.js';
 import { conversationResourceOperations } from './routes/conversation-resources.js';
 import { conversationDeletionOperations } from './routes/conversation-deletions.js';
@@ -55,6 +56,7 @@ export const allOperations: readonly OperationSpec[] = [
   usageOperations,
   chatCompletionOperations,
   responseOperations,
+  agUiOperations,
   meOperations,
   keyOperations,
   auditOperations,

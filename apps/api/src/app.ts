@@ -34,6 +34,7 @@ import { registerApprovalRoutes } from './routes/approvals.js';
 import { registerNotificationRoutes } from './routes/notifications.js';
 import { registerChatCompletionRoutes } from './routes/chat-completions.js';
 import { registerResponseRoutes } from './routes/responses.js';
+import { registerAgUiRoutes } from './routes/ag-ui.js';
 import { registerConversationRoutes } from './routes/conversations.js';
 import { registerConversationResourceRoutes } from './routes/conversation-resources.js';
 import { registerCredentialRoutes } from './routes/credentials.js';
@@ -213,6 +214,7 @@ export function buildApp(options: AppOptions): FastifyInstance {
   registerUsageRoutes(router, { orchestrator: options.orchestrator });
   registerChatCompletionRoutes(router, { turns, events, ...options.limits });
   registerResponseRoutes(router, { turns, events, orchestrator: options.orchestrator, ...options.limits });
+  registerAgUiRoutes(router, { turns, events, conversations: options.conversations, ...options.limits });
   registerApprovalRoutes(router, {
     agentPool: options.agentPool,
     orchestrator: options.orchestrator,

@@ -51,6 +51,10 @@ export const apiErrorCatalogue = {
   INVALID_RANGE: { status: 400 },
   CHANGES_REQUIRED: { status: 400 },
   NO_USER_MESSAGE: { status: 400 },
+  CLIENT_TOOLS_UNSUPPORTED: {
+    status: 400,
+    doc: "an AG-UI run's client-side `tools` (the agent's own tools run on the platform)",
+  },
   INVALID_TASK_SPEC: { status: 400 },
   INVALID_WEBHOOK_URL: { status: 400, doc: 'a run webhook URL that is not https, or longer than 2048 characters' },
   EGRESS_REFUSED: {

@@ -42,6 +42,11 @@ export class SseStream {
     if (!this.ended) this.reply.raw.write(`data: ${data}\n\n`);
   }
 
+  /** Text already in the SSE format (e.g. AG-UI's EventEncoder output). */
+  write(encoded: string): void {
+    if (!this.ended) this.reply.raw.write(encoded);
+  }
+
   end(): void {
     if (this.ended) return;
     this.ended = true;

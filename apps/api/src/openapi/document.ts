@@ -36,6 +36,7 @@ const TAGS = [
   },
   { name: 'usage', description: 'Turns and tokens per day.' },
   { name: 'openai', description: 'The OpenAI-compatible chat completions facade.' },
+  { name: 'ag-ui', description: "AG-UI: an agent as an AG-UI HttpAgent's endpoint (docs/protocols.md#ag-ui)." },
   {
     name: 'access',
     description: 'Who calls (tenant role), API keys for servers, the audit of administrative actions.',

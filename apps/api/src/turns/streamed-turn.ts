@@ -2,7 +2,7 @@ import type { RunEventEnvelope } from '@platform/contracts';
 import type { FastifyReply } from 'fastify';
 import type { RunEvents } from '../events/run-event-reader.js';
 import { SseStream } from '../events/sse.js';
-import { toHttpError } from '../http-errors.js';
+import { toHttpError, type ErrorBody } from '../http-errors.js';
 import { clientGone } from './client-gone.js';
 import type { TurnRequest, TurnRunner } from './turn-runner.js';
 import { turnResponseBody } from './turn-response.js';
@@ -18,6 +18,8 @@ export interface StreamedTurnOptions {
   render: (stream: SseStream, event: RunEventEnvelope) => void;
   /** Writes the end of the stream after `execution_end` (e.g. OpenAI's `[DONE]`). */
   finish?: (stream: SseStream) => void;
+  /** Writes a failure after the stream opened, in the stream's format (default: an `error` event with the envelope). */
+  fail?: (stream: SseStream, error: ErrorBody) => void;
   /** Told the run that answers, before the stream opens: `runId`, or for a keyed repeat the first send's run. */
   onRunId?: (runId: string) => void;
 }
@@ -132,8 +134,7 @@ export async function streamTurn(reply: FastifyReply, options: StreamedTurnOptio
   );
   turn.catch((error: unknown) => {
     // The run failed after streaming began (e.g. the api's wait deadline): say so and close.
-    const mapped = toHttpError(error);
-    stream.send('error', mapped.body);
+    failWith(stream, options, toHttpError(error).body);
     stopReading.abort();
     stream.end();
   });
@@ -148,7 +149,7 @@ export async function streamTurn(reply: FastifyReply, options: StreamedTurnOptio
       next = await events.next();
     }
   } catch (error) {
-    if (!stopReading.signal.aborted) stream.send('error', toHttpError(error).body);
+    if (!stopReading.signal.aborted) failWith(stream, options, toHttpError(error).body);
   } finally {
     ended = true;
     stream.end();
@@ -156,6 +157,11 @@ export async function streamTurn(reply: FastifyReply, options: StreamedTurnOptio
     stopReading.abort();
     void events.return?.(undefined).catch(() => undefined);
   }
+}
+
+function failWith(stream: SseStream, options: StreamedTurnOptions, error: ErrorBody): void {
+  if (options.fail) options.fail(stream, error);
+  else stream.send('error', error);
 }
 
 /** Streams a finished turn as its last event alone (the events cannot be read, or the message joined another run). */
