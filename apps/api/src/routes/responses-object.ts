@@ -79,7 +79,9 @@ const CUT_SHORT = new Set(['max_turns', 'context_overflow', 'invalid_output']);
 function statusOf(runStatus: string, stopReason: string | undefined): ResponseStatus {
   if (runStatus === 'queued') return 'queued';
   if (runStatus === 'running') return 'in_progress';
-  if (runStatus === 'failed' || runStatus === 'cancelled') return runStatus;
+  // A cancelled run's last event may carry the turn's status, not the run's: its stop reason says it.
+  if (runStatus === 'cancelled' || stopReason === 'cancelled') return 'cancelled';
+  if (runStatus === 'failed') return 'failed';
   if (runStatus === 'waiting' || CUT_SHORT.has(stopReason ?? '')) return 'incomplete';
   return 'completed';
 }

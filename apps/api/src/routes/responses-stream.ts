@@ -52,8 +52,9 @@ export function responseEventRenderer(
     },
     delta,
     end: (stream, result, rest) => {
-      if (rest) delta(stream, rest);
       const finished = responseObject({ ...facts(), runStatus: result.status ?? 'completed', result });
+      // A failed run's message is its `error`, as in a response that is not streamed.
+      if (rest && finished.status !== 'failed') delta(stream, rest);
       const item = outputMessage(facts().runId, text, finished.status === 'completed' ? 'completed' : 'incomplete');
       send(stream, 'response.output_text.done', { ...at(), text, logprobs: [] });
       const { item_id, output_index, content_index } = at();
