@@ -35,13 +35,20 @@ describe('API key verification at the api', () => {
   });
 
   it('asks the credential service once, then answers from its cache until the key is forgotten', async () => {
-    const { calls, port: calls_ } = port(async () => IDENTITY);
+    // The credential service refuses the key once it is revoked; the cache must ask it again then.
+    let revoked = false;
+    const { calls, port: calls_ } = port(async () => {
+      if (revoked) throw new PlatformError('unauthenticated', 'API_KEY_REVOKED', 'the API key has been revoked');
+      return IDENTITY;
+    });
     const verifier = new ApiKeyVerifier(calls_, options);
     expect(await verifier.verify(KEY)).toEqual({ keyId: IDENTITY.keyId, tenantId: 'acme', role: 'developer' });
     await verifier.verify(KEY);
     expect(calls.verify).toBe(1);
+    revoked = true;
     verifier.forget(IDENTITY.keyId);
     await expect(verifier.verify(KEY)).rejects.toMatchObject({ code: 'API_KEY_REVOKED' });
+    expect(calls.verify).toBe(2);
     await verifier.close();
   });
 
