@@ -37,6 +37,14 @@ export type FacadeResponseFormat = z.infer<typeof FacadeResponseFormat>;
 /** Any JSON object: what `json_object` asks for. */
 const ANY_OBJECT = { type: 'object' };
 
+/** The JSON schema of the document's structured examples (Chat Completions and Responses). */
+export const SUM_SCHEMA_EXAMPLE = {
+  type: 'object',
+  properties: { sum: { type: 'number' } },
+  required: ['sum'],
+  additionalProperties: false,
+};
+
 /** The run's output schema for a `response_format`; undefined for `text` (and without one). */
 export function outputSchemaOfFormat(
   format: FacadeResponseFormat | null | undefined,

@@ -9,7 +9,7 @@ import { streamTurn } from '../turns/streamed-turn.js';
 import { clientGone } from '../turns/client-gone.js';
 import { newRunId, type TurnRunner } from '../turns/turn-runner.js';
 import { facadeInput, finishReasonOf } from './chat-completions-input.js';
-import { FacadeResponseFormat, outputSchemaOfFormat } from './chat-completions-format.js';
+import { FacadeResponseFormat, outputSchemaOfFormat, SUM_SCHEMA_EXAMPLE } from './chat-completions-format.js';
 import { KEYED_TURN_ERRORS } from './conversations.js';
 import {
   askedFingerprint,
@@ -116,12 +116,7 @@ export const chatCompletionOperations = {
           type: 'json_schema',
           json_schema: {
             name: 'sum',
-            schema: {
-              type: 'object',
-              properties: { sum: { type: 'number' } },
-              required: ['sum'],
-              additionalProperties: false,
-            },
+            schema: SUM_SCHEMA_EXAMPLE,
             strict: true,
           },
         },

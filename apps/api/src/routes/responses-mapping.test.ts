@@ -158,7 +158,7 @@ function recordingStream(): { stream: SseStream; sent: Array<{ event: string; da
 
 let nextId = 1;
 function event(type: RunEventEnvelope['type'], data: Record<string, unknown>): RunEventEnvelope {
-  return { id: nextId++, runId: 'run_abc', type, at: 0, data } as RunEventEnvelope;
+  return { id: nextId++, runId: 'run_abc', type, at: 0, data };
 }
 
 describe("responseEventRenderer (a run's events as the Responses stream)", () => {

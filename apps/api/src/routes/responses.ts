@@ -24,6 +24,7 @@ import { facadeInput } from './chat-completions-input.js';
 import { KEYED_TURN_ERRORS } from './conversations.js';
 import { outputSchemaOfTextFormat, ResponseTextFormat } from './responses-format.js';
 import { ResponseInputItem, responsesMessages } from './responses-input.js';
+import { SUM_SCHEMA_EXAMPLE } from './chat-completions-format.js';
 import { ResponseObject, responseObject, type ResponseFacts } from './responses-object.js';
 import { responseEventRenderer } from './responses-stream.js';
 
@@ -62,40 +63,17 @@ type ResponseCreateBody = z.infer<typeof ResponseCreateBody>;
 const ResponsePath = z.object({ responseId: RunId });
 const INVALID_RESPONSE_ID = { code: ApiErrorCodes.INVALID_RESPONSE_ID, message: 'the response id is invalid' };
 
-const RESPONSE_EXAMPLE: ResponseObject = {
-  id: 'run_0b7c4c57-5f0c-4d47-9a59-2f3f4d9b8d01',
-  object: 'response',
-  created_at: 1780306200,
-  status: 'completed',
+/** The example of the document, built as every response is. */
+const RESPONSE_EXAMPLE: ResponseObject = responseObject({
+  runId: 'run_0b7c4c57-5f0c-4d47-9a59-2f3f4d9b8d01',
+  createdAt: 1780306200,
   model: 'default',
-  output: [
-    {
-      id: 'msg_0b7c4c57-5f0c-4d47-9a59-2f3f4d9b8d01',
-      type: 'message',
-      role: 'assistant',
-      status: 'completed',
-      content: [{ type: 'output_text', text: '4', annotations: [] }],
-    },
-  ],
-  error: null,
-  incomplete_details: null,
+  runStatus: 'completed',
+  result: { response: '4', stopReason: 'final_answer', usage: { inputTokens: 120, outputTokens: 2, totalTokens: 122 } },
   instructions: null,
-  previous_response_id: null,
-  metadata: null,
-  parallel_tool_calls: false,
-  temperature: null,
-  top_p: null,
-  tool_choice: 'auto',
-  tools: [],
-  text: { format: { type: 'text' } },
-  usage: {
-    input_tokens: 120,
-    input_tokens_details: { cached_tokens: 0 },
-    output_tokens: 2,
-    output_tokens_details: { reasoning_tokens: 0 },
-    total_tokens: 122,
-  },
-};
+  previousResponseId: null,
+  format: undefined,
+});
 
 const ResponseStreamEvent = z
   .object({ type: z.string(), sequence_number: z.number().int().min(0) })
@@ -133,12 +111,7 @@ export const responseOperations = {
           format: {
             type: 'json_schema',
             name: 'sum',
-            schema: {
-              type: 'object',
-              properties: { sum: { type: 'number' } },
-              required: ['sum'],
-              additionalProperties: false,
-            },
+            schema: SUM_SCHEMA_EXAMPLE,
             strict: true,
           },
         },
