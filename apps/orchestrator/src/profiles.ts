@@ -226,7 +226,7 @@ export interface ProfileRegistryOptions {
 }
 
 /** A profile ready to run turns. */
-export interface AgentProfile {
+export interface RunnableAgent {
   name: string;
   systemPrompt: string;
   model: ModelPort;
@@ -286,7 +286,7 @@ export function readProfilesFile(path: string): AgentProfilesFile {
 /** The profiles of this orchestrator, by name, with the one used when a request names none. */
 export class ProfileRegistry {
   private constructor(
-    private readonly byName: Map<string, AgentProfile>,
+    private readonly byName: Map<string, RunnableAgent>,
     readonly defaultName: string,
     private readonly specs: Map<string, AgentProfileSpec>,
   ) {}
@@ -313,7 +313,7 @@ export class ProfileRegistry {
             },
           ],
         };
-    const profiles = new Map<string, AgentProfile>();
+    const profiles = new Map<string, RunnableAgent>();
     for (const spec of file.profiles) {
       const patterns = spec.tools.map(globToRegExp);
       const text = (spec.toolProtocol ?? options.toolProtocol) === 'text';
@@ -345,7 +345,7 @@ export class ProfileRegistry {
    * caller, also when its access rules keep that caller out: the two look alike to the caller,
    * so names of profiles it may not use do not leak.
    */
-  resolve(name: string | undefined, caller?: ProfileCaller): AgentProfile | undefined {
+  resolve(name: string | undefined, caller?: ProfileCaller): RunnableAgent | undefined {
     const profile = this.byName.get(name || this.defaultName);
     return profile && (!caller || profile.allowsCaller(caller)) ? profile : undefined;
   }

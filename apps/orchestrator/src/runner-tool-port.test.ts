@@ -6,7 +6,7 @@ import { startNatsServer, type NatsServerHandle } from '@platform/testing';
 import { defineTool, serveRunner, ToolCatalog, ToolClient, type ToolRunner } from '@platform/tool-sdk';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import type { PoolAgents } from './agents/pool-agents.js';
+import type { PoolAgents } from './agent-tools/pool-agents.js';
 import { RunnerToolPort, toOutcome } from './runner-tool-port.js';
 import { ToolBreakers } from './tool-breakers.js';
 import { ToolGate } from './tool-gate/tool-gate.js';

@@ -1,6 +1,6 @@
 import type { ToolCallContext, ToolCallRequest, ToolDescription, ToolOutcome, ToolPort } from '@platform/agent-loop';
 import type { CatalogEntry, ToolCallAnswer } from '@platform/tool-sdk';
-import type { PoolAgents } from './agents/pool-agents.js';
+import type { PoolAgents } from './agent-tools/pool-agents.js';
 import type { RunSource } from './journal/run-records.js';
 import { GateRefusalCode, isGated, type GateQuestion, type GateRefusal } from './tool-gate/gate-rules.js';
 import type { CallTarget, RunnerCall, ToolGate } from './tool-gate/tool-gate.js';

@@ -5,7 +5,7 @@ import { OpenAIChatModel } from '@platform/llm';
 import { agentsV1, conversationsV1, erasureV1, orchestratorV1 } from '@platform/proto';
 import { GrpcServer, RateLimiter, type Logger } from '@platform/service-kit';
 import { ShouldProcess } from './admission/should-process.js';
-import { ExpiryListener } from './agents/expiry-listener.js';
+import { ExpiryListener } from './agent-tools/expiry-listener.js';
 import { CancelBroadcast } from './cancel-broadcast.js';
 import type { OrchestratorConfig } from './config.js';
 import { openConnections, type OrchestratorConnections } from './connections.js';

@@ -2,7 +2,7 @@
 import { AgentStepOutput, USER_CANCELLED_MESSAGE, type AgentStepInput } from '@platform/contracts';
 import { describe, expect, it } from 'vitest';
 import { APPROVAL_NOTICE, runAgentStep } from './agent-step.js';
-import type { AgentDefinition } from './define-agent.js';
+import type { AgentToolDefinition } from './define-agent-tool.js';
 import { emailAgent, stepContext, type Sent } from './test-support/email-agent.js';
 
 type ApprovalStep = Omit<Extract<AgentStepInput, { phase: 'approval' }>, 'phase' | 'collected'> & {
@@ -17,7 +17,7 @@ const collected = {
   task_instruction: 'be brief',
 };
 
-async function approve(agent: AgentDefinition, answer: ApprovalStep): Promise<AgentStepOutput> {
+async function approve(agent: AgentToolDefinition, answer: ApprovalStep): Promise<AgentStepOutput> {
   const output = await runAgentStep(
     agent,
     { arguments: {}, agent: { phase: 'approval', collected, ...answer } },

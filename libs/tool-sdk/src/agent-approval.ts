@@ -1,6 +1,6 @@
 import { ApprovalDecision, shortenText, TASK_INSTRUCTION_PARAMETER, type ApprovalRequest } from '@platform/contracts';
 import { showValue } from './agent-prompts.js';
-import type { AgentApproval, AgentDefinition } from './define-agent.js';
+import type { AgentApproval, AgentToolDefinition } from './define-agent-tool.js';
 
 const MAX_SUMMARY_CHARS = 200;
 
@@ -11,7 +11,7 @@ function fieldDetails(collected: Record<string, unknown>): Record<string, unknow
 }
 
 /** "send_email: recipient=team@example.com, subject=Q3" — the summary when the agent gives none. */
-function defaultSummary(agent: AgentDefinition, collected: Record<string, unknown>): string {
+function defaultSummary(agent: AgentToolDefinition, collected: Record<string, unknown>): string {
   const parts = Object.entries(fieldDetails(collected)).map(([key, value]) => `${key}=${showValue(value)}`);
   const summary = parts.length ? `${agent.name}: ${parts.join(', ')}` : `Run ${agent.name}`;
   return shortenText(summary, MAX_SUMMARY_CHARS);
@@ -19,7 +19,7 @@ function defaultSummary(agent: AgentDefinition, collected: Record<string, unknow
 
 /** Completes what the agent said into a full `ApprovalRequest`. */
 function toApprovalRequest(
-  agent: AgentDefinition,
+  agent: AgentToolDefinition,
   approval: Partial<AgentApproval>,
   collected: Record<string, unknown>,
 ): ApprovalRequest {
@@ -41,7 +41,7 @@ function toApprovalRequest(
  * `approval: false`, always with `true`, and as the agent's function decides otherwise.
  */
 export async function approvalFor(
-  agent: AgentDefinition,
+  agent: AgentToolDefinition,
   values: Record<string, unknown>,
   collected: Record<string, unknown>,
 ): Promise<ApprovalRequest | undefined> {
@@ -55,7 +55,7 @@ export async function approvalFor(
  * would not ask now, e.g. the caller sent an approval step anyway) the default request.
  */
 export async function pendingApproval(
-  agent: AgentDefinition,
+  agent: AgentToolDefinition,
   values: Record<string, unknown>,
   collected: Record<string, unknown>,
 ): Promise<ApprovalRequest> {

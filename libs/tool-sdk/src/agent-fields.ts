@@ -1,7 +1,7 @@
 import { TASK_INSTRUCTION_PARAMETER } from '@platform/contracts';
 import { fieldDescription } from './agent-schema.js';
 import type { AgentField } from './agent-schema.js';
-import type { AgentDefinition } from './define-agent.js';
+import type { AgentToolDefinition } from './define-agent-tool.js';
 
 /** A field the agent still needs; `given` is the rejected value, if one was given. */
 export interface Missing {
@@ -47,7 +47,7 @@ function checkValue(field: AgentField, value: unknown): Check {
  * absent required field is missing. Keys that name no field are ignored, except a string
  * `task_instruction`, which is kept for `run`.
  */
-export function collectFields(agent: AgentDefinition, given: Record<string, unknown>): Collection {
+export function collectFields(agent: AgentToolDefinition, given: Record<string, unknown>): Collection {
   const collected: Record<string, unknown> = {};
   const values: Record<string, unknown> = {};
   const missing: Missing[] = [];
@@ -65,7 +65,7 @@ export function collectFields(agent: AgentDefinition, given: Record<string, unkn
       collected[field.name] = field.default;
       values[field.name] = field.schema.parse(field.default);
     } else if (!field.required) {
-      // The schema accepts undefined (checked by defineAgent); a zod `.default()` fills in here.
+      // The schema accepts undefined (checked by defineAgentTool); a zod `.default()` fills in here.
       values[field.name] = field.schema.parse(undefined);
     } else {
       missing.push({ name: field.name, description: fieldDescription(field) });
@@ -85,7 +85,7 @@ export function mergeGiven(base: Record<string, unknown>, update: Record<string,
 }
 
 /** Problems with the changes of an `edit`, one line each; empty when every change is acceptable. */
-export function checkChanges(agent: AgentDefinition, changes: Record<string, unknown>): string[] {
+export function checkChanges(agent: AgentToolDefinition, changes: Record<string, unknown>): string[] {
   const problems: string[] = [];
   for (const [name, value] of Object.entries(changes)) {
     if (name === TASK_INSTRUCTION_PARAMETER) {

@@ -1,6 +1,6 @@
 import { ToolMetadataKey, toolEndpointMetadata } from '@platform/contracts';
 import { DEDUPE_METADATA_KEY } from './dedupe-protocol.js';
-import type { AgentDefinition } from './define-agent.js';
+import type { AgentToolDefinition } from './define-agent-tool.js';
 import { schemaHash } from './json-schema.js';
 
 /**
@@ -17,7 +17,7 @@ export function readExposeMetadata(metadata: Record<string, string> | undefined)
 }
 
 /** The discovery metadata of an agent-tool endpoint (kind `agent`, with its field schema version). */
-export function agentEndpointMetadata(agent: AgentDefinition, dedupe: boolean): Record<string, string> {
+export function agentEndpointMetadata(agent: AgentToolDefinition, dedupe: boolean): Record<string, string> {
   return {
     ...toolEndpointMetadata({
       kind: 'agent',

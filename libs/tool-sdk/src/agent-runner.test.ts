@@ -11,7 +11,7 @@ import { readAgentStepOutput } from './agent-client.js';
 import { EXPOSE_METADATA_KEY } from './agent-metadata.js';
 import { APPROVAL_NOTE } from './agent-schema.js';
 import { REPLAYED_HEADER } from './dedupe-protocol.js';
-import { defineAgent } from './define-agent.js';
+import { defineAgentTool } from './define-agent-tool.js';
 import { defineTool } from './define-tool.js';
 import { serveRunner, type ToolRunner } from './serve-runner.js';
 import { ToolCatalog } from './tool-catalog.js';
@@ -28,7 +28,7 @@ let runner: ToolRunner;
 /** Bookings made: the side effect that must happen once per approved action. */
 const bookings: { restaurant: string; people: number; instruction: string | undefined }[] = [];
 
-const bookTable = defineAgent({
+const bookTable = defineAgentTool({
   name: 'book_table',
   description: 'Books a restaurant table.',
   fields: {
@@ -49,14 +49,14 @@ const bookTable = defineAgent({
   },
 });
 
-const hidden = defineAgent({
+const hidden = defineAgentTool({
   name: 'hidden_agent',
   description: 'Only for workflows.',
   fields: {},
   exposeToModel: false,
   run: async () => 'ok',
 });
-const verbose = defineAgent({
+const verbose = defineAgentTool({
   name: 'verbose_agent',
   description: 'Returns a lot.',
   fields: {},

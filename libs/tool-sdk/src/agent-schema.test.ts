@@ -2,7 +2,7 @@
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { APPROVAL_NOTE, TASK_INSTRUCTION_DESCRIPTION } from './agent-schema.js';
-import { defineAgent, type AgentFieldSpec } from './define-agent.js';
+import { defineAgentTool, type AgentFieldSpec } from './define-agent-tool.js';
 import { emailAgent } from './test-support/email-agent.js';
 
 describe('model-facing schema', () => {
@@ -48,7 +48,7 @@ describe('model-facing schema', () => {
   });
 
   it('keeps the field schema zod generates, nested objects included', () => {
-    const nested = defineAgent({
+    const nested = defineAgentTool({
       name: 'book_flight',
       description: 'Books a flight.',
       fields: {
@@ -76,7 +76,7 @@ describe('model-facing schema', () => {
 describe('schema version', () => {
   type Specs = Record<string, AgentFieldSpec>;
   const version = (fields: Specs): string =>
-    defineAgent({ name: 'v', description: 'Versioned.', fields, run: async () => null }).schemaVersion;
+    defineAgentTool({ name: 'v', description: 'Versioned.', fields, run: async () => null }).schemaVersion;
   const base: Specs = {
     city: { schema: z.string(), description: 'City' },
     days: { schema: z.number().int(), description: 'Days', default: 3 },

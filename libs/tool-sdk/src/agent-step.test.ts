@@ -3,10 +3,10 @@ import { AgentStepOutput, type AgentCallRequest } from '@platform/contracts';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { runAgentStep } from './agent-step.js';
-import { defineAgent, type AgentDefinition } from './define-agent.js';
+import { defineAgentTool, type AgentToolDefinition } from './define-agent-tool.js';
 import { emailAgent, stepContext, type Sent } from './test-support/email-agent.js';
 
-async function step(agent: AgentDefinition, request: AgentCallRequest): Promise<AgentStepOutput> {
+async function step(agent: AgentToolDefinition, request: AgentCallRequest): Promise<AgentStepOutput> {
   // Every output must be a valid protocol message.
   return AgentStepOutput.parse(await runAgentStep(agent, request, stepContext()));
 }
@@ -165,7 +165,7 @@ describe('start step', () => {
   });
 
   it('runs an agent without fields at once', async () => {
-    const ping = defineAgent({ name: 'ping_agent', description: 'Pings.', fields: {}, run: async () => 'pong' });
+    const ping = defineAgentTool({ name: 'ping_agent', description: 'Pings.', fields: {}, run: async () => 'pong' });
     expect(await step(ping, { arguments: {} })).toEqual({
       state: 'completed',
       schemaVersion: ping.schemaVersion,
@@ -176,7 +176,7 @@ describe('start step', () => {
 
   it('gives run a zod .default() for an absent optional field', async () => {
     let seen: unknown;
-    const agent = defineAgent({
+    const agent = defineAgentTool({
       name: 'count',
       description: 'Counts.',
       fields: { n: { schema: z.number().default(3), description: 'How many' } },
@@ -250,36 +250,39 @@ describe('input step', () => {
   });
 });
 
-describe('defineAgent', () => {
+describe('defineAgentTool', () => {
   const base = { name: 'a', description: 'An agent.', run: async () => null };
 
   it('rejects fields it cannot serve', () => {
-    expect(() => defineAgent({ ...base, fields: { 'bad-name': { schema: z.string(), description: 'x' } } })).toThrow(
-      /letters, digits or '_'/,
-    );
     expect(() =>
-      defineAgent({ ...base, fields: { task_instruction: { schema: z.string(), description: 'x' } } }),
+      defineAgentTool({ ...base, fields: { 'bad-name': { schema: z.string(), description: 'x' } } }),
+    ).toThrow(/letters, digits or '_'/);
+    expect(() =>
+      defineAgentTool({ ...base, fields: { task_instruction: { schema: z.string(), description: 'x' } } }),
     ).toThrow(/added by the SDK/);
-    expect(() => defineAgent({ ...base, fields: { x: { schema: z.string(), description: ' ' } } })).toThrow(
+    expect(() => defineAgentTool({ ...base, fields: { x: { schema: z.string(), description: ' ' } } })).toThrow(
       /needs a description/,
     );
     expect(() =>
-      defineAgent({ ...base, fields: { x: { schema: z.string(), description: 'x', required: true, default: 'a' } } }),
+      defineAgentTool({
+        ...base,
+        fields: { x: { schema: z.string(), description: 'x', required: true, default: 'a' } },
+      }),
     ).toThrow(/cannot be required/);
     expect(() =>
-      defineAgent({ ...base, fields: { x: { schema: z.string(), description: 'x', required: false } } }),
+      defineAgentTool({ ...base, fields: { x: { schema: z.string(), description: 'x', required: false } } }),
     ).toThrow(/must accept undefined/);
     expect(() =>
-      defineAgent({
+      defineAgentTool({
         ...base,
         fields: { x: { schema: z.string(), description: 'x', default: 'bad', validate: () => 'nope' } },
       }),
     ).toThrow(/default is not a valid value \(nope\)/);
-    expect(() => defineAgent({ ...base, name: 'a b', fields: {} })).toThrow(/agent name/);
+    expect(() => defineAgentTool({ ...base, name: 'a b', fields: {} })).toThrow(/agent name/);
   });
 
   it('applies defaults: side effect by approval, the agent timeout, exposure', () => {
-    const plain = defineAgent({ ...base, fields: {} });
+    const plain = defineAgentTool({ ...base, fields: {} });
     expect(plain).toMatchObject({
       kind: 'agent',
       sideEffect: 'none',
@@ -288,9 +291,9 @@ describe('defineAgent', () => {
       version: '1.0.0',
       approvalTimeoutMinutes: 30,
     });
-    expect(defineAgent({ ...base, fields: {}, approval: true }).sideEffect).toBe('external');
-    expect(defineAgent({ ...base, fields: {}, approval: () => undefined, sideEffect: 'idempotent' }).sideEffect).toBe(
-      'idempotent',
-    );
+    expect(defineAgentTool({ ...base, fields: {}, approval: true }).sideEffect).toBe('external');
+    expect(
+      defineAgentTool({ ...base, fields: {}, approval: () => undefined, sideEffect: 'idempotent' }).sideEffect,
+    ).toBe('idempotent');
   });
 });

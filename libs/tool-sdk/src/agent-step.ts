@@ -10,7 +10,7 @@ import { applyChanges, checkChanges, collectFields, mergeGiven, type Collection 
 import { approvalFor, pendingApproval } from './agent-approval.js';
 import { approvalPrompt, inputPrompt } from './agent-prompts.js';
 import type { ApprovalReply } from './approval-reply.js';
-import type { AgentContext, AgentDefinition } from './define-agent.js';
+import type { AgentToolContext, AgentToolDefinition } from './define-agent-tool.js';
 import type { ToolContext } from './define-tool.js';
 
 type ApprovalStep = Extract<AgentStepInput, { phase: 'approval' }>;
@@ -25,7 +25,7 @@ export const APPROVAL_NOTICE = {
     `The changes were not applied:\n${problems.map((p) => `- ${p}`).join('\n')}`,
 } as const;
 
-function waitingForInput(agent: AgentDefinition, collection: Collection): AgentStepOutput {
+function waitingForInput(agent: AgentToolDefinition, collection: Collection): AgentStepOutput {
   const missing: MissingField[] = collection.missing.map(({ name, description, reason }) => ({
     name,
     description,
@@ -41,7 +41,7 @@ function waitingForInput(agent: AgentDefinition, collection: Collection): AgentS
 }
 
 function waitingForApproval(
-  agent: AgentDefinition,
+  agent: AgentToolDefinition,
   collected: Record<string, unknown>,
   approval: ApprovalRequest,
   notice?: string,
@@ -55,8 +55,12 @@ function waitingForApproval(
   };
 }
 
-async function execute(agent: AgentDefinition, collection: Collection, context: ToolContext): Promise<AgentStepOutput> {
-  const agentContext: AgentContext = { ...context, taskInstruction: collection.taskInstruction };
+async function execute(
+  agent: AgentToolDefinition,
+  collection: Collection,
+  context: ToolContext,
+): Promise<AgentStepOutput> {
+  const agentContext: AgentToolContext = { ...context, taskInstruction: collection.taskInstruction };
   const result = await agent.run(collection.values, agentContext);
   return {
     state: 'completed',
@@ -68,7 +72,7 @@ async function execute(agent: AgentDefinition, collection: Collection, context: 
 
 /** Start and input steps: collect, then ask for what is missing, ask for approval, or run. */
 async function advance(
-  agent: AgentDefinition,
+  agent: AgentToolDefinition,
   given: Record<string, unknown>,
   context: ToolContext,
 ): Promise<AgentStepOutput> {
@@ -79,14 +83,14 @@ async function advance(
   return execute(agent, collection, context);
 }
 
-function decisionOf(agent: AgentDefinition, step: ApprovalStep): ApprovalReply | undefined {
+function decisionOf(agent: AgentToolDefinition, step: ApprovalStep): ApprovalReply | undefined {
   if (step.decision) return { decision: step.decision, ...(step.changes ? { changes: step.changes } : {}) };
   if (step.reply !== undefined) return agent.readApprovalReply(step.reply);
   return undefined;
 }
 
 /** The user answered an approval request: run, apply changes and run, cancel, or ask again. */
-async function decide(agent: AgentDefinition, step: ApprovalStep, context: ToolContext): Promise<AgentStepOutput> {
+async function decide(agent: AgentToolDefinition, step: ApprovalStep, context: ToolContext): Promise<AgentStepOutput> {
   const reply = decisionOf(agent, step);
   const collection = collectFields(agent, step.collected);
   if (reply?.decision === 'cancel') {
@@ -130,7 +134,7 @@ async function decide(agent: AgentDefinition, step: ApprovalStep, context: ToolC
  * Throws what `run` (or a validator) throws; the runner turns that into a `failed` response.
  */
 export function runAgentStep(
-  agent: AgentDefinition,
+  agent: AgentToolDefinition,
   request: AgentCallRequest,
   context: ToolContext,
 ): Promise<AgentStepOutput> {

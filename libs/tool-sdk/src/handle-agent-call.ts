@@ -1,7 +1,7 @@
 import { AgentCallRequest, type AgentStepOutput, type ToolCallResponse } from '@platform/contracts';
 import { runAgentStep } from './agent-step.js';
 import { outcome } from './call-outcome.js';
-import type { AgentDefinition } from './define-agent.js';
+import type { AgentToolDefinition } from './define-agent-tool.js';
 import { openCall, runHandler, type CallEnvironment, type RunnableTool } from './handle-call.js';
 import { truncateOutput } from './truncate-output.js';
 import { grantCallId } from './tool-credentials.js';
@@ -13,7 +13,7 @@ import { grantCallId } from './tool-credentials.js';
  * `invalid`; only a malformed step request is `invalid`/`INVALID_REQUEST`. Never throws.
  */
 export async function handleAgentCall(
-  agent: AgentDefinition,
+  agent: AgentToolDefinition,
   getHeader: (key: string) => string | undefined,
   body: string,
   env: CallEnvironment,

@@ -7,7 +7,7 @@ export { ToolClient, type ToolCallInput } from './tool-client.js';
 export { type ToolCallAnswer } from './tool-batch-client.js';
 export { ToolCatalog, type CatalogEntry, type ToolLookup } from './tool-catalog.js';
 export { REPLAYED_HEADER } from './dedupe-protocol.js';
-export { defineAgent, type AgentDefinition } from './define-agent.js';
+export { defineAgentTool, type AgentToolDefinition } from './define-agent-tool.js';
 export { readApprovalReply } from './approval-reply.js';
 export { readAgentStepOutput } from './agent-client.js';
 export { CredentialGrantIssuer, type GrantScope } from './credential-grant-issuer.js';
@@ -21,7 +21,7 @@ export { runAgentStep } from './agent-step.js';
 /** @public */
 export type { ToolSpec } from './define-tool.js';
 /** @public */
-export type { AgentSpec, AgentContext } from './define-agent.js';
+export type { AgentToolSpec, AgentToolContext } from './define-agent-tool.js';
 /** @public */
 export type { RunnerOptions } from './serve-runner.js';
 /** @public */

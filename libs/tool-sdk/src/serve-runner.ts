@@ -14,7 +14,7 @@ import { agentEndpointMetadata } from './agent-metadata.js';
 import { CallDedupe, type DedupeCall, type IdempotencyOptions } from './call-dedupe.js';
 import { outcome } from './call-outcome.js';
 import { DEDUPE_METADATA_KEY, REPLAYED_HEADER } from './dedupe-protocol.js';
-import type { AgentDefinition } from './define-agent.js';
+import type { AgentToolDefinition } from './define-agent-tool.js';
 import type { ToolDefinition } from './define-tool.js';
 import { handleAgentCall } from './handle-agent-call.js';
 import { handleToolCall, type CallEnvironment } from './handle-call.js';
@@ -31,10 +31,10 @@ export interface RunnerOptions {
   description?: string;
   tools: ToolDefinition[];
   /**
-   * Agent-tools (`defineAgent`), served beside the tools as endpoints of kind `agent` on the same
+   * Agent-tools (`defineAgentTool`), served beside the tools as endpoints of kind `agent` on the same
    * subjects and queue group. Names are shared with `tools` and must be unique.
    */
-  agents?: AgentDefinition[];
+  agents?: AgentToolDefinition[];
   logger: Logger;
   /** Calls this instance runs at once; past it, callers get `busy` and try another replica. Default 64. */
   maxConcurrency?: number;
@@ -125,7 +125,7 @@ function toolEndpoint(tool: ToolDefinition, guard: CallDedupe | undefined): Endp
   };
 }
 
-function agentEndpoint(agent: AgentDefinition, guard: CallDedupe | undefined): Endpoint {
+function agentEndpoint(agent: AgentToolDefinition, guard: CallDedupe | undefined): Endpoint {
   return {
     name: agent.name,
     metadata: agentEndpointMetadata(agent, guard !== undefined),

@@ -1,5 +1,5 @@
 import type { ClaimedRun } from '../journal/run-records.js';
-import type { AgentProfile } from '../profiles.js';
+import type { RunnableAgent } from '../profiles.js';
 
 /**
  * Which tools a run may call: its profile's allowlist, narrowed for a child run whose lineage
@@ -7,7 +7,7 @@ import type { AgentProfile } from '../profiles.js';
  * allow stays refused: the scope only ever takes tools away.
  */
 export function toolScopeOf(
-  profile: Pick<AgentProfile, 'allowsTool'>,
+  profile: Pick<RunnableAgent, 'allowsTool'>,
   run: Pick<ClaimedRun, 'lineage'>,
 ): (name: string) => boolean {
   const scope = run.lineage?.tools;

@@ -3,7 +3,7 @@ import type { RunRecord } from '../journal/run-records.js';
 import type { CommitteeSpec } from '../profiles.js';
 import type { ChildRuns, ChildTask, ParentEvents } from './child-runs.js';
 import { askUser, userDecisionOf } from './committee-user.js';
-import type { PoolAgents } from '../agents/pool-agents.js';
+import type { PoolAgents } from '../agent-tools/pool-agents.js';
 import { readAnswer, resolveAnswers, type MemberAnswer, type Resolution } from './committee-vote.js';
 
 export const COMMITTEE_TOOL_PREFIX = 'ask_committee_';

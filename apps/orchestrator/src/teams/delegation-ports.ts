@@ -1,5 +1,5 @@
 import type { ToolPort } from '@platform/agent-loop';
-import type { PoolAgents } from '../agents/pool-agents.js';
+import type { PoolAgents } from '../agent-tools/pool-agents.js';
 import type { ProfileRegistry } from '../profiles.js';
 import type { SettledTurn } from '../turn/pending-agent-tools.js';
 import type { ToolPortDecorator } from '../turn/tool-ports.js';

@@ -1,4 +1,4 @@
-import { withAgentResults } from '../agents/agent-results.js';
+import { withAgentResults } from '../agent-tools/agent-results.js';
 import type { SettledTurn } from '../turn/pending-agent-tools.js';
 import { syntheticResult, TurnResult, type TurnStep } from '../turn/turn-steps.js';
 import { parentEventsOf } from './child-runs.js';

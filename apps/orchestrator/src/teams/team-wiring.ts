@@ -1,8 +1,8 @@
 import type { Logger } from '@platform/service-kit';
-import { AgentPoolStep } from '../agents/agent-pool-step.js';
-import { ApprovalDeciders } from '../agents/approval-deciders.js';
-import { PoolAgents } from '../agents/pool-agents.js';
-import { ReplyInterpreter } from '../agents/reply-interpreter.js';
+import { AgentPoolStep } from '../agent-tools/agent-pool-step.js';
+import { ApprovalDeciders } from '../agent-tools/approval-deciders.js';
+import { PoolAgents } from '../agent-tools/pool-agents.js';
+import { ReplyInterpreter } from '../agent-tools/reply-interpreter.js';
 import type { OrchestratorConnections } from '../connections.js';
 import type { RunRecords } from '../journal/run-records.js';
 import type { RunSteps } from '../journal/run-steps.js';

@@ -2,11 +2,11 @@ import { type ModelPort, type PendingAgent, type ToolCallRecord } from '@platfor
 import { resumedCallId, type ChatMessage } from '@platform/contracts';
 import type { Logger } from '@platform/service-kit';
 import { z } from 'zod';
-import { resumedExchange, type AgentResults } from '../agents/agent-results.js';
+import { resumedExchange, type AgentResults } from '../agent-tools/agent-results.js';
 import type { ClaimedRun, RunRecord, RunRecords } from '../journal/run-records.js';
 import { outcomeOfChild, type ChildRuns, type ParentEvents } from './child-runs.js';
 import { delegationToolName } from './delegation-tools.js';
-import { journaledDecision, type PendingAgentDecision, type PendingAgentStep } from '../agents/pending-agents.js';
+import { journaledDecision, type PendingAgentDecision, type PendingAgentStep } from '../agent-tools/pending-agents.js';
 
 /** Which waiting children this message answers, decided before answering (journaled, for a resume). */
 const Plan = z.array(z.object({ childRunId: z.string() }));

@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 import type { RunRecord } from '../journal/run-records.js';
 import { claimedRun, finishedChild } from '../test-support/run-fixtures.js';
 import { askUser } from './committee-user.js';
-import type { PendingAgentDecision, PendingAgentStep } from '../agents/pending-agents.js';
+import type { PendingAgentDecision, PendingAgentStep } from '../agent-tools/pending-agents.js';
 import { WaitingCommitteesStep } from './waiting-committees.js';
 
 const APPROVAL_ID = '6f1c2a3b-4d5e-4f60-8a7b-9c0d1e2f3a4b';

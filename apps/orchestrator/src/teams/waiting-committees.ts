@@ -1,12 +1,12 @@
 import type { ModelPort, PendingAgent, ToolOutcome } from '@platform/agent-loop';
 import { resumedCallId } from '@platform/contracts';
 import type { Logger } from '@platform/service-kit';
-import { NO_AGENT_RESULTS, resumedExchange } from '../agents/agent-results.js';
-import type { PoolAgents } from '../agents/pool-agents.js';
+import { NO_AGENT_RESULTS, resumedExchange } from '../agent-tools/agent-results.js';
+import type { PoolAgents } from '../agent-tools/pool-agents.js';
 import type { ClaimedRun, RunRecords } from '../journal/run-records.js';
 import type { ParentEvents } from './child-runs.js';
 import { committeeRequestOf, decideByUser, type CommitteeDecisionRequest } from './committee-user.js';
-import { journaledDecision, type PendingAgentDecision, type PendingAgentStep } from '../agents/pending-agents.js';
+import { journaledDecision, type PendingAgentDecision, type PendingAgentStep } from '../agent-tools/pending-agents.js';
 
 /** The ids the agent pool gives approval requests (UUIDs). */
 const POOL_APPROVAL_ID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;

@@ -2,7 +2,7 @@ import { compileLoopConfig, type LoopConfig, type ModelPort } from '@platform/ag
 import type { AgentSpec, RunOverrides } from '@platform/contracts';
 import { TextProtocolModel } from '@platform/llm';
 import type { ToolProtocol } from '../config.js';
-import { globToRegExp, type AgentProfile, type ProfileCaller } from '../profiles.js';
+import { globToRegExp, type RunnableAgent, type ProfileCaller } from '../profiles.js';
 
 /** The orchestrator's defaults a tenant agent's spec falls back to (as the profiles file's). */
 export interface AgentCompileDefaults {
@@ -36,7 +36,7 @@ function allowsCallerOf(access: AgentSpec['access']): (caller: ProfileCaller) =>
  */
 /** A compiled version: its profile, its spec (for the override rules), and how it makes a model (for a run's `model`). */
 export interface CompiledAgent {
-  profile: AgentProfile;
+  profile: RunnableAgent;
   spec: AgentSpec;
   modelOf: (name: string) => ModelPort;
 }
@@ -100,10 +100,10 @@ export function overrideRefusal(spec: OverridePolicySource, overrides: RunOverri
  * max turns lowered (never raised above the agent's: checked when the message came).
  */
 export function withOverrides(
-  profile: AgentProfile,
+  profile: RunnableAgent,
   overrides: RunOverrides,
   modelOf: (name: string) => ModelPort,
-): AgentProfile {
+): RunnableAgent {
   const tools = overrides.tools ? matcher(overrides.tools) : undefined;
   return {
     ...profile,

@@ -1,7 +1,7 @@
 import { BUILT_IN_AGENT_PREFIX, compositeKey, RunOverrides, type TenantRole } from '@platform/contracts';
 import { errors, isPlatformError } from '@platform/service-kit';
 import { ErrorCodes } from '../error-codes.js';
-import type { AgentProfile, ProfileRegistry } from '../profiles.js';
+import type { RunnableAgent, ProfileRegistry } from '../profiles.js';
 import {
   compileAgent,
   overrideRefusal,
@@ -44,7 +44,7 @@ export interface ResolvedAgent {
   agent: { id: string; version: number };
   overrides?: RunOverrides;
   /** The profile the run will run under (its access was checked). */
-  profile: AgentProfile;
+  profile: RunnableAgent;
 }
 
 /** What a run recorded, for the turn's resolution. */
@@ -120,7 +120,7 @@ export class AgentResolver {
    * else its built-in profile by name; with the run's overrides. Undefined when it is gone (a
    * built-in profile removed from the file); a tenant agent's versions never go.
    */
-  async forRun(run: RunAgentPin): Promise<AgentProfile | undefined> {
+  async forRun(run: RunAgentPin): Promise<RunnableAgent | undefined> {
     const agent = run.agent;
     if (!agent || agent.id.startsWith(BUILT_IN_AGENT_PREFIX)) {
       const profile = this.deps.profiles.resolve(run.profile);
@@ -164,7 +164,7 @@ export class AgentResolver {
   }
 
   /** The profile a child run of this role would run under (agentOfRole, compiled), for what it allows. */
-  async profileOfRole(run: { tenantId: string; tier: string }, role: string): Promise<AgentProfile | undefined> {
+  async profileOfRole(run: { tenantId: string; tier: string }, role: string): Promise<RunnableAgent | undefined> {
     const agent = await this.agentOfRole(run, role);
     return agent ? this.forRun({ tenantId: run.tenantId, profile: role, agent }) : undefined;
   }

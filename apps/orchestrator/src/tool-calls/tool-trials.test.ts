@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { connectNats, createLogger, isPlatformError, type NatsConnection } from '@platform/service-kit';
 import { sharedInfra } from '@platform/testing/vitest';
-import { defineAgent, defineTool, serveRunner, ToolCatalog, ToolClient, type ToolRunner } from '@platform/tool-sdk';
+import { defineAgentTool, defineTool, serveRunner, ToolCatalog, ToolClient, type ToolRunner } from '@platform/tool-sdk';
 import type pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
@@ -59,7 +59,7 @@ beforeAll(async () => {
       }),
     ],
     agents: [
-      defineAgent({ name: names.agent, description: 'Talks with the user.', fields: {}, run: async () => 'done' }),
+      defineAgentTool({ name: names.agent, description: 'Talks with the user.', fields: {}, run: async () => 'done' }),
     ],
   });
   pool = await openJournalDatabase('tool_trials', logger);

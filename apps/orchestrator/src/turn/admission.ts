@@ -1,5 +1,5 @@
 import type { Logger } from '@platform/service-kit';
-import { expiryNoticeResult } from '../agents/expiry-notice.js';
+import { expiryNoticeResult } from '../agent-tools/expiry-notice.js';
 import type { TurnAttempt } from './attempt.js';
 import { reportFailure, SYSTEM_FAILURES } from './failure-report.js';
 import { syntheticResult, TurnResult, type TurnStep } from './turn-steps.js';

@@ -1,5 +1,5 @@
 import type { Logger } from '@platform/service-kit';
-import type { AgentProfile } from '../profiles.js';
+import type { RunnableAgent } from '../profiles.js';
 import type { RunAgentPin } from '../tenant-agents/agent-resolver.js';
 import type { AdmittedAttempt } from './admission.js';
 import { reportFailure, SYSTEM_FAILURES } from './failure-report.js';
@@ -8,12 +8,12 @@ import { syntheticResult, TurnResult, type TurnStep } from './turn-steps.js';
 /** The agent-resolution step's output: an admitted attempt with the profile it runs under. */
 export interface AdmittedTurn {
   attempt: AdmittedAttempt['attempt'];
-  profile: AgentProfile;
+  profile: RunnableAgent;
 }
 
 export interface AgentResolutionStepOptions {
   /** The run's recorded agent version (or built-in profile) as a compiled profile; undefined: gone. */
-  agents: { forRun(run: RunAgentPin): Promise<AgentProfile | undefined> };
+  agents: { forRun(run: RunAgentPin): Promise<RunnableAgent | undefined> };
   logger: Logger;
 }
 

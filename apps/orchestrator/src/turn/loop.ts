@@ -1,6 +1,6 @@
 import { runAgentLoop, type LoopEvent } from '@platform/agent-loop';
 import type { Logger } from '@platform/service-kit';
-import { withAgentResults } from '../agents/agent-results.js';
+import { withAgentResults } from '../agent-tools/agent-results.js';
 import { RunReplay } from '../journal/journaled-ports.js';
 import type { RunSteers } from '../journal/run-steers.js';
 import type { RunSteps } from '../journal/run-steps.js';

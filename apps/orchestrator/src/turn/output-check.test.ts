@@ -2,7 +2,7 @@ import { DEFAULT_LOOP_CONFIG } from '@platform/agent-loop';
 import type { ChatMessage } from '@platform/contracts';
 import { createLogger } from '@platform/service-kit';
 import { describe, expect, it } from 'vitest';
-import type { AgentProfile } from '../profiles.js';
+import type { RunnableAgent } from '../profiles.js';
 import { OutputSchemas } from '../structured/output-schemas.js';
 import { claimedRun } from '../test-support/run-fixtures.js';
 import type { PreparedTurn } from './context.js';
@@ -21,7 +21,7 @@ const input: ChatMessage[] = [
   { role: 'user', content: 'Berlin?' },
 ];
 
-function turn(profile: Partial<AgentProfile>, run: Parameters<typeof claimedRun>[2] = {}): PreparedTurn {
+function turn(profile: Partial<RunnableAgent>, run: Parameters<typeof claimedRun>[2] = {}): PreparedTurn {
   return {
     attempt: { run: claimedRun('weather', 'Berlin?', run) },
     profile: { name: 'weather', structuredOutput: true, loopConfig: DEFAULT_LOOP_CONFIG, ...profile },

@@ -1,5 +1,5 @@
-import { NO_AGENT_RESULTS, withAgentResults, type AgentResults } from '../agents/agent-results.js';
-import type { PendingAgentStep } from '../agents/pending-agents.js';
+import { NO_AGENT_RESULTS, withAgentResults, type AgentResults } from '../agent-tools/agent-results.js';
+import type { PendingAgentStep } from '../agent-tools/pending-agents.js';
 import type { AdmittedTurn } from './agent-resolution.js';
 import { syntheticResult, TurnResult, type TurnStep } from './turn-steps.js';
 

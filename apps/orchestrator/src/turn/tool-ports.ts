@@ -1,5 +1,5 @@
 import type { ToolPort } from '@platform/agent-loop';
-import type { PoolAgents } from '../agents/pool-agents.js';
+import type { PoolAgents } from '../agent-tools/pool-agents.js';
 import { RunnerToolPort } from '../runner-tool-port.js';
 import { toolScopeOf } from '../teams/child-tool-scope.js';
 import type { ToolGate } from '../tool-gate/tool-gate.js';

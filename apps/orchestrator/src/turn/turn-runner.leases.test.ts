@@ -10,8 +10,8 @@ import { RunLeaseRenewal } from '../journal/run-lease-renewal.js';
 import { RunRecords, type ClaimedRun } from '../journal/run-records.js';
 import { ConversationLease } from '../ordering/conversation-lease.js';
 import { LeaseHeartbeat, leaseRenewalIntervalMs } from '../ordering/lease-heartbeat.js';
-import type { PendingAgentDecision } from '../agents/pending-agents.js';
-import type { AgentProfile } from '../profiles.js';
+import type { PendingAgentDecision } from '../agent-tools/pending-agents.js';
+import type { RunnableAgent } from '../profiles.js';
 import { openJournalDatabase } from '../test-support/journal-database.js';
 import { messageRun } from '../test-support/run-fixtures.js';
 import { AdmissionStep } from './admission.js';
@@ -90,7 +90,7 @@ describe('turn runner leases', () => {
         )
         .then(
           new AgentResolutionStep({
-            agents: { forRun: () => Promise.resolve({ model: {} } as unknown as AgentProfile) },
+            agents: { forRun: () => Promise.resolve({ model: {} } as unknown as RunnableAgent) },
             logger,
           }),
         )

@@ -1,4 +1,4 @@
-import { defineAgent, type AgentDefinition } from '@platform/tool-sdk';
+import { defineAgentTool, type AgentToolDefinition } from '@platform/tool-sdk';
 import { z } from 'zod';
 import { FAKE_DATA_NOTICE, fakeNumber } from '../fake-data.js';
 
@@ -65,8 +65,8 @@ function fakeFlights({ origin, destination, date, passengers }: FlightQuery): Fl
  * something is missing or is not an airport code, the agent asks the user (`waiting_for_input`)
  * and searches once it has everything. Reads only, so it is safe to repeat.
  */
-export function flightSearchAgent(): AgentDefinition {
-  return defineAgent({
+export function flightSearchAgent(): AgentToolDefinition {
+  return defineAgentTool({
     name: 'flight_search',
     description:
       'Searches flights between two airports on a date and returns three options with times and prices. Example runner: the flights are made up.',

@@ -1,4 +1,4 @@
-import type { AgentDefinition, ToolDefinition } from '@platform/tool-sdk';
+import type { AgentToolDefinition, ToolDefinition } from '@platform/tool-sdk';
 import type { Outbox } from '../outbox.js';
 import { flightSearchAgent } from './flight-search.js';
 import { getWeatherTool } from './get-weather.js';
@@ -8,7 +8,7 @@ import { weatherDigestExecutor } from './weather-digest.js';
 /** What this runner serves: plain tools and agent-tools side by side, as in seed 000 section 4.2, and a custom executor of trigger tasks. */
 export interface TravelTools {
   tools: ToolDefinition[];
-  agents: AgentDefinition[];
+  agents: AgentToolDefinition[];
 }
 
 export function travelTools(outbox: Outbox): TravelTools {

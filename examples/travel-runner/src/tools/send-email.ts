@@ -1,4 +1,4 @@
-import { defineAgent, type AgentDefinition } from '@platform/tool-sdk';
+import { defineAgentTool, type AgentToolDefinition } from '@platform/tool-sdk';
 import { z } from 'zod';
 import type { Outbox } from '../outbox.js';
 
@@ -16,8 +16,8 @@ export const RECIPIENT_REASON = 'must be an email address such as team@example.c
  * says so plainly when none is connected. Its side effect is `external`, so with Redis the runner dedupes every step by call id and
  * a repeated approval never sends twice; the outbox's file-per-call guards the same downstream.
  */
-export function sendEmailAgent(outbox: Outbox): AgentDefinition {
-  return defineAgent({
+export function sendEmailAgent(outbox: Outbox): AgentToolDefinition {
+  return defineAgentTool({
     name: 'send_email',
     description:
       'Sends an email on behalf of the user. Example runner: the email is written to a local outbox directory, not to a mail server.',

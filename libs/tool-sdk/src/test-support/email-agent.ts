@@ -2,7 +2,12 @@
 // `run` that records what it was asked to do.
 import { createLogger } from '@platform/service-kit';
 import { z } from 'zod';
-import { defineAgent, type AgentContext, type AgentDefinition, type AgentSpec } from '../define-agent.js';
+import {
+  defineAgentTool,
+  type AgentToolContext,
+  type AgentToolDefinition,
+  type AgentToolSpec,
+} from '../define-agent-tool.js';
 import type { ToolContext } from '../define-tool.js';
 import { callCredentials } from '../tool-credentials.js';
 
@@ -21,8 +26,11 @@ const emailFields = {
 };
 
 /** The email agent; `sent` receives every run. Internal recipients need no approval. */
-export function emailAgent(sent: Sent[], overrides: Partial<AgentSpec<typeof emailFields>> = {}): AgentDefinition {
-  return defineAgent({
+export function emailAgent(
+  sent: Sent[],
+  overrides: Partial<AgentToolSpec<typeof emailFields>> = {},
+): AgentToolDefinition {
+  return defineAgentTool({
     name: 'send_email',
     description: 'Sends an email on behalf of the user.',
     fields: {
@@ -44,7 +52,7 @@ export function emailAgent(sent: Sent[], overrides: Partial<AgentSpec<typeof ema
             actionSummary: `Send email to ${fields.recipient}`,
             details: { recipient: fields.recipient, subject: fields.subject },
           },
-    run: async (fields, context: AgentContext) => {
+    run: async (fields, context: AgentToolContext) => {
       sent.push({ fields: { ...fields }, taskInstruction: context.taskInstruction, callId: context.callId });
       return { sent: true, to: fields.recipient };
     },

@@ -7,7 +7,7 @@ import {
 import { createLogger } from '@platform/service-kit';
 import { describe, expect, it } from 'vitest';
 import type { ClaimedRun, RunRecord } from '../../journal/run-records.js';
-import type { AgentProfile } from '../../profiles.js';
+import type { RunnableAgent } from '../../profiles.js';
 import { claimedRun, finishedChild } from '../../test-support/run-fixtures.js';
 import type { ChildRuns, ChildTask } from '../child-runs.js';
 import { PlanExecutor } from './plan-execute.js';
@@ -87,7 +87,7 @@ function setup(
     strategy: 'plan-and-execute',
     loopConfig: DEFAULT_LOOP_CONFIG,
     structuredOutput,
-  } as unknown as AgentProfile;
+  } as unknown as RunnableAgent;
   const planning = { executor: 'worker', maxSubtasks: 3, maxReplans: 2, maxSubtaskFailures: 2, parallelism: 4 };
   const go = (r: ClaimedRun = run, answer: Pick<PlanRunContext, 'answerCheck' | 'answerInstruction'> = {}) =>
     executor.run({

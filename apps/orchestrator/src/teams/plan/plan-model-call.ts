@@ -15,7 +15,7 @@ import {
 } from '@platform/agent-loop';
 import { NamedError, type ChatMessage } from '@platform/contracts';
 import type { Logger } from '@platform/service-kit';
-import type { AgentProfile } from '../../profiles.js';
+import type { RunnableAgent } from '../../profiles.js';
 import { PLAN_JSON_SCHEMA } from './plan-schema.js';
 
 /** The plan as asked for with structured output: the schema generated from the zod plan schema. */
@@ -37,7 +37,7 @@ export interface PlanModelReply {
 }
 
 export interface PlanModelCall {
-  profile: AgentProfile;
+  profile: RunnableAgent;
   messages: ChatMessage[];
   note: PlanCallNote;
   signal: AbortSignal;

@@ -2,14 +2,14 @@ import type { AnswerVerdict } from '@platform/agent-loop';
 import type { Logger } from '@platform/service-kit';
 import { recordFailure } from '@platform/telemetry';
 import type { ClaimedRun } from '../../journal/run-records.js';
-import type { AgentProfile, PlanningSpec } from '../../profiles.js';
+import type { RunnableAgent, PlanningSpec } from '../../profiles.js';
 import type { ParentEvents } from '../child-runs.js';
 import type { FailureClass, PlanFailure, PlanView, Recovery, Severity } from './plan-view.js';
 
 /** What one plan-and-execute run carries through its planner calls and subtasks. */
 export interface PlanRunContext {
   run: ClaimedRun;
-  profile: AgentProfile;
+  profile: RunnableAgent;
   planning: PlanningSpec;
   /** Aborts when the run is cancelled (or its attempt stops). */
   signal: AbortSignal;

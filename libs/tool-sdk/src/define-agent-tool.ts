@@ -6,7 +6,7 @@ import type { ToolContext } from './define-tool.js';
 import { declaredCredentialServices } from './tool-credentials.js';
 
 /** What an agent's `run` knows about the step it serves: a tool's context plus the model's extra instruction. */
-export interface AgentContext extends ToolContext {
+export interface AgentToolContext extends ToolContext {
   /** The model's `task_instruction` (context that fits no field), kept across steps; `undefined` when none was given. */
   readonly taskInstruction: string | undefined;
 }
@@ -44,7 +44,7 @@ export interface AgentApproval {
 
 type FieldValues<T extends Record<string, z.ZodType>> = { [K in keyof T]: z.output<T[K]> };
 
-export interface AgentSpec<T extends Record<string, z.ZodType>> {
+export interface AgentToolSpec<T extends Record<string, z.ZodType>> {
   name: ToolName;
   /** Shown to the model: what the agent does and when to use it. */
   description: string;
@@ -70,11 +70,11 @@ export interface AgentSpec<T extends Record<string, z.ZodType>> {
   /** As for tools: the credential services `run` reads or saves through `context.credentials`. */
   credentials?: readonly string[];
   /** The work, once every field is valid and the user approved (when asked). Throw `ToolFailure` for outcomes the model should hear. */
-  run: (fields: FieldValues<T>, context: AgentContext) => Promise<unknown>;
+  run: (fields: FieldValues<T>, context: AgentToolContext) => Promise<unknown>;
 }
 
 /** An agent with its defaults applied, ready to serve (`serveRunner({ agents })`). */
-export interface AgentDefinition {
+export interface AgentToolDefinition {
   readonly kind: 'agent';
   readonly name: ToolName;
   readonly description: string;
@@ -94,7 +94,7 @@ export interface AgentDefinition {
   readonly modelDescription: string;
   /** Changes whenever a field is added, removed, retyped or changes required/default. */
   readonly schemaVersion: string;
-  readonly run: (fields: Record<string, unknown>, context: AgentContext) => Promise<unknown>;
+  readonly run: (fields: Record<string, unknown>, context: AgentToolContext) => Promise<unknown>;
 }
 
 const AGENT_DEFAULTS = {
@@ -144,7 +144,7 @@ function compileField(agent: string, name: string, spec: AgentFieldSpec): AgentF
  * what is missing or invalid), may ask the user to approve the action, and then runs it. Served
  * by `serveRunner({ agents })` as an endpoint of kind `agent` (docs/tool-protocol.md, "Agent-tools").
  */
-export function defineAgent<T extends Record<string, z.ZodType>>(spec: AgentSpec<T>): AgentDefinition {
+export function defineAgentTool<T extends Record<string, z.ZodType>>(spec: AgentToolSpec<T>): AgentToolDefinition {
   if (!AGENT_NAME.test(spec.name))
     throw new Error(`agent name '${spec.name}' must be 1-64 letters, digits, '_' or '-'`);
   if (!spec.description.trim())
@@ -152,7 +152,7 @@ export function defineAgent<T extends Record<string, z.ZodType>>(spec: AgentSpec
   const fields = Object.entries(spec.fields as Record<string, AgentFieldSpec>).map(([name, field]) =>
     compileField(spec.name, name, field),
   );
-  const approval = (spec.approval ?? false) as AgentDefinition['approval'];
+  const approval = (spec.approval ?? false) as AgentToolDefinition['approval'];
   const approvalTimeoutMinutes = spec.approvalTimeoutMinutes ?? AGENT_DEFAULTS.approvalTimeoutMinutes;
   if (!Number.isInteger(approvalTimeoutMinutes) || approvalTimeoutMinutes <= 0)
     throw new Error(`agent '${spec.name}': approvalTimeoutMinutes must be a positive integer`);
@@ -173,6 +173,6 @@ export function defineAgent<T extends Record<string, z.ZodType>>(spec: AgentSpec
     inputJsonSchema: agentInputJsonSchema(fields),
     modelDescription: agentToolDescription(spec.description, mayNeedApproval),
     schemaVersion: agentSchemaVersion(fields),
-    run: spec.run as AgentDefinition['run'],
+    run: spec.run as AgentToolDefinition['run'],
   };
 }
