@@ -71,12 +71,12 @@ export function handleMessageHandler(
         throw errors.invalidArgument(ErrorCodes.INVALID_CONVERSATION_ID, 'conversation_id is invalid');
       const protocol = protocolOf(received.protocol);
       // A replay (replays/) is the original run's message again, with the request's changes.
-      const replay = await deps.replays?.prepare(received);
+      const replay = await deps.intake.replays?.prepare(received);
       const request = replay ? { ...received, ...replay.message } : received;
       const runId = runIdOf(request.runId);
       const scope = { tenantId: tenantId.data, conversationId: conversationId.data };
       const claim = idempotencyClaimOf(request, options.idempotencyKeyTtlMs);
-      const keyed = { keys: deps.idempotencyKeys, runs: deps.records };
+      const keyed = { keys: deps.intake.idempotencyKeys, runs: deps.records };
 
       // A retry after a lost connection attaches to its run; a new message is admitted first.
       let existing = request.attach ? await deps.records.get(scope.tenantId, runId) : undefined;
@@ -93,7 +93,7 @@ export function handleMessageHandler(
             `'${scope.conversationId}' is a child run's conversation; send the message to its team's conversation (GET /v1/runs/{runId}: rootConversationId)`,
           );
         }
-        if (await deps.deletions?.isDeleting(scope.tenantId, scope.conversationId))
+        if (await deps.intake.deletions?.isDeleting(scope.tenantId, scope.conversationId))
           throw new PlatformError(
             'failed_precondition',
             ErrorCodes.CONVERSATION_DELETING,
@@ -110,12 +110,12 @@ export function handleMessageHandler(
         const source = runSourceOf(request.source);
         if (request.timeZone && !isTimeZone(request.timeZone))
           throw errors.invalidArgument(ErrorCodes.INVALID_TIME_ZONE, `'${request.timeZone}' is not an IANA time zone`);
-        const outputSchema = outputSchemaOf(deps.outputSchemas, request.outputSchemaJson);
+        const outputSchema = outputSchemaOf(deps.intake.outputSchemas, request.outputSchemaJson);
         if (request.webhookUrl) webhookUrl = await deps.webhooks.checkUrl(request.webhookUrl, 'webhook.url');
         // The agent and version the run will run under, fixed now (tenant-agents/agent-resolver.ts).
         // The answer to a run that waits for the user (an approval, an agent-tool) goes on under its version.
         const latest = await deps.records.latestRun(scope.tenantId, scope.conversationId);
-        const resolved = await deps.agents.forMessage({
+        const resolved = await deps.intake.agents.forMessage({
           ...(latest?.status === 'waiting' && latest.agent ? { continues: latest.agent } : {}),
           ...scope,
           tier: request.tier || options.defaultTier,
@@ -137,7 +137,7 @@ export function handleMessageHandler(
         const approval = approvalDecisionOf(request);
         // An approval decision answers a waiting run: it is never a second message in flight.
         const policy = approval ? 'enqueue' : multitaskPolicyOf(request.multitask, profile.multitask);
-        multitask = { policy, inFlight: await deps.multitask.before(policy, scope) };
+        multitask = { policy, inFlight: await deps.intake.multitask.before(policy, scope) };
         await deps.shouldProcess.check({
           ...scope,
           content: request.content,
@@ -150,7 +150,7 @@ export function handleMessageHandler(
         const runSchema = outputSchema ?? profile.outputSchema;
         // An approval decision resumes a waiting step and asks nothing new of memory.
         if (!approval && profile.recall !== false)
-          deps.memoryRecall?.prefetch({
+          deps.intake.memoryRecall?.prefetch({
             runId,
             ...scope,
             query: request.content,
@@ -238,7 +238,7 @@ export function handleMessageHandler(
             );
           if (existing.conversationId !== scope.conversationId)
             throw errors.notFound(ErrorCodes.RUN_NOT_FOUND, `no run '${runId}' in this conversation`);
-        } else if (multitask) host = await deps.multitask.after(multitask.policy, multitask.inFlight, runId);
+        } else if (multitask) host = await deps.intake.multitask.after(multitask.policy, multitask.inFlight, runId);
         announceRunId(call, claim, existing?.runId ?? runId);
         // A steering message is answered by the run it joined (ordering/steered-answer.ts).
         const messageRunId = existing?.runId ?? runId;

@@ -45,27 +45,32 @@ interface OrchestratorServiceOptions {
   idempotencyKeyTtlMs: number;
 }
 
-export interface OrchestratorDependencies {
-  options: OrchestratorServiceOptions;
+/** What a new message is checked and prepared with before its run is admitted. */
+interface MessageIntake {
   /** What a message names, resolved to the agent version its run runs under. */
   agents: Pick<AgentResolver, 'forMessage'>;
-  records: RunRecords;
   /** The tenants' Idempotency-Keys (a keyed message's run is recorded with its key). */
   idempotencyKeys: Pick<IdempotencyKeys, 'find'>;
-  queue: ConversationQueue;
-  shouldProcess: ShouldProcess;
   /** Starts a new message's recall as it arrives (absent: the run recalls when it starts). */
   memoryRecall?: Pick<MemoryRecall, 'prefetch'>;
   /** Compiles a message's output schema (refused here when it does not compile). */
   outputSchemas: Pick<OutputSchemas, 'fromJson'>;
-  calls: RunAndToolCalls;
   /** What a message does about its conversation's run in flight (its `multitask` policy). */
   multitask: MultitaskAdmission;
-  /** Webhooks when a run ends: a new run's target, and the settings and deliveries calls. */
-  webhooks: Pick<RunWebhooks, 'checkUrl' | 'recordTarget' | 'handlers'>;
   /** Conversations being deleted take no new message (erasure/). */
   deletions?: Pick<DeletionStore, 'isDeleting'>;
   /** A message that replays a run (`replay_of`): checked, given the run's content and agent, its conversation forked. */
   replays?: Pick<RunReplays, 'prepare'>;
+}
+
+export interface OrchestratorDependencies {
+  options: OrchestratorServiceOptions;
+  records: RunRecords;
+  intake: MessageIntake;
+  queue: ConversationQueue;
+  shouldProcess: ShouldProcess;
+  calls: RunAndToolCalls;
+  /** Webhooks when a run ends: a new run's target, and the settings and deliveries calls. */
+  webhooks: Pick<RunWebhooks, 'checkUrl' | 'recordTarget' | 'handlers'>;
   logger: Logger;
 }

@@ -16,14 +16,18 @@ function service(
   const events: unknown[] = [];
   const deps = {
     options: { defaultTier: 'free', maxConcurrentTurns: 10, idempotencyKeyTtlMs: 60_000 },
-    idempotencyKeys: { find: () => Promise.resolve(undefined) },
-    agents: {
-      forMessage: () =>
-        Promise.resolve({
-          name: 'assistant',
-          agent: { id: 'builtin:assistant', version: 0 },
-          profile: { name: 'assistant' },
-        }),
+    intake: {
+      idempotencyKeys: { find: () => Promise.resolve(undefined) },
+      agents: {
+        forMessage: () =>
+          Promise.resolve({
+            name: 'assistant',
+            agent: { id: 'builtin:assistant', version: 0 },
+            profile: { name: 'assistant' },
+          }),
+      },
+      memoryRecall: { prefetch: (query: unknown) => events.push(['prefetch', query]) },
+      multitask: { before: () => Promise.resolve(undefined), after: () => Promise.resolve() },
     },
     shouldProcess: { check: overrides.check ?? (() => Promise.resolve()) },
     records: { get: () => Promise.resolve(overrides.existingRun), latestRun: () => Promise.resolve(undefined) },
@@ -32,8 +36,6 @@ function service(
       admit: (admission: { runId: string }) => (events.push(['admit', admission.runId]), Promise.resolve(true)),
       kick: () => undefined,
     },
-    memoryRecall: { prefetch: (query: unknown) => events.push(['prefetch', query]) },
-    multitask: { before: () => Promise.resolve(undefined), after: () => Promise.resolve() },
     // No webhook on these messages, none in the tenant's settings.
     webhooks: {
       checkUrl: (url: string) => Promise.resolve(url),

@@ -42,15 +42,21 @@ interface PlanJournal {
   saveDecision(run: ClaimedRun, decision: PendingAgentDecision): Promise<void>;
 }
 
+/** What the run records know of the agent-tools a conversation's runs left waiting. */
+interface WaitingRecords {
+  /** When a run was accepted and the call ids of the agents it left waiting, in the order the user saw them. */
+  order: (tenantId: string, runId: string) => Promise<{ createdAt: number; callIds: string[] } | undefined>;
+  /** Forgets that agents may wait in a conversation, once the pool says none do. */
+  noneLeft: (tenantId: string, conversationId: string) => Promise<void>;
+}
+
 export interface AgentPoolStepOptions {
   pool: AgentPoolClient;
-  /** When a run was accepted and the call ids of the agents it left waiting, in the order the user saw them. */
-  waitingOrder: (tenantId: string, runId: string) => Promise<{ createdAt: number; callIds: string[] } | undefined>;
+  /** What the run records know of the agent-tools a conversation's runs left waiting. */
+  waiting: WaitingRecords;
   catalog: ToolCatalog;
   interpreter: ReplyInterpreter;
   journal: PlanJournal;
-  /** Forgets that agents may wait in a conversation, once the pool says none do. */
-  noneWaiting: (tenantId: string, conversationId: string) => Promise<void>;
   /** Credential grants for agents that declare credentials (their steps run now, so they need one now). */
   grants?: CredentialGrants;
   /** Who may decide an approval with a message; absent: whoever sends it (tests of the pool alone). */
@@ -92,7 +98,7 @@ export class AgentPoolStep implements PendingAgentStep {
         tenantId: run.tenantId,
         conversationId: run.conversationId,
       });
-      if (entries.length === 0) await this.options.noneWaiting(run.tenantId, run.conversationId);
+      if (entries.length === 0) await this.options.waiting.noneLeft(run.tenantId, run.conversationId);
       const planned = await this.plan(run, entries, model);
       if (planned.kind === 'answer') return planned;
       plan = planned.plan;
@@ -244,7 +250,7 @@ export class AgentPoolStep implements PendingAgentStep {
   private async inShownOrder(tenantId: string, entries: agentPoolV1.AgentEntry[]): Promise<agentPoolV1.AgentEntry[]> {
     const runIds = [...new Set(entries.map((e) => e.runId))];
     const orders = new Map(
-      await Promise.all(runIds.map(async (id) => [id, await this.options.waitingOrder(tenantId, id)] as const)),
+      await Promise.all(runIds.map(async (id) => [id, await this.options.waiting.order(tenantId, id)] as const)),
     );
     const key = (e: agentPoolV1.AgentEntry): [number, number] => {
       const order = orders.get(e.runId);

@@ -56,15 +56,17 @@ export function wireTeams(deps: TeamWiringDependencies, settings: TeamSettings) 
       approverRolesOf: (tenantId, agent) => agents.approverRolesOf(tenantId, agent),
     }),
     pool: connections.agentPool.rpc,
-    waitingOrder: async (tenantId, runId) => {
-      const run = runId ? await records.get(tenantId, runId) : undefined;
-      return run
-        ? { createdAt: run.createdAt.getTime(), callIds: (run.result?.pendingAgents ?? []).map((p) => p.callId) }
-        : undefined;
+    waiting: {
+      order: async (tenantId, runId) => {
+        const run = runId ? await records.get(tenantId, runId) : undefined;
+        return run
+          ? { createdAt: run.createdAt.getTime(), callIds: (run.result?.pendingAgents ?? []).map((p) => p.callId) }
+          : undefined;
+      },
+      noneLeft: (tenantId, conversationId) => records.clearAgentsMayWait(tenantId, conversationId),
     },
     catalog: connections.catalog,
     interpreter: new ReplyInterpreter(logger),
-    noneWaiting: (tenantId, conversationId) => records.clearAgentsMayWait(tenantId, conversationId),
     journal: {
       load: (run) => steps.loadPipeline(run.runId, 'pending-agents'),
       save: (run, plan) => steps.recordPipeline(run, 'pending-agents', plan),
