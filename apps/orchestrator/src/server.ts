@@ -29,7 +29,6 @@ import { RunEndWatch } from './ordering/run-end-watch.js';
 import { compileProfileRegistryOptions } from './profile-options.js';
 import { ProfileRegistry } from './profiles.js';
 import { MemoryRecall } from './recall/memory-recall.js';
-import { openModelConnections } from './model-connections/open-model-connections.js';
 import { RunCancellation } from './run-cancellation.js';
 import { RunStops } from './journal/run-stops.js';
 import { RunSteers } from './journal/run-steers.js';
@@ -47,13 +46,10 @@ import { CredentialGrants } from './tool-gate/credential-grants.js';
 import { wireToolGate } from './tool-gate/gate-wiring.js';
 import { AdmissionStep } from './turn/admission.js';
 import { AgentResolutionStep } from './turn/agent-resolution.js';
-import type { AgentCompileDefaults } from './tenant-agents/agent-compile.js';
-import { AgentDirectory } from './tenant-agents/agent-directory.js';
-import { AgentResolver } from './tenant-agents/agent-resolver.js';
 import { agentServiceOf } from './tenant-agents/agent-service-wiring.js';
+import { wireAgents, type AgentSetup } from './tenant-agents/agent-wiring.js';
 import { conversationServiceImplementation } from './conversations/conversation-service.js';
 import { ConversationStore } from './conversations/conversation-store.js';
-import { AgentStore } from './tenant-agents/agent-store.js';
 import { AttemptStep, type TurnAttempt } from './turn/attempt.js';
 import { ContextStep } from './turn/context.js';
 import { LoopStep } from './turn/loop.js';
@@ -100,36 +96,20 @@ export async function startOrchestratorServer(config: OrchestratorConfig, logger
   }
 }
 
-/** The built-in agents (the profiles file) and what a tenant agent's spec falls back to. */
-interface AgentSetup {
-  profiles: ProfileRegistry;
-  defaults: AgentCompileDefaults;
-  modelFor: (name: string) => OpenAIChatModel;
-}
-
 async function wire(
   config: OrchestratorConfig,
   logger: Logger,
-  { profiles, defaults, modelFor }: AgentSetup,
+  setup: AgentSetup,
   connections: OrchestratorConnections,
 ): Promise<OrchestratorServer> {
   const { pool, redis, nc, memory, agentPool, catalog, transport } = connections;
-  // Tenants' own model endpoints (docs/models.md, "Models the tenant brings"): the agents' port;
-  // absent without a CREDENTIAL_PLATFORM_TOKEN, and then agents cannot name a connection.
-  const modelConnections = openModelConnections(config, { nc, transport, logger });
-  await modelConnections?.ready;
-  // Tenant agents: stored in Postgres, looked up per replica, invalidated over NATS (tenant-agents/).
-  const agentStore = new AgentStore(pool);
-  const agentDirectory = new AgentDirectory(agentStore, nc, logger);
-  const agents = new AgentResolver({
-    profiles,
-    directory: agentDirectory,
+  const { profiles } = setup;
+  const {
+    agents,
     store: agentStore,
-    defaults,
-    defaultTier: config.DEFAULT_TIER,
-    modelFor,
-    ...(modelConnections ? { modelConnections: modelConnections.connections } : {}),
-  });
+    directory: agentDirectory,
+    modelConnections,
+  } = await wireAgents(config, { pool, nc, transport, logger }, setup);
   // Each process is its own lease owner: a restarted process must not mistake its predecessor's leases for its own.
   const owner = `${hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`;
   const records = new RunRecords(pool);

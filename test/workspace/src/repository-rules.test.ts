@@ -30,6 +30,22 @@ describe('repository rules', () => {
     expect(long).toEqual([]);
   });
 
+  it("keeps the orchestrator's source files at 400 lines or fewer (issue 35)", () => {
+    const sources = tracked('apps/orchestrator/src/*.ts', 'apps/orchestrator/src/**/*.ts').filter(
+      (f) => !f.endsWith('.test.ts'),
+    );
+    expect(sources.length).toBeGreaterThan(20);
+    const long = sources.filter((file) => readFileSync(path.join(root, file), 'utf8').split('\n').length > 400);
+    expect(long).toEqual([]);
+  });
+
+  it('has a README in every package', () => {
+    const packages = tracked('*/*/package.json').map((file) => path.dirname(file));
+    expect(packages.length).toBeGreaterThan(20);
+    const without = packages.filter((dir) => tracked(`${dir}/README.md`).length === 0);
+    expect(without).toEqual([]);
+  });
+
   it('builds every platform app before a project that boots the whole platform', () => {
     // The apps startPlatform starts, read from libs/testing (one list; a new service is added there).
     const launcher = readFileSync(path.join(root, 'libs/testing/src/platform.ts'), 'utf8');

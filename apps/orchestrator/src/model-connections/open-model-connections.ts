@@ -7,7 +7,7 @@ import { CredentialModelConnections } from './credential-model-connections.js';
 import type { ModelConnections } from './model-connections.js';
 
 /** The replica's model connections and what they hold open (a gRPC client, a NATS subscription, the egress pool). */
-interface OpenedModelConnections {
+export interface OpenedModelConnections {
   connections: ModelConnections;
   /** Resolves once the change notices are subscribed (a notice sent after it is heard). */
   ready: Promise<void>;
