@@ -114,7 +114,7 @@ export interface AppOptions {
 }
 
 /** What the MCP endpoint is configured with (MCP_* and DEFAULT_TIER). */
-export interface McpOptions {
+interface McpOptions {
   auth: McpAuthOptions;
   sessions: McpSessionLimits;
   elicitationWaitMs: number;

@@ -27,7 +27,8 @@ export async function startAuthorizationServer(): Promise<AuthorizationServer> {
       },
     },
   });
-  const server = createServer(provider.callback());
+  const handle = provider.callback();
+  const server = createServer((request, response) => void handle(request, response));
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(port, '127.0.0.1', () => resolve());

@@ -1,5 +1,4 @@
-import { approvalRequestOf, type agentPoolV1, type agentsV1, type orchestratorV1 } from '@platform/proto';
-import type { PromiseClient } from '@platform/service-kit';
+import { approvalRequestOf, type agentPoolV1 } from '@platform/proto';
 import type { FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import { HttpError } from '../http-errors.js';
@@ -17,7 +16,6 @@ import {
 import { TURN_RESPONSE_EXAMPLE, TurnResponse, turnResponseBody } from '../turns/turn-response.js';
 import { TURN_ERRORS } from './conversations.js';
 import { ApiErrorCodes } from '../error-codes.js';
-import type { ConversationClient } from '../access/conversation-caller.js';
 
 export type ApprovalRoutesOptions = ApprovalDecisionDeps;
 

@@ -19,13 +19,10 @@ export interface McpAuthOptions {
 const ProtectedResourceMetadata = z
   .object({
     resource: z.string().meta({ description: 'The MCP endpoint, as a client must name it (RFC 8707 `resource`).' }),
-    authorization_servers: z
-      .array(z.string())
-      .optional()
-      .meta({
-        description:
-          "Issuers of the platform's tokens (OAuth 2.1 authorization servers); absent when none is configured.",
-      }),
+    authorization_servers: z.array(z.string()).optional().meta({
+      description:
+        "Issuers of the platform's tokens (OAuth 2.1 authorization servers); absent when none is configured.",
+    }),
     bearer_methods_supported: z.array(z.literal('header')),
     scopes_supported: z.array(z.string()).meta({ description: 'None: what a token may do is its tenant role.' }),
     resource_name: z.string(),
@@ -75,7 +72,7 @@ export const mcpAuthOperations = {
 };
 
 /** The MCP endpoint's resource URL: the configured one, else the request's own origin. */
-export function resourceUrlOf(options: McpAuthOptions, request: FastifyRequest): string {
+function resourceUrlOf(options: McpAuthOptions, request: FastifyRequest): string {
   return options.resourceUrl ?? `${request.protocol}://${request.host}${MCP_PATH}`;
 }
 

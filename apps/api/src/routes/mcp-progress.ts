@@ -4,7 +4,11 @@ import type { RunEvents } from '../events/run-event-reader.js';
 /** The words of an MCP progress notification for a run event; undefined for events that say nothing new (chunks, ends). */
 export function progressMessageOf(event: RunEventEnvelope): string | undefined {
   const data = event.data;
-  const name = typeof data['name'] === 'string' ? data['name'] : 'a tool';
+  const word = (key: string, fallback: string): string => {
+    const value = data[key];
+    return typeof value === 'string' && value ? value : fallback;
+  };
+  const name = word('name', 'a tool');
   switch (event.type) {
     case 'execution_start':
       return 'the run started';
@@ -13,17 +17,17 @@ export function progressMessageOf(event: RunEventEnvelope): string | undefined {
     case 'tool_call_start':
       return `calling ${name}`;
     case 'tool_result':
-      return `${name}: ${String(data['status'] ?? 'done')}`;
+      return `${name}: ${word('status', 'done')}`;
     case 'state_change': {
-      const state = typeof data['state'] === 'string' ? data['state'] : undefined;
-      return state && state !== 'finished' ? state.replaceAll('_', ' ') : undefined;
+      const state = word('state', 'finished');
+      return state !== 'finished' ? state.replaceAll('_', ' ') : undefined;
     }
     case 'step_failed':
-      return `a ${String(data['step'] ?? 'run')} step failed${typeof data['message'] === 'string' ? `: ${data['message']}` : ''}`;
+      return `a ${word('step', 'run')} step failed${word('message', '') && `: ${word('message', '')}`}`;
     case 'child_run_started':
-      return `delegated to ${String(data['role'] ?? 'a role')}`;
+      return `delegated to ${word('role', 'a role')}`;
     case 'child_run_finished':
-      return `${String(data['role'] ?? 'a role')} finished`;
+      return `${word('role', 'a role')} finished`;
     case 'plan_updated':
       return 'the plan changed';
     default:

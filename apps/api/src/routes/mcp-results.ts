@@ -9,7 +9,7 @@ export interface TurnOutcome {
 }
 
 /** An approval request as a waiting turn's `pending` carries it. */
-export interface PendingApproval {
+interface PendingApproval {
   approvalId: string;
   actionSummary: string;
   details: Record<string, unknown>;
@@ -58,7 +58,7 @@ function metaOf({ conversationId, result }: TurnOutcome): ToolCallResult['_meta'
 }
 
 /** What a waiting turn waits for, and how to answer it, in words. */
-export function waitingText(pending: readonly PendingItem[], conversationId: string): string {
+function waitingText(pending: readonly PendingItem[], conversationId: string): string {
   const lines = pending.map((item) => {
     if (item.waitingFor === 'approval' && item.approval) {
       const { approvalId, actionSummary, details, options } = item.approval;

@@ -3,7 +3,7 @@ import type { agentsV1 } from '@platform/proto';
 import { z } from 'zod';
 
 /** An MCP tool as tools/list shows it (the fields of the SDK's Tool this api fills). */
-export interface McpTool {
+interface McpTool {
   name: string;
   title: string;
   description: string;
