@@ -10,6 +10,8 @@ import { approvalOperations } from './routes/approvals.js';
 import { chatCompletionOperations } from './routes/chat-completions.js';
 import { responseOperations } from './routes/responses.js';
 import { agUiOperations } from './routes/ag-ui.js';
+import { mcpOperations } from './routes/mcp.js';
+import { mcpAuthOperations } from './routes/mcp-auth.js';
 import { conversationOperations } from './routes/conversations.js';
 import { conversationResourceOperations } from './routes/conversation-resources.js';
 import { conversationDeletionOperations } from './routes/conversation-deletions.js';
@@ -57,6 +59,8 @@ export const allOperations: readonly OperationSpec[] = [
   chatCompletionOperations,
   responseOperations,
   agUiOperations,
+  mcpOperations,
+  mcpAuthOperations,
   meOperations,
   keyOperations,
   auditOperations,

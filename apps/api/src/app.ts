@@ -35,6 +35,9 @@ import { registerNotificationRoutes } from './routes/notifications.js';
 import { registerChatCompletionRoutes } from './routes/chat-completions.js';
 import { registerResponseRoutes } from './routes/responses.js';
 import { registerAgUiRoutes } from './routes/ag-ui.js';
+import { registerMcpRoutes } from './routes/mcp.js';
+import type { McpAuthOptions } from './routes/mcp-auth.js';
+import type { McpSessionLimits } from './routes/mcp-sessions.js';
 import { registerConversationRoutes } from './routes/conversations.js';
 import { registerConversationResourceRoutes } from './routes/conversation-resources.js';
 import { registerCredentialRoutes } from './routes/credentials.js';
@@ -104,9 +107,30 @@ export interface AppOptions {
   apiKeys?: { verifier: ApiKeyVerifier; revocations: KeyRevocations };
   /** Check every JSON reply against its documented schema (tests: the OpenAPI document cannot drift from the handlers). */
   checkReplies?: boolean;
+  /** The MCP server (docs/protocols.md#mcp): its OAuth metadata, session bounds, elicitation wait; absent: the defaults. */
+  mcp?: McpOptions;
   /** Sees every route as it is registered (tests and tooling: which routes the api serves). */
   onRoute?: (route: RouteOptions) => void;
 }
+
+/** What the MCP endpoint is configured with (MCP_* and DEFAULT_TIER). */
+interface McpOptions {
+  auth: McpAuthOptions;
+  sessions: McpSessionLimits;
+  elicitationWaitMs: number;
+  /** The tier of tokens that name none, for the agents' `access.tiers`. */
+  defaultTier: string;
+}
+
+const MCP_DEFAULTS: McpOptions = {
+  auth: { authorizationServers: [] },
+  sessions: { maxSessions: 10_000, maxPerTenant: 100, idleMs: 30 * 60_000 },
+  elicitationWaitMs: 10 * 60_000,
+  defaultTier: 'default',
+};
+
+/** The version MCP's initialize names (the api's package version). */
+const MCP_SERVER_VERSION = '0.1.0';
 
 /**
  * How long the api keeps an idle keep-alive connection open (announced in `Keep-Alive: timeout=72`).
@@ -215,12 +239,24 @@ export function buildApp(options: AppOptions): FastifyInstance {
   registerChatCompletionRoutes(router, { turns, events, ...options.limits });
   registerResponseRoutes(router, { turns, events, orchestrator: options.orchestrator, ...options.limits });
   registerAgUiRoutes(router, { turns, events, conversations: options.conversations, ...options.limits });
-  registerApprovalRoutes(router, {
+  const approvals = {
     agentPool: options.agentPool,
     orchestrator: options.orchestrator,
     agents: options.agents,
     conversations: options.conversations,
     turns,
+    turnWaitMs: options.limits.turnWaitMs,
+  };
+  registerApprovalRoutes(router, approvals);
+  registerMcpRoutes(router, {
+    ...(options.mcp ?? MCP_DEFAULTS),
+    version: MCP_SERVER_VERSION,
+    turns,
+    events,
+    agents: options.agents,
+    conversations: options.conversations,
+    approvals,
+    maxMessageChars: options.limits.maxMessageChars,
     turnWaitMs: options.limits.turnWaitMs,
   });
   registerCredentialRoutes(router, { credentials: options.credentials });

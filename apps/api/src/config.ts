@@ -92,6 +92,23 @@ export const ApiConfig = z
     AUTH_TOKEN_CACHE_SIZE: env.nonNegativeInt().default(10_000),
     /** Longest a verified token is trusted without verifying it again (also bounded by its `exp`). */
     AUTH_TOKEN_CACHE_MAX_AGE_MS: env.positiveInt().default(60_000),
+    /** The MCP endpoint's public URL (the RFC 9728 `resource`, e.g. https://api.example.com/v1/mcp); unset: the request's scheme and host. */
+    MCP_RESOURCE_URL: env
+      .url()
+      .refine((url) => /^https?:\/\//i.test(url), 'must be an http(s) URL')
+      .optional(),
+    /** Authorization servers the MCP endpoint's metadata names (comma-separated issuer URLs); unset: AUTH_ISSUER, when set. */
+    MCP_AUTHORIZATION_SERVERS: env
+      .list()
+      .pipe(z.array(z.url({ message: 'must be a comma-separated list of URLs' })))
+      .optional(),
+    /** MCP sessions one replica keeps, in all and per tenant (the least recently used idle one makes room). */
+    MCP_MAX_SESSIONS: env.positiveInt().default(10_000),
+    MCP_MAX_SESSIONS_PER_TENANT: env.positiveInt().default(100),
+    /** An MCP session unused this long is closed (its client initializes again). */
+    MCP_SESSION_IDLE_MS: env.positiveInt().default(30 * 60_000),
+    /** Longest an MCP tool call waits for the user's answer to an elicitation; then it returns what the run waits for. */
+    MCP_ELICITATION_WAIT_MS: env.positiveInt().default(10 * 60_000),
     /** Longest message content accepted, in characters (longer -> 413). */
     MAX_MESSAGE_CHARS: env.positiveInt().default(32_000),
     /** Largest request body accepted, in bytes (larger -> 413). */

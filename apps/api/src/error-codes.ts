@@ -41,6 +41,10 @@ export const apiErrorCatalogue = {
     status: 400,
     doc: "`tools` in a Responses request: the agent's tools run on the platform",
   },
+  MCP_SESSION_REQUIRED: {
+    status: 400,
+    doc: 'an MCP request without `Mcp-Session-Id` that is not `initialize` ([MCP](protocols.md#mcp))',
+  },
   INVALID_QUERY: { status: 400 },
   INVALID_TIME_ZONE: { status: 400 },
   INVALID_OUTPUT_SCHEMA: {
@@ -144,6 +148,10 @@ export const apiErrorCatalogue = {
   },
   MESSAGE_NOT_FOUND: { status: 404, doc: 'a fork at a seq the conversation has not reached; `details.latestSeq`' },
   APPROVAL_NOT_FOUND: { status: 404 },
+  MCP_SESSION_NOT_FOUND: {
+    status: 404,
+    doc: "an `Mcp-Session-Id` this replica does not hold for the caller (ended, expired, another replica's or another caller's): initialize again",
+  },
   CREDENTIAL_NOT_FOUND: { status: 404 },
   MODEL_CONNECTION_NOT_FOUND: { status: 404 },
   TASK_NOT_FOUND: { status: 404 },
@@ -152,6 +160,7 @@ export const apiErrorCatalogue = {
   TOOL_NOT_FOUND: { status: 404 },
   TOOL_CALL_NOT_FOUND: { status: 404 },
   API_KEY_NOT_FOUND: { status: 404 },
+  METHOD_NOT_ALLOWED: { status: 405, doc: '`GET /v1/mcp`: the MCP server offers no stream outside requests' },
   REQUEST_TIMEOUT: { status: 408, doc: 'the request did not arrive in time' },
   RUN_FINISHED: { status: 409 },
   RUN_NOT_FINISHED: { status: 409, doc: 'a replay of a run still queued or running' },

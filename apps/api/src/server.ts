@@ -202,6 +202,19 @@ export async function startApiServer(config: ApiConfig, logger: Logger): Promise
         }
       : {}),
     admin: { operatorRole: config.AUTH_OPERATOR_ROLE, deadLetters: new DeadLetterReader(nc) },
+    mcp: {
+      auth: {
+        resourceUrl: config.MCP_RESOURCE_URL,
+        authorizationServers: config.MCP_AUTHORIZATION_SERVERS ?? (config.AUTH_ISSUER ? [config.AUTH_ISSUER] : []),
+      },
+      sessions: {
+        maxSessions: config.MCP_MAX_SESSIONS,
+        maxPerTenant: config.MCP_MAX_SESSIONS_PER_TENANT,
+        idleMs: config.MCP_SESSION_IDLE_MS,
+      },
+      elicitationWaitMs: config.MCP_ELICITATION_WAIT_MS,
+      defaultTier: config.DEFAULT_TIER,
+    },
     limits: {
       maxMessageChars: config.MAX_MESSAGE_CHARS,
       turnWaitMs: config.TURN_WAIT_MS,

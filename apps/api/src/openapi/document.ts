@@ -101,6 +101,7 @@ const STATUS_TEXT: Record<number, string> = {
   401: 'Not authenticated',
   403: 'Forbidden',
   404: 'Not found',
+  405: 'Method not allowed',
   408: 'Request timeout',
   409: 'Conflict',
   410: 'Gone',

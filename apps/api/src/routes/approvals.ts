@@ -1,5 +1,4 @@
-import { approvalRequestOf, type agentPoolV1, type agentsV1, type orchestratorV1 } from '@platform/proto';
-import type { PromiseClient } from '@platform/service-kit';
+import { approvalRequestOf, type agentPoolV1 } from '@platform/proto';
 import type { FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import { HttpError } from '../http-errors.js';
@@ -8,25 +7,17 @@ import { defineOperation } from '../openapi/operation.js';
 import type { OperationRouter } from '../openapi/operation-router.js';
 import { principalOf } from '../principal.js';
 import { clientGone } from '../turns/client-gone.js';
-import { newRunId, type TurnRunner } from '../turns/turn-runner.js';
+import {
+  decideApproval,
+  pendingApprovals,
+  visibleApprovalEntries,
+  type ApprovalDecisionDeps,
+} from '../turns/approval-decision.js';
 import { TURN_RESPONSE_EXAMPLE, TurnResponse, turnResponseBody } from '../turns/turn-response.js';
 import { TURN_ERRORS } from './conversations.js';
 import { ApiErrorCodes } from '../error-codes.js';
-import { checkDecider } from '../access/approval-decider.js';
-import { visibleApprovals } from '../access/approval-visibility.js';
-import type { ConversationClient } from '../access/conversation-caller.js';
 
-export interface ApprovalRoutesOptions {
-  agentPool: PromiseClient<agentPoolV1.AgentPoolServiceClient>;
-  /** Finds the conversation a delegated run's approval is answered in (its team's root). */
-  orchestrator?: PromiseClient<orchestratorV1.OrchestratorServiceClient>;
-  /** Reads the approver roles of the agent version a run runs under (docs/access.md#approvals); absent: none. */
-  agents?: PromiseClient<agentsV1.AgentServiceClient>;
-  /** Which conversations a member reaches (they see those conversations' approvals); absent: every approval of the tenant. */
-  conversations?: Pick<ConversationClient, 'checkConversationAccess'> | undefined;
-  turns: TurnRunner;
-  turnWaitMs: number;
-}
+export type ApprovalRoutesOptions = ApprovalDecisionDeps;
 
 /** An approval id as the agent pool makes them (a lowercase UUID). */
 const APPROVAL_ID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
@@ -44,16 +35,6 @@ const DecisionBody = z
 /** Who started the run an approval belongs to, as the agent pool recorded it: a user, or a trigger's task. */
 function sourceOf(entry: agentPoolV1.AgentEntry): { kind: string; taskId?: string } {
   return { kind: entry.source?.kind || 'user', ...(entry.source?.taskId ? { taskId: entry.source.taskId } : {}) };
-}
-
-/**
- * The source of the run a decision starts: a decision on a triggered run's approval continues that
- * task's run, so its end reaches the trigger service (which delivers it on the task's channel).
- */
-function decisionSource(entry: agentPoolV1.AgentEntry): orchestratorV1.MessageSource | undefined {
-  return entry.source?.kind === 'trigger' && entry.source.taskId
-    ? { kind: 'trigger', taskId: entry.source.taskId, triggerType: 'approval', originRunId: entry.runId }
-    : undefined;
 }
 
 const ApprovalSource = z.object({
@@ -182,46 +163,6 @@ function approvalBody(entry: agentPoolV1.AgentEntry): z.infer<typeof Approval> {
   };
 }
 
-/** The tenant's entries that wait for a decision on an approval request (paused ones included). */
-async function pendingApprovals(
-  pool: ApprovalRoutesOptions['agentPool'],
-  tenantId: string,
-): Promise<agentPoolV1.AgentEntry[]> {
-  const { entries } = await pool.listPending({ tenantId, conversationId: '' });
-  return entries.filter(
-    (e) =>
-      e.approval &&
-      (e.status === 'waiting_for_approval' || (e.status === 'paused' && e.pausedFrom === 'waiting_for_approval')),
-  );
-}
-
-/** Conversations of child runs (delegations, docs/plans-and-teams.md) are named after the run. */
-const DELEGATION_CONVERSATION = 'delegation:';
-
-/**
- * Where an approval is answered: its own conversation, or, for an approval a child run (a
- * delegation) asked for, the conversation of the run a user started at the top of the team: the
- * decision goes there, the child resumes, then its parent.
- */
-async function answeringConversation(
-  options: ApprovalRoutesOptions,
-  tenantId: string,
-  entry: agentPoolV1.AgentEntry,
-): Promise<string> {
-  if (!entry.conversationId.startsWith(DELEGATION_CONVERSATION) || !entry.runId || !options.orchestrator)
-    return entry.conversationId;
-  const run = await options.orchestrator.getRun({ tenantId, runId: entry.runId });
-  const delegation = run.delegationJson ? (JSON.parse(run.delegationJson) as { rootConversationId?: unknown }) : {};
-  return typeof delegation.rootConversationId === 'string' ? delegation.rootConversationId : entry.conversationId;
-}
-
-/** What the decision reads like in the conversation's history. */
-function decisionText(decision: z.infer<typeof DecisionBody>, summary: string): string {
-  if (decision.decision === 'approve') return `Approved: ${summary}`;
-  if (decision.decision === 'cancel') return `Cancelled: ${summary}`;
-  return `Approved with changes ${JSON.stringify(decision.changes ?? {})}: ${summary}`;
-}
-
 /**
  * Structured approvals: list what waits for the tenant's decision, and decide one. A decision is
  * a message to the approval's conversation that the pending-agent step applies before the loop
@@ -229,9 +170,7 @@ function decisionText(decision: z.infer<typeof DecisionBody>, summary: string): 
  */
 export function registerApprovalRoutes(router: OperationRouter, options: ApprovalRoutesOptions): void {
   const visible = (request: FastifyRequest, entries: agentPoolV1.AgentEntry[]): Promise<agentPoolV1.AgentEntry[]> =>
-    visibleApprovals(options.conversations, request, entries, (entry) =>
-      answeringConversation(options, principalOf(request).tenantId, entry),
-    );
+    visibleApprovalEntries(options, request, entries);
 
   router.add(approvalOperations.listApprovals, async ({ request }) => {
     const { tenantId } = principalOf(request);
@@ -249,57 +188,11 @@ export function registerApprovalRoutes(router: OperationRouter, options: Approva
   });
 
   router.add(approvalOperations.decideApproval, async ({ params, body, request, reply }) => {
-    const principal = principalOf(request);
-    const { approvalId } = params;
-    if (body.decision === 'edit' && !body.changes)
-      throw new HttpError(400, ApiErrorCodes.CHANGES_REQUIRED, 'an "edit" decision needs "changes"');
-    // Another tenant's approval, or one of a conversation the caller does not reach, is not found,
-    // exactly like a missing one.
-    const found = (await pendingApprovals(options.agentPool, principal.tenantId)).find(
-      (e) => e.approval?.approvalId === approvalId,
-    );
-    const [entry] = found ? await visible(request, [found]) : [];
-    if (!entry) throw new HttpError(404, ApiErrorCodes.APPROVAL_NOT_FOUND, `no pending approval '${approvalId}'`);
-    // Only the run's end user, an approver the agent names, or an admin (403 FORBIDDEN_ROLE).
-    await checkDecider(principal, entry.runId, options);
-    if (entry.status === 'paused')
-      throw new HttpError(409, ApiErrorCodes.APPROVAL_PAUSED, 'this approval is paused; resume it first');
-    if (!entry.approval!.options.includes(body.decision))
-      throw new HttpError(
-        409,
-        ApiErrorCodes.DECISION_NOT_OFFERED,
-        `this request offers ${entry.approval!.options.join(', ')}, not ${body.decision}`,
-      );
-    if (body.decision === 'edit' && !entry.approval!.allowModification)
-      throw new HttpError(
-        409,
-        ApiErrorCodes.CHANGES_NOT_ALLOWED,
-        'this action cannot be changed, only approved or cancelled',
-      );
-    const conversationId = await answeringConversation(options, principal.tenantId, entry);
-    const result = await options.turns.run(
-      {
-        tenantId: principal.tenantId,
-        conversationId,
-        content: decisionText(body, entry.approval!.actionSummary),
-        requestId: request.id,
-        profile: body.profile ?? '',
-        protocol: 'rest',
-        stream: false,
-        tier: principal.tier ?? '',
-        timeZone: '',
-        // The decider is the decision turn's subject: the run's transcript names who decided.
-        subject: principal.subject ?? '',
-        // Its role: a reply that reads as an approval decision decides only what the role may. The
-        // decision reaches the run's conversation whoever owns it (the decider was checked above).
-        role: principal.role,
-        approvalId,
-        decision: body.decision,
-        changesJson: body.changes ? JSON.stringify(body.changes) : '',
-        source: decisionSource(entry),
-      },
-      newRunId(),
-      Date.now() + options.turnWaitMs,
+    const { result, conversationId } = await decideApproval(
+      options,
+      request,
+      params.approvalId,
+      body,
       clientGone(reply),
     );
     return { status: 200, body: turnResponseBody(result, conversationId) };
