@@ -69,7 +69,10 @@ class LoopRun {
     this.control = deps.control ?? new RunControl();
     this.linked = linkSignals([this.control.signal, this.deadline.signal, ...(deps.signal ? [deps.signal] : [])]);
     this.signal = this.linked.signal;
+    this.callIds = callIdsIn(input.messages);
     this.models = new ModelStep({
+      runId: input.runId,
+      callIds: this.callIds,
       deps,
       config: this.config,
       clock,
@@ -81,7 +84,6 @@ class LoopRun {
       modelFailed: (iteration, failure, model, message) => this.modelFailed(iteration, failure, model, message),
     });
     this.startedAt = this.clock.now();
-    this.callIds = callIdsIn(input.messages);
   }
 
   async run(): Promise<AgentLoopResult> {

@@ -1,4 +1,5 @@
 import type { ChatMessage } from '@platform/contracts';
+import { streamedCallIds } from './call-ids.js';
 import type { Clock } from './clock.js';
 import type { ContextManager } from './context-manager.js';
 import type { EventEmitter } from './events.js';
@@ -9,12 +10,16 @@ import type { LoopConfig } from './loop-config.js';
 import type { LoopDependencies } from './loop-dependencies.js';
 import { callModelWithRecovery, type ModelCallOutcome } from './model-call.js';
 import { ResponseFormatRejectedError, type ModelErrorKind } from './model-errors.js';
+import type { ModelRequest, ToolCallDelta } from './model-port.js';
 import type { RetryStrategy } from './model-retry.js';
 import { buildRequestView, type RequestView, type ViewStage, type ViewTarget } from './request-view.js';
 import { withSystemInstruction } from './system-instruction.js';
 
 /** What a run's model steps share: its dependencies, settings and signal, and where failures are told. */
 export interface ModelStepContext {
+  runId: string;
+  /** Tool call ids the conversation has used (see withUsableCallIds): streamed calls are told by the ids they keep. */
+  callIds: ReadonlySet<string>;
   deps: LoopDependencies;
   config: LoopConfig;
   clock: Clock;
@@ -29,8 +34,8 @@ export interface ModelStepContext {
 
 /**
  * The model calls of one run: each builds its request view from the raw messages (after the
- * `prepareStep` hook), offers the tools (or none), streams text as `message_chunk` events when the
- * run streams, and recovers by the retry strategies (model-call.ts). Once the provider refuses
+ * `prepareStep` hook), offers the tools (or none), streams text as `message_chunk` events and tool
+ * call arguments as `tool_call_args_delta` events when the run streams, and recovers by the retry strategies (model-call.ts). Once the provider refuses
  * structured output, this run asks for JSON in text from then on.
  */
 export class ModelStep {
@@ -76,9 +81,7 @@ export class ModelStep {
         signal: this.ctx.signal,
         ...(deps.responseFormat && !this.textFallback ? { responseFormat: deps.responseFormat } : {}),
         ...(deps.sampling ? { sampling: deps.sampling } : {}),
-        ...(deps.stream
-          ? { onTextDelta: (delta: string) => events.emit({ type: 'message_chunk', iteration, delta }) }
-          : {}),
+        ...(deps.stream ? this.streaming(iteration) : {}),
       }),
       strategies: this.ctx.strategies,
       config: this.ctx.config,
@@ -95,5 +98,23 @@ export class ModelStep {
     this.textFallback = deps.textFallback;
     events.emit({ type: 'state_change', state: 'retrying_model', reason: 'structured output refused: JSON in text' });
     return this.call(iteration, raw, toolChoice, instruction);
+  }
+
+  /** The listeners of one streamed model call (a retried call streams afresh, its ids settled anew). */
+  private streaming(iteration: number): Pick<ModelRequest, 'onTextDelta' | 'onToolCallDelta'> {
+    const { events } = this.ctx;
+    const idOf = streamedCallIds(this.ctx.callIds, this.ctx.runId, iteration);
+    return {
+      onTextDelta: (delta: string) => events.emit({ type: 'message_chunk', iteration, delta }),
+      onToolCallDelta: (delta: ToolCallDelta) =>
+        events.emit({
+          type: 'tool_call_args_delta',
+          iteration,
+          index: delta.index,
+          callId: idOf(delta.index, delta.id),
+          name: delta.name,
+          delta: delta.arguments,
+        }),
+    };
   }
 }

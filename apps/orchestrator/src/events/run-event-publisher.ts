@@ -3,6 +3,9 @@ import type { LoopEvent } from '@platform/agent-loop';
 import { RUN_EVENTS_STREAM, RunEventEnvelope, runEventsSubject, type RunEventType } from '@platform/contracts';
 import { lastMessageJson, PublishBatcher, type Logger, type NatsConnection } from '@platform/service-kit';
 
+/** Events of a model message as it is written: published only for a run that streams. */
+const STREAMED_PIECES: ReadonlySet<string> = new Set(['message_chunk', 'tool_call_args_delta']);
+
 /** The event's own fields: the envelope carries id, run and time; the full result keeps no transcript. */
 function dataOf(event: LoopEvent): Record<string, unknown> {
   const { runId: _runId, seq: _seq, at: _at, type: _type, ...data } = event;
@@ -64,7 +67,7 @@ export class RunEventPublisher {
 
   /** The loop's event sink. */
   readonly sink = (event: LoopEvent): void => {
-    if (event.type === 'message_chunk' && !this.includeChunks) return;
+    if (STREAMED_PIECES.has(event.type) && !this.includeChunks) return;
     this.publish(event.type, dataOf(event), event.at);
   };
 
