@@ -48,6 +48,10 @@ const orchestratorErrorCatalogue = {
     kind: 'invalid_argument',
     description: "A message's or a run listing's protocol that is not one of the platform's (docs/protocols.md).",
   },
+  INVALID_PROTOCOL_REQUEST: {
+    kind: 'invalid_argument',
+    description: "A message's protocol request (protocol_request_json) that is not a JSON object, or over 64 KiB.",
+  },
   INVALID_CALLER: {
     kind: 'invalid_argument',
     description: 'A task tool call names a caller other than a condition or an executor.',

@@ -1,6 +1,6 @@
 import { isPlatformError } from '@platform/service-kit';
 import { describe, expect, it } from 'vitest';
-import { protocolOf, senderRoleOf } from './grpc-messages.js';
+import { protocolOf, protocolRequestOf, senderRoleOf } from './grpc-messages.js';
 
 function refusalOf(read: () => unknown): { code: string; details: unknown } {
   try {
@@ -21,6 +21,17 @@ describe('a HandleMessage request field', () => {
     expect(protocolOf('')).toEqual({});
     expect(refusalOf(() => protocolOf('MCP'))).toEqual({ code: 'INVALID_PROTOCOL', details: { field: 'protocol' } });
     expect(refusalOf(() => protocolOf('smtp'))).toEqual({ code: 'INVALID_PROTOCOL', details: { field: 'protocol' } });
+  });
+
+  it('protocol_request_json: a JSON object is kept as it is, none is nothing, anything else is refused', () => {
+    expect(protocolRequestOf('{"previousResponseId":"run_1","textFormat":{"type":"text"}}')).toEqual({
+      protocolRequest: { previousResponseId: 'run_1', textFormat: { type: 'text' } },
+    });
+    expect(protocolRequestOf(undefined)).toEqual({});
+    expect(protocolRequestOf('')).toEqual({});
+    const refused = { code: 'INVALID_PROTOCOL_REQUEST', details: { field: 'protocol_request_json' } };
+    for (const json of ['not json', '[1]', '"text"', 'null', JSON.stringify({ big: 'x'.repeat(65_536) })])
+      expect(refusalOf(() => protocolRequestOf(json))).toEqual(refused);
   });
 
   it('role: a tenant role is kept, none decides as a member, anything else is refused', () => {

@@ -156,6 +156,30 @@ export function senderRoleOf(role: string | undefined): { senderRole?: TenantRol
   return { senderRole: parsed.data };
 }
 
+/** The longest protocol request recorded with a run (HandleMessageRequest.protocol_request_json). */
+const MAX_PROTOCOL_REQUEST_CHARS = 65_536;
+
+/**
+ * What a HandleMessage's protocol asked beyond the message (empty: nothing), recorded as it is for
+ * the edge to read back; anything but a JSON object of at most 64 KiB is a 400.
+ */
+export function protocolRequestOf(json: string | undefined): { protocolRequest?: Record<string, unknown> } {
+  if (!json) return {};
+  const refuse = (why: string) =>
+    errors.invalidArgument(ErrorCodes.INVALID_PROTOCOL_REQUEST, `protocol_request_json ${why}`, {
+      details: { field: 'protocol_request_json' },
+    });
+  if (json.length > MAX_PROTOCOL_REQUEST_CHARS) throw refuse(`is longer than ${MAX_PROTOCOL_REQUEST_CHARS} characters`);
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(json);
+  } catch {
+    throw refuse('is not JSON');
+  }
+  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) throw refuse('is not a JSON object');
+  return { protocolRequest: parsed as Record<string, unknown> };
+}
+
 /** The edge protocol of a HandleMessage (empty: none, a message the platform sends itself); anything else is a 400. */
 export function protocolOf(protocol: string | undefined): { protocol?: RunProtocol } {
   if (!protocol) return {};

@@ -5,7 +5,15 @@ import { errors, PlatformError, unaryHandler } from '@platform/service-kit';
 import { ConversationClosedError, type NewRun } from './journal/run-records.js';
 import { readerOf } from './conversations/conversation-access.js';
 import { isChildConversation } from './teams/child-runs.js';
-import { activeTraceId, approvalDecisionOf, runIdOf, runSourceOf, protocolOf, senderRoleOf } from './grpc-messages.js';
+import {
+  activeTraceId,
+  approvalDecisionOf,
+  runIdOf,
+  runSourceOf,
+  protocolOf,
+  protocolRequestOf,
+  senderRoleOf,
+} from './grpc-messages.js';
 import { multitaskPolicyOf } from './ordering/multitask.js';
 import { answerOf } from './ordering/steered-answer.js';
 import type { RunRecord } from './journal/run-records.js';
@@ -69,7 +77,7 @@ export function handleMessageHandler(
       if (!tenantId.success) throw errors.invalidArgument(ErrorCodes.INVALID_TENANT_ID, 'tenant_id is invalid');
       if (!conversationId.success)
         throw errors.invalidArgument(ErrorCodes.INVALID_CONVERSATION_ID, 'conversation_id is invalid');
-      const protocol = protocolOf(received.protocol);
+      const protocol = { ...protocolOf(received.protocol), ...protocolRequestOf(received.protocolRequestJson) };
       // A replay (replays/) is the original run's message again, with the request's changes.
       const replay = await deps.intake.replays?.prepare(received);
       const request = replay ? { ...received, ...replay.message } : received;

@@ -109,6 +109,7 @@ export function orchestratorServiceImplementation(
           replayFromStep: run.replay?.fromStep ?? 0,
           replays: await deps.records.replaysOf(run.tenantId, run.runId),
           ...(run.protocol ? { protocol: run.protocol } : {}),
+          ...(run.protocolRequest ? { protocolRequestJson: JSON.stringify(run.protocolRequest) } : {}),
         };
       },
     ),

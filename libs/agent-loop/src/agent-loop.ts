@@ -1,29 +1,28 @@
-import { type AssistantMessage, type ChatMessage, type ToolCall } from '@platform/contracts';
+import type { AssistantMessage, ChatMessage } from '@platform/contracts';
+import { callIdsIn, withUsableCallIds } from './call-ids.js';
 import { systemClock, type Clock } from './clock.js';
 import { ContextManager } from './context-manager.js';
 import { EventEmitter } from './events.js';
 import { MALFORMED_OUTPUT, MODEL_REFUSAL, type StepFailure } from './failures.js';
 import type { AnswerVerdict, LoopHooks } from './hooks.js';
-import { hookedModel } from './hooked-model.js';
-import { DEFAULT_LOOP_CONFIG, type LoopConfig } from './loop-config.js';
-import type { AgentLoopResult, LoopResult, IterationRecord, StopReason, ToolCallRecord } from './loop-result.js';
-import { callModelWithRecovery, type ModelCallOutcome } from './model-call.js';
-import { ResponseFormatRejectedError, type ModelErrorKind } from './model-errors.js';
-import { addUsage, ZERO_USAGE, type TokenUsage } from './model-port.js';
-import { DEFAULT_RETRY_STRATEGIES, type RetryStrategy } from './model-retry.js';
-import { buildRequestView, type RequestView, type ViewStage, type ViewTarget } from './request-view.js';
+import { iterationRecord, toolCallRecords } from './iteration-records.js';
 import { linkSignals, type LinkedSignal } from './linked-signal.js';
+import { DEFAULT_LOOP_CONFIG, type LoopConfig } from './loop-config.js';
+import type { LoopDependencies } from './loop-dependencies.js';
+import type { LoopInput } from './loop-input.js';
+import { danglingCallResults, loopResult } from './loop-outcome.js';
+import type { AgentLoopResult, IterationRecord, LoopResult, StopReason, ToolCallRecord } from './loop-result.js';
+import type { ModelCallOutcome } from './model-call.js';
+import { addUsage, ZERO_USAGE, type TokenUsage } from './model-port.js';
+import { DEFAULT_RETRY_STRATEGIES } from './model-retry.js';
+import { ModelStep } from './model-step.js';
+import { waitIfPaused } from './pause-gate.js';
 import { RunControl } from './run-control.js';
-import { fallbackResponse, stopMessages } from './stop-messages.js';
-import { callIdsIn, withUsableCallIds } from './call-ids.js';
+import { stopMessages } from './stop-messages.js';
 import { closeUnanswered } from './synthetic-results.js';
 import { repairModelMessage, type TextRepair } from './text-repairs.js';
 import { runToolBatch, type CallResult } from './tool-batch.js';
 import type { PendingAgent } from './tool-port.js';
-import { summarizeArguments } from './argument-summary.js';
-import type { LoopInput } from './loop-input.js';
-import type { LoopDependencies } from './loop-dependencies.js';
-import { withSystemInstruction } from './system-instruction.js';
 
 export type { LoopInput } from './loop-input.js';
 export type { LoopDependencies } from './loop-dependencies.js';
@@ -38,11 +37,10 @@ class LoopRun {
   private readonly hooks: LoopHooks;
   private readonly events: EventEmitter;
   private readonly control: RunControl;
-  private readonly contextManager: ContextManager;
+  private readonly models: ModelStep;
   private readonly deadline = new AbortController();
   private readonly signal: AbortSignal;
   private readonly linked: LinkedSignal;
-  private readonly strategies: Readonly<Record<ModelErrorKind, RetryStrategy>>;
   private readonly produced: ChatMessage[] = [];
   private readonly records: ToolCallRecord[] = [];
   /** A failure of the current iteration's model reply itself (malformed, refused), recorded with the iteration. */
@@ -57,8 +55,6 @@ class LoopRun {
   private turns = 0;
   /** Final answers hooks.checkAnswer refused so far. */
   private refusedAnswers = 0;
-  /** Set once the provider refused structured output: the run asks for JSON in text from then on. */
-  private textFallback: string | undefined;
   private readonly startedAt: number;
 
   constructor(
@@ -71,12 +67,23 @@ class LoopRun {
     const clock = this.clock;
     this.events = new EventEmitter(input.runId, deps.events, () => clock.now());
     this.control = deps.control ?? new RunControl();
-    this.contextManager = new ContextManager(this.config);
-    this.strategies = { ...DEFAULT_RETRY_STRATEGIES, ...deps.retryStrategies };
     this.linked = linkSignals([this.control.signal, this.deadline.signal, ...(deps.signal ? [deps.signal] : [])]);
     this.signal = this.linked.signal;
-    this.startedAt = this.clock.now();
     this.callIds = callIdsIn(input.messages);
+    this.models = new ModelStep({
+      runId: input.runId,
+      callIds: this.callIds,
+      deps,
+      config: this.config,
+      clock,
+      hooks: this.hooks,
+      events: this.events,
+      contextManager: new ContextManager(this.config),
+      strategies: { ...DEFAULT_RETRY_STRATEGIES, ...deps.retryStrategies },
+      signal: this.signal,
+      modelFailed: (iteration, failure, model, message) => this.modelFailed(iteration, failure, model, message),
+    });
+    this.startedAt = this.clock.now();
   }
 
   async run(): Promise<AgentLoopResult> {
@@ -115,12 +122,13 @@ class LoopRun {
 
   private async loop(): Promise<AgentLoopResult> {
     for (let iteration = 1; iteration <= this.config.maxTurns; iteration++) {
-      const interrupted = (await this.waitIfPaused(iteration)) ?? this.stoppedBySignal() ?? this.interruptNow();
+      await waitIfPaused(iteration, this.hooks, this.control, this.events, this.signal);
+      const interrupted = this.stoppedBySignal() ?? this.interruptNow();
       if (interrupted) return this.finish(interrupted);
       await this.takeIncoming(iteration);
       const iterationStarted = this.clock.now();
 
-      const outcome = await this.callModel(iteration, 'auto');
+      const outcome = await this.models.call(iteration, [...this.input.messages, ...this.produced], 'auto');
       if (!outcome.ok) {
         const stop =
           this.stoppedBySignal() ??
@@ -220,7 +228,7 @@ class LoopRun {
         callsSoFar: this.records.length,
       });
       this.produced.push(...results.map((r) => r.message));
-      this.recordCalls(iteration, results, response.usage);
+      this.records.push(...toolCallRecords(iteration, results, response.usage, this.config.argumentSummaryChars));
       await this.record(iteration, outcome, results, iterationStarted);
 
       const stop = this.stoppedBySignal();
@@ -247,93 +255,6 @@ class LoopRun {
     return this.control.interruptRequested && (this.deps.mayInterrupt?.() ?? true) ? 'interrupted' : undefined;
   }
 
-  private async waitIfPaused(iteration: number): Promise<StopReason | undefined> {
-    if (this.hooks.pauseCheck) {
-      try {
-        const check = await this.hooks.pauseCheck({ iteration });
-        if (check.pause) this.control.pause(check.reason);
-      } catch (err) {
-        this.events.emit({ type: 'hook_error', hook: 'pauseCheck', message: (err as Error)?.message ?? String(err) });
-      }
-    }
-    if (!this.control.isPaused) return undefined;
-    this.events.emit({ type: 'state_change', state: 'paused', reason: this.control.pauseReason });
-    await Promise.race([
-      this.control.waitUntilResumed(),
-      new Promise<void>((resolve) => this.signal.addEventListener('abort', () => resolve(), { once: true })),
-    ]);
-    const stop = this.stoppedBySignal();
-    if (!stop) this.events.emit({ type: 'state_change', state: 'running', reason: 'resumed' });
-    return stop;
-  }
-
-  private async callModel(
-    iteration: number,
-    toolChoice: 'auto' | 'none',
-    instruction?: string,
-  ): Promise<ModelCallOutcome> {
-    const raw = [...this.input.messages, ...this.produced];
-    let base: ChatMessage[] = raw;
-    if (this.hooks.prepareStep && toolChoice === 'auto') {
-      try {
-        base = (await this.hooks.prepareStep({ iteration, messages: raw })) ?? raw;
-      } catch (err) {
-        this.events.emit({ type: 'hook_error', hook: 'prepareStep', message: (err as Error)?.message ?? String(err) });
-      }
-    }
-    const tools =
-      toolChoice === 'auto'
-        ? this.deps.tools.list().map((t) => ({ name: t.name, description: t.description, parameters: t.parameters }))
-        : [];
-    const models = [this.deps.model, ...(this.deps.fallbackModels ?? [])].map((m) =>
-      hookedModel(m, this.hooks, iteration, this.events),
-    );
-    this.events.emit({ type: 'message_start', iteration });
-    const outcome = await callModelWithRecovery({
-      models,
-      buildView: (stage: ViewStage, target: ViewTarget): RequestView => {
-        const built = buildRequestView(base, target, stage, this.contextManager, this.config);
-        const view = this.textFallback
-          ? { ...built, messages: withSystemInstruction(built.messages, this.textFallback) }
-          : built;
-        return instruction ? { ...view, messages: [...view.messages, { role: 'user', content: instruction }] } : view;
-      },
-      buildRequest: (view) => ({
-        messages: view.messages,
-        tools,
-        toolChoice,
-        signal: this.signal,
-        ...(this.deps.responseFormat && !this.textFallback ? { responseFormat: this.deps.responseFormat } : {}),
-        ...(this.deps.sampling ? { sampling: this.deps.sampling } : {}),
-        ...(this.deps.stream
-          ? { onTextDelta: (delta: string) => this.events.emit({ type: 'message_chunk', iteration, delta }) }
-          : {}),
-      }),
-      strategies: this.strategies,
-      config: this.config,
-      clock: this.clock,
-      signal: this.signal,
-      onRecovery: ({ error, decision, model, failure }) => {
-        if (failure) this.modelFailed(iteration, failure, model, error.message);
-        this.events.emit({
-          type: 'state_change',
-          state: 'retrying_model',
-          reason: `${model}: ${error.kind} (${decision})`,
-        });
-      },
-    });
-    // The provider refused structured output: ask again, and from now on, for JSON in text.
-    if (outcome.ok || !(outcome.error instanceof ResponseFormatRejectedError) || this.textFallback) return outcome;
-    if (!this.deps.textFallback || this.signal.aborted) return outcome;
-    this.textFallback = this.deps.textFallback;
-    this.events.emit({
-      type: 'state_change',
-      state: 'retrying_model',
-      reason: 'structured output refused: JSON in text',
-    });
-    return this.callModel(iteration, toolChoice, instruction);
-  }
-
   /** The caller's check of a final answer; without one, or when it throws, the answer is accepted. */
   private async checkAnswer(iteration: number, content: string): Promise<AnswerVerdict> {
     if (!this.hooks.checkAnswer) return { accept: true };
@@ -349,25 +270,6 @@ class LoopRun {
     this.events.emit({ type: 'step_failed', iteration, step: 'model', failure, model, message });
   }
 
-  private recordCalls(iteration: number, results: readonly CallResult[], turnUsage: TokenUsage): void {
-    for (const r of results) {
-      this.records.push({
-        callId: r.call.id,
-        name: r.call.name,
-        argumentsSummary: summarizeArguments(r.call.arguments, this.config.argumentSummaryChars),
-        durationMs: r.durationMs,
-        success: r.message.status === 'success',
-        status: r.message.status,
-        ...(r.message.errorCode ? { errorCode: r.message.errorCode } : {}),
-        ...(r.failures.length ? { failures: r.failures } : {}),
-        synthetic: r.message.synthetic ?? false,
-        resultChars: r.resultChars,
-        turnUsage,
-        iteration,
-      });
-    }
-  }
-
   private async record(
     iteration: number,
     outcome: Extract<ModelCallOutcome, { ok: true }>,
@@ -375,43 +277,19 @@ class LoopRun {
     startedAt: number,
     answerCheck?: IterationRecord['answerCheck'],
   ): Promise<void> {
-    const { response, view, model, retries, fallbackUsed } = outcome;
-    const modelFailures = [...outcome.failures, ...(this.replyFailure ? [this.replyFailure] : [])];
-    this.replyFailure = undefined;
-    const record: IterationRecord = {
+    const record = iterationRecord({
       iteration,
-      view: {
-        messages: view.messages.length,
-        estimatedTokens: view.estimatedTokens,
-        stage: view.stage,
-        diagnostics: view.diagnostics,
-      },
-      model: {
-        provider: model.provider,
-        model: model.model,
-        finishReason: response.finishReason,
-        retries,
-        fallbackUsed,
-        ...(modelFailures.length ? { failures: modelFailures } : {}),
-      },
-      output: response.message,
-      tools: results.map((r) => ({
-        callId: r.call.id,
-        name: r.call.name,
-        status: r.message.status,
-        durationMs: r.durationMs,
-        synthetic: r.message.synthetic ?? false,
-        ...(r.failures.length ? { failures: r.failures } : {}),
-      })),
-      usage: response.usage,
+      outcome,
+      results,
       durationMs: this.clock.now() - startedAt,
-    };
-    if (answerCheck) record.answerCheck = answerCheck;
-    const repairs = [...this.textRepairs, ...results.flatMap((r) => r.repairs)];
-    if (repairs.length) record.textRepairs = repairs;
+      replyFailure: this.replyFailure,
+      textRepairs: this.textRepairs,
+      ...(answerCheck ? { answerCheck } : {}),
+    });
+    this.replyFailure = undefined;
     this.textRepairs = [];
     this.transcript.push(record);
-    this.events.emit({ type: 'iteration_complete', iteration, usage: response.usage, durationMs: record.durationMs });
+    this.events.emit({ type: 'iteration_complete', iteration, usage: record.usage, durationMs: record.durationMs });
     if (this.hooks.stepFinished) {
       try {
         await this.hooks.stepFinished({ record });
@@ -425,7 +303,12 @@ class LoopRun {
   private async finishWithSummary(reason: 'max_turns' | 'repeat_guard'): Promise<AgentLoopResult> {
     const interrupted = this.stoppedBySignal();
     if (interrupted) return this.finish(interrupted);
-    const outcome = await this.callModel(this.turns + 1, 'none', this.config.finalAnswerInstruction);
+    const outcome = await this.models.call(
+      this.turns + 1,
+      [...this.input.messages, ...this.produced],
+      'none',
+      this.config.finalAnswerInstruction,
+    );
     if (!outcome.ok) return this.finish(reason, stopMessages.noFinalAnswer);
     this.events.emit({
       type: 'message_end',
@@ -447,48 +330,26 @@ class LoopRun {
     pending: PendingAgent[] = [],
     output?: unknown,
   ): AgentLoopResult {
-    this.closeDanglingCalls();
+    this.produced.push(...danglingCallResults(this.produced, this.deadline.signal.aborted));
     if (pending.length)
       this.events.emit({
         type: 'state_change',
         state: pending.some((p) => p.waitingFor === 'approval') ? 'waiting_for_approval' : 'waiting_for_input',
       });
-    return {
+    return loopResult({
       runId: this.input.runId,
-      response: response ?? fallbackResponse(stopReason, pending, error),
       stopReason,
+      response,
+      error,
+      pending,
+      output,
       turns: this.turns,
       usage: this.usage,
       durationMs: this.clock.now() - this.startedAt,
-      pendingAgents: pending,
       toolCalls: this.records,
       messages: [...this.produced],
       transcript: this.transcript,
-      ...(output !== undefined ? { output } : {}),
-      ...(error
-        ? {
-            error: {
-              kind: error.kind,
-              message: error.message,
-              ...(error.failure ? { failure: error.failure } : {}),
-              ...(error.issues ? { issues: error.issues } : {}),
-            },
-          }
-        : {}),
-    };
-  }
-
-  /** Closure: an assistant message's calls that never got a result get a synthetic one now. */
-  private closeDanglingCalls(): void {
-    const answered = new Set(this.produced.flatMap((m) => (m.role === 'tool' ? [m.toolCallId] : [])));
-    const calls: ToolCall[] = this.produced.flatMap((m) => (m.role === 'assistant' ? (m.toolCalls ?? []) : []));
-    const reason = this.deadline.signal.aborted
-      ? 'the time for this request ran out before this call ran.'
-      : 'the run stopped before this call ran.';
-    const status = this.deadline.signal.aborted ? 'blocked' : 'cancelled';
-    this.produced.push(
-      ...closeUnanswered(calls, answered, status, status === 'blocked' ? 'DEADLINE' : 'CANCELLED', reason),
-    );
+    });
   }
 }
 

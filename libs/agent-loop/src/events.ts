@@ -20,6 +20,12 @@ export type LoopEvent = EventBase &
     | { type: 'message_start'; iteration: number }
     | { type: 'message_chunk'; iteration: number; delta: string }
     | { type: 'message_end'; iteration: number; message: AssistantMessage; usage: TokenUsage }
+    /**
+     * A piece of a tool call's arguments as the model writes them (streaming runs): first when the
+     * call appears (`delta` may be empty), then each piece in order; `callId` is the id the call
+     * keeps, `index` its position among the message's calls.
+     */
+    | { type: 'tool_call_args_delta'; iteration: number; index: number; callId: string; name: string; delta: string }
     | { type: 'tool_call_start'; iteration: number; callId: string; name: string; arguments: string }
     | {
         type: 'tool_result';

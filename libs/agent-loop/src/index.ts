@@ -3,6 +3,7 @@ export {
   type ToolSchema,
   type TokenUsage,
   type ModelRequest,
+  type ToolCallDelta,
   type ModelResponse,
   type ModelPort,
   type FinishReason,

@@ -42,6 +42,18 @@ export interface JsonSchemaResponseFormat {
   strict: boolean;
 }
 
+/** A piece of a tool call's arguments as the model writes them (see {@link ModelRequest.onToolCallDelta}). */
+export interface ToolCallDelta {
+  /** The call's position among the message's calls, as the provider numbers them. */
+  index: number;
+  /** The call's id as the provider gave it so far ('' when it gave none yet). */
+  id: string;
+  /** The tool's name as the provider gave it so far. */
+  name: string;
+  /** The next piece of the arguments' JSON text ('' when the call appeared without one). */
+  arguments: string;
+}
+
 /** One model call. */
 export interface ModelRequest {
   messages: ChatMessage[];
@@ -53,6 +65,12 @@ export interface ModelRequest {
   signal?: AbortSignal;
   /** Receives text as it streams, when the adapter streams. */
   onTextDelta?: (delta: string) => void;
+  /**
+   * Receives each piece of a tool call's arguments as it streams, when the adapter streams native
+   * tool calls: once when the call first appears (with the piece it came with, perhaps none), then
+   * once per piece, in order. The pieces of a call add up to its arguments in the response.
+   */
+  onToolCallDelta?: (delta: ToolCallDelta) => void;
   /**
    * Structured output: the answer must be JSON matching this schema. An adapter whose provider
    * rejects it throws {@link ResponseFormatRejectedError} so the caller can ask in text instead.

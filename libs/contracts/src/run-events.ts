@@ -25,6 +25,9 @@ export const RunEventType = z.enum([
   'message_start',
   'message_chunk',
   'message_end',
+  // A piece of a tool call's arguments as the model writes them (streamed runs only): `callId`,
+  // `index` (its position in the message), `name` and `delta`; the call's first has an empty delta.
+  'tool_call_args_delta',
   'tool_call_start',
   'tool_result',
   'state_change',

@@ -1,4 +1,4 @@
-import type { ModelRequest, ToolSchema } from '@platform/agent-loop';
+import type { ModelRequest, ToolCallDelta, ToolSchema } from '@platform/agent-loop';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { OpenAIChatModel } from './openai-chat-model.js';
 import { SIM_API_KEY, startLlmSim, type RunningLlmSim } from './test-support/llm-sim.js';
@@ -88,6 +88,27 @@ describe('OpenAIChatModel streaming against llm-sim over HTTP', () => {
     expect(new Set(calls.map((call) => call.id)).size).toBe(expected.length);
     expect(streamed.usage.inputTokens).toBeGreaterThan(0);
     expect(streamed).toEqual(plain);
+  });
+
+  it('hears each tool call as it appears, then its argument pieces in order, adding up to its arguments', async () => {
+    const deltas: ToolCallDelta[] = [];
+    const streamed = await model.complete({
+      ...request('[scenario:parallel-three] go'),
+      onToolCallDelta: (delta) => deltas.push(delta),
+    });
+    const calls = streamed.message.toolCalls ?? [];
+    expect(calls).toHaveLength(3);
+    for (const [index, call] of calls.entries()) {
+      const own = deltas.filter((d) => d.index === index);
+      // The first delta is the call appearing: its id and name, and no arguments yet (llm-sim sends them after).
+      expect(own[0]).toEqual({ index, id: call.id, name: call.name, arguments: '' });
+      // Then several pieces (llm-sim sends 5 characters at a time), every one with the call's id and name.
+      expect(own.length).toBeGreaterThan(2);
+      expect(own.every((d) => d.id === call.id && d.name === call.name)).toBe(true);
+      expect(own.map((d) => d.arguments).join('')).toBe(call.arguments);
+    }
+    // A stream of tool calls only: no text pieces were needed to stream it.
+    expect(streamed).toEqual(await model.complete(request('[scenario:parallel-three] go')));
   });
 
   it('answers with text when tools are disabled, identically both ways', async () => {

@@ -48,7 +48,7 @@ const finishReasons: Record<string, FinishReason> = {
 
 /**
  * The model port over the official `openai` client (Chat Completions). Streams when the request
- * has `onTextDelta`, and returns the same {@link ModelResponse} either way. Every failure is thrown
+ * has `onTextDelta` or `onToolCallDelta`, and returns the same {@link ModelResponse} either way. Every failure is thrown
  * as a `ModelError` (see {@link classifyOpenAIError}).
  */
 export class OpenAIChatModel implements ModelPort {
@@ -112,9 +112,9 @@ export class OpenAIChatModel implements ModelPort {
     return withChatSpan(
       { provider: this.provider, model, serverAddress: this.server.hostname, serverPort },
       async (chat) => {
-        const onTextDelta = request.onTextDelta;
+        const streams = Boolean(request.onTextDelta || request.onToolCallDelta);
         const response = await this.checked((headers) =>
-          onTextDelta ? this.stream(request, model, onTextDelta, headers) : this.send(request, model, headers),
+          streams ? this.stream(request, model, headers) : this.send(request, model, headers),
         );
         chat.recordResponse({
           model: response.message.model,
@@ -197,12 +197,7 @@ export class OpenAIChatModel implements ModelPort {
     return this.toResponse(choice.message, choice.finish_reason, completion.usage, completion.model || model);
   }
 
-  private async stream(
-    request: ModelRequest,
-    model: string,
-    onTextDelta: (delta: string) => void,
-    headers: Record<string, string>,
-  ): Promise<ModelResponse> {
+  private async stream(request: ModelRequest, model: string, headers: Record<string, string>): Promise<ModelResponse> {
     const context = this.errorContext(model, request.signal);
     let stream: ChatChunkStream;
     try {
@@ -215,7 +210,8 @@ export class OpenAIChatModel implements ModelPort {
       throw this.classify(error, request, context);
     }
     const assembled = await readChatStream(stream, {
-      onTextDelta,
+      ...(request.onTextDelta ? { onTextDelta: request.onTextDelta } : {}),
+      ...(request.onToolCallDelta ? { onToolCallDelta: request.onToolCallDelta } : {}),
       idleTimeoutMs: this.timeoutMs,
       signal: request.signal,
       toModelError: (error) => classifyOpenAIError(error, context),

@@ -1,4 +1,5 @@
 import type OpenAI from 'openai';
+import type { ToolCallDelta } from '@platform/agent-loop';
 import { describe, expect, it } from 'vitest';
 import { fromOpenAIMessage } from './openai-messages.js';
 import { ChatStreamAssembler } from './openai-stream-assembler.js';
@@ -55,6 +56,38 @@ describe('ChatStreamAssembler', () => {
     const { message } = assembler.result();
     expect(message).toMatchObject({ content: null, refusal: 'I cannot help.' });
     expect(fromOpenAIMessage(message, 'openai', 'gpt-x').content).toBe('I cannot help.');
+  });
+
+  it("tells each tool call when it appears and each piece of its arguments, with the call's id and name", () => {
+    const deltas: ToolCallDelta[] = [];
+    const assembler = new ChatStreamAssembler((delta) => deltas.push(delta));
+    for (const c of [
+      chunk({ role: 'assistant', content: 'Let me check.' }),
+      chunk({ tool_calls: [{ index: 0, id: 'call_a', type: 'function', function: { name: 'calc', arguments: '' } }] }),
+      chunk({ tool_calls: [{ index: 0, function: { arguments: '{"ex' } }] }),
+      chunk({ tool_calls: [{ index: 1, id: 'call_b', function: { name: 'time', arguments: '{"tz"' } }] }),
+      chunk({ tool_calls: [{ index: 0, function: { arguments: '":1}' } }] }),
+      // A delta with nothing new (some servers send empty argument pieces) is not told.
+      chunk({ tool_calls: [{ index: 1, function: { arguments: '' } }] }),
+      chunk({ tool_calls: [{ index: 1, function: { arguments: ':"UTC"}' } }] }),
+      chunk({}, 'tool_calls'),
+    ])
+      assembler.add(c);
+    expect(deltas).toEqual([
+      { index: 0, id: 'call_a', name: 'calc', arguments: '' },
+      { index: 0, id: 'call_a', name: 'calc', arguments: '{"ex' },
+      { index: 1, id: 'call_b', name: 'time', arguments: '{"tz"' },
+      { index: 0, id: 'call_a', name: 'calc', arguments: '":1}' },
+      { index: 1, id: 'call_b', name: 'time', arguments: ':"UTC"}' },
+    ]);
+    const calls = assembler.result().message.tool_calls ?? [];
+    for (const [index, call] of calls.entries())
+      expect(
+        deltas
+          .filter((d) => d.index === index)
+          .map((d) => d.arguments)
+          .join(''),
+      ).toBe(call.type === 'function' ? call.function.arguments : undefined);
   });
 
   it('assembles interleaved tool calls by index and keeps provider fields of calls and message', () => {

@@ -1,3 +1,4 @@
+import type { ToolCallDelta } from '@platform/agent-loop';
 import type OpenAI from 'openai';
 
 type Chunk = OpenAI.Chat.Completions.ChatCompletionChunk;
@@ -44,6 +45,7 @@ function mergeExtra(into: Record<string, unknown>, delta: object, known: Set<str
  * Rebuilds a Chat Completions answer from its stream chunks (first choice only; we never ask for
  * `n > 1`). Tool calls are keyed by their `index`: id, type and name come from the first delta of
  * an index, `arguments` is concatenated across all of them, because providers split it anywhere.
+ * `onToolCallDelta` hears each call when it first appears and each piece of its arguments after.
  */
 export class ChatStreamAssembler {
   private content = '';
@@ -56,6 +58,8 @@ export class ChatStreamAssembler {
   private finishReason: string | null = null;
   private usage: OpenAI.CompletionUsage | undefined;
   private model: string | undefined;
+
+  constructor(private readonly onToolCallDelta?: (delta: ToolCallDelta) => void) {}
 
   /** Adds one chunk; returns the text it carried (empty string if none), for `onTextDelta`. */
   add(chunk: Chunk): string {
@@ -84,6 +88,7 @@ export class ChatStreamAssembler {
       typeof delta.index === 'number' ? delta.index : delta.id ? this.lastIndex + 1 : Math.max(this.lastIndex, 0);
     this.lastIndex = Math.max(this.lastIndex, index);
     let call = this.toolCalls.get(index);
+    const appears = !call;
     if (!call) {
       call = {
         id: delta.id ?? '',
@@ -98,8 +103,11 @@ export class ChatStreamAssembler {
       call.id ||= delta.id ?? '';
       call.name ||= delta.function?.name ?? '';
     }
-    call.arguments += delta.function?.arguments ?? '';
+    const piece = delta.function?.arguments ?? '';
+    call.arguments += piece;
     mergeExtra(call.extra, delta, TOOL_CALL_DELTA_KEYS);
+    if (this.onToolCallDelta && (appears || piece))
+      this.onToolCallDelta({ index, id: call.id, name: call.name, arguments: piece });
   }
 
   /** Whether the provider finished the answer (a stream cut short has no finish reason). */

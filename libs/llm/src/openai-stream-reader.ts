@@ -1,4 +1,4 @@
-import type { ModelError } from '@platform/agent-loop';
+import type { ModelError, ToolCallDelta } from '@platform/agent-loop';
 import { APIConnectionError, APIConnectionTimeoutError, APIUserAbortError } from 'openai';
 import type OpenAI from 'openai';
 import { ChatStreamAssembler, type AssembledCompletion } from './openai-stream-assembler.js';
@@ -11,7 +11,9 @@ export interface ChatChunkStream extends AsyncIterable<OpenAI.Chat.Completions.C
 /** How {@link readChatStream} reads one stream. */
 export interface ReadChatStreamOptions {
   /** Receives each text piece as it arrives. */
-  onTextDelta: (delta: string) => void;
+  onTextDelta?: (delta: string) => void;
+  /** Receives each tool call as it appears and each piece of its arguments (ChatStreamAssembler). */
+  onToolCallDelta?: (delta: ToolCallDelta) => void;
   /** Longest silence allowed between chunks before the stream counts as timed out. */
   idleTimeoutMs: number;
   /** The caller's signal; the `openai` client already aborts the request on it. */
@@ -29,13 +31,13 @@ export interface ReadChatStreamOptions {
  * idle timer, and after the loop tells a finished answer from a timed-out, cancelled or truncated one.
  *
  * Provider failures are thrown as ModelErrors via `toModelError`. An exception thrown by
- * `onTextDelta` aborts the request and propagates unchanged: it is the caller's error, not the provider's.
+ * `onTextDelta` or `onToolCallDelta` aborts the request and propagates unchanged: it is the caller's error, not the provider's.
  */
 export async function readChatStream(
   stream: ChatChunkStream,
   options: ReadChatStreamOptions,
 ): Promise<AssembledCompletion> {
-  const assembler = new ChatStreamAssembler();
+  const assembler = new ChatStreamAssembler(options.onToolCallDelta);
   let idle = false;
   let timer: NodeJS.Timeout | undefined;
   const arm = (): void => {
@@ -58,11 +60,11 @@ export async function readChatStream(
       if (next.done) break;
       arm();
       const text = assembler.add(next.value);
-      if (text) options.onTextDelta(text);
+      if (text) options.onTextDelta?.(text);
     }
   } finally {
     clearTimeout(timer);
-    // Stops the HTTP response if we leave early (e.g. onTextDelta threw); a no-op after a full read.
+    // Stops the HTTP response if we leave early (e.g. a listener threw); a no-op after a full read.
     await chunks.return?.();
   }
   if (idle) {

@@ -96,6 +96,24 @@ describe('a run over AG-UI', () => {
     expect(finished).toMatchObject({ threadId, runId: started.runId, outcome: { type: 'success' } });
   });
 
+  it('streams the arguments as the model writes them: several deltas in order between START and END, adding up to the arguments', () => {
+    const types = events.map((e) => String(e.type));
+    const [start] = ofType<{ toolCallId: string } & BaseEvent>(events, 'TOOL_CALL_START');
+    const args = ofType<{ toolCallId: string; delta: string } & BaseEvent>(events, 'TOOL_CALL_ARGS');
+    // llm-sim writes arguments 5 characters at a time: one delta per piece, not the arguments whole.
+    expect(args.length).toBeGreaterThan(2);
+    expect(args.every((a) => a.delta.length > 0 && a.delta.length <= 5)).toBe(true);
+    const startAt = events.indexOf(start!);
+    const endAt = types.indexOf('TOOL_CALL_END');
+    const argsAt = args.map((a) => events.indexOf(a));
+    expect(argsAt.every((at) => at > startAt && at < endAt)).toBe(true);
+    expect([...argsAt].sort((a, b) => a - b)).toEqual(argsAt);
+    // The call the client rendered from them has exactly the arguments the platform ran the tool with.
+    const call = agent.messages[1] as { toolCalls?: Array<{ id: string; function: { arguments: string } }> };
+    expect(call.toolCalls?.[0]?.id).toBe(start!.toolCallId);
+    expect(args.map((a) => a.delta).join('')).toBe(call.toolCalls?.[0]?.function.arguments);
+  });
+
   it("renders the client's messages from the events: the call, its result, the answer", () => {
     const roles = agent.messages.map((m) => m.role);
     expect(roles).toEqual(['user', 'assistant', 'tool', 'assistant']);

@@ -1,10 +1,11 @@
 // The OpenAI Responses API (`/v1/responses`), driven only by the official `openai` client:
 // `model` names an agent, a response is a durable run, `previous_response_id` continues its
 // conversation on the platform, tools run on the platform.
+import type { ManagedProcess } from '@platform/testing';
 import OpenAI, { BadRequestError, NotFoundError } from 'openai';
 import type { ResponseStreamEvent } from 'openai/resources/responses/responses';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { api, bootPlatform, tokenFor, type SuitePlatform } from './support.js';
+import { api, bootPlatform, startRunnerProcess, tokenFor, waitForCatalog, type SuitePlatform } from './support.js';
 
 const TENANT = 'responses-tenant';
 const OTHER_TENANT = 'responses-other-tenant';
@@ -216,6 +217,25 @@ describe('retrieving and cancelling', () => {
     expect(retrieved.usage?.total_tokens).toBe(created.usage?.total_tokens);
   });
 
+  it("retrieves a response with its request's previous_response_id and text.format", async () => {
+    const first = await client.responses.create({ model: 'default', input: '[scenario:plain] about Berlin' });
+    const format = { type: 'json_schema' as const, name: 'weather', schema: WEATHER, strict: true };
+    const created = await client.responses.create({
+      model: 'default',
+      input: '[scenario:structured-valid] Berlin?',
+      previous_response_id: first.id,
+      text: { format },
+    });
+    const retrieved = await client.responses.retrieve(created.id);
+    expect(retrieved.previous_response_id).toBe(first.id);
+    expect(retrieved.text?.format).toEqual(format);
+    expect(JSON.parse(retrieved.output_text)).toEqual({ city: 'Berlin', celsius: 21 });
+    // A response that asked neither reports none, and the default text format.
+    const plain = await client.responses.retrieve(first.id);
+    expect(plain.previous_response_id).toBeNull();
+    expect(plain.text?.format).toEqual({ type: 'text' });
+  });
+
   it('cancels a response in flight: its stream ends cancelled, and so does its run', async () => {
     const stream = await client.responses.create({
       model: 'default',
@@ -232,6 +252,7 @@ describe('retrieving and cancelling', () => {
     const last = events.at(-1);
     expect(last?.type).toBe('response.incomplete');
     expect(last?.type === 'response.incomplete' && last.response.status).toBe('cancelled');
+    expect(events.some((e) => e.type === 'response.failed' || e.type === 'response.completed')).toBe(false);
     const id = cancelled?.id ?? '';
     expect((await client.responses.retrieve(id)).status).toBe('cancelled');
     expect((await runOf(id)).status).toBe('cancelled');
@@ -241,6 +262,45 @@ describe('retrieving and cancelling', () => {
     const created = await client.responses.create({ model: 'default', input: '[scenario:plain] done already' });
     const error = await client.responses.cancel(created.id).catch((e: unknown) => e);
     expect(error).toMatchObject({ status: 409, code: 'RUN_FINISHED' });
+  });
+});
+
+describe('a response whose run waits for an approval', () => {
+  let runner: ManagedProcess | undefined;
+  beforeAll(async () => {
+    // A tool whose runner asks for approval before it runs (approval-gates.test.ts).
+    runner = await startRunnerProcess(platform, 'gated-runner', 'test/e2e/src/fixtures/gated-runner.ts');
+    await waitForCatalog(platform.apiUrl, ['archive_orders']);
+  });
+  afterAll(async () => {
+    await runner?.stop();
+  });
+
+  it('is incomplete, with what it waits for as its message, when created and when retrieved', async () => {
+    const response = await client.responses.create({
+      model: 'default',
+      input: '[scenario:gated-archive] Archive the EMEA orders older than 90 days. (responses)',
+    });
+    expect(response.status).toBe('incomplete');
+    expect(response.incomplete_details).toEqual({});
+    expect(response.error).toBeNull();
+    expect(response.output).toEqual([expect.objectContaining({ type: 'message', status: 'incomplete' })]);
+    expect(response.output_text).not.toBe('');
+    expect((await runOf(response.id)).status).toBe('waiting');
+    const retrieved = await client.responses.retrieve(response.id);
+    expect(retrieved.status).toBe('incomplete');
+    expect(retrieved.output_text).toBe(response.output_text);
+  });
+
+  it('streams to response.incomplete', async () => {
+    const stream = await client.responses.create({
+      model: 'default',
+      input: '[scenario:gated-archive] Archive the EMEA orders older than 90 days. (responses, streamed)',
+      stream: true,
+    });
+    const last = (await collect(stream)).at(-1);
+    expect(last?.type).toBe('response.incomplete');
+    expect(last?.type === 'response.incomplete' && last.response.status).toBe('incomplete');
   });
 });
 

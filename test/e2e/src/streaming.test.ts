@@ -10,6 +10,7 @@ const EVENT_NAMES = [
   'state_change',
   'message_start',
   'message_chunk',
+  'tool_call_args_delta',
   'message_end',
   'tool_call_start',
   'tool_result',
@@ -81,6 +82,21 @@ describe('a turn streamed as server-sent events', () => {
       expect.objectContaining({ callId: start?.data['callId'], name: 'calculator', status: 'success', success: true }),
     ]);
     expect(end.usage.totalTokens).toBeGreaterThan(0);
+  });
+
+  it("streams the tool call's arguments as the model writes them, in order, adding up to the call's arguments", () => {
+    const deltas = streamed.filter((e) => e.type === 'tool_call_args_delta');
+    const start = streamed.find((e) => e.type === 'tool_call_start')!;
+    const end = streamed.find((e) => e.type === 'message_end' && e.data['iteration'] === 1)!;
+    // The call appears first (with its id and name), then llm-sim's 5-character pieces.
+    expect(deltas[0]?.data).toMatchObject({ iteration: 1, index: 0, callId: start.data['callId'], name: 'calculator' });
+    expect(deltas.length).toBeGreaterThan(2);
+    expect(deltas.every((e) => e.data['callId'] === start.data['callId'] && e.data['index'] === 0)).toBe(true);
+    expect(deltas.map((e) => e.data['delta']).join('')).toBe(start.data['arguments']);
+    // All of them before the model's message ends, and so before the call starts to run.
+    expect(streamed.indexOf(deltas.at(-1)!)).toBeLessThan(streamed.indexOf(end));
+    const message = end.data['message'] as { toolCalls: Array<{ id: string; arguments: string }> };
+    expect(message.toolCalls[0]).toMatchObject({ id: start.data['callId'], arguments: start.data['arguments'] });
   });
 
   it('streams the model text as chunks that add up to the answer', () => {

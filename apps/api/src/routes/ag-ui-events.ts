@@ -30,6 +30,10 @@ export interface AgUiRun {
  * Translates one run's platform events (docs/api.md, "Run events"), in order, into AG-UI events:
  * each model message is a text message (streamed as its deltas arrive), each tool call its
  * START/ARGS/END and its RESULT, and `execution_end` the RUN_FINISHED (or RUN_ERROR) that ends it.
+ * A tool call whose arguments stream (`tool_call_args_delta`) starts when it first appears, has
+ * one ARGS per piece and ends with its message; one that did not stream (a run that does not
+ * stream, a model that sends arguments whole, a resumed run's replay) gets its arguments whole
+ * when it starts to run.
  */
 export class AgUiEventTranslator {
   private started = false;
@@ -40,6 +44,9 @@ export class AgUiEventTranslator {
   private textSent = false;
   /** The message each tool call came with (its parentMessageId). */
   private readonly callMessage = new Map<string, string>();
+  /** Tool calls started from their argument deltas; those still open end with their message. */
+  private readonly streamedCalls = new Set<string>();
+  private readonly openCalls = new Set<string>();
 
   constructor(
     private readonly run: AgUiRun,
@@ -64,12 +71,15 @@ export class AgUiEventTranslator {
       case 'state_change':
         // A retried model call writes its message again from the start: the partial one ends here.
         if (event.data['state'] === 'retrying_model') {
-          out.push(...this.closeText());
+          out.push(...this.closeText(), ...this.closeCalls());
           this.nextMessage();
         }
         break;
       case 'message_end':
         out.push(...this.messageEnd(event.data['message'] as AssistantMessageData | undefined));
+        break;
+      case 'tool_call_args_delta':
+        out.push(...this.argsDelta(String(event.data['callId']), String(event.data['name']), event.data['delta']));
         break;
       case 'tool_call_start':
         out.push(...this.toolCall(String(event.data['callId']), String(event.data['name']), event.data['arguments']));
@@ -96,6 +106,8 @@ export class AgUiEventTranslator {
   failed(error: { code?: string; message?: string }): BaseEvent[] {
     return [
       ...this.start(),
+      ...this.closeText(),
+      ...this.closeCalls(),
       {
         type: EventType.RUN_ERROR,
         message: error.message ?? 'the run failed',
@@ -140,12 +152,41 @@ export class AgUiEventTranslator {
   private messageEnd(message: AssistantMessageData | undefined): BaseEvent[] {
     // Not streamed (the run does not stream, or resumed): the message's text whole.
     const out = !this.textOpen && message?.content ? this.text(message.content) : [];
-    out.push(...this.closeText());
+    out.push(...this.closeText(), ...this.closeCalls());
     for (const call of message?.toolCalls ?? []) this.callMessage.set(call.id, this.messageId);
     return out;
   }
 
+  /** A piece of a call's arguments as the model writes them: the call starts with its first. */
+  private argsDelta(callId: string, name: string, delta: unknown): BaseEvent[] {
+    if (!this.messageId) this.nextMessage();
+    const out: BaseEvent[] = [];
+    if (!this.streamedCalls.has(callId)) {
+      this.streamedCalls.add(callId);
+      this.openCalls.add(callId);
+      out.push({
+        type: EventType.TOOL_CALL_START,
+        toolCallId: callId,
+        toolCallName: name,
+        parentMessageId: this.messageId,
+      });
+    }
+    // A call whose message ended (or whose model call was retried) takes no more pieces.
+    if (typeof delta === 'string' && delta && this.openCalls.has(callId))
+      out.push({ type: EventType.TOOL_CALL_ARGS, toolCallId: callId, delta });
+    return out;
+  }
+
+  /** The streamed calls still open: their arguments are complete (their message ended, or the run did). */
+  private closeCalls(): BaseEvent[] {
+    const out: BaseEvent[] = [...this.openCalls].map((toolCallId) => ({ type: EventType.TOOL_CALL_END, toolCallId }));
+    this.openCalls.clear();
+    return out;
+  }
+
   private toolCall(callId: string, name: string, args: unknown): BaseEvent[] {
+    // Its arguments streamed: the call started, and ended with its message.
+    if (this.streamedCalls.has(callId)) return [];
     const parent = this.callMessage.get(callId);
     const delta = typeof args === 'string' ? args : '';
     return [
@@ -161,7 +202,7 @@ export class AgUiEventTranslator {
   }
 
   private end(result: RunResultData): BaseEvent[] {
-    const out = this.closeText();
+    const out = [...this.closeText(), ...this.closeCalls()];
     const stopReason = result.stopReason ?? '';
     if (FAILED_STOPS.has(stopReason))
       return [

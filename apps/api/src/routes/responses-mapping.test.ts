@@ -220,4 +220,30 @@ describe("responseEventRenderer (a run's events as the Responses stream)", () =>
     expect(failed.sent.at(-1)?.event).toBe('response.failed');
     expect(failed.sent.at(-1)?.data['response']).toMatchObject({ status: 'failed', error: { message: 'down' } });
   });
+
+  it("puts a failed run's message only in `error`: no output item, no text", () => {
+    const { stream, sent } = recordingStream();
+    const render = responseEventRenderer(() => FACTS, false);
+    for (const e of [
+      event('message_chunk', { delta: 'The model could' }),
+      event('execution_end', {
+        result: { status: 'failed', stopReason: 'model_error', response: 'The model could not be reached.' },
+      }),
+    ])
+      render(stream, e);
+    expect(sent.map((s) => s.event)).toEqual(['response.created', 'response.in_progress', 'response.failed']);
+    expect(sent.at(-1)?.data['response']).toMatchObject({
+      status: 'failed',
+      output: [],
+      error: { code: 'server_error', message: 'The model could not be reached.' },
+    });
+  });
+
+  it('ends a cancelled run with response.incomplete, its status cancelled (the SDK has no response.cancelled)', () => {
+    const { stream, sent } = recordingStream();
+    const render = responseEventRenderer(() => FACTS, false);
+    render(stream, event('execution_end', { result: { status: 'cancelled', stopReason: 'cancelled', response: '' } }));
+    expect(sent.map((s) => s.event)).toEqual(['response.created', 'response.in_progress', 'response.incomplete']);
+    expect(sent.at(-1)?.data['response']).toMatchObject({ status: 'cancelled', output: [], error: null });
+  });
 });

@@ -3,7 +3,13 @@ import type { SseStream } from '../events/sse.js';
 import { answerStream } from '../turns/answer-stream.js';
 import { messageIdOf, outputMessage, responseObject, type ResponseFacts } from './responses-object.js';
 
-/** The final event of a streamed response, by the status it ended with (the SDK knows no `response.cancelled`). */
+/**
+ * The final event of a streamed response, by the status it ended with. The `openai` client's
+ * ResponseStreamEvent has no `response.cancelled`: its terminal events are `response.completed`,
+ * `response.failed` and `response.incomplete`, each carrying a Response whose `status` may be
+ * `cancelled`. A cancelled run ends with `response.incomplete` (it stopped before its answer, as
+ * an incomplete one does; it did not fail), its response's status `cancelled`.
+ */
 const FINAL_EVENT = {
   completed: 'response.completed',
   failed: 'response.failed',
@@ -16,7 +22,8 @@ const FINAL_EVENT = {
  * the one output message item (`response.output_item.added`, `response.content_part.added`, the
  * answer as `response.output_text.delta` events, then the `.done` events), and
  * `response.completed` (or `response.failed` / `response.incomplete`) with the whole response.
- * Each event carries `sequence_number`, counting from 0.
+ * The item opens with the answer's first text: a failed run has none (its message is the
+ * response's `error`, as when not streamed). Each event carries `sequence_number`, counting from 0.
  */
 export function responseEventRenderer(
   /** The response's facts but the run's state; `runId` is read when the stream starts (a keyed repeat's run). */
@@ -25,10 +32,21 @@ export function responseEventRenderer(
 ): (stream: SseStream, event: RunEventEnvelope) => void {
   let sequence = 0;
   let text = '';
+  let itemOpen = false;
   const send = (stream: SseStream, type: string, fields: Record<string, unknown>): void =>
     stream.send(type, { type, sequence_number: sequence++, ...fields });
   const at = () => ({ item_id: messageIdOf(facts().runId), output_index: 0, content_index: 0 });
+  const openItem = (stream: SseStream): void => {
+    if (itemOpen) return;
+    itemOpen = true;
+    send(stream, 'response.output_item.added', {
+      output_index: 0,
+      item: outputMessage(facts().runId, '', 'in_progress'),
+    });
+    send(stream, 'response.content_part.added', { ...at(), part: { type: 'output_text', text: '', annotations: [] } });
+  };
   const delta = (stream: SseStream, piece: string): void => {
+    openItem(stream);
     text += piece;
     send(stream, 'response.output_text.delta', { ...at(), delta: piece, logprobs: [] });
   };
@@ -38,29 +56,25 @@ export function responseEventRenderer(
       const started = responseObject({ ...facts(), runStatus: 'running' });
       send(stream, 'response.created', { response: started });
       send(stream, 'response.in_progress', { response: started });
-      send(stream, 'response.output_item.added', {
-        output_index: 0,
-        item: outputMessage(facts().runId, '', 'in_progress'),
-      });
-      const { item_id, output_index, content_index } = at();
-      send(stream, 'response.content_part.added', {
-        item_id,
-        output_index,
-        content_index,
-        part: { type: 'output_text', text: '', annotations: [] },
-      });
     },
     delta,
     end: (stream, result, rest) => {
       const finished = responseObject({ ...facts(), runStatus: result.status ?? 'completed', result });
-      // A failed run's message is its `error`, as in a response that is not streamed.
-      if (rest && finished.status !== 'failed') delta(stream, rest);
+      const final = FINAL_EVENT[finished.status as keyof typeof FINAL_EVENT] ?? 'response.completed';
+      // A failed run's message is its `error` only, as in a response that is not streamed.
+      if (finished.status === 'failed') {
+        send(stream, final, { response: finished });
+        return;
+      }
+      if (rest) delta(stream, rest);
+      if (!itemOpen) {
+        send(stream, final, { response: finished });
+        return;
+      }
       const item = outputMessage(facts().runId, text, finished.status === 'completed' ? 'completed' : 'incomplete');
       send(stream, 'response.output_text.done', { ...at(), text, logprobs: [] });
-      const { item_id, output_index, content_index } = at();
-      send(stream, 'response.content_part.done', { item_id, output_index, content_index, part: item.content[0] });
+      send(stream, 'response.content_part.done', { ...at(), part: item.content[0] });
       send(stream, 'response.output_item.done', { output_index: 0, item });
-      const final = FINAL_EVENT[finished.status as keyof typeof FINAL_EVENT] ?? 'response.completed';
       send(stream, final, { response: { ...finished, output: [item] } });
     },
   });

@@ -26,6 +26,7 @@ import { outputSchemaOfTextFormat, ResponseTextFormat } from './responses-format
 import { ResponseInputItem, responsesMessages } from './responses-input.js';
 import { SUM_SCHEMA_EXAMPLE } from './chat-completions-format.js';
 import { ResponseObject, responseObject, type ResponseFacts } from './responses-object.js';
+import { protocolRequestJsonOf, responseRequestOf } from './responses-request.js';
 import { responseEventRenderer } from './responses-stream.js';
 
 export interface ResponseRoutesOptions {
@@ -81,7 +82,7 @@ const ResponseStreamEvent = z
   .meta({
     id: 'ResponseStreamEvent',
     description:
-      'One event of the stream (`event:` repeats `type`): response.created, response.in_progress, response.output_item.added, response.content_part.added, response.output_text.delta…, response.output_text.done, response.content_part.done, response.output_item.done, then response.completed (or response.failed / response.incomplete).',
+      'One event of the stream (`event:` repeats `type`): response.created, response.in_progress, response.output_item.added, response.content_part.added, response.output_text.delta…, response.output_text.done, response.content_part.done, response.output_item.done, then response.completed (or response.failed / response.incomplete, which also ends a cancelled response: its status `cancelled`). A failed response has no output item events: its message is its `error`.',
   });
 
 export const responseOperations = {
@@ -173,7 +174,7 @@ function instructionsOf(overridesJson: string | undefined): string | null {
   return overridesJson ? ((JSON.parse(overridesJson) as RunOverrides).instructions ?? null) : null;
 }
 
-/** A run read with GET run as a response: its request's `previous_response_id` and `text.format` are not recorded. */
+/** A run read with GET run as a response, with its request's `previous_response_id` and `text.format` as recorded. */
 function runResponse(run: orchestratorV1.GetRunResponse, runStatus: string = run.status): ResponseObject {
   const result = JSON.parse(run.resultJson || 'null') as StreamedResult | null;
   return responseObject({
@@ -183,8 +184,7 @@ function runResponse(run: orchestratorV1.GetRunResponse, runStatus: string = run
     runStatus,
     result: result ?? undefined,
     instructions: instructionsOf(run.overridesJson),
-    previousResponseId: null,
-    format: undefined,
+    ...responseRequestOf(run.protocolRequestJson),
   });
 }
 
@@ -242,6 +242,7 @@ export function registerResponseRoutes(router: OperationRouter, options: Respons
       maxMessageChars: options.maxMessageChars,
       outputSchema,
       overridesJson: body.instructions ? JSON.stringify({ instructions: body.instructions }) : undefined,
+      protocolRequestJson: protocolRequestJsonOf({ previousResponseId: body.previous_response_id ?? null, format }),
       idempotencyKey,
       fingerprint,
     });

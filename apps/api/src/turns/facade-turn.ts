@@ -17,6 +17,8 @@ export interface FacadeTurnInput {
   maxMessageChars: number;
   outputSchema?: Record<string, unknown> | undefined;
   overridesJson?: string | undefined;
+  /** What the protocol's request asked beyond the message, recorded with the run (HandleMessageRequest.protocol_request_json). */
+  protocolRequestJson?: string | undefined;
   idempotencyKey?: string | undefined;
   fingerprint?: string | undefined;
 }
@@ -48,6 +50,7 @@ export function facadeTurn(request: FastifyRequest, input: FacadeTurnInput): Tur
     timeZone: '',
     ...(input.outputSchema ? { outputSchemaJson: JSON.stringify(input.outputSchema) } : {}),
     ...(input.overridesJson ? { overridesJson: input.overridesJson } : {}),
+    ...(input.protocolRequestJson ? { protocolRequestJson: input.protocolRequestJson } : {}),
     ...idempotencyFields(input.idempotencyKey, () => input.fingerprint ?? ''),
   };
 }

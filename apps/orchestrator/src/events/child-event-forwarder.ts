@@ -65,7 +65,7 @@ export class ChildEventForwarder {
       nc,
       childRunId,
       (event) => {
-        if (event.id > afterId && event.type !== 'message_chunk')
+        if (event.id > afterId && event.type !== 'message_chunk' && event.type !== 'tool_call_args_delta')
           forward('child_run_event', {
             childRunId,
             role,

@@ -2,13 +2,21 @@ import { headers } from '@nats-io/nats-core';
 import type { LoopEvent } from '@platform/agent-loop';
 import { RUN_EVENTS_STREAM, RunEventEnvelope, runEventsSubject, type RunEventType } from '@platform/contracts';
 import { lastMessageJson, PublishBatcher, type Logger, type NatsConnection } from '@platform/service-kit';
+import { runStatus } from '../run-status.js';
 
-/** The event's own fields: the envelope carries id, run and time; the full result keeps no transcript. */
+/** Events of a model message as it is written: published only for a run that streams. */
+const STREAMED_PIECES: ReadonlySet<string> = new Set(['message_chunk', 'tool_call_args_delta']);
+
+/**
+ * The event's own fields: the envelope carries id, run and time; the full result keeps no
+ * transcript and says the run's status (as GET run has it), so a stream's reader need not work it
+ * out from the stop reason.
+ */
 function dataOf(event: LoopEvent): Record<string, unknown> {
   const { runId: _runId, seq: _seq, at: _at, type: _type, ...data } = event;
   if (event.type === 'execution_end') {
     const { transcript: _transcript, ...result } = event.result;
-    return { result };
+    return { result: { ...result, status: runStatus(event.result) } };
   }
   return data;
 }
@@ -64,7 +72,7 @@ export class RunEventPublisher {
 
   /** The loop's event sink. */
   readonly sink = (event: LoopEvent): void => {
-    if (event.type === 'message_chunk' && !this.includeChunks) return;
+    if (STREAMED_PIECES.has(event.type) && !this.includeChunks) return;
     this.publish(event.type, dataOf(event), event.at);
   };
 
@@ -92,6 +100,6 @@ export async function publishEndWithoutRun(
 ): Promise<void> {
   const events = await RunEventPublisher.open(nc, runId, { resumed: true, includeChunks: false, logger });
   events.publish('state_change', { state: 'cancelled', reason: 'cancelled' });
-  events.publish('execution_end', { result });
+  events.publish('execution_end', { result: { ...result, status: 'cancelled' } });
   await events.flush();
 }

@@ -46,9 +46,9 @@ export class RunRecords extends RunLeases {
        created AS (
          INSERT INTO runs (run_id, tenant_id, conversation_id, status, profile, content, tier, stream, time_zone, approval, kind, source, created_at, trace_id,
                parent_run_id, parent_call_id, delegation_chain, depth, tool_scope, agent_id, agent_version, overrides, subject, sender_role,
-               output_schema, replay_of, replay_from_step, protocol)
+               output_schema, replay_of, replay_from_step, protocol, protocol_request)
          SELECT $1, $2, $3, 'queued', $4, $5, $6, $7, $8, $9, $10, $11, clock_timestamp(), $12, $13, $14, coalesce($15::text[], '{}'), $16, $17::text[],
-               $18, $19, $20::jsonb, $21, $22, $23::jsonb, $31, $32, $33
+               $18, $19, $20::jsonb, $21, $22, $23::jsonb, $31, $32, $33, $34::jsonb
          FROM gate WHERE gate.open AND ${keyedGuard('$24')}
          ON CONFLICT (run_id) DO NOTHING
          RETURNING 1)
@@ -118,11 +118,11 @@ export class RunRecords extends RunLeases {
        admitted AS (
          INSERT INTO runs (run_id, tenant_id, conversation_id, status, profile, content, tier, stream, time_zone, approval, kind, source, created_at,
            lease_owner, lease_until, lease_epoch, attempts, started_at, trace_id, agent_id, agent_version, overrides, subject, sender_role,
-           output_schema, replay_of, replay_from_step, protocol)
+           output_schema, replay_of, replay_from_step, protocol, protocol_request)
          SELECT $1, $2, $3, CASE WHEN yes THEN 'running' ELSE 'queued' END, $4, $5, $6, $7, $8, $9, $10, $14, clock_timestamp(),
            CASE WHEN yes THEN $11 END, CASE WHEN yes THEN now() + ($12 * interval '1 millisecond') END,
            CASE WHEN yes THEN 1 ELSE 0 END, CASE WHEN yes THEN 1 ELSE 0 END, CASE WHEN yes THEN now() END, $15,
-           $16, $17, $18::jsonb, $19, $20, $21::jsonb, $29, $30, $31
+           $16, $17, $18::jsonb, $19, $20, $21::jsonb, $29, $30, $31, $32::jsonb
          FROM idle WHERE (SELECT open FROM gate) AND ${keyedGuard('$22')}
          ON CONFLICT (run_id) DO NOTHING
          RETURNING status, lease_epoch, created_at)

@@ -38,6 +38,7 @@ export interface RunRow {
   replay_of?: string | null;
   replay_from_step?: number | null;
   protocol?: string | null;
+  protocol_request?: Record<string, unknown> | null;
   steers?: string | null;
 }
 
@@ -105,6 +106,7 @@ export function toRecord(row: RunRow): RunRecord {
     ...stopOf(row),
     ...replayOfRow(row),
     ...protocolOfRow(row),
+    ...(row.protocol_request ? { protocolRequest: row.protocol_request } : {}),
     ...(row.steers ? { steers: row.steers } : {}),
   };
 }

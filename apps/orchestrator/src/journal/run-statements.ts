@@ -60,10 +60,16 @@ export function agentValues(run: NewRun): unknown[] {
 
 /**
  * Where a new run's message came from, in the order of the columns `replay_of`, `replay_from_step`
- * (migrations/0022: the run it replays and the step it goes live from) and `protocol` (0025).
+ * (migrations/0022: the run it replays and the step it goes live from), `protocol` (0025) and
+ * `protocol_request` (0026).
  */
 export function provenanceValues(run: NewRun): unknown[] {
-  return [run.replay?.runId ?? null, run.replay?.fromStep ?? null, run.protocol ?? null];
+  return [
+    run.replay?.runId ?? null,
+    run.replay?.fromStep ?? null,
+    run.protocol ?? null,
+    run.protocolRequest ? jsonbText(run.protocolRequest) : null,
+  ];
 }
 
 /**

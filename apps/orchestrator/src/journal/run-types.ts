@@ -81,6 +81,8 @@ export interface RunRecord {
   replay?: RunReplayOf;
   /** The edge protocol its message came in by (migrations/0025); absent for a message the platform sent. */
   protocol?: RunProtocol;
+  /** What its protocol's request asked beyond the message, for the edge to read back (migrations/0026). */
+  protocolRequest?: Record<string, unknown>;
 }
 
 /** A replay's original run and how many of its steps the replay answers from the original's journal. */
@@ -121,6 +123,8 @@ export interface NewRun {
   replay?: RunReplayOf;
   /** The edge protocol its message came in by (migrations/0025); absent for a message the platform sent. */
   protocol?: RunProtocol;
+  /** What its protocol's request asked beyond the message, for the edge to read back (migrations/0026). */
+  protocolRequest?: Record<string, unknown>;
   /** The client's Idempotency-Key, recorded by the statement that records the run (migrations/0014). */
   idempotency?: IdempotencyClaim;
   /**

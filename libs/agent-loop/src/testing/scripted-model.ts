@@ -13,7 +13,10 @@ export interface ScriptedModelOptions {
   model?: string;
   /** Usage reported for each reply. */
   usage?: { inputTokens: number; outputTokens: number };
-  /** Text replies are streamed in pieces of this many characters through onTextDelta. */
+  /**
+   * Text replies are streamed in pieces of this many characters through onTextDelta, and tool
+   * calls' arguments through onToolCallDelta (each call first appears with none, as OpenAI streams).
+   */
   chunkChars?: number;
 }
 
@@ -51,10 +54,20 @@ export class ScriptedModel implements ModelPort {
             finishReason: produced.toolCalls?.length ? 'tool_calls' : 'stop',
           };
     const text = response.message.content;
-    if (request.onTextDelta && text) {
-      const size = this.options.chunkChars ?? 4;
+    const size = this.options.chunkChars ?? 4;
+    if (request.onTextDelta && text)
       for (let i = 0; i < text.length; i += size) request.onTextDelta(text.slice(i, i + size));
-    }
+    if (request.onToolCallDelta)
+      for (const [index, call] of (response.message.toolCalls ?? []).entries()) {
+        request.onToolCallDelta({ index, id: call.id, name: call.name, arguments: '' });
+        for (let i = 0; i < call.arguments.length; i += size)
+          request.onToolCallDelta({
+            index,
+            id: call.id,
+            name: call.name,
+            arguments: call.arguments.slice(i, i + size),
+          });
+      }
     return response;
   }
 }
