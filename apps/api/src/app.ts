@@ -37,7 +37,7 @@ import { registerResponseRoutes } from './routes/responses.js';
 import { registerAgUiRoutes } from './routes/ag-ui.js';
 import { registerA2aRoutes } from './routes/a2a.js';
 import { registerA2aCardRoutes } from './routes/a2a-card.js';
-import type { A2aPushConfigs } from './a2a/push-configs.js';
+import { OrchestratorPushConfigs } from './a2a/push-configs.js';
 import { registerConversationRoutes } from './routes/conversations.js';
 import { registerConversationResourceRoutes } from './routes/conversation-resources.js';
 import { registerCredentialRoutes } from './routes/credentials.js';
@@ -109,8 +109,6 @@ export interface AppOptions {
   checkReplies?: boolean;
   /** The api's public URL (PUBLIC_BASE_URL), as A2A agent cards name their endpoints; absent: each request's scheme and host. */
   publicUrl?: string | undefined;
-  /** A2A push notification configs of tasks (the orchestrator's store); absent: A2A push notifications are not served. */
-  a2aPushConfigs?: A2aPushConfigs | undefined;
   /** Sees every route as it is registered (tests and tooling: which routes the api serves). */
   onRoute?: (route: RouteOptions) => void;
 }
@@ -225,7 +223,7 @@ export function buildApp(options: AppOptions): FastifyInstance {
   registerA2aCardRoutes(router, {
     agents: options.agents,
     publicUrl: options.publicUrl,
-    pushNotifications: options.a2aPushConfigs !== undefined,
+    pushNotifications: true,
   });
   registerA2aRoutes(router, {
     turns,
@@ -233,7 +231,7 @@ export function buildApp(options: AppOptions): FastifyInstance {
     orchestrator: options.orchestrator,
     agents: options.agents,
     publicUrl: options.publicUrl,
-    pushConfigs: options.a2aPushConfigs,
+    pushConfigs: new OrchestratorPushConfigs(options.orchestrator),
     ...options.limits,
   });
   registerApprovalRoutes(router, {

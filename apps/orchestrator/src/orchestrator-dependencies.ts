@@ -16,6 +16,7 @@ import type { ToolTrials } from './tool-calls/tool-trials.js';
 import type { OutputSchemas } from './structured/output-schemas.js';
 import type { IdempotencyKeys } from './idempotency/idempotency-keys.js';
 import type { RunWebhooks } from './webhooks/run-webhooks.js';
+import type { A2aPush } from './a2a-push/a2a-push.js';
 import type { RunReplays } from './replays/run-replays.js';
 
 /** What the calls other than HandleMessage use: cancelling and listing runs, the catalog, tool calls. */
@@ -63,6 +64,8 @@ export interface OrchestratorDependencies {
   multitask: MultitaskAdmission;
   /** Webhooks when a run ends: a new run's target, and the settings and deliveries calls. */
   webhooks: Pick<RunWebhooks, 'checkUrl' | 'recordTarget' | 'handlers'>;
+  /** A2A push notification configs of tasks (their calls). */
+  a2aPush: Pick<A2aPush, 'handlers'>;
   /** Conversations being deleted take no new message (erasure/). */
   deletions?: Pick<DeletionStore, 'isDeleting'>;
   /** A message that replays a run (`replay_of`): checked, given the run's content and agent, its conversation forked. */

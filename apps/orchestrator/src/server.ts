@@ -67,6 +67,7 @@ import { ToolPortsStep } from './turn/tool-ports.js';
 import { TurnRunner } from './turn/turn-runner.js';
 import { TurnSteps, type TurnResult } from './turn/turn-steps.js';
 import { RunWebhooks } from './webhooks/run-webhooks.js';
+import { A2aPush } from './a2a-push/a2a-push.js';
 
 const ORCHESTRATOR_SERVICE_NAME = 'orchestrator.v1.OrchestratorService';
 const AGENT_SERVICE_NAME = 'orchestrator.v1.AgentService';
@@ -289,6 +290,7 @@ async function wire(
 
   const runEndWatch = new RunEndWatch(nc, queue, logger);
   const webhooks = new RunWebhooks(pool, config, logger);
+  const a2aPush = new A2aPush(pool, webhooks, { ...tiers, retentionDays: config.RUN_WEBHOOK_RETENTION_DAYS }, logger);
   cancels.listen((runId, notice) => attempts.notice(runId, notice));
   const expiries = new ExpiryListener(nc, records, queue, logger);
   const recovery = new RunRecovery(records, queue, {
@@ -340,6 +342,7 @@ async function wire(
       },
       multitask: new MultitaskAdmission({ stops, cancellation }),
       webhooks,
+      a2aPush,
       logger,
     }),
     ORCHESTRATOR_CALLERS,
@@ -373,6 +376,7 @@ async function wire(
   expiries.start();
   runEndWatch.start();
   webhooks.start();
+  a2aPush.start();
   // Runs a previous process left behind are picked up now rather than at the first sweep.
   void recovery.sweep();
   return {
@@ -386,6 +390,7 @@ async function wire(
         last: [
           runEndWatch,
           webhooks,
+          a2aPush,
           agentDirectory,
           heartbeat,
           { stop: stopRecallGauge },

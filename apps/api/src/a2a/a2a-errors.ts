@@ -12,6 +12,9 @@ export function a2aErrorOf(error: unknown): A2AError {
   const mapped = toHttpError(error);
   const { code, message } = mapped.body.error;
   if (mapped.status === 404 && code === 'RUN_NOT_FOUND') return new TaskNotFoundError('no such task');
+  // As the SDK's own handler answers a config that is not there.
+  if (mapped.status === 404 && code === 'A2A_PUSH_CONFIG_NOT_FOUND')
+    return new TaskNotFoundError({ message, metadata: { code } });
   const metadata = {
     code,
     status: String(mapped.status),

@@ -36,7 +36,7 @@ import { newRunId, type TurnRunner } from '../turns/turn-runner.js';
 import { a2aErrorOf } from './a2a-errors.js';
 import type { A2aAgent } from './agent-card.js';
 import { contentOf } from './message-input.js';
-import type { A2aPushConfigs } from './push-configs.js';
+import type { A2aPushConfigs, PushCaller } from './push-configs.js';
 import { outcomeOfAnswer, outcomeOfRun } from './run-outcomes.js';
 import { answerRunId, isTaskId, MAX_TASK_ANSWERS, taskOfRun } from './task-ids.js';
 import { isTerminal, taskOf, taskStateOf, type TaskRef } from './task-mapping.js';
@@ -197,7 +197,7 @@ export class A2aTaskHandler implements A2ARequestHandler {
   async createTaskPushNotificationConfig(params: TaskPushNotificationConfig): Promise<TaskPushNotificationConfig> {
     try {
       const chain = await this.chain(params.taskId);
-      return await this.pushConfigs().create(principalOf(this.call.request).tenantId, chain.ref.taskId, params);
+      return await this.pushConfigs().create(this.pushCaller(), chain.ref.taskId, params);
     } catch (error) {
       throw a2aErrorOf(error);
     }
@@ -244,7 +244,12 @@ export class A2aTaskHandler implements A2ARequestHandler {
   private async registerPushConfig(params: SendMessageRequest, ref: TaskRef): Promise<void> {
     const config = params.configuration?.taskPushNotificationConfig;
     if (!config) return;
-    await this.pushConfigs().create(principalOf(this.call.request).tenantId, ref.taskId, config);
+    await this.pushConfigs().create(this.pushCaller(), ref.taskId, config);
+  }
+
+  private pushCaller(): PushCaller {
+    const principal = principalOf(this.call.request);
+    return { tenantId: principal.tenantId, tier: principal.tier ?? '' };
   }
 
   private startRun(plan: SendPlan, stream: boolean): TaskRun {
