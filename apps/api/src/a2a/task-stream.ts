@@ -103,7 +103,7 @@ export class TaskRun {
         }
       }
       if (this.start.signal.aborted) return;
-      if (this.failure !== undefined) throw this.failure;
+      if (this.failure !== undefined) throw a2aErrorOf(this.failure);
       const answer = await this.turn;
       yield* renderer.ended(outcomeOfAnswer(answer));
     } catch (error) {

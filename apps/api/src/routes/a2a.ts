@@ -98,9 +98,10 @@ export function registerA2aRoutes(router: OperationRouter, options: A2aRoutesOpt
       }
     }
     const transport = legacy ? new LegacyJsonRpcTransportHandler(handler) : new JsonRpcTransportHandler(handler);
-    const mapError = legacy
-      ? LegacyJsonRpcTransportHandler.mapToLegacyJSONRPCError
-      : JsonRpcTransportHandler.mapToJSONRPCError;
+    const mapError = (error: unknown): unknown =>
+      legacy
+        ? LegacyJsonRpcTransportHandler.mapToLegacyJSONRPCError(error)
+        : JsonRpcTransportHandler.mapToJSONRPCError(error);
     const answer = (await transport.handle(body as Record<string, unknown>, context)) as
       RpcResponse | AsyncGenerator<RpcResponse, void, undefined>;
     if (!(Symbol.asyncIterator in answer)) return { status: 200, body: answer };
