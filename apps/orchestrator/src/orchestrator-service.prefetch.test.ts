@@ -40,6 +40,7 @@ function service(
       recordTarget: () => Promise.resolve(),
       handlers: () => ({}),
     },
+    a2aPush: { handlers: () => ({}) },
     logger,
   } as unknown as OrchestratorDependencies;
   const impl = orchestratorServiceImplementation(deps);

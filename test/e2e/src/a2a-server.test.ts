@@ -276,6 +276,28 @@ describe('message/send and tasks/get', () => {
   });
 });
 
+describe('A2A 0.3 clients', () => {
+  it('answers the 0.3 method names (message/send, tasks/get) through the SDK compat layer', async () => {
+    const fetchImpl = await authedFetch(TENANT);
+    const card = await (await clientOf(TENANT)).getAgentCard();
+    const factory = new ClientFactory(
+      ClientFactoryOptions.createFrom(ClientFactoryOptions.default, {
+        transports: [new JsonRpcTransportFactory({ fetchImpl, legacyCompat: { enabled: true } })],
+      }),
+    );
+    const legacy = await factory.createFromAgentCard({
+      ...card,
+      supportedInterfaces: card.supportedInterfaces.map((i) => ({ ...i, protocolVersion: '0.3' })),
+    });
+    expect(legacy.protocolVersion).toBe('0.3');
+    const task = asTask(await send(legacy, userMessage(QUESTION)));
+    expect(task.status?.state).toBe(TaskState.TASK_STATE_COMPLETED);
+    expect(artifactText(task)).toMatch(/84/);
+    const read = await legacy.getTask({ tenant: '', id: task.id, historyLength: undefined });
+    expect(read.status?.state).toBe(TaskState.TASK_STATE_COMPLETED);
+  });
+});
+
 describe('message/stream', () => {
   it('streams the task: the task first, working, the answer as artifact chunks, then completed', async () => {
     const client = await clientOf(TENANT);
@@ -459,7 +481,10 @@ describe('durability', () => {
         // While the api reconnects to the new orchestrator, a read may find it unavailable: read again.
         const task = await client
           .getTask({ tenant: '', id: started.id, historyLength: undefined })
-          .catch((error: unknown) => (/UNAVAILABLE/.test(String(error)) ? undefined : Promise.reject(error)));
+          .catch((error: unknown) => {
+            if (error instanceof A2AError && /UNAVAILABLE/.test(error.message)) return undefined;
+            throw error;
+          });
         return task?.status?.state === TaskState.TASK_STATE_COMPLETED ? task : undefined;
       },
       60_000,

@@ -46,7 +46,7 @@ export function publicBaseUrl(request: FastifyRequest, configured: string | unde
 }
 
 /** The JSON-RPC endpoint of an agent. */
-export function a2aEndpointPath(ref: string): string {
+function a2aEndpointPath(ref: string): string {
   return `/v1/agents/${encodeURIComponent(ref)}/a2a`;
 }
 

@@ -8,7 +8,7 @@ export function taskResponse(task: Task): StreamResponse {
   return { payload: { $case: 'task', value: task } };
 }
 
-export function statusResponse(ref: TaskRef, status: TaskStatus): StreamResponse {
+function statusResponse(ref: TaskRef, status: TaskStatus): StreamResponse {
   return {
     payload: {
       $case: 'statusUpdate',

@@ -80,7 +80,7 @@ export function dataPart(data: unknown): Part {
 }
 
 /** A message from the agent in a task (a status message: what it waits for, why it failed). */
-export function agentMessage(ref: TaskRef, messageId: string, parts: Part[]): Message {
+function agentMessage(ref: TaskRef, messageId: string, parts: Part[]): Message {
   return {
     messageId,
     contextId: ref.contextId,
@@ -94,7 +94,7 @@ export function agentMessage(ref: TaskRef, messageId: string, parts: Part[]): Me
 }
 
 /** The id of the artifact that holds a run's answer (one per run: a task answered twice has the latest). */
-export function answerArtifactId(runId: string): string {
+function answerArtifactId(runId: string): string {
   return `${runId}-answer`;
 }
 
@@ -118,7 +118,7 @@ export function answerArtifact(outcome: Pick<RunOutcome, 'runId' | 'response' | 
  * pending agent-tools and approvals as data), why a task failed or was cancelled; none while it works
  * or once it completed (the answer is the artifact).
  */
-export function statusMessageOf(ref: TaskRef, outcome: RunOutcome): Message | undefined {
+function statusMessageOf(ref: TaskRef, outcome: RunOutcome): Message | undefined {
   const state = taskStateOf(outcome.status);
   if (state === TaskState.TASK_STATE_INPUT_REQUIRED) {
     const pending = outcome.pending ?? [];

@@ -14,7 +14,7 @@ export interface A2aCardRoutesOptions {
 }
 
 /** The agent the well-known card at the root describes: the tenant's `default` agent (its own, else the built-in one). */
-export const DEFAULT_A2A_AGENT = 'default';
+const DEFAULT_A2A_AGENT = 'default';
 
 /** An A2A agent card (protocol 1.0, ProtoJSON as the SDK's card resolver reads it). */
 const AgentCardBody = z

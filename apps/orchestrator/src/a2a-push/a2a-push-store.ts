@@ -6,7 +6,7 @@ import type pg from 'pg';
 import { ErrorCodes } from '../error-codes.js';
 
 /** Configs one task may have. */
-export const MAX_CONFIGS_PER_TASK = 10;
+const MAX_CONFIGS_PER_TASK = 10;
 
 interface ConfigRow {
   tenant_id: string;
