@@ -12,6 +12,8 @@ import { responseOperations } from './routes/responses.js';
 import { agUiOperations } from './routes/ag-ui.js';
 import { mcpOperations } from './routes/mcp.js';
 import { mcpAuthOperations } from './routes/mcp-auth.js';
+import { a2aOperations } from './routes/a2a.js';
+import { a2aCardOperations } from './routes/a2a-card.js';
 import { conversationOperations } from './routes/conversations.js';
 import { conversationResourceOperations } from './routes/conversation-resources.js';
 import { conversationDeletionOperations } from './routes/conversation-deletions.js';
@@ -61,6 +63,8 @@ export const allOperations: readonly OperationSpec[] = [
   agUiOperations,
   mcpOperations,
   mcpAuthOperations,
+  a2aCardOperations,
+  a2aOperations,
   meOperations,
   keyOperations,
   auditOperations,

@@ -38,6 +38,9 @@ import { registerAgUiRoutes } from './routes/ag-ui.js';
 import { registerMcpRoutes } from './routes/mcp.js';
 import type { McpAuthOptions } from './routes/mcp-auth.js';
 import type { McpSessionLimits } from './routes/mcp-sessions.js';
+import { registerA2aRoutes } from './routes/a2a.js';
+import { registerA2aCardRoutes } from './routes/a2a-card.js';
+import { OrchestratorPushConfigs } from './a2a/push-configs.js';
 import { registerConversationRoutes } from './routes/conversations.js';
 import { registerConversationResourceRoutes } from './routes/conversation-resources.js';
 import { registerCredentialRoutes } from './routes/credentials.js';
@@ -109,6 +112,8 @@ export interface AppOptions {
   checkReplies?: boolean;
   /** The MCP server (docs/protocols.md#mcp): its OAuth metadata, session bounds, elicitation wait; absent: the defaults. */
   mcp?: McpOptions;
+  /** The api's public URL (PUBLIC_BASE_URL), as A2A agent cards name their endpoints; absent: each request's scheme and host. */
+  publicUrl?: string | undefined;
   /** Sees every route as it is registered (tests and tooling: which routes the api serves). */
   onRoute?: (route: RouteOptions) => void;
 }
@@ -239,6 +244,20 @@ export function buildApp(options: AppOptions): FastifyInstance {
   registerChatCompletionRoutes(router, { turns, events, ...options.limits });
   registerResponseRoutes(router, { turns, events, orchestrator: options.orchestrator, ...options.limits });
   registerAgUiRoutes(router, { turns, events, conversations: options.conversations, ...options.limits });
+  registerA2aCardRoutes(router, {
+    agents: options.agents,
+    publicUrl: options.publicUrl,
+    pushNotifications: true,
+  });
+  registerA2aRoutes(router, {
+    turns,
+    events,
+    orchestrator: options.orchestrator,
+    agents: options.agents,
+    publicUrl: options.publicUrl,
+    pushConfigs: new OrchestratorPushConfigs(options.orchestrator),
+    ...options.limits,
+  });
   const approvals = {
     agentPool: options.agentPool,
     orchestrator: options.orchestrator,

@@ -164,6 +164,7 @@ export async function startApiServer(config: ApiConfig, logger: Logger): Promise
     }),
     ...(keyVerifier && revocations ? { apiKeys: { verifier: keyVerifier, revocations } } : {}),
     maxBodyBytes: config.MAX_BODY_BYTES,
+    publicUrl: config.PUBLIC_BASE_URL,
     orchestrator: orchestrator.rpc,
     agents: agents.rpc,
     conversations: conversations.rpc,

@@ -75,6 +75,14 @@ const orchestratorErrorCatalogue = {
   },
   TOOL_CALL_NOT_FOUND: { kind: 'not_found', description: 'No tool call of this id for this tenant.' },
   RUN_NOT_FOUND: { kind: 'not_found', description: 'No run of this id (in this conversation, when one is named).' },
+  INVALID_PUSH_CONFIG: {
+    kind: 'invalid_argument',
+    description: 'An A2A push notification config without a URL, or with a field too long or holding a line break.',
+  },
+  A2A_PUSH_CONFIG_NOT_FOUND: {
+    kind: 'not_found',
+    description: 'No push notification config of this id for this A2A task of this tenant.',
+  },
   INVALID_IDEMPOTENCY_KEY: {
     kind: 'invalid_argument',
     description:

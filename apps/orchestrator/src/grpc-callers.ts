@@ -21,6 +21,10 @@ export const ORCHESTRATOR_CALLERS: CallerTable<typeof orchestratorV1.Orchestrato
   listRunWebhookDeliveries: ['api'],
   getWebhookSettings: ['api'],
   updateWebhookSettings: ['api'],
+  createA2APushConfig: ['api'],
+  getA2APushConfig: ['api'],
+  listA2APushConfigs: ['api'],
+  deleteA2APushConfig: ['api'],
 };
 
 /** The AgentService is the api's: it acts for the tenant of a verified token. */

@@ -16,6 +16,7 @@ import type { ToolTrials } from './tool-calls/tool-trials.js';
 import type { OutputSchemas } from './structured/output-schemas.js';
 import type { IdempotencyKeys } from './idempotency/idempotency-keys.js';
 import type { RunWebhooks } from './webhooks/run-webhooks.js';
+import type { A2aPush } from './a2a-push/a2a-push.js';
 import type { RunReplays } from './replays/run-replays.js';
 
 /** What the calls other than HandleMessage use: cancelling and listing runs, the catalog, tool calls. */
@@ -33,6 +34,8 @@ interface RunAndToolCalls {
   toolTrials: ToolTrials;
   /** Tool calls of trigger tasks (condition polls, custom executors), through the same gate. */
   taskToolCalls: TaskToolCalls;
+  /** A2A push notification configs of tasks (their calls). */
+  a2aPush: Pick<A2aPush, 'handlers'>;
 }
 
 /** The service's own settings. */

@@ -42,6 +42,7 @@ function service(
       recordTarget: () => Promise.resolve(),
       handlers: () => ({}),
     },
+    calls: { a2aPush: { handlers: () => ({}) } },
     logger,
   } as unknown as OrchestratorDependencies;
   const impl = orchestratorServiceImplementation(deps);

@@ -16,6 +16,7 @@ export function orchestratorServiceImplementation(
   const { logger } = deps;
   return {
     ...deps.webhooks.handlers(),
+    ...deps.calls.a2aPush.handlers(),
     handleMessage: handleMessageHandler(deps),
 
     listTools: unaryHandler<orchestratorV1.ListToolsRequest, orchestratorV1.ListToolsResponse>(

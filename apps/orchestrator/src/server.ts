@@ -63,6 +63,7 @@ import { ToolPortsStep } from './turn/tool-ports.js';
 import { TurnRunner } from './turn/turn-runner.js';
 import { TurnSteps, type TurnResult } from './turn/turn-steps.js';
 import { RunWebhooks } from './webhooks/run-webhooks.js';
+import { A2aPush } from './a2a-push/a2a-push.js';
 
 const ORCHESTRATOR_SERVICE_NAME = 'orchestrator.v1.OrchestratorService';
 const AGENT_SERVICE_NAME = 'orchestrator.v1.AgentService';
@@ -269,6 +270,7 @@ async function wire(
 
   const runEndWatch = new RunEndWatch(nc, queue, logger);
   const webhooks = new RunWebhooks(pool, config, logger);
+  const a2aPush = new A2aPush(pool, webhooks, { ...tiers, retentionDays: config.RUN_WEBHOOK_RETENTION_DAYS }, logger);
   cancels.listen((runId, notice) => attempts.notice(runId, notice));
   const expiries = new ExpiryListener(nc, records, queue, logger);
   const recovery = new RunRecovery(records, queue, {
@@ -320,6 +322,7 @@ async function wire(
           logger,
         }),
         taskToolCalls: new TaskToolCalls({ gate, profiles, defaultTier: config.DEFAULT_TIER, logger }),
+        a2aPush,
       },
       webhooks,
       logger,
@@ -355,6 +358,7 @@ async function wire(
   expiries.start();
   runEndWatch.start();
   webhooks.start();
+  a2aPush.start();
   // Runs a previous process left behind are picked up now rather than at the first sweep.
   void recovery.sweep();
   return {
@@ -368,6 +372,7 @@ async function wire(
         last: [
           runEndWatch,
           webhooks,
+          a2aPush,
           agentDirectory,
           heartbeat,
           { stop: stopRecallGauge },

@@ -37,6 +37,8 @@ export const TierLimits = z
     modelConnections: count().optional(),
     /** API keys a tenant may hold (live ones: not revoked, not expired; POST /v1/keys). */
     apiKeys: count().optional(),
+    /** A2A push notification configs a tenant may hold over all its tasks (docs/protocols.md#a2a). */
+    a2aPushConfigs: count().optional(),
     /**
      * Retention: a conversation idle (no run started or ended) for longer than this many seconds is
      * deleted everywhere by the orchestrator's retention sweep (docs/conversations.md, "Retention");
@@ -85,6 +87,7 @@ export const QUOTA_DEFAULTS = {
   agentVersions: 1_000,
   modelConnections: 10,
   apiKeys: 50,
+  a2aPushConfigs: 1_000,
 } as const satisfies Required<
   Omit<TierLimits, 'turnsPerMinute' | 'tokensPerDay' | 'agentModels' | 'agentTools' | 'conversationRetentionSeconds'>
 >;
@@ -104,6 +107,7 @@ export const QUOTA_NAMES = {
   agentVersions: 'agent_versions',
   modelConnections: 'model_connections',
   apiKeys: 'api_keys',
+  a2aPushConfigs: 'a2a_push_configs',
 } as const satisfies Record<QuotaField, string>;
 
 /** A request's tier resolved against the configuration: the tier whose limits apply, and them. */

@@ -7,6 +7,8 @@ export interface ClaimedWebhook {
   body: string;
   attempts: number;
   secret: string;
+  /** Headers of this delivery's own (e.g. the receiver's token), sent besides the signature's. */
+  headers?: Record<string, string>;
 }
 
 /** How an attempt is recorded: delivered, due again at a time, or failed for good. */
@@ -31,6 +33,8 @@ export interface OutboxTableOptions {
   idColumn: string;
   /** A SQL expression over the claimed row `n` that gives the signing secret (a join to where the service keeps it). */
   secretSql: string;
+  /** A SQL expression over `n` giving a JSON object of extra headers (string values) for the delivery; absent: none. */
+  headersSql?: string;
 }
 
 /**
@@ -44,7 +48,7 @@ export class PgWebhookOutbox implements WebhookOutboxStore {
   ) {}
 
   async claimDue(nowMs: number, limit: number, owner: string, leaseUntilMs: number): Promise<ClaimedWebhook[]> {
-    const { table, idColumn, secretSql } = this.options;
+    const { table, idColumn, secretSql, headersSql } = this.options;
     const { rows } = await this.db.query<ClaimedWebhook>(
       `WITH due AS (
          SELECT ${idColumn} FROM ${table}
@@ -52,7 +56,8 @@ export class PgWebhookOutbox implements WebhookOutboxStore {
          ORDER BY due_at LIMIT $2 FOR UPDATE SKIP LOCKED)
        UPDATE ${table} n SET status = 'sending', attempts = n.attempts + 1, lease_owner = $3, lease_expires_at = $4
        FROM due WHERE n.${idColumn} = due.${idColumn}
-       RETURNING n.${idColumn} AS id, n.url, n.body, n.attempts, coalesce(${secretSql}, '') AS secret`,
+       RETURNING n.${idColumn} AS id, n.url, n.body, n.attempts, coalesce(${secretSql}, '') AS secret,
+         ${headersSql ?? `'{}'::jsonb`} AS headers`,
       [new Date(nowMs), limit, owner, new Date(leaseUntilMs)],
     );
     return rows;

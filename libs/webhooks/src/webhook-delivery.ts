@@ -8,6 +8,8 @@ export interface WebhookMessage {
   url: string;
   body: string;
   secret: string;
+  /** Headers of the delivery's own (a content type, the receiver's token); the signature's cannot be replaced. */
+  headers?: Record<string, string>;
 }
 
 /** What one attempt came to: delivered, or failed (worth retrying or not) with an error safe to log and store. */
@@ -45,6 +47,7 @@ export async function attemptWebhook(
       signal: AbortSignal.timeout(timeoutMs),
       headers: {
         'content-type': 'application/json',
+        ...message.headers,
         [WEBHOOK_HEADERS.id]: message.id,
         [WEBHOOK_HEADERS.timestamp]: String(timestamp),
         [WEBHOOK_HEADERS.signature]: signWebhook(message.secret, message.id, timestamp, message.body),

@@ -1,7 +1,7 @@
 import { compileEgressAllowlist, EgressGuard, type HostResolver } from '@platform/egress';
 import type { orchestratorV1 } from '@platform/proto';
 import { errors, unaryHandler, type Logger } from '@platform/service-kit';
-import { WebhookDispatcher } from '@platform/webhooks';
+import { WebhookDispatcher, type WebhookOutboxStore } from '@platform/webhooks';
 import { TenantId } from '@platform/contracts';
 import { hostname } from 'node:os';
 import type pg from 'pg';
@@ -22,6 +22,8 @@ export class RunWebhooks {
   readonly store: RunWebhookStore;
   readonly dispatcher: WebhookDispatcher;
   private readonly egress: EgressGuard;
+  /** Dispatchers of other outboxes that share this delivery path (A2A push notifications). */
+  private readonly others: WebhookDispatcher[] = [];
   private pruneTimer: NodeJS.Timeout | undefined;
 
   constructor(
@@ -36,8 +38,13 @@ export class RunWebhooks {
       connectTimeoutMs: config.RUN_WEBHOOK_TIMEOUT_MS,
       ...(resolve ? { resolve } : {}),
     });
-    this.dispatcher = new WebhookDispatcher(
-      this.store.outbox(),
+    this.dispatcher = this.dispatcherOf(this.store.outbox());
+  }
+
+  private dispatcherOf(outbox: WebhookOutboxStore): WebhookDispatcher {
+    const { config } = this;
+    return new WebhookDispatcher(
+      outbox,
       () => Date.now(),
       this.egress,
       {
@@ -49,12 +56,23 @@ export class RunWebhooks {
         batchSize: 64,
         leaseMs: config.RUN_WEBHOOK_TIMEOUT_MS * 2,
       },
-      logger,
+      this.logger,
     );
+  }
+
+  /**
+   * Delivers another outbox the same way (the egress guard, the signature, the retries and their
+   * settings), started and stopped with the run webhooks: one delivery path (libs/webhooks).
+   */
+  deliver(outbox: WebhookOutboxStore): WebhookDispatcher {
+    const dispatcher = this.dispatcherOf(outbox);
+    this.others.push(dispatcher);
+    return dispatcher;
   }
 
   start(): void {
     this.dispatcher.start(this.config.RUN_WEBHOOK_INTERVAL_MS);
+    for (const other of this.others) other.start(this.config.RUN_WEBHOOK_INTERVAL_MS);
     const prune = (): void =>
       void this.store
         .prune(Date.now() - this.config.RUN_WEBHOOK_RETENTION_DAYS * 86_400_000)
@@ -65,6 +83,7 @@ export class RunWebhooks {
 
   async stop(): Promise<void> {
     this.dispatcher.stop();
+    for (const other of this.others) other.stop();
     clearInterval(this.pruneTimer);
     await this.egress.close();
   }
