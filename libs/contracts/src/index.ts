@@ -145,3 +145,10 @@ export {
   modelConnectionChangedSubject,
   ModelConnectionChanged,
 } from './model-connections.js';
+export {
+  RemoteAgentName,
+  RemoteAgentAuth,
+  REMOTE_AGENT_PREFIX,
+  remoteRunAgentId,
+  remoteAgentOfRun,
+} from './remote-agents.js';
