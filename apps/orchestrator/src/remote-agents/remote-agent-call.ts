@@ -9,7 +9,7 @@ import { syntheticResult } from '../turn/turn-steps.js';
 import type { RemoteAgentClients } from './remote-agent-card.js';
 import type { RemoteAgentStore } from './remote-agent-store.js';
 import { RemoteAgentTokenError, type RemoteAgentTokens } from './remote-agent-tokens.js';
-import { cancelTask, followTask, isTask, sendTask } from './remote-task-follow.js';
+import { cancelTask, followTask, isTask, sendTask, statusMark } from './remote-task-follow.js';
 import { outcomeOfTask, stateName, textOfMessage, type RemoteOutcome } from './remote-task-state.js';
 import type { RemoteTasks } from './remote-tasks.js';
 
@@ -55,6 +55,8 @@ export class RemoteAgentCall {
     const signal = attempt.control.signal;
     let client: Client | undefined;
     let taskId: string | undefined;
+    let before: string | undefined;
+    const callOptions = () => ({ signal: AbortSignal.any([signal, AbortSignal.timeout(this.deps.callTimeoutMs)]) });
     try {
       const token = agent.credentialService
         ? await this.deps.tokens.tokenFor(
@@ -71,13 +73,15 @@ export class RemoteAgentCall {
       let task: Task;
       if (known) {
         taskId = known.taskId;
-        task = await client.getTask(
-          { tenant: '', id: known.taskId, historyLength: 1 },
-          { signal: AbortSignal.any([signal, AbortSignal.timeout(this.deps.callTimeoutMs)]) },
-        );
+        task = await client.getTask({ tenant: '', id: known.taskId, historyLength: 1 }, callOptions());
         this.deps.logger.info({ runId: run.runId, remoteAgent: name }, 'following a remote task sent before');
       } else {
         const waiting = await this.deps.tasks.waitingIn(run.tenantId, run.conversationId, run.runId);
+        // The waiting task's status now: the same status seen after the answer is not its reply yet.
+        if (waiting)
+          before = statusMark(
+            await client.getTask({ tenant: '', id: waiting.taskId, historyLength: 0 }, callOptions()),
+          );
         const sent = await sendTask(
           client,
           {
@@ -106,6 +110,7 @@ export class RemoteAgentCall {
         callTimeoutMs: this.deps.callTimeoutMs,
         signal,
         onState: (state) => this.deps.tasks.setState(run.tenantId, run.runId, state),
+        ...(before !== undefined ? { before } : {}),
       });
       await this.deps.tasks.setState(run.tenantId, run.runId, stateName(settled.status?.state));
       return this.result(run.runId, name, outcomeOfTask(settled, name), started);

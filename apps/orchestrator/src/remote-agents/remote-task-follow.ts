@@ -18,6 +18,16 @@ export interface FollowOptions {
   signal: AbortSignal;
   /** Called with each new state seen (recorded, so a resume knows it). */
   onState?: (state: string) => Promise<void>;
+  /**
+   * The status the task had before this message was sent (`statusMark`): a task answering a
+   * message while it waited may still show that status for a moment, which is not yet its answer.
+   */
+  before?: string;
+}
+
+/** A task's status as a mark: its state, when it was set and the message it said. */
+export function statusMark(task: Task): string {
+  return `${task.status?.state ?? ''}|${task.status?.timestamp ?? ''}|${task.status?.message?.messageId ?? ''}`;
 }
 
 const callSignal = (signal: AbortSignal, timeoutMs: number): AbortSignal =>
@@ -83,7 +93,7 @@ function sleep(ms: number, signal: AbortSignal): Promise<void> {
 export async function followTask(client: Client, task: Task, options: FollowOptions): Promise<Task> {
   let current = task;
   let seen = stateName(current.status?.state);
-  while (!isSettled(current)) {
+  while (!isSettled(current) || (options.before !== undefined && statusMark(current) === options.before)) {
     await sleep(options.pollMs, options.signal);
     current = await client.getTask(
       { tenant: '', id: task.id, historyLength: 1 },
