@@ -29,6 +29,8 @@ export interface A2aTestAgent {
   authorizations: string[];
   /** The ids of tasks cancelled through tasks/cancel. */
   cancelled: string[];
+  /** The JSON-RPC method of every request, in order (`SendMessage`, `GetTask`, `CancelTask`, …). */
+  methods: string[];
   /** How many tasks were created (a message that starts a task). */
   tasksCreated(): number;
   /** Completes every held task with `released`. */
@@ -174,6 +176,7 @@ export async function startA2aTestAgent(options: { name?: string } = {}): Promis
   const executor = new ScriptedExecutor();
   const authorizations: string[] = [];
   const cancelled: string[] = [];
+  const methods: string[] = [];
   let base = '';
   const card = (): AgentCard => ({
     name: options.name ?? 'Test forecaster',
@@ -214,6 +217,7 @@ export async function startA2aTestAgent(options: { name?: string } = {}): Promis
       }
       authorizations.push(request.headers.authorization ?? '');
       const body = JSON.parse(await bodyOf(request)) as { method?: string; params?: { id?: string } };
+      methods.push(body.method ?? '');
       if (body.method === 'CancelTask' && body.params?.id) cancelled.push(body.params.id);
       const version = request.headers['a2a-version'];
       const reply = await transport.handle(
@@ -233,6 +237,7 @@ export async function startA2aTestAgent(options: { name?: string } = {}): Promis
     cardUrl: `${base}/.well-known/agent-card.json`,
     authorizations,
     cancelled,
+    methods,
     tasksCreated: () => executor.created,
     release: () => executor.release(),
     stop: () =>
