@@ -10,6 +10,8 @@ import { approvalOperations } from './routes/approvals.js';
 import { chatCompletionOperations } from './routes/chat-completions.js';
 import { responseOperations } from './routes/responses.js';
 import { agUiOperations } from './routes/ag-ui.js';
+import { a2aOperations } from './routes/a2a.js';
+import { a2aCardOperations } from './routes/a2a-card.js';
 import { conversationOperations } from './routes/conversations.js';
 import { conversationResourceOperations } from './routes/conversation-resources.js';
 import { conversationDeletionOperations } from './routes/conversation-deletions.js';
@@ -59,6 +61,8 @@ export const allOperations: readonly OperationSpec[] = [
   chatCompletionOperations,
   responseOperations,
   agUiOperations,
+  a2aCardOperations,
+  a2aOperations,
   meOperations,
   keyOperations,
   auditOperations,

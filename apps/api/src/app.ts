@@ -37,6 +37,9 @@ import { registerNotificationRoutes } from './routes/notifications.js';
 import { registerChatCompletionRoutes } from './routes/chat-completions.js';
 import { registerResponseRoutes } from './routes/responses.js';
 import { registerAgUiRoutes } from './routes/ag-ui.js';
+import { registerA2aRoutes } from './routes/a2a.js';
+import { registerA2aCardRoutes } from './routes/a2a-card.js';
+import type { A2aPushConfigs } from './a2a/push-configs.js';
 import { registerConversationRoutes } from './routes/conversations.js';
 import { registerConversationResourceRoutes } from './routes/conversation-resources.js';
 import { registerCredentialRoutes } from './routes/credentials.js';
@@ -108,6 +111,10 @@ export interface AppOptions {
   apiKeys?: { verifier: ApiKeyVerifier; revocations: KeyRevocations };
   /** Check every JSON reply against its documented schema (tests: the OpenAPI document cannot drift from the handlers). */
   checkReplies?: boolean;
+  /** The api's public URL (PUBLIC_BASE_URL), as A2A agent cards name their endpoints; absent: each request's scheme and host. */
+  publicUrl?: string | undefined;
+  /** A2A push notification configs of tasks (the orchestrator's store); absent: A2A push notifications are not served. */
+  a2aPushConfigs?: A2aPushConfigs | undefined;
   /** Sees every route as it is registered (tests and tooling: which routes the api serves). */
   onRoute?: (route: RouteOptions) => void;
 }
@@ -220,6 +227,20 @@ export function buildApp(options: AppOptions): FastifyInstance {
   registerChatCompletionRoutes(router, { turns, events, ...options.limits });
   registerResponseRoutes(router, { turns, events, orchestrator: options.orchestrator, ...options.limits });
   registerAgUiRoutes(router, { turns, events, conversations: options.conversations, ...options.limits });
+  registerA2aCardRoutes(router, {
+    agents: options.agents,
+    publicUrl: options.publicUrl,
+    pushNotifications: options.a2aPushConfigs !== undefined,
+  });
+  registerA2aRoutes(router, {
+    turns,
+    events,
+    orchestrator: options.orchestrator,
+    agents: options.agents,
+    publicUrl: options.publicUrl,
+    pushConfigs: options.a2aPushConfigs,
+    ...options.limits,
+  });
   registerApprovalRoutes(router, {
     agentPool: options.agentPool,
     orchestrator: options.orchestrator,

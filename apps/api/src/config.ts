@@ -16,6 +16,8 @@ export const ApiConfig = z
      * at once: their SYNs are dropped and retried after 1, 3 and 7 s, and clients give up.
      */
     HTTP_BACKLOG: env.positiveInt().default(4096),
+    /** The api's public URL behind a gateway (e.g. https://api.example.com), as A2A agent cards name endpoints; unset: each request's scheme and Host. */
+    PUBLIC_BASE_URL: z.url({ protocol: /^https?$/ }).optional(),
     ORCHESTRATOR_ADDRESS: z.string().default('127.0.0.1:50052'),
     MEMORY_ADDRESS: z.string().default('127.0.0.1:50051'),
     /** The agent pool, for the approvals endpoints. */

@@ -172,6 +172,7 @@ export async function startApiServer(config: ApiConfig, logger: Logger): Promise
     }),
     ...(keyVerifier && revocations ? { apiKeys: { verifier: keyVerifier, revocations } } : {}),
     maxBodyBytes: config.MAX_BODY_BYTES,
+    publicUrl: config.PUBLIC_BASE_URL,
     orchestrator: orchestrator.rpc,
     agents: agents.rpc,
     remoteAgents: remoteAgents.rpc,

@@ -138,6 +138,7 @@ export {
 } from './agent-spec.js';
 export { MultitaskPolicy } from './multitask.js';
 export { RunProtocol } from './run-protocols.js';
+export { finishedRunStatus, type FinishedRunStatus } from './run-status.js';
 export {
   ModelConnectionName,
   ModelConnectionModel,

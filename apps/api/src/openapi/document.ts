@@ -43,6 +43,10 @@ const TAGS = [
   { name: 'openai', description: 'The OpenAI-compatible chat completions facade.' },
   { name: 'ag-ui', description: "AG-UI: an agent as an AG-UI HttpAgent's endpoint (docs/protocols.md#ag-ui)." },
   {
+    name: 'a2a',
+    description: 'A2A: every agent an A2A agent, with its card; tasks are durable runs (docs/protocols.md#a2a).',
+  },
+  {
     name: 'access',
     description: 'Who calls (tenant role), API keys for servers, the audit of administrative actions.',
   },

@@ -15,18 +15,19 @@ export function answerTextOf(result: StreamedResult): string {
   return result.output !== undefined ? JSON.stringify(result.output) : (result.response ?? '');
 }
 
-export interface AnswerStreamHandlers {
+/** `S` is where the stream is written: an SSE stream, or any sink (A2A collects stream responses). */
+export interface AnswerStreamHandlers<S = SseStream> {
   /** With an output schema the answer is sent whole at the end: the checked JSON, not the model's text. */
   structured: boolean;
   /** Before the run's first event. */
-  start: (stream: SseStream) => void;
+  start: (stream: S) => void;
   /** A piece of the answer's text. */
-  delta: (stream: SseStream, text: string) => void;
+  delta: (stream: S, text: string) => void;
   /**
    * The run ended. `rest` is the answer not yet sent as deltas: all of it when none was (a
    * structured answer, a resumed run that replays without streaming, a stop message), else ''.
    */
-  end: (stream: SseStream, result: StreamedResult, rest: string) => void;
+  end: (stream: S, result: StreamedResult, rest: string) => void;
 }
 
 /**
@@ -35,7 +36,9 @@ export interface AnswerStreamHandlers {
  * before tool calls is the model thinking aloud, not the answer, a retried call's partial text is
  * void, and the streamed answer must equal the final one.
  */
-export function answerStream(handlers: AnswerStreamHandlers): (stream: SseStream, event: RunEventEnvelope) => void {
+export function answerStream<S = SseStream>(
+  handlers: AnswerStreamHandlers<S>,
+): (stream: S, event: RunEventEnvelope) => void {
   let held: string[] = [];
   let streamedText = false;
   let started = false;
