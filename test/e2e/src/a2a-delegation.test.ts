@@ -8,7 +8,7 @@
 // cancels the remote task with tasks/cancel.
 import { startA2aTestAgent, type A2aTestAgent } from '@platform/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { api, bootPlatform, FAST_RECOVERY, waitFor, type SuitePlatform } from './support.js';
+import { api, bootPlatform, FAST_RECOVERY, tokenFor, waitFor, type SuitePlatform } from './support.js';
 
 const TENANT = { tenant: 'a2a-tenant', roles: ['admin'] };
 const OTHER = { tenant: 'a2a-other', roles: ['admin'] };
@@ -221,5 +221,68 @@ describe('A2A delegation to a remote agent', () => {
     await waitFor('the remote task to be cancelled', async () =>
       remote.cancelled.length > cancelledBefore ? true : undefined,
     );
+  });
+});
+
+describe('A2A delegation to a second platform instance', () => {
+  const PARTNER = { tenant: 'partner-tenant', roles: ['admin'] };
+  let second: SuitePlatform;
+
+  beforeAll(async () => {
+    // Another set of services with its own database, NATS and tenant: the remote A2A agent is one
+    // of its agents, served by its own api's A2A endpoint.
+    second = await bootPlatform('a2a_delegation_remote');
+    const desk = await api(second, 'POST', '/v1/agents', PARTNER, {
+      name: 'forecast-desk',
+      description: 'Forecasts, from the partner platform.',
+      instructions: 'You forecast the weather. [persona-scenario:plan-summarise]',
+      tools: [],
+    });
+    expect(desk.status).toBe(201);
+  }, 180_000);
+  afterAll(async () => {
+    await second?.stop();
+  });
+
+  it("hands a plan subtask to an agent of the other platform over A2A, with a token of the other platform's tenant", async () => {
+    // The token the remote platform accepts for its tenant, stored as this tenant's credential.
+    const stored = await api(platform, 'PUT', '/v1/credentials/partner-platform/primary', TENANT, {
+      secret: { access_token: await tokenFor(PARTNER) },
+    });
+    expect(stored.status).toBe(200);
+    const url = `${second.apiUrl}/v1/agents/forecast-desk/a2a/.well-known/agent-card.json`;
+    // The platform's cards answer only a caller with a token: without the credential the card cannot be read.
+    const anonymous = await api<{ error: { code: string } }>(platform, 'POST', '/v1/remote-agents', TENANT, {
+      name: 'desk-anonymous',
+      url,
+    });
+    expect([anonymous.status, anonymous.body.error.code]).toEqual([422, 'REMOTE_AGENT_CARD_UNREADABLE']);
+    const created = await api<{ remoteAgent: RemoteAgentJson }>(platform, 'POST', '/v1/remote-agents', TENANT, {
+      name: 'partner-desk',
+      url,
+      auth: { credentialService: 'partner-platform' },
+    });
+    expect(created.status).toBe(201);
+    expect(created.body.remoteAgent.card).toMatchObject({ name: 'forecast-desk', transport: 'JSONRPC' });
+    const spec = planner('partner-planner');
+    spec.delegates[0] = { ...spec.delegates[0]!, remoteAgent: 'partner-desk' };
+    expect((await api(platform, 'POST', '/v1/agents', TENANT, spec)).status).toBe(201);
+
+    const turn = await api<RunJson>(platform, 'POST', '/v1/conversations/a2a-remote-1/messages', TENANT, {
+      content: 'Oslo on Friday',
+      agent: 'partner-planner',
+    });
+    expect(turn.status).toBe(200);
+    expect(turn.body.status).toBe('completed');
+    const run = (await api<RunJson>(platform, 'GET', `/v1/runs/${turn.body.runId}`, TENANT)).body;
+    // The other platform's agent answered the subtask (its scripted model summarises its task).
+    expect(run.plan!.context['forecast']).toMatch(/^Summary: forecast for Oslo on Friday/);
+    expect(run.plan!.context['summary']).toContain('Summary: forecast for Oslo on Friday');
+    // On the other platform the subtask was a run of its tenant's agent, which came in over A2A.
+    const remoteRuns = await api<{
+      runs: Array<{ profile?: string; agentName?: string; protocol: string | null; status: string }>;
+    }>(second, 'GET', '/v1/runs?protocol=a2a', PARTNER);
+    expect(remoteRuns.status).toBe(200);
+    expect(remoteRuns.body.runs.map((r) => [r.protocol, r.status])).toEqual([['a2a', 'completed']]);
   });
 });

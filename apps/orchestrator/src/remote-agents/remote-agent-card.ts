@@ -126,14 +126,14 @@ export class RemoteAgentClients {
     }
   }
 
-  /** Checks a URL as a tenant writes it (egress guard), then fetches and validates the card. */
-  async inspect(url: string): Promise<RemoteAgentCardSummary> {
+  /** Checks a URL as a tenant writes it (egress guard), then fetches and validates the card (with the token, if any). */
+  async inspect(url: string, token?: string): Promise<RemoteAgentCardSummary> {
     try {
       await this.egress.checkUrl(url);
     } catch (err) {
       throw cardError(err);
     }
-    const { card, client } = await this.open(url);
+    const { card, client } = await this.open(url, token);
     return summaryOf(card, client);
   }
 }

@@ -1,9 +1,11 @@
+import { randomUUID } from 'node:crypto';
 import { quotasFor, TenantId, type TenantTiers } from '@platform/contracts';
 import type { agentsV1, remoteAgentsV1 } from '@platform/proto';
 import { unaryHandler, type Logger } from '@platform/service-kit';
 import { ErrorCodes } from '../error-codes.js';
 import type { RemoteAgentClients, RemoteAgentCardSummary } from './remote-agent-card.js';
-import { remoteAgentError } from './remote-agent-errors.js';
+import { invalidRemoteAgent, remoteAgentError } from './remote-agent-errors.js';
+import { RemoteAgentTokenError, type RemoteAgentTokens } from './remote-agent-tokens.js';
 import {
   remoteAgentCredential,
   remoteAgentDescription,
@@ -16,6 +18,8 @@ export interface RemoteAgentServiceDependencies {
   store: RemoteAgentStore;
   /** Fetches and validates a card (through the egress guard). */
   clients: Pick<RemoteAgentClients, 'inspect'>;
+  /** Reads the named credential's token, for a card that needs it (as the platform's own cards do). */
+  tokens: Pick<RemoteAgentTokens, 'tokenFor'>;
   tiers: TenantTiers;
   defaultTier: string;
   logger: Logger;
@@ -84,16 +88,37 @@ export function remoteAgentServiceImplementation(
     return { tier, max: quotas.remoteAgents };
   };
 
-  const inputOf = async (request: {
-    url: string;
-    description: string;
-    credentialService: string;
-    credentialAccount: string;
-  }): Promise<RemoteAgentInput> => {
+  /** The credential's token for fetching the card, read through a grant for this one check (audited as `remote_agent`). */
+  const tokenOf = async (caller: Caller, credential: { credentialService?: string; credentialAccount?: string }) => {
+    if (!credential.credentialService) return undefined;
+    try {
+      return await deps.tokens.tokenFor(
+        { tenantId: caller.tenantId, runId: `remote-agent-check:${randomUUID()}` },
+        {
+          service: credential.credentialService,
+          ...(credential.credentialAccount ? { account: credential.credentialAccount } : {}),
+        },
+        Date.now() + 30_000,
+      );
+    } catch (err) {
+      if (err instanceof RemoteAgentTokenError) throw invalidRemoteAgent('auth', err.message);
+      throw err;
+    }
+  };
+
+  const inputOf = async (
+    caller: Caller,
+    request: {
+      url: string;
+      description: string;
+      credentialService: string;
+      credentialAccount: string;
+    },
+  ): Promise<RemoteAgentInput> => {
     const url = remoteAgentUrl(request.url);
     const description = remoteAgentDescription(request.description);
     const credential = remoteAgentCredential(request.credentialService, request.credentialAccount);
-    const card = await clients.inspect(url);
+    const card = await clients.inspect(url, await tokenOf(caller, credential));
     return { url, description, ...credential, card };
   };
 
@@ -105,7 +130,7 @@ export function remoteAgentServiceImplementation(
         const caller = callerOf(request.caller, deps.defaultTier);
         const quota = quotaOf(caller);
         const name = remoteAgentName(request.name);
-        const input = await inputOf(request);
+        const input = await inputOf(caller, request);
         const record = await store.create(
           { tenantId: caller.tenantId, subject: caller.subject, tier: quota.tier, maxRemoteAgents: quota.max },
           name,
@@ -139,7 +164,7 @@ export function remoteAgentServiceImplementation(
         const name = remoteAgentName(request.name);
         // A missing agent is answered before its card is fetched.
         await store.require(caller.tenantId, name);
-        const input = await inputOf(request);
+        const input = await inputOf(caller, request);
         const record = await store.update(caller.tenantId, name, input, request.expectedVersion);
         return { remoteAgent: remoteAgentMessage(record) };
       },

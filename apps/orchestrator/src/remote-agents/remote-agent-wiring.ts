@@ -42,11 +42,12 @@ export function openRemoteAgents(
   const store = new RemoteAgentStore(deps.pool);
   const clients = new RemoteAgentClients(egress, config.REMOTE_AGENT_CALL_TIMEOUT_MS);
   const tiers = { tiers: config.TENANT_TIERS, defaultTier: config.DEFAULT_TIER };
+  const tokens = new RemoteAgentTokens(deps.grants, credential.rpc);
   const call = new RemoteAgentCall({
     store,
     tasks: new RemoteTasks(deps.pool),
     clients,
-    tokens: new RemoteAgentTokens(deps.grants, credential.rpc),
+    tokens,
     tiers,
     pollMs: config.REMOTE_AGENT_POLL_MS,
     callTimeoutMs: config.REMOTE_AGENT_CALL_TIMEOUT_MS,
@@ -54,7 +55,7 @@ export function openRemoteAgents(
   });
   return {
     store,
-    service: remoteAgentServiceImplementation({ store, clients, ...tiers, logger: deps.logger }),
+    service: remoteAgentServiceImplementation({ store, clients, tokens, ...tiers, logger: deps.logger }),
     step: new RemoteAgentStep(call),
     async close() {
       credential.close();
