@@ -203,14 +203,15 @@ export async function startA2aTestAgent(options: { name?: string } = {}): Promis
     ],
     signatures: [],
   });
-  let handler: DefaultRequestHandler | undefined;
-  let transport: JsonRpcTransportHandler | undefined;
+  // Made once the port (and so the card's endpoint) is known.
+  const served: { transport?: JsonRpcTransportHandler } = {};
   const server: Server = createServer((request, response) => {
     void (async () => {
       if (request.method === 'GET' && request.url === '/.well-known/agent-card.json') {
         response.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(card()));
         return;
       }
+      const transport = served.transport;
       if (request.method !== 'POST' || request.url !== '/a2a' || !transport) {
         response.writeHead(404).end();
         return;
@@ -231,8 +232,7 @@ export async function startA2aTestAgent(options: { name?: string } = {}): Promis
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  handler = new DefaultRequestHandler(card(), new InMemoryTaskStore(), executor);
-  transport = new JsonRpcTransportHandler(handler);
+  served.transport = new JsonRpcTransportHandler(new DefaultRequestHandler(card(), new InMemoryTaskStore(), executor));
   return {
     cardUrl: `${base}/.well-known/agent-card.json`,
     authorizations,
