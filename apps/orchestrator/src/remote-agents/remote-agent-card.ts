@@ -60,20 +60,22 @@ export function cardUrlOf(url: string): string {
  * redirect followed), with the remote agent's token added to every request when it has one.
  */
 function guardedFetch(egress: EgressGuard, token: string | undefined): typeof fetch {
-  return (async (input: string | URL | Request, init?: RequestInit) => {
+  const guarded = async (input: string | URL | Request, init?: RequestInit): Promise<Response> => {
     const request = input instanceof Request ? input : undefined;
-    const url = request ? request.url : input instanceof URL ? input : String(input);
+    const url = request ? request.url : input;
     const headers = new Headers(init?.headers ?? request?.headers);
     if (token && !headers.has('authorization')) headers.set('authorization', `Bearer ${token}`);
-    const body = init?.body ?? (request ? await request.text() : undefined);
+    // The SDK sends JSON text; a Request's body is read as text.
+    const body = typeof init?.body === 'string' ? init.body : request ? await request.text() : undefined;
     const response = await egress.fetch(url, {
       method: init?.method ?? request?.method ?? 'GET',
       headers: Object.fromEntries(headers.entries()),
-      ...(body !== undefined && body !== null ? { body: body as string } : {}),
+      ...(body ? { body } : {}),
       ...(init?.signal ? { signal: init.signal } : {}),
     });
     return response as unknown as Response;
-  }) as typeof fetch;
+  };
+  return guarded as typeof fetch;
 }
 
 /** Why the card could not be used, as REMOTE_AGENT_CARD_UNREADABLE or EGRESS_REFUSED (never the URL or a token). */
