@@ -146,10 +146,4 @@ export {
   modelConnectionChangedSubject,
   ModelConnectionChanged,
 } from './model-connections.js';
-export {
-  RemoteAgentName,
-  RemoteAgentAuth,
-  REMOTE_AGENT_PREFIX,
-  remoteRunAgentId,
-  remoteAgentOfRun,
-} from './remote-agents.js';
+export { RemoteAgentName, RemoteAgentAuth, remoteRunAgentId, remoteAgentOfRun } from './remote-agents.js';

@@ -26,7 +26,7 @@ export type RemoteAgentAuth = z.infer<typeof RemoteAgentAuth>;
  * The agent a child run that a remote agent does is recorded under (`runs.agent_id`): the remote
  * agent's name after this prefix, version 0. Never a tenant agent's id (`agt_…`) nor a built-in's.
  */
-export const REMOTE_AGENT_PREFIX = 'remote:';
+const REMOTE_AGENT_PREFIX = 'remote:';
 
 export function remoteRunAgentId(name: string): string {
   return `${REMOTE_AGENT_PREFIX}${name}`;

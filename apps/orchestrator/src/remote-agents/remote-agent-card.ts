@@ -30,7 +30,7 @@ const MAX_SKILLS = 64;
 const cut = (text: string | undefined): string => (text ?? '').slice(0, MAX_FIELD);
 
 /** The part of a card the platform keeps and shows. */
-export function summaryOf(card: AgentCard, client: Client, now = new Date()): RemoteAgentCardSummary {
+function summaryOf(card: AgentCard, client: Client, now = new Date()): RemoteAgentCardSummary {
   return {
     name: cut(card.name),
     description: cut(card.description),
@@ -49,7 +49,7 @@ export function summaryOf(card: AgentCard, client: Client, now = new Date()): Re
 }
 
 /** A card URL whose path ends in `/` is the agent's base: the well-known card path is appended. */
-export function cardUrlOf(url: string): string {
+function cardUrlOf(url: string): string {
   const parsed = new URL(url);
   if (parsed.pathname.endsWith('/')) parsed.pathname += '.well-known/agent-card.json';
   return parsed.toString();
@@ -62,7 +62,7 @@ export function cardUrlOf(url: string): string {
 function guardedFetch(egress: EgressGuard, token: string | undefined): typeof fetch {
   const guarded = async (input: string | URL | Request, init?: RequestInit): Promise<Response> => {
     const request = input instanceof Request ? input : undefined;
-    const url = request ? request.url : input;
+    const url = input instanceof Request ? input.url : input;
     const headers = new Headers(init?.headers ?? request?.headers);
     if (token && !headers.has('authorization')) headers.set('authorization', `Bearer ${token}`);
     // The SDK sends JSON text; a Request's body is read as text.
@@ -73,13 +73,13 @@ function guardedFetch(egress: EgressGuard, token: string | undefined): typeof fe
       ...(body ? { body } : {}),
       ...(init?.signal ? { signal: init.signal } : {}),
     });
-    return response as unknown as Response;
+    return response;
   };
-  return guarded as typeof fetch;
+  return guarded;
 }
 
 /** Why the card could not be used, as REMOTE_AGENT_CARD_UNREADABLE or EGRESS_REFUSED (never the URL or a token). */
-export function cardError(err: unknown): Error {
+function cardError(err: unknown): Error {
   const refused = egressRefusalOf(err);
   if (refused)
     return remoteAgentError('invalid_argument', ErrorCodes.EGRESS_REFUSED, `url: ${refused.message}`, {

@@ -2,7 +2,7 @@ import { CredentialAccount, CredentialService, RemoteAgentName } from '@platform
 import { invalidRemoteAgent } from './remote-agent-errors.js';
 
 /** The bounds of a remote agent's fields (docs/remote-agents.md). */
-export const REMOTE_AGENT_LIMITS = { maxUrlChars: 2_048, maxDescriptionChars: 2_048 } as const;
+const REMOTE_AGENT_LIMITS = { maxUrlChars: 2_048, maxDescriptionChars: 2_048 } as const;
 
 // eslint-disable-next-line no-control-regex -- control characters are exactly what this refuses
 const CONTROL = /[\u0000-\u001f\u007f]/;

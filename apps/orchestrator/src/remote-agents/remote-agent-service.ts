@@ -50,7 +50,7 @@ function cardMessage(card: RemoteAgentCardSummary): remoteAgentsV1.RemoteAgentCa
   };
 }
 
-export function remoteAgentMessage(record: RemoteAgentRecord): remoteAgentsV1.RemoteAgent {
+function remoteAgentMessage(record: RemoteAgentRecord): remoteAgentsV1.RemoteAgent {
   return {
     name: record.name,
     url: record.url,

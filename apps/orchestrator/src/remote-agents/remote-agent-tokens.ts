@@ -4,7 +4,7 @@ import { isPlatformError, type PromiseClient } from '@platform/service-kit';
 import type { CredentialGrants } from '../tool-gate/credential-grants.js';
 
 /** The tool name a remote agent's credential read is granted and audited under. */
-export const REMOTE_AGENT_GRANT_TOOL = 'remote_agent';
+const REMOTE_AGENT_GRANT_TOOL = 'remote_agent';
 
 /** Why a remote agent's token could not be had (the child run fails with this message; never a secret). */
 export class RemoteAgentTokenError extends Error {}

@@ -12,7 +12,7 @@ export interface RemoteTaskRecord {
 }
 
 /** States after which the remote waits for the user: the next message of the conversation answers it. */
-export const WAITING_STATES = ['input-required', 'auth-required'] as const;
+const WAITING_STATES = ['input-required', 'auth-required'] as const;
 
 interface Row {
   run_id: string;
