@@ -21,6 +21,7 @@ import { credentialOperations } from './routes/credentials.js';
 import { healthOperations } from './routes/health.js';
 import { memoryOperations } from './routes/memory.js';
 import { modelConnectionOperations } from './routes/model-connections.js';
+import { remoteAgentOperations } from './routes/remote-agents.js';
 import { notificationOperations } from './routes/notifications.js';
 import { openApiOperations } from './routes/openapi.js';
 import { runListOperations } from './routes/run-list.js';
@@ -55,6 +56,7 @@ export const allOperations: readonly OperationSpec[] = [
   memoryOperations,
   credentialOperations,
   modelConnectionOperations,
+  remoteAgentOperations,
   taskOperations,
   notificationOperations,
   usageOperations,

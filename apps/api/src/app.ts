@@ -1,6 +1,7 @@
 import type {
   agentPoolV1,
   agentsV1,
+  remoteAgentsV1,
   conversationsV1,
   erasureV1,
   memoryV1,
@@ -26,6 +27,7 @@ import { registerAuditRoutes } from './routes/audit.js';
 import { registerMeRoutes } from './routes/me.js';
 import { registerAdminRoutes } from './routes/admin.js';
 import { registerAgentRoutes } from './routes/agents.js';
+import { registerRemoteAgentRoutes } from './routes/remote-agents.js';
 import { registerAgentVersionRoutes } from './routes/agent-versions.js';
 import { registerConversationForkRoutes } from './routes/conversation-forks.js';
 import { registerConversationPinRoutes } from './routes/conversation-pins.js';
@@ -72,6 +74,8 @@ export interface AppOptions {
   orchestrator: PromiseClient<orchestratorV1.OrchestratorServiceClient>;
   /** The orchestrator's AgentService: tenant agents, their versions, conversation pins (and an agent version's `approverRoles`). */
   agents: PromiseClient<agentsV1.AgentServiceClient>;
+  /** The orchestrator's RemoteAgentService: the tenant's remote A2A agents; absent: those routes answer 503. */
+  remoteAgents?: PromiseClient<remoteAgentsV1.RemoteAgentServiceClient>;
   /** The orchestrator's ConversationService: conversations as resources, and who may read a history. */
   conversations: PromiseClient<conversationsV1.ConversationServiceClient>;
   memory: PromiseClient<memoryV1.MemoryServiceClient>;
@@ -216,6 +220,7 @@ export function buildApp(options: AppOptions): FastifyInstance {
   registerConversationResourceRoutes(router, { conversations: options.conversations });
   registerAgentRoutes(router, { agents: options.agents });
   registerAgentVersionRoutes(router, { agents: options.agents });
+  registerRemoteAgentRoutes(router, { remoteAgents: options.remoteAgents });
   registerConversationPinRoutes(router, { agents: options.agents });
   registerConversationDeletionRoutes(router, {
     erasure: options.erasure,

@@ -56,6 +56,8 @@ const statusByCode: Readonly<Record<string, number>> = {
   STALE_REVISION: 412,
   PRECONDITION_REQUIRED: 428,
   AGENT_DELETED: 410,
+  // The orchestrator's FAILED_PRECONDITION: the card at the URL is not one the platform can use.
+  REMOTE_AGENT_CARD_UNREADABLE: 422,
   IDEMPOTENCY_KEY_REUSED: 422,
 };
 

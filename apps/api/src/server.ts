@@ -1,6 +1,7 @@
 import {
   agentPoolV1,
   agentsV1,
+  remoteAgentsV1,
   conversationsV1,
   credentialV1,
   erasureV1,
@@ -68,6 +69,13 @@ export async function startApiServer(config: ApiConfig, logger: Logger): Promise
     agentsV1.AgentServiceService,
     config.ORCHESTRATOR_ADDRESS,
     { defaultDeadlineMs: config.GRPC_DEADLINE_MS, transport, server: 'orchestrator' },
+  );
+  const remoteAgents = createGrpcClient(
+    remoteAgentsV1.RemoteAgentServiceClient,
+    remoteAgentsV1.RemoteAgentServiceService,
+    config.ORCHESTRATOR_ADDRESS,
+    // A write fetches the remote agent's card: allow it the orchestrator's call limit and some.
+    { defaultDeadlineMs: Math.max(config.GRPC_DEADLINE_MS, 45_000), transport, server: 'orchestrator' },
   );
   const conversations = createGrpcClient(
     conversationsV1.ConversationServiceClient,
@@ -167,6 +175,7 @@ export async function startApiServer(config: ApiConfig, logger: Logger): Promise
     publicUrl: config.PUBLIC_BASE_URL,
     orchestrator: orchestrator.rpc,
     agents: agents.rpc,
+    remoteAgents: remoteAgents.rpc,
     conversations: conversations.rpc,
     erasure: erasure.rpc,
     memory: memory.rpc,
@@ -252,6 +261,7 @@ export async function startApiServer(config: ApiConfig, logger: Logger): Promise
       await keyVerifier?.close();
       orchestrator.close();
       agents.close();
+      remoteAgents.close();
       conversations.close();
       erasure.close();
       memory.close();

@@ -15,6 +15,7 @@ import { ChatPage } from './pages/chat-page.js';
 import { ConversationsPage } from './pages/conversations.js';
 import { MemoryPage } from './pages/memory.js';
 import { ModelConnectionsPage } from './pages/model-connections.js';
+import { RemoteAgentsPage } from './pages/remote-agents.js';
 import { RunPage } from './pages/run-page.js';
 import { RunsPage } from './pages/runs.js';
 import { SignIn } from './pages/sign-in.js';
@@ -57,6 +58,7 @@ function Pages() {
       <Route path="/memory" component={MemoryPage} />
       <Route path="/accounts" component={AccountsPage} />
       <Route path="/model-connections" component={ModelConnectionsPage} />
+      <Route path="/remote-agents" component={RemoteAgentsPage} />
       <Route path="/usage" component={UsagePage} />
       <Route path="/keys">
         <ForRole role="admin">

@@ -117,6 +117,10 @@ export const OrchestratorConfig = z
      * credential service's, which checks the same URLs when they are written.
      */
     ...egressEnv,
+    /** Remote A2A agents (docs/remote-agents.md): how often a remote task is polled (tasks/get) while it works. */
+    REMOTE_AGENT_POLL_MS: env.positiveInt().default(1_000),
+    /** One A2A call's limit (fetching the card, sending the task, one poll, the cancel). */
+    REMOTE_AGENT_CALL_TIMEOUT_MS: env.positiveInt().default(30_000),
     /** Run webhooks (docs/conversations.md): one POST's limit, tries, backoff, how often the outbox is read, retention. */
     RUN_WEBHOOK_TIMEOUT_MS: env.positiveInt().default(10_000),
     RUN_WEBHOOK_MAX_ATTEMPTS: env.positiveInt().default(8),

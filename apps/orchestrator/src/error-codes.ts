@@ -141,7 +141,8 @@ const orchestratorErrorCatalogue = {
   },
   EGRESS_REFUSED: {
     kind: 'invalid_argument',
-    description: 'A run webhook URL that reaches inside (loopback, private, metadata, ...); `details.reason` says why.',
+    description:
+      'A run webhook or remote agent URL that reaches inside (loopback, private, metadata, ...); `details.reason` says why.',
   },
   INVALID_DECISION: {
     kind: 'invalid_argument',
@@ -248,6 +249,22 @@ const orchestratorErrorCatalogue = {
       'A message to a conversation that is being deleted; once the deletion completes the id may be used again.',
   },
   DELETION_NOT_FOUND: { kind: 'not_found', description: 'No conversation deletion of this id for this tenant.' },
+  INVALID_REMOTE_AGENT: {
+    kind: 'invalid_argument',
+    description:
+      'A remote agent of the wrong form (its name, URL, description or credential); `details.field` names it.',
+  },
+  REMOTE_AGENT_NOT_FOUND: { kind: 'not_found', description: 'No remote agent of this name for this tenant.' },
+  REMOTE_AGENT_EXISTS: { kind: 'already_exists', description: 'The tenant has a remote agent of this name already.' },
+  REMOTE_AGENT_CARD_UNREADABLE: {
+    kind: 'failed_precondition',
+    description:
+      "A remote agent's card could not be fetched, or is not an A2A agent card the platform can talk to (no JSON-RPC or HTTP+JSON interface); the message says which.",
+  },
+  REMOTE_AGENT_VERSION_CONFLICT: {
+    kind: 'failed_precondition',
+    description: 'A remote agent update whose expected version is not the stored one (`details.currentVersion`).',
+  },
   INVALID_SUBJECT: {
     kind: 'invalid_argument',
     description: "An end user's subject that is empty or longer than 256 characters.",

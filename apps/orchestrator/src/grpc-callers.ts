@@ -1,4 +1,4 @@
-import type { agentsV1, conversationsV1, erasureV1, orchestratorV1 } from '@platform/proto';
+import type { agentsV1, conversationsV1, erasureV1, orchestratorV1, remoteAgentsV1 } from '@platform/proto';
 import type { CallerTable } from '@platform/service-kit';
 
 /**
@@ -56,4 +56,13 @@ export const ERASURE_CALLERS: CallerTable<typeof erasureV1.ErasureServiceService
   deleteConversation: ['api'],
   getConversationDeletion: ['api'],
   eraseEndUser: ['api'],
+};
+
+/** The RemoteAgentService is the api's: a tenant's remote A2A agents, for the tenant of a verified token. */
+export const REMOTE_AGENT_CALLERS: CallerTable<typeof remoteAgentsV1.RemoteAgentServiceService> = {
+  createRemoteAgent: ['api'],
+  getRemoteAgent: ['api'],
+  listRemoteAgents: ['api'],
+  updateRemoteAgent: ['api'],
+  deleteRemoteAgent: ['api'],
 };

@@ -184,6 +184,17 @@ describe('agent profiles', () => {
       /profiles\.1\.name: profile 'a' is defined twice/,
     ],
     [
+      "a delegate done by a remote agent (those are a tenant's)",
+      {
+        defaultProfile: 'a',
+        profiles: [
+          { name: 'a', systemPrompt: 'x', delegates: [{ role: 'b', description: 'd', remoteAgent: 'partner' }] },
+          { name: 'b', systemPrompt: 'y' },
+        ],
+      },
+      /profiles\.0\.delegates\.0\.remoteAgent: remote agents are a tenant's/,
+    ],
+    [
       'an unknown field',
       { defaultProfile: 'a', profiles: [{ name: 'a', systemPrompt: 'x', temperature: 2 }] },
       /profiles\.0/,

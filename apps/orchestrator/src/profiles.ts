@@ -113,6 +113,15 @@ export const AgentProfilesFile = z
     });
     file.profiles.forEach((profile, i) => {
       const roles = profile.delegates.map((d) => d.role);
+      profile.delegates.forEach(({ remoteAgent }, j) => {
+        // Remote agents are a tenant's own (POST /v1/remote-agents): only a tenant agent names one.
+        if (remoteAgent !== undefined)
+          ctx.addIssue({
+            code: 'custom',
+            path: ['profiles', i, 'delegates', j, 'remoteAgent'],
+            message: "remote agents are a tenant's: only a tenant agent's delegates may name one",
+          });
+      });
       roles.forEach((role, j) => {
         if (!names.includes(role))
           ctx.addIssue({

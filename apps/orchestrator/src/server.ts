@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
 import { DEFAULT_LOOP_CONFIG } from '@platform/agent-loop';
 import { OpenAIChatModel } from '@platform/llm';
-import { agentsV1, conversationsV1, erasureV1, orchestratorV1 } from '@platform/proto';
+import { agentsV1, conversationsV1, erasureV1, orchestratorV1, remoteAgentsV1 } from '@platform/proto';
 import { GrpcServer, RateLimiter, type Logger } from '@platform/service-kit';
 import { ShouldProcess } from './admission/should-process.js';
 import { ExpiryListener } from './agent-tools/expiry-listener.js';
@@ -14,7 +14,13 @@ import { RunEndPublisher } from './events/publish-run-end.js';
 import { TRIGGERED_RUN_PUBLISH_TIMEOUT_MS, TriggeredRunPublisher } from './events/publish-triggered-run.js';
 import { publishEndWithoutRun } from './events/run-event-publisher.js';
 import { shutDown } from './shutdown.js';
-import { AGENT_CALLERS, CONVERSATION_CALLERS, ERASURE_CALLERS, ORCHESTRATOR_CALLERS } from './grpc-callers.js';
+import {
+  AGENT_CALLERS,
+  CONVERSATION_CALLERS,
+  ERASURE_CALLERS,
+  ORCHESTRATOR_CALLERS,
+  REMOTE_AGENT_CALLERS,
+} from './grpc-callers.js';
 import { openErasure } from './erasure/erasure-setup.js';
 import { RunLeaseRenewal } from './journal/run-lease-renewal.js';
 import { RunRecords } from './journal/run-records.js';
@@ -34,6 +40,7 @@ import { RunStops } from './journal/run-stops.js';
 import { RunSteers } from './journal/run-steers.js';
 import { MultitaskAdmission } from './ordering/multitask.js';
 import { HistorySealStep } from './turn/history-seal.js';
+import { openRemoteAgents } from './remote-agents/remote-agent-wiring.js';
 import { RunRecovery } from './run-recovery.js';
 import { RunnerStats } from './runner-stats.js';
 import { wireTeams } from './teams/team-wiring.js';
@@ -69,6 +76,7 @@ const ORCHESTRATOR_SERVICE_NAME = 'orchestrator.v1.OrchestratorService';
 const AGENT_SERVICE_NAME = 'orchestrator.v1.AgentService';
 const CONVERSATION_SERVICE_NAME = 'orchestrator.v1.ConversationService';
 const ERASURE_SERVICE_NAME = 'orchestrator.v1.ErasureService';
+const REMOTE_AGENT_SERVICE_NAME = 'orchestrator.v1.RemoteAgentService';
 
 export interface OrchestratorServer {
   readonly port: number;
@@ -126,6 +134,8 @@ async function wire(
     },
     logger,
   );
+  // Tenants' remote A2A agents (docs/remote-agents.md): a delegate naming one runs its child there.
+  const remoteAgents = openRemoteAgents(config, { pool, transport, grants, logger });
   const memoryRecall = new MemoryRecall(
     memory.rpc,
     {
@@ -211,6 +221,7 @@ async function wire(
     attempt: attempts,
     prepare: TurnSteps.of<TurnAttempt>()
       .then(new AdmissionStep({ maxAttempts: config.MAX_RUN_ATTEMPTS, logger }))
+      .then(remoteAgents.step)
       .then(new AgentResolutionStep({ agents, logger }))
       .then(new PendingAgentToolsStep(pendingAgents))
       .then(new PlanStep(plans, { schemas: outputSchemas, retries: OUTPUT_RETRIES }))
@@ -338,9 +349,16 @@ async function wire(
       directory: agentDirectory,
       ...tiers,
       modelConnections: modelConnections?.connections,
+      remoteAgentNames: (tenantId, names) => remoteAgents.store.existing(tenantId, names),
       logger,
     }),
     AGENT_CALLERS,
+  );
+  grpc.addService(
+    REMOTE_AGENT_SERVICE_NAME,
+    remoteAgentsV1.RemoteAgentServiceService,
+    remoteAgents.service,
+    REMOTE_AGENT_CALLERS,
   );
   grpc.addService(
     CONVERSATION_SERVICE_NAME,
@@ -377,6 +395,7 @@ async function wire(
           heartbeat,
           { stop: stopRecallGauge },
           { stop: () => modelConnections?.close() },
+          { stop: () => remoteAgents.close() },
           { stop: () => connections.close({ drain: true }) },
         ],
         graceMs: config.SHUTDOWN_GRACE_MS,

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { MultitaskPolicy } from './multitask.js';
 import { TenantId } from './ids.js';
+import { RemoteAgentName } from './remote-agents.js';
 import { TenantRole } from './tenant-roles.js';
 
 // An agent as a tenant writes it (POST/PUT /v1/agents, the orchestrator's AgentService) and as the
@@ -34,6 +35,11 @@ export const DelegateSpec = z
     timeoutMs: z.number().int().positive().optional(),
     /** Another agent that takes the task over, once, when this role's child run fails (the recovery `reassign`). */
     fallbackRole: RoleName.optional(),
+    /**
+     * The tenant's remote A2A agent (POST /v1/remote-agents) that does this role's tasks instead of
+     * a local agent: the child run sends the task to it and answers with what it returns.
+     */
+    remoteAgent: RemoteAgentName.optional(),
   })
   .strict();
 export type DelegateSpec = z.infer<typeof DelegateSpec>;

@@ -146,3 +146,4 @@ export {
   modelConnectionChangedSubject,
   ModelConnectionChanged,
 } from './model-connections.js';
+export { RemoteAgentName, RemoteAgentAuth, remoteRunAgentId, remoteAgentOfRun } from './remote-agents.js';

@@ -35,6 +35,8 @@ export const TierLimits = z
     agentVersions: count().optional(),
     /** Model connections a tenant may register (0 turns bringing one's own model off). */
     modelConnections: count().optional(),
+    /** Remote A2A agents a tenant may register (POST /v1/remote-agents; 0 turns them off). */
+    remoteAgents: count().optional(),
     /** API keys a tenant may hold (live ones: not revoked, not expired; POST /v1/keys). */
     apiKeys: count().optional(),
     /** A2A push notification configs a tenant may hold over all its tasks (docs/protocols.md#a2a). */
@@ -86,6 +88,7 @@ export const QUOTA_DEFAULTS = {
   agents: 100,
   agentVersions: 1_000,
   modelConnections: 10,
+  remoteAgents: 10,
   apiKeys: 50,
   a2aPushConfigs: 1_000,
 } as const satisfies Required<
@@ -106,6 +109,7 @@ export const QUOTA_NAMES = {
   agents: 'agents',
   agentVersions: 'agent_versions',
   modelConnections: 'model_connections',
+  remoteAgents: 'remote_agents',
   apiKeys: 'api_keys',
   a2aPushConfigs: 'a2a_push_configs',
 } as const satisfies Record<QuotaField, string>;

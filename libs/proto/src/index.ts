@@ -5,6 +5,7 @@ export * as orchestratorV1 from './gen/orchestrator/v1/orchestrator.js';
 export * as agentsV1 from './gen/orchestrator/v1/agents.js';
 export * as conversationsV1 from './gen/orchestrator/v1/conversations.js';
 export * as erasureV1 from './gen/orchestrator/v1/erasure.js';
+export * as remoteAgentsV1 from './gen/orchestrator/v1/remote_agents.js';
 export * as agentPoolV1 from './gen/agentpool/v1/agent_pool.js';
 export { approvalRequestOf } from './approval-request.js';
 export * as credentialV1 from './gen/credential/v1/credential.js';

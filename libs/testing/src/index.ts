@@ -31,3 +31,4 @@ export { startFaultProxy, type FaultProxy } from './fault-proxy.js';
 export { createServicePki, sharedServicePki, testCertificates } from './service-pki.js';
 export { callerRoutedClient } from './caller-routed-client.js';
 export { staleDocTables, writeDocTables, type DocTable } from './doc-tables.js';
+export { startA2aTestAgent, type A2aTestAgent } from './a2a-test-agent.js';

@@ -207,6 +207,29 @@ describe('platformctl command line', () => {
     });
   });
 
+  it('registers a remote agent with its card URL and the credential its calls carry, and refuses one without --url', async () => {
+    const env = { PLATFORM_TOKEN: 't', PLATFORM_API_URL: baseUrl };
+    const argv = ['remote-agents', 'add', 'forecaster', '--url', 'https://agents.example/.well-known/agent-card.json'];
+    expect((await run([...argv, '--credential', 'partner/work', '--description', 'Forecasts'], env)).code).toBe(1);
+    const request = seen.at(-1)!;
+    expect(request).toMatchObject({ method: 'POST', url: '/v1/remote-agents' });
+    expect(JSON.parse(request.body)).toEqual({
+      name: 'forecaster',
+      url: 'https://agents.example/.well-known/agent-card.json',
+      description: 'Forecasts',
+      auth: { credentialService: 'partner', credentialAccount: 'work' },
+    });
+    expect(await run(['remote-agents', 'add', 'forecaster'], env)).toMatchObject({
+      code: 2,
+      err: expect.stringContaining('--url'),
+    });
+    expect(await run([...argv, '--credential', 'a/b/c'], env)).toMatchObject({ code: 2 });
+    expect((await run(['remote-agents', 'delete', 'fore caster'], env)).code).toBe(1);
+    expect(seen.at(-1)).toMatchObject({ method: 'DELETE', url: '/v1/remote-agents/fore%20caster' });
+    expect((await run(['remote-agents'], env)).code).toBe(1);
+    expect(seen.at(-1)).toMatchObject({ method: 'GET', url: '/v1/remote-agents' });
+  });
+
   it('takes an API key with --key or PLATFORM_API_KEY and sends it as the bearer', async () => {
     expect((await run(['keys', 'list', '--api', baseUrl, '--key', 'plk_k1'])).code).toBe(1);
     expect(seen.at(-1)).toMatchObject({ url: '/v1/keys', method: 'GET' });

@@ -21,10 +21,11 @@ import {
   updateModelConnection,
 } from './commands/model-connections.js';
 import { createKey, listAudit, listKeys, revokeKey } from './commands/keys.js';
+import { REMOTE_AGENT_USAGE, runRemoteAgentCommand } from './commands/remote-agents.js';
 import { UsageError } from './usage-error.js';
 
 const USAGE = `platformctl: the agent platform's command line, through the HTTP API (operators' views read-only;
-agents, model connections, keys and the audit as the token's tenant)
+agents, model connections, remote agents, keys and the audit as the token's tenant)
 
 usage: platformctl [options] <command>
 
@@ -74,6 +75,7 @@ ${AGENT_USAGE}
   model-connections update <name> [--base-url <url>] [--models a,b]
   model-connections rotate <name>    a new key, read from $${API_KEY_VARIABLE}
   model-connections delete <name>
+${REMOTE_AGENT_USAGE}
   keys create --name <n> --role <r> [--expires <time>]
                                      a tenant admin's new API key (viewer|member|developer|admin);
                                      its secret is printed once
@@ -134,6 +136,9 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
         'agent-version': { type: 'string' },
         model: { type: 'string' },
         'base-url': { type: 'string' },
+        url: { type: 'string' },
+        description: { type: 'string' },
+        credential: { type: 'string' },
         models: { type: 'string' },
         file: { type: 'string', short: 'f' },
         draft: { type: 'boolean', default: false },
@@ -212,6 +217,12 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
         },
         io.readFile ?? ((path) => readFile(path, 'utf8')),
       );
+    } else if (group === 'remote-agents') {
+      result = await runRemoteAgentCommand(api, positionals.slice(1), {
+        url: values.url,
+        description: values.description,
+        credential: values.credential,
+      });
     } else
       switch (`${group} ${action ?? ''}`.trim()) {
         case 'runs show':

@@ -31,6 +31,11 @@ const TAGS = [
       'Models the tenant brings: OpenAI-compatible endpoints and their keys (never returned) for its agents.',
   },
   {
+    name: 'remote-agents',
+    description:
+      'Remote A2A agents the tenant registers (their agent cards) and delegates to from its agents and plans.',
+  },
+  {
     name: 'tasks',
     description: 'Scheduled, event and condition triggers, their fires, external events, notifications.',
   },

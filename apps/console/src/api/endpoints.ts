@@ -212,6 +212,21 @@ export class PlatformApi {
   deleteModelConnection(name: string) {
     return bodyOf(this.client.DELETE('/v1/model-connections/{name}', { params: { path: { name } } }));
   }
+  listRemoteAgents() {
+    return bodyOf(this.client.GET('/v1/remote-agents'));
+  }
+  /** Registers a remote A2A agent: the orchestrator fetches and validates its card first. */
+  createRemoteAgent(body: {
+    name: string;
+    url: string;
+    description: string;
+    auth: { credentialService: string; credentialAccount?: string } | null;
+  }) {
+    return bodyOf(this.client.POST('/v1/remote-agents', { body }));
+  }
+  deleteRemoteAgent(name: string) {
+    return bodyOf(this.client.DELETE('/v1/remote-agents/{name}', { params: { path: { name } } }));
+  }
   credentialAudit(before?: number) {
     return bodyOf(
       this.client.GET('/v1/credentials/audit', {

@@ -47,6 +47,7 @@ export type Task = Schemas['Task'];
 export type MemoryFact = Schemas['Fact'];
 export type CredentialAuditEvent = GetAnswer<'/v1/credentials/audit'>['events'][number];
 export type ModelConnection = GetAnswer<'/v1/model-connections'>['connections'][number];
+export type RemoteAgent = GetAnswer<'/v1/remote-agents'>['remoteAgents'][number];
 export type UsageReport = GetAnswer<'/v1/usage'>;
 export type Agent = Schemas['Agent'];
 export type AgentVersion = Schemas['AgentVersion'];

@@ -14,6 +14,7 @@ const PAGES: Array<[path: string, label: string, role: TenantRole]> = [
   ['/memory', 'Memory', 'viewer'],
   ['/accounts', 'Accounts', 'viewer'],
   ['/model-connections', 'Models', 'admin'],
+  ['/remote-agents', 'Remote agents', 'viewer'],
   ['/usage', 'Usage', 'viewer'],
   ['/keys', 'API keys', 'admin'],
   ['/audit', 'Audit', 'admin'],

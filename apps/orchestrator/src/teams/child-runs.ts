@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { ToolOutcome } from '@platform/agent-loop';
 import type { Logger, NatsConnection } from '@platform/service-kit';
-import type { RunEventType } from '@platform/contracts';
+import { remoteRunAgentId, type RunEventType } from '@platform/contracts';
 import { ChildEventForwarder, lastForwardedId } from '../events/child-event-forwarder.js';
 import type { RunEventPublisher } from '../events/run-event-publisher.js';
 import type {
@@ -28,6 +28,8 @@ export interface ChildTask {
   reassignedFrom?: string;
   /** The only tools the child may use (within its role's profile): a plan subtask's named tool. */
   tools?: string[];
+  /** The tenant's remote A2A agent that does the role's work (the delegate's `remoteAgent`): the child runs under it. */
+  remoteAgent?: string;
 }
 
 /**
@@ -155,7 +157,9 @@ export class ChildRuns {
       ...(task.tools ? { tools: task.tools } : {}),
     };
     // A child found again (its parent resumed) keeps the version it was created with: create does not overwrite.
-    const agent = await this.deps.agentOfRole?.(parent, task.role);
+    const agent = task.remoteAgent
+      ? { id: remoteRunAgentId(task.remoteAgent), version: 0 }
+      : await this.deps.agentOfRole?.(parent, task.role);
     const child: NewRun = {
       runId,
       tenantId: parent.tenantId,

@@ -167,7 +167,13 @@ export class DelegationToolPort implements ToolPort {
     const refused = this.refusal(spec.role);
     if (refused) return refused;
     const child = await this.children.run(
-      { parent: run, callId: call.id, role: spec.role, task },
+      {
+        parent: run,
+        callId: call.id,
+        role: spec.role,
+        task,
+        ...(spec.remoteAgent ? { remoteAgent: spec.remoteAgent } : {}),
+      },
       context.signal,
       this.scope.events,
       this.scope.handingOver,

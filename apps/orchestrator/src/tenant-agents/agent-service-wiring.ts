@@ -17,6 +17,8 @@ export interface AgentServiceWiring {
   defaultTier: string;
   /** The tenant's model connections, when the orchestrator reaches the credential service. */
   modelConnections?: ModelConnections | undefined;
+  /** Which names are the tenant's remote agents (remote-agents/). */
+  remoteAgentNames?: (tenantId: string, names: string[]) => Promise<Set<string>>;
   logger: Logger;
 }
 
@@ -30,6 +32,7 @@ export function agentServiceOf(w: AgentServiceWiring): agentsV1.AgentServiceServ
       tiers: w.tiers,
       defaultTier: w.defaultTier,
       ...(w.modelConnections ? { modelConnections: w.modelConnections } : {}),
+      ...(w.remoteAgentNames ? { remoteAgentNames: w.remoteAgentNames } : {}),
     }),
     directory: w.directory,
     profiles: w.profiles,

@@ -20,6 +20,8 @@ export interface AgentValidationDependencies {
   defaultTier: string;
   /** The tenant's model connections; absent: specs naming one are refused. */
   modelConnections?: ModelConnections;
+  /** Which of these names are the tenant's remote agents; absent: specs naming one are refused. */
+  remoteAgentNames?: (tenantId: string, names: string[]) => Promise<Set<string>>;
 }
 
 /** Characters jsonb (and Postgres text) cannot hold: a spec holding one is refused, never rewritten. */
@@ -101,10 +103,28 @@ export class AgentValidation {
         throw notPermittedByTier(`the tool pattern '${tool}' is not permitted for tier '${author.tier}'`);
   }
 
+  /** A role done by a remote agent names one the tenant registered (its role name is free). */
+  private async checkRemoteAgents(author: SpecAuthor, spec: AgentSpec): Promise<void> {
+    const remote = spec.delegates
+      .map((d, i) => ({ field: `delegates.${i}.remoteAgent`, name: d.remoteAgent }))
+      .filter((r): r is { field: string; name: string } => r.name !== undefined);
+    if (!remote.length) return;
+    if (!this.deps.remoteAgentNames) throw notPermittedByTier('remote agents are not enabled');
+    const existing = await this.deps.remoteAgentNames(
+      author.tenantId,
+      remote.map((r) => r.name),
+    );
+    const issues = remote
+      .filter((r) => !existing.has(r.name))
+      .map(({ field, name }) => ({ field, message: `no remote agent '${name}' (POST /v1/remote-agents)` }));
+    if (issues.length) throw invalidSpec(issues);
+  }
+
   private async checkRoles(author: SpecAuthor, spec: AgentSpec): Promise<void> {
+    await this.checkRemoteAgents(author, spec);
     const named: { field: string; role: string }[] = [];
     spec.delegates.forEach((d, i) => {
-      named.push({ field: `delegates.${i}.role`, role: d.role });
+      if (d.remoteAgent === undefined) named.push({ field: `delegates.${i}.role`, role: d.role });
       if (d.fallbackRole) named.push({ field: `delegates.${i}.fallbackRole`, role: d.fallbackRole });
     });
     spec.committees.forEach((c, i) => {

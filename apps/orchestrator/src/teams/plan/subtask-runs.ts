@@ -182,6 +182,7 @@ export class SubtaskRuns {
       role,
       task: this.taskOf(subtask, view.context),
       ...(subtask.tool ? { tools: [subtask.tool] } : {}),
+      ...(spec?.remoteAgent ? { remoteAgent: spec.remoteAgent } : {}),
     };
     return this.deps.children
       .run(
