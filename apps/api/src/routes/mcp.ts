@@ -56,6 +56,16 @@ export const mcpOperations = {
     headers: z.object({ 'mcp-session-id': SessionHeader }),
     body: z.union([JsonRpcMessage, z.array(JsonRpcMessage).min(1)]),
     bodyExamples: {
+      initialize: {
+        jsonrpc: '2.0',
+        id: 1,
+        method: 'initialize',
+        params: {
+          protocolVersion: '2025-06-18',
+          capabilities: { elicitation: {} },
+          clientInfo: { name: 'my-ide', version: '1.0.0' },
+        },
+      },
       listTools: { jsonrpc: '2.0', id: 2, method: 'tools/list', params: {} },
       callTool: {
         jsonrpc: '2.0',
