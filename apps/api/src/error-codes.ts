@@ -45,6 +45,14 @@ export const apiErrorCatalogue = {
     status: 400,
     doc: 'an MCP request without `Mcp-Session-Id` that is not `initialize` ([MCP](protocols.md#mcp))',
   },
+  MCP_SESSION_INITIALIZED: {
+    status: 400,
+    doc: 'an MCP `initialize` sent with `Mcp-Session-Id` or in a batch: it opens a new session, alone',
+  },
+  MCP_PROTOCOL_VERSION_UNSUPPORTED: {
+    status: 400,
+    doc: 'an `Mcp-Protocol-Version` the MCP server does not speak; `details.supported`',
+  },
   INVALID_QUERY: { status: 400 },
   INVALID_TIME_ZONE: { status: 400 },
   INVALID_OUTPUT_SCHEMA: {
@@ -163,6 +171,10 @@ export const apiErrorCatalogue = {
   TOOL_CALL_NOT_FOUND: { status: 404 },
   API_KEY_NOT_FOUND: { status: 404 },
   METHOD_NOT_ALLOWED: { status: 405, doc: '`GET /v1/mcp`: the MCP server offers no stream outside requests' },
+  NOT_ACCEPTABLE: {
+    status: 406,
+    doc: 'an MCP `POST` whose `Accept` does not name both `application/json` and `text/event-stream`',
+  },
   REQUEST_TIMEOUT: { status: 408, doc: 'the request did not arrive in time' },
   RUN_FINISHED: { status: 409 },
   RUN_NOT_FINISHED: { status: 409, doc: 'a replay of a run still queued or running' },

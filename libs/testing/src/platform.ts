@@ -72,6 +72,11 @@ export interface PlatformOptions {
   orchestratorReplicas?: number;
   /** api replicas (default 1): each on its own HTTP port (`apiUrls`), sharing NATS, Redis and the services. */
   apiReplicas?: number;
+  /**
+   * Extra environment of one api replica, given its index and HTTP port (after `env.api`), e.g. a
+   * replica that trusts another identity provider's keys for a URL of its own.
+   */
+  apiReplicaEnv?: (replica: number, port: number) => Record<string, string>;
   /** How long each app may take to log `ready` (default 30 s; a loaded machine may need more). */
   readyTimeoutMs?: number;
   onLine?: (app: PlatformApp, line: string) => void;
@@ -255,10 +260,13 @@ export async function startPlatform(options: PlatformOptions): Promise<Platform>
     for (let attempt = 1; ; attempt++) {
       try {
         const replicaEnv =
-          replica === 0
-            ? {}
-            : app === 'api'
-              ? { HTTP_PORT: String(apiPorts[replica]) }
+          app === 'api'
+            ? {
+                ...(replica === 0 ? {} : { HTTP_PORT: String(apiPorts[replica]) }),
+                ...options.apiReplicaEnv?.(replica, apiPorts[replica]!),
+              }
+            : replica === 0
+              ? {}
               : { GRPC_PORT: String(orchestratorPorts[replica]) };
         const proc = await startServiceProcess({
           app,

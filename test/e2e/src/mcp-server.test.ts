@@ -1,27 +1,21 @@
 // The tenant's agents as an MCP server (`/v1/mcp`, Streamable HTTP), driven only by the official
 // MCP SDK's Client and StreamableHTTPClientTransport: the agents are tools, a call is a durable
-// run (protocol `mcp`) with progress notifications, an approval the run waits for is asked over
-// elicitation (or, for a client without it, the result says how to answer), a 401 leads the
-// client's OAuth flow to the resource metadata and from there to the authorization server, and
-// another tenant's token reaches none of it.
+// run (protocol `mcp`) with progress notifications, an approval the run waits for or an
+// agent-tool's question is asked over elicitation (or, for a client without it, the result says
+// how to answer), DELETE ends a session, a 401 leads the client's OAuth flow through the resource
+// metadata to a real authorization server where the user signs in and whose JWT then lists the
+// tenant's agents, and another tenant's token reaches none of it.
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import type { OAuthClientProvider, OAuthDiscoveryState } from '@modelcontextprotocol/sdk/client/auth.js';
 import { UnauthorizedError } from '@modelcontextprotocol/sdk/client/auth.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import type { OAuthClientInformationMixed, OAuthTokens } from '@modelcontextprotocol/sdk/shared/auth.js';
-import {
-  CallToolResultSchema,
-  ElicitRequestSchema,
-  McpError,
-  type CallToolResult,
-  type ElicitRequest,
-  type ElicitResult,
-  type Progress,
-} from '@modelcontextprotocol/sdk/types.js';
+import { McpError, type ElicitRequest, type Progress } from '@modelcontextprotocol/sdk/types.js';
 import type { ManagedProcess } from '@platform/testing';
+import { decodeJwt, decodeProtectedHeader } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startAuthorizationServer, type AuthorizationServer } from './oauth-server.js';
+import { callTool as call, connectWithToken, rawMcp, RecordingOAuthClient, textOf, type Elicit } from './mcp-client.js';
+import { signIn, startAuthorizationServer, type AuthorizationServer } from './oauth-server.js';
 import { api, bootPlatform, startRunnerProcess, tokenFor, waitForCatalog, type SuitePlatform } from './support.js';
+import { startTravelRunner, type TravelRunner } from './travel.js';
 
 const TENANT = 'mcp-tenant';
 const OTHER_TENANT = 'mcp-other-tenant';
@@ -34,28 +28,35 @@ const WEATHER = {
   additionalProperties: false,
 };
 
-interface RunMeta {
-  conversationId: string;
-  runId: string;
-  status: string;
-  stopReason: string;
-}
-
 let platform: SuitePlatform;
 let runner: ManagedProcess;
+let travel: TravelRunner;
 let authServer: AuthorizationServer;
 const clients: Client[] = [];
 
 beforeAll(async () => {
-  authServer = await startAuthorizationServer();
+  // Its users: alice of the tenant, bob of the other tenant.
+  authServer = await startAuthorizationServer({ alice: TENANT, bob: OTHER_TENANT });
   platform = await bootPlatform('mcp', {
     env: {
       orchestrator: { RATE_LIMIT_TURNS_PER_MINUTE: '0' },
       api: { MCP_AUTHORIZATION_SERVERS: authServer.issuer },
     },
+    // The second api replica also trusts the authorization server's tokens: its keys and issuer,
+    // and only tokens for its own MCP endpoint (it keeps the shared secret as well).
+    apiReplicas: 2,
+    apiReplicaEnv: (replica, port): Record<string, string> =>
+      replica === 1
+        ? {
+            AUTH_JWKS_URL: authServer.jwksUrl,
+            AUTH_ISSUER: authServer.issuer,
+            AUTH_AUDIENCE: `http://127.0.0.1:${port}/v1/mcp`,
+          }
+        : {},
   });
   runner = await startRunnerProcess(platform, 'gated-runner', 'test/e2e/src/fixtures/gated-runner.ts');
-  await waitForCatalog(platform.apiUrl, ['archive_orders']);
+  travel = await startTravelRunner(platform);
+  await waitForCatalog(platform.apiUrl, ['archive_orders', 'flight_search']);
   const created = await api(
     platform,
     'POST',
@@ -74,41 +75,20 @@ beforeAll(async () => {
 afterAll(async () => {
   await Promise.all(clients.map((c) => c.close().catch(() => undefined)));
   await runner?.stop();
+  await travel?.stop();
   await platform?.stop();
   await authServer?.stop();
 });
 
 const mcpUrl = (): URL => new URL(`${platform.apiUrl}/v1/mcp`);
+/** The MCP endpoint of the replica that trusts the authorization server. */
+const oauthMcpUrl = (): URL => new URL(`${platform.apiUrls[1]!}/v1/mcp`);
 
-/** A connected SDK client for the tenant's token; `elicit` answers elicitations (none: the client declares no elicitation). */
-async function connect(tenant: string, elicit?: (request: ElicitRequest) => Promise<ElicitResult>): Promise<Client> {
-  const client = new Client({ name: 'e2e', version: '1.0.0' }, { capabilities: elicit ? { elicitation: {} } : {} });
-  if (elicit) client.setRequestHandler(ElicitRequestSchema, elicit);
-  const transport = new StreamableHTTPClientTransport(mcpUrl(), {
-    requestInit: { headers: { authorization: `Bearer ${await tokenFor(tenant)}` } },
-  });
-  await client.connect(transport);
+async function connect(tenant: string, elicit?: Elicit): Promise<Client> {
+  const client = await connectWithToken(mcpUrl(), await tokenFor(tenant), elicit);
   clients.push(client);
   return client;
 }
-
-async function call(
-  client: Client,
-  name: string,
-  args: Record<string, unknown>,
-  onprogress?: (progress: Progress) => void,
-): Promise<CallToolResult & { _meta: RunMeta }> {
-  const result = await client.callTool({ name, arguments: args }, CallToolResultSchema, {
-    timeout: 120_000,
-    ...(onprogress ? { onprogress } : {}),
-  });
-  return result as CallToolResult & { _meta: RunMeta };
-}
-
-const textOf = (result: CallToolResult, index = 0): string => {
-  const block = result.content[index];
-  return block?.type === 'text' ? block.text : '';
-};
 
 async function runOf(tenant: string, runId: string): Promise<{ status: number; body: Record<string, unknown> }> {
   return api(platform, 'GET', `/v1/runs/${runId}`, tenant);
@@ -231,6 +211,35 @@ describe('a run that waits for approval', () => {
   });
 });
 
+describe('an agent-tool that asks for input', () => {
+  it("asks its question over elicitation; the answer is the conversation's next message and the call returns the final answer", async () => {
+    const asked: ElicitRequest[] = [];
+    const client = await connect(TENANT, async (request) => {
+      asked.push(request);
+      return { action: 'accept', content: { answer: 'To New York, JFK is fine.' } };
+    });
+    const result = await call(client, 'default', {
+      message: '[scenario:travel-missing-field] Find me flights from SFO next Friday.',
+    });
+    expect(asked).toHaveLength(1);
+    expect(asked[0]!.params.message).toContain('destination');
+    expect((asked[0]!.params as { requestedSchema: unknown }).requestedSchema).toEqual({
+      type: 'object',
+      properties: { answer: { type: 'string', title: 'Answer', minLength: 1 } },
+      required: ['answer'],
+    });
+    expect(result.isError).toBeFalsy();
+    expect(result._meta.status).toBe('completed');
+    expect(textOf(result)).toMatch(/^Here are your flights: .*SFO->NYC/s);
+    // The answer's run continued the same conversation, over MCP.
+    expect((await runOf(TENANT, result._meta.runId)).body).toMatchObject({
+      protocol: 'mcp',
+      status: 'completed',
+      conversationId: result._meta.conversationId,
+    });
+  });
+});
+
 describe('another tenant', () => {
   it("sees none of the tenant's agents, cannot continue its conversation, nor use its session", async () => {
     const mine = await connect(TENANT);
@@ -245,65 +254,48 @@ describe('another tenant', () => {
 
     // The tenant's session id with the other tenant's token: unknown, as any id it does not own.
     const sessionId = (mine.transport as StreamableHTTPClientTransport).sessionId!;
-    const response = await fetch(mcpUrl(), {
-      method: 'POST',
-      headers: {
-        authorization: `Bearer ${await tokenFor(OTHER_TENANT)}`,
-        'mcp-session-id': sessionId,
-        'content-type': 'application/json',
-        accept: 'application/json, text/event-stream',
-      },
-      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list', params: {} }),
+    const list = { jsonrpc: '2.0', id: 1, method: 'tools/list', params: {} };
+    expect(await rawMcp(mcpUrl(), 'POST', await tokenFor(OTHER_TENANT), sessionId, list)).toEqual({
+      status: 404,
+      code: 'MCP_SESSION_NOT_FOUND',
     });
-    expect(response.status).toBe(404);
-    expect(((await response.json()) as { error: { code: string } }).error.code).toBe('MCP_SESSION_NOT_FOUND');
+    // Nor end it: the session lives on for its owner.
+    expect(await rawMcp(mcpUrl(), 'DELETE', await tokenFor(OTHER_TENANT), sessionId)).toEqual({
+      status: 404,
+      code: 'MCP_SESSION_NOT_FOUND',
+    });
+    expect((await mine.listTools()).tools.map((t) => t.name)).toContain('weather');
   });
 });
 
-/** An OAuth client that keeps what the SDK's flow tells it, and stops at the redirect to the authorization server. */
-class RecordingProvider implements OAuthClientProvider {
-  client: OAuthClientInformationMixed | undefined;
-  discovery: OAuthDiscoveryState | undefined;
-  authorizationUrl: URL | undefined;
-  private verifier = '';
-  readonly redirectUrl = 'http://127.0.0.1:1/callback';
-  readonly clientMetadata = {
-    client_name: 'e2e MCP client',
-    redirect_uris: [this.redirectUrl],
-    grant_types: ['authorization_code', 'refresh_token'],
-    response_types: ['code'],
-    token_endpoint_auth_method: 'none',
-  };
-  clientInformation(): OAuthClientInformationMixed | undefined {
-    return this.client;
-  }
-  saveClientInformation(info: OAuthClientInformationMixed): void {
-    this.client = info;
-  }
-  tokens(): OAuthTokens | undefined {
-    return undefined;
-  }
-  saveTokens(): void {}
-  redirectToAuthorization(url: URL): void {
-    this.authorizationUrl = url;
-  }
-  saveCodeVerifier(verifier: string): void {
-    this.verifier = verifier;
-  }
-  codeVerifier(): string {
-    return this.verifier;
-  }
-  saveDiscoveryState(state: OAuthDiscoveryState): void {
-    this.discovery = state;
-  }
-  discoveryState(): OAuthDiscoveryState | undefined {
-    return this.discovery;
-  }
-}
+describe('ending a session', () => {
+  it('DELETE ends it: its id is then unknown (404 MCP_SESSION_NOT_FOUND) and the client initializes a new one', async () => {
+    const client = await connect(TENANT);
+    const transport = client.transport as StreamableHTTPClientTransport;
+    const sessionId = transport.sessionId!;
+    expect(sessionId).toMatch(/^mcps_/);
+    await transport.terminateSession(); // the SDK's DELETE /v1/mcp with the session id
+    expect(transport.sessionId).toBeUndefined();
+
+    const token = await tokenFor(TENANT);
+    const list = { jsonrpc: '2.0', id: 7, method: 'tools/list', params: {} };
+    expect(await rawMcp(mcpUrl(), 'POST', token, sessionId, list)).toEqual({
+      status: 404,
+      code: 'MCP_SESSION_NOT_FOUND',
+    });
+    expect(await rawMcp(mcpUrl(), 'DELETE', token, sessionId)).toEqual({ status: 404, code: 'MCP_SESSION_NOT_FOUND' });
+
+    const again = await connect(TENANT);
+    const renewed = (again.transport as StreamableHTTPClientTransport).sessionId;
+    expect(renewed).toMatch(/^mcps_/);
+    expect(renewed).not.toBe(sessionId);
+    expect((await again.listTools()).tools.map((t) => t.name)).toContain('weather');
+  });
+});
 
 describe('authorization', () => {
   it('answers 401 with WWW-Authenticate naming the resource metadata; the SDK follows it to the authorization server', async () => {
-    const provider = new RecordingProvider();
+    const provider = new RecordingOAuthClient();
     const client = new Client({ name: 'e2e-oauth', version: '1.0.0' });
     await expect(
       client.connect(new StreamableHTTPClientTransport(mcpUrl(), { authProvider: provider })),
@@ -324,6 +316,52 @@ describe('authorization', () => {
     expect(provider.authorizationUrl?.origin).toBe(new URL(authServer.issuer).origin);
     expect(provider.authorizationUrl?.searchParams.get('resource')).toBe(resource);
     expect(provider.authorizationUrl?.searchParams.get('code_challenge_method')).toBe('S256');
+  });
+
+  it("ends in a JWT of the authorization server: the user signs in, the client exchanges the code, and lists that tenant's agents", async () => {
+    const url = oauthMcpUrl();
+    /** The whole flow for one user: 401, sign-in and consent, the code to finishAuth, then a client with the token. */
+    const signedIn = async (accountId: string): Promise<{ client: Client; token: string }> => {
+      const oauth = new RecordingOAuthClient();
+      const first = new StreamableHTTPClientTransport(url, { authProvider: oauth });
+      await expect(new Client({ name: 'e2e-oauth', version: '1.0.0' }).connect(first)).rejects.toThrow(
+        UnauthorizedError,
+      );
+      expect(oauth.tokens()).toBeUndefined();
+      const code = await signIn(oauth.authorizationUrl!, oauth.redirectUrl, accountId);
+      await first.finishAuth(code);
+      const token = oauth.tokens()?.access_token ?? '';
+      const client = new Client({ name: 'e2e-oauth', version: '1.0.0' });
+      clients.push(client);
+      await client.connect(new StreamableHTTPClientTransport(url, { authProvider: oauth }));
+      return { client, token };
+    };
+
+    const alice = await signedIn('alice');
+    expect(decodeProtectedHeader(alice.token)).toMatchObject({ alg: 'RS256', typ: 'at+jwt' });
+    expect(decodeJwt(alice.token)).toMatchObject({
+      iss: authServer.issuer,
+      aud: url.href,
+      sub: 'alice',
+      tenant: TENANT,
+    });
+    const names = (await alice.client.listTools()).tools.map((t) => t.name);
+    expect(names).toContain('weather');
+    expect(names).toContain('default');
+
+    const bob = await signedIn('bob');
+    expect(decodeJwt(bob.token)).toMatchObject({ sub: 'bob', tenant: OTHER_TENANT });
+    const theirs = (await bob.client.listTools()).tools.map((t) => t.name);
+    expect(theirs).toContain('default');
+    expect(theirs).not.toContain('weather');
+
+    // A replica without the authorization server's keys refuses it.
+    const elsewhere = await fetch(mcpUrl(), {
+      method: 'POST',
+      headers: { authorization: `Bearer ${alice.token}`, 'content-type': 'application/json' },
+      body: '{}',
+    });
+    expect(elsewhere.status).toBe(401);
   });
 
   it('says invalid_token for a token it refuses', async () => {

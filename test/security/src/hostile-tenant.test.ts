@@ -7,6 +7,7 @@ import {
   bootAttackedPlatform,
   call,
   foreignDataOf,
+  mcpMessage,
   seedTenant,
   send,
   tokenFor,
@@ -163,5 +164,14 @@ describe('a hostile tenant against every operation of the OpenAPI document', () 
     expect(credentials.body.credentials.map((c) => c.account)).toContain(victim.ids['account']![0]);
     const run = await call(platform.apiUrl, 'GET', `/v1/runs/${victim.ids['runId']![0]}`, VICTIM);
     expect(run.status).toBe(200);
+    // Its MCP session (whose id the attacker sent in Mcp-Session-Id, to POST and to DELETE) still answers it.
+    const tools = await mcpMessage(
+      platform.apiUrl,
+      VICTIM,
+      { id: 2, method: 'tools/list', params: {} },
+      victim.ids['mcpSessionId']![0],
+    );
+    expect(tools.status).toBe(200);
+    expect(tools.text).toContain('"tools"');
   });
 });

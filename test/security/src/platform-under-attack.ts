@@ -164,7 +164,45 @@ export async function waitForCatalog(apiUrl: string): Promise<void> {
   throw new Error('the tool catalog never listed calculator');
 }
 
-/** Gives `tenant` a conversation with a run, a tried tool call, a task and a credential, each marked with text only it wrote. */
+/** A JSON-RPC message to /v1/mcp as `tenant`, in the session `sessionId` names (none: an initialize). */
+export async function mcpMessage(
+  apiUrl: string,
+  tenant: string,
+  message: Record<string, unknown>,
+  sessionId?: string,
+): Promise<{ status: number; sessionId: string | undefined; text: string }> {
+  const response = await fetch(`${apiUrl}/v1/mcp`, {
+    method: 'POST',
+    headers: {
+      authorization: `Bearer ${await tokenFor(tenant)}`,
+      accept: 'application/json, text/event-stream',
+      'content-type': 'application/json',
+      ...(sessionId ? { 'mcp-session-id': sessionId } : {}),
+    },
+    body: JSON.stringify({ jsonrpc: '2.0', ...message }),
+  });
+  return {
+    status: response.status,
+    sessionId: response.headers.get('mcp-session-id') ?? undefined,
+    text: await response.text(),
+  };
+}
+
+/** Opens an MCP session for `tenant` (initialize, then its `initialized` notification): its id. */
+async function openMcpSession(apiUrl: string, tenant: string): Promise<string> {
+  const init = await mcpMessage(apiUrl, tenant, {
+    id: 1,
+    method: 'initialize',
+    params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'security', version: '1.0.0' } },
+  });
+  if (init.status !== 200 || !init.sessionId)
+    throw new Error(`seeding: MCP initialize answered ${init.status} ${init.text}`);
+  const initialized = await mcpMessage(apiUrl, tenant, { method: 'notifications/initialized' }, init.sessionId);
+  if (initialized.status !== 202) throw new Error(`seeding: MCP initialized answered ${initialized.status}`);
+  return init.sessionId;
+}
+
+/** Gives `tenant` a conversation with a run, a tried tool call, a task, a credential and an MCP session, each marked with text only it wrote. */
 export async function seedTenant(apiUrl: string, tenant: string): Promise<SeededTenant> {
   const marker = `secret-of-${tenant}-${Math.random().toString(36).slice(2, 10)}`;
   const conversationId = `conv-${tenant}`;
@@ -195,8 +233,10 @@ export async function seedTenant(apiUrl: string, tenant: string): Promise<Seeded
     call(apiUrl, 'PUT', `/v1/credentials/gmail/${account}`, tenant, { secret: { access_token: marker } }),
     200,
   );
+  const mcpSessionId = await openMcpSession(apiUrl, tenant);
   return {
     ids: {
+      mcpSessionId: [mcpSessionId],
       conversationId: [conversationId],
       runId: [turn.runId],
       callId: [tried.callId],

@@ -111,6 +111,7 @@ const STATUS_TEXT: Record<number, string> = {
   403: 'Forbidden',
   404: 'Not found',
   405: 'Method not allowed',
+  406: 'Not acceptable',
   408: 'Request timeout',
   409: 'Conflict',
   410: 'Gone',

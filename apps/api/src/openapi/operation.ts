@@ -38,7 +38,7 @@ export interface ResponseSpec {
 /** Error statuses an operation can answer besides the ones every route shares, each with its stable codes. */
 export type ErrorCodes = Partial<
   Record<
-    400 | 403 | 404 | 405 | 408 | 409 | 410 | 412 | 413 | 415 | 428 | 429 | 431 | 499 | 502 | 503 | 504,
+    400 | 403 | 404 | 405 | 406 | 408 | 409 | 410 | 412 | 413 | 415 | 428 | 429 | 431 | 499 | 502 | 503 | 504,
     readonly ApiErrorCode[]
   >
 >;

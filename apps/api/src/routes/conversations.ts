@@ -149,7 +149,7 @@ export const conversationOperations = {
     errors: {
       ...KEYED_TURN_ERRORS,
       400: [...KEYED_TURN_ERRORS[400], 'INVALID_WEBHOOK_URL', 'EGRESS_REFUSED'],
-      409: ['RUN_IN_PROGRESS'],
+      409: ['RUN_IN_PROGRESS', 'CONVERSATION_DELETING'],
     },
   }),
   listMessages: defineOperation({

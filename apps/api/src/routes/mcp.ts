@@ -11,6 +11,7 @@ import { defineOperation, STREAMED } from '../openapi/operation.js';
 import type { OperationRouter } from '../openapi/operation-router.js';
 import { principalOf } from '../principal.js';
 import { bearerChallenge, MCP_PATH, registerMcpAuthRoutes, type McpAuthOptions } from './mcp-auth.js';
+import { checkMcpPost, checkProtocolVersion } from './mcp-checks.js';
 import { agentMcpServer, authInfoOf, type McpServerDeps } from './mcp-server.js';
 import { McpSessions, type McpSessionLimits, type SessionOwner } from './mcp-sessions.js';
 
@@ -54,8 +55,19 @@ export const mcpOperations = {
     access: 'tenant',
     role: 'member',
     headers: z.object({ 'mcp-session-id': SessionHeader }),
-    body: z.union([JsonRpcMessage, z.array(JsonRpcMessage).min(1)]),
+    // At most 100 messages in a batch, as the SDK's transport takes.
+    body: z.union([JsonRpcMessage, z.array(JsonRpcMessage).min(1).max(100)]),
     bodyExamples: {
+      initialize: {
+        jsonrpc: '2.0',
+        id: 1,
+        method: 'initialize',
+        params: {
+          protocolVersion: '2025-06-18',
+          capabilities: { elicitation: {} },
+          clientInfo: { name: 'my-ide', version: '1.0.0' },
+        },
+      },
       listTools: { jsonrpc: '2.0', id: 2, method: 'tools/list', params: {} },
       callTool: {
         jsonrpc: '2.0',
@@ -72,7 +84,12 @@ export const mcpOperations = {
       },
       202: { description: 'A notification or a response (e.g. an elicitation answer) was accepted.' },
     },
-    errors: { 400: ['MCP_SESSION_REQUIRED'], 404: ['MCP_SESSION_NOT_FOUND'], 429: ['QUOTA_EXCEEDED'] },
+    errors: {
+      400: ['MCP_SESSION_REQUIRED', 'MCP_SESSION_INITIALIZED', 'MCP_PROTOCOL_VERSION_UNSUPPORTED'],
+      404: ['MCP_SESSION_NOT_FOUND'],
+      406: ['NOT_ACCEPTABLE'],
+      429: ['QUOTA_EXCEEDED'],
+    },
   }),
   deleteMcp: defineOperation({
     method: 'DELETE',
@@ -85,7 +102,7 @@ export const mcpOperations = {
     role: 'member',
     headers: z.object({ 'mcp-session-id': z.string().max(200) }),
     responses: { 200: { description: 'The session ended.' } },
-    errors: { 400: ['MCP_SESSION_REQUIRED'], 404: ['MCP_SESSION_NOT_FOUND'] },
+    errors: { 400: ['MCP_SESSION_REQUIRED', 'MCP_PROTOCOL_VERSION_UNSUPPORTED'], 404: ['MCP_SESSION_NOT_FOUND'] },
   }),
   getMcp: defineOperation({
     method: 'GET',
@@ -193,6 +210,7 @@ export function registerMcpRoutes(router: OperationRouter, options: McpRoutesOpt
 
   router.add(mcpOperations.postMcp, async ({ body, request, reply }) => {
     const sessionId = headerOf(request, SESSION_HEADER);
+    checkMcpPost(request, body, sessionId !== undefined);
     if (sessionId !== undefined) {
       const session = sessions.find(sessionId, ownerOf(request));
       if (!session) throw SESSION_NOT_FOUND();
@@ -211,6 +229,7 @@ export function registerMcpRoutes(router: OperationRouter, options: McpRoutesOpt
     const sessionId = headerOf(request, SESSION_HEADER);
     if (sessionId === undefined)
       throw new HttpError(400, ApiErrorCodes.MCP_SESSION_REQUIRED, 'send Mcp-Session-Id: the session to end');
+    checkProtocolVersion(request);
     const session = sessions.find(sessionId, ownerOf(request));
     if (!session) throw SESSION_NOT_FOUND();
     return serve(session, request, reply, undefined);
