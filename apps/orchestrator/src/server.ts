@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
 import { DEFAULT_LOOP_CONFIG } from '@platform/agent-loop';
 import { OpenAIChatModel } from '@platform/llm';
-import { agentsV1, conversationsV1, erasureV1, orchestratorV1, remoteAgentsV1 } from '@platform/proto';
+import { conversationsV1, erasureV1, orchestratorV1 } from '@platform/proto';
 import { GrpcServer, RateLimiter, type Logger } from '@platform/service-kit';
 import { ShouldProcess } from './admission/should-process.js';
 import { ExpiryListener } from './agent-tools/expiry-listener.js';
@@ -14,13 +14,7 @@ import { RunEndPublisher } from './events/publish-run-end.js';
 import { TRIGGERED_RUN_PUBLISH_TIMEOUT_MS, TriggeredRunPublisher } from './events/publish-triggered-run.js';
 import { publishEndWithoutRun } from './events/run-event-publisher.js';
 import { shutDown } from './shutdown.js';
-import {
-  AGENT_CALLERS,
-  CONVERSATION_CALLERS,
-  ERASURE_CALLERS,
-  ORCHESTRATOR_CALLERS,
-  REMOTE_AGENT_CALLERS,
-} from './grpc-callers.js';
+import { CONVERSATION_CALLERS, ERASURE_CALLERS, ORCHESTRATOR_CALLERS } from './grpc-callers.js';
 import { openErasure } from './erasure/erasure-setup.js';
 import { RunLeaseRenewal } from './journal/run-lease-renewal.js';
 import { RunRecords } from './journal/run-records.js';
@@ -53,7 +47,7 @@ import { CredentialGrants } from './tool-gate/credential-grants.js';
 import { wireToolGate } from './tool-gate/gate-wiring.js';
 import { AdmissionStep } from './turn/admission.js';
 import { AgentResolutionStep } from './turn/agent-resolution.js';
-import { agentServiceOf } from './tenant-agents/agent-service-wiring.js';
+import { addAgentServices } from './tenant-agents/agent-service-wiring.js';
 import { wireAgents, type AgentSetup } from './tenant-agents/agent-wiring.js';
 import { conversationServiceImplementation } from './conversations/conversation-service.js';
 import { ConversationStore } from './conversations/conversation-store.js';
@@ -73,10 +67,8 @@ import { RunWebhooks } from './webhooks/run-webhooks.js';
 import { A2aPush } from './a2a-push/a2a-push.js';
 
 const ORCHESTRATOR_SERVICE_NAME = 'orchestrator.v1.OrchestratorService';
-const AGENT_SERVICE_NAME = 'orchestrator.v1.AgentService';
 const CONVERSATION_SERVICE_NAME = 'orchestrator.v1.ConversationService';
 const ERASURE_SERVICE_NAME = 'orchestrator.v1.ErasureService';
-const REMOTE_AGENT_SERVICE_NAME = 'orchestrator.v1.RemoteAgentService';
 
 export interface OrchestratorServer {
   readonly port: number;
@@ -340,25 +332,17 @@ async function wire(
     }),
     ORCHESTRATOR_CALLERS,
   );
-  grpc.addService(
-    AGENT_SERVICE_NAME,
-    agentsV1.AgentServiceService,
-    agentServiceOf({
+  addAgentServices(
+    grpc,
+    {
       store: agentStore,
       profiles,
       directory: agentDirectory,
       ...tiers,
       modelConnections: modelConnections?.connections,
-      remoteAgentNames: (tenantId, names) => remoteAgents.store.existing(tenantId, names),
       logger,
-    }),
-    AGENT_CALLERS,
-  );
-  grpc.addService(
-    REMOTE_AGENT_SERVICE_NAME,
-    remoteAgentsV1.RemoteAgentServiceService,
-    remoteAgents.service,
-    REMOTE_AGENT_CALLERS,
+    },
+    remoteAgents,
   );
   grpc.addService(
     CONVERSATION_SERVICE_NAME,
