@@ -1,17 +1,9 @@
-import { PlatformError, type ErrorKind } from '@platform/service-kit';
+import type { PlatformError } from '@platform/service-kit';
+import { codedError } from '../coded-error.js';
 import { ErrorCodes } from '../error-codes.js';
 
-type PlatformErrorOptions = ConstructorParameters<typeof PlatformError>[3];
-
-/** A RemoteAgentService error: the stable code leads the message and travels in the trailers. */
-export function remoteAgentError(
-  kind: ErrorKind,
-  code: string,
-  message: string,
-  options?: PlatformErrorOptions,
-): PlatformError {
-  return new PlatformError(kind, code, `${code}: ${message}`, options);
-}
+/** A RemoteAgentService error (coded-error.ts). */
+export const remoteAgentError = codedError;
 
 /** INVALID_REMOTE_AGENT naming the field at fault. */
 export function invalidRemoteAgent(field: string, message: string): PlatformError {

@@ -1,7 +1,8 @@
 import { randomUUID } from 'node:crypto';
-import { quotasFor, TenantId, type TenantTiers } from '@platform/contracts';
-import type { agentsV1, remoteAgentsV1 } from '@platform/proto';
+import { quotasFor, type TenantTiers } from '@platform/contracts';
+import type { remoteAgentsV1 } from '@platform/proto';
 import { unaryHandler, type Logger } from '@platform/service-kit';
+import { resourceCallerOf, type ResourceCaller } from '../coded-error.js';
 import { ErrorCodes } from '../error-codes.js';
 import type { RemoteAgentClients, RemoteAgentCardSummary } from './remote-agent-card.js';
 import { invalidRemoteAgent, remoteAgentError } from './remote-agent-errors.js';
@@ -23,18 +24,6 @@ export interface RemoteAgentServiceDependencies {
   tiers: TenantTiers;
   defaultTier: string;
   logger: Logger;
-}
-
-interface Caller {
-  tenantId: string;
-  subject: string;
-  tier: string;
-}
-
-function callerOf(caller: agentsV1.AgentCaller | undefined, defaultTier: string): Caller {
-  if (!caller || !TenantId.safeParse(caller.tenantId).success)
-    throw remoteAgentError('invalid_argument', ErrorCodes.INVALID_TENANT_ID, 'caller.tenant_id is invalid');
-  return { tenantId: caller.tenantId, subject: caller.subject, tier: caller.tier || defaultTier };
 }
 
 function cardMessage(card: RemoteAgentCardSummary): remoteAgentsV1.RemoteAgentCard {
@@ -76,7 +65,7 @@ export function remoteAgentServiceImplementation(
   const { store, clients, logger } = deps;
 
   /** The tier's `remoteAgents` quota; 0 turns remote agents off (NOT_PERMITTED_BY_TIER). */
-  const quotaOf = (caller: Caller) => {
+  const quotaOf = (caller: ResourceCaller) => {
     const { tier, quotas } = quotasFor(deps.tiers, caller.tier, deps.defaultTier);
     if (quotas.remoteAgents === 0)
       throw remoteAgentError(
@@ -89,7 +78,10 @@ export function remoteAgentServiceImplementation(
   };
 
   /** The credential's token for fetching the card, read through a grant for this one check (audited as `remote_agent`). */
-  const tokenOf = async (caller: Caller, credential: { credentialService?: string; credentialAccount?: string }) => {
+  const tokenOf = async (
+    caller: ResourceCaller,
+    credential: { credentialService?: string; credentialAccount?: string },
+  ) => {
     if (!credential.credentialService) return undefined;
     try {
       return await deps.tokens.tokenFor(
@@ -107,7 +99,7 @@ export function remoteAgentServiceImplementation(
   };
 
   const inputOf = async (
-    caller: Caller,
+    caller: ResourceCaller,
     request: {
       url: string;
       description: string;
@@ -127,7 +119,7 @@ export function remoteAgentServiceImplementation(
       logger,
       'CreateRemoteAgent',
       async (request: remoteAgentsV1.CreateRemoteAgentRequest) => {
-        const caller = callerOf(request.caller, deps.defaultTier);
+        const caller = resourceCallerOf(request.caller, deps.defaultTier);
         const quota = quotaOf(caller);
         const name = remoteAgentName(request.name);
         const input = await inputOf(caller, request);
@@ -142,7 +134,7 @@ export function remoteAgentServiceImplementation(
     ),
 
     getRemoteAgent: unaryHandler(logger, 'GetRemoteAgent', async (request: remoteAgentsV1.GetRemoteAgentRequest) => {
-      const caller = callerOf(request.caller, deps.defaultTier);
+      const caller = resourceCallerOf(request.caller, deps.defaultTier);
       return { remoteAgent: remoteAgentMessage(await store.require(caller.tenantId, remoteAgentName(request.name))) };
     }),
 
@@ -150,7 +142,7 @@ export function remoteAgentServiceImplementation(
       logger,
       'ListRemoteAgents',
       async (request: remoteAgentsV1.ListRemoteAgentsRequest) => {
-        const caller = callerOf(request.caller, deps.defaultTier);
+        const caller = resourceCallerOf(request.caller, deps.defaultTier);
         return { remoteAgents: (await store.list(caller.tenantId)).map(remoteAgentMessage) };
       },
     ),
@@ -159,7 +151,7 @@ export function remoteAgentServiceImplementation(
       logger,
       'UpdateRemoteAgent',
       async (request: remoteAgentsV1.UpdateRemoteAgentRequest) => {
-        const caller = callerOf(request.caller, deps.defaultTier);
+        const caller = resourceCallerOf(request.caller, deps.defaultTier);
         quotaOf(caller);
         const name = remoteAgentName(request.name);
         // A missing agent is answered before its card is fetched.
@@ -174,7 +166,7 @@ export function remoteAgentServiceImplementation(
       logger,
       'DeleteRemoteAgent',
       async (request: remoteAgentsV1.DeleteRemoteAgentRequest) => {
-        const caller = callerOf(request.caller, deps.defaultTier);
+        const caller = resourceCallerOf(request.caller, deps.defaultTier);
         await store.remove(caller.tenantId, remoteAgentName(request.name));
         return {};
       },

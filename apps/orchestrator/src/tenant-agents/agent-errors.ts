@@ -1,20 +1,9 @@
-import { PlatformError, type ErrorKind } from '@platform/service-kit';
-
-type PlatformErrorOptions = ConstructorParameters<typeof PlatformError>[3];
+import type { PlatformError } from '@platform/service-kit';
+import { codedError } from '../coded-error.js';
 import { ErrorCodes } from '../error-codes.js';
 
-/**
- * An AgentService (or agent-resolution) error: the stable code leads the status message
- * (`STALE_REVISION: …`), as the contract says, and travels in the trailers as every code does.
- */
-export function agentError(
-  kind: ErrorKind,
-  code: string,
-  message: string,
-  options?: PlatformErrorOptions,
-): PlatformError {
-  return new PlatformError(kind, code, `${code}: ${message}`, options);
-}
+/** An AgentService (or agent-resolution) error (coded-error.ts). */
+export const agentError = codedError;
 
 export const agentNotFound = (agent: string): PlatformError =>
   agentError('not_found', ErrorCodes.AGENT_NOT_FOUND, `no agent '${agent}'`);

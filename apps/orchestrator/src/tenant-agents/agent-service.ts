@@ -1,6 +1,7 @@
-import { BUILT_IN_AGENT_PREFIX, ConversationId, quotasFor, TenantId, type TenantTiers } from '@platform/contracts';
+import { BUILT_IN_AGENT_PREFIX, ConversationId, quotasFor, type TenantTiers } from '@platform/contracts';
 import type { agentsV1 } from '@platform/proto';
 import { unaryHandler, type Logger } from '@platform/service-kit';
+import { resourceCallerOf, type ResourceCaller } from '../coded-error.js';
 import { ErrorCodes } from '../error-codes.js';
 import type { ProfileRegistry } from '../profiles.js';
 import type { AgentDirectory } from './agent-directory.js';
@@ -21,19 +22,6 @@ export interface AgentServiceDependencies {
   tiers: TenantTiers;
   defaultTier: string;
   logger: Logger;
-}
-
-interface Caller {
-  tenantId: string;
-  subject: string;
-  /** The tier whose limits apply (the caller's own, else the default tier). */
-  tier: string;
-}
-
-function callerOf(caller: agentsV1.AgentCaller | undefined, defaultTier: string): Caller {
-  if (!caller || !TenantId.safeParse(caller.tenantId).success)
-    throw agentError('invalid_argument', ErrorCodes.INVALID_TENANT_ID, 'caller.tenant_id is invalid');
-  return { tenantId: caller.tenantId, subject: caller.subject, tier: caller.tier || defaultTier };
 }
 
 function pageSizeOf(size: number): number {
@@ -83,36 +71,36 @@ function decodeToken(token: string): string | undefined {
 export function agentServiceImplementation(deps: AgentServiceDependencies): agentsV1.AgentServiceServer {
   const { store, validation, directory, profiles, logger } = deps;
 
-  const writerOf = (caller: Caller): AgentWriter => {
+  const writerOf = (caller: ResourceCaller): AgentWriter => {
     const { tier, quotas } = quotasFor(deps.tiers, caller.tier, deps.defaultTier);
     return { ...caller, tier, maxAgents: quotas.agents, maxVersions: quotas.agentVersions };
   };
 
   /** A built-in agent the caller may use, by `builtin:<name>` or name; undefined when none. */
-  const builtIn = (caller: Caller, ref: string) => {
+  const builtIn = (caller: ResourceCaller, ref: string) => {
     const name = isBuiltInRef(ref) ? ref.slice(BUILT_IN_AGENT_PREFIX.length) : ref;
     const spec = profiles.specOf(name);
     return spec && profiles.resolve(name, caller) ? spec : undefined;
   };
 
-  const refuseBuiltIn = (caller: Caller, ref: string): void => {
+  const refuseBuiltIn = (caller: ResourceCaller, ref: string): void => {
     if (isBuiltInRef(ref) || (!ref.startsWith('agt_') && builtIn(caller, ref))) throw builtInAgent(ref);
   };
 
-  const tenantAgent = async (caller: Caller, ref: string) => {
+  const tenantAgent = async (caller: ResourceCaller, ref: string) => {
     const agent = ref ? await store.find(caller.tenantId, ref) : undefined;
     if (!agent) throw agentNotFound(ref);
     return agent;
   };
 
-  const written = <T>(caller: Caller, value: T): T => {
+  const written = <T>(caller: ResourceCaller, value: T): T => {
     directory.announce(caller.tenantId);
     return value;
   };
 
   return {
     createAgent: unaryHandler(logger, 'CreateAgent', async (request: agentsV1.CreateAgentRequest) => {
-      const caller = callerOf(request.caller, deps.defaultTier);
+      const caller = resourceCallerOf(request.caller, deps.defaultTier);
       const spec = parseAgentSpec(request.specJson);
       await validation.check(caller, spec);
       const agent = await store.create(writerOf(caller), spec, request.draft);
@@ -120,7 +108,7 @@ export function agentServiceImplementation(deps: AgentServiceDependencies): agen
     }),
 
     getAgent: unaryHandler(logger, 'GetAgent', async (request: agentsV1.GetAgentRequest) => {
-      const caller = callerOf(request.caller, deps.defaultTier);
+      const caller = resourceCallerOf(request.caller, deps.defaultTier);
       const ref = request.agent;
       const tenant = ref && !isBuiltInRef(ref) ? await store.find(caller.tenantId, ref) : undefined;
       if (tenant) return { agent: agentMessage(tenant) };
@@ -130,7 +118,7 @@ export function agentServiceImplementation(deps: AgentServiceDependencies): agen
     }),
 
     listAgents: unaryHandler(logger, 'ListAgents', async (request: agentsV1.ListAgentsRequest) => {
-      const caller = callerOf(request.caller, deps.defaultTier);
+      const caller = resourceCallerOf(request.caller, deps.defaultTier);
       const limit = pageSizeOf(request.pageSize);
       const token = decodeToken(request.pageToken);
       // "<name> <agent id>" of the previous page's last agent (names and ids hold no space).
@@ -169,7 +157,7 @@ export function agentServiceImplementation(deps: AgentServiceDependencies): agen
     }),
 
     updateAgent: unaryHandler(logger, 'UpdateAgent', async (request: agentsV1.UpdateAgentRequest) => {
-      const caller = callerOf(request.caller, deps.defaultTier);
+      const caller = resourceCallerOf(request.caller, deps.defaultTier);
       refuseBuiltIn(caller, request.agent);
       if (!request.ifMatch)
         throw agentError(
@@ -184,14 +172,14 @@ export function agentServiceImplementation(deps: AgentServiceDependencies): agen
     }),
 
     deleteAgent: unaryHandler(logger, 'DeleteAgent', async (request: agentsV1.DeleteAgentRequest) => {
-      const caller = callerOf(request.caller, deps.defaultTier);
+      const caller = resourceCallerOf(request.caller, deps.defaultTier);
       refuseBuiltIn(caller, request.agent);
       const agent = await store.delete(caller.tenantId, request.agent, Number(request.ifMatch));
       return written(caller, { agent: agentMessage(agent) });
     }),
 
     listAgentVersions: unaryHandler(logger, 'ListAgentVersions', async (request: agentsV1.ListAgentVersionsRequest) => {
-      const caller = callerOf(request.caller, deps.defaultTier);
+      const caller = resourceCallerOf(request.caller, deps.defaultTier);
       if (builtIn(caller, request.agent) && !request.agent.startsWith('agt_'))
         return { versions: [], nextPageToken: '' };
       const agent = await tenantAgent(caller, request.agent);
@@ -209,7 +197,7 @@ export function agentServiceImplementation(deps: AgentServiceDependencies): agen
     }),
 
     getAgentVersion: unaryHandler(logger, 'GetAgentVersion', async (request: agentsV1.GetAgentVersionRequest) => {
-      const caller = callerOf(request.caller, deps.defaultTier);
+      const caller = resourceCallerOf(request.caller, deps.defaultTier);
       if (!request.agent.startsWith('agt_') && builtIn(caller, request.agent))
         throw versionNotFound(request.agent, request.version);
       const agent = await tenantAgent(caller, request.agent);
@@ -222,7 +210,7 @@ export function agentServiceImplementation(deps: AgentServiceDependencies): agen
       logger,
       'PublishAgentVersion',
       async (request: agentsV1.PublishAgentVersionRequest) => {
-        const caller = callerOf(request.caller, deps.defaultTier);
+        const caller = resourceCallerOf(request.caller, deps.defaultTier);
         refuseBuiltIn(caller, request.agent);
         const agent = await store.publish(writerOf(caller), request.agent, request.version, Number(request.ifMatch));
         return written(caller, { agent: agentMessage(agent) });
@@ -230,14 +218,14 @@ export function agentServiceImplementation(deps: AgentServiceDependencies): agen
     ),
 
     rollbackAgent: unaryHandler(logger, 'RollbackAgent', async (request: agentsV1.RollbackAgentRequest) => {
-      const caller = callerOf(request.caller, deps.defaultTier);
+      const caller = resourceCallerOf(request.caller, deps.defaultTier);
       refuseBuiltIn(caller, request.agent);
       const agent = await store.rollback(writerOf(caller), request.agent, Number(request.ifMatch));
       return written(caller, { agent: agentMessage(agent) });
     }),
 
     pinConversation: unaryHandler(logger, 'PinConversation', async (request: agentsV1.PinConversationRequest) => {
-      const caller = callerOf(request.caller, deps.defaultTier);
+      const caller = resourceCallerOf(request.caller, deps.defaultTier);
       const conversationId = conversationOf(request.conversationId);
       refuseBuiltIn(caller, request.agent);
       const agent = await tenantAgent(caller, request.agent);
@@ -253,7 +241,7 @@ export function agentServiceImplementation(deps: AgentServiceDependencies): agen
       logger,
       'GetConversationPin',
       async (request: agentsV1.GetConversationPinRequest) => {
-        const caller = callerOf(request.caller, deps.defaultTier);
+        const caller = resourceCallerOf(request.caller, deps.defaultTier);
         const pin = await store.pinOf(caller.tenantId, conversationOf(request.conversationId));
         if (!pin)
           throw agentError(
@@ -266,7 +254,7 @@ export function agentServiceImplementation(deps: AgentServiceDependencies): agen
     ),
 
     unpinConversation: unaryHandler(logger, 'UnpinConversation', async (request: agentsV1.UnpinConversationRequest) => {
-      const caller = callerOf(request.caller, deps.defaultTier);
+      const caller = resourceCallerOf(request.caller, deps.defaultTier);
       const pin = await store.unpin(caller.tenantId, conversationOf(request.conversationId));
       if (!pin)
         throw agentError(
