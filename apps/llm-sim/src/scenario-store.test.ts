@@ -30,6 +30,7 @@ const SHIPPED = [
   'plan-failing',
   'plan-invalid-structured',
   'plan-no-structured-output',
+  'plan-remote',
   'plan-summarise',
   'plan-three',
   'rate-limit-once',

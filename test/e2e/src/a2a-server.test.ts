@@ -34,6 +34,8 @@ const QUESTION = '[scenario:calculator] What is 12 * (3 + 4)?';
 
 const ARCHIVE = '[scenario:gated-archive] Archive the EMEA orders older than 90 days.';
 const BOOKING = '[scenario:slow-booking] book me tuesday at ten';
+/** The second api replica's wait for a turn: less than the slow booking's 3 s tool call. */
+const SHORT_WAIT_MS = 1_000;
 
 interface Received {
   path: string;
@@ -68,6 +70,9 @@ beforeAll(async () => {
         RUN_WEBHOOK_INTERVAL_MS: '50',
       },
     },
+    // A second api replica whose wait (TURN_WAIT_MS) is shorter than the slow booking's tool call.
+    apiReplicas: 2,
+    apiReplicaEnv: (replica): Record<string, string> => (replica === 1 ? { TURN_WAIT_MS: String(SHORT_WAIT_MS) } : {}),
   });
   runners = [
     await startRunnerProcess(platform, 'gated-runner', 'test/e2e/src/fixtures/gated-runner.ts'),
@@ -101,12 +106,9 @@ async function factoryFor(tenant: string): Promise<ClientFactory> {
   );
 }
 
-/** A client of one agent, from its own card. */
-async function clientOf(tenant: string, agent = 'default'): Promise<Client> {
-  return (await factoryFor(tenant)).createFromUrl(
-    `${platform.apiUrl}/v1/agents/${agent}/a2a/.well-known/agent-card.json`,
-    '',
-  );
+/** A client of one agent, from its own card (on the first api replica unless told another). */
+async function clientOf(tenant: string, agent = 'default', apiUrl = platform.apiUrl): Promise<Client> {
+  return (await factoryFor(tenant)).createFromUrl(`${apiUrl}/v1/agents/${agent}/a2a/.well-known/agent-card.json`, '');
 }
 
 function userMessage(text: string, extra: Partial<Message> = {}): Message {
@@ -465,6 +467,24 @@ describe('push notifications', () => {
     await expect(
       other.listTaskPushNotificationConfig({ tenant: '', taskId: task.id, pageSize: 0, pageToken: '' }),
     ).rejects.toBeInstanceOf(TaskNotFoundError);
+  });
+});
+
+describe('a blocking send that outlasts the api wait', () => {
+  it('answers with the task as it stands (working), not an error; the run goes on and the task completes', async () => {
+    const client = await clientOf(TENANT, 'default', platform.apiUrls[1]);
+    const task = asTask(await send(client, userMessage(`${BOOKING} (a2a-wait)`)));
+    expect(task.status?.state).toBe(TaskState.TASK_STATE_WORKING);
+    expect(task.artifacts).toEqual([]);
+    const done = await waitFor(
+      'the task to complete after the wait',
+      async () => {
+        const read = await client.getTask({ tenant: '', id: task.id, historyLength: undefined });
+        return read.status?.state === TaskState.TASK_STATE_COMPLETED ? read : undefined;
+      },
+      30_000,
+    );
+    expect(artifactText(done)).toMatch(/^Booked: tuesday-10:00/);
   });
 });
 

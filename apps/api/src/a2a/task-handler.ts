@@ -27,7 +27,7 @@ import {
 import type { A2ARequestHandler } from '@a2a-js/sdk/server';
 import { ConversationId } from '@platform/contracts';
 import type { orchestratorV1 } from '@platform/proto';
-import type { PromiseClient } from '@platform/service-kit';
+import { PlatformError, type PromiseClient } from '@platform/service-kit';
 import type { FastifyRequest } from 'fastify';
 import type { RunEvents } from '../events/run-event-reader.js';
 import { principalOf } from '../principal.js';
@@ -110,9 +110,25 @@ export class A2aTaskHandler implements A2ARequestHandler {
         return taskOf(plan.ref, { runId: plan.runId, status: 'running', at: new Date().toISOString() });
       }
       run.close();
-      return taskOf(plan.ref, outcomeOfAnswer(await run.turn));
+      return await this.answerOrState(plan.ref, run.turn);
     } catch (error) {
       throw a2aErrorOf(error);
+    }
+  }
+
+  /**
+   * A blocking send's answer: the task as its run ended, or, when the api's wait (TURN_WAIT_MS)
+   * ends first, the task as it stands then (working, usually): the run goes on, and the caller
+   * follows it with GetTask, SubscribeToTask or a push config, as after `returnImmediately`.
+   */
+  private async answerOrState(ref: TaskRef, turn: Promise<orchestratorV1.HandleMessageResponse>): Promise<Task> {
+    try {
+      return taskOf(ref, outcomeOfAnswer(await turn));
+    } catch (error) {
+      if (!(error instanceof PlatformError && error.kind === 'deadline_exceeded') || this.call.signal.aborted)
+        throw error;
+      const chain = await this.chain(ref.taskId);
+      return taskOf(chain.ref, outcomeOfRun(chain.latest));
     }
   }
 
