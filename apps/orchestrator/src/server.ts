@@ -64,6 +64,7 @@ import { ToolPortsStep } from './turn/tool-ports.js';
 import { TurnRunner } from './turn/turn-runner.js';
 import { TurnSteps, type TurnResult } from './turn/turn-steps.js';
 import { RunWebhooks } from './webhooks/run-webhooks.js';
+import { compileRunWebhookSettings } from './webhook-options.js';
 import { A2aPush } from './a2a-push/a2a-push.js';
 
 const ORCHESTRATOR_SERVICE_NAME = 'orchestrator.v1.OrchestratorService';
@@ -272,7 +273,7 @@ async function wire(
   queue.serve(runner);
 
   const runEndWatch = new RunEndWatch(nc, queue, logger);
-  const webhooks = new RunWebhooks(pool, config, logger);
+  const webhooks = new RunWebhooks(pool, compileRunWebhookSettings(config), logger);
   const a2aPush = new A2aPush(pool, webhooks, { ...tiers, retentionDays: config.RUN_WEBHOOK_RETENTION_DAYS }, logger);
   cancels.listen((runId, notice) => attempts.notice(runId, notice));
   const expiries = new ExpiryListener(nc, records, queue, logger);

@@ -17,6 +17,7 @@ import { openJournalDatabase } from '../test-support/journal-database.js';
 import { answeredResult, messageRun } from '../test-support/run-fixtures.js';
 import { conversationServiceImplementation } from './conversation-service.js';
 import { ConversationStore } from './conversation-store.js';
+import { compileRunWebhookSettings } from '../webhook-options.js';
 import { RunWebhooks } from '../webhooks/run-webhooks.js';
 
 const logger = createLogger({ service: 'test', level: 'silent' });
@@ -33,7 +34,7 @@ beforeAll(async () => {
   records = new RunRecords(pool);
   // Every host resolves to a public address but inside.example, which resolves to a private one.
   const config = OrchestratorConfig.parse({ OPENAI_API_KEY: 'k', LLM_MODEL: 'm' });
-  webhooks = new RunWebhooks(pool, config, logger, (host) =>
+  webhooks = new RunWebhooks(pool, compileRunWebhookSettings(config), logger, (host) =>
     Promise.resolve([{ address: host === 'inside.example' ? '10.0.0.7' : '93.184.216.34', family: 4 }]),
   );
   const transport = new PlaintextTransport();

@@ -1,17 +1,33 @@
-import { compileEgressAllowlist, EgressGuard, type HostResolver } from '@platform/egress';
+import { EgressGuard, type EgressAllowlist, type HostResolver } from '@platform/egress';
 import type { orchestratorV1 } from '@platform/proto';
 import { errors, unaryHandler, type Logger } from '@platform/service-kit';
 import { WebhookDispatcher, type WebhookOutboxStore } from '@platform/webhooks';
 import { TenantId } from '@platform/contracts';
 import { hostname } from 'node:os';
 import type pg from 'pg';
-import type { OrchestratorConfig } from '../config.js';
 import { ErrorCodes } from '../error-codes.js';
 import { RunWebhookStore } from './run-webhook-store.js';
 import { checkWebhookUrl } from './webhook-url-check.js';
 
 /** How often deliveries older than the retention are dropped. */
 const PRUNE_INTERVAL_MS = 3_600_000;
+
+/** How run webhooks are delivered (compiled from RUN_WEBHOOK_* and EGRESS_ALLOW_* at boot). */
+export interface RunWebhookSettings {
+  /** Hosts and ranges the egress guard admits besides public addresses. */
+  allowlist: EgressAllowlist;
+  /** Whether a URL may be plain http (tests and closed networks only). */
+  allowHttp: boolean;
+  /** One delivery attempt's deadline, connect included. */
+  timeoutMs: number;
+  maxAttempts: number;
+  retryBaseMs: number;
+  retryMaxMs: number;
+  /** How often the outbox is polled for deliveries due. */
+  intervalMs: number;
+  /** How long deliveries are kept. */
+  retentionDays: number;
+}
 
 /**
  * Webhooks when a run ends (docs/conversations.md): where a new run's end goes (the message's URL,
@@ -28,33 +44,33 @@ export class RunWebhooks {
 
   constructor(
     pool: pg.Pool,
-    private readonly config: OrchestratorConfig,
+    private readonly settings: RunWebhookSettings,
     private readonly logger: Logger,
     resolve?: HostResolver,
   ) {
     this.store = new RunWebhookStore(pool);
     this.egress = new EgressGuard({
-      allowlist: compileEgressAllowlist(config),
-      connectTimeoutMs: config.RUN_WEBHOOK_TIMEOUT_MS,
+      allowlist: settings.allowlist,
+      connectTimeoutMs: settings.timeoutMs,
       ...(resolve ? { resolve } : {}),
     });
     this.dispatcher = this.dispatcherOf(this.store.outbox());
   }
 
   private dispatcherOf(outbox: WebhookOutboxStore): WebhookDispatcher {
-    const { config } = this;
+    const { settings } = this;
     return new WebhookDispatcher(
       outbox,
       () => Date.now(),
       this.egress,
       {
         replicaId: `${hostname()}:${process.pid}`,
-        timeoutMs: config.RUN_WEBHOOK_TIMEOUT_MS,
-        maxAttempts: config.RUN_WEBHOOK_MAX_ATTEMPTS,
-        retryBaseMs: config.RUN_WEBHOOK_RETRY_BASE_MS,
-        retryMaxMs: config.RUN_WEBHOOK_RETRY_MAX_MS,
+        timeoutMs: settings.timeoutMs,
+        maxAttempts: settings.maxAttempts,
+        retryBaseMs: settings.retryBaseMs,
+        retryMaxMs: settings.retryMaxMs,
         batchSize: 64,
-        leaseMs: config.RUN_WEBHOOK_TIMEOUT_MS * 2,
+        leaseMs: settings.timeoutMs * 2,
       },
       this.logger,
     );
@@ -71,11 +87,11 @@ export class RunWebhooks {
   }
 
   start(): void {
-    this.dispatcher.start(this.config.RUN_WEBHOOK_INTERVAL_MS);
-    for (const other of this.others) other.start(this.config.RUN_WEBHOOK_INTERVAL_MS);
+    this.dispatcher.start(this.settings.intervalMs);
+    for (const other of this.others) other.start(this.settings.intervalMs);
     const prune = (): void =>
       void this.store
-        .prune(Date.now() - this.config.RUN_WEBHOOK_RETENTION_DAYS * 86_400_000)
+        .prune(Date.now() - this.settings.retentionDays * 86_400_000)
         .catch((err: unknown) => this.logger.warn({ err }, 'could not prune old run webhook deliveries'));
     prune();
     this.pruneTimer = setInterval(prune, PRUNE_INTERVAL_MS);
@@ -90,7 +106,7 @@ export class RunWebhooks {
 
   /** A URL a tenant sets (on a message, a conversation or its settings), checked: INVALID_WEBHOOK_URL / EGRESS_REFUSED. */
   checkUrl(url: string, field: string): Promise<string> {
-    return checkWebhookUrl(url, field, this.config.RUN_WEBHOOK_ALLOW_HTTP, this.egress);
+    return checkWebhookUrl(url, field, this.settings.allowHttp, this.egress);
   }
 
   /**
