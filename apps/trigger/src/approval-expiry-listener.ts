@@ -1,5 +1,11 @@
-import { AGENT_POOL_EVENT_SUBJECT_PREFIX, AGENT_POOL_EVENTS_STREAM, AgentExpiredEvent } from '@platform/contracts';
-import { DurableConsumer, inTransaction, type Logger, type NatsConnection } from '@platform/service-kit';
+import type { AgentExpiredEvent } from '@platform/contracts';
+import {
+  agentExpiryConsumer,
+  inTransaction,
+  type DurableConsumer,
+  type Logger,
+  type NatsConnection,
+} from '@platform/service-kit';
 import type pg from 'pg';
 import { recordFireNotifications } from './notifications/notification-outbox.js';
 import { ErrorCodes } from './error-codes.js';
@@ -21,15 +27,7 @@ export class ApprovalExpiryListener {
     private readonly db: pg.Pool,
     private readonly logger: Logger,
   ) {
-    this.consumer = new DurableConsumer(nc, {
-      stream: AGENT_POOL_EVENTS_STREAM,
-      durableName: CONSUMER,
-      filterSubject: `${AGENT_POOL_EVENT_SUBJECT_PREFIX}.*.expired`,
-      schema: AgentExpiredEvent,
-      handle: (event) => this.record(event),
-      what: 'agent expiry events (the agent pool creates their stream)',
-      logger,
-    });
+    this.consumer = agentExpiryConsumer(nc, CONSUMER, (event) => this.record(event), logger);
   }
 
   start(): void {

@@ -26,6 +26,7 @@ export { runService } from './run-service.js';
 export { RateLimiter } from './rate-limiter.js';
 export { ensureStream, followSubject, lastMessage, lastMessageJson } from './jetstream.js';
 export { DurableConsumer } from './durable-consumer.js';
+export { agentExpiryConsumer } from './agent-expiry-consumer.js';
 export { PublishBatcher } from './publish-batcher.js';
 export { RUNTIME_DIAGNOSTICS_PATH, type RuntimeSnapshot } from './runtime-diagnostics.js';
 export { listenFailure } from './listen-failure.js';

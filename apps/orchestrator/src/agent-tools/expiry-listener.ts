@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
-import { AGENT_POOL_EVENT_SUBJECT_PREFIX, AGENT_POOL_EVENTS_STREAM, AgentExpiredEvent } from '@platform/contracts';
-import { DurableConsumer, type Logger, type NatsConnection } from '@platform/service-kit';
+import type { AgentExpiredEvent } from '@platform/contracts';
+import { agentExpiryConsumer, type DurableConsumer, type Logger, type NatsConnection } from '@platform/service-kit';
 import type { RunRecords } from '../journal/run-records.js';
 import type { ConversationQueue } from '../ordering/conversation-queue.js';
 
@@ -27,15 +27,7 @@ export class ExpiryListener {
     private readonly queue: ConversationQueue,
     private readonly logger: Logger,
   ) {
-    this.consumer = new DurableConsumer(nc, {
-      stream: AGENT_POOL_EVENTS_STREAM,
-      durableName: CONSUMER,
-      filterSubject: `${AGENT_POOL_EVENT_SUBJECT_PREFIX}.*.expired`,
-      schema: AgentExpiredEvent,
-      handle: (event) => this.record(event),
-      what: 'agent expiry events',
-      logger,
-    });
+    this.consumer = agentExpiryConsumer(nc, CONSUMER, (event) => this.record(event), logger);
   }
 
   /** Starts in the background; waits for the pool's stream to exist (the pool creates it). */
