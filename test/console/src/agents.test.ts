@@ -28,7 +28,7 @@ const activeVersion = () => page.getByTestId('active-version').textContent();
 
 describe('the agent editor', () => {
   it('creates an agent from the form, after showing a refusal on the field it names', async () => {
-    await page.getByRole('link', { name: 'Agents' }).click();
+    await page.getByRole('link', { name: 'Agents', exact: true }).click();
     await page.getByText('Show deleted agents').waitFor();
     await page.getByRole('link', { name: 'New agent' }).click();
     await page.getByLabel(/^name/).fill('console bot!');
