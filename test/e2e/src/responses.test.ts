@@ -307,12 +307,13 @@ describe('a response whose run waits for an approval', () => {
 describe("another tenant's token", () => {
   it("finds none of this tenant's responses: retrieve, cancel and previous_response_id are NotFoundError", async () => {
     const created = await client.responses.create({ model: 'default', input: '[scenario:plain] private' });
+    // One at a time: a request started before the previous one is awaited would reject unhandled.
     for (const attempt of [
-      otherClient.responses.retrieve(created.id),
-      otherClient.responses.cancel(created.id),
-      otherClient.responses.create({ model: 'default', input: 'hi', previous_response_id: created.id }),
+      () => otherClient.responses.retrieve(created.id),
+      () => otherClient.responses.cancel(created.id),
+      () => otherClient.responses.create({ model: 'default', input: 'hi', previous_response_id: created.id }),
     ]) {
-      const error = await attempt.catch((e: unknown) => e);
+      const error = await attempt().catch((e: unknown) => e);
       expect(error).toBeInstanceOf(NotFoundError);
       expect(error).toMatchObject({ status: 404, code: 'RUN_NOT_FOUND' });
     }
